@@ -1,0 +1,208 @@
+package sizing
+
+import "time"
+
+// Method is how a model is used: trained in full, adapted with LoRA or
+// QLoRA, or served for inference.
+type Method string
+
+// The methods the estimator knows.
+const (
+	MethodFull      Method = "full"
+	MethodLoRA      Method = "lora"
+	MethodQLoRA     Method = "qlora"
+	MethodInference Method = "inference"
+)
+
+// Optimizer names the training optimizer, which decides the bytes of
+// optimizer state kept per trainable parameter.
+type Optimizer string
+
+// The optimizers the estimator knows.
+const (
+	OptimizerAdamW       Optimizer = "adamw"
+	OptimizerAdamW8bit   Optimizer = "adamw-8bit"
+	OptimizerSGD         Optimizer = "sgd"
+	OptimizerSGDMomentum Optimizer = "sgd-momentum"
+	OptimizerAdafactor   Optimizer = "adafactor"
+)
+
+// Precision is a number format for weights, activations or the KV cache.
+type Precision string
+
+// The precisions the estimator knows.
+const (
+	PrecisionFP32 Precision = "fp32"
+	PrecisionBF16 Precision = "bf16"
+	PrecisionFP16 Precision = "fp16"
+	PrecisionFP8  Precision = "fp8"
+	PrecisionINT8 Precision = "int8"
+	PrecisionINT4 Precision = "int4"
+)
+
+// Quant is a weight quantisation scheme: bitsandbytes int8 and NF4,
+// GPTQ/AWQ-style int4 with group scales, or a GGUF type such as q4_k_m.
+// The empty Quant means the weights are kept at the request's Precision.
+type Quant string
+
+// The quantisation schemes the estimator knows.
+const (
+	QuantNone  Quant = ""
+	QuantINT8  Quant = "int8"
+	QuantNF4   Quant = "nf4"    // bitsandbytes NF4 without double quantisation
+	QuantNF4DQ Quant = "nf4-dq" // bitsandbytes NF4 with double quantisation (QLoRA default)
+	QuantGPTQ  Quant = "gptq"   // int4, group size 128, fp16 scales and zeros
+	QuantAWQ   Quant = "awq"    // int4, group size 128, fp16 scales and zeros
+	QuantQ8_0  Quant = "q8_0"
+	QuantQ6_K  Quant = "q6_k"
+	QuantQ5_KM Quant = "q5_k_m"
+	QuantQ4_KM Quant = "q4_k_m"
+	QuantQ4_0  Quant = "q4_0"
+	QuantQ3_KM Quant = "q3_k_m"
+	QuantQ2_K  Quant = "q2_k"
+)
+
+// Offload says where ZeRO moves state that does not stay on the GPU.
+type Offload string
+
+// The offload targets.
+const (
+	OffloadNone Offload = "none"
+	OffloadCPU  Offload = "cpu"
+	OffloadNVMe Offload = "nvme"
+)
+
+// Query is a sizing question as it was asked. A zero field (or a nil
+// pointer) means the asker did not say; Resolve fills it with a stated
+// default. The parser produces a Query and Format turns one back into a
+// canonical slash command.
+type Query struct {
+	Model             string    // catalog model id; empty for a bare size
+	Params            int64     // bare size in parameters (per expert when Experts > 0)
+	Experts           int       // bare mixture of experts, e.g. 8 for "8x7B"; 0 for dense
+	Method            Method    // "" when not said
+	Optimizer         Optimizer // "" when not said
+	Precision         Precision // training or serving precision; "" when not said
+	Quant             Quant     // weight quantisation; "" when not said
+	KVPrecision       Precision // KV-cache precision for inference; "" when not said
+	GPU               string    // catalog GPU id; "" when not said
+	GPUs              int       // total GPUs; 0 when not said
+	Nodes             int       // machines the GPUs are spread over; 0 when not said
+	ZeROStage         *int      // 0-3; nil when not said
+	Offload           Offload   // "" when not said
+	SeqLen            int       // training sequence or inference context; 0 when not said
+	MicroBatch        int       // micro-batch per GPU (training) or concurrent requests (inference)
+	GradCheckpointing *bool     // nil when not said
+	LoRARank          int       // 0 when not said
+	Tokens            int64     // whole training budget in tokens; 0 when not said
+}
+
+// Request is a fully resolved sizing request: every field set, every
+// default applied. Its JSON keys are part of the public contract
+// (DESIGN.md, `fit --json`).
+type Request struct {
+	Model             string    `json:"model"`
+	Params            int64     `json:"params"`
+	ActiveParams      int64     `json:"active_params"`
+	Method            Method    `json:"method"`
+	Optimizer         Optimizer `json:"optimizer"`
+	Precision         Precision `json:"precision"`
+	GPU               string    `json:"gpu"`
+	GPUs              int       `json:"gpus"`
+	Nodes             int       `json:"nodes"`
+	ZeROStage         int       `json:"zero_stage"`
+	Offload           Offload   `json:"offload"`
+	SeqLen            int       `json:"seq_len"`
+	MicroBatch        int       `json:"micro_batch"`
+	GradCheckpointing bool      `json:"grad_checkpointing"`
+	LoRARank          int       `json:"lora_rank"`
+	Quant             Quant     `json:"quant"`
+	Tokens            int64     `json:"tokens"`
+	KVPrecision       Precision `json:"kv_cache_precision"`
+}
+
+// Memory is the per-GPU memory of one configuration, term by term, in
+// bytes. TotalBytes is the sum of the other terms.
+type Memory struct {
+	WeightsBytes     int64 `json:"weights_bytes"`
+	GradientsBytes   int64 `json:"gradients_bytes"`
+	OptimizerBytes   int64 `json:"optimizer_bytes"`
+	ActivationsBytes int64 `json:"activations_bytes"`
+	KVCacheBytes     int64 `json:"kv_cache_bytes"`
+	OverheadBytes    int64 `json:"overhead_bytes"`
+	TotalBytes       int64 `json:"total_bytes"`
+}
+
+// Throughput is the speed, duration and cost of a configuration. A nil
+// field is unknown (no price for the GPU, no token budget given).
+type Throughput struct {
+	TokensPerSecond *float64 `json:"tokens_per_second"`
+	Hours           *float64 `json:"hours"`
+	USDPerHour      *float64 `json:"usd_per_hour"`
+	USDTotal        *float64 `json:"usd_total"`
+}
+
+// Alternative is another configuration for the same model, found by the
+// alternatives search: a smaller change on the asked GPU, or a cheaper
+// configuration that fits.
+type Alternative struct {
+	Method     Method    `json:"method"`
+	Optimizer  Optimizer `json:"optimizer"`
+	GPU        string    `json:"gpu"`
+	GPUs       int       `json:"gpus"`
+	ZeROStage  int       `json:"zero_stage"`
+	Offload    Offload   `json:"offload"`
+	Fits       bool      `json:"fits"`
+	TotalBytes int64     `json:"total_bytes"`
+	USDPerHour *float64  `json:"usd_per_hour"`
+	Why        string    `json:"why"`
+}
+
+// Price is what one GPU-hour costs and where that figure came from.
+type Price struct {
+	USDPerGPUHour float64
+	Provider      string    // e.g. "runpod", "aws", "default-sheet"
+	Market        string    // "on_demand", "spot" or "reserved"
+	Region        string    // as the provider names it
+	AsOf          time.Time // when the price was observed
+}
+
+// PriceSource looks up the price of one GPU-hour for a catalog GPU id.
+// The estimator declares it; the pricing package and the store implement it.
+type PriceSource interface {
+	GPUHourPrice(gpu string) (Price, bool)
+}
+
+// Headroom describes, in words, how much of the card an answer leaves free.
+type Headroom string
+
+// The headroom classes. Tight means it fits with less than the 20% the
+// seeds recommend for allocator fragmentation and spikes.
+const (
+	HeadroomComfortable Headroom = "comfortable"
+	HeadroomTight       Headroom = "tight"
+	HeadroomOver        Headroom = "does not fit"
+)
+
+// Answer is the estimator's full reply to one question. The JSON keys of
+// request, assumptions, fits, per_gpu, vram_bytes, host_ram_bytes,
+// disk_bytes, throughput and alternatives are the public contract of
+// `fitbot fit --json`; the others are documented extensions.
+type Answer struct {
+	Request      Request       `json:"request"`
+	Assumptions  []string      `json:"assumptions"`
+	Fits         bool          `json:"fits"`
+	PerGPU       Memory        `json:"per_gpu"`
+	VRAMBytes    int64         `json:"vram_bytes"`
+	HostRAMBytes int64         `json:"host_ram_bytes"`
+	DiskBytes    int64         `json:"disk_bytes"`
+	Throughput   Throughput    `json:"throughput"`
+	Alternatives []Alternative `json:"alternatives"`
+
+	ModelName   string   `json:"model_name"`   // display name, e.g. "Llama 3.1 70B" or "13B (bare size)"
+	GPUName     string   `json:"gpu_name"`     // display name, e.g. "RTX 4090 24 GB"
+	Headroom    Headroom `json:"headroom"`     // comfortable, tight or does not fit
+	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
+	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
+	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe
+}
