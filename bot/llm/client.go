@@ -1,0 +1,130 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
+)
+
+// temperature is as close to 0 as the request can say: go-openai drops a
+// zero Temperature (omitempty), which would leave the server's default
+// (0.8 on Ollama, 1 on OpenAI). Servers treat this value as greedy
+// decoding (vLLM and llama.cpp below 1e-5, OpenAI as 0).
+const temperature = math.SmallestNonzeroFloat32
+
+// schemaName names the structured output in the request.
+const schemaName = "sizing_request"
+
+// Client asks an OpenAI-compatible chat-completions server to read a
+// free-text question into sizing request fields. It is safe for
+// concurrent use.
+type Client struct {
+	cfg       Config
+	http      *http.Client
+	logger    *slog.Logger
+	schema    *jsonschema.Definition
+	schemaErr error
+}
+
+// New returns a Client for cfg that sends through httpClient (nil means a
+// client without its own timeout; Config.Timeout bounds each call) and
+// logs each call's latency and outcome to logger (nil discards). New does
+// not check cfg.Enabled: the caller decides whether to use the fallback.
+func New(cfg Config, httpClient *http.Client, logger *slog.Logger) *Client {
+	if httpClient == nil {
+		httpClient = &http.Client{}
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	schema, err := newSchema()
+	return &Client{cfg: cfg, http: httpClient, logger: logger, schema: schema, schemaErr: err}
+}
+
+// call is what one chat-completions exchange produced, for the log.
+type call struct {
+	attempts         int
+	status           int
+	id               string
+	promptTokens     int
+	completionTokens int
+}
+
+// extract makes the one chat-completions call for question (already
+// sanitized) and returns the fields the model filled in.
+func (c *Client) extract(ctx context.Context, question string) (extraction, call, error) {
+	if c.schemaErr != nil {
+		return extraction{}, call{}, unavailable(c.schemaErr, c.cfg.APIKey)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	defer cancel()
+	doer := &retryDoer{next: c.http, now: time.Now}
+	api := openai.NewClientWithConfig(c.cfg.clientConfig(doer))
+	resp, err := api.CreateChatCompletion(ctx, c.request(question))
+	info := call{attempts: doer.attempts, status: doer.status, id: resp.ID,
+		promptTokens: resp.Usage.PromptTokens, completionTokens: resp.Usage.CompletionTokens}
+	if err != nil {
+		return extraction{}, info, unavailable(fmt.Errorf("chat completion: %w", err), c.cfg.APIKey)
+	}
+	if len(resp.Choices) == 0 {
+		return extraction{}, info, unavailable(errors.New("reply has no choices"), c.cfg.APIKey)
+	}
+	choice := resp.Choices[0]
+	if choice.Message.Refusal != "" || choice.FinishReason == openai.FinishReasonContentFilter {
+		return extraction{}, info, &NotUnderstoodError{QuestionBack: defaultQuestionBack, Refused: true}
+	}
+	if choice.FinishReason == openai.FinishReasonLength {
+		return extraction{}, info, unavailable(errors.New("reply cut off at the token limit"), c.cfg.APIKey)
+	}
+	x, err := decode(c.schema, choice.Message.Content)
+	if err != nil {
+		return extraction{}, info, unavailable(err, c.cfg.APIKey)
+	}
+	return x, info, nil
+}
+
+// request is the chat-completions request for question: the constant
+// system prompt, the quoted question as the only user message, and the
+// strict schema as the response format.
+func (c *Client) request(question string) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model: c.cfg.model(),
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: systemPrompt},
+			{Role: openai.ChatMessageRoleUser, Content: userMessage(question)},
+		},
+		ResponseFormat: &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name:        schemaName,
+				Description: "The fields of one GPU sizing request, as stated in the question.",
+				Schema:      c.schema,
+				Strict:      true,
+			},
+		},
+	}
+	if !reasoningModel(req.Model) {
+		req.Temperature = temperature
+	}
+	return req
+}
+
+// reasoningModel reports model ids whose API rejects any temperature but
+// the default (OpenAI's o-series and gpt-5 and later); go-openai refuses
+// to send such a request.
+func reasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}

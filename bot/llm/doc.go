@@ -1,0 +1,15 @@
+// Package llm is fitbot's language-model fallback for free-text sizing
+// questions the deterministic parser cannot read. It sends one
+// chat-completions request to any OpenAI-compatible server (OpenAI, Azure
+// OpenAI, vLLM, Ollama, llama.cpp server) asking for exactly the request
+// fields as a strict JSON-schema structured output, turns those fields into
+// canonical command words and runs them through sizing.Parse, so that what
+// the model says is validated exactly like typed input.
+//
+// The model never supplies numbers for the answer, only request fields, and
+// the user's text is data: it travels only in the user message, quoted, and
+// nothing in the model's reply can do more than fill request fields.
+//
+// It imports sizing and the go-openai client, and must not depend on the
+// bot, store or pricing packages.
+package llm
