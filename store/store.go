@@ -1,0 +1,198 @@
+// Package store is fitbot's SQLite database (github.com/mattn/go-sqlite3):
+// opening it with the right per-connection settings, applying the schema
+// in package migrations, a transaction helper, and the tables every
+// capability writes to (plans here; prices, Slack events, digests and
+// leases in files of their own).
+//
+// It depends on sizing and pricing for their types and on nothing above
+// them: bot and cmd reach the store through interfaces they declare. Driver
+// errors do not leave the package raw: a missing row is ErrNotFound, a file
+// that is not a fitbot database is ErrNotDatabase, and so on.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/fitbot/fitbot/migrations"
+)
+
+// The errors callers tell apart. Errors returned by the store wrap one of
+// these where one applies, with the database path or the key in the text.
+var (
+	// ErrNotFound means the row asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrSchemaTooNew means the database was migrated by a newer fitbot
+	// than this one; this binary refuses to touch it.
+	ErrSchemaTooNew = errors.New("database schema is newer than this fitbot")
+	// ErrNotDatabase means the file is not a SQLite database, is damaged,
+	// or is another program's SQLite database. Nothing is written to it.
+	ErrNotDatabase = errors.New("not a fitbot database")
+	// ErrReadOnly means the database file or its folder cannot be written.
+	ErrReadOnly = errors.New("database is read-only")
+	// ErrNoCgo means the binary was built with CGO_ENABLED=0, which leaves
+	// the SQLite driver a stub.
+	ErrNoCgo = errors.New("fitbot was built without cgo; the SQLite driver needs CGO_ENABLED=1")
+)
+
+// DB is fitbot's database: one writer connection, so that writers queue
+// inside the process instead of failing with "database is locked", and a
+// pool of read-only connections that WAL lets run beside it.
+//
+// Code in this package writes through db.rw (every write, and every read
+// that must see its own transaction) and reads through db.ro.
+type DB struct {
+	// Now is the clock every stored time comes from; tests replace it.
+	// Times are stored in UTC whatever location it returns.
+	Now func() time.Time
+
+	path string
+	rw   *sql.DB // the single writer: MaxOpenConns(1), BEGIN IMMEDIATE
+	ro   *sql.DB // readers: query_only, deferred transactions
+}
+
+// Open opens the database at path, creating the file (owner-only) and its
+// folder when missing, and brings its schema up to date.
+//
+// A file that is not a SQLite database, a damaged one, another program's
+// database, or one migrated by a newer fitbot is refused with an error
+// naming the path, and nothing is written to it.
+func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, options{migrations: migrations.FS, target: -1})
+}
+
+// options are the knobs tests turn: which migrations to apply and up to
+// which version (-1 for all).
+type options struct {
+	migrations fs.FS
+	target     int
+	now        func() time.Time
+}
+
+func open(ctx context.Context, path string, opt options) (*DB, error) {
+	if !cgoEnabled {
+		return nil, ErrNoCgo
+	}
+	all, err := loadMigrations(opt.migrations)
+	if err != nil {
+		return nil, err
+	}
+	target := opt.target
+	if target < 0 || target > len(all) {
+		target = len(all)
+	}
+	abs, err := prepareFile(path)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{Now: opt.now, path: abs}
+	if db.Now == nil {
+		db.Now = time.Now
+	}
+	// The readers come first: they cannot write, so the file is inspected
+	// (another program's? damaged? too new?) before anything can change a
+	// byte of it, the writer's switch to WAL included.
+	if db.ro, err = sql.Open("sqlite3", dsn(abs, readerParams)); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", abs, err)
+	}
+	db.ro.SetMaxOpenConns(readers)
+	db.ro.SetMaxIdleConns(readers)
+	applied, err := db.inspect(ctx, all, target)
+	if err != nil {
+		db.ro.Close()
+		return nil, err
+	}
+	if db.rw, err = sql.Open("sqlite3", dsn(abs, writerParams)); err != nil {
+		db.ro.Close()
+		return nil, fmt.Errorf("open database %s: %w", abs, err)
+	}
+	db.rw.SetMaxOpenConns(1)
+	err = db.migrate(ctx, all, applied, target)
+	if err == nil {
+		err = db.Ping(ctx)
+	}
+	if err != nil {
+		db.ro.Close()
+		db.rw.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// readers is the size of the read pool: enough for the bot's handlers and
+// a CLI user at once, small enough to keep file handles few.
+const readers = 8
+
+// Path is the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Ping checks that both the writer and the readers can reach the
+// database; serve's readiness check calls it.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.rw.PingContext(ctx); err != nil {
+		return db.wrap("ping", err)
+	}
+	var one int
+	if err := db.ro.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return db.wrap("ping", err)
+	}
+	return nil
+}
+
+// Close folds the write-ahead log back into the database file
+// (wal_checkpoint(TRUNCATE)), so that a copy of the file alone is
+// complete, and closes every connection.
+func (db *DB) Close() error {
+	ctx := context.Background()
+	var errs []error
+	if _, err := db.rw.ExecContext(ctx, "PRAGMA optimize"); err != nil {
+		errs = append(errs, fmt.Errorf("optimize: %w", err))
+	}
+	if err := db.ro.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := db.rw.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		errs = append(errs, fmt.Errorf("checkpoint: %w", err))
+	}
+	if err := db.rw.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close database %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Tx runs fn in one write transaction (BEGIN IMMEDIATE, so it never fails
+// half-way for want of the write lock) and commits when fn returns nil. It
+// rolls back when fn returns an error or panics; a panic is re-raised after
+// the rollback.
+func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.rw.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("begin", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			// The transaction failed or fn panicked; the rollback error,
+			// if any, says less than the error already on its way.
+			_ = tx.Rollback()
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap("commit", err)
+	}
+	committed = true
+	return nil
+}
+
+// now is the store's current time in UTC.
+func (db *DB) now() time.Time { return db.Now().UTC() }
