@@ -1,0 +1,245 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// The action ids of the answer's buttons; the interactions handler routes on them.
+const (
+	ActionShare   = "fit_share"
+	ActionDetails = "fit_details"
+	ActionReprice = "fit_reprice"
+
+	answerActionsID = "fit_actions" // the block id of the answer's buttons
+)
+
+// maxAlternatives is how many alternatives an answer shows.
+const maxAlternatives = 5
+
+// verdict is the one-line outcome of an answer, for the header and the fallback text.
+func verdict(a sizing.Answer) string {
+	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), hardware(a.Request.GPUs, a.GPUName))
+	switch {
+	case !a.Fits:
+		return "❌ Does not fit: " + what
+	case a.Headroom == sizing.HeadroomTight:
+		return "⚠️ Fits, but tight: " + what
+	default:
+		return "✅ Fits: " + what
+	}
+}
+
+// answerView is what an answer message shows besides the answer itself.
+type answerView struct {
+	ref     string    // the button value: a plan reference or a canonical query
+	planID  int64     // the saved plan's id, 0 when not saved
+	note    string    // a line above the assumptions, e.g. "interpreted from ..." or "plan #7 from ..."
+	details bool      // show every assumption and the full request
+	now     time.Time // for the price's age
+}
+
+// answerBlocks renders an answer as Block Kit: the verdict, the memory
+// bar, the breakdown, speed and cost, up to five alternatives, the
+// assumptions and the price's age, and the buttons.
+func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
+	blocks := []slack.Block{
+		slack.NewHeaderBlock(plain(verdict(a))),
+		slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil),
+		slack.NewSectionBlock(nil, breakdownFields(a), nil),
+		slack.NewSectionBlock(mrkdwn(costLine(a)), nil, nil),
+	}
+	if len(a.Warnings) > 0 {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("⚠️ "+strings.Join(a.Warnings, "\n⚠️ ")), nil, nil))
+	}
+	if alts := alternativesText(a); alts != "" {
+		blocks = append(blocks, slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn(alts), nil, nil))
+	}
+	if v.details {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(requestText(a.Request)), nil, nil))
+	}
+	blocks = append(blocks, slack.NewContextBlock("", contextElements(a, v)...))
+	if v.ref != "" {
+		blocks = append(blocks, slack.NewActionBlock(answerActionsID,
+			slack.NewButtonBlockElement(ActionShare, v.ref, plain("Share in channel")).WithStyle(slack.StylePrimary),
+			slack.NewButtonBlockElement(ActionDetails, v.ref, plain("Show details")),
+			slack.NewButtonBlockElement(ActionReprice, v.ref, plain("Re-price")),
+		))
+	}
+	return blocks
+}
+
+func memorySummary(a sizing.Answer) string {
+	var b strings.Builder
+	b.WriteString("*Memory per GPU* (busiest GPU, by term)\n```")
+	b.WriteString(memoryBar(a.PerGPU, a.VRAMBytes))
+	b.WriteString("```")
+	if a.BindingTerm != "" {
+		fmt.Fprintf(&b, "\nLargest term: *%s*.", a.BindingTerm)
+	}
+	if a.Headroom != "" {
+		fmt.Fprintf(&b, " Headroom: *%s*.", a.Headroom)
+	}
+	return b.String()
+}
+
+func breakdownFields(a sizing.Answer) []*slack.TextBlockObject {
+	m := a.PerGPU
+	rows := []struct {
+		name  string
+		bytes int64
+	}{
+		{"Weights", m.WeightsBytes},
+		{"Gradients", m.GradientsBytes},
+		{"Optimizer states", m.OptimizerBytes},
+		{"Activations", m.ActivationsBytes},
+		{"KV cache", m.KVCacheBytes},
+		{"Overhead", m.OverheadBytes},
+	}
+	var fields []*slack.TextBlockObject
+	for _, r := range rows {
+		if r.bytes > 0 {
+			fields = append(fields, mrkdwn(fmt.Sprintf("*%s*\n%s", r.name, formatGiB(r.bytes))))
+		}
+	}
+	fields = append(fields, mrkdwn(fmt.Sprintf("*Total per GPU*\n%s of %s", formatGiB(m.TotalBytes), formatGiB(a.VRAMBytes))))
+	if a.HostRAMBytes > 0 {
+		fields = append(fields, mrkdwn("*Host RAM*\n"+formatGiB(a.HostRAMBytes)))
+	}
+	if a.DiskBytes > 0 {
+		fields = append(fields, mrkdwn("*Disk (NVMe)*\n"+formatGiB(a.DiskBytes)))
+	}
+	return fields
+}
+
+// costLine is throughput, time and cost, saying which part is unknown and why.
+func costLine(a sizing.Answer) string {
+	t := a.Throughput
+	var parts []string
+	if t.TokensPerSecond != nil {
+		parts = append(parts, fmt.Sprintf("*Speed* ~%s tokens/s", commas(int64(*t.TokensPerSecond))))
+	}
+	if t.Hours != nil {
+		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens", formatHours(*t.Hours), formatTokens(a.Request.Tokens)))
+	} else if a.Request.Method != sizing.MethodInference {
+		parts = append(parts, "*Time* unknown (say a token budget, e.g. `on 1B tokens`)")
+	}
+	switch {
+	case t.USDPerHour == nil:
+		parts = append(parts, "*Cost* unknown (no price for this GPU yet)")
+	case t.USDTotal != nil:
+		parts = append(parts, fmt.Sprintf("*Cost* %s/h, %s for the run", formatUSD(*t.USDPerHour), formatUSD(*t.USDTotal)))
+	default:
+		parts = append(parts, fmt.Sprintf("*Cost* %s/h", formatUSD(*t.USDPerHour)))
+	}
+	return strings.Join(parts, "  ·  ")
+}
+
+// alternativesText lists up to five alternatives, each with its per-GPU
+// memory and its price per hour. sizing.Alternative carries no duration,
+// so no run cost is shown for one rather than a guessed figure.
+func alternativesText(a sizing.Answer) string {
+	if len(a.Alternatives) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if a.Fits {
+		b.WriteString("*Other ways that fit*")
+	} else {
+		b.WriteString("*Ways that fit*")
+	}
+	for i, alt := range a.Alternatives {
+		if i == maxAlternatives {
+			fmt.Fprintf(&b, "\n_%d more not shown._", len(a.Alternatives)-maxAlternatives)
+			break
+		}
+		mark := "✅"
+		if !alt.Fits {
+			mark = "❌"
+		}
+		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, methodName(alt.Method), hardware(alt.GPUs, alt.GPU))
+		if alt.ZeROStage > 0 {
+			fmt.Fprintf(&b, ", ZeRO-%d", alt.ZeROStage)
+		}
+		if alt.Offload != "" && alt.Offload != sizing.OffloadNone {
+			fmt.Fprintf(&b, ", %s offload", alt.Offload)
+		}
+		fmt.Fprintf(&b, ": %s per GPU", formatGiB(alt.TotalBytes))
+		if alt.USDPerHour != nil {
+			fmt.Fprintf(&b, ", %s/h", formatUSD(*alt.USDPerHour))
+		}
+		if alt.Why != "" {
+			fmt.Fprintf(&b, " — %s", alt.Why)
+		}
+	}
+	return b.String()
+}
+
+func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
+	var els []slack.MixedElement
+	if v.note != "" {
+		els = append(els, mrkdwn(v.note))
+	}
+	if len(a.Assumptions) > 0 {
+		shown := a.Assumptions
+		more := ""
+		if !v.details && len(shown) > 4 {
+			more = fmt.Sprintf(" (+%d more: Show details)", len(shown)-4)
+			shown = shown[:4]
+		}
+		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
+	}
+	if p := a.Price; p != nil {
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s %s %s, %s", formatUSD(p.USDPerGPUHour),
+			p.Provider, strings.ReplaceAll(p.Market, "_", "-"), p.Region, formatAge(p.AsOf, v.now))))
+	} else {
+		els = append(els, mrkdwn("*Price:* none known for this GPU"))
+	}
+	if v.planID > 0 {
+		els = append(els, mrkdwn(fmt.Sprintf("Saved as plan #%d: `/fit plan %d`", v.planID, v.planID)))
+	}
+	return els
+}
+
+// requestText is the fully resolved request, for "Show details".
+func requestText(r sizing.Request) string {
+	var b strings.Builder
+	b.WriteString("*Request as resolved*\n")
+	fmt.Fprintf(&b, "model `%s` (%s params", r.Model, commas(r.Params))
+	if r.ActiveParams > 0 && r.ActiveParams != r.Params {
+		fmt.Fprintf(&b, ", %s active", commas(r.ActiveParams))
+	}
+	fmt.Fprintf(&b, "), method `%s`, optimizer `%s`, precision `%s`", r.Method, r.Optimizer, r.Precision)
+	if r.Quant != "" {
+		fmt.Fprintf(&b, ", quant `%s`", r.Quant)
+	}
+	fmt.Fprintf(&b, "\nhardware %d× `%s` on %d node(s), ZeRO-%d, offload `%s`", r.GPUs, r.GPU, r.Nodes, r.ZeROStage, r.Offload)
+	fmt.Fprintf(&b, "\nseq %d, micro-batch %d, gradient checkpointing %t", r.SeqLen, r.MicroBatch, r.GradCheckpointing)
+	if r.LoRARank > 0 {
+		fmt.Fprintf(&b, ", LoRA rank %d", r.LoRARank)
+	}
+	if r.Tokens > 0 {
+		fmt.Fprintf(&b, ", %s tokens", formatTokens(r.Tokens))
+	}
+	if r.KVPrecision != "" {
+		fmt.Fprintf(&b, ", KV cache `%s`", r.KVPrecision)
+	}
+	return b.String()
+}
+
+// answerText is the plain fallback for an answer: the verdict and the per-GPU total.
+func answerText(a sizing.Answer) string {
+	return fmt.Sprintf("%s (%s of %s per GPU)", verdict(a), formatGiB(a.PerGPU.TotalBytes), formatGiB(a.VRAMBytes))
+}
+
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, true, false)
+}
+
+func mrkdwn(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
+}

@@ -1,0 +1,130 @@
+// Package bot is fitbot's Slack face: it routes `/fit` commands, renders
+// answers, plans and prices as Block Kit within Slack's limits, handles
+// the answer's buttons, and serves Slack's HTTP endpoints with v0
+// signature checks.
+//
+// The Handler is independent of the transport: the HTTP endpoints here
+// and Socket Mode both hand it a slack.SlashCommand or a
+// slack.InteractionCallback and send back the Message it returns. It
+// reaches the parser, the estimator, the plan store, the prices and the
+// language model only through the small interfaces declared in this file,
+// so it depends on sizing, pricing and store for types alone and never on
+// cmd or a concrete client.
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// Parser reads a question the way sizing.Parse does.
+type Parser func(question string) (Parsed, error)
+
+// Answerer answers a sizing question; *sizing.Estimator is one.
+type Answerer interface {
+	Answer(q sizing.Query) (sizing.Answer, error)
+}
+
+// PlanStore keeps every answer as a plan; *store.DB is one.
+type PlanStore interface {
+	SavePlan(ctx context.Context, p *Plan) (int64, error)
+	PlansForModel(ctx context.Context, modelKey string, limit int) ([]Plan, error)
+	Plan(ctx context.Context, id int64) (Plan, error)
+}
+
+// PriceBook lists current GPU prices. A nil PriceBook means prices are
+// not available yet, and `/fit prices` says so.
+type PriceBook interface {
+	// CheapestOffers returns the cheapest current offer per GPU and market.
+	CheapestOffers(ctx context.Context) ([]pricing.Offer, error)
+	// OffersForGPU returns every current offer for one catalog GPU id.
+	OffersForGPU(ctx context.Context, gpu string) ([]pricing.Offer, error)
+}
+
+// Interpreter turns a free-text question the parser could not read into
+// a parse, with a language model; bot/llm's client is one. A nil
+// Interpreter turns the fallback off.
+type Interpreter interface {
+	Interpret(ctx context.Context, question string) (Parsed, error)
+}
+
+// Responder posts a message to a response_url: the follow-up of a slash
+// command or of a button. ResponseURLPoster is the HTTP one.
+type Responder interface {
+	Respond(ctx context.Context, responseURL string, msg Message) error
+}
+
+// Config is what a Handler needs. Parse, Answer and Respond are
+// required; the rest may be nil.
+type Config struct {
+	Parse       Parser
+	Answer      Answerer
+	Respond     Responder
+	Plans       PlanStore   // nil: answers are not saved, plan commands say so
+	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet
+	Interpreter Interpreter // nil: no language-model fallback
+	Policy      Policy
+	Logger      *slog.Logger     // nil: slog.Default()
+	Now         func() time.Time // nil: time.Now
+	// FollowUpTimeout bounds a background answer (the language-model
+	// path, a button); zero means 30 seconds.
+	FollowUpTimeout time.Duration
+}
+
+// Handler answers `/fit` commands and the answer's buttons for any transport.
+type Handler struct {
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+	limiter *limiter
+	wg      sync.WaitGroup
+}
+
+// New returns a Handler, or an error naming the missing piece.
+func New(cfg Config) (*Handler, error) {
+	switch {
+	case cfg.Parse == nil:
+		return nil, errors.New("bot: Config.Parse is required")
+	case cfg.Answer == nil:
+		return nil, errors.New("bot: Config.Answer is required")
+	case cfg.Respond == nil:
+		return nil, errors.New("bot: Config.Respond is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.FollowUpTimeout <= 0 {
+		cfg.FollowUpTimeout = 30 * time.Second
+	}
+	return &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}, nil
+}
+
+// Wait blocks until every background answer has been posted or has given
+// up; call it on shutdown, after the transports stopped taking requests.
+func (h *Handler) Wait() { h.wg.Wait() }
+
+// later runs f in the background, detached from the request's
+// cancellation but bounded by FollowUpTimeout, and recovers a panic.
+func (h *Handler) later(ctx context.Context, what string, f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.cfg.FollowUpTimeout)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		defer func() {
+			if p := recover(); p != nil {
+				h.log.Error("bot: panic in background work", "what", what, "panic", p)
+			}
+		}()
+		f(ctx)
+	}()
+}

@@ -1,0 +1,239 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// subcommands are the words that start a `/fit` subcommand rather than a question.
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models"}
+
+// maxPlansListed is how many plans `/fit plans` shows.
+const maxPlansListed = 10
+
+// who is the asker of a command, as the plan records them.
+type who struct{ team, channel, user string }
+
+// Command answers one `/fit` slash command. The message it returns is the
+// acknowledgement; an answer that needs the language model is posted
+// later through the command's response_url, and the acknowledgement says
+// so. It never panics: a panic becomes an apology and a log line.
+func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Message) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.Error("bot: panic answering a command", "panic", p, "team", cmd.TeamID, "user", cmd.UserID)
+			msg = apology()
+		}
+	}()
+	if !h.cfg.Policy.allows(cmd.TeamID, cmd.ChannelID) {
+		h.log.Info("bot: command refused by policy", "team", cmd.TeamID, "channel", cmd.ChannelID, "user", cmd.UserID)
+		return ephemeral("fitbot is not enabled here. Ask your Slack admin to add this workspace or channel to FITBOT_ALLOWED_TEAMS / FITBOT_ALLOWED_CHANNELS.")
+	}
+	text := strings.TrimSpace(cmd.Text)
+	word, rest, _ := strings.Cut(text, " ")
+	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
+	switch word {
+	case "", "help", "-h", "--help", "?":
+		return helpMessage(h.cfg.Interpreter != nil)
+	case "gpus", "gpu":
+		return catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())
+	case "models", "model":
+		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`.", modelEntries())
+	}
+	if !h.limiter.allow(cmd.UserID, h.now()) {
+		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute))
+	}
+	asker := who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}
+	switch word {
+	case "plans":
+		return h.plansCommand(ctx, rest)
+	case "plan":
+		return h.planCommand(ctx, rest)
+	case "prices", "price":
+		return h.pricesCommand(ctx, cmd.UserID, rest)
+	}
+	return h.question(ctx, asker, cmd.ResponseURL, text)
+}
+
+// question answers a sizing question. When the parser cannot find a
+// model or a method and a language model is configured, it acknowledges
+// at once and posts the answer to responseURL.
+func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
+	p, err := h.cfg.Parse(text)
+	if err != nil {
+		if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
+			h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
+			return ephemeral("Interpreting your question…", slack.NewContextBlock("",
+				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200))))))
+		}
+		return h.failure(text, err)
+	}
+	return h.answer(ctx, asker, text, p, "")
+}
+
+// needsInterpretation reports whether a failed parse lacks what only the
+// language model can supply: a model or a method. Numbers the parser
+// rejected (seq 0, -5B) stay with the parser's own message.
+func needsInterpretation(p Parsed) bool {
+	q := p.Query
+	return (q.Model == "" && q.Params == 0) || q.Method == ""
+}
+
+// interpret asks the language model and posts the answer, or the
+// parser's own message when the model fails too.
+func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text string, parseErr error) {
+	msg := h.failure(text, parseErr)
+	p, err := h.cfg.Interpreter.Interpret(ctx, text)
+	if err != nil {
+		h.log.Warn("bot: language model could not interpret", "err", err)
+	} else {
+		msg = h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._")
+	}
+	msg.ReplaceOriginal = true
+	if err := h.cfg.Respond.Respond(ctx, responseURL, msg); err != nil {
+		h.log.Error("bot: posting the interpreted answer failed", "err", err)
+	}
+}
+
+// answer estimates a parsed question, saves it as a plan and renders it.
+func (h *Handler) answer(ctx context.Context, asker who, text string, p Parsed, note string) Message {
+	a, err := h.cfg.Answer.Answer(p.Query)
+	if err != nil {
+		return h.failure(text, err)
+	}
+	canonical := formatQuery(p.Query)
+	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
+	if h.cfg.Plans != nil {
+		plan := planFromAnswer(asker, text, canonical, p.Query, a)
+		id, err := h.cfg.Plans.SavePlan(ctx, &plan)
+		if err != nil {
+			h.log.Error("bot: saving the plan failed", "err", err)
+		} else {
+			view.planID, view.ref = id, planRef(id)
+		}
+	}
+	return ephemeral(answerText(a), answerBlocks(a, view)...)
+}
+
+// failure turns an error into the reply: what was not understood and an
+// example that works for input errors, an apology (and a log line with
+// the detail) for anything else.
+func (h *Handler) failure(text string, err error) Message {
+	var in *sizing.InputError
+	if !errors.As(err, &in) {
+		h.log.Error("bot: answering failed", "err", err)
+		return apology()
+	}
+	word, rest, _ := strings.Cut(strings.ToLower(strings.TrimSpace(text)), " ")
+	if sub := nearSubcommand(word); sub != "" {
+		return errorMessage(fmt.Sprintf("There is no subcommand “%s”.", word), strings.TrimSpace(sub+" "+rest))
+	}
+	return errorMessage(in.Problem, in.Hint)
+}
+
+// nearSubcommand returns the subcommand a mistyped first word was most
+// likely meant to be, or "".
+func nearSubcommand(word string) string {
+	if len(word) < 3 {
+		return ""
+	}
+	for _, s := range subcommands {
+		if word != s && editDistance(word, s) <= 1 {
+			return s
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// The two kinds of button value: a saved plan, or the canonical query
+// itself when no store is configured. Either is re-parsed on a click,
+// never trusted beyond that.
+const (
+	refPlan  = "plan:"
+	refQuery = "q:"
+)
+
+func planRef(id int64) string { return refPlan + strconv.FormatInt(id, 10) }
+
+// queryRef carries the canonical form of a question, or the question
+// itself when it has none; one that would not fit a button gets no buttons.
+func queryRef(canonical, text string) string {
+	q := canonical
+	if q == "" {
+		q = text
+	}
+	if len(refQuery)+len([]rune(q)) > maxActionValue {
+		return ""
+	}
+	return refQuery + q
+}
+
+// modelKey is the key plans are filed under: the catalog model id, or
+// "bare:" and the parameter count for a bare size.
+func modelKey(q sizing.Query, r sizing.Request) string {
+	if q.Model != "" {
+		return q.Model
+	}
+	if r.Model != "" && q.Params == 0 {
+		return r.Model
+	}
+	return fmt.Sprintf("bare:%d", r.Params)
+}
+
+// planFromAnswer is the plan that records one answer.
+func planFromAnswer(asker who, question, canonical string, q sizing.Query, a sizing.Answer) Plan {
+	p := Plan{
+		Source:      "slack",
+		Team:        asker.team,
+		Channel:     asker.channel,
+		User:        asker.user,
+		Question:    question,
+		Canonical:   canonical,
+		Request:     a.Request,
+		ModelKey:    modelKey(q, a.Request),
+		Fits:        a.Fits,
+		Headroom:    string(a.Headroom),
+		GPU:         a.Request.GPU,
+		GPUs:        a.Request.GPUs,
+		PerGPUBytes: a.PerGPU.TotalBytes,
+		USDPerHour:  a.Throughput.USDPerHour,
+	}
+	if a.Price != nil {
+		asOf := a.Price.AsOf
+		p.PriceProvider, p.PriceAsOf = a.Price.Provider, &asOf
+	}
+	return p
+}
+
+// escape makes user text safe inside mrkdwn: Slack's three control characters.
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,123 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/slack-go/slack"
+)
+
+// Interaction handles a press of one of the answer's buttons. Slack
+// ignores the body of the acknowledgement for block actions, so the
+// transport acknowledges at once and the reply goes to the callback's
+// response_url from the background:
+//
+//   - Share in channel posts the answer in_channel as a new message and
+//     deletes the private one (response_url accepts delete_original for
+//     ephemeral messages);
+//   - Show details replaces the private answer with one that lists every
+//     assumption and the resolved request;
+//   - Re-price replaces it with the same question answered at today's prices.
+//
+// The button's value is re-parsed as a plan reference or a question,
+// never trusted beyond that. Interactions of other kinds are ignored.
+func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback) {
+	if cb.Type != slack.InteractionTypeBlockActions || cb.ResponseURL == "" {
+		h.log.Debug("bot: interaction ignored", "type", cb.Type)
+		return
+	}
+	if !h.cfg.Policy.allows(cb.Team.ID, cb.Channel.ID) {
+		h.log.Info("bot: interaction refused by policy", "team", cb.Team.ID, "channel", cb.Channel.ID, "user", cb.User.ID)
+		return
+	}
+	for _, act := range cb.ActionCallback.BlockActions {
+		if act == nil {
+			continue
+		}
+		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
+		switch action {
+		case ActionShare, ActionDetails, ActionReprice:
+		default:
+			h.log.Debug("bot: unknown action ignored", "action_id", action)
+			continue
+		}
+		h.later(ctx, action, func(ctx context.Context) {
+			for _, msg := range h.press(ctx, action, value, user) {
+				if err := h.cfg.Respond.Respond(ctx, url, msg); err != nil {
+					h.log.Error("bot: posting a button's reply failed", "action_id", action, "err", err)
+					return
+				}
+			}
+		})
+	}
+}
+
+// press returns the messages to post, in order, for one button press.
+func (h *Handler) press(ctx context.Context, action, value, user string) []Message {
+	msg, ok := h.reanswer(ctx, value, action == ActionDetails)
+	if !ok {
+		msg.ReplaceOriginal = true
+		return []Message{msg}
+	}
+	switch action {
+	case ActionShare:
+		shared := msg
+		shared.ResponseType = slack.ResponseTypeInChannel
+		shared.Blocks = append(withoutActions(shared.Blocks), slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Shared by <@%s>", user))))
+		return []Message{shared, {DeleteOriginal: true, Text: "shared"}}
+	default:
+		msg.ReplaceOriginal = true
+		return []Message{msg}
+	}
+}
+
+// reanswer answers a button's value again: "plan:ID" re-answers a saved
+// plan, "q:QUESTION" the question. ok is false when the value is not one
+// of them or no longer answers; msg then says so.
+func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg Message, ok bool) {
+	if idText, found := strings.CutPrefix(value, refPlan); found {
+		id, err := strconv.ParseInt(idText, 10, 64)
+		if err != nil || id <= 0 || h.cfg.Plans == nil {
+			return ephemeral("That button no longer points at a plan fitbot knows. Ask the question again."), false
+		}
+		msg := h.replan(ctx, id, details)
+		return msg, len(msg.Blocks) > 0 && isAnswer(msg)
+	}
+	if q, found := strings.CutPrefix(value, refQuery); found {
+		p, err := h.cfg.Parse(q)
+		if err != nil {
+			return h.failure(q, err), false
+		}
+		a, err := h.cfg.Answer.Answer(p.Query)
+		if err != nil {
+			return h.failure(q, err), false
+		}
+		view := answerView{ref: value, details: details, now: h.now()}
+		return ephemeral(answerText(a), answerBlocks(a, view)...), true
+	}
+	return ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
+}
+
+// isAnswer reports whether a message is a rendered answer (it has the buttons).
+func isAnswer(m Message) bool {
+	for _, b := range m.Blocks {
+		if a, ok := b.(*slack.ActionBlock); ok && a.BlockID == answerActionsID {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutActions returns blocks without the answer's buttons, for a
+// message the whole channel sees.
+func withoutActions(blocks []slack.Block) []slack.Block {
+	out := make([]slack.Block, 0, len(blocks))
+	for _, b := range blocks {
+		if _, ok := b.(*slack.ActionBlock); !ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}

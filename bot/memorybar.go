@@ -1,0 +1,112 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// barWidth is the number of cells in the memory bar.
+const barWidth = 30
+
+// barTerm is one term of the per-GPU memory, with the glyph that draws it.
+type barTerm struct {
+	name  string
+	glyph rune
+	bytes int64
+}
+
+// freeGlyph draws the part of the card the answer leaves free;
+// limitGlyph marks the card's capacity inside a bar that overflows it.
+const (
+	freeGlyph  = '·'
+	limitGlyph = '|'
+)
+
+func memoryTerms(m sizing.Memory) []barTerm {
+	return []barTerm{
+		{"weights", '█', m.WeightsBytes},
+		{"gradients", '▓', m.GradientsBytes},
+		{"optimizer", '▒', m.OptimizerBytes},
+		{"activations", '░', m.ActivationsBytes},
+		{"KV cache", '▚', m.KVCacheBytes},
+		{"overhead", '▪', m.OverheadBytes},
+	}
+}
+
+// memoryBar draws the busiest GPU's memory against the card, term by
+// term, as a bar of block characters scaled to the larger of the total
+// and the card, followed by a legend in GiB. It is meant for a code span.
+func memoryBar(m sizing.Memory, vram int64) string {
+	terms := memoryTerms(m)
+	scale := max(m.TotalBytes, vram)
+	var bar []rune
+	if scale > 0 {
+		bar = barCells(terms, scale)
+	}
+	if m.TotalBytes > vram && vram > 0 {
+		at := int(int64(barWidth) * vram / scale)
+		bar = append(bar[:at:at], append([]rune{limitGlyph}, bar[at:]...)...)
+	}
+	for len(bar) < barWidth {
+		bar = append(bar, freeGlyph)
+	}
+	var b strings.Builder
+	b.WriteString(string(bar))
+	pct := 0.0
+	if vram > 0 {
+		pct = 100 * float64(m.TotalBytes) / float64(vram)
+	}
+	fmt.Fprintf(&b, "  %s of %s (%.0f%%)\n", formatGiB(m.TotalBytes), formatGiB(vram), pct)
+	sep := ""
+	for _, t := range terms {
+		if t.bytes <= 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s%c %s %.1f", sep, t.glyph, t.name, float64(t.bytes)/gib)
+		sep = "  "
+	}
+	fmt.Fprintf(&b, "%s%c free", sep, freeGlyph)
+	return b.String()
+}
+
+// barCells gives each term its share of barWidth cells by largest
+// remainder, so the cells add up to the total's share of the scale and
+// a term is drawn only when it is big enough to show.
+func barCells(terms []barTerm, scale int64) []rune {
+	var total int64
+	for _, t := range terms {
+		total += max(t.bytes, 0)
+	}
+	want := int(int64(barWidth) * total / scale)
+	cells := make([]int, len(terms))
+	rem := make([]int64, len(terms))
+	used := 0
+	for i, t := range terms {
+		exact := int64(barWidth) * max(t.bytes, 0)
+		cells[i] = int(exact / scale)
+		rem[i] = exact % scale
+		used += cells[i]
+	}
+	for ; used < want; used++ {
+		best := -1
+		for i := range terms {
+			if rem[i] > 0 && (best < 0 || rem[i] > rem[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		cells[best]++
+		rem[best] = 0
+	}
+	bar := make([]rune, 0, barWidth+1)
+	for i, t := range terms {
+		for range cells[i] {
+			bar = append(bar, t.glyph)
+		}
+	}
+	return bar
+}

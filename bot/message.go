@@ -1,0 +1,20 @@
+package bot
+
+import "github.com/slack-go/slack"
+
+// Message is a reply as Slack reads it, in the shape shared by a slash
+// command's acknowledgement body, a Socket Mode ack payload and a post to
+// a response_url. Text is the plain fallback that notifications and
+// screen readers use; it is always set.
+type Message struct {
+	ResponseType    string        `json:"response_type,omitempty"` // slack.ResponseTypeEphemeral or slack.ResponseTypeInChannel
+	Text            string        `json:"text"`
+	Blocks          []slack.Block `json:"blocks,omitempty"`
+	ReplaceOriginal bool          `json:"replace_original,omitempty"`
+	DeleteOriginal  bool          `json:"delete_original,omitempty"`
+}
+
+// ephemeral returns a message only the asker sees, with Slack's limits enforced.
+func ephemeral(text string, blocks ...slack.Block) Message {
+	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
+}

@@ -1,0 +1,85 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/slack-go/slack"
+)
+
+// maxOffersListed is how many offers one prices message shows.
+const maxOffersListed = 25
+
+// pricesCommand shows the cheapest offer per GPU (`/fit prices`) or every
+// offer for one GPU (`/fit prices h100`).
+func (h *Handler) pricesCommand(ctx context.Context, user, arg string) Message {
+	if strings.EqualFold(arg, "refresh") {
+		if !h.cfg.Policy.isAdmin(user) {
+			return ephemeral("Only fitbot admins (FITBOT_ADMINS) can refresh prices.")
+		}
+		return ephemeral("Refreshing from Slack is not wired on this fitbot; run `fitbot prices refresh` on the server.")
+	}
+	if h.cfg.Prices == nil {
+		return ephemeral("Prices are not available yet on this fitbot. Answers use the built-in price sheet where it has the GPU.")
+	}
+	if arg == "" {
+		offers, err := h.cfg.Prices.CheapestOffers(ctx)
+		if err != nil {
+			h.log.Error("bot: reading prices failed", "err", err)
+			return apology()
+		}
+		return pricesMessage("Cheapest GPU prices", offers, h.now())
+	}
+	gpu, err := lookupGPU(arg)
+	if err != nil {
+		return h.failure("prices "+arg, err)
+	}
+	offers, err := h.cfg.Prices.OffersForGPU(ctx, gpu)
+	if err != nil {
+		h.log.Error("bot: reading prices failed", "gpu", gpu, "err", err)
+		return apology()
+	}
+	return pricesMessage("Prices for "+gpu, offers, h.now())
+}
+
+// pricesMessage lists offers, cheapest per GPU-hour first, with provider,
+// market, region and the age of each price.
+func pricesMessage(title string, offers []pricing.Offer, now time.Time) Message {
+	if len(offers) == 0 {
+		return ephemeral(title + ": no offers known yet.")
+	}
+	offers = slices.Clone(offers)
+	slices.SortStableFunc(offers, func(a, b pricing.Offer) int {
+		return cmp.Or(cmp.Compare(a.GPU, b.GPU), cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour))
+	})
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(title))}
+	var b strings.Builder
+	for i, o := range offers {
+		if i == maxOffersListed {
+			fmt.Fprintf(&b, "\n_%d more not shown._", len(offers)-maxOffersListed)
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "`%s`  *%s*/GPU-h  %s %s", o.GPU, formatUSD(o.USDPerGPUHour), o.Provider, strings.ReplaceAll(string(o.Market), "_", "-"))
+		if o.Tier != "" {
+			fmt.Fprintf(&b, " (%s)", o.Tier)
+		}
+		if o.Region != "" {
+			fmt.Fprintf(&b, ", %s", o.Region)
+		}
+		if o.GPUCount != 1 {
+			fmt.Fprintf(&b, ", %g GPUs for %s/h", o.GPUCount, formatUSD(o.USDPerHour))
+		}
+		fmt.Fprintf(&b, ", %s", formatAge(o.ObservedAt, now))
+	}
+	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(b.String()), nil, nil),
+		slack.NewContextBlock("", mrkdwn("Per GPU-hour, on-demand unless marked. `/fit prices GPU` lists every offer for one GPU.")))
+	return ephemeral(fmt.Sprintf("%s: %d offers", title, len(offers)), blocks...)
+}
