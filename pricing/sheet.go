@@ -1,0 +1,159 @@
+package pricing
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+//go:embed data/default_prices.csv
+var defaultSheetCSV []byte
+
+// DefaultSheetName is the name the embedded default sheet goes by in
+// errors and in each offer's Source.
+const DefaultSheetName = "default_prices.csv"
+
+var defaultSheet = sync.OnceValue(func() *Snapshot {
+	offers, err := ParseSheet(bytes.NewReader(defaultSheetCSV), SheetOptions{Name: DefaultSheetName})
+	if err != nil {
+		// The file is compiled in and checked by TestDefaultSheet; a bad
+		// one is a build defect, not a runtime condition.
+		panic(fmt.Sprintf("pricing: embedded %v", err))
+	}
+	for i := range offers {
+		offers[i].Source = "default sheet: " + offers[i].Source
+	}
+	return NewSnapshot(offers)
+})
+
+// DefaultSheet returns the embedded default price sheet: dated, sourced
+// prices that let a machine with no network and an empty store still
+// answer with a cost, and say how old it is. The snapshot is shared and
+// must not be modified.
+func DefaultSheet() *Snapshot { return defaultSheet() }
+
+// Snapshot is a fixed set of offers indexed for fast lookups. It
+// implements sizing.PriceSource with the cheapest on-demand price of one
+// full GPU-hour. A Snapshot is safe for concurrent use.
+type Snapshot struct {
+	offers   []Offer
+	cheapest map[cheapKey]Offer
+}
+
+type cheapKey struct {
+	gpu    string
+	market Market
+}
+
+// NewSnapshot indexes offers. It keeps its own copy of the slice.
+func NewSnapshot(offers []Offer) *Snapshot {
+	s := &Snapshot{offers: slices.Clone(offers), cheapest: make(map[cheapKey]Offer)}
+	for _, o := range s.offers {
+		if o.Fractional() || o.USDPerGPUHour <= 0 {
+			continue
+		}
+		k := cheapKey{o.GPU, o.Market}
+		if cur, ok := s.cheapest[k]; !ok || cheaper(o, cur) {
+			s.cheapest[k] = o
+		}
+	}
+	return s
+}
+
+// cheaper orders offers by price per GPU-hour, breaking ties by provider,
+// region and instance type so that answers are deterministic.
+func cheaper(a, b Offer) bool {
+	if a.USDPerGPUHour != b.USDPerGPUHour {
+		return a.USDPerGPUHour < b.USDPerGPUHour
+	}
+	if a.Provider != b.Provider {
+		return a.Provider < b.Provider
+	}
+	if a.Region != b.Region {
+		return a.Region < b.Region
+	}
+	return a.InstanceType < b.InstanceType
+}
+
+// Offers returns every offer in the snapshot. The slice is shared and must
+// not be modified.
+func (s *Snapshot) Offers() []Offer { return s.offers }
+
+// Len is the number of offers in the snapshot.
+func (s *Snapshot) Len() int { return len(s.offers) }
+
+// Cheapest returns the cheapest offer of whole GPUs of one kind in one
+// market, by price per GPU-hour. Fractional GPUs never win.
+func (s *Snapshot) Cheapest(gpu string, m Market) (Offer, bool) {
+	o, ok := s.cheapest[cheapKey{gpu, m}]
+	return o, ok
+}
+
+// GPUHourPrice implements sizing.PriceSource: the cheapest on-demand price
+// of one full GPU-hour of gpu, and where it came from.
+func (s *Snapshot) GPUHourPrice(gpu string) (sizing.Price, bool) {
+	o, ok := s.Cheapest(gpu, MarketOnDemand)
+	if !ok {
+		return sizing.Price{}, false
+	}
+	return o.Price(), true
+}
+
+// Oldest returns the observation time of the oldest offer, the honest age
+// of the snapshot as a whole; zero for an empty snapshot.
+func (s *Snapshot) Oldest() time.Time {
+	var t time.Time
+	for _, o := range s.offers {
+		if t.IsZero() || o.ObservedAt.Before(t) {
+			t = o.ObservedAt
+		}
+	}
+	return t
+}
+
+// Newest returns the observation time of the newest offer; zero for an
+// empty snapshot.
+func (s *Snapshot) Newest() time.Time {
+	var t time.Time
+	for _, o := range s.offers {
+		if o.ObservedAt.After(t) {
+			t = o.ObservedAt
+		}
+	}
+	return t
+}
+
+// Price is the offer as the estimator sees it: one GPU-hour and where it
+// came from.
+func (o Offer) Price() sizing.Price {
+	return sizing.Price{
+		USDPerGPUHour: o.USDPerGPUHour,
+		Provider:      o.Provider,
+		Market:        string(o.Market),
+		Region:        o.Region,
+		AsOf:          o.ObservedAt,
+	}
+}
+
+// Chain is a sizing.PriceSource that answers from the first of its sources
+// that knows a price, e.g. the store's current prices, then the default
+// sheet.
+type Chain []sizing.PriceSource
+
+// GPUHourPrice implements sizing.PriceSource.
+func (c Chain) GPUHourPrice(gpu string) (sizing.Price, bool) {
+	for _, s := range c {
+		if s == nil {
+			continue
+		}
+		if p, ok := s.GPUHourPrice(gpu); ok {
+			return p, true
+		}
+	}
+	return sizing.Price{}, false
+}

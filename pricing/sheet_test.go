@@ -1,0 +1,102 @@
+package pricing
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/google/go-cmp/cmp"
+)
+
+var _ sizing.PriceSource = (*Snapshot)(nil)
+var _ sizing.PriceSource = Chain(nil)
+
+func TestDefaultSheet(t *testing.T) {
+	s := DefaultSheet()
+	if s.Len() < 50 {
+		t.Fatalf("default sheet has %d offers, want the full sheet", s.Len())
+	}
+	for _, o := range s.Offers() {
+		if err := checkOffer(o); err != nil {
+			t.Errorf("default sheet: %v", err)
+		}
+		if len(o.Source) < len("default sheet: ")+10 {
+			t.Errorf("default sheet row %s %s has no real source: %q", o.Provider, o.InstanceType, o.Source)
+		}
+	}
+	// Every GPU a team commonly rents has an on-demand price.
+	for _, gpu := range []string{"rtx-3090", "rtx-4090", "rtx-5090", "t4", "l4", "a10", "a10g", "l40s", "v100-16", "v100-32",
+		"a100-40", "a100-80", "a100-80-pcie", "h100", "h100-pcie", "h100-nvl", "h200", "b200"} {
+		if _, ok := s.GPUHourPrice(gpu); !ok {
+			t.Errorf("default sheet has no on-demand price for %s", gpu)
+		}
+	}
+	if got, want := s.Newest(), time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("newest row %v, want %v", got, want)
+	}
+}
+
+func TestDefaultSheetPrices(t *testing.T) {
+	// Expected figures are the reference's §6 price points, per GPU-hour.
+	tests := []struct {
+		gpu  string
+		want sizing.Price
+	}{
+		{"h100", sizing.Price{USDPerGPUHour: 2.40, Provider: "vast", Market: "on_demand", AsOf: time.Date(2026, 10, 19, 0, 0, 0, 0, time.UTC)}},
+		{"rtx-4090", sizing.Price{USDPerGPUHour: 0.33, Provider: "tensordock", Market: "on_demand", AsOf: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"a100-40", sizing.Price{USDPerGPUHour: 1.99, Provider: "lambda", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 9, 20, 0, 0, 0, 0, time.UTC)}},
+		{"a10g", sizing.Price{USDPerGPUHour: 1.006, Provider: "aws", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 8, 17, 0, 0, 0, 0, time.UTC)}},
+	}
+	for _, tt := range tests {
+		got, ok := DefaultSheet().GPUHourPrice(tt.gpu)
+		if !ok {
+			t.Errorf("GPUHourPrice(%s): none", tt.gpu)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got, cmpPrices); diff != "" {
+			t.Errorf("GPUHourPrice(%s) (-want +got):\n%s", tt.gpu, diff)
+		}
+	}
+	if _, ok := DefaultSheet().GPUHourPrice("no-such-gpu"); ok {
+		t.Error("GPUHourPrice found a price for an unknown GPU")
+	}
+}
+
+func TestSnapshotCheapest(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	offers := []Offer{
+		{Provider: "azure", GPU: "a10", GPUCount: 1.0 / 6, Market: MarketOnDemand, USDPerHour: 0.1, USDPerGPUHour: 0.6, ObservedAt: at},
+		{Provider: "azure", GPU: "a10", GPUCount: 1, Market: MarketOnDemand, USDPerHour: 3.2, USDPerGPUHour: 3.2, ObservedAt: at},
+		{Provider: "lambda", GPU: "a10", GPUCount: 1, Market: MarketOnDemand, USDPerHour: 1.29, USDPerGPUHour: 1.29, ObservedAt: at},
+		{Provider: "aaa", GPU: "a10", GPUCount: 1, Market: MarketSpot, USDPerHour: 0.5, USDPerGPUHour: 0.5, ObservedAt: at},
+		{Provider: "bbb", GPU: "a10", GPUCount: 1, Market: MarketOnDemand, USDPerHour: 1.29, USDPerGPUHour: 1.29, ObservedAt: at},
+	}
+	s := NewSnapshot(offers)
+	got, ok := s.Cheapest("a10", MarketOnDemand)
+	if !ok || got.Provider != "bbb" {
+		t.Errorf("cheapest on-demand a10 = %s, want bbb (fractional slice excluded, tie broken by name)", got.Provider)
+	}
+	got, ok = s.Cheapest("a10", MarketSpot)
+	if !ok || got.Provider != "aaa" {
+		t.Errorf("cheapest spot a10 = %s, want aaa", got.Provider)
+	}
+	p, _ := s.GPUHourPrice("a10")
+	if p.Market != "on_demand" || p.USDPerGPUHour != 1.29 {
+		t.Errorf("GPUHourPrice(a10) = %+v, want the on-demand $1.29", p)
+	}
+}
+
+func TestChain(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	live := NewSnapshot([]Offer{{Provider: "aws", GPU: "h100", GPUCount: 8, Market: MarketOnDemand, USDPerHour: 55.04, USDPerGPUHour: 6.88, ObservedAt: at}})
+	c := Chain{nil, live, DefaultSheet()}
+	if p, _ := c.GPUHourPrice("h100"); p.Provider != "aws" {
+		t.Errorf("chain h100 from %s, want the first source (aws)", p.Provider)
+	}
+	if p, _ := c.GPUHourPrice("l4"); p.Provider == "" || p.Provider == "aws" {
+		t.Errorf("chain l4 from %q, want the default sheet's provider", p.Provider)
+	}
+	if _, ok := (Chain{}).GPUHourPrice("h100"); ok {
+		t.Error("empty chain found a price")
+	}
+}
