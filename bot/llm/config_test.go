@@ -1,0 +1,73 @@
+package llm
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFromEnvAndEnabled(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    Config
+		enabled bool
+		azure   bool
+	}{
+		{"nothing set: off", nil, Config{}, false, false},
+		{"OpenAI key", map[string]string{"OPENAI_API_KEY": " sk-abc \n"}, Config{APIKey: "sk-abc"}, true, false},
+		{"Ollama without a key", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "OPENAI_MODEL": "llama3.1:8b"},
+			Config{BaseURL: "http://localhost:11434/v1", Model: "llama3.1:8b"}, true, false},
+		{"Azure resource", map[string]string{"OPENAI_BASE_URL": "https://acme.openai.azure.com", "OPENAI_API_KEY": "k", "OPENAI_MODEL": "gpt-4o-mini"},
+			Config{BaseURL: "https://acme.openai.azure.com", APIKey: "k", Model: "gpt-4o-mini"}, true, true},
+		{"Azure v1 endpoint speaks plain OpenAI", map[string]string{"OPENAI_BASE_URL": "https://acme.openai.azure.com/openai/v1/", "OPENAI_API_KEY": "k"},
+			Config{BaseURL: "https://acme.openai.azure.com/openai/v1/", APIKey: "k"}, true, false},
+		{"a model alone does not turn it on", map[string]string{"OPENAI_MODEL": "gpt-4o-mini"}, Config{Model: "gpt-4o-mini"}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FromEnv(func(k string) string { return tt.env[k] })
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("FromEnv (-want +got):\n%s", diff)
+			}
+			if got.Enabled() != tt.enabled || got.Azure() != tt.azure {
+				t.Errorf("Enabled, Azure = %v, %v, want %v, %v", got.Enabled(), got.Azure(), tt.enabled, tt.azure)
+			}
+		})
+	}
+	if got := (Config{}).timeout(); got != 8*time.Second {
+		t.Errorf("default timeout = %v, want 8s", got)
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   time.Duration
+	}{
+		{"seconds", map[string]string{"Retry-After": "2"}, 2 * time.Second},
+		{"fractional seconds", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{"milliseconds win", map[string]string{"Retry-After": "2", "Retry-After-Ms": "120"}, 120 * time.Millisecond},
+		{"HTTP date", map[string]string{"Retry-After": now.Add(3 * time.Second).Format(http.TimeFormat)}, 3 * time.Second},
+		{"date in the past", map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
+		{"garbage", map[string]string{"Retry-After": "soon"}, retryBackoff},
+		{"negative", map[string]string{"Retry-After": "-3"}, retryBackoff},
+		{"absurd", map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
+		{"absent", nil, retryBackoff},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tt.header {
+				h.Set(k, v)
+			}
+			if got := retryAfter(h, now); got != tt.want {
+				t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+			}
+		})
+	}
+}
