@@ -1,0 +1,492 @@
+package sizing
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Model kinds.
+const (
+	KindDecoder        = "decoder"         // GPT-style causal LM
+	KindEncoder        = "encoder"         // BERT-style, no KV cache
+	KindEncoderDecoder = "encoder-decoder" // T5, NLLB
+)
+
+// MLP and norm styles.
+const (
+	MLPGated      = "gated" // SwiGLU/GeGLU: gate, up and down matrices
+	MLPPlain      = "plain" // up (fc1) and down (fc2) matrices
+	NormRMS       = "rmsnorm"
+	NormLayerNorm = "layernorm" // weight and bias
+)
+
+// Model is a transformer's architecture as its config.json states it,
+// with enough detail to count its parameters exactly (ParamCount), size
+// its KV cache (KVCacheBytes) and list its linear layers for LoRA
+// (LinearShapes). The catalog lives in data/models.json.
+//
+// Layers is the number of decoder blocks (encoder blocks for an encoder;
+// decoder blocks for an encoder-decoder, whose encoder has EncoderLayers).
+// HeadDim is always set: from config.json's head_dim where explicit, or
+// Hidden/Heads.
+type Model struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Family        string `json:"family"`
+	Kind          string `json:"kind"` // one of the Kind constants
+	Layers        int    `json:"layers"`
+	EncoderLayers int    `json:"encoder_layers,omitempty"`
+	Hidden        int    `json:"hidden"`
+	Intermediate  int    `json:"intermediate"` // dense FFN width (DeepSeek: the dense first layers)
+	Heads         int    `json:"heads"`
+	KVHeads       int    `json:"kv_heads"`
+	HeadDim       int    `json:"head_dim"`
+	Vocab         int    `json:"vocab"`
+
+	TiedEmbeddings bool   `json:"tied_embeddings"`
+	MLP            string `json:"mlp"`             // MLPGated or MLPPlain
+	Norm           string `json:"norm"`            // NormRMS or NormLayerNorm
+	NormsPerLayer  int    `json:"norms_per_layer"` // 2 usually; 4 for Gemma 2/3; 1 for Falcon-7B
+	NoFinalNorm    bool   `json:"no_final_norm,omitempty"`
+	QKNorm         bool   `json:"qk_norm,omitempty"`  // per-head-dim norms on q and k (Qwen3, Gemma 3)
+	QKVBias        bool   `json:"qkv_bias,omitempty"` // biases on q, k, v (Qwen2, GPT-2, BERT)
+	OutBias        bool   `json:"out_bias,omitempty"` // bias on the attention output projection
+	MLPBias        bool   `json:"mlp_bias,omitempty"` // biases on MLP (and expert) matrices
+	AttnSinks      bool   `json:"attn_sinks,omitempty"`
+	FusedQKV       bool   `json:"fused_qkv,omitempty"`     // one qkv matrix (GPT-2, Falcon, Phi-3): matters for LoRA only
+	FusedGateUp    bool   `json:"fused_gate_up,omitempty"` // one gate_up matrix (Phi-3)
+
+	PositionEmbeddings int  `json:"position_embeddings,omitempty"` // learned absolute positions (GPT-2, BERT)
+	TokenTypes         int  `json:"token_types,omitempty"`         // BERT segment embeddings
+	EmbeddingNorm      bool `json:"embedding_norm,omitempty"`      // norm right after the embeddings (BERT)
+	Pooler             bool `json:"pooler,omitempty"`              // BERT pooler dense layer
+	RelativeBuckets    int  `json:"relative_buckets,omitempty"`    // T5 relative attention bias buckets per head
+
+	Experts            int  `json:"experts,omitempty"`             // routed experts per MoE layer
+	ExpertsActive      int  `json:"experts_active,omitempty"`      // routed experts per token
+	ExpertIntermediate int  `json:"expert_intermediate,omitempty"` // FFN width of one expert
+	SharedExperts      int  `json:"shared_experts,omitempty"`      // always-on experts of width ExpertIntermediate
+	DenseLayers        int  `json:"dense_layers,omitempty"`        // first layers with a dense FFN (DeepSeek)
+	RouterBias         bool `json:"router_bias,omitempty"`
+
+	QLoRARank     int `json:"q_lora_rank,omitempty"` // DeepSeek MLA; 0 = plain q projection
+	KVLoRARank    int `json:"kv_lora_rank,omitempty"`
+	QKNopeHeadDim int `json:"qk_nope_head_dim,omitempty"`
+	QKRopeHeadDim int `json:"qk_rope_head_dim,omitempty"`
+	VHeadDim      int `json:"v_head_dim,omitempty"`
+
+	SlidingWindow int `json:"sliding_window,omitempty"` // tokens a sliding layer attends to
+	SlidingLayers int `json:"sliding_layers,omitempty"` // how many layers use the window
+	MaxContext    int `json:"max_context"`
+
+	ExtraParams     int64  `json:"extra_params,omitempty"` // parameters outside the transformer, as a lump (vision tower)
+	ExtraParamsNote string `json:"extra_params_note,omitempty"`
+
+	PublishedParams int64   `json:"published_params"`           // the count the authors or the Hub state
+	PublishedActive int64   `json:"published_active,omitempty"` // MoE: active per token, where stated
+	ParamsTolerance float64 `json:"params_tolerance,omitempty"` // relative; 0 means ParamCount must equal PublishedParams
+
+	Aliases []string `json:"aliases"`
+	Source  string   `json:"source"`
+
+	assumption string // set by BareModel
+}
+
+// MLA reports whether the model uses multi-head latent attention
+// (DeepSeek-V2/V3), whose KV cache holds one compressed latent per token.
+func (m Model) MLA() bool { return m.KVLoRARank > 0 }
+
+// MoE reports whether the model routes tokens to experts.
+func (m Model) MoE() bool { return m.Experts > 0 }
+
+// Assumption says how the model was made up when it is not a catalog or
+// config.json model (a bare size); "" otherwise.
+func (m Model) Assumption() string { return m.assumption }
+
+// ParamCount counts the parameters from the architecture: total (what
+// must be held in memory) and active (what one token passes through,
+// for FLOPs; equal to total for dense models). Embeddings count once when
+// tied; ExtraParams (a vision tower) count in both.
+func (m Model) ParamCount() (total, active int64) {
+	h := int64(m.Hidden)
+	embed := int64(m.Vocab) * h
+	embed += int64(m.PositionEmbeddings)*h + int64(m.TokenTypes)*h
+	if m.EmbeddingNorm {
+		embed += m.normParams(h)
+	}
+	if !m.TiedEmbeddings && m.Kind != KindEncoder {
+		embed += int64(m.Vocab) * h
+	}
+	if m.Pooler {
+		embed += h*h + h
+	}
+	fixed := embed + m.ExtraParams
+	stacks := int64(1)
+	if m.Kind == KindEncoderDecoder {
+		stacks = 2
+	}
+	if !m.NoFinalNorm {
+		fixed += stacks * m.normParams(h)
+	}
+	fixed += stacks * int64(m.RelativeBuckets) * int64(m.Heads)
+
+	attn := m.attentionParams()
+	norms := int64(m.NormsPerLayer) * m.normParams(h)
+	denseLayer := attn + norms + m.mlpParams(m.Intermediate)
+
+	total, active = fixed, fixed
+	if m.Kind == KindEncoderDecoder {
+		enc := int64(m.EncoderLayers) * denseLayer
+		cross := m.attentionParams() + m.normParams(h)
+		dec := int64(m.Layers) * (denseLayer + cross)
+		return total + enc + dec, active + enc + dec
+	}
+	if !m.MoE() {
+		n := int64(m.Layers) * denseLayer
+		return total + n, active + n
+	}
+	dense := int64(m.DenseLayers) * denseLayer
+	router := h * int64(m.Experts)
+	if m.RouterBias {
+		router += int64(m.Experts)
+	}
+	expert := m.mlpParams(m.ExpertIntermediate)
+	shared := int64(m.SharedExperts) * expert
+	moeLayers := int64(m.Layers - m.DenseLayers)
+	total += dense + moeLayers*(attn+norms+router+shared+int64(m.Experts)*expert)
+	active += dense + moeLayers*(attn+norms+router+shared+int64(m.ExpertsActive)*expert)
+	return total, active
+}
+
+func (m Model) normParams(width int64) int64 {
+	if m.Norm == NormLayerNorm {
+		return 2 * width
+	}
+	return width
+}
+
+// attentionParams counts one attention block: projections, biases,
+// q/k norms and sinks.
+func (m Model) attentionParams() int64 {
+	h, heads, kv, d := int64(m.Hidden), int64(m.Heads), int64(m.KVHeads), int64(m.HeadDim)
+	if m.MLA() {
+		qk := int64(m.QKNopeHeadDim + m.QKRopeHeadDim)
+		var n int64
+		if m.QLoRARank > 0 {
+			r := int64(m.QLoRARank)
+			n += h*r + r + r*heads*qk
+		} else {
+			n += h * heads * qk
+		}
+		r := int64(m.KVLoRARank)
+		n += h*(r+int64(m.QKRopeHeadDim)) + r
+		n += r * heads * int64(m.QKNopeHeadDim+m.VHeadDim)
+		n += heads * int64(m.VHeadDim) * h
+		return n
+	}
+	n := h*heads*d + 2*h*kv*d + heads*d*h
+	if m.QKVBias {
+		n += heads*d + 2*kv*d
+	}
+	if m.OutBias {
+		n += h
+	}
+	if m.QKNorm {
+		n += 2 * d
+	}
+	if m.AttnSinks {
+		n += heads
+	}
+	return n
+}
+
+// mlpParams counts one feed-forward block (or one expert) of width inter.
+func (m Model) mlpParams(inter int) int64 {
+	h, i := int64(m.Hidden), int64(inter)
+	if m.MLP == MLPGated {
+		n := 3 * h * i
+		if m.MLPBias {
+			n += 2*i + h
+		}
+		return n
+	}
+	n := 2 * h * i
+	if m.MLPBias {
+		n += i + h
+	}
+	return n
+}
+
+// KVElemsPerTokenPerLayer is the number of cached elements one token adds
+// to one attention layer: K and V for every KV head, or MLA's latent plus
+// its shared rope key. Encoder-only models cache nothing.
+func (m Model) KVElemsPerTokenPerLayer() int64 {
+	switch {
+	case m.Kind == KindEncoder:
+		return 0
+	case m.MLA():
+		return int64(m.KVLoRARank + m.QKRopeHeadDim)
+	default:
+		return 2 * int64(m.KVHeads) * int64(m.HeadDim)
+	}
+}
+
+// KVCacheBytes is the KV cache of one sequence of ctx tokens at
+// bytesPerElem bytes per element (2 for fp16/bf16, 1 for fp8): every
+// layer caches every token, except sliding-window layers, which keep at
+// most SlidingWindow tokens. An encoder-decoder caches its decoder's
+// self-attention. Multiply by the batch for concurrent sequences.
+func (m Model) KVCacheBytes(bytesPerElem float64, ctx int) float64 {
+	if ctx <= 0 {
+		return 0
+	}
+	per := float64(m.KVElemsPerTokenPerLayer()) * bytesPerElem
+	full := m.Layers - m.SlidingLayers
+	windowed := ctx
+	if m.SlidingLayers > 0 && m.SlidingWindow < ctx {
+		windowed = m.SlidingWindow
+	}
+	return per * (float64(full)*float64(ctx) + float64(m.SlidingLayers)*float64(windowed))
+}
+
+// KVBytesPerToken is the KV cache per token averaged over a context of
+// ctx tokens: KVCacheBytes / ctx. Below the sliding window (or without
+// one) it is the familiar 2 × layers × KV heads × head_dim × bytes; above
+// it, sliding layers stop growing and the average falls.
+func (m Model) KVBytesPerToken(bytesPerElem float64, ctx int) float64 {
+	if ctx <= 0 {
+		ctx = 1
+	}
+	return m.KVCacheBytes(bytesPerElem, ctx) / float64(ctx)
+}
+
+// Linear is one kind of linear layer, as LoRA sees it: a matrix of In ×
+// Out appearing Count times in the whole model. A LoRA adapter of rank r
+// on it adds Count × r × (In + Out) parameters.
+type Linear struct {
+	Name   string // q_proj, k_proj, v_proj, o_proj, qkv_proj, gate_proj, up_proj, gate_up_proj, down_proj, router, q_a_proj, q_b_proj, kv_a_proj, kv_b_proj; cross_* for cross-attention
+	Role   string // "attention", "mlp", "expert", "shared-expert" or "router"
+	In     int
+	Out    int
+	Count  int
+	Expert bool // inside a routed expert
+}
+
+// Params is the parameter count of all Count matrices, without biases.
+func (l Linear) Params() int64 { return int64(l.Count) * int64(l.In) * int64(l.Out) }
+
+// LoRAParams is the number of adapter parameters a rank-r LoRA adds on
+// all Count matrices: r × (In + Out) each.
+func (l Linear) LoRAParams(r int) int64 {
+	return int64(l.Count) * int64(r) * int64(l.In+l.Out)
+}
+
+// LinearShapes lists the linear layers of the transformer blocks (not the
+// embeddings or LM head), one entry per distinct kind, as modules appear
+// in the Hugging Face implementation: fused qkv or gate_up where the model
+// fuses them.
+func (m Model) LinearShapes() []Linear {
+	h, q, kv := m.Hidden, m.Heads*m.HeadDim, m.KVHeads*m.HeadDim
+	attnLayers := m.Layers + m.EncoderLayers
+	var out []Linear
+	add := func(name, role string, in, o, count int, expert bool) {
+		if count > 0 {
+			out = append(out, Linear{Name: name, Role: role, In: in, Out: o, Count: count, Expert: expert})
+		}
+	}
+	switch {
+	case m.MLA():
+		qk := m.QKNopeHeadDim + m.QKRopeHeadDim
+		if m.QLoRARank > 0 {
+			add("q_a_proj", "attention", h, m.QLoRARank, attnLayers, false)
+			add("q_b_proj", "attention", m.QLoRARank, m.Heads*qk, attnLayers, false)
+		} else {
+			add("q_proj", "attention", h, m.Heads*qk, attnLayers, false)
+		}
+		add("kv_a_proj", "attention", h, m.KVLoRARank+m.QKRopeHeadDim, attnLayers, false)
+		add("kv_b_proj", "attention", m.KVLoRARank, m.Heads*(m.QKNopeHeadDim+m.VHeadDim), attnLayers, false)
+		add("o_proj", "attention", m.Heads*m.VHeadDim, h, attnLayers, false)
+	case m.FusedQKV:
+		add("qkv_proj", "attention", h, q+2*kv, attnLayers, false)
+		add("o_proj", "attention", q, h, attnLayers, false)
+	default:
+		add("q_proj", "attention", h, q, attnLayers, false)
+		add("k_proj", "attention", h, kv, attnLayers, false)
+		add("v_proj", "attention", h, kv, attnLayers, false)
+		add("o_proj", "attention", q, h, attnLayers, false)
+	}
+	if m.Kind == KindEncoderDecoder {
+		add("cross_q_proj", "attention", h, q, m.Layers, false)
+		add("cross_k_proj", "attention", h, kv, m.Layers, false)
+		add("cross_v_proj", "attention", h, kv, m.Layers, false)
+		add("cross_o_proj", "attention", q, h, m.Layers, false)
+	}
+	mlp := func(role string, inter, count int, expert bool) {
+		switch {
+		case m.MLP == MLPGated && m.FusedGateUp:
+			add("gate_up_proj", role, h, 2*inter, count, expert)
+		case m.MLP == MLPGated:
+			add("gate_proj", role, h, inter, count, expert)
+			add("up_proj", role, h, inter, count, expert)
+		default:
+			add("up_proj", role, h, inter, count, expert)
+		}
+		add("down_proj", role, inter, h, count, expert)
+	}
+	denseLayers := attnLayers
+	if m.MoE() {
+		denseLayers = m.DenseLayers
+	}
+	mlp("mlp", m.Intermediate, denseLayers, false)
+	if m.MoE() {
+		moe := m.Layers - m.DenseLayers
+		add("router", "router", h, m.Experts, moe, false)
+		mlp("expert", m.ExpertIntermediate, moe*m.Experts, true)
+		mlp("shared-expert", m.ExpertIntermediate, moe*m.SharedExperts, false)
+	}
+	return out
+}
+
+// MinBareParams is the smallest bare size BareModel builds exactly;
+// smaller requests are raised to it (and the assumption says so).
+const MinBareParams = 1_000_000
+
+// bareAnchor is a published dense shape BareModel interpolates between.
+type bareAnchor struct {
+	params float64
+	hidden float64
+}
+
+// bareAnchors are (total params, hidden) of well-known dense models:
+// GPT-2 small, Qwen2.5-0.5B (rounded to 1024), Llama 3.2 1B and 3B, Llama
+// 2 7B and 13B, Llama 2 70B, Llama 3.1 405B.
+var bareAnchors = []bareAnchor{
+	{1e6, 128}, {124e6, 768}, {494e6, 1024}, {1.24e9, 2048}, {3.2e9, 3072},
+	{6.7e9, 4096}, {13e9, 5120}, {69e9, 8192}, {406e9, 16384},
+}
+
+// BareModel is a representative Llama-style decoder of exactly params
+// parameters, for a question that names only a size ("13B", "350M").
+// The rule:
+//   - hidden is interpolated on log(params) between known dense shapes
+//     (bareAnchors: 124M→768, 1.24B→2048, 6.7B→4096, 13B→5120,
+//     69B→8192, 406B→16384) and rounded to a multiple of 128; heads =
+//     hidden/128 (at least 1, head_dim 128 or hidden when smaller);
+//     8 KV heads from 30B up (grouped-query attention), else one per head;
+//   - SwiGLU FFN of width 8/3 × hidden rounded up to 256 (Llama 2), vocab
+//     32,000, untied embeddings, RMSNorm, context 4096;
+//   - layers = as many whole blocks as fit beside the embeddings; the
+//     remainder widens the FFN, then the vocabulary, and what is left
+//     (under 2 × hidden) is kept in ExtraParams, so ParamCount is exactly
+//     params.
+//
+// experts > 0 builds a mixture of experts the way "8x7B" is meant: the
+// dense shape above for params (the size after the "x"), with its FFN
+// replicated into experts experts (top-2 routing, as Mixtral) and a
+// router; the total is then about experts × the FFN share more than
+// params, and Assumption states both totals.
+func BareModel(params int64, experts int) Model {
+	raised := params < MinBareParams
+	if raised {
+		params = MinBareParams
+	}
+	h := bareHidden(float64(params))
+	heads := max(1, h/128)
+	kv := heads
+	if params >= 30e9 {
+		kv = min(heads, 8)
+	}
+	m := Model{
+		Family: "bare", Kind: KindDecoder, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: h / heads,
+		Intermediate: roundUp(h*8/3, 256), Vocab: 32000, MLP: MLPGated, Norm: NormRMS, NormsPerLayer: 2,
+		MaxContext: 4096, Source: "derived from the requested size (BareModel)",
+	}
+	m.Layers, m.Vocab = 0, 0
+	normOnly, _ := m.ParamCount()
+	block := m.blockParams()
+	if embed := 2 * 32000 * int64(h); params-normOnly < embed+block {
+		// Too small for a 32k vocabulary beside one block: one block, and
+		// the vocabulary takes what is left.
+		m.Layers = 1
+	} else {
+		m.Vocab = 32000
+		m.Layers = int((params - normOnly - embed) / block)
+	}
+	fixed, _ := m.ParamCount()
+	rem := params - fixed
+	if m.MLP == MLPGated && m.Layers > 0 {
+		per := 3 * int64(h) * int64(m.Layers)
+		m.Intermediate += int(rem / per)
+		rem %= per
+	}
+	m.Vocab += int(rem / (2 * int64(h)))
+	m.ExtraParams = rem % (2 * int64(h))
+	m.ExtraParamsNote = "rounding remainder of the bare size"
+	m.ID = bareID(params)
+	m.Name = bareName(params) + " (bare size)"
+	m.PublishedParams = params
+	m.assumption = fmt.Sprintf("%s taken as a Llama-style dense model of exactly %d parameters: %d layers, hidden %d, FFN %d, %d heads (%d KV), vocab %d",
+		bareName(params), params, m.Layers, m.Hidden, m.Intermediate, m.Heads, m.KVHeads, m.Vocab)
+	if raised {
+		m.assumption += fmt.Sprintf(" (raised to the %d-parameter minimum)", MinBareParams)
+	}
+	if experts > 0 {
+		m.Experts, m.ExpertsActive = experts, min(2, experts)
+		m.ExpertIntermediate = m.Intermediate
+		total, active := m.ParamCount()
+		m.ID = fmt.Sprintf("%dx%s", experts, bareID(params))
+		m.Name = fmt.Sprintf("%dx%s (bare size)", experts, bareName(params))
+		m.PublishedParams, m.PublishedActive = total, active
+		m.assumption = fmt.Sprintf("%dx%s taken as a mixture of %d experts built on a %s Llama-style shape (%d layers, hidden %d, expert FFN %d), top-%d routing: %d parameters in all, %d active per token",
+			experts, bareName(params), experts, bareName(params), m.Layers, m.Hidden, m.ExpertIntermediate, m.ExpertsActive, total, active)
+	}
+	return m
+}
+
+// blockParams is one dense transformer block of m.
+func (m Model) blockParams() int64 {
+	return m.attentionParams() + int64(m.NormsPerLayer)*m.normParams(int64(m.Hidden)) + m.mlpParams(m.Intermediate)
+}
+
+func bareHidden(p float64) int {
+	a := bareAnchors
+	if p <= a[0].params {
+		return int(a[0].hidden)
+	}
+	for i := 1; i < len(a); i++ {
+		if p <= a[i].params || i == len(a)-1 {
+			lo, hi := a[i-1], a[i]
+			t := (math.Log(p) - math.Log(lo.params)) / (math.Log(hi.params) - math.Log(lo.params))
+			t = min(t, 1.5)
+			h := lo.hidden + t*(hi.hidden-lo.hidden)
+			return max(128, int(math.Round(h/128))*128)
+		}
+	}
+	return int(a[len(a)-1].hidden)
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// bareName writes a size the way people say it: 13B, 350M, 1.5B.
+func bareName(p int64) string {
+	switch {
+	case p >= 1e9:
+		return trimFloat(float64(p)/1e9) + "B"
+	default:
+		return trimFloat(float64(p)/1e6) + "M"
+	}
+}
+
+func bareID(p int64) string { return "bare-" + strings.ToLower(bareName(p)) }
+
+func trimFloat(f float64) string {
+	s := fmt.Sprintf("%.3f", f)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
