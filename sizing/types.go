@@ -95,6 +95,7 @@ type Query struct {
 	GradCheckpointing *bool     // nil when not said
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
+	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -140,6 +141,10 @@ type Throughput struct {
 	Hours           *float64 `json:"hours"`
 	USDPerHour      *float64 `json:"usd_per_hour"`
 	USDTotal        *float64 `json:"usd_total"`
+
+	// PrefillTokensPerSecond is the prompt-processing rate for inference
+	// (compute-bound); nil for training.
+	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
 }
 
 // Alternative is another configuration for the same model, found by the

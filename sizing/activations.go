@@ -1,0 +1,126 @@
+package sizing
+
+// Activation memory in training, after Korthikanti et al. 2022, "Reducing
+// Activation Recomputation in Large Transformer Models" (arXiv:2205.05198,
+// §4, Table 2): one GPT layer saves s·b·h·(34 + 5·a·s/h) bytes at 16 bit.
+//
+// The 34 is a sum over the tensors the layer saves for backward, and this
+// file keeps it as that sum so that it holds for today's architectures too.
+// Per token, with p bytes per element (2 at 16 bit) and 1-byte dropout masks:
+//
+//	two norms' inputs                 2·p·h        (4h)
+//	q, k, v projections' input        p·h          (2h)
+//	Q, K, V for QK^T and ·V           p·(q + 2·kv) (6h: q = kv = h under MHA)
+//	output projection's input         p·q          (2h)
+//	dropout masks after attn and MLP  2·h          (2h, only with dropout)
+//	MLP, two matrices of width I      p·h + 2·p·I  (2h + 16h at I = 4h)
+//	MLP, gated (SwiGLU) of width I    p·h + 4·p·I  (gate out, SiLU out, up out, product)
+//	attention scores, no FlashAttention a·s·(p + 1 + p) with dropout, a·s·p without
+//
+// For GPT-2's shape (MHA, I = 4h, dropout, 16 bit) that is exactly
+// 34·h + 5·a·s per token. Grouped-query attention shrinks the K and V terms
+// to the KV width; a SwiGLU MLP saves four I-wide tensors instead of two;
+// models trained without dropout save no masks. FlashAttention never
+// materialises the scores, so the a·s term goes (Korthikanti's "selective
+// recompute" row). Mixture-of-experts layers save the routed experts' MLP
+// tensors for each of the k experts a token visits, plus the fp32 router
+// logits. LoRA adds the rank-wide A output of each adapted linear.
+//
+// Full gradient checkpointing stores only each layer's input (2·s·b·h at
+// 16 bit) and rebuilds one layer's full working set during recompute.
+//
+// The loss adds s·b·V·(p + 4 + 4): the logits in the compute precision,
+// their fp32 upcast (Hugging Face causal-LM heads call logits.float()), and
+// the fp32 log-softmax cross-entropy keeps for backward. For vocabularies of
+// 128k-256k tokens this is the largest single activation.
+
+// layerActivationBytes is what one layer saves for backward per token of
+// the micro-batch (multiply by s·b), at p bytes per element. moe selects a
+// mixture-of-experts layer. seq is used only without FlashAttention.
+func layerActivationBytes(s *shape, p float64, seq int64, flash, moe bool, loraRank int) float64 {
+	h := float64(s.hidden)
+	q := float64(s.qDim)
+	kv := float64(s.kvDim)
+	masks := 0.0
+	if s.dropout {
+		masks = 1
+	}
+	attn := 2*p*h + p*h + p*(q+2*kv) + p*q + 2*masks*h
+	if !flash {
+		attn += float64(s.heads) * float64(seq) * (p + masks*(1+p))
+	}
+	var mlp float64
+	if moe {
+		mlp = float64(s.expertsActive)*mlpActivation(p, h, float64(s.expertFFN), s.gated) +
+			float64(s.sharedExperts)*mlpActivation(p, h, float64(s.sharedFFN), s.gated) +
+			4*float64(s.experts)
+	} else {
+		mlp = mlpActivation(p, h, float64(s.ffn), s.gated)
+	}
+	return attn + mlp + p*float64(loraRank)*float64(s.loraActivePerLayer)
+}
+
+// mlpActivation is what one MLP of width i saves per token.
+func mlpActivation(p, h, i float64, gated bool) float64 {
+	if gated {
+		return p*h + 4*p*i
+	}
+	return p*h + 2*p*i
+}
+
+// activationElemBytes is the element size of activations at a training
+// precision: fp32 4 bytes, everything else 16-bit (FP8 training keeps its
+// saved activations in BF16).
+func activationElemBytes(p Precision) float64 {
+	if p == PrecisionFP32 {
+		return 4
+	}
+	return 2
+}
+
+// trainingActivationBytes is the activation memory of one micro-batch on
+// one GPU (data parallelism does not shard activations), the loss
+// included. FlashAttention is assumed.
+func trainingActivationBytes(r *Request, s *shape) int64 {
+	return ceil(activationBytes(s, activationElemBytes(r.Precision), int64(r.SeqLen), int64(r.MicroBatch),
+		true, r.GradCheckpointing, loraRankOf(r)))
+}
+
+// activationBytes is the activation total for a micro-batch of b
+// sequences of seq tokens at p bytes per element.
+func activationBytes(s *shape, p float64, seq, b int64, flash, checkpointing bool, loraRank int) float64 {
+	tokens := float64(seq * b)
+	dense := layerActivationBytes(s, p, seq, flash, false, loraRank)
+	var perLayer, largest float64
+	denseLayers := s.layers - s.moeLayers
+	perLayer = float64(denseLayers) * dense
+	if denseLayers > 0 {
+		largest = dense
+	}
+	if s.moeLayers > 0 {
+		moe := layerActivationBytes(s, p, seq, flash, true, loraRank)
+		perLayer += float64(s.moeLayers) * moe
+		largest = max(largest, moe)
+	}
+	layers := perLayer
+	if checkpointing {
+		layers = float64(s.layers)*p*float64(s.hidden) + largest
+	}
+	return tokens * (layers + lossBytesPerToken(s, p))
+}
+
+// lossBytesPerToken is the logits and cross-entropy term per token.
+func lossBytesPerToken(s *shape, p float64) float64 {
+	upcast := 4.0
+	if p >= 4 {
+		upcast = 0
+	}
+	return float64(s.vocab) * (p + upcast + 4)
+}
+
+func loraRankOf(r *Request) int {
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		return r.LoRARank
+	}
+	return 0
+}

@@ -1,0 +1,187 @@
+package sizing
+
+import "fmt"
+
+const (
+	// tightFraction is the headroom below which a fit is tight: the seeds
+	// advise budgeting 20-50 % beyond the model states.
+	tightFraction = 0.20
+	// hostRAMFactor is how much host RAM fitbot asks for per byte that
+	// offload moves there (the seeds: provision 1.5-2×).
+	hostRAMFactor = 1.5
+)
+
+// Estimator answers sizing questions. The zero value works: no prices,
+// MFU 40 %.
+type Estimator struct {
+	Prices PriceSource // nil: no costs
+	MFU    float64     // model-FLOPs utilisation; 0 means DefaultMFU
+}
+
+// Footprint is a model prepared for the memory model: its architecture
+// reduced to the numbers the per-GPU memory depends on. Building one costs
+// a walk over the model's layers; Memory on it is arithmetic only, so
+// searches over many configurations should build it once.
+type Footprint struct {
+	s shape
+}
+
+// NewFootprint prepares m for repeated memory estimates.
+func NewFootprint(m Model) *Footprint { return &Footprint{s: shapeOf(m)} }
+
+// Memory is the per-GPU memory of a resolved request on this model. It
+// does not allocate. The card plays no part: whether it fits is
+// Memory().TotalBytes <= GPU.MemoryBytes.
+func (f *Footprint) Memory(r *Request) Memory {
+	if r.Method == MethodInference {
+		return inferenceMemory(r, &f.s)
+	}
+	return trainingMemory(r, &f.s)
+}
+
+// LoRAParams is the exact number of adapter parameters at rank r on all
+// linear layers.
+func (f *Footprint) LoRAParams(r int) int64 { return f.s.loraParams(r) }
+
+// EstimateMemory is the per-GPU memory of a resolved request on model m;
+// see Footprint for repeated use.
+func EstimateMemory(r Request, m Model) Memory {
+	f := Footprint{s: shapeOf(m)}
+	return f.Memory(&r)
+}
+
+// Answer resolves a question and answers it: memory per GPU term by term,
+// the verdict, host RAM and disk, speed and cost, warnings, and up to five
+// alternatives. Input it cannot use returns an *InputError.
+func (e *Estimator) Answer(q Query) (Answer, error) {
+	rs, err := resolve(q)
+	if err != nil {
+		return Answer{}, err
+	}
+	if !rs.gpuNamed {
+		e.pickGPU(rs)
+	}
+	r := &rs.req
+	mem := rs.memory(r)
+	a := Answer{
+		Request:     *r,
+		Fits:        mem.TotalBytes <= rs.gpu.MemoryBytes,
+		PerGPU:      mem,
+		VRAMBytes:   rs.gpu.MemoryBytes,
+		ModelName:   rs.model.Name,
+		GPUName:     rs.gpu.Name,
+		BindingTerm: bindingTerm(mem),
+		Headroom:    headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
+	}
+	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
+	a.Price = e.price(r.GPU)
+	var warnings []string
+	a.Throughput, warnings = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	a.Warnings = append(rs.notes, warnings...)
+	if a.Warnings == nil {
+		a.Warnings = []string{}
+	}
+	a.Alternatives = e.alternatives(rs, mem)
+	a.Assumptions = append(rs.assumptions, e.costAssumptions(a.Price)...)
+	return a, nil
+}
+
+func (e *Estimator) mfu() float64 {
+	if e.MFU > 0 {
+		return e.MFU
+	}
+	return DefaultMFU
+}
+
+func (e *Estimator) price(gpu string) *Price {
+	if e.Prices == nil {
+		return nil
+	}
+	p, ok := e.Prices.GPUHourPrice(gpu)
+	if !ok {
+		return nil
+	}
+	return &p
+}
+
+func (e *Estimator) costAssumptions(p *Price) []string {
+	out := []string{fmt.Sprintf("MFU %.0f%% of dense peak for training and prefill; decode at %.0f%% of memory bandwidth", e.mfu()*100, bandwidthUtilisation*100)}
+	if p != nil {
+		out = append(out, fmt.Sprintf("price $%.2f per GPU-hour (%s, %s, as of %s)", p.USDPerGPUHour, p.Provider, p.Market, p.AsOf.Format("2006-01-02")))
+	}
+	out = append(out, "memory in GiB (2^30 bytes), against the capacity the card reports")
+	return out
+}
+
+func (rs *resolved) memory(r *Request) Memory {
+	if r.Method == MethodInference {
+		return inferenceMemory(r, &rs.shape)
+	}
+	return trainingMemory(r, &rs.shape)
+}
+
+// headroom classes a fit by the share of the card left free.
+func headroom(total, vram int64) Headroom {
+	switch {
+	case total > vram:
+		return HeadroomOver
+	case float64(vram-total) < tightFraction*float64(vram):
+		return HeadroomTight
+	}
+	return HeadroomComfortable
+}
+
+// bindingTerm names the largest per-GPU term: what to shrink first.
+func bindingTerm(m Memory) string {
+	name, v := "weights", m.WeightsBytes
+	for _, t := range []struct {
+		name string
+		v    int64
+	}{
+		{"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes}, {"activations", m.ActivationsBytes},
+		{"kv_cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+	} {
+		if t.v > v {
+			name, v = t.name, t.v
+		}
+	}
+	return name
+}
+
+// hostNeeds is the host RAM per machine and the local disk the request
+// needs. Without offload, host RAM holds one copy of the checkpoint while
+// it loads; with CPU offload it holds the offloaded optimizer states (and
+// at stage 3 the weights), times hostRAMFactor, spread over the machines.
+// Disk holds the checkpoint (16-bit, or the quantised file for inference)
+// and, for NVMe offload, the offloaded state.
+func hostNeeds(r *Request, s *shape) (ram, disk int64) {
+	ckptQuant, ckptPrec := QuantNone, PrecisionBF16
+	if r.Method == MethodInference {
+		ckptQuant, ckptPrec = r.Quant, r.Precision
+	}
+	checkpoint := modelWeightBytes(s, ckptQuant, ckptPrec)
+	ram, disk = ceil(checkpoint), ceil(checkpoint)
+	if r.Method == MethodInference || r.Offload == OffloadNone {
+		return ram, disk
+	}
+	_, _, oB := trainingStateBytes(r.Optimizer, r.Precision)
+	off := oB * float64(s.trainable(r))
+	if r.Optimizer == OptimizerAdafactor {
+		off += 4 * float64(s.factoredState(r))
+	}
+	if r.ZeROStage == 3 {
+		wB, _, _ := trainingStateBytes(r.Optimizer, r.Precision)
+		off += wB * float64(s.trainable(r))
+		if r.Method != MethodFull {
+			off += modelWeightBytes(s, r.Quant, r.Precision)
+		}
+	}
+	perNode := off / float64(max(r.Nodes, 1))
+	switch r.Offload {
+	case OffloadCPU:
+		ram = max(ram, ceil(perNode*hostRAMFactor))
+	case OffloadNVMe:
+		disk += ceil(perNode)
+	}
+	return ram, disk
+}

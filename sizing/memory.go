@@ -1,0 +1,338 @@
+package sizing
+
+import "math"
+
+// Bytes per parameter: the convention.
+//
+// The estimator counts model states the way the ZeRO paper (Rajbhandari et
+// al. 2020, §3.1) and both seed documents do: mixed-precision AdamW keeps
+// 16-bit weights (2 B), 16-bit gradients (2 B) and K = 12 B of optimizer
+// state (fp32 master copy, first and second moment), 16 B per trainable
+// parameter. Other tools print other numbers for the same training run:
+//   - DeepSpeed's own estimate_zero2/zero3 functions say 18 B (ZeRO-2 since
+//     PR #5099, April 2024) because they also count an fp32 gradient buffer;
+//     Hugging Face's "Model training anatomy" says 18 B for the same reason
+//     plus an fp32 copy of the weights.
+//   - accelerate's estimate-memory says 8 B for mixed precision because it
+//     reports the largest single component (the optimizer step), not the sum.
+//
+// The seeds' optimizer table (K = 12, ~6, 4, 0 for AdamW, 8-bit Adam, SGD
+// with momentum, plain SGD: totals 16/10/8/4) is reproduced as printed. For
+// the SGD rows that means no fp32 master copy (pure 16-bit SGD, momentum in
+// fp32); Transformer Math 101 counts one and gets 8 B of state for SGD with
+// momentum.
+
+const (
+	// cudaOverheadBytes is the CUDA context, kernels and framework
+	// allocations present before the first tensor: 1.3 GB, as Hugging Face's
+	// "Model training anatomy" measured on a V100 (reference §0.6).
+	cudaOverheadBytes = 1_300_000_000
+	// commBufferBytes is what NCCL communicators and gradient buckets hold
+	// per GPU when more than one GPU takes part (an assumption: NCCL's
+	// per-channel buffers plus a DDP/ZeRO bucket of a few hundred MiB).
+	commBufferBytes = 512 << 20
+	// checkpointWindowLayers is how many layers' weights ZeRO-3 with
+	// parameter offload keeps gathered on the GPU: the one computing and
+	// the one being prefetched.
+	checkpointWindowLayers = 2
+)
+
+// shape is what the memory model needs to know of a model, in plain
+// numbers. It is derived once per model (shapeOf) so that evaluating a
+// configuration is arithmetic only.
+type shape struct {
+	total, active int64 // parameters
+	layers        int64
+	hidden        int64
+	ffn           int64 // FFN width of a dense layer
+	heads         int64
+	kvHeads       int64
+	qDim          int64 // width of the queries (heads × head_dim)
+	kvDim         int64 // width of the keys and of the values
+	vocab         int64
+	gated         bool // SwiGLU/GeGLU MLP: three matrices instead of two
+	dropout       bool // dropout in training (GPT-2, BERT); modern LLMs have none
+
+	// Mixture of experts: moeLayers of the layers route each token to
+	// expertsActive of experts experts of width expertFFN, plus
+	// sharedExperts always-on experts of width sharedFFN.
+	moeLayers     int64
+	experts       int64
+	expertsActive int64
+	expertFFN     int64
+	sharedExperts int64
+	sharedFFN     int64
+
+	// KV cache: kvElems elements per token per decoder layer (K and V of
+	// every KV head, or MLA's latent plus rope key, shared by all heads);
+	// slidingLayers of the kvLayers keep at most window tokens.
+	kvElems       int64
+	kvLayers      int64
+	slidingLayers int64
+	window        int64
+	mla           bool
+
+	maxContext int64 // 0 when unknown
+
+	// linear is the weights of the transformer blocks' linear layers (all
+	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
+	// (embeddings, untied LM head, norms, biases) stays 16-bit.
+	linear int64
+	// loraPerRank is Σ(in+out) over the LoRA-targeted linears of every
+	// layer (every expert): the adapter parameters per unit of rank.
+	loraPerRank int64
+	// loraModules is how many linears carry an adapter (for Adafactor's
+	// factored state of the adapters).
+	loraModules int64
+	// loraActivePerLayer is how many adapted linears one token passes
+	// through per layer (experts: only the routed ones).
+	loraActivePerLayer int64
+	// embedMatrices is how many vocab × hidden matrices the model holds
+	// (1 tied, 2 untied).
+	embedMatrices int64
+	// factored is Adafactor's factored second moment for full training:
+	// Σ(rows+cols) over weight matrices plus the size of every vector.
+	factored int64
+}
+
+// trainingStateBytes returns the bytes per trainable parameter of the
+// weights, gradients and optimizer states (K) for an optimizer and
+// precision, in the seeds' convention. Adafactor's K depends on the matrix
+// shapes and is handled by the caller: here it is the fp32 master copy only.
+func trainingStateBytes(o Optimizer, p Precision) (weights, grads, opt float64) {
+	if p == PrecisionFP32 {
+		switch o {
+		case OptimizerAdamW:
+			return 4, 4, 8
+		case OptimizerAdamW8bit:
+			return 4, 4, 2
+		case OptimizerSGDMomentum:
+			return 4, 4, 4
+		}
+		return 4, 4, 0 // SGD; Adafactor's factored moments are added by the caller
+	}
+	switch o {
+	case OptimizerAdamW:
+		return 2, 2, 12
+	case OptimizerAdamW8bit:
+		return 2, 2, 6
+	case OptimizerSGDMomentum:
+		return 2, 2, 4
+	case OptimizerAdafactor:
+		return 2, 2, 4 // fp32 master; factored moments added by the caller
+	}
+	return 2, 2, 0
+}
+
+// quantBytesPerParam returns the bytes per parameter of a quantised linear
+// weight, and whether the scheme quantises only the linear layers (keeping
+// embeddings and norms in 16-bit, as bitsandbytes, GPTQ/AWQ and FP8
+// serving do) rather than the whole file (GGUF).
+//
+// Sources: bitsandbytes NF4 uses blocks of 64 with an fp32 absmax (4/64 B);
+// double quantisation stores the absmax in 8 bits with one fp32 constant
+// per 256 blocks (QLoRA paper §3: 0.127 bits per parameter). GPTQ/AWQ int4
+// with group size 128 keep an fp16 scale and zero per group (4.25 bpw).
+// GGUF bits per weight from llama.cpp's quantize tool (tools/quantize
+// README table for a 7B model): Q8_0 8.5, Q6_K 6.5625, Q5_K_M 5.69,
+// Q4_K_M 4.85, Q4_0 4.5, Q3_K_M 3.91, Q2_K 2.63.
+func quantBytesPerParam(q Quant, hidden int64) (bytes float64, linearOnly bool) {
+	switch q {
+	case QuantINT8:
+		// LLM.int8: one int8 per weight plus an fp32 scale per row.
+		return 1 + 4/float64(max(hidden, 1)), true
+	case QuantNF4:
+		return 0.5 + 4.0/64, true
+	case QuantNF4DQ:
+		return 0.5 + 1.0/64 + 4.0/(64*256), true
+	case QuantGPTQ, QuantAWQ:
+		return 0.5 + 4.0/128, true
+	case QuantQ8_0:
+		return 8.5 / 8, false
+	case QuantQ6_K:
+		return 6.5625 / 8, false
+	case QuantQ5_KM:
+		return 5.69 / 8, false
+	case QuantQ4_KM:
+		return 4.85 / 8, false
+	case QuantQ4_0:
+		return 4.5 / 8, false
+	case QuantQ3_KM:
+		return 3.91 / 8, false
+	case QuantQ2_K:
+		return 2.63 / 8, false
+	}
+	return 2, false
+}
+
+// isGGUF reports whether q is one of llama.cpp's formats (inference only).
+func isGGUF(q Quant) bool {
+	_, linearOnly := quantBytesPerParam(q, 1)
+	return q != QuantNone && !linearOnly
+}
+
+// modelWeightBytes is the size of all the model's weights stored with
+// quantisation q, or at 16-bit (fp32: 4 B, fp8: 1 B on the linears) when q
+// is empty.
+func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
+	if q == QuantNone {
+		switch p {
+		case PrecisionFP32:
+			return 4 * float64(s.total)
+		case PrecisionFP8:
+			return float64(s.linear) + 2*float64(s.total-s.linear)
+		}
+		return 2 * float64(s.total)
+	}
+	b, linearOnly := quantBytesPerParam(q, s.hidden)
+	if !linearOnly {
+		return b * float64(s.total)
+	}
+	return b*float64(s.linear) + 2*float64(s.total-s.linear)
+}
+
+// loraParams is the exact adapter parameter count at a rank.
+func (s *shape) loraParams(rank int) int64 { return int64(rank) * s.loraPerRank }
+
+// trainable is the number of parameters that get gradients and optimizer
+// state under the request's method.
+func (s *shape) trainable(r *Request) int64 {
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		return s.loraParams(r.LoRARank)
+	}
+	return s.total
+}
+
+// trainingMemory is the per-GPU memory of a training request. The N GPUs
+// are data-parallel; ZeRO stage 1 shards the optimizer states over them,
+// stage 2 the gradients too, stage 3 the weights too (the seeds' table:
+// 4Ψ+12Ψ/N, 2Ψ+14Ψ/N, 16Ψ/N). With LoRA the stages act on the adapters'
+// states; stage 3 also shards the frozen base. Offload moves the optimizer
+// states (and, at stage 3, the weights) to host RAM or NVMe.
+func trainingMemory(r *Request, s *shape) Memory {
+	n := float64(max(r.GPUs, 1))
+	wB, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
+	psi := float64(s.trainable(r))
+
+	var base float64 // frozen base weights (LoRA, QLoRA)
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		base = modelWeightBytes(s, r.Quant, r.Precision)
+	}
+	weights := base + wB*psi
+	grads := gB * psi
+	opt := oB * psi
+	if r.Optimizer == OptimizerAdafactor {
+		opt += 4 * float64(s.factoredState(r))
+	}
+
+	if r.ZeROStage >= 1 {
+		opt /= n
+	}
+	if r.ZeROStage >= 2 {
+		grads /= n
+	}
+	if r.ZeROStage >= 3 {
+		weights /= n
+	}
+	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
+		opt = 0
+		if r.ZeROStage == 3 {
+			weights = min(weights, (base+wB*psi)*checkpointWindowLayers/float64(max(s.layers, 1)))
+		}
+	}
+
+	m := Memory{
+		WeightsBytes:     ceil(weights),
+		GradientsBytes:   ceil(grads),
+		OptimizerBytes:   ceil(opt),
+		ActivationsBytes: trainingActivationBytes(r, s),
+		OverheadBytes:    overheadBytes(r.GPUs),
+	}
+	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
+		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
+	return m
+}
+
+// factoredState is Adafactor's factored second moment, in elements, for
+// what the request trains: rows+cols per matrix instead of rows×cols.
+func (s *shape) factoredState(r *Request) int64 {
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		// A (r×in) and B (out×r): (r+in) + (out+r) per adapted linear.
+		return s.loraPerRank + 2*int64(r.LoRARank)*s.loraModules
+	}
+	return s.factored
+}
+
+// overheadBytes is the fixed per-GPU term: CUDA context and framework,
+// plus communication buffers when GPUs talk to each other.
+func overheadBytes(gpus int) int64 {
+	if gpus > 1 {
+		return cudaOverheadBytes + commBufferBytes
+	}
+	return cudaOverheadBytes
+}
+
+// ceil rounds a byte count up to a whole byte.
+func ceil(x float64) int64 { return int64(math.Ceil(x)) }
+
+// shapeOf derives the memory model's numbers from an architecture. LoRA
+// targets every linear layer of the blocks (q, k, v, o, gate, up, down,
+// the experts' too; the router and the LM head are left out, as PEFT's
+// "all-linear" does for the head and as MoE recipes do for the router).
+func shapeOf(m Model) shape {
+	total, active := m.ParamCount()
+	s := shape{
+		total: total, active: active,
+		layers: int64(m.Layers + m.EncoderLayers), hidden: int64(m.Hidden), ffn: int64(m.Intermediate),
+		heads: int64(m.Heads), kvHeads: int64(max(m.KVHeads, 1)),
+		qDim: int64(m.Heads * m.HeadDim), kvDim: int64(m.KVHeads * m.HeadDim),
+		vocab: int64(m.Vocab), gated: m.MLP == MLPGated,
+		// Dropout is a heuristic: the older families that train with it
+		// (GPT-2, BERT, T5) are the ones with learned or bucketed positions.
+		dropout:       m.PositionEmbeddings > 0 || m.RelativeBuckets > 0,
+		kvElems:       m.KVElemsPerTokenPerLayer(),
+		kvLayers:      int64(m.Layers),
+		slidingLayers: int64(m.SlidingLayers),
+		window:        int64(m.SlidingWindow),
+		mla:           m.MLA(),
+		maxContext:    int64(m.MaxContext),
+		embedMatrices: 2,
+	}
+	if m.TiedEmbeddings || m.Kind == KindEncoder {
+		s.embedMatrices = 1
+	}
+	if m.MLA() {
+		qk := int64(m.QKNopeHeadDim + m.QKRopeHeadDim)
+		s.qDim = int64(m.Heads) * qk
+		s.kvDim = int64(m.Heads) * (qk + int64(m.VHeadDim)) / 2
+		s.kvHeads = 1 // the latent is not split by tensor parallelism
+	}
+	if m.MoE() {
+		s.moeLayers = int64(m.Layers - m.DenseLayers)
+		s.experts = int64(m.Experts)
+		s.expertsActive = int64(m.ExpertsActive)
+		s.expertFFN = int64(m.ExpertIntermediate)
+		s.sharedExperts = int64(m.SharedExperts)
+		s.sharedFFN = int64(m.ExpertIntermediate)
+	}
+	vectors := total - s.embedMatrices*s.vocab*s.hidden
+	for _, l := range m.LinearShapes() {
+		s.linear += l.Params()
+		vectors -= l.Params()
+		s.factored += int64(l.Count) * int64(l.In+l.Out)
+		if l.Role == "router" {
+			continue
+		}
+		s.loraPerRank += int64(l.Count) * int64(l.In+l.Out)
+		s.loraModules += int64(l.Count)
+		// Each entry is one kind of linear, present once per layer (an
+		// expert's once per routed expert a token visits).
+		if l.Expert {
+			s.loraActivePerLayer += int64(m.ExpertsActive)
+		} else {
+			s.loraActivePerLayer++
+		}
+	}
+	s.factored += s.embedMatrices*(s.vocab+s.hidden) + max(vectors, 0)
+	return s
+}

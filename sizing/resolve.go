@@ -1,0 +1,496 @@
+package sizing
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+const (
+	defaultSeqLen   = 2048
+	defaultLoRARank = 16
+	// defaultMaxPerNode is used for a catalog card that does not say how
+	// many fit in one machine.
+	defaultMaxPerNode = 8
+)
+
+// resolved is a Query with the catalogs and defaults applied: the Request
+// and what it was computed from.
+type resolved struct {
+	req         Request
+	model       Model
+	shape       shape
+	gpu         GPU // zero when no GPU was named
+	gpuNamed    bool
+	assumptions []string
+	notes       []string // facts worth saying that are not defaults (ZeRO on one GPU)
+}
+
+func (rs *resolved) assume(format string, args ...any) {
+	rs.assumptions = append(rs.assumptions, fmt.Sprintf(format, args...))
+}
+
+// Resolve applies the catalogs and defaults to a Query, validating it. The
+// strings are the assumptions it made, in words. A question the estimator
+// cannot use (unknown names, impossible numbers, contradictions) returns
+// an *InputError.
+func Resolve(q Query) (Request, []string, error) {
+	rs, err := resolve(q)
+	if err != nil {
+		return Request{}, nil, err
+	}
+	return rs.req, rs.assumptions, nil
+}
+
+func inputErr(hint, format string, args ...any) *InputError {
+	return &InputError{Problem: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+func resolve(q Query) (*resolved, error) {
+	if err := checkNumbers(q); err != nil {
+		return nil, err
+	}
+	rs := &resolved{}
+	if err := rs.resolveModel(q); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveGPU(q); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveMethod(q); err != nil {
+		return nil, err
+	}
+	if err := rs.resolvePrecision(q); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveShape(q); err != nil {
+		return nil, err
+	}
+	if rs.req.Method != MethodInference {
+		if err := rs.resolveTraining(q); err != nil {
+			return nil, err
+		}
+	}
+	rs.req.Tokens = q.Tokens
+	return rs, nil
+}
+
+// checkNumbers rejects sizes that cannot be: zero is "not said", negative
+// is never valid.
+func checkNumbers(q Query) error {
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{
+		{"parameter count", q.Params}, {"expert count", int64(q.Experts)}, {"GPU count", int64(q.GPUs)},
+		{"node count", int64(q.Nodes)}, {"sequence length", int64(q.SeqLen)}, {"batch size", int64(q.MicroBatch)},
+		{"LoRA rank", int64(q.LoRARank)}, {"token budget", q.Tokens},
+	} {
+		if c.v < 0 {
+			return inputErr("fit llama-3.1-8b lora rtx-4090", "the %s cannot be negative (got %d)", c.name, c.v)
+		}
+	}
+	if q.ZeROStage != nil && (*q.ZeROStage < 0 || *q.ZeROStage > 3) {
+		return inputErr("fit 13B full 4 a100 zero3", "ZeRO stages are 0 to 3 (got %d)", *q.ZeROStage)
+	}
+	return nil
+}
+
+func (rs *resolved) resolveModel(q Query) error {
+	switch {
+	case q.Arch != nil:
+		rs.model = *q.Arch
+		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || rs.model.Heads <= 0 {
+			return inputErr("fit --config config.json lora rtx-4090", "the model configuration has no layers, hidden size or heads")
+		}
+	case q.Model != "":
+		m, note, err := LookupModel(q.Model)
+		if err != nil {
+			return notFound(err, q)
+		}
+		rs.model = m
+		if note != "" {
+			rs.assume("%s", note)
+		}
+	case q.Params > 0:
+		rs.model = BareModel(q.Params, q.Experts)
+		rs.assume("%s", rs.model.Assumption())
+	case q.Experts > 0:
+		return inputErr("fit 8x7B qlora a100", "%d experts of what size? Give the size of one expert", q.Experts)
+	default:
+		return inputErr("fit llama-3.1-8b lora rtx-4090", "no model named: give a catalog model or a size such as 7B")
+	}
+	total, active := rs.model.ParamCount()
+	rs.req.Model = rs.model.ID
+	rs.req.Params, rs.req.ActiveParams = total, active
+	return nil
+}
+
+// notFound turns a catalog miss into an InputError that carries the
+// catalog's suggestions and a corrected command.
+func notFound(err error, q Query) error {
+	var nf *NotFoundError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	hint := ""
+	if len(nf.Suggestions) > 0 {
+		switch nf.Kind {
+		case "GPU":
+			q.GPU = nf.Suggestions[0]
+		default:
+			q.Model = nf.Suggestions[0]
+		}
+		hint = hintFor(q)
+	}
+	return &InputError{Problem: nf.Error(), Hint: hint}
+}
+
+// hintFor writes a short corrected command for a query.
+func hintFor(q Query) string {
+	parts := []string{"fit"}
+	switch {
+	case q.Model != "":
+		parts = append(parts, q.Model)
+	case q.Params > 0:
+		parts = append(parts, bareName(q.Params))
+	}
+	if q.Method != "" {
+		parts = append(parts, string(q.Method))
+	}
+	if q.GPUs > 1 {
+		parts = append(parts, fmt.Sprint(q.GPUs))
+	}
+	if q.GPU != "" {
+		parts = append(parts, q.GPU)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (rs *resolved) resolveGPU(q Query) error {
+	if q.GPU == "" {
+		return nil
+	}
+	g, note, err := LookupGPU(q.GPU)
+	if err != nil {
+		return notFound(err, q)
+	}
+	if note != "" {
+		rs.assume("%s", note)
+	}
+	rs.setGPU(g)
+	return nil
+}
+
+// setGPU records the card and resolves the GPU and machine counts for it.
+func (rs *resolved) setGPU(g GPU) {
+	rs.gpu, rs.gpuNamed = g, true
+	rs.req.GPU = g.ID
+}
+
+// maxPerNode is how many of a card one machine holds.
+func maxPerNode(g GPU) int {
+	if g.MaxPerNode > 0 {
+		return g.MaxPerNode
+	}
+	return defaultMaxPerNode
+}
+
+// resolveCounts sets GPUs and Nodes for the request's card.
+func (rs *resolved) resolveCounts(q Query) error {
+	per := maxPerNode(rs.gpu)
+	gpus, nodes := q.GPUs, q.Nodes
+	switch {
+	case gpus == 0 && nodes == 0:
+		gpus, nodes = 1, 1
+	case gpus == 0:
+		gpus = nodes * per
+		rs.assume("%d machines of %d GPUs each: %d GPUs in all", nodes, per, gpus)
+	case nodes == 0:
+		nodes = (gpus + per - 1) / per
+		if nodes > 1 {
+			rs.assume("%d GPUs spread over %d machines of %d", gpus, nodes, per)
+		}
+	}
+	if gpus%nodes != 0 {
+		return inputErr(fmt.Sprintf("fit %s %d %s", rs.req.Model, nodes*(gpus/nodes+1), rs.gpu.ID),
+			"%d GPUs do not split evenly over %d machines", gpus, nodes)
+	}
+	if gpus/nodes > per && rs.gpuNamed {
+		return inputErr(fmt.Sprintf("fit %s %d nodes of %d %s", rs.req.Model, (gpus+per-1)/per, per, rs.gpu.ID),
+			"one machine holds at most %d %s, not %d", per, rs.gpu.Name, gpus/nodes)
+	}
+	rs.req.GPUs, rs.req.Nodes = gpus, nodes
+	return nil
+}
+
+// trainingSaid reports whether the query names anything only training has.
+func trainingSaid(q Query) bool {
+	return q.Optimizer != "" || q.LoRARank > 0 || q.ZeROStage != nil || q.Offload != "" ||
+		q.GradCheckpointing != nil || q.Tokens > 0
+}
+
+func (rs *resolved) resolveMethod(q Query) error {
+	m := q.Method
+	if m == "" {
+		if trainingSaid(q) {
+			m = MethodFull
+			rs.assume("no method said: full fine-tuning (say lora or qlora for adapters)")
+		} else {
+			m = MethodInference
+			rs.assume("no method said: inference (say train, lora or qlora to size training)")
+		}
+	}
+	hint := fmt.Sprintf("fit %s qlora %s", rs.req.Model, orDefault(rs.req.GPU, "rtx-4090"))
+	switch m {
+	case MethodInference:
+		switch {
+		case q.Optimizer != "":
+			return inputErr(hint, "inference has no optimizer: %s only applies to training", q.Optimizer)
+		case q.LoRARank > 0:
+			return inputErr(hint, "a LoRA rank needs lora or qlora, not inference")
+		case q.ZeROStage != nil || (q.Offload != "" && q.Offload != OffloadNone):
+			return inputErr(fmt.Sprintf("fit %s 2 %s", rs.req.Model, orDefault(rs.req.GPU, "h100")),
+				"ZeRO stages and offload shard training state; to serve on more GPUs, name the GPU count (tensor parallel)")
+		case q.GradCheckpointing != nil:
+			return inputErr(hint, "gradient checkpointing is a training setting, not an inference one")
+		}
+	case MethodFull:
+		if q.Quant != QuantNone {
+			return inputErr(hint, "full fine-tuning updates every weight; %s weights cannot be trained directly (QLoRA trains adapters on a 4-bit base)", q.Quant)
+		}
+		if q.LoRARank > 0 {
+			return inputErr(hint, "a LoRA rank needs lora or qlora, not full fine-tuning")
+		}
+	case MethodLoRA, MethodQLoRA:
+	default:
+		return inputErr(hint, "unknown method %q: use full, lora, qlora or inference", m)
+	}
+	if m != MethodInference && rs.gpu.InferenceOnly {
+		return inputErr(fmt.Sprintf("fit %s %s", rs.req.Model, rs.gpu.ID),
+			"%s is for inference only: Apple silicon has no CUDA training stack fitbot can size", rs.gpu.Name)
+	}
+	if m != MethodInference && q.KVPrecision != "" {
+		return inputErr(hint, "a KV-cache precision applies to inference, not training")
+	}
+	rs.req.Method = m
+	return nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func (rs *resolved) resolvePrecision(q Query) error {
+	r := &rs.req
+	hint := fmt.Sprintf("fit %s qlora %s", r.Model, orDefault(r.GPU, "rtx-4090"))
+	p, quant := q.Precision, q.Quant
+	half := PrecisionBF16
+	if rs.gpuNamed && !rs.gpu.BF16 {
+		half = PrecisionFP16
+	}
+	if r.Method == MethodInference {
+		switch p {
+		case PrecisionINT8:
+			if quant == QuantNone {
+				quant = QuantINT8
+			}
+			p = half
+		case PrecisionINT4:
+			if quant == QuantNone {
+				quant = QuantAWQ
+				rs.assume("int4 weights taken as AWQ/GPTQ-style: group size 128 with fp16 scale and zero (4.25 bits per weight)")
+			}
+			p = half
+		case "":
+			p = half
+			if quant == QuantNone {
+				rs.assume("inference in %s (weights unquantised)", half)
+			}
+		}
+		if p == PrecisionFP8 && rs.gpuNamed && !rs.gpu.FP8 {
+			rs.notes = append(rs.notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 weights are dequantised on the fly (weight-only), compute stays 16-bit", rs.gpu.Name))
+		}
+		kv := q.KVPrecision
+		if kv == "" {
+			kv = half
+			rs.assume("KV cache in %s", half)
+		}
+		r.KVPrecision = kv
+		r.Precision, r.Quant, r.Offload = p, quant, OffloadNone
+		return nil
+	}
+	switch p {
+	case PrecisionINT8, PrecisionINT4:
+		return inputErr(hint, "training does not run in %s; for a quantised base use qlora", p)
+	case PrecisionFP8:
+		if rs.gpuNamed && !rs.gpu.FP8 {
+			return inputErr(fmt.Sprintf("fit %s %s h100", r.Model, r.Method), "%s has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer", rs.gpu.Name)
+		}
+	case PrecisionBF16:
+		if rs.gpuNamed && !rs.gpu.BF16 {
+			return inputErr(fmt.Sprintf("fit %s %s %s fp16", r.Model, r.Method, rs.gpu.ID), "%s has no BF16 support; use fp16", rs.gpu.Name)
+		}
+	case "":
+		p = half
+		rs.assume("%s mixed precision (16-bit weights and gradients, fp32 master weights and optimizer states)", half)
+		if half == PrecisionFP16 {
+			rs.assume("%s has no BF16: fp16 with loss scaling", rs.gpu.Name)
+		}
+	}
+	switch r.Method {
+	case MethodLoRA:
+		switch {
+		case quant == QuantNF4 || quant == QuantNF4DQ:
+			r.Method = MethodQLoRA
+			rs.assume("LoRA on a 4-bit NF4 base is QLoRA")
+		case isGGUF(quant):
+			return inputErr(hint, "%s is a llama.cpp inference format; to train adapters on a 4-bit base use qlora", quant)
+		case quant != QuantNone:
+			rs.assume("frozen base stored as %s", quant)
+		}
+	case MethodQLoRA:
+		switch quant {
+		case QuantNone:
+			quant = QuantNF4DQ
+			rs.assume("QLoRA base in 4-bit NF4 with double quantisation (4.127 bits per weight); embeddings, LM head and norms stay 16-bit")
+		case QuantNF4, QuantNF4DQ:
+		default:
+			return inputErr(hint, "QLoRA quantises the base to 4-bit NF4; %s is not a QLoRA base", quant)
+		}
+	}
+	r.Precision, r.Quant = p, quant
+	return nil
+}
+
+// resolveShape sets the sequence, batch, LoRA rank and GPU counts, which
+// the model's context and the card bound.
+func (rs *resolved) resolveShape(q Query) error {
+	r := &rs.req
+	rs.shape = shapeOf(rs.model)
+	maxCtx := rs.model.MaxContext
+	switch {
+	case q.SeqLen == 0:
+		r.SeqLen = defaultSeqLen
+		if maxCtx > 0 && maxCtx < defaultSeqLen {
+			r.SeqLen = maxCtx
+		}
+		word := "sequence length"
+		if r.Method == MethodInference {
+			word = "context"
+		}
+		rs.assume("%s %d tokens", word, r.SeqLen)
+	case maxCtx > 0 && q.SeqLen > maxCtx:
+		return inputErr(fmt.Sprintf("fit %s %s ctx %d", r.Model, r.Method, maxCtx),
+			"%d tokens is longer than %s's context of %d tokens", q.SeqLen, rs.model.Name, maxCtx)
+	default:
+		r.SeqLen = q.SeqLen
+	}
+	r.MicroBatch = q.MicroBatch
+	if r.MicroBatch == 0 {
+		r.MicroBatch = 1
+		if r.Method == MethodInference {
+			rs.assume("one request at a time (batch 1)")
+		} else {
+			rs.assume("micro-batch 1 per GPU")
+		}
+	}
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		r.LoRARank = q.LoRARank
+		if r.LoRARank == 0 {
+			r.LoRARank = defaultLoRARank
+			rs.assume("LoRA rank %d on all linear layers (q, k, v, o, gate, up, down): %s adapter parameters",
+				r.LoRARank, humanCount(rs.shape.loraParams(r.LoRARank)))
+		}
+	}
+	if rs.gpuNamed {
+		if err := rs.resolveCounts(q); err != nil {
+			return err
+		}
+	} else {
+		r.GPUs, r.Nodes = max(q.GPUs, 1), max(q.Nodes, 1)
+	}
+	return nil
+}
+
+func (rs *resolved) resolveTraining(q Query) error {
+	r := &rs.req
+	r.Optimizer = q.Optimizer
+	if r.Optimizer == "" {
+		r.Optimizer = OptimizerAdamW
+		rs.assume("AdamW optimizer (12 bytes of state per trainable parameter: fp32 master, m and v)")
+	}
+	rs.assume("FlashAttention (no attention-score activations)")
+	switch {
+	case q.GradCheckpointing != nil:
+		r.GradCheckpointing = *q.GradCheckpointing
+	case r.Method == MethodQLoRA:
+		r.GradCheckpointing = true
+		rs.assume("gradient checkpointing on, as QLoRA's k-bit preparation does")
+	default:
+		rs.assume("no gradient checkpointing")
+	}
+	r.Offload = q.Offload
+	if r.Offload == "" {
+		r.Offload = OffloadNone
+	}
+	offload := r.Offload != OffloadNone
+	switch {
+	case q.ZeROStage != nil:
+		r.ZeROStage = *q.ZeROStage
+		if r.ZeROStage == 0 && offload {
+			return inputErr(fmt.Sprintf("fit %s %s zero3 offload %s", r.Model, r.Method, orDefault(r.GPU, "a100")),
+				"offload needs a ZeRO stage of 1 to 3; stage 0 keeps everything on the GPU")
+		}
+	case offload:
+		r.ZeROStage = 3
+		rs.assume("offload implies ZeRO: stage 3, which offloads the parameters as well as the optimizer states")
+	case r.GPUs > 1:
+		r.ZeROStage = rs.lowestFittingStage()
+		rs.assume("ZeRO stage %d: the lowest stage that fits on %d GPUs (stage 3 = FSDP full shard)", r.ZeROStage, r.GPUs)
+	}
+	if r.GPUs == 1 && r.ZeROStage > 0 {
+		if offload {
+			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO on one GPU with %s offload is ZeRO-Offload: the optimizer states live off the GPU", r.Offload))
+		} else {
+			rs.notes = append(rs.notes, "ZeRO on one GPU shards nothing: the memory is the same as without it")
+		}
+	}
+	if offload {
+		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
+	}
+	return nil
+}
+
+// lowestFittingStage picks the ZeRO stage for a multi-GPU request that did
+// not say: the lowest (least communication) whose per-GPU total fits the
+// card, or stage 3 when none does. Without a card it is stage 3.
+func (rs *resolved) lowestFittingStage() int {
+	if !rs.gpuNamed {
+		return 3
+	}
+	r := rs.req
+	for stage := 0; stage < 3; stage++ {
+		r.ZeROStage = stage
+		if trainingMemory(&r, &rs.shape).TotalBytes <= rs.gpu.MemoryBytes {
+			return stage
+		}
+	}
+	return 3
+}
+
+// humanCount writes a parameter count briefly: 41.9M, 6.74B.
+func humanCount(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.3gB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.3gM", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.3gK", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
