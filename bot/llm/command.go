@@ -38,9 +38,9 @@ func (x extraction) command() string {
 	}
 	switch x.Offload {
 	case "cpu":
-		add("cpu-offload")
+		add("offload-cpu")
 	case "nvme":
-		add("nvme-offload")
+		add("offload-nvme")
 	case "none":
 		add("no-offload")
 	}
@@ -52,9 +52,9 @@ func (x extraction) command() string {
 	}
 	switch x.GradCkpt {
 	case "on":
-		add("gc")
+		add("ckpt")
 	case "off":
-		add("no-gc")
+		add("no-ckpt")
 	}
 	if x.LoRARank != 0 {
 		add("rank", strconv.Itoa(x.LoRARank))
@@ -65,22 +65,22 @@ func (x extraction) command() string {
 	return strings.Join(w, " ")
 }
 
-// hardware is the GPU part: "2 nodes of 8 x H100", "2 x RTX 4090",
-// "RTX 4090" or, with no GPU named, "4 gpus".
+// hardware is the GPU part in the form sizing.Format writes: "16 x H100
+// 2 nodes", "2 x RTX 4090", "RTX 4090" or, with no GPU named, "4 gpus".
 func (x extraction) hardware() []string {
-	gpu := name(x.GPU)
-	switch {
-	case gpu == "" && x.GPUs != 0:
-		return []string{strconv.Itoa(x.GPUs), "gpus"}
-	case gpu == "":
-		return nil
-	case x.Nodes > 1 && x.GPUs > 0 && x.GPUs%x.Nodes == 0:
-		return []string{strconv.Itoa(x.Nodes), "nodes", "of", strconv.Itoa(x.GPUs / x.Nodes), "x", gpu}
+	var w []string
+	switch gpu := name(x.GPU); {
+	case gpu != "" && x.GPUs != 0:
+		w = append(w, strconv.Itoa(x.GPUs), "x", gpu)
+	case gpu != "":
+		w = append(w, gpu)
 	case x.GPUs != 0:
-		return []string{strconv.Itoa(x.GPUs), "x", gpu}
-	default:
-		return []string{gpu}
+		w = append(w, strconv.Itoa(x.GPUs), "gpus")
 	}
+	if x.Nodes != 0 {
+		w = append(w, strconv.Itoa(x.Nodes), "nodes")
+	}
+	return w
 }
 
 // billions writes a bare size in the parser's notation: 13 → "13b",

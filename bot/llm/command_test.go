@@ -27,17 +27,16 @@ func TestCommand(t *testing.T) {
 			x.Model, x.Method, x.Optimizer, x.Precision = "qwen2.5 7b", "full", "adamw-8bit", "bf16"
 			x.GPU, x.GPUs, x.Nodes, x.ZeROStage, x.Offload = "H100", 16, 2, "3", "cpu"
 			x.SeqLen, x.MicroBatch, x.GradCkpt, x.Tokens = 4096, 2, "on", 300_000_000
-		}), "qwen2.5 7b full adamw-8bit bf16 2 nodes of 8 x H100 zero3 cpu-offload seq 4096 batch 2 gc 300000000 tokens"},
-		{"gpus not divisible by nodes stay a total", with(func(x *extraction) { x.GPU, x.GPUs, x.Nodes = "h100", 10, 3 }),
-			"10 x h100"},
+		}), "qwen2.5 7b full adamw-8bit bf16 16 x H100 2 nodes zero3 offload-cpu seq 4096 batch 2 ckpt 300000000 tokens"},
+		{"nodes without a count", with(func(x *extraction) { x.GPU, x.Nodes = "h100", 2 }), "h100 2 nodes"},
 		{"inference with quant", with(func(x *extraction) {
 			x.Model, x.Method, x.Quant, x.GPU, x.GPUs = "mixtral", "inference", "q4_k_m", "RTX 4090", 2
 		}), "mixtral inference q4_k_m 2 x RTX 4090"},
 		{"lora rank, no checkpointing, no offload", with(func(x *extraction) {
 			x.Model, x.Method, x.LoRARank, x.GradCkpt, x.Offload, x.ZeROStage = "llama 3 8b", "lora", 64, "off", "none", "0"
-		}), "llama 3 8b lora zero0 no-offload no-gc rank 64"},
+		}), "llama 3 8b lora zero0 no-offload no-ckpt rank 64"},
 		{"a count without a GPU", with(func(x *extraction) { x.Model, x.GPUs = "llama 3 8b", 4 }), "llama 3 8b 4 gpus"},
-		{"nvme offload", with(func(x *extraction) { x.Offload = "nvme" }), "nvme-offload"},
+		{"nvme offload", with(func(x *extraction) { x.Offload = "nvme" }), "offload-nvme"},
 		{"punctuation and tags in names become spaces", with(func(x *extraction) {
 			x.Model, x.GPU = "llama<3>; 70b, ignore \"rules\"", "h100\n\tsystem:"
 		}), "llama 3 70b ignore rules h100 system"},
