@@ -1,0 +1,119 @@
+package sizing
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Format turns a Query into the canonical short slash-command text, which
+// Parse reads back to the same Query: the model or bare size, the method,
+// then the other fields that were said, in a fixed order, e.g.
+// "llama-3.1-70b qlora 2xa100-80 seq 4096". Unsaid (zero) fields are left
+// out, so Format(Query{}) is "".
+func Format(q Query) string {
+	var b strings.Builder
+	b.Grow(64)
+	add := func(parts ...string) {
+		for _, s := range parts {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s)
+		}
+	}
+	switch {
+	case q.Model != "":
+		add(q.Model)
+	case q.Params > 0:
+		add(formatSize(q.Params, q.Experts))
+	}
+	if q.Method != "" {
+		add(string(q.Method))
+	}
+	if q.Optimizer != "" {
+		add(string(q.Optimizer))
+	}
+	if q.Precision != "" {
+		add(string(q.Precision))
+	}
+	if q.Quant != "" {
+		add(string(q.Quant))
+	}
+	if q.KVPrecision != "" {
+		add("kv-" + string(q.KVPrecision))
+	}
+	switch {
+	case q.GPU != "" && q.GPUs > 0:
+		add(strconv.Itoa(q.GPUs) + "x" + q.GPU)
+	case q.GPU != "":
+		add(q.GPU)
+	case q.GPUs > 0:
+		add(strconv.Itoa(q.GPUs), "gpus")
+	}
+	switch {
+	case q.Nodes == 1:
+		add("1 node")
+	case q.Nodes > 1:
+		add(strconv.Itoa(q.Nodes), "nodes")
+	}
+	if q.ZeROStage != nil {
+		add("zero" + strconv.Itoa(*q.ZeROStage))
+	}
+	switch q.Offload {
+	case "":
+	case OffloadNone:
+		add("no-offload")
+	default:
+		add("offload-" + string(q.Offload))
+	}
+	if q.GradCheckpointing != nil {
+		if *q.GradCheckpointing {
+			add("ckpt")
+		} else {
+			add("no-ckpt")
+		}
+	}
+	if q.SeqLen > 0 {
+		add("seq", strconv.Itoa(q.SeqLen))
+	}
+	if q.MicroBatch > 0 {
+		add("batch", strconv.Itoa(q.MicroBatch))
+	}
+	if q.LoRARank > 0 {
+		add("rank", strconv.Itoa(q.LoRARank))
+	}
+	if q.Tokens > 0 {
+		add(formatCount(q.Tokens), "tokens")
+	}
+	return b.String()
+}
+
+// formatSize writes a bare size exactly: "13b", "350m", "1.5b", "8x7b".
+func formatSize(params int64, experts int) string {
+	s := formatCount(params)
+	if experts > 0 {
+		return strconv.Itoa(experts) + "x" + s
+	}
+	return s
+}
+
+// formatCount writes a count of parameters or tokens exactly, with the
+// largest suffix that keeps it short: 1500000000 is "1.5b", 350000000
+// "350m", 6738415616 "6.738415616b", 999 "999".
+func formatCount(n int64) string {
+	for _, u := range []struct {
+		unit   int64
+		suffix string
+	}{{1e12, "t"}, {1e9, "b"}, {1e6, "m"}} {
+		if n < u.unit {
+			continue
+		}
+		s := strconv.FormatInt(n/u.unit, 10)
+		if frac := n % u.unit; frac != 0 {
+			f := strconv.FormatInt(frac+u.unit, 10)[1:] // zero-padded to the unit's digits
+			s += "." + strings.TrimRight(f, "0")
+		}
+		return s + u.suffix
+	}
+	return strconv.FormatInt(n, 10)
+}

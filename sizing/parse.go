@@ -1,0 +1,741 @@
+package sizing
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The largest question the parser accepts. Beyond these the estimator's
+// answers stop meaning anything; the numbers are round and documented.
+const (
+	MaxGPUs        = 512      // GPUs in one question: 64 nodes of 8, the largest cluster sized
+	MaxNodes       = 64       // machines in one question
+	MaxGPUsPerNode = 16       // GPUs in one machine (HGX-2 style boards)
+	MaxParams      = 20e12    // 20T parameters
+	MaxExperts     = 1024     // experts in a bare "NxM" size
+	MaxSeqLen      = 10 << 20 // 10M tokens of context
+	MaxMicroBatch  = 4096     // micro-batch or concurrent requests
+	MaxLoRARank    = 4096
+	MinTokens      = 1e6 // a training budget below 1M tokens is a typo for a context length
+	MaxTokens      = 1e15
+	MaxEpochs      = 1000
+)
+
+// Intent is what kind of question was asked. Every question is a fit
+// question today ("does this fit, how, at what cost"); later questions
+// such as "what is the largest model that fits 2x4090 with lora" will add
+// intents without changing the Query.
+type Intent string
+
+// IntentFit asks whether a model fits on a GPU configuration.
+const IntentFit Intent = "fit"
+
+// Field says which of the asker's words gave one field of the Query.
+type Field struct {
+	Name  string // the field's key in the request JSON: "model", "gpus", "seq_len"
+	Value string // the value, as Format writes it
+	Words string // the asker's words that gave it, as written
+}
+
+// Parsed is what the parser understood from a question.
+type Parsed struct {
+	Query   Query
+	Intent  Intent
+	Fields  []Field  // the fields that were said, in the order of the request JSON
+	Notes   []string // assumptions made while reading: "a100 taken as A100 80 GB SXM"
+	Ignored []string // words not used: "can", "we", "<@U123>"
+	// MethodImplied is true when a verb ("run", "fine-tune") rather than a
+	// method's name set Query.Method, so a reply can say what was assumed.
+	MethodImplied bool
+}
+
+// Parse reads a sizing question written in any order and case — a slash
+// command ("13B lora 4090") or a chat sentence ("can we full fine-tune
+// Qwen2.5 7B on a single H100 with 8-bit Adam?") — and returns what was
+// asked. Words it does not need are returned in Ignored.
+//
+// Input it cannot use gives an *InputError whose Problem quotes the words
+// it could not use and whose Hint is a corrected example: an unknown model
+// or GPU ("did you mean rtx-4090?"), two models or two GPUs, an absurd
+// number, empty or filler-only text, text over MaxQuestionBytes or
+// MaxQuestionWords, invalid UTF-8 or control characters. Parse does no
+// I/O and never panics.
+//
+// With an error, the Parsed still holds what was understood around the
+// problem, so that a caller can tell a question that named no model or
+// method (worth another reading) from one with a bad number in it.
+func Parse(input string) (Parsed, error) {
+	return parseWith(input, catalogLexicon{})
+}
+
+// lexicon is what the parser needs of the model and GPU catalogs: exact
+// matches for word n-grams, suggestions for near misses, and whether a
+// word names a model family.
+type lexicon interface {
+	matchModel(words string) (id, note string, ok bool)
+	matchGPU(words string) (id, note string, ok bool)
+	suggestModels(words string) []string
+	suggestGPUs(words string) []string
+	isModelFamily(key string) bool
+}
+
+// field indexes the Query fields for the parser's bookkeeping.
+type field int
+
+const (
+	fModel field = iota
+	fMethod
+	fOptimizer
+	fPrecision
+	fQuant
+	fKV
+	fGPU
+	fGPUs
+	fNodes
+	fZeRO
+	fOffload
+	fSeq
+	fBatch
+	fCkpt
+	fRank
+	fTokens
+	numFields
+)
+
+// fieldNames are the request JSON keys of the fields, and what to call
+// two of them in a message.
+var fieldNames = [numFields]struct{ key, plural string }{
+	fModel:     {"model", "models"},
+	fMethod:    {"method", "methods"},
+	fOptimizer: {"optimizer", "optimizers"},
+	fPrecision: {"precision", "precisions"},
+	fQuant:     {"quant", "quantisations"},
+	fKV:        {"kv_cache_precision", "KV-cache precisions"},
+	fGPU:       {"gpu", "GPUs"},
+	fGPUs:      {"gpus", "GPU counts"},
+	fNodes:     {"nodes", "node counts"},
+	fZeRO:      {"zero_stage", "ZeRO stages"},
+	fOffload:   {"offload", "offload targets"},
+	fSeq:       {"seq_len", "context lengths"},
+	fBatch:     {"micro_batch", "batch sizes"},
+	fCkpt:      {"grad_checkpointing", "checkpointing settings"},
+	fRank:      {"lora_rank", "LoRA ranks"},
+	fTokens:    {"tokens", "token budgets"},
+}
+
+// parser is the state of one Parse call.
+type parser struct {
+	in   string
+	toks []token
+	lex  lexicon
+	q    Query
+
+	words   [numFields]string // the words that gave each field
+	notes   []string
+	ignored []string
+
+	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
+	methodVerbText string
+	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
+	gguf           bool
+	deepspeed      bool
+	perNode        bool // "nodes of": the next GPU count is per node
+	epochs         int
+	epochWords     string
+
+	err *InputError
+	fix func(*Query) // turns the partial query into the corrected example for the hint
+}
+
+func parseWith(input string, lx lexicon) (Parsed, error) {
+	toks, err := lex(input)
+	if err != nil {
+		return Parsed{}, err
+	}
+	p := &parser{in: input, toks: toks, lex: lx}
+	for i := 0; i < len(toks); {
+		if toks[i].ignorable {
+			p.ignore(i, i+1)
+			i++
+			continue
+		}
+		if n := p.step(i); n > 0 {
+			i += n
+			continue
+		}
+		i += p.unknown(i)
+	}
+	p.finish()
+	if p.err != nil {
+		p.err.Hint = p.hint()
+		return p.result(), p.err
+	}
+	return p.result(), nil
+}
+
+// fail records the first problem; later ones are usually its echoes.
+func (p *parser) fail(problem string, fix func(*Query)) {
+	if p.err == nil {
+		p.err = &InputError{Problem: problem}
+		p.fix = fix
+	}
+}
+
+// words is the text of tokens [from, to) as written.
+func (p *parser) text(from, to int) string { return span(p.in, p.toks, from, to) }
+
+func (p *parser) ignore(from, to int) {
+	for k := from; k < to; k++ {
+		p.ignored = append(p.ignored, p.toks[k].raw)
+	}
+}
+
+func (p *parser) note(s string) {
+	for _, n := range p.notes {
+		if n == s {
+			return
+		}
+	}
+	p.notes = append(p.notes, s)
+}
+
+// claim records that words gave field f. When other words already gave
+// it a different value (same is false) it records the conflict and
+// reports false.
+func (p *parser) claim(f field, same bool, words string) bool {
+	if p.words[f] == "" {
+		p.words[f] = words
+		return true
+	}
+	if same {
+		return true
+	}
+	p.fail(fmt.Sprintf("two %s in one question: %s and %s; ask about one at a time",
+		fieldNames[f].plural, quote(p.words[f]), quote(words)), nil)
+	return false
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// lookup finds the longest known phrase or catalog name starting at token
+// i. It reports the meaning and the number of tokens it covers (0 when
+// none). At the start of a clause (first is true) a window may not begin
+// with a filler word, so that "a 100" is never read as "A100".
+func (p *parser) lookup(i int, first bool) (word, int) {
+	toks := p.toks
+	last := min(len(toks), i+maxPhrase)
+	for k := i; k < last; k++ {
+		if toks[k].ignorable {
+			last = k
+			break
+		}
+	}
+	var buf [128]byte
+	startsPhrase := false
+	if w, ok := phrases[toks[i].key]; ok {
+		startsPhrase = true
+		if first && w.kind == kindFiller {
+			last = i + 1
+		}
+	}
+	for end := last; end > i; end-- {
+		b := buf[:0]
+		for k := i; k < end; k++ {
+			b = append(b, toks[k].key...)
+		}
+		if w, ok := phrases[string(b)]; ok {
+			return w, end - i
+		}
+		if startsPhrase {
+			continue // catalog names never start with one of our words
+		}
+		words := p.text(i, end)
+		if id, note, ok := p.lex.matchModel(words); ok {
+			return word{kind: kindModel, val: id, note: note}, end - i
+		}
+		if id, note, ok := p.lex.matchGPU(words); ok {
+			return word{kind: kindGPU, val: id, note: note}, end - i
+		}
+		if last := words[len(words)-1]; last == 's' || last == 'S' {
+			if id, note, ok := p.lex.matchGPU(words[:len(words)-1]); ok {
+				return word{kind: kindGPU, val: id, note: note}, end - i
+			}
+		}
+	}
+	return word{}, 0
+}
+
+// step reads what starts at token i and reports how many tokens it used;
+// 0 means nothing known starts there.
+func (p *parser) step(i int) int {
+	w, n := p.lookup(i, true)
+	if n == 0 {
+		if num, ok := parseNumber(p.toks[i].key); ok {
+			return p.numeric(i, num)
+		}
+		return p.glued(i)
+	}
+	words := p.text(i, i+n)
+	switch w.kind {
+	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord:
+		p.ignore(i, i+n)
+	case kindMethod:
+		p.setMethod(Method(w.val), words)
+	case kindTrainVerb, kindServeVerb:
+		p.setVerb(w.kind, words)
+	case kindOptimizer:
+		if p.claim(fOptimizer, p.q.Optimizer == Optimizer(w.val), words) {
+			p.q.Optimizer = Optimizer(w.val)
+		}
+	case kindPrecision:
+		if p.claim(fPrecision, p.q.Precision == Precision(w.val), words) {
+			p.q.Precision = Precision(w.val)
+		}
+	case kindQuant:
+		p.setQuant(Quant(w.val), words)
+	case kindInt4:
+		p.int4Words = words
+	case kindGGUF:
+		p.gguf = true
+		p.ignored = append(p.ignored, words)
+	case kindKV:
+		if p.claim(fKV, p.q.KVPrecision == Precision(w.val), words) {
+			p.q.KVPrecision = Precision(w.val)
+		}
+	case kindZeRO:
+		stage := w.n
+		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
+			p.q.ZeROStage = &stage
+		}
+	case kindDeepSpeed:
+		p.deepspeed = true
+		p.ignored = append(p.ignored, words)
+	case kindOffload:
+		if p.claim(fOffload, p.q.Offload == Offload(w.val), words) {
+			p.q.Offload = Offload(w.val)
+		}
+	case kindCkpt:
+		on := w.n == 1
+		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
+			p.q.GradCheckpointing = &on
+		}
+	case kindSeqKey, kindBatchKey, kindRankKey:
+		return n + p.keyed(w, i, n)
+	case kindNodeWord:
+		return p.nodes(i, n, 1, p.toks[i+n-1].key == "node")
+	case kindCount:
+		return p.counted(i, n, w.n, true)
+	case kindModel:
+		p.setModel(w.val, w.note, words)
+	case kindGPU:
+		return p.gpuWithCount(i, n, w)
+	}
+	if w.note != "" && w.kind != kindModel && w.kind != kindGPU {
+		p.note(w.note)
+	}
+	return n
+}
+
+// keyed reads the number after a keyword such as "seq", "bs" or "rank"
+// (at i, n tokens) and reports how many tokens after the keyword it used.
+func (p *parser) keyed(w word, i, n int) int {
+	words := p.text(i, i+n)
+	if w.kind == kindRankKey && w.val != "" {
+		p.setMethod(MethodLoRA, words)
+	}
+	j := i + n
+	if j < len(p.toks) && p.toks[j].key == "of" {
+		j++
+	}
+	if j >= len(p.toks) {
+		p.ignore(i, i+n)
+		return 0
+	}
+	num, ok := parseNumber(p.toks[j].key)
+	if !ok {
+		p.ignore(i, i+n)
+		return 0
+	}
+	all := p.text(i, j+1)
+	switch w.kind {
+	case kindSeqKey:
+		p.setSeq(num, all)
+	case kindBatchKey:
+		p.setBatch(num, all)
+	case kindRankKey:
+		p.setRank(num, all)
+	}
+	return j + 1 - (i + n)
+}
+
+// numeric reads a word that is a number (at i): a bare size ("13b"), or a
+// count, length or budget said by the words after it ("2 x rtx 4090",
+// "8 gpus", "32k context", "2B tokens", "3 epochs", "8 concurrent users").
+func (p *parser) numeric(i int, num number) int {
+	j := i + 1
+	if j < len(p.toks) && num.suffix == "" {
+		if s, ok := scaleWords[p.toks[j].key]; ok {
+			num.suffix = s
+			j++
+		}
+	}
+	if num.isInteger() {
+		n, _ := num.scaled(1)
+		if n > 0 && n <= 1<<20 {
+			if used := p.counted(i, j-i, int(n), false); used > 0 {
+				return used
+			}
+		}
+	}
+	next, m := word{}, 0
+	if j < len(p.toks) && !p.toks[j].ignorable {
+		next, m = p.lookup(j, false)
+	}
+	all := p.text(i, j+m)
+	switch next.kind {
+	case kindTokensWord:
+		p.setTokens(num, all)
+		return j + m - i
+	case kindParamsWord:
+		p.setSize(num, 0, all)
+		return j + m - i
+	case kindSeqWord, kindSeqKey:
+		// "32k context"; but "13b seq 4096" is a size, then a keyword.
+		if (num.suffix == "" || num.suffix == "k") && !p.lengthAt(j+m) {
+			p.setSeq(num, all)
+			return j + m - i
+		}
+	case kindBatchWord:
+		p.setBatch(num, all)
+		return j + m - i
+	}
+	words := p.text(i, j)
+	switch num.suffix {
+	case "b", "m", "t":
+		p.setSize(num, 0, words)
+	case "k":
+		p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(words)),
+			func(q *Query) { q.SeqLen = 4096 })
+	default:
+		p.unknownNumber(words)
+	}
+	return j - i
+}
+
+// lengthAt reports whether token k is a number that could be a context
+// length ("4096", "8k"), not a size ("13b").
+func (p *parser) lengthAt(k int) bool {
+	if k >= len(p.toks) {
+		return false
+	}
+	n, ok := parseNumber(p.toks[k].key)
+	return ok && (n.suffix == "" || n.suffix == "k")
+}
+
+// scaleWords are number words written apart: "70 billion".
+var scaleWords = map[string]string{
+	"thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
+}
+
+// counted reads what a count (at i, n tokens, value count) counts: GPUs
+// ("two a100s", "8 x h100", "8 gpus"), nodes ("2 nodes of"), epochs,
+// concurrent users. word is true for a number word ("two", "dual"), which
+// is ignored when it counts nothing. It reports the tokens used, 0 when
+// the count counts nothing it knows.
+func (p *parser) counted(i, n, count int, isWord bool) int {
+	j := i + n
+	if j < len(p.toks) && (p.toks[j].key == "x" || p.toks[j].key == "of") {
+		j++
+	}
+	if j >= len(p.toks) || p.toks[j].ignorable {
+		if isWord {
+			p.ignore(i, i+n)
+			return n
+		}
+		return 0
+	}
+	w, m := p.lookup(j, false)
+	switch w.kind {
+	case kindGPU:
+		p.setGPU(w.val, w.note, p.text(j, j+m))
+		p.setCount(count, p.text(i, j+m))
+		return j + m - i
+	case kindGPUWord:
+		p.setCount(count, p.text(i, j+m))
+		k := j + m
+		if k+1 < len(p.toks) && p.toks[k].key == "of" {
+			if g, gm := p.lookup(k+1, false); g.kind == kindGPU {
+				p.setGPU(g.val, g.note, p.text(k+1, k+1+gm))
+				return k + 1 + gm - i
+			}
+		}
+		return k - i
+	case kindNodeWord:
+		return p.nodes(i, j+m-i, count, true)
+	case kindEpochWord:
+		if count > MaxEpochs {
+			p.fail(fmt.Sprintf("%s is more epochs than I size (the limit is %d)", quote(p.text(i, j+m)), MaxEpochs), nil)
+		} else if p.epochs == 0 || p.epochs == count {
+			p.epochs, p.epochWords = count, p.text(i, j+m)
+		} else {
+			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.epochWords), quote(p.text(i, j+m))), nil)
+		}
+		k := j + m
+		if k < len(p.toks) && (p.toks[k].key == "of" || p.toks[k].key == "on") {
+			k++
+		}
+		return k - i
+	case kindBatchWord:
+		p.setBatch(number{digits: fmt.Sprint(count)}, p.text(i, j+m))
+		return j + m - i
+	}
+	if isWord {
+		p.ignore(i, i+n)
+		return n
+	}
+	return 0
+}
+
+// nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
+// tokens [i, i+n). A following "of" makes the next GPU count per node.
+func (p *parser) nodes(i, n, count int, said bool) int {
+	if !said {
+		p.ignore(i, i+n)
+		return n
+	}
+	words := p.text(i, i+n)
+	if count > MaxNodes {
+		p.fail(fmt.Sprintf("%s is more machines than I size (the limit is %d nodes)", quote(words), MaxNodes),
+			func(q *Query) { q.Nodes = MaxNodes })
+	} else if p.claim(fNodes, p.q.Nodes == count, words) {
+		p.q.Nodes = count
+	}
+	if k := i + n; k < len(p.toks) && p.toks[k].key == "of" {
+		p.perNode = true
+		return n + 1
+	}
+	return n
+}
+
+// gpuWithCount reads a GPU name (at i, n tokens) and a count written after
+// it: "a100 x 8", "h100 x8".
+func (p *parser) gpuWithCount(i, n int, w word) int {
+	p.setGPU(w.val, w.note, p.text(i, i+n))
+	j := i + n
+	if j < len(p.toks) {
+		k := p.toks[j].key
+		if k == "x" && j+1 < len(p.toks) {
+			if num, ok := parseNumber(p.toks[j+1].key); ok && num.isInteger() {
+				c, _ := num.scaled(1)
+				p.setCount(int(min(c, 1<<20)), p.text(i, j+2))
+				return n + 2
+			}
+		}
+		if len(k) > 1 && k[0] == 'x' {
+			if num, ok := parseNumber(k[1:]); ok && num.isInteger() {
+				c, _ := num.scaled(1)
+				p.setCount(int(min(c, 1<<20)), p.text(i, j+1))
+				return n + 1
+			}
+		}
+	}
+	return n
+}
+
+// glued reads words that join a keyword or count to a number: "r16",
+// "seq4096", "bs8", "2x4090", "8xh100", "a100x8", "8x7b".
+func (p *parser) glued(i int) int {
+	t := p.toks[i]
+	k := t.key
+	d := 0
+	for d < len(k) && isDigit(k[d]) {
+		d++
+	}
+	if d > 0 && d < len(k) && k[d] == 'x' {
+		count, _ := parseNumber(k[:d])
+		c, ok := count.scaled(1)
+		if !ok {
+			c = 1 << 20
+		}
+		rest := k[d+1:]
+		if rest == "" { // "8x h100"
+			if i+1 < len(p.toks) && !p.toks[i+1].ignorable {
+				if w, m := p.lookup(i+1, false); w.kind == kindGPU {
+					p.setGPU(w.val, w.note, p.text(i+1, i+1+m))
+					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					return 1 + m
+				}
+			}
+			return 0
+		}
+		restRaw := t.raw[len(t.raw)-len(strings.TrimLeft(strings.ToLower(t.raw), "0123456789"))+1:]
+		if id, note, ok := p.lex.matchGPU(restRaw); ok {
+			p.setGPU(id, note, restRaw)
+			p.setCount(int(min(c, 1<<20)), t.raw)
+			return 1
+		}
+		if strings.HasSuffix(restRaw, "s") || strings.HasSuffix(restRaw, "S") {
+			if id, note, ok := p.lex.matchGPU(restRaw[:len(restRaw)-1]); ok {
+				p.setGPU(id, note, restRaw)
+				p.setCount(int(min(c, 1<<20)), t.raw)
+				return 1
+			}
+		}
+		if num, ok := parseNumber(rest); ok && num.suffix != "" && num.suffix != "k" {
+			p.setSize(num, int(min(c, 1<<20)), t.raw)
+			return 1
+		}
+		return 0
+	}
+	// A keyword glued to its number: r16, seq4096, ctx8k, bs8, mbs2.
+	for _, pre := range []string{"seq", "ctx", "mbs", "bs", "rank", "r"} {
+		if strings.HasPrefix(k, pre) && len(k) > len(pre) && isDigit(k[len(pre)]) {
+			num, ok := parseNumber(k[len(pre):])
+			if !ok {
+				return 0
+			}
+			switch pre {
+			case "seq", "ctx":
+				p.setSeq(num, t.raw)
+			case "mbs", "bs":
+				p.setBatch(num, t.raw)
+			default:
+				p.setRank(num, t.raw)
+			}
+			return 1
+		}
+	}
+	// A GPU with its count glued after: a100x8, h100x8.
+	if x := strings.LastIndexByte(k, 'x'); x > 0 && x < len(k)-1 {
+		num, ok := parseNumber(k[x+1:])
+		if ok && num.isInteger() {
+			rawX := strings.LastIndexAny(t.raw, "xX")
+			if id, note, ok := p.lex.matchGPU(t.raw[:rawX]); ok {
+				c, _ := num.scaled(1)
+				p.setGPU(id, note, t.raw[:rawX])
+				p.setCount(int(min(c, 1<<20)), t.raw)
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// unknown handles a word nothing else used: a near miss of a model or GPU
+// name is an error with suggestions, any other word with a digit is an
+// error, and plain words are ignored. It reports the tokens it covered.
+func (p *parser) unknown(i int) int {
+	t := p.toks[i]
+	if p.err != nil {
+		// Only the first problem is reported; spare the suggestion search.
+		p.ignore(i, i+1)
+		return 1
+	}
+	// A model family word ("llama", "qwen2.5") starts a name: take the
+	// words with digits after it as part of what was meant.
+	if p.lex.isModelFamily(t.key) {
+		j := i + 1
+		for j < len(p.toks) && j < i+4 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) {
+			j++
+		}
+		words := p.text(i, j)
+		p.unknownName(words, p.lex.suggestModels(words), "model")
+		return j - i
+	}
+	if gpuFamilies[t.key] {
+		j := i + 1
+		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) {
+			j++
+		}
+		words := p.text(i, j)
+		p.unknownName(words, p.lex.suggestGPUs(words), "GPU")
+		return j - i
+	}
+	if hasDigit(t.key) {
+		if looksLikeGPU(t.key) {
+			p.unknownName(t.raw, p.lex.suggestGPUs(t.raw), "GPU")
+		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
+			p.unknownName(t.raw, s, "model")
+		} else {
+			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
+		}
+		return 1
+	}
+	p.ignore(i, i+1)
+	return 1
+}
+
+// isNameish reports whether token j could continue a model or GPU name
+// ("5", "70b", "v2") rather than start something of its own ("2x4090").
+func (p *parser) isNameish(j int) bool {
+	w, _ := p.lookup(j, false)
+	return w.kind == 0 || w.kind == kindModel
+}
+
+// unknownNumber is a lone number that counts nothing: a mistyped GPU
+// ("4900") or a stray figure.
+func (p *parser) unknownNumber(words string) {
+	if looksLikeGPU(keyOf(words)) {
+		if s := p.lex.suggestGPUs(words); len(s) > 0 {
+			p.unknownName(words, s, "GPU")
+			return
+		}
+	}
+	p.fail(fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
+}
+
+func (p *parser) unknownName(words string, suggestions []string, kind string) {
+	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
+	if len(suggestions) == 0 {
+		p.fail(problem+"; "+knownHint(kind), nil)
+		return
+	}
+	problem += "; did you mean " + strings.Join(suggestions, ", ") + "?"
+	first := suggestions[0]
+	if kind == "GPU" {
+		p.fail(problem, func(q *Query) { q.GPU = first })
+	} else {
+		p.fail(problem, func(q *Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
+	}
+}
+
+func knownHint(kind string) string {
+	if kind == "GPU" {
+		return "name a card such as rtx-4090, a100-80 or h100"
+	}
+	return "name a catalog model such as llama-3.1-8b or give a size such as 13b"
+}
+
+// gpuFamilies are words that start a GPU name but are not one alone.
+var gpuFamilies = map[string]bool{"rtx": true, "gtx": true, "quadro": true, "titan": true, "radeon": true, "instinct": true, "tesla": true, "mi": true}
+
+// looksLikeGPU reports whether a key has the shape of a GPU model number:
+// up to four letters, two to four digits, up to four letters ("4900",
+// "rtx4095", "a200", "h300x").
+func looksLikeGPU(k string) bool {
+	i := 0
+	for i < len(k) && i < 4 && 'a' <= k[i] && k[i] <= 'z' {
+		i++
+	}
+	d := i
+	for i < len(k) && isDigit(k[i]) {
+		i++
+	}
+	if n := i - d; n < 2 || n > 4 {
+		return false
+	}
+	e := i
+	for i < len(k) && 'a' <= k[i] && k[i] <= 'z' {
+		i++
+	}
+	return i == len(k) && i-e <= 4
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,154 @@
+package sizing
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The limits on one question. Longer input is refused, not truncated, so
+// that nothing the asker wrote is silently dropped.
+const (
+	MaxQuestionBytes = 1000
+	MaxQuestionWords = 100
+)
+
+// token is one word of a question: its text as written (a slice of the
+// input) and its key, the lower-case form with hyphens and underscores
+// removed that every vocabulary lookup uses ("Llama-3.1-70B" gives
+// "llama3.170b", "q4_K_M" gives "q4km").
+type token struct {
+	raw        string
+	key        string
+	start, end int  // byte offsets of raw in the input
+	ignorable  bool // a Slack mention, a link or "@fitbot": never an answer word
+}
+
+// lex checks the bytes of a question and splits it into tokens. It
+// refuses invalid UTF-8, control characters and over-long input with an
+// InputError that says where the problem is.
+func lex(input string) ([]token, error) {
+	if len(input) > MaxQuestionBytes {
+		return nil, &InputError{
+			Problem: fmt.Sprintf("the question is too long (%d bytes; the limit is %d)", len(input), MaxQuestionBytes),
+			Hint:    "ask in one short sentence, e.g. fit 13b lora rtx-4090",
+		}
+	}
+	for i, r := range input {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(input[i:]); size <= 1 {
+				return nil, &InputError{
+					Problem: fmt.Sprintf("the question is not valid UTF-8 text (byte %d)", i),
+					Hint:    "type the question as plain text, e.g. fit 13b lora rtx-4090",
+				}
+			}
+		}
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return nil, &InputError{
+				Problem: fmt.Sprintf("the question contains a control character (U+%04X at byte %d)", r, i),
+				Hint:    "type the question as plain text, e.g. fit 13b lora rtx-4090",
+			}
+		}
+	}
+	toks := make([]token, 0, 16)
+	i := 0
+	for i < len(input) {
+		r, size := utf8.DecodeRuneInString(input[i:])
+		switch {
+		case r == '<':
+			// A Slack mention, channel or link: <@U123>, <#C1|x>, <https://...>.
+			end := strings.IndexByte(input[i:], '>')
+			if end < 0 {
+				end = len(input) - i - 1
+			}
+			toks = append(toks, token{raw: input[i : i+end+1], start: i, end: i + end + 1, ignorable: true})
+			i += end + 1
+		case r == '×' || r == '*':
+			toks = append(toks, token{raw: input[i : i+size], key: "x", start: i, end: i + size})
+			i += size
+		case isSeparator(r):
+			i += size
+		default:
+			j := i
+			for j < len(input) {
+				r2, s2 := utf8.DecodeRuneInString(input[j:])
+				if isSeparator(r2) || r2 == '<' || r2 == '×' || r2 == '*' {
+					break
+				}
+				j += s2
+			}
+			raw := strings.TrimRight(input[i:j], ".:")
+			if raw != "" {
+				t := token{raw: raw, start: i, end: i + len(raw)}
+				if raw[0] == '@' {
+					t.ignorable = true
+				} else {
+					t.key = keyOf(raw)
+					if t.key == "" {
+						t.ignorable = true
+					}
+				}
+				toks = append(toks, t)
+			}
+			i = j
+		}
+		if len(toks) > MaxQuestionWords {
+			return nil, &InputError{
+				Problem: fmt.Sprintf("the question is too long (more than %d words)", MaxQuestionWords),
+				Hint:    "ask in one short sentence, e.g. fit 13b lora rtx-4090",
+			}
+		}
+	}
+	return toks, nil
+}
+
+// isSeparator reports whether r separates words: space and the punctuation
+// of chat sentences. Hyphens, dots, underscores and slashes stay inside a
+// word ("llama-3.1-8b", "q4_k_m", "meta-llama/Llama-3.1-8B").
+func isSeparator(r rune) bool {
+	switch r {
+	case ',', ';', '?', '!', '(', ')', '[', ']', '{', '}', '"', '\'', '`', '=', '+', '&', '|', '~', '’', '‘', '“', '”', '…':
+		return true
+	}
+	return unicode.IsSpace(r) || unicode.IsControl(r)
+}
+
+// keyOf is the lookup key of a word: lower case, the Hugging Face
+// organisation prefix dropped, hyphens and underscores removed.
+func keyOf(raw string) string {
+	if k := strings.LastIndexByte(raw, '/'); k >= 0 {
+		raw = raw[k+1:]
+	}
+	if len(raw) > 1 && raw[0] == '-' && '0' <= raw[1] && raw[1] <= '9' {
+		return "-" + keyOf(raw[1:]) // a negative number keeps its sign
+	}
+	simple := true
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c >= 0x80 || c == '-' || c == '_' || ('A' <= c && c <= 'Z') {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return raw
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for _, r := range raw {
+		if r == '-' || r == '_' {
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// span is the text of tokens[from:to] as the asker wrote it.
+func span(input string, toks []token, from, to int) string {
+	if from >= to || from >= len(toks) {
+		return ""
+	}
+	return input[toks[from].start:toks[to-1].end]
+}

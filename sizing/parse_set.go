@@ -1,0 +1,335 @@
+package sizing
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// setMethod records a method named outright. LoRA and QLoRA together
+// mean QLoRA ("qlora with lora rank 64"); any other pair is a conflict.
+func (p *parser) setMethod(m Method, words string) {
+	switch {
+	case p.q.Method == "" || p.q.Method == m:
+	case p.q.Method == MethodQLoRA && m == MethodLoRA:
+		return
+	case p.q.Method == MethodLoRA && m == MethodQLoRA:
+		p.words[fMethod] = words
+	default:
+		p.claim(fMethod, false, words)
+		return
+	}
+	p.claim(fMethod, true, words)
+	p.q.Method = m
+}
+
+// setVerb records a verb that implies a method unless one is named:
+// "train", "fine-tune" (full) and "run", "serve" (inference). A training
+// verb wins over a serving one ("run a fine-tune").
+func (p *parser) setVerb(k wordKind, words string) {
+	if p.methodVerb == kindTrainVerb {
+		return
+	}
+	p.methodVerb, p.methodVerbText = k, words
+}
+
+func (p *parser) setQuant(qt Quant, words string) {
+	if p.claim(fQuant, p.q.Quant == qt, words) {
+		p.q.Quant = qt
+	}
+}
+
+func (p *parser) setModel(id, note, words string) {
+	if p.words[fModel] != "" && p.q.Model != id {
+		p.claim(fModel, false, words)
+		return
+	}
+	p.claim(fModel, true, words)
+	p.q.Model = id
+	if note != "" {
+		p.note(note)
+	}
+}
+
+func (p *parser) setGPU(id, note, words string) {
+	if p.claim(fGPU, p.q.GPU == id, words) {
+		p.q.GPU = id
+		if note != "" {
+			p.note(note)
+		}
+	}
+}
+
+// setCount records a GPU count; after "N nodes of" it is per node.
+func (p *parser) setCount(count int, words string) {
+	if p.perNode && p.q.Nodes > 0 {
+		p.perNode = false
+		if count > MaxGPUsPerNode {
+			p.fail(fmt.Sprintf("%s is more GPUs than one machine holds (the limit is %d)", quote(words), MaxGPUsPerNode),
+				func(q *Query) { q.GPUs = q.Nodes * 8 })
+			return
+		}
+		count *= p.q.Nodes
+	}
+	if count < 1 || count > MaxGPUs {
+		p.fail(fmt.Sprintf("%s is more GPUs than I size (the limit is %d in one question)", quote(words), MaxGPUs),
+			func(q *Query) { q.GPUs = 8 })
+		return
+	}
+	if p.claim(fGPUs, p.q.GPUs == count, words) {
+		p.q.GPUs = count
+	}
+}
+
+// setSize records a bare model size ("13b", "8x7b": experts > 0).
+func (p *parser) setSize(num number, experts int, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	switch {
+	case num.neg || (ok && v <= 0) || (!ok && num.approx(1) == 0):
+		p.fail(fmt.Sprintf("%s is not a model size; give a positive size such as 13b or 350m", quote(words)),
+			func(q *Query) { q.Params, q.Experts = 13e9, 0 })
+		return
+	case !ok || v > MaxParams:
+		p.fail(fmt.Sprintf("%s is more parameters than any model I size (the limit is 20T)", quote(words)),
+			func(q *Query) { q.Params, q.Experts = 13e9, 0 })
+		return
+	case v < MinBareParams:
+		p.fail(fmt.Sprintf("%s is smaller than the smallest model I size (1M parameters)", quote(words)),
+			func(q *Query) { q.Params, q.Experts = 13e9, 0 })
+		return
+	case experts > MaxExperts:
+		p.fail(fmt.Sprintf("%s has more experts than I size (the limit is %d)", quote(words), MaxExperts),
+			func(q *Query) { q.Experts = 8 })
+		return
+	}
+	if p.words[fModel] != "" && (p.q.Params != v || p.q.Experts != experts) {
+		p.claim(fModel, false, words)
+		return
+	}
+	p.claim(fModel, true, words)
+	p.q.Params, p.q.Experts = v, experts
+}
+
+func (p *parser) setSeq(num number, words string) {
+	v, ok := num.scaled(contextUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > MaxSeqLen {
+		p.fail(fmt.Sprintf("%s is not a context length I can use (1 to %d tokens)", quote(words), MaxSeqLen),
+			func(q *Query) { q.SeqLen = 4096 })
+		return
+	}
+	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
+		p.q.SeqLen = int(v)
+	}
+}
+
+func (p *parser) setBatch(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > MaxMicroBatch {
+		p.fail(fmt.Sprintf("%s is not a batch size I can use (1 to %d)", quote(words), MaxMicroBatch),
+			func(q *Query) { q.MicroBatch = 8 })
+		return
+	}
+	if p.claim(fBatch, p.q.MicroBatch == int(v), words) {
+		p.q.MicroBatch = int(v)
+	}
+}
+
+func (p *parser) setRank(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > MaxLoRARank {
+		p.fail(fmt.Sprintf("%s is not a LoRA rank I can use (1 to %d)", quote(words), MaxLoRARank),
+			func(q *Query) { q.LoRARank = 16 })
+		return
+	}
+	if p.claim(fRank, p.q.LoRARank == int(v), words) {
+		p.q.LoRARank = int(v)
+	}
+}
+
+func (p *parser) setTokens(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	switch {
+	case num.neg || (ok && v < 1):
+		p.fail(fmt.Sprintf("%s is not a token budget", quote(words)), func(q *Query) { q.Tokens = 1e9 })
+		return
+	case !ok || v > MaxTokens:
+		p.fail(fmt.Sprintf("%s is more tokens than I size (the limit is 1,000T)", quote(words)),
+			func(q *Query) { q.Tokens = 1e9 })
+		return
+	case v < MinTokens:
+		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(words), v),
+			func(q *Query) { q.Tokens = 0; q.SeqLen = int(min(v, MaxSeqLen)) })
+		return
+	}
+	if p.claim(fTokens, p.q.Tokens == v, words) {
+		p.q.Tokens = v
+	}
+}
+
+// finish applies what could only be decided once every word was read: the
+// method a verb implies, what "int4" means for that method, the epochs,
+// and the checks that span fields.
+func (p *parser) finish() {
+	if p.q.Method == "" && p.methodVerb != 0 {
+		if p.methodVerb == kindTrainVerb {
+			p.q.Method = MethodFull
+			p.note(fmt.Sprintf("%q taken as full fine-tuning (say lora or qlora for adapters)", p.methodVerbText))
+		} else {
+			p.q.Method = MethodInference
+		}
+		p.words[fMethod] = p.methodVerbText
+	}
+	if p.int4Words != "" {
+		p.resolveInt4()
+	}
+	if p.gguf && p.q.Quant == "" {
+		p.q.Quant = QuantQ4_KM
+		p.words[fQuant] = "gguf"
+		p.note("gguf taken as q4_k_m (name the type, e.g. q8_0, for another)")
+	}
+	if p.deepspeed && p.q.ZeROStage == nil {
+		p.note("deepspeed noted; say zero2 or zero3 to choose a ZeRO stage")
+	}
+	if p.epochs > 0 {
+		if p.q.Tokens == 0 {
+			p.fail(fmt.Sprintf("%s: of how many tokens? write e.g. \"%d epochs of 500M tokens\"", quote(p.epochWords), p.epochs),
+				func(q *Query) { q.Tokens = int64(p.epochs) * 500e6 })
+		} else if total := p.q.Tokens * int64(p.epochs); total > MaxTokens {
+			p.fail(fmt.Sprintf("%s of %s is more tokens than I size (the limit is 1,000T)", quote(p.epochWords), quote(p.words[fTokens])),
+				func(q *Query) { q.Tokens = 1e9 })
+		} else {
+			p.note(fmt.Sprintf("%s of %s = %s tokens", p.epochWords, p.words[fTokens], strings.ToUpper(formatCount(total))))
+			p.q.Tokens = total
+			p.words[fTokens] = p.epochWords + " " + p.words[fTokens]
+		}
+	}
+	if p.q.GPUs > 0 && p.q.Nodes > 0 {
+		switch {
+		case p.q.Nodes > p.q.GPUs:
+			p.fail(fmt.Sprintf("%s is more machines than the %s GPUs", quote(p.words[fNodes]), quote(p.words[fGPUs])),
+				func(q *Query) { q.Nodes = 1 })
+		case p.q.GPUs%p.q.Nodes != 0:
+			p.fail(fmt.Sprintf("%s GPUs do not split evenly over %s", quote(p.words[fGPUs]), quote(p.words[fNodes])),
+				func(q *Query) { q.Nodes = 1 })
+		case p.q.GPUs/p.q.Nodes > MaxGPUsPerNode:
+			p.fail(fmt.Sprintf("%s GPUs over %s is more than %d per machine", quote(p.words[fGPUs]), quote(p.words[fNodes]), MaxGPUsPerNode),
+				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
+		}
+	}
+	if p.err == nil && p.q == (Query{}) {
+		words := p.text(0, len(p.toks))
+		if words == "" {
+			p.fail("the question is empty", nil)
+		} else {
+			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
+		}
+	}
+}
+
+// resolveInt4 turns "int4" or "4-bit" into a scheme: NF4 for training
+// (QLoRA's own 4-bit needs no extra word), GPTQ-style int4 for inference.
+func (p *parser) resolveInt4() {
+	switch p.q.Quant {
+	case QuantGPTQ, QuantAWQ, QuantNF4, QuantNF4DQ, QuantQ4_0, QuantQ4_KM:
+		return // a 4-bit scheme was named too
+	case "":
+	default:
+		p.claim(fQuant, false, p.int4Words)
+		return
+	}
+	switch p.q.Method {
+	case MethodQLoRA:
+		return
+	case MethodFull, MethodLoRA:
+		p.q.Quant = QuantNF4
+		p.note(fmt.Sprintf("%q taken as bitsandbytes NF4 weights for training", p.int4Words))
+	default:
+		p.q.Quant = QuantGPTQ
+		p.note(fmt.Sprintf("%q taken as GPTQ-style int4 weights (group size 128)", p.int4Words))
+	}
+	p.words[fQuant] = p.int4Words
+}
+
+// hint is the corrected example for a failed parse: what was understood,
+// with the failing part replaced by a value that works.
+func (p *parser) hint() string {
+	q := p.q
+	if p.fix != nil {
+		p.fix(&q)
+	}
+	if q.Model == "" && q.Params == 0 {
+		q.Params, q.Experts = 13e9, 0
+	}
+	if q.Method == "" {
+		q.Method = MethodLoRA
+	}
+	if q.GPU == "" {
+		q.GPU = "rtx-4090"
+	}
+	if q.GPUs > 0 && q.Nodes > 0 && (q.Nodes > q.GPUs || q.GPUs%q.Nodes != 0) {
+		q.Nodes = 0
+	}
+	if q.Tokens > 0 && q.Tokens < MinTokens {
+		q.Tokens = 0
+	}
+	return "fit " + Format(q)
+}
+
+// result is the Parsed value of a successful parse.
+func (p *parser) result() Parsed {
+	r := Parsed{Query: p.q, Intent: IntentFit, Notes: p.notes, Ignored: p.ignored}
+	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
+	for f := range numFields {
+		if p.words[f] == "" {
+			continue
+		}
+		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
+	}
+	return r
+}
+
+// fieldValue is one field of q as Format writes it.
+func fieldValue(q Query, f field) string {
+	switch f {
+	case fModel:
+		if q.Model != "" {
+			return q.Model
+		}
+		return formatSize(q.Params, q.Experts)
+	case fMethod:
+		return string(q.Method)
+	case fOptimizer:
+		return string(q.Optimizer)
+	case fPrecision:
+		return string(q.Precision)
+	case fQuant:
+		return string(q.Quant)
+	case fKV:
+		return string(q.KVPrecision)
+	case fGPU:
+		return q.GPU
+	case fGPUs:
+		return strconv.Itoa(q.GPUs)
+	case fNodes:
+		return strconv.Itoa(q.Nodes)
+	case fZeRO:
+		if q.ZeROStage != nil {
+			return strconv.Itoa(*q.ZeROStage)
+		}
+	case fOffload:
+		return string(q.Offload)
+	case fSeq:
+		return strconv.Itoa(q.SeqLen)
+	case fBatch:
+		return strconv.Itoa(q.MicroBatch)
+	case fCkpt:
+		if q.GradCheckpointing != nil {
+			return strconv.FormatBool(*q.GradCheckpointing)
+		}
+	case fRank:
+		return strconv.Itoa(q.LoRARank)
+	case fTokens:
+		return formatCount(q.Tokens)
+	}
+	return ""
+}

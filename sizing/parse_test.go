@@ -1,0 +1,481 @@
+package sizing
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// corpusLine is one line of testdata/questions.txt.
+type corpusLine struct {
+	line     int
+	question string
+	want     string // canonical command, error text or needs-llm canonical
+	kind     string // "query", "error" or "needs-llm"
+}
+
+func readCorpus(t testing.TB) []corpusLine {
+	t.Helper()
+	data, err := os.ReadFile("testdata/questions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []corpusLine
+	for i, l := range strings.Split(string(data), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		q, want, ok := strings.Cut(l, " => ")
+		if !ok {
+			t.Fatalf("questions.txt:%d: no \" => \" in %q", i+1, l)
+		}
+		c := corpusLine{line: i + 1, question: q, want: want, kind: "query"}
+		if rest, ok := strings.CutPrefix(want, "error: "); ok {
+			c.kind, c.want = "error", rest
+		} else if rest, ok := strings.CutPrefix(want, "needs-llm: "); ok {
+			c.kind, c.want = "needs-llm", rest
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestCorpus parses every question of testdata/questions.txt and checks
+// the Query against the expected canonical command, which must itself
+// parse to the same Query. It logs the share the parser handles alone.
+func TestCorpus(t *testing.T) {
+	corpus := readCorpus(t)
+	if len(corpus) < 80 {
+		t.Errorf("corpus has %d questions, want at least 80", len(corpus))
+	}
+	needsLLM := 0
+	for _, c := range corpus {
+		got, err := Parse(c.question)
+		switch c.kind {
+		case "query":
+			if err != nil {
+				t.Errorf("questions.txt:%d: Parse(%q): %v", c.line, c.question, err)
+				continue
+			}
+			if f := Format(got.Query); f != c.want {
+				t.Errorf("questions.txt:%d: Parse(%q) = %q, want %q", c.line, c.question, f, c.want)
+			}
+			want, err := Parse(c.want)
+			if err != nil {
+				t.Errorf("questions.txt:%d: expected %q does not parse: %v", c.line, c.want, err)
+				continue
+			}
+			if d := cmp.Diff(want.Query, got.Query); d != "" {
+				t.Errorf("questions.txt:%d: Parse(%q) differs from Parse(%q) (-want +got):\n%s", c.line, c.question, c.want, d)
+			}
+		case "error":
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Errorf("questions.txt:%d: Parse(%q) error = %v, want an *InputError containing %q", c.line, c.question, err, c.want)
+				continue
+			}
+			if !strings.Contains(ie.Problem, c.want) {
+				t.Errorf("questions.txt:%d: Parse(%q) problem = %q, want it to contain %q", c.line, c.question, ie.Problem, c.want)
+			}
+		case "needs-llm":
+			needsLLM++
+			if err == nil && Format(got.Query) == c.want {
+				t.Errorf("questions.txt:%d: Parse(%q) now gives %q: make it a plain corpus line", c.line, c.question, c.want)
+			}
+		}
+	}
+	t.Logf("deterministic parser handles %d of %d questions alone (%.0f%%); %d marked needs-llm",
+		len(corpus)-needsLLM, len(corpus), 100*float64(len(corpus)-needsLLM)/float64(len(corpus)), needsLLM)
+}
+
+// TestParseQuery checks the Query field by field for the forms the issue
+// names, independently of Format.
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Query
+	}{
+		{"/fit 13B lora 4090", Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}},
+		{"/fit llama-3.1-70b qlora 2xa100 seq 4k", Query{Model: "llama-3.1-70b", Method: MethodQLoRA, GPU: "a100-80", GPUs: 2, SeqLen: 4096}},
+		{"@fitbot can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?",
+			Query{Model: "qwen2.5-7b", Method: MethodFull, Optimizer: OptimizerAdamW8bit, GPU: "h100", GPUs: 1}},
+		{"will mixtral run on two 4090s in int4?", Query{Model: "mixtral-8x7b", Method: MethodInference, Quant: QuantGPTQ, GPU: "rtx-4090", GPUs: 2}},
+		{"350m", Query{Params: 350e6}},
+		{"1.5b", Query{Params: 1.5e9}},
+		{"0.6B", Query{Params: 600e6}},
+		{"8x7B", Query{Params: 7e9, Experts: 8}},
+		{"70 billion", Query{Params: 70e9}},
+		{"7e9 params", Query{Params: 7e9}},
+		{"a100x8", Query{GPU: "a100-80", GPUs: 8}},
+		{"8xH100", Query{GPU: "h100", GPUs: 8}},
+		{"8x h100", Query{GPU: "h100", GPUs: 8}},
+		{"2 x RTX 4090", Query{GPU: "rtx-4090", GPUs: 2}},
+		{"four 3090s", Query{GPU: "rtx-3090", GPUs: 4}},
+		{"a node of 8 H100s", Query{GPU: "h100", GPUs: 8, Nodes: 1}},
+		{"2 nodes of 8 h100", Query{GPU: "h100", GPUs: 16, Nodes: 2}},
+		{"16xh100 2 nodes", Query{GPU: "h100", GPUs: 16, Nodes: 2}},
+		{"8 gpus", Query{GPUs: 8}},
+		{"a single H100", Query{GPU: "h100", GPUs: 1}},
+		{"dual 4090", Query{GPU: "rtx-4090", GPUs: 2}},
+		{"quad 3090", Query{GPU: "rtx-3090", GPUs: 4}},
+		{"sixteen a100s", Query{GPU: "a100-80", GPUs: 16}},
+		{"zero3", Query{ZeROStage: ptr(3)}},
+		{"zero-2", Query{ZeROStage: ptr(2)}},
+		{"zero 1", Query{ZeROStage: ptr(1)}},
+		{"z3", Query{ZeROStage: ptr(3)}},
+		{"fsdp", Query{ZeROStage: ptr(3)}},
+		{"ddp", Query{ZeROStage: ptr(0)}},
+		{"offload", Query{Offload: OffloadCPU}},
+		{"cpu offload", Query{Offload: OffloadCPU}},
+		{"offload to cpu", Query{Offload: OffloadCPU}},
+		{"nvme offload", Query{Offload: OffloadNVMe}},
+		{"gc", Query{GradCheckpointing: ptr(true)}},
+		{"gradient checkpointing", Query{GradCheckpointing: ptr(true)}},
+		{"activation checkpointing", Query{GradCheckpointing: ptr(true)}},
+		{"no ckpt", Query{GradCheckpointing: ptr(false)}},
+		{"without checkpointing", Query{GradCheckpointing: ptr(false)}},
+		{"seq 4096", Query{SeqLen: 4096}},
+		{"ctx 8k", Query{SeqLen: 8192}},
+		{"32k context", Query{SeqLen: 32768}},
+		{"context 128k", Query{SeqLen: 131072}},
+		{"batch 8", Query{MicroBatch: 8}},
+		{"bs 8", Query{MicroBatch: 8}},
+		{"mbs 2", Query{MicroBatch: 2}},
+		{"8 concurrent users", Query{MicroBatch: 8}},
+		{"8 concurrent requests", Query{MicroBatch: 8}},
+		{"r16", Query{LoRARank: 16}},
+		{"r=16", Query{LoRARank: 16}},
+		{"rank 64", Query{LoRARank: 64}},
+		{"on 2B tokens", Query{Tokens: 2e9}},
+		{"3 epochs of 500M tokens", Query{Tokens: 1.5e9}},
+		{"1 epoch over 100M tokens", Query{Tokens: 100e6}},
+		{"adamw", Query{Optimizer: OptimizerAdamW}},
+		{"adam", Query{Optimizer: OptimizerAdamW}},
+		{"adam8bit", Query{Optimizer: OptimizerAdamW8bit}},
+		{"adamw 8bit", Query{Optimizer: OptimizerAdamW8bit}},
+		{"paged adamw 8bit", Query{Optimizer: OptimizerAdamW8bit}},
+		{"bnb adam", Query{Optimizer: OptimizerAdamW8bit}},
+		{"sgd", Query{Optimizer: OptimizerSGD}},
+		{"sgd with momentum", Query{Optimizer: OptimizerSGDMomentum}},
+		{"sgd momentum", Query{Optimizer: OptimizerSGDMomentum}},
+		{"adafactor", Query{Optimizer: OptimizerAdafactor}},
+		{"fp32", Query{Precision: PrecisionFP32}},
+		{"bf16", Query{Precision: PrecisionBF16}},
+		{"fp16", Query{Precision: PrecisionFP16}},
+		{"fp8", Query{Precision: PrecisionFP8}},
+		{"int8", Query{Quant: QuantINT8}},
+		{"int4 inference", Query{Quant: QuantGPTQ, Method: MethodInference}},
+		{"full int4", Query{Quant: QuantNF4, Method: MethodFull}},
+		{"int4 lora", Query{Method: MethodQLoRA}},
+		{"qlora int4", Query{Method: MethodQLoRA}},
+		{"nf4", Query{Quant: QuantNF4}},
+		{"awq", Query{Quant: QuantAWQ}},
+		{"gptq", Query{Quant: QuantGPTQ}},
+		{"q4_k_m", Query{Quant: QuantQ4_KM}},
+		{"q8_0", Query{Quant: QuantQ8_0}},
+		{"kv fp8", Query{KVPrecision: PrecisionFP8}},
+		{"fp8 kv cache", Query{KVPrecision: PrecisionFP8}},
+		{"q8 kv", Query{KVPrecision: PrecisionINT8}},
+		{"full", Query{Method: MethodFull}},
+		{"full fine-tune", Query{Method: MethodFull}},
+		{"finetune", Query{Method: MethodFull}},
+		{"pretrain", Query{Method: MethodFull}},
+		{"SFT", Query{Method: MethodFull}},
+		{"q-lora", Query{Method: MethodQLoRA}},
+		{"4-bit lora", Query{Method: MethodQLoRA}},
+		{"serve", Query{Method: MethodInference}},
+		{"deploy", Query{Method: MethodInference}},
+		{"generate", Query{Method: MethodInference}},
+		{"fine-tune with lora", Query{Method: MethodLoRA}},
+		{"run a qlora", Query{Method: MethodQLoRA}},
+		{"run a fine-tune", Query{Method: MethodFull}},
+		{"qlora with lora rank 64", Query{Method: MethodQLoRA, LoRARank: 64}},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if d := cmp.Diff(tt.want, got.Query); d != "" {
+			t.Errorf("Parse(%q) (-want +got):\n%s", tt.in, d)
+		}
+	}
+}
+
+// TestParseExplains checks the notes, ignored words, field sources and
+// the implied-method flag that `fitbot parse` shows.
+func TestParseExplains(t *testing.T) {
+	got, err := Parse("<@U123> can we fine-tune llama 3.1 8b on two a100s?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Parsed{
+		Query:  Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "a100-80", GPUs: 2},
+		Intent: IntentFit,
+		Fields: []Field{
+			{Name: "model", Value: "llama-3.1-8b", Words: "llama 3.1 8b"},
+			{Name: "method", Value: "full", Words: "fine-tune"},
+			{Name: "gpu", Value: "a100-80", Words: "a100s"},
+			{Name: "gpus", Value: "2", Words: "two a100s"},
+		},
+		Notes: []string{
+			`"a100" taken as A100 SXM 80 GB`,
+			`"fine-tune" taken as full fine-tuning (say lora or qlora for adapters)`,
+		},
+		Ignored:       []string{"<@U123>", "can", "we", "on"},
+		MethodImplied: true,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Parse (-want +got):\n%s", d)
+	}
+}
+
+// TestParseErrors checks that input the parser cannot use gives an
+// *InputError naming the words and a hint that parses.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		in      string
+		problem string // substring of Problem
+		hint    string // the whole Hint
+	}{
+		{"", "the question is empty", "fit 13b lora rtx-4090"},
+		{"   ?!  ", "the question is empty", "fit 13b lora rtx-4090"},
+		{"please help", `"please help" names no model`, "fit 13b lora rtx-4090"},
+		{"13b lora 4900", `"4900" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
+		{"llama-5-70b qlora 4090", `"llama-5-70b" is not a model I know; did you mean llama-2-70b`, "fit llama-2-70b qlora rtx-4090"},
+		{"llama 5 70b qlora 4090", `"llama 5 70b" is not a model I know`, "fit llama-2-70b qlora rtx-4090"},
+		{"13b lora rtx4095", `"rtx4095" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
+		{"13b lora rtx 4095", `"rtx 4095" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
+		{"llama 3 8b qwen 7b", `two models in one question: "llama 3 8b" and "qwen 7b"`, "fit llama-3-8b lora rtx-4090"},
+		{"13b 7b lora", `two models in one question: "13b" and "7b"`, "fit 13b lora rtx-4090"},
+		{"13b lora 4090 h100", `two GPUs in one question: "4090" and "h100"`, "fit 13b lora rtx-4090"},
+		{"13b lora inference", `two methods in one question: "lora" and "inference"`, "fit 13b lora rtx-4090"},
+		{"13b adamw sgd", `two optimizers in one question`, "fit 13b lora adamw rtx-4090"},
+		{"13b 2xh100 4xh100", `two GPU counts in one question: "2xh100" and "4xh100"`, "fit 13b lora 2xh100"},
+		{"0B lora", `"0B" is not a model size`, "fit 13b lora rtx-4090"},
+		{"-5B lora", `"-5B" is not a model size`, "fit 13b lora rtx-4090"},
+		{"1e30 params", `"1e30 params" is more parameters than any model I size`, "fit 13b lora rtx-4090"},
+		{"500k lora", `"500k" is a number without a meaning`, "fit 13b lora rtx-4090 seq 4096"},
+		{"13b lora seq 0", `"seq 0" is not a context length`, "fit 13b lora rtx-4090 seq 4096"},
+		{"13b lora seq 99999999", `"seq 99999999" is not a context length`, "fit 13b lora rtx-4090 seq 4096"},
+		{"13b lora batch -1", `"batch -1" is not a batch size`, "fit 13b lora rtx-4090 batch 8"},
+		{"13b lora rank 0", `"lora rank 0" is not a LoRA rank`, "fit 13b lora rtx-4090 rank 16"},
+		{"13b 900 gpus of 4090", `"900 gpus" is more GPUs than I size (the limit is 512`, "fit 13b lora 8xrtx-4090"},
+		{"13b 100 nodes of 8 h100", `"100 nodes" is more machines than I size`, "fit 13b lora 8xh100"},
+		{"13b 2 nodes of 32 h100", `"32 h100" is more GPUs than one machine holds`, "fit 13b lora 16xh100 2 nodes"},
+		{"13b 8xh100 3 nodes", `"8xh100" GPUs do not split evenly over "3 nodes"`, "fit 13b lora 8xh100 1 node"},
+		{"13b 3 epochs", `"3 epochs": of how many tokens?`, "fit 13b lora rtx-4090 1.5b tokens"},
+		{"13b full 4096 tokens", `"4096 tokens" is too small for a training budget`, "fit 13b full rtx-4090 seq 4096"},
+		{"13b lora 8", `"8" is a number without a meaning here`, "fit 13b lora rtx-4090"},
+		{"13b lora banana42", `I do not understand "banana42"`, "fit 13b lora rtx-4090"},
+		{"13b lora \x00 4090", "control character (U+0000 at byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
+		{"13b lora \xff 4090", "not valid UTF-8 text (byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
+		{strings.Repeat("x", MaxQuestionBytes+1), "too long (1001 bytes; the limit is 1000)", "ask in one short sentence, e.g. fit 13b lora rtx-4090"},
+		{strings.Repeat("a ", MaxQuestionWords+1), "too long (more than 100 words)", "ask in one short sentence, e.g. fit 13b lora rtx-4090"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.in)
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("Parse(%q) error = %v, want an *InputError", tt.in, err)
+			continue
+		}
+		if !strings.Contains(ie.Problem, tt.problem) {
+			t.Errorf("Parse(%q) problem = %q, want it to contain %q", tt.in, ie.Problem, tt.problem)
+		}
+		if ie.Hint != tt.hint {
+			t.Errorf("Parse(%q) hint = %q, want %q", tt.in, ie.Hint, tt.hint)
+		}
+		if h, ok := strings.CutPrefix(ie.Hint, "fit "); ok {
+			if _, err := Parse(h); err != nil {
+				t.Errorf("Parse(%q): hint %q does not parse: %v", tt.in, ie.Hint, err)
+			}
+		}
+	}
+}
+
+// TestParsePartialOnError checks that a failed parse still returns what
+// was understood, so the bot can tell a bad number from a missing model.
+func TestParsePartialOnError(t *testing.T) {
+	got, err := Parse("llama 3.1 8b lora 4090 seq 0")
+	if err == nil {
+		t.Fatal("Parse succeeded, want an error for seq 0")
+	}
+	want := Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "rtx-4090"}
+	if d := cmp.Diff(want, got.Query); d != "" {
+		t.Errorf("partial Query (-want +got):\n%s", d)
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	tests := []struct {
+		in    string
+		unit  int64
+		want  int64
+		exact bool
+	}{
+		{"13b", 1e9, 13e9, true},
+		{"1.5b", 1e9, 1.5e9, true},
+		{"0.6b", 1e9, 600e6, true},
+		{"6.738415616b", 1e9, 6738415616, true},
+		{"350m", 1e6, 350e6, true},
+		{"4k", 1024, 4096, true},
+		{"4.5k", 1024, 4608, true},
+		{"4.1k", 1024, 0, false},
+		{"7e9", 1, 7e9, true},
+		{"1e30", 1, 0, false},
+		{"99999999999999999999", 1, 0, false},
+		{"-5b", 1e9, -5e9, true},
+	}
+	for _, tt := range tests {
+		n, ok := parseNumber(tt.in)
+		if !ok {
+			t.Errorf("parseNumber(%q) not a number", tt.in)
+			continue
+		}
+		got, exact := n.scaled(tt.unit)
+		if exact != tt.exact || (exact && got != tt.want) {
+			t.Errorf("parseNumber(%q).scaled(%d) = %d, %v; want %d, %v", tt.in, tt.unit, got, exact, tt.want, tt.exact)
+		}
+	}
+	for _, bad := range []string{"", "-", ".", "b", "1.", "1x", "1e", "1e99999", "12q"} {
+		if _, ok := parseNumber(bad); ok {
+			t.Errorf("parseNumber(%q) = ok, want not a number", bad)
+		}
+	}
+}
+
+// fakeLexicon is a two-entry catalog, to show the parser takes names only
+// from its lexicon.
+type fakeLexicon struct{}
+
+func (fakeLexicon) matchModel(w string) (string, string, bool) {
+	if strings.ReplaceAll(keyOf(w), " ", "") == "tiny1b" {
+		return "tiny-1b", "", true
+	}
+	return "", "", false
+}
+
+func (fakeLexicon) matchGPU(w string) (string, string, bool) {
+	if strings.ReplaceAll(keyOf(w), " ", "") == "card9" {
+		return "card-9", "card9 taken as Card 9 (the big one)", true
+	}
+	return "", "", false
+}
+
+func (fakeLexicon) suggestModels(string) []string { return []string{"tiny-1b"} }
+func (fakeLexicon) suggestGPUs(string) []string   { return []string{"card-9"} }
+func (fakeLexicon) isModelFamily(k string) bool   { return strings.HasPrefix(k, "tiny") }
+
+func TestParseWithLexicon(t *testing.T) {
+	got, err := parseWith("tiny 1b lora on 2 card9s", fakeLexicon{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Query{Model: "tiny-1b", Method: MethodLoRA, GPU: "card-9", GPUs: 2}
+	if d := cmp.Diff(want, got.Query); d != "" {
+		t.Errorf("Query (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"card9 taken as Card 9 (the big one)"}, got.Notes); d != "" {
+		t.Errorf("Notes (-want +got):\n%s", d)
+	}
+	_, err = parseWith("tiny 2b lora", fakeLexicon{})
+	if err == nil || !strings.Contains(err.Error(), `"tiny 2b" is not a model I know; did you mean tiny-1b?`) {
+		t.Errorf("parseWith(tiny 2b) error = %v, want a did-you-mean for tiny-1b", err)
+	}
+}
+
+// FuzzParse asserts the parser's properties on any input: it never panics;
+// an accepted question formats to a canonical command that parses back to
+// the same Query (and formats the same again); a rejected one gets an
+// *InputError that quotes one of its words, or says why there were none.
+func FuzzParse(f *testing.F) {
+	for _, c := range readCorpus(f) {
+		f.Add(c.question)
+	}
+	f.Add("13b lora \x00 4090")
+	f.Add("\xff\xfe")
+	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := Parse(in)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Parse(%q) error %T %v, want *InputError", in, err, err)
+			}
+			if ie.Hint == "" {
+				t.Errorf("Parse(%q): no hint", in)
+			}
+			if !namesInput(in, ie.Problem) {
+				t.Errorf("Parse(%q) problem %q names none of the input's words", in, ie.Problem)
+			}
+			return
+		}
+		canon := Format(got.Query)
+		again, err := Parse(canon)
+		if err != nil {
+			t.Fatalf("Parse(%q) = %q, which does not parse: %v", in, canon, err)
+		}
+		if d := cmp.Diff(got.Query, again.Query); d != "" {
+			t.Fatalf("Parse(%q) = %q, which parses differently (-first +again):\n%s", in, canon, d)
+		}
+		if c2 := Format(again.Query); c2 != canon {
+			t.Fatalf("Format is not stable: %q then %q", canon, c2)
+		}
+	})
+}
+
+// namesInput reports whether a problem quotes a word of the input, or is
+// one of the messages about the input as a whole.
+func namesInput(in, problem string) bool {
+	for _, whole := range []string{"the question is empty", "too long", "not valid UTF-8", "control character"} {
+		if strings.Contains(problem, whole) {
+			return true
+		}
+	}
+	if !utf8.ValidString(in) {
+		return false
+	}
+	toks, err := lex(in)
+	if err != nil {
+		return false
+	}
+	for _, tk := range toks {
+		if strings.Contains(problem, `"`+tk.raw) || strings.Contains(problem, tk.raw+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkParse measures a typical chat question.
+func BenchmarkParse(b *testing.B) {
+	const q = "@fitbot can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?"
+	if _, err := Parse(q); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseSlash measures a short slash command.
+func BenchmarkParseSlash(b *testing.B) {
+	const q = "llama-3.1-70b qlora 2xa100 seq 4k"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package sizing
+
+// wordKind is what a known word or phrase means to the parser.
+type wordKind uint8
+
+// The kinds of known words. Phrases are stored by the concatenation of
+// their words' keys, so "full fine-tune", "full finetune" and
+// "full-fine-tune" are all "fullfinetune".
+const (
+	kindFiller    wordKind = iota + 1 // question phrasing: "can", "we", "vram"
+	kindMethod                        // a method named outright: lora, qlora, inference, full
+	kindTrainVerb                     // a training verb: train, fine-tune, sft (full unless a method is named)
+	kindServeVerb                     // a serving verb: run, serve, deploy (inference unless a method is named)
+	kindOptimizer
+	kindPrecision
+	kindQuant
+	kindInt4 // int4 / 4-bit: GPTQ-style for inference, NF4 for training
+	kindKV   // KV-cache precision: "kv fp8"
+	kindZeRO // a ZeRO stage: zero3, z2, fsdp (3), ddp (0)
+	kindDeepSpeed
+	kindOffload
+	kindCkpt      // gradient checkpointing on or off
+	kindSeqKey    // "seq", "ctx": a context length follows
+	kindSeqWord   // "context", "ctx": a context length precedes
+	kindBatchKey  // "batch", "bs", "mbs": a batch follows
+	kindBatchWord // "users", "requests", "concurrent": a batch precedes
+	kindRankKey   // "rank", "r": a LoRA rank follows
+	kindGPUWord   // "gpus", "cards": a GPU count precedes
+	kindNodeWord  // "node", "nodes"
+	kindEpochWord
+	kindTokensWord
+	kindParamsWord
+	kindCount // a number word: two, dual, single
+	kindTimes // "x" between a count and a GPU
+	kindOf    // "of", "over": joins a count to what it counts
+	kindGGUF  // "gguf" alone: a GGUF file, q4_k_m unless a type is named
+	kindModel // a catalog model alias
+	kindGPU   // a catalog GPU alias
+)
+
+// word is the meaning of one known word or phrase.
+type word struct {
+	kind wordKind
+	val  string // the method, optimizer, precision, quant or catalog id
+	n    int    // the count, ZeRO stage, or 1/0 for checkpointing on/off
+	note string // an assumption to report when this word is used
+}
+
+// maxPhrase is the longest phrase, in words, the vocabulary holds.
+const maxPhrase = 5
+
+// phrases is the fixed vocabulary: every word and phrase the parser knows
+// apart from the catalogs' model and GPU aliases.
+var phrases = buildPhrases()
+
+func buildPhrases() map[string]word {
+	m := map[string]word{}
+	add := func(w word, keys ...string) {
+		for _, k := range keys {
+			m[k] = w
+		}
+	}
+	for _, k := range []string{
+		"fit", "/fit", "can", "could", "we", "i", "you", "my", "our", "me", "us", "will", "would", "does", "do", "did",
+		"is", "it", "its", "are", "be", "how", "much", "many", "what", "which", "need", "needed", "needs",
+		"to", "on", "with", "in", "a", "an", "the", "using", "use", "via", "for", "at", "and", "or", "if", "into",
+		"please", "pls", "plz", "hi", "hey", "hello", "thanks", "fitbot", "vram", "memory", "mem", "gpu", "gpus",
+		"fits", "enough", "possible", "model", "models", "llm", "just", "only", "some", "any", "about",
+		"nvidia", "amd", "geforce", "budget", "cost", "costs", "price", "much", "long", "time", "take", "takes",
+		"that", "this", "these", "those", "there", "here", "get", "got", "want", "like", "should", "able",
+		"across", "per", "each", "from", "by", "as", "so", "also", "then", "up", "setup", "config",
+		"mixed", "precision", "weights", "quantized", "quantised", "quant", "quantization", "quantisation",
+		"enabled", "yes", "ok", "okay", "cluster", "machine", "box", "server", "instance",
+		"both", "together", "same", "still", "even", "requires", "require", "required",
+		"mode", "style", "ish", "roughly", "approx", "approximately", "around", "estimate", "estimated",
+		"sizing", "size", "tell", "know", "check", "help", "whether",
+	} {
+		m[k] = word{kind: kindFiller}
+	}
+	// Words that also start phrases or count things are set after the fillers.
+	add(word{kind: kindGPUWord}, "gpus", "gpu", "cards", "card", "devices", "accelerators")
+	add(word{kind: kindOf}, "of", "over")
+	add(word{kind: kindTimes}, "x")
+
+	add(word{kind: kindMethod, val: string(MethodFull)}, "full", "fullfinetune", "fullfinetuning", "fullfinetuned",
+		"fullft", "fullfine", "fulltrain", "fulltraining", "fullparameter", "fullparam", "fullparams",
+		"fullweight", "fullweights", "fullrank")
+	add(word{kind: kindMethod, val: string(MethodLoRA)}, "lora", "loras", "lorafinetune", "lorafinetuning", "peft")
+	add(word{kind: kindMethod, val: string(MethodQLoRA)}, "qlora", "qloras", "4bitlora", "lora4bit", "loraint4",
+		"int4lora", "nf4lora", "lorainnf4", "lorain4bit", "qlorafinetune")
+	add(word{kind: kindMethod, val: string(MethodInference)}, "inference", "infer", "inferencing", "serving",
+		"inferenceonly", "forwardpass")
+	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
+		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
+		"continuedpretraining", "instructiontune", "instructiontuning")
+	add(word{kind: kindServeVerb}, "run", "runs", "running", "serve", "serves", "served", "deploy", "deploying",
+		"deployed", "chat", "chatting", "generate", "generation", "host", "hosting", "hosted", "load", "loading")
+
+	add(word{kind: kindOptimizer, val: string(OptimizerAdamW)}, "adamw", "adam", "torchadamw", "fusedadam",
+		"adamwtorch", "adamwtorchfused")
+	add(word{kind: kindOptimizer, val: string(OptimizerAdamW8bit)}, "8bitadam", "8bitadamw", "adam8bit",
+		"adamw8bit", "adam8", "adamw8", "pagedadamw8bit", "pagedadamw", "pagedadam", "pagedadam8bit",
+		"bnbadam", "bnbadamw", "bnbadam8bit", "bnbadamw8bit", "adamwbnb8bit", "8bitoptimizer", "8bitoptim",
+		"adamin8bit", "adamwin8bit", "8bitadamoptimizer")
+	add(word{kind: kindOptimizer, val: string(OptimizerSGD)}, "sgd", "plainsgd", "vanillasgd")
+	add(word{kind: kindOptimizer, val: string(OptimizerSGDMomentum)}, "sgdmomentum", "sgdwithmomentum",
+		"momentumsgd", "sgdm", "sgdnesterov")
+	add(word{kind: kindOptimizer, val: string(OptimizerAdafactor)}, "adafactor")
+
+	add(word{kind: kindPrecision, val: string(PrecisionFP32)}, "fp32", "float32", "f32", "tf32", "fullprecision", "32bit")
+	add(word{kind: kindPrecision, val: string(PrecisionBF16)}, "bf16", "bfloat16")
+	add(word{kind: kindPrecision, val: string(PrecisionBF16), note: "mixed precision taken as bf16"}, "mixedprecision", "amp")
+	add(word{kind: kindPrecision, val: string(PrecisionFP16)}, "fp16", "float16", "f16", "half", "halfprecision")
+	add(word{kind: kindPrecision, val: string(PrecisionFP8)}, "fp8", "float8", "f8", "e4m3", "fp8e4m3")
+	add(word{kind: kindQuant, val: string(QuantINT8)}, "int8", "8bit", "bnb8bit", "llmint8", "bitsandbytes8bit", "w8a16")
+	add(word{kind: kindInt4}, "int4", "4bit", "w4a16", "bnb4bit")
+	add(word{kind: kindQuant, val: string(QuantNF4)}, "nf4")
+	add(word{kind: kindQuant, val: string(QuantNF4DQ)}, "nf4dq", "nf4doublequant", "doublequant", "nf4withdoublequant")
+	add(word{kind: kindQuant, val: string(QuantGPTQ)}, "gptq", "gptqint4", "gptq4bit")
+	add(word{kind: kindQuant, val: string(QuantAWQ)}, "awq", "awqint4", "awq4bit")
+	for q, keys := range map[Quant][]string{
+		QuantQ8_0:  {"q80", "q8"},
+		QuantQ6_K:  {"q6k"},
+		QuantQ5_KM: {"q5km"},
+		QuantQ4_KM: {"q4km"},
+		QuantQ4_0:  {"q40"},
+		QuantQ3_KM: {"q3km"},
+		QuantQ2_K:  {"q2k"},
+	} {
+		for _, k := range keys {
+			add(word{kind: kindQuant, val: string(q)}, k, "gguf"+k, k+"gguf")
+		}
+	}
+	add(word{kind: kindGGUF, val: string(QuantQ4_KM)}, "gguf", "llama.cpp", "llamacpp", "ollama")
+
+	for p, keys := range map[Precision][]string{
+		PrecisionFP32: {"fp32", "f32"},
+		PrecisionBF16: {"bf16"},
+		PrecisionFP16: {"fp16", "f16"},
+		PrecisionFP8:  {"fp8", "f8"},
+		PrecisionINT8: {"int8", "q8", "q80", "8bit"},
+		PrecisionINT4: {"int4", "q4", "q40", "4bit"},
+	} {
+		for _, k := range keys {
+			add(word{kind: kindKV, val: string(p)}, "kv"+k, "kvcache"+k, k+"kv", k+"kvcache", "kv"+k+"cache",
+				"kvcachein"+k, "kvin"+k)
+		}
+	}
+
+	for stage, keys := range [][]string{
+		{"zero0", "z0", "zerostage0", "ddp", "stage0"},
+		{"zero1", "z1", "zerostage1", "stage1"},
+		{"zero2", "z2", "zerostage2", "stage2"},
+		{"zero3", "z3", "zerostage3", "stage3"},
+	} {
+		add(word{kind: kindZeRO, n: stage}, keys...)
+	}
+	add(word{kind: kindZeRO, n: 3, note: "fsdp taken as ZeRO-3 (full sharding of weights, gradients and optimizer state)"},
+		"fsdp", "fsdp2", "fullyshardeddataparallel", "fullshard")
+	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
+	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
+
+	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
+		"offloadtocpu", "offloadcpu", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",
+		"optimizeroffload", "zerooffload")
+	add(word{kind: kindOffload, val: string(OffloadNVMe)}, "nvmeoffload", "offloadtonvme", "offloadnvme",
+		"nvme", "zeroinfinity", "ssdoffload", "offloadtossd", "diskoffload", "offloadtodisk")
+	add(word{kind: kindOffload, val: string(OffloadNone)}, "nooffload", "withoutoffload", "withoutoffloading",
+		"nooffloading", "offloadnone", "offloadoff")
+
+	add(word{kind: kindCkpt, n: 1}, "gc", "ckpt", "gradckpt", "gradientckpt", "gradientcheckpointing",
+		"gradcheckpointing", "activationcheckpointing", "activationckpt", "checkpointing", "recompute",
+		"activationrecompute", "activationrecomputation", "fullrecompute", "withcheckpointing",
+		"withgradientcheckpointing", "gradientcheckpoint", "ckpton", "gcon", "checkpointingon")
+	add(word{kind: kindCkpt, n: 0}, "nockpt", "nogc", "nocheckpointing", "nogradientcheckpointing",
+		"nogradckpt", "withoutcheckpointing", "withoutgradientcheckpointing", "withoutckpt", "withoutgc",
+		"ckptoff", "gcoff", "checkpointingoff", "norecompute", "noactivationcheckpointing")
+
+	add(word{kind: kindSeqKey}, "seq", "seqlen", "sequence", "sequencelength", "seqlength", "ctx", "ctxlen",
+		"context", "contextlength", "contextlen", "contextwindow", "maxlen", "maxseqlen", "maxlength",
+		"maxcontext", "cutofflen", "maxseqlength", "ctxsize")
+	add(word{kind: kindSeqWord}, "tokenscontext", "tokensofcontext", "ofcontext", "window", "tokenwindow",
+		"tokencontext", "contexttokens", "tokenscontextwindow")
+	add(word{kind: kindBatchKey}, "batch", "bs", "mbs", "batchsize", "microbatch", "microbatchsize",
+		"perdevicebatch", "perdevicebatchsize", "perdevicetrainbatchsize", "microbs", "batchof", "concurrency")
+	add(word{kind: kindBatchWord}, "users", "user", "requests", "request", "concurrent", "concurrentusers",
+		"concurrentrequests", "parallelrequests", "simultaneoususers", "simultaneousrequests", "streams",
+		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs")
+	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
+	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
+	add(word{kind: kindNodeWord, n: 1}, "node", "nodes", "machines", "servers", "hosts", "boxes")
+	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
+	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")
+	add(word{kind: kindParamsWord}, "params", "param", "parameters", "parameter")
+
+	for n, keys := range [][]string{
+		1: {"one", "single", "solo", "lone"}, 2: {"two", "dual", "twin", "pair", "couple"}, 3: {"three", "triple"},
+		4: {"four", "quad"}, 5: {"five"}, 6: {"six"}, 7: {"seven"}, 8: {"eight", "octo"}, 9: {"nine"}, 10: {"ten"},
+		11: {"eleven"}, 12: {"twelve"}, 13: {"thirteen"}, 14: {"fourteen"}, 15: {"fifteen"}, 16: {"sixteen"},
+	} {
+		add(word{kind: kindCount, n: n}, keys...)
+	}
+	return m
+}
