@@ -256,3 +256,100 @@ func TestLookupSuggestions(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// TestMatchDoesNotAllocate guards the parser's hot path: exact lookups
+// of n-grams, hits and misses, allocate nothing.
+func TestMatchDoesNotAllocate(t *testing.T) {
+	for _, words := range []string{"rtx 4090", "NVIDIA GeForce RTX 4090 24GB", "on two", "meta-llama/Llama-3.1-70B-Instruct", "lora"} {
+		if n := testing.AllocsPerRun(100, func() {
+			MatchGPU(words)
+			MatchModel(words)
+		}); n != 0 {
+			t.Errorf("MatchGPU/MatchModel(%q) allocate %v times", words, n)
+		}
+	}
+}
+
+// TestCatalogCopies checks GPUs and Models hand out copies, so callers
+// cannot change the catalog.
+func TestCatalogCopies(t *testing.T) {
+	GPUs()[0].ID = "changed"
+	Models()[0].ID = "changed"
+	if GPUs()[0].ID == "changed" || Models()[0].ID == "changed" {
+		t.Error("catalog changed through a returned slice")
+	}
+}
+
+func checkLookup[T any](t *testing.T, kind, input string, found T, note string, err error, id func(T) string, again func(string) (T, string, error), match func(string) (T, bool)) {
+	m, ok := match(input)
+	if err != nil {
+		var nf *NotFoundError
+		if !errors.As(err, &nf) || nf.Kind != kind || nf.Input != input || len(nf.Suggestions) > 3 {
+			t.Fatalf("Lookup %s %q: bad error %#v", kind, input, err)
+		}
+		if ok || note != "" {
+			t.Fatalf("Match %q found %s (note %q) where Lookup did not", input, id(m), note)
+		}
+		for _, s := range nf.Suggestions {
+			if _, _, err := again(s); err != nil {
+				t.Fatalf("suggestion %q for %q does not look up: %v", s, input, err)
+			}
+		}
+		return
+	}
+	if !ok || id(m) != id(found) {
+		t.Fatalf("Match %q = %v, Lookup found %s", input, ok, id(found))
+	}
+	back, _, err := again(id(found))
+	if err != nil || id(back) != id(found) {
+		t.Fatalf("id %s of %q does not round-trip: %v", id(found), input, err)
+	}
+}
+
+// FuzzLookupGPU: no panic; a hit round-trips through its id and agrees
+// with MatchGPU; a miss is a *NotFoundError whose suggestions resolve.
+func FuzzLookupGPU(f *testing.F) {
+	for _, s := range []string{"4090", "a100", "RTX 4090 24GB", "h100 pcie", "m2 ultra", "4900", "", "nvidia", "gb", "24gb", "a100/80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, note, err := LookupGPU(s)
+		checkLookup(t, "GPU", s, g, note, err, func(g GPU) string { return g.ID }, LookupGPU, MatchGPU)
+	})
+}
+
+// FuzzLookupModel is FuzzLookupGPU for models.
+func FuzzLookupModel(f *testing.F) {
+	for _, s := range []string{"llama 3 70b", "meta-llama/Llama-3.1-70B-Instruct", "mistral 7b", "mixtrall", "", "/", "instruct", "gpt-2", "Qwen/Qwen2.5-7B-Instruct"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, note, err := LookupModel(s)
+		checkLookup(t, "model", s, m, note, err, func(m Model) string { return m.ID }, LookupModel, MatchModel)
+	})
+}
+
+func BenchmarkLookupModel(b *testing.B) {
+	for _, in := range []string{"meta-llama/Llama-3.1-70B-Instruct", "mixtral 8x7b"} {
+		b.Run(in, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := LookupModel(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("miss with suggestions", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := LookupModel("lama 3.1 8b"); err == nil {
+				b.Fatal("found")
+			}
+		}
+	})
+}
+
+func BenchmarkMatchGPU(b *testing.B) {
+	for b.Loop() {
+		MatchGPU("NVIDIA GeForce RTX 4090")
+	}
+}

@@ -352,31 +352,35 @@ func (m Model) LinearShapes() []Linear {
 // smaller requests are raised to it (and the assumption says so).
 const MinBareParams = 1_000_000
 
-// bareAnchor is a published dense shape BareModel interpolates between.
+// bareAnchor is a published dense shape BareModel takes its width from.
 type bareAnchor struct {
 	params float64
-	hidden float64
+	hidden int
 }
 
 // bareAnchors are (total params, hidden) of well-known dense models:
-// GPT-2 small, Qwen2.5-0.5B (rounded to 1024), Llama 3.2 1B and 3B, Llama
-// 2 7B and 13B, Llama 2 70B, Llama 3.1 405B.
+// GPT-2 small (124M, 768), Qwen2.5-0.5B (rounded to 1024), Llama 3.2 1B
+// (2048) and 3B (3072), Llama 2 7B (4096) and 13B (5120), LLaMA 30B
+// (6656), Llama 2 70B (8192), GPT-3 175B (12288), Llama 3.1 405B (16384),
+// plus small widths for toy sizes.
 var bareAnchors = []bareAnchor{
-	{1e6, 128}, {124e6, 768}, {494e6, 1024}, {1.24e9, 2048}, {3.2e9, 3072},
-	{6.7e9, 4096}, {13e9, 5120}, {69e9, 8192}, {406e9, 16384},
+	{1e6, 128}, {20e6, 256}, {60e6, 512}, {124e6, 768}, {494e6, 1024}, {1.24e9, 2048}, {3.2e9, 3072},
+	{6.7e9, 4096}, {13e9, 5120}, {32.5e9, 6656}, {69e9, 8192}, {175e9, 12288}, {406e9, 16384},
 }
 
 // BareModel is a representative Llama-style decoder of exactly params
 // parameters, for a question that names only a size ("13B", "350M").
 // The rule:
-//   - hidden is interpolated on log(params) between known dense shapes
-//     (bareAnchors: 124M→768, 1.24B→2048, 6.7B→4096, 13B→5120,
-//     69B→8192, 406B→16384) and rounded to a multiple of 128; heads =
-//     hidden/128 (at least 1, head_dim 128 or hidden when smaller);
-//     8 KV heads from 30B up (grouped-query attention), else one per head;
-//   - SwiGLU FFN of width 8/3 × hidden rounded up to 256 (Llama 2), vocab
-//     32,000, untied embeddings, RMSNorm, context 4096;
-//   - layers = as many whole blocks as fit beside the embeddings; the
+//   - hidden is the width of the known dense model nearest in log(params)
+//     (bareAnchors: 124M→768, 1.24B→2048, 3.2B→3072, 6.7B→4096,
+//     13B→5120, 32.5B→6656, 69B→8192, 175B→12288, 406B→16384);
+//     heads = hidden/128 (head_dim 128); one KV head per head below 30B,
+//     8 KV heads (grouped-query attention) from 30B;
+//   - SwiGLU FFN of width 8/3 × hidden rounded up to 256 below 30B (Llama
+//     2), 3.5 × hidden from 30B (Llama 2 70B, Llama 3); vocab 32,000,
+//     untied embeddings, RMSNorm, context 4096;
+//   - layers = as many whole blocks as fit beside the embeddings (a size
+//     too small for that gets one block and a smaller vocabulary); the
 //     remainder widens the FFN, then the vocabulary, and what is left
 //     (under 2 × hidden) is kept in ExtraParams, so ParamCount is exactly
 //     params.
@@ -384,8 +388,9 @@ var bareAnchors = []bareAnchor{
 // experts > 0 builds a mixture of experts the way "8x7B" is meant: the
 // dense shape above for params (the size after the "x"), with its FFN
 // replicated into experts experts (top-2 routing, as Mixtral) and a
-// router; the total is then about experts × the FFN share more than
-// params, and Assumption states both totals.
+// router. The total is then about params + (experts-1) × the FFN share
+// (8x7B: 38.6B, where Mixtral's wider FFN gives 46.7B); Assumption states
+// the total and active counts.
 func BareModel(params int64, experts int) Model {
 	raised := params < MinBareParams
 	if raised {
@@ -393,40 +398,38 @@ func BareModel(params int64, experts int) Model {
 	}
 	h := bareHidden(float64(params))
 	heads := max(1, h/128)
-	kv := heads
+	kv, inter := heads, roundUp(h*8/3, 256)
 	if params >= 30e9 {
-		kv = min(heads, 8)
+		kv, inter = min(heads, 8), h*7/2
 	}
 	m := Model{
 		Family: "bare", Kind: KindDecoder, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: h / heads,
-		Intermediate: roundUp(h*8/3, 256), Vocab: 32000, MLP: MLPGated, Norm: NormRMS, NormsPerLayer: 2,
+		Intermediate: inter, MLP: MLPGated, Norm: NormRMS, NormsPerLayer: 2,
 		MaxContext: 4096, Source: "derived from the requested size (BareModel)",
 	}
-	m.Layers, m.Vocab = 0, 0
-	normOnly, _ := m.ParamCount()
+	normOnly, _ := m.ParamCount() // no layers, no vocabulary: the final norm
 	block := m.blockParams()
-	if embed := 2 * 32000 * int64(h); params-normOnly < embed+block {
-		// Too small for a 32k vocabulary beside one block: one block, and
-		// the vocabulary takes what is left.
+	embed := 2 * 32000 * int64(h)
+	if params-normOnly < embed+block {
+		// Too small for a 32k vocabulary beside one block.
 		m.Layers = 1
+		m.Vocab = int((params - normOnly - block) / (2 * int64(h)))
 	} else {
 		m.Vocab = 32000
 		m.Layers = int((params - normOnly - embed) / block)
 	}
 	fixed, _ := m.ParamCount()
 	rem := params - fixed
-	if m.MLP == MLPGated && m.Layers > 0 {
-		per := 3 * int64(h) * int64(m.Layers)
-		m.Intermediate += int(rem / per)
-		rem %= per
-	}
+	per := 3 * int64(h) * int64(m.Layers)
+	m.Intermediate += int(rem / per)
+	rem %= per
 	m.Vocab += int(rem / (2 * int64(h)))
 	m.ExtraParams = rem % (2 * int64(h))
 	m.ExtraParamsNote = "rounding remainder of the bare size"
-	m.ID = bareID(params)
+	m.ID = "bare-" + strings.ToLower(bareName(params))
 	m.Name = bareName(params) + " (bare size)"
 	m.PublishedParams = params
-	m.assumption = fmt.Sprintf("%s taken as a Llama-style dense model of exactly %d parameters: %d layers, hidden %d, FFN %d, %d heads (%d KV), vocab %d",
+	m.assumption = fmt.Sprintf("%s taken as a Llama-style dense model of exactly %d parameters: layers %d, hidden %d, FFN %d, heads %d (%d KV), vocab %d",
 		bareName(params), params, m.Layers, m.Hidden, m.Intermediate, m.Heads, m.KVHeads, m.Vocab)
 	if raised {
 		m.assumption += fmt.Sprintf(" (raised to the %d-parameter minimum)", MinBareParams)
@@ -435,11 +438,12 @@ func BareModel(params int64, experts int) Model {
 		m.Experts, m.ExpertsActive = experts, min(2, experts)
 		m.ExpertIntermediate = m.Intermediate
 		total, active := m.ParamCount()
-		m.ID = fmt.Sprintf("%dx%s", experts, bareID(params))
-		m.Name = fmt.Sprintf("%dx%s (bare size)", experts, bareName(params))
+		size := fmt.Sprintf("%dx%s", experts, bareName(params))
+		m.ID = "bare-" + strings.ToLower(size)
+		m.Name = size + " (bare size)"
 		m.PublishedParams, m.PublishedActive = total, active
-		m.assumption = fmt.Sprintf("%dx%s taken as a mixture of %d experts built on a %s Llama-style shape (%d layers, hidden %d, expert FFN %d), top-%d routing: %d parameters in all, %d active per token",
-			experts, bareName(params), experts, bareName(params), m.Layers, m.Hidden, m.ExpertIntermediate, m.ExpertsActive, total, active)
+		m.assumption = fmt.Sprintf("%s taken as a mixture of %d experts on a %s Llama-style shape (layers %d, hidden %d, expert FFN %d), top-%d routing: %d parameters in all, %d active per token",
+			size, experts, bareName(params), m.Layers, m.Hidden, m.ExpertIntermediate, m.ExpertsActive, total, active)
 	}
 	return m
 }
@@ -449,21 +453,15 @@ func (m Model) blockParams() int64 {
 	return m.attentionParams() + int64(m.NormsPerLayer)*m.normParams(int64(m.Hidden)) + m.mlpParams(m.Intermediate)
 }
 
+// bareHidden is the width of the anchor nearest to p in log space.
 func bareHidden(p float64) int {
-	a := bareAnchors
-	if p <= a[0].params {
-		return int(a[0].hidden)
-	}
-	for i := 1; i < len(a); i++ {
-		if p <= a[i].params || i == len(a)-1 {
-			lo, hi := a[i-1], a[i]
-			t := (math.Log(p) - math.Log(lo.params)) / (math.Log(hi.params) - math.Log(lo.params))
-			t = min(t, 1.5)
-			h := lo.hidden + t*(hi.hidden-lo.hidden)
-			return max(128, int(math.Round(h/128))*128)
+	best := bareAnchors[0]
+	for _, a := range bareAnchors[1:] {
+		if math.Abs(math.Log(p/a.params)) < math.Abs(math.Log(p/best.params)) {
+			best = a
 		}
 	}
-	return int(a[len(a)-1].hidden)
+	return best.hidden
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
