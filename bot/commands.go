@@ -143,8 +143,12 @@ func nearSubcommand(word string) string {
 	if len(word) < 3 {
 		return ""
 	}
+	allowed := 1
+	if len(word) >= 5 {
+		allowed = 2
+	}
 	for _, s := range subcommands {
-		if word != s && editDistance(word, s) <= 1 {
+		if word != s && editDistance(word, s) <= allowed {
 			return s
 		}
 	}

@@ -171,6 +171,9 @@ func (s *HTTP) eventsEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch ev.Type {
+	case "":
+		s.log.Warn("bot: event body without a type")
+		http.Error(w, "bad request", http.StatusBadRequest)
 	case slackevents.URLVerification:
 		v, ok := ev.Data.(*slackevents.EventsAPIURLVerificationEvent)
 		if !ok {
@@ -192,7 +195,7 @@ func (s *HTTP) eventsEndpoint(w http.ResponseWriter, r *http.Request) {
 
 // writeJSON writes a message as the 200 response body.
 func writeJSON(w http.ResponseWriter, msg Message) {
-	body, err := json.Marshal(msg)
+	body, err := msg.encode()
 	if err != nil {
 		body = []byte(`{"response_type":"ephemeral","text":"Sorry, fitbot could not write its answer."}`)
 	}

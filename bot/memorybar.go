@@ -72,14 +72,14 @@ func memoryBar(m sizing.Memory, vram int64) string {
 }
 
 // barCells gives each term its share of barWidth cells by largest
-// remainder, so the cells add up to the total's share of the scale and
-// a term is drawn only when it is big enough to show.
+// remainder, so that the cells add up to the total's share of the scale,
+// rounded, and no term takes a cell another deserves more.
 func barCells(terms []barTerm, scale int64) []rune {
 	var total int64
 	for _, t := range terms {
 		total += max(t.bytes, 0)
 	}
-	want := int(int64(barWidth) * total / scale)
+	want := min(barWidth, int((2*int64(barWidth)*total+scale)/(2*scale))) // rounded to the nearest cell
 	cells := make([]int, len(terms))
 	rem := make([]int64, len(terms))
 	used := 0

@@ -1,6 +1,11 @@
 package bot
 
-import "github.com/slack-go/slack"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/slack-go/slack"
+)
 
 // Message is a reply as Slack reads it, in the shape shared by a slash
 // command's acknowledgement body, a Socket Mode ack payload and a post to
@@ -17,4 +22,16 @@ type Message struct {
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.
 func ephemeral(text string, blocks ...slack.Block) Message {
 	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
+}
+
+// encode is a message's JSON as Slack receives it, without Go's HTML
+// escaping (Slack's mrkdwn user mentions "<@U123>" stay readable).
+func (m Message) encode() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

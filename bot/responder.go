@@ -3,7 +3,6 @@ package bot
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func NewResponseURLPoster(client *http.Client) *ResponseURLPoster {
 // Respond posts msg as JSON to responseURL. Errors never contain the URL,
 // which is a credential for the conversation.
 func (p *ResponseURLPoster) Respond(ctx context.Context, responseURL string, msg Message) error {
-	body, err := json.Marshal(msg)
+	body, err := msg.encode()
 	if err != nil {
 		return fmt.Errorf("encode response: %w", err)
 	}
