@@ -1,0 +1,222 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// Where a plan was asked.
+const (
+	SourceSlack = "slack"
+	SourceCLI   = "cli"
+)
+
+// DefaultPlanLimit is how many plans a lookup returns when the caller
+// gives no limit.
+const DefaultPlanLimit = 20
+
+// Plan is one answer fitbot gave, kept so that the team can find it again
+// and see how it would be answered today.
+type Plan struct {
+	ID        int64
+	CreatedAt time.Time // UTC; SavePlan sets it from the store's clock when zero
+
+	// Who asked: Source is SourceSlack or SourceCLI; Team, Channel and
+	// User are Slack ids, empty for the command line.
+	Source, Team, Channel, User string
+
+	Question  string         // as typed
+	Canonical string         // sizing.Format of the query: re-parses to the same question
+	Request   sizing.Request // the fully resolved request the answer was for
+	ModelKey  string         // see ModelKey: catalog id, or bare:<params>
+
+	// The answer's summary, as it stood then.
+	Fits          bool
+	Headroom      string     // comfortable, tight or does not fit
+	GPU           string     // catalog GPU id
+	GPUs          int        // total GPUs
+	PerGPUBytes   int64      // per-GPU total of the busiest GPU
+	USDPerHour    *float64   // the whole configuration; nil when no price was known
+	PriceProvider string     // where the price came from, "" when none
+	PriceAsOf     *time.Time // when the price was observed, nil when none
+}
+
+// ModelKey is the key plans for one model share: the catalog model id for
+// a catalog model, bare:<parameters> for a bare size ("13B" is
+// bare:13000000000), and bare:<experts>x<parameters per expert> for a bare
+// mixture of experts ("8x7B" is bare:8x7000000000). It is "" for a query
+// that names no model.
+func ModelKey(q sizing.Query) string {
+	switch {
+	case q.Model != "":
+		return q.Model
+	case q.Params > 0 && q.Experts > 0:
+		return "bare:" + strconv.Itoa(q.Experts) + "x" + strconv.FormatInt(q.Params, 10)
+	case q.Params > 0:
+		return "bare:" + strconv.FormatInt(q.Params, 10)
+	}
+	return ""
+}
+
+// planColumns are the columns scanPlan reads, in its order.
+const planColumns = `id, created_at, source, team, channel, user_id, question, canonical,
+	request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes, usd_per_hour,
+	price_provider, price_as_of`
+
+// SavePlan stores p and returns its id, which it also sets in p, with
+// p.CreatedAt (the store's clock when p left it zero).
+func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
+	if err := validatePlan(p); err != nil {
+		return 0, err
+	}
+	reqJSON, err := json.Marshal(p.Request)
+	if err != nil {
+		return 0, fmt.Errorf("save plan: request: %w", err)
+	}
+	created := p.CreatedAt
+	if created.IsZero() {
+		created = db.now()
+	}
+	var asOf *string
+	if p.PriceAsOf != nil {
+		s := formatTime(*p.PriceAsOf)
+		asOf = &s
+	}
+	var id int64
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO plans (created_at, source, team, channel, user_id,
+			question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
+			usd_per_hour, price_provider, price_as_of)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			formatTime(created), p.Source, p.Team, p.Channel, p.User,
+			p.Question, p.Canonical, string(reqJSON), p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
+			p.USDPerHour, p.PriceProvider, asOf)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("save plan for %s: %w", p.ModelKey, err)
+	}
+	p.ID, p.CreatedAt = id, created.UTC()
+	return id, nil
+}
+
+// validatePlan refuses a plan the table's constraints would, with a
+// message that says which field is wrong.
+func validatePlan(p *Plan) error {
+	switch {
+	case p.Source != SourceSlack && p.Source != SourceCLI:
+		return fmt.Errorf("save plan: source %q is neither %q nor %q", p.Source, SourceSlack, SourceCLI)
+	case p.ModelKey == "":
+		return errors.New("save plan: no model key")
+	case p.GPUs < 0 || p.PerGPUBytes < 0:
+		return fmt.Errorf("save plan: negative GPUs (%d) or bytes (%d)", p.GPUs, p.PerGPUBytes)
+	case p.USDPerHour != nil && *p.USDPerHour < 0:
+		return fmt.Errorf("save plan: negative price %v", *p.USDPerHour)
+	}
+	return nil
+}
+
+// Plan returns the plan with the given id, or an error wrapping
+// ErrNotFound.
+func (db *DB) Plan(ctx context.Context, id int64) (Plan, error) {
+	p, err := scanPlan(db.ro.QueryRowContext(ctx, "SELECT "+planColumns+" FROM plans WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Plan{}, fmt.Errorf("plan %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Plan{}, db.wrap(fmt.Sprintf("plan %d", id), err)
+	}
+	return p, nil
+}
+
+// PlansForModel returns the newest plans for one model key (see
+// ModelKey), newest first; limit <= 0 means DefaultPlanLimit.
+func (db *DB) PlansForModel(ctx context.Context, modelKey string, limit int) ([]Plan, error) {
+	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE model_key = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`, modelKey, planLimit(limit))
+	if err != nil {
+		return nil, db.wrap("plans for "+modelKey, err)
+	}
+	return plans, nil
+}
+
+// RecentPlans returns the plans made at or after since, newest first;
+// limit <= 0 means DefaultPlanLimit.
+func (db *DB) RecentPlans(ctx context.Context, since time.Time, limit int) ([]Plan, error) {
+	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`, formatTime(since), planLimit(limit))
+	if err != nil {
+		return nil, db.wrap("recent plans", err)
+	}
+	return plans, nil
+}
+
+func planLimit(limit int) int {
+	if limit <= 0 {
+		return DefaultPlanLimit
+	}
+	return limit
+}
+
+func (db *DB) queryPlans(ctx context.Context, query string, args ...any) ([]Plan, error) {
+	rows, err := db.ro.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var plans []Plan
+	for rows.Next() {
+		p, err := scanPlan(rows)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	return plans, rows.Err()
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanPlan(s scanner) (Plan, error) {
+	var (
+		p                Plan
+		created, reqJSON string
+		asOf             sql.NullString
+		usd              sql.NullFloat64
+	)
+	err := s.Scan(&p.ID, &created, &p.Source, &p.Team, &p.Channel, &p.User, &p.Question, &p.Canonical,
+		&reqJSON, &p.ModelKey, &p.Fits, &p.Headroom, &p.GPU, &p.GPUs, &p.PerGPUBytes, &usd,
+		&p.PriceProvider, &asOf)
+	if err != nil {
+		return Plan{}, err
+	}
+	if p.CreatedAt, err = parseTime(created); err != nil {
+		return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
+	}
+	if err := json.Unmarshal([]byte(reqJSON), &p.Request); err != nil {
+		return Plan{}, fmt.Errorf("plan %d: request: %w", p.ID, err)
+	}
+	if usd.Valid {
+		p.USDPerHour = &usd.Float64
+	}
+	if asOf.Valid {
+		t, err := parseTime(asOf.String)
+		if err != nil {
+			return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
+		}
+		p.PriceAsOf = &t
+	}
+	return p, nil
+}
