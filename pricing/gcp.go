@@ -51,7 +51,8 @@ var gcpGPUs = map[string]string{
 // GCP prices a VM by components; a GPU SKU is the GPU's own per-GPU-hour
 // price, without the vCPU, RAM and disk of the machine it is attached to.
 // The offers say so in Source. There is one offer per SKU and service
-// region, since GCP prices differ by region. Commitments (Commit1Yr,
+// region, since GCP prices differ by region (the cheapest where two SKUs
+// price one GPU in one region). Commitments (Commit1Yr,
 // Commit3Yr) are left out; OnDemand is on_demand and Preemptible is spot.
 type GCP struct {
 	baseURL string
@@ -114,8 +115,29 @@ func (g *GCP) Fetch(ctx context.Context) (FetchResult, error) {
 		seen[next] = true
 		token = next
 	}
+	res.Offers = cheapestPerKey(res.Offers)
 	logUnknown(g.logger, "gcp", res.Unknown)
 	return res, nil
+}
+
+// cheapestPerKey keeps the cheapest of offers that are the same offer (a
+// multi-regional SKU and a regional one may both price a GPU in one
+// region), in first-seen order; the store takes one price per offer.
+func cheapestPerKey(offers []Offer) []Offer {
+	at := make(map[string]int, len(offers))
+	out := offers[:0]
+	for _, o := range offers {
+		k := o.key()
+		if i, ok := at[k]; ok {
+			if o.USDPerHour < out[i].USDPerHour {
+				out[i] = o
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, o)
+	}
+	return out
 }
 
 type gcpPage struct {
@@ -182,7 +204,7 @@ func decodeGCPPage(raw []byte, at time.Time, source string, res *FetchResult) (s
 		}
 		model := gcpModel(s.Description)
 		gpu, ok := gcpGPUs[model]
-		if !ok {
+		if !ok || !priced(gpu) {
 			res.Unknown[model]++
 			continue
 		}

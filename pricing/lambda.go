@@ -21,12 +21,12 @@ const DefaultLambdaURL = "https://cloud.lambda.ai"
 
 // lambdaGPUs maps Lambda's gpu_description to sizing catalog ids. The
 // description carries memory and form factor, which the instance name does
-// not always: gpu_1x_a100 is "A100 (40 GB PCIe)", a card the catalog does
-// not carry, so it is counted as unknown rather than priced as the SXM4.
+// not always: gpu_1x_a100 is "A100 (40 GB PCIe)", gpu_8x_a100 the SXM4.
 var lambdaGPUs = map[string]string{
 	"H100 (80 GB SXM5)":  "h100",
 	"H100 (80 GB PCIe)":  "h100-pcie",
 	"A100 (40 GB SXM4)":  "a100-40",
+	"A100 (40 GB PCIe)":  "a100-40-pcie",
 	"A100 (80 GB SXM4)":  "a100-80",
 	"A100 (80 GB PCIe)":  "a100-80-pcie",
 	"B200 (180 GB SXM6)": "b200",
@@ -141,7 +141,7 @@ func decodeLambda(raw []byte, at time.Time, source string) (FetchResult, error) 
 				count, _ = strconv.Atoi(m[1])
 			}
 		}
-		if !ok || count <= 0 {
+		if !ok || count <= 0 || !priced(gpu) {
 			res.Unknown[name+" ("+it.GPUDescription+")"]++
 			continue
 		}

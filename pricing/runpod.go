@@ -38,6 +38,9 @@ var runpodGPUs = map[string]string{
 	"NVIDIA GeForce RTX 4090":        "rtx-4090",
 	"NVIDIA GeForce RTX 3090":        "rtx-3090",
 	"NVIDIA GeForce RTX 5090":        "rtx-5090",
+	"NVIDIA GeForce RTX 4080":        "rtx-4080",
+	"NVIDIA GeForce RTX 3080":        "rtx-3080",
+	"NVIDIA GeForce RTX 3070":        "rtx-3070",
 	"NVIDIA L40S":                    "l40s",
 	"NVIDIA L4":                      "l4",
 	"NVIDIA A40":                     "a40",
@@ -57,6 +60,9 @@ var runpodDisplayNames = map[string]string{
 	"RTX 4090":     "rtx-4090",
 	"RTX 3090":     "rtx-3090",
 	"RTX 5090":     "rtx-5090",
+	"RTX 4080":     "rtx-4080",
+	"RTX 3080":     "rtx-3080",
+	"RTX 3070":     "rtx-3070",
 	"L40S":         "l40s",
 	"L4":           "l4",
 	"A40":          "a40",
@@ -155,7 +161,7 @@ func decodeRunPod(raw []byte, at time.Time, source string) (FetchResult, error) 
 		if !ok {
 			gpu, ok = runpodDisplayNames[g.DisplayName]
 		}
-		if !ok {
+		if !ok || !priced(gpu) {
 			res.Unknown[runpodName(g)]++
 			continue
 		}
@@ -193,6 +199,14 @@ func decodeRunPod(raw []byte, at time.Time, source string) (FetchResult, error) 
 		}
 	}
 	return res, nil
+}
+
+// priced reports whether the store's gate accepts a catalog id. A table
+// entry it does not accept yet is counted with the unknown names instead
+// of failing the provider's whole run.
+func priced(gpu string) bool {
+	_, ok := CanonicalGPU(gpu)
+	return ok
 }
 
 func runpodName(g runpodGPUType) string {

@@ -40,6 +40,11 @@ var vastGPUs = map[string][]vastSize{
 	"RTX 4090":    {{24, "rtx-4090"}},
 	"RTX 3090":    {{24, "rtx-3090"}},
 	"RTX 5090":    {{32, "rtx-5090"}},
+	"RTX 4080":    {{16, "rtx-4080"}},
+	"RTX 4070":    {{12, "rtx-4070"}},
+	"RTX 3080":    {{10, "rtx-3080"}},
+	"RTX 3070":    {{8, "rtx-3070"}},
+	"RTX 3060":    {{12, "rtx-3060"}},
 	"RTX A6000":   {{48, "rtx-a6000"}},
 	"RTX 6000Ada": {{48, "rtx-6000-ada"}},
 	"A40":         {{48, "a40"}},
@@ -48,7 +53,7 @@ var vastGPUs = map[string][]vastSize{
 	"L40S":        {{48, "l40s"}},
 	"Tesla T4":    {{16, "t4"}},
 	"Tesla V100":  {{16, "v100-16"}, {32, "v100-32"}},
-	"A100 PCIE":   {{80, "a100-80-pcie"}},
+	"A100 PCIE":   {{40, "a100-40-pcie"}, {80, "a100-80-pcie"}},
 	"A100 SXM4":   {{40, "a100-40"}, {80, "a100-80"}},
 	"H100 PCIE":   {{80, "h100-pcie"}},
 	"H100 SXM":    {{80, "h100"}},
@@ -165,7 +170,7 @@ func decodeVast(raw []byte, at time.Time, source string) (FetchResult, int, erro
 			continue
 		}
 		gpu, ok := vastGPU(o.GPUName, o.GPURAM)
-		if !ok {
+		if !ok || !priced(gpu) {
 			res.Unknown[vastName(o)]++
 			continue
 		}
@@ -175,10 +180,13 @@ func decodeVast(raw []byte, at time.Time, source string) (FetchResult, int, erro
 		if !(gpus >= 1) || math.IsInf(gpus, 0) {
 			continue
 		}
-		if positive(o.DPHTotal) {
+		// A host may ask anything; a listing outside the store's per-GPU
+		// bounds is an outlier nobody rents, not a market price, and
+		// would fail the whole run at the gate.
+		if positive(o.DPHTotal) && inBounds(*o.DPHTotal/gpus) {
 			onDemand[gpu] = append(onDemand[gpu], *o.DPHTotal/gpus)
 		}
-		if positive(o.MinBid) {
+		if positive(o.MinBid) && inBounds(*o.MinBid/gpus) {
 			spot[gpu] = append(spot[gpu], *o.MinBid/gpus)
 		}
 	}
@@ -242,6 +250,10 @@ func vastGPU(name string, ramMiB float64) (string, bool) {
 
 func vastName(o vastOffer) string {
 	return fmt.Sprintf("%s (%.0f GiB)", o.GPUName, o.GPURAM/1024)
+}
+
+func inBounds(usdPerGPUHour float64) bool {
+	return usdPerGPUHour >= MinUSDPerGPUHour && usdPerGPUHour <= MaxUSDPerGPUHour
 }
 
 // is reports whether an optional flag is present and equal to want.

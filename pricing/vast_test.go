@@ -114,7 +114,9 @@ func TestVastFetch(t *testing.T) {
 		t.Errorf("offers (-want +got):\n%s", diff)
 	}
 	// V100 at 60000 MiB matches neither 16 nor 32 GB; the GTX 1080 Ti is not
-	// in the table. The RTX 3090 with num_gpus 0 is dropped, not unknown.
+	// in the table. The RTX 3090 with num_gpus 0 is dropped, not unknown, and
+	// so is the H100 PCIe asking $950 an hour with a $0.01 bid floor: both
+	// outside the store's per-GPU bounds.
 	wantUnknown := map[string]int{"Tesla V100 (59 GiB)": 1, "GTX 1080 Ti (11 GiB)": 1}
 	if diff := cmp.Diff(wantUnknown, got.Unknown); diff != "" {
 		t.Errorf("unknown (-want +got):\n%s", diff)
@@ -130,7 +132,8 @@ func TestVastGPU(t *testing.T) {
 		{"A100 SXM4", 81920, "a100-80"},
 		{"A100 SXM4", 40960, "a100-40"},
 		{"A100 SXM4", 60000, ""},
-		{"A100 PCIE", 40960, ""}, // the catalog has no 40 GB PCIe A100
+		{"A100 PCIE", 40960, "a100-40-pcie"},
+		{"A100 PCIE", 81559, "a100-80-pcie"},
 		{"Tesla V100", 16384, "v100-16"},
 		{"Tesla V100", 32768, "v100-32"},
 		{"H100 NVL", 95830, "h100-nvl"},
