@@ -230,8 +230,9 @@ func (x *index) suggest(key string, id func(int) string) []string {
 	limit := max(2, len(key)/3)
 	type cand struct{ dist, prefix, index int }
 	best := map[int]cand{}
+	var rows editRows
 	for _, k := range x.keys {
-		d := editDistance(key, k.key, limit)
+		d := rows.distance(key, k.key, limit)
 		if len(key) >= 3 && strings.Contains(k.key, key) {
 			d = min(d, 1)
 		}
@@ -274,16 +275,21 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// editDistance is the optimal-string-alignment distance between a and b
+// editRows is the scratch space of distance, reused across keys.
+type editRows struct{ prev2, prev, cur []int }
+
+// distance is the optimal-string-alignment distance between a and b
 // (insertions, deletions, substitutions and adjacent transpositions),
 // giving up with limit+1 once the length difference alone exceeds limit.
-func editDistance(a, b string, limit int) int {
+func (w *editRows) distance(a, b string, limit int) int {
 	if d := len(a) - len(b); d > limit || -d > limit {
 		return limit + 1
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	n := len(b) + 1
+	if cap(w.cur) < n {
+		w.prev2, w.prev, w.cur = make([]int, n), make([]int, n), make([]int, n)
+	}
+	prev2, prev, cur := w.prev2[:n], w.prev[:n], w.cur[:n]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -315,7 +321,7 @@ const maxTokens = 24
 // and digits only, vendor and product-line words dropped (nvidia,
 // geforce, tesla, amd, instinct, apple, radeon), and "GB" after a number
 // dropped ("24GB" and "24 gb" both become "24").
-func gpuKey(dst []byte, s string) []byte { return appendKey(dst, s, false) }
+func gpuKey(dst []byte, s string) []byte { return appendCatalogKey(dst, s, false) }
 
 // modelKey appends the lookup key of a model name to dst: the part after
 // the last "/" (the Hugging Face organisation is dropped), lower-case
@@ -325,7 +331,7 @@ func modelKey(dst []byte, s string) []byte {
 	if i := strings.LastIndexByte(s, '/'); i >= 0 {
 		s = s[i+1:]
 	}
-	return appendKey(dst, s, true)
+	return appendCatalogKey(dst, s, true)
 }
 
 // dropWord reports whether the t-th of n lower-cased words is noise in a
@@ -351,10 +357,10 @@ func dropWord(w []byte, t, n int, model bool) bool {
 	return false
 }
 
-// appendKey splits s into runs of ASCII letters and digits, lower-cases
+// appendCatalogKey splits s into runs of ASCII letters and digits, lower-cases
 // them, drops noise words (dropWord), turns "<n>gb" and "<n> gb" into
 // "<n>", and appends the rest without separators.
-func appendKey(dst []byte, s string, model bool) []byte {
+func appendCatalogKey(dst []byte, s string, model bool) []byte {
 	var spans [maxTokens][2]int
 	n := 0
 	for i := 0; i < len(s); {
