@@ -82,7 +82,7 @@ func activationElemBytes(p Precision) float64 {
 // one GPU (data parallelism does not shard activations), the loss
 // included. FlashAttention is assumed.
 func trainingActivationBytes(r *Request, s *shape) int64 {
-	return ceil(activationBytes(s, activationElemBytes(r.Precision), int64(r.SeqLen), int64(r.MicroBatch),
+	return ceilBytes(activationBytes(s, activationElemBytes(r.Precision), int64(r.SeqLen), int64(r.MicroBatch),
 		true, r.GradCheckpointing, loraRankOf(r)))
 }
 

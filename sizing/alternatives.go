@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ var countSteps = [...]int{1, 2, 4, 8}
 var nodeSteps = [...]int{2, 4, 8, 16, 32}
 
 // change is a set of departures from the question, as bits.
-type change uint8
+type change uint16
 
 const (
 	chCheckpointing change = 1 << iota
@@ -35,21 +36,26 @@ const (
 	chMoreGPUs
 	chFewerGPUs
 	chQuant
+	chKV
 )
 
-// cost is how big a change feels to the asker: the search prefers the
-// smallest change that fits. More cards cost one step per doubling on
-// top of the bit's own weight (2 cards: 2, 4 cards: 3, 8 cards: 4).
-func (c candidate) cost(askedGPUs int) int {
-	weights := [...]int{1, 2, 3, 2, 4, 1, 0, 2}
+// changeWeights is how big each change feels to the asker, bit by bit:
+// checkpointing 1, 8-bit AdamW 2, LoRA 3, a 4-bit base 2 more, offload 4,
+// more cards 1 plus one per doubling, a smaller weight format 2, a
+// smaller KV cache 1.
+var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1}
+
+// cost is how big a set of changes is: the search prefers the smallest
+// that fits.
+func (c change) cost(askedGPUs, gpus int) int {
 	n := 0
-	for i, w := range weights {
-		if c.changes&(1<<i) != 0 {
+	for i, w := range changeWeights {
+		if c&(1<<i) != 0 {
 			n += w
 		}
 	}
-	if c.changes&chMoreGPUs != 0 {
-		for g := askedGPUs; g < c.req.GPUs; g *= 2 {
+	if c&chMoreGPUs != 0 {
+		for g := askedGPUs; g < gpus; g *= 2 {
 			n++
 		}
 	}
@@ -64,6 +70,7 @@ type candidate struct {
 	perHour float64 // all GPUs; 0 when unknown
 	priced  bool
 	vram    int64 // GPUs × card memory, to order unpriced configurations
+	gpu     *GPU
 	why     string
 }
 
@@ -80,16 +87,19 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	} else if rs.req.GPUs > 1 {
 		out = e.fewerCards(rs)
 	}
-	for _, c := range e.cheapest(rs) {
+	var buf [64]fitOption
+	for _, o := range e.cheapest(buf[:0], rs) {
 		if len(out) >= maxAlternatives {
 			break
 		}
+		c := o.candidate(rs)
 		if c.req.GPU == rs.req.GPU {
 			continue // the card the answer is for (no card named)
 		}
 		if fits && rs.gpuNamed && !(askedPriced && c.priced && c.perHour < askedCost) {
 			continue // only cheaper ways, and cheaper needs prices
 		}
+		c.why = describeCheapest(c.gpu, c)
 		out = append(out, c)
 	}
 	alts := make([]Alternative, 0, len(out))
@@ -119,104 +129,185 @@ func (e *Estimator) configPrice(gpu string, n int) (float64, bool) {
 	return p.USDPerGPUHour * float64(n), true
 }
 
-func (e *Estimator) newCandidate(rs *resolved, r Request, g *GPU, ch change, total int64) candidate {
-	c := candidate{req: r, changes: ch, total: total, vram: int64(r.GPUs) * g.MemoryBytes}
+func (e *Estimator) newCandidate(r Request, g *GPU, ch change, total int64) candidate {
+	c := candidate{req: r, changes: ch, total: total, vram: int64(r.GPUs) * g.MemoryBytes, gpu: g}
 	c.perHour, c.priced = e.configPrice(g.ID, r.GPUs)
 	return c
 }
 
+// option is one configuration the same-card search evaluated, kept
+// compact (no Request) so that hundreds of them cost nothing; apply
+// rebuilds its Request.
+type option struct {
+	changes change
+	gpus    int
+	format  int // index into the inference weight formats
+	cost    int
+	total   int64
+}
+
+// weightFormat is how inference stores its weights.
+type weightFormat struct {
+	quant     Quant
+	precision Precision
+}
+
 // sameCard searches changes on the asked card: methods, optimizer,
-// checkpointing, offload and more cards, keeping the fitting ones with
-// the smallest changes, none a superset of one already kept.
+// checkpointing, offload and more cards for training; weight and KV-cache
+// formats and more cards for inference. It keeps the fitting ones with
+// the smallest changes, none a superset of the changes of one already
+// kept.
 func (e *Estimator) sameCard(rs *resolved) []candidate {
 	base := rs.req
 	g := &rs.gpu
-	var found []candidate
-	try := func(r Request, ch change) {
-		if ch == 0 {
+	var buf [512]option
+	found := buf[:0]
+	var countBuf [16]int
+	counts := largerCounts(countBuf[:0], base.GPUs, g)
+	var fmtBuf [6]weightFormat
+	formats := inferenceFormats(fmtBuf[:0], base, g)
+	consider := func(ch change, n, f int) {
+		if ch == 0 || len(found) == cap(found) {
 			return
 		}
-		m := rs.memory(&r)
-		if m.TotalBytes <= g.MemoryBytes {
-			found = append(found, e.newCandidate(rs, r, g, ch, m.TotalBytes))
+		r := apply(base, ch, n, formats, f, g)
+		if total := rs.memory(&r).TotalBytes; total <= g.MemoryBytes {
+			found = append(found, option{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs)})
 		}
 	}
-	counts := e.largerCounts(base.GPUs, g)
 	if base.Method == MethodInference {
-		for _, q := range inferenceQuants(base, g) {
-			for _, kv := range [...]Precision{base.KVPrecision, PrecisionFP8} {
+		for f := range formats {
+			for i, kv := range [...]bool{false, base.KVPrecision != PrecisionFP8} {
+				if i > 0 && !kv {
+					continue
+				}
 				for _, n := range counts {
-					r := base
 					var ch change
-					if q != base.Quant || (q == QuantNone && base.Precision != r.Precision) {
+					if f > 0 {
 						ch |= chQuant
 					}
-					r.Quant = q
-					if q == QuantNone && base.Quant == QuantNone && q != base.Quant {
-						r.Precision = PrecisionFP8
+					if kv {
+						ch |= chKV
 					}
-					if kv != base.KVPrecision {
-						ch |= chQuant
-						r.KVPrecision = kv
+					if n != base.GPUs {
+						ch |= chMoreGPUs
 					}
-					ch |= setCount(&r, n, g)
-					try(r, ch)
+					consider(ch, n, f)
 				}
 			}
 		}
 	} else {
-		for _, method := range trainingMethods(base.Method) {
-			for _, ckpt := range [...]bool{base.GradCheckpointing, true} {
-				for _, opt8 := range [...]bool{false, base.Optimizer == OptimizerAdamW} {
-					for _, off := range [...]bool{false, base.Offload == OffloadNone} {
+		for _, m := range trainingMethods(base.Method) {
+			// QLoRA turns checkpointing on by itself: no separate step.
+			ckpts := [...]bool{false, !base.GradCheckpointing && m != MethodQLoRA}
+			opt8s := [...]bool{false, base.Optimizer == OptimizerAdamW}
+			offs := [...]bool{false, base.Offload == OffloadNone}
+			for i, ckpt := range ckpts {
+				for j, opt8 := range opt8s {
+					for k, off := range offs {
+						if (i > 0 && !ckpt) || (j > 0 && !opt8) || (k > 0 && !off) {
+							continue // the option does not apply: already tried
+						}
 						for _, n := range counts {
-							r := base
-							var ch change
-							ch |= setMethod(&r, method)
-							if ckpt != r.GradCheckpointing {
-								r.GradCheckpointing, ch = true, ch|chCheckpointing
+							ch := methodChange(base.Method, m)
+							if ckpt {
+								ch |= chCheckpointing
 							}
 							if opt8 {
-								r.Optimizer, ch = OptimizerAdamW8bit, ch|chOptimizer8bit
+								ch |= chOptimizer8bit
 							}
 							if off {
-								r.Offload, r.ZeROStage, ch = OffloadCPU, 3, ch|chOffload
+								ch |= chOffload
 							}
-							ch |= setCount(&r, n, g)
-							try(r, ch)
+							if n != base.GPUs {
+								ch |= chMoreGPUs
+							}
+							consider(ch, n, 0)
 						}
 					}
 				}
 			}
 		}
 	}
-	slices.SortFunc(found, func(a, b candidate) int {
-		if c := a.cost(base.GPUs) - b.cost(base.GPUs); c != 0 {
-			return c
-		}
-		if c := a.req.GPUs - b.req.GPUs; c != 0 {
-			return c
-		}
-		return int(a.total - b.total)
-	})
 	var kept []candidate
-	for _, c := range found {
-		if len(kept) == maxSameCard {
-			break
-		}
-		dominated := false
-		for _, k := range kept {
-			if c.changes&k.changes == k.changes {
-				dominated = true
-				break
+	var keptCh [maxSameCard]change
+	for len(kept) < maxSameCard {
+		best := -1
+		for i := range found {
+			if dominated(found[i].changes, keptCh[:len(kept)]) {
+				continue
+			}
+			if best < 0 || better(&found[i], &found[best]) {
+				best = i
 			}
 		}
-		if !dominated {
-			c.why = describe(rs, c)
-			kept = append(kept, c)
+		if best < 0 {
+			break
 		}
+		o := found[best]
+		r := apply(base, o.changes, o.gpus, formats, o.format, g)
+		c := e.newCandidate(r, g, o.changes, o.total)
+		c.why = describe(rs, c)
+		keptCh[len(kept)] = o.changes
+		kept = append(kept, c)
 	}
 	return kept
+}
+
+// better orders same-card options: smaller change, then fewer GPUs, then
+// less memory, then the change bits (for determinism).
+func better(a, b *option) bool {
+	switch {
+	case a.cost != b.cost:
+		return a.cost < b.cost
+	case a.gpus != b.gpus:
+		return a.gpus < b.gpus
+	case a.total != b.total:
+		return a.total < b.total
+	}
+	return a.changes < b.changes
+}
+
+// dominated reports whether ch includes every change of one already kept:
+// "LoRA + checkpointing" adds nothing to a list that has "LoRA".
+func dominated(ch change, kept []change) bool {
+	for _, k := range kept {
+		if ch&k == k {
+			return true
+		}
+	}
+	return false
+}
+
+// apply builds the Request of a set of changes on the asked one.
+func apply(base Request, ch change, n int, formats []weightFormat, f int, g *GPU) Request {
+	r := base
+	switch {
+	case ch&chQLoRA != 0:
+		r.Method, r.Quant, r.GradCheckpointing = MethodQLoRA, QuantNF4DQ, true
+	case ch&chLoRA != 0:
+		r.Method = MethodLoRA
+	}
+	if (r.Method == MethodLoRA || r.Method == MethodQLoRA) && r.LoRARank == 0 {
+		r.LoRARank = defaultLoRARank
+	}
+	if ch&chCheckpointing != 0 {
+		r.GradCheckpointing = true
+	}
+	if ch&chOptimizer8bit != 0 {
+		r.Optimizer = OptimizerAdamW8bit
+	}
+	if ch&chOffload != 0 {
+		r.Offload, r.ZeROStage = OffloadCPU, 3
+	}
+	if ch&chQuant != 0 {
+		r.Quant, r.Precision = formats[f].quant, formats[f].precision
+	}
+	if ch&chKV != 0 {
+		r.KVPrecision = PrecisionFP8
+	}
+	setCount(&r, n, g)
+	return r
 }
 
 // fewerCards offers the smallest number of the asked card that still
@@ -233,7 +324,7 @@ func (e *Estimator) fewerCards(rs *resolved) []candidate {
 			r.ZeROStage = lowestStage(rs, r, g)
 		}
 		if m := rs.memory(&r); m.TotalBytes <= g.MemoryBytes {
-			c := e.newCandidate(rs, r, g, chFewerGPUs, m.TotalBytes)
+			c := e.newCandidate(r, g, chFewerGPUs, m.TotalBytes)
 			c.why = describe(rs, c)
 			return []candidate{c}
 		}
@@ -241,53 +332,77 @@ func (e *Estimator) fewerCards(rs *resolved) []candidate {
 	return nil
 }
 
+// fitOption is the fewest GPUs of one card that fit the question as
+// asked, kept compact for sorting.
+type fitOption struct {
+	gpu     int // index into the catalog
+	gpus    int
+	stage   int
+	total   int64
+	perHour float64
+	priced  bool
+	vram    int64
+}
+
 // cheapest finds, for every card, the fewest GPUs that fit the question
 // as asked (for training with the lowest ZeRO stage that fits), and
-// returns those configurations cheapest first (by total card memory
-// when unpriced).
-func (e *Estimator) cheapest(rs *resolved) []candidate {
+// appends those configurations to dst cheapest first (by total card
+// memory when unpriced; by id on ties).
+func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 	cat := loadCatalog()
-	var out []candidate
 	for i := range cat.gpus {
 		g := &cat.gpus[i]
 		if !usable(rs.req, g) {
 			continue
 		}
-		for _, n := range e.largerCounts(1, g) {
+		var countBuf [16]int
+		for _, n := range largerCounts(countBuf[:0], 1, g) {
 			r := rs.req
-			r.GPU = g.ID
 			setCount(&r, n, g)
-			if r.Method != MethodInference {
-				r.ZeROStage = lowestStage(rs, r, g)
+			// Stage 3 is the smallest; only when it fits is a lower one worth trying.
+			total := rs.memory(&r).TotalBytes
+			if total > g.MemoryBytes {
+				continue
 			}
-			if m := rs.memory(&r); m.TotalBytes <= g.MemoryBytes {
-				c := e.newCandidate(rs, r, g, 0, m.TotalBytes)
-				c.why = describeCheapest(g, c)
-				out = append(out, c)
+			if r.Method != MethodInference && r.ZeROStage == 3 && r.ZeROStage > rs.req.ZeROStage {
+				if stage := lowestStage(rs, r, g); stage != r.ZeROStage {
+					r.ZeROStage = stage
+					total = rs.memory(&r).TotalBytes
+				}
+			}
+			{
+				o := fitOption{gpu: i, gpus: n, stage: r.ZeROStage, total: total, vram: int64(n) * g.MemoryBytes}
+				o.perHour, o.priced = e.configPrice(g.ID, n)
+				dst = append(dst, o)
 				break
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b candidate) int {
+	slices.SortFunc(dst, func(a, b fitOption) int {
 		switch {
-		case a.priced && !b.priced:
-			return -1
-		case !a.priced && b.priced:
+		case a.priced != b.priced:
+			if a.priced {
+				return -1
+			}
 			return 1
 		case a.priced && a.perHour != b.perHour:
-			if a.perHour < b.perHour {
-				return -1
-			}
-			return 1
+			return cmp.Compare(a.perHour, b.perHour)
 		case a.vram != b.vram:
-			if a.vram < b.vram {
-				return -1
-			}
-			return 1
+			return cmp.Compare(a.vram, b.vram)
 		}
-		return strings.Compare(a.req.GPU, b.req.GPU)
+		return strings.Compare(cat.gpus[a.gpu].ID, cat.gpus[b.gpu].ID)
 	})
-	return out
+	return dst
+}
+
+// candidate turns a fitOption into the configuration it stands for.
+func (o fitOption) candidate(rs *resolved) candidate {
+	g := &loadCatalog().gpus[o.gpu]
+	r := rs.req
+	r.GPU = g.ID
+	setCount(&r, o.gpus, g)
+	r.ZeROStage = o.stage
+	return candidate{req: r, total: o.total, perHour: o.perHour, priced: o.priced, vram: o.vram, gpu: g}
 }
 
 // usable reports whether a card can run the request at all: training
@@ -323,11 +438,10 @@ func lowestStage(rs *resolved, r Request, g *GPU) int {
 	return 3
 }
 
-// largerCounts lists the GPU counts to try from n up: 1, 2, 4, 8 within
+// largerCounts appends the GPU counts to try from n up: 1, 2, 4, 8 within
 // a machine, then whole machines.
-func (e *Estimator) largerCounts(n int, g *GPU) []int {
+func largerCounts(out []int, n int, g *GPU) []int {
 	per := maxPerNode(*g)
-	out := make([]int, 0, len(countSteps)+len(nodeSteps))
 	out = append(out, n)
 	for _, c := range countSteps {
 		if c > n && c <= per {
@@ -371,42 +485,36 @@ func trainingMethods(m Method) []Method {
 	return []Method{m}
 }
 
-// setMethod switches r to method m with that method's defaults. QLoRA
-// from full fine-tuning counts as both steps (LoRA, then a 4-bit base).
-func setMethod(r *Request, m Method) change {
-	if m == r.Method {
+// methodChange is the change from one method to another. QLoRA from
+// full fine-tuning counts as both steps (adapters, then a 4-bit base).
+func methodChange(from, to Method) change {
+	switch {
+	case from == to:
 		return 0
-	}
-	from := r.Method
-	r.Method = m
-	if r.LoRARank == 0 {
-		r.LoRARank = defaultLoRARank
-	}
-	if m == MethodQLoRA {
-		r.Quant, r.GradCheckpointing = QuantNF4DQ, true
-		if from == MethodFull {
-			return chLoRA | chQLoRA
-		}
+	case to == MethodQLoRA && from == MethodFull:
+		return chLoRA | chQLoRA
+	case to == MethodQLoRA:
 		return chQLoRA
 	}
 	return chLoRA
 }
 
-// inferenceQuants are the weight formats to try when serving does not
-// fit: as asked, FP8 (on cards with FP8), int8, and 4-bit (AWQ on GPUs,
-// GGUF Q4_K_M on Apple silicon, where llama.cpp is how models run).
-func inferenceQuants(r Request, g *GPU) []Quant {
-	out := []Quant{r.Quant}
+// inferenceFormats appends the weight formats to try when serving does
+// not fit: as asked first, then FP8 (on cards with FP8), int8 and 4-bit
+// (AWQ on GPUs; GGUF Q8_0 and Q4_K_M on Apple silicon, where llama.cpp is
+// how models run). Only unquantised questions get smaller formats.
+func inferenceFormats(dst []weightFormat, r Request, g *GPU) []weightFormat {
+	dst = append(dst, weightFormat{r.Quant, r.Precision})
 	if r.Quant != QuantNone {
-		return out
+		return dst
 	}
 	if g.FP8 && r.Precision != PrecisionFP8 {
-		out = append(out, QuantNone) // FP8 weights: Precision fp8, handled by the caller
+		dst = append(dst, weightFormat{QuantNone, PrecisionFP8})
 	}
 	if g.InferenceOnly {
-		return append(out, QuantQ8_0, QuantQ4_KM)
+		return append(dst, weightFormat{QuantQ8_0, r.Precision}, weightFormat{QuantQ4_KM, r.Precision})
 	}
-	return append(out, QuantINT8, QuantAWQ)
+	return append(dst, weightFormat{QuantINT8, r.Precision}, weightFormat{QuantAWQ, r.Precision})
 }
 
 // describe says in one line what a same-card alternative changes.
@@ -429,7 +537,14 @@ func describe(rs *resolved, c candidate) string {
 		parts = append(parts, "ZeRO-3 with CPU offload")
 	}
 	if c.changes&chQuant != 0 {
-		parts = append(parts, weightFormat(r))
+		w := string(r.Precision) + " weights"
+		if r.Quant != QuantNone {
+			w = string(r.Quant) + " weights"
+		}
+		parts = append(parts, w)
+	}
+	if c.changes&chKV != 0 {
+		parts = append(parts, string(r.KVPrecision)+" KV cache")
 	}
 	where := "on the same card"
 	if c.changes&(chMoreGPUs|chFewerGPUs) != 0 {
@@ -439,13 +554,13 @@ func describe(rs *resolved, c candidate) string {
 		}
 	}
 	if c.changes&chFewerGPUs != 0 {
-		return fmt.Sprintf("fewer cards are enough: %s per GPU %s", gib(c.total), where)
+		return fmt.Sprintf("fewer cards are enough: %s per GPU %s", gibString(c.total), where)
 	}
 	what := strings.Join(parts, " + ")
 	if what == "" {
 		what = "as asked"
 	}
-	return fmt.Sprintf("%s %s: %s per GPU", what, where, gib(c.total))
+	return fmt.Sprintf("%s %s: %s per GPU", what, where, gibString(c.total))
 }
 
 // describeCheapest says why a configuration on another card is listed.
@@ -454,33 +569,26 @@ func describeCheapest(g *GPU, c candidate) string {
 	if c.req.Method != MethodInference && c.req.GPUs > 1 {
 		s += fmt.Sprintf(" with ZeRO-%d", c.req.ZeROStage)
 	}
-	s += ": " + gib(c.total) + " per GPU"
+	s += ": " + gibString(c.total) + " per GPU"
 	if c.priced {
 		s += fmt.Sprintf(", $%.2f/h", c.perHour)
 	}
 	return s
 }
 
-// weightFormat names how an inference request stores its weights and KV.
-func weightFormat(r Request) string {
-	w := string(r.Precision) + " weights"
-	if r.Quant != QuantNone {
-		w = string(r.Quant) + " weights"
-	}
-	return w + ", " + string(r.KVPrecision) + " KV cache"
-}
-
-// gib writes bytes as GiB with one decimal.
-func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+// gibString writes bytes as GiB with one decimal.
+func gibString(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // pickGPU answers a question that names no card on the cheapest card that
 // fits it as asked (by total card memory when unpriced); the others that
 // fit become alternatives.
 func (e *Estimator) pickGPU(rs *resolved) {
-	if found := e.cheapest(rs); len(found) > 0 {
-		c := found[0]
+	var buf [64]fitOption
+	if found := e.cheapest(buf[:0], rs); len(found) > 0 {
+		c := found[0].candidate(rs)
 		g, _, _ := LookupGPU(c.req.GPU)
 		rs.setGPU(g)
+		rs.gpuNamed = false // chosen, not asked: the others that fit are alternatives
 		rs.req = c.req
 		rs.assume("no GPU named: answered for the cheapest configuration that fits, %d× %s; other cards that fit are listed as alternatives", c.req.GPUs, g.Name)
 		return

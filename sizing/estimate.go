@@ -160,7 +160,7 @@ func hostNeeds(r *Request, s *shape) (ram, disk int64) {
 		ckptQuant, ckptPrec = r.Quant, r.Precision
 	}
 	checkpoint := modelWeightBytes(s, ckptQuant, ckptPrec)
-	ram, disk = ceil(checkpoint), ceil(checkpoint)
+	ram, disk = ceilBytes(checkpoint), ceilBytes(checkpoint)
 	if r.Method == MethodInference || r.Offload == OffloadNone {
 		return ram, disk
 	}
@@ -179,9 +179,9 @@ func hostNeeds(r *Request, s *shape) (ram, disk int64) {
 	perNode := off / float64(max(r.Nodes, 1))
 	switch r.Offload {
 	case OffloadCPU:
-		ram = max(ram, ceil(perNode*hostRAMFactor))
+		ram = max(ram, ceilBytes(perNode*hostRAMFactor))
 	case OffloadNVMe:
-		disk += ceil(perNode)
+		disk += ceilBytes(perNode)
 	}
 	return ram, disk
 }

@@ -60,9 +60,9 @@ func inferenceMemory(r *Request, s *shape) Memory {
 	gpus := max(r.GPUs, 1)
 	ctx, batch := int64(r.SeqLen), int64(max(r.MicroBatch, 1))
 	m := Memory{
-		WeightsBytes:     ceil(modelWeightBytes(s, r.Quant, r.Precision) / float64(gpus)),
-		KVCacheBytes:     ceil(kvCacheBytes(s, ctx, batch, kvElemBytes(r.KVPrecision)) * kvShare(s, gpus, r.Nodes)),
-		ActivationsBytes: ceil(inferenceWorkspace(s, ctx, batch)),
+		WeightsBytes:     ceilBytes(modelWeightBytes(s, r.Quant, r.Precision) / float64(gpus)),
+		KVCacheBytes:     ceilBytes(kvCacheBytes(s, ctx, batch, kvElemBytes(r.KVPrecision)) * kvShare(s, gpus, r.Nodes)),
+		ActivationsBytes: ceilBytes(inferenceWorkspace(s, ctx, batch)),
 		OverheadBytes:    overheadBytes(gpus),
 	}
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +

@@ -242,9 +242,9 @@ func trainingMemory(r *Request, s *shape) Memory {
 	}
 
 	m := Memory{
-		WeightsBytes:     ceil(weights),
-		GradientsBytes:   ceil(grads),
-		OptimizerBytes:   ceil(opt),
+		WeightsBytes:     ceilBytes(weights),
+		GradientsBytes:   ceilBytes(grads),
+		OptimizerBytes:   ceilBytes(opt),
 		ActivationsBytes: trainingActivationBytes(r, s),
 		OverheadBytes:    overheadBytes(r.GPUs),
 	}
@@ -273,7 +273,7 @@ func overheadBytes(gpus int) int64 {
 }
 
 // ceil rounds a byte count up to a whole byte.
-func ceil(x float64) int64 { return int64(math.Ceil(x)) }
+func ceilBytes(x float64) int64 { return int64(math.Ceil(x)) }
 
 // shapeOf derives the memory model's numbers from an architecture. LoRA
 // targets every linear layer of the blocks (q, k, v, o, gate, up, down,

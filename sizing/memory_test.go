@@ -10,7 +10,7 @@ import (
 func states(m Memory) int64 { return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes }
 
 // bare is the shape of a bare-size model of exactly params parameters.
-func bare(params int64) shape { return shapeOf(BareModel(params, 0)) }
+func bareShape(params int64) shape { return shapeOf(BareModel(params, 0)) }
 
 func trainReq(method Method, opt Optimizer, prec Precision, gpus, stage int) Request {
 	r := Request{Method: method, Optimizer: opt, Precision: prec, GPUs: gpus, Nodes: 1, ZeROStage: stage,
@@ -29,7 +29,7 @@ func trainReq(method Method, opt Optimizer, prec Precision, gpus, stage int) Req
 // 8Ψ, 4Ψ) and its note that pure FP32 Adam is also 16Ψ (4+4+4+4).
 func TestBytesPerParamByOptimizer(t *testing.T) {
 	const psi = 1_000_000_000
-	s := bare(psi)
+	s := bareShape(psi)
 	for _, tc := range []struct {
 		opt  Optimizer
 		prec Precision
@@ -73,7 +73,7 @@ func TestAdafactorFactored(t *testing.T) {
 // 4Ψ+12Ψ/N, stage 2 2Ψ+14Ψ/N, stage 3 16Ψ/N.
 func TestZeROTable(t *testing.T) {
 	const psi = 7_000_000_000
-	s := bare(psi)
+	s := bareShape(psi)
 	for _, n := range []int64{1, 2, 4, 8, 64} {
 		for stage, want := range []int64{16 * psi, 4*psi + 12*psi/n, 2*psi + 14*psi/n, 16 * psi / n} {
 			r := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, int(n), stage)
@@ -100,7 +100,7 @@ func TestWorkedExamples(t *testing.T) {
 		{"gpt-oss-20b", 20e9, 320, 40},
 		{"Llama-70B", 70e9, 1120, 140},
 	} {
-		s := bare(tc.psi)
+		s := bareShape(tc.psi)
 		r := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 1, 0)
 		if got := float64(states(trainingMemory(&r, &s))) / 1e9; got != tc.full {
 			t.Errorf("%s full fine-tune = %.2f GB, want %.2f GB", tc.name, got, tc.full)
@@ -159,7 +159,7 @@ func TestQLoRA65BOn48GB(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !a.Fits {
-		t.Errorf("LLaMA-65B QLoRA on a 48 GB card: %s of %s, want it to fit", gib(a.PerGPU.TotalBytes), gib(a.VRAMBytes))
+		t.Errorf("LLaMA-65B QLoRA on a 48 GB card: %s of %s, want it to fit", gibString(a.PerGPU.TotalBytes), gibString(a.VRAMBytes))
 	}
 	s := shapeOf(llama65)
 	bits := 8 * (float64(modelWeightBytes(&s, QuantNF4DQ, PrecisionBF16)) - 2*float64(s.total-s.linear)) / float64(s.linear)
@@ -200,7 +200,7 @@ func TestThreeBOn3090(t *testing.T) {
 // the seeds' 12Ψ of Adam states (seeds/003 §6).
 func TestOffload(t *testing.T) {
 	const psi = 7_000_000_000
-	s := bare(psi)
+	s := bareShape(psi)
 	r := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 1, 2)
 	r.Offload = OffloadCPU
 	m := trainingMemory(&r, &s)

@@ -241,7 +241,7 @@ func (rs *resolved) resolveMethod(q Query) error {
 			rs.assume("no method said: inference (say train, lora or qlora to size training)")
 		}
 	}
-	hint := fmt.Sprintf("fit %s qlora %s", rs.req.Model, orDefault(rs.req.GPU, "rtx-4090"))
+	hint := fmt.Sprintf("fit %s qlora %s", rs.req.Model, ifEmpty(rs.req.GPU, "rtx-4090"))
 	switch m {
 	case MethodInference:
 		switch {
@@ -250,7 +250,7 @@ func (rs *resolved) resolveMethod(q Query) error {
 		case q.LoRARank > 0:
 			return inputErr(hint, "a LoRA rank needs lora or qlora, not inference")
 		case q.ZeROStage != nil || (q.Offload != "" && q.Offload != OffloadNone):
-			return inputErr(fmt.Sprintf("fit %s 2 %s", rs.req.Model, orDefault(rs.req.GPU, "h100")),
+			return inputErr(fmt.Sprintf("fit %s 2 %s", rs.req.Model, ifEmpty(rs.req.GPU, "h100")),
 				"ZeRO stages and offload shard training state; to serve on more GPUs, name the GPU count (tensor parallel)")
 		case q.GradCheckpointing != nil:
 			return inputErr(hint, "gradient checkpointing is a training setting, not an inference one")
@@ -277,7 +277,7 @@ func (rs *resolved) resolveMethod(q Query) error {
 	return nil
 }
 
-func orDefault(s, d string) string {
+func ifEmpty(s, d string) string {
 	if s == "" {
 		return d
 	}
@@ -286,7 +286,7 @@ func orDefault(s, d string) string {
 
 func (rs *resolved) resolvePrecision(q Query) error {
 	r := &rs.req
-	hint := fmt.Sprintf("fit %s qlora %s", r.Model, orDefault(r.GPU, "rtx-4090"))
+	hint := fmt.Sprintf("fit %s qlora %s", r.Model, ifEmpty(r.GPU, "rtx-4090"))
 	p, quant := q.Precision, q.Quant
 	half := PrecisionBF16
 	if rs.gpuNamed && !rs.gpu.BF16 {
@@ -442,7 +442,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 	case q.ZeROStage != nil:
 		r.ZeROStage = *q.ZeROStage
 		if r.ZeROStage == 0 && offload {
-			return inputErr(fmt.Sprintf("fit %s %s zero3 offload %s", r.Model, r.Method, orDefault(r.GPU, "a100")),
+			return inputErr(fmt.Sprintf("fit %s %s zero3 offload %s", r.Model, r.Method, ifEmpty(r.GPU, "a100")),
 				"offload needs a ZeRO stage of 1 to 3; stage 0 keeps everything on the GPU")
 		}
 	case offload:

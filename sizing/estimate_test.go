@@ -1,0 +1,170 @@
+package sizing
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAnswer13BLoRAOn4090 is the README's first command: a 13B model's
+// 16-bit base alone (26 GB) exceeds a 24 GB card, so LoRA does not fit
+// and the first alternative is QLoRA on the same card.
+func TestAnswer13BLoRAOn4090(t *testing.T) {
+	a, err := (&Estimator{Prices: stubPrices{"rtx-4090": 0.7, "a100-80": 1.9, "l40s": 1.0}}).Answer(Query{Params: 13e9, Method: MethodLoRA, GPU: "4090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Fits || a.BindingTerm != "weights" || a.PerGPU.WeightsBytes < 26e9 {
+		t.Errorf("fits %v, binding %q, weights %d; want no fit bound by the 26 GB base", a.Fits, a.BindingTerm, a.PerGPU.WeightsBytes)
+	}
+	first := a.Alternatives[0]
+	if first.Method != MethodQLoRA || first.GPU != "rtx-4090" || first.GPUs != 1 {
+		t.Errorf("first alternative = %+v, want QLoRA on the same card", first)
+	}
+	if first.USDPerHour == nil || *first.USDPerHour != 0.7 {
+		t.Errorf("first alternative price = %v, want 0.70", first.USDPerHour)
+	}
+	if len(a.Alternatives) > 5 {
+		t.Errorf("%d alternatives, want at most 5", len(a.Alternatives))
+	}
+}
+
+// TestAnswerNoGPU: with no card named the answer is for the cheapest card
+// that fits, says so, and lists others that fit.
+func TestAnswerNoGPU(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"h100": 2.5, "a100-80": 1.9, "l40s": 1.0, "rtx-4090": 0.7}}
+	a, err := e.Answer(Query{Model: "llama-3.1-8b", Method: MethodQLoRA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Request.GPU != "rtx-4090" || !a.Fits {
+		t.Errorf("answered for %s (fits %v), want the cheapest fitting card rtx-4090", a.Request.GPU, a.Fits)
+	}
+	if !anyContains(a.Assumptions, "no GPU named") {
+		t.Errorf("assumptions %q do not say no GPU was named", a.Assumptions)
+	}
+	if len(a.Alternatives) == 0 {
+		t.Error("no alternatives: want the other cards that fit")
+	}
+	for _, alt := range a.Alternatives {
+		if alt.GPU == a.Request.GPU {
+			t.Errorf("alternative repeats the answer's card: %+v", alt)
+		}
+	}
+}
+
+// TestAnswerDeterministic: the same question gives the same answer.
+func TestAnswerDeterministic(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"h100": 2.5, "a100-80": 1.9, "a100-40": 1.3}}
+	q := Query{Model: "llama-3.1-70b", Method: MethodFull, GPU: "a100-80", GPUs: 8}
+	a1, err := e.Answer(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := e.Answer(q)
+	if diff := cmp.Diff(a1, a2); diff != "" {
+		t.Errorf("answers differ (-first +second):\n%s", diff)
+	}
+}
+
+// randomRequest draws a valid training or inference request on a catalog
+// model.
+func randomRequest(rng *rand.Rand, models []Model) (Request, *shape) {
+	m := models[rng.IntN(len(models))]
+	s := shapeOf(m)
+	methods := []Method{MethodFull, MethodLoRA, MethodQLoRA, MethodInference}
+	opts := []Optimizer{OptimizerAdamW, OptimizerAdamW8bit, OptimizerSGD, OptimizerSGDMomentum, OptimizerAdafactor}
+	r := Request{
+		Method: methods[rng.IntN(len(methods))], Optimizer: opts[rng.IntN(len(opts))], Precision: PrecisionBF16,
+		GPUs: 1 << rng.IntN(7), Nodes: 1, ZeROStage: rng.IntN(4), Offload: OffloadNone,
+		SeqLen: 1 + rng.IntN(8192), MicroBatch: 1 + rng.IntN(8), GradCheckpointing: rng.IntN(2) == 0,
+		LoRARank: 1 << rng.IntN(8), KVPrecision: PrecisionBF16,
+	}
+	switch rng.IntN(4) {
+	case 0:
+		r.Precision = PrecisionFP32
+	case 1:
+		r.Offload = OffloadCPU
+		r.ZeROStage = 1 + rng.IntN(3)
+	}
+	if r.Method == MethodQLoRA {
+		r.Quant, r.Precision = QuantNF4DQ, PrecisionBF16
+	}
+	if r.Method == MethodInference {
+		quants := []Quant{QuantNone, QuantAWQ, QuantQ4_KM, QuantINT8}
+		r.Quant = quants[rng.IntN(len(quants))]
+		r.Offload, r.ZeROStage = OffloadNone, 0
+	}
+	return r, &s
+}
+
+func sum(m Memory) int64 {
+	return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
+}
+
+// checkMemoryProperties asserts the properties of the memory model for
+// one request: the total is the sum of the terms; more GPUs never raise
+// the per-GPU memory (from one GPU to two, only by the communication
+// buffers that appear); a higher ZeRO stage never raises it.
+func checkMemoryProperties(t *testing.T, r Request, s *shape) {
+	t.Helper()
+	f := Footprint{s: *s}
+	m := f.Memory(&r)
+	if m.TotalBytes != sum(m) {
+		t.Fatalf("%+v: total %d != sum of terms %d", r, m.TotalBytes, sum(m))
+	}
+	more := r
+	more.GPUs *= 2
+	mm := f.Memory(&more)
+	allowed := int64(0)
+	if r.GPUs == 1 {
+		allowed = commBufferBytes
+	}
+	if mm.TotalBytes > m.TotalBytes+allowed {
+		t.Fatalf("%+v: %d GPUs need %d B each, %d GPUs %d B", r, r.GPUs, m.TotalBytes, more.GPUs, mm.TotalBytes)
+	}
+	if r.Method != MethodInference && r.ZeROStage < 3 {
+		up := r
+		up.ZeROStage++
+		if mu := f.Memory(&up); mu.TotalBytes > m.TotalBytes {
+			t.Fatalf("%+v: stage %d needs %d B, stage %d %d B", r, r.ZeROStage, m.TotalBytes, up.ZeROStage, mu.TotalBytes)
+		}
+	}
+}
+
+// TestMemoryProperties checks the memory model's properties on 20,000
+// random valid requests over the whole model catalog.
+func TestMemoryProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	models := Models()
+	for range 20000 {
+		r, s := randomRequest(rng, models)
+		checkMemoryProperties(t, r, s)
+	}
+}
+
+// FuzzMemoryProperties explores the same properties from fuzzed seeds.
+func FuzzMemoryProperties(f *testing.F) {
+	for i := range uint64(8) {
+		f.Add(i, i*7919)
+	}
+	models := Models()
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		r, s := randomRequest(rand.New(rand.NewPCG(a, b)), models)
+		checkMemoryProperties(t, r, s)
+	})
+}
+
+// BenchmarkAnswer measures one full answer: resolve, memory, verdict,
+// throughput, cost and the alternatives search over the GPU catalog.
+func BenchmarkAnswer(b *testing.B) {
+	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.7, "a100-80": 1.9, "h100": 2.5, "l40s": 1.0, "a10g": 1.0}}
+	q := Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Answer(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

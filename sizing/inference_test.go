@@ -1,0 +1,110 @@
+package sizing
+
+import "testing"
+
+// TestKVCachePerToken reproduces the KV cache per token at 16 bit from
+// reference/sizing.md §6 (2 · layers · KV heads · head_dim · 2 bytes,
+// computed from each model's config.json): GQA, explicit head_dim
+// (Qwen3), and MLA (DeepSeek-V3: 61 · (512 + 64) · 2).
+func TestKVCachePerToken(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  float64
+	}{
+		{"llama-2-13b", 819_200},
+		{"llama-2-7b", 524_288},
+		{"llama-2-70b", 327_680},
+		{"llama-3.1-70b", 327_680},
+		{"qwen2.5-72b", 327_680},
+		{"llama-3.1-8b", 131_072},
+		{"mistral-7b-v0.1", 131_072},
+		{"mixtral-8x7b", 131_072},
+		{"llama-3.1-405b", 516_096},
+		{"qwen2.5-7b", 57_344},
+		{"qwen2.5-0.5b", 12_288},
+		{"qwen3-0.6b", 114_688},
+		{"gemma-2-9b", 344_064},
+		{"phi-3-mini-4k", 393_216},
+		{"gpt-oss-20b", 49_152},
+		{"falcon-40b", 122_880},
+		{"gpt2", 36_864},
+		{"deepseek-v3", 70_272},
+	} {
+		s := shapeOf(modelOf(t, tc.model))
+		if got := kvCacheBytes(&s, 1, 1, 2); got != tc.want {
+			t.Errorf("%s: %.0f B per token, want %.0f", tc.model, got, tc.want)
+		}
+	}
+}
+
+// TestKVCacheExamples checks the reference's worked sizes (§6) and that
+// sliding-window layers stop growing at the window.
+func TestKVCacheExamples(t *testing.T) {
+	for _, tc := range []struct {
+		model      string
+		ctx, batch int64
+		kv         Precision
+		want       float64
+	}{
+		{"llama-2-13b", 2048, 1, PrecisionBF16, 1.5625 * (1 << 30)},
+		{"llama-2-7b", 4096, 1, PrecisionBF16, 2 << 30},
+		{"llama-3.1-8b", 131072, 1, PrecisionBF16, 16 << 30},
+		{"llama-3.1-8b", 32768, 4, PrecisionBF16, 16 << 30},
+		{"llama-3.1-8b", 131072, 1, PrecisionFP8, 8 << 30},
+		{"llama-3.1-8b", 131072, 1, PrecisionINT4, 16 << 30 * 4.5 / 16}, // q4_0: 4.5 bits
+		// gpt-oss-20b: 12 full layers grow 24,576 B/token; 12 sliding
+		// layers keep 128 tokens.
+		{"gpt-oss-20b", 8192, 1, PrecisionBF16, 24_576*8192 + 24_576*128},
+		// Mistral 7B v0.1: every layer slides over 4096 tokens.
+		{"mistral-7b-v0.1", 32768, 1, PrecisionBF16, 131_072 * 4096},
+	} {
+		s := shapeOf(modelOf(t, tc.model))
+		if got := kvCacheBytes(&s, tc.ctx, tc.batch, kvElemBytes(tc.kv)); got != tc.want {
+			t.Errorf("%s ctx %d × %d at %s: %.0f B, want %.0f", tc.model, tc.ctx, tc.batch, tc.kv, got, tc.want)
+		}
+	}
+}
+
+// TestWeightFormats checks bits per weight: GPTQ/AWQ int4 with group-128
+// fp16 scale and zero is 4.25; NF4 is 4.5 with fp32 block constants (block
+// 64) and 4.127 with double quantisation (QLoRA paper §3); GGUF types as
+// llama.cpp's quantize tool prints them.
+func TestWeightFormats(t *testing.T) {
+	for _, tc := range []struct {
+		q    Quant
+		bits float64
+	}{
+		{QuantGPTQ, 4.25}, {QuantAWQ, 4.25}, {QuantNF4, 4.5}, {QuantNF4DQ, 4.126953125},
+		{QuantQ8_0, 8.5}, {QuantQ6_K, 6.5625}, {QuantQ5_KM, 5.69}, {QuantQ4_KM, 4.85},
+		{QuantQ4_0, 4.5}, {QuantQ3_KM, 3.91}, {QuantQ2_K, 2.63},
+	} {
+		b, _ := quantBytesPerParam(tc.q, 4096)
+		if got := 8 * b; got < tc.bits-1e-9 || got > tc.bits+1e-9 {
+			t.Errorf("%s = %.6f bits per weight, want %.6f", tc.q, got, tc.bits)
+		}
+	}
+}
+
+// TestInferenceSplit checks that tensor parallelism splits the weights and
+// the KV heads, and that a head is never split below one per GPU.
+func TestInferenceSplit(t *testing.T) {
+	s := shapeOf(modelOf(t, "llama-3.1-70b"))
+	r := Request{Method: MethodInference, Precision: PrecisionBF16, KVPrecision: PrecisionBF16, GPUs: 1, Nodes: 1, SeqLen: 8192, MicroBatch: 4}
+	one := inferenceMemory(&r, &s)
+	r.GPUs = 4
+	four := inferenceMemory(&r, &s)
+	if four.WeightsBytes != (one.WeightsBytes+3)/4 {
+		t.Errorf("weights on 4 GPUs = %d, want a quarter of %d", four.WeightsBytes, one.WeightsBytes)
+	}
+	if four.KVCacheBytes != one.KVCacheBytes/4 {
+		t.Errorf("KV on 4 GPUs = %d, want a quarter of %d", four.KVCacheBytes, one.KVCacheBytes)
+	}
+	r.GPUs = 16
+	r.Nodes = 1
+	if got := kvShare(&s, 16, 1); got != 1.0/8 {
+		t.Errorf("8 KV heads over 16-way tensor parallelism: share %.4f, want 1/8 (one head each)", got)
+	}
+	if w := one.WeightsBytes; w != 2*s.total {
+		t.Errorf("bf16 weights = %d, want 2 × %d", w, s.total)
+	}
+}

@@ -1,0 +1,107 @@
+package sizing
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestResolveRejects: impossible or contradictory questions get an
+// *InputError whose problem names what is wrong (the issue's "Bad input").
+func TestResolveRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want string // in the problem
+	}{
+		{"negative size", Query{Params: -7e9, Method: MethodFull, GPU: "h100"}, "negative"},
+		{"negative gpus", Query{Model: "llama-3.1-8b", GPUs: -2, GPU: "h100"}, "negative"},
+		{"no model", Query{Method: MethodLoRA, GPU: "h100"}, "no model"},
+		{"unknown model", Query{Model: "llama-9-1b", Method: MethodLoRA, GPU: "h100"}, "did you mean"},
+		{"unknown gpu", Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "rtx-4099"}, "did you mean"},
+		{"rank with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, LoRARank: 8, GPU: "h100"}, "LoRA rank"},
+		{"optimizer with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, Optimizer: OptimizerAdamW, GPU: "h100"}, "no optimizer"},
+		{"zero with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, ZeROStage: stage(3), GPU: "h100"}, "ZeRO"},
+		{"qlora on gguf", Query{Model: "llama-3.1-8b", Method: MethodQLoRA, Quant: QuantQ4_KM, GPU: "h100"}, "not a QLoRA base"},
+		{"full on int4", Query{Model: "llama-3.1-8b", Method: MethodFull, Quant: QuantAWQ, GPU: "h100"}, "cannot be trained"},
+		{"too long", Query{Model: "llama-2-7b", Method: MethodLoRA, SeqLen: 8192, GPU: "h100"}, "longer than"},
+		{"training on a mac", Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "m3-max-128"}, "inference only"},
+		{"zero stage 5", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stage(5), GPU: "h100"}, "0 to 3"},
+		{"offload at stage 0", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stage(0), Offload: OffloadCPU, GPU: "h100"}, "stage of 1 to 3"},
+		{"uneven nodes", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 9, Nodes: 2, GPU: "h100"}, "evenly"},
+		{"too many per node", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 16, Nodes: 1, GPU: "h100"}, "at most 8"},
+		{"fp8 training on A100", Query{Model: "llama-3.1-8b", Method: MethodFull, Precision: PrecisionFP8, GPU: "a100-80"}, "FP8"},
+		{"int8 training", Query{Model: "llama-3.1-8b", Method: MethodFull, Precision: PrecisionINT8, GPU: "a100-80"}, "int8"},
+	} {
+		_, _, err := Resolve(tc.q)
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%s: err = %v, want *InputError", tc.name, err)
+			continue
+		}
+		if !strings.Contains(ie.Problem, tc.want) {
+			t.Errorf("%s: problem %q, want it to mention %q", tc.name, ie.Problem, tc.want)
+		}
+	}
+}
+
+// TestResolveDefaults: every default the issue lists is applied and said.
+func TestResolveDefaults(t *testing.T) {
+	r, as, err := Resolve(Query{Model: "llama-3.1-8b", Method: MethodQLoRA, GPU: "4090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Request{Model: "llama-3.1-8b", Params: 8_030_261_248, ActiveParams: 8_030_261_248, Method: MethodQLoRA,
+		Optimizer: OptimizerAdamW, Precision: PrecisionBF16, GPU: "rtx-4090", GPUs: 1, Nodes: 1, Offload: OffloadNone,
+		SeqLen: 2048, MicroBatch: 1, GradCheckpointing: true, LoRARank: 16, Quant: QuantNF4DQ}
+	if r != want {
+		t.Errorf("Resolve =\n%+v\nwant\n%+v", r, want)
+	}
+	for _, word := range []string{"bf16 mixed precision", "AdamW", "FlashAttention", "micro-batch 1", "sequence length 2048",
+		"LoRA rank 16 on all linear layers", "NF4 with double quantisation", "gradient checkpointing on"} {
+		if !anyContains(as, word) {
+			t.Errorf("assumptions %q do not mention %q", as, word)
+		}
+	}
+	// Inference defaults, and the sequence capped at the model's context.
+	r, as, _ = Resolve(Query{Model: "gpt2", GPU: "t4"})
+	if r.Method != MethodInference || r.SeqLen != 1024 || r.Precision != PrecisionFP16 || r.KVPrecision != PrecisionFP16 {
+		t.Errorf("gpt2 on a T4 = %+v, want fp16 inference (no BF16 on a T4) at GPT-2's 1024-token context", r)
+	}
+	if !anyContains(as, "no method said: inference") {
+		t.Errorf("assumptions %q do not say the method was assumed", as)
+	}
+	// Training words without a method mean a full fine-tune.
+	if r, _, _ := Resolve(Query{Model: "gpt2", GPU: "t4", Tokens: 1e9}); r.Method != MethodFull {
+		t.Errorf("a token budget without a method = %s, want full", r.Method)
+	}
+}
+
+// TestResolveZeRO: on several GPUs an unsaid stage is the lowest that
+// fits; ZeRO on one GPU is valid and the answer says what it does.
+func TestResolveZeRO(t *testing.T) {
+	r, as, _ := Resolve(Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "h100", GPUs: 8})
+	if r.ZeROStage != 1 || !anyContains(as, "lowest stage that fits") {
+		t.Errorf("8B full on 8 H100 = stage %d (%q), want stage 1, the lowest that fits 80 GB", r.ZeROStage, as)
+	}
+	a, err := (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "h100", ZeROStage: stage(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !anyContains(a.Warnings, "shards nothing") {
+		t.Errorf("ZeRO-2 on one GPU: warnings %q, want a note that it changes nothing", a.Warnings)
+	}
+	a, _ = (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "rtx-4090", Offload: OffloadCPU})
+	if a.Request.ZeROStage != 3 || !anyContains(a.Warnings, "ZeRO-Offload") {
+		t.Errorf("offload on one GPU: stage %d, warnings %q; want stage 3 and ZeRO-Offload named", a.Request.ZeROStage, a.Warnings)
+	}
+}
+
+func anyContains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
