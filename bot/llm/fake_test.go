@@ -35,14 +35,14 @@ type seen struct {
 // fakeServer replays replies in order (the last one repeats) and records
 // every request.
 type fakeServer struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *httptest.Server
 	mu      sync.Mutex
 	replies []reply
 	seen    []seen
 }
 
-func newFakeServer(t *testing.T, replies ...reply) *fakeServer {
+func newFakeServer(t testing.TB, replies ...reply) *fakeServer {
 	t.Helper()
 	f := &fakeServer{t: t, replies: replies}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
