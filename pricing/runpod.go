@@ -108,9 +108,12 @@ func (r *RunPod) Fetch(ctx context.Context) (FetchResult, error) {
 	if err != nil {
 		return FetchResult{}, err
 	}
-	res, err := decodeRunPod(raw, r.now().UTC(), endpoint)
+	res, dropped, err := decodeRunPod(raw, r.now().UTC(), endpoint)
 	if err != nil {
 		return FetchResult{}, fmt.Errorf("runpod: %w", err)
+	}
+	if len(dropped) > 0 {
+		r.logger.Warn("prices: runpod prices outside the per-GPU bounds skipped", "prices", dropped)
 	}
 	logUnknown(r.logger, "runpod", res.Unknown)
 	return res, nil
@@ -139,23 +142,26 @@ type runpodGPUType struct {
 
 // decodeRunPod turns a gpuTypes response into offers. A GraphQL errors
 // array is an error even when data is present, because a partial price
-// list would look like removed offers.
-func decodeRunPod(raw []byte, at time.Time, source string) (FetchResult, error) {
+// list would look like removed offers. A price outside the store's
+// per-GPU bounds (an odd spot price) is skipped and listed in dropped, so
+// that one row cannot fail the whole list at the gate; a unit change
+// would drop every row and fail the run.
+func decodeRunPod(raw []byte, at time.Time, source string) (res FetchResult, dropped []string, err error) {
 	var resp runpodResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return FetchResult{}, fmt.Errorf("decode gpuTypes: %w", err)
+		return FetchResult{}, nil, fmt.Errorf("decode gpuTypes: %w", err)
 	}
 	if len(resp.Errors) > 0 {
 		msgs := make([]string, 0, len(resp.Errors))
 		for _, e := range resp.Errors {
 			msgs = append(msgs, e.Message)
 		}
-		return FetchResult{}, fmt.Errorf("graphql errors: %s", truncate(strings.Join(msgs, "; "), 300))
+		return FetchResult{}, nil, fmt.Errorf("graphql errors: %s", truncate(strings.Join(msgs, "; "), 300))
 	}
 	if resp.Data == nil || resp.Data.GPUTypes == nil {
-		return FetchResult{}, errors.New("response has no data.gpuTypes")
+		return FetchResult{}, nil, errors.New("response has no data.gpuTypes")
 	}
-	res := FetchResult{Unknown: map[string]int{}}
+	res = FetchResult{Unknown: map[string]int{}}
 	for _, g := range resp.Data.GPUTypes {
 		gpu, ok := runpodGPUs[g.ID]
 		if !ok {
@@ -182,6 +188,12 @@ func decodeRunPod(raw []byte, at time.Time, source string) (FetchResult, error) 
 			if !row.on || !positive(row.price) {
 				continue
 			}
+			if !inBounds(*row.price) {
+				// One odd spot price must not fail the whole price list at
+				// the store's gate; a unit change would empty it instead.
+				dropped = append(dropped, fmt.Sprintf("%s %s %s $%g", runpodName(g), row.tier, row.market, *row.price))
+				continue
+			}
 			res.Offers = append(res.Offers, Offer{
 				Provider:      "runpod",
 				InstanceType:  runpodName(g),
@@ -198,7 +210,7 @@ func decodeRunPod(raw []byte, at time.Time, source string) (FetchResult, error) 
 			})
 		}
 	}
-	return res, nil
+	return res, dropped, nil
 }
 
 // priced reports whether the store's gate accepts a catalog id. A table

@@ -139,6 +139,9 @@ func TestRunPodFetch(t *testing.T) {
 		row("NVIDIA GeForce RTX 4090", "rtx-4090", "secure", MarketOnDemand, 0.74),
 		row("NVIDIA GeForce RTX 4090", "rtx-4090", "community", MarketOnDemand, 0.34),
 		row("NVIDIA GeForce RTX 4090", "rtx-4090", "community", MarketSpot, 0.29),
+		// The A6000's $0.02 spot price is under the store's $0.05 floor.
+		row("NVIDIA RTX A6000", "rtx-a6000", "secure", MarketOnDemand, 0.49),
+		row("NVIDIA RTX A6000", "rtx-a6000", "community", MarketOnDemand, 0.33),
 	}
 	if diff := cmp.Diff(want, got.Offers, approx); diff != "" {
 		t.Errorf("offers (-want +got):\n%s", diff)
@@ -151,7 +154,7 @@ func TestRunPodFetch(t *testing.T) {
 
 func TestRunPodDisplayNameFallback(t *testing.T) {
 	raw := []byte(`{"data":{"gpuTypes":[{"id":"NVIDIA H100 80GB HBM3e-renamed","displayName":"H100 SXM","securePrice":3.49}]}}`)
-	got, err := decodeRunPod(raw, fetchedAt, "src")
+	got, _, err := decodeRunPod(raw, fetchedAt, "src")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,8 +225,8 @@ func TestRunPodRetriesAfter429(t *testing.T) {
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("retried after %v, want at least the 1s Retry-After", waited)
 	}
-	if len(got.Offers) != 15 {
-		t.Errorf("offers = %d, want 15", len(got.Offers))
+	if len(got.Offers) != 17 {
+		t.Errorf("offers = %d, want 17", len(got.Offers))
 	}
 }
 
@@ -309,7 +312,7 @@ func FuzzDecodeRunPod(f *testing.F) {
 	f.Add([]byte(`{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":-1,"communityPrice":1e308}]}}`))
 	f.Add([]byte(`{"data":{"gpuTypes":null}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		res, err := decodeRunPod(raw, fetchedAt, "src")
+		res, _, err := decodeRunPod(raw, fetchedAt, "src")
 		if err != nil {
 			if len(res.Offers) != 0 {
 				t.Errorf("error %v came with %d offers", err, len(res.Offers))
@@ -320,6 +323,9 @@ func FuzzDecodeRunPod(f *testing.F) {
 		for _, o := range res.Offers {
 			if o.Tier != "secure" && o.Tier != "community" {
 				t.Errorf("Tier = %q", o.Tier)
+			}
+			if !inBounds(o.USDPerGPUHour) {
+				t.Errorf("$%v per GPU-hour passed, outside the store's bounds", o.USDPerGPUHour)
 			}
 		}
 	})
