@@ -10,6 +10,14 @@
 // the user's text is data: it travels only in the user message, quoted, and
 // nothing in the model's reply can do more than fill request fields.
 //
+// The request uses response_format json_schema (strict) rather than a
+// forced tool call: it is one field every target server accepts (OpenAI,
+// Azure OpenAI from API version 2024-08-01, vLLM, Ollama 0.5+, llama.cpp
+// server), whereas tool calls need vLLM's --enable-auto-tool-choice and a
+// parser flag and llama.cpp's --jinja. Servers that ignore the format
+// (some Ollama models) are covered by the same re-validation: the reply
+// must match the schema, a Markdown fence or <think> block aside.
+//
 // It imports sizing and the go-openai client, and must not depend on the
 // bot, store or pricing packages.
 package llm
