@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -241,6 +242,32 @@ func TestProviderTablesUseCatalogIDs(t *testing.T) {
 	for where, id := range ids {
 		if !catalog[id] {
 			t.Errorf("%s maps to %q, which is not a sizing catalog GPU id", where, id)
+		}
+	}
+}
+
+// BenchmarkDecodeGCPPage decodes a full 5000-SKU page, the size the
+// fetcher asks for, built from the fixture's SKUs.
+func BenchmarkDecodeGCPPage(b *testing.B) {
+	var page struct {
+		SKUs []json.RawMessage `json:"skus"`
+	}
+	if err := json.Unmarshal(testdata(b, "gcp/skus-page2.json"), &page); err != nil {
+		b.Fatal(err)
+	}
+	skus := make([]json.RawMessage, 0, 5000)
+	for len(skus) < 5000 {
+		skus = append(skus, page.SKUs...)
+	}
+	raw, err := json.Marshal(map[string]any{"skus": skus[:5000], "nextPageToken": "next"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		var res FetchResult
+		if _, err := decodeGCPPage(raw, fetchedAt, "src", &res); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -224,3 +224,28 @@ func FuzzDecodeVast(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeVast aggregates a full search answer (vastLimit offers)
+// built from the fixture's offers.
+func BenchmarkDecodeVast(b *testing.B) {
+	var resp struct {
+		Offers []json.RawMessage `json:"offers"`
+	}
+	if err := json.Unmarshal(testdata(b, "vast/bundles.json"), &resp); err != nil {
+		b.Fatal(err)
+	}
+	offers := make([]json.RawMessage, 0, vastLimit)
+	for len(offers) < vastLimit {
+		offers = append(offers, resp.Offers...)
+	}
+	raw, err := json.Marshal(map[string]any{"offers": offers[:vastLimit]})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, _, err := decodeVast(raw, fetchedAt, "src"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
