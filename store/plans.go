@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -35,7 +34,7 @@ type Plan struct {
 	Question  string         // as typed
 	Canonical string         // sizing.Format of the query: re-parses to the same question
 	Request   sizing.Request // the fully resolved request the answer was for
-	ModelKey  string         // see ModelKey: catalog id, or bare:<params>
+	ModelKey  string         // see ModelKey: catalog id, bare:<params> or config:<name>
 
 	// The answer's summary, as it stood then.
 	Fits          bool
@@ -46,23 +45,6 @@ type Plan struct {
 	USDPerHour    *float64   // the whole configuration; nil when no price was known
 	PriceProvider string     // where the price came from, "" when none
 	PriceAsOf     *time.Time // when the price was observed, nil when none
-}
-
-// ModelKey is the key plans for one model share: the catalog model id for
-// a catalog model, bare:<parameters> for a bare size ("13B" is
-// bare:13000000000), and bare:<experts>x<parameters per expert> for a bare
-// mixture of experts ("8x7B" is bare:8x7000000000). It is "" for a query
-// that names no model.
-func ModelKey(q sizing.Query) string {
-	switch {
-	case q.Model != "":
-		return q.Model
-	case q.Params > 0 && q.Experts > 0:
-		return "bare:" + strconv.Itoa(q.Experts) + "x" + strconv.FormatInt(q.Params, 10)
-	case q.Params > 0:
-		return "bare:" + strconv.FormatInt(q.Params, 10)
-	}
-	return ""
 }
 
 // planColumns are the columns scanPlan reads, in its order.

@@ -164,23 +164,6 @@ func TestPlansNewestFirst(t *testing.T) {
 	}
 }
 
-func TestModelKey(t *testing.T) {
-	for _, tc := range []struct {
-		q    sizing.Query
-		want string
-	}{
-		{sizing.Query{Model: "mistral-7b-v0.1"}, "mistral-7b-v0.1"},
-		{sizing.Query{Model: "llama-3.1-70b", Params: 70e9}, "llama-3.1-70b"},
-		{sizing.Query{Params: 13_000_000_000}, "bare:13000000000"},
-		{sizing.Query{Params: 7_000_000_000, Experts: 8}, "bare:8x7000000000"},
-		{sizing.Query{Method: sizing.MethodLoRA}, ""},
-	} {
-		if got := ModelKey(tc.q); got != tc.want {
-			t.Errorf("ModelKey(%+v) = %q, want %q", tc.q, got, tc.want)
-		}
-	}
-}
-
 // TestPlanLookupUsesIndex asserts what EXPLAIN QUERY PLAN says of the two
 // lookups: an index search, and no sort of its own (the index's order is
 // the answer's order), so they stay fast at a million plans.

@@ -1,0 +1,127 @@
+//go:build cgo
+
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestModelKey(t *testing.T) {
+	for _, tc := range []struct {
+		q    sizing.Query
+		want string
+	}{
+		{sizing.Query{Model: "mistral-7b-v0.1"}, "mistral-7b-v0.1"},
+		{sizing.Query{Model: "llama-3.1-70b", Params: 70e9}, "llama-3.1-70b"},
+		{sizing.Query{Params: 13_000_000_000}, "bare:13000000000"},
+		{sizing.Query{Params: 7_000_000_000, Experts: 8}, "bare:8x7000000000"},
+		{sizing.Query{Arch: &sizing.Model{ID: "my-finetune"}, Model: "ignored"}, "config:my-finetune"},
+		{sizing.Query{Method: sizing.MethodLoRA}, ""},
+	} {
+		if got := ModelKey(tc.q); got != tc.want {
+			t.Errorf("ModelKey(%+v) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestModelKeyFor: the ways people name one model all find its plans.
+func TestModelKeyFor(t *testing.T) {
+	for _, tc := range []struct {
+		words, want string
+	}{
+		{"mistral 7b", "mistral-7b-v0.1"},
+		{"Mistral-7B-v0.1", "mistral-7b-v0.1"},
+		{"mistral-7b", "mistral-7b-v0.1"},
+		{"mistralai/Mistral-7B-v0.1", "mistral-7b-v0.1"},
+		{"llama 3.1 70b", "llama-3.1-70b"},
+		{"13B", "bare:13000000000"},
+		{"13b", "bare:13000000000"},
+		{"8x7B", "bare:8x7000000000"},
+	} {
+		got, err := ModelKeyFor(tc.words)
+		if err != nil || got != tc.want {
+			t.Errorf("ModelKeyFor(%q) = %q, %v; want %q", tc.words, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		words, inProblem string
+	}{
+		{"gpt-9", "gpt-9"},
+		{"rtx 4090", "names no model"},
+		{"", ""},
+	} {
+		_, err := ModelKeyFor(tc.words)
+		var ie *sizing.InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, tc.inProblem) {
+			t.Errorf("ModelKeyFor(%q) = %v, want an InputError mentioning %q", tc.words, err, tc.inProblem)
+		}
+	}
+}
+
+// TestPlanFromAnswer saves a real answer (the estimator with the default
+// price sheet) and finds it again by another name of the model.
+func TestPlanFromAnswer(t *testing.T) {
+	const question = "can we lora Mistral-7B-v0.1 on a 4090?"
+	parsed, err := sizing.Parse(question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Answer(parsed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.Price == nil || answer.Throughput.USDPerHour == nil {
+		t.Fatalf("the default sheet priced no rtx-4090: %+v", answer.Throughput)
+	}
+	who := Who{Source: SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003"}
+	p := PlanFromAnswer(who, question, parsed.Query, answer)
+
+	asOf := answer.Price.AsOf.UTC()
+	want := Plan{
+		Source: SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003",
+		Question:  question,
+		Canonical: "mistral-7b-v0.1 lora rtx-4090",
+		Request:   answer.Request,
+		ModelKey:  "mistral-7b-v0.1",
+		Fits:      answer.Fits, Headroom: string(answer.Headroom),
+		GPU: "rtx-4090", GPUs: 1, PerGPUBytes: answer.PerGPU.TotalBytes,
+		USDPerHour: answer.Throughput.USDPerHour, PriceProvider: answer.Price.Provider, PriceAsOf: &asOf,
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("PlanFromAnswer (-want +got):\n%s", diff)
+	}
+	if p.USDPerHour == answer.Throughput.USDPerHour {
+		t.Error("the plan shares the answer's price pointer; it must keep its own copy")
+	}
+
+	db := openTest(t)
+	ctx := context.Background()
+	if _, err := db.SavePlan(ctx, &p); err != nil {
+		t.Fatal(err)
+	}
+	key, err := ModelKeyFor("mistral 7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := db.PlansForModel(ctx, key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].ID != p.ID || found[0].CreatedAt != testNow {
+		t.Fatalf("PlansForModel(%q) = %+v, want the saved plan made at %v", key, found, testNow)
+	}
+	again, err := sizing.Parse(found[0].Canonical)
+	if err != nil {
+		t.Fatalf("the canonical text %q does not parse: %v", found[0].Canonical, err)
+	}
+	if diff := cmp.Diff(parsed.Query, again.Query); diff != "" {
+		t.Errorf("canonical text re-parses to another query (-asked +reparsed):\n%s", diff)
+	}
+}
