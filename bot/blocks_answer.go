@@ -111,7 +111,7 @@ func breakdownFields(a sizing.Answer) []*slack.TextBlockObject {
 		fields = append(fields, mrkdwn("*Host RAM*\n"+formatGiB(a.HostRAMBytes)))
 	}
 	if a.DiskBytes > 0 {
-		fields = append(fields, mrkdwn("*Disk (NVMe)*\n"+formatGiB(a.DiskBytes)))
+		fields = append(fields, mrkdwn("*Disk*\n"+formatGiB(a.DiskBytes)))
 	}
 	return fields
 }
@@ -140,7 +140,8 @@ func costLine(a sizing.Answer) string {
 }
 
 // alternativesText lists up to five alternatives, each with its per-GPU
-// memory and its price per hour. sizing.Alternative carries no duration,
+// memory, its price per hour and the estimator's reason (up to its own
+// restatement of the figures, after a colon). sizing.Alternative carries no duration,
 // so no run cost is shown for one rather than a guessed figure.
 func alternativesText(a sizing.Answer) string {
 	if len(a.Alternatives) == 0 {
@@ -161,7 +162,7 @@ func alternativesText(a sizing.Answer) string {
 		if !alt.Fits {
 			mark = "❌"
 		}
-		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, methodName(alt.Method), hardware(alt.GPUs, alt.GPU))
+		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, methodName(alt.Method), hardware(alt.GPUs, gpuName(alt.GPU)))
 		if alt.ZeROStage > 0 {
 			fmt.Fprintf(&b, ", ZeRO-%d", alt.ZeROStage)
 		}
@@ -172,8 +173,8 @@ func alternativesText(a sizing.Answer) string {
 		if alt.USDPerHour != nil {
 			fmt.Fprintf(&b, ", %s/h", formatUSD(*alt.USDPerHour))
 		}
-		if alt.Why != "" {
-			fmt.Fprintf(&b, " — %s", alt.Why)
+		if why, _, _ := strings.Cut(alt.Why, ": "); why != "" {
+			fmt.Fprintf(&b, " — %s", why)
 		}
 	}
 	return b.String()
@@ -194,8 +195,8 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
 	}
 	if p := a.Price; p != nil {
-		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s %s %s, %s", formatUSD(p.USDPerGPUHour),
-			p.Provider, strings.ReplaceAll(p.Market, "_", "-"), p.Region, formatAge(p.AsOf, v.now))))
+		where := strings.TrimSpace(p.Provider + " " + strings.ReplaceAll(p.Market, "_", "-") + " " + p.Region)
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", formatUSD(p.USDPerGPUHour), where, formatAge(p.AsOf, v.now))))
 	} else {
 		els = append(els, mrkdwn("*Price:* none known for this GPU"))
 	}

@@ -21,10 +21,11 @@ import (
 
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 // Parser reads a question the way sizing.Parse does.
-type Parser func(question string) (Parsed, error)
+type Parser func(question string) (sizing.Parsed, error)
 
 // Answerer answers a sizing question; *sizing.Estimator is one.
 type Answerer interface {
@@ -33,9 +34,9 @@ type Answerer interface {
 
 // PlanStore keeps every answer as a plan; *store.DB is one.
 type PlanStore interface {
-	SavePlan(ctx context.Context, p *Plan) (int64, error)
-	PlansForModel(ctx context.Context, modelKey string, limit int) ([]Plan, error)
-	Plan(ctx context.Context, id int64) (Plan, error)
+	SavePlan(ctx context.Context, p *store.Plan) (int64, error)
+	PlansForModel(ctx context.Context, modelKey string, limit int) ([]store.Plan, error)
+	Plan(ctx context.Context, id int64) (store.Plan, error)
 }
 
 // PriceBook lists current GPU prices. A nil PriceBook means prices are
@@ -51,7 +52,7 @@ type PriceBook interface {
 // a parse, with a language model; bot/llm's client is one. A nil
 // Interpreter turns the fallback off.
 type Interpreter interface {
-	Interpret(ctx context.Context, question string) (Parsed, error)
+	Interpret(ctx context.Context, question string) (sizing.Parsed, error)
 }
 
 // Responder posts a message to a response_url: the follow-up of a slash

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
 
@@ -80,7 +81,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 // needsInterpretation reports whether a failed parse lacks what only the
 // language model can supply: a model or a method. Numbers the parser
 // rejected (seq 0, -5B) stay with the parser's own message.
-func needsInterpretation(p Parsed) bool {
+func needsInterpretation(p sizing.Parsed) bool {
 	q := p.Query
 	return (q.Model == "" && q.Params == 0) || q.Method == ""
 }
@@ -102,12 +103,12 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 }
 
 // answer estimates a parsed question, saves it as a plan and renders it.
-func (h *Handler) answer(ctx context.Context, asker who, text string, p Parsed, note string) Message {
+func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
 	a, err := h.cfg.Answer.Answer(p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}
-	canonical := formatQuery(p.Query)
+	canonical := sizing.Format(p.Query)
 	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
 	if h.cfg.Plans != nil {
 		plan := planFromAnswer(asker, text, canonical, p.Query, a)
@@ -200,29 +201,17 @@ func queryRef(canonical, text string) string {
 	return refQuery + q
 }
 
-// modelKey is the key plans are filed under: the catalog model id, or
-// "bare:" and the parameter count for a bare size.
-func modelKey(q sizing.Query, r sizing.Request) string {
-	if q.Model != "" {
-		return q.Model
-	}
-	if r.Model != "" && q.Params == 0 {
-		return r.Model
-	}
-	return fmt.Sprintf("bare:%d", r.Params)
-}
-
 // planFromAnswer is the plan that records one answer.
-func planFromAnswer(asker who, question, canonical string, q sizing.Query, a sizing.Answer) Plan {
-	p := Plan{
-		Source:      "slack",
+func planFromAnswer(asker who, question, canonical string, q sizing.Query, a sizing.Answer) store.Plan {
+	p := store.Plan{
+		Source:      store.SourceSlack,
 		Team:        asker.team,
 		Channel:     asker.channel,
 		User:        asker.user,
 		Question:    question,
 		Canonical:   canonical,
 		Request:     a.Request,
-		ModelKey:    modelKey(q, a.Request),
+		ModelKey:    store.ModelKey(q),
 		Fits:        a.Fits,
 		Headroom:    string(a.Headroom),
 		GPU:         a.Request.GPU,

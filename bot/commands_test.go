@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack"
 )
@@ -75,9 +76,9 @@ func TestCommandSavesPlans(t *testing.T) {
 		t.Errorf("answer does not point at plan 1:\n%s", got)
 	}
 	a := fixtures["llama-3.1-8b qlora rtx-4090"].answer
-	want := []Plan{{
+	want := []store.Plan{{
 		ID: 1, CreatedAt: testNow, Source: "slack", Team: "T1DC2JH3J", Channel: "C0FITBOT", User: "U2CERLKJA",
-		Question: "llama-3.1-8b qlora rtx-4090", Request: a.Request, ModelKey: "llama-3.1-8b", Fits: true, Headroom: "comfortable",
+		Question: "llama-3.1-8b qlora rtx-4090", Canonical: "llama-3.1-8b qlora rtx-4090", Request: a.Request, ModelKey: "llama-3.1-8b", Fits: true, Headroom: "comfortable",
 		GPU: "rtx-4090", GPUs: 1, PerGPUBytes: a.PerGPU.TotalBytes, USDPerHour: ptr(0.69), PriceProvider: "runpod", PriceAsOf: ptr(testNow.Add(-3 * time.Hour)),
 	}}
 	if diff := cmp.Diff(want, plans.plans); diff != "" {
@@ -155,7 +156,7 @@ func TestInterpreterAnswersThroughResponseURL(t *testing.T) {
 		interp fakeInterpreter
 		want   string
 	}{
-		{"interpreted", fakeInterpreter{parsed: Parsed{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
+		{"interpreted", fakeInterpreter{parsed: sizing.Parsed{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
 		{"model fails: the parser's message", fakeInterpreter{err: errors.New("llm: timeout")}, "`/fit 13B lora 4090`"},
 	}
 	for _, tt := range tests {
@@ -192,8 +193,8 @@ func TestInterpreterNotAskedForBadNumbers(t *testing.T) {
 	called := false
 	h := newTestHandler(t, func(c *Config) {
 		c.Interpreter = fakeInterpreter{}
-		c.Parse = func(string) (Parsed, error) {
-			return Parsed{Query: sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA}}, &sizing.InputError{Problem: "seq 0 is not a sequence length", Hint: "llama-3.1-8b lora 4090 seq 4096"}
+		c.Parse = func(string) (sizing.Parsed, error) {
+			return sizing.Parsed{Query: sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA}}, &sizing.InputError{Problem: "seq 0 is not a sequence length", Hint: "llama-3.1-8b lora 4090 seq 4096"}
 		}
 		c.Respond = responderFunc(func(context.Context, string, Message) error { called = true; return nil })
 	})

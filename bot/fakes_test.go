@@ -14,6 +14,7 @@ import (
 
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 // testNow is the clock every test handler runs on.
@@ -23,19 +24,19 @@ func ptr[T any](v T) *T { return &v }
 
 // fakeParser reads the questions of fixtureAnswers and rejects the rest
 // the way sizing.Parse does, with an *InputError.
-func fakeParser(question string) (Parsed, error) {
+func fakeParser(question string) (sizing.Parsed, error) {
 	if f, ok := fixtures[question]; ok {
-		return Parsed{Query: f.query}, nil
+		return sizing.Parsed{Query: f.query}, nil
 	}
 	switch question {
 	case "panic":
-		return Parsed{Query: sizing.Query{Model: "panic", Method: sizing.MethodFull}}, nil
+		return sizing.Parsed{Query: sizing.Query{Model: "panic", Method: sizing.MethodFull}}, nil
 	case "can we tune the big one on our box":
-		return Parsed{}, &sizing.InputError{Problem: `no model or size found in "can we tune the big one on our box"`, Hint: "13B lora 4090"}
+		return sizing.Parsed{}, &sizing.InputError{Problem: `no model or size found in "can we tune the big one on our box"`, Hint: "13B lora 4090"}
 	case "mistral-7b", "mistral 7b":
-		return Parsed{Query: sizing.Query{Model: "mistral-7b-v0.1"}}, nil
+		return sizing.Parsed{Query: sizing.Query{Model: "mistral-7b-v0.1"}}, nil
 	}
-	return Parsed{}, &sizing.InputError{Problem: fmt.Sprintf("could not use %q", question), Hint: "llama-3.1-8b qlora rtx-4090"}
+	return sizing.Parsed{}, &sizing.InputError{Problem: fmt.Sprintf("could not use %q", question), Hint: "llama-3.1-8b qlora rtx-4090"}
 }
 
 // fixture is a question the fakes know, with its query and answer.
@@ -115,11 +116,11 @@ func (fakeAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
 // fakePlans is an in-memory PlanStore.
 type fakePlans struct {
 	mu    sync.Mutex
-	plans []Plan
+	plans []store.Plan
 	err   error
 }
 
-func (f *fakePlans) SavePlan(_ context.Context, p *Plan) (int64, error) {
+func (f *fakePlans) SavePlan(_ context.Context, p *store.Plan) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -131,10 +132,10 @@ func (f *fakePlans) SavePlan(_ context.Context, p *Plan) (int64, error) {
 	return p.ID, nil
 }
 
-func (f *fakePlans) PlansForModel(_ context.Context, key string, limit int) ([]Plan, error) {
+func (f *fakePlans) PlansForModel(_ context.Context, key string, limit int) ([]store.Plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []Plan
+	var out []store.Plan
 	for i := len(f.plans) - 1; i >= 0 && len(out) < limit; i-- {
 		if f.plans[i].ModelKey == key {
 			out = append(out, f.plans[i])
@@ -143,11 +144,11 @@ func (f *fakePlans) PlansForModel(_ context.Context, key string, limit int) ([]P
 	return out, nil
 }
 
-func (f *fakePlans) Plan(_ context.Context, id int64) (Plan, error) {
+func (f *fakePlans) Plan(_ context.Context, id int64) (store.Plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if id < 1 || int(id) > len(f.plans) {
-		return Plan{}, fmt.Errorf("plan %d: %w", id, errNotFound)
+		return store.Plan{}, fmt.Errorf("plan %d: %w", id, store.ErrNotFound)
 	}
 	return f.plans[id-1], nil
 }
@@ -177,16 +178,16 @@ var testOffers = []pricing.Offer{
 
 // fakeInterpreter returns parsed, or err, after an optional delay.
 type fakeInterpreter struct {
-	parsed Parsed
+	parsed sizing.Parsed
 	err    error
 	delay  time.Duration
 }
 
-func (f fakeInterpreter) Interpret(ctx context.Context, _ string) (Parsed, error) {
+func (f fakeInterpreter) Interpret(ctx context.Context, _ string) (sizing.Parsed, error) {
 	select {
 	case <-time.After(f.delay):
 	case <-ctx.Done():
-		return Parsed{}, ctx.Err()
+		return sizing.Parsed{}, ctx.Err()
 	}
 	return f.parsed, f.err
 }

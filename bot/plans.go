@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
 
@@ -25,12 +26,8 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
 	key := strings.ToLower(words)
-	if p, err := h.cfg.Parse(words); err == nil || p.Query.Model != "" || p.Query.Params > 0 {
-		if p.Query.Model != "" {
-			key = p.Query.Model
-		} else if p.Query.Params > 0 {
-			key = fmt.Sprintf("bare:%d", p.Query.Params)
-		}
+	if p, _ := h.cfg.Parse(words); store.ModelKey(p.Query) != "" {
+		key = store.ModelKey(p.Query)
 	}
 	plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
 	if err != nil {
@@ -41,7 +38,7 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 }
 
 // plansMessage renders a list of plans, newest first.
-func plansMessage(asked string, plans []Plan, now time.Time) Message {
+func plansMessage(asked string, plans []store.Plan, now time.Time) Message {
 	if len(plans) == 0 {
 		return ephemeral(fmt.Sprintf("No plans yet for %s.", asked),
 			slack.NewSectionBlock(mrkdwn(fmt.Sprintf("No plans yet for *%s*. Ask a question about it (`/fit %s lora 4090`) and the answer is kept.", escape(asked), escape(asked))), nil, nil))
@@ -55,7 +52,7 @@ func plansMessage(asked string, plans []Plan, now time.Time) Message {
 }
 
 // planLine is one plan in a list: id, when, who, the question, the verdict and the price then.
-func planLine(p Plan, now time.Time) string {
+func planLine(p store.Plan, now time.Time) string {
 	mark := "✅ fits"
 	if !p.Fits {
 		mark = "❌ does not fit"
@@ -89,7 +86,7 @@ func (h *Handler) planCommand(ctx context.Context, arg string) Message {
 // again, saying what changed since.
 func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 	plan, err := h.cfg.Plans.Plan(ctx, id)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans mistral-7b")
 	}
 	if err != nil {
@@ -113,7 +110,7 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 }
 
 // replanNote says when a plan was made and how its verdict and price moved.
-func replanNote(p Plan, fitsNow bool, nowUSD *float64) string {
+func replanNote(p store.Plan, fitsNow bool, nowUSD *float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*Plan #%d* from %s", p.ID, p.CreatedAt.UTC().Format("2006-01-02"))
 	if p.User != "" {

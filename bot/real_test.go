@@ -1,0 +1,116 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
+)
+
+// newRealHandler wires the handler to the real parser, the real estimator
+// with the embedded default price sheet, and a real SQLite store in a
+// temporary folder, as fitbot serve does.
+func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
+	tb.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "fitbot.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	h, err := New(Config{
+		Parse:   sizing.Parse,
+		Answer:  &sizing.Estimator{Prices: pricing.DefaultSheet()},
+		Respond: NewResponseURLPoster(http.DefaultClient),
+		Plans:   db,
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(h.Wait)
+	return h, db
+}
+
+// Compile-time checks that the real pieces fit the interfaces bot declares.
+var (
+	_ Parser    = sizing.Parse
+	_ Answerer  = (*sizing.Estimator)(nil)
+	_ PlanStore = (*store.DB)(nil)
+)
+
+// TestHelpExamplesAnswer checks that every example `/fit help` shows is
+// read by the real parser and answered by the real estimator within
+// Slack's limits.
+func TestHelpExamplesAnswer(t *testing.T) {
+	h, _ := newRealHandler(t)
+	for _, g := range helpGroups {
+		for _, ex := range g.examples {
+			t.Run(ex, func(t *testing.T) {
+				msg := h.Command(context.Background(), slash(ex))
+				checkLimits(t, msg)
+				if !strings.Contains(msg.Text, "Fits") && !strings.Contains(msg.Text, "Does not fit") {
+					t.Errorf("/fit %s is not answered: %s", ex, msg.Text)
+				}
+			})
+		}
+	}
+}
+
+// TestRealPlansRoundTrip asks through HTTP, finds the plan by an alias of
+// the model, and re-answers it, all against the real store.
+func TestRealPlansRoundTrip(t *testing.T) {
+	h, db := newRealHandler(t)
+	srv, err := NewHTTP(HTTPConfig{SigningSecret: testSecret, Handler: h, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{mux: http.NewServeMux()}
+	srv.Register(s.mux)
+	ask := func(text string) string {
+		form := url.Values{"team_id": {"T1DC2JH3J"}, "channel_id": {"C0FITBOT"}, "user_id": {"U2CERLKJA"}, "command": {"/fit"}, "text": {text}}.Encode()
+		w := s.do("/slack/commands", formType, []byte(form), time.Now(), nil)
+		if w.Code != http.StatusOK {
+			t.Fatalf("/fit %s: status %d", text, w.Code)
+		}
+		return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(w.Body.String())
+	}
+	if got := ask("mistral 7b lora 4090"); !strings.Contains(got, "Saved as plan #1") {
+		t.Fatalf("answer not saved as plan 1:\n%s", got)
+	}
+	p, err := db.Plan(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Team != "T1DC2JH3J" || p.Channel != "C0FITBOT" || p.User != "U2CERLKJA" || p.Source != store.SourceSlack || p.Canonical == "" {
+		t.Errorf("saved plan %+v lacks who asked or the canonical question", p)
+	}
+	if got := ask("plans Mistral-7B-v0.1"); !strings.Contains(got, "*#1*") {
+		t.Errorf("/fit plans by another alias does not find plan 1:\n%s", got)
+	}
+	if got := ask("plan 1"); !strings.Contains(got, "*Plan #1* from") {
+		t.Errorf("/fit plan 1 does not re-answer it:\n%s", got)
+	}
+	if got := ask("plan 2"); !strings.Contains(got, "There is no plan #2") {
+		t.Errorf("/fit plan 2: %s", got)
+	}
+}
+
+func TestCatalogCommands(t *testing.T) {
+	h, _ := newRealHandler(t)
+	for _, tt := range []struct{ text, want string }{{"gpus", "rtx-4090"}, {"models", "llama-3.1-8b"}} {
+		msg := h.Command(context.Background(), slash(tt.text))
+		checkLimits(t, msg)
+		if got := messageJSON(t, msg); !strings.Contains(got, tt.want) {
+			t.Errorf("/fit %s lacks %s:\n%s", tt.text, tt.want, got)
+		}
+	}
+}
