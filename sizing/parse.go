@@ -152,7 +152,10 @@ func parseWith(input string, lx lexicon) (Parsed, error) {
 	if err != nil {
 		return Parsed{}, err
 	}
-	p := &parser{in: input, toks: toks, lex: lx}
+	for k := range toks {
+		_, toks[k].known = phrases[toks[k].key]
+	}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks))}
 	for i := 0; i < len(toks); {
 		if toks[i].ignorable {
 			p.ignore(i, i+1)
@@ -230,14 +233,20 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 			break
 		}
 	}
-	var buf [128]byte
-	startsPhrase := false
+	// Catalog names neither start with nor contain one of our words, so
+	// they are probed only over the run of unknown words at i.
+	nameEnd := i
 	if w, ok := phrases[toks[i].key]; ok {
-		startsPhrase = true
 		if first && w.kind == kindFiller {
 			last = i + 1
 		}
+	} else {
+		nameEnd = i + 1
+		for nameEnd < last && !toks[nameEnd].known {
+			nameEnd++
+		}
 	}
+	var buf [128]byte
 	for end := last; end > i; end-- {
 		b := buf[:0]
 		for k := i; k < end; k++ {
@@ -246,8 +255,8 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 		if w, ok := phrases[string(b)]; ok {
 			return w, end - i
 		}
-		if startsPhrase {
-			continue // catalog names never start with one of our words
+		if end > nameEnd {
+			continue
 		}
 		words := p.text(i, end)
 		if id, note, ok := p.lex.matchModel(words); ok {
@@ -256,7 +265,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 		if id, note, ok := p.lex.matchGPU(words); ok {
 			return word{kind: kindGPU, val: id, note: note}, end - i
 		}
-		if last := words[len(words)-1]; last == 's' || last == 'S' {
+		if c := words[len(words)-1]; c == 's' || c == 'S' {
 			if id, note, ok := p.lex.matchGPU(words[:len(words)-1]); ok {
 				return word{kind: kindGPU, val: id, note: note}, end - i
 			}
@@ -568,7 +577,7 @@ func (p *parser) glued(i int) int {
 			}
 			return 0
 		}
-		restRaw := t.raw[len(t.raw)-len(strings.TrimLeft(strings.ToLower(t.raw), "0123456789"))+1:]
+		restRaw := t.raw[strings.IndexAny(t.raw, "xX")+1:] // the GPU after "2x"
 		if id, note, ok := p.lex.matchGPU(restRaw); ok {
 			p.setGPU(id, note, restRaw)
 			p.setCount(int(min(c, 1<<20)), t.raw)

@@ -23,6 +23,7 @@ type token struct {
 	key        string
 	start, end int  // byte offsets of raw in the input
 	ignorable  bool // a Slack mention, a link or "@fitbot": never an answer word
+	known      bool // the key is one of the parser's own words (phrases)
 }
 
 // lex checks the bytes of a question and splits it into tokens. It
@@ -51,7 +52,11 @@ func lex(input string) ([]token, error) {
 			}
 		}
 	}
-	toks := make([]token, 0, 16)
+	toks := make([]token, 0, min(MaxQuestionWords+1, strings.Count(input, " ")+2))
+	// Every key lives in one buffer, turned into one string at the end.
+	keys := make([]byte, 0, len(input))
+	type keySpan struct{ tok, from, to int }
+	spans := make([]keySpan, 0, cap(toks))
 	i := 0
 	for i < len(input) {
 		r, size := utf8.DecodeRuneInString(input[i:])
@@ -81,13 +86,14 @@ func lex(input string) ([]token, error) {
 			raw := strings.TrimRight(input[i:j], ".:")
 			if raw != "" {
 				t := token{raw: raw, start: i, end: i + len(raw)}
-				if raw[0] == '@' {
-					t.ignorable = true
+				from := len(keys)
+				if raw[0] != '@' {
+					keys = appendWordKey(keys, raw)
+				}
+				if len(keys) == from {
+					t.ignorable = true // "@fitbot", or punctuation alone
 				} else {
-					t.key = keyOf(raw)
-					if t.key == "" {
-						t.ignorable = true
-					}
+					spans = append(spans, keySpan{len(toks), from, len(keys)})
 				}
 				toks = append(toks, t)
 			}
@@ -99,6 +105,10 @@ func lex(input string) ([]token, error) {
 				Hint:    "ask in one short sentence, e.g. fit 13b lora rtx-4090",
 			}
 		}
+	}
+	all := string(keys)
+	for _, sp := range spans {
+		toks[sp.tok].key = all[sp.from:sp.to]
 	}
 	return toks, nil
 }
@@ -116,33 +126,35 @@ func isSeparator(r rune) bool {
 
 // keyOf is the lookup key of a word: lower case, the Hugging Face
 // organisation prefix dropped, hyphens and underscores removed.
-func keyOf(raw string) string {
+func keyOf(raw string) string { return string(appendWordKey(nil, raw)) }
+
+// appendWordKey appends the key of raw (see keyOf) to dst.
+func appendWordKey(dst []byte, raw string) []byte {
 	if k := strings.LastIndexByte(raw, '/'); k >= 0 {
 		raw = raw[k+1:]
 	}
 	if len(raw) > 1 && raw[0] == '-' && '0' <= raw[1] && raw[1] <= '9' {
-		return "-" + keyOf(raw[1:]) // a negative number keeps its sign
+		dst = append(dst, '-') // a negative number keeps its sign
+		raw = raw[1:]
 	}
-	simple := true
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
-		if c >= 0x80 || c == '-' || c == '_' || ('A' <= c && c <= 'Z') {
-			simple = false
-			break
+		switch {
+		case c >= utf8.RuneSelf:
+			for _, r := range raw[i:] {
+				if r != '-' && r != '_' {
+					dst = utf8.AppendRune(dst, unicode.ToLower(r))
+				}
+			}
+			return dst
+		case c == '-' || c == '_':
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
 		}
 	}
-	if simple {
-		return raw
-	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	for _, r := range raw {
-		if r == '-' || r == '_' {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
+	return dst
 }
 
 // span is the text of tokens[from:to] as the asker wrote it.

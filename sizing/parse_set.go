@@ -279,6 +279,13 @@ func (p *parser) hint() string {
 func (p *parser) result() Parsed {
 	r := Parsed{Query: p.q, Intent: IntentFit, Notes: p.notes, Ignored: p.ignored}
 	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
+	said := 0
+	for _, w := range p.words {
+		if w != "" {
+			said++
+		}
+	}
+	r.Fields = make([]Field, 0, said)
 	for f := range numFields {
 		if p.words[f] == "" {
 			continue

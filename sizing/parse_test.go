@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -432,7 +431,7 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// namesInput reports whether a problem quotes a word of the input, or is
+// namesInput reports whether a problem quotes a part of the input, or is
 // one of the messages about the input as a whole.
 func namesInput(in, problem string) bool {
 	for _, whole := range []string{"the question is empty", "too long", "not valid UTF-8", "control character"} {
@@ -440,15 +439,9 @@ func namesInput(in, problem string) bool {
 			return true
 		}
 	}
-	if !utf8.ValidString(in) {
-		return false
-	}
-	toks, err := lex(in)
-	if err != nil {
-		return false
-	}
-	for _, tk := range toks {
-		if strings.Contains(problem, `"`+tk.raw) || strings.Contains(problem, tk.raw+`"`) {
+	parts := strings.Split(problem, `"`)
+	for k := 1; k < len(parts); k += 2 {
+		if parts[k] != "" && strings.Contains(in, parts[k]) {
 			return true
 		}
 	}

@@ -84,7 +84,7 @@ func buildPhrases() map[string]word {
 
 	add(word{kind: kindMethod, val: string(MethodFull)}, "full", "fullfinetune", "fullfinetuning", "fullfinetuned",
 		"fullft", "fullfine", "fulltrain", "fulltraining", "fullparameter", "fullparam", "fullparams",
-		"fullweight", "fullweights", "fullrank")
+		"fullweight", "fullweights")
 	add(word{kind: kindMethod, val: string(MethodLoRA)}, "lora", "loras", "lorafinetune", "lorafinetuning", "peft")
 	add(word{kind: kindMethod, val: string(MethodQLoRA)}, "qlora", "qloras", "4bitlora", "lora4bit", "loraint4",
 		"int4lora", "nf4lora", "lorainnf4", "lorain4bit", "qlorafinetune")
