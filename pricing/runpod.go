@@ -23,7 +23,7 @@ const DefaultRunPodURL = "https://api.runpod.io"
 // runpodQuery asks for the pod price list: one call, every GPU type, per-GPU
 // prices for both clouds and both markets. lowestPrice (per-location stock)
 // is left out: it multiplies the call count and is not a price.
-const runpodQuery = `query GpuTypes { gpuTypes { id displayName memoryInGb secureCloud communityCloud securePrice communityPrice secureSpotPrice communitySpotPrice } }`
+const runpodQuery = `query GpuTypes { gpuTypes { id displayName secureCloud communityCloud securePrice communityPrice secureSpotPrice communitySpotPrice } }`
 
 // runpodGPUs maps RunPod's gpuTypes ids (the nvidia-smi names) to sizing
 // catalog ids. runpodDisplayNames is the fallback for an id RunPod renames.
@@ -131,7 +131,6 @@ type runpodResponse struct {
 type runpodGPUType struct {
 	ID                 string   `json:"id"`
 	DisplayName        string   `json:"displayName"`
-	MemoryInGB         float64  `json:"memoryInGb"`
 	SecureCloud        *bool    `json:"secureCloud"`
 	CommunityCloud     *bool    `json:"communityCloud"`
 	SecurePrice        *float64 `json:"securePrice"`
