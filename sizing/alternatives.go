@@ -569,11 +569,7 @@ func describeCheapest(g *GPU, c candidate) string {
 	if c.req.Method != MethodInference && c.req.GPUs > 1 {
 		s += fmt.Sprintf(" with ZeRO-%d", c.req.ZeROStage)
 	}
-	s += ": " + gibString(c.total) + " per GPU"
-	if c.priced {
-		s += fmt.Sprintf(", $%.2f/h", c.perHour)
-	}
-	return s
+	return s + ": " + gibString(c.total) + " per GPU"
 }
 
 // gibString writes bytes as GiB with one decimal.

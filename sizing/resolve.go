@@ -103,6 +103,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || rs.model.Heads <= 0 {
 			return inputErr("fit --config config.json lora rtx-4090", "the model configuration has no layers, hidden size or heads")
 		}
+		if note := rs.model.Assumption(); note != "" {
+			rs.assume("%s", note)
+		}
 	case q.Model != "":
 		m, note, err := LookupModel(q.Model)
 		if err != nil {

@@ -1,7 +1,162 @@
 package main
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
-func (a *app) fit(ctx context.Context, args []string) int {
-	return a.fail(exitFailure, "fit is not built yet", "")
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+const fitUsage = `Usage: fitbot fit [--json] [--save] [--config FILE] WORDS...
+
+Answers a sizing question: does it fit, the memory per GPU term by term,
+cheaper or smaller configurations that fit, speed, time and cost.
+Flags may come before or after the words.
+
+  --json         print the answer as JSON (the keys in DESIGN.md)
+  --save         record the answer as a plan
+  --config FILE  size the model described by a Hugging Face config.json
+                 instead of a catalog model
+
+Examples:
+  fitbot fit 13B lora 4090
+  fitbot fit llama 3.1 70b qlora on 2 a100 for 3 epochs of 500M tokens
+  fitbot fit --config ./config.json lora rtx-4090
+`
+
+// fitArgs is the command line of `fitbot fit`.
+type fitArgs struct {
+	json   bool
+	save   bool
+	config string // path of a config.json; "" for a catalog model
+	help   bool
+	words  []string
+}
+
+// parseFitArgs reads flags anywhere among the words; "--" ends the flags.
+func parseFitArgs(args []string) (fitArgs, error) {
+	var f fitArgs
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--json" || arg == "-json":
+			f.json = true
+		case arg == "--save" || arg == "-save":
+			f.save = true
+		case arg == "-h" || arg == "-help" || arg == "--help":
+			f.help = true
+		case arg == "--config" || arg == "-config":
+			if i+1 >= len(args) {
+				return f, errors.New("--config needs a file: --config path/to/config.json")
+			}
+			i++
+			f.config = args[i]
+		case strings.HasPrefix(arg, "--config="):
+			f.config = strings.TrimPrefix(arg, "--config=")
+		case arg == "--":
+			f.words = append(f.words, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(arg, "--"):
+			return f, fmt.Errorf("unknown flag %s", arg)
+		default:
+			f.words = append(f.words, arg)
+		}
+	}
+	return f, nil
+}
+
+// fit is `fitbot fit`: parse the words, answer with the estimator and the
+// embedded default price sheet, print text or JSON.
+func (a *app) fit(_ context.Context, args []string) int {
+	f, err := parseFitArgs(args)
+	if err != nil {
+		return a.fail(exitUsage, err.Error(), "fitbot fit --json 13B lora 4090")
+	}
+	if f.help {
+		fmt.Fprint(a.stdout, fitUsage)
+		return exitOK
+	}
+	if f.save {
+		return a.fail(exitFailure, "--save needs the plans store, which is not wired into this build yet", "fitbot fit "+strings.Join(f.words, " "))
+	}
+	if len(f.words) == 0 && f.config == "" {
+		fmt.Fprint(a.stderr, fitUsage)
+		return exitUsage
+	}
+	parsed, err := sizing.Parse(strings.Join(f.words, " "))
+	if f.config != "" {
+		arch, cerr := loadConfig(f.config)
+		if cerr != nil {
+			return a.fitFailed(cerr)
+		}
+		parsed.Query.Arch = &arch
+		parsed.Query.Model, parsed.Query.Params, parsed.Query.Experts = "", 0, 0
+		err = configOnly(err, parsed)
+	}
+	if err != nil {
+		return a.fitFailed(err)
+	}
+	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
+	ans, err := est.Answer(parsed.Query)
+	if err != nil {
+		return a.fitFailed(err)
+	}
+	ans.Assumptions = append(append([]string{}, parsed.Notes...), ans.Assumptions...)
+	if f.json {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ans); err != nil {
+			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+		}
+		return exitOK
+	}
+	writeAnswer(a.stdout, ans)
+	return exitOK
+}
+
+// configOnly forgives the parser for not finding a model when --config
+// supplies one: the words then only need to say method and hardware.
+func configOnly(err error, p sizing.Parsed) error {
+	var ie *sizing.InputError
+	if err == nil || !errors.As(err, &ie) {
+		return err
+	}
+	if p.Query.Method != "" || p.Query.GPU != "" {
+		return nil
+	}
+	return err
+}
+
+// loadConfig reads a Hugging Face config.json into a model named after
+// its folder (or the file).
+func loadConfig(path string) (sizing.Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sizing.Model{}, &sizing.InputError{Problem: fmt.Sprintf("read --config: %v", err), Hint: "fitbot fit --config path/to/config.json lora rtx-4090"}
+	}
+	name := filepath.Base(filepath.Dir(path))
+	if name == "." || name == "/" {
+		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	m, err := sizing.ModelFromConfig(data, name)
+	if err != nil {
+		return sizing.Model{}, fmt.Errorf("--config %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// fitFailed reports input that cannot be used with exit 2 and the
+// corrected example, anything else with exit 1.
+func (a *app) fitFailed(err error) int {
+	var ie *sizing.InputError
+	if errors.As(err, &ie) {
+		return a.fail(exitUsage, ie.Problem, ie.Hint)
+	}
+	return a.fail(exitFailure, err.Error(), "")
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// barWidth is the width of a bar that stands for the card's whole memory.
+const barWidth = 30
+
+// writeAnswer prints an answer the way a person reads it: the verdict
+// first, the per-GPU breakdown with bars against the card's memory,
+// host needs, speed and cost, warnings, alternatives, assumptions last.
+func writeAnswer(w io.Writer, a sizing.Answer) {
+	fmt.Fprintln(w, verdictLine(a))
+	fmt.Fprintln(w)
+
+	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", gib(a.VRAMBytes))
+	m := a.PerGPU
+	for _, t := range []struct {
+		name  string
+		bytes int64
+	}{
+		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
+		{"activations", m.ActivationsBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+	} {
+		if t.bytes == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, gib(t.bytes), bar(t.bytes, a.VRAMBytes))
+	}
+	fmt.Fprintf(w, "  %-12s %7.1f  %s\n", "total", gib(m.TotalBytes), bar(m.TotalBytes, a.VRAMBytes))
+	fmt.Fprintf(w, "Host: %.0f GiB RAM per machine, %.0f GiB disk\n", gib(a.HostRAMBytes), gib(a.DiskBytes))
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, speedLine(a))
+	for _, warn := range a.Warnings {
+		fmt.Fprintf(w, "⚠ %s\n", warn)
+	}
+
+	if len(a.Alternatives) > 0 {
+		fmt.Fprintln(w)
+		title := "Alternatives:"
+		if a.Fits {
+			title = "Cheaper ways:"
+			if !strings.Contains(strings.Join(a.Assumptions, "\n"), "no GPU named") {
+				title = "Cheaper ways that fit:"
+			} else {
+				title = "Other cards that fit:"
+			}
+		}
+		fmt.Fprintln(w, title)
+		for i, alt := range a.Alternatives {
+			price := ""
+			if alt.USDPerHour != nil {
+				price = fmt.Sprintf(" — $%.2f/h", *alt.USDPerHour)
+			}
+			fmt.Fprintf(w, "  %d. %s%s\n", i+1, alt.Why, price)
+		}
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Assumed:")
+	for _, s := range a.Assumptions {
+		fmt.Fprintf(w, "  - %s\n", s)
+	}
+}
+
+// verdictLine is the first line: the verdict, what, where, how much.
+func verdictLine(a sizing.Answer) string {
+	r := a.Request
+	icon, word := "✅", "Fits"
+	if !a.Fits {
+		icon, word = "❌", "Does not fit"
+	}
+	line := fmt.Sprintf("%s %s: %s, %s on %d× %s — %.1f GiB of %.1f GiB per GPU",
+		icon, word, a.ModelName, methodName(r), r.GPUs, a.GPUName, gib(a.PerGPU.TotalBytes), gib(a.VRAMBytes))
+	switch a.Headroom {
+	case sizing.HeadroomTight:
+		line += " (tight: under 20% headroom)"
+	case sizing.HeadroomOver:
+		line += fmt.Sprintf(" (%s is the largest term)", strings.ReplaceAll(a.BindingTerm, "_", " "))
+	}
+	return line
+}
+
+// methodName says what is done to the model, with the settings that
+// matter for memory.
+func methodName(r sizing.Request) string {
+	switch r.Method {
+	case sizing.MethodInference:
+		w := string(r.Precision)
+		if r.Quant != "" {
+			w = string(r.Quant)
+		}
+		return fmt.Sprintf("inference in %s, %d-token context × %d", w, r.SeqLen, r.MicroBatch)
+	case sizing.MethodLoRA:
+		return fmt.Sprintf("LoRA r=%d", r.LoRARank)
+	case sizing.MethodQLoRA:
+		return fmt.Sprintf("QLoRA r=%d", r.LoRARank)
+	}
+	return "full fine-tune"
+}
+
+// speedLine says how fast, how long and how much.
+func speedLine(a sizing.Answer) string {
+	t := a.Throughput
+	var parts []string
+	if t.TokensPerSecond != nil {
+		kind := "training"
+		if a.Request.Method == sizing.MethodInference {
+			kind = "decode"
+		}
+		parts = append(parts, fmt.Sprintf("%s tokens/s %s", humanNumber(*t.TokensPerSecond), kind))
+	}
+	if t.PrefillTokensPerSecond != nil {
+		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", humanNumber(*t.PrefillTokensPerSecond)))
+	}
+	if t.Hours != nil {
+		parts = append(parts, fmt.Sprintf("%s tokens in %s", humanNumber(float64(a.Request.Tokens)), hours(*t.Hours)))
+	}
+	if t.USDPerHour != nil {
+		parts = append(parts, fmt.Sprintf("$%.2f/h", *t.USDPerHour))
+	}
+	if t.USDTotal != nil {
+		parts = append(parts, fmt.Sprintf("$%s in all", humanNumber(*t.USDTotal)))
+	}
+	line := "Speed: " + strings.Join(parts, " · ")
+	if a.Price != nil {
+		line += fmt.Sprintf(" (price: %s %s, %s)", a.Price.Provider, strings.ReplaceAll(a.Price.Market, "_", "-"), a.Price.AsOf.Format("2006-01-02"))
+	} else {
+		line += " (no price known for this card)"
+	}
+	return line
+}
+
+// bar draws bytes against the card's memory: barWidth cells for the whole
+// card, an arrow when the term alone overflows it.
+func bar(bytes, vram int64) string {
+	if vram <= 0 {
+		return ""
+	}
+	cells := int(float64(bytes)/float64(vram)*barWidth + 0.5)
+	if bytes > 0 && cells == 0 {
+		cells = 1
+	}
+	if cells > barWidth {
+		return strings.Repeat("█", barWidth) + fmt.Sprintf("▶ %.0f%%", 100*float64(bytes)/float64(vram))
+	}
+	return strings.Repeat("█", cells) + strings.Repeat("·", barWidth-cells)
+}
+
+func gib(b int64) float64 { return float64(b) / (1 << 30) }
+
+// humanNumber writes 1234 as 1,234 and large counts as 2.5B, 300M.
+func humanNumber(v float64) string {
+	switch {
+	case v >= 1e9:
+		return trimZero(fmt.Sprintf("%.2f", v/1e9)) + "B"
+	case v >= 1e6:
+		return trimZero(fmt.Sprintf("%.2f", v/1e6)) + "M"
+	case v >= 100:
+		s := fmt.Sprintf("%.0f", v)
+		for i := len(s) - 3; i > 0; i -= 3 {
+			s = s[:i] + "," + s[i:]
+		}
+		return s
+	}
+	return trimZero(fmt.Sprintf("%.2f", v))
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// hours writes a duration in hours, or days when long.
+func hours(h float64) string {
+	if h >= 48 {
+		return fmt.Sprintf("%.1f days", h/24)
+	}
+	return fmt.Sprintf("%.1f h", h)
+}
