@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -72,6 +74,31 @@ func (c Config) Azure() bool {
 	host := strings.ToLower(u.Hostname())
 	azureHost := strings.HasSuffix(host, ".openai.azure.com") || strings.HasSuffix(host, ".cognitiveservices.azure.com")
 	return azureHost && !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+}
+
+// String describes c without its API key, so that printing or logging a
+// Config never leaks it.
+func (c Config) String() string {
+	key := "unset"
+	if c.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("llm.Config{BaseURL: %q, Model: %q, APIKey: %s, Timeout: %v, Azure: %v}",
+		c.BaseURL, c.model(), key, c.timeout(), c.Azure())
+}
+
+// GoString keeps the key out of %#v too.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue is what slog records for a Config: the same fields as String.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("base_url", c.BaseURL),
+		slog.String("model", c.model()),
+		slog.Bool("api_key_set", c.APIKey != ""),
+		slog.Duration("timeout", c.timeout()),
+		slog.Bool("azure", c.Azure()),
+	)
 }
 
 func (c Config) model() string {

@@ -1,7 +1,11 @@
 package llm
 
 import (
+	"bytes"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +73,21 @@ func TestRetryAfter(t *testing.T) {
 				t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestConfigHidesKey prints and logs a Config every usual way: the key
+// never appears.
+func TestConfigHidesKey(t *testing.T) {
+	cfg := Config{BaseURL: "http://localhost:11434/v1", APIKey: testKey}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("llm config", "cfg", cfg)
+	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg), buf.String()} {
+		if strings.Contains(s, testKey) {
+			t.Errorf("the API key leaked: %s", s)
+		}
+		if !strings.Contains(s, "localhost:11434") {
+			t.Errorf("%q does not describe the config", s)
+		}
 	}
 }

@@ -18,7 +18,7 @@ Rules:
 - Fill only what the question states or clearly implies ("serve", "run", "chat" mean inference; "fine-tune" alone means full; "QLoRA" or "4-bit LoRA" mean qlora). Use "unspecified" for enum fields and 0 or "" for the others when the question does not say. Never guess hardware or sizes.
 - Copy model and GPU names as the user wrote them; do not correct or translate them.
 - Never answer the question, estimate memory, or compute prices.
-- If the question is not about training, fine-tuning or serving a model on GPUs, set understood to false, leave the other fields empty, and put one short clarifying question in question_back.`
+- If the question is not about training, fine-tuning or serving a model on GPUs, set understood to false, leave every other field unspecified, 0 or "", and put one short clarifying question in question_back.`
 
 // userMessage quotes the question as a JSON string, so that quotes,
 // newlines and tag-like text inside it cannot end the quoted span or pose
