@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,4 +157,23 @@ func (c Chain) GPUHourPrice(gpu string) (sizing.Price, bool) {
 		}
 	}
 	return sizing.Price{}, false
+}
+
+// CheapestPerGPU returns, for every GPU in the snapshot, its cheapest
+// on-demand offer of whole GPUs and its cheapest spot offer (each where
+// one exists), ordered by GPU id, on-demand first.
+func (s *Snapshot) CheapestPerGPU() []Offer {
+	out := make([]Offer, 0, len(s.cheapest))
+	for k, o := range s.cheapest {
+		if k.market == MarketOnDemand || k.market == MarketSpot {
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(a, b Offer) int {
+		if c := strings.Compare(a.GPU, b.GPU); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Market), string(b.Market))
+	})
+	return out
 }

@@ -1,0 +1,23 @@
+-- The sqlite3 command-line baseline for BenchmarkIngest: the same 100,000
+-- offers loaded with .import into the same schema (migrations 0001 and
+-- 0002, the store's pragmas), in one transaction. Run from the repository
+-- root with a CSV of the rows (see BenchmarkIngest for their shape):
+--   sqlite3 /tmp/import.db < store/testdata/ingest_import.sql
+-- It reads /tmp/bench100k.csv.
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+PRAGMA foreign_keys = ON;
+.read migrations/0001_plans.sql
+.read migrations/0002_prices.sql
+.timer on
+BEGIN IMMEDIATE;
+CREATE TEMP TABLE sheet (provider TEXT, gpu TEXT, gpu_count REAL, region TEXT, pricing TEXT, usd_per_hour REAL, instance_type TEXT);
+.import --csv --skip 1 /tmp/bench100k.csv sheet
+INSERT INTO price_runs (provider, started_at, finished_at, as_of, status, rows, unknown, first_observed, last_observed)
+    VALUES ('bench', '2026-11-30T00:00:00.000000000Z', '2026-11-30T00:00:01.000000000Z', '2026-11-30T00:00:00.000000000Z', 'ok', 100000, 0,
+            '2026-11-30T00:00:00.000000000Z', '2026-11-30T00:00:00.000000000Z');
+INSERT INTO offers (id, provider, gpu, gpu_count, region, market, tier, instance_type)
+    SELECT rowid, provider, gpu, gpu_count, region, pricing, '', instance_type FROM sheet;
+INSERT INTO observations (offer_id, run_id, observed_at, usd_per_hour, usd_per_gpu_hour, samples, source)
+    SELECT rowid, 1, '2026-11-30T00:00:00.000000000Z', usd_per_hour, usd_per_hour / gpu_count, 1, 'test' FROM sheet;
+COMMIT;
