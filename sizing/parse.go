@@ -137,7 +137,7 @@ type parser struct {
 	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
 	methodVerbText string
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
-	gguf           bool
+	ggufWords      string // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
 	epochs         int
@@ -286,8 +286,28 @@ func (p *parser) step(i int) int {
 	}
 	words := p.text(i, i+n)
 	switch w.kind {
-	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord:
+	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord:
 		p.ignore(i, i+n)
+	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey:
+		return n + p.keyed(w, i, n)
+	case kindNodeWord:
+		return p.nodes(i, n, 1, w.n == 1)
+	case kindCount:
+		return p.counted(i, n, w.n, true)
+	case kindModel:
+		p.setModel(w.val, w.note, words)
+	case kindGPU:
+		return p.gpuWithCount(i, n, w)
+	default:
+		p.apply(w, words)
+	}
+	return n
+}
+
+// apply records a word that stands alone: a method, optimizer, precision,
+// quantisation, ZeRO stage, offload or checkpointing setting.
+func (p *parser) apply(w word, words string) {
+	switch w.kind {
 	case kindMethod:
 		p.setMethod(Method(w.val), words)
 	case kindTrainVerb, kindServeVerb:
@@ -304,9 +324,9 @@ func (p *parser) step(i int) int {
 		p.setQuant(Quant(w.val), words)
 	case kindInt4:
 		p.int4Words = words
-	case kindGGUF:
-		p.gguf = true
-		p.ignored = append(p.ignored, words)
+	case kindGGUF: // a GGUF file is run by llama.cpp: inference
+		p.ggufWords = words
+		p.setVerb(kindServeVerb, words)
 	case kindKV:
 		if p.claim(fKV, p.q.KVPrecision == Precision(w.val), words) {
 			p.q.KVPrecision = Precision(w.val)
@@ -328,21 +348,13 @@ func (p *parser) step(i int) int {
 		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
 			p.q.GradCheckpointing = &on
 		}
-	case kindSeqKey, kindBatchKey, kindRankKey:
-		return n + p.keyed(w, i, n)
-	case kindNodeWord:
-		return p.nodes(i, n, 1, p.toks[i+n-1].key == "node")
-	case kindCount:
-		return p.counted(i, n, w.n, true)
-	case kindModel:
-		p.setModel(w.val, w.note, words)
-	case kindGPU:
-		return p.gpuWithCount(i, n, w)
+	default:
+		p.ignored = append(p.ignored, words)
+		return
 	}
-	if w.note != "" && w.kind != kindModel && w.kind != kindGPU {
+	if w.note != "" {
 		p.note(w.note)
 	}
-	return n
 }
 
 // keyed reads the number after a keyword such as "seq", "bs" or "rank"
@@ -367,6 +379,9 @@ func (p *parser) keyed(w word, i, n int) int {
 	}
 	all := p.text(i, j+1)
 	switch w.kind {
+	case kindUnusedKey:
+		p.ignore(i, j+1)
+		p.note(fmt.Sprintf("%s does not change the memory estimate", quote(all)))
 	case kindSeqKey:
 		p.setSeq(num, all)
 	case kindBatchKey:
@@ -416,6 +431,10 @@ func (p *parser) numeric(i int, num number) int {
 		}
 	case kindBatchWord:
 		p.setBatch(num, all)
+		return j + m - i
+	case kindUnusedWord:
+		p.ignore(i, j+m)
+		p.note(fmt.Sprintf("%s is not used in the estimate", quote(all)))
 		return j + m - i
 	}
 	words := p.text(i, j)
@@ -640,6 +659,14 @@ func (p *parser) unknown(i int) int {
 		p.ignore(i, i+1)
 		return 1
 	}
+	if p.splitName(i) {
+		return 1
+	}
+	if isMemorySize(t.key) {
+		p.ignore(i, i+1)
+		p.note(fmt.Sprintf("%s is not used: the GPU's name says its memory", quote(t.raw)))
+		return 1
+	}
 	// A model family word ("llama", "qwen2.5") starts a name: take the
 	// words with digits after it as part of what was meant.
 	if p.lex.isModelFamily(t.key) {
@@ -672,6 +699,44 @@ func (p *parser) unknown(i int) int {
 	}
 	p.ignore(i, i+1)
 	return 1
+}
+
+// splitName reads a Hugging Face style name with a setting glued on
+// ("Llama-3.1-8B-Instruct-AWQ", "Qwen2.5-7B-Instruct-GPTQ-Int4",
+// "h100-fp8"): a catalog name, a hyphen, then one of the parser's words.
+func (p *parser) splitName(i int) bool {
+	raw := p.toks[i].raw
+	for cut := strings.LastIndexAny(raw, "-_"); cut > 0; cut = strings.LastIndexAny(raw[:cut], "-_") {
+		w, ok := phrases[keyOf(raw[cut+1:])]
+		if !ok || w.kind == kindFiller {
+			continue
+		}
+		name := raw[:cut]
+		if id, note, ok := p.lex.matchModel(name); ok {
+			p.setModel(id, note, name)
+		} else if id, note, ok := p.lex.matchGPU(name); ok {
+			p.setGPU(id, note, name)
+		} else {
+			continue
+		}
+		p.apply(w, raw[cut+1:])
+		return true
+	}
+	return false
+}
+
+// isMemorySize reports whether a key is an amount of memory: "24gb",
+// "80g", "192gib".
+func isMemorySize(k string) bool {
+	d := 0
+	for d < len(k) && isDigit(k[d]) {
+		d++
+	}
+	switch k[d:] {
+	case "gb", "g", "gib", "tb":
+		return d > 0
+	}
+	return false
 }
 
 // isNameish reports whether token j could continue a model or GPU name

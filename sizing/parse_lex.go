@@ -72,6 +72,15 @@ func lex(input string) ([]token, error) {
 		case r == '×' || r == '*':
 			toks = append(toks, token{raw: input[i : i+size], key: "x", start: i, end: i + size})
 			i += size
+		case r == '&':
+			// Slack escapes &, < and > in message text.
+			i += size
+			for _, ent := range []string{"amp;", "lt;", "gt;"} {
+				if strings.HasPrefix(input[i:], ent) {
+					i += len(ent)
+					break
+				}
+			}
 		case isSeparator(r):
 			i += size
 		default:
@@ -87,11 +96,11 @@ func lex(input string) ([]token, error) {
 			if raw != "" {
 				t := token{raw: raw, start: i, end: i + len(raw)}
 				from := len(keys)
-				if raw[0] != '@' {
+				if raw[0] != '@' && raw[0] != '$' { // mentions and money are not sizing words
 					keys = appendWordKey(keys, raw)
 				}
 				if len(keys) == from {
-					t.ignorable = true // "@fitbot", or punctuation alone
+					t.ignorable = true // "@fitbot", "$500", or punctuation alone
 				} else {
 					spans = append(spans, keySpan{len(toks), from, len(keys)})
 				}

@@ -182,10 +182,10 @@ func (p *parser) finish() {
 	if p.int4Words != "" {
 		p.resolveInt4()
 	}
-	if p.gguf && p.q.Quant == "" {
+	if p.ggufWords != "" && p.q.Quant == "" {
 		p.q.Quant = QuantQ4_KM
-		p.words[fQuant] = "gguf"
-		p.note("gguf taken as q4_k_m (name the type, e.g. q8_0, for another)")
+		p.words[fQuant] = p.ggufWords
+		p.note(fmt.Sprintf("%q taken as GGUF q4_k_m (name the type, e.g. q8_0, for another)", p.ggufWords))
 	}
 	if p.deepspeed && p.q.ZeROStage == nil {
 		p.note("deepspeed noted; say zero2 or zero3 to choose a ZeRO stage")

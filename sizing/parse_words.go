@@ -30,12 +30,14 @@ const (
 	kindEpochWord
 	kindTokensWord
 	kindParamsWord
-	kindCount // a number word: two, dual, single
-	kindTimes // "x" between a count and a GPU
-	kindOf    // "of", "over": joins a count to what it counts
-	kindGGUF  // "gguf" alone: a GGUF file, q4_k_m unless a type is named
-	kindModel // a catalog model alias
-	kindGPU   // a catalog GPU alias
+	kindUnusedKey  // "alpha", "lr": a number follows that does not change memory
+	kindUnusedWord // "steps", "hours": a number precedes that is not used
+	kindCount      // a number word: two, dual, single
+	kindTimes      // "x" between a count and a GPU
+	kindOf         // "of", "over": joins a count to what it counts
+	kindGGUF       // "gguf" alone: a GGUF file, q4_k_m unless a type is named
+	kindModel      // a catalog model alias
+	kindGPU        // a catalog GPU alias
 )
 
 // word is the meaning of one known word or phrase.
@@ -93,6 +95,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
 		"continuedpretraining", "instructiontune", "instructiontuning")
+	add(word{kind: kindServeVerb}, "vllm", "tgi", "sglang", "tensorrtllm", "trtllm", "exllama", "exllamav2", "mlx")
 	add(word{kind: kindServeVerb}, "run", "runs", "running", "serve", "serves", "served", "deploy", "deploying",
 		"deployed", "chat", "chatting", "generate", "generation", "host", "hosting", "hosted", "load", "loading")
 
@@ -109,7 +112,7 @@ func buildPhrases() map[string]word {
 
 	add(word{kind: kindPrecision, val: string(PrecisionFP32)}, "fp32", "float32", "f32", "tf32", "fullprecision", "32bit")
 	add(word{kind: kindPrecision, val: string(PrecisionBF16)}, "bf16", "bfloat16")
-	add(word{kind: kindPrecision, val: string(PrecisionBF16), note: "mixed precision taken as bf16"}, "mixedprecision", "amp")
+	add(word{kind: kindPrecision, val: string(PrecisionBF16), note: "mixed precision taken as bf16"}, "mixedprecision")
 	add(word{kind: kindPrecision, val: string(PrecisionFP16)}, "fp16", "float16", "f16", "half", "halfprecision")
 	add(word{kind: kindPrecision, val: string(PrecisionFP8)}, "fp8", "float8", "f8", "e4m3", "fp8e4m3")
 	add(word{kind: kindQuant, val: string(QuantINT8)}, "int8", "8bit", "bnb8bit", "llmint8", "bitsandbytes8bit", "w8a16")
@@ -188,7 +191,13 @@ func buildPhrases() map[string]word {
 		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs")
 	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
-	add(word{kind: kindNodeWord, n: 1}, "node", "nodes", "machines", "servers", "hosts", "boxes")
+	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")
+	add(word{kind: kindNodeWord}, "nodes", "machines", "servers", "hosts", "boxes")
+	add(word{kind: kindUnusedKey}, "alpha", "loraalpha", "dropout", "loradropout", "lr", "learningrate",
+		"warmup", "warmupsteps", "wd", "weightdecay", "gradaccum", "gradientaccumulation", "gradaccumulation",
+		"gradientaccumulationsteps", "ga", "accum", "seed", "temperature", "temp", "topp", "topk")
+	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
+		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "tb", "percent", "%")
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
 	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")
 	add(word{kind: kindParamsWord}, "params", "param", "parameters", "parameter")
