@@ -172,7 +172,8 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 		}
 		r := apply(base, ch, n, formats, f, g)
 		if total := rs.memory(&r).TotalBytes; total <= g.MemoryBytes {
-			found = append(found, option{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs)})
+			// Later formats are further from the question: FP8, then int8, then 4-bit.
+			found = append(found, option{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs) + max(f-1, 0)})
 		}
 	}
 	if base.Method == MethodInference {
@@ -230,11 +231,11 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 		}
 	}
 	var kept []candidate
-	var keptCh [maxSameCard]change
+	var keptOpts [maxSameCard]option
 	for len(kept) < maxSameCard {
 		best := -1
 		for i := range found {
-			if dominated(found[i].changes, keptCh[:len(kept)]) {
+			if dominated(&found[i], keptOpts[:len(kept)]) {
 				continue
 			}
 			if best < 0 || better(&found[i], &found[best]) {
@@ -248,7 +249,7 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 		r := apply(base, o.changes, o.gpus, formats, o.format, g)
 		c := e.newCandidate(r, g, o.changes, o.total)
 		c.why = describe(rs, c)
-		keptCh[len(kept)] = o.changes
+		keptOpts[len(kept)] = o
 		kept = append(kept, c)
 	}
 	return kept
@@ -268,11 +269,12 @@ func better(a, b *option) bool {
 	return a.changes < b.changes
 }
 
-// dominated reports whether ch includes every change of one already kept:
-// "LoRA + checkpointing" adds nothing to a list that has "LoRA".
-func dominated(ch change, kept []change) bool {
+// dominated reports whether o makes every change of one already kept,
+// on at least as many GPUs: "LoRA + checkpointing" adds nothing to a list
+// that has "LoRA", but "4-bit on 2 cards" does to one that has "8 cards".
+func dominated(o *option, kept []option) bool {
 	for _, k := range kept {
-		if ch&k == k {
+		if o.changes&k.changes == k.changes && o.gpus >= k.gpus {
 			return true
 		}
 	}
@@ -547,10 +549,16 @@ func describe(rs *resolved, c candidate) string {
 		parts = append(parts, string(r.KVPrecision)+" KV cache")
 	}
 	where := "on the same card"
+	if r.GPUs > 1 {
+		where = fmt.Sprintf("on the same %d× %s", r.GPUs, rs.gpu.Name)
+	}
 	if c.changes&(chMoreGPUs|chFewerGPUs) != 0 {
 		where = fmt.Sprintf("on %d× %s", r.GPUs, rs.gpu.Name)
-		if r.Method != MethodInference && r.GPUs > 1 {
+		switch {
+		case r.Method != MethodInference && r.GPUs > 1:
 			where += fmt.Sprintf(" with ZeRO-%d", r.ZeROStage)
+		case r.Method == MethodInference && r.GPUs > 1:
+			where += " (weights and KV cache split across them)"
 		}
 	}
 	if c.changes&chFewerGPUs != 0 {

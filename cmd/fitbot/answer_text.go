@@ -18,7 +18,7 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w, verdictLine(a))
 	fmt.Fprintln(w)
 
-	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", gib(a.VRAMBytes))
+	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", toGiB(a.VRAMBytes))
 	m := a.PerGPU
 	for _, t := range []struct {
 		name  string
@@ -30,10 +30,10 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		if t.bytes == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, gib(t.bytes), bar(t.bytes, a.VRAMBytes))
+		fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, toGiB(t.bytes), bar(t.bytes, a.VRAMBytes))
 	}
-	fmt.Fprintf(w, "  %-12s %7.1f  %s\n", "total", gib(m.TotalBytes), bar(m.TotalBytes, a.VRAMBytes))
-	fmt.Fprintf(w, "Host: %.0f GiB RAM per machine, %.0f GiB disk\n", gib(a.HostRAMBytes), gib(a.DiskBytes))
+	fmt.Fprintf(w, "  %-12s %7.1f  %s\n", "total", toGiB(m.TotalBytes), bar(m.TotalBytes, a.VRAMBytes))
+	fmt.Fprintf(w, "Host: %.0f GiB RAM per machine, %.0f GiB disk\n", toGiB(a.HostRAMBytes), toGiB(a.DiskBytes))
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, speedLine(a))
@@ -76,8 +76,15 @@ func verdictLine(a sizing.Answer) string {
 	if !a.Fits {
 		icon, word = "❌", "Does not fit"
 	}
-	line := fmt.Sprintf("%s %s: %s, %s on %d× %s — %.1f GiB of %.1f GiB per GPU",
-		icon, word, a.ModelName, methodName(r), r.GPUs, a.GPUName, gib(a.PerGPU.TotalBytes), gib(a.VRAMBytes))
+	where := fmt.Sprintf("%d× %s", r.GPUs, a.GPUName)
+	if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
+		where += fmt.Sprintf(" with ZeRO-%d", r.ZeROStage)
+		if r.Offload != sizing.OffloadNone {
+			where += fmt.Sprintf(" and %s offload", r.Offload)
+		}
+	}
+	line := fmt.Sprintf("%s %s: %s, %s on %s — %.1f GiB of %.1f GiB per GPU",
+		icon, word, a.ModelName, methodName(r), where, toGiB(a.PerGPU.TotalBytes), toGiB(a.VRAMBytes))
 	switch a.Headroom {
 	case sizing.HeadroomTight:
 		line += " (tight: under 20% headroom)"
@@ -96,7 +103,7 @@ func methodName(r sizing.Request) string {
 		if r.Quant != "" {
 			w = string(r.Quant)
 		}
-		return fmt.Sprintf("inference in %s, %d-token context × %d", w, r.SeqLen, r.MicroBatch)
+		return fmt.Sprintf("inference in %s, %d-token context, batch %d", w, r.SeqLen, r.MicroBatch)
 	case sizing.MethodLoRA:
 		return fmt.Sprintf("LoRA r=%d", r.LoRARank)
 	case sizing.MethodQLoRA:
@@ -153,7 +160,7 @@ func bar(bytes, vram int64) string {
 	return strings.Repeat("█", cells) + strings.Repeat("·", barWidth-cells)
 }
 
-func gib(b int64) float64 { return float64(b) / (1 << 30) }
+func toGiB(b int64) float64 { return float64(b) / (1 << 30) }
 
 // humanNumber writes 1234 as 1,234 and large counts as 2.5B, 300M.
 func humanNumber(v float64) string {
