@@ -26,12 +26,22 @@ func (catalogLexicon) matchGPU(words string) (id, note string, ok bool) {
 	return g.ID, note, true
 }
 
+// maxSuggestBytes bounds the words worth a suggestion search: longer text
+// is not a mistyped name, and the edit-distance search grows with it.
+const maxSuggestBytes = 48
+
 func (catalogLexicon) suggestModels(words string) []string {
+	if len(words) > maxSuggestBytes {
+		return nil
+	}
 	_, _, err := LookupModel(words)
 	return suggestions(err)
 }
 
 func (catalogLexicon) suggestGPUs(words string) []string {
+	if len(words) > maxSuggestBytes {
+		return nil
+	}
 	_, _, err := LookupGPU(words)
 	return suggestions(err)
 }
