@@ -358,7 +358,12 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 			continue
 		}
 		var countBuf [16]int
-		for _, n := range largerCounts(countBuf[:0], 1, g) {
+		counts := largerCounts(countBuf[:0], 1, g)
+		if rs.countSaid && !rs.gpuNamed {
+			// "on 4 GPUs" without a card: every card at that count.
+			counts = append(countBuf[:0], rs.req.GPUs)
+		}
+		for _, n := range counts {
 			r := rs.req
 			setCount(&r, n, g)
 			// Stage 3 is the smallest; only when it fits is a lower one worth trying.

@@ -22,6 +22,7 @@ type resolved struct {
 	shape       shape
 	gpu         GPU // zero when no GPU was named
 	gpuNamed    bool
+	countSaid   bool // the question gave a GPU or machine count
 	assumptions []string
 	notes       []string // facts worth saying that are not defaults (ZeRO on one GPU)
 }
@@ -409,6 +410,7 @@ func (rs *resolved) resolveShape(q Query) error {
 				r.LoRARank, humanCount(rs.shape.loraParams(r.LoRARank)))
 		}
 	}
+	rs.countSaid = q.GPUs > 0 || q.Nodes > 0
 	if rs.gpuNamed {
 		if err := rs.resolveCounts(q); err != nil {
 			return err
