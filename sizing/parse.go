@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -475,6 +476,9 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	if j < len(p.toks) && (p.toks[j].key == "x" || p.toks[j].key == "of") {
 		j++
 	}
+	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
+		j++
+	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
 			p.ignore(i, i+n)
@@ -514,7 +518,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		}
 		return k - i
 	case kindBatchWord:
-		p.setBatch(number{digits: fmt.Sprint(count)}, p.text(i, j+m))
+		p.setBatch(number{digits: strconv.Itoa(count)}, p.text(i, j+m))
 		return j + m - i
 	}
 	if isWord {
@@ -523,6 +527,9 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	}
 	return 0
 }
+
+// vendors are the makers' words that may come between a count and a GPU.
+var vendors = map[string]bool{"nvidia": true, "amd": true, "geforce": true, "apple": true}
 
 // nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
 // tokens [i, i+n). A following "of" makes the next GPU count per node.
