@@ -193,7 +193,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")
 	add(word{kind: kindNodeWord}, "nodes", "machines", "servers", "hosts", "boxes")
-	add(word{kind: kindUnusedKey}, "alpha", "loraalpha", "dropout", "loradropout", "lr", "learningrate",
+	add(word{kind: kindUnusedKey}, "alpha", "dropout", "lr", "learningrate",
 		"warmup", "warmupsteps", "wd", "weightdecay", "gradaccum", "gradientaccumulation", "gradaccumulation",
 		"gradientaccumulationsteps", "ga", "accum", "seed", "temperature", "temp", "topp", "topk")
 	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
