@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -167,4 +168,67 @@ func BenchmarkAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestInferenceAlternatives: serving that does not fit is offered the
+// smallest format change first (FP8 before int8 before 4-bit), and fewer
+// cards with a smaller format beside more cards as asked.
+func TestInferenceAlternatives(t *testing.T) {
+	e := &Estimator{}
+	a, err := e.Answer(Query{Model: "deepseek-v3", Method: MethodInference, GPU: "h200", GPUs: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Fits {
+		t.Fatalf("DeepSeek-V3 in bf16 (1.34 TB) fits 8 × 141 GB: %s per GPU", gibString(a.PerGPU.TotalBytes))
+	}
+	if first := a.Alternatives[0]; first.GPUs != 8 || first.GPU != "h200" || first.Why[:4] != "fp8 " {
+		t.Errorf("first alternative = %+v, want FP8 weights on the same 8 H200", first)
+	}
+	a, _ = e.Answer(Query{Model: "llama-3.1-70b", Method: MethodInference, GPU: "rtx-4090"})
+	found := false
+	for _, alt := range a.Alternatives {
+		if alt.GPU == "rtx-4090" && alt.GPUs == 2 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("70B on a 4090: alternatives %+v, want a 4-bit option on 2 cards", a.Alternatives)
+	}
+}
+
+// FuzzAnswer: any query gives an answer or an *InputError, never a panic
+// or another error, and an answer's total is the sum of its terms.
+func FuzzAnswer(f *testing.F) {
+	f.Add(uint8(0), int64(13e9), uint8(1), uint8(21), int16(1), int16(0), int32(2048), int16(1), int8(-1), uint8(0), int64(0))
+	f.Add(uint8(5), int64(0), uint8(3), uint8(2), int16(8), int16(1), int32(0), int16(64), int8(3), uint8(1), int64(1e9))
+	models := Models()
+	gpus := GPUs()
+	methods := []Method{"", MethodFull, MethodLoRA, MethodQLoRA, MethodInference, "bogus"}
+	f.Fuzz(func(t *testing.T, model uint8, params int64, method, gpu uint8, n, nodes int16, seq int32, batch int16, zero int8, off uint8, tokens int64) {
+		q := Query{Params: params, Method: methods[int(method)%len(methods)], GPUs: int(n), Nodes: int(nodes),
+			SeqLen: int(seq), MicroBatch: int(batch), Tokens: tokens}
+		if int(model) < len(models) {
+			q.Model = models[model].ID
+		}
+		if int(gpu) < len(gpus) {
+			q.GPU = gpus[gpu].ID
+		}
+		if zero >= 0 {
+			z := int(zero)
+			q.ZeROStage = &z
+		}
+		q.Offload = []Offload{"", OffloadNone, OffloadCPU, OffloadNVMe}[off%4]
+		a, err := (&Estimator{}).Answer(q)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%+v: error %v is not an *InputError", q, err)
+			}
+			return
+		}
+		if a.PerGPU.TotalBytes != sum(a.PerGPU) {
+			t.Fatalf("%+v: total %d != sum %d", q, a.PerGPU.TotalBytes, sum(a.PerGPU))
+		}
+	})
 }

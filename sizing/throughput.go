@@ -101,6 +101,9 @@ func trainingSpeed(r *Request, s *shape, g *GPU, mfu float64) (tokensPerSec, com
 		commSec = commBytesPerStep(r, s) / bw
 	}
 	step := max(computeSec, commSec)
+	if step <= 0 {
+		return 0, 0, 0
+	}
 	return tokensPerGPU * float64(r.GPUs) / step, computeSec, commSec
 }
 
@@ -116,7 +119,7 @@ func inferenceSpeed(r *Request, s *shape, g *GPU, mfu float64) (decode, prefill 
 	if bw := g.BandwidthBytesPerSec * bandwidthUtilisation; bw > 0 && perGPU > 0 {
 		decode = float64(r.MicroBatch) * bw / perGPU
 	}
-	if peak := peakFLOPS(g, r.Precision) * mfu; peak > 0 {
+	if peak := peakFLOPS(g, r.Precision) * mfu; peak > 0 && s.active > 0 {
 		prefill = gpus * peak / (2 * float64(s.active))
 	}
 	return decode, prefill
