@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -39,11 +40,21 @@ func formatParams(n int64) string {
 	return fmt.Sprintf("%.0fM", float64(n)/1e6)
 }
 
-// lookupGPU resolves what the asker typed to a catalog GPU id.
+// lookupGPU resolves what the asker typed to a catalog GPU id. An
+// unknown name becomes an *sizing.InputError whose hint uses the closest
+// catalog GPU.
 func lookupGPU(name string) (string, error) {
 	g, _, err := sizing.LookupGPU(name)
+	var nf *sizing.NotFoundError
+	if errors.As(err, &nf) {
+		hint := "prices h100"
+		if len(nf.Suggestions) > 0 {
+			hint = "prices " + nf.Suggestions[0]
+		}
+		return "", &sizing.InputError{Problem: nf.Error() + "; `/fit gpus` lists them", Hint: hint}
+	}
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("look up GPU %q: %w", name, err)
 	}
 	return g.ID, nil
 }

@@ -111,7 +111,7 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	canonical := sizing.Format(p.Query)
 	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
 	if h.cfg.Plans != nil {
-		plan := planFromAnswer(asker, text, canonical, p.Query, a)
+		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
 		id, err := h.cfg.Plans.SavePlan(ctx, &plan)
 		if err != nil {
 			h.log.Error("bot: saving the plan failed", "err", err)
@@ -199,31 +199,6 @@ func queryRef(canonical, text string) string {
 		return ""
 	}
 	return refQuery + q
-}
-
-// planFromAnswer is the plan that records one answer.
-func planFromAnswer(asker who, question, canonical string, q sizing.Query, a sizing.Answer) store.Plan {
-	p := store.Plan{
-		Source:      store.SourceSlack,
-		Team:        asker.team,
-		Channel:     asker.channel,
-		User:        asker.user,
-		Question:    question,
-		Canonical:   canonical,
-		Request:     a.Request,
-		ModelKey:    store.ModelKey(q),
-		Fits:        a.Fits,
-		Headroom:    string(a.Headroom),
-		GPU:         a.Request.GPU,
-		GPUs:        a.Request.GPUs,
-		PerGPUBytes: a.PerGPU.TotalBytes,
-		USDPerHour:  a.Throughput.USDPerHour,
-	}
-	if a.Price != nil {
-		asOf := a.Price.AsOf
-		p.PriceProvider, p.PriceAsOf = a.Price.Provider, &asOf
-	}
-	return p
 }
 
 // escape makes user text safe inside mrkdwn: Slack's three control characters.

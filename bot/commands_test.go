@@ -94,7 +94,7 @@ func TestCommandSavesPlans(t *testing.T) {
 		!strings.Contains(got, "then $0.69/h, now $0.69/h (+0%)") {
 		t.Errorf("/fit plan 1 does not re-answer the plan:\n%s", got)
 	}
-	for _, arg := range []string{"plan 99", "plan x", "plan -1", "plans"} {
+	for _, arg := range []string{"plan 99", "plan x", "plan -1", "plans", "plans the big one"} {
 		if got := messageJSON(t, h.Command(context.Background(), slash(arg))); !strings.Contains(got, "I couldn't use that") {
 			t.Errorf("/fit %s: want an error with an example, got\n%s", arg, got)
 		}

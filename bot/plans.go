@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -25,9 +26,12 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 	if words == "" {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
-	key := strings.ToLower(words)
-	if p, _ := h.cfg.Parse(words); store.ModelKey(p.Query) != "" {
-		key = store.ModelKey(p.Query)
+	key, err := store.ModelKeyFor(words)
+	if in := (*sizing.InputError)(nil); errors.As(err, &in) {
+		return errorMessage(in.Problem, "plans mistral-7b")
+	} else if err != nil {
+		h.log.Error("bot: reading a model name failed", "err", err)
+		return apology()
 	}
 	plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
 	if err != nil {

@@ -37,7 +37,7 @@ func (h *Handler) pricesCommand(ctx context.Context, user, arg string) Message {
 	}
 	gpu, err := lookupGPU(arg)
 	if err != nil {
-		return h.failure("prices "+arg, err)
+		return h.failure("", err)
 	}
 	offers, err := h.cfg.Prices.OffersForGPU(ctx, gpu)
 	if err != nil {

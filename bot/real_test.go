@@ -45,6 +45,7 @@ var (
 	_ Parser    = sizing.Parse
 	_ Answerer  = (*sizing.Estimator)(nil)
 	_ PlanStore = (*store.DB)(nil)
+	_ PriceBook = (*store.DB)(nil)
 )
 
 // TestHelpExamplesAnswer checks that every example `/fit help` shows is
@@ -112,5 +113,18 @@ func TestCatalogCommands(t *testing.T) {
 		if got := messageJSON(t, msg); !strings.Contains(got, tt.want) {
 			t.Errorf("/fit %s lacks %s:\n%s", tt.text, tt.want, got)
 		}
+	}
+}
+
+func TestPricesFromAnEmptyStore(t *testing.T) {
+	h, db := newRealHandler(t)
+	h.cfg.Prices = db
+	for _, text := range []string{"prices", "prices 4090"} {
+		if got := h.Command(context.Background(), slash(text)).Text; !strings.Contains(got, "no offers known yet") {
+			t.Errorf("/fit %s on an empty store: %q", text, got)
+		}
+	}
+	if got := h.Command(context.Background(), slash("prices rtx 9999")).Text; !strings.Contains(got, "I couldn't use that") {
+		t.Errorf("/fit prices for an unknown GPU: %q", got)
 	}
 }

@@ -1,0 +1,84 @@
+package bot
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The HTTP slash path against a bare net/http handler on the same
+// loopback server and client: run
+//
+//	go test ./bot -run '^$' -bench 'SlashCommand|BareHandler' -benchtime 2000x
+//
+// and compare req/s. The slash path is the whole of it: signature check,
+// form parse, the real sizing parser and estimator with the embedded
+// price sheet, a plan written to a real SQLite file, Block Kit JSON.
+
+// benchmarkServer posts body to handler over loopback HTTP b.N times.
+func benchmarkServer(b *testing.B, handler http.Handler, header http.Header, body string) {
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	client := srv.Client()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/slack/commands", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header = header.Clone()
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+}
+
+// BenchmarkSlashCommand measures the path with the plan write
+// ("saved") and, for the breakdown, without a store ("unsaved").
+func BenchmarkSlashCommand(b *testing.B) {
+	b.Run("saved", func(b *testing.B) { benchmarkSlash(b, true) })
+	b.Run("unsaved", func(b *testing.B) { benchmarkSlash(b, false) })
+}
+
+func benchmarkSlash(b *testing.B, save bool) {
+	h, _ := newRealHandler(b)
+	if !save {
+		h.cfg.Plans = nil
+	}
+	srv, err := NewHTTP(HTTPConfig{SigningSecret: testSecret, Handler: h, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	srv.Register(mux)
+	body := url.Values{"team_id": {"T1DC2JH3J"}, "channel_id": {"C0FITBOT"}, "user_id": {"U2CERLKJA"}, "command": {"/fit"},
+		"text": {"llama-3.1-8b qlora rtx-4090"}, "response_url": {"https://hooks.slack.com/commands/T1DC2JH3J/1/x"}}.Encode()
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	header := http.Header{"Content-Type": {formType}, headerTimestamp: {ts}, headerSignature: {ComputeSignature(testSecret, ts, []byte(body))}}
+	benchmarkServer(b, mux, header, body)
+}
+
+func BenchmarkBareHandler(b *testing.B) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /slack/commands", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"response_type":"ephemeral","text":"ok"}`)
+	})
+	benchmarkServer(b, mux, http.Header{"Content-Type": {formType}}, "team_id=T1&user_id=U1&command=%2Ffit&text=13B+lora+4090")
+}
