@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -105,4 +106,10 @@ func (db *DB) wrap(op string, err error) error {
 		return fmt.Errorf("%s: cannot write database %s; the file and its folder must be writable (WAL keeps -wal and -shm files beside it) (%v): %w", op, db.path, err, ErrReadOnly)
 	}
 	return fmt.Errorf("%s: database %s: %w", op, db.path, err)
+}
+
+// openReadOnly opens a database file that must not change, such as a
+// finished backup.
+func openReadOnly(abs string) (*sql.DB, error) {
+	return sql.Open("sqlite3", dsn(abs, "mode=ro&_query_only=1"))
 }

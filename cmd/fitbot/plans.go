@@ -1,7 +1,252 @@
 package main
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
 
-func (a *app) plans(ctx context.Context, args []string) int {
-	return a.fail(exitFailure, "plans is not built yet", "")
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
+)
+
+const plansUsage = `Usage: fitbot plans [--json] [--limit N] [MODEL]
+       fitbot plans show [--json] ID
+
+Lists earlier plans, newest first: for one model when MODEL is given (any
+name of it: "mistral 7b", "Mistral-7B-v0.1"; a bare size such as 13B finds
+bare 13B plans), else the latest of all. "plans show ID" re-answers a plan
+with today's catalog and prices and says what changed.
+
+The database is FITBOT_DB, else ./fitbot.db.
+`
+
+// planOutput is one plan in `fitbot plans --json` and `plans show --json`.
+type planOutput struct {
+	ID            int64          `json:"id"`
+	CreatedAt     time.Time      `json:"created_at"`
+	Source        string         `json:"source"`
+	Team          string         `json:"team"`
+	Channel       string         `json:"channel"`
+	User          string         `json:"user"`
+	Question      string         `json:"question"`
+	Canonical     string         `json:"canonical"`
+	ModelKey      string         `json:"model_key"`
+	Request       sizing.Request `json:"request"`
+	Fits          bool           `json:"fits"`
+	Headroom      string         `json:"headroom"`
+	GPU           string         `json:"gpu"`
+	GPUs          int            `json:"gpus"`
+	PerGPUBytes   int64          `json:"per_gpu_total_bytes"`
+	USDPerHour    *float64       `json:"usd_per_hour"`
+	PriceProvider string         `json:"price_provider"`
+	PriceAsOf     *time.Time     `json:"price_as_of"`
 }
+
+func toOutput(p store.Plan) planOutput {
+	return planOutput{
+		ID: p.ID, CreatedAt: p.CreatedAt, Source: p.Source, Team: p.Team, Channel: p.Channel, User: p.User,
+		Question: p.Question, Canonical: p.Canonical, ModelKey: p.ModelKey, Request: p.Request,
+		Fits: p.Fits, Headroom: p.Headroom, GPU: p.GPU, GPUs: p.GPUs, PerGPUBytes: p.PerGPUBytes,
+		USDPerHour: p.USDPerHour, PriceProvider: p.PriceProvider, PriceAsOf: p.PriceAsOf,
+	}
+}
+
+// plansArgs is the command line of `fitbot plans` and `plans show`.
+type plansArgs struct {
+	json  bool
+	help  bool
+	limit int
+	words []string
+}
+
+// parsePlansArgs reads flags anywhere among the words; "--" ends them.
+func parsePlansArgs(args []string) (plansArgs, error) {
+	f := plansArgs{limit: store.DefaultPlanLimit}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--json" || arg == "-json":
+			f.json = true
+		case arg == "-h" || arg == "-help" || arg == "--help":
+			f.help = true
+		case arg == "--limit" || arg == "-limit" || strings.HasPrefix(arg, "--limit="):
+			v, ok := strings.CutPrefix(arg, "--limit=")
+			if !ok {
+				if i+1 >= len(args) {
+					return f, errors.New("--limit needs a number")
+				}
+				i++
+				v = args[i]
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1000 {
+				return f, fmt.Errorf("--limit %q is not a number from 1 to 1000", v)
+			}
+			f.limit = n
+		case arg == "--":
+			f.words = append(f.words, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			return f, fmt.Errorf("unknown flag %s", arg)
+		default:
+			f.words = append(f.words, arg)
+		}
+	}
+	return f, nil
+}
+
+// plans is `fitbot plans`.
+func (a *app) plans(ctx context.Context, args []string) int {
+	if len(args) > 0 && args[0] == "show" {
+		return a.planShow(ctx, args[1:])
+	}
+	f, err := parsePlansArgs(args)
+	if err != nil {
+		return a.fail(exitUsage, err.Error(), "fitbot plans --json mistral 7b")
+	}
+	if f.help {
+		fmt.Fprint(a.stdout, plansUsage)
+		return exitOK
+	}
+	model := strings.Join(f.words, " ")
+	key := ""
+	if model != "" {
+		if key, err = store.ModelKeyFor(model); err != nil {
+			return a.inputFailed(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+		}
+	}
+	if !a.dbExists() {
+		// Listing must not leave an empty database behind.
+		if f.json {
+			return a.writeJSON([]planOutput{})
+		}
+		fmt.Fprintf(a.stdout, "No plans yet: there is no database at %s. fitbot fit --save WORDS... keeps an answer as a plan.\n", a.dbPath())
+		return exitOK
+	}
+	db, code := a.openStore(ctx)
+	if code != exitOK {
+		return code
+	}
+	defer a.closeStore(db)
+	var plans []store.Plan
+	if key != "" {
+		plans, err = db.PlansForModel(ctx, key, f.limit)
+	} else {
+		plans, err = db.RecentPlans(ctx, time.Time{}, f.limit)
+	}
+	if err != nil {
+		return a.fail(exitFailure, err.Error(), "")
+	}
+	if f.json {
+		out := make([]planOutput, 0, len(plans))
+		for _, p := range plans {
+			out = append(out, toOutput(p))
+		}
+		return a.writeJSON(out)
+	}
+	writePlans(a.stdout, model, key, plans)
+	return exitOK
+}
+
+// writePlans prints a list of plans as a table, newest first.
+func writePlans(w io.Writer, model, key string, plans []store.Plan) {
+	switch {
+	case len(plans) == 0 && key == "":
+		fmt.Fprintln(w, "No plans yet. fitbot fit --save WORDS... keeps an answer as a plan.")
+		return
+	case len(plans) == 0:
+		fmt.Fprintf(w, "No plans yet for %s.\n", describeKey(model, key))
+		return
+	case key == "":
+		fmt.Fprintln(w, "Latest plans, newest first:")
+	default:
+		fmt.Fprintf(w, "Plans for %s, newest first:\n", describeKey(model, key))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
+	for _, p := range plans {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.CreatedAt.Format("2006-01-02 15:04"),
+			who(p), clip(p.Question, 48), verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
+}
+
+// describeKey names a model key for a person, with the words it was
+// asked by when they differ.
+func describeKey(model, key string) string {
+	if model == "" || strings.EqualFold(model, key) {
+		return key
+	}
+	return fmt.Sprintf("%s (%q)", key, model)
+}
+
+// who is who asked, as the table shows it.
+func who(p store.Plan) string {
+	if p.Source == store.SourceSlack && p.User != "" {
+		return "slack " + p.User
+	}
+	return p.Source
+}
+
+// verdict is the answer's verdict in words.
+func verdict(fits bool, headroom string) string {
+	switch {
+	case !fits:
+		return "does not fit"
+	case headroom == string(sizing.HeadroomTight):
+		return "fits, tight"
+	}
+	return "fits"
+}
+
+func hardware(gpus int, gpu string) string { return fmt.Sprintf("%d× %s", gpus, gpu) }
+
+func usd(v *float64) string {
+	if v == nil {
+		return "no price"
+	}
+	return fmt.Sprintf("$%.2f", *v)
+}
+
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+// clip shortens s to n runes, marking the cut.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// inputFailed reports input the command could not use: exit 2 with
+// hint (the InputError's own hint is for fitbot fit), else exit 1.
+func (a *app) inputFailed(err error, hint string) int {
+	var ie *sizing.InputError
+	if errors.As(err, &ie) {
+		return a.fail(exitUsage, ie.Problem, hint)
+	}
+	return a.fail(exitFailure, err.Error(), "")
+}
+
+// writeJSON prints v as indented JSON.
+func (a *app) writeJSON(v any) int {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+	}
+	return exitOK
+}
+
+// defaultPrices is where `plans show` prices today's answer.
+func defaultPrices() sizing.PriceSource { return pricing.DefaultSheet() }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/fitbot/fitbot/store"
+)
+
+// defaultDBPath is the database when FITBOT_DB is not set: fitbot.db in
+// the working directory.
+const defaultDBPath = "fitbot.db"
+
+// dbPath is where the database lives: FITBOT_DB, else defaultDBPath.
+func (a *app) dbPath() string {
+	if p := a.getenv("FITBOT_DB"); p != "" {
+		return p
+	}
+	return defaultDBPath
+}
+
+// dbExists reports whether the database file is there, so that commands
+// that only read can say "nothing yet" instead of creating an empty one.
+func (a *app) dbExists() bool {
+	_, err := os.Stat(a.dbPath())
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// openStore opens the database for a subcommand. On failure it prints the
+// problem with a hint that fits it and returns the exit code; on success
+// the code is exitOK and the caller closes the store.
+func (a *app) openStore(ctx context.Context) (*store.DB, int) {
+	db, err := store.Open(ctx, a.dbPath())
+	if err == nil {
+		return db, exitOK
+	}
+	hint := ""
+	switch {
+	case errors.Is(err, store.ErrNoCgo):
+		hint = "CGO_ENABLED=1 go build -o fitbot ./cmd/fitbot (a C compiler is needed)"
+	case errors.Is(err, store.ErrNotDatabase):
+		hint = "point FITBOT_DB at fitbot's database, or move that file aside and run again to start a new one"
+	case errors.Is(err, store.ErrSchemaTooNew):
+		hint = "run the newer fitbot that last used this database, or point FITBOT_DB elsewhere"
+	case errors.Is(err, store.ErrReadOnly):
+		hint = "FITBOT_DB=/a/writable/folder/fitbot.db (the folder must be writable too)"
+	}
+	return nil, a.fail(exitFailure, err.Error(), hint)
+}
+
+// closeStore closes the database, reporting a failure (the last writes
+// are already committed; a failed checkpoint only leaves the -wal file).
+func (a *app) closeStore(db *store.DB) {
+	if err := db.Close(); err != nil {
+		a.fail(exitFailure, err.Error(), "")
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The -update flag rewrites golden files; whichever test file of the
+// package comes first registers it.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+	return true
+}()
+
+// checkGolden compares got with testdata/plans/name, or rewrites the file
+// under -update.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "plans", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", path, d)
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// useDB points FITBOT_DB at a fresh path in a temporary folder.
+func useDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fitbot.db")
+	t.Setenv("FITBOT_DB", path)
+	return path
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// seedPlans stores four plans with fixed contents (ids 1-4, oldest first)
+// at path.
+func seedPlans(t *testing.T, path string, plans ...store.Plan) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range plans {
+		if _, err := db.SavePlan(ctx, &plans[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func day(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, time.UTC) }
+
+// fourPlans are the plans of the list tests, oldest first.
+func fourPlans() []store.Plan {
+	return []store.Plan{
+		{CreatedAt: day(2, 9, 15), Source: store.SourceCLI, Question: "mistral 7b lora 4090",
+			Canonical: "mistral-7b-v0.1 lora rtx-4090", ModelKey: "mistral-7b-v0.1",
+			Request: sizing.Request{Model: "mistral-7b-v0.1", Method: sizing.MethodLoRA, GPU: "rtx-4090", GPUs: 1},
+			Fits:    true, Headroom: "comfortable", GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_600_000_000,
+			USDPerHour: ptr(0.69), PriceProvider: "runpod", PriceAsOf: ptr(day(1, 0, 0))},
+		{CreatedAt: day(10, 14, 0), Source: store.SourceSlack, Team: "T024BE7LD", Channel: "C0G9QF9GW", User: "U2147483697",
+			Question: "can we serve 13B for 32 users on an L4?", Canonical: "13B inference l4 batch 32", ModelKey: "bare:13000000000",
+			Request: sizing.Request{Params: 13_000_000_000, Method: sizing.MethodInference, GPU: "l4", GPUs: 1},
+			Fits:    false, Headroom: "does not fit", GPU: "l4", GPUs: 1, PerGPUBytes: 41_000_000_000,
+			USDPerHour: ptr(0.80), PriceProvider: "aws", PriceAsOf: ptr(day(9, 12, 0))},
+		{CreatedAt: day(20, 16, 30), Source: store.SourceSlack, Team: "T024BE7LD", Channel: "C0G9QF9GW", User: "U0LAN0Z89",
+			Question:  "@fitbot how about QLoRA on Mistral-7B-v0.1 with a T4, our old inference box in the basement?",
+			Canonical: "mistral-7b-v0.1 qlora t4", ModelKey: "mistral-7b-v0.1",
+			Request: sizing.Request{Model: "mistral-7b-v0.1", Method: sizing.MethodQLoRA, GPU: "t4", GPUs: 1},
+			Fits:    true, Headroom: "tight", GPU: "t4", GPUs: 1, PerGPUBytes: 13_900_000_000},
+		{CreatedAt: day(28, 8, 5), Source: store.SourceCLI, Question: "llama 3.1 8b full 2xa100",
+			Canonical: "llama-3.1-8b full 2xa100-80", ModelKey: "llama-3.1-8b",
+			Request: sizing.Request{Model: "llama-3.1-8b", Method: sizing.MethodFull, GPU: "a100-80", GPUs: 2},
+			Fits:    true, Headroom: "comfortable", GPU: "a100-80", GPUs: 2, PerGPUBytes: 61_000_000_000,
+			USDPerHour: ptr(3.58), PriceProvider: "lambda", PriceAsOf: ptr(day(27, 0, 0))},
+	}
+}
+
+func TestPlansList(t *testing.T) {
+	path := useDB(t)
+	seedPlans(t, path, fourPlans()...)
+
+	code, out, errOut := runCmd(t, "plans")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("plans: exit %d, stderr %q", code, errOut)
+	}
+	checkGolden(t, "all.txt", out)
+
+	code, out, errOut = runCmd(t, "plans", "mistral", "7b")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("plans mistral 7b: exit %d, stderr %q", code, errOut)
+	}
+	checkGolden(t, "mistral.txt", out)
+
+	// Every name of the model lists the same plans; only the title
+	// repeats the words asked.
+	table := func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest }
+	for _, name := range [][]string{{"Mistral-7B-v0.1"}, {"mistral-7b"}, {"mistralai/Mistral-7B-v0.1"}, {"--limit", "5", "mistral", "7b"}} {
+		code, got, errOut := runCmd(t, append([]string{"plans"}, name...)...)
+		if code != exitOK || errOut != "" {
+			t.Errorf("plans %v: exit %d, stderr %q", name, code, errOut)
+		}
+		if d := cmp.Diff(table(out), table(got)); d != "" {
+			t.Errorf("plans %v lists other plans than plans mistral 7b (-want +got):\n%s", name, d)
+		}
+	}
+
+	code, out, _ = runCmd(t, "plans", "13B")
+	if code != exitOK || !strings.Contains(out, "Plans for bare:13000000000") || !strings.Contains(out, "\n2 ") || strings.Contains(out, "\n1 ") {
+		t.Errorf("plans 13B: exit %d, output:\n%s\nwant plan 2 only", code, out)
+	}
+
+	code, out, _ = runCmd(t, "plans", "qwen2.5 7b")
+	if code != exitOK || out != "No plans yet for qwen2.5-7b (\"qwen2.5 7b\").\n" {
+		t.Errorf("plans qwen2.5 7b: exit %d, output %q", code, out)
+	}
+}
+
+func TestPlansJSON(t *testing.T) {
+	path := useDB(t)
+	plans := fourPlans()
+	seedPlans(t, path, plans...)
+	// Flags may follow the words.
+	code, out, errOut := runCmd(t, "plans", "mistral-7b", "--json", "--limit", "1")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not a JSON array: %v\n%s", err, out)
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d plans, want 1 (--limit 1)", len(got))
+	}
+	var keys []string
+	for k := range got[0] {
+		keys = append(keys, k)
+	}
+	wantKeys := []string{"canonical", "channel", "created_at", "fits", "gpu", "gpus", "headroom", "id", "model_key",
+		"per_gpu_total_bytes", "price_as_of", "price_provider", "question", "request", "source", "team", "usd_per_hour", "user"}
+	slices.Sort(keys)
+	if d := cmp.Diff(wantKeys, keys); d != "" {
+		t.Errorf("JSON keys (-want +got):\n%s", d)
+	}
+	for k, want := range map[string]any{
+		"id": 3.0, "created_at": "2026-11-20T16:30:00Z", "model_key": "mistral-7b-v0.1", "user": "U0LAN0Z89",
+		"fits": true, "headroom": "tight", "usd_per_hour": nil, "price_as_of": nil, "per_gpu_total_bytes": 13.9e9,
+	} {
+		if got[0][k] != want {
+			t.Errorf("%s = %v, want %v", k, got[0][k], want)
+		}
+	}
+
+	_, out, _ = runCmd(t, "plans", "--json", "gemma 2 9b")
+	if strings.TrimSpace(out) != "[]" {
+		t.Errorf("no plans as JSON = %q, want []", out)
+	}
+}
+
+func TestPlansBadInput(t *testing.T) {
+	path := useDB(t)
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{[]string{"plans", "gpt-9"}, exitUsage, `"gpt-9" is not a model I know`},
+		{[]string{"plans", "rtx", "4090"}, exitUsage, "names no model"},
+		{[]string{"plans", "--limit", "0"}, exitUsage, "not a number from 1 to 1000"},
+		{[]string{"plans", "--limit"}, exitUsage, "--limit needs a number"},
+		{[]string{"plans", "--verbose"}, exitUsage, "unknown flag --verbose"},
+		{[]string{"plans", "show"}, exitUsage, "needs one plan id"},
+		{[]string{"plans", "show", "latest"}, exitUsage, `"latest" is not a plan id`},
+		{[]string{"plans", "show", "-3"}, exitUsage, "unknown flag -3"},
+		{[]string{"plans", "show", "7"}, exitFailure, "there is no plan 7"},
+	} {
+		code, out, errOut := runCmd(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.inStderr) || !strings.Contains(errOut, "Try: ") || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and a problem saying %q with a hint",
+				tc.args, code, out, errOut, tc.code, tc.inStderr)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("a failed or read-only command created the database")
+	}
+
+	// With no database, listing says so and creates none.
+	code, out, _ := runCmd(t, "plans", "mistral 7b")
+	if code != exitOK || !strings.Contains(out, "No plans yet: there is no database at "+path) {
+		t.Errorf("plans with no database: exit %d, %q", code, out)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("plans created an empty database")
+	}
+}
+
+func TestPlansRefusesForeignFile(t *testing.T) {
+	path := useDB(t)
+	if err := os.WriteFile(path, []byte("gpu,price\nh100,2.49\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(t, "plans")
+	if code != exitFailure || !strings.Contains(errOut, path) || !strings.Contains(errOut, "is not a SQLite database") ||
+		!strings.Contains(errOut, "Try: point FITBOT_DB at fitbot's database") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "gpu,price\nh100,2.49\n" {
+		t.Errorf("the file was changed: %q", data)
+	}
+}
