@@ -166,15 +166,23 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 	counts := largerCounts(countBuf[:0], base.GPUs, g)
 	var fmtBuf [6]weightFormat
 	formats := inferenceFormats(fmtBuf[:0], base, g)
-	consider := func(ch change, n, f int) {
-		if ch == 0 || len(found) == cap(found) {
-			return
+	// consider evaluates one configuration and reports whether it fits;
+	// the callers stop adding cards at the first count that fits, since
+	// the same changes on more cards are only a bigger change.
+	consider := func(ch change, n, f int) bool {
+		if len(found) == cap(found) {
+			return true
 		}
 		r := apply(base, ch, n, formats, f, g)
-		if total := rs.memory(&r).TotalBytes; total <= g.MemoryBytes {
+		total := rs.memory(&r).TotalBytes
+		if total > g.MemoryBytes {
+			return false
+		}
+		if ch != 0 {
 			// Later formats are further from the question: FP8, then int8, then 4-bit.
 			found = append(found, option{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs) + max(f-1, 0)})
 		}
+		return true
 	}
 	if base.Method == MethodInference {
 		for f := range formats {
@@ -193,7 +201,9 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 					if n != base.GPUs {
 						ch |= chMoreGPUs
 					}
-					consider(ch, n, f)
+					if consider(ch, n, f) {
+						break
+					}
 				}
 			}
 		}
@@ -223,7 +233,9 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 							if n != base.GPUs {
 								ch |= chMoreGPUs
 							}
-							consider(ch, n, 0)
+							if consider(ch, n, 0) {
+								break
+							}
 						}
 					}
 				}
