@@ -126,8 +126,17 @@ func speedLine(a sizing.Answer) string {
 	if t.PrefillTokensPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", humanNumber(*t.PrefillTokensPerSecond)))
 	}
-	if t.Hours != nil {
+	switch {
+	case t.Hours != nil:
 		parts = append(parts, fmt.Sprintf("%s tokens in %s", humanNumber(float64(a.Request.Tokens)), hours(*t.Hours)))
+	case t.TokensPerSecond != nil && *t.TokensPerSecond > 0 && a.Request.Method != sizing.MethodInference:
+		// No budget given: say what a round one would take.
+		h := 1e9 / *t.TokensPerSecond / 3600
+		part := fmt.Sprintf("1B tokens in %s", hours(h))
+		if t.USDPerHour != nil {
+			part += fmt.Sprintf(" ($%s)", humanNumber(h**t.USDPerHour))
+		}
+		parts = append(parts, part)
 	}
 	if t.USDPerHour != nil {
 		parts = append(parts, fmt.Sprintf("$%.2f/h", *t.USDPerHour))
