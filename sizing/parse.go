@@ -247,18 +247,24 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 			nameEnd++
 		}
 	}
+	// Our phrases: grow the window while it is the start of some phrase,
+	// keeping the longest that is one.
+	best, bestN := word{}, 0
 	var buf [128]byte
-	for end := last; end > i; end-- {
-		b := buf[:0]
-		for k := i; k < end; k++ {
-			b = append(b, toks[k].key...)
-		}
+	b := buf[:0]
+	for end := i + 1; end <= last; end++ {
+		b = append(b, toks[end-1].key...)
 		if w, ok := phrases[string(b)]; ok {
-			return w, end - i
+			best, bestN = w, end-i
 		}
-		if end > nameEnd {
-			continue
+		if !phrasePrefixes[string(b)] {
+			break
 		}
+	}
+	if bestN > 0 {
+		return best, bestN
+	}
+	for end := nameEnd; end > i; end-- {
 		words := p.text(i, end)
 		if id, note, ok := p.lex.matchModel(words); ok {
 			return word{kind: kindModel, val: id, note: note}, end - i

@@ -92,7 +92,10 @@ func lex(input string) ([]token, error) {
 				}
 				j += s2
 			}
-			raw := strings.TrimRight(input[i:j], ".:")
+			raw := input[i:j]
+			for len(raw) > 0 && (raw[len(raw)-1] == '.' || raw[len(raw)-1] == ':') {
+				raw = raw[:len(raw)-1] // the end of a sentence, not of a word
+			}
 			if raw != "" {
 				t := token{raw: raw, start: i, end: i + len(raw)}
 				from := len(keys)
@@ -122,10 +125,25 @@ func lex(input string) ([]token, error) {
 	return toks, nil
 }
 
+// asciiSeparators is isSeparator for ASCII, as a table: whitespace,
+// control bytes and chat punctuation.
+var asciiSeparators = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c == 0x7f
+	}
+	for _, c := range " ,;?!()[]{}\"'`=+&|~" {
+		t[c] = true
+	}
+	return t
+}()
+
 // isSeparator reports whether r separates words: space and the punctuation
 // of chat sentences. Hyphens, dots, underscores and slashes stay inside a
 // word ("llama-3.1-8b", "q4_k_m", "meta-llama/Llama-3.1-8B").
 func isSeparator(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiSeparators[r]
+	}
 	switch r {
 	case ',', ';', '?', '!', '(', ')', '[', ']', '{', '}', '"', '\'', '`', '=', '+', '&', '|', '~', '’', '‘', '“', '”', '…':
 		return true

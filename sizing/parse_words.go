@@ -55,6 +55,18 @@ const maxPhrase = 5
 // apart from the catalogs' model and GPU aliases.
 var phrases = buildPhrases()
 
+// phrasePrefixes holds every proper prefix of a phrase's key, so that a
+// window of words stops growing as soon as no phrase can start with it.
+var phrasePrefixes = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range phrases {
+		for n := 1; n < len(k); n++ {
+			m[k[:n]] = true
+		}
+	}
+	return m
+}()
+
 func buildPhrases() map[string]word {
 	m := map[string]word{}
 	add := func(w word, keys ...string) {
