@@ -206,9 +206,9 @@ func sheetRow(rec []string, cols sheetColumns, opt SheetOptions) (Offer, []strin
 	if !isSlug(o.Provider) {
 		problems = append(problems, fmt.Sprintf("provider %q must be a short lower-case name such as aws or onprem", field(0)))
 	}
-	gpu, ok := CanonicalGPU(field(1))
-	if !ok {
-		problems = append(problems, fmt.Sprintf("gpu %q is not a GPU id of the catalog (e.g. h100, a100-80, rtx-4090)", field(1)))
+	gpu, problem := lookupGPU(field(1))
+	if problem != "" {
+		problems = append(problems, "gpu: "+problem)
 	}
 	o.GPU = gpu
 	count, err := strconv.ParseFloat(field(2), 64)

@@ -59,13 +59,14 @@ func TestParseSheetRejects(t *testing.T) {
 		want []LineError // Problem holds a fragment the message must contain
 	}{
 		{"bad.csv", []LineError{
-			{3, `gpu "h1000" is not a GPU id`},
+			{3, `gpu: unknown GPU "h1000" (did you mean h100`},
 			{4, "gpu_count 0 must be above 0"},
 			{5, `pricing "ondemand" must be on_demand, spot or reserved`},
 			{6, "usd_per_hour -1 must be above 0"},
 			{7, "$0.01 per GPU-hour is outside $0.05-$100"},
 			{8, "the same offer as line 2"},
 			{9, "5 fields, the header has 7"},
+			{10, `gpu: "a100" is ambiguous`},
 		}},
 		{"header_order.csv", []LineError{{1, "the header must start with provider,gpu,gpu_count"}}},
 		{"no_header.csv", []LineError{{1, "the header must start with"}}},

@@ -1,6 +1,12 @@
 package pricing
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/fitbot/fitbot/sizing"
+)
 
 // gpuSpec is what one provider SKU rents: a canonical sizing GPU id and
 // how many of it (fractional for sliced GPUs).
@@ -107,19 +113,35 @@ var azureSKUs = map[string]gpuSpec{
 	"Standard_ND96isr_MI300X_v5": {"mi300x", 8},
 }
 
-// catalogIDs are the sizing catalog's GPU ids that prices are kept for.
-var catalogIDs = map[string]bool{
-	"h100": true, "h100-pcie": true, "h100-nvl": true, "h200": true, "b200": true,
-	"a100-80": true, "a100-80-pcie": true, "a100-40": true,
-	"l4": true, "l40s": true, "a10": true, "a10g": true, "t4": true,
-	"v100-16": true, "v100-32": true, "a40": true, "mi300x": true,
-	"rtx-4090": true, "rtx-3090": true, "rtx-5090": true, "rtx-a6000": true, "rtx-6000-ada": true,
+// catalogIDs is the set of the sizing catalog's GPU ids.
+var catalogIDs = sync.OnceValue(func() map[string]bool {
+	ids := make(map[string]bool)
+	for _, g := range sizing.GPUs() {
+		ids[g.ID] = true
+	}
+	return ids
+})
+
+// isCatalogID reports whether id is exactly a sizing catalog GPU id.
+func isCatalogID(id string) bool { return catalogIDs()[id] }
+
+// CanonicalGPU returns the sizing catalog id a GPU name stands for
+// ("H100 SXM", "rtx4090", "a100-80"), and whether it names exactly one
+// card. An ambiguous name ("a100": 40 or 80 GB?) is refused: a price must
+// not be filed under a guess.
+func CanonicalGPU(name string) (string, bool) {
+	id, problem := lookupGPU(name)
+	return id, problem == ""
 }
 
-// CanonicalGPU returns the sizing catalog id for a GPU id as a person
-// writes it in a price sheet (case and surrounding space ignored), and
-// whether the catalog knows it.
-func CanonicalGPU(id string) (string, bool) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	return id, catalogIDs[id]
+// lookupGPU is CanonicalGPU with the reason a name was refused.
+func lookupGPU(name string) (id, problem string) {
+	g, note, err := sizing.LookupGPU(name)
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case note != "" && strings.ToLower(strings.TrimSpace(name)) != g.ID:
+		return "", fmt.Sprintf("%q is ambiguous (%s); write the catalog id, e.g. %s", name, note, g.ID)
+	}
+	return g.ID, ""
 }

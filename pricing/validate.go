@@ -11,7 +11,7 @@ func checkOffer(o Offer) error {
 	switch {
 	case o.Provider == "":
 		return fmt.Errorf("no provider")
-	case !catalogIDs[o.GPU]:
+	case !isCatalogID(o.GPU):
 		return fmt.Errorf("%q is not a catalog GPU id", o.GPU)
 	case !(o.GPUCount > 0) || math.IsInf(o.GPUCount, 0):
 		return fmt.Errorf("%s: GPU count %g", o.GPU, o.GPUCount)
