@@ -148,6 +148,9 @@ type parser struct {
 	fix func(*Query) // turns the partial query into the corrected example for the hint
 }
 
+// parseWith is Parse with the catalogs behind lx: one pass over the
+// tokens, each step taking the longest reading that starts at a token,
+// then the decisions that need the whole question (finish).
 func parseWith(input string, lx lexicon) (Parsed, error) {
 	toks, err := lex(input)
 	if err != nil {
@@ -185,15 +188,17 @@ func (p *parser) fail(problem string, fix func(*Query)) {
 	}
 }
 
-// words is the text of tokens [from, to) as written.
+// text is tokens [from, to) as the asker wrote them.
 func (p *parser) text(from, to int) string { return span(p.in, p.toks, from, to) }
 
+// ignore reports tokens [from, to) as unused.
 func (p *parser) ignore(from, to int) {
 	for k := from; k < to; k++ {
 		p.ignored = append(p.ignored, p.toks[k].raw)
 	}
 }
 
+// note records an assumption once.
 func (p *parser) note(s string) {
 	for _, n := range p.notes {
 		if n == s {
