@@ -1,0 +1,270 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Question kinds: where a question came from.
+const (
+	KindSlash   = "slash"   // a /fit slash command, over either transport
+	KindMention = "mention" // an @fitbot mention in a channel
+	KindDM      = "dm"      // a direct message to fitbot
+)
+
+// Question outcomes, as the metrics and the question log name them.
+const (
+	OutcomeAnswered      = "answered"       // an estimate, fits or not
+	OutcomeNotUnderstood = "not_understood" // the asker's input could not be used
+	OutcomeInterpreting  = "interpreting"   // acknowledged; the language model answers later
+	OutcomeRefused       = "refused"        // workspace or channel not allowed
+	OutcomeRateLimited   = "rate_limited"   // the asker went over the per-user limit
+	OutcomeError         = "error"          // fitbot's own failure; the asker got an apology
+	OutcomeOther         = "other"          // help, listings, plans, prices
+)
+
+// Metrics are fitbot's Prometheus collectors on a registry of their own
+// (the Go runtime and process collectors included), served by Handler.
+// Every method is safe on a nil *Metrics and then does nothing, so code
+// that records is the same whether metrics are on or not.
+type Metrics struct {
+	reg             *prometheus.Registry
+	questions       *prometheus.CounterVec
+	latency         *prometheus.HistogramVec
+	llmCalls        *prometheus.CounterVec
+	llmFailures     *prometheus.CounterVec
+	refreshRuns     *prometheus.CounterVec
+	priceAge        *prometheus.GaugeVec
+	digests         *prometheus.CounterVec
+	slackErrors     *prometheus.CounterVec
+	slackRateLimits *prometheus.CounterVec
+	events          *prometheus.CounterVec
+	socketConnected prometheus.Gauge
+}
+
+// NewMetrics returns the collectors, registered on a new registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		questions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_questions_total",
+			Help: "Questions and commands answered, by kind (slash, mention, dm) and outcome.",
+		}, []string{"kind", "outcome"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "fitbot_answer_seconds",
+			Help:    "Time from a question's arrival to its reply (the acknowledgement for slash commands), by kind.",
+			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30},
+		}, []string{"kind"}),
+		llmCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_llm_calls_total",
+			Help: "Language-model interpretations asked for, by outcome (ok, not_understood, failed).",
+		}, []string{"outcome"}),
+		llmFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_llm_failures_total",
+			Help: "Language-model calls that gave no usable answer, by reason (not_understood, unavailable, timeout, error).",
+		}, []string{"reason"}),
+		refreshRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_price_refresh_runs_total",
+			Help: "Price refreshes, by provider and status (ok, failed, rejected).",
+		}, []string{"provider", "status"}),
+		priceAge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "fitbot_price_age_seconds",
+			Help: "Age of each provider's current prices (its latest good refresh).",
+		}, []string{"provider"}),
+		digests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_digests_posted_total",
+			Help: "Weekly price digests, by outcome (posted, skipped, failed).",
+		}, []string{"outcome"}),
+		slackErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_slack_api_errors_total",
+			Help: "Slack Web API calls that failed, by method and kind (rate_limited, server, client, network).",
+		}, []string{"method", "kind"}),
+		slackRateLimits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_slack_rate_limited_total",
+			Help: "429 answers from the Slack Web API, by method.",
+		}, []string{"method"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_slack_events_total",
+			Help: "Slack events received, by outcome (taken, duplicate, ignored).",
+		}, []string{"outcome"}),
+		socketConnected: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "fitbot_slack_socket_connected",
+			Help: "1 while the Socket Mode connection is up.",
+		}),
+	}
+	m.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.priceAge,
+		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected,
+	)
+	return m
+}
+
+// Registry is the registry the collectors are on, for tests and for
+// adding collectors of other packages.
+func (m *Metrics) Registry() *prometheus.Registry {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
+
+// Handler serves the metrics in the Prometheus text format. A nil
+// *Metrics serves 404.
+func (m *Metrics) Handler() http.Handler {
+	if m == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Question records one question's kind, outcome and latency.
+func (m *Metrics) Question(kind, outcome string, latency time.Duration) {
+	if m == nil {
+		return
+	}
+	m.questions.WithLabelValues(kind, outcome).Inc()
+	m.latency.WithLabelValues(kind).Observe(latency.Seconds())
+}
+
+// LLMCall records one language-model call; err nil is a success.
+func (m *Metrics) LLMCall(err error) {
+	if m == nil {
+		return
+	}
+	if err == nil {
+		m.llmCalls.WithLabelValues("ok").Inc()
+		return
+	}
+	reason := llmFailureReason(err)
+	outcome := "failed"
+	if reason == "not_understood" {
+		outcome = reason
+	}
+	m.llmCalls.WithLabelValues(outcome).Inc()
+	m.llmFailures.WithLabelValues(reason).Inc()
+}
+
+// RefreshRun records one provider refresh and its status (ok, failed,
+// rejected: pricing.RunStatus).
+func (m *Metrics) RefreshRun(provider, status string) {
+	if m == nil {
+		return
+	}
+	m.refreshRuns.WithLabelValues(provider, status).Inc()
+}
+
+// PriceAge sets how old provider's current prices are.
+func (m *Metrics) PriceAge(provider string, age time.Duration) {
+	if m == nil {
+		return
+	}
+	m.priceAge.WithLabelValues(provider).Set(age.Seconds())
+}
+
+// DigestPosted records one weekly digest and its outcome (posted,
+// skipped, failed).
+func (m *Metrics) DigestPosted(outcome string) {
+	if m == nil {
+		return
+	}
+	m.digests.WithLabelValues(outcome).Inc()
+}
+
+// SlackAPIError records a failed Web API call; kind is rate_limited,
+// server, client or network.
+func (m *Metrics) SlackAPIError(method, kind string) {
+	if m == nil {
+		return
+	}
+	m.slackErrors.WithLabelValues(method, kind).Inc()
+	if kind == "rate_limited" {
+		m.slackRateLimits.WithLabelValues(method).Inc()
+	}
+}
+
+// Event records one Slack event delivery: taken, duplicate or ignored.
+func (m *Metrics) Event(outcome string) {
+	if m == nil {
+		return
+	}
+	m.events.WithLabelValues(outcome).Inc()
+}
+
+// SocketConnected sets whether the Socket Mode connection is up.
+func (m *Metrics) SocketConnected(up bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.socketConnected.Set(v)
+}
+
+// llmFailureReason names why a language-model call gave no answer.
+func llmFailureReason(err error) string {
+	var in *sizing.InputError
+	switch {
+	case errors.Is(err, llm.ErrNotUnderstood), errors.As(err, &in):
+		return "not_understood"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, llm.ErrUnavailable):
+		return "unavailable"
+	}
+	return "error"
+}
+
+// MeteredInterpreter wraps an Interpreter so that every call is counted
+// in m. It returns nil for a nil Interpreter, which keeps the fallback off.
+func MeteredInterpreter(in Interpreter, m *Metrics) Interpreter {
+	if in == nil {
+		return nil
+	}
+	return meteredInterpreter{in: in, m: m}
+}
+
+type meteredInterpreter struct {
+	in Interpreter
+	m  *Metrics
+}
+
+func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (sizing.Parsed, error) {
+	p, err := mi.in.Interpret(ctx, question)
+	mi.m.LLMCall(err)
+	return p, err
+}
+
+// outcomeOf classifies a reply by its shape: an answer carries the
+// answer's buttons or its verdict header; the other replies are told apart
+// by the constructors' words (metrics_test.go builds each with the real
+// constructor, so a change of words fails there).
+func outcomeOf(msg Message) string {
+	switch {
+	case isAnswer(msg):
+		return OutcomeAnswered
+	case strings.HasPrefix(msg.Text, "I couldn't use that"):
+		return OutcomeNotUnderstood
+	case strings.HasPrefix(msg.Text, "Interpreting"):
+		return OutcomeInterpreting
+	case strings.HasPrefix(msg.Text, "fitbot is not enabled here"):
+		return OutcomeRefused
+	case strings.HasPrefix(msg.Text, "You're asking faster"):
+		return OutcomeRateLimited
+	case msg.Text == apology().Text:
+		return OutcomeError
+	}
+	return OutcomeOther
+}

@@ -1,0 +1,161 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+)
+
+// NewSlackClient returns a Web API client for the bot token, with the app
+// token for Socket Mode when appToken is set. apiURL replaces
+// https://slack.com/api/ when set (SLACK_API_URL; tests, proxies); the
+// trailing slash slack-go needs is added when missing.
+func NewSlackClient(botToken, appToken, apiURL string, hc *http.Client) *slack.Client {
+	opts := []slack.Option{slack.OptionHTTPClient(hc)}
+	if apiURL != "" {
+		if !strings.HasSuffix(apiURL, "/") {
+			apiURL += "/"
+		}
+		opts = append(opts, slack.OptionAPIURL(apiURL))
+	}
+	if appToken != "" {
+		opts = append(opts, slack.OptionAppLevelToken(appToken))
+	}
+	return slack.New(botToken, opts...)
+}
+
+// MessagePoster is the Web API call the poster makes; *slack.Client is one.
+type MessagePoster interface {
+	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
+}
+
+// WebAPI posts messages through Slack's Web API (chat.postMessage) and
+// rides out Slack's bad moments: a 429 waits the Retry-After Slack sent
+// and tries again; a 5xx or a network error backs off (1 s, 2 s, 4 s) and
+// tries again; anything else (channel_not_found, not_in_channel,
+// invalid_blocks) fails at once, since asking again cannot help. It gives
+// up after MaxRetries retries, or when a wait would outlast the context
+// or MaxWait.
+type WebAPI struct {
+	api     MessagePoster
+	metrics *Metrics
+	log     *slog.Logger
+	retries int
+	backoff time.Duration
+	maxWait time.Duration
+	sleep   func(ctx context.Context, d time.Duration) error
+}
+
+// WebAPIConfig configures a WebAPI. API is required.
+type WebAPIConfig struct {
+	API        MessagePoster
+	Metrics    *Metrics      // nil: not counted
+	Logger     *slog.Logger  // nil: slog.Default()
+	MaxRetries int           // retries after the first try; 0 means 3
+	Backoff    time.Duration // first wait after a 5xx; 0 means 1 s
+	MaxWait    time.Duration // the longest single wait fitbot accepts; 0 means 30 s
+}
+
+// NewWebAPI returns a poster, or an error when the API is missing.
+func NewWebAPI(cfg WebAPIConfig) (*WebAPI, error) {
+	if cfg.API == nil {
+		return nil, errors.New("bot: WebAPIConfig.API is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	w := &WebAPI{api: cfg.API, metrics: cfg.Metrics, log: cfg.Logger, retries: cfg.MaxRetries, backoff: cfg.Backoff, maxWait: cfg.MaxWait, sleep: sleepCtx}
+	if w.retries <= 0 {
+		w.retries = 3
+	}
+	if w.backoff <= 0 {
+		w.backoff = time.Second
+	}
+	if w.maxWait <= 0 {
+		w.maxWait = 30 * time.Second
+	}
+	return w, nil
+}
+
+// Post posts msg to channel, in the thread threadTS when it is set, and
+// returns the new message's timestamp.
+func (w *WebAPI) Post(ctx context.Context, channel, threadTS string, msg Message) (string, error) {
+	opts := []slack.MsgOption{slack.MsgOptionText(msg.Text, false), slack.MsgOptionDisableLinkUnfurl()}
+	if len(msg.Blocks) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(msg.Blocks...))
+	}
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	const method = "chat.postMessage"
+	var err error
+	for attempt := 0; ; attempt++ {
+		var ts string
+		_, ts, err = w.api.PostMessageContext(ctx, channel, opts...)
+		if err == nil {
+			return ts, nil
+		}
+		kind, wait := classifySlackError(err, w.backoff<<attempt)
+		w.metrics.SlackAPIError(method, kind)
+		if wait < 0 || attempt >= w.retries {
+			break
+		}
+		if wait > w.maxWait || !fitsDeadline(ctx, wait) {
+			w.log.Warn("bot: slack asks to wait longer than fitbot can", "method", method, "kind", kind, "wait", wait)
+			break
+		}
+		w.log.Info("bot: slack call failed, retrying", "method", method, "kind", kind, "attempt", attempt+1, "wait", wait, "err", err)
+		if serr := w.sleep(ctx, wait); serr != nil {
+			err = errors.Join(err, serr)
+			break
+		}
+	}
+	return "", fmt.Errorf("%s to %s: %w", method, channel, err)
+}
+
+// classifySlackError names the kind of a failed call and how long to
+// wait before trying again; a negative wait means not to try again.
+// backoff is the wait for a server or network failure at this attempt.
+func classifySlackError(err error, backoff time.Duration) (kind string, wait time.Duration) {
+	var rl *slack.RateLimitedError
+	var sc slack.StatusCodeError
+	var ne net.Error
+	switch {
+	case errors.As(err, &rl):
+		return "rate_limited", max(rl.RetryAfter, 0)
+	case errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests:
+		return "rate_limited", time.Second // a 429 without Retry-After
+	case errors.As(err, &sc) && sc.Code >= 500:
+		return "server", backoff
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "network", -1
+	case errors.As(err, &ne):
+		return "network", backoff
+	}
+	return "client", -1
+}
+
+// fitsDeadline reports whether waiting d leaves ctx's deadline ahead.
+func fitsDeadline(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) > d
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
