@@ -24,11 +24,11 @@ var countSteps = [...]int{1, 2, 4, 8}
 // nodeSteps are the machine counts tried once one machine is not enough.
 var nodeSteps = [...]int{2, 4, 8, 16, 32}
 
-// change is a set of departures from the question, as bits.
-type change uint16
+// altChange is a set of departures from the question, as bits.
+type altChange uint16
 
 const (
-	chCheckpointing change = 1 << iota
+	chCheckpointing altChange = 1 << iota
 	chOptimizer8bit
 	chLoRA
 	chQLoRA
@@ -47,7 +47,7 @@ var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1}
 
 // cost is how big a set of changes is: the search prefers the smallest
 // that fits.
-func (c change) cost(askedGPUs, gpus int) int {
+func (c altChange) cost(askedGPUs, gpus int) int {
 	n := 0
 	for i, w := range changeWeights {
 		if c&(1<<i) != 0 {
@@ -62,10 +62,10 @@ func (c change) cost(askedGPUs, gpus int) int {
 	return n
 }
 
-// candidate is one configuration the search evaluated.
-type candidate struct {
+// altCandidate is one configuration the search evaluated.
+type altCandidate struct {
 	req     Request
-	changes change
+	changes altChange
 	total   int64
 	perHour float64 // all GPUs; 0 when unknown
 	priced  bool
@@ -81,7 +81,7 @@ type candidate struct {
 func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	fits := asked.TotalBytes <= rs.gpu.MemoryBytes
 	askedCost, askedPriced := e.configPrice(rs.req.GPU, rs.req.GPUs)
-	var out []candidate
+	var out []altCandidate
 	if !fits {
 		out = e.sameCard(rs)
 	} else if rs.req.GPUs > 1 {
@@ -92,7 +92,7 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		if len(out) >= maxAlternatives {
 			break
 		}
-		c := o.candidate(rs)
+		c := o.altCandidate(rs)
 		if c.req.GPU == rs.req.GPU {
 			continue // the card the answer is for (no card named)
 		}
@@ -129,17 +129,17 @@ func (e *Estimator) configPrice(gpu string, n int) (float64, bool) {
 	return p.USDPerGPUHour * float64(n), true
 }
 
-func (e *Estimator) newCandidate(r Request, g *GPU, ch change, total int64) candidate {
-	c := candidate{req: r, changes: ch, total: total, vram: int64(r.GPUs) * g.MemoryBytes, gpu: g}
+func (e *Estimator) newCandidate(r Request, g *GPU, ch altChange, total int64) altCandidate {
+	c := altCandidate{req: r, changes: ch, total: total, vram: int64(r.GPUs) * g.MemoryBytes, gpu: g}
 	c.perHour, c.priced = e.configPrice(g.ID, r.GPUs)
 	return c
 }
 
-// option is one configuration the same-card search evaluated, kept
+// sameCardOption is one configuration the same-card search evaluated, kept
 // compact (no Request) so that hundreds of them cost nothing; apply
 // rebuilds its Request.
-type option struct {
-	changes change
+type sameCardOption struct {
+	changes altChange
 	gpus    int
 	format  int // index into the inference weight formats
 	cost    int
@@ -157,10 +157,10 @@ type weightFormat struct {
 // formats and more cards for inference. It keeps the fitting ones with
 // the smallest changes, none a superset of the changes of one already
 // kept.
-func (e *Estimator) sameCard(rs *resolved) []candidate {
+func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 	base := rs.req
 	g := &rs.gpu
-	var buf [512]option
+	var buf [512]sameCardOption
 	found := buf[:0]
 	var countBuf [16]int
 	counts := largerCounts(countBuf[:0], base.GPUs, g)
@@ -169,18 +169,18 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 	// consider evaluates one configuration and reports whether it fits;
 	// the callers stop adding cards at the first count that fits, since
 	// the same changes on more cards are only a bigger change.
-	consider := func(ch change, n, f int) bool {
+	consider := func(ch altChange, n, f int) bool {
 		if len(found) == cap(found) {
 			return true
 		}
-		r := apply(base, ch, n, formats, f, g)
+		r := applyChanges(base, ch, n, formats, f, g)
 		total := rs.memory(&r).TotalBytes
 		if total > g.MemoryBytes {
 			return false
 		}
 		if ch != 0 {
 			// Later formats are further from the question: FP8, then int8, then 4-bit.
-			found = append(found, option{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs) + max(f-1, 0)})
+			found = append(found, sameCardOption{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs) + max(f-1, 0)})
 		}
 		return true
 	}
@@ -191,7 +191,7 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 					continue
 				}
 				for _, n := range counts {
-					var ch change
+					var ch altChange
 					if f > 0 {
 						ch |= chQuant
 					}
@@ -242,15 +242,15 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 			}
 		}
 	}
-	var kept []candidate
-	var keptOpts [maxSameCard]option
+	var kept []altCandidate
+	var keptOpts [maxSameCard]sameCardOption
 	for len(kept) < maxSameCard {
 		best := -1
 		for i := range found {
 			if dominated(&found[i], keptOpts[:len(kept)]) {
 				continue
 			}
-			if best < 0 || better(&found[i], &found[best]) {
+			if best < 0 || betterOption(&found[i], &found[best]) {
 				best = i
 			}
 		}
@@ -258,18 +258,18 @@ func (e *Estimator) sameCard(rs *resolved) []candidate {
 			break
 		}
 		o := found[best]
-		r := apply(base, o.changes, o.gpus, formats, o.format, g)
+		r := applyChanges(base, o.changes, o.gpus, formats, o.format, g)
 		c := e.newCandidate(r, g, o.changes, o.total)
-		c.why = describe(rs, c)
+		c.why = describeChange(rs, c)
 		keptOpts[len(kept)] = o
 		kept = append(kept, c)
 	}
 	return kept
 }
 
-// better orders same-card options: smaller change, then fewer GPUs, then
+// betterOption orders same-card options: smaller change, then fewer GPUs, then
 // less memory, then the change bits (for determinism).
-func better(a, b *option) bool {
+func betterOption(a, b *sameCardOption) bool {
 	switch {
 	case a.cost != b.cost:
 		return a.cost < b.cost
@@ -284,7 +284,7 @@ func better(a, b *option) bool {
 // dominated reports whether o makes every change of one already kept,
 // on at least as many GPUs: "LoRA + checkpointing" adds nothing to a list
 // that has "LoRA", but "4-bit on 2 cards" does to one that has "8 cards".
-func dominated(o *option, kept []option) bool {
+func dominated(o *sameCardOption, kept []sameCardOption) bool {
 	for _, k := range kept {
 		if o.changes&k.changes == k.changes && o.gpus >= k.gpus {
 			return true
@@ -293,8 +293,8 @@ func dominated(o *option, kept []option) bool {
 	return false
 }
 
-// apply builds the Request of a set of changes on the asked one.
-func apply(base Request, ch change, n int, formats []weightFormat, f int, g *GPU) Request {
+// applyChanges builds the Request of a set of changes on the asked one.
+func applyChanges(base Request, ch altChange, n int, formats []weightFormat, f int, g *GPU) Request {
 	r := base
 	switch {
 	case ch&chQLoRA != 0:
@@ -326,7 +326,7 @@ func apply(base Request, ch change, n int, formats []weightFormat, f int, g *GPU
 
 // fewerCards offers the smallest number of the asked card that still
 // fits, when the question asked for more.
-func (e *Estimator) fewerCards(rs *resolved) []candidate {
+func (e *Estimator) fewerCards(rs *resolved) []altCandidate {
 	g := &rs.gpu
 	for _, n := range countSteps {
 		if n >= rs.req.GPUs {
@@ -339,8 +339,8 @@ func (e *Estimator) fewerCards(rs *resolved) []candidate {
 		}
 		if m := rs.memory(&r); m.TotalBytes <= g.MemoryBytes {
 			c := e.newCandidate(r, g, chFewerGPUs, m.TotalBytes)
-			c.why = describe(rs, c)
-			return []candidate{c}
+			c.why = describeChange(rs, c)
+			return []altCandidate{c}
 		}
 	}
 	return nil
@@ -366,7 +366,7 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 	cat := loadCatalog()
 	for i := range cat.gpus {
 		g := &cat.gpus[i]
-		if !usable(rs.req, g) {
+		if !gpuCanRun(rs.req, g) {
 			continue
 		}
 		var countBuf [16]int
@@ -414,20 +414,20 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 	return dst
 }
 
-// candidate turns a fitOption into the configuration it stands for.
-func (o fitOption) candidate(rs *resolved) candidate {
+// altCandidate turns a fitOption into the configuration it stands for.
+func (o fitOption) altCandidate(rs *resolved) altCandidate {
 	g := &loadCatalog().gpus[o.gpu]
 	r := rs.req
 	r.GPU = g.ID
 	setCount(&r, o.gpus, g)
 	r.ZeROStage = o.stage
-	return candidate{req: r, total: o.total, perHour: o.perHour, priced: o.priced, vram: o.vram, gpu: g}
+	return altCandidate{req: r, total: o.total, perHour: o.perHour, priced: o.priced, vram: o.vram, gpu: g}
 }
 
-// usable reports whether a card can run the request at all: training
+// gpuCanRun reports whether a card can run the request at all: training
 // needs a training card, and BF16 when the request is in BF16; FP8
 // training needs FP8.
-func usable(r Request, g *GPU) bool {
+func gpuCanRun(r Request, g *GPU) bool {
 	if r.Method == MethodInference {
 		return true
 	}
@@ -480,7 +480,7 @@ func largerCounts(out []int, n int, g *GPU) []int {
 
 // setCount sets the GPU count (and machines) of r, with ZeRO-3 for a
 // training run on more cards than asked, and reports the change.
-func setCount(r *Request, n int, g *GPU) change {
+func setCount(r *Request, n int, g *GPU) altChange {
 	if n == r.GPUs {
 		return 0
 	}
@@ -506,7 +506,7 @@ func trainingMethods(m Method) []Method {
 
 // methodChange is the change from one method to another. QLoRA from
 // full fine-tuning counts as both steps (adapters, then a 4-bit base).
-func methodChange(from, to Method) change {
+func methodChange(from, to Method) altChange {
 	switch {
 	case from == to:
 		return 0
@@ -536,8 +536,8 @@ func inferenceFormats(dst []weightFormat, r Request, g *GPU) []weightFormat {
 	return append(dst, weightFormat{QuantINT8, r.Precision}, weightFormat{QuantAWQ, r.Precision})
 }
 
-// describe says in one line what a same-card alternative changes.
-func describe(rs *resolved, c candidate) string {
+// describeChange says in one line what a same-card alternative changes.
+func describeChange(rs *resolved, c altCandidate) string {
 	var parts []string
 	r := c.req
 	switch {
@@ -589,7 +589,7 @@ func describe(rs *resolved, c candidate) string {
 }
 
 // describeCheapest says why a configuration on another card is listed.
-func describeCheapest(g *GPU, c candidate) string {
+func describeCheapest(g *GPU, c altCandidate) string {
 	s := fmt.Sprintf("as asked on %d× %s", c.req.GPUs, g.Name)
 	if c.req.Method != MethodInference && c.req.GPUs > 1 {
 		s += fmt.Sprintf(" with ZeRO-%d", c.req.ZeROStage)
@@ -606,7 +606,7 @@ func gibString(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<3
 func (e *Estimator) pickGPU(rs *resolved) {
 	var buf [64]fitOption
 	if found := e.cheapest(buf[:0], rs); len(found) > 0 {
-		c := found[0].candidate(rs)
+		c := found[0].altCandidate(rs)
 		g, _, _ := LookupGPU(c.req.GPU)
 		rs.setGPU(g)
 		rs.gpuNamed = false // chosen, not asked: the others that fit are alternatives

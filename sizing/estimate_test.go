@@ -100,7 +100,7 @@ func randomRequest(rng *rand.Rand, models []Model) (Request, *shape) {
 	return r, &s
 }
 
-func sum(m Memory) int64 {
+func termSum(m Memory) int64 {
 	return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
 }
 
@@ -112,8 +112,8 @@ func checkMemoryProperties(t *testing.T, r Request, s *shape) {
 	t.Helper()
 	f := Footprint{s: *s}
 	m := f.Memory(&r)
-	if m.TotalBytes != sum(m) {
-		t.Fatalf("%+v: total %d != sum of terms %d", r, m.TotalBytes, sum(m))
+	if m.TotalBytes != termSum(m) {
+		t.Fatalf("%+v: total %d != sum of terms %d", r, m.TotalBytes, termSum(m))
 	}
 	more := r
 	more.GPUs *= 2
@@ -193,7 +193,7 @@ func TestInferenceAlternatives(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("70B on a 4090: alternatives %+v, want a 4-bit option on 2 cards", a.Alternatives)
+		t.Errorf("70B on a 4090: alternatives %+v, want a 4-bit sameCardOption on 2 cards", a.Alternatives)
 	}
 }
 
@@ -227,8 +227,8 @@ func FuzzAnswer(f *testing.F) {
 			}
 			return
 		}
-		if a.PerGPU.TotalBytes != sum(a.PerGPU) {
-			t.Fatalf("%+v: total %d != sum %d", q, a.PerGPU.TotalBytes, sum(a.PerGPU))
+		if a.PerGPU.TotalBytes != termSum(a.PerGPU) {
+			t.Fatalf("%+v: total %d != sum %d", q, a.PerGPU.TotalBytes, termSum(a.PerGPU))
 		}
 	})
 }

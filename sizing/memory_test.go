@@ -186,7 +186,7 @@ func TestThreeBOn3090(t *testing.T) {
 		t.Errorf("binding term = %q, want optimizer", a.BindingTerm)
 	}
 	if len(a.Alternatives) == 0 || a.Alternatives[0].GPU != "rtx-3090" || a.Alternatives[0].GPUs != 1 {
-		t.Fatalf("first alternative = %+v, want a change on the same single card", a.Alternatives)
+		t.Fatalf("first alternative = %+v, want a altChange on the same single card", a.Alternatives)
 	}
 	for _, alt := range a.Alternatives {
 		if !alt.Fits || alt.TotalBytes > gpuOf(t, alt.GPU).MemoryBytes {

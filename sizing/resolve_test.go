@@ -21,13 +21,13 @@ func TestResolveRejects(t *testing.T) {
 		{"unknown gpu", Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "rtx-4099"}, "did you mean"},
 		{"rank with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, LoRARank: 8, GPU: "h100"}, "LoRA rank"},
 		{"optimizer with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, Optimizer: OptimizerAdamW, GPU: "h100"}, "no optimizer"},
-		{"zero with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, ZeROStage: stage(3), GPU: "h100"}, "ZeRO"},
+		{"zero with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, ZeROStage: stagePtr(3), GPU: "h100"}, "ZeRO"},
 		{"qlora on gguf", Query{Model: "llama-3.1-8b", Method: MethodQLoRA, Quant: QuantQ4_KM, GPU: "h100"}, "not a QLoRA base"},
 		{"full on int4", Query{Model: "llama-3.1-8b", Method: MethodFull, Quant: QuantAWQ, GPU: "h100"}, "cannot be trained"},
 		{"too long", Query{Model: "llama-2-7b", Method: MethodLoRA, SeqLen: 8192, GPU: "h100"}, "longer than"},
 		{"training on a mac", Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "m3-max-128"}, "inference only"},
-		{"zero stage 5", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stage(5), GPU: "h100"}, "0 to 3"},
-		{"offload at stage 0", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stage(0), Offload: OffloadCPU, GPU: "h100"}, "stage of 1 to 3"},
+		{"zero stage 5", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stagePtr(5), GPU: "h100"}, "0 to 3"},
+		{"offload at stage 0", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stagePtr(0), Offload: OffloadCPU, GPU: "h100"}, "stage of 1 to 3"},
 		{"uneven nodes", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 9, Nodes: 2, GPU: "h100"}, "evenly"},
 		{"too many per node", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 16, Nodes: 1, GPU: "h100"}, "at most 8"},
 		{"fp8 training on A100", Query{Model: "llama-3.1-8b", Method: MethodFull, Precision: PrecisionFP8, GPU: "a100-80"}, "FP8"},
@@ -84,7 +84,7 @@ func TestResolveZeRO(t *testing.T) {
 	if r.ZeROStage != 1 || !anyContains(as, "lowest stage that fits") {
 		t.Errorf("8B full on 8 H100 = stage %d (%q), want stage 1, the lowest that fits 80 GB", r.ZeROStage, as)
 	}
-	a, err := (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "h100", ZeROStage: stage(2)})
+	a, err := (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "h100", ZeROStage: stagePtr(2)})
 	if err != nil {
 		t.Fatal(err)
 	}

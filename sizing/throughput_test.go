@@ -79,8 +79,8 @@ func TestCostAndHours(t *testing.T) {
 // and multi-GPU") and the answer must say so.
 func TestCommunicationWarning(t *testing.T) {
 	for _, q := range []Query{
-		{Params: 7e9, Method: MethodFull, GPU: "rtx-4090", GPUs: 4, ZeROStage: stage(3), SeqLen: 512},
-		{Model: "llama-3.1-70b", Method: MethodFull, GPU: "h100", GPUs: 16, ZeROStage: stage(3)},
+		{Params: 7e9, Method: MethodFull, GPU: "rtx-4090", GPUs: 4, ZeROStage: stagePtr(3), SeqLen: 512},
+		{Model: "llama-3.1-70b", Method: MethodFull, GPU: "h100", GPUs: 16, ZeROStage: stagePtr(3)},
 	} {
 		a, err := (&Estimator{}).Answer(q)
 		if err != nil {
@@ -90,7 +90,7 @@ func TestCommunicationWarning(t *testing.T) {
 			t.Errorf("%+v: warnings %q, want a communication-bound warning", q, a.Warnings)
 		}
 	}
-	a, _ := (&Estimator{}).Answer(Query{Params: 7e9, Method: MethodFull, GPU: "h100", GPUs: 8, ZeROStage: stage(3)})
+	a, _ := (&Estimator{}).Answer(Query{Params: 7e9, Method: MethodFull, GPU: "h100", GPUs: 8, ZeROStage: stagePtr(3)})
 	if anyHasPrefix(a.Warnings, "communication-bound") {
 		t.Errorf("ZeRO-3 on NVLink H100s warned: %q", a.Warnings)
 	}
@@ -121,7 +121,7 @@ func TestDecodeFromBandwidth(t *testing.T) {
 	}
 }
 
-func stage(v int) *int { return &v }
+func stagePtr(v int) *int { return &v }
 
 func anyHasPrefix(list []string, prefix string) bool {
 	for _, s := range list {
