@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -247,6 +246,3 @@ func (a *app) writeJSON(v any) int {
 	}
 	return exitOK
 }
-
-// defaultPrices is where `plans show` prices today's answer.
-func defaultPrices() sizing.PriceSource { return pricing.DefaultSheet() }

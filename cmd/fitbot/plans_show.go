@@ -57,7 +57,11 @@ func (a *app) planShow(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(exitFailure, err.Error(), "")
 	}
-	r := reanswerPlan(p, defaultPrices())
+	prices, err := db.PriceSource(ctx)
+	if err != nil {
+		return a.fail(exitFailure, err.Error(), "")
+	}
+	r := reanswerPlan(p, prices)
 	if f.json {
 		return a.writeJSON(r)
 	}
@@ -66,7 +70,8 @@ func (a *app) planShow(ctx context.Context, args []string) int {
 }
 
 // reanswerPlan answers a plan's canonical question again with today's
-// catalog and prices and lists what changed.
+// catalog and prices (the store's current offers, the default sheet for
+// GPUs it has none for) and lists what changed.
 func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
 	r := replan{Plan: toOutput(p), Changes: []string{}}
 	if strings.HasPrefix(p.ModelKey, "config:") {

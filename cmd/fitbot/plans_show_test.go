@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -96,14 +98,15 @@ func TestReanswerPlan(t *testing.T) {
 	})
 }
 
-// TestPlansShow runs `plans show` against the default price sheet: a plan
+// TestPlansShow runs `plans show` on a store with no prices of its own,
+// so today's are the default sheet's: a plan
 // saved at an old price shows then and now, a plan saved today shows
 // nothing changed.
 func TestPlansShow(t *testing.T) {
 	path := useDB(t)
-	old := planToday(t, "can we lora mistral 7b on a 4090?", defaultPrices())
+	old := planToday(t, "can we lora mistral 7b on a 4090?", pricing.DefaultSheet())
 	old.ID, old.USDPerHour = 0, ptr(9.99)
-	current := planToday(t, "llama 3.1 8b qlora l4", defaultPrices())
+	current := planToday(t, "llama 3.1 8b qlora l4", pricing.DefaultSheet())
 	current.ID, current.CreatedAt = 0, time.Time{}
 	seedPlans(t, path, old, current)
 
@@ -111,7 +114,7 @@ func TestPlansShow(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	now := planToday(t, old.Question, defaultPrices())
+	now := planToday(t, old.Question, pricing.DefaultSheet())
 	if now.USDPerHour == nil {
 		t.Fatal("the default sheet has no rtx-4090 price; the test needs one")
 	}
@@ -147,5 +150,36 @@ func TestPlansShow(t *testing.T) {
 	}
 	if r.Plan.ID != 1 || r.Plan.USDPerHour != 9.99 || r.Now == nil || r.Now.Request.GPU != "rtx-4090" || len(r.Changes) == 0 {
 		t.Errorf("plans show --json 1 = %+v", r)
+	}
+}
+
+// TestPlansShowUsesStoredPrices: a price the store holds (a refresh or an
+// import) beats the default sheet in today's answer.
+func TestPlansShowUsesStoredPrices(t *testing.T) {
+	path := useDB(t)
+	p := planToday(t, "mistral 7b lora 4090", pricing.DefaultSheet())
+	p.ID = 0
+	seedPlans(t, path, p)
+
+	observed := day(29, 6, 0)
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SaveRun(context.Background(),
+		pricing.Run{Provider: "negotiated", Started: observed, Finished: observed, AsOf: observed, Status: pricing.RunOK, Rows: 1},
+		[]pricing.Offer{{Provider: "negotiated", InstanceType: "4090-box", GPU: "rtx-4090", GPUCount: 1,
+			Market: pricing.MarketOnDemand, Region: "eu", USDPerHour: 0.11, USDPerGPUHour: 0.11, Source: "contract", ObservedAt: observed, Samples: 1}})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runCmd(t, "plans", "show", "1")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "$0.11/h (negotiated, 2026-11-29)") {
+		t.Errorf("today's price is not the stored one:\n%s", out)
 	}
 }
