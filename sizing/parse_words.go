@@ -106,7 +106,7 @@ func buildPhrases() map[string]word {
 		"inferenceonly", "forwardpass")
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
-		"continuedpretraining", "instructiontune", "instructiontuning")
+		"continuedpretraining", "instructiontune", "instructiontuning", "dpo", "orpo", "kto", "ppo", "grpo", "rlhf")
 	add(word{kind: kindServeVerb}, "vllm", "tgi", "sglang", "tensorrtllm", "trtllm", "exllama", "exllamav2", "mlx")
 	add(word{kind: kindServeVerb}, "run", "runs", "running", "serve", "serves", "served", "deploy", "deploying",
 		"deployed", "chat", "chatting", "generate", "generation", "host", "hosting", "hosted", "load", "loading")
