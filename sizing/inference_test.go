@@ -108,3 +108,20 @@ func TestInferenceSplit(t *testing.T) {
 		t.Errorf("bf16 weights = %d, want 2 × %d", w, s.total)
 	}
 }
+
+// TestAppleQuantisedInference reproduces seeds/000 ("Operating System"):
+// "a MacBook Pro with 36 GB RAM can run inference on models up to about
+// 30B parameters (quantized)". Training there is refused (inference only).
+func TestAppleQuantisedInference(t *testing.T) {
+	a, err := (&Estimator{}).Answer(Query{Params: 30e9, Method: MethodInference, Quant: QuantQ4_KM, GPU: "m3-pro-36"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Fits {
+		t.Errorf("30B at Q4_K_M on a 36 GB M3 Pro: %s of %s, want it to fit", gibString(a.PerGPU.TotalBytes), gibString(a.VRAMBytes))
+	}
+	a, _ = (&Estimator{}).Answer(Query{Params: 30e9, Method: MethodInference, GPU: "m3-pro-36"})
+	if a.Fits {
+		t.Errorf("30B in 16-bit (60 GB) fits a 36 GB Mac: %s", gibString(a.PerGPU.TotalBytes))
+	}
+}

@@ -246,3 +246,22 @@ func ExampleEstimateMemory() {
 	fmt.Printf("%.1f GiB per GPU\n", float64(EstimateMemory(r, m).TotalBytes)/(1<<30))
 	// Output: 29.4 GiB per GPU
 }
+
+// TestA100FullFineTuneCeiling reproduces seeds/000 ("Training Memory Lower
+// Bound"): 80 GB / 16 B gives a naive 5B limit, but with activations and
+// the CUDA context "a realistic A100 80 GB ceiling for full fine-tuning
+// with standard Adam is closer to 3B parameters".
+func TestA100FullFineTuneCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		params int64
+		fits   bool
+	}{{3e9, true}, {5e9, false}} {
+		a, err := (&Estimator{}).Answer(Query{Params: tc.params, Method: MethodFull, GPU: "a100-80"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Fits != tc.fits {
+			t.Errorf("%s full fine-tune on an A100 80 GB: fits %v (%s), want %v", bareName(tc.params), a.Fits, gibString(a.PerGPU.TotalBytes), tc.fits)
+		}
+	}
+}
