@@ -1,0 +1,70 @@
+package pricing
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func names(fs []Fetcher) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Name())
+	}
+	return out
+}
+
+func TestFetchers(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		only string
+		want []string
+		err  string
+	}{
+		{"no keys", nil, "", []string{"aws", "azure", "runpod", "vast"}, ""},
+		{"keys set", map[string]string{"LAMBDA_API_KEY": "secret_abc", "GCP_API_KEY": "AIza"}, "", []string{"aws", "azure", "runpod", "vast", "lambda", "gcp"}, ""},
+		{"blank key", map[string]string{"LAMBDA_API_KEY": "  "}, "", []string{"aws", "azure", "runpod", "vast"}, ""},
+		{"only one", nil, "azure", []string{"azure"}, ""},
+		{"only keyed without key", nil, "gcp", nil, "provider gcp needs an API key in GCP_API_KEY"},
+		{"unknown", nil, "oracle", nil, `unknown provider "oracle" (known: aws, azure, runpod, vast, lambda, gcp)`},
+		{"bad URL", map[string]string{"FITBOT_AZURE_URL": "prices.example"}, "", nil, `FITBOT_AZURE_URL="prices.example" is not an absolute http(s) URL`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, err := Fetchers(envOf(tt.env), tt.only, nil, nil)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, names(fs)); diff != "" {
+				t.Errorf("fetchers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFetchersURLOverride(t *testing.T) {
+	fs, err := Fetchers(envOf(map[string]string{"FITBOT_AWS_URL": "http://127.0.0.1:9/mirror", "FITBOT_AZURE_URL": "https://mirror.example"}), "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aws, azure := fs[0].(*AWS), fs[1].(*Azure)
+	if aws.onDemandURL != "http://127.0.0.1:9/mirror" || aws.spotURL != aws.onDemandURL {
+		t.Errorf("aws URLs %q, %q; want both from FITBOT_AWS_URL", aws.onDemandURL, aws.spotURL)
+	}
+	if azure.baseURL != "https://mirror.example" {
+		t.Errorf("azure URL %q", azure.baseURL)
+	}
+	if rp := fs[2].(*RunPod); !strings.HasPrefix(rp.baseURL, "https://api.runpod.io") {
+		t.Errorf("runpod URL %q, want the default", rp.baseURL)
+	}
+}
