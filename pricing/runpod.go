@@ -215,10 +215,7 @@ func decodeRunPod(raw []byte, at time.Time, source string) (res FetchResult, dro
 // priced reports whether the store's gate accepts a catalog id. A table
 // entry it does not accept yet is counted with the unknown names instead
 // of failing the provider's whole run.
-func priced(gpu string) bool {
-	_, ok := CanonicalGPU(gpu)
-	return ok
-}
+func priced(gpu string) bool { return isCatalogID(gpu) }
 
 func runpodName(g runpodGPUType) string {
 	if g.ID != "" {
