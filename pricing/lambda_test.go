@@ -53,6 +53,7 @@ func TestLambdaFetch(t *testing.T) {
 	// and are still listed.
 	want := []Offer{
 		row("gpu_1x_a10", "a10", 1, 1.29),
+		row("gpu_1x_a100", "a100-40-pcie", 1, 1.29), // the fixture's own figure; the PCIe card, not the SXM4
 		row("gpu_1x_a100_sxm4", "a100-40", 1, 1.99),
 		row("gpu_1x_h100_pcie", "h100-pcie", 1, 3.29),
 		row("gpu_1x_h100_sxm5", "h100", 1, 4.29),
