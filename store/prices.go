@@ -345,12 +345,18 @@ const currentRuns = `SELECT id FROM (
 	SELECT id, row_number() OVER (PARTITION BY provider ORDER BY as_of DESC, id DESC) AS n
 	FROM price_runs WHERE status = 'ok') WHERE n = 1`
 
+// currentObservations selects the current observations, as b: those of
+// each provider's latest good run, and of an offer seen by two such runs
+// (a provider's refresh and an imported sheet naming the same offer) the
+// newer one only.
+const currentObservations = `(SELECT * FROM (
+	SELECT b.*, row_number() OVER (PARTITION BY b.offer_id ORDER BY b.observed_at DESC, b.run_id DESC) AS newest
+	FROM observations b WHERE b.run_id IN (` + currentRuns + `)) WHERE newest = 1) b`
+
 // CurrentOffers returns every current offer: the observations of each
-// provider's latest good run, cheapest per GPU-hour first within a GPU.
+// provider's latest good run, by GPU, cheapest per GPU-hour first.
 func (db *DB) CurrentOffers(ctx context.Context) ([]pricing.Offer, error) {
-	offers, err := db.queryOffers(ctx, `SELECT `+offerColumns+` FROM observations b
-		JOIN offers o ON o.id = b.offer_id
-		WHERE b.run_id IN (`+currentRuns+`)
+	offers, err := db.queryOffers(ctx, currentOffersQuery+`
 		ORDER BY o.gpu, b.usd_per_gpu_hour, o.provider, o.region, o.instance_type`)
 	if err != nil {
 		return nil, db.wrap("current offers", err)
@@ -358,12 +364,13 @@ func (db *DB) CurrentOffers(ctx context.Context) ([]pricing.Offer, error) {
 	return offers, nil
 }
 
+// currentOffersQuery reads the current offers; callers add WHERE and ORDER BY.
+const currentOffersQuery = `SELECT ` + offerColumns + ` FROM ` + currentObservations + ` JOIN offers o ON o.id = b.offer_id`
+
 // OffersForGPU returns every current offer for one catalog GPU id,
 // cheapest per GPU-hour first.
 func (db *DB) OffersForGPU(ctx context.Context, gpu string) ([]pricing.Offer, error) {
-	offers, err := db.queryOffers(ctx, `SELECT `+offerColumns+` FROM observations b
-		JOIN offers o ON o.id = b.offer_id
-		WHERE o.gpu = ? AND b.run_id IN (`+currentRuns+`)
+	offers, err := db.queryOffers(ctx, currentOffersQuery+` WHERE o.gpu = ?
 		ORDER BY b.usd_per_gpu_hour, o.provider, o.region, o.instance_type`, gpu)
 	if err != nil {
 		return nil, db.wrap("current offers for "+gpu, err)

@@ -243,8 +243,7 @@ func TestCurrentOffersUsesIndexes(t *testing.T) {
 		args  []any
 		want  string
 	}{
-		{`SELECT ` + offerColumns + ` FROM observations b JOIN offers o ON o.id = b.offer_id WHERE b.run_id IN (` + currentRuns + `)`,
-			nil, "SEARCH b USING PRIMARY KEY (run_id=?)"},
+		{currentOffersQuery, nil, "SEARCH b USING PRIMARY KEY (run_id=?)"},
 		{`SELECT ` + offerColumns + ` FROM price_runs r JOIN observations b ON b.run_id = r.id JOIN offers o ON o.id = b.offer_id
 			WHERE r.status = 'ok' AND r.last_observed >= ? AND r.first_observed < ? AND b.observed_at >= ? AND b.observed_at < ?`,
 			[]any{"a", "b", "a", "b"}, "SEARCH b USING PRIMARY KEY (run_id=?)"},
@@ -301,4 +300,37 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n), "offers/op")
+}
+
+func TestImportAndRefreshOfOneOfferShowTheNewer(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
+	backfill := []pricing.Offer{
+		offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 98.32, t0.AddDate(0, -6, 0)),
+		offer("onprem", "a100-80", 1, pricing.MarketOnDemand, "dc1", "", 0.9, t0.AddDate(0, -6, 0)),
+	}
+	live := []pricing.Offer{offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 55.04, t0)}
+	saveRun(t, db, okRun("aws", t0, live), live)
+	imp := okRun(pricing.ImportProvider("backfill.csv"), t0.AddDate(0, -6, 0), backfill)
+	imp.Started = t0.Add(time.Hour) // imported after the refresh
+	saveRun(t, db, imp, backfill)
+	cur, err := db.CurrentOffers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range cur {
+		got = append(got, fmt.Sprintf("%s %s %g", o.Provider, o.InstanceType, o.USDPerHour))
+	}
+	if diff := cmp.Diff([]string{"onprem  0.9", "aws p5.48xlarge 55.04"}, got); diff != "" {
+		t.Errorf("current offers (-want +got):\n%s", diff)
+	}
+	hist, err := db.ObservationsBetween(ctx, t0.AddDate(-1, 0, 0), t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != 3 || hist[0].USDPerHour != 98.32 && hist[1].USDPerHour != 98.32 {
+		t.Errorf("history %+v, want both aws prices and the on-prem one", hist)
+	}
 }
