@@ -454,25 +454,28 @@ func namesInput(in, problem string) bool {
 
 // BenchmarkParse measures a typical chat question.
 func BenchmarkParse(b *testing.B) {
-	const q = "@fitbot can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?"
-	if _, err := Parse(q); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Parse(q); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkParse(b, "@fitbot can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?")
 }
 
 // BenchmarkParseSlash measures a short slash command.
 func BenchmarkParseSlash(b *testing.B) {
-	const q = "llama-3.1-70b qlora 2xa100 seq 4k"
+	benchmarkParse(b, "llama-3.1-70b qlora 2xa100 seq 4k")
+}
+
+// benchmarkParse reports wall time and, where the platform says, CPU time
+// per parse (cpu-ns/op), which stays honest on a busy shared machine.
+func benchmarkParse(b *testing.B, q string) {
+	if _, err := Parse(q); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
+	cpu0, ok := processCPU()
 	for b.Loop() {
 		if _, err := Parse(q); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if cpu1, ok1 := processCPU(); ok && ok1 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }
