@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -267,4 +270,27 @@ func outcomeOf(msg Message) string {
 		return OutcomeError
 	}
 	return OutcomeOther
+}
+
+// observeQuestion records one question in the metrics and writes its log
+// line: kind, outcome, latency and the request id (the Socket Mode
+// envelope, the event id, or one made up for HTTP), never the text.
+func observeQuestion(log *slog.Logger, m *Metrics, kind, requestID string, asker who, msg Message, latency time.Duration) {
+	outcome := outcomeOf(msg)
+	m.Question(kind, outcome, latency)
+	level := slog.LevelInfo
+	if outcome == OutcomeError {
+		level = slog.LevelWarn
+	}
+	log.Log(context.Background(), level, "question",
+		"kind", kind, "outcome", outcome, "latency_ms", float64(latency.Microseconds())/1000,
+		"request_id", requestID, "team", asker.team, "channel", asker.channel, "user", asker.user)
+}
+
+// NewRequestID makes an id for a request that arrived without one of
+// Slack's: 16 hex digits.
+func NewRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

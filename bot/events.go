@@ -1,0 +1,262 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+)
+
+// EventStore remembers which Slack events were taken, so that a retried
+// delivery is answered once; *store.DB is one.
+type EventStore interface {
+	// SeeEvent records id and reports whether this is its first delivery
+	// within ttl.
+	SeeEvent(ctx context.Context, id string, ttl time.Duration) (bool, error)
+	// ForgetEvents deletes the ids recorded before a time.
+	ForgetEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
+// ThreadPoster posts a message to a channel, in a thread when threadTS is
+// set; *WebAPI is one.
+type ThreadPoster interface {
+	Post(ctx context.Context, channel, threadTS string, msg Message) (ts string, err error)
+}
+
+// DefaultEventTTL is how long a taken event id is remembered. Slack's
+// last retry comes about five minutes after the first delivery; a day
+// leaves room for clock skew between instances and for restarts.
+const DefaultEventTTL = 24 * time.Hour
+
+// pruneEvery is how often, at most, old event ids are deleted.
+const pruneEvery = time.Hour
+
+// EventsConfig is what the mention and DM handler needs. Handler, Seen and
+// Post are required; BotUserID is the bot's own user id from auth.test.
+type EventsConfig struct {
+	Handler   *Handler
+	Seen      EventStore
+	Post      ThreadPoster
+	BotUserID string        // auth.test user_id: the bot's own messages are ignored and its mention stripped
+	BotID     string        // auth.test bot_id, when known
+	Metrics   *Metrics      // nil: not counted
+	Logger    *slog.Logger  // nil: slog.Default()
+	TTL       time.Duration // how long an event id is remembered; 0 means DefaultEventTTL
+}
+
+// Events answers `@fitbot` mentions in channels (app_mention) and direct
+// messages (message.im) in a thread: the reply's thread_ts is the
+// message's own ts, or its parent's when the message is already in a
+// thread. It is the EventHandler of both transports.
+//
+// It takes only what a person wrote to it: a message from a bot (its own
+// included), an edit, a deletion or any other message subtype, and a
+// delivery of an event it already took (Slack retries an event_id it did
+// not see acknowledged) are dropped. The answer is the `/fit` answer to
+// the message's text, with the same access policy, rate limit and plan
+// saving; a question only the language model can read is interpreted.
+type Events struct {
+	h       *Handler
+	seen    EventStore
+	post    ThreadPoster
+	botUser string
+	botID   string
+	metrics *Metrics
+	log     *slog.Logger
+	ttl     time.Duration
+
+	mu        sync.Mutex
+	lastPrune time.Time
+}
+
+// NewEvents returns the mention and DM handler, or an error naming what
+// is missing.
+func NewEvents(cfg EventsConfig) (*Events, error) {
+	switch {
+	case cfg.Handler == nil:
+		return nil, errors.New("bot: EventsConfig.Handler is required")
+	case cfg.Seen == nil:
+		return nil, errors.New("bot: EventsConfig.Seen is required (duplicates would be answered twice)")
+	case cfg.Post == nil:
+		return nil, errors.New("bot: EventsConfig.Post is required")
+	case cfg.BotUserID == "":
+		return nil, errors.New("bot: EventsConfig.BotUserID is required (from auth.test) to ignore the bot's own messages")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultEventTTL
+	}
+	return &Events{h: cfg.Handler, seen: cfg.Seen, post: cfg.Post, botUser: cfg.BotUserID, botID: cfg.BotID,
+		metrics: cfg.Metrics, log: cfg.Logger, ttl: cfg.TTL}, nil
+}
+
+// incoming is a message addressed to fitbot, whichever event carried it.
+type incoming struct {
+	kind     string // KindMention or KindDM
+	eventID  string
+	asker    who
+	text     string
+	ts       string
+	threadTS string
+}
+
+// HandleEvent takes one Events API delivery. It returns as soon as the
+// event is filtered and recorded; the answer is posted from the
+// background (Handler.Wait waits for it).
+func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) {
+	start := e.h.now()
+	in, why := e.addressed(ev)
+	if why != "" {
+		e.metrics.Event("ignored")
+		e.log.Debug("bot: event ignored", "type", ev.InnerEvent.Type, "why", why)
+		return
+	}
+	key := in.eventID
+	if key == "" {
+		key = in.asker.channel + ":" + in.ts // a message is one (channel, ts)
+	}
+	first, err := e.seen.SeeEvent(ctx, key, e.ttl)
+	switch {
+	case err != nil:
+		// Better a rare double answer than none: answer, and say why.
+		e.log.Error("bot: recording the event failed; answering anyway", "event_id", key, "err", err)
+	case !first:
+		e.metrics.Event("duplicate")
+		e.log.Info("bot: duplicate event ignored", "event_id", key, "kind", in.kind)
+		return
+	}
+	e.metrics.Event("taken")
+	e.h.later(ctx, in.kind, func(ctx context.Context) {
+		e.prune(ctx)
+		msg := e.reply(ctx, in)
+		thread := in.threadTS
+		if thread == "" {
+			thread = in.ts
+		}
+		if _, err := e.post.Post(ctx, in.asker.channel, thread, msg); err != nil {
+			e.log.Error("bot: posting the answer failed", "event_id", key, "kind", in.kind, "err", err)
+		}
+		observeQuestion(e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
+	})
+}
+
+// addressed returns the message an event carries for fitbot, or why the
+// event is not one fitbot answers.
+func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
+	if ev.Type != slackevents.CallbackEvent {
+		return incoming{}, "not an event callback: " + ev.Type
+	}
+	var in incoming
+	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
+		in.eventID = cb.EventID
+	}
+	switch m := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		switch {
+		case m.BotID != "" || m.User == "" || m.User == e.botUser:
+			return in, "from a bot"
+		case m.Edited != nil:
+			return in, "an edit"
+		}
+		in.kind, in.text, in.ts, in.threadTS = KindMention, m.Text, m.TimeStamp, m.ThreadTimeStamp
+		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
+	case *slackevents.MessageEvent:
+		switch {
+		case m.ChannelType != slackevents.ChannelTypeIM:
+			return in, "a message outside a DM"
+		case m.SubType != "":
+			return in, "message subtype " + m.SubType
+		case m.BotID != "" || m.User == "" || m.User == e.botUser || (e.botID != "" && m.BotID == e.botID):
+			return in, "from a bot"
+		}
+		in.kind, in.text, in.ts, in.threadTS = KindDM, m.Text, m.TimeStamp, m.ThreadTimeStamp
+		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
+	default:
+		return in, "event type " + ev.InnerEvent.Type
+	}
+	if in.asker.channel == "" || in.ts == "" {
+		return in, "no channel or ts"
+	}
+	in.text = stripMentions(in.text, e.botUser)
+	return in, ""
+}
+
+// mentionRE matches a user mention as Slack writes it: <@U123> or <@U123|name>.
+var mentionRE = regexp.MustCompile(`<@([A-Z0-9]+)(?:\|[^>]*)?>`)
+
+// stripMentions removes the bot's own mentions from text and trims it;
+// other people's mentions stay.
+func stripMentions(text, botUser string) string {
+	text = mentionRE.ReplaceAllStringFunc(text, func(m string) string {
+		if mentionRE.FindStringSubmatch(m)[1] == botUser {
+			return " "
+		}
+		return m
+	})
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// reply answers a message as `/fit` would, and asks the language model
+// when the grammar cannot read it and one is configured: the event path
+// is already in the background, so it waits for the model.
+func (e *Events) reply(ctx context.Context, in incoming) Message {
+	cmd := slack.SlashCommand{TeamID: in.asker.team, ChannelID: in.asker.channel, UserID: in.asker.user, Command: "/fit", Text: in.text}
+	msg := e.h.Command(ctx, cmd)
+	if e.h.cfg.Interpreter == nil || outcomeOf(msg) != OutcomeNotUnderstood {
+		return msg
+	}
+	p, err := e.h.cfg.Parse(in.text)
+	if err == nil || !needsInterpretation(p) {
+		return msg
+	}
+	return e.h.interpreted(ctx, in.asker, in.text, err)
+}
+
+// interpreted answers a question through the language model, or returns
+// the parser's own message when the model cannot help; a model that
+// found no sizing question in it asks its question back.
+func (h *Handler) interpreted(ctx context.Context, asker who, text string, parseErr error) Message {
+	p, err := h.cfg.Interpreter.Interpret(ctx, text)
+	if err == nil {
+		return h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._")
+	}
+	var nu *llm.NotUnderstoodError
+	if errors.As(err, &nu) && nu.QuestionBack != "" {
+		return ephemeral("I couldn't use that: "+nu.QuestionBack,
+			slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(nu.QuestionBack)), nil, nil),
+			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands.")))
+	}
+	h.log.Warn("bot: language model could not interpret", "err", err)
+	return h.failure(text, parseErr)
+}
+
+// prune deletes old event ids, at most once per pruneEvery.
+func (e *Events) prune(ctx context.Context) {
+	now := e.h.now()
+	e.mu.Lock()
+	due := now.Sub(e.lastPrune) >= pruneEvery
+	if due {
+		e.lastPrune = now
+	}
+	e.mu.Unlock()
+	if !due {
+		return
+	}
+	n, err := e.seen.ForgetEvents(ctx, now.Add(-e.ttl))
+	if err != nil {
+		e.log.Warn("bot: forgetting old event ids failed", "err", err)
+		return
+	}
+	if n > 0 {
+		e.log.Debug("bot: old event ids forgotten", "count", n)
+	}
+}

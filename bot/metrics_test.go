@@ -1,0 +1,114 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// TestOutcomeOf classifies the replies the real constructors and the
+// handler build, so that a change of their words fails here.
+func TestOutcomeOf(t *testing.T) {
+	h := newTestHandler(t, func(c *Config) {
+		c.Interpreter = fakeInterpreter{}
+		c.Policy = Policy{AllowedTeams: []string{"T1"}, PerUserPerMinute: 1}
+	})
+	cmd := func(team, user, text string) Message {
+		c := slash(text)
+		c.TeamID, c.UserID, c.ResponseURL = team, user, "https://hooks.slack.invalid/commands/1"
+		return h.Command(context.Background(), c)
+	}
+	tests := []struct {
+		name string
+		msg  Message
+		want string
+	}{
+		{"answer", cmd("T1", "U1", "llama-3.1-8b qlora rtx-4090"), OutcomeAnswered},
+		{"rate limited", cmd("T1", "U1", "llama-3.1-8b qlora rtx-4090"), OutcomeRateLimited},
+		{"not understood", errorMessage("no model", "13B lora 4090"), OutcomeNotUnderstood},
+		{"interpreting", cmd("T1", "U2", "can we tune the big one on our box"), OutcomeInterpreting},
+		{"refused", cmd("T9", "U3", "llama-3.1-8b qlora rtx-4090"), OutcomeRefused},
+		{"apology", apology(), OutcomeError},
+		{"help", helpMessage(false), OutcomeOther},
+	}
+	for _, tt := range tests {
+		if got := outcomeOf(tt.msg); got != tt.want {
+			t.Errorf("%s: outcomeOf = %s, want %s (text %q)", tt.name, got, tt.want, tt.msg.Text)
+		}
+	}
+}
+
+// TestNilMetrics records into a nil *Metrics: nothing happens, nothing panics.
+func TestNilMetrics(t *testing.T) {
+	var m *Metrics
+	m.Question(KindSlash, OutcomeAnswered, time.Second)
+	m.LLMCall(errors.New("x"))
+	m.RefreshRun("runpod", "ok")
+	m.PriceAge("runpod", time.Hour)
+	m.DigestPosted("posted")
+	m.SlackAPIError("chat.postMessage", "server")
+	m.Event("taken")
+	m.SocketConnected(true)
+	if m.Registry() != nil {
+		t.Error("nil Metrics has a registry")
+	}
+	w := httptest.NewRecorder()
+	m.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	if w.Code != 404 {
+		t.Errorf("nil Metrics handler status %d, want 404", w.Code)
+	}
+}
+
+// TestMetricsExposition records one of everything and reads the text
+// format back, as Prometheus scrapes it.
+func TestMetricsExposition(t *testing.T) {
+	m := NewMetrics()
+	m.Question(KindMention, OutcomeAnswered, 150*time.Millisecond)
+	m.LLMCall(nil)
+	m.LLMCall(&llm.NotUnderstoodError{QuestionBack: "which GPU?"})
+	m.LLMCall(fmt.Errorf("interpret: %w", context.DeadlineExceeded))
+	m.LLMCall(&sizing.InputError{Problem: "no model"})
+	m.RefreshRun("runpod", "failed")
+	m.PriceAge("runpod", 90*time.Minute)
+	m.DigestPosted("posted")
+	m.SlackAPIError("chat.postMessage", "rate_limited")
+	m.Event("duplicate")
+	m.SocketConnected(true)
+	w := httptest.NewRecorder()
+	m.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(w.Result().Body)
+	for _, want := range []string{
+		`fitbot_questions_total{kind="mention",outcome="answered"} 1`,
+		`fitbot_answer_seconds_bucket{kind="mention",le="0.25"} 1`,
+		`fitbot_llm_calls_total{outcome="ok"} 1`,
+		`fitbot_llm_calls_total{outcome="not_understood"} 2`,
+		`fitbot_llm_failures_total{reason="timeout"} 1`,
+		`fitbot_price_refresh_runs_total{provider="runpod",status="failed"} 1`,
+		`fitbot_price_age_seconds{provider="runpod"} 5400`,
+		`fitbot_digests_posted_total{outcome="posted"} 1`,
+		`fitbot_slack_api_errors_total{kind="rate_limited",method="chat.postMessage"} 1`,
+		`fitbot_slack_rate_limited_total{method="chat.postMessage"} 1`,
+		`fitbot_slack_events_total{outcome="duplicate"} 1`,
+		`fitbot_slack_socket_connected 1`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(string(body), want+"\n") && !strings.Contains(string(body), want+" ") {
+			t.Errorf("exposition lacks %s", want)
+		}
+	}
+}
+
+func TestNewRequestID(t *testing.T) {
+	a, b := NewRequestID(), NewRequestID()
+	if len(a) != 16 || a == b {
+		t.Errorf("NewRequestID = %q, %q; want two different 16-digit ids", a, b)
+	}
+}
