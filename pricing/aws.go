@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -41,6 +42,9 @@ var awsLocations = map[string]string{
 	"ap-northeast-1": "Asia Pacific (Tokyo)",
 }
 
+// AWSRegions lists the region codes an AWS fetcher can price.
+func AWSRegions() []string { return slices.Sorted(maps.Keys(awsLocations)) }
+
 // DefaultAWSRegions are the regions an AWS refresh reads: where the GPU
 // instances are most often available.
 var DefaultAWSRegions = []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1"}
@@ -52,9 +56,12 @@ var DefaultAWSRegions = []string{"us-east-1", "us-east-2", "us-west-2", "eu-west
 // instance and the per-GPU price. Spot prices of "N/A" or 0 (newer types
 // the feed does not price yet) are skipped.
 type AWS struct {
+	// Regions are the region codes priced; NewAWS sets
+	// DefaultAWSRegions. Each must be one awsLocations knows.
+	Regions []string
+
 	onDemandURL string
 	spotURL     string
-	regions     []string
 	hc          *http.Client
 	logger      *slog.Logger
 	now         func() time.Time
@@ -66,7 +73,7 @@ type AWS struct {
 func NewAWS(baseURL string, hc *http.Client, logger *slog.Logger) *AWS {
 	a := &AWS{
 		onDemandURL: DefaultAWSOnDemandURL, spotURL: DefaultAWSSpotURL,
-		regions: DefaultAWSRegions, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now,
+		Regions: DefaultAWSRegions, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now,
 	}
 	if baseURL != "" {
 		a.onDemandURL, a.spotURL = baseURL, baseURL
@@ -83,7 +90,7 @@ func (a *AWS) Name() string { return "aws" }
 func (a *AWS) Fetch(ctx context.Context) (FetchResult, error) {
 	at := a.now().UTC()
 	res := FetchResult{Unknown: map[string]int{}}
-	for _, region := range a.regions {
+	for _, region := range a.Regions {
 		loc, ok := awsLocations[region]
 		if !ok {
 			return FetchResult{}, fmt.Errorf("aws: region %q has no known location name", region)
@@ -107,7 +114,7 @@ func (a *AWS) Fetch(ctx context.Context) (FetchResult, error) {
 	if err != nil {
 		return FetchResult{}, fmt.Errorf("%w (spot prices)", err)
 	}
-	spot, err := decodeAWSSpot(raw, a.regions, at, "website.spot.ec2.aws.a2z.com"+awsSpotPath, res.Unknown)
+	spot, err := decodeAWSSpot(raw, a.Regions, at, "website.spot.ec2.aws.a2z.com"+awsSpotPath, res.Unknown)
 	if err != nil {
 		return FetchResult{}, fmt.Errorf("aws: spot prices: %w", err)
 	}

@@ -80,7 +80,7 @@ var awsFiles = map[string]string{
 
 func testAWS(url string) *AWS {
 	a := NewAWS(url, nil, nil)
-	a.regions = []string{"us-east-1", "us-west-2"}
+	a.Regions = []string{"us-east-1", "us-west-2"}
 	a.now = func() time.Time { return fetchNow }
 	return a
 }

@@ -47,8 +47,11 @@ var azureTermHours = map[string]float64{
 // (Tier "1 Year" or "3 Years"). Windows, Low Priority (retired), DevTest
 // and zero-price rows are skipped; a non-USD row fails the fetch.
 type Azure struct {
+	// Regions are the armRegionName values walked; NewAzure sets
+	// DefaultAzureRegions.
+	Regions []string
+
 	baseURL string
-	regions []string
 	hc      *http.Client
 	logger  *slog.Logger
 	now     func() time.Time
@@ -60,7 +63,7 @@ func NewAzure(baseURL string, hc *http.Client, logger *slog.Logger) *Azure {
 	if baseURL == "" {
 		baseURL = DefaultAzureURL
 	}
-	return &Azure{baseURL: baseURL, regions: DefaultAzureRegions, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+	return &Azure{baseURL: baseURL, Regions: DefaultAzureRegions, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
 }
 
 // Name returns "azure".
@@ -90,7 +93,7 @@ func (a *Azure) Fetch(ctx context.Context) (FetchResult, error) {
 	}
 	at := a.now().UTC()
 	res := FetchResult{Unknown: map[string]int{}}
-	for _, region := range a.regions {
+	for _, region := range a.Regions {
 		next := base.JoinPath("/api/retail/prices").String() + azureQuery(region)
 		seen := map[string]bool{}
 		for page := 1; next != ""; page++ {

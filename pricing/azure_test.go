@@ -59,7 +59,7 @@ func azureServer(t *testing.T, log *requestLog, before http.HandlerFunc) *httpte
 
 func testAzure(url string) *Azure {
 	a := NewAzure(url, nil, nil)
-	a.regions = []string{"eastus", "westus2"}
+	a.Regions = []string{"eastus", "westus2"}
 	a.now = func() time.Time { return fetchNow }
 	return a
 }
@@ -175,7 +175,7 @@ func TestAzureFaults(t *testing.T) {
 			}))
 			defer srv.Close()
 			a := testAzure(srv.URL)
-			a.regions = []string{"eastus"}
+			a.Regions = []string{"eastus"}
 			res, err := a.Fetch(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "azure: ") {
 				t.Errorf("error %v, want one starting with azure: and containing %q", err, tt.want)

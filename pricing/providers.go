@@ -10,21 +10,26 @@ import (
 
 // Provider is one price source fitbot can refresh from.
 type Provider struct {
-	Name   string // stable name: the store's provider, FITBOT_<NAME>_URL, --provider NAME
-	KeyEnv string // environment variable with its API key; "" when it needs none
-	new    func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
+	Name     string // stable name: the store's provider, FITBOT_<NAME>_URL, --provider NAME
+	KeyEnv   string // environment variable with its API key; "" when it needs none
+	Regional bool   // its regions are chosen with FITBOT_<NAME>_REGIONS
+	new      func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
 }
 
 // URLEnv is the environment variable that points the provider elsewhere
 // (a mirror, a test server): FITBOT_AWS_URL for aws.
 func (p Provider) URLEnv() string { return "FITBOT_" + strings.ToUpper(p.Name) + "_URL" }
 
+// RegionsEnv is the environment variable that lists a regional
+// provider's regions, comma-separated: FITBOT_AWS_REGIONS for aws.
+func (p Provider) RegionsEnv() string { return "FITBOT_" + strings.ToUpper(p.Name) + "_REGIONS" }
+
 // Providers lists every provider fitbot knows, in refresh order: the ones
 // that need no key, then the keyed ones.
 func Providers() []Provider {
 	return []Provider{
-		{Name: "aws", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAWS(u, hc, l) }},
-		{Name: "azure", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAzure(u, hc, l) }},
+		{Name: "aws", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAWS(u, hc, l) }},
+		{Name: "azure", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAzure(u, hc, l) }},
 		{Name: "runpod", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewRunPod(u, hc, l) }},
 		{Name: "vast", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewVast(u, hc, l) }},
 		{Name: "lambda", KeyEnv: "LAMBDA_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewLambda(u, k, hc, l) }},
@@ -71,10 +76,47 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 				return nil, fmt.Errorf("%s=%q is not an absolute http(s) URL", p.URLEnv(), base)
 			}
 		}
-		out = append(out, p.new(base, key, hc, logger))
+		f := p.new(base, key, hc, logger)
+		if p.Regional {
+			if err := setRegions(f, p.RegionsEnv(), getenv(p.RegionsEnv())); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, f)
 	}
 	if !found {
 		return nil, fmt.Errorf("unknown provider %q (known: %s)", only, strings.Join(ProviderNames(), ", "))
 	}
 	return out, nil
+}
+
+// setRegions applies a FITBOT_<NAME>_REGIONS list to a regional fetcher;
+// an empty list keeps its defaults.
+func setRegions(f Fetcher, env, list string) error {
+	var regions []string
+	for r := range strings.SplitSeq(list, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			regions = append(regions, r)
+		}
+	}
+	if len(regions) == 0 {
+		return nil
+	}
+	switch f := f.(type) {
+	case *AWS:
+		for _, r := range regions {
+			if _, ok := awsLocations[r]; !ok {
+				return fmt.Errorf("%s: %q is not an AWS region fitbot prices (known: %s)", env, r, strings.Join(AWSRegions(), ", "))
+			}
+		}
+		f.Regions = regions
+	case *Azure:
+		for _, r := range regions {
+			if !isSlug(r) {
+				return fmt.Errorf("%s: %q is not an Azure region name such as eastus", env, r)
+			}
+		}
+		f.Regions = regions
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,6 +32,8 @@ func TestFetchers(t *testing.T) {
 		{"only one", nil, "azure", []string{"azure"}, ""},
 		{"only keyed without key", nil, "gcp", nil, "provider gcp needs an API key in GCP_API_KEY"},
 		{"unknown", nil, "oracle", nil, `unknown provider "oracle" (known: aws, azure, runpod, vast, lambda, gcp)`},
+		{"bad AWS region", map[string]string{"FITBOT_AWS_REGIONS": "us-east-1,mars-1"}, "", nil, `FITBOT_AWS_REGIONS: "mars-1" is not an AWS region fitbot prices (known: ap-northeast-1, eu-central-1, eu-west-1, us-east-1, us-east-2, us-west-2)`},
+		{"bad Azure region", map[string]string{"FITBOT_AZURE_REGIONS": "East US"}, "", nil, `FITBOT_AZURE_REGIONS: "East US" is not an Azure region name such as eastus`},
 		{"bad URL", map[string]string{"FITBOT_AZURE_URL": "prices.example"}, "", nil, `FITBOT_AZURE_URL="prices.example" is not an absolute http(s) URL`},
 	}
 	for _, tt := range tests {
@@ -66,5 +69,22 @@ func TestFetchersURLOverride(t *testing.T) {
 	}
 	if rp := fs[2].(*RunPod); !strings.HasPrefix(rp.baseURL, "https://api.runpod.io") {
 		t.Errorf("runpod URL %q, want the default", rp.baseURL)
+	}
+}
+
+func TestFetchersRegions(t *testing.T) {
+	fs, err := Fetchers(envOf(map[string]string{"FITBOT_AWS_REGIONS": " us-west-2, eu-west-1 ", "FITBOT_AZURE_REGIONS": "swedencentral"}), "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fs[0].(*AWS).Regions; !slices.Equal(got, []string{"us-west-2", "eu-west-1"}) {
+		t.Errorf("aws regions %q", got)
+	}
+	if got := fs[1].(*Azure).Regions; !slices.Equal(got, []string{"swedencentral"}) {
+		t.Errorf("azure regions %q", got)
+	}
+	fs, _ = Fetchers(envOf(nil), "", nil, nil)
+	if got := fs[0].(*AWS).Regions; !slices.Equal(got, DefaultAWSRegions) {
+		t.Errorf("aws default regions %q", got)
 	}
 }

@@ -73,7 +73,8 @@ const (
 // Report is the outcome of one provider's refresh.
 type Report struct {
 	Run      Run
-	LastGood *Run // the previous good run, when there is one; its prices stay current when Run failed
+	LastGood *Run           // the previous good run, when there is one; its prices stay current when Run failed
+	Unknown  map[string]int // the unrecognised names behind Run.Unknown, and how often each appeared
 }
 
 // Stale reports whether the provider's current prices are not from this
@@ -130,6 +131,7 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 	run.Finished = r.now()
 	run.Rows = len(res.Offers)
 	run.Unknown = len(res.Unknown)
+	rep.Unknown = res.Unknown
 	var offers []Offer
 	switch {
 	case err != nil:

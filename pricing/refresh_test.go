@@ -152,6 +152,9 @@ func TestRefreshOutcomes(t *testing.T) {
 	if good := reports[0].Run; good.Rows != 3 || good.Unknown != 1 || !good.Started.Equal(refreshAt) || !good.AsOf.Equal(refreshAt) {
 		t.Errorf("good run = %+v, want 3 rows, 1 unknown name, started and as of %v", good, refreshAt)
 	}
+	if reports[0].Unknown["Tesla K80"] != 2 {
+		t.Errorf("good report's unknown names = %v, want Tesla K80 twice", reports[0].Unknown)
+	}
 	if lg := reports[6].LastGood; lg == nil || lg.ID != 100 {
 		t.Errorf("shrink's report does not carry its last good run: %+v", lg)
 	}
