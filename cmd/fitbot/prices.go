@@ -1,7 +1,596 @@
 package main
 
-import "context"
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
+)
+
+const pricesUsage = `Usage: fitbot prices [--json] [GPU]
+       fitbot prices refresh [--json] [--provider NAME]
+       fitbot prices import [--at TIME] FILE.csv
+
+"prices" shows, per GPU, the cheapest on-demand and spot offer with its
+provider, region and age; with a GPU (h100, "rtx 4090", a100-80), every
+current offer for it. Before the first refresh or import it shows fitbot's
+built-in price sheet and says how old it is.
+
+"prices refresh" fetches now from the configured providers: aws, azure,
+runpod and vast always; lambda with LAMBDA_API_KEY, gcp with GCP_API_KEY.
+FITBOT_<PROVIDER>_URL points a provider at a mirror. A provider that fails
+keeps its last good prices; the exit code is 1 when any failed.
+
+"prices import" stores a price sheet (negotiated rates, on-premises cost,
+backfilled history): a CSV with the header
+  provider,gpu,gpu_count,region,pricing,usd_per_hour,instance_type
+then optionally tier, as_of and source columns. usd_per_hour is for the
+whole offer; pricing is on_demand, spot or reserved. --at TIME (RFC 3339)
+dates rows without as_of (default now). A file with any bad line is
+refused whole, with every bad line listed.
+
+The database is FITBOT_DB, else ./fitbot.db.
+`
+
+// staleAfter is how old a provider's last good prices may grow before
+// `fitbot prices` warns about them.
+const staleAfter = 24 * time.Hour
+
+// refreshHTTPTimeout bounds one provider request; the refresher bounds a
+// whole provider.
+const refreshHTTPTimeout = 60 * time.Second
+
+// prices is `fitbot prices`.
 func (a *app) prices(ctx context.Context, args []string) int {
-	return a.fail(exitFailure, "prices is not built yet", "")
+	if len(args) > 0 {
+		switch args[0] {
+		case "refresh":
+			return a.pricesRefresh(ctx, args[1:])
+		case "import":
+			return a.pricesImport(ctx, args[1:])
+		}
+	}
+	var f struct {
+		json, help bool
+		words      []string
+	}
+	for i, arg := range args {
+		switch {
+		case arg == "--json" || arg == "-json":
+			f.json = true
+		case arg == "-h" || arg == "-help" || arg == "--help":
+			f.help = true
+		case arg == "--":
+			f.words = append(f.words, args[i+1:]...)
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			return a.fail(exitUsage, "unknown flag "+arg, "fitbot prices --json h100")
+		default:
+			f.words = append(f.words, arg)
+		}
+		if arg == "--" {
+			break
+		}
+	}
+	if f.help {
+		fmt.Fprint(a.stdout, pricesUsage)
+		return exitOK
+	}
+	gpu, note := "", ""
+	if name := strings.Join(f.words, " "); name != "" {
+		g, assumed, err := sizing.LookupGPU(name)
+		if err != nil {
+			return a.fail(exitUsage, err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
+		}
+		gpu = g.ID
+		if !strings.EqualFold(strings.TrimSpace(name), g.ID) {
+			note = assumed
+		}
+	}
+
+	view, code := a.loadPrices(ctx)
+	if code != exitOK {
+		return code
+	}
+	now := time.Now().UTC()
+	if f.json {
+		return a.writeJSON(view.output(gpu, now))
+	}
+	if note != "" {
+		fmt.Fprintf(a.stdout, "(%s)\n", note)
+	}
+	if gpu == "" {
+		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
+	} else {
+		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
+	}
+	view.writeFooter(a.stdout, now)
+	return exitOK
+}
+
+// priceView is what `fitbot prices` shows: the store's current offers, or
+// the default sheet when the store has none.
+type priceView struct {
+	fromSheet bool
+	snap      *pricing.Snapshot
+	health    []store.ProviderHealth
+	dbPath    string
+}
+
+// loadPrices reads the current offers without creating a database that
+// is not there.
+func (a *app) loadPrices(ctx context.Context) (priceView, int) {
+	v := priceView{fromSheet: true, snap: pricing.DefaultSheet(), dbPath: a.dbPath()}
+	if !a.dbExists() {
+		return v, exitOK
+	}
+	db, code := a.openStore(ctx)
+	if code != exitOK {
+		return v, code
+	}
+	defer a.closeStore(db)
+	snap, err := db.PriceSnapshot(ctx)
+	if err != nil {
+		return v, a.fail(exitFailure, err.Error(), "")
+	}
+	if v.health, err = db.ProviderHealth(ctx); err != nil {
+		return v, a.fail(exitFailure, err.Error(), "")
+	}
+	if snap.Len() > 0 {
+		v.fromSheet, v.snap = false, snap
+	}
+	return v, exitOK
+}
+
+func (v priceView) offersFor(gpu string) []pricing.Offer {
+	var out []pricing.Offer
+	for _, o := range v.snap.Offers() {
+		if o.GPU == gpu {
+			out = append(out, o)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b pricing.Offer) int {
+		return cmp.Or(cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour), strings.Compare(a.Provider, b.Provider),
+			strings.Compare(a.Region, b.Region), strings.Compare(a.InstanceType, b.InstanceType))
+	})
+	return out
+}
+
+// stale lists the refreshing providers (not imported sheets) whose
+// prices are behind: last run failed or rejected, or last good run older
+// than staleAfter.
+func (v priceView) stale(now time.Time) []store.ProviderHealth {
+	var out []store.ProviderHealth
+	for _, h := range v.health {
+		if !strings.HasPrefix(h.Provider, "import:") && h.Stale(now, staleAfter) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "GPU\tON DEMAND $/GPU-h\tPROVIDER\tREGION\tAGE\tSPOT $/GPU-h\tPROVIDER\tREGION\tAGE")
+	for i := 0; i < len(cheapest); {
+		gpu := cheapest[i].GPU
+		cols := map[pricing.Market][]string{}
+		for ; i < len(cheapest) && cheapest[i].GPU == gpu; i++ {
+			o := cheapest[i]
+			cols[o.Market] = []string{fmt.Sprintf("%.2f", o.USDPerGPUHour), providerLabel(o), cmp.Or(o.Region, "-"), age(now, o.ObservedAt)}
+		}
+		row := []string{gpu}
+		for _, m := range []pricing.Market{pricing.MarketOnDemand, pricing.MarketSpot} {
+			c, ok := cols[m]
+			if !ok {
+				c = []string{"-", "", "", ""}
+			}
+			row = append(row, c...)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
+}
+
+func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time) {
+	if len(offers) == 0 {
+		fmt.Fprintf(w, "No current offers for %s.\n", gpu)
+		return
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
+	for _, o := range offers {
+		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", o.USDPerGPUHour, providerLabel(o), o.Market,
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, age(now, o.ObservedAt))
+	}
+	tw.Flush()
+}
+
+func (v priceView) writeFooter(w io.Writer, now time.Time) {
+	fmt.Fprintln(w)
+	if v.fromSheet {
+		fmt.Fprintf(w, "From fitbot's built-in price sheet: public list and marketplace prices dated %s to %s (the oldest %s old).\n",
+			v.snap.Oldest().Format(time.DateOnly), v.snap.Newest().Format(time.DateOnly), age(now, v.snap.Oldest()))
+		fmt.Fprintln(w, "Run fitbot prices refresh for today's prices.")
+		return
+	}
+	fmt.Fprintf(w, "Per GPU-hour in USD, whole GPUs (fractional slices are listed per GPU but never cheapest). From %s.\n", v.dbPath)
+	for _, h := range v.stale(now) {
+		switch {
+		case h.LastGood == nil:
+			fmt.Fprintf(w, "Stale: %s has never refreshed; its last run %s: %s\n", h.Provider, h.Last.Status, h.Last.Error)
+		case h.Last.Status != pricing.RunOK:
+			fmt.Fprintf(w, "Stale: %s prices are from %s ago; its last run %s: %s\n", h.Provider, age(now, h.LastGood.AsOf), h.Last.Status, h.Last.Error)
+		default:
+			fmt.Fprintf(w, "Stale: %s prices are from %s ago.\n", h.Provider, age(now, h.LastGood.AsOf))
+		}
+	}
+}
+
+// table is a tabwriter whose Flush writes lines without trailing blanks
+// (empty last columns leave none).
+type table struct {
+	*tabwriter.Writer
+	buf bytes.Buffer
+	out io.Writer
+}
+
+func newTable(w io.Writer) *table {
+	t := &table{out: w}
+	t.Writer = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	return t
+}
+
+// Flush writes the aligned table.
+func (t *table) Flush() {
+	t.Writer.Flush()
+	for line := range strings.Lines(t.buf.String()) {
+		fmt.Fprintln(t.out, strings.TrimRight(line, " \n"))
+	}
+	t.buf.Reset()
+}
+
+// providerLabel is the provider with its tier, e.g. "runpod community".
+func providerLabel(o pricing.Offer) string {
+	if o.Tier == "" {
+		return o.Provider
+	}
+	return o.Provider + " " + o.Tier
+}
+
+func gpuCount(n float64) string {
+	if n == float64(int(n)) {
+		return fmt.Sprintf("%d", int(n))
+	}
+	return fmt.Sprintf("%.3g", n)
+}
+
+// age is how long ago t was, in the largest unit that fits: 45m, 6h, 12d.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	}
+}
+
+// offerJSON is one offer in `fitbot prices --json`.
+type offerJSON struct {
+	Provider      string    `json:"provider"`
+	Tier          string    `json:"tier"`
+	Market        string    `json:"market"`
+	GPU           string    `json:"gpu"`
+	GPUCount      float64   `json:"gpu_count"`
+	Region        string    `json:"region"`
+	InstanceType  string    `json:"instance_type"`
+	USDPerHour    float64   `json:"usd_per_hour"`
+	USDPerGPUHour float64   `json:"usd_per_gpu_hour"`
+	ObservedAt    time.Time `json:"observed_at"`
+	AgeSeconds    int64     `json:"age_seconds"`
+	Source        string    `json:"source"`
+}
+
+type gpuPricesJSON struct {
+	GPU      string     `json:"gpu"`
+	OnDemand *offerJSON `json:"on_demand"`
+	Spot     *offerJSON `json:"spot"`
+}
+
+type staleJSON struct {
+	Provider   string     `json:"provider"`
+	LastStatus string     `json:"last_status"`
+	LastError  string     `json:"last_error"`
+	LastGoodAt *time.Time `json:"last_good_at"`
+}
+
+// pricesJSON is `fitbot prices --json`: cheapest holds the cheapest per
+// GPU (no GPU given), offers every offer for one GPU.
+type pricesJSON struct {
+	Source         string          `json:"source"` // "store" or "default_sheet"
+	OldestAt       time.Time       `json:"oldest_observed_at"`
+	GPU            string          `json:"gpu,omitempty"`
+	Cheapest       []gpuPricesJSON `json:"cheapest,omitempty"`
+	Offers         []offerJSON     `json:"offers,omitempty"`
+	StaleProviders []staleJSON     `json:"stale_providers"`
+}
+
+func toOfferJSON(o pricing.Offer, now time.Time) offerJSON {
+	return offerJSON{
+		Provider: o.Provider, Tier: o.Tier, Market: string(o.Market), GPU: o.GPU, GPUCount: o.GPUCount,
+		Region: o.Region, InstanceType: o.InstanceType, USDPerHour: o.USDPerHour, USDPerGPUHour: o.USDPerGPUHour,
+		ObservedAt: o.ObservedAt, AgeSeconds: int64(now.Sub(o.ObservedAt) / time.Second), Source: o.Source,
+	}
+}
+
+func (v priceView) output(gpu string, now time.Time) pricesJSON {
+	out := pricesJSON{Source: "store", OldestAt: v.snap.Oldest(), GPU: gpu, StaleProviders: []staleJSON{}}
+	if v.fromSheet {
+		out.Source = "default_sheet"
+	}
+	if gpu != "" {
+		out.Offers = []offerJSON{}
+		for _, o := range v.offersFor(gpu) {
+			out.Offers = append(out.Offers, toOfferJSON(o, now))
+		}
+	} else {
+		byGPU := map[string]*gpuPricesJSON{}
+		for _, o := range v.snap.CheapestPerGPU() {
+			g := byGPU[o.GPU]
+			if g == nil {
+				g = &gpuPricesJSON{GPU: o.GPU}
+				byGPU[o.GPU] = g
+			}
+			oj := toOfferJSON(o, now)
+			if o.Market == pricing.MarketSpot {
+				g.Spot = &oj
+			} else {
+				g.OnDemand = &oj
+			}
+		}
+		out.Cheapest = []gpuPricesJSON{}
+		for _, k := range slices.Sorted(maps.Keys(byGPU)) {
+			out.Cheapest = append(out.Cheapest, *byGPU[k])
+		}
+	}
+	for _, h := range v.stale(now) {
+		s := staleJSON{Provider: h.Provider, LastStatus: string(h.Last.Status), LastError: h.Last.Error}
+		if h.LastGood != nil {
+			s.LastGoodAt = &h.LastGood.AsOf
+		}
+		out.StaleProviders = append(out.StaleProviders, s)
+	}
+	return out
+}
+
+// pricesRefresh is `fitbot prices refresh`.
+func (a *app) pricesRefresh(ctx context.Context, args []string) int {
+	var only string
+	var asJSON bool
+	for i := 0; i < len(args); i++ {
+		switch arg := args[i]; {
+		case arg == "--json" || arg == "-json":
+			asJSON = true
+		case arg == "-h" || arg == "-help" || arg == "--help":
+			fmt.Fprint(a.stdout, pricesUsage)
+			return exitOK
+		case arg == "--provider" || arg == "-provider":
+			if i+1 >= len(args) {
+				return a.fail(exitUsage, "--provider needs a name", "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
+			}
+			i++
+			only = args[i]
+		case strings.HasPrefix(arg, "--provider="):
+			only = strings.TrimPrefix(arg, "--provider=")
+		default:
+			return a.fail(exitUsage, fmt.Sprintf("unexpected %q", arg), "fitbot prices refresh [--provider NAME]")
+		}
+	}
+	fetchers, err := pricing.Fetchers(a.getenv, strings.ToLower(only), &http.Client{Timeout: refreshHTTPTimeout}, nil)
+	if err != nil {
+		return a.fail(exitUsage, err.Error(), "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
+	}
+	db, code := a.openStore(ctx)
+	if code != exitOK {
+		return code
+	}
+	defer a.closeStore(db)
+	reports, err := refreshPrices(ctx, db, fetchers, nil)
+	if asJSON {
+		if code := a.writeJSON(reportsJSON(reports)); code != exitOK {
+			return code
+		}
+	} else {
+		writeReports(a.stdout, reports)
+	}
+	if err != nil {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// refreshPrices runs one refresh of fetchers into db; `fitbot serve`'s
+// schedule calls it too.
+func refreshPrices(ctx context.Context, db *store.DB, fetchers []pricing.Fetcher, logger *slog.Logger) ([]pricing.Report, error) {
+	r := &pricing.Refresher{Fetchers: fetchers, Sink: db, Clock: db.Now, Logger: logger}
+	return r.Refresh(ctx)
+}
+
+func writeReports(w io.Writer, reports []pricing.Report) {
+	tw := newTable(w)
+	for _, r := range reports {
+		run := r.Run
+		took := run.Finished.Sub(run.Started).Round(100 * time.Millisecond)
+		if run.Status == pricing.RunOK {
+			line := fmt.Sprintf("%s\tok\t%d offers\t%s", run.Provider, run.Rows, took)
+			if len(r.Unknown) > 0 {
+				names := slices.Sorted(maps.Keys(r.Unknown))
+				line += fmt.Sprintf("\t%d unknown names skipped: %s", len(names), truncateList(names, 5))
+			}
+			fmt.Fprintln(tw, line)
+			continue
+		}
+		kept := "no earlier prices to keep"
+		if r.LastGood != nil {
+			kept = fmt.Sprintf("keeping its %d prices from %s", r.LastGood.Rows, r.LastGood.AsOf.Format("2006-01-02 15:04 UTC"))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", run.Provider, run.Status, run.Error, kept)
+	}
+	tw.Flush()
+}
+
+func truncateList(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+}
+
+type reportJSON struct {
+	Provider   string         `json:"provider"`
+	Status     string         `json:"status"`
+	Rows       int            `json:"rows"`
+	Unknown    map[string]int `json:"unknown_names"`
+	Error      string         `json:"error"`
+	Started    time.Time      `json:"started_at"`
+	Finished   time.Time      `json:"finished_at"`
+	LastGoodAt *time.Time     `json:"last_good_at"`
+}
+
+func reportsJSON(reports []pricing.Report) []reportJSON {
+	out := make([]reportJSON, 0, len(reports))
+	for _, r := range reports {
+		j := reportJSON{Provider: r.Run.Provider, Status: string(r.Run.Status), Rows: r.Run.Rows, Unknown: r.Unknown,
+			Error: r.Run.Error, Started: r.Run.Started, Finished: r.Run.Finished}
+		if j.Unknown == nil {
+			j.Unknown = map[string]int{}
+		}
+		if r.LastGood != nil {
+			j.LastGoodAt = &r.LastGood.AsOf
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// maxSheetBytes caps an imported sheet: a price sheet of a few hundred
+// thousand rows is tens of megabytes.
+const maxSheetBytes = 256 << 20
+
+// pricesImport is `fitbot prices import`.
+func (a *app) pricesImport(ctx context.Context, args []string) int {
+	const hint = "fitbot prices import [--at 2026-11-01T00:00:00Z] rates.csv"
+	var at time.Time
+	var files []string
+	for i := 0; i < len(args); i++ {
+		switch arg := args[i]; {
+		case arg == "-h" || arg == "-help" || arg == "--help":
+			fmt.Fprint(a.stdout, pricesUsage)
+			return exitOK
+		case arg == "--at" || arg == "-at" || strings.HasPrefix(arg, "--at="):
+			v, ok := strings.CutPrefix(arg, "--at=")
+			if !ok {
+				if i+1 >= len(args) {
+					return a.fail(exitUsage, "--at needs a time", hint)
+				}
+				i++
+				v = args[i]
+			}
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return a.fail(exitUsage, fmt.Sprintf("--at %q is not an RFC 3339 time", v), hint)
+			}
+			at = t.UTC()
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			return a.fail(exitUsage, "unknown flag "+arg, hint)
+		default:
+			files = append(files, arg)
+		}
+	}
+	if len(files) != 1 {
+		return a.fail(exitUsage, "prices import takes one CSV file", hint)
+	}
+	path := files[0]
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return a.fail(exitUsage, fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), hint)
+	case fi.IsDir():
+		return a.fail(exitUsage, path+" is a folder, not a CSV file", hint)
+	case fi.Size() > maxSheetBytes:
+		return a.fail(exitUsage, fmt.Sprintf("%s is %d MB; a price sheet is at most %d MB", path, fi.Size()>>20, maxSheetBytes>>20), "split it into several files")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return a.fail(exitUsage, fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), hint)
+	}
+	defer f.Close()
+
+	now := time.Now().UTC()
+	name := filepath.Base(path)
+	offers, err := pricing.ParseSheet(f, pricing.SheetOptions{Name: name, At: cmp.Or(at, now)})
+	if err != nil {
+		var se *pricing.SheetError
+		if errors.As(err, &se) {
+			return a.fail(exitUsage, err.Error()+"\nNothing was imported.", "fix the lines above; fitbot prices import --help shows the columns")
+		}
+		return a.fail(exitFailure, err.Error(), "")
+	}
+	db, code := a.openStore(ctx)
+	if code != exitOK {
+		return code
+	}
+	defer a.closeStore(db)
+	asOf := offers[0].ObservedAt
+	for _, o := range offers {
+		asOf = maxTime(asOf, o.ObservedAt)
+	}
+	run := pricing.Run{Provider: pricing.ImportProvider(name), Started: now, Finished: now, AsOf: asOf,
+		Status: pricing.RunOK, Rows: len(offers)}
+	if _, err := db.SaveRun(ctx, run, offers); err != nil {
+		return a.fail(exitFailure, err.Error()+"; nothing was imported", "")
+	}
+	gpus := map[string]bool{}
+	providers := map[string]bool{}
+	for _, o := range offers {
+		gpus[o.GPU], providers[o.Provider] = true, true
+	}
+	fmt.Fprintf(a.stdout, "Imported %d offers from %s (%d GPUs, providers %s), observed up to %s.\n",
+		len(offers), name, len(gpus), strings.Join(slices.Sorted(maps.Keys(providers)), ", "), asOf.Format(time.RFC3339))
+	return exitOK
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// unwrapPathErr drops the path an *fs.PathError repeats.
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/store"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeClouds is one test server standing in for every keyless provider,
+// replaying the pricing package's recorded payloads. mutate may change a
+// body before it is served; kill, when it returns true, makes the server
+// drop the connection half-way through the body.
+type fakeClouds struct {
+	t      *testing.T
+	srv    *httptest.Server
+	mutate atomic.Pointer[func(path string, body []byte) []byte]
+	kill   atomic.Pointer[func(r *http.Request) bool]
+}
+
+var azureFixtureRegion = regexp.MustCompile(`armRegionName eq '([a-z0-9]+)'`)
+
+func newFakeClouds(t *testing.T) *fakeClouds {
+	t.Helper()
+	fc := &fakeClouds{t: t}
+	fc.srv = httptest.NewServer(http.HandlerFunc(fc.serve))
+	t.Cleanup(fc.srv.Close)
+	return fc
+}
+
+func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
+	var file string
+	switch p := r.URL.Path; {
+	case p == "/graphql":
+		file = "runpod/gputypes.json"
+	case p == "/api/v0/bundles/":
+		file = "vast/bundles.json"
+	case p == "/spot.json":
+		file = "aws/spot.json"
+	case strings.HasSuffix(p, "/US East (N. Virginia)/Linux/index.json"):
+		file = "aws/ondemand_us-east-1.json"
+	case strings.HasSuffix(p, "/US West (Oregon)/Linux/index.json"):
+		file = "aws/ondemand_us-west-2.json"
+	case p == "/api/retail/prices":
+		m := azureFixtureRegion.FindStringSubmatch(r.URL.Query().Get("$filter"))
+		if m == nil {
+			http.Error(w, "no region", http.StatusBadRequest)
+			return
+		}
+		page := 1
+		if s := r.URL.Query().Get("$skip"); s != "" {
+			fmt.Sscan(s, &page)
+			page = page/1000 + 1
+		}
+		file = fmt.Sprintf("azure/%s_%d.json", m[1], page)
+	default:
+		fc.t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		http.NotFound(w, r)
+		return
+	}
+	body, err := os.ReadFile(filepath.Join("..", "..", "pricing", "testdata", file))
+	if err != nil {
+		fc.t.Error(err)
+		http.NotFound(w, r)
+		return
+	}
+	body = bytes.ReplaceAll(body, []byte("{{BASE}}"), []byte(fc.srv.URL))
+	if m := fc.mutate.Load(); m != nil {
+		body = (*m)(r.URL.Path, body)
+	}
+	if k := fc.kill.Load(); k != nil && (*k)(r) {
+		// Promise the whole body, send half, and hang up.
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		w.Write(body[:len(body)/2])
+		w.(http.Flusher).Flush()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+// useClouds points every keyless provider at fc, two regions each.
+func useClouds(t *testing.T, fc *fakeClouds) {
+	for _, p := range []string{"AWS", "AZURE", "RUNPOD", "VAST"} {
+		t.Setenv("FITBOT_"+p+"_URL", fc.srv.URL)
+	}
+	t.Setenv("FITBOT_AWS_REGIONS", "us-east-1,us-west-2")
+	t.Setenv("FITBOT_AZURE_REGIONS", "eastus,westus2")
+	t.Setenv("LAMBDA_API_KEY", "")
+	t.Setenv("GCP_API_KEY", "")
+}
+
+// pricesJSONOf runs `fitbot prices --json ARGS` and decodes it.
+func pricesJSONOf(t *testing.T, args ...string) pricesJSON {
+	t.Helper()
+	code, out, errOut := runCmd(t, append([]string{"prices", "--json"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("prices --json %v: exit %d: %s", args, code, errOut)
+	}
+	var got pricesJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("prices --json output is not JSON: %v\n%s", err, out)
+	}
+	return got
+}
+
+func TestPricesRefreshTwiceKeepsHistory(t *testing.T) {
+	path := useDB(t)
+	fc := newFakeClouds(t)
+	useClouds(t, fc)
+
+	code, out, errOut := runCmd(t, "prices", "refresh")
+	if code != exitOK {
+		t.Fatalf("first refresh: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"aws  ", "azure  ", "runpod  ", "vast  "} {
+		if !strings.Contains(out, want) || strings.Contains(out, "failed") {
+			t.Errorf("refresh output lacks an ok line for %q:\n%s", want, out)
+		}
+	}
+
+	// AWS cuts p5.48xlarge from $55.04 to $49.54 between the refreshes.
+	cut := func(path string, body []byte) []byte {
+		if strings.Contains(path, "meteredUnitMaps") {
+			return bytes.ReplaceAll(body, []byte(`"55.0400000000"`), []byte(`"49.5400000000"`))
+		}
+		return body
+	}
+	fc.mutate.Store(&cut)
+	if code, out, errOut := runCmd(t, "prices", "refresh", "--provider", "aws"); code != exitOK {
+		t.Fatalf("second refresh: exit %d\n%s%s", code, out, errOut)
+	}
+
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	hist, err := db.ObservationsBetween(ctx, time.Time{}, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p5 []string
+	for _, o := range hist {
+		if o.Provider == "aws" && o.InstanceType == "p5.48xlarge" && o.Market == pricing.MarketOnDemand && o.Region == "us-east-1" {
+			p5 = append(p5, fmt.Sprintf("%.2f", o.USDPerHour))
+		}
+	}
+	if diff := cmp.Diff([]string{"55.04", "49.54"}, p5); diff != "" {
+		t.Errorf("p5.48xlarge us-east-1 history (-want +got):\n%s", diff)
+	}
+
+	got := pricesJSONOf(t, "h100")
+	if got.Source != "store" {
+		t.Errorf("source %q, want store", got.Source)
+	}
+	var now []string
+	for _, o := range got.Offers {
+		if o.Provider == "aws" && o.InstanceType == "p5.48xlarge" && o.Market == "on_demand" {
+			now = append(now, fmt.Sprintf("%s %.2f %.4f", o.Region, o.USDPerHour, o.USDPerGPUHour))
+		}
+	}
+	if diff := cmp.Diff([]string{"us-east-1 49.54 6.1925", "us-west-2 49.54 6.1925"}, now); diff != "" {
+		t.Errorf("current p5.48xlarge on-demand offers (-want +got):\n%s", diff)
+	}
+}
+
+func TestPricesRefreshProviderDiesMidway(t *testing.T) {
+	useDB(t)
+	fc := newFakeClouds(t)
+	useClouds(t, fc)
+	if code, out, errOut := runCmd(t, "prices", "refresh"); code != exitOK {
+		t.Fatalf("first refresh: exit %d\n%s%s", code, out, errOut)
+	}
+	before := pricesJSONOf(t, "a100-80-pcie")
+
+	// Azure hangs up half-way through every page; RunPod raises prices.
+	azureDies := func(r *http.Request) bool { return r.URL.Path == "/api/retail/prices" }
+	fc.kill.Store(&azureDies)
+	raise := func(path string, body []byte) []byte {
+		if path == "/graphql" {
+			return bytes.ReplaceAll(body, []byte(`"communityPrice": 1.19`), []byte(`"communityPrice": 1.29`))
+		}
+		return body
+	}
+	fc.mutate.Store(&raise)
+	code, out, errOut := runCmd(t, "prices", "refresh")
+	if code != exitFailure {
+		t.Errorf("refresh with a dead provider: exit %d, want %d", code, exitFailure)
+	}
+	if !regexp.MustCompile(`(?m)^azure\s+failed\s+azure: .*keeping its 15 prices from`).MatchString(out) {
+		t.Errorf("refresh output does not report azure failed with its kept prices:\n%s%s", out, errOut)
+	}
+	for _, p := range []string{"aws", "runpod", "vast"} {
+		if !regexp.MustCompile(`(?m)^` + p + `\s+ok\s+\d+ offers`).MatchString(out) {
+			t.Errorf("refresh output has no ok line for %s:\n%s", p, out)
+		}
+	}
+
+	after := pricesJSONOf(t, "a100-80-pcie")
+	pick := func(p pricesJSON, provider string) []string {
+		var out []string
+		for _, o := range p.Offers {
+			if o.Provider == provider {
+				out = append(out, fmt.Sprintf("%s %s %s %s %.4f %s", o.Region, o.Market, o.Tier, o.InstanceType, o.USDPerHour, o.ObservedAt.Format(time.RFC3339Nano)))
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff(pick(before, "azure"), pick(after, "azure")); diff != "" || len(pick(after, "azure")) == 0 {
+		t.Errorf("azure's offers changed after its refresh failed (-before +after):\n%s", diff)
+	}
+	if got := pick(after, "runpod"); !strings.Contains(strings.Join(got, "\n"), "community NVIDIA A100 80GB PCIe 1.2900") {
+		t.Errorf("runpod's new prices did not land: %q", got)
+	}
+	stale := map[string]bool{}
+	for _, s := range after.StaleProviders {
+		stale[s.Provider] = true
+	}
+	if !stale["azure"] || len(stale) != 1 {
+		t.Errorf("stale providers %v, want azure alone", after.StaleProviders)
+	}
+}
+
+func TestPricesWithoutDatabaseShowsDefaultSheet(t *testing.T) {
+	path := useDB(t)
+	code, out, errOut := runCmd(t, "prices")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"h100 ", "rtx-4090 ", "From fitbot's built-in price sheet", "dated 2026-01-01 to 2026-11-09", "fitbot prices refresh"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("prices created a database just to read")
+	}
+	got := pricesJSONOf(t)
+	if got.Source != "default_sheet" || len(got.Cheapest) < 15 {
+		t.Errorf("--json: source %q with %d GPUs, want the default sheet", got.Source, len(got.Cheapest))
+	}
+}
+
+func TestPricesImport(t *testing.T) {
+	path := useDB(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "rates.csv")
+	os.WriteFile(good, []byte("provider,gpu,gpu_count,region,pricing,usd_per_hour,instance_type\n"+
+		"coreweave,h100,8,us-east-04,reserved,17.60,gd-8xh100ib-i128\n"+
+		"onprem,A100 SXM 80GB,1,dc1,on_demand,0.90,\n"), 0o644)
+	code, out, errOut := runCmd(t, "prices", "import", "--at", "2026-11-01T00:00:00Z", good)
+	if code != exitOK || !strings.Contains(out, "Imported 2 offers from rates.csv (2 GPUs, providers coreweave, onprem)") {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	got := pricesJSONOf(t, "a100-80")
+	if len(got.Offers) != 1 || got.Offers[0].Provider != "onprem" || got.Offers[0].USDPerGPUHour != 0.9 ||
+		!got.Offers[0].ObservedAt.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("after import, a100-80 offers = %+v", got.Offers)
+	}
+
+	// A file with one bad line stores nothing: the good line before it
+	// included.
+	bad := filepath.Join(dir, "more.csv")
+	os.WriteFile(bad, []byte("provider,gpu,gpu_count,region,pricing,usd_per_hour,instance_type\n"+
+		"onprem,l40s,1,dc1,on_demand,0.70,\n"+
+		"onprem,l40s,1,dc2,on_demand,free,\n"), 0o644)
+	code, _, errOut = runCmd(t, "prices", "import", bad)
+	if code != exitUsage || !strings.Contains(errOut, `line 3: usd_per_hour "free" is not a number`) || !strings.Contains(errOut, "Nothing was imported") {
+		t.Errorf("bad import: exit %d\n%s", code, errOut)
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l40s, err := db.OffersForGPU(ctx, "l40s")
+	if err != nil || len(l40s) != 0 {
+		t.Errorf("after a refused import, l40s offers = %v, %v; want none", l40s, err)
+	}
+}
+
+func TestPricesBadInput(t *testing.T) {
+	useDB(t)
+	t.Setenv("GCP_API_KEY", "")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"prices", "h1000"}, exitUsage, `unknown GPU "h1000"`},
+		{[]string{"prices", "--csv"}, exitUsage, "unknown flag --csv"},
+		{[]string{"prices", "refresh", "--provider", "oracle"}, exitUsage, `unknown provider "oracle"`},
+		{[]string{"prices", "refresh", "--provider", "gcp"}, exitUsage, "needs an API key in GCP_API_KEY"},
+		{[]string{"prices", "refresh", "--provider"}, exitUsage, "--provider needs a name"},
+		{[]string{"prices", "import"}, exitUsage, "takes one CSV file"},
+		{[]string{"prices", "import", "--at", "yesterday", "x.csv"}, exitUsage, `--at "yesterday" is not an RFC 3339 time`},
+		{[]string{"prices", "import", "/no/such/file.csv"}, exitUsage, "cannot read /no/such/file.csv: no such file or directory"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCmd(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "Try: ") {
+			t.Errorf("%v: exit %d, stderr %q; want %d with %q and a Try: hint", tt.args, code, errOut, tt.code, tt.want)
+		}
+	}
+}
+
+// TestPricesText checks the two tables and the footer against golden
+// files, at a fixed time.
+func TestPricesText(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	at := now.Add(-3 * time.Hour)
+	offers := []pricing.Offer{
+		{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketOnDemand, Region: "us-east-1", USDPerHour: 55.04, USDPerGPUHour: 6.88, ObservedAt: at},
+		{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketSpot, Region: "us-west-2", USDPerHour: 23.12, USDPerGPUHour: 2.89, ObservedAt: at},
+		{Provider: "runpod", InstanceType: "NVIDIA H100 80GB HBM3", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "community", Region: "all", USDPerHour: 2.69, USDPerGPUHour: 2.69, ObservedAt: now.Add(-50 * time.Minute)},
+		{Provider: "azure", InstanceType: "Standard_NV6ads_A10_v5", GPU: "a10", GPUCount: 1.0 / 6, Market: pricing.MarketOnDemand, Region: "eastus", USDPerHour: 0.454, USDPerGPUHour: 2.724, ObservedAt: now.AddDate(0, 0, -3)},
+	}
+	v := priceView{snap: pricing.NewSnapshot(offers), dbPath: "/var/lib/fitbot/fitbot.db", health: []store.ProviderHealth{
+		{Provider: "aws", Last: pricing.Run{Status: pricing.RunOK, AsOf: at}, LastGood: &pricing.Run{Status: pricing.RunOK, AsOf: at}},
+		{Provider: "azure", Last: pricing.Run{Status: pricing.RunFailed, Error: "azure: HTTP 503: upstream unavailable (eastus, page 1)"},
+			LastGood: &pricing.Run{Status: pricing.RunOK, AsOf: now.AddDate(0, 0, -3)}},
+		{Provider: "import:rates.csv", Last: pricing.Run{Status: pricing.RunOK, AsOf: now.AddDate(0, -2, 0)}, LastGood: &pricing.Run{AsOf: now.AddDate(0, -2, 0)}},
+	}}
+	var b strings.Builder
+	writeCheapest(&b, v.snap.CheapestPerGPU(), now)
+	b.WriteString("---\n")
+	writeOffers(&b, "h100", v.offersFor("h100"), now)
+	b.WriteString("---\n")
+	writeOffers(&b, "a10", v.offersFor("a10"), now)
+	v.writeFooter(&b, now)
+	checkPricesGolden(t, "cheapest_and_offers.txt", b.String())
+
+	var j bytes.Buffer
+	enc := json.NewEncoder(&j)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v.output("", now)); err != nil {
+		t.Fatal(err)
+	}
+	checkPricesGolden(t, "cheapest.json", j.String())
+}
+
+func checkPricesGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "prices", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", path, d)
+	}
+}
