@@ -113,6 +113,22 @@ func New(cfg Config) (*Handler, error) {
 // up; call it on shutdown, after the transports stopped taking requests.
 func (h *Handler) Wait() { h.wg.Wait() }
 
+// postTimeout bounds one post to a response_url. It is counted apart
+// from the work before it, so that an answer that used up its time can
+// still say so.
+const postTimeout = 10 * time.Second
+
+// respond posts msg to responseURL with its own time budget and logs a failure.
+func (h *Handler) respond(ctx context.Context, responseURL string, msg Message, what string) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postTimeout)
+	defer cancel()
+	if err := h.cfg.Respond.Respond(ctx, responseURL, msg); err != nil {
+		h.log.Error("bot: posting to response_url failed", "what", what, "err", err)
+		return false
+	}
+	return true
+}
+
 // later runs f in the background, detached from the request's
 // cancellation but bounded by FollowUpTimeout, and recovers a panic.
 func (h *Handler) later(ctx context.Context, what string, f func(ctx context.Context)) {

@@ -36,7 +36,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 		h.log.Info("bot: command refused by policy", "team", cmd.TeamID, "channel", cmd.ChannelID, "user", cmd.UserID)
 		return ephemeral("fitbot is not enabled here. Ask your Slack admin to add this workspace or channel to FITBOT_ALLOWED_TEAMS / FITBOT_ALLOWED_CHANNELS.")
 	}
-	text := strings.TrimSpace(cmd.Text)
+	text := strings.TrimSpace(strings.ToValidUTF8(cmd.Text, "\uFFFD"))
 	word, rest, _ := strings.Cut(text, " ")
 	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
 	switch word {
@@ -97,9 +97,7 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 		msg = h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._")
 	}
 	msg.ReplaceOriginal = true
-	if err := h.cfg.Respond.Respond(ctx, responseURL, msg); err != nil {
-		h.log.Error("bot: posting the interpreted answer failed", "err", err)
-	}
+	h.respond(ctx, responseURL, msg, "interpreted answer")
 }
 
 // answer estimates a parsed question, saves it as a plan and renders it.

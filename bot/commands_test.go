@@ -158,12 +158,15 @@ func TestInterpreterAnswersThroughResponseURL(t *testing.T) {
 	}{
 		{"interpreted", fakeInterpreter{parsed: sizing.Parsed{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
 		{"model fails: the parser's message", fakeInterpreter{err: errors.New("llm: timeout")}, "`/fit 13B lora 4090`"},
+		{"model outlasts the follow-up budget: the parser's message", fakeInterpreter{delay: time.Hour}, "`/fit 13B lora 4090`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url := newResponseURL(t)
 			plans := &fakePlans{}
-			h := newTestHandler(t, func(c *Config) { c.Interpreter = tt.interp; c.Plans = plans })
+			h := newTestHandler(t, func(c *Config) {
+				c.Interpreter, c.Plans, c.FollowUpTimeout = tt.interp, plans, 200*time.Millisecond
+			})
 			cmd := slash(question)
 			cmd.ResponseURL = url.URL + "/commands/T1/1/x"
 			start := time.Now()

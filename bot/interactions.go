@@ -45,8 +45,7 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 		}
 		h.later(ctx, action, func(ctx context.Context) {
 			for _, msg := range h.press(ctx, action, value, user) {
-				if err := h.cfg.Respond.Respond(ctx, url, msg); err != nil {
-					h.log.Error("bot: posting a button's reply failed", "action_id", action, "err", err)
+				if !h.respond(ctx, url, msg, action) {
 					return
 				}
 			}
