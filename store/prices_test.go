@@ -5,8 +5,12 @@ package store
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,5 +336,83 @@ func TestImportAndRefreshOfOneOfferShowTheNewer(t *testing.T) {
 	}
 	if len(hist) != 3 || hist[0].USDPerHour != 98.32 && hist[1].USDPerHour != 98.32 {
 		t.Errorf("history %+v, want both aws prices and the on-prem one", hist)
+	}
+}
+
+// TestRefreshKeepsPricesOfAHangingProvider runs real fetchers against
+// replayed payloads into a real database: when one provider hangs past
+// the refresh timeout, the others land and its previous prices stay
+// current.
+func TestRefreshKeepsPricesOfAHangingProvider(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	var hang atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		file := "runpod/gputypes.json"
+		if r.URL.Path == "/api/retail/prices" {
+			if hang.Load() {
+				<-r.Context().Done()
+				return
+			}
+			file = "azure/westus2_1.json"
+		}
+		body, err := os.ReadFile(filepath.Join("..", "pricing", "testdata", file))
+		if err != nil {
+			t.Error(err)
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	azure := pricing.NewAzure(srv.URL, srv.Client(), nil)
+	azure.Regions = []string{"westus2"}
+	r := &pricing.Refresher{
+		Fetchers: []pricing.Fetcher{azure, pricing.NewRunPod(srv.URL, srv.Client(), nil)},
+		Sink:     db,
+		Timeout:  300 * time.Millisecond,
+	}
+	if _, err := r.Refresh(ctx); err != nil {
+		t.Fatalf("first refresh: %v", err)
+	}
+	before, err := db.OffersForGPU(ctx, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	hang.Store(true)
+	reports, err := r.Refresh(ctx)
+	if err == nil || reports[0].Run.Status != pricing.RunFailed || !strings.Contains(reports[0].Run.Error, "gave up after 300ms") {
+		t.Fatalf("second refresh: %v; azure %+v, want it failed on the timeout", err, reports[0].Run)
+	}
+	if reports[1].Run.Status != pricing.RunOK {
+		t.Errorf("runpod did not land: %+v", reports[1].Run)
+	}
+	after, err := db.OffersForGPU(ctx, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	azureOf := func(offers []pricing.Offer) []pricing.Offer {
+		var out []pricing.Offer
+		for _, o := range offers {
+			if o.Provider == "azure" {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff(azureOf(before), azureOf(after)); diff != "" || len(azureOf(after)) != 2 {
+		t.Errorf("azure's h100 offers after it hung (-before +after):\n%s", diff)
+	}
+	health, err := db.ProviderHealth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range health {
+		if stale := h.Stale(time.Now(), time.Hour); stale != (h.Provider == "azure") {
+			t.Errorf("%s stale = %v", h.Provider, stale)
+		}
+	}
+	var runs int
+	if err := db.ro.QueryRow("SELECT count(*) FROM price_runs").Scan(&runs); err != nil || runs != 4 {
+		t.Errorf("%d runs recorded, want 4 (two refreshes of two providers)", runs)
 	}
 }
