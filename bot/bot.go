@@ -71,8 +71,11 @@ type Config struct {
 	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet
 	Interpreter Interpreter // nil: no language-model fallback
 	Policy      Policy
-	Logger      *slog.Logger     // nil: slog.Default()
-	Now         func() time.Time // nil: time.Now
+	// Refresh fetches prices now and says what it did, in a sentence,
+	// for `/fit prices refresh` (admins only); nil: not available from Slack.
+	Refresh func(ctx context.Context) (string, error)
+	Logger  *slog.Logger     // nil: slog.Default()
+	Now     func() time.Time // nil: time.Now
 	// FollowUpTimeout bounds a background answer (the language-model
 	// path, a button); zero means 30 seconds.
 	FollowUpTimeout time.Duration

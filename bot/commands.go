@@ -57,7 +57,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	case "plan":
 		return h.planCommand(ctx, rest)
 	case "prices", "price":
-		return h.pricesCommand(ctx, cmd.UserID, rest)
+		return h.pricesCommand(ctx, cmd, rest)
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, text)
 }

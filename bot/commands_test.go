@@ -244,3 +244,40 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestPricesRefresh(t *testing.T) {
+	tests := []struct {
+		name    string
+		user    string
+		refresh func(context.Context) (string, error)
+		ack     string
+		posted  string
+	}{
+		{"not an admin", "U2CERLKJA", nil, "Only fitbot admins", ""},
+		{"admin, not wired", "UADMIN", nil, "not available", ""},
+		{"admin", "UADMIN", func(context.Context) (string, error) { return "4 providers, 312 offers", nil }, "Refreshing prices", "Prices refreshed: 4 providers, 312 offers"},
+		{"admin, refresh fails", "UADMIN", func(context.Context) (string, error) { return "", errors.New("aws: 503") }, "Refreshing prices", "last good prices stay in use"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := newResponseURL(t)
+			h := newTestHandler(t, func(c *Config) { c.Policy.Admins = []string{"UADMIN"}; c.Refresh = tt.refresh })
+			cmd := slash("prices refresh")
+			cmd.UserID, cmd.ResponseURL = tt.user, url.URL+"/commands/1"
+			if got := h.Command(context.Background(), cmd).Text; !strings.Contains(got, tt.ack) {
+				t.Errorf("ack %q, want %q", got, tt.ack)
+			}
+			h.Wait()
+			posted := url.posted(t)
+			if tt.posted == "" {
+				if len(posted) != 0 {
+					t.Errorf("posted %+v, want nothing", posted)
+				}
+				return
+			}
+			if len(posted) != 1 || !strings.Contains(posted[0].Text, tt.posted) || !posted[0].ReplaceOriginal {
+				t.Errorf("posted %+v, want one replacement with %q", posted, tt.posted)
+			}
+		})
+	}
+}

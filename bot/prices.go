@@ -17,12 +17,9 @@ const maxOffersListed = 25
 
 // pricesCommand shows the cheapest offer per GPU (`/fit prices`) or every
 // offer for one GPU (`/fit prices h100`).
-func (h *Handler) pricesCommand(ctx context.Context, user, arg string) Message {
+func (h *Handler) pricesCommand(ctx context.Context, cmd slack.SlashCommand, arg string) Message {
 	if strings.EqualFold(arg, "refresh") {
-		if !h.cfg.Policy.isAdmin(user) {
-			return ephemeral("Only fitbot admins (FITBOT_ADMINS) can refresh prices.")
-		}
-		return ephemeral("Refreshing from Slack is not wired on this fitbot; run `fitbot prices refresh` on the server.")
+		return h.refreshCommand(ctx, cmd)
 	}
 	if h.cfg.Prices == nil {
 		return ephemeral("Prices are not available yet on this fitbot. Answers use the built-in price sheet where it has the GPU.")
@@ -45,6 +42,28 @@ func (h *Handler) pricesCommand(ctx context.Context, user, arg string) Message {
 		return apology()
 	}
 	return pricesMessage("Prices for "+gpu, offers, h.now())
+}
+
+// refreshCommand fetches prices now for an admin, acknowledging at once
+// and posting the outcome to the command's response_url.
+func (h *Handler) refreshCommand(ctx context.Context, cmd slack.SlashCommand) Message {
+	switch {
+	case !h.cfg.Policy.isAdmin(cmd.UserID):
+		return ephemeral("Only fitbot admins (FITBOT_ADMINS) can refresh prices.")
+	case h.cfg.Refresh == nil || cmd.ResponseURL == "":
+		return ephemeral("Refreshing from Slack is not available on this fitbot; run `fitbot prices refresh` on the server.")
+	}
+	h.later(ctx, "refresh", func(ctx context.Context) {
+		summary, err := h.cfg.Refresh(ctx)
+		msg := ephemeral("Prices refreshed: " + summary)
+		if err != nil {
+			h.log.Error("bot: price refresh from Slack failed", "err", err)
+			msg = ephemeral("The price refresh failed; the last good prices stay in use. The details are in fitbot's log.")
+		}
+		msg.ReplaceOriginal = true
+		h.respond(ctx, cmd.ResponseURL, msg, "refresh")
+	})
+	return ephemeral("Refreshing prices from the providers… the result follows here.")
 }
 
 // pricesMessage lists offers, cheapest per GPU-hour first, with provider,
