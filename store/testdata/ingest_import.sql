@@ -1,9 +1,11 @@
 -- The sqlite3 command-line baseline for BenchmarkIngest: the same 100,000
 -- offers loaded with .import into the same schema (migrations 0001 and
--- 0002, the store's pragmas), in one transaction. Run from the repository
--- root with a CSV of the rows (see BenchmarkIngest for their shape):
---   sqlite3 /tmp/import.db < store/testdata/ingest_import.sql
--- It reads /tmp/bench100k.csv.
+-- 0002, the store's pragmas), in one transaction. From the repository
+-- root, write BenchmarkIngest's rows as CSV, then time the load:
+--   awk 'BEGIN{print "provider,gpu,gpu_count,region,pricing,usd_per_hour,instance_type";
+--     split("h100 a100-80 l40s rtx-4090 l4",g," "); for(i=0;i<100000;i++)
+--     printf "bench,%s,1,region-%d,on_demand,%g,instance-%06d\n", g[i%5+1], i%50, 1+(i%1000)/100, i}' > /tmp/bench100k.csv
+--   rm -f /tmp/import.db*; time sqlite3 /tmp/import.db < store/testdata/ingest_import.sql
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = ON;
