@@ -1,0 +1,702 @@
+package sizing
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The questions that run the other way round: not "does this fit?" but
+// "what fits?". Each is answered by searching over the same memory model
+// the forward estimator uses (Footprint.Memory, trainingMemory and
+// inferenceMemory), never by a separate formula.
+
+// The intents of the questions this file and buyrent.go answer. Their
+// strings are the `kind` of the JSON answer.
+const (
+	IntentLargest    Intent = "largest_model" // "what 2x4090 lora": the largest model that fits
+	IntentMaxContext Intent = "max_context"   // "llama-3.1-8b inference l4 max context"
+	IntentWhichGPU   Intent = "which_gpu"     // "which gpu 13b lora": every card that fits, cheapest first
+	IntentBuyRent    Intent = "buy_vs_rent"   // "13b lora 4090 buy-vs-rent 3 jobs/week 5h"
+)
+
+// gibAssumption is the unit every answer states.
+const gibAssumption = "memory in GiB (2^30 bytes), against the capacity the card reports"
+
+// searchStep is the resolution of the largest-model search, in parameters:
+// the answer fits and one step more does not.
+const searchStep = 1_000_000
+
+// AskAnswer is the reply to one of the questions that run the other way
+// round. Kind says which; exactly one of the result fields is set, under a
+// JSON key equal to Kind. Request is the resolved request the search
+// started from (for largest_model: the asked method's row at its largest
+// size); Assumptions lists every default it relied on.
+type AskAnswer struct {
+	Kind        Intent   `json:"kind"`
+	Request     Request  `json:"request"`
+	Assumptions []string `json:"assumptions"`
+
+	Largest    *LargestResult  `json:"largest_model,omitempty"`
+	MaxContext *ContextResult  `json:"max_context,omitempty"`
+	WhichGPU   *WhichGPUResult `json:"which_gpu,omitempty"`
+	BuyRent    *BuyRentResult  `json:"buy_vs_rent,omitempty"`
+}
+
+// LargestResult is the largest model that fits the named hardware, for
+// each way of using it.
+type LargestResult struct {
+	GPU         string       `json:"gpu"`
+	GPUName     string       `json:"gpu_name"`
+	GPUs        int          `json:"gpus"`
+	VRAMBytes   int64        `json:"vram_bytes"` // one card
+	Rows        []LargestRow `json:"rows"`
+	FitsNothing bool         `json:"fits_nothing"` // no row fits even the smallest size
+}
+
+// LargestRow is one method (and, for inference, one weight format) with
+// the largest bare size that fits and the largest catalog models that do.
+type LargestRow struct {
+	Method        Method      `json:"method"`
+	Precision     Precision   `json:"precision"`
+	Quant         Quant       `json:"quant"`
+	Label         string      `json:"label"` // "LoRA", "inference int4"
+	Asked         bool        `json:"asked"` // the method the question named
+	MaxParams     int64       `json:"max_params"`
+	ZeROStage     int         `json:"zero_stage"`
+	TotalBytes    int64       `json:"total_bytes"`    // per GPU at max_params
+	CatalogModels []ModelFit  `json:"catalog_models"` // the largest catalog models that fit, largest first
+	Nearest       *NearestFit `json:"nearest"`        // when nothing fits as asked: the closest setting that does
+	Note          string      `json:"note,omitempty"` // why the row is empty, e.g. an inference-only card
+	// Assumptions are the defaults this row relied on that not every row
+	// shares (the answer's assumptions hold the shared ones).
+	Assumptions []string `json:"assumptions"`
+}
+
+// ModelFit is a catalog model that fits, with its per-GPU total.
+type ModelFit struct {
+	Model      string `json:"model"`
+	Name       string `json:"name"`
+	Params     int64  `json:"params"`
+	TotalBytes int64  `json:"total_bytes"`
+}
+
+// NearestFit is the closest thing that fits when the question as asked
+// fits nothing: a shorter sequence, more cards, or another format.
+type NearestFit struct {
+	Why       string `json:"why"`
+	SeqLen    int    `json:"seq_len,omitempty"`
+	GPUs      int    `json:"gpus,omitempty"`
+	MaxParams int64  `json:"max_params,omitempty"`
+	MaxTokens int    `json:"max_tokens,omitempty"`
+}
+
+// largestRowSpec is one row of the largest-model table.
+type largestRowSpec struct {
+	method    Method
+	precision Precision // "" for the default
+	label     string
+}
+
+var largestRows = [...]largestRowSpec{
+	{MethodFull, "", "full fine-tune"},
+	{MethodLoRA, "", "LoRA"},
+	{MethodQLoRA, "", "QLoRA"},
+	{MethodInference, "", "inference 16-bit"},
+	{MethodInference, PrecisionINT8, "inference int8"},
+	{MethodInference, PrecisionINT4, "inference int4"},
+}
+
+// LargestModel answers "what is the largest model that fits this
+// hardware?": for full fine-tuning, LoRA, QLoRA and inference with 16-bit,
+// int8 and int4 weights, the largest bare size (a Llama-style shape, see
+// BareModel) whose per-GPU memory fits the card, found by binary search in
+// steps of searchStep parameters, and the largest catalog models that fit.
+// The question's other settings (sequence, batch, optimizer, rank, ZeRO)
+// apply to every row they make sense for; the rest are the estimator's
+// defaults. A question without a GPU returns an *InputError.
+func (e *Estimator) LargestModel(q Query) (AskAnswer, error) {
+	if q.GPU == "" {
+		return AskAnswer{}, inputErr("fit what 2x rtx-4090 lora", "which hardware? Name the GPU (and how many) to find the largest model that fits")
+	}
+	q.Model, q.Params, q.Experts, q.Arch = "", 0, 0, nil
+	res := &LargestResult{FitsNothing: true}
+	var asked Request
+	askedSet := false
+	for _, spec := range largestRows {
+		row, req, err := e.largestRow(q, spec)
+		if err != nil {
+			return AskAnswer{}, err
+		}
+		if res.GPU == "" && req.GPU != "" {
+			g, _, _ := LookupGPU(req.GPU)
+			res.GPU, res.GPUName, res.GPUs, res.VRAMBytes = g.ID, g.Name, req.GPUs, g.MemoryBytes
+		}
+		if row.MaxParams > 0 {
+			res.FitsNothing = false
+		}
+		if row.Asked && !askedSet {
+			asked, askedSet = req, true
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	if !askedSet {
+		for i, r := range res.Rows {
+			if r.MaxParams > 0 || i == len(res.Rows)-1 {
+				asked = e.rowRequest(q, largestRows[i], r)
+				break
+			}
+		}
+	}
+	// The asked method first; the others keep their order.
+	slices.SortStableFunc(res.Rows, func(a, b LargestRow) int {
+		switch {
+		case a.Asked == b.Asked:
+			return 0
+		case a.Asked:
+			return -1
+		}
+		return 1
+	})
+	asm := assumptionSet{items: sharedAssumptions(res.Rows)}
+	if q.SeqLen > 4096 {
+		asm.add(fmt.Sprintf("bare sizes taken to support %d tokens (a bare Llama-style shape is given 4096 when sized on its own)", q.SeqLen))
+	}
+	asm.add(fmt.Sprintf("bare sizes are Llama-style dense shapes (see BareModel), searched in steps of %s parameters: the size shown fits, one step more does not", humanCount(searchStep)),
+		"catalog models listed only when they fit as asked on this hardware, checked one by one")
+	return AskAnswer{Kind: IntentLargest, Request: asked, Assumptions: asm.list([]string{gibAssumption}), Largest: res}, nil
+}
+
+// rowRequest rebuilds the request a row was searched with, for the
+// answer's request field.
+func (e *Estimator) rowRequest(q Query, spec largestRowSpec, row LargestRow) Request {
+	rq := rowQuery(q, spec)
+	rq.Arch = placeholderArch()
+	rs, err := resolve(rq)
+	if err != nil {
+		return Request{}
+	}
+	r := rs.req
+	if row.MaxParams > 0 {
+		r.Model, r.Params, r.ActiveParams = bareID(row.MaxParams), row.MaxParams, row.MaxParams
+	}
+	return r
+}
+
+// rowQuery is the question for one row: the method and format of the row,
+// with settings that do not apply to it dropped.
+func rowQuery(q Query, spec largestRowSpec) Query {
+	rq := q
+	rq.Method = spec.method
+	rq.Quant = QuantNone
+	if spec.method == MethodInference {
+		rq.Optimizer, rq.LoRARank, rq.ZeROStage, rq.Offload, rq.GradCheckpointing, rq.Tokens = "", 0, nil, "", nil, 0
+		rq.Precision = spec.precision
+		return rq
+	}
+	rq.KVPrecision = ""
+	switch rq.Precision {
+	case PrecisionINT8, PrecisionINT4:
+		rq.Precision = ""
+	}
+	if spec.method == MethodFull {
+		rq.LoRARank = 0
+	}
+	if rq.GPUs > 1 && rq.ZeROStage == nil {
+		three := 3
+		rq.ZeROStage = &three
+	}
+	return rq
+}
+
+// sharedAssumptions moves the assumptions every searched row made out of
+// the rows and returns them; each row keeps only its own.
+func sharedAssumptions(rows []LargestRow) []string {
+	var shared []string
+	first := true
+	for _, r := range rows {
+		if r.Note != "" {
+			continue
+		}
+		if first {
+			shared, first = slices.Clone(r.Assumptions), false
+			continue
+		}
+		shared = slices.DeleteFunc(shared, func(a string) bool { return !slices.Contains(r.Assumptions, a) })
+	}
+	for i := range rows {
+		rows[i].Assumptions = slices.DeleteFunc(rows[i].Assumptions, func(a string) bool { return slices.Contains(shared, a) })
+		if rows[i].Assumptions == nil {
+			rows[i].Assumptions = []string{}
+		}
+	}
+	return shared
+}
+
+// placeholderArch is the model a row is resolved with before the search
+// replaces it: the smallest bare size, with no context limit of its own.
+func placeholderArch() *Model {
+	m := BareModel(MinBareParams, 0)
+	m.MaxContext = 0
+	return &m
+}
+
+// largestRow searches one row. It returns the row (with the assumptions
+// it relied on) and the request at the row's answer.
+func (e *Estimator) largestRow(q Query, spec largestRowSpec) (LargestRow, Request, error) {
+	rq := rowQuery(q, spec)
+	row := LargestRow{Method: spec.method, Label: spec.label, Asked: askedRow(q, spec), CatalogModels: []ModelFit{}, Assumptions: []string{}}
+	rq.Arch = placeholderArch()
+	rs, err := resolve(rq)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && rq.GPU != "" {
+			if g, _, gerr := LookupGPU(rq.GPU); gerr == nil {
+				// The hardware cannot do this method (Apple silicon training,
+				// BF16 on a card without it): say why in the row.
+				if spec.method != MethodInference || g.InferenceOnly {
+					row.Note = ie.Problem
+					return row, Request{GPU: g.ID, GPUs: max(q.GPUs, 1)}, nil
+				}
+			}
+		}
+		return row, Request{}, err
+	}
+	r := rs.req
+	row.Precision, row.Quant, row.ZeROStage = r.Precision, r.Quant, r.ZeROStage
+	row.Assumptions = searchAssumptions(rs)
+	if spec.method != MethodInference && r.GPUs > 1 && q.ZeROStage == nil {
+		row.Assumptions = append(row.Assumptions, fmt.Sprintf("training on %d GPUs searched at ZeRO-3 (FSDP full shard), the stage that holds the largest model", r.GPUs))
+	}
+	g := rs.gpu
+	p, total := largestFitting(&r, g.MemoryBytes)
+	row.MaxParams, row.TotalBytes = p, total
+	if p == 0 {
+		row.Nearest = nearestLargest(r, g)
+	} else {
+		r.Params, r.ActiveParams, r.Model = p, p, bareID(p)
+		row.CatalogModels = catalogFits(&r, g.MemoryBytes, 3)
+	}
+	return row, r, nil
+}
+
+// askedRow reports whether a row is the one the question named: its
+// method and, for inference, its weight format.
+func askedRow(q Query, spec largestRowSpec) bool {
+	if q.Method != spec.method {
+		return false
+	}
+	if spec.method != MethodInference {
+		return true
+	}
+	switch {
+	case q.Precision == PrecisionINT8 || q.Quant == QuantINT8 || q.Quant == QuantQ8_0:
+		return spec.precision == PrecisionINT8
+	case q.Precision == PrecisionINT4 || (q.Quant != QuantNone && q.Quant != QuantINT8):
+		return spec.precision == PrecisionINT4
+	}
+	return spec.precision == ""
+}
+
+// searchAssumptions keeps a resolved template's assumptions, less the
+// ones about the placeholder model the search replaces.
+func searchAssumptions(rs *resolved) []string {
+	out := make([]string, 0, len(rs.assumptions))
+	placeholder := rs.model.Assumption()
+	for _, a := range rs.assumptions {
+		switch {
+		case a == placeholder:
+		case strings.HasPrefix(a, "LoRA rank "):
+			out = append(out, fmt.Sprintf("LoRA rank %d on all linear layers (q, k, v, o, gate, up, down)", rs.req.LoRARank))
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// bareFits reports the per-GPU total of a bare size under r.
+func bareTotal(r *Request, params int64) int64 {
+	s := shapeOf(BareModel(params, 0))
+	if r.Method == MethodInference {
+		return inferenceMemory(r, &s).TotalBytes
+	}
+	return trainingMemory(r, &s).TotalBytes
+}
+
+// largestFitting is the largest multiple of searchStep whose bare model
+// fits vram under r, and its per-GPU total; 0 when not even the smallest
+// does. The search keeps lo fitting and hi not, so the answer fits and one
+// step more does not, whatever the shape changes between them.
+func largestFitting(r *Request, vram int64) (params, total int64) {
+	lo, hi := int64(MinBareParams/searchStep), int64(MaxParams/searchStep)
+	loTotal := bareTotal(r, lo*searchStep)
+	if loTotal > vram {
+		return 0, 0
+	}
+	if t := bareTotal(r, hi*searchStep); t <= vram {
+		return hi * searchStep, t
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if t := bareTotal(r, mid*searchStep); t <= vram {
+			lo, loTotal = mid, t
+		} else {
+			hi = mid
+		}
+	}
+	return lo * searchStep, loTotal
+}
+
+// catalogFootprint is a catalog model with its memory shape, built once.
+type catalogFootprint struct {
+	model Model
+	shape shape
+	total int64
+}
+
+var catalogFootprints = sync.OnceValue(func() []catalogFootprint {
+	models := loadCatalog().models
+	out := make([]catalogFootprint, 0, len(models))
+	for _, m := range models {
+		s := shapeOf(m)
+		out = append(out, catalogFootprint{model: m, shape: s, total: s.total})
+	}
+	// Largest first; ties by id for determinism.
+	slices.SortFunc(out, func(a, b catalogFootprint) int {
+		if c := cmp.Compare(b.total, a.total); c != 0 {
+			return c
+		}
+		return strings.Compare(a.model.ID, b.model.ID)
+	})
+	return out
+})
+
+// catalogFits lists up to n of the largest catalog models that fit vram
+// under r, checked with their own architecture. A model whose context is
+// shorter than r's sequence is left out.
+func catalogFits(r *Request, vram int64, n int) []ModelFit {
+	out := []ModelFit{}
+	for i := range catalogFootprints() {
+		c := &catalogFootprints()[i]
+		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext {
+			continue
+		}
+		var total int64
+		if r.Method == MethodInference {
+			total = inferenceMemory(r, &c.shape).TotalBytes
+		} else {
+			total = trainingMemory(r, &c.shape).TotalBytes
+		}
+		if total > vram {
+			continue
+		}
+		out = append(out, ModelFit{Model: c.model.ID, Name: c.model.Name, Params: c.total, TotalBytes: total})
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// nearestLargest finds the closest setting under which something fits
+// when not even the smallest size does: a shorter sequence (halved down
+// to 256 tokens), then more cards in one machine.
+func nearestLargest(r Request, g GPU) *NearestFit {
+	for seq := r.SeqLen / 2; seq >= 256; seq /= 2 {
+		t := r
+		t.SeqLen = seq
+		if p, _ := largestFitting(&t, g.MemoryBytes); p > 0 {
+			return &NearestFit{Why: fmt.Sprintf("at %d tokens of sequence instead of %d", seq, r.SeqLen), SeqLen: seq, MaxParams: p}
+		}
+	}
+	for _, n := range countSteps {
+		if n <= r.GPUs || n > maxPerNode(g) {
+			continue
+		}
+		t := r
+		setCount(&t, n, &g)
+		if p, _ := largestFitting(&t, g.MemoryBytes); p > 0 {
+			return &NearestFit{Why: fmt.Sprintf("on %d× %s", n, g.Name), GPUs: n, MaxParams: p}
+		}
+	}
+	return nil
+}
+
+// assumptionSet collects assumptions once each, in the order first said.
+type assumptionSet struct{ items []string }
+
+func (a *assumptionSet) add(items ...string) {
+	for _, s := range items {
+		if !slices.Contains(a.items, s) {
+			a.items = append(a.items, s)
+		}
+	}
+}
+
+// list returns the collected assumptions followed by extra (deduplicated).
+func (a *assumptionSet) list(extra []string) []string {
+	a.add(extra...)
+	if a.items == nil {
+		return []string{}
+	}
+	return a.items
+}
+
+// ContextResult is the longest sequence (inference: context; training:
+// sequence length) that fits, and which bound set it.
+type ContextResult struct {
+	MaxTokens       int    `json:"max_tokens"`        // 0 when not even one token fits
+	Bound           string `json:"bound"`             // "memory" or "model" (the model's max_position_embeddings)
+	MemoryMaxTokens int    `json:"memory_max_tokens"` // what memory alone allows (up to MaxSeqLen)
+	ModelMaxTokens  int    `json:"model_max_tokens"`  // the model's own maximum; 0 when unknown
+	// KVBytesPerToken is the KV cache one more token of context costs on
+	// the busiest GPU, for all concurrent sequences (inference only).
+	KVBytesPerToken float64     `json:"kv_cache_bytes_per_token"`
+	PerGPU          Memory      `json:"per_gpu"` // at max_tokens
+	VRAMBytes       int64       `json:"vram_bytes"`
+	ModelName       string      `json:"model_name"`
+	GPUName         string      `json:"gpu_name"`
+	Nearest         *NearestFit `json:"nearest"` // when not even one token fits: the smallest change that does
+}
+
+// The bounds a longest context can hit.
+const (
+	BoundMemory = "memory"
+	BoundModel  = "model"
+)
+
+// MaxContext answers "how long a context fits?": the longest context
+// (inference, with the question's batch and KV-cache precision) or
+// sequence (training) whose per-GPU memory fits the card, by binary search
+// over the forward memory model, capped at the model's own maximum. The
+// result says which bound won. A question without a model or a GPU
+// returns an *InputError.
+func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
+	if q.GPU == "" {
+		return AskAnswer{}, inputErr(fmt.Sprintf("fit %s inference l4 max context", ifEmpty(q.Model, "llama-3.1-8b")),
+			"on which GPU? Name the card to find the longest context that fits")
+	}
+	q.SeqLen = 0
+	rs, err := resolve(q)
+	if err != nil {
+		return AskAnswer{}, err
+	}
+	var asm assumptionSet
+	for _, a := range rs.assumptions {
+		if strings.HasPrefix(a, "context ") || strings.HasPrefix(a, "sequence length ") {
+			continue // the placeholder the search replaces
+		}
+		asm.add(a)
+	}
+	res := &ContextResult{ModelMaxTokens: rs.model.MaxContext, VRAMBytes: rs.gpu.MemoryBytes, ModelName: rs.model.Name, GPUName: rs.gpu.Name}
+	r := rs.req
+	memMax := longestFitting(rs, &r, rs.gpu.MemoryBytes)
+	res.MemoryMaxTokens = memMax
+	res.MaxTokens, res.Bound = memMax, BoundMemory
+	if m := rs.model.MaxContext; m > 0 && memMax >= m {
+		res.MaxTokens, res.Bound = m, BoundModel
+	}
+	if res.MaxTokens == 0 {
+		res.Nearest = e.nearestContext(rs)
+		r.SeqLen = rs.req.SeqLen
+	} else {
+		r.SeqLen = res.MaxTokens
+		res.PerGPU = rs.memory(&r)
+		if r.Method == MethodInference {
+			ctx := int64(res.MaxTokens)
+			kv := kvCacheBytes(&rs.shape, ctx, int64(r.MicroBatch), kvElemBytes(r.KVPrecision)) * kvShare(&rs.shape, r.GPUs, r.Nodes)
+			res.KVBytesPerToken = kv / float64(ctx)
+		}
+	}
+	word := "sequence"
+	if r.Method == MethodInference {
+		word = "context"
+	}
+	asm.add(fmt.Sprintf("longest %s: the most tokens whose per-GPU memory fits the card, searched up to %d tokens and capped at the model's own maximum", word, MaxSeqLen), gibAssumption)
+	return AskAnswer{Kind: IntentMaxContext, Request: r, Assumptions: asm.list(nil), MaxContext: res}, nil
+}
+
+// longestFitting is the most tokens of sequence (1 to MaxSeqLen) under
+// which r fits vram; 0 when not even one does. r.SeqLen is left as found.
+func longestFitting(rs *resolved, r *Request, vram int64) int {
+	fits := func(n int) bool {
+		r.SeqLen = n
+		return rs.memory(r).TotalBytes <= vram
+	}
+	if !fits(1) {
+		return 0
+	}
+	if fits(MaxSeqLen) {
+		return MaxSeqLen
+	}
+	lo, hi := 1, MaxSeqLen // lo fits, hi does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	r.SeqLen = lo
+	return lo
+}
+
+// nearestContext is the smallest same-card change (a smaller weight
+// format, QLoRA, more cards...) under which some context fits, with the
+// longest context it allows.
+func (e *Estimator) nearestContext(rs *resolved) *NearestFit {
+	probe := *rs
+	probe.req.SeqLen = min(defaultSeqLen, max(rs.model.MaxContext, 1))
+	for _, c := range e.sameCard(&probe) {
+		r := c.req
+		n := longestFitting(&probe, &r, rs.gpu.MemoryBytes)
+		if n == 0 {
+			continue
+		}
+		if m := rs.model.MaxContext; m > 0 {
+			n = min(n, m)
+		}
+		why, _, _ := strings.Cut(c.why, ": ")
+		return &NearestFit{Why: why, GPUs: c.req.GPUs, MaxTokens: n}
+	}
+	return nil
+}
+
+// WhichGPUResult lists every catalog card that fits the question within
+// one machine, cheapest first (unpriced cards last, by memory).
+type WhichGPUResult struct {
+	Options     []GPUOption `json:"options"`
+	Tokens      int64       `json:"tokens"`       // the token budget the times are for; 0 when none was given
+	FitsNothing bool        `json:"fits_nothing"` // no card fits within one machine
+	Nearest     *GPUOption  `json:"nearest"`      // then: the cheapest configuration over several machines, if any
+}
+
+// GPUOption is the fewest cards of one kind that fit, with speed, time
+// and cost where known.
+type GPUOption struct {
+	GPU             string    `json:"gpu"`
+	GPUName         string    `json:"gpu_name"`
+	GPUs            int       `json:"gpus"`
+	Nodes           int       `json:"nodes"`
+	ZeROStage       int       `json:"zero_stage"`
+	TotalBytes      int64     `json:"total_bytes"` // per GPU
+	VRAMBytes       int64     `json:"vram_bytes"`  // one card
+	Headroom        Headroom  `json:"headroom"`
+	USDPerHour      *float64  `json:"usd_per_hour"` // all the cards; nil when no price is known
+	TokensPerSecond *float64  `json:"tokens_per_second"`
+	Hours           *float64  `json:"hours"`     // for the token budget; nil without one
+	USDTotal        *float64  `json:"usd_total"` // for the token budget
+	Price           *PriceRef `json:"price"`     // the GPU-hour price used
+}
+
+// PriceRef is a GPU-hour price and where it came from, with JSON keys.
+type PriceRef struct {
+	USDPerGPUHour float64   `json:"usd_per_gpu_hour"`
+	Provider      string    `json:"provider"`
+	Market        string    `json:"market"`
+	Region        string    `json:"region"`
+	AsOf          time.Time `json:"as_of"`
+}
+
+func priceRef(p *Price) *PriceRef {
+	if p == nil {
+		return nil
+	}
+	return &PriceRef{USDPerGPUHour: p.USDPerGPUHour, Provider: p.Provider, Market: p.Market, Region: p.Region, AsOf: p.AsOf}
+}
+
+// WhichGPU answers "which GPU should we use?": every catalog card that
+// fits the question as asked with 1, 2, 4 or 8 of it in one machine (the
+// fewest that fit, training at the lowest ZeRO stage that fits),
+// cheapest first, with price per hour and, given a token budget, time and
+// cost. It extends the search the estimator runs for a question with no
+// GPU (which answers for the cheapest and lists a few others) to the whole
+// catalog. A GPU named in the question is set aside; a count is kept.
+func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
+	var asm assumptionSet
+	if q.GPU != "" {
+		asm.add(fmt.Sprintf("%q set aside: every card in the catalog is compared", q.GPU))
+		q.GPU = ""
+	}
+	rs, err := resolve(q)
+	if err != nil {
+		return AskAnswer{}, err
+	}
+	asm.add(rs.assumptions...)
+	var buf [64]fitOption
+	found := e.cheapest(buf[:0], rs)
+	res := &WhichGPUResult{Options: []GPUOption{}, Tokens: rs.req.Tokens}
+	var first Request
+	for _, o := range found {
+		c := o.altCandidate(rs)
+		opt := e.gpuOption(rs, c)
+		if c.req.Nodes > 1 {
+			if res.Nearest == nil {
+				res.Nearest = &opt
+			}
+			continue
+		}
+		if len(res.Options) == 0 {
+			first = c.req
+		}
+		res.Options = append(res.Options, opt)
+	}
+	if len(res.Options) == 0 {
+		res.FitsNothing = true
+		first = rs.req
+	} else {
+		res.Nearest = nil
+	}
+	order := "cheapest per hour first"
+	if res.Tokens > 0 {
+		// With a budget, cheapest means the whole run: a dearer card that
+		// finishes sooner can cost less.
+		slices.SortStableFunc(res.Options, func(a, b GPUOption) int {
+			switch {
+			case a.USDTotal != nil && b.USDTotal != nil:
+				return cmp.Compare(*a.USDTotal, *b.USDTotal)
+			case a.USDTotal != nil:
+				return -1
+			case b.USDTotal != nil:
+				return 1
+			}
+			return 0
+		})
+		first = requestFor(rs, res.Options[0])
+		order = fmt.Sprintf("cheapest for the %s-token run first", humanCount(res.Tokens))
+	}
+	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
+	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil)), WhichGPU: res}, nil
+}
+
+// requestFor rebuilds the request of an option.
+func requestFor(rs *resolved, o GPUOption) Request {
+	r := rs.req
+	r.GPU, r.GPUs, r.Nodes = o.GPU, o.GPUs, o.Nodes
+	if r.Method != MethodInference {
+		r.ZeROStage = o.ZeROStage
+	}
+	return r
+}
+
+// gpuOption fills one configuration's speed, time and cost.
+func (e *Estimator) gpuOption(rs *resolved, c altCandidate) GPUOption {
+	g := c.gpu
+	opt := GPUOption{GPU: g.ID, GPUName: g.Name, GPUs: c.req.GPUs, Nodes: c.req.Nodes, ZeROStage: c.req.ZeROStage,
+		TotalBytes: c.total, VRAMBytes: g.MemoryBytes, Headroom: headroom(c.total, g.MemoryBytes)}
+	if c.req.Method == MethodInference {
+		opt.ZeROStage = 0
+	}
+	price := e.price(g.ID)
+	opt.Price = priceRef(price)
+	r := c.req
+	t, _ := throughput(&r, &rs.shape, g, e.mfu(), price)
+	opt.USDPerHour, opt.TokensPerSecond, opt.Hours, opt.USDTotal = t.USDPerHour, t.TokensPerSecond, t.Hours, t.USDTotal
+	return opt
+}
