@@ -55,6 +55,7 @@ type SheetError struct {
 	More     int // problems found beyond those listed
 }
 
+// Error lists the bad lines, one per line of text.
 func (e *SheetError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d bad line(s)", e.Name, len(e.Problems)+e.More)
