@@ -37,7 +37,7 @@ func verdict(a sizing.Answer) string {
 // answerView is what an answer message shows besides the answer itself.
 type answerView struct {
 	ref     string    // the button value: a plan reference or a canonical query
-	planID  int64     // the saved plan's id, 0 when not saved
+	kept    string    // the model words for `/fit plans` when the answer is kept as a plan, "" when not
 	note    string    // a line above the assumptions, e.g. "interpreted from ..." or "plan #7 from ..."
 	details bool      // show every assumption and the full request
 	now     time.Time // for the price's age
@@ -200,8 +200,8 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 	} else {
 		els = append(els, mrkdwn("*Price:* none known for this GPU"))
 	}
-	if v.planID > 0 {
-		els = append(els, mrkdwn(fmt.Sprintf("Saved as plan #%d: `/fit plan %d`", v.planID, v.planID)))
+	if v.kept != "" {
+		els = append(els, mrkdwn(fmt.Sprintf("Kept in the team's plans: `/fit plans %s`", v.kept)))
 	}
 	return els
 }

@@ -87,6 +87,7 @@ type Handler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limiter *limiter
+	saves   chan struct{} // slots for plan writes in flight
 	wg      sync.WaitGroup
 }
 
@@ -109,11 +110,13 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.FollowUpTimeout <= 0 {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
-	return &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}, nil
+	return &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute),
+		saves: make(chan struct{}, maxPendingSaves)}, nil
 }
 
 // Wait blocks until every background answer has been posted or has given
-// up; call it on shutdown, after the transports stopped taking requests.
+// up and every plan has been written; call it on shutdown, after the
+// transports stopped taking requests.
 func (h *Handler) Wait() { h.wg.Wait() }
 
 // postTimeout bounds one post to a response_url. It is counted apart

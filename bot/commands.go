@@ -101,23 +101,45 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 }
 
 // answer estimates a parsed question, saves it as a plan and renders it.
+// The buttons carry the canonical question, so that they work whether or
+// not the plan has been written yet.
 func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
 	a, err := h.cfg.Answer.Answer(p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}
-	canonical := sizing.Format(p.Query)
-	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
+	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
 	if h.cfg.Plans != nil {
-		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
-		id, err := h.cfg.Plans.SavePlan(ctx, &plan)
-		if err != nil {
-			h.log.Error("bot: saving the plan failed", "err", err)
-		} else {
-			view.planID, view.ref = id, planRef(id)
+		h.savePlan(ctx, store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a))
+		view.kept = "MODEL"
+		if p.Query.Model != "" {
+			view.kept = p.Query.Model
 		}
 	}
 	return ephemeral(answerText(a), answerBlocks(a, view)...)
+}
+
+// maxPendingSaves bounds the plans being written in the background; past
+// it an answer waits for a slot rather than drop a plan.
+const maxPendingSaves = 256
+
+// savePlan writes a plan in the background. The acknowledgement does not
+// wait on the database: SQLite's single writer may be busy for seconds
+// (a backup, a price refresh, busy_timeout 5 s), which would break
+// Slack's 3-second budget. Handler.Wait waits for the writes.
+func (h *Handler) savePlan(ctx context.Context, plan store.Plan) {
+	select {
+	case h.saves <- struct{}{}:
+	case <-ctx.Done():
+		h.log.Error("bot: plan not saved: the request ended while plan writes were backed up", "model", plan.ModelKey)
+		return
+	}
+	h.later(ctx, "save plan", func(ctx context.Context) {
+		defer func() { <-h.saves }()
+		if _, err := h.cfg.Plans.SavePlan(ctx, &plan); err != nil {
+			h.log.Error("bot: saving the plan failed", "model", plan.ModelKey, "err", err)
+		}
+	})
 }
 
 // failure turns an error into the reply: what was not understood and an

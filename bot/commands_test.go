@@ -72,9 +72,11 @@ func TestCommandSavesPlans(t *testing.T) {
 	plans := &fakePlans{}
 	h := newTestHandler(t, func(c *Config) { c.Plans = plans })
 	msg := h.Command(context.Background(), slash("llama-3.1-8b qlora rtx-4090"))
-	if got := messageJSON(t, msg); !strings.Contains(got, `"value":"plan:1"`) || !strings.Contains(got, "Saved as plan #1") {
-		t.Errorf("answer does not point at plan 1:\n%s", got)
+	if got := messageJSON(t, msg); !strings.Contains(got, `"value":"q:llama-3.1-8b qlora rtx-4090"`) ||
+		!strings.Contains(got, "Kept in the team's plans: `/fit plans llama-3.1-8b`") {
+		t.Errorf("answer does not carry its canonical question or say where the plan is kept:\n%s", got)
 	}
+	h.Wait()
 	a := fixtures["llama-3.1-8b qlora rtx-4090"].answer
 	want := []store.Plan{{
 		ID: 1, CreatedAt: testNow, Source: "slack", Team: "T1DC2JH3J", Channel: "C0FITBOT", User: "U2CERLKJA",
@@ -279,5 +281,31 @@ func TestPricesRefresh(t *testing.T) {
 				t.Errorf("posted %+v, want one replacement with %q", posted, tt.posted)
 			}
 		})
+	}
+}
+
+// blockedPlans is a PlanStore whose writer is busy until release is closed.
+type blockedPlans struct {
+	fakePlans
+	release chan struct{}
+}
+
+func (b *blockedPlans) SavePlan(ctx context.Context, p *store.Plan) (int64, error) {
+	<-b.release
+	return b.fakePlans.SavePlan(ctx, p)
+}
+
+func TestAnswerDoesNotWaitForABusyDatabase(t *testing.T) {
+	plans := &blockedPlans{release: make(chan struct{})}
+	h := newTestHandler(t, func(c *Config) { c.Plans = plans })
+	start := time.Now()
+	msg := h.Command(context.Background(), slash("llama-3.1-8b qlora rtx-4090"))
+	if d := time.Since(start); d > 100*time.Millisecond || !strings.Contains(msg.Text, "✅ Fits") {
+		t.Errorf("answer %q after %v with the database busy; want it at once", msg.Text, d)
+	}
+	close(plans.release)
+	h.Wait()
+	if len(plans.plans) != 1 || plans.plans[0].User != "U2CERLKJA" {
+		t.Errorf("plans after the writer freed up: %+v, want the one answer", plans.plans)
 	}
 }

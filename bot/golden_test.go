@@ -34,9 +34,9 @@ func TestGoldenMessages(t *testing.T) {
 		name string
 		msg  Message
 	}{
-		{"answer_fits", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "plan:7", planID: 7, now: testNow})...)},
+		{"answer_fits", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", kept: "llama-3.1-8b", now: testNow})...)},
 		{"answer_does_not_fit", ephemeral(answerText(over), answerBlocks(over, answerView{ref: "q:llama-3.1-70b full rtx-4090", now: testNow})...)},
-		{"answer_details", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "plan:7", planID: 7, details: true, now: testNow})...)},
+		{"answer_details", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "plan:7", details: true, now: testNow})...)},
 		{"error", errorMessage(`"a1000" is not a GPU fitbot knows; did you mean a100?`, "llama-3.1-8b qlora a100")},
 		{"plans", plansMessage("mistral 7b", plans, testNow)},
 		{"plans_none", plansMessage("gemma 2b", nil, testNow)},

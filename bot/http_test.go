@@ -311,6 +311,7 @@ func TestInteractions(t *testing.T) {
 			plans := &fakePlans{}
 			h := newTestHandler(t, func(c *Config) { c.Plans = plans })
 			h.Command(context.Background(), slash("llama-3.1-8b qlora rtx-4090"))
+			h.Wait()
 			s := newTestServer(t, h)
 			rurl := newResponseURL(t)
 			w := s.do("/slack/interactions", formType, interactionForm(t, tt.action, tt.value, rurl.URL+"/actions/T1/1/x"), testNow, nil)

@@ -109,7 +109,7 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 	if err != nil {
 		return h.failure(question, err)
 	}
-	view := answerView{ref: planRef(id), planID: id, details: details, now: h.now(), note: replanNote(plan, a.Fits, a.Throughput.USDPerHour)}
+	view := answerView{ref: planRef(id), details: details, now: h.now(), note: replanNote(plan, a.Fits, a.Throughput.USDPerHour)}
 	return ephemeral(fmt.Sprintf("Plan #%d today: %s", id, answerText(a)), answerBlocks(a, view)...)
 }
 

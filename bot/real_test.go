@@ -84,9 +84,10 @@ func TestRealPlansRoundTrip(t *testing.T) {
 		}
 		return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(w.Body.String())
 	}
-	if got := ask("mistral 7b lora 4090"); !strings.Contains(got, "Saved as plan #1") {
-		t.Fatalf("answer not saved as plan 1:\n%s", got)
+	if got := ask("mistral 7b lora 4090"); !strings.Contains(got, "Kept in the team's plans") {
+		t.Fatalf("answer does not say it is kept:\n%s", got)
 	}
+	h.Wait()
 	p, err := db.Plan(context.Background(), 1)
 	if err != nil {
 		t.Fatal(err)
