@@ -169,11 +169,17 @@ func insertObservations(ctx context.Context, tx *sql.Tx, runID int64, offers []p
 	ins := newBatchInserter(tx, `INSERT INTO observations
 		(offer_id, run_id, observed_at, usd_per_hour, usd_per_gpu_hour, samples, source) VALUES `, 7)
 	defer ins.close()
+	// A run's offers mostly share one observation time: format it once.
+	var lastAt time.Time
+	var lastText string
 	for start := 0; start < len(offers); start += ingestBatch {
 		chunk := offers[start:min(start+ingestBatch, len(offers))]
 		args := make([]any, 0, 7*len(chunk))
 		for i, o := range chunk {
-			args = append(args, ids[start+i], runID, formatTime(o.ObservedAt), o.USDPerHour, o.USDPerGPUHour, o.Samples, o.Source)
+			if lastText == "" || !o.ObservedAt.Equal(lastAt) {
+				lastAt, lastText = o.ObservedAt, formatTime(o.ObservedAt)
+			}
+			args = append(args, ids[start+i], runID, lastText, o.USDPerHour, o.USDPerGPUHour, o.Samples, o.Source)
 		}
 		if err := ins.exec(ctx, len(chunk), args); err != nil {
 			return err
