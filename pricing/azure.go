@@ -29,12 +29,16 @@ const azureMaxPages = 30
 // filtered walk each (pages are positional, so long walks drift).
 var DefaultAzureRegions = []string{"eastus", "eastus2", "southcentralus", "westus2", "westus3", "westeurope", "northeurope", "swedencentral"}
 
-// azureTermHours converts a reservation's whole-term price to an hourly
-// one: Azure's Reservation rows price the whole term, not an hour.
-var azureTermHours = map[string]float64{
-	"1 Year":  365 * 24,
-	"3 Years": 3 * 365 * 24,
-	"5 Years": 5 * 365 * 24,
+// azureTerms converts a reservation's whole-term price to an hourly one
+// (Azure's Reservation rows price the whole term, not an hour) and names
+// the term as the offer's tier.
+var azureTerms = map[string]struct {
+	hours float64
+	tier  string
+}{
+	"1 Year":  {365 * 24, "1-year"},
+	"3 Years": {3 * 365 * 24, "3-year"},
+	"5 Years": {5 * 365 * 24, "5-year"},
 }
 
 // Azure reads GPU virtual-machine prices from the Azure Retail Prices API,
@@ -44,7 +48,7 @@ var azureTermHours = map[string]float64{
 //
 // Linux consumption rows are on_demand, Spot rows are spot, Reservation
 // rows are reserved at their term price spread over the term's hours
-// (Tier "1 Year" or "3 Years"). Windows, Low Priority (retired), DevTest
+// (Tier "1-year" or "3-year"). Windows, Low Priority (retired), DevTest
 // and zero-price rows are skipped; a non-USD row fails the fetch.
 type Azure struct {
 	// Regions are the armRegionName values walked; NewAzure sets
@@ -193,11 +197,11 @@ func decodeAzurePage(raw []byte, at time.Time, unknown map[string]int) ([]Offer,
 		price, market, tier := r.RetailPrice, MarketOnDemand, ""
 		switch {
 		case r.Type == "Reservation":
-			hours, ok := azureTermHours[r.ReservationTerm]
+			term, ok := azureTerms[r.ReservationTerm]
 			if !ok {
 				continue // a term we cannot spread over hours
 			}
-			price, market, tier = price/hours, MarketReserved, r.ReservationTerm
+			price, market, tier = price/term.hours, MarketReserved, term.tier
 		case strings.Contains(r.SkuName, "Spot") || strings.Contains(r.MeterName, "Spot"):
 			market = MarketSpot
 		}
