@@ -166,6 +166,8 @@ type RentCost struct {
 // PurchaseCost is owning the hardware.
 type PurchaseCost struct {
 	CardUSD              float64   `json:"card_usd"` // one card, the table's midpoint
+	CardUSDLow           float64   `json:"card_usd_low"`
+	CardUSDHigh          float64   `json:"card_usd_high"`
 	Cards                int       `json:"cards"`
 	Machines             int       `json:"machines"`
 	HostUSD              float64   `json:"host_usd"` // per machine
@@ -213,6 +215,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 	}
 	res := &BuyRentResult{Workload: w, Fits: true}
 	var req Request
+	modelName := ""
 	switch {
 	case q.Model == "" && q.Params == 0 && q.Arch == nil:
 		if q.GPU == "" {
@@ -233,7 +236,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 			return AskAnswer{}, err
 		}
 		asm.add(a.Assumptions...)
-		req = a.Request
+		req, modelName = a.Request, a.ModelName
 		res.Fits = a.Fits
 		if !a.Fits {
 			alt, ok := firstSameCard(a)
@@ -270,7 +273,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 	per := maxPerNode(g)
 	machines := (req.GPUs + per - 1) / per
 	buy := PurchaseCost{
-		CardUSD: pp.USD(), Cards: req.GPUs, Machines: machines, HostUSD: pp.HostUSD,
+		CardUSD: pp.USD(), CardUSDLow: pp.USDLow, CardUSDHigh: pp.USDHigh, Cards: req.GPUs, Machines: machines, HostUSD: pp.HostUSD,
 		BoardPowerWatts: g.BoardPowerWatts, AsOf: pp.AsOf, Source: pp.Source,
 	}
 	buy.TotalUSD = buy.CardUSD*float64(buy.Cards) + buy.HostUSD*float64(machines)
@@ -299,7 +302,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 		"power: the cards at full board power while jobs run; idle draw, the rest of the machine, cooling and resale value are not counted",
 		"renting: GPU-hours only; storage, egress and start-up time are not counted",
 	)
-	return AskAnswer{Kind: IntentBuyRent, Request: req, Assumptions: asm.list(e.costAssumptions(nil)), BuyRent: res}, nil
+	return AskAnswer{Kind: IntentBuyRent, Request: req, Assumptions: asm.list(e.costAssumptions(nil)), ModelName: modelName, GPUName: g.Name, BuyRent: res}, nil
 }
 
 // firstSameCard is the first alternative that fits on the asked card.

@@ -40,6 +40,8 @@ type AskAnswer struct {
 	Kind        Intent   `json:"kind"`
 	Request     Request  `json:"request"`
 	Assumptions []string `json:"assumptions"`
+	ModelName   string   `json:"model_name"` // display name; "" when the question named none (largest_model)
+	GPUName     string   `json:"gpu_name"`   // display name; "" when the question named none (which_gpu)
 
 	Largest    *LargestResult  `json:"largest_model,omitempty"`
 	MaxContext *ContextResult  `json:"max_context,omitempty"`
@@ -164,11 +166,11 @@ func (e *Estimator) LargestModel(q Query) (AskAnswer, error) {
 	})
 	asm := assumptionSet{items: sharedAssumptions(res.Rows)}
 	if q.SeqLen > 4096 {
-		asm.add(fmt.Sprintf("bare sizes taken to support %d tokens (a bare Llama-style shape is given 4096 when sized on its own)", q.SeqLen))
+		asm.add(fmt.Sprintf("bare sizes taken to support %s tokens (a bare size asked on its own is given a 4,096-token context)", thousands(float64(q.SeqLen))))
 	}
-	asm.add(fmt.Sprintf("bare sizes are Llama-style dense shapes (see BareModel), searched in steps of %s parameters: the size shown fits, one step more does not", humanCount(searchStep)),
+	asm.add(fmt.Sprintf("bare sizes are Llama-style dense shapes (Llama 2 widths, one KV head per head below 30B; grouped-query attention from 30B), searched in steps of %s parameters: the size shown fits, one step more does not", humanCount(searchStep)),
 		"catalog models listed only when they fit as asked on this hardware, checked one by one")
-	return AskAnswer{Kind: IntentLargest, Request: asked, Assumptions: asm.list([]string{gibAssumption}), Largest: res}, nil
+	return AskAnswer{Kind: IntentLargest, Request: asked, Assumptions: asm.list([]string{gibAssumption}), GPUName: res.GPUName, Largest: res}, nil
 }
 
 // rowRequest rebuilds the request a row was searched with, for the
@@ -411,7 +413,7 @@ func nearestLargest(r Request, g GPU) *NearestFit {
 		t := r
 		t.SeqLen = seq
 		if p, _ := largestFitting(&t, g.MemoryBytes); p > 0 {
-			return &NearestFit{Why: fmt.Sprintf("at %d tokens of sequence instead of %d", seq, r.SeqLen), SeqLen: seq, MaxParams: p}
+			return &NearestFit{Why: fmt.Sprintf("at %s tokens instead of %s", thousands(float64(seq)), thousands(float64(r.SeqLen))), SeqLen: seq, MaxParams: p}
 		}
 	}
 	for _, n := range countSteps {
@@ -459,8 +461,6 @@ type ContextResult struct {
 	KVBytesPerToken float64     `json:"kv_cache_bytes_per_token"`
 	PerGPU          Memory      `json:"per_gpu"` // at max_tokens
 	VRAMBytes       int64       `json:"vram_bytes"`
-	ModelName       string      `json:"model_name"`
-	GPUName         string      `json:"gpu_name"`
 	Nearest         *NearestFit `json:"nearest"` // when not even one token fits: the smallest change that does
 }
 
@@ -493,7 +493,7 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 		}
 		asm.add(a)
 	}
-	res := &ContextResult{ModelMaxTokens: rs.model.MaxContext, VRAMBytes: rs.gpu.MemoryBytes, ModelName: rs.model.Name, GPUName: rs.gpu.Name}
+	res := &ContextResult{ModelMaxTokens: rs.model.MaxContext, VRAMBytes: rs.gpu.MemoryBytes}
 	r := rs.req
 	memMax := longestFitting(rs, &r, rs.gpu.MemoryBytes)
 	res.MemoryMaxTokens = memMax
@@ -518,7 +518,7 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 		word = "context"
 	}
 	asm.add(fmt.Sprintf("longest %s: the most tokens whose per-GPU memory fits the card, searched up to %d tokens and capped at the model's own maximum", word, MaxSeqLen), gibAssumption)
-	return AskAnswer{Kind: IntentMaxContext, Request: r, Assumptions: asm.list(nil), MaxContext: res}, nil
+	return AskAnswer{Kind: IntentMaxContext, Request: r, Assumptions: asm.list(nil), ModelName: rs.model.Name, GPUName: rs.gpu.Name, MaxContext: res}, nil
 }
 
 // longestFitting is the most tokens of sequence (1 to MaxSeqLen) under
@@ -672,7 +672,7 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 		order = fmt.Sprintf("cheapest for the %s-token run first", humanCount(res.Tokens))
 	}
 	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
-	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil)), WhichGPU: res}, nil
+	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil)), ModelName: rs.model.Name, WhichGPU: res}, nil
 }
 
 // requestFor rebuilds the request of an option.

@@ -1,0 +1,286 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// Asker answers the questions that run the other way round (largest
+// model, longest context, which GPU, buy or rent); *sizing.Estimator is
+// one. The Handler uses it when Config.Answer implements it too.
+type Asker interface {
+	Ask(p sizing.Parsed) (sizing.AskAnswer, error)
+}
+
+// maxGPUOptions is how many cards a which-GPU answer lists.
+const maxGPUOptions = 12
+
+// askMessage renders an AskAnswer with the conventions of a `/fit`
+// answer: a header with the outcome, the figures, the assumptions and
+// prices in a context block, and a plain fallback text.
+func askMessage(a sizing.AskAnswer, now time.Time) Message {
+	var head string
+	var body []slack.Block
+	switch {
+	case a.Largest != nil:
+		head, body = largestBlocks(a)
+	case a.MaxContext != nil:
+		head, body = contextBlocks(a)
+	case a.WhichGPU != nil:
+		head, body = whichGPUBlocks(a)
+	case a.BuyRent != nil:
+		head, body = buyRentBlocks(a)
+	default:
+		return apology()
+	}
+	blocks := append([]slack.Block{slack.NewHeaderBlock(plain(head))}, body...)
+	blocks = append(blocks, slack.NewContextBlock("", askContext(a, now)...))
+	return ephemeral(head, blocks...)
+}
+
+func largestBlocks(a sizing.AskAnswer) (string, []slack.Block) {
+	l := a.Largest
+	where := hardware(l.GPUs, l.GPUName)
+	head := "🔎 Largest models that fit " + where
+	for _, r := range l.Rows {
+		if r.Asked && r.MaxParams == 0 && r.Note == "" {
+			head = fmt.Sprintf("❌ No %s fits %s as asked", methodName(r.Method), where)
+		}
+	}
+	if l.FitsNothing {
+		head = "❌ Nothing fits " + where + " as asked"
+	}
+	var b strings.Builder
+	for i, r := range l.Rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		asked := ""
+		if r.Asked {
+			asked = " (asked)"
+		}
+		switch {
+		case r.Note != "":
+			fmt.Fprintf(&b, "➖ *%s*%s: %s", rowName(r), asked, r.Note)
+			continue
+		case r.MaxParams == 0:
+			fmt.Fprintf(&b, "❌ *%s*%s: not even %s fits", rowName(r), asked, paramCount(sizing.MinBareParams))
+			if n := r.Nearest; n != nil {
+				fmt.Fprintf(&b, "; %s: up to *%s*", n.Why, paramCount(n.MaxParams))
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "✅ *%s*%s: up to *%s*", rowName(r), asked, paramCount(r.MaxParams))
+		if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
+			fmt.Fprintf(&b, " (ZeRO-%d)", r.ZeROStage)
+		}
+		if len(r.CatalogModels) > 0 {
+			names := make([]string, len(r.CatalogModels))
+			for i, m := range r.CatalogModels {
+				names[i] = m.Name
+			}
+			fmt.Fprintf(&b, " — e.g. %s", strings.Join(names, ", "))
+		}
+	}
+	return head, []slack.Block{slack.NewSectionBlock(mrkdwn(b.String()), nil, nil)}
+}
+
+// rowName is a largest-model row as people say it.
+func rowName(r sizing.LargestRow) string {
+	if r.Method == sizing.MethodFull {
+		return "Full fine-tune"
+	}
+	if r.Method != sizing.MethodInference {
+		return methodName(r.Method)
+	}
+	switch {
+	case r.Quant == sizing.QuantNone:
+		return "Inference " + string(r.Precision)
+	case r.Quant == sizing.QuantINT8 || r.Quant == sizing.QuantQ8_0:
+		return "Inference int8"
+	}
+	return "Inference int4 (" + string(r.Quant) + ")"
+}
+
+// paramCount writes a parameter count briefly: 10.4B, 350M.
+func paramCount(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.3gB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.3gM", float64(n)/1e6)
+	}
+	return commas(n)
+}
+
+func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
+	c := a.MaxContext
+	r := a.Request
+	word := "context"
+	if r.Method != sizing.MethodInference {
+		word = "sequence"
+	}
+	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(r.Method), hardware(r.GPUs, a.GPUName))
+	if c.MaxTokens == 0 {
+		head := fmt.Sprintf("❌ No %s fits: %s", word, what)
+		text := "Even one token does not fit: the model alone is larger than the card."
+		if n := c.Nearest; n != nil {
+			text += fmt.Sprintf("\nNearest: %s, up to *%s* tokens.", n.Why, commas(int64(n.MaxTokens)))
+		}
+		return head, []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil)}
+	}
+	head := fmt.Sprintf("📏 Longest %s: %s tokens, %s", word, commas(int64(c.MaxTokens)), what)
+	var b strings.Builder
+	switch {
+	case c.Bound == sizing.BoundModel && c.MemoryMaxTokens >= sizing.MaxSeqLen:
+		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow over %s.", commas(int64(c.ModelMaxTokens)), commas(int64(c.MemoryMaxTokens)))
+	case c.Bound == sizing.BoundModel:
+		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow %s.", commas(int64(c.ModelMaxTokens)), commas(int64(c.MemoryMaxTokens)))
+	case c.ModelMaxTokens > 0:
+		fmt.Fprintf(&b, "Bound by *memory*: the model itself allows %s tokens.", commas(int64(c.ModelMaxTokens)))
+	default:
+		b.WriteString("Bound by *memory*.")
+	}
+	if c.KVBytesPerToken > 0 {
+		fmt.Fprintf(&b, "\nKV cache: %s per token of context (%s, %d concurrent)", kib(c.KVBytesPerToken), r.KVPrecision, r.MicroBatch)
+	}
+	summary := "*Memory per GPU at the longest " + word + "*\n```" + memoryBar(c.PerGPU, c.VRAMBytes) + "```"
+	return head, []slack.Block{
+		slack.NewSectionBlock(mrkdwn(b.String()), nil, nil),
+		slack.NewSectionBlock(mrkdwn(summary), nil, nil),
+	}
+}
+
+// kib writes a byte count per token in KiB ("128 KiB").
+func kib(b float64) string { return fmt.Sprintf("%s KiB", trimZero(b/1024)) }
+
+func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
+	w := a.WhichGPU
+	what := fmt.Sprintf("%s %s", a.ModelName, methodName(a.Request.Method))
+	if w.FitsNothing {
+		head := "❌ No card fits " + what + " within one machine"
+		text := "Not even 8 of the largest card in one machine hold it."
+		if n := w.Nearest; n != nil {
+			text += "\nNearest: " + gpuOptionLine(*n, w.Tokens)
+		}
+		return head, []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil)}
+	}
+	head := fmt.Sprintf("🧮 %d cards fit %s", len(w.Options), what)
+	if len(w.Options) == 1 {
+		head = "🧮 One card fits " + what
+	}
+	var b strings.Builder
+	b.WriteString("*Cheapest first*")
+	if w.Tokens > 0 {
+		fmt.Fprintf(&b, " (for the %s-token run)", formatTokens(w.Tokens))
+	}
+	for i, o := range w.Options {
+		if i == maxGPUOptions {
+			fmt.Fprintf(&b, "\n_%d more not shown._", len(w.Options)-maxGPUOptions)
+			break
+		}
+		fmt.Fprintf(&b, "\n%d. %s", i+1, gpuOptionLine(o, w.Tokens))
+	}
+	return head, []slack.Block{slack.NewSectionBlock(mrkdwn(b.String()), nil, nil)}
+}
+
+// gpuOptionLine is one card of a which-GPU answer.
+func gpuOptionLine(o sizing.GPUOption, tokens int64) string {
+	s := fmt.Sprintf("*%s*", hardware(o.GPUs, o.GPUName))
+	if o.Nodes > 1 {
+		s += fmt.Sprintf(" on %d machines", o.Nodes)
+	}
+	if o.ZeROStage > 0 {
+		s += fmt.Sprintf(", ZeRO-%d", o.ZeROStage)
+	}
+	s += fmt.Sprintf(": %s per GPU", formatGiB(o.TotalBytes))
+	if o.Headroom == sizing.HeadroomTight {
+		s += " (tight)"
+	}
+	if o.USDPerHour != nil {
+		s += ", " + formatUSD(*o.USDPerHour) + "/h"
+	} else {
+		s += ", no price yet"
+	}
+	if o.Hours != nil {
+		s += fmt.Sprintf(", %s", formatHours(*o.Hours))
+		if o.USDTotal != nil {
+			s += fmt.Sprintf(" and %s", formatUSD(*o.USDTotal))
+		}
+		s += fmt.Sprintf(" for %s tokens", formatTokens(tokens))
+	}
+	return s
+}
+
+func buyRentBlocks(a sizing.AskAnswer) (string, []slack.Block) {
+	r := a.BuyRent
+	what := hardware(r.GPUs, r.GPUName)
+	if a.ModelName != "" {
+		what = fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), what)
+	}
+	head := "☁️ Rent: " + what
+	if r.Verdict == "buy" {
+		head = "🖥️ Buy: " + what
+	}
+	p := r.Purchase
+	fields := []*slack.TextBlockObject{
+		mrkdwn(fmt.Sprintf("*Use*\n%s h a month (%.0f%% of the time)", trimZero(r.HoursPerMonth), r.Utilisation*100)),
+		mrkdwn(fmt.Sprintf("*Own*\n%s a month\n%s over %s years, %s a month of power", formatUSD(r.OwnUSDPerMonth), formatUSD(p.TotalUSD), trimZero(r.Workload.Years), formatUSD(p.PowerUSDPerMonth))),
+		mrkdwn("*Rent on demand*\n" + rentText(r.OnDemand, r.Workload.Years)),
+		mrkdwn("*Rent spot*\n" + rentText(r.Spot, r.Workload.Years)),
+	}
+	blocks := []slack.Block{slack.NewSectionBlock(nil, fields, nil)}
+	if r.FitsNote != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("⚠️ "+r.FitsNote), nil, nil))
+	}
+	if len(r.Caveats) > 0 {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Beyond the sums*\n• "+strings.Join(r.Caveats, "\n• ")), nil, nil))
+	}
+	return head, blocks
+}
+
+// rentText is a month of renting and when owning catches up with it.
+func rentText(c *sizing.RentCost, years float64) string {
+	if c == nil {
+		return "no price known"
+	}
+	s := fmt.Sprintf("%s a month at %s/h", formatUSD(c.USDPerMonth), formatUSD(c.Price.USDPerGPUHour))
+	switch {
+	case c.BreakEvenMonth == nil:
+		s += "\nowning never catches up"
+	case float64(*c.BreakEvenMonth) > years*12:
+		s += fmt.Sprintf("\nowning catches up in month %d, after the %s-year life", *c.BreakEvenMonth, trimZero(years))
+	default:
+		s += fmt.Sprintf("\nowning catches up in month %d", *c.BreakEvenMonth)
+	}
+	return s
+}
+
+// askContext is the context block of an ask answer: the assumptions
+// (four, then a count) and, where one price was used, its age.
+func askContext(a sizing.AskAnswer, now time.Time) []slack.MixedElement {
+	var els []slack.MixedElement
+	if len(a.Assumptions) > 0 {
+		shown, more := a.Assumptions, ""
+		if len(shown) > 4 {
+			more = fmt.Sprintf(" (+%d more with `fitbot fit --json`)", len(shown)-4)
+			shown = shown[:4]
+		}
+		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
+	}
+	if b := a.BuyRent; b != nil {
+		p := b.Purchase
+		els = append(els, mrkdwn(fmt.Sprintf("*Purchase:* %s a card (midpoint of %s–%s), seen %s (%s): %s",
+			formatUSD(p.CardUSD), formatUSD(p.CardUSDLow), formatUSD(p.CardUSDHigh), p.AsOf.Format(time.DateOnly), formatAge(p.AsOf, now), p.Source)))
+	}
+	if b := a.BuyRent; b != nil && b.OnDemand != nil {
+		p := b.OnDemand.Price
+		where := strings.TrimSpace(p.Provider + " " + strings.ReplaceAll(p.Market, "_", "-") + " " + p.Region)
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", formatUSD(p.USDPerGPUHour), where, formatAge(p.AsOf, now))))
+	}
+	return els
+}

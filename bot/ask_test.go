@@ -1,0 +1,131 @@
+package bot
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/google/go-cmp/cmp"
+	"github.com/slack-go/slack"
+)
+
+// askPrices is a fixed price book for the ask goldens: on-demand and spot
+// per GPU-hour, observed a day before testNow.
+type askPrices struct{ onDemand, spot map[string]float64 }
+
+func (p askPrices) GPUHourPrice(gpu string) (sizing.Price, bool) {
+	return p.lookup(p.onDemand, gpu, "on_demand")
+}
+
+func (p askPrices) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
+	return p.lookup(p.spot, gpu, "spot")
+}
+
+func (askPrices) lookup(t map[string]float64, gpu, market string) (sizing.Price, bool) {
+	v, ok := t[gpu]
+	return sizing.Price{USDPerGPUHour: v, Provider: "runpod", Market: market, AsOf: testNow.Add(-24 * time.Hour)}, ok
+}
+
+var askEstimator = &sizing.Estimator{Prices: askPrices{
+	onDemand: map[string]float64{"rtx-4090": 0.69, "a100-80": 1.89, "h100": 2.99, "l4": 0.80, "a100-80-pcie": 1.64},
+	spot:     map[string]float64{"rtx-4090": 0.35, "a100-80-pcie": 0.82},
+}}
+
+// TestGoldenAsk pins the Block Kit of the four ask answers, and of the
+// answers that found nothing. Run `go test ./bot -run GoldenAsk -update`
+// after an intended change and review the diff.
+func TestGoldenAsk(t *testing.T) {
+	e := askEstimator
+	tests := []struct {
+		name string
+		ask  func() (sizing.AskAnswer, error)
+		want []string // in the message, besides the golden
+	}{
+		{"ask_largest", func() (sizing.AskAnswer, error) {
+			return e.LargestModel(sizing.Query{GPU: "rtx-4090", GPUs: 2, Method: sizing.MethodLoRA})
+		}, []string{"Largest models that fit 2× RTX 4090 24 GB", "*LoRA* (asked): up to"}},
+		{"ask_largest_nothing", func() (sizing.AskAnswer, error) {
+			return e.LargestModel(sizing.Query{GPU: "t4", Method: sizing.MethodFull, SeqLen: 1 << 20})
+		}, []string{"No full fine-tune fits 1× T4 16 GB as asked", "not even 1M fits; at 262,144 tokens instead of 1,048,576: up to"}},
+		{"ask_max_context", func() (sizing.AskAnswer, error) {
+			return e.MaxContext(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, GPU: "l4"})
+		}, []string{"Longest context: 49,897 tokens", "Bound by *memory*", "128 KiB per token"}},
+		{"ask_max_context_model_bound", func() (sizing.AskAnswer, error) {
+			return e.MaxContext(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, GPU: "h200"})
+		}, []string{"131,072 tokens", "Bound by the *model*"}},
+		{"ask_max_context_nothing", func() (sizing.AskAnswer, error) {
+			return e.MaxContext(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, GPU: "l4"})
+		}, []string{"No context fits", "Nearest:"}},
+		{"ask_which_gpu", func() (sizing.AskAnswer, error) {
+			return e.WhichGPU(sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, Tokens: 1e9})
+		}, []string{"cards fit 13B (bare size) LoRA", "for the 1B-token run", "_"}},
+		{"ask_buy_rent", func() (sizing.AskAnswer, error) {
+			return e.BuyRent(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA, GPU: "a100-80-pcie"}, sizing.Workload{JobsPerWeek: 2.5, HoursPerJob: 5})
+		}, []string{"Rent: Llama 3.1 8B LoRA on 1× A100 PCIe 80 GB", "owning catches up in month", "*Purchase:* $16,500 a card"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := tt.ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := askMessage(a, testNow)
+			checkLimits(t, msg)
+			raw, err := msg.encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !bytes.Contains(raw, []byte(w)) && !strings.Contains(msg.Text, w) {
+					t.Errorf("message lacks %q", w)
+				}
+			}
+			var ind bytes.Buffer
+			if err := json.Indent(&ind, raw, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			got := append(ind.Bytes(), '\n')
+			path := filepath.Join("testdata", "golden", tt.name+".json")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
+			}
+			var back slack.Blocks
+			if err := json.Unmarshal(mustField(t, got, "blocks"), &back); err != nil {
+				t.Errorf("slack-go cannot read the blocks back: %v", err)
+			}
+		})
+	}
+}
+
+// TestAskMessageUnknownKind: an answer with no result is an apology, never
+// a panic or an empty message.
+func TestAskMessageUnknownKind(t *testing.T) {
+	msg := askMessage(sizing.AskAnswer{Kind: "nonsense"}, testNow)
+	if !strings.Contains(msg.Text, "Sorry") {
+		t.Fatalf("message %+v", msg)
+	}
+}
+
+func BenchmarkAskMessage(b *testing.B) {
+	a, err := askEstimator.LargestModel(sizing.Query{GPU: "rtx-4090", GPUs: 2, Method: sizing.MethodLoRA})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		askMessage(a, testNow)
+	}
+}
