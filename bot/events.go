@@ -206,37 +206,41 @@ func stripMentions(text, botUser string) string {
 }
 
 // reply answers a message as `/fit` would, and asks the language model
-// when the grammar cannot read it and one is configured: the event path
-// is already in the background, so it waits for the model.
+// when the grammar could not use it for want of a model or a method and
+// one is configured: the event path is already in the background, so it
+// waits for the model. When the model cannot help either, the grammar's
+// own message stands.
 func (e *Events) reply(ctx context.Context, in incoming) Message {
 	cmd := slack.SlashCommand{TeamID: in.asker.team, ChannelID: in.asker.channel, UserID: in.asker.user, Command: "/fit", Text: in.text}
 	msg := e.h.Command(ctx, cmd)
 	if e.h.cfg.Interpreter == nil || outcomeOf(msg) != OutcomeNotUnderstood {
 		return msg
 	}
-	p, err := e.h.cfg.Parse(in.text)
-	if err == nil || !needsInterpretation(p) {
+	if p, _ := e.h.cfg.Parse(in.text); !needsInterpretation(p) {
 		return msg
 	}
-	return e.h.interpreted(ctx, in.asker, in.text, err)
+	if answer, ok := e.h.interpreted(ctx, in.asker, in.text); ok {
+		return answer
+	}
+	return msg
 }
 
-// interpreted answers a question through the language model, or returns
-// the parser's own message when the model cannot help; a model that
-// found no sizing question in it asks its question back.
-func (h *Handler) interpreted(ctx context.Context, asker who, text string, parseErr error) Message {
+// interpreted answers a question through the language model; a model
+// that found no sizing question in it asks its question back. ok is false
+// when the model could not be asked or gave nothing usable.
+func (h *Handler) interpreted(ctx context.Context, asker who, text string) (msg Message, ok bool) {
 	p, err := h.cfg.Interpreter.Interpret(ctx, text)
 	if err == nil {
-		return h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._")
+		return h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._"), true
 	}
 	var nu *llm.NotUnderstoodError
 	if errors.As(err, &nu) && nu.QuestionBack != "" {
 		return ephemeral("I couldn't use that: "+nu.QuestionBack,
 			slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(nu.QuestionBack)), nil, nil),
-			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands.")))
+			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))), true
 	}
 	h.log.Warn("bot: language model could not interpret", "err", err)
-	return h.failure(text, parseErr)
+	return Message{}, false
 }
 
 // prune deletes old event ids, at most once per pruneEvery.

@@ -1,7 +1,392 @@
 package main
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
+)
+
+// Compile-time checks that the real pieces fit the interfaces bot declares.
+var (
+	_ bot.Parser       = sizing.Parse
+	_ bot.Answerer     = (*liveAnswerer)(nil)
+	_ bot.PlanStore    = (*store.DB)(nil)
+	_ bot.PriceBook    = (*store.DB)(nil)
+	_ bot.EventStore   = (*store.DB)(nil)
+	_ bot.Interpreter  = (*llm.Client)(nil)
+	_ bot.ThreadPoster = (*bot.WebAPI)(nil)
+	_ bot.EventHandler = (*bot.Events)(nil)
+)
+
+// Timeouts of the serve process.
+const (
+	slackAPITimeout   = 30 * time.Second // one Web API call
+	authTestTimeout   = 15 * time.Second // the start-up token check
+	priceReloadEvery  = time.Minute      // how often answers reload prices from the store
+	readHeaderTimeout = 10 * time.Second
+	httpIdleTimeout   = 2 * time.Minute
+)
+
+// serve is `fitbot serve`: configuration, then the service until ctx is
+// done (SIGTERM, SIGINT), then a clean stop.
 func (a *app) serve(ctx context.Context, args []string) int {
-	return a.fail(exitFailure, "serve is not built yet", "")
+	cfg, err := loadServeConfig(a.getenv, args, a.stdout)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(a.stderr, "fitbot: serve cannot start; the configuration has problems:")
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			fmt.Fprintf(a.stderr, "  - %s\n", line)
+		}
+		fmt.Fprintln(a.stderr, "Try: fitbot serve --help")
+		return exitUsage
+	}
+	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, cfg.secrets(a.getenv))
+	s, code := a.startService(ctx, cfg, log)
+	if code != exitOK {
+		return code
+	}
+	return s.run(ctx)
+}
+
+// service is a running `fitbot serve`: what it started, in the order it
+// stops them.
+type service struct {
+	cfg     Config
+	log     *slog.Logger
+	db      *store.DB
+	handler *bot.Handler
+	servers []*http.Server
+	socket  *bot.Socket
+	stopSch func(context.Context) error
+
+	fatal      chan error // a listener or the socket failing for good
+	socketStop context.CancelFunc
+	socketDone chan struct{}
+	listenWG   sync.WaitGroup
+}
+
+// startService opens the store, checks the bot token, wires the handler,
+// binds the listeners, connects Socket Mode and starts the schedules. On
+// failure it prints the problem, undoes what it started and returns the
+// exit code.
+func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*service, int) {
+	db, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), dbHint(err))
+	}
+	s := &service{cfg: cfg, log: log, db: db, fatal: make(chan error, 4)}
+	ok := false
+	defer func() {
+		if !ok {
+			s.stop(context.Background())
+		}
+	}()
+
+	metrics := bot.NewMetrics()
+	hc := &http.Client{Timeout: slackAPITimeout}
+	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
+	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
+	auth, err := api.AuthTestContext(actx)
+	cancel()
+	if err != nil {
+		return nil, a.fail(exitFailure, "SLACK_BOT_TOKEN: Slack's auth.test failed: "+err.Error(),
+			"check the bot token (OAuth & Permissions > Bot User OAuth Token) and that Slack is reachable (SLACK_API_URL)")
+	}
+	log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
+
+	var interpreter bot.Interpreter
+	if lc := cfg.llm(); lc.Enabled() {
+		interpreter = bot.MeteredInterpreter(llm.New(lc, &http.Client{}, log), metrics)
+		log.Info("llm: free-text fallback on", "llm", lc)
+	}
+	live := &liveAnswerer{prices: db, log: log}
+	refresh := func(ctx context.Context) ([]pricing.Report, error) {
+		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
+		for _, r := range reports {
+			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
+		}
+		live.invalidate()
+		return reports, err
+	}
+	s.handler, err = bot.New(bot.Config{
+		Parse:       sizing.Parse,
+		Answer:      live,
+		Respond:     bot.NewResponseURLPoster(hc),
+		Plans:       db,
+		Prices:      db,
+		Interpreter: interpreter,
+		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
+			Admins: cfg.Admins, PerUserPerMinute: cfg.RateLimit},
+		Refresh: func(ctx context.Context) (string, error) {
+			reports, err := refresh(ctx)
+			return refreshSummary(reports), err
+		},
+		Logger: log,
+	})
+	if err != nil {
+		return nil, a.fail(exitFailure, err.Error(), "")
+	}
+	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: api, Metrics: metrics, Logger: log})
+	if err != nil {
+		return nil, a.fail(exitFailure, err.Error(), "")
+	}
+	events, err := bot.NewEvents(bot.EventsConfig{Handler: s.handler, Seen: db, Post: web,
+		BotUserID: auth.UserID, BotID: auth.BotID, Metrics: metrics, Logger: log})
+	if err != nil {
+		return nil, a.fail(exitFailure, err.Error(), "")
+	}
+
+	if cfg.Socket() {
+		client := socketmode.New(api, socketmode.OptionLog(slog.NewLogLogger(log.Handler(), slog.LevelDebug)))
+		s.socket, err = bot.NewSocket(bot.SocketConfig{Client: client, Handler: s.handler, Events: events,
+			Metrics: metrics, Logger: log, DrainTimeout: cfg.ShutdownTimeout})
+		if err != nil {
+			return nil, a.fail(exitFailure, err.Error(), "")
+		}
+	}
+	hl := &health{db: db, metrics: metrics, now: time.Now, log: log}
+	if s.socket != nil {
+		hl.socket = s.socket
+	}
+	if cfg.HTTPAddr != "" {
+		endpoints, err := bot.NewHTTP(bot.HTTPConfig{SigningSecret: cfg.SigningSecret.reveal(), Handler: s.handler, Events: events, Logger: log})
+		if err != nil {
+			return nil, a.fail(exitFailure, err.Error(), "")
+		}
+		mux := http.NewServeMux()
+		endpoints.Register(mux)
+		hl.register(mux)
+		if code := a.listen(s, "http", "--http", cfg.HTTPAddr, mux); code != exitOK {
+			return nil, code
+		}
+	}
+	if cfg.HealthAddr != "" && cfg.HealthAddr != cfg.HTTPAddr {
+		mux := http.NewServeMux()
+		hl.register(mux)
+		if code := a.listen(s, "health", "--health", cfg.HealthAddr, mux); code != exitOK {
+			return nil, code
+		}
+	}
+	if s.socket != nil {
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		s.socketStop, s.socketDone = cancel, make(chan struct{})
+		go func() {
+			defer close(s.socketDone)
+			if err := s.socket.Run(sctx); err != nil {
+				s.fatal <- err
+			}
+		}()
+	}
+
+	s.stopSch, err = startSchedules(ctx, scheduleConfig{RefreshCron: cfg.RefreshCron, DigestCron: cfg.DigestCron, Instance: cfg.Instance}, db,
+		scheduleJobs{
+			Refresh: func(ctx context.Context) error { _, err := refresh(ctx); return err },
+			Digest:  s.digestJob(),
+		}, log)
+	if err != nil {
+		return nil, a.fail(exitFailure, err.Error(), "fitbot serve --help")
+	}
+	log.Info("fitbot: serving", "version", version, "socket_mode", cfg.Socket(), "http", cfg.HTTPAddr, "health", cfg.HealthAddr,
+		"db", db.Path(), "providers", len(cfg.Fetchers), "llm", cfg.llm().Enabled())
+	ok = true
+	return s, exitOK
+}
+
+// digestJob is the weekly digest for the schedule. The digest poster is
+// not part of this build yet, so it is nil (the schedule then runs the
+// refresh only) and a configured FITBOT_DIGEST_CHANNEL is reported.
+func (s *service) digestJob() func(ctx context.Context, now time.Time) error {
+	if s.cfg.DigestChannel != "" {
+		s.log.Warn("digest: FITBOT_DIGEST_CHANNEL is set but this build does not post the weekly digest yet", "channel", s.cfg.DigestChannel)
+	}
+	return nil
+}
+
+// listen binds addr and serves mux on it in the background.
+func (a *app) listen(s *service, name, flagName, addr string, mux *http.ServeMux) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return a.fail(exitFailure, fmt.Sprintf("%s %s: %v", flagName, addr, err), "pick a free port, e.g. "+flagName+" :8080")
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: httpIdleTimeout,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	s.servers = append(s.servers, srv)
+	s.log.Info("fitbot: listening", "listener", name, "addr", ln.Addr().String())
+	s.listenWG.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.fatal <- fmt.Errorf("%s listener %s: %w", name, addr, err)
+		}
+	})
+	return exitOK
+}
+
+// run waits for ctx (a signal) or a fatal error, then stops.
+func (s *service) run(ctx context.Context) int {
+	code := exitOK
+	select {
+	case <-ctx.Done():
+		s.log.Info("fitbot: stopping", "cause", context.Cause(ctx))
+	case err := <-s.fatal:
+		s.log.Error("fitbot: stopping after a fatal error", "err", err)
+		code = exitFailure
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.stop(sctx); err != nil {
+		s.log.Error("fitbot: unclean stop", "err", err)
+		code = exitFailure
+	}
+	if code == exitOK {
+		s.log.Info("fitbot: stopped")
+	}
+	return code
+}
+
+// stop stops taking work (listeners, the socket), finishes what is in
+// flight (requests, background answers, scheduled jobs) within ctx, and
+// checkpoints and closes the database. It is safe on a half-started
+// service.
+func (s *service) stop(ctx context.Context) error {
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	for _, srv := range s.servers {
+		wg.Go(func() {
+			if err := srv.Shutdown(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+				mu.Unlock()
+			}
+		})
+	}
+	if s.socketStop != nil {
+		wg.Go(func() {
+			s.socketStop()
+			select {
+			case <-s.socketDone:
+			case <-ctx.Done():
+			}
+		})
+	}
+	wg.Wait()
+	s.listenWG.Wait()
+	if s.handler != nil {
+		idle := make(chan struct{})
+		go func() { s.handler.Wait(); close(idle) }()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			errs = append(errs, errors.New("background answers still running at the shutdown timeout"))
+		}
+	}
+	if s.stopSch != nil {
+		if err := s.stopSch(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("schedules: %w", err))
+		}
+	}
+	if err := s.db.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// dbHint is the Try: line for a database that would not open.
+func dbHint(err error) string {
+	switch {
+	case errors.Is(err, store.ErrNoCgo):
+		return "build with cgo: CGO_ENABLED=1 go build -o fitbot ./cmd/fitbot (a C compiler is needed)"
+	case errors.Is(err, store.ErrReadOnly):
+		return "FITBOT_DB=/a/writable/folder/fitbot.db (the folder must be writable too: WAL keeps -wal and -shm files beside the database)"
+	case errors.Is(err, store.ErrNotDatabase):
+		return "point FITBOT_DB at fitbot's database, or move that file aside to start a new one"
+	case errors.Is(err, store.ErrSchemaTooNew):
+		return "run the newer fitbot that last used this database, or point FITBOT_DB elsewhere"
+	}
+	return "FITBOT_DB=/data/fitbot.db"
+}
+
+// refreshSummary says in one sentence what a refresh did, for Slack.
+func refreshSummary(reports []pricing.Report) string {
+	if len(reports) == 0 {
+		return "No price providers are configured."
+	}
+	var parts []string
+	for _, r := range reports {
+		part := fmt.Sprintf("%s %s", r.Run.Provider, r.Run.Status)
+		if r.Run.Status == pricing.RunOK {
+			part += fmt.Sprintf(" (%d offers)", r.Run.Rows)
+		}
+		parts = append(parts, part)
+	}
+	return "Refreshed prices: " + strings.Join(parts, ", ") + "."
+}
+
+// storePrices is what liveAnswerer needs of the store.
+type storePrices interface {
+	PriceSource(ctx context.Context) (sizing.PriceSource, error)
+}
+
+// liveAnswerer answers with the store's current prices: it reloads them
+// at most once per priceReloadEvery, and at once after a refresh. When the
+// store cannot be read it keeps the prices it had (the built-in sheet at
+// first) and says so in the log.
+type liveAnswerer struct {
+	prices storePrices
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	est    *sizing.Estimator
+	loaded time.Time
+}
+
+// Answer implements bot.Answerer.
+func (l *liveAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+	return l.estimator().Answer(q)
+}
+
+func (l *liveAnswerer) estimator() *sizing.Estimator {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.est != nil && time.Since(l.loaded) < priceReloadEvery {
+		return l.est
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	src, err := l.prices.PriceSource(ctx)
+	switch {
+	case err == nil:
+		l.est = &sizing.Estimator{Prices: src}
+	case l.est == nil:
+		l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
+		l.est = &sizing.Estimator{Prices: pricing.DefaultSheet()}
+	default:
+		l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
+	}
+	l.loaded = time.Now()
+	return l.est
+}
+
+// invalidate makes the next answer reload the prices.
+func (l *liveAnswerer) invalidate() {
+	l.mu.Lock()
+	l.loaded = time.Time{}
+	l.mu.Unlock()
 }

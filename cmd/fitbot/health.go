@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/store"
+)
+
+// healthDB is what the health endpoints need of the store.
+type healthDB interface {
+	Ping(ctx context.Context) error
+	ProviderHealth(ctx context.Context) ([]store.ProviderHealth, error)
+}
+
+var _ healthDB = (*store.DB)(nil)
+
+// connection reports whether a Slack connection is up; *bot.Socket is one.
+type connection interface{ Connected() bool }
+
+var _ connection = (*bot.Socket)(nil)
+
+// readyTimeout bounds the checks of one /readyz.
+const readyTimeout = 2 * time.Second
+
+// stalePrices is the age past which /readyz calls a provider's prices
+// stale. Stale prices do not make fitbot unready (answers fall back to the
+// built-in sheet and say how old a price is); the check says so for the
+// operator.
+const stalePrices = 24 * time.Hour
+
+// health serves /healthz, /readyz and /metrics.
+type health struct {
+	db      healthDB
+	socket  connection // nil when Socket Mode is off
+	metrics *bot.Metrics
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// register adds the endpoints to mux.
+func (h *health) register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /healthz", h.healthz)
+	mux.HandleFunc("GET /readyz", h.readyz)
+	mux.HandleFunc("GET /metrics", h.serveMetrics)
+}
+
+// healthz says the process is alive and serving HTTP.
+func (h *health) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeHealthJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// check is one line of /readyz.
+type check struct {
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+	// AgeSeconds is the age of the newest prices, for the prices check.
+	AgeSeconds *float64 `json:"age_seconds,omitempty"`
+}
+
+// readiness is the /readyz body.
+type readiness struct {
+	Ready  bool             `json:"ready"`
+	Checks map[string]check `json:"checks"`
+}
+
+// readyz checks what fitbot needs to answer: the database, and the Slack
+// connection in Socket Mode; it reports the age of the newest prices. 200
+// when ready, 503 when not, with each check in the body.
+func (h *health) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	rd := readiness{Ready: true, Checks: map[string]check{}}
+	if err := h.db.Ping(ctx); err != nil {
+		h.log.Warn("readyz: database unreachable", "err", err)
+		rd.Checks["database"] = check{Detail: "unreachable: " + err.Error()}
+	} else {
+		rd.Checks["database"] = check{OK: true}
+	}
+	if h.socket != nil {
+		if h.socket.Connected() {
+			rd.Checks["slack_socket"] = check{OK: true}
+		} else {
+			rd.Checks["slack_socket"] = check{Detail: "not connected to Slack"}
+		}
+	}
+	rd.Checks["prices"] = h.prices(ctx)
+	for name, c := range rd.Checks {
+		if !c.OK && name != "prices" {
+			rd.Ready = false
+		}
+	}
+	status := http.StatusOK
+	if !rd.Ready {
+		status = http.StatusServiceUnavailable
+	}
+	writeHealthJSON(w, status, rd)
+}
+
+// prices reports the age of the newest good prices, and updates the
+// price-age gauges on the way.
+func (h *health) prices(ctx context.Context) check {
+	providers, err := h.db.ProviderHealth(ctx)
+	if err != nil {
+		return check{Detail: "cannot read price runs: " + err.Error()}
+	}
+	now := h.now()
+	var newest time.Time
+	stale := 0
+	for _, p := range providers {
+		if p.LastGood == nil {
+			stale++
+			continue
+		}
+		h.metrics.PriceAge(p.Provider, now.Sub(p.LastGood.AsOf))
+		if p.LastGood.AsOf.After(newest) {
+			newest = p.LastGood.AsOf
+		}
+		if p.Stale(now, stalePrices) {
+			stale++
+		}
+	}
+	if newest.IsZero() {
+		return check{OK: true, Detail: "no refresh yet; answers use the built-in price sheet"}
+	}
+	age := now.Sub(newest).Seconds()
+	c := check{OK: true, AgeSeconds: &age}
+	if stale > 0 {
+		c.Detail = fmt.Sprintf("%d of %d providers stale or failing", stale, len(providers))
+	}
+	return c
+}
+
+// serveMetrics brings the price ages up to date and serves the metrics.
+func (h *health) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	h.prices(ctx)
+	cancel()
+	h.metrics.Handler().ServeHTTP(w, r)
+}
+
+func writeHealthJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
