@@ -1,0 +1,224 @@
+//go:build cgo
+
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// settableClock is a clock tests move by hand; several databases may
+// share one, as processes on one machine share the real clock.
+type settableClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *settableClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *settableClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// twoHandles opens the same database file twice, as two fitbot processes
+// sharing a volume would, both reading clock.
+func twoHandles(t *testing.T, clock *settableClock) (a, b *DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fitbot.db")
+	a = openAt(t, path, nil, -1)
+	b = openAt(t, path, nil, -1)
+	a.Now, b.Now = clock.now, clock.now
+	return a, b
+}
+
+// TestLeaseLifecycle walks one lease through everything that can happen
+// to it between two processes: first take, refused take, renewal, expiry
+// and takeover, release by a non-holder, release by the holder.
+func TestLeaseLifecycle(t *testing.T) {
+	clock := &settableClock{t: testNow}
+	dbA, dbB := twoHandles(t, clock)
+	const ttl = 30 * time.Second
+	t0 := testNow
+	type step struct {
+		name    string
+		advance time.Duration // moved before the step
+		db      *DB
+		release bool // release instead of acquire
+		holder  string
+		wantWon bool
+		want    Lease // the stored lease after the step
+	}
+	steps := []step{
+		{name: "first take", db: dbA, holder: "a", wantWon: true,
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(ttl)}},
+		{name: "other process refused while held", advance: 10 * time.Second, db: dbB, holder: "b",
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(ttl)}},
+		{name: "holder renews, keeping the term's start", db: dbA, holder: "a", wantWon: true,
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(10*time.Second + ttl)}},
+		{name: "refused one nanosecond before expiry", advance: ttl - time.Nanosecond, db: dbB, holder: "b",
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(10*time.Second + ttl)}},
+		{name: "taken over at expiry", advance: time.Nanosecond, db: dbB, holder: "b", wantWon: true,
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl)}},
+		{name: "old holder cannot renew after losing it", advance: time.Second, db: dbA, holder: "a",
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl)}},
+		{name: "release by a non-holder changes nothing", db: dbA, release: true, holder: "a",
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl)}},
+		{name: "holder releases", advance: time.Second, db: dbB, release: true, holder: "b",
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(42 * time.Second)}},
+		{name: "free at once after release", db: dbA, holder: "a", wantWon: true,
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0.Add(42 * time.Second), Expires: t0.Add(42*time.Second + ttl)}},
+	}
+	ctx := context.Background()
+	for _, s := range steps {
+		clock.advance(s.advance)
+		if s.release {
+			if err := s.db.ReleaseLease(ctx, "scheduler", s.holder); err != nil {
+				t.Fatalf("%s: ReleaseLease: %v", s.name, err)
+			}
+		} else {
+			got, won, err := s.db.AcquireLease(ctx, "scheduler", s.holder, ttl)
+			if err != nil {
+				t.Fatalf("%s: AcquireLease: %v", s.name, err)
+			}
+			if won != s.wantWon {
+				t.Errorf("%s: AcquireLease won = %v, want %v", s.name, won, s.wantWon)
+			}
+			if diff := cmp.Diff(s.want, got); diff != "" {
+				t.Errorf("%s: AcquireLease returned (-want +got):\n%s", s.name, diff)
+			}
+		}
+		// Both processes read the same row.
+		for _, db := range []*DB{dbA, dbB} {
+			got, err := db.ReadLease(ctx, "scheduler")
+			if err != nil {
+				t.Fatalf("%s: ReadLease: %v", s.name, err)
+			}
+			if diff := cmp.Diff(s.want, got); diff != "" {
+				t.Errorf("%s: stored lease (-want +got):\n%s", s.name, diff)
+			}
+		}
+	}
+}
+
+func TestLeaseHeldBy(t *testing.T) {
+	l := Lease{Name: "scheduler", Holder: "a", Expires: testNow}
+	for _, tc := range []struct {
+		holder string
+		at     time.Time
+		want   bool
+	}{
+		{"a", testNow.Add(-time.Nanosecond), true},
+		{"a", testNow, false},
+		{"b", testNow.Add(-time.Second), false},
+	} {
+		if got := l.HeldBy(tc.holder, tc.at); got != tc.want {
+			t.Errorf("HeldBy(%q, %v) = %v, want %v", tc.holder, tc.at, got, tc.want)
+		}
+	}
+}
+
+func TestLeasesAreIndependentByName(t *testing.T) {
+	clock := &settableClock{t: testNow}
+	db, _ := twoHandles(t, clock)
+	ctx := context.Background()
+	if _, won, err := db.AcquireLease(ctx, "scheduler", "a", time.Minute); err != nil || !won {
+		t.Fatalf("AcquireLease(scheduler, a) = %v, %v; want won", won, err)
+	}
+	if _, won, err := db.AcquireLease(ctx, "other", "b", time.Minute); err != nil || !won {
+		t.Errorf("AcquireLease(other, b) = %v, %v; want won: a lease on another name does not block it", won, err)
+	}
+}
+
+func TestReadLeaseNeverTaken(t *testing.T) {
+	db := openTest(t)
+	if _, err := db.ReadLease(context.Background(), "scheduler"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ReadLease of a lease never taken = %v, want ErrNotFound", err)
+	}
+}
+
+func TestLeaseRefusesBadArguments(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, holder string
+		ttl          time.Duration
+		want         string
+	}{
+		{"", "a", time.Second, "empty name"},
+		{"scheduler", "", time.Second, "empty holder"},
+		{"scheduler", "a", 0, "not positive"},
+		{"scheduler", "a", -time.Second, "not positive"},
+	} {
+		_, won, err := db.AcquireLease(ctx, tc.name, tc.holder, tc.ttl)
+		if err == nil || won || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AcquireLease(%q, %q, %v) = %v, %v; want an error containing %q", tc.name, tc.holder, tc.ttl, won, err, tc.want)
+		}
+	}
+	if err := db.ReleaseLease(ctx, "scheduler", ""); err == nil {
+		t.Error("ReleaseLease with an empty holder succeeded, want an error")
+	}
+	if _, err := db.ReadLease(ctx, "scheduler"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after refused calls, ReadLease = %v, want ErrNotFound (nothing written)", err)
+	}
+}
+
+// TestLeaseOneWinnerUnderContention races holders in two processes for
+// fresh leases at one instant: every round has exactly one winner, and the
+// stored holder is that winner.
+func TestLeaseOneWinnerUnderContention(t *testing.T) {
+	clock := &settableClock{t: testNow}
+	dbA, dbB := twoHandles(t, clock)
+	ctx := context.Background()
+	const rounds, perProcess = 20, 4
+	for round := range rounds {
+		name := fmt.Sprintf("race-%d", round)
+		var (
+			wg      sync.WaitGroup
+			mu      sync.Mutex
+			winners []string
+		)
+		for i := range 2 * perProcess {
+			db, holder := dbA, fmt.Sprintf("a%d", i)
+			if i%2 == 1 {
+				db, holder = dbB, fmt.Sprintf("b%d", i)
+			}
+			wg.Go(func() {
+				_, won, err := db.AcquireLease(ctx, name, holder, time.Minute)
+				if err != nil {
+					t.Errorf("%s: AcquireLease(%s): %v", name, holder, err)
+					return
+				}
+				if won {
+					mu.Lock()
+					winners = append(winners, holder)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(winners) != 1 {
+			t.Fatalf("%s: winners = %v, want exactly one", name, winners)
+		}
+		got, err := dbB.ReadLease(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Holder != winners[0] {
+			t.Errorf("%s: stored holder = %q, want the winner %q", name, got.Holder, winners[0])
+		}
+	}
+}
