@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -165,12 +166,12 @@ func newSchedules(sc scheduleConfig, leases leaseStore, jobs scheduleJobs, logge
 	if jobs.Refresh == nil {
 		return nil, errors.New("schedules: no refresh job")
 	}
-	refreshSpec := cmpOr(sc.RefreshCron, scheduleRefreshDefault)
+	refreshSpec := cmp.Or(sc.RefreshCron, scheduleRefreshDefault)
 	refreshAt, err := parseCronSpec(refreshSpec)
 	if err != nil {
 		return nil, fmt.Errorf("FITBOT_REFRESH_CRON: %w", err)
 	}
-	digestSpec := cmpOr(sc.DigestCron, scheduleDigestDefault)
+	digestSpec := cmp.Or(sc.DigestCron, scheduleDigestDefault)
 	digestAt, err := parseCronSpec(digestSpec)
 	if err != nil {
 		return nil, fmt.Errorf("FITBOT_DIGEST_CRON: %w", err)
@@ -194,15 +195,6 @@ func newSchedules(sc scheduleConfig, leases leaseStore, jobs scheduleJobs, logge
 		s.digestID = s.cron.Schedule(digestAt, s.digest)
 	}
 	return s, nil
-}
-
-// cmpOr is cmp.Or for two strings, named so as not to shadow go-cmp in
-// tests.
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // wrap makes a job cron can run: it runs only on the leader, under the
