@@ -3,6 +3,7 @@ package sizing
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -28,7 +29,24 @@ type resolved struct {
 }
 
 func (rs *resolved) assume(format string, args ...any) {
-	rs.assumptions = append(rs.assumptions, fmt.Sprintf(format, args...))
+	s := fmt.Sprintf(format, args...)
+	if !slices.Contains(rs.assumptions, s) {
+		rs.assumptions = append(rs.assumptions, s)
+	}
+}
+
+// MergeAssumptions joins the parser's notes and the estimator's
+// assumptions for one answer, each said once, notes first. Both read an
+// ambiguous name ("h100" taken as H100 SXM 80 GB), so a plain append
+// would say it twice.
+func MergeAssumptions(notes, assumptions []string) []string {
+	out := make([]string, 0, len(notes)+len(assumptions))
+	for _, s := range slices.Concat(notes, assumptions) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Resolve applies the catalogs and defaults to a Query, validating it. The

@@ -374,3 +374,29 @@ func BenchmarkWhichGPU(b *testing.B) {
 		}
 	}
 }
+
+// TestMergeAssumptions: the parser and the estimator both say how they
+// read an ambiguous name; the answer says it once.
+func TestMergeAssumptions(t *testing.T) {
+	p, err := Parse("7b full h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := MergeAssumptions(p.Notes, a.Assumptions)
+	n := 0
+	for _, s := range got {
+		if s == `"h100" taken as H100 SXM 80 GB` {
+			n++
+		}
+	}
+	if n != 1 || len(got) != len(a.Assumptions) {
+		t.Errorf("the h100 note appears %d times in %q", n, got)
+	}
+	if got := MergeAssumptions([]string{"a", "b"}, []string{"b", "c", "a"}); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("merge = %q, want [a b c]", got)
+	}
+}

@@ -107,7 +107,7 @@ func (a *app) fit(_ context.Context, args []string) int {
 	if err != nil {
 		return a.fitFailed(err)
 	}
-	ans.Assumptions = append(append([]string{}, parsed.Notes...), ans.Assumptions...)
+	ans.Assumptions = sizing.MergeAssumptions(parsed.Notes, ans.Assumptions)
 	if f.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")

@@ -1,0 +1,399 @@
+package sizing
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The words of the questions that run the other way round. They are read
+// in one pass over the tokens before the main parse, which never sees
+// them: "what" and "largest" (largest model), "max context" and "max seq"
+// without a number (longest context), "which gpu" (every card that fits),
+// and "buy-vs-rent", "buy or rent", "should we buy" with the workload
+// ("3 jobs/week 5h", "$0.15/kWh", "over 3 years").
+
+// Bounds on a workload, beyond which the numbers are typos.
+const (
+	maxJobsPerWeek = 7 * 24
+	maxHoursPerJob = 7 * 24
+	maxKWhPrice    = 5 // USD per kWh
+	maxYears       = 20
+)
+
+// askWords is what the intent pass found.
+type askWords struct {
+	what, largest, maxContext, whichGPU, buy bool
+	workload                                 Workload
+	notes                                    []string
+	problem                                  string // a workload number that cannot be used
+}
+
+// intent decides the kind of question once the main parse has read the
+// rest: buy-or-rent first, then longest context, which GPU, and the
+// largest model (which needs hardware and no model).
+func (a *askWords) intent(q *Query) Intent {
+	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
+	switch {
+	case a.buy:
+		return IntentBuyRent
+	case a.maxContext:
+		return IntentMaxContext
+	case a.whichGPU:
+		return IntentWhichGPU
+	case (a.what || a.largest) && noModel && q.GPU != "":
+		return IntentLargest
+	case a.largest && noModel:
+		return IntentLargest
+	}
+	return IntentFit
+}
+
+// Words of the intent pass, by key.
+var (
+	buyWords     = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true, "buyvsrent": true, "buyorrent": true, "rentvsbuy": true, "rentorbuy": true, "buyrent": true, "buyvscloud": true, "buyorcloud": true}
+	rentWords    = map[string]bool{"rent": true, "renting": true, "rental": true, "vs": true, "versus": true, "cloud": true}
+	maxWords     = map[string]bool{"max": true, "maximum": true, "longest": true}
+	contextWords = map[string]bool{"context": true, "ctx": true, "seq": true, "sequence": true, "seqlen": true, "contextlength": true, "contextwindow": true, "sequencelength": true, "contextlen": true}
+	maxContextOf = map[string]bool{"maxcontext": true, "maxctx": true, "maxseq": true, "maxseqlen": true, "maxsequence": true, "maxsequencelength": true, "maxcontextlength": true, "maxlen": true, "maxlength": true, "longestcontext": true, "maxseqlength": true}
+	largestWords = map[string]bool{"largest": true, "biggest": true}
+	gpuAsked     = map[string]bool{"gpu": true, "gpus": true, "card": true, "cards": true, "hardware": true, "accelerator": true, "accelerators": true, "instance": true}
+	jobWords     = map[string]bool{"jobs": true, "job": true, "runs": true, "run": true, "times": true, "experiments": true, "trainings": true, "sessions": true}
+	hourWords    = map[string]bool{"h": true, "hr": true, "hrs": true, "hour": true, "hours": true}
+	yearWords    = map[string]bool{"year": true, "years": true, "yr": true, "yrs": true}
+	monthWords   = map[string]bool{"month": true, "months": true, "mo": true}
+	runVerbs     = map[string]bool{"run": true, "runs": true, "do": true, "launch": true, "start": true}
+	eachWords    = map[string]bool{"each": true, "long": true, "apiece": true}
+	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
+)
+
+// readAsk finds the intent words and, for buy-or-rent, the workload, and
+// returns the tokens the main parse should read (the rest).
+func readAsk(toks []token) ([]token, askWords) {
+	var a askWords
+	used := make([]bool, len(toks))
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+	numberAt := func(i int) bool {
+		if i >= len(toks) {
+			return false
+		}
+		_, ok := parseNumber(toks[i].key)
+		return ok
+	}
+	for i := range toks {
+		k := key(i)
+		switch {
+		case buyWords[k]:
+			a.buy, used[i] = true, true
+		case maxContextOf[k] && !numberAt(i+1):
+			a.maxContext, used[i] = true, true
+		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
+			a.maxContext, used[i], used[i+1] = true, true, true
+		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
+			a.maxContext, used[i+2] = true, true
+		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
+			a.whichGPU, used[i] = true, true
+		case k == "what":
+			a.what = true
+		case largestWords[k]:
+			a.largest, used[i] = true, true
+		}
+	}
+	if a.buy {
+		for i := range toks {
+			if !used[i] && rentWords[toks[i].key] {
+				used[i] = true
+			}
+		}
+		a.readWorkload(toks, used)
+	}
+	rest := toks[:0:0]
+	for i, t := range toks {
+		if !used[i] {
+			rest = append(rest, t)
+		}
+	}
+	return rest, a
+}
+
+// readWorkload reads jobs per week, hours per job, the electricity price
+// and the years of amortisation, marking the tokens it used.
+func (a *askWords) readWorkload(toks []token, used []bool) {
+	lower := func(i int) string {
+		if i >= len(toks) {
+			return ""
+		}
+		return strings.ToLower(toks[i].raw)
+	}
+	keyAt := func(i int) string {
+		if i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+	for i := 0; i < len(toks); i++ {
+		if used[i] {
+			continue
+		}
+		raw := lower(i)
+		// Electricity: "$0.15/kWh", "0.15/kwh", "15c/kwh", "$0.15 per kWh", "$0.15 kWh".
+		if v, ok := kwhPrice(raw); ok {
+			a.setKWh(v, toks[i].raw)
+			used[i] = true
+			continue
+		}
+		if v, ok := money(raw); ok {
+			n := 1
+			if keyAt(i+1) == "per" || keyAt(i+1) == "a" {
+				n = 2
+			}
+			if keyAt(i+n) == "kwh" {
+				a.setKWh(v, toks[i].raw+" per kWh")
+				markUsed(used, i, i+n+1)
+				i += n
+				continue
+			}
+		}
+		num, glued, ok := leadingNumber(raw)
+		if !ok {
+			continue
+		}
+		words := toks[i].raw
+		switch {
+		case hourWords[glued] || glued == "hperjob" || glued == "heach":
+			// "5h", "4-6h", "5hrs".
+			end := i + 1
+			for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+				end++
+			}
+			a.setHours(num, words)
+			markUsed(used, i, end)
+		case glued == "":
+			// A number, then what it counts.
+			j := i + 1
+			switch {
+			case hourWords[keyAt(j)]:
+				end := j + 1
+				for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+					end++
+				}
+				a.setHours(num, toks[i].raw+" "+toks[j].raw)
+				markUsed(used, i, end)
+			case yearWords[keyAt(j)]:
+				a.setYears(num, toks[i].raw+" "+toks[j].raw)
+				markUsed(used, i, j+1)
+			case monthWords[keyAt(j)]:
+				a.setYears(num/12, toks[i].raw+" "+toks[j].raw)
+				markUsed(used, i, j+1)
+			default:
+				if f, n, ok := jobsPer(toks, j); ok {
+					a.setJobs(num*f, joinRaw(toks, i, j+n))
+					markUsed(used, i, j+n)
+					if i > 0 && runVerbs[keyAt(i-1)] {
+						used[i-1] = true // "we run 3 jobs a week" says nothing about the method
+					}
+				}
+			}
+		case yearWords[glued] || glued == "year" || glued == "yearlife":
+			a.setYears(num, words)
+			used[i] = true
+		default:
+			// "3/week", "3x/week", "3jobs/week".
+			if f, ok := perWeekSuffix(glued); ok {
+				a.setJobs(num*f, words)
+				used[i] = true
+			}
+		}
+	}
+}
+
+// joinRaw is tokens [from, to) as written, joined by spaces.
+func joinRaw(toks []token, from, to int) string {
+	parts := make([]string, 0, to-from)
+	for k := from; k < to && k < len(toks); k++ {
+		parts = append(parts, toks[k].raw)
+	}
+	return strings.Join(parts, " ")
+}
+
+// jobsPer reads what follows a count of jobs at token j: "jobs/week",
+// "jobs per week", "jobs a week", "runs a month", "times a day". It
+// returns the factor to jobs per week and the tokens used.
+func jobsPer(toks []token, j int) (float64, int, bool) {
+	if j >= len(toks) {
+		return 0, 0, false
+	}
+	raw := strings.ToLower(toks[j].raw)
+	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords[before] {
+		if f, ok := perWeek[strings.TrimSuffix(after, "s")]; ok {
+			return f, 1, true
+		}
+	}
+	if !jobWords[toks[j].key] && toks[j].key != "x" {
+		if f, ok := perWeek[toks[j].key]; ok { // "3 weekly"
+			return f, 1, true
+		}
+		return 0, 0, false
+	}
+	k := j + 1
+	if k < len(toks) && (toks[k].key == "per" || toks[k].key == "a" || toks[k].key == "each" || toks[k].key == "every" || toks[k].key == "an") {
+		k++
+	}
+	if k < len(toks) {
+		w := strings.TrimPrefix(strings.ToLower(toks[k].raw), "/")
+		if f, ok := perWeek[strings.TrimSuffix(w, "s")]; ok {
+			return f, k + 1 - j, true
+		}
+	}
+	return 0, 0, false
+}
+
+// perWeekSuffix reads the unit glued after a count: "/week", "x/week",
+// "jobs/week", "/month", "/day".
+func perWeekSuffix(s string) (float64, bool) {
+	s = strings.TrimPrefix(s, "x")
+	for w := range jobWords {
+		s = strings.TrimPrefix(s, w)
+	}
+	after, ok := strings.CutPrefix(s, "/")
+	if !ok {
+		after, ok = strings.CutPrefix(s, "per")
+	}
+	if !ok {
+		return 0, false
+	}
+	f, ok := perWeek[strings.TrimSuffix(after, "s")]
+	return f, ok
+}
+
+// leadingNumber reads a number or a range ("2-3", taken at its midpoint)
+// at the start of s and returns what is glued after it.
+func leadingNumber(s string) (float64, string, bool) {
+	end := 0
+	for end < len(s) && (isDigit(s[end]) || s[end] == '.') {
+		end++
+	}
+	if end == 0 {
+		return 0, "", false
+	}
+	v, err := strconv.ParseFloat(s[:end], 64)
+	if err != nil {
+		return 0, "", false
+	}
+	rest := s[end:]
+	if len(rest) > 1 && (rest[0] == '-' || rest[0] == '~') && isDigit(rest[1]) {
+		hi, glued, ok := leadingNumber(rest[1:])
+		if !ok || hi < v {
+			return 0, "", false
+		}
+		return (v + hi) / 2, strings.TrimPrefix(glued, "-"), true
+	}
+	return v, strings.TrimPrefix(rest, "-"), true
+}
+
+// kwhPrice reads an electricity price written as one word: "$0.15/kwh",
+// "0.15/kwh", "15c/kwh", "15¢/kwh", "$0.15kwh".
+func kwhPrice(s string) (float64, bool) {
+	s = strings.TrimSuffix(s, ".")
+	before, ok := strings.CutSuffix(s, "kwh")
+	if !ok {
+		return 0, false
+	}
+	before = strings.TrimSuffix(strings.TrimSuffix(before, "/"), "per")
+	if c, ok := cents(before); ok {
+		return c, true
+	}
+	return money(before)
+}
+
+// money reads "$0.15" or "0.15" (dollars).
+func money(s string) (float64, bool) {
+	s = strings.TrimPrefix(s, "$")
+	s = strings.TrimPrefix(s, "usd")
+	if s == "" || !isDigit(s[0]) && s[0] != '.' {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// cents reads "15c" or "15¢" as dollars.
+func cents(s string) (float64, bool) {
+	n, ok := strings.CutSuffix(s, "c")
+	if !ok {
+		n, ok = strings.CutSuffix(s, "¢")
+	}
+	if !ok || n == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(n, 64)
+	return v / 100, err == nil
+}
+
+func markUsed(used []bool, from, to int) {
+	for k := from; k < to && k < len(used); k++ {
+		used[k] = true
+	}
+}
+
+func (a *askWords) bad(format string, args ...any) {
+	if a.problem == "" {
+		a.problem = fmt.Sprintf(format, args...)
+	}
+}
+
+func (a *askWords) setJobs(v float64, words string) {
+	if v <= 0 || v > maxJobsPerWeek {
+		a.bad("%s is not a number of jobs a week I can use (up to %d)", quote(words), maxJobsPerWeek)
+		return
+	}
+	a.workload.JobsPerWeek = v
+	if strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk") {
+		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s jobs a week", quote(words), strconv.FormatFloat(roundTo(v, 2), 'f', -1, 64)))
+	}
+}
+
+func (a *askWords) setHours(v float64, words string) {
+	if v <= 0 || v > maxHoursPerJob {
+		a.bad("%s is not a job length I can use (up to %d hours)", quote(words), maxHoursPerJob)
+		return
+	}
+	a.workload.HoursPerJob = v
+	if strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words) {
+		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s hours a job", quote(words), strconv.FormatFloat(v, 'f', -1, 64)))
+	}
+}
+
+func (a *askWords) setKWh(v float64, words string) {
+	if v <= 0 || v > maxKWhPrice {
+		a.bad("%s is not an electricity price I can use (up to $%d per kWh)", quote(words), maxKWhPrice)
+		return
+	}
+	a.workload.USDPerKWh = v
+}
+
+func (a *askWords) setYears(v float64, words string) {
+	if v <= 0 || v > maxYears {
+		a.bad("%s is not an amortisation period I can use (up to %d years)", quote(words), maxYears)
+		return
+	}
+	a.workload.Years = v
+}
+
+func hasDigitAfterDash(s string) bool {
+	i := strings.IndexByte(s, '-')
+	return i >= 0 && i+1 < len(s) && isDigit(s[i+1])
+}
+
+func roundTo(v float64, places int) float64 {
+	p := 1.0
+	for range places {
+		p *= 10
+	}
+	return float64(int64(v*p+0.5)) / p
+}
