@@ -16,6 +16,22 @@ type Asker interface {
 	Ask(p sizing.Parsed) (sizing.AskAnswer, error)
 }
 
+// askAnswer answers a parsed question that runs the other way round, or
+// says this build cannot when the answerer is not an Asker.
+func (h *Handler) askAnswer(text string, p sizing.Parsed) Message {
+	asker, ok := h.cfg.Answer.(Asker)
+	if !ok {
+		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
+		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
+	}
+	a, err := asker.Ask(p)
+	if err != nil {
+		return h.failure(text, err)
+	}
+	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
+	return askMessage(a, h.now())
+}
+
 // maxGPUOptions is how many cards a which-GPU answer lists.
 const maxGPUOptions = 12
 

@@ -340,6 +340,14 @@ func largestFitting(r *Request, vram int64) (params, total int64) {
 	if loTotal > vram {
 		return 0, 0
 	}
+	// No format stores a weight in under half a byte, and without offload
+	// every weight sits on some GPU: 2 × the cards' memory bounds the
+	// search. It is only a starting bracket, checked like any other.
+	if r.Offload == OffloadNone || r.Offload == "" {
+		if b := 2*vram*int64(max(r.GPUs, 1))/searchStep + 1; b < hi && bareTotal(r, b*searchStep) > vram {
+			hi = b
+		}
+	}
 	if t := bareTotal(r, hi*searchStep); t <= vram {
 		return hi * searchStep, t
 	}
