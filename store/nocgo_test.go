@@ -5,9 +5,21 @@ package store
 import (
 	"context"
 	"errors"
+	"flag"
+	"os"
 	"path/filepath"
 	"testing"
 )
+
+// TestMain runs only TestOpenWithoutCgo in a CGO_ENABLED=0 build: every
+// other test needs the real driver.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if err := flag.Set("test.run", "^TestOpenWithoutCgo$"); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
 
 // TestOpenWithoutCgo runs under CGO_ENABLED=0, the way a careless release
 // build would be made: Open must say what is wrong instead of passing on

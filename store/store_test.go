@@ -1,5 +1,3 @@
-//go:build cgo
-
 package store
 
 import (
@@ -12,35 +10,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/fitbot/fitbot/migrations"
 )
-
-// testNow is the fixed clock of every test database.
-var testNow = time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC)
-
-// openAt opens a database in path with the given migrations applied up to
-// target (-1 for all), failing the test on error and closing it at the end.
-func openAt(t testing.TB, path string, fsys fstest.MapFS, target int) *DB {
-	t.Helper()
-	opt := options{migrations: migrations.FS, target: target, now: func() time.Time { return testNow }}
-	if fsys != nil {
-		opt.migrations = fsys
-	}
-	db, err := open(context.Background(), path, opt)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// openTest opens a fully migrated database in a fresh folder.
-func openTest(t testing.TB) *DB {
-	t.Helper()
-	return openAt(t, filepath.Join(t.TempDir(), "fitbot.db"), nil, -1)
-}
 
 func TestOpenCreatesFolderAndOwnerOnlyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nested", "dir", "fitbot.db")
@@ -315,22 +287,6 @@ func TestReadOnlyLocation(t *testing.T) {
 			t.Errorf("Open(%s) = %v, want ErrReadOnly naming the path", path, err)
 		}
 	}
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // schemaOf is every table, index and trigger definition, for comparing
