@@ -332,35 +332,100 @@ func bareTotal(r *Request, params int64) int64 {
 
 // largestFitting is the largest multiple of searchStep whose bare model
 // fits vram under r, and its per-GPU total; 0 when not even the smallest
-// does. The search keeps lo fitting and hi not, so the answer fits and one
-// step more does not, whatever the shape changes between them.
+// does.
+//
+// Memory is not monotonic in the size across BareModel's shape changes: at
+// a new anchor width the same parameters make fewer, wider layers, and the
+// KV cache and activations, which scale with layers × width, can shrink. So
+// each stretch of one shape (bareSegments) is searched on its own, keeping
+// lo fitting and hi not, and the largest fit of any stretch wins. The
+// answer fits, and one step more does not: within its stretch by the
+// search, and at a stretch's end because the next stretch's first size was
+// tried too.
 func largestFitting(r *Request, vram int64) (params, total int64) {
-	lo, hi := int64(MinBareParams/searchStep), int64(MaxParams/searchStep)
-	loTotal := bareTotal(r, lo*searchStep)
-	if loTotal > vram {
-		return 0, 0
-	}
-	// No format stores a weight in under half a byte, and without offload
-	// every weight sits on some GPU: 2 × the cards' memory bounds the
-	// search. It is only a starting bracket, checked like any other.
+	limit := int64(MaxParams / searchStep)
 	if r.Offload == OffloadNone || r.Offload == "" {
-		if b := 2*vram*int64(max(r.GPUs, 1))/searchStep + 1; b < hi && bareTotal(r, b*searchStep) > vram {
-			hi = b
+		// Without offload every weight sits on some GPU, at no less than
+		// weightFloor bytes: beyond this no size fits.
+		limit = min(limit, int64(float64(vram)*float64(max(r.GPUs, 1))/weightFloor(r)/searchStep)+1)
+	}
+	var best int64
+	for _, seg := range bareSegments() {
+		lo, hi := seg[0], min(seg[1], limit)
+		if lo > hi {
+			break
 		}
-	}
-	if t := bareTotal(r, hi*searchStep); t <= vram {
-		return hi * searchStep, t
-	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if t := bareTotal(r, mid*searchStep); t <= vram {
-			lo, loTotal = mid, t
+		loTotal := bareTotal(r, lo*searchStep)
+		if loTotal > vram {
+			continue
+		}
+		if t := bareTotal(r, hi*searchStep); t <= vram {
+			lo, loTotal = hi, t
 		} else {
-			hi = mid
+			for hi-lo > 1 {
+				mid := lo + (hi-lo)/2
+				if t := bareTotal(r, mid*searchStep); t <= vram {
+					lo, loTotal = mid, t
+				} else {
+					hi = mid
+				}
+			}
+		}
+		if lo > best {
+			best, total = lo, loTotal
 		}
 	}
-	return lo * searchStep, loTotal
+	return best * searchStep, total
 }
+
+// weightFloor is the fewest bytes a weight of r can take: its format's
+// bytes per parameter (16-bit 2, FP8 1, int8 about 1, 4-bit about 0.5).
+func weightFloor(r *Request) float64 {
+	if r.Quant != QuantNone {
+		b, _ := quantBytesPerParam(r.Quant, 1<<20)
+		return b
+	}
+	switch r.Precision {
+	case PrecisionFP8:
+		return 1
+	case PrecisionFP32:
+		return 4
+	}
+	return 2
+}
+
+// bareSegments are the stretches of bare sizes, in steps of searchStep,
+// over which BareModel keeps one shape family: the same anchor width and
+// the same side of 30B (grouped-query attention and the wider FFN). Each
+// is [first, last], in order.
+var bareSegments = sync.OnceValue(func() [][2]int64 {
+	first, last := int64(MinBareParams/searchStep), int64(MaxParams/searchStep)
+	cuts := []int64{30e9 / searchStep}
+	for _, a := range bareAnchors[1:] {
+		// The first step at which BareModel takes this anchor's width.
+		lo, hi := first, last
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if bareHidden(float64(mid*searchStep)) >= a.hidden {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		cuts = append(cuts, lo)
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var segs [][2]int64
+	start := first
+	for _, c := range cuts {
+		if c > start && c <= last {
+			segs = append(segs, [2]int64{start, c - 1})
+			start = c
+		}
+	}
+	return append(segs, [2]int64{start, last})
+})
 
 // catalogFootprint is a catalog model with its memory shape, built once.
 type catalogFootprint struct {

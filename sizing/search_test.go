@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -398,5 +399,41 @@ func TestMergeAssumptions(t *testing.T) {
 	}
 	if got := MergeAssumptions([]string{"a", "b"}, []string{"b", "c", "a"}); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("merge = %q, want [a b c]", got)
+	}
+}
+
+// TestLargestModelIsLargest guards the search against memory that is not
+// monotonic in the size (a new anchor width makes fewer, wider layers and
+// a smaller KV cache): on a grid of sizes above the answer (whole steps,
+// up to twice the answer, 400 points log-spaced), none fits forward.
+func TestLargestModelIsLargest(t *testing.T) {
+	e := &Estimator{}
+	for _, q := range []Query{
+		{GPU: "t4", Method: MethodInference, SeqLen: 1 << 20}, // the KV cache dominates: not monotonic
+		{GPU: "rtx-4090", GPUs: 2, Method: MethodLoRA},
+	} {
+		a, err := e.LargestModel(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := a.Largest.Rows[0]
+		if !row.Asked || row.MaxParams == 0 {
+			t.Fatalf("%s: first row %+v", Format(q), row)
+		}
+		for i := 1; i <= 400; i++ {
+			p := int64(float64(row.MaxParams) * math.Pow(2, float64(i)/400))
+			p = max((p+searchStep-1)/searchStep*searchStep, row.MaxParams+searchStep)
+			m := BareModel(p, 0)
+			m.MaxContext = 0
+			fq := rowForward(q, row, 0)
+			fq.Arch = &m
+			got, err := e.Answer(fq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Fits {
+				t.Fatalf("%s: %d params fit, above the answer %d", Format(q), p, row.MaxParams)
+			}
+		}
 	}
 }
