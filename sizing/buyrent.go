@@ -231,6 +231,14 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 		req = Request{GPU: g.ID, GPUs: max(q.GPUs, 1), Nodes: max(q.Nodes, 1)}
 		asm.add("no model named: the hardware as asked, without checking what fits on it")
 	default:
+		if q.GPU == "" {
+			gpu, n, err := e.buyableCard(q)
+			if err != nil {
+				return AskAnswer{}, err
+			}
+			q.GPU, q.GPUs, q.Nodes = gpu.ID, n, 1
+			asm.add(fmt.Sprintf("no GPU named: compared for the cheapest configuration that fits and that fitbot has a purchase price for, %d× %s", n, gpu.Name))
+		}
 		a, err := e.Answer(q)
 		if err != nil {
 			return AskAnswer{}, err
@@ -303,6 +311,24 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 		"renting: GPU-hours only; storage, egress and start-up time are not counted",
 	)
 	return AskAnswer{Kind: IntentBuyRent, Request: req, Assumptions: asm.list(e.costAssumptions(nil)), ModelName: modelName, GPUName: g.Name, BuyRent: res}, nil
+}
+
+// buyableCard is the cheapest configuration within one machine that fits
+// the question as asked, on a card with a purchase price.
+func (e *Estimator) buyableCard(q Query) (GPU, int, error) {
+	rs, err := resolve(q)
+	if err != nil {
+		return GPU{}, 0, err
+	}
+	var buf [64]fitOption
+	for _, o := range e.cheapest(buf[:0], rs) {
+		c := o.altCandidate(rs)
+		if _, ok := LookupPurchasePrice(c.gpu.ID); ok && c.req.Nodes == 1 {
+			return *c.gpu, c.req.GPUs, nil
+		}
+	}
+	return GPU{}, 0, inputErr(fmt.Sprintf("fit %s %s rtx-4090 buy-vs-rent 3 jobs/week 5h", ifEmpty(rs.req.Model, "13b"), rs.req.Method),
+		"no card fitbot has a purchase price for holds %s within one machine; name the card to compare", rs.model.Name)
 }
 
 // firstSameCard is the first alternative that fits on the asked card.

@@ -228,3 +228,16 @@ func BenchmarkBuyRent(b *testing.B) {
 		}
 	}
 }
+
+// TestBuyRentPicksABuyableCard: with no card named, the comparison is for
+// the cheapest configuration that fits on a card with a purchase price.
+func TestBuyRentPicksABuyableCard(t *testing.T) {
+	e := &Estimator{Prices: marketPrices{onDemand: map[string]float64{"l4": 0.40, "rtx-4090": 0.69, "a100-80": 1.89}}}
+	a, err := e.BuyRent(Query{Params: 7e9, Method: MethodQLoRA}, Workload{JobsPerWeek: 3, HoursPerJob: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Request.GPU != "rtx-4090" || !a.BuyRent.Fits {
+		t.Errorf("compared on %s (fits %v), want the 4090: the L4 is cheaper to rent but has no purchase price", a.Request.GPU, a.BuyRent.Fits)
+	}
+}
