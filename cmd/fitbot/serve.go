@@ -176,7 +176,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			return nil, code
 		}
 	}
-	if cfg.HealthAddr != "" && cfg.HealthAddr != cfg.HTTPAddr {
+	if cfg.HealthAddr != "" && !sameListener(cfg.HealthAddr, cfg.HTTPAddr) {
 		mux := http.NewServeMux()
 		hl.register(mux)
 		if code := a.listen(s, "health", "--health", cfg.HealthAddr, mux); code != exitOK {
@@ -216,6 +216,13 @@ func (s *service) digestJob() func(ctx context.Context, now time.Time) error {
 		s.log.Warn("digest: FITBOT_DIGEST_CHANNEL is set but this build does not post the weekly digest yet", "channel", s.cfg.DigestChannel)
 	}
 	return nil
+}
+
+// sameListener reports whether two listen addresses name one fixed port,
+// which the HTTP listener then serves health on alone.
+func sameListener(a, b string) bool {
+	_, port, err := net.SplitHostPort(a)
+	return err == nil && a == b && port != "0"
 }
 
 // listen binds addr and serves mux on it in the background.

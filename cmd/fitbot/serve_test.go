@@ -498,3 +498,93 @@ func TestServeRefusesAtStart(t *testing.T) {
 		})
 	}
 }
+
+// TestServeNeverLogsSecrets runs serve in both transports at debug level
+// with known fake secrets and drives the paths where a secret could leak:
+// commands over both transports, a forged request, a language model that
+// answers 401 echoing its key, an admin's price refresh against providers
+// that fail echoing theirs, the health endpoints and the stop. None of
+// the secrets may appear in anything serve printed or posted.
+func TestServeNeverLogsSecrets(t *testing.T) {
+	slack := newFakeSlack(t)
+	llmBody := bytes.ReplaceAll(readServeTestdata(t, "openai_error_401.json"), []byte("OPENAI_KEY_ECHO"), []byte(fakeOpenAI))
+	llmServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write(llmBody)
+	}))
+	defer llmServer.Close()
+	providers := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "denied for key "+r.URL.Query().Get("key")+" auth "+r.Header.Get("Authorization"), http.StatusForbidden)
+	}))
+	defer providers.Close()
+	respond := newResponseURL(t)
+
+	env := baseEnv(t, slack.GetAPIURL())
+	for k, v := range map[string]string{
+		"SLACK_APP_TOKEN": fakeAppToken, "SLACK_SIGNING_SECRET": fakeSigning, "OPENAI_API_KEY": fakeOpenAI,
+		"OPENAI_BASE_URL": llmServer.URL + "/v1", "GCP_API_KEY": fakeGCPKey, "LAMBDA_API_KEY": fakeGCPKey + "-lambda",
+		"FITBOT_ADMINS": "U2CERLKJA", "FITBOT_LOG_LEVEL": "debug",
+	} {
+		env[k] = v
+	}
+	for _, p := range []string{"AWS", "AZURE", "RUNPOD", "VAST", "LAMBDA", "GCP"} {
+		env["FITBOT_"+p+"_URL"] = providers.URL
+	}
+	r := startServe(t, env, "--http", "127.0.0.1:0")
+	base, health := r.addr(t, "http"), r.addr(t, "health")
+	eventually(t, "socket connected", func() bool { code, _ := get(t, health+"/readyz"); return code == http.StatusOK })
+
+	slack.SendToWebsocket(string(readServeTestdata(t, "socket_slash_command.json")))
+	slack.ackPayload(t, "5e0c7d1a-9b8f-4e3d-a2c1-0f9e8d7c6b5a")
+	if code, _ := signedSlash(t, base, "llama-3.1-8b qlora rtx-4090", respond.URL); code != http.StatusOK {
+		t.Errorf("slash over HTTP = %d", code)
+	}
+	if code, _ := signedSlash(t, base, "prices refresh", respond.URL); code != http.StatusOK {
+		t.Errorf("prices refresh = %d", code)
+	}
+	if code, _ := signedPost(t, base+"/slack/events", "application/json", readServeTestdata(t, "message_im_free_text.json")); code != http.StatusOK {
+		t.Errorf("event = %d", code)
+	}
+	forged, _ := http.Post(base+"/slack/commands", "application/x-www-form-urlencoded", strings.NewReader("token="+fakeSigning))
+	if forged != nil {
+		forged.Body.Close()
+		if forged.StatusCode != http.StatusUnauthorized {
+			t.Errorf("forged request = %d, want 401", forged.StatusCode)
+		}
+	}
+	get(t, health+"/metrics")
+	eventually(t, "the refresh summary and the DM answer", func() bool {
+		slack.mu.Lock()
+		n := len(slack.posts)
+		slack.mu.Unlock()
+		return len(respond.posted()) >= 1 && n >= 1
+	})
+	if code := r.stop(t); code != exitOK {
+		t.Errorf("serve exit code %d, want 0", code)
+	}
+
+	if got := respond.posted(); len(got) != 1 || !strings.Contains(got[0], "failed") {
+		t.Errorf("response_url got %v, want the refresh summary with the failed providers", got)
+	}
+	printed := r.stdout.String() + r.stderr.String() + strings.Join(respond.posted(), "\n")
+	slack.mu.Lock()
+	for _, p := range slack.posts {
+		if p.Get("token") != fakeBotToken {
+			t.Errorf("chat.postMessage carried token %.8s…, want the bot token", p.Get("token"))
+		}
+		p.Del("token") // the one place the bot token belongs
+		printed += p.Encode()
+	}
+	slack.mu.Unlock()
+	for _, s := range []string{fakeBotToken, fakeAppToken, fakeSigning, fakeOpenAI, fakeGCPKey} {
+		if strings.Contains(printed, s) {
+			t.Errorf("serve printed or posted a secret (%.8s…)", s)
+		}
+	}
+	for _, want := range []string{`"msg":"question"`, `"outcome":"answered"`, `"request_id"`, "signature refused", "prices: refresh did not land"} {
+		if !strings.Contains(r.stderr.String(), want) {
+			t.Errorf("the log lacks %s; the paths were not all driven", want)
+		}
+	}
+}
