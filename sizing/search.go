@@ -321,7 +321,7 @@ func searchAssumptions(rs *resolved) []string {
 	return out
 }
 
-// bareFits reports the per-GPU total of a bare size under r.
+// bareTotal is the per-GPU total of a bare size under r.
 func bareTotal(r *Request, params int64) int64 {
 	s := shapeOf(BareModel(params, 0))
 	if r.Method == MethodInference {
