@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -106,5 +107,20 @@ func TestForgetEvents(t *testing.T) {
 	}
 	if first, _ := db.SeeEvent(ctx, "EvOld1", 48*time.Hour); !first {
 		t.Error("EvOld1 is still recorded after ForgetEvents")
+	}
+}
+
+// BenchmarkSeeEvent records new event ids, one immediate transaction
+// each: the cost the dedupe adds to every mention and DM.
+func BenchmarkSeeEvent(b *testing.B) {
+	db := openTest(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := db.SeeEvent(ctx, "Ev"+strconv.Itoa(i), time.Hour); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
