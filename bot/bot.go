@@ -87,7 +87,6 @@ type Handler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limiter *limiter
-	saves   chan struct{} // slots for plan writes in flight
 	wg      sync.WaitGroup
 }
 
@@ -110,8 +109,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.FollowUpTimeout <= 0 {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
-	return &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute),
-		saves: make(chan struct{}, maxPendingSaves)}, nil
+	return &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}, nil
 }
 
 // Wait blocks until every background answer has been posted or has given

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -100,7 +101,8 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 	h.respond(ctx, responseURL, msg, "interpreted answer")
 }
 
-// answer estimates a parsed question, saves it as a plan and renders it.
+// answer estimates a parsed question, saves it as a plan (waiting for
+// the commit) and renders it.
 // The buttons carry the canonical question, so that they work whether or
 // not the plan has been written yet.
 func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
@@ -109,8 +111,7 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 		return h.failure(text, err)
 	}
 	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
-	if h.cfg.Plans != nil {
-		h.savePlan(ctx, store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a))
+	if h.cfg.Plans != nil && h.savePlan(ctx, store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)) {
 		view.kept = "MODEL"
 		if p.Query.Model != "" {
 			view.kept = p.Query.Model
@@ -119,27 +120,24 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	return ephemeral(answerText(a), answerBlocks(a, view)...)
 }
 
-// maxPendingSaves bounds the plans being written in the background; past
-// it an answer waits for a slot rather than drop a plan.
-const maxPendingSaves = 256
+// saveBudget bounds the wait for a plan's commit, well inside Slack's
+// 3-second acknowledgement budget. The store writes plans saved at the
+// same time in one transaction, so the wait is a commit (a millisecond or
+// two), unless the single writer is held by something long.
+const saveBudget = 1500 * time.Millisecond
 
-// savePlan writes a plan in the background. The acknowledgement does not
-// wait on the database: SQLite's single writer may be busy for seconds
-// (a backup, a price refresh, busy_timeout 5 s), which would break
-// Slack's 3-second budget. Handler.Wait waits for the writes.
-func (h *Handler) savePlan(ctx context.Context, plan store.Plan) {
-	select {
-	case h.saves <- struct{}{}:
-	case <-ctx.Done():
-		h.log.Error("bot: plan not saved: the request ended while plan writes were backed up", "model", plan.ModelKey)
-		return
+// savePlan writes a plan and waits for its commit, so that an answer
+// that says "kept" is on disk before Slack sees it. A failed or late
+// write is logged as an error and the answer still goes, without the
+// "kept" line: the estimate does not need the database.
+func (h *Handler) savePlan(ctx context.Context, plan store.Plan) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveBudget)
+	defer cancel()
+	if _, err := h.cfg.Plans.SavePlan(ctx, &plan); err != nil {
+		h.log.Error("bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
+		return false
 	}
-	h.later(ctx, "save plan", func(ctx context.Context) {
-		defer func() { <-h.saves }()
-		if _, err := h.cfg.Plans.SavePlan(ctx, &plan); err != nil {
-			h.log.Error("bot: saving the plan failed", "model", plan.ModelKey, "err", err)
-		}
-	})
+	return true
 }
 
 // failure turns an error into the reply: what was not understood and an

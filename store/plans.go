@@ -47,13 +47,22 @@ type Plan struct {
 	PriceAsOf     *time.Time // when the price was observed, nil when none
 }
 
+// insertPlanSQL inserts one plan; batch.go binds its arguments in this order.
+const insertPlanSQL = `INSERT INTO plans (created_at, source, team, channel, user_id,
+	question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
+	usd_per_hour, price_provider, price_as_of)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 // planColumns are the columns scanPlan reads, in its order.
 const planColumns = `id, created_at, source, team, channel, user_id, question, canonical,
 	request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes, usd_per_hour,
 	price_provider, price_as_of`
 
 // SavePlan stores p and returns its id, which it also sets in p, with
-// p.CreatedAt (the store's clock when p left it zero).
+// p.CreatedAt (the store's clock when p left it zero). It returns once
+// the plan is committed; plans saved at the same time share one
+// transaction (see batch.go). When ctx ends first it returns ctx's
+// error, and the plan may or may not have been written.
 func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 	if err := validatePlan(p); err != nil {
 		return 0, err
@@ -71,21 +80,11 @@ func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 		s := formatTime(*p.PriceAsOf)
 		asOf = &s
 	}
-	var id int64
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO plans (created_at, source, team, channel, user_id,
-			question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
-			usd_per_hour, price_provider, price_as_of)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			formatTime(created), p.Source, p.Team, p.Channel, p.User,
-			p.Question, p.Canonical, string(reqJSON), p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
-			p.USDPerHour, p.PriceProvider, asOf)
-		if err != nil {
-			return err
-		}
-		id, err = res.LastInsertId()
-		return err
-	})
+	row := &planRow{ctx: ctx, result: make(chan planResult, 1), args: []any{
+		formatTime(created), p.Source, p.Team, p.Channel, p.User,
+		p.Question, p.Canonical, string(reqJSON), p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
+		p.USDPerHour, p.PriceProvider, asOf}}
+	id, err := db.writer().enqueue(ctx, row)
 	if err != nil {
 		return 0, fmt.Errorf("save plan for %s: %w", p.ModelKey, err)
 	}

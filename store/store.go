@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/fitbot/fitbot/migrations"
@@ -53,6 +54,9 @@ type DB struct {
 	path string
 	rw   *sql.DB // the single writer: MaxOpenConns(1), BEGIN IMMEDIATE
 	ro   *sql.DB // readers: query_only, deferred transactions
+
+	planOnce sync.Once
+	plans    *planWriter // group commit of SavePlan; started on first use
 }
 
 // Open opens the database at path, creating the file (owner-only) and its
@@ -148,6 +152,8 @@ func (db *DB) Ping(ctx context.Context) error {
 // complete, and closes every connection.
 func (db *DB) Close() error {
 	ctx := context.Background()
+	db.planOnce.Do(func() {}) // no writer starts after this
+	db.plans.close()
 	var errs []error
 	if _, err := db.rw.ExecContext(ctx, "PRAGMA optimize"); err != nil {
 		errs = append(errs, fmt.Errorf("optimize: %w", err))
