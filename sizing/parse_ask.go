@@ -397,3 +397,15 @@ func roundTo(v float64, places int) float64 {
 	}
 	return float64(int64(v*p+0.5)) / p
 }
+
+// hintSuffix is what the corrected example of a failed parse needs to
+// stay the same kind of question.
+func (a *askWords) hintSuffix() string {
+	switch {
+	case a.buy:
+		return " buy-vs-rent 3 jobs/week 5h"
+	case a.maxContext:
+		return " max context"
+	}
+	return ""
+}
