@@ -73,7 +73,7 @@ func parseFitArgs(args []string) (fitArgs, error) {
 
 // fit is `fitbot fit`: parse the words, answer with the estimator and the
 // embedded default price sheet, print text or JSON.
-func (a *app) fit(_ context.Context, args []string) int {
+func (a *app) fit(ctx context.Context, args []string) int {
 	f, err := parseFitArgs(args)
 	if err != nil {
 		return a.fail(exitUsage, err.Error(), "fitbot fit --json 13B lora 4090")
@@ -81,9 +81,6 @@ func (a *app) fit(_ context.Context, args []string) int {
 	if f.help {
 		fmt.Fprint(a.stdout, fitUsage)
 		return exitOK
-	}
-	if f.save {
-		return a.fail(exitFailure, "--save needs the plans store, which is not wired into this build yet", "fitbot fit "+strings.Join(f.words, " "))
 	}
 	if len(f.words) == 0 && f.config == "" {
 		fmt.Fprint(a.stderr, fitUsage)
@@ -114,9 +111,12 @@ func (a *app) fit(_ context.Context, args []string) int {
 		if err := enc.Encode(ans); err != nil {
 			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
 		}
-		return exitOK
+	} else {
+		writeAnswer(a.stdout, ans)
 	}
-	writeAnswer(a.stdout, ans)
+	if f.save {
+		return a.savePlan(ctx, strings.Join(f.words, " "), parsed.Query, ans, f.json)
+	}
 	return exitOK
 }
 

@@ -172,15 +172,6 @@ func TestFitConfig(t *testing.T) {
 	}
 }
 
-// TestFitSave: --save is parsed but needs the plans store, which this
-// command does not have yet; it says so with exit 1.
-func TestFitSave(t *testing.T) {
-	code, _, errOut := runFit(t, "--save", "13B", "lora", "4090")
-	if code != exitFailure || !strings.Contains(errOut, "plans store") {
-		t.Errorf("exit %d, stderr %q; want 1 and a word about the plans store", code, errOut)
-	}
-}
-
 func TestFitHelp(t *testing.T) {
 	code, out, _ := runFit(t, "-h")
 	if code != exitOK || !strings.Contains(out, "Usage: fitbot fit") {

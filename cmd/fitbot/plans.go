@@ -246,3 +246,25 @@ func (a *app) writeJSON(v any) int {
 	}
 	return exitOK
 }
+
+// savePlan records an answer given on the command line as a plan and says
+// so: on stdout after a text answer, on stderr after --json so that stdout
+// stays one JSON object.
+func (a *app) savePlan(ctx context.Context, question string, q sizing.Query, ans sizing.Answer, asJSON bool) int {
+	db, code := a.openStore(ctx)
+	if code != exitOK {
+		return code
+	}
+	defer a.closeStore(db)
+	p := store.PlanFromAnswer(store.Who{Source: store.SourceCLI}, question, q, ans)
+	id, err := db.SavePlan(ctx, &p)
+	if err != nil {
+		return a.fail(exitFailure, err.Error(), "")
+	}
+	w := a.stdout
+	if asJSON {
+		w = a.stderr
+	}
+	fmt.Fprintf(w, "saved as plan %d (fitbot plans show %d re-answers it later)\n", id, id)
+	return exitOK
+}

@@ -242,3 +242,50 @@ func TestPlansRefusesForeignFile(t *testing.T) {
 		t.Errorf("the file was changed: %q", data)
 	}
 }
+
+// TestFitSave: fit --save keeps the answer as a plan that plans lists,
+// after the text answer or beside the JSON one (on stderr, so stdout stays
+// one JSON object); a question that cannot be answered saves nothing.
+func TestFitSave(t *testing.T) {
+	path := useDB(t)
+	code, out, errOut := runCmd(t, "fit", "--save", "mistral", "7b", "lora", "4090")
+	if code != exitOK || errOut != "" || !strings.HasSuffix(out, "\nsaved as plan 1 (fitbot plans show 1 re-answers it later)\n") {
+		t.Fatalf("fit --save: exit %d, stderr %q, stdout ends %q", code, errOut, out[max(0, len(out)-80):])
+	}
+	code, out, errOut = runCmd(t, "fit", "13B", "qlora", "t4", "--json", "--save")
+	var answer sizing.Answer
+	if err := json.Unmarshal([]byte(out), &answer); err != nil || code != exitOK {
+		t.Fatalf("fit --json --save: exit %d, stdout is not one JSON answer (%v)", code, err)
+	}
+	if errOut != "saved as plan 2 (fitbot plans show 2 re-answers it later)\n" {
+		t.Errorf("fit --json --save: stderr %q", errOut)
+	}
+	if code, _, _ := runCmd(t, "fit", "--save", "gpt-9", "lora", "4090"); code != exitUsage {
+		t.Errorf("fit --save gpt-9: exit %d, want %d", code, exitUsage)
+	}
+
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	plans, err := db.RecentPlans(context.Background(), time.Time{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type summary struct{ Source, Question, Canonical, ModelKey, GPU string }
+	var got []summary
+	for _, p := range plans {
+		got = append(got, summary{p.Source, p.Question, p.Canonical, p.ModelKey, p.GPU})
+	}
+	want := []summary{
+		{"cli", "13B qlora t4", "13b qlora t4", "bare:13000000000", "t4"},
+		{"cli", "mistral 7b lora 4090", "mistral-7b-v0.1 lora rtx-4090", "mistral-7b-v0.1", "rtx-4090"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("saved plans, newest first (-want +got):\n%s", d)
+	}
+	if plans[0].CreatedAt.Before(plans[1].CreatedAt) {
+		t.Errorf("plan 2 made at %v, before plan 1 at %v", plans[0].CreatedAt, plans[1].CreatedAt)
+	}
+}
