@@ -168,13 +168,13 @@ type PlanRepricing struct {
 	Problem        string              `json:"problem,omitempty"`
 }
 
-// Changed reports whether the plan's price moved by a cent an hour or
-// more, or a cheaper configuration appeared.
+// Changed reports whether the plan's price moved by a cent an hour
+// (rounded) or more, or a cheaper configuration appeared.
 func (p PlanRepricing) Changed() bool {
 	if p.CheaperFit != nil {
 		return true
 	}
-	return p.ThenUSDPerHour != nil && p.NowUSDPerHour != nil && math.Abs(*p.NowUSDPerHour-*p.ThenUSDPerHour) >= 0.01
+	return p.ThenUSDPerHour != nil && p.NowUSDPerHour != nil && math.Abs(*p.NowUSDPerHour-*p.ThenUSDPerHour) >= 0.005
 }
 
 // SourceHealth is a provider whose prices were stale or whose refreshes
