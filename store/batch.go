@@ -154,7 +154,8 @@ func (db *DB) writePlans(w *planWriter) {
 }
 
 // writeBatch writes the rows whose callers still wait in one
-// transaction and tells each caller its id. When the transaction fails,
+// transaction and tells each caller its id; it refuses them all when
+// the database file is gone (checkFile). When the transaction fails,
 // each row is tried again in a transaction of its own, so that one bad
 // row does not fail the others.
 func (db *DB) writeBatch(rows []*planRow) {
@@ -167,6 +168,12 @@ func (db *DB) writeBatch(rows []*planRow) {
 		live = append(live, r)
 	}
 	if len(live) == 0 {
+		return
+	}
+	if err := db.checkFile(); err != nil {
+		for _, r := range live {
+			r.result <- planResult{err: err}
+		}
 		return
 	}
 	ids, err := db.insertPlans(live)

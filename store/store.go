@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ var (
 	ErrNotDatabase = errors.New("not a fitbot database")
 	// ErrReadOnly means the database file or its folder cannot be written.
 	ErrReadOnly = errors.New("database is read-only")
+	// ErrFileGone means the database file was removed, replaced or made
+	// read-only while fitbot had it open: writes would go to a file no
+	// one will open again, so they are refused.
+	ErrFileGone = errors.New("database file removed, replaced or made read-only under fitbot")
 	// ErrNoCgo means the binary was built with CGO_ENABLED=0, which leaves
 	// the SQLite driver a stub.
 	ErrNoCgo = errors.New("fitbot was built without cgo; the SQLite driver needs CGO_ENABLED=1")
@@ -55,6 +60,7 @@ type DB struct {
 	rw   *sql.DB // the single writer: MaxOpenConns(1), BEGIN IMMEDIATE
 	ro   *sql.DB // readers: query_only, deferred transactions
 
+	file     os.FileInfo // the database file as opened; see checkFile
 	planOnce sync.Once
 	plans    *planWriter // group commit of SavePlan; started on first use
 }
@@ -94,6 +100,9 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{Now: opt.now, path: abs}
+	if db.file, err = os.Stat(abs); err != nil {
+		return nil, fileError("open", abs, err)
+	}
 	if db.Now == nil {
 		db.Now = time.Now
 	}
@@ -134,9 +143,13 @@ const readers = 8
 // Path is the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
 
-// Ping checks that both the writer and the readers can reach the
-// database; serve's readiness check calls it.
+// Ping checks that the database file is still the one opened (see
+// checkFile) and that both the writer and the readers can reach it;
+// serve's readiness check calls it.
 func (db *DB) Ping(ctx context.Context) error {
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	if err := db.rw.PingContext(ctx); err != nil {
 		return db.wrap("ping", err)
 	}
