@@ -1,7 +1,157 @@
 package main
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
 
+	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/store"
+)
+
+const digestUsage = `Usage: fitbot digest [--json] [--dry-run] [--at TIME]
+
+"digest" builds the weekly price-change digest and posts it to the
+FITBOT_DIGEST_CHANNEL with SLACK_BOT_TOKEN, once per channel and week: a
+week already posted (by this command or by fitbot serve) is not posted
+again. The week is the one ending at --at (RFC 3339); without --at, the one
+ending at the latest time the digest was due (FITBOT_DIGEST_CRON, default
+"CRON_TZ=UTC 0 9 * * MON"), the week fitbot serve posts.
+
+  --dry-run  print the digest as text (or JSON) and post nothing
+  --json     print the digest as JSON: week_start, week_end, moves,
+             new_offers, removed_offers, cheapest, plans, stale_sources
+  --at TIME  the end of the week, e.g. 2026-11-30T09:00:00Z
+
+SLACK_API_URL points the post at another Slack API root. The database is
+FITBOT_DB, else ./fitbot.db.
+`
+
+// digestPostTimeout bounds the whole post, retries included.
+const digestPostTimeout = 3 * time.Minute
+
+// newDigestPoster builds the digest poster for channel on db, posting
+// through web, due on cronSpec (FITBOT_DIGEST_CRON; "" for the default).
+// fitbot serve's schedule calls its PostWeekly.
+func newDigestPoster(db *store.DB, web bot.ThreadPoster, channel, cronSpec string, logger *slog.Logger) (*bot.DigestPoster, error) {
+	sched, err := parseCronSpec(cmp.Or(cronSpec, scheduleDigestDefault))
+	if err != nil {
+		return nil, fmt.Errorf("FITBOT_DIGEST_CRON: %w", err)
+	}
+	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Logger: logger})
+}
+
+// digest is `fitbot digest`.
 func (a *app) digest(ctx context.Context, args []string) int {
-	return a.fail(exitFailure, "digest is not built yet", "")
+	fs := flag.NewFlagSet("digest", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	dryRun := fs.Bool("dry-run", false, "")
+	atFlag := fs.String("at", "", "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprint(a.stdout, digestUsage)
+			return exitOK
+		}
+		return a.fail(exitUsage, err.Error(), "fitbot digest --dry-run --at 2026-11-30T09:00:00Z")
+	}
+	if fs.NArg() > 0 {
+		return a.fail(exitUsage, fmt.Sprintf("digest takes no words, got %q", strings.Join(fs.Args(), " ")), "fitbot digest --dry-run (fitbot digest -h for the flags)")
+	}
+	var at time.Time
+	if *atFlag != "" {
+		t, err := time.Parse(time.RFC3339, *atFlag)
+		if err != nil {
+			return a.fail(exitUsage, fmt.Sprintf("--at %q is not an RFC 3339 time", *atFlag), "--at 2026-11-30T09:00:00Z")
+		}
+		at = t
+	}
+
+	channel, token := a.getenv("FITBOT_DIGEST_CHANNEL"), a.getenv("SLACK_BOT_TOKEN")
+	if !*dryRun && (channel == "" || token == "") {
+		return a.fail(exitFailure, "posting the digest needs FITBOT_DIGEST_CHANNEL and SLACK_BOT_TOKEN",
+			"FITBOT_DIGEST_CHANNEL=C0123ABCD SLACK_BOT_TOKEN=xoxb-... fitbot digest, or fitbot digest --dry-run to print it")
+	}
+	if !a.dbExists() {
+		return a.fail(exitFailure, fmt.Sprintf("no prices to compare: there is no database at %s", a.dbPath()),
+			"fitbot prices refresh (twice, a week apart, for a first digest), or FITBOT_DB=path/to/fitbot.db")
+	}
+	db, code := a.openStore(ctx)
+	if code != exitOK {
+		return code
+	}
+	defer a.closeStore(db)
+
+	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	hc := &http.Client{Timeout: 30 * time.Second}
+	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: bot.NewSlackClient(token, "", a.getenv("SLACK_API_URL"), hc), Logger: logger})
+	if err != nil {
+		return a.fail(exitFailure, err.Error(), "")
+	}
+	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), logger)
+	if err != nil {
+		return a.fail(exitFailure, err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
+	}
+	end := at
+	if end.IsZero() {
+		now := time.Now()
+		end = now
+		if _, due, ok := poster.Week(now); ok {
+			end = due
+		}
+	}
+
+	if *dryRun {
+		d, err := poster.Build(ctx, end)
+		if err != nil {
+			return a.fail(exitFailure, err.Error(), "")
+		}
+		return a.printDigest(d, *asJSON)
+	}
+	pctx, cancel := context.WithTimeout(ctx, digestPostTimeout)
+	defer cancel()
+	res, err := poster.DeliverWeek(pctx, end)
+	if err != nil {
+		return a.fail(exitFailure, err.Error(), "check FITBOT_DIGEST_CHANNEL and that fitbot is in the channel; a failed post is tried again by the next run")
+	}
+	week := fmt.Sprintf("the week of %s – %s", res.Record.WeekStart.Format("Jan 2 15:04"), res.Record.WeekEnd.Format("Jan 2 15:04 MST"))
+	status := a.stdout
+	if *asJSON {
+		status = a.stderr
+	}
+	d := res.Digest
+	if res.Posted {
+		fmt.Fprintf(status, "Posted the digest for %s to %s (message %s).\n", week, channel, res.Record.TS)
+	} else {
+		fmt.Fprintf(status, "The digest for %s was already posted to %s at %s (message %s); nothing posted.\n",
+			week, channel, res.Record.PostedAt.Format("Jan 2 15:04 MST"), res.Record.TS)
+		if !*asJSON {
+			return exitOK
+		}
+		built, err := poster.Build(ctx, end)
+		if err != nil {
+			return a.fail(exitFailure, err.Error(), "")
+		}
+		d = &built
+	}
+	if *asJSON {
+		return a.writeJSON(d)
+	}
+	return exitOK
+}
+
+// printDigest prints a digest as text or JSON.
+func (a *app) printDigest(d pricing.Digest, asJSON bool) int {
+	if asJSON {
+		return a.writeJSON(d)
+	}
+	fmt.Fprint(a.stdout, bot.DigestText(d))
+	return exitOK
 }
