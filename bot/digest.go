@@ -628,6 +628,16 @@ func (p *DigestPoster) post(ctx context.Context, log *slog.Logger, rec store.Sen
 	if err != nil {
 		return fail(err)
 	}
+	if !d.HasPrices() {
+		// A new install, or a store nobody refreshes: a digest would say
+		// nothing. The record is released, so that a later run this week
+		// posts once prices are in.
+		if err := p.store.ReleaseDigest(context.WithoutCancel(ctx), p.channel, rec.WeekStart, p.holder, "no prices observed in the week"); err != nil {
+			return DigestDelivery{Record: rec}, err
+		}
+		log.Warn("digest: no prices observed in the week; nothing posted (run fitbot prices refresh, or check FITBOT_REFRESH_CRON)")
+		return DigestDelivery{Record: rec}, nil
+	}
 	payload, err := json.Marshal(d)
 	if err != nil {
 		return fail(fmt.Errorf("digest: encode: %w", err))

@@ -217,6 +217,12 @@ func TestPostWeeklyOnce(t *testing.T) {
 	if err != nil || rec.TS != "1764464401.000300" || rec.Attempts != 1 {
 		t.Errorf("record = %+v, %v; want the post's ts after one attempt", rec, err)
 	}
+	at := digestDue.Add(2 * 24 * time.Hour)
+	o := []pricing.Offer{{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketOnDemand,
+		Region: "us-east-1", USDPerHour: 55.04, USDPerGPUHour: 6.88, Source: "fixture", ObservedAt: at, Samples: 1}}
+	if _, err := f.db.SaveRun(ctx, pricing.Run{Provider: "aws", Started: at, Finished: at, AsOf: at, Status: pricing.RunOK, Rows: 1}, o); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.PostWeekly(ctx, digestDue.Add(pricing.Week)); err != nil {
 		t.Fatal(err)
 	}
@@ -396,5 +402,32 @@ func TestNewDigestPosterRequires(t *testing.T) {
 		if _, err := NewDigestPoster(cfg); err == nil {
 			t.Errorf("NewDigestPoster(%+v): no error", cfg)
 		}
+	}
+}
+
+// TestPostWeeklyWithoutPrices: a store with no prices in the week posts
+// nothing and is no error; the week is posted once prices arrive.
+func TestPostWeeklyWithoutPrices(t *testing.T) {
+	f := newDigestFixture(t)
+	ctx := context.Background()
+	p := f.poster(t, f.db, "one")
+	later := digestDue.Add(2 * pricing.Week)
+	if err := p.PostWeekly(ctx, later); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.rec.calls(); n != 0 {
+		t.Fatalf("%d posts without prices, want 0", n)
+	}
+	at := later.Add(-time.Hour)
+	o := []pricing.Offer{{Provider: "runpod", InstanceType: "NVIDIA H100 80GB HBM3", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand,
+		Tier: "community", Region: "all", USDPerHour: 2.69, USDPerGPUHour: 2.69, Source: "fixture", ObservedAt: at, Samples: 1}}
+	if _, err := f.db.SaveRun(ctx, pricing.Run{Provider: "runpod", Started: at, Finished: at, AsOf: at, Status: pricing.RunOK, Rows: 1}, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.PostWeekly(ctx, later.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.rec.posted()); n != 1 {
+		t.Errorf("%d posts once prices arrived, want 1", n)
 	}
 }

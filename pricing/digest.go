@@ -221,6 +221,17 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	return d
 }
 
+// HasPrices reports whether any price was observed in the digest's week;
+// a digest without is not worth posting.
+func (d Digest) HasPrices() bool {
+	for _, c := range d.Cheapest {
+		if c.Now != nil {
+			return true
+		}
+	}
+	return len(d.Moves) > 0 || len(d.NewOffers) > 0 || len(d.NewSources) > 0
+}
+
 // digestMethod is the footer's one-line method.
 func digestMethod(cfg DigestConfig) string {
 	market := ""

@@ -127,6 +127,10 @@ func (a *app) digest(ctx context.Context, args []string) int {
 		status = a.stderr
 	}
 	d := res.Digest
+	if !res.Posted && !res.Record.Posted() {
+		return a.fail(exitFailure, fmt.Sprintf("no prices were observed in %s; nothing posted", week),
+			"fitbot prices refresh, or fitbot digest --dry-run --at TIME for a week with prices")
+	}
 	if res.Posted {
 		fmt.Fprintf(status, "Posted the digest for %s to %s (message %s).\n", week, channel, res.Record.TS)
 	} else {

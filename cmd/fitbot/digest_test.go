@@ -172,6 +172,8 @@ func TestDigestProblems(t *testing.T) {
 		{"post without a channel", []string{"--at", digestAt}, map[string]string{"SLACK_BOT_TOKEN": "xoxb-x"}, true, exitFailure,
 			[]string{"needs FITBOT_DIGEST_CHANNEL and SLACK_BOT_TOKEN", "--dry-run"}},
 		{"no database", []string{"--dry-run"}, nil, false, exitFailure, []string{"there is no database at", "fitbot prices refresh"}},
+		{"a week without prices", []string{"--at", "2027-01-04T09:00:00Z"}, map[string]string{"SLACK_BOT_TOKEN": "xoxb-x", "FITBOT_DIGEST_CHANNEL": "C0DIGEST"}, true, exitFailure,
+			[]string{"no prices were observed in the week of Dec 28 09:00 – Jan 4 09:00 UTC; nothing posted"}},
 		{"bad cron", []string{"--dry-run"}, map[string]string{"FITBOT_DIGEST_CRON": "every monday"}, true, exitFailure, []string{"FITBOT_DIGEST_CRON"}},
 	}
 	for _, tt := range tests {
@@ -183,6 +185,7 @@ func TestDigestProblems(t *testing.T) {
 			for _, k := range []string{"FITBOT_DIGEST_CHANNEL", "SLACK_BOT_TOKEN", "FITBOT_DIGEST_CRON"} {
 				t.Setenv(k, tt.env[k])
 			}
+			t.Setenv("SLACK_API_URL", "http://127.0.0.1:1/api/") // never the real Slack
 			code, _, errOut := runCmd(t, append([]string{"digest"}, tt.args...)...)
 			if code != tt.wantCode {
 				t.Errorf("exit %d, want %d\n%s", code, tt.wantCode, errOut)
