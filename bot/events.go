@@ -110,8 +110,10 @@ type incoming struct {
 }
 
 // HandleEvent takes one Events API delivery. It returns as soon as the
-// event is filtered and recorded; the answer is posted from the
-// background (Handler.Wait waits for it).
+// event is filtered, so the acknowledgement never waits on the database
+// (a price refresh may hold SQLite's one writer for a while); recording
+// the event id, which drops a retried delivery, and the answer happen in
+// the background (Handler.Wait waits for them).
 func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) {
 	start := e.h.now()
 	in, why := e.addressed(ev)
@@ -124,18 +126,18 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 	if key == "" {
 		key = in.asker.channel + ":" + in.ts // a message is one (channel, ts)
 	}
-	first, err := e.seen.SeeEvent(ctx, key, e.ttl)
-	switch {
-	case err != nil:
-		// Better a rare double answer than none: answer, and say why.
-		e.log.Error("bot: recording the event failed; answering anyway", "event_id", key, "err", err)
-	case !first:
-		e.metrics.Event("duplicate")
-		e.log.Info("bot: duplicate event ignored", "event_id", key, "kind", in.kind)
-		return
-	}
-	e.metrics.Event("taken")
 	e.h.later(ctx, in.kind, func(ctx context.Context) {
+		first, err := e.seen.SeeEvent(ctx, key, e.ttl)
+		switch {
+		case err != nil:
+			// Better a rare double answer than none: answer, and say why.
+			e.log.Error("bot: recording the event failed; answering anyway", "event_id", key, "err", err)
+		case !first:
+			e.metrics.Event("duplicate")
+			e.log.Info("bot: duplicate event ignored", "event_id", key, "kind", in.kind)
+			return
+		}
+		e.metrics.Event("taken")
 		e.prune(ctx)
 		msg := e.reply(ctx, in)
 		thread := in.threadTS

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/sizing"
@@ -279,5 +280,44 @@ func TestNewEventsRequiresTheEssentials(t *testing.T) {
 		if _, err := NewEvents(cfg); err == nil {
 			t.Errorf("NewEvents without %s succeeded", name)
 		}
+	}
+}
+
+// blockingSeen is an EventStore whose writes wait until released, like a
+// store whose one writer is busy with a long refresh.
+type blockingSeen struct {
+	release chan struct{}
+	inner   EventStore
+}
+
+func (b blockingSeen) SeeEvent(ctx context.Context, id string, ttl time.Duration) (bool, error) {
+	<-b.release
+	return b.inner.SeeEvent(ctx, id, ttl)
+}
+
+func (b blockingSeen) ForgetEvents(ctx context.Context, before time.Time) (int64, error) {
+	return b.inner.ForgetEvents(ctx, before)
+}
+
+// TestEventAckNeverWaitsOnTheStore: HandleEvent returns (and the
+// transport acknowledges) while the store is busy; the answer follows.
+func TestEventAckNeverWaitsOnTheStore(t *testing.T) {
+	f := newEventsFixture(t, nil)
+	busy := blockingSeen{release: make(chan struct{}), inner: f.db}
+	f.events.seen = busy
+	returned := make(chan struct{})
+	go func() {
+		f.deliver(t, "message_im.json")
+		close(returned)
+	}()
+	select {
+	case <-returned:
+	case <-time.After(2 * time.Second):
+		t.Fatal("HandleEvent waited on the store")
+	}
+	close(busy.release)
+	f.h.Wait()
+	if got := len(f.rec.posted()); got != 1 {
+		t.Errorf("%d posts once the store answered, want 1", got)
 	}
 }
