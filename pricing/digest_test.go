@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -362,4 +363,36 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// BenchmarkBuildDigest builds the digest of a large fleet's two weeks:
+// 1,000 list-price offers refreshed every six hours and 60 marketplace
+// rows hourly (76,160 observations), the fixture's refresh runs and 50
+// distinct plans, re-priced with the estimator.
+func BenchmarkBuildDigest(b *testing.B) {
+	gpus := []string{"h100", "h200", "b200", "a100-80", "a100-40", "l40s", "l4", "a10g", "rtx-4090", "rtx-3090"}
+	var h []Offer
+	for step := range 14 * 4 {
+		at := digestEnd.Add(-14*24*time.Hour + time.Duration(step)*6*time.Hour)
+		for i := range 1000 {
+			price := 1 + float64(i%37) + 0.01*float64(step/28)
+			h = append(h, obs([]string{"aws", "azure", "gcp", "lambda"}[i%4], fmt.Sprintf("sku-%d", i/40), gpus[i%len(gpus)], 8, fmt.Sprintf("region-%d", i%40),
+				MarketOnDemand, "", price*8, at, 1))
+		}
+	}
+	for hour := range 14 * 24 {
+		at := digestEnd.Add(-14*24*time.Hour + time.Duration(hour)*time.Hour)
+		for i := range 60 {
+			h = append(h, obs("vast", []string{"verified-median", "verified-min"}[i%2], gpus[i/2%len(gpus)], 1, "all", MarketOnDemand, "", 1+float64(i%7)/10, at, 3+i%9))
+		}
+	}
+	var plans []DigestPlan
+	for i := range 50 {
+		plans = append(plans, DigestPlan{ID: int64(i), CreatedAt: digestEnd.Add(-time.Duration(i) * 24 * time.Hour),
+			Question: "q", Canonical: fmt.Sprintf("llama-3.1-8b lora %dxh100", 1+i%8), GPU: "h100", GPUs: 1 + i%8, USDPerHour: ptrFloat(2.69)})
+	}
+	in := DigestInput{WeekEnd: digestEnd, Observations: h, Runs: digestRuns(), Plans: plans, Fallback: DefaultSheet()}
+	for b.Loop() {
+		BuildDigest(in, DefaultDigestConfig())
+	}
 }
