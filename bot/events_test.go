@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -304,6 +305,9 @@ func (b blockingSeen) ForgetEvents(ctx context.Context, before time.Time) (int64
 func TestEventAckNeverWaitsOnTheStore(t *testing.T) {
 	f := newEventsFixture(t, nil)
 	busy := blockingSeen{release: make(chan struct{}), inner: f.db}
+	var once sync.Once
+	release := func() { once.Do(func() { close(busy.release) }) }
+	t.Cleanup(release) // before the handler's Wait, even when the test fails
 	f.events.seen = busy
 	returned := make(chan struct{})
 	go func() {
@@ -315,7 +319,7 @@ func TestEventAckNeverWaitsOnTheStore(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("HandleEvent waited on the store")
 	}
-	close(busy.release)
+	release()
 	f.h.Wait()
 	if got := len(f.rec.posted()); got != 1 {
 		t.Errorf("%d posts once the store answered, want 1", got)
