@@ -44,10 +44,10 @@ func DigestMessage(d pricing.Digest) Message {
 // per GPU, the sources' health, and the method. A quiet week is its
 // headline and the method only.
 func digestBlocks(d pricing.Digest) []slack.Block {
-	footer := slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%s. Prices as of %s.", d.Method, d.WeekEnd.Format("Mon Jan 2 15:04 MST"))))
+	footer := slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%s. Prices as of %s.", escape(d.Method), d.WeekEnd.Format("Mon Jan 2 15:04 MST"))))
 	if d.Quiet {
 		return []slack.Block{
-			slack.NewSectionBlock(mrkdwn("*"+d.Headline+"* ("+weekRange(d)+")"), nil, nil),
+			slack.NewSectionBlock(mrkdwn("*"+escape(d.Headline)+"* ("+weekRange(d)+")"), nil, nil),
 			footer,
 		}
 	}
@@ -59,7 +59,13 @@ func digestBlocks(d pricing.Digest) []slack.Block {
 		slack.NewHeaderBlock(plain(header)),
 		slack.NewContextBlock("", mrkdwn(weekRange(d))),
 	}
+	// Every line is escaped for mrkdwn: questions, provider names and
+	// errors come from outside, and a digest in a channel pings nobody
+	// (<!channel>, <@U123>). fitbot's own markup uses none of & < >.
 	section := func(title string, lines []string) {
+		for i, l := range lines {
+			lines[i] = escape(l)
+		}
 		if len(lines) > 0 {
 			blocks = append(blocks, slack.NewSectionBlock(mrkdwn(fitLines("*"+title+"*", lines, maxText)), nil, nil))
 		}

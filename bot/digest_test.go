@@ -431,3 +431,20 @@ func TestPostWeeklyWithoutPrices(t *testing.T) {
 		t.Errorf("%d posts once prices arrived, want 1", n)
 	}
 }
+
+// TestDigestEscapesQuestions: a plan's question is the team's text; in
+// the channel digest a mention or <!channel> in it must not ping anyone.
+func TestDigestEscapesQuestions(t *testing.T) {
+	d := loadDigest(t, "week")
+	d.Plans[0].Question = "<!channel> can <@U123> fit 70b & more?"
+	raw, err := DigestMessage(d).encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "<!channel>") || strings.Contains(string(raw), "<@U123>") {
+		t.Errorf("a mention reached the digest unescaped:\n%s", raw)
+	}
+	if !strings.Contains(string(raw), "&lt;!channel&gt; can &lt;@U123&gt; fit 70b &amp; more?") {
+		t.Errorf("the question is not shown escaped:\n%s", raw)
+	}
+}
