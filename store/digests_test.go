@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -173,5 +174,32 @@ func TestDigestInputReadsTwoWeeks(t *testing.T) {
 	}
 	if in.Fallback == nil || !in.WeekEnd.Equal(digestWeekEnd) {
 		t.Errorf("input: fallback %v, week end %v", in.Fallback, in.WeekEnd)
+	}
+}
+
+// BenchmarkDigestInput reads two weeks of a fleet's prices for the
+// digest: 400 offers refreshed every six hours (22,400 observations in
+// 56 runs) and 100 plans.
+func BenchmarkDigestInput(b *testing.B) {
+	db := openAt(b, filepath.Join(b.TempDir(), "fitbot.db"), nil, -1)
+	ctx := context.Background()
+	for step := range 14 * 4 {
+		at := digestWeekEnd.Add(-14*24*time.Hour + time.Duration(step)*6*time.Hour)
+		offers := make([]pricing.Offer, 400)
+		for i := range offers {
+			offers[i] = offer("aws", "h100", 8, pricing.MarketOnDemand, fmt.Sprintf("region-%d", i%40), fmt.Sprintf("sku-%d", i/40), 50+float64(i%13), at)
+		}
+		if _, err := db.SaveRun(ctx, okRun("aws", at, offers), offers); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := fillPlans(ctx, db, 100); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		in, err := db.DigestInput(ctx, digestWeekEnd, 90*24*time.Hour)
+		if err != nil || len(in.Observations) != 22400 {
+			b.Fatalf("%d observations, %v", len(in.Observations), err)
+		}
 	}
 }
