@@ -38,6 +38,8 @@ const (
 	authTestTimeout   = 15 * time.Second // the start-up token check
 	priceReloadEvery  = time.Minute      // how often answers reload prices from the store
 	readHeaderTimeout = 10 * time.Second
+	httpReadTimeout   = 30 * time.Second // a whole request: Slack's bodies are small
+	httpWriteTimeout  = 30 * time.Second
 	httpIdleTimeout   = 2 * time.Minute
 )
 
@@ -231,7 +233,8 @@ func (a *app) listen(s *service, name, flagName, addr string, mux *http.ServeMux
 	if err != nil {
 		return a.fail(exitFailure, fmt.Sprintf("%s %s: %v", flagName, addr, err), "pick a free port, e.g. "+flagName+" :8080")
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: httpIdleTimeout,
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: httpReadTimeout,
+		WriteTimeout: httpWriteTimeout, IdleTimeout: httpIdleTimeout,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	s.servers = append(s.servers, srv)
 	s.log.Info("fitbot: listening", "listener", name, "addr", ln.Addr().String())
