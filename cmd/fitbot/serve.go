@@ -196,10 +196,14 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}()
 	}
 
+	digest, err := s.digestJob(web, metrics)
+	if err != nil {
+		return nil, a.fail(exitFailure, err.Error(), "fitbot serve --help")
+	}
 	s.stopSch, err = startSchedules(ctx, scheduleConfig{RefreshCron: cfg.RefreshCron, DigestCron: cfg.DigestCron, Instance: cfg.Instance}, db,
 		scheduleJobs{
 			Refresh: func(ctx context.Context) error { _, err := refresh(ctx); return err },
-			Digest:  s.digestJob(),
+			Digest:  digest,
 		}, log)
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "fitbot serve --help")
@@ -210,14 +214,28 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	return s, exitOK
 }
 
-// digestJob is the weekly digest for the schedule. The digest poster is
-// not part of this build yet, so it is nil (the schedule then runs the
-// refresh only) and a configured FITBOT_DIGEST_CHANNEL is reported.
-func (s *service) digestJob() func(ctx context.Context, now time.Time) error {
-	if s.cfg.DigestChannel != "" {
-		s.log.Warn("digest: FITBOT_DIGEST_CHANNEL is set but this build does not post the weekly digest yet", "channel", s.cfg.DigestChannel)
+// digestJob is the weekly digest for the schedule, posted through web to
+// FITBOT_DIGEST_CHANNEL, each outcome counted; nil when no channel is set.
+func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ctx context.Context, now time.Time) error, error) {
+	if s.cfg.DigestChannel == "" {
+		return nil, nil
 	}
-	return nil
+	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.log)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, now time.Time) error {
+		d, err := poster.Deliver(ctx, now)
+		switch {
+		case err != nil:
+			metrics.DigestPosted("failed")
+		case d.Posted:
+			metrics.DigestPosted("posted")
+		default:
+			metrics.DigestPosted("skipped")
+		}
+		return err
+	}, nil
 }
 
 // sameListener reports whether two listen addresses name one fixed port,

@@ -289,6 +289,7 @@ func TestServeSocketModeMetrics(t *testing.T) {
 	slack := newFakeSlack(t)
 	env := baseEnv(t, slack.GetAPIURL())
 	env["SLACK_APP_TOKEN"] = fakeAppToken
+	env["FITBOT_DIGEST_CHANNEL"] = "C0PRICES"
 	r := startServe(t, env)
 	health := r.addr(t, "health")
 	eventually(t, "socket connected", func() bool {
@@ -311,7 +312,9 @@ func TestServeSocketModeMetrics(t *testing.T) {
 		return strings.Contains(m, answered)
 	})
 	_, m := get(t, health+"/metrics")
-	for _, want := range []string{`fitbot_answer_seconds_count{kind="slash"} 1`, `fitbot_slack_socket_connected 1`} {
+	for _, want := range []string{`fitbot_answer_seconds_count{kind="slash"} 1`, `fitbot_slack_socket_connected 1`,
+		`fitbot_digests_posted_total{outcome="skipped"} 1`} { // the leader's digest at start, with no prices to report
+
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
