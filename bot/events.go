@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -218,7 +219,9 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 	if e.h.cfg.Interpreter == nil || outcomeOf(msg) != OutcomeNotUnderstood {
 		return msg
 	}
-	if p, _ := e.h.cfg.Parse(in.text); !needsInterpretation(p) {
+	// Questions that run the other way round (the largest model, which
+	// GPU) name no model on purpose; the grammar's answer stands for them.
+	if p, _ := e.h.cfg.Parse(in.text); !needsInterpretation(p) || (p.Intent != "" && p.Intent != sizing.IntentFit) {
 		return msg
 	}
 	if answer, ok := e.h.interpreted(ctx, in.asker, in.text); ok {
