@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -323,5 +324,49 @@ func TestEventAckNeverWaitsOnTheStore(t *testing.T) {
 	f.h.Wait()
 	if got := len(f.rec.posted()); got != 1 {
 		t.Errorf("%d posts once the store answered, want 1", got)
+	}
+}
+
+// FuzzStripMentions checks the mention stripper's properties: the bot's
+// own mention never survives, other text keeps its words in order, and
+// stripping twice changes nothing.
+func FuzzStripMentions(f *testing.F) {
+	for _, s := range []string{"<@U0FITBOT> 13B lora 4090", "<@U0FITBOT|fitbot> ask <@U2CERLKJA>", "<@U0FITBOT", "<@<@U0FITBOT>>", "", "  \n\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := stripMentions(s, testBotUser)
+		for _, m := range mentionRE.FindAllStringSubmatch(got, -1) {
+			if m[1] == testBotUser {
+				t.Errorf("stripMentions(%q) = %q still mentions the bot", s, got)
+			}
+		}
+		if got != strings.TrimSpace(got) || strings.Contains(got, "  ") {
+			t.Errorf("stripMentions(%q) = %q has stray spaces", s, got)
+		}
+		if again := stripMentions(got, testBotUser); again != got {
+			t.Errorf("stripMentions is not idempotent: %q -> %q -> %q", s, got, again)
+		}
+	})
+}
+
+// BenchmarkEventAddressed measures the synchronous part of an event's
+// acknowledgement: parsing the payload and deciding whether it is for
+// fitbot.
+func BenchmarkEventAddressed(b *testing.B) {
+	raw, err := os.ReadFile("testdata/slack/app_mention_thread.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := &Events{botUser: testBotUser}
+	b.ReportAllocs()
+	for b.Loop() {
+		ev, err := slackevents.ParseEvent(json.RawMessage(raw), slackevents.OptionNoVerifyToken())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, why := e.addressed(ev); why != "" {
+			b.Fatal(why)
+		}
 	}
 }
