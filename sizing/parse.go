@@ -22,10 +22,10 @@ const (
 	MaxEpochs      = 1000
 )
 
-// Intent is what kind of question was asked. Every question is a fit
-// question today ("does this fit, how, at what cost"); later questions
-// such as "what is the largest model that fits 2x4090 with lora" will add
-// intents without changing the Query.
+// Intent is what kind of question was asked: a fit question ("does this
+// fit, how, at what cost") or one of the questions that run the other way
+// round (largest model, longest context, which GPU, buy or rent; see
+// parse_ask.go), which reuse the Query.
 type Intent string
 
 // IntentFit asks whether a model fits on a GPU configuration.
@@ -48,6 +48,9 @@ type Parsed struct {
 	// MethodImplied is true when a verb ("run", "fine-tune") rather than a
 	// method's name set Query.Method, so a reply can say what was assumed.
 	MethodImplied bool
+	// Workload is what a buy-or-rent question said about use (jobs a
+	// week, hours a job, price of power, years); zero fields were not said.
+	Workload Workload
 }
 
 // Parse reads a sizing question written in any order and case — a slash
@@ -146,6 +149,8 @@ type parser struct {
 
 	err *InputError
 	fix func(*Query) // turns the partial query into the corrected example for the hint
+
+	ask askWords // the intent and workload words, read before the main pass
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
@@ -156,10 +161,17 @@ func parseWith(input string, lx lexicon) (Parsed, error) {
 	if err != nil {
 		return Parsed{}, err
 	}
+	toks, ask := readAsk(toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks))}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask}
+	for _, n := range ask.notes {
+		p.note(n)
+	}
+	if ask.problem != "" {
+		p.fail(ask.problem, nil)
+	}
 	for i := 0; i < len(toks); {
 		if toks[i].ignorable {
 			p.ignore(i, i+1)
@@ -174,7 +186,7 @@ func parseWith(input string, lx lexicon) (Parsed, error) {
 	}
 	p.finish()
 	if p.err != nil {
-		p.err.Hint = p.hint()
+		p.err.Hint = p.hint() + ask.hintSuffix()
 		return p.result(), p.err
 	}
 	return p.result(), nil

@@ -409,3 +409,49 @@ func (a *askWords) hintSuffix() string {
 	}
 	return ""
 }
+
+// FormatAsk writes a parsed question back as a command that Parse reads
+// to the same Query, Intent and Workload: Format's text with the intent's
+// words ("what ...", "... max context", "which gpu ...", "... buy-vs-rent
+// 3 jobs/week 5h").
+func FormatAsk(p Parsed) string {
+	q := Format(p.Query)
+	join := func(parts ...string) string {
+		var out []string
+		for _, s := range parts {
+			if s != "" {
+				out = append(out, s)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	switch p.Intent {
+	case IntentLargest:
+		return join("what", q)
+	case IntentMaxContext:
+		if p.Query.Method != "" && p.Query.Method != MethodInference {
+			return join(q, "max seq")
+		}
+		return join(q, "max context")
+	case IntentWhichGPU:
+		return join("which gpu", q)
+	case IntentBuyRent:
+		w := p.Workload
+		parts := []string{q, "buy-vs-rent"}
+		if w.JobsPerWeek > 0 {
+			parts = append(parts, num(w.JobsPerWeek)+" jobs/week")
+		}
+		if w.HoursPerJob > 0 {
+			parts = append(parts, num(w.HoursPerJob)+"h")
+		}
+		if w.USDPerKWh > 0 {
+			parts = append(parts, "$"+num(w.USDPerKWh)+"/kWh")
+		}
+		if w.Years > 0 {
+			parts = append(parts, "over "+num(w.Years)+" years")
+		}
+		return join(parts...)
+	}
+	return q
+}

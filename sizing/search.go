@@ -773,3 +773,21 @@ func (e *Estimator) gpuOption(rs *resolved, c altCandidate) GPUOption {
 	opt.USDPerHour, opt.TokensPerSecond, opt.Hours, opt.USDTotal = t.USDPerHour, t.TokensPerSecond, t.Hours, t.USDTotal
 	return opt
 }
+
+// Ask answers a parsed question that runs the other way round, by its
+// intent: LargestModel, MaxContext, WhichGPU or BuyRent (with the
+// question's workload). A fit question returns an *InputError: answer it
+// with Answer.
+func (e *Estimator) Ask(p Parsed) (AskAnswer, error) {
+	switch p.Intent {
+	case IntentLargest:
+		return e.LargestModel(p.Query)
+	case IntentMaxContext:
+		return e.MaxContext(p.Query)
+	case IntentWhichGPU:
+		return e.WhichGPU(p.Query)
+	case IntentBuyRent:
+		return e.BuyRent(p.Query, p.Workload)
+	}
+	return AskAnswer{}, inputErr("fit what 2x rtx-4090 lora", "%q is a fit question, not one that runs the other way round", p.Intent)
+}
