@@ -1,0 +1,210 @@
+// This file is the pricing package's one HTTP helper for provider price
+// lists, shared by the RunPod, Vast.ai, Lambda, AWS, Azure and GCP
+// fetchers. providerCall guarantees: 429 and 5xx answers are retried up to
+// providerAttempts times with exponential backoff, a Retry-After (seconds
+// or HTTP date, capped at maxRetryAfter) wins over the backoff; a body is
+// capped at maxProviderBody; an HTML page served with status 200 (a login
+// wall, a captcha) is an error, not a price list; and no error it returns
+// carries a URL's query string, a header, or any of the request's secrets.
+
+package pricing
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxProviderBody caps one response body. GCP's largest SKU page is a few
+// MB; anything past this is not a price list.
+const maxProviderBody = 32 << 20
+
+// providerAttempts is how many times a request is tried on 429 and 5xx.
+const providerAttempts = 4
+
+// maxRetryAfter caps how long one Retry-After makes a refresh wait.
+const maxRetryAfter = 30 * time.Second
+
+type providerRequest struct {
+	provider string
+	method   string
+	url      string // may hold a key in its query; never printed
+	body     []byte
+	header   http.Header
+	secrets  []string // scrubbed from any error text
+}
+
+// providerCall performs req, retrying 429 and 5xx answers with exponential
+// backoff (Retry-After wins when given), and returns the body of a 200
+// that is not an HTML page.
+func providerCall(ctx context.Context, hc *http.Client, req providerRequest) ([]byte, error) {
+	backoff := 500 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		raw, retry, after, err := providerOnce(ctx, hc, req)
+		if err == nil {
+			return raw, nil
+		}
+		if !retry || attempt == providerAttempts {
+			return nil, err
+		}
+		wait := after
+		if wait < 0 {
+			wait = backoff
+			backoff *= 2
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%s: %w (retrying after %v)", req.provider, ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// providerOnce makes one attempt. retry says whether the failure is worth
+// another try; after is the server's Retry-After, negative when it gave
+// none.
+func providerOnce(ctx context.Context, hc *http.Client, req providerRequest) (raw []byte, retry bool, after time.Duration, err error) {
+	var body io.Reader
+	if req.body != nil {
+		body = bytes.NewReader(req.body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.method, req.url, body)
+	if err != nil {
+		return nil, false, -1, fmt.Errorf("%s: build request: %s", req.provider, scrub(err.Error(), req.secrets))
+	}
+	for k, vs := range req.header {
+		hr.Header[k] = vs
+	}
+	if hr.Header.Get("Accept") == "" {
+		hr.Header.Set("Accept", "application/json")
+	}
+	resp, err := hc.Do(hr)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // drop the URL, which may carry a key
+		}
+		if ctx.Err() != nil {
+			return nil, false, -1, fmt.Errorf("%s: %w", req.provider, ctx.Err())
+		}
+		return nil, true, -1, fmt.Errorf("%s: %s %s: %w", req.provider, req.method, hr.URL.Path, scrubErr(err, req.secrets))
+	}
+	defer resp.Body.Close()
+	raw, err = io.ReadAll(io.LimitReader(resp.Body, maxProviderBody+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, -1, fmt.Errorf("%s: read body: %w", req.provider, ctx.Err())
+		}
+		return nil, true, -1, fmt.Errorf("%s: read body: %s", req.provider, scrub(err.Error(), req.secrets))
+	}
+	if len(raw) > maxProviderBody {
+		return nil, false, -1, fmt.Errorf("%s: response larger than %d bytes", req.provider, maxProviderBody)
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return nil, true, retryAfter(resp.Header.Get("Retry-After")),
+			fmt.Errorf("%s: HTTP %d: %s", req.provider, resp.StatusCode, snippet(raw, req.secrets))
+	case resp.StatusCode != http.StatusOK:
+		return nil, false, -1, fmt.Errorf("%s: HTTP %d: %s", req.provider, resp.StatusCode, snippet(raw, req.secrets))
+	}
+	if looksLikeHTML(resp.Header.Get("Content-Type"), raw) {
+		return nil, false, -1, fmt.Errorf("%s: got an HTML page, not JSON (status 200): %s", req.provider, snippet(raw, req.secrets))
+	}
+	return raw, false, 0, nil
+}
+
+// retryAfter reads a Retry-After header in seconds or as an HTTP date,
+// capped at maxRetryAfter; it is negative when none was given.
+func retryAfter(h string) time.Duration {
+	if h == "" {
+		return -1
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
+		return min(time.Duration(s)*time.Second, maxRetryAfter)
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return min(max(time.Until(t), 0), maxRetryAfter)
+	}
+	return -1
+}
+
+func looksLikeHTML(contentType string, raw []byte) bool {
+	if strings.Contains(strings.ToLower(contentType), "text/html") {
+		return true
+	}
+	trimmed := bytes.TrimLeft(raw, " \t\r\n\ufeff")
+	return len(trimmed) > 0 && trimmed[0] == '<'
+}
+
+// snippet is the start of a body, flattened to one printable line, for an
+// error message.
+func snippet(raw []byte, secrets []string) string {
+	s := strings.Join(strings.Fields(string(raw[:min(len(raw), 400)])), " ")
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\ufffd' {
+			return -1
+		}
+		return r
+	}, s)
+	if s == "" {
+		return "(empty body)"
+	}
+	return truncate(scrub(s, secrets), 200)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func scrub(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+// scrubErr keeps err's chain (for errors.Is on timeouts) unless its text
+// holds a secret, in which case only the scrubbed text survives.
+func scrubErr(err error, secrets []string) error {
+	if s := scrub(err.Error(), secrets); s != err.Error() {
+		return errors.New(s)
+	}
+	return err
+}
+
+func orDefaultClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		return &http.Client{Timeout: 60 * time.Second}
+	}
+	return hc
+}
+
+func orDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}
+
+// logUnknown logs the names a provider published that no table maps.
+func logUnknown(l *slog.Logger, provider string, unknown map[string]int) {
+	if len(unknown) == 0 {
+		return
+	}
+	l.Info("prices: unrecognised GPU names skipped", "provider", provider, "names", len(unknown), "unknown", unknown)
+}
