@@ -31,7 +31,7 @@ type askWords struct {
 
 // intent decides the kind of question once the main parse has read the
 // rest: buy-or-rent first, then longest context, which GPU, and the
-// largest model (which needs hardware and no model).
+// largest model ("what" or "largest" with no model named).
 func (a *askWords) intent(q *Query) Intent {
 	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
 	switch {
@@ -41,9 +41,7 @@ func (a *askWords) intent(q *Query) Intent {
 		return IntentMaxContext
 	case a.whichGPU:
 		return IntentWhichGPU
-	case (a.what || a.largest) && noModel && q.GPU != "":
-		return IntentLargest
-	case a.largest && noModel:
+	case (a.what || a.largest) && noModel:
 		return IntentLargest
 	}
 	return IntentFit

@@ -164,7 +164,15 @@ func (e *Estimator) LargestModel(q Query) (AskAnswer, error) {
 		}
 		return 1
 	})
+	// The answer's assumptions are those of its request, the asked row (or
+	// the first): the ones every row shares, then that row's own.
 	asm := assumptionSet{items: sharedAssumptions(res.Rows)}
+	for _, r := range res.Rows {
+		if r.Asked || (!askedSet && r.MaxParams > 0) {
+			asm.add(r.Assumptions...)
+			break
+		}
+	}
 	if q.SeqLen > 4096 {
 		asm.add(fmt.Sprintf("bare sizes taken to support %s tokens (a bare size asked on its own is given a 4,096-token context)", thousands(float64(q.SeqLen))))
 	}

@@ -28,6 +28,12 @@ Examples:
   fitbot fit 13B lora 4090
   fitbot fit llama 3.1 70b qlora on 2 a100 for 3 epochs of 500M tokens
   fitbot fit --config ./config.json lora rtx-4090
+
+The same words answer the questions that run the other way round:
+  fitbot fit what 2x4090 lora                          largest model that fits
+  fitbot fit llama-3.1-8b inference l4 max context     longest context (max seq for training)
+  fitbot fit which gpu 13b lora on 1B tokens           every card that fits, cheapest first
+  fitbot fit 13B lora 4090 buy-vs-rent 3 jobs/week 5h  buy or rent ($0.15/kWh, over 3 years)
 `
 
 // fitArgs is the command line of `fitbot fit`.
@@ -98,6 +104,9 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	}
 	if err != nil {
 		return a.fitFailed(err)
+	}
+	if parsed.Intent != sizing.IntentFit {
+		return a.ask(parsed, f.json)
 	}
 	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
 	ans, err := est.Answer(parsed.Query)

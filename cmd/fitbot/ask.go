@@ -1,0 +1,258 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// sheetPrices is the embedded price sheet as the estimator reads it: the
+// cheapest on-demand GPU-hour, and the cheapest spot one for buy-or-rent.
+type sheetPrices struct{ *pricing.Snapshot }
+
+// SpotGPUHourPrice implements sizing.SpotPriceSource.
+func (s sheetPrices) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
+	o, ok := s.Cheapest(gpu, pricing.MarketSpot)
+	if !ok {
+		return sizing.Price{}, false
+	}
+	return o.Price(), true
+}
+
+var _ sizing.SpotPriceSource = sheetPrices{}
+
+// ask answers the questions that run the other way round (largest model,
+// longest context, which GPU, buy or rent) for `fitbot fit`, in text or
+// JSON. Input it cannot use exits 2 with an example.
+func (a *app) ask(p sizing.Parsed, asJSON bool) int {
+	est := &sizing.Estimator{Prices: sheetPrices{pricing.DefaultSheet()}}
+	ans, err := est.Ask(p)
+	if err != nil {
+		return a.fitFailed(err)
+	}
+	ans.Assumptions = append(append([]string{}, p.Notes...), ans.Assumptions...)
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ans); err != nil {
+			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+		}
+		return exitOK
+	}
+	writeAsk(a.stdout, ans)
+	return exitOK
+}
+
+// writeAsk prints an ask answer for a person: the outcome first, then the
+// figures, then the assumptions.
+func writeAsk(w io.Writer, a sizing.AskAnswer) {
+	switch {
+	case a.Largest != nil:
+		writeLargest(w, a)
+	case a.MaxContext != nil:
+		writeContext(w, a)
+	case a.WhichGPU != nil:
+		writeWhichGPU(w, a)
+	case a.BuyRent != nil:
+		writeBuyRent(w, a)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Assumed:")
+	for _, s := range a.Assumptions {
+		fmt.Fprintf(w, "  - %s\n", s)
+	}
+}
+
+func writeLargest(w io.Writer, a sizing.AskAnswer) {
+	l := a.Largest
+	where := fmt.Sprintf("%d× %s", l.GPUs, l.GPUName)
+	if l.FitsNothing {
+		fmt.Fprintf(w, "❌ Nothing fits %s as asked.\n", where)
+	} else {
+		fmt.Fprintf(w, "Largest models that fit %s (%.1f GiB per card):\n", where, toGiB(l.VRAMBytes))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  %-22s %8s  %s\n", "method", "largest", "catalog models that fit")
+	for _, r := range l.Rows {
+		mark := " "
+		if r.Asked {
+			mark = "▶"
+		}
+		label := rowLabel(r)
+		switch {
+		case r.Note != "":
+			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, "—", r.Note)
+		case r.MaxParams == 0:
+			line := "not even 1M parameters fit"
+			if n := r.Nearest; n != nil {
+				line += fmt.Sprintf("; %s: up to %s", n.Why, humanNumber(float64(n.MaxParams)))
+			}
+			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, "none", line)
+		default:
+			names := make([]string, len(r.CatalogModels))
+			for i, m := range r.CatalogModels {
+				names[i] = m.Name
+			}
+			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, humanNumber(float64(r.MaxParams)), strings.Join(names, ", "))
+		}
+	}
+}
+
+// rowLabel names a row with its format and, for sharded training, its stage.
+func rowLabel(r sizing.LargestRow) string {
+	switch {
+	case r.Method == sizing.MethodInference && r.Quant != sizing.QuantNone:
+		return "inference " + string(r.Quant)
+	case r.Method == sizing.MethodInference:
+		return "inference " + string(r.Precision)
+	case r.ZeROStage > 0:
+		return fmt.Sprintf("%s, ZeRO-%d", r.Label, r.ZeROStage)
+	}
+	return r.Label
+}
+
+func writeContext(w io.Writer, a sizing.AskAnswer) {
+	c := a.MaxContext
+	r := a.Request
+	word := "context"
+	if r.Method != sizing.MethodInference {
+		word = "sequence"
+	}
+	what := fmt.Sprintf("%s %s on %d× %s", a.ModelName, r.Method, r.GPUs, a.GPUName)
+	if c.MaxTokens == 0 {
+		fmt.Fprintf(w, "❌ No %s fits: %s — the model alone does not fit the card.\n", word, what)
+		if n := c.Nearest; n != nil {
+			fmt.Fprintf(w, "Nearest: %s, up to %s tokens.\n", n.Why, humanNumber(float64(n.MaxTokens)))
+		}
+		return
+	}
+	fmt.Fprintf(w, "✅ Longest %s: %s tokens — %s\n", word, humanNumber(float64(c.MaxTokens)), what)
+	switch {
+	case c.Bound == sizing.BoundModel:
+		fmt.Fprintf(w, "Bound by the model: it was trained for %s tokens; memory would allow %s.\n", humanNumber(float64(c.ModelMaxTokens)), humanNumber(float64(c.MemoryMaxTokens)))
+	case c.ModelMaxTokens > 0:
+		fmt.Fprintf(w, "Bound by memory: the model itself allows %s tokens.\n", humanNumber(float64(c.ModelMaxTokens)))
+	default:
+		fmt.Fprintln(w, "Bound by memory.")
+	}
+	if c.KVBytesPerToken > 0 {
+		fmt.Fprintf(w, "KV cache: %s KiB per token of context (%s, %d concurrent).\n", trimZero(fmt.Sprintf("%.1f", c.KVBytesPerToken/1024)), r.KVPrecision, r.MicroBatch)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Per GPU at %s tokens (GiB, of %.1f GiB on the card):\n", humanNumber(float64(c.MaxTokens)), toGiB(c.VRAMBytes))
+	m := c.PerGPU
+	for _, t := range []struct {
+		name  string
+		bytes int64
+	}{
+		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
+		{"activations", m.ActivationsBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"total", m.TotalBytes},
+	} {
+		if t.bytes > 0 {
+			fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, toGiB(t.bytes), bar(t.bytes, c.VRAMBytes))
+		}
+	}
+}
+
+func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
+	g := a.WhichGPU
+	what := fmt.Sprintf("%s %s", a.ModelName, a.Request.Method)
+	if g.FitsNothing {
+		fmt.Fprintf(w, "❌ No card fits %s within one machine.\n", what)
+		if n := g.Nearest; n != nil {
+			fmt.Fprintf(w, "Nearest: %s\n", optionLine(*n, g.Tokens))
+		}
+		return
+	}
+	order := "cheapest per hour first"
+	if g.Tokens > 0 {
+		order = fmt.Sprintf("cheapest for %s tokens first", humanNumber(float64(g.Tokens)))
+	}
+	fmt.Fprintf(w, "%d cards fit %s (%s):\n", len(g.Options), what, order)
+	for i, o := range g.Options {
+		fmt.Fprintf(w, "  %2d. %s\n", i+1, optionLine(o, g.Tokens))
+	}
+}
+
+// optionLine is one card of a which-GPU answer.
+func optionLine(o sizing.GPUOption, tokens int64) string {
+	s := fmt.Sprintf("%d× %s", o.GPUs, o.GPUName)
+	if o.Nodes > 1 {
+		s += fmt.Sprintf(" on %d machines", o.Nodes)
+	}
+	if o.ZeROStage > 0 {
+		s += fmt.Sprintf(" with ZeRO-%d", o.ZeROStage)
+	}
+	s += fmt.Sprintf(" — %.1f GiB per GPU", toGiB(o.TotalBytes))
+	if o.Headroom == sizing.HeadroomTight {
+		s += " (tight)"
+	}
+	if o.USDPerHour != nil {
+		s += fmt.Sprintf(", $%.2f/h", *o.USDPerHour)
+	} else {
+		s += ", no price known"
+	}
+	if o.Hours != nil {
+		s += fmt.Sprintf(", %s tokens in %s", humanNumber(float64(tokens)), hours(*o.Hours))
+		if o.USDTotal != nil {
+			s += fmt.Sprintf(" ($%s)", humanNumber(*o.USDTotal))
+		}
+	}
+	return s
+}
+
+func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
+	r := a.BuyRent
+	what := fmt.Sprintf("%d× %s", r.GPUs, r.GPUName)
+	if a.ModelName != "" {
+		what = fmt.Sprintf("%s %s on %s", a.ModelName, a.Request.Method, what)
+	}
+	verdict := "☁️  Rent"
+	if r.Verdict == "buy" {
+		verdict = "🖥️  Buy"
+	}
+	fmt.Fprintf(w, "%s: %s\n", verdict, what)
+	if r.FitsNote != "" {
+		fmt.Fprintf(w, "⚠ %s\n", r.FitsNote)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Use: %g jobs a week × %g h = %.1f h a month (%.0f%% of the time)\n",
+		r.Workload.JobsPerWeek, r.Workload.HoursPerJob, r.HoursPerMonth, 100*r.Utilisation)
+	p := r.Purchase
+	fmt.Fprintf(w, "Own:  $%s a month — $%s to buy (%d× $%s a card + $%s for %d machine(s)) over %g years, $%.2f a month of power at $%.2f/kWh\n",
+		humanNumber(r.OwnUSDPerMonth), humanNumber(p.TotalUSD), p.Cards, humanNumber(p.CardUSD), humanNumber(p.HostUSD*float64(p.Machines)), p.Machines,
+		r.Workload.Years, p.PowerUSDPerMonth, r.Workload.USDPerKWh)
+	for _, m := range []struct {
+		name string
+		c    *sizing.RentCost
+	}{{"on demand", r.OnDemand}, {"spot", r.Spot}} {
+		if m.c == nil {
+			fmt.Fprintf(w, "Rent %s: no price known\n", m.name)
+			continue
+		}
+		line := fmt.Sprintf("Rent %s: $%s a month at $%.2f/h (%s, %s)", m.name, humanNumber(m.c.USDPerMonth), m.c.Price.USDPerGPUHour, m.c.Price.Provider, m.c.Price.AsOf.Format(time.DateOnly))
+		switch b := m.c.BreakEvenMonth; {
+		case b == nil:
+			line += "; owning never catches up"
+		case float64(*b) > r.Workload.Years*12:
+			line += fmt.Sprintf("; owning catches up in month %d, after the %g-year life", *b, r.Workload.Years)
+		default:
+			line += fmt.Sprintf("; owning catches up in month %d", *b)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "Purchase price: $%s-%s a card, seen %s: %s\n", humanNumber(p.CardUSDLow), humanNumber(p.CardUSDHigh), p.AsOf.Format(time.DateOnly), p.Source)
+	if len(r.Caveats) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Beyond the sums:")
+		for _, c := range r.Caveats {
+			fmt.Fprintf(w, "  - %s\n", c)
+		}
+	}
+}
