@@ -24,6 +24,7 @@ import (
 var (
 	_ bot.Parser       = sizing.Parse
 	_ bot.Answerer     = (*liveAnswerer)(nil)
+	_ bot.Asker        = (*liveAnswerer)(nil)
 	_ bot.PlanStore    = (*store.DB)(nil)
 	_ bot.PriceBook    = (*store.DB)(nil)
 	_ bot.EventStore   = (*store.DB)(nil)
@@ -388,6 +389,12 @@ type liveAnswerer struct {
 // Answer implements bot.Answerer.
 func (l *liveAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
 	return l.estimator().Answer(q)
+}
+
+// Ask implements bot.Asker: the questions that run the other way round
+// (the largest model, the longest context, which GPU, buy or rent).
+func (l *liveAnswerer) Ask(p sizing.Parsed) (sizing.AskAnswer, error) {
+	return l.estimator().Ask(p)
 }
 
 func (l *liveAnswerer) estimator() *sizing.Estimator {
