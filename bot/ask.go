@@ -16,6 +16,16 @@ type Asker interface {
 	Ask(p sizing.Parsed) (sizing.AskAnswer, error)
 }
 
+// isAsk reports whether an intent is one of the questions that run the
+// other way round (anything else, including none, is a fit question).
+func isAsk(i sizing.Intent) bool {
+	switch i {
+	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent:
+		return true
+	}
+	return false
+}
+
 // askAnswer answers a parsed question that runs the other way round, or
 // says this build cannot when the answerer is not an Asker.
 func (h *Handler) askAnswer(text string, p sizing.Parsed) Message {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -127,5 +128,35 @@ func BenchmarkAskMessage(b *testing.B) {
 	}
 	for b.Loop() {
 		askMessage(a, testNow)
+	}
+}
+
+// TestCommandRoutesAsks: `/fit` hands the questions that run the other way
+// round to the Asker, with the real parser; an input the ask cannot use
+// gets the problem and an example; an answerer that cannot ask says so.
+func TestCommandRoutesAsks(t *testing.T) {
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, askEstimator })
+	for _, tt := range []struct{ text, want string }{
+		{"what 2x4090 lora", "Largest models that fit 2× RTX 4090 24 GB"},
+		{"llama-3.1-8b inference l4 max context", "Longest context: 49,897 tokens"},
+		{"which gpu 13b lora on 1B tokens", "cards fit 13B (bare size) LoRA"},
+		{"13B lora 4090 buy-vs-rent 3 jobs/week 5h", "Rent: 13B (bare size) QLoRA on 1× RTX 4090 24 GB"},
+		{"13B lora 4090 buy or rent", "how many jobs a week"},
+		{"13B lora 4090 buy or rent", "13b lora rtx-4090 buy-vs-rent 3 jobs/week 5h"},
+		{"llama-3.1-8b qlora rtx-4090", "✅ Fits: Llama 3.1 8B QLoRA"},
+	} {
+		msg := h.Command(context.Background(), slash(tt.text))
+		checkLimits(t, msg)
+		raw, err := msg.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), tt.want) {
+			t.Errorf("/fit %s: reply lacks %q:\n%s", tt.text, tt.want, raw)
+		}
+	}
+	plain := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse })
+	if msg := plain.Command(context.Background(), slash("what 2x4090 lora")); !strings.Contains(msg.Text, "cannot answer that kind of question") {
+		t.Errorf("an answerer without Ask: %q", msg.Text)
 	}
 }

@@ -76,6 +76,9 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		}
 		return h.failure(text, err)
 	}
+	if isAsk(p.Intent) {
+		return h.askAnswer(text, p)
+	}
 	return h.answer(ctx, asker, text, p, "")
 }
 
