@@ -113,3 +113,12 @@ func FuzzParseAsk(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseAsk(b *testing.B) {
+	const q = "should we buy a 4090 or rent? we run 2-3 jobs a week, 4-6 hours each, $0.30/kWh, over 5 years"
+	for b.Loop() {
+		if _, err := Parse(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
