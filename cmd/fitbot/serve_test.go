@@ -595,21 +595,3 @@ func TestServeNeverLogsSecrets(t *testing.T) {
 		}
 	}
 }
-
-// TestServeAnswersAskQuestions checks that serve's answerer also answers
-// the questions that run the other way round, with the store's prices.
-func TestServeAnswersAskQuestions(t *testing.T) {
-	slack := newFakeSlack(t)
-	env := baseEnv(t, slack.GetAPIURL())
-	env["SLACK_SIGNING_SECRET"] = fakeSigning
-	env["FITBOT_HEALTH_ADDR"] = "off"
-	r := startServe(t, env, "--http", "127.0.0.1:0")
-	base := r.addr(t, "http")
-	code, body := signedSlash(t, base, "which gpu 13b lora", "https://hooks.slack.com/commands/T1DC2JH3J/1/x")
-	if code != http.StatusOK || !strings.Contains(body, `"blocks"`) || strings.Contains(body, "cannot answer that kind") || strings.Contains(body, "I couldn't use that") {
-		t.Errorf("which gpu = %d %.300s, want an answer", code, body)
-	}
-	if code := r.stop(t); code != exitOK {
-		t.Errorf("serve exit code %d, want 0", code)
-	}
-}
