@@ -93,12 +93,9 @@ func needsInterpretation(p sizing.Parsed) bool {
 // interpret asks the language model and posts the answer, or the
 // parser's own message when the model fails too.
 func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text string, parseErr error) {
-	msg := h.failure(text, parseErr)
-	p, err := h.cfg.Interpreter.Interpret(ctx, text)
-	if err != nil {
-		h.log.Warn("bot: language model could not interpret", "err", err)
-	} else {
-		msg = h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._")
+	msg, ok := h.interpreted(ctx, asker, text)
+	if !ok {
+		msg = h.failure(text, parseErr)
 	}
 	msg.ReplaceOriginal = true
 	h.respond(ctx, responseURL, msg, "interpreted answer")

@@ -42,6 +42,7 @@ type HTTP struct {
 	secret  string
 	log     *slog.Logger
 	now     func() time.Time
+	metrics *Metrics
 }
 
 // HTTPConfig is what the HTTP endpoints need. Events may be nil: event
@@ -52,6 +53,7 @@ type HTTPConfig struct {
 	Events        EventHandler
 	Logger        *slog.Logger     // nil: slog.Default()
 	Now           func() time.Time // nil: time.Now; the signature window is checked against it
+	Metrics       *Metrics         // nil: questions are not counted
 }
 
 // NewHTTP returns the endpoints, or an error when the signing secret or
@@ -69,7 +71,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &HTTP{handler: cfg.Handler, events: cfg.Events, secret: cfg.SigningSecret, log: cfg.Logger, now: cfg.Now}, nil
+	return &HTTP{handler: cfg.Handler, events: cfg.Events, secret: cfg.SigningSecret, log: cfg.Logger, now: cfg.Now, metrics: cfg.Metrics}, nil
 }
 
 // Register adds the three endpoints to mux.
@@ -124,7 +126,10 @@ func (s *HTTP) commands(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, ephemeral("fitbot could not read this command: Slack sent it without "+missing+". Please try again."))
 		return
 	}
-	writeJSON(w, s.handler.Command(r.Context(), cmd))
+	start := time.Now()
+	msg := s.handler.Command(r.Context(), cmd)
+	writeJSON(w, msg)
+	observeQuestion(s.log, s.metrics, KindSlash, NewRequestID(), who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}, msg, time.Since(start))
 }
 
 // missingFields names the first field a slash command cannot do without, or "".

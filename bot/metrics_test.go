@@ -1,17 +1,23 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestOutcomeOf classifies the replies the real constructors and the
@@ -110,5 +116,57 @@ func TestNewRequestID(t *testing.T) {
 	a, b := NewRequestID(), NewRequestID()
 	if len(a) != 16 || a == b {
 		t.Errorf("NewRequestID = %q, %q; want two different 16-digit ids", a, b)
+	}
+}
+
+// TestHTTPSlashObserved checks that a slash command over the HTTP
+// endpoint is counted and logged as a question, with a request id.
+func TestHTTPSlashObserved(t *testing.T) {
+	h := newTestHandler(t, nil)
+	m := NewMetrics()
+	var logs strings.Builder
+	srv, err := NewHTTP(HTTPConfig{SigningSecret: testSecret, Handler: h, Metrics: m, Now: func() time.Time { return testNow },
+		Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	srv.Register(mux)
+	body := []byte(url.Values{"team_id": {"T1"}, "channel_id": {"C1"}, "user_id": {"U1"}, "command": {"/fit"},
+		"text": {"llama-3.1-8b qlora rtx-4090"}}.Encode())
+	req := httptest.NewRequest(http.MethodPost, "/slack/commands", bytes.NewReader(body))
+	ts := strconv.FormatInt(testNow.Unix(), 10)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set(headerTimestamp, ts)
+	req.Header.Set(headerSignature, ComputeSignature(testSecret, ts, body))
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d", w.Code)
+	}
+	if got := testutil.ToFloat64(m.questions.WithLabelValues(KindSlash, OutcomeAnswered)); got != 1 {
+		t.Errorf("questions{slash, answered} = %v, want 1", got)
+	}
+	if !strings.Contains(logs.String(), `"msg":"question","kind":"slash","outcome":"answered"`) || !strings.Contains(logs.String(), `"request_id":"`) {
+		t.Errorf("no question line with a request id in the log:\n%s", logs.String())
+	}
+}
+
+// TestSlashQuestionBack: over a slash command, a model that finds no
+// sizing question asks its question back through the response_url.
+func TestSlashQuestionBack(t *testing.T) {
+	rurl := newResponseURL(t)
+	h := newTestHandler(t, func(c *Config) {
+		c.Interpreter = fakeInterpreter{err: &llm.NotUnderstoodError{QuestionBack: "Which model, and on which GPU?"}}
+	})
+	c := slash("can we tune the big one on our box")
+	c.ResponseURL = rurl.URL
+	if msg := h.Command(context.Background(), c); outcomeOf(msg) != OutcomeInterpreting {
+		t.Fatalf("ack = %q, want the interpreting ack", msg.Text)
+	}
+	h.Wait()
+	got := rurl.posted(t)
+	if len(got) != 1 || !strings.Contains(got[0].Text, "Which model, and on which GPU?") || !got[0].ReplaceOriginal {
+		t.Errorf("response_url got %+v, want the model's question back replacing the ack", got)
 	}
 }

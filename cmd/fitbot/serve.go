@@ -168,7 +168,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		hl.socket = s.socket
 	}
 	if cfg.HTTPAddr != "" {
-		endpoints, err := bot.NewHTTP(bot.HTTPConfig{SigningSecret: cfg.SigningSecret.reveal(), Handler: s.handler, Events: events, Logger: log})
+		endpoints, err := bot.NewHTTP(bot.HTTPConfig{SigningSecret: cfg.SigningSecret.reveal(), Handler: s.handler, Events: events, Logger: log, Metrics: metrics})
 		if err != nil {
 			return nil, a.fail(exitFailure, err.Error(), "")
 		}
