@@ -140,9 +140,9 @@ func costLine(a sizing.Answer) string {
 }
 
 // alternativesText lists up to five alternatives, each with its per-GPU
-// memory, its price per hour and the estimator's reason (up to its own
-// restatement of the figures, after a colon). sizing.Alternative carries no duration,
-// so no run cost is shown for one rather than a guessed figure.
+// memory, its price per hour, run time and run cost as far as they are
+// known ("$0.33/h · 35.5 days · $281"), and the estimator's reason (up
+// to its own restatement of the figures, after a colon).
 func alternativesText(a sizing.Answer) string {
 	if len(a.Alternatives) == 0 {
 		return ""
@@ -170,8 +170,17 @@ func alternativesText(a sizing.Answer) string {
 			fmt.Fprintf(&b, ", %s offload", alt.Offload)
 		}
 		fmt.Fprintf(&b, ": %s per GPU", formatGiB(alt.TotalBytes))
+		sep := ", "
 		if alt.USDPerHour != nil {
-			fmt.Fprintf(&b, ", %s/h", formatUSD(*alt.USDPerHour))
+			fmt.Fprintf(&b, "%s%s/h", sep, formatUSD(*alt.USDPerHour))
+			sep = " · "
+		}
+		if alt.Hours != nil {
+			fmt.Fprintf(&b, "%s%s", sep, formatHours(*alt.Hours))
+			sep = " · "
+		}
+		if alt.USDTotal != nil {
+			fmt.Fprintf(&b, "%s%s", sep, formatUSD(*alt.USDTotal))
 		}
 		if why, _, _ := strings.Cut(alt.Why, ": "); why != "" {
 			fmt.Fprintf(&b, " — %s", why)

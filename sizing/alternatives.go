@@ -69,7 +69,8 @@ type altCandidate struct {
 	total   int64
 	perHour float64 // all GPUs; 0 when unknown
 	priced  bool
-	vram    int64 // GPUs × card memory, to order unpriced configurations
+	hours   float64 // the token budget's run time; 0 when unknown
+	vram    int64   // GPUs × card memory, to order unpriced configurations
 	gpu     *GPU
 	why     string
 }
@@ -77,10 +78,13 @@ type altCandidate struct {
 // alternatives returns up to five configurations that fit: the smallest
 // changes on the asked card first when the question does not fit, then
 // the cheapest configurations that fit as asked on other cards (or fewer
-// of the asked card). Deterministic: every tie is broken by GPU id.
+// of the asked card). Cheapest is by the cost of the whole run when the
+// request has a token budget, by the hourly price otherwise.
+// Deterministic: every tie is broken by GPU id.
 func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	fits := asked.TotalBytes <= rs.gpu.MemoryBytes
 	askedCost, askedPriced := e.configPrice(rs.req.GPU, rs.req.GPUs)
+	askedHours, _ := runHours(&rs.req, &rs.shape, &rs.gpu, e.mfu())
 	var out []altCandidate
 	if !fits {
 		out = e.sameCard(rs)
@@ -96,25 +100,66 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		if c.req.GPU == rs.req.GPU {
 			continue // the card the answer is for (no card named)
 		}
-		if fits && rs.gpuNamed && !(askedPriced && c.priced && c.perHour < askedCost) {
+		if fits && rs.gpuNamed && !(askedPriced && c.priced && cheaperRun(c.perHour, c.hours, askedCost, askedHours)) {
 			continue // only cheaper ways, and cheaper needs prices
 		}
 		c.why = describeCheapest(c.gpu, c)
 		out = append(out, c)
 	}
 	alts := make([]Alternative, 0, len(out))
+	// One backing array for the price, hours and total of every
+	// alternative instead of an allocation each.
+	nums := make([]float64, 0, 3*len(out))
 	for _, c := range out {
 		a := Alternative{
 			Method: c.req.Method, Optimizer: c.req.Optimizer, GPU: c.req.GPU, GPUs: c.req.GPUs,
 			ZeROStage: c.req.ZeROStage, Offload: c.req.Offload, Fits: true, TotalBytes: c.total, Why: c.why,
 		}
 		if c.priced {
-			v := c.perHour
-			a.USDPerHour = &v
+			nums = append(nums, c.perHour)
+			a.USDPerHour = &nums[len(nums)-1]
+		}
+		if h, ok := runHours(&c.req, &rs.shape, c.gpu, e.mfu()); ok {
+			nums = append(nums, h)
+			a.Hours = &nums[len(nums)-1]
+			if c.priced {
+				nums = append(nums, c.perHour*h)
+				a.USDTotal = &nums[len(nums)-1]
+			}
 		}
 		alts = append(alts, a)
 	}
 	return alts
+}
+
+// cheaperRun reports whether a configuration at perHour for hours costs
+// less than the asked one: by the whole run when both durations are known
+// (a slower card at a lower hourly price can cost more in all), by the
+// hourly price when neither is. A run whose duration is unknown is never
+// cheaper than one whose duration is known.
+func cheaperRun(perHour, hours, askedPerHour, askedHours float64) bool {
+	switch {
+	case hours > 0 && askedHours > 0:
+		return perHour*hours < askedPerHour*askedHours
+	case askedHours > 0:
+		return false
+	}
+	return perHour < askedPerHour
+}
+
+// compareRunCost orders two priced configurations cheapest first: by the
+// cost of the whole run when both durations are known, a known duration
+// before an unknown one, by the hourly price otherwise.
+func compareRunCost(aPerHour, aHours, bPerHour, bHours float64) int {
+	switch {
+	case aHours > 0 && bHours > 0:
+		return cmp.Compare(aPerHour*aHours, bPerHour*bHours)
+	case aHours > 0:
+		return -1
+	case bHours > 0:
+		return 1
+	}
+	return cmp.Compare(aPerHour, bPerHour)
 }
 
 // configPrice is the hourly price of n cards of a GPU.
@@ -355,13 +400,15 @@ type fitOption struct {
 	total   int64
 	perHour float64
 	priced  bool
+	hours   float64 // the token budget's run time; 0 when unknown
 	vram    int64
 }
 
 // cheapest finds, for every card, the fewest GPUs that fit the question
 // as asked (for training with the lowest ZeRO stage that fits), and
-// appends those configurations to dst cheapest first (by total card
-// memory when unpriced; by id on ties).
+// appends those configurations to dst cheapest first (by the cost of the
+// whole run when the request has a token budget, else by the hourly
+// price; by total card memory when unpriced; by id on ties).
 func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 	cat := loadCatalog()
 	for i := range cat.gpus {
@@ -392,21 +439,27 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 			{
 				o := fitOption{gpu: i, gpus: n, stage: r.ZeROStage, total: total, vram: int64(n) * g.MemoryBytes}
 				o.perHour, o.priced = e.configPrice(g.ID, n)
+				if o.priced {
+					o.hours, _ = runHours(&r, &rs.shape, g, e.mfu())
+				}
 				dst = append(dst, o)
 				break
 			}
 		}
 	}
 	slices.SortFunc(dst, func(a, b fitOption) int {
-		switch {
-		case a.priced != b.priced:
+		if a.priced != b.priced {
 			if a.priced {
 				return -1
 			}
 			return 1
-		case a.priced && a.perHour != b.perHour:
-			return cmp.Compare(a.perHour, b.perHour)
-		case a.vram != b.vram:
+		}
+		if a.priced {
+			if c := compareRunCost(a.perHour, a.hours, b.perHour, b.hours); c != 0 {
+				return c
+			}
+		}
+		if a.vram != b.vram {
 			return cmp.Compare(a.vram, b.vram)
 		}
 		return strings.Compare(cat.gpus[a.gpu].ID, cat.gpus[b.gpu].ID)
@@ -421,7 +474,7 @@ func (o fitOption) altCandidate(rs *resolved) altCandidate {
 	r.GPU = g.ID
 	setCount(&r, o.gpus, g)
 	r.ZeROStage = o.stage
-	return altCandidate{req: r, total: o.total, perHour: o.perHour, priced: o.priced, vram: o.vram, gpu: g}
+	return altCandidate{req: r, total: o.total, perHour: o.perHour, priced: o.priced, hours: o.hours, vram: o.vram, gpu: g}
 }
 
 // gpuCanRun reports whether a card can run the request at all: training

@@ -125,6 +125,34 @@ func inferenceSpeed(r *Request, s *shape, g *GPU, mfu float64) (decode, prefill 
 	return decode, prefill
 }
 
+// runSpeed is the tokens per second a run of r on g goes at: training
+// throughput, or decode throughput for inference (what a token budget
+// counts).
+func runSpeed(r *Request, s *shape, g *GPU, mfu float64) float64 {
+	if r.Method == MethodInference {
+		decode, _ := inferenceSpeed(r, s, g, mfu)
+		return decode
+	}
+	tps, _, _ := trainingSpeed(r, s, g, mfu)
+	return tps
+}
+
+// runHoursAt is how long r's token budget takes at tps tokens per second.
+func runHoursAt(r *Request, tps float64) float64 { return float64(r.Tokens) / tps / 3600 }
+
+// runHours is how long r's token budget takes on g; false without a
+// budget or a speed.
+func runHours(r *Request, s *shape, g *GPU, mfu float64) (float64, bool) {
+	if r.Tokens <= 0 {
+		return 0, false
+	}
+	tps := runSpeed(r, s, g, mfu)
+	if tps <= 0 {
+		return 0, false
+	}
+	return runHoursAt(r, tps), true
+}
+
 // throughput fills the speed, time and cost of a request on a card.
 func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throughput, []string) {
 	var t Throughput
@@ -151,7 +179,7 @@ func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throug
 	if tps > 0 {
 		t.TokensPerSecond = &tps
 		if r.Tokens > 0 {
-			h := float64(r.Tokens) / tps / 3600
+			h := runHoursAt(r, tps)
 			t.Hours = &h
 		}
 	}

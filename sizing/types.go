@@ -161,6 +161,14 @@ type Alternative struct {
 	TotalBytes int64     `json:"total_bytes"`
 	USDPerHour *float64  `json:"usd_per_hour"`
 	Why        string    `json:"why"`
+
+	// Hours is how long the request's token budget takes in this
+	// configuration, by the same throughput model as the answer's; nil
+	// without a token budget.
+	Hours *float64 `json:"hours"`
+	// USDTotal is Hours at USDPerHour: the cost of the whole run; nil
+	// without a token budget or a price.
+	USDTotal *float64 `json:"usd_total"`
 }
 
 // Price is what one GPU-hour costs and where that figure came from.

@@ -54,11 +54,7 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		}
 		fmt.Fprintln(w, title)
 		for i, alt := range a.Alternatives {
-			price := ""
-			if alt.USDPerHour != nil {
-				price = fmt.Sprintf(" — $%.2f/h", *alt.USDPerHour)
-			}
-			fmt.Fprintf(w, "  %d. %s%s\n", i+1, alt.Why, price)
+			fmt.Fprintf(w, "  %d. %s%s\n", i+1, alt.Why, altCost(alt))
 		}
 	}
 
@@ -67,6 +63,25 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	for _, s := range a.Assumptions {
 		fmt.Fprintf(w, "  - %s\n", s)
 	}
+}
+
+// altCost is an alternative's price per hour, run time and run cost,
+// "— $0.33/h · 35.5 days · $281", as far as they are known.
+func altCost(alt sizing.Alternative) string {
+	var parts []string
+	if alt.USDPerHour != nil {
+		parts = append(parts, fmt.Sprintf("$%.2f/h", *alt.USDPerHour))
+	}
+	if alt.Hours != nil {
+		parts = append(parts, hours(*alt.Hours))
+	}
+	if alt.USDTotal != nil {
+		parts = append(parts, "$"+humanNumber(*alt.USDTotal))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " — " + strings.Join(parts, " · ")
 }
 
 // verdictLine is the first line: the verdict, what, where, how much.

@@ -1,0 +1,39 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// TestAlternativesRunCost: an alternative shows its price per hour, run
+// time and run cost when the answer has a token budget, and only what is
+// known otherwise.
+func TestAlternativesRunCost(t *testing.T) {
+	alt := sizing.Alternative{Method: sizing.MethodQLoRA, GPU: "rtx-4090", GPUs: 1, Fits: true, TotalBytes: 11_360_929_228,
+		Why: "as asked on 1× RTX 4090 24 GB: 10.6 GiB per GPU"}
+	tests := []struct {
+		name              string
+		perHour, h, total *float64
+		want, wantAbsent  string
+	}{
+		// 0.33 $/h × 852 h = $281.16 (35.5 days).
+		{"budget and price", ptr(0.33), ptr(852.0), ptr(281.16), "10.6 GiB per GPU, $0.33/h · 35.5 days · $281 — ", ""},
+		{"no budget", ptr(0.33), nil, nil, "10.6 GiB per GPU, $0.33/h — ", "days"},
+		{"budget, no price", nil, ptr(852.0), nil, "10.6 GiB per GPU, 35.5 days — ", "$"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := alt
+			a.USDPerHour, a.Hours, a.USDTotal = tt.perHour, tt.h, tt.total
+			got := alternativesText(sizing.Answer{Fits: true, Alternatives: []sizing.Alternative{a}})
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("alternatives text = %q, want it to contain %q", got, tt.want)
+			}
+			if tt.wantAbsent != "" && strings.Contains(got, tt.wantAbsent) {
+				t.Errorf("alternatives text = %q, want no %q", got, tt.wantAbsent)
+			}
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package sizing
+
+import "testing"
+
+// qlora13BOn4090 is the question the run-cost tests ask: "fit 13B qlora
+// 4090 on 2B tokens". It fits one RTX 4090 (about 10.6 GiB), so every
+// other card is listed only when it is cheaper.
+var qlora13BOn4090 = Query{Params: 13e9, Method: MethodQLoRA, GPU: "rtx-4090", Tokens: 2e9}
+
+// TestCheaperIsByRunCost: with a token budget "cheaper" means the whole
+// run costs less. The RTX 3090 (71 BF16 TFLOPS, gpus.json) is 165.2/71 ≈
+// 2.33× slower than the RTX 4090, so at $0.22/h against $0.33/h its run
+// costs 0.22 × 2.33 / 0.33 ≈ 1.55× more and is not offered; at $0.10/h it
+// costs 0.10 × 2.33 / 0.33 ≈ 0.70× and is. Without a budget the hourly
+// price decides, as before.
+func TestCheaperIsByRunCost(t *testing.T) {
+	tests := []struct {
+		name       string
+		tokens     int64
+		price3090  float64
+		want3090   bool
+		wantTotals bool
+	}{
+		{"slower card at a lower hourly price costs more in all", 2e9, 0.22, false, true},
+		{"slower but much cheaper card costs less in all", 2e9, 0.10, true, true},
+		{"no token budget: the hourly price decides", 0, 0.22, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &Estimator{Prices: stubPrices{"rtx-4090": 0.33, "rtx-3090": tt.price3090}}
+			q := qlora13BOn4090
+			q.Tokens = tt.tokens
+			a, err := e.Answer(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Fits {
+				t.Fatalf("13B QLoRA does not fit a 4090 (%s per GPU)", gibString(a.PerGPU.TotalBytes))
+			}
+			var alt *Alternative
+			for i := range a.Alternatives {
+				if a.Alternatives[i].GPU == "rtx-3090" {
+					alt = &a.Alternatives[i]
+				}
+			}
+			if (alt != nil) != tt.want3090 {
+				t.Fatalf("3090 listed = %v, want %v (alternatives %+v)", alt != nil, tt.want3090, a.Alternatives)
+			}
+			if alt == nil {
+				return
+			}
+			if !tt.wantTotals {
+				if alt.Hours != nil || alt.USDTotal != nil {
+					t.Errorf("hours %v, total %v without a token budget; want nil", alt.Hours, alt.USDTotal)
+				}
+				return
+			}
+			// The same throughput code as the answer: ask on the 3090 directly.
+			direct := q
+			direct.GPU = "rtx-3090"
+			d, err := e.Answer(direct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alt.Hours == nil || alt.USDTotal == nil || d.Throughput.Hours == nil || d.Throughput.USDTotal == nil {
+				t.Fatalf("hours %v, total %v; direct %+v: want all set", alt.Hours, alt.USDTotal, d.Throughput)
+			}
+			if !nearlyEqual(*alt.Hours, *d.Throughput.Hours) || !nearlyEqual(*alt.USDTotal, *d.Throughput.USDTotal) {
+				t.Errorf("alternative %.1f h $%.2f, asked directly %.1f h $%.2f: want the same", *alt.Hours, *alt.USDTotal, *d.Throughput.Hours, *d.Throughput.USDTotal)
+			}
+			if ratio := *alt.Hours / *a.Throughput.Hours; !nearlyEqual(ratio, 165.2/71) {
+				t.Errorf("3090 takes %.2f× the 4090's time, want 165.2/71 = %.2f×", ratio, 165.2/71)
+			}
+			if *alt.USDTotal >= *a.Throughput.USDTotal {
+				t.Errorf("listed as cheaper at $%.2f against the asked $%.2f", *alt.USDTotal, *a.Throughput.USDTotal)
+			}
+		})
+	}
+}
+
+// TestCheaperOrderedByRunCost: with a token budget the cheaper cards are
+// ordered by the cost of the run, not the hourly price. At $0.30/h the
+// RTX 3090 (71 TFLOPS) costs 0.30/71 = 0.0042 per TFLOPS-hour, the L40S
+// at $0.65/h (362.05 TFLOPS) 0.0018: the L40S run is cheaper though its
+// hour is dearer. Without a budget the 3090 comes first.
+func TestCheaperOrderedByRunCost(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"rtx-4090": 5.0, "rtx-3090": 0.30, "l40s": 0.65}}
+	for _, tt := range []struct {
+		tokens int64
+		want   []string
+	}{
+		{2e9, []string{"l40s", "rtx-3090"}},
+		{0, []string{"rtx-3090", "l40s"}},
+	} {
+		q := qlora13BOn4090
+		q.Tokens = tt.tokens
+		a, err := e.Answer(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, alt := range a.Alternatives {
+			got = append(got, alt.GPU)
+		}
+		if len(got) != len(tt.want) || got[0] != tt.want[0] || got[1] != tt.want[1] {
+			t.Errorf("tokens %d: alternatives %q, want %q", tt.tokens, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkAnswerTokenBudget is BenchmarkAnswer with a token budget: the
+// alternatives search orders and filters by run cost, and every
+// alternative gets its run time and total.
+func BenchmarkAnswerTokenBudget(b *testing.B) {
+	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.7, "rtx-3090": 0.22, "a100-80": 1.9, "h100": 2.5, "l40s": 1.0, "a10g": 1.0}}
+	q := qlora13BOn4090
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Answer(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
