@@ -40,7 +40,8 @@ func DefaultSheet() *Snapshot { return defaultSheet() }
 
 // Snapshot is a fixed set of offers indexed for fast lookups. It
 // implements sizing.PriceSource with the cheapest on-demand price of one
-// full GPU-hour. A Snapshot is safe for concurrent use.
+// full GPU-hour, and sizing.SpotPriceSource with the cheapest spot one. A
+// Snapshot is safe for concurrent use.
 type Snapshot struct {
 	offers   []Offer
 	cheapest map[cheapKey]Offer
@@ -105,6 +106,17 @@ func (s *Snapshot) GPUHourPrice(gpu string) (sizing.Price, bool) {
 	return o.Price(), true
 }
 
+// SpotGPUHourPrice implements sizing.SpotPriceSource: the cheapest spot
+// (interruptible) price of one full GPU-hour of gpu, and where it came
+// from.
+func (s *Snapshot) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
+	o, ok := s.Cheapest(gpu, MarketSpot)
+	if !ok {
+		return sizing.Price{}, false
+	}
+	return o.Price(), true
+}
+
 // Oldest returns the observation time of the oldest offer, the honest age
 // of the snapshot as a whole; zero for an empty snapshot.
 func (s *Snapshot) Oldest() time.Time {
@@ -143,7 +155,8 @@ func (o Offer) Price() sizing.Price {
 
 // Chain is a sizing.PriceSource that answers from the first of its sources
 // that knows a price, e.g. the store's current prices, then the default
-// sheet.
+// sheet. It is a sizing.SpotPriceSource too, answering the same way from
+// those of its sources that know spot prices.
 type Chain []sizing.PriceSource
 
 // GPUHourPrice implements sizing.PriceSource.
@@ -153,6 +166,21 @@ func (c Chain) GPUHourPrice(gpu string) (sizing.Price, bool) {
 			continue
 		}
 		if p, ok := s.GPUHourPrice(gpu); ok {
+			return p, true
+		}
+	}
+	return sizing.Price{}, false
+}
+
+// SpotGPUHourPrice implements sizing.SpotPriceSource: the spot price of
+// the first source that implements it and knows one for gpu.
+func (c Chain) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
+	for _, s := range c {
+		sp, ok := s.(sizing.SpotPriceSource)
+		if !ok {
+			continue
+		}
+		if p, ok := sp.SpotGPUHourPrice(gpu); ok {
 			return p, true
 		}
 	}

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 
 var _ sizing.PriceSource = (*Snapshot)(nil)
 var _ sizing.PriceSource = Chain(nil)
+var _ sizing.SpotPriceSource = (*Snapshot)(nil)
+var _ sizing.SpotPriceSource = Chain(nil)
 
 func TestDefaultSheet(t *testing.T) {
 	s := DefaultSheet()
@@ -86,6 +89,56 @@ func TestSnapshotCheapest(t *testing.T) {
 	}
 }
 
+func TestSnapshotSpotGPUHourPrice(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	s := NewSnapshot([]Offer{
+		{Provider: "lambda", GPU: "a10", GPUCount: 1, Market: MarketOnDemand, USDPerHour: 1.29, USDPerGPUHour: 1.29, ObservedAt: at},
+		{Provider: "azure", GPU: "a10", GPUCount: 1.0 / 6, Market: MarketSpot, USDPerHour: 0.02, USDPerGPUHour: 0.12, ObservedAt: at},
+		{Provider: "bbb", GPU: "a10", GPUCount: 1, Market: MarketSpot, USDPerHour: 0.5, USDPerGPUHour: 0.5, Region: "eu", ObservedAt: at},
+		{Provider: "aaa", GPU: "a10", GPUCount: 1, Market: MarketSpot, USDPerHour: 0.5, USDPerGPUHour: 0.5, Region: "us", ObservedAt: at},
+		{Provider: "gcp", GPU: "h100", GPUCount: 8, Market: MarketSpot, USDPerHour: 52.568, USDPerGPUHour: 6.571, ObservedAt: at},
+		{Provider: "aws", GPU: "h100", GPUCount: 8, Market: MarketReserved, USDPerHour: 40, USDPerGPUHour: 5, ObservedAt: at},
+		{Provider: "lambda", GPU: "l4", GPUCount: 1, Market: MarketOnDemand, USDPerHour: 0.8, USDPerGPUHour: 0.8, ObservedAt: at},
+	})
+	tests := []struct {
+		gpu    string
+		want   sizing.Price
+		wantOK bool
+	}{
+		// A fractional slice never wins; the tie at $0.50 goes to the first provider by name.
+		{"a10", sizing.Price{USDPerGPUHour: 0.5, Provider: "aaa", Market: "spot", Region: "us", AsOf: at}, true},
+		// Per GPU-hour of an 8-GPU machine; reserved is not spot.
+		{"h100", sizing.Price{USDPerGPUHour: 6.571, Provider: "gcp", Market: "spot", AsOf: at}, true},
+		// On demand only: no spot price.
+		{"l4", sizing.Price{}, false},
+		{"no-such-gpu", sizing.Price{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := s.SpotGPUHourPrice(tt.gpu)
+		if ok != tt.wantOK {
+			t.Errorf("SpotGPUHourPrice(%s) ok = %v, want %v", tt.gpu, ok, tt.wantOK)
+		}
+		if diff := cmp.Diff(tt.want, got, cmpPrices); diff != "" {
+			t.Errorf("SpotGPUHourPrice(%s) (-want +got):\n%s", tt.gpu, diff)
+		}
+	}
+}
+
+func TestDefaultSheetSpot(t *testing.T) {
+	// The sheet's interruptible rows: Vast.ai's RTX 4090 from $0.31 (its
+	// source column), and GCP's a3-ultragpu-8g spot at $6.2607 per GPU.
+	for _, tt := range []struct {
+		gpu      string
+		provider string
+		usd      float64
+	}{{"rtx-4090", "vast", 0.31}, {"h200", "gcp", 6.2607}} {
+		p, ok := DefaultSheet().SpotGPUHourPrice(tt.gpu)
+		if !ok || p.Market != "spot" || p.Provider != tt.provider || math.Abs(p.USDPerGPUHour-tt.usd) > 1e-9 {
+			t.Errorf("default sheet spot %s = %+v, %v; want %s spot at $%g", tt.gpu, p, ok, tt.provider, tt.usd)
+		}
+	}
+}
+
 func TestChain(t *testing.T) {
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	live := NewSnapshot([]Offer{{Provider: "aws", GPU: "h100", GPUCount: 8, Market: MarketOnDemand, USDPerHour: 55.04, USDPerGPUHour: 6.88, ObservedAt: at}})
@@ -98,5 +151,45 @@ func TestChain(t *testing.T) {
 	}
 	if _, ok := (Chain{}).GPUHourPrice("h100"); ok {
 		t.Error("empty chain found a price")
+	}
+}
+
+// onDemandOnly is a price source that knows no spot prices.
+type onDemandOnly struct{}
+
+func (onDemandOnly) GPUHourPrice(string) (sizing.Price, bool) {
+	return sizing.Price{USDPerGPUHour: 1, Provider: "od-only", Market: "on_demand"}, true
+}
+
+func TestChainSpot(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	live := NewSnapshot([]Offer{
+		{Provider: "aws", GPU: "h100", GPUCount: 8, Market: MarketOnDemand, USDPerHour: 55.04, USDPerGPUHour: 6.88, ObservedAt: at},
+		{Provider: "runpod", GPU: "rtx-4090", GPUCount: 1, Market: MarketSpot, USDPerHour: 0.29, USDPerGPUHour: 0.29, ObservedAt: at},
+	})
+	sheet := NewSnapshot([]Offer{
+		{Provider: "vast", GPU: "rtx-4090", GPUCount: 1, Market: MarketSpot, USDPerHour: 0.31, USDPerGPUHour: 0.31, ObservedAt: at},
+		{Provider: "gcp", GPU: "h100", GPUCount: 1, Market: MarketSpot, USDPerHour: 6.571, USDPerGPUHour: 6.571, ObservedAt: at},
+	})
+	c := Chain{nil, onDemandOnly{}, live, sheet}
+	tests := []struct {
+		gpu          string
+		wantProvider string // "" for no price
+	}{
+		{"rtx-4090", "runpod"}, // the first source with a spot price, not the cheapest overall
+		{"h100", "gcp"},        // live knows only on-demand: the next source's spot
+		{"l4", ""},
+	}
+	for _, tt := range tests {
+		p, ok := c.SpotGPUHourPrice(tt.gpu)
+		if ok != (tt.wantProvider != "") || p.Provider != tt.wantProvider {
+			t.Errorf("chain spot %s = %q, %v; want %q", tt.gpu, p.Provider, ok, tt.wantProvider)
+		}
+		if ok && p.Market != "spot" {
+			t.Errorf("chain spot %s market %q, want spot", tt.gpu, p.Market)
+		}
+	}
+	if _, ok := (Chain{}).SpotGPUHourPrice("h100"); ok {
+		t.Error("empty chain found a spot price")
 	}
 }

@@ -11,26 +11,12 @@ import (
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// sheetPrices is the embedded price sheet as the estimator reads it: the
-// cheapest on-demand GPU-hour, and the cheapest spot one for buy-or-rent.
-type sheetPrices struct{ *pricing.Snapshot }
-
-// SpotGPUHourPrice implements sizing.SpotPriceSource.
-func (s sheetPrices) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
-	o, ok := s.Cheapest(gpu, pricing.MarketSpot)
-	if !ok {
-		return sizing.Price{}, false
-	}
-	return o.Price(), true
-}
-
-var _ sizing.SpotPriceSource = sheetPrices{}
-
 // ask answers the questions that run the other way round (largest model,
 // longest context, which GPU, buy or rent) for `fitbot fit`, in text or
 // JSON. Input it cannot use exits 2 with an example.
 func (a *app) ask(p sizing.Parsed, asJSON bool) int {
-	est := &sizing.Estimator{Prices: sheetPrices{pricing.DefaultSheet()}}
+	// The default sheet knows spot prices too, for buy-or-rent.
+	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
 	ans, err := est.Ask(p)
 	if err != nil {
 		return a.fitFailed(err)
