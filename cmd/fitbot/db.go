@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -56,4 +59,27 @@ func (a *app) closeStore(db *store.DB) {
 	if err := db.Close(); err != nil {
 		a.fail(exitFailure, err.Error(), "")
 	}
+}
+
+// fitPrices is what `fitbot fit` prices answers with: the store's current
+// prices, then the default sheet, when the database exists; the embedded
+// default sheet otherwise, so that a first question on a fresh machine
+// writes no file. A database that cannot be read is noted on stderr and
+// the default sheet used: the question can still be answered.
+func (a *app) fitPrices(ctx context.Context) sizing.PriceSource {
+	if !a.dbExists() {
+		return pricing.DefaultSheet()
+	}
+	db, err := store.Open(ctx, a.dbPath())
+	if err != nil {
+		fmt.Fprintf(a.stderr, "fitbot: prices from the default sheet: %v\n", err)
+		return pricing.DefaultSheet()
+	}
+	defer a.closeStore(db)
+	src, err := db.PriceSource(ctx)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "fitbot: prices from the default sheet: %v\n", err)
+		return pricing.DefaultSheet()
+	}
+	return src
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -77,8 +76,9 @@ func parseFitArgs(args []string) (fitArgs, error) {
 	return f, nil
 }
 
-// fit is `fitbot fit`: parse the words, answer with the estimator and the
-// embedded default price sheet, print text or JSON.
+// fit is `fitbot fit`: parse the words, answer with the estimator at the
+// store's current prices (the embedded default sheet when there is no
+// database), print text or JSON.
 func (a *app) fit(ctx context.Context, args []string) int {
 	f, err := parseFitArgs(args)
 	if err != nil {
@@ -108,7 +108,7 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	if parsed.Intent != sizing.IntentFit {
 		return a.ask(parsed, f.json)
 	}
-	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
+	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
 		return a.fitFailed(err)

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/store"
+)
+
+// TestFitFreshMachineWritesNothing: the README's first command on a
+// machine with no database answers from the embedded default sheet and
+// writes no file, neither at FITBOT_DB nor at the default path.
+func TestFitFreshMachineWritesNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  bool
+	}{{"FITBOT_DB set", true}, {"default path", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			if tt.env {
+				useDB(t)
+			} else {
+				t.Setenv("FITBOT_DB", "")
+			}
+			code, out, errOut := runCmd(t, "fit", "13B", "lora", "4090")
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			// The default sheet's cheapest RTX 4090 (pricing/data/default_prices.csv).
+			if !strings.Contains(out, "(price: tensordock on-demand, 2026-01-01)") {
+				t.Errorf("not priced from the default sheet:\n%s", out)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("fit wrote %v into the working directory", entries)
+			}
+			if path := os.Getenv("FITBOT_DB"); path != "" {
+				if _, err := os.Stat(path); !os.IsNotExist(err) {
+					t.Errorf("fit created the database %s (stat: %v)", path, err)
+				}
+			}
+		})
+	}
+}
+
+// TestFitPricesFromStore: with a database, fit prices from the store's
+// current prices (a negotiated $0.11 RTX 4090) and falls back to the
+// default sheet for a card the store has no price for.
+func TestFitPricesFromStore(t *testing.T) {
+	path := useDB(t)
+	observed := day(29, 6, 0)
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SaveRun(context.Background(),
+		pricing.Run{Provider: "negotiated", Started: observed, Finished: observed, AsOf: observed, Status: pricing.RunOK, Rows: 1},
+		[]pricing.Offer{{Provider: "negotiated", InstanceType: "4090-box", GPU: "rtx-4090", GPUCount: 1,
+			Market: pricing.MarketOnDemand, Region: "eu", USDPerHour: 0.11, USDPerGPUHour: 0.11, Source: "contract", ObservedAt: observed, Samples: 1}})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		question []string
+		want     string
+	}{
+		{[]string{"fit", "13B", "lora", "4090"}, "$0.11/h (price: negotiated on-demand, 2026-11-29)"},
+		{[]string{"fit", "13B", "lora", "l40s"}, "(price: "},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCmd(t, tt.question...)
+		if code != exitOK || errOut != "" {
+			t.Fatalf("%v: exit %d, stderr %q", tt.question, code, errOut)
+		}
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("%v: want %q in\n%s", tt.question, tt.want, out)
+		}
+		if strings.Contains(tt.want, "negotiated") {
+			continue
+		}
+		if strings.Contains(out, "negotiated") || strings.Contains(out, "no price known") {
+			t.Errorf("%v: the store has no L40S price; want the default sheet's:\n%s", tt.question, out)
+		}
+	}
+}
