@@ -90,6 +90,9 @@ type service struct {
 // exit code.
 func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*service, int) {
 	db, err := store.Open(ctx, cfg.DB)
+	if errors.Is(err, store.ErrNoCgo) {
+		return nil, a.fail(exitFailure, err.Error(), dbHint(err))
+	}
 	if err != nil {
 		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), dbHint(err))
 	}
