@@ -207,3 +207,22 @@ func TestSocketStopsCleanly(t *testing.T) {
 		t.Error("Connected after Run returned")
 	}
 }
+
+// TestSocketInteraction presses "Show details" over Socket Mode: the
+// envelope is acknowledged at once, and the detailed answer replaces the
+// private one through the response_url.
+func TestSocketInteraction(t *testing.T) {
+	f := newSocketFixture(t, nil)
+	respond := newResponseURL(t)
+	payload := strings.NewReplacer("RESPONSE_URL", respond.URL, "ACTION_ID", ActionDetails, "ACTION_VALUE", "q:llama-3.1-8b qlora rtx-4090").
+		Replace(string(readTestdata(t, "block_actions.json")))
+	envelope := `{"envelope_id":"2c3d4e5f-6a7b-4c8d-9e0f-a1b2c3d4e5f6","payload":` + payload + `,"type":"interactive","accepts_response_payload":false}`
+	f.server.SendToWebsocket(envelope)
+	f.ackFor(t, "2c3d4e5f-6a7b-4c8d-9e0f-a1b2c3d4e5f6")
+	eventually(t, func() bool { return len(respond.posted(t)) == 1 })
+	f.h.Wait()
+	got := respond.posted(t)[0]
+	if !got.ReplaceOriginal || !strings.Contains(got.Text, "Fits") {
+		t.Errorf("response_url got %+v, want the detailed answer replacing the original", got)
+	}
+}
