@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,22 +14,28 @@ import (
 )
 
 // parseOutput is what `fitbot parse --json` prints. request and
-// assumptions are the contract (DESIGN.md); ignored and canonical are
-// documented extensions.
+// assumptions are the contract (DESIGN.md); intent, workload, ignored and
+// canonical are documented extensions. workload is set for buy_vs_rent
+// only, with the defaults it would use filled in.
 type parseOutput struct {
-	Request     sizing.Request `json:"request"`
-	Assumptions []string       `json:"assumptions"`
-	Ignored     []string       `json:"ignored"`
-	Canonical   string         `json:"canonical"`
+	Request     sizing.Request   `json:"request"`
+	Assumptions []string         `json:"assumptions"`
+	Intent      sizing.Intent    `json:"intent"`
+	Workload    *sizing.Workload `json:"workload,omitempty"`
+	Ignored     []string         `json:"ignored"`
+	Canonical   string           `json:"canonical"`
 }
 
 const parseUsage = `Usage: fitbot parse [--json] WORDS...
 
 Shows how a question is understood, without estimating: each field and the
-words that gave it, what was assumed, which words were ignored, and the
-canonical command. --json prints {request, assumptions, ignored, canonical}.
+words that gave it, what is asked (fit, or largest model, longest context,
+which GPU, buy or rent with its workload), what was assumed, which words
+were ignored, and the canonical command. --json prints {request,
+assumptions, intent, workload, ignored, canonical}.
 
-Example: fitbot parse can we fine-tune llama 3.1 8b on two a100s
+Examples: fitbot parse can we fine-tune llama 3.1 8b on two a100s
+          fitbot parse 13B lora 4090 buy-vs-rent 3 jobs/week 5h
 `
 
 // parse is `fitbot parse`. Flags may come before or after the words.
@@ -57,9 +64,11 @@ func (a *app) parse(_ context.Context, args []string) int {
 	if err != nil {
 		return a.parseFailed(err)
 	}
-	req, assumed, err := sizing.Resolve(parsed.Query)
+	req, assumed, err := resolveParsed(parsed)
+	work, workAssumed := askWorkload(parsed)
+	assumptions := sizing.MergeAssumptions(parsed.Notes, append(assumed, workAssumed...))
 	if !asJSON {
-		writeUnderstood(a.stdout, parsed, assumed)
+		writeUnderstood(a.stdout, parsed, work, assumptions)
 	}
 	if err != nil {
 		return a.parseFailed(err)
@@ -69,9 +78,11 @@ func (a *app) parse(_ context.Context, args []string) int {
 	}
 	out := parseOutput{
 		Request:     req,
-		Assumptions: append(append([]string{}, parsed.Notes...), assumed...),
+		Assumptions: assumptions,
+		Intent:      parsed.Intent,
+		Workload:    work,
 		Ignored:     append([]string{}, parsed.Ignored...),
-		Canonical:   sizing.Format(parsed.Query),
+		Canonical:   sizing.FormatAsk(parsed),
 	}
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
@@ -91,22 +102,99 @@ func (a *app) parseFailed(err error) int {
 	return a.fail(exitFailure, err.Error(), "")
 }
 
+// resolveParsed resolves what a question says, as the answer would start
+// from it. The questions that run the other way round leave out what their
+// answer finds: the model of a largest-model question (its request and
+// assumptions are those the search uses, which no price moves), the
+// context of a longest-context one, and everything but the hardware of a
+// buy-or-rent question that names no model.
+func resolveParsed(p sizing.Parsed) (sizing.Request, []string, error) {
+	q := p.Query
+	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
+	switch {
+	case p.Intent == sizing.IntentLargest:
+		ans, err := (&sizing.Estimator{}).LargestModel(q)
+		ans.Request.Model, ans.Request.Params, ans.Request.ActiveParams = "", 0, 0
+		return ans.Request, ans.Assumptions, err
+	case p.Intent == sizing.IntentMaxContext:
+		q.SeqLen = 0
+		req, assumed, err := sizing.Resolve(q)
+		req.SeqLen = 0
+		return req, slices.DeleteFunc(assumed, func(s string) bool {
+			return strings.HasPrefix(s, "context ") || strings.HasPrefix(s, "sequence length ")
+		}), err
+	case p.Intent == sizing.IntentBuyRent && noModel && q.GPU != "":
+		g, note, err := sizing.LookupGPU(q.GPU)
+		if err != nil {
+			// Resolve words the unknown name as every other question does.
+			return sizing.Resolve(q)
+		}
+		var assumed []string
+		if note != "" {
+			assumed = append(assumed, note)
+		}
+		return sizing.Request{GPU: g.ID, GPUs: max(q.GPUs, 1), Nodes: max(q.Nodes, 1)}, assumed, nil
+	}
+	return sizing.Resolve(q)
+}
+
+// askWorkload is a buy-or-rent question's workload with the defaults it
+// would use filled in, and those defaults in words; nil for any other
+// question.
+func askWorkload(p sizing.Parsed) (*sizing.Workload, []string) {
+	if p.Intent != sizing.IntentBuyRent {
+		return nil, nil
+	}
+	w := p.Workload
+	var assumed []string
+	if w.USDPerKWh == 0 {
+		w.USDPerKWh = sizing.DefaultUSDPerKWh
+		assumed = append(assumed, fmt.Sprintf("electricity $%.2f per kWh (say e.g. $0.30/kWh)", w.USDPerKWh))
+	}
+	if w.Years == 0 {
+		w.Years = sizing.DefaultYears
+		assumed = append(assumed, fmt.Sprintf("purchase amortised over %g years (say e.g. over 5 years)", w.Years))
+	}
+	return &w, assumed
+}
+
+// asks says what a question that runs the other way round asks, in words.
+var asks = map[sizing.Intent]string{
+	sizing.IntentLargest:    "the largest model that fits",
+	sizing.IntentMaxContext: "the longest context that fits",
+	sizing.IntentWhichGPU:   "which GPUs fit, cheapest first",
+	sizing.IntentBuyRent:    "whether to buy or rent",
+}
+
 // writeUnderstood prints the parse as a person reads it.
-func writeUnderstood(w io.Writer, p sizing.Parsed, assumed []string) {
+func writeUnderstood(w io.Writer, p sizing.Parsed, work *sizing.Workload, assumed []string) {
 	fmt.Fprintln(w, "understood:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, f := range p.Fields {
 		fmt.Fprintf(tw, "  %s\t%s\tfrom %q\n", f.Name, f.Value, f.Words)
 	}
 	tw.Flush()
-	if len(p.Notes)+len(assumed) > 0 {
+	if what, ok := asks[p.Intent]; ok {
+		fmt.Fprintf(w, "asks: %s (%s)\n", what, p.Intent)
+	}
+	if work != nil {
+		jobs, hours := "jobs a week not said", "hours a job not said"
+		if work.JobsPerWeek > 0 {
+			jobs = fmt.Sprintf("%g jobs a week", work.JobsPerWeek)
+		}
+		if work.HoursPerJob > 0 {
+			hours = fmt.Sprintf("%g h each", work.HoursPerJob)
+		}
+		fmt.Fprintf(w, "workload: %s, %s, $%g/kWh, over %g years\n", jobs, hours, work.USDPerKWh, work.Years)
+	}
+	if len(assumed) > 0 {
 		fmt.Fprintln(w, "assumed:")
-		for _, n := range append(append([]string{}, p.Notes...), assumed...) {
+		for _, n := range assumed {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
 	if len(p.Ignored) > 0 {
 		fmt.Fprintf(w, "ignored: %s\n", strings.Join(p.Ignored, " "))
 	}
-	fmt.Fprintf(w, "canonical: fit %s\n", sizing.Format(p.Query))
+	fmt.Fprintf(w, "canonical: fit %s\n", sizing.FormatAsk(p))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestParseJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &keys); err != nil {
 		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"request", "assumptions", "ignored", "canonical"} {
+	for _, k := range []string{"request", "assumptions", "intent", "ignored", "canonical"} {
 		if _, ok := keys[k]; !ok {
 			t.Errorf("JSON has no %q key", k)
 		}
@@ -71,12 +72,146 @@ func TestParseJSON(t *testing.T) {
 	}
 	want := parseOutput{
 		Request:     req,
-		Assumptions: append([]string{`"a100" taken as A100 SXM 80 GB`}, assumed...),
+		Assumptions: sizing.MergeAssumptions([]string{`"a100" taken as A100 SXM 80 GB`}, assumed),
+		Intent:      sizing.IntentFit,
 		Ignored:     []string{"/fit"},
 		Canonical:   "llama-3.1-70b qlora 2xa100-80 seq 4096",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("JSON (-want +got):\n%s", d)
+	}
+}
+
+// TestParseAssumptionsOnce: the parser and the estimator both read the
+// ambiguous "h100"; parse says so once.
+func TestParseAssumptionsOnce(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"7b", "full", "h100"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		code, out, errOut := runParse(t, args...)
+		if code != exitOK {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		if n := strings.Count(out, `taken as H100 SXM 80 GB`); n != 1 {
+			t.Errorf("json=%v: the H100 assumption is said %d times, want once:\n%s", asJSON, n, out)
+		}
+	}
+}
+
+// TestParseAsk shows what the questions that run the other way round ask,
+// in text and JSON, with a canonical form that reads back to the same
+// question.
+func TestParseAsk(t *testing.T) {
+	tests := []struct {
+		args     []string
+		intent   sizing.Intent
+		text     []string // lines the text shows
+		workload *sizing.Workload
+	}{
+		{[]string{"what", "2x4090", "lora"}, sizing.IntentLargest,
+			[]string{"asks: the largest model that fits (largest_model)\n", "canonical: fit what lora 2xrtx-4090\n"}, nil},
+		{[]string{"llama-3.1-8b", "inference", "l4", "max", "context"}, sizing.IntentMaxContext,
+			[]string{"asks: the longest context that fits (max_context)\n", "canonical: fit llama-3.1-8b inference l4 max context\n"}, nil},
+		{[]string{"which", "gpu", "13b", "lora", "on", "1B", "tokens"}, sizing.IntentWhichGPU,
+			[]string{"asks: which GPUs fit, cheapest first (which_gpu)\n", "canonical: fit which gpu 13b lora 1b tokens\n"}, nil},
+		// Power and years not said: the defaults (sizing.DefaultUSDPerKWh, DefaultYears).
+		{[]string{"13B", "lora", "4090", "buy-vs-rent", "3", "jobs/week", "5h"}, sizing.IntentBuyRent,
+			[]string{"asks: whether to buy or rent (buy_vs_rent)\n", "workload: 3 jobs a week, 5 h each, $0.15/kWh, over 3 years\n",
+				"  - electricity $0.15 per kWh (say e.g. $0.30/kWh)\n", "canonical: fit 13b lora rtx-4090 buy-vs-rent 3 jobs/week 5h\n"},
+			&sizing.Workload{JobsPerWeek: 3, HoursPerJob: 5, USDPerKWh: 0.15, Years: 3}},
+		// Hardware only: the request is the card, nothing assumed about a model.
+		{[]string{"buy-vs-rent", "2x4090", "2", "jobs/week", "8h", "$0.30/kWh", "over", "5", "years"}, sizing.IntentBuyRent,
+			[]string{"workload: 2 jobs a week, 8 h each, $0.3/kWh, over 5 years\n", "canonical: fit 2xrtx-4090 buy-vs-rent 2 jobs/week 8h $0.3/kWh over 5 years\n"},
+			&sizing.Workload{JobsPerWeek: 2, HoursPerJob: 8, USDPerKWh: 0.3, Years: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errOut := runParse(t, tt.args...)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, errOut)
+			}
+			for _, w := range tt.text {
+				if !strings.Contains(out, w) {
+					t.Errorf("text lacks %q:\n%s", w, out)
+				}
+			}
+			code, out, errOut = runParse(t, append([]string{"--json"}, tt.args...)...)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("--json: exit %d, stderr %q; want 0 and nothing", code, errOut)
+			}
+			var got parseOutput
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Intent != tt.intent {
+				t.Errorf("intent %q, want %q", got.Intent, tt.intent)
+			}
+			if d := cmp.Diff(tt.workload, got.Workload); d != "" {
+				t.Errorf("workload (-want +got):\n%s", d)
+			}
+			if has := strings.Contains(out, `"workload"`); has != (tt.workload != nil) {
+				t.Errorf("workload key present = %v, want %v", has, tt.workload != nil)
+			}
+			if got.Request.GPU == "" && tt.intent != sizing.IntentWhichGPU {
+				t.Errorf("request %+v: want the card resolved", got.Request)
+			}
+			if tt.intent == sizing.IntentMaxContext && (got.Request.SeqLen != 0 || slices.ContainsFunc(got.Assumptions, func(a string) bool {
+				return strings.HasPrefix(a, "context ")
+			})) {
+				t.Errorf("longest context: seq_len %d, assumptions %q; want the context left to the search", got.Request.SeqLen, got.Assumptions)
+			}
+			// The canonical form asks the same question again.
+			want, err := sizing.Parse(strings.Join(tt.args, " "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := sizing.Parse(got.Canonical)
+			if err != nil {
+				t.Fatalf("canonical %q: %v", got.Canonical, err)
+			}
+			if d := cmp.Diff(want.Query, again.Query); d != "" || again.Intent != want.Intent || again.Workload != want.Workload {
+				t.Errorf("canonical %q reads back as %s %+v (-want +got query):\n%s", got.Canonical, again.Intent, again.Workload, d)
+			}
+		})
+	}
+}
+
+// TestParseLargestMatchesFit: a largest-model question resolves to the
+// request and assumptions `fit` answers with, the model left to the
+// search.
+func TestParseLargestMatchesFit(t *testing.T) {
+	args := []string{"--json", "what", "2x4090", "lora"}
+	code, out, errOut := runParse(t, args...)
+	if code != exitOK {
+		t.Fatalf("parse: exit %d, stderr %q", code, errOut)
+	}
+	var parsed parseOutput
+	if err := json.Unmarshal([]byte(out), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runFit(t, args...)
+	if code != exitOK {
+		t.Fatalf("fit: exit %d, stderr %q", code, errOut)
+	}
+	var fit struct {
+		Request     sizing.Request `json:"request"`
+		Assumptions []string       `json:"assumptions"`
+	}
+	if err := json.Unmarshal([]byte(out), &fit); err != nil {
+		t.Fatal(err)
+	}
+	if fit.Request.Params == 0 {
+		t.Fatalf("fit found no model: %s", out)
+	}
+	want := fit.Request
+	want.Model, want.Params, want.ActiveParams = "", 0, 0
+	if d := cmp.Diff(want, parsed.Request); d != "" {
+		t.Errorf("request (-fit +parse):\n%s", d)
+	}
+	if d := cmp.Diff(fit.Assumptions, parsed.Assumptions); d != "" {
+		t.Errorf("assumptions (-fit +parse):\n%s", d)
 	}
 }
 
