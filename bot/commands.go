@@ -68,26 +68,41 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 // at once and posts the answer to responseURL.
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
 	p, err := h.cfg.Parse(text)
-	if err != nil {
-		if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
-			h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
-			return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200))))))
-		}
-		return h.failure(text, err)
-	}
-	if isAsk(p.Intent) {
+	if err == nil && isAsk(p.Intent) {
 		return h.askAnswer(text, p)
 	}
-	return h.answer(ctx, asker, text, p, "")
+	if err == nil && hasModel(p.Query) {
+		return h.answer(ctx, asker, text, p, "")
+	}
+	if err == nil {
+		// The grammar read every word it knew but found no model ("can
+		// we tune the big one on our box"): the estimator says so, and the
+		// language model may still read one.
+		if _, err = h.cfg.Answer.Answer(p.Query); err == nil {
+			return h.answer(ctx, asker, text, p, "")
+		}
+	}
+	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
+		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
+		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
+			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200))))))
+	}
+	return h.failure(text, err)
 }
 
-// needsInterpretation reports whether a failed parse lacks what only the
-// language model can supply: a model or a method. Numbers the parser
-// rejected (seq 0, -5B) stay with the parser's own message.
+// needsInterpretation reports whether a parse lacks what only the
+// language model can supply: a model, or (when the parse failed) a
+// method. Numbers the parser rejected (seq 0, -5B) stay with the parser's
+// own message; a model without a method defaults to inference, as the
+// answer says.
 func needsInterpretation(p sizing.Parsed) bool {
-	q := p.Query
-	return (q.Model == "" && q.Params == 0) || q.Method == ""
+	return !hasModel(p.Query) || p.Query.Method == ""
+}
+
+// hasModel reports whether a query names a model: a catalog id, a bare
+// size or an architecture.
+func hasModel(q sizing.Query) bool {
+	return q.Model != "" || q.Params != 0 || q.Arch != nil
 }
 
 // interpret asks the language model and posts the answer, or the

@@ -194,6 +194,30 @@ func TestInterpreterAnswersThroughResponseURL(t *testing.T) {
 	}
 }
 
+// TestInterpreterAskedWhenNoModelIsNamed: the real grammar reads "can we
+// tune the big one on our box" without an error (the verb sets the method)
+// but finds no model; the language model must still be asked.
+func TestInterpreterAskedWhenNoModelIsNamed(t *testing.T) {
+	url := newResponseURL(t)
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse = sizing.Parse
+		c.Interpreter = fakeInterpreter{parsed: sizing.Parsed{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}}
+	})
+	if _, err := sizing.Parse("can we tune the big one on our box"); err != nil {
+		t.Fatalf("the real parser refused the question (%v); this test needs one it reads without a model", err)
+	}
+	cmd := slash("can we tune the big one on our box")
+	cmd.ResponseURL = url.URL + "/commands/T1/1/x"
+	ack := h.Command(context.Background(), cmd)
+	if !strings.Contains(ack.Text, "Interpreting") {
+		t.Fatalf("ack = %q, want Interpreting…", ack.Text)
+	}
+	h.Wait()
+	if posted := url.posted(t); len(posted) != 1 || !strings.Contains(string(mustJSON(t, posted[0])), "Interpreted by the language model") {
+		t.Errorf("posted %d messages, want one interpreted answer", len(posted))
+	}
+}
+
 func TestInterpreterNotAskedForBadNumbers(t *testing.T) {
 	called := false
 	h := newTestHandler(t, func(c *Config) {
