@@ -49,6 +49,12 @@ var helpGroups = []helpGroup{
 		"mixtral 8x7b inference int4 2x4090",
 		"llama-3.1-8b inference l4 ctx 32k batch 8",
 	}},
+	{"Largest model, longest context, which GPU, buy or rent", []string{
+		"what 2x4090 lora",
+		"llama-3.1-8b inference l4 max context",
+		"which gpu 13b lora on 1B tokens",
+		"13B lora 4090 buy-vs-rent 3 jobs/week 5h",
+	}},
 }
 
 // helpMessage lists what fitbot understands, with examples that work.
@@ -76,7 +82,7 @@ func helpMessage(interpreter bool) Message {
 		llm = "Free-text questions the grammar cannot read are interpreted by a language model; the answer says so."
 	}
 	blocks = append(blocks, slack.NewContextBlock("", mrkdwn("Answers are private until you press *Share in channel*. "+llm)))
-	return ephemeral("fitbot help: /fit 13B lora 4090, /fit plans MODEL, /fit plan ID, /fit prices [GPU], /fit gpus, /fit models", blocks...)
+	return ephemeral("fitbot help: /fit 13B lora 4090, /fit what 2x4090 lora, /fit plans MODEL, /fit plan ID, /fit prices [GPU], /fit gpus, /fit models", blocks...)
 }
 
 // catalogEntry is one GPU or model in a catalog listing.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,18 +51,43 @@ var (
 
 // TestHelpExamplesAnswer checks that every example `/fit help` shows is
 // read by the real parser and answered by the real estimator within
-// Slack's limits.
+// Slack's limits: a fit question with its verdict, an ask question with
+// its own kind of answer.
 func TestHelpExamplesAnswer(t *testing.T) {
 	h, _ := newRealHandler(t)
+	heads := map[sizing.Intent][]string{
+		sizing.IntentFit:        {"Fits", "Does not fit"},
+		sizing.IntentLargest:    {"🔎 Largest models that fit "},
+		sizing.IntentMaxContext: {"📏 Longest context: "},
+		sizing.IntentWhichGPU:   {"🧮 "},
+		sizing.IntentBuyRent:    {"☁️ Rent: ", "🖥️ Buy: "},
+	}
+	asks := map[sizing.Intent]bool{}
 	for _, g := range helpGroups {
 		for _, ex := range g.examples {
 			t.Run(ex, func(t *testing.T) {
+				p, err := sizing.Parse(ex)
+				if err != nil {
+					t.Fatalf("the parser cannot read it: %v", err)
+				}
+				asks[p.Intent] = true
 				msg := h.Command(context.Background(), slash(ex))
 				checkLimits(t, msg)
-				if !strings.Contains(msg.Text, "Fits") && !strings.Contains(msg.Text, "Does not fit") {
-					t.Errorf("/fit %s is not answered: %s", ex, msg.Text)
+				if !slices.ContainsFunc(heads[p.Intent], func(w string) bool { return strings.Contains(msg.Text, w) }) {
+					t.Errorf("/fit %s (%s) is not answered: %s", ex, p.Intent, msg.Text)
+				}
+				if p.Intent == sizing.IntentBuyRent {
+					// The default sheet has spot prices for the card (pricing.Snapshot is a SpotPriceSource).
+					if got := messageJSON(t, msg); strings.Contains(got, "no price known") {
+						t.Errorf("/fit %s has a rent price missing:\n%s", ex, got)
+					}
 				}
 			})
+		}
+	}
+	for i := range heads {
+		if !asks[i] {
+			t.Errorf("no help example asks a %s question", i)
 		}
 	}
 }

@@ -77,6 +77,8 @@ func (a *app) usage(w io.Writer) {
 
 Usage:
   fitbot fit [--json] [--save] WORDS...     answer a sizing question (fitbot fit 13B lora 4090)
+                                            or ask what fits: what 2x4090 lora, ... max context,
+                                            which gpu 13b lora, ... buy-vs-rent 3 jobs/week 5h
   fitbot parse [--json] WORDS...            show how a question is understood
   fitbot plans [--json] [MODEL]             earlier plans, newest first
   fitbot plans show ID                      re-answer a saved plan with today's prices
