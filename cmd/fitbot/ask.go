@@ -21,7 +21,7 @@ func (a *app) ask(p sizing.Parsed, asJSON bool) int {
 	if err != nil {
 		return a.fitFailed(err)
 	}
-	ans.Assumptions = append(append([]string{}, p.Notes...), ans.Assumptions...)
+	ans.Assumptions = sizing.MergeAssumptions(p.Notes, ans.Assumptions)
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")

@@ -39,6 +39,24 @@ func TestFitAskText(t *testing.T) {
 	}
 }
 
+// TestFitAskAssumptionsOnce: the parser's notes and the search's
+// assumptions both read the ambiguous "h100"; fit says so once.
+func TestFitAskAssumptionsOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"what", "h100", "lora"},
+		{"llama-3.1-8b", "inference", "h100", "max", "context"},
+		{"13b", "lora", "h100", "buy-vs-rent", "3", "jobs/week", "5h"},
+	} {
+		code, out, errOut := runFit(t, args...)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d, stderr %q", args, code, errOut)
+		}
+		if n := strings.Count(out, "taken as H100 SXM 80 GB"); n != 1 {
+			t.Errorf("%s: the H100 assumption is said %d times, want once:\n%s", args, n, out)
+		}
+	}
+}
+
 // TestFitAskJSON checks the shared --json shape of the four kinds: kind,
 // request, assumptions, and the result under a key named after the kind.
 func TestFitAskJSON(t *testing.T) {
