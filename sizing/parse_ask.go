@@ -63,13 +63,36 @@ var (
 	runVerbs     = map[string]bool{"run": true, "runs": true, "do": true, "launch": true, "start": true}
 	eachWords    = map[string]bool{"each": true, "long": true, "apiece": true}
 	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
+
+	// askLeads is every key an intent phrase can start with, so that the
+	// intent pass costs the main parse one lookup per ordinary word.
+	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords,
+		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true})
 )
 
+// keySet is the union of the keys of sets.
+func keySet(sets ...map[string]bool) map[string]bool {
+	u := map[string]bool{}
+	for _, set := range sets {
+		for k := range set {
+			u[k] = true
+		}
+	}
+	return u
+}
+
 // readAsk finds the intent words and, for buy-or-rent, the workload, and
-// returns the tokens the main parse should read (the rest).
+// returns the tokens the main parse should read (the rest), filtered in
+// place in toks' array: a plain question costs no allocation here.
 func readAsk(toks []token) ([]token, askWords) {
 	var a askWords
-	used := make([]bool, len(toks))
+	var usedBuf [64]bool
+	var used []bool
+	if len(toks) <= len(usedBuf) {
+		used = usedBuf[:len(toks)]
+	} else {
+		used = make([]bool, len(toks))
+	}
 	key := func(i int) string {
 		if i < 0 || i >= len(toks) {
 			return ""
@@ -85,6 +108,9 @@ func readAsk(toks []token) ([]token, askWords) {
 	}
 	for i := range toks {
 		k := key(i)
+		if !askLeads[k] {
+			continue
+		}
 		switch {
 		case buyWords[k]:
 			a.buy, used[i] = true, true
@@ -110,7 +136,7 @@ func readAsk(toks []token) ([]token, askWords) {
 		}
 		a.readWorkload(toks, used)
 	}
-	rest := toks[:0:0]
+	rest := toks[:0]
 	for i, t := range toks {
 		if !used[i] {
 			rest = append(rest, t)
