@@ -173,11 +173,11 @@ type Alternative struct {
 
 // Price is what one GPU-hour costs and where that figure came from.
 type Price struct {
-	USDPerGPUHour float64
-	Provider      string    // e.g. "runpod", "aws", "default-sheet"
-	Market        string    // "on_demand", "spot" or "reserved"
-	Region        string    // as the provider names it
-	AsOf          time.Time // when the price was observed
+	USDPerGPUHour float64   `json:"usd_per_gpu_hour"`
+	Provider      string    `json:"provider"` // e.g. "runpod", "aws", "default-sheet"
+	Market        string    `json:"market"`   // "on_demand", "spot" or "reserved"
+	Region        string    `json:"region"`   // as the provider names it
+	AsOf          time.Time `json:"as_of"`    // when the price was observed
 }
 
 // PriceSource looks up the price of one GPU-hour for a catalog GPU id.

@@ -1,22 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 )
 
 // ask answers the questions that run the other way round (largest model,
 // longest context, which GPU, buy or rent) for `fitbot fit`, in text or
 // JSON. Input it cannot use exits 2 with an example.
-func (a *app) ask(p sizing.Parsed, asJSON bool) int {
-	// The default sheet knows spot prices too, for buy-or-rent.
-	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
+func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) int {
+	// Priced as fit is; both sources know spot prices too, for buy-or-rent.
+	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Ask(p)
 	if err != nil {
 		return a.fitFailed(err)

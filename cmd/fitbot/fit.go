@@ -106,7 +106,7 @@ func (a *app) fit(ctx context.Context, args []string) int {
 		return a.fitFailed(err)
 	}
 	if parsed.Intent != sizing.IntentFit {
-		return a.ask(parsed, f.json)
+		return a.ask(ctx, parsed, f.json)
 	}
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Answer(parsed.Query)

@@ -27,6 +27,9 @@ func updating() bool {
 
 func runFit(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	// No database: the answer is priced from the embedded sheet, whatever
+	// fitbot.db a developer has lying around.
+	t.Setenv("FITBOT_DB", filepath.Join(t.TempDir(), "none.db"))
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), append([]string{"fit"}, args...), &out, &errOut)
 	return code, out.String(), errOut.String()
