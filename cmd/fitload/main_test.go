@@ -1,0 +1,86 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLoopbackOnly: fitload refuses any target that is not this machine.
+func TestLoopbackOnly(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		ok     bool
+	}{
+		{"http://127.0.0.1:8080", true},
+		{"http://127.9.9.9:8080", true},
+		{"http://[::1]:8080", true},
+		{"http://localhost:8080", true},
+		{"http://10.0.0.1:8080", false},
+		{"http://example.com:80", false},
+		{"http://0.0.0.0:8080", false},
+		{"http://127.0.0.1.nip.io:80", false},
+		{"ftp://127.0.0.1:21", false},
+		{"127.0.0.1:8080", false},
+	} {
+		_, err := parseFlags([]string{"-target", tc.target, "-secret", "s"}, io.Discard)
+		if (err == nil) != tc.ok {
+			t.Errorf("-target %s: error %v, want ok=%v", tc.target, err, tc.ok)
+		}
+	}
+	if _, err := parseFlags([]string{"-fake-slack", "192.168.1.1:80"}, io.Discard); err == nil {
+		t.Error("-fake-slack on a non-loopback address was accepted")
+	}
+}
+
+// TestRunsAreBounded: duration and concurrency have limits.
+func TestRunsAreBounded(t *testing.T) {
+	for _, args := range [][]string{
+		{"-self", "-d", "11m"}, {"-self", "-d", "0s"}, {"-self", "-c", "0"}, {"-self", "-c", "10001"}, {"-self", "-n", "0"},
+		{"-target", "http://127.0.0.1:1"}, {}, {"-self", "-target", "http://127.0.0.1:1"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("fitload %s: accepted", strings.Join(args, " "))
+		}
+	}
+}
+
+// TestPercentile is the nearest-rank percentile (NIST's definition: the
+// smallest value with at least p of the values at or below it).
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	for _, tc := range []struct {
+		p    float64
+		want float64
+	}{{0.50, 50}, {0.90, 90}, {0.99, 99}, {1, 100}, {0, 1}} {
+		if got := percentile(d, tc.p); got != tc.want {
+			t.Errorf("p%v of 1..100 ms = %v, want %v", tc.p*100, got, tc.want)
+		}
+	}
+	if got := percentile(nil, 0.5); got != 0 {
+		t.Errorf("percentile of nothing = %v, want 0", got)
+	}
+}
+
+// TestSelfRun loads the in-process fitbot briefly and the bare handler
+// beside it: every request is answered, none fails.
+func TestSelfRun(t *testing.T) {
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-self", "-c", "4", "-d", "300ms", "-compare-bare"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[3], "throughput ratio fitbot / bare: ") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	for _, l := range lines[1:3] {
+		f := strings.Fields(l)
+		if f[len(f)-2] != "0" {
+			t.Errorf("errors in %q", l)
+		}
+	}
+}
