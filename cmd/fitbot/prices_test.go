@@ -36,8 +36,16 @@ var azureFixtureRegion = regexp.MustCompile(`armRegionName eq '([a-z0-9]+)'`)
 
 func newFakeClouds(t *testing.T) *fakeClouds {
 	t.Helper()
+	return newWrappedFakeClouds(t, func(h http.Handler) http.Handler { return h })
+}
+
+// newWrappedFakeClouds is newFakeClouds with a middleware around its
+// handler, set before the server starts (a handler swapped under a running
+// server is a data race).
+func newWrappedFakeClouds(t *testing.T, wrap func(http.Handler) http.Handler) *fakeClouds {
+	t.Helper()
 	fc := &fakeClouds{t: t}
-	fc.srv = httptest.NewServer(http.HandlerFunc(fc.serve))
+	fc.srv = httptest.NewServer(wrap(http.HandlerFunc(fc.serve)))
 	t.Cleanup(fc.srv.Close)
 	return fc
 }
@@ -78,7 +86,7 @@ func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	body = bytes.ReplaceAll(body, []byte("{{BASE}}"), []byte(fc.srv.URL))
+	body = bytes.ReplaceAll(body, []byte("{{BASE}}"), []byte("http://"+r.Host)) // not fc.srv: set after the server starts
 	if m := fc.mutate.Load(); m != nil {
 		body = (*m)(r.URL.Path, body)
 	}

@@ -78,19 +78,19 @@ func TestServeDatabaseFaults(t *testing.T) {
 // every Azure page for a while, so that a refresh is in flight when the
 // test kills serve.
 func slowClouds(t *testing.T) (*fakeClouds, *atomic.Int64) {
-	fc := newFakeClouds(t)
 	var azureCalls atomic.Int64
-	inner := fc.srv.Config.Handler
-	fc.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/retail/prices" {
-			azureCalls.Add(1)
-			select {
-			case <-time.After(300 * time.Millisecond):
-			case <-r.Context().Done():
-				return
+	fc := newWrappedFakeClouds(t, func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/retail/prices" {
+				azureCalls.Add(1)
+				select {
+				case <-time.After(300 * time.Millisecond):
+				case <-r.Context().Done():
+					return
+				}
 			}
-		}
-		inner.ServeHTTP(w, r)
+			inner.ServeHTTP(w, r)
+		})
 	})
 	return fc, &azureCalls
 }
