@@ -38,6 +38,7 @@ func verdict(a sizing.Answer) string {
 type answerView struct {
 	ref     string    // the button value: a plan reference or a canonical query
 	kept    string    // the model words for `/fit plans` when the answer is kept as a plan, "" when not
+	planID  int64     // the kept plan's id
 	note    string    // a line above the assumptions, e.g. "interpreted from ..." or "plan #7 from ..."
 	details bool      // show every assumption and the full request
 	now     time.Time // for the price's age
@@ -210,7 +211,7 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 		els = append(els, mrkdwn("*Price:* none known for this GPU"))
 	}
 	if v.kept != "" {
-		els = append(els, mrkdwn(fmt.Sprintf("Kept in the team's plans: `/fit plans %s`", v.kept)))
+		els = append(els, mrkdwn(fmt.Sprintf("Kept in the team's plans as plan %d: `/fit plan %d` re-prices it, `/fit plans %s` lists them", v.planID, v.planID, v.kept)))
 	}
 	return els
 }

@@ -126,10 +126,14 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 		return h.failure(text, err)
 	}
 	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
-	if h.cfg.Plans != nil && h.savePlan(ctx, store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)) {
-		view.kept = "MODEL"
-		if p.Query.Model != "" {
-			view.kept = p.Query.Model
+	if h.cfg.Plans != nil {
+		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
+		if id, ok := h.savePlan(ctx, plan); ok {
+			view.planID = id
+			view.kept = sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
+			if view.kept == "" {
+				view.kept = "MODEL" // a --config architecture has no name to look it up by
+			}
 		}
 	}
 	return ephemeral(answerText(a), answerBlocks(a, view)...)
@@ -145,14 +149,15 @@ const saveBudget = 1500 * time.Millisecond
 // that says "kept" is on disk before Slack sees it. A failed or late
 // write is logged as an error and the answer still goes, without the
 // "kept" line: the estimate does not need the database.
-func (h *Handler) savePlan(ctx context.Context, plan store.Plan) bool {
+func (h *Handler) savePlan(ctx context.Context, plan store.Plan) (int64, bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveBudget)
 	defer cancel()
-	if _, err := h.cfg.Plans.SavePlan(ctx, &plan); err != nil {
+	id, err := h.cfg.Plans.SavePlan(ctx, &plan)
+	if err != nil {
 		h.log.Error("bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
-		return false
+		return 0, false
 	}
-	return true
+	return id, true
 }
 
 // failure turns an error into the reply: what was not understood and an

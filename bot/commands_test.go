@@ -73,7 +73,7 @@ func TestCommandSavesPlans(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) { c.Plans = plans })
 	msg := h.Command(context.Background(), slash("llama-3.1-8b qlora rtx-4090"))
 	if got := messageJSON(t, msg); !strings.Contains(got, `"value":"q:llama-3.1-8b qlora rtx-4090"`) ||
-		!strings.Contains(got, "Kept in the team's plans: `/fit plans llama-3.1-8b`") {
+		!strings.Contains(got, "Kept in the team's plans as plan 1: `/fit plan 1` re-prices it, `/fit plans llama-3.1-8b` lists them") {
 		t.Errorf("answer does not carry its canonical question or say where the plan is kept:\n%s", got)
 	}
 	h.Wait()

@@ -34,7 +34,7 @@ func TestGoldenMessages(t *testing.T) {
 		name string
 		msg  Message
 	}{
-		{"answer_fits", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", kept: "llama-3.1-8b", now: testNow})...)},
+		{"answer_fits", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", kept: "llama-3.1-8b", planID: 42, now: testNow})...)},
 		{"answer_does_not_fit", ephemeral(answerText(over), answerBlocks(over, answerView{ref: "q:llama-3.1-70b full rtx-4090", now: testNow})...)},
 		{"answer_details", ephemeral(answerText(fitting), answerBlocks(fitting, answerView{ref: "plan:7", details: true, now: testNow})...)},
 		{"error", errorMessage(`"a1000" is not a GPU fitbot knows; did you mean a100?`, "llama-3.1-8b qlora a100")},
