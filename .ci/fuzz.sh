@@ -17,6 +17,7 @@ if [ ${#pkgs[@]} -eq 0 ]; then
 fi
 start=$(date +%s)
 count=0
+stalled=0
 for pkg in "${pkgs[@]}"; do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   mapfile -t targets < <(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u)
@@ -24,8 +25,22 @@ for pkg in "${pkgs[@]}"; do
     [ -n "$target" ] || continue
     echo "== $pkg $target ($fuzztime)"
     # -parallel 2: the CI machine is small; timeout: the whole run of one target.
-    timeout 300 go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -parallel 2
+    if ! out=$(timeout 300 go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -parallel 2 2>&1); then
+      echo "$out"
+      # A finding is written to testdata/fuzz/ and replays in go test. Go's
+      # engine can also end a short run with "context deadline exceeded"
+      # and no input when its coverage-instrumented workers stall (seen on
+      # pricing's decoders); that is reported, not failed: the target's
+      # seeds still run in every go test.
+      if ! grep -q 'Failing input written' <<<"$out" && grep -q 'context deadline exceeded' <<<"$out"; then
+        echo "== warning: $target: the fuzz engine stopped without an input (engine stall, not a finding)"
+        stalled=$((stalled + 1))
+        continue
+      fi
+      exit 1
+    fi
+    echo "$out" | tail -n 2
     count=$((count + 1))
   done
 done
-echo "== $count fuzz targets, $(( $(date +%s) - start )) s"
+echo "== $count fuzz targets ran, $stalled stalled in the engine, $(( $(date +%s) - start )) s"
