@@ -180,11 +180,18 @@ func planLines(d pricing.Digest, slackText bool) []string {
 			l += fmt.Sprintf(" (asked %d times)", p.Asked)
 		}
 		if alt := p.CheaperFit; alt != nil && alt.USDPerHour != nil {
-			l += fmt.Sprintf("\n    cheaper per hour: %s %s", hardware(alt.GPUs, pricing.GPUName(alt.GPU)), methodName(alt.Method))
+			label := "cheaper per hour"
+			if alt.USDTotal != nil {
+				label = "cheaper for the run"
+			}
+			l += fmt.Sprintf("\n    %s: %s %s", label, hardware(alt.GPUs, pricing.GPUName(alt.GPU)), methodName(alt.Method))
 			if alt.ZeROStage > 0 {
 				l += fmt.Sprintf(" with ZeRO-%d", alt.ZeROStage)
 			}
 			l += " at " + formatUSD(*alt.USDPerHour) + "/h"
+			if alt.USDTotal != nil {
+				l += ", " + formatUSD(*alt.USDTotal) + " in all"
+			}
 		}
 		lines = append(lines, l)
 	}

@@ -723,24 +723,11 @@ func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot) PlanRepricing 
 	if then != nil && r.Hours != nil {
 		r.ThenUSDTotal = roundPtr(ptr(*then**now.Throughput.Hours), 2)
 	}
-	// A cheaper fit: the cheapest fitting alternative under what the plan
-	// cost then and, when the asked configuration fits, what it costs now.
-	ceiling := math.Inf(1)
-	if then != nil {
-		ceiling = *then
-	}
-	if today != nil && now.Fits {
-		ceiling = math.Min(ceiling, *today)
-	}
-	for i, alt := range now.Alternatives {
-		if _, priced := week.Cheapest(alt.GPU, MarketOnDemand); !priced {
-			continue
-		}
-		if alt.Fits && alt.USDPerHour != nil && *alt.USDPerHour < ceiling-0.005 {
-			ceiling = *alt.USDPerHour
-			r.CheaperFit = &now.Alternatives[i]
-		}
-	}
+	// A cheaper fit, on a GPU some provider priced this week.
+	r.CheaperFit = now.CheaperFit(then, func(alt sizing.Alternative) bool {
+		_, priced := week.Cheapest(alt.GPU, MarketOnDemand)
+		return priced
+	})
 	return r
 }
 

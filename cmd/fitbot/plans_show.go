@@ -109,21 +109,7 @@ func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
 		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, no price now", usd(then)))
 	}
 
-	// A cheaper fit: the cheapest fitting alternative under what the plan
-	// cost then and what the asked configuration costs now, if it fits.
-	ceiling := math.Inf(1)
-	if then != nil {
-		ceiling = *then
-	}
-	if today != nil && now.Fits {
-		ceiling = math.Min(ceiling, *today)
-	}
-	for i, alt := range now.Alternatives {
-		if alt.Fits && alt.USDPerHour != nil && *alt.USDPerHour < ceiling {
-			ceiling = *alt.USDPerHour
-			r.CheaperFit = &now.Alternatives[i]
-		}
-	}
+	r.CheaperFit = now.CheaperFit(then, nil)
 	return r
 }
 
@@ -157,6 +143,9 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	}
 	if alt := r.CheaperFit; alt != nil {
 		fmt.Fprintf(w, "Cheaper fit now: %s %s at %s/h", hardware(alt.GPUs, alt.GPU), alt.Method, usd(alt.USDPerHour))
+		if alt.USDTotal != nil {
+			fmt.Fprintf(w, ", %s for the run", usd(alt.USDTotal))
+		}
 		if alt.Why != "" {
 			fmt.Fprintf(w, " (%s)", alt.Why)
 		}
