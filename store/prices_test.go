@@ -252,34 +252,11 @@ func TestCurrentOffersUsesIndexes(t *testing.T) {
 			WHERE r.status = 'ok' AND r.last_observed >= ? AND r.first_observed < ? AND b.observed_at >= ? AND b.observed_at < ?`,
 			[]any{"a", "b", "a", "b"}, "SEARCH b USING PRIMARY KEY (run_id=?)"},
 	} {
-		plan := queryPlan(t, db, tc.query, tc.args...)
+		plan := explain(t, db, tc.query, tc.args...)
 		if !strings.Contains(plan, tc.want) {
 			t.Errorf("query plan %q does not use %s", plan, tc.want)
 		}
 	}
-}
-
-// queryPlan is the EXPLAIN QUERY PLAN of a query, its steps joined by "; ".
-func queryPlan(t testing.TB, db *DB, query string, args ...any) string {
-	t.Helper()
-	rows, err := db.ro.Query("EXPLAIN QUERY PLAN "+query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var steps []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		steps = append(steps, detail)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(steps, "; ")
 }
 
 // BenchmarkIngest stores one run of 100,000 offers into a real SQLite file

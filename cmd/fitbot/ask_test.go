@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -101,19 +99,7 @@ func TestFitAskJSONGolden(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	golden := filepath.Join("testdata", "ask_what_2x4090_lora.json")
-	if updating() {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("fit --json what 2x4090 lora differs from %s (go test -update to accept):\n%s", golden, out)
-	}
+	checkGolden(t, "ask_what_2x4090_lora.json", out)
 }
 
 // TestFitAskBadInput: what cannot be answered exits 2 with the problem

@@ -4,26 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// The -update flag rewrites golden files. Another test file of this
-// package may register it first; then that registration is used.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-	return true
-}()
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func runFit(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -43,19 +27,7 @@ func TestFitJSONGolden(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	golden := filepath.Join("testdata", "fit_13b_lora_4090.json")
-	if updating() {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("fit --json 13B lora 4090 differs from %s (go test -update to accept):\n%s", golden, out)
-	}
+	checkGolden(t, "fit_13b_lora_4090.json", out)
 }
 
 // TestFitJSONKeys checks the DESIGN.md contract: every key of fit --json

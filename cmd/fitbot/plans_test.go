@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,37 +15,6 @@ import (
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
 )
-
-// The -update flag rewrites golden files; whichever test file of the
-// package comes first registers it.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-	return true
-}()
-
-// checkGolden compares got with testdata/plans/name, or rewrites the file
-// under -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "plans", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("output differs from %s (-want +got):\n%s", path, d)
-	}
-}
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -118,13 +86,13 @@ func TestPlansList(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("plans: exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "all.txt", out)
+	checkGolden(t, "plans/all.txt", out)
 
 	code, out, errOut = runCmd(t, "plans", "mistral", "7b")
 	if code != exitOK || errOut != "" {
 		t.Fatalf("plans mistral 7b: exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "mistral.txt", out)
+	checkGolden(t, "plans/mistral.txt", out)
 
 	// Every name of the model lists the same plans; only the title
 	// repeats the words asked.

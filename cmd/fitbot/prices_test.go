@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -357,7 +356,7 @@ func TestPricesText(t *testing.T) {
 	b.WriteString("---\n")
 	writeOffers(&b, "a10", v.offersFor("a10"), now)
 	v.writeFooter(&b, now)
-	checkPricesGolden(t, "cheapest_and_offers.txt", b.String())
+	checkGolden(t, "prices/cheapest_and_offers.txt", b.String())
 
 	var j bytes.Buffer
 	enc := json.NewEncoder(&j)
@@ -365,23 +364,5 @@ func TestPricesText(t *testing.T) {
 	if err := enc.Encode(v.output("", now)); err != nil {
 		t.Fatal(err)
 	}
-	checkPricesGolden(t, "cheapest.json", j.String())
-}
-
-func checkPricesGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "prices", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("output differs from %s (-want +got):\n%s", path, d)
-	}
+	checkGolden(t, "prices/cheapest.json", j.String())
 }
