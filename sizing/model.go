@@ -83,6 +83,10 @@ type Model struct {
 	ExtraParams     int64  `json:"extra_params,omitempty"` // parameters outside the transformer, as a lump (vision tower)
 	ExtraParamsNote string `json:"extra_params_note,omitempty"`
 
+	// ReleasedFormat is the weight format the makers ship (fp8 for
+	// DeepSeek-V3, mxfp4 for gpt-oss); empty for a bf16/fp16 release.
+	ReleasedFormat Quant `json:"released_format,omitempty"`
+
 	PublishedParams int64   `json:"published_params"`           // the count the authors or the Hub state
 	PublishedActive int64   `json:"published_active,omitempty"` // MoE: active per token, where stated
 	ParamsTolerance float64 `json:"params_tolerance,omitempty"` // relative; 0 means ParamCount must equal PublishedParams

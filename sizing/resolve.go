@@ -420,6 +420,7 @@ func (rs *resolved) resolveShape(q Query) error {
 			rs.assume("micro-batch 1 per GPU")
 		}
 	}
+	r.GradAccumSteps = max(q.GradAccumSteps, 1)
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		r.LoRARank = q.LoRARank
 		if r.LoRARank == 0 {

@@ -38,6 +38,11 @@ const (
 	PrecisionFP8  Precision = "fp8"
 	PrecisionINT8 Precision = "int8"
 	PrecisionINT4 Precision = "int4"
+
+	// PrecisionPureBF16 is bf16 training without an fp32 master copy of the
+	// weights (torchtune's and LitGPT's default): weights, gradients and
+	// optimizer state all in bf16.
+	PrecisionPureBF16 Precision = "pure-bf16"
 )
 
 // Quant is a weight quantisation scheme: bitsandbytes int8 and NF4,
@@ -60,6 +65,11 @@ const (
 	QuantQ4_0  Quant = "q4_0"
 	QuantQ3_KM Quant = "q3_k_m"
 	QuantQ2_K  Quant = "q2_k"
+
+	// Released low-precision formats: the weights as their makers ship them.
+	QuantFP8   Quant = "fp8"   // e4m3 with block or per-tensor scales (DeepSeek-V3, Kimi K2)
+	QuantMXFP4 Quant = "mxfp4" // OCP microscaling fp4, one e8m0 scale per 32 values (gpt-oss experts)
+	QuantNVFP4 Quant = "nvfp4" // NVIDIA fp4, one fp8 scale per 16 values plus a tensor scale
 )
 
 // Offload says where ZeRO moves state that does not stay on the GPU.
@@ -92,6 +102,7 @@ type Query struct {
 	Offload           Offload   // "" when not said
 	SeqLen            int       // training sequence or inference context; 0 when not said
 	MicroBatch        int       // micro-batch per GPU (training) or concurrent requests (inference)
+	GradAccumSteps    int       // micro-batches per optimizer step; 0 when not said
 	GradCheckpointing *bool     // nil when not said
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
@@ -115,6 +126,7 @@ type Request struct {
 	Offload           Offload   `json:"offload"`
 	SeqLen            int       `json:"seq_len"`
 	MicroBatch        int       `json:"micro_batch"`
+	GradAccumSteps    int       `json:"grad_accum_steps"`
 	GradCheckpointing bool      `json:"grad_checkpointing"`
 	LoRARank          int       `json:"lora_rank"`
 	Quant             Quant     `json:"quant"`
