@@ -114,6 +114,7 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		a := Alternative{
 			Method: c.req.Method, Optimizer: c.req.Optimizer, GPU: c.req.GPU, GPUs: c.req.GPUs,
 			ZeROStage: c.req.ZeROStage, Offload: c.req.Offload, Fits: true, TotalBytes: c.total, Why: c.why,
+			Request: c.req,
 		}
 		if c.priced {
 			nums = append(nums, c.perHour)

@@ -20,7 +20,8 @@ var allowedImports = map[string][]string{
 	"migrations": {},
 	"pricing":    {"sizing"},
 	"store":      {"sizing", "pricing", "migrations"},
-	"bot":        {"sizing", "pricing", "store", "bot/llm"},
+	"bot":        {"sizing", "pricing", "store", "bot/llm", "launch"},
+	"launch":     {"sizing"},
 	"bot/llm":    {"sizing"},
 }
 
