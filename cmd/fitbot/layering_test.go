@@ -20,8 +20,9 @@ var allowedImports = map[string][]string{
 	"migrations": {},
 	"pricing":    {"sizing"},
 	"store":      {"sizing", "pricing", "migrations"},
-	"bot":        {"sizing", "pricing", "store", "bot/llm", "launch"},
+	"bot":        {"sizing", "pricing", "store", "bot/llm", "launch", "chart"},
 	"launch":     {"sizing"},
+	"chart":      {"sizing", "pricing"},
 	"bot/llm":    {"sizing"},
 }
 

@@ -23,6 +23,7 @@ import (
 )
 
 const pricesUsage = `Usage: fitbot prices [--json] [GPU]
+       fitbot prices --chart FILE.png GPU
        fitbot prices refresh [--json] [--provider NAME]
        fitbot prices import [--at TIME] FILE.csv
 
@@ -30,6 +31,10 @@ const pricesUsage = `Usage: fitbot prices [--json] [GPU]
 provider, region and age; with a GPU (h100, "rtx 4090", a100-80), every
 current offer for it. Before the first refresh or import it shows fitbot's
 built-in price sheet and says how old it is.
+
+"prices --chart FILE.png GPU" draws the GPU's price history as a PNG:
+each provider's cheapest on-demand price per GPU-hour, day by day, over
+the last 90 days, with the moves of 5% or more ringed.
 
 "prices refresh" fetches now from the configured providers: aws, azure,
 runpod and vast always; lambda with LAMBDA_API_KEY, gcp with GCP_API_KEY.
@@ -69,6 +74,10 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		json, help bool
 		words      []string
 	}
+	args, chartPath, err := takeChartFlag(args)
+	if err != nil {
+		return a.fail(exitUsage, err.Error(), "fitbot prices --chart h100.png h100")
+	}
 	for i, arg := range args {
 		switch {
 		case arg == "--json" || arg == "-json":
@@ -102,6 +111,9 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		}
 	}
 
+	if chartPath != "" {
+		return a.writePriceChart(ctx, chartPath, gpu, time.Now().UTC())
+	}
 	view, code := a.loadPrices(ctx)
 	if code != exitOK {
 		return code
