@@ -67,9 +67,11 @@ type Config struct {
 	Parse       Parser
 	Answer      Answerer
 	Respond     Responder
-	Plans       PlanStore   // nil: answers are not saved, plan commands say so
-	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet
-	Interpreter Interpreter // nil: no language-model fallback
+	Plans       PlanStore    // nil: answers are not saved, plan commands say so
+	Prices      PriceBook    // nil: `/fit prices` says prices are not available yet
+	Interpreter Interpreter  // nil: no language-model fallback
+	Upload      FileUploader // nil: no pictures, launch configs as text
+	History     PriceHistory // nil: no price pictures
 	Policy      Policy
 	// Refresh fetches prices now and says what it did, in a sentence,
 	// for `/fit prices refresh` (admins only); nil: not available from Slack.

@@ -466,6 +466,8 @@ type DigestPosterConfig struct {
 	Holder   string               // names this poster in the record; "": host name and a random suffix
 	ClaimTTL time.Duration        // 0: DefaultDigestClaimTTL
 	Logger   *slog.Logger         // nil: slog.Default()
+	Upload   FileUploader         // nil: the digest carries no picture
+	History  PriceHistory         // nil: the digest carries no picture
 }
 
 // DigestPoster posts the weekly price-change digest to one channel,
@@ -484,6 +486,8 @@ type DigestPoster struct {
 	holder   string
 	ttl      time.Duration
 	log      *slog.Logger
+	upload   FileUploader
+	history  PriceHistory
 	clock    func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 }
@@ -499,7 +503,7 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 		return nil, errors.New("bot: no digest channel (FITBOT_DIGEST_CHANNEL)")
 	}
 	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, schedule: cfg.Schedule, cfg: cfg.Digest,
-		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: sleepCtx}
+		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, upload: cfg.Upload, history: cfg.History, clock: time.Now, sleep: sleepCtx}
 	if p.schedule == nil {
 		p.schedule = mondays0900UTC{}
 	}
@@ -669,5 +673,6 @@ func (p *DigestPoster) post(ctx context.Context, log *slog.Logger, rec store.Sen
 	}
 	rec.TS, rec.PostedAt, rec.LastError = ts, p.clock().UTC(), ""
 	log.Info("digest: posted", "ts", ts, "moves", len(d.Moves), "quiet", d.Quiet)
+	p.attachChart(ctx, log, ts, d)
 	return DigestDelivery{Record: rec, Digest: &d, Posted: true}, nil
 }

@@ -39,6 +39,9 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
 		switch action {
 		case ActionShare, ActionDetails, ActionReprice:
+		case ActionLaunch:
+			h.later(ctx, action, func(ctx context.Context) { h.launchPressed(ctx, cb, value) })
+			continue
 		default:
 			h.log.Debug("bot: unknown action ignored", "action_id", action)
 			continue
@@ -48,6 +51,9 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 				if !h.respond(ctx, url, msg, action) {
 					return
 				}
+			}
+			if action == ActionShare {
+				h.shareChart(ctx, cb, value)
 			}
 		})
 	}
@@ -64,7 +70,7 @@ func (h *Handler) press(ctx context.Context, action, value, user string) []Messa
 	case ActionShare:
 		shared := msg
 		shared.ResponseType = slack.ResponseTypeInChannel
-		shared.Blocks = append(withoutActions(shared.Blocks), slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Shared by <@%s>", user))))
+		shared.Blocks = append(sharedBlocks(shared.Blocks), slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Shared by <@%s>", user))))
 		return []Message{shared, {DeleteOriginal: true, Text: "shared"}}
 	default:
 		msg.ReplaceOriginal = true
@@ -107,16 +113,4 @@ func isAnswer(m Message) bool {
 		}
 	}
 	return false
-}
-
-// withoutActions returns blocks without the answer's buttons, for a
-// message the whole channel sees.
-func withoutActions(blocks []slack.Block) []slack.Block {
-	out := make([]slack.Block, 0, len(blocks))
-	for _, b := range blocks {
-		if _, ok := b.(*slack.ActionBlock); !ok {
-			out = append(out, b)
-		}
-	}
-	return out
 }

@@ -40,12 +40,13 @@ const digestPostTimeout = 3 * time.Minute
 // newDigestPoster builds the digest poster for channel on db, posting
 // through web, due on cronSpec (FITBOT_DIGEST_CRON; "" for the default).
 // fitbot serve's schedule calls its PostWeekly.
-func newDigestPoster(db *store.DB, web bot.ThreadPoster, channel, cronSpec string, logger *slog.Logger) (*bot.DigestPoster, error) {
+func newDigestPoster(db *store.DB, web bot.ThreadPoster, up bot.FileUploader, channel, cronSpec string, logger *slog.Logger) (*bot.DigestPoster, error) {
 	sched, err := parseCronSpec(cmp.Or(cronSpec, scheduleDigestDefault))
 	if err != nil {
 		return nil, fmt.Errorf("FITBOT_DIGEST_CRON: %w", err)
 	}
-	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Logger: logger})
+	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Logger: logger,
+		Upload: up, History: db})
 }
 
 // digest is `fitbot digest`.
@@ -91,11 +92,12 @@ func (a *app) digest(ctx context.Context, args []string) int {
 
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hc := &http.Client{Timeout: 30 * time.Second}
-	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: bot.NewSlackClient(token, "", a.getenv("SLACK_API_URL"), hc), Logger: logger})
+	client := bot.NewSlackClient(token, "", a.getenv("SLACK_API_URL"), hc)
+	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: client, Logger: logger})
 	if err != nil {
 		return a.fail(exitFailure, err.Error(), "")
 	}
-	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), logger)
+	poster, err := newDigestPoster(db, web, bot.NewUploader(client, nil), cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), logger)
 	if err != nil {
 		return a.fail(exitFailure, err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
 	}

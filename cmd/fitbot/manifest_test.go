@@ -50,7 +50,7 @@ func TestSlackManifest(t *testing.T) {
 	if fit.Command != "/fit" || fit.UsageHint == "" || fit.Description == "" || len(fit.Description) > 100 || fit.Url != "" {
 		t.Errorf("/fit = %+v, want a description (100 characters at most), a usage hint, no URL in Socket Mode", fit)
 	}
-	wantScopes := []string{"commands", "chat:write", "app_mentions:read", "im:history", "chat:write.public"}
+	wantScopes := []string{"commands", "chat:write", "app_mentions:read", "im:history", "chat:write.public", "files:write"}
 	if diff := cmp.Diff(wantScopes, m.OAuthConfig.Scopes.Bot); diff != "" {
 		t.Errorf("bot scopes (-want +got):\n%s", diff)
 	}

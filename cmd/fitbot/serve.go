@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/fitbot/fitbot/bot"
@@ -31,6 +32,9 @@ var (
 	_ bot.Interpreter  = (*llm.Client)(nil)
 	_ bot.ThreadPoster = (*bot.WebAPI)(nil)
 	_ bot.EventHandler = (*bot.Events)(nil)
+	_ bot.PriceHistory = (*store.DB)(nil)
+	_ bot.FileUploader = (*bot.Uploader)(nil)
+	_ bot.UploadAPI    = (*slack.Client)(nil)
 )
 
 // Timeouts of the serve process.
@@ -70,13 +74,14 @@ func (a *app) serve(ctx context.Context, args []string) int {
 // service is a running `fitbot serve`: what it started, in the order it
 // stops them.
 type service struct {
-	cfg     Config
-	log     *slog.Logger
-	db      *store.DB
-	handler *bot.Handler
-	servers []*http.Server
-	socket  *bot.Socket
-	stopSch func(context.Context) error
+	cfg      Config
+	log      *slog.Logger
+	db       *store.DB
+	handler  *bot.Handler
+	uploader *bot.Uploader // pictures and launch configs into threads
+	servers  []*http.Server
+	socket   *bot.Socket
+	stopSch  func(context.Context) error
 
 	fatal      chan error // a listener or the socket failing for good
 	socketStop context.CancelFunc
@@ -107,6 +112,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	metrics := bot.NewMetrics()
 	hc := &http.Client{Timeout: slackAPITimeout}
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
+	s.uploader = bot.NewUploader(api, metrics)
 	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
 	auth, err := api.AuthTestContext(actx)
 	cancel()
@@ -137,6 +143,8 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Plans:       db,
 		Prices:      db,
 		Interpreter: interpreter,
+		Upload:      s.uploader,
+		History:     db,
 		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
 			Admins: cfg.Admins, PerUserPerMinute: cfg.RateLimit},
 		Refresh: func(ctx context.Context) (string, error) {
@@ -224,7 +232,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.log)
+	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.log)
 	if err != nil {
 		return nil, err
 	}
