@@ -17,8 +17,8 @@ import (
 // HistoryDays is how far back the price picture looks.
 const HistoryDays = 90
 
-// moveThreshold is the day-to-day change of a provider's cheapest price
-// that the picture marks as a move.
+// moveThreshold is the change of a provider's cheapest price from one
+// observed day to the next that the picture marks as a move.
 const moveThreshold = 0.05
 
 // PriceData is everything the price picture shows: each provider's
@@ -34,11 +34,11 @@ type PriceData struct {
 type PriceSeries struct {
 	Provider string       `json:"provider"`
 	Points   []PricePoint `json:"points"`
-	Moves    []PricePoint `json:"moves"` // days whose price moved by 5% or more from the day before
+	Moves    []PricePoint `json:"moves"` // days whose price moved by 5% or more from the previous observed day
 }
 
 // PricePoint is one day's cheapest price per GPU-hour; ChangePct is its
-// change from the day before, set on moves.
+// change from the previous observed day, set on moves.
 type PricePoint struct {
 	Day       string  `json:"day"` // 2006-01-02, UTC
 	USD       float64 `json:"usd_per_gpu_hour"`
@@ -142,7 +142,7 @@ func plural(n int, one, many string) string {
 }
 
 // PricesPNG draws the price picture: one line per provider, US dollars
-// per GPU-hour against the date, moves marked with a red dot and their change in per cent.
+// per GPU-hour against the date, each price held until the next (steps), moves marked with a red dot and their change in per cent.
 func PricesPNG(d PriceData) ([]byte, error) {
 	p := newPlot(d.Title)
 	p.Y.Label.Text = "$ per GPU-hour"
@@ -163,6 +163,7 @@ func PricesPNG(d PriceData) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %s: %w", s.Provider, err)
 		}
+		line.StepStyle = plotter.PostStep // a price holds until the next one
 		line.LineStyle.Width = vg.Length(5)
 		line.LineStyle.Color = palette[i%len(palette)]
 		p.Add(line)
