@@ -139,10 +139,19 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
+// reporter is what the checks need of a test: *testing.T, or a collector
+// that lets a test see that a check fails on a tampered config.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+}
+
 // checkConfig parses an emitted config back and checks that it names
 // only keys or flags its tool documents and says what the estimate
 // assumed.
-func checkConfig(t *testing.T, cfg Config, p Plan) {
+func checkConfig(t reporter, cfg Config, p Plan) {
 	t.Helper()
 	if !strings.HasSuffix(cfg.Text, "\n") {
 		t.Errorf("%s config does not end in a newline", cfg.Kind)
@@ -164,7 +173,7 @@ func checkConfig(t *testing.T, cfg Config, p Plan) {
 }
 
 // keyList reads a "section name" list from testdata.
-func keyList(t *testing.T, file string) map[string]map[string]bool {
+func keyList(t reporter, file string) map[string]map[string]bool {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", file))
 	if err != nil {
@@ -189,7 +198,7 @@ func keyList(t *testing.T, file string) map[string]map[string]bool {
 
 // flagList reads "flag choice..." lines: every flag with its choices
 // (nil when any value goes).
-func flagList(t *testing.T, file string) map[string][]string {
+func flagList(t reporter, file string) map[string][]string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
@@ -206,7 +215,7 @@ func flagList(t *testing.T, file string) map[string][]string {
 	return out
 }
 
-func checkKeys(t *testing.T, what string, m map[string]any, allowed map[string]bool) {
+func checkKeys(t reporter, what string, m map[string]any, allowed map[string]bool) {
 	t.Helper()
 	for k := range m {
 		if !allowed[k] {
@@ -215,7 +224,7 @@ func checkKeys(t *testing.T, what string, m map[string]any, allowed map[string]b
 	}
 }
 
-func checkDeepSpeed(t *testing.T, text string, r sizing.Request) {
+func checkDeepSpeed(t reporter, text string, r sizing.Request) {
 	t.Helper()
 	keys := keyList(t, "deepspeed_keys.txt")
 	var c map[string]any
@@ -239,7 +248,7 @@ func checkDeepSpeed(t *testing.T, text string, r sizing.Request) {
 		t.Errorf("micro %d, accumulation %d; the estimate assumed %d and %d", micro, gas, r.MicroBatch, r.GradAccumSteps)
 	}
 	if _, ok := c["gradient_clipping"].(float64); !ok {
-		t.Error("no gradient_clipping")
+		t.Errorf("no gradient_clipping")
 	}
 	zero, _ := c["zero_optimization"].(map[string]any)
 	checkKeys(t, "zero_optimization", zero, keys["zero"])
@@ -282,7 +291,7 @@ func checkDeepSpeed(t *testing.T, text string, r sizing.Request) {
 	}
 }
 
-func checkAccelerate(t *testing.T, text string, r sizing.Request) {
+func checkAccelerate(t reporter, text string, r sizing.Request) {
 	t.Helper()
 	keys := keyList(t, "accelerate_keys.txt")
 	var c map[string]any
@@ -313,7 +322,7 @@ func checkAccelerate(t *testing.T, text string, r sizing.Request) {
 
 // commandArgs splits a command line the way emitted ones are written:
 // backslash-newline continuations, single-quoted words, no other quoting.
-func commandArgs(t *testing.T, text string) []string {
+func commandArgs(t reporter, text string) []string {
 	t.Helper()
 	text = strings.ReplaceAll(text, "\\\n", " ")
 	var args []string
@@ -328,7 +337,7 @@ func commandArgs(t *testing.T, text string) []string {
 
 // flagValues checks every flag against the documented list and returns
 // flag -> value.
-func flagValues(t *testing.T, args []string, documented map[string][]string) map[string]string {
+func flagValues(t reporter, args []string, documented map[string][]string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for i := 0; i < len(args); i++ {
@@ -367,7 +376,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func atoi(t *testing.T, s string) int {
+func atoi(t reporter, s string) int {
 	t.Helper()
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -376,7 +385,7 @@ func atoi(t *testing.T, s string) int {
 	return n
 }
 
-func checkVLLM(t *testing.T, text string, p Plan) {
+func checkVLLM(t reporter, text string, p Plan) {
 	t.Helper()
 	r := p.Request
 	args := commandArgs(t, text)
@@ -419,7 +428,7 @@ func checkVLLM(t *testing.T, text string, p Plan) {
 	}
 }
 
-func checkLlama(t *testing.T, text string, p Plan) {
+func checkLlama(t reporter, text string, p Plan) {
 	t.Helper()
 	r := p.Request
 	args := commandArgs(t, text)
@@ -443,7 +452,7 @@ func checkLlama(t *testing.T, text string, p Plan) {
 	}
 }
 
-func checkSkyPilot(t *testing.T, text string, p Plan) {
+func checkSkyPilot(t reporter, text string, p Plan) {
 	t.Helper()
 	r := p.Request
 	keys := keyList(t, "skypilot_keys.txt")
@@ -581,6 +590,87 @@ func TestHubID(t *testing.T) {
 	} {
 		if got, _ := hubID(tt.model); got != tt.want {
 			t.Errorf("hubID(%q) = %q, want %q", tt.model, got, tt.want)
+		}
+	}
+}
+
+// collector records what a check reports; Fatal stops the check.
+type collector struct{ problems []string }
+
+type stopCheck struct{}
+
+func (c *collector) Helper() {}
+func (c *collector) Errorf(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+func (c *collector) Fatalf(format string, args ...any) {
+	c.Errorf(format, args...)
+	panic(stopCheck{})
+}
+func (c *collector) Fatal(args ...any) {
+	c.problems = append(c.problems, fmt.Sprint(args...))
+	panic(stopCheck{})
+}
+
+// problems runs a check on cfg with a collector.
+func problems(cfg Config, p Plan) (out []string) {
+	c := &collector{}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(stopCheck); !ok {
+				panic(r)
+			}
+		}
+		out = c.problems
+	}()
+	checkConfig(c, cfg, p)
+	return c.problems
+}
+
+// TestChecksCatchTamperedConfigs makes sure the parse-back checks can
+// fail: each emitted config, changed the way a hand edit or a bug would
+// change it, is caught, and the untouched one is not.
+func TestChecksCatchTamperedConfigs(t *testing.T) {
+	byName := map[string]launchCase{}
+	for _, c := range launchCases {
+		byName[c.name] = c
+	}
+	for _, tt := range []struct {
+		caseName string
+		kind     Kind
+		old, new string
+	}{
+		{"zero2-accum", KindDeepSpeed, `"train_batch_size": 64`, `"train_batch_size": 32`},
+		{"zero2-accum", KindDeepSpeed, `"stage": 2`, `"stage": 3`},
+		{"zero2-accum", KindDeepSpeed, `"gradient_clipping"`, `"grad_clip"`},
+		{"zero3-offload-2nodes", KindDeepSpeed, `"device": "cpu"`, `"device": "nvme"`},
+		{"zero2-accum", KindAccelerate, "SHARD_GRAD_OP", "FULL_SHARD"},
+		{"zero2-accum", KindAccelerate, "num_processes: 8", "num_processes: 4"},
+		{"tp8-kvfp8", KindVLLM, "--tensor-parallel-size 8", "--tensor-parallel-size 4"},
+		{"tp8-kvfp8", KindVLLM, "--kv-cache-dtype fp8", "--kv-cache-dtype int8"},
+		{"tp8-kvfp8", KindVLLM, "--max-model-len", "--max-len"},
+		{"tp2-awq", KindVLLM, "--gpu-memory-utilization 0.50", "--gpu-memory-utilization 0.30"},
+		{"gguf-4090", KindLlamaCpp, "-c 32768", "-c 8192"},
+		{"gguf-kv-int8", KindLlamaCpp, "-ctk q8_0", "-ctk int8"},
+		{"zero3-offload-2nodes", KindSkyPilot, "H100:8", "H100:4"},
+		{"zero3-offload-2nodes", KindSkyPilot, "use_spot: true", "use_spot: false"},
+		{"zero3-offload-2nodes", KindSkyPilot, "disk_size:", "disk:"},
+	} {
+		_, a := answerFor(t, byName[tt.caseName])
+		p := PlanOf(a)
+		cfg, err := Emit(tt.kind, p)
+		if err != nil {
+			t.Fatalf("%s/%s: %v", tt.caseName, tt.kind, err)
+		}
+		if got := problems(cfg, p); len(got) != 0 {
+			t.Fatalf("%s/%s untouched: %v", tt.caseName, tt.kind, got)
+		}
+		if !strings.Contains(cfg.Text, tt.old) {
+			t.Fatalf("%s/%s has no %q to tamper with", tt.caseName, tt.kind, tt.old)
+		}
+		cfg.Text = strings.Replace(cfg.Text, tt.old, tt.new, 1)
+		if got := problems(cfg, p); len(got) == 0 {
+			t.Errorf("%s/%s with %q for %q: the checks found nothing", tt.caseName, tt.kind, tt.new, tt.old)
 		}
 	}
 }
