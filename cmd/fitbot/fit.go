@@ -109,6 +109,9 @@ func (a *app) fit(ctx context.Context, args []string) int {
 		fmt.Fprint(a.stderr, fitUsage)
 		return exitUsage
 	}
+	if err := f.emitConflict(); err != nil {
+		return a.fail(exitUsage, err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
+	}
 	parsed, err := sizing.Parse(strings.Join(f.words, " "))
 	if f.config != "" {
 		arch, cerr := loadConfig(f.config)

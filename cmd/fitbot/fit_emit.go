@@ -18,6 +18,18 @@ func (f *fitArgs) setValue(name, value string) {
 	}
 }
 
+// emitConflict refuses --emit with the flags whose output it would
+// mix with the config's (--json) or silently skip (--save).
+func (f *fitArgs) emitConflict() error {
+	switch {
+	case f.emit != "" && f.json:
+		return errors.New("--emit prints the launch config and --json the answer: ask for one at a time")
+	case f.emit != "" && f.save:
+		return errors.New("--emit prints only the launch config: save the plan with a separate fitbot fit --save")
+	}
+	return nil
+}
+
 // emitLaunch is `fitbot fit --emit KIND`: the launch config of the answer
 // on stdout and its notes on stderr. When the asked configuration does not
 // fit, the config is for the first alternative that does, and stderr says

@@ -34,6 +34,10 @@ func TestFitEmit(t *testing.T) {
 			code: exitUsage, stderrHas: "one of deepspeed, accelerate, vllm, llama.cpp, skypilot"},
 		{name: "no value", args: []string{"13B", "lora", "4090", "--emit"},
 			code: exitUsage, stderrHas: "--emit needs a value"},
+		{name: "with --json", args: []string{"--json", "--emit", "deepspeed", "13B", "lora", "4090"},
+			code: exitUsage, stderrHas: "ask for one at a time"},
+		{name: "with --save", args: []string{"--save", "--emit", "deepspeed", "13B", "lora", "4090"},
+			code: exitUsage, stderrHas: "save the plan with a separate"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runFit(t, tt.args...)
