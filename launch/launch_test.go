@@ -674,3 +674,19 @@ func TestChecksCatchTamperedConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestServingNeedsAHubRepo: a bare size trains (DeepSpeed needs no repo)
+// but cannot be served, and says why.
+func TestServingNeedsAHubRepo(t *testing.T) {
+	_, train := answerFor(t, launchCase{name: "bare-train", words: "7B full on 8 a100 zero 3"})
+	if _, err := Emit(KindDeepSpeed, PlanOf(train)); err != nil {
+		t.Errorf("DeepSpeed for a bare size: %v", err)
+	}
+	_, serve := answerFor(t, launchCase{name: "bare-serve", words: "7B inference l4"})
+	for _, k := range []Kind{KindVLLM, KindSkyPilot} {
+		_, err := Emit(k, PlanOf(serve))
+		if err == nil || !strings.Contains(err.Error(), "knows no Hugging Face repo") {
+			t.Errorf("%s for a bare size: %v, want the missing repo said", k, err)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: fmt.Sprintf("vLLM's KV cache is 16-bit or fp8, not %s (ask for an fp8 KV cache)", r.KVPrecision), Try: KindLlamaCpp}
 	}
 	if p.HubID == "" {
-		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: "a bare size has no Hugging Face repo to serve: name the model"}
+		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: "fitbot knows no Hugging Face repo for this model (a bare size or a local config.json): name a catalog model or a Hub id"}
 	}
 	args := []string{"vllm", "serve", p.HubID,
 		"--tensor-parallel-size", strconv.Itoa(tensorParallel(r))}

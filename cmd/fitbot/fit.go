@@ -126,6 +126,9 @@ func (a *app) fit(ctx context.Context, args []string) int {
 		return a.fitFailed(err)
 	}
 	if parsed.Intent != sizing.IntentFit {
+		if f.emit != "" || f.chart != "" {
+			return a.fail(exitUsage, "--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
+		}
 		return a.ask(ctx, parsed, f.json)
 	}
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}

@@ -34,6 +34,8 @@ func TestFitEmit(t *testing.T) {
 			code: exitUsage, stderrHas: "one of deepspeed, accelerate, vllm, llama.cpp, skypilot"},
 		{name: "no value", args: []string{"13B", "lora", "4090", "--emit"},
 			code: exitUsage, stderrHas: "--emit needs a value"},
+		{name: "a search, not one configuration", args: []string{"--emit", "deepspeed", "what", "2x4090", "lora"},
+			code: exitUsage, stderrHas: "need a question with one configuration"},
 		{name: "with --json", args: []string{"--json", "--emit", "deepspeed", "13B", "lora", "4090"},
 			code: exitUsage, stderrHas: "ask for one at a time"},
 		{name: "with --save", args: []string{"--save", "--emit", "deepspeed", "13B", "lora", "4090"},
