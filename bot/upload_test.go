@@ -182,15 +182,20 @@ func TestUploaderRefusesEmptyFiles(t *testing.T) {
 // the upload fails the text answer is there all the same.
 func TestEventAnswerCarriesItsPicture(t *testing.T) {
 	for _, tt := range []struct {
-		name, complete string
-		wantShared     bool
+		name, get, complete string
+		wantCalls           [3]int
+		wantMetric          string // the failure counted, "" for none
 	}{
-		{"uploaded", "files_completeUploadExternal_ok.json", true},
-		{"upload fails", "files_completeUploadExternal_not_in_channel.json", false},
+		{"uploaded", "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json", [3]int{1, 1, 1}, ""},
+		{"completeUploadExternal fails", "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_not_in_channel.json", [3]int{1, 1, 1},
+			`fitbot_slack_api_errors_total{kind="client",method="files.completeUploadExternal"} 1`},
+		{"getUploadURLExternal fails", "files_getUploadURLExternal_error.json", "files_completeUploadExternal_ok.json", [3]int{1, 0, 0},
+			`fitbot_slack_api_errors_total{kind="client",method="files.getUploadURLExternal"} 1`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := newFileFake(t, "files_getUploadURLExternal_ok.json", tt.complete)
-			f := newEventsFixture(t, func(c *Config) { c.Upload = fake.uploader(t, nil) })
+			fake := newFileFake(t, tt.get, tt.complete)
+			m := NewMetrics()
+			f := newEventsFixture(t, func(c *Config) { c.Upload = fake.uploader(t, m) })
 			f.deliver(t, "app_mention_thread.json")
 			f.h.Wait()
 			posts := f.rec.posted()
@@ -198,8 +203,20 @@ func TestEventAnswerCarriesItsPicture(t *testing.T) {
 				t.Fatalf("posts %+v, want the text answer", posts)
 			}
 			g, u, c := fake.calls()
-			if g != 1 || u != 1 || c != 1 {
-				t.Fatalf("calls get/upload/complete = %d/%d/%d, want 1/1/1", g, u, c)
+			if [3]int{g, u, c} != tt.wantCalls {
+				t.Fatalf("calls get/upload/complete = %d/%d/%d, want %v", g, u, c, tt.wantCalls)
+			}
+			w := httptest.NewRecorder()
+			m.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+			exposition := w.Body.String()
+			if tt.wantMetric != "" && !strings.Contains(exposition, tt.wantMetric) {
+				t.Errorf("metrics lack %s", tt.wantMetric)
+			}
+			if tt.wantMetric == "" && strings.Contains(exposition, `method="files.`) {
+				t.Errorf("a successful upload counted as a failure")
+			}
+			if u == 0 {
+				return
 			}
 			img, err := png.Decode(bytes.NewReader(fake.uploads[0]))
 			if err != nil {
