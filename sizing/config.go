@@ -208,7 +208,7 @@ func (r *configReader) refuseUnread(mt string) {
 		case "null", "false", "0", "[]", "{}", `""`:
 			continue
 		}
-		r.fail(fmt.Sprintf("config.json sets %q to %s, which changes the parameter count, and fitbot does not model it for model_type %q; ask by the model's name or a bare size (\"30B\") instead", k, clip(string(v)), orDefault(mt, "unknown")))
+		r.fail(fmt.Sprintf("config.json sets %q to %s, which changes the parameter count, and fitbot does not model it for model_type %q; ask with the model's size instead (a bare size such as 30B is a Llama-style model of that many parameters)", k, clip(string(v)), orDefault(mt, "unknown")))
 		return
 	}
 }
@@ -341,10 +341,10 @@ func (r *configReader) model(mt string) (Model, []string) {
 	case "m2m_100", "nllb", "nllb-moe":
 		return r.m2m100(mt), nil
 	case "gemma3n", "gemma3n_text":
-		r.fail("Gemma 3n (model_type " + mt + ") is not supported: its per-layer embeddings, AltUp and LAuReL blocks are not modelled; ask for it by a bare size (\"8B\") instead")
+		r.fail("Gemma 3n (model_type " + mt + ") is not supported: its per-layer embeddings, AltUp and LAuReL blocks are not modelled, nor its audio and vision towers; ask with its size instead (a bare 8B)")
 		return Model{}, nil
 	case "mllama":
-		r.fail("Llama 3.2 Vision (model_type mllama) is not supported: its cross-attention layers are not modelled; ask for it by a bare size (\"11B\") instead")
+		r.fail("Llama 3.2 Vision (model_type mllama) is not supported: its cross-attention layers are not modelled; ask with its size instead (a bare 11B)")
 		return Model{}, nil
 	}
 	return r.llamaLike(mt)
