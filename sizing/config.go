@@ -80,7 +80,7 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 	if err := m.checkShape(); err != nil {
 		return Model{}, err
 	}
-	if vc, ok := raw["vision_config"]; ok && string(vc) != "null" || nested {
+	if vc, ok := raw["vision_config"]; (ok && string(vc) != "null") || nested {
 		n, what, why := visionParams(top, vc, m.Hidden)
 		if n > 0 {
 			m.ExtraParams, m.ExtraParamsNote = n, what
