@@ -26,9 +26,9 @@ const (
 // gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe,
 // gpt_oss), GPT-2, GPT-NeoX, BLOOM, Falcon, BERT, T5 and M2M100/NLLB,
 // and the multimodal wrappers that nest their language model under
-// text_config (llava, gemma3, llama4, qwen2_vl: their vision tower is
-// counted as ExtraParams from vision_config; another wrapper's tower is
-// named as not counted). Multi-token-prediction layers are counted in the
+// text_config (llava, gemma3, llama4, qwen2_vl, qwen2_5_vl, mistral3:
+// their vision tower is counted as ExtraParams from vision_config;
+// another wrapper's tower is named as not counted). Multi-token-prediction layers are counted in the
 // total and named; a quantization_config of fp8, mxfp4, gptq, awq or
 // bitsandbytes sets ReleasedFormat.
 //
@@ -81,7 +81,7 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 		return Model{}, err
 	}
 	if vc, ok := raw["vision_config"]; (ok && string(vc) != "null") || nested {
-		n, what, why := visionParams(top, vc, m.Hidden)
+		n, what, why := visionParams(raw, m.Hidden)
 		if n > 0 {
 			m.ExtraParams, m.ExtraParamsNote = n, what
 			notes = append(notes, fmt.Sprintf("%s counted: %s parameters from vision_config", what, roundCount(n)))

@@ -235,6 +235,8 @@ func TestConfigParamsMatchHub(t *testing.T) {
 		{"t5-base.json", "google-t5/t5-base", 222_903_552, 0, 0, false},
 		{"llava-1.5-7b-hf.json", "llava-hf/llava-1.5-7b-hf", 7_063_427_072, 0, 0, true},
 		{"qwen2-vl-2b-instruct.json", "Qwen/Qwen2-VL-2B-Instruct", 2_208_985_600, 0, 0, true},
+		{"qwen2.5-vl-7b-instruct.json", "Qwen/Qwen2.5-VL-7B-Instruct", 8_292_166_656, 0, 0, true},
+		{"mistral-small-3.1-24b-instruct-2503.json", "mistralai/Mistral-Small-3.1-24B-Instruct-2503", 24_011_361_280, 0, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.repo, func(t *testing.T) {

@@ -6,15 +6,17 @@ import (
 )
 
 // visionParams counts the vision tower and projector of a multimodal
-// config.json from its vision_config, for the wrappers whose towers
-// fitbot knows: llava (CLIP), gemma3 (SigLIP), llama4 and qwen2_vl. It
-// returns the count and what it is, or 0 and why the tower is not
-// counted. textHidden is the language model's width, which the projector
-// maps into. A malformed vision_config is not an error: the tower is then
+// config.json (outer, the top-level object) from its vision_config, for
+// the wrappers whose towers fitbot knows: llava (CLIP), gemma3 (SigLIP),
+// llama4, qwen2_vl, qwen2_5_vl and mistral3 (Pixtral). It returns the
+// count and what it is, or 0 and why the tower is not counted.
+// textHidden is the language model's width, which the projector maps
+// into. A malformed vision_config is not an error: the tower is then
 // named as not counted.
-func visionParams(top string, raw json.RawMessage, textHidden int) (n int64, what, why string) {
+func visionParams(outer rawConfig, textHidden int) (n int64, what, why string) {
+	top := outer.str("model_type")
 	var vc rawConfig
-	if len(raw) == 0 || json.Unmarshal(raw, &vc) != nil || vc == nil {
+	if raw, ok := outer["vision_config"]; !ok || json.Unmarshal(raw, &vc) != nil || vc == nil {
 		return 0, "", "config.json has no vision_config to count it from"
 	}
 	r := configReader{cfg: vc, used: map[string]bool{}}
@@ -32,6 +34,10 @@ func visionParams(top string, raw json.RawMessage, textHidden int) (n int64, wha
 		n, what = r.llama4Tower(th), "the Llama 4 vision tower and projector"
 	case "qwen2_vl":
 		n, what = r.qwen2VLTower(), "the Qwen2-VL vision tower and merger"
+	case "qwen2_5_vl":
+		n, what = r.qwen25VLTower(), "the Qwen2.5-VL vision tower and merger"
+	case "mistral3":
+		n, what = r.pixtralTower(outer, th), "the Pixtral vision tower and projector"
 	default:
 		return 0, "", "fitbot does not know this wrapper's vision tower"
 	}
@@ -129,4 +135,51 @@ func (r *configReader) qwen2VLTower() int64 {
 	ctx := e * merge * merge
 	merger := 2*e + ctx*ctx + ctx + ctx*out + out
 	return int64(c)*tp*p*p*e + vitLayers(depth, e, e*ratio) + merger
+}
+
+// qwen25VLTower is Qwen2.5-VL's ViT: Qwen2-VL's patch convolution and
+// merger, with RMSNorm blocks and a gated MLP with biases.
+func (r *configReader) qwen25VLTower() int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	depth := int64(r.need(maxVisionLayers, "depth"))
+	out := int64(r.need(maxVisionDim, "out_hidden_size"))
+	p := int64(r.need(maxVisionSmall, "patch_size"))
+	tp := int64(r.need(maxVisionSmall, "temporal_patch_size"))
+	merge := int64(r.need(maxVisionSmall, "spatial_merge_size"))
+	c, ok := r.num(16, "in_chans", "in_channels")
+	if !ok || c == 0 {
+		c = 3
+	}
+	block := 2*h + 4*(h*h+h) + 3*h*i + 2*i + h
+	ctx := h * merge * merge
+	merger := h + ctx*ctx + ctx + ctx*out + out
+	return int64(c)*tp*p*p*h + depth*block + merger
+}
+
+// pixtralTower is Pixtral's ViT (a bias-free patch convolution, RMSNorm
+// blocks with a gated MLP and no biases) and Mistral 3's projector: a
+// norm, the patch merger folding spatial_merge_size² patches, and two
+// linear layers into the language model.
+func (r *configReader) pixtralTower(outer rawConfig, textHidden int64) int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	layers := int64(r.need(maxVisionLayers, "num_hidden_layers"))
+	p := int64(r.need(maxVisionSmall, "patch_size"))
+	top := configReader{cfg: outer, used: map[string]bool{}}
+	merge, ok := top.num(maxVisionSmall, "spatial_merge_size")
+	if !ok || merge == 0 {
+		merge = 2
+	}
+	bias := top.flag("multimodal_projector_bias", false)
+	if top.err != nil {
+		r.fail(top.err.Error())
+	}
+	m := int64(merge)
+	tower := r.channels()*p*p*h + h + layers*(4*h*h+3*h*i+2*h)
+	projector := h + h*m*m*h + h*textHidden + textHidden*textHidden
+	if bias {
+		projector += 2 * textHidden
+	}
+	return tower + projector
 }
