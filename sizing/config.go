@@ -197,6 +197,13 @@ var countKeys = []string{
 	"hybrid_override_pattern", "layers_block_type", "ssm_state_size", "mamba_d_state", "mamba_num_heads", "mamba_n_heads",
 }
 
+// moeKeys are the count keys that only matter when a model has experts.
+var moeKeys = []string{
+	"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts",
+	"n_shared_experts", "num_shared_experts", "moe_num_shared_experts", "shared_expert_intermediate_size", "moe_intermediate_size",
+	"first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers", "interleave_moe_layer_step", "moe_layers",
+}
+
 // refuseUnread fails on the first count-changing key no reader looked at.
 func (r *configReader) refuseUnread(mt string) {
 	for _, k := range countKeys {
@@ -448,6 +455,10 @@ func (r *configReader) llamaLike(mt string) (Model, []string) {
 func (r *configReader) experts(m *Model, mt string) {
 	m.Experts, _ = r.num(maxConfigDim, "num_local_experts", "num_experts", "n_routed_experts")
 	if m.Experts == 0 {
+		// Without experts, the keys of an MoE layout change nothing.
+		for _, k := range moeKeys {
+			r.used[k] = true
+		}
 		m.Intermediate = r.need(maxConfigDim, "intermediate_size", "ffn_hidden_size", "n_inner")
 		return
 	}

@@ -333,6 +333,10 @@ func TestModelFromConfigRefuses(t *testing.T) {
 			t.Errorf("%s: problem %q, want it to contain %q", tt.name, ie.Problem, tt.want)
 		}
 	}
+	// The layout keys of an MoE change nothing on a dense model.
+	if _, err := ModelFromConfig([]byte(`{"model_type": "qwen2", `+base+`, "num_experts": 0, "decoder_sparse_step": 2, "first_k_dense_replace": 1}`), "x"); err != nil {
+		t.Errorf("dense model with MoE layout keys: %v", err)
+	}
 }
 
 // TestModelFromConfigReleasedFormat reads quantization_config.
