@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -127,8 +128,8 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	}
 	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
 	if h.cfg.Plans != nil {
-		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
-		if id, ok := h.savePlan(ctx, plan); ok {
+		saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, p.Query, a))
+		if id, ok := h.savePlan(ctx, saved); ok {
 			view.planID = id
 			view.kept = sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
 			if view.kept == "" {

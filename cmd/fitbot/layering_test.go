@@ -12,15 +12,16 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot -> store
-// -> pricing -> sizing: for each of fitbot's packages, the fitbot packages
+// -> pricing -> plan -> sizing: for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
 	"sizing":     {},
 	"migrations": {},
-	"pricing":    {"sizing"},
-	"store":      {"sizing", "pricing", "migrations"},
-	"bot":        {"sizing", "pricing", "store", "bot/llm"},
+	"plan":       {"sizing"},
+	"pricing":    {"sizing", "plan"},
+	"store":      {"sizing", "plan", "pricing", "migrations"},
+	"bot":        {"sizing", "plan", "pricing", "store", "bot/llm"},
 	"bot/llm":    {"sizing"},
 }
 

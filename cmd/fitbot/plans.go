@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -118,7 +119,7 @@ func (a *app) plans(ctx context.Context, args []string) int {
 	model := strings.Join(f.words, " ")
 	key := ""
 	if model != "" {
-		if key, err = store.ModelKeyFor(model); err != nil {
+		if key, err = plan.ModelKeyFor(model); err != nil {
 			return a.inputFailed(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
 		}
 	}
@@ -173,7 +174,7 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
 	for _, p := range plans {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.CreatedAt.Format("2006-01-02 15:04"),
-			who(p), clip(p.Question, 48), verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
+			who(p), clip(p.Question, 48), plan.Verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
@@ -194,17 +195,6 @@ func who(p store.Plan) string {
 		return "slack " + p.User
 	}
 	return p.Source
-}
-
-// verdict is the answer's verdict in words.
-func verdict(fits bool, headroom string) string {
-	switch {
-	case !fits:
-		return "does not fit"
-	case headroom == string(sizing.HeadroomTight):
-		return "fits, tight"
-	}
-	return "fits"
 }
 
 func hardware(gpus int, gpu string) string { return fmt.Sprintf("%d× %s", gpus, gpu) }
@@ -256,7 +246,7 @@ func (a *app) savePlan(ctx context.Context, question string, q sizing.Query, ans
 		return code
 	}
 	defer a.closeStore(db)
-	p := store.PlanFromAnswer(store.Who{Source: store.SourceCLI}, question, q, ans)
+	p := store.NewPlan(store.Who{Source: store.SourceCLI}, plan.FromAnswer(question, q, ans))
 	id, err := db.SavePlan(ctx, &p)
 	if err != nil {
 		return a.fail(exitFailure, err.Error(), "")

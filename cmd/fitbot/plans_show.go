@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -69,47 +69,40 @@ func (a *app) planShow(ctx context.Context, args []string) int {
 	return exitOK
 }
 
-// reanswerPlan answers a plan's canonical question again with today's
-// catalog and prices (the store's current offers, the default sheet for
-// GPUs it has none for) and lists what changed.
+// reanswerPlan answers a plan's question again with today's catalog and
+// prices (the store's current offers, the default sheet for GPUs it has
+// none for) and lists what changed, in words.
 func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
-	r := replan{Plan: toOutput(p), Changes: []string{}}
-	if strings.HasPrefix(p.ModelKey, "config:") {
-		r.Problem = "this plan sized a model from a config.json, which is not kept; run fitbot fit --config FILE again"
+	d := plan.Reanswer(p.Summary(), nil, &sizing.Estimator{Prices: prices}, nil)
+	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
+	if d.Now == nil {
 		return r
 	}
-	parsed, err := sizing.Parse(p.Canonical)
-	if err != nil {
-		r.Problem = fmt.Sprintf("today's parser no longer reads %q: %v", p.Canonical, err)
-		return r
+	now := d.Now
+	if d.Changed.Verdict {
+		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom))))
 	}
-	now, err := (&sizing.Estimator{Prices: prices}).Answer(parsed.Query)
-	if err != nil {
-		r.Problem = fmt.Sprintf("today's catalog cannot answer %q: %v", p.Canonical, err)
-		return r
-	}
-	r.Now = &now
-
-	if then, today := verdict(p.Fits, p.Headroom), verdict(now.Fits, string(now.Headroom)); then != today {
-		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", then, today))
-	}
-	if p.GPU != now.Request.GPU || p.GPUs != now.Request.GPUs {
+	if d.Changed.Hardware {
 		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU)))
 	}
-	if then, today := p.PerGPUBytes, now.PerGPU.TotalBytes; then > 0 && math.Abs(float64(today-then)) > 0.01*float64(then) {
-		r.Changes = append(r.Changes, fmt.Sprintf("per-GPU memory: %s then, %s now (the memory model changed)", gib(then), gib(today)))
+	if d.Changed.Memory {
+		r.Changes = append(r.Changes, fmt.Sprintf("per-GPU memory: %s then, %s now (the memory model changed)", gib(p.PerGPUBytes), gib(now.PerGPU.TotalBytes)))
 	}
-	then, today := p.USDPerHour, now.Throughput.USDPerHour
-	switch {
-	case then != nil && today != nil && math.Abs(*today-*then) >= 0.005:
-		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, %s now (%+.0f%%)", usd(then), usd(today), 100*(*today-*then) / *then))
-	case then == nil && today != nil:
-		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: no price then, %s now", usd(today)))
-	case then != nil && today == nil:
-		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, no price now", usd(then)))
+	if d.Changed.Price {
+		then, today := p.USDPerHour, now.Throughput.USDPerHour
+		switch {
+		case then == nil:
+			r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: no price then, %s now", usd(today)))
+		case today == nil:
+			r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, no price now", usd(then)))
+		default:
+			c := fmt.Sprintf("cost per hour: %s then, %s now", usd(then), usd(today))
+			if pct := d.PriceChangePct(); pct != nil {
+				c += fmt.Sprintf(" (%+.0f%%)", *pct)
+			}
+			r.Changes = append(r.Changes, c)
+		}
 	}
-
-	r.CheaperFit = now.CheaperFit(then, nil)
 	return r
 }
 
@@ -119,7 +112,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintf(w, "  asked:     %s\n", p.Question)
 	fmt.Fprintf(w, "  canonical: fit %s\n", p.Canonical)
 	if r.Now == nil {
-		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), gib(p.PerGPUBytes), priceThen(p))
+		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", plan.Verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), gib(p.PerGPUBytes), priceThen(p))
 		fmt.Fprintf(w, "Not re-answered: %s.\n", r.Problem)
 		return
 	}
@@ -127,7 +120,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tTHEN\tNOW")
-	fmt.Fprintf(tw, "verdict\t%s\t%s\n", verdict(p.Fits, p.Headroom), verdict(now.Fits, string(now.Headroom)))
+	fmt.Fprintf(tw, "verdict\t%s\t%s\n", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
 	fmt.Fprintf(tw, "hardware\t%s\t%s\n", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU))
 	fmt.Fprintf(tw, "per-GPU total\t%s\t%s\n", gib(p.PerGPUBytes), gib(now.PerGPU.TotalBytes))
 	fmt.Fprintf(tw, "cost per hour\t%s\t%s\n", priceThen(p), priceNow(*now))
