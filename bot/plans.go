@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -64,7 +65,7 @@ func planLine(p store.Plan, now time.Time) string {
 	}
 	price := "no price"
 	if p.USDPerHour != nil {
-		price = formatUSD(*p.USDPerHour) + "/h then"
+		price = display.USD(*p.USDPerHour) + "/h then"
 	}
 	by := "cli"
 	if p.User != "" {
@@ -72,7 +73,7 @@ func planLine(p store.Plan, now time.Time) string {
 	}
 	return fmt.Sprintf("*#%d*  %s by %s\n`%s`\n%s on %s, %s per GPU, %s",
 		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, escape(truncate(p.Question, 300)),
-		mark, hardware(p.GPUs, p.GPU), formatGiB(p.PerGPUBytes), price)
+		mark, display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), price)
 }
 
 // planCommand re-answers a saved plan with today's catalog and prices: `/fit plan 42`.
@@ -124,19 +125,19 @@ func replanNote(p store.Plan, d plan.Diff) string {
 		fmt.Fprintf(&b, " Verdict changed: then %s, now %s.", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
 	}
 	if d.Changed.Hardware {
-		fmt.Fprintf(&b, " Hardware changed: then %s, now %s.", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU))
+		fmt.Fprintf(&b, " Hardware changed: then %s, now %s.", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU))
 	}
 	switch then, today := p.USDPerHour, d.NowUSDPerHour(); {
 	case then != nil && today != nil:
-		fmt.Fprintf(&b, " Price: then %s/h, now %s/h", formatUSD(*then), formatUSD(*today))
+		fmt.Fprintf(&b, " Price: then %s/h, now %s/h", display.USD(*then), display.USD(*today))
 		if pct := d.PriceChangePct(); pct != nil {
 			fmt.Fprintf(&b, " (%+.0f%%)", *pct)
 		}
 		b.WriteString(".")
 	case today != nil:
-		fmt.Fprintf(&b, " Price now %s/h (none was known then).", formatUSD(*today))
+		fmt.Fprintf(&b, " Price now %s/h (none was known then).", display.USD(*today))
 	case then != nil:
-		fmt.Fprintf(&b, " Price then %s/h; none is known now.", formatUSD(*then))
+		fmt.Fprintf(&b, " Price then %s/h; none is known now.", display.USD(*then))
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -736,7 +737,7 @@ func (d *Digest) headline() string {
 		if c.Now.Tier != "" {
 			who += " " + c.Now.Tier
 		}
-		parts = append(parts, fmt.Sprintf("cheapest %s now $%.2f/GPU-h (%s)", GPUName(c.GPU), c.Now.USDPerGPUHour, who))
+		parts = append(parts, fmt.Sprintf("cheapest %s now $%.2f/GPU-h (%s)", display.GPUName(c.GPU), c.Now.USDPerGPUHour, who))
 	}
 	if n := len(d.StaleSources); n > 0 {
 		parts = append(parts, plural(n, "source")+" stale or failing")
@@ -766,15 +767,6 @@ func (d *Digest) headlineGPU() (Cheapest, bool) {
 		}
 	}
 	return best, ok
-}
-
-// GPUName is a catalog GPU's display name ("H100 80 GB SXM"), or the id
-// when the catalog does not know it.
-func GPUName(id string) string {
-	if g, ok := sizing.MatchGPU(id); ok {
-		return g.Name
-	}
-	return id
 }
 
 func plural(n int, noun string) string {

@@ -12,16 +12,17 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot -> store
-// -> pricing -> plan -> sizing: for each of fitbot's packages, the fitbot packages
+// -> pricing -> plan, display -> sizing: for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
 	"sizing":     {},
 	"migrations": {},
+	"display":    {"sizing"},
 	"plan":       {"sizing"},
-	"pricing":    {"sizing", "plan"},
+	"pricing":    {"sizing", "display", "plan"},
 	"store":      {"sizing", "plan", "pricing", "migrations"},
-	"bot":        {"sizing", "plan", "pricing", "store", "bot/llm"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "bot/llm"},
 	"bot/llm":    {"sizing"},
 }
 

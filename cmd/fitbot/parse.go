@@ -145,16 +145,7 @@ func askWorkload(p sizing.Parsed) (*sizing.Workload, []string) {
 	if p.Intent != sizing.IntentBuyRent {
 		return nil, nil
 	}
-	w := p.Workload
-	var assumed []string
-	if w.USDPerKWh == 0 {
-		w.USDPerKWh = sizing.DefaultUSDPerKWh
-		assumed = append(assumed, fmt.Sprintf("electricity $%.2f per kWh (say e.g. $0.30/kWh)", w.USDPerKWh))
-	}
-	if w.Years == 0 {
-		w.Years = sizing.DefaultYears
-		assumed = append(assumed, fmt.Sprintf("purchase amortised over %g years (say e.g. over 5 years)", w.Years))
-	}
+	w, assumed := p.Workload.WithDefaults()
 	return &w, assumed
 }
 

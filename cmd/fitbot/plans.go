@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -174,7 +175,7 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
 	for _, p := range plans {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.CreatedAt.Format("2006-01-02 15:04"),
-			who(p), clip(p.Question, 48), plan.Verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
+			who(p), clip(p.Question, 48), plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
@@ -197,16 +198,13 @@ func who(p store.Plan) string {
 	return p.Source
 }
 
-func hardware(gpus int, gpu string) string { return fmt.Sprintf("%d× %s", gpus, gpu) }
-
+// usd is a price, or "no price" when none is known.
 func usd(v *float64) string {
 	if v == nil {
 		return "no price"
 	}
-	return fmt.Sprintf("$%.2f", *v)
+	return display.USD(*v)
 }
-
-func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // clip shortens s to n runes, marking the cut.
 func clip(s string, n int) string {

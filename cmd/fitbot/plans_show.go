@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -83,10 +84,10 @@ func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
 		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom))))
 	}
 	if d.Changed.Hardware {
-		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU)))
+		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU)))
 	}
 	if d.Changed.Memory {
-		r.Changes = append(r.Changes, fmt.Sprintf("per-GPU memory: %s then, %s now (the memory model changed)", gib(p.PerGPUBytes), gib(now.PerGPU.TotalBytes)))
+		r.Changes = append(r.Changes, fmt.Sprintf("per-GPU memory: %s then, %s now (the memory model changed)", display.GiB(p.PerGPUBytes), display.GiB(now.PerGPU.TotalBytes)))
 	}
 	if d.Changed.Price {
 		then, today := p.USDPerHour, now.Throughput.USDPerHour
@@ -112,7 +113,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintf(w, "  asked:     %s\n", p.Question)
 	fmt.Fprintf(w, "  canonical: fit %s\n", p.Canonical)
 	if r.Now == nil {
-		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", plan.Verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), gib(p.PerGPUBytes), priceThen(p))
+		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), priceThen(p))
 		fmt.Fprintf(w, "Not re-answered: %s.\n", r.Problem)
 		return
 	}
@@ -121,8 +122,8 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tTHEN\tNOW")
 	fmt.Fprintf(tw, "verdict\t%s\t%s\n", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
-	fmt.Fprintf(tw, "hardware\t%s\t%s\n", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU))
-	fmt.Fprintf(tw, "per-GPU total\t%s\t%s\n", gib(p.PerGPUBytes), gib(now.PerGPU.TotalBytes))
+	fmt.Fprintf(tw, "hardware\t%s\t%s\n", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU))
+	fmt.Fprintf(tw, "per-GPU total\t%s\t%s\n", display.GiB(p.PerGPUBytes), display.GiB(now.PerGPU.TotalBytes))
 	fmt.Fprintf(tw, "cost per hour\t%s\t%s\n", priceThen(p), priceNow(*now))
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -135,7 +136,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 		}
 	}
 	if alt := r.CheaperFit; alt != nil {
-		fmt.Fprintf(w, "Cheaper fit now: %s %s at %s/h", hardware(alt.GPUs, alt.GPU), alt.Method, usd(alt.USDPerHour))
+		fmt.Fprintf(w, "Cheaper fit now: %s %s at %s/h", display.Hardware(alt.GPUs, alt.GPU), alt.Method, usd(alt.USDPerHour))
 		if alt.USDTotal != nil {
 			fmt.Fprintf(w, ", %s for the run", usd(alt.USDTotal))
 		}
