@@ -66,7 +66,7 @@ func askMessage(a sizing.AskAnswer, now time.Time) Message {
 	}
 	blocks := append([]slack.Block{slack.NewHeaderBlock(plain(head))}, body...)
 	blocks = append(blocks, slack.NewContextBlock("", askContext(a, now)...))
-	return ephemeral(head, blocks...)
+	return answered(head, blocks...)
 }
 
 func largestBlocks(a sizing.AskAnswer) (string, []slack.Block) {

@@ -36,7 +36,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	}()
 	if !h.cfg.Policy.allows(cmd.TeamID, cmd.ChannelID) {
 		h.log.Info("bot: command refused by policy", "team", cmd.TeamID, "channel", cmd.ChannelID, "user", cmd.UserID)
-		return ephemeral("fitbot is not enabled here. Ask your Slack admin to add this workspace or channel to FITBOT_ALLOWED_TEAMS / FITBOT_ALLOWED_CHANNELS.")
+		return ephemeral("fitbot is not enabled here. Ask your Slack admin to add this workspace or channel to FITBOT_ALLOWED_TEAMS / FITBOT_ALLOWED_CHANNELS.").withOutcome(OutcomeRefused)
 	}
 	text := strings.TrimSpace(strings.ToValidUTF8(cmd.Text, "\uFFFD"))
 	word, rest, _ := strings.Cut(text, " ")
@@ -50,7 +50,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`.", modelEntries())
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
-		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute))
+		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
 	}
 	asker := who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}
 	switch word {
@@ -86,7 +86,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
 		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200))))))
+			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
 	}
 	return h.failure(text, err)
 }
@@ -137,7 +137,7 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 			}
 		}
 	}
-	return ephemeral(answerText(a), answerBlocks(a, view)...)
+	return answered(answerText(a), answerBlocks(a, view)...)
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's

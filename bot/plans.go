@@ -108,7 +108,7 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 	}
 	a := *d.Now
 	view := answerView{ref: planRef(id), details: details, now: h.now(), note: replanNote(saved, d)}
-	return ephemeral(fmt.Sprintf("Plan #%d today: %s", id, answerText(a)), answerBlocks(a, view)...)
+	return answered(fmt.Sprintf("Plan #%d today: %s", id, answerText(a)), answerBlocks(a, view)...)
 }
 
 // replanNote says when a plan was made and how its verdict, hardware and

@@ -45,13 +45,11 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	if len(a.Alternatives) > 0 {
 		fmt.Fprintln(w)
 		title := "Alternatives:"
-		if a.Fits {
-			title = "Cheaper ways:"
-			if !strings.Contains(strings.Join(a.Assumptions, "\n"), "no GPU named") {
-				title = "Cheaper ways that fit:"
-			} else {
-				title = "Other cards that fit:"
-			}
+		switch {
+		case a.Fits && a.GPUChosen:
+			title = "Other cards that fit:"
+		case a.Fits:
+			title = "Cheaper ways that fit:"
 		}
 		fmt.Fprintln(w, title)
 		for i, alt := range a.Alternatives {
