@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -86,7 +87,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
 		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
+			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
 	}
 	return h.failure(text, err)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/retry"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -37,7 +38,7 @@ var digestCommonGPUs = []string{"h100", "h200", "b200", "a100-80", "a100-40", "l
 // limits, and the headline as the notification text.
 func DigestMessage(d pricing.Digest) Message {
 	text := d.Headline + " (" + weekRange(d) + ")"
-	return Message{Text: truncate(text, maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
+	return Message{Text: display.Truncate(text, maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
 }
 
 // digestBlocks lays the digest out: the headline, the team's plans
@@ -167,7 +168,7 @@ func planLines(d pricing.Digest, slackText bool) []string {
 		if changed > digestMaxPlans {
 			continue
 		}
-		l := fmt.Sprintf("%s — %s: %s", emph(truncate(p.Question, 120), slackText), display.Hardware(p.GPUs, display.GPUName(p.GPU)), priceChange(p.ThenUSDPerHour, p.NowUSDPerHour, p.ChangePct, "/h"))
+		l := fmt.Sprintf("%s — %s: %s", emph(display.Truncate(p.Question, 120), slackText), display.Hardware(p.GPUs, display.GPUName(p.GPU)), priceChange(p.ThenUSDPerHour, p.NowUSDPerHour, p.ChangePct, "/h"))
 		if !p.Fits {
 			l += " (does not fit as asked)"
 		}
@@ -500,7 +501,7 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 		return nil, errors.New("bot: no digest channel (FITBOT_DIGEST_CHANNEL)")
 	}
 	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, schedule: cfg.Schedule, cfg: cfg.Digest,
-		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: sleepCtx}
+		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep}
 	if p.schedule == nil {
 		p.schedule = mondays0900UTC{}
 	}

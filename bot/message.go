@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/slack-go/slack"
 )
 
@@ -25,7 +26,7 @@ type Message struct {
 
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.
 func ephemeral(text string, blocks ...slack.Block) Message {
-	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
+	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: display.Truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
 }
 
 // withOutcome is m marked with outcome.

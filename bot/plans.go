@@ -72,7 +72,7 @@ func planLine(p store.Plan, now time.Time) string {
 		by = "<@" + p.User + ">"
 	}
 	return fmt.Sprintf("*#%d*  %s by %s\n`%s`\n%s on %s, %s per GPU, %s",
-		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, escape(truncate(p.Question, 300)),
+		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, escape(display.Truncate(p.Question, 300)),
 		mark, display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), price)
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -100,6 +101,27 @@ func TrimZero(s string) string {
 
 // Decimal shows v with one decimal, a trailing zero dropped ("2.5", "3").
 func Decimal(v float64) string { return TrimZero(fmt.Sprintf("%.1f", v)) }
+
+// Truncate cuts s to at most max characters (runes, as Slack counts
+// them, so a cut never splits a UTF-8 sequence), ending in an ellipsis
+// when anything was cut; max <= 0 gives "". It is fitbot's one truncation
+// helper: Slack's limits, errors kept in the store, the digest's quotes.
+func Truncate(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
 
 // GPUName is a catalog GPU's display name ("H100 80 GB SXM"), or the id
 // when the catalog does not know it.

@@ -1,6 +1,9 @@
 package display
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestFigures(t *testing.T) {
 	for _, tc := range []struct {
@@ -30,6 +33,15 @@ func TestFigures(t *testing.T) {
 		{"TrimZero integer", TrimZero("300"), "300"},
 		{"Decimal", Decimal(2.54), "2.5"},
 		{"Decimal whole", Decimal(3.02), "3"},
+		{"Truncate short", Truncate("héllo", 5), "héllo"},
+		{"Truncate runes", Truncate("héllo wörld", 5), "héll…"},
+		{"Truncate multibyte at the cut", Truncate("ééééé", 3), "éé…"},
+		{"Truncate exactly", Truncate("exactly10!", 10), "exactly10!"},
+		{"Truncate one over", Truncate("eleven char", 10), "eleven ch…"},
+		{"Truncate blocks", Truncate("█▓▒░█▓▒░", 3), "█▓…"},
+		{"Truncate empty", Truncate("", 5), ""},
+		{"Truncate one", Truncate("abc", 1), "…"},
+		{"Truncate zero", Truncate("abc", 0), ""},
 		{"GPUName", GPUName("rtx-4090"), "RTX 4090 24 GB"},
 		{"GPUName unknown", GPUName("tpu-v9"), "tpu-v9"},
 		{"Hardware", Hardware(2, "RTX 4090 24 GB"), "2× RTX 4090 24 GB"},
@@ -39,4 +51,24 @@ func TestFigures(t *testing.T) {
 			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
 		}
 	}
+}
+
+// FuzzTruncate: any cut is valid UTF-8, at most max runes, and the text
+// itself when it fits.
+func FuzzTruncate(f *testing.F) {
+	f.Add("héllo wörld", 5)
+	f.Add("\xff\xfe", 1)
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		got := Truncate(s, max%1000)
+		max %= 1000
+		if n := utf8.RuneCountInString(got); max > 0 && n > max || max <= 0 && got != "" {
+			t.Fatalf("Truncate(%q, %d) = %q: %d runes", s, max, got, n)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Truncate(%q, %d) = %q: not valid UTF-8", s, max, got)
+		}
+		if max > 0 && utf8.RuneCountInString(s) <= max && got != s {
+			t.Fatalf("Truncate(%q, %d) = %q, want it whole", s, max, got)
+		}
+	})
 }

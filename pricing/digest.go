@@ -587,7 +587,7 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 			h.Runs++
 			if r.Status != RunOK {
 				h.FailedRuns++
-				h.LastError = truncateRunes(r.Error, maxErrorText)
+				h.LastError = display.Truncate(r.Error, maxErrorText)
 			}
 		}
 		last := rs[len(rs)-1]
@@ -596,7 +596,7 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 			h.Reason = "no good refresh in two weeks"
 		case last.Status != RunOK:
 			h.Reason = fmt.Sprintf("last refresh %s; prices from %s", last.Status, h.LastGood.Format("Jan 2 15:04 MST"))
-			h.LastError = truncateRunes(last.Error, maxErrorText)
+			h.LastError = display.Truncate(last.Error, maxErrorText)
 		case end.Sub(*h.LastGood) > staleAfter:
 			h.Reason = fmt.Sprintf("no refresh since %s", h.LastGood.Format("Jan 2 15:04 MST"))
 		case h.FailedRuns > 0:
@@ -617,15 +617,6 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
-}
-
-// truncateRunes cuts s to max runes, ending in an ellipsis when cut.
-func truncateRunes(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return string(r[:max-1]) + "…"
 }
 
 // repricePlans answers the plans saved in the window again with the

@@ -20,10 +20,11 @@ var allowedImports = map[string][]string{
 	"migrations": {},
 	"display":    {"sizing"},
 	"plan":       {"sizing"},
-	"pricing":    {"sizing", "display", "plan"},
+	"retry":      {},
+	"pricing":    {"sizing", "display", "plan", "retry"},
 	"store":      {"sizing", "plan", "pricing", "migrations"},
-	"bot":        {"sizing", "display", "plan", "pricing", "store", "bot/llm"},
-	"bot/llm":    {"sizing"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "retry", "bot/llm"},
+	"bot/llm":    {"sizing", "display", "retry"},
 }
 
 // ioPackages lists the standard-library packages that do I/O; sizing must

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
@@ -175,7 +174,7 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
 	for _, p := range plans {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.CreatedAt.Format("2006-01-02 15:04"),
-			who(p), clip(p.Question, 48), plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
+			who(p), display.Truncate(strings.Join(strings.Fields(p.Question), " "), 48), plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
@@ -204,15 +203,6 @@ func usd(v *float64) string {
 		return "no price"
 	}
 	return display.USD(*v)
-}
-
-// clip shortens s to n runes, marking the cut.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
 
 // inputFailed reports input the command could not use: exit 2 with
