@@ -15,24 +15,24 @@ import (
 // ask answers the questions that run the other way round (largest model,
 // longest context, which GPU, buy or rent) for `fitbot fit`, in text or
 // JSON. Input it cannot use exits 2 with an example.
-func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) int {
+func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) error {
 	// Priced as fit is; both sources know spot prices too, for buy-or-rent.
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Ask(p)
 	if err != nil {
-		return a.fitFailed(err)
+		return inputError(err, "")
 	}
 	ans.Assumptions = sizing.MergeAssumptions(p.Notes, ans.Assumptions)
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ans); err != nil {
-			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
-		return exitOK
+		return nil
 	}
 	writeAsk(a.stdout, ans)
-	return exitOK
+	return nil
 }
 
 // writeAsk prints an ask answer for a person: the outcome first, then the

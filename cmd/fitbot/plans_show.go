@@ -27,47 +27,47 @@ type replan struct {
 }
 
 // planShow is `fitbot plans show ID`.
-func (a *app) planShow(ctx context.Context, args []string) int {
+func (a *app) planShow(ctx context.Context, args []string) error {
 	f, err := parsePlansArgs(args)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot plans show 42")
+		return usageError(err.Error(), "fitbot plans show 42")
 	}
 	if f.help {
 		fmt.Fprint(a.stdout, plansUsage)
-		return exitOK
+		return nil
 	}
 	if len(f.words) != 1 {
-		return a.fail(exitUsage, "plans show needs one plan id", "fitbot plans show 42 (fitbot plans lists the ids)")
+		return usageError("plans show needs one plan id", "fitbot plans show 42 (fitbot plans lists the ids)")
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(f.words[0], "#"), 10, 64)
 	if err != nil || id < 1 {
-		return a.fail(exitUsage, fmt.Sprintf("%q is not a plan id", f.words[0]), "fitbot plans show 42 (fitbot plans lists the ids)")
+		return usageError(fmt.Sprintf("%q is not a plan id", f.words[0]), "fitbot plans show 42 (fitbot plans lists the ids)")
 	}
 	if !a.dbExists() {
-		return a.fail(exitFailure, fmt.Sprintf("there is no plan %d: there is no database at %s", id, a.dbPath()), "FITBOT_DB=path/to/fitbot.db fitbot plans show "+strconv.FormatInt(id, 10))
+		return failure(fmt.Sprintf("there is no plan %d: there is no database at %s", id, a.dbPath()), "FITBOT_DB=path/to/fitbot.db fitbot plans show "+strconv.FormatInt(id, 10))
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 	p, err := db.Plan(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return a.fail(exitFailure, fmt.Sprintf("there is no plan %d", id), "fitbot plans lists the plans there are")
+		return failure(fmt.Sprintf("there is no plan %d", id), "fitbot plans lists the plans there are")
 	}
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	prices, err := db.PriceSource(ctx)
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	r := reanswerPlan(p, prices)
 	if f.json {
 		return a.writeJSON(r)
 	}
 	writeReplan(a.stdout, p, r)
-	return exitOK
+	return nil
 }
 
 // reanswerPlan answers a plan's question again with today's catalog and

@@ -91,10 +91,10 @@ type service struct {
 func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*service, int) {
 	db, err := store.Open(ctx, cfg.DB)
 	if errors.Is(err, store.ErrNoCgo) {
-		return nil, a.fail(exitFailure, err.Error(), dbHint(err))
+		return nil, a.fail(exitFailure, err.Error(), serveDBHint(err))
 	}
 	if err != nil {
-		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), dbHint(err))
+		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), serveDBHint(err))
 	}
 	s := &service{cfg: cfg, log: log, db: db, fatal: make(chan error, 4)}
 	ok := false
@@ -340,17 +340,10 @@ func (s *service) stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// dbHint is the Try: line for a database that would not open.
-func dbHint(err error) string {
-	switch {
-	case errors.Is(err, store.ErrNoCgo):
-		return "build with cgo: CGO_ENABLED=1 go build -o fitbot ./cmd/fitbot (a C compiler is needed)"
-	case errors.Is(err, store.ErrReadOnly):
-		return "FITBOT_DB=/a/writable/folder/fitbot.db (the folder must be writable too: WAL keeps -wal and -shm files beside the database)"
-	case errors.Is(err, store.ErrNotDatabase):
-		return "point FITBOT_DB at fitbot's database, or move that file aside to start a new one"
-	case errors.Is(err, store.ErrSchemaTooNew):
-		return "run the newer fitbot that last used this database, or point FITBOT_DB elsewhere"
+// serveDBHint is dbHint, or where a server's database usually lives.
+func serveDBHint(err error) string {
+	if h := dbHint(err); h != "" {
+		return h
 	}
 	return "FITBOT_DB=/data/fitbot.db"
 }
