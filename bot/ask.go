@@ -96,8 +96,10 @@ func largestBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 			continue
 		case r.MaxParams == 0:
 			fmt.Fprintf(&b, "❌ *%s*%s: not even %s fits", rowName(r), asked, display.Params(sizing.MinBareParams))
-			if n := r.Nearest; n != nil {
+			if n := r.Nearest; n != nil && n.MaxParams > sizing.MinBareParams {
 				fmt.Fprintf(&b, "; %s: up to *%s*", n.Why, display.Params(n.MaxParams))
+			} else if n != nil {
+				fmt.Fprintf(&b, "; %s: only the smallest size, %s, fits", n.Why, display.Params(n.MaxParams))
 			}
 			continue
 		}

@@ -76,8 +76,10 @@ func writeLargest(w io.Writer, a sizing.AskAnswer) {
 			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, "—", r.Note)
 		case r.MaxParams == 0:
 			line := "not even 1M parameters fit"
-			if n := r.Nearest; n != nil {
+			if n := r.Nearest; n != nil && n.MaxParams > sizing.MinBareParams {
 				line += fmt.Sprintf("; %s: up to %s", n.Why, display.Count(float64(n.MaxParams)))
+			} else if n != nil {
+				line += fmt.Sprintf("; %s: only the smallest size, %s, fits", n.Why, display.Count(float64(n.MaxParams)))
 			}
 			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, "none", line)
 		default:
