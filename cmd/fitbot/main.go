@@ -1,9 +1,11 @@
 // Command fitbot answers an ML team's GPU capacity questions: on the
 // command line (fitbot fit 13B lora 4090) and as a Slack bot (fitbot serve).
 //
-// The command wires the packages together and owns the configuration,
-// the subcommands and the schedules; it holds no sizing, pricing or Slack
-// logic of its own.
+// The command wires the packages together and owns the configuration
+// (the only reader of the environment), the subcommands, their text
+// layout and the schedules. Figures are written by package display and
+// plan comparisons made by package plan; subcommands return errors and
+// run turns them into exit codes.
 package main
 
 import (
