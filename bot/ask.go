@@ -208,30 +208,7 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 
 // gpuOptionLine is one card of a which-GPU answer.
 func gpuOptionLine(o sizing.GPUOption, tokens int64) string {
-	s := fmt.Sprintf("*%s*", display.Hardware(o.GPUs, o.GPUName))
-	if o.Nodes > 1 {
-		s += fmt.Sprintf(" on %d machines", o.Nodes)
-	}
-	if o.ZeROStage > 0 {
-		s += fmt.Sprintf(", ZeRO-%d", o.ZeROStage)
-	}
-	s += fmt.Sprintf(": %s per GPU", display.GiB(o.TotalBytes))
-	if o.Headroom == sizing.HeadroomTight {
-		s += " (tight)"
-	}
-	if o.USDPerHour != nil {
-		s += ", " + display.USD(*o.USDPerHour) + "/h"
-	} else {
-		s += ", no price yet"
-	}
-	if o.Hours != nil {
-		s += fmt.Sprintf(", %s", display.Hours(*o.Hours))
-		if o.USDTotal != nil {
-			s += fmt.Sprintf(" and %s", display.USD(*o.USDTotal))
-		}
-		s += fmt.Sprintf(" for %s tokens", display.Count(float64(tokens)))
-	}
-	return s
+	return "*" + display.Hardware(o.GPUs, o.GPUName) + "*" + display.GPUOption(o, tokens)
 }
 
 func buyRentBlocks(a sizing.AskAnswer) (string, []slack.Block) {

@@ -140,3 +140,35 @@ func Hardware(gpus int, name string) string {
 	}
 	return fmt.Sprintf("%d× %s", gpus, name)
 }
+
+// GPUOption is one card of a which-GPU answer after its hardware: the
+// machines, the ZeRO stage, the memory per GPU, the price, and the run's
+// time and cost for tokens ("on 2 machines, ZeRO-3: 21.0 GiB per GPU
+// (tight), $0.33/h, 5.5 h and $12 for 100M tokens"). Each face writes the
+// hardware (display.Hardware) in its own emphasis before it.
+func GPUOption(o sizing.GPUOption, tokens int64) string {
+	var b strings.Builder
+	if o.Nodes > 1 {
+		fmt.Fprintf(&b, " on %d machines", o.Nodes)
+	}
+	if o.ZeROStage > 0 {
+		fmt.Fprintf(&b, ", ZeRO-%d", o.ZeROStage)
+	}
+	fmt.Fprintf(&b, ": %s per GPU", GiB(o.TotalBytes))
+	if o.Headroom == sizing.HeadroomTight {
+		b.WriteString(" (tight)")
+	}
+	if o.USDPerHour != nil {
+		b.WriteString(", " + USD(*o.USDPerHour) + "/h")
+	} else {
+		b.WriteString(", no price known")
+	}
+	if o.Hours != nil {
+		b.WriteString(", " + Hours(*o.Hours))
+		if o.USDTotal != nil {
+			b.WriteString(" and " + USD(*o.USDTotal))
+		}
+		fmt.Fprintf(&b, " for %s tokens", Count(float64(tokens)))
+	}
+	return b.String()
+}

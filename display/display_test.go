@@ -3,6 +3,8 @@ package display
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fitbot/fitbot/sizing"
 )
 
 func TestFigures(t *testing.T) {
@@ -71,4 +73,20 @@ func FuzzTruncate(f *testing.F) {
 			t.Fatalf("Truncate(%q, %d) = %q, want it whole", s, max, got)
 		}
 	})
+}
+
+func TestGPUOption(t *testing.T) {
+	usd, hours, total := 0.33, 5.54, 12.4
+	for _, tc := range []struct {
+		o    sizing.GPUOption
+		want string
+	}{
+		{sizing.GPUOption{TotalBytes: 21 << 30, Headroom: sizing.HeadroomComfortable}, ": 21.0 GiB per GPU, no price known"},
+		{sizing.GPUOption{Nodes: 2, ZeROStage: 3, TotalBytes: 21 << 30, Headroom: sizing.HeadroomTight, USDPerHour: &usd, Hours: &hours, USDTotal: &total},
+			" on 2 machines, ZeRO-3: 21.0 GiB per GPU (tight), $0.33/h, 5.5 h and $12.40 for 100M tokens"},
+	} {
+		if got := GPUOption(tc.o, 100e6); got != tc.want {
+			t.Errorf("GPUOption(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
+	}
 }

@@ -171,29 +171,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 
 // optionLine is one card of a which-GPU answer.
 func optionLine(o sizing.GPUOption, tokens int64) string {
-	s := fmt.Sprintf("%d× %s", o.GPUs, o.GPUName)
-	if o.Nodes > 1 {
-		s += fmt.Sprintf(" on %d machines", o.Nodes)
-	}
-	if o.ZeROStage > 0 {
-		s += fmt.Sprintf(" with ZeRO-%d", o.ZeROStage)
-	}
-	s += fmt.Sprintf(" — %.1f GiB per GPU", display.InGiB(o.TotalBytes))
-	if o.Headroom == sizing.HeadroomTight {
-		s += " (tight)"
-	}
-	if o.USDPerHour != nil {
-		s += ", " + display.USD(*o.USDPerHour) + "/h"
-	} else {
-		s += ", no price known"
-	}
-	if o.Hours != nil {
-		s += fmt.Sprintf(", %s tokens in %s", display.Count(float64(tokens)), display.Hours(*o.Hours))
-		if o.USDTotal != nil {
-			s += fmt.Sprintf(" (%s)", display.USD(*o.USDTotal))
-		}
-	}
-	return s
+	return display.Hardware(o.GPUs, o.GPUName) + display.GPUOption(o, tokens)
 }
 
 func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
