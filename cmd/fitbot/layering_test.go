@@ -27,6 +27,24 @@ var allowedImports = map[string][]string{
 	"bot/llm":    {"sizing", "display", "retry"},
 }
 
+// allowedThirdParty lists, for each of fitbot's packages, the modules
+// outside the standard library and fitbot its non-test code may import
+// (as golang/oscar's import test does): a new dependency is a decision
+// made here, in review, not a side effect. A package not listed may
+// import none.
+var allowedThirdParty = map[string][]string{
+	"store":   {"github.com/mattn/go-sqlite3"},
+	"bot":     {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
+	"bot/llm": {"github.com/sashabaranov/go-openai"},
+}
+
+// thirdParty reports whether an import path is outside the standard
+// library (its first element has a dot) and fitbot's module.
+func thirdParty(path, module string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return strings.Contains(first, ".") && !strings.HasPrefix(path, module)
+}
+
 // ioPackages lists the standard-library packages that do I/O; sizing must
 // import none of them (DESIGN.md: sizing stays free of I/O).
 var ioPackages = map[string]bool{
@@ -34,7 +52,8 @@ var ioPackages = map[string]bool{
 }
 
 // TestLayering fails when a package imports what the design forbids, so
-// that sizing stays pure and dependencies keep pointing one way.
+// that sizing stays pure, dependencies keep pointing one way and each
+// third-party module stays in the package that needs it.
 func TestLayering(t *testing.T) {
 	const module = "github.com/fitbot/fitbot/"
 	root, err := filepath.Abs("../..")
@@ -78,6 +97,9 @@ func TestLayering(t *testing.T) {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if pkg == "sizing" && ioPackages[p] {
 				t.Errorf("%s imports %s: sizing must do no I/O", path, p)
+			}
+			if thirdParty(p, module) && !slices.ContainsFunc(allowedThirdParty[pkg], func(m string) bool { return p == m || strings.HasPrefix(p, m+"/") }) {
+				t.Errorf("%s imports %s: %s may only import the third-party modules %v", path, p, pkg, allowedThirdParty[pkg])
 			}
 			if !strings.HasPrefix(p, module) {
 				continue
