@@ -12,7 +12,7 @@ import (
 
 // Asker answers the questions that run the other way round (largest
 // model, longest context, which GPU, buy or rent); *sizing.Estimator is
-// one. The Handler uses it when Config.Answer implements it too.
+// one. The Handler uses Config.Ask.
 type Asker interface {
 	Ask(p sizing.Parsed) (sizing.AskAnswer, error)
 }
@@ -28,10 +28,10 @@ func isAsk(i sizing.Intent) bool {
 }
 
 // askAnswer answers a parsed question that runs the other way round, or
-// says this build cannot when the answerer is not an Asker.
+// says this fitbot cannot when Config.Ask is nil.
 func (h *Handler) askAnswer(text string, p sizing.Parsed) Message {
-	asker, ok := h.cfg.Answer.(Asker)
-	if !ok {
+	asker := h.cfg.Ask
+	if asker == nil {
 		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
 		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
 	}

@@ -135,7 +135,7 @@ func BenchmarkAskMessage(b *testing.B) {
 // round to the Asker, with the real parser; an input the ask cannot use
 // gets the problem and an example; an answerer that cannot ask says so.
 func TestCommandRoutesAsks(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, askEstimator })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = sizing.Parse, askEstimator, askEstimator })
 	for _, tt := range []struct{ text, want string }{
 		{"what 2x4090 lora", "Largest models that fit 2× RTX 4090 24 GB"},
 		{"llama-3.1-8b inference l4 max context", "Longest context: 49,897 tokens"},
@@ -157,6 +157,6 @@ func TestCommandRoutesAsks(t *testing.T) {
 	}
 	plain := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse })
 	if msg := plain.Command(context.Background(), slash("what 2x4090 lora")); !strings.Contains(msg.Text, "cannot answer that kind of question") {
-		t.Errorf("an answerer without Ask: %q", msg.Text)
+		t.Errorf("a handler without Config.Ask: %q", msg.Text)
 	}
 }

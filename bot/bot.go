@@ -67,6 +67,7 @@ type Responder interface {
 type Config struct {
 	Parse       Parser
 	Answer      Answerer
+	Ask         Asker // nil: questions that run the other way round say this fitbot cannot answer them
 	Respond     Responder
 	Plans       PlanStore   // nil: answers are not saved, plan commands say so
 	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet

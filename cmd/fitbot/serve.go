@@ -133,6 +133,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	s.handler, err = bot.New(bot.Config{
 		Parse:       sizing.Parse,
 		Answer:      live,
+		Ask:         live,
 		Respond:     bot.NewResponseURLPoster(hc),
 		Plans:       db,
 		Prices:      db,
