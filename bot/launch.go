@@ -9,6 +9,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -78,7 +79,7 @@ func messageThread(cb slack.InteractionCallback) (channel, thread string) {
 }
 
 func launchTitle(cfg launch.Config, a sizing.Answer) string {
-	return fmt.Sprintf("%s for %s %s on %s", kindName(cfg.Kind), a.ModelName, methodName(a.Request.Method), hardware(a.Request.GPUs, a.GPUName))
+	return fmt.Sprintf("%s for %s %s on %s", kindName(cfg.Kind), a.ModelName, methodName(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
 }
 
 func launchComment(cfg launch.Config) string {
@@ -139,7 +140,7 @@ func launchMessage(a sizing.Answer, question string, cfg launch.Config, uploadFa
 	}
 	notes = append(notes, cfg.Notes...)
 	notes = append(notes, fmt.Sprintf("Other formats: `fitbot fit --emit deepspeed|accelerate|vllm|llama.cpp|skypilot %s`", question))
-	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(truncate(strings.Join(notes, "\n"), maxText))))
+	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(display.Truncate(strings.Join(notes, "\n"), maxText))))
 	return ephemeral(launchTitle(cfg, a), blocks...)
 }
 

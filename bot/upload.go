@@ -74,7 +74,7 @@ func (u *Uploader) Upload(ctx context.Context, f File) error {
 	case strings.HasPrefix(err.Error(), "CompleteUploadExternal"):
 		method = "files.completeUploadExternal"
 	}
-	kind, _ := classifySlackError(err, 0)
+	kind, _, _ := classifySlackError(err)
 	u.metrics.SlackAPIError(method, kind)
 	return fmt.Errorf("%s of %s to %s: %w", method, f.Name, f.Channel, err)
 }

@@ -10,13 +10,13 @@ import (
 
 // writeMemoryChart is `fitbot fit --chart FILE.png`: the answer's memory
 // picture written to path (created or replaced).
-func (a *app) writeMemoryChart(path string, ans sizing.Answer) int {
+func writeMemoryChart(path string, ans sizing.Answer) error {
 	png, err := chart.MemoryPNG(chart.Memory(ans))
 	if err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("draw the memory chart: %v", err), "")
+		return failure(fmt.Sprintf("draw the memory chart: %v", err), "")
 	}
 	if err := os.WriteFile(path, png, 0o644); err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("write --chart: %v", err), "fitbot fit --chart memory.png 13B lora 4090")
+		return failure(fmt.Sprintf("write --chart: %v", err), "fitbot fit --chart memory.png 13B lora 4090")
 	}
-	return exitOK
+	return nil
 }

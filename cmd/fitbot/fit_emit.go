@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -34,22 +35,22 @@ func (f *fitArgs) emitConflict() error {
 // on stdout and its notes on stderr. When the asked configuration does not
 // fit, the config is for the first alternative that does, and stderr says
 // so.
-func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answer, kindName string) int {
+func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answer, kindName string) error {
 	kind, err := launch.ParseKind(kindName)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
+		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
 	}
 	if !ans.Fits {
 		alt, ok := firstFitting(ans.Alternatives)
 		if !ok {
-			return a.fail(exitFailure, fmt.Sprintf("%s does not fit as asked and no alternative fits: no %s config to emit", ans.ModelName, kind), "")
+			return failure(fmt.Sprintf("%s does not fit as asked and no alternative fits: no %s config to emit", ans.ModelName, kind), "")
 		}
 		fitting, err := est.Answer(launch.QueryFor(q, alt.Request))
 		if err != nil {
-			return a.fitFailed(err)
+			return inputError(err, "")
 		}
 		fmt.Fprintf(a.stderr, "fitbot: the asked configuration does not fit (%s per GPU on a %s); this %s config is for the first alternative that fits: %s\n",
-			gib(ans.PerGPU.TotalBytes), ans.GPUName, kind, alt.Why)
+			display.GiB(ans.PerGPU.TotalBytes), ans.GPUName, kind, alt.Why)
 		ans = fitting
 	}
 	cfg, err := launch.Emit(kind, launch.PlanOf(ans))
@@ -59,16 +60,16 @@ func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answe
 		if u.Try != "" {
 			hint = fmt.Sprintf("fitbot fit --emit %s ...", u.Try)
 		}
-		return a.fail(exitUsage, u.Error(), hint)
+		return usageError(u.Error(), hint)
 	}
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	fmt.Fprint(a.stdout, cfg.Text)
 	for _, n := range cfg.Notes {
 		fmt.Fprintf(a.stderr, "note: %s\n", n)
 	}
-	return exitOK
+	return nil
 }
 
 // firstFitting is the first alternative that fits, in the answer's order.

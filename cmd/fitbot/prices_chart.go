@@ -38,21 +38,20 @@ func takeChartFlag(args []string) ([]string, string, error) {
 
 // writePriceChart is `fitbot prices --chart FILE.png GPU`: the GPU's price
 // history over chart.HistoryDays from the store's observations.
-func (a *app) writePriceChart(ctx context.Context, path, gpu string, now time.Time) int {
+func (a *app) writePriceChart(ctx context.Context, path, gpu string, now time.Time) error {
 	if gpu == "" {
-		return a.fail(exitUsage, "--chart draws one GPU's price history: name the GPU", "fitbot prices --chart h100.png h100")
+		return usageError("--chart draws one GPU's price history: name the GPU", "fitbot prices --chart h100.png h100")
 	}
 	var obs []pricing.Offer
 	if a.dbExists() {
-		db, code := a.openStore(ctx)
-		if code != exitOK {
-			return code
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
 		}
 		defer a.closeStore(db)
-		var err error
 		obs, err = db.ObservationsBetween(ctx, now.AddDate(0, 0, -chart.HistoryDays), now)
 		if err != nil {
-			return a.fail(exitFailure, err.Error(), "")
+			return failure(err.Error(), "")
 		}
 	}
 	name := gpu
@@ -62,13 +61,13 @@ func (a *app) writePriceChart(ctx context.Context, path, gpu string, now time.Ti
 	d := chart.Prices(name, gpu, obs, now)
 	png, err := chart.PricesPNG(d)
 	if err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("draw the price chart: %v", err), "")
+		return failure(fmt.Sprintf("draw the price chart: %v", err), "")
 	}
 	if err := os.WriteFile(path, png, 0o644); err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("write --chart: %v", err), "fitbot prices --chart h100.png h100")
+		return failure(fmt.Sprintf("write --chart: %v", err), "fitbot prices --chart h100.png h100")
 	}
 	if len(d.Series) == 0 {
 		fmt.Fprintf(a.stderr, "fitbot: no on-demand %s prices observed in the last %d days; run fitbot prices refresh or import a sheet\n", gpu, chart.HistoryDays)
 	}
-	return exitOK
+	return nil
 }
