@@ -78,6 +78,9 @@ type shape struct {
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
 	// (embeddings, untied LM head, norms, biases) stays 16-bit.
 	linear int64
+	// expertLinear is the part of linear inside routed experts: what
+	// MXFP4 quantises in gpt-oss.
+	expertLinear int64
 	// loraPerRank is Σ(in+out) over the LoRA-targeted linears of every
 	// layer (every expert): the adapter parameters per unit of rank.
 	loraPerRank int64
@@ -124,55 +127,106 @@ func trainingStateBytes(o Optimizer, p Precision) (weights, grads, opt float64) 
 	return 2, 2, 0
 }
 
-// quantBytesPerParam returns the bytes per parameter of a quantised linear
-// weight, and whether the scheme quantises only the linear layers (keeping
-// embeddings and norms in 16-bit, as bitsandbytes, GPTQ/AWQ and FP8
-// serving do) rather than the whole file (GGUF).
+// quantScope is which tensors a quantisation scheme stores in its format;
+// the rest stay 16-bit.
+type quantScope uint8
+
+const (
+	// scopeFile: every tensor (GGUF files; their k-quant mixes already
+	// average the 16-bit and higher-precision tensors into the bits).
+	scopeFile quantScope = iota
+	// scopeLinear: the linear layers of the blocks (bitsandbytes, GPTQ/AWQ,
+	// FP8, NVFP4): embeddings, LM head, norms and biases stay 16-bit.
+	scopeLinear
+	// scopeExperts: the routed experts' linears of a mixture of experts
+	// (MXFP4 as gpt-oss ships it: attention, router and embeddings in
+	// bf16); on a dense model, every linear layer.
+	scopeExperts
+)
+
+// GGUF effective bits per weight: the average over the whole file, from
+// llama.cpp's own table for meta-llama/Llama-3.1-8B (tools/quantize
+// README, "bits/weight" column): a k-quant "mix" keeps some tensors (the
+// output head, attention V, part of the FFN down projections) at a higher
+// type, so Q2_K averages 3.16 bits, not 2.6. Q3_K_M is absent from that
+// table: 3.99 is interpolated between its Q3_K_S (3.64) and Q3_K_L
+// (4.30) in proportion to the same three rows of the README's older
+// Llama 2 7B table (3.50, 3.91, 4.27). Q4_0 is absent too: 4.5 bits for
+// its blocks with the output head in Q6_K (6.56 bits, 6.5 % of Llama 3.1
+// 8B) is 4.63.
+const (
+	ggufQ8_0BPW  = 8.5008
+	ggufQ6_KBPW  = 6.5633
+	ggufQ5_KMBPW = 5.7036
+	ggufQ4_KMBPW = 4.8944
+	ggufQ4_0BPW  = 4.63
+	ggufQ3_KMBPW = 3.99
+	ggufQ2_KBPW  = 3.1593
+)
+
+// quantBytesPerParam returns the bytes per parameter of a quantised
+// weight, scales included, and which tensors the scheme quantises.
 //
 // Sources: bitsandbytes NF4 uses blocks of 64 with an fp32 absmax (4/64 B);
 // double quantisation stores the absmax in 8 bits with one fp32 constant
 // per 256 blocks (QLoRA paper §3: 0.127 bits per parameter). GPTQ/AWQ int4
 // with group size 128 keep an fp16 scale and zero per group (4.25 bpw).
-// GGUF bits per weight from llama.cpp's quantize tool (tools/quantize
-// README table for a 7B model): Q8_0 8.5, Q6_K 6.5625, Q5_K_M 5.69,
-// Q4_K_M 4.85, Q4_0 4.5, Q3_K_M 3.91, Q2_K 2.63.
-func quantBytesPerParam(q Quant, hidden int64) (bytes float64, linearOnly bool) {
+// FP8 as DeepSeek-V3 ships it: e4m3 with one fp32 scale per 128×128 block
+// (the model card's "fine-grained FP8"; config quantization_config
+// weight_block_size [128, 128]). MXFP4 (OCP Microscaling spec v1.0): fp4
+// e2m1 with one e8m0 scale byte per 32 values, 4.25 bits. NVFP4 (NVIDIA
+// Blackwell): fp4 e2m1 with one fp8 e4m3 scale per 16 values, 4.5 bits
+// (the per-tensor fp32 scale is negligible). GGUF: the effective bits
+// above.
+func quantBytesPerParam(q Quant, hidden int64) (bytes float64, scope quantScope) {
 	switch q {
 	case QuantINT8:
 		// LLM.int8: one int8 per weight plus an fp32 scale per row.
-		return 1 + 4/float64(max(hidden, 1)), true
+		return 1 + 4/float64(max(hidden, 1)), scopeLinear
 	case QuantNF4:
-		return 0.5 + 4.0/64, true
+		return 0.5 + 4.0/64, scopeLinear
 	case QuantNF4DQ:
-		return 0.5 + 1.0/64 + 4.0/(64*256), true
+		return 0.5 + 1.0/64 + 4.0/(64*256), scopeLinear
 	case QuantGPTQ, QuantAWQ:
-		return 0.5 + 4.0/128, true
+		return 0.5 + 4.0/128, scopeLinear
+	case QuantFP8:
+		return 1 + 4.0/(128*128), scopeLinear
+	case QuantNVFP4:
+		return 0.5 + 1.0/16, scopeLinear
+	case QuantMXFP4:
+		return 0.5 + 1.0/32, scopeExperts
 	case QuantQ8_0:
-		return 8.5 / 8, false
+		return ggufQ8_0BPW / 8, scopeFile
 	case QuantQ6_K:
-		return 6.5625 / 8, false
+		return ggufQ6_KBPW / 8, scopeFile
 	case QuantQ5_KM:
-		return 5.69 / 8, false
+		return ggufQ5_KMBPW / 8, scopeFile
 	case QuantQ4_KM:
-		return 4.85 / 8, false
+		return ggufQ4_KMBPW / 8, scopeFile
 	case QuantQ4_0:
-		return 4.5 / 8, false
+		return ggufQ4_0BPW / 8, scopeFile
 	case QuantQ3_KM:
-		return 3.91 / 8, false
+		return ggufQ3_KMBPW / 8, scopeFile
 	case QuantQ2_K:
-		return 2.63 / 8, false
+		return ggufQ2_KBPW / 8, scopeFile
 	}
-	return 2, false
+	return 2, scopeFile
 }
 
 // isGGUF reports whether q is one of llama.cpp's formats (inference only).
 func isGGUF(q Quant) bool {
-	_, linearOnly := quantBytesPerParam(q, 1)
-	return q != QuantNone && !linearOnly
+	_, scope := quantBytesPerParam(q, 1)
+	return q != QuantNone && scope == scopeFile
+}
+
+// isReleasedFormat reports whether q is a low-precision format models are
+// released in (FP8, MXFP4, NVFP4), as opposed to a post-hoc quantisation.
+func isReleasedFormat(q Quant) bool {
+	return q == QuantFP8 || q == QuantMXFP4 || q == QuantNVFP4
 }
 
 // modelWeightBytes is the size of all the model's weights stored with
-// quantisation q, or at 16-bit (fp32: 4 B, fp8: 1 B on the linears) when q
+// quantisation q, or at 16-bit (fp32: 4 B, fp8: FP8 on the linears) when q
 // is empty.
 func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
 	if q == QuantNone {
@@ -180,15 +234,20 @@ func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
 		case PrecisionFP32:
 			return 4 * float64(s.total)
 		case PrecisionFP8:
-			return float64(s.linear) + 2*float64(s.total-s.linear)
+			q = QuantFP8
+		default:
+			return 2 * float64(s.total)
 		}
-		return 2 * float64(s.total)
 	}
-	b, linearOnly := quantBytesPerParam(q, s.hidden)
-	if !linearOnly {
+	b, scope := quantBytesPerParam(q, s.hidden)
+	quantised := s.linear
+	switch {
+	case scope == scopeFile:
 		return b * float64(s.total)
+	case scope == scopeExperts && s.expertLinear > 0:
+		quantised = s.expertLinear
 	}
-	return b*float64(s.linear) + 2*float64(s.total-s.linear)
+	return b*float64(quantised) + 2*float64(s.total-quantised)
 }
 
 // loraParams is the exact adapter parameter count at a rank.
@@ -318,6 +377,9 @@ func shapeOf(m Model) shape {
 	vectors := total - s.embedMatrices*s.vocab*s.hidden
 	for _, l := range m.LinearShapes() {
 		s.linear += l.Params()
+		if l.Expert {
+			s.expertLinear += l.Params()
+		}
 		vectors -= l.Params()
 		s.factored += int64(l.Count) * int64(l.In+l.Out)
 		if l.Role == "router" {
