@@ -67,6 +67,7 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 	m.ID = strings.ToLower(strings.Join(strings.Fields(name), "-"))
 	m.Name = name
 	m.Source = fmt.Sprintf("config.json (model_type %s)", orDefault(m.Family, "unknown"))
+	m.ReleasedFormat = releasedFormat(raw)
 	notes = append(notes, more...)
 	if err := m.checkShape(); err != nil {
 		return Model{}, err

@@ -175,7 +175,7 @@ func BenchmarkAnswer(b *testing.B) {
 // cards with a smaller format beside more cards as asked.
 func TestInferenceAlternatives(t *testing.T) {
 	e := &Estimator{}
-	a, err := e.Answer(Query{Model: "deepseek-v3", Method: MethodInference, GPU: "h200", GPUs: 8})
+	a, err := e.Answer(Query{Model: "deepseek-v3", Method: MethodInference, Precision: PrecisionBF16, GPU: "h200", GPUs: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,20 @@ type shape struct {
 // weights, gradients and optimizer states (K) for an optimizer and
 // precision, in the seeds' convention. Adafactor's K depends on the matrix
 // shapes and is handled by the caller: here it is the fp32 master copy only.
+//
+// Pure bf16 (torchtune's and LitGPT's default) keeps no fp32 master copy
+// and holds the optimizer's moments in bf16: AdamW 2+2+4 = 8 B, 8-bit
+// AdamW 2+2+2, SGD with momentum 2+2+2.
 func trainingStateBytes(o Optimizer, p Precision) (weights, grads, opt float64) {
+	if p == PrecisionPureBF16 {
+		switch o {
+		case OptimizerAdamW:
+			return 2, 2, 4
+		case OptimizerAdamW8bit, OptimizerSGDMomentum:
+			return 2, 2, 2
+		}
+		return 2, 2, 0 // SGD; Adafactor's factored moments are added by the caller
+	}
 	if p == PrecisionFP32 {
 		switch o {
 		case OptimizerAdamW:

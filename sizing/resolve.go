@@ -142,6 +142,7 @@ func (rs *resolved) resolveModel(q Query) error {
 	default:
 		return inputErr("fit llama-3.1-8b lora rtx-4090", "no model named: give a catalog model or a size such as 7B")
 	}
+	rs.shape = shapeOf(rs.model)
 	total, active := rs.model.ParamCount()
 	rs.req.Model = rs.model.ID
 	rs.req.Params, rs.req.ActiveParams = total, active
@@ -315,6 +316,9 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		half = PrecisionFP16
 	}
 	if r.Method == MethodInference {
+		if p == PrecisionPureBF16 {
+			p = PrecisionBF16 // no optimizer, no master copy: plain bf16
+		}
 		switch p {
 		case PrecisionINT8:
 			if quant == QuantNone {
@@ -327,13 +331,28 @@ func (rs *resolved) resolvePrecision(q Query) error {
 				rs.assume("int4 weights taken as AWQ/GPTQ-style: group size 128 with fp16 scale and zero (4.25 bits per weight)")
 			}
 			p = half
+		case PrecisionFP8:
+			if quant == QuantNone {
+				quant = QuantFP8
+			}
 		case "":
 			p = half
-			if quant == QuantNone {
+			rel := rs.model.ReleasedFormat
+			switch {
+			case quant == QuantNone && rel != QuantNone:
+				quant = rel
+				if rel == QuantFP8 && (!rs.gpuNamed || rs.gpu.FP8) {
+					p = PrecisionFP8
+				}
+				rs.assume("%s", releasedNote(rs.model, &rs.shape, rel))
+			case quant == QuantNone:
 				rs.assume("inference in %s (weights unquantised)", half)
 			}
 		}
-		if p == PrecisionFP8 && rs.gpuNamed && !rs.gpu.FP8 {
+		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
+			rs.assume("%s ships %s; sized in %s as asked", rs.model.Name, strings.ToUpper(string(rel)), p)
+		}
+		if quant == QuantFP8 && rs.gpuNamed && !rs.gpu.FP8 {
 			rs.notes = append(rs.notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 weights are dequantised on the fly (weight-only), compute stays 16-bit", rs.gpu.Name))
 		}
 		kv := q.KVPrecision
@@ -352,9 +371,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rs.gpuNamed && !rs.gpu.FP8 {
 			return inputErr(fmt.Sprintf("fit %s %s h100", r.Model, r.Method), "%s has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer", rs.gpu.Name)
 		}
-	case PrecisionBF16:
+	case PrecisionBF16, PrecisionPureBF16:
 		if rs.gpuNamed && !rs.gpu.BF16 {
 			return inputErr(fmt.Sprintf("fit %s %s %s fp16", r.Model, r.Method, rs.gpu.ID), "%s has no BF16 support; use fp16", rs.gpu.Name)
+		}
+		if p == PrecisionPureBF16 {
+			rs.assume("pure bf16 (torchtune's and LitGPT's default): weights, gradients and optimizer states in bf16, no fp32 master copy")
 		}
 	case "":
 		p = half
@@ -384,6 +406,17 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			return inputErr(hint, "QLoRA quantises the base to 4-bit NF4; %s is not a QLoRA base", quant)
 		}
 	}
+	if rel := rs.model.ReleasedFormat; rel != QuantNone && quant != rel {
+		how := "upcast to " + string(p)
+		switch {
+		case quant != QuantNone:
+			how = "dequantised and stored again as " + string(quant)
+		case p == PrecisionPureBF16:
+			how = "upcast to bf16"
+		}
+		rs.assume("%s ships %s; training assumes the weights %s (the released checkpoint is dequantised first)",
+			rs.model.Name, strings.ToUpper(string(rel)), how)
+	}
 	r.Precision, r.Quant = p, quant
 	return nil
 }
@@ -392,7 +425,6 @@ func (rs *resolved) resolvePrecision(q Query) error {
 // the model's context and the card bound.
 func (rs *resolved) resolveShape(q Query) error {
 	r := &rs.req
-	rs.shape = shapeOf(rs.model)
 	maxCtx := rs.model.MaxContext
 	switch {
 	case q.SeqLen == 0:
@@ -504,6 +536,22 @@ func (rs *resolved) lowestFittingStage() int {
 		}
 	}
 	return 3
+}
+
+// releasedNote says what a model's released weight format costs and how
+// it splits its tensors, for the answer's assumptions.
+func releasedNote(m Model, s *shape, q Quant) string {
+	split := "linear layers in FP8 e4m3 with one fp32 scale per 128×128 block; embeddings, LM head and norms in bf16"
+	switch {
+	case q == QuantMXFP4 && s.expertLinear > 0:
+		split = "MoE experts in MXFP4, 4.25 bits per weight; attention, router and embeddings in bf16"
+	case q == QuantMXFP4:
+		split = "linear layers in MXFP4, 4.25 bits per weight; embeddings and norms in bf16"
+	case q == QuantNVFP4:
+		split = "linear layers in NVFP4, 4.5 bits per weight; embeddings, LM head and norms in bf16"
+	}
+	return fmt.Sprintf("%s ships %s: %.1f GiB of weights (%s)", m.Name, strings.ToUpper(string(q)),
+		modelWeightBytes(s, q, PrecisionBF16)/(1<<30), split)
 }
 
 // humanCount writes a parameter count briefly: 41.9M, 6.74B.
