@@ -150,8 +150,13 @@ func bindingTerm(m Memory) string {
 
 // hostNeeds is the host RAM per machine and the local disk the request
 // needs. Without offload, host RAM holds one copy of the checkpoint while
-// it loads; with CPU offload it holds the offloaded optimizer states (and
-// at stage 3 the weights), times hostRAMFactor, spread over the machines.
+// it loads; with CPU offload it holds the offloaded optimizer states and
+// the fp32 gradients they step on (and at stage 3 the 16-bit weights),
+// times hostRAMFactor, spread over the machines: 16 B per parameter at
+// stage 2 and 18 B at stage 3 for mixed-precision AdamW, DeepSpeed's own
+// figures (estimate_zero2/zero3_model_states_mem_needs with zero_init;
+// its stage-2 max(4·GPUs, 16) also counts per-process pinned buffers,
+// which fitbot leaves out).
 // Disk holds the checkpoint (16-bit, or the quantised file for inference)
 // and, for NVMe offload, the offloaded state.
 func hostNeeds(r *Request, s *shape) (ram, disk int64) {
@@ -164,8 +169,11 @@ func hostNeeds(r *Request, s *shape) (ram, disk int64) {
 	if r.Method == MethodInference || r.Offload == OffloadNone {
 		return ram, disk
 	}
-	_, _, oB := trainingStateBytes(r.Optimizer, r.Precision)
-	off := oB * float64(s.trainable(r))
+	_, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
+	if r.Precision != PrecisionPureBF16 && r.Precision != PrecisionFP32 {
+		gB = 4 // the host optimizer steps on an fp32 copy of the gradients
+	}
+	off := (oB + gB) * float64(s.trainable(r))
 	if r.Optimizer == OptimizerAdafactor {
 		off += 4 * float64(s.factoredState(r))
 	}

@@ -35,6 +35,13 @@ const (
 	// parameter offload keeps gathered on the GPU: the one computing and
 	// the one being prefetched.
 	checkpointWindowLayers = 2
+	// maxLiveParams and reduceBucketElems are DeepSpeed's defaults for
+	// stage3_max_live_parameters (1e9) and reduce_bucket_size (5e8
+	// elements), which cap what ZeRO-3 with offload keeps gathered on the
+	// GPU and the gradients waiting to leave it (DeepSpeed configuration
+	// docs, "ZeRO optimizations").
+	maxLiveParams     = 1e9
+	reduceBucketElems = 5e8
 )
 
 // shape is what the memory model needs to know of a model, in plain
@@ -307,9 +314,21 @@ func trainingMemory(r *Request, s *shape) Memory {
 		weights /= n
 	}
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
+		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
+		// estimate_zero2_model_states_mem_needs: 2Ψ on the GPU): the
+		// optimizer step runs on the host, so the fp32 master copy and
+		// moments live there and every gradient partition is streamed to
+		// the host as soon as it is reduced; the GPU keeps the 16-bit
+		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
+		// GPU holds the layers being computed and prefetched, and one
+		// layer's gradients before they leave.
+		layers := float64(max(s.layers, 1))
 		opt = 0
+		grads = 0
 		if r.ZeROStage == 3 {
-			weights = min(weights, (base+wB*psi)*checkpointWindowLayers/float64(max(s.layers, 1)))
+			all := base + wB*psi
+			weights = min(weights, all*checkpointWindowLayers/layers, all/float64(max(s.total, 1))*maxLiveParams)
+			grads = min(gB*psi/layers, gB*reduceBucketElems)
 		}
 	}
 

@@ -502,15 +502,22 @@ func (rs *resolved) resolveTraining(q Query) error {
 				"offload needs a ZeRO stage of 1 to 3; stage 0 keeps everything on the GPU")
 		}
 	case offload:
-		r.ZeROStage = 3
-		rs.assume("offload implies ZeRO: stage 3, which offloads the parameters as well as the optimizer states")
+		r.ZeROStage = 2
+		if rs.gpuNamed && trainingMemory(r, &rs.shape).TotalBytes > rs.gpu.MemoryBytes {
+			r.ZeROStage = 3
+		}
+		if r.ZeROStage == 2 {
+			rs.assume("offload taken as ZeRO-Offload (ZeRO-2, offload_optimizer): optimizer states, fp32 master and gradients on the host, 16-bit weights on the GPU")
+		} else {
+			rs.assume("offload taken as ZeRO-3 with offload_param and offload_optimizer (ZeRO-Infinity): only the layers being computed stay on the GPU")
+		}
 	case r.GPUs > 1:
 		r.ZeROStage = rs.lowestFittingStage()
 		rs.assume("ZeRO stage %d: the lowest stage that fits on %d GPUs (stage 3 = FSDP full shard)", r.ZeROStage, r.GPUs)
 	}
 	if r.GPUs == 1 && r.ZeROStage > 0 {
 		if offload {
-			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO on one GPU with %s offload is ZeRO-Offload: the optimizer states live off the GPU", r.Offload))
+			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO on one GPU with %s offload is ZeRO-Offload: the optimizer states and gradients live off the GPU", r.Offload))
 		} else {
 			rs.notes = append(rs.notes, "ZeRO on one GPU shards nothing: the memory is the same as without it")
 		}
