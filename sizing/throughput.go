@@ -7,9 +7,10 @@ const (
 	// Estimator's MFU is zero: the seeds' "well-tuned runs hit 40-55 %",
 	// at its low end.
 	DefaultMFU = 0.40
-	// interNodeBytesPerSec is the link between machines unless said
-	// otherwise: 100 Gb/s-class InfiniBand, 12.5 GB/s (the seeds'
-	// "production multi-node" row).
+	// interNodeBytesPerSec is the link between machines, per machine, for
+	// cards without a reference training system: 100 Gb/s-class
+	// InfiniBand or Ethernet, 12.5 GB/s (the seeds' "production
+	// multi-node" row).
 	interNodeBytesPerSec = 12.5e9
 	// qloraDequantFactor is the extra time QLoRA spends dequantising NF4
 	// weights before every forward and backward matmul (an assumption:
@@ -57,54 +58,163 @@ func peakFLOPS(g *GPU, p Precision) float64 {
 	return g.BF16TFLOPS * 1e12
 }
 
+// nodeFabricBytesPerSec is the network between machines per machine, one
+// direction, for the cards training clusters are built from: the
+// reference systems' NICs. DGX H100/H200 and DGX B200: eight ConnectX-7
+// at 400 Gb/s (NVIDIA DGX H100/B200 user guides: 8 × 400 Gb/s InfiniBand
+// compute fabric), 400 GB/s. DGX A100: eight ConnectX-6 at 200 Gb/s
+// (DGX A100 user guide), 200 GB/s. MI300X platforms: eight 400 Gb/s NICs
+// (Azure ND MI300X v5: 8 × 400 Gb/s InfiniBand), 400 GB/s. DGX-1 with
+// V100: four EDR 100 Gb/s ports, 50 GB/s. Any other card: the seeds'
+// 100 Gb/s-class production link per machine (interNodeBytesPerSec).
+var nodeFabricBytesPerSec = map[string]float64{
+	"h100": 400e9, "h200": 400e9, "b200": 400e9, "mi300x": 400e9,
+	"a100-80": 200e9, "a100-40": 200e9,
+	"v100-32": 50e9, "v100-16": 50e9,
+}
+
+// fabricBytesPerSec is the network bandwidth one machine of g has to the
+// others.
+func fabricBytesPerSec(g *GPU) float64 {
+	if bw, ok := nodeFabricBytesPerSec[g.ID]; ok {
+		return bw
+	}
+	return interNodeBytesPerSec
+}
+
 // linkBytesPerSec is the slowest link a collective over the request's
-// GPUs crosses.
+// GPUs crosses: the machine's network across machines, the card's own
+// link within one.
 func linkBytesPerSec(r *Request, g *GPU) float64 {
 	if r.Nodes > 1 {
-		return interNodeBytesPerSec
+		return fabricBytesPerSec(g)
 	}
 	return g.LinkBytesPerSec
 }
 
+// expertParallel reports whether the request trains a mixture of experts
+// with expert parallelism: full training on more than one GPU, each
+// routed expert living on one rank (DeepSpeed-MoE, Megatron EP), so that
+// expert weights are never gathered and their gradients never reduced
+// across data-parallel ranks; tokens travel to the experts instead.
+func expertParallel(r *Request, s *shape) bool {
+	return r.Method == MethodFull && s.expertLinear > 0 && r.GPUs > 1
+}
+
+// syncedParams is the trainable parameters whose gradients data
+// parallelism reduces: all of them, less the routed experts under expert
+// parallelism.
+func syncedParams(r *Request, s *shape) float64 {
+	psi := float64(s.trainable(r))
+	if expertParallel(r, s) {
+		psi -= float64(s.expertLinear)
+	}
+	return psi
+}
+
 // commBytesPerStep is what each GPU sends per optimizer step under ZeRO
-// (ZeRO paper §7): 2Ψ (reduce-scatter + all-gather, as plain data
-// parallelism) for stages 0-2, 3Ψ for stage 3, in 16-bit bytes, times
-// the ring's (N-1)/N. LoRA reduces only the adapters' gradients; at stage
-// 3 the frozen base is gathered too, forward and backward.
+// (ZeRO paper §7), in 16-bit bytes (fp32 training: 4 B), times the ring's
+// (N-1)/N. Stages 0-2 reduce the gradients once per optimizer step
+// (reduce-scatter + all-gather, 2Ψ; with gradient accumulation the
+// micro-batches before the last accumulate locally). Stage 3 gathers the
+// weights for the forward and the backward of every micro-batch and
+// reduce-scatters its gradients (3Ψ per micro-batch); LoRA gathers the
+// frozen base too. Expert-parallel MoE training leaves the routed experts
+// out (expertParallel).
 func commBytesPerStep(r *Request, s *shape) float64 {
 	n := float64(r.GPUs)
 	if n <= 1 {
 		return 0
 	}
-	psi := float64(s.trainable(r))
-	vol := 2 * psi * 2
+	eb := 2.0
+	if r.Precision == PrecisionFP32 {
+		eb = 4
+	}
+	psi := syncedParams(r, s)
+	vol := 2 * psi * eb
 	if r.ZeROStage == 3 {
-		vol = 3 * psi * 2
+		vol = 3 * psi * eb
 		if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 			vol += 2 * modelWeightBytes(s, r.Quant, r.Precision)
 		}
+		vol *= float64(max(r.GradAccumSteps, 1))
 	}
 	return vol * (n - 1) / n
 }
 
+// allToAllBytesPerStep is what each GPU sends per optimizer step to route
+// tokens to experts under expert parallelism: dispatch and combine, in the
+// forward and the backward, of the k routed copies of every token's
+// hidden state at 16 bit, over every MoE layer; (N-1)/N of it leaves the
+// GPU.
+func allToAllBytesPerStep(r *Request, s *shape) float64 {
+	if !expertParallel(r, s) {
+		return 0
+	}
+	n := float64(r.GPUs)
+	tokens := float64(r.SeqLen) * float64(r.MicroBatch) * float64(max(r.GradAccumSteps, 1))
+	return 4 * tokens * float64(s.expertsActive) * float64(s.hidden) * 2 * float64(s.moeLayers) * (n - 1) / n
+}
+
+// commSeconds is the time a GPU spends sending vol bytes in a collective
+// over the request's GPUs: hierarchically, the share that stays in the
+// machine over the card's link and the share that crosses machines over
+// the fabric the machine's GPUs share.
+func commSeconds(r *Request, g *GPU, vol float64) float64 {
+	if vol <= 0 {
+		return 0
+	}
+	nodes := float64(max(r.Nodes, 1))
+	perNode := float64(r.GPUs) / nodes
+	var sec float64
+	if perNode > 1 && g.LinkBytesPerSec > 0 {
+		sec += vol / g.LinkBytesPerSec
+	}
+	if nodes > 1 {
+		// Reduced within the machine first, each GPU sends only its 1/perNode
+		// shard across: the machine's NICs carry vol × (nodes-1)/nodes in
+		// all (NCCL's hierarchical rings and trees).
+		sec += vol * (nodes - 1) / nodes / fabricBytesPerSec(g)
+	}
+	return sec
+}
+
+// backwardShare is the part of a step's compute that gradient
+// communication can overlap: the backward pass, 4 of the 6 FLOPs per
+// parameter and token (DDP and ZeRO-1/2 reduce buckets while backward
+// runs).
+const backwardShare = 2.0 / 3
+
 // trainingSpeed is the training throughput in tokens per second over all
-// GPUs, with the seconds per step spent computing and communicating (the
-// two overlap; the slower one sets the pace).
+// GPUs, with the seconds per optimizer step spent computing and
+// communicating. One step is GradAccumSteps micro-batches; communication
+// overlaps compute (gradient reduction the last backward, ZeRO-3's
+// gathers every micro-batch's compute) and only what does not fit under
+// it adds to the step. Expert all-to-all sits between layers and is not
+// hidden.
 func trainingSpeed(r *Request, s *shape, g *GPU, mfu float64) (tokensPerSec, computeSec, commSec float64) {
 	peak := peakFLOPS(g, r.Precision) * mfu
 	if peak <= 0 {
 		return 0, 0, 0
 	}
-	tokensPerGPU := float64(r.SeqLen) * float64(r.MicroBatch)
-	computeSec = tokensPerGPU * trainingFLOPsPerToken(r, s.active) / peak
-	if bw := linkBytesPerSec(r, g); bw > 0 {
-		commSec = commBytesPerStep(r, s) / bw
+	accum := float64(max(r.GradAccumSteps, 1))
+	microTokens := float64(r.SeqLen) * float64(r.MicroBatch)
+	micro := microTokens * trainingFLOPsPerToken(r, s.active) / peak
+	computeSec = accum * micro
+	grad := commSeconds(r, g, commBytesPerStep(r, s))
+	a2a := commSeconds(r, g, allToAllBytesPerStep(r, s))
+	commSec = grad + a2a
+	var exposed float64
+	if r.ZeROStage == 3 {
+		exposed = max(0, grad-computeSec)
+	} else {
+		exposed = max(0, grad-backwardShare*micro)
 	}
-	step := max(computeSec, commSec)
+	step := computeSec + exposed + a2a
 	if step <= 0 {
 		return 0, 0, 0
 	}
-	return tokensPerGPU * float64(r.GPUs) / step, computeSec, commSec
+	return microTokens * accum * float64(r.GPUs) / step, computeSec, commSec
 }
 
 // inferenceSpeed is decode tokens per second over all concurrent requests
@@ -169,8 +279,8 @@ func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throug
 		tps, compute, comm = trainingSpeed(r, s, g, mfu)
 		if comm > compute && compute > 0 {
 			warnings = append(warnings, fmt.Sprintf(
-				"communication-bound: ZeRO-%d moves %.1f GB per GPU per step over %s (%.0f GB/s), %.1f s against %.1f s of compute; larger micro-batches or gradient accumulation amortise it",
-				r.ZeROStage, commBytesPerStep(r, s)/1e9, linkName(r, g), linkBytesPerSec(r, g)/1e9, comm, compute))
+				"communication-bound: ZeRO-%d moves %.1f GB per GPU per optimizer step over %s (%.0f GB/s), %.1f s against %.1f s of compute; larger micro-batches or gradient accumulation amortise it",
+				r.ZeROStage, (commBytesPerStep(r, s)+allToAllBytesPerStep(r, s))/1e9, linkName(r, g), linkBytesPerSec(r, g)/1e9, comm, compute))
 		}
 		if r.Offload != OffloadNone {
 			warnings = append(warnings, fmt.Sprintf("%s offload runs the optimizer step off the GPU; the step is slower than the compute estimate shows", r.Offload))
