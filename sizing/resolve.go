@@ -250,7 +250,7 @@ func (rs *resolved) resolveCounts(q Query) error {
 // trainingSaid reports whether the query names anything only training has.
 func trainingSaid(q Query) bool {
 	return q.Optimizer != "" || q.LoRARank > 0 || q.ZeROStage != nil || q.Offload != "" ||
-		q.GradCheckpointing != nil || q.Tokens > 0
+		q.GradCheckpointing != nil || q.Tokens > 0 || q.GradAccumSteps > 0 || q.GlobalBatchTokens > 0
 }
 
 func (rs *resolved) resolveMethod(q Query) error {
@@ -277,6 +277,8 @@ func (rs *resolved) resolveMethod(q Query) error {
 				"ZeRO stages and offload shard training state; to serve on more GPUs, name the GPU count (tensor parallel)")
 		case q.GradCheckpointing != nil:
 			return inputErr(hint, "gradient checkpointing is a training setting, not an inference one")
+		case q.GradAccumSteps > 0 || q.GlobalBatchTokens > 0:
+			return inputErr(hint, "gradient accumulation and global batches are training settings, not inference ones")
 		}
 	case MethodFull:
 		if q.Quant != QuantNone {
@@ -522,9 +524,33 @@ func (rs *resolved) resolveTraining(q Query) error {
 			rs.notes = append(rs.notes, "ZeRO on one GPU shards nothing: the memory is the same as without it")
 		}
 	}
+	if err := rs.resolveGlobalBatch(q); err != nil {
+		return err
+	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
 	}
+	return nil
+}
+
+// resolveGlobalBatch sets the accumulation steps from a global batch in
+// tokens, or the global batch from the steps: tokens per optimizer step =
+// sequence × micro-batch × accumulation steps × data-parallel GPUs.
+func (rs *resolved) resolveGlobalBatch(q Query) error {
+	r := &rs.req
+	perStep := int64(r.SeqLen) * int64(r.MicroBatch) * int64(r.GPUs)
+	if q.GlobalBatchTokens > 0 {
+		accum := int((q.GlobalBatchTokens + perStep - 1) / perStep)
+		if q.GradAccumSteps > 0 && q.GradAccumSteps != accum {
+			return inputErr(fmt.Sprintf("fit %s %s global batch %s tokens", r.Model, r.Method, formatCount(q.GlobalBatchTokens)),
+				"a global batch of %s tokens is %d accumulation steps of %d tokens here, not %d: say one or the other",
+				thousands(float64(q.GlobalBatchTokens)), accum, perStep, q.GradAccumSteps)
+		}
+		r.GradAccumSteps = accum
+		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d GPUs)",
+			thousands(float64(q.GlobalBatchTokens)), accum, thousands(float64(perStep)), r.GPUs)
+	}
+	r.GlobalBatchTokens = perStep * int64(r.GradAccumSteps)
 	return nil
 }
 
