@@ -105,7 +105,7 @@ func (e *Estimator) price(gpu string) *Price {
 }
 
 func (e *Estimator) costAssumptions(p *Price) []string {
-	out := []string{fmt.Sprintf("MFU %.0f%% of dense peak for training and prefill; decode at %.0f%% of memory bandwidth", e.mfu()*100, bandwidthUtilisation*100)}
+	out := []string{fmt.Sprintf("MFU %.0f%% of dense peak for training and prefill; decode at %.0f%% of memory bandwidth plus a per-layer floor", e.mfu()*100, bandwidthUtilisation*100)}
 	if p != nil {
 		out = append(out, fmt.Sprintf("price $%.2f per GPU-hour (%s, %s, as of %s)", p.USDPerGPUHour, p.Provider, p.Market, p.AsOf.Format("2006-01-02")))
 	}

@@ -245,29 +245,58 @@ func isReleasedFormat(q Quant) bool {
 	return q == QuantFP8 || q == QuantMXFP4 || q == QuantNVFP4
 }
 
+// weightElemBytes is the bytes per parameter of one class of tensor
+// stored with quantisation q (or at precision p when q is empty): a
+// linear layer of the blocks, a routed expert's linear (expert), or
+// anything else (embeddings, LM head, norms, biases). moe says the model
+// has routed experts, which is where MXFP4 applies.
+func weightElemBytes(q Quant, p Precision, hidden int64, linear, expert, moe bool) float64 {
+	if q == QuantNone {
+		switch p {
+		case PrecisionFP32:
+			return 4
+		case PrecisionFP8:
+			q = QuantFP8
+		default:
+			return 2
+		}
+	}
+	b, scope := quantBytesPerParam(q, hidden)
+	switch {
+	case scope == scopeFile,
+		scope == scopeLinear && linear,
+		scope == scopeExperts && (expert || (linear && !moe)):
+		return b
+	}
+	return 2
+}
+
 // modelWeightBytes is the size of all the model's weights stored with
 // quantisation q, or at 16-bit (fp32: 4 B, fp8: FP8 on the linears) when q
 // is empty.
 func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
-	if q == QuantNone {
-		switch p {
-		case PrecisionFP32:
-			return 4 * float64(s.total)
-		case PrecisionFP8:
-			q = QuantFP8
-		default:
-			return 2 * float64(s.total)
-		}
+	moe := s.expertLinear > 0
+	return float64(s.expertLinear)*weightElemBytes(q, p, s.hidden, true, true, moe) +
+		float64(s.linear-s.expertLinear)*weightElemBytes(q, p, s.hidden, true, false, moe) +
+		float64(s.total-s.linear)*weightElemBytes(q, p, s.hidden, false, false, moe)
+}
+
+// decodeReadBytes is what one decode step reads of the weights: all of
+// them but the routed experts a token does not visit (at batch b, up to
+// b × k distinct experts of E per layer) and the input embedding table, of
+// which it reads one row per token (a tied table is read whole as the LM
+// head).
+func decodeReadBytes(s *shape, q Quant, p Precision, batch int64) float64 {
+	moe := s.expertLinear > 0
+	read := modelWeightBytes(s, q, p)
+	if moe && s.experts > 0 {
+		visited := min(float64(batch*s.expertsActive)/float64(s.experts), 1)
+		read -= (1 - visited) * float64(s.expertLinear) * weightElemBytes(q, p, s.hidden, true, true, moe)
 	}
-	b, scope := quantBytesPerParam(q, s.hidden)
-	quantised := s.linear
-	switch {
-	case scope == scopeFile:
-		return b * float64(s.total)
-	case scope == scopeExperts && s.expertLinear > 0:
-		quantised = s.expertLinear
+	if s.embedMatrices == 2 {
+		read -= float64(s.vocab*s.hidden) * weightElemBytes(q, p, s.hidden, false, false, moe)
 	}
-	return b*float64(quantised) + 2*float64(s.total-quantised)
+	return read
 }
 
 // loraParams is the exact adapter parameter count at a rank.

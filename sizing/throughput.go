@@ -217,17 +217,78 @@ func trainingSpeed(r *Request, s *shape, g *GPU, mfu float64) (tokensPerSec, com
 	return microTokens * accum * float64(r.GPUs) / step, computeSec, commSec
 }
 
+// Decode latency: a decode step at small batch is bound by reading the
+// weights, plus a floor the bandwidth term does not see. Each layer
+// launches its kernels and, split over GPUs by tensor parallelism, waits
+// on two all-reduces (after attention and after the MLP or experts) whose
+// cost at a few KB is latency, not bandwidth.
+const (
+	// layerFloorSec is the per-layer launch and synchronisation cost of
+	// one decode step on a CUDA or ROCm GPU with CUDA graphs (an
+	// assumption: about ten kernels of ~2 µs).
+	layerFloorSec = 20e-6
+	// appleLayerFloorSec is the same on Apple silicon under llama.cpp's
+	// Metal backend, fitted to llama.cpp's M-series table (discussion
+	// #4167: LLaMA 7B F16, Q8_0 and Q4_0 token generation on M2 Ultra,
+	// M3 Max, M4 Max leave ~3.2 ms per token over 32 layers beyond the
+	// bandwidth term).
+	appleLayerFloorSec = 100e-6
+	// appleBandwidthUtilisation is the share of Apple's stated bandwidth
+	// a decode step reaches (the same fit: F16 on M4 Max reads 78 %).
+	appleBandwidthUtilisation = 0.75
+	// Small-message all-reduce latency: NVLink/NVSwitch or Infinity
+	// Fabric within a machine ~12 µs, PCIe ~30 µs, across machines over
+	// InfiniBand ~100 µs (NCCL's latency-bound regime, nccl-tests at a
+	// few KB; assumptions of the right order, not measurements of ours).
+	nvlinkCollectiveSec    = 12e-6
+	pcieCollectiveSec      = 30e-6
+	interNodeCollectiveSec = 100e-6
+)
+
+// decodeBandwidth is the memory bandwidth a decode step reaches on g.
+func decodeBandwidth(g *GPU) float64 {
+	if g.Link == LinkUnified {
+		return g.BandwidthBytesPerSec * appleBandwidthUtilisation
+	}
+	return g.BandwidthBytesPerSec * bandwidthUtilisation
+}
+
+// decodeOverheadSec is the per-token floor of a decode step: per-layer
+// launches, and with more than one GPU two all-reduces per layer, over
+// the slowest link they cross (serving engines run tensor parallelism
+// across machines too, as SGLang's DeepSeek-R1 recipe does with --tp 16
+// over two nodes).
+func decodeOverheadSec(r *Request, s *shape, g *GPU) float64 {
+	floor := layerFloorSec
+	if g.Link == LinkUnified {
+		floor = appleLayerFloorSec
+	}
+	var coll float64
+	switch {
+	case r.GPUs <= 1:
+	case r.Nodes > 1:
+		coll = interNodeCollectiveSec
+	case g.Link == LinkPCIe:
+		coll = pcieCollectiveSec
+	default:
+		coll = nvlinkCollectiveSec
+	}
+	return float64(s.layers) * (floor + 2*coll)
+}
+
 // inferenceSpeed is decode tokens per second over all concurrent requests
-// (memory-bound: each step reads the active weights and the KV cache at
-// full context, at bandwidthUtilisation of peak) and prefill tokens per
-// second (compute-bound: 2 × active parameters per token at the MFU).
+// (each step reads the weights a token needs, split over the GPUs, and
+// the KV cache at full context, at the card's decode bandwidth, plus the
+// per-token floor of decodeOverheadSec) and prefill tokens per second
+// (compute-bound: 2 × active parameters per token at the MFU).
 func inferenceSpeed(r *Request, s *shape, g *GPU, mfu float64) (decode, prefill float64) {
 	gpus := float64(max(r.GPUs, 1))
-	weights := modelWeightBytes(s, r.Quant, r.Precision) * float64(s.active) / float64(max(s.total, 1))
-	kv := kvCacheBytes(s, int64(r.SeqLen), int64(r.MicroBatch), kvElemBytes(r.KVPrecision)) * kvShare(s, r.GPUs, r.Nodes)
+	batch := int64(max(r.MicroBatch, 1))
+	weights := decodeReadBytes(s, r.Quant, r.Precision, batch)
+	kv := kvCacheBytes(s, int64(r.SeqLen), batch, kvElemBytes(r.KVPrecision)) * kvShare(s, r.GPUs, r.Nodes)
 	perGPU := weights/gpus + kv
-	if bw := g.BandwidthBytesPerSec * bandwidthUtilisation; bw > 0 && perGPU > 0 {
-		decode = float64(r.MicroBatch) * bw / perGPU
+	if bw := decodeBandwidth(g); bw > 0 && perGPU > 0 {
+		decode = float64(batch) / (perGPU/bw + decodeOverheadSec(r, s, g))
 	}
 	if peak := peakFLOPS(g, r.Precision) * mfu; peak > 0 && s.active > 0 {
 		prefill = gpus * peak / (2 * float64(s.active))
