@@ -114,6 +114,10 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		a := Alternative{
 			Method: c.req.Method, Optimizer: c.req.Optimizer, GPU: c.req.GPU, GPUs: c.req.GPUs,
 			ZeROStage: c.req.ZeROStage, Offload: c.req.Offload, Fits: true, TotalBytes: c.total, Why: c.why,
+			Headroom: headroom(c.total, c.gpu.MemoryBytes),
+		}
+		if a.Headroom == HeadroomTight {
+			a.Why += " (" + tightNote + ")"
 		}
 		if c.priced {
 			nums = append(nums, c.perHour)

@@ -120,6 +120,15 @@ func (rs *resolved) memory(r *Request) Memory {
 	return trainingMemory(r, &rs.shape)
 }
 
+// comfortableBytes is the most a configuration may take of a card of
+// vram bytes and still leave the headroom the seeds advise: the line
+// between comfortable and tight, used by the verdict, the alternatives and
+// the inverse searches alike.
+func comfortableBytes(vram int64) int64 { return int64(float64(vram) * (1 - tightFraction)) }
+
+// tightNote is what an answer adds to a figure that fits only tightly.
+const tightNote = "tight: under 20% headroom"
+
 // headroom classes a fit by the share of the card left free.
 func headroom(total, vram int64) Headroom {
 	switch {

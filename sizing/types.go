@@ -175,6 +175,9 @@ type Alternative struct {
 	TotalBytes int64     `json:"total_bytes"`
 	USDPerHour *float64  `json:"usd_per_hour"`
 	Why        string    `json:"why"`
+	// Headroom is comfortable or tight by the same rule as the answer's
+	// verdict; a tight alternative says so in Why too.
+	Headroom Headroom `json:"headroom"`
 
 	// Hours is how long the request's token budget takes in this
 	// configuration, by the same throughput model as the answer's; nil
