@@ -245,7 +245,7 @@ func ExampleEstimateMemory() {
 	r := Request{Method: MethodFull, Optimizer: OptimizerAdamW, Precision: PrecisionBF16, GPUs: 8, Nodes: 1,
 		ZeROStage: 3, Offload: OffloadNone, SeqLen: 2048, MicroBatch: 1}
 	fmt.Printf("%.1f GiB per GPU\n", float64(EstimateMemory(r, m).TotalBytes)/(1<<30))
-	// Output: 29.4 GiB per GPU
+	// Output: 31.3 GiB per GPU
 }
 
 // TestA100FullFineTuneCeiling reproduces seeds/000 ("Training Memory Lower
