@@ -357,7 +357,7 @@ func trainingMemory(r *Request, s *shape) Memory {
 		if r.ZeROStage == 3 {
 			all := base + wB*psi
 			weights = min(weights, all*checkpointWindowLayers/layers, all/float64(max(s.total, 1))*maxLiveParams)
-			grads = min(gB*psi/layers, gB*reduceBucketElems)
+			grads = min(gB*psi/float64(max(r.GPUs, 1)), gB*psi/layers, gB*reduceBucketElems)
 		}
 	}
 
