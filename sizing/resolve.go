@@ -144,6 +144,10 @@ func (rs *resolved) resolveModel(q Query) error {
 	}
 	rs.shape = shapeOf(rs.model)
 	total, active := rs.model.ParamCount()
+	if rs.model.MoE() && !rs.model.TiedEmbeddings {
+		rs.assume("%s: %s parameters, %s active per token (the input embedding, a lookup, is not counted as active)",
+			rs.model.Name, humanCount(total), humanCount(active))
+	}
 	rs.req.Model = rs.model.ID
 	rs.req.Params, rs.req.ActiveParams = total, active
 	return nil
