@@ -406,6 +406,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("13b lora \x00 4090")
 	f.Add("\xff\xfe")
 	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
+	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
+	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := Parse(in)
 		if err != nil {
