@@ -522,9 +522,12 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("ZeRO stage %d: the lowest stage that fits on %d GPUs (stage 3 = FSDP full shard)", r.ZeROStage, r.GPUs)
 	}
 	if r.GPUs == 1 && r.ZeROStage > 0 {
-		if offload {
+		switch {
+		case offload && r.ZeROStage == 3:
+			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO-3 on one GPU with %s offload is ZeRO-Infinity: weights, gradients and optimizer states live off the GPU and stream in layer by layer", r.Offload))
+		case offload:
 			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO on one GPU with %s offload is ZeRO-Offload: the optimizer states and gradients live off the GPU", r.Offload))
-		} else {
+		default:
 			rs.notes = append(rs.notes, "ZeRO on one GPU shards nothing: the memory is the same as without it")
 		}
 	}

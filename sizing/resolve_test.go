@@ -91,9 +91,15 @@ func TestResolveZeRO(t *testing.T) {
 	if !anyContains(a.Warnings, "shards nothing") {
 		t.Errorf("ZeRO-2 on one GPU: warnings %q, want a note that it changes nothing", a.Warnings)
 	}
+	// Plain "offload" is ZeRO-Offload (stage 2) where it fits, ZeRO-3 with
+	// parameter offload (ZeRO-Infinity) where only that fits.
+	a, _ = (&Estimator{}).Answer(Query{Model: "llama-3.2-3b", Method: MethodFull, GPU: "rtx-4090", Offload: OffloadCPU})
+	if a.Request.ZeROStage != 2 || !anyContains(a.Warnings, "ZeRO-Offload") {
+		t.Errorf("3B offload on one 4090: stage %d, warnings %q; want stage 2 and ZeRO-Offload named", a.Request.ZeROStage, a.Warnings)
+	}
 	a, _ = (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "rtx-4090", Offload: OffloadCPU})
-	if a.Request.ZeROStage != 3 || !anyContains(a.Warnings, "ZeRO-Offload") {
-		t.Errorf("offload on one GPU: stage %d, warnings %q; want stage 3 and ZeRO-Offload named", a.Request.ZeROStage, a.Warnings)
+	if a.Request.ZeROStage != 3 || !anyContains(a.Warnings, "ZeRO-Infinity") {
+		t.Errorf("8B offload on one 4090: stage %d, warnings %q; want stage 3 and ZeRO-Infinity named", a.Request.ZeROStage, a.Warnings)
 	}
 }
 
