@@ -227,6 +227,10 @@ const (
 	// one decode step on a CUDA or ROCm GPU with CUDA graphs (an
 	// assumption: about ten kernels of ~2 µs).
 	layerFloorSec = 20e-6
+	// moeLayerFloorSec is what a mixture-of-experts layer adds: the router
+	// GEMM, top-k, token permutation and the combine (an assumption of the
+	// same kind, a handful more kernels).
+	moeLayerFloorSec = 20e-6
 	// appleLayerFloorSec is the same on Apple silicon under llama.cpp's
 	// Metal backend, fitted to llama.cpp's M-series table (discussion
 	// #4167: LLaMA 7B F16, Q8_0 and Q4_0 token generation on M2 Ultra,
@@ -237,12 +241,14 @@ const (
 	// a decode step reaches (the same fit: F16 on M4 Max reads 78 %).
 	appleBandwidthUtilisation = 0.75
 	// Small-message all-reduce latency: NVLink/NVSwitch or Infinity
-	// Fabric within a machine ~12 µs, PCIe ~30 µs, across machines over
-	// InfiniBand ~100 µs (NCCL's latency-bound regime, nccl-tests at a
-	// few KB; assumptions of the right order, not measurements of ours).
+	// Fabric within a machine ~12 µs, PCIe ~30 µs (NCCL's latency-bound
+	// regime at a few KB; assumptions of the right order), across machines
+	// over InfiniBand 150 µs: what leaves DeepSeek-R1 on 16 H100 at 23 ms
+	// per token under SGLang with --tp 16 over two nodes
+	// (tenstorrent/tt-inference-server#356: 43 tokens/s at concurrency 1).
 	nvlinkCollectiveSec    = 12e-6
 	pcieCollectiveSec      = 30e-6
-	interNodeCollectiveSec = 100e-6
+	interNodeCollectiveSec = 150e-6
 )
 
 // decodeBandwidth is the memory bandwidth a decode step reaches on g.
@@ -273,7 +279,7 @@ func decodeOverheadSec(r *Request, s *shape, g *GPU) float64 {
 	default:
 		coll = nvlinkCollectiveSec
 	}
-	return float64(s.layers) * (floor + 2*coll)
+	return float64(s.layers)*(floor+2*coll) + float64(s.moeLayers)*moeLayerFloorSec
 }
 
 // inferenceSpeed is decode tokens per second over all concurrent requests
