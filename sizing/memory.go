@@ -239,12 +239,6 @@ func isGGUF(q Quant) bool {
 	return q != QuantNone && scope == scopeFile
 }
 
-// isReleasedFormat reports whether q is a low-precision format models are
-// released in (FP8, MXFP4, NVFP4), as opposed to a post-hoc quantisation.
-func isReleasedFormat(q Quant) bool {
-	return q == QuantFP8 || q == QuantMXFP4 || q == QuantNVFP4
-}
-
 // weightElemBytes is the bytes per parameter of one class of tensor
 // stored with quantisation q (or at precision p when q is empty): a
 // linear layer of the blocks, a routed expert's linear (expert), or
