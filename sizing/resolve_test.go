@@ -111,3 +111,33 @@ func anyContains(list []string, sub string) bool {
 	}
 	return false
 }
+
+// TestReleasedFormat: inference defaults to the format a model ships in
+// and says so; a precision asked for overrides it; training states the
+// upcast it assumes.
+func TestReleasedFormat(t *testing.T) {
+	for _, tc := range []struct {
+		q     Query
+		quant Quant
+		says  string
+	}{
+		{Query{Model: "gpt-oss-120b", GPU: "h100"}, QuantMXFP4, "gpt-oss 120B ships MXFP4: 60.8 GiB of weights (MoE experts in MXFP4"},
+		{Query{Model: "deepseek-v3", GPU: "h200", GPUs: 8}, QuantFP8, "DeepSeek-V3 ships FP8: 626.8 GiB"},
+		{Query{Model: "gpt-oss-120b", GPU: "h100", Precision: PrecisionBF16}, QuantNone, "ships MXFP4; sized in bf16 as asked"},
+		{Query{Model: "gpt-oss-20b", GPU: "h100", Method: MethodLoRA}, QuantNone, "training assumes the weights upcast to bf16"},
+		{Query{Model: "llama-3.1-8b", GPU: "h100", Precision: PrecisionFP8}, QuantFP8, ""},
+	} {
+		r, as, err := Resolve(tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Quant != tc.quant || (tc.says != "" && !anyContains(as, tc.says)) {
+			t.Errorf("%+v: quant %q, assumptions %q; want %q and %q", tc.q, r.Quant, as, tc.quant, tc.says)
+		}
+	}
+	// FP8 weights on a card without FP8: weight-only, compute in bf16.
+	r, _, _ := Resolve(Query{Model: "deepseek-v3", GPU: "a100-80", GPUs: 16})
+	if r.Quant != QuantFP8 || r.Precision != PrecisionBF16 {
+		t.Errorf("DeepSeek-V3 on A100: quant %q precision %q, want fp8 weights computed in bf16", r.Quant, r.Precision)
+	}
+}

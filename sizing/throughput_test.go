@@ -139,3 +139,51 @@ func anyHasPrefix(list []string, prefix string) bool {
 	}
 	return false
 }
+
+// TestCommunicationModel: gradients are reduced once per optimizer step
+// (ZeRO-0..2), ZeRO-3 gathers every micro-batch; collectives cross the
+// card's link within a machine and the machine's fabric across machines;
+// expert-parallel MoE training neither gathers nor reduces the experts.
+func TestCommunicationModel(t *testing.T) {
+	s := bareShape(7e9)
+	r := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 16, 2)
+	r.Nodes = 2
+	one := commBytesPerStep(&r, &s)
+	r.GradAccumSteps = 8
+	if got := commBytesPerStep(&r, &s); got != one {
+		t.Errorf("ZeRO-2 with 8 accumulation steps sends %.0f B per step, want %.0f (once per step)", got, one)
+	}
+	r.ZeROStage = 3
+	r.GradAccumSteps = 1
+	z3 := commBytesPerStep(&r, &s)
+	r.GradAccumSteps = 8
+	if got := commBytesPerStep(&r, &s); !nearlyEqual(got, 8*z3) {
+		t.Errorf("ZeRO-3 with 8 accumulation steps sends %.0f B, want 8 × %.0f (gathers every micro-batch)", got, z3)
+	}
+
+	h100, l40s := gpuOf(t, "h100"), gpuOf(t, "l40s")
+	r = trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 16, 2)
+	r.Nodes = 2
+	vol := commBytesPerStep(&r, &s)
+	// H100: 450 GB/s NVLink, 400 GB/s of NICs per machine.
+	if got, want := commSeconds(&r, &h100, vol), vol/450e9+vol/2/400e9; !nearlyEqual(got, want) {
+		t.Errorf("H100 2 machines: %.3f s, want %.3f", got, want)
+	}
+	// L40S: PCIe 32 GB/s, a 100 Gb/s-class link per machine.
+	if got, want := commSeconds(&r, &l40s, vol), vol/32e9+vol/2/12.5e9; !nearlyEqual(got, want) {
+		t.Errorf("L40S 2 machines: %.3f s, want %.3f", got, want)
+	}
+
+	ds := shapeOf(modelOf(t, "deepseek-v3"))
+	r = trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 16, 1)
+	if got, want := syncedParams(&r, &ds), float64(ds.total-ds.expertLinear); got != want {
+		t.Errorf("DeepSeek-V3 expert-parallel: %.0f parameters reduced, want the %.0f outside the experts", got, want)
+	}
+	if allToAllBytesPerStep(&r, &ds) <= 0 {
+		t.Error("expert-parallel training charges no token all-to-all")
+	}
+	r.Method, r.LoRARank = MethodLoRA, 16
+	if allToAllBytesPerStep(&r, &ds) != 0 {
+		t.Error("LoRA is charged an expert all-to-all; it runs the experts data-parallel")
+	}
+}
