@@ -581,8 +581,11 @@ func (rs *resolved) lowestFittingStage() int {
 // releasedNote says what a model's released weight format costs and how
 // it splits its tensors, for the answer's assumptions.
 func releasedNote(m Model, s *shape, q Quant) string {
-	split := "linear layers in FP8 e4m3 with one fp32 scale per 128×128 block; embeddings, LM head and norms in bf16"
+	b, _ := quantBytesPerParam(q, s.hidden)
+	split := fmt.Sprintf("linear layers in %s, %.3g bits per weight; embeddings, LM head and norms in bf16", q, 8*b)
 	switch {
+	case q == QuantFP8:
+		split = "linear layers in FP8 e4m3 with one fp32 scale per 128×128 block; embeddings, LM head and norms in bf16"
 	case q == QuantMXFP4 && s.expertLinear > 0:
 		split = "MoE experts in MXFP4, 4.25 bits per weight; attention, router and embeddings in bf16"
 	case q == QuantMXFP4:
