@@ -141,3 +141,19 @@ func TestReleasedFormat(t *testing.T) {
 		t.Errorf("DeepSeek-V3 on A100: quant %q precision %q, want fp8 weights computed in bf16", r.Quant, r.Precision)
 	}
 }
+
+// TestReleasedFormatFromConfig: NVIDIA ModelOpt checkpoints name their
+// format in quant_algo (nvidia/Llama-3.1-8B-Instruct-FP4 and -FP8 on the
+// Hub: quant_method "modelopt", quant_algo "NVFP4" / "FP8").
+func TestReleasedFormatFromConfig(t *testing.T) {
+	base := `{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 4096, `
+	for algo, want := range map[string]Quant{"NVFP4": QuantNVFP4, "FP8": QuantFP8} {
+		m, err := ModelFromConfig([]byte(base+`"quantization_config": {"quant_method": "modelopt", "quant_algo": "`+algo+`"}}`), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ReleasedFormat != want {
+			t.Errorf("modelopt %s: released format %q, want %q", algo, m.ReleasedFormat, want)
+		}
+	}
+}
