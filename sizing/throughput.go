@@ -64,11 +64,18 @@ func peakFLOPS(g *GPU, p Precision) float64 {
 // at 400 Gb/s (NVIDIA DGX H100/B200 user guides: 8 × 400 Gb/s InfiniBand
 // compute fabric), 400 GB/s. DGX A100: eight ConnectX-6 at 200 Gb/s
 // (DGX A100 user guide), 200 GB/s. MI300X platforms: eight 400 Gb/s NICs
-// (Azure ND MI300X v5: 8 × 400 Gb/s InfiniBand), 400 GB/s. DGX-1 with
-// V100: four EDR 100 Gb/s ports, 50 GB/s. Any other card: the seeds'
-// 100 Gb/s-class production link per machine (interNodeBytesPerSec).
+// (Azure ND MI300X v5: 8 × 400 Gb/s InfiniBand), 400 GB/s, and the same
+// for MI325X and MI355X platforms (eight 400 Gb/s Pensando Pollara NICs)
+// and HGX H20 boards (built as HGX H100). DGX B300: eight ConnectX-8 at
+// 800 Gb/s, 800 GB/s. GB200 / GB300 NVL72, whose "machine" is the
+// 72-GPU NVLink rack: one ConnectX-7 400 Gb/s (GB300: ConnectX-8 800
+// Gb/s) per GPU, 3.6 TB/s (7.2 TB/s) per rack. DGX-1 with V100: four EDR
+// 100 Gb/s ports, 50 GB/s. Any other card: the seeds' 100 Gb/s-class
+// production link per machine (interNodeBytesPerSec).
 var nodeFabricBytesPerSec = map[string]float64{
-	"h100": 400e9, "h200": 400e9, "b200": 400e9, "mi300x": 400e9,
+	"h100": 400e9, "h200": 400e9, "b200": 400e9, "h20": 400e9,
+	"mi300x": 400e9, "mi325x": 400e9, "mi355x": 400e9,
+	"b300": 800e9, "gb200": 72 * 50e9, "gb300": 72 * 100e9,
 	"a100-80": 200e9, "a100-40": 200e9,
 	"v100-32": 50e9, "v100-16": 50e9,
 }

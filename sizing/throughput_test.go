@@ -187,3 +187,17 @@ func TestCommunicationModel(t *testing.T) {
 		t.Error("LoRA is charged an expert all-to-all; it runs the experts data-parallel")
 	}
 }
+
+// TestFabricCatalog: every card in the fabric table is a catalog card, so
+// a renamed id cannot silently fall back to the 100 Gb/s default.
+func TestFabricCatalog(t *testing.T) {
+	ids := map[string]bool{}
+	for _, g := range GPUs() {
+		ids[g.ID] = true
+	}
+	for id := range nodeFabricBytesPerSec {
+		if !ids[id] {
+			t.Errorf("fabric table names %q, which is no catalog GPU id", id)
+		}
+	}
+}
