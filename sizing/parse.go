@@ -9,8 +9,8 @@ import (
 // The largest question the parser accepts. Beyond these the estimator's
 // answers stop meaning anything; the numbers are round and documented.
 const (
-	MaxGPUs        = 512      // GPUs in one question: 64 nodes of 8, the largest cluster sized
-	MaxNodes       = 64       // machines in one question
+	MaxGPUs        = 32768    // GPUs in one question: the largest published training clusters (Llama 3: 16,384 H100)
+	MaxNodes       = 4096     // machines in one question
 	MaxGPUsPerNode = 16       // GPUs in one machine (HGX-2 style boards)
 	MaxParams      = 20e12    // 20T parameters
 	MaxExperts     = 1024     // experts in a bare "NxM" size
