@@ -38,16 +38,15 @@ func (spotPrices) GPUHourPrice(gpu string) (sizing.Price, bool) {
 type launchCase struct {
 	name  string
 	words string
-	edit  func(*sizing.Query) // settings the parser cannot say yet (grad accum)
 }
 
 var launchCases = []launchCase{
-	{name: "zero2-accum", words: "llama 3.1 8b full on 8 a100 zero 2 micro batch 2", edit: func(q *sizing.Query) { q.GradAccumSteps = 4 }},
+	{name: "zero2-accum", words: "llama 3.1 8b full on 8 a100 zero 2 micro batch 2 grad accum 4"},
 	{name: "zero3-offload-2nodes", words: "llama 3.1 70b full on 2 nodes of 8 h100 zero 3 offload cpu"},
 	{name: "zero3-nvme", words: "llama 3.1 70b full on 8 a100 zero 3 offload nvme"},
-	{name: "lora-4090-accum", words: "llama 3.2 3b lora 4090", edit: func(q *sizing.Query) { q.GradAccumSteps = 8 }},
+	{name: "lora-4090-accum", words: "llama 3.2 3b lora 4090 gradient accumulation 8"},
 	{name: "qlora-a100", words: "llama 3.1 70b qlora on 1 a100"},
-	{name: "pure-bf16-zero3", words: "llama 3.1 8b full on 4 h100 zero 3", edit: func(q *sizing.Query) { q.Precision = sizing.PrecisionPureBF16 }},
+	{name: "pure-bf16-zero3", words: "llama 3.1 8b full on 4 h100 zero 3 pure bf16"},
 	{name: "tp2-awq", words: "llama 3.1 70b inference awq 2 l40s context 8192"},
 	{name: "tp8-kvfp8", words: "llama 3.1 70b inference 8 h100 kv fp8 context 32768 batch 16"},
 	{name: "fp8-l4", words: "llama 3.1 8b inference fp8 l4"},
@@ -62,9 +61,6 @@ func answerFor(t *testing.T, c launchCase) (sizing.Query, sizing.Answer) {
 		t.Fatalf("Parse(%q): %v", c.words, err)
 	}
 	q := parsed.Query
-	if c.edit != nil {
-		c.edit(&q)
-	}
 	est := &sizing.Estimator{Prices: spotPrices{}}
 	a, err := est.Answer(q)
 	if err != nil {

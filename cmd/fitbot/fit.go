@@ -143,7 +143,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		}
 	}
 	if f.emit != "" {
-		return a.emitLaunch(est, parsed.Query, ans, f.emit)
+		return a.emitLaunch(est, parsed.Query, ans, f.emit, strings.Join(f.words, " "))
 	}
 	if f.json {
 		enc := json.NewEncoder(a.stdout)

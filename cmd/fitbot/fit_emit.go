@@ -35,7 +35,7 @@ func (f *fitArgs) emitConflict() error {
 // on stdout and its notes on stderr. When the asked configuration does not
 // fit, the config is for the first alternative that does, and stderr says
 // so.
-func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answer, kindName string) error {
+func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answer, kindName, words string) error {
 	kind, err := launch.ParseKind(kindName)
 	if err != nil {
 		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
@@ -58,7 +58,7 @@ func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answe
 	if errors.As(err, &u) {
 		hint := ""
 		if u.Try != "" {
-			hint = fmt.Sprintf("fitbot fit --emit %s ...", u.Try)
+			hint = fmt.Sprintf("fitbot fit --emit %s %s", u.Try, words)
 		}
 		return usageError(u.Error(), hint)
 	}

@@ -29,7 +29,7 @@ func TestFitEmit(t *testing.T) {
 		{name: "misfit emits the first alternative", args: []string{"--emit", "deepspeed", "llama", "3.1", "70b", "full", "4090"},
 			code: exitOK, stdoutHas: `"zero_optimization"`, stderrHas: "does not fit", stdoutJSON: true},
 		{name: "wrong kind for the answer", args: []string{"--emit", "vllm", "13B", "lora", "4090"},
-			code: exitUsage, stderrHas: "Try: fitbot fit --emit deepspeed"},
+			code: exitUsage, stderrHas: "Try: fitbot fit --emit deepspeed 13B lora 4090"},
 		{name: "unknown kind", args: []string{"--emit", "megatron", "13B", "lora", "4090"},
 			code: exitUsage, stderrHas: "one of deepspeed, accelerate, vllm, llama.cpp, skypilot"},
 		{name: "no value", args: []string{"13B", "lora", "4090", "--emit"},
