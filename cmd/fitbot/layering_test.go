@@ -19,8 +19,9 @@ var allowedImports = map[string][]string{
 	"sizing":     {},
 	"migrations": {},
 	"pricing":    {"sizing"},
-	"store":      {"sizing", "pricing", "migrations"},
-	"bot":        {"sizing", "pricing", "store", "bot/llm"},
+	"hub":        {"sizing"},
+	"store":      {"sizing", "pricing", "hub", "migrations"},
+	"bot":        {"sizing", "pricing", "store", "hub", "bot/llm"},
 	"bot/llm":    {"sizing"},
 }
 

@@ -1,0 +1,245 @@
+package sizing
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// HubWeights is what the Hugging Face Hub's model info says about a
+// repository's safetensors weights: the stored elements by dtype ("BF16",
+// "F8_E4M3", "U8", "F32") and their total. For a repo released in bf16,
+// fp16 or fp32 the total is the exact parameter count; for a quantised
+// release it counts packed elements and scales, not parameters.
+type HubWeights struct {
+	ByDType map[string]int64
+	Total   int64
+}
+
+// ModelFromHub builds the model of the Hugging Face repository repo from
+// its config.json and the Hub's safetensors counts (either may be
+// missing, not both). The architecture comes from config.json
+// (ModelFromConfig); the released format from its quantization_config
+// (fp8, fbgemm_fp8, mxfp4, gptq, awq, bitsandbytes, compressed-tensors,
+// modelopt) or, without one, from the dtype split. For an unquantised
+// release, parameters the Hub counts beyond what config.json describes (a
+// vision tower, MTP layers) are added as a named lump, so that the total is
+// the Hub's exact count. A config.json fitbot cannot read is sized from
+// the Hub's count as a Llama-style dense model, and Assumption says so.
+func ModelFromHub(repo string, config []byte, w HubWeights) (Model, error) {
+	if len(config) == 0 && w.Total <= 0 {
+		return Model{}, &InputError{Problem: fmt.Sprintf("%s has neither a config.json nor safetensors weights on the Hub, so fitbot cannot size it", repo),
+			Hint: "fit Qwen/Qwen3-8B lora rtx-4090"}
+	}
+	var m Model
+	var err error
+	if len(config) > 0 {
+		m, err = ModelFromConfig(config, repo)
+	} else {
+		err = configErr("the repo has no config.json")
+	}
+	if err != nil {
+		var ie *InputError
+		if w.Total <= 0 || !errors.As(err, &ie) {
+			return Model{}, fmt.Errorf("%s: %w", repo, err)
+		}
+		m = BareModel(w.Total, 0)
+		m.assumption = fmt.Sprintf("%s: its config.json cannot be read (%s), so it is sized from the Hub's safetensors count: %s; activations and KV cache follow that shape",
+			repo, ie.Problem, m.assumption)
+	}
+	m.ID, m.Name = repo, repo
+	m.Source = "Hugging Face Hub: " + repo
+	m.PublishedParams = w.Total
+	notes := []string{}
+	if m.assumption != "" {
+		notes = append(notes, m.assumption)
+	}
+
+	format, why := releasedFormat(config, w)
+	if m.ReleasedFormat == "" {
+		m.ReleasedFormat = format
+	}
+	if why != "" {
+		notes = append(notes, why)
+	}
+	if format == "" && w.Total > 0 && err == nil {
+		notes = append(notes, m.reconcile(w.Total, config))
+	}
+	m.assumption = strings.Join(nonEmpty(notes), "; ")
+	return m, nil
+}
+
+// reconcile makes an unquantised model's count the Hub's exact one: the
+// parameters config.json does not describe are added as a named lump. It
+// returns the sentence that says what it did ("" when the counts agree).
+func (m *Model) reconcile(hub int64, config []byte) string {
+	arch, _ := m.ParamCount()
+	switch diff := hub - arch; {
+	case diff == 0:
+		return fmt.Sprintf("%d parameters, as the Hub's safetensors count", hub)
+	case diff > 0:
+		what := outsideDecoder(config)
+		m.ExtraParams += diff
+		m.ExtraParamsNote = what
+		return fmt.Sprintf("%d parameters by the Hub's safetensors count: %d more than config.json's decoder, counted as %s", hub, diff, what)
+	default:
+		return fmt.Sprintf("config.json's architecture gives %d parameters, %d more than the Hub's safetensors count %d; the architecture's count is used", arch, -diff, hub)
+	}
+}
+
+// outsideDecoder names what a repo holds beside the decoder fitbot reads.
+func outsideDecoder(config []byte) string {
+	var c struct {
+		TextConfig   json.RawMessage `json:"text_config"`
+		VisionConfig json.RawMessage `json:"vision_config"`
+		AudioConfig  json.RawMessage `json:"audio_config"`
+		MTP          int             `json:"num_nextn_predict_layers"`
+		MTPQwen      int             `json:"mtp_num_hidden_layers"`
+	}
+	_ = json.Unmarshal(config, &c) // a config that failed here was read by ModelFromConfig already
+	var parts []string
+	if len(c.VisionConfig) > 0 && string(c.VisionConfig) != "null" || len(c.TextConfig) > 0 && string(c.TextConfig) != "null" {
+		parts = append(parts, "the vision tower and projector")
+	}
+	if len(c.AudioConfig) > 0 && string(c.AudioConfig) != "null" {
+		parts = append(parts, "the audio encoder")
+	}
+	if n := max(c.MTP, c.MTPQwen); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d multi-token-prediction (MTP) layer(s)", n))
+	}
+	if len(parts) == 0 {
+		return "weights outside the decoder config.json describes"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// quantConfig is the part of config.json's quantization_config that says
+// the weight format, across the quantisers' spellings.
+type quantConfig struct {
+	Method       string `json:"quant_method"`
+	Bits         int    `json:"bits"`
+	LoadIn4bit   bool   `json:"load_in_4bit"`
+	LoadIn8bit   bool   `json:"load_in_8bit"`
+	DoubleQuant  bool   `json:"bnb_4bit_use_double_quant"`
+	Algo         string `json:"quant_algo"` // modelopt
+	Format       string `json:"format"`     // compressed-tensors
+	ConfigGroups map[string]struct {
+		Weights *struct {
+			NumBits int    `json:"num_bits"`
+			Type    string `json:"type"`
+		} `json:"weights"`
+	} `json:"config_groups"`
+}
+
+// releasedFormat reads the released weight format from config.json's
+// quantization_config, else from the dtype split, and says how in words.
+func releasedFormat(config []byte, w HubWeights) (Quant, string) {
+	var c struct {
+		Q *quantConfig `json:"quantization_config"`
+	}
+	if len(config) > 0 && json.Unmarshal(config, &c) == nil && c.Q != nil {
+		q := quantOf(*c.Q)
+		if q == "" {
+			return "", fmt.Sprintf("its quantization_config (quant_method %q) is not a format fitbot sizes, so the weights are taken at 16 bits", c.Q.Method)
+		}
+		return q, fmt.Sprintf("released as %s weights (quantization_config: %s)", q, c.Q.Method)
+	}
+	var fp8, all int64
+	for dt, n := range w.ByDType {
+		all += n
+		if strings.HasPrefix(dt, "F8") {
+			fp8 += n
+		}
+	}
+	if all > 0 && fp8*2 > all {
+		return QuantFP8, fmt.Sprintf("released as fp8 weights (%s of the safetensors elements are fp8)", dtypeShare(w, fp8))
+	}
+	return "", ""
+}
+
+// quantOf maps a quantization_config to the Quant the estimator sizes.
+func quantOf(q quantConfig) Quant {
+	switch strings.ToLower(q.Method) {
+	case "fp8", "fbgemm_fp8":
+		return QuantFP8
+	case "mxfp4":
+		return QuantMXFP4
+	case "gptq", "awq":
+		switch q.Bits {
+		case 8:
+			return QuantINT8
+		case 0, 4:
+			if strings.EqualFold(q.Method, "awq") {
+				return QuantAWQ
+			}
+			return QuantGPTQ
+		}
+	case "bitsandbytes":
+		switch {
+		case q.LoadIn4bit && q.DoubleQuant:
+			return QuantNF4DQ
+		case q.LoadIn4bit:
+			return QuantNF4
+		case q.LoadIn8bit:
+			return QuantINT8
+		}
+	case "modelopt":
+		switch strings.ToUpper(q.Algo) {
+		case "FP8":
+			return QuantFP8
+		case "NVFP4":
+			return QuantNVFP4
+		}
+	case "compressed-tensors":
+		switch q.Format {
+		case "float-quantized", "naive-quantized":
+		case "nvfp4-pack-quantized":
+			return QuantNVFP4
+		case "mxfp4-pack-quantized":
+			return QuantMXFP4
+		}
+		keys := make([]string, 0, len(q.ConfigGroups))
+		for k := range q.ConfigGroups {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			wt := q.ConfigGroups[k].Weights
+			if wt == nil {
+				continue
+			}
+			switch {
+			case wt.Type == "float" && wt.NumBits == 8:
+				return QuantFP8
+			case wt.Type == "float" && wt.NumBits == 4:
+				return QuantNVFP4
+			case wt.Type == "int" && wt.NumBits == 8:
+				return QuantINT8
+			case wt.Type == "int" && wt.NumBits == 4:
+				return QuantGPTQ
+			}
+		}
+	}
+	return ""
+}
+
+// dtypeShare is part/total of the safetensors elements as a percentage.
+func dtypeShare(w HubWeights, part int64) string {
+	var all int64
+	for _, n := range w.ByDType {
+		all += n
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(all))
+}
+
+func nonEmpty(ss []string) []string {
+	out := ss[:0]
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
