@@ -312,10 +312,15 @@ func (r *Resolver) ResolveParsed(ctx context.Context, question string, p sizing.
 	if p.Hub == "" && p.Missing.Words != "" && p.Missing.End <= len(question) && p.Missing.Start <= p.Missing.End {
 		repo, note, err := r.Find(ctx, p.Missing.Words)
 		var he *Error
-		if errors.As(err, &he) && he.Kind == KindNoMatch {
+		var ie *sizing.InputError
+		switch {
+		case errors.As(err, &he) && he.Kind == KindNoMatch:
 			return p, parseErr
-		}
-		if err != nil {
+		case errors.As(err, &he) && errors.As(parseErr, &ie):
+			// The parser's own message, with its suggestions, and why the
+			// Hub could not help.
+			return p, &sizing.InputError{Problem: fmt.Sprintf("%s (the Hugging Face Hub could not be searched for it: %s)", ie.Problem, he.Problem), Hint: ie.Hint}
+		case err != nil:
 			return p, err
 		}
 		p, parseErr = sizing.Parse(question[:p.Missing.Start] + repo + question[p.Missing.End:])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -73,20 +74,38 @@ func ModelFromHub(repo string, config []byte, w HubWeights) (Model, error) {
 
 // reconcile makes an unquantised model's count the Hub's exact one: the
 // parameters config.json does not describe are added as a named lump. It
-// returns the sentence that says what it did ("" when the counts agree).
+// returns the sentence that says what it did.
 func (m *Model) reconcile(hub int64, config []byte) string {
 	arch, _ := m.ParamCount()
 	switch diff := hub - arch; {
 	case diff == 0:
-		return fmt.Sprintf("%d parameters, as the Hub's safetensors count", hub)
+		return fmt.Sprintf("%s: %s parameters, exactly the Hub's safetensors count", m.ID, commas(hub))
 	case diff > 0:
 		what := outsideDecoder(config)
 		m.ExtraParams += diff
 		m.ExtraParamsNote = what
-		return fmt.Sprintf("%d parameters by the Hub's safetensors count: %d more than config.json's decoder, counted as %s", hub, diff, what)
+		return fmt.Sprintf("%s: %s parameters by the Hub's safetensors count, %s more than config.json's decoder, counted as %s",
+			m.ID, commas(hub), commas(diff), what)
 	default:
-		return fmt.Sprintf("config.json's architecture gives %d parameters, %d more than the Hub's safetensors count %d; the architecture's count is used", arch, -diff, hub)
+		return fmt.Sprintf("%s: config.json's architecture gives %s parameters, %s more than the Hub's safetensors count (%s); the architecture's count is used",
+			m.ID, commas(arch), commas(-diff), commas(hub))
 	}
+}
+
+// commas writes n with thousands separators: 14,768,307,200.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // outsideDecoder names what a repo holds beside the decoder fitbot reads.

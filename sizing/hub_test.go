@@ -35,12 +35,12 @@ func TestModelFromHub(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "bf16, counts agree", config: string(qwen14), weights: HubWeights{ByDType: map[string]int64{"BF16": 14_768_307_200}, Total: 14_768_307_200},
-			wantTotal: 14_768_307_200, wantIn: []string{"14768307200 parameters, as the Hub's safetensors count"}},
+			wantTotal: 14_768_307_200, wantIn: []string{"org/model: 14,768,307,200 parameters, exactly the Hub's safetensors count"}},
 		// The pair recorded from the Hub's API for Qwen/Qwen3-235B-A22B.
 		{name: "qwen3 moe, counts agree", config: qwen3MoE, weights: HubWeights{ByDType: map[string]int64{"BF16": 235_093_634_560}, Total: 235_093_634_560},
 			wantTotal: 235_093_634_560},
 		{name: "vision tower counted from the Hub", config: vlm, weights: HubWeights{Total: 14_768_307_200 + 412_442_352},
-			wantTotal: 14_768_307_200 + 412_442_352, wantIn: []string{"412442352 more than config.json's decoder, counted as the vision tower and projector"}},
+			wantTotal: 14_768_307_200 + 412_442_352, wantIn: []string{"15,180,749,552 parameters by the Hub's safetensors count, 412,442,352 more than config.json's decoder, counted as the vision tower and projector"}},
 		{name: "fp8 block-scaled release", config: string(dsv3),
 			weights:   HubWeights{ByDType: map[string]int64{"BF16": 3_918_786_560, "F8_E4M3": 680_571_490_736, "F32": 41_108_704}, Total: 684_531_386_000},
 			wantTotal: 671_026_419_200, wantFormat: QuantFP8, wantIn: []string{"released as fp8 weights (quantization_config: fp8)"}},
@@ -48,6 +48,8 @@ func TestModelFromHub(t *testing.T) {
 			wantTotal: 14_768_307_200, wantFormat: QuantFP8, wantIn: []string{"89% of the safetensors elements are fp8"}},
 		{name: "unreadable config sized from the count", config: `{"model_type":"rwkv7","vocab_size":65536}`, weights: HubWeights{ByDType: map[string]int64{"BF16": 2_900_000_000}, Total: 2_900_000_000},
 			wantTotal: 2_900_000_000, wantIn: []string{"its config.json cannot be read", "sized from the Hub's safetensors count", "activations and KV cache follow that shape"}},
+		{name: "architecture above the Hub's count", config: string(qwen14), weights: HubWeights{ByDType: map[string]int64{"BF16": 14_000_000_000}, Total: 14_000_000_000},
+			wantTotal: 14_768_307_200, wantIn: []string{"config.json's architecture gives 14,768,307,200 parameters, 768,307,200 more than the Hub's safetensors count (14,000,000,000)"}},
 		{name: "no config.json", weights: HubWeights{Total: 7_000_000_000}, wantTotal: 7_000_000_000, wantIn: []string{"the repo has no config.json"}},
 		{name: "unknown model_type read as Llama-style", config: `{"model_type":"smollm3","hidden_size":2048,"intermediate_size":11008,"num_hidden_layers":36,"num_attention_heads":16,"num_key_value_heads":4,"vocab_size":128256,"tie_word_embeddings":true,"max_position_embeddings":65536}`,
 			weights: HubWeights{Total: 3_075_098_624}, wantTotal: 3_075_098_624, wantIn: []string{`"smollm3" is not one fitbot knows`}},

@@ -39,7 +39,7 @@ Examples: fitbot parse can we fine-tune llama 3.1 8b on two a100s
 `
 
 // parse is `fitbot parse`. Flags may come before or after the words.
-func (a *app) parse(_ context.Context, args []string) int {
+func (a *app) parse(ctx context.Context, args []string) int {
 	asJSON, help := false, false
 	words := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -61,6 +61,7 @@ func (a *app) parse(_ context.Context, args []string) int {
 	}
 	question := strings.Join(words, " ")
 	parsed, err := sizing.Parse(question)
+	parsed, err = a.resolveHub(ctx, question, parsed, err)
 	if err != nil {
 		return a.parseFailed(err)
 	}
@@ -95,6 +96,9 @@ func (a *app) parse(_ context.Context, args []string) int {
 // parseFailed reports input the parser or the estimator cannot use: exit 2
 // with the problem and the corrected example.
 func (a *app) parseFailed(err error) int {
+	if code, ok := a.hubFailed(err); ok {
+		return code
+	}
 	var ie *sizing.InputError
 	if errors.As(err, &ie) {
 		return a.fail(exitUsage, ie.Problem, ie.Hint)
