@@ -274,11 +274,18 @@ func (r *Resolver) cachedMatch(ctx context.Context, key string) string {
 		return ""
 	}
 	for _, e := range entries {
-		if _, name, ok := strings.Cut(e.Repo, "/"); ok && nameKey(name) == key {
+		if SameName(e.Repo, key) {
 			return e.Repo
 		}
 	}
 	return ""
+}
+
+// SameName reports whether words name repo without its organisation, as
+// people say it: "qwen3 14b" and "Qwen3-14B" both name Qwen/Qwen3-14B.
+func SameName(repo, words string) bool {
+	_, name, ok := strings.Cut(repo, "/")
+	return ok && nameKey(words) != "" && nameKey(name) == nameKey(words)
 }
 
 // searchQuery turns a name as said into the shape of a repo name:

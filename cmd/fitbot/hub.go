@@ -75,6 +75,14 @@ func (a *app) resolveHub(ctx context.Context, question string, p sizing.Parsed, 
 		defer a.closeStore(db)
 		cache = db
 	}
+	return a.resolveHubWith(ctx, cache, question, p, parseErr)
+}
+
+// resolveHubWith is resolveHub with the cache already open.
+func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+	if p.Hub == "" && p.Missing.Words == "" {
+		return p, parseErr
+	}
 	r, err := a.hubResolver(cache)
 	if err != nil {
 		return p, err
@@ -90,4 +98,38 @@ func (a *app) hubFailed(err error) (int, bool) {
 		return 0, false
 	}
 	return a.fail(exitFailure, he.Problem, he.Hint), true
+}
+
+// hubPlanKey is the plan key of a cached Hub model named without its
+// organisation ("qwen3 14b"), looked up in the database's cache and in
+// the user cache directory's (where models asked about before the
+// database existed are kept).
+func (a *app) hubPlanKey(ctx context.Context, words string) (string, bool) {
+	var paths []string
+	if a.dbExists() {
+		paths = append(paths, a.dbPath())
+	}
+	if p := hubCachePath(); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	for _, path := range paths {
+		db, err := store.Open(ctx, path)
+		if err != nil {
+			continue
+		}
+		entries, err := db.HubModels(ctx)
+		a.closeStore(db)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "fitbot: cached Hugging Face models not searched: %v\n", err)
+			continue
+		}
+		for _, e := range entries {
+			if hub.SameName(e.Repo, words) {
+				return store.ModelKey(sizing.Query{Model: e.Repo}), true
+			}
+		}
+	}
+	return "", false
 }

@@ -52,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return a.parse(ctx, rest)
 	case "plans":
 		return a.plans(ctx, rest)
+	case "models":
+		return a.models(ctx, rest)
 	case "prices":
 		return a.prices(ctx, rest)
 	case "digest":
@@ -76,10 +78,12 @@ func (a *app) usage(w io.Writer) {
 	fmt.Fprint(w, `fitbot answers GPU capacity questions: does it fit, how, how long, what it costs.
 
 Usage:
-  fitbot fit [--json] [--save] WORDS...     answer a sizing question (fitbot fit 13B lora 4090)
+  fitbot fit [--json] [--save] WORDS...     answer a sizing question (fitbot fit 13B lora 4090);
+                                            any Hugging Face Hub id or link names a model
                                             or ask what fits: what 2x4090 lora, ... max context,
                                             which gpu 13b lora, ... buy-vs-rent 3 jobs/week 5h
   fitbot parse [--json] WORDS...            show how a question is understood
+  fitbot models [--json] [QUERY]            the catalog and cached Hugging Face Hub models
   fitbot plans [--json] [MODEL]             earlier plans, newest first
   fitbot plans show ID                      re-answer a saved plan with today's prices
   fitbot prices [--json] [GPU]              cheapest offers per GPU, or every offer for one GPU

@@ -119,7 +119,11 @@ func (a *app) plans(ctx context.Context, args []string) int {
 	key := ""
 	if model != "" {
 		if key, err = store.ModelKeyFor(model); err != nil {
-			return a.inputFailed(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+			hubKey, ok := a.hubPlanKey(ctx, model)
+			if !ok {
+				return a.inputFailed(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+			}
+			key = hubKey
 		}
 	}
 	if !a.dbExists() {

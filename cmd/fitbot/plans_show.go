@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -61,7 +62,9 @@ func (a *app) planShow(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(exitFailure, err.Error(), "")
 	}
-	r := reanswerPlan(p, prices)
+	parsed, perr := sizing.Parse(p.Canonical)
+	parsed, perr = a.resolveHubWith(ctx, db, p.Canonical, parsed, perr)
+	r := reanswerParsed(p, parsed, perr, prices)
 	if f.json {
 		return a.writeJSON(r)
 	}
@@ -73,12 +76,23 @@ func (a *app) planShow(ctx context.Context, args []string) int {
 // catalog and prices (the store's current offers, the default sheet for
 // GPUs it has none for) and lists what changed.
 func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
+	parsed, err := sizing.Parse(p.Canonical)
+	return reanswerParsed(p, parsed, err, prices)
+}
+
+// reanswerParsed is reanswerPlan from the plan's canonical question as
+// parsed (and, for a Hub model, resolved) with its error.
+func reanswerParsed(p store.Plan, parsed sizing.Parsed, err error, prices sizing.PriceSource) replan {
 	r := replan{Plan: toOutput(p), Changes: []string{}}
 	if strings.HasPrefix(p.ModelKey, "config:") {
 		r.Problem = "this plan sized a model from a config.json, which is not kept; run fitbot fit --config FILE again"
 		return r
 	}
-	parsed, err := sizing.Parse(p.Canonical)
+	var he *hub.Error
+	if errors.As(err, &he) {
+		r.Problem = fmt.Sprintf("the plan's Hugging Face model cannot be read now: %s", he.Problem)
+		return r
+	}
 	if err != nil {
 		r.Problem = fmt.Sprintf("today's parser no longer reads %q: %v", p.Canonical, err)
 		return r
