@@ -27,6 +27,11 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
 	key, err := store.ModelKeyFor(words)
+	if namer, ok := h.cfg.Models.(cachedNamer); ok && err != nil {
+		if repo, found := namer.CachedRepo(ctx, words); found {
+			key, err = store.ModelKey(sizing.Query{Model: repo}), nil
+		}
+	}
 	if in := (*sizing.InputError)(nil); errors.As(err, &in) {
 		return errorMessage(in.Problem, "plans mistral-7b")
 	} else if err != nil {
@@ -101,7 +106,7 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 	if question == "" {
 		question = plan.Question
 	}
-	p, err := h.cfg.Parse(question)
+	p, err := h.parse(ctx, question)
 	if err != nil {
 		return h.failure(question, err)
 	}

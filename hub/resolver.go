@@ -281,6 +281,16 @@ func (r *Resolver) cachedMatch(ctx context.Context, key string) string {
 	return ""
 }
 
+// CachedRepo is the cached repo that words name without its organisation
+// ("qwen3 14b" for Qwen/Qwen3-14B); ok is false when none does.
+func (r *Resolver) CachedRepo(ctx context.Context, words string) (repo string, ok bool) {
+	if r.Cache == nil {
+		return "", false
+	}
+	repo = r.cachedMatch(ctx, nameKey(words))
+	return repo, repo != ""
+}
+
 // SameName reports whether words name repo without its organisation, as
 // people say it: "qwen3 14b" and "Qwen3-14B" both name Qwen/Qwen3-14B.
 func SameName(repo, words string) bool {
@@ -342,8 +352,8 @@ func (r *Resolver) ResolveParsed(ctx context.Context, question string, p sizing.
 		return p, err
 	}
 	m := res.Model
+	m.Assume(strings.Join(append(notes, res.Note), "; "))
 	p.Query.Arch = &m
-	p.Notes = append(append(notes, res.Note), p.Notes...)
 	return p, nil
 }
 

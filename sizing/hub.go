@@ -72,6 +72,20 @@ func ModelFromHub(repo string, config []byte, w HubWeights) (Model, error) {
 	return m, nil
 }
 
+// Assume puts a sentence before the model's assumption: where a model
+// from outside the catalog came from ("Qwen/Qwen3-14B from the Hugging
+// Face Hub, revision 8268fe3"), which every answer about it then states.
+func (m *Model) Assume(s string) {
+	if s == "" {
+		return
+	}
+	if m.assumption == "" {
+		m.assumption = s
+		return
+	}
+	m.assumption = s + "; " + m.assumption
+}
+
 // reconcile makes an unquantised model's count the Hub's exact one: the
 // parameters config.json does not describe are added as a named lump. It
 // returns the sentence that says what it did.

@@ -1,0 +1,131 @@
+package bot
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// fakeModels resolves Hub models from hub/testdata after a delay, or fails.
+type fakeModels struct {
+	t     *testing.T
+	delay time.Duration
+	err   error
+	calls chan string
+}
+
+func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+	if f.calls != nil {
+		f.calls <- question
+	}
+	select {
+	case <-time.After(f.delay):
+	case <-ctx.Done():
+		return p, ctx.Err()
+	}
+	if f.err != nil {
+		return p, f.err
+	}
+	config, err := os.ReadFile("../hub/testdata/config_qwen3-14b.json")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	m, err := sizing.ModelFromHub("Qwen/Qwen3-14B", config, sizing.HubWeights{Total: 14_768_307_200})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
+		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-14B" + question[p.Missing.End:])
+	}
+	m.Assume("Qwen/Qwen3-14B from the Hugging Face Hub (revision 8268fe3, fetched just now)")
+	p.Query.Arch = &m
+	return p, nil
+}
+
+func (f *fakeModels) CachedRepo(_ context.Context, words string) (string, bool) {
+	return "Qwen/Qwen3-14B", hub.SameName("Qwen/Qwen3-14B", words)
+}
+
+func hubHandler(t *testing.T, models *fakeModels, change func(*Config)) *Handler {
+	return newTestHandler(t, func(c *Config) {
+		c.Parse = sizing.Parse
+		c.Answer = &sizing.Estimator{}
+		c.Models = models
+		if change != nil {
+			change(c)
+		}
+	})
+}
+
+func TestHubQuestionAnsweredInTheAck(t *testing.T) {
+	h := hubHandler(t, &fakeModels{t: t, delay: 10 * time.Millisecond}, nil)
+	for _, q := range []string{"Qwen/Qwen3-14B lora h100", "<https://huggingface.co/Qwen/Qwen3-14B|Qwen3-14B> lora h100", "qwen3 14b lora h100"} {
+		msg := h.Command(context.Background(), slash(q))
+		got := messageJSON(t, msg)
+		if !strings.Contains(got, "Qwen/Qwen3-14B") || !strings.Contains(got, "from the Hugging Face Hub") || !isAnswer(msg) {
+			t.Errorf("/fit %s: not answered with the Hub model:\n%s", q, got)
+		}
+		checkLimits(t, msg)
+	}
+}
+
+// TestSlowHubNeverHoldsTheAck: a Hub slower than the budget gets an
+// acknowledgement within it, and the answer replaces it through
+// response_url.
+func TestSlowHubNeverHoldsTheAck(t *testing.T) {
+	rurl := newResponseURL(t)
+	h := hubHandler(t, &fakeModels{t: t, delay: 2 * time.Second}, nil)
+	cmd := slash("Qwen/Qwen3-14B lora h100")
+	cmd.ResponseURL = rurl.URL
+	start := time.Now()
+	ack := h.Command(context.Background(), cmd)
+	if took := time.Since(start); took > 2*time.Second || took < hubAckBudget {
+		t.Errorf("acknowledged after %v, want about %v", took, hubAckBudget)
+	}
+	if !strings.Contains(ack.Text, "Looking up Qwen/Qwen3-14B on the Hugging Face Hub") {
+		t.Errorf("ack = %q", ack.Text)
+	}
+	h.Wait()
+	posted := rurl.posted(t)
+	if len(posted) != 1 || !posted[0].ReplaceOriginal || !strings.Contains(posted[0].Text, "Qwen/Qwen3-14B") {
+		t.Fatalf("posted %+v, want the answer replacing the ack", posted)
+	}
+}
+
+func TestHubRefusalShowsTheHint(t *testing.T) {
+	gated := &hub.Error{Kind: hub.KindGated, Problem: "meta-llama/Llama-4-Scout-17B-16E-Instruct is a gated repo on the Hugging Face Hub: its config.json needs a token",
+		Hint: "accept the model's terms at https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct and set HF_TOKEN to a read token of that account"}
+	h := hubHandler(t, &fakeModels{t: t, err: gated}, nil)
+	msg := h.Command(context.Background(), slash("meta-llama/Llama-4-Scout-17B-16E-Instruct inference h100"))
+	got := messageJSON(t, msg)
+	for _, w := range []string{"is a gated repo", "*Try:* accept the model", "set HF_TOKEN"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("message lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "/fit accept") {
+		t.Errorf("a hint in words was shown as a command:\n%s", got)
+	}
+}
+
+func TestHubQuestionInAMentionWaits(t *testing.T) {
+	h := hubHandler(t, &fakeModels{t: t, delay: 1500 * time.Millisecond}, nil)
+	msg := h.Command(context.Background(), slack.SlashCommand{TeamID: "T1", ChannelID: "C1", UserID: "U1", Text: "Qwen/Qwen3-14B lora h100"})
+	if !isAnswer(msg) {
+		t.Errorf("a mention (no response_url) was not answered in full: %s", msg.Text)
+	}
+}
+
+func TestWithoutResolverHubIDsKeepTheParsersMessage(t *testing.T) {
+	h := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse; c.Answer = &sizing.Estimator{} })
+	msg := h.Command(context.Background(), slash("Qwen/Qwen3-14B lora h100"))
+	if !strings.Contains(msg.Text, "Qwen/Qwen3-14B") || isAnswer(msg) {
+		t.Errorf("without a resolver: %s", msg.Text)
+	}
+}
