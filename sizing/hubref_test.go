@@ -139,3 +139,36 @@ func TestHubModelWithoutResolverIsAnInputError(t *testing.T) {
 		t.Errorf("Answer without the Hub resolved: %v, want an *InputError", err)
 	}
 }
+
+// FuzzParseHubModel asserts that a Hub repo named in any of its forms,
+// within a question, is read as that repo and formats to a question that
+// reads back to the same Query.
+func FuzzParseHubModel(f *testing.F) {
+	f.Add("Qwen", "Qwen3-14B", 0, "lora h100")
+	f.Add("acme", "lora", 1, "inference 2xa100")
+	f.Add("a", "13b", 2, "qlora 4090 seq 4k")
+	f.Add("deepseek-ai", "DeepSeek-V3.1", 3, "can we serve it on 8 h200s?")
+	f.Fuzz(func(t *testing.T, org, name string, form int, rest string) {
+		repo, ok := HubRepoID(org + "/" + name)
+		if !ok || repo != org+"/"+name {
+			return
+		}
+		forms := []string{repo, "https://huggingface.co/" + repo, "<https://huggingface.co/" + repo + "|x>", hubLinkPrefix + repo + "/tree/main"}
+		k := uint(form) % uint(len(forms))
+		in := forms[k] + " " + rest
+		p, err := Parse(in)
+		if err != nil {
+			return // the rest may be anything; FuzzParse covers rejected questions
+		}
+		// A bare id may be read as something else when its name is one of
+		// the parser's words ("acme/lora" is LoRA); a link never is.
+		if k > 0 && (p.Query.Model == "" || (p.Hub != "" && p.Hub != repo)) {
+			t.Fatalf("Parse(%q): model %q hub %q, want %s", in, p.Query.Model, p.Hub, repo)
+		}
+		canon := Format(p.Query)
+		again, err := Parse(canon)
+		if err != nil || again.Hub != p.Hub || again.Query.Model != p.Query.Model {
+			t.Fatalf("Parse(%q) = %q, which reads back as model %q hub %q (err %v)", in, canon, again.Query.Model, again.Hub, err)
+		}
+	})
+}
