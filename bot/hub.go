@@ -95,6 +95,14 @@ func (h *Handler) parse(ctx context.Context, question string) (sizing.Parsed, er
 // hubAnswer resolves the Hub model and answers as question would.
 func (h *Handler) hubAnswer(ctx context.Context, asker who, text string, p sizing.Parsed, parseErr error) Message {
 	p, err := h.cfg.Models.ResolveParsed(ctx, text, p, parseErr)
+	var in *sizing.InputError
+	if errors.As(err, &in) && h.cfg.Interpreter != nil {
+		// Neither the catalog nor the Hub knows the name: the language
+		// model may still read the question.
+		if msg, ok := h.interpreted(ctx, asker, text); ok {
+			return msg
+		}
+	}
 	if err != nil {
 		return h.failure(text, err)
 	}

@@ -129,3 +129,20 @@ func TestWithoutResolverHubIDsKeepTheParsersMessage(t *testing.T) {
 		t.Errorf("without a resolver: %s", msg.Text)
 	}
 }
+
+func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
+	parsed, err := sizing.Parse("llama-3.1-8b qlora rtx-4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notFound := &sizing.InputError{Problem: `"qwen9 14b" is not a model I know`, Hint: "qwen3-8b lora h100"}
+	h := hubHandler(t, &fakeModels{t: t, err: notFound}, func(c *Config) { c.Interpreter = fakeInterpreter{parsed: parsed} })
+	msg := h.Command(context.Background(), slash("qwen9 14b lora h100"))
+	if !isAnswer(msg) || !strings.Contains(messageJSON(t, msg), "Interpreted by the language model") {
+		t.Errorf("not interpreted: %s", msg.Text)
+	}
+	h = hubHandler(t, &fakeModels{t: t, err: notFound}, nil)
+	if msg := h.Command(context.Background(), slash("qwen9 14b lora h100")); !strings.Contains(msg.Text, `"qwen9 14b" is not a model I know`) {
+		t.Errorf("without a language model: %s", msg.Text)
+	}
+}
