@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -24,6 +25,40 @@ type ModelResolver interface {
 // qwen3 14b` finds the plans for Qwen/Qwen3-14B.
 type cachedNamer interface {
 	CachedRepo(ctx context.Context, words string) (string, bool)
+}
+
+// cachedLister is what a ModelResolver may also do: list the Hub models
+// it has cached, for `/fit models`.
+type cachedLister interface {
+	Cached(ctx context.Context) ([]hub.Entry, error)
+}
+
+// hubEntries are the cached Hub models as catalog entries.
+func (h *Handler) hubEntries(ctx context.Context) []catalogEntry {
+	lister, ok := h.cfg.Models.(cachedLister)
+	if !ok {
+		return nil
+	}
+	entries, err := lister.Cached(ctx)
+	if err != nil {
+		h.log.Warn("bot: listing cached Hub models failed", "err", err)
+		return nil
+	}
+	out := make([]catalogEntry, 0, len(entries))
+	for _, e := range entries {
+		m, err := e.Model()
+		if err != nil {
+			continue
+		}
+		total, active := m.ParamCount()
+		detail := formatParams(total) + " params"
+		if active != total {
+			detail += ", " + formatParams(active) + " active"
+		}
+		detail += ", Hugging Face Hub, fetched " + hub.Age(h.now().Sub(e.FetchedAt))
+		out = append(out, catalogEntry{ID: e.Repo, Name: e.Repo, Detail: detail})
+	}
+	return out
 }
 
 // hubAckBudget is how long a slash command waits for the Hub before it

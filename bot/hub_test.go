@@ -146,3 +146,24 @@ func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
 		t.Errorf("without a language model: %s", msg.Text)
 	}
 }
+
+func (f *fakeModels) Cached(context.Context) ([]hub.Entry, error) {
+	config, err := os.ReadFile("../hub/testdata/config_qwen3-14b.json")
+	if err != nil {
+		return nil, err
+	}
+	return []hub.Entry{{Repo: "Qwen/Qwen3-14B", Revision: "8268fe3", FetchedAt: testNow.Add(-5 * time.Hour), Config: config,
+		Weights: sizing.HubWeights{Total: 14_768_307_200}}}, nil
+}
+
+func TestModelsListsCachedHubModels(t *testing.T) {
+	h := hubHandler(t, &fakeModels{t: t}, nil)
+	msg := h.Command(context.Background(), slash("models"))
+	got := messageJSON(t, msg)
+	for _, w := range []string{"Qwen/Qwen3-14B", "14.8B params, Hugging Face Hub, fetched 5 hours ago", "any Hugging Face Hub model"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("/fit models lacks %q", w)
+		}
+	}
+	checkLimits(t, msg)
+}

@@ -281,6 +281,14 @@ func (r *Resolver) cachedMatch(ctx context.Context, key string) string {
 	return ""
 }
 
+// Cached lists the cached models, by repo id; none without a cache.
+func (r *Resolver) Cached(ctx context.Context) ([]Entry, error) {
+	if r.Cache == nil {
+		return nil, nil
+	}
+	return r.Cache.HubModels(ctx)
+}
+
 // CachedRepo is the cached repo that words name without its organisation
 // ("qwen3 14b" for Qwen/Qwen3-14B); ok is false when none does.
 func (r *Resolver) CachedRepo(ctx context.Context, words string) (repo string, ok bool) {
