@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
@@ -51,9 +52,9 @@ func (h *Handler) hubEntries(ctx context.Context) []catalogEntry {
 			continue
 		}
 		total, active := m.ParamCount()
-		detail := formatParams(total) + " params"
+		detail := display.Params(total) + " params"
 		if active != total {
-			detail += ", " + formatParams(active) + " active"
+			detail += ", " + display.Params(active) + " active"
 		}
 		detail += ", Hugging Face Hub, fetched " + hub.Age(h.now().Sub(e.FetchedAt))
 		out = append(out, catalogEntry{ID: e.Repo, Name: e.Repo, Detail: detail})
@@ -113,7 +114,8 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL, text 
 		what = "“" + p.Missing.Words + "”"
 	}
 	return ephemeral("Looking up "+what+" on the Hugging Face Hub…", slack.NewContextBlock("",
-		mrkdwn(fmt.Sprintf("_Looking up_ %s _on the Hugging Face Hub; the answer follows in a moment._", escape(truncate(what, 200))))))
+		mrkdwn(fmt.Sprintf("_Looking up_ %s _on the Hugging Face Hub; the answer follows in a moment._", escape(display.Truncate(what, 200)))))).
+		withOutcome(OutcomeInterpreting)
 }
 
 // parse reads a question that is answered again (a button, a saved
@@ -162,7 +164,9 @@ func hintedMessage(err hinted) Message {
 		text += " Try: " + hint
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Try:* "+escape(hint)), nil, nil))
 	}
-	return ephemeral(text, blocks...)
+	// Not OutcomeNotUnderstood: the words were understood, and the
+	// language model could not open a gated repo either.
+	return ephemeral(text, blocks...).withOutcome(OutcomeOther)
 }
 
 // asHinted finds a hinted error in err's chain.

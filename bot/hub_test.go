@@ -32,24 +32,24 @@ func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p sizin
 	if f.err != nil {
 		return p, f.err
 	}
-	config, err := os.ReadFile("../hub/testdata/config_qwen3-14b.json")
+	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	m, err := sizing.ModelFromHub("Qwen/Qwen3-14B", config, sizing.HubWeights{Total: 14_768_307_200})
+	m, err := sizing.ModelFromHub("Qwen/Qwen3-1.7B", config, sizing.HubWeights{Total: 2_031_739_904})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
-		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-14B" + question[p.Missing.End:])
+		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
 	}
-	m.Assume("Qwen/Qwen3-14B from the Hugging Face Hub (revision 8268fe3, fetched just now)")
+	m.Assume("Qwen/Qwen3-1.7B from the Hugging Face Hub (revision 8268fe3, fetched just now)")
 	p.Query.Arch = &m
 	return p, nil
 }
 
 func (f *fakeModels) CachedRepo(_ context.Context, words string) (string, bool) {
-	return "Qwen/Qwen3-14B", hub.SameName("Qwen/Qwen3-14B", words)
+	return "Qwen/Qwen3-1.7B", hub.SameName("Qwen/Qwen3-1.7B", words)
 }
 
 func hubHandler(t *testing.T, models *fakeModels, change func(*Config)) *Handler {
@@ -65,10 +65,10 @@ func hubHandler(t *testing.T, models *fakeModels, change func(*Config)) *Handler
 
 func TestHubQuestionAnsweredInTheAck(t *testing.T) {
 	h := hubHandler(t, &fakeModels{t: t, delay: 10 * time.Millisecond}, nil)
-	for _, q := range []string{"Qwen/Qwen3-14B lora h100", "<https://huggingface.co/Qwen/Qwen3-14B|Qwen3-14B> lora h100", "qwen3 14b lora h100"} {
+	for _, q := range []string{"Qwen/Qwen3-1.7B lora h100", "<https://huggingface.co/Qwen/Qwen3-1.7B|Qwen3-14B> lora h100", "qwen3 1.7b lora h100"} {
 		msg := h.Command(context.Background(), slash(q))
 		got := messageJSON(t, msg)
-		if !strings.Contains(got, "Qwen/Qwen3-14B") || !strings.Contains(got, "from the Hugging Face Hub") || !isAnswer(msg) {
+		if !strings.Contains(got, "Qwen/Qwen3-1.7B") || !strings.Contains(got, "from the Hugging Face Hub") || outcomeOf(msg) != OutcomeAnswered {
 			t.Errorf("/fit %s: not answered with the Hub model:\n%s", q, got)
 		}
 		checkLimits(t, msg)
@@ -81,28 +81,28 @@ func TestHubQuestionAnsweredInTheAck(t *testing.T) {
 func TestSlowHubNeverHoldsTheAck(t *testing.T) {
 	rurl := newResponseURL(t)
 	h := hubHandler(t, &fakeModels{t: t, delay: 2 * time.Second}, nil)
-	cmd := slash("Qwen/Qwen3-14B lora h100")
+	cmd := slash("Qwen/Qwen3-1.7B lora h100")
 	cmd.ResponseURL = rurl.URL
 	start := time.Now()
 	ack := h.Command(context.Background(), cmd)
 	if took := time.Since(start); took > 2*time.Second || took < hubAckBudget {
 		t.Errorf("acknowledged after %v, want about %v", took, hubAckBudget)
 	}
-	if !strings.Contains(ack.Text, "Looking up Qwen/Qwen3-14B on the Hugging Face Hub") {
+	if !strings.Contains(ack.Text, "Looking up Qwen/Qwen3-1.7B on the Hugging Face Hub") {
 		t.Errorf("ack = %q", ack.Text)
 	}
 	h.Wait()
 	posted := rurl.posted(t)
-	if len(posted) != 1 || !posted[0].ReplaceOriginal || !strings.Contains(posted[0].Text, "Qwen/Qwen3-14B") {
+	if len(posted) != 1 || !posted[0].ReplaceOriginal || !strings.Contains(posted[0].Text, "Qwen/Qwen3-1.7B") {
 		t.Fatalf("posted %+v, want the answer replacing the ack", posted)
 	}
 }
 
 func TestHubRefusalShowsTheHint(t *testing.T) {
-	gated := &hub.Error{Kind: hub.KindGated, Problem: "meta-llama/Llama-4-Scout-17B-16E-Instruct is a gated repo on the Hugging Face Hub: its config.json needs a token",
-		Hint: "accept the model's terms at https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct and set HF_TOKEN to a read token of that account"}
+	gated := &hub.Error{Kind: hub.KindGated, Problem: "google/gemma-3n-E4B-it is a gated repo on the Hugging Face Hub: its config.json needs a token",
+		Hint: "accept the model's terms at https://huggingface.co/google/gemma-3n-E4B-it and set HF_TOKEN to a read token of that account"}
 	h := hubHandler(t, &fakeModels{t: t, err: gated}, nil)
-	msg := h.Command(context.Background(), slash("meta-llama/Llama-4-Scout-17B-16E-Instruct inference h100"))
+	msg := h.Command(context.Background(), slash("google/gemma-3n-E4B-it inference h100"))
 	got := messageJSON(t, msg)
 	for _, w := range []string{"is a gated repo", "*Try:* accept the model", "set HF_TOKEN"} {
 		if !strings.Contains(got, w) {
@@ -116,16 +116,16 @@ func TestHubRefusalShowsTheHint(t *testing.T) {
 
 func TestHubQuestionInAMentionWaits(t *testing.T) {
 	h := hubHandler(t, &fakeModels{t: t, delay: 1500 * time.Millisecond}, nil)
-	msg := h.Command(context.Background(), slack.SlashCommand{TeamID: "T1", ChannelID: "C1", UserID: "U1", Text: "Qwen/Qwen3-14B lora h100"})
-	if !isAnswer(msg) {
+	msg := h.Command(context.Background(), slack.SlashCommand{TeamID: "T1", ChannelID: "C1", UserID: "U1", Text: "Qwen/Qwen3-1.7B lora h100"})
+	if outcomeOf(msg) != OutcomeAnswered {
 		t.Errorf("a mention (no response_url) was not answered in full: %s", msg.Text)
 	}
 }
 
 func TestWithoutResolverHubIDsKeepTheParsersMessage(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse; c.Answer = &sizing.Estimator{} })
-	msg := h.Command(context.Background(), slash("Qwen/Qwen3-14B lora h100"))
-	if !strings.Contains(msg.Text, "Qwen/Qwen3-14B") || isAnswer(msg) {
+	msg := h.Command(context.Background(), slash("Qwen/Qwen3-1.7B lora h100"))
+	if !strings.Contains(msg.Text, "Qwen/Qwen3-1.7B") || outcomeOf(msg) == OutcomeAnswered {
 		t.Errorf("without a resolver: %s", msg.Text)
 	}
 }
@@ -138,7 +138,7 @@ func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
 	notFound := &sizing.InputError{Problem: `"qwen9 14b" is not a model I know`, Hint: "qwen3-8b lora h100"}
 	h := hubHandler(t, &fakeModels{t: t, err: notFound}, func(c *Config) { c.Interpreter = fakeInterpreter{parsed: parsed} })
 	msg := h.Command(context.Background(), slash("qwen9 14b lora h100"))
-	if !isAnswer(msg) || !strings.Contains(messageJSON(t, msg), "Interpreted by the language model") {
+	if outcomeOf(msg) != OutcomeAnswered || !strings.Contains(messageJSON(t, msg), "Interpreted by the language model") {
 		t.Errorf("not interpreted: %s", msg.Text)
 	}
 	h = hubHandler(t, &fakeModels{t: t, err: notFound}, nil)
@@ -148,19 +148,19 @@ func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
 }
 
 func (f *fakeModels) Cached(context.Context) ([]hub.Entry, error) {
-	config, err := os.ReadFile("../hub/testdata/config_qwen3-14b.json")
+	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
 	if err != nil {
 		return nil, err
 	}
-	return []hub.Entry{{Repo: "Qwen/Qwen3-14B", Revision: "8268fe3", FetchedAt: testNow.Add(-5 * time.Hour), Config: config,
-		Weights: sizing.HubWeights{Total: 14_768_307_200}}}, nil
+	return []hub.Entry{{Repo: "Qwen/Qwen3-1.7B", Revision: "8268fe3", FetchedAt: testNow.Add(-5 * time.Hour), Config: config,
+		Weights: sizing.HubWeights{Total: 2_031_739_904}}}, nil
 }
 
 func TestModelsListsCachedHubModels(t *testing.T) {
 	h := hubHandler(t, &fakeModels{t: t}, nil)
 	msg := h.Command(context.Background(), slash("models"))
 	got := messageJSON(t, msg)
-	for _, w := range []string{"Qwen/Qwen3-14B", "14.8B params, Hugging Face Hub, fetched 5 hours ago", "any Hugging Face Hub model"} {
+	for _, w := range []string{"Qwen/Qwen3-1.7B", "1.72B params, Hugging Face Hub, fetched 5 hours ago", "any Hugging Face Hub model"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("/fit models lacks %q", w)
 		}

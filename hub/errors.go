@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fitbot/fitbot/retry"
 )
 
 // Kind tells the Hub's refusals apart.
@@ -100,7 +101,7 @@ func refusal(resp *http.Response, body []byte, repo string, withToken bool) erro
 		}
 	case resp.StatusCode == http.StatusTooManyRequests:
 		e.Kind = KindRateLimited
-		e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		e.RetryAfter, _ = retry.After(resp.Header, time.Now())
 		e.Problem = "the Hugging Face Hub is rate-limiting fitbot (429)"
 		if e.RetryAfter > 0 {
 			e.Problem += fmt.Sprintf("; it asks to wait %v", e.RetryAfter.Round(time.Second))
@@ -127,18 +128,4 @@ func hubMessage(body []byte) string {
 	}
 	_ = json.Unmarshal(body, &b) // not every error body is JSON
 	return b.Error
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(h string, now time.Time) time.Duration {
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

@@ -109,7 +109,13 @@ func publicRoutes() map[string]route {
 		"/meta-llama/Llama-4-Scout-17B-16E-Instruct/resolve/92f3b1597a195b523d8d9e5700e57e4fbb8f20d3/config.json": {
 			status: http.StatusUnauthorized, file: "gated_401.json",
 			headers: map[string]string{"X-Error-Code": "GatedRepo", "X-Error-Message": "Access to model meta-llama/Llama-4-Scout-17B-16E-Instruct is restricted."}},
-		"/api/models?direction=-1&limit=20&search=qwen3-14b&sort=downloads": {file: "search_qwen3-14b.json"},
+		"/api/models?direction=-1&limit=20&search=qwen3-14b&sort=downloads":             {file: "search_qwen3-14b.json"},
+		"/api/models/Qwen/Qwen3-1.7B":                                                   {file: "info_qwen3-1.7b.json"},
+		"/Qwen/Qwen3-1.7B/resolve/70d244cc86ccca08cf5af4e1e306ecf908b1ad5e/config.json": {file: "config_qwen3-1.7b.json"},
+		"/api/models?direction=-1&limit=20&search=qwen3-1.7b&sort=downloads":            {file: "search_qwen3-1.7b.json"},
+		"/api/models/google/gemma-3n-E4B-it":                                            {file: "info_gemma-3n-e4b-it_gated.json"},
+		"/google/gemma-3n-E4B-it/resolve/c1221e9c62e34a43ab7ffacd1be0ea71f126ef10/config.json": {
+			status: http.StatusUnauthorized, file: "gated_401_gemma.json", headers: map[string]string{"X-Error-Code": "GatedRepo"}},
 	}
 }
 
@@ -229,22 +235,6 @@ func TestGatedRepoWithoutTokenSaysToSetHFToken(t *testing.T) {
 	_, err = (&Resolver{Client: hub.client("hf_secret123")}).Resolve(context.Background(), "meta-llama/Llama-4-Scout-17B-16E-Instruct")
 	if !errors.As(err, &he) || he.Kind != KindGated || !strings.Contains(he.Problem, "has not been granted access") {
 		t.Errorf("with a token: err = %v, want gated and not granted", err)
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
-	tests := []struct {
-		h    string
-		want time.Duration
-	}{
-		{"", 0}, {"30", 30 * time.Second}, {" 5 ", 5 * time.Second}, {"-3", 0}, {"soon", 0},
-		{"Tue, 01 Dec 2026 08:01:00 GMT", time.Minute}, {"Tue, 01 Dec 2026 07:00:00 GMT", 0},
-	}
-	for _, tt := range tests {
-		if got := retryAfter(tt.h, now); got != tt.want {
-			t.Errorf("retryAfter(%q) = %v, want %v", tt.h, got, tt.want)
-		}
 	}
 }
 

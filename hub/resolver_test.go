@@ -179,15 +179,15 @@ func TestBackgroundRefreshAnswersAtOnce(t *testing.T) {
 func TestFindPrefersTheExactName(t *testing.T) {
 	hub := newFakeHub(t, publicRoutes())
 	r := &Resolver{Client: hub.client("")}
-	repo, note, err := r.Find(context.Background(), "qwen3 14b")
+	repo, note, err := r.Find(context.Background(), "qwen3 1.7b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if repo != "Qwen/Qwen3-14B" || !strings.Contains(note, "most downloaded match") {
-		t.Errorf("Find = %q (%q), want Qwen/Qwen3-14B", repo, note)
+	if repo != "Qwen/Qwen3-1.7B" || !strings.Contains(note, "most downloaded match") {
+		t.Errorf("Find = %q (%q), want Qwen/Qwen3-1.7B", repo, note)
 	}
 	q := hub.requests()[0].URL.Query()
-	if q.Get("search") != "qwen3-14b" || q.Get("sort") != "downloads" || q.Get("direction") != "-1" {
+	if q.Get("search") != "qwen3-1.7b" || q.Get("sort") != "downloads" || q.Get("direction") != "-1" {
 		t.Errorf("search asked %v", q)
 	}
 	if _, _, err := r.Find(context.Background(), "nosuch 9b"); err == nil {
@@ -223,12 +223,13 @@ func TestResolveParsed(t *testing.T) {
 		wantNote   string
 		wantErr    string
 	}{
-		{"Qwen/Qwen3-14B lora h100", "Qwen/Qwen3-14B", 14_768_307_200, "Qwen/Qwen3-14B from the Hugging Face Hub", ""},
-		{"https://huggingface.co/Qwen/Qwen3-14B lora h100", "Qwen/Qwen3-14B", 14_768_307_200, "from the Hugging Face Hub", ""},
-		{"can <https://huggingface.co/Qwen/Qwen3-14B|Qwen3-14B> lora on an h100", "Qwen/Qwen3-14B", 14_768_307_200, "from the Hugging Face Hub", ""},
-		{"qwen3 14b lora h100", "Qwen/Qwen3-14B", 14_768_307_200, `"qwen3 14b" taken as Qwen/Qwen3-14B`, ""},
-		{"deepseek-ai/DeepSeek-V3.1 inference 8 h200", "deepseek-ai/DeepSeek-V3.1", 671_026_419_200, "released as fp8", ""},
-		{"meta-llama/Llama-4-Scout-17B-16E-Instruct inference h100", "", 0, "", "gated"},
+		{"Qwen/Qwen3-1.7B lora h100", "Qwen/Qwen3-1.7B", 1_720_574_976, "Qwen/Qwen3-1.7B from the Hugging Face Hub (revision 70d244c, fetched just now)", ""},
+		{"https://huggingface.co/Qwen/Qwen3-1.7B lora h100", "Qwen/Qwen3-1.7B", 1_720_574_976, "also holds the tied output embedding, which is loaded once", ""},
+		{"can <https://huggingface.co/Qwen/Qwen3-1.7B|Qwen3-1.7B> lora on an h100", "Qwen/Qwen3-1.7B", 1_720_574_976, "from the Hugging Face Hub", ""},
+		{"qwen3 1.7b lora h100", "Qwen/Qwen3-1.7B", 1_720_574_976, `"qwen3 1.7b" taken as Qwen/Qwen3-1.7B, the most downloaded match on the Hugging Face Hub`, ""},
+		// The catalog's own model, named by its Hub id, is the catalog's: no Hub.
+		{"Qwen/Qwen3-14B lora h100", "qwen3-14b", 14_768_307_200, "", ""},
+		{"google/gemma-3n-E4B-it inference h100", "", 0, "", "gated"},
 		{"nosuch/model-7b lora h100", "", 0, "", "not a model on the Hugging Face Hub"},
 	}
 	for _, tt := range tests {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -22,9 +21,9 @@ type HubWeights struct {
 // ModelFromHub builds the model of the Hugging Face repository repo from
 // its config.json and the Hub's safetensors counts (either may be
 // missing, not both). The architecture comes from config.json
-// (ModelFromConfig); the released format from its quantization_config
-// (fp8, fbgemm_fp8, mxfp4, gptq, awq, bitsandbytes, compressed-tensors,
-// modelopt) or, without one, from the dtype split. For an unquantised
+// (ModelFromConfig), and so does the released format where it has a
+// quantization_config; without one, the dtype split says it (weights
+// mostly fp8 were released in fp8). For an unquantised
 // release, parameters the Hub counts beyond what config.json describes (a
 // vision tower, MTP layers) are added as a named lump, so that the total is
 // the Hub's exact count. A config.json fitbot cannot read is sized from
@@ -58,14 +57,12 @@ func ModelFromHub(repo string, config []byte, w HubWeights) (Model, error) {
 		notes = append(notes, m.assumption)
 	}
 
-	format, why := releasedFormat(config, w)
-	if m.ReleasedFormat == "" {
+	format, why := releasedBySplit(config, w)
+	if m.ReleasedFormat == "" && format != "" {
 		m.ReleasedFormat = format
-	}
-	if why != "" {
 		notes = append(notes, why)
 	}
-	if format == "" && w.Total > 0 && err == nil {
+	if m.ReleasedFormat == "" && !quantised(config) && w.Total > 0 && err == nil {
 		notes = append(notes, m.reconcile(w.Total, config))
 	}
 	m.assumption = strings.Join(nonEmpty(notes), "; ")
@@ -94,6 +91,11 @@ func (m *Model) reconcile(hub int64, config []byte) string {
 	switch diff := hub - arch; {
 	case diff == 0:
 		return fmt.Sprintf("%s: %s parameters, exactly the Hub's safetensors count", m.ID, commas(hub))
+	case m.TiedEmbeddings && diff == int64(m.Vocab)*int64(m.Hidden):
+		// The checkpoint stores the tied output embedding as well; loading
+		// ties it back to the input embedding, so it is held once.
+		return fmt.Sprintf("%s: %s parameters; the Hub's safetensors count (%s) also holds the tied output embedding, which is loaded once",
+			m.ID, commas(arch), commas(hub))
 	case diff > 0:
 		what := outsideDecoder(config)
 		m.ExtraParams += diff
@@ -148,36 +150,12 @@ func outsideDecoder(config []byte) string {
 	return strings.Join(parts, " and ")
 }
 
-// quantConfig is the part of config.json's quantization_config that says
-// the weight format, across the quantisers' spellings.
-type quantConfig struct {
-	Method       string `json:"quant_method"`
-	Bits         int    `json:"bits"`
-	LoadIn4bit   bool   `json:"load_in_4bit"`
-	LoadIn8bit   bool   `json:"load_in_8bit"`
-	DoubleQuant  bool   `json:"bnb_4bit_use_double_quant"`
-	Algo         string `json:"quant_algo"` // modelopt
-	Format       string `json:"format"`     // compressed-tensors
-	ConfigGroups map[string]struct {
-		Weights *struct {
-			NumBits int    `json:"num_bits"`
-			Type    string `json:"type"`
-		} `json:"weights"`
-	} `json:"config_groups"`
-}
-
-// releasedFormat reads the released weight format from config.json's
-// quantization_config, else from the dtype split, and says how in words.
-func releasedFormat(config []byte, w HubWeights) (Quant, string) {
-	var c struct {
-		Q *quantConfig `json:"quantization_config"`
-	}
-	if len(config) > 0 && json.Unmarshal(config, &c) == nil && c.Q != nil {
-		q := quantOf(*c.Q)
-		if q == "" {
-			return "", fmt.Sprintf("its quantization_config (quant_method %q) is not a format fitbot sizes, so the weights are taken at 16 bits", c.Q.Method)
-		}
-		return q, fmt.Sprintf("released as %s weights (quantization_config: %s)", q, c.Q.Method)
+// releasedBySplit reads the released format when config.json has no
+// quantization_config (ModelFromConfig reads that one): weights mostly in
+// an fp8 dtype were released in fp8. It says how in words.
+func releasedBySplit(config []byte, w HubWeights) (Quant, string) {
+	if quantised(config) {
+		return "", ""
 	}
 	var fp8, all int64
 	for dt, n := range w.ByDType {
@@ -192,70 +170,13 @@ func releasedFormat(config []byte, w HubWeights) (Quant, string) {
 	return "", ""
 }
 
-// quantOf maps a quantization_config to the Quant the estimator sizes.
-func quantOf(q quantConfig) Quant {
-	switch strings.ToLower(q.Method) {
-	case "fp8", "fbgemm_fp8":
-		return QuantFP8
-	case "mxfp4":
-		return QuantMXFP4
-	case "gptq", "awq":
-		switch q.Bits {
-		case 8:
-			return QuantINT8
-		case 0, 4:
-			if strings.EqualFold(q.Method, "awq") {
-				return QuantAWQ
-			}
-			return QuantGPTQ
-		}
-	case "bitsandbytes":
-		switch {
-		case q.LoadIn4bit && q.DoubleQuant:
-			return QuantNF4DQ
-		case q.LoadIn4bit:
-			return QuantNF4
-		case q.LoadIn8bit:
-			return QuantINT8
-		}
-	case "modelopt":
-		switch strings.ToUpper(q.Algo) {
-		case "FP8":
-			return QuantFP8
-		case "NVFP4":
-			return QuantNVFP4
-		}
-	case "compressed-tensors":
-		switch q.Format {
-		case "float-quantized", "naive-quantized":
-		case "nvfp4-pack-quantized":
-			return QuantNVFP4
-		case "mxfp4-pack-quantized":
-			return QuantMXFP4
-		}
-		keys := make([]string, 0, len(q.ConfigGroups))
-		for k := range q.ConfigGroups {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			wt := q.ConfigGroups[k].Weights
-			if wt == nil {
-				continue
-			}
-			switch {
-			case wt.Type == "float" && wt.NumBits == 8:
-				return QuantFP8
-			case wt.Type == "float" && wt.NumBits == 4:
-				return QuantNVFP4
-			case wt.Type == "int" && wt.NumBits == 8:
-				return QuantINT8
-			case wt.Type == "int" && wt.NumBits == 4:
-				return QuantGPTQ
-			}
-		}
+// quantised reports whether config.json has a quantization_config: the
+// Hub's safetensors count is then of packed elements and scales.
+func quantised(config []byte) bool {
+	var c struct {
+		Q json.RawMessage `json:"quantization_config"`
 	}
-	return ""
+	return len(config) > 0 && json.Unmarshal(config, &c) == nil && len(c.Q) > 0 && string(c.Q) != "null"
 }
 
 // dtypeShare is part/total of the safetensors elements as a percentage.

@@ -23,6 +23,7 @@ const qwen3MoE = `{"architectures":["Qwen3MoeForCausalLM"],"model_type":"qwen3_m
 
 func TestModelFromHub(t *testing.T) {
 	qwen14 := readHubTestdata(t, "config_qwen3-14b.json")
+	qwen17 := readHubTestdata(t, "config_qwen3-1.7b.json")
 	dsv3 := readHubTestdata(t, "config_deepseek-v3.1.json")
 	vlm := `{"model_type":"llava","text_config":` + string(qwen14) + `,"vision_config":{"model_type":"siglip_vision_model","hidden_size":1152}}`
 	tests := []struct {
@@ -41,9 +42,11 @@ func TestModelFromHub(t *testing.T) {
 			wantTotal: 235_093_634_560},
 		{name: "vision tower counted from the Hub", config: vlm, weights: HubWeights{Total: 14_768_307_200 + 412_442_352},
 			wantTotal: 14_768_307_200 + 412_442_352, wantIn: []string{"15,180,749,552 parameters by the Hub's safetensors count, 412,442,352 more than config.json's decoder, counted as the vision tower and projector"}},
+		{name: "tied output embedding stored twice", config: string(qwen17), weights: HubWeights{ByDType: map[string]int64{"BF16": 2_031_739_904}, Total: 2_031_739_904},
+			wantTotal: 1_720_574_976, wantIn: []string{"1,720,574,976 parameters; the Hub's safetensors count (2,031,739,904) also holds the tied output embedding, which is loaded once"}},
 		{name: "fp8 block-scaled release", config: string(dsv3),
 			weights:   HubWeights{ByDType: map[string]int64{"BF16": 3_918_786_560, "F8_E4M3": 680_571_490_736, "F32": 41_108_704}, Total: 684_531_386_000},
-			wantTotal: 671_026_419_200, wantFormat: QuantFP8, wantIn: []string{"released as fp8 weights (quantization_config: fp8)"}},
+			wantTotal: 684_489_845_504, wantFormat: QuantFP8, wantIn: []string{"multi-token-prediction layer"}},
 		{name: "fp8 by the dtype split", config: string(qwen14), weights: HubWeights{ByDType: map[string]int64{"BF16": 1_555_829_760, "F8_E4M3": 13_212_477_440}, Total: 14_768_307_200},
 			wantTotal: 14_768_307_200, wantFormat: QuantFP8, wantIn: []string{"89% of the safetensors elements are fp8"}},
 		{name: "unreadable config sized from the count", config: `{"model_type":"rwkv7","vocab_size":65536}`, weights: HubWeights{ByDType: map[string]int64{"BF16": 2_900_000_000}, Total: 2_900_000_000},
@@ -81,36 +84,22 @@ func TestModelFromHub(t *testing.T) {
 	}
 }
 
-func TestReleasedFormatFromQuantizationConfig(t *testing.T) {
+func TestReleasedBySplit(t *testing.T) {
 	tests := []struct {
-		qc   string
-		want Quant
+		config string
+		w      HubWeights
+		want   Quant
 	}{
-		{`{"quant_method":"fp8","fmt":"e4m3","weight_block_size":[128,128]}`, QuantFP8},
-		{`{"quant_method":"fbgemm_fp8"}`, QuantFP8},
-		{`{"quant_method":"mxfp4","modules_to_not_convert":["model.layers.*.self_attn"]}`, QuantMXFP4},
-		{`{"quant_method":"gptq","bits":4,"group_size":128}`, QuantGPTQ},
-		{`{"quant_method":"gptq","bits":8}`, QuantINT8},
-		{`{"quant_method":"gptq","bits":3}`, ""},
-		{`{"quant_method":"awq","bits":4,"version":"gemm"}`, QuantAWQ},
-		{`{"quant_method":"bitsandbytes","load_in_4bit":true,"bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true}`, QuantNF4DQ},
-		{`{"quant_method":"bitsandbytes","load_in_4bit":true}`, QuantNF4},
-		{`{"quant_method":"bitsandbytes","load_in_8bit":true}`, QuantINT8},
-		{`{"quant_method":"compressed-tensors","format":"float-quantized","config_groups":{"group_0":{"weights":{"num_bits":8,"type":"float"}}}}`, QuantFP8},
-		{`{"quant_method":"compressed-tensors","format":"pack-quantized","config_groups":{"group_0":{"weights":{"num_bits":4,"type":"int"}}}}`, QuantGPTQ},
-		{`{"quant_method":"compressed-tensors","format":"int-quantized","config_groups":{"group_0":{"weights":{"num_bits":8,"type":"int"}}}}`, QuantINT8},
-		{`{"quant_method":"compressed-tensors","format":"nvfp4-pack-quantized"}`, QuantNVFP4},
-		{`{"quant_method":"modelopt","quant_algo":"NVFP4"}`, QuantNVFP4},
-		{`{"quant_method":"modelopt","quant_algo":"FP8"}`, QuantFP8},
-		{`{"quant_method":"hqq"}`, ""},
+		{`{"model_type":"llama"}`, HubWeights{ByDType: map[string]int64{"F8_E4M3": 90, "BF16": 10}}, QuantFP8},
+		{`{"model_type":"llama"}`, HubWeights{ByDType: map[string]int64{"F8_E4M3": 40, "BF16": 60}}, ""},
+		{`{"model_type":"llama"}`, HubWeights{ByDType: map[string]int64{"BF16": 10}}, ""},
+		{`{"model_type":"llama","quantization_config":{"quant_method":"fp8"}}`, HubWeights{ByDType: map[string]int64{"F8_E4M3": 90}}, ""}, // config.json's to say
+		{``, HubWeights{ByDType: map[string]int64{"F8_E5M2": 9, "F32": 1}}, QuantFP8},
 	}
 	for _, tt := range tests {
-		got, why := releasedFormat([]byte(`{"quantization_config":`+tt.qc+`}`), HubWeights{})
-		if got != tt.want || why == "" {
-			t.Errorf("releasedFormat(%s) = %q (%q), want %q with a reason", tt.qc, got, why, tt.want)
+		got, why := releasedBySplit([]byte(tt.config), tt.w)
+		if got != tt.want || (got != "") != (why != "") {
+			t.Errorf("releasedBySplit(%s, %v) = %q (%q), want %q", tt.config, tt.w.ByDType, got, why, tt.want)
 		}
-	}
-	if got, why := releasedFormat([]byte(`{"model_type":"llama"}`), HubWeights{ByDType: map[string]int64{"BF16": 10}}); got != "" || why != "" {
-		t.Errorf("a bf16 release = %q (%q), want none", got, why)
 	}
 }

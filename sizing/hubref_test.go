@@ -12,7 +12,7 @@ func TestHubRepoID(t *testing.T) {
 		word string
 		want string // "" when not a repo
 	}{
-		{"Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B"},
+		{"Qwen/Qwen3-1.7B", "Qwen/Qwen3-1.7B"},
 		{"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"},
 		{"https://huggingface.co/Qwen/Qwen3-14B", "Qwen/Qwen3-14B"},
 		{"https://huggingface.co/Qwen/Qwen3-14B/", "Qwen/Qwen3-14B"},
@@ -91,15 +91,15 @@ func TestParseHubModels(t *testing.T) {
 		wantMissing string
 		wantGPU     string
 	}{
-		{"Qwen/Qwen3-235B-A22B inference 8 h200", "Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B", "", "h200"},
-		{"https://huggingface.co/Qwen/Qwen3-235B-A22B inference 8 h200", "Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B", "", "h200"},
-		{"<@U1> can we serve <https://huggingface.co/Qwen/Qwen3-235B-A22B|Qwen3-235B-A22B> on 8 h200s?", "Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B", "", "h200"},
+		{"Qwen/Qwen3-1.7B inference 8 h200", "Qwen/Qwen3-1.7B", "Qwen/Qwen3-1.7B", "", "h200"},
+		{"https://huggingface.co/Qwen/Qwen3-1.7B inference 8 h200", "Qwen/Qwen3-1.7B", "Qwen/Qwen3-1.7B", "", "h200"},
+		{"<@U1> can we serve <https://huggingface.co/Qwen/Qwen3-1.7B|Qwen3-235B-A22B> on 8 h200s?", "Qwen/Qwen3-1.7B", "Qwen/Qwen3-1.7B", "", "h200"},
 		{"hf.co/acme/lora inference h100", "acme/lora", "acme/lora", "", "h100"},
 		// A repo the catalog has stays the catalog's model.
 		{"meta-llama/Llama-3.1-8B lora 4090", "", "llama-3.1-8b", "", "rtx-4090"},
 		{"<https://huggingface.co/meta-llama/Llama-3.1-8B|x> lora 4090", "", "llama-3.1-8b", "", "rtx-4090"},
 		// A family name the catalog lacks is left for the Hub's search.
-		{"qwen3 14b lora h100", "", "", "qwen3 14b", "h100"},
+		{"qwen3 1.7b lora h100", "", "", "qwen3 1.7b", "h100"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {
@@ -130,7 +130,7 @@ func TestParseHubModels(t *testing.T) {
 }
 
 func TestHubModelWithoutResolverIsAnInputError(t *testing.T) {
-	p, err := Parse("Qwen/Qwen3-235B-A22B inference h200")
+	p, err := Parse("Qwen/Qwen3-1.7B inference h200")
 	if err != nil {
 		t.Fatal(err)
 	}

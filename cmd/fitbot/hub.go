@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -90,16 +90,6 @@ func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question stri
 	return r.ResolveParsed(ctx, question, p, parseErr)
 }
 
-// hubFailed reports a Hub refusal (gated, not found, rate-limited, down)
-// with its hint, exit 1; ok is false for any other error.
-func (a *app) hubFailed(err error) (int, bool) {
-	var he *hub.Error
-	if !errors.As(err, &he) {
-		return 0, false
-	}
-	return a.fail(exitFailure, he.Problem, he.Hint), true
-}
-
 // hubPlanKey is the plan key of a cached Hub model named without its
 // organisation ("qwen3 14b"), looked up in the database's cache and in
 // the user cache directory's (where models asked about before the
@@ -127,7 +117,7 @@ func (a *app) hubPlanKey(ctx context.Context, words string) (string, bool) {
 		}
 		for _, e := range entries {
 			if hub.SameName(e.Repo, words) {
-				return store.ModelKey(sizing.Query{Model: e.Repo}), true
+				return plan.ModelKey(sizing.Query{Model: e.Repo}), true
 			}
 		}
 	}

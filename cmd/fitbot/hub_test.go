@@ -48,20 +48,20 @@ func fakeHub(t *testing.T) *httptest.Server {
 		}
 		p := r.URL.Path
 		switch {
-		case p == "/api/models" && r.URL.Query().Get("search") == "qwen3-14b":
-			file(w, "search_qwen3-14b.json")
+		case p == "/api/models" && r.URL.Query().Get("search") == "qwen3-1.7b":
+			file(w, "search_qwen3-1.7b.json")
 		case p == "/api/models":
 			file(w, "search_empty.json")
-		case p == "/api/models/Qwen/Qwen3-14B":
-			file(w, "info_qwen3-14b.json")
-		case strings.HasPrefix(p, "/Qwen/Qwen3-14B/resolve/"):
-			file(w, "config_qwen3-14b.json")
-		case p == "/api/models/meta-llama/Llama-4-Scout-17B-16E-Instruct":
-			file(w, "info_llama-4-scout_gated.json")
-		case strings.HasPrefix(p, "/meta-llama/Llama-4-Scout-17B-16E-Instruct/resolve/"):
+		case p == "/api/models/Qwen/Qwen3-1.7B":
+			file(w, "info_qwen3-1.7b.json")
+		case strings.HasPrefix(p, "/Qwen/Qwen3-1.7B/resolve/"):
+			file(w, "config_qwen3-1.7b.json")
+		case p == "/api/models/google/gemma-3n-E4B-it":
+			file(w, "info_gemma-3n-e4b-it_gated.json")
+		case strings.HasPrefix(p, "/google/gemma-3n-E4B-it/resolve/"):
 			w.Header().Set("X-Error-Code", "GatedRepo")
 			w.WriteHeader(http.StatusUnauthorized)
-			file(w, "gated_401.json")
+			file(w, "gated_401_gemma.json")
 		default:
 			w.Header().Set("X-Error-Code", "RepoNotFound")
 			w.WriteHeader(http.StatusNotFound)
@@ -99,16 +99,16 @@ func TestFitHubModel(t *testing.T) {
 		words  []string
 		wantIn string
 	}{
-		{[]string{"Qwen/Qwen3-14B", "lora", "h100"}, "Qwen/Qwen3-14B from the Hugging Face Hub (revision 8268fe3"},
-		{[]string{"https://huggingface.co/Qwen/Qwen3-14B", "lora", "h100"}, "Qwen/Qwen3-14B: 14,768,307,200 parameters, exactly the Hub's safetensors count"},
-		{[]string{"qwen3", "14b", "lora", "h100"}, `"qwen3 14b" taken as Qwen/Qwen3-14B, the most downloaded match on the Hugging Face Hub`},
+		{[]string{"Qwen/Qwen3-1.7B", "lora", "h100"}, "Qwen/Qwen3-1.7B from the Hugging Face Hub (revision 70d244c"},
+		{[]string{"https://huggingface.co/Qwen/Qwen3-1.7B", "lora", "h100"}, "Qwen/Qwen3-1.7B: 1,720,574,976 parameters"},
+		{[]string{"qwen3", "1.7b", "lora", "h100"}, `"qwen3 1.7b" taken as Qwen/Qwen3-1.7B, the most downloaded match on the Hugging Face Hub`},
 	}
 	for _, tt := range tests {
 		req, asm, code, errOut := fitJSON(t, tt.words...)
 		if code != exitOK {
 			t.Fatalf("fit %v: exit %d, %s", tt.words, code, errOut)
 		}
-		if req["model"] != "Qwen/Qwen3-14B" || req["params"] != float64(14_768_307_200) {
+		if req["model"] != "Qwen/Qwen3-1.7B" || req["params"] != float64(1_720_574_976) {
 			t.Errorf("fit %v: request model %v params %v", tt.words, req["model"], req["params"])
 		}
 		if !strings.Contains(asm, tt.wantIn) {
@@ -123,13 +123,13 @@ func TestFitHubModel(t *testing.T) {
 	}
 
 	// fitbot models lists it.
-	code, out, _ := runCmd(t, "models", "--json", "qwen3 14b")
+	code, out, _ := runCmd(t, "models", "--json", "qwen3 1.7b")
 	var rows []modelOutput
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != exitOK {
 		t.Fatalf("models --json: exit %d, %v\n%s", code, err, out)
 	}
-	if len(rows) != 1 || rows[0].ID != "Qwen/Qwen3-14B" || rows[0].Source != "hub" || rows[0].Params != 14_768_307_200 {
-		t.Errorf("models --json qwen3 14b = %+v", rows)
+	if len(rows) != 1 || rows[0].ID != "Qwen/Qwen3-1.7B" || rows[0].Source != "hub" || rows[0].Params != 1_720_574_976 {
+		t.Errorf("models --json qwen3 1.7b = %+v", rows)
 	}
 }
 
@@ -143,14 +143,14 @@ func TestFitHubModelOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed.Close()
-	if _, _, code, errOut := fitJSON(t, "Qwen/Qwen3-14B", "lora", "h100"); code != exitOK {
+	if _, _, code, errOut := fitJSON(t, "Qwen/Qwen3-1.7B", "lora", "h100"); code != exitOK {
 		t.Fatalf("first fit: exit %d, %s", code, errOut)
 	}
 	db, err := store.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok, err := db.HubModel(context.Background(), "Qwen/Qwen3-14B")
+	e, ok, err := db.HubModel(context.Background(), "Qwen/Qwen3-1.7B")
 	if err != nil || !ok {
 		t.Fatalf("the database did not cache the model: %v", err)
 	}
@@ -161,15 +161,15 @@ func TestFitHubModelOffline(t *testing.T) {
 	db.Close()
 	srv.Close()
 
-	req, asm, code, errOut := fitJSON(t, "Qwen/Qwen3-14B", "lora", "h100")
+	req, asm, code, errOut := fitJSON(t, "Qwen/Qwen3-1.7B", "lora", "h100")
 	if code != exitOK {
 		t.Fatalf("offline fit: exit %d, %s", code, errOut)
 	}
-	if req["params"] != float64(14_768_307_200) || !strings.Contains(asm, "fetched 3 days ago") || !strings.Contains(asm, "could not be reached") {
+	if req["params"] != float64(1_720_574_976) || !strings.Contains(asm, "fetched 3 days ago") || !strings.Contains(asm, "could not be reached") {
 		t.Errorf("offline answer: params %v, assumptions:\n%s", req["params"], asm)
 	}
 
-	code, _, errOut = runCmd(t, "fit", "deepseek-ai/DeepSeek-V3.1", "inference", "h200")
+	code, _, errOut = runCmd(t, "fit", "moonshotai/Kimi-Dev-72B", "inference", "h200")
 	if code != exitFailure || !strings.Contains(errOut, "could not be reached") {
 		t.Errorf("uncached offline: exit %d, %s", code, errOut)
 	}
@@ -184,9 +184,9 @@ func TestFitHubRefusals(t *testing.T) {
 		wantCode int
 		wantIn   []string
 	}{
-		{"", []string{"meta-llama/Llama-4-Scout-17B-16E-Instruct", "inference", "h100"}, exitFailure,
-			[]string{"is a gated repo on the Hugging Face Hub", "Try: accept the model's terms at https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct and set HF_TOKEN"}},
-		{"hf_testtoken", []string{"meta-llama/Llama-4-Scout-17B-16E-Instruct", "inference", "h100"}, exitFailure,
+		{"", []string{"google/gemma-3n-E4B-it", "inference", "h100"}, exitFailure,
+			[]string{"is a gated repo on the Hugging Face Hub", "Try: accept the model's terms at https://huggingface.co/google/gemma-3n-E4B-it and set HF_TOKEN"}},
+		{"hf_testtoken", []string{"google/gemma-3n-E4B-it", "inference", "h100"}, exitFailure,
 			[]string{"HF_TOKEN's account has not been granted access"}},
 		{"", []string{"nosuch/model-7b", "lora", "h100"}, exitFailure, []string{"nosuch/model-7b is not a model on the Hugging Face Hub"}},
 		{"", []string{"qwen9", "14b", "lora", "h100"}, exitUsage, []string{`"qwen9 14b" is not a model I know`}},
@@ -211,18 +211,18 @@ func TestFitHubRefusals(t *testing.T) {
 func TestPlansForHubModel(t *testing.T) {
 	fakeHub(t)
 	useDB(t)
-	code, _, errOut := runCmd(t, "fit", "--save", "Qwen/Qwen3-14B", "lora", "h100")
+	code, _, errOut := runCmd(t, "fit", "--save", "Qwen/Qwen3-1.7B", "lora", "h100")
 	if code != exitOK {
 		t.Fatalf("fit --save: exit %d, %s", code, errOut)
 	}
-	for _, words := range [][]string{{"Qwen/Qwen3-14B"}, {"hf.co/qwen/qwen3-14b"}, {"qwen3", "14b"}, {"Qwen3-14B"}} {
+	for _, words := range [][]string{{"Qwen/Qwen3-1.7B"}, {"hf.co/qwen/qwen3-1.7b"}, {"qwen3", "1.7b"}, {"Qwen3-1.7B"}} {
 		code, out, errOut := runCmd(t, append([]string{"plans", "--json"}, words...)...)
 		var plans []planOutput
 		if err := json.Unmarshal([]byte(out), &plans); err != nil || code != exitOK {
 			t.Fatalf("plans %v: exit %d, %v, %s", words, code, err, errOut)
 		}
-		if len(plans) != 1 || plans[0].Request.Model != "Qwen/Qwen3-14B" {
-			t.Errorf("plans %v = %+v, want the one Qwen/Qwen3-14B plan", words, plans)
+		if len(plans) != 1 || plans[0].Request.Model != "Qwen/Qwen3-1.7B" {
+			t.Errorf("plans %v = %+v, want the one Qwen/Qwen3-1.7B plan", words, plans)
 		}
 	}
 	code, out, errOut := runCmd(t, "plans", "show", "--json", "1")
@@ -230,7 +230,7 @@ func TestPlansForHubModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitOK {
 		t.Fatalf("plans show: exit %d, %v, %s", code, err, errOut)
 	}
-	if r.Now == nil || r.Now.Request.Params != 14_768_307_200 || r.Problem != "" {
+	if r.Now == nil || r.Now.Request.Params != 1_720_574_976 || r.Problem != "" {
 		t.Errorf("plans show re-answered %+v (problem %q)", r.Now, r.Problem)
 	}
 }

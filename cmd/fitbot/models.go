@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -19,7 +20,7 @@ Lists the models fitbot knows: the embedded catalog and the Hugging Face
 Hub models it has cached, with their parameter counts and released
 format. QUERY keeps the models whose id, name or alias contains it
 ("qwen3", "llama 3.1"). Any Hub model works in a question, cached or not:
-fitbot fit Qwen/Qwen3-14B lora h100.
+fitbot fit Qwen/Qwen3-1.7B lora h100.
 `
 
 // modelOutput is one row of `fitbot models --json`.
@@ -37,7 +38,7 @@ type modelOutput struct {
 }
 
 // models is `fitbot models`.
-func (a *app) models(ctx context.Context, args []string) int {
+func (a *app) models(ctx context.Context, args []string) error {
 	var asJSON bool
 	var words []string
 	for _, arg := range args {
@@ -46,9 +47,9 @@ func (a *app) models(ctx context.Context, args []string) int {
 			asJSON = true
 		case arg == "-h" || arg == "-help" || arg == "--help":
 			fmt.Fprint(a.stdout, modelsUsage)
-			return exitOK
+			return nil
 		case strings.HasPrefix(arg, "-"):
-			return a.fail(exitUsage, "unknown flag "+arg, "fitbot models --json qwen3")
+			return usageError("unknown flag "+arg, "fitbot models --json qwen3")
 		default:
 			words = append(words, arg)
 		}
@@ -87,8 +88,8 @@ func (a *app) models(ctx context.Context, args []string) int {
 		return a.writeJSON(rows)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(a.stdout, "No model matches %q. Any Hugging Face Hub model works by its id: fitbot fit Qwen/Qwen3-14B lora h100\n", query)
-		return exitOK
+		fmt.Fprintf(a.stdout, "No model matches %q. Any Hugging Face Hub model works by its id: fitbot fit Qwen/Qwen3-1.7B lora h100\n", query)
+		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPARAMS\tACTIVE\tRELEASED\tSOURCE")
@@ -98,15 +99,15 @@ func (a *app) models(ctx context.Context, args []string) int {
 		if r.FetchedAt != nil {
 			source = fmt.Sprintf("hub %s, fetched %s", shortSHA(r.Revision), hub.Age(now.Sub(*r.FetchedAt)))
 		}
-		params, active := countText(r.Params), countText(r.ActiveParams)
+		params, active := display.Params(r.Params), display.Params(r.ActiveParams)
 		if r.Problem != "" {
 			params, active = "?", "?"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, params, active, orDash(r.ReleasedFormat), source)
 	}
 	tw.Flush()
-	fmt.Fprintln(a.stdout, "\nAny Hugging Face Hub model works by its id or link: fitbot fit Qwen/Qwen3-14B lora h100")
-	return exitOK
+	fmt.Fprintln(a.stdout, "\nAny Hugging Face Hub model works by its id or link: fitbot fit Qwen/Qwen3-1.7B lora h100")
+	return nil
 }
 
 // cachedHubModels reads the Hub cache without creating one: the
@@ -147,17 +148,6 @@ func matchesQuery(query string, names ...string) bool {
 
 func looseKey(s string) string {
 	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(s))
-}
-
-// countText shows a parameter count in billions or millions.
-func countText(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.1fB", float64(n)/1e9)
-	case n > 0:
-		return fmt.Sprintf("%.0fM", float64(n)/1e6)
-	}
-	return "-"
 }
 
 func shortSHA(s string) string {

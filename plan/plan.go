@@ -1,9 +1,15 @@
-package store
+// Package plan is what a saved plan means, apart from how it is kept: the
+// key the plans for one model share, the summary an answer leaves behind,
+// and how a plan compares with today's answer to the same question. The
+// store persists plans; the command line, Slack and the weekly digest
+// render a Diff. It does no I/O.
+package plan
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -20,7 +26,7 @@ func ModelKey(q sizing.Query) string {
 	case strings.Contains(q.Model, "/"): // a Hub repo id, resolved (Arch set) or not
 		return "hub:" + strings.ToLower(q.Model)
 	case q.Arch != nil:
-		return "config:" + q.Arch.ID
+		return configPrefix + q.Arch.ID
 	case q.Model != "":
 		return q.Model
 	case q.Params > 0 && q.Experts > 0:
@@ -30,6 +36,9 @@ func ModelKey(q sizing.Query) string {
 	}
 	return ""
 }
+
+// configPrefix starts the ModelKey of an architecture read from a config.json.
+const configPrefix = "config:"
 
 // ModelKeyFor reads a model the way a user names it and returns its
 // ModelKey, so that "mistral 7b", "Mistral-7B-v0.1" and "mistral-7b" find
@@ -53,20 +62,29 @@ func ModelKeyFor(words string) (string, error) {
 	}
 }
 
-// Who is who asked for a plan.
-type Who struct {
-	Source  string // SourceSlack or SourceCLI
-	Team    string // Slack ids; empty for the command line
-	Channel string
-	User    string
+// Summary is an answer as a plan keeps it: the question, the request it
+// resolved to and the verdict, hardware, memory and price as they stood.
+type Summary struct {
+	Question  string         // as typed
+	Canonical string         // sizing.Format of the query: re-parses to the same question
+	Request   sizing.Request // the fully resolved request the answer was for
+	ModelKey  string         // see ModelKey
+
+	Fits          bool
+	Headroom      string     // comfortable, tight or does not fit
+	GPU           string     // catalog GPU id
+	GPUs          int        // total GPUs
+	PerGPUBytes   int64      // per-GPU total of the busiest GPU
+	USDPerHour    *float64   // the whole configuration; nil when no price was known
+	PriceProvider string     // where the price came from, "" when none
+	PriceAsOf     *time.Time // when the price was observed, nil when none
 }
 
-// PlanFromAnswer is the plan that records answer a to question, asked by
-// who and read as q: the canonical text is sizing.Format(q), the price
-// and its source are the answer's.
-func PlanFromAnswer(who Who, question string, q sizing.Query, a sizing.Answer) Plan {
-	p := Plan{
-		Source: who.Source, Team: who.Team, Channel: who.Channel, User: who.User,
+// FromAnswer is the summary of answer a to question, read as q: the
+// canonical text is sizing.Format(q), the price and its source are the
+// answer's (copied, so the summary shares no pointer with a).
+func FromAnswer(question string, q sizing.Query, a sizing.Answer) Summary {
+	s := Summary{
 		Question:    question,
 		Canonical:   sizing.Format(q),
 		Request:     a.Request,
@@ -77,19 +95,31 @@ func PlanFromAnswer(who Who, question string, q sizing.Query, a sizing.Answer) P
 		GPUs:        a.Request.GPUs,
 		PerGPUBytes: a.PerGPU.TotalBytes,
 	}
-	if p.ModelKey == "" {
-		p.ModelKey = a.Request.Model
+	if s.ModelKey == "" {
+		s.ModelKey = a.Request.Model
 	}
 	if u := a.Throughput.USDPerHour; u != nil {
 		usd := *u
-		p.USDPerHour = &usd
+		s.USDPerHour = &usd
 	}
 	if a.Price != nil {
-		p.PriceProvider = a.Price.Provider
+		s.PriceProvider = a.Price.Provider
 		if !a.Price.AsOf.IsZero() {
 			asOf := a.Price.AsOf.UTC()
-			p.PriceAsOf = &asOf
+			s.PriceAsOf = &asOf
 		}
 	}
-	return p
+	return s
+}
+
+// Verdict is a fits/headroom pair in words: "fits", "fits, tight" or
+// "does not fit".
+func Verdict(fits bool, headroom string) string {
+	switch {
+	case !fits:
+		return "does not fit"
+	case headroom == string(sizing.HeadroomTight):
+		return "fits, tight"
+	}
+	return "fits"
 }
