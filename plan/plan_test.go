@@ -43,9 +43,10 @@ func TestModelKeyFor(t *testing.T) {
 		{"13B", "bare:13000000000"},
 		{"13b", "bare:13000000000"},
 		{"8x7B", "bare:8x7000000000"},
-		{"Qwen/Qwen3-14B", "hub:qwen/qwen3-14b"},
-		{"hf.co/Qwen/Qwen3-14B", "hub:qwen/qwen3-14b"},
-		{"https://huggingface.co/qwen/qwen3-14b", "hub:qwen/qwen3-14b"},
+		{"Qwen/Qwen3-14B", "qwen3-14b"}, // in the catalog
+		{"Qwen/Qwen3-1.7B", "hub:qwen/qwen3-1.7b"},
+		{"hf.co/Qwen/Qwen3-1.7B", "hub:qwen/qwen3-1.7b"},
+		{"https://huggingface.co/qwen/qwen3-1.7b", "hub:qwen/qwen3-1.7b"},
 	} {
 		got, err := ModelKeyFor(tc.words)
 		if err != nil || got != tc.want {
