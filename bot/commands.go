@@ -48,7 +48,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	case "gpus", "gpu":
 		return catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())
 	case "models", "model":
-		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-14B lora h100`.", append(modelEntries(), h.hubEntries(ctx)...))
+		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`.", append(modelEntries(), h.hubEntries(ctx)...))
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)

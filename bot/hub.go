@@ -23,7 +23,7 @@ type ModelResolver interface {
 
 // cachedNamer is what a ModelResolver may also do: name the cached Hub
 // repo that words name without its organisation, so that `/fit plans
-// qwen3 14b` finds the plans for Qwen/Qwen3-14B.
+// qwen3 1.7b` finds the plans for Qwen/Qwen3-1.7B.
 type cachedNamer interface {
 	CachedRepo(ctx context.Context, words string) (string, bool)
 }

@@ -27,7 +27,7 @@ Examples:
   fitbot fit 13B lora 4090
   fitbot fit llama 3.1 70b qlora on 2 a100 for 3 epochs of 500M tokens
   fitbot fit --config ./config.json lora rtx-4090
-  fitbot fit Qwen/Qwen3-14B lora h100                   any Hugging Face Hub model, by id or link
+  fitbot fit Qwen/Qwen3-1.7B lora h100                  any Hugging Face Hub model, by id or link
 
 The same words answer the questions that run the other way round:
   fitbot fit what 2x4090 lora                          largest model that fits
