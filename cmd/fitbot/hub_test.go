@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +235,36 @@ func TestPlansForHubModel(t *testing.T) {
 	}
 	if r.Now == nil || r.Now.Request.Params != 1_720_574_976 || r.Problem != "" {
 		t.Errorf("plans show re-answered %+v (problem %q)", r.Now, r.Problem)
+	}
+}
+
+// TestHubConfig: HF_ENDPOINT defaults to the public Hub and is checked;
+// HF_TOKEN is a secret like the others (never printed, redacted in logs).
+func TestHubConfig(t *testing.T) {
+	env := validEnv()
+	c, err := loadServeConfig(envFunc(env), nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HFEndpoint != "https://huggingface.co" || c.HFToken != "" {
+		t.Errorf("defaults: HF_ENDPOINT %q, HF_TOKEN set %v", c.HFEndpoint, c.HFToken != "")
+	}
+	env["HF_ENDPOINT"] = "http://hub.mirror.internal:8080"
+	env["HF_TOKEN"] = "hf_testsecretvalue"
+	if c, err = loadServeConfig(envFunc(env), nil, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if c.HFEndpoint != "http://hub.mirror.internal:8080" || c.HFToken.reveal() != "hf_testsecretvalue" {
+		t.Errorf("HF_ENDPOINT %q, HF_TOKEN %q", c.HFEndpoint, c.HFToken.reveal())
+	}
+	if out := fmt.Sprintf("%+v", c); strings.Contains(out, "hf_testsecretvalue") {
+		t.Errorf("the config prints HF_TOKEN: %.200s", out)
+	}
+	if !slices.Contains(c.secrets(envFunc(env)), "hf_testsecretvalue") {
+		t.Error("HF_TOKEN is not among the secrets the log redactor hides")
+	}
+	env["HF_ENDPOINT"] = "hub.mirror.internal"
+	if _, err := loadServeConfig(envFunc(env), nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "HF_ENDPOINT") {
+		t.Errorf("a bad HF_ENDPOINT: %v", err)
 	}
 }
