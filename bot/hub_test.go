@@ -14,7 +14,6 @@ import (
 
 // fakeModels resolves Hub models from hub/testdata after a delay, or fails.
 type fakeModels struct {
-	t     *testing.T
 	delay time.Duration
 	err   error
 	calls chan string
@@ -34,11 +33,11 @@ func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p sizin
 	}
 	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
 	if err != nil {
-		f.t.Fatal(err)
+		return p, err // runs in the handler's goroutine: the test sees the failure in the reply
 	}
 	m, err := sizing.ModelFromHub("Qwen/Qwen3-1.7B", config, sizing.HubWeights{Total: 2_031_739_904})
 	if err != nil {
-		f.t.Fatal(err)
+		return p, err
 	}
 	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
 		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
@@ -64,7 +63,7 @@ func hubHandler(t *testing.T, models *fakeModels, change func(*Config)) *Handler
 }
 
 func TestHubQuestionAnsweredInTheAck(t *testing.T) {
-	h := hubHandler(t, &fakeModels{t: t, delay: 10 * time.Millisecond}, nil)
+	h := hubHandler(t, &fakeModels{delay: 10 * time.Millisecond}, nil)
 	for _, q := range []string{"Qwen/Qwen3-1.7B lora h100", "<https://huggingface.co/Qwen/Qwen3-1.7B|Qwen3-14B> lora h100", "qwen3 1.7b lora h100"} {
 		msg := h.Command(context.Background(), slash(q))
 		got := messageJSON(t, msg)
@@ -80,7 +79,7 @@ func TestHubQuestionAnsweredInTheAck(t *testing.T) {
 // response_url.
 func TestSlowHubNeverHoldsTheAck(t *testing.T) {
 	rurl := newResponseURL(t)
-	h := hubHandler(t, &fakeModels{t: t, delay: 2 * time.Second}, nil)
+	h := hubHandler(t, &fakeModels{delay: 2 * time.Second}, nil)
 	cmd := slash("Qwen/Qwen3-1.7B lora h100")
 	cmd.ResponseURL = rurl.URL
 	start := time.Now()
@@ -101,7 +100,7 @@ func TestSlowHubNeverHoldsTheAck(t *testing.T) {
 func TestHubRefusalShowsTheHint(t *testing.T) {
 	gated := &hub.Error{Kind: hub.KindGated, Problem: "google/gemma-3n-E4B-it is a gated repo on the Hugging Face Hub: its config.json needs a token",
 		Hint: "accept the model's terms at https://huggingface.co/google/gemma-3n-E4B-it and set HF_TOKEN to a read token of that account"}
-	h := hubHandler(t, &fakeModels{t: t, err: gated}, nil)
+	h := hubHandler(t, &fakeModels{err: gated}, nil)
 	msg := h.Command(context.Background(), slash("google/gemma-3n-E4B-it inference h100"))
 	got := messageJSON(t, msg)
 	for _, w := range []string{"is a gated repo", "*Try:* accept the model", "set HF_TOKEN"} {
@@ -115,7 +114,7 @@ func TestHubRefusalShowsTheHint(t *testing.T) {
 }
 
 func TestHubQuestionInAMentionWaits(t *testing.T) {
-	h := hubHandler(t, &fakeModels{t: t, delay: 1500 * time.Millisecond}, nil)
+	h := hubHandler(t, &fakeModels{delay: 1500 * time.Millisecond}, nil)
 	msg := h.Command(context.Background(), slack.SlashCommand{TeamID: "T1", ChannelID: "C1", UserID: "U1", Text: "Qwen/Qwen3-1.7B lora h100"})
 	if outcomeOf(msg) != OutcomeAnswered {
 		t.Errorf("a mention (no response_url) was not answered in full: %s", msg.Text)
@@ -136,12 +135,12 @@ func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	notFound := &sizing.InputError{Problem: `"qwen9 14b" is not a model I know`, Hint: "qwen3-8b lora h100"}
-	h := hubHandler(t, &fakeModels{t: t, err: notFound}, func(c *Config) { c.Interpreter = fakeInterpreter{parsed: parsed} })
+	h := hubHandler(t, &fakeModels{err: notFound}, func(c *Config) { c.Interpreter = fakeInterpreter{parsed: parsed} })
 	msg := h.Command(context.Background(), slash("qwen9 14b lora h100"))
 	if outcomeOf(msg) != OutcomeAnswered || !strings.Contains(messageJSON(t, msg), "Interpreted by the language model") {
 		t.Errorf("not interpreted: %s", msg.Text)
 	}
-	h = hubHandler(t, &fakeModels{t: t, err: notFound}, nil)
+	h = hubHandler(t, &fakeModels{err: notFound}, nil)
 	if msg := h.Command(context.Background(), slash("qwen9 14b lora h100")); !strings.Contains(msg.Text, `"qwen9 14b" is not a model I know`) {
 		t.Errorf("without a language model: %s", msg.Text)
 	}
@@ -157,7 +156,7 @@ func (f *fakeModels) Cached(context.Context) ([]hub.Entry, error) {
 }
 
 func TestModelsListsCachedHubModels(t *testing.T) {
-	h := hubHandler(t, &fakeModels{t: t}, nil)
+	h := hubHandler(t, &fakeModels{}, nil)
 	msg := h.Command(context.Background(), slash("models"))
 	got := messageJSON(t, msg)
 	for _, w := range []string{"Qwen/Qwen3-1.7B", "1.72B params, Hugging Face Hub, fetched 5 hours ago", "any Hugging Face Hub model"} {
