@@ -237,7 +237,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.log)
+	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}
