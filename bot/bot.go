@@ -74,7 +74,10 @@ type Config struct {
 	Interpreter Interpreter  // nil: no language-model fallback
 	Upload      FileUploader // nil: no pictures, launch configs as text
 	History     PriceHistory // nil: no price pictures
-	Policy      Policy
+	// Models resolves Hugging Face Hub ids, links and names the catalog
+	// lacks; nil: the parser's own message answers them.
+	Models ModelResolver
+	Policy Policy
 	// Refresh fetches prices now and says what it did, in a sentence,
 	// for `/fit prices refresh` (admins only); nil: not available from Slack.
 	Refresh func(ctx context.Context) (string, error)

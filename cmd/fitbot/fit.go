@@ -31,6 +31,7 @@ Examples:
   fitbot fit 13B lora 4090
   fitbot fit llama 3.1 70b qlora on 2 a100 for 3 epochs of 500M tokens
   fitbot fit --config ./config.json lora rtx-4090
+  fitbot fit Qwen/Qwen3-1.7B lora h100                  any Hugging Face Hub model, by id or link
   fitbot fit --emit deepspeed llama 3.1 70b full on 8 h100 zero 3
   fitbot fit --chart memory.png 13B lora 4090
 
@@ -112,7 +113,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if err := f.emitConflict(); err != nil {
 		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
 	}
-	parsed, err := sizing.Parse(strings.Join(f.words, " "))
+	question := strings.Join(f.words, " ")
+	parsed, err := sizing.Parse(question)
+	if f.config == "" {
+		parsed, err = a.resolveHub(ctx, question, parsed, err)
+	}
 	if f.config != "" {
 		arch, cerr := loadConfig(f.config)
 		if cerr != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -24,18 +25,20 @@ import (
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ bot.Parser       = sizing.Parse
-	_ bot.Answerer     = (*liveAnswerer)(nil)
-	_ bot.Asker        = (*liveAnswerer)(nil)
-	_ bot.PlanStore    = (*store.DB)(nil)
-	_ bot.PriceBook    = (*store.DB)(nil)
-	_ bot.EventStore   = (*store.DB)(nil)
-	_ bot.Interpreter  = (*llm.Client)(nil)
-	_ bot.ThreadPoster = (*bot.WebAPI)(nil)
-	_ bot.EventHandler = (*bot.Events)(nil)
-	_ bot.PriceHistory = (*store.DB)(nil)
-	_ bot.FileUploader = (*bot.Uploader)(nil)
-	_ bot.UploadAPI    = (*slack.Client)(nil)
+	_ bot.Parser        = sizing.Parse
+	_ bot.Answerer      = (*liveAnswerer)(nil)
+	_ bot.Asker         = (*liveAnswerer)(nil)
+	_ bot.PlanStore     = (*store.DB)(nil)
+	_ bot.PriceBook     = (*store.DB)(nil)
+	_ bot.EventStore    = (*store.DB)(nil)
+	_ bot.Interpreter   = (*llm.Client)(nil)
+	_ bot.ModelResolver = (*hub.Resolver)(nil)
+	_ hub.Cache         = (*store.DB)(nil)
+	_ bot.ThreadPoster  = (*bot.WebAPI)(nil)
+	_ bot.EventHandler  = (*bot.Events)(nil)
+	_ bot.PriceHistory  = (*store.DB)(nil)
+	_ bot.FileUploader  = (*bot.Uploader)(nil)
+	_ bot.UploadAPI     = (*slack.Client)(nil)
 )
 
 // Timeouts of the serve process.
@@ -79,6 +82,7 @@ type service struct {
 	log      *slog.Logger
 	db       *store.DB
 	handler  *bot.Handler
+	hub      *hub.Resolver // its background refreshes write to db
 	uploader *bot.Uploader // pictures and launch configs into threads
 	servers  []*http.Server
 	socket   *bot.Socket
@@ -128,6 +132,12 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		interpreter = bot.MeteredInterpreter(llm.New(lc, &http.Client{}, log), metrics)
 		log.Info("llm: free-text fallback on", "llm", lc)
 	}
+	s.hub = &hub.Resolver{
+		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: &http.Client{}, Timeout: hubHTTPTimeout},
+		Cache:      db,
+		Background: true,
+		Logger:     log,
+	}
 	live := &liveAnswerer{prices: db, log: log}
 	refresh := func(ctx context.Context) ([]pricing.Report, error) {
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
@@ -145,6 +155,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Plans:       db,
 		Prices:      db,
 		Interpreter: interpreter,
+		Models:      s.hub,
 		Upload:      s.uploader,
 		History:     db,
 		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
@@ -234,7 +245,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.log)
+	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +343,7 @@ func (s *service) stop(ctx context.Context) error {
 	s.listenWG.Wait()
 	if s.handler != nil {
 		idle := make(chan struct{})
-		go func() { s.handler.Wait(); close(idle) }()
+		go func() { s.handler.Wait(); s.hub.Wait(); close(idle) }()
 		select {
 		case <-idle:
 		case <-ctx.Done():
