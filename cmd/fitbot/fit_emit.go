@@ -49,7 +49,7 @@ func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answe
 		if err != nil {
 			return inputError(err, "")
 		}
-		fmt.Fprintf(a.stderr, "fitbot: the asked configuration does not fit (%s per GPU on a %s); this %s config is for the first alternative that fits: %s\n",
+		fmt.Fprintf(a.stderr, "fitbot: the asked configuration does not fit (%s per GPU on %s); this %s config is for the first alternative that fits: %s\n",
 			display.GiB(ans.PerGPU.TotalBytes), ans.GPUName, kind, alt.Why)
 		ans = fitting
 	}
