@@ -105,6 +105,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	}()
 
 	metrics := bot.NewMetrics()
+	db.ObservePlanBatches(metrics.PlanBatch)
 	hc := &http.Client{Timeout: slackAPITimeout}
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
 	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
