@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
@@ -232,7 +233,7 @@ func report(w io.Writer, o options, results []result) error {
 		}
 	}
 	if len(results) == 2 && results[1].RPS > 0 {
-		fmt.Fprintf(w, "throughput ratio fitbot / bare: %.2f\n", results[0].RPS/results[1].RPS)
+		fmt.Fprintf(w, "throughput ratio fitbot / %s: %.2f\n", strings.Fields(results[1].Name)[0], results[0].RPS/results[1].RPS)
 	}
 	return nil
 }
