@@ -119,24 +119,50 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 // answer estimates a parsed question, saves it as a plan (waiting for
 // the commit) and renders it.
 // The buttons carry the canonical question, so that they work whether or
-// not the plan has been written yet.
+// not the plan has been written yet. A question answered before under the
+// same AnswerVersion is served from the reply cache (replycache.go): the
+// same estimate and Block Kit, with this plan's id and the price's age as
+// of now.
 func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
+	canonical := sizing.Format(p.Query)
+	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
+	cache := h.replies != nil && cacheable(p.Query, canonical, note)
+	var version uint64
+	if cache {
+		version = h.cfg.AnswerVersion()
+		if e := h.replies.get(version, canonical, p.Query); e != nil {
+			h.keep(ctx, asker, text, p.Query, e.answer, &view)
+			return e.message(view)
+		}
+	}
 	a, err := h.cfg.Answer.Answer(p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}
-	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
-	if h.cfg.Plans != nil {
-		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
-		if id, ok := h.savePlan(ctx, plan); ok {
-			view.planID = id
-			view.kept = sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
-			if view.kept == "" {
-				view.kept = "MODEL" // a --config architecture has no name to look it up by
-			}
+	h.keep(ctx, asker, text, p.Query, a, &view)
+	msg := ephemeral(answerText(a), answerBlocks(a, view)...)
+	if cache {
+		if e, ok := newCachedReply(p.Query, a, msg); ok {
+			h.replies.put(version, canonical, e)
 		}
 	}
-	return ephemeral(answerText(a), answerBlocks(a, view)...)
+	return msg
+}
+
+// keep saves an answer as a plan, when there is a plan store, and on
+// its commit sets the view's plan id and the words `/fit plans` finds it by.
+func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Query, a sizing.Answer, view *answerView) {
+	if h.cfg.Plans == nil {
+		return
+	}
+	plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, q, a)
+	if id, ok := h.savePlan(ctx, plan); ok {
+		view.planID = id
+		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
+		if view.kept == "" {
+			view.kept = "MODEL" // a --config architecture has no name to look it up by
+		}
+	}
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's

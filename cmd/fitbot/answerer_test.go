@@ -77,3 +77,26 @@ func TestLiveAnswerer(t *testing.T) {
 		t.Errorf("Ask(which gpu) = %+v, %v; want the cards that fit", a, err)
 	}
 }
+
+// TestLiveAnswererVersion: the reply cache's version stays put while the
+// loaded prices do, and grows with every reload, so that a refresh (an
+// invalidation) makes the next answer a fresh one.
+func TestLiveAnswererVersion(t *testing.T) {
+	store := &flakyPrices{src: fixedPrice(0.42)}
+	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	v1 := l.version()
+	if v2 := l.version(); v2 != v1 || store.reads != 1 {
+		t.Errorf("version %d then %d after %d reads; want it unchanged within the minute, one read", v1, v2, store.reads)
+	}
+	l.invalidate()
+	v3 := l.version()
+	if v3 <= v1 || store.reads != 2 {
+		t.Errorf("after a refresh version %d (was %d) after %d reads; want it grown, two reads", v3, v1, store.reads)
+	}
+	l.mu.Lock()
+	l.loaded = l.loaded.Add(-priceReloadEvery)
+	l.mu.Unlock()
+	if v4 := l.version(); v4 <= v3 {
+		t.Errorf("after a minute version %d (was %d); want it grown with the reload", v4, v3)
+	}
+}

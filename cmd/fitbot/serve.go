@@ -145,6 +145,10 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			return refreshSummary(reports), err
 		},
 		Logger: log,
+		// Every source an answer is made from adds a counter that only
+		// grows: the prices (live.version); the catalogs are compiled in.
+		// The Hugging Face Hub cache adds its own when it lands.
+		AnswerVersion: live.version,
 	})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
@@ -388,6 +392,7 @@ type liveAnswerer struct {
 	mu     sync.Mutex
 	est    *sizing.Estimator
 	loaded time.Time
+	gen    uint64 // grows with every estimator loaded; see version
 }
 
 // Answer implements bot.Answerer.
@@ -420,7 +425,19 @@ func (l *liveAnswerer) estimator() *sizing.Estimator {
 		l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
 	}
 	l.loaded = time.Now()
+	l.gen++
 	return l.est
+}
+
+// version is the reply cache's version of the prices (bot.Config's
+// AnswerVersion): it grows with every load, so a cached reply lives at
+// most until the next reload or refresh. It reloads first when one is
+// due, as Answer would.
+func (l *liveAnswerer) version() uint64 {
+	l.estimator()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen
 }
 
 // invalidate makes the next answer reload the prices.

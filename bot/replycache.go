@@ -1,0 +1,160 @@
+package bot
+
+import (
+	"bytes"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// The reply cache. A team asks the same question often (same model, same
+// card); the estimate, its alternatives search, the Block Kit and its
+// JSON are the same every time until the prices, the catalogs or the Hub
+// cache change. So the rendered reply is kept, keyed by the question's
+// canonical form and the version of everything it was made from
+// (Config.AnswerVersion), and a repeated question costs the parse, the
+// plan's commit and one small block: the context line, rendered afresh
+// every time because it carries the plan id (known only after the
+// commit) and the price's age in words ("3 h old"), which moves with the
+// clock. A version the cache has not seen empties it, so it never serves
+// an answer older than the prices, catalogs or Hub cache it came from.
+
+// maxCachedReplies bounds the cache; past it an arbitrary entry goes.
+const maxCachedReplies = 1024
+
+// replyCache holds rendered answers for one version at a time.
+type replyCache struct {
+	mu      sync.RWMutex
+	version uint64
+	entries map[string]*cachedReply
+}
+
+// cachedReply is one rendered answer: the question it answers (compared
+// whole on a hit, so that a field Format leaves out cannot make two
+// questions share a reply), the estimate (for the plan), and the message
+// with its JSON split around the context block.
+type cachedReply struct {
+	query  sizing.Query
+	answer sizing.Answer
+	text   string        // the message's fallback text
+	blocks []slack.Block // shared by every hit: never changed once cached
+	ctx    int           // index in blocks of the context block
+	head   []byte        // the message's JSON up to the context block
+	tail   []byte        // and after it
+}
+
+func newReplyCache() *replyCache {
+	return &replyCache{entries: make(map[string]*cachedReply)}
+}
+
+// get returns the reply cached for q under version, or nil.
+func (c *replyCache) get(version uint64, key string, q sizing.Query) *cachedReply {
+	c.mu.RLock()
+	e := c.entries[key]
+	stale := c.version != version
+	c.mu.RUnlock()
+	if stale || e == nil || !reflect.DeepEqual(e.query, q) {
+		return nil
+	}
+	return e
+}
+
+// put caches e under version; a newer version than the cache's empties
+// it first, an older one (the prices moved while e was being made) is
+// not kept.
+func (c *replyCache) put(version uint64, key string, e *cachedReply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case version > c.version:
+		clear(c.entries)
+		c.version = version
+	case version < c.version:
+		return
+	}
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= maxCachedReplies {
+		for k := range c.entries {
+			delete(c.entries, k)
+			break
+		}
+	}
+	c.entries[key] = e
+}
+
+// cacheable reports whether a reply to q with note can be cached: a
+// question with a canonical form (its buttons carry it) and no note of
+// its own. An architecture given whole (--config) never comes through
+// Slack and is not cached.
+func cacheable(q sizing.Query, canonical, note string) bool {
+	return canonical != "" && note == "" && q.Arch == nil
+}
+
+// newCachedReply splits msg, an answer rendered by answerBlocks, around
+// its context block; ok is false when the message has no single context
+// block to split around.
+func newCachedReply(q sizing.Query, a sizing.Answer, msg Message) (e *cachedReply, ok bool) {
+	ctx := -1
+	for i, b := range msg.Blocks {
+		if _, isCtx := b.(*slack.ContextBlock); isCtx {
+			if ctx >= 0 {
+				return nil, false
+			}
+			ctx = i
+		}
+	}
+	if ctx < 0 {
+		return nil, false
+	}
+	full, err := msg.encode()
+	if err != nil {
+		return nil, false
+	}
+	part, err := Message{Blocks: msg.Blocks[ctx : ctx+1]}.encode()
+	if err != nil {
+		return nil, false
+	}
+	block, ok := blockJSON(part)
+	if !ok {
+		return nil, false
+	}
+	i := bytes.Index(full, block)
+	if i < 0 || bytes.Index(full[i+1:], block) >= 0 {
+		return nil, false
+	}
+	return &cachedReply{query: q, answer: a, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
+		head: slices.Clone(full[:i]), tail: slices.Clone(full[i+len(block):])}, true
+}
+
+// blockJSON is the one block's JSON inside the encoding of a message
+// that holds only it: {"text":"","blocks":[BLOCK]}.
+func blockJSON(msgJSON []byte) ([]byte, bool) {
+	const prefix, suffix = `{"text":"","blocks":[`, `]}`
+	if !bytes.HasPrefix(msgJSON, []byte(prefix)) || !bytes.HasSuffix(msgJSON, []byte(suffix)) {
+		return nil, false
+	}
+	return msgJSON[len(prefix) : len(msgJSON)-len(suffix)], true
+}
+
+// message is the cached reply with view's context block (plan id, price
+// age) in place, and its JSON ready: the head and tail as cached around
+// the new block's own encoding.
+func (e *cachedReply) message(view answerView) Message {
+	blocks := slices.Clone(e.blocks)
+	blocks[e.ctx] = enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(e.answer, view)...)})[0]
+	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks}
+	part, err := Message{Blocks: blocks[e.ctx : e.ctx+1]}.encode()
+	if err != nil {
+		return msg
+	}
+	block, ok := blockJSON(part)
+	if !ok {
+		return msg
+	}
+	body := make([]byte, 0, len(e.head)+len(block)+len(e.tail))
+	body = append(append(append(body, e.head...), block...), e.tail...)
+	msg.pre = &preEncoded{body: body, of: msg}
+	return msg
+}

@@ -1,0 +1,227 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// countingAnswerer is the real estimator over a price book the test
+// changes, counting the estimates made; its version grows with each
+// change of prices, as serve's does with each reload.
+type countingAnswerer struct {
+	mu      sync.Mutex
+	est     *sizing.Estimator
+	version uint64
+	calls   atomic.Int64
+}
+
+func (c *countingAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+	c.calls.Add(1)
+	c.mu.Lock()
+	est := c.est
+	c.mu.Unlock()
+	return est.Answer(q)
+}
+
+func (c *countingAnswerer) Version() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+func (c *countingAnswerer) setPrices(p askPrices) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.est = &sizing.Estimator{Prices: p}
+	c.version++
+}
+
+// pricesAt is the ask goldens' price book with the RTX 4090 at usd.
+func pricesAt(usd float64) askPrices {
+	return askPrices{onDemand: map[string]float64{"rtx-4090": usd, "a100-80": 1.89, "h100": 2.99, "l4": 0.80}}
+}
+
+// newCachingHandlers returns a handler with the reply cache and one
+// without, on the same answerer, each with its own plan store.
+func newCachingHandlers(t *testing.T, ans *countingAnswerer, now func() time.Time) (cached, fresh *Handler, cachedPlans, freshPlans *fakePlans) {
+	t.Helper()
+	cachedPlans, freshPlans = &fakePlans{}, &fakePlans{}
+	mk := func(plans *fakePlans, version func() uint64) *Handler {
+		h, err := New(Config{Parse: sizing.Parse, Answer: ans, Respond: NewResponseURLPoster(http.DefaultClient),
+			Plans: plans, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now, AnswerVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	return mk(cachedPlans, ans.Version), mk(freshPlans, nil), cachedPlans, freshPlans
+}
+
+// TestReplyCacheServesTheSameBytes asks the same questions again and
+// again: the cached handler estimates each once, and every reply, plan id
+// included, is byte for byte what a handler without the cache sends; each
+// answer is still kept as its own plan.
+func TestReplyCacheServesTheSameBytes(t *testing.T) {
+	ans := &countingAnswerer{}
+	ans.setPrices(pricesAt(0.69))
+	cached, fresh, cachedPlans, _ := newCachingHandlers(t, ans, func() time.Time { return testNow })
+	questions := []string{"llama-3.1-8b qlora rtx-4090", "13B lora 4090", "llama-3.1-70b qlora 2xa100"}
+	for round := range 3 {
+		for _, q := range questions {
+			before := ans.calls.Load()
+			got := cached.Command(context.Background(), slash(q))
+			hit := ans.calls.Load() == before
+			if want := round > 0; hit != want {
+				t.Errorf("round %d, %q: served from the cache %v, want %v", round, q, hit, want)
+			}
+			if round > 0 && got.pre == nil {
+				t.Errorf("round %d, %q: a cached reply without its JSON", round, q)
+			}
+			want := fresh.Command(context.Background(), slash(q))
+			gotJSON, wantJSON := messageJSON(t, got), messageJSON(t, want)
+			if gotJSON != wantJSON {
+				t.Fatalf("round %d, %q: cached reply differs from a fresh one\ncached: %s\nfresh:  %s", round, q, gotJSON, wantJSON)
+			}
+			plain := got
+			plain.pre = nil
+			if messageJSON(t, plain) != gotJSON {
+				t.Fatalf("round %d, %q: the cached JSON is not the encoding of the cached message's own blocks", round, q)
+			}
+		}
+	}
+	if n := len(cachedPlans.plans); n != 9 {
+		t.Errorf("%d plans kept, want 9: a cached reply is still kept as a plan", n)
+	}
+	if got := messageJSON(t, cached.Command(context.Background(), slash("13B lora 4090"))); !strings.Contains(got, "as plan 10:") {
+		t.Errorf("the tenth answer does not name plan 10:\n%s", got)
+	}
+}
+
+// TestReplyCacheNeverOlderThanItsSources changes the prices (the version
+// grows, as serve's does on a reload or a refresh) and moves the clock:
+// the next reply carries the new price and the price's new age.
+func TestReplyCacheNeverOlderThanItsSources(t *testing.T) {
+	ans := &countingAnswerer{}
+	ans.setPrices(pricesAt(0.69))
+	var clock atomic.Pointer[time.Time]
+	now := testNow
+	clock.Store(&now)
+	cached, _, _, _ := newCachingHandlers(t, ans, func() time.Time { return *clock.Load() })
+	const q = "llama-3.1-8b qlora rtx-4090"
+	ask := func() string { return messageJSON(t, cached.Command(context.Background(), slash(q))) }
+	if got := ask(); !strings.Contains(got, "$0.69 per GPU-hour") || !strings.Contains(got, "24 h old") {
+		t.Fatalf("first answer lacks the price or its age:\n%s", got)
+	}
+	ask()
+	calls := ans.calls.Load()
+
+	later := testNow.Add(3 * time.Hour)
+	clock.Store(&later)
+	if got := ask(); !strings.Contains(got, "27 h old") || strings.Contains(got, "24 h old") {
+		t.Errorf("three hours later the cached reply must say the price is 27 h old:\n%s", got)
+	}
+	if ans.calls.Load() != calls {
+		t.Error("the clock alone moved, yet the answer was estimated again")
+	}
+
+	ans.setPrices(pricesAt(0.49))
+	if got := ask(); !strings.Contains(got, "$0.49 per GPU-hour") || strings.Contains(got, "$0.69") {
+		t.Errorf("after the prices changed the reply must carry the new price:\n%s", got)
+	}
+	if ans.calls.Load() != calls+1 {
+		t.Errorf("after the prices changed: %d estimates, want %d", ans.calls.Load(), calls+1)
+	}
+}
+
+// TestReplyCacheComparesTheWholeQuestion: an entry found under a key is
+// served only for the very question it answers.
+func TestReplyCacheComparesTheWholeQuestion(t *testing.T) {
+	c := newReplyCache()
+	q := sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodQLoRA, GPU: "rtx-4090"}
+	c.put(1, "k", &cachedReply{query: q})
+	if c.get(1, "k", q) == nil {
+		t.Fatal("miss for the question cached")
+	}
+	other := q
+	other.LoRARank = 64
+	if c.get(1, "k", other) != nil {
+		t.Error("a different question under the same key was served the cached reply")
+	}
+	if c.get(2, "k", q) != nil {
+		t.Error("served under a newer version")
+	}
+	c.put(2, "k2", &cachedReply{query: q})
+	if c.get(1, "k", q) != nil || c.get(2, "k", q) != nil {
+		t.Error("a newer version did not empty the cache")
+	}
+	c.put(1, "k3", &cachedReply{query: q})
+	if c.get(1, "k3", q) != nil || c.get(2, "k3", q) != nil {
+		t.Error("a reply made under an older version was kept")
+	}
+	for i := range maxCachedReplies + 10 {
+		c.put(2, fmt.Sprint(i), &cachedReply{query: q})
+	}
+	if n := len(c.entries); n > maxCachedReplies {
+		t.Errorf("%d entries, more than %d", n, maxCachedReplies)
+	}
+}
+
+// TestCachedReplyChangedIsEncodedAfresh: a cached reply shared in the
+// channel (another response type, other blocks) or replacing the
+// original is encoded from its fields, not from the cached JSON.
+func TestCachedReplyChangedIsEncodedAfresh(t *testing.T) {
+	ans := &countingAnswerer{}
+	ans.setPrices(pricesAt(0.69))
+	cached, _, _, _ := newCachingHandlers(t, ans, func() time.Time { return testNow })
+	cached.Command(context.Background(), slash("13B lora 4090"))
+	msg := cached.Command(context.Background(), slash("13B lora 4090"))
+	if msg.pre == nil {
+		t.Fatal("the second answer is not from the cache")
+	}
+	shared := msg
+	shared.ResponseType = slack.ResponseTypeInChannel
+	shared.Blocks = withoutActions(shared.Blocks)
+	if got := messageJSON(t, shared); !strings.Contains(got, `"response_type":"in_channel"`) || strings.Contains(got, `"type":"actions"`) {
+		t.Errorf("a shared copy was encoded from the cached JSON:\n%.400s", got)
+	}
+	replaced := msg
+	replaced.ReplaceOriginal = true
+	if got := messageJSON(t, replaced); !strings.Contains(got, `"replace_original":true`) {
+		t.Errorf("a replacing copy was encoded from the cached JSON:\n%.400s", got)
+	}
+}
+
+// TestReplyCacheConcurrent asks from many goroutines while the prices
+// change; run with -race. Every reply carries a price the answerer had.
+func TestReplyCacheConcurrent(t *testing.T) {
+	ans := &countingAnswerer{}
+	ans.setPrices(pricesAt(0.69))
+	cached, _, _, _ := newCachingHandlers(t, ans, func() time.Time { return testNow })
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 50 {
+				if i == 0 && j%10 == 0 {
+					ans.setPrices(pricesAt(0.69 + float64(j)/100))
+				}
+				got := messageJSON(t, cached.Command(context.Background(), slash("llama-3.1-8b qlora rtx-4090")))
+				if !strings.Contains(got, "per GPU-hour") {
+					t.Errorf("reply without a price:\n%.300s", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
