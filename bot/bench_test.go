@@ -49,16 +49,23 @@ func benchmarkServer(b *testing.B, handler http.Handler, header http.Header, bod
 }
 
 // BenchmarkSlashCommand measures the path with the plan write
-// ("saved") and, for the breakdown, without a store ("unsaved").
+// ("saved"), the same question again from the reply cache ("cached",
+// the plan still written) and, for the breakdown, without a store
+// ("unsaved").
 func BenchmarkSlashCommand(b *testing.B) {
-	b.Run("saved", func(b *testing.B) { benchmarkSlash(b, true) })
-	b.Run("unsaved", func(b *testing.B) { benchmarkSlash(b, false) })
+	b.Run("saved", func(b *testing.B) { benchmarkSlash(b, true, false) })
+	b.Run("cached", func(b *testing.B) { benchmarkSlash(b, true, true) })
+	b.Run("unsaved", func(b *testing.B) { benchmarkSlash(b, false, false) })
 }
 
-func benchmarkSlash(b *testing.B, save bool) {
+func benchmarkSlash(b *testing.B, save, cache bool) {
 	h, _ := newRealHandler(b)
 	if !save {
 		h.cfg.Plans = nil
+	}
+	if cache {
+		h.cfg.AnswerVersion = func() uint64 { return 1 }
+		h.replies = newReplyCache()
 	}
 	srv, err := NewHTTP(HTTPConfig{SigningSecret: testSecret, Handler: h, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
