@@ -59,6 +59,16 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "Try: fitbot serve --help")
 		return exitUsage
 	}
+	if !isTerminal(a.stderr) {
+		// A line per question: gathered into few writes under load
+		// (lineWriter). Everything serve prints goes through it, so the
+		// order holds, and it is all written before serve returns.
+		lw := newLineWriter(a.stderr)
+		defer lw.Close()
+		stderr := a.stderr
+		a.stderr = lw
+		defer func() { a.stderr = stderr }()
+	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, cfg.secrets(a.getenv))
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/fitbot/fitbot/bot"
@@ -68,6 +70,11 @@ func (r replies) meanSize() int {
 // when it is not one), then fitbot's reply to the form's text (the first
 // question's for a text outside the mix).
 func minimalHandler(secret string, r replies) http.Handler {
+	return minimalCounted(secret, r, new(atomic.Int64))
+}
+
+// minimalCounted is minimalHandler counting the replies it sends in n.
+func minimalCounted(secret string, r replies, n *atomic.Int64) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /slack/commands", func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, 1<<20))
@@ -90,12 +97,15 @@ func minimalHandler(secret string, r replies) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(reply)
+		n.Add(1)
 	})
 	return mux
 }
 
 // serveMinimal serves the minimal signed handler on addr until d has
-// passed or ctx ends.
+// passed or ctx ends, then prints how many replies it sent and the heap
+// allocations per reply (the figure fitbot's go_memstats_mallocs_total
+// gives for it).
 func serveMinimal(ctx context.Context, addr, secret string, d time.Duration, log io.Writer) error {
 	r, err := renderReplies()
 	if err != nil {
@@ -105,7 +115,10 @@ func serveMinimal(ctx context.Context, addr, secret string, d time.Duration, log
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: minimalHandler(secret, r), ReadHeaderTimeout: 10 * time.Second}
+	var served atomic.Int64
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	srv := &http.Server{Handler: minimalCounted(secret, r, &served), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(log, "fitload: minimal signed handler on http://%s/slack/commands for %v (replies of %d bytes on average)\n", ln.Addr(), d, r.meanSize())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -121,5 +134,10 @@ func serveMinimal(ctx context.Context, addr, secret string, d time.Duration, log
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	n := served.Load()
+	fmt.Fprintf(log, "fitload: minimal handler sent %d replies, %.0f heap allocations per reply\n",
+		n, float64(after.Mallocs-before.Mallocs)/float64(max(n, 1)))
 	return nil
 }
