@@ -33,6 +33,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -64,6 +66,7 @@ type options struct {
 	users       int
 	jsonOut     bool
 	cpuProfile  string
+	keptFile    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -82,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.fakeSlack, "fake-slack", "", "only serve a fake Slack Web API on this loopback address for -d")
 	fs.IntVar(&o.users, "users", 500, "distinct Slack user ids the commands come from")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the results as JSON")
+	fs.StringVar(&o.keptFile, "kept", "", "write the ids of the plans fitbot's answers said were kept to this file, one a line, to check against the database afterwards")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (with -self: fitbot's server too) to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -171,5 +175,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.compare != "" {
 		results = append(results, load(ctx, "compared", o.compare+"/slack/commands", gen, o))
 	}
+	if o.keptFile != "" {
+		if err := writeKept(o.keptFile, results[0].KeptIDs); err != nil {
+			return err
+		}
+	}
 	return report(stdout, o, results)
+}
+
+// writeKept writes plan ids to path, one a line.
+func writeKept(path string, ids []int64) error {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(strconv.FormatInt(id, 10))
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,5 +166,36 @@ func TestCompareRun(t *testing.T) {
 		if f[len(f)-2] != "0" || f[len(f)-1] != "0" {
 			t.Errorf("errors or refusals in %q", l)
 		}
+	}
+}
+
+// TestKeptPlans: the ids of the plans the answers said were kept are
+// read from the replies and written with -kept, each once.
+func TestKeptPlans(t *testing.T) {
+	if got := keptPlan([]byte(`{"text":"Kept in the team's plans as plan 42: ` + "`/fit plan 42`" + ` re-prices it"}`)); got != 42 {
+		t.Errorf("keptPlan = %d, want 42", got)
+	}
+	if got := keptPlan([]byte(`{"text":"✅ Fits"}`)); got != 0 {
+		t.Errorf("keptPlan of an answer not kept = %d, want 0", got)
+	}
+	path := t.TempDir() + "/kept.txt"
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-self", "-c", "4", "-d", "300ms", "-kept", path, "-json"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := strings.Fields(string(b))
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("plan %s kept twice", id)
+		}
+		seen[id] = true
+	}
+	if len(ids) == 0 || !strings.Contains(out.String(), fmt.Sprintf(`"kept": %d`, len(ids))) {
+		t.Errorf("%d ids written; the report says:\n%s", len(ids), out.String())
 	}
 }
