@@ -67,6 +67,11 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 // model or a method and a language model is configured, it acknowledges
 // at once and posts the answer to responseURL.
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
+	if h.replies != nil {
+		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
+			return h.cachedAnswer(ctx, asker, text, e)
+		}
+	}
 	p, err := h.cfg.Parse(text)
 	if err == nil && isAsk(p.Intent) {
 		return h.askAnswer(text, p)
@@ -131,8 +136,7 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	if cache {
 		version = h.cfg.AnswerVersion()
 		if e := h.replies.get(version, canonical, p.Query); e != nil {
-			h.keep(ctx, asker, text, p.Query, e.answer, &view)
-			return e.message(view)
+			return h.cachedAnswer(ctx, asker, text, e)
 		}
 	}
 	a, err := h.cfg.Answer.Answer(p.Query)
@@ -142,11 +146,19 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	h.keep(ctx, asker, text, p.Query, a, &view)
 	msg := ephemeral(answerText(a), answerBlocks(a, view)...)
 	if cache {
-		if e, ok := newCachedReply(p.Query, a, msg); ok {
-			h.replies.put(version, canonical, e)
+		if e, ok := newCachedReply(p.Query, a, view.ref, msg); ok {
+			h.replies.put(version, canonical, text, e)
 		}
 	}
 	return msg
+}
+
+// cachedAnswer is answer for a reply found in the cache: the plan is
+// kept as ever, and the context line made for it and for now.
+func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *cachedReply) Message {
+	view := answerView{now: h.now(), ref: e.ref}
+	h.keep(ctx, asker, text, e.query, e.answer, &view)
+	return e.message(view)
 }
 
 // keep saves an answer as a plan, when there is a plan store, and on

@@ -21,6 +21,9 @@ import (
 // commit) and the price's age in words ("3 h old"), which moves with the
 // clock. A version the cache has not seen empties it, so it never serves
 // an answer older than the prices, catalogs or Hub cache it came from.
+// The same reply is also found by the question's exact words, which
+// skips the parse: under one version the parser reads the same words the
+// same way.
 
 // maxCachedReplies bounds the cache; past it an arbitrary entry goes.
 const maxCachedReplies = 1024
@@ -29,7 +32,8 @@ const maxCachedReplies = 1024
 type replyCache struct {
 	mu      sync.RWMutex
 	version uint64
-	entries map[string]*cachedReply
+	entries map[string]*cachedReply // by canonical question
+	byText  map[string]*cachedReply // by the words asked
 }
 
 // cachedReply is one rendered answer: the question it answers (compared
@@ -39,6 +43,7 @@ type replyCache struct {
 type cachedReply struct {
 	query  sizing.Query
 	answer sizing.Answer
+	ref    string        // the buttons' value: the canonical question
 	text   string        // the message's fallback text
 	blocks []slack.Block // shared by every hit: never changed once cached
 	ctx    int           // index in blocks of the context block
@@ -47,7 +52,18 @@ type cachedReply struct {
 }
 
 func newReplyCache() *replyCache {
-	return &replyCache{entries: make(map[string]*cachedReply)}
+	return &replyCache{entries: make(map[string]*cachedReply), byText: make(map[string]*cachedReply)}
+}
+
+// getText returns the reply cached for the exact words text under
+// version, or nil.
+func (c *replyCache) getText(version uint64, text string) *cachedReply {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.version != version {
+		return nil
+	}
+	return c.byText[text]
 }
 
 // get returns the reply cached for q under version, or nil.
@@ -62,26 +78,34 @@ func (c *replyCache) get(version uint64, key string, q sizing.Query) *cachedRepl
 	return e
 }
 
-// put caches e under version; a newer version than the cache's empties
-// it first, an older one (the prices moved while e was being made) is
-// not kept.
-func (c *replyCache) put(version uint64, key string, e *cachedReply) {
+// put caches e under version, by its canonical question key and by the
+// words text asked; a newer version than the cache's empties it first,
+// an older one (the prices moved while e was being made) is not kept.
+func (c *replyCache) put(version uint64, key, text string, e *cachedReply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case version > c.version:
 		clear(c.entries)
+		clear(c.byText)
 		c.version = version
 	case version < c.version:
 		return
 	}
-	if _, ok := c.entries[key]; !ok && len(c.entries) >= maxCachedReplies {
-		for k := range c.entries {
-			delete(c.entries, k)
+	putBounded(c.entries, key, e)
+	putBounded(c.byText, text, e)
+}
+
+// putBounded sets m[k] = e, first dropping an arbitrary entry when m is
+// full.
+func putBounded(m map[string]*cachedReply, k string, e *cachedReply) {
+	if _, ok := m[k]; !ok && len(m) >= maxCachedReplies {
+		for old := range m {
+			delete(m, old)
 			break
 		}
 	}
-	c.entries[key] = e
+	m[k] = e
 }
 
 // cacheable reports whether a reply to q with note can be cached: a
@@ -95,7 +119,7 @@ func cacheable(q sizing.Query, canonical, note string) bool {
 // newCachedReply splits msg, an answer rendered by answerBlocks, around
 // its context block; ok is false when the message has no single context
 // block to split around.
-func newCachedReply(q sizing.Query, a sizing.Answer, msg Message) (e *cachedReply, ok bool) {
+func newCachedReply(q sizing.Query, a sizing.Answer, ref string, msg Message) (e *cachedReply, ok bool) {
 	ctx := -1
 	for i, b := range msg.Blocks {
 		if _, isCtx := b.(*slack.ContextBlock); isCtx {
@@ -124,7 +148,7 @@ func newCachedReply(q sizing.Query, a sizing.Answer, msg Message) (e *cachedRepl
 	if i < 0 || bytes.Index(full[i+1:], block) >= 0 {
 		return nil, false
 	}
-	return &cachedReply{query: q, answer: a, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
+	return &cachedReply{query: q, answer: a, ref: ref, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
 		head: slices.Clone(full[:i]), tail: slices.Clone(full[i+len(block):])}, true
 }
 

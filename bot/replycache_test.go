@@ -24,6 +24,13 @@ type countingAnswerer struct {
 	est     *sizing.Estimator
 	version uint64
 	calls   atomic.Int64
+	parses  atomic.Int64
+}
+
+// parse is the real parser, counted.
+func (c *countingAnswerer) parse(text string) (sizing.Parsed, error) {
+	c.parses.Add(1)
+	return sizing.Parse(text)
 }
 
 func (c *countingAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
@@ -58,7 +65,7 @@ func newCachingHandlers(t *testing.T, ans *countingAnswerer, now func() time.Tim
 	t.Helper()
 	cachedPlans, freshPlans = &fakePlans{}, &fakePlans{}
 	mk := func(plans *fakePlans, version func() uint64) *Handler {
-		h, err := New(Config{Parse: sizing.Parse, Answer: ans, Respond: NewResponseURLPoster(http.DefaultClient),
+		h, err := New(Config{Parse: ans.parse, Answer: ans, Respond: NewResponseURLPoster(http.DefaultClient),
 			Plans: plans, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now, AnswerVersion: version})
 		if err != nil {
 			t.Fatal(err)
@@ -76,14 +83,24 @@ func TestReplyCacheServesTheSameBytes(t *testing.T) {
 	ans := &countingAnswerer{}
 	ans.setPrices(pricesAt(0.69))
 	cached, fresh, cachedPlans, _ := newCachingHandlers(t, ans, func() time.Time { return testNow })
-	questions := []string{"llama-3.1-8b qlora rtx-4090", "13B lora 4090", "llama-3.1-70b qlora 2xa100"}
-	for round := range 3 {
+	// The second round asks in other words (the canonical question
+	// finds the reply), the third in the first round's (the words do,
+	// without a parse).
+	rounds := [][]string{
+		{"llama-3.1-8b qlora rtx-4090", "13B lora 4090", "llama-3.1-70b qlora 2xa100"},
+		{"Llama-3.1-8B  QLoRA rtx-4090", "13b LoRA 4090", "llama-3.1-70b qlora 2x a100"},
+		{"llama-3.1-8b qlora rtx-4090", "13B lora 4090", "llama-3.1-70b qlora 2xa100"},
+	}
+	for round, questions := range rounds {
 		for _, q := range questions {
-			before := ans.calls.Load()
+			before, parsesBefore := ans.calls.Load(), ans.parses.Load()
 			got := cached.Command(context.Background(), slash(q))
 			hit := ans.calls.Load() == before
 			if want := round > 0; hit != want {
 				t.Errorf("round %d, %q: served from the cache %v, want %v", round, q, hit, want)
+			}
+			if parsed, want := ans.parses.Load() > parsesBefore, round < 2; parsed != want {
+				t.Errorf("round %d, %q: parsed %v, want %v", round, q, parsed, want)
 			}
 			if round > 0 && got.pre == nil {
 				t.Errorf("round %d, %q: a cached reply without its JSON", round, q)
@@ -149,8 +166,8 @@ func TestReplyCacheNeverOlderThanItsSources(t *testing.T) {
 func TestReplyCacheComparesTheWholeQuestion(t *testing.T) {
 	c := newReplyCache()
 	q := sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodQLoRA, GPU: "rtx-4090"}
-	c.put(1, "k", &cachedReply{query: q})
-	if c.get(1, "k", q) == nil {
+	c.put(1, "k", "t", &cachedReply{query: q})
+	if c.get(1, "k", q) == nil || c.getText(1, "t") == nil {
 		t.Fatal("miss for the question cached")
 	}
 	other := q
@@ -161,19 +178,19 @@ func TestReplyCacheComparesTheWholeQuestion(t *testing.T) {
 	if c.get(2, "k", q) != nil {
 		t.Error("served under a newer version")
 	}
-	c.put(2, "k2", &cachedReply{query: q})
-	if c.get(1, "k", q) != nil || c.get(2, "k", q) != nil {
+	c.put(2, "k2", "t2", &cachedReply{query: q})
+	if c.get(1, "k", q) != nil || c.get(2, "k", q) != nil || c.getText(2, "t") != nil {
 		t.Error("a newer version did not empty the cache")
 	}
-	c.put(1, "k3", &cachedReply{query: q})
+	c.put(1, "k3", "t3", &cachedReply{query: q})
 	if c.get(1, "k3", q) != nil || c.get(2, "k3", q) != nil {
 		t.Error("a reply made under an older version was kept")
 	}
 	for i := range maxCachedReplies + 10 {
-		c.put(2, fmt.Sprint(i), &cachedReply{query: q})
+		c.put(2, fmt.Sprint(i), fmt.Sprint(i), &cachedReply{query: q})
 	}
-	if n := len(c.entries); n > maxCachedReplies {
-		t.Errorf("%d entries, more than %d", n, maxCachedReplies)
+	if n, m := len(c.entries), len(c.byText); n > maxCachedReplies || m > maxCachedReplies {
+		t.Errorf("%d entries and %d by text, more than %d", n, m, maxCachedReplies)
 	}
 }
 
