@@ -95,6 +95,7 @@ type Handler struct {
 	now     func() time.Time
 	limiter *limiter
 	replies *replyCache // nil without Config.AnswerVersion
+	statics staticReplies
 	wg      sync.WaitGroup
 }
 

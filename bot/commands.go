@@ -42,9 +42,9 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
 	switch word {
 	case "", "help", "-h", "--help", "?":
-		return helpMessage(h.cfg.Interpreter != nil)
+		return h.static().help
 	case "gpus", "gpu":
-		return catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())
+		return h.static().gpus
 	case "models", "model":
 		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`.", modelEntries())
 	}

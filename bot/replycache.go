@@ -182,3 +182,31 @@ func (e *cachedReply) message(view answerView) Message {
 	msg.pre = &preEncoded{body: body, of: msg}
 	return msg
 }
+
+// staticReplies are the replies that are the same every time within one
+// process: the help (it depends only on whether a language model is
+// configured) and the GPU list (the GPU catalog is compiled in). They
+// are made once, with their JSON.
+type staticReplies struct {
+	once       sync.Once
+	help, gpus Message
+}
+
+// static returns the handler's static replies, making them on first use.
+func (h *Handler) static() *staticReplies {
+	h.statics.once.Do(func() {
+		h.statics.help = preEncode(helpMessage(h.cfg.Interpreter != nil))
+		h.statics.gpus = preEncode(catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries()))
+	})
+	return &h.statics
+}
+
+// preEncode returns m with its JSON made now. Its blocks are clipped, so
+// that a caller appending to a copy cannot write into the shared array.
+func preEncode(m Message) Message {
+	m.Blocks = slices.Clip(m.Blocks)
+	if body, err := m.encode(); err == nil {
+		m.pre = &preEncoded{body: body, of: m}
+	}
+	return m
+}

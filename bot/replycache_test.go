@@ -242,3 +242,36 @@ func TestReplyCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestStaticReplies: help and the GPU list are made once, with their
+// JSON, and are byte for byte what their constructors make; a copy
+// changed by its caller is encoded afresh.
+func TestStaticReplies(t *testing.T) {
+	for _, interp := range []bool{false, true} {
+		h := newTestHandler(t, func(c *Config) {
+			if interp {
+				c.Interpreter = fakeInterpreter{}
+			}
+		})
+		for _, tc := range []struct {
+			ask  string
+			want Message
+		}{
+			{"help", helpMessage(interp)},
+			{"gpus", catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())},
+		} {
+			got := h.Command(context.Background(), slash(tc.ask))
+			if got.pre == nil {
+				t.Errorf("/fit %s: made afresh, want made once", tc.ask)
+			}
+			if g, w := messageJSON(t, got), messageJSON(t, tc.want); g != w {
+				t.Errorf("/fit %s (language model %v):\n got %.300s\nwant %.300s", tc.ask, interp, g, w)
+			}
+			changed := got
+			changed.ReplaceOriginal = true
+			if g := messageJSON(t, changed); !strings.Contains(g, `"replace_original":true`) {
+				t.Errorf("/fit %s: a changed copy was encoded from the JSON made before", tc.ask)
+			}
+		}
+	}
+}
