@@ -168,7 +168,7 @@ func blockJSON(msgJSON []byte) ([]byte, bool) {
 func (e *cachedReply) message(view answerView) Message {
 	blocks := slices.Clone(e.blocks)
 	blocks[e.ctx] = enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(e.answer, view)...)})[0]
-	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks}
+	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks, Outcome: OutcomeAnswered}
 	part, err := Message{Blocks: blocks[e.ctx : e.ctx+1]}.encode()
 	if err != nil {
 		return msg
