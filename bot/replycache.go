@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -93,7 +94,9 @@ func (c *replyCache) put(version uint64, key, text string, e *cachedReply) {
 		return
 	}
 	putBounded(c.entries, key, e)
-	putBounded(c.byText, text, e)
+	// The words are a slice of the request's form body: a copy, so that
+	// the cache does not keep whole bodies alive.
+	putBounded(c.byText, strings.Clone(text), e)
 }
 
 // putBounded sets m[k] = e, first dropping an arbitrary entry when m is
