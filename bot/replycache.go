@@ -148,7 +148,7 @@ func newCachedReply(q sizing.Query, a sizing.Answer, ref string, msg Message) (e
 		return nil, false
 	}
 	i := bytes.Index(full, block)
-	if i < 0 || bytes.Index(full[i+1:], block) >= 0 {
+	if i < 0 || bytes.Contains(full[i+1:], block) {
 		return nil, false
 	}
 	return &cachedReply{query: q, answer: a, ref: ref, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
