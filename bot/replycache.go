@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -170,20 +171,62 @@ func blockJSON(msgJSON []byte) ([]byte, bool) {
 // the new block's own encoding.
 func (e *cachedReply) message(view answerView) Message {
 	blocks := slices.Clone(e.blocks)
-	blocks[e.ctx] = enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(e.answer, view)...)})[0]
+	ctx := enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(e.answer, view)...)})[0]
+	blocks[e.ctx] = ctx
 	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks, Outcome: OutcomeAnswered}
-	part, err := Message{Blocks: blocks[e.ctx : e.ctx+1]}.encode()
-	if err != nil {
-		return msg
-	}
-	block, ok := blockJSON(part)
+	body := make([]byte, 0, len(e.head)+1024+len(e.tail))
+	body = append(body, e.head...)
+	body, ok := appendContextJSON(body, ctx.(*slack.ContextBlock))
 	if !ok {
-		return msg
+		part, err := Message{Blocks: blocks[e.ctx : e.ctx+1]}.encode()
+		if err != nil {
+			return msg
+		}
+		block, ok := blockJSON(part)
+		if !ok {
+			return msg
+		}
+		body = append(body[:len(e.head)], block...)
 	}
-	body := make([]byte, 0, len(e.head)+len(block)+len(e.tail))
-	body = append(append(append(body, e.head...), block...), e.tail...)
-	msg.pre = &preEncoded{body: body, of: msg}
+	msg.pre = &preEncoded{body: append(body, e.tail...), of: msg}
 	return msg
+}
+
+// appendContextJSON appends the JSON of a context block of plain mrkdwn
+// or plain_text objects exactly as encode writes it (slack-go marshals a
+// context block's elements with json.Marshal, so their strings are
+// HTML-escaped), without reflection: the block is most of what a cached
+// reply still encodes. ok is false for any other block, which the caller
+// then encodes the ordinary way.
+func appendContextJSON(dst []byte, b *slack.ContextBlock) ([]byte, bool) {
+	els := b.ContextElements.Elements
+	if b.BlockID != "" || len(els) == 0 {
+		return dst, false
+	}
+	dst = append(dst, `{"type":`...)
+	dst = appendJSONString(dst, string(b.Type))
+	dst = append(dst, `,"elements":[`...)
+	for i, el := range els {
+		t, ok := el.(*slack.TextBlockObject)
+		if !ok || t.Emoji != nil || t.Verbatim {
+			return dst, false
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":`...)
+		dst = appendJSONString(dst, t.Type)
+		dst = append(dst, `,"text":`...)
+		dst = appendJSONString(dst, t.Text)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...), true
+}
+
+// appendJSONString appends s as json.Marshal quotes it.
+func appendJSONString(dst []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals; invalid UTF-8 becomes U+FFFD
+	return append(dst, q...)
 }
 
 // staticReplies are the replies that are the same every time within one
