@@ -89,3 +89,26 @@ func BenchmarkBareHandler(b *testing.B) {
 	})
 	benchmarkServer(b, mux, http.Header{"Content-Type": {formType}}, "team_id=T1&user_id=U1&command=%2Ffit&text=13B+lora+4090")
 }
+
+// BenchmarkCachedMessage is a reply cache hit's own work: the context
+// line for this plan and now, and the reply's JSON around it.
+//
+//	go test ./bot -run '^$' -bench CachedMessage -benchmem
+func BenchmarkCachedMessage(b *testing.B) {
+	h, _ := newRealHandler(b)
+	h.cfg.AnswerVersion = func() uint64 { return 1 }
+	h.replies = newReplyCache()
+	h.Command(b.Context(), slash("llama-3.1-8b qlora rtx-4090"))
+	e := h.replies.getText(1, "llama-3.1-8b qlora rtx-4090")
+	if e == nil {
+		b.Fatal("not cached")
+	}
+	view := answerView{now: time.Now(), ref: e.ref, planID: 123456, kept: "llama-3.1-8b"}
+	b.ReportAllocs()
+	for b.Loop() {
+		msg := e.message(view)
+		if _, err := msg.encode(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,11 +2,11 @@ package bot
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
@@ -223,10 +223,60 @@ func appendContextJSON(dst []byte, b *slack.ContextBlock) ([]byte, bool) {
 	return append(dst, "]}"...), true
 }
 
-// appendJSONString appends s as json.Marshal quotes it.
+// appendJSONString appends s quoted as json.Marshal quotes it: HTML
+// characters, U+2028 and U+2029 escaped, control characters as \n, \t...
+// or \u00XX, invalid UTF-8 as U+FFFD. FuzzAppendJSONString holds it to
+// json.Marshal.
 func appendJSONString(dst []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals; invalid UTF-8 becomes U+FFFD
-	return append(dst, q...)
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // staticReplies are the replies that are the same every time within one

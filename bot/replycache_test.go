@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -311,4 +312,21 @@ func TestAppendContextJSON(t *testing.T) {
 	if _, ok := appendContextJSON(nil, slack.NewContextBlock("id", mrkdwn("x"))); ok {
 		t.Error("a block id was not left to encode")
 	}
+}
+
+// FuzzAppendJSONString holds the hand-written quoting to json.Marshal's,
+// byte for byte, for any string.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, seed := range []string{"", "plain", "<@U1> & <#C2>", "\"\\/", "\b\f\n\r\t\x00\x1f\x7f", "\u2028\u2029", "\xff\xfe", "é🚀", "a\xc3"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("%q:\n got %s\nwant %s", s, got, want)
+		}
+	})
 }
