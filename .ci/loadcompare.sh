@@ -1,21 +1,24 @@
 #!/bin/bash
-# Loads `fitbot serve --http` (real binary, real SQLite file) and then the
+# Loads `fitbot serve --http` (real binary, real SQLite file) and the
 # minimal signed handler (`fitload -minimal`, in its own process) the same
-# way, on loopback only, and prints one line of figures for each:
-# throughput, p50/p99, server CPU and heap allocations per request, rows
-# per commit, RSS (sampled every 10 s), and whether every plan an answer
-# said was kept is in the database. BENCHMARKS.md and docs/proof.md quote
-# its output.
+# way, on loopback only, in alternating slices (fitbot SLICE, minimal
+# SLICE, fitbot SLICE, ...) so that other work on a shared machine weighs
+# on both alike, and prints one line of figures for each: throughput, p50
+# and p99 (the median over slices), server CPU and heap allocations per
+# request, rows per commit, RSS (sampled every 10 s of fitbot's load, the
+# last after DURATION of it), and whether every plan an answer said was
+# kept is in the database. BENCHMARKS.md and docs/proof.md quote it.
 #
-#   .ci/loadcompare.sh CLIENTS DURATION [TAG]      e.g. .ci/loadcompare.sh 64 30s
+#   .ci/loadcompare.sh CLIENTS DURATION [TAG]      e.g. .ci/loadcompare.sh 64 30
 #
-# Environment: OUT (default /tmp/fitbot-loadcompare) for the binaries, the
-# database, the logs and results.jsonl (one JSON object a run, appended);
-# USERS (default 20000) distinct Slack users; RATE (default 100000) the
-# per-user limit, high enough that the limiter runs and refuses nothing.
-# Needs go, curl and python3.
+# DURATION is each side's total load in seconds. Environment: SLICE
+# (default 5) seconds per slice; OUT (default /tmp/fitbot-loadcompare) for
+# the binaries, the database, the logs and results.jsonl (one JSON object
+# a run, appended); USERS (default 20000) distinct Slack users; RATE
+# (default 100000) the per-user limit, high enough that the limiter runs
+# and refuses nothing. Needs go, curl and python3.
 set -eu
-C=${1:?clients}; D=${2:?duration}; TAG=${3:-run}
+C=${1:?clients}; D=${2:?seconds}; TAG=${3:-run}; SLICE=${SLICE:-5}
 OUT=${OUT:-/tmp/fitbot-loadcompare}; B=$OUT/bin; W=$OUT/$TAG-c$C
 mkdir -p "$B"; rm -rf "$W"; mkdir -p "$W"
 cd "$(dirname "$0")/.."
@@ -34,27 +37,40 @@ SLACK_BOT_TOKEN=xoxb-load-test SLACK_SIGNING_SECRET=load-secret SLACK_API_URL=ht
 trap 'kill $SRV $MIN $FS 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf http://127.0.0.1:$HPORT/readyz >/dev/null && break; sleep 0.2; done
 curl -s http://127.0.0.1:$HPORT/metrics >"$W/metrics0.txt"
-(while kill -0 $SRV 2>/dev/null; do awk '/VmRSS/{print $2}' /proc/$SRV/status; sleep 10; done) >"$W/rss.txt" 2>/dev/null & RSSMON=$!
-cpu0=$(awk '{print $14+$15}' /proc/$SRV/stat)
-"$B/fitload" -target http://127.0.0.1:$PORT -secret load-secret -c "$C" -d "$D" -users "${USERS:-20000}" -kept "$W/kept.txt" -json >"$W/fitbot.json"
-cpu1=$(awk '{print $14+$15}' /proc/$SRV/stat)
-rss=$(awk '/VmRSS/{print $2}' /proc/$SRV/status)
+cputime() { awk '{print $14+$15}' "/proc/$1/stat"; }
+rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
+load() { # load NAME URL SLICE_NO
+  "$B/fitload" -target "$2" -secret load-secret -c "$C" -d "${SLICE}s" -users "${USERS:-20000}" \
+    -kept "$W/kept-$1-$3.txt" -json >"$W/$1-$3.json"
+}
+rss $SRV >"$W/rss.txt"
+cpu=0; mcpu=0; done_s=0; next_rss=10; i=0
+while [ "$done_s" -lt "$D" ]; do
+  i=$((i + 1))
+  c0=$(cputime $SRV); load fitbot http://127.0.0.1:$PORT $i; c1=$(cputime $SRV); cpu=$((cpu + c1 - c0))
+  done_s=$((done_s + SLICE))
+  if [ "$done_s" -ge "$next_rss" ]; then rss $SRV >>"$W/rss.txt"; next_rss=$((next_rss + 10)); fi
+  m0=$(cputime $MIN); load minimal http://127.0.0.1:$MPORT $i; m1=$(cputime $MIN); mcpu=$((mcpu + m1 - m0))
+done
+rss_end=$(rss $SRV); mrss=$(rss $MIN)
 curl -s http://127.0.0.1:$HPORT/metrics >"$W/metrics.txt"
-kill $RSSMON 2>/dev/null || true
-mcpu0=$(awk '{print $14+$15}' /proc/$MIN/stat)
-"$B/fitload" -target http://127.0.0.1:$MPORT -secret load-secret -c "$C" -d "$D" -users "${USERS:-20000}" -json >"$W/minimal.json"
-mcpu1=$(awk '{print $14+$15}' /proc/$MIN/stat)
-mrss=$(awk '/VmRSS/{print $2}' /proc/$MIN/status)
 kill $SRV; wait $SRV 2>/dev/null || true
 kill -INT $MIN; wait $MIN 2>/dev/null || true
 kill $FS; wait $FS 2>/dev/null || true
 trap - EXIT
-python3 - "$W" "$((cpu1 - cpu0))" "$((mcpu1 - mcpu0))" "$rss" "$mrss" "$C" "$TAG" "$(getconf CLK_TCK)" "$OUT/results.jsonl" <<'PY'
-import json, re, sqlite3, sys
+python3 - "$W" "$cpu" "$mcpu" "$rss_end" "$mrss" "$C" "$TAG" "$(getconf CLK_TCK)" "$OUT/results.jsonl" <<'PY'
+import glob, json, re, sqlite3, statistics, sys
 w, cpu, mcpu, rss, mrss, c, tag, hz, results = sys.argv[1:]
 hz = int(hz)
-f = json.load(open(w + '/fitbot.json'))['results'][0]
-m = json.load(open(w + '/minimal.json'))['results'][0]
+def slices(name):
+    return [json.load(open(p))['results'][0] for p in sorted(glob.glob(f'{w}/{name}-*.json'))]
+def total(rs):
+    n = sum(r['requests'] for r in rs)
+    return dict(requests=n, rps=n / sum(r['seconds'] for r in rs),
+                p50=statistics.median(r['p50_ms'] for r in rs), p99=statistics.median(r['p99_ms'] for r in rs),
+                p99_max=max(r['p99_ms'] for r in rs), errors=sum(r['errors'] for r in rs),
+                refusals=sum(r['refusals'] for r in rs), slice_rps=[round(r['requests_per_second']) for r in rs])
+f, m = total(slices('fitbot')), total(slices('minimal'))
 def metric(txt, name):
     x = re.search(r'^' + re.escape(name) + r' (\S+)$', txt, re.M)
     return float(x.group(1)) if x else 0.0
@@ -64,23 +80,22 @@ rows, batches = metric(met, 'fitbot_plan_batch_rows_sum'), metric(met, 'fitbot_p
 mm = re.search(r'sent (\d+) replies, (\d+) heap', open(w + '/minimal.log').read())
 db = sqlite3.connect(w + '/fitbot.db')
 have = {r[0] for r in db.execute('SELECT id FROM plans')}
-kept = [int(x) for x in open(w + '/kept.txt').read().split()]
+kept = [int(x) for p in glob.glob(w + '/kept-fitbot-*.txt') for x in open(p).read().split()]
 lines = sum(1 for l in open(w + '/serve.log') if '"msg":"question"' in l)
-out = dict(tag=tag, c=int(c),
-    rps=f['requests_per_second'], p50=f['p50_ms'], p99=f['p99_ms'], errors=f['errors'], refusals=f['refusals'],
+out = dict(tag=tag, c=int(c), **f,
     cpu_us=int(cpu) / hz / max(f['requests'], 1) * 1e6, allocs=mallocs / max(f['requests'], 1),
     rss_mb=int(rss) / 1024, rss_samples_mb=[round(int(x) / 1024, 1) for x in open(w + '/rss.txt').read().split()],
-    rows_per_commit=rows / max(batches, 1), requests=f['requests'], question_log_lines=lines,
+    rows_per_commit=rows / max(batches, 1), question_log_lines=lines,
     kept=len(kept), kept_missing=sum(1 for i in kept if i not in have),
-    m_rps=m['requests_per_second'], m_p50=m['p50_ms'], m_p99=m['p99_ms'], m_errors=m['errors'],
+    **{'m_' + k: v for k, v in m.items()},
     m_cpu_us=int(mcpu) / hz / max(m['requests'], 1) * 1e6, m_allocs=float(mm.group(2)) if mm else None,
     m_rss_mb=int(mrss) / 1024)
 out['ratio'] = out['rps'] / out['m_rps']
 open(results, 'a').write(json.dumps(out) + '\n')
-print(f"{tag} c={c}: fitbot {out['rps']:.0f} req/s, p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, "
+print(f"{tag} c={c}: fitbot {out['rps']:.0f} req/s (slices {out['slice_rps']}), p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, "
       f"{out['cpu_us']:.0f} us CPU and {out['allocs']:.0f} allocations a request, {out['rows_per_commit']:.1f} rows a commit, "
       f"RSS {out['rss_mb']:.1f} MB {out['rss_samples_mb']}, {out['errors']} errors, {out['refusals']} refusals, "
-      f"{out['kept']} kept plans of which {out['kept_missing']} missing, {lines} question lines for {out['requests']} requests | "
-      f"minimal {out['m_rps']:.0f} req/s, p50 {out['m_p50']:.1f} ms, p99 {out['m_p99']:.1f} ms, {out['m_cpu_us']:.0f} us CPU and "
-      f"{out['m_allocs']} allocations a request, RSS {out['m_rss_mb']:.1f} MB | ratio {out['ratio']:.2f}")
+      f"{out['kept']} kept plans, {out['kept_missing']} missing, {lines} question lines for {out['requests']} requests | "
+      f"minimal {out['m_rps']:.0f} req/s (slices {out['m_slice_rps']}), p50 {out['m_p50']:.1f} ms, p99 {out['m_p99']:.1f} ms, "
+      f"{out['m_cpu_us']:.0f} us CPU and {out['m_allocs']} allocations a request, RSS {out['m_rss_mb']:.1f} MB | ratio {out['ratio']:.2f}")
 PY
