@@ -82,9 +82,10 @@ type Config struct {
 	Logger  *slog.Logger     // nil: slog.Default()
 	Now     func() time.Time // nil: time.Now
 	// AnswerVersion, when set, turns the reply cache on (replycache.go).
-	// It returns the version of everything an answer is made from besides
-	// the question: the prices Answer uses, the catalogs, the Hugging Face
-	// Hub cache. It must grow whenever any of them changes (a sum of
+	// It returns the version of everything a cached answer is made from
+	// besides the question: the prices Answer uses, the catalogs (and,
+	// should answers for Hugging Face Hub models ever be cached, the Hub
+	// cache). It must grow whenever any of them changes (a sum of
 	// counters that only grow will do), and be cheap: it is called once
 	// per answer. Nil: every answer is estimated and rendered afresh.
 	AnswerVersion func() uint64

@@ -114,8 +114,11 @@ func putBounded(m map[string]*cachedReply, k string, e *cachedReply) {
 
 // cacheable reports whether a reply to q with note can be cached: a
 // question with a canonical form (its buttons carry it) and no note of
-// its own. An architecture given whole (--config) never comes through
-// Slack and is not cached.
+// its own, about a catalog model or a bare size. A model the query
+// carries whole (Arch: a Hugging Face Hub model, resolved through the
+// Hub cache, or --config) is not cached: the Hub cache can change under
+// it, and AnswerVersion does not count the Hub cache's changes. Caching
+// those answers would need the Hub cache's own counter in AnswerVersion.
 func cacheable(q sizing.Query, canonical, note string) bool {
 	return canonical != "" && note == "" && q.Arch == nil
 }

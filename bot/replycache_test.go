@@ -330,3 +330,26 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestReplyCacheLeavesHubModelsAlone: an answer for a Hugging Face Hub
+// model is made from the Hub cache, which AnswerVersion does not count:
+// every such question is resolved and answered afresh, never cached.
+func TestReplyCacheLeavesHubModelsAlone(t *testing.T) {
+	models := &fakeModels{calls: make(chan string, 10)}
+	h := hubHandler(t, models, func(c *Config) { c.AnswerVersion = func() uint64 { return 1 } })
+	for i := range 3 {
+		msg := h.Command(context.Background(), slash("Qwen/Qwen3-1.7B lora h100"))
+		if !strings.Contains(messageJSON(t, msg), "from the Hugging Face Hub") {
+			t.Fatalf("ask %d: not answered with the Hub model:\n%s", i+1, messageJSON(t, msg))
+		}
+		if msg.pre != nil {
+			t.Errorf("ask %d: a Hub model's answer came from the cache", i+1)
+		}
+	}
+	if n := len(models.calls); n != 3 {
+		t.Errorf("the Hub was asked %d times for 3 questions, want 3", n)
+	}
+	if n := len(h.replies.entries) + len(h.replies.byText); n != 0 {
+		t.Errorf("%d cache entries after Hub questions, want none", n)
+	}
+}

@@ -168,9 +168,10 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			return refreshSummary(reports), err
 		},
 		Logger: log,
-		// Every source an answer is made from adds a counter that only
-		// grows: the prices (live.version); the catalogs are compiled in.
-		// The Hugging Face Hub cache adds its own when it lands.
+		// Every source a cached answer is made from adds a counter that
+		// only grows: the prices (live.version); the catalogs are
+		// compiled in. Answers for Hugging Face Hub models are not cached
+		// (bot's cacheable), so the Hub cache needs none until they are.
 		AnswerVersion: live.version,
 	})
 	if err != nil {
