@@ -48,7 +48,7 @@ const (
 // serve is `fitbot serve`: configuration, then the service until ctx is
 // done (SIGTERM, SIGINT), then a clean stop.
 func (a *app) serve(ctx context.Context, args []string) int {
-	cfg, err := loadServeConfig(a.getenv, args, a.stdout)
+	cfg, err := loadServeConfig(a.env, args, a.stdout)
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
@@ -60,7 +60,7 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "Try: fitbot serve --help")
 		return exitUsage
 	}
-	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, cfg.secrets(a.getenv))
+	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code

@@ -160,7 +160,7 @@ func baseEnv(t *testing.T, slackURL string) map[string]string {
 func startServe(t *testing.T, env map[string]string, args ...string) *serveRun {
 	t.Helper()
 	r := &serveRun{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan int, 1), dbPath: env["FITBOT_DB"]}
-	a := &app{stdout: r.stdout, stderr: r.stderr, getenv: func(k string) string { return env[k] }}
+	a := &app{stdout: r.stdout, stderr: r.stderr, env: environOf(env)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.done <- a.serve(ctx, append([]string{}, args...)) }()
