@@ -345,3 +345,34 @@ func TestAnswerWhenTheDatabaseIsBusy(t *testing.T) {
 		t.Errorf("plans %+v, want none", plans.plans)
 	}
 }
+
+// requestKey marks a request's context in TestAnswerGetsRequestContext.
+type requestKey struct{}
+
+// ctxAnswerer records the request mark of each context it is given.
+type ctxAnswerer struct{ seen *[]any }
+
+func (c ctxAnswerer) Answer(ctx context.Context, q sizing.Query) (sizing.Answer, error) {
+	*c.seen = append(*c.seen, ctx.Value(requestKey{}))
+	return fakeAnswerer{}.Answer(ctx, q)
+}
+
+func (c ctxAnswerer) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+	*c.seen = append(*c.seen, ctx.Value(requestKey{}))
+	return Fixed{&sizing.Estimator{}}.Ask(ctx, p)
+}
+
+// TestAnswerGetsRequestContext: the answerer and the asker are called
+// with the request's context, not one made up on the way.
+func TestAnswerGetsRequestContext(t *testing.T) {
+	var seen []any
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer, c.Ask = sizing.Parse, ctxAnswerer{&seen}, ctxAnswerer{&seen}
+	})
+	ctx := context.WithValue(context.Background(), requestKey{}, "req-1")
+	h.Command(ctx, slash("llama-3.1-8b qlora rtx-4090"))
+	h.Command(ctx, slash("largest model lora 2x rtx-4090"))
+	if len(seen) != 2 || seen[0] != "req-1" || seen[1] != "req-1" {
+		t.Errorf("the answerer saw %v, want the request's context twice", seen)
+	}
+}

@@ -101,7 +101,7 @@ var fixtures = map[string]fixture{
 // fakeAnswerer answers the fixtures' queries; a query for model "panic" panics.
 type fakeAnswerer struct{}
 
-func (fakeAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+func (fakeAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
 	if q.Model == "panic" {
 		panic("estimator bug")
 	}

@@ -99,7 +99,9 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
 		return apology()
 	}
-	d := plan.Reanswer(saved.Summary(), plan.Parser(h.cfg.Parse), h.cfg.Answer, nil)
+	d := plan.Reanswer(saved.Summary(), plan.Parser(h.cfg.Parse), plan.AnswerFunc(func(q sizing.Query) (sizing.Answer, error) {
+		return h.cfg.Answer.Answer(ctx, q)
+	}), nil)
 	if d.Now == nil {
 		if d.Err == nil {
 			return errorMessage(fmt.Sprintf("Plan #%d cannot be re-answered: %s.", id, d.Problem), "plans mistral-7b")
