@@ -26,7 +26,7 @@ func TestGoldenMessages(t *testing.T) {
 	over := fixtures["llama-3.1-70b full rtx-4090"].answer
 	plans := []store.Plan{
 		{ID: 12, CreatedAt: testNow.Add(-24 * time.Hour), Source: "slack", User: "U2CERLKJA", Question: "mistral 7b lora 4090",
-			ModelKey: "mistral-7b-v0.1", Fits: true, GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_253_611_008, USDPerHour: ptr(0.69)},
+			ModelKey: "mistral-7b-v0.1", Fits: true, GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_253_611_008, USDPerHour: new(0.69)},
 		{ID: 3, CreatedAt: testNow.Add(-30 * 24 * time.Hour), Source: "cli", Question: "mistral-7b full a100", ModelKey: "mistral-7b-v0.1",
 			Fits: false, GPU: "a100-80", GPUs: 1, PerGPUBytes: 126_701_535_232},
 	}

@@ -432,14 +432,12 @@ func change(o Offer) OfferChange {
 		GPUCount: o.GPUCount, Regions: []string{o.Region}, USDPerGPUHour: o.USDPerGPUHour, USDPerHour: o.USDPerHour}
 }
 
-func ptr(v float64) *float64 { return &v }
-
 // roundPtr rounds *p to places decimals in a new pointer; nil stays nil.
 func roundPtr(p *float64, places int) *float64 {
 	if p == nil {
 		return nil
 	}
-	return ptr(round(*p, places))
+	return new(round(*p, places))
 }
 
 // round rounds x to places decimals.
@@ -700,10 +698,10 @@ func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot) PlanRepricing 
 		r.NowProvider = now.Price.Provider
 	}
 	if pct := d.PriceChangePct(); pct != nil {
-		r.ChangePct = ptr(round(*pct, 1))
+		r.ChangePct = new(round(*pct, 1))
 	}
 	if p.USDPerHour != nil && r.Hours != nil {
-		r.ThenUSDTotal = roundPtr(ptr(*p.USDPerHour**now.Throughput.Hours), 2)
+		r.ThenUSDTotal = roundPtr(new(*p.USDPerHour**now.Throughput.Hours), 2)
 	}
 	r.CheaperFit = d.CheaperFit
 	return r

@@ -31,8 +31,6 @@ func useDB(t *testing.T) string {
 	return path
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // seedPlans stores four plans with fixed contents (ids 1-4, oldest first)
 // at path.
 func seedPlans(t *testing.T, path string, plans ...store.Plan) {
@@ -59,12 +57,12 @@ func fourPlans() []store.Plan {
 			Canonical: "mistral-7b-v0.1 lora rtx-4090", ModelKey: "mistral-7b-v0.1",
 			Request: sizing.Request{Model: "mistral-7b-v0.1", Method: sizing.MethodLoRA, GPU: "rtx-4090", GPUs: 1},
 			Fits:    true, Headroom: "comfortable", GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_600_000_000,
-			USDPerHour: ptr(0.69), PriceProvider: "runpod", PriceAsOf: ptr(day(1, 0, 0))},
+			USDPerHour: new(0.69), PriceProvider: "runpod", PriceAsOf: new(day(1, 0, 0))},
 		{CreatedAt: day(10, 14, 0), Source: store.SourceSlack, Team: "T024BE7LD", Channel: "C0G9QF9GW", User: "U2147483697",
 			Question: "can we serve 13B for 32 users on an L4?", Canonical: "13B inference l4 batch 32", ModelKey: "bare:13000000000",
 			Request: sizing.Request{Params: 13_000_000_000, Method: sizing.MethodInference, GPU: "l4", GPUs: 1},
 			Fits:    false, Headroom: "does not fit", GPU: "l4", GPUs: 1, PerGPUBytes: 41_000_000_000,
-			USDPerHour: ptr(0.80), PriceProvider: "aws", PriceAsOf: ptr(day(9, 12, 0))},
+			USDPerHour: new(0.80), PriceProvider: "aws", PriceAsOf: new(day(9, 12, 0))},
 		{CreatedAt: day(20, 16, 30), Source: store.SourceSlack, Team: "T024BE7LD", Channel: "C0G9QF9GW", User: "U0LAN0Z89",
 			Question:  "@fitbot how about QLoRA on Mistral-7B-v0.1 with a T4, our old inference box in the basement?",
 			Canonical: "mistral-7b-v0.1 qlora t4", ModelKey: "mistral-7b-v0.1",
@@ -74,7 +72,7 @@ func fourPlans() []store.Plan {
 			Canonical: "llama-3.1-8b full 2xa100-80", ModelKey: "llama-3.1-8b",
 			Request: sizing.Request{Model: "llama-3.1-8b", Method: sizing.MethodFull, GPU: "a100-80", GPUs: 2},
 			Fits:    true, Headroom: "comfortable", GPU: "a100-80", GPUs: 2, PerGPUBytes: 61_000_000_000,
-			USDPerHour: ptr(3.58), PriceProvider: "lambda", PriceAsOf: ptr(day(27, 0, 0))},
+			USDPerHour: new(3.58), PriceProvider: "lambda", PriceAsOf: new(day(27, 0, 0))},
 	}
 }
 
