@@ -74,7 +74,7 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 // prices (the store's current offers, the default sheet for GPUs it has
 // none for) and lists what changed, in words.
 func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
-	d := plan.Reanswer(p.Summary(), nil, &sizing.Estimator{Prices: prices}, nil)
+	d := plan.Reanswer(p.Summary, nil, &sizing.Estimator{Prices: prices}, nil)
 	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
 	if d.Now == nil {
 		return r
