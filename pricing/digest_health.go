@@ -3,6 +3,7 @@ package pricing
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 		byProvider[r.Provider] = append(byProvider[r.Provider], r)
 	}
 	out := []SourceHealth{}
-	for _, p := range slices.Sorted(mapKeys(byProvider)) {
+	for _, p := range slices.Sorted(maps.Keys(byProvider)) {
 		rs := byProvider[p]
 		slices.SortStableFunc(rs, func(a, b Run) int { return cmp.Or(a.Started.Compare(b.Started), cmp.Compare(a.ID, b.ID)) })
 		h := SourceHealth{Provider: p, LastStatus: rs[len(rs)-1].Status}
@@ -58,14 +59,4 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 		out = append(out, h)
 	}
 	return out, len(byProvider)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
