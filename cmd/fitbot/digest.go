@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -82,7 +81,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 		errs = append(errs, a.env.require("posting the digest needs it", "FITBOT_DIGEST_CHANNEL", "SLACK_BOT_TOKEN")...)
 	}
 	if len(errs) > 0 {
-		return failure(errors.Join(errs...).Error(),
+		return failure(settingsProblem(errs),
 			"FITBOT_DIGEST_CHANNEL=C0123ABCD SLACK_BOT_TOKEN=xoxb-... fitbot digest, or fitbot digest --dry-run to print it")
 	}
 	channel, token := a.env.get("FITBOT_DIGEST_CHANNEL"), a.env.get("SLACK_BOT_TOKEN")

@@ -406,7 +406,7 @@ func (a *app) pricesRefresh(ctx context.Context, args []string) error {
 		}
 	}
 	if errs := a.env.check(providerVarNames()...); len(errs) > 0 {
-		return usageError(errors.Join(errs...).Error(), "unset the variable to use the provider's API and fitbot's regions")
+		return usageError(settingsProblem(errs), "unset the variable to use the provider's API and fitbot's regions")
 	}
 	only = strings.ToLower(only)
 	fetchers, err := pricing.Fetchers(a.env.providerSettings(), only, &http.Client{Timeout: refreshHTTPTimeout}, nil)

@@ -225,6 +225,20 @@ func providerVarNames() []string {
 	return out
 }
 
+// settingsProblem is a subcommand's one-line problem for the settings
+// that failed their checks: the error itself when one did, else a list.
+func settingsProblem(errs []error) string {
+	if len(errs) == 1 {
+		return errs[0].Error()
+	}
+	var b strings.Builder
+	b.WriteString("the settings have problems:")
+	for _, err := range errs {
+		b.WriteString("\n  - " + err.Error())
+	}
+	return b.String()
+}
+
 // The checks of the settings table.
 
 func nonEmpty(hint string) func(string) error {
