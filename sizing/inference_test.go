@@ -1,6 +1,9 @@
 package sizing
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestKVCachePerToken reproduces the KV cache per token at 16 bit from
 // reference/sizing.md §6 (2 · layers · KV heads · head_dim · 2 bytes,
@@ -67,16 +70,20 @@ func TestKVCacheExamples(t *testing.T) {
 
 // TestWeightFormats checks bits per weight: GPTQ/AWQ int4 with group-128
 // fp16 scale and zero is 4.25; NF4 is 4.5 with fp32 block constants (block
-// 64) and 4.127 with double quantisation (QLoRA paper §3); GGUF types as
-// llama.cpp's quantize tool prints them.
+// 64) and 4.127 with double quantisation (QLoRA paper §3); FP8 with an
+// fp32 scale per 128×128 block 8.002; MXFP4 4.25 and NVFP4 4.5 (one e8m0
+// scale per 32, one e4m3 scale per 16); GGUF types at the effective
+// bits/weight of llama.cpp's quantize README table for Llama 3.1 8B (Q3_K_M
+// and Q4_0 are derived, see memory.go).
 func TestWeightFormats(t *testing.T) {
 	for _, tc := range []struct {
 		q    Quant
 		bits float64
 	}{
 		{QuantGPTQ, 4.25}, {QuantAWQ, 4.25}, {QuantNF4, 4.5}, {QuantNF4DQ, 4.126953125},
-		{QuantQ8_0, 8.5}, {QuantQ6_K, 6.5625}, {QuantQ5_KM, 5.69}, {QuantQ4_KM, 4.85},
-		{QuantQ4_0, 4.5}, {QuantQ3_KM, 3.91}, {QuantQ2_K, 2.63},
+		{QuantFP8, 8 + 32.0/16384}, {QuantMXFP4, 4.25}, {QuantNVFP4, 4.5},
+		{QuantQ8_0, 8.5008}, {QuantQ6_K, 6.5633}, {QuantQ5_KM, 5.7036}, {QuantQ4_KM, 4.8944},
+		{QuantQ4_0, 4.63}, {QuantQ3_KM, 3.99}, {QuantQ2_K, 3.1593},
 	} {
 		b, _ := quantBytesPerParam(tc.q, 4096)
 		if got := 8 * b; got < tc.bits-1e-9 || got > tc.bits+1e-9 {
@@ -123,5 +130,27 @@ func TestAppleQuantisedInference(t *testing.T) {
 	a, _ = (&Estimator{}).Answer(Query{Params: 30e9, Method: MethodInference, GPU: "m3-pro-36"})
 	if a.Fits {
 		t.Errorf("30B in 16-bit (60 GB) fits a 36 GB Mac: %s", gibString(a.PerGPU.TotalBytes))
+	}
+}
+
+// TestKVCacheSkipsLinearAttention: a hybrid model's linear-attention layers
+// (Qwen3-Next's Gated DeltaNet) keep a fixed-size state, not a KV cache, so
+// the estimator's KV term is the model's own KVCacheBytes, not one entry for
+// every layer.
+func TestKVCacheSkipsLinearAttention(t *testing.T) {
+	m, _, err := LookupModel("qwen3-next-80b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.LinearAttnLayers == 0 {
+		t.Fatal("qwen3-next-80b-a3b has no linear-attention layers in the catalog")
+	}
+	const ctx, batch = 32768, 1
+	s := shapeOf(m)
+	got := kvCacheBytes(&s, ctx, batch, 2)
+	want := m.KVCacheBytes(2, ctx)
+	if math.Abs(got-want) > 1 {
+		t.Errorf("kvCacheBytes = %.0f, want the model's KVCacheBytes %.0f (%d of %d layers are linear attention)",
+			got, want, m.LinearAttnLayers, m.Layers)
 	}
 }

@@ -62,17 +62,22 @@ type LargestResult struct {
 // LargestRow is one method (and, for inference, one weight format) with
 // the largest bare size that fits and the largest catalog models that do.
 type LargestRow struct {
-	Method        Method      `json:"method"`
-	Precision     Precision   `json:"precision"`
-	Quant         Quant       `json:"quant"`
-	Label         string      `json:"label"` // "LoRA", "inference int4"
-	Asked         bool        `json:"asked"` // the method the question named
-	MaxParams     int64       `json:"max_params"`
-	ZeROStage     int         `json:"zero_stage"`
-	TotalBytes    int64       `json:"total_bytes"`    // per GPU at max_params
-	CatalogModels []ModelFit  `json:"catalog_models"` // the largest catalog models that fit, largest first
-	Nearest       *NearestFit `json:"nearest"`        // when nothing fits as asked: the closest setting that does
-	Note          string      `json:"note,omitempty"` // why the row is empty, e.g. an inference-only card
+	Method     Method    `json:"method"`
+	Precision  Precision `json:"precision"`
+	Quant      Quant     `json:"quant"`
+	Label      string    `json:"label"` // "LoRA", "inference int4"
+	Asked      bool      `json:"asked"` // the method the question named
+	MaxParams  int64     `json:"max_params"`
+	ZeROStage  int       `json:"zero_stage"`
+	TotalBytes int64     `json:"total_bytes"` // per GPU at max_params
+	// Headroom at max_params is tight or comfortable by the verdict's
+	// rule; ComfortableMaxParams is the largest size that leaves the
+	// headroom (0 when none does).
+	Headroom             Headroom    `json:"headroom"`
+	ComfortableMaxParams int64       `json:"comfortable_max_params"`
+	CatalogModels        []ModelFit  `json:"catalog_models"` // the largest catalog models that fit, largest first
+	Nearest              *NearestFit `json:"nearest"`        // when nothing fits as asked: the closest setting that does
+	Note                 string      `json:"note,omitempty"` // why the row is empty, e.g. an inference-only card
 	// Assumptions are the defaults this row relied on that not every row
 	// shares (the answer's assumptions hold the shared ones).
 	Assumptions []string `json:"assumptions"`
@@ -284,6 +289,15 @@ func (e *Estimator) largestRow(q Query, spec largestRowSpec) (LargestRow, Reques
 	g := rs.gpu
 	p, total := largestFitting(&r, g.MemoryBytes)
 	row.MaxParams, row.TotalBytes = p, total
+	if p > 0 {
+		row.Headroom = headroom(total, g.MemoryBytes)
+		row.ComfortableMaxParams = p
+		if row.Headroom == HeadroomTight {
+			row.ComfortableMaxParams, _ = largestFitting(&r, comfortableBytes(g.MemoryBytes))
+			row.Assumptions = append(row.Assumptions, fmt.Sprintf("at %s parameters the card is full (%s); %s leave 20%% free",
+				humanCount(p), tightNote, humanCount(row.ComfortableMaxParams)))
+		}
+	}
 	if p == 0 {
 		row.Nearest = nearestLargest(r, g)
 	} else {

@@ -14,10 +14,14 @@ type ContextResult struct {
 	ModelMaxTokens  int    `json:"model_max_tokens"`  // the model's own maximum; 0 when unknown
 	// KVBytesPerToken is the KV cache one more token of context costs on
 	// the busiest GPU, for all concurrent sequences (inference only).
-	KVBytesPerToken float64     `json:"kv_cache_bytes_per_token"`
-	PerGPU          Memory      `json:"per_gpu"` // at max_tokens
-	VRAMBytes       int64       `json:"vram_bytes"`
-	Nearest         *NearestFit `json:"nearest"` // when not even one token fits: the smallest change that does
+	KVBytesPerToken float64 `json:"kv_cache_bytes_per_token"`
+	PerGPU          Memory  `json:"per_gpu"` // at max_tokens
+	VRAMBytes       int64   `json:"vram_bytes"`
+	// Headroom at max_tokens by the verdict's rule; ComfortableMaxTokens
+	// is the longest that leaves the headroom (0 when none does).
+	Headroom             Headroom    `json:"headroom"`
+	ComfortableMaxTokens int         `json:"comfortable_max_tokens"`
+	Nearest              *NearestFit `json:"nearest"` // when not even one token fits: the smallest change that does
 }
 
 // The bounds a longest context can hit.
@@ -63,6 +67,14 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 	} else {
 		r.SeqLen = res.MaxTokens
 		res.PerGPU = rs.memory(&r)
+		res.Headroom = headroom(res.PerGPU.TotalBytes, rs.gpu.MemoryBytes)
+		res.ComfortableMaxTokens = res.MaxTokens
+		if res.Headroom == HeadroomTight {
+			probe := r
+			res.ComfortableMaxTokens = min(longestFitting(rs, &probe, comfortableBytes(rs.gpu.MemoryBytes)), res.MaxTokens)
+			asm.add(fmt.Sprintf("at %s tokens the card is full (%s); %s tokens leave 20%% free",
+				thousands(float64(res.MaxTokens)), tightNote, thousands(float64(res.ComfortableMaxTokens))))
+		}
 		if r.Method == MethodInference {
 			ctx := int64(res.MaxTokens)
 			kv := kvCacheBytes(&rs.shape, ctx, int64(r.MicroBatch), kvElemBytes(r.KVPrecision)) * kvShare(&rs.shape, r.GPUs, r.Nodes)
