@@ -209,9 +209,11 @@ type weightFormat struct {
 func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 	base := rs.req
 	g := &rs.gpu
-	counts := largerCounts(nil, base.GPUs, g)
-	formats := inferenceFormats(nil, base, g)
-	var found []sameCardOption
+	// The capacities are what these usually hold, so that the search
+	// allocates little; more simply grows the slices.
+	counts := largerCounts(make([]int, 0, 16), base.GPUs, g)
+	formats := inferenceFormats(make([]weightFormat, 0, 6), base, g)
+	found := make([]sameCardOption, 0, 64)
 	// onFewestCards adds the changes ch (with weight format f) on the
 	// fewest cards that fit them, if any: the same changes on more cards
 	// are only a bigger change.
@@ -234,22 +236,22 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 		}
 	}
 	if base.Method == MethodInference {
-		var kv []altChange
+		options := make([]altChange, 0, 1)
 		if base.KVPrecision != PrecisionFP8 {
-			kv = append(kv, chKV)
+			options = append(options, chKV)
 		}
 		for f := range formats {
 			var quant altChange
 			if f > 0 {
 				quant = chQuant
 			}
-			for _, ch := range withOptions(quant, kv) {
-				onFewestCards(ch, f)
+			for subset := range combinations(options) {
+				onFewestCards(quant|with(options, subset), f)
 			}
 		}
 	} else {
 		for _, m := range trainingMethods(base.Method) {
-			var options []altChange
+			options := make([]altChange, 0, 3)
 			if !base.GradCheckpointing && m != MethodQLoRA { // QLoRA turns checkpointing on by itself
 				options = append(options, chCheckpointing)
 			}
@@ -259,13 +261,13 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			if base.Offload == OffloadNone {
 				options = append(options, chOffload)
 			}
-			for _, ch := range withOptions(methodChange(base.Method, m), options) {
-				onFewestCards(ch, 0)
+			for subset := range combinations(options) {
+				onFewestCards(methodChange(base.Method, m)|with(options, subset), 0)
 			}
 		}
 	}
 	var kept []altCandidate
-	var keptOpts []sameCardOption
+	keptOpts := make([]sameCardOption, 0, maxSameCard)
 	for len(kept) < maxSameCard {
 		best := -1
 		for i := range found {
@@ -289,15 +291,19 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 	return kept
 }
 
-// withOptions is ch alone and ch with every combination of options.
-func withOptions(ch altChange, options []altChange) []altChange {
-	out := []altChange{ch}
-	for _, o := range options {
-		for _, c := range slices.Clone(out) {
-			out = append(out, c|o)
+// combinations is the number of subsets of options, none first: a
+// subset is a bit mask over options, which with turns into changes.
+func combinations(options []altChange) int { return 1 << len(options) }
+
+// with is the changes of the options that subset's bits select.
+func with(options []altChange, subset int) altChange {
+	var ch altChange
+	for i, o := range options {
+		if subset&(1<<i) != 0 {
+			ch |= o
 		}
 	}
-	return out
+	return ch
 }
 
 // betterOption orders same-card options: smaller change, then fewer GPUs, then
