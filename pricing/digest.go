@@ -65,6 +65,9 @@ type DigestInput struct {
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
+	// Parse reads a plan's question again; nil is sizing.Parse. A plan
+	// for a Hugging Face Hub model needs one that resolves the repo.
+	Parse plan.Parser
 }
 
 // Digest is one week's price-change digest. Its JSON is what `fitbot
@@ -209,7 +212,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, start, end, cfg.StaleAfter)
-	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshot(cur.offers()), in.Fallback)
+	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshot(cur.offers()), in.Fallback, in.Parse)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()
 	return d

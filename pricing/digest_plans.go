@@ -15,7 +15,7 @@ import (
 // first with the same question asked again merged into the newest ask,
 // then orders the plans whose price changed first, by the size of the
 // change per hour.
-func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource) []PlanRepricing {
+func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource, parse plan.Parser) []PlanRepricing {
 	since := end.Add(-cfg.PlanWindow)
 	var recent []DigestPlan
 	for _, p := range plans {
@@ -43,7 +43,7 @@ func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Sna
 			continue
 		}
 		seen[key] = len(out)
-		out = append(out, reprice(p, est, week))
+		out = append(out, reprice(p, est, week, parse))
 	}
 	slices.SortStableFunc(out, func(a, b PlanRepricing) int {
 		return cmp.Or(boolFirst(a.Changed(), b.Changed()), cmp.Compare(planDelta(b), planDelta(a)))
@@ -73,10 +73,10 @@ func planDelta(p PlanRepricing) float64 {
 // cannot be answered today keeps its problem, in words. A cheaper fit is
 // offered only on a GPU some provider priced this week (week), not on a
 // fallback price that did not move.
-func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot) PlanRepricing {
+func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot, parse plan.Parser) PlanRepricing {
 	r := PlanRepricing{ID: p.ID, CreatedAt: p.CreatedAt.UTC(), Question: p.Question, Asked: 1,
 		GPU: p.GPU, GPUs: p.GPUs, Fits: p.Fits, ThenUSDPerHour: p.USDPerHour}
-	d := plan.Reanswer(p.Summary, nil, est, func(alt sizing.Alternative) bool {
+	d := plan.Reanswer(p.Summary, parse, est, func(alt sizing.Alternative) bool {
 		_, priced := week.Cheapest(alt.GPU, MarketOnDemand)
 		return priced
 	})

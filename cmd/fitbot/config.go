@@ -76,6 +76,9 @@ type Config struct {
 	LLM    llm.Config // OPENAI_BASE_URL, OPENAI_MODEL; the key is LLMKey
 	LLMKey secret     // OPENAI_API_KEY
 
+	HFEndpoint string // HF_ENDPOINT: the Hugging Face Hub's base URL (a mirror, a test server)
+	HFToken    secret // HF_TOKEN: Bearer token for gated and private repos
+
 	AllowedTeams    []string // FITBOT_ALLOWED_TEAMS; empty: any workspace
 	AllowedChannels []string // FITBOT_ALLOWED_CHANNELS; empty: any channel
 	Admins          []string // FITBOT_ADMINS: may run /fit prices refresh
@@ -151,6 +154,8 @@ func loadServeConfig(e environ, args []string, help io.Writer) (Config, error) {
 		Instance:      e.get("FITBOT_INSTANCE"),
 		LLM:           llm.Config{BaseURL: e.get("OPENAI_BASE_URL"), Model: e.get("OPENAI_MODEL")},
 		LLMKey:        secret(e.get("OPENAI_API_KEY")),
+		HFEndpoint:    e.get("HF_ENDPOINT"),
+		HFToken:       secret(e.get("HF_TOKEN")),
 		LogFormat:     e.get("FITBOT_LOG_FORMAT"),
 
 		AllowedTeams:    splitList(e.get("FITBOT_ALLOWED_TEAMS")),

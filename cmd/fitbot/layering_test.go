@@ -21,12 +21,13 @@ var allowedImports = map[string][]string{
 	"display":    {"sizing"},
 	"plan":       {"sizing"},
 	"retry":      {},
+	"hub":        {"sizing", "retry"},
+	"pricing":    {"sizing", "display", "plan", "retry"},
+	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm"},
+	"bot/llm":    {"sizing", "display", "retry"},
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
-	"pricing":            {"sizing", "display", "plan", "retry"},
-	"store":              {"sizing", "plan", "pricing", "migrations"},
-	"bot":                {"sizing", "display", "plan", "pricing", "store", "retry", "bot/llm"},
-	"bot/llm":            {"sizing", "display", "retry"},
 }
 
 // allowedThirdParty lists, for each of fitbot's packages, the modules

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
 )
 
@@ -65,6 +66,8 @@ var envVars = []envVar{
 	{name: "OPENAI_API_KEY", doc: "language-model fallback for free text", secret: true},
 	{name: "OPENAI_BASE_URL", defDoc: "https://api.openai.com/v1", doc: "an OpenAI-compatible server (Ollama, vLLM, llama.cpp); setting it turns the fallback on", check: checkURL},
 	{name: "OPENAI_MODEL", defDoc: llm.DefaultModel, doc: "model id"},
+	{name: "HF_ENDPOINT", def: hub.DefaultEndpoint, doc: "the Hugging Face Hub's base URL (a mirror, a test server)", check: checkURL},
+	{name: "HF_TOKEN", doc: "Hugging Face token (read) for gated and private repos", secret: true},
 	{name: "FITBOT_ALLOWED_TEAMS", doc: "workspace ids allowed, comma-separated; empty: any", check: checkIDs(teamID, "T0123ABCD")},
 	{name: "FITBOT_ALLOWED_CHANNELS", doc: "channel ids allowed, comma-separated; empty: any", check: checkIDs(channelID, "C0123ABCD")},
 	{name: "FITBOT_ADMINS", doc: "user ids allowed /fit prices refresh, comma-separated", check: checkIDs(userID, "U0123ABCD")},
@@ -198,6 +201,16 @@ func (e environ) names() []string {
 		out = append(out, v.name)
 	}
 	return out
+}
+
+// hubSettings is HF_ENDPOINT (default the public Hub), checked, and
+// HF_TOKEN: the Hugging Face tools' own variables, for every command
+// that reaches the Hub.
+func (e environ) hubSettings() (endpoint string, token secret, err error) {
+	if errs := e.check("HF_ENDPOINT"); len(errs) > 0 {
+		return "", "", errs[0]
+	}
+	return e.get("HF_ENDPOINT"), secret(e.get("HF_TOKEN")), nil
 }
 
 // providerSettings is what pricing.Fetchers is told about each provider.
