@@ -79,7 +79,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
 	}
 	if err == nil && isAsk(p.Intent) {
-		return h.askAnswer(text, p)
+		return h.askAnswer(ctx, text, p)
 	}
 	if err == nil && hasModel(p.Query) {
 		return h.answer(ctx, asker, text, p, "")
@@ -88,7 +88,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
-		if _, err = h.cfg.Answer.Answer(p.Query); err == nil {
+		if _, err = h.cfg.Answer.Answer(ctx, p.Query); err == nil {
 			return h.answer(ctx, asker, text, p, "")
 		}
 	}
@@ -144,7 +144,7 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 			return h.cachedAnswer(ctx, asker, text, e)
 		}
 	}
-	a, err := h.cfg.Answer.Answer(p.Query)
+	a, err := h.cfg.Answer.Answer(ctx, p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}

@@ -34,7 +34,7 @@ func (c *countingAnswerer) parse(text string) (sizing.Parsed, error) {
 	return sizing.Parse(text)
 }
 
-func (c *countingAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+func (c *countingAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
 	c.calls.Add(1)
 	c.mu.Lock()
 	est := c.est

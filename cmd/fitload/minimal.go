@@ -33,9 +33,11 @@ import (
 type replies map[string][]byte
 
 func renderReplies() (replies, error) {
+	est := bot.Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	h, err := bot.New(bot.Config{
 		Parse:   sizing.Parse,
-		Answer:  &sizing.Estimator{Prices: pricing.DefaultSheet()},
+		Answer:  est,
+		Ask:     est,
 		Respond: bot.NewResponseURLPoster(http.DefaultClient),
 	})
 	if err != nil {
