@@ -150,7 +150,7 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 		} else {
 			e.h.attachPicture(ctx, in.asker.channel, thread, msg)
 		}
-		observeQuestion(e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
+		observeQuestion(ctx, e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
 	})
 }
 

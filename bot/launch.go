@@ -175,7 +175,7 @@ func (h *Handler) answerOf(ctx context.Context, ref string) (a sizing.Answer, qu
 	if err != nil {
 		return a, "", h.failure(question, err), false
 	}
-	a, err = h.cfg.Answer.Answer(p.Query)
+	a, err = h.cfg.Answer.Answer(ctx, p.Query)
 	if err != nil {
 		return a, "", h.failure(question, err), false
 	}

@@ -51,6 +51,7 @@ type Metrics struct {
 	slackRateLimits *prometheus.CounterVec
 	events          *prometheus.CounterVec
 	socketConnected prometheus.Gauge
+	planBatchRows   prometheus.Histogram
 }
 
 // NewMetrics returns the collectors, registered on a new registry.
@@ -102,12 +103,17 @@ func NewMetrics() *Metrics {
 			Name: "fitbot_slack_socket_connected",
 			Help: "1 while the Socket Mode connection is up.",
 		}),
+		planBatchRows: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "fitbot_plan_batch_rows",
+			Help:    "Plans committed per transaction by the store's group commit.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+		}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.priceAge,
-		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected,
+		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected, m.planBatchRows,
 	)
 	return m
 }
@@ -215,6 +221,15 @@ func (m *Metrics) SocketConnected(up bool) {
 	m.socketConnected.Set(v)
 }
 
+// PlanBatch records one committed batch of rows plans; the store calls
+// it through store.DB.ObservePlanBatches.
+func (m *Metrics) PlanBatch(rows int) {
+	if m == nil {
+		return
+	}
+	m.planBatchRows.Observe(float64(rows))
+}
+
 // llmFailureReason names why a language-model call gave no answer.
 func llmFailureReason(err error) string {
 	var in *sizing.InputError
@@ -259,16 +274,17 @@ func outcomeOf(msg Message) string {
 }
 
 // observeQuestion records one question in the metrics and writes its log
-// line: kind, outcome, latency and the request id (the Socket Mode
+// line (with the request's ctx, for handlers that read it): kind,
+// outcome, latency and the request id (the Socket Mode
 // envelope, the event id, or one made up for HTTP), never the text.
-func observeQuestion(log *slog.Logger, m *Metrics, kind, requestID string, asker who, msg Message, latency time.Duration) {
+func observeQuestion(ctx context.Context, log *slog.Logger, m *Metrics, kind, requestID string, asker who, msg Message, latency time.Duration) {
 	outcome := outcomeOf(msg)
 	m.Question(kind, outcome, latency)
 	level := slog.LevelInfo
 	if outcome == OutcomeError {
 		level = slog.LevelWarn
 	}
-	log.Log(context.Background(), level, "question",
+	log.Log(ctx, level, "question",
 		"kind", kind, "outcome", outcome, "latency_ms", float64(latency.Microseconds())/1000,
 		"request_id", requestID, "team", asker.team, "channel", asker.channel, "user", asker.user)
 }

@@ -335,7 +335,7 @@ func TestDigestCarriesTheWeeksPicture(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.clock = f.clock
+			p.clock = f.now.Now
 			if err := p.PostWeekly(context.Background(), digestDue); err != nil {
 				t.Fatalf("PostWeekly: %v", err)
 			}

@@ -45,7 +45,8 @@ var (
 const (
 	slackAPITimeout   = 30 * time.Second // one Web API call
 	authTestTimeout   = 15 * time.Second // the start-up token check
-	priceReloadEvery  = time.Minute      // how often answers reload prices from the store
+	priceReloadEvery  = time.Minute      // how often the prices answers use are reloaded from the store
+	priceLoadTimeout  = 2 * time.Second  // one reload
 	readHeaderTimeout = 10 * time.Second
 	httpReadTimeout   = 30 * time.Second // a whole request: Slack's bodies are small
 	httpWriteTimeout  = 30 * time.Second
@@ -55,7 +56,7 @@ const (
 // serve is `fitbot serve`: configuration, then the service until ctx is
 // done (SIGTERM, SIGINT), then a clean stop.
 func (a *app) serve(ctx context.Context, args []string) int {
-	cfg, err := loadServeConfig(a.getenv, args, a.stdout)
+	cfg, err := loadServeConfig(a.env, args, a.stdout)
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
@@ -67,7 +68,17 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "Try: fitbot serve --help")
 		return exitUsage
 	}
-	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, cfg.secrets(a.getenv))
+	if !isTerminal(a.stderr) {
+		// A line per question: gathered into few writes under load
+		// (lineWriter). Everything serve prints goes through it, so the
+		// order holds, and it is all written before serve returns.
+		lw := newLineWriter(a.stderr)
+		defer lw.Close()
+		stderr := a.stderr
+		a.stderr = lw
+		defer func() { a.stderr = stderr }()
+	}
+	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code
@@ -87,6 +98,9 @@ type service struct {
 	servers  []*http.Server
 	socket   *bot.Socket
 	stopSch  func(context.Context) error
+
+	stopReload context.CancelFunc // the price reload
+	background sync.WaitGroup     // the price reload
 
 	fatal      chan error // a listener or the socket failing for good
 	socketStop context.CancelFunc
@@ -115,6 +129,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	}()
 
 	metrics := bot.NewMetrics()
+	db.ObservePlanBatches(metrics.PlanBatch)
 	hc := &http.Client{Timeout: slackAPITimeout}
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
 	s.uploader = bot.NewUploader(api, metrics)
@@ -139,12 +154,16 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Logger:     log,
 	}
 	live := &liveAnswerer{prices: db, log: log}
+	live.load(ctx)
+	reloadCtx, stopReload := context.WithCancel(ctx)
+	s.stopReload = stopReload
+	s.background.Go(func() { live.run(reloadCtx, priceReloadEvery) })
 	refresh := func(ctx context.Context) ([]pricing.Report, error) {
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
 		}
-		live.invalidate()
+		live.load(ctx)
 		return reports, err
 	}
 	s.handler, err = bot.New(bot.Config{
@@ -165,6 +184,11 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			return refreshSummary(reports), err
 		},
 		Logger: log,
+		// Every source a cached answer is made from adds a counter that
+		// only grows: the prices (live.version); the catalogs are
+		// compiled in. Answers for Hugging Face Hub models are not cached
+		// (bot's cacheable), so the Hub cache needs none until they are.
+		AnswerVersion: live.version,
 	})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
@@ -350,6 +374,10 @@ func (s *service) stop(ctx context.Context) error {
 			errs = append(errs, errors.New("background answers still running at the shutdown timeout"))
 		}
 	}
+	if s.stopReload != nil {
+		s.stopReload()
+	}
+	s.background.Wait()
 	if s.stopSch != nil {
 		if err := s.stopSch(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("schedules: %w", err))
@@ -390,79 +418,78 @@ type storePrices interface {
 	PriceSource(ctx context.Context) (sizing.PriceSource, error)
 }
 
-// liveAnswerer answers with the store's current prices: it reloads them
-// at most once per priceReloadEvery, and at once after a refresh. The
-// estimator in use is held in an atomic pointer, so an answer never waits
-// for a reload another request is doing: it answers with the prices
-// already loaded (only the very first answer waits for the first load).
-// When the store cannot be read it keeps the prices it had (the built-in
-// sheet at first) and says so in the log.
+// liveAnswerer answers with the store's current prices. The estimator
+// in use is held in an atomic pointer and swapped by a background reload
+// (run, every priceReloadEvery) and by load after a refresh, so an answer
+// never reads the store nor waits for a reload. When the store cannot be
+// read it keeps the prices it had (the built-in sheet at first) and says
+// so in the log.
 type liveAnswerer struct {
 	prices storePrices
 	log    *slog.Logger
 
-	current atomic.Pointer[loadedEstimator]
-	reload  sync.Mutex // one reload at a time
+	current atomic.Pointer[sizing.Estimator]
+	gen     atomic.Uint64 // prices swapped in so far; see version
 }
 
-// loadedEstimator is an estimator and when its prices were read.
-type loadedEstimator struct {
-	est    *sizing.Estimator
-	loaded time.Time
-}
+// builtinEstimator answers with the built-in price sheet: before the
+// first load, and when the store has never been readable.
+var builtinEstimator = &sizing.Estimator{Prices: pricing.DefaultSheet()}
 
 // Answer implements bot.Answerer.
-func (l *liveAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+func (l *liveAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
 	return l.estimator().Answer(q)
 }
 
 // Ask implements bot.Asker: the questions that run the other way round
 // (the largest model, the longest context, which GPU, buy or rent).
-func (l *liveAnswerer) Ask(p sizing.Parsed) (sizing.AskAnswer, error) {
+func (l *liveAnswerer) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
 	return l.estimator().Ask(p)
 }
 
 func (l *liveAnswerer) estimator() *sizing.Estimator {
-	cur := l.current.Load()
-	if cur != nil && time.Since(cur.loaded) < priceReloadEvery {
-		return cur.est
+	if e := l.current.Load(); e != nil {
+		return e
 	}
-	if cur == nil {
-		l.reload.Lock() // nothing to answer with yet: wait for the first load
-	} else if !l.reload.TryLock() {
-		return cur.est // another request is reloading
-	}
-	defer l.reload.Unlock()
-	if cur = l.current.Load(); cur != nil && time.Since(cur.loaded) < priceReloadEvery {
-		return cur.est // reloaded while this request waited
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	src, err := l.prices.PriceSource(ctx)
-	next := &loadedEstimator{loaded: time.Now()}
-	switch {
-	case err == nil:
-		next.est = &sizing.Estimator{Prices: src}
-	case cur == nil:
-		l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
-		next.est = &sizing.Estimator{Prices: pricing.DefaultSheet()}
-	default:
-		l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
-		next.est = cur.est
-	}
-	l.current.Store(next)
-	return next.est
+	return builtinEstimator
 }
 
-// invalidate makes the next answer reload the prices.
-func (l *liveAnswerer) invalidate() {
-	for {
-		cur := l.current.Load()
-		if cur == nil {
-			return
+// load reads the store's prices and swaps them in; on failure the prices
+// in use stay.
+func (l *liveAnswerer) load(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, priceLoadTimeout)
+	defer cancel()
+	src, err := l.prices.PriceSource(ctx)
+	if err != nil {
+		if l.current.Load() == nil {
+			l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
+		} else {
+			l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
 		}
-		if l.current.CompareAndSwap(cur, &loadedEstimator{est: cur.est}) {
+		return
+	}
+	l.current.Store(&sizing.Estimator{Prices: src})
+	// After the swap, never before: a version read after this sees the
+	// new prices, so no reply made with the old ones is kept under it.
+	l.gen.Add(1)
+}
+
+// version is the reply cache's version of the prices (bot.Config's
+// AnswerVersion): it grows with every load that swaps prices in (each
+// priceReloadEvery and after a refresh), so a cached reply lives no
+// longer than the estimator it was made with.
+func (l *liveAnswerer) version() uint64 { return l.gen.Load() }
+
+// run reloads the prices every interval until ctx is done.
+func (l *liveAnswerer) run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
 			return
+		case <-t.C:
+			l.load(ctx)
 		}
 	}
 }
