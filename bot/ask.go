@@ -200,6 +200,9 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 		head = "🧮 One card fits " + what
 	}
 	var b strings.Builder
+	if w.OneGPUBytes > 0 {
+		fmt.Fprintf(&b, "*Memory in all:* %s on one card, unsharded.\n", formatGiB(w.OneGPUBytes))
+	}
 	b.WriteString("*Cheapest first*")
 	if w.Tokens > 0 {
 		fmt.Fprintf(&b, " (for the %s-token run)", formatTokens(w.Tokens))

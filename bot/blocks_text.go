@@ -14,6 +14,7 @@ func apology() Message {
 
 // errorMessage says what was not understood and shows an example that works.
 func errorMessage(problem, hint string) Message {
+	hint = strings.TrimPrefix(hint, "fit ") // the parser's hints are CLI commands: "fit 13b lora rtx-4090"
 	text := "I couldn't use that: " + problem
 	blocks := []slack.Block{slack.NewSectionBlock(mrkdwn(":warning: *I couldn't use that.* "+escape(problem)), nil, nil)}
 	if hint != "" {

@@ -74,8 +74,11 @@ type Config struct {
 	// Refresh fetches prices now and says what it did, in a sentence,
 	// for `/fit prices refresh` (admins only); nil: not available from Slack.
 	Refresh func(ctx context.Context) (string, error)
-	Logger  *slog.Logger     // nil: slog.Default()
-	Now     func() time.Time // nil: time.Now
+	// Weekly builds the week's price digest for "this week" price
+	// questions; nil: they are answered with today's prices and say so.
+	Weekly Weekly
+	Logger *slog.Logger     // nil: slog.Default()
+	Now    func() time.Time // nil: time.Now
 	// FollowUpTimeout bounds a background answer (the language-model
 	// path, a button); zero means 30 seconds.
 	FollowUpTimeout time.Duration

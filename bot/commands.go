@@ -60,6 +60,9 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
 	}
+	if msg, ok := h.routed(ctx, text); ok {
+		return msg
+	}
 	return h.question(ctx, asker, cmd.ResponseURL, text)
 }
 
@@ -86,6 +89,11 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
 			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200))))))
+	}
+	// Nothing to size and no language model to ask: help, not an error
+	// (a mistyped subcommand keeps its own message).
+	if first, _, _ := strings.Cut(strings.ToLower(text), " "); h.cfg.Interpreter == nil && nothingToSize(p, err) && nearSubcommand(first) == "" {
+		return notASizingQuestion()
 	}
 	return h.failure(text, err)
 }

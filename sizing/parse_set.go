@@ -55,7 +55,7 @@ func (p *parser) setGPU(id, note, words string) {
 	if p.claim(fGPU, p.q.GPU == id, words) {
 		p.q.GPU = id
 		if note != "" {
-			p.note(note)
+			p.gpuNote(note)
 		}
 	}
 }
@@ -182,6 +182,7 @@ func (p *parser) finish() {
 	if p.int4Words != "" {
 		p.resolveInt4()
 	}
+	p.resolveMemory()
 	if p.ggufWords != "" && p.q.Quant == "" {
 		p.q.Quant = QuantQ4_KM
 		p.words[fQuant] = p.ggufWords
@@ -215,6 +216,13 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s GPUs over %s is more than %d per machine", quote(p.words[fGPUs]), quote(p.words[fNodes]), MaxGPUsPerNode),
 				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
+	}
+	if len(p.unused) > 0 {
+		words := make([]string, len(p.unused))
+		for k, w := range p.unused {
+			words[k] = quote(w)
+		}
+		p.note("not used: " + strings.Join(words, ", "))
 	}
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
@@ -277,7 +285,7 @@ func (p *parser) hint() string {
 
 // result is the Parsed value of a successful parse.
 func (p *parser) result() Parsed {
-	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Workload: p.ask.workload}
+	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Unused: p.unused, Workload: p.ask.workload}
 	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
 	said := 0
 	for _, w := range p.words {

@@ -92,6 +92,11 @@ func (a *app) fit(ctx context.Context, args []string) int {
 		fmt.Fprint(a.stderr, fitUsage)
 		return exitUsage
 	}
+	if f.config == "" {
+		if code, ok := a.routed(ctx, f, sizing.Route(strings.Join(f.words, " "))); ok {
+			return code
+		}
+	}
 	parsed, err := sizing.Parse(strings.Join(f.words, " "))
 	if f.config != "" {
 		arch, cerr := loadConfig(f.config)

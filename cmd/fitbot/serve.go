@@ -143,6 +143,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			reports, err := refresh(ctx)
 			return refreshSummary(reports), err
 		},
+		Weekly: weeklyDigest(db),
 		Logger: log,
 	})
 	if err != nil {

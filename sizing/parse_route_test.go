@@ -1,0 +1,56 @@
+package sizing
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestRoute(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Routing
+	}{
+		{"how much does an H100 cost per hour?", Routing{Kind: RoutePrice, GPUs: []string{"h100"}}},
+		{"is the H200 cheaper than the H100 this week?", Routing{Kind: RoutePrice, GPUs: []string{"h200", "h100"}, Week: true}},
+		{"h100s vs h100 price", Routing{Kind: RoutePrice, GPUs: []string{"h100"}}},
+		{"gpu prices this week", Routing{Kind: RoutePrice, Week: true}},
+		{"thanks!", Routing{Kind: RouteChat}},
+		{"<@U1> thank you so much 🙏", Routing{Kind: RouteChat}},
+		{"help", Routing{Kind: RouteHelp}},
+		{"", Routing{Kind: RouteHelp}},
+		{"what can you do?", Routing{Kind: RouteHelp}},
+		// A price word with a model or a method is the cost of a run.
+		{"how much would it cost to lora 13b on a 4090", Routing{Kind: RouteSizing}},
+		{"13B lora 4090 buy-vs-rent 3 jobs/week 5h", Routing{Kind: RouteSizing}},
+		{"13b lora 4090", Routing{Kind: RouteSizing}},
+		{"help me size 13b lora on a 4090", Routing{Kind: RouteSizing}},
+	}
+	for _, tt := range tests {
+		got := Route(tt.in)
+		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || !slices.Equal(got.GPUs, tt.want.GPUs) {
+			t.Errorf("Route(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzRoute: Route never panics, is deterministic, names only catalog
+// GPUs (at most once each) and only for price questions.
+func FuzzRoute(f *testing.F) {
+	for _, s := range []string{"how much is an h100 per hour", "thanks!", "h200 vs h100 this week", "13b lora 4090", "\xff", "$2/h a100 a100s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r := Route(in)
+		if again := Route(in); again.Kind != r.Kind || !slices.Equal(again.GPUs, r.GPUs) || again.Week != r.Week {
+			t.Fatalf("Route(%q) = %+v then %+v", in, r, again)
+		}
+		if r.Kind != RoutePrice && (len(r.GPUs) > 0 || r.Week) {
+			t.Fatalf("Route(%q) = %+v: GPUs or week outside a price question", in, r)
+		}
+		for i, id := range r.GPUs {
+			if _, _, err := LookupGPU(id); err != nil || slices.Contains(r.GPUs[:i], id) {
+				t.Fatalf("Route(%q) GPUs %q: %q is not a catalog id once", in, r.GPUs, id)
+			}
+		}
+	})
+}
