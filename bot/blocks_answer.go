@@ -80,7 +80,7 @@ func memorySummary(a sizing.Answer) string {
 	b.WriteString(memoryBar(a.PerGPU, a.VRAMBytes))
 	b.WriteString("```")
 	if a.BindingTerm != "" {
-		fmt.Fprintf(&b, "\nLargest term: *%s*.", a.BindingTerm)
+		fmt.Fprintf(&b, "\nLargest term: *%s*.", termName(a.BindingTerm))
 	}
 	if a.Headroom != "" {
 		fmt.Fprintf(&b, " Headroom: *%s*.", a.Headroom)

@@ -26,6 +26,9 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 	if words == "" {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
+	if msg, ok := h.familyPlans(ctx, words); ok {
+		return msg
+	}
 	key, err := store.ModelKeyFor(words)
 	if in := (*sizing.InputError)(nil); errors.As(err, &in) {
 		return errorMessage(in.Problem, "plans mistral-7b")

@@ -82,3 +82,13 @@ func TestRoutedWithoutPrices(t *testing.T) {
 		t.Errorf("response_type = %q", msg.ResponseType)
 	}
 }
+
+// TestNoInternalIDs: an answer whose largest term is the KV cache says
+// so in words.
+func TestNoInternalIDs(t *testing.T) {
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, &sizing.Estimator{} })
+	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 ctx 128k batch 8")))
+	if strings.Contains(got, "kv_cache") || !strings.Contains(got, "Largest term: *KV cache*") {
+		t.Errorf("answer names the term by its id:\n%s", got)
+	}
+}

@@ -37,13 +37,14 @@ const (
 	chFewerGPUs
 	chQuant
 	chKV
+	chSmallerBatch
 )
 
 // changeWeights is how big each change feels to the asker, bit by bit:
 // checkpointing 1, 8-bit AdamW 2, LoRA 3, a 4-bit base 2 more, offload 4,
 // more cards 1 plus one per doubling, a smaller weight format 2, a
-// smaller KV cache 1.
-var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1}
+// smaller KV cache 1, micro-batch 1 with gradient accumulation 2.
+var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1, 2}
 
 // cost is how big a set of changes is: the search prefers the smallest
 // that fits.
@@ -136,16 +137,20 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 // less than the asked one: by the whole run when both durations are known
 // (a slower card at a lower hourly price can cost more in all), by the
 // hourly price when neither is. A run whose duration is unknown is never
-// cheaper than one whose duration is known.
+// cheaper than one whose duration is known. Cheaper means by at least
+// minSaving, so that a "cheaper" way never shows the same cost.
 func cheaperRun(perHour, hours, askedPerHour, askedHours float64) bool {
 	switch {
 	case hours > 0 && askedHours > 0:
-		return perHour*hours < askedPerHour*askedHours
+		return perHour*hours < (1-minSaving)*askedPerHour*askedHours
 	case askedHours > 0:
 		return false
 	}
-	return perHour < askedPerHour
+	return perHour < (1-minSaving)*askedPerHour
 }
+
+// minSaving is the smallest share of the asked cost a cheaper way saves.
+const minSaving = 0.02
 
 // compareRunCost orders two priced configurations cheapest first: by the
 // cost of the whole run when both durations are known, a known duration
@@ -258,28 +263,34 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			ckpts := [...]bool{false, !base.GradCheckpointing && m != MethodQLoRA}
 			opt8s := [...]bool{false, base.Optimizer == OptimizerAdamW}
 			offs := [...]bool{false, base.Offload == OffloadNone}
+			smalls := [...]bool{false, base.MicroBatch > 1}
 			for i, ckpt := range ckpts {
 				for j, opt8 := range opt8s {
 					for k, off := range offs {
-						if (i > 0 && !ckpt) || (j > 0 && !opt8) || (k > 0 && !off) {
-							continue // the option does not apply: already tried
-						}
-						for _, n := range counts {
-							ch := methodChange(base.Method, m)
-							if ckpt {
-								ch |= chCheckpointing
+						for l, small := range smalls {
+							if (i > 0 && !ckpt) || (j > 0 && !opt8) || (k > 0 && !off) || (l > 0 && !small) {
+								continue // the option does not apply: already tried
 							}
-							if opt8 {
-								ch |= chOptimizer8bit
-							}
-							if off {
-								ch |= chOffload
-							}
-							if n != base.GPUs {
-								ch |= chMoreGPUs
-							}
-							if consider(ch, n, 0) {
-								break
+							for _, n := range counts {
+								ch := methodChange(base.Method, m)
+								if ckpt {
+									ch |= chCheckpointing
+								}
+								if opt8 {
+									ch |= chOptimizer8bit
+								}
+								if off {
+									ch |= chOffload
+								}
+								if small {
+									ch |= chSmallerBatch
+								}
+								if n != base.GPUs {
+									ch |= chMoreGPUs
+								}
+								if consider(ch, n, 0) {
+									break
+								}
 							}
 						}
 					}
@@ -364,6 +375,11 @@ func applyChanges(base Request, ch altChange, n int, formats []weightFormat, f i
 	}
 	if ch&chKV != 0 {
 		r.KVPrecision = PrecisionFP8
+	}
+	if ch&chSmallerBatch != 0 {
+		// The same global batch: one sequence at a time, accumulated.
+		r.GradAccumSteps = max(r.GradAccumSteps, 1) * r.MicroBatch
+		r.MicroBatch = 1
 	}
 	setCount(&r, n, g)
 	return r
@@ -617,6 +633,9 @@ func describeChange(rs *resolved, c altCandidate) string {
 	}
 	if c.changes&chKV != 0 {
 		parts = append(parts, string(r.KVPrecision)+" KV cache")
+	}
+	if c.changes&chSmallerBatch != 0 {
+		parts = append(parts, fmt.Sprintf("micro-batch 1 with %d gradient-accumulation steps (the same global batch)", r.GradAccumSteps))
 	}
 	where := "on the same card"
 	if r.GPUs > 1 {

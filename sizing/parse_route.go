@@ -7,6 +7,8 @@ package sizing
 // else is a sizing question for Parse. Route is deterministic and does no
 // I/O, like Parse.
 
+import "strings"
+
 // RouteKind is the kind of a message.
 type RouteKind string
 
@@ -134,4 +136,26 @@ func gpusNamed(text string, toks []token) []string {
 		i += n
 	}
 	return ids
+}
+
+// FamilyModels are the catalog models of the family a word names, in
+// catalog order: "llama" gives every Llama, "qwen" every Qwen generation,
+// "qwen2.5" that generation only. A name with digits that names one
+// model ("llama-3.1-8b"), or a word that names no family, gives none.
+func FamilyModels(word string) []Model {
+	key := strings.ReplaceAll(keyOf(strings.TrimSpace(word)), " ", "")
+	if key == "" {
+		return nil
+	}
+	if _, ok := MatchModel(word); ok && !isLetters(key) {
+		return nil // "llama-3.1-8b": one model
+	}
+	var out []Model
+	for _, m := range loadCatalog().models {
+		fam := keyOf(m.Family)
+		if fam == key || isLetters(key) && leadingLetters(fam) == key {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -54,3 +54,26 @@ func FuzzRoute(f *testing.F) {
 		}
 	})
 }
+
+func TestFamilyModels(t *testing.T) {
+	ids := func(word string) []string {
+		var out []string
+		for _, m := range FamilyModels(word) {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	for word, want := range map[string]string{"llama": "llama-3.1-8b", "Qwen": "qwen2.5-7b", "qwen3": "qwen3-0.6b"} {
+		if got := ids(word); !slices.Contains(got, want) {
+			t.Errorf("FamilyModels(%q) = %q, want it to hold %q", word, got, want)
+		}
+	}
+	if got := ids("qwen3"); slices.Contains(got, "qwen2.5-7b") {
+		t.Errorf("FamilyModels(qwen3) = %q holds another generation", got)
+	}
+	for _, word := range []string{"llama-3.1-8b", "mistral 7b", "h100", "", "big"} {
+		if got := ids(word); len(got) != 0 {
+			t.Errorf("FamilyModels(%q) = %q, want none", word, got)
+		}
+	}
+}

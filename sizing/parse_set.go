@@ -262,17 +262,17 @@ func (p *parser) resolveInt4() {
 // with the failing part replaced by a value that works.
 func (p *parser) hint() string {
 	q := p.q
+	said := q != (Query{})
 	if p.fix != nil {
 		p.fix(&q)
 	}
 	if q.Model == "" && q.Params == 0 {
 		q.Params, q.Experts = 13e9, 0
 	}
-	if q.Method == "" {
-		q.Method = MethodLoRA
-	}
-	if q.GPU == "" {
-		q.GPU = "rtx-4090"
+	// The asker's own settings stay and nothing unasked is added; only a
+	// question with nothing understood gets a whole example.
+	if !said {
+		q.Method, q.GPU = MethodLoRA, "rtx-4090"
 	}
 	if q.GPUs > 0 && q.Nodes > 0 && (q.Nodes > q.GPUs || q.GPUs%q.Nodes != 0) {
 		q.Nodes = 0
