@@ -133,6 +133,9 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	if err != nil {
 		return h.failure(text, err)
 	}
+	// What the parser assumed or corrected ("lorra" read as "lora", a typed
+	// memory, words not used) comes first.
+	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
 	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
 	if h.cfg.Plans != nil {
 		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
@@ -144,7 +147,13 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 			}
 		}
 	}
-	return ephemeral(answerText(a), answerBlocks(a, view)...)
+	blocks := answerBlocks(a, view)
+	if next := nextSteps(p.Query, a); next != nil {
+		blocks = append(blocks, next)
+	}
+	msg := ephemeral(answerText(a), blocks...)
+	msg.question = sizing.Format(p.Query)
+	return msg
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's

@@ -37,9 +37,7 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
-		switch action {
-		case ActionShare, ActionDetails, ActionReprice:
-		default:
+		if !knownAction(action) {
 			h.log.Debug("bot: unknown action ignored", "action_id", action)
 			continue
 		}

@@ -17,6 +17,9 @@ type Message struct {
 	Blocks          []slack.Block `json:"blocks,omitempty"`
 	ReplaceOriginal bool          `json:"replace_original,omitempty"`
 	DeleteOriginal  bool          `json:"delete_original,omitempty"`
+	// question is the canonical question of an answer, for its thread's
+	// follow-ups; never sent.
+	question string
 }
 
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.

@@ -153,7 +153,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
 	}
-	events, err := bot.NewEvents(bot.EventsConfig{Handler: s.handler, Seen: db, Post: web,
+	events, err := bot.NewEvents(bot.EventsConfig{Handler: s.handler, Seen: db, Post: web, Threads: db,
 		BotUserID: auth.UserID, BotID: auth.BotID, Metrics: metrics, Logger: log})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
