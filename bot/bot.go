@@ -67,9 +67,10 @@ type Config struct {
 	Parse       Parser
 	Answer      Answerer
 	Respond     Responder
-	Plans       PlanStore   // nil: answers are not saved, plan commands say so
-	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet
-	Interpreter Interpreter // nil: no language-model fallback
+	Plans       PlanStore     // nil: answers are not saved, plan commands say so
+	Prices      PriceBook     // nil: `/fit prices` says prices are not available yet
+	Hardware    HardwareStore // nil: `/fit hardware` says team hardware is not kept
+	Interpreter Interpreter   // nil: no language-model fallback
 	Policy      Policy
 	// Refresh fetches prices now and says what it did, in a sentence,
 	// for `/fit prices refresh` (admins only); nil: not available from Slack.

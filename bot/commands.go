@@ -14,7 +14,7 @@ import (
 )
 
 // subcommands are the words that start a `/fit` subcommand rather than a question.
-var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models"}
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware"}
 
 // maxPlansListed is how many plans `/fit plans` shows.
 const maxPlansListed = 10
@@ -59,6 +59,8 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 		return h.planCommand(ctx, rest)
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
+	case "hardware", "machines":
+		return h.hardwareCommand(ctx, cmd.TeamID, rest)
 	}
 	if msg, ok := h.routed(ctx, text); ok {
 		return msg
@@ -71,6 +73,9 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 // at once and posts the answer to responseURL.
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
 	p, err := h.cfg.Parse(text)
+	if err == nil {
+		p = h.onTeamHardware(ctx, asker.team, text, p)
+	}
 	if err == nil && isAsk(p.Intent) {
 		return h.askAnswer(text, p)
 	}

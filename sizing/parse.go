@@ -49,6 +49,9 @@ type Parsed struct {
 	// phrasing nor mentions: what the asker may have meant and the parser
 	// did not read ("big" in "tune the big one").
 	Unused []string
+	// HostRAMBytes is the machine's memory when the text gave it ("128 GB
+	// RAM"); the estimate does not use it, a team's machine keeps it.
+	HostRAMBytes int64
 	// MethodImplied is true when a verb ("run", "fine-tune") rather than a
 	// method's name set Query.Method, so a reply can say what was assumed.
 	MethodImplied bool
@@ -158,6 +161,7 @@ type parser struct {
 	epochWords     string
 	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
 	memWords       string    // the words that typed it
+	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
 	gpuNoteAt      int       // the index in notes of the GPU name's assumption; -1 when none
 	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
 	unused         []string

@@ -60,6 +60,7 @@ func typedGB(key string) (int, bool) {
 func (p *parser) memoryAt(i, n, gb int) int {
 	words := p.text(i, i+n)
 	if k := i + n; hostRAMAfter(p.toks, k) {
+		p.hostRAMGB = gb
 		p.ignore(i, k+1)
 		p.note(fmt.Sprintf("%s is the machine's memory, not the GPU's: not used", quote(p.text(i, k+1))))
 		return n + 1

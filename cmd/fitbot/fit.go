@@ -110,10 +110,17 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fitFailed(err)
 	}
+	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
+	if f.config == "" && parsed.Query.GPU == "" {
+		ms, code := a.machines(ctx)
+		if code != exitOK {
+			return code
+		}
+		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
+	}
 	if parsed.Intent != sizing.IntentFit {
 		return a.ask(ctx, parsed, f.json)
 	}
-	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
 		return a.fitFailed(err)

@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return a.plans(ctx, rest)
 	case "prices":
 		return a.prices(ctx, rest)
+	case "hardware":
+		return a.hardware(ctx, rest)
 	case "digest":
 		return a.digest(ctx, rest)
 	case "serve":
@@ -85,6 +87,7 @@ Usage:
   fitbot prices [--json] [GPU]              cheapest offers per GPU, or every offer for one GPU
   fitbot prices refresh [--provider NAME]   fetch prices now
   fitbot prices import [--at TIME] FILE.csv import a price sheet
+  fitbot hardware [add NAME: HW | remove NAME]   the team's own machines
   fitbot digest [--json] [--dry-run] [--at TIME]  the weekly price-change digest
   fitbot serve [--http ADDR]                run the Slack bot
   fitbot backup PATH                        write a consistent copy of the database

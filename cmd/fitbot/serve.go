@@ -136,6 +136,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Respond:     bot.NewResponseURLPoster(hc),
 		Plans:       db,
 		Prices:      db,
+		Hardware:    db,
 		Interpreter: interpreter,
 		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
 			Admins: cfg.Admins, PerUserPerMinute: cfg.RateLimit},
