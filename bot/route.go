@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
@@ -84,7 +85,7 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 			h.log.Error("bot: reading prices failed", "gpu", r.GPUs[0], "err", err)
 			return apology()
 		}
-		msg = pricesMessage("Prices for "+gpuName(r.GPUs[0]), offers, h.now())
+		msg = pricesMessage("Prices for "+display.GPUName(r.GPUs[0]), offers, h.now())
 	default:
 		m, err := h.compareMessage(ctx, r.GPUs[0], r.GPUs[1])
 		if err != nil {
@@ -132,22 +133,22 @@ func (h *Handler) compareMessage(ctx context.Context, a, b string) (Message, err
 		}
 		best[i], have[i] = cheapestOnDemand(offers)
 		if !have[i] {
-			lines = append(lines, fmt.Sprintf("*%s*: no price known yet", gpuName(id)))
+			lines = append(lines, fmt.Sprintf("*%s*: no price known yet", display.GPUName(id)))
 			continue
 		}
 		o := best[i]
-		lines = append(lines, fmt.Sprintf("*%s*: *%s*/GPU-h, %s %s, %s", gpuName(id), formatUSD(o.USDPerGPUHour), o.Provider,
+		lines = append(lines, fmt.Sprintf("*%s*: *%s*/GPU-h, %s %s, %s", display.GPUName(id), display.USD(o.USDPerGPUHour), o.Provider,
 			strings.ReplaceAll(string(o.Market), "_", "-"), formatAge(o.ObservedAt, h.now())))
 	}
-	head := fmt.Sprintf("%s vs %s", gpuName(a), gpuName(b))
+	head := fmt.Sprintf("%s vs %s", display.GPUName(a), display.GPUName(b))
 	verdict := "Not both priced yet, so no comparison."
 	if have[0] && have[1] {
 		pa, pb := best[0].USDPerGPUHour, best[1].USDPerGPUHour
 		switch {
 		case pa < pb:
-			verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%).", gpuName(a), formatUSD(pb-pa), 100*(pb-pa)/pb)
+			verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%).", display.GPUName(a), display.USD(pb-pa), 100*(pb-pa)/pb)
 		case pb < pa:
-			verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%); the %s costs more.", gpuName(b), formatUSD(pa-pb), 100*(pa-pb)/pa, gpuName(a))
+			verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%); the %s costs more.", display.GPUName(b), display.USD(pa-pb), 100*(pa-pb)/pa, display.GPUName(a))
 		default:
 			verdict = "Both cost the same per GPU-hour."
 		}
@@ -184,7 +185,7 @@ func weekLine(d pricing.Digest, gpus []string) string {
 			continue
 		}
 		moves = append(moves, fmt.Sprintf("`%s` %s %s: %s → %s (%s)", m.GPU, m.Provider, strings.ReplaceAll(string(m.Market), "_", "-"),
-			formatUSD(m.OldUSDPerGPUHour), formatUSD(m.NewUSDPerGPUHour), signedPct(m.ChangePct)))
+			display.USD(m.OldUSDPerGPUHour), display.USD(m.NewUSDPerGPUHour), signedPct(m.ChangePct)))
 	}
 	week := weekRange(d)
 	if len(moves) == 0 {

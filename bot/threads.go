@@ -95,7 +95,7 @@ func (h *Handler) followUp(ctx context.Context, asker who, canonical, text strin
 		return Message{}, false
 	}
 	if !h.limiter.allow(asker.user, h.now()) {
-		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)), true
+		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
 	if isAsk(p.Intent) {
 		return h.askAnswer(text, p), true

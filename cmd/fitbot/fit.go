@@ -79,42 +79,42 @@ func parseFitArgs(args []string) (fitArgs, error) {
 // fit is `fitbot fit`: parse the words, answer with the estimator at the
 // store's current prices (the embedded default sheet when there is no
 // database), print text or JSON.
-func (a *app) fit(ctx context.Context, args []string) int {
+func (a *app) fit(ctx context.Context, args []string) error {
 	f, err := parseFitArgs(args)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot fit --json 13B lora 4090")
+		return usageError(err.Error(), "fitbot fit --json 13B lora 4090")
 	}
 	if f.help {
 		fmt.Fprint(a.stdout, fitUsage)
-		return exitOK
+		return nil
 	}
 	if len(f.words) == 0 && f.config == "" {
 		fmt.Fprint(a.stderr, fitUsage)
-		return exitUsage
+		return quietError(exitUsage)
 	}
 	if f.config == "" {
-		if code, ok := a.routed(ctx, f, sizing.Route(strings.Join(f.words, " "))); ok {
-			return code
+		if handled, err := a.routed(ctx, f, sizing.Route(strings.Join(f.words, " "))); handled {
+			return err
 		}
 	}
 	parsed, err := sizing.Parse(strings.Join(f.words, " "))
 	if f.config != "" {
 		arch, cerr := loadConfig(f.config)
 		if cerr != nil {
-			return a.fitFailed(cerr)
+			return inputError(cerr, "")
 		}
 		parsed.Query.Arch = &arch
 		parsed.Query.Model, parsed.Query.Params, parsed.Query.Experts = "", 0, 0
 		err = configOnly(err, parsed)
 	}
 	if err != nil {
-		return a.fitFailed(err)
+		return inputError(err, "")
 	}
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	if f.config == "" && parsed.Query.GPU == "" {
-		ms, code := a.machines(ctx)
-		if code != exitOK {
-			return code
+		ms, err := a.machines(ctx)
+		if err != nil {
+			return err
 		}
 		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
 	}
@@ -123,14 +123,14 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
-		return a.fitFailed(err)
+		return inputError(err, "")
 	}
 	ans.Assumptions = sizing.MergeAssumptions(parsed.Notes, ans.Assumptions)
 	if f.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ans); err != nil {
-			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
 	} else {
 		writeAnswer(a.stdout, ans)
@@ -138,7 +138,7 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	if f.save {
 		return a.savePlan(ctx, strings.Join(f.words, " "), parsed.Query, ans, f.json)
 	}
-	return exitOK
+	return nil
 }
 
 // configOnly forgives the parser for not finding a model when --config
@@ -170,14 +170,4 @@ func loadConfig(path string) (sizing.Model, error) {
 		return sizing.Model{}, fmt.Errorf("--config %s: %w", path, err)
 	}
 	return m, nil
-}
-
-// fitFailed reports input that cannot be used with exit 2 and the
-// corrected example, anything else with exit 1.
-func (a *app) fitFailed(err error) int {
-	var ie *sizing.InputError
-	if errors.As(err, &ie) {
-		return a.fail(exitUsage, ie.Problem, ie.Hint)
-	}
-	return a.fail(exitFailure, err.Error(), "")
 }

@@ -14,18 +14,18 @@ import (
 // routed answers the words of `fitbot fit` that are not a sizing
 // question, as Slack does (sizing.Route): price questions print prices,
 // small talk a short answer with two examples, a request for help the
-// usage. ok is false for a sizing question.
-func (a *app) routed(ctx context.Context, f fitArgs, r sizing.Routing) (int, bool) {
+// usage. handled is false for a sizing question.
+func (a *app) routed(ctx context.Context, f fitArgs, r sizing.Routing) (bool, error) {
 	switch r.Kind {
 	case sizing.RouteChat:
 		fmt.Fprintln(a.stdout, "Happy to help! Try: fitbot fit 13B lora 4090, or fitbot fit llama-3.1-70b qlora 2xa100")
-		return exitOK, true
+		return true, nil
 	case sizing.RouteHelp:
 		fmt.Fprint(a.stdout, fitUsage)
-		return exitOK, true
+		return true, nil
 	case sizing.RoutePrice:
 	default:
-		return 0, false
+		return false, nil
 	}
 	if r.Week {
 		fmt.Fprintln(a.stderr, "fitbot: prices as of now; `fitbot digest --dry-run` shows this week's moves")
@@ -35,15 +35,14 @@ func (a *app) routed(ctx context.Context, f fitArgs, r sizing.Routing) (int, boo
 		flags = []string{"--json"}
 	}
 	if len(r.GPUs) == 0 {
-		return a.prices(ctx, flags), true
+		return true, a.prices(ctx, flags)
 	}
-	code := exitOK
 	for _, gpu := range r.GPUs {
-		if c := a.prices(ctx, append(flags, gpu)); c != exitOK {
-			code = c
+		if err := a.prices(ctx, append(flags, gpu)); err != nil {
+			return true, err
 		}
 	}
-	return code, true
+	return true, nil
 }
 
 // weeklyDigest builds the digest of the week ending at a time from the

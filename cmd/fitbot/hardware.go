@@ -41,14 +41,14 @@ type hardwareJSON struct {
 }
 
 // hardware is `fitbot hardware`.
-func (a *app) hardware(ctx context.Context, args []string) int {
+func (a *app) hardware(ctx context.Context, args []string) error {
 	asJSON := false
 	var words []string
 	for _, arg := range args {
 		switch arg {
 		case "-h", "-help", "--help":
 			fmt.Fprint(a.stdout, hardwareUsage)
-			return exitOK
+			return nil
 		case "--json", "-json":
 			asJSON = true
 		default:
@@ -65,51 +65,51 @@ func (a *app) hardware(ctx context.Context, args []string) int {
 	case "add":
 		m, err := sizing.ParseMachine(rest)
 		if err != nil {
-			return a.inputFailed(err, "fitbot hardware add our box: 2x rtx-4090, 128 GB RAM")
+			return inputError(err, "fitbot hardware add our box: 2x rtx-4090, 128 GB RAM")
 		}
-		db, code := a.openStore(ctx)
-		if code != exitOK {
-			return code
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
 		}
 		defer a.closeStore(db)
 		if err := db.SaveMachine(ctx, cliTeam, m); err != nil {
 			if errors.Is(err, store.ErrTooManyMachines) {
-				return a.fail(exitUsage, err.Error(), "fitbot hardware remove NAME")
+				return usageError(err.Error(), "fitbot hardware remove NAME")
 			}
-			return a.fail(exitFailure, err.Error(), "")
+			return failure(err.Error(), "")
 		}
 		fmt.Fprintf(a.stdout, "Saved %s: %s\n", m.Name, m.Hardware())
-		return exitOK
+		return nil
 	case "remove", "rm", "delete":
 		name := strings.ToLower(strings.Join(strings.Fields(strings.TrimSuffix(rest, ":")), " "))
 		if name == "" {
-			return a.fail(exitUsage, "hardware remove needs a name", "fitbot hardware remove our box")
+			return usageError("hardware remove needs a name", "fitbot hardware remove our box")
 		}
 		if !a.dbExists() {
-			return a.fail(exitUsage, fmt.Sprintf("no machine named %q", name), "fitbot hardware")
+			return usageError(fmt.Sprintf("no machine named %q", name), "fitbot hardware")
 		}
-		db, code := a.openStore(ctx)
-		if code != exitOK {
-			return code
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
 		}
 		defer a.closeStore(db)
 		ok, err := db.RemoveMachine(ctx, cliTeam, name)
 		switch {
 		case err != nil:
-			return a.fail(exitFailure, err.Error(), "")
+			return failure(err.Error(), "")
 		case !ok:
-			return a.fail(exitUsage, fmt.Sprintf("no machine named %q", name), "fitbot hardware")
+			return usageError(fmt.Sprintf("no machine named %q", name), "fitbot hardware")
 		}
 		fmt.Fprintf(a.stdout, "Removed %s\n", name)
-		return exitOK
+		return nil
 	}
-	return a.fail(exitUsage, fmt.Sprintf("hardware does not know %q", verb), "fitbot hardware add our box: 2x rtx-4090, 128 GB RAM")
+	return usageError(fmt.Sprintf("hardware does not know %q", verb), "fitbot hardware add our box: 2x rtx-4090, 128 GB RAM")
 }
 
-func (a *app) listHardware(ctx context.Context, asJSON bool) int {
-	ms, code := a.machines(ctx)
-	if code != exitOK {
-		return code
+func (a *app) listHardware(ctx context.Context, asJSON bool) error {
+	ms, err := a.machines(ctx)
+	if err != nil {
+		return err
 	}
 	if asJSON {
 		out := make([]hardwareJSON, 0, len(ms))
@@ -121,28 +121,28 @@ func (a *app) listHardware(ctx context.Context, asJSON bool) int {
 	}
 	if len(ms) == 0 {
 		fmt.Fprintln(a.stdout, "No machines named yet. fitbot hardware add our box: 2x rtx-4090, 128 GB RAM")
-		return exitOK
+		return nil
 	}
 	for _, m := range ms {
 		fmt.Fprintf(a.stdout, "%s: %s\n", m.Name, m.Hardware())
 	}
-	return exitOK
+	return nil
 }
 
 // machines are the command line's machines; none, without creating a
 // database, when there is none.
-func (a *app) machines(ctx context.Context) ([]sizing.Machine, int) {
+func (a *app) machines(ctx context.Context) ([]sizing.Machine, error) {
 	if !a.dbExists() {
-		return nil, exitOK
+		return nil, nil
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return nil, code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
 	}
 	defer a.closeStore(db)
 	ms, err := db.Machines(ctx, cliTeam)
 	if err != nil {
-		return nil, a.fail(exitFailure, err.Error(), "")
+		return nil, failure(err.Error(), "")
 	}
-	return ms, exitOK
+	return ms, nil
 }
