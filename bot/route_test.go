@@ -88,7 +88,7 @@ func TestRoutedWithoutPrices(t *testing.T) {
 func TestNoInternalIDs(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, &sizing.Estimator{} })
 	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 ctx 128k batch 8")))
-	if strings.Contains(got, "kv_cache") || !strings.Contains(got, "Largest term: *KV cache*") {
+	if strings.Contains(got, "kv_cache") || !strings.Contains(got, "mostly KV cache") {
 		t.Errorf("answer names the term by its id:\n%s", got)
 	}
 }

@@ -154,3 +154,22 @@ func nextSteps(q sizing.Query, a sizing.Answer) slack.Block {
 	}
 	return slack.NewActionBlock(nextStepsBlockID, buttons...)
 }
+
+// withAskButtons gives an answer to a question that runs the other way
+// round the buttons of a fit answer (Share, Show details, Re-price),
+// carrying the question with its intent's words, and remembers the
+// question for its thread.
+func withAskButtons(msg Message, p sizing.Parsed, text string) Message {
+	if msg.Outcome != OutcomeAnswered {
+		return msg
+	}
+	if ref := queryRef(sizing.FormatAsk(p), text); ref != "" {
+		msg.Blocks = append(msg.Blocks, slack.NewActionBlock(answerActionsID,
+			slack.NewButtonBlockElement(ActionShare, ref, plain("Share in channel")).WithStyle(slack.StylePrimary),
+			slack.NewButtonBlockElement(ActionDetails, ref, plain("Show details")),
+			slack.NewButtonBlockElement(ActionReprice, ref, plain("Re-price")),
+		))
+	}
+	msg.question = sizing.Format(p.Query)
+	return msg
+}

@@ -153,3 +153,23 @@ func TestNextSteps(t *testing.T) {
 		t.Error("knownAction does not know the next-step buttons exactly")
 	}
 }
+
+// TestAskAnswersHaveButtons: an answer that runs the other way round has
+// the answer's buttons, carrying the question with its intent, and its
+// Show details lists every assumption in Slack, never a CLI command.
+func TestAskAnswersHaveButtons(t *testing.T) {
+	est := &sizing.Estimator{}
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = sizing.Parse, est, est })
+	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 max context")))
+	if !strings.Contains(got, `"action_id":"fit_details","value":"q:llama-3.1-8b inference l4 max context"`) {
+		t.Fatalf("max-context answer has no Show details button:\n%s", got)
+	}
+	msgs := h.press(context.Background(), ActionDetails, "q:13B lora 4090 buy-vs-rent 3 jobs/week 5h", "U1")
+	if len(msgs) != 1 {
+		t.Fatalf("press = %d messages", len(msgs))
+	}
+	got = messageJSON(t, msgs[0])
+	if !msgs[0].ReplaceOriginal || strings.Contains(got, "fitbot fit") || strings.Contains(got, "more: Show details") || !strings.Contains(got, "Rent") {
+		t.Errorf("Show details of a buy-or-rent answer:\n%s", got)
+	}
+}
