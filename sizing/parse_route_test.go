@@ -77,3 +77,16 @@ func TestFamilyModels(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRoute measures the routing pass of a sizing question (no
+// price word: no parse) and of a price question (one parse).
+func BenchmarkRoute(b *testing.B) {
+	for _, q := range []string{"@fitbot can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?", "is the H200 cheaper than the H100 this week?"} {
+		b.Run(q[:12], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Route(q)
+			}
+		})
+	}
+}
