@@ -143,7 +143,10 @@ func (rs *resolved) resolveModel(q Query) error {
 	case q.Experts > 0:
 		return inputErr("fit 8x7B qlora a100", "%d experts of what size? Give the size of one expert", q.Experts)
 	default:
-		return inputErr("fit llama-3.1-8b lora rtx-4090", "no model named: give a catalog model or a size such as 7B")
+		// The example keeps what was asked and adds only a model.
+		example := q
+		example.Model, example.Params, example.Experts = "llama-3.1-8b", 0, 0
+		return inputErr("fit "+Format(example), "no model named: give a catalog model or a size such as 7B")
 	}
 	total, active := rs.model.ParamCount()
 	rs.req.Model = rs.model.ID
