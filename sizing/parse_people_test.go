@@ -51,8 +51,23 @@ func TestPeopleCorpus(t *testing.T) {
 	}
 }
 
-// reading is how a message is read, written as people.txt writes it.
+// reading is how a message is read, written as people.txt writes it;
+// "THREAD || REPLY" is a reply read against the thread's question.
 func reading(q string) string {
+	if base, reply, ok := strings.Cut(q, " || "); ok {
+		b, err := Parse(base)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		p, ok := FollowUp(b.Query, reply)
+		if !ok {
+			return "(left alone)"
+		}
+		if p.Intent != IntentFit {
+			return Format(p.Query) + " (" + string(p.Intent) + ")"
+		}
+		return Format(p.Query)
+	}
 	r := Route(q)
 	switch r.Kind {
 	case RouteChat, RouteHelp:
