@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,7 +182,7 @@ func (h *Handler) withWeek(ctx context.Context, msg Message, gpus []string) Mess
 func weekLine(d pricing.Digest, gpus []string) string {
 	var moves []string
 	for _, m := range d.Moves {
-		if len(gpus) > 0 && !contains(gpus, m.GPU) {
+		if len(gpus) > 0 && !slices.Contains(gpus, m.GPU) {
 			continue
 		}
 		moves = append(moves, fmt.Sprintf("`%s` %s %s: %s → %s (%s)", m.GPU, m.Provider, strings.ReplaceAll(string(m.Market), "_", "-"),
@@ -195,13 +196,4 @@ func weekLine(d pricing.Digest, gpus []string) string {
 		moves = append(moves[:6], fmt.Sprintf("_%d more in the digest._", len(moves)-6))
 	}
 	return fmt.Sprintf("*This week* (%s):\n%s", week, strings.Join(moves, "\n"))
-}
-
-func contains(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }

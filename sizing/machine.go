@@ -20,14 +20,11 @@ type Machine struct {
 	Description    string // the words after the name
 }
 
-// The bounds of a machine's name.
-const (
-	maxMachineName  = 40
-	maxMachineNames = 50 // machines a team may name
-)
+// maxMachineName is the longest name of a machine, in bytes.
+const maxMachineName = 40
 
 // MaxMachines is how many machines one team may name.
-const MaxMachines = maxMachineNames
+const MaxMachines = 50
 
 // ParseMachine reads "NAME: HARDWARE" ("our box: 2x rtx-4090, 128 GB
 // RAM"). The hardware is read by Parse and must name a GPU and nothing
