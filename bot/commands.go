@@ -126,6 +126,9 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 	msg, ok := h.interpreted(ctx, asker, text)
 	if !ok {
 		msg = h.failure(text, parseErr)
+		if p, err := h.cfg.Parse(text); nothingToSize(p, err) {
+			msg = notASizingQuestion() // the model could not help either: help, not an error
+		}
 	}
 	msg.ReplaceOriginal = true
 	h.respond(ctx, responseURL, msg, "interpreted answer")

@@ -240,6 +240,9 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 	if answer, ok := e.h.interpreted(ctx, in.asker, in.text); ok {
 		return answer
 	}
+	if p, err := e.h.cfg.Parse(in.text); nothingToSize(p, err) {
+		return notASizingQuestion() // the model could not help either: help, not an error
+	}
 	return msg
 }
 

@@ -92,3 +92,26 @@ func TestNoInternalIDs(t *testing.T) {
 		t.Errorf("answer names the term by its id:\n%s", got)
 	}
 }
+
+// TestDMsNeverGetAnError: thanks in a DM get a short friendly answer; a
+// DM with nothing to size gets the help even when the language model
+// cannot read it either.
+func TestDMsNeverGetAnError(t *testing.T) {
+	for file, want := range map[string]string{
+		"message_im_thanks.json":   "Happy to help",
+		"message_im_offtopic.json": "I didn't find a sizing question in that",
+	} {
+		t.Run(file, func(t *testing.T) {
+			f := newEventsFixture(t, func(c *Config) {
+				c.Parse, c.Answer = sizing.Parse, &sizing.Estimator{}
+				c.Interpreter = fakeInterpreter{err: errors.New("model down")}
+			})
+			f.deliver(t, file)
+			f.h.Wait()
+			posts := f.rec.posted()
+			if len(posts) != 1 || !strings.HasPrefix(posts[0].Text, want) {
+				t.Errorf("posted %+v, want one reply starting %q", posts, want)
+			}
+		})
+	}
+}
