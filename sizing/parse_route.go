@@ -99,7 +99,7 @@ func Route(text string) Routing {
 	// A price word with a model or a method is the cost of a run, which
 	// the sizing answer gives.
 	p, _ := Parse(text)
-	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" ||
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" || p.Missing.Words != "" || p.Hub != "" ||
 		p.Intent == IntentBuyRent || p.Intent == IntentMaxContext || p.Intent == IntentWhichGPU {
 		return Routing{Kind: RouteSizing}
 	}

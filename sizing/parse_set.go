@@ -317,7 +317,7 @@ func (p *parser) hint() string {
 // result is the Parsed value of a successful parse.
 func (p *parser) result() Parsed {
 	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Unused: p.unused, Workload: p.ask.workload,
-		HostRAMBytes: int64(p.hostRAMGB) << 30}
+		Hub: p.hub, Missing: p.missing, HostRAMBytes: int64(p.hostRAMGB) << 30}
 	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
 	said := 0
 	for _, w := range p.words {

@@ -194,17 +194,23 @@ func isLetters(s string) bool {
 }
 
 // nameFix records a correction of the model or GPU name in tokens
-// [from, to) to the only suggestion within one edit of it ("rtx 4909" to
-// rtx-4090). It reports whether it did.
+// [from, to) to the only suggestion one substitution or swap from it
+// ("rtx 4095" to rtx-4090). It reports whether it did.
 func (p *parser) nameFix(from, to int, suggestions []string) bool {
 	if len(suggestions) == 0 {
 		return false
 	}
-	key := strings.ReplaceAll(keyOf(p.text(from, to)), " ", "")
+	text := p.text(from, to)
+	if strings.Contains(text, "/") {
+		return false // a Hugging Face repo id is a name of its own, not a typo
+	}
+	key := strings.ReplaceAll(keyOf(text), " ", "")
 	var rows editRows
 	close := ""
 	for _, s := range suggestions {
-		if rows.distance(key, keyOf(s), 1) <= 1 {
+		// One substitution or swap, never a digit more or less: "qwen3-14b"
+		// is another model than "qwen3-4b", "rtx 4095" a typo of 4090.
+		if k := keyOf(s); len(k) == len(key) && rows.distance(key, k, 1) <= 1 {
 			if close != "" {
 				return false
 			}
