@@ -156,7 +156,7 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 		} else {
 			e.remember(ctx, in, thread, msg)
 		}
-		observeQuestion(e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
+		observeQuestion(ctx, e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
 	})
 }
 

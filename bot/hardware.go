@@ -100,6 +100,7 @@ func (h *Handler) onTeamHardware(ctx context.Context, team, text string, p sizin
 		h.log.Warn("bot: reading the team's machines failed; answered without them", "err", err)
 		return p
 	}
-	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, h.cfg.Answer.Answer, p.Notes)
+	answer := func(q sizing.Query) (sizing.Answer, error) { return h.cfg.Answer.Answer(ctx, q) }
+	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, answer, p.Notes)
 	return p
 }

@@ -20,7 +20,7 @@ func TestTeamHardware(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Hardware = sizing.Parse, &sizing.Estimator{}, db })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Hardware = sizing.Parse, Fixed{&sizing.Estimator{}}, db })
 	ask := func(text string) string { return messageJSON(t, h.Command(ctx, slash(text))) }
 	steps := []struct {
 		text    string

@@ -88,10 +88,10 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 			return h.failure(q, err), false
 		}
 		if isAsk(p.Intent) {
-			msg := h.askAnswerView(q, p, details)
+			msg := h.askAnswerView(ctx, q, p, details)
 			return msg, msg.Outcome == OutcomeAnswered
 		}
-		a, err := h.cfg.Answer.Answer(p.Query)
+		a, err := h.cfg.Answer.Answer(ctx, p.Query)
 		if err != nil {
 			return h.failure(q, err), false
 		}
