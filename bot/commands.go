@@ -44,9 +44,9 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
 	switch word {
 	case "", "help", "-h", "--help", "?":
-		return helpMessage(h.cfg.Interpreter != nil)
+		return h.static().help
 	case "gpus", "gpu":
-		return catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())
+		return h.static().gpus
 	case "models", "model":
 		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`.", append(modelEntries(), h.hubEntries(ctx)...))
 	}
@@ -74,6 +74,11 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 // model or a method and a language model is configured, it acknowledges
 // at once and posts the answer to responseURL.
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
+	if h.replies != nil {
+		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
+			return h.cachedAnswer(ctx, asker, text, e, nil) // kept by words with its notes (answer)
+		}
+	}
 	p, err := h.cfg.Parse(text)
 	if err == nil {
 		p = h.onTeamHardware(ctx, asker.team, text, p)
@@ -140,33 +145,83 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 // answer estimates a parsed question, saves it as a plan (waiting for
 // the commit) and renders it.
 // The buttons carry the canonical question, so that they work whether or
-// not the plan has been written yet.
+// not the plan has been written yet. A question answered before under the
+// same AnswerVersion is served from the reply cache (replycache.go): the
+// same estimate and Block Kit, with this plan's id and the price's age as
+// of now.
 func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
+	canonical := sizing.Format(p.Query)
+	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
+	cache := h.replies != nil && cacheable(p.Query, canonical, note)
+	var version uint64
+	if cache {
+		version = h.cfg.AnswerVersion()
+		if e := h.replies.get(version, canonical, p.Query); e != nil {
+			msg := h.cachedAnswer(ctx, asker, text, e, p.Notes)
+			msg.question = canonical
+			return msg
+		}
+	}
 	a, err := h.cfg.Answer.Answer(ctx, p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}
 	// What the parser assumed or corrected ("lorra" read as "lora", a typed
-	// memory, words not used) comes first.
+	// memory, words not used) comes first. These notes are the asker's
+	// words', so the cache keeps the estimate without them (own).
+	own := a
 	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
-	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
-	if h.cfg.Plans != nil {
-		saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, p.Query, a))
-		if id, ok := h.savePlan(ctx, saved); ok {
-			view.planID = id
-			view.kept = sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
-			if view.kept == "" {
-				view.kept = "MODEL" // a --config architecture has no name to look it up by
-			}
-		}
-	}
+	h.keep(ctx, asker, text, p.Query, a, &view)
 	blocks := answerBlocks(a, view)
 	if next := nextSteps(p.Query, a); next != nil {
 		blocks = append(blocks, next)
 	}
 	msg := answered(answerText(a), blocks...)
-	msg.question = sizing.Format(p.Query)
+	if cache {
+		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
+			// By its words, the reply is found without a parse: it keeps the
+			// notes those words gave. Where teams name their machines the
+			// same words may be another team's question: by canonical only.
+			if h.cfg.Hardware == nil {
+				withNotes := *e
+				withNotes.answer = a
+				h.replies.put(version, canonical, text, &withNotes)
+			}
+			h.replies.put(version, canonical, "", e)
+		}
+	}
+	msg.question = canonical
 	return msg
+}
+
+// cachedAnswer is answer for a reply found in the cache: the plan is
+// kept as ever, and the context line made for it and for now.
+// notes are this asker's parser notes, said first as in a fresh answer.
+func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *cachedReply, notes []string) Message {
+	if len(notes) > 0 {
+		c := *e
+		c.answer.Assumptions = sizing.MergeAssumptions(notes, e.answer.Assumptions)
+		e = &c
+	}
+	view := answerView{now: h.now(), ref: e.ref}
+	h.keep(ctx, asker, text, e.query, e.answer, &view)
+	return e.message(view)
+}
+
+// keep saves an answer as a plan, when there is a plan store, and on
+// its commit sets the view's plan id and the words `/fit plans` finds it by.
+func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Query, a sizing.Answer, view *answerView) {
+	if h.cfg.Plans == nil {
+		return
+	}
+	saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, q, a))
+	if id, ok := h.savePlan(ctx, saved); ok {
+		view.planID = id
+		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
+		if view.kept == "" {
+			view.kept = "MODEL" // a --config architecture has no name to look it up by
+		}
+	}
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's
