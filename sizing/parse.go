@@ -350,6 +350,14 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	if bestN > 0 {
 		return best, bestN
 	}
+	// A catalog id written out ("deepseek-v3") names that model: a number
+	// after it is a count, not a version ("deepseek-v3 1 node" is not V3.1),
+	// so the canonical form Format writes reads back the same.
+	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) {
+			return word{kind: kindModel, val: id, note: note}, 1
+		}
+	}
 	for end := nameEnd; end > i; end-- {
 		words := p.text(i, end)
 		if id, note, ok := p.lex.matchModel(words); ok {
