@@ -37,12 +37,11 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
-		switch action {
-		case ActionShare, ActionDetails, ActionReprice:
-		case ActionLaunch:
+		if action == ActionLaunch {
 			h.later(ctx, action, func(ctx context.Context) { h.launchPressed(ctx, cb, value) })
 			continue
-		default:
+		}
+		if !knownAction(action) {
 			h.log.Debug("bot: unknown action ignored", "action_id", action)
 			continue
 		}
@@ -94,6 +93,10 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 		p, err := h.parse(ctx, q)
 		if err != nil {
 			return h.failure(q, err), false
+		}
+		if isAsk(p.Intent) {
+			msg := h.askAnswerView(ctx, q, p, details)
+			return msg, msg.Outcome == OutcomeAnswered
 		}
 		a, err := h.cfg.Answer.Answer(ctx, p.Query)
 		if err != nil {
