@@ -132,8 +132,11 @@ func (a *Azure) Fetch(ctx context.Context) (FetchResult, error) {
 	return res, nil
 }
 
-// sameHost checks that a NextPageLink stays on the API's host, so that a
-// payload cannot send the fetcher elsewhere; "" ends the walk.
+// sameHost checks that a NextPageLink stays on the API's origin, so that
+// a payload cannot send the fetcher elsewhere; "" ends the walk. Origins
+// are compared normalised: the real API spells the scheme's default port
+// out (https://prices.azure.com:443/...), which is the same origin as the
+// base URL without it.
 func sameHost(base *url.URL, link string) (string, error) {
 	if link == "" {
 		return "", nil
@@ -142,10 +145,26 @@ func sameHost(base *url.URL, link string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("NextPageLink %q is not a URL", truncate(link, 80))
 	}
-	if u.Scheme != base.Scheme || u.Host != base.Host {
-		return "", fmt.Errorf("NextPageLink leaves %s for %s", base.Host, u.Host)
+	if origin(u) != origin(base) {
+		return "", fmt.Errorf("NextPageLink leaves %s for %s", origin(base), origin(u))
 	}
 	return link, nil
+}
+
+// origin is a URL's scheme, host and port, lower-cased and with the
+// scheme's default port made explicit: "https://prices.azure.com:443".
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 type azurePage struct {

@@ -10,10 +10,13 @@ import (
 
 // Provider is one price source fitbot can refresh from.
 type Provider struct {
-	Name     string // stable name: the store's provider, FITBOT_<NAME>_URL, --provider NAME
-	KeyEnv   string // environment variable with its API key; "" when it needs none
-	Regional bool   // its regions are chosen with FITBOT_<NAME>_REGIONS
-	new      func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
+	Name   string // stable name: the store's provider, FITBOT_<NAME>_URL, --provider NAME
+	KeyEnv string // environment variable with its API key; "" when it needs none
+	// KeyOptional: the provider answers without its key too, and sends
+	// it when KeyEnv is set (RunPod).
+	KeyOptional bool
+	Regional    bool // its regions are chosen with FITBOT_<NAME>_REGIONS
+	new         func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
 }
 
 // URLEnv is the environment variable that points the provider elsewhere
@@ -30,7 +33,7 @@ func Providers() []Provider {
 	return []Provider{
 		{Name: "aws", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAWS(u, hc, l) }},
 		{Name: "azure", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAzure(u, hc, l) }},
-		{Name: "runpod", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewRunPod(u, hc, l) }},
+		{Name: "runpod", KeyEnv: "RUNPOD_API_KEY", KeyOptional: true, new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewRunPod(u, k, hc, l) }},
 		{Name: "vast", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewVast(u, hc, l) }},
 		{Name: "lambda", KeyEnv: "LAMBDA_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewLambda(u, k, hc, l) }},
 		{Name: "gcp", KeyEnv: "GCP_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewGCP(u, k, hc, l) }},
@@ -62,7 +65,7 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 		key := ""
 		if p.KeyEnv != "" {
 			key = strings.TrimSpace(getenv(p.KeyEnv))
-			if key == "" {
+			if key == "" && !p.KeyOptional {
 				if only != "" {
 					return nil, fmt.Errorf("provider %s needs an API key in %s", p.Name, p.KeyEnv)
 				}

@@ -88,3 +88,15 @@ func TestFetchersRegions(t *testing.T) {
 		t.Errorf("aws default regions %q", got)
 	}
 }
+
+func TestFetchersRunPodKeyIsOptional(t *testing.T) {
+	for _, key := range []string{"", "rpa_abc"} {
+		fs, err := Fetchers(envOf(map[string]string{"RUNPOD_API_KEY": key}), "runpod", nil, nil)
+		if err != nil {
+			t.Fatalf("RUNPOD_API_KEY=%q: %v", key, err)
+		}
+		if got := fs[0].(*RunPod).apiKey; got != key {
+			t.Errorf("RUNPOD_API_KEY=%q: the fetcher has key %q", key, got)
+		}
+	}
+}

@@ -67,23 +67,27 @@ var runpodDisplayNames = map[string]string{
 	"MI300X":       "mi300x",
 }
 
-// RunPod reads RunPod's pod price list from its GraphQL gpuTypes query. It
-// needs no key. Prices are per GPU-hour for the secure and community
-// clouds, on demand and spot.
+// RunPod reads RunPod's pod price list from its GraphQL gpuTypes query.
+// The catalogue answers without a key; where RunPod asks for one (a 401),
+// RUNPOD_API_KEY is sent as "Authorization: Bearer <key>", as RunPod's
+// own SDK does, and never appears in a URL, a log or an error. Prices are
+// per GPU-hour for the secure and community clouds, on demand and spot.
 type RunPod struct {
 	baseURL string
+	apiKey  string
 	hc      *http.Client
 	logger  *slog.Logger
 	now     func() time.Time
 }
 
 // NewRunPod returns a RunPod fetcher reading baseURL (DefaultRunPodURL
-// when empty) through hc. A nil logger discards.
-func NewRunPod(baseURL string, hc *http.Client, logger *slog.Logger) *RunPod {
+// when empty) through hc, with apiKey as its Bearer token when not empty.
+// A nil logger discards.
+func NewRunPod(baseURL, apiKey string, hc *http.Client, logger *slog.Logger) *RunPod {
 	if baseURL == "" {
 		baseURL = DefaultRunPodURL
 	}
-	return &RunPod{baseURL: baseURL, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+	return &RunPod{baseURL: baseURL, apiKey: apiKey, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
 }
 
 // Name returns "runpod".
@@ -97,16 +101,26 @@ func (r *RunPod) Fetch(ctx context.Context) (FetchResult, error) {
 		return FetchResult{}, fmt.Errorf("runpod: %w", err)
 	}
 	endpoint := strings.TrimSuffix(r.baseURL, "/") + "/graphql"
+	header := http.Header{"Content-Type": {"application/json"}}
+	var secrets []string
+	if r.apiKey != "" {
+		header.Set("Authorization", "Bearer "+r.apiKey)
+		secrets = []string{r.apiKey}
+	}
 	raw, err := providerCall(ctx, r.hc, providerRequest{
 		provider: "runpod", method: http.MethodPost, url: endpoint, body: body,
-		header: http.Header{"Content-Type": {"application/json"}},
+		header: header, secrets: secrets,
 	})
 	if err != nil {
+		if r.apiKey == "" && strings.Contains(err.Error(), "HTTP 401") {
+			err = fmt.Errorf("%w: RunPod wants an API key; set RUNPOD_API_KEY", err)
+		}
 		return FetchResult{}, err
 	}
 	res, dropped, err := decodeRunPod(raw, r.now().UTC(), endpoint)
 	if err != nil {
-		return FetchResult{}, fmt.Errorf("runpod: %w", err)
+		// A GraphQL error message may quote the request, key included.
+		return FetchResult{}, fmt.Errorf("runpod: %s", scrub(err.Error(), secrets))
 	}
 	if len(dropped) > 0 {
 		r.logger.Warn("prices: runpod prices outside the per-GPU bounds skipped", "prices", dropped)

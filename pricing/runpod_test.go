@@ -71,7 +71,7 @@ func passGate(t testing.TB, offers []Offer) {
 }
 
 func newTestRunPod(url string) *RunPod {
-	r := NewRunPod(url, &http.Client{Timeout: 5 * time.Second}, nil)
+	r := NewRunPod(url, "", &http.Client{Timeout: 5 * time.Second}, nil)
 	r.now = func() time.Time { return fetchedAt }
 	return r
 }
@@ -309,4 +309,57 @@ func FuzzDecodeRunPod(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRunPodAPIKey: where RunPod answers 401 without a key, the error
+// says which variable to set; with RUNPOD_API_KEY the key goes in the
+// Authorization header (never the URL), and an error that echoes it
+// shows it redacted.
+func TestRunPodAPIKey(t *testing.T) {
+	const key = "rpa_TESTKEY0123456789abcdef"
+	tests := []struct {
+		name      string
+		key       string
+		answer    string // what the server answers an authorised request with
+		wantErr   string
+		wantCount int
+	}{
+		{"no key", "", "", "set RUNPOD_API_KEY", 0},
+		{"key", key, "", "", 17},
+		{"key echoed in a GraphQL error", key, `{"errors":[{"message":"api key ` + key + ` lacks read scope"}]}`, "[redacted]", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.Contains(r.URL.RawQuery, "api_key") {
+					t.Errorf("the key is in the URL: %s", r.URL)
+				}
+				if r.Header.Get("Authorization") != "Bearer "+key {
+					w.WriteHeader(http.StatusUnauthorized)
+					w.Write([]byte(`{"errors":[{"message":"Unauthorized"}]}`))
+					return
+				}
+				if tt.answer != "" {
+					w.Write([]byte(tt.answer))
+					return
+				}
+				w.Write(testdata(t, "runpod/gputypes.json"))
+			}))
+			defer srv.Close()
+			r := NewRunPod(srv.URL, tt.key, srv.Client(), nil)
+			res, err := r.Fetch(context.Background())
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("Fetch: %v", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), key) {
+				t.Errorf("the key is in the error: %v", err)
+			}
+			if len(res.Offers) != tt.wantCount {
+				t.Errorf("%d offers, want %d", len(res.Offers), tt.wantCount)
+			}
+		})
+	}
 }

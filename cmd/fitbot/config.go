@@ -156,7 +156,11 @@ func settings() []setting {
 			s = append(s, setting{name: p.RegionsEnv(), def: "fitbot's list", doc: p.Name + " regions priced, comma-separated"})
 		}
 		if p.KeyEnv != "" {
-			s = append(s, setting{name: p.KeyEnv, doc: p.Name + " API key; the provider is refreshed only with one", secret: true})
+			doc := p.Name + " API key; the provider is refreshed only with one"
+			if p.KeyOptional {
+				doc = p.Name + " API key, sent when set (the provider also answers without one)"
+			}
+			s = append(s, setting{name: p.KeyEnv, doc: doc, secret: true})
 		}
 	}
 	return s
