@@ -215,7 +215,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, start, end, cfg.StaleAfter)
-	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshot(cur.offers()), in.Fallback)
+	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()
 	return d
@@ -261,6 +261,16 @@ type figure struct {
 type week struct {
 	figures   map[offerID]figure
 	providers map[string]bool
+}
+
+// latest is the newest observation among the week's figures: the time
+// the week's prices are judged fresh or stale at.
+func (w week) latest() time.Time {
+	var t time.Time
+	for _, f := range w.figures {
+		t = maxTime(t, f.offer.ObservedAt)
+	}
+	return t
 }
 
 // offers are the week's figures that are compared (thin ones left out),
@@ -511,14 +521,16 @@ func collapseChanges(cs []OfferChange) []OfferChange {
 }
 
 // cheapestPerGPU is the cheapest whole-GPU on-demand and spot figure per
-// GPU this week and the week before, by GPU id, on-demand first. Thin
-// marketplace rows do not count.
+// GPU this week and the week before, by GPU id, on-demand first, judging
+// freshness at each week's latest observation (a figure stale by then
+// never beats a fresh one). Thin marketplace rows do not count.
 func cheapestPerGPU(prev, cur week) []Cheapest {
 	type key struct {
 		gpu    string
 		market Market
 	}
 	best := [2]map[key]Offer{{}, {}}
+	at := [2]time.Time{prev.latest(), cur.latest()}
 	for i, w := range [2]week{prev, cur} {
 		for _, f := range w.figures {
 			o := f.offer
@@ -526,7 +538,7 @@ func cheapestPerGPU(prev, cur week) []Cheapest {
 				continue
 			}
 			k := key{o.GPU, o.Market}
-			if b, ok := best[i][k]; !ok || cheaper(o, b) {
+			if b, ok := best[i][k]; !ok || better(o, b, at[i]) {
 				best[i][k] = o
 			}
 		}

@@ -49,6 +49,7 @@ func TestSaveRunAndCurrentOffers(t *testing.T) {
 	db := openTest(t)
 	t0 := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
 	t1 := t0.Add(6 * time.Hour)
+	db.Now = func() time.Time { return t1 } // every price fresh
 
 	awsOld := []pricing.Offer{
 		offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 98.32, t0),
@@ -391,5 +392,41 @@ func TestRefreshKeepsPricesOfAHangingProvider(t *testing.T) {
 	var runs int
 	if err := db.ro.QueryRow("SELECT count(*) FROM price_runs").Scan(&runs); err != nil || runs != 4 {
 		t.Errorf("%d runs recorded, want 4 (two refreshes of two providers)", runs)
+	}
+}
+
+// TestPublicationDatesRoundTrip: a feed's publication date is stored with
+// each price and the run, read back with the current offers, and a
+// provider whose feed stopped moving is reported stale even though its
+// refresh just succeeded.
+func TestPublicationDatesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	frozen := time.Date(2024, 5, 13, 17, 0, 0, 0, time.UTC)
+	spot := offer("aws", "h100", 8, pricing.MarketSpot, "us-east-1", "p5.48xlarge", 23.12, now)
+	spot.PublishedAt = frozen
+	od := offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 55.04, now)
+	run := okRun("aws", now, []pricing.Offer{spot, od})
+	run.PublishedAt = frozen
+	saveRun(t, db, run, []pricing.Offer{spot, od})
+
+	offers, err := db.CurrentOffers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[pricing.Market]time.Time{}
+	for _, o := range offers {
+		got[o.Market] = o.PublishedAt
+	}
+	if !got[pricing.MarketSpot].Equal(frozen) || !got[pricing.MarketOnDemand].IsZero() {
+		t.Errorf("published dates read back %v, want spot %v and none on demand", got, frozen)
+	}
+	health, err := db.ProviderHealth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(health) != 1 || !health[0].LastGood.PublishedAt.Equal(frozen) || !health[0].Stale(now, 24*time.Hour) {
+		t.Errorf("health %+v: want aws stale with its feed published %v", health, frozen)
 	}
 }
