@@ -91,7 +91,11 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		return exitOK
 	}
 	gpu, note := "", ""
+	var family []string
 	if name := strings.Join(f.words, " "); name != "" {
+		family = pricing.GPUFamily(name)
+	}
+	if name := strings.Join(f.words, " "); name != "" && family == nil {
 		g, assumed, err := sizing.LookupGPU(name)
 		if err != nil {
 			return a.fail(exitUsage, err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
@@ -107,15 +111,21 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		return code
 	}
 	now := time.Now().UTC()
+	if family != nil {
+		gpu = strings.ToLower(strings.Join(f.words, " "))
+	}
 	if f.json {
-		return a.writeJSON(view.output(gpu, now))
+		return a.writeJSON(view.output(gpu, family, now))
 	}
 	if note != "" {
 		fmt.Fprintf(a.stdout, "(%s)\n", note)
 	}
-	if gpu == "" {
+	switch {
+	case family != nil:
+		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), now)
+	case gpu == "":
 		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
-	} else {
+	default:
 		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
 	}
 	view.writeFooter(a.stdout, now)
@@ -156,18 +166,43 @@ func (a *app) loadPrices(ctx context.Context) (priceView, int) {
 	return v, exitOK
 }
 
-func (v priceView) offersFor(gpu string) []pricing.Offer {
+// offersFor returns the offers for any of gpus, by GPU in the order
+// given, then fresh before stale, then cheapest per GPU-hour first.
+func (v priceView) offersFor(gpus ...string) []pricing.Offer {
 	var out []pricing.Offer
 	for _, o := range v.snap.Offers() {
-		if o.GPU == gpu {
+		if slices.Contains(gpus, o.GPU) {
 			out = append(out, o)
 		}
 	}
+	at := v.snap.At()
 	slices.SortStableFunc(out, func(a, b pricing.Offer) int {
-		return cmp.Or(cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour), strings.Compare(a.Provider, b.Provider),
+		return cmp.Or(cmp.Compare(slices.Index(gpus, a.GPU), slices.Index(gpus, b.GPU)),
+			compareStale(a.Stale(at), b.Stale(at)), cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour), strings.Compare(a.Provider, b.Provider),
 			strings.Compare(a.Region, b.Region), strings.Compare(a.InstanceType, b.InstanceType))
 	})
 	return out
+}
+
+// compareStale orders fresh before stale.
+func compareStale(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}
+
+// offerAge is an offer's age for a table: "6h", or "40d stale" past its
+// provider's limit.
+func offerAge(now time.Time, o pricing.Offer) string {
+	s := age(now, o.AsOf())
+	if o.Stale(now) {
+		s += " stale"
+	}
+	return s
 }
 
 // stale lists the refreshing providers (not imported sheets) whose
@@ -191,7 +226,7 @@ func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
 		cols := map[pricing.Market][]string{}
 		for ; i < len(cheapest) && cheapest[i].GPU == gpu; i++ {
 			o := cheapest[i]
-			cols[o.Market] = []string{fmt.Sprintf("%.2f", o.USDPerGPUHour), providerLabel(o), cmp.Or(o.Region, "-"), age(now, o.ObservedAt)}
+			cols[o.Market] = []string{fmt.Sprintf("%.2f", o.USDPerGPUHour), providerLabel(o), cmp.Or(o.Region, "-"), offerAge(now, o)}
 		}
 		row := []string{gpu}
 		for _, m := range []pricing.Market{pricing.MarketOnDemand, pricing.MarketSpot} {
@@ -215,7 +250,23 @@ func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time)
 	fmt.Fprintln(tw, "$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
 		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", o.USDPerGPUHour, providerLabel(o), o.Market,
-			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, age(now, o.ObservedAt))
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
+	}
+	tw.Flush()
+}
+
+// writeFamilyOffers lists the offers of every variant of a GPU family
+// (`fitbot prices a100`), each row naming its variant.
+func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now time.Time) {
+	if len(offers) == 0 {
+		fmt.Fprintf(w, "No current offers for any %s.\n", strings.ToUpper(family))
+		return
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "VARIANT\t$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
+	for _, o := range offers {
+		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", pricing.GPUName(o.GPU), o.USDPerGPUHour, providerLabel(o), o.Market,
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
 	}
 	tw.Flush()
 }
@@ -296,18 +347,20 @@ func age(now, t time.Time) string {
 
 // offerJSON is one offer in `fitbot prices --json`.
 type offerJSON struct {
-	Provider      string    `json:"provider"`
-	Tier          string    `json:"tier"`
-	Market        string    `json:"market"`
-	GPU           string    `json:"gpu"`
-	GPUCount      float64   `json:"gpu_count"`
-	Region        string    `json:"region"`
-	InstanceType  string    `json:"instance_type"`
-	USDPerHour    float64   `json:"usd_per_hour"`
-	USDPerGPUHour float64   `json:"usd_per_gpu_hour"`
-	ObservedAt    time.Time `json:"observed_at"`
-	AgeSeconds    int64     `json:"age_seconds"`
-	Source        string    `json:"source"`
+	Provider      string     `json:"provider"`
+	Tier          string     `json:"tier"`
+	Market        string     `json:"market"`
+	GPU           string     `json:"gpu"`
+	GPUCount      float64    `json:"gpu_count"`
+	Region        string     `json:"region"`
+	InstanceType  string     `json:"instance_type"`
+	USDPerHour    float64    `json:"usd_per_hour"`
+	USDPerGPUHour float64    `json:"usd_per_gpu_hour"`
+	ObservedAt    time.Time  `json:"observed_at"`
+	PublishedAt   *time.Time `json:"published_at"` // the source's publication time, when it gives one
+	AgeSeconds    int64      `json:"age_seconds"`  // from published_at when earlier than observed_at
+	Stale         bool       `json:"stale"`        // older than the provider's freshness limit
+	Source        string     `json:"source"`
 }
 
 type gpuPricesJSON struct {
@@ -329,27 +382,36 @@ type pricesJSON struct {
 	Source         string          `json:"source"` // "store" or "default_sheet"
 	OldestAt       time.Time       `json:"oldest_observed_at"`
 	GPU            string          `json:"gpu,omitempty"`
+	Family         []string        `json:"family,omitempty"` // the variants listed when gpu names a family ("a100")
 	Cheapest       []gpuPricesJSON `json:"cheapest,omitempty"`
 	Offers         []offerJSON     `json:"offers,omitempty"`
 	StaleProviders []staleJSON     `json:"stale_providers"`
 }
 
 func toOfferJSON(o pricing.Offer, now time.Time) offerJSON {
-	return offerJSON{
+	j := offerJSON{
 		Provider: o.Provider, Tier: o.Tier, Market: string(o.Market), GPU: o.GPU, GPUCount: o.GPUCount,
 		Region: o.Region, InstanceType: o.InstanceType, USDPerHour: o.USDPerHour, USDPerGPUHour: o.USDPerGPUHour,
-		ObservedAt: o.ObservedAt, AgeSeconds: int64(now.Sub(o.ObservedAt) / time.Second), Source: o.Source,
+		ObservedAt: o.ObservedAt, AgeSeconds: int64(o.Age(now) / time.Second), Stale: o.Stale(now), Source: o.Source,
 	}
+	if !o.PublishedAt.IsZero() {
+		j.PublishedAt = &o.PublishedAt
+	}
+	return j
 }
 
-func (v priceView) output(gpu string, now time.Time) pricesJSON {
-	out := pricesJSON{Source: "store", OldestAt: v.snap.Oldest(), GPU: gpu, StaleProviders: []staleJSON{}}
+func (v priceView) output(gpu string, family []string, now time.Time) pricesJSON {
+	out := pricesJSON{Source: "store", OldestAt: v.snap.Oldest(), GPU: gpu, Family: family, StaleProviders: []staleJSON{}}
 	if v.fromSheet {
 		out.Source = "default_sheet"
 	}
 	if gpu != "" {
 		out.Offers = []offerJSON{}
-		for _, o := range v.offersFor(gpu) {
+		ids := family
+		if ids == nil {
+			ids = []string{gpu}
+		}
+		for _, o := range v.offersFor(ids...) {
 			out.Offers = append(out.Offers, toOfferJSON(o, now))
 		}
 	} else {

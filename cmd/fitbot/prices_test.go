@@ -342,8 +342,14 @@ func TestPricesText(t *testing.T) {
 		{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketSpot, Region: "us-west-2", USDPerHour: 23.12, USDPerGPUHour: 2.89, ObservedAt: at},
 		{Provider: "runpod", InstanceType: "NVIDIA H100 80GB HBM3", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "community", Region: "all", USDPerHour: 2.69, USDPerGPUHour: 2.69, ObservedAt: now.Add(-50 * time.Minute)},
 		{Provider: "azure", InstanceType: "Standard_NV6ads_A10_v5", GPU: "a10", GPUCount: 1.0 / 6, Market: pricing.MarketOnDemand, Region: "eastus", USDPerHour: 0.454, USDPerGPUHour: 2.724, ObservedAt: now.AddDate(0, 0, -3)},
+		// The A100 family: three variants, and a 334-day-old bargain that
+		// is listed, marked stale, and never the cheapest.
+		{Provider: "runpod", InstanceType: "NVIDIA A100 80GB PCIe", GPU: "a100-80-pcie", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "community", Region: "all", USDPerHour: 1.19, USDPerGPUHour: 1.19, ObservedAt: now.Add(-2 * time.Hour)},
+		{Provider: "runpod", InstanceType: "NVIDIA A100-SXM4-80GB", GPU: "a100-80", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "secure", Region: "all", USDPerHour: 1.79, USDPerGPUHour: 1.79, ObservedAt: now.Add(-2 * time.Hour)},
+		{Provider: "tensordock", InstanceType: "a100-sxm4-80gb", GPU: "a100-80", GPUCount: 1, Market: pricing.MarketOnDemand, Region: "-", USDPerHour: 0.85, USDPerGPUHour: 0.85, ObservedAt: now.AddDate(0, 0, -334)},
+		{Provider: "lambda", InstanceType: "gpu_8x_a100", GPU: "a100-40", GPUCount: 8, Market: pricing.MarketOnDemand, Region: "all", USDPerHour: 14.32, USDPerGPUHour: 1.79, ObservedAt: at},
 	}
-	v := priceView{snap: pricing.NewSnapshot(offers), dbPath: "/var/lib/fitbot/fitbot.db", health: []store.ProviderHealth{
+	v := priceView{snap: pricing.NewSnapshotAt(offers, now), dbPath: "/var/lib/fitbot/fitbot.db", health: []store.ProviderHealth{
 		{Provider: "aws", Last: pricing.Run{Status: pricing.RunOK, AsOf: at}, LastGood: &pricing.Run{Status: pricing.RunOK, AsOf: at}},
 		{Provider: "azure", Last: pricing.Run{Status: pricing.RunFailed, Error: "azure: HTTP 503: upstream unavailable (eastus, page 1)"},
 			LastGood: &pricing.Run{Status: pricing.RunOK, AsOf: now.AddDate(0, 0, -3)}},
@@ -355,14 +361,59 @@ func TestPricesText(t *testing.T) {
 	writeOffers(&b, "h100", v.offersFor("h100"), now)
 	b.WriteString("---\n")
 	writeOffers(&b, "a10", v.offersFor("a10"), now)
+	b.WriteString("---\n")
+	writeFamilyOffers(&b, "a100", v.offersFor(pricing.GPUFamily("a100")...), now)
 	v.writeFooter(&b, now)
 	checkGolden(t, "prices/cheapest_and_offers.txt", b.String())
 
 	var j bytes.Buffer
 	enc := json.NewEncoder(&j)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v.output("", now)); err != nil {
+	if err := enc.Encode(v.output("", nil, now)); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "prices/cheapest.json", j.String())
+}
+
+// TestPricesFamily: `prices a100` lists every A100 variant, each named;
+// `prices h100` the SXM, PCIe and NVL; a variant's own name lists it alone.
+func TestPricesFamily(t *testing.T) {
+	useDB(t)
+	tests := []struct {
+		args    []string
+		want    []string
+		notWant []string
+	}{
+		{[]string{"prices", "a100"}, []string{"VARIANT", "A100 SXM 80 GB", "A100 PCIe 80 GB", "A100 SXM 40 GB"}, nil},
+		{[]string{"prices", "H100"}, []string{"H100 SXM 80 GB", "H100 PCIe 80 GB", "H100 NVL 94 GB"}, nil},
+		{[]string{"prices", "a100", "pcie"}, []string{"NVIDIA A100 80GB PCIe"}, []string{"VARIANT", "A100-SXM4-80GB"}},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCmd(t, tt.args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: output has %q:\n%s", tt.args, w, out)
+			}
+		}
+	}
+	code, out, _ := runCmd(t, "prices", "--json", "a100")
+	var got pricesJSON
+	if code != exitOK || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("--json a100: exit %d: %s", code, out)
+	}
+	gpus := map[string]bool{}
+	for _, o := range got.Offers {
+		gpus[o.GPU] = true
+	}
+	if len(got.Family) != 4 || !gpus["a100-80"] || !gpus["a100-80-pcie"] || !gpus["a100-40"] {
+		t.Errorf("--json a100: family %v, offers of %v; want the four variants and offers of three", got.Family, gpus)
+	}
 }
