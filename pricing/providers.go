@@ -17,6 +17,10 @@ type Provider struct {
 	KeyOptional bool
 	Regional    bool // its regions are chosen with FITBOT_<NAME>_REGIONS
 	new         func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
+	// many, for a published multi-provider catalog, makes one fetcher per
+	// catalog file instead of new's one, so that each keeps its own last
+	// good prices.
+	many func(baseURL string, hc *http.Client, logger *slog.Logger) []Fetcher
 }
 
 // URLEnv is the environment variable that points the provider elsewhere
@@ -35,6 +39,8 @@ func Providers() []Provider {
 		{Name: "azure", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAzure(u, hc, l) }},
 		{Name: "runpod", KeyEnv: "RUNPOD_API_KEY", KeyOptional: true, new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewRunPod(u, k, hc, l) }},
 		{Name: "vast", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewVast(u, hc, l) }},
+		{Name: "gpuhunt", many: gpuhuntFetchers},
+		{Name: "skypilot", many: skypilotFetchers},
 		{Name: "lambda", KeyEnv: "LAMBDA_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewLambda(u, k, hc, l) }},
 		{Name: "gcp", KeyEnv: "GCP_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewGCP(u, k, hc, l) }},
 	}
@@ -79,6 +85,10 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 				return nil, fmt.Errorf("%s=%q is not an absolute http(s) URL", p.URLEnv(), base)
 			}
 		}
+		if p.many != nil {
+			out = append(out, p.many(base, hc, logger)...)
+			continue
+		}
 		f := p.new(base, key, hc, logger)
 		if p.Regional {
 			if err := setRegions(f, p.RegionsEnv(), getenv(p.RegionsEnv())); err != nil {
@@ -122,4 +132,20 @@ func setRegions(f Fetcher, env, list string) error {
 		f.Regions = regions
 	}
 	return nil
+}
+
+func gpuhuntFetchers(base string, hc *http.Client, logger *slog.Logger) []Fetcher {
+	var out []Fetcher
+	for _, c := range GPUHuntCatalogs {
+		out = append(out, NewGPUHunt(c.Catalog, c.Provider, base, hc, logger))
+	}
+	return out
+}
+
+func skypilotFetchers(base string, hc *http.Client, logger *slog.Logger) []Fetcher {
+	var out []Fetcher
+	for _, c := range SkyPilotClouds {
+		out = append(out, NewSkyPilot(c, base, hc, logger))
+	}
+	return out
 }

@@ -18,6 +18,12 @@ func names(fs []Fetcher) []string {
 	return out
 }
 
+// keyless is every fetcher that needs no key, in refresh order: the
+// direct APIs, then one per published catalog file.
+var keyless = []string{"aws", "azure", "runpod", "vast",
+	"gpuhunt:aws", "gpuhunt:azure", "gpuhunt:gcp", "gpuhunt:lambdalabs", "gpuhunt:nebius", "gpuhunt:verda", "gpuhunt:oci", "gpuhunt:runpod", "gpuhunt:cloudrift",
+	"skypilot:hyperbolic", "skypilot:hyperstack", "skypilot:primeintellect", "skypilot:shadeform", "skypilot:jarvislabs"}
+
 func TestFetchers(t *testing.T) {
 	tests := []struct {
 		name string
@@ -26,12 +32,13 @@ func TestFetchers(t *testing.T) {
 		want []string
 		err  string
 	}{
-		{"no keys", nil, "", []string{"aws", "azure", "runpod", "vast"}, ""},
-		{"keys set", map[string]string{"LAMBDA_API_KEY": "secret_abc", "GCP_API_KEY": "AIza"}, "", []string{"aws", "azure", "runpod", "vast", "lambda", "gcp"}, ""},
-		{"blank key", map[string]string{"LAMBDA_API_KEY": "  "}, "", []string{"aws", "azure", "runpod", "vast"}, ""},
+		{"no keys", nil, "", keyless, ""},
+		{"keys set", map[string]string{"LAMBDA_API_KEY": "secret_abc", "GCP_API_KEY": "AIza"}, "", append(slices.Clone(keyless), "lambda", "gcp"), ""},
+		{"blank key", map[string]string{"LAMBDA_API_KEY": "  "}, "", keyless, ""},
 		{"only one", nil, "azure", []string{"azure"}, ""},
+		{"only a catalog", nil, "skypilot", []string{"skypilot:hyperbolic", "skypilot:hyperstack", "skypilot:primeintellect", "skypilot:shadeform", "skypilot:jarvislabs"}, ""},
 		{"only keyed without key", nil, "gcp", nil, "provider gcp needs an API key in GCP_API_KEY"},
-		{"unknown", nil, "oracle", nil, `unknown provider "oracle" (known: aws, azure, runpod, vast, lambda, gcp)`},
+		{"unknown", nil, "oracle", nil, `unknown provider "oracle" (known: aws, azure, runpod, vast, gpuhunt, skypilot, lambda, gcp)`},
 		{"bad AWS region", map[string]string{"FITBOT_AWS_REGIONS": "us-east-1,mars-1"}, "", nil, `FITBOT_AWS_REGIONS: "mars-1" is not an AWS region fitbot prices (known: ap-northeast-1, eu-central-1, eu-west-1, us-east-1, us-east-2, us-west-2)`},
 		{"bad Azure region", map[string]string{"FITBOT_AZURE_REGIONS": "East US"}, "", nil, `FITBOT_AZURE_REGIONS: "East US" is not an Azure region name such as eastus`},
 		{"bad URL", map[string]string{"FITBOT_AZURE_URL": "prices.example"}, "", nil, `FITBOT_AZURE_URL="prices.example" is not an absolute http(s) URL`},

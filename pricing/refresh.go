@@ -142,7 +142,7 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 	case err != nil:
 		run.Status, run.Error = RunFailed, err.Error()
 	default:
-		if err := validateRun(run.Provider, res.Offers, rep.LastGood); err != nil {
+		if err := validateRun(offersProvider(f), res.Offers, rep.LastGood); err != nil {
 			run.Status, run.Error = RunRejected, err.Error()
 		} else {
 			run.Status, offers = RunOK, res.Offers
@@ -199,11 +199,21 @@ func (r *Refresher) fetch(ctx context.Context, f Fetcher) (res FetchResult, err 
 	return res, err
 }
 
+// offersProvider is the provider a fetcher's offers are filed under: its
+// own name, or for a published catalog (gpuhunt:nebius) the provider the
+// catalog prices (nebius).
+func offersProvider(f Fetcher) string {
+	if c, ok := f.(interface{ OffersProvider() string }); ok {
+		return c.OffersProvider()
+	}
+	return f.Name()
+}
+
 // maxListedProblems caps the problems a rejected run's error lists.
 const maxListedProblems = 5
 
 // validateRun is the gate between a fetch and the store: every offer
-// belongs to the provider, names a catalog GPU, has a positive price
+// belongs to the provider (the one a catalog's offers are filed under), names a catalog GPU, has a positive price
 // inside the per-GPU bounds and appears once; and the run is not less than
 // half the size of the last good one (a parser that silently lost rows).
 func validateRun(provider string, offers []Offer, lastGood *Run) error {

@@ -370,10 +370,12 @@ const currentRuns = `SELECT id FROM (
 
 // currentObservations selects the current observations, as b: those of
 // each provider's latest good run, and of an offer seen by two such runs
-// (a provider's refresh and an imported sheet naming the same offer) the
-// newer one only.
+// (a provider's own API and a published catalog, or an imported sheet,
+// naming the same offer) the fresher one only: by as-of time, the
+// source's publication time when earlier than the observation.
 const currentObservations = `(SELECT * FROM (
-	SELECT b.*, row_number() OVER (PARTITION BY b.offer_id ORDER BY b.observed_at DESC, b.run_id DESC) AS newest
+	SELECT b.*, row_number() OVER (PARTITION BY b.offer_id
+		ORDER BY min(coalesce(b.published_at, b.observed_at), b.observed_at) DESC, b.observed_at DESC, b.run_id DESC) AS newest
 	FROM observations b WHERE b.run_id IN (` + currentRuns + `)) WHERE newest = 1) b`
 
 // CurrentOffers returns every current offer: the observations of each

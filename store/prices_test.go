@@ -430,3 +430,45 @@ func TestPublicationDatesRoundTrip(t *testing.T) {
 		t.Errorf("health %+v: want aws stale with its feed published %v", health, frozen)
 	}
 }
+
+// TestCatalogAndDirectPricesOfOneOffer: when AWS's own feed and gpuhunt's
+// catalog price the same offer, the fresher price is current, judged by
+// as-of time (a catalog fetched later but published earlier is older),
+// and both stay in the history.
+func TestCatalogAndDirectPricesOfOneOffer(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return t0.Add(3 * time.Hour) }
+	direct := offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 55.04, t0.Add(time.Hour))
+	saveRun(t, db, okRun("aws", t0.Add(time.Hour), []pricing.Offer{direct}), []pricing.Offer{direct})
+
+	catalog := offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 49.54, t0.Add(2*time.Hour))
+	catalog.PublishedAt = t0 // gpuhunt's run of an hour before the direct fetch
+	catalog.Source = "gpuhunt catalog aws/20261130-6"
+	run := okRun("gpuhunt:aws", t0.Add(2*time.Hour), []pricing.Offer{catalog})
+	run.PublishedAt = t0
+	saveRun(t, db, run, []pricing.Offer{catalog})
+
+	cur, err := db.OffersForGPU(ctx, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur) != 1 || cur[0].USDPerHour != 55.04 {
+		t.Fatalf("current %+v, want the direct feed's $55.04 (fresher as of)", cur)
+	}
+
+	// A newer catalog publication wins over the direct price.
+	newer := catalog
+	newer.ObservedAt, newer.PublishedAt = t0.Add(3*time.Hour), t0.Add(150*time.Minute)
+	run = okRun("gpuhunt:aws", newer.ObservedAt, []pricing.Offer{newer})
+	run.PublishedAt = newer.PublishedAt
+	saveRun(t, db, run, []pricing.Offer{newer})
+	if cur, _ = db.OffersForGPU(ctx, "h100"); len(cur) != 1 || cur[0].USDPerHour != 49.54 || cur[0].Source != catalog.Source {
+		t.Fatalf("current %+v, want the newer catalog's $49.54", cur)
+	}
+	hist, err := db.ObservationsBetween(ctx, t0, t0.Add(4*time.Hour))
+	if err != nil || len(hist) != 3 {
+		t.Errorf("history has %d observations (%v), want all 3", len(hist), err)
+	}
+}

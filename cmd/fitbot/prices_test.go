@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,6 +54,8 @@ func newWrappedFakeClouds(t *testing.T, wrap func(http.Handler) http.Handler) *f
 func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 	var file string
 	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, "/gpuhunt/") || strings.HasPrefix(p, "/skypilot/"):
+		file = strings.TrimPrefix(p, "/") // the buckets' own layout under testdata
 	case p == "/graphql":
 		file = "runpod/gputypes.json"
 	case p == "/api/v0/bundles/":
@@ -104,11 +108,15 @@ func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-// useClouds points every keyless provider at fc, two regions each.
+// useClouds points every keyless provider at fc (the direct APIs with two
+// regions each, and the gpuhunt and SkyPilot catalogs).
 func useClouds(t *testing.T, fc *fakeClouds) {
 	for _, p := range []string{"AWS", "AZURE", "RUNPOD", "VAST"} {
 		t.Setenv("FITBOT_"+p+"_URL", fc.srv.URL)
 	}
+	t.Setenv("FITBOT_GPUHUNT_URL", fc.srv.URL+"/gpuhunt/v3")
+	t.Setenv("FITBOT_SKYPILOT_URL", fc.srv.URL+"/skypilot/v8")
+	t.Setenv("RUNPOD_API_KEY", "")
 	t.Setenv("FITBOT_AWS_REGIONS", "us-east-1,us-west-2")
 	t.Setenv("FITBOT_AZURE_REGIONS", "eastus,westus2")
 	t.Setenv("LAMBDA_API_KEY", "")
@@ -168,7 +176,7 @@ func TestPricesRefreshTwiceKeepsHistory(t *testing.T) {
 	}
 	var p5 []string
 	for _, o := range hist {
-		if o.Provider == "aws" && o.InstanceType == "p5.48xlarge" && o.Market == pricing.MarketOnDemand && o.Region == "us-east-1" {
+		if o.Provider == "aws" && o.InstanceType == "p5.48xlarge" && o.Market == pricing.MarketOnDemand && o.Region == "us-east-1" && strings.Contains(o.Source, "awsstatic") {
 			p5 = append(p5, fmt.Sprintf("%.2f", o.USDPerHour))
 		}
 	}
@@ -186,7 +194,10 @@ func TestPricesRefreshTwiceKeepsHistory(t *testing.T) {
 			now = append(now, fmt.Sprintf("%s %.2f %.4f", o.Region, o.USDPerHour, o.USDPerGPUHour))
 		}
 	}
-	if diff := cmp.Diff([]string{"us-east-1 49.54 6.1925", "us-west-2 49.54 6.1925"}, now); diff != "" {
+	// gpuhunt's AWS catalog prices us-east-1 too, published on 2026-11-30,
+	// after AWS's own file of 2026-11-27: the fresher price is current
+	// there, and both are in the history.
+	if diff := cmp.Diff([]string{"us-west-2 49.54 6.1925", "us-east-1 55.04 6.8800"}, now); diff != "" {
 		t.Errorf("current p5.48xlarge on-demand offers (-want +got):\n%s", diff)
 	}
 }
@@ -415,5 +426,38 @@ func TestPricesFamily(t *testing.T) {
 	}
 	if len(got.Family) != 4 || !gpus["a100-80"] || !gpus["a100-80-pcie"] || !gpus["a100-40"] {
 		t.Errorf("--json a100: family %v, offers of %v; want the four variants and offers of three", got.Family, gpus)
+	}
+}
+
+// TestFreshInstallPricesTenProviders: with no key at all, one refresh
+// against loopback stand-ins of every keyless source (the four direct
+// APIs, gpuhunt's catalogs and SkyPilot's, in their real layouts) prices
+// at least ten providers, each price naming its source.
+func TestFreshInstallPricesTenProviders(t *testing.T) {
+	useDB(t)
+	fc := newFakeClouds(t)
+	useClouds(t, fc)
+	t.Setenv("LAMBDA_API_KEY", "")
+	t.Setenv("GCP_API_KEY", "")
+	code, out, errOut := runCmd(t, "prices", "refresh")
+	if code != exitOK {
+		t.Fatalf("refresh: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{`gpuhunt:nebius +ok`, `skypilot:hyperstack +ok`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("refresh output lacks %q:\n%s", want, out)
+		}
+	}
+	providers := map[string]bool{}
+	for _, gpu := range []string{"h100", "a100-80", "a100-80-pcie", "a100-40", "h200", "l4", "l40s", "rtx-4090", "rtx-5090", "a10", "b200", "h100-pcie", "rtx-a6000"} {
+		for _, o := range pricesJSONOf(t, gpu).Offers {
+			providers[o.Provider] = true
+			if o.Source == "" {
+				t.Errorf("%s %s %s has no source", o.Provider, o.GPU, o.InstanceType)
+			}
+		}
+	}
+	if len(providers) < 10 {
+		t.Errorf("%d providers priced (%v), want at least 10", len(providers), slices.Sorted(maps.Keys(providers)))
 	}
 }
