@@ -88,8 +88,8 @@ func TestAzureFollowsLinksWithTheDefaultPort(t *testing.T) {
 	if got := len(log.all()); got != 3 {
 		t.Errorf("%d pages fetched, want the 3 of eastus", got)
 	}
-	if len(res.Offers) != 11 {
-		t.Errorf("%d offers, want eastus's 11", len(res.Offers))
+	if len(res.Offers) != 15 {
+		t.Errorf("%d offers, want eastus's 15", len(res.Offers))
 	}
 }
 
@@ -145,6 +145,11 @@ func TestAzureFetch(t *testing.T) {
 		"azure eastus on_demand  Standard_NV6ads_A10_v5 0.16666666666666666xa10 $0.4540/h $2.7240/GPU-h",
 		"azure eastus reserved 1-year Standard_NC24ads_A100_v4 1xa100-80-pcie $2.2040/h $2.2040/GPU-h",
 		"azure eastus reserved 3-year Standard_NC24ads_A100_v4 1xa100-80-pcie $1.5688/h $1.5688/GPU-h",
+		// Savings-plan rates are hourly already; the Windows row's is skipped.
+		"azure eastus reserved savings-1-year Standard_NC24ads_A100_v4 1xa100-80-pcie $2.6079/h $2.6079/GPU-h",
+		"azure eastus reserved savings-1-year Standard_ND96isr_H100_v5 8xh100 $72.7568/h $9.0946/GPU-h",
+		"azure eastus reserved savings-3-year Standard_NC24ads_A100_v4 1xa100-80-pcie $1.6898/h $1.6898/GPU-h",
+		"azure eastus reserved savings-3-year Standard_ND96isr_H100_v5 8xh100 $49.1600/h $6.1450/GPU-h",
 		"azure eastus spot  Standard_NC24ads_A100_v4 1xa100-80-pcie $0.7346/h $0.7346/GPU-h",
 		"azure westus2 on_demand  Standard_NC24ads_A100_v4 1xa100-80-pcie $3.6730/h $3.6730/GPU-h",
 		"azure westus2 on_demand  Standard_ND96isr_H100_v5 8xh100 $98.3200/h $12.2900/GPU-h",
@@ -199,8 +204,8 @@ func TestAzureRetriesAfter429(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Fetch after one 429: %v", err)
 	}
-	if len(res.Offers) != 15 || len(log.all()) != 5 {
-		t.Errorf("%d offers from %d requests, want 15 from 5 (one retried)", len(res.Offers), len(log.all()))
+	if len(res.Offers) != 19 || len(log.all()) != 5 {
+		t.Errorf("%d offers from %d requests, want 19 from 5 (one retried)", len(res.Offers), len(log.all()))
 	}
 }
 

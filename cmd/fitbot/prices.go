@@ -504,6 +504,9 @@ func writeReports(w io.Writer, reports []pricing.Report) {
 		took := run.Finished.Sub(run.Started).Round(100 * time.Millisecond)
 		if run.Status == pricing.RunOK {
 			line := fmt.Sprintf("%s\tok\t%d offers\t%s", run.Provider, run.Rows, took)
+			if run.FeedStale(run.Finished) {
+				line += fmt.Sprintf("\tstale: the source published these prices %s ago (%s)", age(run.Finished, run.PublishedAt), run.PublishedAt.Format(time.DateOnly))
+			}
 			if len(r.Unknown) > 0 {
 				names := slices.Sorted(maps.Keys(r.Unknown))
 				line += fmt.Sprintf("\t%d unknown names skipped: %s", len(names), truncateList(names, 5))
@@ -536,6 +539,11 @@ type reportJSON struct {
 	Started    time.Time      `json:"started_at"`
 	Finished   time.Time      `json:"finished_at"`
 	LastGoodAt *time.Time     `json:"last_good_at"`
+	// PublishedAt is the oldest publication time the source gave for its
+	// prices; Stale is true when it is older than the provider's limit
+	// (a feed that stopped moving), even for an ok run.
+	PublishedAt *time.Time `json:"published_at"`
+	Stale       bool       `json:"stale"`
 }
 
 func reportsJSON(reports []pricing.Report) []reportJSON {
@@ -549,6 +557,10 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 		if r.LastGood != nil {
 			j.LastGoodAt = &r.LastGood.AsOf
 		}
+		if !r.Run.PublishedAt.IsZero() {
+			j.PublishedAt = &r.Run.PublishedAt
+		}
+		j.Stale = r.Stale()
 		out = append(out, j)
 	}
 	return out

@@ -225,7 +225,7 @@ func TestPricesRefreshProviderDiesMidway(t *testing.T) {
 	if code != exitFailure {
 		t.Errorf("refresh with a dead provider: exit %d, want %d", code, exitFailure)
 	}
-	if !regexp.MustCompile(`(?m)^azure\s+failed\s+azure: .*keeping its 15 prices from`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^azure\s+failed\s+azure: .*keeping its 19 prices from`).MatchString(out) {
 		t.Errorf("refresh output does not report azure failed with its kept prices:\n%s%s", out, errOut)
 	}
 	for _, p := range []string{"aws", "runpod", "vast"} {
