@@ -413,3 +413,20 @@ func TestDigestCheapestSkipsStalePrices(t *testing.T) {
 		t.Fatalf("cheapest %+v, want lambda's fresh H100", d.Cheapest)
 	}
 }
+
+// TestDigestReportsAFrozenFeed: a source that refreshes fine every day but
+// whose own publication date stopped moving is a stale source in the
+// digest, with the date it froze.
+func TestDigestReportsAFrozenFeed(t *testing.T) {
+	frozen := time.Date(2024, 5, 13, 17, 0, 0, 0, time.UTC)
+	var runs []Run
+	for i := range 7 {
+		at := digestEnd.Add(-time.Duration(7-i) * 24 * time.Hour)
+		runs = append(runs, Run{Provider: "aws", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: RunOK, PublishedAt: frozen},
+			Run{Provider: "vast", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: RunOK})
+	}
+	d := BuildDigest(DigestInput{WeekEnd: digestEnd, Runs: runs}, DefaultDigestConfig())
+	if len(d.StaleSources) != 1 || d.StaleSources[0].Provider != "aws" || !strings.Contains(d.StaleSources[0].Reason, "published nothing new since May 13 2024") {
+		t.Errorf("stale sources %+v, want aws with its frozen feed", d.StaleSources)
+	}
+}
