@@ -74,7 +74,7 @@ func (h *Handler) pricesCommand(ctx context.Context, cmd slack.SlashCommand, arg
 // sheetMessage lists built-in sheet offers, saying the store has none yet
 // and how old the sheet is.
 func sheetMessage(title string, offers []pricing.Offer, now time.Time) Message {
-	msg := pricesMessage(title+" (built-in sheet)", offers, now)
+	msg := listPrices(title+" (built-in sheet)", offers, now, false)
 	sheet := pricing.DefaultSheet()
 	note := fmt.Sprintf("No prices fetched yet: this is fitbot's built-in price sheet, dated %s to %s (the oldest %s). An admin can run `/fit prices refresh`.",
 		sheet.Oldest().Format(time.DateOnly), sheet.Newest().Format(time.DateOnly), formatAge(sheet.Oldest(), now))
@@ -109,6 +109,13 @@ func (h *Handler) refreshCommand(ctx context.Context, cmd slack.SlashCommand) Me
 // provider, market, region and the age of each price; a stale one says
 // so.
 func pricesMessage(title string, offers []pricing.Offer, now time.Time) Message {
+	return listPrices(title, offers, now, true)
+}
+
+// listPrices is pricesMessage; markStale false leaves out the per-row
+// stale marks where the message says once that every price is old (the
+// built-in sheet).
+func listPrices(title string, offers []pricing.Offer, now time.Time, markStale bool) Message {
 	if len(offers) == 0 {
 		return ephemeral(title + ": no offers known yet.")
 	}
@@ -137,7 +144,7 @@ func pricesMessage(title string, offers []pricing.Offer, now time.Time) Message 
 			fmt.Fprintf(&b, ", %g GPUs for %s/h", o.GPUCount, formatUSD(o.USDPerHour))
 		}
 		fmt.Fprintf(&b, ", %s", formatAge(o.AsOf(), now))
-		if o.Stale(now) {
+		if markStale && o.Stale(now) {
 			b.WriteString(" _(stale)_")
 		}
 	}
