@@ -461,3 +461,19 @@ func TestFreshInstallPricesTenProviders(t *testing.T) {
 		t.Errorf("%d providers priced (%v), want at least 10", len(providers), slices.Sorted(maps.Keys(providers)))
 	}
 }
+
+// TestRefreshSummary: Slack's refresh reply stays one short line with 19
+// sources: counts, then only the sources that are not current.
+func TestRefreshSummary(t *testing.T) {
+	frozen := time.Date(2024, 5, 13, 0, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	reports := []pricing.Report{
+		{Run: pricing.Run{Provider: "aws", Status: pricing.RunOK, Rows: 20, Finished: now, PublishedAt: frozen}},
+		{Run: pricing.Run{Provider: "gpuhunt:nebius", Status: pricing.RunOK, Rows: 4, Finished: now, PublishedAt: now.Add(-time.Hour)}},
+		{Run: pricing.Run{Provider: "vast", Status: pricing.RunFailed, Finished: now}},
+	}
+	want := "Refreshed prices: 2 of 3 sources ok, 24 offers. Not current: aws stale (published 2024-05-13), vast failed."
+	if got := refreshSummary(reports); got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
