@@ -95,6 +95,20 @@ func TestGPUHuntCatalogs(t *testing.T) {
 			"verda FIN-02 on_demand  1H100.80S.30V 1xh100 $1.9700/h $1.9700/GPU-h",
 			"verda FIN-02 on_demand  8H100.80S.176V 8xh100 $15.7700/h $1.9712/GPU-h",
 		}, map[string]int{}},
+		{"azure", "azure", []string{
+			// NCads A100 v4 is the PCIe card by fitbot's own Azure table.
+			"azure eastus on_demand  Standard_NC24ads_A100_v4 1xa100-80-pcie $3.6730/h $3.6730/GPU-h",
+			"azure eastus on_demand  Standard_ND96isr_H100_v5 8xh100 $98.3200/h $12.2900/GPU-h",
+		}, map[string]int{}},
+		{"oci", "oci", []string{
+			"oci us-ashburn-1 on_demand  BM.GPU.H100.8 8xh100 $80.0000/h $10.0000/GPU-h",
+			"oci us-ashburn-1 on_demand  VM.GPU.A10.1 1xa10 $2.0000/h $2.0000/GPU-h",
+			"oci us-ashburn-1 spot  VM.GPU.A10.1 1xa10 $1.0000/h $1.0000/GPU-h", // preemptible at 50%
+		}, map[string]int{}},
+		{"cloudrift", "cloudrift", []string{
+			"cloudrift us-east-nc-nr-1 on_demand  rtx49-10c-kn.1 1xrtx-4090 $0.3900/h $0.3900/GPU-h",
+			"cloudrift us-east-nc-nr-1 on_demand  rtx59-16c-nr.1 1xrtx-5090 $0.6500/h $0.6500/GPU-h",
+		}, map[string]int{}},
 		{"runpod", "runpod", []string{
 			"runpod EU-RO-1 on_demand  NVIDIA GeForce RTX 4090 1xrtx-4090 $0.5900/h $0.5900/GPU-h",
 			"runpod EU-RO-1 spot  NVIDIA GeForce RTX 4090 1xrtx-4090 $0.2900/h $0.2900/GPU-h",
