@@ -121,7 +121,7 @@ func listPrices(title string, offers []pricing.Offer, now time.Time, markStale b
 	}
 	offers = slices.Clone(offers)
 	slices.SortStableFunc(offers, func(a, b pricing.Offer) int {
-		return cmp.Or(cmp.Compare(a.GPU, b.GPU), compareBool(a.Stale(now), b.Stale(now)), cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour))
+		return cmp.Or(cmp.Compare(a.GPU, b.GPU), pricing.CompareOffers(a, b, now))
 	})
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(title))}
 	var b strings.Builder
@@ -151,15 +151,4 @@ func listPrices(title string, offers []pricing.Offer, now time.Time, markStale b
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(b.String()), nil, nil),
 		slack.NewContextBlock("", mrkdwn("Per GPU-hour, on-demand unless marked. `/fit prices GPU` lists every offer for one GPU.")))
 	return ephemeral(fmt.Sprintf("%s: %d offers", title, len(offers)), blocks...)
-}
-
-// compareBool orders false before true.
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case b:
-		return -1
-	}
-	return 1
 }

@@ -90,6 +90,20 @@ func better(a, b Offer, now time.Time) bool {
 	return cheaper(a, b)
 }
 
+// CompareOffers orders two offers of one GPU the way "cheapest" ranks
+// them at now: negative when a ranks first. Fresh before stale, stale by
+// recency in whole fortnights, then by price per GPU-hour (ties broken
+// by provider, region and instance type).
+func CompareOffers(a, b Offer, now time.Time) int {
+	switch {
+	case better(a, b, now):
+		return -1
+	case better(b, a, now):
+		return 1
+	}
+	return 0
+}
+
 // staleness is 0 for a fresh offer at now, else 1 plus its age in whole
 // ListPriceMaxAge periods: one yardstick for every stale price, whatever
 // its provider's own limit.

@@ -167,7 +167,7 @@ func (a *app) loadPrices(ctx context.Context) (priceView, int) {
 }
 
 // offersFor returns the offers for any of gpus, by GPU in the order
-// given, then fresh before stale, then cheapest per GPU-hour first.
+// given, then as "cheapest" ranks them (pricing.CompareOffers).
 func (v priceView) offersFor(gpus ...string) []pricing.Offer {
 	var out []pricing.Offer
 	for _, o := range v.snap.Offers() {
@@ -177,22 +177,9 @@ func (v priceView) offersFor(gpus ...string) []pricing.Offer {
 	}
 	at := v.snap.At()
 	slices.SortStableFunc(out, func(a, b pricing.Offer) int {
-		return cmp.Or(cmp.Compare(slices.Index(gpus, a.GPU), slices.Index(gpus, b.GPU)),
-			compareStale(a.Stale(at), b.Stale(at)), cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour), strings.Compare(a.Provider, b.Provider),
-			strings.Compare(a.Region, b.Region), strings.Compare(a.InstanceType, b.InstanceType))
+		return cmp.Or(cmp.Compare(slices.Index(gpus, a.GPU), slices.Index(gpus, b.GPU)), pricing.CompareOffers(a, b, at))
 	})
 	return out
-}
-
-// compareStale orders fresh before stale.
-func compareStale(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case b:
-		return -1
-	}
-	return 1
 }
 
 // offerAge is an offer's age for a table: "6h", or "40d stale" past its
