@@ -57,14 +57,16 @@ func ProviderNames() []string {
 
 // Fetchers builds the fetchers to refresh from, reading the environment
 // through getenv: every provider that needs no key, and each keyed one
-// whose key is set. With only set, just that provider, and an error when
-// it is unknown or its key is missing. A FITBOT_<NAME>_URL that is not an
+// whose key is set. With only set, just that provider (every catalog file
+// of a catalog source, or one: "gpuhunt:nebius"), and an error when it is
+// unknown or its key is missing. A FITBOT_<NAME>_URL that is not an
 // absolute http(s) URL is an error naming the variable.
 func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *slog.Logger) ([]Fetcher, error) {
 	var out []Fetcher
 	found := false
+	source, file, oneFile := strings.Cut(only, ":") // "gpuhunt:nebius": one catalog file
 	for _, p := range Providers() {
-		if only != "" && p.Name != only {
+		if only != "" && p.Name != source {
 			continue
 		}
 		found = true
@@ -86,8 +88,18 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 			}
 		}
 		if p.many != nil {
-			out = append(out, p.many(base, hc, logger)...)
+			for _, f := range p.many(base, hc, logger) {
+				if !oneFile || f.Name() == only {
+					out = append(out, f)
+				}
+			}
+			if oneFile && len(out) == 0 {
+				return nil, fmt.Errorf("%s has no catalog %q", p.Name, file)
+			}
 			continue
+		}
+		if oneFile {
+			return nil, fmt.Errorf("provider %s has no catalogs; use --provider %s", p.Name, p.Name)
 		}
 		f := p.new(base, key, hc, logger)
 		if p.Regional {
