@@ -90,12 +90,14 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		fmt.Fprint(a.stdout, pricesUsage)
 		return exitOK
 	}
+	// A family name ("a100") lists every variant; any other name is one GPU.
 	gpu, note := "", ""
-	var family []string
-	if name := strings.Join(f.words, " "); name != "" {
-		family = pricing.GPUFamily(name)
-	}
-	if name := strings.Join(f.words, " "); name != "" && family == nil {
+	name := strings.Join(f.words, " ")
+	family := pricing.GPUFamily(name)
+	switch {
+	case family != nil:
+		gpu = strings.ToLower(strings.TrimSpace(name))
+	case name != "":
 		g, assumed, err := sizing.LookupGPU(name)
 		if err != nil {
 			return a.fail(exitUsage, err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
@@ -111,9 +113,6 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		return code
 	}
 	now := time.Now().UTC()
-	if family != nil {
-		gpu = strings.ToLower(strings.Join(f.words, " "))
-	}
 	if f.json {
 		return a.writeJSON(view.output(gpu, family, now))
 	}
