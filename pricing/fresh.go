@@ -9,7 +9,7 @@ const (
 	ListPriceMaxAge   = 14 * 24 * time.Hour // on-demand and reserved list prices
 	SpotMaxAge        = 48 * time.Hour      // a hyperscaler's spot price, regenerated every few minutes at the source
 	MarketplaceMaxAge = 12 * time.Hour      // RunPod's GPU prices
-	VastMaxAge        = 6 * time.Hour       // Vast.ai's medians of live offers
+	VastMaxAge        = 8 * time.Hour       // Vast.ai's medians of live offers: the default refresh (every 6 h) and its slack
 )
 
 // MaxAge is how old a price of provider in market may be and still count

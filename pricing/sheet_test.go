@@ -227,7 +227,7 @@ func TestCheapestRanksFreshFirst(t *testing.T) {
 		want   string
 	}{
 		{"334 days old loses to 67 days old", []Offer{o("tensordock", 0.85, 334*day, MarketOnDemand), o("runpod", 1.39, 67*day, MarketOnDemand)}, MarketOnDemand, "runpod"},
-		{"fresh beats a cheaper stale one", []Offer{o("vast", 0.80, 7*time.Hour, MarketOnDemand), o("runpod", 1.39, 2*time.Hour, MarketOnDemand)}, MarketOnDemand, "runpod"},
+		{"fresh beats a cheaper stale one", []Offer{o("vast", 0.80, 9*time.Hour, MarketOnDemand), o("runpod", 1.39, 2*time.Hour, MarketOnDemand)}, MarketOnDemand, "runpod"},
 		{"both fresh: the cheaper", []Offer{o("vast", 0.80, 5*time.Hour, MarketOnDemand), o("runpod", 1.39, 2*time.Hour, MarketOnDemand)}, MarketOnDemand, "vast"},
 		{"list price fresh for days", []Offer{o("aws", 3.43, 10*day, MarketOnDemand), o("runpod", 1.39, 13*time.Hour, MarketOnDemand)}, MarketOnDemand, "aws"},
 		{"spot stale after two days", []Offer{o("aws", 1.00, 3*day, MarketSpot), o("gcp", 1.50, day, MarketSpot)}, MarketSpot, "gcp"},

@@ -474,14 +474,14 @@ func TestCatalogAndDirectPricesOfOneOffer(t *testing.T) {
 }
 
 // TestPriceSourcePrefersFreshPrices: answers quote a fresh price over a
-// cheaper stale one (a Vast median past its 6-hour limit), and the price
+// cheaper stale one (a Vast median past its 8-hour limit), and the price
 // they quote carries its as-of time.
 func TestPriceSourcePrefersFreshPrices(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now }
-	vast := offer("vast", "a100-80", 1, pricing.MarketOnDemand, "all", "verified-median", 0.80, now.Add(-7*time.Hour))
+	vast := offer("vast", "a100-80", 1, pricing.MarketOnDemand, "all", "verified-median", 0.80, now.Add(-9*time.Hour))
 	runpod := offer("runpod", "a100-80", 1, pricing.MarketOnDemand, "all", "NVIDIA A100-SXM4-80GB", 1.39, now.Add(-time.Hour))
 	saveRun(t, db, okRun("vast", vast.ObservedAt, []pricing.Offer{vast}), []pricing.Offer{vast})
 	saveRun(t, db, okRun("runpod", runpod.ObservedAt, []pricing.Offer{runpod}), []pricing.Offer{runpod})
