@@ -5,13 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
 
 // Asker answers the questions that run the other way round (largest
 // model, longest context, which GPU, buy or rent); *sizing.Estimator is
-// one. The Handler uses it when Config.Answer implements it too.
+// one. The Handler uses Config.Ask.
 type Asker interface {
 	Ask(p sizing.Parsed) (sizing.AskAnswer, error)
 }
@@ -27,10 +28,10 @@ func isAsk(i sizing.Intent) bool {
 }
 
 // askAnswer answers a parsed question that runs the other way round, or
-// says this build cannot when the answerer is not an Asker.
+// says this fitbot cannot when Config.Ask is nil.
 func (h *Handler) askAnswer(text string, p sizing.Parsed) Message {
-	asker, ok := h.cfg.Answer.(Asker)
-	if !ok {
+	asker := h.cfg.Ask
+	if asker == nil {
 		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
 		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
 	}
@@ -65,12 +66,12 @@ func askMessage(a sizing.AskAnswer, now time.Time) Message {
 	}
 	blocks := append([]slack.Block{slack.NewHeaderBlock(plain(head))}, body...)
 	blocks = append(blocks, slack.NewContextBlock("", askContext(a, now)...))
-	return ephemeral(head, blocks...)
+	return answered(head, blocks...)
 }
 
 func largestBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	l := a.Largest
-	where := hardware(l.GPUs, l.GPUName)
+	where := display.Hardware(l.GPUs, l.GPUName)
 	head := "🔎 Largest models that fit " + where
 	for _, r := range l.Rows {
 		if r.Asked && r.MaxParams == 0 && r.Note == "" {
@@ -94,13 +95,15 @@ func largestBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 			fmt.Fprintf(&b, "➖ *%s*%s: %s", rowName(r), asked, r.Note)
 			continue
 		case r.MaxParams == 0:
-			fmt.Fprintf(&b, "❌ *%s*%s: not even %s fits", rowName(r), asked, paramCount(sizing.MinBareParams))
-			if n := r.Nearest; n != nil {
-				fmt.Fprintf(&b, "; %s: up to *%s*", n.Why, paramCount(n.MaxParams))
+			fmt.Fprintf(&b, "❌ *%s*%s: not even %s fits", rowName(r), asked, display.Params(sizing.MinBareParams))
+			if n := r.Nearest; n != nil && n.MaxParams > sizing.MinBareParams {
+				fmt.Fprintf(&b, "; %s: up to *%s*", n.Why, display.Params(n.MaxParams))
+			} else if n != nil {
+				fmt.Fprintf(&b, "; %s: only the smallest size, %s, fits", n.Why, display.Params(n.MaxParams))
 			}
 			continue
 		}
-		fmt.Fprintf(&b, "✅ *%s*%s: up to *%s*", rowName(r), asked, paramCount(r.MaxParams))
+		fmt.Fprintf(&b, "✅ *%s*%s: up to *%s*", rowName(r), asked, display.Params(r.MaxParams))
 		if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
 			fmt.Fprintf(&b, " (ZeRO-%d)", r.ZeROStage)
 		}
@@ -132,17 +135,6 @@ func rowName(r sizing.LargestRow) string {
 	return "Inference int4 (" + string(r.Quant) + ")"
 }
 
-// paramCount writes a parameter count briefly: 10.4B, 350M.
-func paramCount(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.3gB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.3gM", float64(n)/1e6)
-	}
-	return commas(n)
-}
-
 func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	c := a.MaxContext
 	r := a.Request
@@ -150,24 +142,24 @@ func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	if r.Method != sizing.MethodInference {
 		word = "sequence"
 	}
-	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(r.Method), hardware(r.GPUs, a.GPUName))
+	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(r.Method), display.Hardware(r.GPUs, a.GPUName))
 	if c.MaxTokens == 0 {
 		head := fmt.Sprintf("❌ No %s fits: %s", word, what)
 		text := "Even one token does not fit: the model alone is larger than the card."
 		if n := c.Nearest; n != nil {
-			text += fmt.Sprintf("\nNearest: %s, up to *%s* tokens.", n.Why, commas(int64(n.MaxTokens)))
+			text += fmt.Sprintf("\nNearest: %s, up to *%s* tokens.", n.Why, display.Commas(int64(n.MaxTokens)))
 		}
 		return head, []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil)}
 	}
-	head := fmt.Sprintf("📏 Longest %s: %s tokens, %s", word, commas(int64(c.MaxTokens)), what)
+	head := fmt.Sprintf("📏 Longest %s: %s tokens, %s", word, display.Commas(int64(c.MaxTokens)), what)
 	var b strings.Builder
 	switch {
 	case c.Bound == sizing.BoundModel && c.MemoryMaxTokens >= sizing.MaxSeqLen:
-		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow over %s.", commas(int64(c.ModelMaxTokens)), commas(int64(c.MemoryMaxTokens)))
+		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow over %s.", display.Commas(int64(c.ModelMaxTokens)), display.Commas(int64(c.MemoryMaxTokens)))
 	case c.Bound == sizing.BoundModel:
-		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow %s.", commas(int64(c.ModelMaxTokens)), commas(int64(c.MemoryMaxTokens)))
+		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow %s.", display.Commas(int64(c.ModelMaxTokens)), display.Commas(int64(c.MemoryMaxTokens)))
 	case c.ModelMaxTokens > 0:
-		fmt.Fprintf(&b, "Bound by *memory*: the model itself allows %s tokens.", commas(int64(c.ModelMaxTokens)))
+		fmt.Fprintf(&b, "Bound by *memory*: the model itself allows %s tokens.", display.Commas(int64(c.ModelMaxTokens)))
 	default:
 		b.WriteString("Bound by *memory*.")
 	}
@@ -182,7 +174,7 @@ func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 }
 
 // kib writes a byte count per token in KiB ("128 KiB").
-func kib(b float64) string { return fmt.Sprintf("%s KiB", trimZero(b/1024)) }
+func kib(b float64) string { return fmt.Sprintf("%s KiB", display.Decimal(b/1024)) }
 
 func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	w := a.WhichGPU
@@ -202,7 +194,7 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	var b strings.Builder
 	b.WriteString("*Cheapest first*")
 	if w.Tokens > 0 {
-		fmt.Fprintf(&b, " (for the %s-token run)", formatTokens(w.Tokens))
+		fmt.Fprintf(&b, " (for the %s-token run)", display.Count(float64(w.Tokens)))
 	}
 	for i, o := range w.Options {
 		if i == maxGPUOptions {
@@ -216,35 +208,12 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 
 // gpuOptionLine is one card of a which-GPU answer.
 func gpuOptionLine(o sizing.GPUOption, tokens int64) string {
-	s := fmt.Sprintf("*%s*", hardware(o.GPUs, o.GPUName))
-	if o.Nodes > 1 {
-		s += fmt.Sprintf(" on %d machines", o.Nodes)
-	}
-	if o.ZeROStage > 0 {
-		s += fmt.Sprintf(", ZeRO-%d", o.ZeROStage)
-	}
-	s += fmt.Sprintf(": %s per GPU", formatGiB(o.TotalBytes))
-	if o.Headroom == sizing.HeadroomTight {
-		s += " (tight)"
-	}
-	if o.USDPerHour != nil {
-		s += ", " + formatUSD(*o.USDPerHour) + "/h"
-	} else {
-		s += ", no price yet"
-	}
-	if o.Hours != nil {
-		s += fmt.Sprintf(", %s", formatHours(*o.Hours))
-		if o.USDTotal != nil {
-			s += fmt.Sprintf(" and %s", formatUSD(*o.USDTotal))
-		}
-		s += fmt.Sprintf(" for %s tokens", formatTokens(tokens))
-	}
-	return s
+	return "*" + display.Hardware(o.GPUs, o.GPUName) + "*" + display.GPUOption(o, tokens)
 }
 
 func buyRentBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	r := a.BuyRent
-	what := hardware(r.GPUs, r.GPUName)
+	what := display.Hardware(r.GPUs, r.GPUName)
 	if a.ModelName != "" {
 		what = fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), what)
 	}
@@ -254,8 +223,8 @@ func buyRentBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	}
 	p := r.Purchase
 	fields := []*slack.TextBlockObject{
-		mrkdwn(fmt.Sprintf("*Use*\n%s h a month (%.0f%% of the time)", trimZero(r.HoursPerMonth), r.Utilisation*100)),
-		mrkdwn(fmt.Sprintf("*Own*\n%s a month\n%s over %s years, %s a month of power", formatUSD(r.OwnUSDPerMonth), formatUSD(p.TotalUSD), trimZero(r.Workload.Years), formatUSD(p.PowerUSDPerMonth))),
+		mrkdwn(fmt.Sprintf("*Use*\n%s h a month (%.0f%% of the time)", display.Decimal(r.HoursPerMonth), r.Utilisation*100)),
+		mrkdwn(fmt.Sprintf("*Own*\n%s a month\n%s over %s years, %s a month of power", display.USD(r.OwnUSDPerMonth), display.USD(p.TotalUSD), display.Decimal(r.Workload.Years), display.USD(p.PowerUSDPerMonth))),
 		mrkdwn("*Rent on demand*\n" + rentText(r.OnDemand, r.Workload.Years)),
 		mrkdwn("*Rent spot*\n" + rentText(r.Spot, r.Workload.Years)),
 	}
@@ -274,12 +243,12 @@ func rentText(c *sizing.RentCost, years float64) string {
 	if c == nil {
 		return "no price known"
 	}
-	s := fmt.Sprintf("%s a month at %s/h", formatUSD(c.USDPerMonth), formatUSD(c.Price.USDPerGPUHour))
+	s := fmt.Sprintf("%s a month at %s/h", display.USD(c.USDPerMonth), display.USD(c.Price.USDPerGPUHour))
 	switch {
 	case c.BreakEvenMonth == nil:
 		s += "\nowning never catches up"
 	case float64(*c.BreakEvenMonth) > years*12:
-		s += fmt.Sprintf("\nowning catches up in month %d, after the %s-year life", *c.BreakEvenMonth, trimZero(years))
+		s += fmt.Sprintf("\nowning catches up in month %d, after the %s-year life", *c.BreakEvenMonth, display.Decimal(years))
 	default:
 		s += fmt.Sprintf("\nowning catches up in month %d", *c.BreakEvenMonth)
 	}
@@ -301,12 +270,12 @@ func askContext(a sizing.AskAnswer, now time.Time) []slack.MixedElement {
 	if b := a.BuyRent; b != nil {
 		p := b.Purchase
 		els = append(els, mrkdwn(fmt.Sprintf("*Purchase:* %s a card (midpoint of %s–%s), seen %s (%s): %s",
-			formatUSD(p.CardUSD), formatUSD(p.CardUSDLow), formatUSD(p.CardUSDHigh), p.AsOf.Format(time.DateOnly), formatAge(p.AsOf, now), p.Source)))
+			display.USD(p.CardUSD), display.USD(p.CardUSDLow), display.USD(p.CardUSDHigh), p.AsOf.Format(time.DateOnly), formatAge(p.AsOf, now), p.Source)))
 	}
 	if b := a.BuyRent; b != nil && b.OnDemand != nil {
 		p := b.OnDemand.Price
 		where := strings.TrimSpace(p.Provider + " " + strings.ReplaceAll(p.Market, "_", "-") + " " + p.Region)
-		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", formatUSD(p.USDPerGPUHour), where, formatAge(p.AsOf, now))))
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", display.USD(p.USDPerGPUHour), where, formatAge(p.AsOf, now))))
 	}
 	return els
 }

@@ -52,7 +52,7 @@ func TestGoldenAsk(t *testing.T) {
 		}, []string{"Largest models that fit 2× RTX 4090 24 GB", "*LoRA* (asked): up to"}},
 		{"ask_largest_nothing", func() (sizing.AskAnswer, error) {
 			return e.LargestModel(sizing.Query{GPU: "t4", Method: sizing.MethodFull, SeqLen: 1 << 20})
-		}, []string{"No full fine-tune fits 1× T4 16 GB as asked", "not even 1M fits; at 262,144 tokens instead of 1,048,576: up to"}},
+		}, []string{"No full fine-tune fits 1× T4 16 GB as asked", "not even 1M fits; at 262,144 tokens instead of 1,048,576: only the smallest size, 1M, fits"}},
 		{"ask_max_context", func() (sizing.AskAnswer, error) {
 			return e.MaxContext(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, GPU: "l4"})
 		}, []string{"Longest context: 49,897 tokens", "Bound by *memory*", "128 KiB per token"}},
@@ -135,7 +135,7 @@ func BenchmarkAskMessage(b *testing.B) {
 // round to the Asker, with the real parser; an input the ask cannot use
 // gets the problem and an example; an answerer that cannot ask says so.
 func TestCommandRoutesAsks(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, askEstimator })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = sizing.Parse, askEstimator, askEstimator })
 	for _, tt := range []struct{ text, want string }{
 		{"what 2x4090 lora", "Largest models that fit 2× RTX 4090 24 GB"},
 		{"llama-3.1-8b inference l4 max context", "Longest context: 49,897 tokens"},
@@ -157,6 +157,6 @@ func TestCommandRoutesAsks(t *testing.T) {
 	}
 	plain := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse })
 	if msg := plain.Command(context.Background(), slash("what 2x4090 lora")); !strings.Contains(msg.Text, "cannot answer that kind of question") {
-		t.Errorf("an answerer without Ask: %q", msg.Text)
+		t.Errorf("a handler without Config.Ask: %q", msg.Text)
 	}
 }

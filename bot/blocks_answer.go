@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -23,7 +24,7 @@ const maxAlternatives = 5
 
 // verdict is the one-line outcome of an answer, for the header and the fallback text.
 func verdict(a sizing.Answer) string {
-	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), hardware(a.Request.GPUs, a.GPUName))
+	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
 	switch {
 	case !a.Fits:
 		return "❌ Does not fit: " + what
@@ -104,15 +105,15 @@ func breakdownFields(a sizing.Answer) []*slack.TextBlockObject {
 	var fields []*slack.TextBlockObject
 	for _, r := range rows {
 		if r.bytes > 0 {
-			fields = append(fields, mrkdwn(fmt.Sprintf("*%s*\n%s", r.name, formatGiB(r.bytes))))
+			fields = append(fields, mrkdwn(fmt.Sprintf("*%s*\n%s", r.name, display.GiB(r.bytes))))
 		}
 	}
-	fields = append(fields, mrkdwn(fmt.Sprintf("*Total per GPU*\n%s of %s", formatGiB(m.TotalBytes), formatGiB(a.VRAMBytes))))
+	fields = append(fields, mrkdwn(fmt.Sprintf("*Total per GPU*\n%s of %s", display.GiB(m.TotalBytes), display.GiB(a.VRAMBytes))))
 	if a.HostRAMBytes > 0 {
-		fields = append(fields, mrkdwn("*Host RAM*\n"+formatGiB(a.HostRAMBytes)))
+		fields = append(fields, mrkdwn("*Host RAM*\n"+display.GiB(a.HostRAMBytes)))
 	}
 	if a.DiskBytes > 0 {
-		fields = append(fields, mrkdwn("*Disk*\n"+formatGiB(a.DiskBytes)))
+		fields = append(fields, mrkdwn("*Disk*\n"+display.GiB(a.DiskBytes)))
 	}
 	return fields
 }
@@ -122,10 +123,10 @@ func costLine(a sizing.Answer) string {
 	t := a.Throughput
 	var parts []string
 	if t.TokensPerSecond != nil {
-		parts = append(parts, fmt.Sprintf("*Speed* ~%s tokens/s", commas(int64(*t.TokensPerSecond))))
+		parts = append(parts, fmt.Sprintf("*Speed* ~%s tokens/s", display.Commas(int64(*t.TokensPerSecond))))
 	}
 	if t.Hours != nil {
-		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens", formatHours(*t.Hours), formatTokens(a.Request.Tokens)))
+		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens", display.Hours(*t.Hours), display.Count(float64(a.Request.Tokens))))
 	} else if a.Request.Method != sizing.MethodInference {
 		parts = append(parts, "*Time* unknown (say a token budget, e.g. `on 1B tokens`)")
 	}
@@ -133,9 +134,9 @@ func costLine(a sizing.Answer) string {
 	case t.USDPerHour == nil:
 		parts = append(parts, "*Cost* unknown (no price for this GPU yet)")
 	case t.USDTotal != nil:
-		parts = append(parts, fmt.Sprintf("*Cost* %s/h, %s for the run", formatUSD(*t.USDPerHour), formatUSD(*t.USDTotal)))
+		parts = append(parts, fmt.Sprintf("*Cost* %s/h, %s for the run", display.USD(*t.USDPerHour), display.USD(*t.USDTotal)))
 	default:
-		parts = append(parts, fmt.Sprintf("*Cost* %s/h", formatUSD(*t.USDPerHour)))
+		parts = append(parts, fmt.Sprintf("*Cost* %s/h", display.USD(*t.USDPerHour)))
 	}
 	return strings.Join(parts, "  ·  ")
 }
@@ -163,25 +164,25 @@ func alternativesText(a sizing.Answer) string {
 		if !alt.Fits {
 			mark = "❌"
 		}
-		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, methodName(alt.Method), hardware(alt.GPUs, gpuName(alt.GPU)))
+		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, methodName(alt.Method), display.Hardware(alt.GPUs, display.GPUName(alt.GPU)))
 		if alt.ZeROStage > 0 {
 			fmt.Fprintf(&b, ", ZeRO-%d", alt.ZeROStage)
 		}
 		if alt.Offload != "" && alt.Offload != sizing.OffloadNone {
 			fmt.Fprintf(&b, ", %s offload", alt.Offload)
 		}
-		fmt.Fprintf(&b, ": %s per GPU", formatGiB(alt.TotalBytes))
+		fmt.Fprintf(&b, ": %s per GPU", display.GiB(alt.TotalBytes))
 		sep := ", "
 		if alt.USDPerHour != nil {
-			fmt.Fprintf(&b, "%s%s/h", sep, formatUSD(*alt.USDPerHour))
+			fmt.Fprintf(&b, "%s%s/h", sep, display.USD(*alt.USDPerHour))
 			sep = " · "
 		}
 		if alt.Hours != nil {
-			fmt.Fprintf(&b, "%s%s", sep, formatHours(*alt.Hours))
+			fmt.Fprintf(&b, "%s%s", sep, display.Hours(*alt.Hours))
 			sep = " · "
 		}
 		if alt.USDTotal != nil {
-			fmt.Fprintf(&b, "%s%s", sep, formatUSD(*alt.USDTotal))
+			fmt.Fprintf(&b, "%s%s", sep, display.USD(*alt.USDTotal))
 		}
 		if why, _, _ := strings.Cut(alt.Why, ": "); why != "" {
 			fmt.Fprintf(&b, " — %s", why)
@@ -206,7 +207,7 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 	}
 	if p := a.Price; p != nil {
 		where := strings.TrimSpace(p.Provider + " " + strings.ReplaceAll(p.Market, "_", "-") + " " + p.Region)
-		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", formatUSD(p.USDPerGPUHour), where, formatAge(p.AsOf, v.now))))
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", display.USD(p.USDPerGPUHour), where, formatAge(p.AsOf, v.now))))
 	} else {
 		els = append(els, mrkdwn("*Price:* none known for this GPU"))
 	}
@@ -220,9 +221,9 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 func requestText(r sizing.Request) string {
 	var b strings.Builder
 	b.WriteString("*Request as resolved*\n")
-	fmt.Fprintf(&b, "model `%s` (%s params", r.Model, commas(r.Params))
+	fmt.Fprintf(&b, "model `%s` (%s params", r.Model, display.Commas(r.Params))
 	if r.ActiveParams > 0 && r.ActiveParams != r.Params {
-		fmt.Fprintf(&b, ", %s active", commas(r.ActiveParams))
+		fmt.Fprintf(&b, ", %s active", display.Commas(r.ActiveParams))
 	}
 	fmt.Fprintf(&b, "), method `%s`, optimizer `%s`, precision `%s`", r.Method, r.Optimizer, r.Precision)
 	if r.Quant != "" {
@@ -234,7 +235,7 @@ func requestText(r sizing.Request) string {
 		fmt.Fprintf(&b, ", LoRA rank %d", r.LoRARank)
 	}
 	if r.Tokens > 0 {
-		fmt.Fprintf(&b, ", %s tokens", formatTokens(r.Tokens))
+		fmt.Fprintf(&b, ", %s tokens", display.Count(float64(r.Tokens)))
 	}
 	if r.KVPrecision != "" {
 		fmt.Fprintf(&b, ", KV cache `%s`", r.KVPrecision)
@@ -244,7 +245,7 @@ func requestText(r sizing.Request) string {
 
 // answerText is the plain fallback for an answer: the verdict and the per-GPU total.
 func answerText(a sizing.Answer) string {
-	return fmt.Sprintf("%s (%s of %s per GPU)", verdict(a), formatGiB(a.PerGPU.TotalBytes), formatGiB(a.VRAMBytes))
+	return fmt.Sprintf("%s (%s of %s per GPU)", verdict(a), display.GiB(a.PerGPU.TotalBytes), display.GiB(a.VRAMBytes))
 }
 
 func plain(s string) *slack.TextBlockObject {

@@ -9,7 +9,7 @@ import (
 
 // apology is the reply when something failed that is not the asker's doing.
 func apology() Message {
-	return ephemeral("Sorry, something went wrong on fitbot's side answering that. It has been logged; please try again.")
+	return ephemeral("Sorry, something went wrong on fitbot's side answering that. It has been logged; please try again.").withOutcome(OutcomeError)
 }
 
 // errorMessage says what was not understood and shows an example that works.
@@ -21,7 +21,7 @@ func errorMessage(problem, hint string) Message {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Try:* `/fit "+escape(hint)+"`"), nil, nil))
 	}
 	blocks = append(blocks, slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands.")))
-	return ephemeral(text, blocks...)
+	return ephemeral(text, blocks...).withOutcome(OutcomeNotUnderstood)
 }
 
 // helpGroup is a set of examples for one task.

@@ -5,11 +5,12 @@
 //
 // The Handler is independent of the transport: the HTTP endpoints here
 // and Socket Mode both hand it a slack.SlashCommand or a
-// slack.InteractionCallback and send back the Message it returns. It
-// reaches the parser, the estimator, the plan store, the prices and the
-// language model only through the small interfaces declared in this file,
-// so it depends on sizing, pricing and store for types alone and never on
-// cmd or a concrete client.
+// slack.InteractionCallback and send back the Message it returns, whose
+// Outcome the metrics count. It reaches the parser, the estimator, the
+// plan store, the prices and the language model through the interfaces
+// in its Config, never through cmd; it renders figures with package
+// display and plan comparisons with package plan, and posts to Slack's
+// Web API (slackapi.go) and the weekly digest (digest.go) itself.
 package bot
 
 import (
@@ -66,6 +67,7 @@ type Responder interface {
 type Config struct {
 	Parse       Parser
 	Answer      Answerer
+	Ask         Asker // nil: questions that run the other way round say this fitbot cannot answer them
 	Respond     Responder
 	Plans       PlanStore   // nil: answers are not saved, plan commands say so
 	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -23,21 +24,13 @@ func modelEntries() []catalogEntry {
 	out := make([]catalogEntry, 0, len(models))
 	for _, m := range models {
 		total, active := m.ParamCount()
-		detail := formatParams(total) + " params"
+		detail := display.Params(total) + " params"
 		if active != total {
-			detail += ", " + formatParams(active) + " active"
+			detail += ", " + display.Params(active) + " active"
 		}
 		out = append(out, catalogEntry{ID: m.ID, Name: m.Name, Detail: detail})
 	}
 	return out
-}
-
-// formatParams shows a parameter count in billions or millions ("8.0B", "350M").
-func formatParams(n int64) string {
-	if n >= 1e9 {
-		return fmt.Sprintf("%.1fB", float64(n)/1e9)
-	}
-	return fmt.Sprintf("%.0fM", float64(n)/1e6)
 }
 
 // lookupGPU resolves what the asker typed to a catalog GPU id. An
@@ -57,12 +50,4 @@ func lookupGPU(name string) (string, error) {
 		return "", fmt.Errorf("look up GPU %q: %w", name, err)
 	}
 	return g.ID, nil
-}
-
-// gpuName is a catalog GPU's display name, or the id when the catalog lacks it.
-func gpuName(id string) string {
-	if g, ok := sizing.MatchGPU(id); ok {
-		return g.Name
-	}
-	return id
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -35,7 +37,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	}()
 	if !h.cfg.Policy.allows(cmd.TeamID, cmd.ChannelID) {
 		h.log.Info("bot: command refused by policy", "team", cmd.TeamID, "channel", cmd.ChannelID, "user", cmd.UserID)
-		return ephemeral("fitbot is not enabled here. Ask your Slack admin to add this workspace or channel to FITBOT_ALLOWED_TEAMS / FITBOT_ALLOWED_CHANNELS.")
+		return ephemeral("fitbot is not enabled here. Ask your Slack admin to add this workspace or channel to FITBOT_ALLOWED_TEAMS / FITBOT_ALLOWED_CHANNELS.").withOutcome(OutcomeRefused)
 	}
 	text := strings.TrimSpace(strings.ToValidUTF8(cmd.Text, "\uFFFD"))
 	word, rest, _ := strings.Cut(text, " ")
@@ -49,7 +51,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`.", modelEntries())
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
-		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute))
+		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
 	}
 	asker := who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}
 	switch word {
@@ -85,7 +87,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
 		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(truncate(text, 200))))))
+			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
 	}
 	return h.failure(text, err)
 }
@@ -127,8 +129,8 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	}
 	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
 	if h.cfg.Plans != nil {
-		plan := store.PlanFromAnswer(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, text, p.Query, a)
-		if id, ok := h.savePlan(ctx, plan); ok {
+		saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, p.Query, a))
+		if id, ok := h.savePlan(ctx, saved); ok {
 			view.planID = id
 			view.kept = sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
 			if view.kept == "" {
@@ -136,7 +138,7 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 			}
 		}
 	}
-	return ephemeral(answerText(a), answerBlocks(a, view)...)
+	return answered(answerText(a), answerBlocks(a, view)...)
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's

@@ -15,7 +15,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/retry"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -36,7 +38,7 @@ var digestCommonGPUs = []string{"h100", "h200", "b200", "a100-80", "a100-40", "l
 // limits, and the headline as the notification text.
 func DigestMessage(d pricing.Digest) Message {
 	text := d.Headline + " (" + weekRange(d) + ")"
-	return Message{Text: truncate(text, maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
+	return Message{Text: display.Truncate(text, maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
 }
 
 // digestBlocks lays the digest out: the headline, the team's plans
@@ -166,12 +168,12 @@ func planLines(d pricing.Digest, slackText bool) []string {
 		if changed > digestMaxPlans {
 			continue
 		}
-		l := fmt.Sprintf("%s — %s: %s", emph(truncate(p.Question, 120), slackText), hardware(p.GPUs, pricing.GPUName(p.GPU)), priceChange(p.ThenUSDPerHour, p.NowUSDPerHour, p.ChangePct, "/h"))
+		l := fmt.Sprintf("%s — %s: %s", emph(display.Truncate(p.Question, 120), slackText), display.Hardware(p.GPUs, display.GPUName(p.GPU)), priceChange(p.ThenUSDPerHour, p.NowUSDPerHour, p.ChangePct, "/h"))
 		if !p.Fits {
 			l += " (does not fit as asked)"
 		}
 		if p.Hours != nil && p.ThenUSDTotal != nil && p.NowUSDTotal != nil && math.Abs(*p.NowUSDTotal-*p.ThenUSDTotal) >= 0.005 {
-			l += fmt.Sprintf(", %s run %s → %s", formatHours(*p.Hours), formatUSD(*p.ThenUSDTotal), formatUSD(*p.NowUSDTotal))
+			l += fmt.Sprintf(", %s run %s → %s", display.Hours(*p.Hours), display.USD(*p.ThenUSDTotal), display.USD(*p.NowUSDTotal))
 		}
 		if p.NowProvider != "" {
 			l += ", now at " + p.NowProvider
@@ -184,13 +186,13 @@ func planLines(d pricing.Digest, slackText bool) []string {
 			if alt.USDTotal != nil {
 				label = "cheaper for the run"
 			}
-			l += fmt.Sprintf("\n    %s: %s %s", label, hardware(alt.GPUs, pricing.GPUName(alt.GPU)), methodName(alt.Method))
+			l += fmt.Sprintf("\n    %s: %s %s", label, display.Hardware(alt.GPUs, display.GPUName(alt.GPU)), methodName(alt.Method))
 			if alt.ZeROStage > 0 {
 				l += fmt.Sprintf(" with ZeRO-%d", alt.ZeROStage)
 			}
-			l += " at " + formatUSD(*alt.USDPerHour) + "/h"
+			l += " at " + display.USD(*alt.USDPerHour) + "/h"
 			if alt.USDTotal != nil {
-				l += ", " + formatUSD(*alt.USDTotal) + " in all"
+				l += ", " + display.USD(*alt.USDTotal) + " in all"
 			}
 		}
 		lines = append(lines, l)
@@ -211,14 +213,14 @@ func priceChange(then, now, pct *float64, unit string) string {
 	case then == nil && now == nil:
 		return "no price then or now"
 	case then == nil:
-		return "no price then, " + formatUSD(*now) + unit + " now"
+		return "no price then, " + display.USD(*now) + unit + " now"
 	case now == nil:
-		return formatUSD(*then) + unit + " then, no price now"
+		return display.USD(*then) + unit + " then, no price now"
 	}
 	if math.Abs(*now-*then) < 0.005 {
-		return formatUSD(*now) + unit + ", unchanged"
+		return display.USD(*now) + unit + ", unchanged"
 	}
-	s := formatUSD(*then) + unit + " → " + formatUSD(*now) + unit
+	s := display.USD(*then) + unit + " → " + display.USD(*now) + unit
 	if pct != nil && *pct != 0 {
 		s += " (" + signedPct(*pct) + ")"
 	}
@@ -236,9 +238,9 @@ func signedPct(p float64) string {
 // signedUSD is a dollar change with its sign.
 func signedUSD(v float64) string {
 	if v < 0 {
-		return "−" + formatUSD(-v)
+		return "−" + display.USD(-v)
 	}
-	return "+" + formatUSD(v)
+	return "+" + display.USD(v)
 }
 
 func countOf(n int, noun string) string {
@@ -282,14 +284,14 @@ func moveLines(d pricing.Digest, slackText bool) []string {
 		if m.ChangeUSD < 0 {
 			arrow = "▼"
 		}
-		l := fmt.Sprintf("%s %s · %s %s · %s", arrow, emph(pricing.GPUName(m.GPU), slackText), m.Provider, market(m.Market, m.Tier), m.InstanceType)
+		l := fmt.Sprintf("%s %s · %s %s · %s", arrow, emph(display.GPUName(m.GPU), slackText), m.Provider, market(m.Market, m.Tier), m.InstanceType)
 		if m.GPUCount != 1 {
 			l += fmt.Sprintf(" %g×", m.GPUCount)
 		}
 		l += regions(m.Regions)
-		l += fmt.Sprintf(": %s → %s/GPU-h (%s, %s)", formatUSD(m.OldUSDPerGPUHour), formatUSD(m.NewUSDPerGPUHour), signedUSD(m.ChangeUSD), signedPct(m.ChangePct))
+		l += fmt.Sprintf(": %s → %s/GPU-h (%s, %s)", display.USD(m.OldUSDPerGPUHour), display.USD(m.NewUSDPerGPUHour), signedUSD(m.ChangeUSD), signedPct(m.ChangePct))
 		if m.GPUCount != 1 {
-			l += fmt.Sprintf(" · %s/h", formatUSD(m.NewUSDPerHour))
+			l += fmt.Sprintf(" · %s/h", display.USD(m.NewUSDPerHour))
 		}
 		if m.NewSamples > 1 {
 			l += fmt.Sprintf(" · median of %d offers", m.NewSamples)
@@ -314,11 +316,11 @@ func changeLines(d pricing.Digest, slackText bool) []string {
 			if i == digestMaxChanges {
 				break
 			}
-			l := fmt.Sprintf("%s: %s on %s %s, %s", set.verb, emph(pricing.GPUName(c.GPU), slackText), c.Provider, market(c.Market, c.Tier), c.InstanceType)
+			l := fmt.Sprintf("%s: %s on %s %s, %s", set.verb, emph(display.GPUName(c.GPU), slackText), c.Provider, market(c.Market, c.Tier), c.InstanceType)
 			if c.GPUCount != 1 {
 				l += fmt.Sprintf(" %g×", c.GPUCount)
 			}
-			l += regions(c.Regions) + fmt.Sprintf(", %s/GPU-h", formatUSD(c.USDPerGPUHour))
+			l += regions(c.Regions) + fmt.Sprintf(", %s/GPU-h", display.USD(c.USDPerGPUHour))
 			lines = append(lines, l)
 		}
 		lines = append(lines, more(len(set.offers), digestMaxChanges, slackText)...)
@@ -371,7 +373,7 @@ func cheapestTable(d pricing.Digest) string {
 			fmt.Fprintf(tw, "and %d more GPUs\t\t\n", len(order)-digestMaxGPUs)
 			break
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", pricing.GPUName(g), cheapestCell(rows[g].od), cheapestCell(rows[g].spot))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", display.GPUName(g), cheapestCell(rows[g].od), cheapestCell(rows[g].spot))
 	}
 	tw.Flush()
 	return b.String()
@@ -384,9 +386,9 @@ func cheapestCell(c *pricing.Cheapest) string {
 	case c == nil:
 		return "–"
 	case c.Now == nil:
-		return fmt.Sprintf("gone (was %s)", formatUSD(c.WeekAgo.USDPerGPUHour))
+		return fmt.Sprintf("gone (was %s)", display.USD(c.WeekAgo.USDPerGPUHour))
 	}
-	s := formatUSD(c.Now.USDPerGPUHour) + " " + c.Now.Provider
+	s := display.USD(c.Now.USDPerGPUHour) + " " + c.Now.Provider
 	if c.Now.Tier != "" {
 		s += " " + c.Now.Tier
 	}
@@ -499,7 +501,7 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 		return nil, errors.New("bot: no digest channel (FITBOT_DIGEST_CHANNEL)")
 	}
 	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, schedule: cfg.Schedule, cfg: cfg.Digest,
-		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: sleepCtx}
+		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep}
 	if p.schedule == nil {
 		p.schedule = mondays0900UTC{}
 	}

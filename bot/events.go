@@ -242,7 +242,7 @@ func (h *Handler) interpreted(ctx context.Context, asker who, text string) (msg 
 	if errors.As(err, &nu) && nu.QuestionBack != "" {
 		return ephemeral("I couldn't use that: "+nu.QuestionBack,
 			slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(nu.QuestionBack)), nil, nil),
-			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))), true
+			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))).withOutcome(OutcomeNotUnderstood), true
 	}
 	h.log.Warn("bot: language model could not interpret", "err", err)
 	return Message{}, false

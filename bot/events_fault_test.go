@@ -111,6 +111,7 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	h, err := New(Config{
 		Parse:           sizing.Parse,
 		Answer:          &sizing.Estimator{Prices: pricing.DefaultSheet()},
+		Ask:             &sizing.Estimator{Prices: pricing.DefaultSheet()},
 		Respond:         NewResponseURLPoster(rurl.Client()),
 		Interpreter:     llm.New(llm.Config{BaseURL: model.URL + "/v1", APIKey: "sk-test", Timeout: 300 * time.Millisecond}, model.Client(), nil),
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -157,7 +157,7 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestMemoryBar(t *testing.T) {
-	const g = int64(gib)
+	const g = int64(1 << 30)
 	tests := []struct {
 		name string
 		m    sizing.Memory

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,12 +24,34 @@ type discardResponder struct{}
 
 func (discardResponder) Respond(context.Context, string, Message) error { return nil }
 
+// iterationLog is a log that one fuzz iteration reads and empties, so
+// that what an input logged is checked against that input alone.
+type iterationLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *iterationLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// take returns what was logged since the last take and empties the log.
+func (l *iterationLog) take() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	l.b.Reset()
+	return s
+}
+
 // hostileServer is the HTTP endpoints over the real parser and
 // estimator, with no store and no network, for the body fuzzers.
-func hostileServer(f *testing.F) (*http.ServeMux, *strings.Builder) {
-	logs := &strings.Builder{}
-	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
-	h, err := New(Config{Parse: sizing.Parse, Answer: &sizing.Estimator{Prices: pricing.DefaultSheet()},
+func hostileServer(f *testing.F) (*http.ServeMux, *Handler, *iterationLog) {
+	logs := &iterationLog{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	h, err := New(Config{Parse: sizing.Parse, Answer: &sizing.Estimator{Prices: pricing.DefaultSheet()}, Ask: &sizing.Estimator{Prices: pricing.DefaultSheet()},
 		Respond: discardResponder{}, Logger: log, FollowUpTimeout: time.Second})
 	if err != nil {
 		f.Fatal(err)
@@ -41,7 +64,7 @@ func hostileServer(f *testing.F) (*http.ServeMux, *strings.Builder) {
 	}
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	return mux, logs
+	return mux, h, logs
 }
 
 // fuzzEndpoint posts body, correctly signed, to path and checks the
@@ -52,8 +75,9 @@ func fuzzEndpoint(f *testing.F, path, contentType string, seeds ...[]byte) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	mux, logs := hostileServer(f)
+	mux, h, logs := hostileServer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
+		logs.take() // what earlier inputs logged is theirs
 		ts := strconv.FormatInt(testNow.Unix(), 10)
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(string(body)))
 		req.Header.Set("Content-Type", contentType)
@@ -66,8 +90,9 @@ func fuzzEndpoint(f *testing.F, path, contentType string, seeds ...[]byte) {
 		default:
 			t.Fatalf("%s %q: status %d", path, body, w.Code)
 		}
-		if strings.Contains(logs.String(), "panic") {
-			t.Fatalf("%s %q: a panic was recovered:\n%s", path, body, logs)
+		h.Wait() // this input's background answer, if any, has finished
+		if logged := logs.take(); strings.Contains(logged, "panic") {
+			t.Fatalf("%s %q: a panic was recovered:\n%s", path, body, logged)
 		}
 		if path == "/slack/commands" && w.Code == http.StatusOK {
 			var msg struct {

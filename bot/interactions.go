@@ -82,7 +82,7 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 			return ephemeral("That button no longer points at a plan fitbot knows. Ask the question again."), false
 		}
 		msg := h.replan(ctx, id, details)
-		return msg, len(msg.Blocks) > 0 && isAnswer(msg)
+		return msg, msg.Outcome == OutcomeAnswered
 	}
 	if q, found := strings.CutPrefix(value, refQuery); found {
 		p, err := h.cfg.Parse(q)
@@ -94,19 +94,9 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 			return h.failure(q, err), false
 		}
 		view := answerView{ref: value, details: details, now: h.now()}
-		return ephemeral(answerText(a), answerBlocks(a, view)...), true
+		return answered(answerText(a), answerBlocks(a, view)...), true
 	}
 	return ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
-}
-
-// isAnswer reports whether a message is a rendered answer (it has the buttons).
-func isAnswer(m Message) bool {
-	for _, b := range m.Blocks {
-		if a, ok := b.(*slack.ActionBlock); ok && a.BlockID == answerActionsID {
-			return true
-		}
-	}
-	return false
 }
 
 // withoutActions returns blocks without the answer's buttons, for a

@@ -2,8 +2,8 @@ package bot
 
 import (
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/slack-go/slack"
 )
 
@@ -21,30 +21,6 @@ const (
 	maxContextElements = 10   // elements in one context block
 	maxFallbackText    = 3000 // our own cap on the notification fallback text
 )
-
-// ellipsis marks text that was cut to fit a limit.
-const ellipsis = "…"
-
-// truncate cuts s to at most max characters (runes, as Slack counts),
-// ending in an ellipsis when anything was cut. It is the one truncation
-// helper every limit goes through.
-func truncate(s string, max int) string {
-	if max <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	cut, n := 0, 0
-	for i := range s {
-		if n == max-1 {
-			cut = i
-			break
-		}
-		n++
-	}
-	return s[:cut] + ellipsis
-}
 
 // enforceLimits returns blocks cut to Slack's limits: at most maxBlocks
 // blocks (the last replaced by a note of how many were left out), section
@@ -84,7 +60,7 @@ func enforceLimits(blocks []slack.Block) []slack.Block {
 			for _, e := range b.Elements.ElementSet {
 				if btn, ok := e.(*slack.ButtonBlockElement); ok {
 					limitText(btn.Text, maxButtonText)
-					btn.Value = truncate(btn.Value, maxActionValue)
+					btn.Value = display.Truncate(btn.Value, maxActionValue)
 				}
 			}
 		}
@@ -94,6 +70,6 @@ func enforceLimits(blocks []slack.Block) []slack.Block {
 
 func limitText(t *slack.TextBlockObject, max int) {
 	if t != nil {
-		t.Text = truncate(t.Text, max)
+		t.Text = display.Truncate(t.Text, max)
 	}
 }

@@ -8,30 +8,6 @@ import (
 	"github.com/slack-go/slack"
 )
 
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"eleven char", 10, "eleven ch…"},
-		{"ünïcödé ünïcödé", 5, "ünïc…"},
-		{"█▓▒░█▓▒░", 3, "█▓…"},
-		{"anything", 0, ""},
-		{"", 5, ""},
-	}
-	for _, tt := range tests {
-		if got := truncate(tt.in, tt.max); got != tt.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-		if n := utf8.RuneCountInString(truncate(tt.in, tt.max)); n > tt.max {
-			t.Errorf("truncate(%q, %d) has %d runes", tt.in, tt.max, n)
-		}
-	}
-}
-
 func TestEnforceLimits(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("é", n) }
 	runes := utf8.RuneCountInString

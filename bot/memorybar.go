@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -58,13 +59,13 @@ func memoryBar(m sizing.Memory, vram int64) string {
 	if vram > 0 {
 		pct = 100 * float64(m.TotalBytes) / float64(vram)
 	}
-	fmt.Fprintf(&b, "  %s of %s (%.0f%%)\n", formatGiB(m.TotalBytes), formatGiB(vram), pct)
+	fmt.Fprintf(&b, "  %s of %s (%.0f%%)\n", display.GiB(m.TotalBytes), display.GiB(vram), pct)
 	sep := ""
 	for _, t := range terms {
 		if t.bytes <= 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%s%c %s %.1f", sep, t.glyph, t.name, float64(t.bytes)/gib)
+		fmt.Fprintf(&b, "%s%c %s %.1f", sep, t.glyph, t.name, display.InGiB(t.bytes))
 		sep = "  "
 	}
 	fmt.Fprintf(&b, "%s%c free", sep, freeGlyph)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/slack-go/slack"
 )
 
@@ -17,11 +18,27 @@ type Message struct {
 	Blocks          []slack.Block `json:"blocks,omitempty"`
 	ReplaceOriginal bool          `json:"replace_original,omitempty"`
 	DeleteOriginal  bool          `json:"delete_original,omitempty"`
+
+	// Outcome is what the reply is, as the metrics and the question log
+	// count it (OutcomeAnswered...); "" is OutcomeOther. Slack never sees it.
+	Outcome string `json:"-"`
 }
 
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.
 func ephemeral(text string, blocks ...slack.Block) Message {
-	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
+	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: display.Truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
+}
+
+// withOutcome is m marked with outcome.
+func (m Message) withOutcome(outcome string) Message {
+	m.Outcome = outcome
+	return m
+}
+
+// answered is an ephemeral answer: an estimate or an other-way-round
+// answer, fits or not.
+func answered(text string, blocks ...slack.Block) Message {
+	return ephemeral(text, blocks...).withOutcome(OutcomeAnswered)
 }
 
 // encode is a message's JSON as Slack receives it, without Go's HTML

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
@@ -250,26 +249,13 @@ func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (si
 	return p, err
 }
 
-// outcomeOf classifies a reply by its shape: an answer carries the
-// answer's buttons or its verdict header; the other replies are told apart
-// by the constructors' words (metrics_test.go builds each with the real
-// constructor, so a change of words fails there).
+// outcomeOf is the outcome a reply's constructor marked it with
+// (Message.Outcome), OutcomeOther when none.
 func outcomeOf(msg Message) string {
-	switch {
-	case isAnswer(msg):
-		return OutcomeAnswered
-	case strings.HasPrefix(msg.Text, "I couldn't use that"):
-		return OutcomeNotUnderstood
-	case strings.HasPrefix(msg.Text, "Interpreting"):
-		return OutcomeInterpreting
-	case strings.HasPrefix(msg.Text, "fitbot is not enabled here"):
-		return OutcomeRefused
-	case strings.HasPrefix(msg.Text, "You're asking faster"):
-		return OutcomeRateLimited
-	case msg.Text == apology().Text:
-		return OutcomeError
+	if msg.Outcome == "" {
+		return OutcomeOther
 	}
-	return OutcomeOther
+	return msg.Outcome
 }
 
 // observeQuestion records one question in the metrics and writes its log

@@ -16,12 +16,14 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-// TestOutcomeOf classifies the replies the real constructors and the
-// handler build, so that a change of their words fails here.
+// TestOutcomeOf: the replies the real constructors and the handler build
+// carry their outcome, whatever their words (an other-way-round answer,
+// which has no buttons, is an answer too).
 func TestOutcomeOf(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) {
 		c.Interpreter = fakeInterpreter{}
@@ -32,6 +34,14 @@ func TestOutcomeOf(t *testing.T) {
 		c.TeamID, c.UserID, c.ResponseURL = team, user, "https://hooks.slack.invalid/commands/1"
 		return h.Command(context.Background(), c)
 	}
+	parsed, err := sizing.Parse("largest model lora rtx-4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		msg  Message
@@ -39,6 +49,8 @@ func TestOutcomeOf(t *testing.T) {
 	}{
 		{"answer", cmd("T1", "U1", "llama-3.1-8b qlora rtx-4090"), OutcomeAnswered},
 		{"rate limited", cmd("T1", "U1", "llama-3.1-8b qlora rtx-4090"), OutcomeRateLimited},
+		{"other-way-round answer", askMessage(largest, time.Now()), OutcomeAnswered},
+		{"no plan store", cmd("T1", "U5", "plan 99"), OutcomeOther},
 		{"not understood", errorMessage("no model", "13B lora 4090"), OutcomeNotUnderstood},
 		{"interpreting", cmd("T1", "U2", "can we tune the big one on our box"), OutcomeInterpreting},
 		{"refused", cmd("T9", "U3", "llama-3.1-8b qlora rtx-4090"), OutcomeRefused},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -26,7 +28,7 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 	if words == "" {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
-	key, err := store.ModelKeyFor(words)
+	key, err := plan.ModelKeyFor(words)
 	if in := (*sizing.InputError)(nil); errors.As(err, &in) {
 		return errorMessage(in.Problem, "plans mistral-7b")
 	} else if err != nil {
@@ -63,15 +65,15 @@ func planLine(p store.Plan, now time.Time) string {
 	}
 	price := "no price"
 	if p.USDPerHour != nil {
-		price = formatUSD(*p.USDPerHour) + "/h then"
+		price = display.USD(*p.USDPerHour) + "/h then"
 	}
 	by := "cli"
 	if p.User != "" {
 		by = "<@" + p.User + ">"
 	}
 	return fmt.Sprintf("*#%d*  %s by %s\n`%s`\n%s on %s, %s per GPU, %s",
-		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, escape(truncate(p.Question, 300)),
-		mark, hardware(p.GPUs, p.GPU), formatGiB(p.PerGPUBytes), price)
+		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, escape(display.Truncate(p.Question, 300)),
+		mark, display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), price)
 }
 
 // planCommand re-answers a saved plan with today's catalog and prices: `/fit plan 42`.
@@ -89,7 +91,7 @@ func (h *Handler) planCommand(ctx context.Context, arg string) Message {
 // replan loads a plan, re-parses its canonical question and answers it
 // again, saying what changed since.
 func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
-	plan, err := h.cfg.Plans.Plan(ctx, id)
+	saved, err := h.cfg.Plans.Plan(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans mistral-7b")
 	}
@@ -97,52 +99,45 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
 		return apology()
 	}
-	question := plan.Canonical
-	if question == "" {
-		question = plan.Question
+	d := plan.Reanswer(saved.Summary(), plan.Parser(h.cfg.Parse), h.cfg.Answer, nil)
+	if d.Now == nil {
+		if d.Err == nil {
+			return errorMessage(fmt.Sprintf("Plan #%d cannot be re-answered: %s.", id, d.Problem), "plans mistral-7b")
+		}
+		return h.failure(saved.Summary().Text(), d.Err)
 	}
-	p, err := h.cfg.Parse(question)
-	if err != nil {
-		return h.failure(question, err)
-	}
-	a, err := h.cfg.Answer.Answer(p.Query)
-	if err != nil {
-		return h.failure(question, err)
-	}
-	view := answerView{ref: planRef(id), details: details, now: h.now(), note: replanNote(plan, a.Fits, a.Throughput.USDPerHour)}
-	return ephemeral(fmt.Sprintf("Plan #%d today: %s", id, answerText(a)), answerBlocks(a, view)...)
+	a := *d.Now
+	view := answerView{ref: planRef(id), details: details, now: h.now(), note: replanNote(saved, d)}
+	return answered(fmt.Sprintf("Plan #%d today: %s", id, answerText(a)), answerBlocks(a, view)...)
 }
 
-// replanNote says when a plan was made and how its verdict and price moved.
-func replanNote(p store.Plan, fitsNow bool, nowUSD *float64) string {
+// replanNote says when a plan was made and how its verdict, hardware and
+// price moved.
+func replanNote(p store.Plan, d plan.Diff) string {
+	now := d.Now
 	var b strings.Builder
 	fmt.Fprintf(&b, "*Plan #%d* from %s", p.ID, p.CreatedAt.UTC().Format("2006-01-02"))
 	if p.User != "" {
 		fmt.Fprintf(&b, " by <@%s>", p.User)
 	}
 	b.WriteString(", re-answered today.")
-	if p.Fits != fitsNow {
-		fmt.Fprintf(&b, " Verdict changed: then %s, now %s.", fitsWord(p.Fits), fitsWord(fitsNow))
+	if d.Changed.Verdict {
+		fmt.Fprintf(&b, " Verdict changed: then %s, now %s.", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
 	}
-	switch {
-	case p.USDPerHour != nil && nowUSD != nil:
-		fmt.Fprintf(&b, " Price: then %s/h, now %s/h (%+.0f%%).", formatUSD(*p.USDPerHour), formatUSD(*nowUSD), pctChange(*p.USDPerHour, *nowUSD))
-	case nowUSD != nil:
-		fmt.Fprintf(&b, " Price now %s/h (none was known then).", formatUSD(*nowUSD))
+	if d.Changed.Hardware {
+		fmt.Fprintf(&b, " Hardware changed: then %s, now %s.", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU))
+	}
+	switch then, today := p.USDPerHour, d.NowUSDPerHour(); {
+	case then != nil && today != nil:
+		fmt.Fprintf(&b, " Price: then %s/h, now %s/h", display.USD(*then), display.USD(*today))
+		if pct := d.PriceChangePct(); pct != nil {
+			fmt.Fprintf(&b, " (%+.0f%%)", *pct)
+		}
+		b.WriteString(".")
+	case today != nil:
+		fmt.Fprintf(&b, " Price now %s/h (none was known then).", display.USD(*today))
+	case then != nil:
+		fmt.Fprintf(&b, " Price then %s/h; none is known now.", display.USD(*then))
 	}
 	return b.String()
-}
-
-func fitsWord(f bool) string {
-	if f {
-		return "fits"
-	}
-	return "does not fit"
-}
-
-func pctChange(then, now float64) float64 {
-	if then == 0 {
-		return 0
-	}
-	return 100 * (now - then) / then
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/slack-go/slack"
 )
@@ -133,7 +134,7 @@ func listPrices(title string, offers []pricing.Offer, now time.Time, markStale b
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s  *%s*/GPU-h  %s %s", pricing.GPUName(o.GPU), formatUSD(o.USDPerGPUHour), o.Provider, strings.ReplaceAll(string(o.Market), "_", "-"))
+		fmt.Fprintf(&b, "%s  *%s*/GPU-h  %s %s", display.GPUName(o.GPU), display.USD(o.USDPerGPUHour), o.Provider, strings.ReplaceAll(string(o.Market), "_", "-"))
 		if o.Tier != "" {
 			fmt.Fprintf(&b, " (%s)", o.Tier)
 		}
@@ -141,7 +142,7 @@ func listPrices(title string, offers []pricing.Offer, now time.Time, markStale b
 			fmt.Fprintf(&b, ", %s", o.Region)
 		}
 		if o.GPUCount != 1 {
-			fmt.Fprintf(&b, ", %g GPUs for %s/h", o.GPUCount, formatUSD(o.USDPerHour))
+			fmt.Fprintf(&b, ", %g GPUs for %s/h", o.GPUCount, display.USD(o.USDPerHour))
 		}
 		fmt.Fprintf(&b, ", %s", formatAge(o.AsOf(), now))
 		if markStale && o.Stale(now) {

@@ -30,6 +30,7 @@ func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
 	h, err := New(Config{
 		Parse:   sizing.Parse,
 		Answer:  &sizing.Estimator{Prices: pricing.DefaultSheet()},
+		Ask:     &sizing.Estimator{Prices: pricing.DefaultSheet()},
 		Respond: NewResponseURLPoster(http.DefaultClient),
 		Plans:   db,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),

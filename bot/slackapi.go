@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/retry"
 	"github.com/slack-go/slack"
 )
 
@@ -71,7 +72,7 @@ func NewWebAPI(cfg WebAPIConfig) (*WebAPI, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &WebAPI{api: cfg.API, metrics: cfg.Metrics, log: cfg.Logger, retries: cfg.MaxRetries, backoff: cfg.Backoff, maxWait: cfg.MaxWait, sleep: sleepCtx}
+	w := &WebAPI{api: cfg.API, metrics: cfg.Metrics, log: cfg.Logger, retries: cfg.MaxRetries, backoff: cfg.Backoff, maxWait: cfg.MaxWait, sleep: retry.Sleep}
 	if w.retries <= 0 {
 		w.retries = 3
 	}
@@ -95,67 +96,48 @@ func (w *WebAPI) Post(ctx context.Context, channel, threadTS string, msg Message
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
 	const method = "chat.postMessage"
-	var err error
-	for attempt := 0; ; attempt++ {
-		var ts string
-		_, ts, err = w.api.PostMessageContext(ctx, channel, opts...)
-		if err == nil {
-			return ts, nil
+	var ts string
+	policy := retry.Policy{Attempts: w.retries + 1, Backoff: w.backoff, MaxWait: w.maxWait, Sleep: w.sleep}
+	err := policy.Do(ctx, func(attempt int) (bool, time.Duration, error) {
+		var err error
+		if _, ts, err = w.api.PostMessageContext(ctx, channel, opts...); err == nil {
+			return false, 0, nil
 		}
-		kind, wait := classifySlackError(err, w.backoff<<attempt)
+		kind, wait, again := classifySlackError(err)
 		w.metrics.SlackAPIError(method, kind)
-		if wait < 0 || attempt >= w.retries {
-			break
+		if again && attempt <= w.retries {
+			w.log.Info("bot: slack call failed, retrying", "method", method, "kind", kind, "attempt", attempt, "err", err)
 		}
-		if wait > w.maxWait || !fitsDeadline(ctx, wait) {
-			w.log.Warn("bot: slack asks to wait longer than fitbot can", "method", method, "kind", kind, "wait", wait)
-			break
-		}
-		w.log.Info("bot: slack call failed, retrying", "method", method, "kind", kind, "attempt", attempt+1, "wait", wait, "err", err)
-		if serr := w.sleep(ctx, wait); serr != nil {
-			err = errors.Join(err, serr)
-			break
-		}
+		return again, wait, err
+	})
+	if long := (*retry.WaitTooLongError)(nil); errors.As(err, &long) {
+		w.log.Warn("bot: slack asks to wait longer than fitbot can", "method", method, "wait", long.Wait)
 	}
-	return "", fmt.Errorf("%s to %s: %w", method, channel, err)
+	if err != nil {
+		return "", fmt.Errorf("%s to %s: %w", method, channel, err)
+	}
+	return ts, nil
 }
 
-// classifySlackError names the kind of a failed call and how long to
-// wait before trying again; a negative wait means not to try again.
-// backoff is the wait for a server or network failure at this attempt.
-func classifySlackError(err error, backoff time.Duration) (kind string, wait time.Duration) {
+// classifySlackError names the kind of a failed call, how long Slack
+// asked to wait before trying again (negative: it named no wait, so the
+// backoff applies) and whether another try could help: not for a client
+// error (channel_not_found, invalid_blocks) or a cancelled call.
+func classifySlackError(err error) (kind string, wait time.Duration, again bool) {
 	var rl *slack.RateLimitedError
 	var sc slack.StatusCodeError
 	var ne net.Error
 	switch {
 	case errors.As(err, &rl):
-		return "rate_limited", max(rl.RetryAfter, 0)
+		return "rate_limited", max(rl.RetryAfter, 0), true
 	case errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests:
-		return "rate_limited", time.Second // a 429 without Retry-After
+		return "rate_limited", time.Second, true // a 429 without Retry-After
 	case errors.As(err, &sc) && sc.Code >= 500:
-		return "server", backoff
+		return "server", -1, true
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return "network", -1
+		return "network", -1, false
 	case errors.As(err, &ne):
-		return "network", backoff
+		return "network", -1, true
 	}
-	return "client", -1
-}
-
-// fitsDeadline reports whether waiting d leaves ctx's deadline ahead.
-func fitsDeadline(ctx context.Context, d time.Duration) bool {
-	deadline, ok := ctx.Deadline()
-	return !ok || time.Until(deadline) > d
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return "client", -1, false
 }

@@ -171,18 +171,20 @@ func TestSocketLargeAnswer(t *testing.T) {
 // TestSocketStopsCleanly cancels Run while a command is in flight: the
 // command is acknowledged with its answer before Run returns nil.
 func TestSocketStopsCleanly(t *testing.T) {
-	slow := make(chan struct{})
+	slow, entered := make(chan struct{}), make(chan struct{}, 1)
 	f := newSocketFixture(t, func(c *Config) {
 		c.Parse = func(q string) (sizing.Parsed, error) {
+			entered <- struct{}{}
 			<-slow
 			return fakeParser(q)
 		}
 	})
 	f.server.SendToWebsocket(string(readTestdata(t, "socket_slash_command.json")))
-	eventually(t, func() bool {
-		return len(f.server.GetSeenOutboundMessages()) > 0
-	})
-	time.Sleep(50 * time.Millisecond) // let the envelope reach the handler
+	select {
+	case <-entered: // the command is in the handler
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command never reached the handler")
+	}
 	f.stop()
 	select {
 	case err := <-f.done:

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -47,14 +49,9 @@ func DefaultDigestConfig() DigestConfig {
 
 // DigestPlan is a saved plan as the digest re-prices it.
 type DigestPlan struct {
-	ID         int64
-	CreatedAt  time.Time
-	Question   string   // as asked
-	Canonical  string   // re-parses to the same question (sizing.Format)
-	GPU        string   // catalog id the answer used
-	GPUs       int      // total GPUs
-	Fits       bool     // the verdict then
-	USDPerHour *float64 // the whole configuration then; nil when no price was known
+	ID        int64
+	CreatedAt time.Time
+	plan.Summary
 }
 
 // DigestInput is everything the digest is computed from. It is read from
@@ -174,7 +171,7 @@ func (p PlanRepricing) Changed() bool {
 	if p.CheaperFit != nil {
 		return true
 	}
-	return p.ThenUSDPerHour != nil && p.NowUSDPerHour != nil && math.Abs(*p.NowUSDPerHour-*p.ThenUSDPerHour) >= 0.005
+	return plan.PriceMoved(p.ThenUSDPerHour, p.NowUSDPerHour)
 }
 
 // SourceHealth is a provider whose prices were stale or whose refreshes
@@ -602,7 +599,7 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 			h.Runs++
 			if r.Status != RunOK {
 				h.FailedRuns++
-				h.LastError = truncateRunes(r.Error, maxErrorText)
+				h.LastError = display.Truncate(r.Error, maxErrorText)
 			}
 		}
 		last := rs[len(rs)-1]
@@ -611,7 +608,7 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 			h.Reason = "no good refresh in two weeks"
 		case last.Status != RunOK:
 			h.Reason = fmt.Sprintf("last refresh %s; prices from %s", last.Status, h.LastGood.Format("Jan 2 15:04 MST"))
-			h.LastError = truncateRunes(last.Error, maxErrorText)
+			h.LastError = display.Truncate(last.Error, maxErrorText)
 		case last.FeedStale(end):
 			h.Reason = fmt.Sprintf("refreshes, but the source has published nothing new since %s", last.PublishedAt.UTC().Format("Jan 2 2006"))
 		case end.Sub(*h.LastGood) > staleAfter:
@@ -634,15 +631,6 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
-}
-
-// truncateRunes cuts s to max runes, ending in an ellipsis when cut.
-func truncateRunes(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return string(r[:max-1]) + "…"
 }
 
 // repricePlans answers the plans saved in the window again with the
@@ -669,10 +657,7 @@ func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Sna
 	out := []PlanRepricing{}
 	seen := map[string]int{}
 	for _, p := range recent {
-		key := p.Canonical
-		if key == "" {
-			key = p.Question
-		}
+		key := p.Text()
 		if i, ok := seen[key]; ok {
 			out[i].Asked++
 			continue
@@ -707,41 +692,34 @@ func planDelta(p PlanRepricing) float64 {
 	return math.Abs(*p.NowUSDPerHour - *p.ThenUSDPerHour)
 }
 
-// reprice answers one plan's canonical question with est. A plan today's
-// parser or catalog cannot answer keeps its problem, in words. A cheaper
-// fit is offered only on a GPU some provider priced this week (week), not
-// on a fallback price that did not move.
+// reprice answers one plan again with est (plan.Reanswer). A plan that
+// cannot be answered today keeps its problem, in words. A cheaper fit is
+// offered only on a GPU some provider priced this week (week), not on a
+// fallback price that did not move.
 func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot) PlanRepricing {
 	r := PlanRepricing{ID: p.ID, CreatedAt: p.CreatedAt.UTC(), Question: p.Question, Asked: 1,
 		GPU: p.GPU, GPUs: p.GPUs, Fits: p.Fits, ThenUSDPerHour: p.USDPerHour}
-	parsed, err := sizing.Parse(p.Canonical)
-	if err != nil {
-		r.Problem = fmt.Sprintf("today's parser no longer reads %q", p.Canonical)
+	d := plan.Reanswer(p.Summary, nil, est, func(alt sizing.Alternative) bool {
+		_, priced := week.Cheapest(alt.GPU, MarketOnDemand)
+		return priced
+	})
+	if d.Now == nil {
+		r.Problem = d.Problem
 		return r
 	}
-	now, err := est.Answer(parsed.Query)
-	if err != nil {
-		r.Problem = fmt.Sprintf("today's catalog cannot answer %q", p.Canonical)
-		return r
-	}
+	now := d.Now
 	r.GPU, r.GPUs, r.Fits = now.Request.GPU, now.Request.GPUs, now.Fits
 	r.NowUSDPerHour, r.Hours, r.NowUSDTotal = roundPtr(now.Throughput.USDPerHour, 4), roundPtr(now.Throughput.Hours, 2), roundPtr(now.Throughput.USDTotal, 2)
 	if now.Price != nil {
 		r.NowProvider = now.Price.Provider
 	}
-	then, today := p.USDPerHour, now.Throughput.USDPerHour
-	if then != nil && today != nil && *then > 0 {
-		pct := round(100*(*today-*then) / *then, 1)
-		r.ChangePct = &pct
+	if pct := d.PriceChangePct(); pct != nil {
+		r.ChangePct = ptr(round(*pct, 1))
 	}
-	if then != nil && r.Hours != nil {
-		r.ThenUSDTotal = roundPtr(ptr(*then**now.Throughput.Hours), 2)
+	if p.USDPerHour != nil && r.Hours != nil {
+		r.ThenUSDTotal = roundPtr(ptr(*p.USDPerHour**now.Throughput.Hours), 2)
 	}
-	// A cheaper fit, on a GPU some provider priced this week.
-	r.CheaperFit = now.CheaperFit(then, func(alt sizing.Alternative) bool {
-		_, priced := week.Cheapest(alt.GPU, MarketOnDemand)
-		return priced
-	})
+	r.CheaperFit = d.CheaperFit
 	return r
 }
 
@@ -764,7 +742,7 @@ func (d *Digest) headline() string {
 		if c.Now.Tier != "" {
 			who += " " + c.Now.Tier
 		}
-		parts = append(parts, fmt.Sprintf("cheapest %s now $%.2f/GPU-h (%s)", GPUName(c.GPU), c.Now.USDPerGPUHour, who))
+		parts = append(parts, fmt.Sprintf("cheapest %s now $%.2f/GPU-h (%s)", display.GPUName(c.GPU), c.Now.USDPerGPUHour, who))
 	}
 	if n := len(d.StaleSources); n > 0 {
 		parts = append(parts, plural(n, "source")+" stale or failing")
@@ -794,15 +772,6 @@ func (d *Digest) headlineGPU() (Cheapest, bool) {
 		}
 	}
 	return best, ok
-}
-
-// GPUName is a catalog GPU's display name ("H100 80 GB SXM"), or the id
-// when the catalog does not know it.
-func GPUName(id string) string {
-	if g, ok := sizing.MatchGPU(id); ok {
-		return g.Name
-	}
-	return id
 }
 
 func plural(n int, noun string) string {

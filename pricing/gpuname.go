@@ -65,6 +65,9 @@ var awsInstances = map[string]gpuSpec{
 	"p5e.48xlarge":     {"h200", 8},
 	"p5en.48xlarge":    {"h200", 8},
 	"p6-b200.48xlarge": {"b200", 8},
+	"p6-b300.48xlarge": {"b300", 8},
+	// One p6e-gb200 instance is a tray of 4 GPUs in an NVL72 UltraServer.
+	"p6e-gb200.36xlarge": {"gb200", 4},
 }
 
 // awsGPUFamily reports whether an EC2 instance type belongs to a GPU

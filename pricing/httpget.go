@@ -18,9 +18,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/retry"
 )
 
 // maxProviderBody caps one response body. GCP's largest SKU page is a few
@@ -50,28 +52,25 @@ type providerRequest struct {
 // backoff (Retry-After wins when given), and returns the body of a 200
 // that is not an HTML page.
 func providerCall(ctx context.Context, hc *http.Client, req providerRequest) ([]byte, error) {
-	backoff := 500 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		raw, retry, after, err := providerOnce(ctx, hc, req)
-		if err == nil {
-			return raw, nil
-		}
-		if !retry || attempt == providerAttempts {
-			return nil, err
-		}
-		wait := after
-		if wait < 0 {
-			wait = backoff
-			backoff *= 2
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%s: %w (retrying after %v)", req.provider, ctx.Err(), err)
-		case <-t.C:
-		}
+	policy := retry.Policy{Attempts: providerAttempts, Backoff: 500 * time.Millisecond,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			if err := retry.Sleep(ctx, d); err != nil {
+				return fmt.Errorf("%s: %w", req.provider, err)
+			}
+			return nil
+		}}
+	var raw []byte
+	err := policy.Do(ctx, func(int) (bool, time.Duration, error) {
+		var again bool
+		var after time.Duration
+		var err error
+		raw, again, after, err = providerOnce(ctx, hc, req)
+		return again, after, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return raw, nil
 }
 
 // providerOnce makes one attempt. retry says whether the failure is worth
@@ -116,7 +115,7 @@ func providerOnce(ctx context.Context, hc *http.Client, req providerRequest) (ra
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, true, retryAfter(resp.Header.Get("Retry-After")),
+		return nil, true, retryAfter(resp.Header),
 			fmt.Errorf("%s: HTTP %d: %s", req.provider, resp.StatusCode, snippet(raw, req.secrets))
 	case resp.StatusCode != http.StatusOK:
 		return nil, false, -1, fmt.Errorf("%s: HTTP %d: %s", req.provider, resp.StatusCode, snippet(raw, req.secrets))
@@ -133,17 +132,11 @@ func providerOnce(ctx context.Context, hc *http.Client, req providerRequest) (ra
 	return raw, false, 0, nil
 }
 
-// retryAfter reads a Retry-After header in seconds or as an HTTP date,
-// capped at maxRetryAfter; it is negative when none was given.
-func retryAfter(h string) time.Duration {
-	if h == "" {
-		return -1
-	}
-	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
-		return min(time.Duration(s)*time.Second, maxRetryAfter)
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		return min(max(time.Until(t), 0), maxRetryAfter)
+// retryAfter is the wait a 429 or 5xx names (retry.After), capped at
+// maxRetryAfter; it is negative when none was given.
+func retryAfter(h http.Header) time.Duration {
+	if wait, ok := retry.After(h, time.Now()); ok {
+		return min(wait, maxRetryAfter)
 	}
 	return -1
 }
@@ -172,12 +165,9 @@ func snippet(raw []byte, secrets []string) string {
 	return truncate(scrub(s, secrets), 200)
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+// truncate is display.Truncate: rune-safe, so an error kept in the store
+// and quoted in Slack never ends in half a character.
+func truncate(s string, n int) string { return display.Truncate(s, n) }
 
 func scrub(s string, secrets []string) string {
 	for _, sec := range secrets {

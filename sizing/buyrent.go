@@ -41,6 +41,22 @@ type Workload struct {
 	Years       float64 `json:"years"`
 }
 
+// WithDefaults is w with an unsaid electricity price and purchase life
+// set to DefaultUSDPerKWh and DefaultYears, and those defaults in words,
+// as an answer lists them among its assumptions.
+func (w Workload) WithDefaults() (Workload, []string) {
+	var assumed []string
+	if w.USDPerKWh == 0 {
+		w.USDPerKWh = DefaultUSDPerKWh
+		assumed = append(assumed, fmt.Sprintf("electricity $%.2f per kWh (say e.g. $0.30/kWh)", w.USDPerKWh))
+	}
+	if w.Years == 0 {
+		w.Years = DefaultYears
+		assumed = append(assumed, fmt.Sprintf("purchase amortised over %g years (say e.g. over 5 years)", w.Years))
+	}
+	return w, assumed
+}
+
 // SpotPriceSource looks up the cheapest spot (interruptible) price of one
 // GPU-hour. An Estimator's Prices may implement it as well as PriceSource;
 // buy-or-rent then compares owning with spot too.
@@ -205,14 +221,8 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 		return AskAnswer{}, &InputError{Problem: "the workload does not fit in a week (or a price or period is negative)", Hint: hint}
 	}
 	var asm assumptionSet
-	if w.USDPerKWh == 0 {
-		w.USDPerKWh = DefaultUSDPerKWh
-		asm.add(fmt.Sprintf("electricity $%.2f per kWh (say e.g. $0.30/kWh)", w.USDPerKWh))
-	}
-	if w.Years == 0 {
-		w.Years = DefaultYears
-		asm.add(fmt.Sprintf("purchase amortised over %g years (say e.g. over 5 years)", w.Years))
-	}
+	w, defaulted := w.WithDefaults()
+	asm.add(defaulted...)
 	res := &BuyRentResult{Workload: w, Fits: true}
 	var req Request
 	modelName := ""

@@ -58,7 +58,8 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	if !rs.gpuNamed {
+	chosen := !rs.gpuNamed
+	if chosen {
 		e.pickGPU(rs)
 	}
 	r := &rs.req
@@ -72,6 +73,7 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		GPUName:     rs.gpu.Name,
 		BindingTerm: bindingTerm(mem),
 		Headroom:    headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
+		GPUChosen:   chosen,
 	}
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	a.Price = e.price(r.GPU)

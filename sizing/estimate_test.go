@@ -42,8 +42,11 @@ func TestAnswerNoGPU(t *testing.T) {
 	if a.Request.GPU != "rtx-4090" || !a.Fits {
 		t.Errorf("answered for %s (fits %v), want the cheapest fitting card rtx-4090", a.Request.GPU, a.Fits)
 	}
-	if !anyContains(a.Assumptions, "no GPU named") {
-		t.Errorf("assumptions %q do not say no GPU was named", a.Assumptions)
+	if !a.GPUChosen || !anyContains(a.Assumptions, "no GPU named") {
+		t.Errorf("GPUChosen %v, assumptions %q: want the answer to say no GPU was named", a.GPUChosen, a.Assumptions)
+	}
+	if named, err := e.Answer(Query{Model: "llama-3.1-8b", Method: MethodQLoRA, GPU: "rtx-4090"}); err != nil || named.GPUChosen {
+		t.Errorf("a question naming the card: GPUChosen %v (err %v), want false", named.GPUChosen, err)
 	}
 	if len(a.Alternatives) == 0 {
 		t.Error("no alternatives: want the other cards that fit")

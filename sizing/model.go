@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -67,14 +68,37 @@ type Model struct {
 	ExpertsActive      int  `json:"experts_active,omitempty"`      // routed experts per token
 	ExpertIntermediate int  `json:"expert_intermediate,omitempty"` // FFN width of one expert
 	SharedExperts      int  `json:"shared_experts,omitempty"`      // always-on experts of width ExpertIntermediate
-	DenseLayers        int  `json:"dense_layers,omitempty"`        // first layers with a dense FFN (DeepSeek)
+	DenseLayers        int  `json:"dense_layers,omitempty"`        // layers with a dense FFN: DeepSeek's first k, Llama 4 Maverick's every other
 	RouterBias         bool `json:"router_bias,omitempty"`
+	// SharedExpertIntermediate is the width of a shared expert where it
+	// differs from ExpertIntermediate (Qwen2-MoE: 5632 beside 1408-wide
+	// experts); 0 means ExpertIntermediate.
+	SharedExpertIntermediate int  `json:"shared_expert_intermediate,omitempty"`
+	SharedExpertGate         bool `json:"shared_expert_gate,omitempty"` // a hidden→1 sigmoid gate on the shared expert (Qwen2-MoE, Qwen3-Next)
 
 	QLoRARank     int `json:"q_lora_rank,omitempty"` // DeepSeek MLA; 0 = plain q projection
 	KVLoRARank    int `json:"kv_lora_rank,omitempty"`
 	QKNopeHeadDim int `json:"qk_nope_head_dim,omitempty"`
 	QKRopeHeadDim int `json:"qk_rope_head_dim,omitempty"`
 	VHeadDim      int `json:"v_head_dim,omitempty"`
+
+	// AttnOutputGate: q_proj also yields a per-channel gate on the
+	// attention output (Qwen3-Next), doubling its width.
+	AttnOutputGate bool `json:"attn_output_gate,omitempty"`
+	// LinearAttnLayers are layers whose token mixer is linear attention
+	// (Qwen3-Next's Gated DeltaNet) instead of softmax attention: each has
+	// LinearAttnParams parameters and a fixed-size state, no KV cache.
+	LinearAttnLayers int   `json:"linear_attn_layers,omitempty"`
+	LinearAttnParams int64 `json:"linear_attn_params,omitempty"`
+
+	// MTPLayers are multi-token-prediction layers shipped in the
+	// checkpoint (DeepSeek-V3, GLM-4.5, Qwen3-Next): each a full decoder
+	// layer plus a 2h→h projection and three norms. They count in the
+	// total (they are in the files, and speculative decoding loads them),
+	// not in the active parameters. MTPCopiesEmbeddings: each also stores
+	// its own copy of the embedding table and LM head (DeepSeek-V3).
+	MTPLayers           int  `json:"mtp_layers,omitempty"`
+	MTPCopiesEmbeddings bool `json:"mtp_copies_embeddings,omitempty"`
 
 	SlidingWindow int `json:"sliding_window,omitempty"` // tokens a sliding layer attends to
 	SlidingLayers int `json:"sliding_layers,omitempty"` // how many layers use the window
@@ -146,9 +170,13 @@ func (m Model) ParamCount() (total, active int64) {
 		dec := int64(m.Layers) * (denseLayer + cross)
 		return total + enc + dec, active + enc + dec
 	}
+	// Linear-attention layers swap their attention block for another.
+	linear := int64(m.LinearAttnLayers) * (m.LinearAttnParams - attn)
+	total, active = total+linear, active+linear
 	if !m.MoE() {
 		n := int64(m.Layers) * denseLayer
-		return total + n, active + n
+		total += n + int64(m.MTPLayers)*(m.mtpExtra()+denseLayer)
+		return total, active + n
 	}
 	dense := int64(m.DenseLayers) * denseLayer
 	router := h * int64(m.Experts)
@@ -157,10 +185,29 @@ func (m Model) ParamCount() (total, active int64) {
 	}
 	expert := m.mlpParams(m.ExpertIntermediate)
 	shared := int64(m.SharedExperts) * expert
+	if m.SharedExpertIntermediate > 0 {
+		shared = int64(m.SharedExperts) * m.mlpParams(m.SharedExpertIntermediate)
+	}
+	if m.SharedExpertGate {
+		shared += h
+	}
 	moeLayers := int64(m.Layers - m.DenseLayers)
-	total += dense + moeLayers*(attn+norms+router+shared+int64(m.Experts)*expert)
+	moeLayer := attn + norms + router + shared + int64(m.Experts)*expert
+	total += dense + moeLayers*moeLayer + int64(m.MTPLayers)*(m.mtpExtra()+moeLayer)
 	active += dense + moeLayers*(attn+norms+router+shared+int64(m.ExpertsActive)*expert)
 	return total, active
+}
+
+// mtpExtra counts what one multi-token-prediction layer adds to its
+// decoder layer: the 2h→h projection, three norms and, where stored, its
+// copies of the embedding table and LM head.
+func (m Model) mtpExtra() int64 {
+	h := int64(m.Hidden)
+	n := 2*h*h + 3*m.normParams(h)
+	if m.MTPCopiesEmbeddings {
+		n += 2 * int64(m.Vocab) * h
+	}
+	return n
 }
 
 func (m Model) normParams(width int64) int64 {
@@ -198,6 +245,9 @@ func (m Model) attentionParams() int64 {
 	}
 	if m.QKNorm {
 		n += 2 * d
+	}
+	if m.AttnOutputGate {
+		n += h * heads * d
 	}
 	if m.AttnSinks {
 		n += heads
@@ -246,7 +296,7 @@ func (m Model) KVCacheBytes(bytesPerElem float64, ctx int) float64 {
 		return 0
 	}
 	per := float64(m.KVElemsPerTokenPerLayer()) * bytesPerElem
-	full := m.Layers - m.SlidingLayers
+	full := m.Layers - m.SlidingLayers - m.LinearAttnLayers
 	windowed := ctx
 	if m.SlidingLayers > 0 && m.SlidingWindow < ctx {
 		windowed = m.SlidingWindow
@@ -292,7 +342,7 @@ func (l Linear) LoRAParams(r int) int64 {
 // fuses them.
 func (m Model) LinearShapes() []Linear {
 	h, q, kv := m.Hidden, m.Heads*m.HeadDim, m.KVHeads*m.HeadDim
-	attnLayers := m.Layers + m.EncoderLayers
+	attnLayers := m.Layers + m.EncoderLayers - m.LinearAttnLayers
 	var out []Linear
 	add := func(name, role string, in, o, count int, expert bool) {
 		if count > 0 {
@@ -315,7 +365,11 @@ func (m Model) LinearShapes() []Linear {
 		add("qkv_proj", "attention", h, q+2*kv, attnLayers, false)
 		add("o_proj", "attention", q, h, attnLayers, false)
 	default:
-		add("q_proj", "attention", h, q, attnLayers, false)
+		qOut := q
+		if m.AttnOutputGate {
+			qOut = 2 * q
+		}
+		add("q_proj", "attention", h, qOut, attnLayers, false)
 		add("k_proj", "attention", h, kv, attnLayers, false)
 		add("v_proj", "attention", h, kv, attnLayers, false)
 		add("o_proj", "attention", q, h, attnLayers, false)
@@ -347,7 +401,7 @@ func (m Model) LinearShapes() []Linear {
 		moe := m.Layers - m.DenseLayers
 		add("router", "router", h, m.Experts, moe, false)
 		mlp("expert", m.ExpertIntermediate, moe*m.Experts, true)
-		mlp("shared-expert", m.ExpertIntermediate, moe*m.SharedExperts, false)
+		mlp("shared-expert", cmp.Or(m.SharedExpertIntermediate, m.ExpertIntermediate), moe*m.SharedExperts, false)
 	}
 	return out
 }

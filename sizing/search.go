@@ -449,12 +449,11 @@ var catalogFootprints = sync.OnceValue(func() []catalogFootprint {
 		s := shapeOf(m)
 		out = append(out, catalogFootprint{model: m, shape: s, total: s.total})
 	}
-	// Largest first; ties by id for determinism.
-	slices.SortFunc(out, func(a, b catalogFootprint) int {
-		if c := cmp.Compare(b.total, a.total); c != 0 {
-			return c
-		}
-		return strings.Compare(a.model.ID, b.model.ID)
+	// Largest first; ties (a re-release of the same shape, such as the
+	// DeepSeek-R1 distills) in catalog order, so the original is the
+	// example.
+	slices.SortStableFunc(out, func(a, b catalogFootprint) int {
+		return cmp.Compare(b.total, a.total)
 	})
 	return out
 })

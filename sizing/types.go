@@ -230,4 +230,8 @@ type Answer struct {
 	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
 	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
 	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe
+	// GPUChosen is true when the question named no GPU and the estimator
+	// chose the card: the cheapest that fits, with the other cards that fit
+	// as alternatives, or the reference card when none fits.
+	GPUChosen bool `json:"gpu_chosen,omitempty"`
 }

@@ -34,7 +34,7 @@ type Plan struct {
 	Question  string         // as typed
 	Canonical string         // sizing.Format of the query: re-parses to the same question
 	Request   sizing.Request // the fully resolved request the answer was for
-	ModelKey  string         // see ModelKey: catalog id, bare:<params> or config:<name>
+	ModelKey  string         // see plan.ModelKey: catalog id, bare:<params> or config:<name>
 
 	// The answer's summary, as it stood then.
 	Fits          bool

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/fitbot/fitbot/display"
 )
 
 // ErrUnavailable means the language model could not be asked or gave no
@@ -65,7 +66,9 @@ func unavailable(cause error, apiKey string) error {
 const maxDetail = 200
 
 func describe(err error, apiKey string) string {
-	clean := func(s string) string { return clip(redact(s, apiKey)) }
+	clean := func(s string) string {
+		return clip(redact(s, apiKey))
+	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
@@ -86,20 +89,6 @@ func describe(err error, apiKey string) string {
 	}
 }
 
-// clip shortens s to maxDetail bytes on a rune boundary and folds it onto
-// one line.
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= maxDetail {
-		return s
-	}
-	cut := maxDetail
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // redact removes the API key from s, should a server or proxy echo it.
 func redact(s, apiKey string) string {
 	if apiKey == "" {
@@ -107,3 +96,7 @@ func redact(s, apiKey string) string {
 	}
 	return strings.ReplaceAll(s, apiKey, "[redacted]")
 }
+
+// clip folds s onto one line and cuts it to maxDetail characters
+// (display.Truncate).
+func clip(s string) string { return display.Truncate(strings.Join(strings.Fields(s), " "), maxDetail) }

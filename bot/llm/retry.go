@@ -1,12 +1,11 @@
 package llm
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/fitbot/fitbot/retry"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -15,7 +14,8 @@ import (
 const retryBackoff = 250 * time.Millisecond
 
 // retryDoer sends a request and, when the answer is a 429 or a 5xx, sends
-// it once more after the server's Retry-After (or retryBackoff), provided
+// it once more (one retry inside an HTTP doer, which must hand back the
+// last response rather than an error, so it does not use retry.Policy) after the server's Retry-After (or retryBackoff), provided
 // the request's deadline leaves time for that wait. Other 4xx answers and
 // transport errors are not retried. One retryDoer serves one Interpret
 // call, so its counters describe that call.
@@ -43,7 +43,7 @@ func (d *retryDoer) Do(req *http.Request) (*http.Response, error) {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
-	if err := sleep(req.Context(), wait); err != nil {
+	if err := retry.Sleep(req.Context(), wait); err != nil {
 		return nil, err
 	}
 	again := req.Clone(req.Context())
@@ -64,19 +64,12 @@ func retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status >= http.StatusInternalServerError
 }
 
-// retryAfter reads how long the server asks to wait: retry-after-ms
-// (OpenAI, Azure) in milliseconds, else Retry-After in seconds or as an
-// HTTP date; retryBackoff when neither is usable.
+// retryAfter is how long the server asks to wait (retry.After:
+// Retry-After-Ms, else Retry-After in seconds or as an HTTP date), at most
+// maxRetryAfter; retryBackoff when it names no usable wait.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
-		return duration(ms / 1000)
-	}
-	v := h.Get("Retry-After")
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return duration(s)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return min(max(t.Sub(now), 0), maxRetryAfter)
+	if wait, ok := retry.After(h, now); ok {
+		return min(wait, maxRetryAfter)
 	}
 	return retryBackoff
 }
@@ -84,22 +77,3 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // maxRetryAfter caps a server's wait; any wait this long overruns every
 // deadline anyway.
 const maxRetryAfter = time.Hour
-
-// duration converts non-negative seconds without overflowing.
-func duration(seconds float64) time.Duration {
-	if seconds >= maxRetryAfter.Seconds() {
-		return maxRetryAfter
-	}
-	return time.Duration(seconds * float64(time.Second))
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -18,7 +19,7 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w, verdictLine(a))
 	fmt.Fprintln(w)
 
-	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", toGiB(a.VRAMBytes))
+	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", display.InGiB(a.VRAMBytes))
 	m := a.PerGPU
 	for _, t := range []struct {
 		name  string
@@ -30,10 +31,10 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		if t.bytes == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, toGiB(t.bytes), bar(t.bytes, a.VRAMBytes))
+		fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, display.InGiB(t.bytes), bar(t.bytes, a.VRAMBytes))
 	}
-	fmt.Fprintf(w, "  %-12s %7.1f  %s\n", "total", toGiB(m.TotalBytes), bar(m.TotalBytes, a.VRAMBytes))
-	fmt.Fprintf(w, "Host: %.0f GiB RAM per machine, %.0f GiB disk\n", toGiB(a.HostRAMBytes), toGiB(a.DiskBytes))
+	fmt.Fprintf(w, "  %-12s %7.1f  %s\n", "total", display.InGiB(m.TotalBytes), bar(m.TotalBytes, a.VRAMBytes))
+	fmt.Fprintf(w, "Host: %.0f GiB RAM per machine, %.0f GiB disk\n", display.InGiB(a.HostRAMBytes), display.InGiB(a.DiskBytes))
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, speedLine(a))
@@ -44,13 +45,11 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	if len(a.Alternatives) > 0 {
 		fmt.Fprintln(w)
 		title := "Alternatives:"
-		if a.Fits {
-			title = "Cheaper ways:"
-			if !strings.Contains(strings.Join(a.Assumptions, "\n"), "no GPU named") {
-				title = "Cheaper ways that fit:"
-			} else {
-				title = "Other cards that fit:"
-			}
+		switch {
+		case a.Fits && a.GPUChosen:
+			title = "Other cards that fit:"
+		case a.Fits:
+			title = "Cheaper ways that fit:"
 		}
 		fmt.Fprintln(w, title)
 		for i, alt := range a.Alternatives {
@@ -70,13 +69,13 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 func altCost(alt sizing.Alternative) string {
 	var parts []string
 	if alt.USDPerHour != nil {
-		parts = append(parts, fmt.Sprintf("$%.2f/h", *alt.USDPerHour))
+		parts = append(parts, display.USD(*alt.USDPerHour)+"/h")
 	}
 	if alt.Hours != nil {
-		parts = append(parts, hours(*alt.Hours))
+		parts = append(parts, display.Hours(*alt.Hours))
 	}
 	if alt.USDTotal != nil {
-		parts = append(parts, "$"+humanNumber(*alt.USDTotal))
+		parts = append(parts, display.USD(*alt.USDTotal))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -99,7 +98,7 @@ func verdictLine(a sizing.Answer) string {
 		}
 	}
 	line := fmt.Sprintf("%s %s: %s, %s on %s — %.1f GiB of %.1f GiB per GPU",
-		icon, word, a.ModelName, methodName(r), where, toGiB(a.PerGPU.TotalBytes), toGiB(a.VRAMBytes))
+		icon, word, a.ModelName, methodName(r), where, display.InGiB(a.PerGPU.TotalBytes), display.InGiB(a.VRAMBytes))
 	switch a.Headroom {
 	case sizing.HeadroomTight:
 		line += " (tight: under 20% headroom)"
@@ -136,28 +135,28 @@ func speedLine(a sizing.Answer) string {
 		if a.Request.Method == sizing.MethodInference {
 			kind = "decode"
 		}
-		parts = append(parts, fmt.Sprintf("%s tokens/s %s", humanNumber(*t.TokensPerSecond), kind))
+		parts = append(parts, fmt.Sprintf("%s tokens/s %s", display.Count(*t.TokensPerSecond), kind))
 	}
 	if t.PrefillTokensPerSecond != nil {
-		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", humanNumber(*t.PrefillTokensPerSecond)))
+		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", display.Count(*t.PrefillTokensPerSecond)))
 	}
 	switch {
 	case t.Hours != nil:
-		parts = append(parts, fmt.Sprintf("%s tokens in %s", humanNumber(float64(a.Request.Tokens)), hours(*t.Hours)))
+		parts = append(parts, fmt.Sprintf("%s tokens in %s", display.Count(float64(a.Request.Tokens)), display.Hours(*t.Hours)))
 	case t.TokensPerSecond != nil && *t.TokensPerSecond > 0 && a.Request.Method != sizing.MethodInference:
 		// No budget given: say what a round one would take.
 		h := 1e9 / *t.TokensPerSecond / 3600
-		part := fmt.Sprintf("1B tokens in %s", hours(h))
+		part := fmt.Sprintf("1B tokens in %s", display.Hours(h))
 		if t.USDPerHour != nil {
-			part += fmt.Sprintf(" ($%s)", humanNumber(h**t.USDPerHour))
+			part += fmt.Sprintf(" (%s)", display.USD(h**t.USDPerHour))
 		}
 		parts = append(parts, part)
 	}
 	if t.USDPerHour != nil {
-		parts = append(parts, fmt.Sprintf("$%.2f/h", *t.USDPerHour))
+		parts = append(parts, display.USD(*t.USDPerHour)+"/h")
 	}
 	if t.USDTotal != nil {
-		parts = append(parts, fmt.Sprintf("$%s in all", humanNumber(*t.USDTotal)))
+		parts = append(parts, display.USD(*t.USDTotal)+" in all")
 	}
 	line := "Speed: " + strings.Join(parts, " · ")
 	if a.Price != nil {
@@ -182,38 +181,4 @@ func bar(bytes, vram int64) string {
 		return strings.Repeat("█", barWidth) + fmt.Sprintf("▶ %.0f%%", 100*float64(bytes)/float64(vram))
 	}
 	return strings.Repeat("█", cells) + strings.Repeat("·", barWidth-cells)
-}
-
-func toGiB(b int64) float64 { return float64(b) / (1 << 30) }
-
-// humanNumber writes 1234 as 1,234 and large counts as 2.5B, 300M.
-func humanNumber(v float64) string {
-	switch {
-	case v >= 1e9:
-		return trimZero(fmt.Sprintf("%.2f", v/1e9)) + "B"
-	case v >= 1e6:
-		return trimZero(fmt.Sprintf("%.2f", v/1e6)) + "M"
-	case v >= 100:
-		s := fmt.Sprintf("%.0f", v)
-		for i := len(s) - 3; i > 0; i -= 3 {
-			s = s[:i] + "," + s[i:]
-		}
-		return s
-	}
-	return trimZero(fmt.Sprintf("%.2f", v))
-}
-
-func trimZero(s string) string {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// hours writes a duration in hours, or days when long.
-func hours(h float64) string {
-	if h >= 48 {
-		return fmt.Sprintf("%.1f days", h/24)
-	}
-	return fmt.Sprintf("%.1f h", h)
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
@@ -75,5 +77,54 @@ func TestLiveAnswerer(t *testing.T) {
 	a, err := l.Ask(ask)
 	if err != nil || a.WhichGPU == nil {
 		t.Errorf("Ask(which gpu) = %+v, %v; want the cards that fit", a, err)
+	}
+}
+
+// blockingPrices answers its first read at once and blocks every later
+// read until released, saying when one has started.
+type blockingPrices struct {
+	reads   atomic.Int32
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingPrices) PriceSource(context.Context) (sizing.PriceSource, error) {
+	if b.reads.Add(1) > 1 {
+		b.started <- struct{}{}
+		<-b.release
+	}
+	return fixedPrice(0.42), nil
+}
+
+// TestLiveAnswerDoesNotWaitForReload: while one request reloads the
+// prices from a slow store, another is answered at once with the prices
+// already loaded.
+func TestLiveAnswerDoesNotWaitForReload(t *testing.T) {
+	store := &blockingPrices{started: make(chan struct{}), release: make(chan struct{})}
+	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p, err := sizing.Parse("13B lora rtx-4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Answer(p.Query); err != nil { // the first load
+		t.Fatal(err)
+	}
+	l.invalidate()
+	reloaded := make(chan error, 1)
+	go func() { _, err := l.Answer(p.Query); reloaded <- err }()
+	<-store.started // that request is now reading the store
+	answered := make(chan error, 1)
+	go func() { _, err := l.Answer(p.Query); answered <- err }()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Errorf("Answer during a reload: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("an answer waited for another request's reload")
+	}
+	close(store.release)
+	if err := <-reloaded; err != nil {
+		t.Errorf("the reloading answer: %v", err)
 	}
 }

@@ -8,30 +8,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
 // ask answers the questions that run the other way round (largest model,
 // longest context, which GPU, buy or rent) for `fitbot fit`, in text or
 // JSON. Input it cannot use exits 2 with an example.
-func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) int {
+func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) error {
 	// Priced as fit is; both sources know spot prices too, for buy-or-rent.
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Ask(p)
 	if err != nil {
-		return a.fitFailed(err)
+		return inputError(err, "")
 	}
 	ans.Assumptions = sizing.MergeAssumptions(p.Notes, ans.Assumptions)
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ans); err != nil {
-			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
-		return exitOK
+		return nil
 	}
 	writeAsk(a.stdout, ans)
-	return exitOK
+	return nil
 }
 
 // writeAsk prints an ask answer for a person: the outcome first, then the
@@ -60,7 +61,7 @@ func writeLargest(w io.Writer, a sizing.AskAnswer) {
 	if l.FitsNothing {
 		fmt.Fprintf(w, "❌ Nothing fits %s as asked.\n", where)
 	} else {
-		fmt.Fprintf(w, "Largest models that fit %s (%.1f GiB per card):\n", where, toGiB(l.VRAMBytes))
+		fmt.Fprintf(w, "Largest models that fit %s (%.1f GiB per card):\n", where, display.InGiB(l.VRAMBytes))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  %-22s %8s  %s\n", "method", "largest", "catalog models that fit")
@@ -75,8 +76,10 @@ func writeLargest(w io.Writer, a sizing.AskAnswer) {
 			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, "—", r.Note)
 		case r.MaxParams == 0:
 			line := "not even 1M parameters fit"
-			if n := r.Nearest; n != nil {
-				line += fmt.Sprintf("; %s: up to %s", n.Why, humanNumber(float64(n.MaxParams)))
+			if n := r.Nearest; n != nil && n.MaxParams > sizing.MinBareParams {
+				line += fmt.Sprintf("; %s: up to %s", n.Why, display.Count(float64(n.MaxParams)))
+			} else if n != nil {
+				line += fmt.Sprintf("; %s: only the smallest size, %s, fits", n.Why, display.Count(float64(n.MaxParams)))
 			}
 			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, "none", line)
 		default:
@@ -84,7 +87,7 @@ func writeLargest(w io.Writer, a sizing.AskAnswer) {
 			for i, m := range r.CatalogModels {
 				names[i] = m.Name
 			}
-			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, humanNumber(float64(r.MaxParams)), strings.Join(names, ", "))
+			fmt.Fprintf(w, "%s %-22s %8s  %s\n", mark, label, display.Count(float64(r.MaxParams)), strings.Join(names, ", "))
 		}
 	}
 }
@@ -113,24 +116,24 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 	if c.MaxTokens == 0 {
 		fmt.Fprintf(w, "❌ No %s fits: %s — the model alone does not fit the card.\n", word, what)
 		if n := c.Nearest; n != nil {
-			fmt.Fprintf(w, "Nearest: %s, up to %s tokens.\n", n.Why, humanNumber(float64(n.MaxTokens)))
+			fmt.Fprintf(w, "Nearest: %s, up to %s tokens.\n", n.Why, display.Count(float64(n.MaxTokens)))
 		}
 		return
 	}
-	fmt.Fprintf(w, "✅ Longest %s: %s tokens — %s\n", word, humanNumber(float64(c.MaxTokens)), what)
+	fmt.Fprintf(w, "✅ Longest %s: %s tokens — %s\n", word, display.Count(float64(c.MaxTokens)), what)
 	switch {
 	case c.Bound == sizing.BoundModel:
-		fmt.Fprintf(w, "Bound by the model: it was trained for %s tokens; memory would allow %s.\n", humanNumber(float64(c.ModelMaxTokens)), humanNumber(float64(c.MemoryMaxTokens)))
+		fmt.Fprintf(w, "Bound by the model: it was trained for %s tokens; memory would allow %s.\n", display.Count(float64(c.ModelMaxTokens)), display.Count(float64(c.MemoryMaxTokens)))
 	case c.ModelMaxTokens > 0:
-		fmt.Fprintf(w, "Bound by memory: the model itself allows %s tokens.\n", humanNumber(float64(c.ModelMaxTokens)))
+		fmt.Fprintf(w, "Bound by memory: the model itself allows %s tokens.\n", display.Count(float64(c.ModelMaxTokens)))
 	default:
 		fmt.Fprintln(w, "Bound by memory.")
 	}
 	if c.KVBytesPerToken > 0 {
-		fmt.Fprintf(w, "KV cache: %s KiB per token of context (%s, %d concurrent).\n", trimZero(fmt.Sprintf("%.1f", c.KVBytesPerToken/1024)), r.KVPrecision, r.MicroBatch)
+		fmt.Fprintf(w, "KV cache: %s KiB per token of context (%s, %d concurrent).\n", display.Decimal(c.KVBytesPerToken/1024), r.KVPrecision, r.MicroBatch)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Per GPU at %s tokens (GiB, of %.1f GiB on the card):\n", humanNumber(float64(c.MaxTokens)), toGiB(c.VRAMBytes))
+	fmt.Fprintf(w, "Per GPU at %s tokens (GiB, of %.1f GiB on the card):\n", display.Count(float64(c.MaxTokens)), display.InGiB(c.VRAMBytes))
 	m := c.PerGPU
 	for _, t := range []struct {
 		name  string
@@ -141,7 +144,7 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 		{"total", m.TotalBytes},
 	} {
 		if t.bytes > 0 {
-			fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, toGiB(t.bytes), bar(t.bytes, c.VRAMBytes))
+			fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, display.InGiB(t.bytes), bar(t.bytes, c.VRAMBytes))
 		}
 	}
 }
@@ -158,7 +161,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 	}
 	order := "cheapest per hour first"
 	if g.Tokens > 0 {
-		order = fmt.Sprintf("cheapest for %s tokens first", humanNumber(float64(g.Tokens)))
+		order = fmt.Sprintf("cheapest for %s tokens first", display.Count(float64(g.Tokens)))
 	}
 	fmt.Fprintf(w, "%d cards fit %s (%s):\n", len(g.Options), what, order)
 	for i, o := range g.Options {
@@ -168,29 +171,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 
 // optionLine is one card of a which-GPU answer.
 func optionLine(o sizing.GPUOption, tokens int64) string {
-	s := fmt.Sprintf("%d× %s", o.GPUs, o.GPUName)
-	if o.Nodes > 1 {
-		s += fmt.Sprintf(" on %d machines", o.Nodes)
-	}
-	if o.ZeROStage > 0 {
-		s += fmt.Sprintf(" with ZeRO-%d", o.ZeROStage)
-	}
-	s += fmt.Sprintf(" — %.1f GiB per GPU", toGiB(o.TotalBytes))
-	if o.Headroom == sizing.HeadroomTight {
-		s += " (tight)"
-	}
-	if o.USDPerHour != nil {
-		s += fmt.Sprintf(", $%.2f/h", *o.USDPerHour)
-	} else {
-		s += ", no price known"
-	}
-	if o.Hours != nil {
-		s += fmt.Sprintf(", %s tokens in %s", humanNumber(float64(tokens)), hours(*o.Hours))
-		if o.USDTotal != nil {
-			s += fmt.Sprintf(" ($%s)", humanNumber(*o.USDTotal))
-		}
-	}
-	return s
+	return display.Hardware(o.GPUs, o.GPUName) + display.GPUOption(o, tokens)
 }
 
 func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
@@ -211,9 +192,9 @@ func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
 	fmt.Fprintf(w, "Use: %g jobs a week × %g h = %.1f h a month (%.0f%% of the time)\n",
 		r.Workload.JobsPerWeek, r.Workload.HoursPerJob, r.HoursPerMonth, 100*r.Utilisation)
 	p := r.Purchase
-	fmt.Fprintf(w, "Own:  $%s a month — $%s to buy (%d× $%s a card + $%s for %d machine(s)) over %g years, $%.2f a month of power at $%.2f/kWh\n",
-		humanNumber(r.OwnUSDPerMonth), humanNumber(p.TotalUSD), p.Cards, humanNumber(p.CardUSD), humanNumber(p.HostUSD*float64(p.Machines)), p.Machines,
-		r.Workload.Years, p.PowerUSDPerMonth, r.Workload.USDPerKWh)
+	fmt.Fprintf(w, "Own:  %s a month — %s to buy (%d× %s a card + %s for %d machine(s)) over %g years, %s a month of power at $%.2f/kWh\n",
+		display.USD(r.OwnUSDPerMonth), display.USD(p.TotalUSD), p.Cards, display.USD(p.CardUSD), display.USD(p.HostUSD*float64(p.Machines)), p.Machines,
+		r.Workload.Years, display.USD(p.PowerUSDPerMonth), r.Workload.USDPerKWh)
 	for _, m := range []struct {
 		name string
 		c    *sizing.RentCost
@@ -222,7 +203,7 @@ func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
 			fmt.Fprintf(w, "Rent %s: no price known\n", m.name)
 			continue
 		}
-		line := fmt.Sprintf("Rent %s: $%s a month at $%.2f/h (%s, %s)", m.name, humanNumber(m.c.USDPerMonth), m.c.Price.USDPerGPUHour, m.c.Price.Provider, m.c.Price.AsOf.Format(time.DateOnly))
+		line := fmt.Sprintf("Rent %s: %s a month at %s/h (%s, %s)", m.name, display.USD(m.c.USDPerMonth), display.USD(m.c.Price.USDPerGPUHour), m.c.Price.Provider, m.c.Price.AsOf.Format(time.DateOnly))
 		switch b := m.c.BreakEvenMonth; {
 		case b == nil:
 			line += "; owning never catches up"
@@ -233,7 +214,7 @@ func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "Purchase price: $%s-%s a card, seen %s: %s\n", humanNumber(p.CardUSDLow), humanNumber(p.CardUSDHigh), p.AsOf.Format(time.DateOnly), p.Source)
+	fmt.Fprintf(w, "Purchase price: %s-%s a card, seen %s: %s\n", display.USD(p.CardUSDLow), display.USD(p.CardUSDHigh), p.AsOf.Format(time.DateOnly), p.Source)
 	if len(r.Caveats) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Beyond the sums:")

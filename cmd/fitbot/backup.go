@@ -18,35 +18,35 @@ Example: fitbot backup backups/fitbot-2026-11-30.db
 `
 
 // backup is `fitbot backup PATH`.
-func (a *app) backup(ctx context.Context, args []string) int {
+func (a *app) backup(ctx context.Context, args []string) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		fmt.Fprint(a.stdout, backupUsage)
-		return exitOK
+		return nil
 	}
 	if len(args) != 1 || args[0] == "" {
-		return a.fail(exitUsage, "backup needs one PATH to write the copy to", "fitbot backup backups/fitbot-copy.db")
+		return usageError("backup needs one PATH to write the copy to", "fitbot backup backups/fitbot-copy.db")
 	}
 	path := args[0]
 	// Checked before opening, so that a mistake does not create a new
 	// empty database where none was.
 	if !a.dbExists() {
-		return a.fail(exitFailure, fmt.Sprintf("no database at %s to back up", a.dbPath()), "FITBOT_DB=path/to/fitbot.db fitbot backup "+path)
+		return failure(fmt.Sprintf("no database at %s to back up", a.dbPath()), "FITBOT_DB=path/to/fitbot.db fitbot backup "+path)
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 	if err := db.Backup(ctx, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return a.fail(exitFailure, err.Error(), "choose a new file name, e.g. fitbot backup "+path+".1")
+			return failure(err.Error(), "choose a new file name, e.g. fitbot backup "+path+".1")
 		}
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	fmt.Fprintf(a.stdout, "backed up %s to %s (%d bytes, quick_check ok)\n", db.Path(), path, st.Size())
-	return exitOK
+	return nil
 }

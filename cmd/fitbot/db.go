@@ -31,26 +31,30 @@ func (a *app) dbExists() bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// openStore opens the database for a subcommand. On failure it prints the
-// problem with a hint that fits it and returns the exit code; on success
-// the code is exitOK and the caller closes the store.
-func (a *app) openStore(ctx context.Context) (*store.DB, int) {
+// openStore opens the database for a subcommand; the caller closes it.
+// A database that would not open is a failure with the hint that fits it.
+func (a *app) openStore(ctx context.Context) (*store.DB, error) {
 	db, err := store.Open(ctx, a.dbPath())
-	if err == nil {
-		return db, exitOK
+	if err != nil {
+		return nil, failure(err.Error(), dbHint(err))
 	}
-	hint := ""
+	return db, nil
+}
+
+// dbHint is the Try: line for a database that would not open, "" when
+// none helps. openStore and serve both use it.
+func dbHint(err error) string {
 	switch {
 	case errors.Is(err, store.ErrNoCgo):
-		hint = "CGO_ENABLED=1 go build -o fitbot ./cmd/fitbot (a C compiler is needed)"
+		return "CGO_ENABLED=1 go build -o fitbot ./cmd/fitbot (a C compiler is needed)"
 	case errors.Is(err, store.ErrNotDatabase):
-		hint = "point FITBOT_DB at fitbot's database, or move that file aside and run again to start a new one"
+		return "point FITBOT_DB at fitbot's database, or move that file aside and run again to start a new one"
 	case errors.Is(err, store.ErrSchemaTooNew):
-		hint = "run the newer fitbot that last used this database, or point FITBOT_DB elsewhere"
+		return "run the newer fitbot that last used this database, or point FITBOT_DB elsewhere"
 	case errors.Is(err, store.ErrReadOnly):
-		hint = "FITBOT_DB=/a/writable/folder/fitbot.db (the folder must be writable too)"
+		return "FITBOT_DB=/a/writable/folder/fitbot.db (the folder must be writable too: WAL keeps -wal and -shm files beside the database)"
 	}
-	return nil, a.fail(exitFailure, err.Error(), hint)
+	return ""
 }
 
 // closeStore closes the database, reporting a failure (the last writes

@@ -49,7 +49,7 @@ func newDigestPoster(db *store.DB, web bot.ThreadPoster, channel, cronSpec strin
 }
 
 // digest is `fitbot digest`.
-func (a *app) digest(ctx context.Context, args []string) int {
+func (a *app) digest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("digest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
@@ -58,34 +58,34 @@ func (a *app) digest(ctx context.Context, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fmt.Fprint(a.stdout, digestUsage)
-			return exitOK
+			return nil
 		}
-		return a.fail(exitUsage, err.Error(), "fitbot digest --dry-run --at 2026-11-30T09:00:00Z")
+		return usageError(err.Error(), "fitbot digest --dry-run --at 2026-11-30T09:00:00Z")
 	}
 	if fs.NArg() > 0 {
-		return a.fail(exitUsage, fmt.Sprintf("digest takes no words, got %q", strings.Join(fs.Args(), " ")), "fitbot digest --dry-run (fitbot digest -h for the flags)")
+		return usageError(fmt.Sprintf("digest takes no words, got %q", strings.Join(fs.Args(), " ")), "fitbot digest --dry-run (fitbot digest -h for the flags)")
 	}
 	var at time.Time
 	if *atFlag != "" {
 		t, err := time.Parse(time.RFC3339, *atFlag)
 		if err != nil {
-			return a.fail(exitUsage, fmt.Sprintf("--at %q is not an RFC 3339 time", *atFlag), "--at 2026-11-30T09:00:00Z")
+			return usageError(fmt.Sprintf("--at %q is not an RFC 3339 time", *atFlag), "--at 2026-11-30T09:00:00Z")
 		}
 		at = t
 	}
 
 	channel, token := a.getenv("FITBOT_DIGEST_CHANNEL"), a.getenv("SLACK_BOT_TOKEN")
 	if !*dryRun && (channel == "" || token == "") {
-		return a.fail(exitFailure, "posting the digest needs FITBOT_DIGEST_CHANNEL and SLACK_BOT_TOKEN",
+		return failure("posting the digest needs FITBOT_DIGEST_CHANNEL and SLACK_BOT_TOKEN",
 			"FITBOT_DIGEST_CHANNEL=C0123ABCD SLACK_BOT_TOKEN=xoxb-... fitbot digest, or fitbot digest --dry-run to print it")
 	}
 	if !a.dbExists() {
-		return a.fail(exitFailure, fmt.Sprintf("no prices to compare: there is no database at %s", a.dbPath()),
+		return failure(fmt.Sprintf("no prices to compare: there is no database at %s", a.dbPath()),
 			"fitbot prices refresh (twice, a week apart, for a first digest), or FITBOT_DB=path/to/fitbot.db")
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 
@@ -93,11 +93,11 @@ func (a *app) digest(ctx context.Context, args []string) int {
 	hc := &http.Client{Timeout: 30 * time.Second}
 	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: bot.NewSlackClient(token, "", a.getenv("SLACK_API_URL"), hc), Logger: logger})
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), logger)
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
+		return failure(err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
 	}
 	end := at
 	if end.IsZero() {
@@ -111,7 +111,7 @@ func (a *app) digest(ctx context.Context, args []string) int {
 	if *dryRun {
 		d, err := poster.Build(ctx, end)
 		if err != nil {
-			return a.fail(exitFailure, err.Error(), "")
+			return failure(err.Error(), "")
 		}
 		return a.printDigest(d, *asJSON)
 	}
@@ -119,7 +119,7 @@ func (a *app) digest(ctx context.Context, args []string) int {
 	defer cancel()
 	res, err := poster.DeliverWeek(pctx, end)
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "check FITBOT_DIGEST_CHANNEL and that fitbot is in the channel; a failed post is tried again by the next run")
+		return failure(err.Error(), "check FITBOT_DIGEST_CHANNEL and that fitbot is in the channel; a failed post is tried again by the next run")
 	}
 	week := fmt.Sprintf("the week of %s – %s", res.Record.WeekStart.Format("Jan 2 15:04"), res.Record.WeekEnd.Format("Jan 2 15:04 MST"))
 	status := a.stdout
@@ -128,7 +128,7 @@ func (a *app) digest(ctx context.Context, args []string) int {
 	}
 	d := res.Digest
 	if !res.Posted && !res.Record.Posted() {
-		return a.fail(exitFailure, fmt.Sprintf("no prices were observed in %s; nothing posted", week),
+		return failure(fmt.Sprintf("no prices were observed in %s; nothing posted", week),
 			"fitbot prices refresh, or fitbot digest --dry-run --at TIME for a week with prices")
 	}
 	if res.Posted {
@@ -137,25 +137,25 @@ func (a *app) digest(ctx context.Context, args []string) int {
 		fmt.Fprintf(status, "The digest for %s was already posted to %s at %s (message %s); nothing posted.\n",
 			week, channel, res.Record.PostedAt.Format("Jan 2 15:04 MST"), res.Record.TS)
 		if !*asJSON {
-			return exitOK
+			return nil
 		}
 		built, err := poster.Build(ctx, end)
 		if err != nil {
-			return a.fail(exitFailure, err.Error(), "")
+			return failure(err.Error(), "")
 		}
 		d = &built
 	}
 	if *asJSON {
 		return a.writeJSON(d)
 	}
-	return exitOK
+	return nil
 }
 
 // printDigest prints a digest as text or JSON.
-func (a *app) printDigest(d pricing.Digest, asJSON bool) int {
+func (a *app) printDigest(d pricing.Digest, asJSON bool) error {
 	if asJSON {
 		return a.writeJSON(d)
 	}
 	fmt.Fprint(a.stdout, bot.DigestText(d))
-	return exitOK
+	return nil
 }

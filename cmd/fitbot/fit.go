@@ -79,31 +79,31 @@ func parseFitArgs(args []string) (fitArgs, error) {
 // fit is `fitbot fit`: parse the words, answer with the estimator at the
 // store's current prices (the embedded default sheet when there is no
 // database), print text or JSON.
-func (a *app) fit(ctx context.Context, args []string) int {
+func (a *app) fit(ctx context.Context, args []string) error {
 	f, err := parseFitArgs(args)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot fit --json 13B lora 4090")
+		return usageError(err.Error(), "fitbot fit --json 13B lora 4090")
 	}
 	if f.help {
 		fmt.Fprint(a.stdout, fitUsage)
-		return exitOK
+		return nil
 	}
 	if len(f.words) == 0 && f.config == "" {
 		fmt.Fprint(a.stderr, fitUsage)
-		return exitUsage
+		return quietError(exitUsage)
 	}
 	parsed, err := sizing.Parse(strings.Join(f.words, " "))
 	if f.config != "" {
 		arch, cerr := loadConfig(f.config)
 		if cerr != nil {
-			return a.fitFailed(cerr)
+			return inputError(cerr, "")
 		}
 		parsed.Query.Arch = &arch
 		parsed.Query.Model, parsed.Query.Params, parsed.Query.Experts = "", 0, 0
 		err = configOnly(err, parsed)
 	}
 	if err != nil {
-		return a.fitFailed(err)
+		return inputError(err, "")
 	}
 	if parsed.Intent != sizing.IntentFit {
 		return a.ask(ctx, parsed, f.json)
@@ -111,14 +111,14 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
-		return a.fitFailed(err)
+		return inputError(err, "")
 	}
 	ans.Assumptions = sizing.MergeAssumptions(parsed.Notes, ans.Assumptions)
 	if f.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ans); err != nil {
-			return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
 	} else {
 		writeAnswer(a.stdout, ans)
@@ -126,7 +126,7 @@ func (a *app) fit(ctx context.Context, args []string) int {
 	if f.save {
 		return a.savePlan(ctx, strings.Join(f.words, " "), parsed.Query, ans, f.json)
 	}
-	return exitOK
+	return nil
 }
 
 // configOnly forgives the parser for not finding a model when --config
@@ -158,14 +158,4 @@ func loadConfig(path string) (sizing.Model, error) {
 		return sizing.Model{}, fmt.Errorf("--config %s: %w", path, err)
 	}
 	return m, nil
-}
-
-// fitFailed reports input that cannot be used with exit 2 and the
-// corrected example, anything else with exit 1.
-func (a *app) fitFailed(err error) int {
-	var ie *sizing.InputError
-	if errors.As(err, &ie) {
-		return a.fail(exitUsage, ie.Problem, ie.Hint)
-	}
-	return a.fail(exitFailure, err.Error(), "")
 }

@@ -71,14 +71,16 @@ type readiness struct {
 
 // readyz checks what fitbot needs to answer: the database, and the Slack
 // connection in Socket Mode; it reports the age of the newest prices. 200
-// when ready, 503 when not, with each check in the body.
+// when ready, 503 when not, with each check in the body. The body never
+// quotes an error (they name files and paths, and /readyz may be on the
+// public listener): errors go to the log.
 func (h *health) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	rd := readiness{Ready: true, Checks: map[string]check{}}
 	if err := h.db.Ping(ctx); err != nil {
 		h.log.Warn("readyz: database unreachable", "err", err)
-		rd.Checks["database"] = check{Detail: "unreachable: " + err.Error()}
+		rd.Checks["database"] = check{Detail: "unreachable (the log has the error)"}
 	} else {
 		rd.Checks["database"] = check{OK: true}
 	}
@@ -107,7 +109,8 @@ func (h *health) readyz(w http.ResponseWriter, r *http.Request) {
 func (h *health) prices(ctx context.Context) check {
 	providers, err := h.db.ProviderHealth(ctx)
 	if err != nil {
-		return check{Detail: "cannot read price runs: " + err.Error()}
+		h.log.Warn("readyz: reading price runs failed", "err", err)
+		return check{Detail: "cannot read price runs (the log has the error)"}
 	}
 	now := h.now()
 	var newest time.Time

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +101,34 @@ func TestHealthzAndMetrics(t *testing.T) {
 	}
 	if rd.Checks["prices"].Detail == "" {
 		t.Error("/readyz says nothing about prices before the first refresh")
+	}
+}
+
+// brokenDB fails every health query with an error naming the database's
+// absolute path, as SQLite's errors do.
+type brokenDB struct{}
+
+var errBrokenDB = errors.New("unable to open database file: /srv/fitbot/secret-team/fitbot.db: permission denied")
+
+func (brokenDB) Ping(context.Context) error { return errBrokenDB }
+func (brokenDB) ProviderHealth(context.Context) ([]store.ProviderHealth, error) {
+	return nil, errBrokenDB
+}
+
+// TestReadyzQuotesNoError: /readyz may be on the public listener, so a
+// failing database is reported without its error (and its path); the
+// error is in the log.
+func TestReadyzQuotesNoError(t *testing.T) {
+	var logged bytes.Buffer
+	h := &health{db: brokenDB{}, metrics: bot.NewMetrics(), now: time.Now, log: slog.New(slog.NewTextHandler(&logged, nil))}
+	mux := http.NewServeMux()
+	h.register(mux)
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if w.Code != http.StatusServiceUnavailable || strings.Contains(w.Body.String(), "/srv/fitbot") || strings.Contains(w.Body.String(), "permission denied") {
+		t.Errorf("/readyz = %d %s, want 503 without the database's error", w.Code, w.Body.String())
+	}
+	if !strings.Contains(logged.String(), "permission denied") {
+		t.Errorf("the log %q lacks the error", logged.String())
 	}
 }

@@ -12,16 +12,37 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot -> store
-// -> pricing -> sizing: for each of fitbot's packages, the fitbot packages
+// -> pricing -> plan, display -> sizing: for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
 	"sizing":     {},
 	"migrations": {},
-	"pricing":    {"sizing"},
-	"store":      {"sizing", "pricing", "migrations"},
-	"bot":        {"sizing", "pricing", "store", "bot/llm"},
-	"bot/llm":    {"sizing"},
+	"display":    {"sizing"},
+	"plan":       {"sizing"},
+	"retry":      {},
+	"pricing":    {"sizing", "display", "plan", "retry"},
+	"store":      {"sizing", "plan", "pricing", "migrations"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "retry", "bot/llm"},
+	"bot/llm":    {"sizing", "display", "retry"},
+}
+
+// allowedThirdParty lists, for each of fitbot's packages, the modules
+// outside the standard library and fitbot its non-test code may import
+// (as golang/oscar's import test does): a new dependency is a decision
+// made here, in review, not a side effect. A package not listed may
+// import none.
+var allowedThirdParty = map[string][]string{
+	"store":   {"github.com/mattn/go-sqlite3"},
+	"bot":     {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
+	"bot/llm": {"github.com/sashabaranov/go-openai"},
+}
+
+// thirdParty reports whether an import path is outside the standard
+// library (its first element has a dot) and fitbot's module.
+func thirdParty(path, module string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return strings.Contains(first, ".") && !strings.HasPrefix(path, module)
 }
 
 // ioPackages lists the standard-library packages that do I/O; sizing must
@@ -31,7 +52,8 @@ var ioPackages = map[string]bool{
 }
 
 // TestLayering fails when a package imports what the design forbids, so
-// that sizing stays pure and dependencies keep pointing one way.
+// that sizing stays pure, dependencies keep pointing one way and each
+// third-party module stays in the package that needs it.
 func TestLayering(t *testing.T) {
 	const module = "github.com/fitbot/fitbot/"
 	root, err := filepath.Abs("../..")
@@ -75,6 +97,9 @@ func TestLayering(t *testing.T) {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if pkg == "sizing" && ioPackages[p] {
 				t.Errorf("%s imports %s: sizing must do no I/O", path, p)
+			}
+			if thirdParty(p, module) && !slices.ContainsFunc(allowedThirdParty[pkg], func(m string) bool { return p == m || strings.HasPrefix(p, m+"/") }) {
+				t.Errorf("%s imports %s: %s may only import the third-party modules %v", path, p, pkg, allowedThirdParty[pkg])
 			}
 			if !strings.HasPrefix(p, module) {
 				continue

@@ -1,18 +1,23 @@
 // Command fitbot answers an ML team's GPU capacity questions: on the
 // command line (fitbot fit 13B lora 4090) and as a Slack bot (fitbot serve).
 //
-// The command wires the packages together and owns the configuration,
-// the subcommands and the schedules; it holds no sizing, pricing or Slack
-// logic of its own.
+// The command wires the packages together and owns the configuration
+// (the only reader of the environment), the subcommands, their text
+// layout and the schedules. Figures are written by package display and
+// plan comparisons made by package plan; subcommands return errors and
+// run turns them into exit codes.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // Exit codes are part of the command-line contract (DESIGN.md).
@@ -46,30 +51,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
-	case "fit":
-		return a.fit(ctx, rest)
-	case "parse":
-		return a.parse(ctx, rest)
-	case "plans":
-		return a.plans(ctx, rest)
-	case "prices":
-		return a.prices(ctx, rest)
-	case "digest":
-		return a.digest(ctx, rest)
 	case "serve":
 		return a.serve(ctx, rest)
-	case "backup":
-		return a.backup(ctx, rest)
-	case "version":
-		return a.version(rest)
 	case "help", "-h", "-help", "--help":
 		a.usage(stdout)
 		return exitOK
-	default:
+	}
+	commands := map[string]func(context.Context, []string) error{
+		"fit": a.fit, "parse": a.parse, "plans": a.plans, "prices": a.prices,
+		"digest": a.digest, "backup": a.backup,
+		"version": func(_ context.Context, args []string) error { return a.version(args) },
+	}
+	c, ok := commands[cmd]
+	if !ok {
 		fmt.Fprintf(stderr, "fitbot: unknown command %q\n", cmd)
 		a.usage(stderr)
 		return exitUsage
 	}
+	return a.exit(c(ctx, rest))
 }
 
 func (a *app) usage(w io.Writer) {
@@ -94,8 +93,66 @@ Run "fitbot COMMAND -h" for a command's flags.
 `)
 }
 
+// cliError is how a subcommand fails: run prints the problem and the
+// hint in the house style ("fitbot: ...", "Try: ...") and exits with code.
+// An empty problem prints nothing: the command has already said what went
+// wrong (its usage, or a report).
+type cliError struct {
+	code    int // exitUsage or exitFailure
+	problem string
+	hint    string
+}
+
+func (e *cliError) Error() string { return e.problem }
+
+// usageError is input the command could not use: exit 2, with a hint
+// that works.
+func usageError(problem, hint string) error {
+	return &cliError{code: exitUsage, problem: problem, hint: hint}
+}
+
+// failure is anything else that went wrong: exit 1, with a hint when one
+// helps.
+func failure(problem, hint string) error {
+	return &cliError{code: exitFailure, problem: problem, hint: hint}
+}
+
+// quietError exits with code and prints nothing more.
+func quietError(code int) error { return &cliError{code: code} }
+
+// inputError is err as the command line reports it: a *sizing.InputError
+// is a usage error with hint (the InputError's own hint when hint is
+// ""), anything else a failure.
+func inputError(err error, hint string) error {
+	var ie *sizing.InputError
+	if errors.As(err, &ie) {
+		if hint == "" {
+			hint = ie.Hint
+		}
+		return usageError(ie.Problem, hint)
+	}
+	return failure(err.Error(), "")
+}
+
+// exit prints a subcommand's error and returns the exit code for it: the
+// one place an error becomes an exit code. A plain error is a failure.
+func (a *app) exit(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ce *cliError
+	if !errors.As(err, &ce) {
+		ce = &cliError{code: exitFailure, problem: err.Error()}
+	}
+	if ce.problem != "" {
+		a.fail(ce.code, ce.problem, ce.hint)
+	}
+	return ce.code
+}
+
 // fail prints a problem and a hint in the house style ("Try: ...") and
-// returns the exit code for it.
+// returns the exit code for it. Subcommands return a cliError instead;
+// serve, which reports while it runs, still calls it.
 func (a *app) fail(code int, problem, hint string) int {
 	fmt.Fprintf(a.stderr, "fitbot: %s\n", problem)
 	if hint != "" {

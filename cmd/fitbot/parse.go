@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -39,7 +38,7 @@ Examples: fitbot parse can we fine-tune llama 3.1 8b on two a100s
 `
 
 // parse is `fitbot parse`. Flags may come before or after the words.
-func (a *app) parse(_ context.Context, args []string) int {
+func (a *app) parse(_ context.Context, args []string) error {
 	asJSON, help := false, false
 	words := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -57,12 +56,12 @@ func (a *app) parse(_ context.Context, args []string) int {
 	}
 	if help {
 		fmt.Fprint(a.stdout, parseUsage)
-		return exitOK
+		return nil
 	}
 	question := strings.Join(words, " ")
 	parsed, err := sizing.Parse(question)
 	if err != nil {
-		return a.parseFailed(err)
+		return inputError(err, "")
 	}
 	req, assumed, err := resolveParsed(parsed)
 	work, workAssumed := askWorkload(parsed)
@@ -71,10 +70,10 @@ func (a *app) parse(_ context.Context, args []string) int {
 		writeUnderstood(a.stdout, parsed, work, assumptions)
 	}
 	if err != nil {
-		return a.parseFailed(err)
+		return inputError(err, "")
 	}
 	if !asJSON {
-		return exitOK
+		return nil
 	}
 	out := parseOutput{
 		Request:     req,
@@ -87,19 +86,9 @@ func (a *app) parse(_ context.Context, args []string) int {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+		return failure(fmt.Sprintf("write the answer: %v", err), "")
 	}
-	return exitOK
-}
-
-// parseFailed reports input the parser or the estimator cannot use: exit 2
-// with the problem and the corrected example.
-func (a *app) parseFailed(err error) int {
-	var ie *sizing.InputError
-	if errors.As(err, &ie) {
-		return a.fail(exitUsage, ie.Problem, ie.Hint)
-	}
-	return a.fail(exitFailure, err.Error(), "")
+	return nil
 }
 
 // resolveParsed resolves what a question says, as the answer would start
@@ -145,16 +134,7 @@ func askWorkload(p sizing.Parsed) (*sizing.Workload, []string) {
 	if p.Intent != sizing.IntentBuyRent {
 		return nil, nil
 	}
-	w := p.Workload
-	var assumed []string
-	if w.USDPerKWh == 0 {
-		w.USDPerKWh = sizing.DefaultUSDPerKWh
-		assumed = append(assumed, fmt.Sprintf("electricity $%.2f per kWh (say e.g. $0.30/kWh)", w.USDPerKWh))
-	}
-	if w.Years == 0 {
-		w.Years = sizing.DefaultYears
-		assumed = append(assumed, fmt.Sprintf("purchase amortised over %g years (say e.g. over 5 years)", w.Years))
-	}
+	w, assumed := p.Workload.WithDefaults()
 	return &w, assumed
 }
 

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -103,23 +104,23 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 }
 
 // plans is `fitbot plans`.
-func (a *app) plans(ctx context.Context, args []string) int {
+func (a *app) plans(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "show" {
 		return a.planShow(ctx, args[1:])
 	}
 	f, err := parsePlansArgs(args)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot plans --json mistral 7b")
+		return usageError(err.Error(), "fitbot plans --json mistral 7b")
 	}
 	if f.help {
 		fmt.Fprint(a.stdout, plansUsage)
-		return exitOK
+		return nil
 	}
 	model := strings.Join(f.words, " ")
 	key := ""
 	if model != "" {
-		if key, err = store.ModelKeyFor(model); err != nil {
-			return a.inputFailed(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+		if key, err = plan.ModelKeyFor(model); err != nil {
+			return inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
 		}
 	}
 	if !a.dbExists() {
@@ -128,11 +129,11 @@ func (a *app) plans(ctx context.Context, args []string) int {
 			return a.writeJSON([]planOutput{})
 		}
 		fmt.Fprintf(a.stdout, "No plans yet: there is no database at %s. fitbot fit --save WORDS... keeps an answer as a plan.\n", a.dbPath())
-		return exitOK
+		return nil
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 	var plans []store.Plan
@@ -142,7 +143,7 @@ func (a *app) plans(ctx context.Context, args []string) int {
 		plans, err = db.RecentPlans(ctx, time.Time{}, f.limit)
 	}
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	if f.json {
 		out := make([]planOutput, 0, len(plans))
@@ -152,7 +153,7 @@ func (a *app) plans(ctx context.Context, args []string) int {
 		return a.writeJSON(out)
 	}
 	writePlans(a.stdout, model, key, plans)
-	return exitOK
+	return nil
 }
 
 // writePlans prints a list of plans as a table, newest first.
@@ -173,7 +174,7 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
 	for _, p := range plans {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.CreatedAt.Format("2006-01-02 15:04"),
-			who(p), clip(p.Question, 48), verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
+			who(p), display.Truncate(strings.Join(strings.Fields(p.Question), " "), 48), plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
@@ -196,75 +197,42 @@ func who(p store.Plan) string {
 	return p.Source
 }
 
-// verdict is the answer's verdict in words.
-func verdict(fits bool, headroom string) string {
-	switch {
-	case !fits:
-		return "does not fit"
-	case headroom == string(sizing.HeadroomTight):
-		return "fits, tight"
-	}
-	return "fits"
-}
-
-func hardware(gpus int, gpu string) string { return fmt.Sprintf("%d× %s", gpus, gpu) }
-
+// usd is a price, or "no price" when none is known.
 func usd(v *float64) string {
 	if v == nil {
 		return "no price"
 	}
-	return fmt.Sprintf("$%.2f", *v)
-}
-
-func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
-
-// clip shortens s to n runes, marking the cut.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
-// inputFailed reports input the command could not use: exit 2 with
-// hint (the InputError's own hint is for fitbot fit), else exit 1.
-func (a *app) inputFailed(err error, hint string) int {
-	var ie *sizing.InputError
-	if errors.As(err, &ie) {
-		return a.fail(exitUsage, ie.Problem, hint)
-	}
-	return a.fail(exitFailure, err.Error(), "")
+	return display.USD(*v)
 }
 
 // writeJSON prints v as indented JSON.
-func (a *app) writeJSON(v any) int {
+func (a *app) writeJSON(v any) error {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("write the answer: %v", err), "")
+		return failure(fmt.Sprintf("write the answer: %v", err), "")
 	}
-	return exitOK
+	return nil
 }
 
 // savePlan records an answer given on the command line as a plan and says
 // so: on stdout after a text answer, on stderr after --json so that stdout
 // stays one JSON object.
-func (a *app) savePlan(ctx context.Context, question string, q sizing.Query, ans sizing.Answer, asJSON bool) int {
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+func (a *app) savePlan(ctx context.Context, question string, q sizing.Query, ans sizing.Answer, asJSON bool) error {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
-	p := store.PlanFromAnswer(store.Who{Source: store.SourceCLI}, question, q, ans)
+	p := store.NewPlan(store.Who{Source: store.SourceCLI}, plan.FromAnswer(question, q, ans))
 	id, err := db.SavePlan(ctx, &p)
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	w := a.stdout
 	if asJSON {
 		w = a.stderr
 	}
 	fmt.Fprintf(w, "saved as plan %d (fitbot plans show %d re-answers it later)\n", id, id)
-	return exitOK
+	return nil
 }

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -26,90 +27,83 @@ type replan struct {
 }
 
 // planShow is `fitbot plans show ID`.
-func (a *app) planShow(ctx context.Context, args []string) int {
+func (a *app) planShow(ctx context.Context, args []string) error {
 	f, err := parsePlansArgs(args)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot plans show 42")
+		return usageError(err.Error(), "fitbot plans show 42")
 	}
 	if f.help {
 		fmt.Fprint(a.stdout, plansUsage)
-		return exitOK
+		return nil
 	}
 	if len(f.words) != 1 {
-		return a.fail(exitUsage, "plans show needs one plan id", "fitbot plans show 42 (fitbot plans lists the ids)")
+		return usageError("plans show needs one plan id", "fitbot plans show 42 (fitbot plans lists the ids)")
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(f.words[0], "#"), 10, 64)
 	if err != nil || id < 1 {
-		return a.fail(exitUsage, fmt.Sprintf("%q is not a plan id", f.words[0]), "fitbot plans show 42 (fitbot plans lists the ids)")
+		return usageError(fmt.Sprintf("%q is not a plan id", f.words[0]), "fitbot plans show 42 (fitbot plans lists the ids)")
 	}
 	if !a.dbExists() {
-		return a.fail(exitFailure, fmt.Sprintf("there is no plan %d: there is no database at %s", id, a.dbPath()), "FITBOT_DB=path/to/fitbot.db fitbot plans show "+strconv.FormatInt(id, 10))
+		return failure(fmt.Sprintf("there is no plan %d: there is no database at %s", id, a.dbPath()), "FITBOT_DB=path/to/fitbot.db fitbot plans show "+strconv.FormatInt(id, 10))
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 	p, err := db.Plan(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return a.fail(exitFailure, fmt.Sprintf("there is no plan %d", id), "fitbot plans lists the plans there are")
+		return failure(fmt.Sprintf("there is no plan %d", id), "fitbot plans lists the plans there are")
 	}
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	prices, err := db.PriceSource(ctx)
 	if err != nil {
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
 	r := reanswerPlan(p, prices)
 	if f.json {
 		return a.writeJSON(r)
 	}
 	writeReplan(a.stdout, p, r)
-	return exitOK
+	return nil
 }
 
-// reanswerPlan answers a plan's canonical question again with today's
-// catalog and prices (the store's current offers, the default sheet for
-// GPUs it has none for) and lists what changed.
+// reanswerPlan answers a plan's question again with today's catalog and
+// prices (the store's current offers, the default sheet for GPUs it has
+// none for) and lists what changed, in words.
 func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
-	r := replan{Plan: toOutput(p), Changes: []string{}}
-	if strings.HasPrefix(p.ModelKey, "config:") {
-		r.Problem = "this plan sized a model from a config.json, which is not kept; run fitbot fit --config FILE again"
+	d := plan.Reanswer(p.Summary(), nil, &sizing.Estimator{Prices: prices}, nil)
+	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
+	if d.Now == nil {
 		return r
 	}
-	parsed, err := sizing.Parse(p.Canonical)
-	if err != nil {
-		r.Problem = fmt.Sprintf("today's parser no longer reads %q: %v", p.Canonical, err)
-		return r
+	now := d.Now
+	if d.Changed.Verdict {
+		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom))))
 	}
-	now, err := (&sizing.Estimator{Prices: prices}).Answer(parsed.Query)
-	if err != nil {
-		r.Problem = fmt.Sprintf("today's catalog cannot answer %q: %v", p.Canonical, err)
-		return r
+	if d.Changed.Hardware {
+		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU)))
 	}
-	r.Now = &now
-
-	if then, today := verdict(p.Fits, p.Headroom), verdict(now.Fits, string(now.Headroom)); then != today {
-		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", then, today))
+	if d.Changed.Memory {
+		r.Changes = append(r.Changes, fmt.Sprintf("per-GPU memory: %s then, %s now (the memory model changed)", display.GiB(p.PerGPUBytes), display.GiB(now.PerGPU.TotalBytes)))
 	}
-	if p.GPU != now.Request.GPU || p.GPUs != now.Request.GPUs {
-		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU)))
+	if d.Changed.Price {
+		then, today := p.USDPerHour, now.Throughput.USDPerHour
+		switch {
+		case then == nil:
+			r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: no price then, %s now", usd(today)))
+		case today == nil:
+			r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, no price now", usd(then)))
+		default:
+			c := fmt.Sprintf("cost per hour: %s then, %s now", usd(then), usd(today))
+			if pct := d.PriceChangePct(); pct != nil {
+				c += fmt.Sprintf(" (%+.0f%%)", *pct)
+			}
+			r.Changes = append(r.Changes, c)
+		}
 	}
-	if then, today := p.PerGPUBytes, now.PerGPU.TotalBytes; then > 0 && math.Abs(float64(today-then)) > 0.01*float64(then) {
-		r.Changes = append(r.Changes, fmt.Sprintf("per-GPU memory: %s then, %s now (the memory model changed)", gib(then), gib(today)))
-	}
-	then, today := p.USDPerHour, now.Throughput.USDPerHour
-	switch {
-	case then != nil && today != nil && math.Abs(*today-*then) >= 0.005:
-		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, %s now (%+.0f%%)", usd(then), usd(today), 100*(*today-*then) / *then))
-	case then == nil && today != nil:
-		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: no price then, %s now", usd(today)))
-	case then != nil && today == nil:
-		r.Changes = append(r.Changes, fmt.Sprintf("cost per hour: %s then, no price now", usd(then)))
-	}
-
-	r.CheaperFit = now.CheaperFit(then, nil)
 	return r
 }
 
@@ -119,7 +113,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintf(w, "  asked:     %s\n", p.Question)
 	fmt.Fprintf(w, "  canonical: fit %s\n", p.Canonical)
 	if r.Now == nil {
-		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", verdict(p.Fits, p.Headroom), hardware(p.GPUs, p.GPU), gib(p.PerGPUBytes), priceThen(p))
+		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), priceThen(p))
 		fmt.Fprintf(w, "Not re-answered: %s.\n", r.Problem)
 		return
 	}
@@ -127,9 +121,9 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tTHEN\tNOW")
-	fmt.Fprintf(tw, "verdict\t%s\t%s\n", verdict(p.Fits, p.Headroom), verdict(now.Fits, string(now.Headroom)))
-	fmt.Fprintf(tw, "hardware\t%s\t%s\n", hardware(p.GPUs, p.GPU), hardware(now.Request.GPUs, now.Request.GPU))
-	fmt.Fprintf(tw, "per-GPU total\t%s\t%s\n", gib(p.PerGPUBytes), gib(now.PerGPU.TotalBytes))
+	fmt.Fprintf(tw, "verdict\t%s\t%s\n", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
+	fmt.Fprintf(tw, "hardware\t%s\t%s\n", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU))
+	fmt.Fprintf(tw, "per-GPU total\t%s\t%s\n", display.GiB(p.PerGPUBytes), display.GiB(now.PerGPU.TotalBytes))
 	fmt.Fprintf(tw, "cost per hour\t%s\t%s\n", priceThen(p), priceNow(*now))
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -142,7 +136,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 		}
 	}
 	if alt := r.CheaperFit; alt != nil {
-		fmt.Fprintf(w, "Cheaper fit now: %s %s at %s/h", hardware(alt.GPUs, alt.GPU), alt.Method, usd(alt.USDPerHour))
+		fmt.Fprintf(w, "Cheaper fit now: %s %s at %s/h", display.Hardware(alt.GPUs, alt.GPU), alt.Method, usd(alt.USDPerHour))
 		if alt.USDTotal != nil {
 			fmt.Fprintf(w, ", %s for the run", usd(alt.USDTotal))
 		}

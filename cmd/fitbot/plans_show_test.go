@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -33,7 +34,7 @@ func planToday(t *testing.T, question string, prices sizing.PriceSource) store.P
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := store.PlanFromAnswer(store.Who{Source: store.SourceCLI}, question, parsed.Query, a)
+	p := store.NewPlan(store.Who{Source: store.SourceCLI}, plan.FromAnswer(question, parsed.Query, a))
 	p.ID, p.CreatedAt = 1, day(2, 9, 15)
 	return p
 }
@@ -61,7 +62,7 @@ func TestReanswerPlan(t *testing.T) {
 			t.Fatalf("not re-answered: %s", r.Problem)
 		}
 		want := []string{
-			"verdict: does not fit then, " + verdict(r.Now.Fits, string(r.Now.Headroom)) + " now",
+			"verdict: does not fit then, " + plan.Verdict(r.Now.Fits, string(r.Now.Headroom)) + " now",
 			"cost per hour: no price then, $0.50 now",
 		}
 		if d := cmp.Diff(want, r.Changes); d != "" {

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -56,7 +57,7 @@ const staleAfter = 24 * time.Hour
 const refreshHTTPTimeout = 60 * time.Second
 
 // prices is `fitbot prices`.
-func (a *app) prices(ctx context.Context, args []string) int {
+func (a *app) prices(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "refresh":
@@ -78,7 +79,7 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		case arg == "--":
 			f.words = append(f.words, args[i+1:]...)
 		case strings.HasPrefix(arg, "-") && len(arg) > 1:
-			return a.fail(exitUsage, "unknown flag "+arg, "fitbot prices --json h100")
+			return usageError("unknown flag "+arg, "fitbot prices --json h100")
 		default:
 			f.words = append(f.words, arg)
 		}
@@ -88,7 +89,7 @@ func (a *app) prices(ctx context.Context, args []string) int {
 	}
 	if f.help {
 		fmt.Fprint(a.stdout, pricesUsage)
-		return exitOK
+		return nil
 	}
 	// A family name ("a100") lists every variant; any other name is one GPU.
 	gpu, note := "", ""
@@ -100,7 +101,7 @@ func (a *app) prices(ctx context.Context, args []string) int {
 	case name != "":
 		g, assumed, err := sizing.LookupGPU(name)
 		if err != nil {
-			return a.fail(exitUsage, err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
+			return usageError(err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
 		}
 		gpu = g.ID
 		if !strings.EqualFold(strings.TrimSpace(name), g.ID) {
@@ -108,9 +109,9 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		}
 	}
 
-	view, code := a.loadPrices(ctx)
-	if code != exitOK {
-		return code
+	view, err := a.loadPrices(ctx)
+	if err != nil {
+		return err
 	}
 	now := time.Now().UTC()
 	if f.json {
@@ -128,7 +129,7 @@ func (a *app) prices(ctx context.Context, args []string) int {
 		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
 	}
 	view.writeFooter(a.stdout, now)
-	return exitOK
+	return nil
 }
 
 // priceView is what `fitbot prices` shows: the store's current offers, or
@@ -142,27 +143,27 @@ type priceView struct {
 
 // loadPrices reads the current offers without creating a database that
 // is not there.
-func (a *app) loadPrices(ctx context.Context) (priceView, int) {
+func (a *app) loadPrices(ctx context.Context) (priceView, error) {
 	v := priceView{fromSheet: true, snap: pricing.DefaultSheet(), dbPath: a.dbPath()}
 	if !a.dbExists() {
-		return v, exitOK
+		return v, nil
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return v, code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return v, err
 	}
 	defer a.closeStore(db)
 	snap, err := db.PriceSnapshot(ctx)
 	if err != nil {
-		return v, a.fail(exitFailure, err.Error(), "")
+		return v, failure(err.Error(), "")
 	}
 	if v.health, err = db.ProviderHealth(ctx); err != nil {
-		return v, a.fail(exitFailure, err.Error(), "")
+		return v, failure(err.Error(), "")
 	}
 	if snap.Len() > 0 {
 		v.fromSheet, v.snap = false, snap
 	}
-	return v, exitOK
+	return v, nil
 }
 
 // offersFor returns the offers for any of gpus, by GPU in the order
@@ -251,7 +252,7 @@ func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now t
 	tw := newTable(w)
 	fmt.Fprintln(tw, "VARIANT\t$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
-		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", pricing.GPUName(o.GPU), o.USDPerGPUHour, providerLabel(o), o.Market,
+		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", display.GPUName(o.GPU), o.USDPerGPUHour, providerLabel(o), o.Market,
 			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
 	}
 	tw.Flush()
@@ -431,7 +432,7 @@ func (v priceView) output(gpu string, family []string, now time.Time) pricesJSON
 }
 
 // pricesRefresh is `fitbot prices refresh`.
-func (a *app) pricesRefresh(ctx context.Context, args []string) int {
+func (a *app) pricesRefresh(ctx context.Context, args []string) error {
 	var only string
 	var asJSON bool
 	for i := 0; i < len(args); i++ {
@@ -440,40 +441,40 @@ func (a *app) pricesRefresh(ctx context.Context, args []string) int {
 			asJSON = true
 		case arg == "-h" || arg == "-help" || arg == "--help":
 			fmt.Fprint(a.stdout, pricesUsage)
-			return exitOK
+			return nil
 		case arg == "--provider" || arg == "-provider":
 			if i+1 >= len(args) {
-				return a.fail(exitUsage, "--provider needs a name", "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
+				return usageError("--provider needs a name", "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
 			}
 			i++
 			only = args[i]
 		case strings.HasPrefix(arg, "--provider="):
 			only = strings.TrimPrefix(arg, "--provider=")
 		default:
-			return a.fail(exitUsage, fmt.Sprintf("unexpected %q", arg), "fitbot prices refresh [--provider NAME]")
+			return usageError(fmt.Sprintf("unexpected %q", arg), "fitbot prices refresh [--provider NAME]")
 		}
 	}
 	fetchers, err := pricing.Fetchers(a.getenv, strings.ToLower(only), &http.Client{Timeout: refreshHTTPTimeout}, nil)
 	if err != nil {
-		return a.fail(exitUsage, err.Error(), "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
+		return usageError(err.Error(), "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 	reports, err := refreshPrices(ctx, db, fetchers, nil)
 	if asJSON {
-		if code := a.writeJSON(reportsJSON(reports)); code != exitOK {
-			return code
+		if err := a.writeJSON(reportsJSON(reports)); err != nil {
+			return err
 		}
 	} else {
 		writeReports(a.stdout, reports)
 	}
 	if err != nil {
-		return exitFailure
+		return quietError(exitFailure)
 	}
-	return exitOK
+	return nil
 }
 
 // refreshPrices runs one refresh of fetchers into db; `fitbot serve`'s
@@ -557,7 +558,7 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 const maxSheetBytes = 256 << 20
 
 // pricesImport is `fitbot prices import`.
-func (a *app) pricesImport(ctx context.Context, args []string) int {
+func (a *app) pricesImport(ctx context.Context, args []string) error {
 	const hint = "fitbot prices import [--at 2026-11-01T00:00:00Z] rates.csv"
 	var at time.Time
 	var files []string
@@ -565,43 +566,43 @@ func (a *app) pricesImport(ctx context.Context, args []string) int {
 		switch arg := args[i]; {
 		case arg == "-h" || arg == "-help" || arg == "--help":
 			fmt.Fprint(a.stdout, pricesUsage)
-			return exitOK
+			return nil
 		case arg == "--at" || arg == "-at" || strings.HasPrefix(arg, "--at="):
 			v, ok := strings.CutPrefix(arg, "--at=")
 			if !ok {
 				if i+1 >= len(args) {
-					return a.fail(exitUsage, "--at needs a time", hint)
+					return usageError("--at needs a time", hint)
 				}
 				i++
 				v = args[i]
 			}
 			t, err := time.Parse(time.RFC3339, v)
 			if err != nil {
-				return a.fail(exitUsage, fmt.Sprintf("--at %q is not an RFC 3339 time", v), hint)
+				return usageError(fmt.Sprintf("--at %q is not an RFC 3339 time", v), hint)
 			}
 			at = t.UTC()
 		case strings.HasPrefix(arg, "-") && len(arg) > 1:
-			return a.fail(exitUsage, "unknown flag "+arg, hint)
+			return usageError("unknown flag "+arg, hint)
 		default:
 			files = append(files, arg)
 		}
 	}
 	if len(files) != 1 {
-		return a.fail(exitUsage, "prices import takes one CSV file", hint)
+		return usageError("prices import takes one CSV file", hint)
 	}
 	path := files[0]
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return a.fail(exitUsage, fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), hint)
+		return usageError(fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), hint)
 	case fi.IsDir():
-		return a.fail(exitUsage, path+" is a folder, not a CSV file", hint)
+		return usageError(path+" is a folder, not a CSV file", hint)
 	case fi.Size() > maxSheetBytes:
-		return a.fail(exitUsage, fmt.Sprintf("%s is %d MB; a price sheet is at most %d MB", path, fi.Size()>>20, maxSheetBytes>>20), "split it into several files")
+		return usageError(fmt.Sprintf("%s is %d MB; a price sheet is at most %d MB", path, fi.Size()>>20, maxSheetBytes>>20), "split it into several files")
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return a.fail(exitUsage, fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), hint)
+		return usageError(fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), hint)
 	}
 	defer f.Close()
 
@@ -611,13 +612,13 @@ func (a *app) pricesImport(ctx context.Context, args []string) int {
 	if err != nil {
 		var se *pricing.SheetError
 		if errors.As(err, &se) {
-			return a.fail(exitUsage, err.Error()+"\nNothing was imported.", "fix the lines above; fitbot prices import --help shows the columns")
+			return usageError(err.Error()+"\nNothing was imported.", "fix the lines above; fitbot prices import --help shows the columns")
 		}
-		return a.fail(exitFailure, err.Error(), "")
+		return failure(err.Error(), "")
 	}
-	db, code := a.openStore(ctx)
-	if code != exitOK {
-		return code
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
 	}
 	defer a.closeStore(db)
 	asOf := offers[0].ObservedAt
@@ -627,7 +628,7 @@ func (a *app) pricesImport(ctx context.Context, args []string) int {
 	run := pricing.Run{Provider: pricing.ImportProvider(name), Started: now, Finished: now, AsOf: asOf,
 		Status: pricing.RunOK, Rows: len(offers)}
 	if _, err := db.SaveRun(ctx, run, offers); err != nil {
-		return a.fail(exitFailure, err.Error()+"; nothing was imported", "")
+		return failure(err.Error()+"; nothing was imported", "")
 	}
 	gpus := map[string]bool{}
 	providers := map[string]bool{}
@@ -636,7 +637,7 @@ func (a *app) pricesImport(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(a.stdout, "Imported %d offers from %s (%d GPUs, providers %s), observed up to %s.\n",
 		len(offers), name, len(gpus), strings.Join(slices.Sorted(maps.Keys(providers)), ", "), asOf.Format(time.RFC3339))
-	return exitOK
+	return nil
 }
 
 func maxTime(a, b time.Time) time.Time {

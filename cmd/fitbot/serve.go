@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack/socketmode"
@@ -91,10 +92,10 @@ type service struct {
 func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*service, int) {
 	db, err := store.Open(ctx, cfg.DB)
 	if errors.Is(err, store.ErrNoCgo) {
-		return nil, a.fail(exitFailure, err.Error(), dbHint(err))
+		return nil, a.fail(exitFailure, err.Error(), serveDBHint(err))
 	}
 	if err != nil {
-		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), dbHint(err))
+		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), serveDBHint(err))
 	}
 	s := &service{cfg: cfg, log: log, db: db, fatal: make(chan error, 4)}
 	ok := false
@@ -133,6 +134,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	s.handler, err = bot.New(bot.Config{
 		Parse:       sizing.Parse,
 		Answer:      live,
+		Ask:         live,
 		Respond:     bot.NewResponseURLPoster(hc),
 		Plans:       db,
 		Prices:      db,
@@ -340,17 +342,10 @@ func (s *service) stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// dbHint is the Try: line for a database that would not open.
-func dbHint(err error) string {
-	switch {
-	case errors.Is(err, store.ErrNoCgo):
-		return "build with cgo: CGO_ENABLED=1 go build -o fitbot ./cmd/fitbot (a C compiler is needed)"
-	case errors.Is(err, store.ErrReadOnly):
-		return "FITBOT_DB=/a/writable/folder/fitbot.db (the folder must be writable too: WAL keeps -wal and -shm files beside the database)"
-	case errors.Is(err, store.ErrNotDatabase):
-		return "point FITBOT_DB at fitbot's database, or move that file aside to start a new one"
-	case errors.Is(err, store.ErrSchemaTooNew):
-		return "run the newer fitbot that last used this database, or point FITBOT_DB elsewhere"
+// serveDBHint is dbHint, or where a server's database usually lives.
+func serveDBHint(err error) string {
+	if h := dbHint(err); h != "" {
+		return h
 	}
 	return "FITBOT_DB=/data/fitbot.db"
 }
@@ -386,14 +381,22 @@ type storePrices interface {
 }
 
 // liveAnswerer answers with the store's current prices: it reloads them
-// at most once per priceReloadEvery, and at once after a refresh. When the
-// store cannot be read it keeps the prices it had (the built-in sheet at
-// first) and says so in the log.
+// at most once per priceReloadEvery, and at once after a refresh. The
+// estimator in use is held in an atomic pointer, so an answer never waits
+// for a reload another request is doing: it answers with the prices
+// already loaded (only the very first answer waits for the first load).
+// When the store cannot be read it keeps the prices it had (the built-in
+// sheet at first) and says so in the log.
 type liveAnswerer struct {
 	prices storePrices
 	log    *slog.Logger
 
-	mu     sync.Mutex
+	current atomic.Pointer[loadedEstimator]
+	reload  sync.Mutex // one reload at a time
+}
+
+// loadedEstimator is an estimator and when its prices were read.
+type loadedEstimator struct {
 	est    *sizing.Estimator
 	loaded time.Time
 }
@@ -410,30 +413,46 @@ func (l *liveAnswerer) Ask(p sizing.Parsed) (sizing.AskAnswer, error) {
 }
 
 func (l *liveAnswerer) estimator() *sizing.Estimator {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.est != nil && time.Since(l.loaded) < priceReloadEvery {
-		return l.est
+	cur := l.current.Load()
+	if cur != nil && time.Since(cur.loaded) < priceReloadEvery {
+		return cur.est
+	}
+	if cur == nil {
+		l.reload.Lock() // nothing to answer with yet: wait for the first load
+	} else if !l.reload.TryLock() {
+		return cur.est // another request is reloading
+	}
+	defer l.reload.Unlock()
+	if cur = l.current.Load(); cur != nil && time.Since(cur.loaded) < priceReloadEvery {
+		return cur.est // reloaded while this request waited
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	src, err := l.prices.PriceSource(ctx)
+	next := &loadedEstimator{loaded: time.Now()}
 	switch {
 	case err == nil:
-		l.est = &sizing.Estimator{Prices: src}
-	case l.est == nil:
+		next.est = &sizing.Estimator{Prices: src}
+	case cur == nil:
 		l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
-		l.est = &sizing.Estimator{Prices: pricing.DefaultSheet()}
+		next.est = &sizing.Estimator{Prices: pricing.DefaultSheet()}
 	default:
 		l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
+		next.est = cur.est
 	}
-	l.loaded = time.Now()
-	return l.est
+	l.current.Store(next)
+	return next.est
 }
 
 // invalidate makes the next answer reload the prices.
 func (l *liveAnswerer) invalidate() {
-	l.mu.Lock()
-	l.loaded = time.Time{}
-	l.mu.Unlock()
+	for {
+		cur := l.current.Load()
+		if cur == nil {
+			return
+		}
+		if l.current.CompareAndSwap(cur, &loadedEstimator{est: cur.est}) {
+			return
+		}
+	}
 }

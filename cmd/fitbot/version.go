@@ -7,10 +7,10 @@ import "fmt"
 //	go build -ldflags "-X main.version=v1.2.3" ./cmd/fitbot
 var version = "dev"
 
-func (a *app) version(args []string) int {
+func (a *app) version(args []string) error {
 	if len(args) > 0 {
-		return a.fail(exitUsage, fmt.Sprintf("version takes no arguments, got %q", args[0]), "fitbot version")
+		return usageError(fmt.Sprintf("version takes no arguments, got %q", args[0]), "fitbot version")
 	}
 	fmt.Fprintf(a.stdout, "fitbot %s\n", version)
-	return exitOK
+	return nil
 }

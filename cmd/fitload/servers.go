@@ -113,9 +113,11 @@ func startSelf(ctx context.Context, responseURL string) (*server, error) {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
 	h, err := bot.New(bot.Config{
 		Parse:   sizing.Parse,
-		Answer:  &sizing.Estimator{Prices: pricing.DefaultSheet()},
+		Answer:  est,
+		Ask:     est,
 		Respond: bot.NewResponseURLPoster(&http.Client{Timeout: 5 * time.Second}),
 		Plans:   db,
 		Prices:  db,

@@ -1,12 +1,11 @@
-package store
+package plan
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -63,63 +62,48 @@ func TestModelKeyFor(t *testing.T) {
 	}
 }
 
-// TestPlanFromAnswer saves a real answer (the estimator with the default
-// price sheet) and finds it again by another name of the model.
-func TestPlanFromAnswer(t *testing.T) {
+// TestFromAnswer keeps a real answer's summary: the canonical text
+// re-parses to the same query and the price is a copy.
+func TestFromAnswer(t *testing.T) {
 	const question = "can we lora Mistral-7B-v0.1 on a 4090?"
 	parsed, err := sizing.Parse(question)
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Answer(parsed.Query)
+	answer, err := (&sizing.Estimator{Prices: sheet{"rtx-4090": 0.69}}).Answer(parsed.Query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if answer.Price == nil || answer.Throughput.USDPerHour == nil {
-		t.Fatalf("the default sheet priced no rtx-4090: %+v", answer.Throughput)
-	}
-	who := Who{Source: SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003"}
-	p := PlanFromAnswer(who, question, parsed.Query, answer)
-
+	s := FromAnswer(question, parsed.Query, answer)
 	asOf := answer.Price.AsOf.UTC()
-	want := Plan{
-		Source: SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003",
+	want := Summary{
 		Question:  question,
 		Canonical: "mistral-7b-v0.1 lora rtx-4090",
 		Request:   answer.Request,
 		ModelKey:  "mistral-7b-v0.1",
 		Fits:      answer.Fits, Headroom: string(answer.Headroom),
 		GPU: "rtx-4090", GPUs: 1, PerGPUBytes: answer.PerGPU.TotalBytes,
-		USDPerHour: answer.Throughput.USDPerHour, PriceProvider: answer.Price.Provider, PriceAsOf: &asOf,
+		USDPerHour: answer.Throughput.USDPerHour, PriceProvider: "test-sheet", PriceAsOf: &asOf,
 	}
-	if diff := cmp.Diff(want, p); diff != "" {
-		t.Errorf("PlanFromAnswer (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("FromAnswer (-want +got):\n%s", diff)
 	}
-	if p.USDPerHour == answer.Throughput.USDPerHour {
-		t.Error("the plan shares the answer's price pointer; it must keep its own copy")
+	if s.USDPerHour == answer.Throughput.USDPerHour {
+		t.Error("the summary shares the answer's price pointer; it must keep its own copy")
 	}
-
-	db := openTest(t)
-	ctx := context.Background()
-	if _, err := db.SavePlan(ctx, &p); err != nil {
-		t.Fatal(err)
-	}
-	key, err := ModelKeyFor("mistral 7b")
+	again, err := sizing.Parse(s.Canonical)
 	if err != nil {
-		t.Fatal(err)
-	}
-	found, err := db.PlansForModel(ctx, key, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(found) != 1 || found[0].ID != p.ID || found[0].CreatedAt != testNow {
-		t.Fatalf("PlansForModel(%q) = %+v, want the saved plan made at %v", key, found, testNow)
-	}
-	again, err := sizing.Parse(found[0].Canonical)
-	if err != nil {
-		t.Fatalf("the canonical text %q does not parse: %v", found[0].Canonical, err)
+		t.Fatalf("the canonical text %q does not parse: %v", s.Canonical, err)
 	}
 	if diff := cmp.Diff(parsed.Query, again.Query); diff != "" {
 		t.Errorf("canonical text re-parses to another query (-asked +reparsed):\n%s", diff)
 	}
+}
+
+// sheet prices GPUs per GPU-hour, as of one fixed day.
+type sheet map[string]float64
+
+func (s sheet) GPUHourPrice(gpu string) (sizing.Price, bool) {
+	usd, ok := s[gpu]
+	return sizing.Price{USDPerGPUHour: usd, Provider: "test-sheet", Market: "on_demand", AsOf: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)}, ok
 }

@@ -1,0 +1,174 @@
+// Package display writes the estimator's figures the way people read
+// them: memory in GiB, money, durations, counts, parameter counts and GPU
+// names. The command line and Slack both use it, so that one figure reads
+// the same on both faces; each face keeps only its layout.
+package display
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// gib is one gibibyte: memory is shown in GiB, as nvidia-smi and PyTorch report it.
+const gib = 1 << 30
+
+// InGiB is bytes in GiB, for tables that lay numbers out themselves.
+func InGiB(b int64) float64 { return float64(b) / gib }
+
+// GiB shows bytes as GiB with one decimal ("22.5 GiB").
+func GiB(b int64) string { return fmt.Sprintf("%.1f GiB", InGiB(b)) }
+
+// USD shows dollars with cents below $100 and whole dollars, grouped in
+// thousands, from $100 ("$0.33", "$12,346"); a loss is "-$1,235".
+func USD(v float64) string {
+	if v < 0 {
+		return "-" + USD(-v)
+	}
+	if v >= 100 {
+		return "$" + Commas(int64(math.Round(v)))
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// Commas groups the digits of n in thousands ("12,345").
+func Commas(n int64) string {
+	if n < 0 {
+		return "-" + Commas(-n)
+	}
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Hours shows a duration given in hours: minutes under an hour, hours
+// under two days, days past that ("30 min", "5.5 h", "35.5 days").
+func Hours(h float64) string {
+	switch {
+	case h < 1:
+		return fmt.Sprintf("%.0f min", h*60)
+	case h < 48:
+		return fmt.Sprintf("%.1f h", h)
+	default:
+		return fmt.Sprintf("%.1f days", h/24)
+	}
+}
+
+// Count shows a count of tokens or tokens a second: billions and millions
+// with up to two decimals ("2.5B", "300M"), thousands grouped ("1,234"),
+// small numbers with up to two decimals ("45.6").
+func Count(v float64) string {
+	switch {
+	case v >= 1e9:
+		return TrimZero(fmt.Sprintf("%.2f", v/1e9)) + "B"
+	case v >= 1e6:
+		return TrimZero(fmt.Sprintf("%.2f", v/1e6)) + "M"
+	case v >= 100:
+		return Commas(int64(math.Round(v)))
+	}
+	return TrimZero(fmt.Sprintf("%.2f", v))
+}
+
+// Params shows a parameter count briefly, to three significant digits
+// ("8.03B", "70.6B", "350M").
+func Params(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.3gB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.3gM", float64(n)/1e6)
+	}
+	return Commas(n)
+}
+
+// TrimZero drops trailing zeros after a decimal point ("2.50" is "2.5",
+// "3.0" is "3").
+func TrimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// Decimal shows v with one decimal, a trailing zero dropped ("2.5", "3").
+func Decimal(v float64) string { return TrimZero(fmt.Sprintf("%.1f", v)) }
+
+// Truncate cuts s to at most max characters (runes, as Slack counts
+// them, so a cut never splits a UTF-8 sequence), ending in an ellipsis
+// when anything was cut; max <= 0 gives "". It is fitbot's one truncation
+// helper: Slack's limits, errors kept in the store, the digest's quotes.
+func Truncate(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// GPUName is a catalog GPU's display name ("H100 80 GB SXM"), or the id
+// when the catalog does not know it.
+func GPUName(id string) string {
+	if g, ok := sizing.MatchGPU(id); ok {
+		return g.Name
+	}
+	return id
+}
+
+// Hardware is a GPU count and card ("2× RTX 4090 24 GB"); a count below
+// one is shown as one.
+func Hardware(gpus int, name string) string {
+	if gpus <= 0 {
+		gpus = 1
+	}
+	return fmt.Sprintf("%d× %s", gpus, name)
+}
+
+// GPUOption is one card of a which-GPU answer after its hardware: the
+// machines, the ZeRO stage, the memory per GPU, the price, and the run's
+// time and cost for tokens ("on 2 machines, ZeRO-3: 21.0 GiB per GPU
+// (tight), $0.33/h, 5.5 h and $12 for 100M tokens"). Each face writes the
+// hardware (display.Hardware) in its own emphasis before it.
+func GPUOption(o sizing.GPUOption, tokens int64) string {
+	var b strings.Builder
+	if o.Nodes > 1 {
+		fmt.Fprintf(&b, " on %d machines", o.Nodes)
+	}
+	if o.ZeROStage > 0 {
+		fmt.Fprintf(&b, ", ZeRO-%d", o.ZeROStage)
+	}
+	fmt.Fprintf(&b, ": %s per GPU", GiB(o.TotalBytes))
+	if o.Headroom == sizing.HeadroomTight {
+		b.WriteString(" (tight)")
+	}
+	if o.USDPerHour != nil {
+		b.WriteString(", " + USD(*o.USDPerHour) + "/h")
+	} else {
+		b.WriteString(", no price known")
+	}
+	if o.Hours != nil {
+		b.WriteString(", " + Hours(*o.Hours))
+		if o.USDTotal != nil {
+			b.WriteString(" and " + USD(*o.USDTotal))
+		}
+		fmt.Fprintf(&b, " for %s tokens", Count(float64(tokens)))
+	}
+	return b.String()
+}

@@ -1,0 +1,92 @@
+package display
+
+import (
+	"testing"
+	"unicode/utf8"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+func TestFigures(t *testing.T) {
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"GiB", GiB(22_548_578_304), "21.0 GiB"},
+		{"GiB zero", GiB(0), "0.0 GiB"},
+		{"USD cents", USD(0.333), "$0.33"},
+		{"USD just under 100", USD(99.994), "$99.99"},
+		{"USD whole dollars", USD(281.4), "$281"},
+		{"USD millions", USD(12_345_678), "$12,345,678"},
+		{"USD negative", USD(-1234.5), "-$1,235"},
+		{"Commas", Commas(1234567), "1,234,567"},
+		{"Commas small", Commas(999), "999"},
+		{"Commas negative", Commas(-1000), "-1,000"},
+		{"Hours minutes", Hours(0.5), "30 min"},
+		{"Hours", Hours(5.54), "5.5 h"},
+		{"Hours days", Hours(852), "35.5 days"},
+		{"Count billions", Count(2.5e9), "2.5B"},
+		{"Count millions", Count(300e6), "300M"},
+		{"Count thousands", Count(1234.4), "1,234"},
+		{"Count small", Count(45.60), "45.6"},
+		{"Params", Params(8_030_261_248), "8.03B"},
+		{"Params millions", Params(350_000_000), "350M"},
+		{"Params small", Params(124_000), "124,000"},
+		{"TrimZero", TrimZero("3.0"), "3"},
+		{"TrimZero integer", TrimZero("300"), "300"},
+		{"Decimal", Decimal(2.54), "2.5"},
+		{"Decimal whole", Decimal(3.02), "3"},
+		{"Truncate short", Truncate("héllo", 5), "héllo"},
+		{"Truncate runes", Truncate("héllo wörld", 5), "héll…"},
+		{"Truncate multibyte at the cut", Truncate("ééééé", 3), "éé…"},
+		{"Truncate exactly", Truncate("exactly10!", 10), "exactly10!"},
+		{"Truncate one over", Truncate("eleven char", 10), "eleven ch…"},
+		{"Truncate blocks", Truncate("█▓▒░█▓▒░", 3), "█▓…"},
+		{"Truncate empty", Truncate("", 5), ""},
+		{"Truncate one", Truncate("abc", 1), "…"},
+		{"Truncate zero", Truncate("abc", 0), ""},
+		{"GPUName", GPUName("rtx-4090"), "RTX 4090 24 GB"},
+		{"GPUName unknown", GPUName("tpu-v9"), "tpu-v9"},
+		{"Hardware", Hardware(2, "RTX 4090 24 GB"), "2× RTX 4090 24 GB"},
+		{"Hardware none", Hardware(0, "L4"), "1× L4"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// FuzzTruncate: any cut is valid UTF-8, at most max runes, and the text
+// itself when it fits.
+func FuzzTruncate(f *testing.F) {
+	f.Add("héllo wörld", 5)
+	f.Add("\xff\xfe", 1)
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		got := Truncate(s, max%1000)
+		max %= 1000
+		if n := utf8.RuneCountInString(got); max > 0 && n > max || max <= 0 && got != "" {
+			t.Fatalf("Truncate(%q, %d) = %q: %d runes", s, max, got, n)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Truncate(%q, %d) = %q: not valid UTF-8", s, max, got)
+		}
+		if max > 0 && utf8.RuneCountInString(s) <= max && got != s {
+			t.Fatalf("Truncate(%q, %d) = %q, want it whole", s, max, got)
+		}
+	})
+}
+
+func TestGPUOption(t *testing.T) {
+	usd, hours, total := 0.33, 5.54, 12.4
+	for _, tc := range []struct {
+		o    sizing.GPUOption
+		want string
+	}{
+		{sizing.GPUOption{TotalBytes: 21 << 30, Headroom: sizing.HeadroomComfortable}, ": 21.0 GiB per GPU, no price known"},
+		{sizing.GPUOption{Nodes: 2, ZeROStage: 3, TotalBytes: 21 << 30, Headroom: sizing.HeadroomTight, USDPerHour: &usd, Hours: &hours, USDTotal: &total},
+			" on 2 machines, ZeRO-3: 21.0 GiB per GPU (tight), $0.33/h, 5.5 h and $12.40 for 100M tokens"},
+	} {
+		if got := GPUOption(tc.o, 100e6); got != tc.want {
+			t.Errorf("GPUOption(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
+	}
+}

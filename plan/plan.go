@@ -1,0 +1,121 @@
+// Package plan is what a saved plan means, apart from how it is kept: the
+// key the plans for one model share, the summary an answer leaves behind,
+// and how a plan compares with today's answer to the same question. The
+// store persists plans; the command line, Slack and the weekly digest
+// render a Diff. It does no I/O.
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// ModelKey is the key plans for one model share: the catalog model id for
+// a catalog model, bare:<parameters> for a bare size ("13B" is
+// bare:13000000000), bare:<experts>x<parameters per expert> for a bare
+// mixture of experts ("8x7B" is bare:8x7000000000), and config:<name> for
+// an architecture read from a config.json. It is "" for a query that
+// names no model.
+func ModelKey(q sizing.Query) string {
+	switch {
+	case q.Arch != nil:
+		return configPrefix + q.Arch.ID
+	case q.Model != "":
+		return q.Model
+	case q.Params > 0 && q.Experts > 0:
+		return "bare:" + strconv.Itoa(q.Experts) + "x" + strconv.FormatInt(q.Params, 10)
+	case q.Params > 0:
+		return "bare:" + strconv.FormatInt(q.Params, 10)
+	}
+	return ""
+}
+
+// configPrefix starts the ModelKey of an architecture read from a config.json.
+const configPrefix = "config:"
+
+// ModelKeyFor reads a model the way a user names it and returns its
+// ModelKey, so that "mistral 7b", "Mistral-7B-v0.1" and "mistral-7b" find
+// the same plans and "13B" finds the plans for bare 13B sizes. Words that
+// name no model give a *sizing.InputError (with suggestions where the
+// catalog has near misses).
+func ModelKeyFor(words string) (string, error) {
+	if m, _, err := sizing.LookupModel(words); err == nil {
+		return m.ID, nil
+	}
+	p, err := sizing.Parse(words)
+	if err != nil {
+		return "", err
+	}
+	if key := ModelKey(p.Query); key != "" {
+		return key, nil
+	}
+	return "", &sizing.InputError{
+		Problem: fmt.Sprintf("%q names no model", words),
+		Hint:    "a catalog model (mistral 7b, llama-3.1-70b) or a bare size (13B, 8x7B)",
+	}
+}
+
+// Summary is an answer as a plan keeps it: the question, the request it
+// resolved to and the verdict, hardware, memory and price as they stood.
+type Summary struct {
+	Question  string         // as typed
+	Canonical string         // sizing.Format of the query: re-parses to the same question
+	Request   sizing.Request // the fully resolved request the answer was for
+	ModelKey  string         // see ModelKey
+
+	Fits          bool
+	Headroom      string     // comfortable, tight or does not fit
+	GPU           string     // catalog GPU id
+	GPUs          int        // total GPUs
+	PerGPUBytes   int64      // per-GPU total of the busiest GPU
+	USDPerHour    *float64   // the whole configuration; nil when no price was known
+	PriceProvider string     // where the price came from, "" when none
+	PriceAsOf     *time.Time // when the price was observed, nil when none
+}
+
+// FromAnswer is the summary of answer a to question, read as q: the
+// canonical text is sizing.Format(q), the price and its source are the
+// answer's (copied, so the summary shares no pointer with a).
+func FromAnswer(question string, q sizing.Query, a sizing.Answer) Summary {
+	s := Summary{
+		Question:    question,
+		Canonical:   sizing.Format(q),
+		Request:     a.Request,
+		ModelKey:    ModelKey(q),
+		Fits:        a.Fits,
+		Headroom:    string(a.Headroom),
+		GPU:         a.Request.GPU,
+		GPUs:        a.Request.GPUs,
+		PerGPUBytes: a.PerGPU.TotalBytes,
+	}
+	if s.ModelKey == "" {
+		s.ModelKey = a.Request.Model
+	}
+	if u := a.Throughput.USDPerHour; u != nil {
+		usd := *u
+		s.USDPerHour = &usd
+	}
+	if a.Price != nil {
+		s.PriceProvider = a.Price.Provider
+		if !a.Price.AsOf.IsZero() {
+			asOf := a.Price.AsOf.UTC()
+			s.PriceAsOf = &asOf
+		}
+	}
+	return s
+}
+
+// Verdict is a fits/headroom pair in words: "fits", "fits, tight" or
+// "does not fit".
+func Verdict(fits bool, headroom string) string {
+	switch {
+	case !fits:
+		return "does not fit"
+	case headroom == string(sizing.HeadroomTight):
+		return "fits, tight"
+	}
+	return "fits"
+}

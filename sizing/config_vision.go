@@ -1,0 +1,185 @@
+package sizing
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// visionParams counts the vision tower and projector of a multimodal
+// config.json (outer, the top-level object) from its vision_config, for
+// the wrappers whose towers fitbot knows: llava (CLIP), gemma3 (SigLIP),
+// llama4, qwen2_vl, qwen2_5_vl and mistral3 (Pixtral). It returns the
+// count and what it is, or 0 and why the tower is not counted.
+// textHidden is the language model's width, which the projector maps
+// into. A malformed vision_config is not an error: the tower is then
+// named as not counted.
+func visionParams(outer rawConfig, textHidden int) (n int64, what, why string) {
+	top := outer.str("model_type")
+	var vc rawConfig
+	if raw, ok := outer["vision_config"]; !ok || json.Unmarshal(raw, &vc) != nil || vc == nil {
+		return 0, "", "config.json has no vision_config to count it from"
+	}
+	r := configReader{cfg: vc, used: map[string]bool{}}
+	th := int64(textHidden)
+	switch top {
+	case "llava":
+		n, what = r.clipTower(), "the CLIP vision tower and projector"
+		h := int64(r.need(maxVisionDim, "hidden_size"))
+		n += h*th + th + th*th + th // linear_1, linear_2
+	case "gemma3":
+		n, what = r.siglipTower(), "the SigLIP vision tower and projector"
+		h := int64(r.need(maxVisionDim, "hidden_size"))
+		n += h*th + h // mm_input_projection, mm_soft_emb_norm
+	case "llama4":
+		n, what = r.llama4Tower(th), "the Llama 4 vision tower and projector"
+	case "qwen2_vl":
+		n, what = r.qwen2VLTower(), "the Qwen2-VL vision tower and merger"
+	case "qwen2_5_vl":
+		n, what = r.qwen25VLTower(), "the Qwen2.5-VL vision tower and merger"
+	case "mistral3":
+		n, what = r.pixtralTower(outer, th), "the Pixtral vision tower and projector"
+	default:
+		return 0, "", "fitbot does not know this wrapper's vision tower"
+	}
+	if r.err != nil {
+		var ie *InputError
+		if errors.As(r.err, &ie) {
+			return 0, "", "vision_config: " + ie.Problem
+		}
+		return 0, "", r.err.Error()
+	}
+	return n, what, ""
+}
+
+// Limits on vision_config values, far above any real tower, that keep the
+// arithmetic in int64.
+const (
+	maxVisionDim    = 1 << 16 // widths, image size
+	maxVisionLayers = 1000
+	maxVisionSmall  = 64 // patch, merge and temporal sizes, MLP ratio
+)
+
+// vitLayers counts n pre-norm ViT encoder layers of width h and MLP width
+// i: q, k, v, o and a two-matrix MLP, all with biases, two LayerNorms.
+func vitLayers(layers, h, i int64) int64 {
+	return layers * (4*(h*h+h) + 2*h*i + i + h + 4*h)
+}
+
+// patches is the number of patches an image_size image makes.
+func (r *configReader) patches() (patch, grid int64) {
+	p := int64(r.need(maxVisionSmall, "patch_size"))
+	img := int64(r.need(maxVisionDim, "image_size"))
+	if p == 0 {
+		return 1, 0
+	}
+	return p, (img / p) * (img / p)
+}
+
+func (r *configReader) channels() int64 {
+	if c, ok := r.num(16, "num_channels"); ok && c > 0 {
+		return int64(c)
+	}
+	return 3
+}
+
+// clipTower is CLIP's ViT: a bias-free patch convolution, a class token,
+// learned positions, pre and post LayerNorms.
+func (r *configReader) clipTower() int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	layers := int64(r.need(maxVisionLayers, "num_hidden_layers"))
+	p, grid := r.patches()
+	return r.channels()*p*p*h + h + (grid+1)*h + 2*h + vitLayers(layers, h, i) + 2*h
+}
+
+// siglipTower is SigLIP's ViT: a patch convolution with bias, learned
+// positions, a post LayerNorm, no pooling head (Gemma 3 uses none).
+func (r *configReader) siglipTower() int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	layers := int64(r.need(maxVisionLayers, "num_hidden_layers"))
+	p, grid := r.patches()
+	return r.channels()*p*p*h + h + grid*h + vitLayers(layers, h, i) + 2*h
+}
+
+// llama4Tower is Llama 4's ViT (an unfolded bias-free patch projection,
+// a class token, learned positions, pre and post LayerNorms), its pixel
+// shuffle MLP and the projector into the language model.
+func (r *configReader) llama4Tower(textHidden int64) int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	layers := int64(r.need(maxVisionLayers, "num_hidden_layers"))
+	p, grid := r.patches()
+	in := int64(r.need(maxVisionDim, "projector_input_dim"))
+	out := int64(r.need(maxVisionDim, "projector_output_dim"))
+	vision := int64(r.need(maxVisionDim, "vision_output_dim"))
+	tower := r.channels()*p*p*h + h + (grid+1)*h + 2*h + vitLayers(layers, h, i) + 2*h
+	return tower + i*in + out*out + vision*textHidden
+}
+
+// qwen2VLTower is Qwen2-VL's ViT: a bias-free 3D patch convolution over
+// temporal_patch_size frames, LayerNorm blocks with fused qkv, and the
+// merger that folds spatial_merge_size² patches into one token.
+func (r *configReader) qwen2VLTower() int64 {
+	e := int64(r.need(maxVisionDim, "embed_dim"))
+	depth := int64(r.need(maxVisionLayers, "depth"))
+	ratio := int64(r.need(maxVisionSmall, "mlp_ratio"))
+	out := int64(r.need(maxVisionDim, "hidden_size"))
+	p := int64(r.need(maxVisionSmall, "patch_size"))
+	tp := int64(r.need(maxVisionSmall, "temporal_patch_size"))
+	merge := int64(r.need(maxVisionSmall, "spatial_merge_size"))
+	c, ok := r.num(16, "in_chans", "in_channels")
+	if !ok || c == 0 {
+		c = 3
+	}
+	ctx := e * merge * merge
+	merger := 2*e + ctx*ctx + ctx + ctx*out + out
+	return int64(c)*tp*p*p*e + vitLayers(depth, e, e*ratio) + merger
+}
+
+// qwen25VLTower is Qwen2.5-VL's ViT: Qwen2-VL's patch convolution and
+// merger, with RMSNorm blocks and a gated MLP with biases.
+func (r *configReader) qwen25VLTower() int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	depth := int64(r.need(maxVisionLayers, "depth"))
+	out := int64(r.need(maxVisionDim, "out_hidden_size"))
+	p := int64(r.need(maxVisionSmall, "patch_size"))
+	tp := int64(r.need(maxVisionSmall, "temporal_patch_size"))
+	merge := int64(r.need(maxVisionSmall, "spatial_merge_size"))
+	c, ok := r.num(16, "in_chans", "in_channels")
+	if !ok || c == 0 {
+		c = 3
+	}
+	block := 2*h + 4*(h*h+h) + 3*h*i + 2*i + h
+	ctx := h * merge * merge
+	merger := h + ctx*ctx + ctx + ctx*out + out
+	return int64(c)*tp*p*p*h + depth*block + merger
+}
+
+// pixtralTower is Pixtral's ViT (a bias-free patch convolution, RMSNorm
+// blocks with a gated MLP and no biases) and Mistral 3's projector: a
+// norm, the patch merger folding spatial_merge_size² patches, and two
+// linear layers into the language model.
+func (r *configReader) pixtralTower(outer rawConfig, textHidden int64) int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	layers := int64(r.need(maxVisionLayers, "num_hidden_layers"))
+	p := int64(r.need(maxVisionSmall, "patch_size"))
+	top := configReader{cfg: outer, used: map[string]bool{}}
+	merge, ok := top.num(maxVisionSmall, "spatial_merge_size")
+	if !ok || merge == 0 {
+		merge = 2
+	}
+	bias := top.flag("multimodal_projector_bias", false)
+	if top.err != nil {
+		r.fail(top.err.Error())
+	}
+	m := int64(merge)
+	tower := r.channels()*p*p*h + h + layers*(4*h*h+3*h*i+2*h)
+	projector := h + h*m*m*h + h*textHidden + textHidden*textHidden
+	if bias {
+		projector += 2 * textHidden
+	}
+	return tower + projector
+}
