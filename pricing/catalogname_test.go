@@ -54,3 +54,14 @@ func FuzzCatalogGPU(f *testing.F) {
 		}
 	})
 }
+
+func TestNotOnDemandCapacity(t *testing.T) {
+	for flags, want := range map[string]bool{
+		"": false, "oci-spot": false, "gcp-a4": false, "gcp-g4": false, "arm": false,
+		"gcp-dws-calendar-mode": true, "runpod-cluster": true, "runpod-cpu": true, "gcp-g4-preview": true, "gcp-a4 gcp-dws-calendar-mode": true,
+	} {
+		if got := notOnDemandCapacity(flags); got != want {
+			t.Errorf("notOnDemandCapacity(%q) = %v, want %v", flags, got, want)
+		}
+	}
+}

@@ -73,10 +73,12 @@ func TestGPUHuntCatalogs(t *testing.T) {
 			"aws us-east-1 spot  p5.48xlarge 8xh100 $23.1200/h $2.8900/GPU-h",
 		}, map[string]int{}},
 		{"gcp", "gcp", []string{
-			// Whole VMs as gpuhunt prices them; the A4 row is flagged
-			// (not on-demand capacity) and the TPU is not a GPU.
+			// Whole VMs as gpuhunt prices them. The DWS calendar-mode row
+			// (booked ahead) is left out, the gcp-a4 one (a flag for old
+			// dstack versions) kept; the TPU is not a GPU.
 			"gcp us-central1-a on_demand  a2-highgpu-1g 1xa100-40 $3.6734/h $3.6734/GPU-h",
 			"gcp us-central1-a on_demand  a3-highgpu-8g 8xh100 $88.4900/h $11.0612/GPU-h",
+			"gcp us-central1-b spot  a4-highgpu-8g 8xb200 $34.0000/h $4.2500/GPU-h",
 		}, map[string]int{}},
 		{"lambdalabs", "lambda", []string{
 			"lambda us-east-1 on_demand  gpu_1x_h100_sxm5 1xh100 $4.2900/h $4.2900/GPU-h",
@@ -103,13 +105,13 @@ func TestGPUHuntCatalogs(t *testing.T) {
 		{"oci", "oci", []string{
 			"oci us-ashburn-1 on_demand  BM.GPU.H100.8 8xh100 $80.0000/h $10.0000/GPU-h",
 			"oci us-ashburn-1 on_demand  VM.GPU.A10.1 1xa10 $2.0000/h $2.0000/GPU-h",
-			"oci us-ashburn-1 spot  VM.GPU.A10.1 1xa10 $1.0000/h $1.0000/GPU-h", // preemptible at 50%
+			"oci us-ashburn-1 spot  VM.GPU.A10.1 1xa10 $1.0000/h $1.0000/GPU-h", // preemptible at 50%, flagged oci-spot
 		}, map[string]int{}},
 		{"cloudrift", "cloudrift", []string{
 			"cloudrift us-east-nc-nr-1 on_demand  rtx49-10c-kn.1 1xrtx-4090 $0.3900/h $0.3900/GPU-h",
 			"cloudrift us-east-nc-nr-1 on_demand  rtx59-16c-nr.1 1xrtx-5090 $0.6500/h $0.6500/GPU-h",
 		}, map[string]int{}},
-		{"runpod", "runpod", []string{
+		{"runpod", "runpod", []string{ // the runpod-cluster row is left out
 			"runpod EU-RO-1 on_demand  NVIDIA GeForce RTX 4090 1xrtx-4090 $0.5900/h $0.5900/GPU-h",
 			"runpod EU-RO-1 spot  NVIDIA GeForce RTX 4090 1xrtx-4090 $0.2900/h $0.2900/GPU-h",
 			"runpod US-TX-3 on_demand  NVIDIA H100 80GB HBM3 1xh100 $2.9900/h $2.9900/GPU-h",

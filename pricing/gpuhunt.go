@@ -114,8 +114,8 @@ func (g *GPUHunt) Fetch(ctx context.Context) (FetchResult, error) {
 // layout (instance_name, location, price, cpu, memory, gpu_count,
 // gpu_name, gpu_memory, spot, disk_size, gpu_vendor, flags, cpu_arch,
 // provider_data), found by header name. price is per instance-hour.
-// Rows without GPUs are skipped; rows with flags (DWS calendar capacity,
-// previews) are not on-demand capacity and are skipped too. It returns
+// Rows without GPUs are skipped, and so are rows flagged as capacity one
+// cannot simply rent by the hour (notOnDemandCapacity). It returns
 // the offers, the number of rows skipped for a per-GPU price outside the
 // bounds, and an error for a file that is not such a catalog.
 func decodeGPUHunt(raw []byte, catalog, provider string, at, published time.Time, source string) (FetchResult, int, error) {
@@ -166,7 +166,7 @@ func decodeGPUHunt(raw []byte, catalog, provider string, at, published time.Time
 		if err != nil || !(count >= 1) || math.IsInf(count, 0) {
 			continue // CPU-only instances and unreadable counts
 		}
-		if hasFlags && strings.TrimSpace(rec[flags]) != "" {
+		if hasFlags && notOnDemandCapacity(rec[flags]) {
 			continue
 		}
 		if hasVendor && rec[vendor] != "" && !strings.EqualFold(rec[vendor], "nvidia") && !strings.EqualFold(rec[vendor], "amd") {
@@ -204,6 +204,20 @@ func decodeGPUHunt(raw []byte, catalog, provider string, at, published time.Time
 	}
 	res.Offers = cheapestPerKey(res.Offers)
 	return res, dropped, nil
+}
+
+// notOnDemandCapacity reports whether a row's gpuhunt flags mark capacity
+// that is not rented by the hour like the rest: GCP's DWS calendar mode
+// (booked ahead), RunPod clusters, previews and CPU pods. Other flags
+// ("oci-spot", "gcp-a4", "gcp-g4", the ARM superchips') only tell dstack
+// versions apart and are kept.
+func notOnDemandCapacity(flags string) bool {
+	for _, f := range strings.Fields(flags) {
+		if strings.Contains(f, "dws") || strings.Contains(f, "cluster") || strings.HasSuffix(f, "-preview") || strings.HasSuffix(f, "-cpu") {
+			return true
+		}
+	}
+	return false
 }
 
 // knownInstance looks an instance up in the direct fetchers' own tables,
