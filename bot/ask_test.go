@@ -52,7 +52,7 @@ func TestGoldenAsk(t *testing.T) {
 		}, []string{"Largest models that fit 2× RTX 4090 24 GB", "*LoRA* (asked): up to"}},
 		{"ask_largest_nothing", func() (sizing.AskAnswer, error) {
 			return e.LargestModel(sizing.Query{GPU: "t4", Method: sizing.MethodFull, SeqLen: 1 << 20})
-		}, []string{"No full fine-tune fits 1× T4 16 GB as asked", "not even 1M fits; at 262,144 tokens instead of 1,048,576: only the smallest size, 1M, fits"}},
+		}, []string{"No full fine-tune fits 1× T4 16 GB as asked", "not even 1M fits; at 131,072 tokens instead of 1,048,576: only the smallest size, 1M, fits"}},
 		{"ask_max_context", func() (sizing.AskAnswer, error) {
 			return e.MaxContext(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, GPU: "l4"})
 		}, []string{"Longest context: 49,897 tokens", "Bound by *memory*", "128 KiB per token"}},

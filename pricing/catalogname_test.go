@@ -25,6 +25,10 @@ func TestCatalogGPU(t *testing.T) {
 		{"H100NVL", 94, "", "h100-nvl"},
 		{"NVIDIA-H100-80GB-HBM3", 0, "", "h100"},
 		{"H200", 141, "", "h200"},
+		{"H200NVL", 141, "", "h200-nvl"},
+		{"H200-NVL", 0, "", "h200-nvl"},
+		{"RTXPRO6000", 96, "1x_RTXPRO6000_28V_160G", "rtx-pro-6000"},
+		{"B300", 288, "", "b300"},
 		{"L40S", 48, "", "l40s"},
 		{"L40", 48, "", ""}, // not in the sizing catalog
 		{"RTX-A6000", 0, "n3-RTX-A6000x1", "rtx-a6000"},

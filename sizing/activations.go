@@ -29,10 +29,17 @@ package sizing
 // Full gradient checkpointing stores only each layer's input (2·s·b·h at
 // 16 bit) and rebuilds one layer's full working set during recompute.
 //
-// The loss adds s·b·V·(p + 4 + 4): the logits in the compute precision,
-// their fp32 upcast (Hugging Face causal-LM heads call logits.float()), and
-// the fp32 log-softmax cross-entropy keeps for backward. For vocabularies of
-// 128k-256k tokens this is the largest single activation.
+// The loss adds s·b·V·(p + 4 + 4 + 4 + 4) at its peak, the start of the
+// backward: the logits in the compute precision, their fp32 upcast
+// (Hugging Face causal-LM heads call logits.float()), the contiguous
+// shifted copy the loss takes (logits[..., :-1, :].contiguous()), the fp32
+// log-softmax cross-entropy keeps for backward, and the fp32 gradient of
+// the logits it produces. For vocabularies of 128k-256k tokens this is the
+// largest single activation: for Llama 3.1 8B it is 2.3 MB per token, and
+// it is what makes Hugging Face + FlashAttention-2 QLoRA stop at 28k tokens
+// on 80 GB where the layers alone would allow 45k (Unsloth's published
+// context-length table, July 2024). Fused or chunked cross-entropy
+// (Unsloth, Liger) avoids most of it; fitbot sizes the plain path.
 
 // layerActivationBytes is what one layer saves for backward per token of
 // the micro-batch (multiply by s·b), at p bytes per element. moe selects a
@@ -115,7 +122,7 @@ func lossBytesPerToken(s *shape, p float64) float64 {
 	if p >= 4 {
 		upcast = 0
 	}
-	return float64(s.vocab) * (p + upcast + 4)
+	return float64(s.vocab) * (p + upcast + 4 + 4 + 4)
 }
 
 func loraRankOf(r *Request) int {

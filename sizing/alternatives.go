@@ -114,6 +114,10 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		a := Alternative{
 			Method: c.req.Method, Optimizer: c.req.Optimizer, GPU: c.req.GPU, GPUs: c.req.GPUs,
 			ZeROStage: c.req.ZeROStage, Offload: c.req.Offload, Fits: true, TotalBytes: c.total, Why: c.why,
+			Headroom: headroom(c.total, c.gpu.MemoryBytes),
+		}
+		if a.Headroom == HeadroomTight {
+			a.Why += " (" + tightNote + ")"
 		}
 		if c.priced {
 			nums = append(nums, c.perHour)
@@ -574,14 +578,24 @@ func methodChange(from, to Method) altChange {
 // inferenceFormats appends the weight formats to try when serving does
 // not fit: as asked first, then FP8 (on cards with FP8), int8 and 4-bit
 // (AWQ on GPUs; GGUF Q8_0 and Q4_K_M on Apple silicon, where llama.cpp is
-// how models run). Only unquantised questions get smaller formats.
+// how models run). Only unquantised questions get smaller formats, and FP8
+// ones (as DeepSeek-V3 ships) a 4-bit one.
 func inferenceFormats(dst []weightFormat, r Request, g *GPU) []weightFormat {
 	dst = append(dst, weightFormat{r.Quant, r.Precision})
-	if r.Quant != QuantNone {
+	switch {
+	case r.Quant == QuantFP8 && g.InferenceOnly:
+		return append(dst, weightFormat{QuantQ4_KM, PrecisionBF16})
+	case r.Quant == QuantFP8:
+		half := PrecisionBF16
+		if !g.BF16 {
+			half = PrecisionFP16
+		}
+		return append(dst, weightFormat{QuantAWQ, half})
+	case r.Quant != QuantNone:
 		return dst
 	}
 	if g.FP8 && r.Precision != PrecisionFP8 {
-		dst = append(dst, weightFormat{QuantNone, PrecisionFP8})
+		dst = append(dst, weightFormat{QuantFP8, PrecisionFP8})
 	}
 	if g.InferenceOnly {
 		return append(dst, weightFormat{QuantQ8_0, r.Precision}, weightFormat{QuantQ4_KM, r.Precision})

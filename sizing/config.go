@@ -133,6 +133,7 @@ func releasedFormat(raw rawConfig) (Quant, string) {
 		Bits     int    `json:"bits"`
 		Load4Bit bool   `json:"load_in_4bit"`
 		Load8Bit bool   `json:"load_in_8bit"`
+		Algo     string `json:"quant_algo"` // NVIDIA ModelOpt: NVFP4, FP8
 	}
 	if err := json.Unmarshal(v, &q); err != nil {
 		return QuantNone, fmt.Sprintf("quantization_config is %s, not understood: the weights are sized unquantised", clip(string(v)))
@@ -142,6 +143,10 @@ func releasedFormat(raw rawConfig) (Quant, string) {
 		return QuantFP8, ""
 	case q.Method == "mxfp4":
 		return QuantMXFP4, ""
+	case q.Method == "modelopt" && strings.EqualFold(q.Algo, "nvfp4"):
+		return QuantNVFP4, ""
+	case q.Method == "modelopt" && strings.EqualFold(q.Algo, "fp8"):
+		return QuantFP8, ""
 	case q.Method == "gptq" && q.Bits == 4:
 		return QuantGPTQ, ""
 	case q.Method == "awq" && q.Bits == 4:

@@ -263,6 +263,7 @@ func TestModelFromConfigLayouts(t *testing.T) {
 	base := `"num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, "tie_word_embeddings": false`
 	var (
 		embed  int64 = 2 * 100 * 64            // embeddings and LM head
+		head   int64 = 100 * 64                // the LM head alone: a MoE's active count leaves out the input embedding
 		attn   int64 = 64*64 + 2*64*32 + 64*64 // q, k, v, o
 		norms  int64 = 2 * 64                  // two RMSNorms a layer
 		mlp          = func(i int64) int64 { return 3 * 64 * i }
@@ -276,19 +277,19 @@ func TestModelFromConfigLayouts(t *testing.T) {
 		{"llama4 interleaved with a shared expert",
 			`{"model_type": "llama4_text", ` + base + `, "intermediate_size": 32, "intermediate_size_mlp": 128, "num_local_experts": 4, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2}`,
 			embed + 64 + 4*(attn+norms) + 2*mlp(128) + 2*(64*4+5*mlp(32)),
-			embed + 64 + 4*(attn+norms) + 2*mlp(128) + 2*(64*4+2*mlp(32))},
+			head + 64 + 4*(attn+norms) + 2*mlp(128) + 2*(64*4+2*mlp(32))},
 		{"explicit moe_layers",
 			`{"model_type": "llama4_text", ` + base + `, "intermediate_size": 32, "intermediate_size_mlp": 128, "num_local_experts": 4, "num_experts_per_tok": 1, "moe_layers": [3]}`,
 			embed + 64 + 4*(attn+norms) + 3*mlp(128) + (64*4 + 5*mlp(32)),
-			embed + 64 + 4*(attn+norms) + 3*mlp(128) + (64*4 + 2*mlp(32))},
+			head + 64 + 4*(attn+norms) + 3*mlp(128) + (64*4 + 2*mlp(32))},
 		{"qwen2_moe sparse step, mlp_only_layers, gated shared expert",
 			`{"model_type": "qwen2_moe", ` + base + `, "intermediate_size": 128, "moe_intermediate_size": 16, "shared_expert_intermediate_size": 48, "num_experts": 8, "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [3]}`,
 			embed + 64 + 4*(attn+128+norms) + 3*mlp(128) + (64*8 + 8*mlp(16) + mlp(48) + 64),
-			embed + 64 + 4*(attn+128+norms) + 3*mlp(128) + (64*8 + 2*mlp(16) + mlp(48) + 64)},
+			head + 64 + 4*(attn+128+norms) + 3*mlp(128) + (64*8 + 2*mlp(16) + mlp(48) + 64)},
 		{"glm4_moe MTP layer with its own embeddings",
 			`{"model_type": "glm4_moe", ` + base + `, "intermediate_size": 128, "moe_intermediate_size": 16, "n_routed_experts": 8, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1, "num_nextn_predict_layers": 1}`,
 			embed + 64 + 4*(attn+norms) + mlp(128) + 3*glmMoE + (attn + norms + glmMoE + 2*64*64 + 3*64 + embed),
-			embed + 64 + 4*(attn+norms) + mlp(128) + 3*(64*8+8+3*mlp(16))},
+			head + 64 + 4*(attn+norms) + mlp(128) + 3*(64*8+8+3*mlp(16))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -107,7 +107,7 @@ func (e *Estimator) price(gpu string) *Price {
 }
 
 func (e *Estimator) costAssumptions(p *Price) []string {
-	out := []string{fmt.Sprintf("MFU %.0f%% of dense peak for training and prefill; decode at %.0f%% of memory bandwidth", e.mfu()*100, bandwidthUtilisation*100)}
+	out := []string{fmt.Sprintf("MFU %.0f%% of dense peak for training and prefill; decode at %.0f%% of memory bandwidth plus a per-layer floor", e.mfu()*100, bandwidthUtilisation*100)}
 	if p != nil {
 		out = append(out, fmt.Sprintf("price $%.2f per GPU-hour (%s, %s, as of %s)", p.USDPerGPUHour, p.Provider, p.Market, p.AsOf.Format("2006-01-02")))
 	}
@@ -121,6 +121,15 @@ func (rs *resolved) memory(r *Request) Memory {
 	}
 	return trainingMemory(r, &rs.shape)
 }
+
+// comfortableBytes is the most a configuration may take of a card of
+// vram bytes and still leave the headroom the seeds advise: the line
+// between comfortable and tight, used by the verdict, the alternatives and
+// the inverse searches alike.
+func comfortableBytes(vram int64) int64 { return int64(float64(vram) * (1 - tightFraction)) }
+
+// tightNote is what an answer adds to a figure that fits only tightly.
+const tightNote = "tight: under 20% headroom"
 
 // headroom classes a fit by the share of the card left free.
 func headroom(total, vram int64) Headroom {
@@ -152,8 +161,13 @@ func bindingTerm(m Memory) string {
 
 // hostNeeds is the host RAM per machine and the local disk the request
 // needs. Without offload, host RAM holds one copy of the checkpoint while
-// it loads; with CPU offload it holds the offloaded optimizer states (and
-// at stage 3 the weights), times hostRAMFactor, spread over the machines.
+// it loads; with CPU offload it holds the offloaded optimizer states and
+// the fp32 gradients they step on (and at stage 3 the 16-bit weights),
+// times hostRAMFactor, spread over the machines: 16 B per parameter at
+// stage 2 and 18 B at stage 3 for mixed-precision AdamW, DeepSpeed's own
+// figures (estimate_zero2/zero3_model_states_mem_needs with zero_init;
+// its stage-2 max(4·GPUs, 16) also counts per-process pinned buffers,
+// which fitbot leaves out).
 // Disk holds the checkpoint (16-bit, or the quantised file for inference)
 // and, for NVMe offload, the offloaded state.
 func hostNeeds(r *Request, s *shape) (ram, disk int64) {
@@ -166,8 +180,11 @@ func hostNeeds(r *Request, s *shape) (ram, disk int64) {
 	if r.Method == MethodInference || r.Offload == OffloadNone {
 		return ram, disk
 	}
-	_, _, oB := trainingStateBytes(r.Optimizer, r.Precision)
-	off := oB * float64(s.trainable(r))
+	_, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
+	if r.Precision != PrecisionPureBF16 && r.Precision != PrecisionFP32 {
+		gB = 4 // the host optimizer steps on an fp32 copy of the gradients
+	}
+	off := (oB + gB) * float64(s.trainable(r))
 	if r.Optimizer == OptimizerAdafactor {
 		off += 4 * float64(s.factoredState(r))
 	}

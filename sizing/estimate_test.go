@@ -85,20 +85,34 @@ func randomRequest(rng *rand.Rand, models []Model) (Request, *shape) {
 		SeqLen: 1 + rng.IntN(8192), MicroBatch: 1 + rng.IntN(8), GradCheckpointing: rng.IntN(2) == 0,
 		LoRARank: 1 << rng.IntN(8), KVPrecision: PrecisionBF16,
 	}
-	switch rng.IntN(4) {
+	switch rng.IntN(5) {
 	case 0:
 		r.Precision = PrecisionFP32
 	case 1:
+		r.Precision = PrecisionPureBF16
+	}
+	switch rng.IntN(4) {
+	case 0:
 		r.Offload = OffloadCPU
 		r.ZeROStage = 1 + rng.IntN(3)
+	case 1:
+		r.Offload = OffloadNVMe
+		r.ZeROStage = 1 + rng.IntN(3)
+	}
+	r.GradAccumSteps = 1 << rng.IntN(6)
+	if r.GPUs > 8 && rng.IntN(2) == 0 {
+		r.Nodes = r.GPUs / 8 // whole machines of eight
 	}
 	if r.Method == MethodQLoRA {
 		r.Quant, r.Precision = QuantNF4DQ, PrecisionBF16
 	}
 	if r.Method == MethodInference {
-		quants := []Quant{QuantNone, QuantAWQ, QuantQ4_KM, QuantINT8}
+		quants := []Quant{QuantNone, QuantAWQ, QuantQ4_KM, QuantINT8, QuantFP8, QuantMXFP4, QuantNVFP4, QuantQ2_K}
 		r.Quant = quants[rng.IntN(len(quants))]
-		r.Offload, r.ZeROStage = OffloadNone, 0
+		r.Offload, r.ZeROStage, r.GradAccumSteps = OffloadNone, 0, 1
+		if r.Precision == PrecisionPureBF16 {
+			r.Precision = PrecisionBF16
+		}
 	}
 	return r, &s
 }
@@ -110,7 +124,9 @@ func termSum(m Memory) int64 {
 // checkMemoryProperties asserts the properties of the memory model for
 // one request: the total is the sum of the terms; more GPUs never raise
 // the per-GPU memory (from one GPU to two, only by the communication
-// buffers that appear); a higher ZeRO stage never raises it.
+// buffers that appear); a higher ZeRO stage never raises it; offload never
+// raises it and never lowers the host RAM; gradient accumulation leaves
+// the memory alone and never slows the run down.
 func checkMemoryProperties(t *testing.T, r Request, s *shape) {
 	t.Helper()
 	f := Footprint{s: *s}
@@ -134,6 +150,35 @@ func checkMemoryProperties(t *testing.T, r Request, s *shape) {
 		if mu := f.Memory(&up); mu.TotalBytes > m.TotalBytes {
 			t.Fatalf("%+v: stage %d needs %d B, stage %d %d B", r, r.ZeROStage, m.TotalBytes, up.ZeROStage, mu.TotalBytes)
 		}
+	}
+	if r.Method == MethodInference {
+		return
+	}
+	if r.Offload != OffloadNone {
+		on := r
+		on.Offload = OffloadNone
+		if mo := f.Memory(&on); m.TotalBytes > mo.TotalBytes {
+			t.Fatalf("%+v: offload needs %d B per GPU, no offload %d B", r, m.TotalBytes, mo.TotalBytes)
+		}
+		ramOn, _ := hostNeeds(&r, s)
+		ramOff, _ := hostNeeds(&on, s)
+		if r.Offload == OffloadCPU && ramOn < ramOff {
+			t.Fatalf("%+v: CPU offload needs %d B of host RAM, no offload %d B", r, ramOn, ramOff)
+		}
+	}
+	acc := r
+	acc.GradAccumSteps *= 2
+	if ma := f.Memory(&acc); ma != m {
+		t.Fatalf("%+v: accumulation %d changes the memory: %+v vs %+v", r, acc.GradAccumSteps, ma, m)
+	}
+	g := GPUs()[int(r.SeqLen)%len(GPUs())]
+	if g.InferenceOnly {
+		return
+	}
+	before, _, _ := trainingSpeed(&r, s, &g, DefaultMFU)
+	after, _, _ := trainingSpeed(&acc, s, &g, DefaultMFU)
+	if after < before*(1-1e-9) {
+		t.Fatalf("%+v on %s: accumulation %d → %d slows it from %.1f to %.1f tokens/s", r, g.ID, r.GradAccumSteps, acc.GradAccumSteps, before, after)
 	}
 }
 
@@ -178,7 +223,7 @@ func BenchmarkAnswer(b *testing.B) {
 // cards with a smaller format beside more cards as asked.
 func TestInferenceAlternatives(t *testing.T) {
 	e := &Estimator{}
-	a, err := e.Answer(Query{Model: "deepseek-v3", Method: MethodInference, GPU: "h200", GPUs: 8})
+	a, err := e.Answer(Query{Model: "deepseek-v3", Method: MethodInference, Precision: PrecisionBF16, GPU: "h200", GPUs: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,12 @@ func Format(q Query) string {
 	if q.LoRARank > 0 {
 		add("rank", strconv.Itoa(q.LoRARank))
 	}
+	if q.GradAccumSteps > 0 {
+		add("accum", strconv.Itoa(q.GradAccumSteps))
+	}
+	if q.GlobalBatchTokens > 0 {
+		add("global-batch", formatCount(q.GlobalBatchTokens), "tokens")
+	}
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}

@@ -67,16 +67,20 @@ func TestKVCacheExamples(t *testing.T) {
 
 // TestWeightFormats checks bits per weight: GPTQ/AWQ int4 with group-128
 // fp16 scale and zero is 4.25; NF4 is 4.5 with fp32 block constants (block
-// 64) and 4.127 with double quantisation (QLoRA paper §3); GGUF types as
-// llama.cpp's quantize tool prints them.
+// 64) and 4.127 with double quantisation (QLoRA paper §3); FP8 with an
+// fp32 scale per 128×128 block 8.002; MXFP4 4.25 and NVFP4 4.5 (one e8m0
+// scale per 32, one e4m3 scale per 16); GGUF types at the effective
+// bits/weight of llama.cpp's quantize README table for Llama 3.1 8B (Q3_K_M
+// and Q4_0 are derived, see memory.go).
 func TestWeightFormats(t *testing.T) {
 	for _, tc := range []struct {
 		q    Quant
 		bits float64
 	}{
 		{QuantGPTQ, 4.25}, {QuantAWQ, 4.25}, {QuantNF4, 4.5}, {QuantNF4DQ, 4.126953125},
-		{QuantQ8_0, 8.5}, {QuantQ6_K, 6.5625}, {QuantQ5_KM, 5.69}, {QuantQ4_KM, 4.85},
-		{QuantQ4_0, 4.5}, {QuantQ3_KM, 3.91}, {QuantQ2_K, 2.63},
+		{QuantFP8, 8 + 32.0/16384}, {QuantMXFP4, 4.25}, {QuantNVFP4, 4.5},
+		{QuantQ8_0, 8.5008}, {QuantQ6_K, 6.5633}, {QuantQ5_KM, 5.7036}, {QuantQ4_KM, 4.8944},
+		{QuantQ4_0, 4.63}, {QuantQ3_KM, 3.99}, {QuantQ2_K, 3.1593},
 	} {
 		b, _ := quantBytesPerParam(tc.q, 4096)
 		if got := 8 * b; got < tc.bits-1e-9 || got > tc.bits+1e-9 {

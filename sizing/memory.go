@@ -35,6 +35,13 @@ const (
 	// parameter offload keeps gathered on the GPU: the one computing and
 	// the one being prefetched.
 	checkpointWindowLayers = 2
+	// maxLiveParams and reduceBucketElems are DeepSpeed's defaults for
+	// stage3_max_live_parameters (1e9) and reduce_bucket_size (5e8
+	// elements), which cap what ZeRO-3 with offload keeps gathered on the
+	// GPU and the gradients waiting to leave it (DeepSpeed configuration
+	// docs, "ZeRO optimizations").
+	maxLiveParams     = 1e9
+	reduceBucketElems = 5e8
 )
 
 // shape is what the memory model needs to know of a model, in plain
@@ -78,6 +85,9 @@ type shape struct {
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
 	// (embeddings, untied LM head, norms, biases) stays 16-bit.
 	linear int64
+	// expertLinear is the part of linear inside routed experts: what
+	// MXFP4 quantises in gpt-oss.
+	expertLinear int64
 	// loraPerRank is Σ(in+out) over the LoRA-targeted linears of every
 	// layer (every expert): the adapter parameters per unit of rank.
 	loraPerRank int64
@@ -99,7 +109,20 @@ type shape struct {
 // weights, gradients and optimizer states (K) for an optimizer and
 // precision, in the seeds' convention. Adafactor's K depends on the matrix
 // shapes and is handled by the caller: here it is the fp32 master copy only.
+//
+// Pure bf16 (torchtune's and LitGPT's default) keeps no fp32 master copy
+// and holds the optimizer's moments in bf16: AdamW 2+2+4 = 8 B, 8-bit
+// AdamW 2+2+2, SGD with momentum 2+2+2.
 func trainingStateBytes(o Optimizer, p Precision) (weights, grads, opt float64) {
+	if p == PrecisionPureBF16 {
+		switch o {
+		case OptimizerAdamW:
+			return 2, 2, 4
+		case OptimizerAdamW8bit, OptimizerSGDMomentum:
+			return 2, 2, 2
+		}
+		return 2, 2, 0 // SGD; Adafactor's factored moments are added by the caller
+	}
 	if p == PrecisionFP32 {
 		switch o {
 		case OptimizerAdamW:
@@ -124,71 +147,150 @@ func trainingStateBytes(o Optimizer, p Precision) (weights, grads, opt float64) 
 	return 2, 2, 0
 }
 
-// quantBytesPerParam returns the bytes per parameter of a quantised linear
-// weight, and whether the scheme quantises only the linear layers (keeping
-// embeddings and norms in 16-bit, as bitsandbytes, GPTQ/AWQ and FP8
-// serving do) rather than the whole file (GGUF).
+// quantScope is which tensors a quantisation scheme stores in its format;
+// the rest stay 16-bit.
+type quantScope uint8
+
+const (
+	// scopeFile: every tensor (GGUF files; their k-quant mixes already
+	// average the 16-bit and higher-precision tensors into the bits).
+	scopeFile quantScope = iota
+	// scopeLinear: the linear layers of the blocks (bitsandbytes, GPTQ/AWQ,
+	// FP8, NVFP4): embeddings, LM head, norms and biases stay 16-bit.
+	scopeLinear
+	// scopeExperts: the routed experts' linears of a mixture of experts
+	// (MXFP4 as gpt-oss ships it: attention, router and embeddings in
+	// bf16); on a dense model, every linear layer.
+	scopeExperts
+)
+
+// GGUF effective bits per weight: the average over the whole file, from
+// llama.cpp's own table for meta-llama/Llama-3.1-8B (tools/quantize
+// README, "bits/weight" column): a k-quant "mix" keeps some tensors (the
+// output head, attention V, part of the FFN down projections) at a higher
+// type, so Q2_K averages 3.16 bits, not 2.6. Q3_K_M is absent from that
+// table: 3.99 is interpolated between its Q3_K_S (3.64) and Q3_K_L
+// (4.30) in proportion to the same three rows of the README's older
+// Llama 2 7B table (3.50, 3.91, 4.27). Q4_0 is absent too: 4.5 bits for
+// its blocks with the output head in Q6_K (6.56 bits, 6.5 % of Llama 3.1
+// 8B) is 4.63.
+const (
+	ggufQ8_0BPW  = 8.5008
+	ggufQ6_KBPW  = 6.5633
+	ggufQ5_KMBPW = 5.7036
+	ggufQ4_KMBPW = 4.8944
+	ggufQ4_0BPW  = 4.63
+	ggufQ3_KMBPW = 3.99
+	ggufQ2_KBPW  = 3.1593
+)
+
+// quantBytesPerParam returns the bytes per parameter of a quantised
+// weight, scales included, and which tensors the scheme quantises.
 //
 // Sources: bitsandbytes NF4 uses blocks of 64 with an fp32 absmax (4/64 B);
 // double quantisation stores the absmax in 8 bits with one fp32 constant
 // per 256 blocks (QLoRA paper §3: 0.127 bits per parameter). GPTQ/AWQ int4
 // with group size 128 keep an fp16 scale and zero per group (4.25 bpw).
-// GGUF bits per weight from llama.cpp's quantize tool (tools/quantize
-// README table for a 7B model): Q8_0 8.5, Q6_K 6.5625, Q5_K_M 5.69,
-// Q4_K_M 4.85, Q4_0 4.5, Q3_K_M 3.91, Q2_K 2.63.
-func quantBytesPerParam(q Quant, hidden int64) (bytes float64, linearOnly bool) {
+// FP8 as DeepSeek-V3 ships it: e4m3 with one fp32 scale per 128×128 block
+// (the model card's "fine-grained FP8"; config quantization_config
+// weight_block_size [128, 128]). MXFP4 (OCP Microscaling spec v1.0): fp4
+// e2m1 with one e8m0 scale byte per 32 values, 4.25 bits. NVFP4 (NVIDIA
+// Blackwell): fp4 e2m1 with one fp8 e4m3 scale per 16 values, 4.5 bits
+// (the per-tensor fp32 scale is negligible). GGUF: the effective bits
+// above.
+func quantBytesPerParam(q Quant, hidden int64) (bytes float64, scope quantScope) {
 	switch q {
 	case QuantINT8:
 		// LLM.int8: one int8 per weight plus an fp32 scale per row.
-		return 1 + 4/float64(max(hidden, 1)), true
+		return 1 + 4/float64(max(hidden, 1)), scopeLinear
 	case QuantNF4:
-		return 0.5 + 4.0/64, true
+		return 0.5 + 4.0/64, scopeLinear
 	case QuantNF4DQ:
-		return 0.5 + 1.0/64 + 4.0/(64*256), true
+		return 0.5 + 1.0/64 + 4.0/(64*256), scopeLinear
 	case QuantGPTQ, QuantAWQ:
-		return 0.5 + 4.0/128, true
+		return 0.5 + 4.0/128, scopeLinear
+	case QuantFP8:
+		return 1 + 4.0/(128*128), scopeLinear
+	case QuantNVFP4:
+		return 0.5 + 1.0/16, scopeLinear
+	case QuantMXFP4:
+		return 0.5 + 1.0/32, scopeExperts
 	case QuantQ8_0:
-		return 8.5 / 8, false
+		return ggufQ8_0BPW / 8, scopeFile
 	case QuantQ6_K:
-		return 6.5625 / 8, false
+		return ggufQ6_KBPW / 8, scopeFile
 	case QuantQ5_KM:
-		return 5.69 / 8, false
+		return ggufQ5_KMBPW / 8, scopeFile
 	case QuantQ4_KM:
-		return 4.85 / 8, false
+		return ggufQ4_KMBPW / 8, scopeFile
 	case QuantQ4_0:
-		return 4.5 / 8, false
+		return ggufQ4_0BPW / 8, scopeFile
 	case QuantQ3_KM:
-		return 3.91 / 8, false
+		return ggufQ3_KMBPW / 8, scopeFile
 	case QuantQ2_K:
-		return 2.63 / 8, false
+		return ggufQ2_KBPW / 8, scopeFile
 	}
-	return 2, false
+	return 2, scopeFile
 }
 
 // isGGUF reports whether q is one of llama.cpp's formats (inference only).
 func isGGUF(q Quant) bool {
-	_, linearOnly := quantBytesPerParam(q, 1)
-	return q != QuantNone && !linearOnly
+	_, scope := quantBytesPerParam(q, 1)
+	return q != QuantNone && scope == scopeFile
 }
 
-// modelWeightBytes is the size of all the model's weights stored with
-// quantisation q, or at 16-bit (fp32: 4 B, fp8: 1 B on the linears) when q
-// is empty.
-func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
+// weightElemBytes is the bytes per parameter of one class of tensor
+// stored with quantisation q (or at precision p when q is empty): a
+// linear layer of the blocks, a routed expert's linear (expert), or
+// anything else (embeddings, LM head, norms, biases). moe says the model
+// has routed experts, which is where MXFP4 applies.
+func weightElemBytes(q Quant, p Precision, hidden int64, linear, expert, moe bool) float64 {
 	if q == QuantNone {
 		switch p {
 		case PrecisionFP32:
-			return 4 * float64(s.total)
+			return 4
 		case PrecisionFP8:
-			return float64(s.linear) + 2*float64(s.total-s.linear)
+			q = QuantFP8
+		default:
+			return 2
 		}
-		return 2 * float64(s.total)
 	}
-	b, linearOnly := quantBytesPerParam(q, s.hidden)
-	if !linearOnly {
-		return b * float64(s.total)
+	b, scope := quantBytesPerParam(q, hidden)
+	switch {
+	case scope == scopeFile,
+		scope == scopeLinear && linear,
+		scope == scopeExperts && (expert || (linear && !moe)):
+		return b
 	}
-	return b*float64(s.linear) + 2*float64(s.total-s.linear)
+	return 2
+}
+
+// modelWeightBytes is the size of all the model's weights stored with
+// quantisation q, or at 16-bit (fp32: 4 B, fp8: FP8 on the linears) when q
+// is empty.
+func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
+	moe := s.expertLinear > 0
+	return float64(s.expertLinear)*weightElemBytes(q, p, s.hidden, true, true, moe) +
+		float64(s.linear-s.expertLinear)*weightElemBytes(q, p, s.hidden, true, false, moe) +
+		float64(s.total-s.linear)*weightElemBytes(q, p, s.hidden, false, false, moe)
+}
+
+// decodeReadBytes is what one decode step reads of the weights: all of
+// them but the routed experts a token does not visit (at batch b, up to
+// b × k distinct experts of E per layer) and the input embedding table, of
+// which it reads one row per token (a tied table is read whole as the LM
+// head).
+func decodeReadBytes(s *shape, q Quant, p Precision, batch int64) float64 {
+	moe := s.expertLinear > 0
+	read := modelWeightBytes(s, q, p)
+	if moe && s.experts > 0 {
+		visited := min(float64(batch*s.expertsActive)/float64(s.experts), 1)
+		read -= (1 - visited) * float64(s.expertLinear) * weightElemBytes(q, p, s.hidden, true, true, moe)
+	}
+	if s.embedMatrices == 2 {
+		read -= float64(s.vocab*s.hidden) * weightElemBytes(q, p, s.hidden, false, false, moe)
+	}
+	return read
 }
 
 // loraParams is the exact adapter parameter count at a rank.
@@ -235,9 +337,21 @@ func trainingMemory(r *Request, s *shape) Memory {
 		weights /= n
 	}
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
+		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
+		// estimate_zero2_model_states_mem_needs: 2Ψ on the GPU): the
+		// optimizer step runs on the host, so the fp32 master copy and
+		// moments live there and every gradient partition is streamed to
+		// the host as soon as it is reduced; the GPU keeps the 16-bit
+		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
+		// GPU holds the layers being computed and prefetched, and one
+		// layer's gradients before they leave.
+		layers := float64(max(s.layers, 1))
 		opt = 0
+		grads = 0
 		if r.ZeROStage == 3 {
-			weights = min(weights, (base+wB*psi)*checkpointWindowLayers/float64(max(s.layers, 1)))
+			all := base + wB*psi
+			weights = min(weights, all*checkpointWindowLayers/layers, all/float64(max(s.total, 1))*maxLiveParams)
+			grads = min(gB*psi/float64(max(r.GPUs, 1)), gB*psi/layers, gB*reduceBucketElems)
 		}
 	}
 
@@ -318,6 +432,9 @@ func shapeOf(m Model) shape {
 	vectors := total - s.embedMatrices*s.vocab*s.hidden
 	for _, l := range m.LinearShapes() {
 		s.linear += l.Params()
+		if l.Expert {
+			s.expertLinear += l.Params()
+		}
 		vectors -= l.Params()
 		s.factored += int64(l.Count) * int64(l.In+l.Out)
 		if l.Role == "router" {

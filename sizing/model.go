@@ -136,6 +136,11 @@ func (m Model) Assumption() string { return m.assumption }
 // must be held in memory) and active (what one token passes through,
 // for FLOPs; equal to total for dense models). Embeddings count once when
 // tied; ExtraParams (a vision tower) count in both.
+//
+// For a mixture of experts, active leaves out the input embedding table
+// (a row lookup, no matmul), as model cards count it: gpt-oss-20b's 3.6B
+// and gpt-oss-120b's 5.1B active are the blocks plus the unembedding. A
+// tied table is the LM head too and stays in.
 func (m Model) ParamCount() (total, active int64) {
 	h := int64(m.Hidden)
 	embed := int64(m.Vocab) * h
@@ -194,6 +199,9 @@ func (m Model) ParamCount() (total, active int64) {
 	moeLayers := int64(m.Layers - m.DenseLayers)
 	moeLayer := attn + norms + router + shared + int64(m.Experts)*expert
 	total += dense + moeLayers*moeLayer + int64(m.MTPLayers)*(m.mtpExtra()+moeLayer)
+	if !m.TiedEmbeddings {
+		active -= int64(m.Vocab)*h + int64(m.PositionEmbeddings)*h
+	}
 	active += dense + moeLayers*(attn+norms+router+shared+int64(m.ExpertsActive)*expert)
 	return total, active
 }

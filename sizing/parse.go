@@ -9,8 +9,8 @@ import (
 // The largest question the parser accepts. Beyond these the estimator's
 // answers stop meaning anything; the numbers are round and documented.
 const (
-	MaxGPUs        = 512      // GPUs in one question: 64 nodes of 8, the largest cluster sized
-	MaxNodes       = 64       // machines in one question
+	MaxGPUs        = 32768    // GPUs in one question: the largest published training clusters (Llama 3: 16,384 H100)
+	MaxNodes       = 4096     // machines in one question
 	MaxGPUsPerNode = 16       // GPUs in one machine (HGX-2 style boards)
 	MaxParams      = 20e12    // 20T parameters
 	MaxExperts     = 1024     // experts in a bare "NxM" size
@@ -20,6 +20,10 @@ const (
 	MinTokens      = 1e6 // a training budget below 1M tokens is a typo for a context length
 	MaxTokens      = 1e15
 	MaxEpochs      = 1000
+	MaxGradAccum   = 65536 // gradient accumulation steps
+
+	// MinGlobalBatchTokens is the smallest global batch read as tokens.
+	MinGlobalBatchTokens = 65536
 )
 
 // Intent is what kind of question was asked: a fit question ("does this
@@ -103,6 +107,8 @@ const (
 	fCkpt
 	fRank
 	fTokens
+	fAccum
+	fGlobalBatch
 	numFields
 )
 
@@ -125,6 +131,9 @@ var fieldNames = [numFields]struct{ key, plural string }{
 	fCkpt:      {"grad_checkpointing", "checkpointing settings"},
 	fRank:      {"lora_rank", "LoRA ranks"},
 	fTokens:    {"tokens", "token budgets"},
+
+	fAccum:       {"grad_accum_steps", "gradient accumulation steps"},
+	fGlobalBatch: {"global_batch_tokens", "global batches"},
 }
 
 // parser is the state of one Parse call.
@@ -312,7 +321,7 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord:
 		p.ignore(i, i+n)
-	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey:
+	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
 		return p.nodes(i, n, 1, w.n == 1)
@@ -412,6 +421,16 @@ func (p *parser) keyed(w word, i, n int) int {
 		p.setBatch(num, all)
 	case kindRankKey:
 		p.setRank(num, all)
+	case kindAccumKey:
+		p.setAccum(num, all)
+	case kindGlobalBatchKey:
+		if k := j + 1; k < len(p.toks) {
+			if w, m := p.lookup(k, false); w.kind == kindTokensWord {
+				all = p.text(i, k+m)
+				j += m
+			}
+		}
+		p.setGlobalBatch(num, all)
 	}
 	return j + 1 - (i + n)
 }

@@ -116,17 +116,24 @@ func (n number) scaled(unit int64) (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
+	// Take the decimal places out of the unit first, so that "1.0000001t"
+	// does not overflow on its way to 1,000,000,100,000.
+	exp := n.exp
+	for exp < 0 && unit%10 == 0 {
+		unit /= 10
+		exp++
+	}
 	if v != 0 && unit > math.MaxInt64/v {
 		return 0, false
 	}
 	v *= unit
-	for e := n.exp; e > 0; e-- {
+	for e := exp; e > 0; e-- {
 		if v > math.MaxInt64/10 {
 			return 0, false
 		}
 		v *= 10
 	}
-	for e := n.exp; e < 0; e++ {
+	for e := exp; e < 0; e++ {
 		if v%10 != 0 {
 			return 0, false
 		}

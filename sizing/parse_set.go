@@ -146,6 +146,37 @@ func (p *parser) setRank(num number, words string) {
 	}
 }
 
+// setAccum records the gradient accumulation steps ("grad accum 8").
+func (p *parser) setAccum(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > MaxGradAccum {
+		p.fail(fmt.Sprintf("%s is not a number of accumulation steps I can use (1 to %d)", quote(words), MaxGradAccum),
+			func(q *Query) { q.GradAccumSteps = 8 })
+		return
+	}
+	if p.claim(fAccum, p.q.GradAccumSteps == int(v), words) {
+		p.q.GradAccumSteps = int(v)
+	}
+}
+
+// setGlobalBatch records a global batch in tokens ("global batch 4M
+// tokens"); a bare count below 65,536 would be sequences, which fitbot
+// asks to be said in tokens.
+func (p *parser) setGlobalBatch(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	switch {
+	case num.neg || !ok || v > MaxTokens:
+		p.fail(fmt.Sprintf("%s is not a global batch I can use", quote(words)), func(q *Query) { q.GlobalBatchTokens = 4e6 })
+		return
+	case v < MinGlobalBatchTokens:
+		p.fail(fmt.Sprintf("%s: give the global batch in tokens, such as 4M tokens", quote(words)), func(q *Query) { q.GlobalBatchTokens = 4e6 })
+		return
+	}
+	if p.claim(fGlobalBatch, p.q.GlobalBatchTokens == v, words) {
+		p.q.GlobalBatchTokens = v
+	}
+}
+
 func (p *parser) setTokens(num number, words string) {
 	v, ok := num.scaled(decimalUnit(num.suffix))
 	switch {
@@ -337,6 +368,10 @@ func fieldValue(q Query, f field) string {
 		return strconv.Itoa(q.LoRARank)
 	case fTokens:
 		return formatCount(q.Tokens)
+	case fAccum:
+		return strconv.Itoa(q.GradAccumSteps)
+	case fGlobalBatch:
+		return formatCount(q.GlobalBatchTokens)
 	}
 	return ""
 }

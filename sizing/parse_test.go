@@ -270,8 +270,8 @@ func TestParseErrors(t *testing.T) {
 		{"13b lora seq 99999999", `"seq 99999999" is not a context length`, "fit 13b lora rtx-4090 seq 4096"},
 		{"13b lora batch -1", `"batch -1" is not a batch size`, "fit 13b lora rtx-4090 batch 8"},
 		{"13b lora rank 0", `"lora rank 0" is not a LoRA rank`, "fit 13b lora rtx-4090 rank 16"},
-		{"13b 900 gpus of 4090", `"900 gpus" is more GPUs than I size (the limit is 512`, "fit 13b lora 8xrtx-4090"},
-		{"13b 100 nodes of 8 h100", `"100 nodes" is more machines than I size`, "fit 13b lora 8xh100"},
+		{"13b 90000 gpus of 4090", `"90000 gpus" is more GPUs than I size (the limit is 32768`, "fit 13b lora 8xrtx-4090"},
+		{"13b 5000 nodes of 8 h100", `"5000 nodes" is more machines than I size`, "fit 13b lora 8xh100"},
 		{"13b 2 nodes of 32 h100", `"32 h100" is more GPUs than one machine holds`, "fit 13b lora 16xh100 2 nodes"},
 		{"13b 8xh100 3 nodes", `"8xh100" GPUs do not split evenly over "3 nodes"`, "fit 13b lora 8xh100 1 node"},
 		{"13b 3 epochs", `"3 epochs": of how many tokens?`, "fit 13b lora rtx-4090 1.5b tokens"},
@@ -406,6 +406,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("13b lora \x00 4090")
 	f.Add("\xff\xfe")
 	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
+	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
+	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := Parse(in)
 		if err != nil {

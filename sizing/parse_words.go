@@ -30,14 +30,16 @@ const (
 	kindEpochWord
 	kindTokensWord
 	kindParamsWord
-	kindUnusedKey  // "alpha", "lr": a number follows that does not change memory
-	kindUnusedWord // "steps", "hours": a number precedes that is not used
-	kindCount      // a number word: two, dual, single
-	kindTimes      // "x" between a count and a GPU
-	kindOf         // "of", "over": joins a count to what it counts
-	kindGGUF       // "gguf" alone: a GGUF file, q4_k_m unless a type is named
-	kindModel      // a catalog model alias
-	kindGPU        // a catalog GPU alias
+	kindUnusedKey      // "alpha", "lr": a number follows that does not change memory
+	kindAccumKey       // "grad accum", "gradient accumulation": accumulation steps follow
+	kindGlobalBatchKey // "global batch": a global batch in tokens follows
+	kindUnusedWord     // "steps", "hours": a number precedes that is not used
+	kindCount          // a number word: two, dual, single
+	kindTimes          // "x" between a count and a GPU
+	kindOf             // "of", "over": joins a count to what it counts
+	kindGGUF           // "gguf" alone: a GGUF file, q4_k_m unless a type is named
+	kindModel          // a catalog model alias
+	kindGPU            // a catalog GPU alias
 )
 
 // word is the meaning of one known word or phrase.
@@ -127,6 +129,10 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindPrecision, val: string(PrecisionBF16), note: "mixed precision taken as bf16"}, "mixedprecision")
 	add(word{kind: kindPrecision, val: string(PrecisionFP16)}, "fp16", "float16", "f16", "half", "halfprecision")
 	add(word{kind: kindPrecision, val: string(PrecisionFP8)}, "fp8", "float8", "f8", "e4m3", "fp8e4m3")
+	add(word{kind: kindPrecision, val: string(PrecisionPureBF16)}, "purebf16", "bf16true", "truebf16",
+		"purebfloat16")
+	add(word{kind: kindQuant, val: string(QuantMXFP4)}, "mxfp4", "mxfp4gguf")
+	add(word{kind: kindQuant, val: string(QuantNVFP4)}, "nvfp4")
 	add(word{kind: kindQuant, val: string(QuantINT8)}, "int8", "8bit", "bnb8bit", "llmint8", "bitsandbytes8bit", "w8a16")
 	add(word{kind: kindInt4}, "int4", "4bit", "w4a16", "bnb4bit")
 	add(word{kind: kindQuant, val: string(QuantNF4)}, "nf4")
@@ -206,8 +212,10 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")
 	add(word{kind: kindNodeWord}, "nodes", "machines", "servers", "hosts", "boxes")
 	add(word{kind: kindUnusedKey}, "alpha", "dropout", "lr", "learningrate",
-		"warmup", "warmupsteps", "wd", "weightdecay", "gradaccum", "gradientaccumulation", "gradaccumulation",
-		"gradientaccumulationsteps", "ga", "accum", "seed", "temperature", "temp", "topp", "topk")
+		"warmup", "warmupsteps", "wd", "weightdecay", "seed", "temperature", "temp", "topp", "topk")
+	add(word{kind: kindAccumKey}, "gradaccum", "gradientaccumulation", "gradaccumulation", "gradaccumsteps",
+		"gradientaccumulationsteps", "ga", "accum", "accumulation", "accumulationsteps")
+	add(word{kind: kindGlobalBatchKey}, "globalbatch", "globalbatchsize", "gbs", "globalbs")
 	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
 		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "tb", "percent", "%")
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")

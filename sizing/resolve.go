@@ -142,7 +142,12 @@ func (rs *resolved) resolveModel(q Query) error {
 	default:
 		return inputErr("fit llama-3.1-8b lora rtx-4090", "no model named: give a catalog model or a size such as 7B")
 	}
+	rs.shape = shapeOf(rs.model)
 	total, active := rs.model.ParamCount()
+	if rs.model.MoE() && !rs.model.TiedEmbeddings {
+		rs.assume("%s: %s parameters, %s active per token (the input embedding, a lookup, is not counted as active)",
+			rs.model.Name, humanCount(total), humanCount(active))
+	}
 	rs.req.Model = rs.model.ID
 	rs.req.Params, rs.req.ActiveParams = total, active
 	return nil
@@ -249,7 +254,7 @@ func (rs *resolved) resolveCounts(q Query) error {
 // trainingSaid reports whether the query names anything only training has.
 func trainingSaid(q Query) bool {
 	return q.Optimizer != "" || q.LoRARank > 0 || q.ZeROStage != nil || q.Offload != "" ||
-		q.GradCheckpointing != nil || q.Tokens > 0
+		q.GradCheckpointing != nil || q.Tokens > 0 || q.GradAccumSteps > 0 || q.GlobalBatchTokens > 0
 }
 
 func (rs *resolved) resolveMethod(q Query) error {
@@ -276,6 +281,8 @@ func (rs *resolved) resolveMethod(q Query) error {
 				"ZeRO stages and offload shard training state; to serve on more GPUs, name the GPU count (tensor parallel)")
 		case q.GradCheckpointing != nil:
 			return inputErr(hint, "gradient checkpointing is a training setting, not an inference one")
+		case q.GradAccumSteps > 0 || q.GlobalBatchTokens > 0:
+			return inputErr(hint, "gradient accumulation and global batches are training settings, not inference ones")
 		}
 	case MethodFull:
 		if q.Quant != QuantNone {
@@ -315,6 +322,9 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		half = PrecisionFP16
 	}
 	if r.Method == MethodInference {
+		if p == PrecisionPureBF16 {
+			p = PrecisionBF16 // no optimizer, no master copy: plain bf16
+		}
 		switch p {
 		case PrecisionINT8:
 			if quant == QuantNone {
@@ -327,13 +337,28 @@ func (rs *resolved) resolvePrecision(q Query) error {
 				rs.assume("int4 weights taken as AWQ/GPTQ-style: group size 128 with fp16 scale and zero (4.25 bits per weight)")
 			}
 			p = half
+		case PrecisionFP8:
+			if quant == QuantNone {
+				quant = QuantFP8
+			}
 		case "":
 			p = half
-			if quant == QuantNone {
+			rel := rs.model.ReleasedFormat
+			switch {
+			case quant == QuantNone && rel != QuantNone:
+				quant = rel
+				if rel == QuantFP8 && (!rs.gpuNamed || rs.gpu.FP8) {
+					p = PrecisionFP8
+				}
+				rs.assume("%s", releasedNote(rs.model, &rs.shape, rel))
+			case quant == QuantNone:
 				rs.assume("inference in %s (weights unquantised)", half)
 			}
 		}
-		if p == PrecisionFP8 && rs.gpuNamed && !rs.gpu.FP8 {
+		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
+			rs.assume("%s ships %s; sized in %s as asked", rs.model.Name, strings.ToUpper(string(rel)), p)
+		}
+		if quant == QuantFP8 && rs.gpuNamed && !rs.gpu.FP8 {
 			rs.notes = append(rs.notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 weights are dequantised on the fly (weight-only), compute stays 16-bit", rs.gpu.Name))
 		}
 		kv := q.KVPrecision
@@ -352,9 +377,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rs.gpuNamed && !rs.gpu.FP8 {
 			return inputErr(fmt.Sprintf("fit %s %s h100", r.Model, r.Method), "%s has no FP8 tensor cores; FP8 training needs Hopper, Ada or newer", rs.gpu.Name)
 		}
-	case PrecisionBF16:
+	case PrecisionBF16, PrecisionPureBF16:
 		if rs.gpuNamed && !rs.gpu.BF16 {
 			return inputErr(fmt.Sprintf("fit %s %s %s fp16", r.Model, r.Method, rs.gpu.ID), "%s has no BF16 support; use fp16", rs.gpu.Name)
+		}
+		if p == PrecisionPureBF16 {
+			rs.assume("pure bf16 (torchtune's and LitGPT's default): weights, gradients and optimizer states in bf16, no fp32 master copy")
 		}
 	case "":
 		p = half
@@ -384,6 +412,17 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			return inputErr(hint, "QLoRA quantises the base to 4-bit NF4; %s is not a QLoRA base", quant)
 		}
 	}
+	if rel := rs.model.ReleasedFormat; rel != QuantNone && quant != rel {
+		how := "upcast to " + string(p)
+		switch {
+		case quant != QuantNone:
+			how = "dequantised and stored again as " + string(quant)
+		case p == PrecisionPureBF16:
+			how = "upcast to bf16"
+		}
+		rs.assume("%s ships %s; training assumes the weights %s (the released checkpoint is dequantised first)",
+			rs.model.Name, strings.ToUpper(string(rel)), how)
+	}
 	r.Precision, r.Quant = p, quant
 	return nil
 }
@@ -392,7 +431,6 @@ func (rs *resolved) resolvePrecision(q Query) error {
 // the model's context and the card bound.
 func (rs *resolved) resolveShape(q Query) error {
 	r := &rs.req
-	rs.shape = shapeOf(rs.model)
 	maxCtx := rs.model.MaxContext
 	switch {
 	case q.SeqLen == 0:
@@ -470,22 +508,56 @@ func (rs *resolved) resolveTraining(q Query) error {
 				"offload needs a ZeRO stage of 1 to 3; stage 0 keeps everything on the GPU")
 		}
 	case offload:
-		r.ZeROStage = 3
-		rs.assume("offload implies ZeRO: stage 3, which offloads the parameters as well as the optimizer states")
+		r.ZeROStage = 2
+		if rs.gpuNamed && trainingMemory(r, &rs.shape).TotalBytes > rs.gpu.MemoryBytes {
+			r.ZeROStage = 3
+		}
+		if r.ZeROStage == 2 {
+			rs.assume("offload taken as ZeRO-Offload (ZeRO-2, offload_optimizer): optimizer states, fp32 master and gradients on the host, 16-bit weights on the GPU")
+		} else {
+			rs.assume("offload taken as ZeRO-3 with offload_param and offload_optimizer (ZeRO-Infinity): only the layers being computed stay on the GPU")
+		}
 	case r.GPUs > 1:
 		r.ZeROStage = rs.lowestFittingStage()
 		rs.assume("ZeRO stage %d: the lowest stage that fits on %d GPUs (stage 3 = FSDP full shard)", r.ZeROStage, r.GPUs)
 	}
 	if r.GPUs == 1 && r.ZeROStage > 0 {
-		if offload {
-			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO on one GPU with %s offload is ZeRO-Offload: the optimizer states live off the GPU", r.Offload))
-		} else {
+		switch {
+		case offload && r.ZeROStage == 3:
+			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO-3 on one GPU with %s offload is ZeRO-Infinity: weights, gradients and optimizer states live off the GPU and stream in layer by layer", r.Offload))
+		case offload:
+			rs.notes = append(rs.notes, fmt.Sprintf("ZeRO on one GPU with %s offload is ZeRO-Offload: the optimizer states and gradients live off the GPU", r.Offload))
+		default:
 			rs.notes = append(rs.notes, "ZeRO on one GPU shards nothing: the memory is the same as without it")
 		}
+	}
+	if err := rs.resolveGlobalBatch(q); err != nil {
+		return err
 	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
 	}
+	return nil
+}
+
+// resolveGlobalBatch sets the accumulation steps from a global batch in
+// tokens, or the global batch from the steps: tokens per optimizer step =
+// sequence × micro-batch × accumulation steps × data-parallel GPUs.
+func (rs *resolved) resolveGlobalBatch(q Query) error {
+	r := &rs.req
+	perStep := int64(r.SeqLen) * int64(r.MicroBatch) * int64(r.GPUs)
+	if q.GlobalBatchTokens > 0 {
+		accum := int((q.GlobalBatchTokens + perStep - 1) / perStep)
+		if q.GradAccumSteps > 0 && q.GradAccumSteps != accum {
+			return inputErr(fmt.Sprintf("fit %s %s global batch %s tokens", r.Model, r.Method, formatCount(q.GlobalBatchTokens)),
+				"a global batch of %s tokens is %d accumulation steps of %d tokens here, not %d: say one or the other",
+				thousands(float64(q.GlobalBatchTokens)), accum, perStep, q.GradAccumSteps)
+		}
+		r.GradAccumSteps = accum
+		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d GPUs)",
+			thousands(float64(q.GlobalBatchTokens)), accum, thousands(float64(perStep)), r.GPUs)
+	}
+	r.GlobalBatchTokens = perStep * int64(r.GradAccumSteps)
 	return nil
 }
 
@@ -504,6 +576,25 @@ func (rs *resolved) lowestFittingStage() int {
 		}
 	}
 	return 3
+}
+
+// releasedNote says what a model's released weight format costs and how
+// it splits its tensors, for the answer's assumptions.
+func releasedNote(m Model, s *shape, q Quant) string {
+	b, _ := quantBytesPerParam(q, s.hidden)
+	split := fmt.Sprintf("linear layers in %s, %.3g bits per weight; embeddings, LM head and norms in bf16", q, 8*b)
+	switch {
+	case q == QuantFP8:
+		split = "linear layers in FP8 e4m3 with one fp32 scale per 128×128 block; embeddings, LM head and norms in bf16"
+	case q == QuantMXFP4 && s.expertLinear > 0:
+		split = "MoE experts in MXFP4, 4.25 bits per weight; attention, router and embeddings in bf16"
+	case q == QuantMXFP4:
+		split = "linear layers in MXFP4, 4.25 bits per weight; embeddings and norms in bf16"
+	case q == QuantNVFP4:
+		split = "linear layers in NVFP4, 4.5 bits per weight; embeddings, LM head and norms in bf16"
+	}
+	return fmt.Sprintf("%s ships %s: %.1f GiB of weights (%s)", m.Name, strings.ToUpper(string(q)),
+		modelWeightBytes(s, q, PrecisionBF16)/(1<<30), split)
 }
 
 // humanCount writes a parameter count briefly: 41.9M, 6.74B.

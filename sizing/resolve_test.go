@@ -53,7 +53,7 @@ func TestResolveDefaults(t *testing.T) {
 	}
 	want := Request{Model: "llama-3.1-8b", Params: 8_030_261_248, ActiveParams: 8_030_261_248, Method: MethodQLoRA,
 		Optimizer: OptimizerAdamW, Precision: PrecisionBF16, GPU: "rtx-4090", GPUs: 1, Nodes: 1, Offload: OffloadNone,
-		SeqLen: 2048, MicroBatch: 1, GradAccumSteps: 1, GradCheckpointing: true, LoRARank: 16, Quant: QuantNF4DQ}
+		SeqLen: 2048, MicroBatch: 1, GradAccumSteps: 1, GlobalBatchTokens: 2048, GradCheckpointing: true, LoRARank: 16, Quant: QuantNF4DQ}
 	if r != want {
 		t.Errorf("Resolve =\n%+v\nwant\n%+v", r, want)
 	}
@@ -91,9 +91,15 @@ func TestResolveZeRO(t *testing.T) {
 	if !anyContains(a.Warnings, "shards nothing") {
 		t.Errorf("ZeRO-2 on one GPU: warnings %q, want a note that it changes nothing", a.Warnings)
 	}
+	// Plain "offload" is ZeRO-Offload (stage 2) where it fits, ZeRO-3 with
+	// parameter offload (ZeRO-Infinity) where only that fits.
+	a, _ = (&Estimator{}).Answer(Query{Model: "llama-3.2-3b", Method: MethodFull, GPU: "rtx-4090", Offload: OffloadCPU})
+	if a.Request.ZeROStage != 2 || !anyContains(a.Warnings, "ZeRO-Offload") {
+		t.Errorf("3B offload on one 4090: stage %d, warnings %q; want stage 2 and ZeRO-Offload named", a.Request.ZeROStage, a.Warnings)
+	}
 	a, _ = (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "rtx-4090", Offload: OffloadCPU})
-	if a.Request.ZeROStage != 3 || !anyContains(a.Warnings, "ZeRO-Offload") {
-		t.Errorf("offload on one GPU: stage %d, warnings %q; want stage 3 and ZeRO-Offload named", a.Request.ZeROStage, a.Warnings)
+	if a.Request.ZeROStage != 3 || !anyContains(a.Warnings, "ZeRO-Infinity") {
+		t.Errorf("8B offload on one 4090: stage %d, warnings %q; want stage 3 and ZeRO-Infinity named", a.Request.ZeROStage, a.Warnings)
 	}
 }
 
@@ -104,4 +110,50 @@ func anyContains(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestReleasedFormat: inference defaults to the format a model ships in
+// and says so; a precision asked for overrides it; training states the
+// upcast it assumes.
+func TestReleasedFormat(t *testing.T) {
+	for _, tc := range []struct {
+		q     Query
+		quant Quant
+		says  string
+	}{
+		{Query{Model: "gpt-oss-120b", GPU: "h100"}, QuantMXFP4, "gpt-oss 120B ships MXFP4: 60.8 GiB of weights (MoE experts in MXFP4"},
+		{Query{Model: "deepseek-v3", GPU: "h200", GPUs: 8}, QuantFP8, "DeepSeek-V3 ships FP8: 626.8 GiB"},
+		{Query{Model: "gpt-oss-120b", GPU: "h100", Precision: PrecisionBF16}, QuantNone, "ships MXFP4; sized in bf16 as asked"},
+		{Query{Model: "gpt-oss-20b", GPU: "h100", Method: MethodLoRA}, QuantNone, "training assumes the weights upcast to bf16"},
+		{Query{Model: "llama-3.1-8b", GPU: "h100", Precision: PrecisionFP8}, QuantFP8, ""},
+	} {
+		r, as, err := Resolve(tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Quant != tc.quant || (tc.says != "" && !anyContains(as, tc.says)) {
+			t.Errorf("%+v: quant %q, assumptions %q; want %q and %q", tc.q, r.Quant, as, tc.quant, tc.says)
+		}
+	}
+	// FP8 weights on a card without FP8: weight-only, compute in bf16.
+	r, _, _ := Resolve(Query{Model: "deepseek-v3", GPU: "a100-80", GPUs: 16})
+	if r.Quant != QuantFP8 || r.Precision != PrecisionBF16 {
+		t.Errorf("DeepSeek-V3 on A100: quant %q precision %q, want fp8 weights computed in bf16", r.Quant, r.Precision)
+	}
+}
+
+// TestReleasedFormatFromConfig: NVIDIA ModelOpt checkpoints name their
+// format in quant_algo (nvidia/Llama-3.1-8B-Instruct-FP4 and -FP8 on the
+// Hub: quant_method "modelopt", quant_algo "NVFP4" / "FP8").
+func TestReleasedFormatFromConfig(t *testing.T) {
+	base := `{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 4096, `
+	for algo, want := range map[string]Quant{"NVFP4": QuantNVFP4, "FP8": QuantFP8} {
+		m, err := ModelFromConfig([]byte(base+`"quantization_config": {"quant_method": "modelopt", "quant_algo": "`+algo+`"}}`), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ReleasedFormat != want {
+			t.Errorf("modelopt %s: released format %q, want %q", algo, m.ReleasedFormat, want)
+		}
+	}
 }

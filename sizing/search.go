@@ -63,17 +63,22 @@ type LargestResult struct {
 // LargestRow is one method (and, for inference, one weight format) with
 // the largest bare size that fits and the largest catalog models that do.
 type LargestRow struct {
-	Method        Method      `json:"method"`
-	Precision     Precision   `json:"precision"`
-	Quant         Quant       `json:"quant"`
-	Label         string      `json:"label"` // "LoRA", "inference int4"
-	Asked         bool        `json:"asked"` // the method the question named
-	MaxParams     int64       `json:"max_params"`
-	ZeROStage     int         `json:"zero_stage"`
-	TotalBytes    int64       `json:"total_bytes"`    // per GPU at max_params
-	CatalogModels []ModelFit  `json:"catalog_models"` // the largest catalog models that fit, largest first
-	Nearest       *NearestFit `json:"nearest"`        // when nothing fits as asked: the closest setting that does
-	Note          string      `json:"note,omitempty"` // why the row is empty, e.g. an inference-only card
+	Method     Method    `json:"method"`
+	Precision  Precision `json:"precision"`
+	Quant      Quant     `json:"quant"`
+	Label      string    `json:"label"` // "LoRA", "inference int4"
+	Asked      bool      `json:"asked"` // the method the question named
+	MaxParams  int64     `json:"max_params"`
+	ZeROStage  int       `json:"zero_stage"`
+	TotalBytes int64     `json:"total_bytes"` // per GPU at max_params
+	// Headroom at max_params is tight or comfortable by the verdict's
+	// rule; ComfortableMaxParams is the largest size that leaves the
+	// headroom (0 when none does).
+	Headroom             Headroom    `json:"headroom"`
+	ComfortableMaxParams int64       `json:"comfortable_max_params"`
+	CatalogModels        []ModelFit  `json:"catalog_models"` // the largest catalog models that fit, largest first
+	Nearest              *NearestFit `json:"nearest"`        // when nothing fits as asked: the closest setting that does
+	Note                 string      `json:"note,omitempty"` // why the row is empty, e.g. an inference-only card
 	// Assumptions are the defaults this row relied on that not every row
 	// shares (the answer's assumptions hold the shared ones).
 	Assumptions []string `json:"assumptions"`
@@ -285,6 +290,15 @@ func (e *Estimator) largestRow(q Query, spec largestRowSpec) (LargestRow, Reques
 	g := rs.gpu
 	p, total := largestFitting(&r, g.MemoryBytes)
 	row.MaxParams, row.TotalBytes = p, total
+	if p > 0 {
+		row.Headroom = headroom(total, g.MemoryBytes)
+		row.ComfortableMaxParams = p
+		if row.Headroom == HeadroomTight {
+			row.ComfortableMaxParams, _ = largestFitting(&r, comfortableBytes(g.MemoryBytes))
+			row.Assumptions = append(row.Assumptions, fmt.Sprintf("at %s parameters the card is full (%s); %s leave 20%% free",
+				humanCount(p), tightNote, humanCount(row.ComfortableMaxParams)))
+		}
+	}
 	if p == 0 {
 		row.Nearest = nearestLargest(r, g)
 	} else {
@@ -538,10 +552,14 @@ type ContextResult struct {
 	ModelMaxTokens  int    `json:"model_max_tokens"`  // the model's own maximum; 0 when unknown
 	// KVBytesPerToken is the KV cache one more token of context costs on
 	// the busiest GPU, for all concurrent sequences (inference only).
-	KVBytesPerToken float64     `json:"kv_cache_bytes_per_token"`
-	PerGPU          Memory      `json:"per_gpu"` // at max_tokens
-	VRAMBytes       int64       `json:"vram_bytes"`
-	Nearest         *NearestFit `json:"nearest"` // when not even one token fits: the smallest change that does
+	KVBytesPerToken float64 `json:"kv_cache_bytes_per_token"`
+	PerGPU          Memory  `json:"per_gpu"` // at max_tokens
+	VRAMBytes       int64   `json:"vram_bytes"`
+	// Headroom at max_tokens by the verdict's rule; ComfortableMaxTokens
+	// is the longest that leaves the headroom (0 when none does).
+	Headroom             Headroom    `json:"headroom"`
+	ComfortableMaxTokens int         `json:"comfortable_max_tokens"`
+	Nearest              *NearestFit `json:"nearest"` // when not even one token fits: the smallest change that does
 }
 
 // The bounds a longest context can hit.
@@ -587,6 +605,14 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 	} else {
 		r.SeqLen = res.MaxTokens
 		res.PerGPU = rs.memory(&r)
+		res.Headroom = headroom(res.PerGPU.TotalBytes, rs.gpu.MemoryBytes)
+		res.ComfortableMaxTokens = res.MaxTokens
+		if res.Headroom == HeadroomTight {
+			probe := r
+			res.ComfortableMaxTokens = min(longestFitting(rs, &probe, comfortableBytes(rs.gpu.MemoryBytes)), res.MaxTokens)
+			asm.add(fmt.Sprintf("at %s tokens the card is full (%s); %s tokens leave 20%% free",
+				thousands(float64(res.MaxTokens)), tightNote, thousands(float64(res.ComfortableMaxTokens))))
+		}
 		if r.Method == MethodInference {
 			ctx := int64(res.MaxTokens)
 			kv := kvCacheBytes(&rs.shape, ctx, int64(r.MicroBatch), kvElemBytes(r.KVPrecision)) * kvShare(&rs.shape, r.GPUs, r.Nodes)

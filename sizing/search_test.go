@@ -18,6 +18,8 @@ func rowForward(q Query, row LargestRow, params int64) Query {
 		f.Precision = PrecisionINT8
 	case row.Method == MethodInference && row.Quant != QuantNone:
 		f.Precision = PrecisionINT4
+	case row.Method == MethodInference:
+		f.Precision = row.Precision // a 16-bit row: not a model's released format
 	case row.Method != MethodInference && q.GPUs > 1:
 		stage := row.ZeROStage
 		f.ZeROStage = &stage

@@ -7,9 +7,10 @@ const (
 	// Estimator's MFU is zero: the seeds' "well-tuned runs hit 40-55 %",
 	// at its low end.
 	DefaultMFU = 0.40
-	// interNodeBytesPerSec is the link between machines unless said
-	// otherwise: 100 Gb/s-class InfiniBand, 12.5 GB/s (the seeds'
-	// "production multi-node" row).
+	// interNodeBytesPerSec is the link between machines, per machine, for
+	// cards without a reference training system: 100 Gb/s-class
+	// InfiniBand or Ethernet, 12.5 GB/s (the seeds' "production
+	// multi-node" row).
 	interNodeBytesPerSec = 12.5e9
 	// qloraDequantFactor is the extra time QLoRA spends dequantising NF4
 	// weights before every forward and backward matmul (an assumption:
@@ -57,67 +58,250 @@ func peakFLOPS(g *GPU, p Precision) float64 {
 	return g.BF16TFLOPS * 1e12
 }
 
+// nodeFabricBytesPerSec is the network between machines per machine, one
+// direction, for the cards training clusters are built from: the
+// reference systems' NICs. DGX H100/H200 and DGX B200: eight ConnectX-7
+// at 400 Gb/s (NVIDIA DGX H100/B200 user guides: 8 × 400 Gb/s InfiniBand
+// compute fabric), 400 GB/s. DGX A100: eight ConnectX-6 at 200 Gb/s
+// (DGX A100 user guide), 200 GB/s. MI300X platforms: eight 400 Gb/s NICs
+// (Azure ND MI300X v5: 8 × 400 Gb/s InfiniBand), 400 GB/s, and the same
+// for MI325X and MI355X platforms (eight 400 Gb/s Pensando Pollara NICs)
+// and HGX H20 boards (built as HGX H100). DGX B300: eight ConnectX-8 at
+// 800 Gb/s, 800 GB/s. GB200 / GB300 NVL72, whose "machine" is the
+// 72-GPU NVLink rack: one ConnectX-7 400 Gb/s (GB300: ConnectX-8 800
+// Gb/s) per GPU, 3.6 TB/s (7.2 TB/s) per rack. DGX-1 with V100: four EDR
+// 100 Gb/s ports, 50 GB/s. Any other card: the seeds' 100 Gb/s-class
+// production link per machine (interNodeBytesPerSec).
+var nodeFabricBytesPerSec = map[string]float64{
+	"h100": 400e9, "h200": 400e9, "b200": 400e9, "h20": 400e9,
+	"mi300x": 400e9, "mi325x": 400e9, "mi355x": 400e9,
+	"b300": 800e9, "gb200": 72 * 50e9, "gb300": 72 * 100e9,
+	"a100-80": 200e9, "a100-40": 200e9,
+	"v100-32": 50e9, "v100-16": 50e9,
+}
+
+// fabricBytesPerSec is the network bandwidth one machine of g has to the
+// others.
+func fabricBytesPerSec(g *GPU) float64 {
+	if bw, ok := nodeFabricBytesPerSec[g.ID]; ok {
+		return bw
+	}
+	return interNodeBytesPerSec
+}
+
 // linkBytesPerSec is the slowest link a collective over the request's
-// GPUs crosses.
+// GPUs crosses: the machine's network across machines, the card's own
+// link within one.
 func linkBytesPerSec(r *Request, g *GPU) float64 {
 	if r.Nodes > 1 {
-		return interNodeBytesPerSec
+		return fabricBytesPerSec(g)
 	}
 	return g.LinkBytesPerSec
 }
 
+// expertParallel reports whether the request trains a mixture of experts
+// with expert parallelism: full training on more than one GPU, each
+// routed expert living on one rank (DeepSpeed-MoE, Megatron EP), so that
+// expert weights are never gathered and their gradients never reduced
+// across data-parallel ranks; tokens travel to the experts instead.
+func expertParallel(r *Request, s *shape) bool {
+	return r.Method == MethodFull && s.expertLinear > 0 && r.GPUs > 1
+}
+
+// syncedParams is the trainable parameters whose gradients data
+// parallelism reduces: all of them, less the routed experts under expert
+// parallelism.
+func syncedParams(r *Request, s *shape) float64 {
+	psi := float64(s.trainable(r))
+	if expertParallel(r, s) {
+		psi -= float64(s.expertLinear)
+	}
+	return psi
+}
+
 // commBytesPerStep is what each GPU sends per optimizer step under ZeRO
-// (ZeRO paper §7): 2Ψ (reduce-scatter + all-gather, as plain data
-// parallelism) for stages 0-2, 3Ψ for stage 3, in 16-bit bytes, times
-// the ring's (N-1)/N. LoRA reduces only the adapters' gradients; at stage
-// 3 the frozen base is gathered too, forward and backward.
+// (ZeRO paper §7), in 16-bit bytes (fp32 training: 4 B), times the ring's
+// (N-1)/N. Stages 0-2 reduce the gradients once per optimizer step
+// (reduce-scatter + all-gather, 2Ψ; with gradient accumulation the
+// micro-batches before the last accumulate locally). Stage 3 gathers the
+// weights for the forward and the backward of every micro-batch and
+// reduce-scatters its gradients (3Ψ per micro-batch); LoRA gathers the
+// frozen base too. Expert-parallel MoE training leaves the routed experts
+// out (expertParallel).
 func commBytesPerStep(r *Request, s *shape) float64 {
 	n := float64(r.GPUs)
 	if n <= 1 {
 		return 0
 	}
-	psi := float64(s.trainable(r))
-	vol := 2 * psi * 2
+	eb := 2.0
+	if r.Precision == PrecisionFP32 {
+		eb = 4
+	}
+	psi := syncedParams(r, s)
+	vol := 2 * psi * eb
 	if r.ZeROStage == 3 {
-		vol = 3 * psi * 2
+		vol = 3 * psi * eb
 		if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 			vol += 2 * modelWeightBytes(s, r.Quant, r.Precision)
 		}
+		vol *= float64(max(r.GradAccumSteps, 1))
 	}
 	return vol * (n - 1) / n
 }
 
+// allToAllBytesPerStep is what each GPU sends per optimizer step to route
+// tokens to experts under expert parallelism: dispatch and combine, in the
+// forward and the backward, of the k routed copies of every token's
+// hidden state at 16 bit, over every MoE layer; (N-1)/N of it leaves the
+// GPU.
+func allToAllBytesPerStep(r *Request, s *shape) float64 {
+	if !expertParallel(r, s) {
+		return 0
+	}
+	n := float64(r.GPUs)
+	tokens := float64(r.SeqLen) * float64(r.MicroBatch) * float64(max(r.GradAccumSteps, 1))
+	return 4 * tokens * float64(s.expertsActive) * float64(s.hidden) * 2 * float64(s.moeLayers) * (n - 1) / n
+}
+
+// commSeconds is the time a GPU spends sending vol bytes in a collective
+// over the request's GPUs: hierarchically, the share that stays in the
+// machine over the card's link and the share that crosses machines over
+// the fabric the machine's GPUs share.
+func commSeconds(r *Request, g *GPU, vol float64) float64 {
+	if vol <= 0 {
+		return 0
+	}
+	nodes := float64(max(r.Nodes, 1))
+	perNode := float64(r.GPUs) / nodes
+	var sec float64
+	if perNode > 1 && g.LinkBytesPerSec > 0 {
+		sec += vol / g.LinkBytesPerSec
+	}
+	if nodes > 1 {
+		// Reduced within the machine first, each GPU sends only its 1/perNode
+		// shard across: the machine's NICs carry vol × (nodes-1)/nodes in
+		// all (NCCL's hierarchical rings and trees).
+		sec += vol * (nodes - 1) / nodes / fabricBytesPerSec(g)
+	}
+	return sec
+}
+
+// backwardShare is the part of a step's compute that gradient
+// communication can overlap: the backward pass, 4 of the 6 FLOPs per
+// parameter and token (DDP and ZeRO-1/2 reduce buckets while backward
+// runs).
+const backwardShare = 2.0 / 3
+
 // trainingSpeed is the training throughput in tokens per second over all
-// GPUs, with the seconds per step spent computing and communicating (the
-// two overlap; the slower one sets the pace).
+// GPUs, with the seconds per optimizer step spent computing and
+// communicating. One step is GradAccumSteps micro-batches; communication
+// overlaps compute (gradient reduction the last backward, ZeRO-3's
+// gathers every micro-batch's compute) and only what does not fit under
+// it adds to the step. Expert all-to-all sits between layers and is not
+// hidden.
 func trainingSpeed(r *Request, s *shape, g *GPU, mfu float64) (tokensPerSec, computeSec, commSec float64) {
 	peak := peakFLOPS(g, r.Precision) * mfu
 	if peak <= 0 {
 		return 0, 0, 0
 	}
-	tokensPerGPU := float64(r.SeqLen) * float64(r.MicroBatch)
-	computeSec = tokensPerGPU * trainingFLOPsPerToken(r, s.active) / peak
-	if bw := linkBytesPerSec(r, g); bw > 0 {
-		commSec = commBytesPerStep(r, s) / bw
+	accum := float64(max(r.GradAccumSteps, 1))
+	microTokens := float64(r.SeqLen) * float64(r.MicroBatch)
+	micro := microTokens * trainingFLOPsPerToken(r, s.active) / peak
+	computeSec = accum * micro
+	grad := commSeconds(r, g, commBytesPerStep(r, s))
+	a2a := commSeconds(r, g, allToAllBytesPerStep(r, s))
+	commSec = grad + a2a
+	var exposed float64
+	if r.ZeROStage == 3 {
+		exposed = max(0, grad-computeSec)
+	} else {
+		exposed = max(0, grad-backwardShare*micro)
 	}
-	step := max(computeSec, commSec)
+	step := computeSec + exposed + a2a
 	if step <= 0 {
 		return 0, 0, 0
 	}
-	return tokensPerGPU * float64(r.GPUs) / step, computeSec, commSec
+	return microTokens * accum * float64(r.GPUs) / step, computeSec, commSec
+}
+
+// Decode latency: a decode step at small batch is bound by reading the
+// weights, plus a floor the bandwidth term does not see. Each layer
+// launches its kernels and, split over GPUs by tensor parallelism, waits
+// on two all-reduces (after attention and after the MLP or experts) whose
+// cost at a few KB is latency, not bandwidth.
+const (
+	// layerFloorSec is the per-layer launch and synchronisation cost of
+	// one decode step on a CUDA or ROCm GPU with CUDA graphs (an
+	// assumption: about ten kernels of ~2 µs).
+	layerFloorSec = 20e-6
+	// moeLayerFloorSec is what a mixture-of-experts layer adds: the router
+	// GEMM, top-k, token permutation and the combine (an assumption of the
+	// same kind, a handful more kernels).
+	moeLayerFloorSec = 20e-6
+	// appleLayerFloorSec is the same on Apple silicon under llama.cpp's
+	// Metal backend, fitted to llama.cpp's M-series table (discussion
+	// #4167: LLaMA 7B F16, Q8_0 and Q4_0 token generation on M2 Ultra,
+	// M3 Max, M4 Max leave ~3.2 ms per token over 32 layers beyond the
+	// bandwidth term).
+	appleLayerFloorSec = 100e-6
+	// appleBandwidthUtilisation is the share of Apple's stated bandwidth
+	// a decode step reaches (the same fit: F16 on M4 Max reads 78 %).
+	appleBandwidthUtilisation = 0.75
+	// Small-message all-reduce latency: NVLink/NVSwitch or Infinity
+	// Fabric within a machine ~12 µs, PCIe ~30 µs (NCCL's latency-bound
+	// regime at a few KB; assumptions of the right order), across machines
+	// over InfiniBand 150 µs: what leaves DeepSeek-R1 on 16 H100 at 23 ms
+	// per token under SGLang with --tp 16 over two nodes
+	// (tenstorrent/tt-inference-server#356: 43 tokens/s at concurrency 1).
+	nvlinkCollectiveSec    = 12e-6
+	pcieCollectiveSec      = 30e-6
+	interNodeCollectiveSec = 150e-6
+)
+
+// decodeBandwidth is the memory bandwidth a decode step reaches on g.
+func decodeBandwidth(g *GPU) float64 {
+	if g.Link == LinkUnified {
+		return g.BandwidthBytesPerSec * appleBandwidthUtilisation
+	}
+	return g.BandwidthBytesPerSec * bandwidthUtilisation
+}
+
+// decodeOverheadSec is the per-token floor of a decode step: per-layer
+// launches, and with more than one GPU two all-reduces per layer, over
+// the slowest link they cross (serving engines run tensor parallelism
+// across machines too, as SGLang's DeepSeek-R1 recipe does with --tp 16
+// over two nodes).
+func decodeOverheadSec(r *Request, s *shape, g *GPU) float64 {
+	floor := layerFloorSec
+	if g.Link == LinkUnified {
+		floor = appleLayerFloorSec
+	}
+	var coll float64
+	switch {
+	case r.GPUs <= 1:
+	case r.Nodes > 1:
+		coll = interNodeCollectiveSec
+	case g.Link == LinkPCIe:
+		coll = pcieCollectiveSec
+	default:
+		coll = nvlinkCollectiveSec
+	}
+	return float64(s.layers)*(floor+2*coll) + float64(s.moeLayers)*moeLayerFloorSec
 }
 
 // inferenceSpeed is decode tokens per second over all concurrent requests
-// (memory-bound: each step reads the active weights and the KV cache at
-// full context, at bandwidthUtilisation of peak) and prefill tokens per
-// second (compute-bound: 2 × active parameters per token at the MFU).
+// (each step reads the weights a token needs, split over the GPUs, and
+// the KV cache at full context, at the card's decode bandwidth, plus the
+// per-token floor of decodeOverheadSec) and prefill tokens per second
+// (compute-bound: 2 × active parameters per token at the MFU).
 func inferenceSpeed(r *Request, s *shape, g *GPU, mfu float64) (decode, prefill float64) {
 	gpus := float64(max(r.GPUs, 1))
-	weights := modelWeightBytes(s, r.Quant, r.Precision) * float64(s.active) / float64(max(s.total, 1))
-	kv := kvCacheBytes(s, int64(r.SeqLen), int64(r.MicroBatch), kvElemBytes(r.KVPrecision)) * kvShare(s, r.GPUs, r.Nodes)
+	batch := int64(max(r.MicroBatch, 1))
+	weights := decodeReadBytes(s, r.Quant, r.Precision, batch)
+	kv := kvCacheBytes(s, int64(r.SeqLen), batch, kvElemBytes(r.KVPrecision)) * kvShare(s, r.GPUs, r.Nodes)
 	perGPU := weights/gpus + kv
-	if bw := g.BandwidthBytesPerSec * bandwidthUtilisation; bw > 0 && perGPU > 0 {
-		decode = float64(r.MicroBatch) * bw / perGPU
+	if bw := decodeBandwidth(g); bw > 0 && perGPU > 0 {
+		decode = float64(batch) / (perGPU/bw + decodeOverheadSec(r, s, g))
 	}
 	if peak := peakFLOPS(g, r.Precision) * mfu; peak > 0 && s.active > 0 {
 		prefill = gpus * peak / (2 * float64(s.active))
@@ -169,8 +353,8 @@ func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throug
 		tps, compute, comm = trainingSpeed(r, s, g, mfu)
 		if comm > compute && compute > 0 {
 			warnings = append(warnings, fmt.Sprintf(
-				"communication-bound: ZeRO-%d moves %.1f GB per GPU per step over %s (%.0f GB/s), %.1f s against %.1f s of compute; larger micro-batches or gradient accumulation amortise it",
-				r.ZeROStage, commBytesPerStep(r, s)/1e9, linkName(r, g), linkBytesPerSec(r, g)/1e9, comm, compute))
+				"communication-bound: ZeRO-%d moves %.1f GB per GPU per optimizer step over %s (%.0f GB/s), %.1f s against %.1f s of compute; larger micro-batches or gradient accumulation amortise it",
+				r.ZeROStage, (commBytesPerStep(r, s)+allToAllBytesPerStep(r, s))/1e9, linkName(r, g), linkBytesPerSec(r, g)/1e9, comm, compute))
 		}
 		if r.Offload != OffloadNone {
 			warnings = append(warnings, fmt.Sprintf("%s offload runs the optimizer step off the GPU; the step is slower than the compute estimate shows", r.Offload))

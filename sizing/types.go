@@ -103,6 +103,7 @@ type Query struct {
 	SeqLen            int       // training sequence or inference context; 0 when not said
 	MicroBatch        int       // micro-batch per GPU (training) or concurrent requests (inference)
 	GradAccumSteps    int       // micro-batches per optimizer step; 0 when not said
+	GlobalBatchTokens int64     // tokens per optimizer step over all GPUs; 0 when not said
 	GradCheckpointing *bool     // nil when not said
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
@@ -127,6 +128,7 @@ type Request struct {
 	SeqLen            int       `json:"seq_len"`
 	MicroBatch        int       `json:"micro_batch"`
 	GradAccumSteps    int       `json:"grad_accum_steps"`
+	GlobalBatchTokens int64     `json:"global_batch_tokens"` // seq_len × micro_batch × grad_accum_steps × gpus (0 for inference)
 	GradCheckpointing bool      `json:"grad_checkpointing"`
 	LoRARank          int       `json:"lora_rank"`
 	Quant             Quant     `json:"quant"`
@@ -173,6 +175,9 @@ type Alternative struct {
 	TotalBytes int64     `json:"total_bytes"`
 	USDPerHour *float64  `json:"usd_per_hour"`
 	Why        string    `json:"why"`
+	// Headroom is comfortable or tight by the same rule as the answer's
+	// verdict; a tight alternative says so in Why too.
+	Headroom Headroom `json:"headroom"`
 
 	// Hours is how long the request's token budget takes in this
 	// configuration, by the same throughput model as the answer's; nil

@@ -25,7 +25,7 @@ type extraction struct {
 	Method         string  `json:"method" description:"full = full fine-tuning or pretraining; lora; qlora = LoRA on 4-bit weights; inference = serving, running, chatting, generating"`
 	Optimizer      string  `json:"optimizer" description:"training optimizer; adamw-8bit for 8-bit Adam or paged AdamW 8-bit"`
 	Precision      string  `json:"precision" description:"training or serving number format"`
-	Quant          string  `json:"quant" description:"weight quantisation scheme (GPTQ, AWQ, bitsandbytes NF4, GGUF types)"`
+	Quant          string  `json:"quant" description:"weight quantisation scheme (GPTQ, AWQ, bitsandbytes NF4, GGUF types, MXFP4, NVFP4)"`
 	GPU            string  `json:"gpu" description:"the GPU name exactly as the user wrote it, without the count, e.g. 'RTX 4090' or 'A100 80GB'; empty when not said"`
 	GPUs           int     `json:"gpus" description:"total number of GPUs across all machines; 0 when not said"`
 	Nodes          int     `json:"nodes" description:"number of machines the GPUs are spread over; 0 when not said"`
@@ -45,10 +45,10 @@ func enums() map[string][]string {
 		"optimizer": values(sizing.OptimizerAdamW, sizing.OptimizerAdamW8bit, sizing.OptimizerSGD,
 			sizing.OptimizerSGDMomentum, sizing.OptimizerAdafactor),
 		"precision": values(sizing.PrecisionFP32, sizing.PrecisionBF16, sizing.PrecisionFP16,
-			sizing.PrecisionFP8, sizing.PrecisionINT8, sizing.PrecisionINT4),
+			sizing.PrecisionFP8, sizing.PrecisionINT8, sizing.PrecisionINT4, sizing.PrecisionPureBF16),
 		"quant": values(sizing.QuantINT8, sizing.QuantNF4, sizing.QuantNF4DQ, sizing.QuantGPTQ, sizing.QuantAWQ,
 			sizing.QuantQ8_0, sizing.QuantQ6_K, sizing.QuantQ5_KM, sizing.QuantQ4_KM, sizing.QuantQ4_0,
-			sizing.QuantQ3_KM, sizing.QuantQ2_K),
+			sizing.QuantQ3_KM, sizing.QuantQ2_K, sizing.QuantMXFP4, sizing.QuantNVFP4),
 		"zero_stage":         {unspecified, "0", "1", "2", "3"},
 		"offload":            values(sizing.OffloadNone, sizing.OffloadCPU, sizing.OffloadNVMe),
 		"grad_checkpointing": {unspecified, "on", "off"},

@@ -18,7 +18,7 @@ func TestFitAskText(t *testing.T) {
 		{[]string{"llama-3.1-8b", "inference", "h200", "max", "context"}, []string{"Bound by the model: it was trained for 131,072 tokens"}},
 		{[]string{"which", "gpu", "13b", "lora", "on", "1B", "tokens"}, []string{"cards fit 13B (bare size) lora (cheapest for 1B tokens first)", " 1. "}},
 		{[]string{"13B", "lora", "4090", "buy-vs-rent", "3", "jobs/week", "5h"}, []string{"Rent: 13B (bare size) qlora on 1× RTX 4090 24 GB", "⚠ as asked it does not fit", "Own:", "Rent on demand:", "Rent spot: $", "Beyond the sums:"}},
-		{[]string{"what", "can", "a", "T4", "full", "fine-tune", "at", "1024k", "context"}, []string{"▶ full fine-tune", "none", "not even 1M parameters fit; at 262,144 tokens instead of 1,048,576: only the smallest size, 1M, fits"}},
+		{[]string{"what", "can", "a", "T4", "full", "fine-tune", "at", "1024k", "context"}, []string{"▶ full fine-tune", "none", "not even 1M parameters fit; at 131,072 tokens instead of 1,048,576: only the smallest size, 1M, fits"}},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, out, errOut := runFit(t, tt.args...)
