@@ -1,6 +1,9 @@
 package sizing
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestKVCachePerToken reproduces the KV cache per token at 16 bit from
 // reference/sizing.md §6 (2 · layers · KV heads · head_dim · 2 bytes,
@@ -127,5 +130,27 @@ func TestAppleQuantisedInference(t *testing.T) {
 	a, _ = (&Estimator{}).Answer(Query{Params: 30e9, Method: MethodInference, GPU: "m3-pro-36"})
 	if a.Fits {
 		t.Errorf("30B in 16-bit (60 GB) fits a 36 GB Mac: %s", gibString(a.PerGPU.TotalBytes))
+	}
+}
+
+// TestKVCacheSkipsLinearAttention: a hybrid model's linear-attention layers
+// (Qwen3-Next's Gated DeltaNet) keep a fixed-size state, not a KV cache, so
+// the estimator's KV term is the model's own KVCacheBytes, not one entry for
+// every layer.
+func TestKVCacheSkipsLinearAttention(t *testing.T) {
+	m, _, err := LookupModel("qwen3-next-80b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.LinearAttnLayers == 0 {
+		t.Fatal("qwen3-next-80b-a3b has no linear-attention layers in the catalog")
+	}
+	const ctx, batch = 32768, 1
+	s := shapeOf(m)
+	got := kvCacheBytes(&s, ctx, batch, 2)
+	want := m.KVCacheBytes(2, ctx)
+	if math.Abs(got-want) > 1 {
+		t.Errorf("kvCacheBytes = %.0f, want the model's KVCacheBytes %.0f (%d of %d layers are linear attention)",
+			got, want, m.LinearAttnLayers, m.Layers)
 	}
 }

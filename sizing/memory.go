@@ -1,6 +1,9 @@
 package sizing
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // Bytes per parameter: the convention.
 //
@@ -405,7 +408,7 @@ func shapeOf(m Model) shape {
 		// (GPT-2, BERT, T5) are the ones with learned or bucketed positions.
 		dropout:       m.PositionEmbeddings > 0 || m.RelativeBuckets > 0,
 		kvElems:       m.KVElemsPerTokenPerLayer(),
-		kvLayers:      int64(m.Layers),
+		kvLayers:      int64(m.Layers - m.LinearAttnLayers), // linear-attention layers keep a fixed state, no KV
 		slidingLayers: int64(m.SlidingLayers),
 		window:        int64(m.SlidingWindow),
 		mla:           m.MLA(),
@@ -427,7 +430,7 @@ func shapeOf(m Model) shape {
 		s.expertsActive = int64(m.ExpertsActive)
 		s.expertFFN = int64(m.ExpertIntermediate)
 		s.sharedExperts = int64(m.SharedExperts)
-		s.sharedFFN = int64(m.ExpertIntermediate)
+		s.sharedFFN = int64(cmp.Or(m.SharedExpertIntermediate, m.ExpertIntermediate))
 	}
 	vectors := total - s.embedMatrices*s.vocab*s.hidden
 	for _, l := range m.LinearShapes() {
