@@ -62,7 +62,7 @@ func helpMessage(interpreter bool) Message {
 	var b strings.Builder
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("fitbot: will it fit, and what will it cost?")),
-		slack.NewSectionBlock(mrkdwn("Ask in any order: a model (or a size like `13B`), a method (`full`, `lora`, `qlora`, `inference`) and GPUs (`4090`, `2xa100`, `8xh100`). fitbot answers the per-GPU memory, the cheapest ways that fit, and the time and cost at today's prices."), nil, nil),
+		slack.NewSectionBlock(mrkdwn("Ask in any order: a model (a catalog name, a size like `13B`, or any Hugging Face Hub id or link such as `Qwen/Qwen3-1.7B`), a method (`full`, `lora`, `qlora`, `inference`) and GPUs (`4090`, `2xa100`, `8xh100`). fitbot answers the per-GPU memory, the cheapest ways that fit, and the time and cost at today's prices."), nil, nil),
 	}
 	for _, g := range helpGroups {
 		b.Reset()

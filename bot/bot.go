@@ -72,7 +72,10 @@ type Config struct {
 	Plans       PlanStore   // nil: answers are not saved, plan commands say so
 	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet
 	Interpreter Interpreter // nil: no language-model fallback
-	Policy      Policy
+	// Models resolves Hugging Face Hub ids, links and names the catalog
+	// lacks; nil: the parser's own message answers them.
+	Models ModelResolver
+	Policy Policy
 	// Refresh fetches prices now and says what it did, in a sentence,
 	// for `/fit prices refresh` (admins only); nil: not available from Slack.
 	Refresh func(ctx context.Context) (string, error)

@@ -48,7 +48,7 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	case "gpus", "gpu":
 		return catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())
 	case "models", "model":
-		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`.", modelEntries())
+		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`.", append(modelEntries(), h.hubEntries(ctx)...))
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
@@ -70,6 +70,9 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 // at once and posts the answer to responseURL.
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
 	p, err := h.cfg.Parse(text)
+	if h.cfg.Models != nil && needsHub(p) {
+		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
+	}
 	if err == nil && isAsk(p.Intent) {
 		return h.askAnswer(text, p)
 	}
@@ -166,6 +169,9 @@ func (h *Handler) savePlan(ctx context.Context, plan store.Plan) (int64, bool) {
 // example that works for input errors, an apology (and a log line with
 // the detail) for anything else.
 func (h *Handler) failure(text string, err error) Message {
+	if he, ok := asHinted(err); ok {
+		return hintedMessage(he)
+	}
 	var in *sizing.InputError
 	if !errors.As(err, &in) {
 		h.log.Error("bot: answering failed", "err", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/retry"
+	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -468,6 +469,7 @@ type DigestPosterConfig struct {
 	Holder   string               // names this poster in the record; "": host name and a random suffix
 	ClaimTTL time.Duration        // 0: DefaultDigestClaimTTL
 	Logger   *slog.Logger         // nil: slog.Default()
+	Models   ModelResolver        // re-reads plans for Hugging Face Hub models; nil: they show their problem
 }
 
 // DigestPoster posts the weekly price-change digest to one channel,
@@ -488,6 +490,7 @@ type DigestPoster struct {
 	log      *slog.Logger
 	clock    func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
+	models   ModelResolver
 }
 
 // NewDigestPoster returns a poster, or an error naming what is missing.
@@ -501,7 +504,7 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 		return nil, errors.New("bot: no digest channel (FITBOT_DIGEST_CHANNEL)")
 	}
 	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, schedule: cfg.Schedule, cfg: cfg.Digest,
-		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep}
+		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep, models: cfg.Models}
 	if p.schedule == nil {
 		p.schedule = mondays0900UTC{}
 	}
@@ -564,6 +567,15 @@ func (p *DigestPoster) Build(ctx context.Context, end time.Time) (pricing.Digest
 	in, err := p.store.DigestInput(ctx, end, p.cfg.PlanWindow)
 	if err != nil {
 		return pricing.Digest{}, fmt.Errorf("digest for the week ending %s: %w", end.Format(time.RFC3339), err)
+	}
+	if p.models != nil {
+		in.Parse = func(q string) (sizing.Parsed, error) {
+			parsed, err := sizing.Parse(q)
+			if needsHub(parsed) {
+				return p.models.ResolveParsed(ctx, q, parsed, err)
+			}
+			return parsed, err
+		}
 	}
 	return pricing.BuildDigest(in, p.cfg), nil
 }

@@ -85,7 +85,7 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 		return msg, msg.Outcome == OutcomeAnswered
 	}
 	if q, found := strings.CutPrefix(value, refQuery); found {
-		p, err := h.cfg.Parse(q)
+		p, err := h.parse(ctx, q)
 		if err != nil {
 			return h.failure(q, err), false
 		}

@@ -29,6 +29,11 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
 	key, err := plan.ModelKeyFor(words)
+	if namer, ok := h.cfg.Models.(cachedNamer); ok && err != nil {
+		if repo, found := namer.CachedRepo(ctx, words); found {
+			key, err = plan.ModelKey(sizing.Query{Model: repo}), nil
+		}
+	}
 	if in := (*sizing.InputError)(nil); errors.As(err, &in) {
 		return errorMessage(in.Problem, "plans mistral-7b")
 	} else if err != nil {
@@ -99,7 +104,7 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
 		return apology()
 	}
-	d := plan.Reanswer(saved.Summary(), plan.Parser(h.cfg.Parse), h.cfg.Answer, nil)
+	d := plan.Reanswer(saved.Summary(), func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, h.cfg.Answer, nil)
 	if d.Now == nil {
 		if d.Err == nil {
 			return errorMessage(fmt.Sprintf("Plan #%d cannot be re-answered: %s.", id, d.Problem), "plans mistral-7b")

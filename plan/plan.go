@@ -8,6 +8,7 @@ package plan
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -17,10 +18,13 @@ import (
 // a catalog model, bare:<parameters> for a bare size ("13B" is
 // bare:13000000000), bare:<experts>x<parameters per expert> for a bare
 // mixture of experts ("8x7B" is bare:8x7000000000), and config:<name> for
-// an architecture read from a config.json. It is "" for a query that
-// names no model.
+// an architecture read from a config.json, and hub:<repo id in lower
+// case> for a Hugging Face Hub model. It is "" for a query that names no
+// model.
 func ModelKey(q sizing.Query) string {
 	switch {
+	case strings.Contains(q.Model, "/"): // a Hub repo id, resolved (Arch set) or not
+		return "hub:" + strings.ToLower(q.Model)
 	case q.Arch != nil:
 		return configPrefix + q.Arch.ID
 	case q.Model != "":

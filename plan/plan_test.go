@@ -21,6 +21,8 @@ func TestModelKey(t *testing.T) {
 		{sizing.Query{Params: 7_000_000_000, Experts: 8}, "bare:8x7000000000"},
 		{sizing.Query{Arch: &sizing.Model{ID: "my-finetune"}, Model: "ignored"}, "config:my-finetune"},
 		{sizing.Query{Method: sizing.MethodLoRA}, ""},
+		{sizing.Query{Model: "Qwen/Qwen3-14B"}, "hub:qwen/qwen3-14b"},
+		{sizing.Query{Model: "Qwen/Qwen3-14B", Arch: &sizing.Model{ID: "Qwen/Qwen3-14B"}}, "hub:qwen/qwen3-14b"},
 	} {
 		if got := ModelKey(tc.q); got != tc.want {
 			t.Errorf("ModelKey(%+v) = %q, want %q", tc.q, got, tc.want)
@@ -41,6 +43,10 @@ func TestModelKeyFor(t *testing.T) {
 		{"13B", "bare:13000000000"},
 		{"13b", "bare:13000000000"},
 		{"8x7B", "bare:8x7000000000"},
+		{"Qwen/Qwen3-14B", "qwen3-14b"}, // in the catalog
+		{"Qwen/Qwen3-1.7B", "hub:qwen/qwen3-1.7b"},
+		{"hf.co/Qwen/Qwen3-1.7B", "hub:qwen/qwen3-1.7b"},
+		{"https://huggingface.co/qwen/qwen3-1.7b", "hub:qwen/qwen3-1.7b"},
 	} {
 		got, err := ModelKeyFor(tc.words)
 		if err != nil || got != tc.want {

@@ -68,6 +68,9 @@ type DigestInput struct {
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
+	// Parse reads a plan's question again; nil is sizing.Parse. A plan
+	// for a Hugging Face Hub model needs one that resolves the repo.
+	Parse plan.Parser
 }
 
 // Digest is one week's price-change digest. Its JSON is what `fitbot
@@ -212,7 +215,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, start, end, cfg.StaleAfter)
-	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback)
+	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()
 	return d
@@ -638,7 +641,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // first with the same question asked again merged into the newest ask,
 // then orders the plans whose price changed first, by the size of the
 // change per hour.
-func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource) []PlanRepricing {
+func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource, parse plan.Parser) []PlanRepricing {
 	since := end.Add(-cfg.PlanWindow)
 	var recent []DigestPlan
 	for _, p := range plans {
@@ -666,7 +669,7 @@ func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Sna
 			continue
 		}
 		seen[key] = len(out)
-		out = append(out, reprice(p, est, week))
+		out = append(out, reprice(p, est, week, parse))
 	}
 	slices.SortStableFunc(out, func(a, b PlanRepricing) int {
 		return cmp.Or(boolFirst(a.Changed(), b.Changed()), cmp.Compare(planDelta(b), planDelta(a)))
@@ -696,10 +699,10 @@ func planDelta(p PlanRepricing) float64 {
 // cannot be answered today keeps its problem, in words. A cheaper fit is
 // offered only on a GPU some provider priced this week (week), not on a
 // fallback price that did not move.
-func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot) PlanRepricing {
+func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot, parse plan.Parser) PlanRepricing {
 	r := PlanRepricing{ID: p.ID, CreatedAt: p.CreatedAt.UTC(), Question: p.Question, Asked: 1,
 		GPU: p.GPU, GPUs: p.GPUs, Fits: p.Fits, ThenUSDPerHour: p.USDPerHour}
-	d := plan.Reanswer(p.Summary, nil, est, func(alt sizing.Alternative) bool {
+	d := plan.Reanswer(p.Summary, parse, est, func(alt sizing.Alternative) bool {
 		_, priced := week.Cheapest(alt.GPU, MarketOnDemand)
 		return priced
 	})

@@ -22,6 +22,8 @@ func Format(q Query) string {
 		}
 	}
 	switch {
+	case strings.Contains(q.Model, "/"): // a Hub repo id, written as a link so that no word in it is read as a setting
+		add(hubLinkPrefix + q.Model)
 	case q.Model != "":
 		add(q.Model)
 	case q.Params > 0:

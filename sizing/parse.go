@@ -55,6 +55,21 @@ type Parsed struct {
 	// Workload is what a buy-or-rent question said about use (jobs a
 	// week, hours a job, price of power, years); zero fields were not said.
 	Workload Workload
+	// Hub is the Hugging Face repo id the question named by id or link
+	// when the catalog does not have it ("Qwen/Qwen3-14B"); Query.Model
+	// holds it too. The parser does no I/O: a caller that can reach the
+	// Hub resolves it and sets Query.Arch (see ModelFromHub).
+	Hub string
+	// Missing is a model name the catalog lacks ("qwen3 14b"), which a
+	// caller may look up on the Hub; zero when there is none. The parse
+	// then has an error saying the name is unknown.
+	Missing NameSpan
+}
+
+// NameSpan is words of a question and where they are in it, in bytes.
+type NameSpan struct {
+	Words      string
+	Start, End int
 }
 
 // Parse reads a sizing question written in any order and case — a slash
@@ -160,6 +175,9 @@ type parser struct {
 	fix func(*Query) // turns the partial query into the corrected example for the hint
 
 	ask askWords // the intent and workload words, read before the main pass
+
+	hub     string   // a Hub repo id named by id or link
+	missing NameSpan // a model name the catalog lacks
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
@@ -183,6 +201,11 @@ func parseWith(input string, lx lexicon) (Parsed, error) {
 	}
 	for i := 0; i < len(toks); {
 		if toks[i].ignorable {
+			if repo, ok := HubRepoID(toks[i].raw); ok { // Slack's <https://huggingface.co/org/name|...>
+				p.setHub(repo, toks[i].raw)
+				i++
+				continue
+			}
 			p.ignore(i, i+1)
 			i++
 			continue
@@ -310,6 +333,12 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
 func (p *parser) step(i int) int {
+	if raw := p.toks[i].raw; isHubLink(raw) {
+		if repo, ok := HubRepoID(raw); ok {
+			p.setHub(repo, raw)
+			return 1
+		}
+	}
 	w, n := p.lookup(i, true)
 	if n == 0 {
 		if num, ok := parseNumber(p.toks[i].key); ok {
@@ -708,6 +737,10 @@ func (p *parser) unknown(i int) int {
 		p.ignore(i, i+1)
 		return 1
 	}
+	if repo, ok := HubRepoID(t.raw); ok {
+		p.setHub(repo, t.raw)
+		return 1
+	}
 	if p.splitName(i) {
 		return 1
 	}
@@ -724,6 +757,7 @@ func (p *parser) unknown(i int) int {
 			j++
 		}
 		words := p.text(i, j)
+		p.missingModel(i, j)
 		p.unknownName(words, p.lex.suggestModels(words), "model")
 		return j - i
 	}
@@ -740,6 +774,7 @@ func (p *parser) unknown(i int) int {
 		if looksLikeGPU(t.key) {
 			p.unknownName(t.raw, p.lex.suggestGPUs(t.raw), "GPU")
 		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
+			p.missingModel(i, i+1)
 			p.unknownName(t.raw, s, "model")
 		} else {
 			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
@@ -748,6 +783,27 @@ func (p *parser) unknown(i int) int {
 	}
 	p.ignore(i, i+1)
 	return 1
+}
+
+// setHub records a model named by its Hub repo id or link: the catalog's
+// entry when it has one, else the repo id for the caller to resolve.
+func (p *parser) setHub(repo, words string) {
+	if id, note, ok := p.lex.matchModel(repo); ok {
+		p.setModel(id, note, words)
+		return
+	}
+	p.setModel(repo, "", words)
+	if p.q.Model == repo {
+		p.hub = repo
+	}
+}
+
+// missingModel records tokens [from, to) as a model name the catalog
+// lacks, the first one only.
+func (p *parser) missingModel(from, to int) {
+	if p.missing.Words == "" && p.words[fModel] == "" {
+		p.missing = NameSpan{Words: p.text(from, to), Start: p.toks[from].start, End: p.toks[to-1].end}
+	}
 }
 
 // splitName reads a Hugging Face style name with a setting glued on

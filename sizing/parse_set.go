@@ -308,7 +308,8 @@ func (p *parser) hint() string {
 
 // result is the Parsed value of a successful parse.
 func (p *parser) result() Parsed {
-	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Workload: p.ask.workload}
+	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Workload: p.ask.workload,
+		Hub: p.hub, Missing: p.missing}
 	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
 	said := 0
 	for _, w := range p.words {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
 )
 
@@ -76,6 +77,9 @@ type Config struct {
 	LLM    llm.Config // OPENAI_BASE_URL, OPENAI_MODEL; the key is LLMKey
 	LLMKey secret     // OPENAI_API_KEY
 
+	HFEndpoint string // HF_ENDPOINT: the Hugging Face Hub's base URL (a mirror, a test server)
+	HFToken    secret // HF_TOKEN: Bearer token for gated and private repos
+
 	AllowedTeams    []string // FITBOT_ALLOWED_TEAMS; empty: any workspace
 	AllowedChannels []string // FITBOT_ALLOWED_CHANNELS; empty: any channel
 	Admins          []string // FITBOT_ADMINS: may run /fit prices refresh
@@ -102,7 +106,7 @@ func (c Config) Socket() bool { return c.AppToken != "" }
 
 // secrets lists the configured secret values, for the log redactor.
 func (c Config) secrets(getenv func(string) string) []string {
-	out := []string{c.BotToken.reveal(), c.AppToken.reveal(), c.SigningSecret.reveal(), c.LLMKey.reveal()}
+	out := []string{c.BotToken.reveal(), c.AppToken.reveal(), c.SigningSecret.reveal(), c.LLMKey.reveal(), c.HFToken.reveal()}
 	for _, p := range pricing.Providers() {
 		if p.KeyEnv != "" {
 			out = append(out, getenv(p.KeyEnv))
@@ -142,6 +146,8 @@ func settings() []setting {
 		{name: "OPENAI_API_KEY", doc: "language-model fallback for free text", secret: true},
 		{name: "OPENAI_BASE_URL", def: "https://api.openai.com/v1", doc: "an OpenAI-compatible server (Ollama, vLLM, llama.cpp); setting it turns the fallback on"},
 		{name: "OPENAI_MODEL", def: llm.DefaultModel, doc: "model id"},
+		{name: "HF_ENDPOINT", def: hub.DefaultEndpoint, doc: "the Hugging Face Hub's base URL (a mirror, a test server)"},
+		{name: "HF_TOKEN", doc: "Hugging Face token (read) for gated and private repos", secret: true},
 		{name: "FITBOT_ALLOWED_TEAMS", doc: "workspace ids allowed, comma-separated; empty: any"},
 		{name: "FITBOT_ALLOWED_CHANNELS", doc: "channel ids allowed, comma-separated; empty: any"},
 		{name: "FITBOT_ADMINS", doc: "user ids allowed /fit prices refresh, comma-separated"},
@@ -193,6 +199,10 @@ func loadServeConfig(getenv func(string) string, args []string, help io.Writer) 
 	c.LLMKey, c.LLM.APIKey = secret(c.LLM.APIKey), ""
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	var hubErr error
+	if c.HFEndpoint, c.HFToken, hubErr = hubSettings(getenv); hubErr != nil {
+		errs = append(errs, hubErr)
+	}
 
 	logLevel := cmp.Or(env("FITBOT_LOG_LEVEL"), "info")
 	shutdown := cmp.Or(env("FITBOT_SHUTDOWN_TIMEOUT"), defaultShutdownTimeout.String())
@@ -314,6 +324,17 @@ func loadServeConfig(getenv func(string) string, args []string, help io.Writer) 
 		return Config{}, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// hubSettings reads HF_ENDPOINT (default the public Hub) and HF_TOKEN,
+// the Hugging Face tools' own variables; every command that reaches the
+// Hub reads them here.
+func hubSettings(getenv func(string) string) (endpoint string, token secret, err error) {
+	endpoint = cmp.Or(strings.TrimSpace(getenv("HF_ENDPOINT")), hub.DefaultEndpoint)
+	if err := checkURL(endpoint); err != nil {
+		return "", "", fmt.Errorf("HF_ENDPOINT %q: %v", endpoint, err)
+	}
+	return endpoint, secret(strings.TrimSpace(getenv("HF_TOKEN"))), nil
 }
 
 // Slack id shapes: upper-case letters and digits after a kind letter.

@@ -40,12 +40,12 @@ const digestPostTimeout = 3 * time.Minute
 // newDigestPoster builds the digest poster for channel on db, posting
 // through web, due on cronSpec (FITBOT_DIGEST_CRON; "" for the default).
 // fitbot serve's schedule calls its PostWeekly.
-func newDigestPoster(db *store.DB, web bot.ThreadPoster, channel, cronSpec string, logger *slog.Logger) (*bot.DigestPoster, error) {
+func newDigestPoster(db *store.DB, web bot.ThreadPoster, channel, cronSpec string, models bot.ModelResolver, logger *slog.Logger) (*bot.DigestPoster, error) {
 	sched, err := parseCronSpec(cmp.Or(cronSpec, scheduleDigestDefault))
 	if err != nil {
 		return nil, fmt.Errorf("FITBOT_DIGEST_CRON: %w", err)
 	}
-	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Logger: logger})
+	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Models: models, Logger: logger})
 }
 
 // digest is `fitbot digest`.
@@ -95,7 +95,11 @@ func (a *app) digest(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "")
 	}
-	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), logger)
+	models, err := a.hubResolver(db) // plans for Hub models are re-read through the cache
+	if err != nil {
+		return failure(err.Error(), "HF_ENDPOINT=https://huggingface.co")
+	}
+	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), models, logger)
 	if err != nil {
 		return failure(err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
 	}

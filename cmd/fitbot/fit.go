@@ -27,6 +27,7 @@ Examples:
   fitbot fit 13B lora 4090
   fitbot fit llama 3.1 70b qlora on 2 a100 for 3 epochs of 500M tokens
   fitbot fit --config ./config.json lora rtx-4090
+  fitbot fit Qwen/Qwen3-1.7B lora h100                  any Hugging Face Hub model, by id or link
 
 The same words answer the questions that run the other way round:
   fitbot fit what 2x4090 lora                          largest model that fits
@@ -92,7 +93,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		fmt.Fprint(a.stderr, fitUsage)
 		return quietError(exitUsage)
 	}
-	parsed, err := sizing.Parse(strings.Join(f.words, " "))
+	question := strings.Join(f.words, " ")
+	parsed, err := sizing.Parse(question)
+	if f.config == "" {
+		parsed, err = a.resolveHub(ctx, question, parsed, err)
+	}
 	if f.config != "" {
 		arch, cerr := loadConfig(f.config)
 		if cerr != nil {

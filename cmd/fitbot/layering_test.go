@@ -21,9 +21,10 @@ var allowedImports = map[string][]string{
 	"display":    {"sizing"},
 	"plan":       {"sizing"},
 	"retry":      {},
+	"hub":        {"sizing", "retry"},
 	"pricing":    {"sizing", "display", "plan", "retry"},
-	"store":      {"sizing", "plan", "pricing", "migrations"},
-	"bot":        {"sizing", "display", "plan", "pricing", "store", "retry", "bot/llm"},
+	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm"},
 	"bot/llm":    {"sizing", "display", "retry"},
 }
 

@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	commands := map[string]func(context.Context, []string) error{
-		"fit": a.fit, "parse": a.parse, "plans": a.plans, "prices": a.prices,
+		"fit": a.fit, "parse": a.parse, "plans": a.plans, "models": a.models, "prices": a.prices,
 		"digest": a.digest, "backup": a.backup,
 		"version": func(_ context.Context, args []string) error { return a.version(args) },
 	}
@@ -75,10 +75,12 @@ func (a *app) usage(w io.Writer) {
 	fmt.Fprint(w, `fitbot answers GPU capacity questions: does it fit, how, how long, what it costs.
 
 Usage:
-  fitbot fit [--json] [--save] WORDS...     answer a sizing question (fitbot fit 13B lora 4090)
+  fitbot fit [--json] [--save] WORDS...     answer a sizing question (fitbot fit 13B lora 4090);
+                                            any Hugging Face Hub id or link names a model
                                             or ask what fits: what 2x4090 lora, ... max context,
                                             which gpu 13b lora, ... buy-vs-rent 3 jobs/week 5h
   fitbot parse [--json] WORDS...            show how a question is understood
+  fitbot models [--json] [QUERY]            the catalog and cached Hugging Face Hub models
   fitbot plans [--json] [MODEL]             earlier plans, newest first
   fitbot plans show ID                      re-answer a saved plan with today's prices
   fitbot prices [--json] [GPU]              cheapest offers per GPU, or every offer for one GPU
@@ -124,6 +126,10 @@ func quietError(code int) error { return &cliError{code: code} }
 // is a usage error with hint (the InputError's own hint when hint is
 // ""), anything else a failure.
 func inputError(err error, hint string) error {
+	var uh interface{ UserHint() string } // a refusal with its own next step (the Hugging Face Hub's)
+	if errors.As(err, &uh) {
+		return failure(err.Error(), uh.UserHint())
+	}
 	var ie *sizing.InputError
 	if errors.As(err, &ie) {
 		if hint == "" {

@@ -38,7 +38,7 @@ Examples: fitbot parse can we fine-tune llama 3.1 8b on two a100s
 `
 
 // parse is `fitbot parse`. Flags may come before or after the words.
-func (a *app) parse(_ context.Context, args []string) error {
+func (a *app) parse(ctx context.Context, args []string) error {
 	asJSON, help := false, false
 	words := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -60,6 +60,7 @@ func (a *app) parse(_ context.Context, args []string) error {
 	}
 	question := strings.Join(words, " ")
 	parsed, err := sizing.Parse(question)
+	parsed, err = a.resolveHub(ctx, question, parsed, err)
 	if err != nil {
 		return inputError(err, "")
 	}

@@ -120,7 +120,11 @@ func (a *app) plans(ctx context.Context, args []string) error {
 	key := ""
 	if model != "" {
 		if key, err = plan.ModelKeyFor(model); err != nil {
-			return inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+			hubKey, ok := a.hubPlanKey(ctx, model)
+			if !ok {
+				return inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+			}
+			key = hubKey
 		}
 	}
 	if !a.dbExists() {

@@ -62,7 +62,10 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "")
 	}
-	r := reanswerPlan(p, prices)
+	r := reanswerPlanWith(p, func(q string) (sizing.Parsed, error) {
+		parsed, err := sizing.Parse(q)
+		return a.resolveHubWith(ctx, db, q, parsed, err) // a Hub model's plan: from the cache, else the Hub
+	}, prices)
 	if f.json {
 		return a.writeJSON(r)
 	}
@@ -74,7 +77,13 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 // prices (the store's current offers, the default sheet for GPUs it has
 // none for) and lists what changed, in words.
 func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
-	d := plan.Reanswer(p.Summary(), nil, &sizing.Estimator{Prices: prices}, nil)
+	return reanswerPlanWith(p, nil, prices)
+}
+
+// reanswerPlanWith is reanswerPlan reading the question with parse
+// (sizing.Parse when nil).
+func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
+	d := plan.Reanswer(p.Summary(), parse, &sizing.Estimator{Prices: prices}, nil)
 	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
 	if d.Now == nil {
 		return r

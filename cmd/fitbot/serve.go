@@ -16,6 +16,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -23,15 +24,17 @@ import (
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ bot.Parser       = sizing.Parse
-	_ bot.Answerer     = (*liveAnswerer)(nil)
-	_ bot.Asker        = (*liveAnswerer)(nil)
-	_ bot.PlanStore    = (*store.DB)(nil)
-	_ bot.PriceBook    = (*store.DB)(nil)
-	_ bot.EventStore   = (*store.DB)(nil)
-	_ bot.Interpreter  = (*llm.Client)(nil)
-	_ bot.ThreadPoster = (*bot.WebAPI)(nil)
-	_ bot.EventHandler = (*bot.Events)(nil)
+	_ bot.Parser        = sizing.Parse
+	_ bot.Answerer      = (*liveAnswerer)(nil)
+	_ bot.Asker         = (*liveAnswerer)(nil)
+	_ bot.PlanStore     = (*store.DB)(nil)
+	_ bot.PriceBook     = (*store.DB)(nil)
+	_ bot.EventStore    = (*store.DB)(nil)
+	_ bot.Interpreter   = (*llm.Client)(nil)
+	_ bot.ModelResolver = (*hub.Resolver)(nil)
+	_ hub.Cache         = (*store.DB)(nil)
+	_ bot.ThreadPoster  = (*bot.WebAPI)(nil)
+	_ bot.EventHandler  = (*bot.Events)(nil)
 )
 
 // Timeouts of the serve process.
@@ -75,6 +78,7 @@ type service struct {
 	log     *slog.Logger
 	db      *store.DB
 	handler *bot.Handler
+	hub     *hub.Resolver // its background refreshes write to db
 	servers []*http.Server
 	socket  *bot.Socket
 	stopSch func(context.Context) error
@@ -122,6 +126,12 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		interpreter = bot.MeteredInterpreter(llm.New(lc, &http.Client{}, log), metrics)
 		log.Info("llm: free-text fallback on", "llm", lc)
 	}
+	s.hub = &hub.Resolver{
+		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: &http.Client{}, Timeout: hubHTTPTimeout},
+		Cache:      db,
+		Background: true,
+		Logger:     log,
+	}
 	live := &liveAnswerer{prices: db, log: log}
 	refresh := func(ctx context.Context) ([]pricing.Report, error) {
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
@@ -139,6 +149,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Plans:       db,
 		Prices:      db,
 		Interpreter: interpreter,
+		Models:      s.hub,
 		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
 			Admins: cfg.Admins, PerUserPerMinute: cfg.RateLimit},
 		Refresh: func(ctx context.Context) (string, error) {
@@ -226,7 +237,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.log)
+	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +335,7 @@ func (s *service) stop(ctx context.Context) error {
 	s.listenWG.Wait()
 	if s.handler != nil {
 		idle := make(chan struct{})
-		go func() { s.handler.Wait(); close(idle) }()
+		go func() { s.handler.Wait(); s.hub.Wait(); close(idle) }()
 		select {
 		case <-idle:
 		case <-ctx.Done():

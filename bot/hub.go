@@ -1,0 +1,177 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// ModelResolver finishes a parse with the Hugging Face Hub: a repo the
+// question names by id or link, or a model name the catalog lacks;
+// *hub.Resolver is one. A nil ModelResolver leaves such questions to the
+// parser's own message.
+type ModelResolver interface {
+	ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error)
+}
+
+// cachedNamer is what a ModelResolver may also do: name the cached Hub
+// repo that words name without its organisation, so that `/fit plans
+// qwen3 1.7b` finds the plans for Qwen/Qwen3-1.7B.
+type cachedNamer interface {
+	CachedRepo(ctx context.Context, words string) (string, bool)
+}
+
+// cachedLister is what a ModelResolver may also do: list the Hub models
+// it has cached, for `/fit models`.
+type cachedLister interface {
+	Cached(ctx context.Context) ([]hub.Entry, error)
+}
+
+// hubEntries are the cached Hub models as catalog entries.
+func (h *Handler) hubEntries(ctx context.Context) []catalogEntry {
+	lister, ok := h.cfg.Models.(cachedLister)
+	if !ok {
+		return nil
+	}
+	entries, err := lister.Cached(ctx)
+	if err != nil {
+		h.log.Warn("bot: listing cached Hub models failed", "err", err)
+		return nil
+	}
+	out := make([]catalogEntry, 0, len(entries))
+	for _, e := range entries {
+		m, err := e.Model()
+		if err != nil {
+			continue
+		}
+		total, active := m.ParamCount()
+		detail := display.Params(total) + " params"
+		if active != total {
+			detail += ", " + display.Params(active) + " active"
+		}
+		detail += ", Hugging Face Hub, fetched " + hub.Age(h.now().Sub(e.FetchedAt))
+		out = append(out, catalogEntry{ID: e.Repo, Name: e.Repo, Detail: detail})
+	}
+	return out
+}
+
+// hubAckBudget is how long a slash command waits for the Hub before it
+// acknowledges and answers through response_url, well inside Slack's
+// 3 seconds (the plan's commit has its own budget after it).
+const hubAckBudget = 1200 * time.Millisecond
+
+// needsHub reports whether a parse names a model only the Hub can supply.
+func needsHub(p sizing.Parsed) bool { return p.Hub != "" || p.Missing.Words != "" }
+
+// hubQuestion answers a question that names a Hub model. The Hub is
+// asked in the background: an answer ready within hubAckBudget is the
+// reply itself; a later one replaces the acknowledgement through
+// responseURL. Without a responseURL (mentions and DMs, already answered
+// in the background) it waits for the Hub.
+func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL, text string, p sizing.Parsed, parseErr error) Message {
+	if responseURL == "" {
+		return h.hubAnswer(ctx, asker, text, p, parseErr)
+	}
+	ready := make(chan Message, 1)
+	var mu sync.Mutex
+	late := false
+	h.later(ctx, "hub", func(ctx context.Context) {
+		msg := h.hubAnswer(ctx, asker, text, p, parseErr)
+		mu.Lock()
+		if !late {
+			ready <- msg
+			mu.Unlock()
+			return
+		}
+		mu.Unlock()
+		msg.ReplaceOriginal = true
+		h.respond(ctx, responseURL, msg, "hub answer")
+	})
+	timer := time.NewTimer(hubAckBudget)
+	defer timer.Stop()
+	select {
+	case msg := <-ready:
+		return msg
+	case <-timer.C:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case msg := <-ready: // it came as the budget ran out
+		return msg
+	default:
+		late = true
+	}
+	what := p.Hub
+	if what == "" {
+		what = "“" + p.Missing.Words + "”"
+	}
+	return ephemeral("Looking up "+what+" on the Hugging Face Hub…", slack.NewContextBlock("",
+		mrkdwn(fmt.Sprintf("_Looking up_ %s _on the Hugging Face Hub; the answer follows in a moment._", escape(display.Truncate(what, 200)))))).
+		withOutcome(OutcomeInterpreting)
+}
+
+// parse reads a question that is answered again (a button, a saved
+// plan), resolving a Hub model in place: the cache has it fresh or
+// answers for it, so there is no acknowledgement to race.
+func (h *Handler) parse(ctx context.Context, question string) (sizing.Parsed, error) {
+	p, err := h.cfg.Parse(question)
+	if h.cfg.Models != nil && needsHub(p) {
+		return h.cfg.Models.ResolveParsed(ctx, question, p, err)
+	}
+	return p, err
+}
+
+// hubAnswer resolves the Hub model and answers as question would.
+func (h *Handler) hubAnswer(ctx context.Context, asker who, text string, p sizing.Parsed, parseErr error) Message {
+	p, err := h.cfg.Models.ResolveParsed(ctx, text, p, parseErr)
+	var in *sizing.InputError
+	if errors.As(err, &in) && h.cfg.Interpreter != nil {
+		// Neither the catalog nor the Hub knows the name: the language
+		// model may still read the question.
+		if msg, ok := h.interpreted(ctx, asker, text); ok {
+			return msg
+		}
+	}
+	if err != nil {
+		return h.failure(text, err)
+	}
+	if isAsk(p.Intent) {
+		return h.askAnswer(text, p)
+	}
+	return h.answer(ctx, asker, text, p, "")
+}
+
+// hinted is an error written for the asker with a next step in words
+// (the Hub's refusals: gated, not found, rate-limited, down).
+type hinted interface {
+	error
+	UserHint() string
+}
+
+// hintedMessage shows such an error: the problem, then what to do.
+func hintedMessage(err hinted) Message {
+	text := "I couldn't use that: " + err.Error()
+	blocks := []slack.Block{slack.NewSectionBlock(mrkdwn(":warning: *I couldn't use that.* "+escape(err.Error())), nil, nil)}
+	if hint := err.UserHint(); hint != "" {
+		text += " Try: " + hint
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Try:* "+escape(hint)), nil, nil))
+	}
+	// Not OutcomeNotUnderstood: the words were understood, and the
+	// language model could not open a gated repo either.
+	return ephemeral(text, blocks...).withOutcome(OutcomeOther)
+}
+
+// asHinted finds a hinted error in err's chain.
+func asHinted(err error) (hinted, bool) {
+	var he hinted
+	ok := errors.As(err, &he)
+	return he, ok
+}

@@ -1,0 +1,53 @@
+package pricing
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// TestDigestRepricesHubPlans: a plan for a Hugging Face Hub model is
+// re-priced through the Parse the digest is given (the bot's resolver);
+// without one it keeps its problem in words.
+func TestDigestRepricesHubPlans(t *testing.T) {
+	hubPlan := DigestPlan{ID: 50, CreatedAt: digestEnd.Add(-24 * time.Hour), Summary: plan.Summary{
+		Question: "/fit Qwen/Qwen3-1.7B lora h100", Canonical: "hf.co/Qwen/Qwen3-1.7B lora h100", ModelKey: "hub:qwen/qwen3-1.7b",
+		GPU: "h100", GPUs: 1, Fits: true, USDPerHour: ptrFloat(2.69)}}
+	resolve := func(q string) (sizing.Parsed, error) {
+		p, err := sizing.Parse(q)
+		if err != nil || p.Hub == "" {
+			t.Fatalf("Parse(%q) = hub %q, %v", q, p.Hub, err)
+		}
+		m := sizing.BareModel(1_720_574_976, 0) // the resolver's model stands in; the digest only re-prices it
+		m.ID = p.Hub
+		p.Query.Arch = &m
+		return p, nil
+	}
+	for _, tt := range []struct {
+		name    string
+		parse   plan.Parser
+		problem string
+	}{
+		{"with the resolver", resolve, ""},
+		{"without", nil, "Qwen/Qwen3-1.7B"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := digestInput(false)
+			in.Plans, in.Parse = []DigestPlan{hubPlan}, tt.parse
+			d := BuildDigest(in, DefaultDigestConfig())
+			if len(d.Plans) != 1 {
+				t.Fatalf("plans = %+v", d.Plans)
+			}
+			got := d.Plans[0]
+			if tt.problem == "" && (got.Problem != "" || got.NowUSDPerHour == nil) {
+				t.Errorf("not re-priced: problem %q", got.Problem)
+			}
+			if tt.problem != "" && !strings.Contains(got.Problem, tt.problem) {
+				t.Errorf("problem = %q, want it to name %s", got.Problem, tt.problem)
+			}
+		})
+	}
+}

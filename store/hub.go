@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// HubModel returns the cached Hub model repo (any case) and whether there
+// is one.
+func (db *DB) HubModel(ctx context.Context, repo string) (hub.Entry, bool, error) {
+	row := db.ro.QueryRowContext(ctx, `SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag
+		FROM hub_models WHERE repo_key = ?`, strings.ToLower(repo))
+	e, err := scanHubModel(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return hub.Entry{}, false, nil
+	}
+	if err != nil {
+		return hub.Entry{}, false, db.wrap("read hub model "+repo, err)
+	}
+	return e, true, nil
+}
+
+// PutHubModel caches a Hub model, replacing the row for its repo.
+func (db *DB) PutHubModel(ctx context.Context, e hub.Entry) error {
+	if _, ok := sizing.HubRepoID(e.Repo); !ok {
+		return fmt.Errorf("cache hub model: %q is not a Hub repo id", e.Repo)
+	}
+	params, err := json.Marshal(e.Weights.ByDType)
+	if err != nil {
+		return fmt.Errorf("cache hub model %s: %w", e.Repo, err)
+	}
+	if e.Weights.ByDType == nil {
+		params = []byte("{}")
+	}
+	var config any // NULL when the repo has no config.json
+	if len(e.Config) > 0 {
+		config = e.Config
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO hub_models
+			(repo_key, repo, revision, fetched_at, gated, config, params_json, params_total, etag)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+			ON CONFLICT (repo_key) DO UPDATE SET repo = excluded.repo, revision = excluded.revision,
+				fetched_at = excluded.fetched_at, gated = excluded.gated, config = excluded.config,
+				params_json = excluded.params_json, params_total = excluded.params_total, etag = excluded.etag`,
+			strings.ToLower(e.Repo), e.Repo, e.Revision, formatTime(e.FetchedAt), e.Gated, config, string(params), e.Weights.Total, e.ETag)
+		return err
+	})
+	if err != nil {
+		return db.wrap("cache hub model "+e.Repo, err)
+	}
+	return nil
+}
+
+// HubModels returns every cached Hub model, by repo id.
+func (db *DB) HubModels(ctx context.Context) ([]hub.Entry, error) {
+	rows, err := db.ro.QueryContext(ctx, `SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag
+		FROM hub_models ORDER BY repo_key`)
+	if err != nil {
+		return nil, db.wrap("list hub models", err)
+	}
+	defer rows.Close()
+	var out []hub.Entry
+	for rows.Next() {
+		e, err := scanHubModel(rows)
+		if err != nil {
+			return nil, db.wrap("list hub models", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("list hub models", err)
+	}
+	return out, nil
+}
+
+func scanHubModel(s interface{ Scan(...any) error }) (hub.Entry, error) {
+	var e hub.Entry
+	var fetched, params string
+	if err := s.Scan(&e.Repo, &e.Revision, &fetched, &e.Gated, &e.Config, &params, &e.Weights.Total, &e.ETag); err != nil {
+		return hub.Entry{}, err
+	}
+	t, err := parseTime(fetched)
+	if err != nil {
+		return hub.Entry{}, err
+	}
+	e.FetchedAt = t
+	if err := json.Unmarshal([]byte(params), &e.Weights.ByDType); err != nil {
+		return hub.Entry{}, fmt.Errorf("hub model %s: params_json: %w", e.Repo, err)
+	}
+	if len(e.Weights.ByDType) == 0 {
+		e.Weights.ByDType = nil
+	}
+	return e, nil
+}

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHubModelCache(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	if _, ok, err := db.HubModel(ctx, "Qwen/Qwen3-14B"); ok || err != nil {
+		t.Fatalf("empty cache: ok %v, err %v", ok, err)
+	}
+	e := hub.Entry{Repo: "Qwen/Qwen3-14B", Revision: "8268fe3026cb304910457689366670e803a6fd56", FetchedAt: testNow,
+		Config: []byte(`{"model_type":"qwen3"}`), Weights: sizing.HubWeights{ByDType: map[string]int64{"BF16": 14768307200}, Total: 14768307200},
+		ETag: `"abc"`}
+	if err := db.PutHubModel(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := db.HubModel(ctx, "qwen/QWEN3-14b")
+	if err != nil || !ok {
+		t.Fatalf("lookup in another case: ok %v, err %v", ok, err)
+	}
+	if d := cmp.Diff(e, got); d != "" {
+		t.Errorf("round trip (-put +got):\n%s", d)
+	}
+
+	// A refresh replaces the row; a repo without config.json keeps NULL.
+	e2 := hub.Entry{Repo: "Qwen/Qwen3-14B", Revision: "ffff", FetchedAt: testNow.Add(time.Hour), Gated: "auto", Weights: sizing.HubWeights{Total: 5}}
+	if err := db.PutHubModel(ctx, e2); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutHubModel(ctx, hub.Entry{Repo: "deepseek-ai/DeepSeek-V3.1", Revision: "1", FetchedAt: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.HubModels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all[0].Repo != "deepseek-ai/DeepSeek-V3.1" || all[1].Revision != "ffff" || all[1].Config != nil || all[1].Gated != "auto" {
+		t.Errorf("listing = %+v", all)
+	}
+
+	for _, bad := range []hub.Entry{
+		{Repo: "not a repo", Revision: "1", FetchedAt: testNow},
+		{Repo: "a/b", Revision: "", FetchedAt: testNow},
+		{Repo: "a/b", Revision: "1", FetchedAt: testNow, Gated: "weird"},
+	} {
+		if err := db.PutHubModel(ctx, bad); err == nil {
+			t.Errorf("PutHubModel(%+v) was accepted", bad)
+		}
+	}
+	if all, _ := db.HubModels(ctx); len(all) != 2 {
+		t.Errorf("a refused entry was written: %d rows", len(all))
+	}
+}
+
+// TestCacheAnswersWithTheHubDown resolves a model through a real SQLite
+// cache, then takes the Hub down (failing, then gone) and asks again a
+// week later: the cached copy answers and says how old it is.
+func TestCacheAnswersWithTheHubDown(t *testing.T) {
+	info, err := os.ReadFile("../hub/testdata/info_qwen3-14b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := os.ReadFile("../hub/testdata/config_qwen3-14b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case down.Load():
+			http.Error(w, "Internal Error", http.StatusInternalServerError)
+		case r.URL.Path == "/api/models/Qwen/Qwen3-14B":
+			_, _ = w.Write(info)
+		case strings.HasSuffix(r.URL.Path, "/config.json"):
+			_, _ = w.Write(config)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	path := t.TempDir() + "/fitbot.db"
+	db := openAt(t, path, nil, -1)
+	now := testNow
+	r := &hub.Resolver{Client: &hub.Client{BaseURL: srv.URL, HTTP: srv.Client()}, Cache: db, Now: func() time.Time { return now }}
+	if _, err := r.Resolve(context.Background(), "Qwen/Qwen3-14B"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	// A later run, with the Hub failing and then unreachable.
+	db = openAt(t, path, nil, -1)
+	r.Cache = db
+	now = testNow.Add(7 * 24 * time.Hour)
+	down.Store(true)
+	for _, stage := range []string{"failing", "gone"} {
+		if stage == "gone" {
+			srv.Close()
+		}
+		res, err := r.Resolve(context.Background(), "Qwen/Qwen3-14B")
+		if err != nil {
+			t.Fatalf("Hub %s: %v", stage, err)
+		}
+		total, _ := res.Model.ParamCount()
+		if total != 14_768_307_200 || !strings.Contains(res.Note, "fetched 7 days ago") {
+			t.Errorf("Hub %s: %d parameters, note %q", stage, total, res.Note)
+		}
+	}
+}
