@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -11,10 +12,10 @@ import (
 )
 
 // Asker answers the questions that run the other way round (largest
-// model, longest context, which GPU, buy or rent); *sizing.Estimator is
+// model, longest context, which GPU, buy or rent) within ctx; Fixed is
 // one. The Handler uses Config.Ask.
 type Asker interface {
-	Ask(p sizing.Parsed) (sizing.AskAnswer, error)
+	Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error)
 }
 
 // isAsk reports whether an intent is one of the questions that run the
@@ -29,13 +30,13 @@ func isAsk(i sizing.Intent) bool {
 
 // askAnswer answers a parsed question that runs the other way round, or
 // says this fitbot cannot when Config.Ask is nil.
-func (h *Handler) askAnswer(text string, p sizing.Parsed) Message {
+func (h *Handler) askAnswer(ctx context.Context, text string, p sizing.Parsed) Message {
 	asker := h.cfg.Ask
 	if asker == nil {
 		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
 		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
 	}
-	a, err := asker.Ask(p)
+	a, err := asker.Ask(ctx, p)
 	if err != nil {
 		return h.failure(text, err)
 	}

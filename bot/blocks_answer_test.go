@@ -19,9 +19,9 @@ func TestAlternativesRunCost(t *testing.T) {
 		want, wantAbsent  string
 	}{
 		// 0.33 $/h × 852 h = $281.16 (35.5 days).
-		{"budget and price", ptr(0.33), ptr(852.0), ptr(281.16), "10.6 GiB per GPU, $0.33/h · 35.5 days · $281 — ", ""},
-		{"no budget", ptr(0.33), nil, nil, "10.6 GiB per GPU, $0.33/h — ", "days"},
-		{"budget, no price", nil, ptr(852.0), nil, "10.6 GiB per GPU, 35.5 days — ", "$"},
+		{"budget and price", new(0.33), new(852.0), new(281.16), "10.6 GiB per GPU, $0.33/h · 35.5 days · $281 — ", ""},
+		{"no budget", new(0.33), nil, nil, "10.6 GiB per GPU, $0.33/h — ", "days"},
+		{"budget, no price", nil, new(852.0), nil, "10.6 GiB per GPU, 35.5 days — ", "$"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

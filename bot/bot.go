@@ -28,9 +28,25 @@ import (
 // Parser reads a question the way sizing.Parse does.
 type Parser func(question string) (sizing.Parsed, error)
 
-// Answerer answers a sizing question; *sizing.Estimator is one.
+// Answerer answers a sizing question within ctx (the request's: an
+// answerer that reads prices or fetches a model's config stops with it);
+// Fixed is one.
 type Answerer interface {
-	Answer(q sizing.Query) (sizing.Answer, error)
+	Answer(ctx context.Context, q sizing.Query) (sizing.Answer, error)
+}
+
+// Fixed answers with one estimator, whose prices never change (tests,
+// the load generator). The estimator does no I/O, so it has no use for ctx.
+type Fixed struct{ Estimator *sizing.Estimator }
+
+// Answer implements Answerer.
+func (f Fixed) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
+	return f.Estimator.Answer(q)
+}
+
+// Ask implements Asker.
+func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+	return f.Estimator.Ask(p)
 }
 
 // PlanStore keeps every answer as a plan; *store.DB is one.

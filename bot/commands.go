@@ -74,7 +74,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
 	}
 	if err == nil && isAsk(p.Intent) {
-		return h.askAnswer(text, p)
+		return h.askAnswer(ctx, text, p)
 	}
 	if err == nil && hasModel(p.Query) {
 		return h.answer(ctx, asker, text, p, "")
@@ -83,7 +83,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
-		if _, err = h.cfg.Answer.Answer(p.Query); err == nil {
+		if _, err = h.cfg.Answer.Answer(ctx, p.Query); err == nil {
 			return h.answer(ctx, asker, text, p, "")
 		}
 	}
@@ -126,7 +126,7 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 // The buttons carry the canonical question, so that they work whether or
 // not the plan has been written yet.
 func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
-	a, err := h.cfg.Answer.Answer(p.Query)
+	a, err := h.cfg.Answer.Answer(ctx, p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}

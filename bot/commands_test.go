@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -80,8 +81,8 @@ func TestCommandSavesPlans(t *testing.T) {
 	a := fixtures["llama-3.1-8b qlora rtx-4090"].answer
 	want := []store.Plan{{
 		ID: 1, CreatedAt: testNow, Source: "slack", Team: "T1DC2JH3J", Channel: "C0FITBOT", User: "U2CERLKJA",
-		Question: "llama-3.1-8b qlora rtx-4090", Canonical: "llama-3.1-8b qlora rtx-4090", Request: a.Request, ModelKey: "llama-3.1-8b", Fits: true, Headroom: "comfortable",
-		GPU: "rtx-4090", GPUs: 1, PerGPUBytes: a.PerGPU.TotalBytes, USDPerHour: ptr(0.69), PriceProvider: "runpod", PriceAsOf: ptr(testNow.Add(-3 * time.Hour)),
+		Summary: plan.Summary{Question: "llama-3.1-8b qlora rtx-4090", Canonical: "llama-3.1-8b qlora rtx-4090", Request: a.Request, ModelKey: "llama-3.1-8b", Fits: true, Headroom: "comfortable",
+			GPU: "rtx-4090", GPUs: 1, PerGPUBytes: a.PerGPU.TotalBytes, USDPerHour: new(0.69), PriceProvider: "runpod", PriceAsOf: new(testNow.Add(-3 * time.Hour))},
 	}}
 	if diff := cmp.Diff(want, plans.plans); diff != "" {
 		t.Errorf("saved plans (-want +got):\n%s", diff)
@@ -343,5 +344,36 @@ func TestAnswerWhenTheDatabaseIsBusy(t *testing.T) {
 	h.Wait()
 	if len(plans.plans) != 0 {
 		t.Errorf("plans %+v, want none", plans.plans)
+	}
+}
+
+// requestKey marks a request's context in TestAnswerGetsRequestContext.
+type requestKey struct{}
+
+// ctxAnswerer records the request mark of each context it is given.
+type ctxAnswerer struct{ seen *[]any }
+
+func (c ctxAnswerer) Answer(ctx context.Context, q sizing.Query) (sizing.Answer, error) {
+	*c.seen = append(*c.seen, ctx.Value(requestKey{}))
+	return fakeAnswerer{}.Answer(ctx, q)
+}
+
+func (c ctxAnswerer) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+	*c.seen = append(*c.seen, ctx.Value(requestKey{}))
+	return Fixed{&sizing.Estimator{}}.Ask(ctx, p)
+}
+
+// TestAnswerGetsRequestContext: the answerer and the asker are called
+// with the request's context, not one made up on the way.
+func TestAnswerGetsRequestContext(t *testing.T) {
+	var seen []any
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer, c.Ask = sizing.Parse, ctxAnswerer{&seen}, ctxAnswerer{&seen}
+	})
+	ctx := context.WithValue(context.Background(), requestKey{}, "req-1")
+	h.Command(ctx, slash("llama-3.1-8b qlora rtx-4090"))
+	h.Command(ctx, slash("largest model lora 2x rtx-4090"))
+	if len(seen) != 2 || seen[0] != "req-1" || seen[1] != "req-1" {
+		t.Errorf("the answerer saw %v, want the request's context twice", seen)
 	}
 }

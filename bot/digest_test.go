@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/fakeclock"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -131,19 +132,18 @@ type digestFixture struct {
 	db  *store.DB
 	rec *postRecorder
 	web *WebAPI
-	now time.Time
-	mu  sync.Mutex
+	now *fakeclock.Clock
 }
 
 func newDigestFixture(t *testing.T, script ...scriptedReply) *digestFixture {
 	t.Helper()
-	f := &digestFixture{now: digestDue}
+	f := &digestFixture{now: fakeclock.New(digestDue)}
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fitbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	db.Now = f.clock
+	db.Now = f.now.Now
 	f.db = db
 	f.rec = newPostRecorder(script...)
 	f.web, _ = newTestWebAPI(t, f.rec, nil)
@@ -165,18 +165,6 @@ func newDigestFixture(t *testing.T, script ...scriptedReply) *digestFixture {
 // digestDue is a Monday 09:00 UTC, when the default schedule posts.
 var digestDue = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-func (f *digestFixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *digestFixture) advance(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.now = f.now.Add(d)
-}
-
 // poster is one fitbot instance's digest poster; its waits advance the
 // fixture's clock instead of sleeping.
 func (f *digestFixture) poster(t *testing.T, db DigestStore, holder string) *DigestPoster {
@@ -186,9 +174,9 @@ func (f *digestFixture) poster(t *testing.T, db DigestStore, holder string) *Dig
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.clock = f.clock
+	p.clock = f.now.Now
 	p.sleep = func(ctx context.Context, d time.Duration) error {
-		f.advance(d)
+		f.now.Advance(d)
 		return ctx.Err()
 	}
 	return p
@@ -240,7 +228,7 @@ func TestPostWeeklyTwoInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Close() })
-	other.Now = f.clock
+	other.Now = f.now.Now
 	posters := []*DigestPoster{f.poster(t, f.db, "a"), f.poster(t, other, "b")}
 	for _, p := range posters {
 		// The loser polls until the winner's post lands; the clock stands
@@ -273,10 +261,10 @@ func TestPostWeeklyAfterCrash(t *testing.T) {
 	if _, won, err := f.db.ClaimDigest(ctx, "C0DIGEST", digestDue.Add(-pricing.Week), digestDue, "crashed/0000", DefaultDigestClaimTTL); err != nil || !won {
 		t.Fatalf("the crashed instance's claim: won %v, %v", won, err)
 	}
-	f.advance(30 * time.Second) // the restart
+	f.now.Advance(30 * time.Second) // the restart
 	p := f.poster(t, f.db, "restarted")
 	for range 2 {
-		if err := p.PostWeekly(ctx, f.clock()); err != nil {
+		if err := p.PostWeekly(ctx, f.now.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -287,7 +275,7 @@ func TestPostWeeklyAfterCrash(t *testing.T) {
 	if err != nil || rec.ClaimedBy != "restarted" || rec.Attempts != 2 || rec.TS == "" {
 		t.Errorf("record = %+v, %v", rec, err)
 	}
-	if waited := f.clock().Sub(digestDue); waited < DefaultDigestClaimTTL {
+	if waited := f.now.Now().Sub(digestDue); waited < DefaultDigestClaimTTL {
 		t.Errorf("posted %v after the crashed claim, before it ran out (%v)", waited, DefaultDigestClaimTTL)
 	}
 }

@@ -148,7 +148,7 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 		if _, err := e.post.Post(ctx, in.asker.channel, thread, msg); err != nil {
 			e.log.Error("bot: posting the answer failed", "event_id", key, "kind", in.kind, "err", err)
 		}
-		observeQuestion(e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
+		observeQuestion(ctx, e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
 	})
 }
 

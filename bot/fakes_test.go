@@ -20,8 +20,6 @@ import (
 // testNow is the clock every test handler runs on.
 var testNow = time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 
-func ptr[T any](v T) *T { return &v }
-
 // fakeParser reads the questions of fixtureAnswers and rejects the rest
 // the way sizing.Parse does, with an *InputError.
 func fakeParser(question string) (sizing.Parsed, error) {
@@ -60,7 +58,7 @@ var fixtures = map[string]fixture{
 			PerGPU: sizing.Memory{WeightsBytes: 5_905_580_032, GradientsBytes: 167_772_160, OptimizerBytes: 1_006_632_960,
 				ActivationsBytes: 1_610_612_736, OverheadBytes: 1_073_741_824, TotalBytes: 9_764_339_712},
 			VRAMBytes:   25_390_809_088,
-			Throughput:  sizing.Throughput{TokensPerSecond: ptr(2150.0), Hours: ptr(12.9), USDPerHour: ptr(0.69), USDTotal: ptr(8.90)},
+			Throughput:  sizing.Throughput{TokensPerSecond: new(2150.0), Hours: new(12.9), USDPerHour: new(0.69), USDTotal: new(8.90)},
 			ModelName:   "Llama 3.1 8B",
 			GPUName:     "RTX 4090 24 GB",
 			Headroom:    sizing.HeadroomComfortable,
@@ -79,14 +77,14 @@ var fixtures = map[string]fixture{
 			PerGPU: sizing.Memory{WeightsBytes: 141_107_412_992, GradientsBytes: 141_107_412_992, OptimizerBytes: 846_644_477_952,
 				ActivationsBytes: 5_368_709_120, OverheadBytes: 1_073_741_824, TotalBytes: 1_135_301_754_880},
 			VRAMBytes:  25_390_809_088,
-			Throughput: sizing.Throughput{USDPerHour: ptr(0.69)},
+			Throughput: sizing.Throughput{USDPerHour: new(0.69)},
 			Alternatives: []sizing.Alternative{
-				{Method: sizing.MethodQLoRA, Optimizer: sizing.OptimizerAdamW, GPU: "rtx-4090", GPUs: 2, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 23_622_320_128, USDPerHour: ptr(1.38), Why: "smallest change on the asked card"},
-				{Method: sizing.MethodFull, Optimizer: sizing.OptimizerAdamW, GPU: "h100", GPUs: 16, ZeROStage: 3, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 75_161_927_680, USDPerHour: ptr(47.84), Why: "full fine-tune as asked, sharded"},
-				{Method: sizing.MethodFull, Optimizer: sizing.OptimizerAdamW, GPU: "a100-80", GPUs: 16, ZeROStage: 3, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 76_235_669_504, USDPerHour: ptr(30.24), Why: "cheapest full fine-tune"},
-				{Method: sizing.MethodLoRA, Optimizer: sizing.OptimizerAdamW, GPU: "a100-80", GPUs: 2, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 79_456_894_976, USDPerHour: ptr(3.78), Why: "16-bit LoRA"},
+				{Method: sizing.MethodQLoRA, Optimizer: sizing.OptimizerAdamW, GPU: "rtx-4090", GPUs: 2, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 23_622_320_128, USDPerHour: new(1.38), Why: "smallest change on the asked card"},
+				{Method: sizing.MethodFull, Optimizer: sizing.OptimizerAdamW, GPU: "h100", GPUs: 16, ZeROStage: 3, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 75_161_927_680, USDPerHour: new(47.84), Why: "full fine-tune as asked, sharded"},
+				{Method: sizing.MethodFull, Optimizer: sizing.OptimizerAdamW, GPU: "a100-80", GPUs: 16, ZeROStage: 3, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 76_235_669_504, USDPerHour: new(30.24), Why: "cheapest full fine-tune"},
+				{Method: sizing.MethodLoRA, Optimizer: sizing.OptimizerAdamW, GPU: "a100-80", GPUs: 2, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 79_456_894_976, USDPerHour: new(3.78), Why: "16-bit LoRA"},
 				{Method: sizing.MethodFull, Optimizer: sizing.OptimizerAdamW, GPU: "rtx-4090", GPUs: 8, ZeROStage: 3, Offload: sizing.OffloadCPU, Fits: true, TotalBytes: 22_548_578_304, Why: "ZeRO-3 with CPU offload"},
-				{Method: sizing.MethodQLoRA, Optimizer: sizing.OptimizerAdamW, GPU: "a100-80", GPUs: 1, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 48_318_382_080, USDPerHour: ptr(1.89), Why: "one card"},
+				{Method: sizing.MethodQLoRA, Optimizer: sizing.OptimizerAdamW, GPU: "a100-80", GPUs: 1, Offload: sizing.OffloadNone, Fits: true, TotalBytes: 48_318_382_080, USDPerHour: new(1.89), Why: "one card"},
 			},
 			ModelName:   "Llama 3.1 70B",
 			GPUName:     "RTX 4090 24 GB",
@@ -101,7 +99,7 @@ var fixtures = map[string]fixture{
 // fakeAnswerer answers the fixtures' queries; a query for model "panic" panics.
 type fakeAnswerer struct{}
 
-func (fakeAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+func (fakeAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
 	if q.Model == "panic" {
 		panic("estimator bug")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -25,10 +26,10 @@ func TestGoldenMessages(t *testing.T) {
 	fitting := fixtures["llama-3.1-8b qlora rtx-4090"].answer
 	over := fixtures["llama-3.1-70b full rtx-4090"].answer
 	plans := []store.Plan{
-		{ID: 12, CreatedAt: testNow.Add(-24 * time.Hour), Source: "slack", User: "U2CERLKJA", Question: "mistral 7b lora 4090",
-			ModelKey: "mistral-7b-v0.1", Fits: true, GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_253_611_008, USDPerHour: ptr(0.69)},
-		{ID: 3, CreatedAt: testNow.Add(-30 * 24 * time.Hour), Source: "cli", Question: "mistral-7b full a100", ModelKey: "mistral-7b-v0.1",
-			Fits: false, GPU: "a100-80", GPUs: 1, PerGPUBytes: 126_701_535_232},
+		{ID: 12, CreatedAt: testNow.Add(-24 * time.Hour), Source: "slack", User: "U2CERLKJA", Summary: plan.Summary{Question: "mistral 7b lora 4090",
+			ModelKey: "mistral-7b-v0.1", Fits: true, GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_253_611_008, USDPerHour: new(0.69)}},
+		{ID: 3, CreatedAt: testNow.Add(-30 * 24 * time.Hour), Source: "cli", Summary: plan.Summary{Question: "mistral-7b full a100", ModelKey: "mistral-7b-v0.1",
+			Fits: false, GPU: "a100-80", GPUs: 1, PerGPUBytes: 126_701_535_232}},
 	}
 	tests := []struct {
 		name string

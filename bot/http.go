@@ -129,7 +129,7 @@ func (s *HTTP) commands(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	msg := s.handler.Command(r.Context(), cmd)
 	writeJSON(w, msg)
-	observeQuestion(s.log, s.metrics, KindSlash, NewRequestID(), who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}, msg, time.Since(start))
+	observeQuestion(r.Context(), s.log, s.metrics, KindSlash, NewRequestID(), who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}, msg, time.Since(start))
 }
 
 // missingFields names the first field a slash command cannot do without, or "".

@@ -89,7 +89,7 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 		if err != nil {
 			return h.failure(q, err), false
 		}
-		a, err := h.cfg.Answer.Answer(p.Query)
+		a, err := h.cfg.Answer.Answer(ctx, p.Query)
 		if err != nil {
 			return h.failure(q, err), false
 		}

@@ -259,16 +259,17 @@ func outcomeOf(msg Message) string {
 }
 
 // observeQuestion records one question in the metrics and writes its log
-// line: kind, outcome, latency and the request id (the Socket Mode
+// line (with the request's ctx, for handlers that read it): kind,
+// outcome, latency and the request id (the Socket Mode
 // envelope, the event id, or one made up for HTTP), never the text.
-func observeQuestion(log *slog.Logger, m *Metrics, kind, requestID string, asker who, msg Message, latency time.Duration) {
+func observeQuestion(ctx context.Context, log *slog.Logger, m *Metrics, kind, requestID string, asker who, msg Message, latency time.Duration) {
 	outcome := outcomeOf(msg)
 	m.Question(kind, outcome, latency)
 	level := slog.LevelInfo
 	if outcome == OutcomeError {
 		level = slog.LevelWarn
 	}
-	log.Log(context.Background(), level, "question",
+	log.Log(ctx, level, "question",
 		"kind", kind, "outcome", outcome, "latency_ms", float64(latency.Microseconds())/1000,
 		"request_id", requestID, "team", asker.team, "channel", asker.channel, "user", asker.user)
 }

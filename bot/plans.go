@@ -104,12 +104,14 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
 		return apology()
 	}
-	d := plan.Reanswer(saved.Summary(), func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, h.cfg.Answer, nil)
+	d := plan.Reanswer(saved.Summary, func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, plan.AnswerFunc(func(q sizing.Query) (sizing.Answer, error) {
+		return h.cfg.Answer.Answer(ctx, q)
+	}), nil)
 	if d.Now == nil {
 		if d.Err == nil {
 			return errorMessage(fmt.Sprintf("Plan #%d cannot be re-answered: %s.", id, d.Problem), "plans mistral-7b")
 		}
-		return h.failure(saved.Summary().Text(), d.Err)
+		return h.failure(saved.Summary.Text(), d.Err)
 	}
 	a := *d.Now
 	view := answerView{ref: planRef(id), details: details, now: h.now(), note: replanNote(saved, d)}

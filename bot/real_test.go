@@ -29,8 +29,8 @@ func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
 	tb.Cleanup(func() { db.Close() })
 	h, err := New(Config{
 		Parse:   sizing.Parse,
-		Answer:  &sizing.Estimator{Prices: pricing.DefaultSheet()},
-		Ask:     &sizing.Estimator{Prices: pricing.DefaultSheet()},
+		Answer:  Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
+		Ask:     Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond: NewResponseURLPoster(http.DefaultClient),
 		Plans:   db,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -45,7 +45,8 @@ func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
 	_ Parser    = sizing.Parse
-	_ Answerer  = (*sizing.Estimator)(nil)
+	_ Answerer  = Fixed{}
+	_ Asker     = Fixed{}
 	_ PlanStore = (*store.DB)(nil)
 	_ PriceBook = (*store.DB)(nil)
 )

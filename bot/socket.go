@@ -227,7 +227,7 @@ func (s *Socket) slash(ctx context.Context, req socketmode.Request, cmd slack.Sl
 	start := s.h.now()
 	msg := s.h.Command(ctx, cmd)
 	s.ack(ctx, req, cmd, msg)
-	observeQuestion(s.log, s.metrics, KindSlash, req.EnvelopeID, who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}, msg, s.h.now().Sub(start))
+	observeQuestion(ctx, s.log, s.metrics, KindSlash, req.EnvelopeID, who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}, msg, s.h.now().Sub(start))
 }
 
 // ack sends msg as the acknowledgement of req, or, when it is too large

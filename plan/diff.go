@@ -13,6 +13,13 @@ type Answerer interface {
 	Answer(sizing.Query) (sizing.Answer, error)
 }
 
+// AnswerFunc is a function that answers a query, as an Answerer (a
+// caller's answerer bound to its request's context).
+type AnswerFunc func(sizing.Query) (sizing.Answer, error)
+
+// Answer implements Answerer.
+func (f AnswerFunc) Answer(q sizing.Query) (sizing.Answer, error) { return f(q) }
+
 // Changed says which parts of a plan's answer differ today.
 type Changed struct {
 	Verdict  bool // fits or headroom

@@ -23,8 +23,6 @@ func saved(t *testing.T, question string, prices sheet) Summary {
 	return FromAnswer(question, parsed.Query, a)
 }
 
-func fptr(v float64) *float64 { return &v }
-
 // TestReanswer: one rule for what changed, whatever re-answers the plan.
 func TestReanswer(t *testing.T) {
 	const q = "mistral 7b lora a100-80gb"
@@ -37,20 +35,20 @@ func TestReanswer(t *testing.T) {
 		problem string
 		pct     *float64
 	}{
-		{name: "nothing changed", prices: sheet{"a100-80": 1.19}, pct: fptr(0)},
-		{name: "price up", prices: sheet{"a100-80": 1.50}, want: Changed{Price: true}, pct: fptr(100 * (1.50 - 1.19) / 1.19)},
-		{name: "under half a cent is no change", prices: sheet{"a100-80": 1.194}, pct: fptr(100 * (1.194 - 1.19) / 1.19)},
+		{name: "nothing changed", prices: sheet{"a100-80": 1.19}, pct: new(0.0)},
+		{name: "price up", prices: sheet{"a100-80": 1.50}, want: Changed{Price: true}, pct: new(100 * (1.50 - 1.19) / 1.19)},
+		{name: "under half a cent is no change", prices: sheet{"a100-80": 1.194}, pct: new(100 * (1.194 - 1.19) / 1.19)},
 		{name: "price gone", prices: sheet{}, want: Changed{Price: true}},
 		{name: "price appeared", then: func(s Summary) Summary { s.USDPerHour = nil; return s },
 			prices: sheet{"a100-80": 1.19}, want: Changed{Price: true}},
 		{name: "verdict and memory", then: func(s Summary) Summary { s.Fits, s.PerGPUBytes = false, 2*s.PerGPUBytes; return s },
-			prices: sheet{"a100-80": 1.19}, want: Changed{Verdict: true, Memory: true}, pct: fptr(0)},
+			prices: sheet{"a100-80": 1.19}, want: Changed{Verdict: true, Memory: true}, pct: new(0.0)},
 		{name: "headroom is part of the verdict", then: func(s Summary) Summary { s.Headroom = string(sizing.HeadroomTight); return s },
-			prices: sheet{"a100-80": 1.19}, want: Changed{Verdict: true}, pct: fptr(0)},
+			prices: sheet{"a100-80": 1.19}, want: Changed{Verdict: true}, pct: new(0.0)},
 		{name: "hardware", then: func(s Summary) Summary { s.GPUs = 2; return s },
-			prices: sheet{"a100-80": 1.19}, want: Changed{Hardware: true}, pct: fptr(0)},
+			prices: sheet{"a100-80": 1.19}, want: Changed{Hardware: true}, pct: new(0.0)},
 		{name: "no canonical text falls back to the question", then: func(s Summary) Summary { s.Canonical = ""; return s },
-			prices: sheet{"a100-80": 1.19}, pct: fptr(0)},
+			prices: sheet{"a100-80": 1.19}, pct: new(0.0)},
 		{name: "config plans are not kept", then: func(s Summary) Summary { s.ModelKey = "config:my-model"; return s },
 			problem: "config.json"},
 		{name: "unanswerable", then: func(s Summary) Summary { s.Canonical = "lora on a toaster"; return s },

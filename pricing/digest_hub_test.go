@@ -15,7 +15,7 @@ import (
 func TestDigestRepricesHubPlans(t *testing.T) {
 	hubPlan := DigestPlan{ID: 50, CreatedAt: digestEnd.Add(-24 * time.Hour), Summary: plan.Summary{
 		Question: "/fit Qwen/Qwen3-1.7B lora h100", Canonical: "hf.co/Qwen/Qwen3-1.7B lora h100", ModelKey: "hub:qwen/qwen3-1.7b",
-		GPU: "h100", GPUs: 1, Fits: true, USDPerHour: ptrFloat(2.69)}}
+		GPU: "h100", GPUs: 1, Fits: true, USDPerHour: new(2.69)}}
 	resolve := func(q string) (sizing.Parsed, error) {
 		p, err := sizing.Parse(q)
 		if err != nil || p.Hub == "" {

@@ -137,8 +137,6 @@ func digestRuns() []Run {
 	return rs
 }
 
-func ptrFloat(v float64) *float64 { return &v }
-
 // digestPlans are the team's plans: two asks of one 70B QLoRA question,
 // a full fine-tune on eight H100s, a LoRA that does not fit a 4090, and
 // one from before the 90-day window.
@@ -146,15 +144,15 @@ func digestPlans() []DigestPlan {
 	day := 24 * time.Hour
 	return []DigestPlan{
 		{ID: 41, CreatedAt: digestEnd.Add(-2 * day), Summary: plan.Summary{Question: "can we qlora llama 3.1 70b on two a100s, 1B tokens", Canonical: "llama-3.1-70b qlora 2xa100-80 1b tokens",
-			GPU: "a100-80", GPUs: 2, Fits: true, USDPerHour: ptrFloat(2.42)}},
+			GPU: "a100-80", GPUs: 2, Fits: true, USDPerHour: new(2.42)}},
 		{ID: 30, CreatedAt: digestEnd.Add(-20 * day), Summary: plan.Summary{Question: "llama 3.1 70b qlora 2 a100 1B tokens", Canonical: "llama-3.1-70b qlora 2xa100-80 1b tokens",
-			GPU: "a100-80", GPUs: 2, Fits: true, USDPerHour: ptrFloat(2.42)}},
+			GPU: "a100-80", GPUs: 2, Fits: true, USDPerHour: new(2.42)}},
 		{ID: 38, CreatedAt: digestEnd.Add(-9 * day), Summary: plan.Summary{Question: "mistral 7b full 8 h100 300M tokens", Canonical: "mistral-7b-v0.1 full 8xh100 300m tokens",
-			GPU: "h100", GPUs: 8, Fits: true, USDPerHour: ptrFloat(21.52)}},
+			GPU: "h100", GPUs: 8, Fits: true, USDPerHour: new(21.52)}},
 		{ID: 22, CreatedAt: digestEnd.Add(-40 * day), Summary: plan.Summary{Question: "/fit 13B lora 4090", Canonical: "13b lora rtx-4090",
-			GPU: "rtx-4090", GPUs: 1, Fits: false, USDPerHour: ptrFloat(0.34)}},
+			GPU: "rtx-4090", GPUs: 1, Fits: false, USDPerHour: new(0.34)}},
 		{ID: 3, CreatedAt: digestEnd.Add(-120 * day), Summary: plan.Summary{Question: "llama 3.1 8b inference l4", Canonical: "llama-3.1-8b inference l4",
-			GPU: "l4", GPUs: 1, Fits: true, USDPerHour: ptrFloat(0.71)}},
+			GPU: "l4", GPUs: 1, Fits: true, USDPerHour: new(0.71)}},
 	}
 }
 
@@ -391,7 +389,7 @@ func BenchmarkBuildDigest(b *testing.B) {
 	var plans []DigestPlan
 	for i := range 50 {
 		plans = append(plans, DigestPlan{ID: int64(i), CreatedAt: digestEnd.Add(-time.Duration(i) * 24 * time.Hour),
-			Summary: plan.Summary{Question: "q", Canonical: fmt.Sprintf("llama-3.1-8b lora %dxh100", 1+i%8), GPU: "h100", GPUs: 1 + i%8, USDPerHour: ptrFloat(2.69)}})
+			Summary: plan.Summary{Question: "q", Canonical: fmt.Sprintf("llama-3.1-8b lora %dxh100", 1+i%8), GPU: "h100", GPUs: 1 + i%8, USDPerHour: new(2.69)}})
 	}
 	in := DigestInput{WeekEnd: digestEnd, Observations: h, Runs: digestRuns(), Plans: plans, Fallback: DefaultSheet()}
 	for b.Loop() {

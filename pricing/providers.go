@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -10,26 +11,28 @@ import (
 
 // Provider is one price source fitbot can refresh from.
 type Provider struct {
-	Name   string // stable name: the store's provider, FITBOT_<NAME>_URL, --provider NAME
-	KeyEnv string // environment variable with its API key; "" when it needs none
-	// KeyOptional: the provider answers without its key too, and sends
-	// it when KeyEnv is set (RunPod).
-	KeyOptional bool
-	Regional    bool // its regions are chosen with FITBOT_<NAME>_REGIONS
-	new         func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
+	Name     string // stable name: the store's provider, --provider NAME
+	Keyed    bool   // it needs an API key, and is refreshed only with one
+	KeyTaken bool   // it answers without a key, and sends one when given (RunPod)
+	Regional bool   // the regions it prices can be chosen
+	new      func(baseURL, key string, hc *http.Client, logger *slog.Logger) Fetcher
 	// many, for a published multi-provider catalog, makes one fetcher per
 	// catalog file instead of new's one, so that each keeps its own last
 	// good prices.
 	many func(baseURL string, hc *http.Client, logger *slog.Logger) []Fetcher
 }
 
-// URLEnv is the environment variable that points the provider elsewhere
-// (a mirror, a test server): FITBOT_AWS_URL for aws.
-func (p Provider) URLEnv() string { return "FITBOT_" + strings.ToUpper(p.Name) + "_URL" }
+// ProviderSettings is what the operator chose for one provider (the
+// command reads them from its environment; pricing knows no variable).
+type ProviderSettings struct {
+	URL     string   // a mirror or test server; "" for the provider's API
+	Key     string   // the API key of a Keyed or KeyTaken provider
+	Regions []string // a Regional provider's regions; none for fitbot's list
+}
 
-// RegionsEnv is the environment variable that lists a regional
-// provider's regions, comma-separated: FITBOT_AWS_REGIONS for aws.
-func (p Provider) RegionsEnv() string { return "FITBOT_" + strings.ToUpper(p.Name) + "_REGIONS" }
+// ErrNoKey is Fetchers' error for a keyed provider asked for by name
+// without its key.
+var ErrNoKey = errors.New("needs an API key")
 
 // Providers lists every provider fitbot knows, in refresh order: the ones
 // that need no key, then the keyed ones.
@@ -37,12 +40,12 @@ func Providers() []Provider {
 	return []Provider{
 		{Name: "aws", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAWS(u, hc, l) }},
 		{Name: "azure", Regional: true, new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewAzure(u, hc, l) }},
-		{Name: "runpod", KeyEnv: "RUNPOD_API_KEY", KeyOptional: true, new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewRunPod(u, k, hc, l) }},
+		{Name: "runpod", KeyTaken: true, new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewRunPod(u, k, hc, l) }},
 		{Name: "vast", new: func(u, _ string, hc *http.Client, l *slog.Logger) Fetcher { return NewVast(u, hc, l) }},
 		{Name: "gpuhunt", many: gpuhuntFetchers},
 		{Name: "skypilot", many: skypilotFetchers},
-		{Name: "lambda", KeyEnv: "LAMBDA_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewLambda(u, k, hc, l) }},
-		{Name: "gcp", KeyEnv: "GCP_API_KEY", new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewGCP(u, k, hc, l) }},
+		{Name: "lambda", Keyed: true, new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewLambda(u, k, hc, l) }},
+		{Name: "gcp", Keyed: true, new: func(u, k string, hc *http.Client, l *slog.Logger) Fetcher { return NewGCP(u, k, hc, l) }},
 	}
 }
 
@@ -55,13 +58,13 @@ func ProviderNames() []string {
 	return names
 }
 
-// Fetchers builds the fetchers to refresh from, reading the environment
-// through getenv: every provider that needs no key, and each keyed one
+// Fetchers builds the fetchers to refresh from, as settings (by
+// provider name) say: every provider that needs no key, and each keyed one
 // whose key is set. With only set, just that provider (every catalog file
 // of a catalog source, or one: "gpuhunt:nebius"), and an error when it is
-// unknown or its key is missing. A FITBOT_<NAME>_URL that is not an
-// absolute http(s) URL is an error naming the variable.
-func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *slog.Logger) ([]Fetcher, error) {
+// unknown or its key is missing (ErrNoKey). A URL that is not an
+// absolute http(s) URL, or a region fitbot does not price, is an error.
+func Fetchers(settings map[string]ProviderSettings, only string, hc *http.Client, logger *slog.Logger) ([]Fetcher, error) {
 	var out []Fetcher
 	found := false
 	source, file, oneFile := strings.Cut(only, ":") // "gpuhunt:nebius": one catalog file
@@ -70,25 +73,21 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 			continue
 		}
 		found = true
-		key := ""
-		if p.KeyEnv != "" {
-			key = strings.TrimSpace(getenv(p.KeyEnv))
-			if key == "" && !p.KeyOptional {
-				if only != "" {
-					return nil, fmt.Errorf("provider %s needs an API key in %s", p.Name, p.KeyEnv)
-				}
-				continue
+		s := settings[p.Name]
+		if p.Keyed && s.Key == "" {
+			if only != "" {
+				return nil, fmt.Errorf("provider %s %w", p.Name, ErrNoKey)
 			}
+			continue
 		}
-		base := strings.TrimSpace(getenv(p.URLEnv()))
-		if base != "" {
-			u, err := url.Parse(base)
+		if s.URL != "" {
+			u, err := url.Parse(s.URL)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil, fmt.Errorf("%s=%q is not an absolute http(s) URL", p.URLEnv(), base)
+				return nil, fmt.Errorf("provider %s: %q is not an absolute http(s) URL", p.Name, s.URL)
 			}
 		}
 		if p.many != nil {
-			for _, f := range p.many(base, hc, logger) {
+			for _, f := range p.many(s.URL, hc, logger) {
 				if !oneFile || f.Name() == only {
 					out = append(out, f)
 				}
@@ -101,10 +100,16 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 		if oneFile {
 			return nil, fmt.Errorf("provider %s has no catalogs; use --provider %s", p.Name, p.Name)
 		}
-		f := p.new(base, key, hc, logger)
-		if p.Regional {
-			if err := setRegions(f, p.RegionsEnv(), getenv(p.RegionsEnv())); err != nil {
-				return nil, err
+		f := p.new(s.URL, s.Key, hc, logger)
+		if p.Regional && len(s.Regions) > 0 {
+			if err := CheckRegions(p.Name, s.Regions); err != nil {
+				return nil, fmt.Errorf("provider %s: %w", p.Name, err)
+			}
+			switch f := f.(type) {
+			case *AWS:
+				f.Regions = s.Regions
+			case *Azure:
+				f.Regions = s.Regions
 			}
 		}
 		out = append(out, f)
@@ -115,33 +120,20 @@ func Fetchers(getenv func(string) string, only string, hc *http.Client, logger *
 	return out, nil
 }
 
-// setRegions applies a FITBOT_<NAME>_REGIONS list to a regional fetcher;
-// an empty list keeps its defaults.
-func setRegions(f Fetcher, env, list string) error {
-	var regions []string
-	for r := range strings.SplitSeq(list, ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			regions = append(regions, r)
-		}
-	}
-	if len(regions) == 0 {
-		return nil
-	}
-	switch f := f.(type) {
-	case *AWS:
-		for _, r := range regions {
+// CheckRegions reports the first of a regional provider's regions that
+// fitbot cannot price.
+func CheckRegions(provider string, regions []string) error {
+	for _, r := range regions {
+		switch provider {
+		case "aws":
 			if _, ok := awsLocations[r]; !ok {
-				return fmt.Errorf("%s: %q is not an AWS region fitbot prices (known: %s)", env, r, strings.Join(AWSRegions(), ", "))
+				return fmt.Errorf("%q is not an AWS region fitbot prices (known: %s)", r, strings.Join(AWSRegions(), ", "))
 			}
-		}
-		f.Regions = regions
-	case *Azure:
-		for _, r := range regions {
+		case "azure":
 			if !isSlug(r) {
-				return fmt.Errorf("%s: %q is not an Azure region name such as eastus", env, r)
+				return fmt.Errorf("%q is not an Azure region name such as eastus", r)
 			}
 		}
-		f.Regions = regions
 	}
 	return nil
 }

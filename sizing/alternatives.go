@@ -209,94 +209,69 @@ type weightFormat struct {
 func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 	base := rs.req
 	g := &rs.gpu
-	var buf [512]sameCardOption
-	found := buf[:0]
-	var countBuf [16]int
-	counts := largerCounts(countBuf[:0], base.GPUs, g)
-	var fmtBuf [6]weightFormat
-	formats := inferenceFormats(fmtBuf[:0], base, g)
-	// consider evaluates one configuration and reports whether it fits;
-	// the callers stop adding cards at the first count that fits, since
-	// the same changes on more cards are only a bigger change.
-	consider := func(ch altChange, n, f int) bool {
-		if len(found) == cap(found) {
-			return true
+	// The capacities are what these usually hold, so that the search
+	// allocates little; more simply grows the slices.
+	counts := largerCounts(make([]int, 0, 16), base.GPUs, g)
+	formats := inferenceFormats(make([]weightFormat, 0, 6), base, g)
+	found := make([]sameCardOption, 0, 64)
+	// onFewestCards adds the changes ch (with weight format f) on the
+	// fewest cards that fit them, if any: the same changes on more cards
+	// are only a bigger change.
+	onFewestCards := func(ch altChange, f int) {
+		for _, n := range counts {
+			c := ch
+			if n != base.GPUs {
+				c |= chMoreGPUs
+			}
+			r := applyChanges(base, c, n, formats, f, g)
+			total := rs.memory(&r).TotalBytes
+			if total > g.MemoryBytes {
+				continue
+			}
+			if c != 0 {
+				// Later formats are further from the question: FP8, then int8, then 4-bit.
+				found = append(found, sameCardOption{changes: c, gpus: r.GPUs, format: f, total: total, cost: c.cost(base.GPUs, r.GPUs) + max(f-1, 0)})
+			}
+			return
 		}
-		r := applyChanges(base, ch, n, formats, f, g)
-		total := rs.memory(&r).TotalBytes
-		if total > g.MemoryBytes {
-			return false
-		}
-		if ch != 0 {
-			// Later formats are further from the question: FP8, then int8, then 4-bit.
-			found = append(found, sameCardOption{changes: ch, gpus: r.GPUs, format: f, total: total, cost: ch.cost(base.GPUs, r.GPUs) + max(f-1, 0)})
-		}
-		return true
 	}
 	if base.Method == MethodInference {
+		options := make([]altChange, 0, 1)
+		if base.KVPrecision != PrecisionFP8 {
+			options = append(options, chKV)
+		}
 		for f := range formats {
-			for i, kv := range [...]bool{false, base.KVPrecision != PrecisionFP8} {
-				if i > 0 && !kv {
-					continue
-				}
-				for _, n := range counts {
-					var ch altChange
-					if f > 0 {
-						ch |= chQuant
-					}
-					if kv {
-						ch |= chKV
-					}
-					if n != base.GPUs {
-						ch |= chMoreGPUs
-					}
-					if consider(ch, n, f) {
-						break
-					}
-				}
+			var quant altChange
+			if f > 0 {
+				quant = chQuant
+			}
+			for subset := range combinations(options) {
+				onFewestCards(quant|with(options, subset), f)
 			}
 		}
 	} else {
 		for _, m := range trainingMethods(base.Method) {
-			// QLoRA turns checkpointing on by itself: no separate step.
-			ckpts := [...]bool{false, !base.GradCheckpointing && m != MethodQLoRA}
-			opt8s := [...]bool{false, base.Optimizer == OptimizerAdamW}
-			offs := [...]bool{false, base.Offload == OffloadNone}
-			for i, ckpt := range ckpts {
-				for j, opt8 := range opt8s {
-					for k, off := range offs {
-						if (i > 0 && !ckpt) || (j > 0 && !opt8) || (k > 0 && !off) {
-							continue // the option does not apply: already tried
-						}
-						for _, n := range counts {
-							ch := methodChange(base.Method, m)
-							if ckpt {
-								ch |= chCheckpointing
-							}
-							if opt8 {
-								ch |= chOptimizer8bit
-							}
-							if off {
-								ch |= chOffload
-							}
-							if n != base.GPUs {
-								ch |= chMoreGPUs
-							}
-							if consider(ch, n, 0) {
-								break
-							}
-						}
-					}
-				}
+			options := make([]altChange, 0, 3)
+			if !base.GradCheckpointing && m != MethodQLoRA { // QLoRA turns checkpointing on by itself
+				options = append(options, chCheckpointing)
+			}
+			if base.Optimizer == OptimizerAdamW {
+				options = append(options, chOptimizer8bit)
+			}
+			if base.Offload == OffloadNone {
+				options = append(options, chOffload)
+			}
+			for subset := range combinations(options) {
+				onFewestCards(methodChange(base.Method, m)|with(options, subset), 0)
 			}
 		}
 	}
 	var kept []altCandidate
-	var keptOpts [maxSameCard]sameCardOption
+	keptOpts := make([]sameCardOption, 0, maxSameCard)
 	for len(kept) < maxSameCard {
 		best := -1
 		for i := range found {
-			if dominated(&found[i], keptOpts[:len(kept)]) {
+			if dominated(&found[i], keptOpts) {
 				continue
 			}
 			if best < 0 || betterOption(&found[i], &found[best]) {
@@ -310,10 +285,25 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 		r := applyChanges(base, o.changes, o.gpus, formats, o.format, g)
 		c := e.newCandidate(r, g, o.changes, o.total)
 		c.why = describeChange(rs, c)
-		keptOpts[len(kept)] = o
+		keptOpts = append(keptOpts, o)
 		kept = append(kept, c)
 	}
 	return kept
+}
+
+// combinations is the number of subsets of options, none first: a
+// subset is a bit mask over options, which with turns into changes.
+func combinations(options []altChange) int { return 1 << len(options) }
+
+// with is the changes of the options that subset's bits select.
+func with(options []altChange, subset int) altChange {
+	var ch altChange
+	for i, o := range options {
+		if subset&(1<<i) != 0 {
+			ch |= o
+		}
+	}
+	return ch
 }
 
 // betterOption orders same-card options: smaller change, then fewer GPUs, then

@@ -9,8 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // corpusLine is one line of testdata/questions.txt.
 type corpusLine struct {
 	line     int
@@ -128,21 +126,21 @@ func TestParseQuery(t *testing.T) {
 		{"dual 4090", Query{GPU: "rtx-4090", GPUs: 2}},
 		{"quad 3090", Query{GPU: "rtx-3090", GPUs: 4}},
 		{"sixteen a100s", Query{GPU: "a100-80", GPUs: 16}},
-		{"zero3", Query{ZeROStage: ptr(3)}},
-		{"zero-2", Query{ZeROStage: ptr(2)}},
-		{"zero 1", Query{ZeROStage: ptr(1)}},
-		{"z3", Query{ZeROStage: ptr(3)}},
-		{"fsdp", Query{ZeROStage: ptr(3)}},
-		{"ddp", Query{ZeROStage: ptr(0)}},
+		{"zero3", Query{ZeROStage: new(3)}},
+		{"zero-2", Query{ZeROStage: new(2)}},
+		{"zero 1", Query{ZeROStage: new(1)}},
+		{"z3", Query{ZeROStage: new(3)}},
+		{"fsdp", Query{ZeROStage: new(3)}},
+		{"ddp", Query{ZeROStage: new(0)}},
 		{"offload", Query{Offload: OffloadCPU}},
 		{"cpu offload", Query{Offload: OffloadCPU}},
 		{"offload to cpu", Query{Offload: OffloadCPU}},
 		{"nvme offload", Query{Offload: OffloadNVMe}},
-		{"gc", Query{GradCheckpointing: ptr(true)}},
-		{"gradient checkpointing", Query{GradCheckpointing: ptr(true)}},
-		{"activation checkpointing", Query{GradCheckpointing: ptr(true)}},
-		{"no ckpt", Query{GradCheckpointing: ptr(false)}},
-		{"without checkpointing", Query{GradCheckpointing: ptr(false)}},
+		{"gc", Query{GradCheckpointing: new(true)}},
+		{"gradient checkpointing", Query{GradCheckpointing: new(true)}},
+		{"activation checkpointing", Query{GradCheckpointing: new(true)}},
+		{"no ckpt", Query{GradCheckpointing: new(false)}},
+		{"without checkpointing", Query{GradCheckpointing: new(false)}},
 		{"seq 4096", Query{SeqLen: 4096}},
 		{"ctx 8k", Query{SeqLen: 8192}},
 		{"32k context", Query{SeqLen: 32768}},

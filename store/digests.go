@@ -214,7 +214,7 @@ func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow tim
 	}
 	in := pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Fallback: pricing.DefaultSheet()}
 	for _, p := range plans {
-		in.Plans = append(in.Plans, pricing.DigestPlan{ID: p.ID, CreatedAt: p.CreatedAt, Summary: p.Summary()})
+		in.Plans = append(in.Plans, pricing.DigestPlan{ID: p.ID, CreatedAt: p.CreatedAt, Summary: p.Summary})
 	}
 	return in, nil
 }

@@ -12,36 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/fakeclock"
 	"github.com/google/go-cmp/cmp"
 )
 
-// settableClock is a clock tests move by hand; several databases may
-// share one, as processes on one machine share the real clock.
-type settableClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *settableClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *settableClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // twoHandles opens the same database file twice, as two fitbot processes
 // sharing a volume would, both reading clock.
-func twoHandles(t *testing.T, clock *settableClock) (a, b *DB) {
+func twoHandles(t *testing.T, clock *fakeclock.Clock) (a, b *DB) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fitbot.db")
 	a = openAt(t, path, nil, -1)
 	b = openAt(t, path, nil, -1)
-	a.Now, b.Now = clock.now, clock.now
+	a.Now, b.Now = clock.Now, clock.Now
 	return a, b
 }
 
@@ -49,7 +31,7 @@ func twoHandles(t *testing.T, clock *settableClock) (a, b *DB) {
 // to it between two processes: first take, refused take, renewal, expiry
 // and takeover, release by a non-holder, release by the holder.
 func TestLeaseLifecycle(t *testing.T) {
-	clock := &settableClock{t: testNow}
+	clock := fakeclock.New(testNow)
 	dbA, dbB := twoHandles(t, clock)
 	const ttl = 30 * time.Second
 	t0 := testNow
@@ -84,7 +66,7 @@ func TestLeaseLifecycle(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, s := range steps {
-		clock.advance(s.advance)
+		clock.Advance(s.advance)
 		if s.release {
 			if err := s.db.ReleaseLease(ctx, "scheduler", s.holder); err != nil {
 				t.Fatalf("%s: ReleaseLease: %v", s.name, err)
@@ -132,7 +114,7 @@ func TestLeaseHeldBy(t *testing.T) {
 }
 
 func TestLeasesAreIndependentByName(t *testing.T) {
-	clock := &settableClock{t: testNow}
+	clock := fakeclock.New(testNow)
 	db, _ := twoHandles(t, clock)
 	ctx := context.Background()
 	if _, won, err := db.AcquireLease(ctx, "scheduler", "a", time.Minute); err != nil || !won {
@@ -180,7 +162,7 @@ func TestLeaseRefusesBadArguments(t *testing.T) {
 // fresh leases at one instant: every round has exactly one winner, and the
 // stored holder is that winner.
 func TestLeaseOneWinnerUnderContention(t *testing.T) {
-	clock := &settableClock{t: testNow}
+	clock := fakeclock.New(testNow)
 	dbA, dbB := twoHandles(t, clock)
 	ctx := context.Background()
 	const rounds, perProcess = 20, 4

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/plan"
 )
 
 // Where a plan was asked.
@@ -31,20 +31,8 @@ type Plan struct {
 	// User are Slack ids, empty for the command line.
 	Source, Team, Channel, User string
 
-	Question  string         // as typed
-	Canonical string         // sizing.Format of the query: re-parses to the same question
-	Request   sizing.Request // the fully resolved request the answer was for
-	ModelKey  string         // see plan.ModelKey: catalog id, bare:<params> or config:<name>
-
-	// The answer's summary, as it stood then.
-	Fits          bool
-	Headroom      string     // comfortable, tight or does not fit
-	GPU           string     // catalog GPU id
-	GPUs          int        // total GPUs
-	PerGPUBytes   int64      // per-GPU total of the busiest GPU
-	USDPerHour    *float64   // the whole configuration; nil when no price was known
-	PriceProvider string     // where the price came from, "" when none
-	PriceAsOf     *time.Time // when the price was observed, nil when none
+	// The question and the answer's summary, as they stood then.
+	plan.Summary
 }
 
 // insertPlanSQL inserts one plan; batch.go binds its arguments in this order.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,17 +20,17 @@ func samplePlan(key string, at time.Time) Plan {
 	return Plan{
 		CreatedAt: at,
 		Source:    SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003",
-		Question:  "can we lora mistral 7b on a 4090?",
-		Canonical: "mistral-7b-v0.1 lora rtx-4090",
-		Request: sizing.Request{
-			Model: "mistral-7b-v0.1", Params: 7_241_732_096, ActiveParams: 7_241_732_096,
-			Method: sizing.MethodLoRA, Optimizer: sizing.OptimizerAdamW, Precision: sizing.PrecisionBF16,
-			GPU: "rtx-4090", GPUs: 1, Nodes: 1, Offload: sizing.OffloadNone, SeqLen: 2048, MicroBatch: 1,
-			GradCheckpointing: true, LoRARank: 16,
-		},
-		ModelKey: key,
-		Fits:     true, Headroom: string(sizing.HeadroomComfortable), GPU: "rtx-4090", GPUs: 1,
-		PerGPUBytes: 19_327_352_832, USDPerHour: &usd, PriceProvider: "runpod", PriceAsOf: &asOf,
+		Summary: plan.Summary{Question: "can we lora mistral 7b on a 4090?",
+			Canonical: "mistral-7b-v0.1 lora rtx-4090",
+			Request: sizing.Request{
+				Model: "mistral-7b-v0.1", Params: 7_241_732_096, ActiveParams: 7_241_732_096,
+				Method: sizing.MethodLoRA, Optimizer: sizing.OptimizerAdamW, Precision: sizing.PrecisionBF16,
+				GPU: "rtx-4090", GPUs: 1, Nodes: 1, Offload: sizing.OffloadNone, SeqLen: 2048, MicroBatch: 1,
+				GradCheckpointing: true, LoRARank: 16,
+			},
+			ModelKey: key,
+			Fits:     true, Headroom: string(sizing.HeadroomComfortable), GPU: "rtx-4090", GPUs: 1,
+			PerGPUBytes: 19_327_352_832, USDPerHour: &usd, PriceProvider: "runpod", PriceAsOf: &asOf},
 	}
 }
 

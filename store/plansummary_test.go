@@ -42,7 +42,7 @@ func TestPlanSummaryRoundTrip(t *testing.T) {
 	if len(found) != 1 || found[0].ID != p.ID || found[0].CreatedAt != testNow || found[0].User != "U0003" {
 		t.Fatalf("PlansForModel(%q) = %+v, want the saved plan made at %v by U0003", key, found, testNow)
 	}
-	if diff := cmp.Diff(s, found[0].Summary()); diff != "" {
+	if diff := cmp.Diff(s, found[0].Summary); diff != "" {
 		t.Errorf("the summary read back differs (-saved +read):\n%s", diff)
 	}
 }

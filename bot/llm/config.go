@@ -13,7 +13,7 @@ import (
 // DefaultTimeout bounds one Interpret call, the retry included.
 const DefaultTimeout = 8 * time.Second
 
-// DefaultModel is the model asked when OPENAI_MODEL is not set. It supports
+// DefaultModel is the model asked when Config.Model is empty. It supports
 // strict structured outputs on OpenAI and Azure OpenAI.
 const DefaultModel = "gpt-4o-mini"
 
@@ -42,16 +42,6 @@ type Config struct {
 	Timeout time.Duration
 	// AzureAPIVersion overrides DefaultAzureAPIVersion in Azure mode.
 	AzureAPIVersion string
-}
-
-// FromEnv reads OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY through
-// getenv, so that tests can feed it a map.
-func FromEnv(getenv func(string) string) Config {
-	return Config{
-		BaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
-		Model:   strings.TrimSpace(getenv("OPENAI_MODEL")),
-		APIKey:  strings.TrimSpace(getenv("OPENAI_API_KEY")),
-	}
 }
 
 // Enabled reports whether the fallback is on: an API key is set, or a base

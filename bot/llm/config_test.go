@@ -8,34 +8,25 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
-func TestFromEnvAndEnabled(t *testing.T) {
+func TestEnabled(t *testing.T) {
 	tests := []struct {
 		name    string
-		env     map[string]string
-		want    Config
+		cfg     Config
 		enabled bool
 		azure   bool
 	}{
-		{"nothing set: off", nil, Config{}, false, false},
-		{"OpenAI key", map[string]string{"OPENAI_API_KEY": " sk-abc \n"}, Config{APIKey: "sk-abc"}, true, false},
-		{"Ollama without a key", map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1", "OPENAI_MODEL": "llama3.1:8b"},
-			Config{BaseURL: "http://localhost:11434/v1", Model: "llama3.1:8b"}, true, false},
-		{"Azure resource", map[string]string{"OPENAI_BASE_URL": "https://acme.openai.azure.com", "OPENAI_API_KEY": "k", "OPENAI_MODEL": "gpt-4o-mini"},
-			Config{BaseURL: "https://acme.openai.azure.com", APIKey: "k", Model: "gpt-4o-mini"}, true, true},
-		{"Azure v1 endpoint speaks plain OpenAI", map[string]string{"OPENAI_BASE_URL": "https://acme.openai.azure.com/openai/v1/", "OPENAI_API_KEY": "k"},
-			Config{BaseURL: "https://acme.openai.azure.com/openai/v1/", APIKey: "k"}, true, false},
-		{"a model alone does not turn it on", map[string]string{"OPENAI_MODEL": "gpt-4o-mini"}, Config{Model: "gpt-4o-mini"}, false, false},
+		{"nothing set: off", Config{}, false, false},
+		{"OpenAI key", Config{APIKey: "sk-abc"}, true, false},
+		{"Ollama without a key", Config{BaseURL: "http://localhost:11434/v1", Model: "llama3.1:8b"}, true, false},
+		{"Azure resource", Config{BaseURL: "https://acme.openai.azure.com", APIKey: "k", Model: "gpt-4o-mini"}, true, true},
+		{"Azure v1 endpoint speaks plain OpenAI", Config{BaseURL: "https://acme.openai.azure.com/openai/v1/", APIKey: "k"}, true, false},
+		{"a model alone does not turn it on", Config{Model: "gpt-4o-mini"}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := FromEnv(func(k string) string { return tt.env[k] })
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("FromEnv (-want +got):\n%s", diff)
-			}
+			got := tt.cfg
 			if got.Enabled() != tt.enabled || got.Azure() != tt.azure {
 				t.Errorf("Enabled, Azure = %v, %v, want %v, %v", got.Enabled(), got.Azure(), tt.enabled, tt.azure)
 			}

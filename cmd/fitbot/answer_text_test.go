@@ -15,9 +15,9 @@ func TestAltCost(t *testing.T) {
 		want              string
 	}{
 		// 0.33 $/h × 852 h = $281.16 (35.5 days).
-		{"budget and price", ptr(0.33), ptr(852.0), ptr(281.16), " — $0.33/h · 35.5 days · $281"},
-		{"no budget", ptr(0.33), nil, nil, " — $0.33/h"},
-		{"budget, no price", nil, ptr(30.0), nil, " — 30.0 h"},
+		{"budget and price", new(0.33), new(852.0), new(281.16), " — $0.33/h · 35.5 days · $281"},
+		{"no budget", new(0.33), nil, nil, " — $0.33/h"},
+		{"budget, no price", nil, new(30.0), nil, " — 30.0 h"},
 		{"nothing known", nil, nil, nil, ""},
 	}
 	for _, tt := range tests {

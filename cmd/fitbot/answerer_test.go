@@ -34,10 +34,12 @@ func (p fixedPrice) GPUHourPrice(string) (sizing.Price, bool) {
 }
 
 // TestLiveAnswerer checks where serve's answers get their prices: the
-// built-in sheet while the store cannot be read, the store's once it
-// can, reloaded only after an invalidation (a refresh) or a minute; and
-// that the questions that run the other way round are answered too.
+// built-in sheet while the store cannot be read, the store's once a load
+// succeeds, the prices loaded before when it fails again; that answers
+// never read the store themselves; and that the questions that run the
+// other way round are answered too.
 func TestLiveAnswerer(t *testing.T) {
+	ctx := context.Background()
 	store := &flakyPrices{err: errors.New("database is locked")}
 	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	p, err := sizing.Parse("13B lora rtx-4090")
@@ -46,35 +48,39 @@ func TestLiveAnswerer(t *testing.T) {
 	}
 	price := func() float64 {
 		t.Helper()
-		a, err := l.Answer(p.Query)
+		a, err := l.Answer(ctx, p.Query)
 		if err != nil || a.Price == nil {
 			t.Fatalf("Answer = %+v, %v; want a priced answer", a.Price, err)
 		}
 		return a.Price.USDPerGPUHour
 	}
 	sheet, _ := pricing.DefaultSheet().GPUHourPrice("rtx-4090")
+	if got := price(); got != sheet.USDPerGPUHour || store.reads != 0 {
+		t.Errorf("before any load, price %v after %d reads; want the built-in sheet's %v and no read", got, store.reads, sheet.USDPerGPUHour)
+	}
+	l.load(ctx)
 	if got := price(); got != sheet.USDPerGPUHour {
 		t.Errorf("with the store failing, price %v, want the built-in sheet's %v", got, sheet.USDPerGPUHour)
 	}
 	store.src, store.err = fixedPrice(0.42), nil
-	if got := price(); got != sheet.USDPerGPUHour || store.reads != 1 {
-		t.Errorf("within the minute, price %v after %d reads; want the loaded prices kept, one read", got, store.reads)
-	}
-	l.invalidate()
-	if got := price(); got != 0.42 || store.reads != 2 {
-		t.Errorf("after a refresh, price %v after %d reads; want the store's 0.42, two reads", got, store.reads)
+	l.load(ctx)
+	if got := price(); got != 0.42 {
+		t.Errorf("after a load, price %v; want the store's 0.42", got)
 	}
 	store.err = errors.New("disk I/O error")
-	l.invalidate()
+	l.load(ctx)
 	if got := price(); got != 0.42 {
 		t.Errorf("with the store failing again, price %v; want the prices loaded before", got)
+	}
+	if store.reads != 3 {
+		t.Errorf("%d store reads for three loads and five answers; answers must not read the store", store.reads)
 	}
 
 	ask, err := sizing.Parse("which gpu 13b lora")
 	if err != nil || ask.Intent != sizing.IntentWhichGPU {
 		t.Fatalf("Parse(which gpu 13b lora) = %v, %v", ask.Intent, err)
 	}
-	a, err := l.Ask(ask)
+	a, err := l.Ask(ctx, ask)
 	if err != nil || a.WhichGPU == nil {
 		t.Errorf("Ask(which gpu) = %+v, %v; want the cards that fit", a, err)
 	}
@@ -96,35 +102,69 @@ func (b *blockingPrices) PriceSource(context.Context) (sizing.PriceSource, error
 	return fixedPrice(0.42), nil
 }
 
-// TestLiveAnswerDoesNotWaitForReload: while one request reloads the
-// prices from a slow store, another is answered at once with the prices
-// already loaded.
+// TestLiveAnswerDoesNotWaitForReload: while a reload reads a slow store,
+// an answer comes at once with the prices already loaded.
 func TestLiveAnswerDoesNotWaitForReload(t *testing.T) {
+	ctx := context.Background()
 	store := &blockingPrices{started: make(chan struct{}), release: make(chan struct{})}
 	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	p, err := sizing.Parse("13B lora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Answer(p.Query); err != nil { // the first load
-		t.Fatal(err)
-	}
-	l.invalidate()
-	reloaded := make(chan error, 1)
-	go func() { _, err := l.Answer(p.Query); reloaded <- err }()
-	<-store.started // that request is now reading the store
+	l.load(ctx) // the first load
+	reloaded := make(chan struct{})
+	go func() { l.load(ctx); close(reloaded) }()
+	<-store.started // the reload is now reading the store
 	answered := make(chan error, 1)
-	go func() { _, err := l.Answer(p.Query); answered <- err }()
+	go func() { _, err := l.Answer(ctx, p.Query); answered <- err }()
 	select {
 	case err := <-answered:
 		if err != nil {
 			t.Errorf("Answer during a reload: %v", err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Error("an answer waited for another request's reload")
+		t.Error("an answer waited for a reload")
 	}
 	close(store.release)
-	if err := <-reloaded; err != nil {
-		t.Errorf("the reloading answer: %v", err)
+	<-reloaded
+}
+
+// countingPrices says on reads each time the store is read.
+type countingPrices struct{ reads chan struct{} }
+
+func (c countingPrices) PriceSource(context.Context) (sizing.PriceSource, error) {
+	c.reads <- struct{}{}
+	return fixedPrice(0.42), nil
+}
+
+// TestLiveAnswererRun: the background reload reads the store again and
+// again, swaps the prices in, and stops when its context is done.
+func TestLiveAnswererRun(t *testing.T) {
+	store := countingPrices{reads: make(chan struct{})}
+	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.run(ctx, time.Millisecond); close(done) }()
+	for range 2 {
+		select {
+		case <-store.reads:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the background reload never read the store")
+		}
+	}
+	cancel()
+	timeout := time.After(5 * time.Second)
+	for stopped := false; !stopped; {
+		select {
+		case <-done:
+			stopped = true
+		case <-store.reads: // a read already under way when ctx ended
+		case <-timeout:
+			t.Fatal("run did not stop when its context ended")
+		}
+	}
+	if l.current.Load() == nil {
+		t.Error("the reload swapped no prices in")
 	}
 }

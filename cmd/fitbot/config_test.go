@@ -23,8 +23,9 @@ func validEnv() map[string]string {
 	}
 }
 
-func envFunc(env map[string]string) func(string) string {
-	return func(k string) string { return env[k] }
+// environOf is the settings table read from env.
+func environOf(env map[string]string) environ {
+	return readEnviron(func(k string) string { return env[k] })
 }
 
 // TestConfigErrors checks that each configuration mistake is refused with
@@ -75,7 +76,7 @@ func TestConfigErrors(t *testing.T) {
 					env[k] = v
 				}
 			}
-			_, err := loadServeConfig(envFunc(env), tt.args, &bytes.Buffer{})
+			_, err := loadServeConfig(environOf(env), tt.args, &bytes.Buffer{})
 			if err == nil {
 				t.Fatal("loadServeConfig succeeded")
 			}
@@ -105,7 +106,7 @@ func TestConfigValid(t *testing.T) {
 	env["FITBOT_LOG_LEVEL"] = "debug"
 	env["FITBOT_SHUTDOWN_TIMEOUT"] = "45s"
 	env["FITBOT_HEALTH_ADDR"] = "off"
-	c, err := loadServeConfig(envFunc(env), []string{"--http", ":8080", "--log-level", "warn", "--digest-channel", "C0PRICES"}, &bytes.Buffer{})
+	c, err := loadServeConfig(environOf(env), []string{"--http", ":8080", "--log-level", "warn", "--digest-channel", "C0PRICES"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestConfigValid(t *testing.T) {
 // secret's value even when the environment holds them.
 func TestServeHelp(t *testing.T) {
 	var out bytes.Buffer
-	_, err := loadServeConfig(envFunc(validEnv()), []string{"--help"}, &out)
+	_, err := loadServeConfig(environOf(validEnv()), []string{"--help"}, &out)
 	if !errors.Is(err, errHelp) {
 		t.Fatalf("--help = %v, want errHelp", err)
 	}
@@ -147,7 +148,7 @@ func TestServeHelp(t *testing.T) {
 func TestSecretNeverPrints(t *testing.T) {
 	env := validEnv()
 	env["SLACK_SIGNING_SECRET"] = fakeSigning
-	c, err := loadServeConfig(envFunc(env), []string{"--http", ":8080"}, &bytes.Buffer{})
+	c, err := loadServeConfig(environOf(env), []string{"--http", ":8080"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,7 @@ import (
 const defaultDBPath = "fitbot.db"
 
 // dbPath is where the database lives: FITBOT_DB, else defaultDBPath.
-func (a *app) dbPath() string {
-	if p := a.getenv("FITBOT_DB"); p != "" {
-		return p
-	}
-	return defaultDBPath
-}
+func (a *app) dbPath() string { return a.env.get("FITBOT_DB") }
 
 // dbExists reports whether the database file is there, so that commands
 // that only read can say "nothing yet" instead of creating an empty one.

@@ -74,11 +74,17 @@ func (a *app) digest(ctx context.Context, args []string) error {
 		at = t
 	}
 
-	channel, token := a.getenv("FITBOT_DIGEST_CHANNEL"), a.getenv("SLACK_BOT_TOKEN")
-	if !*dryRun && (channel == "" || token == "") {
-		return failure("posting the digest needs FITBOT_DIGEST_CHANNEL and SLACK_BOT_TOKEN",
+	// The same checks as serve's, on the settings the digest uses.
+	errs := a.env.check("FITBOT_DB", "FITBOT_DIGEST_CRON", "SLACK_API_URL")
+	if !*dryRun {
+		errs = append(errs, a.env.check("FITBOT_DIGEST_CHANNEL", "SLACK_BOT_TOKEN")...)
+		errs = append(errs, a.env.require("posting the digest needs it", "FITBOT_DIGEST_CHANNEL", "SLACK_BOT_TOKEN")...)
+	}
+	if len(errs) > 0 {
+		return failure(settingsProblem(errs),
 			"FITBOT_DIGEST_CHANNEL=C0123ABCD SLACK_BOT_TOKEN=xoxb-... fitbot digest, or fitbot digest --dry-run to print it")
 	}
+	channel, token := a.env.get("FITBOT_DIGEST_CHANNEL"), a.env.get("SLACK_BOT_TOKEN")
 	if !a.dbExists() {
 		return failure(fmt.Sprintf("no prices to compare: there is no database at %s", a.dbPath()),
 			"fitbot prices refresh (twice, a week apart, for a first digest), or FITBOT_DB=path/to/fitbot.db")
@@ -91,7 +97,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hc := &http.Client{Timeout: 30 * time.Second}
-	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: bot.NewSlackClient(token, "", a.getenv("SLACK_API_URL"), hc), Logger: logger})
+	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: bot.NewSlackClient(token, "", a.env.get("SLACK_API_URL"), hc), Logger: logger})
 	if err != nil {
 		return failure(err.Error(), "")
 	}
@@ -99,7 +105,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "HF_ENDPOINT=https://huggingface.co")
 	}
-	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.getenv("FITBOT_DIGEST_CRON"), models, logger)
+	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.env.get("FITBOT_DIGEST_CRON"), models, logger)
 	if err != nil {
 		return failure(err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
 	}

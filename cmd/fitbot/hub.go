@@ -52,7 +52,7 @@ func (a *app) openHubCache(ctx context.Context) *store.DB {
 // hubResolver builds the command line's resolver: a stale cache entry is
 // fetched again before it answers, and stands in when the Hub fails.
 func (a *app) hubResolver(cache hub.Cache) (*hub.Resolver, error) {
-	endpoint, token, err := hubSettings(a.getenv)
+	endpoint, token, err := a.env.hubSettings()
 	if err != nil {
 		return nil, err
 	}

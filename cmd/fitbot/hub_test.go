@@ -242,7 +242,7 @@ func TestPlansForHubModel(t *testing.T) {
 // HF_TOKEN is a secret like the others (never printed, redacted in logs).
 func TestHubConfig(t *testing.T) {
 	env := validEnv()
-	c, err := loadServeConfig(envFunc(env), nil, &bytes.Buffer{})
+	c, err := loadServeConfig(environOf(env), nil, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestHubConfig(t *testing.T) {
 	}
 	env["HF_ENDPOINT"] = "http://hub.mirror.internal:8080"
 	env["HF_TOKEN"] = "hf_testsecretvalue"
-	if c, err = loadServeConfig(envFunc(env), nil, &bytes.Buffer{}); err != nil {
+	if c, err = loadServeConfig(environOf(env), nil, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if c.HFEndpoint != "http://hub.mirror.internal:8080" || c.HFToken.reveal() != "hf_testsecretvalue" {
@@ -260,11 +260,11 @@ func TestHubConfig(t *testing.T) {
 	if out := fmt.Sprintf("%+v", c); strings.Contains(out, "hf_testsecretvalue") {
 		t.Errorf("the config prints HF_TOKEN: %.200s", out)
 	}
-	if !slices.Contains(c.secrets(envFunc(env)), "hf_testsecretvalue") {
+	if !slices.Contains(environOf(env).secrets(), "hf_testsecretvalue") {
 		t.Error("HF_TOKEN is not among the secrets the log redactor hides")
 	}
 	env["HF_ENDPOINT"] = "hub.mirror.internal"
-	if _, err := loadServeConfig(envFunc(env), nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "HF_ENDPOINT") {
+	if _, err := loadServeConfig(environOf(env), nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "HF_ENDPOINT") {
 		t.Errorf("a bad HF_ENDPOINT: %v", err)
 	}
 }

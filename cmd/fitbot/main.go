@@ -34,17 +34,17 @@ func main() {
 	os.Exit(code)
 }
 
-// app carries what every subcommand needs: where to write, and how to read
-// the environment (tests replace getenv).
+// app carries what every subcommand needs: where to write, and the
+// settings table as read from the environment once (tests build their own).
 type app struct {
 	stdout io.Writer
 	stderr io.Writer
-	getenv func(string) string
+	env    environ
 }
 
 // run is the whole program behind main, callable from tests.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	a := &app{stdout: stdout, stderr: stderr, env: readEnviron(os.Getenv)}
 	if len(args) == 0 {
 		a.usage(stderr)
 		return exitUsage

@@ -83,7 +83,7 @@ func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
 // reanswerPlanWith is reanswerPlan reading the question with parse
 // (sizing.Parse when nil).
 func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
-	d := plan.Reanswer(p.Summary(), parse, &sizing.Estimator{Prices: prices}, nil)
+	d := plan.Reanswer(p.Summary, parse, &sizing.Estimator{Prices: prices}, nil)
 	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
 	if d.Now == nil {
 		return r

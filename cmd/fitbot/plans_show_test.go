@@ -75,7 +75,7 @@ func TestReanswerPlan(t *testing.T) {
 
 	t.Run("cost per hour then and now", func(t *testing.T) {
 		p := planToday(t, "mistral 7b qlora t4", onlyT4)
-		p.USDPerHour = ptr(0.80)
+		p.USDPerHour = new(0.80)
 		r := reanswerPlan(p, onlyT4)
 		if d := cmp.Diff([]string{"cost per hour: $0.80 then, $0.50 now (-38%)"}, r.Changes); d != "" {
 			t.Errorf("changes (-want +got):\n%s", d)
@@ -106,7 +106,7 @@ func TestReanswerPlan(t *testing.T) {
 func TestPlansShow(t *testing.T) {
 	path := useDB(t)
 	old := planToday(t, "can we lora mistral 7b on a 4090?", pricing.DefaultSheet())
-	old.ID, old.USDPerHour = 0, ptr(9.99)
+	old.ID, old.USDPerHour = 0, new(9.99)
 	current := planToday(t, "llama 3.1 8b qlora l4", pricing.DefaultSheet())
 	current.ID, current.CreatedAt = 0, time.Time{}
 	seedPlans(t, path, old, current)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -30,8 +31,6 @@ func useDB(t *testing.T) string {
 	t.Setenv("FITBOT_DB", path)
 	return path
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // seedPlans stores four plans with fixed contents (ids 1-4, oldest first)
 // at path.
@@ -55,26 +54,26 @@ func day(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, time
 // fourPlans are the plans of the list tests, oldest first.
 func fourPlans() []store.Plan {
 	return []store.Plan{
-		{CreatedAt: day(2, 9, 15), Source: store.SourceCLI, Question: "mistral 7b lora 4090",
+		{CreatedAt: day(2, 9, 15), Source: store.SourceCLI, Summary: plan.Summary{Question: "mistral 7b lora 4090",
 			Canonical: "mistral-7b-v0.1 lora rtx-4090", ModelKey: "mistral-7b-v0.1",
 			Request: sizing.Request{Model: "mistral-7b-v0.1", Method: sizing.MethodLoRA, GPU: "rtx-4090", GPUs: 1},
 			Fits:    true, Headroom: "comfortable", GPU: "rtx-4090", GPUs: 1, PerGPUBytes: 18_600_000_000,
-			USDPerHour: ptr(0.69), PriceProvider: "runpod", PriceAsOf: ptr(day(1, 0, 0))},
+			USDPerHour: new(0.69), PriceProvider: "runpod", PriceAsOf: new(day(1, 0, 0))}},
 		{CreatedAt: day(10, 14, 0), Source: store.SourceSlack, Team: "T024BE7LD", Channel: "C0G9QF9GW", User: "U2147483697",
-			Question: "can we serve 13B for 32 users on an L4?", Canonical: "13B inference l4 batch 32", ModelKey: "bare:13000000000",
-			Request: sizing.Request{Params: 13_000_000_000, Method: sizing.MethodInference, GPU: "l4", GPUs: 1},
-			Fits:    false, Headroom: "does not fit", GPU: "l4", GPUs: 1, PerGPUBytes: 41_000_000_000,
-			USDPerHour: ptr(0.80), PriceProvider: "aws", PriceAsOf: ptr(day(9, 12, 0))},
+			Summary: plan.Summary{Question: "can we serve 13B for 32 users on an L4?", Canonical: "13B inference l4 batch 32", ModelKey: "bare:13000000000",
+				Request: sizing.Request{Params: 13_000_000_000, Method: sizing.MethodInference, GPU: "l4", GPUs: 1},
+				Fits:    false, Headroom: "does not fit", GPU: "l4", GPUs: 1, PerGPUBytes: 41_000_000_000,
+				USDPerHour: new(0.80), PriceProvider: "aws", PriceAsOf: new(day(9, 12, 0))}},
 		{CreatedAt: day(20, 16, 30), Source: store.SourceSlack, Team: "T024BE7LD", Channel: "C0G9QF9GW", User: "U0LAN0Z89",
-			Question:  "@fitbot how about QLoRA on Mistral-7B-v0.1 with a T4, our old inference box in the basement?",
-			Canonical: "mistral-7b-v0.1 qlora t4", ModelKey: "mistral-7b-v0.1",
-			Request: sizing.Request{Model: "mistral-7b-v0.1", Method: sizing.MethodQLoRA, GPU: "t4", GPUs: 1},
-			Fits:    true, Headroom: "tight", GPU: "t4", GPUs: 1, PerGPUBytes: 13_900_000_000},
-		{CreatedAt: day(28, 8, 5), Source: store.SourceCLI, Question: "llama 3.1 8b full 2xa100",
+			Summary: plan.Summary{Question: "@fitbot how about QLoRA on Mistral-7B-v0.1 with a T4, our old inference box in the basement?",
+				Canonical: "mistral-7b-v0.1 qlora t4", ModelKey: "mistral-7b-v0.1",
+				Request: sizing.Request{Model: "mistral-7b-v0.1", Method: sizing.MethodQLoRA, GPU: "t4", GPUs: 1},
+				Fits:    true, Headroom: "tight", GPU: "t4", GPUs: 1, PerGPUBytes: 13_900_000_000}},
+		{CreatedAt: day(28, 8, 5), Source: store.SourceCLI, Summary: plan.Summary{Question: "llama 3.1 8b full 2xa100",
 			Canonical: "llama-3.1-8b full 2xa100-80", ModelKey: "llama-3.1-8b",
 			Request: sizing.Request{Model: "llama-3.1-8b", Method: sizing.MethodFull, GPU: "a100-80", GPUs: 2},
 			Fits:    true, Headroom: "comfortable", GPU: "a100-80", GPUs: 2, PerGPUBytes: 61_000_000_000,
-			USDPerHour: ptr(3.58), PriceProvider: "lambda", PriceAsOf: ptr(day(27, 0, 0))},
+			USDPerHour: new(3.58), PriceProvider: "lambda", PriceAsOf: new(day(27, 0, 0))}},
 	}
 }
 

@@ -454,7 +454,15 @@ func (a *app) pricesRefresh(ctx context.Context, args []string) error {
 			return usageError(fmt.Sprintf("unexpected %q", arg), "fitbot prices refresh [--provider NAME]")
 		}
 	}
-	fetchers, err := pricing.Fetchers(a.getenv, strings.ToLower(only), &http.Client{Timeout: refreshHTTPTimeout}, nil)
+	if errs := a.env.check(providerVarNames()...); len(errs) > 0 {
+		return usageError(settingsProblem(errs), "unset the variable to use the provider's API and fitbot's regions")
+	}
+	only = strings.ToLower(only)
+	fetchers, err := pricing.Fetchers(a.env.providerSettings(), only, &http.Client{Timeout: refreshHTTPTimeout}, nil)
+	if errors.Is(err, pricing.ErrNoKey) {
+		key := providerKeyVar(pricing.Provider{Name: only})
+		return usageError(fmt.Sprintf("%v in %s", err, key), fmt.Sprintf("%s=... fitbot prices refresh --provider %s", key, only))
+	}
 	if err != nil {
 		return usageError(err.Error(), "fitbot prices refresh --provider "+strings.Join(pricing.ProviderNames(), "|"))
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/fitbot/fitbot/internal/fakeclock"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -170,7 +171,7 @@ func TestScheduleEntries(t *testing.T) {
 // another instance takes it) and a crash (the lease expires and another
 // instance takes it; the old leader, back, finds it gone and runs nothing).
 func TestOnlyTheLeaderRuns(t *testing.T) {
-	clock := &schedClock{t: schedStart}
+	clock := fakeclock.New(schedStart)
 	path := filepath.Join(t.TempDir(), "fitbot.db")
 	var (
 		jobs = map[string]*countingJobs{"a": {}, "b": {}, "c": {}}
@@ -181,12 +182,12 @@ func TestOnlyTheLeaderRuns(t *testing.T) {
 		db := openSchedDB(t, path, clock)
 		var logger *slog.Logger
 		logs[name], logger = newSchedLog()
-		s[name] = newTestSchedules(t, db, jobs[name].jobs(), logger, testScheduleOptions(name, clock.now))
+		s[name] = newTestSchedules(t, db, jobs[name].jobs(), logger, testScheduleOptions(name, clock.Now))
 	}
 	ctx := context.Background()
 
 	s["a"].tick() // a starts first and leads
-	jobs["a"].waitDigest(t, clock.now())
+	jobs["a"].waitDigest(t, clock.Now())
 	s["b"].tick()
 	s["a"].refresh.Run()
 	s["b"].refresh.Run()
@@ -195,14 +196,14 @@ func TestOnlyTheLeaderRuns(t *testing.T) {
 	if err := s["a"].stop(ctx); err != nil { // clean stop: released
 		t.Fatalf("a stop: %v", err)
 	}
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	s["a"].refresh.Run() // stopped: runs nothing
 	s["b"].refresh.Run() // takes the free lease: catch-up digest and the refresh
-	jobs["b"].waitDigest(t, clock.now())
+	jobs["b"].waitDigest(t, clock.Now())
 
-	clock.advance(leaseTTL) // b dies without renewing
+	clock.Advance(leaseTTL) // b dies without renewing
 	s["c"].tick()
-	jobs["c"].waitDigest(t, clock.now())
+	jobs["c"].waitDigest(t, clock.Now())
 	s["b"].refresh.Run() // b comes back: the lease is c's
 	s["c"].refresh.Run()
 
@@ -228,7 +229,7 @@ func TestOnlyTheLeaderRuns(t *testing.T) {
 // TestLostLeaseCancelsRunningJob: a job running when its instance loses
 // the lease is cancelled, with the reason.
 func TestLostLeaseCancelsRunningJob(t *testing.T) {
-	clock := &schedClock{t: schedStart}
+	clock := fakeclock.New(schedStart)
 	path := filepath.Join(t.TempDir(), "fitbot.db")
 	started, cause := make(chan struct{}), make(chan error, 1)
 	slow := scheduleJobs{Refresh: func(ctx context.Context) error {
@@ -238,12 +239,12 @@ func TestLostLeaseCancelsRunningJob(t *testing.T) {
 		return ctx.Err()
 	}}
 	logA, loggerA := newSchedLog()
-	a := newTestSchedules(t, openSchedDB(t, path, clock), slow, loggerA, testScheduleOptions("a", clock.now))
-	b := newTestSchedules(t, openSchedDB(t, path, clock), (&countingJobs{}).jobs(), slog.New(slog.DiscardHandler), testScheduleOptions("b", clock.now))
+	a := newTestSchedules(t, openSchedDB(t, path, clock), slow, loggerA, testScheduleOptions("a", clock.Now))
+	b := newTestSchedules(t, openSchedDB(t, path, clock), (&countingJobs{}).jobs(), slog.New(slog.DiscardHandler), testScheduleOptions("b", clock.Now))
 	done := make(chan struct{})
 	go func() { a.refresh.Run(); close(done) }()
 	<-started
-	clock.advance(leaseTTL) // a's renewals stall
+	clock.Advance(leaseTTL) // a's renewals stall
 	b.tick()                // b takes the expired lease
 	a.tick()                // a learns it
 	select {
@@ -264,18 +265,18 @@ func TestLostLeaseCancelsRunningJob(t *testing.T) {
 // keeps running until its lease would have expired, then stops running
 // jobs; when the database is back it leads again.
 func TestLeaseUnreachable(t *testing.T) {
-	clock := &schedClock{t: schedStart}
+	clock := fakeclock.New(schedStart)
 	leases := &fakeLeases{}
 	jobs := &countingJobs{}
 	sj := jobs.jobs()
 	sj.Digest = nil
 	log, logger := newSchedLog()
-	s := newTestSchedules(t, leases, sj, logger, testScheduleOptions("a", clock.now))
+	s := newTestSchedules(t, leases, sj, logger, testScheduleOptions("a", clock.Now))
 	s.refresh.Run() // leads
 	leases.setErr(errors.New("database is locked"))
-	clock.advance(leaseTTL - time.Second)
+	clock.Advance(leaseTTL - time.Second)
 	s.refresh.Run() // renewal failed, but the lease still holds
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	s.refresh.Run() // the lease has run out: no run
 	leases.setErr(nil)
 	s.refresh.Run() // back
@@ -303,7 +304,7 @@ func TestPanickingJobRecoversAndRunsAgain(t *testing.T) {
 		return nil
 	}}
 	log, logger := newSchedLog()
-	s, err := newSchedules(scheduleConfig{}, &fakeLeases{}, sj, logger, testScheduleOptions("a", (&schedClock{t: schedStart}).now))
+	s, err := newSchedules(scheduleConfig{}, &fakeLeases{}, sj, logger, testScheduleOptions("a", fakeclock.New(schedStart).Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestSkipIfStillRunning(t *testing.T) {
 		},
 	}
 	log, logger := newSchedLog()
-	s, err := newSchedules(scheduleConfig{}, &fakeLeases{}, sj, logger, testScheduleOptions("a", (&schedClock{t: schedStart}).now))
+	s, err := newSchedules(scheduleConfig{}, &fakeLeases{}, sj, logger, testScheduleOptions("a", fakeclock.New(schedStart).Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +369,7 @@ func TestSkipIfStillRunning(t *testing.T) {
 // TestStopWaitsForRunningJob: stop waits for a running job, then releases
 // the lease so that another instance can lead at once.
 func TestStopWaitsForRunningJob(t *testing.T) {
-	clock := &schedClock{t: schedStart}
+	clock := fakeclock.New(schedStart)
 	db := openSchedDB(t, filepath.Join(t.TempDir(), "fitbot.db"), clock)
 	started, release := make(chan struct{}), make(chan struct{})
 	sj := scheduleJobs{Refresh: func(ctx context.Context) error {
@@ -376,7 +377,7 @@ func TestStopWaitsForRunningJob(t *testing.T) {
 		<-release
 		return ctx.Err()
 	}}
-	s, err := newSchedules(scheduleConfig{}, db, sj, slog.New(slog.DiscardHandler), testScheduleOptions("a", clock.now))
+	s, err := newSchedules(scheduleConfig{}, db, sj, slog.New(slog.DiscardHandler), testScheduleOptions("a", clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +398,7 @@ func TestStopWaitsForRunningJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lease.HeldBy("a", clock.now()) {
+	if lease.HeldBy("a", clock.Now()) {
 		t.Errorf("after stop the lease is still held: %+v", lease)
 	}
 	if err := s.stop(context.Background()); err != nil {
@@ -409,7 +410,7 @@ func TestStopWaitsForRunningJob(t *testing.T) {
 // job is cancelled and the lease is left to expire rather than released,
 // so no other instance starts a job while this one may still be finishing.
 func TestStopDeadlineCancelsJob(t *testing.T) {
-	clock := &schedClock{t: schedStart}
+	clock := fakeclock.New(schedStart)
 	db := openSchedDB(t, filepath.Join(t.TempDir(), "fitbot.db"), clock)
 	started, finished := make(chan struct{}), make(chan error, 1)
 	sj := scheduleJobs{Refresh: func(ctx context.Context) error {
@@ -418,7 +419,7 @@ func TestStopDeadlineCancelsJob(t *testing.T) {
 		finished <- ctx.Err()
 		return ctx.Err()
 	}}
-	s, err := newSchedules(scheduleConfig{}, db, sj, slog.New(slog.DiscardHandler), testScheduleOptions("a", clock.now))
+	s, err := newSchedules(scheduleConfig{}, db, sj, slog.New(slog.DiscardHandler), testScheduleOptions("a", clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +538,7 @@ func testScheduleOptions(holder string, now func() time.Time) scheduleOptions {
 
 // openSchedDB opens the database at path as one process would, reading
 // clock (the real one when nil).
-func openSchedDB(t *testing.T, path string, clock *schedClock) *store.DB {
+func openSchedDB(t *testing.T, path string, clock *fakeclock.Clock) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), path)
 	if err != nil {
@@ -545,27 +546,9 @@ func openSchedDB(t *testing.T, path string, clock *schedClock) *store.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	if clock != nil {
-		db.Now = clock.now
+		db.Now = clock.Now
 	}
 	return db
-}
-
-// schedClock is a clock the test moves by hand.
-type schedClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *schedClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *schedClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 // countingJobs counts the runs of its jobs; digests also go to a channel

@@ -41,7 +41,8 @@ var (
 const (
 	slackAPITimeout   = 30 * time.Second // one Web API call
 	authTestTimeout   = 15 * time.Second // the start-up token check
-	priceReloadEvery  = time.Minute      // how often answers reload prices from the store
+	priceReloadEvery  = time.Minute      // how often the prices answers use are reloaded from the store
+	priceLoadTimeout  = 2 * time.Second  // one reload
 	readHeaderTimeout = 10 * time.Second
 	httpReadTimeout   = 30 * time.Second // a whole request: Slack's bodies are small
 	httpWriteTimeout  = 30 * time.Second
@@ -51,7 +52,7 @@ const (
 // serve is `fitbot serve`: configuration, then the service until ctx is
 // done (SIGTERM, SIGINT), then a clean stop.
 func (a *app) serve(ctx context.Context, args []string) int {
-	cfg, err := loadServeConfig(a.getenv, args, a.stdout)
+	cfg, err := loadServeConfig(a.env, args, a.stdout)
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
@@ -63,7 +64,7 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "Try: fitbot serve --help")
 		return exitUsage
 	}
-	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, cfg.secrets(a.getenv))
+	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code
@@ -82,6 +83,9 @@ type service struct {
 	servers []*http.Server
 	socket  *bot.Socket
 	stopSch func(context.Context) error
+
+	stopReload context.CancelFunc // the price reload
+	background sync.WaitGroup     // the price reload
 
 	fatal      chan error // a listener or the socket failing for good
 	socketStop context.CancelFunc
@@ -133,12 +137,16 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Logger:     log,
 	}
 	live := &liveAnswerer{prices: db, log: log}
+	live.load(ctx)
+	reloadCtx, stopReload := context.WithCancel(ctx)
+	s.stopReload = stopReload
+	s.background.Go(func() { live.run(reloadCtx, priceReloadEvery) })
 	refresh := func(ctx context.Context) ([]pricing.Report, error) {
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
 		}
-		live.invalidate()
+		live.load(ctx)
 		return reports, err
 	}
 	s.handler, err = bot.New(bot.Config{
@@ -342,6 +350,10 @@ func (s *service) stop(ctx context.Context) error {
 			errs = append(errs, errors.New("background answers still running at the shutdown timeout"))
 		}
 	}
+	if s.stopReload != nil {
+		s.stopReload()
+	}
+	s.background.Wait()
 	if s.stopSch != nil {
 		if err := s.stopSch(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("schedules: %w", err))
@@ -391,79 +403,68 @@ type storePrices interface {
 	PriceSource(ctx context.Context) (sizing.PriceSource, error)
 }
 
-// liveAnswerer answers with the store's current prices: it reloads them
-// at most once per priceReloadEvery, and at once after a refresh. The
-// estimator in use is held in an atomic pointer, so an answer never waits
-// for a reload another request is doing: it answers with the prices
-// already loaded (only the very first answer waits for the first load).
-// When the store cannot be read it keeps the prices it had (the built-in
-// sheet at first) and says so in the log.
+// liveAnswerer answers with the store's current prices. The estimator
+// in use is held in an atomic pointer and swapped by a background reload
+// (run, every priceReloadEvery) and by load after a refresh, so an answer
+// never reads the store nor waits for a reload. When the store cannot be
+// read it keeps the prices it had (the built-in sheet at first) and says
+// so in the log.
 type liveAnswerer struct {
 	prices storePrices
 	log    *slog.Logger
 
-	current atomic.Pointer[loadedEstimator]
-	reload  sync.Mutex // one reload at a time
+	current atomic.Pointer[sizing.Estimator]
 }
 
-// loadedEstimator is an estimator and when its prices were read.
-type loadedEstimator struct {
-	est    *sizing.Estimator
-	loaded time.Time
-}
+// builtinEstimator answers with the built-in price sheet: before the
+// first load, and when the store has never been readable.
+var builtinEstimator = &sizing.Estimator{Prices: pricing.DefaultSheet()}
 
 // Answer implements bot.Answerer.
-func (l *liveAnswerer) Answer(q sizing.Query) (sizing.Answer, error) {
+func (l *liveAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
 	return l.estimator().Answer(q)
 }
 
 // Ask implements bot.Asker: the questions that run the other way round
 // (the largest model, the longest context, which GPU, buy or rent).
-func (l *liveAnswerer) Ask(p sizing.Parsed) (sizing.AskAnswer, error) {
+func (l *liveAnswerer) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
 	return l.estimator().Ask(p)
 }
 
 func (l *liveAnswerer) estimator() *sizing.Estimator {
-	cur := l.current.Load()
-	if cur != nil && time.Since(cur.loaded) < priceReloadEvery {
-		return cur.est
+	if e := l.current.Load(); e != nil {
+		return e
 	}
-	if cur == nil {
-		l.reload.Lock() // nothing to answer with yet: wait for the first load
-	} else if !l.reload.TryLock() {
-		return cur.est // another request is reloading
-	}
-	defer l.reload.Unlock()
-	if cur = l.current.Load(); cur != nil && time.Since(cur.loaded) < priceReloadEvery {
-		return cur.est // reloaded while this request waited
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	src, err := l.prices.PriceSource(ctx)
-	next := &loadedEstimator{loaded: time.Now()}
-	switch {
-	case err == nil:
-		next.est = &sizing.Estimator{Prices: src}
-	case cur == nil:
-		l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
-		next.est = &sizing.Estimator{Prices: pricing.DefaultSheet()}
-	default:
-		l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
-		next.est = cur.est
-	}
-	l.current.Store(next)
-	return next.est
+	return builtinEstimator
 }
 
-// invalidate makes the next answer reload the prices.
-func (l *liveAnswerer) invalidate() {
-	for {
-		cur := l.current.Load()
-		if cur == nil {
-			return
+// load reads the store's prices and swaps them in; on failure the prices
+// in use stay.
+func (l *liveAnswerer) load(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, priceLoadTimeout)
+	defer cancel()
+	src, err := l.prices.PriceSource(ctx)
+	if err != nil {
+		if l.current.Load() == nil {
+			l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
+		} else {
+			l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
 		}
-		if l.current.CompareAndSwap(cur, &loadedEstimator{est: cur.est}) {
+		return
+	}
+	l.current.Store(&sizing.Estimator{Prices: src})
+}
+
+// run reloads the prices every interval until ctx is done.
+func (l *liveAnswerer) run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
 			return
+		case <-t.C:
+			l.load(ctx)
 		}
 	}
 }

@@ -27,12 +27,12 @@ func TestServeListenerTimeouts(t *testing.T) {
 	env := baseEnv(t, slack.GetAPIURL())
 	env["SLACK_SIGNING_SECRET"] = fakeSigning
 	env["FITBOT_HEALTH_ADDR"] = "127.0.0.1:0"
-	getenv := func(k string) string { return env[k] }
-	cfg, err := loadServeConfig(getenv, []string{"--http", "127.0.0.1:0"}, io.Discard)
+	e := environOf(env)
+	cfg, err := loadServeConfig(e, []string{"--http", "127.0.0.1:0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &app{stdout: io.Discard, stderr: io.Discard, getenv: getenv}
+	a := &app{stdout: io.Discard, stderr: io.Discard, env: e}
 	s, code := a.startService(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if code != exitOK {
 		t.Fatalf("startService: exit %d", code)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -59,6 +60,18 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitStopping waits until serve has begun to stop (it logs so), then
+// checks that it has not exited: work in flight holds it.
+func (r *serveRun) waitStopping(t *testing.T) {
+	t.Helper()
+	eventually(t, "serve to begin stopping", func() bool { return strings.Contains(r.stderr.String(), `"msg":"fitbot: stopping"`) })
+	select {
+	case code := <-r.done:
+		t.Fatalf("serve exited %d with work in flight", code)
+	default:
 	}
 }
 
@@ -161,7 +174,7 @@ func baseEnv(t *testing.T, slackURL string) map[string]string {
 func startServe(t *testing.T, env map[string]string, args ...string) *serveRun {
 	t.Helper()
 	r := &serveRun{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan int, 1), dbPath: env["FITBOT_DB"]}
-	a := &app{stdout: r.stdout, stderr: r.stderr, getenv: func(k string) string { return env[k] }}
+	a := &app{stdout: r.stdout, stderr: r.stderr, env: environOf(env)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.done <- a.serve(ctx, append([]string{}, args...)) }()
@@ -356,6 +369,11 @@ func TestServeShutdownFinishesRequest(t *testing.T) {
 		body string
 		err  error
 	}
+	// Expect: 100-continue makes the server say when the handler starts
+	// reading the body: the signal that the request is in flight.
+	req.Header.Set("Expect", "100-continue")
+	reading := make(chan struct{})
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{Got100Continue: func() { close(reading) }}))
 	res := make(chan result, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
@@ -367,17 +385,17 @@ func TestServeShutdownFinishesRequest(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		res <- result{code: resp.StatusCode, body: string(b)}
 	}()
+	select {
+	case <-reading:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler never read the body")
+	}
 	half := len(body) / 2
 	if _, err := pw.Write(body[:half]); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the server is now reading the body
-	r.cancel()                         // SIGTERM
-	select {
-	case code := <-r.done:
-		t.Fatalf("serve exited %d with a request in flight", code)
-	case <-time.After(300 * time.Millisecond):
-	}
+	r.cancel() // SIGTERM
+	r.waitStopping(t)
 	if _, err := pw.Write(body[half:]); err != nil {
 		t.Fatal(err)
 	}
@@ -429,11 +447,7 @@ func TestServeShutdownFinishesBackgroundAnswer(t *testing.T) {
 		t.Fatalf("the language model was never asked; stderr:\n%s", r.stderr.String())
 	}
 	r.cancel() // SIGTERM, with the answer in flight
-	select {
-	case code := <-r.done:
-		t.Fatalf("serve exited %d with an answer in flight", code)
-	case <-time.After(300 * time.Millisecond):
-	}
+	r.waitStopping(t)
 	close(release)
 	if code := r.stop(t); code != exitOK {
 		t.Errorf("serve exit code %d, want 0; stderr:\n%s", code, r.stderr.String())
@@ -537,7 +551,7 @@ func TestServeNeverLogsSecrets(t *testing.T) {
 		env[k] = v
 	}
 	for _, p := range pricing.Providers() {
-		env[p.URLEnv()] = providers.URL
+		env[providerURLVar(p)] = providers.URL
 	}
 	r := startServe(t, env, "--http", "127.0.0.1:0")
 	base, health := r.addr(t, "http"), r.addr(t, "health")

@@ -113,7 +113,7 @@ func startSelf(ctx context.Context, responseURL string) (*server, error) {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
+	est := bot.Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	h, err := bot.New(bot.Config{
 		Parse:   sizing.Parse,
 		Answer:  est,

@@ -1,0 +1,141 @@
+package sizing
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// WhichGPUResult lists every catalog card that fits the question within
+// one machine, cheapest first (unpriced cards last, by memory).
+type WhichGPUResult struct {
+	Options     []GPUOption `json:"options"`
+	Tokens      int64       `json:"tokens"`       // the token budget the times are for; 0 when none was given
+	FitsNothing bool        `json:"fits_nothing"` // no card fits within one machine
+	Nearest     *GPUOption  `json:"nearest"`      // then: the cheapest configuration over several machines, if any
+}
+
+// GPUOption is the fewest cards of one kind that fit, with speed, time
+// and cost where known.
+type GPUOption struct {
+	GPU             string    `json:"gpu"`
+	GPUName         string    `json:"gpu_name"`
+	GPUs            int       `json:"gpus"`
+	Nodes           int       `json:"nodes"`
+	ZeROStage       int       `json:"zero_stage"`
+	TotalBytes      int64     `json:"total_bytes"` // per GPU
+	VRAMBytes       int64     `json:"vram_bytes"`  // one card
+	Headroom        Headroom  `json:"headroom"`
+	USDPerHour      *float64  `json:"usd_per_hour"` // all the cards; nil when no price is known
+	TokensPerSecond *float64  `json:"tokens_per_second"`
+	Hours           *float64  `json:"hours"`     // for the token budget; nil without one
+	USDTotal        *float64  `json:"usd_total"` // for the token budget
+	Price           *PriceRef `json:"price"`     // the GPU-hour price used
+}
+
+// PriceRef is a GPU-hour price and where it came from, with JSON keys.
+type PriceRef struct {
+	USDPerGPUHour float64   `json:"usd_per_gpu_hour"`
+	Provider      string    `json:"provider"`
+	Market        string    `json:"market"`
+	Region        string    `json:"region"`
+	AsOf          time.Time `json:"as_of"`
+}
+
+func priceRef(p *Price) *PriceRef {
+	if p == nil {
+		return nil
+	}
+	return &PriceRef{USDPerGPUHour: p.USDPerGPUHour, Provider: p.Provider, Market: p.Market, Region: p.Region, AsOf: p.AsOf}
+}
+
+// WhichGPU answers "which GPU should we use?": every catalog card that
+// fits the question as asked with 1, 2, 4 or 8 of it in one machine (the
+// fewest that fit, training at the lowest ZeRO stage that fits),
+// cheapest first, with price per hour and, given a token budget, time and
+// cost. It extends the search the estimator runs for a question with no
+// GPU (which answers for the cheapest and lists a few others) to the whole
+// catalog. A GPU named in the question is set aside; a count is kept.
+func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
+	var asm assumptionSet
+	if q.GPU != "" {
+		asm.add(fmt.Sprintf("%q set aside: every card in the catalog is compared", q.GPU))
+		q.GPU = ""
+	}
+	rs, err := resolve(q)
+	if err != nil {
+		return AskAnswer{}, err
+	}
+	asm.add(rs.assumptions...)
+	var buf [64]fitOption
+	found := e.cheapest(buf[:0], rs)
+	res := &WhichGPUResult{Options: []GPUOption{}, Tokens: rs.req.Tokens}
+	var first Request
+	for _, o := range found {
+		c := o.altCandidate(rs)
+		opt := e.gpuOption(rs, c)
+		if c.req.Nodes > 1 {
+			if res.Nearest == nil {
+				res.Nearest = &opt
+			}
+			continue
+		}
+		if len(res.Options) == 0 {
+			first = c.req
+		}
+		res.Options = append(res.Options, opt)
+	}
+	if len(res.Options) == 0 {
+		res.FitsNothing = true
+		first = rs.req
+	} else {
+		res.Nearest = nil
+	}
+	order := "cheapest per hour first"
+	if res.Tokens > 0 {
+		// With a budget, cheapest means the whole run: a dearer card that
+		// finishes sooner can cost less.
+		slices.SortStableFunc(res.Options, func(a, b GPUOption) int {
+			switch {
+			case a.USDTotal != nil && b.USDTotal != nil:
+				return cmp.Compare(*a.USDTotal, *b.USDTotal)
+			case a.USDTotal != nil:
+				return -1
+			case b.USDTotal != nil:
+				return 1
+			}
+			return 0
+		})
+		first = requestFor(rs, res.Options[0])
+		order = fmt.Sprintf("cheapest for the %s-token run first", humanCount(res.Tokens))
+	}
+	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
+	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil)), ModelName: rs.model.Name, WhichGPU: res}, nil
+}
+
+// requestFor rebuilds the request of an option.
+func requestFor(rs *resolved, o GPUOption) Request {
+	r := rs.req
+	r.GPU, r.GPUs, r.Nodes = o.GPU, o.GPUs, o.Nodes
+	if r.Method != MethodInference {
+		r.ZeROStage = o.ZeROStage
+	}
+	return r
+}
+
+// gpuOption fills one configuration's speed, time and cost.
+func (e *Estimator) gpuOption(rs *resolved, c altCandidate) GPUOption {
+	g := c.gpu
+	opt := GPUOption{GPU: g.ID, GPUName: g.Name, GPUs: c.req.GPUs, Nodes: c.req.Nodes, ZeROStage: c.req.ZeROStage,
+		TotalBytes: c.total, VRAMBytes: g.MemoryBytes, Headroom: headroom(c.total, g.MemoryBytes)}
+	if c.req.Method == MethodInference {
+		opt.ZeROStage = 0
+	}
+	price := e.price(g.ID)
+	opt.Price = priceRef(price)
+	r := c.req
+	t, _ := throughput(&r, &rs.shape, g, e.mfu(), price)
+	opt.USDPerHour, opt.TokensPerSecond, opt.Hours, opt.USDTotal = t.USDPerHour, t.TokensPerSecond, t.Hours, t.USDTotal
+	return opt
+}
