@@ -28,14 +28,18 @@ const pricesUsage = `Usage: fitbot prices [--json] [GPU]
        fitbot prices import [--at TIME] FILE.csv
 
 "prices" shows, per GPU, the cheapest on-demand and spot offer with its
-provider, region and age; with a GPU (h100, "rtx 4090", a100-80), every
-current offer for it. Before the first refresh or import it shows fitbot's
-built-in price sheet and says how old it is.
+provider, region and age; with a GPU (h100 sxm, "rtx 4090", a100-80), every
+current offer for it; with a family (a100, h100), every offer for each
+variant. A stale price is marked and never the cheapest. Before the first
+refresh or import it shows fitbot's built-in price sheet and says how old
+it is.
 
 "prices refresh" fetches now from the configured providers: aws, azure,
-runpod and vast always; lambda with LAMBDA_API_KEY, gcp with GCP_API_KEY.
-FITBOT_<PROVIDER>_URL points a provider at a mirror. A provider that fails
-keeps its last good prices; the exit code is 1 when any failed.
+runpod, vast and the public gpuhunt and skypilot catalogs always (one run
+per catalog file, e.g. gpuhunt:nebius); lambda with LAMBDA_API_KEY, gcp
+with GCP_API_KEY. FITBOT_<PROVIDER>_URL points a provider at a mirror. A
+provider that fails keeps its last good prices; the exit code is 1 when
+any failed.
 
 "prices import" stores a price sheet (negotiated rates, on-premises cost,
 backfilled history): a CSV with the header
