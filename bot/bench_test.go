@@ -49,16 +49,23 @@ func benchmarkServer(b *testing.B, handler http.Handler, header http.Header, bod
 }
 
 // BenchmarkSlashCommand measures the path with the plan write
-// ("saved") and, for the breakdown, without a store ("unsaved").
+// ("saved"), the same question again from the reply cache ("cached",
+// the plan still written) and, for the breakdown, without a store
+// ("unsaved").
 func BenchmarkSlashCommand(b *testing.B) {
-	b.Run("saved", func(b *testing.B) { benchmarkSlash(b, true) })
-	b.Run("unsaved", func(b *testing.B) { benchmarkSlash(b, false) })
+	b.Run("saved", func(b *testing.B) { benchmarkSlash(b, true, false) })
+	b.Run("cached", func(b *testing.B) { benchmarkSlash(b, true, true) })
+	b.Run("unsaved", func(b *testing.B) { benchmarkSlash(b, false, false) })
 }
 
-func benchmarkSlash(b *testing.B, save bool) {
+func benchmarkSlash(b *testing.B, save, cache bool) {
 	h, _ := newRealHandler(b)
 	if !save {
 		h.cfg.Plans = nil
+	}
+	if cache {
+		h.cfg.AnswerVersion = func() uint64 { return 1 }
+		h.replies = newReplyCache()
 	}
 	srv, err := NewHTTP(HTTPConfig{SigningSecret: testSecret, Handler: h, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -81,4 +88,27 @@ func BenchmarkBareHandler(b *testing.B) {
 		io.WriteString(w, `{"response_type":"ephemeral","text":"ok"}`)
 	})
 	benchmarkServer(b, mux, http.Header{"Content-Type": {formType}}, "team_id=T1&user_id=U1&command=%2Ffit&text=13B+lora+4090")
+}
+
+// BenchmarkCachedMessage is a reply cache hit's own work: the context
+// line for this plan and now, and the reply's JSON around it.
+//
+//	go test ./bot -run '^$' -bench CachedMessage -benchmem
+func BenchmarkCachedMessage(b *testing.B) {
+	h, _ := newRealHandler(b)
+	h.cfg.AnswerVersion = func() uint64 { return 1 }
+	h.replies = newReplyCache()
+	h.Command(b.Context(), slash("llama-3.1-8b qlora rtx-4090"))
+	e := h.replies.getText(1, "llama-3.1-8b qlora rtx-4090")
+	if e == nil {
+		b.Fatal("not cached")
+	}
+	view := answerView{now: time.Now(), ref: e.ref, planID: 123456, kept: "llama-3.1-8b"}
+	b.ReportAllocs()
+	for b.Loop() {
+		msg := e.message(view)
+		if _, err := msg.encode(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -97,6 +97,14 @@ type Config struct {
 	Refresh func(ctx context.Context) (string, error)
 	Logger  *slog.Logger     // nil: slog.Default()
 	Now     func() time.Time // nil: time.Now
+	// AnswerVersion, when set, turns the reply cache on (replycache.go).
+	// It returns the version of everything a cached answer is made from
+	// besides the question: the prices Answer uses, the catalogs (and,
+	// should answers for Hugging Face Hub models ever be cached, the Hub
+	// cache). It must grow whenever any of them changes (a sum of
+	// counters that only grow will do), and be cheap: it is called once
+	// per answer. Nil: every answer is estimated and rendered afresh.
+	AnswerVersion func() uint64
 	// FollowUpTimeout bounds a background answer (the language-model
 	// path, a button); zero means 30 seconds.
 	FollowUpTimeout time.Duration
@@ -108,6 +116,8 @@ type Handler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limiter *limiter
+	replies *replyCache // nil without Config.AnswerVersion
+	statics staticReplies
 	wg      sync.WaitGroup
 }
 
@@ -130,7 +140,11 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.FollowUpTimeout <= 0 {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
-	return &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}, nil
+	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
+	if cfg.AnswerVersion != nil {
+		h.replies = newReplyCache()
+	}
+	return h, nil
 }
 
 // Wait blocks until every background answer has been posted or has given

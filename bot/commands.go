@@ -44,9 +44,9 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
 	switch word {
 	case "", "help", "-h", "--help", "?":
-		return helpMessage(h.cfg.Interpreter != nil)
+		return h.static().help
 	case "gpus", "gpu":
-		return catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries())
+		return h.static().gpus
 	case "models", "model":
 		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`.", append(modelEntries(), h.hubEntries(ctx)...))
 	}
@@ -69,6 +69,11 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 // model or a method and a language model is configured, it acknowledges
 // at once and posts the answer to responseURL.
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
+	if h.replies != nil {
+		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
+			return h.cachedAnswer(ctx, asker, text, e)
+		}
+	}
 	p, err := h.cfg.Parse(text)
 	if h.cfg.Models != nil && needsHub(p) {
 		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
@@ -124,24 +129,57 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 // answer estimates a parsed question, saves it as a plan (waiting for
 // the commit) and renders it.
 // The buttons carry the canonical question, so that they work whether or
-// not the plan has been written yet.
+// not the plan has been written yet. A question answered before under the
+// same AnswerVersion is served from the reply cache (replycache.go): the
+// same estimate and Block Kit, with this plan's id and the price's age as
+// of now.
 func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
+	canonical := sizing.Format(p.Query)
+	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
+	cache := h.replies != nil && cacheable(p.Query, canonical, note)
+	var version uint64
+	if cache {
+		version = h.cfg.AnswerVersion()
+		if e := h.replies.get(version, canonical, p.Query); e != nil {
+			return h.cachedAnswer(ctx, asker, text, e)
+		}
+	}
 	a, err := h.cfg.Answer.Answer(ctx, p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}
-	view := answerView{note: note, now: h.now(), ref: queryRef(sizing.Format(p.Query), text)}
-	if h.cfg.Plans != nil {
-		saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, p.Query, a))
-		if id, ok := h.savePlan(ctx, saved); ok {
-			view.planID = id
-			view.kept = sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
-			if view.kept == "" {
-				view.kept = "MODEL" // a --config architecture has no name to look it up by
-			}
+	h.keep(ctx, asker, text, p.Query, a, &view)
+	msg := answered(answerText(a), answerBlocks(a, view)...)
+	if cache {
+		if e, ok := newCachedReply(p.Query, a, view.ref, msg); ok {
+			h.replies.put(version, canonical, text, e)
 		}
 	}
-	return answered(answerText(a), answerBlocks(a, view)...)
+	return msg
+}
+
+// cachedAnswer is answer for a reply found in the cache: the plan is
+// kept as ever, and the context line made for it and for now.
+func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *cachedReply) Message {
+	view := answerView{now: h.now(), ref: e.ref}
+	h.keep(ctx, asker, text, e.query, e.answer, &view)
+	return e.message(view)
+}
+
+// keep saves an answer as a plan, when there is a plan store, and on
+// its commit sets the view's plan id and the words `/fit plans` finds it by.
+func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Query, a sizing.Answer, view *answerView) {
+	if h.cfg.Plans == nil {
+		return
+	}
+	saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, q, a))
+	if id, ok := h.savePlan(ctx, saved); ok {
+		view.planID = id
+		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
+		if view.kept == "" {
+			view.kept = "MODEL" // a --config architecture has no name to look it up by
+		}
+	}
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's

@@ -22,6 +22,26 @@ type Message struct {
 	// Outcome is what the reply is, as the metrics and the question log
 	// count it (OutcomeAnswered...); "" is OutcomeOther. Slack never sees it.
 	Outcome string `json:"-"`
+
+	pre *preEncoded // the JSON, made with the message; nil: encode it
+}
+
+// preEncoded is a message's JSON made beside it (the reply cache does),
+// with the fields it was made from: a copy of the message changed since
+// (a shared answer, a replaced original) no longer matches and is
+// encoded afresh.
+type preEncoded struct {
+	body []byte
+	of   Message
+}
+
+// matches reports whether the pre-encoded JSON is still m's: the same
+// fields, and the very same blocks.
+func (p *preEncoded) matches(m Message) bool {
+	o := p.of
+	return m.ResponseType == o.ResponseType && m.Text == o.Text && m.ReplaceOriginal == o.ReplaceOriginal &&
+		m.DeleteOriginal == o.DeleteOriginal && len(m.Blocks) == len(o.Blocks) &&
+		(len(m.Blocks) == 0 || &m.Blocks[0] == &o.Blocks[0])
 }
 
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.
@@ -44,6 +64,9 @@ func answered(text string, blocks ...slack.Block) Message {
 // encode is a message's JSON as Slack receives it, without Go's HTML
 // escaping (Slack's mrkdwn user mentions "<@U123>" stay readable).
 func (m Message) encode() ([]byte, error) {
+	if m.pre != nil && m.pre.matches(m) {
+		return m.pre.body, nil
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -51,6 +51,7 @@ type Metrics struct {
 	slackRateLimits *prometheus.CounterVec
 	events          *prometheus.CounterVec
 	socketConnected prometheus.Gauge
+	planBatchRows   prometheus.Histogram
 }
 
 // NewMetrics returns the collectors, registered on a new registry.
@@ -102,12 +103,17 @@ func NewMetrics() *Metrics {
 			Name: "fitbot_slack_socket_connected",
 			Help: "1 while the Socket Mode connection is up.",
 		}),
+		planBatchRows: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "fitbot_plan_batch_rows",
+			Help:    "Plans committed per transaction by the store's group commit.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+		}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.priceAge,
-		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected,
+		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected, m.planBatchRows,
 	)
 	return m
 }
@@ -213,6 +219,15 @@ func (m *Metrics) SocketConnected(up bool) {
 		v = 1
 	}
 	m.socketConnected.Set(v)
+}
+
+// PlanBatch records one committed batch of rows plans; the store calls
+// it through store.DB.ObservePlanBatches.
+func (m *Metrics) PlanBatch(rows int) {
+	if m == nil {
+		return
+	}
+	m.planBatchRows.Observe(float64(rows))
 }
 
 // llmFailureReason names why a language-model call gave no answer.

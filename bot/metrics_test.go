@@ -75,6 +75,7 @@ func TestNilMetrics(t *testing.T) {
 	m.SlackAPIError("chat.postMessage", "server")
 	m.Event("taken")
 	m.SocketConnected(true)
+	m.PlanBatch(3)
 	if m.Registry() != nil {
 		t.Error("nil Metrics has a registry")
 	}
@@ -100,6 +101,7 @@ func TestMetricsExposition(t *testing.T) {
 	m.SlackAPIError("chat.postMessage", "rate_limited")
 	m.Event("duplicate")
 	m.SocketConnected(true)
+	m.PlanBatch(12)
 	w := httptest.NewRecorder()
 	m.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(w.Result().Body)
@@ -116,6 +118,9 @@ func TestMetricsExposition(t *testing.T) {
 		`fitbot_slack_rate_limited_total{method="chat.postMessage"} 1`,
 		`fitbot_slack_events_total{outcome="duplicate"} 1`,
 		`fitbot_slack_socket_connected 1`,
+		`fitbot_plan_batch_rows_bucket{le="8"} 0`,
+		`fitbot_plan_batch_rows_bucket{le="16"} 1`,
+		`fitbot_plan_batch_rows_sum 12`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(string(body), want+"\n") && !strings.Contains(string(body), want+" ") {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -28,10 +29,22 @@ func (p Policy) isAdmin(user string) bool { return user != "" && slices.Contains
 
 // limiter is a token bucket per user: perMinute tokens, refilled evenly
 // over a minute.
+//
+// A bucket left alone for a minute is full again, and a full bucket is
+// the same as no bucket; so the limiter keeps two generations of buckets
+// and forgets the older one wholesale each minute instead of scanning for
+// idle buckets. A user seen in the last minute is in cur or prev; one not
+// seen for longer is in neither and starts full, which is exactly what
+// their bucket would hold. Each request costs two map look-ups and no
+// scan whatever the number of users, and memory is bounded by
+// maxTrackedUsers per generation: past it the generations turn early,
+// which can only hand a user back tokens early (a flood of distinct users
+// in one minute needs the signing secret), never refuse one wrongly.
 type limiter struct {
 	perMinute int
 	mu        sync.Mutex
-	buckets   map[string]bucket
+	cur, prev map[string]bucket
+	turned    time.Time // when cur was started
 }
 
 type bucket struct {
@@ -39,11 +52,11 @@ type bucket struct {
 	at     time.Time
 }
 
-// maxTrackedUsers bounds the limiter's memory; full buckets are dropped past it.
+// maxTrackedUsers bounds each generation of the limiter's buckets.
 const maxTrackedUsers = 10000
 
 func newLimiter(perMinute int) *limiter {
-	return &limiter{perMinute: perMinute, buckets: make(map[string]bucket)}
+	return &limiter{perMinute: perMinute, cur: make(map[string]bucket), prev: make(map[string]bucket)}
 }
 
 // allow takes one token from user's bucket at now, reporting whether
@@ -54,29 +67,41 @@ func (l *limiter) allow(user string, now time.Time) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	capacity := float64(l.perMinute)
-	b, ok := l.buckets[user]
-	if !ok {
-		b = bucket{tokens: capacity, at: now}
+	if l.turned.IsZero() {
+		l.turned = now
 	}
-	b.tokens = min(capacity, b.tokens+now.Sub(b.at).Minutes()*capacity)
+	if now.Sub(l.turned) >= time.Minute {
+		l.turn(now)
+	}
+	capacity := float64(l.perMinute)
+	b, ok := l.cur[user]
+	if !ok {
+		if b, ok = l.prev[user]; ok {
+			delete(l.prev, user)
+		} else {
+			b = bucket{tokens: capacity, at: now}
+		}
+		if len(l.cur) >= maxTrackedUsers {
+			l.turn(now)
+		}
+		// The key outlives the request: a copy, so that it does not
+		// keep the request's whole form body alive.
+		user = strings.Clone(user)
+	}
+	b.tokens = min(capacity, b.tokens+max(0, now.Sub(b.at).Minutes())*capacity)
 	b.at = now
 	allowed := b.tokens >= 1
 	if allowed {
 		b.tokens--
 	}
-	if len(l.buckets) >= maxTrackedUsers {
-		l.prune(now)
-	}
-	l.buckets[user] = b
+	l.cur[user] = b
 	return allowed
 }
 
-// prune forgets users whose buckets have refilled.
-func (l *limiter) prune(now time.Time) {
-	for u, b := range l.buckets {
-		if now.Sub(b.at) >= time.Minute {
-			delete(l.buckets, u)
-		}
-	}
+// turn forgets the older generation and starts a new one. Every bucket
+// in prev was last touched before cur was started, a minute ago or more
+// on a timely turn, so it has refilled and forgetting it changes nothing.
+func (l *limiter) turn(now time.Time) {
+	l.prev, l.cur = l.cur, make(map[string]bucket, len(l.cur))
+	l.turned = now
 }

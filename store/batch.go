@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -19,6 +20,17 @@ import (
 // commit and gets its own id. A caller's SavePlan returns only after the
 // row is committed, so an answer that says "kept" is on disk and
 // survives the process being killed.
+//
+// Three things make the batches real batches: the writer yields once
+// after taking the first row, so that the goroutines answering at the
+// same moment get their rows in before it drains the queue; the INSERT
+// is prepared once for the writer's life, not in every transaction; and
+// the inserts run under a context that cannot be cancelled, for which
+// the SQLite driver does not start a goroutine per statement (the batch's
+// time is bounded at BEGIN, where the lock is waited for, and by
+// busy_timeout). A caller that gives up is still answered by its
+// context in enqueue, and a row whose caller gave up before its batch
+// began is not written.
 
 // Bounds of the plan writer.
 const (
@@ -55,6 +67,15 @@ type planWriter struct {
 
 	mu     sync.RWMutex // guards closed against sends racing Close
 	closed bool
+
+	insert *sql.Stmt // insertPlanSQL, prepared once; nil until the first batch
+}
+
+// ObservePlanBatches has f called with the number of plans in each
+// committed batch (fitbot_plan_batch_rows). It may be called at any time;
+// f must not block, as the plan writer calls it.
+func (db *DB) ObservePlanBatches(f func(rows int)) {
+	db.batchObserver.Store(&f)
 }
 
 // writer returns the plan writer, starting it on first use.
@@ -113,6 +134,11 @@ func (w *planWriter) close() {
 // whatever else is queued up to maxBatch, and writes them together.
 func (db *DB) writePlans(w *planWriter) {
 	defer close(w.done)
+	defer func() {
+		if w.insert != nil {
+			w.insert.Close()
+		}
+	}()
 	batch := make([]*planRow, 0, maxBatch)
 	for {
 		var first *planRow
@@ -126,18 +152,21 @@ func (db *DB) writePlans(w *planWriter) {
 				case r := <-w.queue:
 					batch = append(batch, r)
 					if len(batch) == maxBatch {
-						db.writeBatch(batch)
+						db.writeBatch(w, batch)
 						batch = batch[:0]
 					}
 				default:
 					if len(batch) > 0 {
-						db.writeBatch(batch)
+						db.writeBatch(w, batch)
 					}
 					return
 				}
 			}
 		}
 		batch = append(batch, first)
+		// The goroutines that answered at the same moment as first's are
+		// about to queue; one yield lets them, and they share the commit.
+		runtime.Gosched()
 	fill:
 		for len(batch) < maxBatch {
 			select {
@@ -147,7 +176,7 @@ func (db *DB) writePlans(w *planWriter) {
 				break fill
 			}
 		}
-		db.writeBatch(batch)
+		db.writeBatch(w, batch)
 		clear(batch)
 		batch = batch[:0]
 	}
@@ -158,7 +187,7 @@ func (db *DB) writePlans(w *planWriter) {
 // the database file is gone (checkFile). When the transaction fails,
 // each row is tried again in a transaction of its own, so that one bad
 // row does not fail the others.
-func (db *DB) writeBatch(rows []*planRow) {
+func (db *DB) writeBatch(w *planWriter, rows []*planRow) {
 	live := rows[:0:0]
 	for _, r := range rows {
 		if err := r.ctx.Err(); err != nil {
@@ -176,8 +205,11 @@ func (db *DB) writeBatch(rows []*planRow) {
 		}
 		return
 	}
-	ids, err := db.insertPlans(live)
+	ids, err := db.insertPlans(w, live)
 	if err == nil {
+		if f := db.batchObserver.Load(); f != nil {
+			(*f)(len(live))
+		}
 		for i, r := range live {
 			r.result <- planResult{id: ids[i]}
 		}
@@ -188,28 +220,38 @@ func (db *DB) writeBatch(rows []*planRow) {
 		return
 	}
 	for _, r := range live {
-		ids, err := db.insertPlans([]*planRow{r})
+		ids, err := db.insertPlans(w, []*planRow{r})
 		if err != nil {
 			r.result <- planResult{err: err}
 			continue
+		}
+		if f := db.batchObserver.Load(); f != nil {
+			(*f)(1)
 		}
 		r.result <- planResult{id: ids[0]}
 	}
 }
 
 // insertPlans inserts rows in one transaction and returns their ids.
-func (db *DB) insertPlans(rows []*planRow) ([]int64, error) {
+// The timeout bounds BEGIN IMMEDIATE, which waits for the write lock;
+// the inserts and the commit run without a cancellable context (see the
+// top of this file).
+func (db *DB) insertPlans(w *planWriter, rows []*planRow) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
+	if w.insert == nil {
+		stmt, err := db.rw.PrepareContext(ctx, insertPlanSQL)
+		if err != nil {
+			return nil, db.wrap("prepare plan insert", err)
+		}
+		w.insert = stmt
+	}
 	ids := make([]int64, len(rows))
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, insertPlanSQL)
-		if err != nil {
-			return db.wrap("prepare plan insert", err)
-		}
+		stmt := tx.Stmt(w.insert) // the writer's statement, on the one writer connection
 		defer stmt.Close()
 		for i, r := range rows {
-			res, err := stmt.ExecContext(ctx, r.args...)
+			res, err := stmt.ExecContext(context.Background(), r.args...)
 			if err != nil {
 				return db.wrap("insert plan", err)
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -138,6 +139,56 @@ func TestSavePlanCanceledContext(t *testing.T) {
 	}
 	if len(plans) != 0 {
 		t.Errorf("a save with a canceled context wrote %d plans", len(plans))
+	}
+}
+
+// TestGroupCommitGroups saves from 64 goroutines at once: the writer
+// must put several plans in each transaction, and the batch observer
+// (fitbot_plan_batch_rows) must count every acknowledged plan once.
+func TestGroupCommitGroups(t *testing.T) {
+	db := openTest(t)
+	var mu sync.Mutex
+	var batches, rows int
+	db.ObservePlanBatches(func(n int) {
+		mu.Lock()
+		batches, rows = batches+1, rows+n
+		mu.Unlock()
+	})
+	const writers, each = 64, 10
+	var acked atomic.Int64
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			<-start
+			for j := range each {
+				p := samplePlan("grouped", testNow)
+				p.Question = fmt.Sprintf("question %d.%d", i, j)
+				if _, err := db.SavePlan(context.Background(), &p); err != nil {
+					t.Errorf("save %d.%d: %v", i, j, err)
+					return
+				}
+				acked.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d plans in %d transactions (%.1f a commit)", rows, batches, float64(rows)/float64(batches))
+	if int64(rows) != acked.Load() {
+		t.Errorf("the observer counted %d rows, %d plans were acknowledged", rows, acked.Load())
+	}
+	if batches == 0 || rows/batches < 4 {
+		t.Errorf("%d plans took %d transactions: 64 writers at once must share commits", rows, batches)
+	}
+	var inFile int64
+	if err := db.ro.QueryRow(`SELECT count(*) FROM plans WHERE model_key = 'grouped'`).Scan(&inFile); err != nil {
+		t.Fatal(err)
+	}
+	if inFile != acked.Load() {
+		t.Errorf("%d plans in the file, %d acknowledged", inFile, acked.Load())
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fitbot/fitbot/migrations"
@@ -63,6 +64,8 @@ type DB struct {
 	file     os.FileInfo // the database file as opened; see checkFile
 	planOnce sync.Once
 	plans    *planWriter // group commit of SavePlan; started on first use
+
+	batchObserver atomic.Pointer[func(rows int)] // see ObservePlanBatches
 }
 
 // Open opens the database at path, creating the file (owner-only) and its

@@ -168,3 +168,27 @@ func TestLiveAnswererRun(t *testing.T) {
 		t.Error("the reload swapped no prices in")
 	}
 }
+
+// TestLiveAnswererVersion: the reply cache's version grows with every
+// load that swaps prices in (a reload, a refresh), and only then: a load
+// that fails keeps the prices, and the version, it had.
+func TestLiveAnswererVersion(t *testing.T) {
+	ctx := context.Background()
+	store := &flakyPrices{err: errors.New("database is locked")}
+	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	v0 := l.version()
+	l.load(ctx)
+	if v := l.version(); v != v0 {
+		t.Errorf("a failed load moved the version from %d to %d; the prices did not change", v0, v)
+	}
+	store.src, store.err = fixedPrice(0.42), nil
+	l.load(ctx)
+	v1 := l.version()
+	if v1 <= v0 {
+		t.Errorf("after prices were swapped in the version is %d (was %d); want it grown", v1, v0)
+	}
+	l.load(ctx)
+	if v2 := l.version(); v2 <= v1 {
+		t.Errorf("after a reload the version is %d (was %d); want it grown", v2, v1)
+	}
+}

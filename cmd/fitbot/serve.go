@@ -64,6 +64,16 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "Try: fitbot serve --help")
 		return exitUsage
 	}
+	if !isTerminal(a.stderr) {
+		// A line per question: gathered into few writes under load
+		// (lineWriter). Everything serve prints goes through it, so the
+		// order holds, and it is all written before serve returns.
+		lw := newLineWriter(a.stderr)
+		defer lw.Close()
+		stderr := a.stderr
+		a.stderr = lw
+		defer func() { a.stderr = stderr }()
+	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
@@ -114,6 +124,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	}()
 
 	metrics := bot.NewMetrics()
+	db.ObservePlanBatches(metrics.PlanBatch)
 	hc := &http.Client{Timeout: slackAPITimeout}
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
 	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
@@ -165,6 +176,11 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			return refreshSummary(reports), err
 		},
 		Logger: log,
+		// Every source a cached answer is made from adds a counter that
+		// only grows: the prices (live.version); the catalogs are
+		// compiled in. Answers for Hugging Face Hub models are not cached
+		// (bot's cacheable), so the Hub cache needs none until they are.
+		AnswerVersion: live.version,
 	})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
@@ -414,6 +430,7 @@ type liveAnswerer struct {
 	log    *slog.Logger
 
 	current atomic.Pointer[sizing.Estimator]
+	gen     atomic.Uint64 // prices swapped in so far; see version
 }
 
 // builtinEstimator answers with the built-in price sheet: before the
@@ -453,7 +470,16 @@ func (l *liveAnswerer) load(ctx context.Context) {
 		return
 	}
 	l.current.Store(&sizing.Estimator{Prices: src})
+	// After the swap, never before: a version read after this sees the
+	// new prices, so no reply made with the old ones is kept under it.
+	l.gen.Add(1)
 }
+
+// version is the reply cache's version of the prices (bot.Config's
+// AnswerVersion): it grows with every load that swaps prices in (each
+// priceReloadEvery and after a refresh), so a cached reply lives no
+// longer than the estimator it was made with.
+func (l *liveAnswerer) version() uint64 { return l.gen.Load() }
 
 // run reloads the prices every interval until ctx is done.
 func (l *liveAnswerer) run(ctx context.Context, interval time.Duration) {

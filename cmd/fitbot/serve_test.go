@@ -326,7 +326,7 @@ func TestServeSocketModeMetrics(t *testing.T) {
 		return strings.Contains(m, answered)
 	})
 	_, m := get(t, health+"/metrics")
-	for _, want := range []string{`fitbot_answer_seconds_count{kind="slash"} 1`, `fitbot_slack_socket_connected 1`} {
+	for _, want := range []string{`fitbot_answer_seconds_count{kind="slash"} 1`, `fitbot_slack_socket_connected 1`, `fitbot_plan_batch_rows_sum 1`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

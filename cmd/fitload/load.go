@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
@@ -93,7 +95,11 @@ type result struct {
 	Errors      int     `json:"errors"`
 	// Refusals counts 200 replies that are not an answer: a rate
 	// limit, an apology. They count as requests, not errors.
-	Refusals     int         `json:"refusals"`
+	Refusals int `json:"refusals"`
+	// Kept counts answers that said their plan was kept; KeptIDs are
+	// those plans' ids, for checking afterwards that each is in the file.
+	Kept         int         `json:"kept"`
+	KeptIDs      []int64     `json:"-"`
 	RPS          float64     `json:"requests_per_second"`
 	P50          float64     `json:"p50_ms"`
 	P90          float64     `json:"p90_ms"`
@@ -130,7 +136,7 @@ func load(ctx context.Context, name, target string, gen *generator, o options) r
 			for ctx.Err() == nil && sent.Add(1) <= int64(o.maxRequests) {
 				body, header := gen.request()
 				t0 := time.Now()
-				status, refused, err := send(ctx, client, target, body, header)
+				status, refused, planID, err := send(ctx, client, target, body, header)
 				d := time.Since(t0)
 				if ctx.Err() != nil && err != nil {
 					break // the run ended under this request; it does not count
@@ -146,6 +152,9 @@ func load(ctx context.Context, name, target string, gen *generator, o options) r
 					}
 				case refused:
 					res.Refusals++
+				case planID > 0:
+					res.Kept++
+					res.KeptIDs = append(res.KeptIDs, planID)
 				}
 				mu.Unlock()
 			}
@@ -166,33 +175,50 @@ func load(ctx context.Context, name, target string, gen *generator, o options) r
 }
 
 // send posts one command; an error is a transport failure, a status
-// other than 200, or a body that is not a Slack message; refused reports a reply that is a rate limit or an apology.
-func send(ctx context.Context, client *http.Client, target string, body []byte, header http.Header) (status int, refused bool, err error) {
+// other than 200, or a body that is not a Slack message; refused reports
+// a reply that is a rate limit or an apology; planID is the plan an
+// answer says it kept, 0 when it says none.
+func send(ctx context.Context, client *http.Client, target string, body []byte, header http.Header) (status int, refused bool, planID int64, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	req.Header = header
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return resp.StatusCode, false, fmt.Errorf("reading the reply: %w", err)
+		return resp.StatusCode, false, 0, fmt.Errorf("reading the reply: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, false, fmt.Errorf("status %d: %.80s", resp.StatusCode, reply)
+		return resp.StatusCode, false, 0, fmt.Errorf("status %d: %.80s", resp.StatusCode, reply)
 	}
 	var msg struct {
 		ResponseType string `json:"response_type"`
 		Text         string `json:"text"`
 	}
 	if err := json.Unmarshal(reply, &msg); err != nil || msg.ResponseType == "" {
-		return resp.StatusCode, false, fmt.Errorf("reply is not a Slack message: %.80s", reply)
+		return resp.StatusCode, false, 0, fmt.Errorf("reply is not a Slack message: %.80s", reply)
 	}
-	return resp.StatusCode, bytes.Contains(reply, []byte("Sorry, ")) || bytes.Contains(reply, []byte("faster than fitbot answers")), nil
+	refused = bytes.Contains(reply, []byte("Sorry, ")) || bytes.Contains(reply, []byte("faster than fitbot answers"))
+	return resp.StatusCode, refused, keptPlan(reply), nil
+}
+
+// keptPattern finds the plan id in an answer's "Kept in the team's plans
+// as plan 42" line.
+var keptPattern = regexp.MustCompile(`Kept in the team's plans as plan (\d+)`)
+
+// keptPlan returns the plan id a reply says it kept, or 0.
+func keptPlan(reply []byte) int64 {
+	m := keptPattern.FindSubmatch(reply)
+	if m == nil {
+		return 0
+	}
+	id, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return id
 }
 
 // percentile is the nearest-rank percentile of sorted durations, in ms.
@@ -232,7 +258,7 @@ func report(w io.Writer, o options, results []result) error {
 		}
 	}
 	if len(results) == 2 && results[1].RPS > 0 {
-		fmt.Fprintf(w, "throughput ratio fitbot / bare: %.2f\n", results[0].RPS/results[1].RPS)
+		fmt.Fprintf(w, "throughput ratio fitbot / %s: %.2f\n", strings.Fields(results[1].Name)[0], results[0].RPS/results[1].RPS)
 	}
 	return nil
 }

@@ -11,7 +11,14 @@
 // endpoints in this process (the real handler, parser, estimator and a
 // SQLite file in a temporary folder) instead of a -target. With
 // -fake-slack ADDR it only serves a fake Slack Web API (auth.test,
-// chat.postMessage) for a `fitbot serve` under test, for -d.
+// chat.postMessage) for a `fitbot serve` under test, for -d. With
+// -minimal ADDR it only serves the minimal signed handler (read the form,
+// check the v0 signature, reply with fitbot's answer to "13B lora 4090",
+// about 4.3 KB) for -d, in its own process; -compare URL then loads it
+// right after -target in the same run and prints the ratio:
+//
+//	fitload -minimal 127.0.0.1:18081 -secret S -d 5m &
+//	fitload -target http://127.0.0.1:18080 -secret S -c 64 -d 30s -compare http://127.0.0.1:18081
 //
 // It talks to loopback addresses only, and every run is bounded by -d
 // and -n.
@@ -26,6 +33,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -50,11 +59,14 @@ type options struct {
 	duration    time.Duration
 	maxRequests int
 	compareBare bool
+	compare     string
+	minimal     string
 	self        bool
 	fakeSlack   string
 	users       int
 	jsonOut     bool
 	cpuProfile  string
+	keptFile    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -67,10 +79,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "d", 20*time.Second, "how long to send (at most 10m)")
 	fs.IntVar(&o.maxRequests, "n", 2_000_000, "stop after this many requests per target")
 	fs.BoolVar(&o.compareBare, "compare-bare", false, "also load a bare net/http handler in this process and print the ratio")
+	fs.StringVar(&o.compare, "compare", "", "also load this loopback base URL (e.g. a -minimal handler) right after -target and print the ratio")
+	fs.StringVar(&o.minimal, "minimal", "", "only serve the minimal signed handler on this loopback address for -d")
 	fs.BoolVar(&o.self, "self", false, "serve fitbot's HTTP endpoints in this process instead of -target")
 	fs.StringVar(&o.fakeSlack, "fake-slack", "", "only serve a fake Slack Web API on this loopback address for -d")
 	fs.IntVar(&o.users, "users", 500, "distinct Slack user ids the commands come from")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the results as JSON")
+	fs.StringVar(&o.keptFile, "kept", "", "write the ids of the plans fitbot's answers said were kept to this file, one a line, to check against the database afterwards")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (with -self: fitbot's server too) to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -88,12 +103,23 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-users %d: want at least 1", o.users)
 	case o.fakeSlack != "":
 		return o, checkLoopbackAddr(o.fakeSlack)
+	case o.minimal != "" && o.secret == "":
+		return o, errors.New("-secret (or SLACK_SIGNING_SECRET) is required with -minimal")
+	case o.minimal != "":
+		return o, checkLoopbackAddr(o.minimal)
+	case o.compare != "" && o.compareBare:
+		return o, errors.New("-compare and -compare-bare: choose one")
 	case o.self && o.target != "":
 		return o, errors.New("-self and -target: choose one")
 	case !o.self && o.target == "":
 		return o, errors.New("-target URL or -self is required")
 	case !o.self && o.secret == "":
 		return o, errors.New("-secret (or SLACK_SIGNING_SECRET) is required with -target")
+	}
+	if o.compare != "" {
+		if err := checkLoopbackURL(o.compare); err != nil {
+			return o, err
+		}
 	}
 	if o.target != "" {
 		return o, checkLoopbackURL(o.target)
@@ -108,6 +134,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.fakeSlack != "" {
 		return serveFakeSlack(ctx, o.fakeSlack, o.duration, stderr)
+	}
+	if o.minimal != "" {
+		return serveMinimal(ctx, o.minimal, o.secret, o.duration, stderr)
 	}
 	sink, err := startSink()
 	if err != nil {
@@ -143,5 +172,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer bare.close()
 		results = append(results, load(ctx, "bare net/http", bare.url+"/slack/commands", gen, o))
 	}
+	if o.compare != "" {
+		results = append(results, load(ctx, "compared", o.compare+"/slack/commands", gen, o))
+	}
+	if o.keptFile != "" {
+		if err := writeKept(o.keptFile, results[0].KeptIDs); err != nil {
+			return err
+		}
+	}
 	return report(stdout, o, results)
+}
+
+// writeKept writes plan ids to path, one a line.
+func writeKept(path string, ids []int64) error {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(strconv.FormatInt(id, 10))
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

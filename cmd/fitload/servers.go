@@ -122,6 +122,9 @@ func startSelf(ctx context.Context, responseURL string) (*server, error) {
 		Plans:   db,
 		Prices:  db,
 		Logger:  log,
+		// The built-in sheet never changes in this process: one version
+		// turns the reply cache on, as serve's price version does.
+		AnswerVersion: func() uint64 { return 1 },
 	})
 	if err == nil {
 		var endpoints *bot.HTTP
