@@ -31,6 +31,12 @@ func isAsk(i sizing.Intent) bool {
 // askAnswer answers a parsed question that runs the other way round, or
 // says this fitbot cannot when Config.Ask is nil.
 func (h *Handler) askAnswer(ctx context.Context, text string, p sizing.Parsed) Message {
+	return h.askAnswerView(ctx, text, p, false)
+}
+
+// askAnswerView is askAnswer with every assumption shown when details
+// is set (the Show details button).
+func (h *Handler) askAnswerView(ctx context.Context, text string, p sizing.Parsed, details bool) Message {
 	asker := h.cfg.Ask
 	if asker == nil {
 		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
@@ -41,7 +47,7 @@ func (h *Handler) askAnswer(ctx context.Context, text string, p sizing.Parsed) M
 		return h.failure(text, err)
 	}
 	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
-	return askMessage(a, h.now())
+	return withAskButtons(askMessageView(a, h.now(), details), p, text)
 }
 
 // maxGPUOptions is how many cards a which-GPU answer lists.
@@ -51,6 +57,11 @@ const maxGPUOptions = 12
 // answer: a header with the outcome, the figures, the assumptions and
 // prices in a context block, and a plain fallback text.
 func askMessage(a sizing.AskAnswer, now time.Time) Message {
+	return askMessageView(a, now, false)
+}
+
+// askMessageView is askMessage with every assumption when details is set.
+func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 	var head string
 	var body []slack.Block
 	switch {
@@ -66,7 +77,7 @@ func askMessage(a sizing.AskAnswer, now time.Time) Message {
 		return apology()
 	}
 	blocks := append([]slack.Block{slack.NewHeaderBlock(plain(head))}, body...)
-	blocks = append(blocks, slack.NewContextBlock("", askContext(a, now)...))
+	blocks = append(blocks, slack.NewContextBlock("", askContext(a, now, details)...))
 	return answered(head, blocks...)
 }
 
@@ -167,7 +178,7 @@ func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	if c.KVBytesPerToken > 0 {
 		fmt.Fprintf(&b, "\nKV cache: %s per token of context (%s, %d concurrent)", kib(c.KVBytesPerToken), r.KVPrecision, r.MicroBatch)
 	}
-	summary := "*Memory per GPU at the longest " + word + "*\n```" + memoryBar(c.PerGPU, c.VRAMBytes) + "```"
+	summary := "*" + memoryLine(c.PerGPU, c.VRAMBytes) + "* at the longest " + word + "\n```" + memoryBar(c.PerGPU, c.VRAMBytes) + "```"
 	return head, []slack.Block{
 		slack.NewSectionBlock(mrkdwn(b.String()), nil, nil),
 		slack.NewSectionBlock(mrkdwn(summary), nil, nil),
@@ -193,6 +204,9 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 		head = "🧮 One card fits " + what
 	}
 	var b strings.Builder
+	if w.OneGPUBytes > 0 {
+		fmt.Fprintf(&b, "*Memory in all:* %s on one card, unsharded.\n", display.GiB(w.OneGPUBytes))
+	}
 	b.WriteString("*Cheapest first*")
 	if w.Tokens > 0 {
 		fmt.Fprintf(&b, " (for the %s-token run)", display.Count(float64(w.Tokens)))
@@ -257,13 +271,14 @@ func rentText(c *sizing.RentCost, years float64) string {
 }
 
 // askContext is the context block of an ask answer: the assumptions
-// (four, then a count) and, where one price was used, its age.
-func askContext(a sizing.AskAnswer, now time.Time) []slack.MixedElement {
+// (four, then a count, unless details) and, where one price was used,
+// its age.
+func askContext(a sizing.AskAnswer, now time.Time, details bool) []slack.MixedElement {
 	var els []slack.MixedElement
 	if len(a.Assumptions) > 0 {
 		shown, more := a.Assumptions, ""
-		if len(shown) > 4 {
-			more = fmt.Sprintf(" (+%d more with `fitbot fit --json`)", len(shown)-4)
+		if len(shown) > 4 && !details {
+			more = fmt.Sprintf(" (+%d more: Show details)", len(shown)-4)
 			shown = shown[:4]
 		}
 		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))

@@ -52,9 +52,11 @@ func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(verdict(a))),
 		slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil),
-		slack.NewSectionBlock(nil, breakdownFields(a), nil),
-		slack.NewSectionBlock(mrkdwn(costLine(a)), nil, nil),
 	}
+	if v.details { // the legend has the terms; the full breakdown is a detail
+		blocks = append(blocks, slack.NewSectionBlock(nil, breakdownFields(a), nil))
+	}
+	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(costLine(a)), nil, nil))
 	if len(a.Warnings) > 0 {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("⚠️ "+strings.Join(a.Warnings, "\n⚠️ ")), nil, nil))
 	}
@@ -77,14 +79,15 @@ func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 
 func memorySummary(a sizing.Answer) string {
 	var b strings.Builder
-	b.WriteString("*Memory per GPU* (busiest GPU, by term)\n```")
+	fmt.Fprintf(&b, "*%s*", memoryLine(a.PerGPU, a.VRAMBytes))
+	if a.BindingTerm != "" {
+		fmt.Fprintf(&b, ", mostly %s", termName(a.BindingTerm))
+	}
+	b.WriteString("\n```")
 	b.WriteString(memoryBar(a.PerGPU, a.VRAMBytes))
 	b.WriteString("```")
-	if a.BindingTerm != "" {
-		fmt.Fprintf(&b, "\nLargest term: *%s*.", a.BindingTerm)
-	}
 	if a.Headroom != "" {
-		fmt.Fprintf(&b, " Headroom: *%s*.", a.Headroom)
+		fmt.Fprintf(&b, "\nHeadroom: *%s*.", a.Headroom)
 	}
 	return b.String()
 }

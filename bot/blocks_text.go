@@ -14,6 +14,7 @@ func apology() Message {
 
 // errorMessage says what was not understood and shows an example that works.
 func errorMessage(problem, hint string) Message {
+	hint = strings.TrimPrefix(hint, "fit ") // the parser's hints are CLI commands: "fit 13b lora rtx-4090"
 	text := "I couldn't use that: " + problem
 	blocks := []slack.Block{slack.NewSectionBlock(mrkdwn(":warning: *I couldn't use that.* "+escape(problem)), nil, nil)}
 	if hint != "" {
@@ -76,6 +77,7 @@ func helpMessage(interpreter bool) Message {
 		"`/fit plans mistral-7b`  earlier answers for a model\n"+
 		"`/fit plan 42`  a saved plan, re-priced today\n"+
 		"`/fit prices`  cheapest GPU prices  ·  `/fit prices h100`  every offer for one GPU\n"+
+		"`/fit hardware add our box: 2x rtx-4090`  the team's machines (`/fit 13b lora on our box`)\n"+
 		"`/fit gpus`  ·  `/fit models`  what fitbot knows"), nil, nil))
 	llm := "Free-text questions the grammar cannot read are not interpreted: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) to turn the language-model fallback on."
 	if interpreter {

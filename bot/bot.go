@@ -85,9 +85,10 @@ type Config struct {
 	Answer      Answerer
 	Ask         Asker // nil: questions that run the other way round say this fitbot cannot answer them
 	Respond     Responder
-	Plans       PlanStore   // nil: answers are not saved, plan commands say so
-	Prices      PriceBook   // nil: `/fit prices` says prices are not available yet
-	Interpreter Interpreter // nil: no language-model fallback
+	Plans       PlanStore     // nil: answers are not saved, plan commands say so
+	Prices      PriceBook     // nil: `/fit prices` says prices are not available yet
+	Hardware    HardwareStore // nil: `/fit hardware` says team hardware is not kept
+	Interpreter Interpreter   // nil: no language-model fallback
 	// Models resolves Hugging Face Hub ids, links and names the catalog
 	// lacks; nil: the parser's own message answers them.
 	Models ModelResolver
@@ -95,8 +96,11 @@ type Config struct {
 	// Refresh fetches prices now and says what it did, in a sentence,
 	// for `/fit prices refresh` (admins only); nil: not available from Slack.
 	Refresh func(ctx context.Context) (string, error)
-	Logger  *slog.Logger     // nil: slog.Default()
-	Now     func() time.Time // nil: time.Now
+	// Weekly builds the week's price digest for "this week" price
+	// questions; nil: they are answered with today's prices and say so.
+	Weekly Weekly
+	Logger *slog.Logger     // nil: slog.Default()
+	Now    func() time.Time // nil: time.Now
 	// AnswerVersion, when set, turns the reply cache on (replycache.go).
 	// It returns the version of everything a cached answer is made from
 	// besides the question: the prices Answer uses, the catalogs (and,

@@ -16,7 +16,7 @@ import (
 )
 
 // subcommands are the words that start a `/fit` subcommand rather than a question.
-var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models"}
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware"}
 
 // maxPlansListed is how many plans `/fit plans` shows.
 const maxPlansListed = 10
@@ -61,6 +61,11 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 		return h.planCommand(ctx, rest)
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
+	case "hardware", "machines":
+		return h.hardwareCommand(ctx, cmd.TeamID, rest)
+	}
+	if msg, ok := h.routed(ctx, text); ok {
+		return msg
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, text)
 }
@@ -71,10 +76,13 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
 	if h.replies != nil {
 		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
-			return h.cachedAnswer(ctx, asker, text, e)
+			return h.cachedAnswer(ctx, asker, text, e, nil) // kept by words with its notes (answer)
 		}
 	}
 	p, err := h.cfg.Parse(text)
+	if err == nil {
+		p = h.onTeamHardware(ctx, asker.team, text, p)
+	}
 	if h.cfg.Models != nil && needsHub(p) {
 		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
 	}
@@ -96,6 +104,11 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
 			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
+	}
+	// Nothing to size and no language model to ask: help, not an error
+	// (a mistyped subcommand keeps its own message).
+	if first, _, _ := strings.Cut(strings.ToLower(text), " "); h.cfg.Interpreter == nil && nothingToSize(p, err) && nearSubcommand(first) == "" {
+		return notASizingQuestion()
 	}
 	return h.failure(text, err)
 }
@@ -121,6 +134,9 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 	msg, ok := h.interpreted(ctx, asker, text)
 	if !ok {
 		msg = h.failure(text, parseErr)
+		if p, err := h.cfg.Parse(text); nothingToSize(p, err) {
+			msg = notASizingQuestion() // the model could not help either: help, not an error
+		}
 	}
 	msg.ReplaceOriginal = true
 	h.respond(ctx, responseURL, msg, "interpreted answer")
@@ -141,26 +157,52 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 	if cache {
 		version = h.cfg.AnswerVersion()
 		if e := h.replies.get(version, canonical, p.Query); e != nil {
-			return h.cachedAnswer(ctx, asker, text, e)
+			msg := h.cachedAnswer(ctx, asker, text, e, p.Notes)
+			msg.question = canonical
+			return msg
 		}
 	}
 	a, err := h.cfg.Answer.Answer(ctx, p.Query)
 	if err != nil {
 		return h.failure(text, err)
 	}
+	// What the parser assumed or corrected ("lorra" read as "lora", a typed
+	// memory, words not used) comes first. These notes are the asker's
+	// words', so the cache keeps the estimate without them (own).
+	own := a
+	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
 	h.keep(ctx, asker, text, p.Query, a, &view)
-	msg := answered(answerText(a), answerBlocks(a, view)...)
+	blocks := answerBlocks(a, view)
+	if next := nextSteps(p.Query, a); next != nil {
+		blocks = append(blocks, next)
+	}
+	msg := answered(answerText(a), blocks...)
 	if cache {
-		if e, ok := newCachedReply(p.Query, a, view.ref, msg); ok {
-			h.replies.put(version, canonical, text, e)
+		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
+			// By its words, the reply is found without a parse: it keeps the
+			// notes those words gave. Where teams name their machines the
+			// same words may be another team's question: by canonical only.
+			if h.cfg.Hardware == nil {
+				withNotes := *e
+				withNotes.answer = a
+				h.replies.put(version, canonical, text, &withNotes)
+			}
+			h.replies.put(version, canonical, "", e)
 		}
 	}
+	msg.question = canonical
 	return msg
 }
 
 // cachedAnswer is answer for a reply found in the cache: the plan is
 // kept as ever, and the context line made for it and for now.
-func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *cachedReply) Message {
+// notes are this asker's parser notes, said first as in a fresh answer.
+func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *cachedReply, notes []string) Message {
+	if len(notes) > 0 {
+		c := *e
+		c.answer.Assumptions = sizing.MergeAssumptions(notes, e.answer.Assumptions)
+		e = &c
+	}
 	view := answerView{now: h.now(), ref: e.ref}
 	h.keep(ctx, asker, text, e.query, e.answer, &view)
 	return e.message(view)

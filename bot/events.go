@@ -43,6 +43,7 @@ const pruneEvery = time.Hour
 // Post are required; BotUserID is the bot's own user id from auth.test.
 type EventsConfig struct {
 	Handler   *Handler
+	Threads   ThreadStore // nil: replies in an answer's thread are read alone, and channel messages ignored
 	Seen      EventStore
 	Post      ThreadPoster
 	BotUserID string        // auth.test user_id: the bot's own messages are ignored and its mention stripped
@@ -72,6 +73,7 @@ type Events struct {
 	metrics *Metrics
 	log     *slog.Logger
 	ttl     time.Duration
+	threads ThreadStore
 
 	mu        sync.Mutex
 	lastPrune time.Time
@@ -97,7 +99,7 @@ func NewEvents(cfg EventsConfig) (*Events, error) {
 		cfg.TTL = DefaultEventTTL
 	}
 	return &Events{h: cfg.Handler, seen: cfg.Seen, post: cfg.Post, botUser: cfg.BotUserID, botID: cfg.BotID,
-		metrics: cfg.Metrics, log: cfg.Logger, ttl: cfg.TTL}, nil
+		metrics: cfg.Metrics, log: cfg.Logger, ttl: cfg.TTL, threads: cfg.Threads}, nil
 }
 
 // incoming is a message addressed to fitbot, whichever event carried it.
@@ -140,13 +142,19 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 		}
 		e.metrics.Event("taken")
 		e.prune(ctx)
-		msg := e.reply(ctx, in)
+		msg, post := e.respondTo(ctx, in)
+		if !post {
+			e.metrics.Event("ignored")
+			return
+		}
 		thread := in.threadTS
 		if thread == "" {
 			thread = in.ts
 		}
 		if _, err := e.post.Post(ctx, in.asker.channel, thread, msg); err != nil {
 			e.log.Error("bot: posting the answer failed", "event_id", key, "kind", in.kind, "err", err)
+		} else {
+			e.remember(ctx, in, thread, msg)
 		}
 		observeQuestion(ctx, e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
 	})
@@ -173,6 +181,11 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 		in.kind, in.text, in.ts, in.threadTS = KindMention, m.Text, m.TimeStamp, m.ThreadTimeStamp
 		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
 	case *slackevents.MessageEvent:
+		if m.ChannelType != slackevents.ChannelTypeIM && e.threadMessage(m) {
+			in.kind, in.text, in.ts, in.threadTS = KindThread, m.Text, m.TimeStamp, m.ThreadTimeStamp
+			in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
+			break
+		}
 		switch {
 		case m.ChannelType != slackevents.ChannelTypeIM:
 			return in, "a message outside a DM"
@@ -227,6 +240,9 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 	if answer, ok := e.h.interpreted(ctx, in.asker, in.text); ok {
 		return answer
 	}
+	if p, err := e.h.cfg.Parse(in.text); nothingToSize(p, err) {
+		return notASizingQuestion() // the model could not help either: help, not an error
+	}
 	return msg
 }
 
@@ -260,6 +276,7 @@ func (e *Events) prune(ctx context.Context) {
 	if !due {
 		return
 	}
+	e.forgetThreads(ctx, now)
 	n, err := e.seen.ForgetEvents(ctx, now.Add(-e.ttl))
 	if err != nil {
 		e.log.Warn("bot: forgetting old event ids failed", "err", err)

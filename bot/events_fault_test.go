@@ -2,7 +2,6 @@ package bot
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -103,8 +102,9 @@ func hangingModel(t *testing.T) *httptest.Server {
 
 // TestLanguageModelTimeoutOverHTTP sends a question the grammar cannot
 // read while the language model hangs: the acknowledgement comes at
-// once, and the parser's own message (what was not understood, an
-// example) replaces it through response_url after the model's timeout.
+// once, and, since the text has nothing to size and the model could not
+// help, the help (never an error) replaces it through response_url after
+// the model's timeout.
 func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	model := hangingModel(t)
 	rurl := newResponseURL(t)
@@ -142,12 +142,10 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	h.Wait()
 	posted := rurl.posted(t)
 	if len(posted) != 1 || !posted[0].ReplaceOriginal || strings.Contains(posted[0].Text, "Sorry") || posted[0].Text == "" {
-		t.Fatalf("posted %+v, want one replacement carrying the parser's message", posted)
+		t.Fatalf("posted %+v, want one replacement carrying the help", posted)
 	}
-	// Without a response_url the handler answers with the parser's message directly.
-	want := h.question(context.Background(), who{}, "", "can our cluster handle the new checkpoint")
-	if posted[0].Text != want.Text {
-		t.Errorf("posted %q, want the parser's own message %q", posted[0].Text, want.Text)
+	if want := notASizingQuestion(); posted[0].Text != want.Text {
+		t.Errorf("posted %q, want the help %q", posted[0].Text, want.Text)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("the fallback message came after %v; the model's timeout is 300ms", d)

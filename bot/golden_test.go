@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -166,17 +167,26 @@ func TestMemoryBar(t *testing.T) {
 		want string
 	}{
 		{"half the card, two terms", sizing.Memory{WeightsBytes: 8 * g, ActivationsBytes: 4 * g, TotalBytes: 12 * g}, 24 * g,
-			"██████████░░░░░···············  12.0 GiB of 24.0 GiB (50%)\n█ weights 8.0  ░ activations 4.0  · free"},
+			"███████░░░·········· 50%\n█ weights 8.0  ░ activations 4.0  · free"},
 		{"twice the card", sizing.Memory{WeightsBytes: 24 * g, OptimizerBytes: 24 * g, TotalBytes: 48 * g}, 24 * g,
-			"███████████████|▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒  48.0 GiB of 24.0 GiB (200%)\n█ weights 24.0  ▒ optimizer 24.0  · free"},
-		{"a small term still counted", sizing.Memory{WeightsBytes: 10 * g, OverheadBytes: g / 2, TotalBytes: 10*g + g/2}, 30 * g,
-			"██████████▪···················  10.5 GiB of 30.0 GiB (35%)\n█ weights 10.0  ▪ overhead 0.5  · free"},
-		{"empty", sizing.Memory{}, 24 * g, "······························  0.0 GiB of 24.0 GiB (0%)\n· free"},
+			"██████████|▒▒▒▒▒▒▒▒▒▒ 200%\n█ weights 24.0  ▒ optimizer 24.0  · free"},
+		{"a small term still counted", sizing.Memory{WeightsBytes: 10 * g, OverheadBytes: 2 * g, TotalBytes: 12 * g}, 30 * g,
+			"███████▪············ 40%\n█ weights 10.0  ▪ overhead 2.0  · free"},
+		{"every term, wrapped for a phone", sizing.Memory{WeightsBytes: 131 * g, GradientsBytes: 131 * g, OptimizerBytes: 788 * g,
+			ActivationsBytes: 5 * g, KVCacheBytes: g, OverheadBytes: g, TotalBytes: 1057 * g}, 24 * g,
+			"|███▓▓▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒ 4404%\n█ weights 131.0  ▓ gradients 131.0\n▒ optimizer 788.0  ░ activations 5.0\n▚ KV cache 1.0  ▪ overhead 1.0  · free"},
+		{"empty", sizing.Memory{}, 24 * g, "···················· 0%\n· free"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := memoryBar(tt.m, tt.vram); got != tt.want {
+			got := memoryBar(tt.m, tt.vram)
+			if got != tt.want {
 				t.Errorf("memoryBar =\n%s\nwant\n%s", got, tt.want)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if n := utf8.RuneCountInString(line); n > maxBarLine {
+					t.Errorf("line %q is %d columns, more than a phone's %d", line, n, maxBarLine)
+				}
 			}
 		})
 	}

@@ -37,9 +37,7 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
-		switch action {
-		case ActionShare, ActionDetails, ActionReprice:
-		default:
+		if !knownAction(action) {
 			h.log.Debug("bot: unknown action ignored", "action_id", action)
 			continue
 		}
@@ -88,6 +86,10 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 		p, err := h.parse(ctx, q)
 		if err != nil {
 			return h.failure(q, err), false
+		}
+		if isAsk(p.Intent) {
+			msg := h.askAnswerView(ctx, q, p, details)
+			return msg, msg.Outcome == OutcomeAnswered
 		}
 		a, err := h.cfg.Answer.Answer(ctx, p.Query)
 		if err != nil {

@@ -3,13 +3,18 @@ package bot
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// barWidth is the number of cells in the memory bar.
-const barWidth = 30
+// barWidth is the number of cells in the memory bar, and maxBarLine the
+// widest line the bar and its legend take: both fit a phone's code block.
+const (
+	barWidth   = 20
+	maxBarLine = 40
+)
 
 // barTerm is one term of the per-GPU memory, with the glyph that draws it.
 type barTerm struct {
@@ -38,7 +43,9 @@ func memoryTerms(m sizing.Memory) []barTerm {
 
 // memoryBar draws the busiest GPU's memory against the card, term by
 // term, as a bar of block characters scaled to the larger of the total
-// and the card, followed by a legend in GiB. It is meant for a code span.
+// and the card, with the share of the card after it and a legend in GiB
+// below, no line wider than maxBarLine. It is meant for a code span;
+// memoryLine says the figures in words.
 func memoryBar(m sizing.Memory, vram int64) string {
 	terms := memoryTerms(m)
 	scale := max(m.TotalBytes, vram)
@@ -55,21 +62,40 @@ func memoryBar(m sizing.Memory, vram int64) string {
 	}
 	var b strings.Builder
 	b.WriteString(string(bar))
-	pct := 0.0
 	if vram > 0 {
-		pct = 100 * float64(m.TotalBytes) / float64(vram)
+		fmt.Fprintf(&b, " %.0f%%", 100*float64(m.TotalBytes)/float64(vram))
 	}
-	fmt.Fprintf(&b, "  %s of %s (%.0f%%)\n", display.GiB(m.TotalBytes), display.GiB(vram), pct)
-	sep := ""
+	items := make([]string, 0, len(terms)+1)
 	for _, t := range terms {
-		if t.bytes <= 0 {
-			continue
+		if t.bytes > 0 {
+			items = append(items, fmt.Sprintf("%c %s %.1f", t.glyph, t.name, display.InGiB(t.bytes)))
 		}
-		fmt.Fprintf(&b, "%s%c %s %.1f", sep, t.glyph, t.name, display.InGiB(t.bytes))
-		sep = "  "
 	}
-	fmt.Fprintf(&b, "%s%c free", sep, freeGlyph)
+	items = append(items, fmt.Sprintf("%c free", freeGlyph))
+	width := maxBarLine + 1 // start a new line for the first item
+	for _, it := range items {
+		n := utf8.RuneCountInString(it)
+		if width+2+n > maxBarLine {
+			b.WriteByte('\n')
+			width = 0
+		} else {
+			b.WriteString("  ")
+			width += 2
+		}
+		b.WriteString(it)
+		width += n
+	}
 	return b.String()
+}
+
+// memoryLine is the one short line of memory an answer leads with:
+// "10.4 of 24.0 GiB per GPU (43%)".
+func memoryLine(m sizing.Memory, vram int64) string {
+	s := fmt.Sprintf("%s of %s per GPU", strings.TrimSuffix(display.GiB(m.TotalBytes), " GiB"), display.GiB(vram))
+	if vram > 0 {
+		s += fmt.Sprintf(" (%.0f%%)", 100*float64(m.TotalBytes)/float64(vram))
+	}
+	return s
 }
 
 // barCells gives each term its share of barWidth cells by largest

@@ -22,6 +22,9 @@ type Message struct {
 	// Outcome is what the reply is, as the metrics and the question log
 	// count it (OutcomeAnswered...); "" is OutcomeOther. Slack never sees it.
 	Outcome string `json:"-"`
+	// question is the canonical question of an answer, for its thread's
+	// follow-ups; never sent.
+	question string
 
 	pre *preEncoded // the JSON, made with the message; nil: encode it
 }

@@ -28,6 +28,9 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 	if words == "" {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
+	if msg, ok := h.familyPlans(ctx, words); ok {
+		return msg
+	}
 	key, err := plan.ModelKeyFor(words)
 	if namer, ok := h.cfg.Models.(cachedNamer); ok && err != nil {
 		if repo, found := namer.CachedRepo(ctx, words); found {

@@ -81,7 +81,7 @@ func (c *replyCache) get(version uint64, key string, q sizing.Query) *cachedRepl
 }
 
 // put caches e under version, by its canonical question key and by the
-// words text asked; a newer version than the cache's empties it first,
+// words text asked (not by words when text is ""); a newer version than the cache's empties it first,
 // an older one (the prices moved while e was being made) is not kept.
 func (c *replyCache) put(version uint64, key, text string, e *cachedReply) {
 	c.mu.Lock()
@@ -95,6 +95,9 @@ func (c *replyCache) put(version uint64, key, text string, e *cachedReply) {
 		return
 	}
 	putBounded(c.entries, key, e)
+	if text == "" {
+		return // not to be found by its words (answer says when)
+	}
 	// The words are a slice of the request's form body: a copy, so that
 	// the cache does not keep whole bodies alive.
 	putBounded(c.byText, strings.Clone(text), e)

@@ -37,13 +37,14 @@ const (
 	chFewerGPUs
 	chQuant
 	chKV
+	chSmallerBatch
 )
 
 // changeWeights is how big each change feels to the asker, bit by bit:
 // checkpointing 1, 8-bit AdamW 2, LoRA 3, a 4-bit base 2 more, offload 4,
 // more cards 1 plus one per doubling, a smaller weight format 2, a
-// smaller KV cache 1.
-var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1}
+// smaller KV cache 1, micro-batch 1 with gradient accumulation 2.
+var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1, 2}
 
 // cost is how big a set of changes is: the search prefers the smallest
 // that fits.
@@ -106,6 +107,9 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		c.why = describeCheapest(c.gpu, c)
 		out = append(out, c)
 	}
+	if !fits && len(out) == 0 {
+		out = e.otherCardChanges(rs)
+	}
 	alts := make([]Alternative, 0, len(out))
 	// One backing array for the price, hours and total of every
 	// alternative instead of an allocation each.
@@ -140,16 +144,20 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 // less than the asked one: by the whole run when both durations are known
 // (a slower card at a lower hourly price can cost more in all), by the
 // hourly price when neither is. A run whose duration is unknown is never
-// cheaper than one whose duration is known.
+// cheaper than one whose duration is known. Cheaper means by at least
+// minSaving, so that a "cheaper" way never shows the same cost.
 func cheaperRun(perHour, hours, askedPerHour, askedHours float64) bool {
 	switch {
 	case hours > 0 && askedHours > 0:
-		return perHour*hours < askedPerHour*askedHours
+		return perHour*hours < (1-minSaving)*askedPerHour*askedHours
 	case askedHours > 0:
 		return false
 	}
-	return perHour < askedPerHour
+	return perHour < (1-minSaving)*askedPerHour
 }
+
+// minSaving is the smallest share of the asked cost a cheaper way saves.
+const minSaving = 0.02
 
 // compareRunCost orders two priced configurations cheapest first: by the
 // cost of the whole run when both durations are known, a known duration
@@ -251,7 +259,7 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 		}
 	} else {
 		for _, m := range trainingMethods(base.Method) {
-			options := make([]altChange, 0, 3)
+			options := make([]altChange, 0, 4)
 			if !base.GradCheckpointing && m != MethodQLoRA { // QLoRA turns checkpointing on by itself
 				options = append(options, chCheckpointing)
 			}
@@ -260,6 +268,9 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			}
 			if base.Offload == OffloadNone {
 				options = append(options, chOffload)
+			}
+			if base.MicroBatch > 1 { // micro-batch 1, accumulated to the same global batch
+				options = append(options, chSmallerBatch)
 			}
 			for subset := range combinations(options) {
 				onFewestCards(methodChange(base.Method, m)|with(options, subset), 0)
@@ -358,6 +369,11 @@ func applyChanges(base Request, ch altChange, n int, formats []weightFormat, f i
 	}
 	if ch&chKV != 0 {
 		r.KVPrecision = PrecisionFP8
+	}
+	if ch&chSmallerBatch != 0 {
+		// The same global batch: one sequence at a time, accumulated.
+		r.GradAccumSteps = max(r.GradAccumSteps, 1) * r.MicroBatch
+		r.MicroBatch = 1
 	}
 	setCount(&r, n, g)
 	return r
@@ -621,6 +637,9 @@ func describeChange(rs *resolved, c altCandidate) string {
 	}
 	if c.changes&chKV != 0 {
 		parts = append(parts, string(r.KVPrecision)+" KV cache")
+	}
+	if c.changes&chSmallerBatch != 0 {
+		parts = append(parts, fmt.Sprintf("micro-batch 1 with %d gradient-accumulation steps (the same global batch)", r.GradAccumSteps))
 	}
 	where := "on the same card"
 	if r.GPUs > 1 {

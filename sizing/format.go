@@ -52,6 +52,9 @@ func Format(q Query) string {
 	case q.GPUs > 0:
 		add(strconv.Itoa(q.GPUs), "gpus")
 	}
+	if q.GPUMemoryBytes > 0 && q.GPU != "" {
+		add(strconv.FormatInt(q.GPUMemoryBytes>>30, 10) + "gb")
+	}
 	switch {
 	case q.Nodes == 1:
 		add("1 node")

@@ -24,6 +24,13 @@ func TestFormat(t *testing.T) {
 		{Query{GPUs: 8}, "8 gpus"},
 		{Query{GPU: "h100", GPUs: 16, Nodes: 2}, "16xh100 2 nodes"},
 		{Query{GPU: "h100", GPUs: 8, Nodes: 1}, "8xh100 1 node"},
+		// A count after an id with no size in it is a count, not a version
+		// (FuzzParse found "deepseek-v3 1 node" read back as DeepSeek-V3.1).
+		{Query{Model: "deepseek-v3", Nodes: 1}, "deepseek-v3 1 node"},
+		{Query{Model: "deepseek-v3", Nodes: 2}, "deepseek-v3 2 nodes"},
+		// A GPU count after the optimizer is a count: "adamw 8" is not 8-bit
+		// AdamW (FuzzParse: "adamw 8 gpus" read back as adamw-8bit).
+		{Query{Optimizer: OptimizerAdamW, GPUs: 8}, "adamw 8 gpus"},
 		{Query{Model: "qwen2.5-7b", Method: MethodFull, Optimizer: OptimizerAdamW8bit, Precision: PrecisionBF16,
 			ZeROStage: new(0), Offload: OffloadNone, GradCheckpointing: new(false), MicroBatch: 4, LoRARank: 8},
 			"qwen2.5-7b full adamw-8bit bf16 zero0 no-offload no-ckpt batch 4 rank 8"},

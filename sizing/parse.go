@@ -49,6 +49,13 @@ type Parsed struct {
 	Fields  []Field  // the fields that were said, in the order of the request JSON
 	Notes   []string // assumptions made while reading: "a100 taken as A100 80 GB SXM"
 	Ignored []string // words not used: "can", "we", "<@U123>"
+	// Unused are the words among Ignored that are neither question
+	// phrasing nor mentions: what the asker may have meant and the parser
+	// did not read ("big" in "tune the big one").
+	Unused []string
+	// HostRAMBytes is the machine's memory when the text gave it ("128 GB
+	// RAM"); the estimate does not use it, a team's machine keeps it.
+	HostRAMBytes int64
 	// MethodImplied is true when a verb ("run", "fine-tune") rather than a
 	// method's name set Query.Method, so a reply can say what was assumed.
 	MethodImplied bool
@@ -100,6 +107,12 @@ type lexicon interface {
 	suggestModels(words string) []string
 	suggestGPUs(words string) []string
 	isModelFamily(key string) bool
+	// memoryCard is the card a typed memory of gb GB is sized on, for the
+	// named card id ("" when none was named); see parse_memory.go.
+	memoryCard(named string, gb int) (memoryPick, bool)
+	// nameWords are the words that start model and GPU names ("llama",
+	// "mistral", "rtx"), for typo corrections.
+	nameWords() []string
 }
 
 // field indexes the Query fields for the parser's bookkeeping.
@@ -170,6 +183,12 @@ type parser struct {
 	perNode        bool // "nodes of": the next GPU count is per node
 	epochs         int
 	epochWords     string
+	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
+	memWords       string    // the words that typed it
+	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
+	gpuNoteAt      int       // the index in notes of the GPU name's assumption; -1 when none
+	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
+	unused         []string
 
 	err *InputError
 	fix func(*Query) // turns the partial query into the corrected example for the hint
@@ -184,15 +203,33 @@ type parser struct {
 // tokens, each step taking the longest reading that starts at a token,
 // then the decisions that need the whole question (finish).
 func parseWith(input string, lx lexicon) (Parsed, error) {
+	first, p, err := parsePass(input, lx)
+	if p == nil || len(p.fixes) == 0 {
+		return first, err
+	}
+	// Read the question again with the typos corrected; keep that reading
+	// when it is understood (a problem is reported in the asker's words).
+	text, notes := p.corrected()
+	second, _, err2 := parsePass(text, lx)
+	if err2 != nil {
+		return first, err
+	}
+	second.Notes = append(notes, second.Notes...)
+	return second, nil
+}
+
+// parsePass is one reading of a question; the parser is nil when the
+// text could not be split into words.
+func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	toks, err := lex(input)
 	if err != nil {
-		return Parsed{}, err
+		return Parsed{}, nil, err
 	}
 	toks, ask := readAsk(toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, gpuNoteAt: -1}
 	for _, n := range ask.notes {
 		p.note(n)
 	}
@@ -219,9 +256,9 @@ func parseWith(input string, lx lexicon) (Parsed, error) {
 	p.finish()
 	if p.err != nil {
 		p.err.Hint = p.hint() + ask.hintSuffix()
-		return p.result(), p.err
+		return p.result(), p, p.err
 	}
-	return p.result(), nil
+	return p.result(), p, nil
 }
 
 // fail records the first problem; later ones are usually its echoes.
@@ -312,6 +349,14 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	}
 	if bestN > 0 {
 		return best, bestN
+	}
+	// A catalog id written out ("deepseek-v3") names that model: a number
+	// after it is a count, not a version ("deepseek-v3 1 node" is not V3.1),
+	// so the canonical form Format writes reads back the same.
+	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) {
+			return word{kind: kindModel, val: id, note: note}, 1
+		}
 	}
 	for end := nameEnd; end > i; end-- {
 		words := p.text(i, end)
@@ -483,6 +528,11 @@ func (p *parser) numeric(i int, num number) int {
 			}
 		}
 	}
+	if j < len(p.toks) && num.suffix == "" && (p.toks[j].key == "gb" || p.toks[j].key == "gib") {
+		if gb, ok := num.scaled(1); ok && gb > 0 && gb <= maxTypedGB {
+			return p.memoryAt(i, j+1-i, int(gb))
+		}
+	}
 	next, m := word{}, 0
 	if j < len(p.toks) && !p.toks[j].ignorable {
 		next, m = p.lookup(j, false)
@@ -556,6 +606,10 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 			return n
 		}
 		return 0
+	}
+	if gb, ok := typedGB(p.toks[j].key); ok && !hostRAMAfter(p.toks, j+1) {
+		p.setCount(count, p.text(i, j+1))
+		return j - i + p.memoryAt(j, 1, gb)
 	}
 	w, m := p.lookup(j, false)
 	switch w.kind {
@@ -664,8 +718,12 @@ func (p *parser) glued(i int) int {
 			c = 1 << 20
 		}
 		rest := k[d+1:]
-		if rest == "" { // "8x h100"
+		if rest == "" { // "8x h100", "2x 24GB"
 			if i+1 < len(p.toks) && !p.toks[i+1].ignorable {
+				if gb, ok := typedGB(p.toks[i+1].key); ok && !hostRAMAfter(p.toks, i+2) {
+					p.setCount(int(min(c, 1<<20)), p.text(i, i+2))
+					return 1 + p.memoryAt(i+1, 1, gb)
+				}
 				if w, m := p.lookup(i+1, false); w.kind == kindGPU {
 					p.setGPU(w.val, w.note, p.text(i+1, i+1+m))
 					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
@@ -690,6 +748,10 @@ func (p *parser) glued(i int) int {
 		if num, ok := parseNumber(rest); ok && num.suffix != "" && num.suffix != "k" {
 			p.setSize(num, int(min(c, 1<<20)), t.raw)
 			return 1
+		}
+		if gb, ok := typedGB(rest); ok { // "2x24gb": two cards of 24 GB
+			p.setCount(int(min(c, 1<<20)), t.raw)
+			return p.memoryAt(i, 1, gb)
 		}
 		return 0
 	}
@@ -732,6 +794,13 @@ func (p *parser) glued(i int) int {
 // error, and plain words are ignored. It reports the tokens it covered.
 func (p *parser) unknown(i int) int {
 	t := p.toks[i]
+	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies[t.key] {
+		if to, ok := p.correction(t.key); ok {
+			p.fixes = append(p.fixes, typoFix{from: i, to: i + 1, text: to})
+			p.ignore(i, i+1)
+			return 1
+		}
+	}
 	if p.err != nil {
 		// Only the first problem is reported; spare the suggestion search.
 		p.ignore(i, i+1)
@@ -744,10 +813,8 @@ func (p *parser) unknown(i int) int {
 	if p.splitName(i) {
 		return 1
 	}
-	if isMemorySize(t.key) {
-		p.ignore(i, i+1)
-		p.note(fmt.Sprintf("%s is not used: the GPU's name says its memory", quote(t.raw)))
-		return 1
+	if gb, ok := typedGB(t.key); ok {
+		return p.memoryAt(i, 1, gb)
 	}
 	// A model family word ("llama", "qwen2.5") starts a name: take the
 	// words with digits after it as part of what was meant.
@@ -767,21 +834,28 @@ func (p *parser) unknown(i int) int {
 			j++
 		}
 		words := p.text(i, j)
-		p.unknownName(words, p.lex.suggestGPUs(words), "GPU")
+		if s := p.lex.suggestGPUs(words); !p.nameFix(i, j, s) {
+			p.unknownName(words, s, "GPU")
+		}
 		return j - i
 	}
 	if hasDigit(t.key) {
 		if looksLikeGPU(t.key) {
-			p.unknownName(t.raw, p.lex.suggestGPUs(t.raw), "GPU")
+			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
+				p.unknownName(t.raw, s, "GPU")
+			}
 		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
-			p.missingModel(i, i+1)
-			p.unknownName(t.raw, s, "model")
+			if !p.nameFix(i, i+1, s) {
+				p.missingModel(i, i+1)
+				p.unknownName(t.raw, s, "model")
+			}
 		} else {
 			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}
 		return 1
 	}
 	p.ignore(i, i+1)
+	p.unused = append(p.unused, t.raw)
 	return 1
 }
 
@@ -826,20 +900,6 @@ func (p *parser) splitName(i int) bool {
 		}
 		p.apply(w, raw[cut+1:])
 		return true
-	}
-	return false
-}
-
-// isMemorySize reports whether a key is an amount of memory: "24gb",
-// "80g", "192gib".
-func isMemorySize(k string) bool {
-	d := 0
-	for d < len(k) && isDigit(k[d]) {
-		d++
-	}
-	switch k[d:] {
-	case "gb", "g", "gib", "tb":
-		return d > 0
 	}
 	return false
 }

@@ -24,6 +24,7 @@ const (
 // askWords is what the intent pass found.
 type askWords struct {
 	what, largest, maxContext, whichGPU, buy bool
+	vram                                     bool // "how much vram", "vram for": the total and the smallest configurations
 	workload                                 Workload
 	notes                                    []string
 	problem                                  string // a workload number that cannot be used
@@ -39,7 +40,7 @@ func (a *askWords) intent(q *Query) Intent {
 		return IntentBuyRent
 	case a.maxContext:
 		return IntentMaxContext
-	case a.whichGPU:
+	case a.whichGPU, a.vram && !noModel && q.GPU == "" && q.GPUs == 0:
 		return IntentWhichGPU
 	case (a.what || a.largest) && noModel:
 		return IntentLargest
@@ -55,6 +56,8 @@ var (
 	contextWords = map[string]bool{"context": true, "ctx": true, "seq": true, "sequence": true, "seqlen": true, "contextlength": true, "contextwindow": true, "sequencelength": true, "contextlen": true}
 	maxContextOf = map[string]bool{"maxcontext": true, "maxctx": true, "maxseq": true, "maxseqlen": true, "maxsequence": true, "maxsequencelength": true, "maxcontextlength": true, "maxlen": true, "maxlength": true, "longestcontext": true, "maxseqlength": true}
 	largestWords = map[string]bool{"largest": true, "biggest": true}
+	vramWords    = map[string]bool{"vram": true, "memory": true, "mem": true, "gpumemory": true}
+	vramAfter    = map[string]bool{"for": true, "needed": true, "need": true, "required": true, "requirement": true, "requirements": true}
 	gpuAsked     = map[string]bool{"gpu": true, "gpus": true, "card": true, "cards": true, "hardware": true, "accelerator": true, "accelerators": true, "instance": true}
 	jobWords     = map[string]bool{"jobs": true, "job": true, "runs": true, "run": true, "times": true, "experiments": true, "trainings": true, "sessions": true}
 	hourWords    = map[string]bool{"h": true, "hr": true, "hrs": true, "hour": true, "hours": true}
@@ -66,7 +69,7 @@ var (
 
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
-	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords,
+	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords,
 		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true})
 )
 
@@ -120,6 +123,8 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.maxContext, used[i], used[i+1] = true, true, true
 		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
+		case k == "how" && key(i+1) == "much" && vramWords[key(i+2)], vramWords[k] && vramAfter[key(i+1)]:
+			a.vram = true
 		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true
 		case k == "what":

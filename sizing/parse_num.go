@@ -105,6 +105,12 @@ func (n number) approx(unit float64) float64 {
 // scaled is n × unit as an exact int64. It reports false when the result
 // is not a whole number or does not fit in an int64. The sign is applied.
 func (n number) scaled(unit int64) (int64, bool) {
+	// A decimal fraction divides the unit first ("10.000001t" is
+	// 10000001 × 10^6), so that the product does not overflow on the way.
+	for n.exp < 0 && unit%10 == 0 {
+		unit /= 10
+		n.exp++
+	}
 	d := n.digits
 	for len(d) > 1 && d[0] == '0' {
 		d = d[1:]

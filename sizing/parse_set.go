@@ -55,7 +55,7 @@ func (p *parser) setGPU(id, note, words string) {
 	if p.claim(fGPU, p.q.GPU == id, words) {
 		p.q.GPU = id
 		if note != "" {
-			p.note(note)
+			p.gpuNote(note)
 		}
 	}
 }
@@ -213,6 +213,7 @@ func (p *parser) finish() {
 	if p.int4Words != "" {
 		p.resolveInt4()
 	}
+	p.resolveMemory()
 	if p.ggufWords != "" && p.q.Quant == "" {
 		p.q.Quant = QuantQ4_KM
 		p.words[fQuant] = p.ggufWords
@@ -246,6 +247,13 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s GPUs over %s is more than %d per machine", quote(p.words[fGPUs]), quote(p.words[fNodes]), MaxGPUsPerNode),
 				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
+	}
+	if len(p.unused) > 0 {
+		words := make([]string, len(p.unused))
+		for k, w := range p.unused {
+			words[k] = quote(w)
+		}
+		p.note("not used: " + strings.Join(words, ", "))
 	}
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
@@ -285,17 +293,17 @@ func (p *parser) resolveInt4() {
 // with the failing part replaced by a value that works.
 func (p *parser) hint() string {
 	q := p.q
+	said := q != (Query{})
 	if p.fix != nil {
 		p.fix(&q)
 	}
 	if q.Model == "" && q.Params == 0 {
 		q.Params, q.Experts = 13e9, 0
 	}
-	if q.Method == "" {
-		q.Method = MethodLoRA
-	}
-	if q.GPU == "" {
-		q.GPU = "rtx-4090"
+	// The asker's own settings stay and nothing unasked is added; only a
+	// question with nothing understood gets a whole example.
+	if !said {
+		q.Method, q.GPU = MethodLoRA, "rtx-4090"
 	}
 	if q.GPUs > 0 && q.Nodes > 0 && (q.Nodes > q.GPUs || q.GPUs%q.Nodes != 0) {
 		q.Nodes = 0
@@ -308,8 +316,8 @@ func (p *parser) hint() string {
 
 // result is the Parsed value of a successful parse.
 func (p *parser) result() Parsed {
-	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Workload: p.ask.workload,
-		Hub: p.hub, Missing: p.missing}
+	r := Parsed{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Unused: p.unused, Workload: p.ask.workload,
+		Hub: p.hub, Missing: p.missing, HostRAMBytes: int64(p.hostRAMGB) << 30}
 	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
 	said := 0
 	for _, w := range p.words {

@@ -252,30 +252,28 @@ func TestParseErrors(t *testing.T) {
 		{"13b lora 4900", `"4900" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
 		{"llama-5-70b qlora 4090", `"llama-5-70b" is not a model I know; did you mean llama-2-70b`, "fit llama-2-70b qlora rtx-4090"},
 		{"llama 5 70b qlora 4090", `"llama 5 70b" is not a model I know`, "fit llama-2-70b qlora rtx-4090"},
-		{"13b lora rtx4095", `"rtx4095" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
-		{"13b lora rtx 4095", `"rtx 4095" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
-		{"llama 3 8b qwen 7b", `two models in one question: "llama 3 8b" and "qwen 7b"`, "fit llama-3-8b lora rtx-4090"},
-		{"13b 7b lora", `two models in one question: "13b" and "7b"`, "fit 13b lora rtx-4090"},
+		{"llama 3 8b qwen 7b", `two models in one question: "llama 3 8b" and "qwen 7b"`, "fit llama-3-8b"},
+		{"13b 7b lora", `two models in one question: "13b" and "7b"`, "fit 13b lora"},
 		{"13b lora 4090 h100", `two GPUs in one question: "4090" and "h100"`, "fit 13b lora rtx-4090"},
-		{"13b lora inference", `two methods in one question: "lora" and "inference"`, "fit 13b lora rtx-4090"},
-		{"13b adamw sgd", `two optimizers in one question`, "fit 13b lora adamw rtx-4090"},
-		{"13b 2xh100 4xh100", `two GPU counts in one question: "2xh100" and "4xh100"`, "fit 13b lora 2xh100"},
-		{"0B lora", `"0B" is not a model size`, "fit 13b lora rtx-4090"},
-		{"-5B lora", `"-5B" is not a model size`, "fit 13b lora rtx-4090"},
+		{"13b lora inference", `two methods in one question: "lora" and "inference"`, "fit 13b lora"},
+		{"13b adamw sgd", `two optimizers in one question`, "fit 13b adamw"},
+		{"13b 2xh100 4xh100", `two GPU counts in one question: "2xh100" and "4xh100"`, "fit 13b 2xh100"},
+		{"0B lora", `"0B" is not a model size`, "fit 13b lora"},
+		{"-5B lora", `"-5B" is not a model size`, "fit 13b lora"},
 		{"1e30 params", `"1e30 params" is more parameters than any model I size`, "fit 13b lora rtx-4090"},
-		{"500k lora", `"500k" is a number without a meaning`, "fit 13b lora rtx-4090 seq 4096"},
-		{"13b lora seq 0", `"seq 0" is not a context length`, "fit 13b lora rtx-4090 seq 4096"},
-		{"13b lora seq 99999999", `"seq 99999999" is not a context length`, "fit 13b lora rtx-4090 seq 4096"},
-		{"13b lora batch -1", `"batch -1" is not a batch size`, "fit 13b lora rtx-4090 batch 8"},
-		{"13b lora rank 0", `"lora rank 0" is not a LoRA rank`, "fit 13b lora rtx-4090 rank 16"},
-		{"13b 90000 gpus of 4090", `"90000 gpus" is more GPUs than I size (the limit is 32768`, "fit 13b lora 8xrtx-4090"},
-		{"13b 5000 nodes of 8 h100", `"5000 nodes" is more machines than I size`, "fit 13b lora 8xh100"},
-		{"13b 2 nodes of 32 h100", `"32 h100" is more GPUs than one machine holds`, "fit 13b lora 16xh100 2 nodes"},
-		{"13b 8xh100 3 nodes", `"8xh100" GPUs do not split evenly over "3 nodes"`, "fit 13b lora 8xh100 1 node"},
-		{"13b 3 epochs", `"3 epochs": of how many tokens?`, "fit 13b lora rtx-4090 1.5b tokens"},
-		{"13b full 4096 tokens", `"4096 tokens" is too small for a training budget`, "fit 13b full rtx-4090 seq 4096"},
-		{"13b lora 8", `"8" is a number without a meaning here`, "fit 13b lora rtx-4090"},
-		{"13b lora banana42", `I do not understand "banana42"`, "fit 13b lora rtx-4090"},
+		{"500k lora", `"500k" is a number without a meaning`, "fit 13b lora seq 4096"},
+		{"13b lora seq 0", `"seq 0" is not a context length`, "fit 13b lora seq 4096"},
+		{"13b lora seq 99999999", `"seq 99999999" is not a context length`, "fit 13b lora seq 4096"},
+		{"13b lora batch -1", `"batch -1" is not a batch size`, "fit 13b lora batch 8"},
+		{"13b lora rank 0", `"lora rank 0" is not a LoRA rank`, "fit 13b lora rank 16"},
+		{"13b 90000 gpus of 4090", `"90000 gpus" is more GPUs than I size (the limit is 32768`, "fit 13b 8xrtx-4090"},
+		{"13b 5000 nodes of 8 h100", `"5000 nodes" is more machines than I size`, "fit 13b 8xh100"},
+		{"13b 2 nodes of 32 h100", `"32 h100" is more GPUs than one machine holds`, "fit 13b 16xh100 2 nodes"},
+		{"13b 8xh100 3 nodes", `"8xh100" GPUs do not split evenly over "3 nodes"`, "fit 13b 8xh100 1 node"},
+		{"13b 3 epochs", `"3 epochs": of how many tokens?`, "fit 13b 1.5b tokens"},
+		{"13b full 4096 tokens", `"4096 tokens" is too small for a training budget`, "fit 13b full seq 4096"},
+		{"13b lora 8", `"8" is a number without a meaning here`, "fit 13b lora"},
+		{"13b lora banana42", `I do not understand "banana42"`, "fit 13b lora"},
 		{"13b lora \x00 4090", "control character (U+0000 at byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
 		{"13b lora \xff 4090", "not valid UTF-8 text (byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
 		{strings.Repeat("x", MaxQuestionBytes+1), "too long (1001 bytes; the limit is 1000)", "ask in one short sentence, e.g. fit 13b lora rtx-4090"},
@@ -374,6 +372,10 @@ func (fakeLexicon) matchGPU(w string) (string, string, bool) {
 func (fakeLexicon) suggestModels(string) []string { return []string{"tiny-1b"} }
 func (fakeLexicon) suggestGPUs(string) []string   { return []string{"card-9"} }
 func (fakeLexicon) isModelFamily(k string) bool   { return strings.HasPrefix(k, "tiny") }
+func (fakeLexicon) nameWords() []string           { return []string{"tiny"} }
+func (fakeLexicon) memoryCard(string, int) (memoryPick, bool) {
+	return memoryPick{}, false
+}
 
 func TestParseWithLexicon(t *testing.T) {
 	got, err := parseWith("tiny 1b lora on 2 card9s", fakeLexicon{})

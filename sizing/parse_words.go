@@ -116,7 +116,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindOptimizer, val: string(OptimizerAdamW)}, "adamw", "adam", "torchadamw", "fusedadam",
 		"adamwtorch", "adamwtorchfused")
 	add(word{kind: kindOptimizer, val: string(OptimizerAdamW8bit)}, "8bitadam", "8bitadamw", "adam8bit",
-		"adamw8bit", "adam8", "adamw8", "pagedadamw8bit", "pagedadamw", "pagedadam", "pagedadam8bit",
+		"adamw8bit", "pagedadamw8bit", "pagedadamw", "pagedadam", "pagedadam8bit",
 		"bnbadam", "bnbadamw", "bnbadam8bit", "bnbadamw8bit", "adamwbnb8bit", "8bitoptimizer", "8bitoptim",
 		"adamin8bit", "adamwin8bit", "8bitadamoptimizer")
 	add(word{kind: kindOptimizer, val: string(OptimizerSGD)}, "sgd", "plainsgd", "vanillasgd")

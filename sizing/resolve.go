@@ -103,11 +103,14 @@ func checkNumbers(q Query) error {
 	}{
 		{"parameter count", q.Params}, {"expert count", int64(q.Experts)}, {"GPU count", int64(q.GPUs)},
 		{"node count", int64(q.Nodes)}, {"sequence length", int64(q.SeqLen)}, {"batch size", int64(q.MicroBatch)},
-		{"LoRA rank", int64(q.LoRARank)}, {"token budget", q.Tokens},
+		{"LoRA rank", int64(q.LoRARank)}, {"token budget", q.Tokens}, {"GPU memory", q.GPUMemoryBytes},
 	} {
 		if c.v < 0 {
 			return inputErr("fit llama-3.1-8b lora rtx-4090", "the %s cannot be negative (got %d)", c.name, c.v)
 		}
+	}
+	if q.GPUMemoryBytes > 0 && q.GPU == "" {
+		return inputErr("fit 13B lora rtx-4090 16gb", "a typed GPU memory needs a card to size it on")
 	}
 	if q.ZeROStage != nil && (*q.ZeROStage < 0 || *q.ZeROStage > 3) {
 		return inputErr("fit 13B full 4 a100 zero3", "ZeRO stages are 0 to 3 (got %d)", *q.ZeROStage)
@@ -140,7 +143,10 @@ func (rs *resolved) resolveModel(q Query) error {
 	case q.Experts > 0:
 		return inputErr("fit 8x7B qlora a100", "%d experts of what size? Give the size of one expert", q.Experts)
 	default:
-		return inputErr("fit llama-3.1-8b lora rtx-4090", "no model named: give a catalog model or a size such as 7B")
+		// The example keeps what was asked and adds only a model.
+		example := q
+		example.Model, example.Params, example.Experts = "llama-3.1-8b", 0, 0
+		return inputErr("fit "+Format(example), "no model named: give a catalog model or a size such as 7B")
 	}
 	rs.shape = shapeOf(rs.model)
 	total, active := rs.model.ParamCount()
@@ -202,11 +208,29 @@ func (rs *resolved) resolveGPU(q Query) error {
 	if err != nil {
 		return notFound(err, q)
 	}
-	if note != "" {
+	if note != "" && q.GPUMemoryBytes == 0 {
 		rs.assume("%s", note)
+	}
+	if q.GPUMemoryBytes > 0 {
+		g = withMemory(g, q.GPUMemoryBytes)
+		rs.req.GPUMemoryBytes = g.MemoryBytes
 	}
 	rs.setGPU(g)
 	return nil
+}
+
+// withMemory is card g with the memory the asker typed (whole GiB of the
+// card's stated size; Apple silicon gives the GPU its usable share).
+func withMemory(g GPU, typed int64) GPU {
+	usable := typed
+	if g.UsableFraction > 0 {
+		usable = int64(float64(typed) * g.UsableFraction)
+	}
+	if gb := nominalGB(g.Name); gb > 0 {
+		g.Name = fmt.Sprintf("%s %d GB", lineOf(g.Name), typed>>30)
+	}
+	g.MemoryBytes = usable
+	return g
 }
 
 // setGPU records the card and resolves the GPU and machine counts for it.

@@ -10,6 +10,9 @@ import (
 // WhichGPUResult lists every catalog card that fits the question within
 // one machine, cheapest first (unpriced cards last, by memory).
 type WhichGPUResult struct {
+	// OneGPUBytes is the whole job's memory on one card, unsharded: the
+	// total a "how much VRAM" question asks for.
+	OneGPUBytes int64       `json:"one_gpu_bytes"`
 	Options     []GPUOption `json:"options"`
 	Tokens      int64       `json:"tokens"`       // the token budget the times are for; 0 when none was given
 	FitsNothing bool        `json:"fits_nothing"` // no card fits within one machine
@@ -70,7 +73,9 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 	asm.add(rs.assumptions...)
 	var buf [64]fitOption
 	found := e.cheapest(buf[:0], rs)
-	res := &WhichGPUResult{Options: []GPUOption{}, Tokens: rs.req.Tokens}
+	one := rs.req
+	one.GPUs, one.Nodes, one.ZeROStage, one.Offload = 1, 1, 0, OffloadNone
+	res := &WhichGPUResult{Options: []GPUOption{}, Tokens: rs.req.Tokens, OneGPUBytes: rs.memory(&one).TotalBytes}
 	var first Request
 	for _, o := range found {
 		c := o.altCandidate(rs)

@@ -96,6 +96,7 @@ type Query struct {
 	Quant             Quant     // weight quantisation; "" when not said
 	KVPrecision       Precision // KV-cache precision for inference; "" when not said
 	GPU               string    // catalog GPU id; "" when not said
+	GPUMemoryBytes    int64     // the card's memory as typed ("16GB" is 16 GiB) when no catalog variant of GPU has it; 0 otherwise
 	GPUs              int       // total GPUs; 0 when not said
 	Nodes             int       // machines the GPUs are spread over; 0 when not said
 	ZeROStage         *int      // 0-3; nil when not said
@@ -121,6 +122,7 @@ type Request struct {
 	Optimizer         Optimizer `json:"optimizer"`
 	Precision         Precision `json:"precision"`
 	GPU               string    `json:"gpu"`
+	GPUMemoryBytes    int64     `json:"gpu_memory_bytes,omitempty"` // usable memory per card when the asker typed a size the catalog card does not have
 	GPUs              int       `json:"gpus"`
 	Nodes             int       `json:"nodes"`
 	ZeROStage         int       `json:"zero_stage"`

@@ -142,8 +142,8 @@ func TestInterpretRejections(t *testing.T) {
 			wantIs: ErrNotUnderstood, wantBack: askForModel, wantRequests: 1,
 		},
 		{
-			name: "an invented GPU gets the parser's did-you-mean", question: "llama 3 8b lora on the new nvidia rtx 4099",
-			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "llama 3 8b", "lora", "RTX 4099" })),
+			name: "a GPU the catalog lacks (one digit from several) gets the parser's did-you-mean", question: "llama 3 8b lora on the new nvidia rtx 4060",
+			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "llama 3 8b", "lora", "RTX 4060" })),
 			wantProblem: "did you mean", wantRequests: 1,
 		},
 		{

@@ -163,6 +163,9 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 	if g.Tokens > 0 {
 		order = fmt.Sprintf("cheapest for %s tokens first", display.Count(float64(g.Tokens)))
 	}
+	if g.OneGPUBytes > 0 {
+		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded.\n", display.GiB(g.OneGPUBytes))
+	}
 	fmt.Fprintf(w, "%d cards fit %s (%s):\n", len(g.Options), what, order)
 	for i, o := range g.Options {
 		fmt.Fprintf(w, "  %2d. %s\n", i+1, optionLine(o, g.Tokens))

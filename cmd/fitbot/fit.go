@@ -94,6 +94,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return quietError(exitUsage)
 	}
 	question := strings.Join(f.words, " ")
+	if f.config == "" {
+		if handled, err := a.routed(ctx, f, sizing.Route(question)); handled {
+			return err
+		}
+	}
 	parsed, err := sizing.Parse(question)
 	if f.config == "" {
 		parsed, err = a.resolveHub(ctx, question, parsed, err)
@@ -110,10 +115,17 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if err != nil {
 		return inputError(err, "")
 	}
+	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
+	if f.config == "" && parsed.Query.GPU == "" {
+		ms, err := a.machines(ctx)
+		if err != nil {
+			return err
+		}
+		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
+	}
 	if parsed.Intent != sizing.IntentFit {
 		return a.ask(ctx, parsed, f.json)
 	}
-	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
 		return inputError(err, "")

@@ -49,18 +49,21 @@ func TestSlackManifest(t *testing.T) {
 	if fit.Command != "/fit" || fit.UsageHint == "" || fit.Description == "" || len(fit.Description) > 100 || fit.Url != "" {
 		t.Errorf("/fit = %+v, want a description (100 characters at most), a usage hint, no URL in Socket Mode", fit)
 	}
-	wantScopes := []string{"commands", "chat:write", "app_mentions:read", "im:history", "chat:write.public"}
+	// channels:history and groups:history carry the replies in the threads
+	// of fitbot's own answers (DESIGN.md, second round); the bot ignores
+	// every other channel message.
+	wantScopes := []string{"commands", "chat:write", "app_mentions:read", "im:history", "channels:history", "groups:history", "chat:write.public"}
 	if diff := cmp.Diff(wantScopes, m.OAuthConfig.Scopes.Bot); diff != "" {
 		t.Errorf("bot scopes (-want +got):\n%s", diff)
 	}
-	for _, s := range []string{"channels:history", "groups:history", "mpim:history"} {
+	for _, s := range []string{"mpim:history", "channels:read", "users:read"} {
 		if slices.Contains(m.OAuthConfig.Scopes.Bot, s) {
-			t.Errorf("scope %s reads channels fitbot has no business reading", s)
+			t.Errorf("scope %s reads what fitbot has no business reading", s)
 		}
 	}
 	ev := m.Settings.EventSubscriptions
-	if ev == nil || !cmp.Equal(ev.BotEvents, []string{"app_mention", "message.im"}) || ev.RequestUrl != "" {
-		t.Errorf("event subscriptions = %+v, want app_mention and message.im, no URL in Socket Mode", ev)
+	if ev == nil || !cmp.Equal(ev.BotEvents, []string{"app_mention", "message.im", "message.channels", "message.groups"}) || ev.RequestUrl != "" {
+		t.Errorf("event subscriptions = %+v, want app_mention, message.im and the thread replies, no URL in Socket Mode", ev)
 	}
 	if it := m.Settings.Interactivity; it == nil || !it.IsEnabled || it.RequestUrl != "" {
 		t.Errorf("interactivity = %+v, want enabled, no URL in Socket Mode", it)

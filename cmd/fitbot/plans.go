@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -118,7 +119,11 @@ func (a *app) plans(ctx context.Context, args []string) error {
 	}
 	model := strings.Join(f.words, " ")
 	key := ""
-	if model != "" {
+	family := sizing.FamilyModels(model)
+	if len(family) > 0 {
+		model = "the " + model + " family"
+		key = model
+	} else if model != "" {
 		if key, err = plan.ModelKeyFor(model); err != nil {
 			hubKey, ok := a.hubPlanKey(ctx, model)
 			if !ok {
@@ -141,9 +146,12 @@ func (a *app) plans(ctx context.Context, args []string) error {
 	}
 	defer a.closeStore(db)
 	var plans []store.Plan
-	if key != "" {
+	switch {
+	case len(family) > 0:
+		plans, err = familyPlanList(ctx, db, family, f.limit)
+	case key != "":
 		plans, err = db.PlansForModel(ctx, key, f.limit)
-	} else {
+	default:
 		plans, err = db.RecentPlans(ctx, time.Time{}, f.limit)
 	}
 	if err != nil {
@@ -184,11 +192,28 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
 }
 
+// familyPlanList is the newest plans of every model of a family.
+func familyPlanList(ctx context.Context, db *store.DB, family []sizing.Model, limit int) ([]store.Plan, error) {
+	var plans []store.Plan
+	for _, m := range family {
+		ps, err := db.PlansForModel(ctx, m.ID, limit)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, ps...)
+	}
+	slices.SortStableFunc(plans, func(a, b store.Plan) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	return plans[:min(len(plans), limit)], nil
+}
+
 // describeKey names a model key for a person, with the words it was
 // asked by when they differ.
 func describeKey(model, key string) string {
 	if model == "" || strings.EqualFold(model, key) {
 		return key
+	}
+	if strings.Contains(key, ":") { // bare:13000000000 is the store's key, not a name
+		return model
 	}
 	return fmt.Sprintf("%s (%q)", key, model)
 }

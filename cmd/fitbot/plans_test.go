@@ -107,8 +107,19 @@ func TestPlansList(t *testing.T) {
 	}
 
 	code, out, _ = runCmd(t, "plans", "13B")
-	if code != exitOK || !strings.Contains(out, "Plans for bare:13000000000") || !strings.Contains(out, "\n2 ") || strings.Contains(out, "\n1 ") {
-		t.Errorf("plans 13B: exit %d, output:\n%s\nwant plan 2 only", code, out)
+	if code != exitOK || !strings.Contains(out, "Plans for 13B, newest first") || strings.Contains(out, "bare:") || !strings.Contains(out, "\n2 ") || strings.Contains(out, "\n1 ") {
+		t.Errorf("plans 13B: exit %d, output:\n%s\nwant plan 2 only, named as asked", code, out)
+	}
+
+	// A family lists every model of it; the mistral plans are the
+	// mistral family's.
+	code, out, _ = runCmd(t, "plans", "mistral")
+	if code != exitOK || !strings.Contains(out, "Plans for the mistral family, newest first") || !strings.Contains(out, "\n3 ") || !strings.Contains(out, "\n1 ") || strings.Contains(out, "\n2 ") {
+		t.Errorf("plans mistral: exit %d, output:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "plans", "gemma")
+	if code != exitOK || out != "No plans yet for the gemma family.\n" {
+		t.Errorf("plans gemma: exit %d, output %q", code, out)
 	}
 
 	code, out, _ = runCmd(t, "plans", "qwen2.5 7b")

@@ -167,6 +167,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Respond:     bot.NewResponseURLPoster(hc),
 		Plans:       db,
 		Prices:      db,
+		Hardware:    db,
 		Interpreter: interpreter,
 		Models:      s.hub,
 		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
@@ -175,6 +176,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			reports, err := refresh(ctx)
 			return refreshSummary(reports), err
 		},
+		Weekly: weeklyDigest(db),
 		Logger: log,
 		// Every source a cached answer is made from adds a counter that
 		// only grows: the prices (live.version); the catalogs are
@@ -189,7 +191,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
 	}
-	events, err := bot.NewEvents(bot.EventsConfig{Handler: s.handler, Seen: db, Post: web,
+	events, err := bot.NewEvents(bot.EventsConfig{Handler: s.handler, Seen: db, Post: web, Threads: db,
 		BotUserID: auth.UserID, BotID: auth.BotID, Metrics: metrics, Logger: log})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")

@@ -1,0 +1,117 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+)
+
+// TestRoutedMessages: price questions, small talk and text with nothing
+// to size are answered without an error, through /fit as through a DM.
+func TestRoutedMessages(t *testing.T) {
+	week := func(context.Context, time.Time) (pricing.Digest, error) {
+		return pricing.Digest{
+			WeekStart: testNow.Add(-7 * 24 * time.Hour), WeekEnd: testNow,
+			Moves: []pricing.Move{
+				{GPU: "h100", Provider: "aws", Market: pricing.MarketOnDemand, OldUSDPerGPUHour: 7.20, NewUSDPerGPUHour: 6.88, ChangePct: -4.4},
+				{GPU: "a100-80", Provider: "gcp", Market: pricing.MarketOnDemand, OldUSDPerGPUHour: 4.0, NewUSDPerGPUHour: 3.67, ChangePct: -8.3},
+			},
+		}, nil
+	}
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}}
+		c.Prices, c.Weekly = fakePrices{offers: testOffers}, week
+	})
+	tests := []struct {
+		text    string
+		want    []string
+		notWant []string
+	}{
+		{"how much does an H100 cost per hour?", []string{"Prices for H100 SXM 80 GB", "$2.69*/GPU-h  runpod on-demand (secure)"}, nil},
+		{"is the 4090 cheaper than the h100?", []string{"RTX 4090 24 GB vs H100 SXM 80 GB", "The RTX 4090 24 GB is cheaper per GPU-hour, by $2.35 (87%)", "*H100 SXM 80 GB*: *$2.69*/GPU-h, runpod on-demand"}, []string{"This week"}},
+		{"is the H200 cheaper than the H100 this week?", []string{"*H200 141 GB*: no price known yet", "Not both priced yet", "*This week*", "`h100` aws on-demand: $7.20 → $6.88 (−4.4%)"}, []string{"a100-80"}},
+		{"what are gpu prices this week", []string{"Cheapest GPU prices", "`a100-80` gcp on-demand: $4.00 → $3.67"}, nil},
+		{"thanks!", []string{"Happy to help", "/fit 13B lora 4090"}, []string{"couldn't"}},
+		{"what can you do?", []string{"Fine-tune", "Serve"}, nil},
+		{"the weather is nice today, isn't it", []string{"I didn't find a sizing question in that", "Fine-tune"}, []string{"couldn't use"}},
+		{"13b lora 4090 h100", []string{"I couldn't use that", "two GPUs in one question", "*Try:* `/fit 13b lora rtx-4090`"}, []string{"/fit fit"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			msg := h.Command(context.Background(), slash(tt.text))
+			checkLimits(t, msg)
+			got := messageJSON(t, msg)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("reply lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("reply has %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestRoutedWithoutPrices: a price question on a fitbot without prices,
+// or whose digest fails, says so instead of failing.
+func TestRoutedWithoutPrices(t *testing.T) {
+	h := newTestHandler(t, nil)
+	if got := messageJSON(t, h.Command(context.Background(), slash("h100 price"))); !strings.Contains(got, "Prices are not available yet") {
+		t.Errorf("reply without a PriceBook:\n%s", got)
+	}
+	h = newTestHandler(t, func(c *Config) {
+		c.Prices = fakePrices{offers: testOffers}
+		c.Weekly = func(context.Context, time.Time) (pricing.Digest, error) {
+			return pricing.Digest{}, errors.New("db locked")
+		}
+	})
+	msg := h.Command(context.Background(), slash("h100 price this week"))
+	if got := messageJSON(t, msg); !strings.Contains(got, "Prices for H100") || !strings.Contains(got, "the weekly digest is not available") || strings.Contains(got, "db locked") {
+		t.Errorf("reply with a failing digest:\n%s", got)
+	}
+	if msg.ResponseType != slack.ResponseTypeEphemeral {
+		t.Errorf("response_type = %q", msg.ResponseType)
+	}
+}
+
+// TestNoInternalIDs: an answer whose largest term is the KV cache says
+// so in words.
+func TestNoInternalIDs(t *testing.T) {
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}} })
+	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 ctx 128k batch 8")))
+	if strings.Contains(got, "kv_cache") || !strings.Contains(got, "mostly KV cache") {
+		t.Errorf("answer names the term by its id:\n%s", got)
+	}
+}
+
+// TestDMsNeverGetAnError: thanks in a DM get a short friendly answer; a
+// DM with nothing to size gets the help even when the language model
+// cannot read it either.
+func TestDMsNeverGetAnError(t *testing.T) {
+	for file, want := range map[string]string{
+		"message_im_thanks.json":   "Happy to help",
+		"message_im_offtopic.json": "I didn't find a sizing question in that",
+	} {
+		t.Run(file, func(t *testing.T) {
+			f := newEventsFixture(t, func(c *Config) {
+				c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}}
+				c.Interpreter = fakeInterpreter{err: errors.New("model down")}
+			})
+			f.deliver(t, file)
+			f.h.Wait()
+			posts := f.rec.posted()
+			if len(posts) != 1 || !strings.HasPrefix(posts[0].Text, want) {
+				t.Errorf("posted %+v, want one reply starting %q", posts, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,175 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+)
+
+// KindThread is a message in the thread of one of fitbot's answers that
+// does not mention it (message.channels, message.groups).
+const KindThread = "thread"
+
+// ThreadStore remembers the question of the latest answer in each Slack
+// thread, so that a message in the thread is read against it;
+// *store.DB is one.
+type ThreadStore interface {
+	RememberThread(ctx context.Context, team, channel, threadTS, canonical string) error
+	ThreadQuestion(ctx context.Context, team, channel, threadTS string) (canonical string, ok bool, err error)
+}
+
+// threadMessage reports whether a channel message event is one fitbot
+// may read as a follow-up: in a thread, from a person, not an edit, and
+// without a mention of the bot (the app_mention event carries those).
+// Whether the thread is one of fitbot's answers is decided later, off
+// the acknowledgement path.
+func (e *Events) threadMessage(m *slackevents.MessageEvent) bool {
+	return e.threads != nil && m.ThreadTimeStamp != "" && m.ThreadTimeStamp != m.TimeStamp && m.SubType == "" &&
+		m.BotID == "" && m.User != "" && m.User != e.botUser && !strings.Contains(m.Text, "<@"+e.botUser)
+}
+
+// respondTo is the answer to a message, and whether to post one: a
+// message in the thread of an answer is read against that answer's
+// question; other talk in such a thread is left alone.
+func (e *Events) respondTo(ctx context.Context, in incoming) (Message, bool) {
+	if in.threadTS != "" && e.threads != nil {
+		canonical, ok, err := e.threads.ThreadQuestion(ctx, in.asker.team, in.asker.channel, in.threadTS)
+		if err != nil {
+			e.log.Error("bot: reading the thread's question failed", "channel", in.asker.channel, "thread", in.threadTS, "err", err)
+		}
+		if ok {
+			if msg, ok := e.h.followUp(ctx, in.asker, canonical, in.text); ok {
+				return msg, true
+			}
+		}
+	}
+	if in.kind == KindThread {
+		return Message{}, false
+	}
+	return e.reply(ctx, in), true
+}
+
+// remember records the question of an answer posted in a thread.
+func (e *Events) remember(ctx context.Context, in incoming, thread string, msg Message) {
+	if e.threads == nil || msg.question == "" {
+		return
+	}
+	if err := e.threads.RememberThread(ctx, in.asker.team, in.asker.channel, thread, msg.question); err != nil {
+		e.log.Warn("bot: remembering the answer's thread failed; replies in it read alone", "thread", thread, "err", err)
+	}
+}
+
+// threadRetention is how long a thread's question is kept after its
+// latest answer.
+const threadRetention = 90 * 24 * time.Hour
+
+// forgetThreads deletes the questions of threads answered longer ago
+// than threadRetention, when the store can.
+func (e *Events) forgetThreads(ctx context.Context, now time.Time) {
+	f, ok := e.threads.(interface {
+		ForgetThreads(ctx context.Context, before time.Time) (int64, error)
+	})
+	if !ok {
+		return
+	}
+	if _, err := f.ForgetThreads(ctx, now.Add(-threadRetention)); err != nil {
+		e.log.Warn("bot: forgetting old answer threads failed", "err", err)
+	}
+}
+
+// followUp answers a message in an answer's thread against the question
+// that answer was for (sizing.FollowUp); ok is false when the message
+// is not a follow-up.
+func (h *Handler) followUp(ctx context.Context, asker who, canonical, text string) (Message, bool) {
+	base, err := h.cfg.Parse(canonical)
+	if err != nil {
+		return Message{}, false
+	}
+	p, ok := sizing.FollowUp(base.Query, text)
+	if !ok || !h.cfg.Policy.allows(asker.team, asker.channel) {
+		return Message{}, false
+	}
+	if !h.limiter.allow(asker.user, h.now()) {
+		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
+	}
+	if isAsk(p.Intent) {
+		return h.askAnswer(ctx, text, p), true
+	}
+	return h.answer(ctx, asker, text, p, ""), true
+}
+
+// The next-step buttons: each re-asks the question with one change.
+const (
+	actionNextPrefix   = "fit_next_"
+	ActionNextQLoRA    = actionNextPrefix + "qlora"
+	ActionNextGPUs     = actionNextPrefix + "gpus"
+	ActionNextCheapest = actionNextPrefix + "cheapest"
+	nextStepsBlockID   = "fit_next_steps"
+)
+
+// knownAction reports whether a button's action id is one fitbot answers.
+func knownAction(id string) bool {
+	switch id {
+	case ActionShare, ActionDetails, ActionReprice, ActionNextQLoRA, ActionNextGPUs, ActionNextCheapest:
+		return true
+	}
+	return false
+}
+
+// nextSteps are the buttons for the common next steps of an answer that
+// does not fit or is tight: QLoRA (for training that is not QLoRA yet),
+// twice the cards, and the cheapest configuration that fits as asked.
+// nil when the answer fits comfortably.
+func nextSteps(q sizing.Query, a sizing.Answer) slack.Block {
+	if a.Fits && a.Headroom != sizing.HeadroomTight {
+		return nil
+	}
+	var buttons []slack.BlockElement
+	add := func(id, label string, change func(*sizing.Query)) {
+		c := q
+		change(&c)
+		if v := queryRef(sizing.Format(c), ""); v != "" && sizing.Format(c) != sizing.Format(q) {
+			buttons = append(buttons, slack.NewButtonBlockElement(id, v, plain(label)))
+		}
+	}
+	if m := a.Request.Method; m == sizing.MethodFull || m == sizing.MethodLoRA {
+		add(ActionNextQLoRA, "Use QLoRA", func(c *sizing.Query) {
+			c.Method, c.Optimizer, c.Quant = sizing.MethodQLoRA, "", ""
+			c.ZeROStage, c.Offload = nil, ""
+		})
+	}
+	if n := a.Request.GPUs * 2; n <= sizing.MaxGPUsPerNode {
+		add(ActionNextGPUs, fmt.Sprintf("%d GPUs", n), func(c *sizing.Query) {
+			c.GPU, c.GPUs, c.Nodes = a.Request.GPU, n, 0
+		})
+	}
+	add(ActionNextCheapest, "Cheapest that fits", func(c *sizing.Query) { c.GPU, c.GPUs, c.Nodes, c.GPUMemoryBytes = "", 0, 0, 0 })
+	if len(buttons) == 0 {
+		return nil
+	}
+	return slack.NewActionBlock(nextStepsBlockID, buttons...)
+}
+
+// withAskButtons gives an answer to a question that runs the other way
+// round the buttons of a fit answer (Share, Show details, Re-price),
+// carrying the question with its intent's words, and remembers the
+// question for its thread.
+func withAskButtons(msg Message, p sizing.Parsed, text string) Message {
+	if msg.Outcome != OutcomeAnswered {
+		return msg
+	}
+	if ref := queryRef(sizing.FormatAsk(p), text); ref != "" {
+		msg.Blocks = append(msg.Blocks, slack.NewActionBlock(answerActionsID,
+			slack.NewButtonBlockElement(ActionShare, ref, plain("Share in channel")).WithStyle(slack.StylePrimary),
+			slack.NewButtonBlockElement(ActionDetails, ref, plain("Show details")),
+			slack.NewButtonBlockElement(ActionReprice, ref, plain("Re-price")),
+		))
+	}
+	msg.question = sizing.Format(p.Query)
+	return msg
+}

@@ -1,0 +1,175 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
+)
+
+// TestThreadFollowUpsOverHTTP runs a conversation end to end over real
+// loopback HTTP: a signed mention to /slack/events, its answer posted
+// in a thread to a fake chat.postMessage, replies in that thread without
+// a mention (message.channels), each answered in the same thread against
+// the thread's question; talk in the thread, a thread fitbot did not
+// answer and a channel message in no thread are left alone.
+func TestThreadFollowUpsOverHTTP(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "fitbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Plans = sizing.Parse, Fixed{&sizing.Estimator{}}, db })
+	rec := newPostRecorder()
+	metrics := NewMetrics()
+	api, _ := newTestWebAPI(t, rec, metrics)
+	events, err := NewEvents(EventsConfig{Handler: h, Seen: db, Post: api, Threads: db, BotUserID: testBotUser, BotID: "B0FITBOT",
+		Metrics: metrics, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoints, err := NewHTTP(HTTPConfig{SigningSecret: testSecret, Handler: h, Events: events,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	endpoints.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	deliver := func(file string) {
+		t.Helper()
+		body := readTestdata(t, file)
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/slack/events", strings.NewReader(string(body)))
+		ts := strconv.FormatInt(testNow.Unix(), 10)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(headerTimestamp, ts)
+		req.Header.Set(headerSignature, ComputeSignature(testSecret, ts, body))
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d", file, resp.StatusCode)
+		}
+		h.Wait()
+	}
+	const thread = "1764466000.000100"
+
+	deliver("thread_mention.json")
+	posts := rec.waitPosts(t, 1)
+	if p := posts[0]; p.ThreadTS != thread || !strings.Contains(p.Text, "Llama 3.1 8B") || !strings.Contains(p.Text, "RTX 4090") {
+		t.Fatalf("first answer %+v, want Llama 3.1 8B on the RTX 4090 in thread %s", p, thread)
+	}
+	if !strings.Contains(string(joinBlocks(posts[0])), `"Use QLoRA"`) {
+		t.Errorf("a full fine-tune that does not fit has no Use QLoRA button:\n%s", joinBlocks(posts[0]))
+	}
+
+	deliver("thread_reply.json")
+	posts = rec.waitPosts(t, 2)
+	p := posts[1]
+	if p.ThreadTS != thread || !strings.Contains(p.Text, "Llama 3.1 8B") || !strings.Contains(p.Text, "QLoRA") || !strings.Contains(p.Text, "RTX 3090") {
+		t.Errorf("follow-up answer %+v, want Llama 3.1 8B QLoRA on the RTX 3090 in the same thread", p)
+	}
+	if !strings.Contains(string(joinBlocks(p)), "read with the thread's question (llama-3.1-8b full rtx-4090)") {
+		t.Errorf("follow-up answer does not say what it changed:\n%s", joinBlocks(p))
+	}
+
+	deliver("thread_reply_more_gpus.json") // builds on the latest answer: QLoRA on the 3090
+	posts = rec.waitPosts(t, 3)
+	if p := posts[2]; p.ThreadTS != thread || !strings.Contains(p.Text, "QLoRA") || !strings.Contains(p.Text, "2× RTX 3090") {
+		t.Errorf("second follow-up %+v, want QLoRA on 2× RTX 3090", p)
+	}
+
+	for _, file := range []string{"thread_talk.json", "thread_other.json", "message_channel.json"} {
+		deliver(file)
+	}
+	if got := rec.posted(); len(got) != 3 {
+		t.Errorf("%d posts after talk in the thread, another thread and a channel message, want 3: %+v", len(got), got[3:])
+	}
+	canonical, ok, err := db.ThreadQuestion(ctx, "T1DC2JH3J", "C0FITBOT", thread)
+	if err != nil || !ok || canonical != "llama-3.1-8b qlora 2xrtx-3090" {
+		t.Errorf("thread question = %q, %v, %v; want the latest answer's", canonical, ok, err)
+	}
+}
+
+func joinBlocks(p postedToChannel) []byte {
+	var b []byte
+	for _, raw := range p.Blocks {
+		b = append(b, raw...)
+	}
+	return b
+}
+
+func TestNextSteps(t *testing.T) {
+	answer := func(q string) (sizing.Query, sizing.Answer) {
+		p, err := sizing.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := (&sizing.Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Query, a
+	}
+	q, a := answer("llama-3.1-8b full rtx-4090 seq 4096")
+	b := nextSteps(q, a)
+	if b == nil {
+		t.Fatal("no next steps for an answer that does not fit")
+	}
+	got := messageJSON(t, ephemeral("x", b))
+	for _, want := range []string{
+		`"action_id":"fit_next_qlora","value":"q:llama-3.1-8b qlora rtx-4090 seq 4096"`,
+		`"action_id":"fit_next_gpus","value":"q:llama-3.1-8b full 2xrtx-4090 seq 4096"`,
+		`"action_id":"fit_next_cheapest","value":"q:llama-3.1-8b full seq 4096"`,
+		`"text":"2 GPUs"`, `"text":"Cheapest that fits"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("next steps lack %s:\n%s", want, got)
+		}
+	}
+	if q, a := answer("llama-3.1-8b qlora h100"); nextSteps(q, a) != nil {
+		t.Error("an answer that fits comfortably has next-step buttons")
+	}
+	// A press answers the changed question in place of the old answer.
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}} })
+	msgs := h.press(context.Background(), ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090 seq 4096", "U1")
+	if len(msgs) != 1 || !msgs[0].ReplaceOriginal || !strings.Contains(msgs[0].Text, "QLoRA") {
+		t.Errorf("press Use QLoRA = %+v, want the QLoRA answer replacing the old one", msgs)
+	}
+	if !knownAction(ActionNextCheapest) || knownAction("fit_next_other") {
+		t.Error("knownAction does not know the next-step buttons exactly")
+	}
+}
+
+// TestAskAnswersHaveButtons: an answer that runs the other way round has
+// the answer's buttons, carrying the question with its intent, and its
+// Show details lists every assumption in Slack, never a CLI command.
+func TestAskAnswersHaveButtons(t *testing.T) {
+	est := &sizing.Estimator{}
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{est}, Fixed{est} })
+	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 max context")))
+	if !strings.Contains(got, `"action_id":"fit_details","value":"q:llama-3.1-8b inference l4 max context"`) {
+		t.Fatalf("max-context answer has no Show details button:\n%s", got)
+	}
+	msgs := h.press(context.Background(), ActionDetails, "q:13B lora 4090 buy-vs-rent 3 jobs/week 5h", "U1")
+	if len(msgs) != 1 {
+		t.Fatalf("press = %d messages", len(msgs))
+	}
+	got = messageJSON(t, msgs[0])
+	if !msgs[0].ReplaceOriginal || strings.Contains(got, "fitbot fit") || strings.Contains(got, "more: Show details") || !strings.Contains(got, "Rent") {
+		t.Errorf("Show details of a buy-or-rent answer:\n%s", got)
+	}
+}

@@ -1,0 +1,124 @@
+package sizing
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// FollowUp reads a message in the thread of an answer ("what about
+// qlora on a 3090?", "and with 2 GPUs?", "in fp8", "with 32k context")
+// against the question that answer was for: what the message says
+// replaces the same part of base, the rest of base stays. A new model
+// replaces the whole model; a new card without a count is one card; a
+// change of method drops the settings the new method cannot have. ok is
+// false when the message says nothing a question is made of (or cannot
+// be read), so that a thread's ordinary talk is left alone.
+func FollowUp(base Query, text string) (Parsed, bool) {
+	p, err := Parse(text)
+	askOnly := p.Query == (Query{}) && p.Intent != IntentFit && p.Intent != IntentLargest // "max context?"
+	if (err != nil || len(p.Fields) == 0) && !askOnly {
+		return p, false
+	}
+	said := p.Query
+	if gb, ok := typedGB(keyOf(fieldWords(p, "gpu"))); ok && base.GPU != "" {
+		// "on my 16gb card": the memory of the thread's card.
+		if card, err := Parse(fmt.Sprintf("%s %dgb", base.GPU, gb)); err == nil {
+			said.GPU, said.GPUMemoryBytes = card.Query.GPU, card.Query.GPUMemoryBytes
+		}
+	}
+	q := base
+	merge(&q, said)
+	if said.Model != "" || said.Params != 0 || said.Arch != nil {
+		q.Model, q.Params, q.Experts, q.Arch = said.Model, said.Params, said.Experts, said.Arch
+	}
+	if said.GPU != "" {
+		q.GPUMemoryBytes = said.GPUMemoryBytes
+		if said.GPUs == 0 && said.Nodes == 0 {
+			q.GPUs, q.Nodes = 0, 0
+		}
+	}
+	if said.Method != "" && said.Method != base.Method {
+		dropForMethod(&q, said)
+	}
+	intent := p.Intent
+	if intent == IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
+		intent = IntentFit // "what about ..." asks about the thread's model
+	}
+	changed := make([]string, 0, len(p.Fields)+1)
+	for _, f := range p.Fields {
+		changed = append(changed, f.Name+" "+f.Value)
+	}
+	if askOnly {
+		changed = append(changed, "the question to "+strings.ReplaceAll(string(p.Intent), "_", " "))
+	}
+	p.Notes = append([]string{fmt.Sprintf("read with the thread's question (%s), changing %s", Format(base), strings.Join(changed, ", "))}, p.Notes...)
+	p.Query, p.Intent = q, intent
+	return p, true
+}
+
+// fieldWords are the words that gave a field of p, "" when it was not said.
+func fieldWords(p Parsed, name string) string {
+	for _, f := range p.Fields {
+		if f.Name == name {
+			return f.Words
+		}
+	}
+	return ""
+}
+
+// merge sets every field of dst that src says (is not zero): the fields
+// of Query are merged by reflection, so new fields take part as they
+// are added.
+func merge(dst *Query, src Query) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
+	for i := range s.NumField() {
+		if f := s.Field(i); !f.IsZero() {
+			d.Field(i).Set(f)
+		}
+	}
+}
+
+// dropForMethod removes what the thread's question said that the newly
+// said method cannot have: training settings for inference, adapters
+// for full fine-tuning, serving formats for training. What the message
+// itself said stays.
+func dropForMethod(q *Query, said Query) {
+	switch said.Method {
+	case MethodInference:
+		if said.Optimizer == "" {
+			q.Optimizer = ""
+		}
+		if said.LoRARank == 0 {
+			q.LoRARank = 0
+		}
+		if said.ZeROStage == nil {
+			q.ZeROStage = nil
+		}
+		if said.Offload == "" {
+			q.Offload = ""
+		}
+		if said.GradCheckpointing == nil {
+			q.GradCheckpointing = nil
+		}
+		if said.GradAccumSteps == 0 {
+			q.GradAccumSteps = 0
+		}
+		if said.Tokens == 0 {
+			q.Tokens = 0
+		}
+		if said.Quant == "" && (q.Quant == QuantNF4 || q.Quant == QuantNF4DQ) {
+			q.Quant = ""
+		}
+	default:
+		if said.LoRARank == 0 && said.Method == MethodFull {
+			q.LoRARank = 0
+		}
+		if said.Quant == "" && q.Quant != "" && (said.Method == MethodFull || said.Method == MethodLoRA || q.Quant != QuantNF4 && q.Quant != QuantNF4DQ) {
+			q.Quant = "" // full and LoRA train a 16-bit base; QLoRA brings its own 4-bit one
+		}
+		if said.KVPrecision == "" {
+			q.KVPrecision = ""
+		}
+	}
+}

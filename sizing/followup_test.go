@@ -1,0 +1,77 @@
+package sizing
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFollowUp(t *testing.T) {
+	tests := []struct {
+		base, text, want string
+		intent           Intent
+	}{
+		{"llama-3.1-8b full rtx-4090 seq 4096", "what about qlora on a 3090?", "llama-3.1-8b qlora rtx-3090 seq 4096", IntentFit},
+		{"13b lora 2xa100-80", "and with 4 GPUs?", "13b lora 4xa100-80", IntentFit},
+		{"13b lora 2xa100-80", "on an h100 instead", "13b lora h100", IntentFit},
+		{"13b lora rtx-4090", "in fp8", "13b lora fp8 rtx-4090", IntentFit},
+		{"llama-3.1-8b lora rtx-4090", "with 32k context", "llama-3.1-8b lora rtx-4090 seq 32768", IntentFit},
+		{"13b lora rtx-4090 rank 64", "full finetune", "13b full rtx-4090", IntentFit},
+		{"13b full adamw-8bit rtx-4090 zero2 ckpt", "just inference", "13b inference rtx-4090", IntentFit},
+		{"llama-3-8b inference awq l4", "lora", "llama-3-8b lora l4", IntentFit},
+		{"13b lora rtx-4090", "what about llama 3 70b", "llama-3-70b lora rtx-4090", IntentFit},
+		{"13b lora rtx-4090", "on my 16gb card", "13b lora rtx-4090 16gb", IntentFit},
+		{"llama-3.1-8b inference l4", "max context?", "llama-3.1-8b inference l4", IntentMaxContext},
+		{"13b qlora rtx-4090", "trian it fully", "13b full rtx-4090", IntentFit},
+	}
+	for _, tt := range tests {
+		base, err := Parse(tt.base)
+		if err != nil {
+			t.Fatalf("base %q: %v", tt.base, err)
+		}
+		got, ok := FollowUp(base.Query, tt.text)
+		if !ok {
+			t.Errorf("FollowUp(%q, %q) not read", tt.base, tt.text)
+			continue
+		}
+		if f := Format(got.Query); f != tt.want || got.Intent != tt.intent {
+			t.Errorf("FollowUp(%q, %q) = %q (%s), want %q (%s)", tt.base, tt.text, f, got.Intent, tt.want, tt.intent)
+		}
+		if len(got.Notes) == 0 || !strings.HasPrefix(got.Notes[0], "read with the thread's question ("+Format(base.Query)+")") {
+			t.Errorf("FollowUp(%q, %q) notes %q do not say what was changed", tt.base, tt.text, got.Notes)
+		}
+		if _, err := (&Estimator{}).Answer(got.Query); err != nil && got.Intent == IntentFit {
+			t.Errorf("FollowUp(%q, %q) = %q, which does not answer: %v", tt.base, tt.text, Format(got.Query), err)
+		}
+	}
+	base, _ := Parse("13b lora rtx-4090")
+	for _, talk := range []string{"nice, thanks", "ok I'll try that tomorrow", "lol", "", "13b lora 4090 h100"} {
+		if p, ok := FollowUp(base.Query, talk); ok {
+			t.Errorf("FollowUp(%q) = %q, want it left alone", talk, Format(p.Query))
+		}
+	}
+}
+
+// FuzzFollowUp: a follow-up never panics, and one that is read formats
+// to a question that parses back to the same Query.
+func FuzzFollowUp(f *testing.F) {
+	for _, s := range []string{"what about qlora on a 3090?", "and with 2 GPUs?", "max context?", "on my 16gb card", "thanks", "\xff"} {
+		f.Add("13b lora 2xa100-80 seq 4096", s)
+	}
+	f.Fuzz(func(t *testing.T, baseText, text string) {
+		base, err := Parse(baseText)
+		if err != nil {
+			return
+		}
+		p, ok := FollowUp(base.Query, text)
+		if !ok {
+			return
+		}
+		again, err := Parse(Format(p.Query))
+		if err != nil {
+			t.Fatalf("FollowUp(%q, %q) = %q, which does not parse: %v", baseText, text, Format(p.Query), err)
+		}
+		if Format(again.Query) != Format(p.Query) {
+			t.Fatalf("FollowUp(%q, %q) = %q, which parses as %q", baseText, text, Format(p.Query), Format(again.Query))
+		}
+	})
+}

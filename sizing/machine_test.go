@@ -1,0 +1,84 @@
+package sizing
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseMachine(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Machine
+		hw   string
+	}{
+		{"our box: 2x rtx-4090, 128 GB RAM", Machine{Name: "our box", GPU: "rtx-4090", GPUs: 2, Nodes: 1, HostRAMBytes: 128 << 30, Description: "2x rtx-4090, 128 GB RAM"}, "2× RTX 4090 24 GB, 128 GB RAM"},
+		{"The Cluster: 4 nodes of 8 h100", Machine{Name: "the cluster", GPU: "h100", GPUs: 32, Nodes: 4, Description: "4 nodes of 8 h100"}, "4 machines of 8× H100 SXM 80 GB"},
+		{"laptop: M2 Max 32GB", Machine{Name: "laptop", GPU: "m2-max-96", GPUs: 1, Nodes: 1, GPUMemoryBytes: 32 << 30, Description: "M2 Max 32GB"}, "1× M2 Max 32 GB"},
+		{"lab: a100", Machine{Name: "lab", GPU: "a100-80", GPUs: 1, Nodes: 1, Description: "a100"}, "1× A100 SXM 80 GB"},
+	}
+	for _, tt := range tests {
+		got, err := ParseMachine(tt.in)
+		if err != nil {
+			t.Errorf("ParseMachine(%q): %v", tt.in, err)
+			continue
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("ParseMachine(%q) (-want +got):\n%s", tt.in, d)
+		}
+		if h := got.Hardware(); h != tt.hw {
+			t.Errorf("ParseMachine(%q).Hardware() = %q, want %q", tt.in, h, tt.hw)
+		}
+		if _, err := (&Estimator{}).Answer(Query{Params: 7e9, Method: MethodInference, GPU: got.Query().GPU, GPUs: got.Query().GPUs, Nodes: got.Query().Nodes, GPUMemoryBytes: got.GPUMemoryBytes}); err != nil {
+			t.Errorf("ParseMachine(%q).Query() does not answer: %v", tt.in, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"2x rtx-4090":                      "is not NAME: HARDWARE",
+		": 2x rtx-4090":                    "is not NAME: HARDWARE",
+		"box: 128 GB RAM":                  "names no GPU",
+		"box: 13b lora 4090":               "is a question, not hardware",
+		"box: 2x rtx-4090 h100":            "two GPUs in one question",
+		strings.Repeat("x", 41) + ": h100": "longer than 40 characters",
+	} {
+		_, err := ParseMachine(in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, want) {
+			t.Errorf("ParseMachine(%q) error = %v, want an InputError with %q", in, err, want)
+		}
+	}
+}
+
+func TestMachineMentions(t *testing.T) {
+	box := Machine{Name: "our box"}
+	for q, want := range map[string]bool{
+		"can we lora 13b on our box?": true,
+		"13b lora on the box":         true,
+		"13b lora on our boxes":       false,
+		"13b lora 4090":               false,
+		"Our Box, 13b qlora":          true,
+	} {
+		if got := box.Mentions(q); got != want {
+			t.Errorf("Mentions(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// FuzzParseMachine: never panics; an accepted machine has a catalog GPU,
+// positive counts that split evenly, and answers as hardware.
+func FuzzParseMachine(f *testing.F) {
+	for _, s := range []string{"our box: 2x rtx-4090, 128 GB RAM", "c: 4 nodes of 8 h100", "x: 0 gpus", ":", "a:b:c h100"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := ParseMachine(in)
+		if err != nil {
+			return
+		}
+		if _, _, err := LookupGPU(m.GPU); err != nil || m.GPUs < 1 || m.Nodes < 1 || m.GPUs%m.Nodes != 0 || m.Name == "" {
+			t.Fatalf("ParseMachine(%q) = %+v", in, m)
+		}
+	})
+}

@@ -1,0 +1,94 @@
+package sizing
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestPeopleCorpus reads testdata/people.txt, questions written the way
+// people write in Slack, and checks each reading: the route (sizing,
+// price, chat, help) and, for a sizing question, the Query. Lines marked
+// "miss:" are known not to be read as meant; the test reports the share
+// understood and fails below 95 %, or when a line reads otherwise than
+// it says (a miss that now reads right must be promoted).
+func TestPeopleCorpus(t *testing.T) {
+	data, err := os.ReadFile("testdata/people.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, right := 0, 0
+	for n, l := range strings.Split(string(data), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		q, want, ok := strings.Cut(l, " => ")
+		if !ok {
+			t.Fatalf("people.txt:%d: no \" => \" in %q", n+1, l)
+		}
+		total++
+		got := reading(q)
+		if meant, miss := strings.CutPrefix(want, "miss: "); miss {
+			if got == meant {
+				t.Errorf("people.txt:%d: %q now reads as meant (%q): drop the miss", n+1, q, meant)
+			}
+			continue
+		}
+		if got != want && !(strings.HasPrefix(want, "error: ") && strings.HasPrefix(got, "error: ") && strings.Contains(got, want[len("error: "):])) {
+			t.Errorf("people.txt:%d: %q reads as %q, want %q", n+1, q, got, want)
+			continue
+		}
+		right++
+	}
+	if total < 120 {
+		t.Errorf("people.txt has %d questions, want at least 120", total)
+	}
+	share := float64(right) / float64(total)
+	t.Logf("understood as meant: %d of %d (%.1f%%)", right, total, 100*share)
+	if share <= 0.95 {
+		t.Errorf("understood %.1f%%, want over 95%%", 100*share)
+	}
+}
+
+// reading is how a message is read, written as people.txt writes it;
+// "THREAD || REPLY" is a reply read against the thread's question.
+func reading(q string) string {
+	if base, reply, ok := strings.Cut(q, " || "); ok {
+		b, err := Parse(base)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		p, ok := FollowUp(b.Query, reply)
+		if !ok {
+			return "(left alone)"
+		}
+		if p.Intent != IntentFit {
+			return Format(p.Query) + " (" + string(p.Intent) + ")"
+		}
+		return Format(p.Query)
+	}
+	r := Route(q)
+	switch r.Kind {
+	case RouteChat, RouteHelp:
+		return string(r.Kind)
+	case RoutePrice:
+		parts := append([]string{"price:"}, r.GPUs...)
+		if r.Week {
+			parts = append(parts, "week")
+		}
+		return strings.Join(parts, " ")
+	}
+	p, err := Parse(q)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return "error: " + ie.Problem
+		}
+		return "error: " + err.Error()
+	}
+	if p.Intent != IntentFit {
+		return Format(p.Query) + " (" + string(p.Intent) + ")"
+	}
+	return Format(p.Query)
+}

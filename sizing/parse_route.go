@@ -1,0 +1,161 @@
+package sizing
+
+// Routing: which kind of message a text is, before it is read as a sizing
+// question. A price question ("how much does an H100 cost per hour?", "is
+// the H200 cheaper than the H100 this week?") goes to prices, small talk
+// and thanks get a friendly word, a request for help gets help; anything
+// else is a sizing question for Parse. Route is deterministic and does no
+// I/O, like Parse.
+
+import "strings"
+
+// RouteKind is the kind of a message.
+type RouteKind string
+
+// The kinds of message.
+const (
+	RouteSizing RouteKind = "sizing" // a sizing question: read it with Parse
+	RoutePrice  RouteKind = "price"  // GPU prices: of the GPUs named, or of every GPU
+	RouteChat   RouteKind = "chat"   // small talk or thanks
+	RouteHelp   RouteKind = "help"   // what fitbot can do, or nothing to read at all
+)
+
+// Routing is where a message goes.
+type Routing struct {
+	Kind RouteKind
+	// GPUs are the catalog ids a price question names, in the order
+	// said: none (every GPU), one, or two to compare.
+	GPUs []string
+	// Week is true when a price question asks about the week ("this
+	// week", "lately"): the digest's numbers answer it.
+	Week bool
+}
+
+// Words of the routing pass, by key.
+var (
+	priceWords = map[string]bool{
+		"cost": true, "costs": true, "price": true, "prices": true, "pricing": true, "priced": true,
+		"cheaper": true, "cheapest": true, "expensive": true, "pricier": true, "dearer": true, "rate": true,
+		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
+		"spot": true, "ondemand": true, "rent": true, "renting": true,
+	}
+	weekWords = map[string]bool{
+		"week": true, "weekly": true, "digest": true, "lately": true, "recently": true, "changed": true,
+		"changes": true, "moved": true, "moves": true, "trend": true, "dropped": true, "drop": true,
+	}
+	chatWords = map[string]bool{
+		"thanks": true, "thank": true, "thx": true, "ty": true, "tyvm": true, "cheers": true, "hi": true,
+		"hello": true, "hey": true, "yo": true, "morning": true, "afternoon": true, "evening": true,
+		"good": true, "great": true, "cool": true, "nice": true, "awesome": true, "ok": true, "okay": true,
+		"bye": true, "lol": true, "perfect": true, "brilliant": true, "appreciated": true, "appreciate": true,
+		"it": true, "that": true, "much": true, "so": true, "a": true, "lot": true, "very": true,
+		"helpful": true, "you": true, "fitbot": true, "bot": true, "there": true, "all": true, "again": true,
+		"how": true, "are": true, "doing": true, "sup": true, "wow": true, "amazing": true, "super": true,
+		"got": true, "gotcha": true, "makes": true, "sense": true, "works": true, "kk": true, "k": true,
+		"sounds": true, "the": true, "for": true, "answer": true, "help": true, "works.": true, "np": true,
+		"👍": true, "🙏": true, "🎉": true, "🙌": true, ":)": true, ":-)": true,
+	}
+	helpWords = map[string]bool{
+		"help": true, "what": true, "can": true, "you": true, "do": true, "how": true, "does": true,
+		"this": true, "it": true, "work": true, "commands": true, "usage": true, "who": true, "are": true,
+		"fitbot": true, "bot": true, "use": true, "i": true, "ask": true, "to": true, "examples": true,
+		"example": true, "options": true, "me": true, "show": true, "please": true, "the": true,
+	}
+	helpAsks = map[string]bool{"help": true, "commands": true, "usage": true, "do": true, "work": true, "examples": true, "example": true, "who": true}
+)
+
+// Route says which kind of message text is. It reads words only; a
+// text that Parse would reject still routes (to RouteSizing), so that
+// the parser's own message explains what is wrong.
+func Route(text string) Routing {
+	toks, err := lex(text)
+	if err != nil {
+		return Routing{Kind: RouteSizing}
+	}
+	words := 0
+	chat, help, asksHelp, price, week := true, true, false, false, false
+	for _, t := range toks {
+		if t.ignorable {
+			continue
+		}
+		words++
+		k := t.key
+		chat = chat && chatWords[k]
+		help = help && helpWords[k]
+		asksHelp = asksHelp || helpAsks[k]
+		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h"
+		week = week || weekWords[k]
+	}
+	switch {
+	case words == 0:
+		return Routing{Kind: RouteHelp}
+	case chat && !(words == 1 && toks[len(toks)-1].key == "help"):
+		return Routing{Kind: RouteChat}
+	case help && asksHelp:
+		return Routing{Kind: RouteHelp}
+	case !price:
+		return Routing{Kind: RouteSizing}
+	}
+	// A price word with a model or a method is the cost of a run, which
+	// the sizing answer gives.
+	p, _ := Parse(text)
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" || p.Missing.Words != "" || p.Hub != "" ||
+		p.Intent == IntentBuyRent || p.Intent == IntentMaxContext || p.Intent == IntentWhichGPU {
+		return Routing{Kind: RouteSizing}
+	}
+	return Routing{Kind: RoutePrice, GPUs: gpusNamed(text, toks), Week: week}
+}
+
+// gpusNamed are the catalog GPUs named in the tokens, longest name first
+// at each word, each once.
+func gpusNamed(text string, toks []token) []string {
+	var ids []string
+	for i := 0; i < len(toks); {
+		n, id := 0, ""
+		for end := min(len(toks), i+4); end > i && n == 0; end-- {
+			words := span(text, toks, i, end)
+			if g, ok := MatchGPU(words); ok {
+				n, id = end-i, g.ID
+			} else if c := words[len(words)-1]; c == 's' || c == 'S' { // "h100s"
+				if g, ok := MatchGPU(words[:len(words)-1]); ok {
+					n, id = end-i, g.ID
+				}
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		seen := false
+		for _, x := range ids {
+			seen = seen || x == id
+		}
+		if !seen {
+			ids = append(ids, id)
+		}
+		i += n
+	}
+	return ids
+}
+
+// FamilyModels are the catalog models of the family a word names, in
+// catalog order: "llama" gives every Llama, "qwen" every Qwen generation,
+// "qwen2.5" that generation only. A name with digits that names one
+// model ("llama-3.1-8b"), or a word that names no family, gives none.
+func FamilyModels(word string) []Model {
+	key := strings.ReplaceAll(keyOf(strings.TrimSpace(word)), " ", "")
+	if key == "" {
+		return nil
+	}
+	if _, ok := MatchModel(word); ok && !isLetters(key) {
+		return nil // "llama-3.1-8b": one model
+	}
+	var out []Model
+	for _, m := range loadCatalog().models {
+		fam := keyOf(m.Family)
+		if fam == key || isLetters(key) && leadingLetters(fam) == key {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package sizing
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestRoute(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Routing
+	}{
+		{"how much does an H100 cost per hour?", Routing{Kind: RoutePrice, GPUs: []string{"h100"}}},
+		{"is the H200 cheaper than the H100 this week?", Routing{Kind: RoutePrice, GPUs: []string{"h200", "h100"}, Week: true}},
+		{"h100s vs h100 price", Routing{Kind: RoutePrice, GPUs: []string{"h100"}}},
+		{"gpu prices this week", Routing{Kind: RoutePrice, Week: true}},
+		{"thanks!", Routing{Kind: RouteChat}},
+		{"<@U1> thank you so much 🙏", Routing{Kind: RouteChat}},
+		{"help", Routing{Kind: RouteHelp}},
+		{"", Routing{Kind: RouteHelp}},
+		{"what can you do?", Routing{Kind: RouteHelp}},
+		// A price word with a model or a method is the cost of a run.
+		{"how much would it cost to lora 13b on a 4090", Routing{Kind: RouteSizing}},
+		{"13B lora 4090 buy-vs-rent 3 jobs/week 5h", Routing{Kind: RouteSizing}},
+		{"13b lora 4090", Routing{Kind: RouteSizing}},
+		{"help me size 13b lora on a 4090", Routing{Kind: RouteSizing}},
+	}
+	for _, tt := range tests {
+		got := Route(tt.in)
+		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || !slices.Equal(got.GPUs, tt.want.GPUs) {
+			t.Errorf("Route(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzRoute: Route never panics, is deterministic, names only catalog
+// GPUs (at most once each) and only for price questions.
+func FuzzRoute(f *testing.F) {
+	for _, s := range []string{"how much is an h100 per hour", "thanks!", "h200 vs h100 this week", "13b lora 4090", "\xff", "$2/h a100 a100s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r := Route(in)
+		if again := Route(in); again.Kind != r.Kind || !slices.Equal(again.GPUs, r.GPUs) || again.Week != r.Week {
+			t.Fatalf("Route(%q) = %+v then %+v", in, r, again)
+		}
+		if r.Kind != RoutePrice && (len(r.GPUs) > 0 || r.Week) {
+			t.Fatalf("Route(%q) = %+v: GPUs or week outside a price question", in, r)
+		}
+		for i, id := range r.GPUs {
+			if _, _, err := LookupGPU(id); err != nil || slices.Contains(r.GPUs[:i], id) {
+				t.Fatalf("Route(%q) GPUs %q: %q is not a catalog id once", in, r.GPUs, id)
+			}
+		}
+	})
+}
+
+func TestFamilyModels(t *testing.T) {
+	ids := func(word string) []string {
+		var out []string
+		for _, m := range FamilyModels(word) {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	for word, want := range map[string]string{"llama": "llama-3.1-8b", "Qwen": "qwen2.5-7b", "qwen3": "qwen3-0.6b"} {
+		if got := ids(word); !slices.Contains(got, want) {
+			t.Errorf("FamilyModels(%q) = %q, want it to hold %q", word, got, want)
+		}
+	}
+	if got := ids("qwen3"); slices.Contains(got, "qwen2.5-7b") {
+		t.Errorf("FamilyModels(qwen3) = %q holds another generation", got)
+	}
+	for _, word := range []string{"llama-3.1-8b", "mistral 7b", "h100", "", "big"} {
+		if got := ids(word); len(got) != 0 {
+			t.Errorf("FamilyModels(%q) = %q, want none", word, got)
+		}
+	}
+}
+
+// BenchmarkRoute measures the routing pass of a sizing question (no
+// price word: no parse) and of a price question (one parse).
+func BenchmarkRoute(b *testing.B) {
+	for _, q := range []string{"@fitbot can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?", "is the H200 cheaper than the H100 this week?"} {
+		b.Run(q[:12], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Route(q)
+			}
+		})
+	}
+}
