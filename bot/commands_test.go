@@ -45,7 +45,7 @@ func TestCommandRouting(t *testing.T) {
 		{"plans mistral 7b", []string{"Plans are not kept on this fitbot"}},
 		{"plan 4", []string{"Plans are not kept on this fitbot"}},
 		{"prices", []string{"Cheapest GPU prices", "$0.34*/GPU-h  runpod on-demand (community)"}},
-		{"prices h100", []string{"Prices for h100", "aws on-demand, us-east-1, 8 GPUs for $55.04/h, 26 h old"}},
+		{"prices h100", []string{"Prices for every H100", "aws on-demand, us-east-1, 8 GPUs for $55.04/h, 26 h old"}},
 		{"prices refresh", []string{"Only fitbot admins"}},
 		{"llama 3.1 8b on the big box", []string{"I couldn't use that", "could not use", "`/fit llama-3.1-8b qlora rtx-4090`"}},
 		{"plns mistral 7b", []string{"There is no subcommand “plns”", "`/fit plans mistral 7b`"}},

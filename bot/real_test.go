@@ -145,13 +145,30 @@ func TestCatalogCommands(t *testing.T) {
 	}
 }
 
+// TestPricesFromAnEmptyStore: a fresh install shows the built-in sheet,
+// with its dates and age, not "no offers"; so does a fitbot without a
+// store.
 func TestPricesFromAnEmptyStore(t *testing.T) {
 	h, db := newRealHandler(t)
 	h.cfg.Prices = db
-	for _, text := range []string{"prices", "prices 4090"} {
-		if got := h.Command(context.Background(), slash(text)).Text; !strings.Contains(got, "no offers known yet") {
-			t.Errorf("/fit %s on an empty store: %q", text, got)
+	for _, text := range []string{"prices", "prices 4090", "prices a100"} {
+		msg := h.Command(context.Background(), slash(text))
+		got := messageJSON(t, msg)
+		for _, want := range []string{"(built-in sheet)", "built-in price sheet, dated 2026-01-01 to 2026-11-09", "days old", "/fit prices refresh"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("/fit %s on an empty store lacks %q:\n%s", text, want, got)
+			}
 		}
+	}
+	got := messageJSON(t, h.Command(context.Background(), slash("prices a100")))
+	for _, want := range []string{"A100 SXM 80 GB", "A100 PCIe 80 GB", "A100 SXM 40 GB"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/fit prices a100 lacks the variant %q:\n%s", want, got)
+		}
+	}
+	h.cfg.Prices = nil
+	if got := messageJSON(t, h.Command(context.Background(), slash("prices"))); !strings.Contains(got, "built-in price sheet") {
+		t.Errorf("/fit prices without a store: %s", got)
 	}
 	if got := h.Command(context.Background(), slash("prices rtx 9999")).Text; !strings.Contains(got, "I couldn't use that") {
 		t.Errorf("/fit prices for an unknown GPU: %q", got)

@@ -108,8 +108,10 @@ func (a *AWS) Fetch(ctx context.Context) (FetchResult, error) {
 		}
 		res.Offers = append(res.Offers, offers...)
 	}
+	var spotPublished time.Time
 	raw, err := providerCall(ctx, a.hc, providerRequest{
 		provider: "aws", method: http.MethodGet, url: strings.TrimSuffix(a.spotURL, "/") + awsSpotPath,
+		lastModified: &spotPublished,
 	})
 	if err != nil {
 		return FetchResult{}, fmt.Errorf("%w (spot prices)", err)
@@ -117,6 +119,9 @@ func (a *AWS) Fetch(ctx context.Context) (FetchResult, error) {
 	spot, err := decodeAWSSpot(raw, a.Regions, at, "website.spot.ec2.aws.a2z.com"+awsSpotPath, res.Unknown)
 	if err != nil {
 		return FetchResult{}, fmt.Errorf("aws: spot prices: %w", err)
+	}
+	for i := range spot {
+		spot[i].PublishedAt = spotPublished
 	}
 	res.Offers = append(res.Offers, spot...)
 	logUnknown(a.logger, "aws", res.Unknown)
@@ -129,6 +134,9 @@ func (a *AWS) Fetch(ctx context.Context) (FetchResult, error) {
 type awsOnDemandFile struct {
 	Manifest struct {
 		CurrencyCode string `json:"currencyCode"`
+		// HawkFilePublicationDate is when AWS generated the file
+		// (RFC 3339); a date that stops moving is a frozen feed.
+		HawkFilePublicationDate string `json:"hawkFilePublicationDate"`
 	} `json:"manifest"`
 	Regions map[string]map[string]awsProduct `json:"regions"`
 }
@@ -149,6 +157,14 @@ func decodeAWSOnDemand(raw []byte, region, location string, at time.Time, source
 	}
 	if f.Manifest.CurrencyCode != "USD" {
 		return nil, fmt.Errorf("currency %q, want USD", f.Manifest.CurrencyCode)
+	}
+	var published time.Time
+	if d := f.Manifest.HawkFilePublicationDate; d != "" {
+		t, err := time.Parse(time.RFC3339, d)
+		if err != nil {
+			return nil, fmt.Errorf("manifest.hawkFilePublicationDate %q is not an RFC 3339 time", truncate(d, 40))
+		}
+		published = t.UTC()
 	}
 	products, ok := f.Regions[location]
 	if !ok {
@@ -178,7 +194,9 @@ func decodeAWSOnDemand(raw []byte, region, location string, at time.Time, source
 		if price <= 0 {
 			continue
 		}
-		offers = append(offers, instanceOffer("aws", p.InstanceType, spec, MarketOnDemand, "", region, price, at, source))
+		o := instanceOffer("aws", p.InstanceType, spec, MarketOnDemand, "", region, price, at, source)
+		o.PublishedAt = published
+		offers = append(offers, o)
 	}
 	return cheapestPerKey(offers), nil
 }

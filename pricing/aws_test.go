@@ -268,3 +268,57 @@ func FuzzDecodeAWSSpot(f *testing.F) {
 		checkDecoded(t, offers)
 	})
 }
+
+// TestAWSPublicationDates is the regression test for frozen feeds: the
+// on-demand files carry manifest.hawkFilePublicationDate, the spot feed
+// its Last-Modified, and a feed that stopped being regenerated (the
+// legacy spot feed froze on 2024-05-13 and kept answering) yields prices
+// as old as its publication, which rank as stale, and a refresh that
+// says so; a fresh feed's do not.
+func TestAWSPublicationDates(t *testing.T) {
+	tests := []struct {
+		name          string
+		spotModified  string
+		wantSpotStale bool
+	}{
+		{"fresh spot feed", "Mon, 30 Nov 2026 05:52:00 GMT", false},
+		{"frozen spot feed", "Mon, 13 May 2024 17:00:00 GMT", true},
+		{"no Last-Modified", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log requestLog
+			srv := awsServer(t, &log, awsFiles, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/spot.json" && tt.spotModified != "" {
+					w.Header().Set("Last-Modified", tt.spotModified)
+				}
+			})
+			a := testAWS(srv.URL)
+			res, err := a.Fetch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			onDemandPublished := time.Date(2026, 11, 27, 19, 48, 17, 0, time.UTC)
+			for _, o := range res.Offers {
+				switch o.Market {
+				case MarketOnDemand:
+					if o.Region == "us-east-1" && !o.PublishedAt.Equal(onDemandPublished) {
+						t.Errorf("%s on demand published %v, want the manifest's %v", o.InstanceType, o.PublishedAt, onDemandPublished)
+					}
+					if o.Stale(fetchNow) {
+						t.Errorf("%s on demand, published 2.5 days ago, ranks stale", o.InstanceType)
+					}
+				case MarketSpot:
+					if o.Stale(fetchNow) != tt.wantSpotStale {
+						t.Errorf("%s spot stale = %v, want %v (published %v)", o.InstanceType, o.Stale(fetchNow), tt.wantSpotStale, o.PublishedAt)
+					}
+				}
+			}
+			sink := &memorySink{}
+			reports, _ := (&Refresher{Fetchers: []Fetcher{a}, Sink: sink, Clock: func() time.Time { return fetchNow }}).Refresh(context.Background())
+			if reports[0].Run.Status != RunOK || reports[0].Stale() != tt.wantSpotStale {
+				t.Errorf("refresh %s, Stale() = %v; want ok, %v", reports[0].Run.Status, reports[0].Stale(), tt.wantSpotStale)
+			}
+		})
+	}
+}

@@ -48,7 +48,9 @@ var azureTerms = map[string]struct {
 //
 // Linux consumption rows are on_demand, Spot rows are spot, Reservation
 // rows are reserved at their term price spread over the term's hours
-// (Tier "1-year" or "3-year"). Windows, Low Priority (retired), DevTest
+// (Tier "1-year" or "3-year"), and an on-demand row's savingsPlan rates
+// are reserved at their hourly rate (Tier "savings-1-year" or
+// "savings-3-year"). Windows, Low Priority (retired), DevTest
 // and zero-price rows are skipped; a non-USD row fails the fetch.
 type Azure struct {
 	// Regions are the armRegionName values walked; NewAzure sets
@@ -132,8 +134,11 @@ func (a *Azure) Fetch(ctx context.Context) (FetchResult, error) {
 	return res, nil
 }
 
-// sameHost checks that a NextPageLink stays on the API's host, so that a
-// payload cannot send the fetcher elsewhere; "" ends the walk.
+// sameHost checks that a NextPageLink stays on the API's origin, so that
+// a payload cannot send the fetcher elsewhere; "" ends the walk. Origins
+// are compared normalised: the real API spells the scheme's default port
+// out (https://prices.azure.com:443/...), which is the same origin as the
+// base URL without it.
 func sameHost(base *url.URL, link string) (string, error) {
 	if link == "" {
 		return "", nil
@@ -142,10 +147,26 @@ func sameHost(base *url.URL, link string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("NextPageLink %q is not a URL", truncate(link, 80))
 	}
-	if u.Scheme != base.Scheme || u.Host != base.Host {
-		return "", fmt.Errorf("NextPageLink leaves %s for %s", base.Host, u.Host)
+	if origin(u) != origin(base) {
+		return "", fmt.Errorf("NextPageLink leaves %s for %s", origin(base), origin(u))
 	}
 	return link, nil
+}
+
+// origin is a URL's scheme, host and port, lower-cased and with the
+// scheme's default port made explicit: "https://prices.azure.com:443".
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 type azurePage struct {
@@ -166,6 +187,12 @@ type azureRow struct {
 	Type            string  `json:"type"`
 	ArmSkuName      string  `json:"armSkuName"`
 	ReservationTerm string  `json:"reservationTerm"`
+	// SavingsPlan are the hourly rates of the same meter under a 1- or
+	// 3-year savings plan (api-version 2023-01-01-preview on).
+	SavingsPlan []struct {
+		RetailPrice float64 `json:"retailPrice"`
+		Term        string  `json:"term"`
+	} `json:"savingsPlan"`
 }
 
 // decodeAzurePage turns one page into offers and returns the next page's
@@ -208,13 +235,34 @@ func decodeAzurePage(raw []byte, at time.Time, unknown map[string]int) ([]Offer,
 		if math.IsNaN(price) || math.IsInf(price, 0) {
 			return nil, "", fmt.Errorf("%s: price %v", r.ArmSkuName, r.RetailPrice)
 		}
-		offers = append(offers, instanceOffer("azure", r.ArmSkuName, spec, market, tier, r.ArmRegionName, price, at, "prices.azure.com "+r.ProductName+" / "+r.SkuName))
+		source := "prices.azure.com " + r.ProductName + " / " + r.SkuName
+		offers = append(offers, instanceOffer("azure", r.ArmSkuName, spec, market, tier, r.ArmRegionName, price, at, source))
+		if r.Type == "Consumption" && market == MarketOnDemand {
+			offers = append(offers, azureSavingsPlans(r, spec, at, source)...)
+		}
 	}
 	link := ""
 	if p.NextPageLink != nil {
 		link = *p.NextPageLink
 	}
 	return offers, link, nil
+}
+
+// azureSavingsPlans are an on-demand row's savings-plan rates: hourly
+// prices for a 1- or 3-year commitment, as reserved offers with Tier
+// "savings-1-year" or "savings-3-year". A term fitbot does not know or a
+// rate that is not a positive number is skipped.
+func azureSavingsPlans(r azureRow, spec gpuSpec, at time.Time, source string) []Offer {
+	var out []Offer
+	for _, sp := range r.SavingsPlan {
+		term, ok := azureTerms[sp.Term]
+		if !ok || !(sp.RetailPrice > 0) || math.IsInf(sp.RetailPrice, 0) {
+			continue
+		}
+		out = append(out, instanceOffer("azure", r.ArmSkuName, spec, MarketReserved, "savings-"+term.tier, r.ArmRegionName,
+			sp.RetailPrice, at, source+" (savings plan, "+sp.Term+")"))
+	}
+	return out
 }
 
 // skipAzureRow reports rows that are not a Linux GPU-hour price fitbot

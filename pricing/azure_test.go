@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,7 +26,14 @@ var azureRegionInFilter = regexp.MustCompile(`armRegionName eq '([a-z0-9]+)'`)
 func azureServer(t *testing.T, log *requestLog, before http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv = httptest.NewServer(azureHandler(t, log, before, func() string { return srv.URL }))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// azureHandler is azureServer's handler, writing linkBase() for {{BASE}}.
+func azureHandler(t *testing.T, log *requestLog, before http.HandlerFunc, linkBase func() string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
 		if before != nil {
 			before(w, r)
@@ -51,10 +59,61 @@ func azureServer(t *testing.T, log *requestLog, before http.HandlerFunc) *httpte
 		}
 		body := testdata(t, fmt.Sprintf("azure/%s_%d.json", m[1], page))
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Write(bytes.ReplaceAll(body, []byte("{{BASE}}"), []byte(srv.URL)))
-	}))
+		w.Write(bytes.ReplaceAll(body, []byte("{{BASE}}"), []byte(linkBase())))
+	}
+}
+
+// TestAzureFollowsLinksWithTheDefaultPort is the regression test for the
+// real API's paging links, which spell out the scheme's default port
+// (https://prices.azure.com:443/api/retail/prices?...$skip=1000) while
+// the fetcher's base URL does not. The stand-in answers for
+// prices.azure.com itself over TLS, so the links are the real ones.
+func TestAzureFollowsLinksWithTheDefaultPort(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewUnstartedServer(azureHandler(t, &log, nil, func() string { return "https://prices.azure.com:443" }))
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return srv
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig.InsecureSkipVerify = true // the test certificate is not prices.azure.com's
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	a := NewAzure(DefaultAzureURL, &http.Client{Transport: tr}, nil)
+	a.Regions = []string{"eastus"}
+	a.now = func() time.Time { return fetchNow }
+	res, err := a.Fetch(context.Background())
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	if got := len(log.all()); got != 3 {
+		t.Errorf("%d pages fetched, want the 3 of eastus", got)
+	}
+	if len(res.Offers) != 15 {
+		t.Errorf("%d offers, want eastus's 15", len(res.Offers))
+	}
+}
+
+func TestSameHost(t *testing.T) {
+	base, _ := url.Parse("https://prices.azure.com")
+	tests := []struct {
+		link    string
+		wantErr bool
+	}{
+		{"https://prices.azure.com/api/retail/prices?$skip=1000", false},
+		{"https://prices.azure.com:443/api/retail/prices?$skip=1000", false},
+		{"HTTPS://Prices.Azure.com:443/api/retail/prices", false},
+		{"https://prices.azure.com:8443/api/retail/prices", true},
+		{"http://prices.azure.com:443/api/retail/prices", true},
+		{"http://prices.azure.com/api/retail/prices", true},
+		{"https://prices.azure.com.evil.example/api/retail/prices", true},
+		{"", false},
+	}
+	for _, tt := range tests {
+		_, err := sameHost(base, tt.link)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("sameHost(%q) error %v, want error %v", tt.link, err, tt.wantErr)
+		}
+	}
 }
 
 func testAzure(url string) *Azure {
@@ -86,6 +145,11 @@ func TestAzureFetch(t *testing.T) {
 		"azure eastus on_demand  Standard_NV6ads_A10_v5 0.16666666666666666xa10 $0.4540/h $2.7240/GPU-h",
 		"azure eastus reserved 1-year Standard_NC24ads_A100_v4 1xa100-80-pcie $2.2040/h $2.2040/GPU-h",
 		"azure eastus reserved 3-year Standard_NC24ads_A100_v4 1xa100-80-pcie $1.5688/h $1.5688/GPU-h",
+		// Savings-plan rates are hourly already; the Windows row's is skipped.
+		"azure eastus reserved savings-1-year Standard_NC24ads_A100_v4 1xa100-80-pcie $2.6079/h $2.6079/GPU-h",
+		"azure eastus reserved savings-1-year Standard_ND96isr_H100_v5 8xh100 $72.7568/h $9.0946/GPU-h",
+		"azure eastus reserved savings-3-year Standard_NC24ads_A100_v4 1xa100-80-pcie $1.6898/h $1.6898/GPU-h",
+		"azure eastus reserved savings-3-year Standard_ND96isr_H100_v5 8xh100 $49.1600/h $6.1450/GPU-h",
 		"azure eastus spot  Standard_NC24ads_A100_v4 1xa100-80-pcie $0.7346/h $0.7346/GPU-h",
 		"azure westus2 on_demand  Standard_NC24ads_A100_v4 1xa100-80-pcie $3.6730/h $3.6730/GPU-h",
 		"azure westus2 on_demand  Standard_ND96isr_H100_v5 8xh100 $98.3200/h $12.2900/GPU-h",
@@ -140,8 +204,8 @@ func TestAzureRetriesAfter429(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Fetch after one 429: %v", err)
 	}
-	if len(res.Offers) != 15 || len(log.all()) != 5 {
-		t.Errorf("%d offers from %d requests, want 15 from 5 (one retried)", len(res.Offers), len(log.all()))
+	if len(res.Offers) != 19 || len(log.all()) != 5 {
+		t.Errorf("%d offers from %d requests, want 19 from 5 (one retried)", len(res.Offers), len(log.all()))
 	}
 }
 

@@ -212,7 +212,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, start, end, cfg.StaleAfter)
-	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshot(cur.offers()), in.Fallback, in.Parse)
+	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()
 	return d

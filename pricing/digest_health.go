@@ -49,6 +49,8 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 		case last.Status != RunOK:
 			h.Reason = fmt.Sprintf("last refresh %s; prices from %s", last.Status, h.LastGood.Format("Jan 2 15:04 MST"))
 			h.LastError = display.Truncate(last.Error, maxErrorText)
+		case last.FeedStale(end):
+			h.Reason = fmt.Sprintf("refreshes, but the source has published nothing new since %s", last.PublishedAt.UTC().Format("Jan 2 2006"))
 		case end.Sub(*h.LastGood) > staleAfter:
 			h.Reason = fmt.Sprintf("no refresh since %s", h.LastGood.Format("Jan 2 15:04 MST"))
 		case h.FailedRuns > 0:

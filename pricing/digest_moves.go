@@ -29,6 +29,16 @@ type week struct {
 	providers map[string]bool
 }
 
+// latest is the newest observation among the week's figures: the time
+// the week's prices are judged fresh or stale at.
+func (w week) latest() time.Time {
+	var t time.Time
+	for _, f := range w.figures {
+		t = maxTime(t, f.offer.ObservedAt)
+	}
+	return t
+}
+
 // offers are the week's figures that are compared (thin ones left out),
 // in a fixed order: the prices plans are re-priced with, so that the
 // plans agree with the moves and the cheapest table beside them.
@@ -275,14 +285,16 @@ func collapseChanges(cs []OfferChange) []OfferChange {
 }
 
 // cheapestPerGPU is the cheapest whole-GPU on-demand and spot figure per
-// GPU this week and the week before, by GPU id, on-demand first. Thin
-// marketplace rows do not count.
+// GPU this week and the week before, by GPU id, on-demand first, judging
+// freshness at each week's latest observation (a figure stale by then
+// never beats a fresh one). Thin marketplace rows do not count.
 func cheapestPerGPU(prev, cur week) []Cheapest {
 	type key struct {
 		gpu    string
 		market Market
 	}
 	best := [2]map[key]Offer{{}, {}}
+	at := [2]time.Time{prev.latest(), cur.latest()}
 	for i, w := range [2]week{prev, cur} {
 		for _, f := range w.figures {
 			o := f.offer
@@ -290,7 +302,7 @@ func cheapestPerGPU(prev, cur week) []Cheapest {
 				continue
 			}
 			k := key{o.GPU, o.Market}
-			if b, ok := best[i][k]; !ok || cheaper(o, b) {
+			if b, ok := best[i][k]; !ok || better(o, b, at[i]) {
 				best[i][k] = o
 			}
 		}

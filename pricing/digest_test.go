@@ -80,9 +80,10 @@ func digestHistory(quiet bool) []Offer {
 	both("gcp", "g2-standard-4", "l4", 1, "us-central1", MarketOnDemand, "", 0.71, 0.74, 1)                     // +4.2%, $0.03
 	both("lambda", "gpu_1x_h100_sxm5", "h100", 1, "us-east-1", MarketOnDemand, "", 4.29, 4.29, 1)
 	// Vast: medians (and minimums, not compared) of many hosts' asks,
-	// observed several times a week.
+	// observed several times a week, the last with every other provider's
+	// (a marketplace price a day older than the week's latest is stale).
 	for i, p := range []struct{ old, oldMin, new, newMin float64 }{{6.10, 5.90, 2.35, 1.85}, {6.15, 5.95, 2.40, 1.90}, {6.20, 6.00, 2.45, 1.95}} {
-		at := time.Duration(i) * 24 * time.Hour
+		at := time.Duration(i-2) * 24 * time.Hour
 		h = append(h,
 			obs("vast", "verified-median", "h100", 1, "all", MarketOnDemand, "", p.old, lastWeek.Add(at), 3),
 			obs("vast", "verified-min", "h100", 1, "all", MarketOnDemand, "", p.oldMin, lastWeek.Add(at), 3),
@@ -393,5 +394,38 @@ func BenchmarkBuildDigest(b *testing.B) {
 	in := DigestInput{WeekEnd: digestEnd, Observations: h, Runs: digestRuns(), Plans: plans, Fallback: DefaultSheet()}
 	for b.Loop() {
 		BuildDigest(in, DefaultDigestConfig())
+	}
+}
+
+// TestDigestCheapestSkipsStalePrices: the digest's cheapest table judges
+// freshness at the week's latest observation; a RunPod price last seen
+// three days before it (its refresh broke) is stale for a marketplace
+// and does not beat Lambda's fresh list price, though it is cheaper.
+func TestDigestCheapestSkipsStalePrices(t *testing.T) {
+	latest := digestEnd.Add(-time.Hour)
+	in := DigestInput{WeekEnd: digestEnd, Observations: []Offer{
+		obs("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", MarketOnDemand, "community", 2.69, latest.Add(-72*time.Hour), 1),
+		obs("lambda", "gpu_1x_h100_sxm5", "h100", 1, "us-east-1", MarketOnDemand, "", 4.29, latest, 1),
+	}}
+	d := BuildDigest(in, DefaultDigestConfig())
+	if len(d.Cheapest) != 1 || d.Cheapest[0].Now == nil || d.Cheapest[0].Now.Provider != "lambda" {
+		t.Fatalf("cheapest %+v, want lambda's fresh H100", d.Cheapest)
+	}
+}
+
+// TestDigestReportsAFrozenFeed: a source that refreshes fine every day but
+// whose own publication date stopped moving is a stale source in the
+// digest, with the date it froze.
+func TestDigestReportsAFrozenFeed(t *testing.T) {
+	frozen := time.Date(2024, 5, 13, 17, 0, 0, 0, time.UTC)
+	var runs []Run
+	for i := range 7 {
+		at := digestEnd.Add(-time.Duration(7-i) * 24 * time.Hour)
+		runs = append(runs, Run{Provider: "aws", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: RunOK, PublishedAt: frozen},
+			Run{Provider: "vast", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: RunOK})
+	}
+	d := BuildDigest(DigestInput{WeekEnd: digestEnd, Runs: runs}, DefaultDigestConfig())
+	if len(d.StaleSources) != 1 || d.StaleSources[0].Provider != "aws" || !strings.Contains(d.StaleSources[0].Reason, "published nothing new since May 13 2024") {
+		t.Errorf("stale sources %+v, want aws with its frozen feed", d.StaleSources)
 	}
 }

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,32 +31,127 @@ const gcpMaxPages = 50
 // "Spot Preemptible Nvidia Tesla A100 80GB GPU running in Americas" once
 // the market prefix, the vendor and the location are cut) to sizing
 // catalog ids. "Tesla A100 GPU" is the 40 GB card of a2-highgpu; H100
-// Mega (a3-megagpu) and Plus are the same SXM card with more networking;
-// newer SKUs drop the vendor ("H200 141GB GPU running in Belgium") and A4's
-// B200 is sold as "(1 gpu slice)", one GPU.
+// Mega (a3-megagpu, written "H100 Mega 80GB" and "H100 80GB Mega") and
+// Plus are the same SXM card with more networking; newer SKUs drop the
+// vendor ("H200 141GB GPU running in Belgium").
 var gcpGPUs = map[string]string{
-	"Tesla T4 GPU":                 "t4",
-	"Tesla V100 GPU":               "v100-16",
-	"L4 GPU":                       "l4",
-	"Tesla A100 GPU":               "a100-40",
-	"Tesla A100 80GB GPU":          "a100-80",
-	"H100 80GB GPU":                "h100",
-	"H100 80GB Mega GPU":           "h100",
-	"H100 80GB Plus GPU":           "h100",
-	"H200 141GB GPU":               "h200",
-	"A4 Nvidia B200 (1 gpu slice)": "b200",
+	"Tesla T4 GPU":        "t4",
+	"Tesla V100 GPU":      "v100-16",
+	"L4 GPU":              "l4",
+	"Tesla A100 GPU":      "a100-40",
+	"Tesla A100 80GB GPU": "a100-80",
+	"H100 80GB GPU":       "h100",
+	"H100 Mega 80GB GPU":  "h100",
+	"H100 80GB Mega GPU":  "h100",
+	"H100 80GB Plus GPU":  "h100",
+	"H200 141GB GPU":      "h200",
 }
 
-// GCP reads Compute Engine's GPU SKUs from the Cloud Billing Catalog. It
+// gcpMachine is a machine type that carries GPUs: GCP bills its vCPUs and
+// RAM by the family's core and RAM SKUs on top of the GPUs, and they are
+// not optional, so the offer's price is all three.
+type gcpMachine struct {
+	name   string  // the machine type: "a2-highgpu-1g"
+	family string  // whose core and RAM SKUs bill it: "a2"
+	gpu    string  // the GPU SKU model it carries (a gcpGPUs key); for a4, gcpB200Slice
+	gpus   float64 // GPUs in the machine
+	vcpus  float64
+	ramGiB float64
+}
+
+// gcpB200Slice is the model of A4's B200 SKUs, "(1 gpu slice)": an eighth
+// of a whole a4-highgpu-8g (GPU, vCPU and RAM), not a GPU component.
+const gcpB200Slice = "A4 Nvidia B200 (1 gpu slice)"
+
+// gcpMachines are the GPU machine types priced, with their shapes from
+// GCP's machine-type documentation (as gpuhunt's providers/gcp.py lists
+// them). N1 takes T4 and V100 as attached GPUs on any N1 shape; the shape
+// priced is the smallest usual one per GPU. Local SSD bundled with
+// a2-ultragpu and a3 is left out.
+var gcpMachines = []gcpMachine{
+	{"n1-standard-4", "n1", "Tesla T4 GPU", 1, 4, 15},
+	{"n1-standard-8", "n1", "Tesla V100 GPU", 1, 8, 30},
+	{"a2-highgpu-1g", "a2", "Tesla A100 GPU", 1, 12, 85},
+	{"a2-highgpu-2g", "a2", "Tesla A100 GPU", 2, 24, 170},
+	{"a2-highgpu-4g", "a2", "Tesla A100 GPU", 4, 48, 340},
+	{"a2-highgpu-8g", "a2", "Tesla A100 GPU", 8, 96, 680},
+	{"a2-megagpu-16g", "a2", "Tesla A100 GPU", 16, 96, 1360},
+	{"a2-ultragpu-1g", "a2", "Tesla A100 80GB GPU", 1, 12, 170},
+	{"a2-ultragpu-2g", "a2", "Tesla A100 80GB GPU", 2, 24, 340},
+	{"a2-ultragpu-4g", "a2", "Tesla A100 80GB GPU", 4, 48, 680},
+	{"a2-ultragpu-8g", "a2", "Tesla A100 80GB GPU", 8, 96, 1360},
+	{"g2-standard-4", "g2", "L4 GPU", 1, 4, 16},
+	{"g2-standard-24", "g2", "L4 GPU", 2, 24, 96},
+	{"g2-standard-48", "g2", "L4 GPU", 4, 48, 192},
+	{"g2-standard-96", "g2", "L4 GPU", 8, 96, 384},
+	{"a3-highgpu-8g", "a3", "H100 80GB GPU", 8, 208, 1872},
+	{"a3-megagpu-8g", "a3-megagpu", "H100 Mega 80GB GPU", 8, 208, 1872},
+	{"a3-ultragpu-8g", "a3", "H200 141GB GPU", 8, 224, 2952},
+	{"a4-highgpu-8g", "", gcpB200Slice, 8, 224, 3968},
+}
+
+// gcpFamilies maps the family word of a core or RAM SKU ("A2 Instance
+// Core", "N1 Predefined Instance Ram", "A3Plus Instance Core") to the
+// machine family it bills.
+var gcpFamilies = map[string]string{
+	"N1": "n1", "A2": "a2", "G2": "g2", "A3": "a3", "A3Plus": "a3-megagpu",
+}
+
+// gcpComponent is one component SKU's hourly price in one region and
+// market.
+type gcpComponent struct {
+	region string
+	market Market
+}
+
+// gcpPrices are a component's prices by region and market, with the SKU
+// that set each.
+type gcpPrices map[gcpComponent]gcpRate
+
+type gcpRate struct {
+	usd float64
+	sku string
+}
+
+// add keeps the cheapest price per region and market (a multi-regional
+// SKU and a regional one may both price one region).
+func (p gcpPrices) add(k gcpComponent, usd float64, sku string) {
+	if cur, ok := p[k]; !ok || usd < cur.usd {
+		p[k] = gcpRate{usd, sku}
+	}
+}
+
+// gcpCatalog collects the component SKUs of every page; offers puts them
+// together into whole machines.
+type gcpCatalog struct {
+	gpu     map[string]gcpPrices // by GPU model (gcpGPUs key, or gcpB200Slice)
+	core    map[string]gcpPrices // by family
+	ram     map[string]gcpPrices // by family
+	unknown map[string]int
+}
+
+func newGCPCatalog() *gcpCatalog {
+	return &gcpCatalog{gpu: map[string]gcpPrices{}, core: map[string]gcpPrices{}, ram: map[string]gcpPrices{}, unknown: map[string]int{}}
+}
+
+func (c *gcpCatalog) put(m map[string]gcpPrices, key string, k gcpComponent, usd float64, sku string) {
+	if m[key] == nil {
+		m[key] = gcpPrices{}
+	}
+	m[key].add(k, usd, sku)
+}
+
+// GCP reads Compute Engine's SKUs from the Cloud Billing Catalog. It
 // needs an API key (GCP_API_KEY) with the Cloud Billing API enabled in its
 // project, and is only enabled when one is configured.
 //
-// GCP prices a VM by components; a GPU SKU is the GPU's own per-GPU-hour
-// price, without the vCPU, RAM and disk of the machine it is attached to.
-// The offers say so in Source. There is one offer per SKU and service
-// region, since GCP prices differ by region (the cheapest where two SKUs
-// price one GPU in one region). Commitments (Commit1Yr,
-// Commit3Yr) are left out; OnDemand is on_demand and Preemptible is spot.
+// GCP bills a VM by components, and a GPU SKU alone is not what a GPU
+// costs to run: the offers are whole machines (gcpMachines), priced as
+// the GPUs plus the vCPUs and RAM of the family's core and RAM SKUs from
+// the same catalog, per region where all three are priced (an A2 with one
+// A100 is $2.93 of GPU and $0.74 of VM). A4's B200 "(1 gpu slice)" SKUs
+// already are an eighth of the whole machine. OnDemand is on_demand,
+// Preemptible is spot; commitments and DWS capacity are left out.
 type GCP struct {
 	baseURL string
 	apiKey  string
@@ -74,8 +172,8 @@ func NewGCP(baseURL, apiKey string, hc *http.Client, logger *slog.Logger) *GCP {
 // Name returns "gcp".
 func (g *GCP) Name() string { return "gcp" }
 
-// Fetch walks every page of Compute Engine SKUs and returns the GPU ones.
-// A page token seen twice is an error, not a loop.
+// Fetch walks every page of Compute Engine SKUs and returns the GPU
+// machines they price. A page token seen twice is an error, not a loop.
 func (g *GCP) Fetch(ctx context.Context) (FetchResult, error) {
 	if g.apiKey == "" {
 		return FetchResult{}, errors.New("gcp: no API key configured (GCP_API_KEY)")
@@ -84,7 +182,7 @@ func (g *GCP) Fetch(ctx context.Context) (FetchResult, error) {
 	endpoint := strings.TrimSuffix(g.baseURL, "/") + path
 	source := "cloudbilling.googleapis.com" + path
 	at := g.now().UTC()
-	res := FetchResult{Unknown: map[string]int{}}
+	cat := newGCPCatalog()
 	seen := map[string]bool{}
 	token := ""
 	for page := 1; ; page++ {
@@ -102,7 +200,7 @@ func (g *GCP) Fetch(ctx context.Context) (FetchResult, error) {
 		if err != nil {
 			return FetchResult{}, err
 		}
-		next, err := decodeGCPPage(raw, at, source, &res)
+		next, err := decodeGCPPage(raw, cat)
 		if err != nil {
 			return FetchResult{}, fmt.Errorf("gcp: page %d: %s", page, scrub(err.Error(), []string{g.apiKey}))
 		}
@@ -115,9 +213,64 @@ func (g *GCP) Fetch(ctx context.Context) (FetchResult, error) {
 		seen[next] = true
 		token = next
 	}
-	res.Offers = cheapestPerKey(res.Offers)
+	res := cat.offers(at, source)
 	logUnknown(g.logger, "gcp", res.Unknown)
 	return res, nil
+}
+
+// offers puts each machine together in every region and market where its
+// GPU, core and RAM SKUs are all priced, in machine-table order, then
+// region, then market.
+func (c *gcpCatalog) offers(at time.Time, source string) FetchResult {
+	res := FetchResult{Unknown: c.unknown}
+	for _, m := range gcpMachines {
+		gpus := c.gpu[m.gpu]
+		for _, k := range sortedComponents(gpus) {
+			g := gpus[k]
+			usd := m.gpus * g.usd
+			how := fmt.Sprintf("%g x GPU SKU %s", m.gpus, g.sku)
+			if m.gpu != gcpB200Slice {
+				core, okc := c.core[m.family][k]
+				ram, okr := c.ram[m.family][k]
+				if !okc || !okr {
+					continue // a GPU without its machine's vCPU and RAM is not an offer
+				}
+				usd += m.vcpus*core.usd + m.ramGiB*ram.usd
+				how += fmt.Sprintf(" + %g vCPU x SKU %s + %g GiB x SKU %s", m.vcpus, core.sku, m.ramGiB, ram.sku)
+			} else {
+				how = fmt.Sprintf("%g x whole-VM slice SKU %s", m.gpus, g.sku)
+			}
+			gpu := gcpGPUs[m.gpu]
+			if m.gpu == gcpB200Slice {
+				gpu = "b200"
+			}
+			res.Offers = append(res.Offers, Offer{
+				Provider:      "gcp",
+				InstanceType:  m.name,
+				GPU:           gpu,
+				GPUCount:      m.gpus,
+				Market:        k.market,
+				Region:        k.region,
+				USDPerHour:    usd,
+				USDPerGPUHour: usd / m.gpus,
+				Source:        source + ": whole VM, " + how,
+				ObservedAt:    at,
+				Samples:       1,
+			})
+		}
+	}
+	return res
+}
+
+func sortedComponents(p gcpPrices) []gcpComponent {
+	keys := make([]gcpComponent, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b gcpComponent) int {
+		return cmp.Or(strings.Compare(a.region, b.region), strings.Compare(string(a.market), string(b.market)))
+	})
+	return keys
 }
 
 // cheapestPerKey keeps the cheapest of offers that are the same offer (a
@@ -173,9 +326,14 @@ type gcpSKU struct {
 	} `json:"pricingInfo"`
 }
 
-// decodeGCPPage adds one page's GPU SKUs to res and returns the next page
-// token ("" on the last page).
-func decodeGCPPage(raw []byte, at time.Time, source string, res *FetchResult) (string, error) {
+// gcpComponentSKU reads a core or RAM SKU's description: "A2 Instance
+// Core running in Americas", "Spot Preemptible N1 Predefined Instance Ram
+// running in EMEA", "A3Plus Instance Core running in Tokyo".
+var gcpComponentSKU = regexp.MustCompile(`^(?:Spot Preemptible )?(\S+) (?:Predefined )?Instance (Core|Ram) running in `)
+
+// decodeGCPPage adds one page's GPU, core and RAM SKUs to cat and returns
+// the next page token ("" on the last page).
+func decodeGCPPage(raw []byte, cat *gcpCatalog) (string, error) {
 	var page gcpPage
 	if err := json.Unmarshal(raw, &page); err != nil {
 		return "", fmt.Errorf("decode skus: %w", err)
@@ -186,11 +344,8 @@ func decodeGCPPage(raw []byte, at time.Time, source string, res *FetchResult) (s
 	if page.SKUs == nil && page.NextPageToken == "" {
 		return "", errors.New("response has no skus array")
 	}
-	if res.Unknown == nil {
-		res.Unknown = map[string]int{}
-	}
 	for _, s := range derefSKUs(page.SKUs) {
-		if s.Category.ResourceFamily != "Compute" || s.Category.ResourceGroup != "GPU" {
+		if s.Category.ResourceFamily != "Compute" {
 			continue
 		}
 		var market Market
@@ -202,13 +357,35 @@ func decodeGCPPage(raw []byte, at time.Time, source string, res *FetchResult) (s
 		default:
 			continue // commitments and other capacity types
 		}
-		model := gcpModel(s.Description)
-		gpu, ok := gcpGPUs[model]
-		if !ok || !priced(gpu) {
-			res.Unknown[model]++
-			continue
+		if strings.Contains(s.Description, "DWS") || strings.Contains(s.Description, "Reserved") {
+			continue // calendar-mode and reservation capacity, not sold on demand
 		}
-		price, ok, err := gcpPrice(s)
+		var (
+			into map[string]gcpPrices
+			key  string
+			unit = "h" // GPUs and cores are per hour, RAM per GiB-hour
+		)
+		if m := gcpComponentSKU.FindStringSubmatch(s.Description); m != nil {
+			family, ok := gcpFamilies[m[1]]
+			if !ok {
+				continue // a family with no GPU machine
+			}
+			into, key = cat.core, family
+			if m[2] == "Ram" {
+				into, unit = cat.ram, "GiBy.h"
+			}
+		} else {
+			if s.Category.ResourceGroup != "GPU" {
+				continue
+			}
+			model := gcpModel(s.Description)
+			if _, ok := gcpGPUs[model]; !ok && model != gcpB200Slice {
+				cat.unknown[model]++
+				continue
+			}
+			into, key = cat.gpu, model
+		}
+		price, ok, err := gcpPrice(s, unit)
 		if err != nil {
 			return "", fmt.Errorf("sku %s: %w", s.SKUID, err)
 		}
@@ -216,19 +393,7 @@ func decodeGCPPage(raw []byte, at time.Time, source string, res *FetchResult) (s
 			continue
 		}
 		for _, region := range s.ServiceRegions {
-			res.Offers = append(res.Offers, Offer{
-				Provider:      "gcp",
-				InstanceType:  "Nvidia " + model,
-				GPU:           gpu,
-				GPUCount:      1,
-				Market:        market,
-				Region:        region,
-				USDPerHour:    price,
-				USDPerGPUHour: price,
-				Source:        fmt.Sprintf("%s SKU %s: GPU component only, not a whole VM", source, s.SKUID),
-				ObservedAt:    at,
-				Samples:       1,
-			})
+			cat.put(into, key, gcpComponent{region, market}, price, s.SKUID)
 		}
 	}
 	return page.NextPageToken, nil
@@ -260,16 +425,17 @@ func gcpModel(desc string) string {
 	return strings.TrimSpace(s)
 }
 
-// gcpPrice reads the first-tier hourly USD price of a SKU: units plus
-// nanos. ok is false for a SKU that is free, not hourly or not in USD.
-func gcpPrice(s gcpSKU) (price float64, ok bool, err error) {
+// gcpPrice reads the first-tier USD price of a SKU in usageUnit unit ("h"
+// or "GiBy.h"): units plus nanos. ok is false for a SKU that is free, in
+// another unit or not in USD.
+func gcpPrice(s gcpSKU, unit string) (price float64, ok bool, err error) {
 	if len(s.PricingInfo) == 0 {
 		return 0, false, nil
 	}
 	// The catalog lists the current price first; later entries are history
 	// only when startTime/endTime are asked for.
 	expr := s.PricingInfo[0].PricingExpression
-	if expr.UsageUnit != "h" || len(expr.TieredRates) == 0 {
+	if expr.UsageUnit != unit || len(expr.TieredRates) == 0 {
 		return 0, false, nil
 	}
 	rate := expr.TieredRates[0]

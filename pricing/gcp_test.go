@@ -60,33 +60,60 @@ func TestGCPFetch(t *testing.T) {
 	}
 	checkOffers(t, "gcp", got.Offers)
 	passGate(t, got.Offers)
-	row := func(sku, model, gpu string, m Market, region string, usd float64) Offer {
-		return Offer{Provider: "gcp", InstanceType: "Nvidia " + model, GPU: gpu, GPUCount: 1, Market: m,
-			Region: region, USDPerHour: usd, USDPerGPUHour: usd, ObservedAt: fetchedAt, Samples: 1,
-			Source: "cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus SKU " + sku + ": GPU component only, not a whole VM"}
+	// Whole machines: GPUs + vCPU x the family's core SKU + GiB x its RAM
+	// SKU, from testdata/gcp. a2-highgpu-1g on demand is 2.933908 + 12 x
+	// 0.031611 + 85 x 0.004237 = $3.673385, the reference's figure (the
+	// A100 alone is $2.93); spot $1.4678 (the reference's ≈$1.47). A T4 on
+	// n1-standard-4 is 0.35 + 4 x 0.031611 + 15 x 0.004237 = $0.54, not the
+	// T4 SKU's $0.35. g2-standard-4 $0.7067 (reference $0.7068).
+	// a3-highgpu-8g is $88.489 (reference $88.49), only in us-central1,
+	// the one region with A3 core and RAM SKUs; the H100's other regions
+	// have no machine price and no offer. "H100 Mega 80GB" prices
+	// a3-megagpu-8g with the A3Plus SKUs. A4's spot B200 slice is an
+	// eighth of the whole VM: 8 x $4.25. Spot L4 and H200 have no spot
+	// G2/A3 core SKUs in the fixture, so no spot offer; the DWS calendar
+	// slice is not on-demand capacity.
+	want := []string{
+		"gcp us-central1 on_demand  a2-highgpu-1g 1xa100-40 $3.6734/h $3.6734/GPU-h",
+		"gcp us-central1 on_demand  a2-highgpu-2g 2xa100-40 $7.3468/h $3.6734/GPU-h",
+		"gcp us-central1 on_demand  a2-highgpu-4g 4xa100-40 $14.6935/h $3.6734/GPU-h",
+		"gcp us-central1 on_demand  a2-highgpu-8g 8xa100-40 $29.3871/h $3.6734/GPU-h",
+		"gcp us-central1 on_demand  a2-megagpu-16g 16xa100-40 $55.7395/h $3.4837/GPU-h",
+		"gcp us-central1 on_demand  a3-highgpu-8g 8xh100 $88.4893/h $11.0612/GPU-h",
+		"gcp us-central1 on_demand  a3-megagpu-8g 8xh100 $98.6129/h $12.3266/GPU-h",
+		"gcp us-central1 on_demand  a3-ultragpu-8g 8xh200 $96.4098/h $12.0512/GPU-h",
+		"gcp us-central1 on_demand  g2-standard-24 2xl4 $2.0001/h $1.0001/GPU-h",
+		"gcp us-central1 on_demand  g2-standard-4 1xl4 $0.7067/h $0.7067/GPU-h",
+		"gcp us-central1 on_demand  g2-standard-48 4xl4 $4.0002/h $1.0001/GPU-h",
+		"gcp us-central1 on_demand  g2-standard-96 8xl4 $8.0004/h $1.0001/GPU-h",
+		"gcp us-central1 spot  a2-highgpu-1g 1xa100-40 $1.4678/h $1.4678/GPU-h",
+		"gcp us-central1 spot  a2-highgpu-2g 2xa100-40 $2.9356/h $1.4678/GPU-h",
+		"gcp us-central1 spot  a2-highgpu-4g 4xa100-40 $5.8712/h $1.4678/GPU-h",
+		"gcp us-central1 spot  a2-highgpu-8g 8xa100-40 $11.7424/h $1.4678/GPU-h",
+		"gcp us-central1 spot  a2-megagpu-16g 16xa100-40 $22.2710/h $1.3919/GPU-h",
+		"gcp us-central1 spot  a4-highgpu-8g 8xb200 $34.0000/h $4.2500/GPU-h",
+		"gcp us-east1 on_demand  a2-highgpu-1g 1xa100-40 $3.6734/h $3.6734/GPU-h",
+		"gcp us-east1 on_demand  a2-highgpu-2g 2xa100-40 $7.3468/h $3.6734/GPU-h",
+		"gcp us-east1 on_demand  a2-highgpu-4g 4xa100-40 $14.6935/h $3.6734/GPU-h",
+		"gcp us-east1 on_demand  a2-highgpu-8g 8xa100-40 $29.3871/h $3.6734/GPU-h",
+		"gcp us-east1 on_demand  a2-megagpu-16g 16xa100-40 $55.7395/h $3.4837/GPU-h",
+		"gcp us-east1 on_demand  n1-standard-4 1xt4 $0.5400/h $0.5400/GPU-h",
+		"gcp us-east1 spot  a2-highgpu-1g 1xa100-40 $1.4678/h $1.4678/GPU-h",
+		"gcp us-east1 spot  a2-highgpu-2g 2xa100-40 $2.9356/h $1.4678/GPU-h",
+		"gcp us-east1 spot  a2-highgpu-4g 4xa100-40 $5.8712/h $1.4678/GPU-h",
+		"gcp us-east1 spot  a2-highgpu-8g 8xa100-40 $11.7424/h $1.4678/GPU-h",
+		"gcp us-east1 spot  a2-megagpu-16g 16xa100-40 $22.2710/h $1.3919/GPU-h",
 	}
-	// unitPrice units + nanos/1e9 from testdata/gcp: A100 2 + 0.933908 (the
-	// reference's example rate), L4 nanos only 0.56004, H200 10.4365 and
-	// spot 6.2607 (pricing.md §6.1, tanod 2026-10-13), H100 9.796550569
-	// (the regional Virginia SKU at 10.774 loses to it in us-east4).
-	want := []Offer{
-		row("039F-D0DA-4055", "Tesla A100 GPU", "a100-40", MarketOnDemand, "us-central1", 2.933908),
-		row("039F-D0DA-4055", "Tesla A100 GPU", "a100-40", MarketOnDemand, "us-east1", 2.933908),
-		row("DEA5-3CA8-6A83", "Tesla A100 GPU", "a100-40", MarketSpot, "us-central1", 1.172),
-		row("DEA5-3CA8-6A83", "Tesla A100 GPU", "a100-40", MarketSpot, "us-east1", 1.172),
-		row("1A7D-0D26-2EF1", "L4 GPU", "l4", MarketOnDemand, "us-central1", 0.56004),
-		row("9F3C-1B6E-7B44", "L4 GPU", "l4", MarketSpot, "us-central1", 0.224016),
-		row("4C7E-3F64-1EC1", "H200 141GB GPU", "h200", MarketOnDemand, "us-central1", 10.4365),
-		row("5E77-2D68-A6C3", "H200 141GB GPU", "h200", MarketSpot, "us-central1", 6.2607),
-		row("6E8D-8A2D-4C1B", "H100 80GB GPU", "h100", MarketOnDemand, "us-central1", 9.796550569),
-		row("6E8D-8A2D-4C1B", "H100 80GB GPU", "h100", MarketOnDemand, "us-east4", 9.796550569),
-		row("6E8D-8A2D-4C1B", "H100 80GB GPU", "h100", MarketOnDemand, "us-west1", 9.796550569),
-	}
-	if diff := cmp.Diff(want, got.Offers, approx); diff != "" {
+	if diff := cmp.Diff(want, summaries(got.Offers)); diff != "" {
 		t.Errorf("offers (-want +got):\n%s", diff)
 	}
-	// The commitment, the CPU core, the licence, the zero-priced T4 and the
-	// T4 billed per GiB-month are skipped, not unknown.
+	for _, o := range got.Offers {
+		if !strings.Contains(o.Source, "whole VM") || strings.Contains(o.Source, "component only") {
+			t.Errorf("%s %s: source %q does not say it is a whole VM", o.InstanceType, o.Region, o.Source)
+		}
+	}
+	// The commitment, the licence, the zero-priced T4 and the DWS slice
+	// are skipped, not unknown.
 	wantUnknown := map[string]int{"RTX 6000 96GB": 1}
 	if diff := cmp.Diff(wantUnknown, got.Unknown); diff != "" {
 		t.Errorf("unknown (-want +got):\n%s", diff)
@@ -98,6 +125,7 @@ func TestGCPModel(t *testing.T) {
 		"Nvidia Tesla A100 GPU running in Americas":                                   "Tesla A100 GPU",
 		"Spot Preemptible Nvidia Tesla A100 80GB GPU running in EMEA":                 "Tesla A100 80GB GPU",
 		"Nvidia H100 80GB Mega GPU attached to Spot Preemptible VMs running in Tokyo": "H100 80GB Mega GPU",
+		"Nvidia H100 Mega 80GB GPU running in Americas":                               "H100 Mega 80GB GPU",
 		"H200 141GB GPU running in Belgium":                                           "H200 141GB GPU",
 		"A4 Nvidia B200 (1 gpu slice) running in Netherlands":                         "A4 Nvidia B200 (1 gpu slice)",
 		"Reserved Nvidia H100 80GB Mega GPU in Americas":                              "Reserved Nvidia H100 80GB Mega GPU in Americas",
@@ -200,15 +228,15 @@ func FuzzDecodeGCPPage(f *testing.F) {
 	}
 	f.Add([]byte(`{"skus":[{"description":"Nvidia L4 GPU running in Americas","category":{"resourceFamily":"Compute","resourceGroup":"GPU","usageType":"OnDemand"},"serviceRegions":["r"],"pricingInfo":[{"pricingExpression":{"usageUnit":"h","tieredRates":[{"unitPrice":{"units":"-9223372036854775808","nanos":-999999999}}]}}]}]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var res FetchResult
-		_, err := decodeGCPPage(raw, fetchedAt, "src", &res)
-		if err != nil {
+		cat := newGCPCatalog()
+		if _, err := decodeGCPPage(raw, cat); err != nil {
 			return
 		}
+		res := cat.offers(fetchedAt, "src")
 		checkOffers(t, "gcp", res.Offers)
 		for _, o := range res.Offers {
-			if o.GPUCount != 1 || o.Region == "" {
-				t.Errorf("offer %+v: want one GPU in a named region", o)
+			if o.GPUCount < 1 || o.Region == "" || !strings.Contains(o.Source, "whole VM") {
+				t.Errorf("offer %+v: want a whole machine in a named region", o)
 			}
 		}
 	})
@@ -265,8 +293,7 @@ func BenchmarkDecodeGCPPage(b *testing.B) {
 	}
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		var res FetchResult
-		if _, err := decodeGCPPage(raw, fetchedAt, "src", &res); err != nil {
+		if _, err := decodeGCPPage(raw, newGCPCatalog()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -42,6 +42,10 @@ type providerRequest struct {
 	body     []byte
 	header   http.Header
 	secrets  []string // scrubbed from any error text
+	// lastModified, when not nil, receives the answer's Last-Modified
+	// time (zero when it has none): the publication date of a feed that
+	// does not carry one in its body.
+	lastModified *time.Time
 }
 
 // providerCall performs req, retrying 429 and 5xx answers with exponential
@@ -118,6 +122,12 @@ func providerOnce(ctx context.Context, hc *http.Client, req providerRequest) (ra
 	}
 	if looksLikeHTML(resp.Header.Get("Content-Type"), raw) {
 		return nil, false, -1, fmt.Errorf("%s: got an HTML page, not JSON (status 200): %s", req.provider, snippet(raw, req.secrets))
+	}
+	if req.lastModified != nil {
+		*req.lastModified = time.Time{}
+		if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+			*req.lastModified = t.UTC()
+		}
 	}
 	return raw, false, 0, nil
 }

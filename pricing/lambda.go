@@ -19,9 +19,11 @@ import (
 // /api/v1/instance-types under it.
 const DefaultLambdaURL = "https://cloud.lambda.ai"
 
-// lambdaGPUs maps Lambda's gpu_description to sizing catalog ids. The
-// description carries memory and form factor, which the instance name does
-// not always: gpu_1x_a100 is "A100 (40 GB PCIe)", gpu_8x_a100 the SXM4.
+// lambdaGPUs maps Lambda's gpu_description, less any "NVIDIA " or
+// "Tesla " brand (the API sends "Tesla V100 (16 GB)"), to sizing catalog
+// ids. The description carries memory and form factor, which the instance
+// name does not always: gpu_1x_a100 is "A100 (40 GB PCIe)", gpu_8x_a100
+// the SXM4.
 var lambdaGPUs = map[string]string{
 	"H100 (80 GB SXM5)":  "h100",
 	"H100 (80 GB PCIe)":  "h100-pcie",
@@ -91,6 +93,17 @@ func (l *Lambda) Fetch(ctx context.Context) (FetchResult, error) {
 	return res, nil
 }
 
+// lambdaModel cuts the brand words off a gpu_description: "Tesla V100
+// (16 GB)" and "NVIDIA H100 (80 GB SXM5)" are the table's "V100 (16 GB)"
+// and "H100 (80 GB SXM5)".
+func lambdaModel(desc string) string {
+	s := strings.TrimSpace(desc)
+	for _, brand := range []string{"NVIDIA ", "Nvidia ", "Tesla "} {
+		s = strings.TrimPrefix(s, brand)
+	}
+	return s
+}
+
 type lambdaResponse struct {
 	Data  map[string]lambdaEntry `json:"data"`
 	Error *struct {
@@ -134,7 +147,7 @@ func decodeLambda(raw []byte, at time.Time, source string) (FetchResult, error) 
 		if name == "" {
 			name = key
 		}
-		gpu, ok := lambdaGPUs[it.GPUDescription]
+		gpu, ok := lambdaGPUs[lambdaModel(it.GPUDescription)]
 		count := it.Specs.GPUs
 		if count <= 0 {
 			if m := lambdaCount.FindStringSubmatch(name); m != nil {

@@ -1,7 +1,9 @@
 package pricing
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -48,7 +50,8 @@ func TestLambdaFetch(t *testing.T) {
 	}
 	// Per-GPU prices: pricing.md §6.1, lambda plans of 2026-09-20 (H100 SXM
 	// 1x $4.29, 8x $3.99; PCIe $3.29; B200 8x $6.69; A100 SXM4 80 GB 8x
-	// $2.79; A100 40 GB $1.99; A10 $1.29); the fixture holds cents per
+	// $2.79; A100 40 GB $1.99; A10 $1.29; 8x Tesla V100 $4.40 from
+	// Lambda's own instance table); the fixture holds cents per
 	// instance-hour. 8x H100, 8x A100 and 8x B200 have no capacity anywhere
 	// and are still listed.
 	want := []Offer{
@@ -60,6 +63,7 @@ func TestLambdaFetch(t *testing.T) {
 		row("gpu_8x_a100_80gb_sxm4", "a100-80", 8, 22.32),
 		row("gpu_8x_b200_sxm6", "b200", 8, 53.52),
 		row("gpu_8x_h100_sxm5", "h100", 8, 31.92),
+		row("gpu_8x_v100", "v100-16", 8, 4.40), // the API's "Tesla V100 (16 GB)": $0.55/GPU-h
 	}
 	if diff := cmp.Diff(want, got.Offers, approx); diff != "" {
 		t.Errorf("offers (-want +got):\n%s", diff)
@@ -141,4 +145,33 @@ func FuzzDecodeLambda(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLambdaLogsUnknownNames: the names the table does not know are the
+// early warning that Lambda renamed something, so every refresh logs
+// them, with how often each appeared; the key never reaches the log.
+func TestLambdaLogsUnknownNames(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(testdata(t, "lambda/instance-types.json"))
+	}))
+	defer srv.Close()
+	var buf bytes.Buffer
+	l := NewLambda(srv.URL, lambdaTestKey, nil, slog.New(slog.NewTextHandler(&buf, nil)))
+	for range 2 {
+		if _, err := l.Fetch(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logged := buf.String()
+	if n := strings.Count(logged, "unrecognised GPU names"); n != 2 {
+		t.Errorf("unknown names logged %d times over 2 refreshes, want 2:\n%s", n, logged)
+	}
+	for _, want := range []string{"provider=lambda", "names=2", "gpu_1x_gh200 (GH200 (96 GB))", "gpu_1x_rtx6000"} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("log lacks %q:\n%s", want, logged)
+		}
+	}
+	if strings.Contains(logged, lambdaTestKey) {
+		t.Error("the API key reached the log")
+	}
 }

@@ -36,6 +36,7 @@ type Offer struct {
 	USDPerGPUHour float64   // USDPerHour / GPUCount
 	Source        string    // where the figure came from: an endpoint, a file and line, a sheet's citation
 	ObservedAt    time.Time // when the figure was read (UTC)
+	PublishedAt   time.Time // when the source says it published the figure (a feed's publication date); zero when it does not say
 	Samples       int       // offers aggregated into this row (marketplaces); 1 for list prices
 }
 

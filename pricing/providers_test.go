@@ -17,6 +17,12 @@ func names(fs []Fetcher) []string {
 	return out
 }
 
+// keyless is every fetcher that needs no key, in refresh order: the
+// direct APIs, then one per published catalog file.
+var keyless = []string{"aws", "azure", "runpod", "vast",
+	"gpuhunt:aws", "gpuhunt:azure", "gpuhunt:gcp", "gpuhunt:lambdalabs", "gpuhunt:nebius", "gpuhunt:verda", "gpuhunt:oci", "gpuhunt:runpod", "gpuhunt:cloudrift",
+	"skypilot:hyperbolic", "skypilot:hyperstack", "skypilot:primeintellect", "skypilot:shadeform", "skypilot:jarvislabs"}
+
 func TestFetchers(t *testing.T) {
 	tests := []struct {
 		name string
@@ -25,11 +31,15 @@ func TestFetchers(t *testing.T) {
 		want []string
 		err  string
 	}{
-		{"no keys", nil, "", []string{"aws", "azure", "runpod", "vast"}, ""},
-		{"keys set", map[string]ProviderSettings{"lambda": {Key: "secret_abc"}, "gcp": {Key: "AIza"}}, "", []string{"aws", "azure", "runpod", "vast", "lambda", "gcp"}, ""},
+		{"no keys", nil, "", keyless, ""},
+		{"keys set", map[string]ProviderSettings{"lambda": {Key: "secret_abc"}, "gcp": {Key: "AIza"}}, "", append(slices.Clone(keyless), "lambda", "gcp"), ""},
 		{"only one", nil, "azure", []string{"azure"}, ""},
+		{"one catalog file", nil, "gpuhunt:nebius", []string{"gpuhunt:nebius"}, ""},
+		{"no such catalog file", nil, "gpuhunt:tensordock", nil, `gpuhunt has no catalog "tensordock"`},
+		{"a direct provider has no files", nil, "aws:us-east-1", nil, "provider aws has no catalogs; use --provider aws"},
+		{"only a catalog", nil, "skypilot", []string{"skypilot:hyperbolic", "skypilot:hyperstack", "skypilot:primeintellect", "skypilot:shadeform", "skypilot:jarvislabs"}, ""},
 		{"only keyed without key", nil, "gcp", nil, "provider gcp needs an API key"},
-		{"unknown", nil, "oracle", nil, `unknown provider "oracle" (known: aws, azure, runpod, vast, lambda, gcp)`},
+		{"unknown", nil, "oracle", nil, `unknown provider "oracle" (known: aws, azure, runpod, vast, gpuhunt, skypilot, lambda, gcp)`},
 		{"bad AWS region", map[string]ProviderSettings{"aws": {Regions: []string{"us-east-1", "mars-1"}}}, "", nil, `provider aws: "mars-1" is not an AWS region fitbot prices (known: ap-northeast-1, eu-central-1, eu-west-1, us-east-1, us-east-2, us-west-2)`},
 		{"bad Azure region", map[string]ProviderSettings{"azure": {Regions: []string{"East US"}}}, "", nil, `provider azure: "East US" is not an Azure region name such as eastus`},
 		{"bad URL", map[string]ProviderSettings{"azure": {URL: "prices.example"}}, "", nil, `provider azure: "prices.example" is not an absolute http(s) URL`},
@@ -90,5 +100,17 @@ func TestFetchersRegions(t *testing.T) {
 	fs, _ = Fetchers(nil, "", nil, nil)
 	if got := fs[0].(*AWS).Regions; !slices.Equal(got, DefaultAWSRegions) {
 		t.Errorf("aws default regions %q", got)
+	}
+}
+
+func TestFetchersRunPodKeyIsOptional(t *testing.T) {
+	for _, key := range []string{"", "rpa_abc"} {
+		fs, err := Fetchers(map[string]ProviderSettings{"runpod": {Key: key}}, "runpod", nil, nil)
+		if err != nil {
+			t.Fatalf("runpod key %q: %v", key, err)
+		}
+		if got := fs[0].(*RunPod).apiKey; got != key {
+			t.Errorf("runpod key %q: the fetcher has key %q", key, got)
+		}
 	}
 }

@@ -31,10 +31,13 @@ type Run struct {
 	Started  time.Time
 	Finished time.Time
 	AsOf     time.Time // when its prices were observed: Started for a fetch, the sheet's time for an import
-	Status   RunStatus
-	Rows     int    // offers fetched (stored only when Status is RunOK)
-	Unknown  int    // distinct unrecognised names the provider published
-	Error    string // why the run failed or was rejected; "" when ok
+	// PublishedAt is the oldest publication time its source gave for the
+	// prices (a feed's own date); zero when the source gives none.
+	PublishedAt time.Time
+	Status      RunStatus
+	Rows        int    // offers fetched (stored only when Status is RunOK)
+	Unknown     int    // distinct unrecognised names the provider published
+	Error       string // why the run failed or was rejected; "" when ok
 }
 
 // ImportProvider is the Run.Provider of an imported sheet file.
@@ -78,8 +81,9 @@ type Report struct {
 }
 
 // Stale reports whether the provider's current prices are not from this
-// refresh.
-func (r Report) Stale() bool { return r.Run.Status != RunOK }
+// refresh, or are from a source whose publication date is old at the end
+// of the refresh.
+func (r Report) Stale() bool { return r.Run.Status != RunOK || r.Run.FeedStale(r.Run.Finished) }
 
 // Refresh runs every fetcher once and returns one report per fetcher, in
 // the order of r.Fetchers. The error joins the problems of providers that
@@ -130,6 +134,7 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 	res, err := r.fetch(ctx, f)
 	run.Finished = r.now()
 	run.Rows = len(res.Offers)
+	run.PublishedAt = oldestPublication(res.Offers)
 	run.Unknown = len(res.Unknown)
 	rep.Unknown = res.Unknown
 	var offers []Offer
@@ -137,7 +142,7 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 	case err != nil:
 		run.Status, run.Error = RunFailed, err.Error()
 	default:
-		if err := validateRun(run.Provider, res.Offers, rep.LastGood); err != nil {
+		if err := validateRun(offersProvider(f), res.Offers, rep.LastGood); err != nil {
 			run.Status, run.Error = RunRejected, err.Error()
 		} else {
 			run.Status, offers = RunOK, res.Offers
@@ -155,6 +160,11 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 	}
 	rep.Run = saved
 	attrs := []any{"status", saved.Status, "rows", saved.Rows, "unknown", saved.Unknown, "took", saved.Finished.Sub(saved.Started).Round(time.Millisecond)}
+	if saved.Status == RunOK && saved.FeedStale(now) {
+		log.Warn("prices: the source's publication date is old; its prices rank as stale", append(attrs,
+			"published_at", saved.PublishedAt, "age", now.Sub(saved.PublishedAt).Round(time.Minute))...)
+		return rep
+	}
 	if saved.Status == RunOK {
 		log.Info("prices: refreshed", attrs...)
 		return rep
@@ -189,11 +199,21 @@ func (r *Refresher) fetch(ctx context.Context, f Fetcher) (res FetchResult, err 
 	return res, err
 }
 
+// offersProvider is the provider a fetcher's offers are filed under: its
+// own name, or for a published catalog (gpuhunt:nebius) the provider the
+// catalog prices (nebius).
+func offersProvider(f Fetcher) string {
+	if c, ok := f.(interface{ OffersProvider() string }); ok {
+		return c.OffersProvider()
+	}
+	return f.Name()
+}
+
 // maxListedProblems caps the problems a rejected run's error lists.
 const maxListedProblems = 5
 
 // validateRun is the gate between a fetch and the store: every offer
-// belongs to the provider, names a catalog GPU, has a positive price
+// belongs to the provider (the one a catalog's offers are filed under), names a catalog GPU, has a positive price
 // inside the per-GPU bounds and appears once; and the run is not less than
 // half the size of the last good one (a parser that silently lost rows).
 func validateRun(provider string, offers []Offer, lastGood *Run) error {

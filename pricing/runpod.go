@@ -19,7 +19,7 @@ const DefaultRunPodURL = "https://api.runpod.io"
 // runpodQuery asks for the pod price list: one call, every GPU type, per-GPU
 // prices for both clouds and both markets. lowestPrice (per-location stock)
 // is left out: it multiplies the call count and is not a price.
-const runpodQuery = `query GpuTypes { gpuTypes { id displayName secureCloud communityCloud securePrice communityPrice secureSpotPrice communitySpotPrice } }`
+const runpodQuery = `query GpuTypes { gpuTypes { id displayName secureCloud communityCloud securePrice communityPrice secureSpotPrice communitySpotPrice oneMonthPrice threeMonthPrice sixMonthPrice } }`
 
 // runpodGPUs maps RunPod's gpuTypes ids (the nvidia-smi names) to sizing
 // catalog ids. runpodDisplayNames is the fallback for an id RunPod renames.
@@ -67,23 +67,30 @@ var runpodDisplayNames = map[string]string{
 	"MI300X":       "mi300x",
 }
 
-// RunPod reads RunPod's pod price list from its GraphQL gpuTypes query. It
-// needs no key. Prices are per GPU-hour for the secure and community
-// clouds, on demand and spot.
+// RunPod reads RunPod's pod price list from its GraphQL gpuTypes query:
+// per GPU-hour, the secure and community clouds on demand and spot, and
+// the secure cloud's 1-, 3- and 6-month prices as reserved offers (Tier
+// "1-month", "3-month", "6-month") where RunPod gives them.
+// The catalogue answers without a key; where RunPod asks for one (a 401),
+// RUNPOD_API_KEY is sent as "Authorization: Bearer <key>", as RunPod's
+// own SDK does, and never appears in a URL, a log or an error. Prices are
+// per GPU-hour for the secure and community clouds, on demand and spot.
 type RunPod struct {
 	baseURL string
+	apiKey  string
 	hc      *http.Client
 	logger  *slog.Logger
 	now     func() time.Time
 }
 
 // NewRunPod returns a RunPod fetcher reading baseURL (DefaultRunPodURL
-// when empty) through hc. A nil logger discards.
-func NewRunPod(baseURL string, hc *http.Client, logger *slog.Logger) *RunPod {
+// when empty) through hc, with apiKey as its Bearer token when not empty.
+// A nil logger discards.
+func NewRunPod(baseURL, apiKey string, hc *http.Client, logger *slog.Logger) *RunPod {
 	if baseURL == "" {
 		baseURL = DefaultRunPodURL
 	}
-	return &RunPod{baseURL: baseURL, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+	return &RunPod{baseURL: baseURL, apiKey: apiKey, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
 }
 
 // Name returns "runpod".
@@ -97,16 +104,26 @@ func (r *RunPod) Fetch(ctx context.Context) (FetchResult, error) {
 		return FetchResult{}, fmt.Errorf("runpod: %w", err)
 	}
 	endpoint := strings.TrimSuffix(r.baseURL, "/") + "/graphql"
+	header := http.Header{"Content-Type": {"application/json"}}
+	var secrets []string
+	if r.apiKey != "" {
+		header.Set("Authorization", "Bearer "+r.apiKey)
+		secrets = []string{r.apiKey}
+	}
 	raw, err := providerCall(ctx, r.hc, providerRequest{
 		provider: "runpod", method: http.MethodPost, url: endpoint, body: body,
-		header: http.Header{"Content-Type": {"application/json"}},
+		header: header, secrets: secrets,
 	})
 	if err != nil {
+		if r.apiKey == "" && strings.Contains(err.Error(), "HTTP 401") {
+			err = fmt.Errorf("%w: RunPod wants an API key; set RUNPOD_API_KEY", err)
+		}
 		return FetchResult{}, err
 	}
 	res, dropped, err := decodeRunPod(raw, r.now().UTC(), endpoint)
 	if err != nil {
-		return FetchResult{}, fmt.Errorf("runpod: %w", err)
+		// A GraphQL error message may quote the request, key included.
+		return FetchResult{}, fmt.Errorf("runpod: %s", scrub(err.Error(), secrets))
 	}
 	if len(dropped) > 0 {
 		r.logger.Warn("prices: runpod prices outside the per-GPU bounds skipped", "prices", dropped)
@@ -133,6 +150,10 @@ type runpodGPUType struct {
 	CommunityPrice     *float64 `json:"communityPrice"`
 	SecureSpotPrice    *float64 `json:"secureSpotPrice"`
 	CommunitySpotPrice *float64 `json:"communitySpotPrice"`
+	// The secure cloud's longer-term (savings plan) prices, per GPU-hour.
+	OneMonthPrice   *float64 `json:"oneMonthPrice"`
+	ThreeMonthPrice *float64 `json:"threeMonthPrice"`
+	SixMonthPrice   *float64 `json:"sixMonthPrice"`
 }
 
 // decodeRunPod turns a gpuTypes response into offers. A GraphQL errors
@@ -178,6 +199,9 @@ func decodeRunPod(raw []byte, at time.Time, source string) (res FetchResult, dro
 			{community, g.CommunityPrice, "community", MarketOnDemand},
 			{secure, g.SecureSpotPrice, "secure", MarketSpot},
 			{community, g.CommunitySpotPrice, "community", MarketSpot},
+			{secure, g.OneMonthPrice, "1-month", MarketReserved},
+			{secure, g.ThreeMonthPrice, "3-month", MarketReserved},
+			{secure, g.SixMonthPrice, "6-month", MarketReserved},
 		}
 		for _, row := range rows {
 			if !row.on || !positive(row.price) {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,7 +52,7 @@ func checkOffers(t testing.TB, provider string, offers []Offer) {
 			t.Errorf("offer %d: USDPerHour = %v", i, o.USDPerHour)
 		case math.Abs(o.USDPerGPUHour-o.USDPerHour/o.GPUCount) > 1e-9*o.USDPerHour:
 			t.Errorf("offer %d: USDPerGPUHour = %v, want %v", i, o.USDPerGPUHour, o.USDPerHour/o.GPUCount)
-		case o.Market != MarketOnDemand && o.Market != MarketSpot:
+		case o.Market != MarketOnDemand && o.Market != MarketSpot && o.Market != MarketReserved:
 			t.Errorf("offer %d: Market = %q", i, o.Market)
 		case o.Samples < 1:
 			t.Errorf("offer %d: Samples = %d", i, o.Samples)
@@ -71,7 +72,7 @@ func passGate(t testing.TB, offers []Offer) {
 }
 
 func newTestRunPod(url string) *RunPod {
-	r := NewRunPod(url, &http.Client{Timeout: 5 * time.Second}, nil)
+	r := NewRunPod(url, "", &http.Client{Timeout: 5 * time.Second}, nil)
 	r.now = func() time.Time { return fetchedAt }
 	return r
 }
@@ -126,12 +127,19 @@ func TestRunPodFetch(t *testing.T) {
 		row("NVIDIA H100 80GB HBM3", "h100", "community", MarketOnDemand, 2.69),
 		row("NVIDIA H100 80GB HBM3", "h100", "secure", MarketSpot, 2.99),
 		row("NVIDIA H100 80GB HBM3", "h100", "community", MarketSpot, 1.75),
+		// The secure cloud's longer-term prices, per GPU-hour (the
+		// fixture's own figures; oneWeekPrice is not asked for).
+		row("NVIDIA H100 80GB HBM3", "h100", "1-month", MarketReserved, 3.69),
+		row("NVIDIA H100 80GB HBM3", "h100", "3-month", MarketReserved, 3.49),
+		row("NVIDIA H100 80GB HBM3", "h100", "6-month", MarketReserved, 3.29),
 		// securePrice null: no secure row.
 		row("NVIDIA A100 80GB PCIe", "a100-80-pcie", "community", MarketOnDemand, 1.19),
 		row("NVIDIA A100 80GB PCIe", "a100-80-pcie", "community", MarketSpot, 0.6),
 		row("NVIDIA A100-SXM4-80GB", "a100-80", "secure", MarketOnDemand, 1.79),
 		row("NVIDIA A100-SXM4-80GB", "a100-80", "community", MarketOnDemand, 1.39),
 		row("NVIDIA A100-SXM4-80GB", "a100-80", "secure", MarketSpot, 1.1),
+		row("NVIDIA A100-SXM4-80GB", "a100-80", "1-month", MarketReserved, 1.64),
+		row("NVIDIA A100-SXM4-80GB", "a100-80", "6-month", MarketReserved, 1.49),
 		// communityCloud false and zero spot prices: secure on demand only.
 		row("NVIDIA H100 NVL", "h100-nvl", "secure", MarketOnDemand, 2.79),
 		row("NVIDIA H100 PCIe", "h100-pcie", "secure", MarketOnDemand, 2.89),
@@ -225,8 +233,8 @@ func TestRunPodRetriesAfter429(t *testing.T) {
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("retried after %v, want at least the 1s Retry-After", waited)
 	}
-	if len(got.Offers) != 17 {
-		t.Errorf("offers = %d, want 17", len(got.Offers))
+	if len(got.Offers) != 22 {
+		t.Errorf("offers = %d, want 22", len(got.Offers))
 	}
 }
 
@@ -301,7 +309,8 @@ func FuzzDecodeRunPod(f *testing.F) {
 		}
 		checkOffers(t, "runpod", res.Offers)
 		for _, o := range res.Offers {
-			if o.Tier != "secure" && o.Tier != "community" {
+			if (o.Market == MarketReserved) != slices.Contains([]string{"1-month", "3-month", "6-month"}, o.Tier) ||
+				o.Market != MarketReserved && o.Tier != "secure" && o.Tier != "community" {
 				t.Errorf("Tier = %q", o.Tier)
 			}
 			if !inBounds(o.USDPerGPUHour) {
@@ -309,4 +318,57 @@ func FuzzDecodeRunPod(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRunPodAPIKey: where RunPod answers 401 without a key, the error
+// says which variable to set; with RUNPOD_API_KEY the key goes in the
+// Authorization header (never the URL), and an error that echoes it
+// shows it redacted.
+func TestRunPodAPIKey(t *testing.T) {
+	const key = "rpa_TESTKEY0123456789abcdef"
+	tests := []struct {
+		name      string
+		key       string
+		answer    string // what the server answers an authorised request with
+		wantErr   string
+		wantCount int
+	}{
+		{"no key", "", "", "set RUNPOD_API_KEY", 0},
+		{"key", key, "", "", 22},
+		{"key echoed in a GraphQL error", key, `{"errors":[{"message":"api key ` + key + ` lacks read scope"}]}`, "[redacted]", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.Contains(r.URL.RawQuery, "api_key") {
+					t.Errorf("the key is in the URL: %s", r.URL)
+				}
+				if r.Header.Get("Authorization") != "Bearer "+key {
+					w.WriteHeader(http.StatusUnauthorized)
+					w.Write([]byte(`{"errors":[{"message":"Unauthorized"}]}`))
+					return
+				}
+				if tt.answer != "" {
+					w.Write([]byte(tt.answer))
+					return
+				}
+				w.Write(testdata(t, "runpod/gputypes.json"))
+			}))
+			defer srv.Close()
+			r := NewRunPod(srv.URL, tt.key, srv.Client(), nil)
+			res, err := r.Fetch(context.Background())
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("Fetch: %v", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), key) {
+				t.Errorf("the key is in the error: %v", err)
+			}
+			if len(res.Offers) != tt.wantCount {
+				t.Errorf("%d offers, want %d", len(res.Offers), tt.wantCount)
+			}
+		})
+	}
 }

@@ -26,10 +26,14 @@ var defaultSheet = sync.OnceValue(func() *Snapshot {
 		// one is a build defect, not a runtime condition.
 		panic(fmt.Sprintf("pricing: embedded %v", err))
 	}
+	newest := time.Time{}
 	for i := range offers {
 		offers[i].Source = "default sheet: " + offers[i].Source
+		newest = maxTime(newest, offers[i].ObservedAt)
 	}
-	return NewSnapshot(offers)
+	// The sheet ranks its rows as of its own date, so that its answers do
+	// not drift as the clock moves; its age is shown with every answer.
+	return NewSnapshotAt(offers, newest)
 })
 
 // DefaultSheet returns the embedded default price sheet: dated, sourced
@@ -40,11 +44,14 @@ func DefaultSheet() *Snapshot { return defaultSheet() }
 
 // Snapshot is a fixed set of offers indexed for fast lookups. It
 // implements sizing.PriceSource with the cheapest on-demand price of one
-// full GPU-hour, and sizing.SpotPriceSource with the cheapest spot one. A
-// Snapshot is safe for concurrent use.
+// full GPU-hour, and sizing.SpotPriceSource with the cheapest spot one;
+// "cheapest" ranks fresh prices first (Offer.Stale at the snapshot's
+// time), so a stale price never beats a fresh one. A Snapshot is safe for
+// concurrent use.
 type Snapshot struct {
 	offers   []Offer
 	cheapest map[cheapKey]Offer
+	at       time.Time
 }
 
 type cheapKey struct {
@@ -52,20 +59,70 @@ type cheapKey struct {
 	market Market
 }
 
-// NewSnapshot indexes offers. It keeps its own copy of the slice.
-func NewSnapshot(offers []Offer) *Snapshot {
-	s := &Snapshot{offers: slices.Clone(offers), cheapest: make(map[cheapKey]Offer)}
+// NewSnapshot indexes offers, judging freshness now. It keeps its own
+// copy of the slice.
+func NewSnapshot(offers []Offer) *Snapshot { return NewSnapshotAt(offers, time.Now()) }
+
+// NewSnapshotAt indexes offers, judging their freshness at now. It keeps
+// its own copy of the slice.
+func NewSnapshotAt(offers []Offer, now time.Time) *Snapshot {
+	s := &Snapshot{offers: slices.Clone(offers), cheapest: make(map[cheapKey]Offer), at: now}
 	for _, o := range s.offers {
 		if o.Fractional() || o.USDPerGPUHour <= 0 {
 			continue
 		}
 		k := cheapKey{o.GPU, o.Market}
-		if cur, ok := s.cheapest[k]; !ok || cheaper(o, cur) {
+		if cur, ok := s.cheapest[k]; !ok || better(o, cur, now) {
 			s.cheapest[k] = o
 		}
 	}
 	return s
 }
+
+// better ranks a above b: a fresh price above a stale one; of two stale
+// prices the more recent by whole fortnights (a year-old bargain is not a
+// price: 334 days old loses to 67 days old); otherwise the cheaper.
+func better(a, b Offer, now time.Time) bool {
+	ea, eb := staleness(a, now), staleness(b, now)
+	if ea != eb {
+		return ea < eb
+	}
+	return cheaper(a, b)
+}
+
+// CompareOffers orders two offers of one GPU the way "cheapest" ranks
+// them at now: negative when a ranks first. Fresh before stale, stale by
+// recency in whole fortnights, then by price per GPU-hour (ties broken
+// by provider, region and instance type).
+func CompareOffers(a, b Offer, now time.Time) int {
+	switch {
+	case better(a, b, now):
+		return -1
+	case better(b, a, now):
+		return 1
+	}
+	return 0
+}
+
+// staleness is 0 for a fresh offer at now, else 1 plus its age in whole
+// ListPriceMaxAge periods: one yardstick for every stale price, whatever
+// its provider's own limit.
+func staleness(o Offer, now time.Time) int64 {
+	if !o.Stale(now) {
+		return 0
+	}
+	return 1 + int64(max(o.Age(now), 0)/ListPriceMaxAge)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// At is the time the snapshot judges freshness at.
+func (s *Snapshot) At() time.Time { return s.at }
 
 // cheaper orders offers by price per GPU-hour, breaking ties by provider,
 // region and instance type so that answers are deterministic.
@@ -117,25 +174,25 @@ func (s *Snapshot) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
 	return o.Price(), true
 }
 
-// Oldest returns the observation time of the oldest offer, the honest age
-// of the snapshot as a whole; zero for an empty snapshot.
+// Oldest returns the as-of time (Offer.AsOf) of the oldest offer, the
+// honest age of the snapshot as a whole; zero for an empty snapshot.
 func (s *Snapshot) Oldest() time.Time {
 	var t time.Time
 	for _, o := range s.offers {
-		if t.IsZero() || o.ObservedAt.Before(t) {
-			t = o.ObservedAt
+		if t.IsZero() || o.AsOf().Before(t) {
+			t = o.AsOf()
 		}
 	}
 	return t
 }
 
-// Newest returns the observation time of the newest offer; zero for an
-// empty snapshot.
+// Newest returns the as-of time of the newest offer; zero for an empty
+// snapshot.
 func (s *Snapshot) Newest() time.Time {
 	var t time.Time
 	for _, o := range s.offers {
-		if o.ObservedAt.After(t) {
-			t = o.ObservedAt
+		if o.AsOf().After(t) {
+			t = o.AsOf()
 		}
 	}
 	return t
@@ -149,7 +206,7 @@ func (o Offer) Price() sizing.Price {
 		Provider:      o.Provider,
 		Market:        string(o.Market),
 		Region:        o.Region,
-		AsOf:          o.ObservedAt,
+		AsOf:          o.AsOf(),
 	}
 }
 

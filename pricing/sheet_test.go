@@ -41,13 +41,20 @@ func TestDefaultSheet(t *testing.T) {
 
 func TestDefaultSheetPrices(t *testing.T) {
 	// Expected figures are the reference's §6 price points, per GPU-hour.
+	// The sheet ranks as of its own date (2026-11-09): a fresh row first,
+	// then the more recent stale one, then the cheaper. Vast's $2.40 H100
+	// median of 2026-10-19 is stale for a marketplace, RunPod's $3.99 of
+	// 2026-11-09 is not; TensorDock's $0.33 RTX 4090 of January loses to
+	// RunPod Community's $0.34 of September; AWS's p4d ($2.745, 2026-11-09)
+	// is fresher than Lambda's $1.99 of 2026-09-20.
 	tests := []struct {
 		gpu  string
 		want sizing.Price
 	}{
-		{"h100", sizing.Price{USDPerGPUHour: 2.40, Provider: "vast", Market: "on_demand", AsOf: time.Date(2026, 10, 19, 0, 0, 0, 0, time.UTC)}},
-		{"rtx-4090", sizing.Price{USDPerGPUHour: 0.33, Provider: "tensordock", Market: "on_demand", AsOf: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}},
-		{"a100-40", sizing.Price{USDPerGPUHour: 1.99, Provider: "lambda", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 9, 20, 0, 0, 0, 0, time.UTC)}},
+		{"h100", sizing.Price{USDPerGPUHour: 3.99, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)}},
+		{"rtx-4090", sizing.Price{USDPerGPUHour: 0.34, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 9, 25, 0, 0, 0, 0, time.UTC)}},
+		{"a100-40", sizing.Price{USDPerGPUHour: 2.744705, Provider: "aws", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)}},
+		{"a100-80", sizing.Price{USDPerGPUHour: 1.79, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)}},
 		{"a10g", sizing.Price{USDPerGPUHour: 1.006, Provider: "aws", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 8, 17, 0, 0, 0, 0, time.UTC)}},
 	}
 	for _, tt := range tests {
@@ -146,8 +153,8 @@ func TestChain(t *testing.T) {
 	if p, _ := c.GPUHourPrice("h100"); p.Provider != "aws" {
 		t.Errorf("chain h100 from %s, want the first source (aws)", p.Provider)
 	}
-	if p, _ := c.GPUHourPrice("l4"); p.Provider == "" || p.Provider == "aws" {
-		t.Errorf("chain l4 from %q, want the default sheet's provider", p.Provider)
+	if p, _ := c.GPUHourPrice("l4"); p != mustPrice(t, DefaultSheet(), "l4") {
+		t.Errorf("chain l4 = %+v, want the default sheet's", p)
 	}
 	if _, ok := (Chain{}).GPUHourPrice("h100"); ok {
 		t.Error("empty chain found a price")
@@ -191,5 +198,62 @@ func TestChainSpot(t *testing.T) {
 	}
 	if _, ok := (Chain{}).SpotGPUHourPrice("h100"); ok {
 		t.Error("empty chain found a spot price")
+	}
+}
+
+func mustPrice(t *testing.T, s sizing.PriceSource, gpu string) sizing.Price {
+	t.Helper()
+	p, ok := s.GPUHourPrice(gpu)
+	if !ok {
+		t.Fatalf("no price for %s", gpu)
+	}
+	return p
+}
+
+// TestCheapestRanksFreshFirst: a stale price never beats a fresh one, and
+// of two stale ones the more recent wins; the case is a 334-day
+// old $0.85 A100 row against a 67-day old $1.39 one.
+func TestCheapestRanksFreshFirst(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	o := func(provider string, usd float64, age time.Duration, m Market) Offer {
+		return Offer{Provider: provider, InstanceType: provider, GPU: "a100-80", GPUCount: 1, Market: m,
+			USDPerHour: usd, USDPerGPUHour: usd, ObservedAt: now.Add(-age), Samples: 1}
+	}
+	day := 24 * time.Hour
+	tests := []struct {
+		name   string
+		offers []Offer
+		market Market
+		want   string
+	}{
+		{"334 days old loses to 67 days old", []Offer{o("tensordock", 0.85, 334*day, MarketOnDemand), o("runpod", 1.39, 67*day, MarketOnDemand)}, MarketOnDemand, "runpod"},
+		{"fresh beats a cheaper stale one", []Offer{o("vast", 0.80, 9*time.Hour, MarketOnDemand), o("runpod", 1.39, 2*time.Hour, MarketOnDemand)}, MarketOnDemand, "runpod"},
+		{"both fresh: the cheaper", []Offer{o("vast", 0.80, 5*time.Hour, MarketOnDemand), o("runpod", 1.39, 2*time.Hour, MarketOnDemand)}, MarketOnDemand, "vast"},
+		{"list price fresh for days", []Offer{o("aws", 3.43, 10*day, MarketOnDemand), o("runpod", 1.39, 13*time.Hour, MarketOnDemand)}, MarketOnDemand, "aws"},
+		{"spot stale after two days", []Offer{o("aws", 1.00, 3*day, MarketSpot), o("gcp", 1.50, day, MarketSpot)}, MarketSpot, "gcp"},
+		{"stale in the same fortnight: the cheaper", []Offer{o("lambda", 1.99, 30*day, MarketOnDemand), o("aws", 2.74, 29*day, MarketOnDemand)}, MarketOnDemand, "lambda"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := NewSnapshotAt(tt.offers, now).Cheapest("a100-80", tt.market)
+			if !ok || got.Provider != tt.want {
+				t.Errorf("cheapest %s (%v), want %s", got.Provider, ok, tt.want)
+			}
+		})
+	}
+}
+
+// TestPublishedAtAges: a price's age runs from its source's publication
+// when that is earlier than the fetch.
+func TestPublishedAtAges(t *testing.T) {
+	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	frozen := time.Date(2024, 5, 13, 0, 0, 0, 0, time.UTC)
+	o := Offer{Provider: "aws", Market: MarketSpot, ObservedAt: now, PublishedAt: frozen}
+	if !o.AsOf().Equal(frozen) || !o.Stale(now) {
+		t.Errorf("AsOf %v, stale %v; want the publication date and stale", o.AsOf(), o.Stale(now))
+	}
+	o.PublishedAt = now.Add(time.Hour) // a clock ahead of ours: the observation bounds it
+	if !o.AsOf().Equal(now) || o.Stale(now) {
+		t.Errorf("AsOf %v, stale %v; want the observation time and fresh", o.AsOf(), o.Stale(now))
 	}
 }

@@ -145,15 +145,18 @@ type vastOffer struct {
 	CPUCores *float64 `json:"cpu_cores"`
 	DPHTotal *float64 `json:"dph_total"`
 	MinBid   *float64 `json:"min_bid"`
-	Verified *bool    `json:"verified"`
-	Rentable *bool    `json:"rentable"`
-	Rented   *bool    `json:"rented"`
+	// Verification is "verified", "unverified" or "deverified"; real
+	// offers carry no boolean verified field.
+	Verification string `json:"verification"`
+	Rentable     *bool  `json:"rentable"`
+	Rented       *bool  `json:"rented"`
 }
 
 // decodeVast aggregates a search answer. It returns the offers found, the
 // number of raw offers read, and an error for a payload that is not a
-// search answer. Offers the server should have filtered out (flagged
-// unverified, not rentable or rented) are dropped again here.
+// search answer. Offers the server should have filtered out (not
+// verification "verified", not rentable, or rented) are dropped again
+// here; an offer that does not say it is verified is not.
 func decodeVast(raw []byte, at time.Time, source string) (FetchResult, int, error) {
 	var resp vastResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
@@ -166,7 +169,7 @@ func decodeVast(raw []byte, at time.Time, source string) (FetchResult, int, erro
 	onDemand := map[string][]float64{}
 	spot := map[string][]float64{}
 	for _, o := range *resp.Offers {
-		if is(o.Verified, false) || is(o.Rentable, false) || is(o.Rented, true) {
+		if o.Verification != "verified" || is(o.Rentable, false) || is(o.Rented, true) {
 			continue
 		}
 		gpu, ok := vastGPU(o.GPUName, o.GPURAM)

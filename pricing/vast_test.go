@@ -3,6 +3,7 @@ package pricing
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -247,5 +248,41 @@ func BenchmarkDecodeVast(b *testing.B) {
 		if _, _, err := decodeVast(raw, fetchedAt, "src"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestVastKeepsOnlyVerifiedOffers: real offers say whether they are
+// verified in verification ("verified", "unverified", "deverified"), not
+// in a boolean; only "verified" offers count, and an offer that does not
+// say is left out.
+func TestVastKeepsOnlyVerifiedOffers(t *testing.T) {
+	offer := func(id int, verification string, dph float64) string {
+		v := ""
+		if verification != "" {
+			v = `"verification":"` + verification + `",`
+		}
+		return fmt.Sprintf(`{"id":%d,"gpu_name":"RTX 4090","num_gpus":1,"gpu_ram":24564,%s"rentable":true,"rented":false,"dph_total":%g}`, id, v, dph)
+	}
+	raw := `{"offers":[` + strings.Join([]string{
+		offer(1, "verified", 0.40),
+		offer(2, "unverified", 0.10),
+		offer(3, "deverified", 0.11),
+		offer(4, "", 0.12),
+		offer(5, "verified", 0.50),
+	}, ",") + `]}`
+	res, n, err := decodeVast([]byte(raw), fetchNow, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 5 {
+		t.Errorf("read %d offers, want 5", n)
+	}
+	var got []string
+	for _, o := range res.Offers {
+		got = append(got, fmt.Sprintf("%s %s $%.2f n=%d", o.Market, o.InstanceType, o.USDPerGPUHour, o.Samples))
+	}
+	want := []string{"on_demand verified-min $0.40 n=2", "on_demand verified-median $0.45 n=2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("offers (-want +got):\n%s", diff)
 	}
 }

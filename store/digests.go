@@ -181,22 +181,9 @@ func (db *DB) RunsBetween(ctx context.Context, from, to time.Time) ([]pricing.Ru
 	defer rows.Close()
 	var runs []pricing.Run
 	for rows.Next() {
-		var (
-			r                       pricing.Run
-			started, finished, asOf string
-			status                  string
-		)
-		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &asOf, &status, &r.Rows, &r.Unknown, &r.Error); err != nil {
+		r, err := scanRun(rows)
+		if err != nil {
 			return nil, db.wrap("price runs", err)
-		}
-		r.Status = pricing.RunStatus(status)
-		for _, p := range []struct {
-			s string
-			t *time.Time
-		}{{started, &r.Started}, {finished, &r.Finished}, {asOf, &r.AsOf}} {
-			if *p.t, err = parseTime(p.s); err != nil {
-				return nil, db.wrap("price runs", err)
-			}
 		}
 		runs = append(runs, r)
 	}

@@ -42,10 +42,10 @@ func (db *DB) SaveRun(ctx context.Context, run pricing.Run, offers []pricing.Off
 	}
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO price_runs
-			(provider, started_at, finished_at, as_of, status, rows, unknown, error, first_observed, last_observed)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(provider, started_at, finished_at, as_of, status, rows, unknown, error, first_observed, last_observed, published_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			run.Provider, formatTime(run.Started), formatTime(run.Finished), formatTime(run.AsOf),
-			string(run.Status), run.Rows, run.Unknown, run.Error, first, last)
+			string(run.Status), run.Rows, run.Unknown, run.Error, first, last, optionalTime(run.PublishedAt))
 		if err != nil {
 			return err
 		}
@@ -167,19 +167,27 @@ func offerIDs(ctx context.Context, tx *sql.Tx, offers []pricing.Offer) ([]int64,
 
 func insertObservations(ctx context.Context, tx *sql.Tx, runID int64, offers []pricing.Offer, ids []int64) error {
 	ins := newBatchInserter(tx, `INSERT INTO observations
-		(offer_id, run_id, observed_at, usd_per_hour, usd_per_gpu_hour, samples, source) VALUES `, 7)
+		(offer_id, run_id, observed_at, usd_per_hour, usd_per_gpu_hour, samples, source, published_at) VALUES `, 8)
 	defer ins.close()
-	// A run's offers mostly share one observation time: format it once.
-	var lastAt time.Time
-	var lastText string
+	// A run's offers mostly share one observation time (and publication
+	// time): format each once.
+	var lastAt, lastPub time.Time
+	var lastText, lastPubText string
 	for start := 0; start < len(offers); start += ingestBatch {
 		chunk := offers[start:min(start+ingestBatch, len(offers))]
-		args := make([]any, 0, 7*len(chunk))
+		args := make([]any, 0, 8*len(chunk))
 		for i, o := range chunk {
 			if lastText == "" || !o.ObservedAt.Equal(lastAt) {
 				lastAt, lastText = o.ObservedAt, formatTime(o.ObservedAt)
 			}
-			args = append(args, ids[start+i], runID, lastText, o.USDPerHour, o.USDPerGPUHour, o.Samples, o.Source)
+			if o.PublishedAt.IsZero() {
+				args = append(args, ids[start+i], runID, lastText, o.USDPerHour, o.USDPerGPUHour, o.Samples, o.Source, nil)
+				continue
+			}
+			if !o.PublishedAt.Equal(lastPub) {
+				lastPub, lastPubText = o.PublishedAt, formatTime(o.PublishedAt)
+			}
+			args = append(args, ids[start+i], runID, lastText, o.USDPerHour, o.USDPerGPUHour, o.Samples, o.Source, lastPubText)
 		}
 		if err := ins.exec(ctx, len(chunk), args); err != nil {
 			return err
@@ -241,19 +249,23 @@ func batchInsert(prefix string, cols, n int) string {
 }
 
 // runColumns are the columns scanRun reads, in its order.
-const runColumns = `id, provider, started_at, finished_at, as_of, status, rows, unknown, error`
+const runColumns = `id, provider, started_at, finished_at, as_of, status, rows, unknown, error, published_at`
 
-func scanRun(s *sql.Row) (pricing.Run, error) {
+func scanRun(s scanner) (pricing.Run, error) {
 	var (
 		r                       pricing.Run
 		started, finished, asOf string
 		status                  string
+		published               sql.NullString
 	)
-	if err := s.Scan(&r.ID, &r.Provider, &started, &finished, &asOf, &status, &r.Rows, &r.Unknown, &r.Error); err != nil {
+	if err := s.Scan(&r.ID, &r.Provider, &started, &finished, &asOf, &status, &r.Rows, &r.Unknown, &r.Error, &published); err != nil {
 		return pricing.Run{}, err
 	}
 	r.Status = pricing.RunStatus(status)
 	var err error
+	if r.PublishedAt, err = parseOptionalTime(published); err != nil {
+		return pricing.Run{}, err
+	}
 	if r.Started, err = parseTime(started); err != nil {
 		return pricing.Run{}, err
 	}
@@ -289,10 +301,11 @@ type ProviderHealth struct {
 }
 
 // Stale reports whether the provider's current prices are older than
-// maxAge at now, or whether its latest run failed (its prices are then
-// from an earlier run).
+// maxAge at now, whether its latest run failed (its prices are then from
+// an earlier run), or whether its source's own publication date is old
+// (a feed that stopped moving; pricing.Run.FeedStale).
 func (h ProviderHealth) Stale(now time.Time, maxAge time.Duration) bool {
-	return h.LastGood == nil || h.Last.Status != pricing.RunOK || now.Sub(h.LastGood.AsOf) > maxAge
+	return h.LastGood == nil || h.Last.Status != pricing.RunOK || now.Sub(h.LastGood.AsOf) > maxAge || h.LastGood.FeedStale(now)
 }
 
 // ProviderHealth returns, for every provider that ever ran (imports
@@ -316,11 +329,15 @@ func (db *DB) ProviderHealth(ctx context.Context) ([]ProviderHealth, error) {
 			started, finished, asOf string
 			status                  string
 			good                    bool
+			published               sql.NullString
 		)
-		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &asOf, &status, &r.Rows, &r.Unknown, &r.Error, &good); err != nil {
+		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &asOf, &status, &r.Rows, &r.Unknown, &r.Error, &published, &good); err != nil {
 			return nil, db.wrap("provider health", err)
 		}
 		r.Status = pricing.RunStatus(status)
+		if r.PublishedAt, err = parseOptionalTime(published); err != nil {
+			return nil, db.wrap("provider health", err)
+		}
 		for _, p := range []struct {
 			s string
 			t *time.Time
@@ -344,7 +361,7 @@ func (db *DB) ProviderHealth(ctx context.Context) ([]ProviderHealth, error) {
 // offerColumns are the columns scanOffer reads, in its order, for a query
 // joining observations (b) to offers (o).
 const offerColumns = `o.provider, o.instance_type, o.gpu, o.gpu_count, o.market, o.tier, o.region,
-	b.usd_per_hour, b.usd_per_gpu_hour, b.source, b.observed_at, b.samples`
+	b.usd_per_hour, b.usd_per_gpu_hour, b.source, b.observed_at, b.samples, b.published_at`
 
 // currentRuns selects the id of each provider's latest ok run.
 const currentRuns = `SELECT id FROM (
@@ -353,10 +370,12 @@ const currentRuns = `SELECT id FROM (
 
 // currentObservations selects the current observations, as b: those of
 // each provider's latest good run, and of an offer seen by two such runs
-// (a provider's refresh and an imported sheet naming the same offer) the
-// newer one only.
+// (a provider's own API and a published catalog, or an imported sheet,
+// naming the same offer) the fresher one only: by as-of time, the
+// source's publication time when earlier than the observation.
 const currentObservations = `(SELECT * FROM (
-	SELECT b.*, row_number() OVER (PARTITION BY b.offer_id ORDER BY b.observed_at DESC, b.run_id DESC) AS newest
+	SELECT b.*, row_number() OVER (PARTITION BY b.offer_id
+		ORDER BY min(coalesce(b.published_at, b.observed_at), b.observed_at) DESC, b.observed_at DESC, b.run_id DESC) AS newest
 	FROM observations b WHERE b.run_id IN (` + currentRuns + `)) WHERE newest = 1) b`
 
 // CurrentOffers returns every current offer: the observations of each
@@ -402,7 +421,7 @@ func (db *DB) PriceSnapshot(ctx context.Context) (*pricing.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pricing.NewSnapshot(offers), nil
+	return pricing.NewSnapshotAt(offers, db.Now()), nil
 }
 
 // PriceSource returns what the estimator prices answers with: the
@@ -456,15 +475,19 @@ func (db *DB) queryOffers(ctx context.Context, query string, args ...any) ([]pri
 	var offers []pricing.Offer
 	for rows.Next() {
 		var (
-			o        pricing.Offer
-			market   string
-			observed string
+			o         pricing.Offer
+			market    string
+			observed  string
+			published sql.NullString
 		)
 		if err := rows.Scan(&o.Provider, &o.InstanceType, &o.GPU, &o.GPUCount, &market, &o.Tier, &o.Region,
-			&o.USDPerHour, &o.USDPerGPUHour, &o.Source, &observed, &o.Samples); err != nil {
+			&o.USDPerHour, &o.USDPerGPUHour, &o.Source, &observed, &o.Samples, &published); err != nil {
 			return nil, err
 		}
 		o.Market = pricing.Market(market)
+		if o.PublishedAt, err = parseOptionalTime(published); err != nil {
+			return nil, err
+		}
 		if o.ObservedAt, err = parseTime(observed); err != nil {
 			return nil, err
 		}

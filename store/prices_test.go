@@ -49,6 +49,7 @@ func TestSaveRunAndCurrentOffers(t *testing.T) {
 	db := openTest(t)
 	t0 := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
 	t1 := t0.Add(6 * time.Hour)
+	db.Now = func() time.Time { return t1 } // every price fresh
 
 	awsOld := []pricing.Offer{
 		offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 98.32, t0),
@@ -343,7 +344,7 @@ func TestRefreshKeepsPricesOfAHangingProvider(t *testing.T) {
 	azure := pricing.NewAzure(srv.URL, srv.Client(), nil)
 	azure.Regions = []string{"westus2"}
 	r := &pricing.Refresher{
-		Fetchers: []pricing.Fetcher{azure, pricing.NewRunPod(srv.URL, srv.Client(), nil)},
+		Fetchers: []pricing.Fetcher{azure, pricing.NewRunPod(srv.URL, "", srv.Client(), nil)},
 		Sink:     db,
 		Timeout:  300 * time.Millisecond,
 	}
@@ -391,5 +392,105 @@ func TestRefreshKeepsPricesOfAHangingProvider(t *testing.T) {
 	var runs int
 	if err := db.ro.QueryRow("SELECT count(*) FROM price_runs").Scan(&runs); err != nil || runs != 4 {
 		t.Errorf("%d runs recorded, want 4 (two refreshes of two providers)", runs)
+	}
+}
+
+// TestPublicationDatesRoundTrip: a feed's publication date is stored with
+// each price and the run, read back with the current offers, and a
+// provider whose feed stopped moving is reported stale even though its
+// refresh just succeeded.
+func TestPublicationDatesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	frozen := time.Date(2024, 5, 13, 17, 0, 0, 0, time.UTC)
+	spot := offer("aws", "h100", 8, pricing.MarketSpot, "us-east-1", "p5.48xlarge", 23.12, now)
+	spot.PublishedAt = frozen
+	od := offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 55.04, now)
+	run := okRun("aws", now, []pricing.Offer{spot, od})
+	run.PublishedAt = frozen
+	saveRun(t, db, run, []pricing.Offer{spot, od})
+
+	offers, err := db.CurrentOffers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[pricing.Market]time.Time{}
+	for _, o := range offers {
+		got[o.Market] = o.PublishedAt
+	}
+	if !got[pricing.MarketSpot].Equal(frozen) || !got[pricing.MarketOnDemand].IsZero() {
+		t.Errorf("published dates read back %v, want spot %v and none on demand", got, frozen)
+	}
+	health, err := db.ProviderHealth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(health) != 1 || !health[0].LastGood.PublishedAt.Equal(frozen) || !health[0].Stale(now, 24*time.Hour) {
+		t.Errorf("health %+v: want aws stale with its feed published %v", health, frozen)
+	}
+}
+
+// TestCatalogAndDirectPricesOfOneOffer: when AWS's own feed and gpuhunt's
+// catalog price the same offer, the fresher price is current, judged by
+// as-of time (a catalog fetched later but published earlier is older),
+// and both stay in the history.
+func TestCatalogAndDirectPricesOfOneOffer(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return t0.Add(3 * time.Hour) }
+	direct := offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 55.04, t0.Add(time.Hour))
+	saveRun(t, db, okRun("aws", t0.Add(time.Hour), []pricing.Offer{direct}), []pricing.Offer{direct})
+
+	catalog := offer("aws", "h100", 8, pricing.MarketOnDemand, "us-east-1", "p5.48xlarge", 49.54, t0.Add(2*time.Hour))
+	catalog.PublishedAt = t0 // gpuhunt's run of an hour before the direct fetch
+	catalog.Source = "gpuhunt catalog aws/20261130-6"
+	run := okRun("gpuhunt:aws", t0.Add(2*time.Hour), []pricing.Offer{catalog})
+	run.PublishedAt = t0
+	saveRun(t, db, run, []pricing.Offer{catalog})
+
+	cur, err := db.OffersForGPU(ctx, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur) != 1 || cur[0].USDPerHour != 55.04 {
+		t.Fatalf("current %+v, want the direct feed's $55.04 (fresher as of)", cur)
+	}
+
+	// A newer catalog publication wins over the direct price.
+	newer := catalog
+	newer.ObservedAt, newer.PublishedAt = t0.Add(3*time.Hour), t0.Add(150*time.Minute)
+	run = okRun("gpuhunt:aws", newer.ObservedAt, []pricing.Offer{newer})
+	run.PublishedAt = newer.PublishedAt
+	saveRun(t, db, run, []pricing.Offer{newer})
+	if cur, _ = db.OffersForGPU(ctx, "h100"); len(cur) != 1 || cur[0].USDPerHour != 49.54 || cur[0].Source != catalog.Source {
+		t.Fatalf("current %+v, want the newer catalog's $49.54", cur)
+	}
+	hist, err := db.ObservationsBetween(ctx, t0, t0.Add(4*time.Hour))
+	if err != nil || len(hist) != 3 {
+		t.Errorf("history has %d observations (%v), want all 3", len(hist), err)
+	}
+}
+
+// TestPriceSourcePrefersFreshPrices: answers quote a fresh price over a
+// cheaper stale one (a Vast median past its 8-hour limit), and the price
+// they quote carries its as-of time.
+func TestPriceSourcePrefersFreshPrices(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return now }
+	vast := offer("vast", "a100-80", 1, pricing.MarketOnDemand, "all", "verified-median", 0.80, now.Add(-9*time.Hour))
+	runpod := offer("runpod", "a100-80", 1, pricing.MarketOnDemand, "all", "NVIDIA A100-SXM4-80GB", 1.39, now.Add(-time.Hour))
+	saveRun(t, db, okRun("vast", vast.ObservedAt, []pricing.Offer{vast}), []pricing.Offer{vast})
+	saveRun(t, db, okRun("runpod", runpod.ObservedAt, []pricing.Offer{runpod}), []pricing.Offer{runpod})
+	src, err := db.PriceSource(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := src.GPUHourPrice("a100-80")
+	if !ok || p.Provider != "runpod" || p.USDPerGPUHour != 1.39 || !p.AsOf.Equal(runpod.ObservedAt) {
+		t.Errorf("price %+v, want runpod's fresh $1.39", p)
 	}
 }

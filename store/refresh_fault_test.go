@@ -107,7 +107,7 @@ func TestRefreshUnderProviderFaults(t *testing.T) {
 			azure := pricing.NewAzure(srv.URL, srv.Client(), nil)
 			azure.Regions = []string{"westus2"}
 			r := &pricing.Refresher{
-				Fetchers: []pricing.Fetcher{azure, pricing.NewRunPod(srv.URL, srv.Client(), nil)},
+				Fetchers: []pricing.Fetcher{azure, pricing.NewRunPod(srv.URL, "", srv.Client(), nil)},
 				Sink:     db,
 				Timeout:  timeout,
 			}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -19,4 +20,20 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
 	}
 	return t, nil
+}
+
+// optionalTime is t as stored, or NULL for the zero time.
+func optionalTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return formatTime(t)
+}
+
+// parseOptionalTime reads a stored time that may be NULL (the zero time).
+func parseOptionalTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid {
+		return time.Time{}, nil
+	}
+	return parseTime(s.String)
 }

@@ -113,7 +113,7 @@ func TestConfigValid(t *testing.T) {
 	got := []any{c.DB, c.HTTPAddr, c.HealthAddr, c.AllowedTeams, c.Admins, c.RateLimit, c.LogLevel, c.ShutdownTimeout, c.DigestChannel,
 		c.DigestCron, c.RefreshCron, c.Socket(), c.llm().Enabled(), len(c.Fetchers), c.BotToken.reveal()}
 	want := []any{"/data/fitbot.db", ":8080", "", []string{"T1DC2JH3J", "T0ACME"}, []string{"U2CERLKJA"}, 5, slog.LevelWarn, 45 * time.Second, "C0PRICES",
-		"CRON_TZ=UTC 0 9 * * MON", "0 */6 * * *", true, true, 5, fakeBotToken}
+		"CRON_TZ=UTC 0 9 * * MON", "0 */6 * * *", true, true, 19, fakeBotToken} // 4 direct + 9 gpuhunt + 5 SkyPilot fetchers, and one keyed
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}

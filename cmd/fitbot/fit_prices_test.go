@@ -30,8 +30,9 @@ func TestFitFreshMachineWritesNothing(t *testing.T) {
 			if code != exitOK || errOut != "" {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
-			// The default sheet's cheapest RTX 4090 (pricing/data/default_prices.csv).
-			if !strings.Contains(out, "(price: tensordock on-demand, 2026-01-01)") {
+			// The default sheet's RTX 4090 (pricing/data/default_prices.csv): RunPod
+			// Community's of September, not TensorDock's of January, stale since.
+			if !strings.Contains(out, "(price: runpod on-demand, 2026-09-25)") {
 				t.Errorf("not priced from the default sheet:\n%s", out)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -28,18 +29,22 @@ const pricesUsage = `Usage: fitbot prices [--json] [GPU]
        fitbot prices import [--at TIME] FILE.csv
 
 "prices" shows, per GPU, the cheapest on-demand and spot offer with its
-provider, region and age; with a GPU (h100, "rtx 4090", a100-80), every
-current offer for it. Before the first refresh or import it shows fitbot's
-built-in price sheet and says how old it is.
+provider, region and age; with a GPU (h100 sxm, "rtx 4090", a100-80), every
+current offer for it; with a family (a100, h100), every offer for each
+variant. A stale price is marked and never the cheapest. Before the first
+refresh or import it shows fitbot's built-in price sheet and says how old
+it is.
 
 "prices --chart FILE.png GPU" draws the GPU's price history as a PNG:
 each provider's cheapest on-demand price per GPU-hour, day by day, over
 the last 90 days, with the moves of 5% or more ringed.
 
 "prices refresh" fetches now from the configured providers: aws, azure,
-runpod and vast always; lambda with LAMBDA_API_KEY, gcp with GCP_API_KEY.
-FITBOT_<PROVIDER>_URL points a provider at a mirror. A provider that fails
-keeps its last good prices; the exit code is 1 when any failed.
+runpod, vast and the public gpuhunt and skypilot catalogs always (one run
+per catalog file, e.g. gpuhunt:nebius); lambda with LAMBDA_API_KEY, gcp
+with GCP_API_KEY. FITBOT_<PROVIDER>_URL points a provider at a mirror. A
+provider that fails keeps its last good prices; the exit code is 1 when
+any failed.
 
 "prices import" stores a price sheet (negotiated rates, on-premises cost,
 backfilled history): a CSV with the header
@@ -99,8 +104,14 @@ func (a *app) prices(ctx context.Context, args []string) error {
 		fmt.Fprint(a.stdout, pricesUsage)
 		return nil
 	}
+	// A family name ("a100") lists every variant; any other name is one GPU.
 	gpu, note := "", ""
-	if name := strings.Join(f.words, " "); name != "" {
+	name := strings.Join(f.words, " ")
+	family := pricing.GPUFamily(name)
+	switch {
+	case family != nil:
+		gpu = strings.ToLower(strings.TrimSpace(name))
+	case name != "":
 		g, assumed, err := sizing.LookupGPU(name)
 		if err != nil {
 			return usageError(err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
@@ -120,14 +131,17 @@ func (a *app) prices(ctx context.Context, args []string) error {
 	}
 	now := time.Now().UTC()
 	if f.json {
-		return a.writeJSON(view.output(gpu, now))
+		return a.writeJSON(view.output(gpu, family, now))
 	}
 	if note != "" {
 		fmt.Fprintf(a.stdout, "(%s)\n", note)
 	}
-	if gpu == "" {
+	switch {
+	case family != nil:
+		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), now)
+	case gpu == "":
 		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
-	} else {
+	default:
 		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
 	}
 	view.writeFooter(a.stdout, now)
@@ -168,18 +182,30 @@ func (a *app) loadPrices(ctx context.Context) (priceView, error) {
 	return v, nil
 }
 
-func (v priceView) offersFor(gpu string) []pricing.Offer {
+// offersFor returns the offers for any of gpus, by GPU in the order
+// given, then as "cheapest" ranks them (pricing.CompareOffers).
+func (v priceView) offersFor(gpus ...string) []pricing.Offer {
 	var out []pricing.Offer
 	for _, o := range v.snap.Offers() {
-		if o.GPU == gpu {
+		if slices.Contains(gpus, o.GPU) {
 			out = append(out, o)
 		}
 	}
+	at := v.snap.At()
 	slices.SortStableFunc(out, func(a, b pricing.Offer) int {
-		return cmp.Or(cmp.Compare(a.USDPerGPUHour, b.USDPerGPUHour), strings.Compare(a.Provider, b.Provider),
-			strings.Compare(a.Region, b.Region), strings.Compare(a.InstanceType, b.InstanceType))
+		return cmp.Or(cmp.Compare(slices.Index(gpus, a.GPU), slices.Index(gpus, b.GPU)), pricing.CompareOffers(a, b, at))
 	})
 	return out
+}
+
+// offerAge is an offer's age for a table: "6h", or "40d stale" past its
+// provider's limit.
+func offerAge(now time.Time, o pricing.Offer) string {
+	s := age(now, o.AsOf())
+	if o.Stale(now) {
+		s += " stale"
+	}
+	return s
 }
 
 // stale lists the refreshing providers (not imported sheets) whose
@@ -203,7 +229,7 @@ func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
 		cols := map[pricing.Market][]string{}
 		for ; i < len(cheapest) && cheapest[i].GPU == gpu; i++ {
 			o := cheapest[i]
-			cols[o.Market] = []string{fmt.Sprintf("%.2f", o.USDPerGPUHour), providerLabel(o), cmp.Or(o.Region, "-"), age(now, o.ObservedAt)}
+			cols[o.Market] = []string{fmt.Sprintf("%.2f", o.USDPerGPUHour), providerLabel(o), cmp.Or(o.Region, "-"), offerAge(now, o)}
 		}
 		row := []string{gpu}
 		for _, m := range []pricing.Market{pricing.MarketOnDemand, pricing.MarketSpot} {
@@ -227,7 +253,23 @@ func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time)
 	fmt.Fprintln(tw, "$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
 		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", o.USDPerGPUHour, providerLabel(o), o.Market,
-			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, age(now, o.ObservedAt))
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
+	}
+	tw.Flush()
+}
+
+// writeFamilyOffers lists the offers of every variant of a GPU family
+// (`fitbot prices a100`), each row naming its variant.
+func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now time.Time) {
+	if len(offers) == 0 {
+		fmt.Fprintf(w, "No current offers for any %s.\n", strings.ToUpper(family))
+		return
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "VARIANT\t$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
+	for _, o := range offers {
+		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", display.GPUName(o.GPU), o.USDPerGPUHour, providerLabel(o), o.Market,
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
 	}
 	tw.Flush()
 }
@@ -308,18 +350,20 @@ func age(now, t time.Time) string {
 
 // offerJSON is one offer in `fitbot prices --json`.
 type offerJSON struct {
-	Provider      string    `json:"provider"`
-	Tier          string    `json:"tier"`
-	Market        string    `json:"market"`
-	GPU           string    `json:"gpu"`
-	GPUCount      float64   `json:"gpu_count"`
-	Region        string    `json:"region"`
-	InstanceType  string    `json:"instance_type"`
-	USDPerHour    float64   `json:"usd_per_hour"`
-	USDPerGPUHour float64   `json:"usd_per_gpu_hour"`
-	ObservedAt    time.Time `json:"observed_at"`
-	AgeSeconds    int64     `json:"age_seconds"`
-	Source        string    `json:"source"`
+	Provider      string     `json:"provider"`
+	Tier          string     `json:"tier"`
+	Market        string     `json:"market"`
+	GPU           string     `json:"gpu"`
+	GPUCount      float64    `json:"gpu_count"`
+	Region        string     `json:"region"`
+	InstanceType  string     `json:"instance_type"`
+	USDPerHour    float64    `json:"usd_per_hour"`
+	USDPerGPUHour float64    `json:"usd_per_gpu_hour"`
+	ObservedAt    time.Time  `json:"observed_at"`
+	PublishedAt   *time.Time `json:"published_at"` // the source's publication time, when it gives one
+	AgeSeconds    int64      `json:"age_seconds"`  // from published_at when earlier than observed_at
+	Stale         bool       `json:"stale"`        // older than the provider's freshness limit
+	Source        string     `json:"source"`
 }
 
 type gpuPricesJSON struct {
@@ -341,27 +385,36 @@ type pricesJSON struct {
 	Source         string          `json:"source"` // "store" or "default_sheet"
 	OldestAt       time.Time       `json:"oldest_observed_at"`
 	GPU            string          `json:"gpu,omitempty"`
+	Family         []string        `json:"family,omitempty"` // the variants listed when gpu names a family ("a100")
 	Cheapest       []gpuPricesJSON `json:"cheapest,omitempty"`
 	Offers         []offerJSON     `json:"offers,omitempty"`
 	StaleProviders []staleJSON     `json:"stale_providers"`
 }
 
 func toOfferJSON(o pricing.Offer, now time.Time) offerJSON {
-	return offerJSON{
+	j := offerJSON{
 		Provider: o.Provider, Tier: o.Tier, Market: string(o.Market), GPU: o.GPU, GPUCount: o.GPUCount,
 		Region: o.Region, InstanceType: o.InstanceType, USDPerHour: o.USDPerHour, USDPerGPUHour: o.USDPerGPUHour,
-		ObservedAt: o.ObservedAt, AgeSeconds: int64(now.Sub(o.ObservedAt) / time.Second), Source: o.Source,
+		ObservedAt: o.ObservedAt, AgeSeconds: int64(o.Age(now) / time.Second), Stale: o.Stale(now), Source: o.Source,
 	}
+	if !o.PublishedAt.IsZero() {
+		j.PublishedAt = &o.PublishedAt
+	}
+	return j
 }
 
-func (v priceView) output(gpu string, now time.Time) pricesJSON {
-	out := pricesJSON{Source: "store", OldestAt: v.snap.Oldest(), GPU: gpu, StaleProviders: []staleJSON{}}
+func (v priceView) output(gpu string, family []string, now time.Time) pricesJSON {
+	out := pricesJSON{Source: "store", OldestAt: v.snap.Oldest(), GPU: gpu, Family: family, StaleProviders: []staleJSON{}}
 	if v.fromSheet {
 		out.Source = "default_sheet"
 	}
 	if gpu != "" {
 		out.Offers = []offerJSON{}
-		for _, o := range v.offersFor(gpu) {
+		ids := family
+		if ids == nil {
+			ids = []string{gpu}
+		}
+		for _, o := range v.offersFor(ids...) {
 			out.Offers = append(out.Offers, toOfferJSON(o, now))
 		}
 	} else {
@@ -462,6 +515,9 @@ func writeReports(w io.Writer, reports []pricing.Report) {
 		took := run.Finished.Sub(run.Started).Round(100 * time.Millisecond)
 		if run.Status == pricing.RunOK {
 			line := fmt.Sprintf("%s\tok\t%d offers\t%s", run.Provider, run.Rows, took)
+			if run.FeedStale(run.Finished) {
+				line += fmt.Sprintf("\tstale: the source published these prices %s ago (%s)", age(run.Finished, run.PublishedAt), run.PublishedAt.Format(time.DateOnly))
+			}
 			if len(r.Unknown) > 0 {
 				names := slices.Sorted(maps.Keys(r.Unknown))
 				line += fmt.Sprintf("\t%d unknown names skipped: %s", len(names), truncateList(names, 5))
@@ -494,6 +550,11 @@ type reportJSON struct {
 	Started    time.Time      `json:"started_at"`
 	Finished   time.Time      `json:"finished_at"`
 	LastGoodAt *time.Time     `json:"last_good_at"`
+	// PublishedAt is the oldest publication time the source gave for its
+	// prices; Stale is true when it is older than the provider's limit
+	// (a feed that stopped moving), even for an ok run.
+	PublishedAt *time.Time `json:"published_at"`
+	Stale       bool       `json:"stale"`
 }
 
 func reportsJSON(reports []pricing.Report) []reportJSON {
@@ -507,6 +568,10 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 		if r.LastGood != nil {
 			j.LastGoodAt = &r.LastGood.AsOf
 		}
+		if !r.Run.PublishedAt.IsZero() {
+			j.PublishedAt = &r.Run.PublishedAt
+		}
+		j.Stale = r.Stale()
 		out = append(out, j)
 	}
 	return out

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,6 +54,8 @@ func newWrappedFakeClouds(t *testing.T, wrap func(http.Handler) http.Handler) *f
 func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 	var file string
 	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, "/gpuhunt/") || strings.HasPrefix(p, "/skypilot/"):
+		file = strings.TrimPrefix(p, "/") // the buckets' own layout under testdata
 	case p == "/graphql":
 		file = "runpod/gputypes.json"
 	case p == "/api/v0/bundles/":
@@ -104,11 +108,15 @@ func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-// useClouds points every keyless provider at fc, two regions each.
+// useClouds points every keyless provider at fc (the direct APIs with two
+// regions each, and the gpuhunt and SkyPilot catalogs).
 func useClouds(t *testing.T, fc *fakeClouds) {
 	for _, p := range []string{"AWS", "AZURE", "RUNPOD", "VAST"} {
 		t.Setenv("FITBOT_"+p+"_URL", fc.srv.URL)
 	}
+	t.Setenv("FITBOT_GPUHUNT_URL", fc.srv.URL+"/gpuhunt/v3")
+	t.Setenv("FITBOT_SKYPILOT_URL", fc.srv.URL+"/skypilot/v8")
+	t.Setenv("RUNPOD_API_KEY", "")
 	t.Setenv("FITBOT_AWS_REGIONS", "us-east-1,us-west-2")
 	t.Setenv("FITBOT_AZURE_REGIONS", "eastus,westus2")
 	t.Setenv("LAMBDA_API_KEY", "")
@@ -168,7 +176,7 @@ func TestPricesRefreshTwiceKeepsHistory(t *testing.T) {
 	}
 	var p5 []string
 	for _, o := range hist {
-		if o.Provider == "aws" && o.InstanceType == "p5.48xlarge" && o.Market == pricing.MarketOnDemand && o.Region == "us-east-1" {
+		if o.Provider == "aws" && o.InstanceType == "p5.48xlarge" && o.Market == pricing.MarketOnDemand && o.Region == "us-east-1" && strings.Contains(o.Source, "awsstatic") {
 			p5 = append(p5, fmt.Sprintf("%.2f", o.USDPerHour))
 		}
 	}
@@ -186,7 +194,10 @@ func TestPricesRefreshTwiceKeepsHistory(t *testing.T) {
 			now = append(now, fmt.Sprintf("%s %.2f %.4f", o.Region, o.USDPerHour, o.USDPerGPUHour))
 		}
 	}
-	if diff := cmp.Diff([]string{"us-east-1 49.54 6.1925", "us-west-2 49.54 6.1925"}, now); diff != "" {
+	// gpuhunt's AWS catalog prices us-east-1 too, published on 2026-11-30,
+	// after AWS's own file of 2026-11-27: the fresher price is current
+	// there, and both are in the history.
+	if diff := cmp.Diff([]string{"us-west-2 49.54 6.1925", "us-east-1 55.04 6.8800"}, now); diff != "" {
 		t.Errorf("current p5.48xlarge on-demand offers (-want +got):\n%s", diff)
 	}
 }
@@ -214,7 +225,7 @@ func TestPricesRefreshProviderDiesMidway(t *testing.T) {
 	if code != exitFailure {
 		t.Errorf("refresh with a dead provider: exit %d, want %d", code, exitFailure)
 	}
-	if !regexp.MustCompile(`(?m)^azure\s+failed\s+azure: .*keeping its 15 prices from`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^azure\s+failed\s+azure: .*keeping its 19 prices from`).MatchString(out) {
 		t.Errorf("refresh output does not report azure failed with its kept prices:\n%s%s", out, errOut)
 	}
 	for _, p := range []string{"aws", "runpod", "vast"} {
@@ -342,8 +353,14 @@ func TestPricesText(t *testing.T) {
 		{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketSpot, Region: "us-west-2", USDPerHour: 23.12, USDPerGPUHour: 2.89, ObservedAt: at},
 		{Provider: "runpod", InstanceType: "NVIDIA H100 80GB HBM3", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "community", Region: "all", USDPerHour: 2.69, USDPerGPUHour: 2.69, ObservedAt: now.Add(-50 * time.Minute)},
 		{Provider: "azure", InstanceType: "Standard_NV6ads_A10_v5", GPU: "a10", GPUCount: 1.0 / 6, Market: pricing.MarketOnDemand, Region: "eastus", USDPerHour: 0.454, USDPerGPUHour: 2.724, ObservedAt: now.AddDate(0, 0, -3)},
+		// The A100 family: three variants, and a 334-day-old bargain that
+		// is listed, marked stale, and never the cheapest.
+		{Provider: "runpod", InstanceType: "NVIDIA A100 80GB PCIe", GPU: "a100-80-pcie", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "community", Region: "all", USDPerHour: 1.19, USDPerGPUHour: 1.19, ObservedAt: now.Add(-2 * time.Hour)},
+		{Provider: "runpod", InstanceType: "NVIDIA A100-SXM4-80GB", GPU: "a100-80", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "secure", Region: "all", USDPerHour: 1.79, USDPerGPUHour: 1.79, ObservedAt: now.Add(-2 * time.Hour)},
+		{Provider: "tensordock", InstanceType: "a100-sxm4-80gb", GPU: "a100-80", GPUCount: 1, Market: pricing.MarketOnDemand, Region: "-", USDPerHour: 0.85, USDPerGPUHour: 0.85, ObservedAt: now.AddDate(0, 0, -334)},
+		{Provider: "lambda", InstanceType: "gpu_8x_a100", GPU: "a100-40", GPUCount: 8, Market: pricing.MarketOnDemand, Region: "all", USDPerHour: 14.32, USDPerGPUHour: 1.79, ObservedAt: at},
 	}
-	v := priceView{snap: pricing.NewSnapshot(offers), dbPath: "/var/lib/fitbot/fitbot.db", health: []store.ProviderHealth{
+	v := priceView{snap: pricing.NewSnapshotAt(offers, now), dbPath: "/var/lib/fitbot/fitbot.db", health: []store.ProviderHealth{
 		{Provider: "aws", Last: pricing.Run{Status: pricing.RunOK, AsOf: at}, LastGood: &pricing.Run{Status: pricing.RunOK, AsOf: at}},
 		{Provider: "azure", Last: pricing.Run{Status: pricing.RunFailed, Error: "azure: HTTP 503: upstream unavailable (eastus, page 1)"},
 			LastGood: &pricing.Run{Status: pricing.RunOK, AsOf: now.AddDate(0, 0, -3)}},
@@ -355,14 +372,108 @@ func TestPricesText(t *testing.T) {
 	writeOffers(&b, "h100", v.offersFor("h100"), now)
 	b.WriteString("---\n")
 	writeOffers(&b, "a10", v.offersFor("a10"), now)
+	b.WriteString("---\n")
+	writeFamilyOffers(&b, "a100", v.offersFor(pricing.GPUFamily("a100")...), now)
 	v.writeFooter(&b, now)
 	checkGolden(t, "prices/cheapest_and_offers.txt", b.String())
 
 	var j bytes.Buffer
 	enc := json.NewEncoder(&j)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v.output("", now)); err != nil {
+	if err := enc.Encode(v.output("", nil, now)); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "prices/cheapest.json", j.String())
+}
+
+// TestPricesFamily: `prices a100` lists every A100 variant, each named;
+// `prices h100` the SXM, PCIe and NVL; a variant's own name lists it alone.
+func TestPricesFamily(t *testing.T) {
+	useDB(t)
+	tests := []struct {
+		args    []string
+		want    []string
+		notWant []string
+	}{
+		{[]string{"prices", "a100"}, []string{"VARIANT", "A100 SXM 80 GB", "A100 PCIe 80 GB", "A100 SXM 40 GB"}, nil},
+		{[]string{"prices", "H100"}, []string{"H100 SXM 80 GB", "H100 PCIe 80 GB", "H100 NVL 94 GB"}, nil},
+		{[]string{"prices", "a100", "pcie"}, []string{"NVIDIA A100 80GB PCIe"}, []string{"VARIANT", "A100-SXM4-80GB"}},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCmd(t, tt.args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: output has %q:\n%s", tt.args, w, out)
+			}
+		}
+	}
+	code, out, _ := runCmd(t, "prices", "--json", "a100")
+	var got pricesJSON
+	if code != exitOK || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("--json a100: exit %d: %s", code, out)
+	}
+	gpus := map[string]bool{}
+	for _, o := range got.Offers {
+		gpus[o.GPU] = true
+	}
+	if len(got.Family) != 4 || !gpus["a100-80"] || !gpus["a100-80-pcie"] || !gpus["a100-40"] {
+		t.Errorf("--json a100: family %v, offers of %v; want the four variants and offers of three", got.Family, gpus)
+	}
+}
+
+// TestFreshInstallPricesTenProviders: with no key at all, one refresh
+// against loopback stand-ins of every keyless source (the four direct
+// APIs, gpuhunt's catalogs and SkyPilot's, in their real layouts) prices
+// at least ten providers, each price naming its source.
+func TestFreshInstallPricesTenProviders(t *testing.T) {
+	useDB(t)
+	fc := newFakeClouds(t)
+	useClouds(t, fc)
+	t.Setenv("LAMBDA_API_KEY", "")
+	t.Setenv("GCP_API_KEY", "")
+	code, out, errOut := runCmd(t, "prices", "refresh")
+	if code != exitOK {
+		t.Fatalf("refresh: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{`gpuhunt:nebius +ok`, `skypilot:hyperstack +ok`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("refresh output lacks %q:\n%s", want, out)
+		}
+	}
+	providers := map[string]bool{}
+	for _, gpu := range []string{"h100", "a100-80", "a100-80-pcie", "a100-40", "h200", "l4", "l40s", "rtx-4090", "rtx-5090", "a10", "b200", "h100-pcie", "rtx-a6000"} {
+		for _, o := range pricesJSONOf(t, gpu).Offers {
+			providers[o.Provider] = true
+			if o.Source == "" {
+				t.Errorf("%s %s %s has no source", o.Provider, o.GPU, o.InstanceType)
+			}
+		}
+	}
+	if len(providers) < 10 {
+		t.Errorf("%d providers priced (%v), want at least 10", len(providers), slices.Sorted(maps.Keys(providers)))
+	}
+}
+
+// TestRefreshSummary: Slack's refresh reply stays one short line with 19
+// sources: counts, then only the sources that are not current.
+func TestRefreshSummary(t *testing.T) {
+	frozen := time.Date(2024, 5, 13, 0, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	reports := []pricing.Report{
+		{Run: pricing.Run{Provider: "aws", Status: pricing.RunOK, Rows: 20, Finished: now, PublishedAt: frozen}},
+		{Run: pricing.Run{Provider: "gpuhunt:nebius", Status: pricing.RunOK, Rows: 4, Finished: now, PublishedAt: now.Add(-time.Hour)}},
+		{Run: pricing.Run{Provider: "vast", Status: pricing.RunFailed, Finished: now}},
+	}
+	want := "Refreshed prices: 2 of 3 sources ok, 24 offers. Not current: aws stale (published 2024-05-13), vast failed."
+	if got := refreshSummary(reports); got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
 }

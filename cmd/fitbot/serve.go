@@ -404,15 +404,24 @@ func refreshSummary(reports []pricing.Report) string {
 	if len(reports) == 0 {
 		return "No price providers are configured."
 	}
-	var parts []string
+	ok, offers := 0, 0
+	var problems []string
 	for _, r := range reports {
-		part := fmt.Sprintf("%s %s", r.Run.Provider, r.Run.Status)
-		if r.Run.Status == pricing.RunOK {
-			part += fmt.Sprintf(" (%d offers)", r.Run.Rows)
+		switch {
+		case r.Run.Status != pricing.RunOK:
+			problems = append(problems, fmt.Sprintf("%s %s", r.Run.Provider, r.Run.Status))
+		case r.Stale():
+			ok, offers = ok+1, offers+r.Run.Rows
+			problems = append(problems, fmt.Sprintf("%s stale (published %s)", r.Run.Provider, r.Run.PublishedAt.Format(time.DateOnly)))
+		default:
+			ok, offers = ok+1, offers+r.Run.Rows
 		}
-		parts = append(parts, part)
 	}
-	return "Refreshed prices: " + strings.Join(parts, ", ") + "."
+	msg := fmt.Sprintf("Refreshed prices: %d of %d sources ok, %d offers.", ok, len(reports), offers)
+	if len(problems) > 0 {
+		msg += " Not current: " + strings.Join(problems, ", ") + "."
+	}
+	return msg
 }
 
 // storePrices is what liveAnswerer needs of the store.

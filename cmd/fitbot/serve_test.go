@@ -20,6 +20,7 @@ import (
 	"github.com/slack-go/slack/slacktest"
 
 	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/pricing"
 )
 
 // Fake credentials the serve tests run with; TestServeNeverLogsSecrets
@@ -549,8 +550,8 @@ func TestServeNeverLogsSecrets(t *testing.T) {
 	} {
 		env[k] = v
 	}
-	for _, p := range []string{"AWS", "AZURE", "RUNPOD", "VAST", "LAMBDA", "GCP"} {
-		env["FITBOT_"+p+"_URL"] = providers.URL
+	for _, p := range pricing.Providers() {
+		env[providerURLVar(p)] = providers.URL
 	}
 	r := startServe(t, env, "--http", "127.0.0.1:0")
 	base, health := r.addr(t, "http"), r.addr(t, "health")

@@ -96,8 +96,11 @@ func providerVars() []envVar {
 			out = append(out, envVar{name: providerRegionsVar(p), defDoc: "fitbot's list", doc: p.Name + " regions priced, comma-separated",
 				check: func(v string) error { return pricing.CheckRegions(p.Name, splitList(v)) }})
 		}
-		if p.Keyed {
+		switch {
+		case p.Keyed:
 			out = append(out, envVar{name: providerKeyVar(p), doc: p.Name + " API key; the provider is refreshed only with one", secret: true})
+		case p.KeyTaken:
+			out = append(out, envVar{name: providerKeyVar(p), doc: p.Name + " API key, sent when set (the provider also answers without one)", secret: true})
 		}
 	}
 	return out
@@ -221,7 +224,7 @@ func (e environ) providerSettings() map[string]pricing.ProviderSettings {
 		if p.Regional {
 			s.Regions = splitList(e.get(providerRegionsVar(p)))
 		}
-		if p.Keyed {
+		if p.Keyed || p.KeyTaken {
 			s.Key = e.get(providerKeyVar(p))
 		}
 		out[p.Name] = s

@@ -1,6 +1,6 @@
 -- The sqlite3 command-line baseline for BenchmarkIngest: the same 100,000
 -- offers loaded with .import into the same schema (migrations 0001 and
--- 0002, the store's pragmas), in one transaction. From the repository
+-- 0002, and 0008 for the publication columns, the store's pragmas), in one transaction. From the repository
 -- root, write BenchmarkIngest's rows as CSV, then time the load:
 --   awk 'BEGIN{print "provider,gpu,gpu_count,region,pricing,usd_per_hour,instance_type";
 --     split("h100 a100-80 l40s rtx-4090 l4",g," "); for(i=0;i<100000;i++)
@@ -11,6 +11,7 @@ PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = ON;
 .read migrations/0001_plans.sql
 .read migrations/0002_prices.sql
+.read migrations/0008_price_publication.sql
 .timer on
 BEGIN IMMEDIATE;
 CREATE TEMP TABLE sheet (provider TEXT, gpu TEXT, gpu_count REAL, region TEXT, pricing TEXT, usd_per_hour REAL, instance_type TEXT);

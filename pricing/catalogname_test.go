@@ -1,0 +1,71 @@
+package pricing
+
+import "testing"
+
+// TestCatalogGPU maps the GPU names gpuhunt and SkyPilot publish (their
+// catalogs' own spellings) to catalog ids, refusing what it cannot place.
+func TestCatalogGPU(t *testing.T) {
+	tests := []struct {
+		name     string
+		mem      float64
+		instance string
+		want     string
+	}{
+		{"A100", 40, "p4d.24xlarge", "a100-40"},
+		{"A100", 80, "gpu-a100-sxm", "a100-80"},
+		{"A100", 80, "Standard_NC24ads_A100_v4_PCIe", "a100-80-pcie"},
+		{"A100", 0, "", ""}, // no size: 40 or 80?
+		{"A100-80G-PCIe", 0, "n3-A100x1", "a100-80-pcie"},
+		{"A100-80G-PCIe-NVLink", 0, "n3-A100x8-NVLink", "a100-80-pcie"},
+		{"A100-80GB", 0, "lambdalabs__8xA100_80GB", "a100-80"},
+		{"H100", 80, "gpu-h100-sxm", "h100"},
+		{"H100", 0, "1x-H100-75-722", "h100"},
+		{"H100-80G-PCIe", 0, "n3-H100x1", "h100-pcie"},
+		{"H100-80G-SXM5", 0, "n3-H100-SXM5x8", "h100"},
+		{"H100NVL", 94, "", "h100-nvl"},
+		{"NVIDIA-H100-80GB-HBM3", 0, "", "h100"},
+		{"H200", 141, "", "h200"},
+		{"H200NVL", 141, "", "h200-nvl"},
+		{"H200-NVL", 0, "", "h200-nvl"},
+		{"RTXPRO6000", 96, "1x_RTXPRO6000_28V_160G", "rtx-pro-6000"},
+		{"B300", 288, "", "b300"},
+		{"L40S", 48, "", "l40s"},
+		{"L40", 48, "", ""}, // not in the sizing catalog
+		{"RTX-A6000", 0, "n3-RTX-A6000x1", "rtx-a6000"},
+		{"A6000", 48, "", "rtx-a6000"},
+		{"RTX4090", 24, "", "rtx-4090"},
+		{"V100", 16, "", "v100-16"},
+		{"V100", 32, "", "v100-32"},
+		{"V100", 0, "", ""},
+		{"A10G", 24, "g5.xlarge", "a10g"},
+		{"RTX-A4000", 0, "", ""},
+		{"", 0, "", ""},
+	}
+	for _, tt := range tests {
+		got, ok := catalogGPU(tt.name, tt.mem, tt.instance)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("catalogGPU(%q, %g, %q) = %q, %v; want %q", tt.name, tt.mem, tt.instance, got, ok, tt.want)
+		}
+	}
+}
+
+func FuzzCatalogGPU(f *testing.F) {
+	f.Add("A100-80G-PCIe", 0.0, "n3-A100x1")
+	f.Add("H100", 80.0, "")
+	f.Fuzz(func(t *testing.T, name string, mem float64, instance string) {
+		if id, ok := catalogGPU(name, mem, instance); ok && !isCatalogID(id) {
+			t.Errorf("catalogGPU(%q) = %q, not a catalog id", name, id)
+		}
+	})
+}
+
+func TestNotOnDemandCapacity(t *testing.T) {
+	for flags, want := range map[string]bool{
+		"": false, "oci-spot": false, "gcp-a4": false, "gcp-g4": false, "arm": false,
+		"gcp-dws-calendar-mode": true, "runpod-cluster": true, "runpod-cpu": true, "gcp-g4-preview": true, "gcp-a4 gcp-dws-calendar-mode": true,
+	} {
+		if got := notOnDemandCapacity(flags); got != want {
+			t.Errorf("notOnDemandCapacity(%q) = %v, want %v", flags, got, want)
+		}
+	}
+}
