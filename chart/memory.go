@@ -34,10 +34,6 @@ var termColours = map[string]color.Color{
 	"activations": palette[3], "KV cache": palette[4], "overhead": palette[6],
 }
 
-// headroomShare is the share of the card the sizing seeds keep free for
-// fragmentation and spikes (sizing's "tight" threshold).
-const headroomShare = 0.20
-
 const gib = 1 << 30
 
 // Memory is the data of an answer's memory picture.
@@ -55,7 +51,7 @@ func Memory(a sizing.Answer) MemoryData {
 		CardGiB:  round2(float64(a.VRAMBytes) / gib),
 		Fits:     a.Fits,
 	}
-	d.HeadroomGiB = round2(d.CardGiB * (1 - headroomShare))
+	d.HeadroomGiB = round2(d.CardGiB * (1 - sizing.TightFraction))
 	for _, t := range terms {
 		if t.bytes > 0 {
 			d.Segments = append(d.Segments, Segment{Label: t.label, GiB: round2(float64(t.bytes) / gib)})
