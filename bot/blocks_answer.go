@@ -89,7 +89,7 @@ func memorySummary(a sizing.Answer) string {
 	b.WriteString("\n```")
 	b.WriteString(memoryBar(a.PerGPU, a.VRAMBytes))
 	b.WriteString("```")
-	if a.Headroom != "" {
+	if a.Headroom != "" && a.Headroom != sizing.HeadroomOver { // the header already says it does not fit
 		fmt.Fprintf(&b, "\nHeadroom: *%s*.", a.Headroom)
 	}
 	return b.String()
