@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -124,7 +125,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
 	}
 	if parsed.Intent != sizing.IntentFit {
-		return a.ask(ctx, parsed, f.json)
+		return a.ask(ctx, question, parsed, f.json, f.save)
 	}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
@@ -141,7 +142,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		writeAnswer(a.stdout, ans)
 	}
 	if f.save {
-		return a.savePlan(ctx, strings.Join(f.words, " "), parsed.Query, ans, f.json)
+		return a.savePlan(ctx, plan.FromAnswer(strings.Join(f.words, " "), parsed.Query, ans), f.json)
 	}
 	return nil
 }
