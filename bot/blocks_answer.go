@@ -73,6 +73,9 @@ func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 			slack.NewButtonBlockElement(ActionDetails, v.ref, plain("Show details")),
 			slack.NewButtonBlockElement(ActionReprice, v.ref, plain("Re-price")),
 		))
+		if a.Fits {
+			withLaunch(blocks[len(blocks)-1], v.ref)
+		}
 	}
 	return blocks
 }

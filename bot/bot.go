@@ -89,6 +89,8 @@ type Config struct {
 	Prices      PriceBook     // nil: `/fit prices` says prices are not available yet
 	Hardware    HardwareStore // nil: `/fit hardware` says team hardware is not kept
 	Interpreter Interpreter   // nil: no language-model fallback
+	Upload      FileUploader  // nil: no pictures, launch configs as text
+	History     PriceHistory  // nil: no price pictures
 	// Models resolves Hugging Face Hub ids, links and names the catalog
 	// lacks; nil: the parser's own message answers them.
 	Models ModelResolver

@@ -59,6 +59,8 @@ type DigestPosterConfig struct {
 	ClaimTTL time.Duration        // 0: DefaultDigestClaimTTL
 	Logger   *slog.Logger         // nil: slog.Default()
 	Models   ModelResolver        // re-reads plans for Hugging Face Hub models; nil: they show their problem
+	Upload   FileUploader         // nil: the digest carries no picture
+	History  PriceHistory         // nil: the digest carries no picture
 }
 
 // DigestPoster posts the weekly price-change digest to one channel,
@@ -80,6 +82,8 @@ type DigestPoster struct {
 	clock    func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 	models   ModelResolver
+	upload   FileUploader
+	history  PriceHistory
 }
 
 // NewDigestPoster returns a poster, or an error naming what is missing.
@@ -93,7 +97,8 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 		return nil, errors.New("bot: no digest channel (FITBOT_DIGEST_CHANNEL)")
 	}
 	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, schedule: cfg.Schedule, cfg: cfg.Digest,
-		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep, models: cfg.Models}
+		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep, models: cfg.Models,
+		upload: cfg.Upload, history: cfg.History}
 	if p.schedule == nil {
 		p.schedule = mondays0900UTC{}
 	}
@@ -272,5 +277,6 @@ func (p *DigestPoster) post(ctx context.Context, log *slog.Logger, rec store.Sen
 	}
 	rec.TS, rec.PostedAt, rec.LastError = ts, p.clock().UTC(), ""
 	log.Info("digest: posted", "ts", ts, "moves", len(d.Moves), "quiet", d.Quiet)
+	p.attachChart(ctx, log, ts, d)
 	return DigestDelivery{Record: rec, Digest: &d, Posted: true}, nil
 }

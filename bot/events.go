@@ -155,6 +155,7 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 			e.log.Error("bot: posting the answer failed", "event_id", key, "kind", in.kind, "err", err)
 		} else {
 			e.remember(ctx, in, thread, msg)
+			e.h.attachPicture(ctx, in.asker.channel, thread, msg)
 		}
 		observeQuestion(ctx, e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
 	})

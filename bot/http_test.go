@@ -268,8 +268,14 @@ func TestInteractions(t *testing.T) {
 			if p[0].ResponseType != slack.ResponseTypeInChannel || p[0].ReplaceOriginal || p[0].DeleteOriginal || !strings.Contains(p[0].Text, "✅ Fits") {
 				t.Errorf("first post %+v, want the answer in_channel as a new message", p[0])
 			}
-			if raw := string(mustJSON(t, p[0].Blocks)); strings.Contains(raw, `"actions"`) || !strings.Contains(raw, "Shared by") {
-				t.Errorf("shared answer keeps its buttons or lacks who shared it: %s", raw)
+			raw := string(mustJSON(t, p[0].Blocks))
+			for _, private := range []string{ActionShare, ActionDetails, ActionReprice} {
+				if strings.Contains(raw, private) {
+					t.Errorf("shared answer keeps the private button %s: %s", private, raw)
+				}
+			}
+			if !strings.Contains(raw, ActionLaunch) || !strings.Contains(raw, "Shared by") {
+				t.Errorf("shared answer lacks the Launch config button or who shared it: %s", raw)
 			}
 			if !p[1].DeleteOriginal {
 				t.Errorf("second post %+v, want delete_original", p[1])

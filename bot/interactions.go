@@ -37,6 +37,10 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
+		if action == ActionLaunch {
+			h.later(ctx, action, func(ctx context.Context) { h.launchPressed(ctx, cb, value) })
+			continue
+		}
 		if !knownAction(action) {
 			h.log.Debug("bot: unknown action ignored", "action_id", action)
 			continue
@@ -46,6 +50,9 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 				if !h.respond(ctx, url, msg, action) {
 					return
 				}
+			}
+			if action == ActionShare {
+				h.shareChart(ctx, cb, value)
 			}
 		})
 	}
@@ -62,7 +69,7 @@ func (h *Handler) press(ctx context.Context, action, value, user string) []Messa
 	case ActionShare:
 		shared := msg
 		shared.ResponseType = slack.ResponseTypeInChannel
-		shared.Blocks = append(withoutActions(shared.Blocks), slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Shared by <@%s>", user))))
+		shared.Blocks = append(sharedBlocks(shared.Blocks), slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Shared by <@%s>", user))))
 		return []Message{shared, {DeleteOriginal: true, Text: "shared"}}
 	default:
 		msg.ReplaceOriginal = true
@@ -99,16 +106,4 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 		return answered(answerText(a), answerBlocks(a, view)...), true
 	}
 	return ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
-}
-
-// withoutActions returns blocks without the answer's buttons, for a
-// message the whole channel sees.
-func withoutActions(blocks []slack.Block) []slack.Block {
-	out := make([]slack.Block, 0, len(blocks))
-	for _, b := range blocks {
-		if _, ok := b.(*slack.ActionBlock); !ok {
-			out = append(out, b)
-		}
-	}
-	return out
 }

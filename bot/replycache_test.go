@@ -209,7 +209,7 @@ func TestCachedReplyChangedIsEncodedAfresh(t *testing.T) {
 	}
 	shared := msg
 	shared.ResponseType = slack.ResponseTypeInChannel
-	shared.Blocks = withoutActions(shared.Blocks)
+	shared.Blocks = sharedBlocks(shared.Blocks)
 	if got := messageJSON(t, shared); !strings.Contains(got, `"response_type":"in_channel"`) || strings.Contains(got, `"type":"actions"`) {
 		t.Errorf("a shared copy was encoded from the cached JSON:\n%.400s", got)
 	}

@@ -118,7 +118,7 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		a := Alternative{
 			Method: c.req.Method, Optimizer: c.req.Optimizer, GPU: c.req.GPU, GPUs: c.req.GPUs,
 			ZeROStage: c.req.ZeROStage, Offload: c.req.Offload, Fits: true, TotalBytes: c.total, Why: c.why,
-			Headroom: headroom(c.total, c.gpu.MemoryBytes),
+			Headroom: headroom(c.total, c.gpu.MemoryBytes), Request: c.req,
 		}
 		if a.Headroom == HeadroomTight {
 			a.Why += " (" + tightNote + ")"

@@ -3,9 +3,11 @@ package sizing
 import "fmt"
 
 const (
-	// tightFraction is the headroom below which a fit is tight: the seeds
-	// advise budgeting 20-50 % beyond the model states.
-	tightFraction = 0.20
+	// TightFraction is the share of the card below whose headroom a fit
+	// is tight: the seeds advise budgeting 20-50 % beyond the model states.
+	// The verdict, every alternative, the searches and the memory picture
+	// use this one figure.
+	TightFraction = 0.20
 	// hostRAMFactor is how much host RAM fitbot asks for per byte that
 	// offload moves there (the seeds: provision 1.5-2×).
 	hostRAMFactor = 1.5
@@ -126,7 +128,7 @@ func (rs *resolved) memory(r *Request) Memory {
 // vram bytes and still leave the headroom the seeds advise: the line
 // between comfortable and tight, used by the verdict, the alternatives and
 // the inverse searches alike.
-func comfortableBytes(vram int64) int64 { return int64(float64(vram) * (1 - tightFraction)) }
+func comfortableBytes(vram int64) int64 { return int64(float64(vram) * (1 - TightFraction)) }
 
 // tightNote is what an answer adds to a figure that fits only tightly.
 const tightNote = "tight: under 20% headroom"
@@ -136,7 +138,7 @@ func headroom(total, vram int64) Headroom {
 	switch {
 	case total > vram:
 		return HeadroomOver
-	case float64(vram-total) < tightFraction*float64(vram):
+	case float64(vram-total) < TightFraction*float64(vram):
 		return HeadroomTight
 	}
 	return HeadroomComfortable

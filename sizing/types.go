@@ -188,6 +188,11 @@ type Alternative struct {
 	// USDTotal is Hours at USDPerHour: the cost of the whole run; nil
 	// without a token budget or a price.
 	USDTotal *float64 `json:"usd_total"`
+
+	// Request is the whole configuration the alternative stands for
+	// (quantisation, KV cache, checkpointing and nodes included), so that
+	// a launch config can be made for it; not part of the JSON contract.
+	Request Request `json:"-"`
 }
 
 // Price is what one GPU-hour costs and where that figure came from.

@@ -40,12 +40,13 @@ const digestPostTimeout = 3 * time.Minute
 // newDigestPoster builds the digest poster for channel on db, posting
 // through web, due on cronSpec (FITBOT_DIGEST_CRON; "" for the default).
 // fitbot serve's schedule calls its PostWeekly.
-func newDigestPoster(db *store.DB, web bot.ThreadPoster, channel, cronSpec string, models bot.ModelResolver, logger *slog.Logger) (*bot.DigestPoster, error) {
+func newDigestPoster(db *store.DB, web bot.ThreadPoster, up bot.FileUploader, channel, cronSpec string, models bot.ModelResolver, logger *slog.Logger) (*bot.DigestPoster, error) {
 	sched, err := parseCronSpec(cmp.Or(cronSpec, scheduleDigestDefault))
 	if err != nil {
 		return nil, fmt.Errorf("FITBOT_DIGEST_CRON: %w", err)
 	}
-	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Models: models, Logger: logger})
+	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Models: models, Logger: logger,
+		Upload: up, History: db})
 }
 
 // digest is `fitbot digest`.
@@ -97,7 +98,8 @@ func (a *app) digest(ctx context.Context, args []string) error {
 
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hc := &http.Client{Timeout: 30 * time.Second}
-	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: bot.NewSlackClient(token, "", a.env.get("SLACK_API_URL"), hc), Logger: logger})
+	client := bot.NewSlackClient(token, "", a.env.get("SLACK_API_URL"), hc)
+	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: client, Logger: logger})
 	if err != nil {
 		return failure(err.Error(), "")
 	}
@@ -105,7 +107,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "HF_ENDPOINT=https://huggingface.co")
 	}
-	poster, err := newDigestPoster(db, web, cmp.Or(channel, "dry-run"), a.env.get("FITBOT_DIGEST_CRON"), models, logger)
+	poster, err := newDigestPoster(db, web, bot.NewUploader(client, nil), cmp.Or(channel, "dry-run"), a.env.get("FITBOT_DIGEST_CRON"), models, logger)
 	if err != nil {
 		return failure(err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
 	}

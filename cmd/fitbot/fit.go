@@ -13,7 +13,7 @@ import (
 	"github.com/fitbot/fitbot/sizing"
 )
 
-const fitUsage = `Usage: fitbot fit [--json] [--save] [--config FILE] WORDS...
+const fitUsage = `Usage: fitbot fit [--json] [--save] [--config FILE] [--emit KIND] [--chart FILE.png] WORDS...
 
 Answers a sizing question: does it fit, the memory per GPU term by term,
 cheaper or smaller configurations that fit, speed, time and cost.
@@ -23,12 +23,18 @@ Flags may come before or after the words.
   --save         record the answer as a plan
   --config FILE  size the model described by a Hugging Face config.json
                  instead of a catalog model
+  --emit KIND    print the launch config of the answer instead of the answer:
+                 deepspeed, accelerate, vllm, llama.cpp or skypilot (for the
+                 first alternative that fits when the asked one does not)
+  --chart FILE   also write the memory breakdown as a PNG picture
 
 Examples:
   fitbot fit 13B lora 4090
   fitbot fit llama 3.1 70b qlora on 2 a100 for 3 epochs of 500M tokens
   fitbot fit --config ./config.json lora rtx-4090
   fitbot fit Qwen/Qwen3-1.7B lora h100                  any Hugging Face Hub model, by id or link
+  fitbot fit --emit deepspeed llama 3.1 70b full on 8 h100 zero 3
+  fitbot fit --chart memory.png 13B lora 4090
 
 The same words answer the questions that run the other way round:
   fitbot fit what 2x4090 lora                          largest model that fits
@@ -42,6 +48,8 @@ type fitArgs struct {
 	json   bool
 	save   bool
 	config string // path of a config.json; "" for a catalog model
+	emit   string // launch config kind; "" for the answer itself
+	chart  string // PNG path for the memory picture; "" for none
 	help   bool
 	words  []string
 }
@@ -66,6 +74,15 @@ func parseFitArgs(args []string) (fitArgs, error) {
 			f.config = args[i]
 		case strings.HasPrefix(arg, "--config="):
 			f.config = strings.TrimPrefix(arg, "--config=")
+		case arg == "--emit" || arg == "-emit" || arg == "--chart" || arg == "-chart":
+			if i+1 >= len(args) {
+				return f, fmt.Errorf("%s needs a value: --emit deepspeed, --chart memory.png", arg)
+			}
+			i++
+			f.setValue(strings.TrimLeft(arg, "-"), args[i])
+		case strings.HasPrefix(arg, "--emit=") || strings.HasPrefix(arg, "--chart="):
+			name, value, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+			f.setValue(name, value)
 		case arg == "--":
 			f.words = append(f.words, args[i+1:]...)
 			i = len(args)
@@ -93,6 +110,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if len(f.words) == 0 && f.config == "" {
 		fmt.Fprint(a.stderr, fitUsage)
 		return quietError(exitUsage)
+	}
+	if err := f.emitConflict(); err != nil {
+		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
 	}
 	question := strings.Join(f.words, " ")
 	if f.config == "" {
@@ -125,6 +145,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
 	}
 	if parsed.Intent != sizing.IntentFit {
+		if f.emit != "" || f.chart != "" {
+			return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
+		}
 		return a.ask(ctx, question, parsed, f.json, f.save)
 	}
 	ans, err := est.Answer(parsed.Query)
@@ -132,6 +155,14 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return inputError(err, "")
 	}
 	ans.Assumptions = sizing.MergeAssumptions(parsed.Notes, ans.Assumptions)
+	if f.chart != "" {
+		if err := writeMemoryChart(f.chart, ans); err != nil {
+			return err
+		}
+	}
+	if f.emit != "" {
+		return a.emitLaunch(est, parsed.Query, ans, f.emit, strings.Join(f.words, " "))
+	}
 	if f.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")

@@ -24,7 +24,9 @@ var allowedImports = map[string][]string{
 	"hub":        {"sizing", "retry"},
 	"pricing":    {"sizing", "display", "plan", "retry"},
 	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
-	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart"},
+	"launch":     {"sizing"},
+	"chart":      {"sizing", "pricing"},
 	"bot/llm":    {"sizing", "display", "retry"},
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
@@ -39,6 +41,8 @@ var allowedThirdParty = map[string][]string{
 	"store":   {"github.com/mattn/go-sqlite3"},
 	"bot":     {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"bot/llm": {"github.com/sashabaranov/go-openai"},
+	"launch":  {"go.yaml.in/yaml/v3"},
+	"chart":   {"gonum.org/v1/plot"},
 }
 
 // thirdParty reports whether an import path is outside the standard

@@ -51,8 +51,9 @@ func TestSlackManifest(t *testing.T) {
 	}
 	// channels:history and groups:history carry the replies in the threads
 	// of fitbot's own answers (DESIGN.md, second round); the bot ignores
-	// every other channel message.
-	wantScopes := []string{"commands", "chat:write", "app_mentions:read", "im:history", "channels:history", "groups:history", "chat:write.public"}
+	// every other channel message. files:write uploads the pictures and
+	// launch-config snippets.
+	wantScopes := []string{"commands", "chat:write", "app_mentions:read", "im:history", "channels:history", "groups:history", "chat:write.public", "files:write"}
 	if diff := cmp.Diff(wantScopes, m.OAuthConfig.Scopes.Bot); diff != "" {
 		t.Errorf("bot scopes (-want +got):\n%s", diff)
 	}

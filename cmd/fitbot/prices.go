@@ -24,6 +24,7 @@ import (
 )
 
 const pricesUsage = `Usage: fitbot prices [--json] [GPU]
+       fitbot prices --chart FILE.png GPU
        fitbot prices refresh [--json] [--provider NAME]
        fitbot prices import [--at TIME] FILE.csv
 
@@ -33,6 +34,10 @@ current offer for it; with a family (a100, h100), every offer for each
 variant. A stale price is marked and never the cheapest. Before the first
 refresh or import it shows fitbot's built-in price sheet and says how old
 it is.
+
+"prices --chart FILE.png GPU" draws the GPU's price history as a PNG:
+each provider's cheapest on-demand price per GPU-hour, day by day, over
+the last 90 days, with the moves of 5% or more ringed.
 
 "prices refresh" fetches now from the configured providers: aws, azure,
 runpod, vast and the public gpuhunt and skypilot catalogs always (one run
@@ -74,6 +79,10 @@ func (a *app) prices(ctx context.Context, args []string) error {
 		json, help bool
 		words      []string
 	}
+	args, chartPath, err := takeChartFlag(args)
+	if err != nil {
+		return usageError(err.Error(), "fitbot prices --chart h100.png h100")
+	}
 	for i, arg := range args {
 		switch {
 		case arg == "--json" || arg == "-json":
@@ -113,6 +122,9 @@ func (a *app) prices(ctx context.Context, args []string) error {
 		}
 	}
 
+	if chartPath != "" {
+		return a.writePriceChart(ctx, chartPath, gpu, time.Now().UTC())
+	}
 	view, err := a.loadPrices(ctx)
 	if err != nil {
 		return err

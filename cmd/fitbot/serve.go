@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/fitbot/fitbot/bot"
@@ -35,6 +36,9 @@ var (
 	_ hub.Cache         = (*store.DB)(nil)
 	_ bot.ThreadPoster  = (*bot.WebAPI)(nil)
 	_ bot.EventHandler  = (*bot.Events)(nil)
+	_ bot.PriceHistory  = (*store.DB)(nil)
+	_ bot.FileUploader  = (*bot.Uploader)(nil)
+	_ bot.UploadAPI     = (*slack.Client)(nil)
 )
 
 // Timeouts of the serve process.
@@ -85,14 +89,15 @@ func (a *app) serve(ctx context.Context, args []string) int {
 // service is a running `fitbot serve`: what it started, in the order it
 // stops them.
 type service struct {
-	cfg     Config
-	log     *slog.Logger
-	db      *store.DB
-	handler *bot.Handler
-	hub     *hub.Resolver // its background refreshes write to db
-	servers []*http.Server
-	socket  *bot.Socket
-	stopSch func(context.Context) error
+	cfg      Config
+	log      *slog.Logger
+	db       *store.DB
+	handler  *bot.Handler
+	hub      *hub.Resolver // its background refreshes write to db
+	uploader *bot.Uploader // pictures and launch configs into threads
+	servers  []*http.Server
+	socket   *bot.Socket
+	stopSch  func(context.Context) error
 
 	stopReload context.CancelFunc // the price reload
 	background sync.WaitGroup     // the price reload
@@ -127,6 +132,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	db.ObservePlanBatches(metrics.PlanBatch)
 	hc := &http.Client{Timeout: slackAPITimeout}
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
+	s.uploader = bot.NewUploader(api, metrics)
 	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
 	auth, err := api.AuthTestContext(actx)
 	cancel()
@@ -170,6 +176,8 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Hardware:    db,
 		Interpreter: interpreter,
 		Models:      s.hub,
+		Upload:      s.uploader,
+		History:     db,
 		Policy: bot.Policy{AllowedTeams: cfg.AllowedTeams, AllowedChannels: cfg.AllowedChannels,
 			Admins: cfg.Admins, PerUserPerMinute: cfg.RateLimit},
 		Refresh: func(ctx context.Context) (string, error) {
@@ -263,7 +271,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
+	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,203 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/fitbot/fitbot/chart"
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// PriceHistory reads the price observations a price picture draws;
+// *store.DB is one.
+type PriceHistory interface {
+	ObservationsBetween(ctx context.Context, from, to time.Time) ([]pricing.Offer, error)
+}
+
+// pricesTitlePrefix starts the header of a one-GPU price listing
+// (pricesCommand), which carries the GPU's price picture.
+const pricesTitlePrefix = "Prices for "
+
+// attachPicture uploads the picture of a reply just posted in channel
+// (in thread): an answer's memory picture, a one-GPU price listing's price
+// history. A reply without one, or a Handler without an uploader, uploads
+// nothing; a failed upload is logged, the reply stays as it is.
+func (h *Handler) attachPicture(ctx context.Context, channel, thread string, msg Message) {
+	if h.cfg.Upload == nil || channel == "" {
+		return
+	}
+	var err error
+	if ref := answerRef(msg.Blocks); ref != "" {
+		a, _, _, ok := h.answerOf(ctx, ref)
+		if !ok {
+			return
+		}
+		err = h.uploadMemoryPicture(ctx, channel, thread, a, "")
+	} else if gpu := pricesGPU(msg.Blocks); gpu != "" && h.cfg.History != nil {
+		err = uploadPricePicture(ctx, h.cfg.Upload, h.cfg.History, channel, thread, gpu, h.now())
+	}
+	if err != nil {
+		h.log.Error("bot: uploading the picture failed; the text answer stands", "channel", channel, "err", err)
+	}
+}
+
+// answerRef is the reference the buttons of an answer carry, "" when the
+// blocks are not an answer with buttons.
+func answerRef(blocks []slack.Block) string {
+	for _, b := range blocks {
+		ab, ok := b.(*slack.ActionBlock)
+		if !ok || ab.BlockID != answerActionsID || ab.Elements == nil {
+			continue
+		}
+		for _, el := range ab.Elements.ElementSet {
+			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.Value != "" {
+				return btn.Value
+			}
+		}
+	}
+	return ""
+}
+
+// pricesGPU is the GPU of a one-GPU price listing, "" for any other message.
+func pricesGPU(blocks []slack.Block) string {
+	if len(blocks) == 0 {
+		return ""
+	}
+	hb, ok := blocks[0].(*slack.HeaderBlock)
+	if !ok || hb.Text == nil {
+		return ""
+	}
+	gpu, found := strings.CutPrefix(hb.Text.Text, pricesTitlePrefix)
+	if !found {
+		return ""
+	}
+	return gpu
+}
+
+// uploadMemoryPicture uploads an answer's memory picture.
+func (h *Handler) uploadMemoryPicture(ctx context.Context, channel, thread string, a sizing.Answer, comment string) error {
+	d := chart.Memory(a)
+	png, err := chart.MemoryPNG(d)
+	if err != nil {
+		return fmt.Errorf("draw the memory picture: %w", err)
+	}
+	return h.cfg.Upload.Upload(ctx, File{
+		Channel: channel, ThreadTS: thread, Name: "memory.png", Title: strings.ReplaceAll(d.Title, "\n", " · "),
+		AltText: memoryAltText(d), Comment: comment, Data: png,
+	})
+}
+
+// memoryAltText says what the memory picture shows, for screen readers.
+func memoryAltText(d chart.MemoryData) string {
+	parts := make([]string, len(d.Segments))
+	for i, s := range d.Segments {
+		parts[i] = fmt.Sprintf("%s %.1f GiB", s.Label, s.GiB)
+	}
+	return fmt.Sprintf("Memory per GPU, %.1f of %.1f GiB: %s.", d.TotalGiB, d.CardGiB, strings.Join(parts, ", "))
+}
+
+// uploadPricePicture uploads a GPU's price history of the last
+// chart.HistoryDays.
+func uploadPricePicture(ctx context.Context, up FileUploader, history PriceHistory, channel, thread, gpu string, now time.Time) error {
+	now = now.UTC()
+	obs, err := history.ObservationsBetween(ctx, now.AddDate(0, 0, -chart.HistoryDays), now)
+	if err != nil {
+		return fmt.Errorf("price history of %s: %w", gpu, err)
+	}
+	name := gpu
+	if g, _, err := sizing.LookupGPU(gpu); err == nil {
+		name = g.Name
+	}
+	d := chart.Prices(name, gpu, obs, now)
+	if len(d.Series) == 0 {
+		return nil // nothing to draw yet
+	}
+	png, err := chart.PricesPNG(d)
+	if err != nil {
+		return fmt.Errorf("draw the price picture: %w", err)
+	}
+	return up.Upload(ctx, File{
+		Channel: channel, ThreadTS: thread, Name: gpu + "-prices.png", Title: strings.ReplaceAll(d.Title, "\n", " · "),
+		AltText: fmt.Sprintf("Price per GPU-hour of %s over %d days, one line per provider.", name, chart.HistoryDays), Data: png,
+	})
+}
+
+// digestChartGPU is the GPU whose picture the weekly digest carries: the
+// one with the week's largest move, "" in a quiet week.
+func digestChartGPU(d pricing.Digest) string {
+	gpu, best := "", 0.0
+	for _, m := range d.Moves {
+		if c := math.Abs(m.ChangePct); c > best {
+			gpu, best = m.GPU, c
+		}
+	}
+	return gpu
+}
+
+// attachChart uploads the week's price picture into the digest's thread:
+// the history of the GPU with the week's largest move. A failure is
+// logged; the digest is posted and recorded already.
+func (p *DigestPoster) attachChart(ctx context.Context, log *slog.Logger, ts string, d pricing.Digest) {
+	gpu := digestChartGPU(d)
+	if p.upload == nil || p.history == nil || gpu == "" {
+		return
+	}
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.ttl/2)
+	defer cancel()
+	if err := uploadPricePicture(uctx, p.upload, p.history, p.channel, ts, gpu, d.WeekEnd); err != nil {
+		log.Error("digest: uploading the week's picture failed; the digest stands", "gpu", gpu, "err", err)
+	}
+}
+
+// shareChart uploads the memory picture of an answer just shared in the
+// channel, right under it (the response_url post that shared it returns no
+// timestamp to thread on).
+func (h *Handler) shareChart(ctx context.Context, cb slack.InteractionCallback, ref string) {
+	channel := cb.Channel.ID
+	if h.cfg.Upload == nil || channel == "" {
+		return
+	}
+	a, _, _, ok := h.answerOf(ctx, ref)
+	if !ok {
+		return
+	}
+	if err := h.uploadMemoryPicture(ctx, channel, "", a, fmt.Sprintf("Memory picture of the answer <@%s> shared", cb.User.ID)); err != nil {
+		h.log.Error("bot: uploading the shared answer's picture failed; the answer stands", "channel", channel, "err", err)
+	}
+}
+
+// withLaunch adds the "Launch config" button to the answer's button block.
+func withLaunch(b slack.Block, ref string) {
+	if ab, ok := b.(*slack.ActionBlock); ok && ab.Elements != nil {
+		ab.Elements.ElementSet = append(ab.Elements.ElementSet, launchButton(ref))
+	}
+}
+
+// sharedBlocks are an answer's blocks as the channel sees them when it is
+// shared: the private buttons go, the "Launch config" button stays.
+func sharedBlocks(blocks []slack.Block) []slack.Block {
+	out := make([]slack.Block, 0, len(blocks))
+	for _, b := range blocks {
+		ab, ok := b.(*slack.ActionBlock)
+		if !ok {
+			out = append(out, b)
+			continue
+		}
+		if ab.BlockID != answerActionsID || ab.Elements == nil {
+			continue
+		}
+		for _, el := range ab.Elements.ElementSet {
+			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == ActionLaunch {
+				out = append(out, slack.NewActionBlock(answerActionsID, launchButton(btn.Value)))
+			}
+		}
+	}
+	return out
+}

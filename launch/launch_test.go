@@ -1,0 +1,692 @@
+package launch
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// spotPrices prices H100s at a spot rate and every other card on demand,
+// so that the SkyPilot tasks show use_spot both ways.
+type spotPrices struct{}
+
+func (spotPrices) GPUHourPrice(gpu string) (sizing.Price, bool) {
+	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	if gpu == "h100" {
+		return sizing.Price{USDPerGPUHour: 1.90, Provider: "vast", Market: "spot", AsOf: at}, true
+	}
+	return sizing.Price{USDPerGPUHour: 1.10, Provider: "runpod", Market: "on_demand", AsOf: at}, true
+}
+
+// launchCase is one answer the configs are made from.
+type launchCase struct {
+	name  string
+	words string
+}
+
+var launchCases = []launchCase{
+	{name: "zero2-accum", words: "llama 3.1 8b full on 8 a100 zero 2 micro batch 2 grad accum 4"},
+	{name: "zero3-offload-2nodes", words: "llama 3.1 70b full on 2 nodes of 8 h100 zero 3 offload cpu"},
+	{name: "zero3-nvme", words: "llama 3.1 70b full on 8 a100 zero 3 offload nvme"},
+	{name: "lora-4090-accum", words: "llama 3.2 3b lora 4090 gradient accumulation 8"},
+	{name: "qlora-a100", words: "llama 3.1 70b qlora on 1 a100"},
+	{name: "pure-bf16-zero3", words: "llama 3.1 8b full on 4 h100 zero 3 pure bf16"},
+	{name: "tp2-awq", words: "llama 3.1 70b inference awq 2 l40s context 8192"},
+	{name: "tp8-kvfp8", words: "llama 3.1 70b inference 8 h100 kv fp8 context 32768 batch 16"},
+	{name: "fp8-l4", words: "llama 3.1 8b inference fp8 l4"},
+	{name: "gguf-4090", words: "llama 3.1 8b inference q4_k_m rtx 4090 context 8192 batch 4"},
+	{name: "gguf-kv-int8", words: "llama 3.1 8b inference q8_0 rtx 4090 kv int8 context 16384"},
+}
+
+func answerFor(t *testing.T, c launchCase) (sizing.Query, sizing.Answer) {
+	t.Helper()
+	parsed, err := sizing.Parse(c.words)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", c.words, err)
+	}
+	q := parsed.Query
+	est := &sizing.Estimator{Prices: spotPrices{}}
+	a, err := est.Answer(q)
+	if err != nil {
+		t.Fatalf("Answer(%q): %v", c.words, err)
+	}
+	return q, a
+}
+
+// TestEmitGolden writes every kind for every case, the refusals included,
+// and compares with testdata/golden; each emitted config is then parsed
+// back and checked against the estimate (checkConfig).
+func TestEmitGolden(t *testing.T) {
+	for _, c := range launchCases {
+		_, a := answerFor(t, c)
+		if !a.Fits {
+			t.Fatalf("%s: the case must fit as asked (per GPU %d of %d bytes)", c.name, a.PerGPU.TotalBytes, a.VRAMBytes)
+		}
+		p := PlanOf(a)
+		emitted := 0
+		for _, k := range Kinds {
+			t.Run(c.name+"/"+string(k), func(t *testing.T) {
+				cfg, err := Emit(k, p)
+				var got string
+				if err != nil {
+					var u *Unsupported
+					if !errors.As(err, &u) {
+						t.Fatalf("Emit: %v, want an *Unsupported refusal", err)
+					}
+					got = "error: " + err.Error() + "\n"
+				} else {
+					emitted++
+					checkConfig(t, cfg, p)
+					got = cfg.Text + "---- notes ----\n" + strings.Join(cfg.Notes, "\n") + "\n"
+				}
+				golden(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), got)
+			})
+		}
+		if emitted == 0 {
+			t.Errorf("%s: no kind emitted", c.name)
+		}
+	}
+}
+
+// TestDefaultKindEmits checks that the kind an answer's button shows
+// always has a config.
+func TestDefaultKindEmits(t *testing.T) {
+	for _, c := range launchCases {
+		_, a := answerFor(t, c)
+		p := PlanOf(a)
+		if _, err := Emit(DefaultKind(a.Request), p); err != nil {
+			t.Errorf("%s: default kind %s: %v", c.name, DefaultKind(a.Request), err)
+		}
+	}
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./launch -update)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+// reporter is what the checks need of a test: *testing.T, or a collector
+// that lets a test see that a check fails on a tampered config.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+}
+
+// checkConfig parses an emitted config back and checks that it names
+// only keys or flags its tool documents and says what the estimate
+// assumed.
+func checkConfig(t reporter, cfg Config, p Plan) {
+	t.Helper()
+	if !strings.HasSuffix(cfg.Text, "\n") {
+		t.Errorf("%s config does not end in a newline", cfg.Kind)
+	}
+	switch cfg.Kind {
+	case KindDeepSpeed:
+		checkDeepSpeed(t, cfg.Text, p.Request)
+	case KindAccelerate:
+		checkAccelerate(t, cfg.Text, p.Request)
+	case KindVLLM:
+		checkVLLM(t, cfg.Text, p)
+	case KindLlamaCpp:
+		checkLlama(t, cfg.Text, p)
+	case KindSkyPilot:
+		checkSkyPilot(t, cfg.Text, p)
+	default:
+		t.Fatalf("unknown kind %q", cfg.Kind)
+	}
+}
+
+// keyList reads a "section name" list from testdata.
+func keyList(t reporter, file string) map[string]map[string]bool {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		section, name, _ := strings.Cut(line, " ")
+		if out[section] == nil {
+			out[section] = map[string]bool{}
+		}
+		out[section][name] = true
+	}
+	return out
+}
+
+// flagList reads "flag choice..." lines: every flag with its choices
+// (nil when any value goes).
+func flagList(t reporter, file string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		out[f[0]] = f[1:]
+	}
+	return out
+}
+
+func checkKeys(t reporter, what string, m map[string]any, allowed map[string]bool) {
+	t.Helper()
+	for k := range m {
+		if !allowed[k] {
+			t.Errorf("%s key %q is not one the tool documents", what, k)
+		}
+	}
+}
+
+func checkDeepSpeed(t reporter, text string, r sizing.Request) {
+	t.Helper()
+	keys := keyList(t, "deepspeed_keys.txt")
+	var c map[string]any
+	if err := json.Unmarshal([]byte(text), &c); err != nil {
+		t.Fatalf("DeepSpeed config is not JSON: %v", err)
+	}
+	checkKeys(t, "deepspeed", c, keys["top"])
+	num := func(m map[string]any, k string) int {
+		v, ok := m[k].(float64)
+		if !ok {
+			t.Fatalf("DeepSpeed %s = %v, want a number", k, m[k])
+		}
+		return int(v)
+	}
+	micro, gas, global := num(c, "train_micro_batch_size_per_gpu"), num(c, "gradient_accumulation_steps"), num(c, "train_batch_size")
+	// DeepSpeed's own check (runtime/config.py _batch_assertion).
+	if global != micro*gas*r.GPUs {
+		t.Errorf("train_batch_size %d != micro %d x accumulation %d x world size %d", global, micro, gas, r.GPUs)
+	}
+	if micro != max(r.MicroBatch, 1) || gas != max(r.GradAccumSteps, 1) {
+		t.Errorf("micro %d, accumulation %d; the estimate assumed %d and %d", micro, gas, r.MicroBatch, r.GradAccumSteps)
+	}
+	if _, ok := c["gradient_clipping"].(float64); !ok {
+		t.Errorf("no gradient_clipping")
+	}
+	zero, _ := c["zero_optimization"].(map[string]any)
+	checkKeys(t, "zero_optimization", zero, keys["zero"])
+	if got := num(zero, "stage"); got != r.ZeROStage {
+		t.Errorf("zero stage %d, the estimate assumed %d", got, r.ZeROStage)
+	}
+	device := func(k string) string {
+		o, ok := zero[k].(map[string]any)
+		if !ok {
+			return "none"
+		}
+		checkKeys(t, k, o, keys["offload"])
+		d, _ := o["device"].(string)
+		return d
+	}
+	if got := device("offload_optimizer"); got != string(r.Offload) {
+		t.Errorf("offload_optimizer device %q, the estimate assumed %q", got, r.Offload)
+	}
+	wantParam := "none"
+	if r.ZeROStage == 3 {
+		wantParam = string(r.Offload)
+	}
+	if got := device("offload_param"); got != wantParam {
+		t.Errorf("offload_param device %q, want %q (weights move only at stage 3)", got, wantParam)
+	}
+	enabledIn := func(k string) bool {
+		m, ok := c[k].(map[string]any)
+		if !ok {
+			return false
+		}
+		checkKeys(t, k, m, keys[k])
+		e, _ := m["enabled"].(bool)
+		return e
+	}
+	if got, want := enabledIn("bf16"), r.Precision == sizing.PrecisionBF16; got != want {
+		t.Errorf("bf16 enabled %v, precision %s", got, r.Precision)
+	}
+	if got, want := enabledIn("fp16"), r.Precision == sizing.PrecisionFP16; got != want {
+		t.Errorf("fp16 enabled %v, precision %s", got, r.Precision)
+	}
+}
+
+func checkAccelerate(t reporter, text string, r sizing.Request) {
+	t.Helper()
+	keys := keyList(t, "accelerate_keys.txt")
+	var c map[string]any
+	if err := yaml.Unmarshal([]byte(text), &c); err != nil {
+		t.Fatalf("Accelerate config is not YAML: %v", err)
+	}
+	checkKeys(t, "accelerate", c, keys["top"])
+	fsdp, _ := c["fsdp_config"].(map[string]any)
+	checkKeys(t, "fsdp_config", fsdp, keys["fsdp"])
+	if c["distributed_type"] != "FSDP" || c["num_processes"] != r.GPUs || c["num_machines"] != r.Nodes {
+		t.Errorf("distributed %v over %v processes on %v machines; the estimate assumed FSDP on %d GPUs, %d machines",
+			c["distributed_type"], c["num_processes"], c["num_machines"], r.GPUs, r.Nodes)
+	}
+	want := map[int]string{3: "FULL_SHARD", 2: "SHARD_GRAD_OP"}[r.ZeROStage]
+	if fsdp["fsdp_sharding_strategy"] != want {
+		t.Errorf("sharding %v at ZeRO stage %d, want %s", fsdp["fsdp_sharding_strategy"], r.ZeROStage, want)
+	}
+	if fsdp["fsdp_offload_params"] != (r.Offload == sizing.OffloadCPU) {
+		t.Errorf("fsdp_offload_params %v, offload %s", fsdp["fsdp_offload_params"], r.Offload)
+	}
+	if fsdp["fsdp_activation_checkpointing"] != r.GradCheckpointing {
+		t.Errorf("activation checkpointing %v, the estimate assumed %v", fsdp["fsdp_activation_checkpointing"], r.GradCheckpointing)
+	}
+	if mp := c["mixed_precision"]; mp != mixedPrecision(r.Precision) {
+		t.Errorf("mixed_precision %v for %s", mp, r.Precision)
+	}
+}
+
+// commandArgs splits a command line the way emitted ones are written:
+// backslash-newline continuations, single-quoted words, no other quoting.
+func commandArgs(t reporter, text string) []string {
+	t.Helper()
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	var args []string
+	for _, f := range strings.Fields(text) {
+		if strings.HasPrefix(f, "'") {
+			f = strings.Trim(f, "'")
+		}
+		args = append(args, f)
+	}
+	return args
+}
+
+// flagValues checks every flag against the documented list and returns
+// flag -> value.
+func flagValues(t reporter, args []string, documented map[string][]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if !strings.HasPrefix(f, "-") {
+			t.Errorf("stray argument %q", f)
+			continue
+		}
+		choices, ok := documented[f]
+		if !ok {
+			t.Errorf("flag %s is not one the tool documents", f)
+		}
+		if i+1 >= len(args) {
+			t.Errorf("flag %s has no value", f)
+			break
+		}
+		v := args[i+1]
+		i++
+		if len(choices) > 0 && !contains(choices, v) {
+			t.Errorf("%s %s: not one of %v", f, v, choices)
+		}
+		if _, dup := out[f]; dup {
+			t.Errorf("flag %s given twice", f)
+		}
+		out[f] = v
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func atoi(t reporter, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is not a whole number", s)
+	}
+	return n
+}
+
+func checkVLLM(t reporter, text string, p Plan) {
+	t.Helper()
+	r := p.Request
+	args := commandArgs(t, text)
+	if len(args) < 3 || args[0] != "vllm" || args[1] != "serve" {
+		t.Fatalf("not a vllm serve command: %q", text)
+	}
+	if args[2] != p.HubID || strings.Count(args[2], "/") != 1 {
+		t.Errorf("model %q, want the Hub id %q", args[2], p.HubID)
+	}
+	f := flagValues(t, args[3:], flagList(t, "vllm_serve_flags.txt"))
+	tp, pp := atoi(t, f["--tensor-parallel-size"]), 1
+	if v, ok := f["--pipeline-parallel-size"]; ok {
+		pp = atoi(t, v)
+	}
+	if tp*pp != r.GPUs || pp != max(r.Nodes, 1) {
+		t.Errorf("TP %d x PP %d; the estimate assumed %d GPUs on %d machines", tp, pp, r.GPUs, r.Nodes)
+	}
+	if got := atoi(t, f["--max-model-len"]); got != r.SeqLen {
+		t.Errorf("--max-model-len %d, context %d", got, r.SeqLen)
+	}
+	if got := atoi(t, f["--max-num-seqs"]); got != max(r.MicroBatch, 1) {
+		t.Errorf("--max-num-seqs %d, concurrency %d", got, r.MicroBatch)
+	}
+	u, err := strconv.ParseFloat(f["--gpu-memory-utilization"], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) {
+		t.Errorf("--gpu-memory-utilization %.2f reserves %.2f GiB; the estimate is %.2f GiB", u, reserved/gib, float64(p.PerGPU.TotalBytes)/gib)
+	}
+	if got, want := f["--kv-cache-dtype"], map[bool]string{true: "fp8"}[r.KVPrecision == sizing.PrecisionFP8]; got != want {
+		t.Errorf("--kv-cache-dtype %q for a %s KV cache", got, r.KVPrecision)
+	}
+	wantQ, _ := vllmQuantization(r.Quant)
+	if r.Quant == sizing.QuantNone && r.Precision == sizing.PrecisionFP8 {
+		wantQ = "fp8"
+	}
+	if f["--quantization"] != wantQ {
+		t.Errorf("--quantization %q for weights %s/%s", f["--quantization"], r.Quant, r.Precision)
+	}
+}
+
+func checkLlama(t reporter, text string, p Plan) {
+	t.Helper()
+	r := p.Request
+	args := commandArgs(t, text)
+	if len(args) < 1 || args[0] != "llama-server" {
+		t.Fatalf("not a llama-server command: %q", text)
+	}
+	f := flagValues(t, args[1:], flagList(t, "llama_server_flags.txt"))
+	np := atoi(t, f["-np"])
+	if np != max(r.MicroBatch, 1) || atoi(t, f["-c"]) != r.SeqLen*np {
+		t.Errorf("-c %s over -np %s; the estimate assumed %d requests of %d tokens", f["-c"], f["-np"], r.MicroBatch, r.SeqLen)
+	}
+	if ngl := atoi(t, f["-ngl"]); ngl <= p.Layers {
+		t.Errorf("-ngl %d leaves layers on the CPU; the estimate holds all %d on the GPU", ngl, p.Layers)
+	}
+	if !strings.HasSuffix(f["-m"], "-"+strings.ToUpper(string(r.Quant))+".gguf") {
+		t.Errorf("-m %s is not the %s file", f["-m"], r.Quant)
+	}
+	want, _ := llamaCacheType(r.KVPrecision)
+	if f["-ctk"] != want || f["-ctv"] != want {
+		t.Errorf("cache types %q/%q for a %s KV cache", f["-ctk"], f["-ctv"], r.KVPrecision)
+	}
+}
+
+func checkSkyPilot(t reporter, text string, p Plan) {
+	t.Helper()
+	r := p.Request
+	keys := keyList(t, "skypilot_keys.txt")
+	var task map[string]any
+	if err := yaml.Unmarshal([]byte(text), &task); err != nil {
+		t.Fatalf("SkyPilot task is not YAML: %v", err)
+	}
+	checkKeys(t, "task", task, keys["task"])
+	res, _ := task["resources"].(map[string]any)
+	checkKeys(t, "resources", res, keys["resources"])
+	acc, _ := res["accelerators"].(string)
+	name, count, ok := strings.Cut(acc, ":")
+	nodes, _ := task["num_nodes"].(int)
+	if !ok || name != skyAccelerators[r.GPU] || atoi(t, count)*nodes != r.GPUs || nodes != r.Nodes {
+		t.Errorf("accelerators %q on %d nodes; the estimate assumed %d %s on %d machines", acc, nodes, r.GPUs, r.GPU, r.Nodes)
+	}
+	if res["use_spot"] != p.Spot {
+		t.Errorf("use_spot %v, the answer priced spot: %v", res["use_spot"], p.Spot)
+	}
+	if disk, _ := res["disk_size"].(int); int64(disk)*gib < p.DiskBytes {
+		t.Errorf("disk_size %d GiB is less than the estimate's %.1f GiB", disk, float64(p.DiskBytes)/gib)
+	}
+	run, _ := task["run"].(string)
+	setup, _ := task["setup"].(string)
+	if !training(r) {
+		args := strings.Replace(run, " \\\n  --port 8000", "", 1)
+		checkVLLM(t, args, p)
+		return
+	}
+	inner, err := Emit(DefaultKind(r), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(setup, inner.Text) {
+		t.Errorf("setup does not write the %s config", inner.Kind)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("--per_device_train_batch_size %d", max(r.MicroBatch, 1)),
+		fmt.Sprintf("--gradient_accumulation_steps %d", max(r.GradAccumSteps, 1)),
+		fmt.Sprintf("--gradient_checkpointing %t", r.GradCheckpointing),
+		inner.Filename,
+	} {
+		if !strings.Contains(run, want) {
+			t.Errorf("run does not say %q:\n%s", want, run)
+		}
+	}
+}
+
+// TestQueryForResolvesToAlternative turns each alternative of answers
+// that do not fit back into a question and checks that the estimator
+// answers it with the same configuration and memory, so that the config
+// emitted for "the first alternative that fits" is that alternative's.
+func TestQueryForResolvesToAlternative(t *testing.T) {
+	for _, words := range []string{
+		"llama 3.1 70b full 4090",
+		"mistral 7b full on 1 a100",
+		"llama 3.1 70b inference 1 l4 context 32768",
+		"llama 3.1 8b lora 3060 micro batch 8",
+	} {
+		parsed, err := sizing.Parse(words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := &sizing.Estimator{Prices: spotPrices{}}
+		a, err := est.Answer(parsed.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Fits || len(a.Alternatives) == 0 {
+			t.Fatalf("%q: fits %v with %d alternatives; the case needs a misfit with alternatives", words, a.Fits, len(a.Alternatives))
+		}
+		for i, alt := range a.Alternatives {
+			b, err := est.Answer(QueryFor(parsed.Query, alt.Request))
+			if err != nil {
+				t.Errorf("%q alternative %d (%s): %v", words, i, alt.Why, err)
+				continue
+			}
+			// GlobalBatchTokens is derived (seq x micro x accum x GPUs); an
+			// alternative's copy keeps the asked configuration's figure
+			// while its GPU count changes, the re-answer recomputes it.
+			if diff := cmp.Diff(alt.Request, b.Request, cmpopts.IgnoreFields(sizing.Request{}, "GlobalBatchTokens")); diff != "" {
+				t.Errorf("%q alternative %d (%s) resolves differently (-alt +answer):\n%s", words, i, alt.Why, diff)
+			}
+			if !b.Fits || b.PerGPU.TotalBytes != alt.TotalBytes {
+				t.Errorf("%q alternative %d: fits %v at %d bytes, the alternative said %d", words, i, b.Fits, b.PerGPU.TotalBytes, alt.TotalBytes)
+			}
+		}
+	}
+}
+
+func TestParseKind(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Kind
+		err  bool
+	}{
+		{"deepspeed", KindDeepSpeed, false},
+		{"DeepSpeed", KindDeepSpeed, false},
+		{"fsdp", KindAccelerate, false},
+		{"llama.cpp", KindLlamaCpp, false},
+		{"llamacpp", KindLlamaCpp, false},
+		{" vllm ", KindVLLM, false},
+		{"sky", KindSkyPilot, false},
+		{"megatron", "", true},
+		{"", "", true},
+	} {
+		got, err := ParseKind(tt.in)
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("ParseKind(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func FuzzParseKind(f *testing.F) {
+	for _, s := range []string{"deepspeed", "llama.cpp", "SKY", "fsdp", "x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := ParseKind(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "deepspeed, accelerate, vllm, llama.cpp, skypilot") {
+				t.Errorf("error %q does not list the kinds", err)
+			}
+			return
+		}
+		if again, err := ParseKind(string(k)); err != nil || again != k {
+			t.Errorf("ParseKind(%q) = %q, which parses to %q, %v", s, k, again, err)
+		}
+	})
+}
+
+func TestHubID(t *testing.T) {
+	for _, tt := range []struct{ model, want string }{
+		{"llama-3.1-8b", "meta-llama/Llama-3.1-8B"},
+		{"mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1"},
+		{"Qwen/Qwen3-14B", "Qwen/Qwen3-14B"},
+		{"13B", ""},
+	} {
+		if got, _ := hubID(tt.model); got != tt.want {
+			t.Errorf("hubID(%q) = %q, want %q", tt.model, got, tt.want)
+		}
+	}
+}
+
+// collector records what a check reports; Fatal stops the check.
+type collector struct{ problems []string }
+
+type stopCheck struct{}
+
+func (c *collector) Helper() {}
+func (c *collector) Errorf(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+func (c *collector) Fatalf(format string, args ...any) {
+	c.Errorf(format, args...)
+	panic(stopCheck{})
+}
+func (c *collector) Fatal(args ...any) {
+	c.problems = append(c.problems, fmt.Sprint(args...))
+	panic(stopCheck{})
+}
+
+// problems runs a check on cfg with a collector.
+func problems(cfg Config, p Plan) (out []string) {
+	c := &collector{}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(stopCheck); !ok {
+				panic(r)
+			}
+		}
+		out = c.problems
+	}()
+	checkConfig(c, cfg, p)
+	return c.problems
+}
+
+// TestChecksCatchTamperedConfigs makes sure the parse-back checks can
+// fail: each emitted config, changed the way a hand edit or a bug would
+// change it, is caught, and the untouched one is not.
+func TestChecksCatchTamperedConfigs(t *testing.T) {
+	byName := map[string]launchCase{}
+	for _, c := range launchCases {
+		byName[c.name] = c
+	}
+	for _, tt := range []struct {
+		caseName string
+		kind     Kind
+		old, new string
+	}{
+		{"zero2-accum", KindDeepSpeed, `"train_batch_size": 64`, `"train_batch_size": 32`},
+		{"zero2-accum", KindDeepSpeed, `"stage": 2`, `"stage": 3`},
+		{"zero2-accum", KindDeepSpeed, `"gradient_clipping"`, `"grad_clip"`},
+		{"zero3-offload-2nodes", KindDeepSpeed, `"device": "cpu"`, `"device": "nvme"`},
+		{"zero2-accum", KindAccelerate, "SHARD_GRAD_OP", "FULL_SHARD"},
+		{"zero2-accum", KindAccelerate, "num_processes: 8", "num_processes: 4"},
+		{"tp8-kvfp8", KindVLLM, "--tensor-parallel-size 8", "--tensor-parallel-size 4"},
+		{"tp8-kvfp8", KindVLLM, "--kv-cache-dtype fp8", "--kv-cache-dtype int8"},
+		{"tp8-kvfp8", KindVLLM, "--max-model-len", "--max-len"},
+		{"tp2-awq", KindVLLM, "--gpu-memory-utilization 0.50", "--gpu-memory-utilization 0.30"},
+		{"gguf-4090", KindLlamaCpp, "-c 32768", "-c 8192"},
+		{"gguf-kv-int8", KindLlamaCpp, "-ctk q8_0", "-ctk int8"},
+		{"zero3-offload-2nodes", KindSkyPilot, "H100:8", "H100:4"},
+		{"zero3-offload-2nodes", KindSkyPilot, "use_spot: true", "use_spot: false"},
+		{"zero3-offload-2nodes", KindSkyPilot, "disk_size:", "disk:"},
+	} {
+		_, a := answerFor(t, byName[tt.caseName])
+		p := PlanOf(a)
+		cfg, err := Emit(tt.kind, p)
+		if err != nil {
+			t.Fatalf("%s/%s: %v", tt.caseName, tt.kind, err)
+		}
+		if got := problems(cfg, p); len(got) != 0 {
+			t.Fatalf("%s/%s untouched: %v", tt.caseName, tt.kind, got)
+		}
+		if !strings.Contains(cfg.Text, tt.old) {
+			t.Fatalf("%s/%s has no %q to tamper with", tt.caseName, tt.kind, tt.old)
+		}
+		cfg.Text = strings.Replace(cfg.Text, tt.old, tt.new, 1)
+		if got := problems(cfg, p); len(got) == 0 {
+			t.Errorf("%s/%s with %q for %q: the checks found nothing", tt.caseName, tt.kind, tt.new, tt.old)
+		}
+	}
+}
+
+// TestServingNeedsAHubRepo: a bare size trains (DeepSpeed needs no repo)
+// but cannot be served, and says why.
+func TestServingNeedsAHubRepo(t *testing.T) {
+	_, train := answerFor(t, launchCase{name: "bare-train", words: "7B full on 8 a100 zero 3"})
+	if _, err := Emit(KindDeepSpeed, PlanOf(train)); err != nil {
+		t.Errorf("DeepSpeed for a bare size: %v", err)
+	}
+	_, serve := answerFor(t, launchCase{name: "bare-serve", words: "7B inference l4"})
+	for _, k := range []Kind{KindVLLM, KindSkyPilot} {
+		_, err := Emit(k, PlanOf(serve))
+		if err == nil || !strings.Contains(err.Error(), "knows no Hugging Face repo") {
+			t.Errorf("%s for a bare size: %v, want the missing repo said", k, err)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package launch
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// Kind names a launch config fitbot can write.
+type Kind string
+
+// The kinds of launch config.
+const (
+	KindDeepSpeed  Kind = "deepspeed"
+	KindAccelerate Kind = "accelerate"
+	KindVLLM       Kind = "vllm"
+	KindLlamaCpp   Kind = "llama.cpp"
+	KindSkyPilot   Kind = "skypilot"
+)
+
+// Kinds lists every kind, in the order help texts show them.
+var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot}
+
+// ParseKind reads a kind as a person types it ("DeepSpeed", "llamacpp",
+// "sky"); an unknown one is an error that lists the kinds.
+func ParseKind(s string) (Kind, error) {
+	k := strings.ToLower(strings.TrimSpace(s))
+	switch k {
+	case "ds", "zero":
+		return KindDeepSpeed, nil
+	case "fsdp":
+		return KindAccelerate, nil
+	case "llamacpp", "llama-cpp", "llama-server", "gguf":
+		return KindLlamaCpp, nil
+	case "sky":
+		return KindSkyPilot, nil
+	}
+	if slices.Contains(Kinds, Kind(k)) {
+		return Kind(k), nil
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("unknown launch config %q: one of %s", s, strings.Join(names, ", "))
+}
+
+// DefaultKind is the config an answer's "Launch config" button shows:
+// DeepSpeed for training (Accelerate/FSDP for pure bf16, which DeepSpeed
+// cannot run), llama.cpp for GGUF weights, vLLM for other serving.
+func DefaultKind(r sizing.Request) Kind {
+	switch {
+	case r.Method != sizing.MethodInference && r.Precision == sizing.PrecisionPureBF16:
+		return KindAccelerate
+	case r.Method != sizing.MethodInference:
+		return KindDeepSpeed
+	case isGGUF(r.Quant):
+		return KindLlamaCpp
+	}
+	return KindVLLM
+}
+
+// Plan is what a launch config is made from: the resolved request and the
+// estimate's figures for it.
+type Plan struct {
+	Request   sizing.Request
+	PerGPU    sizing.Memory // the estimate's per-GPU memory
+	VRAMBytes int64         // one card's capacity
+	DiskBytes int64         // local disk the estimate asks for
+	Spot      bool          // the answer was priced at a spot rate
+	HubID     string        // Hugging Face repo id; "" for a bare size
+	Layers    int           // transformer blocks; 0 when unknown
+	ModelName string        // display name
+}
+
+// PlanOf makes the plan of an answer as asked.
+func PlanOf(a sizing.Answer) Plan {
+	p := Plan{
+		Request: a.Request, PerGPU: a.PerGPU, DiskBytes: a.DiskBytes,
+		Spot: a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName,
+	}
+	if g, _, err := sizing.LookupGPU(a.Request.GPU); err == nil {
+		p.VRAMBytes = g.MemoryBytes
+	} else if a.Request.GPUs > 0 {
+		p.VRAMBytes = a.VRAMBytes / int64(a.Request.GPUs)
+	}
+	p.HubID, p.Layers = hubID(a.Request.Model)
+	return p
+}
+
+// hubSource finds the repo a catalog entry's config.json came from in its
+// source note ("config.json of meta-llama/Llama-3.1-8B on the Hugging
+// Face Hub; ...").
+var hubSource = regexp.MustCompile(`config\.json of ([A-Za-z0-9][\w.-]*/[\w.-]+)`)
+
+// hubID is the Hugging Face repo of a model and its layer count: the
+// request's model when it is a repo id already (a model from the Hub),
+// else the repo named in the catalog entry's source.
+func hubID(model string) (string, int) {
+	m, _, err := sizing.LookupModel(model)
+	layers := 0
+	if err == nil {
+		layers = m.Layers
+	}
+	if strings.Count(model, "/") == 1 {
+		return model, layers
+	}
+	if err != nil {
+		return "", 0
+	}
+	if sm := hubSource.FindStringSubmatch(m.Source); sm != nil {
+		return sm[1], layers
+	}
+	return "", layers
+}
+
+// Config is one emitted launch config.
+type Config struct {
+	Kind     Kind
+	Filename string   // a name to save it under, e.g. "ds_config.json"
+	Text     string   // the config or command line, ending in a newline
+	Notes    []string // what the reader must know or do, in words
+}
+
+// Emit writes the launch config of the given kind for the plan. A plan the
+// kind cannot run (a serving answer for DeepSpeed, a GGUF file for vLLM)
+// is an error that says which kind can.
+func Emit(k Kind, p Plan) (Config, error) {
+	switch k {
+	case KindDeepSpeed:
+		return emitDeepSpeed(p)
+	case KindAccelerate:
+		return emitAccelerate(p)
+	case KindVLLM:
+		return emitVLLM(p)
+	case KindLlamaCpp:
+		return emitLlamaCpp(p)
+	case KindSkyPilot:
+		return emitSkyPilot(p)
+	}
+	return Config{}, fmt.Errorf("unknown launch config %q", k)
+}
+
+// Unsupported is the error for a plan a kind cannot run; Try names the
+// kind that can, when one can.
+type Unsupported struct {
+	Kind   Kind
+	Reason string
+	Try    Kind
+}
+
+func (e *Unsupported) Error() string {
+	if e.Try == "" {
+		return fmt.Sprintf("no %s config for this answer: %s", e.Kind, e.Reason)
+	}
+	return fmt.Sprintf("no %s config for this answer: %s; try --emit %s", e.Kind, e.Reason, e.Try)
+}
+
+func isGGUF(q sizing.Quant) bool {
+	return strings.HasPrefix(string(q), "q")
+}
+
+func training(r sizing.Request) bool { return r.Method != sizing.MethodInference }
+
+// tensorParallel is the GPUs per machine, which serving splits the model
+// over by tensor parallelism; pipeline stages span the machines.
+func tensorParallel(r sizing.Request) int {
+	return max(r.GPUs/max(r.Nodes, 1), 1)
+}
+
+// gradAccum is the request's accumulation, never below one.
+func gradAccum(r sizing.Request) int { return max(r.GradAccumSteps, 1) }
+
+// globalBatch is DeepSpeed's train_batch_size: micro-batch x accumulation
+// x data-parallel ranks (every GPU is a data-parallel rank under ZeRO).
+func globalBatch(r sizing.Request) int {
+	return max(r.MicroBatch, 1) * gradAccum(r) * max(r.GPUs, 1)
+}
+
+// memoryUtilization is vLLM's --gpu-memory-utilization for the plan: the
+// estimate's per-GPU total over the card, rounded up to the hundredth, so
+// vLLM reserves what the estimate counted (weights, KV cache for the
+// asked concurrency and context, workspace) and no less.
+func memoryUtilization(p Plan) float64 {
+	if p.VRAMBytes <= 0 {
+		return 0.9
+	}
+	u := math.Ceil(float64(p.PerGPU.TotalBytes)/float64(p.VRAMBytes)*100) / 100
+	return min(max(u, 0.05), 1)
+}
+
+const gib = 1 << 30
+
+// QueryFor is the question that resolves to r: q (for its model, bare
+// size or architecture) with every setting of r said outright. It turns
+// an alternative's configuration back into a question the estimator
+// answers in full.
+func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
+	out := sizing.Query{
+		Model: q.Model, Params: q.Params, Experts: q.Experts, Arch: q.Arch,
+		Method: r.Method, Precision: r.Precision, Quant: r.Quant,
+		GPU: r.GPU, GPUs: r.GPUs, Nodes: r.Nodes,
+		SeqLen: r.SeqLen, MicroBatch: r.MicroBatch, Tokens: r.Tokens,
+	}
+	if !training(r) {
+		out.KVPrecision = r.KVPrecision
+		return out
+	}
+	stage, ckpt := r.ZeROStage, r.GradCheckpointing
+	out.Optimizer, out.ZeROStage, out.Offload = r.Optimizer, &stage, r.Offload
+	out.GradAccumSteps, out.GradCheckpointing = r.GradAccumSteps, &ckpt
+	if r.Method == sizing.MethodLoRA || r.Method == sizing.MethodQLoRA {
+		out.LoRARank = r.LoRARank
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package launch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// vllmQuantization is vLLM's --quantization for a weight format; ok is
+// false for formats vLLM does not serve from a Hub checkpoint (GGUF goes
+// to llama.cpp). The released formats (fp8, mxfp4) are read from the
+// checkpoint too; naming them keeps the command explicit.
+func vllmQuantization(q sizing.Quant) (string, bool) {
+	switch q {
+	case sizing.QuantNone:
+		return "", true
+	case sizing.QuantAWQ:
+		return "awq", true
+	case sizing.QuantGPTQ:
+		return "gptq", true
+	case sizing.QuantFP8:
+		return "fp8", true
+	case sizing.QuantMXFP4:
+		return "mxfp4", true
+	case sizing.QuantNVFP4:
+		return "modelopt_fp4", true
+	case sizing.QuantINT8, sizing.QuantNF4, sizing.QuantNF4DQ:
+		return "bitsandbytes", true
+	}
+	return "", false
+}
+
+// vllmDType is vLLM's --dtype for the activations' precision.
+func vllmDType(p sizing.Precision) string {
+	switch p {
+	case sizing.PrecisionFP16:
+		return "float16"
+	case sizing.PrecisionFP32:
+		return "float32"
+	}
+	return "bfloat16"
+}
+
+// vllmKVCacheDType is vLLM's --kv-cache-dtype: "" for a 16-bit cache
+// (vLLM's auto), fp8 for an fp8 cache; ok is false for int8/int4 caches,
+// which vLLM does not offer.
+func vllmKVCacheDType(p sizing.Precision) (string, bool) {
+	switch p {
+	case "", sizing.PrecisionBF16, sizing.PrecisionFP16, sizing.PrecisionFP32:
+		return "", true
+	case sizing.PrecisionFP8:
+		return "fp8", true
+	}
+	return "", false
+}
+
+func emitVLLM(p Plan) (Config, error) {
+	args, notes, err := vllmArgs(p)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Kind: KindVLLM, Filename: "vllm_serve.sh", Text: shellCommand(args), Notes: notes}, nil
+}
+
+// vllmArgs is the `vllm serve` command line of a serving plan.
+func vllmArgs(p Plan) ([]string, []string, error) {
+	r := p.Request
+	if training(r) {
+		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: "vLLM serves models and this answer trains one", Try: DefaultKind(r)}
+	}
+	if isGGUF(r.Quant) {
+		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: fmt.Sprintf("the answer serves GGUF %s weights", r.Quant), Try: KindLlamaCpp}
+	}
+	quant, ok := vllmQuantization(r.Quant)
+	if r.Quant == sizing.QuantNone && r.Precision == sizing.PrecisionFP8 {
+		quant = "fp8" // fp8 weights said as a precision: vLLM's dynamic fp8
+	}
+	if !ok {
+		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: fmt.Sprintf("vLLM has no %s weight format", r.Quant)}
+	}
+	kv, ok := vllmKVCacheDType(r.KVPrecision)
+	if !ok {
+		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: fmt.Sprintf("vLLM's KV cache is 16-bit or fp8, not %s (ask for an fp8 KV cache)", r.KVPrecision), Try: KindLlamaCpp}
+	}
+	if p.HubID == "" {
+		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: "fitbot knows no Hugging Face repo for this model (a bare size or a local config.json): name a catalog model or a Hub id"}
+	}
+	args := []string{"vllm", "serve", p.HubID,
+		"--tensor-parallel-size", strconv.Itoa(tensorParallel(r))}
+	if r.Nodes > 1 {
+		args = append(args, "--pipeline-parallel-size", strconv.Itoa(r.Nodes))
+	}
+	args = append(args, "--dtype", vllmDType(r.Precision))
+	if quant != "" {
+		args = append(args, "--quantization", quant)
+	}
+	args = append(args,
+		"--max-model-len", strconv.Itoa(r.SeqLen),
+		"--max-num-seqs", strconv.Itoa(max(r.MicroBatch, 1)),
+		"--gpu-memory-utilization", strconv.FormatFloat(memoryUtilization(p), 'f', 2, 64))
+	if kv != "" {
+		args = append(args, "--kv-cache-dtype", kv)
+	}
+	var notes []string
+	switch r.Quant {
+	case sizing.QuantAWQ, sizing.QuantGPTQ, sizing.QuantNVFP4:
+		notes = append(notes, fmt.Sprintf("%s needs a checkpoint quantised that way: replace %s with a repo of the same model quantised with %s", r.Quant, p.HubID, strings.ToUpper(string(r.Quant))))
+	case sizing.QuantINT8:
+		notes = append(notes, "bitsandbytes int8 needs a pre-quantised 8-bit checkpoint; vLLM quantises in flight to 4-bit only")
+	}
+	if r.Nodes > 1 {
+		notes = append(notes, fmt.Sprintf("%d machines: start a Ray cluster over them first (vLLM's multi-node serving)", r.Nodes))
+	}
+	notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f is the estimate's %.1f GiB per GPU over the card's %.1f GiB; raise it to give vLLM's KV cache room beyond %d × %d tokens",
+		memoryUtilization(p), float64(p.PerGPU.TotalBytes)/gib, float64(p.VRAMBytes)/gib, max(r.MicroBatch, 1), r.SeqLen))
+	return args, notes, nil
+}
+
+// shellCommand writes a command line one argument pair per line, joined
+// with backslashes, quoting what the shell would split.
+func shellCommand(args []string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			if strings.HasPrefix(a, "-") {
+				b.WriteString(" \\\n  ")
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(shellQuote(a))
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// shellQuote quotes an argument in single quotes when it holds anything
+// but letters, digits and -_./:=.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=$", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
