@@ -74,6 +74,9 @@ func TestAskAnswersAreKept(t *testing.T) {
 			}
 		})
 	}
+	if got := messageJSON(t, h.Command(ctx, slash("plans buy-rent"))); !strings.Contains(got, "No *buy-rent* plans yet that name no model") {
+		t.Errorf("/fit plans buy-rent with none kept:\n%s", got)
+	}
 	// The buttons of a fresh inverse answer re-ask its canonical question
 	// and keep no second plan.
 	msg := h.Command(ctx, slash("what 2x4090 lora"))

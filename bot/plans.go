@@ -29,7 +29,16 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
 	if key, ok := plan.InverseKey(words); ok {
-		return h.listPlans(ctx, words, key)
+		plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
+		if err != nil {
+			h.log.Error("bot: listing plans failed", "model", key, "err", err)
+			return apology()
+		}
+		if len(plans) == 0 {
+			return ephemeral(fmt.Sprintf("No %s plans yet.", words), slack.NewSectionBlock(mrkdwn(fmt.Sprintf(
+				"No *%s* plans yet that name no model. Ask one (`/fit what 2x4090 lora`, `/fit which gpu 13b lora`) and the answer is kept.", escape(words))), nil, nil))
+		}
+		return plansMessage(words+" questions", plans, h.now())
 	}
 	if msg, ok := h.familyPlans(ctx, words); ok {
 		return msg
