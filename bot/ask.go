@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
 
@@ -29,25 +31,100 @@ func isAsk(i sizing.Intent) bool {
 }
 
 // askAnswer answers a parsed question that runs the other way round, or
-// says this fitbot cannot when Config.Ask is nil.
-func (h *Handler) askAnswer(ctx context.Context, text string, p sizing.Parsed) Message {
-	return h.askAnswerView(ctx, text, p, false)
+// says this fitbot cannot when Config.Ask is nil, and keeps the answer
+// as a plan of its kind (see keepAsk).
+func (h *Handler) askAnswer(ctx context.Context, asker who, text string, p sizing.Parsed) Message {
+	msg, a := h.asked(ctx, text, p, false)
+	if a != nil {
+		msg = h.keepAsk(ctx, asker, text, p, *a, msg)
+	}
+	return withAskButtons(msg, p, text)
 }
 
-// askAnswerView is askAnswer with every assumption shown when details
-// is set (the Show details button).
+// askAnswerView answers again for a button, with every assumption shown
+// when details is set (the Show details button); it keeps no new plan.
 func (h *Handler) askAnswerView(ctx context.Context, text string, p sizing.Parsed, details bool) Message {
+	msg, _ := h.asked(ctx, text, p, details)
+	return withAskButtons(msg, p, text)
+}
+
+// asked is the answer to a question that runs the other way round,
+// without buttons, and the answer itself (nil when there is none).
+func (h *Handler) asked(ctx context.Context, text string, p sizing.Parsed, details bool) (Message, *sizing.AskAnswer) {
 	asker := h.cfg.Ask
 	if asker == nil {
 		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
-		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
+		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090"), nil
 	}
 	a, err := asker.Ask(ctx, p)
 	if err != nil {
-		return h.failure(text, err)
+		return h.failure(text, err), nil
 	}
 	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
-	return withAskButtons(askMessageView(a, h.now(), details), p, text)
+	msg := askMessageView(a, h.now(), details)
+	if msg.Outcome != OutcomeAnswered {
+		return msg, nil
+	}
+	return msg, &a
+}
+
+// keepAsk saves an inverse answer as a plan of its kind (its canonical
+// question and its answer in one line), when there is a plan store, and
+// on its commit adds the line that names the plan.
+func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.Parsed, a sizing.AskAnswer, msg Message) Message {
+	if h.cfg.Plans == nil {
+		return msg
+	}
+	s := plan.FromAsk(text, p, a, display.AskSummary(a))
+	id, ok := h.savePlan(ctx, store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, s))
+	if !ok {
+		return msg
+	}
+	listed := sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
+	if listed == "" || p.Query.Arch != nil {
+		listed = string(s.Kind)
+	}
+	msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf(
+		"Kept in the team's plans as plan %d: `/fit plan %d` asks it again, `/fit plans %s` lists them", id, id, listed))))
+	return msg
+}
+
+// reask answers an inverse plan again by asking its canonical question
+// today, and says whether the answer (its one-line summary) changed;
+// nothing finer is compared. Its buttons re-ask the plan.
+func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Message {
+	p, err := h.parse(ctx, saved.Canonical)
+	if err == nil && !isAsk(p.Intent) {
+		err = &sizing.InputError{Problem: fmt.Sprintf("%q no longer reads as a %s question", saved.Canonical, saved.Kind)}
+	}
+	if err != nil {
+		return h.failure(saved.Canonical, err)
+	}
+	msg, a := h.asked(ctx, saved.Canonical, p, details)
+	if a == nil {
+		return msg
+	}
+	var note strings.Builder
+	fmt.Fprintf(&note, "*Plan #%d* from %s", saved.ID, saved.CreatedAt.UTC().Format("2006-01-02"))
+	if saved.User != "" {
+		fmt.Fprintf(&note, " by <@%s>", saved.User)
+	}
+	note.WriteString(", asked again today. ")
+	switch now := display.AskSummary(*a); {
+	case now == saved.Answer:
+		note.WriteString("Answer unchanged.")
+	default:
+		fmt.Fprintf(&note, "Answer changed: then %s; now %s.", escape(saved.Answer), escape(now))
+	}
+	blocks := append([]slack.Block{msg.Blocks[0], slack.NewContextBlock("", mrkdwn(note.String()))}, msg.Blocks[1:]...)
+	blocks = append(blocks, slack.NewActionBlock(answerActionsID,
+		slack.NewButtonBlockElement(ActionShare, planRef(saved.ID), plain("Share in channel")).WithStyle(slack.StylePrimary),
+		slack.NewButtonBlockElement(ActionDetails, planRef(saved.ID), plain("Show details")),
+		slack.NewButtonBlockElement(ActionReprice, planRef(saved.ID), plain("Re-price")),
+	))
+	out := answered(fmt.Sprintf("Plan #%d today: %s", saved.ID, msg.Text), blocks...)
+	out.question = sizing.Format(p.Query)
+	return out
 }
 
 // maxGPUOptions is how many cards a which-GPU answer lists.

@@ -87,7 +87,7 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
 	}
 	if err == nil && isAsk(p.Intent) {
-		return h.askAnswer(ctx, text, p)
+		return h.askAnswer(ctx, asker, text, p)
 	}
 	if err == nil && hasModel(p.Query) {
 		return h.answer(ctx, asker, text, p, "")

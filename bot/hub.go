@@ -144,7 +144,7 @@ func (h *Handler) hubAnswer(ctx context.Context, asker who, text string, p sizin
 		return h.failure(text, err)
 	}
 	if isAsk(p.Intent) {
-		return h.askAnswer(ctx, text, p)
+		return h.askAnswer(ctx, asker, text, p)
 	}
 	return h.answer(ctx, asker, text, p, "")
 }

@@ -28,6 +28,18 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 	if words == "" {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
+	if key, ok := plan.InverseKey(words); ok {
+		plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
+		if err != nil {
+			h.log.Error("bot: listing plans failed", "model", key, "err", err)
+			return apology()
+		}
+		if len(plans) == 0 {
+			return ephemeral(fmt.Sprintf("No %s plans yet.", words), slack.NewSectionBlock(mrkdwn(fmt.Sprintf(
+				"No *%s* plans yet that name no model. Ask one (`/fit what 2x4090 lora`, `/fit which gpu 13b lora`) and the answer is kept.", escape(words))), nil, nil))
+		}
+		return plansMessage(words+" questions", plans, h.now())
+	}
 	if msg, ok := h.familyPlans(ctx, words); ok {
 		return msg
 	}
@@ -43,6 +55,11 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		h.log.Error("bot: reading a model name failed", "err", err)
 		return apology()
 	}
+	return h.listPlans(ctx, words, key)
+}
+
+// listPlans lists the newest plans filed under one key.
+func (h *Handler) listPlans(ctx context.Context, words, key string) Message {
 	plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
 	if err != nil {
 		h.log.Error("bot: listing plans failed", "model", key, "err", err)
@@ -67,6 +84,9 @@ func plansMessage(asked string, plans []store.Plan, now time.Time) Message {
 
 // planLine is one plan in a list: id, when, who, the question, the verdict and the price then.
 func planLine(p store.Plan, now time.Time) string {
+	if p.Kind != plan.KindFit && p.Kind != "" {
+		return inversePlanLine(p)
+	}
 	mark := "✅ fits"
 	if !p.Fits {
 		mark = "❌ does not fit"
@@ -82,6 +102,17 @@ func planLine(p store.Plan, now time.Time) string {
 	return fmt.Sprintf("*#%d*  %s by %s\n`%s`\n%s on %s, %s per GPU, %s",
 		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, escape(display.Truncate(p.Question, 300)),
 		mark, display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), price)
+}
+
+// inversePlanLine is one inverse plan in a list: id, when, who, the
+// question and its answer then, in one line.
+func inversePlanLine(p store.Plan) string {
+	by := "cli"
+	if p.User != "" {
+		by = "<@" + p.User + ">"
+	}
+	return fmt.Sprintf("*#%d*  %s by %s, %s question\n`%s`\n%s",
+		p.ID, p.CreatedAt.UTC().Format("2006-01-02"), by, p.Kind, escape(display.Truncate(p.Question, 300)), escape(p.Answer))
 }
 
 // planCommand re-answers a saved plan with today's catalog and prices: `/fit plan 42`.
@@ -106,6 +137,9 @@ func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
 	if err != nil {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
 		return apology()
+	}
+	if saved.Kind != plan.KindFit && saved.Kind != "" {
+		return h.reask(ctx, saved, details)
 	}
 	d := plan.Reanswer(saved.Summary, func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, plan.AnswerFunc(func(q sizing.Query) (sizing.Answer, error) {
 		return h.cfg.Answer.Answer(ctx, q)

@@ -98,7 +98,7 @@ func (h *Handler) followUp(ctx context.Context, asker who, canonical, text strin
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
 	if isAsk(p.Intent) {
-		return h.askAnswer(ctx, text, p), true
+		return h.askAnswer(ctx, asker, text, p), true
 	}
 	return h.answer(ctx, asker, text, p, ""), true
 }

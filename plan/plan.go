@@ -68,7 +68,13 @@ type Summary struct {
 	Question  string         // as typed
 	Canonical string         // sizing.Format of the query: re-parses to the same question
 	Request   sizing.Request // the fully resolved request the answer was for
-	ModelKey  string         // see ModelKey
+	ModelKey  string         // see ModelKey; ask:<kind> for an inverse plan that names no model
+
+	// Kind is what the question asked (KindFit unless it ran the other
+	// way round); Answer is an inverse plan's answer in one line, "" for
+	// a fit plan (its verdict and figures are the fields below).
+	Kind   Kind
+	Answer string
 
 	Fits          bool
 	Headroom      string     // comfortable, tight or does not fit
@@ -85,6 +91,7 @@ type Summary struct {
 // answer's (copied, so the summary shares no pointer with a).
 func FromAnswer(question string, q sizing.Query, a sizing.Answer) Summary {
 	s := Summary{
+		Kind:        KindFit,
 		Question:    question,
 		Canonical:   sizing.Format(q),
 		Request:     a.Request,
@@ -122,4 +129,78 @@ func Verdict(fits bool, headroom string) string {
 		return "fits, tight"
 	}
 	return "fits"
+}
+
+// Kind is what a plan's question asked: whether a configuration fits,
+// or one of the questions that run the other way round.
+type Kind string
+
+// The plan kinds, as the plans table keeps them.
+const (
+	KindFit      Kind = "fit"       // does it fit, how much memory, what it costs
+	KindLargest  Kind = "largest"   // the largest model that fits
+	KindContext  Kind = "context"   // the longest context that fits
+	KindWhichGPU Kind = "which-gpu" // every card that fits, cheapest first
+	KindBuyRent  Kind = "buy-rent"  // buy the cards or rent them
+)
+
+// Valid reports whether k is one of the plan kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindFit, KindLargest, KindContext, KindWhichGPU, KindBuyRent:
+		return true
+	}
+	return false
+}
+
+// KindOf is the plan kind of a parsed question's intent.
+func KindOf(i sizing.Intent) Kind {
+	switch i {
+	case sizing.IntentLargest:
+		return KindLargest
+	case sizing.IntentMaxContext:
+		return KindContext
+	case sizing.IntentWhichGPU:
+		return KindWhichGPU
+	case sizing.IntentBuyRent:
+		return KindBuyRent
+	}
+	return KindFit
+}
+
+// askKeyPrefix starts the ModelKey of an inverse plan that names no model.
+const askKeyPrefix = "ask:"
+
+// FromAsk is the summary of an answer to a question that runs the other
+// way round, p as typed in question: the canonical text is
+// sizing.FormatAsk(p) (it re-parses to the same question and intent),
+// line is the answer in one line, and the model key is the question's
+// model, or ask:<kind> when it names none. The verdict, memory and price
+// fields are left zero: an inverse plan is re-answered by re-asking.
+func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) Summary {
+	kind := KindOf(p.Intent)
+	key := ModelKey(p.Query)
+	if key == "" {
+		key = askKeyPrefix + string(kind)
+	}
+	return Summary{
+		Kind:      kind,
+		Question:  question,
+		Canonical: sizing.FormatAsk(p),
+		Request:   a.Request,
+		ModelKey:  key,
+		Answer:    line,
+		GPU:       a.Request.GPU,
+		GPUs:      a.Request.GPUs,
+	}
+}
+
+// InverseKey is the ModelKey the inverse plans of one kind that name no
+// model share, when words name a plan kind ("largest", "which-gpu");
+// ok is false otherwise.
+func InverseKey(words string) (string, bool) {
+	if k := Kind(strings.ToLower(strings.TrimSpace(words))); k.Valid() && k != KindFit {
+		return askKeyPrefix + string(k), true
+	}
+	return "", false
 }

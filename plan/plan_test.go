@@ -83,6 +83,7 @@ func TestFromAnswer(t *testing.T) {
 	s := FromAnswer(question, parsed.Query, answer)
 	asOf := answer.Price.AsOf.UTC()
 	want := Summary{
+		Kind:      KindFit,
 		Question:  question,
 		Canonical: "mistral-7b-v0.1 lora rtx-4090",
 		Request:   answer.Request,

@@ -207,7 +207,9 @@ func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow tim
 	if err != nil {
 		return pricing.DigestInput{}, err
 	}
-	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ? AND created_at < ?
+	// The digest re-prices fit plans only: an inverse plan (largest
+	// model, which GPU...) has no one configuration and price to move.
+	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit'
 		ORDER BY created_at DESC, id DESC LIMIT ?`, formatTime(weekEnd.Add(-planWindow)), formatTime(weekEnd), maxDigestPlans)
 	if err != nil {
 		return pricing.DigestInput{}, db.wrap("plans for the digest", err)

@@ -38,13 +38,13 @@ type Plan struct {
 // insertPlanSQL inserts one plan; batch.go binds its arguments in this order.
 const insertPlanSQL = `INSERT INTO plans (created_at, source, team, channel, user_id,
 	question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
-	usd_per_hour, price_provider, price_as_of)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	usd_per_hour, price_provider, price_as_of, kind, answer)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // planColumns are the columns scanPlan reads, in its order.
 const planColumns = `id, created_at, source, team, channel, user_id, question, canonical,
 	request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes, usd_per_hour,
-	price_provider, price_as_of`
+	price_provider, price_as_of, kind, answer`
 
 // SavePlan stores p and returns its id, which it also sets in p, with
 // p.CreatedAt (the store's clock when p left it zero). It returns once
@@ -52,6 +52,9 @@ const planColumns = `id, created_at, source, team, channel, user_id, question, c
 // transaction (see batch.go). When ctx ends first it returns ctx's
 // error, and the plan may or may not have been written.
 func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
+	if p.Kind == "" {
+		p.Kind = plan.KindFit
+	}
 	if err := validatePlan(p); err != nil {
 		return 0, err
 	}
@@ -71,7 +74,7 @@ func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 	row := &planRow{ctx: ctx, result: make(chan planResult, 1), args: []any{
 		formatTime(created), p.Source, p.Team, p.Channel, p.User,
 		p.Question, p.Canonical, string(reqJSON), p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
-		p.USDPerHour, p.PriceProvider, asOf}}
+		p.USDPerHour, p.PriceProvider, asOf, string(p.Kind), p.Answer}}
 	id, err := db.writer().enqueue(ctx, row)
 	if err != nil {
 		return 0, fmt.Errorf("save plan for %s: %w", p.ModelKey, err)
@@ -86,6 +89,8 @@ func validatePlan(p *Plan) error {
 	switch {
 	case p.Source != SourceSlack && p.Source != SourceCLI:
 		return fmt.Errorf("save plan: source %q is neither %q nor %q", p.Source, SourceSlack, SourceCLI)
+	case !p.Kind.Valid():
+		return fmt.Errorf("save plan: kind %q is not a plan kind", p.Kind)
 	case p.ModelKey == "":
 		return errors.New("save plan: no model key")
 	case p.GPUs < 0 || p.PerGPUBytes < 0:
@@ -164,13 +169,15 @@ func scanPlan(s scanner) (Plan, error) {
 		created, reqJSON string
 		asOf             sql.NullString
 		usd              sql.NullFloat64
+		kind             string
 	)
 	err := s.Scan(&p.ID, &created, &p.Source, &p.Team, &p.Channel, &p.User, &p.Question, &p.Canonical,
 		&reqJSON, &p.ModelKey, &p.Fits, &p.Headroom, &p.GPU, &p.GPUs, &p.PerGPUBytes, &usd,
-		&p.PriceProvider, &asOf)
+		&p.PriceProvider, &asOf, &kind, &p.Answer)
 	if err != nil {
 		return Plan{}, err
 	}
+	p.Kind = plan.Kind(kind)
 	if p.CreatedAt, err = parseTime(created); err != nil {
 		return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
 	}

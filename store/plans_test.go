@@ -20,7 +20,7 @@ func samplePlan(key string, at time.Time) Plan {
 	return Plan{
 		CreatedAt: at,
 		Source:    SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003",
-		Summary: plan.Summary{Question: "can we lora mistral 7b on a 4090?",
+		Summary: plan.Summary{Kind: plan.KindFit, Question: "can we lora mistral 7b on a 4090?",
 			Canonical: "mistral-7b-v0.1 lora rtx-4090",
 			Request: sizing.Request{
 				Model: "mistral-7b-v0.1", Params: 7_241_732_096, ActiveParams: 7_241_732_096,

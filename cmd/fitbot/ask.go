@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
 
 // ask answers the questions that run the other way round (largest model,
 // longest context, which GPU, buy or rent) for `fitbot fit`, in text or
-// JSON. Input it cannot use exits 2 with an example.
-func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) error {
+// JSON, and with save keeps the answer as a plan of its kind. Input it
+// cannot use exits 2 with an example.
+func (a *app) ask(ctx context.Context, question string, p sizing.Parsed, asJSON, save bool) error {
 	// Priced as fit is; both sources know spot prices too, for buy-or-rent.
 	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
 	ans, err := est.Ask(p)
@@ -29,9 +31,12 @@ func (a *app) ask(ctx context.Context, p sizing.Parsed, asJSON bool) error {
 		if err := enc.Encode(ans); err != nil {
 			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
-		return nil
+	} else {
+		writeAsk(a.stdout, ans)
 	}
-	writeAsk(a.stdout, ans)
+	if save {
+		return a.savePlan(ctx, plan.FromAsk(question, p, ans, display.AskSummary(ans)), asJSON)
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -147,7 +148,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		if f.emit != "" || f.chart != "" {
 			return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
 		}
-		return a.ask(ctx, parsed, f.json)
+		return a.ask(ctx, question, parsed, f.json, f.save)
 	}
 	ans, err := est.Answer(parsed.Query)
 	if err != nil {
@@ -172,7 +173,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		writeAnswer(a.stdout, ans)
 	}
 	if f.save {
-		return a.savePlan(ctx, strings.Join(f.words, " "), parsed.Query, ans, f.json)
+		return a.savePlan(ctx, plan.FromAnswer(strings.Join(f.words, " "), parsed.Query, ans), f.json)
 	}
 	return nil
 }

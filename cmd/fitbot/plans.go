@@ -23,7 +23,8 @@ const plansUsage = `Usage: fitbot plans [--json] [--limit N] [MODEL]
 
 Lists earlier plans, newest first: for one model when MODEL is given (any
 name of it: "mistral 7b", "Mistral-7B-v0.1"; a bare size such as 13B finds
-bare 13B plans), else the latest of all. "plans show ID" re-answers a plan
+bare 13B plans; a plan kind, largest, context, which-gpu or buy-rent, finds
+the plans of that kind that name no model), else the latest of all. "plans show ID" re-answers a plan
 with today's catalog and prices and says what changed.
 
 The database is FITBOT_DB, else ./fitbot.db.
@@ -39,6 +40,8 @@ type planOutput struct {
 	User          string         `json:"user"`
 	Question      string         `json:"question"`
 	Canonical     string         `json:"canonical"`
+	Kind          plan.Kind      `json:"kind"`   // fit, largest, context, which-gpu or buy-rent
+	Answer        string         `json:"answer"` // an inverse plan's answer in one line; "" for fit
 	ModelKey      string         `json:"model_key"`
 	Request       sizing.Request `json:"request"`
 	Fits          bool           `json:"fits"`
@@ -54,7 +57,7 @@ type planOutput struct {
 func toOutput(p store.Plan) planOutput {
 	return planOutput{
 		ID: p.ID, CreatedAt: p.CreatedAt, Source: p.Source, Team: p.Team, Channel: p.Channel, User: p.User,
-		Question: p.Question, Canonical: p.Canonical, ModelKey: p.ModelKey, Request: p.Request,
+		Question: p.Question, Canonical: p.Canonical, Kind: p.Kind, Answer: p.Answer, ModelKey: p.ModelKey, Request: p.Request,
 		Fits: p.Fits, Headroom: p.Headroom, GPU: p.GPU, GPUs: p.GPUs, PerGPUBytes: p.PerGPUBytes,
 		USDPerHour: p.USDPerHour, PriceProvider: p.PriceProvider, PriceAsOf: p.PriceAsOf,
 	}
@@ -120,7 +123,10 @@ func (a *app) plans(ctx context.Context, args []string) error {
 	model := strings.Join(f.words, " ")
 	key := ""
 	family := sizing.FamilyModels(model)
-	if len(family) > 0 {
+	if k, ok := plan.InverseKey(model); ok {
+		key, family = k, nil
+		model = model + " questions"
+	} else if len(family) > 0 {
 		model = "the " + model + " family"
 		key = model
 	} else if model != "" {
@@ -185,8 +191,16 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
 	for _, p := range plans {
+		verdict, gpus, price := plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour)
+		if p.Kind != plan.KindFit && p.Kind != "" {
+			// An inverse plan: its kind and answer, no one configuration.
+			verdict, price = display.Truncate(string(p.Kind)+": "+p.Answer, 60), "-"
+			if p.GPU == "" {
+				gpus = "-"
+			}
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.CreatedAt.Format("2006-01-02 15:04"),
-			who(p), display.Truncate(strings.Join(strings.Fields(p.Question), " "), 48), plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour))
+			who(p), display.Truncate(strings.Join(strings.Fields(p.Question), " "), 48), verdict, gpus, price)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "fitbot plans show ID re-answers one with today's catalog and prices.")
@@ -247,13 +261,13 @@ func (a *app) writeJSON(v any) error {
 // savePlan records an answer given on the command line as a plan and says
 // so: on stdout after a text answer, on stderr after --json so that stdout
 // stays one JSON object.
-func (a *app) savePlan(ctx context.Context, question string, q sizing.Query, ans sizing.Answer, asJSON bool) error {
+func (a *app) savePlan(ctx context.Context, s plan.Summary, asJSON bool) error {
 	db, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.closeStore(db)
-	p := store.NewPlan(store.Who{Source: store.SourceCLI}, plan.FromAnswer(question, q, ans))
+	p := store.NewPlan(store.Who{Source: store.SourceCLI}, s)
 	id, err := db.SavePlan(ctx, &p)
 	if err != nil {
 		return failure(err.Error(), "")

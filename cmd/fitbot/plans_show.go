@@ -24,6 +24,9 @@ type replan struct {
 	Problem    string              `json:"problem"`     // why not, "" when it can
 	Changes    []string            `json:"changes"`     // what differs, in words; empty when nothing does
 	CheaperFit *sizing.Alternative `json:"cheaper_fit"` // a fitting configuration cheaper than the plan's, or null
+	// NowAsk is today's answer to an inverse plan (kind other than fit),
+	// whose now is null; only its one-line summary is compared.
+	NowAsk *sizing.AskAnswer `json:"now_ask,omitempty"`
 }
 
 // planShow is `fitbot plans show ID`.
@@ -62,10 +65,19 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "")
 	}
-	r := reanswerPlanWith(p, func(q string) (sizing.Parsed, error) {
+	parse := func(q string) (sizing.Parsed, error) {
 		parsed, err := sizing.Parse(q)
 		return a.resolveHubWith(ctx, db, q, parsed, err) // a Hub model's plan: from the cache, else the Hub
-	}, prices)
+	}
+	if p.Kind != plan.KindFit && p.Kind != "" {
+		r := reaskPlan(p, parse, prices)
+		if f.json {
+			return a.writeJSON(r)
+		}
+		writeReask(a.stdout, p, r)
+		return nil
+	}
+	r := reanswerPlanWith(p, parse, prices)
 	if f.json {
 		return a.writeJSON(r)
 	}
@@ -114,6 +126,56 @@ func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource
 		}
 	}
 	return r
+}
+
+// reaskPlan answers an inverse plan again by asking its canonical
+// question today; the one change it reports is whether the answer's
+// one-line summary differs (nothing finer is compared).
+func reaskPlan(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
+	r := replan{Plan: toOutput(p), Changes: []string{}}
+	parsed, err := parse(p.Canonical)
+	if err == nil && parsed.Intent == sizing.IntentFit {
+		err = fmt.Errorf("it no longer reads as a %s question", p.Kind)
+	}
+	if err != nil {
+		r.Problem = "today's parser cannot read its question: " + err.Error()
+		return r
+	}
+	now, err := (&sizing.Estimator{Prices: prices}).Ask(parsed)
+	if err != nil {
+		r.Problem = "it cannot be answered today: " + err.Error()
+		return r
+	}
+	now.Assumptions = sizing.MergeAssumptions(parsed.Notes, now.Assumptions)
+	r.NowAsk = &now
+	if line := display.AskSummary(now); line != p.Answer {
+		r.Changes = append(r.Changes, fmt.Sprintf("answer: %s then; %s now", p.Answer, line))
+	}
+	return r
+}
+
+// writeReask prints an inverse plan then (its answer in one line) and
+// today's full answer to its question.
+func writeReask(w io.Writer, p store.Plan, r replan) {
+	fmt.Fprintf(w, "Plan %d (%s question), %s UTC, asked by %s\n", p.ID, p.Kind, p.CreatedAt.Format("2006-01-02 15:04"), who(p))
+	fmt.Fprintf(w, "  asked:     %s\n", p.Question)
+	fmt.Fprintf(w, "  canonical: fit %s\n", p.Canonical)
+	fmt.Fprintf(w, "  then:      %s\n", p.Answer)
+	if r.NowAsk == nil {
+		fmt.Fprintf(w, "Not re-answered: %s.\n", r.Problem)
+		return
+	}
+	fmt.Fprintln(w, "\nAsked again today:")
+	writeAsk(w, *r.NowAsk)
+	fmt.Fprintln(w)
+	if len(r.Changes) == 0 {
+		fmt.Fprintln(w, "Answer unchanged (its one-line summary; nothing finer is compared).")
+		return
+	}
+	fmt.Fprintln(w, "Answer changed (its one-line summary; nothing finer is compared):")
+	for _, c := range r.Changes {
+		fmt.Fprintf(w, "  - %s\n", c)
+	}
 }
 
 // writeReplan prints a plan then and now, side by side.

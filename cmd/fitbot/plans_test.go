@@ -148,7 +148,7 @@ func TestPlansJSON(t *testing.T) {
 	for k := range got[0] {
 		keys = append(keys, k)
 	}
-	wantKeys := []string{"canonical", "channel", "created_at", "fits", "gpu", "gpus", "headroom", "id", "model_key",
+	wantKeys := []string{"answer", "canonical", "channel", "created_at", "fits", "gpu", "gpus", "headroom", "id", "kind", "model_key",
 		"per_gpu_total_bytes", "price_as_of", "price_provider", "question", "request", "source", "team", "usd_per_hour", "user"}
 	slices.Sort(keys)
 	if d := cmp.Diff(wantKeys, keys); d != "" {
@@ -156,7 +156,7 @@ func TestPlansJSON(t *testing.T) {
 	}
 	for k, want := range map[string]any{
 		"id": 3.0, "created_at": "2026-11-20T16:30:00Z", "model_key": "mistral-7b-v0.1", "user": "U0LAN0Z89",
-		"fits": true, "headroom": "tight", "usd_per_hour": nil, "price_as_of": nil, "per_gpu_total_bytes": 13.9e9,
+		"fits": true, "headroom": "tight", "usd_per_hour": nil, "price_as_of": nil, "per_gpu_total_bytes": 13.9e9, "kind": "fit", "answer": "",
 	} {
 		if got[0][k] != want {
 			t.Errorf("%s = %v, want %v", k, got[0][k], want)
