@@ -164,7 +164,7 @@ func largestBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	head := "🔎 Largest models that fit " + where
 	for _, r := range l.Rows {
 		if r.Asked && r.MaxParams == 0 && r.Note == "" {
-			head = fmt.Sprintf("❌ No %s fits %s as asked", methodName(r.Method), where)
+			head = fmt.Sprintf("❌ No %s fits %s as asked", display.Method(r.Method), where)
 		}
 	}
 	if l.FitsNothing {
@@ -213,7 +213,7 @@ func rowName(r sizing.LargestRow) string {
 		return "Full fine-tune"
 	}
 	if r.Method != sizing.MethodInference {
-		return methodName(r.Method)
+		return display.Method(r.Method)
 	}
 	switch {
 	case r.Quant == sizing.QuantNone:
@@ -231,7 +231,7 @@ func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	if r.Method != sizing.MethodInference {
 		word = "sequence"
 	}
-	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(r.Method), display.Hardware(r.GPUs, a.GPUName))
+	what := fmt.Sprintf("%s %s on %s", a.ModelName, display.Method(r.Method), display.Hardware(r.GPUs, a.GPUName))
 	if c.MaxTokens == 0 {
 		head := fmt.Sprintf("❌ No %s fits: %s", word, what)
 		text := "Even one token does not fit: the model alone is larger than the card."
@@ -267,7 +267,7 @@ func kib(b float64) string { return fmt.Sprintf("%s KiB", display.Decimal(b/1024
 
 func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	w := a.WhichGPU
-	what := fmt.Sprintf("%s %s", a.ModelName, methodName(a.Request.Method))
+	what := fmt.Sprintf("%s %s", a.ModelName, display.Method(a.Request.Method))
 	if w.FitsNothing {
 		head := "❌ No card fits " + what + " within one machine"
 		text := "Not even 8 of the largest card in one machine hold it."
@@ -307,7 +307,7 @@ func buyRentBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	r := a.BuyRent
 	what := display.Hardware(r.GPUs, r.GPUName)
 	if a.ModelName != "" {
-		what = fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), what)
+		what = fmt.Sprintf("%s %s on %s", a.ModelName, display.Method(a.Request.Method), what)
 	}
 	head := "☁️ Rent: " + what
 	if r.Verdict == "buy" {

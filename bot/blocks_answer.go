@@ -24,7 +24,7 @@ const maxAlternatives = 5
 
 // verdict is the one-line outcome of an answer, for the header and the fallback text.
 func verdict(a sizing.Answer) string {
-	what := fmt.Sprintf("%s %s on %s", a.ModelName, methodName(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
+	what := fmt.Sprintf("%s %s on %s", a.ModelName, display.Method(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
 	switch {
 	case !a.Fits:
 		return "❌ Does not fit: " + what
@@ -170,7 +170,7 @@ func alternativesText(a sizing.Answer) string {
 		if !alt.Fits {
 			mark = "❌"
 		}
-		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, methodName(alt.Method), display.Hardware(alt.GPUs, display.GPUName(alt.GPU)))
+		fmt.Fprintf(&b, "\n%s *%s* on %s", mark, display.Method(alt.Method), display.Hardware(alt.GPUs, display.GPUName(alt.GPU)))
 		if alt.ZeROStage > 0 {
 			fmt.Fprintf(&b, ", ZeRO-%d", alt.ZeROStage)
 		}

@@ -176,7 +176,7 @@ func planLines(d pricing.Digest, slackText bool) []string {
 			if alt.USDTotal != nil {
 				label = "cheaper for the run"
 			}
-			l += fmt.Sprintf("\n    %s: %s %s", label, display.Hardware(alt.GPUs, display.GPUName(alt.GPU)), methodName(alt.Method))
+			l += fmt.Sprintf("\n    %s: %s %s", label, display.Hardware(alt.GPUs, display.GPUName(alt.GPU)), display.Method(alt.Method))
 			if alt.ZeROStage > 0 {
 				l += fmt.Sprintf(" with ZeRO-%d", alt.ZeROStage)
 			}

@@ -3,8 +3,6 @@ package bot
 import (
 	"fmt"
 	"time"
-
-	"github.com/fitbot/fitbot/sizing"
 )
 
 // formatAge says how old a price is in words ("3 h old", "2 days old").
@@ -20,19 +18,4 @@ func formatAge(asOf, now time.Time) string {
 	default:
 		return fmt.Sprintf("%d days old", int(d.Hours()/24))
 	}
-}
-
-// methodName is a method as people write it.
-func methodName(m sizing.Method) string {
-	switch m {
-	case sizing.MethodFull:
-		return "full fine-tune"
-	case sizing.MethodLoRA:
-		return "LoRA"
-	case sizing.MethodQLoRA:
-		return "QLoRA"
-	case sizing.MethodInference:
-		return "inference"
-	}
-	return string(m)
 }

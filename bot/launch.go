@@ -79,7 +79,7 @@ func messageThread(cb slack.InteractionCallback) (channel, thread string) {
 }
 
 func launchTitle(cfg launch.Config, a sizing.Answer) string {
-	return fmt.Sprintf("%s for %s %s on %s", kindName(cfg.Kind), a.ModelName, methodName(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
+	return fmt.Sprintf("%s for %s %s on %s", kindName(cfg.Kind), a.ModelName, display.Method(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
 }
 
 func launchComment(cfg launch.Config) string {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -69,20 +70,8 @@ func Memory(a sizing.Answer) MemoryData {
 		gpus = fmt.Sprintf("%d× ", a.Request.GPUs)
 	}
 	d.Title = fmt.Sprintf("%s: %.1f of %.1f GiB per GPU\n%s %s on %s%s", verdict, d.TotalGiB, d.CardGiB,
-		a.ModelName, methodName(a.Request.Method), gpus, a.GPUName)
+		a.ModelName, display.Method(a.Request.Method), gpus, a.GPUName)
 	return d
-}
-
-func methodName(m sizing.Method) string {
-	switch m {
-	case sizing.MethodFull:
-		return "full fine-tune"
-	case sizing.MethodLoRA:
-		return "LoRA"
-	case sizing.MethodQLoRA:
-		return "QLoRA"
-	}
-	return "inference"
 }
 
 func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }

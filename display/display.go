@@ -172,3 +172,19 @@ func GPUOption(o sizing.GPUOption, tokens int64) string {
 	}
 	return b.String()
 }
+
+// Method is a method as people write it: "full fine-tune", "LoRA",
+// "QLoRA", "inference".
+func Method(m sizing.Method) string {
+	switch m {
+	case sizing.MethodFull:
+		return "full fine-tune"
+	case sizing.MethodLoRA:
+		return "LoRA"
+	case sizing.MethodQLoRA:
+		return "QLoRA"
+	case sizing.MethodInference:
+		return "inference"
+	}
+	return string(m)
+}

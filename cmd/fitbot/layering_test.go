@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
 	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart"},
 	"launch":     {"sizing"},
-	"chart":      {"sizing", "pricing"},
+	"chart":      {"sizing", "display", "pricing"},
 	"bot/llm":    {"sizing", "display", "retry"},
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
