@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -122,18 +121,7 @@ func serveMinimal(ctx context.Context, addr, secret string, d time.Duration, log
 	runtime.ReadMemStats(&before)
 	srv := &http.Server{Handler: minimalCounted(secret, r, &served), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(log, "fitload: minimal signed handler on http://%s/slack/commands for %v (replies of %d bytes on average)\n", ln.Addr(), d, r.meanSize())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		return err
-	}
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer scancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := serveFor(ctx, srv, ln, d); err != nil {
 		return err
 	}
 	var after runtime.MemStats

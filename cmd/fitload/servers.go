@@ -171,6 +171,12 @@ func serveFakeSlack(ctx context.Context, addr string, d time.Duration, log io.Wr
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(log, "fitload: fake Slack Web API on http://%s/ for %v (SLACK_API_URL=http://%s/)\n", ln.Addr(), d, ln.Addr())
+	return serveFor(ctx, srv, ln, d)
+}
+
+// serveFor runs srv on ln until d has passed or ctx ends, then shuts it
+// down, giving requests in flight 5 seconds.
+func serveFor(ctx context.Context, srv *http.Server, ln net.Listener, d time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	ctx, cancel := context.WithTimeout(ctx, d)
