@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -91,10 +92,7 @@ func Prices(gpuName, gpu string, observations []pricing.Offer, to time.Time) Pri
 	}
 	latest := func(s PriceSeries) float64 { return s.Points[len(s.Points)-1].USD }
 	slices.SortFunc(d.Series, func(a, b PriceSeries) int {
-		if c := cmpFloat(latest(a), latest(b)); c != 0 {
-			return c
-		}
-		return cmpString(a.Provider, b.Provider)
+		return cmp.Or(cmp.Compare(latest(a), latest(b)), cmp.Compare(a.Provider, b.Provider))
 	})
 	if len(d.Series) > maxProviders {
 		d.Series = d.Series[:maxProviders]
@@ -112,26 +110,6 @@ func Prices(gpuName, gpu string, observations []pricing.Offer, to time.Time) Pri
 			HistoryDays, moves, plural(moves, "move", "moves"))
 	}
 	return d
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func plural(n int, one, many string) string {
