@@ -125,16 +125,7 @@ func (r *configReader) qwen2VLTower() int64 {
 	depth := int64(r.need(maxVisionLayers, "depth"))
 	ratio := int64(r.need(maxVisionSmall, "mlp_ratio"))
 	out := int64(r.need(maxVisionDim, "hidden_size"))
-	p := int64(r.need(maxVisionSmall, "patch_size"))
-	tp := int64(r.need(maxVisionSmall, "temporal_patch_size"))
-	merge := int64(r.need(maxVisionSmall, "spatial_merge_size"))
-	c, ok := r.num(16, "in_chans", "in_channels")
-	if !ok || c == 0 {
-		c = 3
-	}
-	ctx := e * merge * merge
-	merger := 2*e + ctx*ctx + ctx + ctx*out + out
-	return int64(c)*tp*p*p*e + vitLayers(depth, e, e*ratio) + merger
+	return vitLayers(depth, e, e*ratio) + r.qwenPatchesAndMerger(e, out, 2*e)
 }
 
 // qwen25VLTower is Qwen2.5-VL's ViT: Qwen2-VL's patch convolution and
@@ -144,6 +135,16 @@ func (r *configReader) qwen25VLTower() int64 {
 	i := int64(r.need(maxVisionDim, "intermediate_size"))
 	depth := int64(r.need(maxVisionLayers, "depth"))
 	out := int64(r.need(maxVisionDim, "out_hidden_size"))
+	block := 2*h + 4*(h*h+h) + 3*h*i + 2*i + h
+	return depth*block + r.qwenPatchesAndMerger(h, out, h)
+}
+
+// qwenPatchesAndMerger is what Qwen2-VL and Qwen2.5-VL share around their
+// blocks: the bias-free 3D patch convolution over temporal_patch_size
+// frames into width, and the merger (a norm of mergerNorm parameters, then
+// two linear layers) that folds spatial_merge_size² patches into one token
+// of the language model's width out.
+func (r *configReader) qwenPatchesAndMerger(width, out, mergerNorm int64) int64 {
 	p := int64(r.need(maxVisionSmall, "patch_size"))
 	tp := int64(r.need(maxVisionSmall, "temporal_patch_size"))
 	merge := int64(r.need(maxVisionSmall, "spatial_merge_size"))
@@ -151,10 +152,8 @@ func (r *configReader) qwen25VLTower() int64 {
 	if !ok || c == 0 {
 		c = 3
 	}
-	block := 2*h + 4*(h*h+h) + 3*h*i + 2*i + h
-	ctx := h * merge * merge
-	merger := h + ctx*ctx + ctx + ctx*out + out
-	return int64(c)*tp*p*p*h + depth*block + merger
+	ctx := width * merge * merge
+	return int64(c)*tp*p*p*width + mergerNorm + ctx*ctx + ctx + ctx*out + out
 }
 
 // pixtralTower is Pixtral's ViT (a bias-free patch convolution, RMSNorm
