@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,6 +26,12 @@ func TestMain(m *testing.M) {
 	cache, err := os.MkdirTemp("", "fitbot-cache-")
 	if err != nil {
 		panic(err)
+	}
+	// The go build inside the soak tests finds its build cache through
+	// XDG_CACHE_HOME too: pin GOCACHE to the real one first, or every test
+	// run recompiles the whole module (SQLite's C code included).
+	if gocache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
 	os.Setenv("HF_ENDPOINT", "http://127.0.0.1:1")
