@@ -39,7 +39,7 @@ func TestCatalogGPU(t *testing.T) {
 		{"RTXPRO4500", 32, "", "rtx-pro-4500"},
 		{"A16", 16, "", "a16"},
 		{"RTX3060", 12, "", "rtx-3060"},
-		{"RTX3060", 8, "", ""}, // the 8 GB 3060 is not the catalog's 12 GB card
+		{"RTX3060", 8, "", ""},    // the 8 GB 3060 is not the catalog's 12 GB card
 		{"RTX4060Ti", 16, "", ""}, // not in the sizing catalog
 		{"RTX-A6000", 0, "n3-RTX-A6000x1", "rtx-a6000"},
 		{"A6000", 48, "", "rtx-a6000"},
