@@ -3,6 +3,7 @@ package pricing
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -102,6 +103,9 @@ func catalogGPU(name string, memGB float64, instance string) (string, bool) {
 	sizes, ok := catalogModels[model.String()]
 	if !ok {
 		return "", false
+	}
+	if form == "PCIE" && !slices.ContainsFunc(sizes, func(s catalogSize) bool { return s.form == "PCIE" }) {
+		form = "" // a card made only as a PCIe board (L40, RTX A6000): its usual form
 	}
 	if len(sizes) == 1 && form == "" && (memGB == 0 || math.Abs(memGB-sizes[0].gb)/sizes[0].gb <= vastVRAMTolerance) {
 		return sizes[0].gpu, true // a size the model is not sold in (an 8 GB RTX 3060) is not guessed
