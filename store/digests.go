@@ -195,9 +195,9 @@ func (db *DB) RunsBetween(ctx context.Context, from, to time.Time) ([]pricing.Ru
 
 // DigestInput reads what the digest of the week ending at weekEnd is
 // computed from: the prices observed and the refresh runs of the two
-// weeks before weekEnd, the plans saved in the planWindow before it, and
-// the default sheet for GPUs no provider priced.
-func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error) {
+// weeks before weekEnd, the plans that scope reads saved in the
+// planWindow before it, and the default sheet for GPUs no provider priced.
+func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error) {
 	from := weekEnd.Add(-2 * pricing.Week)
 	obs, err := db.ObservationsBetween(ctx, from, weekEnd)
 	if err != nil {
@@ -209,8 +209,9 @@ func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow tim
 	}
 	// The digest re-prices fit plans only: an inverse plan (largest
 	// model, which GPU...) has no one configuration and price to move.
-	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit'
-		ORDER BY created_at DESC, id DESC LIMIT ?`, formatTime(weekEnd.Add(-planWindow)), formatTime(weekEnd), maxDigestPlans)
+	cond, args := scope.where()
+	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit' AND `+cond+`
+		ORDER BY created_at DESC, id DESC LIMIT ?`, append(append([]any{formatTime(weekEnd.Add(-planWindow)), formatTime(weekEnd)}, args...), maxDigestPlans)...)
 	if err != nil {
 		return pricing.DigestInput{}, db.wrap("plans for the digest", err)
 	}
