@@ -128,10 +128,10 @@ func TestPlanScopeButtons(t *testing.T) {
 	askScoped(t, h)
 	ctx := context.Background()
 	presses := []struct {
-		name                 string
+		name                string
 		team, channel, user string
-		id                   int64
-		reads                bool
+		id                  int64
+		reads               bool
 	}{
 		{"B presses A's public plan", "TB0000002", "C0PUBLIC", "UASKER", 1, false},
 		{"A presses B's plan", "TA0000001", "C0PUBLIC", "UASKER", 4, false},
@@ -228,7 +228,7 @@ func TestPlanScopeDigest(t *testing.T) {
 		{Source: store.SourceSlack, Team: "TA0000001", Channel: "C0DIGEST", User: "U1", Kind: store.ChannelPrivate},
 		{Source: store.SourceSlack, Team: "TB0000002", Channel: "C0PUBLIC", User: "U1", Kind: store.ChannelPublic},
 	} {
-		p := store.NewPlan(w, plan.Summary{Kind: plan.KindFit, Question: "q " + w.Team + w.Channel, Canonical: "13B lora rtx-4090",
+		p := store.NewPlan(w, plan.Summary{Kind: plan.KindFit, Question: "q " + w.Team + w.Channel, Canonical: "13B lora rtx-4090 seq " + w.Channel,
 			ModelKey: "bare:13000000000", GPU: "h100", GPUs: 1, USDPerHour: new(12.3)})
 		p.CreatedAt = digestDue.Add(-48 * 3600e9)
 		if _, err := f.db.SavePlan(ctx, &p); err != nil {

@@ -26,7 +26,7 @@ func scopedPlans(t *testing.T, db *DB) []Plan {
 	}
 	var out []Plan
 	for i, w := range askers {
-		p := NewPlan(w, plan.Summary{Kind: plan.KindFit, Question: fmt.Sprintf("q%d", i), Canonical: "7b lora rtx-4090",
+		p := NewPlan(w, plan.Summary{Kind: plan.KindFit, Question: fmt.Sprintf("q%d", i), Canonical: fmt.Sprintf("7b lora rtx-4090 seq %d", 1024*(i+1)),
 			ModelKey: "bare:7000000000", GPU: "rtx-4090", GPUs: 1})
 		p.CreatedAt = testNow.Add(-time.Duration(len(askers)-i) * time.Hour)
 		if _, err := db.SavePlan(context.Background(), &p); err != nil {
@@ -125,14 +125,14 @@ func planIDs(ps []Plan) []int64 {
 	return ids
 }
 
-// TestScopeMigration: plans kept before 0010_scope_holds stay readable
+// TestScopeMigration: plans kept before 0011_scope_holds stay readable
 // where they were asked: a Slack plan in its channel and by its asker
 // (not from the rest of the workspace, as nothing said it was public), a
 // DM plan in its DM, a command-line plan from the command line.
 func TestScopeMigration(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fitbot.db")
-	old := openAt(t, path, nil, 9)
+	old := openAt(t, path, nil, 10)
 	for _, row := range [][]string{
 		{"slack", "TA", "CPUB", "UA1"},
 		{"slack", "TA", "DA1", "UA1"},
