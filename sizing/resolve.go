@@ -89,6 +89,8 @@ func resolve(q Query) (*resolved, error) {
 		if err := rs.resolveTraining(q); err != nil {
 			return nil, err
 		}
+	} else if err := rs.resolveLayout(q); err != nil {
+		return nil, err
 	}
 	rs.req.Tokens = q.Tokens
 	return rs, nil
@@ -524,6 +526,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 		r.Offload = OffloadNone
 	}
 	offload := r.Offload != OffloadNone
+	if err := rs.resolveLayout(q); err != nil {
+		return err
+	}
 	switch {
 	case q.ZeROStage != nil:
 		r.ZeROStage = *q.ZeROStage
@@ -558,6 +563,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 	if err := rs.resolveGlobalBatch(q); err != nil {
 		return err
 	}
+	rs.searchLayout(q)
+	if hasLayout(r) {
+		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
+	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
 	}
@@ -569,7 +578,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 // sequence × micro-batch × accumulation steps × data-parallel GPUs.
 func (rs *resolved) resolveGlobalBatch(q Query) error {
 	r := &rs.req
-	perStep := int64(r.SeqLen) * int64(r.MicroBatch) * int64(r.GPUs)
+	perStep := int64(r.SeqLen) * int64(r.MicroBatch) * int64(dataParallel(r))
 	if q.GlobalBatchTokens > 0 {
 		accum := int((q.GlobalBatchTokens + perStep - 1) / perStep)
 		if q.GradAccumSteps > 0 && q.GradAccumSteps != accum {
@@ -578,8 +587,8 @@ func (rs *resolved) resolveGlobalBatch(q Query) error {
 				thousands(float64(q.GlobalBatchTokens)), accum, perStep, q.GradAccumSteps)
 		}
 		r.GradAccumSteps = accum
-		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d GPUs)",
-			thousands(float64(q.GlobalBatchTokens)), accum, thousands(float64(perStep)), r.GPUs)
+		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d data-parallel GPUs)",
+			thousands(float64(q.GlobalBatchTokens)), accum, thousands(float64(perStep)), dataParallel(r))
 	}
 	r.GlobalBatchTokens = perStep * int64(r.GradAccumSteps)
 	return nil
