@@ -526,6 +526,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 		r.Offload = OffloadNone
 	}
 	offload := r.Offload != OffloadNone
+	r.FusedLoss = q.FusedLoss != nil && *q.FusedLoss
+	if r.FusedLoss {
+		rs.assume("fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy): the full-vocabulary logits are never held, a hidden-sized chunk per token instead")
+	}
 	if err := rs.resolveLayout(q); err != nil {
 		return err
 	}

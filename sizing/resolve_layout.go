@@ -81,13 +81,14 @@ type layoutCandidate struct {
 // Megatron runs it. It says which.
 func (rs *resolved) searchLayout(q Query) {
 	r := &rs.req
-	if r.Method != MethodFull || r.Nodes < 2 || !rs.gpuNamed || hasLayout(r) ||
+	forced := q.ModelParallel // "3d parallel", "megatron": search even where FSDP would do
+	if r.Method != MethodFull || r.GPUs < 2 || (r.Nodes < 2 && !forced) || !rs.gpuNamed || hasLayout(r) ||
 		q.TensorParallel != 0 || q.PipelineParallel != 0 || q.ContextParallel != 0 {
 		return
 	}
 	fits := trainingMemory(r, &rs.shape).TotalBytes <= rs.gpu.MemoryBytes
 	_, compute, comm := trainingSpeed(r, &rs.shape, &rs.gpu, 0)
-	if fits && comm <= compute {
+	if fits && comm <= compute && !forced {
 		return
 	}
 	best, bestTPS := *r, 0.0
@@ -102,6 +103,9 @@ func (rs *resolved) searchLayout(q Query) {
 				continue
 			}
 			for _, cp := range []int{1, 2, 4, 8} {
+				if forced && tp*pp == 1 {
+					continue
+				}
 				c := layoutCandidate{tp, pp, cp}
 				cand, ok := rs.layoutRequest(q, c)
 				if !ok {
@@ -120,7 +124,10 @@ func (rs *resolved) searchLayout(q Query) {
 		return
 	}
 	why := "does not fit"
-	if fits {
+	switch {
+	case forced:
+		why = "was not what the question asked (a Megatron-style layout)"
+	case fits:
 		why = "is communication-bound"
 	}
 	if !hasLayout(&best) && best.ZeROStage == r.ZeROStage {

@@ -113,6 +113,7 @@ type Query struct {
 	ContextParallel   int       // ranks one sequence is split over; 0 when not said
 	ExpertParallel    int       // ranks the routed experts are split over; 0 when not said
 	FusedLoss         *bool     // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
+	ModelParallel     bool      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
 	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
 }
 
