@@ -99,6 +99,11 @@ func trainingActivationBytes(r *Request, s *shape) int64 {
 	seq, b := int64(r.SeqLen), int64(r.MicroBatch)
 	tp, pp, cp := float64(tensorParallel(r)), float64(pipelineParallel(r)), float64(contextParallel(r))
 	layers, largest := layerActivationsPerToken(s, p, seq, true, r.GradCheckpointing, loraRankOf(r))
+	if r.OffloadActivations && r.GradCheckpointing {
+		// Unsloth's offloaded checkpointing: every layer input waits in host
+		// RAM; the GPU holds the one being sent or fetched and the next.
+		layers = min(layers, 2*p*float64(s.hidden))
+	}
 	loss := lossBytesPerToken(s, p)
 	if r.FusedLoss {
 		loss = fusedLossBytesPerToken(s, p)
@@ -163,4 +168,14 @@ func loraRankOf(r *Request) int {
 		return r.LoRARank
 	}
 	return 0
+}
+
+// lossIsLargest reports whether the loss term takes more activation
+// memory than all the layers together: where fused or chunked
+// cross-entropy helps most (128k-256k vocabularies at long sequences,
+// with checkpointing).
+func lossIsLargest(r *Request, s *shape) bool {
+	p := activationElemBytes(r.Precision)
+	layers, largest := layerActivationsPerToken(s, p, int64(r.SeqLen), true, r.GradCheckpointing, loraRankOf(r))
+	return lossBytesPerToken(s, p) > layers+largest
 }

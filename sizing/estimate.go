@@ -173,6 +173,18 @@ func bindingTerm(m Memory) string {
 // Disk holds the checkpoint (16-bit, or the quantised file for inference)
 // and, for NVMe offload, the offloaded state.
 func hostNeeds(r *Request, s *shape) (ram, disk int64) {
+	ram, disk = hostStateNeeds(r, s)
+	if r.OffloadActivations {
+		// The checkpointed layer inputs of every GPU in the machine.
+		acts := float64(s.layers) * activationElemBytes(r.Precision) * float64(s.hidden) *
+			float64(r.SeqLen) * float64(r.MicroBatch) * float64(gpusPerMachine(r))
+		ram += ceilBytes(acts * hostRAMFactor)
+	}
+	return ram, disk
+}
+
+// hostStateNeeds is hostNeeds without offloaded activations.
+func hostStateNeeds(r *Request, s *shape) (ram, disk int64) {
 	ckptQuant, ckptPrec := QuantNone, PrecisionBF16
 	if r.Method == MethodInference {
 		ckptQuant, ckptPrec = r.Quant, r.Precision

@@ -107,6 +107,12 @@ func Format(q Query) string {
 	if q.FusedLoss != nil && *q.FusedLoss {
 		add("fused-loss")
 	}
+	if q.ModulesToSave != nil && *q.ModulesToSave {
+		add("modules-to-save")
+	}
+	if q.OffloadActivations != nil && *q.OffloadActivations {
+		add("offload-activations")
+	}
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}

@@ -304,10 +304,18 @@ func (s *shape) loraParams(rank int) int64 { return int64(rank) * s.loraPerRank 
 // state under the request's method.
 func (s *shape) trainable(r *Request) int64 {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
-		return s.loraParams(r.LoRARank)
+		n := s.loraParams(r.LoRARank)
+		if r.ModulesToSave {
+			n += s.embedParams()
+		}
+		return n
 	}
 	return s.total
 }
+
+// embedParams is the embedding table and an untied LM head: what PEFT's
+// modules_to_save ["embed_tokens", "lm_head"] trains in full.
+func (s *shape) embedParams() int64 { return s.embedMatrices * s.vocab * s.hidden }
 
 // trainingMemory is the per-GPU memory of a training request. Tensor
 // and pipeline parallelism split the model's weights, gradients and

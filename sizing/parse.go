@@ -469,6 +469,18 @@ func (p *parser) apply(w word, words string) {
 	case kindFusedLoss:
 		on := true
 		p.q.FusedLoss = &on
+	case kindModules:
+		on := true
+		p.q.ModulesToSave = &on
+	case kindOffloadAct:
+		on := true
+		p.q.OffloadActivations = &on
+		if w.val == "unsloth" { // Unsloth also chunks its cross-entropy
+			p.q.FusedLoss = &on
+		}
+	case kindBits:
+		p.fail(fmt.Sprintf("%s: bitsandbytes trains adapters on a 4-bit (NF4) or 8-bit (LLM.int8) base only, and %d-bit is neither; for %d-bit inference name a GGUF type such as q%d_k",
+			quote(words), w.n, w.n, max(w.n, 2)), func(q *Query) { q.Method, q.Quant = MethodQLoRA, QuantNF4DQ })
 	default:
 		p.ignored = append(p.ignored, words)
 		return

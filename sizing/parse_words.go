@@ -44,6 +44,9 @@ const (
 	kindParallelKey // "tp", "pp", "cp", "ep": a parallel degree follows
 	kindLayoutWord  // "3d parallel", "megatron": a Megatron-style layout, degrees chosen
 	kindFusedLoss   // "fused loss", "liger": fused/chunked cross-entropy
+	kindBits        // "2bit", "3bit": a base width bitsandbytes does not train on
+	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
+	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 )
 
 // word is the meaning of one known word or phrase.
@@ -240,6 +243,14 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindFusedLoss}, "fusedloss", "chunkedloss", "fusedce", "chunkedce", "fusedcrossentropy",
 		"chunkedcrossentropy", "liger", "ligerkernel", "ligerkernels", "cutcrossentropy", "cce",
 		"fusedlinearcrossentropy", "flce")
+	for n, keys := range map[int][]string{1: {"1bit"}, 2: {"2bit", "int2"}, 3: {"3bit", "int3"}, 5: {"5bit"}, 6: {"6bit"}} {
+		add(word{kind: kindBits, n: n}, keys...)
+	}
+	add(word{kind: kindModules}, "modulestosave", "trainembeddings", "trainembedding", "trainedembeddings",
+		"trainlmhead", "withembeddings", "embeddingsandlmhead", "trainembedtokens")
+	add(word{kind: kindOffloadAct, val: "unsloth"}, "unsloth", "unslothcheckpointing", "unslothgradientcheckpointing")
+	add(word{kind: kindOffloadAct}, "offloadedcheckpointing", "offloadcheckpointing", "offloadactivations",
+		"activationoffload", "activationoffloading", "cpucheckpointing", "offloadedactivations")
 
 	for n, keys := range [][]string{
 		1: {"one", "single", "solo", "lone"}, 2: {"two", "dual", "twin", "pair", "couple"}, 3: {"three", "triple"},

@@ -434,8 +434,10 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			quant = QuantNF4DQ
 			rs.assume("QLoRA base in 4-bit NF4 with double quantisation (4.127 bits per weight); embeddings, LM head and norms stay 16-bit")
 		case QuantNF4, QuantNF4DQ:
+		case QuantINT8:
+			rs.assume("QLoRA over an 8-bit base: bitsandbytes LLM.int8 (load_in_8bit, one fp32 scale per row), as PEFT's prepare_model_for_kbit_training takes it")
 		default:
-			return inputErr(hint, "QLoRA quantises the base to 4-bit NF4; %s is not a QLoRA base", quant)
+			return inputErr(hint, "QLoRA trains adapters on a 4-bit NF4 or 8-bit LLM.int8 base; %s is not a QLoRA base", quant)
 		}
 	}
 	if rel := rs.model.ReleasedFormat; rel != QuantNone && quant != rel {
@@ -526,6 +528,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 		r.Offload = OffloadNone
 	}
 	offload := r.Offload != OffloadNone
+	if err := rs.resolveFineTuning(q); err != nil {
+		return err
+	}
 	r.FusedLoss = q.FusedLoss != nil && *q.FusedLoss
 	if r.FusedLoss {
 		rs.assume("fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy): the full-vocabulary logits are never held, a hidden-sized chunk per token instead")
@@ -540,6 +545,15 @@ func (rs *resolved) resolveTraining(q Query) error {
 			return inputErr(fmt.Sprintf("fit %s %s zero3 offload %s", r.Model, r.Method, ifEmpty(r.GPU, "a100")),
 				"offload needs a ZeRO stage of 1 to 3; stage 0 keeps everything on the GPU")
 		}
+		if r.Offload == OffloadNVMe && r.ZeROStage < 3 {
+			// DeepSpeed's docs (config-json, offload_optimizer): "nvme" is
+			// for ZeRO stage 3; at stages 1-2 the optimizer lands in CPU RAM.
+			r.Offload = OffloadCPU
+			rs.notes = append(rs.notes, fmt.Sprintf("NVMe offload is ZeRO-3 only in DeepSpeed; at stage %d the optimizer states go to CPU RAM, so this is sized as CPU offload (host RAM below); ask zero3 for NVMe", r.ZeROStage))
+		}
+	case r.Offload == OffloadNVMe:
+		r.ZeROStage = 3
+		rs.assume("NVMe offload taken as ZeRO-3 (ZeRO-Infinity), the only stage DeepSpeed offloads to NVMe")
 	case offload:
 		r.ZeROStage = 2
 		if rs.gpuNamed && trainingMemory(r, &rs.shape).TotalBytes > rs.gpu.MemoryBytes {
@@ -645,4 +659,27 @@ func humanCount(n int64) string {
 		return fmt.Sprintf("%.3gK", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// resolveFineTuning takes the fine-tuning options: trained embeddings
+// beside LoRA (modules_to_save) and Unsloth's offloaded checkpointing.
+func (rs *resolved) resolveFineTuning(q Query) error {
+	r := &rs.req
+	lora := r.Method == MethodLoRA || r.Method == MethodQLoRA
+	hint := fmt.Sprintf("fit %s lora modules-to-save %s", ifEmpty(r.Model, "llama-3.1-8b"), ifEmpty(r.GPU, "a100-80"))
+	if q.ModulesToSave != nil && *q.ModulesToSave {
+		if !lora {
+			return inputErr(hint, "modules_to_save trains the embeddings and LM head beside LoRA adapters; %s training already trains them", r.Method)
+		}
+		r.ModulesToSave = true
+		rs.assume("modules_to_save: embeddings and LM head trained in full beside the adapters (%s parameters; PEFT keeps a trainable copy next to the frozen original)", humanCount(rs.shape.embedParams()))
+	}
+	if q.OffloadActivations != nil && *q.OffloadActivations {
+		if q.GradCheckpointing != nil && !*q.GradCheckpointing {
+			return inputErr(hint, "offloaded checkpointing offloads the checkpoints; it cannot run with checkpointing off")
+		}
+		r.OffloadActivations, r.GradCheckpointing = true, true
+		rs.assume("offloaded gradient checkpointing (Unsloth's): each layer's input waits in host RAM, the GPU keeps two")
+	}
+	return nil
 }

@@ -114,7 +114,11 @@ type Query struct {
 	ExpertParallel    int       // ranks the routed experts are split over; 0 when not said
 	FusedLoss         *bool     // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
 	ModelParallel     bool      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
-	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
+	ModulesToSave     *bool     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
+	// OffloadActivations keeps the checkpointed layer inputs in host RAM
+	// (Unsloth's offloaded gradient checkpointing); nil when not said.
+	OffloadActivations *bool
+	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -150,6 +154,13 @@ type Request struct {
 	ContextParallel  int  `json:"context_parallel"`
 	ExpertParallel   int  `json:"expert_parallel"`
 	FusedLoss        bool `json:"fused_loss"` // fused/chunked cross-entropy: no full-vocabulary logits held
+
+	// ModulesToSave trains the embeddings and LM head in full beside the
+	// LoRA adapters (PEFT's modules_to_save: a trainable copy of each).
+	ModulesToSave bool `json:"modules_to_save"`
+	// OffloadActivations keeps the checkpointed layer inputs in host RAM
+	// (Unsloth's offloaded gradient checkpointing).
+	OffloadActivations bool `json:"offload_activations"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
