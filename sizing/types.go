@@ -136,6 +136,10 @@ type Request struct {
 	Quant             Quant     `json:"quant"`
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
+	// Architecture is the family the model is sized as (Model.Architecture):
+	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
+	// vision-language.
+	Architecture string `json:"architecture"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
