@@ -132,6 +132,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		}
 	case q.Model != "":
 		m, note, err := LookupModel(q.Model)
+		if n, ok := LookupNamed(q.Model); err != nil && ok {
+			return n.Refusal()
+		}
 		if err != nil {
 			return notFound(err, q)
 		}
@@ -157,6 +160,7 @@ func (rs *resolved) resolveModel(q Query) error {
 			rs.model.Name, humanCount(total), humanCount(active))
 	}
 	rs.req.Model = rs.model.ID
+	rs.req.Architecture = rs.model.Architecture()
 	rs.req.Params, rs.req.ActiveParams = total, active
 	return nil
 }

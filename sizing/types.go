@@ -161,6 +161,10 @@ type Request struct {
 	// OffloadActivations keeps the checkpointed layer inputs in host RAM
 	// (Unsloth's offloaded gradient checkpointing).
 	OffloadActivations bool `json:"offload_activations"`
+	// Architecture is the family the model is sized as (Model.Architecture):
+	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
+	// vision-language.
+	Architecture string `json:"architecture"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
