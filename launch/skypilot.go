@@ -107,7 +107,7 @@ func emitSkyPilot(p Plan) (Config, error) {
 		notes = append(notes, fmt.Sprintf("%s is gated on the Hugging Face Hub: accept its licence there, then launch with your token: sky launch --secret HF_TOKEN sky_task.yaml", p.HubID))
 	}
 	if p.Spot {
-		notes = append(notes, "use_spot: the answer was priced at a spot rate; a preempted job restarts from its last checkpoint under `sky jobs launch`")
+		notes = append(notes, "use_spot: the answer is for spot capacity; a preempted job restarts from its last checkpoint under `sky jobs launch`")
 	}
 	data, err := marshalYAML(t)
 	if err != nil {

@@ -40,6 +40,7 @@ const (
 	kindGGUF           // "gguf" alone: a GGUF file, q4_k_m unless a type is named
 	kindModel          // a catalog model alias
 	kindGPU            // a catalog GPU alias
+	kindSpot           // "spot", "preemptible": priced and launched at a spot rate
 )
 
 // word is the meaning of one known word or phrase.
@@ -180,6 +181,7 @@ func buildPhrases() map[string]word {
 		"fsdp", "fsdp2", "fullyshardeddataparallel", "fullshard")
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
+	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
 		"offloadtocpu", "offloadcpu", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",

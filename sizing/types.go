@@ -109,6 +109,7 @@ type Query struct {
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
 	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Spot              bool      // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -136,6 +137,7 @@ type Request struct {
 	Quant             Quant     `json:"quant"`
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
+	Spot              bool      `json:"spot"` // asked at a spot (interruptible) rate
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
