@@ -528,6 +528,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
+	r.Spot = q.Spot
 	if r.Offload == "" {
 		r.Offload = OffloadNone
 	}

@@ -119,6 +119,7 @@ type Query struct {
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -165,6 +166,7 @@ type Request struct {
 	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
 	// vision-language.
 	Architecture string `json:"architecture"`
+	Spot         bool   `json:"spot"` // asked at a spot (interruptible) rate
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
