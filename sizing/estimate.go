@@ -81,6 +81,10 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	a.Price = e.price(r.GPU)
 	var warnings []string
 	a.Throughput, warnings = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	if r.Method == MethodInference {
+		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
+		a.Serving = &sv
+	}
 	a.Warnings = append(rs.notes, warnings...)
 	if a.Warnings == nil {
 		a.Warnings = []string{}

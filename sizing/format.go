@@ -96,6 +96,9 @@ func Format(q Query) string {
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}
+	if s := formatServe(q.Serve); s != "" {
+		add(s)
+	}
 	return b.String()
 }
 

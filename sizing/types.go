@@ -109,6 +109,24 @@ type Query struct {
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
 	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
+
+	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
+}
+
+// ServeLoad is what a serving question says about its load and targets
+// (DESIGN.md, "Serving capacity"); concurrent users are Query.MicroBatch.
+type ServeLoad struct {
+	RequestsPerSecond            float64 // "10 requests/s", "10 qps"
+	PromptTokens                 int     // "prompt 2k"
+	OutputTokens                 int     // "output 500"
+	TTFTTargetSeconds            float64 // "ttft under 500ms"
+	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
+	GPUMemoryUtilization         float64 // "gpu util 0.95"
+	Engine                       string  // "sglang"; "" is vLLM
+	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
+	// the cheapest configurations that meet the load, not the capacity of
+	// the named GPUs.
+	Plan bool
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -136,6 +154,17 @@ type Request struct {
 	Quant             Quant     `json:"quant"`
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
+
+	// Serving questions (inference only; zero for training). Concurrency
+	// is MicroBatch when the question gave users, 0 when it did not.
+	Concurrency                  int     `json:"concurrency"`
+	RequestsPerSecond            float64 `json:"requests_per_second"`
+	PromptTokens                 int     `json:"prompt_tokens"`
+	OutputTokens                 int     `json:"output_tokens"`
+	TTFTTargetSeconds            float64 `json:"ttft_target_seconds"`
+	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target"`
+	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization"`
+	Engine                       string  `json:"engine,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
@@ -242,6 +271,9 @@ type Answer struct {
 	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
 	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
 	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe
+	// Serving is what the asked GPUs do as a serving engine (inference
+	// answers only).
+	Serving *Serving `json:"serving,omitempty"`
 	// GPUChosen is true when the question named no GPU and the estimator
 	// chose the card: the cheapest that fits, with the other cards that fit
 	// as alternatives, or the reference card when none fits.
