@@ -24,7 +24,7 @@ type Asker interface {
 // other way round (anything else, including none, is a fit question).
 func isAsk(i sizing.Intent) bool {
 	switch i {
-	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent:
+	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent, sizing.IntentServe:
 		return true
 	}
 	return false
@@ -150,6 +150,8 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 		head, body = whichGPUBlocks(a)
 	case a.BuyRent != nil:
 		head, body = buyRentBlocks(a)
+	case a.Serve != nil:
+		head, body = serveBlocks(a)
 	default:
 		return apology()
 	}
