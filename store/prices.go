@@ -363,10 +363,18 @@ func (db *DB) ProviderHealth(ctx context.Context) ([]ProviderHealth, error) {
 const offerColumns = `o.provider, o.instance_type, o.gpu, o.gpu_count, o.market, o.tier, o.region,
 	b.usd_per_hour, b.usd_per_gpu_hour, b.source, b.observed_at, b.samples, b.published_at`
 
-// currentRuns selects the id of each provider's latest ok run.
-const currentRuns = `SELECT id FROM (
-	SELECT id, row_number() OVER (PARTITION BY provider ORDER BY as_of DESC, id DESC) AS n
-	FROM price_runs WHERE status = 'ok') WHERE n = 1`
+// currentRuns selects the id of each provider's latest ok run with one
+// index seek per provider (price_runs_by_provider), whatever the number of
+// runs: the recursive part walks the distinct providers by seeking past
+// each one (a skip scan written out, so the plan does not depend on the
+// SQLite version's optimiser), and each provider's latest ok run is the
+// last index entry of (provider, 'ok').
+const currentRuns = `WITH RECURSIVE providers (name) AS (
+		SELECT min(provider) FROM price_runs
+		UNION ALL
+		SELECT (SELECT min(provider) FROM price_runs WHERE provider > name) FROM providers WHERE name IS NOT NULL)
+	SELECT (SELECT id FROM price_runs WHERE provider = name AND status = 'ok' ORDER BY as_of DESC, id DESC LIMIT 1) AS id
+	FROM providers WHERE name IS NOT NULL`
 
 // currentObservations selects the current observations, as b: those of
 // each provider's latest good run, and of an offer seen by two such runs
