@@ -155,15 +155,16 @@ type Request struct {
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
 
-	// Serving questions (inference only; zero for training). Concurrency
-	// is MicroBatch when the question gave users, 0 when it did not.
-	Concurrency                  int     `json:"concurrency"`
-	RequestsPerSecond            float64 `json:"requests_per_second"`
-	PromptTokens                 int     `json:"prompt_tokens"`
-	OutputTokens                 int     `json:"output_tokens"`
-	TTFTTargetSeconds            float64 `json:"ttft_target_seconds"`
-	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target"`
-	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization"`
+	// Serving questions (inference only; left out of training requests).
+	// Concurrency is MicroBatch when the question gave users, 0 when it
+	// did not.
+	Concurrency                  int     `json:"concurrency,omitempty"`
+	RequestsPerSecond            float64 `json:"requests_per_second,omitempty"`
+	PromptTokens                 int     `json:"prompt_tokens,omitempty"`
+	OutputTokens                 int     `json:"output_tokens,omitempty"`
+	TTFTTargetSeconds            float64 `json:"ttft_target_seconds,omitempty"`
+	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target,omitempty"`
+	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization,omitempty"`
 	Engine                       string  `json:"engine,omitempty"`
 }
 
