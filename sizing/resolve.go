@@ -82,7 +82,10 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolvePrecision(q); err != nil {
 		return nil, err
 	}
-	if err := rs.resolveShape(q); err != nil {
+	if err := rs.resolveShape(serveLengths(q)); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
 	if rs.req.Method != MethodInference {
