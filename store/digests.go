@@ -219,7 +219,7 @@ func (db *DB) digestPlans(ctx context.Context, from, to time.Time) ([]pricing.Di
 	rows, err := db.ro.QueryContext(ctx, `SELECT `+planColumns+`, asked FROM (
 			SELECT *, row_number() OVER question AS newest, count(*) OVER (PARTITION BY coalesce(nullif(canonical, ''), question)) AS asked
 			FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit'
-			WINDOW question AS (PARTITION BY coalesce(nullif(canonical, ''), question) ORDER BY created_at DESC, id DESC))
+			WINDOW question AS (PARTITION BY coalesce(nullif(canonical, ''), question) ORDER BY created_at DESC, id DESC)) AS plan_window
 		WHERE newest = 1 ORDER BY created_at DESC, id DESC`, formatTime(from), formatTime(to))
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ var allowedImports = map[string][]string{
 // made here, in review, not a side effect. A package not listed may
 // import none.
 var allowedThirdParty = map[string][]string{
-	"store":   {"github.com/mattn/go-sqlite3"},
+	"store":   {"github.com/mattn/go-sqlite3", "github.com/jackc/pgx/v5"},
 	"bot":     {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"bot/llm": {"github.com/sashabaranov/go-openai"},
 	"launch":  {"go.yaml.in/yaml/v3"},
