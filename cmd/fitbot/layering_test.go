@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"hub":        {"sizing", "retry"},
 	"pricing":    {"sizing", "display", "plan", "retry"},
 	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":     {"sizing"},
+	"answer":     {"sizing", "pricing"},
 	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer"},
 	"launch":     {"sizing"},
 	"chart":      {"sizing", "display", "pricing"},
