@@ -48,7 +48,9 @@ func TestReask(t *testing.T) {
 		{"what 2x4090 lora", func(a *sizing.AskAnswer) { a.Request.Params += 1e9 }, AskChanged{Figure: true}},
 		{"llama-3.1-8b inference l4 max context", func(a *sizing.AskAnswer) { a.Request.SeqLen /= 2 }, AskChanged{Figure: true}},
 		{"which gpu 13b lora", func(a *sizing.AskAnswer) { a.Request.GPU, a.Request.GPUs = "h200", 1 }, AskChanged{Hardware: true}},
-		{"13b lora 4090 buy-vs-rent 3 jobs/week 5h", func(a *sizing.AskAnswer) { a.BuyRent.Verdict = map[string]string{"buy": "rent", "rent": "buy"}[a.BuyRent.Verdict] }, AskChanged{Verdict: true}},
+		{"13b lora 4090 buy-vs-rent 3 jobs/week 5h", func(a *sizing.AskAnswer) {
+			a.BuyRent.Verdict = map[string]string{"buy": "rent", "rent": "buy"}[a.BuyRent.Verdict]
+		}, AskChanged{Verdict: true}},
 	}
 	for _, tt := range tests {
 		if d := Reask(askedPlan(t, tt.question), nil, moved(tt.change)); d.Changed != tt.want {
