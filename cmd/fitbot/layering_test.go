@@ -33,6 +33,7 @@ var allowedImports = map[string][]string{
 	"bot/llm":    {"sizing", "display", "retry"},
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
+	"internal/golden":    {},
 }
 
 // allowedThirdParty lists, for each of fitbot's packages, the modules
@@ -46,6 +47,8 @@ var allowedThirdParty = map[string][]string{
 	"bot/llm": {"github.com/sashabaranov/go-openai"},
 	"launch":  {"go.yaml.in/yaml/v3"},
 	"chart":   {"gonum.org/v1/plot"},
+	// Tests' helpers.
+	"internal/golden": {"github.com/google/go-cmp"},
 }
 
 // thirdParty reports whether an import path is outside the standard
