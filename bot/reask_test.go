@@ -33,7 +33,7 @@ func TestReaskComparesFigures(t *testing.T) {
 		s    plan.Summary
 		want string
 	}{{reworded, "Answer unchanged."}, {moved, "Answer changed: then 2x RTX 4090"}} {
-		id, err := db.SavePlan(ctx, new(store.NewPlan(store.Who{Source: store.SourceCLI}, tt.s)))
+		id, err := db.SavePlan(ctx, new(store.NewPlan(slashAsker(slash("plan")).saver(), tt.s)))
 		if err != nil {
 			t.Fatal(err)
 		}
