@@ -211,7 +211,7 @@ func (r *Refresher) sane(ctx context.Context, hs HoldStore, provider string, rep
 		var held []Hold
 		if held, err = hs.PriceHolds(ctx, provider); err == nil {
 			var keep []Offer
-			keep, rep.Held, rep.Confirmed = NewReference(current, DefaultSheet().Offers()).Judge(offers, held, now)
+			keep, rep.Held, rep.Confirmed = NewReference(current, DefaultSheet().Offers()).Judge(provider, offers, held, now)
 			return keep, true
 		}
 	}

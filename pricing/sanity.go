@@ -41,7 +41,8 @@ const madScale = 1.4826
 // Hold is an offer held aside by the sanity check: not stored as a
 // price, named in the refresh's report and the digest.
 type Hold struct {
-	Offer Offer
+	Refresh string // the provider refresh (fetcher name) that held it
+	Offer   Offer
 	// MedianUSDPerGPUHour is the reference the offer was judged against,
 	// and [LowUSD, HighUSD] the band it fell outside.
 	MedianUSDPerGPUHour, LowUSD, HighUSD float64
@@ -135,11 +136,11 @@ func (r Reference) Band(gpu string, m Market) (low, high, med float64, voices in
 	return math.Exp(mid - width), math.Exp(mid + width), math.Exp(mid), len(vs), true
 }
 
-// Judge splits a provider's fetched offers into those to store and those
+// Judge splits the offers a provider's refresh fetched into those to store and those
 // to hold aside. held are the provider's offers held by earlier
 // refreshes: one seen again within SanityConfirmTolerance of its held
 // price is confirmed and stored. Offers inside their band are stored.
-func (r Reference) Judge(offers []Offer, held []Hold, now time.Time) (keep []Offer, holds []Hold, confirmed int) {
+func (r Reference) Judge(provider string, offers []Offer, held []Hold, now time.Time) (keep []Offer, holds []Hold, confirmed int) {
 	before := make(map[string]Hold, len(held))
 	for _, h := range held {
 		before[h.Key()] = h
@@ -160,7 +161,7 @@ func (r Reference) Judge(offers []Offer, held []Hold, now time.Time) (keep []Off
 		if was {
 			since = h.HeldAt // held before at another price: still held, since then
 		}
-		holds = append(holds, Hold{Offer: o, MedianUSDPerGPUHour: med, LowUSD: low, HighUSD: high, Voices: voices, HeldAt: since, LastHeldAt: now})
+		holds = append(holds, Hold{Refresh: provider, Offer: o, MedianUSDPerGPUHour: med, LowUSD: low, HighUSD: high, Voices: voices, HeldAt: since, LastHeldAt: now})
 	}
 	slices.SortFunc(holds, func(a, b Hold) int {
 		return cmp.Or(cmp.Compare(a.Offer.GPU, b.Offer.GPU), cmp.Compare(a.Offer.USDPerGPUHour, b.Offer.USDPerGPUHour), cmp.Compare(a.Key(), b.Key()))

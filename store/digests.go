@@ -207,7 +207,11 @@ func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, p
 	if err != nil {
 		return pricing.DigestInput{}, db.wrap("plans for the digest", err)
 	}
-	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Fallback: pricing.DefaultSheet()}, nil
+	held, err := db.HoldsBetween(ctx, weekEnd.Add(-pricing.Week), weekEnd)
+	if err != nil {
+		return pricing.DigestInput{}, err
+	}
+	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Fallback: pricing.DefaultSheet()}, nil
 }
 
 // digestPlans reads every distinct question that scope reads saved in
@@ -221,7 +225,7 @@ func (db *DB) digestPlans(ctx context.Context, scope Scope, from, to time.Time) 
 	rows, err := db.ro.QueryContext(ctx, `SELECT `+planColumns+`, asked FROM (
 			SELECT *, row_number() OVER question AS newest, count(*) OVER (PARTITION BY coalesce(nullif(canonical, ''), question)) AS asked
 			FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit' AND `+cond+`
-			WINDOW question AS (PARTITION BY coalesce(nullif(canonical, ''), question) ORDER BY created_at DESC, id DESC))
+			WINDOW question AS (PARTITION BY coalesce(nullif(canonical, ''), question) ORDER BY created_at DESC, id DESC)) AS plan_window
 		WHERE newest = 1 ORDER BY created_at DESC, id DESC`, append([]any{formatTime(from), formatTime(to)}, args...)...)
 	if err != nil {
 		return nil, err

@@ -86,8 +86,8 @@ func TestClaimDigestSteps(t *testing.T) {
 // TestClaimDigestRacing has sixteen posters, on two handles to one file
 // as two processes would be, claim the same week: exactly one wins.
 func TestClaimDigestRacing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fitbot.db")
-	dbs := []*DB{openAt(t, path, nil, -1), openAt(t, path, nil, -1)}
+	db := openTest(t)
+	dbs := []*DB{db, reopen(t, db)}
 	var wins atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 16 {

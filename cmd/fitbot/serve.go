@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,11 +81,30 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		defer func() { a.stderr = stderr }()
 	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
+	setGCTarget(log)
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code
 	}
 	return s.run(ctx)
+}
+
+// serveGCPercent is serve's garbage-collection target when GOGC is not
+// set: the heap may grow to five times what is live before a collection
+// (Go's default is twice). serve's live heap is a few megabytes (the
+// estimator's catalogs, the reply cache, the limiter), so this costs tens
+// of megabytes at most and takes most of the collector's share of a
+// request's CPU time away (docs/operations.md, BENCHMARKS.md).
+const serveGCPercent = 400
+
+// setGCTarget sets serveGCPercent unless GOGC (which the runtime already
+// read) says otherwise.
+func setGCTarget(log *slog.Logger) {
+	if v, set := os.LookupEnv("GOGC"); set {
+		log.Info("serve: garbage collection as GOGC says", "GOGC", v)
+		return
+	}
+	debug.SetGCPercent(serveGCPercent)
 }
 
 // service is a running `fitbot serve`: what it started, in the order it
@@ -164,6 +185,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
+			metrics.OffersHeld(r.Run.Provider, len(r.Held))
 		}
 		live.load(ctx)
 		return reports, err
@@ -422,6 +444,15 @@ func refreshSummary(reports []pricing.Report) string {
 	msg := fmt.Sprintf("Refreshed prices: %d of %d sources ok, %d offers.", ok, len(reports), offers)
 	if len(problems) > 0 {
 		msg += " Not current: " + strings.Join(problems, ", ") + "."
+	}
+	var held []string
+	for _, r := range reports {
+		for _, h := range r.Held {
+			held = append(held, r.Run.Provider+" "+h.Reason())
+		}
+	}
+	if len(held) > 0 {
+		msg += fmt.Sprintf(" Held aside as implausible (not quoted; a second refresh at the same price lets them in): %s.", truncateList(held, 3))
 	}
 	return msg
 }
