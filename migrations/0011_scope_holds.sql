@@ -18,30 +18,26 @@ UPDATE plans SET channel_kind = 'dm' WHERE source = 'slack' AND channel LIKE 'D%
 -- A workspace's newest plans for one model read straight off the index.
 CREATE INDEX plans_by_team_model ON plans (team, model_key, created_at);
 
--- Price holds: an offer whose price is far from what its GPU costs in
--- its market elsewhere and lately (pricing/sanity.go, docs/prices.md: a
--- band around the median of the providers' current prices, MAD-wide) is
--- held aside instead of quoted. Each refresh of a provider replaces its
--- rows; a refresh that sees a held offer again at about the same price
--- lets it in (and so drops its row).
+-- Price holds: an offer whose price is far from what the GPU costs
+-- elsewhere and lately (pricing.Sanity: median and MAD of the GPU's recent
+-- observations across providers, in its market) is held aside instead of
+-- quoted. One row per offer held, replaced while it stays held; the next
+-- refresh that sees the offer again at about the same price lets it in and
+-- deletes the row. first_run is the run that first held it, last_run the
+-- latest; held_at / last_held_at their times.
 CREATE TABLE price_holds (
-    provider         TEXT    NOT NULL CHECK (provider <> ''), -- the refresh (fetcher) that held it
-    offer_key        TEXT    NOT NULL CHECK (offer_key <> ''), -- the offer's identity (pricing.Hold.Key)
-    offer_provider   TEXT    NOT NULL,
+    provider         TEXT    NOT NULL CHECK (provider <> ''),
+    offer_key        TEXT    NOT NULL CHECK (offer_key <> ''), -- pricing.Offer's identity: gpu, count, region, market, tier, instance type
     gpu              TEXT    NOT NULL CHECK (gpu <> ''),
-    gpu_count        REAL NOT NULL CHECK (gpu_count > 0),
-    region           TEXT    NOT NULL,
     market           TEXT    NOT NULL,
-    tier             TEXT    NOT NULL,
     instance_type    TEXT    NOT NULL,
-    usd_per_hour     REAL NOT NULL CHECK (usd_per_hour > 0),
-    usd_per_gpu_hour REAL NOT NULL CHECK (usd_per_gpu_hour > 0),
-    median_usd       REAL NOT NULL CHECK (median_usd > 0), -- the reference band it fell outside
-    low_usd          REAL NOT NULL,
-    high_usd         REAL NOT NULL,
-    voices           INTEGER NOT NULL,
-    last_run         INTEGER NOT NULL,                -- the price_runs id that last held it
-    held_at          TEXT    NOT NULL,               -- first held
+    region           TEXT    NOT NULL,
+    usd_per_gpu_hour REAL    NOT NULL CHECK (usd_per_gpu_hour > 0),
+    median_usd       REAL    NOT NULL CHECK (median_usd > 0), -- the reference it was judged against
+    reason           TEXT    NOT NULL,
+    first_run        INTEGER NOT NULL,
+    last_run         INTEGER NOT NULL,
+    held_at          TEXT    NOT NULL,
     last_held_at     TEXT    NOT NULL,
     PRIMARY KEY (provider, offer_key)
 ) STRICT, WITHOUT ROWID;

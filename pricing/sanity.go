@@ -40,29 +40,43 @@ const madScale = 1.4826
 
 // Hold is an offer held aside by the sanity check: not stored as a
 // price, named in the refresh's report and the digest.
+//
+// A Hold read back from the store carries what the store keeps: the
+// offer's GPU, market, instance type, region and price per GPU-hour, its
+// key, the median and the reason in words; the band and the other offer
+// fields are zero.
 type Hold struct {
 	Refresh string // the provider refresh (fetcher name) that held it
 	Offer   Offer
+	// OfferKey is the offer's identity, the same from run to run.
+	OfferKey string
 	// MedianUSDPerGPUHour is the reference the offer was judged against,
 	// and [LowUSD, HighUSD] the band it fell outside.
 	MedianUSDPerGPUHour, LowUSD, HighUSD float64
 	Voices                               int       // prices the median is over (one per provider, the default sheet)
+	Why                                  string    // the reason in one line (Reason)
 	HeldAt                               time.Time // when a refresh first held the offer
 	LastHeldAt                           time.Time // the latest refresh that held it
 }
 
-// Reason says in one line why the offer is held.
-func (h Hold) Reason() string {
+// newHold is the hold of o, judged against the band [low, high] around
+// med over voices prices.
+func newHold(provider string, o Offer, med, low, high float64, voices int, now time.Time) Hold {
 	side := "below"
-	if h.Offer.USDPerGPUHour > h.HighUSD {
+	if o.USDPerGPUHour > high {
 		side = "above"
 	}
-	return fmt.Sprintf("%s %s %s: $%.4g/GPU-h is %s the $%.4g-$%.4g band around the median $%.4g of %d sources",
-		h.Offer.GPU, h.Offer.InstanceType, h.Offer.Region, h.Offer.USDPerGPUHour, side, h.LowUSD, h.HighUSD, h.MedianUSDPerGPUHour, h.Voices)
+	return Hold{Refresh: provider, Offer: o, OfferKey: o.key(), MedianUSDPerGPUHour: med, LowUSD: low, HighUSD: high, Voices: voices,
+		Why: fmt.Sprintf("%s %s %s: $%.4g/GPU-h is %s the $%.4g-$%.4g band around the median $%.4g of %d sources",
+			o.GPU, o.InstanceType, o.Region, o.USDPerGPUHour, side, low, high, med, voices),
+		HeldAt: now, LastHeldAt: now}
 }
 
+// Reason says in one line why the offer is held.
+func (h Hold) Reason() string { return h.Why }
+
 // Key is the held offer's identity: the same offer from run to run.
-func (h Hold) Key() string { return h.Offer.key() }
+func (h Hold) Key() string { return h.OfferKey }
 
 // HoldStore is a Sink that keeps held offers and gives the reference
 // prices; the store is one. A Refresher whose Sink is not one checks no
@@ -157,11 +171,11 @@ func (r Reference) Judge(provider string, offers []Offer, held []Hold, now time.
 			confirmed++
 			continue
 		}
-		since := now
+		hold := newHold(provider, o, med, low, high, voices, now)
 		if was {
-			since = h.HeldAt // held before at another price: still held, since then
+			hold.HeldAt = h.HeldAt // held before at another price: still held, since then
 		}
-		holds = append(holds, Hold{Refresh: provider, Offer: o, MedianUSDPerGPUHour: med, LowUSD: low, HighUSD: high, Voices: voices, HeldAt: since, LastHeldAt: now})
+		holds = append(holds, hold)
 	}
 	slices.SortFunc(holds, func(a, b Hold) int {
 		return cmp.Or(cmp.Compare(a.Offer.GPU, b.Offer.GPU), cmp.Compare(a.Offer.USDPerGPUHour, b.Offer.USDPerGPUHour), cmp.Compare(a.Key(), b.Key()))

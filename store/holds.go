@@ -9,15 +9,16 @@ import (
 )
 
 // The store keeps the offers the price sanity check held aside
-// (pricing/sanity.go): it is a pricing.HoldStore.
+// (pricing/sanity.go) in price_holds (migration 0011): it is a
+// pricing.HoldStore.
 
-const holdColumns = `offer_provider, gpu, gpu_count, region, market, tier, instance_type, usd_per_hour,
-	usd_per_gpu_hour, median_usd, low_usd, high_usd, voices, held_at, last_held_at`
+const holdColumns = `provider, offer_key, gpu, market, instance_type, region, usd_per_gpu_hour, median_usd, reason,
+	held_at, last_held_at`
 
 // PriceHolds implements pricing.HoldStore: the offers the provider's
 // refreshes hold aside now.
 func (db *DB) PriceHolds(ctx context.Context, provider string) ([]pricing.Hold, error) {
-	holds, err := db.queryHolds(ctx, `SELECT provider, `+holdColumns+` FROM price_holds WHERE provider = ?
+	holds, err := db.queryHolds(ctx, `SELECT `+holdColumns+` FROM price_holds WHERE provider = ?
 		ORDER BY gpu, usd_per_gpu_hour, offer_key`, provider)
 	if err != nil {
 		return nil, db.wrap("price holds of "+provider, err)
@@ -28,7 +29,7 @@ func (db *DB) PriceHolds(ctx context.Context, provider string) ([]pricing.Hold, 
 // HoldsBetween returns the offers held by a refresh in [from, to), every
 // provider's, by GPU: the digest names them in its source health.
 func (db *DB) HoldsBetween(ctx context.Context, from, to time.Time) ([]pricing.Hold, error) {
-	holds, err := db.queryHolds(ctx, `SELECT provider, `+holdColumns+` FROM price_holds WHERE last_held_at >= ? AND last_held_at < ?
+	holds, err := db.queryHolds(ctx, `SELECT `+holdColumns+` FROM price_holds WHERE last_held_at >= ? AND last_held_at < ?
 		ORDER BY gpu, usd_per_gpu_hour, offer_key`, formatTime(from), formatTime(to))
 	if err != nil {
 		return nil, db.wrap("price holds", err)
@@ -37,18 +38,41 @@ func (db *DB) HoldsBetween(ctx context.Context, from, to time.Time) ([]pricing.H
 }
 
 // ReplacePriceHolds implements pricing.HoldStore: holds become the
-// provider's held offers, as of the run runID, in one transaction.
+// provider's held offers, as of the run runID, in one transaction. An
+// offer held before keeps the run that first held it.
 func (db *DB) ReplacePriceHolds(ctx context.Context, provider string, runID int64, holds []pricing.Hold) error {
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		first := map[string]int64{}
+		rows, err := tx.QueryContext(ctx, `SELECT offer_key, first_run FROM price_holds WHERE provider = ?`, provider)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var key string
+			var run int64
+			if err := rows.Scan(&key, &run); err != nil {
+				rows.Close()
+				return err
+			}
+			first[key] = run
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM price_holds WHERE provider = ?`, provider); err != nil {
 			return err
 		}
 		for _, h := range holds {
+			firstRun, ok := first[h.Key()]
+			if !ok || h.HeldAt.Equal(h.LastHeldAt) {
+				firstRun = runID
+			}
 			o := h.Offer
-			if _, err := tx.ExecContext(ctx, `INSERT INTO price_holds (provider, offer_key, `+holdColumns+`, last_run)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				provider, h.Key(), o.Provider, o.GPU, o.GPUCount, o.Region, string(o.Market), o.Tier, o.InstanceType, o.USDPerHour,
-				o.USDPerGPUHour, h.MedianUSDPerGPUHour, h.LowUSD, h.HighUSD, h.Voices, formatTime(h.HeldAt), formatTime(h.LastHeldAt), runID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO price_holds (`+holdColumns+`, first_run, last_run)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				provider, h.Key(), o.GPU, string(o.Market), o.InstanceType, o.Region, o.USDPerGPUHour, h.MedianUSDPerGPUHour, h.Reason(),
+				formatTime(h.HeldAt), formatTime(h.LastHeldAt), firstRun, runID); err != nil {
 				return err
 			}
 		}
@@ -74,8 +98,8 @@ func (db *DB) queryHolds(ctx context.Context, query string, args ...any) ([]pric
 			held, latest string
 		)
 		o := &h.Offer
-		if err := rows.Scan(&h.Refresh, &o.Provider, &o.GPU, &o.GPUCount, &o.Region, &market, &o.Tier, &o.InstanceType, &o.USDPerHour,
-			&o.USDPerGPUHour, &h.MedianUSDPerGPUHour, &h.LowUSD, &h.HighUSD, &h.Voices, &held, &latest); err != nil {
+		if err := rows.Scan(&h.Refresh, &h.OfferKey, &o.GPU, &market, &o.InstanceType, &o.Region, &o.USDPerGPUHour,
+			&h.MedianUSDPerGPUHour, &h.Why, &held, &latest); err != nil {
 			return nil, err
 		}
 		o.Market = pricing.Market(market)

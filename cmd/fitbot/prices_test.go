@@ -480,7 +480,8 @@ func TestRefreshSummary(t *testing.T) {
 	// A held offer is named, in the reply, the table and the JSON.
 	held := pricing.Hold{Refresh: "gpuhunt:nebius", Offer: pricing.Offer{Provider: "nebius", GPU: "h100", InstanceType: "gpu-h100-sxm",
 		Region: "eu-north1", Market: pricing.MarketOnDemand, USDPerHour: 0.06, USDPerGPUHour: 0.06, GPUCount: 1},
-		MedianUSDPerGPUHour: 6.88, LowUSD: 0.609, HighUSD: 77.7, Voices: 5}
+		MedianUSDPerGPUHour: 6.88, LowUSD: 0.609, HighUSD: 77.7, Voices: 5,
+		Why: "h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below the $0.609-$77.7 band around the median $6.88 of 5 sources"}
 	reports[1].Held = []pricing.Hold{held}
 	wantHeld := " Held aside as implausible (not quoted; a second refresh at the same price lets them in): gpuhunt:nebius h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below the $0.609-$77.7 band around the median $6.88 of 5 sources."
 	if got := refreshSummary(reports); got != want+wantHeld {
