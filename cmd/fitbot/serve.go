@@ -186,6 +186,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
 			metrics.UnknownGPUs(r.Run.Provider, r.UnknownGPUs())
+			metrics.OffersHeld(r.Run.Provider, len(r.Held))
 		}
 		live.Load(ctx)
 		return reports, err
@@ -444,6 +445,15 @@ func refreshSummary(reports []pricing.Report) string {
 	msg := fmt.Sprintf("Refreshed prices: %d of %d sources ok, %d offers.", ok, len(reports), offers)
 	if len(problems) > 0 {
 		msg += " Not current: " + strings.Join(problems, ", ") + "."
+	}
+	var held []string
+	for _, r := range reports {
+		for _, h := range r.Held {
+			held = append(held, r.Run.Provider+" "+h.Reason())
+		}
+	}
+	if len(held) > 0 {
+		msg += fmt.Sprintf(" Held aside as implausible (not quoted; a second refresh at the same price lets them in): %s.", truncateList(held, 3))
 	}
 	return msg
 }
