@@ -56,6 +56,10 @@ func TestCopyToPostgres(t *testing.T) {
 	if _, err := src.SeeEvent(ctx, "Ev1", time.Hour); err != nil {
 		t.Fatal(err)
 	}
+	if err := src.SaveInstallation(ctx, Installation{EnterpriseID: "E1", EnterpriseInstall: true, AppID: "A1", BotUserID: "UB",
+		BotToken: []byte{0, 1, 2}, RefreshToken: []byte{3}, Expires: testNow.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
 
 	dst := openPostgresTest(t)
 	counts, err := src.CopyTo(ctx, dst)
@@ -74,6 +78,9 @@ func TestCopyToPostgres(t *testing.T) {
 	}
 	if h, ok, err := dst.HubModel(ctx, "qwen/qwen3-14b"); !ok || err != nil || string(h.Config) != string(e.Config) {
 		t.Errorf("hub model copied as %+v, %v, %v", h, ok, err)
+	}
+	if in, err := dst.FindInstallation(ctx, "E1", "T2"); err != nil || !in.EnterpriseInstall || string(in.BotToken) != "\x00\x01\x02" {
+		t.Errorf("installation copied as %+v, %v", in, err)
 	}
 	cur, err := dst.CurrentOffers(ctx)
 	if err != nil || len(cur) != 1 || cur[0].USDPerHour != 55.04 {
