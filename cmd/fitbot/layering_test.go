@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"pricing":    {"sizing", "display", "plan", "retry"},
 	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
 	"answer":     {"sizing"},
-	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth"},
 	"launch":     {"sizing"},
 	"slackoauth": {"store"},
 	"chart":      {"sizing", "display", "pricing"},
