@@ -117,6 +117,7 @@ type service struct {
 	handler  *bot.Handler
 	hub      *hub.Resolver   // its background refreshes write to db
 	uploader *bot.Uploader   // pictures and launch configs into threads
+	team     string          // the bot token's workspace (auth.test); "" with OAuth
 	oauth    *slackoauth.App // installed in many workspaces; nil with one bot token
 	servers  []*http.Server
 	socket   *bot.Socket
@@ -178,6 +179,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}
 		log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
 	}
+	s.team = auth.TeamID
 	s.uploader = bot.NewUploader(slackAPI, metrics)
 
 	var interpreter bot.Interpreter
@@ -338,7 +340,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
+	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, store.Viewer(s.team, s.cfg.DigestChannel, ""), s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -586,7 +588,7 @@ func (s *service) workspaceDigests(web bot.ThreadPoster, metrics *bot.Metrics) f
 			if ws.DigestChannel == "" {
 				continue
 			}
-			poster, err := newDigestPoster(s.db, web, s.uploader, ws.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
+			poster, err := newDigestPoster(s.db, web, s.uploader, ws.DigestChannel, store.Viewer(ws.TeamID, ws.DigestChannel, ""), s.cfg.DigestCron, s.hub, s.log)
 			if err != nil {
 				return err
 			}
