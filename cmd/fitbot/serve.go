@@ -185,6 +185,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
+			metrics.UnknownGPUs(r.Run.Provider, r.UnknownGPUs())
 		}
 		live.Load(ctx)
 		return reports, err
