@@ -516,7 +516,11 @@ func writeReports(w io.Writer, reports []pricing.Report) {
 				names := slices.Sorted(maps.Keys(r.Unknown))
 				line += fmt.Sprintf("\t%d unknown names skipped: %s", len(names), truncateList(names, 5))
 			}
+			if r.Confirmed > 0 {
+				line += fmt.Sprintf("\t%d held offers confirmed and let in", r.Confirmed)
+			}
 			fmt.Fprintln(tw, line)
+			writeHeld(tw, r)
 			continue
 		}
 		kept := "no earlier prices to keep"
@@ -524,8 +528,16 @@ func writeReports(w io.Writer, reports []pricing.Report) {
 			kept = fmt.Sprintf("keeping its %d prices from %s", r.LastGood.Rows, r.LastGood.AsOf.Format("2006-01-02 15:04 UTC"))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", run.Provider, run.Status, run.Error, kept)
+		writeHeld(tw, r)
 	}
 	tw.Flush()
+}
+
+// writeHeld lists the offers a refresh held aside, one a line.
+func writeHeld(w io.Writer, r pricing.Report) {
+	for _, h := range r.Held {
+		fmt.Fprintf(w, "  held\t%s; not quoted, a second refresh at this price lets it in\n", h.Reason())
+	}
 }
 
 func truncateList(names []string, n int) string {
@@ -549,6 +561,23 @@ type reportJSON struct {
 	// (a feed that stopped moving), even for an ok run.
 	PublishedAt *time.Time `json:"published_at"`
 	Stale       bool       `json:"stale"`
+	// Held are the offers held aside as implausible (not stored, not
+	// quoted); Confirmed counts held offers this refresh let in.
+	Held      []heldJSON `json:"held"`
+	Confirmed int        `json:"confirmed"`
+}
+
+// heldJSON is one held offer in `prices refresh --json`.
+type heldJSON struct {
+	GPU           string  `json:"gpu"`
+	InstanceType  string  `json:"instance_type"`
+	Region        string  `json:"region"`
+	Market        string  `json:"market"`
+	USDPerGPUHour float64 `json:"usd_per_gpu_hour"`
+	MedianUSD     float64 `json:"median_usd_per_gpu_hour"`
+	LowUSD        float64 `json:"low_usd_per_gpu_hour"`
+	HighUSD       float64 `json:"high_usd_per_gpu_hour"`
+	Reason        string  `json:"reason"`
 }
 
 func reportsJSON(reports []pricing.Report) []reportJSON {
@@ -566,6 +595,12 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 			j.PublishedAt = &r.Run.PublishedAt
 		}
 		j.Stale = r.Stale()
+		j.Held, j.Confirmed = []heldJSON{}, r.Confirmed
+		for _, h := range r.Held {
+			j.Held = append(j.Held, heldJSON{GPU: h.Offer.GPU, InstanceType: h.Offer.InstanceType, Region: h.Offer.Region,
+				Market: string(h.Offer.Market), USDPerGPUHour: h.Offer.USDPerGPUHour, MedianUSD: h.MedianUSDPerGPUHour,
+				LowUSD: h.LowUSD, HighUSD: h.HighUSD, Reason: h.Reason()})
+		}
 		out = append(out, j)
 	}
 	return out

@@ -477,4 +477,23 @@ func TestRefreshSummary(t *testing.T) {
 	if got := refreshSummary(reports); got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
+
+	// A held offer is named, in the reply, the table and the JSON.
+	held := pricing.Hold{Refresh: "gpuhunt:nebius", Offer: pricing.Offer{Provider: "nebius", GPU: "h100", InstanceType: "gpu-h100-sxm",
+		Region: "eu-north1", Market: pricing.MarketOnDemand, USDPerHour: 0.06, USDPerGPUHour: 0.06, GPUCount: 1},
+		MedianUSDPerGPUHour: 6.88, LowUSD: 0.609, HighUSD: 77.7, Voices: 5,
+		Why: "h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below the $0.609-$77.7 band around the median $6.88 of 5 sources"}
+	reports[1].Held = []pricing.Hold{held}
+	wantHeld := " Held aside as implausible (not quoted; a second refresh at the same price lets them in): gpuhunt:nebius h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below the $0.609-$77.7 band around the median $6.88 of 5 sources."
+	if got := refreshSummary(reports); got != want+wantHeld {
+		t.Errorf("summary with a held offer %q, want %q", got, want+wantHeld)
+	}
+	var table strings.Builder
+	writeReports(&table, reports)
+	if !strings.Contains(table.String(), "  held          h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below") {
+		t.Errorf("prices refresh table does not name the held offer:\n%s", table.String())
+	}
+	if j := reportsJSON(reports); len(j[1].Held) != 1 || j[1].Held[0].USDPerGPUHour != 0.06 || j[1].Held[0].MedianUSD != 6.88 || j[0].Held == nil {
+		t.Errorf("prices refresh --json held = %+v", j)
+	}
 }
