@@ -64,7 +64,7 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 		return msg
 	}
 	s := plan.FromAsk(text, p, a, display.AskSummary(a))
-	id, ok := h.savePlan(ctx, store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, s))
+	id, ok := h.savePlan(ctx, store.NewPlan(asker.saver(), s))
 	if !ok {
 		return msg
 	}
@@ -138,6 +138,8 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 		head, body = whichGPUBlocks(a)
 	case a.BuyRent != nil:
 		head, body = buyRentBlocks(a)
+	case a.Serve != nil:
+		head, body = serveBlocks(a)
 	default:
 		return apology()
 	}
