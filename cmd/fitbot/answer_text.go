@@ -91,6 +91,9 @@ func verdictLine(a sizing.Answer) string {
 		icon, word = "❌", "Does not fit"
 	}
 	where := fmt.Sprintf("%d× %s", r.GPUs, a.GPUName)
+	if l := sizing.Layout(r); l != "" {
+		where += " as " + l
+	}
 	if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
 		where += fmt.Sprintf(" with ZeRO-%d", r.ZeROStage)
 		if r.Offload != sizing.OffloadNone {
