@@ -348,6 +348,14 @@ func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throug
 		if prefill > 0 {
 			t.PrefillTokensPerSecond = &prefill
 		}
+		if s.encoderOnly {
+			// An encoder decodes nothing: its speed is the forward pass.
+			tps = 0
+			if prefill > 0 && r.SeqLen > 0 {
+				seqs := prefill / float64(r.SeqLen)
+				t.SequencesPerSecond = &seqs
+			}
+		}
 	} else {
 		var compute, comm float64
 		tps, compute, comm = trainingSpeed(r, s, g, mfu)

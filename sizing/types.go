@@ -165,6 +165,9 @@ type Throughput struct {
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
 	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+	// SequencesPerSecond is an encoder's (embeddings, rerankers) rate:
+	// prefill tokens per second over the sequence length; nil otherwise.
+	SequencesPerSecond *float64 `json:"sequences_per_second,omitempty"`
 }
 
 // Alternative is another configuration for the same model, found by the
