@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -81,10 +82,11 @@ func TestGPUHuntCatalogs(t *testing.T) {
 			"gcp us-central1-b spot  a4-highgpu-8g 8xb200 $34.0000/h $4.2500/GPU-h",
 		}, map[string]int{}},
 		{"lambdalabs", "lambda", []string{
+			"lambda us-east-1 on_demand  gpu_1x_gh200 1xgh200 $2.2900/h $2.2900/GPU-h",
 			"lambda us-east-1 on_demand  gpu_1x_h100_sxm5 1xh100 $4.2900/h $4.2900/GPU-h",
 			"lambda us-east-1 on_demand  gpu_8x_b200_sxm6 8xb200 $53.5200/h $6.6900/GPU-h",
 			"lambda us-east-1 on_demand  gpu_8x_h100_sxm5 8xh100 $31.9200/h $3.9900/GPU-h",
-		}, map[string]int{"GH200 (gpu_1x_gh200 96.0GB)": 1}},
+		}, map[string]int{}},
 		{"nebius", "nebius", []string{
 			"nebius eu-north1 on_demand  gpu-h100-sxm 1xh100 $3.8500/h $3.8500/GPU-h",
 			"nebius eu-north1 on_demand  gpu-h100-sxm 8xh100 $30.8000/h $3.8500/GPU-h",
@@ -202,21 +204,24 @@ func TestSkyPilotCatalogs(t *testing.T) {
 			"hyperstack CANADA-1 on_demand  n3-A100x1 1xa100-80-pcie $1.3500/h $1.3500/GPU-h",
 			"hyperstack CANADA-1 on_demand  n3-H100-SXM5x8 8xh100 $19.2000/h $2.4000/GPU-h",
 			"hyperstack CANADA-1 on_demand  n3-H100x1 1xh100-pcie $1.9000/h $1.9000/GPU-h",
+			"hyperstack CANADA-1 on_demand  n3-L40x1 1xl40 $1.0000/h $1.0000/GPU-h",
 			"hyperstack CANADA-1 on_demand  n3-RTX-A6000x1 1xrtx-a6000 $0.5000/h $0.5000/GPU-h",
-		}, map[string]int{"L40": 1}},
+		}, map[string]int{}},
 		{"primeintellect", []string{
-			"primeintellect FI on_demand  datacrunch__1xA100_80GB__22__120 1xa100-80 $1.1200/h $1.1200/GPU-h",
-			"primeintellect FI spot  datacrunch__1xA100_80GB__22__120__SPOT 1xa100-80 $0.5300/h $0.5300/GPU-h",
-			"primeintellect US on_demand  lambdalabs__8xH100_80GB__208__1800 8xh100 $23.9200/h $2.9900/GPU-h",
-			"primeintellect US on_demand  nebius__1xH200_141GB__16__200 1xh200 $2.6680/h $2.6680/GPU-h",
+			// Region is the country; the datacentre is AvailabilityZone.
+			"primeintellect FIN-01 on_demand  datacrunch__1xA100_80GB__22__120 1xa100-80 $1.1200/h $1.1200/GPU-h",
+			"primeintellect FIN-01 spot  datacrunch__1xA100_80GB__22__120__SPOT 1xa100-80 $0.5300/h $0.5300/GPU-h",
+			"primeintellect us-central1 on_demand  nebius__1xH200_141GB__16__200 1xh200 $2.6680/h $2.6680/GPU-h",
+			"primeintellect us-west-3 on_demand  lambdalabs__8xH100_80GB__208__1800 8xh100 $23.9200/h $2.9900/GPU-h",
 		}, map[string]int{}},
 		{"shadeform", []string{
 			// GpuInfo writes GB under SizeInMiB here: 40 is the 40 GB A100.
 			"shadeform culpeper-usa-1 on_demand  crusoe_A100-80G-sxm4x8 8xa100-80 $18.4000/h $2.3000/GPU-h",
+			"shadeform newyork-usa-1 on_demand  paperspace_A5000 1xrtx-a5000 $1.4200/h $1.4200/GPU-h",
 			"shadeform newyork-usa-1 on_demand  paperspace_H100 1xh100 $5.9900/h $5.9900/GPU-h",
 			"shadeform paris-france-5 on_demand  scaleway_L4 1xl4 $0.9500/h $0.9500/GPU-h",
 			"shadeform phoenix-usa-2 on_demand  lambdalabs_A100-sxm4 1xa100-40 $1.9900/h $1.9900/GPU-h",
-		}, map[string]int{"A5000": 1}},
+		}, map[string]int{}},
 		{"jarvislabs", []string{
 			"jarvislabs IN2 on_demand  1x_H100_24V_200G 1xh100 $3.4900/h $3.4900/GPU-h",
 			"jarvislabs IN2 on_demand  1x_L4_28V_124G 1xl4 $0.4400/h $0.4400/GPU-h",
@@ -286,4 +291,60 @@ func FuzzDecodeGPUHunt(f *testing.F) {
 		}
 		checkDecoded(t, res.Offers)
 	})
+}
+
+// TestGPUHuntEveryName feeds one gpuhunt catalog row for each GPU gpuhunt
+// knows (testdata/gpuhunt/names.txt) through the catalog reader: every
+// row is either filed under the card names.txt says or reported among
+// the unknown names with its row count; none is dropped silently.
+func TestGPUHuntEveryName(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gpuhunt", "names.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags,cpu_arch,provider_data\n")
+	want := map[string]string{} // instance -> card, "" for unknown
+	rows, mapped := 0, 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		rows++
+		instance := fmt.Sprintf("probe-%d", rows)
+		fmt.Fprintf(&csv, "%s,test-1,1.5,8,64.0,1,%s,%s.0,False,,%s,,x86,{}\n", instance, f[0], f[1], f[2])
+		if f[3] != "-" {
+			want[instance] = f[3]
+			mapped++
+		} else {
+			want[instance] = ""
+		}
+	}
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	w, _ := z.Create("probe.csv")
+	w.Write([]byte(csv.String()))
+	z.Close()
+	res, dropped, err := decodeGPUHunt(b.Bytes(), "probe", "probe", fetchNow, fetchNow, "probe")
+	if err != nil || dropped != 0 {
+		t.Fatalf("decode: %v (%d dropped)", err, dropped)
+	}
+	got := map[string]string{}
+	for _, o := range res.Offers {
+		got[o.InstanceType] = o.GPU
+	}
+	unknown := 0
+	for _, n := range res.Unknown {
+		unknown += n
+	}
+	for instance, card := range want {
+		if got[instance] != card {
+			t.Errorf("%s: filed under %q, want %q", instance, got[instance], card)
+		}
+	}
+	if len(res.Offers)+unknown != rows {
+		t.Errorf("%d offers + %d unknown rows of %d: some rows were dropped silently", len(res.Offers), unknown, rows)
+	}
+	t.Logf("gpuhunt's %d GPU names: %d map to a card, %d are reported as unknown", rows, mapped, rows-mapped)
 }

@@ -46,20 +46,20 @@ func (x mambaMixer) params() int64 {
 		g, heads := int64(x.groups), int64(x.heads)
 		conv := in + 2*g*n
 		p := h*(2*in+2*g*n+heads) + b(x.bias, 2*in+2*g*n+heads) // in_proj
-		p += conv*k + b(x.convBias, conv)                         // conv1d
-		p += 3 * heads                                            // dt_bias, A_log, D
-		p += in                                                   // gated RMSNorm
-		p += in*h + b(x.bias, h)                                  // out_proj
+		p += conv*k + b(x.convBias, conv)                       // conv1d
+		p += 3 * heads                                          // dt_bias, A_log, D
+		p += in                                                 // gated RMSNorm
+		p += in*h + b(x.bias, h)                                // out_proj
 		return p
 	}
 	r := int64(x.dtRank)
-	p := h*2*in + b(x.bias, 2*in)   // in_proj
-	p += in*k + b(x.convBias, in)   // conv1d
-	p += in * (r + 2*n)             // x_proj
-	p += r*in + in                  // dt_proj with its bias
-	p += in*n + in                  // A_log, D
-	p += in*h + b(x.bias, h)        // out_proj
-	p += b(x.dtNorms, r+2*n)        // Jamba's dt, B and C norms
+	p := h*2*in + b(x.bias, 2*in) // in_proj
+	p += in*k + b(x.convBias, in) // conv1d
+	p += in * (r + 2*n)           // x_proj
+	p += r*in + in                // dt_proj with its bias
+	p += in*n + in                // A_log, D
+	p += in*h + b(x.bias, h)      // out_proj
+	p += b(x.dtNorms, r+2*n)      // Jamba's dt, B and C norms
 	return p
 }
 
