@@ -143,6 +143,9 @@ func speedLine(a sizing.Answer) string {
 	if t.PrefillTokensPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", display.Count(*t.PrefillTokensPerSecond)))
 	}
+	if t.SequencesPerSecond != nil {
+		parts = append(parts, fmt.Sprintf("%s sequences/s", display.Count(*t.SequencesPerSecond)))
+	}
 	switch {
 	case t.Hours != nil:
 		parts = append(parts, fmt.Sprintf("%s tokens in %s", display.Count(float64(a.Request.Tokens)), display.Hours(*t.Hours)))
