@@ -84,14 +84,14 @@ func TestFormHint(t *testing.T) {
 		{"primecompute__8xH100_80GB__104__752", "NVIDIA H100 80GB HBM3_8", "h100"},
 		{"hyperstack__1xL40_48GB__28__58", "n3-L40x1", "l40"},
 	} {
-		name := "H100"
+		name, mem := "H100", 80.0
 		switch {
 		case strings.Contains(tt.instance, "A100"):
 			name = "A100-80GB"
 		case strings.Contains(tt.instance, "L40"):
-			name = "L40"
+			name, mem = "L40", 48
 		}
-		if got, _ := catalogGPU(name, 80, formHint(tt.instance, tt.upstream)); got != tt.want {
+		if got, _ := catalogGPU(name, mem, formHint(tt.instance, tt.upstream)); got != tt.want {
 			t.Errorf("%s (%s): %q, want %q", tt.instance, tt.upstream, got, tt.want)
 		}
 	}
