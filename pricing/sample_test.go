@@ -89,3 +89,22 @@ func TestShadeformSampleNames(t *testing.T) {
 		t.Errorf("unknown (-want +got):\n%s", diff)
 	}
 }
+
+// TestSkyPilotFormFromGpuInfo: a row whose AcceleratorName leaves the
+// form factor out is filed by the one its GpuInfo names.
+func TestSkyPilotFormFromGpuInfo(t *testing.T) {
+	raw := "InstanceType,AcceleratorName,AcceleratorCount,Price,Region,GpuInfo\n" +
+		`x1,H100,1,2.0,r1,"{'Gpus': [{'Name': 'H100-80G-PCIe', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 81920}}]}"` + "\n" +
+		`x2,H100,1,3.0,r1,"{'Gpus': [{'Name': 'H100', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 81920}}]}"` + "\n"
+	res, _, err := decodeSkyPilot([]byte(raw), "c", fetchNow, fetchNow, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range res.Offers {
+		got[o.InstanceType] = o.GPU
+	}
+	if want := map[string]string{"x1": "h100-pcie", "x2": "h100"}; !cmp.Equal(got, want) {
+		t.Errorf("cards %v, want %v", got, want)
+	}
+}
