@@ -94,15 +94,15 @@ type Question struct {
 func (q Question) Sizing() bool { return q.Route.Kind == sizing.RouteSizing }
 
 // Ask reports whether the question is one that runs the other way round
-// (largest model, longest context, which GPU, buy or rent); anything else,
-// intent none included, is a fit question.
+// (largest model, longest context, which GPU, buy or rent, serving
+// capacity); anything else, intent none included, is a fit question.
 func (q Question) Ask() bool { return IsAsk(q.Parsed.Intent) }
 
 // IsAsk reports whether an intent is one of the questions that run the
 // other way round.
 func IsAsk(i sizing.Intent) bool {
 	switch i {
-	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent:
+	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent, sizing.IntentServe:
 		return true
 	}
 	return false

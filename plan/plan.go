@@ -142,12 +142,13 @@ const (
 	KindContext  Kind = "context"   // the longest context that fits
 	KindWhichGPU Kind = "which-gpu" // every card that fits, cheapest first
 	KindBuyRent  Kind = "buy-rent"  // buy the cards or rent them
+	KindServe    Kind = "serve"     // how many users GPUs serve, or the cheapest GPUs for a load
 )
 
 // Valid reports whether k is one of the plan kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindFit, KindLargest, KindContext, KindWhichGPU, KindBuyRent:
+	case KindFit, KindLargest, KindContext, KindWhichGPU, KindBuyRent, KindServe:
 		return true
 	}
 	return false
@@ -164,6 +165,8 @@ func KindOf(i sizing.Intent) Kind {
 		return KindWhichGPU
 	case sizing.IntentBuyRent:
 		return KindBuyRent
+	case sizing.IntentServe:
+		return KindServe
 	}
 	return KindFit
 }
