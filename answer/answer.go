@@ -258,3 +258,21 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	return a, nil
 }
+
+// NeedsInterpreter reports whether a resolved question is one for the
+// language model: the grammar and the Hub found no model or no method in
+// it (an input error, not a refusal such as a gated repo), and it does
+// not run the other way round (those name no model on purpose). It is
+// the one place the fallback is decided; the faces only choose whether
+// to wait for the model or acknowledge first.
+func NeedsInterpreter(q Question) bool {
+	p := q.Parsed
+	if !q.Sizing() && q.Route.Kind != "" || IsAsk(p.Intent) {
+		return false
+	}
+	var in *sizing.InputError
+	if q.Err != nil && !errors.As(q.Err, &in) {
+		return false
+	}
+	return !HasModel(p.Query) || p.Query.Method == ""
+}
