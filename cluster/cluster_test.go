@@ -182,3 +182,20 @@ func TestCacheKeepsAnswersAndFailuresForTheTTL(t *testing.T) {
 		t.Errorf("after the TTL: err %v, reads %d, want a fresh read", err, src.reads)
 	}
 }
+
+// FuzzCatalogGPU: any product name maps to a catalog id or to "", never
+// panics, and a name that maps is stable under its own id.
+func FuzzCatalogGPU(f *testing.F) {
+	for _, s := range []string{"NVIDIA-H100-80GB-HBM3", "Tesla-T4", "A100-SXM4-40GB-MIG-1g.5gb", "nvidia_a100-sxm4-80gb", "--MIG-", ""} {
+		f.Add(s, int64(0))
+	}
+	f.Fuzz(func(t *testing.T, product string, memory int64) {
+		id := CatalogGPU(product, memory)
+		if id == "" {
+			return
+		}
+		if CardMemory(id) == 0 {
+			t.Errorf("CatalogGPU(%q) = %q, not a catalog card", product, id)
+		}
+	})
+}
