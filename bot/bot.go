@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -122,7 +123,8 @@ type Handler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limiter *limiter
-	replies *replyCache // nil without Config.AnswerVersion
+	answers *answer.Service // reads and answers questions: Parse, Answer, Ask, Models, Hardware
+	replies *replyCache     // nil without Config.AnswerVersion
 	statics staticReplies
 	wg      sync.WaitGroup
 }
@@ -147,6 +149,8 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
+	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
+		Machines: cfg.Hardware, Logger: cfg.Logger}
 	if cfg.AnswerVersion != nil {
 		h.replies = newReplyCache()
 	}

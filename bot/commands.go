@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -64,44 +65,46 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	case "hardware", "machines":
 		return h.hardwareCommand(ctx, cmd.TeamID, rest)
 	}
-	if msg, ok := h.routed(ctx, text); ok {
-		return msg
-	}
-	return h.question(ctx, asker, cmd.ResponseURL, text)
-}
-
-// question answers a sizing question. When the parser cannot find a
-// model or a method and a language model is configured, it acknowledges
-// at once and posts the answer to responseURL.
-func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
 	if h.replies != nil {
+		// Only sizing questions are kept by their words, so a hit needs no routing.
 		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
 			return h.cachedAnswer(ctx, asker, text, e, nil) // kept by words with its notes (answer)
 		}
 	}
-	p, err := h.cfg.Parse(text)
-	if err == nil {
-		p = h.onTeamHardware(ctx, asker.team, text, p)
+	q := h.answers.Read(text)
+	if msg, ok := h.routed(ctx, q.Route); ok {
+		return msg
 	}
-	if h.cfg.Models != nil && needsHub(p) {
-		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
+	return h.question(ctx, asker, cmd.ResponseURL, q)
+}
+
+// question answers a sizing question, read (route and parse) but not
+// yet resolved. When the parser cannot find a model or a method and a
+// language model is configured, it acknowledges at once and posts the
+// answer to responseURL.
+func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if h.answers.NeedsHub(q) {
+		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
-	if err == nil && isAsk(p.Intent) {
-		return h.askAnswer(ctx, asker, text, p)
+	q = h.answers.Resolve(ctx, asker.team, q)
+	p, err := q.Parsed, q.Err
+	if err == nil && q.Ask() {
+		return h.askAnswer(ctx, asker, q)
 	}
-	if err == nil && hasModel(p.Query) {
-		return h.answer(ctx, asker, text, p, "")
+	if err == nil && answer.HasModel(p.Query) {
+		return h.answer(ctx, asker, q, "")
 	}
 	if err == nil {
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
-		if _, err = h.cfg.Answer.Answer(ctx, p.Query); err == nil {
-			return h.answer(ctx, asker, text, p, "")
+		if _, err = h.answers.Fit(ctx, q); err == nil {
+			return h.answer(ctx, asker, q, "")
 		}
 	}
+	text := q.Text
 	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
-		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
+		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, q, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
 			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
 	}
@@ -119,22 +122,16 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 // own message; a model without a method defaults to inference, as the
 // answer says.
 func needsInterpretation(p sizing.Parsed) bool {
-	return !hasModel(p.Query) || p.Query.Method == ""
-}
-
-// hasModel reports whether a query names a model: a catalog id, a bare
-// size or an architecture.
-func hasModel(q sizing.Query) bool {
-	return q.Model != "" || q.Params != 0 || q.Arch != nil
+	return !answer.HasModel(p.Query) || p.Query.Method == ""
 }
 
 // interpret asks the language model and posts the answer, or the
 // parser's own message when the model fails too.
-func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text string, parseErr error) {
-	msg, ok := h.interpreted(ctx, asker, text)
+func (h *Handler) interpret(ctx context.Context, asker who, responseURL string, q answer.Question, err error) {
+	msg, ok := h.interpreted(ctx, asker, q.Text)
 	if !ok {
-		msg = h.failure(text, parseErr)
-		if p, err := h.cfg.Parse(text); nothingToSize(p, err) {
+		msg = h.failure(q.Text, err)
+		if nothingToSize(q.Parsed, q.Err) {
 			msg = notASizingQuestion() // the model could not help either: help, not an error
 		}
 	}
@@ -149,7 +146,8 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 // same AnswerVersion is served from the reply cache (replycache.go): the
 // same estimate and Block Kit, with this plan's id and the price's age as
 // of now.
-func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
+func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note string) Message {
+	text, p := q.Text, q.Parsed
 	canonical := sizing.Format(p.Query)
 	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
 	cache := h.replies != nil && cacheable(p.Query, canonical, note)
@@ -162,15 +160,14 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 			return msg
 		}
 	}
-	a, err := h.cfg.Answer.Answer(ctx, p.Query)
+	f, err := h.answers.Fit(ctx, q)
 	if err != nil {
 		return h.failure(text, err)
 	}
 	// What the parser assumed or corrected ("lorra" read as "lora", a typed
 	// memory, words not used) comes first. These notes are the asker's
 	// words', so the cache keeps the estimate without them (own).
-	own := a
-	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
+	a, own := f.Answer, f.Estimate
 	h.keep(ctx, asker, text, p.Query, a, &view)
 	blocks := answerBlocks(a, view)
 	if next := nextSteps(p.Query, a); next != nil {

@@ -148,16 +148,13 @@ func planLines(d pricing.Digest, slackText bool) []string {
 		return []string{"No plans saved in the last 90 days."}
 	}
 	var lines []string
-	changed, unchanged := 0, 0
+	changed, unchanged := d.PlansChanged, d.PlansRepriced-d.PlansChanged
+	shown := 0
 	for _, p := range d.Plans {
-		if !p.Changed() {
-			unchanged++
+		if !p.Changed() || shown == digestMaxPlans {
 			continue
 		}
-		changed++
-		if changed > digestMaxPlans {
-			continue
-		}
+		shown++
 		l := fmt.Sprintf("%s — %s: %s", emph(display.Truncate(p.Question, 120), slackText), display.Hardware(p.GPUs, display.GPUName(p.GPU)), priceChange(p.ThenUSDPerHour, p.NowUSDPerHour, p.ChangePct, "/h"))
 		if !p.Fits {
 			l += " (does not fit as asked)"

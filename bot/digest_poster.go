@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/retry"
 	"github.com/fitbot/fitbot/sizing"
@@ -163,13 +164,8 @@ func (p *DigestPoster) Build(ctx context.Context, end time.Time) (pricing.Digest
 		return pricing.Digest{}, fmt.Errorf("digest for the week ending %s: %w", end.Format(time.RFC3339), err)
 	}
 	if p.models != nil {
-		in.Parse = func(q string) (sizing.Parsed, error) {
-			parsed, err := sizing.Parse(q)
-			if needsHub(parsed) {
-				return p.models.ResolveParsed(ctx, q, parsed, err)
-			}
-			return parsed, err
-		}
+		hub := answer.Service{Models: p.models}
+		in.Parse = func(q string) (sizing.Parsed, error) { return hub.Reread(ctx, q) }
 	}
 	return pricing.BuildDigest(in, p.cfg), nil
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
@@ -253,7 +254,7 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 func (h *Handler) interpreted(ctx context.Context, asker who, text string) (msg Message, ok bool) {
 	p, err := h.cfg.Interpreter.Interpret(ctx, text)
 	if err == nil {
-		return h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._"), true
+		return h.answer(ctx, asker, answer.Question{Text: text, Parsed: p}, "_Interpreted by the language model; check the assumptions._"), true
 	}
 	var nu *llm.NotUnderstoodError
 	if errors.As(err, &nu) && nu.QuestionBack != "" {

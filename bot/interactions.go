@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/slack-go/slack"
 )
 
@@ -94,14 +95,15 @@ func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg
 		if err != nil {
 			return h.failure(q, err), false
 		}
-		if isAsk(p.Intent) {
-			msg := h.askAnswerView(ctx, q, p, details)
+		if answer.IsAsk(p.Intent) {
+			msg := h.askAnswerView(ctx, answer.Question{Text: q, Parsed: p}, details)
 			return msg, msg.Outcome == OutcomeAnswered
 		}
-		a, err := h.cfg.Answer.Answer(ctx, p.Query)
+		f, err := h.answers.Fit(ctx, answer.Question{Text: q, Parsed: p})
 		if err != nil {
 			return h.failure(q, err), false
 		}
+		a := f.Estimate
 		view := answerView{ref: value, details: details, now: h.now()}
 		return answered(answerText(a), answerBlocks(a, view)...), true
 	}

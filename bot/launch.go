@@ -171,13 +171,13 @@ func (h *Handler) answerOf(ctx context.Context, ref string) (a sizing.Answer, qu
 	if !found {
 		return a, "", ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
 	}
-	p, err := h.cfg.Parse(question)
+	q := h.answers.ReadSizing(question)
+	if q.Err != nil {
+		return a, "", h.failure(question, q.Err), false
+	}
+	f, err := h.answers.Fit(ctx, q)
 	if err != nil {
 		return a, "", h.failure(question, err), false
 	}
-	a, err = h.cfg.Answer.Answer(ctx, p.Query)
-	if err != nil {
-		return a, "", h.failure(question, err), false
-	}
-	return a, question, Message{}, true
+	return f.Estimate, question, Message{}, true
 }

@@ -41,6 +41,9 @@ type Cache interface {
 	HubModel(ctx context.Context, repo string) (Entry, bool, error)
 	PutHubModel(ctx context.Context, e Entry) error
 	HubModels(ctx context.Context) ([]Entry, error)
+	// HubModelsNamed returns the cached repos whose name without the
+	// organisation has the NameKey key, by repo id.
+	HubModelsNamed(ctx context.Context, key string) ([]Entry, error)
 }
 
 // Resolver resolves Hub models through the Client and the Cache.
@@ -222,7 +225,7 @@ func (r *Resolver) fetch(ctx context.Context, repo string, cached Entry, found b
 // downloaded match. Without the Hub it looks among cached models. The
 // note says which repo was taken and why.
 func (r *Resolver) Find(ctx context.Context, words string) (repo, note string, err error) {
-	key := nameKey(words)
+	key := NameKey(words)
 	if key == "" {
 		return "", "", &Error{Kind: KindNoMatch, Problem: fmt.Sprintf("%q names no model", words)}
 	}
@@ -254,7 +257,7 @@ func pick(hits []Hit, key string) string {
 	sorted := append([]Hit(nil), hits...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Downloads > sorted[j].Downloads })
 	for _, h := range sorted {
-		if _, name, ok := strings.Cut(h.ID, "/"); ok && nameKey(name) == key {
+		if _, name, ok := strings.Cut(h.ID, "/"); ok && NameKey(name) == key {
 			return h.ID
 		}
 	}
@@ -268,17 +271,15 @@ func pick(hits []Hit, key string) string {
 
 // cachedMatch is a cached repo whose name is the words, or "".
 func (r *Resolver) cachedMatch(ctx context.Context, key string) string {
-	entries, err := r.Cache.HubModels(ctx)
+	entries, err := r.Cache.HubModelsNamed(ctx, key)
 	if err != nil {
-		r.log().Warn("hub: listing the cache failed", "err", err)
+		r.log().Warn("hub: searching the cache failed", "err", err)
 		return ""
 	}
-	for _, e := range entries {
-		if SameName(e.Repo, key) {
-			return e.Repo
-		}
+	if len(entries) == 0 {
+		return ""
 	}
-	return ""
+	return entries[0].Repo
 }
 
 // Cached lists the cached models, by repo id; none without a cache.
@@ -295,7 +296,7 @@ func (r *Resolver) CachedRepo(ctx context.Context, words string) (repo string, o
 	if r.Cache == nil {
 		return "", false
 	}
-	repo = r.cachedMatch(ctx, nameKey(words))
+	repo = r.cachedMatch(ctx, NameKey(words))
 	return repo, repo != ""
 }
 
@@ -303,7 +304,7 @@ func (r *Resolver) CachedRepo(ctx context.Context, words string) (repo string, o
 // people say it: "qwen3 14b" and "Qwen3-14B" both name Qwen/Qwen3-14B.
 func SameName(repo, words string) bool {
 	_, name, ok := strings.Cut(repo, "/")
-	return ok && nameKey(words) != "" && nameKey(name) == nameKey(words)
+	return ok && NameKey(words) != "" && NameKey(name) == NameKey(words)
 }
 
 // searchQuery turns a name as said into the shape of a repo name:
@@ -312,9 +313,10 @@ func searchQuery(words string) string {
 	return strings.Join(strings.Fields(strings.ToLower(words)), "-")
 }
 
-// nameKey is a name without case, spaces, hyphens or underscores, so
-// that "qwen3 14b" and "Qwen3-14B" meet.
-func nameKey(s string) string {
+// NameKey is a name without case, spaces, hyphens or underscores, so
+// that "qwen3 14b" and "Qwen3-14B" meet. A Cache indexes repos by the
+// NameKey of their name without the organisation.
+func NameKey(s string) string {
 	var b strings.Builder
 	for _, c := range strings.ToLower(s) {
 		switch c {

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +34,18 @@ func (m *memCache) PutHubModel(_ context.Context, e Entry) error {
 	m.entries[strings.ToLower(e.Repo)] = e
 	m.puts++
 	return nil
+}
+
+func (m *memCache) HubModelsNamed(_ context.Context, key string) ([]Entry, error) {
+	all, _ := m.HubModels(context.Background())
+	var out []Entry
+	for _, e := range all {
+		if _, name, _ := strings.Cut(e.Repo, "/"); NameKey(name) == key {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(strings.ToLower(a.Repo), strings.ToLower(b.Repo)) })
+	return out, nil
 }
 
 func (m *memCache) HubModels(context.Context) ([]Entry, error) {

@@ -22,30 +22,33 @@ type accelerateConfig struct {
 	FSDP               fsdpConfig `yaml:"fsdp_config"`
 }
 
+// fsdpConfig is fsdp_config in FSDP2 (fsdp_version 2): resharding after
+// the forward pass replaces FSDP1's sharding strategy, and the FSDP1-only
+// keys (backward prefetch, use_orig_params, sync_module_states) are not
+// written, as Accelerate's FullyShardedDataParallelPlugin drops them with a
+// warning under FSDP2.
 type fsdpConfig struct {
+	Version                 int    `yaml:"fsdp_version"`
 	AutoWrapPolicy          string `yaml:"fsdp_auto_wrap_policy"`
-	BackwardPrefetch        string `yaml:"fsdp_backward_prefetch"`
 	CPURAMEfficientLoading  bool   `yaml:"fsdp_cpu_ram_efficient_loading"`
 	OffloadParams           bool   `yaml:"fsdp_offload_params"`
-	ShardingStrategy        string `yaml:"fsdp_sharding_strategy"`
+	ReshardAfterForward     bool   `yaml:"fsdp_reshard_after_forward"`
 	StateDictType           string `yaml:"fsdp_state_dict_type"`
-	SyncModuleStates        bool   `yaml:"fsdp_sync_module_states"`
-	UseOrigParams           bool   `yaml:"fsdp_use_orig_params"`
 	ActivationCheckpointing bool   `yaml:"fsdp_activation_checkpointing"`
 }
 
-// fsdpStrategy is FSDP's sharding strategy for a ZeRO stage: stage 3
-// shards weights, gradients and optimizer state (FULL_SHARD), stage 2
-// gradients and optimizer state (SHARD_GRAD_OP). Stages 0 and 1 have no
-// FSDP counterpart.
-func fsdpStrategy(stage int) (string, bool) {
+// fsdpReshard is FSDP2's reshard_after_forward for a ZeRO stage: stage 3
+// frees the gathered weights after each block's forward (FSDP1's
+// FULL_SHARD), stage 2 keeps them until the backward (SHARD_GRAD_OP).
+// Stages 0 and 1 have no FSDP counterpart.
+func fsdpReshard(stage int) (reshard, ok bool) {
 	switch stage {
 	case 3:
-		return "FULL_SHARD", true
+		return true, true
 	case 2:
-		return "SHARD_GRAD_OP", true
+		return false, true
 	}
-	return "", false
+	return false, false
 }
 
 func emitAccelerate(p Plan) (Config, error) {
@@ -53,7 +56,7 @@ func emitAccelerate(p Plan) (Config, error) {
 	if !training(r) {
 		return Config{}, &Unsupported{Kind: KindAccelerate, Reason: "Accelerate/FSDP configs are for training and this answer serves the model", Try: DefaultKind(r)}
 	}
-	strategy, ok := fsdpStrategy(r.ZeROStage)
+	reshard, ok := fsdpReshard(r.ZeROStage)
 	if !ok {
 		return Config{}, &Unsupported{Kind: KindAccelerate, Reason: fmt.Sprintf("FSDP shards at ZeRO stage 2 or 3 and this answer uses stage %d", r.ZeROStage), Try: KindDeepSpeed}
 	}
@@ -73,14 +76,12 @@ func emitAccelerate(p Plan) (Config, error) {
 		RdzvBackend:        "static",
 		SameNetwork:        true,
 		FSDP: fsdpConfig{
+			Version:                 2,
 			AutoWrapPolicy:          "TRANSFORMER_BASED_WRAP",
-			BackwardPrefetch:        "BACKWARD_PRE",
 			CPURAMEfficientLoading:  true,
 			OffloadParams:           r.Offload == sizing.OffloadCPU,
-			ShardingStrategy:        strategy,
+			ReshardAfterForward:     reshard,
 			StateDictType:           "SHARDED_STATE_DICT",
-			SyncModuleStates:        true,
-			UseOrigParams:           true,
 			ActivationCheckpointing: r.GradCheckpointing,
 		},
 	}
@@ -96,7 +97,8 @@ func emitAccelerate(p Plan) (Config, error) {
 	if r.Precision == sizing.PrecisionPureBF16 {
 		notes = append(notes, "pure bf16: load the model in bf16 (torch_dtype=torch.bfloat16) and keep mixed_precision \"no\", so no fp32 copy is made")
 	}
-	notes = append(notes, trainingNotes(r)...)
+	notes = append(notes, "fsdp_version 2 is FSDP2: it needs PyTorch 2.6 or later")
+	notes = append(notes, trainingNotes(r, KindAccelerate)...)
 	return Config{Kind: KindAccelerate, Filename: "accelerate_fsdp.yaml", Text: string(data), Notes: notes}, nil
 }
 

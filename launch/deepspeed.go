@@ -65,6 +65,13 @@ func emitDeepSpeed(p Plan) (Config, error) {
 	if r.Offload != sizing.OffloadNone && r.Offload != "" && r.ZeROStage == 0 {
 		return Config{}, &Unsupported{Kind: KindDeepSpeed, Reason: "offload needs a ZeRO stage"}
 	}
+	if r.Offload == sizing.OffloadNVMe && r.ZeROStage != 3 {
+		// DeepSpeed's stage 1 and 2 optimizer (runtime/zero/stage_1_and_2.py)
+		// treats any offload device as CPU: an "nvme" config there keeps the
+		// optimizer state in host RAM the estimate did not count.
+		return Config{}, &Unsupported{Kind: KindDeepSpeed, Reason: fmt.Sprintf(
+			"DeepSpeed offloads to NVMe only at ZeRO stage 3 (ZeRO-Infinity); at stage %d it would keep the optimizer state in CPU memory instead, which this answer did not count: ask for zero 3 with offload nvme, or offload cpu", r.ZeROStage)}
+	}
 	c := deepSpeedConfig{
 		TrainBatchSize:   globalBatch(r),
 		MicroBatchPerGPU: max(r.MicroBatch, 1),
@@ -100,7 +107,7 @@ func emitDeepSpeed(p Plan) (Config, error) {
 		t := true
 		c.ZeroOptimization.GatherOnSave = &t
 	}
-	notes = append(notes, trainingNotes(r)...)
+	notes = append(notes, trainingNotes(r, KindDeepSpeed)...)
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return Config{}, fmt.Errorf("deepspeed config: %w", err)
@@ -119,11 +126,16 @@ func offloadTo(o sizing.Offload) *offloadSettings {
 }
 
 // trainingNotes are the settings of a training plan that live in the
-// training script rather than in the launcher's config.
-func trainingNotes(r sizing.Request) []string {
+// training script rather than in the launcher's config. Under Accelerate's
+// FSDP the config itself checkpoints activations, and the script must not
+// do it again: the Hugging Face Trainer refuses both at once.
+func trainingNotes(r sizing.Request, k Kind) []string {
 	var n []string
 	n = append(n, fmt.Sprintf("optimizer %s, sequence length %d: set them in the training script", r.Optimizer, r.SeqLen))
-	if r.GradCheckpointing {
+	switch {
+	case r.GradCheckpointing && k == KindAccelerate:
+		n = append(n, "the estimate assumes activation checkpointing: fsdp_activation_checkpointing does it, so leave gradient checkpointing off in the script (the Trainer refuses both at once)")
+	case r.GradCheckpointing:
 		n = append(n, "the estimate assumes gradient checkpointing: turn it on in the script (model.gradient_checkpointing_enable())")
 	}
 	switch r.Method {

@@ -1,7 +1,6 @@
 package launch
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -153,6 +152,9 @@ func checkConfig(t reporter, cfg Config, p Plan) {
 	if !strings.HasSuffix(cfg.Text, "\n") {
 		t.Errorf("%s config does not end in a newline", cfg.Kind)
 	}
+	for _, problem := range validate(t, cfg, p) {
+		t.Errorf("%s", problem)
+	}
 	switch cfg.Kind {
 	case KindDeepSpeed:
 		checkDeepSpeed(t, cfg.Text, p.Request)
@@ -169,66 +171,12 @@ func checkConfig(t reporter, cfg Config, p Plan) {
 	}
 }
 
-// keyList reads a "section name" list from testdata.
-func keyList(t reporter, file string) map[string]map[string]bool {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		section, name, _ := strings.Cut(line, " ")
-		if out[section] == nil {
-			out[section] = map[string]bool{}
-		}
-		out[section][name] = true
-	}
-	return out
-}
-
-// flagList reads "flag choice..." lines: every flag with its choices
-// (nil when any value goes).
-func flagList(t reporter, file string) map[string][]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		out[f[0]] = f[1:]
-	}
-	return out
-}
-
-func checkKeys(t reporter, what string, m map[string]any, allowed map[string]bool) {
-	t.Helper()
-	for k := range m {
-		if !allowed[k] {
-			t.Errorf("%s key %q is not one the tool documents", what, k)
-		}
-	}
-}
-
 func checkDeepSpeed(t reporter, text string, r sizing.Request) {
 	t.Helper()
-	keys := keyList(t, "deepspeed_keys.txt")
 	var c map[string]any
 	if err := json.Unmarshal([]byte(text), &c); err != nil {
 		t.Fatalf("DeepSpeed config is not JSON: %v", err)
 	}
-	checkKeys(t, "deepspeed", c, keys["top"])
 	num := func(m map[string]any, k string) int {
 		v, ok := m[k].(float64)
 		if !ok {
@@ -248,7 +196,6 @@ func checkDeepSpeed(t reporter, text string, r sizing.Request) {
 		t.Errorf("no gradient_clipping")
 	}
 	zero, _ := c["zero_optimization"].(map[string]any)
-	checkKeys(t, "zero_optimization", zero, keys["zero"])
 	if got := num(zero, "stage"); got != r.ZeROStage {
 		t.Errorf("zero stage %d, the estimate assumed %d", got, r.ZeROStage)
 	}
@@ -257,7 +204,6 @@ func checkDeepSpeed(t reporter, text string, r sizing.Request) {
 		if !ok {
 			return "none"
 		}
-		checkKeys(t, k, o, keys["offload"])
 		d, _ := o["device"].(string)
 		return d
 	}
@@ -276,7 +222,6 @@ func checkDeepSpeed(t reporter, text string, r sizing.Request) {
 		if !ok {
 			return false
 		}
-		checkKeys(t, k, m, keys[k])
 		e, _ := m["enabled"].(bool)
 		return e
 	}
@@ -290,21 +235,17 @@ func checkDeepSpeed(t reporter, text string, r sizing.Request) {
 
 func checkAccelerate(t reporter, text string, r sizing.Request) {
 	t.Helper()
-	keys := keyList(t, "accelerate_keys.txt")
 	var c map[string]any
 	if err := yaml.Unmarshal([]byte(text), &c); err != nil {
 		t.Fatalf("Accelerate config is not YAML: %v", err)
 	}
-	checkKeys(t, "accelerate", c, keys["top"])
 	fsdp, _ := c["fsdp_config"].(map[string]any)
-	checkKeys(t, "fsdp_config", fsdp, keys["fsdp"])
 	if c["distributed_type"] != "FSDP" || c["num_processes"] != r.GPUs || c["num_machines"] != r.Nodes {
 		t.Errorf("distributed %v over %v processes on %v machines; the estimate assumed FSDP on %d GPUs, %d machines",
 			c["distributed_type"], c["num_processes"], c["num_machines"], r.GPUs, r.Nodes)
 	}
-	want := map[int]string{3: "FULL_SHARD", 2: "SHARD_GRAD_OP"}[r.ZeROStage]
-	if fsdp["fsdp_sharding_strategy"] != want {
-		t.Errorf("sharding %v at ZeRO stage %d, want %s", fsdp["fsdp_sharding_strategy"], r.ZeROStage, want)
+	if want := r.ZeROStage == 3; fsdp["fsdp_reshard_after_forward"] != want {
+		t.Errorf("fsdp_reshard_after_forward %v at ZeRO stage %d, want %v (3 shards the weights)", fsdp["fsdp_reshard_after_forward"], r.ZeROStage, want)
 	}
 	if fsdp["fsdp_offload_params"] != (r.Offload == sizing.OffloadCPU) {
 		t.Errorf("fsdp_offload_params %v, offload %s", fsdp["fsdp_offload_params"], r.Offload)
@@ -317,60 +258,13 @@ func checkAccelerate(t reporter, text string, r sizing.Request) {
 	}
 }
 
-// commandArgs splits a command line the way emitted ones are written:
-// backslash-newline continuations, single-quoted words, no other quoting.
-func commandArgs(t reporter, text string) []string {
+// optionValues reads a command line's options by their first spelling
+// in the tool's flag file; validate reports what is wrong with them.
+func optionValues(t reporter, file string, args []string) map[string]string {
 	t.Helper()
-	text = strings.ReplaceAll(text, "\\\n", " ")
-	var args []string
-	for _, f := range strings.Fields(text) {
-		if strings.HasPrefix(f, "'") {
-			f = strings.Trim(f, "'")
-		}
-		args = append(args, f)
-	}
-	return args
-}
-
-// flagValues checks every flag against the documented list and returns
-// flag -> value.
-func flagValues(t reporter, args []string, documented map[string][]string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		if !strings.HasPrefix(f, "-") {
-			t.Errorf("stray argument %q", f)
-			continue
-		}
-		choices, ok := documented[f]
-		if !ok {
-			t.Errorf("flag %s is not one the tool documents", f)
-		}
-		if i+1 >= len(args) {
-			t.Errorf("flag %s has no value", f)
-			break
-		}
-		v := args[i+1]
-		i++
-		if len(choices) > 0 && !contains(choices, v) {
-			t.Errorf("%s %s: not one of %v", f, v, choices)
-		}
-		if _, dup := out[f]; dup {
-			t.Errorf("flag %s given twice", f)
-		}
-		out[f] = v
-	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	specs, canon := loadFlags(t, file)
+	vals, _ := checkFlags(file, args, specs, canon)
+	return vals
 }
 
 func atoi(t reporter, s string) int {
@@ -385,14 +279,14 @@ func atoi(t reporter, s string) int {
 func checkVLLM(t reporter, text string, p Plan) {
 	t.Helper()
 	r := p.Request
-	args := commandArgs(t, text)
+	args := splitCommand(text)
 	if len(args) < 3 || args[0] != "vllm" || args[1] != "serve" {
 		t.Fatalf("not a vllm serve command: %q", text)
 	}
 	if args[2] != p.HubID || strings.Count(args[2], "/") != 1 {
 		t.Errorf("model %q, want the Hub id %q", args[2], p.HubID)
 	}
-	f := flagValues(t, args[3:], flagList(t, "vllm_serve_flags.txt"))
+	f := optionValues(t, "vllm.txt", args[3:])
 	tp, pp := atoi(t, f["--tensor-parallel-size"]), 1
 	if v, ok := f["--pipeline-parallel-size"]; ok {
 		pp = atoi(t, v)
@@ -410,7 +304,8 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) {
+	// At least the estimate; more only up to vLLM's default fraction.
+	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || u > vllmDefaultUtilization && reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) {
 		t.Errorf("--gpu-memory-utilization %.2f reserves %.2f GiB; the estimate is %.2f GiB", u, reserved/gib, float64(p.PerGPU.TotalBytes)/gib)
 	}
 	if got, want := f["--kv-cache-dtype"], map[bool]string{true: "fp8"}[r.KVPrecision == sizing.PrecisionFP8]; got != want {
@@ -428,11 +323,11 @@ func checkVLLM(t reporter, text string, p Plan) {
 func checkLlama(t reporter, text string, p Plan) {
 	t.Helper()
 	r := p.Request
-	args := commandArgs(t, text)
+	args := splitCommand(text)
 	if len(args) < 1 || args[0] != "llama-server" {
 		t.Fatalf("not a llama-server command: %q", text)
 	}
-	f := flagValues(t, args[1:], flagList(t, "llama_server_flags.txt"))
+	f := optionValues(t, "llama_server.txt", args[1:])
 	np := atoi(t, f["-np"])
 	if np != max(r.MicroBatch, 1) || atoi(t, f["-c"]) != r.SeqLen*np {
 		t.Errorf("-c %s over -np %s; the estimate assumed %d requests of %d tokens", f["-c"], f["-np"], r.MicroBatch, r.SeqLen)
@@ -452,14 +347,11 @@ func checkLlama(t reporter, text string, p Plan) {
 func checkSkyPilot(t reporter, text string, p Plan) {
 	t.Helper()
 	r := p.Request
-	keys := keyList(t, "skypilot_keys.txt")
 	var task map[string]any
 	if err := yaml.Unmarshal([]byte(text), &task); err != nil {
 		t.Fatalf("SkyPilot task is not YAML: %v", err)
 	}
-	checkKeys(t, "task", task, keys["task"])
 	res, _ := task["resources"].(map[string]any)
-	checkKeys(t, "resources", res, keys["resources"])
 	acc, _ := res["accelerators"].(string)
 	name, count, ok := strings.Cut(acc, ":")
 	nodes, _ := task["num_nodes"].(int)
@@ -489,7 +381,7 @@ func checkSkyPilot(t reporter, text string, p Plan) {
 	for _, want := range []string{
 		fmt.Sprintf("--per_device_train_batch_size %d", max(r.MicroBatch, 1)),
 		fmt.Sprintf("--gradient_accumulation_steps %d", max(r.GradAccumSteps, 1)),
-		fmt.Sprintf("--gradient_checkpointing %t", r.GradCheckpointing),
+		fmt.Sprintf("--gradient_checkpointing %t", scriptCheckpointing(r, inner.Kind)),
 		inner.Filename,
 	} {
 		if !strings.Contains(run, want) {
@@ -644,12 +536,12 @@ func TestChecksCatchTamperedConfigs(t *testing.T) {
 		{"zero2-accum", KindDeepSpeed, `"stage": 2`, `"stage": 3`},
 		{"zero2-accum", KindDeepSpeed, `"gradient_clipping"`, `"grad_clip"`},
 		{"zero3-offload-2nodes", KindDeepSpeed, `"device": "cpu"`, `"device": "nvme"`},
-		{"zero2-accum", KindAccelerate, "SHARD_GRAD_OP", "FULL_SHARD"},
+		{"zero2-accum", KindAccelerate, "fsdp_reshard_after_forward: false", "fsdp_reshard_after_forward: true"},
 		{"zero2-accum", KindAccelerate, "num_processes: 8", "num_processes: 4"},
 		{"tp8-kvfp8", KindVLLM, "--tensor-parallel-size 8", "--tensor-parallel-size 4"},
 		{"tp8-kvfp8", KindVLLM, "--kv-cache-dtype fp8", "--kv-cache-dtype int8"},
 		{"tp8-kvfp8", KindVLLM, "--max-model-len", "--max-len"},
-		{"tp2-awq", KindVLLM, "--gpu-memory-utilization 0.50", "--gpu-memory-utilization 0.30"},
+		{"tp2-awq", KindVLLM, "--gpu-memory-utilization 0.90", "--gpu-memory-utilization 0.30"},
 		{"gguf-4090", KindLlamaCpp, "-c 32768", "-c 8192"},
 		{"gguf-kv-int8", KindLlamaCpp, "-ctk q8_0", "-ctk int8"},
 		{"zero3-offload-2nodes", KindSkyPilot, "H100:8", "H100:4"},

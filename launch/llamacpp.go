@@ -70,7 +70,9 @@ func llamaArgs(p Plan) ([]string, []string, error) {
 		"-c", strconv.Itoa(r.SeqLen * slots),
 		"-np", strconv.Itoa(slots)}
 	if ct != "" {
-		args = append(args, "-ctk", ct, "-ctv", ct)
+		// A quantised V cache needs flash attention: llama.cpp refuses it
+		// with flash attention off, and older builds default to off.
+		args = append(args, "-ctk", ct, "-ctv", ct, "-fa", "on")
 	}
 	args = append(args, "--host", "0.0.0.0", "--port", "8080")
 	var notes []string

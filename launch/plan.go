@@ -181,16 +181,21 @@ func globalBatch(r sizing.Request) int {
 	return max(r.MicroBatch, 1) * gradAccum(r) * max(r.GPUs, 1)
 }
 
+// vllmDefaultUtilization is vLLM's default --gpu-memory-utilization.
+const vllmDefaultUtilization = 0.9
+
 // memoryUtilization is vLLM's --gpu-memory-utilization for the plan: the
-// estimate's per-GPU total over the card, rounded up to the hundredth, so
-// vLLM reserves what the estimate counted (weights, KV cache for the
-// asked concurrency and context, workspace) and no less.
+// estimate's per-GPU total over the card, rounded up to the hundredth,
+// and never below vLLM's default. vLLM hands what the fraction leaves
+// after the weights and its activation peak to the KV cache, so a
+// fraction cut to the estimate would leave no room for vLLM's own
+// profiling peak and CUDA graphs, and fail at start on a small model.
 func memoryUtilization(p Plan) float64 {
 	if p.VRAMBytes <= 0 {
-		return 0.9
+		return vllmDefaultUtilization
 	}
 	u := math.Ceil(float64(p.PerGPU.TotalBytes)/float64(p.VRAMBytes)*100) / 100
-	return min(max(u, 0.05), 1)
+	return min(max(u, vllmDefaultUtilization), 1)
 }
 
 const gib = 1 << 30

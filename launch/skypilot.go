@@ -26,13 +26,14 @@ var skyAccelerators = map[string]string{
 // skyTask is a SkyPilot task YAML (docs.skypilot.co, reference/yaml-spec)
 // in the keys a plan sets.
 type skyTask struct {
-	Name      string            `yaml:"name"`
-	Workdir   string            `yaml:"workdir,omitempty"`
-	NumNodes  int               `yaml:"num_nodes"`
-	Resources skyResources      `yaml:"resources"`
-	Envs      map[string]string `yaml:"envs,omitempty"`
-	Setup     string            `yaml:"setup"`
-	Run       string            `yaml:"run"`
+	Name      string             `yaml:"name"`
+	Workdir   string             `yaml:"workdir,omitempty"`
+	NumNodes  int                `yaml:"num_nodes"`
+	Resources skyResources       `yaml:"resources"`
+	Envs      map[string]string  `yaml:"envs,omitempty"`
+	Secrets   map[string]*string `yaml:"secrets,omitempty"`
+	Setup     string             `yaml:"setup"`
+	Run       string             `yaml:"run"`
 }
 
 type skyResources struct {
@@ -98,6 +99,12 @@ func emitSkyPilot(p Plan) (Config, error) {
 		t.Run = shellCommand(args)
 		notes = append(notes, vnotes...)
 	}
+	if gated(p.HubID) {
+		// A null secret is filled from the launching shell: sky launch
+		// --secret HF_TOKEN. SkyPilot keeps secrets out of its logs.
+		t.Secrets = map[string]*string{"HF_TOKEN": nil}
+		notes = append(notes, fmt.Sprintf("%s is gated on the Hugging Face Hub: accept its licence there, then launch with your token: sky launch --secret HF_TOKEN sky_task.yaml", p.HubID))
+	}
 	if p.Spot {
 		notes = append(notes, "use_spot: the answer was priced at a spot rate; a preempted job restarts from its last checkpoint under `sky jobs launch`")
 	}
@@ -106,6 +113,23 @@ func emitSkyPilot(p Plan) (Config, error) {
 		return Config{}, fmt.Errorf("skypilot task: %w", err)
 	}
 	return Config{Kind: KindSkyPilot, Filename: "sky_task.yaml", Text: string(data), Notes: notes}, nil
+}
+
+// gatedOrgs are the Hugging Face organisations whose model repos in
+// fitbot's catalog are gated (a licence to accept before the weights
+// download): every meta-llama and mistralai repo, Google's Gemma.
+var gatedOrgs = map[string]string{"meta-llama": "", "mistralai": "", "google": "gemma"}
+
+// gated reports whether a Hub repo needs a token to download: a repo of
+// a gated organisation (whose name starts with the gated family, where
+// only one family of the organisation is gated).
+func gated(hubID string) bool {
+	org, name, ok := strings.Cut(hubID, "/")
+	if !ok {
+		return false
+	}
+	prefix, isGated := gatedOrgs[org]
+	return isGated && strings.HasPrefix(strings.ToLower(name), prefix)
 }
 
 // taskName is a SkyPilot-safe name: lower-case letters, digits and dashes.
@@ -189,7 +213,7 @@ func trainingRun(r sizing.Request, inner Config) string {
 	}
 	b.WriteString("  --model_name_or_path $MODEL \\\n")
 	fmt.Fprintf(&b, "  --per_device_train_batch_size %d --gradient_accumulation_steps %d \\\n", max(r.MicroBatch, 1), gradAccum(r))
-	fmt.Fprintf(&b, "  --optim %s --gradient_checkpointing %t", hfOptim(r.Optimizer), r.GradCheckpointing)
+	fmt.Fprintf(&b, "  --optim %s --gradient_checkpointing %t", hfOptim(r.Optimizer), scriptCheckpointing(r, inner.Kind))
 	switch r.Precision {
 	case sizing.PrecisionBF16:
 		b.WriteString(" --bf16 true")
@@ -198,6 +222,13 @@ func trainingRun(r sizing.Request, inner Config) string {
 	}
 	b.WriteByte('\n')
 	return b.String()
+}
+
+// scriptCheckpointing is the Trainer's --gradient_checkpointing: the
+// estimate's, except under FSDP, whose config checkpoints the activations
+// itself (the Trainer refuses both at once).
+func scriptCheckpointing(r sizing.Request, k Kind) bool {
+	return r.GradCheckpointing && k != KindAccelerate
 }
 
 // marshalYAML writes YAML with the two-space indent config files use.

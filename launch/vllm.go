@@ -113,7 +113,7 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 	if r.Nodes > 1 {
 		notes = append(notes, fmt.Sprintf("%d machines: start a Ray cluster over them first (vLLM's multi-node serving)", r.Nodes))
 	}
-	notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f is the estimate's %.1f GiB per GPU over the card's %.1f GiB; raise it to give vLLM's KV cache room beyond %d × %d tokens",
+	notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f: the estimate needs %.1f GiB per GPU of the card's %.1f GiB (%d × %d tokens of KV cache); vLLM gives the rest of the fraction to more KV cache",
 		memoryUtilization(p), float64(p.PerGPU.TotalBytes)/gib, float64(p.VRAMBytes)/gib, max(r.MicroBatch, 1), r.SeqLen))
 	return args, notes, nil
 }

@@ -49,6 +49,9 @@ type DigestPlan struct {
 	ID        int64
 	CreatedAt time.Time
 	plan.Summary
+	// Asked is how many times the same question was saved in the window,
+	// this plan (the newest) included; 0 reads as 1.
+	Asked int
 }
 
 // DigestInput is everything the digest is computed from. It is read from
@@ -84,12 +87,22 @@ type Digest struct {
 	RemovedOffers []OfferChange   `json:"removed_offers"`
 	NewSources    []string        `json:"new_sources"` // providers first seen this week; their offers are not listed as new
 	Cheapest      []Cheapest      `json:"cheapest"`
-	Plans         []PlanRepricing `json:"plans"`
+	Plans         []PlanRepricing `json:"plans"` // changed first, biggest change first; at most Thresholds.MaxPlans
+	PlanTally
 	StaleSources  []SourceHealth  `json:"stale_sources"`
 	Sources       int             `json:"sources"`              // providers that ran in the two weeks
 	ThinSkipped   int             `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
 	Method        string          `json:"method"`
 	Thresholds    DigestConfig    `json:"thresholds"`
+}
+
+// PlanTally counts the plans of a digest's window: every distinct
+// question is answered again, and Digest.Plans lists the first MaxPlans
+// of them.
+type PlanTally struct {
+	PlansRepriced int `json:"plans_repriced"` // distinct questions answered again
+	PlansChanged  int `json:"plans_changed"`  // of those, the ones whose price moved or that have a cheaper fit
+	PlansSaved    int `json:"plans_saved"`    // plans saved in the window, repeated questions included
 }
 
 // Move is one offer's price change from one week to the next, the same
@@ -212,7 +225,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, start, end, cfg.StaleAfter)
-	d.Plans = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
+	d.Plans, d.PlanTally = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()
 	return d

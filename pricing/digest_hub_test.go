@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -49,5 +50,39 @@ func TestDigestRepricesHubPlans(t *testing.T) {
 				t.Errorf("problem = %q, want it to name %s", got.Problem, tt.problem)
 			}
 		})
+	}
+}
+
+// TestDigestRepricesEveryQuestionAndListsTheLargestChanges: every
+// distinct question of the window is answered again, however many; the
+// list keeps MaxPlans of them, the changed ones first, and the tally
+// counts them all (repeats through Asked included).
+func TestDigestRepricesEveryQuestionAndListsTheLargestChanges(t *testing.T) {
+	in := digestInput(false)
+	in.Plans = nil
+	for i := range 30 {
+		in.Plans = append(in.Plans, DigestPlan{ID: int64(100 + i), CreatedAt: digestEnd.Add(-time.Duration(i+1) * time.Hour), Asked: 1 + i%2,
+			Summary: plan.Summary{Question: "q", Canonical: fmt.Sprintf("llama-3.1-8b lora %dxh100 seq %d", 1+i%8, 1024+i),
+				GPU: "h100", GPUs: 1 + i%8, Fits: true, USDPerHour: new(float64(1 + i%8))}})
+	}
+	cfg := DefaultDigestConfig()
+	cfg.MaxPlans = 4
+	d := BuildDigest(in, cfg)
+	if d.PlansRepriced != 30 || d.PlansSaved != 45 {
+		t.Errorf("tally %+v, want 30 questions re-priced standing for 45 plans", d.PlanTally)
+	}
+	if len(d.Plans) != 4 {
+		t.Fatalf("%d plans listed, want MaxPlans 4", len(d.Plans))
+	}
+	changed := 0
+	for i, p := range d.Plans {
+		if p.Changed() {
+			changed++
+		} else if i < min(d.PlansChanged, 4) {
+			t.Errorf("plan %d listed unchanged before a changed one", i)
+		}
+	}
+	if d.PlansChanged == 0 || d.PlansChanged > 30 {
+		t.Errorf("%d plans changed, want some of the 30 (the week's h100 price is not each plan's price then)", d.PlansChanged)
 	}
 }

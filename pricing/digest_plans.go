@@ -10,12 +10,12 @@ import (
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// repricePlans answers the plans saved in the window again with the
-// week's prices (fallback for a GPU nobody priced this week), newest
-// first with the same question asked again merged into the newest ask,
-// then orders the plans whose price changed first, by the size of the
-// change per hour.
-func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource, parse plan.Parser) []PlanRepricing {
+// repricePlans answers every plan saved in the window again with the
+// week's prices (fallback for a GPU nobody priced this week), the same
+// question asked again merged into its newest ask, then orders the plans
+// whose price changed first, by the size of the change per hour, and
+// keeps the first cfg.MaxPlans of them, with the tally of all.
+func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource, parse plan.Parser) (out []PlanRepricing, tally PlanTally) {
 	since := end.Add(-cfg.PlanWindow)
 	var recent []DigestPlan
 	for _, p := range plans {
@@ -31,24 +31,34 @@ func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Sna
 		prices = append(prices, fallback)
 	}
 	est := &sizing.Estimator{Prices: prices}
-	out := []PlanRepricing{}
+	out = []PlanRepricing{}
 	seen := map[string]int{}
 	for _, p := range recent {
+		asked := max(p.Asked, 1)
+		tally.PlansSaved += asked
 		key := p.Text()
 		if i, ok := seen[key]; ok {
-			out[i].Asked++
-			continue
-		}
-		if cfg.MaxPlans > 0 && len(out) == cfg.MaxPlans {
+			out[i].Asked += asked
 			continue
 		}
 		seen[key] = len(out)
-		out = append(out, reprice(p, est, week, parse))
+		r := reprice(p, est, week, parse)
+		r.Asked = asked
+		out = append(out, r)
 	}
 	slices.SortStableFunc(out, func(a, b PlanRepricing) int {
 		return cmp.Or(boolFirst(a.Changed(), b.Changed()), cmp.Compare(planDelta(b), planDelta(a)))
 	})
-	return out
+	tally.PlansRepriced = len(out)
+	for _, r := range out {
+		if r.Changed() {
+			tally.PlansChanged++
+		}
+	}
+	if cfg.MaxPlans > 0 && len(out) > cfg.MaxPlans {
+		out = out[:cfg.MaxPlans]
+	}
+	return out, tally
 }
 
 func boolFirst(a, b bool) int {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,11 +10,11 @@ import (
 
 // TestConcurrentSavesAndLookups is the bot and a CLI user at once, harder:
 // many goroutines save and look up plans through two *DB handles (two
-// processes' worth of connection pools) on one file. Every call must
+// processes' worth of connection pools) on one database. Every call must
 // succeed — no "database is locked" — and every plan must be there after.
 func TestConcurrentSavesAndLookups(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fitbot.db")
-	handles := []*DB{openAt(t, path, nil, -1), openAt(t, path, nil, -1)}
+	db := openTest(t)
+	handles := []*DB{db, reopen(t, db)}
 	const (
 		workers = 16
 		each    = 25

@@ -15,10 +15,6 @@ import (
 // took the digest over.
 var ErrClaimLost = errors.New("digest claim lost to another poster")
 
-// maxDigestPlans bounds the plans one digest reads; the model keeps
-// pricing.DigestConfig.MaxPlans of them after merging repeated questions.
-const maxDigestPlans = 1000
-
 // SentDigest is the record of one channel's digest for one week.
 type SentDigest struct {
 	Channel   string
@@ -207,16 +203,45 @@ func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow tim
 	if err != nil {
 		return pricing.DigestInput{}, err
 	}
-	// The digest re-prices fit plans only: an inverse plan (largest
-	// model, which GPU...) has no one configuration and price to move.
-	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit'
-		ORDER BY created_at DESC, id DESC LIMIT ?`, formatTime(weekEnd.Add(-planWindow)), formatTime(weekEnd), maxDigestPlans)
+	plans, err := db.digestPlans(ctx, weekEnd.Add(-planWindow), weekEnd)
 	if err != nil {
 		return pricing.DigestInput{}, db.wrap("plans for the digest", err)
 	}
-	in := pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Fallback: pricing.DefaultSheet()}
-	for _, p := range plans {
-		in.Plans = append(in.Plans, pricing.DigestPlan{ID: p.ID, CreatedAt: p.CreatedAt, Summary: p.Summary})
-	}
-	return in, nil
+	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Fallback: pricing.DefaultSheet()}, nil
 }
+
+// digestPlans reads every distinct question saved in [from, to) as its
+// newest plan, with the number of times it was saved: the digest
+// re-prices each of them, so a busy week costs one row per question, not
+// one per ask. Only fit plans: an inverse plan (largest model, which
+// GPU...) has no one configuration and price to move.
+func (db *DB) digestPlans(ctx context.Context, from, to time.Time) ([]pricing.DigestPlan, error) {
+	rows, err := db.ro.QueryContext(ctx, `SELECT `+planColumns+`, asked FROM (
+			SELECT *, row_number() OVER question AS newest, count(*) OVER (PARTITION BY coalesce(nullif(canonical, ''), question)) AS asked
+			FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit'
+			WINDOW question AS (PARTITION BY coalesce(nullif(canonical, ''), question) ORDER BY created_at DESC, id DESC)) AS plan_window
+		WHERE newest = 1 ORDER BY created_at DESC, id DESC`, formatTime(from), formatTime(to))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []pricing.DigestPlan
+	for rows.Next() {
+		var asked int
+		p, err := scanPlan(withExtra{rows, []any{&asked}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pricing.DigestPlan{ID: p.ID, CreatedAt: p.CreatedAt, Summary: p.Summary, Asked: asked})
+	}
+	return out, rows.Err()
+}
+
+// withExtra scans a row of a plan's columns followed by more columns
+// into scanPlan's destinations and then extra.
+type withExtra struct {
+	scanner
+	extra []any
+}
+
+func (w withExtra) Scan(dest ...any) error { return w.scanner.Scan(append(dest, w.extra...)...) }

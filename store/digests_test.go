@@ -86,8 +86,8 @@ func TestClaimDigestSteps(t *testing.T) {
 // TestClaimDigestRacing has sixteen posters, on two handles to one file
 // as two processes would be, claim the same week: exactly one wins.
 func TestClaimDigestRacing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fitbot.db")
-	dbs := []*DB{openAt(t, path, nil, -1), openAt(t, path, nil, -1)}
+	db := openTest(t)
+	dbs := []*DB{db, reopen(t, db)}
 	var wins atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 16 {
@@ -201,5 +201,57 @@ func BenchmarkDigestInput(b *testing.B) {
 		if err != nil || len(in.Observations) != 22400 {
 			b.Fatalf("%d observations, %v", len(in.Observations), err)
 		}
+	}
+}
+
+// TestDigestInputReadsEveryQuestionOfTheWindow: the digest reads each
+// distinct question of the window once, however many plans the window
+// holds (here 1,500 questions, every third asked twice: more than the
+// 1,000 plans it used to stop at), newest ask first, with its count.
+func TestDigestInputReadsEveryQuestionOfTheWindow(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	weekEnd := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	const questions = 1500
+	for i := range questions {
+		asks := 1
+		if i%3 == 0 {
+			asks = 2
+		}
+		for a := range asks {
+			p := samplePlan("mistral-7b-v0.1", weekEnd.Add(-time.Duration(i*2+a+1)*time.Minute))
+			p.Canonical = fmt.Sprintf("mistral-7b-v0.1 lora rtx-4090 seq %d", 1000+i)
+			if _, err := db.SavePlan(ctx, &p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	old := samplePlan("mistral-7b-v0.1", weekEnd.AddDate(0, 0, -100)) // outside the 90-day window
+	if _, err := db.SavePlan(ctx, &old); err != nil {
+		t.Fatal(err)
+	}
+	in, err := db.DigestInput(ctx, weekEnd, 90*24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Plans) != questions {
+		t.Fatalf("%d plans read, want one per question: %d", len(in.Plans), questions)
+	}
+	saved := 0
+	for i, p := range in.Plans {
+		want := 1
+		if i%3 == 0 {
+			want = 2
+		}
+		if p.Asked != want || p.Canonical != fmt.Sprintf("mistral-7b-v0.1 lora rtx-4090 seq %d", 1000+i) {
+			t.Fatalf("plan %d: %q asked %d, want seq %d asked %d", i, p.Canonical, p.Asked, 1000+i, want)
+		}
+		if want == 2 && !p.CreatedAt.Equal(weekEnd.Add(-time.Duration(i*2+1)*time.Minute)) {
+			t.Errorf("plan %d is the ask of %v, want the newest", i, p.CreatedAt)
+		}
+		saved += p.Asked
+	}
+	if saved != questions+questions/3 {
+		t.Errorf("the counts add up to %d plans, want %d", saved, questions+questions/3)
 	}
 }

@@ -45,12 +45,14 @@ func (db *DB) PutHubModel(ctx context.Context, e hub.Entry) error {
 	}
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO hub_models
-			(repo_key, repo, revision, fetched_at, gated, config, params_json, params_total, etag)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+			(repo_key, repo, revision, fetched_at, gated, config, params_json, params_total, etag, name_key)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 			ON CONFLICT (repo_key) DO UPDATE SET repo = excluded.repo, revision = excluded.revision,
 				fetched_at = excluded.fetched_at, gated = excluded.gated, config = excluded.config,
-				params_json = excluded.params_json, params_total = excluded.params_total, etag = excluded.etag`,
-			strings.ToLower(e.Repo), e.Repo, e.Revision, formatTime(e.FetchedAt), e.Gated, config, string(params), e.Weights.Total, e.ETag)
+				params_json = excluded.params_json, params_total = excluded.params_total, etag = excluded.etag,
+				name_key = excluded.name_key`,
+			strings.ToLower(e.Repo), e.Repo, e.Revision, formatTime(e.FetchedAt), e.Gated, config, string(params), e.Weights.Total, e.ETag,
+			repoNameKey(e.Repo))
 		return err
 	})
 	if err != nil {
@@ -79,6 +81,40 @@ func (db *DB) HubModels(ctx context.Context) ([]hub.Entry, error) {
 		return nil, db.wrap("list hub models", err)
 	}
 	return out, nil
+}
+
+// HubModelsNamed returns the cached Hub models whose name without the
+// organisation has the hub.NameKey key, by repo id: one index lookup
+// (hub_models_by_name), however many models are cached.
+func (db *DB) HubModelsNamed(ctx context.Context, key string) ([]hub.Entry, error) {
+	if key == "" {
+		return nil, nil
+	}
+	rows, err := db.ro.QueryContext(ctx, `SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag
+		FROM hub_models WHERE name_key = ? ORDER BY repo_key`, key)
+	if err != nil {
+		return nil, db.wrap("find hub models named "+key, err)
+	}
+	defer rows.Close()
+	var out []hub.Entry
+	for rows.Next() {
+		e, err := scanHubModel(rows)
+		if err != nil {
+			return nil, db.wrap("find hub models named "+key, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("find hub models named "+key, err)
+	}
+	return out, nil
+}
+
+// repoNameKey is the key hub_models_by_name indexes: hub.NameKey of the
+// repo's name without its organisation.
+func repoNameKey(repo string) string {
+	_, name, _ := strings.Cut(repo, "/")
+	return hub.NameKey(name)
 }
 
 func scanHubModel(s interface{ Scan(...any) error }) (hub.Entry, error) {

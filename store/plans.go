@@ -39,7 +39,7 @@ type Plan struct {
 const insertPlanSQL = `INSERT INTO plans (created_at, source, team, channel, user_id,
 	question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
 	usd_per_hour, price_provider, price_as_of, kind, answer)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 // planColumns are the columns scanPlan reads, in its order.
 const planColumns = `id, created_at, source, team, channel, user_id, question, canonical,

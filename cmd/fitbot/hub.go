@@ -109,16 +109,14 @@ func (a *app) hubPlanKey(ctx context.Context, words string) (string, bool) {
 		if err != nil {
 			continue
 		}
-		entries, err := db.HubModels(ctx)
+		entries, err := db.HubModelsNamed(ctx, hub.NameKey(words))
 		a.closeStore(db)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "fitbot: cached Hugging Face models not searched: %v\n", err)
 			continue
 		}
-		for _, e := range entries {
-			if hub.SameName(e.Repo, words) {
-				return plan.ModelKey(sizing.Query{Model: e.Repo}), true
-			}
+		if len(entries) > 0 {
+			return plan.ModelKey(sizing.Query{Model: entries[0].Repo}), true
 		}
 	}
 	return "", false
