@@ -199,3 +199,20 @@ func FuzzCatalogGPU(f *testing.F) {
 		}
 	})
 }
+
+func TestAsked(t *testing.T) {
+	for q, want := range map[string]bool{
+		"can we run llama-3.1-70b qlora on our cluster right now?": true,
+		"llama 3.1 8b lora on free gpus":                           true,
+		"can we run mistral 7b now":                                true,
+		"what's currently free":                                    true,
+		"13b lora on the cluster":                                  true,
+		"llama 3.1 8b lora on 2 h100":                              false,
+		"known issues":                                             false,
+		"nowhere 7b":                                               false,
+	} {
+		if got := Asked(q); got != want {
+			t.Errorf("Asked(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -165,7 +165,17 @@ func shortfall(s Snapshot, q sizing.Query, answer func(sizing.Query) (sizing.Ans
 		}
 	}
 	if need == 0 {
-		return fmt.Sprintf("the job does not fit on one node of %d %ss, and the free %ss across nodes are not enough", g.MaxPerNode, shortName(id), shortName(id))
+		most, on := 0, ""
+		for _, n := range s.Nodes {
+			if n.GPU == id && n.Unavailable == "" && n.GPUsFree > most {
+				most, on = n.GPUsFree, n.Name
+			}
+		}
+		msg := fmt.Sprintf("needs more than one node of %d %ss, and the free ones do not add up to enough nodes", g.MaxPerNode, shortName(id))
+		if on != "" {
+			msg += fmt.Sprintf(" (the most free on one node is %d on %s)", most, on)
+		}
+		return msg
 	}
 	return Place(s, Need{GPU: id, GPUs: need}).Missing
 }

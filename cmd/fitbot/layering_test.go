@@ -18,19 +18,22 @@ import (
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
-	"sizing":     {},
-	"migrations": {},
-	"display":    {"sizing"},
-	"plan":       {"sizing"},
-	"retry":      {},
-	"hub":        {"sizing", "retry"},
-	"pricing":    {"sizing", "display", "plan", "retry"},
-	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":     {"sizing"},
-	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer"},
-	"launch":     {"sizing"},
-	"chart":      {"sizing", "display", "pricing"},
-	"bot/llm":    {"sizing", "display", "retry"},
+	"sizing":        {},
+	"migrations":    {},
+	"display":       {"sizing"},
+	"plan":          {"sizing"},
+	"retry":         {},
+	"hub":           {"sizing", "retry"},
+	"pricing":       {"sizing", "display", "plan", "retry"},
+	"store":         {"sizing", "plan", "pricing", "hub", "migrations"},
+	"answer":        {"sizing", "cluster"},
+	"cluster":       {"sizing"},
+	"cluster/kube":  {"sizing", "cluster"},
+	"cluster/slurm": {"sizing", "cluster"},
+	"bot":           {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "cluster"},
+	"launch":        {"sizing"},
+	"chart":         {"sizing", "display", "pricing"},
+	"bot/llm":       {"sizing", "display", "retry"},
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 }
@@ -41,11 +44,12 @@ var allowedImports = map[string][]string{
 // made here, in review, not a side effect. A package not listed may
 // import none.
 var allowedThirdParty = map[string][]string{
-	"store":   {"github.com/mattn/go-sqlite3", "github.com/jackc/pgx/v5"},
-	"bot":     {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
-	"bot/llm": {"github.com/sashabaranov/go-openai"},
-	"launch":  {"go.yaml.in/yaml/v3"},
-	"chart":   {"gonum.org/v1/plot"},
+	"cluster/kube": {"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go"},
+	"store":        {"github.com/mattn/go-sqlite3", "github.com/jackc/pgx/v5"},
+	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
+	"bot/llm":      {"github.com/sashabaranov/go-openai"},
+	"launch":       {"go.yaml.in/yaml/v3"},
+	"chart":        {"gonum.org/v1/plot"},
 }
 
 // thirdParty reports whether an import path is outside the standard
