@@ -215,7 +215,7 @@ func (s *Service) onCluster(ctx context.Context, q *Question) bool {
 	snap, err := s.Cluster.Read(ctx)
 	if err != nil {
 		s.logger().Warn("answer: reading the cluster failed; answered without it", "err", err)
-		q.Parsed.Notes = append(q.Parsed.Notes, "The cluster could not be read ("+clusterProblem(err)+"): answered on the team's machines instead.")
+		q.Parsed.Notes = append(q.Parsed.Notes, "The cluster could not be read ("+cluster.Explain(err)+"): answered on the team's machines instead.")
 		return false
 	}
 	estimate := func(sq sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, sq) }
@@ -224,19 +224,6 @@ func (s *Service) onCluster(ctx context.Context, q *Question) bool {
 	q.Parsed.Notes = append(q.Parsed.Notes, f.Note)
 	q.OnCluster = &OnCluster{Snapshot: snap, Placed: f.Placed, Placement: f.Placement}
 	return true
-}
-
-// clusterProblem is a failed read in words safe to show: a
-// *cluster.Error's own, else a generic phrase.
-func clusterProblem(err error) string {
-	var ce *cluster.Error
-	if errors.As(err, &ce) {
-		return ce.Error()
-	}
-	if errors.Is(err, cluster.ErrNotConfigured) {
-		return err.Error()
-	}
-	return "the cluster's API failed"
 }
 
 // Reread reads words that were a sizing question when they were asked

@@ -79,7 +79,7 @@ func TestOnCluster(t *testing.T) {
 }
 
 func TestClusterProblemNeverShowsAnUnknownError(t *testing.T) {
-	if got := clusterProblem(errors.New("Bearer abc123 rejected")); strings.Contains(got, "abc123") {
-		t.Errorf("clusterProblem showed an unchecked error: %q", got)
+	if got := cluster.Explain(errors.New("Bearer abc123 rejected")); strings.Contains(got, "abc123") {
+		t.Errorf("Explain showed an unchecked error: %q", got)
 	}
 }

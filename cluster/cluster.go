@@ -91,9 +91,10 @@ type Source interface {
 
 // Fault kinds: why a cluster could not be read.
 const (
-	FaultUnreachable = "unreachable" // no answer: DNS, connection, TLS, timeout
-	FaultForbidden   = "forbidden"   // the credentials are refused or lack the right to list
-	FaultBadAnswer   = "bad answer"  // an answer fitbot could not read
+	FaultUnreachable = "unreachable"   // no answer: DNS, connection, TLS, timeout
+	FaultForbidden   = "forbidden"     // the credentials are refused or lack the right to list
+	FaultBadAnswer   = "bad answer"    // an answer fitbot could not read
+	FaultConfig      = "misconfigured" // the settings do not name a cluster fitbot can read
 )
 
 // Error is a cluster that could not be read, in words safe to show: it
@@ -110,6 +111,20 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Explain is a failed read in words safe to show: an *Error's own,
+// ErrNotConfigured's, else a generic phrase (an error fitbot has not
+// checked may quote what it should not).
+func Explain(err error) string {
+	var ce *Error
+	switch {
+	case errors.As(err, &ce):
+		return ce.Error()
+	case errors.Is(err, ErrNotConfigured):
+		return ErrNotConfigured.Error()
+	}
+	return "the cluster could not be read"
+}
 
 // ErrNotConfigured is a question about the cluster where none is set up.
 var ErrNotConfigured = errors.New("no cluster is configured: set KUBECONFIG (or run fitbot in the cluster), or FITBOT_SLURM_URL and FITBOT_SLURM_TOKEN")
