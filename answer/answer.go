@@ -186,7 +186,7 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	if s.NeedsHub(q) {
 		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
 	}
-	if q.Err == nil && !s.onCluster(ctx, &q) {
+	if q.Err == nil && !s.onCluster(ctx, team, &q) {
 		q.Parsed = s.onMachines(ctx, team, q.Text, q.Parsed)
 	}
 	return q
@@ -202,14 +202,18 @@ type OnCluster struct {
 
 // onCluster puts a fit question that asks about the cluster ("on our
 // cluster", "right now", "free") on the cluster's free GPUs, and reports
-// whether it did. A cluster that is not configured or cannot be read
-// is said in a note and the question goes on to the team's machines.
-func (s *Service) onCluster(ctx context.Context, q *Question) bool {
+// whether it did. A cluster that is not configured (unless the question
+// names one of the team's machines, "the cluster" among them) or cannot
+// be read is said in a note, and the question goes on to the team's
+// machines.
+func (s *Service) onCluster(ctx context.Context, team string, q *Question) bool {
 	if q.Ask() || !cluster.Asked(q.Text) {
 		return false
 	}
 	if s.Cluster == nil {
-		q.Parsed.Notes = append(q.Parsed.Notes, "No live cluster is configured (KUBECONFIG or FITBOT_SLURM_URL): answered without one.")
+		if !s.namesMachine(ctx, team, q.Text) {
+			q.Parsed.Notes = append(q.Parsed.Notes, "No live cluster is configured (KUBECONFIG or FITBOT_SLURM_URL): answered without one.")
+		}
 		return false
 	}
 	snap, err := s.Cluster.Read(ctx)
@@ -254,6 +258,24 @@ func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Pa
 	estimate := func(q sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, q) }
 	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, estimate, p.Notes)
 	return p
+}
+
+// namesMachine reports whether the question names one of the team's
+// machines.
+func (s *Service) namesMachine(ctx context.Context, team, text string) bool {
+	if s.Machines == nil {
+		return false
+	}
+	ms, err := s.Machines.Machines(ctx, team)
+	if err != nil {
+		return false
+	}
+	for _, m := range ms {
+		if m.Mentions(text) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Service) logger() *slog.Logger {
