@@ -64,7 +64,7 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 		return msg
 	}
 	s := plan.FromAsk(text, p, a, display.AskSummary(a))
-	id, ok := h.savePlan(ctx, store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, s))
+	id, ok := h.savePlan(ctx, store.NewPlan(asker.saver(), s))
 	if !ok {
 		return msg
 	}

@@ -50,11 +50,14 @@ func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error)
 	return f.Estimator.Ask(p)
 }
 
-// PlanStore keeps every answer as a plan; *store.DB is one.
+// PlanStore keeps every answer as a plan; *store.DB is one. Every read
+// takes the scope of the person reading (see store.Scope): a plan from
+// another workspace, or from a private conversation the reader is not
+// in, reads as missing.
 type PlanStore interface {
 	SavePlan(ctx context.Context, p *store.Plan) (int64, error)
-	PlansForModel(ctx context.Context, modelKey string, limit int) ([]store.Plan, error)
-	Plan(ctx context.Context, id int64) (store.Plan, error)
+	PlansForModel(ctx context.Context, scope store.Scope, modelKey string, limit int) ([]store.Plan, error)
+	Plan(ctx context.Context, scope store.Scope, id int64) (store.Plan, error)
 }
 
 // PriceBook lists current GPU prices. A nil PriceBook means prices are

@@ -23,13 +23,35 @@ var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", 
 const maxPlansListed = 10
 
 // who is the asker of a command, as the plan records them.
-type who struct{ team, channel, user string }
+type who struct {
+	team, channel, user string
+	kind                store.ChannelKind // the kind of conversation: who else may read its plans
+}
+
+// slashAsker is who sent a slash command, from where.
+func slashAsker(cmd slack.SlashCommand) who {
+	return who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID, kind: store.SlackChannelKind(cmd.ChannelID, cmd.ChannelName)}
+}
+
+// scope is the plans the asker reads from where they asked.
+func (w who) scope() store.Scope { return store.Viewer(w.team, w.channel, w.user) }
+
+// saver is the asker as a saved plan records them.
+func (w who) saver() store.Who {
+	return store.Who{Source: store.SourceSlack, Team: w.team, Channel: w.channel, User: w.user, Kind: w.kind}
+}
 
 // Command answers one `/fit` slash command. The message it returns is the
 // acknowledgement; an answer that needs the language model is posted
 // later through the command's response_url, and the acknowledgement says
 // so. It never panics: a panic becomes an apology and a log line.
-func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Message) {
+func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) Message {
+	return h.command(ctx, cmd, slashAsker(cmd))
+}
+
+// command is Command for an asker known by the transport (an event says
+// the kind of its conversation, a slash command its channel's name).
+func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who) (msg Message) {
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.Error("bot: panic answering a command", "panic", p, "team", cmd.TeamID, "user", cmd.UserID)
@@ -54,12 +76,11 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
 	}
-	asker := who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}
 	switch word {
 	case "plans":
-		return h.plansCommand(ctx, rest)
+		return h.plansCommand(ctx, asker.scope(), rest)
 	case "plan":
-		return h.planCommand(ctx, rest)
+		return h.planCommand(ctx, asker.scope(), rest)
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
 	case "hardware", "machines":
@@ -217,7 +238,7 @@ func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Que
 	if h.cfg.Plans == nil {
 		return
 	}
-	saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, q, a))
+	saved := store.NewPlan(asker.saver(), plan.FromAnswer(text, q, a))
 	if id, ok := h.savePlan(ctx, saved); ok {
 		view.planID = id
 		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})

@@ -91,7 +91,8 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 func weeklyDigest(db *store.DB) bot.Weekly {
 	return func(ctx context.Context, end time.Time) (pricing.Digest, error) {
 		c := pricing.DefaultDigestConfig()
-		in, err := db.DigestInput(ctx, end, c.PlanWindow)
+		// A price question reads the week's moves only: no plan.
+		in, err := db.DigestInput(ctx, store.Scope{}, end, c.PlanWindow)
 		if err != nil {
 			return pricing.Digest{}, fmt.Errorf("the week's digest: %w", err)
 		}

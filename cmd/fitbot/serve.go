@@ -116,6 +116,7 @@ type service struct {
 	handler  *bot.Handler
 	hub      *hub.Resolver // its background refreshes write to db
 	uploader *bot.Uploader // pictures and launch configs into threads
+	team     string        // the bot token's workspace (auth.test)
 	servers  []*http.Server
 	socket   *bot.Socket
 	stopSch  func(context.Context) error
@@ -162,6 +163,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			"check the bot token (OAuth & Permissions > Bot User OAuth Token) and that Slack is reachable (SLACK_API_URL)")
 	}
 	log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
+	s.team = auth.TeamID
 
 	var interpreter bot.Interpreter
 	if lc := cfg.llm(); lc.Enabled() {
@@ -183,6 +185,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
+			metrics.UnknownGPUs(r.Run.Provider, r.UnknownGPUs())
 		}
 		live.load(ctx)
 		return reports, err
@@ -293,7 +296,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
+	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, store.Viewer(s.team, s.cfg.DigestChannel, ""), s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}
