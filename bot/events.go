@@ -12,7 +12,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot/llm"
-	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -288,29 +287,12 @@ func stripMentions(text, botUser string) string {
 	return strings.Join(strings.Fields(text), " ")
 }
 
-// reply answers a message as `/fit` would, and asks the language model
-// when the grammar could not use it for want of a model or a method and
-// one is configured: the event path is already in the background, so it
-// waits for the model. When the model cannot help either, the grammar's
-// own message stands.
+// reply answers a message as `/fit` would. There is no response_url:
+// the event path is already in the background, so a question for the
+// language model waits for it (Handler.resolved decides).
 func (e *Events) reply(ctx context.Context, in incoming) Message {
 	cmd := slack.SlashCommand{TeamID: in.asker.team, ChannelID: in.asker.channel, UserID: in.asker.user, Command: "/fit", Text: in.text}
-	msg := e.h.command(ctx, cmd, in.asker)
-	if e.h.cfg.Interpreter == nil || outcomeOf(msg) != OutcomeNotUnderstood {
-		return msg
-	}
-	// Questions that run the other way round (the largest model, which
-	// GPU) name no model on purpose; the grammar's answer stands for them.
-	if p, _ := e.h.cfg.Parse(in.text); !needsInterpretation(p) || (p.Intent != "" && p.Intent != sizing.IntentFit) {
-		return msg
-	}
-	if answer, ok := e.h.interpreted(ctx, in.asker, in.text); ok {
-		return answer
-	}
-	if p, err := e.h.cfg.Parse(in.text); nothingToSize(p, err) {
-		return notASizingQuestion() // the model could not help either: help, not an error
-	}
-	return msg
+	return e.h.command(ctx, cmd, in.asker)
 }
 
 // interpreted answers a question through the language model; a model

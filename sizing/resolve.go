@@ -82,7 +82,10 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolvePrecision(q); err != nil {
 		return nil, err
 	}
-	if err := rs.resolveShape(q); err != nil {
+	if err := rs.resolveShape(serveLengths(q)); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
 	if rs.req.Method != MethodInference {
@@ -528,6 +531,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
+	r.Spot = q.Spot
 	if r.Offload == "" {
 		r.Offload = OffloadNone
 	}

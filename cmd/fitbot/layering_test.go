@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"hub":        {"sizing", "retry"},
 	"pricing":    {"sizing", "display", "plan", "retry"},
 	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":     {"sizing"},
+	"answer":     {"sizing", "pricing"},
 	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth"},
 	"launch":     {"sizing"},
 	"slackoauth": {"store"},
@@ -34,6 +34,7 @@ var allowedImports = map[string][]string{
 	"bot/llm":    {"sizing", "display", "retry"},
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
+	"internal/golden":    {},
 }
 
 // allowedThirdParty lists, for each of fitbot's packages, the modules
@@ -48,6 +49,8 @@ var allowedThirdParty = map[string][]string{
 	"slackoauth": {"github.com/slack-go/slack"},
 	"launch":     {"go.yaml.in/yaml/v3"},
 	"chart":      {"gonum.org/v1/plot"},
+	// Tests' helpers.
+	"internal/golden": {"github.com/google/go-cmp"},
 }
 
 // thirdParty reports whether an import path is outside the standard

@@ -11,12 +11,12 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/hub"
@@ -29,8 +29,9 @@ import (
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
 	_ bot.Parser        = sizing.Parse
-	_ bot.Answerer      = (*liveAnswerer)(nil)
-	_ bot.Asker         = (*liveAnswerer)(nil)
+	_ bot.Answerer      = (*answer.Live)(nil)
+	_ bot.Asker         = (*answer.Live)(nil)
+	_ answer.Prices     = (*store.DB)(nil)
 	_ bot.PlanStore     = (*store.DB)(nil)
 	_ bot.PriceBook     = (*store.DB)(nil)
 	_ bot.EventStore    = (*store.DB)(nil)
@@ -49,7 +50,6 @@ const (
 	slackAPITimeout   = 30 * time.Second // one Web API call
 	authTestTimeout   = 15 * time.Second // the start-up token check
 	priceReloadEvery  = time.Minute      // how often the prices answers use are reloaded from the store
-	priceLoadTimeout  = 2 * time.Second  // one reload
 	readHeaderTimeout = 10 * time.Second
 	httpReadTimeout   = 30 * time.Second // a whole request: Slack's bodies are small
 	httpWriteTimeout  = 30 * time.Second
@@ -193,17 +193,19 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Background: true,
 		Logger:     log,
 	}
-	live := &liveAnswerer{prices: db, log: log}
-	live.load(ctx)
+	live := answer.NewLive(db, log)
+	live.Load(ctx)
 	reloadCtx, stopReload := context.WithCancel(ctx)
 	s.stopReload = stopReload
-	s.background.Go(func() { live.run(reloadCtx, priceReloadEvery) })
+	s.background.Go(func() { live.Run(reloadCtx, priceReloadEvery) })
 	refresh := func(ctx context.Context) ([]pricing.Report, error) {
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
+			metrics.UnknownGPUs(r.Run.Provider, r.UnknownGPUs())
+			metrics.OffersHeld(r.Run.Provider, len(r.Held))
 		}
-		live.load(ctx)
+		live.Load(ctx)
 		return reports, err
 	}
 	s.handler, err = bot.New(bot.Config{
@@ -227,10 +229,10 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Weekly: weeklyDigest(db),
 		Logger: log,
 		// Every source a cached answer is made from adds a counter that
-		// only grows: the prices (live.version); the catalogs are
+		// only grows: the prices (live.Version); the catalogs are
 		// compiled in. Answers for Hugging Face Hub models are not cached
 		// (bot's cacheable), so the Hub cache needs none until they are.
-		AnswerVersion: live.version,
+		AnswerVersion: live.Version,
 	})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
@@ -490,88 +492,16 @@ func refreshSummary(reports []pricing.Report) string {
 	if len(problems) > 0 {
 		msg += " Not current: " + strings.Join(problems, ", ") + "."
 	}
+	var held []string
+	for _, r := range reports {
+		for _, h := range r.Held {
+			held = append(held, r.Run.Provider+" "+h.Reason())
+		}
+	}
+	if len(held) > 0 {
+		msg += fmt.Sprintf(" Held aside as implausible (not quoted; a second refresh at the same price lets them in): %s.", truncateList(held, 3))
+	}
 	return msg
-}
-
-// storePrices is what liveAnswerer needs of the store.
-type storePrices interface {
-	PriceSource(ctx context.Context) (sizing.PriceSource, error)
-}
-
-// liveAnswerer answers with the store's current prices. The estimator
-// in use is held in an atomic pointer and swapped by a background reload
-// (run, every priceReloadEvery) and by load after a refresh, so an answer
-// never reads the store nor waits for a reload. When the store cannot be
-// read it keeps the prices it had (the built-in sheet at first) and says
-// so in the log.
-type liveAnswerer struct {
-	prices storePrices
-	log    *slog.Logger
-
-	current atomic.Pointer[sizing.Estimator]
-	gen     atomic.Uint64 // prices swapped in so far; see version
-}
-
-// builtinEstimator answers with the built-in price sheet: before the
-// first load, and when the store has never been readable.
-var builtinEstimator = &sizing.Estimator{Prices: pricing.DefaultSheet()}
-
-// Answer implements bot.Answerer.
-func (l *liveAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
-	return l.estimator().Answer(q)
-}
-
-// Ask implements bot.Asker: the questions that run the other way round
-// (the largest model, the longest context, which GPU, buy or rent).
-func (l *liveAnswerer) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return l.estimator().Ask(p)
-}
-
-func (l *liveAnswerer) estimator() *sizing.Estimator {
-	if e := l.current.Load(); e != nil {
-		return e
-	}
-	return builtinEstimator
-}
-
-// load reads the store's prices and swaps them in; on failure the prices
-// in use stay.
-func (l *liveAnswerer) load(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, priceLoadTimeout)
-	defer cancel()
-	src, err := l.prices.PriceSource(ctx)
-	if err != nil {
-		if l.current.Load() == nil {
-			l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
-		} else {
-			l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
-		}
-		return
-	}
-	l.current.Store(&sizing.Estimator{Prices: src})
-	// After the swap, never before: a version read after this sees the
-	// new prices, so no reply made with the old ones is kept under it.
-	l.gen.Add(1)
-}
-
-// version is the reply cache's version of the prices (bot.Config's
-// AnswerVersion): it grows with every load that swaps prices in (each
-// priceReloadEvery and after a refresh), so a cached reply lives no
-// longer than the estimator it was made with.
-func (l *liveAnswerer) version() uint64 { return l.gen.Load() }
-
-// run reloads the prices every interval until ctx is done.
-func (l *liveAnswerer) run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			l.load(ctx)
-		}
-	}
 }
 
 // workspaceDigests posts the weekly digest into every installed
