@@ -177,16 +177,19 @@ func engineReserveBytes(r *Request, s *shape, g *GPU, tokens, seqs int) float64 
 		act += moeProfileBuffers * t * float64(max(s.expertsActive, 1)) * 2 * (float64(s.hidden) + 3*float64(s.expertFFN)/tp)
 	}
 	sampler := float64(seqs) * float64(s.vocab) * samplerBytesPerLogit
-	nonTorch := float64(nonTorchBytes)
-	if tp > 1 {
-		switch {
-		case g.Link == LinkNVLink && g.MaxPerNode >= 8 && g.FP8:
-			nonTorch += nonTorchNVSwitchBytes
-		default:
-			nonTorch += nonTorchTPBytes
-		}
+	return act + sampler + nonTorchBytes + tpCommBytes(r, g)
+}
+
+// tpCommBytes is what tensor parallelism holds per GPU outside PyTorch:
+// NCCL's buffers, more on NVSwitch machines.
+func tpCommBytes(r *Request, g *GPU) float64 {
+	switch {
+	case tpSize(r) <= 1:
+		return 0
+	case g.Link == LinkNVLink && g.MaxPerNode >= 8 && g.FP8:
+		return nonTorchNVSwitchBytes
 	}
-	return act + sampler + nonTorch
+	return nonTorchTPBytes
 }
 
 // kvBytesPerToken is the KV cache one token of one request takes on one
@@ -217,10 +220,12 @@ func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve floa
 	reserve = engineReserveBytes(r, s, g, batched, seqs)
 	budget := sp.util * float64(g.MemoryBytes)
 	if sp.engine == EngineSGLang {
-		avail = budget - weights - float64(nonTorchBytes)
-	} else {
-		avail = budget - weights - reserve
+		// SGLang measures the free memory after loading the weights, so
+		// the CUDA context and NCCL's buffers count against the fraction;
+		// its activations live in the rest of the card.
+		reserve = cudaOverheadBytes + tpCommBytes(r, g)
 	}
+	avail = budget - weights - reserve
 	perToken := kvBytesPerToken(r, s)
 	if avail <= 0 || perToken <= 0 {
 		return max(avail, 0), reserve, 0, batched
@@ -286,30 +291,41 @@ func decodeStepSeconds(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) fl
 // GPUs (chunked prefill): the share of time spent on prefill, ρ = λ ×
 // prefill time, stretches every decode step by 1/(1-ρ), and a prompt
 // waits for the ones before it as in an M/D/1 queue, ρ·p/(2(1-ρ)). λ is
-// the asked arrival rate, or with none each of c users sending the next
-// request when the last one ends (closed loop, no think time). Infinite
-// TTFT means prefill alone would take the whole replica.
+// the asked arrival rate (open loop: at ρ ≥ 1 the queue grows without
+// bound and TTFT is infinite), or with none each of c users sending the
+// next request when the last one ends (closed loop, no think time): λ
+// then solves λ × (TTFT(λ) + output × TPOT(λ)) = c, found by bisection.
 func latencyAt(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, c int) (ttft, tpot, rps float64) {
 	p := prefillSeconds(r, s, g, mfu, sp.prompt)
 	step := decodeStepSeconds(r, s, g, mfu, c, sp.prompt+sp.output/2)
-	lambda := sp.rps
-	ttft, tpot = p+step, step
-	for range 4 {
-		if sp.rps == 0 {
-			lambda = float64(c) / (ttft + float64(sp.output)*tpot)
-		}
+	at := func(lambda float64) (float64, float64) {
 		rho := lambda * p
 		if rho >= 1 {
-			return math.Inf(1), math.Inf(1), 1 / p
+			return math.Inf(1), math.Inf(1)
 		}
-		tpot = step / (1 - rho)
-		ttft = p + rho*p/(2*(1-rho)) + tpot
+		tpot := step / (1 - rho)
+		return p + rho*p/(2*(1-rho)) + tpot, tpot
 	}
-	rps = float64(c) / (ttft + float64(sp.output)*tpot)
 	if sp.rps > 0 {
-		rps = min(rps, sp.rps)
+		ttft, tpot = at(sp.rps)
+		return ttft, tpot, sp.rps
 	}
-	return ttft, tpot, rps
+	if p <= 0 {
+		ttft, tpot = at(0)
+		return ttft, tpot, float64(c) / (ttft + float64(sp.output)*tpot)
+	}
+	lo, hi := 0.0, 1/p
+	for range 40 {
+		mid := (lo + hi) / 2
+		t, d := at(mid)
+		if mid*(t+float64(sp.output)*d) < float64(c) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	ttft, tpot = at(lo)
+	return ttft, tpot, lo
 }
 
 // meets reports whether latencies meet the spec's targets.
