@@ -23,7 +23,7 @@ const (
 )
 
 // Kinds lists every kind, in the order help texts show them.
-var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot}
+var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot, KindSGLang}
 
 // ParseKind reads a kind as a person types it ("DeepSpeed", "llamacpp",
 // "sky"); an unknown one is an error that lists the kinds.
@@ -75,13 +75,17 @@ type Plan struct {
 	HubID     string        // Hugging Face repo id; "" for a bare size
 	Layers    int           // transformer blocks; 0 when unknown
 	ModelName string        // display name
+	// Serving is what the answer's GPUs do as a serving engine: the
+	// memory share, context and concurrency a serving config starts with;
+	// nil for training.
+	Serving *sizing.Serving
 }
 
 // PlanOf makes the plan of an answer as asked.
 func PlanOf(a sizing.Answer) Plan {
 	p := Plan{
 		Request: a.Request, PerGPU: a.PerGPU, DiskBytes: a.DiskBytes,
-		Spot: a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName,
+		Spot: a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName, Serving: a.Serving,
 	}
 	if g, _, err := sizing.LookupGPU(a.Request.GPU); err == nil {
 		p.VRAMBytes = g.MemoryBytes
@@ -137,6 +141,8 @@ func Emit(k Kind, p Plan) (Config, error) {
 		return emitAccelerate(p)
 	case KindVLLM:
 		return emitVLLM(p)
+	case KindSGLang:
+		return emitSGLang(p)
 	case KindLlamaCpp:
 		return emitLlamaCpp(p)
 	case KindSkyPilot:
@@ -213,6 +219,10 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 	}
 	if !training(r) {
 		out.KVPrecision = r.KVPrecision
+		out.MicroBatch = r.Concurrency // 0: the users were not asked, as in the answer
+		out.Serve = sizing.ServeLoad{RequestsPerSecond: r.RequestsPerSecond, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+			TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}
 	stage, ckpt := r.ZeROStage, r.GradCheckpointing

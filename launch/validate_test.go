@@ -263,6 +263,8 @@ func validate(t reporter, cfg Config, p Plan) []string {
 		return validateAccelerate(t, cfg.Text)
 	case KindVLLM:
 		return validateVLLM(t, cfg.Text)
+	case KindSGLang:
+		return validateSGLang(t, cfg.Text)
 	case KindLlamaCpp:
 		return validateLlama(t, cfg.Text)
 	case KindSkyPilot:
@@ -366,6 +368,16 @@ func validateVLLM(t reporter, text string) []string {
 	if u, err := strconv.ParseFloat(vals["--gpu-memory-utilization"], 64); err == nil && u < vllmDefaultUtilization {
 		out = append(out, fmt.Sprintf("vllm-util-floor: --gpu-memory-utilization %.2f", u))
 	}
+	return out
+}
+
+func validateSGLang(t reporter, text string) []string {
+	args := splitCommand(text)
+	if len(args) < 3 || args[0] != "python" || args[1] != "-m" || args[2] != "sglang.launch_server" {
+		return []string{fmt.Sprintf("sglang: not `python -m sglang.launch_server ...`: %q", text)}
+	}
+	specs, canon := loadFlags(t, "sglang.txt")
+	_, out := checkFlags("sglang", args[3:], specs, canon)
 	return out
 }
 

@@ -144,6 +144,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		}
 		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
 	}
+	if parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "") {
+		return a.serveExtras(est, parsed, &f)
+	}
 	if parsed.Intent != sizing.IntentFit {
 		if f.emit != "" || f.chart != "" {
 			return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
