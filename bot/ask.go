@@ -2,10 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -16,51 +18,37 @@ import (
 // Asker answers the questions that run the other way round (largest
 // model, longest context, which GPU, buy or rent) within ctx; Fixed is
 // one. The Handler uses Config.Ask.
-type Asker interface {
-	Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error)
-}
+type Asker = answer.Asker
 
-// isAsk reports whether an intent is one of the questions that run the
-// other way round (anything else, including none, is a fit question).
-func isAsk(i sizing.Intent) bool {
-	switch i {
-	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent, sizing.IntentServe:
-		return true
-	}
-	return false
-}
-
-// askAnswer answers a parsed question that runs the other way round, or
+// askAnswer answers a read question that runs the other way round, or
 // says this fitbot cannot when Config.Ask is nil, and keeps the answer
 // as a plan of its kind (see keepAsk).
-func (h *Handler) askAnswer(ctx context.Context, asker who, text string, p sizing.Parsed) Message {
-	msg, a := h.asked(ctx, text, p, false)
+func (h *Handler) askAnswer(ctx context.Context, asker who, q answer.Question) Message {
+	msg, a := h.asked(ctx, q, false)
 	if a != nil {
-		msg = h.keepAsk(ctx, asker, text, p, *a, msg)
+		msg = h.keepAsk(ctx, asker, q.Text, q.Parsed, *a, msg)
 	}
-	return withAskButtons(msg, p, text)
+	return withAskButtons(msg, q.Parsed, q.Text)
 }
 
 // askAnswerView answers again for a button, with every assumption shown
 // when details is set (the Show details button); it keeps no new plan.
-func (h *Handler) askAnswerView(ctx context.Context, text string, p sizing.Parsed, details bool) Message {
-	msg, _ := h.asked(ctx, text, p, details)
-	return withAskButtons(msg, p, text)
+func (h *Handler) askAnswerView(ctx context.Context, q answer.Question, details bool) Message {
+	msg, _ := h.asked(ctx, q, details)
+	return withAskButtons(msg, q.Parsed, q.Text)
 }
 
 // asked is the answer to a question that runs the other way round,
 // without buttons, and the answer itself (nil when there is none).
-func (h *Handler) asked(ctx context.Context, text string, p sizing.Parsed, details bool) (Message, *sizing.AskAnswer) {
-	asker := h.cfg.Ask
-	if asker == nil {
-		h.log.Error("bot: the answerer cannot answer ask questions", "intent", p.Intent)
+func (h *Handler) asked(ctx context.Context, q answer.Question, details bool) (Message, *sizing.AskAnswer) {
+	a, err := h.answers.AskAnswer(ctx, q)
+	if errors.Is(err, answer.ErrCannotAsk) {
+		h.log.Error("bot: the answerer cannot answer ask questions", "intent", q.Parsed.Intent)
 		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090"), nil
 	}
-	a, err := asker.Ask(ctx, p)
 	if err != nil {
-		return h.failure(text, err), nil
+		return h.failure(q.Text, err), nil
 	}
-	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
 	msg := askMessageView(a, h.now(), details)
 	if msg.Outcome != OutcomeAnswered {
 		return msg, nil
@@ -76,7 +64,7 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 		return msg
 	}
 	s := plan.FromAsk(text, p, a, display.AskSummary(a))
-	id, ok := h.savePlan(ctx, store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, s))
+	id, ok := h.savePlan(ctx, store.NewPlan(asker.saver(), s))
 	if !ok {
 		return msg
 	}
@@ -94,13 +82,13 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 // nothing finer is compared. Its buttons re-ask the plan.
 func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Message {
 	p, err := h.parse(ctx, saved.Canonical)
-	if err == nil && !isAsk(p.Intent) {
+	if err == nil && !answer.IsAsk(p.Intent) {
 		err = &sizing.InputError{Problem: fmt.Sprintf("%q no longer reads as a %s question", saved.Canonical, saved.Kind)}
 	}
 	if err != nil {
 		return h.failure(saved.Canonical, err)
 	}
-	msg, a := h.asked(ctx, saved.Canonical, p, details)
+	msg, a := h.asked(ctx, answer.Question{Text: saved.Canonical, Parsed: p}, details)
 	if a == nil {
 		return msg
 	}
@@ -150,8 +138,6 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 		head, body = whichGPUBlocks(a)
 	case a.BuyRent != nil:
 		head, body = buyRentBlocks(a)
-	case a.Serve != nil:
-		head, body = serveBlocks(a)
 	default:
 		return apology()
 	}

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -49,11 +50,14 @@ func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error)
 	return f.Estimator.Ask(p)
 }
 
-// PlanStore keeps every answer as a plan; *store.DB is one.
+// PlanStore keeps every answer as a plan; *store.DB is one. Every read
+// takes the scope of the person reading (see store.Scope): a plan from
+// another workspace, or from a private conversation the reader is not
+// in, reads as missing.
 type PlanStore interface {
 	SavePlan(ctx context.Context, p *store.Plan) (int64, error)
-	PlansForModel(ctx context.Context, modelKey string, limit int) ([]store.Plan, error)
-	Plan(ctx context.Context, id int64) (store.Plan, error)
+	PlansForModel(ctx context.Context, scope store.Scope, modelKey string, limit int) ([]store.Plan, error)
+	Plan(ctx context.Context, scope store.Scope, id int64) (store.Plan, error)
 }
 
 // PriceBook lists current GPU prices. A nil PriceBook means prices are
@@ -122,7 +126,8 @@ type Handler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limiter *limiter
-	replies *replyCache // nil without Config.AnswerVersion
+	answers *answer.Service // reads and answers questions: Parse, Answer, Ask, Models, Hardware
+	replies *replyCache     // nil without Config.AnswerVersion
 	statics staticReplies
 	wg      sync.WaitGroup
 }
@@ -147,6 +152,8 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
+	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
+		Machines: cfg.Hardware, Logger: cfg.Logger}
 	if cfg.AnswerVersion != nil {
 		h.replies = newReplyCache()
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -22,13 +23,35 @@ var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", 
 const maxPlansListed = 10
 
 // who is the asker of a command, as the plan records them.
-type who struct{ team, channel, user string }
+type who struct {
+	team, channel, user string
+	kind                store.ChannelKind // the kind of conversation: who else may read its plans
+}
+
+// slashAsker is who sent a slash command, from where.
+func slashAsker(cmd slack.SlashCommand) who {
+	return who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID, kind: store.SlackChannelKind(cmd.ChannelID, cmd.ChannelName)}
+}
+
+// scope is the plans the asker reads from where they asked.
+func (w who) scope() store.Scope { return store.Viewer(w.team, w.channel, w.user) }
+
+// saver is the asker as a saved plan records them.
+func (w who) saver() store.Who {
+	return store.Who{Source: store.SourceSlack, Team: w.team, Channel: w.channel, User: w.user, Kind: w.kind}
+}
 
 // Command answers one `/fit` slash command. The message it returns is the
 // acknowledgement; an answer that needs the language model is posted
 // later through the command's response_url, and the acknowledgement says
 // so. It never panics: a panic becomes an apology and a log line.
-func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Message) {
+func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) Message {
+	return h.command(ctx, cmd, slashAsker(cmd))
+}
+
+// command is Command for an asker known by the transport (an event says
+// the kind of its conversation, a slash command its channel's name).
+func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who) (msg Message) {
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.Error("bot: panic answering a command", "panic", p, "team", cmd.TeamID, "user", cmd.UserID)
@@ -53,55 +76,56 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
 	}
-	asker := who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}
 	switch word {
 	case "plans":
-		return h.plansCommand(ctx, rest)
+		return h.plansCommand(ctx, asker.scope(), rest)
 	case "plan":
-		return h.planCommand(ctx, rest)
+		return h.planCommand(ctx, asker.scope(), rest)
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
 	case "hardware", "machines":
 		return h.hardwareCommand(ctx, cmd.TeamID, rest)
 	}
-	if msg, ok := h.routed(ctx, text); ok {
-		return msg
-	}
-	return h.question(ctx, asker, cmd.ResponseURL, text)
-}
-
-// question answers a sizing question. When the parser cannot find a
-// model or a method and a language model is configured, it acknowledges
-// at once and posts the answer to responseURL.
-func (h *Handler) question(ctx context.Context, asker who, responseURL, text string) Message {
 	if h.replies != nil {
+		// Only sizing questions are kept by their words, so a hit needs no routing.
 		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
 			return h.cachedAnswer(ctx, asker, text, e, nil) // kept by words with its notes (answer)
 		}
 	}
-	p, err := h.cfg.Parse(text)
-	if err == nil {
-		p = h.onTeamHardware(ctx, asker.team, text, p)
+	q := h.answers.Read(text)
+	if msg, ok := h.routed(ctx, q.Route); ok {
+		return msg
 	}
-	if h.cfg.Models != nil && needsHub(p) {
-		return h.hubQuestion(ctx, asker, responseURL, text, p, err)
+	return h.question(ctx, asker, cmd.ResponseURL, q)
+}
+
+// question answers a sizing question, read (route and parse) but not
+// yet resolved. When the parser cannot find a model or a method and a
+// language model is configured, it acknowledges at once and posts the
+// answer to responseURL.
+func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if h.answers.NeedsHub(q) {
+		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
-	if err == nil && isAsk(p.Intent) {
-		return h.askAnswer(ctx, asker, text, p)
+	q = h.answers.Resolve(ctx, asker.team, q)
+	p, err := q.Parsed, q.Err
+	if err == nil && q.Ask() {
+		return h.askAnswer(ctx, asker, q)
 	}
-	if err == nil && hasModel(p.Query) {
-		return h.answer(ctx, asker, text, p, "")
+	if err == nil && answer.HasModel(p.Query) {
+		return h.answer(ctx, asker, q, "")
 	}
 	if err == nil {
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
-		if _, err = h.cfg.Answer.Answer(ctx, p.Query); err == nil {
-			return h.answer(ctx, asker, text, p, "")
+		if _, err = h.answers.Fit(ctx, q); err == nil {
+			return h.answer(ctx, asker, q, "")
 		}
 	}
+	text := q.Text
 	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
-		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, text, err) })
+		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, q, err) })
 		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
 			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
 	}
@@ -119,22 +143,16 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL, text str
 // own message; a model without a method defaults to inference, as the
 // answer says.
 func needsInterpretation(p sizing.Parsed) bool {
-	return !hasModel(p.Query) || p.Query.Method == ""
-}
-
-// hasModel reports whether a query names a model: a catalog id, a bare
-// size or an architecture.
-func hasModel(q sizing.Query) bool {
-	return q.Model != "" || q.Params != 0 || q.Arch != nil
+	return !answer.HasModel(p.Query) || p.Query.Method == ""
 }
 
 // interpret asks the language model and posts the answer, or the
 // parser's own message when the model fails too.
-func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text string, parseErr error) {
-	msg, ok := h.interpreted(ctx, asker, text)
+func (h *Handler) interpret(ctx context.Context, asker who, responseURL string, q answer.Question, err error) {
+	msg, ok := h.interpreted(ctx, asker, q.Text)
 	if !ok {
-		msg = h.failure(text, parseErr)
-		if p, err := h.cfg.Parse(text); nothingToSize(p, err) {
+		msg = h.failure(q.Text, err)
+		if nothingToSize(q.Parsed, q.Err) {
 			msg = notASizingQuestion() // the model could not help either: help, not an error
 		}
 	}
@@ -149,7 +167,8 @@ func (h *Handler) interpret(ctx context.Context, asker who, responseURL, text st
 // same AnswerVersion is served from the reply cache (replycache.go): the
 // same estimate and Block Kit, with this plan's id and the price's age as
 // of now.
-func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.Parsed, note string) Message {
+func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note string) Message {
+	text, p := q.Text, q.Parsed
 	canonical := sizing.Format(p.Query)
 	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
 	cache := h.replies != nil && cacheable(p.Query, canonical, note)
@@ -162,15 +181,14 @@ func (h *Handler) answer(ctx context.Context, asker who, text string, p sizing.P
 			return msg
 		}
 	}
-	a, err := h.cfg.Answer.Answer(ctx, p.Query)
+	f, err := h.answers.Fit(ctx, q)
 	if err != nil {
 		return h.failure(text, err)
 	}
 	// What the parser assumed or corrected ("lorra" read as "lora", a typed
 	// memory, words not used) comes first. These notes are the asker's
 	// words', so the cache keeps the estimate without them (own).
-	own := a
-	a.Assumptions = sizing.MergeAssumptions(p.Notes, a.Assumptions)
+	a, own := f.Answer, f.Estimate
 	h.keep(ctx, asker, text, p.Query, a, &view)
 	blocks := answerBlocks(a, view)
 	if next := nextSteps(p.Query, a); next != nil {
@@ -214,7 +232,7 @@ func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Que
 	if h.cfg.Plans == nil {
 		return
 	}
-	saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, q, a))
+	saved := store.NewPlan(asker.saver(), plan.FromAnswer(text, q, a))
 	if id, ok := h.savePlan(ctx, saved); ok {
 		view.planID = id
 		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -155,7 +157,7 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 			e.log.Error("bot: posting the answer failed", "event_id", key, "kind", in.kind, "err", err)
 		} else {
 			e.remember(ctx, in, thread, msg)
-			e.h.attachPicture(ctx, in.asker.channel, thread, msg)
+			e.h.attachPicture(ctx, in.asker, thread, msg)
 		}
 		observeQuestion(ctx, e.log, e.metrics, in.kind, key, in.asker, msg, e.h.now().Sub(start))
 	})
@@ -180,11 +182,13 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 			return in, "an edit"
 		}
 		in.kind, in.text, in.ts, in.threadTS = KindMention, m.Text, m.TimeStamp, m.ThreadTimeStamp
-		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
+		// app_mention carries no channel_type: the channel is taken as
+		// private (see store.SlackChannelKind).
+		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User, kind: store.SlackChannelKind(m.Channel, "")}
 	case *slackevents.MessageEvent:
 		if m.ChannelType != slackevents.ChannelTypeIM && e.threadMessage(m) {
 			in.kind, in.text, in.ts, in.threadTS = KindThread, m.Text, m.TimeStamp, m.ThreadTimeStamp
-			in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
+			in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User, kind: eventChannelKind(m.Channel, m.ChannelType)}
 			break
 		}
 		switch {
@@ -196,7 +200,7 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 			return in, "from a bot"
 		}
 		in.kind, in.text, in.ts, in.threadTS = KindDM, m.Text, m.TimeStamp, m.ThreadTimeStamp
-		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User}
+		in.asker = who{team: ev.TeamID, channel: m.Channel, user: m.User, kind: store.ChannelDM}
 	default:
 		return in, "event type " + ev.InnerEvent.Type
 	}
@@ -205,6 +209,19 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 	}
 	in.text = stripMentions(in.text, e.botUser)
 	return in, ""
+}
+
+// eventChannelKind is the kind of a message event's conversation from
+// its channel_type: channel (public), group (private), mpim (a group DM,
+// private), im (a DM). Any other is taken as private.
+func eventChannelKind(channel, channelType string) store.ChannelKind {
+	switch channelType {
+	case slackevents.ChannelTypeChannel:
+		return store.ChannelPublic
+	case slackevents.ChannelTypeIM:
+		return store.ChannelDM
+	}
+	return store.SlackChannelKind(channel, "")
 }
 
 // mentionRE matches a user mention as Slack writes it: <@U123> or <@U123|name>.
@@ -229,7 +246,7 @@ func stripMentions(text, botUser string) string {
 // own message stands.
 func (e *Events) reply(ctx context.Context, in incoming) Message {
 	cmd := slack.SlashCommand{TeamID: in.asker.team, ChannelID: in.asker.channel, UserID: in.asker.user, Command: "/fit", Text: in.text}
-	msg := e.h.Command(ctx, cmd)
+	msg := e.h.command(ctx, cmd, in.asker)
 	if e.h.cfg.Interpreter == nil || outcomeOf(msg) != OutcomeNotUnderstood {
 		return msg
 	}
@@ -253,7 +270,7 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 func (h *Handler) interpreted(ctx context.Context, asker who, text string) (msg Message, ok bool) {
 	p, err := h.cfg.Interpreter.Interpret(ctx, text)
 	if err == nil {
-		return h.answer(ctx, asker, text, p, "_Interpreted by the language model; check the assumptions._"), true
+		return h.answer(ctx, asker, answer.Question{Text: text, Parsed: p}, "_Interpreted by the language model; check the assumptions._"), true
 	}
 	var nu *llm.NotUnderstoodError
 	if errors.As(err, &nu) && nu.QuestionBack != "" {

@@ -86,21 +86,3 @@ func (h *Handler) listMachines(ctx context.Context, team string) Message {
 		slack.NewSectionBlock(mrkdwn(b.String()), nil, nil),
 		slack.NewContextBlock("", mrkdwn("`/fit 13b lora on NAME` sizes on one; a question that names no GPU is sized on them. `/fit hardware remove NAME` forgets one.")))
 }
-
-// onTeamHardware sizes a question on the team's own machines: the one
-// it names ("on our box"), or, when it names no GPU at all, the
-// smallest of them it fits on (the largest when it fits on none). The
-// assumption says which.
-func (h *Handler) onTeamHardware(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
-	if h.cfg.Hardware == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Intent == sizing.IntentWhichGPU {
-		return p
-	}
-	ms, err := h.cfg.Hardware.Machines(ctx, team)
-	if err != nil {
-		h.log.Warn("bot: reading the team's machines failed; answered without them", "err", err)
-		return p
-	}
-	answer := func(q sizing.Query) (sizing.Answer, error) { return h.cfg.Answer.Answer(ctx, q) }
-	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, answer, p.Notes)
-	return p
-}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -205,5 +206,6 @@ func writeJSON(w http.ResponseWriter, msg Message) {
 		body = []byte(`{"response_type":"ephemeral","text":"Sorry, fitbot could not write its answer."}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
 }

@@ -100,6 +100,10 @@ func TestSlashCommandEndpoint(t *testing.T) {
 	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("status %d, content type %q; body %s", w.Code, w.Header().Get("Content-Type"), w.Body)
 	}
+	// One write with its length, not a chunked body.
+	if cl := w.Header().Get("Content-Length"); cl != strconv.Itoa(w.Body.Len()) {
+		t.Errorf("Content-Length %q, body %d bytes", cl, w.Body.Len())
+	}
 	var got postedMessage
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
@@ -67,23 +68,21 @@ func (h *Handler) hubEntries(ctx context.Context) []catalogEntry {
 // 3 seconds (the plan's commit has its own budget after it).
 const hubAckBudget = 1200 * time.Millisecond
 
-// needsHub reports whether a parse names a model only the Hub can supply.
-func needsHub(p sizing.Parsed) bool { return p.Hub != "" || p.Missing.Words != "" }
-
-// hubQuestion answers a question that names a Hub model. The Hub is
-// asked in the background: an answer ready within hubAckBudget is the
-// reply itself; a later one replaces the acknowledgement through
-// responseURL. Without a responseURL (mentions and DMs, already answered
-// in the background) it waits for the Hub.
-func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL, text string, p sizing.Parsed, parseErr error) Message {
+// hubQuestion answers a question that names a Hub model. The question
+// is resolved (the Hub, then the team's machines) in the background: an
+// answer ready within hubAckBudget is the reply itself; a later one
+// replaces the acknowledgement through responseURL. Without a
+// responseURL (mentions and DMs, already answered in the background) it
+// waits for the Hub.
+func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
 	if responseURL == "" {
-		return h.hubAnswer(ctx, asker, text, p, parseErr)
+		return h.hubAnswer(ctx, asker, q)
 	}
 	ready := make(chan Message, 1)
 	var mu sync.Mutex
 	late := false
 	h.later(ctx, "hub", func(ctx context.Context) {
-		msg := h.hubAnswer(ctx, asker, text, p, parseErr)
+		msg := h.hubAnswer(ctx, asker, q)
 		mu.Lock()
 		if !late {
 			ready <- msg
@@ -109,9 +108,9 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL, text 
 	default:
 		late = true
 	}
-	what := p.Hub
+	what := q.Parsed.Hub
 	if what == "" {
-		what = "“" + p.Missing.Words + "”"
+		what = "“" + q.Parsed.Missing.Words + "”"
 	}
 	return ephemeral("Looking up "+what+" on the Hugging Face Hub…", slack.NewContextBlock("",
 		mrkdwn(fmt.Sprintf("_Looking up_ %s _on the Hugging Face Hub; the answer follows in a moment._", escape(display.Truncate(what, 200)))))).
@@ -122,31 +121,28 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL, text 
 // plan), resolving a Hub model in place: the cache has it fresh or
 // answers for it, so there is no acknowledgement to race.
 func (h *Handler) parse(ctx context.Context, question string) (sizing.Parsed, error) {
-	p, err := h.cfg.Parse(question)
-	if h.cfg.Models != nil && needsHub(p) {
-		return h.cfg.Models.ResolveParsed(ctx, question, p, err)
-	}
-	return p, err
+	return h.answers.Reread(ctx, question)
 }
 
-// hubAnswer resolves the Hub model and answers as question would.
-func (h *Handler) hubAnswer(ctx context.Context, asker who, text string, p sizing.Parsed, parseErr error) Message {
-	p, err := h.cfg.Models.ResolveParsed(ctx, text, p, parseErr)
+// hubAnswer resolves the question (the Hub model, then the team's
+// machines) and answers as question would.
+func (h *Handler) hubAnswer(ctx context.Context, asker who, q answer.Question) Message {
+	q = h.answers.Resolve(ctx, asker.team, q)
 	var in *sizing.InputError
-	if errors.As(err, &in) && h.cfg.Interpreter != nil {
+	if errors.As(q.Err, &in) && h.cfg.Interpreter != nil {
 		// Neither the catalog nor the Hub knows the name: the language
 		// model may still read the question.
-		if msg, ok := h.interpreted(ctx, asker, text); ok {
+		if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
 			return msg
 		}
 	}
-	if err != nil {
-		return h.failure(text, err)
+	if q.Err != nil {
+		return h.failure(q.Text, q.Err)
 	}
-	if isAsk(p.Intent) {
-		return h.askAnswer(ctx, asker, text, p)
+	if q.Ask() {
+		return h.askAnswer(ctx, asker, q)
 	}
-	return h.answer(ctx, asker, text, p, "")
+	return h.answer(ctx, asker, q, "")
 }
 
 // hinted is an error written for the asker with a next step in words

@@ -22,11 +22,10 @@ type Weekly func(ctx context.Context, end time.Time) (pricing.Digest, error)
 // routed answers a message that is not a sizing question (sizing.Route):
 // a price question, small talk, a request for help. ok is false for a
 // sizing question, which the caller answers.
-func (h *Handler) routed(ctx context.Context, text string) (Message, bool) {
-	r := sizing.Route(text)
+func (h *Handler) routed(ctx context.Context, r sizing.Routing) (Message, bool) {
 	switch r.Kind {
 	case sizing.RouteChat:
-		return chatMessage(), true
+		return chatMessage(r.Greeting), true
 	case sizing.RouteHelp:
 		return helpMessage(h.cfg.Interpreter != nil), true
 	case sizing.RoutePrice:
@@ -35,12 +34,15 @@ func (h *Handler) routed(ctx context.Context, text string) (Message, bool) {
 	return Message{}, false
 }
 
-// chatMessage is the answer to small talk and thanks: short, friendly,
-// and two questions to try.
-func chatMessage() Message {
-	const text = "Happy to help! Ask me things like `/fit 13B lora 4090` or `/fit llama-3.1-70b qlora 2xa100`."
-	return ephemeral("Happy to help! Try: /fit 13B lora 4090 or /fit llama-3.1-70b qlora 2xa100",
-		slack.NewSectionBlock(mrkdwn(":wave: "+text), nil, nil))
+// chatMessage is the answer to small talk and thanks (a greeting is
+// greeted back): short, friendly, and two questions to try.
+func chatMessage(greeting bool) Message {
+	lead := "Happy to help!"
+	if greeting {
+		lead = "Hello!"
+	}
+	return ephemeral(lead+" Try: /fit 13B lora 4090 or /fit llama-3.1-70b qlora 2xa100",
+		slack.NewSectionBlock(mrkdwn(":wave: "+lead+" Ask me things like `/fit 13B lora 4090` or `/fit llama-3.1-70b qlora 2xa100`."), nil, nil))
 }
 
 // notASizingQuestion is the answer to text in which the parser found

@@ -4,12 +4,30 @@
 //
 // A file is named NNNN_name.sql: a four-digit version, contiguous from
 // 0001, then a short lower-case name. A migration, once released, is never
-// edited; a change is a new file. This package imports nothing.
+// edited; a change is a new file. The files at the root are SQLite's;
+// postgres/ holds the same migrations, file for file and under the same
+// names, written for PostgreSQL (the store refuses to start when the two
+// sets differ). This package imports nothing outside the standard library.
 package migrations
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+)
 
-// FS holds every migration file at its root.
+// FS holds every SQLite migration file at its root (and PostgreSQL's
+// under postgres/).
 //
-//go:embed *.sql
+//go:embed *.sql postgres/*.sql
 var FS embed.FS
+
+// Postgres holds every PostgreSQL migration file at its root.
+var Postgres = mustSub(FS, "postgres")
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // dir is a constant, embedded above
+	}
+	return sub
+}

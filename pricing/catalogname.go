@@ -3,6 +3,7 @@ package pricing
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,33 @@ var catalogModels = map[string][]catalogSize{
 	"RTX3090":    {{24, "", "rtx-3090"}},
 	"RTX5090":    {{32, "", "rtx-5090"}},
 	"MI300X":     {{192, "", "mi300x"}},
+	// gpuhunt writes 288 GB for the MI325X; AMD's datasheet says 256.
+	"MI325X":     {{256, "", "mi325x"}, {288, "", "mi325x"}},
+	"MI355X":     {{288, "", "mi355x"}},
+	"MI210":      {{64, "", "mi210"}},
+	"MI250":      {{128, "", "mi250"}},
+	"MI250X":     {{128, "", "mi250x"}},
+	"MI300A":     {{128, "", "mi300a"}},
+	"GB200":      {{186, "", "gb200"}},
+	"GH200":      {{96, "", "gh200"}},
+	"L40":        {{48, "", "l40"}},
+	"A16":        {{16, "", "a16"}},
+	"A4000":      {{16, "", "rtx-a4000"}},
+	"RTXA4000":   {{16, "", "rtx-a4000"}},
+	"A4500":      {{20, "", "rtx-a4500"}},
+	"RTXA4500":   {{20, "", "rtx-a4500"}},
+	"A5000":      {{24, "", "rtx-a5000"}},
+	"RTXA5000":   {{24, "", "rtx-a5000"}},
+	"RTX2000ADA": {{16, "", "rtx-2000-ada"}},
+	"RTX4000ADA": {{20, "", "rtx-4000-ada"}},
+	"RTXPRO4500": {{32, "", "rtx-pro-4500"}},
+	"RTX5080":    {{16, "", "rtx-5080"}},
+	"RTX5070":    {{12, "", "rtx-5070"}},
+	"RTX4080":    {{16, "", "rtx-4080"}},
+	"RTX4070":    {{12, "", "rtx-4070"}},
+	"RTX3080":    {{10, "", "rtx-3080"}},
+	"RTX3070":    {{8, "", "rtx-3070"}},
+	"RTX3060":    {{12, "", "rtx-3060"}},
 }
 
 // catalogSize is one size and form factor of a catalog GPU model.
@@ -76,8 +104,11 @@ func catalogGPU(name string, memGB float64, instance string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if len(sizes) == 1 && form == "" {
-		return sizes[0].gpu, true
+	if form == "PCIE" && !slices.ContainsFunc(sizes, func(s catalogSize) bool { return s.form == "PCIE" }) {
+		form = "" // a card made only as a PCIe board (L40, RTX A6000): its usual form
+	}
+	if len(sizes) == 1 && form == "" && (memGB == 0 || math.Abs(memGB-sizes[0].gb)/sizes[0].gb <= vastVRAMTolerance) {
+		return sizes[0].gpu, true // a size the model is not sold in (an 8 GB RTX 3060) is not guessed
 	}
 	best, bestDiff := "", math.Inf(1)
 	for _, s := range sizes {

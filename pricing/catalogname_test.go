@@ -30,7 +30,17 @@ func TestCatalogGPU(t *testing.T) {
 		{"RTXPRO6000", 96, "1x_RTXPRO6000_28V_160G", "rtx-pro-6000"},
 		{"B300", 288, "", "b300"},
 		{"L40S", 48, "", "l40s"},
-		{"L40", 48, "", ""}, // not in the sizing catalog
+		{"L40", 48, "", "l40"},
+		{"GH200", 96, "gpu_1x_gh200", "gh200"},
+		{"MI325X", 288, "", "mi325x"}, // gpuhunt's figure; AMD's is 256
+		{"MI250X", 128, "", "mi250x"},
+		{"RTX2000Ada", 16, "", "rtx-2000-ada"},
+		{"RTX4000Ada", 20, "", "rtx-4000-ada"},
+		{"RTXPRO4500", 32, "", "rtx-pro-4500"},
+		{"A16", 16, "", "a16"},
+		{"RTX3060", 12, "", "rtx-3060"},
+		{"RTX3060", 8, "", ""},    // the 8 GB 3060 is not the catalog's 12 GB card
+		{"RTX4060Ti", 16, "", ""}, // not in the sizing catalog
 		{"RTX-A6000", 0, "n3-RTX-A6000x1", "rtx-a6000"},
 		{"A6000", 48, "", "rtx-a6000"},
 		{"RTX4090", 24, "", "rtx-4090"},
@@ -38,7 +48,8 @@ func TestCatalogGPU(t *testing.T) {
 		{"V100", 32, "", "v100-32"},
 		{"V100", 0, "", ""},
 		{"A10G", 24, "g5.xlarge", "a10g"},
-		{"RTX-A4000", 0, "", ""},
+		{"RTX-A4000", 0, "", "rtx-a4000"},
+		{"A100-80GB", 80, "hyperstack__1xA100_80GB__28__120 n3-A100x1 PCIE", "a100-80-pcie"},
 		{"", 0, "", ""},
 	}
 	for _, tt := range tests {

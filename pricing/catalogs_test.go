@@ -81,10 +81,11 @@ func TestGPUHuntCatalogs(t *testing.T) {
 			"gcp us-central1-b spot  a4-highgpu-8g 8xb200 $34.0000/h $4.2500/GPU-h",
 		}, map[string]int{}},
 		{"lambdalabs", "lambda", []string{
+			"lambda us-east-1 on_demand  gpu_1x_gh200 1xgh200 $2.2900/h $2.2900/GPU-h",
 			"lambda us-east-1 on_demand  gpu_1x_h100_sxm5 1xh100 $4.2900/h $4.2900/GPU-h",
 			"lambda us-east-1 on_demand  gpu_8x_b200_sxm6 8xb200 $53.5200/h $6.6900/GPU-h",
 			"lambda us-east-1 on_demand  gpu_8x_h100_sxm5 8xh100 $31.9200/h $3.9900/GPU-h",
-		}, map[string]int{"GH200 (gpu_1x_gh200 96.0GB)": 1}},
+		}, map[string]int{}},
 		{"nebius", "nebius", []string{
 			"nebius eu-north1 on_demand  gpu-h100-sxm 1xh100 $3.8500/h $3.8500/GPU-h",
 			"nebius eu-north1 on_demand  gpu-h100-sxm 8xh100 $30.8000/h $3.8500/GPU-h",
@@ -202,21 +203,24 @@ func TestSkyPilotCatalogs(t *testing.T) {
 			"hyperstack CANADA-1 on_demand  n3-A100x1 1xa100-80-pcie $1.3500/h $1.3500/GPU-h",
 			"hyperstack CANADA-1 on_demand  n3-H100-SXM5x8 8xh100 $19.2000/h $2.4000/GPU-h",
 			"hyperstack CANADA-1 on_demand  n3-H100x1 1xh100-pcie $1.9000/h $1.9000/GPU-h",
+			"hyperstack CANADA-1 on_demand  n3-L40x1 1xl40 $1.0000/h $1.0000/GPU-h",
 			"hyperstack CANADA-1 on_demand  n3-RTX-A6000x1 1xrtx-a6000 $0.5000/h $0.5000/GPU-h",
-		}, map[string]int{"L40": 1}},
+		}, map[string]int{}},
 		{"primeintellect", []string{
-			"primeintellect FI on_demand  datacrunch__1xA100_80GB__22__120 1xa100-80 $1.1200/h $1.1200/GPU-h",
-			"primeintellect FI spot  datacrunch__1xA100_80GB__22__120__SPOT 1xa100-80 $0.5300/h $0.5300/GPU-h",
-			"primeintellect US on_demand  lambdalabs__8xH100_80GB__208__1800 8xh100 $23.9200/h $2.9900/GPU-h",
-			"primeintellect US on_demand  nebius__1xH200_141GB__16__200 1xh200 $2.6680/h $2.6680/GPU-h",
+			// Region is the country; the datacentre is AvailabilityZone.
+			"primeintellect FIN-01 on_demand  datacrunch__1xA100_80GB__22__120 1xa100-80 $1.1200/h $1.1200/GPU-h",
+			"primeintellect FIN-01 spot  datacrunch__1xA100_80GB__22__120__SPOT 1xa100-80 $0.5300/h $0.5300/GPU-h",
+			"primeintellect us-central1 on_demand  nebius__1xH200_141GB__16__200 1xh200 $2.6680/h $2.6680/GPU-h",
+			"primeintellect us-west-3 on_demand  lambdalabs__8xH100_80GB__208__1800 8xh100 $23.9200/h $2.9900/GPU-h",
 		}, map[string]int{}},
 		{"shadeform", []string{
 			// GpuInfo writes GB under SizeInMiB here: 40 is the 40 GB A100.
 			"shadeform culpeper-usa-1 on_demand  crusoe_A100-80G-sxm4x8 8xa100-80 $18.4000/h $2.3000/GPU-h",
+			"shadeform newyork-usa-1 on_demand  paperspace_A5000 1xrtx-a5000 $1.4200/h $1.4200/GPU-h",
 			"shadeform newyork-usa-1 on_demand  paperspace_H100 1xh100 $5.9900/h $5.9900/GPU-h",
 			"shadeform paris-france-5 on_demand  scaleway_L4 1xl4 $0.9500/h $0.9500/GPU-h",
 			"shadeform phoenix-usa-2 on_demand  lambdalabs_A100-sxm4 1xa100-40 $1.9900/h $1.9900/GPU-h",
-		}, map[string]int{"A5000": 1}},
+		}, map[string]int{}},
 		{"jarvislabs", []string{
 			"jarvislabs IN2 on_demand  1x_H100_24V_200G 1xh100 $3.4900/h $3.4900/GPU-h",
 			"jarvislabs IN2 on_demand  1x_L4_28V_124G 1xl4 $0.4400/h $0.4400/GPU-h",

@@ -89,11 +89,11 @@ type Digest struct {
 	Cheapest      []Cheapest      `json:"cheapest"`
 	Plans         []PlanRepricing `json:"plans"` // changed first, biggest change first; at most Thresholds.MaxPlans
 	PlanTally
-	StaleSources  []SourceHealth  `json:"stale_sources"`
-	Sources       int             `json:"sources"`              // providers that ran in the two weeks
-	ThinSkipped   int             `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
-	Method        string          `json:"method"`
-	Thresholds    DigestConfig    `json:"thresholds"`
+	StaleSources []SourceHealth `json:"stale_sources"`
+	Sources      int            `json:"sources"`              // providers that ran in the two weeks
+	ThinSkipped  int            `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
+	Method       string         `json:"method"`
+	Thresholds   DigestConfig   `json:"thresholds"`
 }
 
 // PlanTally counts the plans of a digest's window: every distinct

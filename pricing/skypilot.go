@@ -101,6 +101,8 @@ func decodeSkyPilot(raw []byte, cloud string, at, published time.Time, source st
 	}
 	spotCol, hasSpot := indexOf(header, "SpotPrice")
 	infoCol, hasInfo := indexOf(header, "GpuInfo")
+	upstreamCol, hasUpstream := indexOf(header, "UpstreamCloudId")
+	zoneCol, hasZone := indexOf(header, "AvailabilityZone")
 	res := FetchResult{Unknown: map[string]int{}}
 	dropped := 0
 	for line := 2; ; line++ {
@@ -123,13 +125,17 @@ func decodeSkyPilot(raw []byte, cloud string, at, published time.Time, source st
 			continue // CPU instances
 		}
 		instance := rec[col["InstanceType"]]
-		mem := 0.0
+		mem, upstream := 0.0, ""
 		if hasInfo {
 			mem = skypilotGiB(rec[infoCol])
 		}
-		gpu, ok := catalogGPU(name, mem, instance)
+		if hasUpstream {
+			upstream = rec[upstreamCol]
+		}
+		hint := formHint(instance, upstream)
+		gpu, ok := catalogGPU(name, mem, hint)
 		if !ok && mem > 0 {
-			gpu, ok = catalogGPU(name, mem/count, instance) // GpuInfo giving the entry's total
+			gpu, ok = catalogGPU(name, mem/count, hint) // GpuInfo giving the entry's total
 		}
 		if !ok || !isCatalogID(gpu) {
 			res.Unknown[name]++
@@ -161,13 +167,35 @@ func decodeSkyPilot(raw []byte, cloud string, at, published time.Time, source st
 				dropped++
 				continue
 			}
-			o := instanceOffer(cloud, instance, spec, p.m, "", rec[col["Region"]], usd, at, source)
+			region := rec[col["Region"]]
+			if hasZone && strings.TrimSpace(rec[zoneCol]) != "" {
+				region = strings.TrimSpace(rec[zoneCol]) // PrimeIntellect: Region is the country, the zone the datacentre
+			}
+			o := instanceOffer(cloud, instance, spec, p.m, "", region, usd, at, source)
 			o.PublishedAt = published
 			res.Offers = append(res.Offers, o)
 		}
 	}
 	res.Offers = cheapestPerKey(res.Offers)
 	return res, dropped, nil
+}
+
+// hyperstackFlavour is a Hyperstack flavour name: n3-<GPU>x<count>, with
+// -SXM5 before the count for its SXM machines.
+var hyperstackFlavour = regexp.MustCompile(`(?i)^n3-([A-Z0-9]+?)(-SXM\d)?x\d+(-NVLink)?$`)
+
+// formHint is the text a row's form factor is read from: the instance
+// name and the upstream cloud's own id for it (PrimeIntellect's
+// UpstreamCloudId: "A100_PCIE_80GB", "gpu_8x_h100_sxm5"). Hyperstack
+// names its PCIe flavours without saying so (n3-H100x1; its own SkyPilot
+// catalog lists them as H100-80G-PCIe), so a Hyperstack flavour without
+// -SXM reads as PCIe.
+func formHint(instance, upstream string) string {
+	hint := instance + " " + upstream
+	if m := hyperstackFlavour.FindStringSubmatch(upstream); m != nil && m[2] == "" {
+		hint += " PCIE"
+	}
+	return hint
 }
 
 // skypilotGiB reads the first GPU memory of a GpuInfo field, in GiB: MiB

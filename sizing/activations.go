@@ -39,7 +39,8 @@ package sizing
 // it is what makes Hugging Face + FlashAttention-2 QLoRA stop at 28k tokens
 // on 80 GB where the layers alone would allow 45k (Unsloth's published
 // context-length table, July 2024). Fused or chunked cross-entropy
-// (Unsloth, Liger) avoids most of it; fitbot sizes the plain path.
+// (Unsloth, Liger) avoids most of it: request.fused_loss
+// (fusedLossBytesPerToken); fitbot sizes the plain path unless asked.
 
 // layerActivationBytes is what one layer saves for backward per token of
 // the micro-batch (multiply by s·b), at p bytes per element. moe selects a
@@ -85,35 +86,72 @@ func activationElemBytes(p Precision) float64 {
 	return 2
 }
 
-// trainingActivationBytes is the activation memory of one micro-batch on
-// one GPU (data parallelism does not shard activations), the loss
-// included. FlashAttention is assumed.
+// trainingActivationBytes is the activation memory of the busiest GPU,
+// the loss included. FlashAttention is assumed. Data parallelism does not
+// shard activations; tensor parallelism with sequence parallelism divides
+// every saved tensor by TP and context parallelism divides the tokens by
+// CP (Korthikanti et al. §4.2). Under a pipeline the first stage holds
+// the L/PP layers of inFlight micro-batches, the last stage one
+// micro-batch and the loss (vocabulary-parallel: ÷ TP); the larger of the
+// two is the answer.
 func trainingActivationBytes(r *Request, s *shape) int64 {
-	return ceilBytes(activationBytes(s, activationElemBytes(r.Precision), int64(r.SeqLen), int64(r.MicroBatch),
-		true, r.GradCheckpointing, loraRankOf(r)))
+	p := activationElemBytes(r.Precision)
+	seq, b := int64(r.SeqLen), int64(r.MicroBatch)
+	tp, pp, cp := float64(tensorParallel(r)), float64(pipelineParallel(r)), float64(contextParallel(r))
+	layers, largest := layerActivationsPerToken(s, p, seq, true, r.GradCheckpointing, loraRankOf(r))
+	if r.OffloadActivations && r.GradCheckpointing {
+		// Unsloth's offloaded checkpointing: every layer input waits in host
+		// RAM; the GPU holds the one being sent or fetched and the next.
+		layers = min(layers, 2*p*float64(s.hidden))
+	}
+	loss := lossBytesPerToken(s, p)
+	if r.FusedLoss {
+		loss = fusedLossBytesPerToken(s, p)
+	}
+	tokens := float64(seq*b) / cp / tp
+	stage := layers / pp
+	first := stage*inFlight(r, s) + largest
+	last := stage + largest + loss
+	return ceilBytes(tokens * max(first, last))
 }
 
 // activationBytes is the activation total for a micro-batch of b
-// sequences of seq tokens at p bytes per element.
+// sequences of seq tokens at p bytes per element on one GPU.
 func activationBytes(s *shape, p float64, seq, b int64, flash, checkpointing bool, loraRank int) float64 {
-	tokens := float64(seq * b)
+	layers, largest := layerActivationsPerToken(s, p, seq, flash, checkpointing, loraRank)
+	return float64(seq*b) * (layers + largest + lossBytesPerToken(s, p))
+}
+
+// layerActivationsPerToken is what the layers save per token: every
+// layer's tensors, or with full checkpointing each layer's input plus,
+// separately (largest), the one layer's working set rebuilt during
+// recompute.
+func layerActivationsPerToken(s *shape, p float64, seq int64, flash, checkpointing bool, loraRank int) (layers, largest float64) {
 	dense := layerActivationBytes(s, p, seq, flash, false, loraRank)
-	var perLayer, largest float64
 	denseLayers := s.layers - s.moeLayers
-	perLayer = float64(denseLayers) * dense
+	layers = float64(denseLayers) * dense
 	if denseLayers > 0 {
 		largest = dense
 	}
 	if s.moeLayers > 0 {
 		moe := layerActivationBytes(s, p, seq, flash, true, loraRank)
-		perLayer += float64(s.moeLayers) * moe
+		layers += float64(s.moeLayers) * moe
 		largest = max(largest, moe)
 	}
-	layers := perLayer
 	if checkpointing {
-		layers = float64(s.layers)*p*float64(s.hidden) + largest
+		return float64(s.layers) * p * float64(s.hidden), largest
 	}
-	return tokens * (layers + lossBytesPerToken(s, p))
+	return layers, 0
+}
+
+// fusedLossBytesPerToken is the loss term with fused or chunked
+// cross-entropy (Liger's FusedLinearCrossEntropy, Unsloth, Apple's Cut
+// Cross-Entropy): the logits are computed a chunk at a time and their
+// gradient folded into the hidden state's at once, so per token only a
+// hidden-sized fp32 chunk of logits, its gradient and the hidden
+// gradient remain (Liger sizes its chunks to about hidden × tokens).
+func fusedLossBytesPerToken(s *shape, p float64) float64 {
+	return float64(s.hidden) * (4 + 4 + p)
 }
 
 // lossBytesPerToken is the logits and cross-entropy term per token.
@@ -130,4 +168,14 @@ func loraRankOf(r *Request) int {
 		return r.LoRARank
 	}
 	return 0
+}
+
+// lossIsLargest reports whether the loss term takes more activation
+// memory than all the layers together: where fused or chunked
+// cross-entropy helps most (128k-256k vocabularies at long sequences,
+// with checkpointing).
+func lossIsLargest(r *Request, s *shape) bool {
+	p := activationElemBytes(r.Precision)
+	layers, largest := layerActivationsPerToken(s, p, int64(r.SeqLen), true, r.GradCheckpointing, loraRankOf(r))
+	return lossBytesPerToken(s, p) > layers+largest
 }

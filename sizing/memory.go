@@ -58,6 +58,7 @@ type shape struct {
 	heads         int64
 	kvHeads       int64
 	qDim          int64 // width of the queries (heads × head_dim)
+	attnWidth     int64 // width QKᵀ and ·V multiply over (attentionWidth)
 	kvDim         int64 // width of the keys and of the values
 	vocab         int64
 	gated         bool // SwiGLU/GeGLU MLP: three matrices instead of two
@@ -303,42 +304,64 @@ func (s *shape) loraParams(rank int) int64 { return int64(rank) * s.loraPerRank 
 // state under the request's method.
 func (s *shape) trainable(r *Request) int64 {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
-		return s.loraParams(r.LoRARank)
+		n := s.loraParams(r.LoRARank)
+		if r.ModulesToSave {
+			n += s.embedParams()
+		}
+		return n
 	}
 	return s.total
 }
 
-// trainingMemory is the per-GPU memory of a training request. The N GPUs
-// are data-parallel; ZeRO stage 1 shards the optimizer states over them,
-// stage 2 the gradients too, stage 3 the weights too (the seeds' table:
-// 4Ψ+12Ψ/N, 2Ψ+14Ψ/N, 16Ψ/N). With LoRA the stages act on the adapters'
-// states; stage 3 also shards the frozen base. Offload moves the optimizer
-// states (and, at stage 3, the weights) to host RAM or NVMe.
+// embedParams is the embedding table and an untied LM head: what PEFT's
+// modules_to_save ["embed_tokens", "lm_head"] trains in full.
+func (s *shape) embedParams() int64 { return s.embedMatrices * s.vocab * s.hidden }
+
+// trainingMemory is the per-GPU memory of a training request. Tensor
+// and pipeline parallelism split the model's weights, gradients and
+// optimizer states over TP × PP ranks (routed experts over EP × PP);
+// ZeRO then shards each rank's part over the ranks that hold the same part
+// (the data- and context-parallel ranks; for experts, GPUs / (EP × PP)):
+// stage 1 the optimizer states, stage 2 the gradients too, stage 3 the
+// weights too (the seeds' table: 4Ψ+12Ψ/N, 2Ψ+14Ψ/N, 16Ψ/N; Megatron's
+// distributed optimizer is stage 1, FSDP stage 3). With LoRA the stages act
+// on the adapters' states; stage 3 also shards the frozen base. Offload
+// moves the optimizer states (and, at stage 3, the weights) to host RAM or
+// NVMe.
 func trainingMemory(r *Request, s *shape) Memory {
-	n := float64(max(r.GPUs, 1))
+	gpus := float64(max(r.GPUs, 1))
+	tp, pp := float64(tensorParallel(r)), float64(pipelineParallel(r))
 	wB, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
-	psi := float64(s.trainable(r))
+	psiExpert := 0.0
+	if splitsExperts(r, s) {
+		psiExpert = float64(s.expertLinear)
+	}
+	ep := float64(expertParallelDegree(r))
+	// Parameters one GPU holds before ZeRO, and the ranks ZeRO shards them
+	// over.
+	dense := (float64(s.trainable(r)) - psiExpert) / (tp * pp)
+	expert := psiExpert / (ep * pp)
+	nDense := max(gpus/(tp*pp), 1)
+	nExpert := max(gpus/(ep*pp), 1)
 
 	var base float64 // frozen base weights (LoRA, QLoRA)
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
-		base = modelWeightBytes(s, r.Quant, r.Precision)
+		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
-	weights := base + wB*psi
-	grads := gB * psi
-	opt := oB * psi
+	shard := func(x, n float64, stage int) float64 {
+		if r.ZeROStage >= stage {
+			return x / n
+		}
+		return x
+	}
+	weights := shard(base+wB*dense, nDense, 3) + shard(wB*expert, nExpert, 3)
+	grads := shard(gB*dense, nDense, 2) + shard(gB*expert, nExpert, 2)
+	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
-		opt += 4 * float64(s.factoredState(r))
+		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
+	opt := shard(optDense, nDense, 1) + shard(optExpert, nExpert, 1)
 
-	if r.ZeROStage >= 1 {
-		opt /= n
-	}
-	if r.ZeROStage >= 2 {
-		grads /= n
-	}
-	if r.ZeROStage >= 3 {
-		weights /= n
-	}
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
 		// estimate_zero2_model_states_mem_needs: 2Ψ on the GPU): the
@@ -346,15 +369,11 @@ func trainingMemory(r *Request, s *shape) Memory {
 		// moments live there and every gradient partition is streamed to
 		// the host as soon as it is reduced; the GPU keeps the 16-bit
 		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
-		// GPU holds the layers being computed and prefetched, and one
-		// layer's gradients before they leave.
-		layers := float64(max(s.layers, 1))
+		// GPU holds what offloadResident says.
 		opt = 0
 		grads = 0
 		if r.ZeROStage == 3 {
-			all := base + wB*psi
-			weights = min(weights, all*checkpointWindowLayers/layers, all/float64(max(s.total, 1))*maxLiveParams)
-			grads = min(gB*psi/float64(max(r.GPUs, 1)), gB*psi/layers, gB*reduceBucketElems)
+			weights, grads = offloadResident(r, s, base+wB*(dense+expert), gB*(dense+expert), gB)
 		}
 	}
 
@@ -368,6 +387,18 @@ func trainingMemory(r *Request, s *shape) Memory {
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
 		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
 	return m
+}
+
+// offloadResident is what ZeRO-3 with parameter offload keeps on the GPU
+// of all 16-bit weights (weights bytes) and gradients (grads bytes):
+// the layers being computed and prefetched, capped by
+// stage3_max_live_parameters, and the gradients waiting in the reduce
+// bucket before they leave.
+func offloadResident(r *Request, s *shape, weights, grads, gB float64) (w, g float64) {
+	layers := float64(max(s.layers, 1))
+	w = min(weights/float64(max(r.GPUs, 1)), weights*checkpointWindowLayers/layers, weights/float64(max(s.total, 1))*maxLiveParams)
+	g = min(grads/float64(max(r.GPUs, 1)), grads/layers, gB*reduceBucketElems)
+	return w, g
 }
 
 // factoredState is Adafactor's factored second moment, in elements, for
@@ -423,6 +454,10 @@ func shapeOf(m Model) shape {
 		s.qDim = int64(m.Heads) * qk
 		s.kvDim = int64(m.Heads) * (qk + int64(m.VHeadDim)) / 2
 		s.kvHeads = 1 // the latent is not split by tensor parallelism
+	}
+	s.attnWidth = s.qDim
+	if m.MLA() {
+		s.attnWidth = int64(m.Heads) * int64(m.QKNopeHeadDim+m.QKRopeHeadDim+m.VHeadDim) / 2
 	}
 	if m.MoE() {
 		s.moeLayers = int64(m.Layers - m.DenseLayers)

@@ -27,7 +27,7 @@ func TestParseTypedMemory(t *testing.T) {
 		{"13b lora a100 with 40gb", "a100-40", 0, 0, `"a100" with "40gb" taken as the A100 SXM 40 GB`, 39.6, "A100 SXM 40 GB"},
 		{"mistral 7b on my M2 Max 32GB", "m2-max-96", 0, 32, `"32GB" does not match the M2 Max 96 GB (it has 96 GB): sized with 32 GB as you typed`, 24, "M2 Max 32 GB"},
 		{"13b lora rtx 4090 16gb", "rtx-4090", 0, 16, `does not match the RTX 4090 24 GB`, 16, "RTX 4090 16 GB"},
-		{"7b lora 20gb", "rtx-4080", 0, 20, `no 20 GB card in the catalog; sized with 20 GB and the speed and price of the RTX 4080 16 GB`, 20, "RTX 4080 20 GB"},
+		{"7b lora 20gb", "rtx-a4500", 0, 0, `"20gb" taken as a 20 GB card: sized on the RTX A4500 20 GB`, 20.0, "RTX A4500 20 GB"},
 		{"13b lora 4090 24gb", "rtx-4090", 0, 0, "", 24, "RTX 4090 24 GB"},
 		{"13b lora 4090 with 128 GB RAM", "rtx-4090", 0, 0, `"128 GB RAM" is the machine's memory, not the GPU's`, 24, "RTX 4090 24 GB"},
 	}

@@ -29,6 +29,9 @@ type Routing struct {
 	// Week is true when a price question asks about the week ("this
 	// week", "lately"): the digest's numbers answer it.
 	Week bool
+	// Greeting is true when small talk greets ("hello there") and does
+	// not thank: it is greeted back, not thanked.
+	Greeting bool
 }
 
 // Words of the routing pass, by key.
@@ -61,7 +64,9 @@ var (
 		"fitbot": true, "bot": true, "use": true, "i": true, "ask": true, "to": true, "examples": true,
 		"example": true, "options": true, "me": true, "show": true, "please": true, "the": true,
 	}
-	helpAsks = map[string]bool{"help": true, "commands": true, "usage": true, "do": true, "work": true, "examples": true, "example": true, "who": true}
+	greetWords  = map[string]bool{"hi": true, "hello": true, "hey": true, "yo": true, "morning": true, "afternoon": true, "evening": true, "sup": true}
+	thanksWords = map[string]bool{"thanks": true, "thank": true, "thx": true, "ty": true, "tyvm": true, "cheers": true, "appreciated": true, "appreciate": true, "🙏": true}
+	helpAsks    = map[string]bool{"help": true, "commands": true, "usage": true, "do": true, "work": true, "examples": true, "example": true, "who": true}
 )
 
 // Route says which kind of message text is. It reads words only; a
@@ -74,6 +79,7 @@ func Route(text string) Routing {
 	}
 	words := 0
 	chat, help, asksHelp, price, week := true, true, false, false, false
+	greets, thanks := false, false
 	for _, t := range toks {
 		if t.ignorable {
 			continue
@@ -85,12 +91,13 @@ func Route(text string) Routing {
 		asksHelp = asksHelp || helpAsks[k]
 		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h"
 		week = week || weekWords[k]
+		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
 	switch {
 	case words == 0:
 		return Routing{Kind: RouteHelp}
 	case chat && !(words == 1 && toks[len(toks)-1].key == "help"):
-		return Routing{Kind: RouteChat}
+		return Routing{Kind: RouteChat, Greeting: greets && !thanks}
 	case help && asksHelp:
 		return Routing{Kind: RouteHelp}
 	case !price:

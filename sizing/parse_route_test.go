@@ -16,6 +16,8 @@ func TestRoute(t *testing.T) {
 		{"gpu prices this week", Routing{Kind: RoutePrice, Week: true}},
 		{"thanks!", Routing{Kind: RouteChat}},
 		{"<@U1> thank you so much 🙏", Routing{Kind: RouteChat}},
+		{"hello there", Routing{Kind: RouteChat, Greeting: true}},
+		{"hey, thanks!", Routing{Kind: RouteChat}},
 		{"help", Routing{Kind: RouteHelp}},
 		{"", Routing{Kind: RouteHelp}},
 		{"what can you do?", Routing{Kind: RouteHelp}},
@@ -27,7 +29,7 @@ func TestRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := Route(tt.in)
-		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || !slices.Equal(got.GPUs, tt.want.GPUs) {
+		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || got.Greeting != tt.want.Greeting || !slices.Equal(got.GPUs, tt.want.GPUs) {
 			t.Errorf("Route(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}

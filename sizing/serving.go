@@ -235,25 +235,18 @@ func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve floa
 }
 
 // attentionFLOPs is the attention score and value work of a causal
-// prefill of n tokens: 2 × 2 × n²/2 × q width per layer (QKᵀ and PV, half
-// the square under the mask), sliding-window layers capped at their
-// window. TODO(#24): one helper with the training FLOPs count.
-func attentionFLOPs(s *shape, n int64) float64 {
-	full := float64(s.kvLayers - s.slidingLayers)
-	win := n
-	if s.slidingLayers > 0 && s.window < n {
-		win = s.window
-	}
-	nn := float64(n)
-	return 2*full*nn*nn*float64(s.qDim) + 4*float64(s.slidingLayers)*nn*float64(win)*float64(s.qDim)
-}
+// prefill of n tokens: n × the per-token count training uses
+// (shape.attentionFLOPsFwd: causal, sliding windows capped).
+func attentionFLOPs(s *shape, n int64) float64 { return float64(n) * s.attentionFLOPsFwd(n) }
 
 // prefillSeconds is the time one replica takes to read a prompt of n
 // tokens: compute-bound, 2 × active parameters per token plus attention
-// at the MFU over the replica's GPUs, plus tensor parallelism's two
-// all-reduces per layer of the prompt's hidden states over the link.
+// at the prefill share of peak (prefillShare: the fitted GEMM efficiency
+// at the model's width, or the configured MFU) over the replica's GPUs,
+// plus tensor parallelism's two all-reduces per layer of the prompt's
+// hidden states over the link.
 func prefillSeconds(r *Request, s *shape, g *GPU, mfu float64, n int) float64 {
-	peak := peakFLOPS(g, r.Precision) * mfu * float64(max(r.GPUs, 1))
+	peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, mfu) * float64(max(r.GPUs, 1))
 	if peak <= 0 || n <= 0 {
 		return 0
 	}
@@ -280,8 +273,8 @@ func decodeStepSeconds(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) fl
 		float64(b)*kvCacheBytes(s, int64(ctx), 1, kvElemBytes(r.KVPrecision))*kvShare(s, r.GPUs, r.Nodes)
 	mem := read / bw
 	var comp float64
-	if peak := peakFLOPS(g, r.Precision) * mfu * gpus; peak > 0 {
-		comp = float64(b) * (2*float64(s.active) + attentionFLOPs(s, int64(ctx))/float64(max(ctx, 1))*2) / peak
+	if peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, mfu) * gpus; peak > 0 {
+		comp = float64(b) * (2*float64(s.active) + 2*s.attentionFLOPsFwd(int64(ctx))) / peak
 	}
 	return max(mem, comp) + decodeOverheadSec(r, s, g)
 }
@@ -417,11 +410,11 @@ func finite(x float64) float64 {
 }
 
 // servingAssumptions are the serving model's stated assumptions.
-func servingAssumptions(sp serveSpec, mfu float64) []string {
+func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64) []string {
 	out := []string{
 		fmt.Sprintf("serving engine %s at gpu_memory_utilization %.2g: the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util, kvBlockTokens),
 		fmt.Sprintf("requests of %d prompt + %d output tokens", sp.prompt, sp.output),
-		fmt.Sprintf("prefill compute-bound at %.0f%% MFU, attention included; decode reads the weights once per step and each request's KV cache", mfu*100),
+		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(s, g, r.Precision, mfu)*100),
 	}
 	if sp.rps > 0 {
 		out = append(out, fmt.Sprintf("%.3g requests/s arriving at random (M/D/1 queue before prefill)", sp.rps))

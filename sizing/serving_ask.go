@@ -79,7 +79,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	sp := r.spec()
 	res := &ServeResult{Users: r.Concurrency, RequestsPerSecond: r.RequestsPerSecond,
 		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget, Options: []ServeOption{}}
-	asm.add(servingAssumptions(sp, e.mfu())...)
+	asm.add(servingAssumptions(&r, &rs.shape, &rs.gpu, sp, e.mfu())...)
 	out := AskAnswer{Kind: IntentServe, Request: r, ModelName: rs.model.Name, Serve: res}
 	if !plan {
 		res.Mode = "capacity"
@@ -93,7 +93,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		res.Capacity = &sv
 		res.MeetsTargets = sv.MeetsTargets
 		out.GPUName = rs.gpu.Name
-		out.Assumptions = asm.list(e.costAssumptions(e.price(r.GPU)))
+		out.Assumptions = asm.list(e.costAssumptions(&r, &rs.gpu, Throughput{}, e.price(r.GPU)))
 		return out, nil
 	}
 	res.Mode = "plan"
@@ -116,7 +116,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		out.GPUName = res.Options[0].GPUName
 	}
 	asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(hoursPerMonth)))
-	out.Assumptions = asm.list(e.costAssumptions(nil))
+	out.Assumptions = asm.list(e.costAssumptions(nil, nil, Throughput{}, nil))
 	return out, nil
 }
 

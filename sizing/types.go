@@ -108,7 +108,17 @@ type Query struct {
 	GradCheckpointing *bool     // nil when not said
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
-	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
+	TensorParallel    int       // Megatron-style tensor parallel degree; 0 when not said
+	PipelineParallel  int       // pipeline stages; 0 when not said
+	ContextParallel   int       // ranks one sequence is split over; 0 when not said
+	ExpertParallel    int       // ranks the routed experts are split over; 0 when not said
+	FusedLoss         *bool     // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
+	ModelParallel     bool      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
+	ModulesToSave     *bool     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
+	// OffloadActivations keeps the checkpointed layer inputs in host RAM
+	// (Unsloth's offloaded gradient checkpointing); nil when not said.
+	OffloadActivations *bool
+	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
 }
@@ -155,6 +165,25 @@ type Request struct {
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
 
+	// Parallel layout (training): degrees of tensor, pipeline, context and
+	// expert parallelism, 1 = none; the GPUs left over are data parallel.
+	TensorParallel   int  `json:"tensor_parallel"`
+	PipelineParallel int  `json:"pipeline_parallel"`
+	ContextParallel  int  `json:"context_parallel"`
+	ExpertParallel   int  `json:"expert_parallel"`
+	FusedLoss        bool `json:"fused_loss"` // fused/chunked cross-entropy: no full-vocabulary logits held
+
+	// ModulesToSave trains the embeddings and LM head in full beside the
+	// LoRA adapters (PEFT's modules_to_save: a trainable copy of each).
+	ModulesToSave bool `json:"modules_to_save"`
+	// OffloadActivations keeps the checkpointed layer inputs in host RAM
+	// (Unsloth's offloaded gradient checkpointing).
+	OffloadActivations bool `json:"offload_activations"`
+	// Architecture is the family the model is sized as (Model.Architecture):
+	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
+	// vision-language.
+	Architecture string `json:"architecture"`
+
 	// Serving questions (inference only; left out of training requests).
 	// Concurrency is MicroBatch when the question gave users, 0 when it
 	// did not.
@@ -191,6 +220,15 @@ type Throughput struct {
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
 	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+
+	// FLOPsPerToken is the model FLOPs counted per token: 6 × active
+	// parameters (4 for LoRA) plus causal attention for training, 2 ×
+	// active plus attention for a prefill token.
+	FLOPsPerToken *float64 `json:"flops_per_token,omitempty"`
+	// MFU is the model-FLOPs utilisation the answer's speed implies: model
+	// FLOPs per second per GPU over the card's dense peak at the run's
+	// precision (FP8 peak for fp8 training).
+	MFU *float64 `json:"mfu,omitempty"`
 }
 
 // Alternative is another configuration for the same model, found by the

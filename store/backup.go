@@ -13,8 +13,12 @@ import (
 // VACUUM INTO: one read transaction's snapshot, compacted, safe to take
 // while the bot writes. It never overwrites: an existing path is an error
 // wrapping fs.ErrExist. The copy is created owner-only, checked with
-// quick_check, and removed again if anything fails.
+// quick_check, and removed again if anything fails. A PostgreSQL
+// database is refused: pg_dump backs it up.
 func (db *DB) Backup(ctx context.Context, path string) (err error) {
+	if db.postgres {
+		return fmt.Errorf("backup of %s: fitbot backs up SQLite files; back PostgreSQL up with pg_dump", db.path)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("backup to %s: %w", path, err)

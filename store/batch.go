@@ -251,11 +251,7 @@ func (db *DB) insertPlans(w *planWriter, rows []*planRow) ([]int64, error) {
 		stmt := tx.Stmt(w.insert) // the writer's statement, on the one writer connection
 		defer stmt.Close()
 		for i, r := range rows {
-			res, err := stmt.ExecContext(context.Background(), r.args...)
-			if err != nil {
-				return db.wrap("insert plan", err)
-			}
-			if ids[i], err = res.LastInsertId(); err != nil {
+			if err := stmt.QueryRowContext(context.Background(), r.args...).Scan(&ids[i]); err != nil {
 				return db.wrap("insert plan", err)
 			}
 		}

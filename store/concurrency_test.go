@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,11 +10,11 @@ import (
 
 // TestConcurrentSavesAndLookups is the bot and a CLI user at once, harder:
 // many goroutines save and look up plans through two *DB handles (two
-// processes' worth of connection pools) on one file. Every call must
+// processes' worth of connection pools) on one database. Every call must
 // succeed — no "database is locked" — and every plan must be there after.
 func TestConcurrentSavesAndLookups(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fitbot.db")
-	handles := []*DB{openAt(t, path, nil, -1), openAt(t, path, nil, -1)}
+	db := openTest(t)
+	handles := []*DB{db, reopen(t, db)}
 	const (
 		workers = 16
 		each    = 25
@@ -37,7 +36,7 @@ func TestConcurrentSavesAndLookups(t *testing.T) {
 					errs <- err
 					return
 				}
-				got, err := db.Plan(ctx, id)
+				got, err := db.Plan(ctx, AllPlans(), id)
 				if err != nil {
 					errs <- err
 					return
@@ -45,11 +44,11 @@ func TestConcurrentSavesAndLookups(t *testing.T) {
 				if got.Question != p.Question {
 					errs <- fmt.Errorf("plan %d reads back %q, saved %q", id, got.Question, p.Question)
 				}
-				if _, err := db.PlansForModel(ctx, key, 20); err != nil {
+				if _, err := db.PlansForModel(ctx, AllPlans(), key, 20); err != nil {
 					errs <- err
 					return
 				}
-				if _, err := db.RecentPlans(ctx, testNow, 20); err != nil {
+				if _, err := db.RecentPlans(ctx, AllPlans(), testNow, 20); err != nil {
 					errs <- err
 					return
 				}

@@ -99,6 +99,12 @@ func unwrapPath(err error) error {
 
 // wrap gives a driver error context and, where one applies, a sentinel.
 func (db *DB) wrap(op string, err error) error {
+	if db.postgres {
+		if s := pgSentinel(err); s != nil {
+			return fmt.Errorf("%s: database %s (%v): %w", op, db.path, err, s)
+		}
+		return fmt.Errorf("%s: database %s: %w", op, db.path, err)
+	}
 	switch driverSentinel(err) {
 	case ErrNotDatabase:
 		return fmt.Errorf("%s: database %s is damaged or not a SQLite database (%v): %w", op, db.path, err, ErrNotDatabase)

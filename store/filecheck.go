@@ -10,8 +10,12 @@ import (
 // stripped of its owner's write permission. SQLite keeps writing to an
 // open file that was unlinked, so without this check a plan would be
 // committed, acknowledged, and lost at the next start. A stat costs a
-// microsecond; SavePlan's writer and Ping call it.
+// microsecond; SavePlan's writer and Ping call it. A PostgreSQL database
+// has no file to check.
 func (db *DB) checkFile() error {
+	if db.postgres {
+		return nil
+	}
 	st, err := os.Stat(db.path)
 	switch {
 	case err != nil:

@@ -20,6 +20,9 @@ func (db *DB) SaveMachine(ctx context.Context, team string, m sizing.Machine) er
 		return fmt.Errorf("save machine %q: a name, a GPU and positive counts are required", m.Name)
 	}
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockTable(ctx, tx, "team_hardware"); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM team_hardware WHERE team = ? AND name <> ?`, team, m.Name).Scan(&n); err != nil {
 			return err

@@ -20,8 +20,10 @@ var testNow = time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC)
 
 // openAt opens a database in path with the given migrations applied up to
 // target (-1 for all), failing the test on error and closing it at the end.
+// These tests are about SQLite files; the PostgreSQL pass skips them.
 func openAt(t testing.TB, path string, fsys fstest.MapFS, target int) *DB {
 	t.Helper()
+	skipOnPostgres(t)
 	opt := options{migrations: migrations.FS, target: target, now: func() time.Time { return testNow }}
 	if fsys != nil {
 		opt.migrations = fsys
@@ -34,9 +36,14 @@ func openAt(t testing.TB, path string, fsys fstest.MapFS, target int) *DB {
 	return db
 }
 
-// openTest opens a fully migrated database in a fresh folder.
+// openTest opens a fully migrated database: a SQLite file in a fresh
+// folder, or a fresh schema on the PostgreSQL server of
+// FITBOT_TEST_POSTGRES in the PostgreSQL pass (see TestMain).
 func openTest(t testing.TB) *DB {
 	t.Helper()
+	if testPostgres != "" {
+		return openPostgresTest(t)
+	}
 	return openAt(t, filepath.Join(t.TempDir(), "fitbot.db"), nil, -1)
 }
 

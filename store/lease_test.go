@@ -16,13 +16,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// twoHandles opens the same database file twice, as two fitbot processes
-// sharing a volume would, both reading clock.
+// twoHandles opens the same database twice, as two fitbot processes
+// sharing a volume (or a PostgreSQL server) would, both reading clock.
 func twoHandles(t *testing.T, clock *fakeclock.Clock) (a, b *DB) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "fitbot.db")
-	a = openAt(t, path, nil, -1)
-	b = openAt(t, path, nil, -1)
+	a = openTest(t)
+	b = reopen(t, a)
 	a.Now, b.Now = clock.Now, clock.Now
 	return a, b
 }

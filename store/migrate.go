@@ -76,7 +76,7 @@ func (db *DB) inspect(ctx context.Context, all []migration, target int) (map[int
 				db.path, v, name, ErrNotDatabase)
 		}
 	}
-	if len(applied) > 0 && len(applied) < target {
+	if len(applied) > 0 && len(applied) < target && !db.postgres {
 		if err := db.quickCheck(ctx); err != nil {
 			return nil, err
 		}
@@ -104,7 +104,16 @@ func (db *DB) migrate(ctx context.Context, all []migration, applied map[int]stri
 // apply runs one migration and records it, in one transaction.
 func (db *DB) apply(ctx context.Context, m migration) error {
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, createSchemaMigrations); err != nil {
+		create := createSchemaMigrations
+		if db.postgres {
+			// SQLite's write lock serialises processes migrating at once;
+			// on PostgreSQL an advisory lock, held to the commit, does.
+			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLock)); err != nil {
+				return err
+			}
+			create = pgCreateSchemaMigrations
+		}
+		if _, err := tx.ExecContext(ctx, create); err != nil {
 			return err
 		}
 		var n int
@@ -141,15 +150,19 @@ const createSchemaMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // program's, and is refused rather than written into.
 func (db *DB) appliedMigrations(ctx context.Context) (map[int]string, error) {
 	var tables, ours int
-	err := db.ro.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'schema_migrations')
-		FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`).Scan(&tables, &ours)
+	query := `SELECT count(*), count(*) FILTER (WHERE name = 'schema_migrations')
+		FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
+	if db.postgres {
+		query = pgTables
+	}
+	err := db.ro.QueryRowContext(ctx, query).Scan(&tables, &ours)
 	if err != nil {
 		return nil, db.wrap("read schema", err)
 	}
 	applied := map[int]string{}
 	if ours == 0 {
 		if tables > 0 {
-			return nil, fmt.Errorf("database %s is a SQLite database of another program (it has tables but no schema_migrations); left untouched: %w",
+			return nil, fmt.Errorf("database %s is a database of another program (it has tables but no schema_migrations); left untouched: %w",
 				db.path, ErrNotDatabase)
 		}
 		return applied, nil

@@ -41,19 +41,19 @@ func (db *DB) SaveRun(ctx context.Context, run pricing.Run, offers []pricing.Off
 		first, last = &f, &l
 	}
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO price_runs
+		err := tx.QueryRowContext(ctx, `INSERT INTO price_runs
 			(provider, started_at, finished_at, as_of, status, rows, unknown, error, first_observed, last_observed, published_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			run.Provider, formatTime(run.Started), formatTime(run.Finished), formatTime(run.AsOf),
-			string(run.Status), run.Rows, run.Unknown, run.Error, first, last, optionalTime(run.PublishedAt))
+			string(run.Status), run.Rows, run.Unknown, run.Error, first, last, optionalTime(run.PublishedAt)).Scan(&run.ID)
 		if err != nil {
-			return err
-		}
-		if run.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
 		if run.Status != pricing.RunOK {
 			return nil
+		}
+		if err := db.lockTable(ctx, tx, "offers"); err != nil {
+			return err
 		}
 		ids, err := offerIDs(ctx, tx, offers)
 		if err != nil {
@@ -103,8 +103,9 @@ func keyOf(o pricing.Offer) offerKey {
 // offerIDs returns the offers row id of each offer, in order, inserting
 // the offers never seen before. It reads the known offers of the run's
 // providers once instead of querying row by row, and numbers new offers
-// itself: the write transaction holds the database's only write lock, so
-// max(id) cannot move under it.
+// itself: the write transaction holds the database's only write lock
+// (on PostgreSQL, SaveRun's lock on offers), so max(id) cannot move under
+// it.
 func offerIDs(ctx context.Context, tx *sql.Tx, offers []pricing.Offer) ([]int64, error) {
 	known := make(map[offerKey]int64)
 	var providers []string
@@ -317,7 +318,7 @@ func (db *DB) ProviderHealth(ctx context.Context) ([]ProviderHealth, error) {
 		UNION ALL
 		SELECT `+runColumns+`, 1 AS good, row_number() OVER (PARTITION BY provider ORDER BY as_of DESC, id DESC) AS n
 		FROM price_runs WHERE status = 'ok'
-	) WHERE n = 1 ORDER BY provider, good`)
+	) AS latest WHERE n = 1 ORDER BY provider, good`)
 	if err != nil {
 		return nil, db.wrap("provider health", err)
 	}
@@ -383,8 +384,9 @@ const currentRuns = `WITH RECURSIVE providers (name) AS (
 // source's publication time when earlier than the observation.
 const currentObservations = `(SELECT * FROM (
 	SELECT b.*, row_number() OVER (PARTITION BY b.offer_id
-		ORDER BY min(coalesce(b.published_at, b.observed_at), b.observed_at) DESC, b.observed_at DESC, b.run_id DESC) AS newest
-	FROM observations b WHERE b.run_id IN (` + currentRuns + `)) WHERE newest = 1) b`
+		ORDER BY CASE WHEN b.published_at < b.observed_at THEN b.published_at ELSE b.observed_at END DESC,
+			b.observed_at DESC, b.run_id DESC) AS newest
+	FROM observations b WHERE b.run_id IN (` + currentRuns + `)) AS ranked WHERE newest = 1) b`
 
 // CurrentOffers returns every current offer: the observations of each
 // provider's latest good run, by GPU, cheapest per GPU-hour first.

@@ -1,6 +1,8 @@
-// Package store is fitbot's SQLite database (github.com/mattn/go-sqlite3):
-// opening it with the right per-connection settings, applying the schema
-// in package migrations, a transaction helper, and the tables every
+// Package store is fitbot's database: an embedded SQLite file
+// (github.com/mattn/go-sqlite3) or, for several replicas, a PostgreSQL
+// server (github.com/jackc/pgx; see postgres.go). It opens the database
+// with the right per-connection settings, applies the schema in package
+// migrations, and holds a transaction helper and the tables every
 // capability writes to (plans here; prices, Slack events, digests and
 // leases in files of their own).
 //
@@ -57,9 +59,10 @@ type DB struct {
 	// Times are stored in UTC whatever location it returns.
 	Now func() time.Time
 
-	path string
-	rw   *sql.DB // the single writer: MaxOpenConns(1), BEGIN IMMEDIATE
-	ro   *sql.DB // readers: query_only, deferred transactions
+	path     string  // the file's absolute path, or the PostgreSQL URL without its password
+	postgres bool    // a PostgreSQL server rather than a SQLite file
+	rw       *sql.DB // SQLite: the single writer, MaxOpenConns(1), BEGIN IMMEDIATE; PostgreSQL: pgWriters
+	ro       *sql.DB // readers: query_only (read-only transactions on PostgreSQL)
 
 	file     os.FileInfo // the database file as opened; see checkFile
 	planOnce sync.Once
@@ -69,12 +72,21 @@ type DB struct {
 }
 
 // Open opens the database at path, creating the file (owner-only) and its
-// folder when missing, and brings its schema up to date.
+// folder when missing, and brings its schema up to date. A path that is a
+// postgres:// URL (IsPostgresURL) opens that PostgreSQL database instead,
+// with the same schema and behaviour.
 //
 // A file that is not a SQLite database, a damaged one, another program's
 // database, or one migrated by a newer fitbot is refused with an error
 // naming the path, and nothing is written to it.
 func Open(ctx context.Context, path string) (*DB, error) {
+	if IsPostgresURL(path) {
+		fsys, err := pgMigrations(migrations.FS, migrations.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		return openPostgres(ctx, path, options{migrations: fsys, target: -1})
+	}
 	return open(ctx, path, options{migrations: migrations.FS, target: -1})
 }
 
@@ -143,8 +155,12 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 // a CLI user at once, small enough to keep file handles few.
 const readers = 8
 
-// Path is the absolute path of the database file.
+// Path is the absolute path of the database file, or the PostgreSQL URL
+// without its password.
 func (db *DB) Path() string { return db.path }
+
+// Postgres reports whether the database is a PostgreSQL server.
+func (db *DB) Postgres() bool { return db.postgres }
 
 // Ping checks that the database file is still the one opened (see
 // checkFile) and that both the writer and the readers can reach it;
@@ -171,6 +187,13 @@ func (db *DB) Close() error {
 	db.planOnce.Do(func() {}) // no writer starts after this
 	db.plans.close()
 	var errs []error
+	if db.postgres {
+		errs = append(errs, db.ro.Close(), db.rw.Close())
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("close database %s: %w", db.path, err)
+		}
+		return nil
+	}
 	if _, err := db.rw.ExecContext(ctx, "PRAGMA optimize"); err != nil {
 		errs = append(errs, fmt.Errorf("optimize: %w", err))
 	}

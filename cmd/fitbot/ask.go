@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -18,14 +19,11 @@ import (
 // longest context, which GPU, buy or rent) for `fitbot fit`, in text or
 // JSON, and with save keeps the answer as a plan of its kind. Input it
 // cannot use exits 2 with an example.
-func (a *app) ask(ctx context.Context, question string, p sizing.Parsed, asJSON, save bool) error {
-	// Priced as fit is; both sources know spot prices too, for buy-or-rent.
-	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
-	ans, err := est.Ask(p)
+func (a *app) ask(ctx context.Context, svc *answer.Service, q answer.Question, asJSON, save bool) error {
+	ans, err := svc.AskAnswer(ctx, q)
 	if err != nil {
 		return inputError(err, "")
 	}
-	ans.Assumptions = sizing.MergeAssumptions(p.Notes, ans.Assumptions)
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -36,7 +34,7 @@ func (a *app) ask(ctx context.Context, question string, p sizing.Parsed, asJSON,
 		writeAsk(a.stdout, ans)
 	}
 	if save {
-		return a.savePlan(ctx, plan.FromAsk(question, p, ans, display.AskSummary(ans)), asJSON)
+		return a.savePlan(ctx, plan.FromAsk(q.Text, q.Parsed, ans, display.AskSummary(ans)), asJSON)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/fitbot/fitbot/store"
 )
 
 const backupUsage = `Usage: fitbot backup PATH
@@ -27,6 +29,9 @@ func (a *app) backup(ctx context.Context, args []string) error {
 		return usageError("backup needs one PATH to write the copy to", "fitbot backup backups/fitbot-copy.db")
 	}
 	path := args[0]
+	if store.IsPostgresURL(a.dbPath()) {
+		return failure("fitbot backup copies a SQLite file; FITBOT_DB is a PostgreSQL database", "pg_dump --format=custom --file="+path+" \"$FITBOT_DB\"")
+	}
 	// Checked before opening, so that a mistake does not create a new
 	// empty database where none was.
 	if !a.dbExists() {

@@ -21,7 +21,12 @@ func (a *app) dbPath() string { return a.env.get("FITBOT_DB") }
 
 // dbExists reports whether the database file is there, so that commands
 // that only read can say "nothing yet" instead of creating an empty one.
+// A PostgreSQL database (FITBOT_DB=postgres://...) is taken to exist: the
+// server says otherwise when it is opened.
 func (a *app) dbExists() bool {
+	if store.IsPostgresURL(a.dbPath()) {
+		return true
+	}
 	_, err := os.Stat(a.dbPath())
 	return !errors.Is(err, fs.ErrNotExist)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -115,56 +116,42 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
 	}
 	question := strings.Join(f.words, " ")
-	if f.config == "" {
-		if handled, err := a.routed(ctx, f, sizing.Route(question)); handled {
-			return err
-		}
-	}
-	parsed, err := sizing.Parse(question)
-	if f.config == "" {
-		parsed, err = a.resolveHub(ctx, question, parsed, err)
-	}
+	svc, est := a.answers()
+	var q answer.Question
 	if f.config != "" {
-		arch, cerr := loadConfig(f.config)
-		if cerr != nil {
-			return inputError(cerr, "")
-		}
-		parsed.Query.Arch = &arch
-		parsed.Query.Model, parsed.Query.Params, parsed.Query.Experts = "", 0, 0
-		err = configOnly(err, parsed)
-	}
-	if err != nil {
-		return inputError(err, "")
-	}
-	est := &sizing.Estimator{Prices: a.fitPrices(ctx)}
-	if f.config == "" && parsed.Query.GPU == "" {
-		ms, err := a.machines(ctx)
+		arch, err := loadConfig(f.config)
 		if err != nil {
-			return err
+			return inputError(err, "")
 		}
-		parsed.Query, parsed.Notes = sizing.OnMachines(parsed.Query, parsed.Intent, strings.Join(f.words, " "), ms, est.Answer, parsed.Notes)
+		q = svc.ReadConfigured(question, arch)
+	} else if q = svc.Read(question); !q.Sizing() {
+		return a.routed(ctx, f, q)
 	}
-	if parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "") {
-		return a.serveExtras(est, parsed, &f)
+	q = svc.Resolve(ctx, cliTeam, q)
+	if q.Err != nil {
+		return inputError(q.Err, "")
 	}
-	if parsed.Intent != sizing.IntentFit {
+	if q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "") {
+		return a.serveExtras(est.estimator(ctx), q.Parsed, &f)
+	}
+	if q.Ask() {
 		if f.emit != "" || f.chart != "" {
 			return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
 		}
-		return a.ask(ctx, question, parsed, f.json, f.save)
+		return a.ask(ctx, svc, q, f.json, f.save)
 	}
-	ans, err := est.Answer(parsed.Query)
+	fit, err := svc.Fit(ctx, q)
 	if err != nil {
 		return inputError(err, "")
 	}
-	ans.Assumptions = sizing.MergeAssumptions(parsed.Notes, ans.Assumptions)
+	ans := fit.Answer
 	if f.chart != "" {
 		if err := writeMemoryChart(f.chart, ans); err != nil {
 			return err
 		}
 	}
 	if f.emit != "" {
-		return a.emitLaunch(est, parsed.Query, ans, f.emit, strings.Join(f.words, " "))
+		return a.emitLaunch(est.estimator(ctx), q.Parsed.Query, ans, f.emit, question)
 	}
 	if f.json {
 		enc := json.NewEncoder(a.stdout)
@@ -176,22 +163,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		writeAnswer(a.stdout, ans)
 	}
 	if f.save {
-		return a.savePlan(ctx, plan.FromAnswer(strings.Join(f.words, " "), parsed.Query, ans), f.json)
+		return a.savePlan(ctx, plan.FromAnswer(question, q.Parsed.Query, ans), f.json)
 	}
 	return nil
-}
-
-// configOnly forgives the parser for not finding a model when --config
-// supplies one: the words then only need to say method and hardware.
-func configOnly(err error, p sizing.Parsed) error {
-	var ie *sizing.InputError
-	if err == nil || !errors.As(err, &ie) {
-		return err
-	}
-	if p.Query.Method != "" || p.Query.GPU != "" {
-		return nil
-	}
-	return err
 }
 
 // loadConfig reads a Hugging Face config.json into a model named after

@@ -54,7 +54,7 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.closeStore(db)
-	p, err := db.Plan(ctx, id)
+	p, err := db.Plan(ctx, f.scope(), id)
 	if errors.Is(err, store.ErrNotFound) {
 		return failure(fmt.Sprintf("there is no plan %d", id), "fitbot plans lists the plans there are")
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,11 +81,30 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		defer func() { a.stderr = stderr }()
 	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
+	setGCTarget(log)
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code
 	}
 	return s.run(ctx)
+}
+
+// serveGCPercent is serve's garbage-collection target when GOGC is not
+// set: the heap may grow to five times what is live before a collection
+// (Go's default is twice). serve's live heap is a few megabytes (the
+// estimator's catalogs, the reply cache, the limiter), so this costs tens
+// of megabytes at most and takes most of the collector's share of a
+// request's CPU time away (docs/operations.md, BENCHMARKS.md).
+const serveGCPercent = 400
+
+// setGCTarget sets serveGCPercent unless GOGC (which the runtime already
+// read) says otherwise.
+func setGCTarget(log *slog.Logger) {
+	if v, set := os.LookupEnv("GOGC"); set {
+		log.Info("serve: garbage collection as GOGC says", "GOGC", v)
+		return
+	}
+	debug.SetGCPercent(serveGCPercent)
 }
 
 // service is a running `fitbot serve`: what it started, in the order it
@@ -95,6 +116,7 @@ type service struct {
 	handler  *bot.Handler
 	hub      *hub.Resolver // its background refreshes write to db
 	uploader *bot.Uploader // pictures and launch configs into threads
+	team     string        // the bot token's workspace (auth.test)
 	servers  []*http.Server
 	socket   *bot.Socket
 	stopSch  func(context.Context) error
@@ -141,6 +163,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			"check the bot token (OAuth & Permissions > Bot User OAuth Token) and that Slack is reachable (SLACK_API_URL)")
 	}
 	log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
+	s.team = auth.TeamID
 
 	var interpreter bot.Interpreter
 	if lc := cfg.llm(); lc.Enabled() {
@@ -271,7 +294,7 @@ func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ct
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
-	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, s.cfg.DigestCron, s.hub, s.log)
+	poster, err := newDigestPoster(s.db, web, s.uploader, s.cfg.DigestChannel, store.Viewer(s.team, s.cfg.DigestChannel, ""), s.cfg.DigestCron, s.hub, s.log)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,260 @@
+// Package answer reads a question and answers it, for every face of
+// fitbot: the Slack bot and the command line call it and decide nothing
+// about what a question means themselves.
+//
+// A question is read once, in one order: routed (a price question, small
+// talk, help, or a sizing question), parsed, its Hugging Face Hub model
+// resolved, then placed on the team's machines when it names no GPU.
+// Read does the first two steps, which do no I/O; Resolve the last two.
+// A face that has to acknowledge within a budget (Slack's 3 seconds) may
+// run Resolve in the background; it cannot reorder the steps.
+//
+// The package is synchronous, takes a context everywhere and knows no
+// transport: it returns typed results, never prose or Block Kit.
+package answer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// Parser reads a question the way sizing.Parse does.
+type Parser func(question string) (sizing.Parsed, error)
+
+// Estimator answers a sizing question within ctx; Fixed is one.
+type Estimator interface {
+	Answer(ctx context.Context, q sizing.Query) (sizing.Answer, error)
+}
+
+// Asker answers the questions that run the other way round (largest
+// model, longest context, which GPU, buy or rent) within ctx; Fixed is one.
+type Asker interface {
+	Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error)
+}
+
+// ModelResolver finishes a parse with the Hugging Face Hub: a repo the
+// question names by id or link, or a model name the catalog lacks;
+// *hub.Resolver is one.
+type ModelResolver interface {
+	ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error)
+}
+
+// Machines lists a team's own machines; *store.DB is one.
+type Machines interface {
+	Machines(ctx context.Context, team string) ([]sizing.Machine, error)
+}
+
+// Fixed answers with one estimator, whose prices never change (tests,
+// the command line, the load generator). The estimator does no I/O, so
+// it has no use for ctx.
+type Fixed struct{ Estimator *sizing.Estimator }
+
+// Answer implements Estimator.
+func (f Fixed) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
+	return f.Estimator.Answer(q)
+}
+
+// Ask implements Asker.
+func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+	return f.Estimator.Ask(p)
+}
+
+// Service reads and answers questions. Estimator is required; the rest
+// may be nil.
+type Service struct {
+	Parse     Parser        // nil: sizing.Parse
+	Estimator Estimator     // the estimate of a fit question, and placing a question on machines
+	Asker     Asker         // nil: the questions that run the other way round get ErrCannotAsk
+	Models    ModelResolver // nil: a Hub model is left to the parser's own message
+	Machines  Machines      // nil: questions are never placed on a team's machines
+	Logger    *slog.Logger  // nil: slog.Default()
+}
+
+// ErrCannotAsk is the error of a question that runs the other way round
+// on a Service without an Asker.
+var ErrCannotAsk = errors.New("this fitbot cannot answer that kind of question yet")
+
+// Question is a question as read: its routing, and for a sizing
+// question the parse and the parser's (or the Hub's) error.
+type Question struct {
+	Text   string
+	Route  sizing.Routing
+	Parsed sizing.Parsed
+	Err    error
+	// configured: the model comes with the question (--config), so the
+	// Hub and the team's machines have nothing to add.
+	configured bool
+}
+
+// Sizing reports whether the question is a sizing question (not a price
+// question, small talk or help).
+func (q Question) Sizing() bool { return q.Route.Kind == sizing.RouteSizing }
+
+// Ask reports whether the question is one that runs the other way round
+// (largest model, longest context, which GPU, buy or rent); anything else,
+// intent none included, is a fit question.
+func (q Question) Ask() bool { return IsAsk(q.Parsed.Intent) }
+
+// IsAsk reports whether an intent is one of the questions that run the
+// other way round.
+func IsAsk(i sizing.Intent) bool {
+	switch i {
+	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent, sizing.IntentServe:
+		return true
+	}
+	return false
+}
+
+// HasModel reports whether a query names a model: a catalog id, a bare
+// size or an architecture.
+func HasModel(q sizing.Query) bool {
+	return q.Model != "" || q.Params != 0 || q.Arch != nil
+}
+
+// Read routes text and, for a sizing question, parses it. It does no I/O.
+func (s *Service) Read(text string) Question {
+	q := Question{Text: text, Route: sizing.Route(text)}
+	if q.Sizing() {
+		q.Parsed, q.Err = s.parse(text)
+	}
+	return q
+}
+
+// ReadSizing reads text as a sizing question, without routing: the
+// words of a saved plan or a button, which were a sizing question when
+// they were asked.
+func (s *Service) ReadSizing(text string) Question {
+	q := Question{Text: text, Route: sizing.Routing{Kind: sizing.RouteSizing}}
+	q.Parsed, q.Err = s.parse(text)
+	return q
+}
+
+// ReadConfigured reads text as a sizing question about the model arch
+// (a Hugging Face config.json given with the question): the words then
+// need only say the method and the hardware. Neither the Hub nor the
+// team's machines are asked.
+func (s *Service) ReadConfigured(text string, arch sizing.Model) Question {
+	q := s.ReadSizing(text)
+	q.configured = true
+	q.Parsed.Query.Arch = &arch
+	q.Parsed.Query.Model, q.Parsed.Query.Params, q.Parsed.Query.Experts = "", 0, 0
+	var in *sizing.InputError
+	if q.Err != nil && errors.As(q.Err, &in) && (q.Parsed.Query.Method != "" || q.Parsed.Query.GPU != "") {
+		q.Err = nil
+	}
+	return q
+}
+
+func (s *Service) parse(text string) (sizing.Parsed, error) {
+	if s.Parse == nil {
+		return sizing.Parse(text)
+	}
+	return s.Parse(text)
+}
+
+// NeedsHub reports whether Resolve will ask the Hugging Face Hub for the
+// question's model (which may take a while): it names a Hub repo, or a
+// model the catalog lacks, and a ModelResolver is configured.
+func (s *Service) NeedsHub(q Question) bool {
+	return s.Models != nil && q.Sizing() && !q.configured && (q.Parsed.Hub != "" || q.Parsed.Missing.Words != "")
+}
+
+// Resolve finishes reading a sizing question, in this order: the model
+// from the Hugging Face Hub (NeedsHub), then, when the question names no
+// GPU, the team's machines (see sizing.OnMachines), so that a Hub model
+// is placed by its own size. team names whose machines; the command
+// line's are team "". Other questions are returned as they are.
+func (s *Service) Resolve(ctx context.Context, team string, q Question) Question {
+	if !q.Sizing() || q.configured {
+		return q
+	}
+	if s.NeedsHub(q) {
+		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
+	}
+	if q.Err == nil {
+		q.Parsed = s.onMachines(ctx, team, q.Text, q.Parsed)
+	}
+	return q
+}
+
+// Reread reads words that were a sizing question when they were asked
+// (a saved plan's canonical question, a button's), the Hub model
+// included; they name their hardware, so the team's machines are not
+// asked.
+func (s *Service) Reread(ctx context.Context, text string) (sizing.Parsed, error) {
+	q := s.ReadSizing(text)
+	if s.NeedsHub(q) {
+		return s.Models.ResolveParsed(ctx, text, q.Parsed, q.Err)
+	}
+	return q.Parsed, q.Err
+}
+
+// onMachines sizes a question on the team's own machines: the one it
+// names ("on our box"), or, when it names no GPU at all, the smallest of
+// them it fits on (the largest when it fits on none). The assumption
+// says which. Machines that cannot be read are logged and left out.
+func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
+	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Intent == sizing.IntentWhichGPU {
+		return p
+	}
+	ms, err := s.Machines.Machines(ctx, team)
+	if err != nil {
+		s.logger().Warn("answer: reading the team's machines failed; answered without them", "err", err)
+		return p
+	}
+	estimate := func(q sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, q) }
+	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, estimate, p.Notes)
+	return p
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// Fit is the answer to a fit question.
+type Fit struct {
+	// Answer is the estimate with what the reading assumed or corrected
+	// (a typo read as a word, a machine chosen) said first.
+	Answer sizing.Answer
+	// Estimate is the estimator's answer alone, the same for every
+	// wording of the question: what a cache keyed by the canonical
+	// question keeps.
+	Estimate sizing.Answer
+}
+
+// Fit answers a resolved fit question.
+func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
+	if q.Err != nil {
+		return Fit{}, q.Err
+	}
+	a, err := s.Estimator.Answer(ctx, q.Parsed.Query)
+	if err != nil {
+		return Fit{}, err
+	}
+	f := Fit{Answer: a, Estimate: a}
+	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
+	return f, nil
+}
+
+// AskAnswer answers a resolved question that runs the other way round,
+// with what the reading assumed said first.
+func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, error) {
+	if q.Err != nil {
+		return sizing.AskAnswer{}, q.Err
+	}
+	if s.Asker == nil {
+		return sizing.AskAnswer{}, ErrCannotAsk
+	}
+	a, err := s.Asker.Ask(ctx, q.Parsed)
+	if err != nil {
+		return sizing.AskAnswer{}, err
+	}
+	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
+	return a, nil
+}

@@ -1,0 +1,136 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// hubQwen resolves every Hub question to Qwen/Qwen3-1.7B from
+// hub/testdata (its source is in hub/testdata/SOURCES.md), counting calls.
+type hubQwen struct{ calls int }
+
+func (h *hubQwen) ResolveParsed(_ context.Context, question string, p sizing.Parsed, _ error) (sizing.Parsed, error) {
+	h.calls++
+	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
+	if err != nil {
+		return p, err
+	}
+	m, err := sizing.ModelFromHub("Qwen/Qwen3-1.7B", config, sizing.HubWeights{Total: 2_031_739_904})
+	if err != nil {
+		return p, err
+	}
+	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
+		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
+	}
+	p.Query.Arch = &m
+	return p, nil
+}
+
+// teamMachines are the review's two machines, for any team; err fails the read.
+type teamMachines struct{ err error }
+
+func (m teamMachines) Machines(context.Context, string) ([]sizing.Machine, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return []sizing.Machine{
+		{Name: "the big one", GPU: "h100", GPUs: 8, Nodes: 1},
+		{Name: "the 4090", GPU: "rtx-4090", GPUs: 1, Nodes: 1},
+	}, nil
+}
+
+func service(hub *hubQwen, ms Machines) *Service {
+	est := Fixed{&sizing.Estimator{}}
+	return &Service{Estimator: est, Asker: est, Models: hub, Machines: ms}
+}
+
+// TestResolveOrder: the Hub model is resolved before the question is
+// placed on the team's machines, so it lands on the smallest that holds it.
+func TestResolveOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, text := range []string{"Qwen/Qwen3-1.7B qlora", "qwen3 1.7b qlora"} {
+		hub := &hubQwen{}
+		s := service(hub, teamMachines{})
+		q := s.Read(text)
+		if !s.NeedsHub(q) {
+			t.Fatalf("%q: NeedsHub false", text)
+		}
+		q = s.Resolve(ctx, "T1", q)
+		if q.Err != nil {
+			t.Fatalf("%q: %v", text, q.Err)
+		}
+		f, err := s.Fit(ctx, q)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		r := f.Answer.Request
+		if hub.calls != 1 || r.GPU != "rtx-4090" || r.GPUs != 1 || !f.Answer.Fits {
+			t.Errorf("%q: %d Hub calls, %d× %s fits %v; want one call, 1× rtx-4090, fits", text, hub.calls, r.GPUs, r.GPU, f.Answer.Fits)
+		}
+		if got := strings.Join(f.Answer.Assumptions, "\n"); !strings.Contains(got, `sized on "the 4090"`) {
+			t.Errorf("%q: the assumptions do not name the machine:\n%s", text, got)
+		}
+		if got := strings.Join(f.Estimate.Assumptions, "\n"); strings.Contains(got, "the 4090") {
+			t.Errorf("%q: the estimate alone carries the reading's notes:\n%s", text, got)
+		}
+	}
+}
+
+// TestResolveWithoutMachines: machines that cannot be read leave the
+// question as asked; a question naming its GPU never reads them.
+func TestResolveWithoutMachines(t *testing.T) {
+	ctx := context.Background()
+	s := service(&hubQwen{}, teamMachines{err: errors.New("disk on fire")})
+	q := s.Resolve(ctx, "T1", s.Read("13b qlora"))
+	if q.Err != nil || q.Parsed.Query.GPU != "" {
+		t.Errorf("unreadable machines: err %v, gpu %q", q.Err, q.Parsed.Query.GPU)
+	}
+	s = service(&hubQwen{}, teamMachines{})
+	if q := s.Resolve(ctx, "T1", s.Read("13b qlora h100")); q.Parsed.Query.GPU != "h100" || q.Parsed.Query.GPUs != 0 {
+		t.Errorf("a named GPU was replaced: %+v", q.Parsed.Query)
+	}
+}
+
+// TestReadConfigured: a question about a config.json asks neither the
+// Hub nor the machines, and needs no model in its words.
+func TestReadConfigured(t *testing.T) {
+	hub := &hubQwen{}
+	s := service(hub, teamMachines{})
+	q := s.Resolve(context.Background(), "", s.ReadConfigured("lora", sizing.Model{Name: "mine"}))
+	if q.Err != nil || hub.calls != 0 || q.Parsed.Query.GPU != "" || q.Parsed.Query.Arch == nil || q.Parsed.Query.Arch.Name != "mine" {
+		t.Errorf("configured: err %v, %d Hub calls, gpu %q, arch %v", q.Err, hub.calls, q.Parsed.Query.GPU, q.Parsed.Query.Arch)
+	}
+	if q := s.ReadConfigured("please", sizing.Model{Name: "mine"}); q.Err == nil {
+		t.Error("words with neither method nor hardware were accepted")
+	}
+}
+
+func TestKind(t *testing.T) {
+	s := &Service{}
+	for text, want := range map[string]Kind{
+		"hello there":                   KindGreeting,
+		"thanks!":                       KindChat,
+		"help":                          KindHelp,
+		"how much is an h100 per hour?": KindPrices,
+		"13b lora 4090":                 KindFit,
+		"what 2x4090 lora":              KindLargest,
+		"which gpu 13b lora":            KindWhichGPU,
+	} {
+		if got := s.Read(text).Kind(); got != want {
+			t.Errorf("Read(%q).Kind() = %s, want %s", text, got, want)
+		}
+	}
+}
+
+// TestAskWithoutAsker: a Service without an Asker says so, typed.
+func TestAskWithoutAsker(t *testing.T) {
+	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
+	if _, err := s.AskAnswer(context.Background(), s.Read("what 2x4090 lora")); !errors.Is(err, ErrCannotAsk) {
+		t.Errorf("err = %v, want ErrCannotAsk", err)
+	}
+}

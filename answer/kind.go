@@ -1,0 +1,40 @@
+package answer
+
+import "github.com/fitbot/fitbot/sizing"
+
+// Kind is what a question asks, and so what its answer is: the `kind`
+// of every JSON answer.
+type Kind string
+
+// The kinds of question. The four that run the other way round are
+// named as their intents are (sizing.IntentLargest...).
+const (
+	KindFit        Kind = "fit"           // does it fit, and at what cost
+	KindLargest    Kind = "largest_model" // the largest model that fits
+	KindMaxContext Kind = "max_context"   // the longest context that fits
+	KindWhichGPU   Kind = "which_gpu"     // every card that fits, cheapest first
+	KindBuyRent    Kind = "buy_vs_rent"   // buy or rent
+	KindPrices     Kind = "prices"        // GPU prices: of the GPUs named, or of every GPU
+	KindGreeting   Kind = "greeting"      // small talk that greets: "hello there"
+	KindChat       Kind = "chat"          // other small talk and thanks
+	KindHelp       Kind = "help"          // what fitbot can do
+)
+
+// Kind is what the question asks.
+func (q Question) Kind() Kind {
+	switch q.Route.Kind {
+	case sizing.RoutePrice:
+		return KindPrices
+	case sizing.RouteChat:
+		if q.Route.Greeting {
+			return KindGreeting
+		}
+		return KindChat
+	case sizing.RouteHelp:
+		return KindHelp
+	}
+	if q.Ask() {
+		return Kind(q.Parsed.Intent)
+	}
+	return KindFit
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestFitHubModelOnTeamMachines is the review's reproduction through the
+// command line (bot's TestHubModelOnTeamMachines is the Slack face): with
+// two machines, 1× RTX 4090 and 8× H100, a Hub model asked with no GPU is
+// placed by its own size on the smaller one, by id and by words.
+func TestFitHubModelOnTeamMachines(t *testing.T) {
+	fakeHub(t)
+	useDB(t)
+	for _, add := range [][]string{{"hardware", "add", "the", "4090:", "1x", "rtx-4090"}, {"hardware", "add", "the", "big", "one:", "8x", "h100"}} {
+		if code, _, errOut := runCmd(t, add...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", add, code, errOut)
+		}
+	}
+	for _, words := range [][]string{{"Qwen/Qwen3-1.7B", "qlora"}, {"qwen3", "1.7b", "qlora"}} {
+		req, asm, code, errOut := fitJSON(t, words...)
+		if code != exitOK {
+			t.Fatalf("fit %v: exit %d: %s", words, code, errOut)
+		}
+		if req["model"] != "Qwen/Qwen3-1.7B" || req["gpu"] != "rtx-4090" || req["gpus"] != float64(1) {
+			t.Errorf("fit %v: model %v on %v× %v, want Qwen/Qwen3-1.7B on 1× rtx-4090", words, req["model"], req["gpus"], req["gpu"])
+		}
+		if !strings.Contains(asm, `sized on "the 4090"`) || !strings.Contains(asm, "the smallest of the team's 2 machines it fits on") {
+			t.Errorf("fit %v: assumptions do not say the machine:\n%s", words, asm)
+		}
+	}
+}
+
+// TestFitJSONAlwaysJSON: whatever the words, `fit --json` that exits 0
+// prints exactly one JSON object, and small talk, help and prices say
+// their kind; "hello there" is greeted, not thanked.
+func TestFitJSONAlwaysJSON(t *testing.T) {
+	useDB(t)
+	tests := []struct {
+		words    []string
+		kind     string
+		contains string
+	}{
+		{[]string{"hello", "there"}, "greeting", "Hello!"},
+		{[]string{"thanks!"}, "chat", "Happy to help"},
+		{[]string{"what", "can", "you", "do?"}, "help", "Usage: fitbot fit"},
+		{[]string{"how", "much", "is", "an", "h100", "per", "hour?"}, "prices", `"gpu": "h100"`},
+		{[]string{"is", "the", "h200", "cheaper", "than", "the", "h100", "this", "week?"}, "prices", `"gpu": "h200"`},
+		{[]string{"gpu", "prices"}, "prices", `"cheapest"`},
+		{[]string{"13b", "lora", "4090"}, "", `"request"`},
+		{[]string{"what", "2x4090", "lora"}, "", `"largest_model"`},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCmd(t, append([]string{"fit", "--json"}, tt.words...)...)
+		if code != exitOK {
+			t.Errorf("fit --json %v: exit %d: %s", tt.words, code, errOut)
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			t.Errorf("fit --json %v: not JSON: %v\n%s", tt.words, err, out)
+			continue
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			t.Errorf("fit --json %v: more than one JSON value:\n%s", tt.words, out)
+		}
+		if tt.kind != "" && obj["kind"] != tt.kind {
+			t.Errorf("fit --json %v: kind %v, want %s", tt.words, obj["kind"], tt.kind)
+		}
+		if !strings.Contains(out, tt.contains) {
+			t.Errorf("fit --json %v: lacks %s:\n%s", tt.words, tt.contains, out)
+		}
+	}
+	var out bytes.Buffer
+	if code := run(t.Context(), []string{"fit", "hello", "there"}, &out, io.Discard); code != exitOK || !strings.HasPrefix(out.String(), "Hello!") {
+		t.Errorf("fit hello there: exit %d, %q; want a greeting", code, out.String())
+	}
+}
