@@ -101,3 +101,35 @@ func TestServingPhysics(t *testing.T) {
 		t.Errorf("tensor parallel 2 is not faster per token than one GPU for Llama 3.1 70B fp8")
 	}
 }
+
+// TestServingThroughputPublished checks the aggregate output at full
+// load against TensorRT-LLM's perf-overview table
+// (testdata/serving/SOURCES.md): within -30 % / +40 %.
+func TestServingThroughputPublished(t *testing.T) {
+	data, err := os.ReadFile("testdata/serving/throughput.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e Estimator
+	for n, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			t.Fatalf("throughput.tsv:%d: %d fields, want 3", n+2, len(f))
+		}
+		want, _ := strconv.ParseFloat(f[2], 64)
+		p, err := Parse(f[0])
+		if err != nil {
+			t.Fatalf("%s: %v", f[0], err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatalf("%s: %v", f[0], err)
+		}
+		got := a.Serving.OutputTokensPerSecond
+		if r := got / want; r < 0.7 || r > 1.4 {
+			t.Errorf("%s: %.0f output tok/s, TensorRT-LLM %.0f (%.2f×; tolerance 0.70-1.40)", f[1], got, want, r)
+		} else {
+			t.Logf("%s: %.0f output tok/s against %.0f (%.2f×)", f[1], got, want, r)
+		}
+	}
+}
