@@ -27,10 +27,11 @@ var allowedImports = map[string][]string{
 	"pricing":    {"sizing", "display", "plan", "retry"},
 	"store":      {"sizing", "plan", "pricing", "hub", "migrations"},
 	"answer":     {"sizing"},
-	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer"},
+	"bot":        {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "internal/ratelog"},
 	"launch":     {"sizing"},
 	"chart":      {"sizing", "display", "pricing"},
 	"bot/llm":    {"sizing", "display", "retry"},
+	"internal/ratelog": {}, // repeated failures logged once per interval
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 }
