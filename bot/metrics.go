@@ -47,6 +47,7 @@ type Metrics struct {
 	refreshRuns     *prometheus.CounterVec
 	offersHeld      *prometheus.CounterVec
 	priceAge        *prometheus.GaugeVec
+	unknownGPUs     *prometheus.GaugeVec
 	digests         *prometheus.CounterVec
 	slackErrors     *prometheus.CounterVec
 	slackRateLimits *prometheus.CounterVec
@@ -88,6 +89,10 @@ func NewMetrics() *Metrics {
 			Name: "fitbot_price_age_seconds",
 			Help: "Age of each provider's current prices (its latest good refresh).",
 		}, []string{"provider"}),
+		unknownGPUs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "fitbot_price_unknown_gpu_rows",
+			Help: "Rows of each provider's latest refresh whose GPU name fitbot cannot map to a catalog card, by GPU name.",
+		}, []string{"provider", "gpu"}),
 		digests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fitbot_digests_posted_total",
 			Help: "Weekly price digests, by outcome (posted, skipped, failed).",
@@ -117,7 +122,7 @@ func NewMetrics() *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.offersHeld, m.priceAge,
+		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.offersHeld, m.priceAge, m.unknownGPUs,
 		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected, m.planBatchRows,
 	)
 	return m
@@ -175,6 +180,19 @@ func (m *Metrics) RefreshRun(provider, status string) {
 		return
 	}
 	m.refreshRuns.WithLabelValues(provider, status).Inc()
+}
+
+// UnknownGPUs sets, for provider's latest refresh, how many rows named
+// each GPU fitbot could not map to a catalog card; names of an earlier
+// refresh that are gone are dropped.
+func (m *Metrics) UnknownGPUs(provider string, rows map[string]int) {
+	if m == nil {
+		return
+	}
+	m.unknownGPUs.DeletePartialMatch(prometheus.Labels{"provider": provider})
+	for name, n := range rows {
+		m.unknownGPUs.WithLabelValues(provider, name).Set(float64(n))
+	}
 }
 
 // OffersHeld records n offers of provider's refresh held aside as

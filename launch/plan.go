@@ -71,7 +71,7 @@ type Plan struct {
 	PerGPU    sizing.Memory // the estimate's per-GPU memory
 	VRAMBytes int64         // one card's capacity
 	DiskBytes int64         // local disk the estimate asks for
-	Spot      bool          // the answer was priced at a spot rate
+	Spot      bool          // the question asked for spot, or the answer was priced at a spot rate
 	HubID     string        // Hugging Face repo id; "" for a bare size
 	Layers    int           // transformer blocks; 0 when unknown
 	ModelName string        // display name
@@ -81,7 +81,7 @@ type Plan struct {
 func PlanOf(a sizing.Answer) Plan {
 	p := Plan{
 		Request: a.Request, PerGPU: a.PerGPU, DiskBytes: a.DiskBytes,
-		Spot: a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName,
+		Spot: a.Request.Spot || a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName,
 	}
 	if g, _, err := sizing.LookupGPU(a.Request.GPU); err == nil {
 		p.VRAMBytes = g.MemoryBytes
@@ -209,10 +209,15 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		Model: q.Model, Params: q.Params, Experts: q.Experts, Arch: q.Arch,
 		Method: r.Method, Precision: r.Precision, Quant: r.Quant,
 		GPU: r.GPU, GPUs: r.GPUs, Nodes: r.Nodes,
-		SeqLen: r.SeqLen, MicroBatch: r.MicroBatch, Tokens: r.Tokens,
+		SeqLen: r.SeqLen, MicroBatch: r.MicroBatch, Tokens: r.Tokens, Spot: r.Spot,
 	}
 	if !training(r) {
-		out.KVPrecision = r.KVPrecision
+		// Serving: the users asked (MicroBatch stands for them), none when
+		// none were, and the load and targets as asked.
+		out.KVPrecision, out.MicroBatch = r.KVPrecision, r.Concurrency
+		out.Serve = sizing.ServeLoad{RequestsPerSecond: r.RequestsPerSecond, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+			TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}
 	stage, ckpt := r.ZeROStage, r.GradCheckpointing

@@ -442,6 +442,7 @@ func validateSkyPilot(t reporter, text string, p Plan) []string {
 // precisions, quantisations, KV caches, GPUs and machine counts.
 var validationCases = append(slices.Clone(launchCases),
 	launchCase{name: "zero1-a100", words: "llama 3.1 8b full on 8 a100 zero 1"},
+	launchCase{name: "spot-asked-a100", words: "llama 3.1 8b full on 8 a100 zero 2 on spot instances"},
 	launchCase{name: "zero2-offload-cpu", words: "llama 3.1 8b full on 4 a100 zero 2 offload cpu"},
 	launchCase{name: "zero3-h200", words: "llama 3.1 8b full on 8 h200 zero 3 context 8192"},
 	launchCase{name: "zero3-fp16-v100", words: "llama 3.2 1b full on 8 v100 32gb zero 3 fp16 context 1024"},
@@ -645,6 +646,28 @@ func TestGated(t *testing.T) {
 	} {
 		if got := gated(id); got != want {
 			t.Errorf("gated(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestSpotAsked: a question that asks for spot launches on spot even
+// where the card's cheapest known price is on demand.
+func TestSpotAsked(t *testing.T) {
+	for words, want := range map[string]bool{
+		"llama 3.1 8b full on 8 a100 zero 2 on spot instances": true,
+		"llama 3.1 8b full on 8 a100 zero 2 preemptible":       true,
+		"llama 3.1 8b full on 8 a100 zero 2":                   false,
+	} {
+		q, a := answerFor(t, launchCase{name: "spot", words: words})
+		if q.Spot != want || a.Request.Spot != want {
+			t.Errorf("%q: query spot %v, request spot %v; want %v", words, q.Spot, a.Request.Spot, want)
+		}
+		cfg, err := Emit(KindSkyPilot, PlanOf(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(cfg.Text, "use_spot: true"); got != want {
+			t.Errorf("%q: use_spot true written %v, want %v", words, got, want)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func DefaultDigestConfig() DigestConfig {
 		MinSamples:   5,
 		Marketplaces: []string{"vast"},
 		PlanWindow:   90 * 24 * time.Hour,
-		StaleAfter:   24 * time.Hour,
+		StaleAfter:   SourceMaxAge,
 		MaxPlans:     50,
 	}
 }

@@ -85,6 +85,18 @@ type Report struct {
 	Confirmed int
 }
 
+// UnknownGPUs is Unknown by GPU name: the rows of each name fitbot could
+// not map, whatever instance or memory a catalog gave with it
+// ("GH200 (gpu_1x_gh200 96.0GB)" counts under "GH200").
+func (r Report) UnknownGPUs() map[string]int {
+	out := make(map[string]int, len(r.Unknown))
+	for k, n := range r.Unknown {
+		name, _, _ := strings.Cut(k, " (")
+		out[name] += n
+	}
+	return out
+}
+
 // Stale reports whether the provider's current prices are not from this
 // refresh, or are from a source whose publication date is old at the end
 // of the refresh.

@@ -67,6 +67,9 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 		name = orDefault(top, "config.json model")
 	}
 	mt := orDefault(cfg.str("model_type"), top)
+	if err := refuseFamily(raw, cfg, name); err != nil {
+		return Model{}, err
+	}
 	r := configReader{cfg: cfg, defaults: configDefaults[mt], used: map[string]bool{}}
 	m, more := r.model(mt)
 	r.refuseUnread(mt)

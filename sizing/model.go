@@ -11,7 +11,10 @@ import (
 const (
 	KindDecoder        = "decoder"         // GPT-style causal LM
 	KindEncoder        = "encoder"         // BERT-style, no KV cache
-	KindEncoderDecoder = "encoder-decoder" // T5, NLLB
+	KindEncoderDecoder = "encoder-decoder" // T5, NLLB, Whisper
+	KindDiffusion      = "diffusion"       // UNet or DiT image models (SD, SDXL, SD3, FLUX)
+	KindSSM            = "ssm"             // state-space models (Mamba): a fixed state per layer, no KV cache
+	KindHybrid         = "hybrid"          // attention layers beside state-space layers (Jamba)
 )
 
 // MLP and norm styles.

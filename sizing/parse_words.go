@@ -47,6 +47,7 @@ const (
 	kindBits        // "2bit", "3bit": a base width bitsandbytes does not train on
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
+	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
 )
 
 // word is the meaning of one known word or phrase.
@@ -187,6 +188,7 @@ func buildPhrases() map[string]word {
 		"fsdp", "fsdp2", "fullyshardeddataparallel", "fullshard")
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
+	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
 		"offloadtocpu", "offloadcpu", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",
@@ -213,7 +215,8 @@ func buildPhrases() map[string]word {
 		"perdevicebatch", "perdevicebatchsize", "perdevicetrainbatchsize", "microbs", "batchof", "concurrency")
 	add(word{kind: kindBatchWord}, "users", "user", "requests", "request", "concurrent", "concurrentusers",
 		"concurrentrequests", "parallelrequests", "simultaneoususers", "simultaneousrequests", "streams",
-		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs")
+		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs",
+		"ppl", "people", "folks", "clients", "customers")
 	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")

@@ -82,7 +82,10 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolvePrecision(q); err != nil {
 		return nil, err
 	}
-	if err := rs.resolveShape(q); err != nil {
+	if err := rs.resolveShape(serveLengths(q)); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
 	if rs.req.Method != MethodInference {
@@ -132,6 +135,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		}
 	case q.Model != "":
 		m, note, err := LookupModel(q.Model)
+		if n, ok := LookupNamed(q.Model); err != nil && ok {
+			return n.Refusal()
+		}
 		if err != nil {
 			return notFound(err, q)
 		}
@@ -157,6 +163,7 @@ func (rs *resolved) resolveModel(q Query) error {
 			rs.model.Name, humanCount(total), humanCount(active))
 	}
 	rs.req.Model = rs.model.ID
+	rs.req.Architecture = rs.model.Architecture()
 	rs.req.Params, rs.req.ActiveParams = total, active
 	return nil
 }
@@ -524,6 +531,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
+	r.Spot = q.Spot
 	if r.Offload == "" {
 		r.Offload = OffloadNone
 	}

@@ -58,7 +58,7 @@ func TestResolveDefaults(t *testing.T) {
 	want := Request{Model: "llama-3.1-8b", Params: 8_030_261_248, ActiveParams: 8_030_261_248, Method: MethodQLoRA,
 		Optimizer: OptimizerAdamW, Precision: PrecisionBF16, GPU: "rtx-4090", GPUs: 1, Nodes: 1, Offload: OffloadNone,
 		SeqLen: 2048, MicroBatch: 1, GradAccumSteps: 1, GlobalBatchTokens: 2048, GradCheckpointing: true, LoRARank: 16, Quant: QuantNF4DQ,
-		TensorParallel: 1, PipelineParallel: 1, ContextParallel: 1, ExpertParallel: 1}
+		TensorParallel: 1, PipelineParallel: 1, ContextParallel: 1, ExpertParallel: 1, Architecture: ArchDecoder}
 	if r != want {
 		t.Errorf("Resolve =\n%+v\nwant\n%+v", r, want)
 	}

@@ -46,6 +46,7 @@ type AskAnswer struct {
 	MaxContext *ContextResult  `json:"max_context,omitempty"`
 	WhichGPU   *WhichGPUResult `json:"which_gpu,omitempty"`
 	BuyRent    *BuyRentResult  `json:"buy_vs_rent,omitempty"`
+	Serve      *ServeResult    `json:"serve,omitempty"`
 }
 
 // LargestResult is the largest model that fits the named hardware, for
@@ -556,6 +557,8 @@ func (e *Estimator) Ask(p Parsed) (AskAnswer, error) {
 		return e.WhichGPU(p.Query)
 	case IntentBuyRent:
 		return e.BuyRent(p.Query, p.Workload)
+	case IntentServe:
+		return e.Serve(p.Query)
 	}
 	return AskAnswer{}, inputErr("fit what 2x rtx-4090 lora", "%q is a fit question, not one that runs the other way round", p.Intent)
 }

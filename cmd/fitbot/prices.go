@@ -57,10 +57,6 @@ refused whole, with every bad line listed.
 The database is FITBOT_DB, else ./fitbot.db.
 `
 
-// staleAfter is how old a provider's last good prices may grow before
-// `fitbot prices` warns about them.
-const staleAfter = 24 * time.Hour
-
 // refreshHTTPTimeout bounds one provider request; the refresher bounds a
 // whole provider.
 const refreshHTTPTimeout = 60 * time.Second
@@ -208,13 +204,11 @@ func offerAge(now time.Time, o pricing.Offer) string {
 	return s
 }
 
-// stale lists the refreshing providers (not imported sheets) whose
-// prices are behind: last run failed or rejected, or last good run older
-// than staleAfter.
+// stale lists the providers whose prices are behind (pricing.SourceBehind).
 func (v priceView) stale(now time.Time) []store.ProviderHealth {
 	var out []store.ProviderHealth
 	for _, h := range v.health {
-		if !strings.HasPrefix(h.Provider, "import:") && h.Stale(now, staleAfter) {
+		if h.Stale(now) {
 			out = append(out, h)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -375,7 +376,7 @@ func TestPricesText(t *testing.T) {
 	b.WriteString("---\n")
 	writeFamilyOffers(&b, "a100", v.offersFor(pricing.GPUFamily("a100")...), now)
 	v.writeFooter(&b, now)
-	checkGolden(t, "prices/cheapest_and_offers.txt", b.String())
+	golden.Check(t, filepath.Join("testdata", "prices/cheapest_and_offers.txt"), []byte(b.String()))
 
 	var j bytes.Buffer
 	enc := json.NewEncoder(&j)
@@ -383,7 +384,7 @@ func TestPricesText(t *testing.T) {
 	if err := enc.Encode(v.output("", nil, now)); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "prices/cheapest.json", j.String())
+	golden.Check(t, filepath.Join("testdata", "prices/cheapest.json"), []byte(j.String()))
 }
 
 // TestPricesFamily: `prices a100` lists every A100 variant, each named;
