@@ -268,9 +268,10 @@ func (h *Handler) savePlan(ctx context.Context, plan store.Plan) (int64, bool) {
 	defer cancel()
 	id, err := h.cfg.Plans.SavePlan(ctx, &plan)
 	if err != nil {
-		h.log.Error("bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
+		h.failures.Error(h.log, "save-plan", "bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
 		return 0, false
 	}
+	h.failures.OK(h.log, "save-plan", "bot: plans are saved again")
 	return id, true
 }
 
