@@ -3,9 +3,7 @@ package launch
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,10 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/sizing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // spotPrices prices H100s at a spot rate and every other card on demand,
 // so that the SkyPilot tasks show use_spot both ways.
@@ -96,7 +93,7 @@ func TestEmitGolden(t *testing.T) {
 					checkConfig(t, cfg, p)
 					got = cfg.Text + "---- notes ----\n" + strings.Join(cfg.Notes, "\n") + "\n"
 				}
-				golden(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), got)
+				golden.Check(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), []byte(got))
 			})
 		}
 		if emitted == 0 {
@@ -114,26 +111,6 @@ func TestDefaultKindEmits(t *testing.T) {
 		if _, err := Emit(DefaultKind(a.Request), p); err != nil {
 			t.Errorf("%s: default kind %s: %v", c.name, DefaultKind(a.Request), err)
 		}
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./launch -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
 	}
 }
 

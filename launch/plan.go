@@ -220,7 +220,12 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		SeqLen: r.SeqLen, MicroBatch: r.MicroBatch, Tokens: r.Tokens, Spot: r.Spot,
 	}
 	if !training(r) {
-		out.KVPrecision = r.KVPrecision
+		// Serving: the users asked (MicroBatch stands for them), none when
+		// none were, and the load and targets as asked.
+		out.KVPrecision, out.MicroBatch = r.KVPrecision, r.Concurrency
+		out.Serve = sizing.ServeLoad{RequestsPerSecond: r.RequestsPerSecond, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+			TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}
 	stage, ckpt := r.ZeROStage, r.GradCheckpointing
