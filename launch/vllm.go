@@ -92,7 +92,13 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 	if r.Nodes > 1 {
 		args = append(args, "--pipeline-parallel-size", strconv.Itoa(r.Nodes))
 	}
-	args = append(args, "--dtype", vllmDType(r.Precision))
+	dtype := vllmDType(r.Precision)
+	if quant == "awq" || quant == "gptq" {
+		// vLLM's AWQ and GPTQ kernels take float16 activations only
+		// (get_supported_act_dtypes); bfloat16 is refused at load.
+		dtype = "float16"
+	}
+	args = append(args, "--dtype", dtype)
 	if quant != "" {
 		args = append(args, "--quantization", quant)
 	}
