@@ -70,6 +70,7 @@ type Service struct {
 	Asker     Asker         // nil: the questions that run the other way round get ErrCannotAsk
 	Models    ModelResolver // nil: a Hub model is left to the parser's own message
 	Machines  Machines      // nil: questions are never placed on a team's machines
+	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Logger    *slog.Logger  // nil: slog.Default()
 }
 
