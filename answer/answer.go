@@ -78,6 +78,7 @@ type Service struct {
 	Asker     Asker         // nil: the questions that run the other way round get ErrCannotAsk
 	Models    ModelResolver // nil: a Hub model is left to the parser's own message
 	Machines  Machines      // nil: questions are never placed on a team's machines
+	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
 	Logger    *slog.Logger  // nil: slog.Default()
 }
@@ -106,15 +107,15 @@ type Question struct {
 func (q Question) Sizing() bool { return q.Route.Kind == sizing.RouteSizing }
 
 // Ask reports whether the question is one that runs the other way round
-// (largest model, longest context, which GPU, buy or rent); anything else,
-// intent none included, is a fit question.
+// (largest model, longest context, which GPU, buy or rent, serving
+// capacity); anything else, intent none included, is a fit question.
 func (q Question) Ask() bool { return IsAsk(q.Parsed.Intent) }
 
 // IsAsk reports whether an intent is one of the questions that run the
 // other way round.
 func IsAsk(i sizing.Intent) bool {
 	switch i {
-	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent:
+	case sizing.IntentLargest, sizing.IntentMaxContext, sizing.IntentWhichGPU, sizing.IntentBuyRent, sizing.IntentServe:
 		return true
 	}
 	return false
@@ -336,4 +337,22 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 	}
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	return a, nil
+}
+
+// NeedsInterpreter reports whether a resolved question is one for the
+// language model: the grammar and the Hub found no model or no method in
+// it (an input error, not a refusal such as a gated repo), and it does
+// not run the other way round (those name no model on purpose). It is
+// the one place the fallback is decided; the faces only choose whether
+// to wait for the model or acknowledge first.
+func NeedsInterpreter(q Question) bool {
+	p := q.Parsed
+	if !q.Sizing() && q.Route.Kind != "" || IsAsk(p.Intent) {
+		return false
+	}
+	var in *sizing.InputError
+	if q.Err != nil && !errors.As(q.Err, &in) {
+		return false
+	}
+	return !HasModel(p.Query) || p.Query.Method == ""
 }

@@ -86,6 +86,10 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	a.Price, warnings = e.requestPrice(r)
 	var tw []string
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	if r.Method == MethodInference {
+		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
+		a.Serving = &sv
+	}
 	a.Warnings = append(append(rs.notes, warnings...), tw...)
 	if a.Warnings == nil {
 		a.Warnings = []string{}

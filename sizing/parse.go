@@ -202,7 +202,8 @@ type parser struct {
 	err *InputError
 	fix func(*Query) // turns the partial query into the corrected example for the hint
 
-	ask askWords // the intent and workload words, read before the main pass
+	ask   askWords   // the intent and workload words, read before the main pass
+	serve serveWords // the serving load, targets and asks, read before the main pass
 
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
@@ -235,15 +236,19 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		return Parsed{}, nil, err
 	}
 	toks, ask := readAsk(toks)
+	toks, serve := readServe(toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, gpuNoteAt: -1}
 	for _, n := range ask.notes {
 		p.note(n)
 	}
 	if ask.problem != "" {
 		p.fail(ask.problem, nil)
+	}
+	if serve.problem != "" {
+		p.fail(serve.problem, nil)
 	}
 	for i := 0; i < len(toks); {
 		if toks[i].ignorable {

@@ -332,6 +332,7 @@ func (p *parser) result() Parsed {
 		}
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
 	}
+	p.serve.apply(&r)
 	return r
 }
 

@@ -220,7 +220,8 @@ func buildPhrases() map[string]word {
 		"perdevicebatch", "perdevicebatchsize", "perdevicetrainbatchsize", "microbs", "batchof", "concurrency")
 	add(word{kind: kindBatchWord}, "users", "user", "requests", "request", "concurrent", "concurrentusers",
 		"concurrentrequests", "parallelrequests", "simultaneoususers", "simultaneousrequests", "streams",
-		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs")
+		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs",
+		"ppl", "people", "folks", "clients", "customers")
 	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")

@@ -120,6 +120,24 @@ type Query struct {
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+
+	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
+}
+
+// ServeLoad is what a serving question says about its load and targets
+// (DESIGN.md, "Serving capacity"); concurrent users are Query.MicroBatch.
+type ServeLoad struct {
+	RequestsPerSecond            float64 // "10 requests/s", "10 qps"
+	PromptTokens                 int     // "prompt 2k"
+	OutputTokens                 int     // "output 500"
+	TTFTTargetSeconds            float64 // "ttft under 500ms"
+	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
+	GPUMemoryUtilization         float64 // "gpu util 0.95"
+	Engine                       string  // "sglang"; "" is vLLM
+	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
+	// the cheapest configurations that meet the load, not the capacity of
+	// the named GPUs.
+	Plan bool
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -167,6 +185,17 @@ type Request struct {
 	// vision-language.
 	Architecture string `json:"architecture"`
 	Spot         bool   `json:"spot"` // asked at a spot (interruptible) rate
+	// Serving questions (inference only; left out of training requests).
+	// Concurrency is MicroBatch when the question gave users, 0 when it
+	// did not.
+	Concurrency                  int     `json:"concurrency,omitempty"`
+	RequestsPerSecond            float64 `json:"requests_per_second,omitempty"`
+	PromptTokens                 int     `json:"prompt_tokens,omitempty"`
+	OutputTokens                 int     `json:"output_tokens,omitempty"`
+	TTFTTargetSeconds            float64 `json:"ttft_target_seconds,omitempty"`
+	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target,omitempty"`
+	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization,omitempty"`
+	Engine                       string  `json:"engine,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
@@ -192,6 +221,9 @@ type Throughput struct {
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
 	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+	// SequencesPerSecond is an encoder's (embeddings, rerankers) rate:
+	// prefill tokens per second over the sequence length; nil otherwise.
+	SequencesPerSecond *float64 `json:"sequences_per_second,omitempty"`
 
 	// FLOPsPerToken is the model FLOPs counted per token: 6 × active
 	// parameters (4 for LoRA) plus causal attention for training, 2 ×
@@ -282,6 +314,9 @@ type Answer struct {
 	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
 	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
 	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe
+	// Serving is what the asked GPUs do as a serving engine (inference
+	// answers only).
+	Serving *Serving `json:"serving,omitempty"`
 	// GPUChosen is true when the question named no GPU and the estimator
 	// chose the card: the cheapest that fits, with the other cards that fit
 	// as alternatives, or the reference card when none fits.

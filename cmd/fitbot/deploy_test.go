@@ -12,11 +12,13 @@ import (
 	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // TestKubernetesManifest reads deploy/kubernetes.yaml into the API's own
-// types (unknown fields refused) and checks that fitbot's ClusterRole
+// types (unknown fields refused) and checks that it runs two replicas
+// with a disruption budget, that fitbot's ClusterRole
 // only lists nodes and pods, that the Deployment runs as the service
 // account bound to it, and that it reads the cluster it runs in.
 func TestKubernetesManifest(t *testing.T) {
@@ -48,8 +50,12 @@ func TestKubernetesManifest(t *testing.T) {
 			into = &deploy
 		case "ServiceAccount":
 			into = &corev1.ServiceAccount{}
-		case "PersistentVolumeClaim":
-			into = &corev1.PersistentVolumeClaim{}
+		case "Secret":
+			into = &corev1.Secret{}
+		case "Service":
+			into = &corev1.Service{}
+		case "PodDisruptionBudget":
+			into = &policyv1.PodDisruptionBudget{}
 		default:
 			t.Errorf("unexpected kind %q", kind)
 			continue
@@ -64,8 +70,11 @@ func TestKubernetesManifest(t *testing.T) {
 			t.Errorf("%s: %v", kind, err)
 		}
 	}
-	if kinds["ClusterRole"] != 1 || kinds["ClusterRoleBinding"] != 1 || kinds["Deployment"] != 1 {
+	if kinds["ClusterRole"] != 1 || kinds["ClusterRoleBinding"] != 1 || kinds["Deployment"] != 1 || kinds["PodDisruptionBudget"] != 1 {
 		t.Fatalf("kinds = %v", kinds)
+	}
+	if deploy.Spec.Replicas == nil || *deploy.Spec.Replicas != 2 {
+		t.Errorf("the Deployment runs %v replicas, want 2", deploy.Spec.Replicas)
 	}
 	for _, r := range role.Rules {
 		if !slices.Equal(r.Verbs, []string{"list"}) || !slices.Equal(r.APIGroups, []string{""}) || len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {

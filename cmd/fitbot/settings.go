@@ -14,6 +14,7 @@ import (
 	"github.com/fitbot/fitbot/cluster/slurm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/slackoauth"
 )
 
 // ConfigError is one setting that is wrong: the variable, the value (never
@@ -54,8 +55,12 @@ type envVar struct {
 // the order serve --help shows them. Adding a setting is one row here;
 // the price providers' rows follow from pricing.Providers.
 var envVars = []envVar{
-	{name: "FITBOT_DB", flag: "db", def: defaultDBPath, doc: "SQLite database file; its folder must be writable", check: nonEmpty("give the database file's path")},
-	{name: "SLACK_BOT_TOKEN", doc: "bot token (xoxb-...); required", secret: true, check: checkBotToken},
+	{name: "FITBOT_DB", flag: "db", def: defaultDBPath, doc: "SQLite database file (its folder must be writable), or a postgres:// URL for several replicas", check: nonEmpty("give the database file's path")},
+	{name: "SLACK_BOT_TOKEN", doc: "bot token (xoxb-...); required unless SLACK_CLIENT_ID installs fitbot in many workspaces", secret: true, check: checkBotToken},
+	{name: "SLACK_CLIENT_ID", doc: "app client id: turns on /slack/install and one token per workspace (OAuth v2; with --http)"},
+	{name: "SLACK_CLIENT_SECRET", doc: "app client secret; required with SLACK_CLIENT_ID", secret: true},
+	{name: "FITBOT_TOKEN_KEY", doc: "base64 of 32 random bytes (openssl rand -base64 32): seals workspace tokens at rest; required with SLACK_CLIENT_ID", secret: true, check: checkTokenKey},
+	{name: "SLACK_REDIRECT_URL", doc: "this app's https://.../slack/oauth_redirect, as listed in the app's OAuth settings", check: checkURL},
 	{name: "SLACK_APP_TOKEN", doc: "app-level token (xapp-..., connections:write); turns Socket Mode on", secret: true, check: checkAppToken},
 	{name: "SLACK_SIGNING_SECRET", doc: "signing secret; required with --http", secret: true},
 	{name: "SLACK_API_URL", defDoc: "https://slack.com/api/", doc: "Slack Web API root (tests, proxies)", check: checkURL},
@@ -383,4 +388,10 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// checkTokenKey checks FITBOT_TOKEN_KEY without repeating it.
+func checkTokenKey(v string) error {
+	_, err := slackoauth.ParseKey(v)
+	return err
 }
