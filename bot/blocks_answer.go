@@ -147,7 +147,11 @@ func costLine(a sizing.Answer) string {
 	default:
 		parts = append(parts, fmt.Sprintf("*Cost* %s/h", display.USD(*t.USDPerHour)))
 	}
-	return strings.Join(parts, "  ·  ")
+	line := strings.Join(parts, "  ·  ")
+	if s := display.ServingLine(a.Serving); s != "" {
+		line += "\n" + s
+	}
+	return line
 }
 
 // alternativesText lists up to five alternatives, each with its per-GPU

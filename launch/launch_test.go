@@ -141,6 +141,8 @@ func checkConfig(t reporter, cfg Config, p Plan) {
 		checkAccelerate(t, cfg.Text, p.Request)
 	case KindVLLM:
 		checkVLLM(t, cfg.Text, p)
+	case KindSGLang:
+		checkSGLang(t, cfg.Text, p)
 	case KindLlamaCpp:
 		checkLlama(t, cfg.Text, p)
 	case KindSkyPilot:
@@ -295,8 +297,9 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if len(args) < 3 || args[0] != "vllm" || args[1] != "serve" {
 		t.Fatalf("not a vllm serve command: %q", text)
 	}
-	if args[2] != p.HubID || strings.Count(args[2], "/") != 1 {
-		t.Errorf("model %q, want the Hub id %q", args[2], p.HubID)
+	repo, prequantised := servingRepo(p.HubID, r.Quant)
+	if args[2] != repo || strings.Count(args[2], "/") != 1 {
+		t.Errorf("model %q, want the serving repo %q of %q", args[2], repo, p.HubID)
 	}
 	f := optionValues(t, "vllm.txt", args[3:])
 	tp, pp := atoi(t, f["--tensor-parallel-size"]), 1
@@ -306,18 +309,26 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if tp*pp != r.GPUs || pp != max(r.Nodes, 1) {
 		t.Errorf("TP %d x PP %d; the estimate assumed %d GPUs on %d machines", tp, pp, r.GPUs, r.Nodes)
 	}
-	if got := atoi(t, f["--max-model-len"]); got != r.SeqLen {
-		t.Errorf("--max-model-len %d, context %d", got, r.SeqLen)
+	wantLen, wantSeqs := r.SeqLen, max(r.MicroBatch, 1)
+	if sv := p.Serving; sv != nil && sv.Fits {
+		wantLen, wantSeqs = sv.MaxModelLen, sv.Concurrency
 	}
-	if got := atoi(t, f["--max-num-seqs"]); got != max(r.MicroBatch, 1) {
-		t.Errorf("--max-num-seqs %d, concurrency %d", got, r.MicroBatch)
+	if got := atoi(t, f["--max-model-len"]); got != wantLen || got < r.SeqLen {
+		t.Errorf("--max-model-len %d, want %d (context %d)", got, wantLen, r.SeqLen)
+	}
+	if got := atoi(t, f["--max-num-seqs"]); got != wantSeqs {
+		t.Errorf("--max-num-seqs %d, answered concurrency %d", got, wantSeqs)
 	}
 	u, err := strconv.ParseFloat(f["--gpu-memory-utilization"], 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// At least the estimate; more only up to vLLM's default fraction.
-	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || u > vllmDefaultUtilization && reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) {
+	// At least the estimate and the answered share; more only up to
+	// vLLM's default fraction.
+	if sv := p.Serving; sv != nil && sv.Fits && u < sv.GPUMemoryUtilization {
+		t.Errorf("--gpu-memory-utilization %.2f, the answer's %.2f", u, sv.GPUMemoryUtilization)
+	}
+	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || u > vllmDefaultUtilization && reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) && (p.Serving == nil || u > p.Serving.GPUMemoryUtilization) {
 		t.Errorf("--gpu-memory-utilization %.2f reserves %.2f GiB; the estimate is %.2f GiB", u, reserved/gib, float64(p.PerGPU.TotalBytes)/gib)
 	}
 	if got, want := f["--kv-cache-dtype"], map[bool]string{true: "fp8"}[r.KVPrecision == sizing.PrecisionFP8]; got != want {
@@ -327,8 +338,39 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if r.Quant == sizing.QuantNone && r.Precision == sizing.PrecisionFP8 {
 		wantQ = "fp8"
 	}
+	if prequantised || r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ {
+		wantQ = "" // read from the checkpoint; an explicit awq/gptq forces the slow kernel
+	}
 	if f["--quantization"] != wantQ {
 		t.Errorf("--quantization %q for weights %s/%s", f["--quantization"], r.Quant, r.Precision)
+	}
+	if (r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ) && f["--dtype"] != "float16" {
+		t.Errorf("--dtype %q with %s weights: vLLM's AWQ/GPTQ kernels take float16", f["--dtype"], r.Quant)
+	}
+}
+
+func checkSGLang(t reporter, text string, p Plan) {
+	t.Helper()
+	r := p.Request
+	args := splitCommand(text)
+	repo, _ := servingRepo(p.HubID, r.Quant)
+	f := optionValues(t, "sglang.txt", args[3:])
+	if f["--model-path"] != repo {
+		t.Errorf("--model-path %q, want %q", f["--model-path"], repo)
+	}
+	if tp := atoi(t, f["--tp-size"]); tp != tensorParallel(r) {
+		t.Errorf("--tp-size %d, want %d", tp, tensorParallel(r))
+	}
+	if sv := p.Serving; sv != nil && sv.Fits {
+		if got := atoi(t, f["--max-running-requests"]); got != sv.Concurrency {
+			t.Errorf("--max-running-requests %d, answered concurrency %d", got, sv.Concurrency)
+		}
+		if got := atoi(t, f["--context-length"]); got != sv.MaxModelLen {
+			t.Errorf("--context-length %d, want %d", got, sv.MaxModelLen)
+		}
+	}
+	if f["--quantization"] == "awq" || f["--quantization"] == "gptq" {
+		t.Errorf("--quantization %s forces the slow kernel", f["--quantization"])
 	}
 }
 

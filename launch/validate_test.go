@@ -270,6 +270,8 @@ func validate(t reporter, cfg Config, p Plan) []string {
 		return validateAccelerate(t, cfg.Text)
 	case KindVLLM:
 		return validateVLLM(t, cfg.Text)
+	case KindSGLang:
+		return validateSGLang(t, cfg.Text)
 	case KindLlamaCpp:
 		return validateLlama(t, cfg.Text)
 	case KindSkyPilot:
@@ -415,6 +417,16 @@ func validateMegatron(t reporter, text string) []string {
 	if v := get("--num-layers-per-virtual-pipeline-stage", 0); v > 0 && (get("--num-layers", 0)/pp)%v != 0 {
 		out = append(out, fmt.Sprintf("mg-vpp: %d layers per stage not divisible by %d per virtual stage", get("--num-layers", 0)/pp, v))
 	}
+	return out
+}
+
+func validateSGLang(t reporter, text string) []string {
+	args := splitCommand(text)
+	if len(args) < 3 || args[0] != "python" || args[1] != "-m" || args[2] != "sglang.launch_server" {
+		return []string{fmt.Sprintf("sglang: not `python -m sglang.launch_server ...`: %q", text)}
+	}
+	specs, canon := loadFlags(t, "sglang.txt")
+	_, out := checkFlags("sglang", args[3:], specs, canon)
 	return out
 }
 

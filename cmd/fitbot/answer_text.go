@@ -38,6 +38,9 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, speedLine(a))
+	if line := display.ServingLine(a.Serving); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	for _, warn := range a.Warnings {
 		fmt.Fprintf(w, "⚠ %s\n", warn)
 	}

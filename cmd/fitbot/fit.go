@@ -134,6 +134,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if q.Err != nil {
 		return inputError(q.Err, "")
 	}
+	if q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "") {
+		return a.serveExtras(est.estimator(ctx), q.Parsed, &f)
+	}
 	if q.Ask() {
 		if f.emit != "" || f.chart != "" {
 			return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")

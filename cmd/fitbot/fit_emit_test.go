@@ -38,6 +38,10 @@ func TestFitEmit(t *testing.T) {
 			code: exitUsage, stderrHas: "need a question with one configuration"},
 		{name: "with --json", args: []string{"--json", "--emit", "deepspeed", "13B", "lora", "4090"},
 			code: exitUsage, stderrHas: "ask for one at a time"},
+		{name: "serving capacity to vllm", args: []string{"--emit", "vllm", "how", "many", "users", "can", "2xh100", "serve", "llama-3.1-70b", "fp8", "at", "4k", "context"},
+			code: exitOK, stdoutHas: "--max-num-seqs 55", stderrHas: "requests of 4096 tokens at once"},
+		{name: "serving plan to sglang", args: []string{"--emit", "sglang", "gpus", "for", "200", "users", "of", "llama-3.1-70b", "ttft", "1s", "20", "tok/s", "each"},
+			code: exitOK, stdoutHas: "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct", stderrHas: "replicas the load needs"},
 		{name: "with --save", args: []string{"--save", "--emit", "deepspeed", "13B", "lora", "4090"},
 			code: exitUsage, stderrHas: "save the plan with a separate"},
 	} {
