@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
 
@@ -38,7 +39,7 @@ func TestAskAnswersAreKept(t *testing.T) {
 			if got := messageJSON(t, msg); !strings.Contains(got, want) {
 				t.Fatalf("/fit %s does not name its plan (%q):\n%s", tt.text, want, got)
 			}
-			saved, err := db.Plan(ctx, id)
+			saved, err := db.Plan(ctx, store.AllPlans(), id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +68,7 @@ func TestAskAnswersAreKept(t *testing.T) {
 				if !hasButton(again, action, ref) {
 					t.Fatalf("/fit plan %d has no %s button carrying %q:\n%s", id, action, ref, got)
 				}
-				msgs := h.press(ctx, action, ref, "U1")
+				msgs := h.press(ctx, slashScope, action, ref, "U1")
 				if len(msgs) != 1 || !strings.Contains(messageJSON(t, msgs[0]), "asked again today") {
 					t.Errorf("pressing %s on plan %d: %+v", action, id, msgs)
 				}
@@ -83,11 +84,11 @@ func TestAskAnswersAreKept(t *testing.T) {
 	if !hasButton(msg, ActionReprice, "q:what lora 2xrtx-4090") {
 		t.Fatalf("a fresh largest answer's Re-price does not re-ask it:\n%s", messageJSON(t, msg))
 	}
-	msgs := h.press(ctx, ActionReprice, "q:what lora 2xrtx-4090", "U1")
+	msgs := h.press(ctx, slashScope, ActionReprice, "q:what lora 2xrtx-4090", "U1")
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "Largest models that fit") || strings.Contains(messageJSON(t, msgs[0]), "Kept in the team's plans") {
 		t.Errorf("Re-price on a largest answer: %+v", msgs)
 	}
-	if ps, err := db.PlansForModel(ctx, "ask:largest", 0); err != nil || len(ps) != 2 {
+	if ps, err := db.PlansForModel(ctx, store.AllPlans(), "ask:largest", 0); err != nil || len(ps) != 2 {
 		t.Errorf("largest plans after one more question and a button = %d, %v; want 2", len(ps), err)
 	}
 }

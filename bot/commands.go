@@ -17,19 +17,41 @@ import (
 )
 
 // subcommands are the words that start a `/fit` subcommand rather than a question.
-var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware"}
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware", "cluster"}
 
 // maxPlansListed is how many plans `/fit plans` shows.
 const maxPlansListed = 10
 
 // who is the asker of a command, as the plan records them.
-type who struct{ team, channel, user string }
+type who struct {
+	team, channel, user string
+	kind                store.ChannelKind // the kind of conversation: who else may read its plans
+}
+
+// slashAsker is who sent a slash command, from where.
+func slashAsker(cmd slack.SlashCommand) who {
+	return who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID, kind: store.SlackChannelKind(cmd.ChannelID, cmd.ChannelName)}
+}
+
+// scope is the plans the asker reads from where they asked.
+func (w who) scope() store.Scope { return store.Viewer(w.team, w.channel, w.user) }
+
+// saver is the asker as a saved plan records them.
+func (w who) saver() store.Who {
+	return store.Who{Source: store.SourceSlack, Team: w.team, Channel: w.channel, User: w.user, Kind: w.kind}
+}
 
 // Command answers one `/fit` slash command. The message it returns is the
 // acknowledgement; an answer that needs the language model is posted
 // later through the command's response_url, and the acknowledgement says
 // so. It never panics: a panic becomes an apology and a log line.
-func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Message) {
+func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) Message {
+	return h.command(ctx, cmd, slashAsker(cmd))
+}
+
+// command is Command for an asker known by the transport (an event says
+// the kind of its conversation, a slash command its channel's name).
+func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who) (msg Message) {
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.Error("bot: panic answering a command", "panic", p, "team", cmd.TeamID, "user", cmd.UserID)
@@ -59,16 +81,19 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
 	}
-	asker := who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}
 	switch word {
 	case "plans":
-		return h.plansCommand(ctx, rest)
+		return h.plansCommand(ctx, asker.scope(), rest)
 	case "plan":
-		return h.planCommand(ctx, rest)
+		return h.planCommand(ctx, asker.scope(), rest)
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
 	case "hardware", "machines":
 		return h.hardwareCommand(ctx, cmd.TeamID, rest)
+	case "cluster":
+		if rest == "" {
+			return h.clusterCommand(ctx, cmd.TeamID)
+		}
 	}
 	if h.replies != nil {
 		// Only sizing questions are kept by their words, so a hit needs no routing.
@@ -84,64 +109,72 @@ func (h *Handler) Command(ctx context.Context, cmd slack.SlashCommand) (msg Mess
 }
 
 // question answers a sizing question, read (route and parse) but not
-// yet resolved. When the parser cannot find a model or a method and a
-// language model is configured, it acknowledges at once and posts the
-// answer to responseURL.
+// yet resolved. A question that needs the Hub is resolved and answered
+// within the acknowledgement budget or later (hubQuestion); any other is
+// resolved here and answered.
 func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if h.answers.AboutCluster(q) {
+		return h.clusterCommand(ctx, asker.team)
+	}
 	if h.answers.NeedsHub(q) {
 		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
-	q = h.answers.Resolve(ctx, asker.team, q)
-	p, err := q.Parsed, q.Err
-	if err == nil && q.Ask() {
+	return h.resolved(ctx, asker, responseURL, h.answers.Resolve(ctx, asker.team, q))
+}
+
+// resolved answers a resolved question. One the language model should
+// read (answer.NeedsInterpreter) is acknowledged at once and answered
+// through responseURL when there is one, and waited for when there is
+// none (mentions and DMs, and the Hub's late answers, already in the
+// background). When the model cannot help either, the grammar's own
+// message stands, or help when there was nothing to size.
+func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if q.Err == nil && q.Ask() {
 		return h.askAnswer(ctx, asker, q)
 	}
-	if err == nil && answer.HasModel(p.Query) {
+	if q.Err == nil && answer.HasModel(q.Parsed.Query) {
 		return h.answer(ctx, asker, q, "")
 	}
-	if err == nil {
+	if q.Err == nil {
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
-		if _, err = h.answers.Fit(ctx, q); err == nil {
+		if _, q.Err = h.answers.Fit(ctx, q); q.Err == nil {
 			return h.answer(ctx, asker, q, "")
 		}
 	}
-	text := q.Text
-	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
-		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, q, err) })
-		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
+	if h.cfg.Interpreter != nil && answer.NeedsInterpreter(q) {
+		if responseURL != "" {
+			h.later(ctx, "interpret", func(ctx context.Context) {
+				msg := h.interpretedOr(ctx, asker, q)
+				msg.ReplaceOriginal = true
+				h.respond(ctx, responseURL, msg, "interpreted answer")
+			})
+			return ephemeral("Interpreting your question…", slack.NewContextBlock("",
+				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(q.Text, 200)))))).withOutcome(OutcomeInterpreting)
+		}
+		return h.interpretedOr(ctx, asker, q)
 	}
-	// Nothing to size and no language model to ask: help, not an error
-	// (a mistyped subcommand keeps its own message).
-	if first, _, _ := strings.Cut(strings.ToLower(text), " "); h.cfg.Interpreter == nil && nothingToSize(p, err) && nearSubcommand(first) == "" {
+	return h.unanswered(q)
+}
+
+// interpretedOr is the language model's answer to q, or unanswered's
+// when the model could not help.
+func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Question) Message {
+	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
+		return msg
+	}
+	return h.unanswered(q)
+}
+
+// unanswered is the reply to a question nothing could answer: help when
+// it had nothing to size (a mistyped subcommand keeps its own message),
+// else the grammar's (or the Hub's) own message.
+func (h *Handler) unanswered(q answer.Question) Message {
+	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, q.Err) && nearSubcommand(first) == "" {
 		return notASizingQuestion()
 	}
-	return h.failure(text, err)
-}
-
-// needsInterpretation reports whether a parse lacks what only the
-// language model can supply: a model, or (when the parse failed) a
-// method. Numbers the parser rejected (seq 0, -5B) stay with the parser's
-// own message; a model without a method defaults to inference, as the
-// answer says.
-func needsInterpretation(p sizing.Parsed) bool {
-	return !answer.HasModel(p.Query) || p.Query.Method == ""
-}
-
-// interpret asks the language model and posts the answer, or the
-// parser's own message when the model fails too.
-func (h *Handler) interpret(ctx context.Context, asker who, responseURL string, q answer.Question, err error) {
-	msg, ok := h.interpreted(ctx, asker, q.Text)
-	if !ok {
-		msg = h.failure(q.Text, err)
-		if nothingToSize(q.Parsed, q.Err) {
-			msg = notASizingQuestion() // the model could not help either: help, not an error
-		}
-	}
-	msg.ReplaceOriginal = true
-	h.respond(ctx, responseURL, msg, "interpreted answer")
+	return h.failure(q.Text, q.Err)
 }
 
 // answer estimates a parsed question, saves it as a plan (waiting for
@@ -183,8 +216,10 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
 			// notes those words gave. Where teams name their machines the
-			// same words may be another team's question: by canonical only.
-			if h.cfg.Hardware == nil {
+			// same words may be another team's question, and where a live
+			// cluster answers they may land elsewhere a moment later: by
+			// canonical only.
+			if h.cfg.Hardware == nil && h.cfg.Cluster == nil {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)
@@ -216,7 +251,7 @@ func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Que
 	if h.cfg.Plans == nil {
 		return
 	}
-	saved := store.NewPlan(store.Who{Source: store.SourceSlack, Team: asker.team, Channel: asker.channel, User: asker.user}, plan.FromAnswer(text, q, a))
+	saved := store.NewPlan(asker.saver(), plan.FromAnswer(text, q, a))
 	if id, ok := h.savePlan(ctx, saved); ok {
 		view.planID = id
 		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
@@ -241,9 +276,10 @@ func (h *Handler) savePlan(ctx context.Context, plan store.Plan) (int64, bool) {
 	defer cancel()
 	id, err := h.cfg.Plans.SavePlan(ctx, &plan)
 	if err != nil {
-		h.log.Error("bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
+		h.failures.Error(h.log, "save-plan", "bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
 		return 0, false
 	}
+	h.failures.OK(h.log, "save-plan", "bot: plans are saved again")
 	return id, true
 }
 

@@ -15,6 +15,9 @@ import (
 	"github.com/slack-go/slack"
 )
 
+// slashScope is the plans the asker of slash reads.
+var slashScope = store.Viewer("T1DC2JH3J", "C0FITBOT", "U2CERLKJA")
+
 func slash(text string) slack.SlashCommand {
 	return slack.SlashCommand{TeamID: "T1DC2JH3J", ChannelID: "C0FITBOT", UserID: "U2CERLKJA", Command: "/fit", Text: text}
 }
@@ -80,7 +83,7 @@ func TestCommandSavesPlans(t *testing.T) {
 	h.Wait()
 	a := fixtures["llama-3.1-8b qlora rtx-4090"].answer
 	want := []store.Plan{{
-		ID: 1, CreatedAt: testNow, Source: "slack", Team: "T1DC2JH3J", Channel: "C0FITBOT", User: "U2CERLKJA",
+		ID: 1, CreatedAt: testNow, Source: "slack", Team: "T1DC2JH3J", Channel: "C0FITBOT", User: "U2CERLKJA", ChannelKind: store.ChannelPrivate,
 		Summary: plan.Summary{Kind: plan.KindFit, Question: "llama-3.1-8b qlora rtx-4090", Canonical: "llama-3.1-8b qlora rtx-4090", Request: a.Request, ModelKey: "llama-3.1-8b", Fits: true, Headroom: "comfortable",
 			GPU: "rtx-4090", GPUs: 1, PerGPUBytes: a.PerGPU.TotalBytes, USDPerHour: new(0.69), PriceProvider: "runpod", PriceAsOf: new(testNow.Add(-3 * time.Hour))},
 	}}

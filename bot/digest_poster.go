@@ -21,9 +21,9 @@ import (
 // DigestStore is what the digest poster needs of the store; *store.DB
 // is one.
 type DigestStore interface {
-	// DigestInput reads the prices, runs and plans the digest of the
-	// week ending at weekEnd is computed from.
-	DigestInput(ctx context.Context, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error)
+	// DigestInput reads the prices, runs and plans (those scope reads)
+	// the digest of the week ending at weekEnd is computed from.
+	DigestInput(ctx context.Context, scope store.Scope, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error)
 	// ClaimDigest writes the (channel, week) record before posting and
 	// reports whether this poster may post.
 	ClaimDigest(ctx context.Context, channel string, weekStart, weekEnd time.Time, holder string, ttl time.Duration) (store.SentDigest, bool, error)
@@ -51,9 +51,13 @@ const digestPoll = 15 * time.Second
 // DigestPosterConfig configures a DigestPoster. Store, Slack and Channel
 // are required.
 type DigestPosterConfig struct {
-	Store    DigestStore
-	Slack    ThreadPoster         // *WebAPI, which retries 429s after Retry-After and 5xx with backoff
-	Channel  string               // FITBOT_DIGEST_CHANNEL, a channel id
+	Store   DigestStore
+	Slack   ThreadPoster // *WebAPI, which retries 429s after Retry-After and 5xx with backoff
+	Channel string       // FITBOT_DIGEST_CHANNEL, a channel id
+	// Plans is the plans the digest may name: those its channel reads
+	// (store.Viewer of the channel's workspace and the channel, no user).
+	// The zero Scope names none.
+	Plans    store.Scope
 	Schedule Schedule             // when digests are due (FITBOT_DIGEST_CRON); nil: Mondays 09:00 UTC
 	Digest   pricing.DigestConfig // zero: pricing.DefaultDigestConfig()
 	Holder   string               // names this poster in the record; "": host name and a random suffix
@@ -75,6 +79,7 @@ type DigestPoster struct {
 	store    DigestStore
 	slack    ThreadPoster
 	channel  string
+	plans    store.Scope
 	schedule Schedule
 	cfg      pricing.DigestConfig
 	holder   string
@@ -97,7 +102,7 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 	case cfg.Channel == "":
 		return nil, errors.New("bot: no digest channel (FITBOT_DIGEST_CHANNEL)")
 	}
-	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, schedule: cfg.Schedule, cfg: cfg.Digest,
+	p := &DigestPoster{store: cfg.Store, slack: cfg.Slack, channel: cfg.Channel, plans: cfg.Plans, schedule: cfg.Schedule, cfg: cfg.Digest,
 		holder: cfg.Holder, ttl: cfg.ClaimTTL, log: cfg.Logger, clock: time.Now, sleep: retry.Sleep, models: cfg.Models,
 		upload: cfg.Upload, history: cfg.History}
 	if p.schedule == nil {
@@ -159,7 +164,7 @@ func (p *DigestPoster) Week(now time.Time) (start, end time.Time, ok bool) {
 
 // Build computes the digest of the week ending at end from the store.
 func (p *DigestPoster) Build(ctx context.Context, end time.Time) (pricing.Digest, error) {
-	in, err := p.store.DigestInput(ctx, end, p.cfg.PlanWindow)
+	in, err := p.store.DigestInput(ctx, p.plans, end, p.cfg.PlanWindow)
 	if err != nil {
 		return pricing.Digest{}, fmt.Errorf("digest for the week ending %s: %w", end.Format(time.RFC3339), err)
 	}

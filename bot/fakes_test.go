@@ -130,22 +130,22 @@ func (f *fakePlans) SavePlan(_ context.Context, p *store.Plan) (int64, error) {
 	return p.ID, nil
 }
 
-func (f *fakePlans) PlansForModel(_ context.Context, key string, limit int) ([]store.Plan, error) {
+func (f *fakePlans) PlansForModel(_ context.Context, scope store.Scope, key string, limit int) ([]store.Plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []store.Plan
 	for i := len(f.plans) - 1; i >= 0 && len(out) < limit; i-- {
-		if f.plans[i].ModelKey == key {
+		if f.plans[i].ModelKey == key && scope.Reads(f.plans[i]) {
 			out = append(out, f.plans[i])
 		}
 	}
 	return out, nil
 }
 
-func (f *fakePlans) Plan(_ context.Context, id int64) (store.Plan, error) {
+func (f *fakePlans) Plan(_ context.Context, scope store.Scope, id int64) (store.Plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if id < 1 || int(id) > len(f.plans) {
+	if id < 1 || int(id) > len(f.plans) || !scope.Reads(f.plans[id-1]) {
 		return store.Plan{}, fmt.Errorf("plan %d: %w", id, store.ErrNotFound)
 	}
 	return f.plans[id-1], nil

@@ -8,6 +8,8 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/slack-go/slack"
+
+	"github.com/fitbot/fitbot/store"
 )
 
 // Interaction handles a press of one of the answer's buttons. Slack
@@ -38,8 +40,9 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		action, value, user, url := act.ActionID, act.Value, cb.User.ID, cb.ResponseURL
+		scope := pressedScope(cb)
 		if action == ActionLaunch {
-			h.later(ctx, action, func(ctx context.Context) { h.launchPressed(ctx, cb, value) })
+			h.later(ctx, action, func(ctx context.Context) { h.launchPressed(ctx, cb, scope, value) })
 			continue
 		}
 		if !knownAction(action) {
@@ -47,21 +50,33 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		h.later(ctx, action, func(ctx context.Context) {
-			for _, msg := range h.press(ctx, action, value, user) {
+			for _, msg := range h.press(ctx, scope, action, value, user) {
 				if !h.respond(ctx, url, msg, action) {
 					return
 				}
 			}
 			if action == ActionShare {
-				h.shareChart(ctx, cb, value)
+				h.shareChart(ctx, cb, scope, value)
 			}
 		})
 	}
 }
 
-// press returns the messages to post, in order, for one button press.
-func (h *Handler) press(ctx context.Context, action, value, user string) []Message {
-	msg, ok := h.reanswer(ctx, value, action == ActionDetails)
+// pressedScope is the plans the person who pressed a button reads: the
+// workspace, channel and user of the press, never anything the button's
+// value says.
+func pressedScope(cb slack.InteractionCallback) store.Scope {
+	channel := cb.Channel.ID
+	if channel == "" {
+		channel = cb.Container.ChannelID
+	}
+	return store.Viewer(cb.Team.ID, channel, cb.User.ID)
+}
+
+// press returns the messages to post, in order, for one button press by
+// user, who reads the plans of scope.
+func (h *Handler) press(ctx context.Context, scope store.Scope, action, value, user string) []Message {
+	msg, ok := h.reanswer(ctx, scope, value, action == ActionDetails)
 	if !ok {
 		msg.ReplaceOriginal = true
 		return []Message{msg}
@@ -79,15 +94,15 @@ func (h *Handler) press(ctx context.Context, action, value, user string) []Messa
 }
 
 // reanswer answers a button's value again: "plan:ID" re-answers a saved
-// plan, "q:QUESTION" the question. ok is false when the value is not one
-// of them or no longer answers; msg then says so.
-func (h *Handler) reanswer(ctx context.Context, value string, details bool) (msg Message, ok bool) {
+// plan that scope reads, "q:QUESTION" the question. ok is false when the
+// value is not one of them or no longer answers; msg then says so.
+func (h *Handler) reanswer(ctx context.Context, scope store.Scope, value string, details bool) (msg Message, ok bool) {
 	if idText, found := strings.CutPrefix(value, refPlan); found {
 		id, err := strconv.ParseInt(idText, 10, 64)
 		if err != nil || id <= 0 || h.cfg.Plans == nil {
 			return ephemeral("That button no longer points at a plan fitbot knows. Ask the question again."), false
 		}
-		msg := h.replan(ctx, id, details)
+		msg := h.replan(ctx, scope, id, details)
 		return msg, msg.Outcome == OutcomeAnswered
 	}
 	if q, found := strings.CutPrefix(value, refQuery); found {

@@ -34,8 +34,8 @@ func launchButton(ref string) *slack.ButtonBlockElement {
 // message in a channel and uploads work, else (an ephemeral answer, or an
 // upload that failed) as text through the response_url, which never
 // replaces the answer itself.
-func (h *Handler) launchPressed(ctx context.Context, cb slack.InteractionCallback, ref string) {
-	a, question, failed, ok := h.answerOf(ctx, ref)
+func (h *Handler) launchPressed(ctx context.Context, cb slack.InteractionCallback, scope store.Scope, ref string) {
+	a, question, failed, ok := h.answerOf(ctx, scope, ref)
 	if !ok {
 		h.respond(ctx, cb.ResponseURL, failed, ActionLaunch)
 		return
@@ -146,16 +146,17 @@ func launchMessage(a sizing.Answer, question string, cfg launch.Config, uploadFa
 
 // answerOf answers a button's reference again and returns the answer
 // itself: "plan:ID" re-answers a saved plan's canonical question,
-// "q:QUESTION" the question; question is the words answered. When ok is
-// false, failed says why.
-func (h *Handler) answerOf(ctx context.Context, ref string) (a sizing.Answer, question string, failed Message, ok bool) {
+// "q:QUESTION" the question; question is the words answered. A plan
+// scope does not read is answered as one that does not exist. When ok
+// is false, failed says why.
+func (h *Handler) answerOf(ctx context.Context, scope store.Scope, ref string) (a sizing.Answer, question string, failed Message, ok bool) {
 	question, found := strings.CutPrefix(ref, refQuery)
 	if idText, isPlan := strings.CutPrefix(ref, refPlan); isPlan {
 		id, err := strconv.ParseInt(idText, 10, 64)
 		if err != nil || id <= 0 || h.cfg.Plans == nil {
 			return a, "", ephemeral("That button no longer points at a plan fitbot knows. Ask the question again."), false
 		}
-		plan, err := h.cfg.Plans.Plan(ctx, id)
+		plan, err := h.cfg.Plans.Plan(ctx, scope, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return a, "", ephemeral(fmt.Sprintf("There is no plan #%d.", id)), false
 		}

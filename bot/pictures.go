@@ -13,6 +13,7 @@ import (
 	"github.com/fitbot/fitbot/chart"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 // PriceHistory reads the price observations a price picture draws;
@@ -25,17 +26,18 @@ type PriceHistory interface {
 // (pricesCommand), which carries the GPU's price picture.
 const pricesTitlePrefix = "Prices for "
 
-// attachPicture uploads the picture of a reply just posted in channel
-// (in thread): an answer's memory picture, a one-GPU price listing's price
+// attachPicture uploads the picture of a reply just posted to asker in
+// their channel (in thread): an answer's memory picture, a one-GPU price listing's price
 // history. A reply without one, or a Handler without an uploader, uploads
 // nothing; a failed upload is logged, the reply stays as it is.
-func (h *Handler) attachPicture(ctx context.Context, channel, thread string, msg Message) {
+func (h *Handler) attachPicture(ctx context.Context, asker who, thread string, msg Message) {
+	channel := asker.channel
 	if h.cfg.Upload == nil || channel == "" {
 		return
 	}
 	var err error
 	if ref := answerRef(msg.Blocks); ref != "" {
-		a, _, _, ok := h.answerOf(ctx, ref)
+		a, _, _, ok := h.answerOf(ctx, asker.scope(), ref)
 		if !ok {
 			return
 		}
@@ -159,12 +161,12 @@ func (p *DigestPoster) attachChart(ctx context.Context, log *slog.Logger, ts str
 // shareChart uploads the memory picture of an answer just shared in the
 // channel, right under it (the response_url post that shared it returns no
 // timestamp to thread on).
-func (h *Handler) shareChart(ctx context.Context, cb slack.InteractionCallback, ref string) {
+func (h *Handler) shareChart(ctx context.Context, cb slack.InteractionCallback, scope store.Scope, ref string) {
 	channel := cb.Channel.ID
 	if h.cfg.Upload == nil || channel == "" {
 		return
 	}
-	a, _, _, ok := h.answerOf(ctx, ref)
+	a, _, _, ok := h.answerOf(ctx, scope, ref)
 	if !ok {
 		return
 	}

@@ -21,7 +21,7 @@ func noStore() Message {
 }
 
 // plansCommand lists the newest plans for a model: `/fit plans mistral 7b`.
-func (h *Handler) plansCommand(ctx context.Context, words string) Message {
+func (h *Handler) plansCommand(ctx context.Context, scope store.Scope, words string) Message {
 	if h.cfg.Plans == nil {
 		return noStore()
 	}
@@ -29,7 +29,7 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
 	if key, ok := plan.InverseKey(words); ok {
-		plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
+		plans, err := h.cfg.Plans.PlansForModel(ctx, scope, key, maxPlansListed)
 		if err != nil {
 			h.log.Error("bot: listing plans failed", "model", key, "err", err)
 			return apology()
@@ -40,7 +40,7 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		}
 		return plansMessage(words+" questions", plans, h.now())
 	}
-	if msg, ok := h.familyPlans(ctx, words); ok {
+	if msg, ok := h.familyPlans(ctx, scope, words); ok {
 		return msg
 	}
 	key, err := plan.ModelKeyFor(words)
@@ -55,12 +55,12 @@ func (h *Handler) plansCommand(ctx context.Context, words string) Message {
 		h.log.Error("bot: reading a model name failed", "err", err)
 		return apology()
 	}
-	return h.listPlans(ctx, words, key)
+	return h.listPlans(ctx, scope, words, key)
 }
 
-// listPlans lists the newest plans filed under one key.
-func (h *Handler) listPlans(ctx context.Context, words, key string) Message {
-	plans, err := h.cfg.Plans.PlansForModel(ctx, key, maxPlansListed)
+// listPlans lists the newest plans filed under one key that scope reads.
+func (h *Handler) listPlans(ctx context.Context, scope store.Scope, words, key string) Message {
+	plans, err := h.cfg.Plans.PlansForModel(ctx, scope, key, maxPlansListed)
 	if err != nil {
 		h.log.Error("bot: listing plans failed", "model", key, "err", err)
 		return apology()
@@ -116,7 +116,7 @@ func inversePlanLine(p store.Plan) string {
 }
 
 // planCommand re-answers a saved plan with today's catalog and prices: `/fit plan 42`.
-func (h *Handler) planCommand(ctx context.Context, arg string) Message {
+func (h *Handler) planCommand(ctx context.Context, scope store.Scope, arg string) Message {
 	if h.cfg.Plans == nil {
 		return noStore()
 	}
@@ -124,13 +124,14 @@ func (h *Handler) planCommand(ctx context.Context, arg string) Message {
 	if err != nil || id <= 0 {
 		return errorMessage(fmt.Sprintf("“%s” is not a plan number.", arg), "plan 42")
 	}
-	return h.replan(ctx, id, false)
+	return h.replan(ctx, scope, id, false)
 }
 
-// replan loads a plan, re-parses its canonical question and answers it
-// again, saying what changed since.
-func (h *Handler) replan(ctx context.Context, id int64, details bool) Message {
-	saved, err := h.cfg.Plans.Plan(ctx, id)
+// replan loads a plan that scope reads, re-parses its canonical question
+// and answers it again, saying what changed since. A plan scope does not
+// read is answered as one that does not exist.
+func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, details bool) Message {
+	saved, err := h.cfg.Plans.Plan(ctx, scope, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans mistral-7b")
 	}

@@ -12,14 +12,14 @@ import (
 
 // familyPlans lists the newest plans of every model of a family
 // (`/fit plans llama`); ok is false when the words name no family.
-func (h *Handler) familyPlans(ctx context.Context, words string) (Message, bool) {
+func (h *Handler) familyPlans(ctx context.Context, scope store.Scope, words string) (Message, bool) {
 	models := sizing.FamilyModels(words)
 	if len(models) == 0 {
 		return Message{}, false
 	}
 	var plans []store.Plan
 	for _, m := range models {
-		ps, err := h.cfg.Plans.PlansForModel(ctx, m.ID, maxPlansListed)
+		ps, err := h.cfg.Plans.PlansForModel(ctx, scope, m.ID, maxPlansListed)
 		if err != nil {
 			h.log.Error("bot: listing plans failed", "model", m.ID, "err", err)
 			return apology(), true

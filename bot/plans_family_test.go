@@ -14,9 +14,9 @@ import (
 // newest first, and no other family's.
 func TestPlansFamily(t *testing.T) {
 	plans := &fakePlans{plans: []store.Plan{
-		{ID: 1, CreatedAt: testNow.Add(-3 * time.Hour), Summary: plan.Summary{ModelKey: "llama-3.1-8b", Question: "llama 3.1 8b lora 4090"}},
-		{ID: 2, CreatedAt: testNow.Add(-2 * time.Hour), Summary: plan.Summary{ModelKey: "mistral-7b-v0.1", Question: "mistral 7b lora 4090"}},
-		{ID: 3, CreatedAt: testNow.Add(-1 * time.Hour), Summary: plan.Summary{ModelKey: "llama-3-70b", Question: "llama 3 70b qlora a100"}},
+		{ID: 1, CreatedAt: testNow.Add(-3 * time.Hour), Team: "T1DC2JH3J", ChannelKind: store.ChannelPublic, Summary: plan.Summary{ModelKey: "llama-3.1-8b", Question: "llama 3.1 8b lora 4090"}},
+		{ID: 2, CreatedAt: testNow.Add(-2 * time.Hour), Team: "T1DC2JH3J", ChannelKind: store.ChannelPublic, Summary: plan.Summary{ModelKey: "mistral-7b-v0.1", Question: "mistral 7b lora 4090"}},
+		{ID: 3, CreatedAt: testNow.Add(-1 * time.Hour), Team: "T1DC2JH3J", ChannelKind: store.ChannelPublic, Summary: plan.Summary{ModelKey: "llama-3-70b", Question: "llama 3 70b qlora a100"}},
 	}}
 	h := newTestHandler(t, func(c *Config) { c.Plans = plans })
 	got := messageJSON(t, h.Command(context.Background(), slash("plans llama")))

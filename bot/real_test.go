@@ -116,7 +116,7 @@ func TestRealPlansRoundTrip(t *testing.T) {
 		t.Fatalf("answer does not say it is kept:\n%s", got)
 	}
 	h.Wait()
-	p, err := db.Plan(context.Background(), 1)
+	p, err := db.Plan(context.Background(), store.AllPlans(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestNextSteps(t *testing.T) {
 	}
 	// A press answers the changed question in place of the old answer.
 	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}} })
-	msgs := h.press(context.Background(), ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090 seq 4096", "U1")
+	msgs := h.press(context.Background(), slashScope, ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090 seq 4096", "U1")
 	if len(msgs) != 1 || !msgs[0].ReplaceOriginal || !strings.Contains(msgs[0].Text, "QLoRA") {
 		t.Errorf("press Use QLoRA = %+v, want the QLoRA answer replacing the old one", msgs)
 	}
@@ -164,7 +164,7 @@ func TestAskAnswersHaveButtons(t *testing.T) {
 	if !strings.Contains(got, `"action_id":"fit_details","value":"q:llama-3.1-8b inference l4 max context"`) {
 		t.Fatalf("max-context answer has no Show details button:\n%s", got)
 	}
-	msgs := h.press(context.Background(), ActionDetails, "q:13B lora 4090 buy-vs-rent 3 jobs/week 5h", "U1")
+	msgs := h.press(context.Background(), slashScope, ActionDetails, "q:13B lora 4090 buy-vs-rent 3 jobs/week 5h", "U1")
 	if len(msgs) != 1 {
 		t.Fatalf("press = %d messages", len(msgs))
 	}

@@ -397,7 +397,7 @@ func TestAttachPicture(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
 			h := newTestHandler(t, func(c *Config) { c.Upload = fake.uploader(t, nil); c.History = hist })
-			h.attachPicture(context.Background(), "C0FITBOT", "1764464400.000200", tt.msg)
+			h.attachPicture(context.Background(), slashAsker(slash("")), "1764464400.000200", tt.msg)
 			g, _, _ := fake.calls()
 			if tt.wantFile == "" {
 				if g != 0 {

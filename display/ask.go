@@ -38,6 +38,8 @@ func AskSummary(a sizing.AskAnswer) string {
 		}
 		o := w.Options[0]
 		return fmt.Sprintf("%d cards fit; cheapest %s", len(w.Options), Hardware(o.GPUs, o.GPUName))
+	case a.Serve != nil:
+		return ServeSummary(a)
 	case a.BuyRent != nil:
 		r := a.BuyRent
 		s := fmt.Sprintf("%s: %s, %s a month to own", r.Verdict, Hardware(r.GPUs, r.GPUName), USD(r.OwnUSDPerMonth))

@@ -1,6 +1,7 @@
 // Package hub reads models from the Hugging Face Hub: the model info API
 // (/api/models/{repo}: revision, gating, safetensors counts), a repo's
-// config.json (/{repo}/resolve/{revision}/config.json) and the search
+// config.json (/{repo}/resolve/{revision}/config.json; a diffusers
+// pipeline's model_index.json instead) and the search
 // API, and resolves the Hub ids, links and names a question holds into
 // sizing models, through a cache that answers when the Hub cannot.
 //
@@ -99,6 +100,13 @@ func (c *Client) ModelInfo(ctx context.Context, repo string) (Info, error) {
 // unchanged file answers 304 and notModified is true (body is nil).
 func (c *Client) Config(ctx context.Context, repo, revision, etag string) (body []byte, newETag string, notModified bool, err error) {
 	return c.get(ctx, repo, "/"+escapeRepo(repo)+"/resolve/"+url.PathEscape(revision)+"/config.json", etag)
+}
+
+// ModelIndex fetches a diffusers pipeline's model_index.json of repo at
+// revision: its components and their classes.
+func (c *Client) ModelIndex(ctx context.Context, repo, revision string) ([]byte, error) {
+	body, _, _, err := c.get(ctx, repo, "/"+escapeRepo(repo)+"/resolve/"+url.PathEscape(revision)+"/model_index.json", "")
+	return body, err
 }
 
 // Hit is one model the search API found.

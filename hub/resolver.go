@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,7 +26,7 @@ type Entry struct {
 	Revision  string // the commit sha of the main branch when fetched
 	FetchedAt time.Time
 	Gated     string // "", "auto" or "manual"
-	Config    []byte // config.json as served; nil when the repo has none
+	Config    []byte // config.json as served (model_index.json for a diffusers pipeline); nil when the repo has none
 	Weights   sizing.HubWeights
 	ETag      string // config.json's ETag, for a conditional fetch
 }
@@ -200,6 +201,22 @@ func (r *Resolver) fetch(ctx context.Context, repo string, cached Entry, found b
 	e := Entry{Repo: info.ID, Revision: info.SHA, FetchedAt: r.now().UTC(), Gated: info.Gated, Weights: info.Weights}
 	if found && cached.Revision == info.SHA && len(cached.Config) > 0 {
 		e.Config, e.ETag = cached.Config, cached.ETag
+		return e, nil
+	}
+	if diffusers(info.Config) {
+		// A diffusers pipeline has no config.json at its root: its
+		// model_index.json names the family, or else the Hub's own short
+		// config does.
+		body, err := r.Client.ModelIndex(ctx, info.ID, info.SHA)
+		var he *Error
+		switch {
+		case err == nil:
+			e.Config = body
+		case errors.As(err, &he) && he.Kind == KindNotFound:
+			e.Config = info.Config
+		default:
+			return Entry{}, err
+		}
 		return e, nil
 	}
 	etag := ""
@@ -396,4 +413,15 @@ func short(sha string) string {
 		return sha[:7]
 	}
 	return sha
+}
+
+// diffusers reports whether the Hub's short config of a repo names a
+// diffusers class: {"diffusers": {"_class_name": "FluxPipeline"}}.
+func diffusers(config json.RawMessage) bool {
+	var c struct {
+		Diffusers *struct {
+			Class string `json:"_class_name"`
+		} `json:"diffusers"`
+	}
+	return json.Unmarshal(config, &c) == nil && c.Diffusers != nil && c.Diffusers.Class != ""
 }

@@ -142,12 +142,13 @@ const (
 	KindContext  Kind = "context"   // the longest context that fits
 	KindWhichGPU Kind = "which-gpu" // every card that fits, cheapest first
 	KindBuyRent  Kind = "buy-rent"  // buy the cards or rent them
+	KindServe    Kind = "serve"     // how many users GPUs serve, or the cheapest GPUs for a load
 )
 
 // Valid reports whether k is one of the plan kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindFit, KindLargest, KindContext, KindWhichGPU, KindBuyRent:
+	case KindFit, KindLargest, KindContext, KindWhichGPU, KindBuyRent, KindServe:
 		return true
 	}
 	return false
@@ -164,6 +165,8 @@ func KindOf(i sizing.Intent) Kind {
 		return KindWhichGPU
 	case sizing.IntentBuyRent:
 		return KindBuyRent
+	case sizing.IntentServe:
+		return KindServe
 	}
 	return KindFit
 }
@@ -175,15 +178,17 @@ const askKeyPrefix = "ask:"
 // way round, p as typed in question: the canonical text is
 // sizing.FormatAsk(p) (it re-parses to the same question and intent),
 // line is the answer in one line, and the model key is the question's
-// model, or ask:<kind> when it names none. The verdict, memory and price
-// fields are left zero: an inverse plan is re-answered by re-asking.
+// model, or ask:<kind> when it names none. The request carries the
+// answer's figures (the largest model found, the longest context, the
+// cheapest card) and Headroom a buy-or-rent verdict; the memory and price
+// fields are left zero: an inverse plan is re-answered by re-asking (Reask).
 func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) Summary {
 	kind := KindOf(p.Intent)
 	key := ModelKey(p.Query)
 	if key == "" {
 		key = askKeyPrefix + string(kind)
 	}
-	return Summary{
+	s := Summary{
 		Kind:      kind,
 		Question:  question,
 		Canonical: sizing.FormatAsk(p),
@@ -193,6 +198,10 @@ func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) 
 		GPU:       a.Request.GPU,
 		GPUs:      a.Request.GPUs,
 	}
+	if a.BuyRent != nil {
+		s.Headroom = a.BuyRent.Verdict // buy or rent: what Reask compares
+	}
+	return s
 }
 
 // InverseKey is the ModelKey the inverse plans of one kind that name no

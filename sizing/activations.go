@@ -39,12 +39,28 @@ package sizing
 // it is what makes Hugging Face + FlashAttention-2 QLoRA stop at 28k tokens
 // on 80 GB where the layers alone would allow 45k (Unsloth's published
 // context-length table, July 2024). Fused or chunked cross-entropy
-// (Unsloth, Liger) avoids most of it; fitbot sizes the plain path.
+// (Unsloth, Liger) avoids most of it: request.fused_loss
+// (fusedLossBytesPerToken); fitbot sizes the plain path unless asked.
 
 // layerActivationBytes is what one layer saves for backward per token of
 // the micro-batch (multiply by s·b), at p bytes per element. moe selects a
 // mixture-of-experts layer. seq is used only without FlashAttention.
 func layerActivationBytes(s *shape, p float64, seq int64, flash, moe bool, loraRank int) float64 {
+	h := float64(s.hidden)
+	var mlp float64
+	switch {
+	case moe:
+		mlp = float64(s.expertsActive)*mlpActivation(p, h, float64(s.expertFFN), s.gated) +
+			float64(s.sharedExperts)*mlpActivation(p, h, float64(s.sharedFFN), s.gated) +
+			4*float64(s.experts)
+	case s.ffn > 0:
+		mlp = mlpActivation(p, h, float64(s.ffn), s.gated)
+	}
+	return attentionActivation(s, p, seq, flash) + mlp + p*float64(loraRank)*float64(s.loraActivePerLayer)
+}
+
+// attentionActivation is what one attention block saves per token.
+func attentionActivation(s *shape, p float64, seq int64, flash bool) float64 {
 	h := float64(s.hidden)
 	q := float64(s.qDim)
 	kv := float64(s.kvDim)
@@ -56,15 +72,17 @@ func layerActivationBytes(s *shape, p float64, seq int64, flash, moe bool, loraR
 	if !flash {
 		attn += float64(s.heads) * float64(seq) * (p + masks*(1+p))
 	}
-	var mlp float64
-	if moe {
-		mlp = float64(s.expertsActive)*mlpActivation(p, h, float64(s.expertFFN), s.gated) +
-			float64(s.sharedExperts)*mlpActivation(p, h, float64(s.sharedFFN), s.gated) +
-			4*float64(s.experts)
-	} else {
-		mlp = mlpActivation(p, h, float64(s.ffn), s.gated)
-	}
-	return attn + mlp + p*float64(loraRank)*float64(s.loraActivePerLayer)
+	return attn
+}
+
+// mambaActivation is what one Mamba mixer saves per token in place of
+// attention: the norm's and in_proj's inputs (2h) and what mamba_ssm's
+// MambaInnerFn keeps for backward at its default checkpoint_lvl 1
+// (ops/selective_scan_interface.py: save_for_backward of xz, x_dbl and
+// the scan output out, 3·inner + dt rank + 2N; conv1d_out and delta are
+// recomputed, the scan's chunk states are negligible).
+func mambaActivation(s *shape, p float64) float64 {
+	return p * float64(2*s.hidden+3*s.ssmInner+s.ssmProj)
 }
 
 // mlpActivation is what one MLP of width i saves per token.
@@ -85,35 +103,90 @@ func activationElemBytes(p Precision) float64 {
 	return 2
 }
 
-// trainingActivationBytes is the activation memory of one micro-batch on
-// one GPU (data parallelism does not shard activations), the loss
-// included. FlashAttention is assumed.
+// trainingActivationBytes is the activation memory of the busiest GPU,
+// the loss included. FlashAttention is assumed. Data parallelism does not
+// shard activations; tensor parallelism with sequence parallelism divides
+// every saved tensor by TP and context parallelism divides the tokens by
+// CP (Korthikanti et al. §4.2). Under a pipeline the first stage holds
+// the L/PP layers of inFlight micro-batches, the last stage one
+// micro-batch and the loss (vocabulary-parallel: ÷ TP); the larger of the
+// two is the answer.
 func trainingActivationBytes(r *Request, s *shape) int64 {
-	return ceilBytes(activationBytes(s, activationElemBytes(r.Precision), int64(r.SeqLen), int64(r.MicroBatch),
-		true, r.GradCheckpointing, loraRankOf(r)))
+	p := activationElemBytes(r.Precision)
+	seq, b := int64(r.SeqLen), int64(r.MicroBatch)
+	tp, pp, cp := float64(tensorParallel(r)), float64(pipelineParallel(r)), float64(contextParallel(r))
+	layers, largest := layerActivationsPerToken(s, p, seq, true, r.GradCheckpointing, loraRankOf(r))
+	if r.OffloadActivations && r.GradCheckpointing {
+		// Unsloth's offloaded checkpointing: every layer input waits in host
+		// RAM; the GPU holds the one being sent or fetched and the next.
+		layers = min(layers, 2*p*float64(s.hidden))
+	}
+	loss := lossBytesPerToken(s, p)
+	if r.FusedLoss {
+		loss = fusedLossBytesPerToken(s, p)
+	}
+	tokens := float64(seq*b) / cp / tp
+	stage := layers / pp
+	first := stage*inFlight(r, s) + largest
+	last := stage + largest + loss
+	return ceilBytes(tokens * max(first, last))
 }
 
 // activationBytes is the activation total for a micro-batch of b
-// sequences of seq tokens at p bytes per element.
+// sequences of seq tokens at p bytes per element on one GPU.
 func activationBytes(s *shape, p float64, seq, b int64, flash, checkpointing bool, loraRank int) float64 {
-	tokens := float64(seq * b)
+	layers, largest := layerActivationsPerToken(s, p, seq, flash, checkpointing, loraRank)
+	return float64(seq*b) * (layers + largest + lossBytesPerToken(s, p))
+}
+
+// layerActivationsPerToken is what the layers save per token: every
+// layer's tensors, or with full checkpointing each layer's input plus,
+// separately (largest), the one layer's working set rebuilt during
+// recompute.
+func layerActivationsPerToken(s *shape, p float64, seq int64, flash, checkpointing bool, loraRank int) (layers, largest float64) {
 	dense := layerActivationBytes(s, p, seq, flash, false, loraRank)
-	var perLayer, largest float64
 	denseLayers := s.layers - s.moeLayers
-	perLayer = float64(denseLayers) * dense
+	layers = float64(denseLayers) * dense
 	if denseLayers > 0 {
 		largest = dense
 	}
 	if s.moeLayers > 0 {
 		moe := layerActivationBytes(s, p, seq, flash, true, loraRank)
-		perLayer += float64(s.moeLayers) * moe
+		layers += float64(s.moeLayers) * moe
 		largest = max(largest, moe)
 	}
-	layers := perLayer
-	if checkpointing {
-		layers = float64(s.layers)*p*float64(s.hidden) + largest
+	if s.ssmLayers > 0 {
+		// Mamba layers save their mixer's tensors instead of attention's.
+		swap := mambaActivation(s, p) - attentionActivation(s, p, seq, flash)
+		layers += float64(s.ssmLayers) * swap
+		if s.ssmLayers == s.layers {
+			largest += swap
+		}
 	}
-	return tokens * (layers + lossBytesPerToken(s, p))
+	stored := float64(s.layers) // layer inputs kept under checkpointing
+	if s.encoderSeq > 0 && seq > 0 {
+		// An audio encoder's layers run over its fixed frames, not the
+		// text: weigh them by encoderSeq/seq tokens per text token.
+		ratio := float64(s.encoderSeq) / float64(seq)
+		dec := float64(s.layers - s.encLayers)
+		layers = dense * (dec + float64(s.encLayers)*ratio)
+		stored = dec + float64(s.encLayers)*ratio
+		largest = dense * max(1, ratio)
+	}
+	if checkpointing {
+		return stored * p * float64(s.hidden), largest
+	}
+	return layers, 0
+}
+
+// fusedLossBytesPerToken is the loss term with fused or chunked
+// cross-entropy (Liger's FusedLinearCrossEntropy, Unsloth, Apple's Cut
+// Cross-Entropy): the logits are computed a chunk at a time and their
+// gradient folded into the hidden state's at once, so per token only a
+// hidden-sized fp32 chunk of logits, its gradient and the hidden
+// gradient remain (Liger sizes its chunks to about hidden × tokens).
+func fusedLossBytesPerToken(s *shape, p float64) float64 {
+	return float64(s.hidden) * (4 + 4 + p)
 }
 
 // lossBytesPerToken is the logits and cross-entropy term per token.
@@ -130,4 +203,14 @@ func loraRankOf(r *Request) int {
 		return r.LoRARank
 	}
 	return 0
+}
+
+// lossIsLargest reports whether the loss term takes more activation
+// memory than all the layers together: where fused or chunked
+// cross-entropy helps most (128k-256k vocabularies at long sequences,
+// with checkpointing).
+func lossIsLargest(r *Request, s *shape) bool {
+	p := activationElemBytes(r.Precision)
+	layers, largest := layerActivationsPerToken(s, p, int64(r.SeqLen), true, r.GradCheckpointing, loraRankOf(r))
+	return lossBytesPerToken(s, p) > layers+largest
 }

@@ -38,13 +38,15 @@ const (
 	chQuant
 	chKV
 	chSmallerBatch
+	chFusedLoss
 )
 
 // changeWeights is how big each change feels to the asker, bit by bit:
 // checkpointing 1, 8-bit AdamW 2, LoRA 3, a 4-bit base 2 more, offload 4,
 // more cards 1 plus one per doubling, a smaller weight format 2, a
-// smaller KV cache 1, micro-batch 1 with gradient accumulation 2.
-var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1, 2}
+// smaller KV cache 1, micro-batch 1 with gradient accumulation 2, fused
+// cross-entropy 1.
+var changeWeights = [...]int{1, 2, 3, 2, 4, 1, 0, 2, 1, 2, 1}
 
 // cost is how big a set of changes is: the search prefers the smallest
 // that fits.
@@ -272,6 +274,9 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			if base.MicroBatch > 1 { // micro-batch 1, accumulated to the same global batch
 				options = append(options, chSmallerBatch)
 			}
+			if !base.FusedLoss && lossIsLargest(&base, &rs.shape) {
+				options = append(options, chFusedLoss)
+			}
 			for subset := range combinations(options) {
 				onFewestCards(methodChange(base.Method, m)|with(options, subset), 0)
 			}
@@ -370,6 +375,9 @@ func applyChanges(base Request, ch altChange, n int, formats []weightFormat, f i
 	if ch&chKV != 0 {
 		r.KVPrecision = PrecisionFP8
 	}
+	if ch&chFusedLoss != 0 {
+		r.FusedLoss = true
+	}
 	if ch&chSmallerBatch != 0 {
 		// The same global batch: one sequence at a time, accumulated.
 		r.GradAccumSteps = max(r.GradAccumSteps, 1) * r.MicroBatch
@@ -389,6 +397,7 @@ func (e *Estimator) fewerCards(rs *resolved) []altCandidate {
 		}
 		r := rs.req
 		r.GPUs, r.Nodes = n, 1
+		fitLayout(&r, n)
 		if r.Method != MethodInference {
 			r.ZeROStage = lowestStage(rs, r, g)
 		}
@@ -552,6 +561,7 @@ func setCount(r *Request, n int, g *GPU) altChange {
 	if r.Method != MethodInference && n > 1 {
 		r.ZeROStage = 3
 	}
+	fitLayout(r, per)
 	return chMoreGPUs
 }
 
@@ -637,6 +647,9 @@ func describeChange(rs *resolved, c altCandidate) string {
 	}
 	if c.changes&chKV != 0 {
 		parts = append(parts, string(r.KVPrecision)+" KV cache")
+	}
+	if c.changes&chFusedLoss != 0 {
+		parts = append(parts, "fused cross-entropy (Liger, Unsloth or Cut Cross-Entropy: no full-vocabulary logits)")
 	}
 	if c.changes&chSmallerBatch != 0 {
 		parts = append(parts, fmt.Sprintf("micro-batch 1 with %d gradient-accumulation steps (the same global batch)", r.GradAccumSteps))

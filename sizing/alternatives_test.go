@@ -27,7 +27,9 @@ func TestCheaperIsByRunCost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := &Estimator{Prices: stubPrices{"rtx-4090": 0.33, "rtx-3090": tt.price3090}}
+			// A fixed utilisation, so that the cards' times are in the ratio
+			// of their peaks.
+			e := &Estimator{Prices: stubPrices{"rtx-4090": 0.33, "rtx-3090": tt.price3090}, MFU: 0.4}
 			q := qlora13BOn4090
 			q.Tokens = tt.tokens
 			a, err := e.Answer(q)

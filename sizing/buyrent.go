@@ -320,7 +320,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 		"power: the cards at full board power while jobs run; idle draw, the rest of the machine, cooling and resale value are not counted",
 		"renting: GPU-hours only; storage, egress and start-up time are not counted",
 	)
-	return AskAnswer{Kind: IntentBuyRent, Request: req, Assumptions: asm.list(e.costAssumptions(nil)), ModelName: modelName, GPUName: g.Name, BuyRent: res}, nil
+	return AskAnswer{Kind: IntentBuyRent, Request: req, Assumptions: asm.list(e.costAssumptions(nil, nil, Throughput{}, nil)), ModelName: modelName, GPUName: g.Name, BuyRent: res}, nil
 }
 
 // buyableCard is the cheapest configuration within one machine that fits

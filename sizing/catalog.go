@@ -17,6 +17,9 @@ var gpusJSON []byte
 //go:embed data/models.json
 var modelsJSON []byte
 
+//go:embed data/named.json
+var namedJSON []byte
+
 // NotFoundError is a GPU or model name the catalog does not know, with up
 // to three close catalog ids to suggest.
 type NotFoundError struct {
@@ -57,6 +60,8 @@ type catalog struct {
 	models    []Model
 	gpuIndex  index
 	modelIdx  index
+	named     []NamedModel
+	namedIdx  index
 	loadError error // non-nil only if the embedded data is broken; a test keeps it nil
 }
 
@@ -82,11 +87,78 @@ type modelRow struct {
 
 var loadCatalog = sync.OnceValue(func() *catalog {
 	c, err := parseCatalog(gpusJSON, modelsJSON)
+	if err == nil {
+		err = c.parseNamed(namedJSON)
+	}
 	if err != nil {
 		return &catalog{loadError: err}
 	}
 	return c
 })
+
+// NamedModel is a model fitbot knows by name but does not size yet (a
+// diffusion pipeline, a speech model): a question naming it is refused
+// by name, saying what it is. The list lives in data/named.json.
+type NamedModel struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"` // the family, one of the Arch constants
+	What    string   `json:"what"` // what it is, in words: "a 12B diffusion transformer ..."
+	Aliases []string `json:"aliases"`
+	Source  string   `json:"source"`
+}
+
+type namedFile struct {
+	Convention string       `json:"convention"`
+	Models     []NamedModel `json:"models"`
+}
+
+// parseNamed reads the named-only models; their names may not collide
+// with a sized model's.
+func (c *catalog) parseNamed(data []byte) error {
+	var nf namedFile
+	if err := decodeStrict(data, &nf); err != nil {
+		return fmt.Errorf("named.json: %w", err)
+	}
+	c.named = nf.Models
+	c.namedIdx.byKey = map[string]entry{}
+	var errs []error
+	for i, m := range nf.Models {
+		names := append([]string{m.ID, m.Name}, m.Aliases...)
+		for _, n := range names {
+			if _, ok := c.modelIdx.byKey[string(modelKey(nil, n))]; ok {
+				errs = append(errs, fmt.Errorf("named.json: %s: %q also names a sized model", m.ID, n))
+			}
+		}
+		errs = append(errs, c.namedIdx.add(names, i, m.ID, "", modelKey)...)
+	}
+	return errors.Join(errs...)
+}
+
+// LookupNamed finds a model fitbot knows by name but does not size.
+func LookupNamed(name string) (NamedModel, bool) {
+	c := loadCatalog()
+	var buf [keyBuf]byte
+	e, ok := c.namedIdx.byKey[string(modelKey(buf[:0], name))]
+	if !ok {
+		return NamedModel{}, false
+	}
+	return c.named[e.index], true
+}
+
+// Named returns the models fitbot knows by name but does not size, in
+// catalog order. The slice is a copy.
+func Named() []NamedModel { return slices.Clone(loadCatalog().named) }
+
+// Refusal is the error a question naming m gets: what it is, that fitbot
+// does not size it, what fitbot does size, and a command that names it.
+func (m NamedModel) Refusal() *InputError {
+	e := &InputError{}
+	e.Problem = fmt.Sprintf("%s is %s (%s), which fitbot does not size yet; it is not sized as a decoder LLM from its parameter count either. %s",
+		m.Name, m.What, m.Kind, sizedFamilies)
+	e.Hint = "fitbot models " + m.ID
+	return e
+}
 
 // parseCatalog decodes both embedded files and builds the lookup indexes.
 // It reports rows whose keys collide with another row's.

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -159,6 +160,19 @@ func FuzzModelFromConfig(f *testing.F) {
 	f.Add([]byte(`{"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "num_hidden_layers": 34}}`))
 	f.Add([]byte(`{"model_type": "falcon", "new_decoder_architecture": true, "num_kv_heads": 8, "hidden_size": 8192, "num_hidden_layers": 60, "num_attention_heads": 128, "vocab_size": 65024}`))
 	f.Add([]byte(`{}`))
+	families, err := os.ReadDir(filepath.Join("testdata", "families"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range families {
+		if strings.HasSuffix(e.Name(), ".json") {
+			data, err := os.ReadFile(filepath.Join("testdata", "families", e.Name()))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
 	f.Add([]byte(`{"model_type": "qwen2_vl", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128, "vision_config": {"depth": 2, "embed_dim": 32, "mlp_ratio": 4, "hidden_size": 64, "patch_size": 14, "temporal_patch_size": 2, "spatial_merge_size": 2}}`))
 	f.Add([]byte(`{"model_type": "qwen3_next", "num_hidden_layers": 8, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "moe_intermediate_size": 16, "num_experts": 4, "num_experts_per_tok": 1, "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8, "layer_types": ["linear_attention", "full_attention"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -170,6 +184,12 @@ func FuzzModelFromConfig(f *testing.F) {
 			}
 			return
 		}
+		var raw rawConfig
+		if json.Unmarshal(data, &raw) == nil {
+			if arch, _, typ := configFamily(raw); arch != "" && !familyReaders[typ] {
+				t.Fatalf("a %s config (%s) was sized as %s", arch, typ, m.Architecture())
+			}
+		}
 		total, active := m.ParamCount()
 		if total <= 0 || active <= 0 || active > total || m.ExtraParams < 0 || total < m.ExtraParams {
 			t.Fatalf("ParamCount = %d, %d for %+v", total, active, m)
@@ -177,7 +197,8 @@ func FuzzModelFromConfig(f *testing.F) {
 		if m.LinearAttnLayers+m.SlidingLayers > m.Layers || m.LinearAttnParams < 0 {
 			t.Fatalf("%d linear and %d sliding layers of %d", m.LinearAttnLayers, m.SlidingLayers, m.Layers)
 		}
-		if m.HeadDim <= 0 || m.KVHeads <= 0 || m.Heads%m.KVHeads != 0 || m.MaxContext <= 0 {
+		attention := m.Kind != KindSSM
+		if attention && (m.HeadDim <= 0 || m.KVHeads <= 0 || m.Heads%m.KVHeads != 0) || m.MaxContext <= 0 {
 			t.Fatalf("inconsistent shape %+v", m)
 		}
 		if kv := m.KVCacheBytes(2, m.MaxContext); kv < 0 {
@@ -315,8 +336,8 @@ func TestModelFromConfigRefuses(t *testing.T) {
 	}{
 		{"cross attention", `{"model_type": "llama", ` + base + `, "cross_attention_layers": [1, 3]}`, `"cross_attention_layers"`},
 		{"shared expert on a family without one", `{"model_type": "mixtral", ` + base + `, "num_local_experts": 4, "num_experts_per_tok": 2, "shared_intermediate_size": 64}`, `"shared_intermediate_size"`},
-		{"mamba layers", `{"model_type": "nemotron_h", ` + base + `, "hybrid_override_pattern": "M-M*"}`, `"hybrid_override_pattern"`},
-		{"unknown layer kind", `{"model_type": "granitemoehybrid", ` + base + `, "layer_types": ["mamba", "attention", "mamba", "mamba"]}`, `"layer_types" has a "mamba" layer`},
+		{"mamba layers", `{"model_type": "llama", ` + base + `, "hybrid_override_pattern": "M-M*"}`, `"hybrid_override_pattern"`},
+		{"unknown layer kind", `{"model_type": "llama", ` + base + `, "layer_types": ["mamba", "attention", "mamba", "mamba"]}`, `"layer_types" has a "mamba" layer`},
 		{"qk norm on gpt2", `{"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 4, "vocab_size": 100, "n_positions": 128, "qk_layernorm": true}`, `"qk_layernorm"`},
 		{"gemma3n", `{"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text"}}`, "Gemma 3n"},
 		{"mllama", `{"model_type": "mllama", "text_config": {"model_type": "mllama"}}`, "cross-attention"},

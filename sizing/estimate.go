@@ -14,10 +14,14 @@ const (
 )
 
 // Estimator answers sizing questions. The zero value works: no prices,
-// MFU 40 %.
+// a utilisation fitted to published runs for each model, card, sequence
+// and scale.
 type Estimator struct {
 	Prices PriceSource // nil: no costs
-	MFU    float64     // model-FLOPs utilisation; 0 means DefaultMFU
+	// MFU, when above zero, is one share of peak for every kernel of every
+	// run instead of the fitted rates (the answer still states the MFU its
+	// speed implies).
+	MFU float64
 }
 
 // Footprint is a model prepared for the memory model: its architecture
@@ -78,24 +82,28 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		GPUChosen:   chosen,
 	}
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
-	a.Price = e.price(r.GPU)
 	var warnings []string
-	a.Throughput, warnings = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
-	a.Warnings = append(rs.notes, warnings...)
+	a.Price, warnings = e.requestPrice(r)
+	var tw []string
+	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	if r.Method == MethodInference {
+		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
+		if lengthUnsaid(q) {
+			sv.MaxModelLen = rs.chatMaxModelLen()
+		}
+		a.Serving = &sv
+	}
+	a.Warnings = append(append(rs.notes, warnings...), tw...)
 	if a.Warnings == nil {
 		a.Warnings = []string{}
 	}
 	a.Alternatives = e.alternatives(rs, mem)
-	a.Assumptions = append(rs.assumptions, e.costAssumptions(a.Price)...)
+	a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
 	return a, nil
 }
 
-func (e *Estimator) mfu() float64 {
-	if e.MFU > 0 {
-		return e.MFU
-	}
-	return DefaultMFU
-}
+// mfu is the fixed utilisation set on the Estimator; 0 means fitted.
+func (e *Estimator) mfu() float64 { return max(e.MFU, 0) }
 
 func (e *Estimator) price(gpu string) *Price {
 	if e.Prices == nil {
@@ -108,8 +116,27 @@ func (e *Estimator) price(gpu string) *Price {
 	return &p
 }
 
-func (e *Estimator) costAssumptions(p *Price) []string {
-	out := []string{fmt.Sprintf("MFU %.0f%% of dense peak for training and prefill; decode at %.0f%% of memory bandwidth plus a per-layer floor", e.mfu()*100, bandwidthUtilisation*100)}
+// requestPrice is the price the answer is costed at: the cheapest spot
+// price when the question asked for spot and one is known, else the
+// cheapest price, with a warning when spot was asked and none is known.
+func (e *Estimator) requestPrice(r *Request) (*Price, []string) {
+	if !r.Spot || e.Prices == nil {
+		return e.price(r.GPU), nil
+	}
+	if sp, ok := e.Prices.(SpotPriceSource); ok {
+		if p, ok := sp.SpotGPUHourPrice(r.GPU); ok {
+			return &p, nil
+		}
+	}
+	p := e.price(r.GPU)
+	if p == nil || p.Market == "spot" {
+		return p, nil
+	}
+	return p, []string{fmt.Sprintf("no spot price is known for the %s: the cost is at the %s price", r.GPU, p.Market)}
+}
+
+func (e *Estimator) costAssumptions(r *Request, g *GPU, t Throughput, p *Price) []string {
+	out := []string{speedAssumption(r, g, t, e.mfu())}
 	if p != nil {
 		out = append(out, fmt.Sprintf("price $%.2f per GPU-hour (%s, %s, as of %s)", p.USDPerGPUHour, p.Provider, p.Market, p.AsOf.Format("2006-01-02")))
 	}
@@ -173,6 +200,18 @@ func bindingTerm(m Memory) string {
 // Disk holds the checkpoint (16-bit, or the quantised file for inference)
 // and, for NVMe offload, the offloaded state.
 func hostNeeds(r *Request, s *shape) (ram, disk int64) {
+	ram, disk = hostStateNeeds(r, s)
+	if r.OffloadActivations {
+		// The checkpointed layer inputs of every GPU in the machine.
+		acts := float64(s.layers) * activationElemBytes(r.Precision) * float64(s.hidden) *
+			float64(r.SeqLen) * float64(r.MicroBatch) * float64(gpusPerMachine(r))
+		ram += ceilBytes(acts * hostRAMFactor)
+	}
+	return ram, disk
+}
+
+// hostStateNeeds is hostNeeds without offloaded activations.
+func hostStateNeeds(r *Request, s *shape) (ram, disk int64) {
 	ckptQuant, ckptPrec := QuantNone, PrecisionBF16
 	if r.Method == MethodInference {
 		ckptQuant, ckptPrec = r.Quant, r.Precision

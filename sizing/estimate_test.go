@@ -175,8 +175,8 @@ func checkMemoryProperties(t *testing.T, r Request, s *shape) {
 	if g.InferenceOnly {
 		return
 	}
-	before, _, _ := trainingSpeed(&r, s, &g, DefaultMFU)
-	after, _, _ := trainingSpeed(&acc, s, &g, DefaultMFU)
+	before, _, _ := trainingSpeed(&r, s, &g, 0)
+	after, _, _ := trainingSpeed(&acc, s, &g, 0)
 	if after < before*(1-1e-9) {
 		t.Fatalf("%+v on %s: accumulation %d → %d slows it from %.1f to %.1f tokens/s", r, g.ID, r.GradAccumSteps, acc.GradAccumSteps, before, after)
 	}

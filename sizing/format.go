@@ -93,8 +93,34 @@ func Format(q Query) string {
 	if q.GlobalBatchTokens > 0 {
 		add("global-batch", formatCount(q.GlobalBatchTokens), "tokens")
 	}
+	for _, d := range []struct {
+		key string
+		v   int
+	}{{"tp", q.TensorParallel}, {"pp", q.PipelineParallel}, {"cp", q.ContextParallel}, {"ep", q.ExpertParallel}} {
+		if d.v > 0 {
+			add(d.key, strconv.Itoa(d.v))
+		}
+	}
+	if q.ModelParallel && q.TensorParallel == 0 && q.PipelineParallel == 0 {
+		add("megatron")
+	}
+	if q.FusedLoss != nil && *q.FusedLoss {
+		add("fused-loss")
+	}
+	if q.ModulesToSave != nil && *q.ModulesToSave {
+		add("modules-to-save")
+	}
+	if q.OffloadActivations != nil && *q.OffloadActivations {
+		add("offload-activations")
+	}
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
+	}
+	if q.Spot {
+		add("spot")
+	}
+	if s := formatServe(q.Serve); s != "" {
+		add(s)
 	}
 	return b.String()
 }

@@ -26,12 +26,18 @@ type HubWeights struct {
 // mostly fp8 were released in fp8). For an unquantised
 // release, parameters the Hub counts beyond what config.json describes (a
 // vision tower, MTP layers) are added as a named lump, so that the total is
-// the Hub's exact count. A config.json fitbot cannot read is sized from
-// the Hub's count as a Llama-style dense model, and Assumption says so.
+// the Hub's exact count. The family comes first: a config (or diffusers
+// model_index.json) of a family or model type fitbot does not size is
+// refused by name, never sized from the Hub's count. A decoder's
+// config.json fitbot cannot read is sized from the Hub's count as a
+// Llama-style dense model, and Assumption says so.
 func ModelFromHub(repo string, config []byte, w HubWeights) (Model, error) {
 	if len(config) == 0 && w.Total <= 0 {
 		return Model{}, &InputError{Problem: fmt.Sprintf("%s has neither a config.json nor safetensors weights on the Hub, so fitbot cannot size it", repo),
 			Hint: "fit Qwen/Qwen3-8B lora rtx-4090"}
+	}
+	if err := refuseHubFamily(repo, config); err != nil {
+		return Model{}, err
 	}
 	var m Model
 	var err error
@@ -196,4 +202,22 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// refuseHubFamily is the refusal of a repo whose config says it is of a
+// family fitbot does not size; nil for a decoder, a family fitbot reads,
+// or a config that is not JSON (the decoder path says what is wrong).
+func refuseHubFamily(repo string, config []byte) error {
+	var raw rawConfig
+	if len(config) == 0 || json.Unmarshal(config, &raw) != nil || raw == nil {
+		return nil
+	}
+	cfg := raw
+	if tc, ok := raw["text_config"]; ok {
+		var inner rawConfig
+		if json.Unmarshal(tc, &inner) == nil && inner != nil {
+			cfg = inner
+		}
+	}
+	return refuseFamily(raw, cfg, repo)
 }

@@ -34,17 +34,15 @@ const (
 	// per GPU when more than one GPU takes part (an assumption: NCCL's
 	// per-channel buffers plus a DDP/ZeRO bucket of a few hundred MiB).
 	commBufferBytes = 512 << 20
-	// checkpointWindowLayers is how many layers' weights ZeRO-3 with
-	// parameter offload keeps gathered on the GPU: the one computing and
-	// the one being prefetched.
-	checkpointWindowLayers = 2
-	// maxLiveParams and reduceBucketElems are DeepSpeed's defaults for
-	// stage3_max_live_parameters (1e9) and reduce_bucket_size (5e8
-	// elements), which cap what ZeRO-3 with offload keeps gathered on the
-	// GPU and the gradients waiting to leave it (DeepSpeed configuration
-	// docs, "ZeRO optimizations").
-	maxLiveParams     = 1e9
-	reduceBucketElems = 5e8
+	// maxLiveParams, prefetchBucketElems and reduceBucketElems are
+	// DeepSpeed's defaults for stage3_max_live_parameters (1e9),
+	// stage3_prefetch_bucket_size (5e7) and reduce_bucket_size (5e8
+	// elements) (deepspeed/runtime/zero/config.py): what ZeRO-3 with
+	// parameter offload keeps gathered on the GPU, fetches ahead, and the
+	// gradients waiting to leave it.
+	maxLiveParams       = 1e9
+	prefetchBucketElems = 5e7
+	reduceBucketElems   = 5e8
 )
 
 // shape is what the memory model needs to know of a model, in plain
@@ -58,6 +56,7 @@ type shape struct {
 	heads         int64
 	kvHeads       int64
 	qDim          int64 // width of the queries (heads × head_dim)
+	attnWidth     int64 // width QKᵀ and ·V multiply over (attentionWidth)
 	kvDim         int64 // width of the keys and of the values
 	vocab         int64
 	gated         bool // SwiGLU/GeGLU MLP: three matrices instead of two
@@ -83,6 +82,22 @@ type shape struct {
 	mla           bool
 
 	maxContext int64 // 0 when unknown
+
+	// stateElems is the fixed state one sequence keeps over all the
+	// layers without a KV cache (Mamba, linear attention), in elements:
+	// constant in context. ssmLayers of them are Mamba mixers of inner
+	// width ssmInner whose x_proj (or Mamba-2 in_proj) adds ssmProj more.
+	stateElems int64
+	// encoderSeq is the fixed length of an encoder that reads audio
+	// (Whisper: 1,500 frames), over encLayers layers; 0 otherwise.
+	encoderSeq int64
+	encLayers  int64
+	// encoderOnly: an encoder (embeddings, rerankers) reads each batch
+	// whole in one forward pass and has no LM head.
+	encoderOnly bool
+	ssmLayers   int64
+	ssmInner    int64
+	ssmProj     int64
 
 	// linear is the weights of the transformer blocks' linear layers (all
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
@@ -303,42 +318,64 @@ func (s *shape) loraParams(rank int) int64 { return int64(rank) * s.loraPerRank 
 // state under the request's method.
 func (s *shape) trainable(r *Request) int64 {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
-		return s.loraParams(r.LoRARank)
+		n := s.loraParams(r.LoRARank)
+		if r.ModulesToSave {
+			n += s.embedParams()
+		}
+		return n
 	}
 	return s.total
 }
 
-// trainingMemory is the per-GPU memory of a training request. The N GPUs
-// are data-parallel; ZeRO stage 1 shards the optimizer states over them,
-// stage 2 the gradients too, stage 3 the weights too (the seeds' table:
-// 4Ψ+12Ψ/N, 2Ψ+14Ψ/N, 16Ψ/N). With LoRA the stages act on the adapters'
-// states; stage 3 also shards the frozen base. Offload moves the optimizer
-// states (and, at stage 3, the weights) to host RAM or NVMe.
+// embedParams is the embedding table and an untied LM head: what PEFT's
+// modules_to_save ["embed_tokens", "lm_head"] trains in full.
+func (s *shape) embedParams() int64 { return s.embedMatrices * s.vocab * s.hidden }
+
+// trainingMemory is the per-GPU memory of a training request. Tensor
+// and pipeline parallelism split the model's weights, gradients and
+// optimizer states over TP × PP ranks (routed experts over EP × PP);
+// ZeRO then shards each rank's part over the ranks that hold the same part
+// (the data- and context-parallel ranks; for experts, GPUs / (EP × PP)):
+// stage 1 the optimizer states, stage 2 the gradients too, stage 3 the
+// weights too (the seeds' table: 4Ψ+12Ψ/N, 2Ψ+14Ψ/N, 16Ψ/N; Megatron's
+// distributed optimizer is stage 1, FSDP stage 3). With LoRA the stages act
+// on the adapters' states; stage 3 also shards the frozen base. Offload
+// moves the optimizer states (and, at stage 3, the weights) to host RAM or
+// NVMe.
 func trainingMemory(r *Request, s *shape) Memory {
-	n := float64(max(r.GPUs, 1))
+	gpus := float64(max(r.GPUs, 1))
+	tp, pp := float64(tensorParallel(r)), float64(pipelineParallel(r))
 	wB, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
-	psi := float64(s.trainable(r))
+	psiExpert := 0.0
+	if splitsExperts(r, s) {
+		psiExpert = float64(s.expertLinear)
+	}
+	ep := float64(expertParallelDegree(r))
+	// Parameters one GPU holds before ZeRO, and the ranks ZeRO shards them
+	// over.
+	dense := (float64(s.trainable(r)) - psiExpert) / (tp * pp)
+	expert := psiExpert / (ep * pp)
+	nDense := max(gpus/(tp*pp), 1)
+	nExpert := max(gpus/(ep*pp), 1)
 
 	var base float64 // frozen base weights (LoRA, QLoRA)
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
-		base = modelWeightBytes(s, r.Quant, r.Precision)
+		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
-	weights := base + wB*psi
-	grads := gB * psi
-	opt := oB * psi
+	shard := func(x, n float64, stage int) float64 {
+		if r.ZeROStage >= stage {
+			return x / n
+		}
+		return x
+	}
+	weights := shard(base+wB*dense, nDense, 3) + shard(wB*expert, nExpert, 3)
+	grads := shard(gB*dense, nDense, 2) + shard(gB*expert, nExpert, 2)
+	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
-		opt += 4 * float64(s.factoredState(r))
+		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
+	opt := shard(optDense, nDense, 1) + shard(optExpert, nExpert, 1)
 
-	if r.ZeROStage >= 1 {
-		opt /= n
-	}
-	if r.ZeROStage >= 2 {
-		grads /= n
-	}
-	if r.ZeROStage >= 3 {
-		weights /= n
-	}
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
 		// estimate_zero2_model_states_mem_needs: 2Ψ on the GPU): the
@@ -346,15 +383,18 @@ func trainingMemory(r *Request, s *shape) Memory {
 		// moments live there and every gradient partition is streamed to
 		// the host as soon as it is reduced; the GPU keeps the 16-bit
 		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
-		// GPU holds the layers being computed and prefetched, and one
-		// layer's gradients before they leave.
-		layers := float64(max(s.layers, 1))
+		// GPU holds what offloadResident says.
+		sharded := weights + grads + opt // what stage 3 keeps without offload
 		opt = 0
 		grads = 0
 		if r.ZeROStage == 3 {
-			all := base + wB*psi
-			weights = min(weights, all*checkpointWindowLayers/layers, all/float64(max(s.total, 1))*maxLiveParams)
-			grads = min(gB*psi/float64(max(r.GPUs, 1)), gB*psi/layers, gB*reduceBucketElems)
+			weights, grads = offloadResident(r, s, base+wB*(dense+expert), gB*(dense+expert), gB)
+			// Over many GPUs the working set can exceed the shards that
+			// offload moves away; fitbot counts no working set without
+			// offload, so offload is held to at most that.
+			if weights+grads > sharded {
+				weights, grads = sharded, 0
+			}
 		}
 	}
 
@@ -368,6 +408,24 @@ func trainingMemory(r *Request, s *shape) Memory {
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
 		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
 	return m
+}
+
+// offloadResident is what ZeRO-3 with parameter offload keeps on the
+// GPU of all 16-bit weights (weights bytes) and gradients (grads bytes),
+// as DeepSpeed holds them: gathered parameters are whole tensors on every
+// GPU, released only past stage3_max_live_parameters, with the prefetch
+// bucket in flight beside them; a tensor larger than those (a 250k-token
+// embedding) is gathered whole. A layer's gradients (at most the reduce
+// bucket, and this GPU's shard) wait before they leave.
+func offloadResident(r *Request, s *shape, weights, grads, gB float64) (w, g float64) {
+	perParam := weights / float64(max(s.total, 1))
+	largest := float64(s.vocab * s.hidden)
+	w = min(weights, perParam*(maxLiveParams+prefetchBucketElems+largest))
+	g = min(grads/float64(max(r.GPUs, 1)), grads/float64(max(s.layers, 1)), gB*reduceBucketElems)
+	// Never more than ZeRO-Offload at stage 2, which keeps all 16-bit
+	// weights: a model under the live-parameter cap is held whole.
+	g = min(g, weights-w)
+	return w, g
 }
 
 // factoredState is Adafactor's factored second moment, in elements, for
@@ -418,11 +476,25 @@ func shapeOf(m Model) shape {
 	if m.TiedEmbeddings || m.Kind == KindEncoder {
 		s.embedMatrices = 1
 	}
+	s.stateElems = int64(m.LinearAttnLayers) * m.MixerState
+	s.encoderSeq, s.encLayers = int64(m.EncoderSeq), int64(m.EncoderLayers)
+	s.encoderOnly = m.Kind == KindEncoder
+	if m.SSMVersion > 0 {
+		s.ssmLayers, s.ssmInner = int64(m.LinearAttnLayers), int64(m.SSMInner)
+		s.ssmProj = int64(m.SSMDTRank + 2*m.SSMStateDim)
+		if m.SSMVersion == 2 {
+			s.ssmProj = int64(2*m.SSMGroups*m.SSMStateDim + m.SSMHeads)
+		}
+	}
 	if m.MLA() {
 		qk := int64(m.QKNopeHeadDim + m.QKRopeHeadDim)
 		s.qDim = int64(m.Heads) * qk
 		s.kvDim = int64(m.Heads) * (qk + int64(m.VHeadDim)) / 2
 		s.kvHeads = 1 // the latent is not split by tensor parallelism
+	}
+	s.attnWidth = s.qDim
+	if m.MLA() {
+		s.attnWidth = int64(m.Heads) * int64(m.QKNopeHeadDim+m.QKRopeHeadDim+m.VHeadDim) / 2
 	}
 	if m.MoE() {
 		s.moeLayers = int64(m.Layers - m.DenseLayers)

@@ -137,6 +137,10 @@ const (
 	fTokens
 	fAccum
 	fGlobalBatch
+	fTP
+	fPP
+	fCP
+	fEP
 	numFields
 )
 
@@ -162,6 +166,11 @@ var fieldNames = [numFields]struct{ key, plural string }{
 
 	fAccum:       {"grad_accum_steps", "gradient accumulation steps"},
 	fGlobalBatch: {"global_batch_tokens", "global batches"},
+
+	fTP: {"tensor_parallel", "tensor-parallel degrees"},
+	fPP: {"pipeline_parallel", "pipeline-parallel degrees"},
+	fCP: {"context_parallel", "context-parallel degrees"},
+	fEP: {"expert_parallel", "expert-parallel degrees"},
 }
 
 // parser is the state of one Parse call.
@@ -193,7 +202,8 @@ type parser struct {
 	err *InputError
 	fix func(*Query) // turns the partial query into the corrected example for the hint
 
-	ask askWords // the intent and workload words, read before the main pass
+	ask   askWords   // the intent and workload words, read before the main pass
+	serve serveWords // the serving load, targets and asks, read before the main pass
 
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
@@ -226,15 +236,19 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		return Parsed{}, nil, err
 	}
 	toks, ask := readAsk(toks)
+	toks, serve := readServe(toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, gpuNoteAt: -1}
 	for _, n := range ask.notes {
 		p.note(n)
 	}
 	if ask.problem != "" {
 		p.fail(ask.problem, nil)
+	}
+	if serve.problem != "" {
+		p.fail(serve.problem, nil)
 	}
 	for i := 0; i < len(toks); {
 		if toks[i].ignorable {
@@ -395,7 +409,7 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord:
 		p.ignore(i, i+n)
-	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey:
+	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
 		return p.nodes(i, n, 1, w.n == 1)
@@ -443,6 +457,8 @@ func (p *parser) apply(w word, words string) {
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
 			p.q.ZeROStage = &stage
 		}
+	case kindSpot:
+		p.q.Spot = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)
@@ -455,6 +471,23 @@ func (p *parser) apply(w word, words string) {
 		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
 			p.q.GradCheckpointing = &on
 		}
+	case kindLayoutWord:
+		p.q.ModelParallel = true
+	case kindFusedLoss:
+		on := true
+		p.q.FusedLoss = &on
+	case kindModules:
+		on := true
+		p.q.ModulesToSave = &on
+	case kindOffloadAct:
+		on := true
+		p.q.OffloadActivations = &on
+		if w.val == "unsloth" { // Unsloth also chunks its cross-entropy
+			p.q.FusedLoss = &on
+		}
+	case kindBits:
+		p.fail(fmt.Sprintf("%s: bitsandbytes trains adapters on a 4-bit (NF4) or 8-bit (LLM.int8) base only, and %d-bit is neither; for %d-bit inference name a GGUF type such as q%d_k",
+			quote(words), w.n, w.n, max(w.n, 2)), func(q *Query) { q.Method, q.Quant = MethodQLoRA, QuantNF4DQ })
 	default:
 		p.ignored = append(p.ignored, words)
 		return
@@ -497,6 +530,8 @@ func (p *parser) keyed(w word, i, n int) int {
 		p.setRank(num, all)
 	case kindAccumKey:
 		p.setAccum(num, all)
+	case kindParallelKey:
+		p.setParallel(w.val, num, all)
 	case kindGlobalBatchKey:
 		if k := j + 1; k < len(p.toks) {
 			if w, m := p.lookup(k, false); w.kind == kindTokensWord {
@@ -707,6 +742,10 @@ func (p *parser) gpuWithCount(i, n int, w word) int {
 func (p *parser) glued(i int) int {
 	t := p.toks[i]
 	k := t.key
+	if name, num, ok := gluedParallel(k); ok { // "tp8", "pp16"
+		p.setParallel(name, num, t.raw)
+		return 1
+	}
 	d := 0
 	for d < len(k) && isDigit(k[d]) {
 		d++

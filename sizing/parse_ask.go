@@ -465,6 +465,11 @@ func FormatAsk(p Parsed) string {
 		return join(q, "max context")
 	case IntentWhichGPU:
 		return join("which gpu", q)
+	case IntentServe:
+		if p.Query.Serve.Plan {
+			return q
+		}
+		return join("how many users", q)
 	case IntentBuyRent:
 		w := p.Workload
 		parts := []string{q, "buy-vs-rent"}

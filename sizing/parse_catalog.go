@@ -11,6 +11,10 @@ type catalogLexicon struct{}
 func (catalogLexicon) matchModel(words string) (id, note string, ok bool) {
 	m, ok := MatchModel(words)
 	if !ok {
+		// A model known by name only: the resolver refuses it by name.
+		if n, ok := LookupNamed(words); ok {
+			return n.ID, "", true
+		}
 		return "", "", false
 	}
 	_, note, _ = LookupModel(words) // a hit: cheap, and it carries the assumption
@@ -69,6 +73,11 @@ var modelFamilies = sync.OnceValue(func() map[string]bool {
 			if l := leadingLetters(keyOf(s)); len(l) >= 3 {
 				fams[l] = true
 			}
+		}
+	}
+	for _, m := range Named() {
+		if l := leadingLetters(keyOf(m.ID)); len(l) >= 3 {
+			fams[l] = true
 		}
 	}
 	return fams

@@ -255,6 +255,7 @@ func (p *parser) finish() {
 		}
 		p.note("not used: " + strings.Join(words, ", "))
 	}
+	p.q.Serve = p.serve.settle(p.q.MicroBatch)
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
 		if words == "" {
@@ -332,6 +333,7 @@ func (p *parser) result() Parsed {
 		}
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
 	}
+	p.serve.apply(&r)
 	return r
 }
 
@@ -379,8 +381,65 @@ func fieldValue(q Query, f field) string {
 		return formatCount(q.Tokens)
 	case fAccum:
 		return strconv.Itoa(q.GradAccumSteps)
+	case fTP:
+		return strconv.Itoa(q.TensorParallel)
+	case fPP:
+		return strconv.Itoa(q.PipelineParallel)
+	case fCP:
+		return strconv.Itoa(q.ContextParallel)
+	case fEP:
+		return strconv.Itoa(q.ExpertParallel)
 	case fGlobalBatch:
 		return formatCount(q.GlobalBatchTokens)
 	}
 	return ""
+}
+
+// MaxParallel is the largest tensor, pipeline, context or expert parallel
+// degree a question may ask.
+const MaxParallel = 1024
+
+// setParallel records a parallel degree: "tp 8", "pp 16", "cp 2", "ep 64".
+func (p *parser) setParallel(name string, num number, words string) {
+	v, ok := num.scaled(1)
+	if num.neg || !ok || num.suffix != "" || v < 1 || v > MaxParallel {
+		p.fail(fmt.Sprintf("%s is not a %s degree I can use (1 to %d)", quote(words), strings.ToUpper(name), MaxParallel),
+			func(q *Query) { q.TensorParallel = 8 })
+		return
+	}
+	n := int(v)
+	var f field
+	var dst *int
+	switch name {
+	case "tp":
+		f, dst = fTP, &p.q.TensorParallel
+	case "pp":
+		f, dst = fPP, &p.q.PipelineParallel
+	case "cp":
+		f, dst = fCP, &p.q.ContextParallel
+	default:
+		f, dst = fEP, &p.q.ExpertParallel
+	}
+	if p.claim(f, *dst == n, words) {
+		*dst = n
+	}
+}
+
+// gluedParallel reads a degree glued to its key: "tp8", "pp16".
+func gluedParallel(k string) (name string, num number, ok bool) {
+	if len(k) < 3 {
+		return "", number{}, false
+	}
+	switch k[:2] {
+	case "tp", "pp", "cp", "ep":
+	default:
+		return "", number{}, false
+	}
+	for i := 2; i < len(k); i++ {
+		if !isDigit(k[i]) {
+			return "", number{}, false
+		}
+	}
+	num, ok = parseNumber(k[2:])
+	return k[:2], num, ok
 }

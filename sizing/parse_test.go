@@ -408,6 +408,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
 	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
 	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
+	f.Add("405b full 16384 h100 tp8 pp 16 cp 2 ep 0 3d parallel fused loss tp99999")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := Parse(in)
 		if err != nil {
@@ -479,5 +480,40 @@ func benchmarkParse(b *testing.B, q string) {
 	}
 	if cpu1, ok1 := processCPU(); ok && ok1 {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// TestParseLayoutWords: the parallel degrees, spaced and glued, the
+// Megatron words and fused loss; each survives Format and re-parsing.
+func TestParseLayoutWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want func(q Query) bool
+	}{
+		{"llama-3.1-405b full 16384 h100 tp 8 pp 16 cp 2", func(q Query) bool {
+			return q.TensorParallel == 8 && q.PipelineParallel == 16 && q.ContextParallel == 2
+		}},
+		{"deepseek-v3 full 2048 h800 pp16 ep64 fp8", func(q Query) bool { return q.PipelineParallel == 16 && q.ExpertParallel == 64 }},
+		{"llama-3.1-70b full 64 h100 3d parallel", func(q Query) bool { return q.ModelParallel }},
+		{"llama-3.1-70b full 64 h100 megatron", func(q Query) bool { return q.ModelParallel }},
+		{"llama-3.1-8b qlora 4090 seq 32k fused loss", func(q Query) bool { return q.FusedLoss != nil && *q.FusedLoss }},
+		{"llama-3.1-8b lora 4090 liger", func(q Query) bool { return q.FusedLoss != nil && *q.FusedLoss }},
+	} {
+		q, err := Parse(tc.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if !tc.want(q.Query) {
+			t.Errorf("%q parsed as %+v", tc.in, q.Query)
+		}
+		again, err := Parse(Format(q.Query))
+		if err != nil || !tc.want(again.Query) {
+			t.Errorf("%q → %q → %+v (%v)", tc.in, Format(q.Query), again.Query, err)
+		}
+	}
+	for _, in := range []string{"llama-3.1-70b full 64 h100 tp 0", "llama-3.1-70b full 64 h100 tp 1.5", "llama-3.1-70b full 64 h100 tp 8 tp 4"} {
+		if _, err := Parse(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
 	}
 }

@@ -40,6 +40,14 @@ const (
 	kindGGUF           // "gguf" alone: a GGUF file, q4_k_m unless a type is named
 	kindModel          // a catalog model alias
 	kindGPU            // a catalog GPU alias
+
+	kindParallelKey // "tp", "pp", "cp", "ep": a parallel degree follows
+	kindLayoutWord  // "3d parallel", "megatron": a Megatron-style layout, degrees chosen
+	kindFusedLoss   // "fused loss", "liger": fused/chunked cross-entropy
+	kindBits        // "2bit", "3bit": a base width bitsandbytes does not train on
+	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
+	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
+	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
 )
 
 // word is the meaning of one known word or phrase.
@@ -91,6 +99,11 @@ func buildPhrases() map[string]word {
 		"mode", "style", "ish", "roughly", "approx", "approximately", "around", "estimate", "estimated",
 		"sizing", "size", "tell", "know", "check", "help", "whether",
 	} {
+		m[k] = word{kind: kindFiller}
+	}
+	// Words that ask about the team's cluster now ("on our cluster right
+	// now", "free gpus"): package cluster reads them from the question.
+	for _, k := range []string{"right", "now", "free", "currently", "available", "idle"} {
 		m[k] = word{kind: kindFiller}
 	}
 	// Words that also start phrases or count things are set after the fillers.
@@ -180,6 +193,7 @@ func buildPhrases() map[string]word {
 		"fsdp", "fsdp2", "fullyshardeddataparallel", "fullshard")
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
+	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
 		"offloadtocpu", "offloadcpu", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",
@@ -206,7 +220,8 @@ func buildPhrases() map[string]word {
 		"perdevicebatch", "perdevicebatchsize", "perdevicetrainbatchsize", "microbs", "batchof", "concurrency")
 	add(word{kind: kindBatchWord}, "users", "user", "requests", "request", "concurrent", "concurrentusers",
 		"concurrentrequests", "parallelrequests", "simultaneoususers", "simultaneousrequests", "streams",
-		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs")
+		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs",
+		"ppl", "people", "folks", "clients", "customers")
 	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")
@@ -221,6 +236,29 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
 	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")
 	add(word{kind: kindParamsWord}, "params", "param", "parameters", "parameter")
+
+	// Parallel layouts (issue #24).
+	add(word{kind: kindParallelKey, val: "tp"}, "tp", "tensorparallel", "tensorparallelism", "tensorparallelsize",
+		"tpsize", "tpdegree", "tensormodelparallelsize")
+	add(word{kind: kindParallelKey, val: "pp"}, "pp", "pipelineparallel", "pipelineparallelism", "pipelineparallelsize",
+		"ppsize", "ppdegree", "pipelinemodelparallelsize", "pipelinestages")
+	add(word{kind: kindParallelKey, val: "cp"}, "cp", "contextparallel", "contextparallelism", "contextparallelsize",
+		"cpsize", "cpdegree")
+	add(word{kind: kindParallelKey, val: "ep"}, "ep", "expertparallel", "expertparallelism", "expertparallelsize",
+		"epsize", "epdegree", "expertmodelparallelsize")
+	add(word{kind: kindLayoutWord}, "3dparallel", "3dparallelism", "4dparallel", "4dparallelism", "megatron",
+		"megatronlm", "megatroncore", "nemo", "modelparallel", "modelparallelism")
+	add(word{kind: kindFusedLoss}, "fusedloss", "chunkedloss", "fusedce", "chunkedce", "fusedcrossentropy",
+		"chunkedcrossentropy", "liger", "ligerkernel", "ligerkernels", "cutcrossentropy", "cce",
+		"fusedlinearcrossentropy", "flce")
+	for n, keys := range map[int][]string{1: {"1bit"}, 2: {"2bit", "int2"}, 3: {"3bit", "int3"}, 5: {"5bit"}, 6: {"6bit"}} {
+		add(word{kind: kindBits, n: n}, keys...)
+	}
+	add(word{kind: kindModules}, "modulestosave", "trainembeddings", "trainembedding", "trainedembeddings",
+		"trainlmhead", "withembeddings", "embeddingsandlmhead", "trainembedtokens")
+	add(word{kind: kindOffloadAct, val: "unsloth"}, "unsloth", "unslothcheckpointing", "unslothgradientcheckpointing")
+	add(word{kind: kindOffloadAct}, "offloadedcheckpointing", "offloadcheckpointing", "offloadactivations",
+		"activationoffload", "activationoffloading", "cpucheckpointing", "offloadedactivations")
 
 	for n, keys := range [][]string{
 		1: {"one", "single", "solo", "lone"}, 2: {"two", "dual", "twin", "pair", "couple"}, 3: {"three", "triple"},

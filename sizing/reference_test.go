@@ -134,46 +134,175 @@ func TestReferenceZeROPaper(t *testing.T) {
 	}
 }
 
-// TestReferenceTrainingTime: tokens per second per GPU implied by
-// published runs (tokens / GPU-hours), against the estimator's speed at
-// its default 40 % MFU with the run's own cluster, sequence and global
-// batch. The tolerance is 25 % (30 % for the MoE run): the published MFU
-// of these runs is 38-55 %, so a single MFU cannot do better; what the
-// test guards is that communication is not charged where these runs hid
-// it (before issue #13 they came out 1.6-3.3× slower, DeepSeek-V3 ~240×).
+// TestReferenceTrainingTime: training throughput against published
+// runs, with the run's own card, model, sequence, micro-batch, global
+// batch, checkpointing, precision and layout. Sources and the rows' raw
+// figures are in testdata/training/SOURCES.md.
+//
+// Benchmarks (a few hundred steps; tokens per second per GPU as printed)
+// are compared with the answer's tokens per second. Whole runs (GPU-hours
+// for a token budget) are compared with the answer's hours, which include
+// the run's goodput. Tolerances:
+//   - 25 % for benchmark rows of the tables the utilisation was fitted to
+//     (llm-foundry, torchtitan): one fit across 1B-70B, two cards, 2k-64k;
+//   - 35 % for the 32k-64k rows (the issue's bound: attention kernels
+//     have changed most between versions), and for NeMo's FP8 rows, whose
+//     TransformerEngine/cuDNN kernels run faster than the fit;
+//   - 30 % for whole runs, whose published GPU-hours fold in everything the
+//     model does not know (Llama 2's 2023 stack runs 0.7× torchtitan's
+//     later benchmark of the same model); 25 % for Llama 3.1 405B, the
+//     issue's bound.
 func TestReferenceTrainingTime(t *testing.T) {
+	yes := true
+	fp8 := PrecisionFP8
 	for _, tc := range []struct {
 		source string
 		q      Query
 		want   float64 // tokens per second per GPU
 		tol    float64
 	}{
-		// Llama 2 paper, Table 2: 184,320 / 368,640 / 1,720,320 A100-80GB
-		// GPU-hours for 2T tokens; 4k context, 4M-token batches (§2.2).
-		{"Llama 2 7B", Query{Model: "llama-2-7b", Method: MethodFull, GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20}, 2e12 / 184320 / 3600, 0.25},
-		{"Llama 2 13B", Query{Model: "llama-2-13b", Method: MethodFull, GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20}, 2e12 / 368640 / 3600, 0.25},
-		{"Llama 2 70B", Query{Model: "llama-2-70b", Method: MethodFull, GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20}, 2e12 / 1720320 / 3600, 0.25},
-		// MosaicML, "Introducing MPT-7B": 1T tokens in 9.5 days on 440
-		// A100-40GB, sequence 2048, global batch 1760 sequences.
-		{"MPT-7B", Query{Params: 6.7e9, Method: MethodFull, GPU: "a100-40", GPUs: 440, SeqLen: 2048, MicroBatch: 4, ZeROStage: stagePtr(3)}, 1e12 / (9.5 * 86400 * 440), 0.25},
-		// Llama 3.1 model card: 405B trained with 30.84M H100-80GB GPU-hours
-		// on ~15T tokens; 16,384 GPUs, 8k sequences, 16M-token batches
-		// (Llama 3 paper §3.4).
-		{"Llama 3.1 405B", Query{Model: "llama-3.1-405b", Method: MethodFull, GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20}, 15e12 / 30.84e6 / 3600, 0.25},
-		// DeepSeek-V3 technical report, Table 1: pre-training 2,664K H800
-		// GPU-hours for 14.8T tokens on 2,048 GPUs, 4k sequences, batch
-		// 15,360 sequences; H800 computes as an H100.
-		{"DeepSeek-V3", Query{Model: "deepseek-v3", Method: MethodFull, GPU: "h100", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 15360 * 4096}, 14.8e12 / 2.664e6 / 3600, 0.30},
+		// llm-foundry benchmark README, "H100 80GB BF16" (8 GPUs, FSDP, the MPT
+		// models; Llama 2 7B/13B have MPT-7B/13B's width and depth).
+		{"llm-foundry 7B 64k ckpt H100", Query{Arch: longContext(t, "llama-2-7b"), GPU: "h100", GPUs: 8, SeqLen: 65536, MicroBatch: 1, GradAccumSteps: 2, GradCheckpointing: &yes}, 1956, 0.35},
+		{"llm-foundry 7B 32k ckpt H100", Query{Arch: longContext(t, "llama-2-7b"), GPU: "h100", GPUs: 8, SeqLen: 32768, MicroBatch: 2, GradAccumSteps: 2, GradCheckpointing: &yes}, 3318, 0.35},
+		{"llm-foundry 7B 8k ckpt H100", Query{Arch: longContext(t, "llama-2-7b"), GPU: "h100", GPUs: 8, SeqLen: 8192, MicroBatch: 8, GradAccumSteps: 2, GradCheckpointing: &yes}, 6935, 0.25},
+		{"llm-foundry 7B 2k H100", Query{Model: "llama-2-7b", GPU: "h100", GPUs: 8, SeqLen: 2048, MicroBatch: 6, GradAccumSteps: 1}, 10643, 0.25},
+		{"llm-foundry 13B 4k ckpt H100", Query{Model: "llama-2-13b", GPU: "h100", GPUs: 8, SeqLen: 4096, MicroBatch: 10, GradAccumSteps: 3, GradCheckpointing: &yes}, 4717, 0.25},
+		{"llm-foundry 13B 32k ckpt H100", Query{Arch: longContext(t, "llama-2-13b"), GPU: "h100", GPUs: 8, SeqLen: 32768, MicroBatch: 1, GradAccumSteps: 3, GradCheckpointing: &yes}, 1976, 0.35},
+		{"llm-foundry 70B 2k ckpt 128 H100", Query{Model: "llama-2-70b", GPU: "h100", GPUs: 128, SeqLen: 2048, MicroBatch: 8, GradAccumSteps: 1, GradCheckpointing: &yes}, 1058, 0.25},
+		// The same README, "A100 80GB with 1600 Gbps node-node interconnect".
+		{"llm-foundry 7B 64k ckpt A100", Query{Arch: longContext(t, "llama-2-7b"), GPU: "a100-80", GPUs: 8, SeqLen: 65536, MicroBatch: 1, GradAccumSteps: 2, GradCheckpointing: &yes}, 1013, 0.35},
+		{"llm-foundry 7B 2k A100", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 8, SeqLen: 2048, MicroBatch: 6, GradAccumSteps: 2}, 4641, 0.25},
+		{"llm-foundry 13B 4k ckpt A100", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 8, SeqLen: 4096, MicroBatch: 10, GradAccumSteps: 3, GradCheckpointing: &yes}, 2060, 0.25},
+		{"llm-foundry 70B 2k ckpt 64 A100", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 64, SeqLen: 2048, MicroBatch: 8, GradAccumSteps: 4, GradCheckpointing: &yes}, 410, 0.25},
+		// torchtitan docs/performance.md (2024): FSDP2 on 64 A100 80GB.
+		{"torchtitan Llama 3 8B 64 A100", Query{Model: "llama-3.1-8b", GPU: "a100-80", GPUs: 64, SeqLen: 8192, MicroBatch: 1}, 2904, 0.25},
+		{"torchtitan Llama 3 70B 64 A100 full AC", Query{Model: "llama-3.1-70b", GPU: "a100-80", GPUs: 64, SeqLen: 8192, MicroBatch: 1, GradCheckpointing: &yes}, 331, 0.25},
+		{"torchtitan Llama 2 13B 64 A100", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 64, SeqLen: 4096, MicroBatch: 2}, 2162, 0.25},
+		{"torchtitan Llama 2 70B 64 A100 full AC", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 64, SeqLen: 4096, MicroBatch: 2, GradCheckpointing: &yes}, 353, 0.25},
+		// torchtitan benchmarks/llama3_h100_202412_torchtitan.md, Table 1 (500 W H100s).
+		{"torchtitan Llama 3.1 8B 8 H100", Query{Model: "llama-3.1-8b", GPU: "h100", GPUs: 8, SeqLen: 8192, MicroBatch: 2}, 5762, 0.25},
+		// NeMo performance_summary.md (24.07, FP8, DGX-H100), its layouts.
+		{"NeMo Llama 2 7B FP8 8 H100", Query{Model: "llama-2-7b", GPU: "h100", GPUs: 8, SeqLen: 4096, MicroBatch: 1, GlobalBatchTokens: 128 * 4096, Precision: fp8}, 16847, 0.35},
+		{"NeMo Llama 2 70B FP8 64 H100 TP4 PP4", Query{Model: "llama-2-70b", GPU: "h100", GPUs: 64, SeqLen: 4096, MicroBatch: 1, GlobalBatchTokens: 128 * 4096, Precision: fp8, TensorParallel: 4, PipelineParallel: 4}, 1707, 0.35},
+		{"NeMo Llama 3 8B FP8 8 H100 CP2", Query{Model: "llama-3.1-8b", GPU: "h100", GPUs: 8, SeqLen: 8192, MicroBatch: 1, GlobalBatchTokens: 128 * 8192, Precision: fp8, ContextParallel: 2}, 12036, 0.35},
+		{"NeMo Llama 3 70B FP8 64 H100 TP4 PP4 CP2", Query{Model: "llama-3.1-70b", GPU: "h100", GPUs: 64, SeqLen: 8192, MicroBatch: 1, GlobalBatchTokens: 128 * 8192, Precision: fp8, TensorParallel: 4, PipelineParallel: 4, ContextParallel: 2}, 1533, 0.35},
+		// The same table: GPT3-175B on 512 H100, TP 4 / PP 8, micro-batch 2,
+		// global batch 2048 × 2k (a bare 175B stands in for GPT-3's shape).
+		{"NeMo GPT-3 175B FP8 512 H100 TP4 PP8", Query{Params: 175e9, GPU: "h100", GPUs: 512, SeqLen: 2048, MicroBatch: 2, GlobalBatchTokens: 2048 * 2048, Precision: fp8, TensorParallel: 4, PipelineParallel: 8}, 782, 0.35},
 	} {
+		tc.q.Method = MethodFull
 		a, err := (&Estimator{}).Answer(tc.q)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.source, err)
 		}
 		got := *a.Throughput.TokensPerSecond / float64(a.Request.GPUs)
+		t.Logf("%s: %.0f vs %.0f (%.2f)", tc.source, got, tc.want, got/tc.want)
 		if !withinRel(got, tc.want, tc.tol) {
-			t.Errorf("%s: %.0f tokens/s per GPU, published run implies %.0f (±%.0f%%)", tc.source, got, tc.want, tc.tol*100)
+			t.Errorf("%s: %.0f tokens/s per GPU (MFU %.1f%%), published %.0f (±%.0f%%)", tc.source, got, *a.Throughput.MFU*100, tc.want, tc.tol*100)
 		}
 	}
+}
+
+// TestReferenceRunHours: whole published runs, GPU-hours for a token
+// budget, against the answer's hours × GPUs (goodput included).
+func TestReferenceRunHours(t *testing.T) {
+	fp8 := PrecisionFP8
+	for _, tc := range []struct {
+		source   string
+		q        Query
+		gpuHours float64
+		tol      float64
+	}{
+		// Llama 2 paper, Table 2: 184,320 / 368,640 / 1,720,320 A100-80GB
+		// GPU-hours for 2T tokens; 4k context, 4M-token batches (§2.2).
+		{"Llama 2 7B", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 184320, 0.30},
+		{"Llama 2 13B", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 368640, 0.30},
+		{"Llama 2 70B", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 1720320, 0.30},
+		// MosaicML, "Introducing MPT-7B": 1T tokens in 9.5 days on 440
+		// A100-40GB, sequence 2048, global batch 1760 sequences; 35 %: the
+		// post rounds to half days and counts four hardware failures and
+		// their restarts.
+		{"MPT-7B", Query{Params: 6.7e9, GPU: "a100-40", GPUs: 440, SeqLen: 2048, MicroBatch: 4, ZeROStage: stagePtr(3), Tokens: 1e12}, 9.5 * 24 * 440, 0.35},
+		// Llama 3.1 model card: 405B trained with 30.84M H100-80GB GPU-hours
+		// on ~15T tokens; 16,384 GPUs, 8k sequences, 16M-token batches,
+		// TP 8 / PP 16 (Llama 3 paper §3.3.2, Table 4); layout searched.
+		{"Llama 3.1 405B", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12}, 30.84e6, 0.25},
+		{"Llama 3.1 405B, Meta's TP 8 × PP 16", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12, TensorParallel: 8, PipelineParallel: 16, ContextParallel: 2}, 30.84e6, 0.25},
+		// DeepSeek-V3 technical report, Table 1: pre-training 2,664K H800
+		// GPU-hours for 14.8T tokens on 2,048 GPUs in FP8, 4k sequences,
+		// batch 15,360 sequences, PP 16, EP 64 (§3.2, §4.2).
+		{"DeepSeek-V3", Query{Model: "deepseek-v3", GPU: "h800", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 15360 * 4096, Precision: fp8, PipelineParallel: 16, ExpertParallel: 64, Tokens: 14.8e12}, 2.664e6, 0.30},
+	} {
+		tc.q.Method = MethodFull
+		a, err := (&Estimator{}).Answer(tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.source, err)
+		}
+		got := *a.Throughput.Hours * float64(a.Request.GPUs)
+		t.Logf("%s: %.3g vs %.3g (%.2f) %s", tc.source, got, tc.gpuHours, got/tc.gpuHours, layoutName(&a.Request))
+		if !withinRel(got, tc.gpuHours, tc.tol) {
+			t.Errorf("%s: %.3g GPU-hours (%s, MFU %.1f%%), published %.3g (±%.0f%%)", tc.source, got, layoutName(&a.Request), *a.Throughput.MFU*100, tc.gpuHours, tc.tol*100)
+		}
+	}
+}
+
+// TestReferenceMegatronMFU: the Megatron-LM README's strong scaling of
+// GPT-3 175B (a bare 175B here) at 1,152 sequences of 2k per step from 96
+// to 4,608 H100: MFU 47 % falling to 42 % as communication is exposed.
+// The layouts are in a figure fitbot does not read, so the search picks
+// its own; 15 %.
+func TestReferenceMegatronMFU(t *testing.T) {
+	for _, tc := range []struct {
+		gpus int
+		want float64
+	}{{96, 0.47}, {4608, 0.42}} {
+		a, err := (&Estimator{}).Answer(Query{Params: 175e9, Method: MethodFull, GPU: "h100", GPUs: tc.gpus, SeqLen: 2048, GlobalBatchTokens: 1152 * 2048})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := *a.Throughput.MFU; !withinRel(got, tc.want, 0.15) {
+			t.Errorf("175B on %d H100 (%s): MFU %.1f%%, Megatron-LM reports %.0f%% (±15%%)", tc.gpus, layoutName(&a.Request), got*100, tc.want*100)
+		}
+	}
+}
+
+// TestReferenceLayoutVerdicts: what fits under which layout, as the
+// sources ran it.
+func TestReferenceLayoutVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		source string
+		q      Query
+		fits   bool
+	}{
+		// Llama 3 paper §3.3.2: 405B on 16,384 H100 80GB with TP 8, PP 16
+		// (CP for long context); torchtitan docs/performance.md: 405B on 128
+		// H100 with FSDP + TP 8 trains (full AC, local batch 2, 8k). Its "FSDP
+		// alone runs out of memory" is not held: fitbot's FSDP model (16 B per
+		// parameter / 128 plus activations) puts it at 67 GiB and does not
+		// count FSDP's gather buffers for 405B's layers.
+		{"405B TP 8 × PP 16 × CP 2 on 16,384 H100", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, TensorParallel: 8, PipelineParallel: 16, ContextParallel: 2}, true},
+		{"405B FSDP + TP 8 on 128 H100, full AC", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 128, SeqLen: 8192, MicroBatch: 2, ZeROStage: stagePtr(3), GradCheckpointing: boolPtr(true), TensorParallel: 8}, true},
+	} {
+		tc.q.Method = MethodFull
+		a, err := (&Estimator{}).Answer(tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.source, err)
+		}
+		if a.Fits != tc.fits {
+			t.Errorf("%s: fits = %v (%s of %s), the source says %v", tc.source, a.Fits, gibString(a.PerGPU.TotalBytes), gibString(a.VRAMBytes), tc.fits)
+		}
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// longContext is a catalog model allowed llm-foundry's 64k sequences (MPT
+// uses ALiBi and trains at any length).
+func longContext(t *testing.T, id string) *Model {
+	m := modelOf(t, id)
+	m.MaxContext = 1 << 17
+	return &m
 }
 
 // TestReferenceDecode: batch-1 token generation.
@@ -246,5 +375,57 @@ func TestReferenceLongContext(t *testing.T) {
 		if got := float64(ans.MaxContext.MaxTokens); !withinRel(got, tc.want, tc.tol) {
 			t.Errorf("%s: longest QLoRA sequence %.0f tokens, Unsloth measured %.0f for HF + FA2 (±%.0f%%)", tc.gpu, got, tc.want, tc.tol*100)
 		}
+	}
+}
+
+// TestReferenceUnslothContext: Unsloth's "Llama 3.3 (70B) max. context
+// length" table (unsloth.ai/blog/llama3-3, December 2024): QLoRA rank 32
+// on all linear layers, batch 1, with Unsloth's offloaded gradient
+// checkpointing and Apple's Cut Cross-Entropy: 89,389 tokens on 80 GB,
+// 12,106 on 48 GB (Llama 3.3 70B has Llama 3.1 70B's architecture). 15 %
+// on 80 GB; 30 % on 48 GB, where the 40 GB base leaves a small margin that
+// the fixed terms decide.
+func TestReferenceUnslothContext(t *testing.T) {
+	on := true
+	for _, tc := range []struct {
+		gpu  string
+		want float64
+		tol  float64
+	}{{"a100-80", 89389, 0.15}, {"rtx-a6000", 12106, 0.30}} {
+		ans, err := (&Estimator{}).MaxContext(Query{Model: "llama-3.1-70b", Method: MethodQLoRA, GPU: tc.gpu, LoRARank: 32,
+			OffloadActivations: &on, FusedLoss: &on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(ans.MaxContext.MaxTokens); !withinRel(got, tc.want, tc.tol) {
+			t.Errorf("%s: longest Unsloth QLoRA sequence %.0f tokens, Unsloth measured %.0f (±%.0f%%)", tc.gpu, got, tc.want, tc.tol*100)
+		}
+	}
+}
+
+// TestReferenceZeRO3OffloadResidency: PEFT's README table, "PEFT-LoRA
+// DeepSpeed with CPU Offloading", bigscience/bloomz-7b1 on one A100 80GB:
+// 18.1GB of GPU memory (peft examples/causal_language_modeling/
+// peft_lora_clm_accelerate_ds_zero3_offload.py: LoRA r 8, batch 8, 64
+// tokens; its accelerate config runs ZeRO-3 with mixed_precision 'no', so
+// fp32). What DeepSpeed keeps resident (live parameters, the prefetch
+// bucket, the 250k × 4k embedding gathered whole) decides it; before issue
+// #24 fitbot said 6.6 GB. 20 %: the README does not say GB or GiB, and
+// bloomz's config is written out here (BLOOM: ALiBi, tied embeddings,
+// biases, 4h GELU MLP).
+func TestReferenceZeRO3OffloadResidency(t *testing.T) {
+	m := Model{ID: "bloomz-7b1", Name: "BLOOMZ 7B1", Family: "bloom", Kind: KindDecoder, Layers: 30, Hidden: 4096, Heads: 32,
+		KVHeads: 32, HeadDim: 128, Intermediate: 16384, MLP: MLPPlain, Norm: NormLayerNorm, NormsPerLayer: 2, Vocab: 250880,
+		TiedEmbeddings: true, MaxContext: 2048, QKVBias: true, OutBias: true, MLPBias: true}
+	if total, _ := m.ParamCount(); !withinRel(float64(total), 7.069e9, 0.001) {
+		t.Fatalf("bloomz-7b1 written out as %d parameters, the model has 7.069B", total)
+	}
+	a, err := (&Estimator{}).Answer(Query{Arch: &m, Method: MethodLoRA, LoRARank: 8, GPU: "a100-80", GPUs: 1,
+		ZeROStage: stagePtr(3), Offload: OffloadCPU, MicroBatch: 8, SeqLen: 64, Precision: PrecisionFP32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(a.PerGPU.TotalBytes); !withinRel(got, 18.1e9, 0.20) {
+		t.Errorf("bloomz-7b1 LoRA under ZeRO-3 CPU offload: %.1f GB per GPU, PEFT measured 18.1GB (±20%%)", got/1e9)
 	}
 }

@@ -82,13 +82,18 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolvePrecision(q); err != nil {
 		return nil, err
 	}
-	if err := rs.resolveShape(q); err != nil {
+	if err := rs.resolveShape(serveLengths(q)); err != nil {
+		return nil, err
+	}
+	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
 	if rs.req.Method != MethodInference {
 		if err := rs.resolveTraining(q); err != nil {
 			return nil, err
 		}
+	} else if err := rs.resolveLayout(q); err != nil {
+		return nil, err
 	}
 	rs.req.Tokens = q.Tokens
 	return rs, nil
@@ -122,7 +127,7 @@ func (rs *resolved) resolveModel(q Query) error {
 	switch {
 	case q.Arch != nil:
 		rs.model = *q.Arch
-		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || rs.model.Heads <= 0 {
+		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || (rs.model.Heads <= 0 && rs.model.Kind != KindSSM) {
 			return inputErr("fit --config config.json lora rtx-4090", "the model configuration has no layers, hidden size or heads")
 		}
 		if note := rs.model.Assumption(); note != "" {
@@ -130,6 +135,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		}
 	case q.Model != "":
 		m, note, err := LookupModel(q.Model)
+		if n, ok := LookupNamed(q.Model); err != nil && ok {
+			return n.Refusal()
+		}
 		if err != nil {
 			return notFound(err, q)
 		}
@@ -149,12 +157,16 @@ func (rs *resolved) resolveModel(q Query) error {
 		return inputErr("fit "+Format(example), "no model named: give a catalog model or a size such as 7B")
 	}
 	rs.shape = shapeOf(rs.model)
+	if note := rs.model.ssmNote(); note != "" && rs.model.Assumption() == "" {
+		rs.assume("%s: %s", rs.model.Name, note)
+	}
 	total, active := rs.model.ParamCount()
 	if rs.model.MoE() && !rs.model.TiedEmbeddings {
 		rs.assume("%s: %s parameters, %s active per token (the input embedding, a lookup, is not counted as active)",
 			rs.model.Name, humanCount(total), humanCount(active))
 	}
 	rs.req.Model = rs.model.ID
+	rs.req.Architecture = rs.model.Architecture()
 	rs.req.Params, rs.req.ActiveParams = total, active
 	return nil
 }
@@ -388,7 +400,11 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		kv := q.KVPrecision
 		if kv == "" {
 			kv = half
-			rs.assume("KV cache in %s", half)
+			if rs.model.Kind == KindEncoder {
+				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
+			} else {
+				rs.assume("KV cache in %s", half)
+			}
 		}
 		r.KVPrecision = kv
 		r.Precision, r.Quant, r.Offload = p, quant, OffloadNone
@@ -432,8 +448,10 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			quant = QuantNF4DQ
 			rs.assume("QLoRA base in 4-bit NF4 with double quantisation (4.127 bits per weight); embeddings, LM head and norms stay 16-bit")
 		case QuantNF4, QuantNF4DQ:
+		case QuantINT8:
+			rs.assume("QLoRA over an 8-bit base: bitsandbytes LLM.int8 (load_in_8bit, one fp32 scale per row), as PEFT's prepare_model_for_kbit_training takes it")
 		default:
-			return inputErr(hint, "QLoRA quantises the base to 4-bit NF4; %s is not a QLoRA base", quant)
+			return inputErr(hint, "QLoRA trains adapters on a 4-bit NF4 or 8-bit LLM.int8 base; %s is not a QLoRA base", quant)
 		}
 	}
 	if rel := rs.model.ReleasedFormat; rel != QuantNone && quant != rel {
@@ -482,6 +500,10 @@ func (rs *resolved) resolveShape(q Query) error {
 			rs.assume("micro-batch 1 per GPU")
 		}
 	}
+	if n := rs.model.EncoderSeq; n > 0 {
+		rs.assume("%s: batch %d is %d clip(s) of 30 s at once, each encoded to %s frames whose cross-attention KV is cached beside the decoder's own KV (up to %d text tokens); beam search adds only decoder KV per beam, which is not counted",
+			rs.model.Name, r.MicroBatch, r.MicroBatch, thousands(float64(n)), rs.model.MaxContext)
+	}
 	r.GradAccumSteps = max(q.GradAccumSteps, 1)
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		r.LoRARank = q.LoRARank
@@ -520,10 +542,21 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
+	r.Spot = q.Spot
 	if r.Offload == "" {
 		r.Offload = OffloadNone
 	}
 	offload := r.Offload != OffloadNone
+	if err := rs.resolveFineTuning(q); err != nil {
+		return err
+	}
+	r.FusedLoss = q.FusedLoss != nil && *q.FusedLoss
+	if r.FusedLoss {
+		rs.assume("fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy): the full-vocabulary logits are never held, a hidden-sized chunk per token instead")
+	}
+	if err := rs.resolveLayout(q); err != nil {
+		return err
+	}
 	switch {
 	case q.ZeROStage != nil:
 		r.ZeROStage = *q.ZeROStage
@@ -531,6 +564,15 @@ func (rs *resolved) resolveTraining(q Query) error {
 			return inputErr(fmt.Sprintf("fit %s %s zero3 offload %s", r.Model, r.Method, ifEmpty(r.GPU, "a100")),
 				"offload needs a ZeRO stage of 1 to 3; stage 0 keeps everything on the GPU")
 		}
+		if r.Offload == OffloadNVMe && r.ZeROStage < 3 {
+			// DeepSpeed's docs (config-json, offload_optimizer): "nvme" is
+			// for ZeRO stage 3; at stages 1-2 the optimizer lands in CPU RAM.
+			r.Offload = OffloadCPU
+			rs.notes = append(rs.notes, fmt.Sprintf("NVMe offload is ZeRO-3 only in DeepSpeed; at stage %d the optimizer states go to CPU RAM, so this is sized as CPU offload (host RAM below); ask zero3 for NVMe", r.ZeROStage))
+		}
+	case r.Offload == OffloadNVMe:
+		r.ZeROStage = 3
+		rs.assume("NVMe offload taken as ZeRO-3 (ZeRO-Infinity), the only stage DeepSpeed offloads to NVMe")
 	case offload:
 		r.ZeROStage = 2
 		if rs.gpuNamed && trainingMemory(r, &rs.shape).TotalBytes > rs.gpu.MemoryBytes {
@@ -558,6 +600,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 	if err := rs.resolveGlobalBatch(q); err != nil {
 		return err
 	}
+	rs.searchLayout(q)
+	if hasLayout(r) {
+		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
+	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
 	}
@@ -569,7 +615,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 // sequence × micro-batch × accumulation steps × data-parallel GPUs.
 func (rs *resolved) resolveGlobalBatch(q Query) error {
 	r := &rs.req
-	perStep := int64(r.SeqLen) * int64(r.MicroBatch) * int64(r.GPUs)
+	perStep := int64(r.SeqLen) * int64(r.MicroBatch) * int64(dataParallel(r))
 	if q.GlobalBatchTokens > 0 {
 		accum := int((q.GlobalBatchTokens + perStep - 1) / perStep)
 		if q.GradAccumSteps > 0 && q.GradAccumSteps != accum {
@@ -578,8 +624,8 @@ func (rs *resolved) resolveGlobalBatch(q Query) error {
 				thousands(float64(q.GlobalBatchTokens)), accum, perStep, q.GradAccumSteps)
 		}
 		r.GradAccumSteps = accum
-		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d GPUs)",
-			thousands(float64(q.GlobalBatchTokens)), accum, thousands(float64(perStep)), r.GPUs)
+		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d data-parallel GPUs)",
+			thousands(float64(q.GlobalBatchTokens)), accum, thousands(float64(perStep)), dataParallel(r))
 	}
 	r.GlobalBatchTokens = perStep * int64(r.GradAccumSteps)
 	return nil
@@ -632,4 +678,27 @@ func humanCount(n int64) string {
 		return fmt.Sprintf("%.3gK", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// resolveFineTuning takes the fine-tuning options: trained embeddings
+// beside LoRA (modules_to_save) and Unsloth's offloaded checkpointing.
+func (rs *resolved) resolveFineTuning(q Query) error {
+	r := &rs.req
+	lora := r.Method == MethodLoRA || r.Method == MethodQLoRA
+	hint := fmt.Sprintf("fit %s lora modules-to-save %s", ifEmpty(r.Model, "llama-3.1-8b"), ifEmpty(r.GPU, "a100-80"))
+	if q.ModulesToSave != nil && *q.ModulesToSave {
+		if !lora {
+			return inputErr(hint, "modules_to_save trains the embeddings and LM head beside LoRA adapters; %s training already trains them", r.Method)
+		}
+		r.ModulesToSave = true
+		rs.assume("modules_to_save: embeddings and LM head trained in full beside the adapters (%s parameters; PEFT keeps a trainable copy next to the frozen original)", humanCount(rs.shape.embedParams()))
+	}
+	if q.OffloadActivations != nil && *q.OffloadActivations {
+		if q.GradCheckpointing != nil && !*q.GradCheckpointing {
+			return inputErr(hint, "offloaded checkpointing offloads the checkpoints; it cannot run with checkpointing off")
+		}
+		r.OffloadActivations, r.GradCheckpointing = true, true
+		rs.assume("offloaded gradient checkpointing (Unsloth's): each layer's input waits in host RAM, the GPU keeps two")
+	}
+	return nil
 }

@@ -32,6 +32,10 @@ func TestResolveRejects(t *testing.T) {
 		{"too many per node", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 16, Nodes: 1, GPU: "h100"}, "at most 8"},
 		{"fp8 training on A100", Query{Model: "llama-3.1-8b", Method: MethodFull, Precision: PrecisionFP8, GPU: "a100-80"}, "FP8"},
 		{"int8 training", Query{Model: "llama-3.1-8b", Method: MethodFull, Precision: PrecisionINT8, GPU: "a100-80"}, "int8"},
+		{"layout does not divide", Query{Model: "llama-3.1-70b", Method: MethodFull, GPUs: 12, GPU: "h100", TensorParallel: 8}, "does not divide"},
+		{"more stages than layers", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 64, GPU: "h100", PipelineParallel: 64}, "at least one layer"},
+		{"tp against heads", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 24, GPU: "h100", TensorParallel: 3}, "attention heads"},
+		{"ep on a dense model", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 8, GPU: "h100", ExpertParallel: 8}, "mixture-of-experts"},
 	} {
 		_, _, err := Resolve(tc.q)
 		var ie *InputError
@@ -53,7 +57,8 @@ func TestResolveDefaults(t *testing.T) {
 	}
 	want := Request{Model: "llama-3.1-8b", Params: 8_030_261_248, ActiveParams: 8_030_261_248, Method: MethodQLoRA,
 		Optimizer: OptimizerAdamW, Precision: PrecisionBF16, GPU: "rtx-4090", GPUs: 1, Nodes: 1, Offload: OffloadNone,
-		SeqLen: 2048, MicroBatch: 1, GradAccumSteps: 1, GlobalBatchTokens: 2048, GradCheckpointing: true, LoRARank: 16, Quant: QuantNF4DQ}
+		SeqLen: 2048, MicroBatch: 1, GradAccumSteps: 1, GlobalBatchTokens: 2048, GradCheckpointing: true, LoRARank: 16, Quant: QuantNF4DQ,
+		TensorParallel: 1, PipelineParallel: 1, ContextParallel: 1, ExpertParallel: 1, Architecture: ArchDecoder}
 	if r != want {
 		t.Errorf("Resolve =\n%+v\nwant\n%+v", r, want)
 	}

@@ -116,7 +116,7 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 		order = fmt.Sprintf("cheapest for the %s-token run first", humanCount(res.Tokens))
 	}
 	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
-	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil)), ModelName: rs.model.Name, WhichGPU: res}, nil
+	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil, nil, Throughput{}, nil)), ModelName: rs.model.Name, WhichGPU: res}, nil
 }
 
 // requestFor rebuilds the request of an option.
@@ -126,6 +126,7 @@ func requestFor(rs *resolved, o GPUOption) Request {
 	if r.Method != MethodInference {
 		r.ZeROStage = o.ZeROStage
 	}
+	fitLayout(&r, r.GPUs/max(r.Nodes, 1))
 	return r
 }
 

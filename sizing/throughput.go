@@ -3,10 +3,6 @@ package sizing
 import "fmt"
 
 const (
-	// DefaultMFU is the model-FLOPs utilisation assumed when the
-	// Estimator's MFU is zero: the seeds' "well-tuned runs hit 40-55 %",
-	// at its low end.
-	DefaultMFU = 0.40
 	// interNodeBytesPerSec is the link between machines, per machine, for
 	// cards without a reference training system: 100 Gb/s-class
 	// InfiniBand or Ethernet, 12.5 GB/s (the seeds' "production
@@ -17,33 +13,6 @@ const (
 	// bitsandbytes QLoRA runs about 30 % slower than 16-bit LoRA).
 	qloraDequantFactor = 1.3
 )
-
-// trainingFLOPsPerToken is the compute per trained token: 6 × active
-// parameters (forward 2, backward 4; Kaplan et al., Transformer Math 101),
-// 8 with full recomputation. LoRA and QLoRA skip the weight-gradient GEMMs
-// of the frozen base: 4 × active (forward 2, activation gradients 2), +2
-// with recomputation; QLoRA's dequantisation adds qloraDequantFactor.
-// Attention's own FLOPs are left out, as the 6P rule does.
-func trainingFLOPsPerToken(r *Request, active int64) float64 {
-	p := float64(active)
-	var f float64
-	switch r.Method {
-	case MethodLoRA, MethodQLoRA:
-		f = 4 * p
-		if r.GradCheckpointing {
-			f += 2 * p
-		}
-		if r.Method == MethodQLoRA {
-			f *= qloraDequantFactor
-		}
-	default:
-		f = 6 * p
-		if r.GradCheckpointing {
-			f = 8 * p
-		}
-	}
-	return f
-}
 
 // peakFLOPS is the card's dense throughput at the request's precision:
 // FP8 where both ask and card have it, TF32 (half of BF16) for fp32, BF16
@@ -62,7 +31,8 @@ func peakFLOPS(g *GPU, p Precision) float64 {
 // direction, for the cards training clusters are built from: the
 // reference systems' NICs. DGX H100/H200 and DGX B200: eight ConnectX-7
 // at 400 Gb/s (NVIDIA DGX H100/B200 user guides: 8 × 400 Gb/s InfiniBand
-// compute fabric), 400 GB/s. DGX A100: eight ConnectX-6 at 200 Gb/s
+// compute fabric), 400 GB/s; DeepSeek-V3's H800 nodes the same (report
+// §3.2.2: 8 × 400 Gb/s InfiniBand). DGX A100: eight ConnectX-6 at 200 Gb/s
 // (DGX A100 user guide), 200 GB/s. MI300X platforms: eight 400 Gb/s NICs
 // (Azure ND MI300X v5: 8 × 400 Gb/s InfiniBand), 400 GB/s, and the same
 // for MI325X and MI355X platforms (eight 400 Gb/s Pensando Pollara NICs)
@@ -73,7 +43,7 @@ func peakFLOPS(g *GPU, p Precision) float64 {
 // 100 Gb/s ports, 50 GB/s. Any other card: the seeds' 100 Gb/s-class
 // production link per machine (interNodeBytesPerSec).
 var nodeFabricBytesPerSec = map[string]float64{
-	"h100": 400e9, "h200": 400e9, "b200": 400e9, "h20": 400e9,
+	"h100": 400e9, "h200": 400e9, "b200": 400e9, "h20": 400e9, "h800": 400e9,
 	"mi300x": 400e9, "mi325x": 400e9, "mi355x": 400e9,
 	"b300": 800e9, "gb200": 72 * 50e9, "gb300": 72 * 100e9,
 	"a100-80": 200e9, "a100-40": 200e9,
@@ -99,37 +69,19 @@ func linkBytesPerSec(r *Request, g *GPU) float64 {
 	return g.LinkBytesPerSec
 }
 
-// expertParallel reports whether the request trains a mixture of experts
-// with expert parallelism: full training on more than one GPU, each
-// routed expert living on one rank (DeepSpeed-MoE, Megatron EP), so that
-// expert weights are never gathered and their gradients never reduced
-// across data-parallel ranks; tokens travel to the experts instead.
-func expertParallel(r *Request, s *shape) bool {
-	return r.Method == MethodFull && s.expertLinear > 0 && r.GPUs > 1
-}
-
-// syncedParams is the trainable parameters whose gradients data
-// parallelism reduces: all of them, less the routed experts under expert
-// parallelism.
-func syncedParams(r *Request, s *shape) float64 {
-	psi := float64(s.trainable(r))
-	if expertParallel(r, s) {
-		psi -= float64(s.expertLinear)
-	}
-	return psi
-}
-
 // commBytesPerStep is what each GPU sends per optimizer step under ZeRO
-// (ZeRO paper §7), in 16-bit bytes (fp32 training: 4 B), times the ring's
-// (N-1)/N. Stages 0-2 reduce the gradients once per optimizer step
-// (reduce-scatter + all-gather, 2Ψ; with gradient accumulation the
-// micro-batches before the last accumulate locally). Stage 3 gathers the
-// weights for the forward and the backward of every micro-batch and
-// reduce-scatters its gradients (3Ψ per micro-batch); LoRA gathers the
-// frozen base too. Expert-parallel MoE training leaves the routed experts
-// out (expertParallel).
+// (ZeRO paper §7) for its tensor- and pipeline-parallel share of the
+// trainable parameters, in 16-bit bytes (fp32 training: 4 B), times the
+// ring's (N-1)/N over the N data- (and context-) parallel ranks. Stages
+// 0-2 reduce the gradients once per optimizer step (reduce-scatter +
+// all-gather, 2Ψ; with gradient accumulation the micro-batches before the
+// last accumulate locally). Stage 3 gathers the weights for the forward
+// and the backward of every micro-batch and reduce-scatters its gradients
+// (3Ψ per micro-batch); LoRA gathers the frozen base too. Routed experts
+// split by expert parallelism are left out: their few expert-data-parallel
+// ranks reduce them over the same links, a small share.
 func commBytesPerStep(r *Request, s *shape) float64 {
-	n := float64(r.GPUs)
+	n := float64(dataParallel(r) * contextParallel(r))
 	if n <= 1 {
 		return 0
 	}
@@ -137,30 +89,21 @@ func commBytesPerStep(r *Request, s *shape) float64 {
 	if r.Precision == PrecisionFP32 {
 		eb = 4
 	}
-	psi := syncedParams(r, s)
+	mp := float64(tensorParallel(r) * pipelineParallel(r))
+	psi := float64(s.trainable(r))
+	if splitsExperts(r, s) {
+		psi -= float64(s.expertLinear)
+	}
+	psi /= mp
 	vol := 2 * psi * eb
 	if r.ZeROStage == 3 {
 		vol = 3 * psi * eb
 		if r.Method == MethodLoRA || r.Method == MethodQLoRA {
-			vol += 2 * modelWeightBytes(s, r.Quant, r.Precision)
+			vol += 2 * modelWeightBytes(s, r.Quant, r.Precision) / mp
 		}
 		vol *= float64(max(r.GradAccumSteps, 1))
 	}
 	return vol * (n - 1) / n
-}
-
-// allToAllBytesPerStep is what each GPU sends per optimizer step to route
-// tokens to experts under expert parallelism: dispatch and combine, in the
-// forward and the backward, of the k routed copies of every token's
-// hidden state at 16 bit, over every MoE layer; (N-1)/N of it leaves the
-// GPU.
-func allToAllBytesPerStep(r *Request, s *shape) float64 {
-	if !expertParallel(r, s) {
-		return 0
-	}
-	n := float64(r.GPUs)
-	tokens := float64(r.SeqLen) * float64(r.MicroBatch) * float64(max(r.GradAccumSteps, 1))
-	return 4 * tokens * float64(s.expertsActive) * float64(s.hidden) * 2 * float64(s.moeLayers) * (n - 1) / n
 }
 
 // commSeconds is the time a GPU spends sending vol bytes in a collective
@@ -192,36 +135,82 @@ func commSeconds(r *Request, g *GPU, vol float64) float64 {
 // runs).
 const backwardShare = 2.0 / 3
 
-// trainingSpeed is the training throughput in tokens per second over all
-// GPUs, with the seconds per optimizer step spent computing and
-// communicating. One step is GradAccumSteps micro-batches; communication
-// overlaps compute (gradient reduction the last backward, ZeRO-3's
-// gathers every micro-batch's compute) and only what does not fit under
-// it adds to the step. Expert all-to-all sits between layers and is not
-// hidden.
-func trainingSpeed(r *Request, s *shape, g *GPU, mfu float64) (tokensPerSec, computeSec, commSec float64) {
-	peak := peakFLOPS(g, r.Precision) * mfu
-	if peak <= 0 {
-		return 0, 0, 0
+// stepTime is one optimizer step on one GPU, in seconds, part by part.
+type stepTime struct {
+	compute float64 // executed FLOPs at the fitted rates
+	bubble  float64 // pipeline idle time
+	dp      float64 // gradient synchronisation (all of it, hidden or not)
+	layout  layoutComm
+	exposed float64 // the share of dp not hidden under compute
+	model   float64 // model FLOPs per token (what MFU counts)
+}
+
+func (t stepTime) total() float64 {
+	// Expert all-to-all overlaps the other micro-batch's compute
+	// (DeepSeek-V3's DualPipe, Megatron's --overlap-moe-expert-parallel-comm):
+	// only what exceeds the compute adds.
+	return t.compute + t.bubble + t.exposed + t.layout.tp + t.layout.cp + max(0, t.layout.ep-t.compute)
+}
+
+// trainingStep times one optimizer step of r on g. fixedMFU > 0 replaces
+// the fitted utilisation with one share of peak.
+func trainingStep(r *Request, s *shape, g *GPU, fixedMFU float64) stepTime {
+	var st stepTime
+	model, executed := trainingFLOPs(r, s)
+	st.model = model.sum()
+	perToken := secondsPerToken(r, s, g, executed, fixedMFU)
+	if perToken <= 0 {
+		return st
 	}
+	gpus := float64(max(r.GPUs, 1))
 	accum := float64(max(r.GradAccumSteps, 1))
 	microTokens := float64(r.SeqLen) * float64(r.MicroBatch)
-	micro := microTokens * trainingFLOPsPerToken(r, s.active) / peak
-	computeSec = accum * micro
-	grad := commSeconds(r, g, commBytesPerStep(r, s))
-	a2a := commSeconds(r, g, allToAllBytesPerStep(r, s))
-	commSec = grad + a2a
-	var exposed float64
-	if r.ZeROStage == 3 {
-		exposed = max(0, grad-computeSec)
-	} else {
-		exposed = max(0, grad-backwardShare*micro)
+	// Each GPU's share of one step's tokens: a micro-batch is split over
+	// the TP × CP × PP ranks of one model replica.
+	stepTokens := microTokens * accum * float64(dataParallel(r))
+	st.compute = stepTokens * perToken / gpus
+	st.bubble = st.compute * bubbleFraction(r, s)
+	attnShare := 0.0
+	if sum := executed.sum(); sum > 0 {
+		attnShare = executed.attn / sum
 	}
-	step := computeSec + exposed + a2a
+	st.layout = layoutCommSeconds(r, s, g, st.compute*attnShare)
+	st.dp = dpCommSeconds(r, s, g)
+	micro := st.compute / accum
+	if r.ZeROStage == 3 {
+		st.exposed = max(0, st.dp-st.compute)
+	} else {
+		st.exposed = max(0, st.dp-backwardShare*micro)
+	}
+	return st
+}
+
+// trainingSpeed is the training throughput in tokens per second over all
+// GPUs, with the seconds per optimizer step spent computing and
+// communicating. One step is GradAccumSteps micro-batches per
+// data-parallel rank; gradient communication overlaps compute (the
+// reduction the last backward, ZeRO-3's gathers every micro-batch's
+// compute) and only what does not fit under it adds to the step; tensor-
+// and expert-parallel collectives sit between layers and add; the
+// pipeline's bubble adds.
+func trainingSpeed(r *Request, s *shape, g *GPU, fixedMFU float64) (tokensPerSec, computeSec, commSec float64) {
+	st := trainingStep(r, s, g, fixedMFU)
+	step := st.total()
 	if step <= 0 {
 		return 0, 0, 0
 	}
-	return microTokens * accum * float64(r.GPUs) / step, computeSec, commSec
+	stepTokens := float64(r.SeqLen) * float64(r.MicroBatch) * float64(max(r.GradAccumSteps, 1)) * float64(dataParallel(r))
+	return stepTokens / step, st.compute, st.dp + st.layout.sum()
+}
+
+// trainingMFU is the model-FLOPs utilisation a training speed implies.
+func trainingMFU(r *Request, s *shape, g *GPU, tokensPerSec float64) float64 {
+	model, _ := trainingFLOPs(r, s)
+	peak := peakFLOPS(g, r.Precision) * float64(max(r.GPUs, 1))
+	if peak <= 0 {
+		return 0
+	}
+	return tokensPerSec * model.sum() / peak
 }
 
 // Decode latency: a decode step at small batch is bound by reading the
@@ -293,8 +282,9 @@ func decodeOverheadSec(r *Request, s *shape, g *GPU) float64 {
 // (each step reads the weights a token needs, split over the GPUs, and
 // the KV cache at full context, at the card's decode bandwidth, plus the
 // per-token floor of decodeOverheadSec) and prefill tokens per second
-// (compute-bound: 2 × active parameters per token at the MFU).
-func inferenceSpeed(r *Request, s *shape, g *GPU, mfu float64) (decode, prefill float64) {
+// (compute-bound: PrefillFLOPsPerToken at the fitted GEMM efficiency, or
+// at fixedMFU when set).
+func inferenceSpeed(r *Request, s *shape, g *GPU, fixedMFU float64) (decode, prefill float64) {
 	gpus := float64(max(r.GPUs, 1))
 	batch := int64(max(r.MicroBatch, 1))
 	weights := decodeReadBytes(s, r.Quant, r.Precision, batch)
@@ -303,8 +293,8 @@ func inferenceSpeed(r *Request, s *shape, g *GPU, mfu float64) (decode, prefill 
 	if bw := decodeBandwidth(g); bw > 0 && perGPU > 0 {
 		decode = float64(batch) / (perGPU/bw + decodeOverheadSec(r, s, g))
 	}
-	if peak := peakFLOPS(g, r.Precision) * mfu; peak > 0 && s.active > 0 {
-		prefill = gpus * peak / (2 * float64(s.active))
+	if peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, fixedMFU); peak > 0 && s.active > 0 {
+		prefill = gpus * peak / prefillFLOPsPerToken(r, s)
 	}
 	return decode, prefill
 }
@@ -321,8 +311,17 @@ func runSpeed(r *Request, s *shape, g *GPU, mfu float64) float64 {
 	return tps
 }
 
-// runHoursAt is how long r's token budget takes at tps tokens per second.
-func runHoursAt(r *Request, tps float64) float64 { return float64(r.Tokens) / tps / 3600 }
+// runGoodput is the share of a run's wall-clock time spent training:
+// checkpoint saves, evaluations and restarts after failures take the rest
+// (Llama 3 paper §3.3.4: "higher than 90% effective training time" on
+// 16,384 H100s). Whole-run hours divide by it; tokens per second do not.
+const runGoodput = 0.9
+
+// runHoursAt is how long r's token budget takes at tps tokens per second,
+// with runGoodput's share of the time spent training.
+func runHoursAt(r *Request, tps float64) float64 {
+	return float64(r.Tokens) / tps / 3600 / runGoodput
+}
 
 // runHours is how long r's token budget takes on g; false without a
 // budget or a speed.
@@ -337,24 +336,44 @@ func runHours(r *Request, s *shape, g *GPU, mfu float64) (float64, bool) {
 	return runHoursAt(r, tps), true
 }
 
-// throughput fills the speed, time and cost of a request on a card.
-func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throughput, []string) {
+// throughput fills the speed, time and cost of a request on a card, the
+// FLOPs per token counted and the MFU they imply. fixedMFU > 0 replaces
+// the fitted utilisation.
+func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (Throughput, []string) {
 	var t Throughput
 	var warnings []string
 	var tps float64
 	if r.Method == MethodInference {
-		decode, prefill := inferenceSpeed(r, s, g, mfu)
+		decode, prefill := inferenceSpeed(r, s, g, fixedMFU)
 		tps = decode
 		if prefill > 0 {
 			t.PrefillTokensPerSecond = &prefill
+			f := prefillFLOPsPerToken(r, s)
+			t.FLOPsPerToken = &f
+			if peak := peakFLOPS(g, r.Precision) * float64(max(r.GPUs, 1)); peak > 0 {
+				u := prefill * f / peak
+				t.MFU = &u
+			}
+		}
+		if s.encoderOnly {
+			// An encoder decodes nothing: its speed is the forward pass.
+			tps = 0
+			if prefill > 0 && r.SeqLen > 0 {
+				seqs := prefill / float64(r.SeqLen)
+				t.SequencesPerSecond = &seqs
+			}
 		}
 	} else {
+		st := trainingStep(r, s, g, fixedMFU)
 		var compute, comm float64
-		tps, compute, comm = trainingSpeed(r, s, g, mfu)
+		tps, compute, comm = trainingSpeed(r, s, g, fixedMFU)
+		if tps > 0 {
+			f := st.model
+			u := trainingMFU(r, s, g, tps)
+			t.FLOPsPerToken, t.MFU = &f, &u
+		}
 		if comm > compute && compute > 0 {
-			warnings = append(warnings, fmt.Sprintf(
-				"communication-bound: ZeRO-%d moves %.1f GB per GPU per optimizer step over %s (%.0f GB/s), %.1f s against %.1f s of compute; larger micro-batches or gradient accumulation amortise it",
-				r.ZeROStage, (commBytesPerStep(r, s)+allToAllBytesPerStep(r, s))/1e9, linkName(r, g), linkBytesPerSec(r, g)/1e9, comm, compute))
+			warnings = append(warnings, commWarning(r, s, g, st))
 		}
 		if r.Offload != OffloadNone {
 			warnings = append(warnings, fmt.Sprintf("%s offload runs the optimizer step off the GPU; the step is slower than the compute estimate shows", r.Offload))
@@ -376,6 +395,16 @@ func throughput(r *Request, s *shape, g *GPU, mfu float64, price *Price) (Throug
 		}
 	}
 	return t, warnings
+}
+
+// commWarning says what makes a step communication-bound.
+func commWarning(r *Request, s *shape, g *GPU, st stepTime) string {
+	if st.layout.sum() > st.dp {
+		return fmt.Sprintf("communication-bound: the %s layout spends %.2f s per step in tensor-, context- and expert-parallel collectives against %.2f s of compute; keep tensor parallelism inside one machine",
+			layoutName(r), st.layout.sum(), st.compute)
+	}
+	return fmt.Sprintf("communication-bound: ZeRO-%d moves %.1f GB per GPU per optimizer step over %s (%.0f GB/s), %.1f s against %.1f s of compute; larger micro-batches or gradient accumulation amortise it",
+		r.ZeROStage, commBytesPerStep(r, s)/1e9, linkName(r, g), linkBytesPerSec(r, g)/1e9, st.dp, st.compute)
 }
 
 // linkName says which link a collective crosses, for warnings.

@@ -108,7 +108,36 @@ type Query struct {
 	GradCheckpointing *bool     // nil when not said
 	LoRARank          int       // 0 when not said
 	Tokens            int64     // whole training budget in tokens; 0 when not said
-	Arch              *Model    // an architecture given directly (fitbot fit --config); overrides Model and Params
+	TensorParallel    int       // Megatron-style tensor parallel degree; 0 when not said
+	PipelineParallel  int       // pipeline stages; 0 when not said
+	ContextParallel   int       // ranks one sequence is split over; 0 when not said
+	ExpertParallel    int       // ranks the routed experts are split over; 0 when not said
+	FusedLoss         *bool     // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
+	ModelParallel     bool      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
+	ModulesToSave     *bool     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
+	// OffloadActivations keeps the checkpointed layer inputs in host RAM
+	// (Unsloth's offloaded gradient checkpointing); nil when not said.
+	OffloadActivations *bool
+	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+
+	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
+}
+
+// ServeLoad is what a serving question says about its load and targets
+// (DESIGN.md, "Serving capacity"); concurrent users are Query.MicroBatch.
+type ServeLoad struct {
+	RequestsPerSecond            float64 // "10 requests/s", "10 qps"
+	PromptTokens                 int     // "prompt 2k"
+	OutputTokens                 int     // "output 500"
+	TTFTTargetSeconds            float64 // "ttft under 500ms"
+	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
+	GPUMemoryUtilization         float64 // "gpu util 0.95"
+	Engine                       string  // "sglang"; "" is vLLM
+	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
+	// the cheapest configurations that meet the load, not the capacity of
+	// the named GPUs.
+	Plan bool
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -136,6 +165,37 @@ type Request struct {
 	Quant             Quant     `json:"quant"`
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
+
+	// Parallel layout (training): degrees of tensor, pipeline, context and
+	// expert parallelism, 1 = none; the GPUs left over are data parallel.
+	TensorParallel   int  `json:"tensor_parallel"`
+	PipelineParallel int  `json:"pipeline_parallel"`
+	ContextParallel  int  `json:"context_parallel"`
+	ExpertParallel   int  `json:"expert_parallel"`
+	FusedLoss        bool `json:"fused_loss"` // fused/chunked cross-entropy: no full-vocabulary logits held
+
+	// ModulesToSave trains the embeddings and LM head in full beside the
+	// LoRA adapters (PEFT's modules_to_save: a trainable copy of each).
+	ModulesToSave bool `json:"modules_to_save"`
+	// OffloadActivations keeps the checkpointed layer inputs in host RAM
+	// (Unsloth's offloaded gradient checkpointing).
+	OffloadActivations bool `json:"offload_activations"`
+	// Architecture is the family the model is sized as (Model.Architecture):
+	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
+	// vision-language.
+	Architecture string `json:"architecture"`
+	Spot         bool   `json:"spot"` // asked at a spot (interruptible) rate
+	// Serving questions (inference only; left out of training requests).
+	// Concurrency is MicroBatch when the question gave users, 0 when it
+	// did not.
+	Concurrency                  int     `json:"concurrency,omitempty"`
+	RequestsPerSecond            float64 `json:"requests_per_second,omitempty"`
+	PromptTokens                 int     `json:"prompt_tokens,omitempty"`
+	OutputTokens                 int     `json:"output_tokens,omitempty"`
+	TTFTTargetSeconds            float64 `json:"ttft_target_seconds,omitempty"`
+	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target,omitempty"`
+	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization,omitempty"`
+	Engine                       string  `json:"engine,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
@@ -161,6 +221,18 @@ type Throughput struct {
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
 	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+	// SequencesPerSecond is an encoder's (embeddings, rerankers) rate:
+	// prefill tokens per second over the sequence length; nil otherwise.
+	SequencesPerSecond *float64 `json:"sequences_per_second,omitempty"`
+
+	// FLOPsPerToken is the model FLOPs counted per token: 6 × active
+	// parameters (4 for LoRA) plus causal attention for training, 2 ×
+	// active plus attention for a prefill token.
+	FLOPsPerToken *float64 `json:"flops_per_token,omitempty"`
+	// MFU is the model-FLOPs utilisation the answer's speed implies: model
+	// FLOPs per second per GPU over the card's dense peak at the run's
+	// precision (FP8 peak for fp8 training).
+	MFU *float64 `json:"mfu,omitempty"`
 }
 
 // Alternative is another configuration for the same model, found by the
@@ -242,6 +314,9 @@ type Answer struct {
 	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
 	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
 	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe
+	// Serving is what the asked GPUs do as a serving engine (inference
+	// answers only).
+	Serving *Serving `json:"serving,omitempty"`
 	// GPUChosen is true when the question named no GPU and the estimator
 	// chose the card: the cheapest that fits, with the other cards that fit
 	// as alternatives, or the reference card when none fits.

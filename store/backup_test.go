@@ -57,7 +57,7 @@ func TestBackupWhileWriting(t *testing.T) {
 		t.Errorf("backup mode = %v, want -rw-------", perm)
 	}
 	copyDB := openAt(t, path, nil, -1)
-	got, err := copyDB.PlansForModel(ctx, "mistral-7b-v0.1", 100)
+	got, err := copyDB.PlansForModel(ctx, AllPlans(), "mistral-7b-v0.1", 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestGroupCommitConcurrentSaves(t *testing.T) {
 			t.Fatalf("saves %d and %d both got id %d", j, i, ids[i])
 		}
 		seen[ids[i]] = i
-		got, err := db.Plan(ctx, ids[i])
+		got, err := db.Plan(ctx, AllPlans(), ids[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestCloseWritesQueuedPlans(t *testing.T) {
 	acked := 0
 	for id := range ids {
 		acked++
-		if _, err := db.Plan(context.Background(), id); err != nil {
+		if _, err := db.Plan(context.Background(), AllPlans(), id); err != nil {
 			t.Errorf("acknowledged plan %d: %v", id, err)
 		}
 	}
@@ -133,7 +133,7 @@ func TestSavePlanCanceledContext(t *testing.T) {
 	if _, err := db.SavePlan(context.Background(), &q); err != nil {
 		t.Fatal(err)
 	}
-	plans, err := db.PlansForModel(context.Background(), "canceled", 0)
+	plans, err := db.PlansForModel(context.Background(), AllPlans(), "canceled", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func BenchmarkPlanLookup(b *testing.B) {
 
 	b.Run("PlansForModel", func(b *testing.B) {
 		for b.Loop() {
-			plans, err := db.PlansForModel(ctx, key, 20)
+			plans, err := db.PlansForModel(ctx, AllPlans(), key, 20)
 			if err != nil || len(plans) != 20 {
 				b.Fatalf("PlansForModel = %d plans, %v", len(plans), err)
 			}
@@ -64,7 +64,7 @@ func BenchmarkPlanLookup(b *testing.B) {
 	b.Run("RecentPlans", func(b *testing.B) {
 		since := benchEpoch.Add(time.Duration(millionPlans-1440) * time.Minute)
 		for b.Loop() {
-			plans, err := db.RecentPlans(ctx, since, 20)
+			plans, err := db.RecentPlans(ctx, AllPlans(), since, 20)
 			if err != nil || len(plans) != 20 {
 				b.Fatalf("RecentPlans = %d plans, %v", len(plans), err)
 			}

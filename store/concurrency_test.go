@@ -36,7 +36,7 @@ func TestConcurrentSavesAndLookups(t *testing.T) {
 					errs <- err
 					return
 				}
-				got, err := db.Plan(ctx, id)
+				got, err := db.Plan(ctx, AllPlans(), id)
 				if err != nil {
 					errs <- err
 					return
@@ -44,11 +44,11 @@ func TestConcurrentSavesAndLookups(t *testing.T) {
 				if got.Question != p.Question {
 					errs <- fmt.Errorf("plan %d reads back %q, saved %q", id, got.Question, p.Question)
 				}
-				if _, err := db.PlansForModel(ctx, key, 20); err != nil {
+				if _, err := db.PlansForModel(ctx, AllPlans(), key, 20); err != nil {
 					errs <- err
 					return
 				}
-				if _, err := db.RecentPlans(ctx, testNow, 20); err != nil {
+				if _, err := db.RecentPlans(ctx, AllPlans(), testNow, 20); err != nil {
 					errs <- err
 					return
 				}

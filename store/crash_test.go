@@ -99,7 +99,7 @@ func checkAfterCrash(t *testing.T, path string, committed map[int64]int, crashes
 	if err := db.ro.QueryRow("PRAGMA integrity_check").Scan(&result); err != nil || result != "ok" {
 		t.Fatalf("integrity_check = %q, %v; want ok", result, err)
 	}
-	plans, err := db.RecentPlans(context.Background(), time.Time{}, 1_000_000)
+	plans, err := db.RecentPlans(context.Background(), AllPlans(), time.Time{}, 1_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}

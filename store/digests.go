@@ -191,9 +191,9 @@ func (db *DB) RunsBetween(ctx context.Context, from, to time.Time) ([]pricing.Ru
 
 // DigestInput reads what the digest of the week ending at weekEnd is
 // computed from: the prices observed and the refresh runs of the two
-// weeks before weekEnd, the plans saved in the planWindow before it, and
-// the default sheet for GPUs no provider priced.
-func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error) {
+// weeks before weekEnd, the plans that scope reads saved in the
+// planWindow before it, and the default sheet for GPUs no provider priced.
+func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error) {
 	from := weekEnd.Add(-2 * pricing.Week)
 	obs, err := db.ObservationsBetween(ctx, from, weekEnd)
 	if err != nil {
@@ -203,24 +203,30 @@ func (db *DB) DigestInput(ctx context.Context, weekEnd time.Time, planWindow tim
 	if err != nil {
 		return pricing.DigestInput{}, err
 	}
-	plans, err := db.digestPlans(ctx, weekEnd.Add(-planWindow), weekEnd)
+	plans, err := db.digestPlans(ctx, scope, weekEnd.Add(-planWindow), weekEnd)
 	if err != nil {
 		return pricing.DigestInput{}, db.wrap("plans for the digest", err)
 	}
-	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Fallback: pricing.DefaultSheet()}, nil
+	held, err := db.HoldsBetween(ctx, weekEnd.Add(-pricing.Week), weekEnd)
+	if err != nil {
+		return pricing.DigestInput{}, err
+	}
+	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Fallback: pricing.DefaultSheet()}, nil
 }
 
-// digestPlans reads every distinct question saved in [from, to) as its
+// digestPlans reads every distinct question that scope reads saved in
+// [from, to) as its
 // newest plan, with the number of times it was saved: the digest
 // re-prices each of them, so a busy week costs one row per question, not
 // one per ask. Only fit plans: an inverse plan (largest model, which
 // GPU...) has no one configuration and price to move.
-func (db *DB) digestPlans(ctx context.Context, from, to time.Time) ([]pricing.DigestPlan, error) {
+func (db *DB) digestPlans(ctx context.Context, scope Scope, from, to time.Time) ([]pricing.DigestPlan, error) {
+	cond, args := scope.where()
 	rows, err := db.ro.QueryContext(ctx, `SELECT `+planColumns+`, asked FROM (
 			SELECT *, row_number() OVER question AS newest, count(*) OVER (PARTITION BY coalesce(nullif(canonical, ''), question)) AS asked
-			FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit'
+			FROM plans WHERE created_at >= ? AND created_at < ? AND kind = 'fit' AND `+cond+`
 			WINDOW question AS (PARTITION BY coalesce(nullif(canonical, ''), question) ORDER BY created_at DESC, id DESC)) AS plan_window
-		WHERE newest = 1 ORDER BY created_at DESC, id DESC`, formatTime(from), formatTime(to))
+		WHERE newest = 1 ORDER BY created_at DESC, id DESC`, append([]any{formatTime(from), formatTime(to)}, args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func TestDigestInputReadsTwoWeeks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in, err := db.DigestInput(ctx, digestWeekEnd, 90*day)
+	in, err := db.DigestInput(ctx, AllPlans(), digestWeekEnd, 90*day)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func BenchmarkDigestInput(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		in, err := db.DigestInput(ctx, digestWeekEnd, 90*24*time.Hour)
+		in, err := db.DigestInput(ctx, AllPlans(), digestWeekEnd, 90*24*time.Hour)
 		if err != nil || len(in.Observations) != 22400 {
 			b.Fatalf("%d observations, %v", len(in.Observations), err)
 		}
@@ -230,7 +230,7 @@ func TestDigestInputReadsEveryQuestionOfTheWindow(t *testing.T) {
 	if _, err := db.SavePlan(ctx, &old); err != nil {
 		t.Fatal(err)
 	}
-	in, err := db.DigestInput(ctx, weekEnd, 90*24*time.Hour)
+	in, err := db.DigestInput(ctx, AllPlans(), weekEnd, 90*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

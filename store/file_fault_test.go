@@ -59,7 +59,7 @@ func TestFileFaultsUnderAnOpenDatabase(t *testing.T) {
 			if err := db.Ping(ctx); !errors.Is(err, ErrFileGone) {
 				t.Errorf("Ping after the file was %s: %v, want ErrFileGone", tc.name, err)
 			}
-			if _, err := db.Plan(ctx, id); err != nil && tc.name == "read-only" {
+			if _, err := db.Plan(ctx, AllPlans(), id); err != nil && tc.name == "read-only" {
 				t.Errorf("plan saved before the file was made read-only: %v", err)
 			}
 		})

@@ -26,7 +26,7 @@ func TestPlanKindMigration(t *testing.T) {
 	old.Close()
 
 	db := openAt(t, path, nil, -1)
-	p, err := db.Plan(ctx, 1)
+	p, err := db.Plan(ctx, AllPlans(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,20 +40,20 @@ func TestPlanKindMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.Plan(ctx, id)
+	got, err := db.Plan(ctx, AllPlans(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Kind != plan.KindLargest || got.Answer != "LoRA up to 30B" || got.Canonical != "rtx-4090 largest" {
 		t.Errorf("inverse plan read back = kind %q, answer %q, canonical %q", got.Kind, got.Answer, got.Canonical)
 	}
-	listed, err := db.PlansForModel(ctx, "ask:largest", 0)
+	listed, err := db.PlansForModel(ctx, AllPlans(), "ask:largest", 0)
 	if err != nil || len(listed) != 1 || listed[0].ID != id {
 		t.Errorf("PlansForModel(ask:largest) = %v, %v; want plan %d", listed, err, id)
 	}
 
 	// The digest re-prices fit plans only.
-	in, err := db.DigestInput(ctx, testNow.Add(time.Hour), 60*24*time.Hour)
+	in, err := db.DigestInput(ctx, AllPlans(), testNow.Add(time.Hour), 60*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

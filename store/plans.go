@@ -28,8 +28,11 @@ type Plan struct {
 	CreatedAt time.Time // UTC; SavePlan sets it from the store's clock when zero
 
 	// Who asked: Source is SourceSlack or SourceCLI; Team, Channel and
-	// User are Slack ids, empty for the command line.
+	// User are Slack ids, empty for the command line. ChannelKind is the
+	// kind of conversation it was asked in (see Scope); SavePlan sets it
+	// when empty: cli for the command line, private for Slack.
 	Source, Team, Channel, User string
+	ChannelKind                 ChannelKind
 
 	// The question and the answer's summary, as they stood then.
 	plan.Summary
@@ -38,13 +41,13 @@ type Plan struct {
 // insertPlanSQL inserts one plan; batch.go binds its arguments in this order.
 const insertPlanSQL = `INSERT INTO plans (created_at, source, team, channel, user_id,
 	question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
-	usd_per_hour, price_provider, price_as_of, kind, answer)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	usd_per_hour, price_provider, price_as_of, kind, answer, channel_kind)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 // planColumns are the columns scanPlan reads, in its order.
 const planColumns = `id, created_at, source, team, channel, user_id, question, canonical,
 	request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes, usd_per_hour,
-	price_provider, price_as_of, kind, answer`
+	price_provider, price_as_of, kind, answer, channel_kind`
 
 // SavePlan stores p and returns its id, which it also sets in p, with
 // p.CreatedAt (the store's clock when p left it zero). It returns once
@@ -54,6 +57,12 @@ const planColumns = `id, created_at, source, team, channel, user_id, question, c
 func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 	if p.Kind == "" {
 		p.Kind = plan.KindFit
+	}
+	if p.ChannelKind == "" {
+		p.ChannelKind = ChannelPrivate
+		if p.Source == SourceCLI {
+			p.ChannelKind = ChannelCLI
+		}
 	}
 	if err := validatePlan(p); err != nil {
 		return 0, err
@@ -74,7 +83,7 @@ func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 	row := &planRow{ctx: ctx, result: make(chan planResult, 1), args: []any{
 		formatTime(created), p.Source, p.Team, p.Channel, p.User,
 		p.Question, p.Canonical, string(reqJSON), p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
-		p.USDPerHour, p.PriceProvider, asOf, string(p.Kind), p.Answer}}
+		p.USDPerHour, p.PriceProvider, asOf, string(p.Kind), p.Answer, string(p.ChannelKind)}}
 	id, err := db.writer().enqueue(ctx, row)
 	if err != nil {
 		return 0, fmt.Errorf("save plan for %s: %w", p.ModelKey, err)
@@ -89,6 +98,12 @@ func validatePlan(p *Plan) error {
 	switch {
 	case p.Source != SourceSlack && p.Source != SourceCLI:
 		return fmt.Errorf("save plan: source %q is neither %q nor %q", p.Source, SourceSlack, SourceCLI)
+	case !p.ChannelKind.Valid():
+		return fmt.Errorf("save plan: channel kind %q is not one of public, private, dm, cli", p.ChannelKind)
+	case (p.Source == SourceCLI) != (p.ChannelKind == ChannelCLI):
+		return fmt.Errorf("save plan: a %s plan cannot have channel kind %s", p.Source, p.ChannelKind)
+	case p.Source == SourceSlack && p.Team == "":
+		return errors.New("save plan: a Slack plan needs its workspace (team)")
 	case !p.Kind.Valid():
 		return fmt.Errorf("save plan: kind %q is not a plan kind", p.Kind)
 	case p.ModelKey == "":
@@ -101,10 +116,12 @@ func validatePlan(p *Plan) error {
 	return nil
 }
 
-// Plan returns the plan with the given id, or an error wrapping
-// ErrNotFound.
-func (db *DB) Plan(ctx context.Context, id int64) (Plan, error) {
-	p, err := scanPlan(db.ro.QueryRowContext(ctx, "SELECT "+planColumns+" FROM plans WHERE id = ?", id))
+// Plan returns the plan with the given id that scope reads, or an
+// error wrapping ErrNotFound: a plan outside the scope reads exactly
+// like a missing one.
+func (db *DB) Plan(ctx context.Context, scope Scope, id int64) (Plan, error) {
+	cond, args := scope.where()
+	p, err := scanPlan(db.ro.QueryRowContext(ctx, "SELECT "+planColumns+" FROM plans WHERE id = ? AND "+cond, append([]any{id}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Plan{}, fmt.Errorf("plan %d: %w", id, ErrNotFound)
 	}
@@ -114,22 +131,24 @@ func (db *DB) Plan(ctx context.Context, id int64) (Plan, error) {
 	return p, nil
 }
 
-// PlansForModel returns the newest plans for one model key (see
-// ModelKey), newest first; limit <= 0 means DefaultPlanLimit.
-func (db *DB) PlansForModel(ctx context.Context, modelKey string, limit int) ([]Plan, error) {
-	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE model_key = ?
-		ORDER BY created_at DESC, id DESC LIMIT ?`, modelKey, planLimit(limit))
+// PlansForModel returns the newest plans that scope reads for one model
+// key (see ModelKey), newest first; limit <= 0 means DefaultPlanLimit.
+func (db *DB) PlansForModel(ctx context.Context, scope Scope, modelKey string, limit int) ([]Plan, error) {
+	cond, args := scope.where()
+	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE model_key = ? AND `+cond+`
+		ORDER BY created_at DESC, id DESC LIMIT ?`, append(append([]any{modelKey}, args...), planLimit(limit))...)
 	if err != nil {
 		return nil, db.wrap("plans for "+modelKey, err)
 	}
 	return plans, nil
 }
 
-// RecentPlans returns the plans made at or after since, newest first;
-// limit <= 0 means DefaultPlanLimit.
-func (db *DB) RecentPlans(ctx context.Context, since time.Time, limit int) ([]Plan, error) {
-	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ?
-		ORDER BY created_at DESC, id DESC LIMIT ?`, formatTime(since), planLimit(limit))
+// RecentPlans returns the plans that scope reads made at or after since,
+// newest first; limit <= 0 means DefaultPlanLimit.
+func (db *DB) RecentPlans(ctx context.Context, scope Scope, since time.Time, limit int) ([]Plan, error) {
+	cond, args := scope.where()
+	plans, err := db.queryPlans(ctx, `SELECT `+planColumns+` FROM plans WHERE created_at >= ? AND `+cond+`
+		ORDER BY created_at DESC, id DESC LIMIT ?`, append(append([]any{formatTime(since)}, args...), planLimit(limit))...)
 	if err != nil {
 		return nil, db.wrap("recent plans", err)
 	}
@@ -169,15 +188,15 @@ func scanPlan(s scanner) (Plan, error) {
 		created, reqJSON string
 		asOf             sql.NullString
 		usd              sql.NullFloat64
-		kind             string
+		kind, chanKind   string
 	)
 	err := s.Scan(&p.ID, &created, &p.Source, &p.Team, &p.Channel, &p.User, &p.Question, &p.Canonical,
 		&reqJSON, &p.ModelKey, &p.Fits, &p.Headroom, &p.GPU, &p.GPUs, &p.PerGPUBytes, &usd,
-		&p.PriceProvider, &asOf, &kind, &p.Answer)
+		&p.PriceProvider, &asOf, &kind, &p.Answer, &chanKind)
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Kind = plan.Kind(kind)
+	p.Kind, p.ChannelKind = plan.Kind(kind), ChannelKind(chanKind)
 	if p.CreatedAt, err = parseTime(created); err != nil {
 		return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
 	}

@@ -19,7 +19,7 @@ func samplePlan(key string, at time.Time) Plan {
 	asOf := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	return Plan{
 		CreatedAt: at,
-		Source:    SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003",
+		Source:    SourceSlack, Team: "T0001", Channel: "C0002", User: "U0003", ChannelKind: ChannelPublic,
 		Summary: plan.Summary{Kind: plan.KindFit, Question: "can we lora mistral 7b on a 4090?",
 			Canonical: "mistral-7b-v0.1 lora rtx-4090",
 			Request: sizing.Request{
@@ -41,7 +41,7 @@ func TestSavePlanRoundTrips(t *testing.T) {
 
 	priced := samplePlan("mistral-7b-v0.1", time.Date(2026, 11, 30, 2, 0, 0, 123456789, localTime))
 	unpriced := samplePlan("bare:13000000000", time.Time{}) // CreatedAt from the clock
-	unpriced.Source, unpriced.Team, unpriced.Channel, unpriced.User = SourceCLI, "", "", ""
+	unpriced.Source, unpriced.Team, unpriced.Channel, unpriced.User, unpriced.ChannelKind = SourceCLI, "", "", "", ChannelCLI
 	unpriced.USDPerHour, unpriced.PriceProvider, unpriced.PriceAsOf = nil, "", nil
 	unpriced.Fits, unpriced.Headroom = false, string(sizing.HeadroomOver)
 
@@ -63,7 +63,7 @@ func TestSavePlanRoundTrips(t *testing.T) {
 		if !saved.CreatedAt.Equal(want.CreatedAt) || saved.CreatedAt.Location() != time.UTC {
 			t.Errorf("SavePlan set CreatedAt %v, want %v in UTC", saved.CreatedAt, want.CreatedAt)
 		}
-		got, err := db.Plan(ctx, id)
+		got, err := db.Plan(ctx, AllPlans(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestSavePlanRoundTrips(t *testing.T) {
 
 func TestPlanNotFound(t *testing.T) {
 	db := openTest(t)
-	_, err := db.Plan(context.Background(), 404)
+	_, err := db.Plan(context.Background(), AllPlans(), 404)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "plan 404") {
 		t.Errorf("Plan(404) = %v, want ErrNotFound naming the plan", err)
 	}
@@ -102,7 +102,7 @@ func TestSavePlanRefusesBadPlans(t *testing.T) {
 			}
 		})
 	}
-	if got, err := db.RecentPlans(context.Background(), time.Time{}, 0); err != nil || len(got) != 0 {
+	if got, err := db.RecentPlans(context.Background(), AllPlans(), time.Time{}, 0); err != nil || len(got) != 0 {
 		t.Errorf("after refused saves: %d plans, %v; want none stored", len(got), err)
 	}
 }
@@ -141,15 +141,15 @@ func TestPlansNewestFirst(t *testing.T) {
 		got  func() ([]Plan, error)
 		want []int64
 	}{
-		{"mistral", func() ([]Plan, error) { return db.PlansForModel(ctx, "mistral-7b-v0.1", 10) }, []int64{ids[5], ids[3], ids[0], ids[2]}},
-		{"mistral, limit 2", func() ([]Plan, error) { return db.PlansForModel(ctx, "mistral-7b-v0.1", 2) }, []int64{ids[5], ids[3]}},
-		{"bare 13B", func() ([]Plan, error) { return db.PlansForModel(ctx, "bare:13000000000", 0) }, []int64{ids[4]}},
-		{"unknown model", func() ([]Plan, error) { return db.PlansForModel(ctx, "gpt-9", 0) }, []int64{}},
-		{"since 06:00", func() ([]Plan, error) { return db.RecentPlans(ctx, base.Add(6*time.Hour), 0) }, []int64{ids[5], ids[3], ids[4], ids[1]}},
+		{"mistral", func() ([]Plan, error) { return db.PlansForModel(ctx, AllPlans(), "mistral-7b-v0.1", 10) }, []int64{ids[5], ids[3], ids[0], ids[2]}},
+		{"mistral, limit 2", func() ([]Plan, error) { return db.PlansForModel(ctx, AllPlans(), "mistral-7b-v0.1", 2) }, []int64{ids[5], ids[3]}},
+		{"bare 13B", func() ([]Plan, error) { return db.PlansForModel(ctx, AllPlans(), "bare:13000000000", 0) }, []int64{ids[4]}},
+		{"unknown model", func() ([]Plan, error) { return db.PlansForModel(ctx, AllPlans(), "gpt-9", 0) }, []int64{}},
+		{"since 06:00", func() ([]Plan, error) { return db.RecentPlans(ctx, AllPlans(), base.Add(6*time.Hour), 0) }, []int64{ids[5], ids[3], ids[4], ids[1]}},
 		{"since 06:00 in another zone", func() ([]Plan, error) {
-			return db.RecentPlans(ctx, base.Add(6*time.Hour).In(time.FixedZone("PST", -8*3600)), 0)
+			return db.RecentPlans(ctx, AllPlans(), base.Add(6*time.Hour).In(time.FixedZone("PST", -8*3600)), 0)
 		}, []int64{ids[5], ids[3], ids[4], ids[1]}},
-		{"all, limit 3", func() ([]Plan, error) { return db.RecentPlans(ctx, time.Time{}, 3) }, []int64{ids[5], ids[3], ids[4]}},
+		{"all, limit 3", func() ([]Plan, error) { return db.RecentPlans(ctx, AllPlans(), time.Time{}, 3) }, []int64{ids[5], ids[3], ids[4]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plans, err := tc.got()

@@ -35,7 +35,7 @@ func TestPlanSummaryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := db.PlansForModel(ctx, key, 0)
+	found, err := db.PlansForModel(ctx, AllPlans(), key, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

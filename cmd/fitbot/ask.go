@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
@@ -50,6 +51,8 @@ func writeAsk(w io.Writer, a sizing.AskAnswer) {
 		writeWhichGPU(w, a)
 	case a.BuyRent != nil:
 		writeBuyRent(w, a)
+	case a.Serve != nil:
+		writeServe(w, a)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Assumed:")
@@ -228,4 +231,15 @@ func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
 			fmt.Fprintf(w, "  - %s\n", c)
 		}
 	}
+}
+
+// writeServe prints a serving answer: the verdict, then the table.
+func writeServe(w io.Writer, a sizing.AskAnswer) {
+	fmt.Fprintln(w, display.ServeVerdict(a))
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, row := range display.ServeTable(a) {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
 }

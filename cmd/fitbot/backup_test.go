@@ -24,7 +24,7 @@ func TestBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer copyDB.Close()
-	plans, err := copyDB.RecentPlans(context.Background(), day(1, 0, 0), 10)
+	plans, err := copyDB.RecentPlans(context.Background(), store.AllPlans(), day(1, 0, 0), 10)
 	if err != nil || len(plans) != 4 {
 		t.Errorf("the copy holds %d plans, %v; want 4", len(plans), err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/fitbot/fitbot/store"
 )
 
-const digestUsage = `Usage: fitbot digest [--json] [--dry-run] [--at TIME]
+const digestUsage = `Usage: fitbot digest [--json] [--dry-run] [--at TIME] [--workspace TEAM]
 
 "digest" builds the weekly price-change digest and posts it to the
 FITBOT_DIGEST_CHANNEL with SLACK_BOT_TOKEN, once per channel and week: a
@@ -29,6 +29,10 @@ ending at the latest time the digest was due (FITBOT_DIGEST_CRON, default
   --json     print the digest as JSON: week_start, week_end, moves,
              new_offers, removed_offers, cheapest, plans, stale_sources
   --at TIME  the end of the week, e.g. 2026-11-30T09:00:00Z
+  --workspace TEAM
+             the Slack workspace of the channel (T0123ABCD): the digest
+             names the plans that channel reads. Without it a post asks
+             Slack (auth.test) and a dry run names every plan.
 
 SLACK_API_URL points the post at another Slack API root. The database is
 FITBOT_DB, else ./fitbot.db.
@@ -40,12 +44,12 @@ const digestPostTimeout = 3 * time.Minute
 // newDigestPoster builds the digest poster for channel on db, posting
 // through web, due on cronSpec (FITBOT_DIGEST_CRON; "" for the default).
 // fitbot serve's schedule calls its PostWeekly.
-func newDigestPoster(db *store.DB, web bot.ThreadPoster, up bot.FileUploader, channel, cronSpec string, models bot.ModelResolver, logger *slog.Logger) (*bot.DigestPoster, error) {
+func newDigestPoster(db *store.DB, web bot.ThreadPoster, up bot.FileUploader, channel string, plans store.Scope, cronSpec string, models bot.ModelResolver, logger *slog.Logger) (*bot.DigestPoster, error) {
 	sched, err := parseCronSpec(cmp.Or(cronSpec, scheduleDigestDefault))
 	if err != nil {
 		return nil, fmt.Errorf("FITBOT_DIGEST_CRON: %w", err)
 	}
-	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Schedule: sched, Models: models, Logger: logger,
+	return bot.NewDigestPoster(bot.DigestPosterConfig{Store: db, Slack: web, Channel: channel, Plans: plans, Schedule: sched, Models: models, Logger: logger,
 		Upload: up, History: db})
 }
 
@@ -56,6 +60,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "")
 	dryRun := fs.Bool("dry-run", false, "")
 	atFlag := fs.String("at", "", "")
+	workspace := fs.String("workspace", "", "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fmt.Fprint(a.stdout, digestUsage)
@@ -73,6 +78,9 @@ func (a *app) digest(ctx context.Context, args []string) error {
 			return usageError(fmt.Sprintf("--at %q is not an RFC 3339 time", *atFlag), "--at 2026-11-30T09:00:00Z")
 		}
 		at = t
+	}
+	if *workspace != "" && !teamID.MatchString(*workspace) {
+		return usageError(fmt.Sprintf("--workspace %q is not a Slack team id", *workspace), "--workspace T0123ABCD")
 	}
 
 	// The same checks as serve's, on the settings the digest uses.
@@ -107,7 +115,20 @@ func (a *app) digest(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "HF_ENDPOINT=https://huggingface.co")
 	}
-	poster, err := newDigestPoster(db, web, bot.NewUploader(client, nil), cmp.Or(channel, "dry-run"), a.env.get("FITBOT_DIGEST_CRON"), models, logger)
+	plans := store.AllPlans() // a dry run, printed to the database's owner
+	switch {
+	case *workspace != "":
+		plans = store.Viewer(*workspace, channel, "")
+	case !*dryRun:
+		actx, cancel := context.WithTimeout(ctx, authTestTimeout)
+		auth, err := client.AuthTestContext(actx)
+		cancel()
+		if err != nil {
+			return failure("SLACK_BOT_TOKEN: Slack's auth.test failed: "+err.Error(), "fitbot digest --workspace T0123ABCD, or check the token")
+		}
+		plans = store.Viewer(auth.TeamID, channel, "")
+	}
+	poster, err := newDigestPoster(db, web, bot.NewUploader(client, nil), cmp.Or(channel, "dry-run"), plans, a.env.get("FITBOT_DIGEST_CRON"), models, logger)
 	if err != nil {
 		return failure(err.Error(), `FITBOT_DIGEST_CRON="CRON_TZ=UTC 0 9 * * MON"`)
 	}

@@ -128,6 +128,10 @@ func TestDigestPostsOnce(t *testing.T) {
 	slack := &digestSlack{}
 	mux := http.NewServeMux()
 	mux.Handle("/api/chat.postMessage", slack)
+	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(readServeTestdata(t, "auth_test.json"))
+	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	t.Setenv("SLACK_API_URL", srv.URL+"/api/")
@@ -176,8 +180,11 @@ func TestDigestProblems(t *testing.T) {
 		{"a channel name", []string{"--at", digestAt}, map[string]string{"SLACK_BOT_TOKEN": "xoxb-x", "FITBOT_DIGEST_CHANNEL": "#gpu-prices"}, true, exitFailure,
 			[]string{`FITBOT_DIGEST_CHANNEL "#gpu-prices": is not a channel id`}},
 		{"no database", []string{"--dry-run"}, nil, false, exitFailure, []string{"there is no database at", "fitbot prices refresh"}},
-		{"a week without prices", []string{"--at", "2027-01-04T09:00:00Z"}, map[string]string{"SLACK_BOT_TOKEN": "xoxb-x", "FITBOT_DIGEST_CHANNEL": "C0DIGEST"}, true, exitFailure,
+		{"a week without prices", []string{"--at", "2027-01-04T09:00:00Z", "--workspace", "T1DC2JH3J"}, map[string]string{"SLACK_BOT_TOKEN": "xoxb-x", "FITBOT_DIGEST_CHANNEL": "C0DIGEST"}, true, exitFailure,
 			[]string{"no prices were observed in the week of Dec 28 09:00 – Jan 4 09:00 UTC; nothing posted"}},
+		{"bad workspace", []string{"--dry-run", "--workspace", "acme"}, nil, true, exitUsage, []string{`--workspace "acme" is not a Slack team id`}},
+		{"auth.test fails", []string{"--at", digestAt}, map[string]string{"SLACK_BOT_TOKEN": "xoxb-x", "FITBOT_DIGEST_CHANNEL": "C0DIGEST"}, true, exitFailure,
+			[]string{"SLACK_BOT_TOKEN: Slack's auth.test failed", "--workspace"}},
 		{"bad cron", []string{"--dry-run"}, map[string]string{"FITBOT_DIGEST_CRON": "every monday"}, true, exitFailure, []string{"FITBOT_DIGEST_CRON"}},
 	}
 	for _, tt := range tests {

@@ -27,14 +27,14 @@ fitbot fit Qwen/Qwen3-1.7B lora h100.
 type modelOutput struct {
 	ID             string     `json:"id"`
 	Name           string     `json:"name"`
-	Source         string     `json:"source"` // "catalog" or "hub"
+	Source         string     `json:"source"` // "catalog", "hub" or "named" (known by name, not sized)
 	Params         int64      `json:"params"`
 	ActiveParams   int64      `json:"active_params"`
 	ReleasedFormat string     `json:"released_format"`
 	Revision       string     `json:"revision,omitempty"`   // hub: the commit cached
 	FetchedAt      *time.Time `json:"fetched_at,omitempty"` // hub: when it was fetched
 	Gated          string     `json:"gated,omitempty"`      // hub: "auto" or "manual"
-	Problem        string     `json:"problem,omitempty"`    // hub: why the cached config cannot be sized
+	Problem        string     `json:"problem,omitempty"`    // hub, named: why it cannot be sized
 }
 
 // models is `fitbot models`.
@@ -62,6 +62,11 @@ func (a *app) models(ctx context.Context, args []string) error {
 		}
 		total, active := m.ParamCount()
 		rows = append(rows, modelOutput{ID: m.ID, Name: m.Name, Source: "catalog", Params: total, ActiveParams: active, ReleasedFormat: string(m.ReleasedFormat)})
+	}
+	for _, m := range sizing.Named() {
+		if matchesQuery(query, append([]string{m.ID, m.Name}, m.Aliases...)...) {
+			rows = append(rows, modelOutput{ID: m.ID, Name: m.Name, Source: "named", Problem: m.Refusal().Problem})
+		}
 	}
 	entries, err := a.cachedHubModels(ctx)
 	if err != nil {
@@ -98,6 +103,9 @@ func (a *app) models(ctx context.Context, args []string) error {
 		source := r.Source
 		if r.FetchedAt != nil {
 			source = fmt.Sprintf("hub %s, fetched %s", shortSHA(r.Revision), hub.Age(now.Sub(*r.FetchedAt)))
+		}
+		if r.Source == "named" {
+			source = "known by name, not sized (fitbot fit " + r.ID + " says why)"
 		}
 		params, active := display.Params(r.Params), display.Params(r.ActiveParams)
 		if r.Problem != "" {

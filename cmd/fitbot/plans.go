@@ -18,14 +18,19 @@ import (
 	"github.com/fitbot/fitbot/store"
 )
 
-const plansUsage = `Usage: fitbot plans [--json] [--limit N] [MODEL]
-       fitbot plans show [--json] ID
+const plansUsage = `Usage: fitbot plans [--json] [--limit N] [--workspace TEAM] [MODEL]
+       fitbot plans show [--json] [--workspace TEAM] ID
 
 Lists earlier plans, newest first: for one model when MODEL is given (any
 name of it: "mistral 7b", "Mistral-7B-v0.1"; a bare size such as 13B finds
 bare 13B plans; a plan kind, largest, context, which-gpu or buy-rent, finds
 the plans of that kind that name no model), else the latest of all. "plans show ID" re-answers a plan
 with today's catalog and prices and says what changed.
+
+--workspace T0123ABCD reads only that Slack workspace's plans asked in
+public channels, as any of its channels reads them (a database shared by
+several workspaces); a plan from elsewhere reads as missing. Without it,
+every plan in the database is read: its owner can read the file anyway.
 
 The database is FITBOT_DB, else ./fitbot.db.
 `
@@ -69,6 +74,18 @@ type plansArgs struct {
 	help  bool
 	limit int
 	words []string
+	// workspace, when set, reads only that Slack workspace's plans, as
+	// its public channels read them; otherwise every plan is read (the
+	// owner of the database).
+	workspace string
+}
+
+// scope is the plans the command line reads.
+func (f plansArgs) scope() store.Scope {
+	if f.workspace == "" {
+		return store.AllPlans()
+	}
+	return store.Workspace(f.workspace)
 }
 
 // parsePlansArgs reads flags anywhere among the words; "--" ends them.
@@ -95,6 +112,19 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 				return f, fmt.Errorf("--limit %q is not a number from 1 to 1000", v)
 			}
 			f.limit = n
+		case arg == "--workspace" || arg == "-workspace" || strings.HasPrefix(arg, "--workspace="):
+			v, ok := strings.CutPrefix(arg, "--workspace=")
+			if !ok {
+				if i+1 >= len(args) {
+					return f, errors.New("--workspace needs a Slack team id (T...)")
+				}
+				i++
+				v = args[i]
+			}
+			if !teamID.MatchString(v) {
+				return f, fmt.Errorf("--workspace %q is not a Slack team id (T followed by letters and digits)", v)
+			}
+			f.workspace = v
 		case arg == "--":
 			f.words = append(f.words, args[i+1:]...)
 			i = len(args)
@@ -154,11 +184,11 @@ func (a *app) plans(ctx context.Context, args []string) error {
 	var plans []store.Plan
 	switch {
 	case len(family) > 0:
-		plans, err = familyPlanList(ctx, db, family, f.limit)
+		plans, err = familyPlanList(ctx, db, f.scope(), family, f.limit)
 	case key != "":
-		plans, err = db.PlansForModel(ctx, key, f.limit)
+		plans, err = db.PlansForModel(ctx, f.scope(), key, f.limit)
 	default:
-		plans, err = db.RecentPlans(ctx, time.Time{}, f.limit)
+		plans, err = db.RecentPlans(ctx, f.scope(), time.Time{}, f.limit)
 	}
 	if err != nil {
 		return failure(err.Error(), "")
@@ -207,10 +237,10 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 }
 
 // familyPlanList is the newest plans of every model of a family.
-func familyPlanList(ctx context.Context, db *store.DB, family []sizing.Model, limit int) ([]store.Plan, error) {
+func familyPlanList(ctx context.Context, db *store.DB, scope store.Scope, family []sizing.Model, limit int) ([]store.Plan, error) {
 	var plans []store.Plan
 	for _, m := range family {
-		ps, err := db.PlansForModel(ctx, m.ID, limit)
+		ps, err := db.PlansForModel(ctx, scope, m.ID, limit)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -77,6 +78,48 @@ func fourPlans() []store.Plan {
 	}
 }
 
+// TestPlansWorkspace: on a database shared by several workspaces,
+// --workspace lists and shows only that workspace's public-channel plans,
+// and a plan from elsewhere (another workspace, a private channel, the
+// command line) reads exactly like a missing one.
+func TestPlansWorkspace(t *testing.T) {
+	path := useDB(t)
+	plans := fourPlans()
+	plans[1].ChannelKind = store.ChannelPublic
+	plans[2].ChannelKind = store.ChannelPrivate
+	other := plans[1]
+	other.Team, other.Question = "T0OTHER", "can workspace B's secret 13B fit?"
+	seedPlans(t, path, append(plans, other)...)
+
+	code, out, errOut := runCmd(t, "plans", "--workspace", "T024BE7LD")
+	if code != exitOK || !strings.Contains(out, "can we serve 13B for 32 users") {
+		t.Fatalf("plans --workspace: exit %d, %q, %q", code, out, errOut)
+	}
+	for _, leak := range []string{"workspace B's secret", "how about QLoRA", "mistral 7b lora 4090", "llama 3.1 8b full"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("plans --workspace T024BE7LD lists %q:\n%s", leak, out)
+		}
+	}
+	code, out, _ = runCmd(t, "plans", "--workspace=T024BE7LD", "13B")
+	if code != exitOK || !strings.Contains(out, "for 32 users") || strings.Contains(out, "workspace B") {
+		t.Errorf("plans --workspace T024BE7LD 13B: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCmd(t, "plans", "show", "--workspace", "T024BE7LD", "2"); code != exitOK || !strings.Contains(out, "32 users") {
+		t.Errorf("plans show 2 in its workspace: exit %d\n%s", code, out)
+	}
+	for _, id := range []string{"1", "3", "5"} {
+		_, _, missing := runCmd(t, "plans", "show", "--workspace", "T024BE7LD", "9"+id)
+		code, out, errOut := runCmd(t, "plans", "show", "--workspace", "T024BE7LD", id)
+		if code != exitFailure || out != "" || errOut != strings.ReplaceAll(missing, "9"+id, id) {
+			t.Errorf("plans show %s outside the workspace: exit %d, %q, %q; want the missing plan's %q", id, code, out, errOut, missing)
+		}
+	}
+	// Without --workspace the database's owner reads every plan.
+	if _, out, _ := runCmd(t, "plans"); !strings.Contains(out, "workspace B's secret") || !strings.Contains(out, "how about QLoRA") {
+		t.Errorf("plans without --workspace hides plans:\n%s", out)
+	}
+}
+
 func TestPlansList(t *testing.T) {
 	path := useDB(t)
 	seedPlans(t, path, fourPlans()...)
@@ -85,13 +128,13 @@ func TestPlansList(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("plans: exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "plans/all.txt", out)
+	golden.Check(t, filepath.Join("testdata", "plans/all.txt"), []byte(out))
 
 	code, out, errOut = runCmd(t, "plans", "mistral", "7b")
 	if code != exitOK || errOut != "" {
 		t.Fatalf("plans mistral 7b: exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "plans/mistral.txt", out)
+	golden.Check(t, filepath.Join("testdata", "plans/mistral.txt"), []byte(out))
 
 	// Every name of the model lists the same plans; only the title
 	// repeats the words asked.
@@ -185,6 +228,8 @@ func TestPlansBadInput(t *testing.T) {
 		{[]string{"plans", "show", "latest"}, exitUsage, `"latest" is not a plan id`},
 		{[]string{"plans", "show", "-3"}, exitUsage, "unknown flag -3"},
 		{[]string{"plans", "show", "7"}, exitFailure, "there is no plan 7"},
+		{[]string{"plans", "--workspace"}, exitUsage, "--workspace needs a Slack team id"},
+		{[]string{"plans", "--workspace", "acme"}, exitUsage, `--workspace "acme" is not a Slack team id`},
 	} {
 		code, out, errOut := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.inStderr) || !strings.Contains(errOut, "Try: ") || out != "" {
@@ -247,7 +292,7 @@ func TestFitSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	plans, err := db.RecentPlans(context.Background(), time.Time{}, 10)
+	plans, err := db.RecentPlans(context.Background(), store.AllPlans(), time.Time{}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,189 @@
+package display
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// ServeVerdict is the line that answers a serving question as asked:
+// "2× H100 SXM 80 GB serve about 55 concurrent users of Llama 3.1 70B
+// (fp8) at 4k context: first token 0.41 s, 35 tok/s each, $5,825/month",
+// or for a plan the cheapest configuration that meets the load, or that
+// nothing does, first.
+func ServeVerdict(a sizing.AskAnswer) string {
+	s := a.Serve
+	if s == nil {
+		return ""
+	}
+	if s.Mode == "capacity" && s.Capacity != nil {
+		c := s.Capacity
+		hw := Hardware(c.GPUsPerReplica, a.GPUName)
+		what := fmt.Sprintf("%s (%s) at %s context", a.ModelName, format(a.Request), contextWords(c.PromptTokens+c.OutputTokens))
+		switch {
+		case !c.Fits:
+			return fmt.Sprintf("❌ %s cannot serve %s: the weights and the engine's reserve leave no room for one request", hw, what)
+		case s.Users > c.MaxConcurrency:
+			return fmt.Sprintf("❌ Does not meet the target: %s hold %d concurrent requests of %s at once, not %d; %d replicas (%d GPUs) would, %s",
+				hw, c.MaxConcurrency, what, s.Users, c.Replicas, c.Replicas*c.GPUsPerReplica, speedWords(*c))
+		case !c.MeetsTargets:
+			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s", hw, what, speedWords(*c))
+		}
+		who := fmt.Sprintf("about %d concurrent users", c.Concurrency)
+		if s.Users > 0 {
+			who = fmt.Sprintf("%d concurrent users", s.Users)
+		}
+		return fmt.Sprintf("%s serve %s of %s: %s", hw, who, what, speedWords(*c))
+	}
+	if len(s.Options) == 0 {
+		return fmt.Sprintf("❌ No configuration in the catalog serves %s", a.ModelName)
+	}
+	o := s.Options[0]
+	load := loadWords(s)
+	if !s.MeetsTargets {
+		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s", load, a.ModelName, targetWords(s), optionWords(o))
+	}
+	return fmt.Sprintf("Cheapest for %s of %s%s: %s", load, a.ModelName, targetWords(s), optionWords(o))
+}
+
+// ServeTable is the serving answer as a table a phone can read: a header
+// and one row per configuration.
+func ServeTable(a sizing.AskAnswer) [][]string {
+	s := a.Serve
+	if s == nil {
+		return nil
+	}
+	rows := [][]string{{"GPUs", "weights", "users", "first token", "tok/s each", "$/month", "$/1M out"}}
+	row := func(hw string, q sizing.Request, v sizing.Serving) []string {
+		users := fmt.Sprintf("%d", v.Concurrency*v.Replicas)
+		if v.Replicas > 1 {
+			users = fmt.Sprintf("%d×%d", v.Replicas, v.Concurrency)
+		}
+		return []string{hw, format(q), users, seconds(v.TTFTSeconds), Decimal(v.TokensPerSecondPerUser), money(v.USDPerMonth), money(v.USDPerMillionOutputTokens)}
+	}
+	if s.Capacity != nil {
+		rows = append(rows, row(Hardware(s.Capacity.GPUsPerReplica, a.GPUName), a.Request, *s.Capacity))
+	}
+	for _, o := range s.Options {
+		hw := Hardware(o.Serving.GPUsPerReplica, o.GPUName)
+		if o.Serving.Replicas > 1 {
+			hw = fmt.Sprintf("%d × %s", o.Serving.Replicas, hw)
+		}
+		rows = append(rows, row(hw, o.Request, o.Serving))
+	}
+	return rows
+}
+
+// ServeSummary is a serving answer in one line, as a kept plan shows it.
+func ServeSummary(a sizing.AskAnswer) string {
+	s := a.Serve
+	switch {
+	case s == nil:
+		return ""
+	case s.Capacity != nil:
+		return fmt.Sprintf("%d concurrent users on %s, %s first token, %s tok/s each", s.Capacity.Concurrency,
+			Hardware(s.Capacity.GPUsPerReplica, a.GPUName), seconds(s.Capacity.TTFTSeconds), Decimal(s.Capacity.TokensPerSecondPerUser))
+	case len(s.Options) > 0:
+		return "cheapest: " + optionWords(s.Options[0])
+	}
+	return "no configuration serves it"
+}
+
+// format is the weight format of a request: "fp8", "awq", "bf16".
+func format(r sizing.Request) string {
+	if r.Quant != sizing.QuantNone {
+		return string(r.Quant)
+	}
+	return string(r.Precision)
+}
+
+// contextWords is a request length as people say it: "4k", "2,500".
+func contextWords(n int) string {
+	if n >= 1024 && n%1024 == 0 {
+		return fmt.Sprintf("%dk", n/1024)
+	}
+	return Commas(int64(n))
+}
+
+// speedWords is "first token 0.41 s, 35 tok/s each, $5,825/month".
+func speedWords(v sizing.Serving) string {
+	s := fmt.Sprintf("first token %s, %s tok/s each", seconds(v.TTFTSeconds), Decimal(v.TokensPerSecondPerUser))
+	if v.USDPerMonth != nil {
+		s += ", " + USD(*v.USDPerMonth) + "/month"
+	}
+	return s
+}
+
+// optionWords is one planned configuration in words.
+func optionWords(o sizing.ServeOption) string {
+	v := o.Serving
+	hw := Hardware(v.GPUsPerReplica, o.GPUName)
+	if v.Replicas > 1 {
+		hw = fmt.Sprintf("%d replicas of %s", v.Replicas, hw)
+	}
+	return fmt.Sprintf("%s (%s), %d users each, %s", hw, format(o.Request), v.Concurrency, speedWords(v))
+}
+
+// loadWords is the asked load: "200 users", "10 requests/s".
+func loadWords(s *sizing.ServeResult) string {
+	var parts []string
+	if s.Users > 0 {
+		parts = append(parts, fmt.Sprintf("%d users", s.Users))
+	}
+	if s.RequestsPerSecond > 0 {
+		parts = append(parts, TrimZero(fmt.Sprintf("%.2f", s.RequestsPerSecond))+" requests/s")
+	}
+	if len(parts) == 0 {
+		return "one replica"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// targetWords is " with first token under 1 s and 20 tok/s each".
+func targetWords(s *sizing.ServeResult) string {
+	var parts []string
+	if s.TTFTTargetSeconds > 0 {
+		parts = append(parts, "first token under "+seconds(s.TTFTTargetSeconds))
+	}
+	if s.TokensPerSecondPerUserTarget > 0 {
+		parts = append(parts, Decimal(s.TokensPerSecondPerUserTarget)+" tok/s each")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(parts, " and ")
+}
+
+// seconds is a latency: "0.41 s", "35 ms".
+func seconds(v float64) string {
+	if v > 0 && v < 0.1 {
+		return fmt.Sprintf("%.0f ms", v*1000)
+	}
+	return TrimZero(fmt.Sprintf("%.2f", v)) + " s"
+}
+
+// money is a price or "—" when unknown.
+func money(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return USD(*v)
+}
+
+// ServingLine is an inference answer's serving figures in one line: what
+// the engine's KV cache holds and how the answered load runs ("Serving
+// (vllm at 0.9): 90,560 tokens of KV cache, 44 requests of 2,048 tokens
+// at once; at 44: first token 0.21 s, 31 tok/s each"). "" for none.
+func ServingLine(sv *sizing.Serving) string {
+	if sv == nil {
+		return ""
+	}
+	head := fmt.Sprintf("Serving (%s at %s): ", sv.Engine, TrimZero(fmt.Sprintf("%.2f", sv.GPUMemoryUtilization)))
+	if !sv.Fits {
+		return head + "no room for the KV cache of one request after the weights and the engine's reserve"
+	}
+	s := fmt.Sprintf("%s%s tokens of KV cache, %d requests of %s tokens at once; at %d: %s", head, Commas(sv.KVCacheTokens),
+		sv.MaxConcurrency, Commas(int64(sv.PromptTokens+sv.OutputTokens)), sv.Concurrency, speedWords(*sv))
+	return s
+}

@@ -1,0 +1,235 @@
+package sizing
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The architecture families a request can name (request.architecture).
+// A model is sized only by the rules of its own family; a family, or a
+// model type within one, that fitbot cannot size is refused by name and
+// never sized as a decoder from its parameter count.
+const (
+	ArchDecoder        = KindDecoder        // GPT-style causal LM (the default)
+	ArchEncoder        = KindEncoder        // BERT-style: embeddings, rerankers
+	ArchEncoderDecoder = KindEncoderDecoder // T5, NLLB, Whisper
+	ArchDiffusion      = KindDiffusion      // UNet or DiT image models
+	ArchSSM            = KindSSM            // Mamba: a fixed state per layer, no KV cache
+	ArchHybrid         = KindHybrid         // attention layers beside SSM or linear-attention layers
+	ArchVisionLanguage = "vision-language"  // a decoder with a vision tower
+)
+
+// Architecture is the family the model is sized as: its Kind, except that
+// a decoder with a vision tower is vision-language and one whose layers
+// mix attention with state-keeping mixers (Qwen3-Next's Gated DeltaNet)
+// is hybrid.
+func (m Model) Architecture() string {
+	switch {
+	case m.Kind == KindDecoder && m.LinearAttnLayers > 0 && m.LinearAttnLayers < m.Layers:
+		return ArchHybrid
+	case m.Kind == KindDecoder && m.ExtraParams > 0 && strings.Contains(strings.ToLower(m.ExtraParamsNote), "vision"):
+		return ArchVisionLanguage
+	case m.Kind == "":
+		return ArchDecoder
+	}
+	return m.Kind
+}
+
+// sizedFamilies says, in words, what fitbot sizes: every refusal ends
+// with it, so that the asker knows what to ask instead.
+const sizedFamilies = "fitbot sizes decoder LLMs (Llama, Qwen, Mistral, Gemma, DeepSeek, gpt-oss and their config.json), vision-language decoders (LLaVA, Qwen2-VL, Gemma 3), " +
+	"hybrids with linear attention (Qwen3-Next), encoders (BERT) and encoder-decoders (T5, NLLB); see docs/families.md"
+
+// familyInfo is what fitbot knows of a model type it does not read as a
+// decoder: the family it belongs to and what it is, in words.
+type familyInfo struct {
+	arch string // one of the Arch constants, or "vision" / "audio" for towers fitbot has no family for
+	what string // "Whisper, a speech encoder-decoder"
+}
+
+// nonDecoderTypes are the config.json model_types that are not decoder
+// LLMs, by transformers' names. Those ModelFromConfig has a reader for
+// are sized by their family; the others are refused by name.
+var nonDecoderTypes = map[string]familyInfo{
+	"whisper":          {ArchEncoderDecoder, "Whisper, a speech encoder-decoder"},
+	"mamba":            {ArchSSM, "Mamba, a state-space model"},
+	"mamba2":           {ArchSSM, "Mamba-2, a state-space model"},
+	"falcon_mamba":     {ArchSSM, "Falcon Mamba, a state-space model"},
+	"rwkv":             {ArchSSM, "RWKV, a recurrent model"},
+	"xlstm":            {ArchSSM, "xLSTM, a recurrent model"},
+	"jamba":            {ArchHybrid, "Jamba, an attention and Mamba hybrid"},
+	"zamba":            {ArchHybrid, "Zamba, an attention and Mamba hybrid"},
+	"zamba2":           {ArchHybrid, "Zamba2, an attention and Mamba-2 hybrid"},
+	"bamba":            {ArchHybrid, "Bamba, an attention and Mamba-2 hybrid"},
+	"falcon_h1":        {ArchHybrid, "Falcon-H1, an attention and Mamba-2 hybrid"},
+	"nemotron_h":       {ArchHybrid, "Nemotron-H, an attention and Mamba-2 hybrid"},
+	"granitemoehybrid": {ArchHybrid, "Granite 4.0, an attention and Mamba-2 hybrid"},
+	"lfm2":             {ArchHybrid, "LFM2, a convolution and attention hybrid"},
+	"recurrent_gemma":  {ArchHybrid, "RecurrentGemma, a recurrent and attention hybrid"},
+	"roberta":          {ArchEncoder, "RoBERTa, a BERT-style encoder"},
+	"xlm-roberta":      {ArchEncoder, "XLM-RoBERTa, a BERT-style encoder"},
+	"distilbert":       {ArchEncoder, "DistilBERT, a BERT-style encoder"},
+	"deberta":          {ArchEncoder, "DeBERTa, a BERT-style encoder"},
+	"deberta-v2":       {ArchEncoder, "DeBERTa-v2, a BERT-style encoder"},
+	"electra":          {ArchEncoder, "ELECTRA, a BERT-style encoder"},
+	"modernbert":       {ArchEncoder, "ModernBERT, an encoder"},
+	"mpnet":            {ArchEncoder, "MPNet, a BERT-style encoder"},
+	"nomic_bert":       {ArchEncoder, "Nomic BERT, an embedding encoder"},
+	"new":              {ArchEncoder, "GTE (NewModel), an embedding encoder"},
+	"jina_bert":        {ArchEncoder, "Jina BERT, an embedding encoder"},
+	"bart":             {ArchEncoderDecoder, "BART, an encoder-decoder"},
+	"mbart":            {ArchEncoderDecoder, "mBART, an encoder-decoder"},
+	"marian":           {ArchEncoderDecoder, "Marian, a translation encoder-decoder"},
+	"pegasus":          {ArchEncoderDecoder, "Pegasus, an encoder-decoder"},
+	"umt5":             {ArchEncoderDecoder, "UMT5, an encoder-decoder"},
+	"longt5":           {ArchEncoderDecoder, "LongT5, an encoder-decoder"},
+	"speech_to_text":   {ArchEncoderDecoder, "Speech2Text, a speech encoder-decoder"},
+	"seamless_m4t":     {ArchEncoderDecoder, "SeamlessM4T, a speech and text encoder-decoder"},
+	"seamless_m4t_v2":  {ArchEncoderDecoder, "SeamlessM4T v2, a speech and text encoder-decoder"},
+	"wav2vec2":         {"audio", "wav2vec 2.0, a speech encoder"},
+	"hubert":           {"audio", "HuBERT, a speech encoder"},
+	"wavlm":            {"audio", "WavLM, a speech encoder"},
+	"musicgen":         {"audio", "MusicGen, an audio generator"},
+	"encodec":          {"audio", "EnCodec, an audio codec"},
+	"bark":             {"audio", "Bark, a text-to-speech model"},
+	"clip":             {"vision", "CLIP, an image and text encoder"},
+	"siglip":           {"vision", "SigLIP, an image and text encoder"},
+	"vit":              {"vision", "ViT, an image encoder"},
+	"dinov2":           {"vision", "DINOv2, an image encoder"},
+	"convnext":         {"vision", "ConvNeXt, an image classifier"},
+	"swin":             {"vision", "Swin, an image encoder"},
+	"sam":              {"vision", "SAM, an image segmenter"},
+	"detr":             {"vision", "DETR, an object detector"},
+}
+
+// nonCausalHeads are the endings of transformers' architecture classes
+// that are not a causal LM: a config whose model_type fitbot does not
+// know is read as a decoder only when its architectures do not end so.
+var nonCausalHeads = []string{
+	"ForMaskedLM", "ForImageClassification", "ForCTC", "ForAudioClassification", "ForSpeechSeq2Seq",
+	"ForObjectDetection", "ForTokenClassification", "ForQuestionAnswering", "ForMultipleChoice",
+	"ForSemanticSegmentation", "ForDepthEstimation", "ForMaskGeneration", "ForTextToSpeech",
+	"ForTextToWaveform", "ForPreTraining", "ForSeq2SeqLM", "ForZeroShotImageClassification",
+}
+
+// diffusionWhat names a diffusers class in words.
+func diffusionWhat(class string) string {
+	switch {
+	case strings.HasPrefix(class, "Flux"):
+		return "FLUX.1, a diffusion transformer (DiT) image model"
+	case strings.HasPrefix(class, "StableDiffusion3"), strings.HasPrefix(class, "SD3"):
+		return "Stable Diffusion 3, a diffusion transformer (MMDiT) image model"
+	case strings.HasPrefix(class, "StableDiffusionXL"):
+		return "SDXL, a UNet diffusion image model"
+	case strings.HasPrefix(class, "StableDiffusion"), strings.HasPrefix(class, "UNet2D"):
+		return "Stable Diffusion, a UNet diffusion image model"
+	case strings.HasPrefix(class, "AutoencoderKL"):
+		return "a diffusion pipeline's VAE"
+	}
+	return "a diffusers pipeline"
+}
+
+// configFamily reads which family a config.json (or a diffusers
+// model_index.json, or the Hub's short "config" of a repo) belongs to:
+// diffusers' _class_name first, then model_type (of text_config where a
+// multimodal wrapper nests one), then the architectures' class names.
+// arch is "" for a decoder fitbot reads; what names the model in words.
+func configFamily(raw rawConfig) (arch, what, typ string) {
+	if class := diffusersClass(raw); class != "" {
+		return ArchDiffusion, diffusionWhat(class), class
+	}
+	mt := raw.str("model_type")
+	if info, ok := nonDecoderTypes[mt]; ok {
+		return info.arch, info.what, mt
+	}
+	var archs []string
+	if v, ok := raw["architectures"]; ok {
+		_ = json.Unmarshal(v, &archs) // a malformed list is the reader's to refuse
+	}
+	if !hasReader(mt) {
+		for _, a := range archs {
+			for _, h := range nonCausalHeads {
+				if strings.HasSuffix(a, h) {
+					return "other", fmt.Sprintf("%s, which is not a causal language model", a), a
+				}
+			}
+		}
+	}
+	return "", "", mt
+}
+
+// diffusersClass is the diffusers class a config names: its own
+// _class_name (model_index.json, a component's config.json) or the Hub's
+// {"diffusers": {"_class_name": ...}}.
+func diffusersClass(raw rawConfig) string {
+	if c := raw.str("_class_name"); c != "" {
+		return c
+	}
+	if v, ok := raw["diffusers"]; ok {
+		var d rawConfig
+		if json.Unmarshal(v, &d) == nil && d != nil {
+			return d.str("_class_name")
+		}
+	}
+	return ""
+}
+
+// hasReader reports whether ModelFromConfig reads model type mt with
+// rules of its own (any other is read as a Llama-style decoder, when its
+// architectures say it is a causal LM).
+func hasReader(mt string) bool {
+	switch mt {
+	case "gpt2", "gpt_neox", "bloom", "falcon", "RefinedWeb", "RefinedWebModel", "bert", "t5", "mt5", "m2m_100", "nllb":
+		return true
+	}
+	return knownLlamaLike[mt] || familyReaders[mt]
+}
+
+// familyWord is a family as a refusal says it: "fitbot does not size
+// <word> models".
+func familyWord(arch string) string {
+	switch arch {
+	case "vision":
+		return "image-encoder"
+	case "audio":
+		return "speech and audio"
+	case "other":
+		return "non-causal"
+	}
+	return arch
+}
+
+// familyRefusal is the error for a model of a family, or a model type,
+// fitbot does not size: it names the model and what it is, and says what
+// fitbot does size.
+func familyRefusal(name, arch, what, typ string) *InputError {
+	kind := familyWord(arch)
+	who := name
+	if who == "" {
+		who = "this model"
+	}
+	return &InputError{
+		Problem: fmt.Sprintf("%s is %s (%s), and fitbot does not size %s models of this type yet; it is not sized as a decoder LLM from its parameter count either. %s",
+			who, what, typ, kind, sizedFamilies),
+		Hint: "fit llama-3.1-8b lora rtx-4090",
+	}
+}
+
+// familyReaders are the non-decoder model types ModelFromConfig reads
+// with their family's rules.
+var familyReaders = map[string]bool{}
+
+// refuseFamily is the refusal of a config whose family, or model type,
+// fitbot does not size; nil when it reads it. raw is the whole config,
+// cfg the language model's (text_config where nested).
+func refuseFamily(raw, cfg rawConfig, name string) error {
+	for _, c := range []rawConfig{raw, cfg} {
+		arch, what, typ := configFamily(c)
+		if arch == "" || familyReaders[typ] {
+			continue
+		}
+		return familyRefusal(name, arch, what, typ)
+	}
+	return nil
+}

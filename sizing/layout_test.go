@@ -1,0 +1,108 @@
+package sizing
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestLayoutMemory: Megatron's split of model states (÷ TP × PP, ZeRO-1
+// over DP) and Korthikanti's activations under TP + SP (÷ TP), CP (÷ CP)
+// and 1F1B (the first stage holds PP micro-batches of L/PP layers: the
+// whole model's worth).
+func TestLayoutMemory(t *testing.T) {
+	s := shapeOf(modelOf(t, "llama-3.1-70b"))
+	base := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 64, 1)
+	base.SeqLen, base.GradAccumSteps = 8192, 16
+	plain := trainingMemory(&base, &s)
+	r := base
+	r.TensorParallel, r.PipelineParallel = 4, 4
+	m := trainingMemory(&r, &s)
+	if got, want := float64(m.WeightsBytes), float64(plain.WeightsBytes)/16; !withinRel(got, want, 1e-6) {
+		t.Errorf("weights under TP 4 × PP 4: %.3g B, want 1/16 of %.3g", got, float64(plain.WeightsBytes))
+	}
+	if got, want := float64(m.OptimizerBytes), 12*float64(s.total)/16/4; !withinRel(got, want, 1e-6) {
+		t.Errorf("ZeRO-1 over DP 4: optimizer %.3g B, want %.3g", got, want)
+	}
+	// Activations: first stage L/4 layers × 4 in flight × interleaving, ÷ TP.
+	cp := r
+	cp.ContextParallel = 2
+	if a, b := float64(trainingMemory(&cp, &s).ActivationsBytes), float64(m.ActivationsBytes); !withinRel(a, b/2, 0.01) {
+		t.Errorf("CP 2 activations %.3g, want half of %.3g", a, b)
+	}
+	tp8 := r
+	tp8.TensorParallel = 8
+	if a, b := float64(trainingMemory(&tp8, &s).ActivationsBytes), float64(m.ActivationsBytes); !withinRel(a, b/2, 0.01) {
+		t.Errorf("TP 8 activations %.3g, want half of TP 4's %.3g", a, b)
+	}
+	if f := bubbleFraction(&r, &s); !withinRel(f, 3.0/(float64(virtualStages(&r, &s))*16), 1e-9) {
+		t.Errorf("bubble %.3f, want (PP-1)/(V·m)", f)
+	}
+}
+
+// TestLayoutSearch: a 405B run over 2,048 machines that does not fit as
+// plain FSDP gets a layout, says so, and the search is fast.
+func TestLayoutSearch(t *testing.T) {
+	q := Query{Model: "llama-3.1-405b", Method: MethodFull, GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20}
+	a, err := (&Estimator{}).Answer(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Fits || !hasLayout(&a.Request) {
+		t.Fatalf("405B on 16,384 H100: fits %v, layout %s", a.Fits, layoutName(&a.Request))
+	}
+	if !anyContains(a.Assumptions, "chosen") {
+		t.Errorf("the chosen layout is not said: %q", a.Assumptions)
+	}
+	if a.Request.GlobalBatchTokens < 16<<20 || a.Request.GlobalBatchTokens > 17<<20 {
+		t.Errorf("global batch %d, want the asked 16M tokens kept", a.Request.GlobalBatchTokens)
+	}
+	rs, err := resolve(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	const n = 20
+	for range n {
+		rs.req.TensorParallel, rs.req.PipelineParallel, rs.req.ContextParallel = 1, 1, 1
+		rs.searchLayout(q)
+	}
+	if per := time.Since(start) / n; per > 5*time.Millisecond {
+		t.Errorf("layout search takes %v, want under 5 ms", per)
+	}
+}
+
+// TestMegatronWordSearches: "megatron" on one machine of H100s picks a tensor or
+// pipeline layout although FSDP fits.
+func TestMegatronWordSearches(t *testing.T) {
+	a, err := (&Estimator{}).Answer(Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "h100", GPUs: 8, ModelParallel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tensorParallel(&a.Request)*pipelineParallel(&a.Request) == 1 {
+		t.Errorf("megatron asked, layout %s", layoutName(&a.Request))
+	}
+}
+
+// FuzzLayout: any layout either answers with a consistent total or is
+// refused with an *InputError; never a panic.
+func FuzzLayout(f *testing.F) {
+	f.Add(uint8(3), int16(64), int16(8), int16(4), int16(2), int16(1), int32(8192))
+	f.Add(uint8(200), int16(2048), int16(1), int16(16), int16(1), int16(64), int32(4096))
+	models := Models()
+	f.Fuzz(func(t *testing.T, model uint8, gpus, tp, pp, cp, ep int16, seq int32) {
+		q := Query{Model: models[int(model)%len(models)].ID, Method: MethodFull, GPU: "h100", GPUs: int(gpus),
+			TensorParallel: int(tp), PipelineParallel: int(pp), ContextParallel: int(cp), ExpertParallel: int(ep), SeqLen: int(seq)}
+		a, err := (&Estimator{}).Answer(q)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%+v: %v is not an *InputError", q, err)
+			}
+			return
+		}
+		if a.PerGPU.TotalBytes != termSum(a.PerGPU) || a.PerGPU.TotalBytes < 0 {
+			t.Fatalf("%+v: total %d, terms %d", q, a.PerGPU.TotalBytes, termSum(a.PerGPU))
+		}
+	})
+}

@@ -1,0 +1,368 @@
+package sizing
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// IntentServe asks what a serving deployment does: how many users the
+// named GPUs serve ("how many users can 2xh100 serve llama-3.1-70b",
+// "max batch"), or the cheapest GPUs that meet a load ("gpus for 200
+// users with ttft under 1s and 20 tok/s each").
+const IntentServe Intent = "serve"
+
+// serveWords is what the serving pass found: the asks and the load and
+// targets, which it writes into the Query once the main parse is done.
+type serveWords struct {
+	capacity, perMonth bool
+	load               ServeLoad
+	said               []Field // the serving fields, as the asker wrote them
+	problem            string
+}
+
+// Words of the serving pass, by lower-case word.
+var (
+	peopleWords   = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true}
+	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
+	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
+	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
+	perSecond     = map[string]bool{"second": true, "sec": true, "s": true}
+	tpsUnits      = map[string]bool{"tok/s": true, "tokens/s": true, "token/s": true, "t/s": true, "tps": true, "tok/sec": true, "tokens/sec": true, "toks/s": true}
+	eachUser      = map[string]bool{"each": true, "apiece": true, "/user": true, "per-user": true}
+	promptWords   = map[string]bool{"prompt": true, "prompts": true, "input": true, "inputs": true, "isl": true}
+	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true}
+	ttftBounds    = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
+	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	utilLeads     = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
+)
+
+// low is a token as a lower-case word without surrounding punctuation.
+func low(t token) string { return strings.ToLower(strings.Trim(t.raw, ",.;:!?()\"'")) }
+
+// readServe finds the serving words and returns the tokens the main
+// parse should read (the rest), filtered in place.
+func readServe(toks []token) ([]token, serveWords) {
+	var sw serveWords
+	var usedBuf [64]bool
+	var used []bool
+	if len(toks) <= len(usedBuf) {
+		used = usedBuf[:len(toks)]
+	} else {
+		used = make([]bool, len(toks))
+	}
+	w := func(i int) string {
+		if i < 0 || i >= len(toks) || used[i] {
+			return ""
+		}
+		return low(toks[i])
+	}
+	mark := func(from, to int) {
+		for k := from; k < to && k < len(toks); k++ {
+			used[k] = true
+		}
+	}
+	for i := 0; i < len(toks); i++ {
+		if used[i] {
+			continue
+		}
+		k := w(i)
+		switch {
+		case k == "how" && w(i+1) == "many":
+			j := i + 2
+			for concurrentAdj[w(j)] {
+				j++
+			}
+			switch {
+			case peopleWords[w(j)]:
+				sw.capacity = true
+				mark(i, j+1)
+			case gpuAsked[w(j)]:
+				sw.load.Plan = true
+				mark(i, j+1)
+			}
+		case (k == "max" || k == "maximum") && batchNouns[w(i+1)]:
+			j := i + 2
+			if w(j) == "size" {
+				j++
+			}
+			if _, ok := parseNumber(w(j)); !ok {
+				sw.capacity = true
+				mark(i, j)
+			}
+		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
+			sw.load.Plan = true
+			mark(i, i+2)
+		case k == "sglang":
+			sw.load.Engine = EngineSGLang
+			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
+			mark(i, i+1)
+		case k == "per" && (w(i+1) == "month" || w(i+1) == "mo"), k == "monthly", k == "/month", k == "/mo":
+			sw.perMonth = true
+			if k == "per" {
+				mark(i, i+2)
+			} else {
+				mark(i, i+1)
+			}
+		case k == "ttft" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
+			j := i + 1
+			if k == "time" {
+				j = i + 4
+			}
+			for ttftBounds[w(j)] {
+				j++
+			}
+			if v, n, ok := durationAt(toks, used, j); ok {
+				sw.load.TTFTTargetSeconds = v
+				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
+				mark(i, j+n)
+			} else {
+				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
+				mark(i, j)
+			}
+		case promptWords[k] || outputWords[k]:
+			j := i + 1
+			if w(j) == "of" || w(j) == "len" || w(j) == "length" {
+				j++
+			}
+			if v, ok := tokenCount(w(j)); ok {
+				sw.setLength(promptWords[k], v, toks, i, j+1)
+				end := j + 1
+				if strings.HasPrefix(w(end), "tok") {
+					end++
+				}
+				mark(i, end)
+			}
+		case isNumberWord(k):
+			sw.readNumber(toks, used, i, w, mark)
+		}
+	}
+	rest := toks[:0]
+	for i, t := range toks {
+		if !used[i] {
+			rest = append(rest, t)
+		}
+	}
+	return rest, sw
+}
+
+// readNumber reads what a number starting at token i means to the
+// serving pass: requests per second ("10 qps", "10 requests/s", "10 req
+// per second"), a per-user speed ("20 tok/s", "20 tokens/s per user"),
+// a prompt or output length ("2k prompt", "500 output tokens") or the
+// engine's memory share ("0.95 gpu util").
+func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+	k := w(i)
+	num, ok := parseNumber(k)
+	glued := ""
+	if !ok {
+		// "10qps", "20tok/s"
+		j := 0
+		for j < len(k) && (isDigit(k[j]) || k[j] == '.') {
+			j++
+		}
+		num, ok = parseNumber(k[:j])
+		glued = k[j:]
+		if !ok {
+			return
+		}
+	}
+	v := exactFloat(num)
+	unit, n := glued, 0
+	if unit == "" {
+		unit, n = w(i+1), 1
+	}
+	words := func(to int) string { return joinRaw(toks, i, to) }
+	switch {
+	case rpsUnits[unit] || (unit == "requests" || unit == "req" || unit == "reqs" || unit == "queries") && (w(i+n+1) == "per" || w(i+n+1) == "a") && perSecond[w(i+n+2)]:
+		end := i + n + 1
+		if !rpsUnits[unit] {
+			end = i + n + 3
+		}
+		sw.load.RequestsPerSecond = v
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(v), Words: words(end)})
+		mark(i, end)
+	case tpsUnits[unit] || (strings.HasPrefix(unit, "tok") && w(i+n+1) == "per" && perSecond[w(i+n+2)]):
+		end := i + n + 1
+		if !tpsUnits[unit] {
+			end = i + n + 3
+		}
+		switch {
+		case eachUser[w(end)]:
+			end++
+		case w(end) == "per" && (peopleWords[w(end+1)] || w(end+1) == "request" || w(end+1) == "stream"):
+			end += 2
+		}
+		sw.load.TokensPerSecondPerUserTarget = v
+		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
+		mark(i, end)
+	case glued == "" && (promptWords[unit] || outputWords[unit]):
+		if t, ok := tokenCount(k); ok {
+			end := i + 2
+			if strings.HasPrefix(w(end), "tok") {
+				end++
+			}
+			sw.setLength(promptWords[unit], t, toks, i, end)
+			mark(i, end)
+		}
+	case glued == "" && unit == "gpu" && utilLeads[w(i+2)]:
+		sw.setUtil(v, k, toks, i, i+3)
+		mark(i, i+3)
+	}
+	// "gpu util 0.95" reads from the word before the number.
+	if i >= 2 && !used[i] && utilLeads[low(toks[i-1])] && low(toks[i-2]) == "gpu" && !used[i-1] {
+		sw.setUtil(v, k, toks, i-2, i+1)
+		mark(i-2, i+1)
+	}
+}
+
+// setLength records a prompt or output length.
+func (sw *serveWords) setLength(prompt bool, v int, toks []token, from, to int) {
+	name := "output_tokens"
+	if prompt {
+		name = "prompt_tokens"
+		sw.load.PromptTokens = v
+	} else {
+		sw.load.OutputTokens = v
+	}
+	sw.said = append(sw.said, Field{Name: name, Value: strconv.Itoa(v), Words: joinRaw(toks, from, to)})
+}
+
+// setUtil records the engine's memory share: "0.95" or "95" (percent).
+func (sw *serveWords) setUtil(v float64, k string, toks []token, from, to int) {
+	if v > 1 && v <= 100 {
+		v /= 100
+	}
+	if v <= 0 || v > 1 {
+		sw.problem = fmt.Sprintf("gpu util %s is not a share of the card (0.5 to 1, or 50%% to 100%%)", k)
+		return
+	}
+	sw.load.GPUMemoryUtilization = v
+	sw.said = append(sw.said, Field{Name: "gpu_memory_utilization", Value: formatFloat(v), Words: joinRaw(toks, from, to)})
+}
+
+// exactFloat is n as the nearest float64 to its decimal digits ("0.95"
+// is 0.95, not 95 × 0.01).
+func exactFloat(n number) float64 {
+	v, err := strconv.ParseFloat(n.digits+"e"+strconv.Itoa(n.exp), 64)
+	if err != nil {
+		return n.approx(1)
+	}
+	if n.neg {
+		v = -v
+	}
+	return v
+}
+
+// isNumberWord reports whether a word starts with a digit.
+func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
+
+// tokenCount reads a prompt or output length: "500", "2k" (2048, as a
+// context is read).
+func tokenCount(s string) (int, bool) {
+	n, ok := parseNumber(s)
+	if !ok || n.neg || (n.suffix != "" && n.suffix != "k") {
+		return 0, false
+	}
+	v, ok := n.scaled(contextUnit(n.suffix))
+	if !ok || v <= 0 || v > MaxSeqLen {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// durationAt reads a time at token j: "1s", "500ms", "0.5 sec", "2
+// seconds", or a bare number of seconds. It reports the seconds and the
+// tokens used.
+func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
+	if j >= len(toks) || used[j] {
+		return 0, 0, false
+	}
+	k := low(toks[j])
+	d := 0
+	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
+		d++
+	}
+	num, ok := parseNumber(k[:d])
+	if !ok || d == 0 {
+		return 0, 0, false
+	}
+	v := exactFloat(num)
+	if f, ok := secondUnits[k[d:]]; ok {
+		return v * f, 1, true
+	}
+	if k[d:] != "" {
+		return 0, 0, false
+	}
+	if j+1 < len(toks) && !used[j+1] {
+		if f, ok := secondUnits[low(toks[j+1])]; ok {
+			return v * f, 2, true
+		}
+	}
+	return v, 1, true
+}
+
+// formatFloat writes a number the shortest way that reads back the same.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// apply adds the serving words to the parsed question (finish has put
+// the load and targets in its Query): their fields, and the serving
+// intent for a capacity or planning ask or a question with targets.
+func (sw *serveWords) apply(r *Parsed) {
+	if sw.said == nil && !sw.capacity && !sw.load.Plan {
+		return
+	}
+	r.Fields = append(r.Fields, sw.said...)
+	l := sw.load
+	asks := sw.capacity || l.Plan || l.targets()
+	inference := r.Query.Method == "" || r.Query.Method == MethodInference
+	if asks && inference && (r.Intent == IntentFit || r.Intent == IntentWhichGPU) {
+		r.Intent = IntentServe
+	}
+}
+
+// targets reports whether a load names a rate or a latency target.
+func (l ServeLoad) targets() bool {
+	return l.TTFTTargetSeconds > 0 || l.TokensPerSecondPerUserTarget > 0 || l.RequestsPerSecond > 0
+}
+
+// settle is the load once the main parse has read the users: "gpus for"
+// plans only with a load or a target to plan for ("which gpu for llama
+// 70b" is the which-GPU question).
+func (sw *serveWords) settle(users int) ServeLoad {
+	if sw.load.Plan && !sw.load.targets() && users == 0 {
+		sw.load.Plan = false
+	}
+	return sw.load
+}
+
+// formatServe writes the serving load and targets as the words readServe
+// reads back.
+func formatServe(l ServeLoad) string {
+	var parts []string
+	if l.Plan {
+		parts = append(parts, "gpus", "for")
+	}
+	if l.PromptTokens > 0 {
+		parts = append(parts, "prompt", strconv.Itoa(l.PromptTokens))
+	}
+	if l.OutputTokens > 0 {
+		parts = append(parts, "output", strconv.Itoa(l.OutputTokens))
+	}
+	if l.RequestsPerSecond > 0 {
+		parts = append(parts, formatFloat(l.RequestsPerSecond), "qps")
+	}
+	if l.TTFTTargetSeconds > 0 {
+		parts = append(parts, "ttft", formatFloat(l.TTFTTargetSeconds)+"s")
+	}
+	if l.TokensPerSecondPerUserTarget > 0 {
+		parts = append(parts, formatFloat(l.TokensPerSecondPerUserTarget), "tok/s", "each")
+	}
+	if l.GPUMemoryUtilization > 0 {
+		parts = append(parts, "gpu", "util", formatFloat(l.GPUMemoryUtilization))
+	}
+	if l.Engine == EngineSGLang {
+		parts = append(parts, EngineSGLang)
+	}
+	return strings.Join(parts, " ")
+}

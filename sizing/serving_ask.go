@@ -1,0 +1,280 @@
+package sizing
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// ServeResult answers a serving question: the capacity of the named GPUs
+// (Mode "capacity"), or the cheapest configurations that meet the asked
+// load and targets (Mode "plan"), cheapest first.
+type ServeResult struct {
+	Mode string `json:"mode"` // "capacity" or "plan"
+	// The asked load and targets; zero when not asked.
+	Users                        int     `json:"users"`
+	RequestsPerSecond            float64 `json:"requests_per_second"`
+	TTFTTargetSeconds            float64 `json:"ttft_target_seconds"`
+	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target"`
+	// Capacity is the named GPUs as one replica (capacity mode).
+	Capacity *Serving `json:"capacity,omitempty"`
+	// Options are the configurations that meet the targets, cheapest per
+	// month first (plan mode); when none does, MeetsTargets is false and
+	// Options holds the closest ones.
+	Options      []ServeOption `json:"options"`
+	MeetsTargets bool          `json:"meets_targets"`
+}
+
+// ServeOption is one planned configuration: a card, its weight format,
+// the replicas of GPUsPerReplica cards, and what they do.
+type ServeOption struct {
+	GPU       string    `json:"gpu"`
+	GPUName   string    `json:"gpu_name"`
+	Quant     Quant     `json:"quant"`
+	Precision Precision `json:"precision"`
+	Serving   Serving   `json:"serving"`
+	Request   Request   `json:"-"` // one replica, for a launch config
+}
+
+// planOptions is how many configurations a planning answer lists.
+const planOptions = 5
+
+// Serve answers a serving question: with named GPUs and no planning
+// words, what one replica of them serves; otherwise the cheapest
+// configurations (card × GPUs per replica × weight format × replicas)
+// that meet the asked users or requests per second and the TTFT and
+// tokens/s targets.
+func (e *Estimator) Serve(q Query) (AskAnswer, error) {
+	if q.Method == "" {
+		q.Method = MethodInference
+	}
+	if q.Method != MethodInference {
+		return AskAnswer{}, inputErr("fit how many users llama-3.1-8b l4", "a serving question is about inference, not %s", q.Method)
+	}
+	var asm assumptionSet
+	unsaid := lengthUnsaid(q)
+	if unsaid {
+		q.SeqLen = ServeContextDefault
+		asm.add(fmt.Sprintf("requests of %d tokens (prompt and answer) when none is said: a chat turn with its history", ServeContextDefault))
+	}
+	named := q.GPU != ""
+	plan := q.Serve.Plan || !named
+	if !named {
+		q.GPU, q.GPUs, q.Nodes = "h100", 0, 0 // resolved for the model and lengths; the search sets the card
+	}
+	rs, err := resolve(q)
+	if err != nil {
+		return AskAnswer{}, err
+	}
+	for _, a := range rs.assumptions {
+		if a == "one request at a time (batch 1)" {
+			continue
+		}
+		if named || a != fmt.Sprintf("%q taken as %s", "h100", rs.gpu.Name) {
+			asm.add(a)
+		}
+	}
+	r := rs.req
+	sp := r.spec()
+	res := &ServeResult{Users: r.Concurrency, RequestsPerSecond: r.RequestsPerSecond,
+		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget, Options: []ServeOption{}}
+	asm.add(servingAssumptions(&r, &rs.shape, &rs.gpu, sp, e.mfu())...)
+	out := AskAnswer{Kind: IntentServe, Request: r, ModelName: rs.model.Name, Serve: res}
+	if !plan {
+		res.Mode = "capacity"
+		sv := serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), sp, e.price(r.GPU), 1)
+		if sp.users > sv.MaxConcurrency && sv.MaxConcurrency > 0 {
+			sv.Replicas = (sp.users + sv.MaxConcurrency - 1) / sv.MaxConcurrency
+		}
+		if unsaid {
+			sv.MaxModelLen = rs.chatMaxModelLen()
+		}
+		res.Capacity = &sv
+		res.MeetsTargets = sv.MeetsTargets
+		out.GPUName = rs.gpu.Name
+		out.Assumptions = asm.list(e.costAssumptions(&r, &rs.gpu, Throughput{}, e.price(r.GPU)))
+		return out, nil
+	}
+	res.Mode = "plan"
+	if !q.Serve.Plan {
+		asm.add("no GPU named: the cheapest configurations that meet the load")
+	}
+	var only string
+	if named {
+		only = r.GPU
+	}
+	res.Options = e.planServe(rs, sp, only)
+	if unsaid {
+		for i := range res.Options {
+			res.Options[i].Serving.MaxModelLen = rs.chatMaxModelLen()
+		}
+	}
+	res.MeetsTargets = len(res.Options) > 0 && res.Options[0].Serving.MeetsTargets
+	if len(res.Options) > 0 {
+		out.Request = res.Options[0].Request
+		out.GPUName = res.Options[0].GPUName
+	}
+	asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(hoursPerMonth)))
+	out.Assumptions = asm.list(e.costAssumptions(nil, nil, Throughput{}, nil))
+	return out, nil
+}
+
+// planServe searches the catalog for the cheapest configurations that
+// meet the spec: for each card (or only the named one), weight format
+// and tensor-parallel size, one replica's concurrency within the targets
+// and the replicas the load needs. Configurations that cannot meet the
+// targets at any size are kept as the closest when none can.
+func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string) []ServeOption {
+	cat := loadCatalog()
+	var meet, miss []ServeOption
+	need := max(sp.users, 1)
+	for i := range cat.gpus {
+		g := &cat.gpus[i]
+		if (only != "" && g.ID != only) || (only == "" && g.Link == LinkUnified) {
+			continue
+		}
+		price := e.price(g.ID)
+		if price == nil && only == "" {
+			continue
+		}
+		for _, qz := range planQuants(rs, g) {
+			for _, tp := range countSteps {
+				if tp > maxPerNode(*g) {
+					break
+				}
+				r := rs.req
+				r.GPU, r.GPUs, r.Nodes = g.ID, tp, 1
+				r.Quant, r.Precision = qz.quant, qz.prec
+				if modelWeightBytes(&rs.shape, r.Quant, r.Precision)/float64(tp) > sp.util*float64(g.MemoryBytes) {
+					continue
+				}
+				one := sp
+				one.users = 0 // the most one replica serves within the targets
+				if sp.rps > 0 {
+					one.rps = 0
+				}
+				sv := serveReplica(&r, &rs.shape, g, e.mfu(), one, price, 1)
+				if !sv.Fits {
+					continue
+				}
+				replicas := (need + sv.Concurrency - 1) / max(sv.Concurrency, 1)
+				if sp.rps > 0 && sv.RequestsPerSecond > 0 {
+					replicas = max(replicas, int(math.Ceil(sp.rps/sv.RequestsPerSecond)))
+				}
+				ok := sv.MeetsTargets
+				if sp.users > 0 {
+					// Spread the users over the replicas: each runs fewer.
+					per := (sp.users + replicas - 1) / replicas
+					at := one
+					at.users = per
+					sv = serveReplica(&r, &rs.shape, g, e.mfu(), at, price, replicas)
+					ok = ok && sv.MeetsTargets
+				} else {
+					sv = serveReplica(&r, &rs.shape, g, e.mfu(), one, price, replicas)
+				}
+				sv.MeetsTargets = ok
+				opt := ServeOption{GPU: g.ID, GPUName: g.Name, Quant: r.Quant, Precision: r.Precision, Serving: sv, Request: r}
+				opt.Request.Concurrency = sv.Concurrency
+				if ok {
+					meet = append(meet, opt)
+					break // more GPUs per replica of this card and format cost more
+				}
+				miss = append(miss, opt)
+			}
+		}
+	}
+	byCost := func(a, b ServeOption) int {
+		return cmp.Or(cmp.Compare(monthly(a), monthly(b)), cmp.Compare(a.Serving.TTFTSeconds, b.Serving.TTFTSeconds))
+	}
+	if len(meet) > 0 {
+		slices.SortFunc(meet, byCost)
+		return meet[:min(len(meet), planOptions)]
+	}
+	// None meets the targets: the fastest first.
+	slices.SortFunc(miss, func(a, b ServeOption) int {
+		return cmp.Or(cmp.Compare(b.Serving.TokensPerSecondPerUser, a.Serving.TokensPerSecondPerUser), byCost(a, b))
+	})
+	return miss[:min(len(miss), planOptions)]
+}
+
+// monthly is an option's cost per month, unpriced last.
+func monthly(o ServeOption) float64 {
+	if o.Serving.USDPerMonth == nil {
+		return math.Inf(1)
+	}
+	return *o.Serving.USDPerMonth
+}
+
+// quantChoice is a weight format a plan tries.
+type quantChoice struct {
+	quant Quant
+	prec  Precision
+}
+
+// planQuants are the weight formats a plan tries on g: the resolved one
+// (the asked format, or the model's released one), fp8 where the card
+// computes in it, and AWQ int4.
+func planQuants(rs *resolved, g *GPU) []quantChoice {
+	out := []quantChoice{{rs.req.Quant, rs.req.Precision}}
+	add := func(c quantChoice) {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	if rs.req.Quant != QuantNone {
+		return out // the question named or the model ships a format: keep it
+	}
+	if g.FP8 {
+		add(quantChoice{QuantFP8, PrecisionFP8})
+	}
+	add(quantChoice{QuantAWQ, PrecisionFP16})
+	return out
+}
+
+// ServePoint is one replica's latency and throughput at one concurrency.
+type ServePoint struct {
+	Concurrency            int     `json:"concurrency"`
+	TTFTSeconds            float64 `json:"ttft_seconds"`
+	TokensPerSecondPerUser float64 `json:"tokens_per_second_per_user"`
+	OutputTokensPerSecond  float64 `json:"output_tokens_per_second"`
+}
+
+// curvePoints is how many concurrencies a curve samples.
+const curvePoints = 24
+
+// ServeCurve is how one replica of a resolved serving question (a
+// capacity answer's request, or a plan option's) behaves from one
+// request to as many as its KV cache holds: the points of the latency
+// and throughput curve against concurrency.
+func (e *Estimator) ServeCurve(q Query) ([]ServePoint, error) {
+	q.MicroBatch = 0
+	rs, err := resolve(q)
+	if err != nil {
+		return nil, err
+	}
+	r := &rs.req
+	if r.Method != MethodInference {
+		return nil, inputErr("fit how many users llama-3.1-8b l4", "a serving curve is about inference, not %s", r.Method)
+	}
+	sp := r.spec()
+	sp.users = 0
+	sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), sp, nil, 1)
+	top := max(sv.MaxConcurrency, 1)
+	out := make([]ServePoint, 0, curvePoints)
+	last := 0
+	for i := range curvePoints {
+		c := max(1, int(math.Round(float64(top)*float64(i)/(curvePoints-1))))
+		if c == last {
+			continue
+		}
+		last = c
+		ttft, tpot, _ := latencyAt(r, &rs.shape, &rs.gpu, e.mfu(), sp, c)
+		pt := ServePoint{Concurrency: c, TTFTSeconds: finite(ttft)}
+		if tpot > 0 && !math.IsInf(tpot, 1) {
+			pt.TokensPerSecondPerUser, pt.OutputTokensPerSecond = 1/tpot, float64(c)/tpot
+		}
+		out = append(out, pt)
+	}
+	return out, nil
+}
