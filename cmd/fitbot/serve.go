@@ -216,6 +216,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Plans:       db,
 		Prices:      db,
 		Hardware:    db,
+		Cluster:     a.liveCluster(),
 		Interpreter: interpreter,
 		Models:      s.hub,
 		Upload:      s.uploader,
