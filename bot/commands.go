@@ -145,6 +145,7 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 	}
 	if h.cfg.Interpreter != nil && answer.NeedsInterpreter(q) {
 		if responseURL != "" {
+			q := q // the closure's own copy: only this path pays for moving it to the heap
 			h.later(ctx, "interpret", func(ctx context.Context) {
 				msg := h.interpretedOr(ctx, asker, q)
 				msg.ReplaceOriginal = true

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -118,18 +117,13 @@ func (e *Events) forgetThreads(ctx context.Context, now time.Time) {
 // that answer was for (sizing.FollowUp); ok is false when the message
 // is not a follow-up.
 func (h *Handler) followUp(ctx context.Context, asker who, canonical, text string) (Message, bool) {
-	base := h.answers.ReadSizing(canonical)
-	if base.Err != nil {
-		return Message{}, false
-	}
-	p, ok := sizing.FollowUp(base.Parsed.Query, text)
+	q, ok := h.answers.FollowUp(canonical, text)
 	if !ok || !h.cfg.Policy.allows(asker.team, asker.channel) {
 		return Message{}, false
 	}
 	if !h.limiter.allow(asker.user, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
-	q := answer.Question{Text: text, Parsed: p}
 	if q.Ask() {
 		return h.askAnswer(ctx, asker, q), true
 	}
