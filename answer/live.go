@@ -10,8 +10,8 @@ import (
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// Prices is where Live reads the current prices; *store.DB is one.
-type Prices interface {
+// PriceSource is where Live reads the current prices; *store.DB is one.
+type PriceSource interface {
 	PriceSource(ctx context.Context) (sizing.PriceSource, error)
 }
 
@@ -25,7 +25,7 @@ const loadTimeout = 2 * time.Second
 // it keeps the prices it had (the built-in sheet at first) and says so in
 // the log.
 type Live struct {
-	prices Prices
+	prices PriceSource
 	log    *slog.Logger
 
 	current atomic.Pointer[sizing.Estimator]
@@ -34,7 +34,7 @@ type Live struct {
 
 // NewLive returns a Live reading prices, answering with the built-in
 // price sheet until its first Load.
-func NewLive(prices Prices, log *slog.Logger) *Live {
+func NewLive(prices PriceSource, log *slog.Logger) *Live {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // subcommands are the words that start a `/fit` subcommand rather than a question.
-var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware"}
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware", "cluster"}
 
 // maxPlansListed is how many plans `/fit plans` shows.
 const maxPlansListed = 10
@@ -85,6 +85,10 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		return h.pricesCommand(ctx, cmd, rest)
 	case "hardware", "machines":
 		return h.hardwareCommand(ctx, cmd.TeamID, rest)
+	case "cluster":
+		if rest == "" {
+			return h.clusterCommand(ctx, cmd.TeamID)
+		}
 	}
 	if h.replies != nil {
 		// Only sizing questions are kept by their words, so a hit needs no routing.
@@ -204,8 +208,10 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
 			// notes those words gave. Where teams name their machines the
-			// same words may be another team's question: by canonical only.
-			if h.cfg.Hardware == nil {
+			// same words may be another team's question, and where a live
+			// cluster answers they may land elsewhere a moment later: by
+			// canonical only.
+			if h.cfg.Hardware == nil && h.cfg.Cluster == nil {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)

@@ -221,6 +221,9 @@ type Throughput struct {
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
 	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+	// SequencesPerSecond is an encoder's (embeddings, rerankers) rate:
+	// prefill tokens per second over the sequence length; nil otherwise.
+	SequencesPerSecond *float64 `json:"sequences_per_second,omitempty"`
 
 	// FLOPsPerToken is the model FLOPs counted per token: 6 × active
 	// parameters (4 for LoRA) plus causal attention for training, 2 ×

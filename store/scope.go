@@ -119,7 +119,7 @@ func (s Scope) where() (string, []any) {
 	case scopeCLI:
 		return `(team = '' AND channel_kind = 'cli')`, nil
 	case scopeAll:
-		return `1 = 1`, nil // a boolean both engines read (PostgreSQL takes no bare 1)
+		return `1 = 1`, nil
 	}
 	return `1 = 0`, nil
 }

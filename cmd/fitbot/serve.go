@@ -30,21 +30,21 @@ import (
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ bot.Parser        = sizing.Parse
-	_ bot.Answerer      = (*answer.Live)(nil)
-	_ bot.Asker         = (*answer.Live)(nil)
-	_ answer.Prices     = (*store.DB)(nil)
-	_ bot.PlanStore     = (*store.DB)(nil)
-	_ bot.PriceBook     = (*store.DB)(nil)
-	_ bot.EventStore    = (*store.DB)(nil)
-	_ bot.Interpreter   = (*llm.Client)(nil)
-	_ bot.ModelResolver = (*hub.Resolver)(nil)
-	_ hub.Cache         = (*store.DB)(nil)
-	_ bot.ThreadPoster  = (*bot.WebAPI)(nil)
-	_ bot.EventHandler  = (*bot.Events)(nil)
-	_ bot.PriceHistory  = (*store.DB)(nil)
-	_ bot.FileUploader  = (*bot.Uploader)(nil)
-	_ bot.UploadAPI     = (*slack.Client)(nil)
+	_ bot.Parser         = sizing.Parse
+	_ bot.Answerer       = (*answer.Live)(nil)
+	_ bot.Asker          = (*answer.Live)(nil)
+	_ answer.PriceSource = (*store.DB)(nil)
+	_ bot.PlanStore      = (*store.DB)(nil)
+	_ bot.PriceBook      = (*store.DB)(nil)
+	_ bot.EventStore     = (*store.DB)(nil)
+	_ bot.Interpreter    = (*llm.Client)(nil)
+	_ bot.ModelResolver  = (*hub.Resolver)(nil)
+	_ hub.Cache          = (*store.DB)(nil)
+	_ bot.ThreadPoster   = (*bot.WebAPI)(nil)
+	_ bot.EventHandler   = (*bot.Events)(nil)
+	_ bot.PriceHistory   = (*store.DB)(nil)
+	_ bot.FileUploader   = (*bot.Uploader)(nil)
+	_ bot.UploadAPI      = (*slack.Client)(nil)
 )
 
 // Timeouts of the serve process.
@@ -222,6 +222,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Plans:       db,
 		Prices:      db,
 		Hardware:    db,
+		Cluster:     a.liveCluster(),
 		Interpreter: interpreter,
 		Models:      s.hub,
 		Upload:      s.uploader,
