@@ -127,6 +127,8 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		q = svc.ReadConfigured(question, arch)
 	} else if q = svc.Read(question); !q.Sizing() {
 		return a.routed(ctx, f, q)
+	} else if svc.AboutCluster(q) {
+		return a.showCluster(ctx, f.json)
 	}
 	q = svc.Resolve(ctx, cliTeam, q)
 	if q.Err != nil {
