@@ -130,6 +130,9 @@ type Config struct {
 // kind cannot run (a serving answer for DeepSpeed, a GGUF file for vLLM)
 // is an error that says which kind can.
 func Emit(k Kind, p Plan) (Config, error) {
+	if err := familyLaunch(k, p.Request); err != nil {
+		return Config{}, err
+	}
 	switch k {
 	case KindDeepSpeed:
 		return emitDeepSpeed(p)
@@ -222,4 +225,20 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		out.LoRARank = r.LoRARank
 	}
 	return out
+}
+
+// familyLaunch refuses a kind for a model family it has no config for:
+// diffusion pipelines have none (diffusers' training scripts are not
+// emitted), an embedding or reranker server needs vLLM's pooling runner
+// and llama.cpp runs no encoder, encoder-decoder or pipeline.
+func familyLaunch(k Kind, r sizing.Request) error {
+	switch a := r.Architecture; {
+	case a == sizing.ArchDiffusion:
+		return &Unsupported{Kind: k, Reason: "fitbot has no launch config for diffusion pipelines yet (diffusers' accelerate training scripts and pipelines are not emitted)"}
+	case a == sizing.ArchEncoder && k == KindVLLM:
+		return &Unsupported{Kind: k, Reason: "an embedding or reranker encoder is served by vLLM's pooling runner, which fitbot does not emit yet"}
+	case (a == sizing.ArchEncoder || a == sizing.ArchEncoderDecoder) && k == KindLlamaCpp:
+		return &Unsupported{Kind: k, Reason: fmt.Sprintf("llama.cpp's server runs decoder LLMs, not this %s", a)}
+	}
+	return nil
 }

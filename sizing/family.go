@@ -39,7 +39,8 @@ func (m Model) Architecture() string {
 // sizedFamilies says, in words, what fitbot sizes: every refusal ends
 // with it, so that the asker knows what to ask instead.
 const sizedFamilies = "fitbot sizes decoder LLMs (Llama, Qwen, Mistral, Gemma, DeepSeek, gpt-oss and their config.json), vision-language decoders (LLaVA, Qwen2-VL, Gemma 3), " +
-	"hybrids with linear attention (Qwen3-Next), encoders (BERT) and encoder-decoders (T5, NLLB); see docs/families.md"
+	"state-space models and hybrids (Mamba, Jamba, Qwen3-Next), encoders (BERT, XLM-RoBERTa: bge, e5, gte, nomic), encoder-decoders (T5, NLLB, Whisper) " +
+	"and the catalog's diffusion pipelines by name (FLUX.1, SD3, SDXL, SD 1.5); see docs/families.md"
 
 // familyInfo is what fitbot knows of a model type it does not read as a
 // decoder: the family it belongs to and what it is, in words.
@@ -209,11 +210,30 @@ func familyRefusal(name, arch, what, typ string) *InputError {
 	if who == "" {
 		who = "this model"
 	}
+	hint := "fit llama-3.1-8b lora rtx-4090"
+	if arch == ArchDiffusion {
+		// A pipeline repo fitbot cannot read is sized by the catalog
+		// model of its class, asked by name.
+		hint = "fit " + diffusionCatalogID(typ) + " inference rtx-4090"
+	}
 	return &InputError{
 		Problem: fmt.Sprintf("%s is %s (%s), and fitbot does not size %s models of this type yet; it is not sized as a decoder LLM from its parameter count either. %s",
 			who, what, typ, kind, sizedFamilies),
-		Hint: "fit llama-3.1-8b lora rtx-4090",
+		Hint: hint,
 	}
+}
+
+// diffusionCatalogID is the catalog pipeline a diffusers class belongs to.
+func diffusionCatalogID(class string) string {
+	switch {
+	case strings.HasPrefix(class, "Flux"):
+		return "flux.1-dev"
+	case strings.HasPrefix(class, "StableDiffusion3"), strings.HasPrefix(class, "SD3"):
+		return "sd3-medium"
+	case strings.HasPrefix(class, "StableDiffusionXL"):
+		return "sdxl"
+	}
+	return "sd-1.5"
 }
 
 // familyReaders are the non-decoder model types ModelFromConfig reads

@@ -141,6 +141,7 @@ const (
 	fPP
 	fCP
 	fEP
+	fRes
 	numFields
 )
 
@@ -171,6 +172,8 @@ var fieldNames = [numFields]struct{ key, plural string }{
 	fPP: {"pipeline_parallel", "pipeline-parallel degrees"},
 	fCP: {"context_parallel", "context-parallel degrees"},
 	fEP: {"expert_parallel", "expert-parallel degrees"},
+
+	fRes: {"resolution", "image resolutions"},
 }
 
 // parser is the state of one Parse call.
@@ -749,6 +752,11 @@ func (p *parser) glued(i int) int {
 	d := 0
 	for d < len(k) && isDigit(k[d]) {
 		d++
+	}
+	if res, ok := imageSide(k); ok && d > 0 {
+		// An image size: 1024px, 1024x1024 (a diffusion model's side).
+		p.setResolution(res, t.raw)
+		return 1
 	}
 	if d > 0 && d < len(k) && k[d] == 'x' {
 		count, _ := parseNumber(k[:d])

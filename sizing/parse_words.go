@@ -114,6 +114,7 @@ func buildPhrases() map[string]word {
 		"int4lora", "nf4lora", "lorainnf4", "lorain4bit", "qlorafinetune")
 	add(word{kind: kindMethod, val: string(MethodInference)}, "inference", "infer", "inferencing", "serving",
 		"inferenceonly", "forwardpass")
+	add(word{kind: kindTrainVerb}, "dreambooth") // DreamBooth: full fine-tuning of the denoiser unless lora is said
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
 		"continuedpretraining", "instructiontune", "instructiontuning", "dpo", "orpo", "kto", "ppo", "grpo", "rlhf")

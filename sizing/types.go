@@ -119,6 +119,7 @@ type Query struct {
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Resolution         int    // image side in pixels for a diffusion model ("1024px"); 0 when not said
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
@@ -184,7 +185,10 @@ type Request struct {
 	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
 	// vision-language.
 	Architecture string `json:"architecture"`
-	Spot         bool   `json:"spot"` // asked at a spot (interruptible) rate
+	// Resolution is the image side in pixels a diffusion model is sized
+	// at (request key resolution); 0 for every other family.
+	Resolution int  `json:"resolution,omitempty"`
+	Spot       bool `json:"spot"` // asked at a spot (interruptible) rate
 	// Serving questions (inference only; left out of training requests).
 	// Concurrency is MicroBatch when the question gave users, 0 when it
 	// did not.
