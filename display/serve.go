@@ -170,3 +170,20 @@ func money(v *float64) string {
 	}
 	return USD(*v)
 }
+
+// ServingLine is an inference answer's serving figures in one line: what
+// the engine's KV cache holds and how the answered load runs ("Serving
+// (vllm at 0.9): 90,560 tokens of KV cache, 44 requests of 2,048 tokens
+// at once; at 44: first token 0.21 s, 31 tok/s each"). "" for none.
+func ServingLine(sv *sizing.Serving) string {
+	if sv == nil {
+		return ""
+	}
+	head := fmt.Sprintf("Serving (%s at %s): ", sv.Engine, TrimZero(fmt.Sprintf("%.2f", sv.GPUMemoryUtilization)))
+	if !sv.Fits {
+		return head + "no room for the KV cache of one request after the weights and the engine's reserve"
+	}
+	s := fmt.Sprintf("%s%s tokens of KV cache, %d requests of %s tokens at once; at %d: %s", head, Commas(sv.KVCacheTokens),
+		sv.MaxConcurrency, Commas(int64(sv.PromptTokens+sv.OutputTokens)), sv.Concurrency, speedWords(*sv))
+	return s
+}

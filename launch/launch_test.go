@@ -3,10 +3,9 @@ package launch
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,10 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/sizing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // spotPrices prices H100s at a spot rate and every other card on demand,
 // so that the SkyPilot tasks show use_spot both ways.
@@ -40,6 +38,7 @@ type launchCase struct {
 }
 
 var launchCases = []launchCase{
+	{name: "megatron-70b-tp8-pp2", words: "llama 3.1 70b full on 4 nodes of 8 h100 tp 8 pp 2 gradient checkpointing global batch 4M tokens 2T tokens"},
 	{name: "zero2-accum", words: "llama 3.1 8b full on 8 a100 zero 2 micro batch 2 grad accum 4"},
 	{name: "zero3-offload-2nodes", words: "llama 3.1 70b full on 2 nodes of 8 h100 zero 3 offload cpu"},
 	{name: "zero3-nvme", words: "llama 3.1 70b full on 8 a100 zero 3 offload nvme"},
@@ -94,7 +93,7 @@ func TestEmitGolden(t *testing.T) {
 					checkConfig(t, cfg, p)
 					got = cfg.Text + "---- notes ----\n" + strings.Join(cfg.Notes, "\n") + "\n"
 				}
-				golden(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), got)
+				golden.Check(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), []byte(got))
 			})
 		}
 		if emitted == 0 {
@@ -112,26 +111,6 @@ func TestDefaultKindEmits(t *testing.T) {
 		if _, err := Emit(DefaultKind(a.Request), p); err != nil {
 			t.Errorf("%s: default kind %s: %v", c.name, DefaultKind(a.Request), err)
 		}
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./launch -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
 	}
 }
 
@@ -162,12 +141,47 @@ func checkConfig(t reporter, cfg Config, p Plan) {
 		checkAccelerate(t, cfg.Text, p.Request)
 	case KindVLLM:
 		checkVLLM(t, cfg.Text, p)
+	case KindSGLang:
+		checkSGLang(t, cfg.Text, p)
 	case KindLlamaCpp:
 		checkLlama(t, cfg.Text, p)
 	case KindSkyPilot:
 		checkSkyPilot(t, cfg.Text, p)
+	case KindMegatron:
+		checkMegatron(t, cfg.Text, p.Request)
 	default:
 		t.Fatalf("unknown kind %q", cfg.Kind)
+	}
+}
+
+// checkMegatron compares a Megatron-LM command with the estimate: the
+// layout, the batch (global = micro × accumulation × data-parallel), the
+// sequence, recompute and precision.
+func checkMegatron(t reporter, text string, r sizing.Request) {
+	t.Helper()
+	args := splitCommand(text)
+	i := slices.Index(args, "pretrain_gpt.py")
+	if i < 0 {
+		t.Fatalf("no pretrain_gpt.py in %q", text)
+	}
+	f := optionValues(t, "megatron.txt", args[i+1:])
+	for flag, want := range map[string]int{
+		"--tensor-model-parallel-size": max(r.TensorParallel, 1), "--pipeline-model-parallel-size": max(r.PipelineParallel, 1),
+		"--context-parallel-size": max(r.ContextParallel, 1), "--seq-length": r.SeqLen, "--micro-batch-size": max(r.MicroBatch, 1),
+		"--global-batch-size": max(r.MicroBatch, 1) * gradAccum(r) * dataParallel(r),
+	} {
+		if got := atoi(t, f[flag]); got != want {
+			t.Errorf("%s %d, the estimate assumed %d", flag, got, want)
+		}
+	}
+	if _, on := f["--recompute-granularity"]; on != r.GradCheckpointing {
+		t.Errorf("recompute %v, the estimate assumed checkpointing %v", on, r.GradCheckpointing)
+	}
+	if _, fp8 := f["--fp8-format"]; fp8 != (r.Precision == sizing.PrecisionFP8) {
+		t.Errorf("--fp8-format given %v, precision %s", fp8, r.Precision)
+	}
+	if _, sp := f["--sequence-parallel"]; sp != (r.TensorParallel > 1) {
+		t.Errorf("--sequence-parallel %v with TP %d (the estimate's activations assume it with TP)", sp, r.TensorParallel)
 	}
 }
 
@@ -283,8 +297,9 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if len(args) < 3 || args[0] != "vllm" || args[1] != "serve" {
 		t.Fatalf("not a vllm serve command: %q", text)
 	}
-	if args[2] != p.HubID || strings.Count(args[2], "/") != 1 {
-		t.Errorf("model %q, want the Hub id %q", args[2], p.HubID)
+	repo, prequantised := servingRepo(p.HubID, r.Quant)
+	if args[2] != repo || strings.Count(args[2], "/") != 1 {
+		t.Errorf("model %q, want the serving repo %q of %q", args[2], repo, p.HubID)
 	}
 	f := optionValues(t, "vllm.txt", args[3:])
 	tp, pp := atoi(t, f["--tensor-parallel-size"]), 1
@@ -294,18 +309,26 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if tp*pp != r.GPUs || pp != max(r.Nodes, 1) {
 		t.Errorf("TP %d x PP %d; the estimate assumed %d GPUs on %d machines", tp, pp, r.GPUs, r.Nodes)
 	}
-	if got := atoi(t, f["--max-model-len"]); got != r.SeqLen {
-		t.Errorf("--max-model-len %d, context %d", got, r.SeqLen)
+	wantLen, wantSeqs := r.SeqLen, max(r.MicroBatch, 1)
+	if sv := p.Serving; sv != nil && sv.Fits {
+		wantLen, wantSeqs = sv.MaxModelLen, sv.Concurrency
 	}
-	if got := atoi(t, f["--max-num-seqs"]); got != max(r.MicroBatch, 1) {
-		t.Errorf("--max-num-seqs %d, concurrency %d", got, r.MicroBatch)
+	if got := atoi(t, f["--max-model-len"]); got != wantLen || got < r.SeqLen {
+		t.Errorf("--max-model-len %d, want %d (context %d)", got, wantLen, r.SeqLen)
+	}
+	if got := atoi(t, f["--max-num-seqs"]); got != wantSeqs {
+		t.Errorf("--max-num-seqs %d, answered concurrency %d", got, wantSeqs)
 	}
 	u, err := strconv.ParseFloat(f["--gpu-memory-utilization"], 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// At least the estimate; more only up to vLLM's default fraction.
-	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || u > vllmDefaultUtilization && reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) {
+	// At least the estimate and the answered share; more only up to
+	// vLLM's default fraction.
+	if sv := p.Serving; sv != nil && sv.Fits && u < sv.GPUMemoryUtilization {
+		t.Errorf("--gpu-memory-utilization %.2f, the answer's %.2f", u, sv.GPUMemoryUtilization)
+	}
+	if reserved := u * float64(p.VRAMBytes); reserved < float64(p.PerGPU.TotalBytes) || u > vllmDefaultUtilization && reserved > float64(p.PerGPU.TotalBytes)+0.01*float64(p.VRAMBytes) && (p.Serving == nil || u > p.Serving.GPUMemoryUtilization) {
 		t.Errorf("--gpu-memory-utilization %.2f reserves %.2f GiB; the estimate is %.2f GiB", u, reserved/gib, float64(p.PerGPU.TotalBytes)/gib)
 	}
 	if got, want := f["--kv-cache-dtype"], map[bool]string{true: "fp8"}[r.KVPrecision == sizing.PrecisionFP8]; got != want {
@@ -315,8 +338,39 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if r.Quant == sizing.QuantNone && r.Precision == sizing.PrecisionFP8 {
 		wantQ = "fp8"
 	}
+	if prequantised || r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ {
+		wantQ = "" // read from the checkpoint; an explicit awq/gptq forces the slow kernel
+	}
 	if f["--quantization"] != wantQ {
 		t.Errorf("--quantization %q for weights %s/%s", f["--quantization"], r.Quant, r.Precision)
+	}
+	if (r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ) && f["--dtype"] != "float16" {
+		t.Errorf("--dtype %q with %s weights: vLLM's AWQ/GPTQ kernels take float16", f["--dtype"], r.Quant)
+	}
+}
+
+func checkSGLang(t reporter, text string, p Plan) {
+	t.Helper()
+	r := p.Request
+	args := splitCommand(text)
+	repo, _ := servingRepo(p.HubID, r.Quant)
+	f := optionValues(t, "sglang.txt", args[3:])
+	if f["--model-path"] != repo {
+		t.Errorf("--model-path %q, want %q", f["--model-path"], repo)
+	}
+	if tp := atoi(t, f["--tp-size"]); tp != tensorParallel(r) {
+		t.Errorf("--tp-size %d, want %d", tp, tensorParallel(r))
+	}
+	if sv := p.Serving; sv != nil && sv.Fits {
+		if got := atoi(t, f["--max-running-requests"]); got != sv.Concurrency {
+			t.Errorf("--max-running-requests %d, answered concurrency %d", got, sv.Concurrency)
+		}
+		if got := atoi(t, f["--context-length"]); got != sv.MaxModelLen {
+			t.Errorf("--context-length %d, want %d", got, sv.MaxModelLen)
+		}
+	}
+	if f["--quantization"] == "awq" || f["--quantization"] == "gptq" {
+		t.Errorf("--quantization %s forces the slow kernel", f["--quantization"])
 	}
 }
 
@@ -445,7 +499,9 @@ func TestParseKind(t *testing.T) {
 		{"llamacpp", KindLlamaCpp, false},
 		{" vllm ", KindVLLM, false},
 		{"sky", KindSkyPilot, false},
-		{"megatron", "", true},
+		{"megatron", KindMegatron, false},
+		{"Megatron-LM", KindMegatron, false},
+		{"torchtitan", "", true},
 		{"", "", true},
 	} {
 		got, err := ParseKind(tt.in)

@@ -20,10 +20,11 @@ const (
 	KindVLLM       Kind = "vllm"
 	KindLlamaCpp   Kind = "llama.cpp"
 	KindSkyPilot   Kind = "skypilot"
+	KindMegatron   Kind = "megatron"
 )
 
 // Kinds lists every kind, in the order help texts show them.
-var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot}
+var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot, KindSGLang, KindMegatron}
 
 // ParseKind reads a kind as a person types it ("DeepSpeed", "llamacpp",
 // "sky"); an unknown one is an error that lists the kinds.
@@ -38,6 +39,8 @@ func ParseKind(s string) (Kind, error) {
 		return KindLlamaCpp, nil
 	case "sky":
 		return KindSkyPilot, nil
+	case "megatron-lm", "megatronlm", "megatron-core", "mcore":
+		return KindMegatron, nil
 	}
 	if slices.Contains(Kinds, Kind(k)) {
 		return Kind(k), nil
@@ -50,10 +53,13 @@ func ParseKind(s string) (Kind, error) {
 }
 
 // DefaultKind is the config an answer's "Launch config" button shows:
-// DeepSpeed for training (Accelerate/FSDP for pure bf16, which DeepSpeed
+// Megatron-LM for a tensor, pipeline or context-parallel layout, DeepSpeed
+// for other training (Accelerate/FSDP for pure bf16, which DeepSpeed
 // cannot run), llama.cpp for GGUF weights, vLLM for other serving.
 func DefaultKind(r sizing.Request) Kind {
 	switch {
+	case r.Method != sizing.MethodInference && hasModelParallel(r):
+		return KindMegatron
 	case r.Method != sizing.MethodInference && r.Precision == sizing.PrecisionPureBF16:
 		return KindAccelerate
 	case r.Method != sizing.MethodInference:
@@ -75,13 +81,17 @@ type Plan struct {
 	HubID     string        // Hugging Face repo id; "" for a bare size
 	Layers    int           // transformer blocks; 0 when unknown
 	ModelName string        // display name
+	// Serving is what the answer's GPUs do as a serving engine: the
+	// memory share, context and concurrency a serving config starts with;
+	// nil for training.
+	Serving *sizing.Serving
 }
 
 // PlanOf makes the plan of an answer as asked.
 func PlanOf(a sizing.Answer) Plan {
 	p := Plan{
 		Request: a.Request, PerGPU: a.PerGPU, DiskBytes: a.DiskBytes,
-		Spot: a.Request.Spot || a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName,
+		Spot: a.Request.Spot || a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName, Serving: a.Serving,
 	}
 	if g, _, err := sizing.LookupGPU(a.Request.GPU); err == nil {
 		p.VRAMBytes = g.MemoryBytes
@@ -140,10 +150,14 @@ func Emit(k Kind, p Plan) (Config, error) {
 		return emitAccelerate(p)
 	case KindVLLM:
 		return emitVLLM(p)
+	case KindSGLang:
+		return emitSGLang(p)
 	case KindLlamaCpp:
 		return emitLlamaCpp(p)
 	case KindSkyPilot:
 		return emitSkyPilot(p)
+	case KindMegatron:
+		return emitMegatron(p)
 	}
 	return Config{}, fmt.Errorf("unknown launch config %q", k)
 }
@@ -216,6 +230,10 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 	}
 	if !training(r) {
 		out.KVPrecision = r.KVPrecision
+		out.MicroBatch = r.Concurrency // 0: the users were not asked, as in the answer
+		out.Serve = sizing.ServeLoad{RequestsPerSecond: r.RequestsPerSecond, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
+			TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}
 	stage, ckpt := r.ZeROStage, r.GradCheckpointing

@@ -72,6 +72,9 @@ func emitSkyPilot(p Plan) (Config, error) {
 		},
 	}
 	var notes []string
+	if training(r) && DefaultKind(r) == KindMegatron {
+		return Config{}, &Unsupported{Kind: KindSkyPilot, Reason: "the answer's layout runs under Megatron-LM, whose launch fitbot writes as a torchrun command, not a SkyPilot task", Try: KindMegatron}
+	}
 	if training(r) {
 		inner, err := Emit(DefaultKind(r), p)
 		if err != nil {

@@ -87,34 +87,59 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 	if p.HubID == "" {
 		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: "fitbot knows no Hugging Face repo for this model (a bare size or a local config.json): name a catalog model or a Hub id"}
 	}
-	args := []string{"vllm", "serve", p.HubID,
+	repo, prequantised := servingRepo(p.HubID, r.Quant)
+	var notes []string
+	switch {
+	case prequantised:
+		// vLLM reads the format from the checkpoint and picks its fast
+		// kernel; --quantization awq or gptq would force the slow one.
+		quant = ""
+	case r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ:
+		quant = "" // never force the slow AWQ/GPTQ kernel (awq_marlin and gptq_marlin are picked from the checkpoint)
+		notes = append(notes, fmt.Sprintf("%s needs a checkpoint quantised that way: replace %s with a repo of the same model quantised with %s (vLLM reads the format from it)", r.Quant, repo, strings.ToUpper(string(r.Quant))))
+	case r.Quant == sizing.QuantNVFP4:
+		notes = append(notes, fmt.Sprintf("%s needs a checkpoint quantised that way: replace %s with a repo of the same model quantised with %s", r.Quant, repo, strings.ToUpper(string(r.Quant))))
+	case r.Quant == sizing.QuantINT8:
+		notes = append(notes, "bitsandbytes int8 needs a pre-quantised 8-bit checkpoint; vLLM quantises in flight to 4-bit only")
+	}
+	dtype := vllmDType(r.Precision)
+	if r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ {
+		dtype = "float16" // vLLM's AWQ and GPTQ kernels take fp16 activations
+	}
+	maxLen, seqs, util := r.SeqLen, max(r.MicroBatch, 1), memoryUtilization(p)
+	if sv := p.Serving; sv != nil && sv.Fits {
+		maxLen, seqs = sv.MaxModelLen, max(sv.Concurrency, 1)
+		util = max(util, sv.GPUMemoryUtilization)
+	}
+	args := []string{"vllm", "serve", repo,
 		"--tensor-parallel-size", strconv.Itoa(tensorParallel(r))}
 	if r.Nodes > 1 {
 		args = append(args, "--pipeline-parallel-size", strconv.Itoa(r.Nodes))
 	}
-	args = append(args, "--dtype", vllmDType(r.Precision))
+	args = append(args, "--dtype", dtype)
 	if quant != "" {
 		args = append(args, "--quantization", quant)
 	}
 	args = append(args,
-		"--max-model-len", strconv.Itoa(r.SeqLen),
-		"--max-num-seqs", strconv.Itoa(max(r.MicroBatch, 1)),
-		"--gpu-memory-utilization", strconv.FormatFloat(memoryUtilization(p), 'f', 2, 64))
+		"--max-model-len", strconv.Itoa(maxLen),
+		"--max-num-seqs", strconv.Itoa(seqs),
+		"--gpu-memory-utilization", strconv.FormatFloat(util, 'f', 2, 64))
 	if kv != "" {
 		args = append(args, "--kv-cache-dtype", kv)
-	}
-	var notes []string
-	switch r.Quant {
-	case sizing.QuantAWQ, sizing.QuantGPTQ, sizing.QuantNVFP4:
-		notes = append(notes, fmt.Sprintf("%s needs a checkpoint quantised that way: replace %s with a repo of the same model quantised with %s", r.Quant, p.HubID, strings.ToUpper(string(r.Quant))))
-	case sizing.QuantINT8:
-		notes = append(notes, "bitsandbytes int8 needs a pre-quantised 8-bit checkpoint; vLLM quantises in flight to 4-bit only")
 	}
 	if r.Nodes > 1 {
 		notes = append(notes, fmt.Sprintf("%d machines: start a Ray cluster over them first (vLLM's multi-node serving)", r.Nodes))
 	}
-	notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f: the estimate needs %.1f GiB per GPU of the card's %.1f GiB (%d × %d tokens of KV cache); vLLM gives the rest of the fraction to more KV cache",
-		memoryUtilization(p), float64(p.PerGPU.TotalBytes)/gib, float64(p.VRAMBytes)/gib, max(r.MicroBatch, 1), r.SeqLen))
+	if sv := p.Serving; sv != nil && sv.Replicas > 1 {
+		notes = append(notes, replicaNote(sv.Replicas))
+	}
+	if sv := p.Serving; sv != nil && sv.Fits {
+		notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f leaves %.1f GiB of KV cache per GPU: about %s tokens, %d requests of %d tokens at once (--max-num-seqs %d)",
+			util, float64(sv.KVCacheBytes)/gib, commas(sv.KVCacheTokens), sv.MaxConcurrency, sv.PromptTokens+sv.OutputTokens, seqs))
+	} else {
+		notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f: the estimate needs %.1f GiB per GPU of the card's %.1f GiB (%d × %d tokens of KV cache); vLLM gives the rest of the fraction to more KV cache",
+			util, float64(p.PerGPU.TotalBytes)/gib, float64(p.VRAMBytes)/gib, max(r.MicroBatch, 1), r.SeqLen))
+	}
 	return args, notes, nil
 }
 
@@ -150,4 +175,18 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// commas groups the digits of n in thousands ("178,880").
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// replicaNote says a serving config is one of n identical replicas.
+func replicaNote(n int) string {
+	return fmt.Sprintf("this is one of %d replicas the load needs: run %d copies, each on its own GPUs, behind a load balancer", n, n)
 }

@@ -271,6 +271,8 @@ func FuzzDecodeSkyPilot(f *testing.F) {
 	for _, c := range SkyPilotClouds {
 		f.Add(testdata(f, "skypilot/v8/"+c+"/vms.csv"))
 	}
+	f.Add(testdata(f, "samples/skypilot/v8/primeintellect/vms.csv"))
+	f.Add(testdata(f, "samples/skypilot/v8/shadeform/vms.csv"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		res, _, err := decodeSkyPilot(raw, "x", fetchNow, time.Time{}, "fuzz")
 		if err != nil && len(res.Offers) > 0 {

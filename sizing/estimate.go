@@ -100,6 +100,9 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
 	if r.Method == MethodInference {
 		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
+		if lengthUnsaid(q) {
+			sv.MaxModelLen = rs.chatMaxModelLen()
+		}
 		a.Serving = &sv
 	}
 	a.Warnings = append(append(rs.notes, warnings...), tw...)

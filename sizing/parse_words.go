@@ -101,6 +101,11 @@ func buildPhrases() map[string]word {
 	} {
 		m[k] = word{kind: kindFiller}
 	}
+	// Words that ask about the team's cluster now ("on our cluster right
+	// now", "free gpus"): package cluster reads them from the question.
+	for _, k := range []string{"right", "now", "free", "currently", "available", "idle"} {
+		m[k] = word{kind: kindFiller}
+	}
 	// Words that also start phrases or count things are set after the fillers.
 	add(word{kind: kindGPUWord}, "gpus", "gpu", "cards", "card", "devices", "accelerators")
 	add(word{kind: kindOf}, "of", "over")

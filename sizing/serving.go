@@ -52,6 +52,13 @@ const (
 	// KV cache vLLM logged (vllm#21348); one published point, see
 	// docs/serving.md.
 	moeProfileBuffers = 9
+	// stepOverlapLoss is the share of the shorter of a decode step's
+	// memory time and compute time that does not hide under the longer:
+	// mixed prefill-and-decode batches overlap the two imperfectly.
+	// Fitted: 0.5 puts the aggregate output of TensorRT-LLM's
+	// perf-overview table (testdata/serving/throughput.tsv) within its
+	// stated tolerance; 0 (perfect overlap) is 6-47 % over it.
+	stepOverlapLoss = 0.5
 	// defaultOutputTokens is the answer length a serving question is
 	// sized for when it names none: a chat reply.
 	defaultOutputTokens = 512
@@ -177,16 +184,19 @@ func engineReserveBytes(r *Request, s *shape, g *GPU, tokens, seqs int) float64 
 		act += moeProfileBuffers * t * float64(max(s.expertsActive, 1)) * 2 * (float64(s.hidden) + 3*float64(s.expertFFN)/tp)
 	}
 	sampler := float64(seqs) * float64(s.vocab) * samplerBytesPerLogit
-	nonTorch := float64(nonTorchBytes)
-	if tp > 1 {
-		switch {
-		case g.Link == LinkNVLink && g.MaxPerNode >= 8 && g.FP8:
-			nonTorch += nonTorchNVSwitchBytes
-		default:
-			nonTorch += nonTorchTPBytes
-		}
+	return act + sampler + nonTorchBytes + tpCommBytes(r, g)
+}
+
+// tpCommBytes is what tensor parallelism holds per GPU outside PyTorch:
+// NCCL's buffers, more on NVSwitch machines.
+func tpCommBytes(r *Request, g *GPU) float64 {
+	switch {
+	case tpSize(r) <= 1:
+		return 0
+	case g.Link == LinkNVLink && g.MaxPerNode >= 8 && g.FP8:
+		return nonTorchNVSwitchBytes
 	}
-	return act + sampler + nonTorch
+	return nonTorchTPBytes
 }
 
 // kvBytesPerToken is the KV cache one token of one request takes on one
@@ -217,10 +227,12 @@ func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve floa
 	reserve = engineReserveBytes(r, s, g, batched, seqs)
 	budget := sp.util * float64(g.MemoryBytes)
 	if sp.engine == EngineSGLang {
-		avail = budget - weights - float64(nonTorchBytes)
-	} else {
-		avail = budget - weights - reserve
+		// SGLang measures the free memory after loading the weights, so
+		// the CUDA context and NCCL's buffers count against the fraction;
+		// its activations live in the rest of the card.
+		reserve = cudaOverheadBytes + tpCommBytes(r, g)
 	}
+	avail = budget - weights - reserve
 	perToken := kvBytesPerToken(r, s)
 	if avail <= 0 || perToken <= 0 {
 		return max(avail, 0), reserve, 0, batched
@@ -230,23 +242,16 @@ func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve floa
 }
 
 // attentionFLOPs is the attention score and value work of a causal
-// prefill of n tokens: 2 × 2 × n²/2 × q width per layer (QKᵀ and PV, half
-// the square under the mask), sliding-window layers capped at their
-// window. TODO(#24): one helper with the training FLOPs count.
-func attentionFLOPs(s *shape, n int64) float64 {
-	full := float64(s.kvLayers - s.slidingLayers)
-	win := n
-	if s.slidingLayers > 0 && s.window < n {
-		win = s.window
-	}
-	nn := float64(n)
-	return 2*full*nn*nn*float64(s.qDim) + 4*float64(s.slidingLayers)*nn*float64(win)*float64(s.qDim)
-}
+// prefill of n tokens: n × the per-token count training uses
+// (shape.attentionFLOPsFwd: causal, sliding windows capped).
+func attentionFLOPs(s *shape, n int64) float64 { return float64(n) * s.attentionFLOPsFwd(n) }
 
 // prefillSeconds is the time one replica takes to read a prompt of n
 // tokens: compute-bound, 2 × active parameters per token plus attention
-// at the MFU over the replica's GPUs, plus tensor parallelism's two
-// all-reduces per layer of the prompt's hidden states over the link.
+// at the prefill share of peak (prefillShare: the fitted GEMM efficiency
+// at the model's width, or the configured MFU) over the replica's GPUs,
+// plus tensor parallelism's two all-reduces per layer of the prompt's
+// hidden states over the link.
 func prefillSeconds(r *Request, s *shape, g *GPU, mfu float64, n int) float64 {
 	peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, mfu) * float64(max(r.GPUs, 1))
 	if peak <= 0 || n <= 0 {
@@ -260,56 +265,78 @@ func prefillSeconds(r *Request, s *shape, g *GPU, mfu float64, n int) float64 {
 	return t
 }
 
-// decodeStepSeconds is one decode step of a replica at batch b with each
-// request's KV cache at ctx tokens: memory-bound (the weights the batch
-// touches read once, every request's KV read) or, at large batch,
-// compute-bound (2 × active parameters per token at the MFU), whichever
-// is slower, plus the per-layer floor and all-reduce latency.
-func decodeStepSeconds(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) float64 {
+// decodeStep is one decode step of a replica at batch b with each
+// request's KV cache at ctx tokens, in its two parts: the memory time
+// (the weights the batch touches read once, every request's KV read, at
+// the card's decode bandwidth) and the compute time (2 × active
+// parameters and the attention over ctx keys per token at the prefill
+// share of peak); and the fixed part: the per-layer floor, and under
+// tensor parallelism the two all-reduces per layer of the batch's hidden
+// states over the link.
+func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, comp, fixed float64) {
 	gpus := float64(max(r.GPUs, 1))
 	bw := decodeBandwidth(g)
 	if bw <= 0 {
-		return math.Inf(1)
+		return math.Inf(1), 0, 0
 	}
 	read := decodeReadBytes(s, r.Quant, r.Precision, int64(b))/gpus +
 		float64(b)*kvCacheBytes(s, int64(ctx), 1, kvElemBytes(r.KVPrecision))*kvShare(s, r.GPUs, r.Nodes)
-	mem := read / bw
-	var comp float64
+	mem = read / bw
 	if peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, mfu) * gpus; peak > 0 {
-		comp = float64(b) * (2*float64(s.active) + attentionFLOPs(s, int64(ctx))/float64(max(ctx, 1))*2) / peak
+		comp = float64(b) * (2*float64(s.active) + 2*s.attentionFLOPsFwd(int64(ctx))) / peak
 	}
-	return max(mem, comp) + decodeOverheadSec(r, s, g)
+	fixed = decodeOverheadSec(r, s, g)
+	if tp := float64(tpSize(r)); tp > 1 && g.LinkBytesPerSec > 0 {
+		fixed += 2 * float64(s.layers) * float64(b) * float64(s.hidden) * 2 * 2 * (tp - 1) / tp / g.LinkBytesPerSec
+	}
+	return mem, comp, fixed
 }
 
 // latencyAt is the time to first token and per output token of one
-// replica at c concurrent requests. Prompts and decode steps share the
-// GPUs (chunked prefill): the share of time spent on prefill, ρ = λ ×
-// prefill time, stretches every decode step by 1/(1-ρ), and a prompt
-// waits for the ones before it as in an M/D/1 queue, ρ·p/(2(1-ρ)). λ is
-// the asked arrival rate, or with none each of c users sending the next
-// request when the last one ends (closed loop, no think time). Infinite
-// TTFT means prefill alone would take the whole replica.
+// replica at c concurrent requests, with the requests per second it
+// serves. Prompts ride in the decode steps (chunked prefill): a step
+// takes its memory time or, when prompts and the batch's tokens need
+// more, their compute: with ρ = λ × a prompt's prefill time the share of
+// compute prompts take, a step is max(memory, compute/(1-ρ)) plus its
+// fixed part. A prompt waits for the ones before it as in an M/D/1 queue,
+// ρ·p/(2(1-ρ)), then is read (p) and gets its first token one step later.
+// λ is the asked arrival rate (open loop: at ρ ≥ 1 the queue grows
+// without bound and TTFT is infinite), or with none each of c users
+// sending the next request when the last one ends (closed loop, no think
+// time): λ then solves λ × (TTFT(λ) + output × TPOT(λ)) = c, found by
+// bisection.
 func latencyAt(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, c int) (ttft, tpot, rps float64) {
 	p := prefillSeconds(r, s, g, mfu, sp.prompt)
-	step := decodeStepSeconds(r, s, g, mfu, c, sp.prompt+sp.output/2)
-	lambda := sp.rps
-	ttft, tpot = p+step, step
-	for range 4 {
-		if sp.rps == 0 {
-			lambda = float64(c) / (ttft + float64(sp.output)*tpot)
-		}
+	mem, comp, fixed := decodeStep(r, s, g, mfu, c, sp.prompt+sp.output/2)
+	at := func(lambda float64) (float64, float64) {
 		rho := lambda * p
 		if rho >= 1 {
-			return math.Inf(1), math.Inf(1), 1 / p
+			return math.Inf(1), math.Inf(1)
 		}
-		tpot = step / (1 - rho)
-		ttft = p + rho*p/(2*(1-rho)) + tpot
+		c := comp / (1 - rho)
+		tpot := max(mem, c) + stepOverlapLoss*min(mem, c) + fixed
+		return p + rho*p/(2*(1-rho)) + tpot, tpot
 	}
-	rps = float64(c) / (ttft + float64(sp.output)*tpot)
 	if sp.rps > 0 {
-		rps = min(rps, sp.rps)
+		ttft, tpot = at(sp.rps)
+		return ttft, tpot, sp.rps
 	}
-	return ttft, tpot, rps
+	if p <= 0 {
+		ttft, tpot = at(0)
+		return ttft, tpot, float64(c) / (ttft + float64(sp.output)*tpot)
+	}
+	lo, hi := 0.0, 1/p
+	for range 40 {
+		mid := (lo + hi) / 2
+		t, d := at(mid)
+		if mid*(t+float64(sp.output)*d) < float64(c) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	ttft, tpot = at(lo)
+	return ttft, tpot, lo
 }
 
 // meets reports whether latencies meet the spec's targets.
@@ -401,11 +428,11 @@ func finite(x float64) float64 {
 }
 
 // servingAssumptions are the serving model's stated assumptions.
-func servingAssumptions(sp serveSpec, mfu float64) []string {
+func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64) []string {
 	out := []string{
 		fmt.Sprintf("serving engine %s at gpu_memory_utilization %.2g: the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util, kvBlockTokens),
 		fmt.Sprintf("requests of %d prompt + %d output tokens", sp.prompt, sp.output),
-		fmt.Sprintf("prefill compute-bound at %.0f%% MFU, attention included; decode reads the weights once per step and each request's KV cache", mfu*100),
+		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(s, g, r.Precision, mfu)*100),
 	}
 	if sp.rps > 0 {
 		out = append(out, fmt.Sprintf("%.3g requests/s arriving at random (M/D/1 queue before prefill)", sp.rps))

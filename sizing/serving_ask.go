@@ -53,7 +53,8 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return AskAnswer{}, inputErr("fit how many users llama-3.1-8b l4", "a serving question is about inference, not %s", q.Method)
 	}
 	var asm assumptionSet
-	if q.SeqLen == 0 && q.Serve.PromptTokens == 0 && q.Serve.OutputTokens == 0 {
+	unsaid := lengthUnsaid(q)
+	if unsaid {
 		q.SeqLen = ServeContextDefault
 		asm.add(fmt.Sprintf("requests of %d tokens (prompt and answer) when none is said: a chat turn with its history", ServeContextDefault))
 	}
@@ -78,13 +79,16 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	sp := r.spec()
 	res := &ServeResult{Users: r.Concurrency, RequestsPerSecond: r.RequestsPerSecond,
 		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget, Options: []ServeOption{}}
-	asm.add(servingAssumptions(sp, prefillShare(&rs.shape, &rs.gpu, r.Precision, e.mfu()))...)
+	asm.add(servingAssumptions(&r, &rs.shape, &rs.gpu, sp, e.mfu())...)
 	out := AskAnswer{Kind: IntentServe, Request: r, ModelName: rs.model.Name, Serve: res}
 	if !plan {
 		res.Mode = "capacity"
 		sv := serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), sp, e.price(r.GPU), 1)
 		if sp.users > sv.MaxConcurrency && sv.MaxConcurrency > 0 {
 			sv.Replicas = (sp.users + sv.MaxConcurrency - 1) / sv.MaxConcurrency
+		}
+		if unsaid {
+			sv.MaxModelLen = rs.chatMaxModelLen()
 		}
 		res.Capacity = &sv
 		res.MeetsTargets = sv.MeetsTargets
@@ -101,6 +105,11 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		only = r.GPU
 	}
 	res.Options = e.planServe(rs, sp, only)
+	if unsaid {
+		for i := range res.Options {
+			res.Options[i].Serving.MaxModelLen = rs.chatMaxModelLen()
+		}
+	}
 	res.MeetsTargets = len(res.Options) > 0 && res.Options[0].Serving.MeetsTargets
 	if len(res.Options) > 0 {
 		out.Request = res.Options[0].Request
@@ -221,4 +230,51 @@ func planQuants(rs *resolved, g *GPU) []quantChoice {
 	}
 	add(quantChoice{QuantAWQ, PrecisionFP16})
 	return out
+}
+
+// ServePoint is one replica's latency and throughput at one concurrency.
+type ServePoint struct {
+	Concurrency            int     `json:"concurrency"`
+	TTFTSeconds            float64 `json:"ttft_seconds"`
+	TokensPerSecondPerUser float64 `json:"tokens_per_second_per_user"`
+	OutputTokensPerSecond  float64 `json:"output_tokens_per_second"`
+}
+
+// curvePoints is how many concurrencies a curve samples.
+const curvePoints = 24
+
+// ServeCurve is how one replica of a resolved serving question (a
+// capacity answer's request, or a plan option's) behaves from one
+// request to as many as its KV cache holds: the points of the latency
+// and throughput curve against concurrency.
+func (e *Estimator) ServeCurve(q Query) ([]ServePoint, error) {
+	q.MicroBatch = 0
+	rs, err := resolve(q)
+	if err != nil {
+		return nil, err
+	}
+	r := &rs.req
+	if r.Method != MethodInference {
+		return nil, inputErr("fit how many users llama-3.1-8b l4", "a serving curve is about inference, not %s", r.Method)
+	}
+	sp := r.spec()
+	sp.users = 0
+	sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), sp, nil, 1)
+	top := max(sv.MaxConcurrency, 1)
+	out := make([]ServePoint, 0, curvePoints)
+	last := 0
+	for i := range curvePoints {
+		c := max(1, int(math.Round(float64(top)*float64(i)/(curvePoints-1))))
+		if c == last {
+			continue
+		}
+		last = c
+		ttft, tpot, _ := latencyAt(r, &rs.shape, &rs.gpu, e.mfu(), sp, c)
+		pt := ServePoint{Concurrency: c, TTFTSeconds: finite(ttft)}
+		if tpot > 0 && !math.IsInf(tpot, 1) {
+			pt.TokensPerSecondPerUser, pt.OutputTokensPerSecond = 1/tpot, float64(c)/tpot
+		}
+		out = append(out, pt)
+	}
+	return out, nil
 }

@@ -8,7 +8,27 @@ const (
 	maxTTFTSeconds       = 3600
 	maxTokensPerSecond   = 1e5
 	minGPUUtil           = 0.05
+	// chatModelLen is the --max-model-len a serving config starts with
+	// when the question named no length: room for a long chat, not
+	// vLLM's old 2048 (capped at the model's own context).
+	chatModelLen = 8192
 )
+
+// lengthUnsaid reports whether a question named no request length.
+func lengthUnsaid(q Query) bool {
+	return q.SeqLen == 0 && q.Serve.PromptTokens == 0 && q.Serve.OutputTokens == 0
+}
+
+// chatMaxModelLen is the engine's longest request when the question named
+// none: chatModelLen within the model's context, and never below the
+// length the answer was sized at.
+func (rs *resolved) chatMaxModelLen() int {
+	n := chatModelLen
+	if c := rs.model.MaxContext; c > 0 && c < n {
+		n = c
+	}
+	return max(n, rs.req.SeqLen)
+}
 
 // serveLengths gives a serving question that named its prompt or output
 // but no context the context they make: prompt + output (an unsaid one

@@ -38,6 +38,9 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, speedLine(a))
+	if line := display.ServingLine(a.Serving); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	for _, warn := range a.Warnings {
 		fmt.Fprintf(w, "⚠ %s\n", warn)
 	}
@@ -91,6 +94,9 @@ func verdictLine(a sizing.Answer) string {
 		icon, word = "❌", "Does not fit"
 	}
 	where := fmt.Sprintf("%d× %s", r.GPUs, a.GPUName)
+	if l := sizing.Layout(r); l != "" {
+		where += " as " + l
+	}
 	if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
 		where += fmt.Sprintf(" with ZeRO-%d", r.ZeROStage)
 		if r.Offload != sizing.OffloadNone {

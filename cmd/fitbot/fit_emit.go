@@ -53,7 +53,14 @@ func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answe
 			display.GiB(ans.PerGPU.TotalBytes), ans.GPUName, kind, alt.Why)
 		ans = fitting
 	}
-	cfg, err := launch.Emit(kind, launch.PlanOf(ans))
+	return a.writeConfig(kind, launch.PlanOf(ans), words)
+}
+
+// writeConfig prints the launch config of a plan on stdout and its notes
+// on stderr; a kind that cannot run the plan is a usage error naming the
+// kind that can.
+func (a *app) writeConfig(kind launch.Kind, p launch.Plan, words string) error {
+	cfg, err := launch.Emit(kind, p)
 	var u *launch.Unsupported
 	if errors.As(err, &u) {
 		hint := ""

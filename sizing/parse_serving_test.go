@@ -1,0 +1,93 @@
+package sizing
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestParseServing reads the serving words of DESIGN.md's "Serving
+// capacity" into the Query, the intent and back.
+func TestParseServing(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		intent Intent
+		users  int
+		load   ServeLoad
+	}{
+		{"how many concurrent users can 2xh100 serve llama-3.1-70b at 4k context", IntentServe, 0, ServeLoad{}},
+		{"whats the max batch size for llama 3 8b inference on an a10 at 2k ctx", IntentServe, 0, ServeLoad{}},
+		{"llama 3 8b a10 50 users", IntentFit, 50, ServeLoad{}},
+		{"llama 3 8b a10 50 concurrent", IntentFit, 50, ServeLoad{}},
+		{"~20 ppl on llama 3 8b a10", IntentFit, 20, ServeLoad{}},
+		{"llama 3 8b a10 10 requests/s", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
+		{"llama 3 8b a10 10 qps", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
+		{"llama 3 8b a10 2.5 requests per second", IntentServe, 0, ServeLoad{RequestsPerSecond: 2.5}},
+		{"llama 3 8b a10 prompt 2k output 500", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		{"llama 3 8b a10 2k prompt 500 output tokens", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		{"llama 3 8b a10 ttft 1s", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 1}},
+		{"llama 3 8b a10 ttft under 500ms", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 0.5}},
+		{"llama 3 8b a10 time to first token below 2 seconds", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 2}},
+		{"llama 3 8b a10 20 tok/s per user", IntentServe, 0, ServeLoad{TokensPerSecondPerUserTarget: 20}},
+		{"llama 3 8b a10 gpu util 0.95", IntentFit, 0, ServeLoad{GPUMemoryUtilization: 0.95}},
+		{"llama 3 8b a10 sglang", IntentFit, 0, ServeLoad{Engine: EngineSGLang}},
+		{"llama 3 8b a10 50 users per month", IntentFit, 50, ServeLoad{}},
+		{"gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each", IntentServe, 200,
+			ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}},
+		{"how many gpus for 10 qps of llama-3.1-8b", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 10}},
+		{"which gpu for llama 3 8b inference", IntentWhichGPU, 0, ServeLoad{}},
+	} {
+		p, err := Parse(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if p.Intent != c.intent || p.Query.MicroBatch != c.users || p.Query.Serve != c.load {
+			t.Errorf("%q reads as %s, %d users, %+v; want %s, %d users, %+v", c.in, p.Intent, p.Query.MicroBatch, p.Query.Serve, c.intent, c.users, c.load)
+		}
+		back, err := Parse(FormatAsk(p))
+		if err != nil || back.Intent != p.Intent || !cmp.Equal(back.Query, p.Query) {
+			t.Errorf("%q → %q reads back as %s %+v (%v)", c.in, FormatAsk(p), back.Intent, back.Query, err)
+		}
+	}
+}
+
+// TestParseServingRefuses says what is wrong with a serving number.
+func TestParseServingRefuses(t *testing.T) {
+	for _, in := range []string{"llama 3 8b a10 ttft soon", "llama 3 8b a10 gpu util 300"} {
+		var ie *InputError
+		if _, err := Parse(in); !errors.As(err, &ie) {
+			t.Errorf("%q: %v, want an InputError", in, err)
+		}
+	}
+}
+
+// FuzzParseServing: whatever the serving words, Parse never panics, and
+// an accepted question writes back to text that reads the same.
+func FuzzParseServing(f *testing.F) {
+	for _, s := range []string{
+		"how many users can 2xh100 serve llama-3.1-70b", "max batch llama 3 8b a10", "gpus for 200 users of llama-3.1-70b ttft 1s 20 tok/s each",
+		"llama 3 8b a10 prompt 2k output 500 10 qps gpu util 0.95", "ttft", "10qps 20tok/s", "gpu util 95", "time to first token 1 ms", "sglang 5 req per sec",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		p, err := Parse(in)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%q: %v is not an InputError", in, err)
+			}
+			return
+		}
+		text := FormatAsk(p)
+		back, err := Parse(text)
+		if err != nil {
+			t.Fatalf("%q → %q: %v", in, text, err)
+		}
+		if back.Intent != p.Intent || !cmp.Equal(back.Query, p.Query) {
+			t.Fatalf("%q → %q reads back as %q %+v, want %q %+v", in, text, back.Intent, back.Query, p.Intent, p.Query)
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package sizing
+
+import (
+	"testing"
+)
+
+// servePrices is a small price sheet for the planning tests.
+var servePrices = stubPrices{"h100": 2.5, "a100-80": 1.6, "l4": 0.7, "b200": 5.5, "rtx-4090": 0.6}
+
+func askServe(t *testing.T, q string) AskAnswer {
+	t.Helper()
+	p, err := Parse(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if p.Intent != IntentServe {
+		t.Fatalf("%s: intent %s, want serve", q, p.Intent)
+	}
+	e := Estimator{Prices: servePrices}
+	a, err := e.Ask(p)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return a
+}
+
+// TestServePlan: the planning ask lists configurations that meet the
+// load and targets, cheapest per month first, each with enough replicas
+// for the users.
+func TestServePlan(t *testing.T) {
+	a := askServe(t, "gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each")
+	s := a.Serve
+	if s.Mode != "plan" || !s.MeetsTargets || len(s.Options) == 0 {
+		t.Fatalf("plan: mode %q, meets %v, %d options", s.Mode, s.MeetsTargets, len(s.Options))
+	}
+	prev := 0.0
+	for _, o := range s.Options {
+		v := o.Serving
+		if !v.MeetsTargets || v.TTFTSeconds > 1 || v.TokensPerSecondPerUser < 20 {
+			t.Errorf("%s %s: ttft %.2f s, %.1f tok/s, meets %v", o.GPU, o.Quant, v.TTFTSeconds, v.TokensPerSecondPerUser, v.MeetsTargets)
+		}
+		if v.Replicas*v.Concurrency < 200 {
+			t.Errorf("%s %s: %d replicas × %d users < 200", o.GPU, o.Quant, v.Replicas, v.Concurrency)
+		}
+		if v.USDPerMonth == nil || *v.USDPerMonth < prev {
+			t.Errorf("%s %s: not ranked by cost per month", o.GPU, o.Quant)
+		} else {
+			prev = *v.USDPerMonth
+		}
+	}
+}
+
+// TestServePlanMissesTarget: a target nothing meets is said first, with
+// the closest configurations.
+func TestServePlanMissesTarget(t *testing.T) {
+	a := askServe(t, "gpus for 10 users of llama-3.1-70b with ttft under 1ms")
+	if a.Serve.MeetsTargets || len(a.Serve.Options) == 0 {
+		t.Fatalf("1 ms TTFT: meets %v with %d options, want the closest that miss", a.Serve.MeetsTargets, len(a.Serve.Options))
+	}
+}
+
+// TestServeCapacity: the named GPUs' capacity, and more users than fit
+// ask for replicas and miss the target.
+func TestServeCapacity(t *testing.T) {
+	a := askServe(t, "how many users can 2xh100 serve llama-3.1-70b fp8 at 4k context")
+	c := a.Serve.Capacity
+	if a.Serve.Mode != "capacity" || c == nil || c.Concurrency < 1 || c.Concurrency != c.MaxConcurrency || c.GPUsPerReplica != 2 {
+		t.Fatalf("capacity: %+v", a.Serve)
+	}
+	over := askServe(t, "can 2xh100 serve 500 users of llama-3.1-70b fp8 at 4k context ttft 2s")
+	if o := over.Serve.Capacity; over.Serve.MeetsTargets || o.Replicas < 2 {
+		t.Errorf("500 users on 2× H100: meets %v, %d replicas", over.Serve.MeetsTargets, o.Replicas)
+	}
+}
+
+// BenchmarkServePlan is the cost of a planning ask (target < 5 ms).
+func BenchmarkServePlan(b *testing.B) {
+	p, err := Parse("gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := Estimator{Prices: servePrices}
+	for b.Loop() {
+		if _, err := e.Ask(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
