@@ -100,9 +100,9 @@ type shape struct {
 	// diffusion is a diffusion pipeline's components and denoiser; nil
 	// for every other family, whose memory follows the fields above.
 	diffusion *diffusionShape
-	ssmLayers   int64
-	ssmInner    int64
-	ssmProj     int64
+	ssmLayers int64
+	ssmInner  int64
+	ssmProj   int64
 
 	// linear is the weights of the transformer blocks' linear layers (all
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
