@@ -20,6 +20,8 @@ func TestFamilyLaunch(t *testing.T) {
 		{KindDeepSpeed, sizing.ArchDiffusion, "diffusion"},
 		{KindVLLM, sizing.ArchEncoder, "pooling runner"},
 		{KindLlamaCpp, sizing.ArchEncoderDecoder, "encoder-decoder"},
+		{KindSGLang, sizing.ArchEncoder, "--is-embedding"},
+		{KindSGLang, sizing.ArchEncoderDecoder, "encoder-decoder"},
 	}
 	for _, tt := range tests {
 		_, err := Emit(tt.kind, Plan{Request: sizing.Request{Architecture: tt.arch, Method: sizing.MethodInference}, HubID: "org/model"})

@@ -90,6 +90,9 @@ func Format(q Query) string {
 	if q.Resolution > 0 {
 		add(strconv.Itoa(q.Resolution) + "px")
 	}
+	if q.Images > 0 {
+		add(strconv.Itoa(q.Images), "images")
+	}
 	if q.GradAccumSteps > 0 {
 		add("accum", strconv.Itoa(q.GradAccumSteps))
 	}

@@ -142,6 +142,11 @@ type Model struct {
 	NativeResolution int         `json:"native_resolution,omitempty"`
 	LoRAPerRank      int64       `json:"lora_per_rank,omitempty"`
 
+	// ImageTokens is how many tokens one image becomes in a
+	// vision-language model's sequence at its processor's default size;
+	// 0 when unknown.
+	ImageTokens int `json:"image_tokens,omitempty"`
+
 	ExtraParams     int64  `json:"extra_params,omitempty"` // parameters outside the transformer, as a lump (vision tower)
 	ExtraParamsNote string `json:"extra_params_note,omitempty"`
 

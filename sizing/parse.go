@@ -142,6 +142,7 @@ const (
 	fCP
 	fEP
 	fRes
+	fImages
 	numFields
 )
 
@@ -173,7 +174,8 @@ var fieldNames = [numFields]struct{ key, plural string }{
 	fCP: {"context_parallel", "context-parallel degrees"},
 	fEP: {"expert_parallel", "expert-parallel degrees"},
 
-	fRes: {"resolution", "image resolutions"},
+	fRes:    {"resolution", "image resolutions"},
+	fImages: {"images", "image counts"},
 }
 
 // parser is the state of one Parse call.
@@ -410,7 +412,7 @@ func (p *parser) step(i int) int {
 	}
 	words := p.text(i, i+n)
 	switch w.kind {
-	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord:
+	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
@@ -682,6 +684,9 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		return k - i
 	case kindBatchWord:
 		p.setBatch(number{digits: strconv.Itoa(count)}, p.text(i, j+m))
+		return j + m - i
+	case kindImageWord:
+		p.setImages(count, p.text(i, j+m))
 		return j + m - i
 	}
 	if isWord {

@@ -392,6 +392,8 @@ func fieldValue(q Query, f field) string {
 		return formatCount(q.GlobalBatchTokens)
 	case fRes:
 		return strconv.Itoa(q.Resolution)
+	case fImages:
+		return strconv.Itoa(q.Images)
 	}
 	return ""
 }
@@ -475,5 +477,21 @@ func (p *parser) setResolution(v int, words string) {
 	}
 	if p.claim(fRes, p.q.Resolution == v, words) {
 		p.q.Resolution = v
+	}
+}
+
+// MaxImages is the most images one request may carry.
+const MaxImages = 256
+
+// setImages records the images each request carries ("2 images") for a
+// vision-language model.
+func (p *parser) setImages(v int, words string) {
+	if v < 1 || v > MaxImages {
+		p.fail(fmt.Sprintf("%s is not a number of images I size (1 to %d per request)", quote(words), MaxImages),
+			func(q *Query) { q.Images = 1 })
+		return
+	}
+	if p.claim(fImages, p.q.Images == v, words) {
+		p.q.Images = v
 	}
 }

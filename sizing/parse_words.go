@@ -48,6 +48,7 @@ const (
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
+	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 )
 
 // word is the meaning of one known word or phrase.
@@ -235,6 +236,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
 		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "tb", "percent", "%")
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
+	add(word{kind: kindImageWord}, "image", "images", "photo", "photos", "picture", "pictures", "screenshot", "screenshots")
 	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")
 	add(word{kind: kindParamsWord}, "params", "param", "parameters", "parameter")
 

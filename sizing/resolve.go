@@ -90,6 +90,11 @@ func resolve(q Query) (*resolved, error) {
 			return nil, err
 		}
 	}
+	if q.Images > 0 {
+		if err := rs.addImages(q); err != nil {
+			return nil, err
+		}
+	}
 	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
