@@ -63,7 +63,7 @@ func (m Model) defaultResolution() int {
 	return 1024
 }
 
-// component returns the first component with the role.
+// componentsWith returns the components with the role, in order.
 func (m Model) componentsWith(role string) []Component {
 	var out []Component
 	for _, c := range m.Components {
