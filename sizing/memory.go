@@ -95,9 +95,12 @@ type shape struct {
 	// encoderOnly: an encoder (embeddings, rerankers) reads each batch
 	// whole in one forward pass and has no LM head.
 	encoderOnly bool
-	ssmLayers   int64
-	ssmInner    int64
-	ssmProj     int64
+	// diffusion is a diffusion pipeline's components and denoiser; nil
+	// for every other family, whose memory follows the fields above.
+	diffusion *diffusionShape
+	ssmLayers int64
+	ssmInner  int64
+	ssmProj   int64
 
 	// linear is the weights of the transformer blocks' linear layers (all
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
@@ -459,6 +462,11 @@ func ceilBytes(x float64) int64 { return int64(math.Ceil(x)) }
 // "all-linear" does for the head and as MoE recipes do for the router).
 func shapeOf(m Model) shape {
 	total, active := m.ParamCount()
+	if m.Kind == KindDiffusion {
+		d := diffusionShapeOf(m)
+		return shape{total: total, active: active, layers: int64(m.Layers), hidden: int64(m.Hidden),
+			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: m.LoRAPerRank, loraModules: 1}
+	}
 	s := shape{
 		total: total, active: active,
 		layers: int64(m.Layers + m.EncoderLayers), hidden: int64(m.Hidden), ffn: int64(m.Intermediate),
