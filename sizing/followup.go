@@ -40,6 +40,7 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	}
 	if said.Method != "" && said.Method != base.Method {
 		dropForMethod(&q, said)
+		dropServing(&q, base, said)
 	}
 	intent := p.Intent
 	if intent == IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
@@ -71,12 +72,36 @@ func fieldWords(p Parsed, name string) string {
 // of Query are merged by reflection, so new fields take part as they
 // are added.
 func merge(dst *Query, src Query) {
-	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
+	mergeFields(reflect.ValueOf(dst).Elem(), reflect.ValueOf(src))
+}
+
+// mergeFields sets every field of d that s says; a struct field (the
+// serving load) merges field by field, so "ttft 500ms" keeps the
+// thread's prompt and output lengths.
+func mergeFields(d, s reflect.Value) {
 	for i := range s.NumField() {
-		if f := s.Field(i); !f.IsZero() {
+		f := s.Field(i)
+		switch {
+		case f.IsZero():
+		case f.Kind() == reflect.Struct:
+			mergeFields(d.Field(i), f)
+		default:
 			d.Field(i).Set(f)
 		}
 	}
+}
+
+// dropServing keeps a serving question's load out of a training one: when
+// the method changes from inference to training, the thread's concurrent
+// users never become a micro-batch and its serving load and targets go.
+func dropServing(q *Query, base, said Query) {
+	if said.Method == MethodInference || (base.Method != "" && base.Method != MethodInference) {
+		return
+	}
+	if said.MicroBatch == 0 {
+		q.MicroBatch = 0
+	}
+	q.Serve = said.Serve
 }
 
 // dropForMethod removes what the thread's question said that the newly
