@@ -4,7 +4,9 @@
 //
 // A question is read once, in one order: routed (a price question, small
 // talk, help, or a sizing question), parsed, its Hugging Face Hub model
-// resolved, then placed on the team's machines when it names no GPU.
+// resolved, then placed on the team's live cluster when it asks about it
+// ("on our cluster right now"), else on the team's machines when it names
+// no GPU.
 // Read does the first two steps, which do no I/O; Resolve the last two.
 // A face that has to acknowledge within a budget (Slack's 3 seconds) may
 // run Resolve in the background; it cannot reorder the steps.
@@ -18,6 +20,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -47,6 +50,11 @@ type Machines interface {
 	Machines(ctx context.Context, team string) ([]sizing.Machine, error)
 }
 
+// Cluster reads the team's live cluster; *cluster.Cache is one.
+type Cluster interface {
+	Read(ctx context.Context) (cluster.Snapshot, error)
+}
+
 // Fixed answers with one estimator, whose prices never change (tests,
 // the command line, the load generator). The estimator does no I/O, so
 // it has no use for ctx.
@@ -70,6 +78,8 @@ type Service struct {
 	Asker     Asker         // nil: the questions that run the other way round get ErrCannotAsk
 	Models    ModelResolver // nil: a Hub model is left to the parser's own message
 	Machines  Machines      // nil: questions are never placed on a team's machines
+	PriceBook PriceBook     // nil: price questions get ErrNoPrices
+	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
 	Logger    *slog.Logger  // nil: slog.Default()
 }
 
@@ -84,6 +94,9 @@ type Question struct {
 	Route  sizing.Routing
 	Parsed sizing.Parsed
 	Err    error
+	// OnCluster is where the question was put on the team's live cluster
+	// (it asked about it and one is configured and was read); nil otherwise.
+	OnCluster *OnCluster
 	// configured: the model comes with the question (--config), so the
 	// Hub and the team's machines have nothing to add.
 	configured bool
@@ -94,8 +107,8 @@ type Question struct {
 func (q Question) Sizing() bool { return q.Route.Kind == sizing.RouteSizing }
 
 // Ask reports whether the question is one that runs the other way round
-// (largest model, longest context, which GPU, buy or rent); anything else,
-// intent none included, is a fit question.
+// (largest model, longest context, which GPU, buy or rent, serving
+// capacity); anything else, intent none included, is a fit question.
 func (q Question) Ask() bool { return IsAsk(q.Parsed.Intent) }
 
 // IsAsk reports whether an intent is one of the questions that run the
@@ -174,10 +187,48 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	if s.NeedsHub(q) {
 		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
 	}
-	if q.Err == nil {
+	if q.Err == nil && !s.onCluster(ctx, team, &q) {
 		q.Parsed = s.onMachines(ctx, team, q.Text, q.Parsed)
 	}
 	return q
+}
+
+// OnCluster is a question put on the team's live cluster: the cluster as
+// read, and the nodes the job takes or what is missing.
+type OnCluster struct {
+	Snapshot  cluster.Snapshot
+	Placed    bool
+	Placement cluster.Placement
+}
+
+// onCluster puts a fit question that asks about the cluster ("on our
+// cluster", "right now", "free") on the cluster's free GPUs, and reports
+// whether it did. A cluster that is not configured (unless the question
+// names one of the team's machines, "the cluster" among them) or cannot
+// be read is said in a note, and the question goes on to the team's
+// machines.
+func (s *Service) onCluster(ctx context.Context, team string, q *Question) bool {
+	if q.Ask() || !cluster.Asked(q.Text) {
+		return false
+	}
+	if s.Cluster == nil {
+		if !s.namesMachine(ctx, team, q.Text) {
+			q.Parsed.Notes = append(q.Parsed.Notes, "No live cluster is configured (KUBECONFIG or FITBOT_SLURM_URL): answered without one.")
+		}
+		return false
+	}
+	snap, err := s.Cluster.Read(ctx)
+	if err != nil {
+		s.logger().Warn("answer: reading the cluster failed; answered without it", "err", err)
+		q.Parsed.Notes = append(q.Parsed.Notes, "The cluster could not be read ("+cluster.Explain(err)+"): answered on the team's machines instead.")
+		return false
+	}
+	estimate := func(sq sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, sq) }
+	f := cluster.OnCluster(snap, q.Parsed.Query, estimate)
+	q.Parsed.Query = f.Query
+	q.Parsed.Notes = append(q.Parsed.Notes, f.Note)
+	q.OnCluster = &OnCluster{Snapshot: snap, Placed: f.Placed, Placement: f.Placement}
+	return true
 }
 
 // Reread reads words that were a sizing question when they were asked
@@ -210,6 +261,24 @@ func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Pa
 	return p
 }
 
+// namesMachine reports whether the question names one of the team's
+// machines.
+func (s *Service) namesMachine(ctx context.Context, team, text string) bool {
+	if s.Machines == nil {
+		return false
+	}
+	ms, err := s.Machines.Machines(ctx, team)
+	if err != nil {
+		return false
+	}
+	for _, m := range ms {
+		if m.Mentions(text) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Service) logger() *slog.Logger {
 	if s.Logger == nil {
 		return slog.Default()
@@ -226,6 +295,9 @@ type Fit struct {
 	// wording of the question: what a cache keyed by the canonical
 	// question keeps.
 	Estimate sizing.Answer
+	// OnCluster is the question's place on the team's live cluster; nil
+	// when it did not ask about one.
+	OnCluster *OnCluster
 }
 
 // Fit answers a resolved fit question.
@@ -237,7 +309,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	if err != nil {
 		return Fit{}, err
 	}
-	f := Fit{Answer: a, Estimate: a}
+	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	return f, nil
 }
@@ -257,4 +329,22 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 	}
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	return a, nil
+}
+
+// NeedsInterpreter reports whether a resolved question is one for the
+// language model: the grammar and the Hub found no model or no method in
+// it (an input error, not a refusal such as a gated repo), and it does
+// not run the other way round (those name no model on purpose). It is
+// the one place the fallback is decided; the faces only choose whether
+// to wait for the model or acknowledge first.
+func NeedsInterpreter(q Question) bool {
+	p := q.Parsed
+	if !q.Sizing() && q.Route.Kind != "" || IsAsk(p.Intent) {
+		return false
+	}
+	var in *sizing.InputError
+	if q.Err != nil && !errors.As(q.Err, &in) {
+		return false
+	}
+	return !HasModel(p.Query) || p.Query.Method == ""
 }

@@ -42,18 +42,24 @@ func (h *Handler) askAnswerView(ctx context.Context, q answer.Question, details 
 // without buttons, and the answer itself (nil when there is none).
 func (h *Handler) asked(ctx context.Context, q answer.Question, details bool) (Message, *sizing.AskAnswer) {
 	a, err := h.answers.AskAnswer(ctx, q)
-	if errors.Is(err, answer.ErrCannotAsk) {
-		h.log.Error("bot: the answerer cannot answer ask questions", "intent", q.Parsed.Intent)
-		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090"), nil
-	}
 	if err != nil {
-		return h.failure(q.Text, err), nil
+		return h.askFailure(q.Text, err), nil
 	}
 	msg := askMessageView(a, h.now(), details)
 	if msg.Outcome != OutcomeAnswered {
 		return msg, nil
 	}
 	return msg, &a
+}
+
+// askFailure is failure for a question that runs the other way round,
+// which this fitbot may not answer at all.
+func (h *Handler) askFailure(text string, err error) Message {
+	if errors.Is(err, answer.ErrCannotAsk) {
+		h.log.Error("bot: the answerer cannot answer ask questions", "question", text)
+		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
+	}
+	return h.failure(text, err)
 }
 
 // keepAsk saves an inverse answer as a plan of its kind (its canonical
@@ -78,18 +84,18 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 }
 
 // reask answers an inverse plan again by asking its canonical question
-// today, and says whether the answer (its one-line summary) changed;
-// nothing finer is compared. Its buttons re-ask the plan.
+// today, and says whether the answer changed (plan.Reask compares its
+// figures; the lines shown are the plan's and today's). Its buttons
+// re-ask the plan.
 func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Message {
-	p, err := h.parse(ctx, saved.Canonical)
-	if err == nil && !answer.IsAsk(p.Intent) {
-		err = &sizing.InputError{Problem: fmt.Sprintf("%q no longer reads as a %s question", saved.Canonical, saved.Kind)}
+	d := plan.Reask(saved.Summary, func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, func(p sizing.Parsed) (sizing.AskAnswer, error) {
+		return h.answers.AskAnswer(ctx, answer.Question{Text: saved.Canonical, Parsed: p})
+	})
+	if d.Now == nil {
+		return h.askFailure(saved.Canonical, d.Err)
 	}
-	if err != nil {
-		return h.failure(saved.Canonical, err)
-	}
-	msg, a := h.asked(ctx, answer.Question{Text: saved.Canonical, Parsed: p}, details)
-	if a == nil {
+	msg := askMessageView(*d.Now, h.now(), details)
+	if msg.Outcome != OutcomeAnswered {
 		return msg
 	}
 	var note strings.Builder
@@ -98,11 +104,10 @@ func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Mes
 		fmt.Fprintf(&note, " by <@%s>", saved.User)
 	}
 	note.WriteString(", asked again today. ")
-	switch now := display.AskSummary(*a); {
-	case now == saved.Answer:
+	if d.Changed.Any() {
+		fmt.Fprintf(&note, "Answer changed: then %s; now %s.", escape(saved.Answer), escape(display.AskSummary(*d.Now)))
+	} else {
 		note.WriteString("Answer unchanged.")
-	default:
-		fmt.Fprintf(&note, "Answer changed: then %s; now %s.", escape(saved.Answer), escape(now))
 	}
 	blocks := append([]slack.Block{msg.Blocks[0], slack.NewContextBlock("", mrkdwn(note.String()))}, msg.Blocks[1:]...)
 	blocks = append(blocks, slack.NewActionBlock(answerActionsID,
@@ -111,7 +116,7 @@ func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Mes
 		slack.NewButtonBlockElement(ActionReprice, planRef(saved.ID), plain("Re-price")),
 	))
 	out := answered(fmt.Sprintf("Plan #%d today: %s", saved.ID, msg.Text), blocks...)
-	out.question = sizing.Format(p.Query)
+	out.question = sizing.Format(d.Parsed.Query)
 	return out
 }
 

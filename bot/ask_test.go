@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/sizing"
-	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack"
 )
 
@@ -102,19 +101,7 @@ func TestGoldenAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := append(ind.Bytes(), '\n')
-			path := filepath.Join("testdata", "golden", tt.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name+".json"), got)
 			var back slack.Blocks
 			if err := json.Unmarshal(mustField(t, got, "blocks"), &back); err != nil {
 				t.Errorf("slack-go cannot read the blocks back: %v", err)

@@ -25,6 +25,9 @@ const maxAlternatives = 5
 // verdict is the one-line outcome of an answer, for the header and the fallback text.
 func verdict(a sizing.Answer) string {
 	what := fmt.Sprintf("%s %s on %s", a.ModelName, display.Method(a.Request.Method), display.Hardware(a.Request.GPUs, a.GPUName))
+	if l := sizing.Layout(a.Request); l != "" {
+		what += " (" + l + ")"
+	}
 	switch {
 	case !a.Fits:
 		return "❌ Does not fit: " + what

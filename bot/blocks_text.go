@@ -78,6 +78,7 @@ func helpMessage(interpreter bool) Message {
 		"`/fit plan 42`  a saved plan, re-priced today\n"+
 		"`/fit prices`  cheapest GPU prices  ·  `/fit prices h100`  every offer for one GPU\n"+
 		"`/fit hardware add our box: 2x rtx-4090`  the team's machines (`/fit 13b lora on our box`)\n"+
+		"`/fit cluster`  free GPUs on the team's cluster now (`/fit 13b lora on our cluster right now`)\n"+
 		"`/fit gpus`  ·  `/fit models`  what fitbot knows"), nil, nil))
 	llm := "Free-text questions the grammar cannot read are not interpreted: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) to turn the language-model fallback on."
 	if interpreter {

@@ -92,6 +92,7 @@ type Config struct {
 	Plans       PlanStore     // nil: answers are not saved, plan commands say so
 	Prices      PriceBook     // nil: `/fit prices` says prices are not available yet
 	Hardware    HardwareStore // nil: `/fit hardware` says team hardware is not kept
+	Cluster     ClusterReader // nil: no live cluster; `/fit cluster` says so
 	Interpreter Interpreter   // nil: no language-model fallback
 	Upload      FileUploader  // nil: no pictures, launch configs as text
 	History     PriceHistory  // nil: no price pictures
@@ -153,7 +154,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
 	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
-		Machines: cfg.Hardware, Logger: cfg.Logger}
+		Machines: cfg.Hardware, PriceBook: cfg.Prices, Cluster: cfg.Cluster, Logger: cfg.Logger}
 	if cfg.AnswerVersion != nil {
 		h.replies = newReplyCache()
 	}

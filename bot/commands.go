@@ -17,7 +17,7 @@ import (
 )
 
 // subcommands are the words that start a `/fit` subcommand rather than a question.
-var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware"}
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware", "cluster"}
 
 // maxPlansListed is how many plans `/fit plans` shows.
 const maxPlansListed = 10
@@ -85,6 +85,10 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		return h.pricesCommand(ctx, cmd, rest)
 	case "hardware", "machines":
 		return h.hardwareCommand(ctx, cmd.TeamID, rest)
+	case "cluster":
+		if rest == "" {
+			return h.clusterCommand(ctx, cmd.TeamID)
+		}
 	}
 	if h.replies != nil {
 		// Only sizing questions are kept by their words, so a hit needs no routing.
@@ -100,64 +104,69 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 }
 
 // question answers a sizing question, read (route and parse) but not
-// yet resolved. When the parser cannot find a model or a method and a
-// language model is configured, it acknowledges at once and posts the
-// answer to responseURL.
+// yet resolved. A question that needs the Hub is resolved and answered
+// within the acknowledgement budget or later (hubQuestion); any other is
+// resolved here and answered.
 func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
 	if h.answers.NeedsHub(q) {
 		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
-	q = h.answers.Resolve(ctx, asker.team, q)
-	p, err := q.Parsed, q.Err
-	if err == nil && q.Ask() {
+	return h.resolved(ctx, asker, responseURL, h.answers.Resolve(ctx, asker.team, q))
+}
+
+// resolved answers a resolved question. One the language model should
+// read (answer.NeedsInterpreter) is acknowledged at once and answered
+// through responseURL when there is one, and waited for when there is
+// none (mentions and DMs, and the Hub's late answers, already in the
+// background). When the model cannot help either, the grammar's own
+// message stands, or help when there was nothing to size.
+func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if q.Err == nil && q.Ask() {
 		return h.askAnswer(ctx, asker, q)
 	}
-	if err == nil && answer.HasModel(p.Query) {
+	if q.Err == nil && answer.HasModel(q.Parsed.Query) {
 		return h.answer(ctx, asker, q, "")
 	}
-	if err == nil {
+	if q.Err == nil {
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
-		if _, err = h.answers.Fit(ctx, q); err == nil {
+		if _, q.Err = h.answers.Fit(ctx, q); q.Err == nil {
 			return h.answer(ctx, asker, q, "")
 		}
 	}
-	text := q.Text
-	if h.cfg.Interpreter != nil && responseURL != "" && needsInterpretation(p) {
-		h.later(ctx, "interpret", func(ctx context.Context) { h.interpret(ctx, asker, responseURL, q, err) })
-		return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-			mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(text, 200)))))).withOutcome(OutcomeInterpreting)
+	if h.cfg.Interpreter != nil && answer.NeedsInterpreter(q) {
+		if responseURL != "" {
+			h.later(ctx, "interpret", func(ctx context.Context) {
+				msg := h.interpretedOr(ctx, asker, q)
+				msg.ReplaceOriginal = true
+				h.respond(ctx, responseURL, msg, "interpreted answer")
+			})
+			return ephemeral("Interpreting your question…", slack.NewContextBlock("",
+				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(q.Text, 200)))))).withOutcome(OutcomeInterpreting)
+		}
+		return h.interpretedOr(ctx, asker, q)
 	}
-	// Nothing to size and no language model to ask: help, not an error
-	// (a mistyped subcommand keeps its own message).
-	if first, _, _ := strings.Cut(strings.ToLower(text), " "); h.cfg.Interpreter == nil && nothingToSize(p, err) && nearSubcommand(first) == "" {
+	return h.unanswered(q)
+}
+
+// interpretedOr is the language model's answer to q, or unanswered's
+// when the model could not help.
+func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Question) Message {
+	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
+		return msg
+	}
+	return h.unanswered(q)
+}
+
+// unanswered is the reply to a question nothing could answer: help when
+// it had nothing to size (a mistyped subcommand keeps its own message),
+// else the grammar's (or the Hub's) own message.
+func (h *Handler) unanswered(q answer.Question) Message {
+	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, q.Err) && nearSubcommand(first) == "" {
 		return notASizingQuestion()
 	}
-	return h.failure(text, err)
-}
-
-// needsInterpretation reports whether a parse lacks what only the
-// language model can supply: a model, or (when the parse failed) a
-// method. Numbers the parser rejected (seq 0, -5B) stay with the parser's
-// own message; a model without a method defaults to inference, as the
-// answer says.
-func needsInterpretation(p sizing.Parsed) bool {
-	return !answer.HasModel(p.Query) || p.Query.Method == ""
-}
-
-// interpret asks the language model and posts the answer, or the
-// parser's own message when the model fails too.
-func (h *Handler) interpret(ctx context.Context, asker who, responseURL string, q answer.Question, err error) {
-	msg, ok := h.interpreted(ctx, asker, q.Text)
-	if !ok {
-		msg = h.failure(q.Text, err)
-		if nothingToSize(q.Parsed, q.Err) {
-			msg = notASizingQuestion() // the model could not help either: help, not an error
-		}
-	}
-	msg.ReplaceOriginal = true
-	h.respond(ctx, responseURL, msg, "interpreted answer")
+	return h.failure(q.Text, q.Err)
 }
 
 // answer estimates a parsed question, saves it as a plan (waiting for
@@ -199,8 +208,10 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
 			// notes those words gave. Where teams name their machines the
-			// same words may be another team's question: by canonical only.
-			if h.cfg.Hardware == nil {
+			// same words may be another team's question, and where a live
+			// cluster answers they may land elsewhere a moment later: by
+			// canonical only.
+			if h.cfg.Hardware == nil && h.cfg.Cluster == nil {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)

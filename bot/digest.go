@@ -410,6 +410,12 @@ func sourceLines(d pricing.Digest, slackText bool) []string {
 			}
 		}
 		lines = append(lines, l)
+		for _, held := range h.Held {
+			if slackText {
+				held = "`" + strings.ReplaceAll(held, "`", "'") + "`"
+			}
+			lines = append(lines, "    held: "+held)
+		}
 	}
 	return lines
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/internal/fakeclock"
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -58,8 +59,8 @@ func TestDigestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			blocks.WriteByte('\n')
-			golden(t, filepath.Join("testdata", "digest", name+".json"), blocks.Bytes())
-			golden(t, filepath.Join("testdata", "digest", name+".txt"), []byte(DigestText(d)))
+			golden.Check(t, filepath.Join("testdata", "digest", name+".json"), blocks.Bytes())
+			golden.Check(t, filepath.Join("testdata", "digest", name+".txt"), []byte(DigestText(d)))
 
 			var back slack.Blocks
 			if err := json.Unmarshal(mustField(t, blocks.Bytes(), "blocks"), &back); err != nil {
@@ -70,25 +71,6 @@ func TestDigestGolden(t *testing.T) {
 				t.Errorf("the thin Vast H100 sample is reported:\n%s", text)
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
 	}
 }
 

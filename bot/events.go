@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot/llm"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -48,11 +49,17 @@ type EventsConfig struct {
 	Threads   ThreadStore // nil: replies in an answer's thread are read alone, and channel messages ignored
 	Seen      EventStore
 	Post      ThreadPoster
-	BotUserID string        // auth.test user_id: the bot's own messages are ignored and its mention stripped
-	BotID     string        // auth.test bot_id, when known
-	Metrics   *Metrics      // nil: not counted
-	Logger    *slog.Logger  // nil: slog.Default()
-	TTL       time.Duration // how long an event id is remembered; 0 means DefaultEventTTL
+	BotUserID string // auth.test user_id: the bot's own messages are ignored and its mention stripped; "" with Uninstalled
+	// Uninstalled, when set, is fitbot installed in many workspaces
+	// (OAuth): each event's authorizations name the bot user of its
+	// workspace, and an app_uninstalled event, or a tokens_revoked event
+	// revoking the bot's token, is handed to it to forget that
+	// installation (enterpriseInstall: the organisation's org-wide one).
+	Uninstalled func(ctx context.Context, enterpriseID, teamID string, enterpriseInstall bool) error
+	BotID       string        // auth.test bot_id, when known
+	Metrics     *Metrics      // nil: not counted
+	Logger      *slog.Logger  // nil: slog.Default()
+	TTL         time.Duration // how long an event id is remembered; 0 means DefaultEventTTL
 }
 
 // Events answers `@fitbot` mentions in channels (app_mention) and direct
@@ -76,6 +83,7 @@ type Events struct {
 	log     *slog.Logger
 	ttl     time.Duration
 	threads ThreadStore
+	uninst  func(ctx context.Context, enterpriseID, teamID string, enterpriseInstall bool) error
 
 	mu        sync.Mutex
 	lastPrune time.Time
@@ -91,7 +99,7 @@ func NewEvents(cfg EventsConfig) (*Events, error) {
 		return nil, errors.New("bot: EventsConfig.Seen is required (duplicates would be answered twice)")
 	case cfg.Post == nil:
 		return nil, errors.New("bot: EventsConfig.Post is required")
-	case cfg.BotUserID == "":
+	case cfg.BotUserID == "" && cfg.Uninstalled == nil:
 		return nil, errors.New("bot: EventsConfig.BotUserID is required (from auth.test) to ignore the bot's own messages")
 	}
 	if cfg.Logger == nil {
@@ -101,7 +109,7 @@ func NewEvents(cfg EventsConfig) (*Events, error) {
 		cfg.TTL = DefaultEventTTL
 	}
 	return &Events{h: cfg.Handler, seen: cfg.Seen, post: cfg.Post, botUser: cfg.BotUserID, botID: cfg.BotID,
-		metrics: cfg.Metrics, log: cfg.Logger, ttl: cfg.TTL, threads: cfg.Threads}, nil
+		metrics: cfg.Metrics, log: cfg.Logger, ttl: cfg.TTL, threads: cfg.Threads, uninst: cfg.Uninstalled}, nil
 }
 
 // incoming is a message addressed to fitbot, whichever event carried it.
@@ -121,7 +129,17 @@ type incoming struct {
 // the background (Handler.Wait waits for them).
 func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) {
 	start := e.h.now()
-	in, why := e.addressed(ev)
+	auth := authorization(ev)
+	ctx = slackoauth.WithWorkspace(ctx, auth.EnterpriseID, auth.TeamID)
+	if e.uninst != nil && uninstalls(ev) {
+		e.h.later(ctx, "uninstall", func(ctx context.Context) {
+			if err := e.uninst(ctx, auth.EnterpriseID, auth.TeamID, auth.IsEnterpriseInstall); err != nil {
+				e.log.Error("bot: forgetting an uninstalled workspace failed", "team", auth.TeamID, "enterprise", auth.EnterpriseID, "err", err)
+			}
+		})
+		return
+	}
+	in, why := e.addressed(ev, auth)
 	if why != "" {
 		e.metrics.Event("ignored")
 		e.log.Debug("bot: event ignored", "type", ev.InnerEvent.Type, "why", why)
@@ -165,9 +183,13 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 
 // addressed returns the message an event carries for fitbot, or why the
 // event is not one fitbot answers.
-func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
+func (e *Events) addressed(ev slackevents.EventsAPIEvent, auth slack.EventAuthorization) (incoming, string) {
 	if ev.Type != slackevents.CallbackEvent {
 		return incoming{}, "not an event callback: " + ev.Type
+	}
+	botUser := e.botUser
+	if botUser == "" {
+		botUser = auth.UserID // installed in many workspaces: this workspace's bot user
 	}
 	var in incoming
 	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
@@ -176,7 +198,7 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 	switch m := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		switch {
-		case m.BotID != "" || m.User == "" || m.User == e.botUser:
+		case m.BotID != "" || m.User == "" || m.User == botUser:
 			return in, "from a bot"
 		case m.Edited != nil:
 			return in, "an edit"
@@ -196,7 +218,7 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 			return in, "a message outside a DM"
 		case m.SubType != "":
 			return in, "message subtype " + m.SubType
-		case m.BotID != "" || m.User == "" || m.User == e.botUser || (e.botID != "" && m.BotID == e.botID):
+		case m.BotID != "" || m.User == "" || m.User == botUser || (e.botID != "" && m.BotID == e.botID):
 			return in, "from a bot"
 		}
 		in.kind, in.text, in.ts, in.threadTS = KindDM, m.Text, m.TimeStamp, m.ThreadTimeStamp
@@ -207,8 +229,34 @@ func (e *Events) addressed(ev slackevents.EventsAPIEvent) (incoming, string) {
 	if in.asker.channel == "" || in.ts == "" {
 		return in, "no channel or ts"
 	}
-	in.text = stripMentions(in.text, e.botUser)
+	in.text = stripMentions(in.text, botUser)
 	return in, ""
+}
+
+// authorization is the installation an event was delivered for: the
+// first of its authorizations (Slack lists the installation the event
+// is for first), else the outer team and enterprise ids.
+func authorization(ev slackevents.EventsAPIEvent) slack.EventAuthorization {
+	auth := slack.EventAuthorization{EnterpriseID: ev.EnterpriseID, TeamID: ev.TeamID}
+	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok && len(cb.Authorizations) > 0 {
+		a := cb.Authorizations[0]
+		auth.UserID, auth.IsBot, auth.IsEnterpriseInstall = a.UserID, a.IsBot, a.IsEnterpriseInstall
+		auth.EnterpriseID = cmp.Or(auth.EnterpriseID, a.EnterpriseID)
+		auth.TeamID = cmp.Or(auth.TeamID, a.TeamID)
+	}
+	return auth
+}
+
+// uninstalls reports whether an event takes fitbot out of a workspace:
+// app_uninstalled, or tokens_revoked revoking a bot token.
+func uninstalls(ev slackevents.EventsAPIEvent) bool {
+	switch m := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppUninstalledEvent:
+		return true
+	case *slackevents.TokensRevokedEvent:
+		return len(m.Tokens.Bot) > 0
+	}
+	return false
 }
 
 // eventChannelKind is the kind of a message event's conversation from
@@ -239,29 +287,12 @@ func stripMentions(text, botUser string) string {
 	return strings.Join(strings.Fields(text), " ")
 }
 
-// reply answers a message as `/fit` would, and asks the language model
-// when the grammar could not use it for want of a model or a method and
-// one is configured: the event path is already in the background, so it
-// waits for the model. When the model cannot help either, the grammar's
-// own message stands.
+// reply answers a message as `/fit` would. There is no response_url:
+// the event path is already in the background, so a question for the
+// language model waits for it (Handler.resolved decides).
 func (e *Events) reply(ctx context.Context, in incoming) Message {
 	cmd := slack.SlashCommand{TeamID: in.asker.team, ChannelID: in.asker.channel, UserID: in.asker.user, Command: "/fit", Text: in.text}
-	msg := e.h.command(ctx, cmd, in.asker)
-	if e.h.cfg.Interpreter == nil || outcomeOf(msg) != OutcomeNotUnderstood {
-		return msg
-	}
-	// Questions that run the other way round (the largest model, which
-	// GPU) name no model on purpose; the grammar's answer stands for them.
-	if p, _ := e.h.cfg.Parse(in.text); !needsInterpretation(p) || (p.Intent != "" && p.Intent != sizing.IntentFit) {
-		return msg
-	}
-	if answer, ok := e.h.interpreted(ctx, in.asker, in.text); ok {
-		return answer
-	}
-	if p, err := e.h.cfg.Parse(in.text); nothingToSize(p, err) {
-		return notASizingQuestion() // the model could not help either: help, not an error
-	}
-	return msg
+	return e.h.command(ctx, cmd, in.asker)
 }
 
 // interpreted answers a question through the language model; a model

@@ -365,7 +365,7 @@ func BenchmarkEventAddressed(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, why := e.addressed(ev); why != "" {
+		if _, why := e.addressed(ev, authorization(ev)); why != "" {
 			b.Fatal(why)
 		}
 	}

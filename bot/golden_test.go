@@ -3,22 +3,18 @@ package bot
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
-	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // TestGoldenMessages pins the Block Kit of every kind of reply. Run
 // `go test ./bot -run Golden -update` after an intended change and
@@ -59,22 +55,7 @@ func TestGoldenMessages(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", tt.name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name+".json"), got)
 			var back slack.Blocks
 			if err := json.Unmarshal(mustField(t, got, "blocks"), &back); err != nil {
 				t.Errorf("slack-go cannot read the blocks back: %v", err)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -128,7 +129,7 @@ func (s *HTTP) commands(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	msg := s.handler.Command(r.Context(), cmd)
+	msg := s.handler.Command(slackoauth.WithWorkspace(r.Context(), cmd.EnterpriseID, cmd.TeamID), cmd)
 	writeJSON(w, msg)
 	observeQuestion(r.Context(), s.log, s.metrics, KindSlash, NewRequestID(), who{team: cmd.TeamID, channel: cmd.ChannelID, user: cmd.UserID}, msg, time.Since(start))
 }
@@ -154,7 +155,7 @@ func (s *HTTP) interactions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
-	s.handler.Interaction(r.Context(), cb)
+	s.handler.Interaction(slackoauth.WithWorkspace(r.Context(), cb.Enterprise.ID, cb.Team.ID), cb)
 	w.WriteHeader(http.StatusOK)
 }
 

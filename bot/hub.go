@@ -125,24 +125,10 @@ func (h *Handler) parse(ctx context.Context, question string) (sizing.Parsed, er
 }
 
 // hubAnswer resolves the question (the Hub model, then the team's
-// machines) and answers as question would.
+// machines) and answers it as question would, waiting for the language
+// model if it comes to that: it runs in the background already.
 func (h *Handler) hubAnswer(ctx context.Context, asker who, q answer.Question) Message {
-	q = h.answers.Resolve(ctx, asker.team, q)
-	var in *sizing.InputError
-	if errors.As(q.Err, &in) && h.cfg.Interpreter != nil {
-		// Neither the catalog nor the Hub knows the name: the language
-		// model may still read the question.
-		if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
-			return msg
-		}
-	}
-	if q.Err != nil {
-		return h.failure(q.Text, q.Err)
-	}
-	if q.Ask() {
-		return h.askAnswer(ctx, asker, q)
-	}
-	return h.answer(ctx, asker, q, "")
+	return h.resolved(ctx, asker, "", h.answers.Resolve(ctx, asker.team, q))
 }
 
 // hinted is an error written for the asker with a next step in words

@@ -45,7 +45,9 @@ type Metrics struct {
 	llmCalls        *prometheus.CounterVec
 	llmFailures     *prometheus.CounterVec
 	refreshRuns     *prometheus.CounterVec
+	offersHeld      *prometheus.CounterVec
 	priceAge        *prometheus.GaugeVec
+	unknownGPUs     *prometheus.GaugeVec
 	digests         *prometheus.CounterVec
 	slackErrors     *prometheus.CounterVec
 	slackRateLimits *prometheus.CounterVec
@@ -79,10 +81,18 @@ func NewMetrics() *Metrics {
 			Name: "fitbot_price_refresh_runs_total",
 			Help: "Price refreshes, by provider and status (ok, failed, rejected).",
 		}, []string{"provider", "status"}),
+		offersHeld: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_price_offers_held_total",
+			Help: "Offers a price refresh held aside as implausible (far outside the GPU's band of current prices), by provider.",
+		}, []string{"provider"}),
 		priceAge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "fitbot_price_age_seconds",
 			Help: "Age of each provider's current prices (its latest good refresh).",
 		}, []string{"provider"}),
+		unknownGPUs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "fitbot_price_unknown_gpu_rows",
+			Help: "Rows of each provider's latest refresh whose GPU name fitbot cannot map to a catalog card, by GPU name.",
+		}, []string{"provider", "gpu"}),
 		digests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fitbot_digests_posted_total",
 			Help: "Weekly price digests, by outcome (posted, skipped, failed).",
@@ -112,7 +122,7 @@ func NewMetrics() *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.priceAge,
+		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.offersHeld, m.priceAge, m.unknownGPUs,
 		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected, m.planBatchRows,
 	)
 	return m
@@ -170,6 +180,28 @@ func (m *Metrics) RefreshRun(provider, status string) {
 		return
 	}
 	m.refreshRuns.WithLabelValues(provider, status).Inc()
+}
+
+// UnknownGPUs sets, for provider's latest refresh, how many rows named
+// each GPU fitbot could not map to a catalog card; names of an earlier
+// refresh that are gone are dropped.
+func (m *Metrics) UnknownGPUs(provider string, rows map[string]int) {
+	if m == nil {
+		return
+	}
+	m.unknownGPUs.DeletePartialMatch(prometheus.Labels{"provider": provider})
+	for name, n := range rows {
+		m.unknownGPUs.WithLabelValues(provider, name).Set(float64(n))
+	}
+}
+
+// OffersHeld records n offers of provider's refresh held aside as
+// implausible (pricing's sanity check).
+func (m *Metrics) OffersHeld(provider string, n int) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.offersHeld.WithLabelValues(provider).Add(float64(n))
 }
 
 // PriceAge sets how old provider's current prices are.

@@ -71,6 +71,7 @@ func TestNilMetrics(t *testing.T) {
 	m.LLMCall(errors.New("x"))
 	m.RefreshRun("runpod", "ok")
 	m.PriceAge("runpod", time.Hour)
+	m.UnknownGPUs("runpod", map[string]int{"RTX 4060": 2})
 	m.DigestPosted("posted")
 	m.SlackAPIError("chat.postMessage", "server")
 	m.Event("taken")
@@ -97,6 +98,8 @@ func TestMetricsExposition(t *testing.T) {
 	m.LLMCall(&sizing.InputError{Problem: "no model"})
 	m.RefreshRun("runpod", "failed")
 	m.PriceAge("runpod", 90*time.Minute)
+	m.UnknownGPUs("gpuhunt:lambdalabs", map[string]int{"A6000": 3, "GH200": 1})
+	m.UnknownGPUs("gpuhunt:lambdalabs", map[string]int{"A6000": 2}) // the next refresh: GH200 now maps
 	m.DigestPosted("posted")
 	m.SlackAPIError("chat.postMessage", "rate_limited")
 	m.Event("duplicate")
@@ -113,6 +116,7 @@ func TestMetricsExposition(t *testing.T) {
 		`fitbot_llm_failures_total{reason="timeout"} 1`,
 		`fitbot_price_refresh_runs_total{provider="runpod",status="failed"} 1`,
 		`fitbot_price_age_seconds{provider="runpod"} 5400`,
+		`fitbot_price_unknown_gpu_rows{gpu="A6000",provider="gpuhunt:lambdalabs"} 2`,
 		`fitbot_digests_posted_total{outcome="posted"} 1`,
 		`fitbot_slack_api_errors_total{kind="rate_limited",method="chat.postMessage"} 1`,
 		`fitbot_slack_rate_limited_total{method="chat.postMessage"} 1`,
@@ -126,6 +130,9 @@ func TestMetricsExposition(t *testing.T) {
 		if !strings.Contains(string(body), want+"\n") && !strings.Contains(string(body), want+" ") {
 			t.Errorf("exposition lacks %s", want)
 		}
+	}
+	if strings.Contains(string(body), `gpu="GH200"`) {
+		t.Error("a GPU name of an earlier refresh is still exposed")
 	}
 }
 

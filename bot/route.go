@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
@@ -73,95 +74,57 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	if h.cfg.Prices == nil {
 		return ephemeral("Prices are not available yet on this fitbot. Answers use the built-in price sheet where it has the GPU.")
 	}
-	var msg Message
-	switch len(r.GPUs) {
-	case 0:
-		offers, err := h.cfg.Prices.CheapestOffers(ctx)
-		if err != nil {
-			h.log.Error("bot: reading prices failed", "err", err)
-			return apology()
-		}
-		msg = pricesMessage("Cheapest GPU prices", offers, h.now())
-	case 1:
-		offers, err := h.cfg.Prices.OffersForGPU(ctx, r.GPUs[0])
-		if err != nil {
-			h.log.Error("bot: reading prices failed", "gpu", r.GPUs[0], "err", err)
-			return apology()
-		}
-		msg = pricesMessage("Prices for "+display.GPUName(r.GPUs[0]), offers, h.now())
-	default:
-		m, err := h.compareMessage(ctx, r.GPUs[0], r.GPUs[1])
-		if err != nil {
-			h.log.Error("bot: reading prices failed", "gpus", r.GPUs, "err", err)
-			return apology()
-		}
-		msg = m
+	a, err := h.answers.Prices(ctx, r)
+	if err != nil {
+		h.log.Error("bot: reading prices failed", "gpus", r.GPUs, "err", err)
+		return apology()
 	}
-	if r.Week {
-		msg = h.withWeek(ctx, msg, r.GPUs)
+	var msg Message
+	switch {
+	case a.Compare != nil:
+		msg = h.compareMessage(*a.Compare)
+	case len(a.GPUs) == 1:
+		msg = pricesMessage("Prices for "+display.GPUName(a.GPUs[0]), a.Offers[0], h.now())
+	default:
+		msg = pricesMessage("Cheapest GPU prices", a.Cheapest, h.now())
+	}
+	if a.Week {
+		msg = h.withWeek(ctx, msg, a.GPUs)
 	}
 	return msg
 }
 
-// cheapestOnDemand is the cheapest whole-GPU on-demand offer (any market
-// when there is no on-demand one); ok is false when there is no offer.
-func cheapestOnDemand(offers []pricing.Offer) (pricing.Offer, bool) {
-	var best pricing.Offer
-	found := false
-	for _, onDemandOnly := range []bool{true, false} {
-		for _, o := range offers {
-			if o.Fractional() || (onDemandOnly && o.Market != pricing.MarketOnDemand) {
-				continue
-			}
-			if !found || o.USDPerGPUHour < best.USDPerGPUHour {
-				best, found = o, true
-			}
-		}
-		if found {
-			return best, true
-		}
-	}
-	return best, false
-}
-
-// compareMessage compares the cheapest offers of two GPUs.
-func (h *Handler) compareMessage(ctx context.Context, a, b string) (Message, error) {
+// compareMessage shows two GPUs' cheapest offers compared.
+func (h *Handler) compareMessage(c answer.Comparison) Message {
+	a, b := c.GPUs[0], c.GPUs[1]
 	var lines []string
-	var best [2]pricing.Offer
-	var have [2]bool
-	for i, id := range []string{a, b} {
-		offers, err := h.cfg.Prices.OffersForGPU(ctx, id)
-		if err != nil {
-			return Message{}, fmt.Errorf("offers for %s: %w", id, err)
-		}
-		best[i], have[i] = cheapestOnDemand(offers)
-		if !have[i] {
+	for i, id := range c.GPUs {
+		o := c.Best[i]
+		if o == nil {
 			lines = append(lines, fmt.Sprintf("*%s*: no price known yet", display.GPUName(id)))
 			continue
 		}
-		o := best[i]
 		lines = append(lines, fmt.Sprintf("*%s*: *%s*/GPU-h, %s %s, %s", display.GPUName(id), display.USD(o.USDPerGPUHour), o.Provider,
 			strings.ReplaceAll(string(o.Market), "_", "-"), formatAge(o.ObservedAt, h.now())))
 	}
 	head := fmt.Sprintf("%s vs %s", display.GPUName(a), display.GPUName(b))
-	verdict := "Not both priced yet, so no comparison."
-	if have[0] && have[1] {
-		pa, pb := best[0].USDPerGPUHour, best[1].USDPerGPUHour
-		switch {
-		case pa < pb:
-			verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%).", display.GPUName(a), display.USD(pb-pa), 100*(pb-pa)/pb)
-		case pb < pa:
-			verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%); the %s costs more.", display.GPUName(b), display.USD(pa-pb), 100*(pa-pb)/pa, display.GPUName(a))
-		default:
-			verdict = "Both cost the same per GPU-hour."
-		}
+	var verdict string
+	switch {
+	case c.Best[0] == nil || c.Best[1] == nil:
+		verdict = "Not both priced yet, so no comparison."
+	case c.Cheaper == 0:
+		verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%).", display.GPUName(a), display.USD(c.USDPerGPUHour), c.Pct)
+	case c.Cheaper == 1:
+		verdict = fmt.Sprintf("The %s is cheaper per GPU-hour, by %s (%.0f%%); the %s costs more.", display.GPUName(b), display.USD(c.USDPerGPUHour), c.Pct, display.GPUName(a))
+	default:
+		verdict = "Both cost the same per GPU-hour."
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("💵 " + head)),
 		slack.NewSectionBlock(mrkdwn(verdict+"\n"+strings.Join(lines, "\n")), nil, nil),
 		slack.NewContextBlock("", mrkdwn("Cheapest whole-GPU offer of each, on-demand where there is one. Per GPU-hour; a faster card can still cost less per job: ask `/fit which gpu 13b lora on 1B tokens`.")),
 	}
-	return ephemeral(head+": "+verdict, blocks...), nil
+	return ephemeral(head+": "+verdict, blocks...)
 }
 
 // withWeek adds the week's price moves for the GPUs (all when none) from

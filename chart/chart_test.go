@@ -10,16 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite the golden files in testdata")
-	keep   = flag.String("keep", "", "write the drawn PNGs into this folder, to look at them")
-)
+var keep = flag.String("keep", "", "write the drawn PNGs into this folder, to look at them")
 
 func answer(t *testing.T, words string) sizing.Answer {
 	t.Helper()
@@ -57,20 +53,7 @@ func goldenJSON(t *testing.T, path string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./chart -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, path, append(got, '\n'))
 }
 
 // TestMemoryChart pins what each memory picture shows and checks the

@@ -56,6 +56,9 @@ func emitAccelerate(p Plan) (Config, error) {
 	if !training(r) {
 		return Config{}, &Unsupported{Kind: KindAccelerate, Reason: "Accelerate/FSDP configs are for training and this answer serves the model", Try: DefaultKind(r)}
 	}
+	if hasModelParallel(r) {
+		return Config{}, &Unsupported{Kind: KindAccelerate, Reason: "the answer splits the model by tensor, pipeline or context parallelism, which an Accelerate/FSDP config does not express", Try: KindMegatron}
+	}
 	reshard, ok := fsdpReshard(r.ZeROStage)
 	if !ok {
 		return Config{}, &Unsupported{Kind: KindAccelerate, Reason: fmt.Sprintf("FSDP shards at ZeRO stage 2 or 3 and this answer uses stage %d", r.ZeROStage), Try: KindDeepSpeed}

@@ -59,6 +59,9 @@ func emitDeepSpeed(p Plan) (Config, error) {
 		}
 		return Config{}, &Unsupported{Kind: KindDeepSpeed, Reason: "DeepSpeed configs are for training and this answer serves the model", Try: try}
 	}
+	if hasModelParallel(r) {
+		return Config{}, &Unsupported{Kind: KindDeepSpeed, Reason: "the answer splits the model by tensor, pipeline or context parallelism, which a DeepSpeed config does not express", Try: KindMegatron}
+	}
 	if r.Precision == sizing.PrecisionPureBF16 {
 		return Config{}, &Unsupported{Kind: KindDeepSpeed, Reason: "the answer trains in pure bf16 and DeepSpeed keeps an fp32 master copy of the weights", Try: KindAccelerate}
 	}

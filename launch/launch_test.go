@@ -3,10 +3,9 @@ package launch
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,10 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/sizing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // spotPrices prices H100s at a spot rate and every other card on demand,
 // so that the SkyPilot tasks show use_spot both ways.
@@ -40,6 +38,7 @@ type launchCase struct {
 }
 
 var launchCases = []launchCase{
+	{name: "megatron-70b-tp8-pp2", words: "llama 3.1 70b full on 4 nodes of 8 h100 tp 8 pp 2 gradient checkpointing global batch 4M tokens 2T tokens"},
 	{name: "zero2-accum", words: "llama 3.1 8b full on 8 a100 zero 2 micro batch 2 grad accum 4"},
 	{name: "zero3-offload-2nodes", words: "llama 3.1 70b full on 2 nodes of 8 h100 zero 3 offload cpu"},
 	{name: "zero3-nvme", words: "llama 3.1 70b full on 8 a100 zero 3 offload nvme"},
@@ -94,7 +93,7 @@ func TestEmitGolden(t *testing.T) {
 					checkConfig(t, cfg, p)
 					got = cfg.Text + "---- notes ----\n" + strings.Join(cfg.Notes, "\n") + "\n"
 				}
-				golden(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), got)
+				golden.Check(t, filepath.Join("testdata", "golden", c.name+"."+strings.ReplaceAll(string(k), ".", "")+".txt"), []byte(got))
 			})
 		}
 		if emitted == 0 {
@@ -112,26 +111,6 @@ func TestDefaultKindEmits(t *testing.T) {
 		if _, err := Emit(DefaultKind(a.Request), p); err != nil {
 			t.Errorf("%s: default kind %s: %v", c.name, DefaultKind(a.Request), err)
 		}
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./launch -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
 	}
 }
 
@@ -168,8 +147,41 @@ func checkConfig(t reporter, cfg Config, p Plan) {
 		checkLlama(t, cfg.Text, p)
 	case KindSkyPilot:
 		checkSkyPilot(t, cfg.Text, p)
+	case KindMegatron:
+		checkMegatron(t, cfg.Text, p.Request)
 	default:
 		t.Fatalf("unknown kind %q", cfg.Kind)
+	}
+}
+
+// checkMegatron compares a Megatron-LM command with the estimate: the
+// layout, the batch (global = micro × accumulation × data-parallel), the
+// sequence, recompute and precision.
+func checkMegatron(t reporter, text string, r sizing.Request) {
+	t.Helper()
+	args := splitCommand(text)
+	i := slices.Index(args, "pretrain_gpt.py")
+	if i < 0 {
+		t.Fatalf("no pretrain_gpt.py in %q", text)
+	}
+	f := optionValues(t, "megatron.txt", args[i+1:])
+	for flag, want := range map[string]int{
+		"--tensor-model-parallel-size": max(r.TensorParallel, 1), "--pipeline-model-parallel-size": max(r.PipelineParallel, 1),
+		"--context-parallel-size": max(r.ContextParallel, 1), "--seq-length": r.SeqLen, "--micro-batch-size": max(r.MicroBatch, 1),
+		"--global-batch-size": max(r.MicroBatch, 1) * gradAccum(r) * dataParallel(r),
+	} {
+		if got := atoi(t, f[flag]); got != want {
+			t.Errorf("%s %d, the estimate assumed %d", flag, got, want)
+		}
+	}
+	if _, on := f["--recompute-granularity"]; on != r.GradCheckpointing {
+		t.Errorf("recompute %v, the estimate assumed checkpointing %v", on, r.GradCheckpointing)
+	}
+	if _, fp8 := f["--fp8-format"]; fp8 != (r.Precision == sizing.PrecisionFP8) {
+		t.Errorf("--fp8-format given %v, precision %s", fp8, r.Precision)
+	}
+	if _, sp := f["--sequence-parallel"]; sp != (r.TensorParallel > 1) {
+		t.Errorf("--sequence-parallel %v with TP %d (the estimate's activations assume it with TP)", sp, r.TensorParallel)
 	}
 }
 
@@ -487,7 +499,9 @@ func TestParseKind(t *testing.T) {
 		{"llamacpp", KindLlamaCpp, false},
 		{" vllm ", KindVLLM, false},
 		{"sky", KindSkyPilot, false},
-		{"megatron", "", true},
+		{"megatron", KindMegatron, false},
+		{"Megatron-LM", KindMegatron, false},
+		{"torchtitan", "", true},
 		{"", "", true},
 	} {
 		got, err := ParseKind(tt.in)

@@ -20,10 +20,11 @@ const (
 	KindVLLM       Kind = "vllm"
 	KindLlamaCpp   Kind = "llama.cpp"
 	KindSkyPilot   Kind = "skypilot"
+	KindMegatron   Kind = "megatron"
 )
 
 // Kinds lists every kind, in the order help texts show them.
-var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot, KindSGLang}
+var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot, KindSGLang, KindMegatron}
 
 // ParseKind reads a kind as a person types it ("DeepSpeed", "llamacpp",
 // "sky"); an unknown one is an error that lists the kinds.
@@ -38,6 +39,8 @@ func ParseKind(s string) (Kind, error) {
 		return KindLlamaCpp, nil
 	case "sky":
 		return KindSkyPilot, nil
+	case "megatron-lm", "megatronlm", "megatron-core", "mcore":
+		return KindMegatron, nil
 	}
 	if slices.Contains(Kinds, Kind(k)) {
 		return Kind(k), nil
@@ -50,10 +53,13 @@ func ParseKind(s string) (Kind, error) {
 }
 
 // DefaultKind is the config an answer's "Launch config" button shows:
-// DeepSpeed for training (Accelerate/FSDP for pure bf16, which DeepSpeed
+// Megatron-LM for a tensor, pipeline or context-parallel layout, DeepSpeed
+// for other training (Accelerate/FSDP for pure bf16, which DeepSpeed
 // cannot run), llama.cpp for GGUF weights, vLLM for other serving.
 func DefaultKind(r sizing.Request) Kind {
 	switch {
+	case r.Method != sizing.MethodInference && hasModelParallel(r):
+		return KindMegatron
 	case r.Method != sizing.MethodInference && r.Precision == sizing.PrecisionPureBF16:
 		return KindAccelerate
 	case r.Method != sizing.MethodInference:
@@ -71,7 +77,7 @@ type Plan struct {
 	PerGPU    sizing.Memory // the estimate's per-GPU memory
 	VRAMBytes int64         // one card's capacity
 	DiskBytes int64         // local disk the estimate asks for
-	Spot      bool          // the answer was priced at a spot rate
+	Spot      bool          // the question asked for spot, or the answer was priced at a spot rate
 	HubID     string        // Hugging Face repo id; "" for a bare size
 	Layers    int           // transformer blocks; 0 when unknown
 	ModelName string        // display name
@@ -85,7 +91,7 @@ type Plan struct {
 func PlanOf(a sizing.Answer) Plan {
 	p := Plan{
 		Request: a.Request, PerGPU: a.PerGPU, DiskBytes: a.DiskBytes,
-		Spot: a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName, Serving: a.Serving,
+		Spot: a.Request.Spot || a.Price != nil && a.Price.Market == "spot", ModelName: a.ModelName, Serving: a.Serving,
 	}
 	if g, _, err := sizing.LookupGPU(a.Request.GPU); err == nil {
 		p.VRAMBytes = g.MemoryBytes
@@ -147,6 +153,8 @@ func Emit(k Kind, p Plan) (Config, error) {
 		return emitLlamaCpp(p)
 	case KindSkyPilot:
 		return emitSkyPilot(p)
+	case KindMegatron:
+		return emitMegatron(p)
 	}
 	return Config{}, fmt.Errorf("unknown launch config %q", k)
 }
@@ -215,7 +223,7 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		Model: q.Model, Params: q.Params, Experts: q.Experts, Arch: q.Arch,
 		Method: r.Method, Precision: r.Precision, Quant: r.Quant,
 		GPU: r.GPU, GPUs: r.GPUs, Nodes: r.Nodes,
-		SeqLen: r.SeqLen, MicroBatch: r.MicroBatch, Tokens: r.Tokens,
+		SeqLen: r.SeqLen, MicroBatch: r.MicroBatch, Tokens: r.Tokens, Spot: r.Spot,
 	}
 	if !training(r) {
 		out.KVPrecision = r.KVPrecision

@@ -21,6 +21,7 @@ var skyAccelerators = map[string]string{
 	"a100-40-pcie": "A100", "l40s": "L40S", "l4": "L4", "a40": "A40", "a10": "A10", "a10g": "A10G",
 	"t4": "T4", "v100-32": "V100-32GB", "v100-16": "V100", "rtx-6000-ada": "RTX6000-Ada",
 	"rtx-a6000": "RTXA6000", "rtx-5090": "RTX5090", "rtx-4090": "RTX4090", "rtx-3090": "RTX3090",
+	"l40": "L40", "gh200": "GH200",
 }
 
 // skyTask is a SkyPilot task YAML (docs.skypilot.co, reference/yaml-spec)
@@ -71,6 +72,9 @@ func emitSkyPilot(p Plan) (Config, error) {
 		},
 	}
 	var notes []string
+	if training(r) && DefaultKind(r) == KindMegatron {
+		return Config{}, &Unsupported{Kind: KindSkyPilot, Reason: "the answer's layout runs under Megatron-LM, whose launch fitbot writes as a torchrun command, not a SkyPilot task", Try: KindMegatron}
+	}
 	if training(r) {
 		inner, err := Emit(DefaultKind(r), p)
 		if err != nil {
@@ -106,7 +110,7 @@ func emitSkyPilot(p Plan) (Config, error) {
 		notes = append(notes, fmt.Sprintf("%s is gated on the Hugging Face Hub: accept its licence there, then launch with your token: sky launch --secret HF_TOKEN sky_task.yaml", p.HubID))
 	}
 	if p.Spot {
-		notes = append(notes, "use_spot: the answer was priced at a spot rate; a preempted job restarts from its last checkpoint under `sky jobs launch`")
+		notes = append(notes, "use_spot: the answer is for spot capacity; a preempted job restarts from its last checkpoint under `sky jobs launch`")
 	}
 	data, err := marshalYAML(t)
 	if err != nil {

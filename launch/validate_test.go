@@ -206,6 +206,13 @@ func checkFlags(tool string, args []string, specs map[string]spec, canon map[str
 			out = append(out, fmt.Sprintf("%s: option %s does not exist", tool, f))
 			continue
 		}
+		if sp.types[0] == "flag" { // argparse store_true: no value
+			if _, dup := vals[canon[f]]; dup {
+				out = append(out, fmt.Sprintf("%s: option %s given twice", tool, canon[f]))
+			}
+			vals[canon[f]] = "true"
+			continue
+		}
 		if i+1 >= len(args) {
 			out = append(out, fmt.Sprintf("%s: option %s has no value", tool, f))
 			break
@@ -269,6 +276,8 @@ func validate(t reporter, cfg Config, p Plan) []string {
 		return validateLlama(t, cfg.Text)
 	case KindSkyPilot:
 		return validateSkyPilot(t, cfg.Text, p)
+	case KindMegatron:
+		return validateMegatron(t, cfg.Text)
 	}
 	return []string{fmt.Sprintf("unknown kind %q", cfg.Kind)}
 }
@@ -371,6 +380,46 @@ func validateVLLM(t reporter, text string) []string {
 	return out
 }
 
+// validateMegatron checks a `torchrun ... pretrain_gpt.py ...` command:
+// Megatron's flags against megatron.txt, and the divisibility rules
+// Megatron asserts at start.
+func validateMegatron(t reporter, text string) []string {
+	args := splitCommand(text)
+	i := slices.Index(args, "pretrain_gpt.py")
+	if len(args) < 2 || args[0] != "torchrun" || i < 0 {
+		return []string{fmt.Sprintf("megatron: not `torchrun ... pretrain_gpt.py ...`: %q", text)}
+	}
+	world := 1
+	for j := 1; j+1 < i; j += 2 {
+		if n, err := strconv.Atoi(args[j+1]); err == nil && (args[j] == "--nproc-per-node" || args[j] == "--nnodes") {
+			world *= n
+		}
+	}
+	specs, canon := loadFlags(t, "megatron.txt")
+	vals, out := checkFlags("megatron", args[i+1:], specs, canon)
+	get := func(name string, def int) int {
+		if n, err := strconv.Atoi(vals[name]); err == nil {
+			return n
+		}
+		return def
+	}
+	tp, pp, cp := get("--tensor-model-parallel-size", 1), get("--pipeline-model-parallel-size", 1), get("--context-parallel-size", 1)
+	if world%(tp*pp*cp) != 0 {
+		return append(out, fmt.Sprintf("mg-world: world size %d is not divisible by TP %d × PP %d × CP %d", world, tp, pp, cp))
+	}
+	dp := world / (tp * pp * cp)
+	if gbs, mbs := get("--global-batch-size", 0), get("--micro-batch-size", 1); gbs%(mbs*dp) != 0 {
+		out = append(out, fmt.Sprintf("mg-batch: global batch %d is not divisible by micro-batch %d × data-parallel %d", gbs, mbs, dp))
+	}
+	if heads, groups := get("--num-attention-heads", tp), get("--num-query-groups", tp); heads%tp != 0 || groups%tp != 0 {
+		out = append(out, fmt.Sprintf("mg-heads: %d heads / %d query groups not divisible by TP %d", heads, groups, tp))
+	}
+	if v := get("--num-layers-per-virtual-pipeline-stage", 0); v > 0 && (get("--num-layers", 0)/pp)%v != 0 {
+		out = append(out, fmt.Sprintf("mg-vpp: %d layers per stage not divisible by %d per virtual stage", get("--num-layers", 0)/pp, v))
+	}
+	return out
+}
+
 func validateSGLang(t reporter, text string) []string {
 	args := splitCommand(text)
 	if len(args) < 3 || args[0] != "python" || args[1] != "-m" || args[2] != "sglang.launch_server" {
@@ -454,6 +503,7 @@ func validateSkyPilot(t reporter, text string, p Plan) []string {
 // precisions, quantisations, KV caches, GPUs and machine counts.
 var validationCases = append(slices.Clone(launchCases),
 	launchCase{name: "zero1-a100", words: "llama 3.1 8b full on 8 a100 zero 1"},
+	launchCase{name: "spot-asked-a100", words: "llama 3.1 8b full on 8 a100 zero 2 on spot instances"},
 	launchCase{name: "zero2-offload-cpu", words: "llama 3.1 8b full on 4 a100 zero 2 offload cpu"},
 	launchCase{name: "zero3-h200", words: "llama 3.1 8b full on 8 h200 zero 3 context 8192"},
 	launchCase{name: "zero3-fp16-v100", words: "llama 3.2 1b full on 8 v100 32gb zero 3 fp16 context 1024"},
@@ -479,6 +529,8 @@ var validationCases = append(slices.Clone(launchCases),
 	launchCase{name: "gguf-q4-kvq4", words: "llama 3.1 8b inference q4_k_m rtx 3090 kv int4"},
 	launchCase{name: "gguf-2gpus", words: "llama 3.1 70b inference q4_k_m 2 rtx 4090"},
 	launchCase{name: "gguf-q8-l4", words: "mistral 7b inference q8_0 l4"},
+	launchCase{name: "megatron-8b-cp2-fp8", words: "llama 3.1 8b full on 8 h100 tp 2 cp 2 context 16384 fp8 fused loss"},
+	launchCase{name: "megatron-405b-3d", words: "llama 3.1 405b full on 256 nodes of 8 h100 context 8192 global batch 16M tokens"},
 )
 
 // TestEmittedConfigsValidate emits every kind for every validation case
@@ -547,6 +599,12 @@ func TestRulesAreChecked(t *testing.T) {
 		}},
 		{"sky-spot", "zero3-offload-2nodes", KindSkyPilot, replace("use_spot: true", "use_spot: false")},
 		{"sky-gated-token", "zero2-accum", KindSkyPilot, replace("secrets:\n  HF_TOKEN: null\n", "")},
+		{"mg-world", "megatron-70b-tp8-pp2", KindMegatron, replace("--nnodes 4", "--nnodes 3")},
+		{"mg-batch", "megatron-70b-tp8-pp2", KindMegatron, func(_ *Plan, s string) string {
+			return regexp.MustCompile(`--global-batch-size \d+`).ReplaceAllString(s, "--global-batch-size 3")
+		}},
+		{"mg-heads", "megatron-8b-cp2-fp8", KindMegatron, replace("--num-query-groups 8", "--num-query-groups 3")},
+		{"mg-vpp", "megatron-70b-tp8-pp2", KindMegatron, replace("--num-layers-per-virtual-pipeline-stage 4", "--num-layers-per-virtual-pipeline-stage 7")},
 	}
 	byName := map[string]launchCase{}
 	for _, c := range validationCases {
@@ -657,6 +715,28 @@ func TestGated(t *testing.T) {
 	} {
 		if got := gated(id); got != want {
 			t.Errorf("gated(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestSpotAsked: a question that asks for spot launches on spot even
+// where the card's cheapest known price is on demand.
+func TestSpotAsked(t *testing.T) {
+	for words, want := range map[string]bool{
+		"llama 3.1 8b full on 8 a100 zero 2 on spot instances": true,
+		"llama 3.1 8b full on 8 a100 zero 2 preemptible":       true,
+		"llama 3.1 8b full on 8 a100 zero 2":                   false,
+	} {
+		q, a := answerFor(t, launchCase{name: "spot", words: words})
+		if q.Spot != want || a.Request.Spot != want {
+			t.Errorf("%q: query spot %v, request spot %v; want %v", words, q.Spot, a.Request.Spot, want)
+		}
+		cfg, err := Emit(KindSkyPilot, PlanOf(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(cfg.Text, "use_spot: true"); got != want {
+			t.Errorf("%q: use_spot true written %v, want %v", words, got, want)
 		}
 	}
 }

@@ -178,15 +178,17 @@ const askKeyPrefix = "ask:"
 // way round, p as typed in question: the canonical text is
 // sizing.FormatAsk(p) (it re-parses to the same question and intent),
 // line is the answer in one line, and the model key is the question's
-// model, or ask:<kind> when it names none. The verdict, memory and price
-// fields are left zero: an inverse plan is re-answered by re-asking.
+// model, or ask:<kind> when it names none. The request carries the
+// answer's figures (the largest model found, the longest context, the
+// cheapest card) and Headroom a buy-or-rent verdict; the memory and price
+// fields are left zero: an inverse plan is re-answered by re-asking (Reask).
 func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) Summary {
 	kind := KindOf(p.Intent)
 	key := ModelKey(p.Query)
 	if key == "" {
 		key = askKeyPrefix + string(kind)
 	}
-	return Summary{
+	s := Summary{
 		Kind:      kind,
 		Question:  question,
 		Canonical: sizing.FormatAsk(p),
@@ -196,6 +198,10 @@ func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) 
 		GPU:       a.Request.GPU,
 		GPUs:      a.Request.GPUs,
 	}
+	if a.BuyRent != nil {
+		s.Headroom = a.BuyRent.Verdict // buy or rent: what Reask compares
+	}
+	return s
 }
 
 // InverseKey is the ModelKey the inverse plans of one kind that name no

@@ -1,6 +1,9 @@
 package pricing
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCatalogGPU maps the GPU names gpuhunt and SkyPilot publish (their
 // catalogs' own spellings) to catalog ids, refusing what it cannot place.
@@ -66,6 +69,44 @@ func FuzzCatalogGPU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string, mem float64, instance string) {
 		if id, ok := catalogGPU(name, mem, instance); ok && !isCatalogID(id) {
 			t.Errorf("catalogGPU(%q) = %q, not a catalog id", name, id)
+		}
+	})
+}
+
+func TestFormHint(t *testing.T) {
+	for _, tt := range []struct{ instance, upstream, want string }{
+		{"hyperstack__1xH100_80GB__28__180", "n3-H100x1", "h100-pcie"},
+		{"hyperstack__8xH100_80GB__252__1440", "n3-H100x8", "h100-pcie"},
+		{"hyperstack__8xA100_80GB__252__1920__NVLINK", "n3-A100x8-NVLink", "a100-80-pcie"},
+		{"hyperstack__8xH100_80GB__192__960", "n3-H100-SXM5x8", "h100"},
+		{"oblivus__1xA100_80GB__28__120", "A100_PCIE_80GB", "a100-80-pcie"},
+		{"lambdalabs__8xH100_80GB__208__1800", "gpu_8x_h100_sxm5", "h100"},
+		{"primecompute__8xH100_80GB__104__752", "NVIDIA H100 80GB HBM3_8", "h100"},
+		{"hyperstack__1xL40_48GB__28__58", "n3-L40x1", "l40"},
+	} {
+		name, mem := "H100", 80.0
+		switch {
+		case strings.Contains(tt.instance, "A100"):
+			name = "A100-80GB"
+		case strings.Contains(tt.instance, "L40"):
+			name, mem = "L40", 48
+		}
+		if got, _ := catalogGPU(name, mem, formHint(tt.instance, tt.upstream)); got != tt.want {
+			t.Errorf("%s (%s): %q, want %q", tt.instance, tt.upstream, got, tt.want)
+		}
+	}
+}
+
+func FuzzFormHint(f *testing.F) {
+	f.Add("hyperstack__1xH100_80GB__28__180", "n3-H100x1")
+	f.Add("x", "n3-H100-SXM5x8")
+	f.Fuzz(func(t *testing.T, instance, upstream string) {
+		hint := formHint(instance, upstream)
+		if !strings.HasPrefix(hint, instance+" "+upstream) {
+			t.Errorf("formHint(%q, %q) = %q drops the fields", instance, upstream, hint)
+		}
+		if strings.Contains(strings.ToUpper(upstream), "SXM") && strings.HasSuffix(hint, " PCIE") {
+			t.Errorf("formHint(%q, %q) = %q: an SXM id read as PCIe", instance, upstream, hint)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -270,6 +271,8 @@ func FuzzDecodeSkyPilot(f *testing.F) {
 	for _, c := range SkyPilotClouds {
 		f.Add(testdata(f, "skypilot/v8/"+c+"/vms.csv"))
 	}
+	f.Add(testdata(f, "samples/skypilot/v8/primeintellect/vms.csv"))
+	f.Add(testdata(f, "samples/skypilot/v8/shadeform/vms.csv"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		res, _, err := decodeSkyPilot(raw, "x", fetchNow, time.Time{}, "fuzz")
 		if err != nil && len(res.Offers) > 0 {
@@ -290,4 +293,60 @@ func FuzzDecodeGPUHunt(f *testing.F) {
 		}
 		checkDecoded(t, res.Offers)
 	})
+}
+
+// TestGPUHuntEveryName feeds one gpuhunt catalog row for each GPU gpuhunt
+// knows (testdata/gpuhunt/names.txt) through the catalog reader: every
+// row is either filed under the card names.txt says or reported among
+// the unknown names with its row count; none is dropped silently.
+func TestGPUHuntEveryName(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gpuhunt", "names.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags,cpu_arch,provider_data\n")
+	want := map[string]string{} // instance -> card, "" for unknown
+	rows, mapped := 0, 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		rows++
+		instance := fmt.Sprintf("probe-%d", rows)
+		fmt.Fprintf(&csv, "%s,test-1,1.5,8,64.0,1,%s,%s.0,False,,%s,,x86,{}\n", instance, f[0], f[1], f[2])
+		if f[3] != "-" {
+			want[instance] = f[3]
+			mapped++
+		} else {
+			want[instance] = ""
+		}
+	}
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	w, _ := z.Create("probe.csv")
+	w.Write([]byte(csv.String()))
+	z.Close()
+	res, dropped, err := decodeGPUHunt(b.Bytes(), "probe", "probe", fetchNow, fetchNow, "probe")
+	if err != nil || dropped != 0 {
+		t.Fatalf("decode: %v (%d dropped)", err, dropped)
+	}
+	got := map[string]string{}
+	for _, o := range res.Offers {
+		got[o.InstanceType] = o.GPU
+	}
+	unknown := 0
+	for _, n := range res.Unknown {
+		unknown += n
+	}
+	for instance, card := range want {
+		if got[instance] != card {
+			t.Errorf("%s: filed under %q, want %q", instance, got[instance], card)
+		}
+	}
+	if len(res.Offers)+unknown != rows {
+		t.Errorf("%d offers + %d unknown rows of %d: some rows were dropped silently", len(res.Offers), unknown, rows)
+	}
+	t.Logf("gpuhunt's %d GPU names: %d map to a card, %d are reported as unknown", rows, mapped, rows-mapped)
 }

@@ -39,7 +39,7 @@ func DefaultDigestConfig() DigestConfig {
 		MinSamples:   5,
 		Marketplaces: []string{"vast"},
 		PlanWindow:   90 * 24 * time.Hour,
-		StaleAfter:   24 * time.Hour,
+		StaleAfter:   SourceMaxAge,
 		MaxPlans:     50,
 	}
 }
@@ -65,6 +65,8 @@ type DigestInput struct {
 	Runs []Run
 	// Plans are the plans saved in [WeekEnd-PlanWindow, WeekEnd).
 	Plans []DigestPlan
+	// Held are the offers a refresh held aside in the week (sanity.go).
+	Held []Hold
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
@@ -197,6 +199,10 @@ type SourceHealth struct {
 	LastStatus RunStatus  `json:"last_status"`
 	LastError  string     `json:"last_error"`
 	Reason     string     `json:"reason"`
+	// HeldOffers counts the offers held aside as implausible this week
+	// (sanity.go), and Held names them, most recent hold first.
+	HeldOffers int      `json:"held_offers,omitempty"`
+	Held       []string `json:"held,omitempty"`
 }
 
 // maxErrorText caps a run's error quoted in the digest.
@@ -224,7 +230,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	prev, cur := weekFigures(in.Observations, start.Add(-Week), start, end, cfg)
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
-	d.StaleSources, d.Sources = sourceHealth(in.Runs, start, end, cfg.StaleAfter)
+	d.StaleSources, d.Sources = sourceHealth(in.Runs, in.Held, start, end, cfg.StaleAfter)
 	d.Plans, d.PlanTally = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()

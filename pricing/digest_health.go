@@ -11,11 +11,20 @@ import (
 	"github.com/fitbot/fitbot/display"
 )
 
+// maxHeldNamed caps the held offers a provider's health names.
+const maxHeldNamed = 3
+
 // sourceHealth lists the providers whose prices were stale at the week's
-// end or whose refreshes failed during the week, and counts the providers
-// that ran. Imported sheets are one-off runs, not sources, and are left
-// out.
-func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([]SourceHealth, int) {
+// end, whose refreshes failed during the week, or whose offers were held
+// aside as implausible (held), and counts the providers that ran.
+// Imported sheets are one-off runs, not sources, and are left out.
+func sourceHealth(runs []Run, held []Hold, start, end time.Time, staleAfter time.Duration) ([]SourceHealth, int) {
+	heldBy := map[string][]Hold{}
+	for _, h := range held {
+		if !h.LastHeldAt.Before(start) && h.LastHeldAt.Before(end) {
+			heldBy[h.Refresh] = append(heldBy[h.Refresh], h)
+		}
+	}
 	byProvider := map[string][]Run{}
 	for _, r := range runs {
 		if strings.HasPrefix(r.Provider, ImportProvider("")) || !r.Started.Before(end) {
@@ -55,7 +64,20 @@ func sourceHealth(runs []Run, start, end time.Time, staleAfter time.Duration) ([
 			h.Reason = fmt.Sprintf("no refresh since %s", h.LastGood.Format("Jan 2 15:04 MST"))
 		case h.FailedRuns > 0:
 			h.Reason = fmt.Sprintf("%d of %d refreshes failed this week", h.FailedRuns, h.Runs)
-		default:
+		}
+		if hs := heldBy[p]; len(hs) > 0 {
+			slices.SortStableFunc(hs, func(a, b Hold) int { return b.LastHeldAt.Compare(a.LastHeldAt) })
+			h.HeldOffers = len(hs)
+			for _, x := range hs[:min(len(hs), maxHeldNamed)] {
+				h.Held = append(h.Held, x.Reason())
+			}
+			held := fmt.Sprintf("%d offers held aside as implausible (a second refresh at the same price lets them in)", len(hs))
+			if len(hs) == 1 {
+				held = "1 offer held aside as implausible (a second refresh at the same price lets it in)"
+			}
+			h.Reason = strings.TrimPrefix(h.Reason+"; "+held, "; ")
+		}
+		if h.Reason == "" {
 			continue
 		}
 		out = append(out, h)

@@ -3,31 +3,16 @@ package pricing
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/google/go-cmp/cmp"
 )
-
-// The -update flag rewrites the golden files; another test file of the
-// package may have registered it first.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-	return true
-}()
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // digestEnd is the end of the fixture week: Monday 2026-11-30 09:00 UTC,
 // when the default schedule posts.
@@ -177,22 +162,7 @@ func TestDigestGolden(t *testing.T) {
 			if err := enc.Encode(d); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "digest", tt.name+".json")
-			if updating() {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got.String()); diff != "" {
-				t.Errorf("%s differs (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "digest", tt.name+".json"), got.Bytes())
 		})
 	}
 }

@@ -1,6 +1,9 @@
 package pricing
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // How long a price stays fresh. List prices (hyperscalers, Lambda, the
 // catalogs' list rows) move a few times a year and are checked daily, so
@@ -51,6 +54,29 @@ func (o Offer) Stale(now time.Time) bool { return o.Age(now) > MaxAge(o.Provider
 // 2024 and kept answering).
 func (r Run) FeedStale(now time.Time) bool {
 	return !r.PublishedAt.IsZero() && now.Sub(r.PublishedAt) > MaxAge(r.Provider, MarketOnDemand)
+}
+
+// SourceMaxAge is how long a refreshing price source may go without a
+// good refresh before it is behind: the default schedule refreshes every
+// six hours, so a day is four refreshes missed.
+const SourceMaxAge = 24 * time.Hour
+
+// SourceBehind is the one rule for whether the price source provider is
+// behind at now, for `fitbot prices` and /readyz (the digest's
+// sourceHealth says the same rule's reasons in words): it never
+// refreshed successfully (lastGood nil), its latest run did not succeed
+// (its prices are then an earlier run's), its last good prices are older
+// than SourceMaxAge, or its source stopped publishing (Run.FeedStale). An
+// imported sheet (ImportProvider) is a one-off, not a source, and is never
+// behind. A single price's freshness is Offer.Stale.
+func SourceBehind(provider string, last Run, lastGood *Run, now time.Time) bool {
+	switch {
+	case strings.HasPrefix(provider, ImportProvider("")):
+		return false
+	case lastGood == nil || last.Status != RunOK:
+		return true
+	}
+	return now.Sub(lastGood.AsOf) > SourceMaxAge || lastGood.FeedStale(now)
 }
 
 // oldestPublication is the earliest publication time among offers; zero

@@ -78,6 +78,23 @@ type Report struct {
 	Run      Run
 	LastGood *Run           // the previous good run, when there is one; its prices stay current when Run failed
 	Unknown  map[string]int // the unrecognised names behind Run.Unknown, and how often each appeared
+	// Held are the offers the sanity check held aside (sanity.go): not
+	// stored, not quoted; Confirmed counts the offers an earlier refresh
+	// held that this one saw again at about the same price and let in.
+	Held      []Hold
+	Confirmed int
+}
+
+// UnknownGPUs is Unknown by GPU name: the rows of each name fitbot could
+// not map, whatever instance or memory a catalog gave with it
+// ("GH200 (gpu_1x_gh200 96.0GB)" counts under "GH200").
+func (r Report) UnknownGPUs() map[string]int {
+	out := make(map[string]int, len(r.Unknown))
+	for k, n := range r.Unknown {
+		name, _, _ := strings.Cut(k, " (")
+		out[name] += n
+	}
+	return out
 }
 
 // Stale reports whether the provider's current prices are not from this
@@ -148,6 +165,13 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 			run.Status, offers = RunOK, res.Offers
 		}
 	}
+	holds, checked := r.Sink.(HoldStore)
+	if checked && run.Status == RunOK {
+		offers, checked = r.sane(ctx, holds, run.Provider, &rep, offers, now)
+		if len(offers) == 0 {
+			run.Status, run.Error = RunRejected, fmt.Sprintf("all %d offers held aside as implausible: %s", len(rep.Held), rep.Held[0].Reason())
+		}
+	}
 	saved, err := r.Sink.SaveRun(ctx, run, offers)
 	if err != nil {
 		// The run could not be recorded; report it as failed so the
@@ -159,7 +183,17 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 		return rep
 	}
 	rep.Run = saved
-	attrs := []any{"status", saved.Status, "rows", saved.Rows, "unknown", saved.Unknown, "took", saved.Finished.Sub(saved.Started).Round(time.Millisecond)}
+	if checked && (saved.Status == RunOK || len(rep.Held) > 0) {
+		// The holds are the provider's from now on; when they cannot be
+		// written the next refresh holds the same offers again.
+		if err := holds.ReplacePriceHolds(ctx, saved.Provider, saved.ID, rep.Held); err != nil {
+			log.Error("prices: recording the held offers failed", "held", len(rep.Held), "err", err)
+		}
+	}
+	for _, h := range rep.Held {
+		log.Warn("prices: offer held aside as implausible; a second refresh at this price lets it in", "offer", h.Reason())
+	}
+	attrs := []any{"status", saved.Status, "rows", saved.Rows, "unknown", saved.Unknown, "held", len(rep.Held), "confirmed", rep.Confirmed, "took", saved.Finished.Sub(saved.Started).Round(time.Millisecond)}
 	if saved.Status == RunOK && saved.FeedStale(now) {
 		log.Warn("prices: the source's publication date is old; its prices rank as stale", append(attrs,
 			"published_at", saved.PublishedAt, "age", now.Sub(saved.PublishedAt).Round(time.Minute))...)
@@ -175,6 +209,26 @@ func (r *Refresher) refreshOne(ctx context.Context, f Fetcher) Report {
 	}
 	log.Warn("prices: refresh did not land; previous prices kept", attrs...)
 	return rep
+}
+
+// sane runs the sanity check over the valid offers of a provider (the
+// fetcher's name): it returns
+// the offers to store, and fills rep's Held and Confirmed. ok is false
+// when the reference or the earlier holds could not be read: the offers
+// are then stored as fetched (the flat bounds still applied), and the
+// holds are left as they were.
+func (r *Refresher) sane(ctx context.Context, hs HoldStore, provider string, rep *Report, offers []Offer, now time.Time) ([]Offer, bool) {
+	current, err := hs.CurrentOffers(ctx)
+	if err == nil {
+		var held []Hold
+		if held, err = hs.PriceHolds(ctx, provider); err == nil {
+			var keep []Offer
+			keep, rep.Held, rep.Confirmed = NewReference(current, DefaultSheet().Offers()).Judge(provider, offers, held, now)
+			return keep, true
+		}
+	}
+	r.logger().Error("prices: the sanity check could not read the reference prices; storing the offers unchecked", "provider", provider, "err", err)
+	return offers, false
 }
 
 // fetch calls f under the per-provider timeout and turns a panic into an

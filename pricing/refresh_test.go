@@ -3,6 +3,7 @@ package pricing
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -212,5 +213,13 @@ func TestRefreshSinkFailure(t *testing.T) {
 	reports, err := r.Refresh(context.Background())
 	if err == nil || reports[0].Run.Status != RunFailed || !strings.Contains(reports[0].Run.Error, "storing the run: disk full") {
 		t.Errorf("a run the sink could not store: %+v, %v; want failed with the store's error", reports[0].Run, err)
+	}
+}
+
+func TestReportUnknownGPUs(t *testing.T) {
+	r := Report{Unknown: map[string]int{"GH200 (gpu_1x_gh200 96.0GB)": 1, "GH200 (gpu_8x_gh200 96.0GB)": 2, "RTX4060": 3}}
+	want := map[string]int{"GH200": 3, "RTX4060": 3}
+	if got := r.UnknownGPUs(); !maps.Equal(got, want) {
+		t.Errorf("UnknownGPUs = %v, want %v", got, want)
 	}
 }

@@ -60,3 +60,51 @@ func TestPrimeIntellectSampleRefresh(t *testing.T) {
 		t.Errorf("cheapest H100 SXM $%.2f/GPU-h, want DataCrunch's $1.97", best)
 	}
 }
+
+// TestShadeformSampleNames replays one real Shadeform row of each
+// accelerator name SkyPilot's catalog lists: each is filed under its
+// card, or reported as unknown with its row count (Intel's Gaudi 2 is
+// no GPU fitbot sizes).
+func TestShadeformSampleNames(t *testing.T) {
+	srv := catalogServer(t, "samples/skypilot/v8", true)
+	sp := NewSkyPilot("shadeform", srv.URL, srv.Client(), nil)
+	sp.now = func() time.Time { return fetchNow }
+	res := fetchOne(t, sp)
+	got := map[string]string{}
+	for _, o := range res.Offers {
+		got[o.InstanceType] = o.GPU
+	}
+	want := map[string]string{
+		"massedcompute_A6000x8": "rtx-a6000", "crusoe_A100-80G-sxm4x8": "a100-80", "scaleway_L4": "l4",
+		"paperspace_H100": "h100", "massedcompute_L40": "l40", "denvr_A100-sxm4x8": "a100-40",
+		"paperspace_A5000x4": "rtx-a5000", "scaleway_L40S": "l40s", "paperspace_A4000": "rtx-a4000",
+		"paperspace_V100-32GB": "v100-32", "paperspace_V100": "v100-16", "vultr_A16x2": "a16",
+		"lambdalabs_A10": "a10", "excesssupply_H200x8": "h200", "massedcompute_RTX6000Ada": "rtx-6000-ada",
+		"massedcompute_RTXPro6000": "rtx-pro-6000",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cards (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"GAUDI2": 1}, res.Unknown); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
+	}
+}
+
+// TestSkyPilotFormFromGpuInfo: a row whose AcceleratorName leaves the
+// form factor out is filed by the one its GpuInfo names.
+func TestSkyPilotFormFromGpuInfo(t *testing.T) {
+	raw := "InstanceType,AcceleratorName,AcceleratorCount,Price,Region,GpuInfo\n" +
+		`x1,H100,1,2.0,r1,"{'Gpus': [{'Name': 'H100-80G-PCIe', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 81920}}]}"` + "\n" +
+		`x2,H100,1,3.0,r1,"{'Gpus': [{'Name': 'H100', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 81920}}]}"` + "\n"
+	res, _, err := decodeSkyPilot([]byte(raw), "c", fetchNow, fetchNow, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range res.Offers {
+		got[o.InstanceType] = o.GPU
+	}
+	if want := map[string]string{"x1": "h100-pcie", "x2": "h100"}; !cmp.Equal(got, want) {
+		t.Errorf("cards %v, want %v", got, want)
+	}
+}

@@ -31,6 +31,10 @@ var SkyPilotClouds = []string{"hyperbolic", "hyperstack", "primeintellect", "sha
 // {'SizeInMiB': 81920}}]}) or as JSON.
 var skypilotMemory = regexp.MustCompile(`["']SizeInMiB["']\s*:\s*([0-9.]+)`)
 
+// skypilotGPUName finds the first GPU name of a GpuInfo entry, which may
+// say the form factor the accelerator name leaves out.
+var skypilotGPUName = regexp.MustCompile(`["']Name["']\s*:\s*["']([^"']*)["']`)
+
 // SkyPilot reads one of SkyPilot's published catalog CSVs: whole-instance
 // prices (Price, SpotPrice) per instance type and region. The columns are
 // found by header name: their order differs from cloud to cloud. Each
@@ -125,14 +129,17 @@ func decodeSkyPilot(raw []byte, cloud string, at, published time.Time, source st
 			continue // CPU instances
 		}
 		instance := rec[col["InstanceType"]]
-		mem, upstream := 0.0, ""
+		mem, upstream, infoName := 0.0, "", ""
 		if hasInfo {
 			mem = skypilotGiB(rec[infoCol])
+			if m := skypilotGPUName.FindStringSubmatch(rec[infoCol]); m != nil {
+				infoName = m[1]
+			}
 		}
 		if hasUpstream {
 			upstream = rec[upstreamCol]
 		}
-		hint := formHint(instance, upstream)
+		hint := formHint(instance, upstream) + " " + infoName
 		gpu, ok := catalogGPU(name, mem, hint)
 		if !ok && mem > 0 {
 			gpu, ok = catalogGPU(name, mem/count, hint) // GpuInfo giving the entry's total
@@ -184,8 +191,8 @@ func decodeSkyPilot(raw []byte, cloud string, at, published time.Time, source st
 // -SXM5 before the count for its SXM machines.
 var hyperstackFlavour = regexp.MustCompile(`(?i)^n3-([A-Z0-9]+?)(-SXM\d)?x\d+(-NVLink)?$`)
 
-// formHint is the text a row's form factor is read from: the instance
-// name and the upstream cloud's own id for it (PrimeIntellect's
+// formHint is the text a row's form factor is read from (with GpuInfo's
+// GPU name): the instance name and the upstream cloud's own id for it (PrimeIntellect's
 // UpstreamCloudId: "A100_PCIE_80GB", "gpu_8x_h100_sxm5"). Hyperstack
 // names its PCIe flavours without saying so (n3-H100x1; its own SkyPilot
 // catalog lists them as H100-80G-PCIe), so a Hyperstack flavour without

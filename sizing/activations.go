@@ -47,6 +47,21 @@ package sizing
 // mixture-of-experts layer. seq is used only without FlashAttention.
 func layerActivationBytes(s *shape, p float64, seq int64, flash, moe bool, loraRank int) float64 {
 	h := float64(s.hidden)
+	var mlp float64
+	switch {
+	case moe:
+		mlp = float64(s.expertsActive)*mlpActivation(p, h, float64(s.expertFFN), s.gated) +
+			float64(s.sharedExperts)*mlpActivation(p, h, float64(s.sharedFFN), s.gated) +
+			4*float64(s.experts)
+	case s.ffn > 0:
+		mlp = mlpActivation(p, h, float64(s.ffn), s.gated)
+	}
+	return attentionActivation(s, p, seq, flash) + mlp + p*float64(loraRank)*float64(s.loraActivePerLayer)
+}
+
+// attentionActivation is what one attention block saves per token.
+func attentionActivation(s *shape, p float64, seq int64, flash bool) float64 {
+	h := float64(s.hidden)
 	q := float64(s.qDim)
 	kv := float64(s.kvDim)
 	masks := 0.0
@@ -57,15 +72,17 @@ func layerActivationBytes(s *shape, p float64, seq int64, flash, moe bool, loraR
 	if !flash {
 		attn += float64(s.heads) * float64(seq) * (p + masks*(1+p))
 	}
-	var mlp float64
-	if moe {
-		mlp = float64(s.expertsActive)*mlpActivation(p, h, float64(s.expertFFN), s.gated) +
-			float64(s.sharedExperts)*mlpActivation(p, h, float64(s.sharedFFN), s.gated) +
-			4*float64(s.experts)
-	} else {
-		mlp = mlpActivation(p, h, float64(s.ffn), s.gated)
-	}
-	return attn + mlp + p*float64(loraRank)*float64(s.loraActivePerLayer)
+	return attn
+}
+
+// mambaActivation is what one Mamba mixer saves per token in place of
+// attention: the norm's and in_proj's inputs (2h) and what mamba_ssm's
+// MambaInnerFn keeps for backward at its default checkpoint_lvl 1
+// (ops/selective_scan_interface.py: save_for_backward of xz, x_dbl and
+// the scan output out, 3·inner + dt rank + 2N; conv1d_out and delta are
+// recomputed, the scan's chunk states are negligible).
+func mambaActivation(s *shape, p float64) float64 {
+	return p * float64(2*s.hidden+3*s.ssmInner+s.ssmProj)
 }
 
 // mlpActivation is what one MLP of width i saves per token.
@@ -138,8 +155,26 @@ func layerActivationsPerToken(s *shape, p float64, seq int64, flash, checkpointi
 		layers += float64(s.moeLayers) * moe
 		largest = max(largest, moe)
 	}
+	if s.ssmLayers > 0 {
+		// Mamba layers save their mixer's tensors instead of attention's.
+		swap := mambaActivation(s, p) - attentionActivation(s, p, seq, flash)
+		layers += float64(s.ssmLayers) * swap
+		if s.ssmLayers == s.layers {
+			largest += swap
+		}
+	}
+	stored := float64(s.layers) // layer inputs kept under checkpointing
+	if s.encoderSeq > 0 && seq > 0 {
+		// An audio encoder's layers run over its fixed frames, not the
+		// text: weigh them by encoderSeq/seq tokens per text token.
+		ratio := float64(s.encoderSeq) / float64(seq)
+		dec := float64(s.layers - s.encLayers)
+		layers = dense * (dec + float64(s.encLayers)*ratio)
+		stored = dec + float64(s.encLayers)*ratio
+		largest = dense * max(1, ratio)
+	}
 	if checkpointing {
-		return float64(s.layers) * p * float64(s.hidden), largest
+		return stored * p * float64(s.hidden), largest
 	}
 	return layers, 0
 }

@@ -397,6 +397,7 @@ func (e *Estimator) fewerCards(rs *resolved) []altCandidate {
 		}
 		r := rs.req
 		r.GPUs, r.Nodes = n, 1
+		fitLayout(&r, n)
 		if r.Method != MethodInference {
 			r.ZeROStage = lowestStage(rs, r, g)
 		}
@@ -560,6 +561,7 @@ func setCount(r *Request, n int, g *GPU) altChange {
 	if r.Method != MethodInference && n > 1 {
 		r.ZeROStage = 3
 	}
+	fitLayout(r, per)
 	return chMoreGPUs
 }
 

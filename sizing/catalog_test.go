@@ -61,8 +61,21 @@ func TestCatalogData(t *testing.T) {
 		if m.Name == "" || m.Source == "" || m.Family == "" {
 			t.Errorf("%s: name, family and source must be set", m.ID)
 		}
-		if m.Layers <= 0 || m.Hidden <= 0 || m.Heads <= 0 || m.KVHeads <= 0 || m.HeadDim <= 0 || m.Vocab <= 0 || m.MaxContext <= 0 || m.PublishedParams <= 0 || m.NormsPerLayer <= 0 {
+		if m.Layers <= 0 || m.Hidden <= 0 || m.Vocab <= 0 || m.MaxContext <= 0 || m.PublishedParams <= 0 || m.NormsPerLayer <= 0 {
 			t.Errorf("%s: shape fields must be positive: %+v", m.ID, m)
+		}
+		if m.Kind == KindSSM {
+			// No attention at all: every layer a Mamba mixer with its state.
+			if m.Heads != 0 || m.LinearAttnLayers != m.Layers || m.SSMInner <= 0 || m.MixerState <= 0 {
+				t.Errorf("%s: an SSM has Mamba mixers on every layer and no heads: %+v", m.ID, m)
+			}
+			continue
+		}
+		if m.Heads <= 0 || m.KVHeads <= 0 || m.HeadDim <= 0 {
+			t.Errorf("%s: attention fields must be positive: %+v", m.ID, m)
+		}
+		if (m.LinearAttnLayers > 0) != (m.MixerState > 0) {
+			t.Errorf("%s: layers without a KV cache need their fixed state (mixer_state)", m.ID)
 		}
 		if m.Heads%m.KVHeads != 0 {
 			t.Errorf("%s: %d heads do not group into %d KV heads", m.ID, m.Heads, m.KVHeads)
@@ -71,7 +84,7 @@ func TestCatalogData(t *testing.T) {
 			t.Errorf("%s: mlp %q or norm %q unknown", m.ID, m.MLP, m.Norm)
 		}
 		switch m.Kind {
-		case KindDecoder, KindEncoder:
+		case KindDecoder, KindEncoder, KindHybrid:
 			if m.EncoderLayers != 0 {
 				t.Errorf("%s: %s with encoder layers", m.ID, m.Kind)
 			}

@@ -355,6 +355,14 @@ func (r *configReader) model(mt string) (Model, []string) {
 		return r.t5(mt), nil
 	case "m2m_100", "nllb", "nllb-moe":
 		return r.m2m100(mt), nil
+	case "whisper":
+		return r.whisper()
+	case "roberta", "xlm-roberta":
+		return r.roberta(mt)
+	case "mamba", "falcon_mamba", "mamba2":
+		return r.mamba(mt)
+	case "jamba":
+		return r.jamba()
 	case "gemma3n", "gemma3n_text":
 		r.fail("Gemma 3n (model_type " + mt + ") is not supported: its per-layer embeddings, AltUp and LAuReL blocks are not modelled, nor its audio and vision towers; ask with its size instead (a bare 8B)")
 		return Model{}, nil
@@ -582,11 +590,13 @@ func (r *configReader) linearAttention(m *Model, mt string) []string {
 		(2*keyDim+valueDim)*int64(kernel) + // depthwise conv1d
 		2*int64(vHeads) + int64(vDim) + // dt_bias, A_log, gated norm
 		valueDim*h // out_proj
+	// Each keeps a recurrent state of vHeads × kDim × vDim and the
+	// depthwise convolution's last kernel-1 inputs per sequence.
+	m.MixerState = int64(vHeads)*int64(kDim)*int64(vDim) + (2*keyDim+valueDim)*int64(kernel-1)
 	if n == 0 {
 		return nil
 	}
-	state := float64(n) * float64(vHeads*kDim*vDim) * 4 / (1 << 20)
-	return []string{fmt.Sprintf("%d of %d layers are linear attention (Gated DeltaNet): no KV cache, a fixed %.0f MiB fp32 state per sequence, not counted", n, m.Layers, state)}
+	return []string{fmt.Sprintf("%d of %d layers are linear attention (Gated DeltaNet): no KV cache, a fixed state of %s elements per sequence each, counted in kv_cache at the KV precision", n, m.Layers, commas(m.MixerState))}
 }
 
 // mtp reads the multi-token-prediction layers a checkpoint ships.
@@ -850,6 +860,12 @@ func (r *configReader) m2m100(mt string) Model {
 // checkShape rejects architectures that cannot be counted: heads that do
 // not divide, experts that do not add up.
 func (m *Model) checkShape() error {
+	if m.Heads == 0 && m.Kind == KindSSM {
+		if m.upperBoundParams() > 1e15 {
+			return configErr(fmt.Sprintf("the architecture has over 10^15 parameters (%d layers, hidden %d): not a real model", m.Layers, m.Hidden))
+		}
+		return nil
+	}
 	if m.HeadDim == 0 {
 		if m.Hidden%m.Heads != 0 {
 			return configErr(fmt.Sprintf("hidden size %d is not a multiple of %d heads and config.json has no \"head_dim\"", m.Hidden, m.Heads))

@@ -197,7 +197,8 @@ func FuzzModelFromConfig(f *testing.F) {
 		if m.LinearAttnLayers+m.SlidingLayers > m.Layers || m.LinearAttnParams < 0 {
 			t.Fatalf("%d linear and %d sliding layers of %d", m.LinearAttnLayers, m.SlidingLayers, m.Layers)
 		}
-		if m.HeadDim <= 0 || m.KVHeads <= 0 || m.Heads%m.KVHeads != 0 || m.MaxContext <= 0 {
+		attention := m.Kind != KindSSM
+		if attention && (m.HeadDim <= 0 || m.KVHeads <= 0 || m.Heads%m.KVHeads != 0) || m.MaxContext <= 0 {
 			t.Fatalf("inconsistent shape %+v", m)
 		}
 		if kv := m.KVCacheBytes(2, m.MaxContext); kv < 0 {

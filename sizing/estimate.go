@@ -82,9 +82,10 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		GPUChosen:   chosen,
 	}
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
-	a.Price = e.price(r.GPU)
 	var warnings []string
-	a.Throughput, warnings = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	a.Price, warnings = e.requestPrice(r)
+	var tw []string
+	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
 	if r.Method == MethodInference {
 		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
 		if lengthUnsaid(q) {
@@ -92,7 +93,7 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		}
 		a.Serving = &sv
 	}
-	a.Warnings = append(rs.notes, warnings...)
+	a.Warnings = append(append(rs.notes, warnings...), tw...)
 	if a.Warnings == nil {
 		a.Warnings = []string{}
 	}
@@ -113,6 +114,25 @@ func (e *Estimator) price(gpu string) *Price {
 		return nil
 	}
 	return &p
+}
+
+// requestPrice is the price the answer is costed at: the cheapest spot
+// price when the question asked for spot and one is known, else the
+// cheapest price, with a warning when spot was asked and none is known.
+func (e *Estimator) requestPrice(r *Request) (*Price, []string) {
+	if !r.Spot || e.Prices == nil {
+		return e.price(r.GPU), nil
+	}
+	if sp, ok := e.Prices.(SpotPriceSource); ok {
+		if p, ok := sp.SpotGPUHourPrice(r.GPU); ok {
+			return &p, nil
+		}
+	}
+	p := e.price(r.GPU)
+	if p == nil || p.Market == "spot" {
+		return p, nil
+	}
+	return p, []string{fmt.Sprintf("no spot price is known for the %s: the cost is at the %s price", r.GPU, p.Market)}
 }
 
 func (e *Estimator) costAssumptions(r *Request, g *GPU, t Throughput, p *Price) []string {

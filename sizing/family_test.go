@@ -77,7 +77,6 @@ func TestNamedModelsRefusedByName(t *testing.T) {
 		{"can we fine-tune flux dev with lora on a 4090?", "FLUX.1 [dev]", "flux.1-dev"},
 		{"sdxl inference 3060", "Stable Diffusion XL", "sdxl"},
 		{"sd 1.5 dreambooth 3060", "Stable Diffusion 1.5", "sd-1.5"},
-		{"jamba inference 2 a100", "Jamba", "jamba-v0.1"},
 	} {
 		p, err := Parse(tt.q)
 		if err != nil {

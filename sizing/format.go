@@ -116,6 +116,9 @@ func Format(q Query) string {
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}
+	if q.Spot {
+		add("spot")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

@@ -30,7 +30,9 @@ func kvElemBytes(p Precision) float64 {
 // kvCacheBytes is the whole KV cache of batch sequences of ctx tokens:
 // 2 · layers · kv_heads · head_dim · ctx · batch · bytes for grouped-query
 // attention (the 2 is K and V), sliding-window layers capped at the
-// window, MLA's (kv_lora_rank + qk_rope_head_dim) latent per layer.
+// window, MLA's (kv_lora_rank + qk_rope_head_dim) latent per layer, plus
+// the fixed state of the Mamba and linear-attention layers, which is the
+// same at any context.
 func kvCacheBytes(s *shape, ctx, batch int64, elemBytes float64) float64 {
 	windowed := ctx
 	if s.slidingLayers > 0 && s.window < ctx {
@@ -38,7 +40,8 @@ func kvCacheBytes(s *shape, ctx, batch int64, elemBytes float64) float64 {
 	}
 	full := s.kvLayers - s.slidingLayers
 	tokens := float64(full*ctx + s.slidingLayers*windowed)
-	return float64(s.kvElems) * tokens * float64(batch) * elemBytes
+	tokens += float64(s.kvLayers * s.encoderSeq) // Whisper's cross-attention KV over its encoder frames
+	return (float64(s.kvElems)*tokens + float64(s.stateElems)) * float64(batch) * elemBytes
 }
 
 // kvShare is the fraction of the KV cache one GPU holds: tensor
@@ -73,10 +76,22 @@ func inferenceMemory(r *Request, s *shape) Memory {
 // inferenceWorkspace is the transient memory of one forward pass: one
 // layer's working set for a prefill chunk at 16 bit (normed input,
 // residual, q, k, v, attention output, and three FFN-wide tensors) plus
-// fp32 logits for the last position of every sequence.
+// fp32 logits for the last position of every sequence. An encoder reads
+// its whole batch at once (batch × sequence tokens) and pools instead of
+// computing logits.
 func inferenceWorkspace(s *shape, ctx, batch int64) float64 {
 	tokens := min(ctx*batch, prefillChunkTokens)
+	// An audio encoder reads all its frames at once, for every sequence.
+	tokens = max(tokens, s.encoderSeq*batch)
 	ffn := max(s.ffn, s.expertFFN*max(s.expertsActive, 1))
 	perToken := 2 * float64(2*s.hidden+2*s.qDim+2*s.kvDim+3*ffn)
+	if s.ssmLayers > 0 {
+		perToken += 2 * float64(4*s.ssmInner+s.ssmProj) // x and z, the convolution and scan outputs, x_proj's
+	}
+	if s.encoderOnly {
+		// The whole batch in one pass, no chunking; the pooled output
+		// (one hidden vector per sequence) instead of logits.
+		return float64(ctx*batch)*perToken + 4*float64(s.hidden*batch)
+	}
 	return float64(tokens)*perToken + 4*float64(s.vocab*batch)
 }

@@ -207,3 +207,31 @@ func layoutName(r *Request) string {
 	}
 	return out
 }
+
+// fitLayout keeps a request's layout valid when a search moves it to
+// another GPU count or card: a tensor, pipeline and context layout that
+// does not divide the new count (or a tensor-parallel group wider than a
+// machine of perNode) falls back to none, and expert parallelism to the
+// widest that divides a stage's GPUs.
+func fitLayout(r *Request, perNode int) {
+	mp := tensorParallel(r) * pipelineParallel(r) * contextParallel(r)
+	if mp > 1 && (r.GPUs%mp != 0 || tensorParallel(r) > max(perNode, 1)) {
+		r.TensorParallel, r.PipelineParallel, r.ContextParallel = 1, 1, 1
+	}
+	for ep := expertParallelDegree(r); ep > 1 && (r.GPUs/pipelineParallel(r))%ep != 0; ep /= 2 {
+		r.ExpertParallel = ep / 2
+	}
+	if r.GPUs <= 1 {
+		r.ExpertParallel = 1
+	}
+}
+
+// Layout writes a training request's parallel layout for people, "TP 8 ×
+// PP 16 × CP 2 × DP 64", or "" when it has no tensor, pipeline or context
+// parallelism (plain data parallelism, or serving).
+func Layout(r Request) string {
+	if r.Method == MethodInference || !hasLayout(&r) {
+		return ""
+	}
+	return layoutName(&r)
+}

@@ -85,6 +85,22 @@ type shape struct {
 
 	maxContext int64 // 0 when unknown
 
+	// stateElems is the fixed state one sequence keeps over all the
+	// layers without a KV cache (Mamba, linear attention), in elements:
+	// constant in context. ssmLayers of them are Mamba mixers of inner
+	// width ssmInner whose x_proj (or Mamba-2 in_proj) adds ssmProj more.
+	stateElems int64
+	// encoderSeq is the fixed length of an encoder that reads audio
+	// (Whisper: 1,500 frames), over encLayers layers; 0 otherwise.
+	encoderSeq int64
+	encLayers  int64
+	// encoderOnly: an encoder (embeddings, rerankers) reads each batch
+	// whole in one forward pass and has no LM head.
+	encoderOnly bool
+	ssmLayers   int64
+	ssmInner    int64
+	ssmProj     int64
+
 	// linear is the weights of the transformer blocks' linear layers (all
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
 	// (embeddings, untied LM head, norms, biases) stays 16-bit.
@@ -448,6 +464,16 @@ func shapeOf(m Model) shape {
 	}
 	if m.TiedEmbeddings || m.Kind == KindEncoder {
 		s.embedMatrices = 1
+	}
+	s.stateElems = int64(m.LinearAttnLayers) * m.MixerState
+	s.encoderSeq, s.encLayers = int64(m.EncoderSeq), int64(m.EncoderLayers)
+	s.encoderOnly = m.Kind == KindEncoder
+	if m.SSMVersion > 0 {
+		s.ssmLayers, s.ssmInner = int64(m.LinearAttnLayers), int64(m.SSMInner)
+		s.ssmProj = int64(m.SSMDTRank + 2*m.SSMStateDim)
+		if m.SSMVersion == 2 {
+			s.ssmProj = int64(2*m.SSMGroups*m.SSMStateDim + m.SSMHeads)
+		}
 	}
 	if m.MLA() {
 		qk := int64(m.QKNopeHeadDim + m.QKRopeHeadDim)

@@ -66,6 +66,12 @@ type Model struct {
 	EmbeddingNorm      bool `json:"embedding_norm,omitempty"`      // norm right after the embeddings (BERT)
 	Pooler             bool `json:"pooler,omitempty"`              // BERT pooler dense layer
 	RelativeBuckets    int  `json:"relative_buckets,omitempty"`    // T5 relative attention bias buckets per head
+	NoKBias            bool `json:"no_k_bias,omitempty"`           // QKVBias without a bias on k (Whisper)
+	// EncoderSeq is the fixed length an encoder-decoder's encoder always
+	// reads (Whisper: 1,500 frames for 30 s of audio): the encoder's
+	// activations and the decoder's cross-attention KV are that long
+	// whatever the text; 0 when the encoder reads the text (T5, NLLB).
+	EncoderSeq int `json:"encoder_seq,omitempty"`
 
 	Experts            int  `json:"experts,omitempty"`             // routed experts per MoE layer
 	ExpertsActive      int  `json:"experts_active,omitempty"`      // routed experts per token
@@ -93,6 +99,20 @@ type Model struct {
 	// LinearAttnParams parameters and a fixed-size state, no KV cache.
 	LinearAttnLayers int   `json:"linear_attn_layers,omitempty"`
 	LinearAttnParams int64 `json:"linear_attn_params,omitempty"`
+	// MixerState is the fixed state one sequence keeps in each of the
+	// LinearAttnLayers (a recurrent or SSM state plus the causal
+	// convolution's last inputs), in elements: the same at any context,
+	// in place of a KV cache.
+	MixerState int64 `json:"mixer_state,omitempty"`
+	// SSM* give the geometry of the LinearAttnLayers when they are Mamba
+	// blocks (Mamba, Mamba-2, Jamba): version 1 or 2, the inner width,
+	// the state size N, Mamba-1's dt rank, Mamba-2's heads and groups.
+	SSMVersion  int `json:"ssm_version,omitempty"`
+	SSMInner    int `json:"ssm_inner,omitempty"`
+	SSMStateDim int `json:"ssm_state,omitempty"`
+	SSMDTRank   int `json:"ssm_dt_rank,omitempty"`
+	SSMHeads    int `json:"ssm_heads,omitempty"`
+	SSMGroups   int `json:"ssm_groups,omitempty"`
 
 	// MTPLayers are multi-token-prediction layers shipped in the
 	// checkpoint (DeepSeek-V3, GLM-4.5, Qwen3-Next): each a full decoder
@@ -250,6 +270,9 @@ func (m Model) attentionParams() int64 {
 	n := h*heads*d + 2*h*kv*d + heads*d*h
 	if m.QKVBias {
 		n += heads*d + 2*kv*d
+		if m.NoKBias {
+			n -= kv * d
+		}
 	}
 	if m.OutBias {
 		n += h
@@ -301,7 +324,10 @@ func (m Model) KVElemsPerTokenPerLayer() int64 {
 // bytesPerElem bytes per element (2 for fp16/bf16, 1 for fp8): every
 // layer caches every token, except sliding-window layers, which keep at
 // most SlidingWindow tokens. An encoder-decoder caches its decoder's
-// self-attention. Multiply by the batch for concurrent sequences.
+// self-attention, and Whisper its cross-attention over the 1,500 encoder
+// frames too. Layers without a KV cache (Mamba, linear attention) add
+// their fixed state, the same at any context. Multiply by the batch for
+// concurrent sequences.
 func (m Model) KVCacheBytes(bytesPerElem float64, ctx int) float64 {
 	if ctx <= 0 {
 		return 0
@@ -312,7 +338,9 @@ func (m Model) KVCacheBytes(bytesPerElem float64, ctx int) float64 {
 	if m.SlidingLayers > 0 && m.SlidingWindow < ctx {
 		windowed = m.SlidingWindow
 	}
-	return per * (float64(full)*float64(ctx) + float64(m.SlidingLayers)*float64(windowed))
+	state := float64(int64(m.LinearAttnLayers)*m.MixerState) * bytesPerElem
+	cross := float64(m.Layers) * float64(m.EncoderSeq) // cross-attention over a fixed-length encoder output
+	return per*(float64(full)*float64(ctx)+float64(m.SlidingLayers)*float64(windowed)+cross) + state
 }
 
 // KVBytesPerToken is the KV cache per token averaged over a context of
@@ -330,8 +358,8 @@ func (m Model) KVBytesPerToken(bytesPerElem float64, ctx int) float64 {
 // Out appearing Count times in the whole model. A LoRA adapter of rank r
 // on it adds Count × r × (In + Out) parameters.
 type Linear struct {
-	Name   string // q_proj, k_proj, v_proj, o_proj, qkv_proj, gate_proj, up_proj, gate_up_proj, down_proj, router, q_a_proj, q_b_proj, kv_a_proj, kv_b_proj; cross_* for cross-attention
-	Role   string // "attention", "mlp", "expert", "shared-expert" or "router"
+	Name   string // q_proj, k_proj, v_proj, o_proj, qkv_proj, gate_proj, up_proj, gate_up_proj, down_proj, router, q_a_proj, q_b_proj, kv_a_proj, kv_b_proj; cross_* for cross-attention; in_proj, x_proj, dt_proj, out_proj of a Mamba mixer
+	Role   string // "attention", "mlp", "expert", "shared-expert", "router" or "mixer"
 	In     int
 	Out    int
 	Count  int
@@ -384,6 +412,17 @@ func (m Model) LinearShapes() []Linear {
 		add("k_proj", "attention", h, kv, attnLayers, false)
 		add("v_proj", "attention", h, kv, attnLayers, false)
 		add("o_proj", "attention", q, h, attnLayers, false)
+	}
+	if m.SSMVersion > 0 {
+		n, in := m.LinearAttnLayers, m.SSMInner
+		if m.SSMVersion == 2 {
+			add("in_proj", "mixer", h, 2*in+2*m.SSMGroups*m.SSMStateDim+m.SSMHeads, n, false)
+		} else {
+			add("in_proj", "mixer", h, 2*in, n, false)
+			add("x_proj", "mixer", in, m.SSMDTRank+2*m.SSMStateDim, n, false)
+			add("dt_proj", "mixer", m.SSMDTRank, in, n, false)
+		}
+		add("out_proj", "mixer", in, h, n, false)
 	}
 	if m.Kind == KindEncoderDecoder {
 		add("cross_q_proj", "attention", h, q, m.Layers, false)

@@ -457,6 +457,8 @@ func (p *parser) apply(w word, words string) {
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
 			p.q.ZeROStage = &stage
 		}
+	case kindSpot:
+		p.q.Spot = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)

@@ -47,6 +47,7 @@ const (
 	kindBits        // "2bit", "3bit": a base width bitsandbytes does not train on
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
+	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
 )
 
 // word is the meaning of one known word or phrase.
@@ -98,6 +99,11 @@ func buildPhrases() map[string]word {
 		"mode", "style", "ish", "roughly", "approx", "approximately", "around", "estimate", "estimated",
 		"sizing", "size", "tell", "know", "check", "help", "whether",
 	} {
+		m[k] = word{kind: kindFiller}
+	}
+	// Words that ask about the team's cluster now ("on our cluster right
+	// now", "free gpus"): package cluster reads them from the question.
+	for _, k := range []string{"right", "now", "free", "currently", "available", "idle"} {
 		m[k] = word{kind: kindFiller}
 	}
 	// Words that also start phrases or count things are set after the fillers.
@@ -187,6 +193,7 @@ func buildPhrases() map[string]word {
 		"fsdp", "fsdp2", "fullyshardeddataparallel", "fullshard")
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
+	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
 		"offloadtocpu", "offloadcpu", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",

@@ -127,7 +127,7 @@ func (rs *resolved) resolveModel(q Query) error {
 	switch {
 	case q.Arch != nil:
 		rs.model = *q.Arch
-		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || rs.model.Heads <= 0 {
+		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || (rs.model.Heads <= 0 && rs.model.Kind != KindSSM) {
 			return inputErr("fit --config config.json lora rtx-4090", "the model configuration has no layers, hidden size or heads")
 		}
 		if note := rs.model.Assumption(); note != "" {
@@ -157,6 +157,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		return inputErr("fit "+Format(example), "no model named: give a catalog model or a size such as 7B")
 	}
 	rs.shape = shapeOf(rs.model)
+	if note := rs.model.ssmNote(); note != "" && rs.model.Assumption() == "" {
+		rs.assume("%s: %s", rs.model.Name, note)
+	}
 	total, active := rs.model.ParamCount()
 	if rs.model.MoE() && !rs.model.TiedEmbeddings {
 		rs.assume("%s: %s parameters, %s active per token (the input embedding, a lookup, is not counted as active)",
@@ -397,7 +400,11 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		kv := q.KVPrecision
 		if kv == "" {
 			kv = half
-			rs.assume("KV cache in %s", half)
+			if rs.model.Kind == KindEncoder {
+				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
+			} else {
+				rs.assume("KV cache in %s", half)
+			}
 		}
 		r.KVPrecision = kv
 		r.Precision, r.Quant, r.Offload = p, quant, OffloadNone
@@ -493,6 +500,10 @@ func (rs *resolved) resolveShape(q Query) error {
 			rs.assume("micro-batch 1 per GPU")
 		}
 	}
+	if n := rs.model.EncoderSeq; n > 0 {
+		rs.assume("%s: batch %d is %d clip(s) of 30 s at once, each encoded to %s frames whose cross-attention KV is cached beside the decoder's own KV (up to %d text tokens); beam search adds only decoder KV per beam, which is not counted",
+			rs.model.Name, r.MicroBatch, r.MicroBatch, thousands(float64(n)), rs.model.MaxContext)
+	}
 	r.GradAccumSteps = max(q.GradAccumSteps, 1)
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		r.LoRARank = q.LoRARank
@@ -531,6 +542,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
+	r.Spot = q.Spot
 	if r.Offload == "" {
 		r.Offload = OffloadNone
 	}

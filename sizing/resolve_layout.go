@@ -78,7 +78,7 @@ type layoutCandidate struct {
 // ZeRO) does not fit or spends more time communicating than computing: of the tensor (within one machine),
 // pipeline and context degrees that divide the GPUs, the fastest whose
 // memory fits the card, with ZeRO-1 over the data-parallel ranks as
-// Megatron runs it. It says which.
+// Megatron runs it, a comfortable fit before a tight one. It says which.
 func (rs *resolved) searchLayout(q Query) {
 	r := &rs.req
 	forced := q.ModelParallel // "3d parallel", "megatron": search even where FSDP would do
@@ -92,7 +92,7 @@ func (rs *resolved) searchLayout(q Query) {
 		return
 	}
 	best, bestTPS := *r, 0.0
-	found := false
+	found, bestComfy := false, false
 	perNode := gpusPerMachine(r)
 	for _, tp := range []int{1, 2, 4, 8} {
 		if tp > perNode || (rs.shape.heads > 0 && rs.shape.heads%int64(tp) != 0) {
@@ -111,11 +111,15 @@ func (rs *resolved) searchLayout(q Query) {
 				if !ok {
 					continue
 				}
-				if trainingMemory(&cand, &rs.shape).TotalBytes > rs.gpu.MemoryBytes {
+				total := trainingMemory(&cand, &rs.shape).TotalBytes
+				if total > rs.gpu.MemoryBytes {
 					continue
 				}
-				if tps, _, _ := trainingSpeed(&cand, &rs.shape, &rs.gpu, 0); tps > bestTPS {
-					best, bestTPS, found = cand, tps, true
+				// A comfortable fit beats a tight one; then the faster.
+				comfy := total <= comfortableBytes(rs.gpu.MemoryBytes)
+				tps, _, _ := trainingSpeed(&cand, &rs.shape, &rs.gpu, 0)
+				if !found || (comfy && !bestComfy) || (comfy == bestComfy && tps > bestTPS) {
+					best, bestTPS, bestComfy, found = cand, tps, comfy, true
 				}
 			}
 		}
@@ -133,7 +137,11 @@ func (rs *resolved) searchLayout(q Query) {
 	if !hasLayout(&best) && best.ZeROStage == r.ZeROStage {
 		return
 	}
+	stageBefore := r.ZeROStage
 	*r = best
+	if r.ZeROStage != stageBefore {
+		rs.assumptions = slices.DeleteFunc(rs.assumptions, func(a string) bool { return strings.HasPrefix(a, "ZeRO stage ") })
+	}
 	if q.GlobalBatchTokens > 0 {
 		rs.assumptions = slices.DeleteFunc(rs.assumptions, func(a string) bool { return strings.HasPrefix(a, "global batch of ") })
 		rs.assume("global batch of %s tokens: %d accumulation steps of %s tokens (sequence × micro-batch × %d data-parallel GPUs)",

@@ -474,12 +474,14 @@ var catalogFootprints = sync.OnceValue(func() []catalogFootprint {
 
 // catalogFits lists up to n of the largest catalog models that fit vram
 // under r, checked with their own architecture. A model whose context is
-// shorter than r's sequence is left out.
+// shorter than r's sequence is left out, and so are the Mamba models and
+// hybrids: they are examples of a size the decoder search found, and a
+// fixed state fits contexts no decoder of their size does.
 func catalogFits(r *Request, vram int64, n int) []ModelFit {
 	out := []ModelFit{}
 	for i := range catalogFootprints() {
 		c := &catalogFootprints()[i]
-		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext {
+		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext || c.model.SSMVersion > 0 {
 			continue
 		}
 		var total int64

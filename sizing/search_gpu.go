@@ -126,6 +126,7 @@ func requestFor(rs *resolved, o GPUOption) Request {
 	if r.Method != MethodInference {
 		r.ZeROStage = o.ZeROStage
 	}
+	fitLayout(&r, r.GPUs/max(r.Nodes, 1))
 	return r
 }
 

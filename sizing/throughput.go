@@ -355,6 +355,14 @@ func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (T
 				t.MFU = &u
 			}
 		}
+		if s.encoderOnly {
+			// An encoder decodes nothing: its speed is the forward pass.
+			tps = 0
+			if prefill > 0 && r.SeqLen > 0 {
+				seqs := prefill / float64(r.SeqLen)
+				t.SequencesPerSecond = &seqs
+			}
+		}
 	} else {
 		st := trainingStep(r, s, g, fixedMFU)
 		var compute, comm float64

@@ -119,6 +119,7 @@ type Query struct {
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
 }
@@ -183,7 +184,7 @@ type Request struct {
 	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
 	// vision-language.
 	Architecture string `json:"architecture"`
-
+	Spot         bool   `json:"spot"` // asked at a spot (interruptible) rate
 	// Serving questions (inference only; left out of training requests).
 	// Concurrency is MicroBatch when the question gave users, 0 when it
 	// did not.
@@ -220,6 +221,9 @@ type Throughput struct {
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
 	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+	// SequencesPerSecond is an encoder's (embeddings, rerankers) rate:
+	// prefill tokens per second over the sequence length; nil otherwise.
+	SequencesPerSecond *float64 `json:"sequences_per_second,omitempty"`
 
 	// FLOPsPerToken is the model FLOPs counted per token: 6 × active
 	// parameters (4 for LoRA) plus causal attention for training, 2 ×

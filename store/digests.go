@@ -207,7 +207,11 @@ func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, p
 	if err != nil {
 		return pricing.DigestInput{}, db.wrap("plans for the digest", err)
 	}
-	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Fallback: pricing.DefaultSheet()}, nil
+	held, err := db.HoldsBetween(ctx, weekEnd.Add(-pricing.Week), weekEnd)
+	if err != nil {
+		return pricing.DigestInput{}, err
+	}
+	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Fallback: pricing.DefaultSheet()}, nil
 }
 
 // digestPlans reads every distinct question that scope reads saved in

@@ -15,6 +15,11 @@ type Lease struct {
 	Holder   string    // the last holder; it no longer holds the lease once Expires has passed
 	Acquired time.Time // when Holder's current term began (UTC)
 	Expires  time.Time // when the lease is free again unless renewed (UTC)
+	// Term is the fencing token: 1 for the first holder, one more each
+	// time the lease changes hands (or is taken again after running out);
+	// a renewal keeps it. Work started under term N is stale once the
+	// lease reads a higher term.
+	Term int64
 }
 
 // HeldBy reports whether holder holds the lease at time t.
@@ -48,12 +53,14 @@ func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Du
 		// The DO UPDATE's WHERE is the whole rule: the row changes only when
 		// its lease has run out or is the caller's own. A renewal keeps the
 		// start of the term.
-		res, err := tx.ExecContext(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at)
-			VALUES (?1, ?2, ?3, ?4)
+		res, err := tx.ExecContext(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at, term)
+			VALUES (?1, ?2, ?3, ?4, 1)
 			ON CONFLICT (name) DO UPDATE SET
 				holder = excluded.holder,
 				acquired_at = CASE WHEN leases.holder = excluded.holder AND leases.expires_at > ?3
 					THEN leases.acquired_at ELSE excluded.acquired_at END,
+				term = CASE WHEN leases.holder = excluded.holder AND leases.expires_at > ?3
+					THEN leases.term ELSE leases.term + 1 END,
 				expires_at = excluded.expires_at
 			WHERE leases.holder = excluded.holder OR leases.expires_at <= ?3`,
 			name, holder, formatTime(now), formatTime(now.Add(ttl)))
@@ -106,7 +113,7 @@ func (db *DB) ReadLease(ctx context.Context, name string) (Lease, error) {
 	return lease, nil
 }
 
-const leaseQuery = `SELECT name, holder, acquired_at, expires_at FROM leases WHERE name = ?`
+const leaseQuery = `SELECT name, holder, acquired_at, expires_at, term FROM leases WHERE name = ?`
 
 func scanLease(row *sql.Row) (Lease, error) {
 	var (
@@ -114,7 +121,7 @@ func scanLease(row *sql.Row) (Lease, error) {
 		acquired, expires string
 		err               error
 	)
-	if err = row.Scan(&l.Name, &l.Holder, &acquired, &expires); err != nil {
+	if err = row.Scan(&l.Name, &l.Holder, &acquired, &expires, &l.Term); err != nil {
 		return Lease{}, err
 	}
 	if l.Acquired, err = parseTime(acquired); err != nil {

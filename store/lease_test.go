@@ -28,7 +28,8 @@ func twoHandles(t *testing.T, clock *fakeclock.Clock) (a, b *DB) {
 
 // TestLeaseLifecycle walks one lease through everything that can happen
 // to it between two processes: first take, refused take, renewal, expiry
-// and takeover, release by a non-holder, release by the holder.
+// and takeover, release by a non-holder, release by the holder. The term
+// (the fencing token) grows at each change of hands and only then.
 func TestLeaseLifecycle(t *testing.T) {
 	clock := fakeclock.New(testNow)
 	dbA, dbB := twoHandles(t, clock)
@@ -45,23 +46,23 @@ func TestLeaseLifecycle(t *testing.T) {
 	}
 	steps := []step{
 		{name: "first take", db: dbA, holder: "a", wantWon: true,
-			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(ttl)}},
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(ttl), Term: 1}},
 		{name: "other process refused while held", advance: 10 * time.Second, db: dbB, holder: "b",
-			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(ttl)}},
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(ttl), Term: 1}},
 		{name: "holder renews, keeping the term's start", db: dbA, holder: "a", wantWon: true,
-			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(10*time.Second + ttl)}},
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(10*time.Second + ttl), Term: 1}},
 		{name: "refused one nanosecond before expiry", advance: ttl - time.Nanosecond, db: dbB, holder: "b",
-			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(10*time.Second + ttl)}},
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0, Expires: t0.Add(10*time.Second + ttl), Term: 1}},
 		{name: "taken over at expiry", advance: time.Nanosecond, db: dbB, holder: "b", wantWon: true,
-			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl)}},
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl), Term: 2}},
 		{name: "old holder cannot renew after losing it", advance: time.Second, db: dbA, holder: "a",
-			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl)}},
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl), Term: 2}},
 		{name: "release by a non-holder changes nothing", db: dbA, release: true, holder: "a",
-			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl)}},
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(40*time.Second + ttl), Term: 2}},
 		{name: "holder releases", advance: time.Second, db: dbB, release: true, holder: "b",
-			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(42 * time.Second)}},
+			want: Lease{Name: "scheduler", Holder: "b", Acquired: t0.Add(40 * time.Second), Expires: t0.Add(42 * time.Second), Term: 2}},
 		{name: "free at once after release", db: dbA, holder: "a", wantWon: true,
-			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0.Add(42 * time.Second), Expires: t0.Add(42*time.Second + ttl)}},
+			want: Lease{Name: "scheduler", Holder: "a", Acquired: t0.Add(42 * time.Second), Expires: t0.Add(42*time.Second + ttl), Term: 3}},
 	}
 	ctx := context.Background()
 	for _, s := range steps {

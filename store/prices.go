@@ -301,12 +301,9 @@ type ProviderHealth struct {
 	LastGood *pricing.Run // nil when the provider never refreshed successfully
 }
 
-// Stale reports whether the provider's current prices are older than
-// maxAge at now, whether its latest run failed (its prices are then from
-// an earlier run), or whether its source's own publication date is old
-// (a feed that stopped moving; pricing.Run.FeedStale).
-func (h ProviderHealth) Stale(now time.Time, maxAge time.Duration) bool {
-	return h.LastGood == nil || h.Last.Status != pricing.RunOK || now.Sub(h.LastGood.AsOf) > maxAge || h.LastGood.FeedStale(now)
+// Stale reports whether the provider is behind at now (pricing.SourceBehind).
+func (h ProviderHealth) Stale(now time.Time) bool {
+	return pricing.SourceBehind(h.Provider, h.Last, h.LastGood, now)
 }
 
 // ProviderHealth returns, for every provider that ever ran (imports

@@ -152,7 +152,7 @@ func TestFailedRunKeepsLastGoodPrices(t *testing.T) {
 	if h.Last.Status != pricing.RunFailed || h.Last.Error != "azure: HTTP 503" || h.LastGood == nil || !h.LastGood.AsOf.Equal(t0) {
 		t.Errorf("ProviderHealth = %+v (last good %+v), want last failed and last good at t0", h, h.LastGood)
 	}
-	if !h.Stale(t0.Add(2*time.Hour), 24*time.Hour) {
+	if !h.Stale(t0.Add(2 * time.Hour)) {
 		t.Error("a provider whose last run failed is not stale")
 	}
 }
@@ -390,7 +390,7 @@ func TestRefreshKeepsPricesOfAHangingProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range health {
-		if stale := h.Stale(time.Now(), time.Hour); stale != (h.Provider == "azure") {
+		if stale := h.Stale(time.Now()); stale != (h.Provider == "azure") {
 			t.Errorf("%s stale = %v", h.Provider, stale)
 		}
 	}
@@ -431,7 +431,7 @@ func TestPublicationDatesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(health) != 1 || !health[0].LastGood.PublishedAt.Equal(frozen) || !health[0].Stale(now, 24*time.Hour) {
+	if len(health) != 1 || !health[0].LastGood.PublishedAt.Equal(frozen) || !health[0].Stale(now) {
 		t.Errorf("health %+v: want aws stale with its feed published %v", health, frozen)
 	}
 }

@@ -119,9 +119,9 @@ func (s Scope) where() (string, []any) {
 	case scopeCLI:
 		return `(team = '' AND channel_kind = 'cli')`, nil
 	case scopeAll:
-		return `1`, nil
+		return `1 = 1`, nil
 	}
-	return `0`, nil
+	return `1 = 0`, nil
 }
 
 // Reads reports whether the scope reads p, as where does in SQL.

@@ -94,6 +94,9 @@ func verdictLine(a sizing.Answer) string {
 		icon, word = "❌", "Does not fit"
 	}
 	where := fmt.Sprintf("%d× %s", r.GPUs, a.GPUName)
+	if l := sizing.Layout(r); l != "" {
+		where += " as " + l
+	}
 	if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
 		where += fmt.Sprintf(" with ZeRO-%d", r.ZeROStage)
 		if r.Offload != sizing.OffloadNone {
@@ -142,6 +145,9 @@ func speedLine(a sizing.Answer) string {
 	}
 	if t.PrefillTokensPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", display.Count(*t.PrefillTokensPerSecond)))
+	}
+	if t.SequencesPerSecond != nil {
+		parts = append(parts, fmt.Sprintf("%s sequences/s", display.Count(*t.SequencesPerSecond)))
 	}
 	switch {
 	case t.Hours != nil:

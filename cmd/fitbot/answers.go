@@ -10,7 +10,7 @@ import (
 
 // answers is the command line's answer service: priced as fitPrices
 // says, the Hugging Face Hub through the cache resolveHub opens, and the
-// command line's own machines. Nothing is opened before a question needs
+// command line's own machines, and the live cluster the settings name. Nothing is opened before a question needs
 // it.
 func (a *app) answers() (*answer.Service, *cliEstimator) {
 	est := &cliEstimator{a: a}
@@ -20,6 +20,7 @@ func (a *app) answers() (*answer.Service, *cliEstimator) {
 		Asker:     est,
 		Models:    cliHub{a},
 		Machines:  cliMachines{a},
+		Cluster:   a.liveCluster(),
 		Logger:    slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, est
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/fitbot/fitbot/internal/golden"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -99,7 +101,7 @@ func TestFitAskJSONGolden(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "ask_what_2x4090_lora.json", out)
+	golden.Check(t, filepath.Join("testdata", "ask_what_2x4090_lora.json"), []byte(out))
 }
 
 // TestFitAskBadInput: what cannot be answered exits 2 with the problem

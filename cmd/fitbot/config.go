@@ -65,6 +65,11 @@ type Config struct {
 	SigningSecret secret // SLACK_SIGNING_SECRET: required with --http
 	SlackAPIURL   string // SLACK_API_URL: the Web API root, for tests and proxies
 
+	ClientID     string // SLACK_CLIENT_ID: installed in many workspaces through OAuth when set
+	ClientSecret secret // SLACK_CLIENT_SECRET
+	TokenKey     secret // FITBOT_TOKEN_KEY: seals the workspaces' tokens at rest
+	RedirectURL  string // SLACK_REDIRECT_URL
+
 	HTTPAddr   string // --http, FITBOT_HTTP_ADDR: Slack's HTTP endpoints (and health, metrics)
 	HealthAddr string // --health, FITBOT_HEALTH_ADDR: health and metrics alone; "" turns it off
 
@@ -99,6 +104,10 @@ func (c Config) llm() llm.Config {
 	cfg.APIKey = c.LLMKey.reveal()
 	return cfg
 }
+
+// OAuth reports whether fitbot is installed in many workspaces (OAuth v2)
+// rather than run with one workspace's bot token.
+func (c Config) OAuth() bool { return c.ClientID != "" }
 
 // Socket reports whether Socket Mode is on.
 func (c Config) Socket() bool { return c.AppToken != "" }
@@ -139,13 +148,24 @@ func loadServeConfig(e environ, args []string, help io.Writer) (Config, error) {
 	}
 
 	errs := e.check(e.names()...)
-	errs = append(errs, e.require("fitbot needs the bot token (xoxb-...) from the app's OAuth & Permissions page", "SLACK_BOT_TOKEN")...)
+	if e.get("SLACK_CLIENT_ID") == "" {
+		errs = append(errs, e.require("fitbot needs the bot token (xoxb-...) from the app's OAuth & Permissions page, or SLACK_CLIENT_ID to be installed in many workspaces", "SLACK_BOT_TOKEN")...)
+	} else {
+		errs = append(errs, e.require("installing fitbot in many workspaces (SLACK_CLIENT_ID) needs the app's secret and a key to seal tokens with", "SLACK_CLIENT_SECRET", "FITBOT_TOKEN_KEY")...)
+		if e.get("SLACK_BOT_TOKEN") != "" {
+			errs = append(errs, e.invalid("SLACK_BOT_TOKEN", errors.New("is set with SLACK_CLIENT_ID: with OAuth each workspace's token comes from its install; unset one of them")))
+		}
+	}
 	c := Config{
 		DB:            e.get("FITBOT_DB"),
 		BotToken:      secret(e.get("SLACK_BOT_TOKEN")),
 		AppToken:      secret(e.get("SLACK_APP_TOKEN")),
 		SigningSecret: secret(e.get("SLACK_SIGNING_SECRET")),
 		SlackAPIURL:   e.get("SLACK_API_URL"),
+		ClientID:      e.get("SLACK_CLIENT_ID"),
+		ClientSecret:  secret(e.get("SLACK_CLIENT_SECRET")),
+		TokenKey:      secret(e.get("FITBOT_TOKEN_KEY")),
+		RedirectURL:   e.get("SLACK_REDIRECT_URL"),
 		HTTPAddr:      e.get("FITBOT_HTTP_ADDR"),
 		HealthAddr:    e.get("FITBOT_HEALTH_ADDR"),
 		DigestChannel: e.get("FITBOT_DIGEST_CHANNEL"),
@@ -174,6 +194,9 @@ func loadServeConfig(e environ, args []string, help io.Writer) (Config, error) {
 	// credentials each needs.
 	if c.HTTPAddr == "" && c.AppToken == "" {
 		errs = append(errs, e.invalid("SLACK_APP_TOKEN", errors.New("nothing to serve: set SLACK_APP_TOKEN for Socket Mode, or pass --http ADDR (FITBOT_HTTP_ADDR) for Slack's HTTP endpoints")))
+	}
+	if c.OAuth() && (c.HTTPAddr == "" || c.AppToken != "") {
+		errs = append(errs, e.invalid("SLACK_CLIENT_ID", errors.New("installing fitbot in many workspaces needs --http ADDR and no SLACK_APP_TOKEN: Slack lists only HTTP apps for distribution, not Socket Mode ones")))
 	}
 	if c.HTTPAddr != "" && c.SigningSecret == "" {
 		errs = append(errs, e.invalid("SLACK_SIGNING_SECRET", fmt.Errorf("is not set: --http %s serves Slack's HTTP endpoints, which verify every request with it (Basic Information > Signing Secret)", c.HTTPAddr)))

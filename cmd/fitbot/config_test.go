@@ -64,6 +64,13 @@ func TestConfigErrors(t *testing.T) {
 		{"log format", nil, []string{"--log-format", "xml"}, []string{"FITBOT_LOG_FORMAT"}},
 		{"shutdown timeout", map[string]string{"FITBOT_SHUTDOWN_TIMEOUT": "soon"}, nil, []string{"FITBOT_SHUTDOWN_TIMEOUT"}},
 		{"empty db", nil, []string{"--db", ""}, []string{"FITBOT_DB"}},
+		{"oauth without its secret and key", map[string]string{"SLACK_BOT_TOKEN": "", "SLACK_CLIENT_ID": "111.222", "SLACK_APP_TOKEN": "", "SLACK_SIGNING_SECRET": fakeSigning},
+			[]string{"--http", ":8080"}, []string{"SLACK_CLIENT_SECRET", "FITBOT_TOKEN_KEY"}},
+		{"oauth with a bot token", map[string]string{"SLACK_CLIENT_ID": "111.222", "SLACK_CLIENT_SECRET": "s", "FITBOT_TOKEN_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=", "SLACK_APP_TOKEN": "", "SLACK_SIGNING_SECRET": fakeSigning},
+			[]string{"--http", ":8080"}, []string{"SLACK_BOT_TOKEN", "SLACK_CLIENT_ID"}},
+		{"oauth in socket mode", map[string]string{"SLACK_BOT_TOKEN": "", "SLACK_CLIENT_ID": "111.222", "SLACK_CLIENT_SECRET": "s", "FITBOT_TOKEN_KEY": "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="},
+			nil, []string{"SLACK_CLIENT_ID", "Socket Mode"}},
+		{"short token key", map[string]string{"FITBOT_TOKEN_KEY": "c2hvcnQ="}, nil, []string{"FITBOT_TOKEN_KEY", "32"}},
 		{"several at once", map[string]string{"SLACK_BOT_TOKEN": "", "FITBOT_RATE_LIMIT": "many"}, nil, []string{"SLACK_BOT_TOKEN", "FITBOT_RATE_LIMIT"}},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -25,8 +26,8 @@ Flags may come before or after the words.
   --config FILE  size the model described by a Hugging Face config.json
                  instead of a catalog model
   --emit KIND    print the launch config of the answer instead of the answer:
-                 deepspeed, accelerate, vllm, llama.cpp or skypilot (for the
-                 first alternative that fits when the asked one does not)
+                 deepspeed, accelerate, vllm, llama.cpp, skypilot or megatron
+                 (for the first alternative that fits when the asked one does not)
   --chart FILE   also write the memory breakdown as a PNG picture
 
 Examples:
@@ -156,7 +157,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if f.json {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(ans); err != nil {
+		var out any = ans
+		if fit.OnCluster != nil {
+			out = fitOnCluster{Answer: ans, Cluster: fit.OnCluster.Snapshot, Placement: fit.OnCluster.Placement}
+		}
+		if err := enc.Encode(out); err != nil {
 			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
 	} else {
@@ -166,6 +171,14 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return a.savePlan(ctx, plan.FromAnswer(question, q.Parsed.Query, ans), f.json)
 	}
 	return nil
+}
+
+// fitOnCluster is `fit --json` for a question put on the live cluster:
+// the answer with DESIGN.md's cluster object and where the job goes.
+type fitOnCluster struct {
+	sizing.Answer
+	Cluster   cluster.Snapshot  `json:"cluster"`
+	Placement cluster.Placement `json:"cluster_placement"`
 }
 
 // loadConfig reads a Hugging Face config.json into a model named after

@@ -48,7 +48,7 @@ func TestFitJSONAlwaysJSON(t *testing.T) {
 		{[]string{"thanks!"}, "chat", "Happy to help"},
 		{[]string{"what", "can", "you", "do?"}, "help", "Usage: fitbot fit"},
 		{[]string{"how", "much", "is", "an", "h100", "per", "hour?"}, "prices", `"gpu": "h100"`},
-		{[]string{"is", "the", "h200", "cheaper", "than", "the", "h100", "this", "week?"}, "prices", `"gpu": "h200"`},
+		{[]string{"is", "the", "h200", "cheaper", "than", "the", "h100", "this", "week?"}, "prices", `"cheaper": "h`},
 		{[]string{"gpu", "prices"}, "prices", `"cheapest"`},
 		{[]string{"13b", "lora", "4090"}, "", `"request"`},
 		{[]string{"what", "2x4090", "lora"}, "", `"largest_model"`},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -47,9 +48,21 @@ type routedJSON struct {
 // of each GPU named (of every GPU when none is), as `fitbot prices --json`
 // prints them.
 type fitPricesJSON struct {
-	Kind   answer.Kind  `json:"kind"`
-	Week   bool         `json:"week,omitempty"` // asked about the week: `fitbot digest --dry-run` shows its moves
-	Prices []pricesJSON `json:"prices"`
+	Kind    answer.Kind  `json:"kind"`
+	Week    bool         `json:"week,omitempty"` // asked about the week: `fitbot digest --dry-run` shows its moves
+	Prices  []pricesJSON `json:"prices"`
+	Compare *compareJSON `json:"compare,omitempty"` // two GPUs named
+}
+
+// compareJSON is answer.Comparison: each GPU's cheapest whole-GPU offer
+// (on-demand where there is one; null when none is known) and the cheaper
+// one ("" when they cost the same or are not both priced).
+type compareJSON struct {
+	GPUs              [2]string     `json:"gpus"`
+	Best              [2]*offerJSON `json:"best"`
+	Cheaper           string        `json:"cheaper"`
+	USDPerGPUHourLess float64       `json:"usd_per_gpu_hour_less"`
+	PctLess           float64       `json:"pct_less"`
 }
 
 // routedPrices answers a price question with `fitbot prices`, once for
@@ -72,6 +85,14 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 				return err
 			}
 		}
+		if len(r.GPUs) < 2 {
+			return nil
+		}
+		view, err := a.loadPrices(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, compareLine(answer.Compare(r.GPUs[0], r.GPUs[1], view.offersFor(r.GPUs[0]), view.offersFor(r.GPUs[1]))))
 		return nil
 	}
 	view, err := a.loadPrices(ctx)
@@ -83,7 +104,38 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	for _, gpu := range gpus {
 		out.Prices = append(out.Prices, view.output(gpu, pricing.GPUFamily(gpu), now))
 	}
+	if len(r.GPUs) >= 2 {
+		c := answer.Compare(r.GPUs[0], r.GPUs[1], view.offersFor(r.GPUs[0]), view.offersFor(r.GPUs[1]))
+		j := &compareJSON{GPUs: c.GPUs, USDPerGPUHourLess: c.USDPerGPUHour, PctLess: c.Pct}
+		for i, o := range c.Best {
+			if o != nil {
+				oj := toOfferJSON(*o, now)
+				j.Best[i] = &oj
+			}
+		}
+		if c.Cheaper >= 0 {
+			j.Cheaper = c.GPUs[c.Cheaper]
+		}
+		out.Compare = j
+	}
 	return a.writeJSON(out)
+}
+
+// compareLine is a comparison in one line, after the two price tables.
+func compareLine(c answer.Comparison) string {
+	a, b := display.GPUName(c.GPUs[0]), display.GPUName(c.GPUs[1])
+	switch {
+	case c.Best[0] == nil || c.Best[1] == nil:
+		return fmt.Sprintf("%s vs %s: not both priced, so no comparison.", a, b)
+	case c.Cheaper < 0:
+		return fmt.Sprintf("%s vs %s: both cost the same per GPU-hour (cheapest whole-GPU offer, on-demand where there is one).", a, b)
+	}
+	cheaper, dearer := a, b
+	if c.Cheaper == 1 {
+		cheaper, dearer = b, a
+	}
+	return fmt.Sprintf("%s vs %s: the %s is cheaper per GPU-hour than the %s, by %s (%.0f%%; cheapest whole-GPU offer, on-demand where there is one).",
+		a, b, cheaper, dearer, display.USD(c.USDPerGPUHour), c.Pct)
 }
 
 // weeklyDigest builds the digest of the week ending at a time from the

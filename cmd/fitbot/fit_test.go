@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/fitbot/fitbot/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestFitJSONGolden(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "fit_13b_lora_4090.json", out)
+	golden.Check(t, filepath.Join("testdata", "fit_13b_lora_4090.json"), []byte(out))
 }
 
 // TestFitJSONKeys checks the DESIGN.md contract: every key of fit --json

@@ -28,12 +28,6 @@ var _ connection = (*bot.Socket)(nil)
 // readyTimeout bounds the checks of one /readyz.
 const readyTimeout = 2 * time.Second
 
-// stalePrices is the age past which /readyz calls a provider's prices
-// stale. Stale prices do not make fitbot unready (answers fall back to the
-// built-in sheet and say how old a price is); the check says so for the
-// operator.
-const stalePrices = 24 * time.Hour
-
 // health serves /healthz, /readyz and /metrics.
 type health struct {
 	db      healthDB
@@ -104,8 +98,11 @@ func (h *health) readyz(w http.ResponseWriter, r *http.Request) {
 	writeHealthJSON(w, status, rd)
 }
 
-// prices reports the age of the newest good prices, and updates the
-// price-age gauges on the way.
+// prices reports the age of the newest good prices and how many
+// providers are behind (pricing.SourceBehind), and updates the price-age
+// gauges on the way. Stale prices do not make fitbot unready (answers
+// fall back to the built-in sheet and say how old a price is); the check
+// says so for the operator.
 func (h *health) prices(ctx context.Context) check {
 	providers, err := h.db.ProviderHealth(ctx)
 	if err != nil {
@@ -124,7 +121,7 @@ func (h *health) prices(ctx context.Context) check {
 		if p.LastGood.AsOf.After(newest) {
 			newest = p.LastGood.AsOf
 		}
-		if p.Stale(now, stalePrices) {
+		if p.Stale(now) {
 			stale++
 		}
 	}

@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	commands := map[string]func(context.Context, []string) error{
 		"fit": a.fit, "parse": a.parse, "plans": a.plans, "models": a.models, "prices": a.prices,
-		"digest": a.digest, "backup": a.backup, "hardware": a.hardware,
+		"digest": a.digest, "backup": a.backup, "hardware": a.hardware, "db": a.db, "cluster": a.clusterCommand, "workspaces": a.workspaces,
 		"version": func(_ context.Context, args []string) error { return a.version(args) },
 	}
 	c, ok := commands[cmd]
@@ -87,9 +87,12 @@ Usage:
   fitbot prices refresh [--provider NAME]   fetch prices now
   fitbot prices import [--at TIME] FILE.csv import a price sheet
   fitbot hardware [add NAME: HW | remove NAME]   the team's own machines
+  fitbot cluster [--json]                   the team's live cluster: free GPUs by node (Kubernetes, Slurm)
   fitbot digest [--json] [--dry-run] [--at TIME]  the weekly price-change digest
   fitbot serve [--http ADDR]                run the Slack bot
   fitbot backup PATH                        write a consistent copy of the database
+  fitbot db copy --to postgres://...        copy the SQLite database into PostgreSQL
+  fitbot workspaces [digest WORKSPACE CHANNEL]  Slack workspaces installed through OAuth
   fitbot version                            print the version
 
 Run "fitbot COMMAND -h" for a command's flags.

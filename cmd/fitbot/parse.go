@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -58,14 +58,13 @@ func (a *app) parse(ctx context.Context, args []string) error {
 		fmt.Fprint(a.stdout, parseUsage)
 		return nil
 	}
-	question := strings.Join(words, " ")
-	parsed, err := sizing.Parse(question)
-	parsed, err = a.resolveHub(ctx, question, parsed, err)
+	svc, _ := a.answers()
+	parsed, err := svc.Reread(ctx, strings.Join(words, " "))
 	if err != nil {
 		return inputError(err, "")
 	}
-	req, assumed, err := resolveParsed(parsed)
-	work, workAssumed := askWorkload(parsed)
+	req, assumed, err := answer.Request(parsed)
+	work, workAssumed := answer.Workload(parsed)
 	assumptions := sizing.MergeAssumptions(parsed.Notes, append(assumed, workAssumed...))
 	if !asJSON {
 		writeUnderstood(a.stdout, parsed, work, assumptions)
@@ -90,53 +89,6 @@ func (a *app) parse(ctx context.Context, args []string) error {
 		return failure(fmt.Sprintf("write the answer: %v", err), "")
 	}
 	return nil
-}
-
-// resolveParsed resolves what a question says, as the answer would start
-// from it. The questions that run the other way round leave out what their
-// answer finds: the model of a largest-model question (its request and
-// assumptions are those the search uses, which no price moves), the
-// context of a longest-context one, and everything but the hardware of a
-// buy-or-rent question that names no model.
-func resolveParsed(p sizing.Parsed) (sizing.Request, []string, error) {
-	q := p.Query
-	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
-	switch {
-	case p.Intent == sizing.IntentLargest:
-		ans, err := (&sizing.Estimator{}).LargestModel(q)
-		ans.Request.Model, ans.Request.Params, ans.Request.ActiveParams = "", 0, 0
-		return ans.Request, ans.Assumptions, err
-	case p.Intent == sizing.IntentMaxContext:
-		q.SeqLen = 0
-		req, assumed, err := sizing.Resolve(q)
-		req.SeqLen = 0
-		return req, slices.DeleteFunc(assumed, func(s string) bool {
-			return strings.HasPrefix(s, "context ") || strings.HasPrefix(s, "sequence length ")
-		}), err
-	case p.Intent == sizing.IntentBuyRent && noModel && q.GPU != "":
-		g, note, err := sizing.LookupGPU(q.GPU)
-		if err != nil {
-			// Resolve words the unknown name as every other question does.
-			return sizing.Resolve(q)
-		}
-		var assumed []string
-		if note != "" {
-			assumed = append(assumed, note)
-		}
-		return sizing.Request{GPU: g.ID, GPUs: max(q.GPUs, 1), Nodes: max(q.Nodes, 1)}, assumed, nil
-	}
-	return sizing.Resolve(q)
-}
-
-// askWorkload is a buy-or-rent question's workload with the defaults it
-// would use filled in, and those defaults in words; nil for any other
-// question.
-func askWorkload(p sizing.Parsed) (*sizing.Workload, []string) {
-	if p.Intent != sizing.IntentBuyRent {
-		return nil, nil
-	}
-	w, assumed := p.Workload.WithDefaults()
-	return &w, assumed
 }
 
 // asks says what a question that runs the other way round asks, in words.

@@ -46,7 +46,7 @@ func TestInversePlans(t *testing.T) {
 
 	code, out, errOut = runCmd(t, "plans", "show", "1")
 	for _, want := range []string{"Plan 1 (largest question)", "canonical: fit what lora 2xrtx-4090", "then:      2× RTX 4090 24 GB: LoRA up to",
-		"Asked again today:", "Largest models that fit", "Answer unchanged (its one-line summary; nothing finer is compared)."} {
+		"Asked again today:", "Largest models that fit", "Answer unchanged."} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("plans show 1: exit %d, stderr %q, no %q in:\n%s", code, errOut, want, out)
 		}

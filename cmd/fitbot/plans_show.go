@@ -129,29 +129,40 @@ func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource
 }
 
 // reaskPlan answers an inverse plan again by asking its canonical
-// question today; the one change it reports is whether the answer's
-// one-line summary differs (nothing finer is compared).
+// question today (plan.Reask), listing what changed in words.
 func reaskPlan(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
 	r := replan{Plan: toOutput(p), Changes: []string{}}
-	parsed, err := parse(p.Canonical)
-	if err == nil && parsed.Intent == sizing.IntentFit {
-		err = fmt.Errorf("it no longer reads as a %s question", p.Kind)
-	}
-	if err != nil {
-		r.Problem = "today's parser cannot read its question: " + err.Error()
+	d := plan.Reask(p.Summary, parse, (&sizing.Estimator{Prices: prices}).Ask)
+	if d.Now == nil {
+		r.Problem = d.Problem
 		return r
 	}
-	now, err := (&sizing.Estimator{Prices: prices}).Ask(parsed)
-	if err != nil {
-		r.Problem = "it cannot be answered today: " + err.Error()
-		return r
+	now := d.Now
+	r.NowAsk = now
+	if d.Changed.Figure {
+		r.Changes = append(r.Changes, fmt.Sprintf("%s: %s then, %s now", askFigureName[p.Kind], askFigure(p.Kind, p.Request), askFigure(p.Kind, now.Request)))
 	}
-	now.Assumptions = sizing.MergeAssumptions(parsed.Notes, now.Assumptions)
-	r.NowAsk = &now
-	if line := display.AskSummary(now); line != p.Answer {
-		r.Changes = append(r.Changes, fmt.Sprintf("answer: %s then; %s now", p.Answer, line))
+	if d.Changed.Hardware {
+		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU)))
+	}
+	if d.Changed.Verdict {
+		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", p.Headroom, now.BuyRent.Verdict))
+	}
+	if d.Changed.Any() {
+		r.Changes = append(r.Changes, fmt.Sprintf("answer: %s then; %s now", p.Answer, display.AskSummary(*now)))
 	}
 	return r
+}
+
+// askFigureName names the figure an inverse plan's question asks for.
+var askFigureName = map[plan.Kind]string{plan.KindLargest: "largest model", plan.KindContext: "longest context"}
+
+// askFigure is that figure as a request carries it.
+func askFigure(k plan.Kind, r sizing.Request) string {
+	if k == plan.KindContext {
+		return display.Commas(int64(r.SeqLen)) + " tokens"
+	}
+	return display.Params(r.Params)
 }
 
 // writeReask prints an inverse plan then (its answer in one line) and
@@ -169,10 +180,10 @@ func writeReask(w io.Writer, p store.Plan, r replan) {
 	writeAsk(w, *r.NowAsk)
 	fmt.Fprintln(w)
 	if len(r.Changes) == 0 {
-		fmt.Fprintln(w, "Answer unchanged (its one-line summary; nothing finer is compared).")
+		fmt.Fprintln(w, "Answer unchanged.")
 		return
 	}
-	fmt.Fprintln(w, "Answer changed (its one-line summary; nothing finer is compared):")
+	fmt.Fprintln(w, "Answer changed:")
 	for _, c := range r.Changes {
 		fmt.Fprintf(w, "  - %s\n", c)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -127,13 +128,13 @@ func TestPlansList(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("plans: exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "plans/all.txt", out)
+	golden.Check(t, filepath.Join("testdata", "plans/all.txt"), []byte(out))
 
 	code, out, errOut = runCmd(t, "plans", "mistral", "7b")
 	if code != exitOK || errOut != "" {
 		t.Fatalf("plans mistral 7b: exit %d, stderr %q", code, errOut)
 	}
-	checkGolden(t, "plans/mistral.txt", out)
+	golden.Check(t, filepath.Join("testdata", "plans/mistral.txt"), []byte(out))
 
 	// Every name of the model lists the same plans; only the title
 	// repeats the words asked.

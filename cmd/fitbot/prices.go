@@ -57,10 +57,6 @@ refused whole, with every bad line listed.
 The database is FITBOT_DB, else ./fitbot.db.
 `
 
-// staleAfter is how old a provider's last good prices may grow before
-// `fitbot prices` warns about them.
-const staleAfter = 24 * time.Hour
-
 // refreshHTTPTimeout bounds one provider request; the refresher bounds a
 // whole provider.
 const refreshHTTPTimeout = 60 * time.Second
@@ -208,13 +204,11 @@ func offerAge(now time.Time, o pricing.Offer) string {
 	return s
 }
 
-// stale lists the refreshing providers (not imported sheets) whose
-// prices are behind: last run failed or rejected, or last good run older
-// than staleAfter.
+// stale lists the providers whose prices are behind (pricing.SourceBehind).
 func (v priceView) stale(now time.Time) []store.ProviderHealth {
 	var out []store.ProviderHealth
 	for _, h := range v.health {
-		if !strings.HasPrefix(h.Provider, "import:") && h.Stale(now, staleAfter) {
+		if h.Stale(now) {
 			out = append(out, h)
 		}
 	}
@@ -522,7 +516,11 @@ func writeReports(w io.Writer, reports []pricing.Report) {
 				names := slices.Sorted(maps.Keys(r.Unknown))
 				line += fmt.Sprintf("\t%d unknown names skipped: %s", len(names), truncateList(names, 5))
 			}
+			if r.Confirmed > 0 {
+				line += fmt.Sprintf("\t%d held offers confirmed and let in", r.Confirmed)
+			}
 			fmt.Fprintln(tw, line)
+			writeHeld(tw, r)
 			continue
 		}
 		kept := "no earlier prices to keep"
@@ -530,8 +528,16 @@ func writeReports(w io.Writer, reports []pricing.Report) {
 			kept = fmt.Sprintf("keeping its %d prices from %s", r.LastGood.Rows, r.LastGood.AsOf.Format("2006-01-02 15:04 UTC"))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", run.Provider, run.Status, run.Error, kept)
+		writeHeld(tw, r)
 	}
 	tw.Flush()
+}
+
+// writeHeld lists the offers a refresh held aside, one a line.
+func writeHeld(w io.Writer, r pricing.Report) {
+	for _, h := range r.Held {
+		fmt.Fprintf(w, "  held\t%s; not quoted, a second refresh at this price lets it in\n", h.Reason())
+	}
 }
 
 func truncateList(names []string, n int) string {
@@ -555,6 +561,23 @@ type reportJSON struct {
 	// (a feed that stopped moving), even for an ok run.
 	PublishedAt *time.Time `json:"published_at"`
 	Stale       bool       `json:"stale"`
+	// Held are the offers held aside as implausible (not stored, not
+	// quoted); Confirmed counts held offers this refresh let in.
+	Held      []heldJSON `json:"held"`
+	Confirmed int        `json:"confirmed"`
+}
+
+// heldJSON is one held offer in `prices refresh --json`.
+type heldJSON struct {
+	GPU           string  `json:"gpu"`
+	InstanceType  string  `json:"instance_type"`
+	Region        string  `json:"region"`
+	Market        string  `json:"market"`
+	USDPerGPUHour float64 `json:"usd_per_gpu_hour"`
+	MedianUSD     float64 `json:"median_usd_per_gpu_hour"`
+	LowUSD        float64 `json:"low_usd_per_gpu_hour"`
+	HighUSD       float64 `json:"high_usd_per_gpu_hour"`
+	Reason        string  `json:"reason"`
 }
 
 func reportsJSON(reports []pricing.Report) []reportJSON {
@@ -572,6 +595,12 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 			j.PublishedAt = &r.Run.PublishedAt
 		}
 		j.Stale = r.Stale()
+		j.Held, j.Confirmed = []heldJSON{}, r.Confirmed
+		for _, h := range r.Held {
+			j.Held = append(j.Held, heldJSON{GPU: h.Offer.GPU, InstanceType: h.Offer.InstanceType, Region: h.Offer.Region,
+				Market: string(h.Offer.Market), USDPerGPUHour: h.Offer.USDPerGPUHour, MedianUSD: h.MedianUSDPerGPUHour,
+				LowUSD: h.LowUSD, HighUSD: h.HighUSD, Reason: h.Reason()})
+		}
 		out = append(out, j)
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -375,7 +376,7 @@ func TestPricesText(t *testing.T) {
 	b.WriteString("---\n")
 	writeFamilyOffers(&b, "a100", v.offersFor(pricing.GPUFamily("a100")...), now)
 	v.writeFooter(&b, now)
-	checkGolden(t, "prices/cheapest_and_offers.txt", b.String())
+	golden.Check(t, filepath.Join("testdata", "prices/cheapest_and_offers.txt"), []byte(b.String()))
 
 	var j bytes.Buffer
 	enc := json.NewEncoder(&j)
@@ -383,7 +384,7 @@ func TestPricesText(t *testing.T) {
 	if err := enc.Encode(v.output("", nil, now)); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "prices/cheapest.json", j.String())
+	golden.Check(t, filepath.Join("testdata", "prices/cheapest.json"), []byte(j.String()))
 }
 
 // TestPricesFamily: `prices a100` lists every A100 variant, each named;
@@ -475,5 +476,24 @@ func TestRefreshSummary(t *testing.T) {
 	want := "Refreshed prices: 2 of 3 sources ok, 24 offers. Not current: aws stale (published 2024-05-13), vast failed."
 	if got := refreshSummary(reports); got != want {
 		t.Errorf("summary %q, want %q", got, want)
+	}
+
+	// A held offer is named, in the reply, the table and the JSON.
+	held := pricing.Hold{Refresh: "gpuhunt:nebius", Offer: pricing.Offer{Provider: "nebius", GPU: "h100", InstanceType: "gpu-h100-sxm",
+		Region: "eu-north1", Market: pricing.MarketOnDemand, USDPerHour: 0.06, USDPerGPUHour: 0.06, GPUCount: 1},
+		MedianUSDPerGPUHour: 6.88, LowUSD: 0.609, HighUSD: 77.7, Voices: 5,
+		Why: "h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below the $0.609-$77.7 band around the median $6.88 of 5 sources"}
+	reports[1].Held = []pricing.Hold{held}
+	wantHeld := " Held aside as implausible (not quoted; a second refresh at the same price lets them in): gpuhunt:nebius h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below the $0.609-$77.7 band around the median $6.88 of 5 sources."
+	if got := refreshSummary(reports); got != want+wantHeld {
+		t.Errorf("summary with a held offer %q, want %q", got, want+wantHeld)
+	}
+	var table strings.Builder
+	writeReports(&table, reports)
+	if !strings.Contains(table.String(), "  held          h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below") {
+		t.Errorf("prices refresh table does not name the held offer:\n%s", table.String())
+	}
+	if j := reportsJSON(reports); len(j[1].Held) != 1 || j[1].Held[0].USDPerGPUHour != 0.06 || j[1].Held[0].MedianUSD != 6.88 || j[0].Held == nil {
+		t.Errorf("prices refresh --json held = %+v", j)
 	}
 }

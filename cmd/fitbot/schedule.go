@@ -305,7 +305,7 @@ func (s *schedules) tick() {
 			return
 		}
 		s.term, s.endTerm = context.WithCancelCause(s.base)
-		s.log.Info("scheduler leader: this instance runs the refresh and the digest", "lease_expires", lease.Expires)
+		s.log.Info("scheduler leader: this instance runs the refresh and the digest", "term", lease.Term, "lease_expires", lease.Expires)
 		if s.digest != nil {
 			go s.digest.Run() // catch up on a digest missed while no leader ran
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -372,9 +373,11 @@ func TestStopWaitsForRunningJob(t *testing.T) {
 	clock := fakeclock.New(schedStart)
 	db := openSchedDB(t, filepath.Join(t.TempDir(), "fitbot.db"), clock)
 	started, release := make(chan struct{}), make(chan struct{})
+	var finished atomic.Bool // the job has returned
 	sj := scheduleJobs{Refresh: func(ctx context.Context) error {
 		close(started)
 		<-release
+		finished.Store(true)
 		return ctx.Err()
 	}}
 	s, err := newSchedules(scheduleConfig{}, db, sj, slog.New(slog.DiscardHandler), testScheduleOptions("a", clock.Now))
@@ -383,16 +386,23 @@ func TestStopWaitsForRunningJob(t *testing.T) {
 	}
 	go s.refresh.Run()
 	<-started
-	stopped := make(chan error, 1)
-	go func() { stopped <- s.stop(context.Background()) }()
-	select {
-	case err := <-stopped:
-		t.Fatalf("stop returned (%v) while a job was running", err)
-	case <-time.After(20 * time.Millisecond):
+	// stop reports, as it returns, whether the job had returned by then:
+	// the order is the signal, not a pause.
+	type stopped struct {
+		err         error
+		jobFinished bool
+	}
+	done := make(chan stopped, 1)
+	go func() {
+		err := s.stop(context.Background())
+		done <- stopped{err, finished.Load()}
+	}()
+	for !s.isStopping() {
+		time.Sleep(time.Millisecond) // until stop is under way
 	}
 	close(release)
-	if err := <-stopped; err != nil {
-		t.Fatalf("stop: %v", err)
+	if r := <-done; r.err != nil || !r.jobFinished {
+		t.Fatalf("stop = %v, job finished before it returned: %v; want nil after the job", r.err, r.jobFinished)
 	}
 	lease, err := db.ReadLease(context.Background(), schedulerLease)
 	if err != nil {
@@ -661,4 +671,11 @@ func (l *schedLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// isStopping reports whether stop has begun.
+func (s *schedules) isStopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
 }

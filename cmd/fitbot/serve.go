@@ -11,36 +11,38 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 )
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ bot.Parser        = sizing.Parse
-	_ bot.Answerer      = (*liveAnswerer)(nil)
-	_ bot.Asker         = (*liveAnswerer)(nil)
-	_ bot.PlanStore     = (*store.DB)(nil)
-	_ bot.PriceBook     = (*store.DB)(nil)
-	_ bot.EventStore    = (*store.DB)(nil)
-	_ bot.Interpreter   = (*llm.Client)(nil)
-	_ bot.ModelResolver = (*hub.Resolver)(nil)
-	_ hub.Cache         = (*store.DB)(nil)
-	_ bot.ThreadPoster  = (*bot.WebAPI)(nil)
-	_ bot.EventHandler  = (*bot.Events)(nil)
-	_ bot.PriceHistory  = (*store.DB)(nil)
-	_ bot.FileUploader  = (*bot.Uploader)(nil)
-	_ bot.UploadAPI     = (*slack.Client)(nil)
+	_ bot.Parser         = sizing.Parse
+	_ bot.Answerer       = (*answer.Live)(nil)
+	_ bot.Asker          = (*answer.Live)(nil)
+	_ answer.PriceSource = (*store.DB)(nil)
+	_ bot.PlanStore      = (*store.DB)(nil)
+	_ bot.PriceBook      = (*store.DB)(nil)
+	_ bot.EventStore     = (*store.DB)(nil)
+	_ bot.Interpreter    = (*llm.Client)(nil)
+	_ bot.ModelResolver  = (*hub.Resolver)(nil)
+	_ hub.Cache          = (*store.DB)(nil)
+	_ bot.ThreadPoster   = (*bot.WebAPI)(nil)
+	_ bot.EventHandler   = (*bot.Events)(nil)
+	_ bot.PriceHistory   = (*store.DB)(nil)
+	_ bot.FileUploader   = (*bot.Uploader)(nil)
+	_ bot.UploadAPI      = (*slack.Client)(nil)
 )
 
 // Timeouts of the serve process.
@@ -48,7 +50,6 @@ const (
 	slackAPITimeout   = 30 * time.Second // one Web API call
 	authTestTimeout   = 15 * time.Second // the start-up token check
 	priceReloadEvery  = time.Minute      // how often the prices answers use are reloaded from the store
-	priceLoadTimeout  = 2 * time.Second  // one reload
 	readHeaderTimeout = 10 * time.Second
 	httpReadTimeout   = 30 * time.Second // a whole request: Slack's bodies are small
 	httpWriteTimeout  = 30 * time.Second
@@ -114,9 +115,10 @@ type service struct {
 	log      *slog.Logger
 	db       *store.DB
 	handler  *bot.Handler
-	hub      *hub.Resolver // its background refreshes write to db
-	uploader *bot.Uploader // pictures and launch configs into threads
-	team     string        // the bot token's workspace (auth.test)
+	hub      *hub.Resolver   // its background refreshes write to db
+	uploader *bot.Uploader   // pictures and launch configs into threads
+	team     string          // the bot token's workspace (auth.test); "" with OAuth
+	oauth    *slackoauth.App // installed in many workspaces; nil with one bot token
 	servers  []*http.Server
 	socket   *bot.Socket
 	stopSch  func(context.Context) error
@@ -154,16 +156,31 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	db.ObservePlanBatches(metrics.PlanBatch)
 	hc := &http.Client{Timeout: slackAPITimeout}
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
-	s.uploader = bot.NewUploader(api, metrics)
-	actx, cancel := context.WithTimeout(ctx, authTestTimeout)
-	auth, err := api.AuthTestContext(actx)
-	cancel()
-	if err != nil {
-		return nil, a.fail(exitFailure, "SLACK_BOT_TOKEN: Slack's auth.test failed: "+err.Error(),
-			"check the bot token (OAuth & Permissions > Bot User OAuth Token) and that Slack is reachable (SLACK_API_URL)")
+	// One workspace's bot token, or (OAuth) each workspace's own: slackAPI
+	// is the Web API every answer, picture and digest goes through.
+	var slackAPI interface {
+		bot.MessagePoster
+		bot.UploadAPI
+	} = api
+	auth := &slack.AuthTestResponse{}
+	if cfg.OAuth() {
+		if s.oauth, err = newOAuth(cfg, db, hc, log); err != nil {
+			return nil, a.fail(exitFailure, err.Error(), "")
+		}
+		slackAPI = s.oauth.Client(cfg.SlackAPIURL, hc)
+		log.Info("slack: installed through OAuth (/slack/install); each workspace is answered with its own token")
+	} else {
+		actx, cancel := context.WithTimeout(ctx, authTestTimeout)
+		auth, err = api.AuthTestContext(actx)
+		cancel()
+		if err != nil {
+			return nil, a.fail(exitFailure, "SLACK_BOT_TOKEN: Slack's auth.test failed: "+err.Error(),
+				"check the bot token (OAuth & Permissions > Bot User OAuth Token) and that Slack is reachable (SLACK_API_URL)")
+		}
+		log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
 	}
-	log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
 	s.team = auth.TeamID
+	s.uploader = bot.NewUploader(slackAPI, metrics)
 
 	var interpreter bot.Interpreter
 	if lc := cfg.llm(); lc.Enabled() {
@@ -176,17 +193,19 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Background: true,
 		Logger:     log,
 	}
-	live := &liveAnswerer{prices: db, log: log}
-	live.load(ctx)
+	live := answer.NewLive(db, log)
+	live.Load(ctx)
 	reloadCtx, stopReload := context.WithCancel(ctx)
 	s.stopReload = stopReload
-	s.background.Go(func() { live.run(reloadCtx, priceReloadEvery) })
+	s.background.Go(func() { live.Run(reloadCtx, priceReloadEvery) })
 	refresh := func(ctx context.Context) ([]pricing.Report, error) {
 		reports, err := refreshPrices(ctx, db, cfg.Fetchers, log)
 		for _, r := range reports {
 			metrics.RefreshRun(r.Run.Provider, string(r.Run.Status))
+			metrics.UnknownGPUs(r.Run.Provider, r.UnknownGPUs())
+			metrics.OffersHeld(r.Run.Provider, len(r.Held))
 		}
-		live.load(ctx)
+		live.Load(ctx)
 		return reports, err
 	}
 	s.handler, err = bot.New(bot.Config{
@@ -197,6 +216,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Plans:       db,
 		Prices:      db,
 		Hardware:    db,
+		Cluster:     a.liveCluster(),
 		Interpreter: interpreter,
 		Models:      s.hub,
 		Upload:      s.uploader,
@@ -210,20 +230,27 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Weekly: weeklyDigest(db),
 		Logger: log,
 		// Every source a cached answer is made from adds a counter that
-		// only grows: the prices (live.version); the catalogs are
+		// only grows: the prices (live.Version); the catalogs are
 		// compiled in. Answers for Hugging Face Hub models are not cached
 		// (bot's cacheable), so the Hub cache needs none until they are.
-		AnswerVersion: live.version,
+		AnswerVersion: live.Version,
 	})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
 	}
-	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: api, Metrics: metrics, Logger: log})
+	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: slackAPI, Metrics: metrics, Logger: log})
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
 	}
-	events, err := bot.NewEvents(bot.EventsConfig{Handler: s.handler, Seen: db, Post: web, Threads: db,
-		BotUserID: auth.UserID, BotID: auth.BotID, Metrics: metrics, Logger: log})
+	ec := bot.EventsConfig{Handler: s.handler, Seen: db, Post: web, Threads: db,
+		BotUserID: auth.UserID, BotID: auth.BotID, Metrics: metrics, Logger: log}
+	if s.oauth != nil {
+		ec.Uninstalled = func(ctx context.Context, enterpriseID, teamID string, enterpriseInstall bool) error {
+			_, err := s.oauth.Forget(ctx, enterpriseID, teamID, enterpriseInstall)
+			return err
+		}
+	}
+	events, err := bot.NewEvents(ec)
 	if err != nil {
 		return nil, a.fail(exitFailure, err.Error(), "")
 	}
@@ -247,6 +274,9 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}
 		mux := http.NewServeMux()
 		endpoints.Register(mux)
+		if s.oauth != nil {
+			s.oauth.Register(mux)
+		}
 		hl.register(mux)
 		if code := a.listen(s, "http", "--http", cfg.HTTPAddr, mux); code != exitOK {
 			return nil, code
@@ -288,9 +318,28 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	return s, exitOK
 }
 
+// newOAuth is the install flow and token source over db.
+func newOAuth(cfg Config, db *store.DB, hc *http.Client, log *slog.Logger) (*slackoauth.App, error) {
+	key, err := slackoauth.ParseKey(cfg.TokenKey.reveal())
+	if err != nil {
+		return nil, err
+	}
+	holder, err := leaseHolder(cfg.Instance)
+	if err != nil {
+		return nil, err
+	}
+	return slackoauth.New(slackoauth.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret.reveal(), Key: key,
+		RedirectURL: cfg.RedirectURL, APIURL: cfg.SlackAPIURL, HTTP: hc, Store: db, Holder: holder, Logger: log})
+}
+
 // digestJob is the weekly digest for the schedule, posted through web to
-// FITBOT_DIGEST_CHANNEL, each outcome counted; nil when no channel is set.
+// FITBOT_DIGEST_CHANNEL (installed through OAuth: to each workspace's own
+// digest channel, with its token), each outcome counted; nil when there
+// is nowhere to post it.
 func (s *service) digestJob(web bot.ThreadPoster, metrics *bot.Metrics) (func(ctx context.Context, now time.Time) error, error) {
+	if s.oauth != nil {
+		return s.workspaceDigests(web, metrics), nil
+	}
 	if s.cfg.DigestChannel == "" {
 		return nil, nil
 	}
@@ -444,86 +493,47 @@ func refreshSummary(reports []pricing.Report) string {
 	if len(problems) > 0 {
 		msg += " Not current: " + strings.Join(problems, ", ") + "."
 	}
+	var held []string
+	for _, r := range reports {
+		for _, h := range r.Held {
+			held = append(held, r.Run.Provider+" "+h.Reason())
+		}
+	}
+	if len(held) > 0 {
+		msg += fmt.Sprintf(" Held aside as implausible (not quoted; a second refresh at the same price lets them in): %s.", truncateList(held, 3))
+	}
 	return msg
 }
 
-// storePrices is what liveAnswerer needs of the store.
-type storePrices interface {
-	PriceSource(ctx context.Context) (sizing.PriceSource, error)
-}
-
-// liveAnswerer answers with the store's current prices. The estimator
-// in use is held in an atomic pointer and swapped by a background reload
-// (run, every priceReloadEvery) and by load after a refresh, so an answer
-// never reads the store nor waits for a reload. When the store cannot be
-// read it keeps the prices it had (the built-in sheet at first) and says
-// so in the log.
-type liveAnswerer struct {
-	prices storePrices
-	log    *slog.Logger
-
-	current atomic.Pointer[sizing.Estimator]
-	gen     atomic.Uint64 // prices swapped in so far; see version
-}
-
-// builtinEstimator answers with the built-in price sheet: before the
-// first load, and when the store has never been readable.
-var builtinEstimator = &sizing.Estimator{Prices: pricing.DefaultSheet()}
-
-// Answer implements bot.Answerer.
-func (l *liveAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
-	return l.estimator().Answer(q)
-}
-
-// Ask implements bot.Asker: the questions that run the other way round
-// (the largest model, the longest context, which GPU, buy or rent).
-func (l *liveAnswerer) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return l.estimator().Ask(p)
-}
-
-func (l *liveAnswerer) estimator() *sizing.Estimator {
-	if e := l.current.Load(); e != nil {
-		return e
-	}
-	return builtinEstimator
-}
-
-// load reads the store's prices and swaps them in; on failure the prices
-// in use stay.
-func (l *liveAnswerer) load(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, priceLoadTimeout)
-	defer cancel()
-	src, err := l.prices.PriceSource(ctx)
-	if err != nil {
-		if l.current.Load() == nil {
-			l.log.Warn("prices: store unreadable; answering with the built-in price sheet", "err", err)
-		} else {
-			l.log.Warn("prices: store unreadable; answering with the prices loaded before", "err", err)
+// workspaceDigests posts the weekly digest into every installed
+// workspace that chose a digest channel (fitbot workspaces digest), each
+// with its own token; one workspace failing does not stop the others.
+func (s *service) workspaceDigests(web bot.ThreadPoster, metrics *bot.Metrics) func(ctx context.Context, now time.Time) error {
+	return func(ctx context.Context, now time.Time) error {
+		all, err := s.oauth.Workspaces(ctx)
+		if err != nil {
+			return err
 		}
-		return
-	}
-	l.current.Store(&sizing.Estimator{Prices: src})
-	// After the swap, never before: a version read after this sees the
-	// new prices, so no reply made with the old ones is kept under it.
-	l.gen.Add(1)
-}
-
-// version is the reply cache's version of the prices (bot.Config's
-// AnswerVersion): it grows with every load that swaps prices in (each
-// priceReloadEvery and after a refresh), so a cached reply lives no
-// longer than the estimator it was made with.
-func (l *liveAnswerer) version() uint64 { return l.gen.Load() }
-
-// run reloads the prices every interval until ctx is done.
-func (l *liveAnswerer) run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			l.load(ctx)
+		var errs []error
+		for _, ws := range all {
+			if ws.DigestChannel == "" {
+				continue
+			}
+			poster, err := newDigestPoster(s.db, web, s.uploader, ws.DigestChannel, store.Viewer(ws.TeamID, ws.DigestChannel, ""), s.cfg.DigestCron, s.hub, s.log)
+			if err != nil {
+				return err
+			}
+			d, err := poster.Deliver(slackoauth.WithWorkspace(ctx, ws.EnterpriseID, ws.TeamID), now)
+			switch {
+			case err != nil:
+				metrics.DigestPosted("failed")
+				errs = append(errs, fmt.Errorf("digest for %s: %w", store.InstallationKey(ws.EnterpriseID, ws.TeamID), err))
+			case d.Posted:
+				metrics.DigestPosted("posted")
+			default:
+				metrics.DigestPosted("skipped")
+			}
 		}
+		return errors.Join(errs...)
 	}
 }

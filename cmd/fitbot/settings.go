@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/cluster/slurm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/slackoauth"
 )
 
 // ConfigError is one setting that is wrong: the variable, the value (never
@@ -52,8 +55,12 @@ type envVar struct {
 // the order serve --help shows them. Adding a setting is one row here;
 // the price providers' rows follow from pricing.Providers.
 var envVars = []envVar{
-	{name: "FITBOT_DB", flag: "db", def: defaultDBPath, doc: "SQLite database file; its folder must be writable", check: nonEmpty("give the database file's path")},
-	{name: "SLACK_BOT_TOKEN", doc: "bot token (xoxb-...); required", secret: true, check: checkBotToken},
+	{name: "FITBOT_DB", flag: "db", def: defaultDBPath, doc: "SQLite database file (its folder must be writable), or a postgres:// URL for several replicas", check: nonEmpty("give the database file's path")},
+	{name: "SLACK_BOT_TOKEN", doc: "bot token (xoxb-...); required unless SLACK_CLIENT_ID installs fitbot in many workspaces", secret: true, check: checkBotToken},
+	{name: "SLACK_CLIENT_ID", doc: "app client id: turns on /slack/install and one token per workspace (OAuth v2; with --http)"},
+	{name: "SLACK_CLIENT_SECRET", doc: "app client secret; required with SLACK_CLIENT_ID", secret: true},
+	{name: "FITBOT_TOKEN_KEY", doc: "base64 of 32 random bytes (openssl rand -base64 32): seals workspace tokens at rest; required with SLACK_CLIENT_ID", secret: true, check: checkTokenKey},
+	{name: "SLACK_REDIRECT_URL", doc: "this app's https://.../slack/oauth_redirect, as listed in the app's OAuth settings", check: checkURL},
 	{name: "SLACK_APP_TOKEN", doc: "app-level token (xapp-..., connections:write); turns Socket Mode on", secret: true, check: checkAppToken},
 	{name: "SLACK_SIGNING_SECRET", doc: "signing secret; required with --http", secret: true},
 	{name: "SLACK_API_URL", defDoc: "https://slack.com/api/", doc: "Slack Web API root (tests, proxies)", check: checkURL},
@@ -72,6 +79,16 @@ var envVars = []envVar{
 	{name: "FITBOT_ALLOWED_CHANNELS", doc: "channel ids allowed, comma-separated; empty: any", check: checkIDs(channelID, "C0123ABCD")},
 	{name: "FITBOT_ADMINS", doc: "user ids allowed /fit prices refresh, comma-separated", check: checkIDs(userID, "U0123ABCD")},
 	{name: "FITBOT_RATE_LIMIT", def: strconv.Itoa(defaultRateLimit), doc: "answers per user per minute; 0: unlimited", check: checkRateLimit},
+	{name: "FITBOT_CLUSTER", def: "auto", doc: "the team's live cluster: kubernetes, slurm, off, or auto (Kubernetes when KUBECONFIG, FITBOT_KUBE_CONTEXT or a pod's service account is there, else Slurm when FITBOT_SLURM_URL or FITBOT_SLURM_SINFO is set)", check: checkClusterKind},
+	{name: "KUBECONFIG", doc: "kubeconfig file(s) for the team's Kubernetes cluster, as kubectl reads them (fitbot only lists nodes and pods)"},
+	{name: "FITBOT_KUBE_CONTEXT", defDoc: "the kubeconfig's current context", doc: "the kubeconfig context to read"},
+	{name: "KUBERNETES_SERVICE_HOST", doc: "set by Kubernetes in a pod: fitbot then reads the cluster it runs in with its service account (FITBOT_CLUSTER=off: not)"},
+	{name: "FITBOT_SLURM_URL", doc: "slurmrestd's base URL (http://slurmctl:6820) for the team's Slurm cluster", check: checkURL},
+	{name: "FITBOT_SLURM_TOKEN", doc: "Slurm JWT sent as X-SLURM-USER-TOKEN (scontrol token)", secret: true},
+	{name: "FITBOT_SLURM_USER", doc: "sent as X-SLURM-USER-NAME, for a token issued to another user (an authenticating proxy's)"},
+	{name: "FITBOT_SLURM_API_VERSION", def: slurm.DefaultAPIVersion, doc: "slurmrestd's data parser version", check: checkSlurmVersion},
+	{name: "FITBOT_SLURM_SINFO", doc: "sinfo command for `sinfo --json` where slurmrestd is not deployed or fails, e.g. /usr/bin/sinfo"},
+	{name: "FITBOT_CLUSTER_TTL", def: cluster.DefaultTTL.String(), doc: "how long a read of the cluster is reused", check: checkPositiveDuration},
 	{name: "FITBOT_LOG_LEVEL", flag: "log-level", def: "info", doc: "debug, info, warn or error", check: checkLogLevel},
 	{name: "FITBOT_LOG_FORMAT", flag: "log-format", def: "auto", doc: "json, text, or auto (text on a terminal, JSON otherwise)", check: checkLogFormat},
 	{name: "FITBOT_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: defaultShutdownTimeout.String(), doc: "how long a stop waits for work in flight", check: checkPositiveDuration},
@@ -317,6 +334,23 @@ func checkLogLevel(v string) error {
 	return nil
 }
 
+func checkClusterKind(v string) error {
+	switch v {
+	case "auto", "kubernetes", "slurm", "off":
+		return nil
+	}
+	return errors.New("want kubernetes, slurm, off or auto")
+}
+
+var slurmVersion = regexp.MustCompile(`^v0\.0\.[0-9]{2}$`)
+
+func checkSlurmVersion(v string) error {
+	if !slurmVersion.MatchString(v) {
+		return errors.New("want a data parser version such as v0.0.42 (slurmrestd -d list)")
+	}
+	return nil
+}
+
 func checkLogFormat(v string) error {
 	switch v {
 	case "auto", "json", "text":
@@ -354,4 +388,10 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// checkTokenKey checks FITBOT_TOKEN_KEY without repeating it.
+func checkTokenKey(v string) error {
+	_, err := slackoauth.ParseKey(v)
+	return err
 }

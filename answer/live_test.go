@@ -1,4 +1,4 @@
-package main
+package answer
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (p fixedPrice) GPUHourPrice(string) (sizing.Price, bool) {
 func TestLiveAnswerer(t *testing.T) {
 	ctx := context.Background()
 	store := &flakyPrices{err: errors.New("database is locked")}
-	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	l := NewLive(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	p, err := sizing.Parse("13B lora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
@@ -58,17 +58,17 @@ func TestLiveAnswerer(t *testing.T) {
 	if got := price(); got != sheet.USDPerGPUHour || store.reads != 0 {
 		t.Errorf("before any load, price %v after %d reads; want the built-in sheet's %v and no read", got, store.reads, sheet.USDPerGPUHour)
 	}
-	l.load(ctx)
+	l.Load(ctx)
 	if got := price(); got != sheet.USDPerGPUHour {
 		t.Errorf("with the store failing, price %v, want the built-in sheet's %v", got, sheet.USDPerGPUHour)
 	}
 	store.src, store.err = fixedPrice(0.42), nil
-	l.load(ctx)
+	l.Load(ctx)
 	if got := price(); got != 0.42 {
 		t.Errorf("after a load, price %v; want the store's 0.42", got)
 	}
 	store.err = errors.New("disk I/O error")
-	l.load(ctx)
+	l.Load(ctx)
 	if got := price(); got != 0.42 {
 		t.Errorf("with the store failing again, price %v; want the prices loaded before", got)
 	}
@@ -107,14 +107,14 @@ func (b *blockingPrices) PriceSource(context.Context) (sizing.PriceSource, error
 func TestLiveAnswerDoesNotWaitForReload(t *testing.T) {
 	ctx := context.Background()
 	store := &blockingPrices{started: make(chan struct{}), release: make(chan struct{})}
-	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	l := NewLive(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	p, err := sizing.Parse("13B lora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.load(ctx) // the first load
+	l.Load(ctx) // the first load
 	reloaded := make(chan struct{})
-	go func() { l.load(ctx); close(reloaded) }()
+	go func() { l.Load(ctx); close(reloaded) }()
 	<-store.started // the reload is now reading the store
 	answered := make(chan error, 1)
 	go func() { _, err := l.Answer(ctx, p.Query); answered <- err }()
@@ -142,10 +142,10 @@ func (c countingPrices) PriceSource(context.Context) (sizing.PriceSource, error)
 // again, swaps the prices in, and stops when its context is done.
 func TestLiveAnswererRun(t *testing.T) {
 	store := countingPrices{reads: make(chan struct{})}
-	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	l := NewLive(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { l.run(ctx, time.Millisecond); close(done) }()
+	go func() { l.Run(ctx, time.Millisecond); close(done) }()
 	for range 2 {
 		select {
 		case <-store.reads:
@@ -175,20 +175,20 @@ func TestLiveAnswererRun(t *testing.T) {
 func TestLiveAnswererVersion(t *testing.T) {
 	ctx := context.Background()
 	store := &flakyPrices{err: errors.New("database is locked")}
-	l := &liveAnswerer{prices: store, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	v0 := l.version()
-	l.load(ctx)
-	if v := l.version(); v != v0 {
+	l := NewLive(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	v0 := l.Version()
+	l.Load(ctx)
+	if v := l.Version(); v != v0 {
 		t.Errorf("a failed load moved the version from %d to %d; the prices did not change", v0, v)
 	}
 	store.src, store.err = fixedPrice(0.42), nil
-	l.load(ctx)
-	v1 := l.version()
+	l.Load(ctx)
+	v1 := l.Version()
 	if v1 <= v0 {
 		t.Errorf("after prices were swapped in the version is %d (was %d); want it grown", v1, v0)
 	}
-	l.load(ctx)
-	if v2 := l.version(); v2 <= v1 {
+	l.Load(ctx)
+	if v2 := l.Version(); v2 <= v1 {
 		t.Errorf("after a reload the version is %d (was %d); want it grown", v2, v1)
 	}
 }

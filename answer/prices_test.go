@@ -1,0 +1,62 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+func offer(gpu string, m pricing.Market, usd float64) pricing.Offer {
+	return pricing.Offer{Provider: "test", GPU: gpu, GPUCount: 1, Market: m, USDPerHour: usd, USDPerGPUHour: usd}
+}
+
+// TestCompare: each GPU's cheapest whole-GPU offer, on-demand first, and
+// the cheaper by how much.
+func TestCompare(t *testing.T) {
+	h100 := []pricing.Offer{offer("h100", pricing.MarketOnDemand, 2.0), offer("h100", pricing.MarketSpot, 1.0)}
+	h200 := []pricing.Offer{offer("h200", pricing.MarketOnDemand, 2.5)}
+	c := Compare("h200", "h100", h200, h100)
+	if c.Cheaper != 1 || c.USDPerGPUHour != 0.5 || c.Pct != 20 || c.Best[1].Market != pricing.MarketOnDemand {
+		t.Errorf("h200 vs h100 = %+v, want the h100 cheaper by $0.50 (20%%), on demand", c)
+	}
+	if c := Compare("h100", "h100", h100, h100); c.Cheaper != -1 || c.Best[0] == nil {
+		t.Errorf("the same prices: %+v, want no cheaper", c)
+	}
+	spotOnly := []pricing.Offer{offer("l4", pricing.MarketSpot, 0.3)}
+	if c := Compare("l4", "b200", spotOnly, nil); c.Cheaper != -1 || c.Best[0] == nil || c.Best[0].USDPerGPUHour != 0.3 || c.Best[1] != nil {
+		t.Errorf("spot only against none: %+v, want the spot offer and no comparison", c)
+	}
+}
+
+type book struct{ offers []pricing.Offer }
+
+func (b book) CheapestOffers(context.Context) ([]pricing.Offer, error) { return b.offers, nil }
+func (b book) OffersForGPU(_ context.Context, gpu string) ([]pricing.Offer, error) {
+	var out []pricing.Offer
+	for _, o := range b.offers {
+		if o.GPU == gpu {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+func TestPrices(t *testing.T) {
+	ctx := context.Background()
+	s := &Service{}
+	if _, err := s.Prices(ctx, sizing.Routing{Kind: sizing.RoutePrice}); !errors.Is(err, ErrNoPrices) {
+		t.Errorf("no price book: %v, want ErrNoPrices", err)
+	}
+	s.PriceBook = book{[]pricing.Offer{offer("h100", pricing.MarketOnDemand, 2), offer("h200", pricing.MarketOnDemand, 3)}}
+	q := s.Read("is the h200 cheaper than the h100 this week?")
+	a, err := s.Prices(ctx, q.Route)
+	if err != nil || q.Kind() != KindPrices || !a.Week || len(a.Offers) != 2 || a.Compare == nil || a.Compare.Cheaper != 1 {
+		t.Errorf("h200 vs h100 this week = %+v, %v", a, err)
+	}
+	if a, err := s.Prices(ctx, s.Read("gpu prices").Route); err != nil || len(a.Cheapest) != 2 || a.Compare != nil {
+		t.Errorf("every GPU = %+v, %v", a, err)
+	}
+}

@@ -1,0 +1,395 @@
+// Package slurm reads a Slurm cluster's GPU nodes: from slurmrestd (the
+// REST API Slurm ships; GET /slurm/VERSION/nodes/ with a JWT in
+// X-SLURM-USER-TOKEN), or, where the API is not deployed, from the
+// output of `sinfo --json`. Both are read into the same node records
+// and counted by one function: gres less gres_used, drained, down and
+// failed nodes unavailable. It only reads.
+package slurm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/cluster"
+)
+
+// DefaultAPIVersion is the slurmrestd data parser fitbot asks for:
+// v0.0.42 is served by Slurm 24.11, 25.05 and 25.11, and its node
+// object is the one testdata/ replays (SchedMD/slurm
+// testsuite/python/data/openapi_specs/openapi_spec_v42.json).
+const DefaultAPIVersion = "v0.0.42"
+
+// maxBody bounds a slurmrestd or sinfo answer (a 10,000-node cluster's
+// node list is a few tens of MB).
+const maxBody = 256 << 20
+
+// Config says where the cluster is read from.
+type Config struct {
+	URL        string // slurmrestd's base URL ("http://slurm-ctl:6820"); "" to use sinfo only
+	Token      string // JWT for X-SLURM-USER-TOKEN; a secret, never printed
+	User       string // X-SLURM-USER-NAME, for tokens issued to a proxy user; "" when the token names its user
+	APIVersion string // the data parser version; DefaultAPIVersion when ""
+	// Sinfo is the sinfo command run as `sinfo --json` when URL is not
+	// set or slurmrestd cannot be read; "" for no fallback.
+	Sinfo string
+}
+
+// Source is one Slurm cluster.
+type Source struct {
+	cfg    Config
+	client *http.Client
+	now    func() time.Time
+	// run runs a command and returns its standard output (exec by
+	// default; tests replace it).
+	run func(ctx context.Context, name string, args ...string) ([]byte, error)
+}
+
+// New reads the cluster cfg names through client (http.DefaultClient
+// when nil); now is the clock, time.Now when nil.
+func New(cfg Config, client *http.Client, now func() time.Time) *Source {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if cfg.APIVersion == "" {
+		cfg.APIVersion = DefaultAPIVersion
+	}
+	return &Source{cfg: cfg, client: client, now: now, run: runCommand}
+}
+
+func runCommand(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	out, err := cmd.Output()
+	if len(out) > maxBody {
+		return nil, errors.New("the output is too large")
+	}
+	return out, err
+}
+
+// Read reads the nodes from slurmrestd, falling back to sinfo.
+func (s *Source) Read(ctx context.Context) (cluster.Snapshot, error) {
+	at := s.now()
+	var restErr error
+	if s.cfg.URL != "" {
+		recs, err := s.readREST(ctx)
+		if err == nil {
+			return snapshot("slurm ("+origin(s.cfg.URL)+")", at, recs), nil
+		}
+		if s.cfg.Sinfo == "" {
+			return cluster.Snapshot{}, err
+		}
+		restErr = err
+	}
+	if s.cfg.Sinfo == "" {
+		return cluster.Snapshot{}, cluster.ErrNotConfigured
+	}
+	out, err := s.run(ctx, s.cfg.Sinfo, "--json")
+	if err != nil {
+		e := &cluster.Error{Source: "Slurm", Kind: cluster.FaultUnreachable, Detail: "`sinfo --json` failed: " + commandFailure(err), Err: err}
+		return cluster.Snapshot{}, errors.Join(restErr, e)
+	}
+	recs, err := parseSinfo(out)
+	if err != nil {
+		return cluster.Snapshot{}, errors.Join(restErr, &cluster.Error{Source: "Slurm", Kind: cluster.FaultBadAnswer, Detail: "could not read `sinfo --json`: " + err.Error(), Err: err})
+	}
+	source := "slurm (sinfo)"
+	if restErr != nil {
+		source = "slurm (sinfo; slurmrestd failed)"
+	}
+	return snapshot(source, at, recs), nil
+}
+
+// commandFailure says why a command failed without its output: sinfo's
+// stderr names the controller and the error, which is safe, but only
+// its first line is shown.
+func commandFailure(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(ee.Stderr)), "\n")
+		if line != "" {
+			return fmt.Sprintf("exit %d: %s", ee.ExitCode(), truncate(line, 200))
+		}
+		return fmt.Sprintf("exit %d", ee.ExitCode())
+	}
+	var pe *exec.Error
+	if errors.As(err, &pe) {
+		return "no such command: " + pe.Name
+	}
+	return err.Error()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// origin is a URL's scheme and host: what answers name, never a path
+// or query that could carry a secret.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "slurmrestd"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// readREST is GET {URL}/slurm/{version}/nodes/.
+func (s *Source) readREST(ctx context.Context) ([]record, error) {
+	fault := func(kind, detail string, err error) error {
+		return &cluster.Error{Source: "Slurm", Kind: kind, Detail: detail, Err: err}
+	}
+	u := strings.TrimRight(s.cfg.URL, "/") + "/slurm/" + s.cfg.APIVersion + "/nodes/"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fault(cluster.FaultBadAnswer, "FITBOT_SLURM_URL is not a URL fitbot can use", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if s.cfg.Token != "" {
+		req.Header.Set("X-SLURM-USER-TOKEN", s.cfg.Token)
+	}
+	if s.cfg.User != "" {
+		req.Header.Set("X-SLURM-USER-NAME", s.cfg.User)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, fault(cluster.FaultUnreachable, "slurmrestd at "+origin(s.cfg.URL)+" did not answer in time", err)
+		}
+		return nil, fault(cluster.FaultUnreachable, "cannot reach slurmrestd at "+origin(s.cfg.URL), errors.New("request failed")) // the cause may quote the URL: left out
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, fault(cluster.FaultUnreachable, "slurmrestd's answer was cut short", err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, fault(cluster.FaultForbidden, fmt.Sprintf("slurmrestd refused fitbot's token (HTTP %d): renew FITBOT_SLURM_TOKEN (scontrol token lifespan=...) or set FITBOT_SLURM_USER to the token's user", resp.StatusCode), nil)
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd has no %s nodes endpoint (HTTP 404): set FITBOT_SLURM_API_VERSION to one it serves (slurmrestd -d list)", s.cfg.APIVersion), nil)
+	}
+	var r restNodes
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer (HTTP %d) is not the node list", resp.StatusCode), err)
+	}
+	if resp.StatusCode != http.StatusOK || (len(r.Errors) > 0 && len(r.Nodes) == 0) {
+		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
+		if len(r.Errors) > 0 {
+			msg += ": " + truncate(cmpOr(r.Errors[0].Description, r.Errors[0].Error), 200)
+		}
+		return nil, fault(cluster.FaultBadAnswer, "slurmrestd answered with an error, "+msg, nil)
+	}
+	return r.Nodes, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// restNodes is slurmrestd's answer to GET /slurm/VERSION/nodes/
+// (v0.0.42_openapi_nodes_resp), with only what fitbot reads.
+type restNodes struct {
+	Nodes  []record `json:"nodes"`
+	Errors []struct {
+		Description string `json:"description"`
+		Error       string `json:"error"`
+	} `json:"errors"`
+}
+
+// record is one node as fitbot reads it, from either source.
+type record struct {
+	Name       string   `json:"name"`
+	Gres       string   `json:"gres"`
+	GresUsed   string   `json:"gres_used"`
+	State      []string `json:"state"`
+	Partitions []string `json:"partitions"`
+	Reason     string   `json:"reason"`
+}
+
+// sinfoOutput is `sinfo --json` (the data parser's sinfo response): one
+// entry per group of nodes alike in partition, state and gres_used, so
+// every node of a group has the group's gres and gres_used.
+type sinfoOutput struct {
+	Sinfo []struct {
+		Node struct {
+			State []string `json:"state"`
+		} `json:"node"`
+		Nodes struct {
+			Nodes []string `json:"nodes"`
+		} `json:"nodes"`
+		Gres struct {
+			Total string `json:"total"`
+			Used  string `json:"used"`
+		} `json:"gres"`
+		Partition struct {
+			Name string `json:"name"`
+		} `json:"partition"`
+		Reason struct {
+			Description string `json:"description"`
+		} `json:"reason"`
+	} `json:"sinfo"`
+}
+
+// parseSinfo turns sinfo's groups into one record per node, its
+// partitions gathered from every group that names it.
+func parseSinfo(b []byte) ([]record, error) {
+	var out sinfoOutput
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	if out.Sinfo == nil {
+		return nil, errors.New("no sinfo list in the output")
+	}
+	by := map[string]int{}
+	var recs []record
+	for _, g := range out.Sinfo {
+		for _, name := range g.Nodes.Nodes {
+			i, ok := by[name]
+			if !ok {
+				i = len(recs)
+				by[name] = i
+				recs = append(recs, record{Name: name, Gres: g.Gres.Total, GresUsed: g.Gres.Used, State: g.Node.State, Reason: g.Reason.Description})
+			}
+			if p := strings.TrimSuffix(g.Partition.Name, "*"); p != "" && !slices.Contains(recs[i].Partitions, p) {
+				recs[i].Partitions = append(recs[i].Partitions, p)
+			}
+		}
+	}
+	return recs, nil
+}
+
+// snapshot counts the records' GPUs.
+func snapshot(source string, at time.Time, recs []record) cluster.Snapshot {
+	nodes := make([]cluster.Node, 0, len(recs))
+	for _, r := range recs {
+		total := parseGres(r.Gres)
+		used := parseGres(r.GresUsed)
+		n := cluster.Node{Name: r.Name, Partitions: r.Partitions, Unavailable: unavailable(r.State)}
+		// A node with several GPU types is shown as its most numerous.
+		best := ""
+		for typ, c := range total {
+			if best == "" || c > total[best] || c == total[best] && typ < best {
+				best = typ
+			}
+		}
+		if best != "" {
+			n.GPUsTotal = total[best]
+			n.GPUsFree = max(0, total[best]-used[best])
+			n.Product = "gpu"
+			if best != untyped {
+				n.Product = "gpu:" + best
+				n.GPU = cluster.CatalogGPU(best, 0)
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	return cluster.NewSnapshot(source, at, nodes)
+}
+
+// untyped is the key of GPUs configured without a type ("gpu:8").
+const untyped = "(untyped)"
+
+// parseGres reads a gres string ("gpu:h100:8(S:0-1),gpu:a100:2(IDX:0,2)",
+// "gpu:4", "gpu:h100:0(IDX:N/A),mps:0") into GPU counts by type; other
+// generic resources are skipped, and so is anything it cannot read.
+func parseGres(s string) map[string]int {
+	out := map[string]int{}
+	depth, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch s[i] {
+			case '(':
+				depth++
+				continue
+			case ')':
+				depth = max(0, depth-1)
+				continue
+			case ',':
+				if depth > 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		}
+		entry := s[start:i]
+		start = i + 1
+		if j := strings.IndexByte(entry, '('); j >= 0 {
+			entry = entry[:j]
+		}
+		f := strings.Split(strings.TrimSpace(entry), ":")
+		if len(f) < 2 || f[0] != "gpu" {
+			continue
+		}
+		typ := untyped
+		if len(f) >= 3 {
+			typ = strings.Join(f[1:len(f)-1], ":")
+		}
+		if n, ok := gresCount(f[len(f)-1]); ok {
+			out[typ] += n
+		}
+	}
+	return out
+}
+
+// gresCount reads a gres count: "8", and Slurm's suffixed forms "1K".
+func gresCount(s string) (int, bool) {
+	mult := 1
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, s[:len(s)-1]
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<20 {
+		return 0, false
+	}
+	return n * mult, true
+}
+
+// unavailable says why a node in these states takes no work, "" when it
+// does. Slurm gives a base state (IDLE, MIXED, ALLOCATED, DOWN, ...) and
+// flags (DRAIN, NOT_RESPONDING, ...); DRAIN with work still running is
+// "draining", which takes no new work either.
+func unavailable(states []string) string {
+	has := func(s string) bool { return slices.Contains(states, s) }
+	switch {
+	case has("DOWN"):
+		return "down"
+	case has("FAIL"):
+		return "failed"
+	case has("DRAIN") && (has("ALLOCATED") || has("MIXED") || has("COMPLETING")):
+		return "draining"
+	case has("DRAIN"):
+		return "drained"
+	case has("NOT_RESPONDING"):
+		return "not responding"
+	case has("MAINTENANCE"):
+		return "maintenance"
+	case has("POWERED_DOWN") || has("POWERING_DOWN"):
+		return "powered down"
+	case has("FUTURE") || has("UNKNOWN") || has("INVALID") || has("INVALID_REG") || has("ERROR"):
+		return "not ready"
+	}
+	return ""
+}

@@ -1,0 +1,142 @@
+package launch
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// megatronLayersPerVirtualStage is the interleaving fitbot's estimate
+// assumes (sizing's virtual stages of about four layers).
+const megatronLayersPerVirtualStage = 4
+
+// hasModelParallel reports whether a training plan splits the model
+// (tensor, pipeline or context parallelism), which DeepSpeed and
+// Accelerate/FSDP configs cannot express.
+func hasModelParallel(r sizing.Request) bool {
+	return r.TensorParallel > 1 || r.PipelineParallel > 1 || r.ContextParallel > 1
+}
+
+// dataParallel is the data-parallel degree of a layout.
+func dataParallel(r sizing.Request) int {
+	return max(r.GPUs/(max(r.TensorParallel, 1)*max(r.PipelineParallel, 1)*max(r.ContextParallel, 1)), 1)
+}
+
+// megatronArch is the architecture Megatron's flags describe: the catalog
+// model, or the shape fitbot derives for a bare size.
+func megatronArch(r sizing.Request) (sizing.Model, bool) {
+	if r.Model != "" {
+		if m, _, err := sizing.LookupModel(r.Model); err == nil {
+			return m, true
+		}
+	}
+	if r.Params > 0 && r.Model == "" {
+		return sizing.BareModel(r.Params, 0), true
+	}
+	return sizing.Model{}, false
+}
+
+func emitMegatron(p Plan) (Config, error) {
+	r := p.Request
+	switch {
+	case !training(r):
+		return Config{}, &Unsupported{Kind: KindMegatron, Reason: "Megatron-LM trains models and this answer serves one", Try: DefaultKind(r)}
+	case r.Method != sizing.MethodFull:
+		return Config{}, &Unsupported{Kind: KindMegatron, Reason: fmt.Sprintf("Megatron-LM's pretrain_gpt.py trains every weight; %s adapters need PEFT", r.Method), Try: KindDeepSpeed}
+	case r.Offload != sizing.OffloadNone:
+		return Config{}, &Unsupported{Kind: KindMegatron, Reason: "the answer offloads to the host, which Megatron-LM's distributed optimizer does not", Try: KindDeepSpeed}
+	}
+	m, ok := megatronArch(r)
+	switch {
+	case !ok:
+		return Config{}, &Unsupported{Kind: KindMegatron, Reason: "fitbot has no architecture for this model to write Megatron's network flags (name a catalog model or a bare size)", Try: KindDeepSpeed}
+	case m.MLA() || m.Kind != sizing.KindDecoder || m.LinearAttnLayers > 0:
+		return Config{}, &Unsupported{Kind: KindMegatron, Reason: fmt.Sprintf("%s needs Megatron flags fitbot does not write (multi-latent or linear attention, or not a decoder); start from Megatron-LM's example for it", m.Name), Try: KindDeepSpeed}
+	}
+	tp, pp, cp, ep := max(r.TensorParallel, 1), max(r.PipelineParallel, 1), max(r.ContextParallel, 1), max(r.ExpertParallel, 1)
+	nodes := max(r.Nodes, 1)
+	args := []string{"torchrun", "--nproc-per-node", strconv.Itoa(max(r.GPUs/nodes, 1)), "--nnodes", strconv.Itoa(nodes),
+		"pretrain_gpt.py",
+		"--tensor-model-parallel-size", strconv.Itoa(tp),
+		"--pipeline-model-parallel-size", strconv.Itoa(pp),
+		"--context-parallel-size", strconv.Itoa(cp)}
+	if pp > 1 && m.Layers%pp == 0 {
+		if per := m.Layers / pp; per > megatronLayersPerVirtualStage && per%megatronLayersPerVirtualStage == 0 {
+			args = append(args, "--num-layers-per-virtual-pipeline-stage", strconv.Itoa(megatronLayersPerVirtualStage))
+		}
+	}
+	if tp > 1 {
+		args = append(args, "--sequence-parallel")
+	}
+	if r.ZeROStage >= 1 {
+		args = append(args, "--use-distributed-optimizer", "--overlap-param-gather")
+	}
+	if dataParallel(r) > 1 {
+		args = append(args, "--overlap-grad-reduce")
+	}
+	args = append(args,
+		"--num-layers", strconv.Itoa(m.Layers),
+		"--hidden-size", strconv.Itoa(m.Hidden),
+		"--ffn-hidden-size", strconv.Itoa(m.Intermediate),
+		"--num-attention-heads", strconv.Itoa(m.Heads),
+		"--kv-channels", strconv.Itoa(m.HeadDim))
+	if m.KVHeads > 0 && m.KVHeads != m.Heads {
+		args = append(args, "--group-query-attention", "--num-query-groups", strconv.Itoa(m.KVHeads))
+	}
+	if m.MoE() {
+		args = append(args, "--num-experts", strconv.Itoa(m.Experts), "--moe-router-topk", strconv.Itoa(m.ExpertsActive),
+			"--expert-model-parallel-size", strconv.Itoa(ep))
+	}
+	if m.MLP == sizing.MLPGated {
+		args = append(args, "--swiglu")
+	}
+	if m.Norm == sizing.NormRMS {
+		args = append(args, "--normalization", "RMSNorm")
+	}
+	if m.PositionEmbeddings == 0 {
+		args = append(args, "--position-embedding-type", "rope")
+	}
+	if !m.TiedEmbeddings {
+		args = append(args, "--untie-embeddings-and-output-weights")
+	}
+	args = append(args, "--disable-bias-linear",
+		"--seq-length", strconv.Itoa(r.SeqLen),
+		"--max-position-embeddings", strconv.Itoa(max(r.SeqLen, m.MaxContext)),
+		"--micro-batch-size", strconv.Itoa(max(r.MicroBatch, 1)),
+		"--global-batch-size", strconv.Itoa(max(r.MicroBatch, 1)*gradAccum(r)*dataParallel(r)))
+	switch r.Precision {
+	case sizing.PrecisionFP16:
+		args = append(args, "--fp16")
+	case sizing.PrecisionFP8:
+		args = append(args, "--bf16", "--fp8-format", "hybrid")
+	case sizing.PrecisionFP32:
+	default:
+		args = append(args, "--bf16")
+	}
+	if r.GradCheckpointing {
+		args = append(args, "--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1")
+	}
+	if r.FusedLoss {
+		args = append(args, "--cross-entropy-loss-fusion")
+	}
+	if r.Tokens > 0 {
+		perStep := int64(r.SeqLen) * int64(max(r.MicroBatch, 1)*gradAccum(r)*dataParallel(r))
+		args = append(args, "--train-iters", strconv.FormatInt((r.Tokens+perStep-1)/perStep, 10))
+	}
+	notes := []string{
+		fmt.Sprintf("layout TP %d × PP %d × CP %d × DP %d (EP %d) over %d GPUs, as the estimate sized it", tp, pp, cp, dataParallel(r), ep, r.GPUs),
+		"add the data and tokenizer flags (--data-path, --tokenizer-type, --tokenizer-model), the optimizer's learning rate and schedule, and --save/--load; run from a Megatron-LM checkout",
+		fmt.Sprintf("optimizer %s: Megatron-LM runs Adam (AdamW with --weight-decay)", r.Optimizer),
+	}
+	if nodes > 1 {
+		notes = append(notes, fmt.Sprintf("%d machines: run the command on each with --node-rank and --master-addr/--master-port (torchrun's rendezvous)", nodes))
+	}
+	if r.Precision == sizing.PrecisionPureBF16 {
+		notes = append(notes, "the estimate sized pure bf16 (no fp32 master copy); Megatron's --bf16 keeps fp32 main weights in the optimizer, about 4 bytes more per parameter shard")
+	}
+	if r.ZeROStage >= 2 {
+		notes = append(notes, fmt.Sprintf("the estimate sized ZeRO-%d; Megatron's distributed optimizer shards the optimizer states only (ZeRO-1), so expect more memory for gradients and weights than the answer shows", r.ZeROStage))
+	}
+	return Config{Kind: KindMegatron, Filename: "megatron_pretrain.sh", Text: shellCommand(args), Notes: notes}, nil
+}

@@ -1,0 +1,69 @@
+package sizing
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestEncoderCounts: embedding and reranker encoders, from the catalog
+// and from config.json, give the Hub's counts (testdata/families/SOURCES.md).
+func TestEncoderCounts(t *testing.T) {
+	for id, want := range map[string]int64{
+		"bge-m3": 567_754_752, "bge-reranker-v2-m3": 567_755_777, "nomic-embed-text-v1.5": 136_731_648,
+		"bge-large-en-v1.5": 335_141_888, "bge-base-en-v1.5": 109_482_240, "qwen3-embedding-0.6b": 595_776_512,
+	} {
+		m, _, err := LookupModel(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total, _ := m.ParamCount(); total != want {
+			t.Errorf("%s: %d parameters, want %d", id, total, want)
+		}
+		if m.Architecture() != ArchEncoder || m.KVElemsPerTokenPerLayer() != 0 {
+			t.Errorf("%s: %s with KV", id, m.Architecture())
+		}
+	}
+	for file, want := range map[string]int64{"bge-m3.json": 567_754_752, "bge-reranker-v2-m3.json": 567_755_777} {
+		data, err := os.ReadFile(filepath.Join("testdata", "families", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ModelFromConfig(data, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total, _ := m.ParamCount(); total != want || m.MaxContext != 8192 || m.Architecture() != ArchEncoder {
+			t.Errorf("%s: %d parameters, context %d, %s; want %d, 8192, encoder", file, total, m.MaxContext, m.Architecture(), want)
+		}
+	}
+}
+
+// TestEncoderServing: an encoder keeps no KV cache, reads its batch whole
+// (the workspace grows with batch × sequence), and answers in sequences
+// per second, not decode tokens.
+func TestEncoderServing(t *testing.T) {
+	e := &Estimator{}
+	ask := func(batch, seq int) Answer {
+		a, err := e.Answer(Query{Model: "bge-m3", Method: MethodInference, GPU: "l4", MicroBatch: batch, SeqLen: seq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	small, big := ask(1, 512), ask(32, 512)
+	if small.PerGPU.KVCacheBytes != 0 || big.PerGPU.KVCacheBytes != 0 {
+		t.Errorf("an encoder has a KV cache: %d, %d", small.PerGPU.KVCacheBytes, big.PerGPU.KVCacheBytes)
+	}
+	if r := float64(big.PerGPU.ActivationsBytes) / float64(small.PerGPU.ActivationsBytes); r < 31 || r > 33 {
+		t.Errorf("workspace at batch 32 is %.1f× batch 1's, want 32× (the whole batch in one pass)", r)
+	}
+	tp := big.Throughput
+	if tp.TokensPerSecond != nil || tp.SequencesPerSecond == nil || tp.PrefillTokensPerSecond == nil ||
+		*tp.SequencesPerSecond != *tp.PrefillTokensPerSecond/512 {
+		t.Errorf("throughput %+v: want no decode rate and sequences/s = prefill tokens/s / 512", tp)
+	}
+	if big.Request.Architecture != ArchEncoder {
+		t.Errorf("architecture %q", big.Request.Architecture)
+	}
+}
