@@ -108,6 +108,9 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 // within the acknowledgement budget or later (hubQuestion); any other is
 // resolved here and answered.
 func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if h.answers.AboutCluster(q) {
+		return h.clusterCommand(ctx, asker.team)
+	}
 	if h.answers.NeedsHub(q) {
 		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
@@ -268,9 +271,10 @@ func (h *Handler) savePlan(ctx context.Context, plan store.Plan) (int64, bool) {
 	defer cancel()
 	id, err := h.cfg.Plans.SavePlan(ctx, &plan)
 	if err != nil {
-		h.log.Error("bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
+		h.failures.Error(h.log, "save-plan", "bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
 		return 0, false
 	}
+	h.failures.OK(h.log, "save-plan", "bot: plans are saved again")
 	return id, true
 }
 
