@@ -24,7 +24,7 @@ const (
 )
 
 // Kinds lists every kind, in the order help texts show them.
-var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot, KindMegatron, KindSGLang}
+var Kinds = []Kind{KindDeepSpeed, KindAccelerate, KindVLLM, KindLlamaCpp, KindSkyPilot, KindSGLang, KindMegatron}
 
 // ParseKind reads a kind as a person types it ("DeepSpeed", "llamacpp",
 // "sky"); an unknown one is an error that lists the kinds.
