@@ -154,3 +154,26 @@ func TestMachineNamesOverHTTP(t *testing.T) {
 	got := c.mention("13b lora on box2")
 	wantIn(t, "@fitbot 13b lora on box2", got, "4× A100", `\"box2\" is the team's`)
 }
+
+// TestMeaningWordsOverHTTP: words that change the answer are honoured or
+// refused by name, never dropped, by slash command and by mention.
+func TestMeaningWordsOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	for _, tc := range []struct {
+		text    string
+		want    []string
+		notWant []string
+	}{
+		{"phi 3 mini on a raspberry pi lol", []string{"fitbot does not size a Raspberry Pi"}, []string{"Fits"}},
+		{"llama 3.1 8b on my phone", []string{"fitbot does not size a phone"}, []string{"Fits"}},
+		{"llama 3.1 8b 4-bit adapters on a 4090", []string{"QLoRA"}, []string{"not used"}},
+		{"llama 3.1 8b on a 4090 if i quantize it", []string{"GPTQ", `\"quantize it\" taken as GPTQ-style int4 weights`}, []string{"not used"}},
+		{"qwen3-235b q4 inference 4x h100", []string{"Qwen3 235B", "q4 taken as GGUF q4_k_m"}, []string{"qwq-32b"}},
+	} {
+		got := c.slash(tc.text)
+		wantIn(t, "/fit "+tc.text, got, tc.want...)
+		wantNotIn(t, "/fit "+tc.text, got, tc.notWant...)
+	}
+	got := c.mention("phi 3 mini on a raspberry pi lol")
+	wantIn(t, "@fitbot raspberry pi", got, "fitbot does not size a Raspberry Pi")
+}

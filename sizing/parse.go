@@ -192,6 +192,7 @@ type parser struct {
 	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
 	methodVerbText string
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
+	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	ggufWords      string // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -462,6 +463,11 @@ func (p *parser) apply(w word, words string) {
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
 			p.q.ZeROStage = &stage
 		}
+	case kindQuantize:
+		p.quantizeWords = words
+	case kindNoDevice:
+		p.fail(fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", w.val, quote(words)),
+			func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "rtx-4090", 0, 0, 0 })
 	case kindSpot:
 		p.q.Spot = true
 	case kindCheapest:

@@ -210,6 +210,9 @@ func (p *parser) finish() {
 		}
 		p.words[fMethod] = p.methodVerbText
 	}
+	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != MethodQLoRA {
+		p.int4Words = p.quantizeWords
+	}
 	if p.int4Words != "" {
 		p.resolveInt4()
 	}
