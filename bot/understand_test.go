@@ -177,3 +177,20 @@ func TestMeaningWordsOverHTTP(t *testing.T) {
 	got := c.mention("phi 3 mini on a raspberry pi lol")
 	wantIn(t, "@fitbot raspberry pi", got, "fitbot does not size a Raspberry Pi")
 }
+
+// TestPlansQuestionOverHTTP: "what did we decide for llama last month?"
+// lists the team's plans for the family; it never searches the Hub nor
+// sizes a model.
+func TestPlansQuestionOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	first := c.slash("llama 3.1 8b qlora 4090")
+	wantIn(t, "first question", first, "Kept in the team's plans")
+	for _, q := range []string{"what did we decide for llama last month?", "what did we plan for llama 3.1 8b"} {
+		got := c.slash(q)
+		wantIn(t, q, got, "Plans for", "`llama 3.1 8b qlora 4090`")
+		wantNotIn(t, q, got, "Fits", "not a model I know", "Kept in the team's plans as plan 2")
+	}
+	got := c.mention("what did we decide for llama last month?")
+	wantIn(t, "@fitbot plans", got, "Plans for the llama family", "`llama 3.1 8b qlora 4090`")
+	wantNotIn(t, "@fitbot plans", got, "not a model I know")
+}
