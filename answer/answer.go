@@ -273,7 +273,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 // them it fits on (the largest when it fits on none). The assumption
 // says which. Machines that cannot be read are logged and left out.
 func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
-	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Intent == sizing.IntentWhichGPU {
+	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Query.Cheapest || p.Intent == sizing.IntentWhichGPU {
 		return p
 	}
 	ms, err := s.Machines.Machines(ctx, team)

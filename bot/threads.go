@@ -35,13 +35,17 @@ func (e *Events) threadMessage(m *slackevents.MessageEvent) bool {
 
 // respondTo is the answer to a message, and whether to post one: a
 // message in the thread of an answer is read against that answer's
-// question; other talk in such a thread is left alone.
+// question; one that asks something fitbot cannot read there gets a
+// short "I didn't catch that"; other talk in such a thread is left
+// alone.
 func (e *Events) respondTo(ctx context.Context, in incoming) (Message, bool) {
+	var ours bool // the thread is one of fitbot's answers
 	if in.threadTS != "" && e.threads != nil {
 		canonical, ok, err := e.threads.ThreadQuestion(ctx, in.asker.team, in.asker.channel, in.threadTS)
 		if err != nil {
 			e.log.Error("bot: reading the thread's question failed", "channel", in.asker.channel, "thread", in.threadTS, "err", err)
 		}
+		ours = ok
 		if ok {
 			if msg, ok := e.h.followUp(ctx, in.asker, canonical, in.text); ok {
 				return msg, true
@@ -49,9 +53,36 @@ func (e *Events) respondTo(ctx context.Context, in incoming) (Message, bool) {
 		}
 	}
 	if in.kind == KindThread {
+		if ours && asksSomething(in.text) {
+			return notCaughtInThread(), true
+		}
 		return Message{}, false
 	}
 	return e.reply(ctx, in), true
+}
+
+// asksSomething reports whether a message in one of fitbot's threads
+// reads as said to fitbot (a question, or how people start one) rather
+// than talk between people ("thanks", "nice, trying it now").
+func asksSomething(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	if strings.HasSuffix(t, "?") {
+		return true
+	}
+	for _, start := range []string{"and ", "what about", "how about", "what if", "how much", "how many", "how long", "can we", "could we", "can it", "does it", "would it", "same but", "now with", "instead"} {
+		if strings.HasPrefix(t, start) {
+			return true
+		}
+	}
+	return false
+}
+
+// notCaughtInThread is the short reply to a message in fitbot's thread
+// that asks something fitbot cannot read against the thread's question.
+func notCaughtInThread() Message {
+	return ephemeral("I didn't catch that. In this thread I read changes to the question above, e.g. " +
+		"`and with 2 of them?`, `on an h100`, `qlora instead`, `with 32k context`, `cheapest?`, `and spot?`, `same but llama 3 70b`. " +
+		"A new question works too: mention me with it.").withOutcome(OutcomeNotUnderstood)
 }
 
 // remember records the question of an answer posted in a thread.
