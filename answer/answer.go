@@ -193,6 +193,14 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	return q
 }
 
+// AboutCluster reports whether a question only asks what the team's
+// live cluster has free ("what's free on our cluster right now?", "free
+// gpus"): it asks about the cluster, names no model, size or method, and
+// a cluster is configured. The faces answer it with the cluster's list.
+func (s *Service) AboutCluster(q Question) bool {
+	return s.Cluster != nil && q.Sizing() && !HasModel(q.Parsed.Query) && q.Parsed.Query.Method == "" && cluster.Asked(q.Text)
+}
+
 // OnCluster is a question put on the team's live cluster: the cluster as
 // read, and the nodes the job takes or what is missing.
 type OnCluster struct {

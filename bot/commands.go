@@ -108,6 +108,9 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 // within the acknowledgement budget or later (hubQuestion); any other is
 // resolved here and answered.
 func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if h.answers.AboutCluster(q) {
+		return h.clusterCommand(ctx, asker.team)
+	}
 	if h.answers.NeedsHub(q) {
 		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
