@@ -120,6 +120,10 @@ type Query struct {
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+	// Cheapest asks for the cheapest card that fits ("cheapest", "cheaper"):
+	// with no GPU named it is answered on the cheapest priced configuration,
+	// never placed on the team's machines.
+	Cheapest bool
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
 }
