@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/internal/ratelog"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -92,7 +93,7 @@ type Config struct {
 	Plans       PlanStore     // nil: answers are not saved, plan commands say so
 	Prices      PriceBook     // nil: `/fit prices` says prices are not available yet
 	Hardware    HardwareStore // nil: `/fit hardware` says team hardware is not kept
-	Cluster     ClusterReader // nil: no live cluster; `/fit cluster` says so
+	Cluster     ClusterReader // nil: no live cluster; `/fit cluster` says so; waited for 2 s at most
 	Interpreter Interpreter   // nil: no language-model fallback
 	Upload      FileUploader  // nil: no pictures, launch configs as text
 	History     PriceHistory  // nil: no price pictures
@@ -131,6 +132,9 @@ type Handler struct {
 	replies *replyCache     // nil without Config.AnswerVersion
 	statics staticReplies
 	wg      sync.WaitGroup
+	// failures logs a store failure that repeats on every request (a
+	// full disk) once per interval, with a count.
+	failures ratelog.Limiter
 }
 
 // New returns a Handler, or an error naming the missing piece.
@@ -154,7 +158,11 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
 	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
-		Machines: cfg.Hardware, PriceBook: cfg.Prices, Cluster: cfg.Cluster, Logger: cfg.Logger}
+		Machines: cfg.Hardware, PriceBook: cfg.Prices, Logger: cfg.Logger}
+	if cfg.Cluster != nil {
+		h.cfg.Cluster = boundedCluster{cfg.Cluster}
+		h.answers.Cluster = h.cfg.Cluster
+	}
 	if cfg.AnswerVersion != nil {
 		h.replies = newReplyCache()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/display"
@@ -14,6 +15,22 @@ import (
 // *cluster.Cache is one.
 type ClusterReader interface {
 	Read(ctx context.Context) (cluster.Snapshot, error)
+}
+
+// clusterWait is how long a command waits for the cluster: Slack wants
+// its acknowledgement within 3 seconds, and the estimate needs the rest.
+// A read that takes longer goes on (cluster.Cache) and the next question
+// finds it.
+const clusterWait = 2 * time.Second
+
+// boundedCluster waits at most clusterWait for a read.
+type boundedCluster struct{ r ClusterReader }
+
+// Read implements ClusterReader and answer.Cluster.
+func (b boundedCluster) Read(ctx context.Context) (cluster.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, clusterWait)
+	defer cancel()
+	return b.r.Read(ctx)
 }
 
 // maxClusterNodes is how many nodes `/fit cluster` lists: a section's

@@ -98,6 +98,7 @@ func TestClusterCommand(t *testing.T) {
 		{"refused", liveCluster{err: &cluster.Error{Source: "Kubernetes", Kind: cluster.FaultForbidden, Detail: "the API server refused to list nodes"}}, "cluster", []string{"Kubernetes cluster forbidden", "*our box*: 2× RTX 4090"}},
 		{"none", nil, "cluster", []string{"no cluster is configured", "*our box*"}},
 		{"question", liveCluster{snap: snap}, "can we run llama-3.1-70b qlora on our cluster right now?", []string{"1× H100 on gpu-1", "1× H100 SXM 80 GB"}},
+		{"what's free", liveCluster{snap: snap}, "what's free on our cluster right now?", []string{"The team's cluster", "*H100 SXM 80 GB*: 2 free of 16"}},
 	} {
 		h := newTestHandler(t, func(c *Config) {
 			c.Parse, c.Answer, c.Hardware, c.Cluster = sizing.Parse, Fixed{&sizing.Estimator{}}, db, tc.cluster

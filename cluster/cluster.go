@@ -100,14 +100,18 @@ const (
 // Error is a cluster that could not be read, in words safe to show: it
 // never carries a token.
 type Error struct {
-	Source string // "Kubernetes", "Slurm"
+	Source string // "Kubernetes", "Slurm"; "" when not known
 	Kind   string // one of the Fault constants
 	Detail string // what went wrong, safe to show
 	Err    error  // the cause, for logs and errors.Is
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s cluster %s: %s", e.Source, e.Kind, e.Detail)
+	name := "cluster"
+	if e.Source != "" {
+		name = e.Source + " cluster"
+	}
+	return fmt.Sprintf("%s %s: %s", name, e.Kind, e.Detail)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

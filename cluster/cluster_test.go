@@ -216,3 +216,28 @@ func TestAsked(t *testing.T) {
 		}
 	}
 }
+
+// slowSource answers when release is closed.
+type slowSource struct{ release chan struct{} }
+
+func (s slowSource) Read(context.Context) (Snapshot, error) {
+	<-s.release
+	return snapshot(), nil
+}
+
+func TestCacheAskerWithADeadlineDoesNotStopTheRead(t *testing.T) {
+	src := slowSource{release: make(chan struct{})}
+	c := NewCache(src, time.Minute, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_, err := c.Read(ctx)
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Kind != FaultUnreachable {
+		t.Fatalf("err = %v, want an unreachable *Error when the asker's deadline passes", err)
+	}
+	close(src.release)
+	s, err := c.Read(context.Background())
+	if err != nil || len(s.Nodes) == 0 {
+		t.Errorf("the next asker got %v, %d nodes: want the read that went on", err, len(s.Nodes))
+	}
+}

@@ -125,6 +125,9 @@ func Format(q Query) string {
 	if q.Spot {
 		add("spot")
 	}
+	if q.Cheapest {
+		add("cheapest")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

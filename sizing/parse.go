@@ -464,6 +464,8 @@ func (p *parser) apply(w word, words string) {
 		}
 	case kindSpot:
 		p.q.Spot = true
+	case kindCheapest:
+		p.q.Cheapest = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)

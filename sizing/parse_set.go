@@ -255,6 +255,7 @@ func (p *parser) finish() {
 		}
 		p.note("not used: " + strings.Join(words, ", "))
 	}
+	p.q.Serve = p.serve.settle(p.q.MicroBatch)
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
 		if words == "" {

@@ -69,6 +69,8 @@ type DB struct {
 	plans    *planWriter // group commit of SavePlan; started on first use
 
 	batchObserver atomic.Pointer[func(rows int)] // see ObservePlanBatches
+	writes        writeState                     // see WriteHealth
+	side          sidecars                       // the -wal and -shm files; see checkSidecars
 }
 
 // Open opens the database at path, creating the file (owner-only) and its
@@ -167,6 +169,9 @@ func (db *DB) Postgres() bool { return db.postgres }
 // serve's readiness check calls it.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.checkFile(); err != nil {
+		return err
+	}
+	if err := db.pingWrites(ctx); err != nil {
 		return err
 	}
 	if err := db.rw.PingContext(ctx); err != nil {

@@ -115,8 +115,10 @@ func (l *lazyCluster) Read(ctx context.Context) (cluster.Snapshot, error) {
 	return l.cache.Read(ctx)
 }
 
-// clusterJSON is `fitbot cluster --json`: DESIGN.md's cluster object.
+// clusterJSON is `fitbot cluster --json`: DESIGN.md's cluster object
+// (with `kind` "cluster", as every JSON answer of `fit` has a kind).
 type clusterJSON struct {
+	Kind    string           `json:"kind"`
 	Cluster cluster.Snapshot `json:"cluster"`
 }
 
@@ -134,9 +136,11 @@ func (a *app) clusterCommand(ctx context.Context, args []string) error {
 			return usageError(fmt.Sprintf("cluster does not take %q", arg), "fitbot cluster --json")
 		}
 	}
-	if errs := a.env.check("FITBOT_CLUSTER_TTL"); len(errs) > 0 {
-		return usageError(settingsProblem(errs), "FITBOT_CLUSTER_TTL=15s")
-	}
+	return a.showCluster(ctx, asJSON)
+}
+
+// showCluster reads the cluster and lays it out, as text or as JSON.
+func (a *app) showCluster(ctx context.Context, asJSON bool) error {
 	src, err := a.clusterSource()
 	if err == nil && src == nil {
 		err = cluster.ErrNotConfigured
@@ -149,7 +153,7 @@ func (a *app) clusterCommand(ctx context.Context, args []string) error {
 		return a.clusterFailed(ctx, err)
 	}
 	if asJSON {
-		return a.writeJSON(clusterJSON{Cluster: snap})
+		return a.writeJSON(clusterJSON{Kind: "cluster", Cluster: snap})
 	}
 	writeCluster(a.stdout, snap)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -99,11 +100,18 @@ func TestClusterCommand(t *testing.T) {
 					t.Errorf("text lacks %q:\n%s", want, out)
 				}
 			}
+			// The same list; the time it was read may be a second later.
+			readAt := regexp.MustCompile(`read \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`)
+			if code, free, _ := runCmd(t, "fit", "what's", "free", "on", "our", "cluster", "right", "now?"); code != exitOK ||
+				readAt.ReplaceAllString(free, "read T") != readAt.ReplaceAllString(out, "read T") {
+				t.Errorf("fit what's free on our cluster: exit %d, want the cluster's list:\n%s", code, free)
+			}
 			code, out, errOut = runCmd(t, "cluster", "--json")
 			if code != exitOK {
 				t.Fatalf("--json: exit %d: %s", code, errOut)
 			}
 			var got struct {
+				Kind    string `json:"kind"`
 				Cluster struct {
 					Source    string `json:"source"`
 					CheckedAt string `json:"checked_at"`
@@ -121,7 +129,7 @@ func TestClusterCommand(t *testing.T) {
 				t.Fatalf("--json is not JSON: %v\n%s", err, out)
 			}
 			c := got.Cluster
-			if c.Source == "" || c.CheckedAt == "" || len(c.Nodes) == 0 || c.Nodes[0].GPUsTotal == nil || c.Nodes[0].GPUsFree == nil || c.Nodes[0].MemoryBytes == nil {
+			if got.Kind != "cluster" || c.Source == "" || c.CheckedAt == "" || len(c.Nodes) == 0 || c.Nodes[0].GPUsTotal == nil || c.Nodes[0].GPUsFree == nil || c.Nodes[0].MemoryBytes == nil {
 				t.Errorf("--json lacks DESIGN.md's keys:\n%s", out)
 			}
 			if fmt.Sprint(c.Free) != fmt.Sprint(tc.free) {
