@@ -7,7 +7,8 @@
 # install -y postgresql). Started by root it runs as the unprivileged
 # "postgres" user the package creates. It listens on a unix socket in its
 # folder and on 127.0.0.1:${PGPORT:-55432} only, trusts local connections
-# (nothing else can reach it), and runs with fsync off: it is thrown away.
+# (nothing else can reach it), and runs with fsync off (PGFSYNC=on for a
+# durable one, as .ci/loaddb.sh figures want): it is thrown away.
 set -euo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$bin" ]; then
@@ -30,6 +31,6 @@ if [ "$(id -u)" = 0 ]; then
 fi
 "${run[@]}" "$bin/initdb" -D "$dir/data" -U fitbot -A trust -E UTF8 --no-locale >"$dir/initdb.log"
 "${run[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null
+  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${PGFSYNC:-off} -c max_connections=200" start >/dev/null
 echo "postgres://fitbot@127.0.0.1:$port/postgres?sslmode=disable"
 echo "$dir"

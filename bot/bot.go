@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/internal/ratelog"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -131,6 +132,9 @@ type Handler struct {
 	replies *replyCache     // nil without Config.AnswerVersion
 	statics staticReplies
 	wg      sync.WaitGroup
+	// failures logs a store failure that repeats on every request (a
+	// full disk) once per interval, with a count.
+	failures ratelog.Limiter
 }
 
 // New returns a Handler, or an error naming the missing piece.

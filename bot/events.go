@@ -151,10 +151,13 @@ func (e *Events) HandleEvent(ctx context.Context, ev slackevents.EventsAPIEvent)
 	}
 	e.h.later(ctx, in.kind, func(ctx context.Context) {
 		first, err := e.seen.SeeEvent(ctx, key, e.ttl)
+		if err == nil {
+			e.h.failures.OK(e.log, "record-event", "bot: event ids are recorded again")
+		}
 		switch {
 		case err != nil:
 			// Better a rare double answer than none: answer, and say why.
-			e.log.Error("bot: recording the event failed; answering anyway", "event_id", key, "err", err)
+			e.h.failures.Error(e.log, "record-event", "bot: recording the event failed; answering anyway", "event_id", key, "err", err)
 		case !first:
 			e.metrics.Event("duplicate")
 			e.log.Info("bot: duplicate event ignored", "event_id", key, "kind", in.kind)

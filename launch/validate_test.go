@@ -374,6 +374,9 @@ func validateVLLM(t reporter, text string) []string {
 	}
 	specs, canon := loadFlags(t, "vllm.txt")
 	vals, out := checkFlags("vllm", args[3:], specs, canon)
+	if q := vals["--quantization"]; (q == "awq" || q == "gptq") && vals["--dtype"] != "float16" && vals["--dtype"] != "half" {
+		out = append(out, fmt.Sprintf("vllm-quant-act-dtype: --quantization %s with --dtype %q", q, vals["--dtype"]))
+	}
 	if u, err := strconv.ParseFloat(vals["--gpu-memory-utilization"], 64); err == nil && u < vllmDefaultUtilization {
 		out = append(out, fmt.Sprintf("vllm-util-floor: --gpu-memory-utilization %.2f", u))
 	}
@@ -437,7 +440,7 @@ func validateLlama(t reporter, text string) []string {
 	}
 	specs, canon := loadFlags(t, "llama_server.txt")
 	vals, out := checkFlags("llama.cpp", args[1:], specs, canon)
-	if v := vals["-ctv"]; v != "" && strings.HasPrefix(v, "q") || strings.HasPrefix(v, "iq") {
+	if v := vals["-ctv"]; strings.HasPrefix(v, "q") || strings.HasPrefix(v, "iq") { // the quantised cache types
 		if fa := vals["-fa"]; fa != "on" && fa != "enabled" && fa != "true" && fa != "1" {
 			out = append(out, fmt.Sprintf("llama-quant-v-fa: -ctv %s with flash attention %q", v, fa))
 		}
@@ -594,6 +597,7 @@ func TestRulesAreChecked(t *testing.T) {
 		{"acc-fsdp2-state-dict", "zero2-accum", KindAccelerate, replace("SHARDED_STATE_DICT", "LOCAL_STATE_DICT")},
 		{"acc-ckpt-once", "pure-bf16-ckpt", KindSkyPilot, replace("--gradient_checkpointing false", "--gradient_checkpointing true")},
 		{"llama-quant-v-fa", "gguf-kv-int8", KindLlamaCpp, replace("-fa on", "-fa off")},
+		{"vllm-quant-act-dtype", "tp2-awq", KindVLLM, replace("--dtype float16", "--dtype bfloat16 --quantization awq")},
 		{"vllm-util-floor", "fp8-l4", KindVLLM, func(_ *Plan, s string) string {
 			return regexp.MustCompile(`--gpu-memory-utilization \S+`).ReplaceAllString(s, "--gpu-memory-utilization 0.24")
 		}},

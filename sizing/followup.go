@@ -3,6 +3,7 @@ package sizing
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 )
 
@@ -15,9 +16,10 @@ import (
 // false when the message says nothing a question is made of (or cannot
 // be read), so that a thread's ordinary talk is left alone.
 func FollowUp(base Query, text string) (Parsed, bool) {
+	text, countWords := threadCount(text, base.GPU != "")
 	p, err := Parse(text)
 	askOnly := p.Query == (Query{}) && p.Intent != IntentFit && p.Intent != IntentLargest // "max context?"
-	if (err != nil || len(p.Fields) == 0) && !askOnly {
+	if (err != nil || len(p.Fields) == 0 && p.Query == (Query{})) && !askOnly {
 		return p, false
 	}
 	said := p.Query
@@ -32,27 +34,46 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	if said.Model != "" || said.Params != 0 || said.Arch != nil {
 		q.Model, q.Params, q.Experts, q.Arch = said.Model, said.Params, said.Experts, said.Arch
 	}
+	if said.Cheapest && said.GPU == "" {
+		// "cheapest?": the cheapest card that fits, whichever it is.
+		q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
+	}
 	if said.GPU != "" {
 		q.GPUMemoryBytes = said.GPUMemoryBytes
 		if said.GPUs == 0 && said.Nodes == 0 {
 			q.GPUs, q.Nodes = 0, 0
 		}
 	}
+	var dropped string
 	if said.Method != "" && said.Method != base.Method {
-		dropForMethod(&q, said)
+		dropped = dropForMethod(&q, base, said)
 	}
 	intent := p.Intent
 	if intent == IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
 		intent = IntentFit // "what about ..." asks about the thread's model
 	}
-	changed := make([]string, 0, len(p.Fields)+1)
+	changed := make([]string, 0, len(p.Fields)+2)
 	for _, f := range p.Fields {
-		changed = append(changed, f.Name+" "+f.Value)
+		w := f.Words
+		if f.Name == fieldNames[fGPUs].key && countWords != "" {
+			w = countWords
+		}
+		changed = append(changed, fmt.Sprintf("%q", w))
+	}
+	if said.Spot && !base.Spot {
+		changed = append(changed, `"spot"`)
+	}
+	if said.Cheapest && !base.Cheapest {
+		changed = append(changed, `"cheapest": the cheapest card that fits`)
 	}
 	if askOnly {
 		changed = append(changed, "the question to "+strings.ReplaceAll(string(p.Intent), "_", " "))
 	}
-	p.Notes = append([]string{fmt.Sprintf("read with the thread's question (%s), changing %s", Format(base), strings.Join(changed, ", "))}, p.Notes...)
+	note := fmt.Sprintf("read with the thread's question (%s), changing %s", Format(base), strings.Join(changed, ", "))
+	if dropped != "" {
+		note += "; " + dropped
+	}
+	p.Notes = append([]string{note}, p.Notes...)
 	p.Query, p.Intent = q, intent
 	return p, true
 }
@@ -71,19 +92,73 @@ func fieldWords(p Parsed, name string) string {
 // of Query are merged by reflection, so new fields take part as they
 // are added.
 func merge(dst *Query, src Query) {
-	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
+	mergeFields(reflect.ValueOf(dst).Elem(), reflect.ValueOf(src))
+}
+
+// mergeFields sets every field of d that s says; a struct field (the
+// serving load) merges field by field, so "ttft 500ms" keeps the
+// thread's prompt and output lengths.
+func mergeFields(d, s reflect.Value) {
 	for i := range s.NumField() {
-		if f := s.Field(i); !f.IsZero() {
+		f := s.Field(i)
+		switch {
+		case f.IsZero():
+		case f.Kind() == reflect.Struct:
+			mergeFields(d.Field(i), f)
+		default:
 			d.Field(i).Set(f)
 		}
 	}
 }
 
+// threadCount turns a count that points at the thread's card ("2 of
+// them", "4 of those", "2x?", "a couple of those") into a GPU count the
+// parser reads ("2 gpus"), when the thread has a card; it returns the
+// text to parse and the words it replaced ("" when none).
+func threadCount(text string, haveGPU bool) (string, string) {
+	if !haveGPU {
+		return text, ""
+	}
+	m := threadCountRE.FindStringSubmatchIndex(text)
+	if m == nil {
+		return text, ""
+	}
+	n := text[m[2]:m[3]]
+	if v, ok := countWords[strings.ToLower(strings.Join(strings.Fields(n), " "))]; ok {
+		n = v
+	}
+	return text[:m[0]] + n + " gpus" + text[m[1]:], strings.TrimSpace(text[m[0]:m[1]])
+}
+
+// threadCountRE finds a count of the thread's cards: a number or a word
+// for one, followed by "of them/those/these (cards/GPUs)" or by "x" alone.
+var threadCountRE = regexp.MustCompile(`(?i)\b(\d{1,5}|a couple|a pair|couple|pair|two|three|four|five|six|seven|eight|sixteen)\s*(?:(?:of\s+)?(?:them|those|these)(?:\s+(?:cards?|gpus?))?|x)(?:\s|$|[?.!,])`)
+
+// countWords are the counts people say in words.
+var countWords = map[string]string{
+	"a couple": "2", "couple": "2", "a pair": "2", "pair": "2", "two": "2", "three": "3", "four": "4",
+	"five": "5", "six": "6", "seven": "7", "eight": "8", "sixteen": "16",
+}
+
 // dropForMethod removes what the thread's question said that the newly
 // said method cannot have: training settings for inference, adapters
-// for full fine-tuning, serving formats for training. What the message
-// itself said stays.
-func dropForMethod(q *Query, said Query) {
+// for full fine-tuning, serving formats for training, and a serving load
+// (users, requests, targets) for training. What the message itself said
+// stays. It says what it dropped that a person would miss, "" when
+// nothing.
+func dropForMethod(q *Query, base, said Query) (dropped string) {
+	if base.Method == MethodInference && said.Method != MethodInference {
+		if base.MicroBatch > 0 && said.MicroBatch == 0 {
+			dropped = fmt.Sprintf("the %d concurrent users of the serving question do not carry over to training (batch 1 per GPU)", base.MicroBatch)
+			q.MicroBatch = 0
+		}
+		if said.Serve == (ServeLoad{}) && q.Serve != (ServeLoad{}) {
+			if dropped == "" {
+				dropped = "the serving load and targets do not carry over to training"
+			}
+			q.Serve = ServeLoad{}
+		}
+	}
 	switch said.Method {
 	case MethodInference:
 		if said.Optimizer == "" {
@@ -121,4 +196,5 @@ func dropForMethod(q *Query, said Query) {
 			q.KVPrecision = ""
 		}
 	}
+	return dropped
 }

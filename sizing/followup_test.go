@@ -22,6 +22,14 @@ func TestFollowUp(t *testing.T) {
 		{"13b lora rtx-4090", "on my 16gb card", "13b lora rtx-4090 16gb", IntentFit},
 		{"llama-3.1-8b inference l4", "max context?", "llama-3.1-8b inference l4", IntentMaxContext},
 		{"13b qlora rtx-4090", "trian it fully", "13b full rtx-4090", IntentFit},
+		// Everyday follow-ups people type in a thread (issue #31).
+		{"13b lora a100-80", "and with 2 of them?", "13b lora 2xa100-80", IntentFit},
+		{"13b lora a100-80", "what about 4 of them", "13b lora 4xa100-80", IntentFit},
+		{"13b lora a100-80", "and 2x?", "13b lora 2xa100-80", IntentFit},
+		{"13b lora a100-80", "a couple of those?", "13b lora 2xa100-80", IntentFit},
+		{"13b lora rtx-4090", "and spot?", "13b lora rtx-4090 spot", IntentFit},
+		{"13b lora rtx-4090", "same but llama 3 70b", "llama-3-70b lora rtx-4090", IntentFit},
+		{"llama-3.1-70b inference 2xh100 32 users", "and if we qlora it instead?", "llama-3.1-70b qlora 2xh100", IntentFit},
 	}
 	for _, tt := range tests {
 		base, err := Parse(tt.base)
@@ -54,7 +62,7 @@ func TestFollowUp(t *testing.T) {
 // FuzzFollowUp: a follow-up never panics, and one that is read formats
 // to a question that parses back to the same Query.
 func FuzzFollowUp(f *testing.F) {
-	for _, s := range []string{"what about qlora on a 3090?", "and with 2 GPUs?", "max context?", "on my 16gb card", "thanks", "\xff"} {
+	for _, s := range []string{"what about qlora on a 3090?", "and with 2 GPUs?", "max context?", "on my 16gb card", "thanks", "\xff", "and 2 of them?", "a couple of those cards", "and spot?", "8x"} {
 		f.Add("13b lora 2xa100-80 seq 4096", s)
 	}
 	f.Fuzz(func(t *testing.T, baseText, text string) {

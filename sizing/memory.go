@@ -34,17 +34,15 @@ const (
 	// per GPU when more than one GPU takes part (an assumption: NCCL's
 	// per-channel buffers plus a DDP/ZeRO bucket of a few hundred MiB).
 	commBufferBytes = 512 << 20
-	// checkpointWindowLayers is how many layers' weights ZeRO-3 with
-	// parameter offload keeps gathered on the GPU: the one computing and
-	// the one being prefetched.
-	checkpointWindowLayers = 2
-	// maxLiveParams and reduceBucketElems are DeepSpeed's defaults for
-	// stage3_max_live_parameters (1e9) and reduce_bucket_size (5e8
-	// elements), which cap what ZeRO-3 with offload keeps gathered on the
-	// GPU and the gradients waiting to leave it (DeepSpeed configuration
-	// docs, "ZeRO optimizations").
-	maxLiveParams     = 1e9
-	reduceBucketElems = 5e8
+	// maxLiveParams, prefetchBucketElems and reduceBucketElems are
+	// DeepSpeed's defaults for stage3_max_live_parameters (1e9),
+	// stage3_prefetch_bucket_size (5e7) and reduce_bucket_size (5e8
+	// elements) (deepspeed/runtime/zero/config.py): what ZeRO-3 with
+	// parameter offload keeps gathered on the GPU, fetches ahead, and the
+	// gradients waiting to leave it.
+	maxLiveParams       = 1e9
+	prefetchBucketElems = 5e7
+	reduceBucketElems   = 5e8
 )
 
 // shape is what the memory model needs to know of a model, in plain
@@ -97,9 +95,12 @@ type shape struct {
 	// encoderOnly: an encoder (embeddings, rerankers) reads each batch
 	// whole in one forward pass and has no LM head.
 	encoderOnly bool
-	ssmLayers   int64
-	ssmInner    int64
-	ssmProj     int64
+	// diffusion is a diffusion pipeline's components and denoiser; nil
+	// for every other family, whose memory follows the fields above.
+	diffusion *diffusionShape
+	ssmLayers int64
+	ssmInner  int64
+	ssmProj   int64
 
 	// linear is the weights of the transformer blocks' linear layers (all
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
@@ -364,19 +365,13 @@ func trainingMemory(r *Request, s *shape) Memory {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
-	shard := func(x, n float64, stage int) float64 {
-		if r.ZeROStage >= stage {
-			return x / n
-		}
-		return x
-	}
-	weights := shard(base+wB*dense, nDense, 3) + shard(wB*expert, nExpert, 3)
-	grads := shard(gB*dense, nDense, 2) + shard(gB*expert, nExpert, 2)
+	weights := zeroShard(base+wB*dense, nDense, r.ZeROStage, 3) + zeroShard(wB*expert, nExpert, r.ZeROStage, 3)
+	grads := zeroShard(gB*dense, nDense, r.ZeROStage, 2) + zeroShard(gB*expert, nExpert, r.ZeROStage, 2)
 	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
 		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
-	opt := shard(optDense, nDense, 1) + shard(optExpert, nExpert, 1)
+	opt := zeroShard(optDense, nDense, r.ZeROStage, 1) + zeroShard(optExpert, nExpert, r.ZeROStage, 1)
 
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
@@ -386,10 +381,17 @@ func trainingMemory(r *Request, s *shape) Memory {
 		// the host as soon as it is reduced; the GPU keeps the 16-bit
 		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
 		// GPU holds what offloadResident says.
+		sharded := weights + grads + opt // what stage 3 keeps without offload
 		opt = 0
 		grads = 0
 		if r.ZeROStage == 3 {
 			weights, grads = offloadResident(r, s, base+wB*(dense+expert), gB*(dense+expert), gB)
+			// Over many GPUs the working set can exceed the shards that
+			// offload moves away; fitbot counts no working set without
+			// offload, so offload is held to at most that.
+			if weights+grads > sharded {
+				weights, grads = sharded, 0
+			}
 		}
 	}
 
@@ -405,15 +407,30 @@ func trainingMemory(r *Request, s *shape) Memory {
 	return m
 }
 
-// offloadResident is what ZeRO-3 with parameter offload keeps on the GPU
-// of all 16-bit weights (weights bytes) and gradients (grads bytes):
-// the layers being computed and prefetched, capped by
-// stage3_max_live_parameters, and the gradients waiting in the reduce
-// bucket before they leave.
+// zeroShard is x bytes split over n ranks when the ZeRO stage reaches
+// from, whole otherwise.
+func zeroShard(x, n float64, stage, from int) float64 {
+	if stage >= from {
+		return x / n
+	}
+	return x
+}
+
+// offloadResident is what ZeRO-3 with parameter offload keeps on the
+// GPU of all 16-bit weights (weights bytes) and gradients (grads bytes),
+// as DeepSpeed holds them: gathered parameters are whole tensors on every
+// GPU, released only past stage3_max_live_parameters, with the prefetch
+// bucket in flight beside them; a tensor larger than those (a 250k-token
+// embedding) is gathered whole. A layer's gradients (at most the reduce
+// bucket, and this GPU's shard) wait before they leave.
 func offloadResident(r *Request, s *shape, weights, grads, gB float64) (w, g float64) {
-	layers := float64(max(s.layers, 1))
-	w = min(weights/float64(max(r.GPUs, 1)), weights*checkpointWindowLayers/layers, weights/float64(max(s.total, 1))*maxLiveParams)
-	g = min(grads/float64(max(r.GPUs, 1)), grads/layers, gB*reduceBucketElems)
+	perParam := weights / float64(max(s.total, 1))
+	largest := float64(s.vocab * s.hidden)
+	w = min(weights, perParam*(maxLiveParams+prefetchBucketElems+largest))
+	g = min(grads/float64(max(r.GPUs, 1)), grads/float64(max(s.layers, 1)), gB*reduceBucketElems)
+	// Never more than ZeRO-Offload at stage 2, which keeps all 16-bit
+	// weights: a model under the live-parameter cap is held whole.
+	g = min(g, weights-w)
 	return w, g
 }
 
@@ -445,6 +462,11 @@ func ceilBytes(x float64) int64 { return int64(math.Ceil(x)) }
 // "all-linear" does for the head and as MoE recipes do for the router).
 func shapeOf(m Model) shape {
 	total, active := m.ParamCount()
+	if m.Kind == KindDiffusion {
+		d := diffusionShapeOf(m)
+		return shape{total: total, active: active, layers: int64(m.Layers), hidden: int64(m.Hidden),
+			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: m.LoRAPerRank, loraModules: 1}
+	}
 	s := shape{
 		total: total, active: active,
 		layers: int64(m.Layers + m.EncoderLayers), hidden: int64(m.Hidden), ffn: int64(m.Intermediate),

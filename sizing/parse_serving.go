@@ -305,29 +305,35 @@ func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
 // formatFloat writes a number the shortest way that reads back the same.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// apply writes the serving words into the parsed question: the load and
-// targets, inference when no method was said, and the serving intent for
-// a capacity or planning ask or a question with targets.
+// apply adds the serving words to the parsed question (finish has put
+// the load and targets in its Query): their fields, and the serving
+// intent for a capacity or planning ask or a question with targets.
 func (sw *serveWords) apply(r *Parsed) {
 	if sw.said == nil && !sw.capacity && !sw.load.Plan {
 		return
 	}
-	r.Query.Serve = sw.load
-	if r.Query.Method == "" {
-		r.Query.Method = MethodInference
-	}
 	r.Fields = append(r.Fields, sw.said...)
 	l := sw.load
-	targets := l.TTFTTargetSeconds > 0 || l.TokensPerSecondPerUserTarget > 0 || l.RequestsPerSecond > 0
-	if l.Plan && !targets && r.Query.MicroBatch == 0 {
-		// "which gpu for llama 70b": no load, the which-GPU question.
-		r.Query.Serve.Plan = false
-		l.Plan = false
-	}
-	asks := sw.capacity || l.Plan || targets
-	if asks && r.Query.Method == MethodInference && (r.Intent == IntentFit || r.Intent == IntentWhichGPU) {
+	asks := sw.capacity || l.Plan || l.targets()
+	inference := r.Query.Method == "" || r.Query.Method == MethodInference
+	if asks && inference && (r.Intent == IntentFit || r.Intent == IntentWhichGPU) {
 		r.Intent = IntentServe
 	}
+}
+
+// targets reports whether a load names a rate or a latency target.
+func (l ServeLoad) targets() bool {
+	return l.TTFTTargetSeconds > 0 || l.TokensPerSecondPerUserTarget > 0 || l.RequestsPerSecond > 0
+}
+
+// settle is the load once the main parse has read the users: "gpus for"
+// plans only with a load or a target to plan for ("which gpu for llama
+// 70b" is the which-GPU question).
+func (sw *serveWords) settle(users int) ServeLoad {
+	if sw.load.Plan && !sw.load.targets() && users == 0 {
+		sw.load.Plan = false
+	}
+	return sw.load
 }
 
 // formatServe writes the serving load and targets as the words readServe

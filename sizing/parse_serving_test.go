@@ -91,3 +91,21 @@ func FuzzParseServing(f *testing.F) {
 		}
 	})
 }
+
+// TestFollowUpServing: a thread's serving question changes like any
+// other ("and ttft 500ms?" keeps its lengths), and its users never
+// become a training micro-batch when the method changes.
+func TestFollowUpServing(t *testing.T) {
+	base, err := Parse("how many users can 2xh100 serve llama-3.1-70b prompt 2k output 500 50 users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := FollowUp(base.Query, "and with ttft under 500ms?")
+	if !ok || p.Intent != IntentServe || p.Query.Serve.TTFTTargetSeconds != 0.5 || p.Query.Serve.PromptTokens != 2048 || p.Query.MicroBatch != 50 {
+		t.Errorf("ttft follow-up: ok %v, intent %s, %+v, users %d", ok, p.Intent, p.Query.Serve, p.Query.MicroBatch)
+	}
+	p, ok = FollowUp(base.Query, "what about lora?")
+	if !ok || p.Query.Method != MethodLoRA || p.Query.MicroBatch != 0 || p.Query.Serve != (ServeLoad{}) {
+		t.Errorf("lora follow-up: ok %v, method %s, micro-batch %d, serve %+v", ok, p.Query.Method, p.Query.MicroBatch, p.Query.Serve)
+	}
+}

@@ -200,12 +200,14 @@ func (db *DB) writeBatch(w *planWriter, rows []*planRow) {
 		return
 	}
 	if err := db.checkFile(); err != nil {
+		db.writes.note(err, db.now())
 		for _, r := range live {
 			r.result <- planResult{err: err}
 		}
 		return
 	}
 	ids, err := db.insertPlans(w, live)
+	db.writes.note(err, db.now())
 	if err == nil {
 		if f := db.batchObserver.Load(); f != nil {
 			(*f)(len(live))
@@ -221,6 +223,7 @@ func (db *DB) writeBatch(w *planWriter, rows []*planRow) {
 	}
 	for _, r := range live {
 		ids, err := db.insertPlans(w, []*planRow{r})
+		db.writes.note(err, db.now())
 		if err != nil {
 			r.result <- planResult{err: err}
 			continue

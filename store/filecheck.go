@@ -25,5 +25,5 @@ func (db *DB) checkFile() error {
 	case st.Mode().Perm()&0o200 == 0:
 		return fmt.Errorf("database %s was made read-only (mode %v): %w", db.path, st.Mode().Perm(), ErrFileGone)
 	}
-	return nil
+	return db.checkSidecars()
 }

@@ -69,6 +69,8 @@ type DB struct {
 	plans    *planWriter // group commit of SavePlan; started on first use
 
 	batchObserver atomic.Pointer[func(rows int)] // see ObservePlanBatches
+	writes        writeState                     // see WriteHealth
+	side          sidecars                       // the -wal and -shm files; see checkSidecars
 }
 
 // Open opens the database at path, creating the file (owner-only) and its
@@ -159,14 +161,14 @@ const readers = 8
 // without its password.
 func (db *DB) Path() string { return db.path }
 
-// Postgres reports whether the database is a PostgreSQL server.
-func (db *DB) Postgres() bool { return db.postgres }
-
 // Ping checks that the database file is still the one opened (see
 // checkFile) and that both the writer and the readers can reach it;
 // serve's readiness check calls it.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.checkFile(); err != nil {
+		return err
+	}
+	if err := db.pingWrites(ctx); err != nil {
 		return err
 	}
 	if err := db.rw.PingContext(ctx); err != nil {

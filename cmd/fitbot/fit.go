@@ -26,7 +26,7 @@ Flags may come before or after the words.
   --config FILE  size the model described by a Hugging Face config.json
                  instead of a catalog model
   --emit KIND    print the launch config of the answer instead of the answer:
-                 deepspeed, accelerate, vllm, llama.cpp, skypilot or megatron
+                 deepspeed, accelerate, vllm, sglang, llama.cpp, skypilot or megatron
                  (for the first alternative that fits when the asked one does not)
   --chart FILE   also write the memory breakdown as a PNG picture
 

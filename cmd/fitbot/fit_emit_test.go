@@ -31,7 +31,7 @@ func TestFitEmit(t *testing.T) {
 		{name: "wrong kind for the answer", args: []string{"--emit", "vllm", "13B", "lora", "4090"},
 			code: exitUsage, stderrHas: "Try: fitbot fit --emit deepspeed 13B lora 4090"},
 		{name: "unknown kind", args: []string{"--emit", "torchtitan", "13B", "lora", "4090"},
-			code: exitUsage, stderrHas: "one of deepspeed, accelerate, vllm, llama.cpp, skypilot, megatron"},
+			code: exitUsage, stderrHas: "one of deepspeed, accelerate, vllm, llama.cpp, skypilot, sglang, megatron"},
 		{name: "no value", args: []string{"13B", "lora", "4090", "--emit"},
 			code: exitUsage, stderrHas: "--emit needs a value"},
 		{name: "a search, not one configuration", args: []string{"--emit", "deepspeed", "what", "2x4090", "lora"},
