@@ -18,6 +18,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/fitbot/fitbot/cluster"
@@ -194,6 +195,7 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	if !q.Sizing() || q.configured {
 		return q
 	}
+	q = s.onNamedMachine(ctx, team, q)
 	if s.NeedsHub(q) {
 		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
 	}
@@ -302,6 +304,36 @@ func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Pa
 	estimate := func(q sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, q) }
 	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, estimate, p.Notes)
 	return p
+}
+
+// onNamedMachine rereads a question that names one of the team's
+// machines with the machine's hardware in place of its name, so that a
+// name the grammar cannot read ("13b lora on gpu-box-1") or reads as
+// something else (a "h100-rig" of L40S) is the machine. The note says
+// which. A question put on the live cluster is left to it.
+func (s *Service) onNamedMachine(ctx context.Context, team string, q Question) Question {
+	if s.Machines == nil || (s.Cluster != nil && !q.Ask() && cluster.Asked(q.Text)) {
+		return q
+	}
+	ms, err := s.Machines.Machines(ctx, team)
+	if err != nil {
+		s.logger().Warn("answer: reading the team's machines failed; answered without them", "err", err)
+		return q
+	}
+	for _, m := range ms {
+		text, ok := m.Substitute(q.Text)
+		if !ok {
+			continue
+		}
+		p, err := s.parse(text)
+		if err != nil && q.Err == nil {
+			return q // the machine's words make it worse: keep the first reading
+		}
+		q.Parsed, q.Err = p, err
+		q.Parsed.Notes = append(q.Parsed.Notes, fmt.Sprintf("%q is the team's %s", m.Name, m.Hardware()))
+		return q
+	}
+	return q
 }
 
 // namesMachine reports whether the question names one of the team's
