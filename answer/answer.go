@@ -101,7 +101,17 @@ type Question struct {
 	// configured: the model comes with the question (--config), so the
 	// Hub and the team's machines have nothing to add.
 	configured bool
+	// teamFree: Resolve found that neither the team's machines nor its
+	// cluster can have a say, whichever team asks (see SameForEveryTeam).
+	teamFree bool
 }
+
+// SameForEveryTeam reports whether a resolved question's words alone
+// decide its answer, whichever team asks them: they name the card (or
+// ask for the cheapest one, or which one), so no team's machines are
+// read, and they do not ask about the live cluster. The bot keeps such
+// a reply by its words.
+func (q Question) SameForEveryTeam() bool { return q.teamFree }
 
 // Sizing reports whether the question is a sizing question (not a price
 // question, small talk or help).
@@ -190,9 +200,17 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
 	}
 	if q.Err == nil && !s.onCluster(ctx, team, &q) {
+		q.teamFree = !placeable(q.Parsed)
 		q.Parsed = s.onMachines(ctx, team, q.Text, q.Parsed)
 	}
 	return q
+}
+
+// placeable reports whether a question may be placed on a team's
+// machines: it names no card and no count, and asks neither for the
+// cheapest card nor which card.
+func placeable(p sizing.Parsed) bool {
+	return p.Query.GPU == "" && p.Query.GPUs == 0 && !p.Query.Cheapest && p.Intent != sizing.IntentWhichGPU
 }
 
 // AboutCluster reports whether a question only asks what the team's
@@ -275,7 +293,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 // them it fits on (the largest when it fits on none). The assumption
 // says which. Machines that cannot be read are logged and left out.
 func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
-	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Query.Cheapest || p.Intent == sizing.IntentWhichGPU {
+	if s.Machines == nil || !placeable(p) {
 		return p
 	}
 	ms, err := s.Machines.Machines(ctx, team)
