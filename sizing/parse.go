@@ -71,6 +71,9 @@ type Parsed struct {
 	// caller may look up on the Hub; zero when there is none. The parse
 	// then has an error saying the name is unknown.
 	Missing NameSpan
+	// Deadline is the time the run should take at most ("in a week");
+	// zero when none was said. The answer checks it (CheckDeadline).
+	Deadline Deadline
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.
@@ -193,6 +196,7 @@ type parser struct {
 	methodVerbText string
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
+	deadline       Deadline
 	ggufWords      string // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -243,6 +247,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	}
 	toks, ask := readAsk(toks)
 	toks, serve := readServe(toks)
+	toks, deadline := readDeadline(input, toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
@@ -274,6 +279,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		i += p.unknown(i)
 	}
 	p.finish()
+	p.deadline = deadline
 	if p.err != nil {
 		p.err.Hint = p.hint() + ask.hintSuffix()
 		return p.result(), p, p.err

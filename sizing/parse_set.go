@@ -337,6 +337,7 @@ func (p *parser) result() Parsed {
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
 	}
 	p.serve.apply(&r)
+	r.Deadline = p.deadline
 	return r
 }
 
