@@ -49,6 +49,7 @@ const (
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
+	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 )
 
 // word is the meaning of one known word or phrase.
@@ -120,6 +121,7 @@ func buildPhrases() map[string]word {
 		"int4lora", "nf4lora", "lorainnf4", "lorain4bit", "qlorafinetune")
 	add(word{kind: kindMethod, val: string(MethodInference)}, "inference", "infer", "inferencing", "serving",
 		"inferenceonly", "forwardpass")
+	add(word{kind: kindTrainVerb}, "dreambooth") // DreamBooth: full fine-tuning of the denoiser unless lora is said
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
 		"continuedpretraining", "instructiontune", "instructiontuning", "dpo", "orpo", "kto", "ppo", "grpo", "rlhf")
@@ -236,6 +238,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
 		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "tb", "percent", "%")
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
+	add(word{kind: kindImageWord}, "image", "images", "photo", "photos", "picture", "pictures", "screenshot", "screenshots")
 	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")
 	add(word{kind: kindParamsWord}, "params", "param", "parameters", "parameter")
 
