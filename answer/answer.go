@@ -251,12 +251,29 @@ func (s *Service) Reread(ctx context.Context, text string) (sizing.Parsed, error
 	return q.Parsed, q.Err
 }
 
+// FollowUp reads text as a follow-up to the question canonical (an
+// answer's, in its thread: "what about 2 of them?", "qlora instead"),
+// sizing.FollowUp on canonical's query; ok is false when canonical no
+// longer reads or text is not a follow-up. It asks neither the Hub nor
+// the team's machines: the follow-up keeps the question's hardware.
+func (s *Service) FollowUp(canonical, text string) (Question, bool) {
+	base := s.ReadSizing(canonical)
+	if base.Err != nil {
+		return Question{}, false
+	}
+	p, ok := sizing.FollowUp(base.Parsed.Query, text)
+	if !ok {
+		return Question{}, false
+	}
+	return Question{Text: text, Route: base.Route, Parsed: p}, true
+}
+
 // onMachines sizes a question on the team's own machines: the one it
 // names ("on our box"), or, when it names no GPU at all, the smallest of
 // them it fits on (the largest when it fits on none). The assumption
 // says which. Machines that cannot be read are logged and left out.
 func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
-	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Intent == sizing.IntentWhichGPU {
+	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Query.Cheapest || p.Intent == sizing.IntentWhichGPU {
 		return p
 	}
 	ms, err := s.Machines.Machines(ctx, team)

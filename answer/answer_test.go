@@ -134,3 +134,17 @@ func TestAskWithoutAsker(t *testing.T) {
 		t.Errorf("err = %v, want ErrCannotAsk", err)
 	}
 }
+
+// TestCheapestIsNotPlacedOnMachines: "cheapest" asks for the cheapest card
+// that fits, so the team's machines are not where it is answered.
+func TestCheapestIsNotPlacedOnMachines(t *testing.T) {
+	ctx := context.Background()
+	s := service(&hubQwen{}, teamMachines{})
+	q := s.Resolve(ctx, "T1", s.Read("cheapest way to finetune llama 3.1 8b full"))
+	if q.Err != nil || q.Parsed.Query.GPU != "" || !q.Parsed.Query.Cheapest {
+		t.Errorf("cheapest question: err %v, placed on %q, cheapest %v", q.Err, q.Parsed.Query.GPU, q.Parsed.Query.Cheapest)
+	}
+	if q := s.Resolve(ctx, "T1", s.Read("finetune llama 3.1 8b full")); q.Parsed.Query.GPU == "" {
+		t.Errorf("the same question without cheapest was not placed on the team's machines")
+	}
+}

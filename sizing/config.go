@@ -87,6 +87,7 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 		n, what, why := visionParams(raw, m.Hidden)
 		if n > 0 {
 			m.ExtraParams, m.ExtraParamsNote = n, what
+			m.ImageTokens = imageTokensOf(raw, top)
 			notes = append(notes, fmt.Sprintf("%s counted: %s parameters from vision_config", what, roundCount(n)))
 		} else {
 			notes = append(notes, fmt.Sprintf("the %s vision tower is not counted (%s)", orDefault(top, "model's"), why))
