@@ -143,6 +143,8 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 		head, body = whichGPUBlocks(a)
 	case a.BuyRent != nil:
 		head, body = buyRentBlocks(a)
+	case a.Serve != nil:
+		head, body = serveBlocks(a)
 	default:
 		return apology()
 	}

@@ -64,6 +64,17 @@ func TestGoldenAsk(t *testing.T) {
 		{"ask_which_gpu", func() (sizing.AskAnswer, error) {
 			return e.WhichGPU(sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, Tokens: 1e9})
 		}, []string{"cards fit 13B (bare size) LoRA", "for the 1B-token run", "_"}},
+		{"ask_serve_capacity", func() (sizing.AskAnswer, error) {
+			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, Quant: sizing.QuantFP8, Precision: sizing.PrecisionFP8, GPU: "h100", GPUs: 2, SeqLen: 4096})
+		}, []string{"2× H100 SXM 80 GB serve about", "concurrent users of Llama 3.1 70B (fp8) at 4k context: first token", "tok/s each", "/month"}},
+		{"ask_serve_plan", func() (sizing.AskAnswer, error) {
+			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 200,
+				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}})
+		}, []string{"Cheapest for 200 users of Llama 3.1 70B with first token under 1 s and 20 tok/s each", "$/month"}},
+		{"ask_serve_plan_misses", func() (sizing.AskAnswer, error) {
+			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 10,
+				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 0.001}})
+		}, []string{"Does not meet the target"}},
 		{"ask_buy_rent", func() (sizing.AskAnswer, error) {
 			return e.BuyRent(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA, GPU: "a100-80-pcie"}, sizing.Workload{JobsPerWeek: 2.5, HoursPerJob: 5})
 		}, []string{"Rent: Llama 3.1 8B LoRA on 1× A100 PCIe 80 GB", "owning catches up in month", "*Purchase:* $16,500 a card"}},

@@ -25,6 +25,10 @@ type Message struct {
 	// question is the canonical question of an answer, for its thread's
 	// follow-ups; never sent.
 	question string
+	// once, when set, makes a post of the message idempotent: it is
+	// posted with this key in its metadata, and a post that may have
+	// landed is looked for before it is tried again (WebAPI.Post).
+	once string
 
 	pre *preEncoded // the JSON, made with the message; nil: encode it
 }

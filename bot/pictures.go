@@ -37,11 +37,11 @@ func (h *Handler) attachPicture(ctx context.Context, asker who, thread string, m
 	}
 	var err error
 	if ref := answerRef(msg.Blocks); ref != "" {
-		a, _, _, ok := h.answerOf(ctx, asker.scope(), ref)
+		a, question, _, ok := h.answerOf(ctx, asker.scope(), ref)
 		if !ok {
 			return
 		}
-		err = h.uploadMemoryPicture(ctx, channel, thread, a, "")
+		err = h.uploadAnswerPicture(ctx, channel, thread, a, question, "")
 	} else if gpu := pricesGPU(msg.Blocks); gpu != "" && h.cfg.History != nil {
 		err = uploadPricePicture(ctx, h.cfg.Upload, h.cfg.History, channel, thread, gpu, h.now())
 	}
@@ -81,6 +81,16 @@ func pricesGPU(blocks []slack.Block) string {
 		return ""
 	}
 	return gpu
+}
+
+// uploadAnswerPicture uploads the picture of the answer to question: a
+// serving question's latency and throughput curve, any other answer's
+// memory picture.
+func (h *Handler) uploadAnswerPicture(ctx context.Context, channel, thread string, a sizing.Answer, question, comment string) error {
+	if q := h.answers.ReadSizing(question); q.Err == nil && q.Parsed.Intent == sizing.IntentServe {
+		return h.uploadServePicture(ctx, channel, thread, q, comment)
+	}
+	return h.uploadMemoryPicture(ctx, channel, thread, a, comment)
 }
 
 // uploadMemoryPicture uploads an answer's memory picture.
@@ -166,11 +176,11 @@ func (h *Handler) shareChart(ctx context.Context, cb slack.InteractionCallback, 
 	if h.cfg.Upload == nil || channel == "" {
 		return
 	}
-	a, _, _, ok := h.answerOf(ctx, scope, ref)
+	a, question, _, ok := h.answerOf(ctx, scope, ref)
 	if !ok {
 		return
 	}
-	if err := h.uploadMemoryPicture(ctx, channel, "", a, fmt.Sprintf("Memory picture of the answer <@%s> shared", cb.User.ID)); err != nil {
+	if err := h.uploadAnswerPicture(ctx, channel, "", a, question, fmt.Sprintf("Picture of the answer <@%s> shared", cb.User.ID)); err != nil {
 		h.log.Error("bot: uploading the shared answer's picture failed; the answer stands", "channel", channel, "err", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // fileFake is Slack's upload flow over loopback: files.getUploadURLExternal
@@ -409,5 +410,27 @@ func TestAttachPicture(t *testing.T) {
 				t.Errorf("uploads %v, want %s", fake.gets, tt.wantFile)
 			}
 		})
+	}
+}
+
+// TestServeAnswerCarriesItsCurve: sharing a serving answer posts it with
+// the latency/throughput picture, not the memory picture.
+func TestServeAnswerCarriesItsCurve(t *testing.T) {
+	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
+	h := newTestHandler(t, func(c *Config) {
+		c.Upload = fake.uploader(t, nil)
+		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+	})
+	rurl := newResponseURL(t)
+	var cb slack.InteractionCallback
+	payload := strings.NewReplacer("ACTION_ID", ActionShare, "ACTION_VALUE", "q:how many users llama-3.1-70b fp8 2xh100 seq 4096", "RESPONSE_URL", rurl.URL+"/actions/T1/1/x").
+		Replace(string(readSlackFile(t, "block_actions.json")))
+	if err := json.Unmarshal([]byte(payload), &cb); err != nil {
+		t.Fatal(err)
+	}
+	h.Interaction(context.Background(), cb)
+	h.Wait()
+	if _, u, c := fake.calls(); u != 1 || c != 1 || fake.gets[0].Get("filename") != "serving.png" {
+		t.Errorf("picture upload: %d uploads, %d completes, gets %v", u, c, fake.gets)
 	}
 }

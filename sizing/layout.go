@@ -172,8 +172,7 @@ func dpCommSeconds(r *Request, s *shape, g *GPU) float64 {
 	}
 	mp := tensorParallel(r) * contextParallel(r)
 	local := max(gpusPerMachine(r)/mp, 1) // ranks of one DP group per machine
-	group := dataParallel(r) * contextParallel(r)
-	if local >= dataParallel(r) {
+	if local >= dataParallel(r) && g.LinkBytesPerSec > 0 {
 		return vol / g.LinkBytesPerSec
 	}
 	var sec float64
@@ -181,7 +180,6 @@ func dpCommSeconds(r *Request, s *shape, g *GPU) float64 {
 		sec += vol / g.LinkBytesPerSec
 	}
 	perGPU := fabricBytesPerSec(g) / float64(gpusPerMachine(r))
-	_ = group
 	return sec + vol/float64(local)/perGPU
 }
 

@@ -365,19 +365,13 @@ func trainingMemory(r *Request, s *shape) Memory {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
-	shard := func(x, n float64, stage int) float64 {
-		if r.ZeROStage >= stage {
-			return x / n
-		}
-		return x
-	}
-	weights := shard(base+wB*dense, nDense, 3) + shard(wB*expert, nExpert, 3)
-	grads := shard(gB*dense, nDense, 2) + shard(gB*expert, nExpert, 2)
+	weights := zeroShard(base+wB*dense, nDense, r.ZeROStage, 3) + zeroShard(wB*expert, nExpert, r.ZeROStage, 3)
+	grads := zeroShard(gB*dense, nDense, r.ZeROStage, 2) + zeroShard(gB*expert, nExpert, r.ZeROStage, 2)
 	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
 		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
-	opt := shard(optDense, nDense, 1) + shard(optExpert, nExpert, 1)
+	opt := zeroShard(optDense, nDense, r.ZeROStage, 1) + zeroShard(optExpert, nExpert, r.ZeROStage, 1)
 
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
@@ -411,6 +405,15 @@ func trainingMemory(r *Request, s *shape) Memory {
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
 		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
 	return m
+}
+
+// zeroShard is x bytes split over n ranks when the ZeRO stage reaches
+// from, whole otherwise.
+func zeroShard(x, n float64, stage, from int) float64 {
+	if stage >= from {
+		return x / n
+	}
+	return x
 }
 
 // offloadResident is what ZeRO-3 with parameter offload keeps on the

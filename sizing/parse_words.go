@@ -48,8 +48,8 @@ const (
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
-	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
+	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 )
 
 // word is the meaning of one known word or phrase.

@@ -191,9 +191,10 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string) []ServeOp
 		slices.SortFunc(meet, byCost)
 		return meet[:min(len(meet), planOptions)]
 	}
-	// None meets the targets: the fastest first.
+	// None meets the targets: the closest first (the smallest worst ratio
+	// of a latency to its target), then the cheapest.
 	slices.SortFunc(miss, func(a, b ServeOption) int {
-		return cmp.Or(cmp.Compare(b.Serving.TokensPerSecondPerUser, a.Serving.TokensPerSecondPerUser), byCost(a, b))
+		return cmp.Or(cmp.Compare(sp.shortfall(a.Serving), sp.shortfall(b.Serving)), byCost(a, b))
 	})
 	return miss[:min(len(miss), planOptions)]
 }
@@ -277,4 +278,22 @@ func (e *Estimator) ServeCurve(q Query) ([]ServePoint, error) {
 		out = append(out, pt)
 	}
 	return out, nil
+}
+
+// shortfall is how far a replica is from the targets: the largest of
+// TTFT over its target and the target tokens/s over the tokens/s (1 or
+// less meets them).
+func (sp serveSpec) shortfall(v Serving) float64 {
+	worst := 0.0
+	if sp.ttftTarget > 0 {
+		t := v.TTFTSeconds
+		if t == 0 {
+			t = math.Inf(1)
+		}
+		worst = max(worst, t/sp.ttftTarget)
+	}
+	if sp.tpsTarget > 0 {
+		worst = max(worst, sp.tpsTarget/max(v.TokensPerSecondPerUser, 1e-9))
+	}
+	return worst
 }

@@ -191,7 +191,7 @@ func TestRecentHubModels(t *testing.T) {
 	if len(entries) != 2 || entries[0].Repo != "b/newest" || entries[1].Repo != "c/middle" {
 		t.Errorf("RecentHubModels(2) = %+v, want b/newest then c/middle", entries)
 	}
-	if db.Postgres() {
+	if db.postgres {
 		return // the plan below is SQLite's
 	}
 	plan := explain(t, openTest(t), `SELECT repo FROM hub_models ORDER BY fetched_at DESC LIMIT ?`, 2)

@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	"chart":            {"sizing", "display", "pricing"},
 	"bot/llm":          {"sizing", "display", "retry"},
 	"internal/ratelog": {}, // repeated failures logged once per interval
+	"internal/netcap":  {}, // the listeners' connection cap
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 	"internal/golden":    {},
