@@ -619,6 +619,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 		return err
 	}
 	rs.searchLayout(q)
+	if shardingStage(r) != r.ZeROStage {
+		rs.assume("ZeRO-%d under a pipeline keeps each stage's weights and gradients gathered across its micro-batches (torchtitan's FSDP with PP; DeepSpeed refuses ZeRO-2/3 with pipeline parallelism): only the optimizer states are sharded", r.ZeROStage)
+	}
 	if hasLayout(r) {
 		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
 	}
