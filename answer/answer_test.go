@@ -134,3 +134,37 @@ func TestAskWithoutAsker(t *testing.T) {
 		t.Errorf("err = %v, want ErrCannotAsk", err)
 	}
 }
+
+// TestCheapestIsNotPlacedOnMachines: "cheapest" asks for the cheapest card
+// that fits, so the team's machines are not where it is answered.
+func TestCheapestIsNotPlacedOnMachines(t *testing.T) {
+	ctx := context.Background()
+	s := service(&hubQwen{}, teamMachines{})
+	q := s.Resolve(ctx, "T1", s.Read("cheapest way to finetune llama 3.1 8b full"))
+	if q.Err != nil || q.Parsed.Query.GPU != "" || !q.Parsed.Query.Cheapest {
+		t.Errorf("cheapest question: err %v, placed on %q, cheapest %v", q.Err, q.Parsed.Query.GPU, q.Parsed.Query.Cheapest)
+	}
+	if q := s.Resolve(ctx, "T1", s.Read("finetune llama 3.1 8b full")); q.Parsed.Query.GPU == "" {
+		t.Errorf("the same question without cheapest was not placed on the team's machines")
+	}
+}
+
+// TestSameForEveryTeam: words that name their card, or ask for the
+// cheapest or which one, answer alike for every team; words that leave
+// the card to the team's machines do not.
+func TestSameForEveryTeam(t *testing.T) {
+	ctx := context.Background()
+	s := service(&hubQwen{}, teamMachines{})
+	for text, want := range map[string]bool{
+		"13b qlora h100":                   true,
+		"13b qlora 2 gpus":                 true,
+		"cheapest way to qlora 13b":        true,
+		"13b qlora":                        false,
+		"llama 3.1 8b inference 50 users":  false,
+		"which gpu for llama 3.1 8b qlora": true,
+	} {
+		if got := s.Resolve(ctx, "T1", s.Read(text)).SameForEveryTeam(); got != want {
+			t.Errorf("%q: SameForEveryTeam = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -71,7 +71,12 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 	case "gpus", "gpu":
 		return h.static().gpus
 	case "models", "model":
-		return catalogMessage("Models fitbot knows", "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`.", append(modelEntries(), h.hubEntries(ctx)...))
+		tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
+		hubModels, more := h.hubEntries(ctx)
+		if more {
+			tip = fmt.Sprintf("The %d Hugging Face Hub models fetched most recently are listed; older ones are cached too. ", maxListedHubModels) + tip
+		}
+		return catalogMessage("Models fitbot knows", tip, append(modelEntries(), hubModels...))
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
@@ -140,6 +145,7 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 	}
 	if h.cfg.Interpreter != nil && answer.NeedsInterpreter(q) {
 		if responseURL != "" {
+			q := q // the closure's own copy: only this path pays for moving it to the heap
 			h.later(ctx, "interpret", func(ctx context.Context) {
 				msg := h.interpretedOr(ctx, asker, q)
 				msg.ReplaceOriginal = true
@@ -210,11 +216,11 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
-			// notes those words gave. Where teams name their machines the
-			// same words may be another team's question, and where a live
-			// cluster answers they may land elsewhere a moment later: by
+			// notes those words gave. Words that leave the card to the team's
+			// machines may be another team's question, and words about the
+			// live cluster may land elsewhere a moment later: those by
 			// canonical only.
-			if h.cfg.Hardware == nil && h.cfg.Cluster == nil {
+			if q.SameForEveryTeam() || h.cfg.Hardware == nil && h.cfg.Cluster == nil {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)

@@ -380,3 +380,29 @@ func TestAnswerGetsRequestContext(t *testing.T) {
 		t.Errorf("the answerer saw %v, want the request's context twice", seen)
 	}
 }
+
+// TestFallbackTextNeverBroadcasts: words with Slack's special mentions
+// (<!channel>, <!here>, <!everyone>, <!subteam^...>) reach no reply's
+// fallback text as mentions, whether the reply is an answer (which Share
+// posts in the channel), an error or a list; the blocks escape them too.
+func TestFallbackTextNeverBroadcasts(t *testing.T) {
+	h, _ := newRealHandler(t)
+	for _, text := range []string{
+		"can <!channel> lora llama-3.1-8b on a 4090",
+		"plans <!here>",
+		"plan <!everyone>",
+		"<!subteam^S0123|ml-team> 13b lora 4090",
+		"which gpu <!channel> 13b lora",
+	} {
+		msg := h.Command(context.Background(), slash(text))
+		if strings.Contains(msg.Text, "<!") {
+			t.Errorf("/fit %s: fallback text %q carries a special mention", text, msg.Text)
+		}
+		if body := messageJSON(t, msg); strings.Contains(body, "<!") {
+			t.Errorf("/fit %s: a special mention reaches Slack:\n%s", text, body)
+		}
+	}
+	if got := noBroadcast("hi <@U123> <!here> <https://x|y>"); got != "hi <@U123> &lt;!here> <https://x|y>" {
+		t.Errorf("noBroadcast = %q", got)
+	}
+}

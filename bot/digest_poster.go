@@ -264,19 +264,73 @@ func (p *DigestPoster) post(ctx context.Context, log *slog.Logger, rec store.Sen
 	if err != nil {
 		return fail(fmt.Errorf("digest: encode: %w", err))
 	}
+	// An earlier attempt that failed or died may have posted it after
+	// all (Slack took the post but answered too late): look first.
+	key := digestKey(p.channel, rec.WeekStart)
+	if rec.Attempts > 1 {
+		if ts, found := p.findPosted(ctx, log, key, rec.WeekEnd); found {
+			return p.record(ctx, log, rec, d, ts, payload, false)
+		}
+	}
+	msg := DigestMessage(d)
+	msg.once = key
 	pctx, cancel := context.WithTimeout(ctx, p.ttl/2)
-	ts, err := p.slack.Post(pctx, p.channel, "", DigestMessage(d))
+	ts, err := p.slack.Post(pctx, p.channel, "", msg)
 	cancel()
 	if err != nil {
+		if ts, found := p.findPosted(ctx, log, key, rec.WeekEnd); found {
+			return p.record(ctx, log, rec, d, ts, payload, false)
+		}
 		return fail(fmt.Errorf("post digest: %w", err))
 	}
+	return p.record(ctx, log, rec, d, ts, payload, true)
+}
+
+// digestKey is the idempotency key a week's digest to a channel is posted
+// with (Message.once).
+func digestKey(channel string, weekStart time.Time) string {
+	return "digest:" + channel + ":" + weekStart.UTC().Format(time.RFC3339)
+}
+
+// postedFinder finds a message posted with an idempotency key; *WebAPI
+// is one.
+type postedFinder interface {
+	FindPosted(ctx context.Context, channel, key string, oldest time.Time) (ts string, found bool, err error)
+}
+
+// findPosted looks for the week's digest in the channel since the week
+// ended; false when it is not there or cannot be looked for.
+func (p *DigestPoster) findPosted(ctx context.Context, log *slog.Logger, key string, since time.Time) (string, bool) {
+	f, ok := p.slack.(postedFinder)
+	if !ok {
+		return "", false
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	ts, found, err := f.FindPosted(fctx, p.channel, key, since)
+	if err != nil {
+		log.Warn("digest: could not read the channel for an earlier post of this digest", "err", err)
+		return "", false
+	}
+	if found {
+		log.Info("digest: an earlier attempt had posted it; recording that post", "ts", ts)
+	}
+	return ts, found
+}
+
+// record marks the week's digest posted as ts; posted says whether this
+// call posted it (else an earlier attempt had).
+func (p *DigestPoster) record(ctx context.Context, log *slog.Logger, rec store.SentDigest, d pricing.Digest, ts string, payload []byte, posted bool) (DigestDelivery, error) {
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := p.store.MarkDigestPosted(mctx, p.channel, rec.WeekStart, p.holder, ts, payload); err != nil {
 		log.Error("digest: posted, but the record of it failed", "ts", ts, "err", err)
-		return DigestDelivery{Record: rec, Digest: &d, Posted: true}, fmt.Errorf("digest posted as %s but not recorded: %w", ts, err)
+		return DigestDelivery{Record: rec, Digest: &d, Posted: posted}, fmt.Errorf("digest posted as %s but not recorded: %w", ts, err)
 	}
 	rec.TS, rec.PostedAt, rec.LastError = ts, p.clock().UTC(), ""
+	if !posted {
+		return DigestDelivery{Record: rec}, nil
+	}
 	log.Info("digest: posted", "ts", ts, "moves", len(d.Moves), "quiet", d.Quiet)
 	p.attachChart(ctx, log, ts, d)
 	return DigestDelivery{Record: rec, Digest: &d, Posted: true}, nil

@@ -45,6 +45,7 @@ type HTTP struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *Metrics
+	replays replayGuard // signatures of commands and interactions already taken
 }
 
 // HTTPConfig is what the HTTP endpoints need. Events may be nil: event
@@ -78,9 +79,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 
 // Register adds the three endpoints to mux.
 func (s *HTTP) Register(mux *http.ServeMux) {
-	mux.Handle("POST /slack/commands", s.signed(s.commands))
-	mux.Handle("POST /slack/events", s.signed(s.eventsEndpoint))
-	mux.Handle("POST /slack/interactions", s.signed(s.interactions))
+	mux.Handle("POST /slack/commands", s.signed(s.once(s.commands)))
+	mux.Handle("POST /slack/events", s.signed(s.eventsEndpoint)) // retried deliveries are deduplicated by event id
+	mux.Handle("POST /slack/interactions", s.signed(s.once(s.interactions)))
 }
 
 // signed wraps an endpoint with the body cap, the signature check, the
@@ -113,6 +114,21 @@ func (s *HTTP) signed(next http.HandlerFunc) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next(w, r)
 	})
+}
+
+// once answers a signed request whose signature was taken before (a
+// replay within the signature window, see replay.go) with an empty 200,
+// without doing it again: a slash command is not answered twice, a
+// button not pressed twice.
+func (s *HTTP) once(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.replays.first(r.Header.Get(headerSignature), s.now()) {
+			s.log.Warn("bot: a signed request was sent again; not answered twice", "path", r.URL.Path, "remote", r.RemoteAddr)
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		next(w, r)
+	}
 }
 
 // commands answers a slash command in the response body itself.

@@ -30,23 +30,32 @@ type cachedNamer interface {
 }
 
 // cachedLister is what a ModelResolver may also do: list the Hub models
-// it has cached, for `/fit models`.
+// it has cached most recently, for `/fit models`.
 type cachedLister interface {
-	Cached(ctx context.Context) ([]hub.Entry, error)
+	Cached(ctx context.Context, limit int) ([]hub.Entry, error)
 }
 
-// hubEntries are the cached Hub models as catalog entries.
-func (h *Handler) hubEntries(ctx context.Context) []catalogEntry {
+// maxListedHubModels is how many cached Hub models `/fit models` lists,
+// the most recently fetched: the reply stays the same size however many
+// the cache holds.
+const maxListedHubModels = 40
+
+// hubEntries are the most recently fetched cached Hub models as catalog
+// entries, and whether the cache holds more.
+func (h *Handler) hubEntries(ctx context.Context) (out []catalogEntry, more bool) {
 	lister, ok := h.cfg.Models.(cachedLister)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	entries, err := lister.Cached(ctx)
+	entries, err := lister.Cached(ctx, maxListedHubModels+1)
 	if err != nil {
 		h.log.Warn("bot: listing cached Hub models failed", "err", err)
-		return nil
+		return nil, false
 	}
-	out := make([]catalogEntry, 0, len(entries))
+	if len(entries) > maxListedHubModels {
+		entries, more = entries[:maxListedHubModels], true
+	}
+	out = make([]catalogEntry, 0, len(entries))
 	for _, e := range entries {
 		m, err := e.Model()
 		if err != nil {
@@ -60,7 +69,7 @@ func (h *Handler) hubEntries(ctx context.Context) []catalogEntry {
 		detail += ", Hugging Face Hub, fetched " + hub.Age(h.now().Sub(e.FetchedAt))
 		out = append(out, catalogEntry{ID: e.Repo, Name: e.Repo, Detail: detail})
 	}
-	return out
+	return out, more
 }
 
 // hubAckBudget is how long a slash command waits for the Hub before it

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -18,6 +19,8 @@ type fakeModels struct {
 	release chan struct{} // when set, the Hub answers only once it is closed
 	err     error
 	calls   chan string
+	// moreCached adds that many older cached models behind Qwen3-1.7B.
+	moreCached int
 }
 
 func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
@@ -156,13 +159,34 @@ func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
 	}
 }
 
-func (f *fakeModels) Cached(context.Context) ([]hub.Entry, error) {
+func (f *fakeModels) Cached(_ context.Context, limit int) ([]hub.Entry, error) {
 	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
 	if err != nil {
 		return nil, err
 	}
-	return []hub.Entry{{Repo: "Qwen/Qwen3-1.7B", Revision: "8268fe3", FetchedAt: testNow.Add(-5 * time.Hour), Config: config,
-		Weights: sizing.HubWeights{Total: 2_031_739_904}}}, nil
+	entries := []hub.Entry{{Repo: "Qwen/Qwen3-1.7B", Revision: "8268fe3", FetchedAt: testNow.Add(-5 * time.Hour), Config: config,
+		Weights: sizing.HubWeights{Total: 2_031_739_904}}}
+	for i := range f.moreCached {
+		entries = append(entries, hub.Entry{Repo: fmt.Sprintf("someone/Qwen3-1.7B-copy-%d", i), Revision: "1",
+			FetchedAt: testNow.Add(-time.Duration(6+i) * time.Hour), Config: config, Weights: sizing.HubWeights{Total: 2_031_739_904}})
+	}
+	return entries[:min(limit, len(entries))], nil
+}
+
+// TestModelsListsTheRecentHubModelsOnly: however many models the cache
+// holds, /fit models lists the most recently fetched and says there are
+// more.
+func TestModelsListsTheRecentHubModelsOnly(t *testing.T) {
+	h := hubHandler(t, &fakeModels{moreCached: 500}, nil)
+	msg := h.Command(context.Background(), slash("models"))
+	got := messageJSON(t, msg)
+	if n := strings.Count(got, "Qwen3-1.7B-copy-"); n != 2*(maxListedHubModels-1) { // each id is shown as ID and name
+		t.Errorf("%d listings of cached copies, want %d", n, 2*(maxListedHubModels-1))
+	}
+	if !strings.Contains(got, "older ones are cached too") {
+		t.Errorf("/fit models does not say more are cached")
+	}
+	checkLimits(t, msg)
 }
 
 func TestModelsListsCachedHubModels(t *testing.T) {

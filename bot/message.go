@@ -3,6 +3,7 @@ package bot
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/slack-go/slack"
@@ -25,6 +26,10 @@ type Message struct {
 	// question is the canonical question of an answer, for its thread's
 	// follow-ups; never sent.
 	question string
+	// once, when set, makes a post of the message idempotent: it is
+	// posted with this key in its metadata, and a post that may have
+	// landed is looked for before it is tried again (WebAPI.Post).
+	once string
 
 	pre *preEncoded // the JSON, made with the message; nil: encode it
 }
@@ -49,8 +54,16 @@ func (p *preEncoded) matches(m Message) bool {
 
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.
 func ephemeral(text string, blocks ...slack.Block) Message {
-	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: display.Truncate(text, maxFallbackText), Blocks: enforceLimits(blocks)}
+	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: display.Truncate(noBroadcast(text), maxFallbackText), Blocks: enforceLimits(blocks)}
 }
+
+// noBroadcast keeps the words a person typed (a question, a model name)
+// from reaching a message's fallback text as Slack's special mentions:
+// <!channel>, <!here>, <!everyone> and <!subteam^ID> notify everyone in a
+// channel once the message is shared there. The blocks escape people's
+// words whole (escape); the fallback keeps its user mentions (<@U123>)
+// and links, so only "<!" is written as the text it is.
+func noBroadcast(s string) string { return strings.ReplaceAll(s, "<!", "&lt;!") }
 
 // withOutcome is m marked with outcome.
 func (m Message) withOutcome(outcome string) Message {

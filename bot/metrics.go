@@ -46,6 +46,7 @@ type Metrics struct {
 	llmFailures     *prometheus.CounterVec
 	refreshRuns     *prometheus.CounterVec
 	offersHeld      *prometheus.CounterVec
+	connsRefused    *prometheus.CounterVec
 	priceAge        *prometheus.GaugeVec
 	unknownGPUs     *prometheus.GaugeVec
 	digests         *prometheus.CounterVec
@@ -85,6 +86,10 @@ func NewMetrics() *Metrics {
 			Name: "fitbot_price_offers_held_total",
 			Help: "Offers a price refresh held aside as implausible (far outside the GPU's band of current prices), by provider.",
 		}, []string{"provider"}),
+		connsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fitbot_http_connections_refused_total",
+			Help: "Connections closed at once because the listener held its most (FITBOT_MAX_CONNS), by listener (http, health).",
+		}, []string{"listener"}),
 		priceAge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "fitbot_price_age_seconds",
 			Help: "Age of each provider's current prices (its latest good refresh).",
@@ -122,7 +127,7 @@ func NewMetrics() *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.offersHeld, m.priceAge, m.unknownGPUs,
+		m.questions, m.latency, m.llmCalls, m.llmFailures, m.refreshRuns, m.offersHeld, m.connsRefused, m.priceAge, m.unknownGPUs,
 		m.digests, m.slackErrors, m.slackRateLimits, m.events, m.socketConnected, m.planBatchRows,
 	)
 	return m
@@ -202,6 +207,15 @@ func (m *Metrics) OffersHeld(provider string, n int) {
 		return
 	}
 	m.offersHeld.WithLabelValues(provider).Add(float64(n))
+}
+
+// ConnectionRefused counts a connection a listener closed for want of a
+// slot.
+func (m *Metrics) ConnectionRefused(listener string) {
+	if m == nil {
+		return
+	}
+	m.connsRefused.WithLabelValues(listener).Inc()
 }
 
 // PriceAge sets how old provider's current prices are.

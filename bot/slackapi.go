@@ -85,10 +85,52 @@ func NewWebAPI(cfg WebAPIConfig) (*WebAPI, error) {
 	return w, nil
 }
 
+// historyReader reads a channel's history; *slack.Client is one.
+type historyReader interface {
+	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)
+}
+
+// postKeyEvent is the metadata event type of a message posted with an
+// idempotency key (Message.once).
+const postKeyEvent = "fitbot_post"
+
+// historyPage is how many of a channel's newest messages FindPosted reads.
+const historyPage = 200
+
+// FindPosted looks in channel's messages since oldest for one this app
+// posted with key (Message.once) and returns its timestamp. found is
+// false when there is none, or when the client cannot read history.
+func (w *WebAPI) FindPosted(ctx context.Context, channel, key string, oldest time.Time) (ts string, found bool, err error) {
+	h, ok := w.api.(historyReader)
+	if !ok {
+		return "", false, nil
+	}
+	resp, err := h.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: channel,
+		Oldest: fmt.Sprintf("%d.000000", oldest.Unix()), Limit: historyPage, IncludeAllMetadata: true})
+	if err != nil {
+		kind, _, _ := classifySlackError(err)
+		w.metrics.SlackAPIError("conversations.history", kind)
+		return "", false, fmt.Errorf("conversations.history of %s: %w", channel, err)
+	}
+	for _, m := range resp.Messages {
+		if m.Metadata.EventType == postKeyEvent && m.Metadata.EventPayload["key"] == key {
+			return m.Timestamp, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // Post posts msg to channel, in the thread threadTS when it is set, and
-// returns the new message's timestamp.
+// returns the new message's timestamp. A message with an idempotency key
+// (Message.once) carries it in its metadata, and before each retry after
+// a failure that may have posted it (a timeout, a 5xx), the channel is
+// read for it: a post Slack took but answered too slowly is not repeated.
 func (w *WebAPI) Post(ctx context.Context, channel, threadTS string, msg Message) (string, error) {
 	opts := []slack.MsgOption{slack.MsgOptionText(msg.Text, false), slack.MsgOptionDisableLinkUnfurl()}
+	start := time.Now().Add(-time.Minute) // Slack's clock may run behind ours
+	if msg.once != "" {
+		opts = append(opts, slack.MsgOptionMetadata(slack.SlackMetadata{EventType: postKeyEvent, EventPayload: map[string]any{"key": msg.once}}))
+	}
 	if len(msg.Blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(msg.Blocks...))
 	}
@@ -98,12 +140,25 @@ func (w *WebAPI) Post(ctx context.Context, channel, threadTS string, msg Message
 	const method = "chat.postMessage"
 	var ts string
 	policy := retry.Policy{Attempts: w.retries + 1, Backoff: w.backoff, MaxWait: w.maxWait, Sleep: w.sleep}
+	mayHavePosted := false // the last try failed in a way that may have posted (a timeout, a 5xx)
 	err := policy.Do(ctx, func(attempt int) (bool, time.Duration, error) {
 		var err error
+		if mayHavePosted && msg.once != "" {
+			found, ok, ferr := w.FindPosted(ctx, channel, msg.once, start)
+			if ferr != nil {
+				return false, 0, fmt.Errorf("an earlier try may have posted it, and the channel could not be read: %w", ferr)
+			}
+			if ok {
+				ts = found
+				w.log.Info("bot: an earlier try had posted the message; not posting it again", "method", method, "ts", ts)
+				return false, 0, nil
+			}
+		}
 		if _, ts, err = w.api.PostMessageContext(ctx, channel, opts...); err == nil {
 			return false, 0, nil
 		}
 		kind, wait, again := classifySlackError(err)
+		mayHavePosted = kind == "server" || kind == "network"
 		w.metrics.SlackAPIError(method, kind)
 		if again && attempt <= w.retries {
 			w.log.Info("bot: slack call failed, retrying", "method", method, "kind", kind, "attempt", attempt, "err", err)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -36,13 +35,17 @@ func (e *Events) threadMessage(m *slackevents.MessageEvent) bool {
 
 // respondTo is the answer to a message, and whether to post one: a
 // message in the thread of an answer is read against that answer's
-// question; other talk in such a thread is left alone.
+// question; one that asks something fitbot cannot read there gets a
+// short "I didn't catch that"; other talk in such a thread is left
+// alone.
 func (e *Events) respondTo(ctx context.Context, in incoming) (Message, bool) {
+	var ours bool // the thread is one of fitbot's answers
 	if in.threadTS != "" && e.threads != nil {
 		canonical, ok, err := e.threads.ThreadQuestion(ctx, in.asker.team, in.asker.channel, in.threadTS)
 		if err != nil {
 			e.log.Error("bot: reading the thread's question failed", "channel", in.asker.channel, "thread", in.threadTS, "err", err)
 		}
+		ours = ok
 		if ok {
 			if msg, ok := e.h.followUp(ctx, in.asker, canonical, in.text); ok {
 				return msg, true
@@ -50,9 +53,36 @@ func (e *Events) respondTo(ctx context.Context, in incoming) (Message, bool) {
 		}
 	}
 	if in.kind == KindThread {
+		if ours && asksSomething(in.text) {
+			return notCaughtInThread(), true
+		}
 		return Message{}, false
 	}
 	return e.reply(ctx, in), true
+}
+
+// asksSomething reports whether a message in one of fitbot's threads
+// reads as said to fitbot (a question, or how people start one) rather
+// than talk between people ("thanks", "nice, trying it now").
+func asksSomething(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	if strings.HasSuffix(t, "?") {
+		return true
+	}
+	for _, start := range []string{"and ", "what about", "how about", "what if", "how much", "how many", "how long", "can we", "could we", "can it", "does it", "would it", "same but", "now with", "instead"} {
+		if strings.HasPrefix(t, start) {
+			return true
+		}
+	}
+	return false
+}
+
+// notCaughtInThread is the short reply to a message in fitbot's thread
+// that asks something fitbot cannot read against the thread's question.
+func notCaughtInThread() Message {
+	return ephemeral("I didn't catch that. In this thread I read changes to the question above, e.g. " +
+		"`and with 2 of them?`, `on an h100`, `qlora instead`, `with 32k context`, `cheapest?`, `and spot?`, `same but llama 3 70b`. " +
+		"A new question works too: mention me with it.").withOutcome(OutcomeNotUnderstood)
 }
 
 // remember records the question of an answer posted in a thread.
@@ -87,18 +117,13 @@ func (e *Events) forgetThreads(ctx context.Context, now time.Time) {
 // that answer was for (sizing.FollowUp); ok is false when the message
 // is not a follow-up.
 func (h *Handler) followUp(ctx context.Context, asker who, canonical, text string) (Message, bool) {
-	base := h.answers.ReadSizing(canonical)
-	if base.Err != nil {
-		return Message{}, false
-	}
-	p, ok := sizing.FollowUp(base.Parsed.Query, text)
+	q, ok := h.answers.FollowUp(canonical, text)
 	if !ok || !h.cfg.Policy.allows(asker.team, asker.channel) {
 		return Message{}, false
 	}
 	if !h.limiter.allow(asker.user, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
-	q := answer.Question{Text: text, Parsed: p}
 	if q.Ask() {
 		return h.askAnswer(ctx, asker, q), true
 	}

@@ -49,20 +49,7 @@ func TestThreadFollowUpsOverHTTP(t *testing.T) {
 	t.Cleanup(srv.Close)
 	deliver := func(file string) {
 		t.Helper()
-		body := readTestdata(t, file)
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/slack/events", strings.NewReader(string(body)))
-		ts := strconv.FormatInt(testNow.Unix(), 10)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(headerTimestamp, ts)
-		req.Header.Set(headerSignature, ComputeSignature(testSecret, ts, body))
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: status %d", file, resp.StatusCode)
-		}
+		deliverBody(t, srv, readTestdata(t, file))
 		h.Wait()
 	}
 	const thread = "1764466000.000100"
@@ -101,6 +88,44 @@ func TestThreadFollowUpsOverHTTP(t *testing.T) {
 	canonical, ok, err := db.ThreadQuestion(ctx, "T1DC2JH3J", "C0FITBOT", thread)
 	if err != nil || !ok || canonical != "llama-3.1-8b qlora 2xrtx-3090" {
 		t.Errorf("thread question = %q, %v, %v; want the latest answer's", canonical, ok, err)
+	}
+
+	// The everyday follow-ups of issue #31, each read against the latest
+	// answer in the thread; a question fitbot cannot read gets a short
+	// reply in the thread instead of silence.
+	template := string(readTestdata(t, "thread_reply_more_gpus.json"))
+	for i, tc := range []struct{ text, want string }{
+		{"what about 4 of them", "4× RTX 3090"},
+		{"and spot?", "spot"},
+		{"cheapest?", "the cheapest card that fits"},
+		{"hmm, and what would finance say about that?", "I didn't catch that"},
+	} {
+		body := strings.NewReplacer(`"and with 2 GPUs?"`, strconv.Quote(tc.text), "Ev0FITBOT12", "Ev0FITBOT9"+strconv.Itoa(i),
+			"1764466200.000300", "17644663"+strconv.Itoa(i)+"0.000300").Replace(template)
+		deliverBody(t, srv, []byte(body))
+		h.Wait()
+		posts := rec.waitPosts(t, 4+i)
+		if p := posts[3+i]; p.ThreadTS != thread || !strings.Contains(p.Text+string(joinBlocks(p)), tc.want) {
+			t.Errorf("%q: reply %q in thread %s, want %q in thread %s", tc.text, p.Text, p.ThreadTS, tc.want, thread)
+		}
+	}
+}
+
+// deliverBody posts a signed event body to the test server's /slack/events.
+func deliverBody(t *testing.T, srv *httptest.Server, body []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/slack/events", strings.NewReader(string(body)))
+	ts := strconv.FormatInt(testNow.Unix(), 10)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headerTimestamp, ts)
+	req.Header.Set(headerSignature, ComputeSignature(testSecret, ts, body))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
 	}
 }
 

@@ -41,7 +41,9 @@ func (e Entry) Model() (sizing.Model, error) {
 type Cache interface {
 	HubModel(ctx context.Context, repo string) (Entry, bool, error)
 	PutHubModel(ctx context.Context, e Entry) error
-	HubModels(ctx context.Context) ([]Entry, error)
+	// RecentHubModels returns the limit most recently fetched models,
+	// newest first.
+	RecentHubModels(ctx context.Context, limit int) ([]Entry, error)
 	// HubModelsNamed returns the cached repos whose name without the
 	// organisation has the NameKey key, by repo id.
 	HubModelsNamed(ctx context.Context, key string) ([]Entry, error)
@@ -299,12 +301,13 @@ func (r *Resolver) cachedMatch(ctx context.Context, key string) string {
 	return entries[0].Repo
 }
 
-// Cached lists the cached models, by repo id; none without a cache.
-func (r *Resolver) Cached(ctx context.Context) ([]Entry, error) {
+// Cached lists the limit most recently fetched cached models, newest
+// first; none without a cache.
+func (r *Resolver) Cached(ctx context.Context, limit int) ([]Entry, error) {
 	if r.Cache == nil {
 		return nil, nil
 	}
-	return r.Cache.HubModels(ctx)
+	return r.Cache.RecentHubModels(ctx, limit)
 }
 
 // CachedRepo is the cached repo that words name without its organisation

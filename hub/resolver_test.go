@@ -48,6 +48,12 @@ func (m *memCache) HubModelsNamed(_ context.Context, key string) ([]Entry, error
 	return out, nil
 }
 
+func (m *memCache) RecentHubModels(ctx context.Context, limit int) ([]Entry, error) {
+	all, _ := m.HubModels(ctx)
+	slices.SortFunc(all, func(a, b Entry) int { return b.FetchedAt.Compare(a.FetchedAt) })
+	return all[:min(limit, len(all))], nil
+}
+
 func (m *memCache) HubModels(context.Context) ([]Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

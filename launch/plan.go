@@ -140,6 +140,9 @@ type Config struct {
 // kind cannot run (a serving answer for DeepSpeed, a GGUF file for vLLM)
 // is an error that says which kind can.
 func Emit(k Kind, p Plan) (Config, error) {
+	if err := familyLaunch(k, p.Request); err != nil {
+		return Config{}, err
+	}
 	switch k {
 	case KindDeepSpeed:
 		return emitDeepSpeed(p)
@@ -240,4 +243,23 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		out.LoRARank = r.LoRARank
 	}
 	return out
+}
+
+// familyLaunch refuses a kind for a model family it has no config for:
+// diffusion pipelines have none (diffusers' training scripts are not
+// emitted), an embedding or reranker server needs vLLM's pooling runner
+// or SGLang's embedding mode, and llama.cpp (and SGLang) serve no
+// encoder-decoder.
+func familyLaunch(k Kind, r sizing.Request) error {
+	switch a := r.Architecture; {
+	case a == sizing.ArchDiffusion:
+		return &Unsupported{Kind: k, Reason: "fitbot has no launch config for diffusion pipelines yet (diffusers' accelerate training scripts and pipelines are not emitted)"}
+	case a == sizing.ArchEncoder && (k == KindVLLM || k == KindSGLang):
+		return &Unsupported{Kind: k, Reason: "an embedding or reranker encoder is served by vLLM's pooling runner or SGLang's --is-embedding, which fitbot does not emit yet"}
+	case a == sizing.ArchEncoderDecoder && k == KindSGLang:
+		return &Unsupported{Kind: k, Reason: "SGLang serves decoder LLMs, not this encoder-decoder", Try: KindVLLM}
+	case (a == sizing.ArchEncoder || a == sizing.ArchEncoderDecoder) && k == KindLlamaCpp:
+		return &Unsupported{Kind: k, Reason: fmt.Sprintf("llama.cpp's server runs decoder LLMs, not this %s", a)}
+	}
+	return nil
 }

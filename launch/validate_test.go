@@ -440,7 +440,7 @@ func validateLlama(t reporter, text string) []string {
 	}
 	specs, canon := loadFlags(t, "llama_server.txt")
 	vals, out := checkFlags("llama.cpp", args[1:], specs, canon)
-	if v := vals["-ctv"]; v != "" && strings.HasPrefix(v, "q") || strings.HasPrefix(v, "iq") {
+	if v := vals["-ctv"]; strings.HasPrefix(v, "q") || strings.HasPrefix(v, "iq") { // the quantised cache types
 		if fa := vals["-fa"]; fa != "on" && fa != "enabled" && fa != "true" && fa != "1" {
 			out = append(out, fmt.Sprintf("llama-quant-v-fa: -ctv %s with flash attention %q", v, fa))
 		}

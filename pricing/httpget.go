@@ -35,6 +35,31 @@ const providerAttempts = 4
 // maxRetryAfter caps how long one Retry-After makes a refresh wait.
 const maxRetryAfter = 30 * time.Second
 
+// bodyStall is how long a response body may send nothing before the
+// download is given up: a truncated catalog that stops mid-body with the
+// connection left open would otherwise hold the refresh until its
+// per-provider timeout (3 minutes). A variable for the tests.
+var bodyStall = 20 * time.Second
+
+// errStalled is the cause of a download given up for bodyStall.
+var errStalled = errors.New("the download stalled")
+
+// stallReader cancels its request when no byte arrives for bodyStall.
+type stallReader struct {
+	r     io.Reader
+	timer *time.Timer
+	n     int64
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.n += int64(n)
+		s.timer.Reset(bodyStall)
+	}
+	return n, err
+}
+
 type providerRequest struct {
 	provider string
 	method   string
@@ -81,7 +106,9 @@ func providerOnce(ctx context.Context, hc *http.Client, req providerRequest) (ra
 	if req.body != nil {
 		body = bytes.NewReader(req.body)
 	}
-	hr, err := http.NewRequestWithContext(ctx, req.method, req.url, body)
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hr, err := http.NewRequestWithContext(rctx, req.method, req.url, body)
 	if err != nil {
 		return nil, false, -1, fmt.Errorf("%s: build request: %s", req.provider, scrub(err.Error(), req.secrets))
 	}
@@ -103,8 +130,17 @@ func providerOnce(ctx context.Context, hc *http.Client, req providerRequest) (ra
 		return nil, true, -1, fmt.Errorf("%s: %s %s: %w", req.provider, req.method, hr.URL.Path, scrubErr(err, req.secrets))
 	}
 	defer resp.Body.Close()
-	raw, err = io.ReadAll(io.LimitReader(resp.Body, maxProviderBody+1))
+	sr := &stallReader{r: resp.Body, timer: time.AfterFunc(bodyStall, func() { cancel(errStalled) })}
+	raw, err = io.ReadAll(io.LimitReader(sr, maxProviderBody+1))
+	sr.timer.Stop()
 	if err != nil {
+		if errors.Is(context.Cause(rctx), errStalled) && ctx.Err() == nil {
+			of := "an unknown number of"
+			if resp.ContentLength >= 0 {
+				of = fmt.Sprint(resp.ContentLength)
+			}
+			return nil, false, -1, fmt.Errorf("%s: %s: %d of %s bytes, then nothing for %v; the download was given up", req.provider, errStalled, sr.n, of, bodyStall)
+		}
 		if ctx.Err() != nil {
 			return nil, false, -1, fmt.Errorf("%s: read body: %w", req.provider, ctx.Err())
 		}

@@ -61,6 +61,20 @@ func TestCatalogData(t *testing.T) {
 		if m.Name == "" || m.Source == "" || m.Family == "" {
 			t.Errorf("%s: name, family and source must be set", m.ID)
 		}
+		if m.Kind == KindDiffusion {
+			// A pipeline: components with a denoiser and a VAE, a DiT with its geometry.
+			roles := map[string]int{}
+			for _, c := range m.Components {
+				roles[c.Role]++
+			}
+			total, _ := m.ParamCount()
+			dit := m.Denoiser == DenoiserDiT && m.Hidden > 0 && m.Layers > 0 && m.TextTokens > 0 && m.LoRAPerRank > 0
+			if roles[RoleDenoiser] != 1 || roles[RoleVAE] != 1 || roles[RoleTextEncoder] == 0 || total != m.PublishedParams ||
+				!dit && m.Denoiser != DenoiserUNet || m.NativeResolution <= 0 {
+				t.Errorf("%s: inconsistent pipeline %+v", m.ID, m)
+			}
+			continue
+		}
 		if m.Layers <= 0 || m.Hidden <= 0 || m.Vocab <= 0 || m.MaxContext <= 0 || m.PublishedParams <= 0 || m.NormsPerLayer <= 0 {
 			t.Errorf("%s: shape fields must be positive: %+v", m.ID, m)
 		}

@@ -41,7 +41,11 @@ const (
 func ModelFromConfig(data []byte, name string) (Model, error) {
 	var raw rawConfig
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return Model{}, &InputError{Problem: fmt.Sprintf("config.json is not a JSON object: %v", err), Hint: configHint}
+		// Python's json writes Infinity and NaN (Mamba-2's
+		// time_step_limit): read them as null, no count depends on them.
+		if json.Unmarshal(pythonNonFinite(data), &raw) != nil {
+			return Model{}, &InputError{Problem: fmt.Sprintf("config.json is not a JSON object: %v", err), Hint: configHint}
+		}
 	}
 	if raw == nil {
 		return Model{}, &InputError{Problem: "config.json is not a JSON object", Hint: configHint}
@@ -87,6 +91,7 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 		n, what, why := visionParams(raw, m.Hidden)
 		if n > 0 {
 			m.ExtraParams, m.ExtraParamsNote = n, what
+			m.ImageTokens = imageTokensOf(raw, top)
 			notes = append(notes, fmt.Sprintf("%s counted: %s parameters from vision_config", what, roundCount(n)))
 		} else {
 			notes = append(notes, fmt.Sprintf("the %s vision tower is not counted (%s)", orDefault(top, "model's"), why))

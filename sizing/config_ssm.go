@@ -23,14 +23,13 @@ func init() {
 
 // mambaMixer is one Mamba or Mamba-2 block's token mixer.
 type mambaMixer struct {
-	version          int // 1 or 2
-	hidden, inner    int
-	state, dtRank    int // Mamba-1: dt_rank; Mamba-2: 0
-	heads, groups    int // Mamba-2
-	kernel           int
-	convBias, bias   bool
-	dtNorms          bool // Jamba's RMSNorms on dt, B and C
-	gatedNormWeights bool // Mamba-2's gated RMSNorm of width inner
+	version        int // 1 or 2
+	hidden, inner  int
+	state, dtRank  int // Mamba-1: dt_rank; Mamba-2: 0
+	heads, groups  int // Mamba-2
+	kernel         int
+	convBias, bias bool
+	dtNorms        bool // Jamba's RMSNorms on dt, B and C
 }
 
 // params counts the mixer's parameters.

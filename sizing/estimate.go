@@ -39,6 +39,9 @@ func NewFootprint(m Model) *Footprint { return &Footprint{s: shapeOf(m)} }
 // does not allocate. The card plays no part: whether it fits is
 // Memory().TotalBytes <= GPU.MemoryBytes.
 func (f *Footprint) Memory(r *Request) Memory {
+	if f.s.diffusion != nil {
+		return diffusionMemory(r, f.s.diffusion)
+	}
 	if r.Method == MethodInference {
 		return inferenceMemory(r, &f.s)
 	}
@@ -85,6 +88,15 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	var warnings []string
 	a.Price, warnings = e.requestPrice(r)
 	var tw []string
+	if rs.shape.diffusion != nil {
+		// Image models: memory only; their speed (steps per second) and
+		// serving are not sized, nor alternatives beyond the card chosen.
+		a.Throughput = Throughput{USDPerHour: a.Price.perHour(r.GPUs)}
+		a.Warnings = append(append(rs.notes, warnings...), "speed, serving capacity and alternatives are not sized for diffusion models")
+		a.Alternatives = []Alternative{}
+		a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
+		return a, nil
+	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
 	if r.Method == MethodInference {
 		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
@@ -145,6 +157,9 @@ func (e *Estimator) costAssumptions(r *Request, g *GPU, t Throughput, p *Price) 
 }
 
 func (rs *resolved) memory(r *Request) Memory {
+	if rs.shape.diffusion != nil {
+		return diffusionMemory(r, rs.shape.diffusion)
+	}
 	if r.Method == MethodInference {
 		return inferenceMemory(r, &rs.shape)
 	}

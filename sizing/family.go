@@ -39,7 +39,8 @@ func (m Model) Architecture() string {
 // sizedFamilies says, in words, what fitbot sizes: every refusal ends
 // with it, so that the asker knows what to ask instead.
 const sizedFamilies = "fitbot sizes decoder LLMs (Llama, Qwen, Mistral, Gemma, DeepSeek, gpt-oss and their config.json), vision-language decoders (LLaVA, Qwen2-VL, Gemma 3), " +
-	"hybrids with linear attention (Qwen3-Next), encoders (BERT) and encoder-decoders (T5, NLLB); see docs/families.md"
+	"state-space models and hybrids (Mamba, Jamba, Qwen3-Next), encoders (BERT, XLM-RoBERTa: bge, e5, gte, nomic), encoder-decoders (T5, NLLB, Whisper) " +
+	"and the catalog's diffusion pipelines by name (FLUX.1, SD3, SDXL, SD 1.5); see docs/families.md"
 
 // familyInfo is what fitbot knows of a model type it does not read as a
 // decoder: the family it belongs to and what it is, in words.
@@ -209,11 +210,30 @@ func familyRefusal(name, arch, what, typ string) *InputError {
 	if who == "" {
 		who = "this model"
 	}
+	hint := "fit llama-3.1-8b lora rtx-4090"
+	if arch == ArchDiffusion {
+		// A pipeline repo fitbot cannot read is sized by the catalog
+		// model of its class, asked by name.
+		hint = "fit " + diffusionCatalogID(typ) + " inference rtx-4090"
+	}
 	return &InputError{
 		Problem: fmt.Sprintf("%s is %s (%s), and fitbot does not size %s models of this type yet; it is not sized as a decoder LLM from its parameter count either. %s",
 			who, what, typ, kind, sizedFamilies),
-		Hint: "fit llama-3.1-8b lora rtx-4090",
+		Hint: hint,
 	}
+}
+
+// diffusionCatalogID is the catalog pipeline a diffusers class belongs to.
+func diffusionCatalogID(class string) string {
+	switch {
+	case strings.HasPrefix(class, "Flux"):
+		return "flux.1-dev"
+	case strings.HasPrefix(class, "StableDiffusion3"), strings.HasPrefix(class, "SD3"):
+		return "sd3-medium"
+	case strings.HasPrefix(class, "StableDiffusionXL"):
+		return "sdxl"
+	}
+	return "sd-1.5"
 }
 
 // familyReaders are the non-decoder model types ModelFromConfig reads
@@ -232,4 +252,105 @@ func refuseFamily(raw, cfg rawConfig, name string) error {
 		return familyRefusal(name, arch, what, typ)
 	}
 	return nil
+}
+
+// addImages counts a vision-language request's images in its sequence:
+// each becomes ImageTokens tokens that are cached and attended like text
+// (the vision tower's own activations, one image at a time, are small
+// beside them and not counted).
+func (rs *resolved) addImages(q Query) error {
+	r, m := &rs.req, rs.model
+	if m.Architecture() != ArchVisionLanguage || m.ImageTokens == 0 {
+		what := "is not a vision-language model"
+		if m.Architecture() == ArchVisionLanguage {
+			what = "is a vision-language model whose tokens per image fitbot does not know"
+		}
+		return inputErr(fmt.Sprintf("fit %s %s ctx %d", m.ID, r.Method, r.SeqLen+1024),
+			"%s %s; say the images as context instead (a 1024px image is about 1,000-1,400 tokens in most)", m.Name, what)
+	}
+	r.Images = q.Images
+	extra := q.Images * m.ImageTokens
+	if m.MaxContext > 0 && r.SeqLen+extra > m.MaxContext {
+		return inputErr(fmt.Sprintf("fit %s %s 1 image", m.ID, r.Method),
+			"%d image(s) of %d tokens and %d tokens of text are longer than %s's context of %d tokens", q.Images, m.ImageTokens, r.SeqLen, m.Name, m.MaxContext)
+	}
+	rs.assume("%d image(s) of %s tokens each (%s's processor at its default size) are counted in the sequence beside %s tokens of text: %s tokens in all, in the KV cache and the activations",
+		q.Images, thousands(float64(m.ImageTokens)), m.Name, thousands(float64(r.SeqLen)), thousands(float64(r.SeqLen+extra)))
+	r.SeqLen += extra
+	return nil
+}
+
+// qwenVLImageTokens is Qwen2-VL's tokens for a 1024×1024 image: its
+// processor's smart_resize rounds each side to 1,036 (a multiple of 28),
+// 14px patches merged 2×2 give (1036/28)² = 1,369.
+const qwenVLImageTokens = 1369
+
+// imageTokensOf reads how many tokens one image becomes for a multimodal
+// wrapper: LLaVA's (image_size/patch_size)² CLIP patches (the CLS token
+// dropped), Gemma 3's mm_tokens_per_image, Qwen2-VL's tokens at 1024px;
+// 0 for a wrapper fitbot does not know.
+func imageTokensOf(raw rawConfig, top string) int {
+	var vc rawConfig
+	if v, ok := raw["vision_config"]; ok {
+		_ = json.Unmarshal(v, &vc) // visionParams read it already
+	}
+	r := configReader{cfg: vc, used: map[string]bool{}}
+	switch top {
+	case "llava":
+		img, _ := r.num(maxVisionDim, "image_size")
+		patch, _ := r.num(maxVisionSmall, "patch_size")
+		if patch > 0 {
+			return (img / patch) * (img / patch)
+		}
+	case "gemma3":
+		top := configReader{cfg: raw, used: map[string]bool{}}
+		if n, ok := top.num(1<<16, "mm_tokens_per_image"); ok {
+			return n
+		}
+		return 256
+	case "qwen2_vl", "qwen2_5_vl":
+		return qwenVLImageTokens
+	}
+	return 0
+}
+
+// pythonNonFinite replaces the Infinity, -Infinity and NaN that Python's
+// json module writes (and JSON does not allow) with null, outside
+// strings.
+func pythonNonFinite(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			out = append(out, c)
+			continue
+		}
+		matched := false
+		for _, word := range []string{"-Infinity", "Infinity", "NaN"} {
+			if strings.HasPrefix(string(data[i:min(len(data), i+len(word))]), word) {
+				out = append(out, "null"...)
+				i += len(word) - 1
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, c)
+		}
+	}
+	return out
 }

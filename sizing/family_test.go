@@ -68,15 +68,15 @@ func TestUnknownTypeByArchitectures(t *testing.T) {
 	}
 }
 
-// TestNamedModelsRefusedByName: the popular models fitbot knows by name
-// only are read as models by the parser and refused by name, with a Try
-// that names the asked model, never "I do not understand".
+// TestNamedModelsRefusedByName: popular models fitbot does not size (or
+// does not size for the method asked) are read as models by the parser
+// and refused by name, with a Try that names the asked model, never "I do
+// not understand".
 func TestNamedModelsRefusedByName(t *testing.T) {
-	for _, tt := range []struct{ q, name, id string }{
-		{"flux.1-dev lora 4090", "FLUX.1 [dev]", "flux.1-dev"},
-		{"can we fine-tune flux dev with lora on a 4090?", "FLUX.1 [dev]", "flux.1-dev"},
-		{"sdxl inference 3060", "Stable Diffusion XL", "sdxl"},
-		{"sd 1.5 dreambooth 3060", "Stable Diffusion 1.5", "sd-1.5"},
+	for _, tt := range []struct{ q, name, try string }{
+		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large", "sd3.5-large"},
+		{"sdxl lora 4090", "Stable Diffusion XL", "fit sdxl inference rtx-4090"},
+		{"sd 1.5 dreambooth 3060", "Stable Diffusion 1.5", "fit sd-1.5 inference rtx-3060"},
 	} {
 		p, err := Parse(tt.q)
 		if err != nil {
@@ -89,8 +89,37 @@ func TestNamedModelsRefusedByName(t *testing.T) {
 			t.Errorf("%q: error %v, want an *InputError", tt.q, err)
 			continue
 		}
-		if !strings.Contains(ie.Problem, tt.name) || !strings.Contains(ie.Hint, tt.id) {
-			t.Errorf("%q: %q / Try %q, want %q named and %q in the Try", tt.q, ie.Problem, ie.Hint, tt.name, tt.id)
+		if !strings.Contains(ie.Problem, tt.name) || !strings.Contains(ie.Hint, tt.try) {
+			t.Errorf("%q: %q / Try %q, want %q named and %q in the Try", tt.q, ie.Problem, ie.Hint, tt.name, tt.try)
+		}
+	}
+}
+
+// TestPopularModelsByName: the questions of the issue answer by name,
+// each sized by its own family.
+func TestPopularModelsByName(t *testing.T) {
+	for q, arch := range map[string]string{
+		"flux.1-dev lora 4090":          ArchDiffusion,
+		"sdxl inference 3060":           ArchDiffusion,
+		"whisper large-v3 t4":           ArchEncoderDecoder,
+		"bge-m3 inference l4":           ArchEncoder,
+		"mamba 2.8b inference 4090":     ArchSSM,
+		"jamba inference 2 a100":        ArchHybrid,
+		"qwen3 next 80b inference h200": ArchHybrid,
+		"llava 1.5 7b inference 4090":   ArchVisionLanguage,
+	} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+			continue
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Errorf("%q: %v", q, err)
+			continue
+		}
+		if a.Request.Architecture != arch {
+			t.Errorf("%q sized as %q, want %q", q, a.Request.Architecture, arch)
 		}
 	}
 }

@@ -34,6 +34,10 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	if said.Model != "" || said.Params != 0 || said.Arch != nil {
 		q.Model, q.Params, q.Experts, q.Arch = said.Model, said.Params, said.Experts, said.Arch
 	}
+	if said.Cheapest && said.GPU == "" {
+		// "cheapest?": the cheapest card that fits, whichever it is.
+		q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
+	}
 	if said.GPU != "" {
 		q.GPUMemoryBytes = said.GPUMemoryBytes
 		if said.GPUs == 0 && said.Nodes == 0 {
@@ -58,6 +62,9 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	}
 	if said.Spot && !base.Spot {
 		changed = append(changed, `"spot"`)
+	}
+	if said.Cheapest && !base.Cheapest {
+		changed = append(changed, `"cheapest": the cheapest card that fits`)
 	}
 	if askOnly {
 		changed = append(changed, "the question to "+strings.ReplaceAll(string(p.Intent), "_", " "))

@@ -87,6 +87,12 @@ func Format(q Query) string {
 	if q.LoRARank > 0 {
 		add("rank", strconv.Itoa(q.LoRARank))
 	}
+	if q.Resolution > 0 {
+		add(strconv.Itoa(q.Resolution) + "px")
+	}
+	if q.Images > 0 {
+		add(strconv.Itoa(q.Images), "images")
+	}
 	if q.GradAccumSteps > 0 {
 		add("accum", strconv.Itoa(q.GradAccumSteps))
 	}
@@ -118,6 +124,9 @@ func Format(q Query) string {
 	}
 	if q.Spot {
 		add("spot")
+	}
+	if q.Cheapest {
+		add("cheapest")
 	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)

@@ -42,6 +42,19 @@ func contextParallel(r *Request) int  { return max(r.ContextParallel, 1) }
 // expertParallelDegree is the ranks the routed experts are split over.
 func expertParallelDegree(r *Request) int { return max(r.ExpertParallel, 1) }
 
+// shardingStage is the ZeRO stage a request's memory and communication
+// follow: the asked one, except that under a pipeline the weights and
+// gradients of a stage stay gathered across its micro-batches (torchtitan
+// turns FSDP's reshard_after_forward off with pipeline parallelism, and
+// DeepSpeed refuses ZeRO-2/3 with its pipeline engine), so only the
+// optimizer states are sharded: ZeRO-1. Offload keeps its own stage.
+func shardingStage(r *Request) int {
+	if pipelineParallel(r) > 1 && r.ZeROStage > 1 && r.Offload == OffloadNone {
+		return 1
+	}
+	return r.ZeROStage
+}
+
 // hasLayout reports whether the request uses any model parallelism.
 func hasLayout(r *Request) bool {
 	return tensorParallel(r) > 1 || pipelineParallel(r) > 1 || contextParallel(r) > 1
@@ -172,8 +185,7 @@ func dpCommSeconds(r *Request, s *shape, g *GPU) float64 {
 	}
 	mp := tensorParallel(r) * contextParallel(r)
 	local := max(gpusPerMachine(r)/mp, 1) // ranks of one DP group per machine
-	group := dataParallel(r) * contextParallel(r)
-	if local >= dataParallel(r) {
+	if local >= dataParallel(r) && g.LinkBytesPerSec > 0 {
 		return vol / g.LinkBytesPerSec
 	}
 	var sec float64
@@ -181,7 +193,6 @@ func dpCommSeconds(r *Request, s *shape, g *GPU) float64 {
 		sec += vol / g.LinkBytesPerSec
 	}
 	perGPU := fabricBytesPerSec(g) / float64(gpusPerMachine(r))
-	_ = group
 	return sec + vol/float64(local)/perGPU
 }
 

@@ -106,3 +106,20 @@ func FuzzLayout(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLayoutSearch: the search for 405B on 16,384 H100 (every
+// tensor, pipeline and context degree that divides the GPUs).
+func BenchmarkLayoutSearch(b *testing.B) {
+	q := Query{Model: "llama-3.1-405b", Method: MethodFull, GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20}
+	rs, err := resolve(q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := rs.req
+	base.TensorParallel, base.PipelineParallel, base.ContextParallel = 1, 1, 1
+	b.ReportAllocs()
+	for b.Loop() {
+		rs.req = base
+		rs.searchLayout(q)
+	}
+}

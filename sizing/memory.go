@@ -95,9 +95,12 @@ type shape struct {
 	// encoderOnly: an encoder (embeddings, rerankers) reads each batch
 	// whole in one forward pass and has no LM head.
 	encoderOnly bool
-	ssmLayers   int64
-	ssmInner    int64
-	ssmProj     int64
+	// diffusion is a diffusion pipeline's components and denoiser; nil
+	// for every other family, whose memory follows the fields above.
+	diffusion *diffusionShape
+	ssmLayers int64
+	ssmInner  int64
+	ssmProj   int64
 
 	// linear is the weights of the transformer blocks' linear layers (all
 	// experts): what bitsandbytes, GPTQ/AWQ and FP8 quantise. The rest
@@ -362,19 +365,14 @@ func trainingMemory(r *Request, s *shape) Memory {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
-	shard := func(x, n float64, stage int) float64 {
-		if r.ZeROStage >= stage {
-			return x / n
-		}
-		return x
-	}
-	weights := shard(base+wB*dense, nDense, 3) + shard(wB*expert, nExpert, 3)
-	grads := shard(gB*dense, nDense, 2) + shard(gB*expert, nExpert, 2)
+	stage := shardingStage(r)
+	weights := zeroShard(base+wB*dense, nDense, stage, 3) + zeroShard(wB*expert, nExpert, stage, 3)
+	grads := zeroShard(gB*dense, nDense, stage, 2) + zeroShard(gB*expert, nExpert, stage, 2)
 	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
 		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
-	opt := shard(optDense, nDense, 1) + shard(optExpert, nExpert, 1)
+	opt := zeroShard(optDense, nDense, stage, 1) + zeroShard(optExpert, nExpert, stage, 1)
 
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
@@ -408,6 +406,15 @@ func trainingMemory(r *Request, s *shape) Memory {
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
 		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
 	return m
+}
+
+// zeroShard is x bytes split over n ranks when the ZeRO stage reaches
+// from, whole otherwise.
+func zeroShard(x, n float64, stage, from int) float64 {
+	if stage >= from {
+		return x / n
+	}
+	return x
 }
 
 // offloadResident is what ZeRO-3 with parameter offload keeps on the
@@ -456,6 +463,11 @@ func ceilBytes(x float64) int64 { return int64(math.Ceil(x)) }
 // "all-linear" does for the head and as MoE recipes do for the router).
 func shapeOf(m Model) shape {
 	total, active := m.ParamCount()
+	if m.Kind == KindDiffusion {
+		d := diffusionShapeOf(m)
+		return shape{total: total, active: active, layers: int64(m.Layers), hidden: int64(m.Hidden),
+			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: m.LoRAPerRank, loraModules: 1}
+	}
 	s := shape{
 		total: total, active: active,
 		layers: int64(m.Layers + m.EncoderLayers), hidden: int64(m.Hidden), ffn: int64(m.Intermediate),

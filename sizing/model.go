@@ -127,6 +127,26 @@ type Model struct {
 	SlidingLayers int `json:"sliding_layers,omitempty"` // how many layers use the window
 	MaxContext    int `json:"max_context"`
 
+	// Components, for a diffusion pipeline (Kind diffusion), are its
+	// models with their exact counts; Hidden and Layers are then the DiT
+	// denoiser's width and blocks. Denoiser is DenoiserDiT or
+	// DenoiserUNet; TextTokens the prompt tokens a DiT attends beside the
+	// image; CFG whether inference runs the denoiser on two batches
+	// (classifier-free guidance); NativeResolution the side in pixels it
+	// was trained at; LoRAPerRank the adapter parameters per unit of rank
+	// on the denoiser's default LoRA targets.
+	Components       []Component `json:"components,omitempty"`
+	Denoiser         string      `json:"denoiser,omitempty"`
+	TextTokens       int         `json:"text_tokens,omitempty"`
+	CFG              bool        `json:"cfg,omitempty"`
+	NativeResolution int         `json:"native_resolution,omitempty"`
+	LoRAPerRank      int64       `json:"lora_per_rank,omitempty"`
+
+	// ImageTokens is how many tokens one image becomes in a
+	// vision-language model's sequence at its processor's default size;
+	// 0 when unknown.
+	ImageTokens int `json:"image_tokens,omitempty"`
+
 	ExtraParams     int64  `json:"extra_params,omitempty"` // parameters outside the transformer, as a lump (vision tower)
 	ExtraParamsNote string `json:"extra_params_note,omitempty"`
 
@@ -165,6 +185,10 @@ func (m Model) Assumption() string { return m.assumption }
 // and gpt-oss-120b's 5.1B active are the blocks plus the unembedding. A
 // tied table is the LM head too and stays in.
 func (m Model) ParamCount() (total, active int64) {
+	if m.Kind == KindDiffusion {
+		n := m.diffusionParamCount()
+		return n, n
+	}
 	h := int64(m.Hidden)
 	embed := int64(m.Vocab) * h
 	embed += int64(m.PositionEmbeddings)*h + int64(m.TokenTypes)*h
@@ -380,6 +404,9 @@ func (l Linear) LoRAParams(r int) int64 {
 // in the Hugging Face implementation: fused qkv or gate_up where the model
 // fuses them.
 func (m Model) LinearShapes() []Linear {
+	if m.Kind == KindDiffusion {
+		return nil // a pipeline's layers are not listed; LoRAPerRank gives the adapters
+	}
 	h, q, kv := m.Hidden, m.Heads*m.HeadDim, m.KVHeads*m.HeadDim
 	attnLayers := m.Layers + m.EncoderLayers - m.LinearAttnLayers
 	var out []Linear

@@ -141,6 +141,8 @@ const (
 	fPP
 	fCP
 	fEP
+	fRes
+	fImages
 	numFields
 )
 
@@ -171,6 +173,9 @@ var fieldNames = [numFields]struct{ key, plural string }{
 	fPP: {"pipeline_parallel", "pipeline-parallel degrees"},
 	fCP: {"context_parallel", "context-parallel degrees"},
 	fEP: {"expert_parallel", "expert-parallel degrees"},
+
+	fRes:    {"resolution", "image resolutions"},
+	fImages: {"images", "image counts"},
 }
 
 // parser is the state of one Parse call.
@@ -407,7 +412,7 @@ func (p *parser) step(i int) int {
 	}
 	words := p.text(i, i+n)
 	switch w.kind {
-	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord:
+	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
@@ -459,6 +464,8 @@ func (p *parser) apply(w word, words string) {
 		}
 	case kindSpot:
 		p.q.Spot = true
+	case kindCheapest:
+		p.q.Cheapest = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)
@@ -680,6 +687,9 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	case kindBatchWord:
 		p.setBatch(number{digits: strconv.Itoa(count)}, p.text(i, j+m))
 		return j + m - i
+	case kindImageWord:
+		p.setImages(count, p.text(i, j+m))
+		return j + m - i
 	}
 	if isWord {
 		p.ignore(i, i+n)
@@ -749,6 +759,11 @@ func (p *parser) glued(i int) int {
 	d := 0
 	for d < len(k) && isDigit(k[d]) {
 		d++
+	}
+	if res, ok := imageSide(k); ok && d > 0 {
+		// An image size: 1024px, 1024x1024 (a diffusion model's side).
+		p.setResolution(res, t.raw)
+		return 1
 	}
 	if d > 0 && d < len(k) && k[d] == 'x' {
 		count, _ := parseNumber(k[:d])

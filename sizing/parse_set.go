@@ -391,6 +391,10 @@ func fieldValue(q Query, f field) string {
 		return strconv.Itoa(q.ExpertParallel)
 	case fGlobalBatch:
 		return formatCount(q.GlobalBatchTokens)
+	case fRes:
+		return strconv.Itoa(q.Resolution)
+	case fImages:
+		return strconv.Itoa(q.Images)
 	}
 	return ""
 }
@@ -442,4 +446,53 @@ func gluedParallel(k string) (name string, num number, ok bool) {
 	}
 	num, ok = parseNumber(k[2:])
 	return k[:2], num, ok
+}
+
+// Image sides a diffusion question may ask, in pixels.
+const (
+	MinResolution = 64
+	MaxResolution = 8192
+)
+
+// imageSide reads an image size written as one word: "1024px" or a
+// square "1024x1024"; ok is false for anything else (a rectangle is
+// not read: diffusion sizes are square here).
+func imageSide(key string) (int, bool) {
+	if s, ok := strings.CutSuffix(key, "px"); ok && isDigits(s) && len(s) <= 5 {
+		n, _ := strconv.Atoi(s)
+		return n, true
+	}
+	if a, b, ok := strings.Cut(key, "x"); ok && a == b && isDigits(a) && len(a) >= 3 && len(a) <= 5 {
+		n, _ := strconv.Atoi(a)
+		return n, true
+	}
+	return 0, false
+}
+
+// setResolution records a diffusion model's image side ("1024px").
+func (p *parser) setResolution(v int, words string) {
+	if v < MinResolution || v > MaxResolution {
+		p.fail(fmt.Sprintf("%s is not an image size I size (%d to %d pixels)", quote(words), MinResolution, MaxResolution),
+			func(q *Query) { q.Resolution = 1024 })
+		return
+	}
+	if p.claim(fRes, p.q.Resolution == v, words) {
+		p.q.Resolution = v
+	}
+}
+
+// MaxImages is the most images one request may carry.
+const MaxImages = 256
+
+// setImages records the images each request carries ("2 images") for a
+// vision-language model.
+func (p *parser) setImages(v int, words string) {
+	if v < 1 || v > MaxImages {
+		p.fail(fmt.Sprintf("%s is not a number of images I size (1 to %d per request)", quote(words), MaxImages),
+			func(q *Query) { q.Images = 1 })
+		return
+	}
+	if p.claim(fImages, p.q.Images == v, words) {
+		p.q.Images = v
+	}
 }

@@ -48,6 +48,8 @@ const (
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
+	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
+	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 )
 
 // word is the meaning of one known word or phrase.
@@ -119,6 +121,7 @@ func buildPhrases() map[string]word {
 		"int4lora", "nf4lora", "lorainnf4", "lorain4bit", "qlorafinetune")
 	add(word{kind: kindMethod, val: string(MethodInference)}, "inference", "infer", "inferencing", "serving",
 		"inferenceonly", "forwardpass")
+	add(word{kind: kindTrainVerb}, "dreambooth") // DreamBooth: full fine-tuning of the denoiser unless lora is said
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
 		"continuedpretraining", "instructiontune", "instructiontuning", "dpo", "orpo", "kto", "ppo", "grpo", "rlhf")
@@ -193,6 +196,7 @@ func buildPhrases() map[string]word {
 		"fsdp", "fsdp2", "fullyshardeddataparallel", "fullshard")
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
+	add(word{kind: kindCheapest}, "cheapest", "cheaper", "cheapestway", "cheapestthatfits", "lowestcost", "leastexpensive", "cheapestoption")
 	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
@@ -234,6 +238,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
 		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "tb", "percent", "%")
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
+	add(word{kind: kindImageWord}, "image", "images", "photo", "photos", "picture", "pictures", "screenshot", "screenshots")
 	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")
 	add(word{kind: kindParamsWord}, "params", "param", "parameters", "parameter")
 

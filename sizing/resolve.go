@@ -85,6 +85,16 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolveShape(serveLengths(q)); err != nil {
 		return nil, err
 	}
+	if rs.model.Kind == KindDiffusion {
+		if err := rs.diffusionAssumptions(q); err != nil {
+			return nil, err
+		}
+	}
+	if q.Images > 0 {
+		if err := rs.addImages(q); err != nil {
+			return nil, err
+		}
+	}
 	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
@@ -127,7 +137,7 @@ func (rs *resolved) resolveModel(q Query) error {
 	switch {
 	case q.Arch != nil:
 		rs.model = *q.Arch
-		if rs.model.Layers <= 0 || rs.model.Hidden <= 0 || (rs.model.Heads <= 0 && rs.model.Kind != KindSSM) {
+		if rs.model.Kind != KindDiffusion && (rs.model.Layers <= 0 || rs.model.Hidden <= 0 || (rs.model.Heads <= 0 && rs.model.Kind != KindSSM)) {
 			return inputErr("fit --config config.json lora rtx-4090", "the model configuration has no layers, hidden size or heads")
 		}
 		if note := rs.model.Assumption(); note != "" {
@@ -312,7 +322,7 @@ func (rs *resolved) resolveMethod(q Query) error {
 			return inputErr(hint, "inference has no optimizer: %s only applies to training", q.Optimizer)
 		case q.LoRARank > 0:
 			return inputErr(hint, "a LoRA rank needs lora or qlora, not inference")
-		case q.ZeROStage != nil || (q.Offload != "" && q.Offload != OffloadNone):
+		case q.ZeROStage != nil || (q.Offload != "" && q.Offload != OffloadNone && !(rs.model.Kind == KindDiffusion && q.Offload == OffloadCPU)):
 			return inputErr(fmt.Sprintf("fit %s 2 %s", rs.req.Model, ifEmpty(rs.req.GPU, "h100")),
 				"ZeRO stages and offload shard training state; to serve on more GPUs, name the GPU count (tensor parallel)")
 		case q.GradCheckpointing != nil:
@@ -408,6 +418,9 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		}
 		r.KVPrecision = kv
 		r.Precision, r.Quant, r.Offload = p, quant, OffloadNone
+		if rs.model.Kind == KindDiffusion && q.Offload == OffloadCPU {
+			r.Offload = OffloadCPU // diffusers' model CPU offload
+		}
 		return nil
 	}
 	switch p {
@@ -475,6 +488,8 @@ func (rs *resolved) resolveShape(q Query) error {
 	r := &rs.req
 	maxCtx := rs.model.MaxContext
 	switch {
+	case rs.model.Kind == KindDiffusion:
+		// A pipeline's sequence is its image: set by diffusionAssumptions.
 	case q.SeqLen == 0:
 		r.SeqLen = defaultSeqLen
 		if maxCtx > 0 && maxCtx < defaultSeqLen {
@@ -507,6 +522,9 @@ func (rs *resolved) resolveShape(q Query) error {
 	r.GradAccumSteps = max(q.GradAccumSteps, 1)
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		r.LoRARank = q.LoRARank
+		if r.LoRARank == 0 && rs.model.Kind == KindDiffusion {
+			r.LoRARank = defaultLoRARank
+		}
 		if r.LoRARank == 0 {
 			r.LoRARank = defaultLoRARank
 			rs.assume("LoRA rank %d on all linear layers (q, k, v, o, gate, up, down): %s adapter parameters",
@@ -601,6 +619,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 		return err
 	}
 	rs.searchLayout(q)
+	if shardingStage(r) != r.ZeROStage {
+		rs.assume("ZeRO-%d under a pipeline keeps each stage's weights and gradients gathered across its micro-batches (torchtitan's FSDP with PP; DeepSpeed refuses ZeRO-2/3 with pipeline parallelism): only the optimizer states are sharded", r.ZeROStage)
+	}
 	if hasLayout(r) {
 		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
 	}

@@ -475,13 +475,14 @@ var catalogFootprints = sync.OnceValue(func() []catalogFootprint {
 // catalogFits lists up to n of the largest catalog models that fit vram
 // under r, checked with their own architecture. A model whose context is
 // shorter than r's sequence is left out, and so are the Mamba models and
-// hybrids: they are examples of a size the decoder search found, and a
-// fixed state fits contexts no decoder of their size does.
+// hybrids (they are examples of a size the decoder search found, and a
+// fixed state fits contexts no decoder of their size does) and the
+// diffusion pipelines (no sequence at all).
 func catalogFits(r *Request, vram int64, n int) []ModelFit {
 	out := []ModelFit{}
 	for i := range catalogFootprints() {
 		c := &catalogFootprints()[i]
-		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext || c.model.SSMVersion > 0 {
+		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext || c.model.SSMVersion > 0 || c.model.Kind == KindDiffusion {
 			continue
 		}
 		var total int64

@@ -96,7 +96,7 @@ func commBytesPerStep(r *Request, s *shape) float64 {
 	}
 	psi /= mp
 	vol := 2 * psi * eb
-	if r.ZeROStage == 3 {
+	if shardingStage(r) == 3 {
 		vol = 3 * psi * eb
 		if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 			vol += 2 * modelWeightBytes(s, r.Quant, r.Precision) / mp
@@ -177,7 +177,7 @@ func trainingStep(r *Request, s *shape, g *GPU, fixedMFU float64) stepTime {
 	st.layout = layoutCommSeconds(r, s, g, st.compute*attnShare)
 	st.dp = dpCommSeconds(r, s, g)
 	micro := st.compute / accum
-	if r.ZeROStage == 3 {
+	if shardingStage(r) == 3 {
 		st.exposed = max(0, st.dp-st.compute)
 	} else {
 		st.exposed = max(0, st.dp-backwardShare*micro)
@@ -195,22 +195,26 @@ func trainingStep(r *Request, s *shape, g *GPU, fixedMFU float64) stepTime {
 // pipeline's bubble adds.
 func trainingSpeed(r *Request, s *shape, g *GPU, fixedMFU float64) (tokensPerSec, computeSec, commSec float64) {
 	st := trainingStep(r, s, g, fixedMFU)
-	step := st.total()
-	if step <= 0 {
-		return 0, 0, 0
-	}
-	stepTokens := float64(r.SeqLen) * float64(r.MicroBatch) * float64(max(r.GradAccumSteps, 1)) * float64(dataParallel(r))
-	return stepTokens / step, st.compute, st.dp + st.layout.sum()
+	return st.tokensPerSec(r), st.compute, st.dp + st.layout.sum()
 }
 
-// trainingMFU is the model-FLOPs utilisation a training speed implies.
-func trainingMFU(r *Request, s *shape, g *GPU, tokensPerSec float64) float64 {
-	model, _ := trainingFLOPs(r, s)
+// tokensPerSec is the throughput over all GPUs of a step timed as st.
+func (t stepTime) tokensPerSec(r *Request) float64 {
+	step := t.total()
+	if step <= 0 {
+		return 0
+	}
+	return float64(r.SeqLen) * float64(r.MicroBatch) * float64(max(r.GradAccumSteps, 1)) * float64(dataParallel(r)) / step
+}
+
+// trainingMFU is the model-FLOPs utilisation a training speed implies,
+// for modelFLOPs per token.
+func trainingMFU(r *Request, g *GPU, modelFLOPs, tokensPerSec float64) float64 {
 	peak := peakFLOPS(g, r.Precision) * float64(max(r.GPUs, 1))
 	if peak <= 0 {
 		return 0
 	}
-	return tokensPerSec * model.sum() / peak
+	return tokensPerSec * modelFLOPs / peak
 }
 
 // Decode latency: a decode step at small batch is bound by reading the
@@ -365,14 +369,13 @@ func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (T
 		}
 	} else {
 		st := trainingStep(r, s, g, fixedMFU)
-		var compute, comm float64
-		tps, compute, comm = trainingSpeed(r, s, g, fixedMFU)
+		tps = st.tokensPerSec(r)
 		if tps > 0 {
 			f := st.model
-			u := trainingMFU(r, s, g, tps)
+			u := trainingMFU(r, g, st.model, tps)
 			t.FLOPsPerToken, t.MFU = &f, &u
 		}
-		if comm > compute && compute > 0 {
+		if comm := st.dp + st.layout.sum(); comm > st.compute && st.compute > 0 {
 			warnings = append(warnings, commWarning(r, s, g, st))
 		}
 		if r.Offload != OffloadNone {

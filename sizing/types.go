@@ -119,7 +119,13 @@ type Query struct {
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Resolution         int    // image side in pixels for a diffusion model ("1024px"); 0 when not said
+	Images             int    // images per request for a vision-language model ("2 images"); 0 when not said
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+	// Cheapest asks for the cheapest card that fits ("cheapest", "cheaper"):
+	// with no GPU named it is answered on the cheapest priced configuration,
+	// never placed on the team's machines.
+	Cheapest bool
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
 }
@@ -184,7 +190,13 @@ type Request struct {
 	// decoder, encoder, encoder-decoder, diffusion, ssm, hybrid or
 	// vision-language.
 	Architecture string `json:"architecture"`
-	Spot         bool   `json:"spot"` // asked at a spot (interruptible) rate
+	// Resolution is the image side in pixels a diffusion model is sized
+	// at (request key resolution); 0 for every other family.
+	Resolution int `json:"resolution,omitempty"`
+	// Images is how many images each sequence carries to a
+	// vision-language model; their tokens are counted in seq_len.
+	Images int  `json:"images,omitempty"`
+	Spot   bool `json:"spot"` // asked at a spot (interruptible) rate
 	// Serving questions (inference only; left out of training requests).
 	// Concurrency is MicroBatch when the question gave users, 0 when it
 	// did not.

@@ -83,6 +83,30 @@ func (db *DB) HubModels(ctx context.Context) ([]hub.Entry, error) {
 	return out, nil
 }
 
+// RecentHubModels returns the limit most recently fetched Hub models,
+// newest first: one index walk (hub_models_by_fetched), however many
+// models are cached.
+func (db *DB) RecentHubModels(ctx context.Context, limit int) ([]hub.Entry, error) {
+	rows, err := db.ro.QueryContext(ctx, `SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag
+		FROM hub_models ORDER BY fetched_at DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, db.wrap("list recent hub models", err)
+	}
+	defer rows.Close()
+	var out []hub.Entry
+	for rows.Next() {
+		e, err := scanHubModel(rows)
+		if err != nil {
+			return nil, db.wrap("list recent hub models", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("list recent hub models", err)
+	}
+	return out, nil
+}
+
 // HubModelsNamed returns the cached Hub models whose name without the
 // organisation has the hub.NameKey key, by repo id: one index lookup
 // (hub_models_by_name), however many models are cached.

@@ -172,3 +172,30 @@ func TestHubModelsNamedIsOneIndexLookup(t *testing.T) {
 		t.Errorf("name lookup plan %q does not use hub_models_by_name", plan)
 	}
 }
+
+// TestRecentHubModels lists the most recently fetched models first,
+// through the fetched_at index.
+func TestRecentHubModels(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for i, repo := range []string{"a/old", "b/newest", "c/middle"} {
+		at := map[int]time.Duration{0: -3 * time.Hour, 1: 0, 2: -time.Hour}[i]
+		if err := db.PutHubModel(ctx, hub.Entry{Repo: repo, Revision: "1", FetchedAt: testNow.Add(at)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := db.RecentHubModels(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[0].Repo != "b/newest" || entries[1].Repo != "c/middle" {
+		t.Errorf("RecentHubModels(2) = %+v, want b/newest then c/middle", entries)
+	}
+	if db.postgres {
+		return // the plan below is SQLite's
+	}
+	plan := explain(t, openTest(t), `SELECT repo FROM hub_models ORDER BY fetched_at DESC LIMIT ?`, 2)
+	if !strings.Contains(plan, "hub_models_by_fetched") || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("recent listing plan %q does not walk hub_models_by_fetched", plan)
+	}
+}

@@ -82,3 +82,51 @@ func fillPrices(ctx context.Context, db *DB, n int) error {
 		return nil
 	})
 }
+
+// BenchmarkHubLookupsAtScale finds a cached Hub model by its name
+// without the organisation, and lists the most recent ones for /fit
+// models, among 10k, 100k and 1M cached models (each with a 4 KB
+// config.json, which neither read touches but for the rows it returns).
+func BenchmarkHubLookupsAtScale(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		if testing.Short() && n > 10_000 {
+			continue
+		}
+		db := openAt(b, filepath.Join(b.TempDir(), "fitbot.db"), nil, -1)
+		ctx := context.Background()
+		start := time.Now()
+		if err := fillHubModels(ctx, db, n); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("built %d cached models in %v", n, time.Since(start).Round(time.Millisecond))
+		b.Run(fmt.Sprintf("Named/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				entries, err := db.HubModelsNamed(ctx, "model123b")
+				if err != nil || len(entries) != 1 {
+					b.Fatalf("HubModelsNamed = %d entries, %v", len(entries), err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Recent/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				entries, err := db.RecentHubModels(ctx, 41)
+				if err != nil || len(entries) != 41 {
+					b.Fatalf("RecentHubModels = %d entries, %v", len(entries), err)
+				}
+			}
+		})
+	}
+}
+
+// fillHubModels caches n models org-i/model-i-b, one fetched a minute.
+func fillHubModels(ctx context.Context, db *DB, n int) error {
+	epoch := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+			INSERT INTO hub_models (repo_key, repo, revision, fetched_at, config, params_json, params_total, name_key)
+			SELECT 'org-' || i || '/model-' || i || '-b', 'org-' || i || '/model-' || i || '-b', 'rev',
+				strftime('%%Y-%%m-%%dT%%H:%%M:%%S.000000000Z', %d + i * 60, 'unixepoch'), zeroblob(4096), '{}', 0, 'model' || i || 'b'
+			FROM n`, n-1, epoch))
+		return err
+	})
+}

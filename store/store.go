@@ -161,9 +161,6 @@ const readers = 8
 // without its password.
 func (db *DB) Path() string { return db.path }
 
-// Postgres reports whether the database is a PostgreSQL server.
-func (db *DB) Postgres() bool { return db.postgres }
-
 // Ping checks that the database file is still the one opened (see
 // checkFile) and that both the writer and the readers can reach it;
 // serve's readiness check calls it.

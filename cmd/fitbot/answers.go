@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -18,7 +19,7 @@ func (a *app) answers() (*answer.Service, *cliEstimator) {
 		Parse:     sizing.Parse,
 		Estimator: est,
 		Asker:     est,
-		Models:    cliHub{a},
+		Models:    cliHub{a: a},
 		Machines:  cliMachines{a},
 		Cluster:   a.liveCluster(),
 		Logger:    slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -51,11 +52,18 @@ func (e *cliEstimator) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnsw
 	return e.estimator(ctx).Ask(p)
 }
 
-// cliHub resolves Hub models with a cache opened for the one question.
-type cliHub struct{ a *app }
+// cliHub resolves Hub models with cache, or with a cache opened for the
+// one question when cache is nil.
+type cliHub struct {
+	a     *app
+	cache hub.Cache
+}
 
 // ResolveParsed implements answer.ModelResolver.
 func (h cliHub) ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+	if h.cache != nil {
+		return h.a.resolveHubWith(ctx, h.cache, question, p, parseErr)
+	}
 	return h.a.resolveHub(ctx, question, p, parseErr)
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/internal/netcap"
 	"github.com/fitbot/fitbot/pricing"
 )
 
@@ -88,6 +89,7 @@ type Config struct {
 	AllowedChannels []string // FITBOT_ALLOWED_CHANNELS; empty: any channel
 	Admins          []string // FITBOT_ADMINS: may run /fit prices refresh
 	RateLimit       int      // FITBOT_RATE_LIMIT: answers per user per minute; 0: unlimited
+	MaxConns        int      // FITBOT_MAX_CONNS, --max-conns: connections the HTTP listener holds open
 
 	LogLevel        slog.Level    // FITBOT_LOG_LEVEL, --log-level
 	LogFormat       string        // FITBOT_LOG_FORMAT, --log-format: auto, json or text
@@ -187,6 +189,9 @@ func loadServeConfig(e environ, args []string, help io.Writer) (Config, error) {
 	}
 	// The checks above passed or were reported: these parse what they checked.
 	c.RateLimit, _ = strconv.Atoi(e.get("FITBOT_RATE_LIMIT"))
+	if c.MaxConns, _ = strconv.Atoi(e.get("FITBOT_MAX_CONNS")); c.MaxConns == 0 {
+		c.MaxConns = netcap.Default()
+	}
 	_ = c.LogLevel.UnmarshalText([]byte(e.get("FITBOT_LOG_LEVEL")))
 	c.ShutdownTimeout, _ = time.ParseDuration(e.get("FITBOT_SHUTDOWN_TIMEOUT"))
 

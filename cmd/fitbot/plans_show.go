@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -65,10 +66,9 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "")
 	}
-	parse := func(q string) (sizing.Parsed, error) {
-		parsed, err := sizing.Parse(q)
-		return a.resolveHubWith(ctx, db, q, parsed, err) // a Hub model's plan: from the cache, else the Hub
-	}
+	// A Hub model's plan is read with the database's cache, else the Hub.
+	svc := answer.Service{Models: cliHub{a: a, cache: db}}
+	parse := func(q string) (sizing.Parsed, error) { return svc.Reread(ctx, q) }
 	if p.Kind != plan.KindFit && p.Kind != "" {
 		r := reaskPlan(p, parse, prices)
 		if f.json {

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -20,6 +21,7 @@ import (
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/internal/netcap"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/slackoauth"
@@ -50,10 +52,14 @@ const (
 	slackAPITimeout   = 30 * time.Second // one Web API call
 	authTestTimeout   = 15 * time.Second // the start-up token check
 	priceReloadEvery  = time.Minute      // how often the prices answers use are reloaded from the store
-	readHeaderTimeout = 10 * time.Second
+	readHeaderTimeout = 5 * time.Second  // a connection that sends nothing is dropped after it
 	httpReadTimeout   = 30 * time.Second // a whole request: Slack's bodies are small
 	httpWriteTimeout  = 30 * time.Second
-	httpIdleTimeout   = 2 * time.Minute
+	httpIdleTimeout   = 30 * time.Second // between requests on a kept-alive connection
+	// healthConns caps the health listener's connections: probes and a
+	// scraper need a few, and the cap keeps it answering beside a
+	// flooded Slack listener.
+	healthConns = 64
 )
 
 // serve is `fitbot serve`: configuration, then the service until ctx is
@@ -278,14 +284,14 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			s.oauth.Register(mux)
 		}
 		hl.register(mux)
-		if code := a.listen(s, "http", "--http", cfg.HTTPAddr, mux); code != exitOK {
+		if code := a.listen(s, "http", "--http", cfg.HTTPAddr, cfg.MaxConns, metrics, mux); code != exitOK {
 			return nil, code
 		}
 	}
 	if cfg.HealthAddr != "" && !sameListener(cfg.HealthAddr, cfg.HTTPAddr) {
 		mux := http.NewServeMux()
 		hl.register(mux)
-		if code := a.listen(s, "health", "--health", cfg.HealthAddr, mux); code != exitOK {
+		if code := a.listen(s, "health", "--health", cfg.HealthAddr, healthConns, metrics, mux); code != exitOK {
 			return nil, code
 		}
 	}
@@ -368,12 +374,21 @@ func sameListener(a, b string) bool {
 	return err == nil && a == b && port != "0"
 }
 
-// listen binds addr and serves mux on it in the background.
-func (a *app) listen(s *service, name, flagName, addr string, mux *http.ServeMux) int {
-	ln, err := net.Listen("tcp", addr)
+// listen binds addr and serves mux on it in the background, holding at
+// most maxConns connections open (netcap): one over it is closed at
+// once and counted.
+func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metrics *bot.Metrics, mux *http.ServeMux) int {
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return a.fail(exitFailure, fmt.Sprintf("%s %s: %v", flagName, addr, err), "pick a free port, e.g. "+flagName+" :8080")
 	}
+	refused := new(atomic.Int64)
+	ln := netcap.Wrap(raw, maxConns, func() {
+		metrics.ConnectionRefused(name)
+		if n := refused.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th...: a flood is a few lines
+			s.log.Warn("fitbot: connection refused: the listener holds its most connections", "listener", name, "max", maxConns, "refused", n)
+		}
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: httpReadTimeout,
 		WriteTimeout: httpWriteTimeout, IdleTimeout: httpIdleTimeout,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}

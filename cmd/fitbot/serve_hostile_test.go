@@ -280,3 +280,57 @@ func TestServeSlowClients(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestServeConnectionFlood is the fault report's idle-connection flood at
+// a small scale: with FITBOT_MAX_CONNS=50, 200 idle connections to the
+// Slack listener; the health listener keeps answering /readyz, the
+// connections over the cap are refused at once (and counted), the Slack
+// endpoint answers again as soon as the idle ones are dropped (they send
+// nothing, so the header timeout drops them), and the process keeps its
+// file descriptors.
+func TestServeConnectionFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the header timeout; skipped with -short")
+	}
+	slack := newFakeSlack(t)
+	env := baseEnv(t, slack.GetAPIURL())
+	env["SLACK_SIGNING_SECRET"] = fakeSigning
+	env["FITBOT_MAX_CONNS"] = "50"
+	r := startServe(t, env, "--http", "127.0.0.1:0")
+	base, health := r.addr(t, "http"), r.addr(t, "health")
+	host := strings.TrimPrefix(base, "http://")
+
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for range 200 {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	start := time.Now()
+	if code, body := get(t, health+"/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz on the health listener during the flood: %d %s", code, body)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("/readyz took %v during the flood", took)
+	}
+	eventually(t, "the refused connections counted", func() bool {
+		_, m := get(t, health+"/metrics")
+		return strings.Contains(m, `fitbot_http_connections_refused_total{listener="http"} 150`)
+	})
+	// The idle connections send nothing: the header timeout drops them,
+	// and the Slack endpoint answers again.
+	time.Sleep(readHeaderTimeout + time.Second)
+	if code, _ := signedSlash(t, base, "help", ""); code != http.StatusOK {
+		t.Errorf("a slash command after the idle connections were dropped: %d", code)
+	}
+	if code := r.stop(t); code != exitOK {
+		t.Errorf("exit %d after the flood", code)
+	}
+}

@@ -91,6 +91,7 @@ var envVars = []envVar{
 	{name: "FITBOT_CLUSTER_TTL", def: cluster.DefaultTTL.String(), doc: "how long a read of the cluster is reused", check: checkPositiveDuration},
 	{name: "FITBOT_LOG_LEVEL", flag: "log-level", def: "info", doc: "debug, info, warn or error", check: checkLogLevel},
 	{name: "FITBOT_LOG_FORMAT", flag: "log-format", def: "auto", doc: "json, text, or auto (text on a terminal, JSON otherwise)", check: checkLogFormat},
+	{name: "FITBOT_MAX_CONNS", flag: "max-conns", defDoc: "half the open-file limit, 64 to 4096", doc: "connections the --http listener holds open; one more is closed at once (the health listener holds 64 of its own)", check: checkMaxConns},
 	{name: "FITBOT_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: defaultShutdownTimeout.String(), doc: "how long a stop waits for work in flight", check: checkPositiveDuration},
 }
 
@@ -317,6 +318,13 @@ func checkChannel(v string) error {
 func checkCron(v string) error {
 	_, err := parseCronSpec(v)
 	return err
+}
+
+func checkMaxConns(v string) error {
+	if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 1_000_000 {
+		return fmt.Errorf("%q is not a number of connections from 1 to 1000000", v)
+	}
+	return nil
 }
 
 func checkRateLimit(v string) error {

@@ -1,0 +1,300 @@
+package sizing
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Diffusion image models are pipelines of components, each loaded at its
+// own precision: text encoders (CLIP, OpenCLIP, T5-XXL), a denoiser (a
+// UNet or a diffusion transformer, DiT) run once per step, and a VAE that
+// decodes the latents into pixels. The resolution and the batch decide
+// the activations: the VAE works at 1/8 of the image's side, a DiT then
+// patches 2×2 latents into one token, so a 1024px image is 4,096 image
+// tokens beside the prompt's text tokens.
+//
+// Inference (diffusers' DiffusionPipeline): without offload every
+// component stays on the GPU; with model CPU offload
+// (enable_model_cpu_offload) the components take turns, so the peak is
+// the largest component with its own working set. A quantisation asked
+// for (fp8, nf4, int8) applies to the denoiser and to a T5-XXL text
+// encoder, as diffusers' PipelineQuantizationConfig examples quantise
+// "transformer" and "text_encoder_2"; CLIP encoders and the VAE stay
+// 16-bit.
+//
+// Fine-tuning (diffusers' train_dreambooth[_lora]_* scripts): the prompt
+// embeddings and the image latents are computed once and the text
+// encoders and the VAE are freed (--cache_latents; the scripts always
+// precompute the embeddings when the text encoders are not trained), so
+// the GPU holds the denoiser, its trainable state and its activations.
+// fitbot sizes fine-tuning for diffusion transformers (FLUX.1, SD3); a
+// UNet's activations are not modelled, so UNet fine-tuning is refused.
+
+// Component roles.
+const (
+	RoleDenoiser    = "denoiser"
+	RoleTextEncoder = "text-encoder"
+	RoleVAE         = "vae"
+)
+
+// Denoiser kinds.
+const (
+	DenoiserDiT  = "dit"
+	DenoiserUNet = "unet"
+)
+
+// Component is one model of a diffusion pipeline, as model_index.json
+// names it, with its exact parameter count.
+type Component struct {
+	Name   string `json:"name"` // "transformer", "unet", "text_encoder", "text_encoder_2", "vae"
+	Role   string `json:"role"` // RoleDenoiser, RoleTextEncoder or RoleVAE
+	Params int64  `json:"params"`
+}
+
+// latentScale is the VAE's downsampling: 8 pixels per latent on a side.
+const latentScale = 8
+
+// defaultResolution is the side a diffusion question is sized at when it
+// names none: the model's native one.
+func (m Model) defaultResolution() int {
+	if m.NativeResolution > 0 {
+		return m.NativeResolution
+	}
+	return 1024
+}
+
+// componentsWith returns the components with the role, in order.
+func (m Model) componentsWith(role string) []Component {
+	var out []Component
+	for _, c := range m.Components {
+		if c.Role == role {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// diffusionShape is what the memory model needs of a pipeline.
+type diffusionShape struct {
+	denoiser   int64 // parameters
+	kind       string
+	hidden     int64 // DiT width (UNet: 0)
+	blocks     int64 // DiT blocks
+	textTokens int64 // prompt tokens the DiT attends with the image (T5 max length)
+	cfg        bool  // classifier-free guidance runs the denoiser on two batches
+	encoders   []int64
+	bigEncoder int64 // index of the T5-XXL encoder in encoders, -1 when none
+	vae        int64
+	loraRank   int64 // LoRA parameters per unit of rank on the denoiser
+}
+
+func diffusionShapeOf(m Model) *diffusionShape {
+	d := &diffusionShape{kind: m.Denoiser, hidden: int64(m.Hidden), blocks: int64(m.Layers),
+		textTokens: int64(m.TextTokens), cfg: m.CFG, bigEncoder: -1, loraRank: m.LoRAPerRank}
+	for _, c := range m.Components {
+		switch c.Role {
+		case RoleDenoiser:
+			d.denoiser += c.Params
+		case RoleTextEncoder:
+			if c.Params > 1e9 {
+				d.bigEncoder = int64(len(d.encoders))
+			}
+			d.encoders = append(d.encoders, c.Params)
+		case RoleVAE:
+			d.vae += c.Params
+		}
+	}
+	return d
+}
+
+// imageTokens is the DiT's tokens for one image of side res pixels.
+func (d *diffusionShape) imageTokens(res int64) int64 {
+	side := res / latentScale / 2 // 2×2 latent patches
+	return side * side
+}
+
+// denoiserStepBytes is the working set of one denoising step at 16 bit:
+// for a DiT, one block's tensors over the image and text tokens (the
+// normed input, q, k, v, attention output, a 4×-wide MLP, the modulated
+// residuals: about 16 hidden-wide values per token); for a UNet, the
+// largest resnet's activations (its 320-channel level at the latent's
+// full size, about 8 such tensors). Attention uses SDPA's memory-efficient
+// kernels, so no score matrix is kept.
+func (d *diffusionShape) denoiserStepBytes(res, batch int64) float64 {
+	if d.cfg {
+		batch *= 2
+	}
+	if d.kind == DenoiserDiT {
+		tokens := d.imageTokens(res) + d.textTokens
+		return 2 * 16 * float64(tokens*d.hidden*batch)
+	}
+	side := res / latentScale
+	return 2 * 8 * 320 * float64(side*side*batch)
+}
+
+// vaeDecodeBytes is the VAE decoder's peak at 16 bit: three tensors of its
+// last up-block, 128 channels at the image's full size, per image (the
+// pipeline decodes the batch at once unless VAE slicing is on).
+func vaeDecodeBytes(res, batch int64) float64 {
+	return 2 * 3 * 128 * float64(res*res*batch)
+}
+
+// diffusionWeightBytes is one component's weights: quant (or the
+// precision) for the denoiser and a T5-XXL encoder, 16-bit for the rest.
+func diffusionWeightBytes(params int64, quantised bool, q Quant, p Precision) float64 {
+	if !quantised {
+		q = QuantNone
+		if p != PrecisionFP32 {
+			p = PrecisionBF16
+		}
+	}
+	return float64(params) * weightElemBytes(q, p, 3072, true, false, false)
+}
+
+// diffusionInferenceMemory is the per-GPU memory of generating Batch
+// images of Resolution pixels on one GPU.
+func diffusionInferenceMemory(r *Request, d *diffusionShape) Memory {
+	res, batch := int64(r.Resolution), int64(max(r.MicroBatch, 1))
+	type part struct{ weights, work float64 }
+	parts := []part{{diffusionWeightBytes(d.denoiser, true, r.Quant, r.Precision), d.denoiserStepBytes(res, batch)}}
+	for i, n := range d.encoders {
+		// A text encoder's forward over 512 prompt tokens is small.
+		parts = append(parts, part{diffusionWeightBytes(n, int64(i) == d.bigEncoder, r.Quant, r.Precision), 0})
+	}
+	parts = append(parts, part{diffusionWeightBytes(d.vae, false, r.Quant, r.Precision), vaeDecodeBytes(res, batch)})
+	var weights, work float64
+	if r.Offload == OffloadCPU {
+		// Model CPU offload: one component on the GPU at a time.
+		var peak float64
+		for _, p := range parts {
+			if p.weights+p.work > peak {
+				peak, weights, work = p.weights+p.work, p.weights, p.work
+			}
+		}
+	} else {
+		for _, p := range parts {
+			weights += p.weights
+			work = max(work, p.work)
+		}
+	}
+	m := Memory{WeightsBytes: ceilBytes(weights), ActivationsBytes: ceilBytes(work), OverheadBytes: overheadBytes(r.GPUs)}
+	m.TotalBytes = m.WeightsBytes + m.ActivationsBytes + m.OverheadBytes
+	return m
+}
+
+// diffusionTrainingMemory is the per-GPU memory of fine-tuning a DiT
+// denoiser: its frozen weights (LoRA, QLoRA) or its full training state,
+// the trainable state in fitbot's usual convention, and the activations
+// of Batch images at Resolution: every block's tensors, or with gradient
+// checkpointing each block's input plus one block rebuilt.
+func diffusionTrainingMemory(r *Request, d *diffusionShape) Memory {
+	wB, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
+	trainable := float64(d.denoiser)
+	var base float64
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		trainable = float64(d.loraRank * int64(r.LoRARank))
+		base = diffusionWeightBytes(d.denoiser, true, r.Quant, r.Precision)
+	}
+	n := float64(max(r.GPUs, 1))
+	weights, grads, opt := base+wB*trainable, gB*trainable, oB*trainable
+	if r.ZeROStage >= 1 {
+		opt /= n
+	}
+	if r.ZeROStage >= 2 {
+		grads /= n
+	}
+	if r.ZeROStage >= 3 {
+		weights /= n
+	}
+	res, batch := int64(r.Resolution), int64(max(r.MicroBatch, 1))
+	tokens := float64((d.imageTokens(res) + d.textTokens) * batch)
+	p := activationElemBytes(r.Precision)
+	block := p * 16 * float64(d.hidden) // one block's saved tensors per token, as denoiserStepBytes counts them
+	acts := tokens * block * float64(d.blocks)
+	if r.GradCheckpointing {
+		acts = tokens * (p*float64(d.hidden)*float64(d.blocks) + block)
+	}
+	m := Memory{
+		WeightsBytes: ceilBytes(weights), GradientsBytes: ceilBytes(grads), OptimizerBytes: ceilBytes(opt),
+		ActivationsBytes: ceilBytes(acts), OverheadBytes: overheadBytes(r.GPUs),
+	}
+	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.OverheadBytes
+	return m
+}
+
+// diffusionParamCount is the pipeline's total: every component.
+func (m Model) diffusionParamCount() int64 {
+	var n int64
+	for _, c := range m.Components {
+		n += c.Params
+	}
+	return n
+}
+
+// diffusionAssumptions say how a diffusion answer was sized.
+func (rs *resolved) diffusionAssumptions(q Query) error {
+	r, m := &rs.req, rs.model
+	if m.Denoiser == DenoiserUNet && r.Method != MethodInference {
+		return inputErr(fmt.Sprintf("fit %s inference %s", m.ID, orDefault(r.GPU, "rtx-4090")),
+			"%s is a UNet diffusion model; fitbot sizes its inference but not UNet fine-tuning (%s) yet: a UNet's activations are not modelled", m.Name, r.Method)
+	}
+	var names []string
+	for _, c := range m.Components {
+		names = append(names, fmt.Sprintf("%s %s", c.Name, humanCount(c.Params)))
+	}
+	rs.assume("%s is a diffusion pipeline: %s", m.Name, strings.Join(names, ", "))
+	r.Resolution = q.Resolution
+	switch {
+	case r.Resolution > 0:
+	case r.Method != MethodInference && m.Denoiser == DenoiserDiT:
+		r.Resolution = 512
+		rs.assume("512px training images (the --resolution default of diffusers' FLUX and SD3 DreamBooth scripts)")
+	default:
+		r.Resolution = m.defaultResolution()
+		rs.assume("%dpx images (the model's native size)", r.Resolution)
+	}
+	if r.Resolution%(2*latentScale) != 0 {
+		return inputErr(fmt.Sprintf("fit %s %s 1024px", m.ID, r.Method), "%dpx is not a multiple of 16, the latent patch size of a diffusion model", r.Resolution)
+	}
+	side := r.Resolution / latentScale
+	r.SeqLen = side * side // latents per image: what the denoiser reads
+	if m.Denoiser == DenoiserDiT {
+		r.SeqLen = (side/2)*(side/2) + m.TextTokens
+	}
+	if r.Method == MethodInference {
+		how := "every component stays on the GPU"
+		if r.Offload == OffloadCPU {
+			how = "model CPU offload: one component on the GPU at a time (enable_model_cpu_offload)"
+		}
+		rs.assume("%d image(s) of %dpx at once (latents %d×%d); %s; quantisation applies to the denoiser and a T5-XXL text encoder, CLIP and the VAE stay 16-bit; the VAE decodes the batch at full size",
+			max(r.MicroBatch, 1), r.Resolution, side, side, how)
+		if m.CFG {
+			rs.assume("classifier-free guidance runs the denoiser on 2× the batch")
+		}
+		return nil
+	}
+	rs.assume("fine-tuning the %s only: prompt embeddings and image latents are computed once and the text encoders and VAE freed (diffusers' DreamBooth scripts, --cache_latents); %d image token(s) + %d text tokens per image at %dpx",
+		m.componentsWith(RoleDenoiser)[0].Name, (side/2)*(side/2), m.TextTokens, r.Resolution)
+	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
+		rs.assume("LoRA on the attention projections (to_q, to_k, to_v, to_out.0), diffusers' default targets: %s adapter parameters at rank %d",
+			humanCount(m.LoRAPerRank*int64(r.LoRARank)), r.LoRARank)
+	}
+	return nil
+}
+
+// diffusionMemory is the per-GPU memory of a diffusion request.
+func diffusionMemory(r *Request, d *diffusionShape) Memory {
+	if r.Method == MethodInference {
+		return diffusionInferenceMemory(r, d)
+	}
+	return diffusionTrainingMemory(r, d)
+}
+
+// perHour is the price of gpus GPUs for an hour; nil without a price.
+func (p *Price) perHour(gpus int) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := p.USDPerGPUHour * float64(max(gpus, 1))
+	return &v
+}
