@@ -86,7 +86,7 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	case a.Compare != nil:
 		msg = h.compareMessage(*a.Compare)
 	case len(a.GPUs) == 1:
-		msg = pricesMessage("Prices for "+display.GPUName(a.GPUs[0]), a.Offers[0], h.now())
+		msg = onePricesGPU(pricesMessage("Prices for "+display.GPUName(a.GPUs[0]), a.Offers[0], h.now()), a.GPUs[0])
 	default:
 		msg = pricesMessage("Cheapest GPU prices", a.Cheapest, h.now())
 	}

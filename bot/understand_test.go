@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -204,4 +205,29 @@ func TestDeadlineOverHTTP(t *testing.T) {
 	got := c.mention("qwen2.5 7b full on a 4090 in a week")
 	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 5.0 days`)
 	wantNotIn(t, "in a week, no tokens", got, "not used")
+}
+
+// TestPricesPictureOverHTTP: "@fitbot prices h100" posts the listing and
+// then the H100's price picture in its thread; the listing's header is
+// the card's display name, the picture is found by the header's block id.
+func TestPricesPictureOverHTTP(t *testing.T) {
+	var hist fakeHistory
+	for d := range 20 {
+		hist = append(hist, pricing.Offer{Provider: "runpod", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand,
+			USDPerGPUHour: 2.39, ObservedAt: testNow.AddDate(0, 0, -d-1)})
+	}
+	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
+	c := newConversation(t, func(cfg *Config) {
+		cfg.Prices, cfg.History, cfg.Upload = fakePrices{offers: testOffers}, hist, fake.uploader(t, nil)
+	})
+	got := c.mention("prices h100")
+	wantIn(t, "@fitbot prices h100", got, "Prices for every H100")
+	if g, _, _ := fake.calls(); g != 1 || fake.gets[0].Get("filename") != "h100-prices.png" {
+		t.Errorf("uploads %v, want the h100 price picture", fake.gets)
+	}
+	got = c.mention("how much is an h100 per hour?")
+	wantIn(t, "@fitbot how much is an h100", got, "Prices for H100 SXM 80 GB")
+	if g, _, _ := fake.calls(); g != 2 || fake.gets[1].Get("filename") != "h100-prices.png" {
+		t.Errorf("uploads %v, want the h100 price picture twice", fake.gets)
+	}
 }
