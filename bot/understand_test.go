@@ -231,3 +231,14 @@ func TestPricesPictureOverHTTP(t *testing.T) {
 		t.Errorf("uploads %v, want the h100 price picture twice", fake.gets)
 	}
 }
+
+// TestSlackParityOverHTTP: what the CLI shows where it matters, Slack
+// shows without pressing Show details: tight alternatives are marked.
+func TestSlackParityOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	got := c.slash("llama 3.1 70b full on 10b tokens on 8x h100")
+	wantIn(t, "tight alternative", got, "(tight: under 20% headroom)")
+	got = c.slash("llama 3.1 70b full on 8x h100 zero3 cpu offload")
+	wantIn(t, "cpu offload", got, "Host RAM: *", "per machine* for the cpu offload")
+	wantNotIn(t, "cpu offload", got, "*Host RAM*\\n") // the breakdown stays a detail
+}
