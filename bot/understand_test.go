@@ -242,3 +242,42 @@ func TestSlackParityOverHTTP(t *testing.T) {
 	wantIn(t, "cpu offload", got, "Host RAM: *", "per machine* for the cpu offload")
 	wantNotIn(t, "cpu offload", got, "*Host RAM*\\n") // the breakdown stays a detail
 }
+
+// press sends a button press on fitbot's message (the payload file, a
+// block_actions from Slack) over HTTP, its replies going to rurl.
+func (c *conversation) press(file, action, value string, rurl *responseURL) {
+	c.t.Helper()
+	payload := strings.NewReplacer("ACTION_ID", action, "ACTION_VALUE", value, "RESPONSE_URL", rurl.URL+"/actions/T1/1/x").
+		Replace(string(readTestdata(c.t, file)))
+	form := url.Values{"payload": {payload}}
+	if code := postSignedAt(c.t, c.srv.URL, "/slack/interactions", formType, []byte(form.Encode()), testNow, nil); code != http.StatusOK {
+		c.t.Fatalf("press %s: status %d", action, code)
+	}
+	c.h.Wait()
+}
+
+// TestPublicAnswerButtonsOverHTTP: a button pressed on an answer in a
+// channel thread leaves the public answer as it is: the new answer is
+// posted as a new reply in the thread and kept as a plan; Show details
+// goes to the presser alone. On an ephemeral answer the button replaces
+// it, as before.
+func TestPublicAnswerButtonsOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	rurl := newResponseURL(t)
+	c.press("block_actions_channel.json", ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090", rurl)
+	posted := rurl.posted(t)
+	if len(posted) != 1 || posted[0].ReplaceOriginal || posted[0].ResponseType != "in_channel" || posted[0].ThreadTS != "1764464400.000200" {
+		t.Fatalf("posted %+v, want one new public reply in the thread", posted)
+	}
+	wantIn(t, "public press", posted[0].Text+string(mustJSON(t, posted[0].Blocks)), "QLoRA", "Kept in the team's plans as plan 1")
+
+	c.press("block_actions_channel.json", ActionDetails, "q:llama-3.1-8b qlora rtx-4090", rurl)
+	if p := rurl.posted(t); len(p) != 2 || p[1].ReplaceOriginal || p[1].ResponseType != "ephemeral" {
+		t.Errorf("Show details on a public answer posted %+v, want a private reply", p[1:])
+	}
+
+	c.press("block_actions.json", ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090", rurl)
+	if p := rurl.posted(t); len(p) != 3 || !p[2].ReplaceOriginal {
+		t.Errorf("a press on an ephemeral answer posted %+v, want it replaced", p[2:])
+	}
+}
