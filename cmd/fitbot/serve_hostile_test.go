@@ -318,7 +318,9 @@ func TestServeConnectionFlood(t *testing.T) {
 	if code, body := get(t, health+"/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz on the health listener during the flood: %d %s", code, body)
 	}
-	if took := time.Since(start); took > time.Second {
+	took := time.Since(start)
+	t.Logf("/readyz on the health listener with 200 idle connections on a cap of 50: %v", took)
+	if took > time.Second {
 		t.Errorf("/readyz took %v during the flood", took)
 	}
 	eventually(t, "the refused connections counted", func() bool {
