@@ -18,6 +18,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/fitbot/fitbot/cluster"
@@ -100,7 +101,17 @@ type Question struct {
 	// configured: the model comes with the question (--config), so the
 	// Hub and the team's machines have nothing to add.
 	configured bool
+	// teamFree: Resolve found that neither the team's machines nor its
+	// cluster can have a say, whichever team asks (see SameForEveryTeam).
+	teamFree bool
 }
+
+// SameForEveryTeam reports whether a resolved question's words alone
+// decide its answer, whichever team asks them: they name the card (or
+// ask for the cheapest one, or which one), so no team's machines are
+// read, and they do not ask about the live cluster. The bot keeps such
+// a reply by its words.
+func (q Question) SameForEveryTeam() bool { return q.teamFree }
 
 // Sizing reports whether the question is a sizing question (not a price
 // question, small talk or help).
@@ -184,13 +195,22 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	if !q.Sizing() || q.configured {
 		return q
 	}
+	q = s.onNamedMachine(ctx, team, q)
 	if s.NeedsHub(q) {
 		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
 	}
 	if q.Err == nil && !s.onCluster(ctx, team, &q) {
+		q.teamFree = !placeable(q.Parsed)
 		q.Parsed = s.onMachines(ctx, team, q.Text, q.Parsed)
 	}
 	return q
+}
+
+// placeable reports whether a question may be placed on a team's
+// machines: it names no card and no count, and asks neither for the
+// cheapest card nor which card.
+func placeable(p sizing.Parsed) bool {
+	return p.Query.GPU == "" && p.Query.GPUs == 0 && !p.Query.Cheapest && p.Intent != sizing.IntentWhichGPU
 }
 
 // AboutCluster reports whether a question only asks what the team's
@@ -273,7 +293,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 // them it fits on (the largest when it fits on none). The assumption
 // says which. Machines that cannot be read are logged and left out.
 func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
-	if s.Machines == nil || p.Query.GPU != "" || p.Query.GPUs != 0 || p.Query.Cheapest || p.Intent == sizing.IntentWhichGPU {
+	if s.Machines == nil || !placeable(p) {
 		return p
 	}
 	ms, err := s.Machines.Machines(ctx, team)
@@ -284,6 +304,36 @@ func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Pa
 	estimate := func(q sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, q) }
 	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, estimate, p.Notes)
 	return p
+}
+
+// onNamedMachine rereads a question that names one of the team's
+// machines with the machine's hardware in place of its name, so that a
+// name the grammar cannot read ("13b lora on gpu-box-1") or reads as
+// something else (a "h100-rig" of L40S) is the machine. The note says
+// which. A question put on the live cluster is left to it.
+func (s *Service) onNamedMachine(ctx context.Context, team string, q Question) Question {
+	if s.Machines == nil || (s.Cluster != nil && !q.Ask() && cluster.Asked(q.Text)) {
+		return q
+	}
+	ms, err := s.Machines.Machines(ctx, team)
+	if err != nil {
+		s.logger().Warn("answer: reading the team's machines failed; answered without them", "err", err)
+		return q
+	}
+	for _, m := range ms {
+		text, ok := m.Substitute(q.Text)
+		if !ok {
+			continue
+		}
+		p, err := s.parse(text)
+		if err != nil && q.Err == nil {
+			return q // the machine's words make it worse: keep the first reading
+		}
+		q.Parsed, q.Err = p, err
+		q.Parsed.Notes = append(q.Parsed.Notes, fmt.Sprintf("%q is the team's %s", m.Name, m.Hardware()))
+		return q
+	}
+	return q
 }
 
 // namesMachine reports whether the question names one of the team's

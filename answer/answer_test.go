@@ -148,3 +148,23 @@ func TestCheapestIsNotPlacedOnMachines(t *testing.T) {
 		t.Errorf("the same question without cheapest was not placed on the team's machines")
 	}
 }
+
+// TestSameForEveryTeam: words that name their card, or ask for the
+// cheapest or which one, answer alike for every team; words that leave
+// the card to the team's machines do not.
+func TestSameForEveryTeam(t *testing.T) {
+	ctx := context.Background()
+	s := service(&hubQwen{}, teamMachines{})
+	for text, want := range map[string]bool{
+		"13b qlora h100":                   true,
+		"13b qlora 2 gpus":                 true,
+		"cheapest way to qlora 13b":        true,
+		"13b qlora":                        false,
+		"llama 3.1 8b inference 50 users":  false,
+		"which gpu for llama 3.1 8b qlora": true,
+	} {
+		if got := s.Resolve(ctx, "T1", s.Read(text)).SameForEveryTeam(); got != want {
+			t.Errorf("%q: SameForEveryTeam = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -134,6 +134,9 @@ func costLine(a sizing.Answer) string {
 	if t.TokensPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("*Speed* ~%s tokens/s", display.Commas(int64(*t.TokensPerSecond))))
 	}
+	if t.SequencesPerSecond != nil {
+		parts = append(parts, fmt.Sprintf("*Speed* ~%s sequences/s", display.Count(*t.SequencesPerSecond)))
+	}
 	if t.Hours != nil {
 		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens", display.Hours(*t.Hours), display.Count(float64(a.Request.Tokens))))
 	} else if a.Request.Method != sizing.MethodInference {

@@ -216,11 +216,11 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
-			// notes those words gave. Where teams name their machines the
-			// same words may be another team's question, and where a live
-			// cluster answers they may land elsewhere a moment later: by
+			// notes those words gave. Words that leave the card to the team's
+			// machines may be another team's question, and words about the
+			// live cluster may land elsewhere a moment later: those by
 			// canonical only.
-			if h.cfg.Hardware == nil && h.cfg.Cluster == nil {
+			if q.SameForEveryTeam() || h.cfg.Hardware == nil && h.cfg.Cluster == nil {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
 
@@ -351,5 +353,34 @@ func TestReplyCacheLeavesHubModelsAlone(t *testing.T) {
 	}
 	if n := len(h.replies.entries) + len(h.replies.byText); n != 0 {
 		t.Errorf("%d cache entries after Hub questions, want none", n)
+	}
+}
+
+// TestReplyCacheByWordsWithTeamMachines: where teams have machines, a
+// question whose words name its card is still kept by its words (it is
+// the same for every team); one that leaves the card to the machines is
+// kept by its canonical form only.
+func TestReplyCacheByWordsWithTeamMachines(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "fitbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.SaveMachine(ctx, "T1DC2JH3J", sizing.Machine{Name: "our box", GPU: "rtx-4090", GPUs: 2, Nodes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer, c.Hardware = sizing.Parse, Fixed{&sizing.Estimator{}}, db
+		c.AnswerVersion = func() uint64 { return 1 }
+	})
+	for _, text := range []string{"13b qlora h100", "13b qlora"} {
+		h.Command(ctx, slash(text))
+	}
+	if h.replies.getText(1, "13b qlora h100") == nil {
+		t.Errorf("a question naming its card is not kept by its words")
+	}
+	if h.replies.getText(1, "13b qlora") != nil {
+		t.Errorf("a question placed on the team's machines is kept by its words")
 	}
 }

@@ -18,6 +18,10 @@ func familyRoutes() map[string]route {
 		"/openai/whisper-large-v3/resolve/06f233fe06e710322aca913c1bc4249a0d71fce1/config.json":               {file: "config_whisper-large-v3.json"},
 		"/api/models/state-spaces/mamba-2.8b-hf":                                                              {file: "info_mamba-2.8b-hf.json"},
 		"/state-spaces/mamba-2.8b-hf/resolve/1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f/config.json":            {file: "config_mamba-2.8b-hf.json"},
+		"/api/models/ai21labs/Jamba-v0.1":                                                                     {file: "info_jamba-v0.1.json"},
+		"/ai21labs/Jamba-v0.1/resolve/5a1b2c3d4e5f60718293a4b5c6d7e8f901234567/config.json":                   {file: "config_jamba-v0.1.json"},
+		"/api/models/BAAI/bge-m3":                                                                             {file: "info_bge-m3.json"},
+		"/BAAI/bge-m3/resolve/6a2b3c4d5e6f708192a3b4c5d6e7f80912345678/config.json":                           {file: "config_bge-m3.json"},
 	}
 }
 
@@ -31,10 +35,13 @@ func TestHubNonDecoderFamilies(t *testing.T) {
 	tests := []struct {
 		repo, arch string
 		named      []string // what a refusal names
+		params     int64    // the count a sized model must have; 0 to skip
 	}{
-		{"black-forest-labs/FLUX.1-schnell", sizing.ArchDiffusion, []string{"FLUX.1", "diffusion"}},
-		{"openai/whisper-large-v3", sizing.ArchEncoderDecoder, []string{"Whisper"}},
-		{"state-spaces/mamba-2.8b-hf", sizing.ArchSSM, []string{"Mamba"}},
+		{"black-forest-labs/FLUX.1-schnell", sizing.ArchDiffusion, []string{"FLUX.1", "diffusion"}, 0},
+		{"openai/whisper-large-v3", sizing.ArchEncoderDecoder, []string{"Whisper"}, 1_543_490_560},
+		{"state-spaces/mamba-2.8b-hf", sizing.ArchSSM, []string{"Mamba"}, 2_768_345_600},
+		{"ai21labs/Jamba-v0.1", sizing.ArchHybrid, []string{"Jamba"}, 51_570_323_328},
+		{"BAAI/bge-m3", sizing.ArchEncoder, []string{"XLM-RoBERTa"}, 567_754_752},
 	}
 	for _, tt := range tests {
 		res, err := r.Resolve(context.Background(), tt.repo)
@@ -53,6 +60,9 @@ func TestHubNonDecoderFamilies(t *testing.T) {
 		}
 		if got := res.Model.Architecture(); got != tt.arch {
 			t.Errorf("%s sized as %q, want %q", tt.repo, got, tt.arch)
+		}
+		if total, _ := res.Model.ParamCount(); tt.params > 0 && total != tt.params {
+			t.Errorf("%s: %d parameters, want %d", tt.repo, total, tt.params)
 		}
 	}
 	for _, q := range hub.requests() {

@@ -41,7 +41,11 @@ const (
 func ModelFromConfig(data []byte, name string) (Model, error) {
 	var raw rawConfig
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return Model{}, &InputError{Problem: fmt.Sprintf("config.json is not a JSON object: %v", err), Hint: configHint}
+		// Python's json writes Infinity and NaN (Mamba-2's
+		// time_step_limit): read them as null, no count depends on them.
+		if json.Unmarshal(pythonNonFinite(data), &raw) != nil {
+			return Model{}, &InputError{Problem: fmt.Sprintf("config.json is not a JSON object: %v", err), Hint: configHint}
+		}
 	}
 	if raw == nil {
 		return Model{}, &InputError{Problem: "config.json is not a JSON object", Hint: configHint}

@@ -313,3 +313,44 @@ func imageTokensOf(raw rawConfig, top string) int {
 	}
 	return 0
 }
+
+// pythonNonFinite replaces the Infinity, -Infinity and NaN that Python's
+// json module writes (and JSON does not allow) with null, outside
+// strings.
+func pythonNonFinite(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			out = append(out, c)
+			continue
+		}
+		matched := false
+		for _, word := range []string{"-Infinity", "Infinity", "NaN"} {
+			if strings.HasPrefix(string(data[i:min(len(data), i+len(word))]), word) {
+				out = append(out, "null"...)
+				i += len(word) - 1
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, c)
+		}
+	}
+	return out
+}

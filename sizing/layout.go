@@ -42,6 +42,19 @@ func contextParallel(r *Request) int  { return max(r.ContextParallel, 1) }
 // expertParallelDegree is the ranks the routed experts are split over.
 func expertParallelDegree(r *Request) int { return max(r.ExpertParallel, 1) }
 
+// shardingStage is the ZeRO stage a request's memory and communication
+// follow: the asked one, except that under a pipeline the weights and
+// gradients of a stage stay gathered across its micro-batches (torchtitan
+// turns FSDP's reshard_after_forward off with pipeline parallelism, and
+// DeepSpeed refuses ZeRO-2/3 with its pipeline engine), so only the
+// optimizer states are sharded: ZeRO-1. Offload keeps its own stage.
+func shardingStage(r *Request) int {
+	if pipelineParallel(r) > 1 && r.ZeROStage > 1 && r.Offload == OffloadNone {
+		return 1
+	}
+	return r.ZeROStage
+}
+
 // hasLayout reports whether the request uses any model parallelism.
 func hasLayout(r *Request) bool {
 	return tensorParallel(r) > 1 || pipelineParallel(r) > 1 || contextParallel(r) > 1

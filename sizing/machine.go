@@ -157,3 +157,44 @@ func (m Machine) vram() int64 {
 	}
 	return g.MemoryBytes * int64(m.GPUs)
 }
+
+// Substitute puts the machine's hardware in place of its name in a
+// question ("13b lora on gpu-box-1" reads "13b lora on 2x rtx-4090, 128
+// GB RAM"), so that any name the team gives, digits and hyphens
+// included, reads wherever a GPU would. ok is false when the question
+// does not name the machine (see Mentions).
+func (m Machine) Substitute(question string) (string, bool) {
+	words := strings.FieldsFunc(question, isSeparator)
+	name := strings.Fields(m.Name)
+	core := name
+	for len(core) > 1 && (core[0] == "our" || core[0] == "the" || core[0] == "my" || core[0] == "team") {
+		core = core[1:]
+	}
+	for i := range words {
+		n := matchWords(words[i:], name)
+		if n == 0 && (strings.EqualFold(words[i], "our") || strings.EqualFold(words[i], "the") || strings.EqualFold(words[i], "my")) {
+			if k := matchWords(words[i+1:], core); k > 0 {
+				n = k + 1
+			}
+		}
+		if n > 0 {
+			out := slices.Concat(words[:i], []string{"(" + m.Description + ")"}, words[i+n:])
+			return strings.Join(out, " "), true
+		}
+	}
+	return question, false
+}
+
+// matchWords is len(name) when words starts with name's words (any
+// case), 0 otherwise.
+func matchWords(words, name []string) int {
+	if len(name) == 0 || len(words) < len(name) {
+		return 0
+	}
+	for i, w := range name {
+		if !strings.EqualFold(words[i], w) {
+			return 0
+		}
+	}
+	return len(name)
+}

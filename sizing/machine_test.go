@@ -66,6 +66,38 @@ func TestMachineMentions(t *testing.T) {
 	}
 }
 
+// TestMachineSubstitute: any name the team gives (digits, hyphens, two
+// words) reads in every phrasing fitbot suggests, and the question then
+// parses on the machine's hardware.
+func TestMachineSubstitute(t *testing.T) {
+	for _, c := range []struct{ def, q, want string }{
+		{"gpu-box-1: 2x rtx-4090, 128 GB RAM", "13b lora on gpu-box-1", "13b lora on (2x rtx-4090, 128 GB RAM)"},
+		{"gpu-box-1: 2x rtx-4090", "can we qlora 70b on GPU-Box-1?", "can we qlora 70b on (2x rtx-4090)"},
+		{"box2: 4x a100", "what fits on box2", "what fits on (4x a100)"},
+		{"our box: 2x rtx-4090", "13b lora on the box", "13b lora on (2x rtx-4090)"},
+		{"h100-rig: 8x l40s", "llama 3.1 8b full on h100-rig", "llama 3.1 8b full on (8x l40s)"},
+	} {
+		m, err := ParseMachine(c.def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := m.Substitute(c.q)
+		if !ok || got != c.want {
+			t.Errorf("Substitute(%q) = %q, %v; want %q", c.q, got, ok, c.want)
+			continue
+		}
+		if _, err := Parse(got); err != nil && !strings.HasPrefix(c.q, "what") {
+			t.Errorf("Parse(%q): %v", got, err)
+		}
+	}
+	m := Machine{Name: "gpu-box-1", Description: "2x rtx-4090"}
+	for _, q := range []string{"13b lora on gpu-box-10", "13b lora on gpu-box", "13b lora 4090"} {
+		if got, ok := m.Substitute(q); ok {
+			t.Errorf("Substitute(%q) = %q, want no match", q, got)
+		}
+	}
+}
+
 // FuzzParseMachine: never panics; an accepted machine has a catalog GPU,
 // positive counts that split evenly, and answers as hardware.
 func FuzzParseMachine(f *testing.F) {

@@ -365,13 +365,14 @@ func trainingMemory(r *Request, s *shape) Memory {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
-	weights := zeroShard(base+wB*dense, nDense, r.ZeROStage, 3) + zeroShard(wB*expert, nExpert, r.ZeROStage, 3)
-	grads := zeroShard(gB*dense, nDense, r.ZeROStage, 2) + zeroShard(gB*expert, nExpert, r.ZeROStage, 2)
+	stage := shardingStage(r)
+	weights := zeroShard(base+wB*dense, nDense, stage, 3) + zeroShard(wB*expert, nExpert, stage, 3)
+	grads := zeroShard(gB*dense, nDense, stage, 2) + zeroShard(gB*expert, nExpert, stage, 2)
 	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
 		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
-	opt := zeroShard(optDense, nDense, r.ZeROStage, 1) + zeroShard(optExpert, nExpert, r.ZeROStage, 1)
+	opt := zeroShard(optDense, nDense, stage, 1) + zeroShard(optExpert, nExpert, stage, 1)
 
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's

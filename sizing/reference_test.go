@@ -182,6 +182,9 @@ func TestReferenceTrainingTime(t *testing.T) {
 		{"torchtitan Llama 2 70B 64 A100 full AC", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 64, SeqLen: 4096, MicroBatch: 2, GradCheckpointing: &yes}, 353, 0.25},
 		// torchtitan benchmarks/llama3_h100_202412_torchtitan.md, Table 1 (500 W H100s).
 		{"torchtitan Llama 3.1 8B 8 H100", Query{Model: "llama-3.1-8b", GPU: "h100", GPUs: 8, SeqLen: 8192, MicroBatch: 2}, 5762, 0.25},
+		// The same page, Table 4: Llama 3.1 70B on 256 H100, FSDP 32 × TP 8,
+		// Float8, full AC, local batch 16, global batch 512.
+		{"torchtitan Llama 3.1 70B FP8 256 H100 TP8", Query{Model: "llama-3.1-70b", GPU: "h100", GPUs: 256, SeqLen: 8192, MicroBatch: 16, GlobalBatchTokens: 512 * 8192, Precision: fp8, TensorParallel: 8, ZeROStage: stagePtr(3), GradCheckpointing: &yes}, 829, 0.25},
 		// NeMo performance_summary.md (24.07, FP8, DGX-H100), its layouts.
 		{"NeMo Llama 2 7B FP8 8 H100", Query{Model: "llama-2-7b", GPU: "h100", GPUs: 8, SeqLen: 4096, MicroBatch: 1, GlobalBatchTokens: 128 * 4096, Precision: fp8}, 16847, 0.35},
 		{"NeMo Llama 2 70B FP8 64 H100 TP4 PP4", Query{Model: "llama-2-70b", GPU: "h100", GPUs: 64, SeqLen: 4096, MicroBatch: 1, GlobalBatchTokens: 128 * 4096, Precision: fp8, TensorParallel: 4, PipelineParallel: 4}, 1707, 0.35},
@@ -244,6 +247,23 @@ func TestReferenceRunHours(t *testing.T) {
 		if !withinRel(got, tc.gpuHours, tc.tol) {
 			t.Errorf("%s: %.3g GPU-hours (%s, MFU %.1f%%), published %.3g (±%.0f%%)", tc.source, got, layoutName(&a.Request), *a.Throughput.MFU*100, tc.gpuHours, tc.tol*100)
 		}
+	}
+}
+
+// TestReferenceLayoutMemory: torchtitan's measured peak memory
+// (benchmarks/llama3_h100_202412_torchtitan.md, Table 4): Llama 3.1 70B on
+// 256 H100 as FSDP 32 × TP 8, Float8, full AC, local batch 16 at 8k: 71.9
+// GiB. 15 %: the peak includes allocator caching and FSDP's gathered
+// layers, which fitbot does not count.
+func TestReferenceLayoutMemory(t *testing.T) {
+	yes := true
+	a, err := (&Estimator{}).Answer(Query{Model: "llama-3.1-70b", Method: MethodFull, GPU: "h100", GPUs: 256, SeqLen: 8192, MicroBatch: 16,
+		Precision: PrecisionFP8, TensorParallel: 8, ZeROStage: stagePtr(3), GradCheckpointing: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(a.PerGPU.TotalBytes); !withinRel(got, 71.9*gib, 0.15) {
+		t.Errorf("70B FSDP 32 × TP 8: %.1f GiB per GPU, torchtitan measured 71.9 GiB (±15%%)", got/gib)
 	}
 }
 

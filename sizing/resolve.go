@@ -410,9 +410,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		kv := q.KVPrecision
 		if kv == "" {
 			kv = half
-			if rs.model.Kind == KindEncoder {
+			switch rs.model.Kind {
+			case KindDiffusion:
+				// No KV cache; the pipeline's assumptions say what is held.
+			case KindEncoder:
 				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
-			} else {
+			default:
 				rs.assume("KV cache in %s", half)
 			}
 		}
@@ -619,6 +622,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 		return err
 	}
 	rs.searchLayout(q)
+	if shardingStage(r) != r.ZeROStage {
+		rs.assume("ZeRO-%d under a pipeline keeps each stage's weights and gradients gathered across its micro-batches (torchtitan's FSDP with PP; DeepSpeed refuses ZeRO-2/3 with pipeline parallelism): only the optimizer states are sharded", r.ZeROStage)
+	}
 	if hasLayout(r) {
 		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
 	}

@@ -52,13 +52,6 @@ const (
 	// KV cache vLLM logged (vllm#21348); one published point, see
 	// docs/serving.md.
 	moeProfileBuffers = 9
-	// stepOverlapLoss is the share of the shorter of a decode step's
-	// memory time and compute time that does not hide under the longer:
-	// mixed prefill-and-decode batches overlap the two imperfectly.
-	// Fitted: 0.5 puts the aggregate output of TensorRT-LLM's
-	// perf-overview table (testdata/serving/throughput.tsv) within its
-	// stated tolerance; 0 (perfect overlap) is 6-47 % over it.
-	stepOverlapLoss = 0.5
 	// defaultOutputTokens is the answer length a serving question is
 	// sized for when it names none: a chat reply.
 	defaultOutputTokens = 512
@@ -294,27 +287,27 @@ func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, com
 
 // latencyAt is the time to first token and per output token of one
 // replica at c concurrent requests, with the requests per second it
-// serves. Prompts ride in the decode steps (chunked prefill): a step
-// takes its memory time or, when prompts and the batch's tokens need
-// more, their compute: with ρ = λ × a prompt's prefill time the share of
-// compute prompts take, a step is max(memory, compute/(1-ρ)) plus its
-// fixed part. A prompt waits for the ones before it as in an M/D/1 queue,
-// ρ·p/(2(1-ρ)), then is read (p) and gets its first token one step later.
-// λ is the asked arrival rate (open loop: at ρ ≥ 1 the queue grows
-// without bound and TTFT is infinite), or with none each of c users
-// sending the next request when the last one ends (closed loop, no think
-// time): λ then solves λ × (TTFT(λ) + output × TPOT(λ)) = c, found by
-// bisection.
+// serves. Prompts and decode steps share the GPUs: with ρ = λ × a
+// prompt's prefill time p, prompts take ρ of the time, so every decode
+// step (the longer of its memory and compute time, plus its fixed part)
+// is stretched by 1/(1-ρ); a prompt waits for the ones before it as in
+// an M/D/1 queue, ρ·p/(2(1-ρ)), is read (p) and gets its first token one
+// step later. λ is the asked arrival rate (open loop: at ρ ≥ 1 the queue
+// grows without bound and TTFT is infinite), or with none each of c
+// users sending the next request when the last one ends (closed loop, no
+// think time): λ then solves λ × (TTFT(λ) + output × TPOT(λ)) = c, found
+// by bisection. This reproduces NVIDIA NIM's published TTFT and
+// inter-token latency by concurrency (testdata/serving/latency.tsv).
 func latencyAt(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, c int) (ttft, tpot, rps float64) {
 	p := prefillSeconds(r, s, g, mfu, sp.prompt)
 	mem, comp, fixed := decodeStep(r, s, g, mfu, c, sp.prompt+sp.output/2)
+	step := max(mem, comp) + fixed
 	at := func(lambda float64) (float64, float64) {
 		rho := lambda * p
 		if rho >= 1 {
 			return math.Inf(1), math.Inf(1)
 		}
-		c := comp / (1 - rho)
-		tpot := max(mem, c) + stepOverlapLoss*min(mem, c) + fixed
+		tpot := step / (1 - rho)
 		return p + rho*p/(2*(1-rho)) + tpot, tpot
 	}
 	if sp.rps > 0 {

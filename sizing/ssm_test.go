@@ -118,3 +118,27 @@ func TestJambaConfigMatchesCatalog(t *testing.T) {
 		t.Errorf("KV cache %v, catalog %v", m.KVCacheBytes(2, 4096), cat.KVCacheBytes(2, 4096))
 	}
 }
+
+// TestMamba2Config reads Mamba-Codestral's config.json as published
+// (mistralai/Mamba-Codestral-7B-v0.1: model_type mamba2, 64 layers, 128
+// heads of 64, 8 groups, state 128, and a time_step_limit with Python's
+// Infinity in it): transformers' Mamba2Mixer gives 7,285,403,648
+// parameters, the model card's 7.3B (the Hub shows 7.29B).
+func TestMamba2Config(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "families", "mamba-codestral-7b-v0.1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ModelFromConfig(data, "mistralai/Mamba-Codestral-7B-v0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, _ := m.ParamCount()
+	if total != 7_285_403_648 || m.Architecture() != ArchSSM || m.SSMVersion != 2 {
+		t.Errorf("%d parameters, %s, Mamba-%d; want 7285403648, ssm, Mamba-2", total, m.Architecture(), m.SSMVersion)
+	}
+	// 128 heads × 64 × state 128, plus (8192 + 2·8·128) channels × 3 convolution inputs.
+	if want := int64(8192*128 + (8192+2048)*3); m.MixerState != want {
+		t.Errorf("state %d elements per layer, want %d", m.MixerState, want)
+	}
+}

@@ -96,7 +96,7 @@ func commBytesPerStep(r *Request, s *shape) float64 {
 	}
 	psi /= mp
 	vol := 2 * psi * eb
-	if r.ZeROStage == 3 {
+	if shardingStage(r) == 3 {
 		vol = 3 * psi * eb
 		if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 			vol += 2 * modelWeightBytes(s, r.Quant, r.Precision) / mp
@@ -177,7 +177,7 @@ func trainingStep(r *Request, s *shape, g *GPU, fixedMFU float64) stepTime {
 	st.layout = layoutCommSeconds(r, s, g, st.compute*attnShare)
 	st.dp = dpCommSeconds(r, s, g)
 	micro := st.compute / accum
-	if r.ZeROStage == 3 {
+	if shardingStage(r) == 3 {
 		st.exposed = max(0, st.dp-st.compute)
 	} else {
 		st.exposed = max(0, st.dp-backwardShare*micro)

@@ -217,12 +217,32 @@ type restNodes struct {
 
 // record is one node as fitbot reads it, from either source.
 type record struct {
-	Name       string   `json:"name"`
-	Gres       string   `json:"gres"`
-	GresUsed   string   `json:"gres_used"`
-	State      []string `json:"state"`
-	Partitions []string `json:"partitions"`
-	Reason     string   `json:"reason"`
+	Name       string    `json:"name"`
+	Gres       string    `json:"gres"`
+	GresUsed   string    `json:"gres_used"`
+	State      stateList `json:"state"`
+	StateFlags []string  `json:"state_flags"` // v0.0.38 (Slurm 22.05): the flags apart from the base state
+	Partitions []string  `json:"partitions"`
+	Reason     string    `json:"reason"`
+}
+
+// stateList is a node's states: the array v0.0.39 and later give
+// (["IDLE","DRAIN"]), or v0.0.38's single base state ("idle"), upper-cased.
+type stateList []string
+
+// UnmarshalJSON accepts both forms.
+func (s *stateList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = stateList{strings.ToUpper(one)}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*s = many
+	return nil
 }
 
 // sinfoOutput is `sinfo --json` (the data parser's sinfo response): one
@@ -231,7 +251,7 @@ type record struct {
 type sinfoOutput struct {
 	Sinfo []struct {
 		Node struct {
-			State []string `json:"state"`
+			State stateList `json:"state"`
 		} `json:"node"`
 		Nodes struct {
 			Nodes []string `json:"nodes"`
@@ -283,7 +303,8 @@ func snapshot(source string, at time.Time, recs []record) cluster.Snapshot {
 	for _, r := range recs {
 		total := parseGres(r.Gres)
 		used := parseGres(r.GresUsed)
-		n := cluster.Node{Name: r.Name, Partitions: r.Partitions, Unavailable: unavailable(r.State)}
+		states := append(slices.Clone([]string(r.State)), r.StateFlags...)
+		n := cluster.Node{Name: r.Name, Partitions: r.Partitions, Unavailable: unavailable(states)}
 		// A node with several GPU types is shown as its most numerous.
 		best := ""
 		for typ, c := range total {

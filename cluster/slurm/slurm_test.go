@@ -210,3 +210,22 @@ func FuzzParseSinfo(f *testing.F) {
 		snapshot("fuzz", checkedAt, recs)
 	})
 }
+
+// TestOlderAPIVersion reads v0.0.38's node shape (one lower-case state,
+// flags apart), served by Slurm 22.05.
+func TestOlderAPIVersion(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/slurm/v0.0.38/nodes/" {
+			t.Errorf("path %s", r.URL.Path)
+		}
+		http.ServeFile(w, r, filepath.Join("testdata", "nodes-v0.0.38.json"))
+	}))
+	defer srv.Close()
+	got, err := New(Config{URL: srv.URL, Token: token, APIVersion: "v0.0.38"}, srv.Client(), clock).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Nodes) != 2 || got.Nodes[0].GPUsFree != 2 || got.Nodes[0].GPU != "a100-80" || got.Nodes[1].Unavailable != "drained" {
+		t.Errorf("nodes = %+v", got.Nodes)
+	}
+}

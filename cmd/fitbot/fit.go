@@ -105,6 +105,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError(err.Error(), "fitbot fit --json 13B lora 4090")
 	}
+	if f.help && f.json {
+		return a.writeJSON(routedJSON{Kind: answer.KindHelp, Text: fitUsage})
+	}
 	if f.help {
 		fmt.Fprint(a.stdout, fitUsage)
 		return nil

@@ -47,6 +47,7 @@ func TestFitJSONAlwaysJSON(t *testing.T) {
 		{[]string{"hello", "there"}, "greeting", "Hello!"},
 		{[]string{"thanks!"}, "chat", "Happy to help"},
 		{[]string{"what", "can", "you", "do?"}, "help", "Usage: fitbot fit"},
+		{[]string{"--help"}, "help", "Usage: fitbot fit"},
 		{[]string{"how", "much", "is", "an", "h100", "per", "hour?"}, "prices", `"gpu": "h100"`},
 		{[]string{"is", "the", "h200", "cheaper", "than", "the", "h100", "this", "week?"}, "prices", `"cheaper": "h`},
 		{[]string{"gpu", "prices"}, "prices", `"cheapest"`},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -136,5 +137,57 @@ func TestLayering(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no Go files checked: the walk is broken")
+	}
+}
+
+// readingCalls are the sizing functions that read a question. Only
+// package answer calls them: the faces (bot, cmd/fitbot) hand a question
+// to answer, which reads it once, in one order (DESIGN.md, one answer
+// service). Passing sizing.Parse as a value to wire a face is fine.
+var readingCalls = map[string]bool{"Parse": true, "Route": true, "OnMachines": true, "FollowUp": true}
+
+// TestFacesReadThroughAnswer fails when bot or cmd/fitbot calls one of
+// readingCalls itself.
+func TestFacesReadThroughAnswer(t *testing.T) {
+	const sizingPath = "github.com/fitbot/fitbot/sizing"
+	fset := token.NewFileSet()
+	for _, dir := range []string{"../../bot", "."} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "" // what the file calls package sizing
+			for _, imp := range f.Imports {
+				if p, _ := strconv.Unquote(imp.Path.Value); p == sizingPath {
+					name = "sizing"
+					if imp.Name != nil {
+						name = imp.Name.Name
+					}
+				}
+			}
+			if name == "" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && readingCalls[sel.Sel.Name] {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
+						t.Errorf("%s: calls sizing.%s; a face reads questions through package answer", fset.Position(call.Pos()), sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
 	}
 }

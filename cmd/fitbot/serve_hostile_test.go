@@ -223,6 +223,7 @@ func TestServeSlowClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the listener's real timeouts; skipped with -short")
 	}
+	t.Parallel() // 30 s of waiting on the real read timeout: beside TestServeSIGKILL, not after it
 	slack := newFakeSlack(t)
 	env := baseEnv(t, slack.GetAPIURL())
 	env["SLACK_SIGNING_SECRET"] = fakeSigning
