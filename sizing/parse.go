@@ -197,6 +197,8 @@ type parser struct {
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
+	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
+	gpuNameWords   string      // that card's words
 	ggufWords      string // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -867,6 +869,9 @@ func (p *parser) unknown(i int) int {
 			return 1
 		}
 	}
+	if gb, ok := typedGB(t.key); ok { // read after a problem too: it may size an unknown card
+		return p.memoryAt(i, 1, gb)
+	}
 	if p.err != nil {
 		// Only the first problem is reported; spare the suggestion search.
 		p.ignore(i, i+1)
@@ -878,9 +883,6 @@ func (p *parser) unknown(i int) int {
 	}
 	if p.splitName(i) {
 		return 1
-	}
-	if gb, ok := typedGB(t.key); ok {
-		return p.memoryAt(i, 1, gb)
 	}
 	// A model family word ("llama", "qwen2.5") starts a name: take the
 	// words with digits after it as part of what was meant.
@@ -993,14 +995,27 @@ func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
 	if len(suggestions) == 0 {
 		p.fail(problem+"; "+knownHint(kind), nil)
+		if kind == "GPU" {
+			p.unknownGPU(words)
+		}
 		return
 	}
 	problem += "; did you mean " + strings.Join(suggestions, ", ") + "?"
 	first := suggestions[0]
 	if kind == "GPU" {
 		p.fail(problem, func(q *Query) { q.GPU = first })
+		p.unknownGPU(words)
 	} else {
 		p.fail(problem, func(q *Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
+	}
+}
+
+// unknownGPU records words as a card the catalog lacks when the failure
+// just recorded is theirs: a typed memory ("4060 ti 16gb") sizes it
+// (resolveMemory).
+func (p *parser) unknownGPU(words string) {
+	if p.err != nil && p.gpuNameErr == nil && p.words[fGPU] == "" {
+		p.gpuNameErr, p.gpuNameWords = p.err, words
 	}
 }
 

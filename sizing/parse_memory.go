@@ -92,6 +92,13 @@ func (p *parser) setMemory(gb int, words string) {
 // resolveMemory turns a typed memory size into the card to size: see
 // the comment at the top of this file.
 func (p *parser) resolveMemory() {
+	unknown := ""
+	if p.err != nil && p.err == p.gpuNameErr && p.memGB > 0 && p.q.GPU == "" {
+		if _, ok := p.lex.memoryCard("", p.memGB); ok {
+			// "4060 ti 16gb": a card the catalog lacks, sized by its memory.
+			p.err, p.fix, unknown = nil, nil, p.gpuNameWords
+		}
+	}
 	if p.memGB == 0 || p.err != nil {
 		return
 	}
@@ -100,6 +107,10 @@ func (p *parser) resolveMemory() {
 	if !ok {
 		return
 	}
+	if unknown != "" {
+		p.note(fmt.Sprintf("%s is not a GPU I know: sized as a %d GB card", quote(unknown), gb))
+		words = unknown + " " + words
+	}
 	if p.q.GPU != "" {
 		switch {
 		case pick.exact && pick.id == p.q.GPU:
@@ -107,6 +118,15 @@ func (p *parser) resolveMemory() {
 		case pick.exact:
 			p.gpuNote(fmt.Sprintf("%s with %s taken as the %s, the variant with that memory", quote(p.words[fGPU]), quote(words), pick.name))
 			p.q.GPU = pick.id
+			p.words[fGPU] += " " + words
+			return
+		}
+		if g, _, err := LookupGPU(p.q.GPU); err == nil && g.Vendor == "apple" && gb < pick.cardGB {
+			// Apple sells each M-series chip with several memory sizes
+			// ("36gb" M3 Max): the typed one is the asker's machine.
+			p.gpuNote(fmt.Sprintf("%s with %s taken as the %d GB model of the %s (unified memory, %.0f%% of it for the GPU by default)",
+				quote(p.words[fGPU]), quote(words), gb, lineOf(g.Name), 100*g.UsableFraction))
+			p.q.GPUMemoryBytes = int64(gb) << 30
 			p.words[fGPU] += " " + words
 			return
 		}
