@@ -199,7 +199,7 @@ type parser struct {
 	deadline       Deadline
 	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
 	gpuNameWords   string      // that card's words
-	ggufWords      string // "gguf" or "ollama" said: q4_k_m unless a type is named
+	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
 	epochs         int
