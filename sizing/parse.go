@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -888,7 +889,7 @@ func (p *parser) unknown(i int) int {
 	// words with digits after it as part of what was meant.
 	if p.lex.isModelFamily(t.key) {
 		j := i + 1
-		for j < len(p.toks) && j < i+4 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) {
+		for j < len(p.toks) && j < i+6 && !p.toks[j].ignorable && (hasDigit(p.toks[j].key) || !p.toks[j].known) && p.isNameish(j) {
 			j++
 		}
 		words := p.text(i, j)
@@ -993,6 +994,15 @@ func (p *parser) unknownNumber(words string) {
 
 func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
+	if kind == "model" {
+		if size, params, ok := sizeSaid(words); ok && !slices.ContainsFunc(suggestions, func(id string) bool { return strings.Contains(id, size) }) {
+			// "llama 3.2 vision 11b": no catalog model of that size is
+			// like it; the Try keeps the size asked, not another model.
+			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model: name it by its Hugging Face id, or size it as a bare "+strings.ToUpper(size),
+				func(q *Query) { q.Model, q.Params, q.Experts = "", params, 0 })
+			return
+		}
+	}
 	if len(suggestions) == 0 {
 		p.fail(problem+"; "+knownHint(kind), nil)
 		if kind == "GPU" {
@@ -1010,6 +1020,28 @@ func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	}
 }
 
+func knownHint(kind string) string {
+	if kind == "GPU" {
+		return "name a card such as rtx-4090, a100-80 or h100"
+	}
+	return "name a catalog model such as llama-3.1-8b or give a size such as 13b"
+}
+
+// sizeSaid is the parameter count written among a model's words ("11b"
+// in "llama 3.2 vision 11b"): the word, lower case, and its value.
+func sizeSaid(words string) (string, int64, bool) {
+	for _, w := range strings.Fields(strings.ToLower(words)) {
+		num, ok := parseNumber(w)
+		if !ok || num.neg || (num.suffix != "b" && num.suffix != "m") {
+			continue
+		}
+		if v, ok := num.scaled(decimalUnit(num.suffix)); ok && v >= MinBareParams && v <= MaxParams {
+			return w, v, true
+		}
+	}
+	return "", 0, false
+}
+
 // unknownGPU records words as a card the catalog lacks when the failure
 // just recorded is theirs: a typed memory ("4060 ti 16gb") sizes it
 // (resolveMemory).
@@ -1017,13 +1049,6 @@ func (p *parser) unknownGPU(words string) {
 	if p.err != nil && p.gpuNameErr == nil && p.words[fGPU] == "" {
 		p.gpuNameErr, p.gpuNameWords = p.err, words
 	}
-}
-
-func knownHint(kind string) string {
-	if kind == "GPU" {
-		return "name a card such as rtx-4090, a100-80 or h100"
-	}
-	return "name a catalog model such as llama-3.1-8b or give a size such as 13b"
 }
 
 // gpuFamilies are words that start a GPU name but are not one alone.

@@ -389,9 +389,12 @@ func TestParseWithLexicon(t *testing.T) {
 	if d := cmp.Diff([]string{"card9 taken as Card 9 (the big one)"}, got.Notes); d != "" {
 		t.Errorf("Notes (-want +got):\n%s", d)
 	}
+	// A suggestion of another size changes the question (#31): the Try
+	// keeps the size asked instead.
 	_, err = parseWith("tiny 2b lora", fakeLexicon{})
-	if err == nil || !strings.Contains(err.Error(), `"tiny 2b" is not a model I know; did you mean tiny-1b?`) {
-		t.Errorf("parseWith(tiny 2b) error = %v, want a did-you-mean for tiny-1b", err)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(in.Problem, `"tiny 2b" is not a model I know; I know no similar 2B model`) || in.Hint != "fit 2b lora" {
+		t.Errorf("parseWith(tiny 2b) error = %v, want no similar 2B model and Try: fit 2b lora", err)
 	}
 }
 
