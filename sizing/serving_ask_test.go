@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -50,6 +51,36 @@ func TestServePlan(t *testing.T) {
 	}
 }
 
+// TestServePlanFormat: a plan tries fp8 and AWQ only when the question
+// named no weight format, and then does not assume 16-bit weights; a
+// named format is kept. "llama 8b bf16 serve 50 users" answered AWQ on
+// RTX 4090s, and the unsaid ask listed fp8 and AWQ options under
+// "inference in bf16 (weights unquantised)".
+func TestServePlanFormat(t *testing.T) {
+	a := askServe(t, "gpus for 50 users of llama-3.1-8b bf16 with ttft under 1s")
+	if len(a.Serve.Options) == 0 {
+		t.Fatal("bf16 asked: no options")
+	}
+	for _, o := range a.Serve.Options {
+		if o.Quant != QuantNone || o.Precision != PrecisionBF16 {
+			t.Errorf("bf16 asked: option %s in %s %s", o.GPU, o.Quant, o.Precision)
+		}
+	}
+	a = askServe(t, "gpus for 50 users of llama-3.1-8b with ttft under 1s")
+	formats := map[Quant]bool{}
+	for _, o := range a.Serve.Options {
+		formats[o.Quant] = true
+	}
+	if len(formats) < 2 {
+		t.Errorf("no format said: options in %v, want several formats", formats)
+	}
+	for _, s := range a.Assumptions {
+		if strings.Contains(s, "weights unquantised") {
+			t.Errorf("no format said, options in %v, assumed %q", formats, s)
+		}
+	}
+}
+
 // TestServePlanMissesTarget: a target nothing meets is said first, with
 // the closest configurations.
 func TestServePlanMissesTarget(t *testing.T) {
@@ -84,5 +115,15 @@ func BenchmarkServePlan(b *testing.B) {
 		if _, err := e.Ask(p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestServeCapacityUsable: with no speed asked, a capacity answer keeps
+// each user above reading speed instead of filling the KV cache with
+// users who get a token every two seconds.
+func TestServeCapacityUsable(t *testing.T) {
+	c := askServe(t, "how many users can an m3-max-128 serve llama 3.1 8b").Serve.Capacity
+	if c.Concurrency >= c.MaxConcurrency || c.TokensPerSecondPerUser < usableTokensPerSecond || c.Limit != "tokens_per_second" {
+		t.Errorf("M3 Max: %d users of %d that fit, %.1f tok/s each, limit %q", c.Concurrency, c.MaxConcurrency, c.TokensPerSecondPerUser, c.Limit)
 	}
 }
