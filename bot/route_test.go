@@ -38,6 +38,7 @@ func TestRoutedMessages(t *testing.T) {
 		{"is the H200 cheaper than the H100 this week?", []string{"*H200 141 GB*: no price known yet", "Not both priced yet", "*This week*", "`h100` aws on-demand: $7.20 → $6.88 (−4.4%)"}, []string{"a100-80"}},
 		{"what are gpu prices this week", []string{"Cheapest GPU prices", "`a100-80` gcp on-demand: $4.00 → $3.67"}, nil},
 		{"thanks!", []string{"Happy to help", "/fit 13B lora 4090"}, []string{"couldn't"}},
+		{"hello there", []string{"Hello!", "/fit 13B lora 4090"}, []string{"Happy to help"}},
 		{"what can you do?", []string{"Fine-tune", "Serve"}, nil},
 		{"the weather is nice today, isn't it", []string{"I didn't find a sizing question in that", "Fine-tune"}, []string{"couldn't use"}},
 		{"13b lora 4090 h100", []string{"I couldn't use that", "two GPUs in one question", "*Try:* `/fit 13b lora rtx-4090`"}, []string{"/fit fit"}},

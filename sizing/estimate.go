@@ -98,7 +98,10 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		return a, nil
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
-	if r.Method == MethodInference {
+	if r.Method == MethodInference && !servedLikeADecoder(r.Architecture) {
+		tw = append(tw, fmt.Sprintf("serving capacity (KV cache, concurrent requests) is sized for decoder LLMs only: not for this %s model", r.Architecture))
+	}
+	if r.Method == MethodInference && servedLikeADecoder(r.Architecture) {
 		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
 		if lengthUnsaid(q) {
 			sv.MaxModelLen = rs.chatMaxModelLen()
@@ -259,4 +262,16 @@ func hostStateNeeds(r *Request, s *shape) (ram, disk int64) {
 		disk += ceilBytes(perNode)
 	}
 	return ram, disk
+}
+
+// servedLikeADecoder reports whether a family is served as the serving
+// model sizes it: a paged KV cache per request that grows with its
+// tokens. Encoders keep no cache, an encoder-decoder's is cross-attention
+// over a fixed encoder output, a state-space model's is a fixed state.
+func servedLikeADecoder(arch string) bool {
+	switch arch {
+	case "", ArchDecoder, ArchVisionLanguage, ArchHybrid:
+		return true
+	}
+	return false
 }

@@ -410,9 +410,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		kv := q.KVPrecision
 		if kv == "" {
 			kv = half
-			if rs.model.Kind == KindEncoder {
+			switch rs.model.Kind {
+			case KindDiffusion:
+				// No KV cache; the pipeline's assumptions say what is held.
+			case KindEncoder:
 				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
-			} else {
+			default:
 				rs.assume("KV cache in %s", half)
 			}
 		}

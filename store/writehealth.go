@@ -161,7 +161,7 @@ func (db *DB) checkpointRemoved() string {
 	ctx, cancel := context.WithTimeout(context.Background(), rescueTimeout)
 	defer cancel()
 	var busy, logged, moved int
-	err := db.rw.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &moved)
+	err := db.rw.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &logged, &moved)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("moving its commits into the database file failed (%v)", err)

@@ -33,6 +33,7 @@ func fillDisk(t *testing.T, db *DB, extra int) {
 // (/readyz 503); once there is room again, Ping's own probe write
 // succeeds and it is ready again without waiting for a plan.
 func TestDiskFullIsNotReady(t *testing.T) {
+	skipOnPostgres(t) // fills a SQLite file (PRAGMA max_page_count)
 	db := openTest(t)
 	ctx := context.Background()
 	for i := range 3 {
@@ -58,6 +59,7 @@ func TestDiskFullIsNotReady(t *testing.T) {
 		}
 	}
 	h := db.WriteHealth()
+	t.Logf("on a full disk: %d of 50 saves refused, WriteHealth counts %d failures", failed, h.Failures)
 	if failed == 0 || !h.Failing || h.Failures < int64(failed) {
 		t.Fatalf("%d saves failed; WriteHealth %+v", failed, h)
 	}
@@ -105,6 +107,7 @@ func TestRemovedWALLosesNothingAcknowledged(t *testing.T) {
 	}
 	p := samplePlan("after", testNow)
 	_, err := db.SavePlan(ctx, &p)
+	t.Logf("after the -wal was removed: %v", err)
 	if !errors.Is(err, ErrFileGone) || !strings.Contains(err.Error(), "-wal file was removed") || !strings.Contains(err.Error(), "were moved into the database file") {
 		t.Fatalf("SavePlan after the -wal file was removed: %v", err)
 	}

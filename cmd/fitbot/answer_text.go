@@ -123,6 +123,9 @@ func methodName(r sizing.Request) string {
 		if r.Quant != "" {
 			w = string(r.Quant)
 		}
+		if r.Resolution > 0 { // a diffusion model: images, not tokens
+			return fmt.Sprintf("inference in %s, %dpx, batch %d", w, r.Resolution, r.MicroBatch)
+		}
 		return fmt.Sprintf("inference in %s, %d-token context, batch %d", w, r.SeqLen, r.MicroBatch)
 	case sizing.MethodLoRA:
 		return fmt.Sprintf("LoRA r=%d", r.LoRARank)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -92,15 +93,17 @@ func TestLineWriterBoundsWhatWaits(t *testing.T) {
 		defer l.mu.Unlock()
 		return len(l.buf)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for queued() < maxPending && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
-	select {
-	case n := <-wrote:
-		t.Fatalf("all %d lines queued while the writer was stalled", n)
-	default:
+	// The signal is the goroutine itself waiting in Write for room (its
+	// stack), not a pause: all lines written first is the failure.
+	for deadline := time.Now().Add(10 * time.Second); !waitingForRoom(); time.Sleep(time.Millisecond) {
+		select {
+		case n := <-wrote:
+			t.Fatalf("all %d lines queued while the writer was stalled", n)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Write waits for room after 10 s; %d bytes queued", queued())
+		}
 	}
 	if q := queued(); q < maxPending || q >= maxPending+len(line) {
 		t.Errorf("%d bytes queued behind a stalled writer, want the queue full at %d", q, maxPending)
@@ -111,4 +114,17 @@ func TestLineWriterBoundsWhatWaits(t *testing.T) {
 	if got, want := under.buf.Len(), n*len(line); got != want {
 		t.Errorf("%d bytes written, want %d", got, want)
 	}
+}
+
+// waitingForRoom reports whether a goroutine waits in lineWriter.Write
+// for the flusher to take the queue.
+func waitingForRoom() bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		if bytes.Contains(g, []byte("sync.(*Cond).Wait")) && bytes.Contains(g, []byte("(*lineWriter).Write")) {
+			return true
+		}
+	}
+	return false
 }

@@ -384,7 +384,7 @@ func TestPricesText(t *testing.T) {
 	if err := enc.Encode(v.output("", nil, now)); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, filepath.Join("testdata", "prices/cheapest.json"), []byte(j.String()))
+	golden.Check(t, filepath.Join("testdata", "prices/cheapest.json"), j.Bytes())
 }
 
 // TestPricesFamily: `prices a100` lists every A100 variant, each named;

@@ -107,6 +107,7 @@ func TestServeSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it; skipped with -short")
 	}
+	t.Parallel() // tens of seconds of waiting on its own process: beside TestServeSlowClients, not after it
 	bin := buildFitbot(t)
 	slack := newFakeSlack(t)
 	clouds, azureCalls := slowClouds(t)
