@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -138,8 +139,33 @@ type Config struct {
 
 // Emit writes the launch config of the given kind for the plan. A plan the
 // kind cannot run (a serving answer for DeepSpeed, a GGUF file for vLLM)
-// is an error that says which kind can.
+// is an error that says which kind can: its Try is a kind that emits this
+// plan (the refused kind's own suggestion, or the one that suggestion
+// points on to), or none when no kind does, so a Try never leads to a
+// second refusal (an encoder's serving answer refused by DeepSpeed once
+// said "try --emit vllm", which refuses it too).
 func Emit(k Kind, p Plan) (Config, error) {
+	c, err := emit(k, p)
+	var u *Unsupported
+	if !errors.As(err, &u) || u.Try == "" {
+		return c, err
+	}
+	_, terr := emit(u.Try, p)
+	if terr == nil {
+		return c, err
+	}
+	var next *Unsupported
+	if errors.As(terr, &next) && next.Try != "" && next.Try != k {
+		if _, nerr := emit(next.Try, p); nerr == nil {
+			u.Try = next.Try
+			return c, err
+		}
+	}
+	u.Try = ""
+	return c, err
+}
+
+func emit(k Kind, p Plan) (Config, error) {
 	if err := familyLaunch(k, p.Request); err != nil {
 		return Config{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // ServeResult answers a serving question: the capacity of the named GPUs
@@ -72,9 +73,13 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if err != nil {
 		return AskAnswer{}, err
 	}
+	formatSaid := q.Precision != "" || q.Quant != ""
 	for _, a := range rs.assumptions {
 		if a == "one request at a time (batch 1)" {
 			continue
+		}
+		if plan && !formatSaid && strings.HasSuffix(a, "(weights unquantised)") {
+			continue // the options try each format; the table's weights column says which
 		}
 		if named || a != fmt.Sprintf("%q taken as %s", "h100", rs.gpu.Name) {
 			asm.add(a)
@@ -119,7 +124,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if named {
 		only = r.GPU
 	}
-	res.Options = e.planServe(rs, sp, only)
+	res.Options = e.planServe(rs, sp, only, formatSaid)
 	if unsaid {
 		for i := range res.Options {
 			res.Options[i].Serving.MaxModelLen = rs.chatMaxModelLen()
@@ -140,7 +145,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 // and tensor-parallel size, one replica's concurrency within the targets
 // and the replicas the load needs. Configurations that cannot meet the
 // targets at any size are kept as the closest when none can.
-func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string) []ServeOption {
+func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSaid bool) []ServeOption {
 	cat := loadCatalog()
 	var meet, miss []ServeOption
 	need := max(sp.users, 1)
@@ -153,7 +158,7 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string) []ServeOp
 		if price == nil && only == "" {
 			continue
 		}
-		for _, qz := range planQuants(rs, g) {
+		for _, qz := range planQuants(rs, g, formatSaid) {
 			for _, tp := range countSteps {
 				if tp > maxPerNode(*g) {
 					break
@@ -230,15 +235,16 @@ type quantChoice struct {
 
 // planQuants are the weight formats a plan tries on g: the resolved one
 // (the asked format, or the model's released one), fp8 where the card
-// computes in it, and AWQ int4.
-func planQuants(rs *resolved, g *GPU) []quantChoice {
+// computes in it, and AWQ int4; only the first when the question named a
+// weight format or precision (formatSaid).
+func planQuants(rs *resolved, g *GPU, formatSaid bool) []quantChoice {
 	out := []quantChoice{{rs.req.Quant, rs.req.Precision}}
 	add := func(c quantChoice) {
 		if !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
-	if rs.req.Quant != QuantNone {
+	if rs.req.Quant != QuantNone || formatSaid {
 		return out // the question named or the model ships a format: keep it
 	}
 	if g.FP8 {

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,36 @@ func TestServePlan(t *testing.T) {
 			t.Errorf("%s %s: not ranked by cost per month", o.GPU, o.Quant)
 		} else {
 			prev = *v.USDPerMonth
+		}
+	}
+}
+
+// TestServePlanFormat: a plan tries fp8 and AWQ only when the question
+// named no weight format, and then does not assume 16-bit weights; a
+// named format is kept. "llama 8b bf16 serve 50 users" answered AWQ on
+// RTX 4090s, and the unsaid ask listed fp8 and AWQ options under
+// "inference in bf16 (weights unquantised)".
+func TestServePlanFormat(t *testing.T) {
+	a := askServe(t, "gpus for 50 users of llama-3.1-8b bf16 with ttft under 1s")
+	if len(a.Serve.Options) == 0 {
+		t.Fatal("bf16 asked: no options")
+	}
+	for _, o := range a.Serve.Options {
+		if o.Quant != QuantNone || o.Precision != PrecisionBF16 {
+			t.Errorf("bf16 asked: option %s in %s %s", o.GPU, o.Quant, o.Precision)
+		}
+	}
+	a = askServe(t, "gpus for 50 users of llama-3.1-8b with ttft under 1s")
+	formats := map[Quant]bool{}
+	for _, o := range a.Serve.Options {
+		formats[o.Quant] = true
+	}
+	if len(formats) < 2 {
+		t.Errorf("no format said: options in %v, want several formats", formats)
+	}
+	for _, s := range a.Assumptions {
+		if strings.Contains(s, "weights unquantised") {
+			t.Errorf("no format said, options in %v, assumed %q", formats, s)
 		}
 	}
 }
