@@ -41,7 +41,7 @@ func (h *Handler) askAnswerView(ctx context.Context, q answer.Question, details 
 // asked is the answer to a question that runs the other way round,
 // without buttons, and the answer itself (nil when there is none).
 func (h *Handler) asked(ctx context.Context, q answer.Question, details bool) (Message, *sizing.AskAnswer) {
-	a, err := h.answers.AskAnswer(ctx, q)
+	a, err := h.askAnswerCached(ctx, q)
 	if err != nil {
 		return h.askFailure(q.Text, err), nil
 	}
@@ -50,6 +50,29 @@ func (h *Handler) asked(ctx context.Context, q answer.Question, details bool) (M
 		return msg, nil
 	}
 	return msg, &a
+}
+
+// askAnswerCached is answers.AskAnswer through the reply cache
+// (cachedAsk): a question asked before under the same AnswerVersion is not
+// searched again. A model the query carries whole (the Hub's, or
+// --config) is searched every time, as cacheable says for fit questions.
+func (h *Handler) askAnswerCached(ctx context.Context, q answer.Question) (sizing.AskAnswer, error) {
+	if h.replies == nil || q.Err != nil || q.Parsed.Query.Arch != nil {
+		return h.answers.AskAnswer(ctx, q)
+	}
+	key := sizing.FormatAsk(q.Parsed)
+	if key == "" {
+		return h.answers.AskAnswer(ctx, q)
+	}
+	version := h.cfg.AnswerVersion()
+	if a, ok := h.replies.getAsk(version, key, q.Parsed); ok {
+		return a, nil
+	}
+	a, err := h.answers.AskAnswer(ctx, q)
+	if err == nil {
+		h.replies.putAsk(version, key, q.Parsed, a)
+	}
+	return a, err
 }
 
 // askFailure is failure for a question that runs the other way round,

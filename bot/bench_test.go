@@ -119,3 +119,19 @@ func BenchmarkCachedMessage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAskCommand is the largest-model search asked again and again
+// through the handler (plan written), with the reply cache on:
+//
+//	go test ./bot -run '^$' -bench AskCommand -benchmem -benchtime 200x -count 3
+func BenchmarkAskCommand(b *testing.B) {
+	h, _ := newRealHandler(b)
+	h.cfg.AnswerVersion = func() uint64 { return 1 }
+	h.replies = newReplyCache()
+	b.ReportAllocs()
+	for b.Loop() {
+		if msg := h.Command(b.Context(), slash("what 2x rtx-4090 lora")); msg.Outcome != OutcomeAnswered {
+			b.Fatalf("outcome %q", msg.Outcome)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func (h *Handler) launchPressed(ctx context.Context, cb slack.InteractionCallbac
 		return
 	}
 	kind := launch.DefaultKind(a.Request)
-	cfg, err := launch.Emit(kind, launch.PlanOf(a))
+	cfg, err := launch.Emit(kind, h.servingPlan(ctx, question, a))
 	if err != nil {
 		h.respond(ctx, cb.ResponseURL, ephemeral("No launch config for this answer: "+err.Error()), ActionLaunch)
 		return

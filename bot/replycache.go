@@ -36,6 +36,19 @@ type replyCache struct {
 	version uint64
 	entries map[string]*cachedReply // by canonical question
 	byText  map[string]*cachedReply // by the words asked
+	asks    map[string]*cachedAsk   // by canonical ask (sizing.FormatAsk)
+}
+
+// cachedAsk is the answer to a question that runs the other way round
+// (the largest model, the longest context, which GPU...): the search is
+// the costly part (~2 ms, ~10k allocations for the largest model), and it
+// depends only on the parsed question and what AnswerVersion counts. The
+// reply is rendered afresh from it (the price's age moves with the
+// clock). The parsed question is compared whole on a hit, notes included,
+// so two wordings with one canonical form never share assumptions.
+type cachedAsk struct {
+	parsed sizing.Parsed
+	answer sizing.AskAnswer // shared by every hit: never changed once cached
 }
 
 // cachedReply is one rendered answer: the question it answers (compared
@@ -54,7 +67,7 @@ type cachedReply struct {
 }
 
 func newReplyCache() *replyCache {
-	return &replyCache{entries: make(map[string]*cachedReply), byText: make(map[string]*cachedReply)}
+	return &replyCache{entries: make(map[string]*cachedReply), byText: make(map[string]*cachedReply), asks: make(map[string]*cachedAsk)}
 }
 
 // getText returns the reply cached for the exact words text under
@@ -86,12 +99,7 @@ func (c *replyCache) get(version uint64, key string, q sizing.Query) *cachedRepl
 func (c *replyCache) put(version uint64, key, text string, e *cachedReply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case version > c.version:
-		clear(c.entries)
-		clear(c.byText)
-		c.version = version
-	case version < c.version:
+	if !c.at(version) {
 		return
 	}
 	putBounded(c.entries, key, e)
@@ -101,6 +109,52 @@ func (c *replyCache) put(version uint64, key, text string, e *cachedReply) {
 	// The words are a slice of the request's form body: a copy, so that
 	// the cache does not keep whole bodies alive.
 	putBounded(c.byText, strings.Clone(text), e)
+}
+
+// at moves the cache to version, emptying it when version is newer, and
+// reports whether an entry made under version may be kept (not when the
+// cache has moved past it: the prices moved while it was being made).
+// The caller holds c.mu.
+func (c *replyCache) at(version uint64) bool {
+	switch {
+	case version > c.version:
+		clear(c.entries)
+		clear(c.byText)
+		clear(c.asks)
+		c.version = version
+	case version < c.version:
+		return false
+	}
+	return true
+}
+
+// getAsk returns the answer cached for the ask p, keyed by its canonical
+// form, under version; ok is false when there is none.
+func (c *replyCache) getAsk(version uint64, key string, p sizing.Parsed) (a sizing.AskAnswer, ok bool) {
+	c.mu.RLock()
+	e := c.asks[key]
+	stale := c.version != version
+	c.mu.RUnlock()
+	if stale || e == nil || !reflect.DeepEqual(e.parsed, p) {
+		return sizing.AskAnswer{}, false
+	}
+	return e.answer, true
+}
+
+// putAsk caches a, the answer to the ask p, under version and key.
+func (c *replyCache) putAsk(version uint64, key string, p sizing.Parsed, a sizing.AskAnswer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at(version) {
+		return
+	}
+	if _, ok := c.asks[key]; !ok && len(c.asks) >= maxCachedReplies {
+		for old := range c.asks {
+			delete(c.asks, old)
+			break
+		}
+	}
+	c.asks[key] = &cachedAsk{parsed: p, answer: a}
 }
 
 // putBounded sets m[k] = e, first dropping an arbitrary entry when m is

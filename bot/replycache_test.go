@@ -28,6 +28,7 @@ type countingAnswerer struct {
 	version uint64
 	calls   atomic.Int64
 	parses  atomic.Int64
+	asks    atomic.Int64
 }
 
 // parse is the real parser, counted.
@@ -382,5 +383,57 @@ func TestReplyCacheByWordsWithTeamMachines(t *testing.T) {
 	}
 	if h.replies.getText(1, "13b qlora") != nil {
 		t.Errorf("a question placed on the team's machines is kept by its words")
+	}
+}
+
+// Ask is the real estimator's inverse search, counted.
+func (c *countingAnswerer) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+	c.asks.Add(1)
+	c.mu.Lock()
+	est := c.est
+	c.mu.Unlock()
+	return est.Ask(p)
+}
+
+// TestReplyCacheServesSearches asks the largest-model, longest-context
+// and which-GPU questions twice: the second time is not searched again
+// and replies what a handler without the cache replies; new prices (a
+// new AnswerVersion) search again and show the new price.
+func TestReplyCacheServesSearches(t *testing.T) {
+	ans := &countingAnswerer{}
+	ans.setPrices(pricesAt(0.69))
+	mk := func(version func() uint64) *Handler {
+		h, err := New(Config{Parse: ans.parse, Answer: ans, Ask: ans, Respond: NewResponseURLPoster(http.DefaultClient),
+			Plans: &fakePlans{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return testNow }, AnswerVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	cached, fresh := mk(ans.Version), mk(nil)
+	questions := []string{"what 2x rtx-4090 lora", "llama-3.1-8b inference l4 max context", "which gpu 13b lora"}
+	for round := range 2 {
+		for _, q := range questions {
+			before := ans.asks.Load()
+			got := cached.Command(context.Background(), slash(q))
+			if got.Outcome != OutcomeAnswered {
+				t.Fatalf("%q: outcome %q: %s", q, got.Outcome, got.Text)
+			}
+			if searched, want := ans.asks.Load() > before, round == 0; searched != want {
+				t.Errorf("round %d, %q: searched %v, want %v", round, q, searched, want)
+			}
+			if g, w := messageJSON(t, got), messageJSON(t, fresh.Command(context.Background(), slash(q))); g != w {
+				t.Fatalf("round %d, %q: cached reply differs from a fresh one\ncached: %s\nfresh:  %s", round, q, g, w)
+			}
+		}
+	}
+	ans.setPrices(pricesAt(0.42))
+	before := ans.asks.Load()
+	got := messageJSON(t, cached.Command(context.Background(), slash("which gpu 13b lora")))
+	if ans.asks.Load() == before {
+		t.Error("new prices (a new AnswerVersion) served the search from the cache")
+	}
+	if want := messageJSON(t, fresh.Command(context.Background(), slash("which gpu 13b lora"))); got != want || !strings.Contains(got, "4× RTX 4090 24 GB*, ZeRO-3: 23.7 GiB per GPU (tight), $1.68/h") {
+		t.Errorf("after new prices the reply is not today's (want 4 × $0.42 = $1.68/h):\ncached: %s\nfresh:  %s", got, want)
 	}
 }

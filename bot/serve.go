@@ -58,3 +58,34 @@ func (h *Handler) uploadServePicture(ctx context.Context, channel, thread string
 		Comment: comment, Data: png,
 	})
 }
+
+// servingPlan is the launch plan of the answer to question: for a
+// serving question the answered replica (the named GPUs, or the cheapest
+// configuration of a plan) with its memory share, context and
+// concurrency; for any other the answer as asked.
+func (h *Handler) servingPlan(ctx context.Context, question string, a sizing.Answer) launch.Plan {
+	q := h.answers.ReadSizing(question)
+	if q.Err != nil || q.Parsed.Intent != sizing.IntentServe {
+		return launch.PlanOf(a)
+	}
+	ask, err := h.answers.AskAnswer(ctx, q)
+	if err != nil || ask.Serve == nil {
+		return launch.PlanOf(a)
+	}
+	var sv *sizing.Serving
+	switch s := ask.Serve; {
+	case s.Capacity != nil:
+		sv = s.Capacity
+	case len(s.Options) > 0:
+		sv = &s.Options[0].Serving
+	default:
+		return launch.PlanOf(a)
+	}
+	fit, err := h.answers.Fit(ctx, answer.Question{Text: question, Route: q.Route, Parsed: sizing.Parsed{Query: launch.QueryFor(q.Parsed.Query, ask.Request)}})
+	if err != nil {
+		return launch.PlanOf(a)
+	}
+	p := launch.PlanOf(fit.Estimate)
+	p.Serving = sv
+	return p
+}

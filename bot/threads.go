@@ -196,6 +196,9 @@ func withAskButtons(msg Message, p sizing.Parsed, text string) Message {
 			slack.NewButtonBlockElement(ActionDetails, ref, plain("Show details")),
 			slack.NewButtonBlockElement(ActionReprice, ref, plain("Re-price")),
 		))
+		if p.Intent == sizing.IntentServe {
+			withLaunch(msg.Blocks[len(msg.Blocks)-1], ref)
+		}
 	}
 	msg.question = sizing.Format(p.Query)
 	return msg

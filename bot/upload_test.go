@@ -434,3 +434,27 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 		t.Errorf("picture upload: %d uploads, %d completes, gets %v", u, c, fake.gets)
 	}
 }
+
+// TestServeLaunchConfig: "Launch config" on a serving answer is the vLLM
+// command of the answered replica: its concurrency as --max-num-seqs.
+func TestServeLaunchConfig(t *testing.T) {
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+	})
+	rurl := newResponseURL(t)
+	var cb slack.InteractionCallback
+	payload := strings.NewReplacer("ACTION_ID", ActionLaunch, "ACTION_VALUE", "q:how many users llama-3.1-70b fp8 2xh100 seq 4096", "RESPONSE_URL", rurl.URL+"/actions/T1/1/x").
+		Replace(string(readSlackFile(t, "block_actions.json")))
+	if err := json.Unmarshal([]byte(payload), &cb); err != nil {
+		t.Fatal(err)
+	}
+	h.Interaction(context.Background(), cb)
+	h.Wait()
+	posted := rurl.posted(t)
+	if len(posted) != 1 {
+		t.Fatalf("posted %+v, want the config", posted)
+	}
+	if raw := string(mustJSON(t, posted[0].Blocks)); !strings.Contains(raw, "vllm serve meta-llama/Llama-3.1-70B-Instruct") || !strings.Contains(raw, "--max-num-seqs 55") {
+		t.Errorf("config %s is not the serving replica's vLLM command", raw)
+	}
+}

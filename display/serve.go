@@ -23,7 +23,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		what := fmt.Sprintf("%s (%s) at %s context", a.ModelName, format(a.Request), contextWords(c.PromptTokens+c.OutputTokens))
 		switch {
 		case !c.Fits:
-			return fmt.Sprintf("❌ %s cannot serve %s: the weights and the engine's reserve leave no room for one request", hw, what)
+			return fmt.Sprintf("❌ %s cannot serve %s: the weights and the engine's reserve leave no room for one request; ask \"gpus for 10 users of %s\" for the cheapest that can", hw, what, a.Request.Model)
 		case s.Users > c.MaxConcurrency:
 			return fmt.Sprintf("❌ Does not meet the target: %s hold %d concurrent requests of %s at once, not %d; %d replicas (%d GPUs) would, %s",
 				hw, c.MaxConcurrency, what, s.Users, c.Replicas, c.Replicas*c.GPUsPerReplica, speedWords(*c))
@@ -56,6 +56,9 @@ func ServeTable(a sizing.AskAnswer) [][]string {
 	}
 	rows := [][]string{{"GPUs", "weights", "users", "first token", "tok/s each", "$/month", "$/1M out"}}
 	row := func(hw string, q sizing.Request, v sizing.Serving) []string {
+		if !v.Fits {
+			return []string{hw, format(q), "0", "—", "—", money(v.USDPerMonth), "—"}
+		}
 		users := fmt.Sprintf("%d", v.Concurrency*v.Replicas)
 		if v.Replicas > 1 {
 			users = fmt.Sprintf("%d×%d", v.Replicas, v.Concurrency)

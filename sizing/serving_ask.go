@@ -38,6 +38,11 @@ type ServeOption struct {
 	Request   Request   `json:"-"` // one replica, for a launch config
 }
 
+// usableTokensPerSecond is the speed per user a capacity answer keeps
+// when none is asked: 10 tokens/s, faster than people read (about 4-5
+// words, 6-7 tokens a second).
+const usableTokensPerSecond = 10.0
+
 // planOptions is how many configurations a planning answer lists.
 const planOptions = 5
 
@@ -89,6 +94,16 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if !plan {
 		res.Mode = "capacity"
 		sv := serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), sp, e.price(r.GPU), 1)
+		if sp.users == 0 && sp.tpsTarget == 0 && sv.Fits {
+			// With no speed asked, the users a replica serves are the most
+			// that still read faster than people do.
+			usable := sp
+			usable.tpsTarget = usableTokensPerSecond
+			if u := serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), usable, e.price(r.GPU), 1); u.MeetsTargets && u.Concurrency < sv.Concurrency {
+				sv = u
+				asm.add(fmt.Sprintf("no speed asked: as many users as still get %g tokens/s each (faster than people read); the KV cache holds %d", usableTokensPerSecond, sv.MaxConcurrency))
+			}
+		}
 		if sp.users > sv.MaxConcurrency && sv.MaxConcurrency > 0 {
 			sv.Replicas = (sp.users + sv.MaxConcurrency - 1) / sv.MaxConcurrency
 		}

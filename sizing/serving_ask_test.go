@@ -117,3 +117,13 @@ func BenchmarkServePlan(b *testing.B) {
 		}
 	}
 }
+
+// TestServeCapacityUsable: with no speed asked, a capacity answer keeps
+// each user above reading speed instead of filling the KV cache with
+// users who get a token every two seconds.
+func TestServeCapacityUsable(t *testing.T) {
+	c := askServe(t, "how many users can an m3-max-128 serve llama 3.1 8b").Serve.Capacity
+	if c.Concurrency >= c.MaxConcurrency || c.TokensPerSecondPerUser < usableTokensPerSecond || c.Limit != "tokens_per_second" {
+		t.Errorf("M3 Max: %d users of %d that fit, %.1f tok/s each, limit %q", c.Concurrency, c.MaxConcurrency, c.TokensPerSecondPerUser, c.Limit)
+	}
+}

@@ -88,3 +88,13 @@ func (c *Client) UploadFileContext(ctx context.Context, params slack.UploadFileP
 	}
 	return api.UploadFileContext(ctx, params)
 }
+
+// GetConversationHistoryContext is conversations.history with the
+// workspace's token (the digest looks for its own earlier post).
+func (c *Client) GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error) {
+	api, err := c.api(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetConversationHistoryContext(ctx, params)
+}

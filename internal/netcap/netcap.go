@@ -40,10 +40,10 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		l.open.Add(-1)
 		l.refused.Add(1)
-		c.Close()
 		if l.onRefuse != nil {
 			l.onRefuse()
 		}
+		c.Close()
 	}
 }
 
