@@ -103,7 +103,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		}
 	}
 	q := h.answers.Read(text)
-	if msg, ok := h.routed(ctx, q.Route); ok {
+	if msg, ok := h.routed(ctx, asker, q.Route); ok {
 		return msg
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, q)
