@@ -578,6 +578,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 	if err := rs.resolveLayout(q); err != nil {
 		return err
 	}
+	if batchUnsaid(q) {
+		r.GradAccumSteps = pipelineAccum(pipelineParallel(r))
+	}
 	switch {
 	case q.ZeROStage != nil:
 		r.ZeROStage = *q.ZeROStage
@@ -624,6 +627,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 	rs.searchLayout(q)
 	if shardingStage(r) != r.ZeROStage {
 		rs.assume("ZeRO-%d under a pipeline keeps each stage's weights and gradients gathered across its micro-batches (torchtitan's FSDP with PP; DeepSpeed refuses ZeRO-2/3 with pipeline parallelism): only the optimizer states are sharded", r.ZeROStage)
+	}
+	if batchUnsaid(q) && pipelineParallel(r) > 1 {
+		rs.assume("%d micro-batches per step (4 × the %d pipeline stages), as no accumulation or global batch was said: the 1F1B bubble is (PP-1)/(4·PP·V) of the compute and the first stage holds %d micro-batches' activations; a pipeline with one micro-batch per step would idle %d of %d stages",
+			r.GradAccumSteps, pipelineParallel(r), pipelineParallel(r), pipelineParallel(r)-1, pipelineParallel(r))
 	}
 	if hasLayout(r) {
 		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
