@@ -90,3 +90,13 @@ func TestGPUOption(t *testing.T) {
 		}
 	}
 }
+
+// TestParamsNoScientificNotation: a trillion-parameter model reads
+// "1.03T", never "1.03e+03B" (#31).
+func TestParamsNoScientificNotation(t *testing.T) {
+	for n, want := range map[int64]string{1_030_000_000_000: "1.03T", 405_000_000_000: "405B", 8_030_000_000: "8.03B", 350_000_000: "350M", 999_500_000_000: "1T", 999_600_000: "1B"} {
+		if got := Params(n); got != want {
+			t.Errorf("Params(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -701,9 +701,11 @@ func releasedNote(m Model, s *shape, q Quant) string {
 // humanCount writes a parameter count briefly: 41.9M, 6.74B.
 func humanCount(n int64) string {
 	switch {
-	case n >= 1e9:
+	case n >= 999_500_000_000: // "1.03T", never "1.03e+03B"
+		return fmt.Sprintf("%.3gT", float64(n)/1e12)
+	case n >= 999_500_000:
 		return fmt.Sprintf("%.3gB", float64(n)/1e9)
-	case n >= 1e6:
+	case n >= 999_500:
 		return fmt.Sprintf("%.3gM", float64(n)/1e6)
 	case n >= 1e3:
 		return fmt.Sprintf("%.3gK", float64(n)/1e3)
