@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
@@ -386,6 +387,8 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	}
 	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
+	f.Answer.Warnings = slices.Clone(a.Warnings)
+	checkDeadline(&f.Answer, q.Parsed.Deadline)
 	return f, nil
 }
 

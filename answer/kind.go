@@ -18,6 +18,7 @@ const (
 	KindGreeting   Kind = "greeting"      // small talk that greets: "hello there"
 	KindChat       Kind = "chat"          // other small talk and thanks
 	KindHelp       Kind = "help"          // what fitbot can do
+	KindPlans      Kind = "plans"         // the team's earlier plans for a model: Route.Plans
 )
 
 // Kind is what the question asks.
@@ -32,6 +33,8 @@ func (q Question) Kind() Kind {
 		return KindChat
 	case sizing.RouteHelp:
 		return KindHelp
+	case sizing.RoutePlans:
+		return KindPlans
 	}
 	if q.Ask() {
 		return Kind(q.Parsed.Intent)

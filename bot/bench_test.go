@@ -135,3 +135,21 @@ func BenchmarkAskCommand(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCachedCommand is a reply cache hit through the handler, the
+// plan written, without HTTP (the parse is skipped: the words are known):
+//
+//	go test ./bot -run '^$' -bench CachedCommand -benchmem -benchtime 2000x -count 3
+func BenchmarkCachedCommand(b *testing.B) {
+	h, _ := newRealHandler(b)
+	h.cfg.AnswerVersion = func() uint64 { return 1 }
+	h.replies = newReplyCache()
+	const text = "llama-3.1-8b qlora rtx-4090"
+	h.Command(b.Context(), slash(text))
+	b.ReportAllocs()
+	for b.Loop() {
+		if msg := h.Command(b.Context(), slash(text)); msg.pre == nil {
+			b.Fatal("not served from the cache")
+		}
+	}
+}

@@ -95,6 +95,9 @@ func memorySummary(a sizing.Answer) string {
 	if a.Headroom != "" && a.Headroom != sizing.HeadroomOver { // the header already says it does not fit
 		fmt.Fprintf(&b, "\nHeadroom: *%s*.", a.Headroom)
 	}
+	if o := a.Request.Offload; o != "" && o != sizing.OffloadNone && a.HostRAMBytes > 0 {
+		fmt.Fprintf(&b, "\nHost RAM: *%s per machine* for the %s offload.", display.GiB(a.HostRAMBytes), o)
+	}
 	return b.String()
 }
 
@@ -188,6 +191,9 @@ func alternativesText(a sizing.Answer) string {
 			fmt.Fprintf(&b, ", %s offload", alt.Offload)
 		}
 		fmt.Fprintf(&b, ": %s per GPU", display.GiB(alt.TotalBytes))
+		if alt.Fits && alt.Headroom == sizing.HeadroomTight {
+			b.WriteString(" (tight: under 20% headroom)")
+		}
 		sep := ", "
 		if alt.USDPerHour != nil {
 			fmt.Fprintf(&b, "%s%s/h", sep, display.USD(*alt.USDPerHour))

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -102,7 +103,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		}
 	}
 	q := h.answers.Read(text)
-	if msg, ok := h.routed(ctx, q.Route); ok {
+	if msg, ok := h.routed(ctx, asker, q.Route); ok {
 		return msg
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, q)
@@ -207,14 +208,18 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	// memory, words not used) comes first. These notes are the asker's
 	// words', so the cache keeps the estimate without them (own).
 	a, own := f.Answer, f.Estimate
-	h.keep(ctx, asker, text, p.Query, a, &view)
+	var kept *keptPlan
+	if h.cfg.Plans != nil {
+		kept = newKeptPlan(text, p.Query, a)
+	}
+	h.keep(ctx, asker, text, kept, &view)
 	blocks := answerBlocks(a, view)
 	if next := nextSteps(p.Query, a); next != nil {
 		blocks = append(blocks, next)
 	}
 	msg := answered(answerText(a), blocks...)
 	if cache {
-		if e, ok := newCachedReply(p.Query, own, view.ref, msg); ok {
+		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
 			// notes those words gave. Words that leave the card to the team's
 			// machines may be another team's question, and words about the
@@ -242,23 +247,51 @@ func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *c
 		e = &c
 	}
 	view := answerView{now: h.now(), ref: e.ref}
-	h.keep(ctx, asker, text, e.query, e.answer, &view)
+	kept := e.kept
+	if kept == nil && h.cfg.Plans != nil { // cached before the handler had plans: not in serve
+		kept = newKeptPlan(text, e.query, e.answer)
+	}
+	h.keep(ctx, asker, text, kept, &view)
 	return e.message(view)
 }
 
-// keep saves an answer as a plan, when there is a plan store, and on
-// its commit sets the view's plan id and the words `/fit plans` finds it by.
-func (h *Handler) keep(ctx context.Context, asker who, text string, q sizing.Query, a sizing.Answer, view *answerView) {
-	if h.cfg.Plans == nil {
+// keptPlan is what keeping an answer as a plan writes, made once for a
+// reply and kept with it in the cache: the summary (its Question is the
+// words of the first ask; keep sets each asker's), the request's JSON
+// and the words `/fit plans` finds the plan by.
+type keptPlan struct {
+	summary plan.Summary
+	reqJSON string // "" when it could not be made: the store marshals (and says why not)
+	words   string
+}
+
+// newKeptPlan is the plan of answer a to text, read as q.
+func newKeptPlan(text string, q sizing.Query, a sizing.Answer) *keptPlan {
+	k := &keptPlan{summary: plan.FromAnswer(text, q, a)}
+	if b, err := json.Marshal(k.summary.Request); err == nil {
+		k.reqJSON = string(b)
+	}
+	k.words = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
+	if k.words == "" {
+		k.words = "MODEL" // a --config architecture has no name to look it up by
+	}
+	return k
+}
+
+// keep saves k, asked in the words text, as a plan, when there is a
+// plan store, and on its commit sets the view's plan id and the words
+// `/fit plans` finds it by.
+func (h *Handler) keep(ctx context.Context, asker who, text string, k *keptPlan, view *answerView) {
+	if h.cfg.Plans == nil || k == nil {
 		return
 	}
-	saved := store.NewPlan(asker.saver(), plan.FromAnswer(text, q, a))
+	s := k.summary
+	s.Question = text
+	saved := store.NewPlan(asker.saver(), s)
+	saved.RequestJSON = k.reqJSON
 	if id, ok := h.savePlan(ctx, saved); ok {
 		view.planID = id
-		view.kept = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
-		if view.kept == "" {
-			view.kept = "MODEL" // a --config architecture has no name to look it up by
-		}
+		view.kept = k.words
 	}
 }
 

@@ -82,10 +82,15 @@ func TestCommandSavesPlans(t *testing.T) {
 	}
 	h.Wait()
 	a := fixtures["llama-3.1-8b qlora rtx-4090"].answer
+	reqJSON, err := json.Marshal(a.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []store.Plan{{
 		ID: 1, CreatedAt: testNow, Source: "slack", Team: "T1DC2JH3J", Channel: "C0FITBOT", User: "U2CERLKJA", ChannelKind: store.ChannelPrivate,
 		Summary: plan.Summary{Kind: plan.KindFit, Question: "llama-3.1-8b qlora rtx-4090", Canonical: "llama-3.1-8b qlora rtx-4090", Request: a.Request, ModelKey: "llama-3.1-8b", Fits: true, Headroom: "comfortable",
 			GPU: "rtx-4090", GPUs: 1, PerGPUBytes: a.PerGPU.TotalBytes, USDPerHour: new(0.69), PriceProvider: "runpod", PriceAsOf: new(testNow.Add(-3 * time.Hour))},
+		RequestJSON: string(reqJSON),
 	}}
 	if diff := cmp.Diff(want, plans.plans); diff != "" {
 		t.Errorf("saved plans (-want +got):\n%s", diff)

@@ -239,6 +239,7 @@ type postedMessage struct {
 	Blocks          []json.RawMessage `json:"blocks"`
 	ReplaceOriginal bool              `json:"replace_original"`
 	DeleteOriginal  bool              `json:"delete_original"`
+	ThreadTS        string            `json:"thread_ts"`
 }
 
 // newTestHandler returns a handler over the fakes; change sets its Config.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 
 	"github.com/fitbot/fitbot/store"
@@ -50,7 +51,14 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			continue
 		}
 		h.later(ctx, action, func(ctx context.Context) {
-			for _, msg := range h.press(ctx, scope, action, value, user) {
+			var msgs []Message
+			if channel, thread := messageThread(cb); thread != "" && action != ActionShare {
+				asker := who{team: cb.Team.ID, channel: channel, user: user, kind: store.SlackChannelKind(channel, cb.Channel.Name)}
+				msgs = h.pressPublic(ctx, asker, scope, action, value, thread)
+			} else {
+				msgs = h.press(ctx, scope, action, value, user)
+			}
+			for _, msg := range msgs {
 				if !h.respond(ctx, url, msg, action) {
 					return
 				}
@@ -91,6 +99,40 @@ func (h *Handler) press(ctx context.Context, scope store.Scope, action, value, u
 		msg.ReplaceOriginal = true
 		return []Message{msg}
 	}
+}
+
+// pressPublic is press for a button on an answer everyone in the
+// channel sees (a mention's, a shared one): the original stays as it is
+// for everyone. Show details goes to the presser alone; any other button
+// posts its answer as a new reply in thread, kept as a plan as an asked
+// question is.
+func (h *Handler) pressPublic(ctx context.Context, asker who, scope store.Scope, action, value, thread string) []Message {
+	var msg Message
+	text, isQuery := strings.CutPrefix(value, refQuery)
+	switch {
+	case action == ActionDetails || !isQuery:
+		var ok bool
+		msg, ok = h.reanswer(ctx, scope, value, action == ActionDetails)
+		if !ok || action == ActionDetails {
+			msg.ResponseType = slack.ResponseTypeEphemeral
+			return []Message{msg}
+		}
+	default:
+		p, err := h.parse(ctx, text)
+		if err != nil {
+			msg := h.failure(text, err)
+			msg.ResponseType = slack.ResponseTypeEphemeral
+			return []Message{msg}
+		}
+		q := answer.Question{Text: text, Route: sizing.Routing{Kind: sizing.RouteSizing}, Parsed: p}
+		if q.Ask() {
+			msg = h.askAnswer(ctx, asker, q)
+		} else {
+			msg = h.answer(ctx, asker, q, "")
+		}
+	}
+	msg.ResponseType, msg.ThreadTS, msg.ReplaceOriginal = slack.ResponseTypeInChannel, thread, false
+	return []Message{msg}
 }
 
 // reanswer answers a button's value again: "plan:ID" re-answers a saved

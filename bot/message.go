@@ -19,6 +19,9 @@ type Message struct {
 	Blocks          []slack.Block `json:"blocks,omitempty"`
 	ReplaceOriginal bool          `json:"replace_original,omitempty"`
 	DeleteOriginal  bool          `json:"delete_original,omitempty"`
+	// ThreadTS posts the message in this thread, as a new reply: a
+	// button pressed on an answer everyone sees (pressPublic).
+	ThreadTS string `json:"thread_ts,omitempty"`
 
 	// Outcome is what the reply is, as the metrics and the question log
 	// count it (OutcomeAnswered...); "" is OutcomeOther. Slack never sees it.
@@ -48,7 +51,7 @@ type preEncoded struct {
 func (p *preEncoded) matches(m Message) bool {
 	o := p.of
 	return m.ResponseType == o.ResponseType && m.Text == o.Text && m.ReplaceOriginal == o.ReplaceOriginal &&
-		m.DeleteOriginal == o.DeleteOriginal && len(m.Blocks) == len(o.Blocks) &&
+		m.DeleteOriginal == o.DeleteOriginal && m.ThreadTS == o.ThreadTS && len(m.Blocks) == len(o.Blocks) &&
 		(len(m.Blocks) == 0 || &m.Blocks[0] == &o.Blocks[0])
 }
 

@@ -22,9 +22,21 @@ type PriceHistory interface {
 	ObservationsBetween(ctx context.Context, from, to time.Time) ([]pricing.Offer, error)
 }
 
-// pricesTitlePrefix starts the header of a one-GPU price listing
-// (pricesCommand), which carries the GPU's price picture.
-const pricesTitlePrefix = "Prices for "
+// pricesBlockPrefix starts the header block id of a one-GPU price
+// listing, followed by the GPU's catalog id: the listing carries the
+// GPU's price picture (the header's text is the GPU's display name).
+const pricesBlockPrefix = "prices:"
+
+// onePricesGPU marks msg, a price listing, as carrying gpu's price
+// picture; gpu "" leaves it as it is.
+func onePricesGPU(msg Message, gpu string) Message {
+	if gpu != "" && len(msg.Blocks) > 0 {
+		if hb, ok := msg.Blocks[0].(*slack.HeaderBlock); ok {
+			hb.BlockID = pricesBlockPrefix + gpu
+		}
+	}
+	return msg
+}
 
 // attachPicture uploads the picture of a reply just posted to asker in
 // their channel (in thread): an answer's memory picture, a one-GPU price listing's price
@@ -42,8 +54,16 @@ func (h *Handler) attachPicture(ctx context.Context, asker who, thread string, m
 			return
 		}
 		err = h.uploadAnswerPicture(ctx, channel, thread, a, question, "")
-	} else if gpu := pricesGPU(msg.Blocks); gpu != "" && h.cfg.History != nil {
-		err = uploadPricePicture(ctx, h.cfg.Upload, h.cfg.History, channel, thread, gpu, h.now())
+	} else if gpu := pricesGPU(msg.Blocks); gpu != "" {
+		if h.cfg.History == nil {
+			h.log.Info("bot: no price picture: no price history is configured", "gpu", gpu)
+			return
+		}
+		var drawn bool
+		drawn, err = uploadPricePicture(ctx, h.cfg.Upload, h.cfg.History, channel, thread, gpu, h.now())
+		if err == nil && !drawn {
+			h.log.Info("bot: no price picture: no prices observed in the window", "gpu", gpu, "days", chart.HistoryDays)
+		}
 	}
 	if err != nil {
 		h.log.Error("bot: uploading the picture failed; the text answer stands", "channel", channel, "err", err)
@@ -67,17 +87,18 @@ func answerRef(blocks []slack.Block) string {
 	return ""
 }
 
-// pricesGPU is the GPU of a one-GPU price listing, "" for any other message.
+// pricesGPU is the GPU of a one-GPU price listing (onePricesGPU), ""
+// for any other message.
 func pricesGPU(blocks []slack.Block) string {
 	if len(blocks) == 0 {
 		return ""
 	}
 	hb, ok := blocks[0].(*slack.HeaderBlock)
-	if !ok || hb.Text == nil {
+	if !ok {
 		return ""
 	}
-	gpu, found := strings.CutPrefix(hb.Text.Text, pricesTitlePrefix)
-	if !found {
+	gpu, _ := strings.CutPrefix(hb.BlockID, pricesBlockPrefix)
+	if gpu == hb.BlockID {
 		return ""
 	}
 	return gpu
@@ -116,12 +137,12 @@ func memoryAltText(d chart.MemoryData) string {
 }
 
 // uploadPricePicture uploads a GPU's price history of the last
-// chart.HistoryDays.
-func uploadPricePicture(ctx context.Context, up FileUploader, history PriceHistory, channel, thread, gpu string, now time.Time) error {
+// chart.HistoryDays; drawn is false when there was nothing to draw.
+func uploadPricePicture(ctx context.Context, up FileUploader, history PriceHistory, channel, thread, gpu string, now time.Time) (drawn bool, err error) {
 	now = now.UTC()
 	obs, err := history.ObservationsBetween(ctx, now.AddDate(0, 0, -chart.HistoryDays), now)
 	if err != nil {
-		return fmt.Errorf("price history of %s: %w", gpu, err)
+		return false, fmt.Errorf("price history of %s: %w", gpu, err)
 	}
 	name := gpu
 	if g, _, err := sizing.LookupGPU(gpu); err == nil {
@@ -129,13 +150,13 @@ func uploadPricePicture(ctx context.Context, up FileUploader, history PriceHisto
 	}
 	d := chart.Prices(name, gpu, obs, now)
 	if len(d.Series) == 0 {
-		return nil // nothing to draw yet
+		return false, nil // nothing to draw yet
 	}
 	png, err := chart.PricesPNG(d)
 	if err != nil {
-		return fmt.Errorf("draw the price picture: %w", err)
+		return false, fmt.Errorf("draw the price picture: %w", err)
 	}
-	return up.Upload(ctx, File{
+	return true, up.Upload(ctx, File{
 		Channel: channel, ThreadTS: thread, Name: gpu + "-prices.png", Title: strings.ReplaceAll(d.Title, "\n", " · "),
 		AltText: fmt.Sprintf("Price per GPU-hour of %s over %d days, one line per provider.", name, chart.HistoryDays), Data: png,
 	})
@@ -163,7 +184,7 @@ func (p *DigestPoster) attachChart(ctx context.Context, log *slog.Logger, ts str
 	}
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.ttl/2)
 	defer cancel()
-	if err := uploadPricePicture(uctx, p.upload, p.history, p.channel, ts, gpu, d.WeekEnd); err != nil {
+	if _, err := uploadPricePicture(uctx, p.upload, p.history, p.channel, ts, gpu, d.WeekEnd); err != nil {
 		log.Error("digest: uploading the week's picture failed; the digest stands", "gpu", gpu, "err", err)
 	}
 }

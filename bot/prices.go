@@ -67,9 +67,27 @@ func (h *Handler) pricesCommand(ctx context.Context, cmd slack.SlashCommand, arg
 				sheet = append(sheet, o)
 			}
 		}
-		return sheetMessage(title, sheet, now)
+		msg := sheetMessage(title, sheet, now)
+		if len(gpus) == 1 {
+			msg = onePricesGPU(msg, gpus[0])
+		}
+		return msg
 	}
-	return pricesMessage(title, offers, now)
+	return onePricesGPU(pricesMessage(title, offers, now), pictureGPU(gpus, offers))
+}
+
+// pictureGPU is the GPU whose price picture a listing of gpus carries:
+// the first of them with offers (a family's, "every H100", is mostly one
+// card's).
+func pictureGPU(gpus []string, offers []pricing.Offer) string {
+	for _, g := range gpus {
+		for _, o := range offers {
+			if o.GPU == g {
+				return g
+			}
+		}
+	}
+	return ""
 }
 
 // sheetMessage lists built-in sheet offers, saying the store has none yet

@@ -58,6 +58,7 @@ type cachedAsk struct {
 type cachedReply struct {
 	query  sizing.Query
 	answer sizing.Answer
+	kept   *keptPlan     // the plan each hit keeps, its JSON made; nil without a plan store
 	ref    string        // the buttons' value: the canonical question
 	text   string        // the message's fallback text
 	blocks []slack.Block // shared by every hit: never changed once cached
@@ -183,7 +184,7 @@ func cacheable(q sizing.Query, canonical, note string) bool {
 // newCachedReply splits msg, an answer rendered by answerBlocks, around
 // its context block; ok is false when the message has no single context
 // block to split around.
-func newCachedReply(q sizing.Query, a sizing.Answer, ref string, msg Message) (e *cachedReply, ok bool) {
+func newCachedReply(q sizing.Query, a sizing.Answer, ref string, kept *keptPlan, msg Message) (e *cachedReply, ok bool) {
 	ctx := -1
 	for i, b := range msg.Blocks {
 		if _, isCtx := b.(*slack.ContextBlock); isCtx {
@@ -212,7 +213,7 @@ func newCachedReply(q sizing.Query, a sizing.Answer, ref string, msg Message) (e
 	if i < 0 || bytes.Contains(full[i+1:], block) {
 		return nil, false
 	}
-	return &cachedReply{query: q, answer: a, ref: ref, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
+	return &cachedReply{query: q, answer: a, kept: kept, ref: ref, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
 		head: slices.Clone(full[:i]), tail: slices.Clone(full[i+len(block):])}, true
 }
 

@@ -21,10 +21,12 @@ import (
 type Weekly func(ctx context.Context, end time.Time) (pricing.Digest, error)
 
 // routed answers a message that is not a sizing question (sizing.Route):
-// a price question, small talk, a request for help. ok is false for a
-// sizing question, which the caller answers.
-func (h *Handler) routed(ctx context.Context, r sizing.Routing) (Message, bool) {
+// a price question, a plans question, small talk, a request for help. ok
+// is false for a sizing question, which the caller answers.
+func (h *Handler) routed(ctx context.Context, asker who, r sizing.Routing) (Message, bool) {
 	switch r.Kind {
+	case sizing.RoutePlans:
+		return h.plansCommand(ctx, asker.scope(), r.Plans), true
 	case sizing.RouteChat:
 		return chatMessage(r.Greeting), true
 	case sizing.RouteHelp:
@@ -84,7 +86,7 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	case a.Compare != nil:
 		msg = h.compareMessage(*a.Compare)
 	case len(a.GPUs) == 1:
-		msg = pricesMessage("Prices for "+display.GPUName(a.GPUs[0]), a.Offers[0], h.now())
+		msg = onePricesGPU(pricesMessage("Prices for "+display.GPUName(a.GPUs[0]), a.Offers[0], h.now()), a.GPUs[0])
 	default:
 		msg = pricesMessage("Cheapest GPU prices", a.Cheapest, h.now())
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -153,4 +154,130 @@ func TestMachineNamesOverHTTP(t *testing.T) {
 	wantIn(t, "what fits on box2", c.slash("what fits on box2"), "4× A100")
 	got := c.mention("13b lora on box2")
 	wantIn(t, "@fitbot 13b lora on box2", got, "4× A100", `\"box2\" is the team's`)
+}
+
+// TestMeaningWordsOverHTTP: words that change the answer are honoured or
+// refused by name, never dropped, by slash command and by mention.
+func TestMeaningWordsOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	for _, tc := range []struct {
+		text    string
+		want    []string
+		notWant []string
+	}{
+		{"phi 3 mini on a raspberry pi lol", []string{"fitbot does not size a Raspberry Pi"}, []string{"Fits"}},
+		{"llama 3.1 8b on my phone", []string{"fitbot does not size a phone"}, []string{"Fits"}},
+		{"llama 3.1 8b 4-bit adapters on a 4090", []string{"QLoRA"}, []string{"not used"}},
+		{"llama 3.1 8b on a 4090 if i quantize it", []string{"GPTQ", `\"quantize it\" taken as GPTQ-style int4 weights`}, []string{"not used"}},
+		{"qwen3-235b q4 inference 4x h100", []string{"Qwen3 235B", "q4 taken as GGUF q4_k_m"}, []string{"qwq-32b"}},
+	} {
+		got := c.slash(tc.text)
+		wantIn(t, "/fit "+tc.text, got, tc.want...)
+		wantNotIn(t, "/fit "+tc.text, got, tc.notWant...)
+	}
+	got := c.mention("phi 3 mini on a raspberry pi lol")
+	wantIn(t, "@fitbot raspberry pi", got, "fitbot does not size a Raspberry Pi")
+}
+
+// TestPlansQuestionOverHTTP: "what did we decide for llama last month?"
+// lists the team's plans for the family; it never searches the Hub nor
+// sizes a model.
+func TestPlansQuestionOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	first := c.slash("llama 3.1 8b qlora 4090")
+	wantIn(t, "first question", first, "Kept in the team's plans")
+	for _, q := range []string{"what did we decide for llama last month?", "what did we plan for llama 3.1 8b"} {
+		got := c.slash(q)
+		wantIn(t, q, got, "Plans for", "`llama 3.1 8b qlora 4090`")
+		wantNotIn(t, q, got, "Fits", "not a model I know", "Kept in the team's plans as plan 2")
+	}
+	got := c.mention("what did we decide for llama last month?")
+	wantIn(t, "@fitbot plans", got, "Plans for the llama family", "`llama 3.1 8b qlora 4090`")
+	wantNotIn(t, "@fitbot plans", got, "not a model I know")
+}
+
+// TestDeadlineOverHTTP: "in a week" is a time target the answer checks,
+// or says first that it could not.
+func TestDeadlineOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	wantIn(t, "in 2 days", c.slash("llama 3.1 8b lora on 100m tokens in 2 days on a 4090"), "done in 2 days: about 9.6 h on 1× RTX 4090 24 GB")
+	wantIn(t, "within 3 days", c.slash("llama 3.1 70b full on 10b tokens within 3 days on 8x h100"), "Not done within 3 days: about 12.7 days on 8× H100")
+	got := c.mention("qwen2.5 7b full on a 4090 in a week")
+	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 5.0 days`)
+	wantNotIn(t, "in a week, no tokens", got, "not used")
+}
+
+// TestPricesPictureOverHTTP: "@fitbot prices h100" posts the listing and
+// then the H100's price picture in its thread; the listing's header is
+// the card's display name, the picture is found by the header's block id.
+func TestPricesPictureOverHTTP(t *testing.T) {
+	var hist fakeHistory
+	for d := range 20 {
+		hist = append(hist, pricing.Offer{Provider: "runpod", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand,
+			USDPerGPUHour: 2.39, ObservedAt: testNow.AddDate(0, 0, -d-1)})
+	}
+	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
+	c := newConversation(t, func(cfg *Config) {
+		cfg.Prices, cfg.History, cfg.Upload = fakePrices{offers: testOffers}, hist, fake.uploader(t, nil)
+	})
+	got := c.mention("prices h100")
+	wantIn(t, "@fitbot prices h100", got, "Prices for every H100")
+	if g, _, _ := fake.calls(); g != 1 || fake.gets[0].Get("filename") != "h100-prices.png" {
+		t.Errorf("uploads %v, want the h100 price picture", fake.gets)
+	}
+	got = c.mention("how much is an h100 per hour?")
+	wantIn(t, "@fitbot how much is an h100", got, "Prices for H100 SXM 80 GB")
+	if g, _, _ := fake.calls(); g != 2 || fake.gets[1].Get("filename") != "h100-prices.png" {
+		t.Errorf("uploads %v, want the h100 price picture twice", fake.gets)
+	}
+}
+
+// TestSlackParityOverHTTP: what the CLI shows where it matters, Slack
+// shows without pressing Show details: tight alternatives are marked.
+func TestSlackParityOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	got := c.slash("llama 3.1 70b full on 10b tokens on 8x h100")
+	wantIn(t, "tight alternative", got, "(tight: under 20% headroom)")
+	got = c.slash("llama 3.1 70b full on 8x h100 zero3 cpu offload")
+	wantIn(t, "cpu offload", got, "Host RAM: *", "per machine* for the cpu offload")
+	wantNotIn(t, "cpu offload", got, "*Host RAM*\\n") // the breakdown stays a detail
+}
+
+// press sends a button press on fitbot's message (the payload file, a
+// block_actions from Slack) over HTTP, its replies going to rurl.
+func (c *conversation) press(file, action, value string, rurl *responseURL) {
+	c.t.Helper()
+	payload := strings.NewReplacer("ACTION_ID", action, "ACTION_VALUE", value, "RESPONSE_URL", rurl.URL+"/actions/T1/1/x").
+		Replace(string(readTestdata(c.t, file)))
+	form := url.Values{"payload": {payload}}
+	if code := postSignedAt(c.t, c.srv.URL, "/slack/interactions", formType, []byte(form.Encode()), testNow, nil); code != http.StatusOK {
+		c.t.Fatalf("press %s: status %d", action, code)
+	}
+	c.h.Wait()
+}
+
+// TestPublicAnswerButtonsOverHTTP: a button pressed on an answer in a
+// channel thread leaves the public answer as it is: the new answer is
+// posted as a new reply in the thread and kept as a plan; Show details
+// goes to the presser alone. On an ephemeral answer the button replaces
+// it, as before.
+func TestPublicAnswerButtonsOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	rurl := newResponseURL(t)
+	c.press("block_actions_channel.json", ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090", rurl)
+	posted := rurl.posted(t)
+	if len(posted) != 1 || posted[0].ReplaceOriginal || posted[0].ResponseType != "in_channel" || posted[0].ThreadTS != "1764464400.000200" {
+		t.Fatalf("posted %+v, want one new public reply in the thread", posted)
+	}
+	wantIn(t, "public press", posted[0].Text+string(mustJSON(t, posted[0].Blocks)), "QLoRA", "Kept in the team's plans as plan 1")
+
+	c.press("block_actions_channel.json", ActionDetails, "q:llama-3.1-8b qlora rtx-4090", rurl)
+	if p := rurl.posted(t); len(p) != 2 || p[1].ReplaceOriginal || p[1].ResponseType != "ephemeral" {
+		t.Errorf("Show details on a public answer posted %+v, want a private reply", p[1:])
+	}
+
+	c.press("block_actions.json", ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090", rurl)
+	if p := rurl.posted(t); len(p) != 3 || !p[2].ReplaceOriginal {
+		t.Errorf("a press on an ephemeral answer posted %+v, want it replaced", p[2:])
+	}
 }

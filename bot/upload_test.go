@@ -390,8 +390,8 @@ func TestAttachPicture(t *testing.T) {
 		wantFile string
 	}{
 		{"answer", ephemeral("answer", answerBlocks(a, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", now: testNow})...), "memory.png"},
-		{"prices for one gpu", pricesMessage(pricesTitlePrefix+"h100", hist[:1], testNow), "h100-prices.png"},
-		{"prices for a gpu without history", pricesMessage(pricesTitlePrefix+"l4", hist[:1], testNow), ""},
+		{"prices for one gpu", onePricesGPU(pricesMessage("Prices for H100 SXM 80 GB", hist[:1], testNow), "h100"), "h100-prices.png"},
+		{"prices for a gpu without history", onePricesGPU(pricesMessage("Prices for L4 24 GB", hist[:1], testNow), "l4"), ""},
 		{"cheapest prices", pricesMessage("Cheapest GPU prices", hist[:1], testNow), ""},
 		{"an error", ephemeral("I couldn't use that"), ""},
 	} {

@@ -114,3 +114,24 @@ func FuzzParseMachine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMachineSubstitute: never panics, and a question that names the
+// machine comes back with its hardware in place of the name.
+func FuzzMachineSubstitute(f *testing.F) {
+	for _, s := range []string{"13b lora on gpu-box-1", "what fits on the box?", "", "gpu-box-1", "our our box"} {
+		f.Add(s)
+	}
+	m := Machine{Name: "gpu-box-1", Description: "2x rtx-4090"}
+	box := Machine{Name: "our box", Description: "4x a100"}
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, m := range []Machine{m, box} {
+			got, ok := m.Substitute(q)
+			if ok && !strings.Contains(got, "("+m.Description+")") {
+				t.Fatalf("Substitute(%q) = %q without the hardware", q, got)
+			}
+			if !ok && got != q {
+				t.Fatalf("Substitute(%q) changed the question without a match: %q", q, got)
+			}
+		}
+	})
+}

@@ -71,6 +71,9 @@ type Parsed struct {
 	// caller may look up on the Hub; zero when there is none. The parse
 	// then has an error saying the name is unknown.
 	Missing NameSpan
+	// Deadline is the time the run should take at most ("in a week");
+	// zero when none was said. The answer checks it (CheckDeadline).
+	Deadline Deadline
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.
@@ -192,6 +195,8 @@ type parser struct {
 	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
 	methodVerbText string
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
+	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
+	deadline       Deadline
 	ggufWords      string // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -242,6 +247,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	}
 	toks, ask := readAsk(toks)
 	toks, serve := readServe(toks)
+	toks, deadline := readDeadline(input, toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
@@ -273,6 +279,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		i += p.unknown(i)
 	}
 	p.finish()
+	p.deadline = deadline
 	if p.err != nil {
 		p.err.Hint = p.hint() + ask.hintSuffix()
 		return p.result(), p, p.err
@@ -462,6 +469,11 @@ func (p *parser) apply(w word, words string) {
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
 			p.q.ZeROStage = &stage
 		}
+	case kindQuantize:
+		p.quantizeWords = words
+	case kindNoDevice:
+		p.fail(fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", w.val, quote(words)),
+			func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "rtx-4090", 0, 0, 0 })
 	case kindSpot:
 		p.q.Spot = true
 	case kindCheapest:

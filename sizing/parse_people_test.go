@@ -72,6 +72,8 @@ func reading(q string) string {
 	switch r.Kind {
 	case RouteChat, RouteHelp:
 		return string(r.Kind)
+	case RoutePlans:
+		return "plans: " + r.Plans
 	case RoutePrice:
 		parts := append([]string{"price:"}, r.GPUs...)
 		if r.Week {

@@ -18,6 +18,7 @@ const (
 	RoutePrice  RouteKind = "price"  // GPU prices: of the GPUs named, or of every GPU
 	RouteChat   RouteKind = "chat"   // small talk or thanks
 	RouteHelp   RouteKind = "help"   // what fitbot can do, or nothing to read at all
+	RoutePlans  RouteKind = "plans"  // the team's earlier plans: "what did we decide for llama last month?"
 )
 
 // Routing is where a message goes.
@@ -32,6 +33,10 @@ type Routing struct {
 	// Greeting is true when small talk greets ("hello there") and does
 	// not thank: it is greeted back, not thanked.
 	Greeting bool
+	// Plans are the words of a plans question that name the model
+	// ("llama" in "what did we decide for llama last month?"), as said;
+	// "" when it names none.
+	Plans string
 }
 
 // Words of the routing pass, by key.
@@ -92,6 +97,9 @@ func Route(text string) Routing {
 		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h"
 		week = week || weekWords[k]
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
+	}
+	if model, ok := plansAsked(toks); ok {
+		return Routing{Kind: RoutePlans, Plans: model}
 	}
 	switch {
 	case words == 0:
@@ -165,4 +173,48 @@ func FamilyModels(word string) []Model {
 		}
 	}
 	return out
+}
+
+// Words of a plans question: what the team decided or planned before.
+var (
+	// plansDecided say on their own that a decision was made.
+	plansDecided = map[string]bool{"decided": true, "decision": true, "decisions": true, "planned": true, "settled": true,
+		"agreed": true, "chose": true, "picked": true, "plans": true}
+	// plansPast make "decide" or "plan" ask about the past ("what did
+	// we plan"); "can we plan a 70b run" is a sizing question.
+	plansPast = map[string]bool{"did": true, "had": true, "have": true, "we've": true, "weve": true, "our": true, "last": true, "ago": true}
+	// plansOther are the rest of a plans question's words, which name
+	// no model.
+	plansOther = map[string]bool{"what": true, "whats": true, "what's": true, "which": true, "did": true, "do": true, "we": true,
+		"us": true, "our": true, "team": true, "the": true, "a": true, "for": true, "about": true, "on": true, "with": true,
+		"last": true, "this": true, "month": true, "week": true, "year": true, "quarter": true, "ago": true, "time": true,
+		"earlier": true, "before": true, "previous": true, "previously": true, "yesterday": true, "again": true, "remind": true,
+		"me": true, "was": true, "were": true, "is": true, "are": true, "decide": true, "plan": true, "go": true, "to": true,
+		"have": true, "had": true, "we've": true, "weve": true, "there": true, "any": true, "all": true, "of": true, "in": true,
+		"upon": true, "settle": true, "agree": true, "choose": true, "pick": true, "so": true, "far": true, "hey": true, "fitbot": true,
+		"can": true, "you": true, "show": true, "list": true, "tell": true, "please": true, "pls": true, "one": true, "ones": true,
+		"days": true, "weeks": true, "months": true, "make": true, "made": true, "2": true, "3": true, "few": true, "couple": true}
+)
+
+// plansAsked reports whether the words ask about the team's earlier
+// plans ("what did we decide for llama last month?", "our plans for
+// mistral"), and the words left that name the model.
+func plansAsked(toks []token) (string, bool) {
+	decided, verb, past := false, false, false
+	for _, t := range toks {
+		decided = decided || plansDecided[t.key]
+		verb = verb || t.key == "decide" || t.key == "plan"
+		past = past || plansPast[t.key]
+	}
+	if !decided && !(verb && past) {
+		return "", false
+	}
+	var model []string
+	for _, t := range toks {
+		if t.ignorable || plansOther[t.key] || plansDecided[t.key] {
+			continue
+		}
+		model = append(model, t.raw)
+	}
+	return strings.Join(model, " "), true
 }

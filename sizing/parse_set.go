@@ -210,6 +210,9 @@ func (p *parser) finish() {
 		}
 		p.words[fMethod] = p.methodVerbText
 	}
+	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != MethodQLoRA {
+		p.int4Words = p.quantizeWords
+	}
 	if p.int4Words != "" {
 		p.resolveInt4()
 	}
@@ -334,6 +337,7 @@ func (p *parser) result() Parsed {
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
 	}
 	p.serve.apply(&r)
+	r.Deadline = p.deadline
 	return r
 }
 

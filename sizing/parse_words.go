@@ -1,5 +1,7 @@
 package sizing
 
+import "fmt"
+
 // wordKind is what a known word or phrase means to the parser.
 type wordKind uint8
 
@@ -49,6 +51,8 @@ const (
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
+	kindQuantize    // "quantize", "if i quantize it": 4-bit weights, unless a scheme or precision is named
+	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name
 	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 )
 
@@ -95,7 +99,7 @@ func buildPhrases() map[string]word {
 		"nvidia", "amd", "geforce", "budget", "cost", "costs", "price", "much", "long", "time", "take", "takes",
 		"that", "this", "these", "those", "there", "here", "get", "got", "want", "like", "should", "able",
 		"across", "per", "each", "from", "by", "as", "so", "also", "then", "up", "setup", "config",
-		"mixed", "precision", "weights", "quantized", "quantised", "quant", "quantization", "quantisation",
+		"mixed", "precision", "weights", "quant",
 		"enabled", "yes", "ok", "okay", "cluster", "machine", "box", "server", "instance",
 		"both", "together", "same", "still", "even", "requires", "require", "required",
 		"mode", "style", "ish", "roughly", "approx", "approximately", "around", "estimate", "estimated",
@@ -197,6 +201,19 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
 	add(word{kind: kindCheapest}, "cheapest", "cheaper", "cheapestway", "cheapestthatfits", "lowestcost", "leastexpensive", "cheapestoption")
+	add(word{kind: kindQuantize}, "quantize", "quantise", "quantized", "quantised", "quantizing", "quantising",
+		"quantization", "quantisation", "quantizeit", "quantiseit")
+	add(word{kind: kindMethod, val: string(MethodLoRA)}, "adapter", "adapters")
+	add(word{kind: kindMethod, val: string(MethodQLoRA)}, "4bitadapters", "4bitadapter", "int4adapters", "nf4adapters", "quantizedadapters", "quantisedadapters")
+	for _, q := range []struct {
+		key   string
+		quant Quant
+	}{{"q6", QuantQ6_K}, {"q5", QuantQ5_KM}, {"q4", QuantQ4_KM}, {"q3", QuantQ3_KM}, {"q2", QuantQ2_K}} {
+		add(word{kind: kindQuant, val: string(q.quant), note: fmt.Sprintf("%s taken as GGUF %s, llama.cpp's usual %s-bit type", q.key, q.quant, q.key[1:])}, q.key)
+	}
+	add(word{kind: kindNoDevice, val: "a Raspberry Pi"}, "raspberrypi", "raspberry", "rpi", "raspberrypi4", "raspberrypi5", "pi4", "pi5")
+	add(word{kind: kindNoDevice, val: "a phone"}, "phone", "phones", "iphone", "android", "smartphone", "cellphone")
+	add(word{kind: kindNoDevice, val: "a microcontroller"}, "arduino", "esp32", "microcontroller")
 	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",

@@ -36,6 +36,11 @@ type Plan struct {
 
 	// The question and the answer's summary, as they stood then.
 	plan.Summary
+
+	// RequestJSON, when set, is Request as json.Marshal writes it:
+	// SavePlan stores it as it is rather than marshalling Request again
+	// (a cached reply carries it). Plans read back leave it empty.
+	RequestJSON string
 }
 
 // insertPlanSQL inserts one plan; batch.go binds its arguments in this order.
@@ -67,9 +72,13 @@ func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 	if err := validatePlan(p); err != nil {
 		return 0, err
 	}
-	reqJSON, err := json.Marshal(p.Request)
-	if err != nil {
-		return 0, fmt.Errorf("save plan: request: %w", err)
+	reqJSON := p.RequestJSON
+	if reqJSON == "" {
+		b, err := json.Marshal(p.Request)
+		if err != nil {
+			return 0, fmt.Errorf("save plan: request: %w", err)
+		}
+		reqJSON = string(b)
 	}
 	created := p.CreatedAt
 	if created.IsZero() {
@@ -82,7 +91,7 @@ func (db *DB) SavePlan(ctx context.Context, p *Plan) (int64, error) {
 	}
 	row := &planRow{ctx: ctx, result: make(chan planResult, 1), args: []any{
 		formatTime(created), p.Source, p.Team, p.Channel, p.User,
-		p.Question, p.Canonical, string(reqJSON), p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
+		p.Question, p.Canonical, reqJSON, p.ModelKey, p.Fits, p.Headroom, p.GPU, p.GPUs, p.PerGPUBytes,
 		p.USDPerHour, p.PriceProvider, asOf, string(p.Kind), p.Answer, string(p.ChannelKind)}}
 	id, err := db.writer().enqueue(ctx, row)
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -44,8 +45,16 @@ func TestSavePlanRoundTrips(t *testing.T) {
 	unpriced.Source, unpriced.Team, unpriced.Channel, unpriced.User, unpriced.ChannelKind = SourceCLI, "", "", "", ChannelCLI
 	unpriced.USDPerHour, unpriced.PriceProvider, unpriced.PriceAsOf = nil, "", nil
 	unpriced.Fits, unpriced.Headroom = false, string(sizing.HeadroomOver)
+	// A plan that brings its request's JSON (a cached reply's) is stored
+	// with it and reads back the same.
+	carried := samplePlan("mistral-7b-v0.1", time.Time{})
+	b, err := json.Marshal(carried.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carried.RequestJSON = string(b)
 
-	for _, p := range []Plan{priced, unpriced} {
+	for _, p := range []Plan{priced, unpriced, carried} {
 		saved := p
 		id, err := db.SavePlan(ctx, &saved)
 		if err != nil {
@@ -56,6 +65,7 @@ func TestSavePlanRoundTrips(t *testing.T) {
 		}
 		want := p
 		want.ID = id
+		want.RequestJSON = "" // not read back
 		want.CreatedAt = p.CreatedAt.UTC()
 		if p.CreatedAt.IsZero() {
 			want.CreatedAt = testNow

@@ -66,7 +66,8 @@ type DB struct {
 
 	file     os.FileInfo // the database file as opened; see checkFile
 	planOnce sync.Once
-	plans    *planWriter // group commit of SavePlan; started on first use
+	plans    *planWriter   // group commit of SavePlan; started on first use
+	ckpt     *checkpointer // SQLite: checkpoints off the writer's path (checkpoint.go); nil if none
 
 	batchObserver atomic.Pointer[func(rows int)] // see ObservePlanBatches
 	writes        writeState                     // see WriteHealth
@@ -150,6 +151,7 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 		db.rw.Close()
 		return nil, err
 	}
+	db.startCheckpointer(ctx)
 	return db, nil
 }
 
@@ -195,6 +197,9 @@ func (db *DB) Close() error {
 			return fmt.Errorf("close database %s: %w", db.path, err)
 		}
 		return nil
+	}
+	if err := db.ckpt.close(); err != nil {
+		errs = append(errs, fmt.Errorf("checkpointer: %w", err))
 	}
 	if _, err := db.rw.ExecContext(ctx, "PRAGMA optimize"); err != nil {
 		errs = append(errs, fmt.Errorf("optimize: %w", err))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
@@ -29,6 +30,12 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 		text = fitUsage
 	case answer.KindPrices:
 		return a.routedPrices(ctx, f, q.Route)
+	case answer.KindPlans:
+		args := strings.Fields(q.Route.Plans)
+		if f.json {
+			args = append([]string{"--json"}, args...)
+		}
+		return a.plans(ctx, args)
 	}
 	if f.json {
 		return a.writeJSON(routedJSON{Kind: kind, Text: text})

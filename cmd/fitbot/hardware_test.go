@@ -42,3 +42,16 @@ func TestHardwareCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPlansQuestion: "what did we decide for llama last month?" lists
+// the plans kept for the family, not a Hub search or a sizing (#31).
+func TestFitPlansQuestion(t *testing.T) {
+	useDB(t)
+	if code, _, errOut := runCmd(t, "fit", "--save", "llama", "3.1", "8b", "qlora", "4090"); code != exitOK {
+		t.Fatalf("fit --save: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCmd(t, "fit", "what", "did", "we", "decide", "for", "llama", "last", "month?")
+	if code != exitOK || !strings.Contains(out, "llama 3.1 8b qlora 4090") || strings.Contains(out, "Fits") {
+		t.Errorf("plans question: exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+}

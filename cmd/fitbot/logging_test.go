@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -41,5 +42,18 @@ func TestLoggerFormat(t *testing.T) {
 	newLogger(&out, slog.LevelInfo, "text", nil).Debug("hidden")
 	if out.Len() != 0 {
 		t.Errorf("debug line at info level: %q", out.String())
+	}
+}
+
+// BenchmarkRedactorCleanRecord is a line like the one serve logs per
+// question, holding no secret, through the redacting JSON logger:
+//
+//	go test ./cmd/fitbot -run '^$' -bench RedactorCleanRecord -benchmem -benchtime 20000x -count 3
+func BenchmarkRedactorCleanRecord(b *testing.B) {
+	log := newLogger(io.Discard, slog.LevelInfo, "json", []string{fakeBotToken, fakeOpenAI, "signing-secret-0123456789"})
+	b.ReportAllocs()
+	for b.Loop() {
+		log.Info("bot: answered", "outcome", "answered", "team", "T1DC2JH3J", "user", "U2CERLKJA",
+			"question", "llama-3.1-8b qlora rtx-4090", "ms", 1.25, "plan", int64(123456))
 	}
 }
