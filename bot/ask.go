@@ -261,6 +261,8 @@ func contextBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	head := fmt.Sprintf("📏 Longest %s: %s tokens, %s", word, display.Commas(int64(c.MaxTokens)), what)
 	var b strings.Builder
 	switch {
+	case c.Bound == sizing.BoundSearch:
+		fmt.Fprintf(&b, "Bound by the search: the model has no position limit, and memory allows at least %s tokens.", display.Commas(int64(c.MemoryMaxTokens)))
 	case c.Bound == sizing.BoundModel && c.MemoryMaxTokens >= sizing.MaxSeqLen:
 		fmt.Fprintf(&b, "Bound by the *model*: it was trained for %s tokens; memory would allow over %s.", display.Commas(int64(c.ModelMaxTokens)), display.Commas(int64(c.MemoryMaxTokens)))
 	case c.Bound == sizing.BoundModel:

@@ -52,6 +52,9 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	if intent == IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
 		intent = IntentFit // "what about ..." asks about the thread's model
 	}
+	if intent == IntentFit && (q.Method == "" || q.Method == MethodInference) && (q.Serve.Plan || q.Serve.targets()) {
+		intent = IntentServe // "in fp8" in a serving plan's thread plans again in fp8
+	}
 	changed := make([]string, 0, len(p.Fields)+2)
 	for _, f := range p.Fields {
 		w := f.Words

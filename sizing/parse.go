@@ -535,7 +535,7 @@ func (p *parser) keyed(w word, i, n int) int {
 		return 0
 	}
 	num, ok := parseNumber(p.toks[j].key)
-	if !ok {
+	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && cardNumber(p.toks[j].key) {
 		p.ignore(i, i+n)
 		return 0
 	}
@@ -627,6 +627,22 @@ func (p *parser) numeric(i int, num number) int {
 		p.unknownNumber(words)
 	}
 	return j - i
+}
+
+// cardNumber reports whether the bare number key names a card ("max
+// context 4090", "context 3090") rather than a context length: a card's
+// number, never a round length (2048, 4096, 6000).
+func cardNumber(key string) bool {
+	num, ok := parseNumber(key)
+	if !ok || num.suffix != "" {
+		return false
+	}
+	v, ok := num.scaled(1)
+	if !ok || v <= 0 || v%1000 == 0 || v&(v-1) == 0 {
+		return false
+	}
+	_, _, err := LookupGPU(key)
+	return err == nil
 }
 
 // lengthAt reports whether token k is a number that could be a context

@@ -107,7 +107,7 @@ func readAsk(toks []token) ([]token, askWords) {
 			return false
 		}
 		_, ok := parseNumber(toks[i].key)
-		return ok
+		return ok && !cardNumber(toks[i].key) // "max context 4090" asks on the card
 	}
 	for i := range toks {
 		k := key(i)

@@ -26,6 +26,11 @@ func TestParseAsk(t *testing.T) {
 		{in: "how much context can Llama 3.1 8B serve on an L4 with an fp8 kv cache and 4 users?", intent: IntentMaxContext,
 			q: Query{Model: "llama-3.1-8b", Method: MethodInference, GPU: "l4", KVPrecision: PrecisionFP8, MicroBatch: 4}},
 		{in: "llama 3.1 8b on an L4, max context 8192", intent: IntentFit, q: Query{Model: "llama-3.1-8b", GPU: "l4", SeqLen: 8192}},
+		// A card's number after "max context" is the card, not 4,090 tokens with no GPU.
+		{in: "llama-3.1-8b max context 4090", intent: IntentMaxContext, q: Query{Model: "llama-3.1-8b", GPU: "rtx-4090"}},
+		{in: "llama-3.1-8b lora max context 3090", intent: IntentMaxContext, q: Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "rtx-3090"}},
+		{in: "llama-3.1-8b max context 8192 4090", intent: IntentFit, q: Query{Model: "llama-3.1-8b", GPU: "rtx-4090", SeqLen: 8192}},
+		{in: "llama-3.1-8b ctx 6000 h100", intent: IntentFit, q: Query{Model: "llama-3.1-8b", GPU: "h100", SeqLen: 6000}},
 		{in: "which gpu for 13b lora on 1B tokens", intent: IntentWhichGPU, q: Query{Params: 13e9, Method: MethodLoRA, Tokens: 1e9}},
 		{in: "what gpu should we use to serve mistral 7b", intent: IntentWhichGPU, q: Query{Model: "mistral-7b-v0.1", Method: MethodInference}, note: "mistral"},
 		{in: "13B lora 4090 buy-vs-rent 3 jobs/week 5h", intent: IntentBuyRent, q: Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"},

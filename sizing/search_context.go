@@ -9,7 +9,7 @@ import (
 // sequence length) that fits, and which bound set it.
 type ContextResult struct {
 	MaxTokens       int    `json:"max_tokens"`        // 0 when not even one token fits
-	Bound           string `json:"bound"`             // "memory" or "model" (the model's max_position_embeddings)
+	Bound           string `json:"bound"`             // "memory", "model" (the model's max_position_embeddings) or "search" (no position limit; memory allows MaxSeqLen)
 	MemoryMaxTokens int    `json:"memory_max_tokens"` // what memory alone allows (up to MaxSeqLen)
 	ModelMaxTokens  int    `json:"model_max_tokens"`  // the model's own maximum; 0 when unknown
 	// KVBytesPerToken is the KV cache one more token of context costs on
@@ -28,6 +28,9 @@ type ContextResult struct {
 const (
 	BoundMemory = "memory"
 	BoundModel  = "model"
+	// BoundSearch: the model has no position limit (a state-space model's
+	// fixed state) and memory allows the longest the search tries.
+	BoundSearch = "search"
 )
 
 // MaxContext answers "how long a context fits?": the longest context
@@ -46,6 +49,12 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 	if err != nil {
 		return AskAnswer{}, err
 	}
+	if rs.model.Kind == KindDiffusion {
+		// No token context: a longest-context search ran up to 10M tokens
+		// and offered "fp8 weights, up to 10.49M tokens".
+		return AskAnswer{}, inputErr("fit "+Format(Query{Model: q.Model, Method: rs.req.Method, GPU: q.GPU, GPUs: q.GPUs, Nodes: q.Nodes}),
+			"%s is a diffusion pipeline: it has no context length to search; its size is the image's resolution (say 1024px)", rs.model.Name)
+	}
 	var asm assumptionSet
 	for _, a := range rs.assumptions {
 		if strings.HasPrefix(a, "context ") || strings.HasPrefix(a, "sequence length ") {
@@ -60,6 +69,11 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 	res.MaxTokens, res.Bound = memMax, BoundMemory
 	if m := rs.model.MaxContext; m > 0 && memMax >= m {
 		res.MaxTokens, res.Bound = m, BoundModel
+		if m >= MaxSeqLen {
+			// No positions (Mamba's fixed state): the search's ceiling, not a
+			// length the model was trained for.
+			res.Bound, res.ModelMaxTokens = BoundSearch, 0
+		}
 	}
 	if res.MaxTokens == 0 {
 		res.Nearest = e.nearestContext(rs)
@@ -75,7 +89,7 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 			asm.add(fmt.Sprintf("at %s tokens the card is full (%s); %s tokens leave 20%% free",
 				thousands(float64(res.MaxTokens)), tightNote, thousands(float64(res.ComfortableMaxTokens))))
 		}
-		if r.Method == MethodInference {
+		if r.Method == MethodInference && rs.model.Kind != KindSSM { // an SSM's state does not grow with the context
 			ctx := int64(res.MaxTokens)
 			kv := kvCacheBytes(&rs.shape, ctx, int64(r.MicroBatch), kvElemBytes(r.KVPrecision)) * kvShare(&rs.shape, r.GPUs, r.Nodes)
 			res.KVBytesPerToken = kv / float64(ctx)

@@ -439,3 +439,23 @@ func TestLargestModelIsLargest(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxContextFamilies: a state-space model's longest context is the
+// search's ceiling, not a length it "was trained for" (Mamba 2.8B said
+// "trained for 10.49M tokens", with "0 KiB of KV cache per token"); a
+// diffusion pipeline has no context and is refused with the fit to ask
+// (FLUX.1 [dev] offered "fp8 weights, up to 10.49M tokens").
+func TestMaxContextFamilies(t *testing.T) {
+	a, err := (&Estimator{}).MaxContext(Query{Model: "mamba-2.8b", GPU: "l4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := a.MaxContext; c.Bound != BoundSearch || c.ModelMaxTokens != 0 || c.KVBytesPerToken != 0 || c.MaxTokens != MaxSeqLen {
+		t.Errorf("Mamba 2.8B on an L4: bound %s, model max %d, KV per token %g, max %d", c.Bound, c.ModelMaxTokens, c.KVBytesPerToken, c.MaxTokens)
+	}
+	_, err = (&Estimator{}).MaxContext(Query{Model: "flux.1-dev", Method: MethodLoRA, GPU: "rtx-4090", GPUs: 2})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "diffusion") || ie.Hint != "fit flux.1-dev lora 2xrtx-4090" {
+		t.Errorf("FLUX max context: %v, want a diffusion refusal trying the fit", err)
+	}
+}

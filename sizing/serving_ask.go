@@ -58,6 +58,9 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if q.Method != MethodInference {
 		return AskAnswer{}, inputErr("fit how many users llama-3.1-8b l4", "a serving question is about inference, not %s", q.Method)
 	}
+	if err := servedFamily(q); err != nil {
+		return AskAnswer{}, err
+	}
 	var asm assumptionSet
 	unsaid := lengthUnsaid(q)
 	if unsaid {
@@ -317,4 +320,45 @@ func (sp serveSpec) shortfall(v Serving) float64 {
 		worst = max(worst, sp.tpsTarget/max(v.TokensPerSecondPerUser, 1e-9))
 	}
 	return worst
+}
+
+// servedFamily refuses a serving ask for a model not served with a paged
+// KV cache: "bge-m3 serve 100 users ttft 100ms" said "No configuration in
+// the catalog serves BGE-M3" under a chat turn's 3584 prompt + 512 output
+// tokens, and Whisper was refused for 4096 tokens it never reads. The Try
+// asks the model's memory and speed for the batch.
+func servedFamily(q Query) error {
+	kind := ""
+	if q.Arch != nil {
+		kind = q.Arch.Kind
+	} else if m, _, err := LookupModel(q.Model); err == nil {
+		kind = m.Kind
+	}
+	if servedLikeADecoder(kind) {
+		return nil
+	}
+	name := q.Model
+	if q.Arch != nil && q.Arch.Name != "" {
+		name = q.Arch.Name
+	} else if m, _, err := LookupModel(q.Model); err == nil {
+		name = m.Name
+	}
+	fit := Query{Model: q.Model, Method: MethodInference, GPU: q.GPU, GPUs: q.GPUs, Nodes: q.Nodes, Quant: q.Quant, Precision: q.Precision, MicroBatch: q.MicroBatch}
+	return inputErr("fit "+Format(fit),
+		"%s is %s: fitbot plans serving (users, first-token time, tokens/s each) for decoder LLMs; ask its memory and speed for a batch instead", name, familyPhrase(kind))
+}
+
+// familyPhrase names a model family in a sentence ("an encoder").
+func familyPhrase(arch string) string {
+	switch arch {
+	case ArchEncoder:
+		return "an encoder"
+	case ArchEncoderDecoder:
+		return "an encoder-decoder"
+	case ArchSSM:
+		return "a state-space model"
+	case ArchDiffusion:
+		return "a diffusion pipeline"
+	}
+	return "not a decoder LLM"
 }

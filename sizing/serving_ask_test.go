@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -125,5 +126,31 @@ func TestServeCapacityUsable(t *testing.T) {
 	c := askServe(t, "how many users can an m3-max-128 serve llama 3.1 8b").Serve.Capacity
 	if c.Concurrency >= c.MaxConcurrency || c.TokensPerSecondPerUser < usableTokensPerSecond || c.Limit != "tokens_per_second" {
 		t.Errorf("M3 Max: %d users of %d that fit, %.1f tok/s each, limit %q", c.Concurrency, c.MaxConcurrency, c.TokensPerSecondPerUser, c.Limit)
+	}
+}
+
+// TestServeOtherFamilies: a serving ask (users with targets) for a model
+// not served with a paged KV cache is refused with the batch fit to ask,
+// which answers; "bge-m3 serve 100 users ttft 100ms" said "No
+// configuration in the catalog serves BGE-M3" under a chat turn's tokens.
+func TestServeOtherFamilies(t *testing.T) {
+	for _, q := range []string{"bge-m3 serve 100 users ttft 100ms", "whisper large-v3 serve 20 users ttft 1s", "mamba 2.8b serve 50 users ttft 1s cheapest"} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		_, err = (&Estimator{Prices: servePrices}).Ask(p)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "decoder LLMs") {
+			t.Errorf("%s: %v, want a refusal naming the family", q, err)
+			continue
+		}
+		tp, err := Parse(strings.TrimPrefix(ie.Hint, "fit "))
+		if err != nil {
+			t.Fatalf("%s: Try %q: %v", q, ie.Hint, err)
+		}
+		if _, err := (&Estimator{Prices: servePrices}).Answer(tp.Query); err != nil || tp.Intent != IntentFit {
+			t.Errorf("%s: Try %q (%s) answers %v", q, ie.Hint, tp.Intent, err)
+		}
 	}
 }

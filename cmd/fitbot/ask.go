@@ -128,6 +128,8 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 	}
 	fmt.Fprintf(w, "✅ Longest %s: %s tokens — %s\n", word, display.Count(float64(c.MaxTokens)), what)
 	switch {
+	case c.Bound == sizing.BoundSearch:
+		fmt.Fprintf(w, "Bound by the search: the model has no position limit, and memory allows at least %s tokens.\n", display.Count(float64(c.MemoryMaxTokens)))
 	case c.Bound == sizing.BoundModel:
 		fmt.Fprintf(w, "Bound by the model: it was trained for %s tokens; memory would allow %s.\n", display.Count(float64(c.ModelMaxTokens)), display.Count(float64(c.MemoryMaxTokens)))
 	case c.ModelMaxTokens > 0:
