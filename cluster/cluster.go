@@ -130,6 +130,19 @@ func Explain(err error) string {
 	return "the cluster could not be read"
 }
 
+// indexASCIIFold is the byte index of the ASCII word sub in s, ignoring
+// ASCII case, or -1. Unlike an index into strings.ToUpper(s), it is an
+// index into s itself whatever else s holds (ToUpper turns an invalid
+// byte into three).
+func indexASCIIFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
 // ErrNotConfigured is a question about the cluster where none is set up.
 var ErrNotConfigured = errors.New("no cluster is configured: set KUBECONFIG (or run fitbot in the cluster), or FITBOT_SLURM_URL and FITBOT_SLURM_TOKEN")
 
@@ -140,7 +153,7 @@ var ErrNotConfigured = errors.New("no cluster is configured: set KUBECONFIG (or 
 // whole GPU. It returns "" for a card fitbot does not know.
 func CatalogGPU(product string, memoryBytes int64) string {
 	name := strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSpace(product))
-	if i := strings.Index(strings.ToUpper(name), " MIG "); i >= 0 {
+	if i := indexASCIIFold(name, " MIG "); i >= 0 {
 		name = name[:i]
 	}
 	if name == "" || len(name) > 100 {
