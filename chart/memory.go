@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -48,14 +49,14 @@ func Memory(a sizing.Answer) MemoryData {
 		{"activations", m.ActivationsBytes}, {"KV cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
 	}
 	d := MemoryData{
-		TotalGiB: round2(float64(m.TotalBytes) / gib),
-		CardGiB:  round2(float64(a.VRAMBytes) / gib),
+		TotalGiB: tenths(float64(m.TotalBytes) / gib),
+		CardGiB:  tenths(float64(a.VRAMBytes) / gib),
 		Fits:     a.Fits,
 	}
-	d.HeadroomGiB = round2(d.CardGiB * (1 - sizing.TightFraction))
+	d.HeadroomGiB = tenths(float64(a.VRAMBytes) / gib * (1 - sizing.TightFraction))
 	for _, t := range terms {
 		if t.bytes > 0 {
-			d.Segments = append(d.Segments, Segment{Label: t.label, GiB: round2(float64(t.bytes) / gib)})
+			d.Segments = append(d.Segments, Segment{Label: t.label, GiB: tenths(float64(t.bytes) / gib)})
 		}
 	}
 	verdict := "Fits"
@@ -75,6 +76,11 @@ func Memory(a sizing.Answer) MemoryData {
 }
 
 func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
+
+// tenths rounds GiB from the exact figure to the tenth the text answers
+// show (display.GiB), so that one card reads the same in the picture
+// and the text (79.6 GiB, not 79.65 drawn as 79.7).
+func tenths(x float64) float64 { return math.Round(x*10) / 10 }
 
 // MemoryPNG draws the memory picture: one horizontal bar stacked term by
 // term, the card's capacity as a solid line and the headroom line (the
@@ -118,7 +124,7 @@ func MemoryPNG(d MemoryData) ([]byte, error) {
 	p.Add(card, head)
 	// The card's label sits right of its line, above the headroom label,
 	// which sits left of its line unless that would run off the axis.
-	cardLabel, err := label(d.CardGiB, 1.12, fmt.Sprintf("card %.0f GiB", d.CardGiB), draw.XLeft)
+	cardLabel, err := label(d.CardGiB, 1.12, fmt.Sprintf("card %.1f GiB", d.CardGiB), draw.XLeft)
 	if err != nil {
 		return nil, err
 	}
