@@ -362,8 +362,8 @@ func parseGres(s string) map[string]int {
 			continue
 		}
 		typ := untyped
-		if len(f) >= 3 {
-			typ = strings.Join(f[1:len(f)-1], ":")
+		if len(f) >= 3 && strings.Join(f[1:len(f)-1], ":") != "" {
+			typ = strings.Join(f[1:len(f)-1], ":") // "gpu::8" names no type: untyped
 		}
 		if n, ok := gresCount(f[len(f)-1]); ok {
 			out[typ] += n
