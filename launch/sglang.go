@@ -11,22 +11,14 @@ import (
 const KindSGLang Kind = "sglang"
 
 // sglangQuantization is SGLang's --quantization for a weight format that
-// is quantised in flight (a pre-quantised checkpoint names its own
-// format); ok is false for formats SGLang does not serve.
+// is quantised in flight: vLLM's names, which SGLang shares, except that
+// an AWQ or GPTQ checkpoint names its own format and gets none; ok is
+// false for formats SGLang does not serve.
 func sglangQuantization(q sizing.Quant) (string, bool) {
-	switch q {
-	case sizing.QuantNone, sizing.QuantAWQ, sizing.QuantGPTQ:
+	if q == sizing.QuantAWQ || q == sizing.QuantGPTQ {
 		return "", true
-	case sizing.QuantFP8:
-		return "fp8", true
-	case sizing.QuantMXFP4:
-		return "mxfp4", true
-	case sizing.QuantNVFP4:
-		return "modelopt_fp4", true
-	case sizing.QuantINT8, sizing.QuantNF4, sizing.QuantNF4DQ:
-		return "bitsandbytes", true
 	}
-	return "", false
+	return vllmQuantization(q)
 }
 
 // emitSGLang writes the SGLang command of a serving plan: the same

@@ -98,15 +98,16 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		return a, nil
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
-	if r.Method == MethodInference && !servedLikeADecoder(r.Architecture) {
-		tw = append(tw, fmt.Sprintf("serving capacity (KV cache, concurrent requests) is sized for decoder LLMs only: not for this %s model", r.Architecture))
-	}
-	if r.Method == MethodInference && servedLikeADecoder(r.Architecture) {
+	switch {
+	case r.Method != MethodInference:
+	case servedLikeADecoder(r.Architecture):
 		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
 		if lengthUnsaid(q) {
 			sv.MaxModelLen = rs.chatMaxModelLen()
 		}
 		a.Serving = &sv
+	default:
+		tw = append(tw, fmt.Sprintf("serving capacity (KV cache, concurrent requests) is sized for decoder LLMs only: not for this %s model", r.Architecture))
 	}
 	a.Warnings = append(append(rs.notes, warnings...), tw...)
 	if a.Warnings == nil {

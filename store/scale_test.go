@@ -22,17 +22,8 @@ const (
 // current prices are always the same 1,000 offers, so a read that stays
 // flat from 10k to 1M touches only the latest run of each provider.
 func BenchmarkPricesAtScale(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		if testing.Short() && n > 10_000 {
-			continue
-		}
-		db := openAt(b, filepath.Join(b.TempDir(), "fitbot.db"), nil, -1)
-		ctx := context.Background()
-		start := time.Now()
-		if err := fillPrices(ctx, db, n); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("built %d observations in %v", n, time.Since(start).Round(time.Millisecond))
+	ctx := context.Background()
+	atScale(b, "observations", fillPrices, func(db *DB, n int) {
 		b.Run(fmt.Sprintf("CurrentOffers/%d", n), func(b *testing.B) {
 			for b.Loop() {
 				offers, err := db.CurrentOffers(ctx)
@@ -49,6 +40,23 @@ func BenchmarkPricesAtScale(b *testing.B) {
 				}
 			}
 		})
+	})
+}
+
+// atScale builds a database of 10k, 100k and 1M rows with fill (10k only
+// under -short) and runs the lookups of bench on each.
+func atScale(b *testing.B, rows string, fill func(context.Context, *DB, int) error, bench func(db *DB, n int)) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		if testing.Short() && n > 10_000 {
+			continue
+		}
+		db := openAt(b, filepath.Join(b.TempDir(), "fitbot.db"), nil, -1)
+		start := time.Now()
+		if err := fill(context.Background(), db, n); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("built %d %s in %v", n, rows, time.Since(start).Round(time.Millisecond))
+		bench(db, n)
 	}
 }
 
@@ -88,17 +96,8 @@ func fillPrices(ctx context.Context, db *DB, n int) error {
 // models, among 10k, 100k and 1M cached models (each with a 4 KB
 // config.json, which neither read touches but for the rows it returns).
 func BenchmarkHubLookupsAtScale(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		if testing.Short() && n > 10_000 {
-			continue
-		}
-		db := openAt(b, filepath.Join(b.TempDir(), "fitbot.db"), nil, -1)
-		ctx := context.Background()
-		start := time.Now()
-		if err := fillHubModels(ctx, db, n); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("built %d cached models in %v", n, time.Since(start).Round(time.Millisecond))
+	ctx := context.Background()
+	atScale(b, "cached models", fillHubModels, func(db *DB, n int) {
 		b.Run(fmt.Sprintf("Named/%d", n), func(b *testing.B) {
 			for b.Loop() {
 				entries, err := db.HubModelsNamed(ctx, "model123b")
@@ -115,7 +114,7 @@ func BenchmarkHubLookupsAtScale(b *testing.B) {
 				}
 			}
 		})
-	}
+	})
 }
 
 // fillHubModels caches n models org-i/model-i-b, one fetched a minute.
