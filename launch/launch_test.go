@@ -638,3 +638,22 @@ func TestServingNeedsAHubRepo(t *testing.T) {
 		}
 	}
 }
+
+// TestVLLMKeepsTheAnsweredUtilisation: the engine is started at the
+// memory share the capacity was answered at, a lower share the question
+// asked included, so it holds the KV cache it was sized with.
+func TestVLLMKeepsTheAnsweredUtilisation(t *testing.T) {
+	for words, want := range map[string]string{
+		"llama 3.1 8b inference h100 50 users":              "--gpu-memory-utilization 0.90",
+		"llama 3.1 8b inference h100 50 users gpu util 0.8": "--gpu-memory-utilization 0.80",
+	} {
+		_, a := answerFor(t, launchCase{name: words, words: words})
+		cfg, err := Emit(KindVLLM, PlanOf(a))
+		if err != nil {
+			t.Fatalf("%q: %v", words, err)
+		}
+		if !strings.Contains(cfg.Text, want) {
+			t.Errorf("%q: command lacks %q:\n%s", words, want, cfg.Text)
+		}
+	}
+}

@@ -108,8 +108,9 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 	}
 	maxLen, seqs, util := r.SeqLen, max(r.MicroBatch, 1), memoryUtilization(p)
 	if sv := p.Serving; sv != nil && sv.Fits {
-		maxLen, seqs = sv.MaxModelLen, max(sv.Concurrency, 1)
-		util = max(util, sv.GPUMemoryUtilization)
+		// The share the capacity was answered at (vLLM's 0.9 unless the
+		// question asked another), so the engine holds the KV it was sized with.
+		maxLen, seqs, util = sv.MaxModelLen, max(sv.Concurrency, 1), sv.GPUMemoryUtilization
 	}
 	args := []string{"vllm", "serve", repo,
 		"--tensor-parallel-size", strconv.Itoa(tensorParallel(r))}
