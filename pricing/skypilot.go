@@ -199,7 +199,7 @@ var hyperstackFlavour = regexp.MustCompile(`(?i)^n3-([A-Z0-9]+?)(-SXM\d)?x\d+(-N
 // -SXM reads as PCIe.
 func formHint(instance, upstream string) string {
 	hint := instance + " " + upstream
-	if m := hyperstackFlavour.FindStringSubmatch(upstream); m != nil && m[2] == "" {
+	if m := hyperstackFlavour.FindStringSubmatch(upstream); m != nil && m[2] == "" && !strings.Contains(strings.ToUpper(upstream), "SXM") {
 		hint += " PCIE"
 	}
 	return hint
