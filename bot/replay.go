@@ -1,7 +1,7 @@
 package bot
 
 import (
-	"crypto/sha256"
+	"hash/maphash"
 	"sync"
 	"time"
 )
@@ -15,45 +15,58 @@ import (
 // whether one is new. It is per process (a replay to another instance of
 // a shared deployment is not caught) and keeps at most replayMax
 // signatures, forgetting the oldest first, so its memory stays bounded
-// under any load.
+// under any load. An expired signature is not looked for: it stays until
+// its place in the ring is taken, and reads as new.
 
-// replayMax bounds the signatures kept: 32 bytes and a time each, about
-// 6 MB at the bound, a few hundred answers a second for the whole window.
+// replayMax bounds the signatures kept. Each is kept as a 64-bit hash
+// with its expiry, 16 bytes in the map and 16 in the ring: about 4 MB at
+// the bound, a few hundred answers a second for the whole window. Two
+// signatures among 100,000 share a hash with a chance of about 3 in 10^10
+// (the seed is the process's own, so nobody can aim for one).
 const replayMax = 100_000
 
 type replayGuard struct {
-	mu    sync.Mutex
-	seen  map[[32]byte]time.Time // signature digest → when it expires
-	order [][32]byte             // the digests, oldest first
-	head  int                    // order[head:] are still in seen
+	mu   sync.Mutex
+	seed maphash.Seed
+	seen map[uint64]int64 // signature hash → when it expires (Unix nanoseconds)
+	ring []replayEntry    // the same in the order taken; once full, next is the oldest
+	next int
+}
+
+type replayEntry struct {
+	key     uint64
+	expires int64
 }
 
 // first reports whether signature was not seen within the window, and
 // remembers it.
 func (g *replayGuard) first(signature string, now time.Time) bool {
-	key := sha256.Sum256([]byte(signature))
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.seen == nil {
-		g.seen = map[[32]byte]time.Time{}
+		g.seed = maphash.MakeSeed()
+		g.seen = make(map[uint64]int64)
 	}
-	if exp, ok := g.seen[key]; ok && now.Before(exp) {
+	key, at := maphash.String(g.seed, signature), now.UnixNano()
+	if exp, ok := g.seen[key]; ok && at < exp {
 		return false
 	}
-	// Forget the expired and, past the bound, the oldest.
-	for g.head < len(g.order) {
-		k := g.order[g.head]
-		if exp, ok := g.seen[k]; ok && now.Before(exp) && len(g.seen) < replayMax {
-			break
-		}
-		delete(g.seen, k)
-		g.head++
+	e := replayEntry{key: key, expires: now.Add(2 * SignatureWindow).UnixNano()} // the window runs both ways around the timestamp
+	if len(g.ring) < replayMax {
+		g.ring = append(g.ring, e)
+	} else {
+		g.forget(g.ring[g.next])
+		g.ring[g.next] = e
+		g.next = (g.next + 1) % replayMax
 	}
-	if g.head > len(g.order)/2 {
-		g.order = append(g.order[:0:0], g.order[g.head:]...)
-		g.head = 0
-	}
-	g.seen[key] = now.Add(2 * SignatureWindow) // the window runs both ways around the timestamp
-	g.order = append(g.order, key)
+	g.seen[key] = e.expires
 	return true
+}
+
+// forget removes e from the map unless its key was taken again since
+// (then the map holds the newer expiry).
+func (g *replayGuard) forget(e replayEntry) {
+	if exp, ok := g.seen[e.key]; ok && exp == e.expires {
+		delete(g.seen, e.key)
+	}
 }
