@@ -43,11 +43,14 @@ type Plan struct {
 	RequestJSON string
 }
 
-// insertPlanSQL inserts one plan; batch.go binds its arguments in this order.
+// insertPlanSQL inserts one plan; batch.go binds its arguments in this
+// order. On SQLite the new id is the connection's last insert rowid; on
+// PostgreSQL, whose driver has none, the statement ends with RETURNING id
+// (see insertPlans).
 const insertPlanSQL = `INSERT INTO plans (created_at, source, team, channel, user_id,
 	question, canonical, request_json, model_key, fits, headroom, gpu, gpus, per_gpu_bytes,
 	usd_per_hour, price_provider, price_as_of, kind, answer, channel_kind)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // planColumns are the columns scanPlan reads, in its order.
 const planColumns = `id, created_at, source, team, channel, user_id, question, canonical,
