@@ -196,15 +196,40 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	if !q.Sizing() || q.configured {
 		return q
 	}
-	q = s.onNamedMachine(ctx, team, q)
+	ms := &machineList{s: s, team: team}
+	q = s.onNamedMachine(ctx, ms, q)
 	if s.NeedsHub(q) {
 		q.Parsed, q.Err = s.Models.ResolveParsed(ctx, q.Text, q.Parsed, q.Err)
 	}
-	if q.Err == nil && !s.onCluster(ctx, team, &q) {
+	if q.Err == nil && !s.onCluster(ctx, ms, &q) {
 		q.teamFree = !placeable(q.Parsed)
-		q.Parsed = s.onMachines(ctx, team, q.Text, q.Parsed)
+		q.Parsed = s.onMachines(ctx, ms, q.Text, q.Parsed)
 	}
 	return q
+}
+
+// machineList reads a team's machines for one Resolve, once: a question
+// looks at them up to three times (the machine it names, the cluster
+// note, the machines it is placed on).
+type machineList struct {
+	s    *Service
+	team string
+	read bool
+	ms   []sizing.Machine
+	err  error
+}
+
+// get returns the team's machines, reading them on the first call. A
+// failed read is logged once and answers every call.
+func (t *machineList) get(ctx context.Context) ([]sizing.Machine, error) {
+	if !t.read {
+		t.read = true
+		t.ms, t.err = t.s.Machines.Machines(ctx, t.team)
+		if t.err != nil {
+			t.s.logger().Warn("answer: reading the team's machines failed; answered without them", "err", t.err)
+		}
+	}
+	return t.ms, t.err
 }
 
 // placeable reports whether a question may be placed on a team's
@@ -236,7 +261,7 @@ type OnCluster struct {
 // names one of the team's machines, "the cluster" among them) or cannot
 // be read is said in a note, and the question goes on to the team's
 // machines.
-func (s *Service) onCluster(ctx context.Context, team string, q *Question) bool {
+func (s *Service) onCluster(ctx context.Context, team *machineList, q *Question) bool {
 	if q.Ask() || !cluster.Asked(q.Text) {
 		return false
 	}
@@ -293,13 +318,12 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 // names ("on our box"), or, when it names no GPU at all, the smallest of
 // them it fits on (the largest when it fits on none). The assumption
 // says which. Machines that cannot be read are logged and left out.
-func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Parsed) sizing.Parsed {
+func (s *Service) onMachines(ctx context.Context, team *machineList, text string, p sizing.Parsed) sizing.Parsed {
 	if s.Machines == nil || !placeable(p) {
 		return p
 	}
-	ms, err := s.Machines.Machines(ctx, team)
+	ms, err := team.get(ctx)
 	if err != nil {
-		s.logger().Warn("answer: reading the team's machines failed; answered without them", "err", err)
 		return p
 	}
 	estimate := func(q sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, q) }
@@ -312,13 +336,12 @@ func (s *Service) onMachines(ctx context.Context, team, text string, p sizing.Pa
 // name the grammar cannot read ("13b lora on gpu-box-1") or reads as
 // something else (a "h100-rig" of L40S) is the machine. The note says
 // which. A question put on the live cluster is left to it.
-func (s *Service) onNamedMachine(ctx context.Context, team string, q Question) Question {
+func (s *Service) onNamedMachine(ctx context.Context, team *machineList, q Question) Question {
 	if s.Machines == nil || (s.Cluster != nil && !q.Ask() && cluster.Asked(q.Text)) {
 		return q
 	}
-	ms, err := s.Machines.Machines(ctx, team)
+	ms, err := team.get(ctx)
 	if err != nil {
-		s.logger().Warn("answer: reading the team's machines failed; answered without them", "err", err)
 		return q
 	}
 	for _, m := range ms {
@@ -339,11 +362,11 @@ func (s *Service) onNamedMachine(ctx context.Context, team string, q Question) Q
 
 // namesMachine reports whether the question names one of the team's
 // machines.
-func (s *Service) namesMachine(ctx context.Context, team, text string) bool {
+func (s *Service) namesMachine(ctx context.Context, team *machineList, text string) bool {
 	if s.Machines == nil {
 		return false
 	}
-	ms, err := s.Machines.Machines(ctx, team)
+	ms, err := team.get(ctx)
 	if err != nil {
 		return false
 	}

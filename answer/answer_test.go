@@ -96,6 +96,31 @@ func TestResolveWithoutMachines(t *testing.T) {
 	}
 }
 
+// countedMachines counts the reads of teamMachines.
+type countedMachines struct {
+	teamMachines
+	reads int
+}
+
+func (m *countedMachines) Machines(ctx context.Context, team string) ([]sizing.Machine, error) {
+	m.reads++
+	return m.teamMachines.Machines(ctx, team)
+}
+
+// TestResolveReadsMachinesOnce: a question that looks at the team's
+// machines three times (the machine it names, the cluster note, the
+// machine it is placed on) reads them from the store once.
+func TestResolveReadsMachinesOnce(t *testing.T) {
+	for _, text := range []string{"13b qlora on our cluster", "13b qlora", "13b qlora on the big one"} {
+		ms := &countedMachines{}
+		s := service(&hubQwen{}, ms)
+		q := s.Resolve(context.Background(), "T1", s.Read(text))
+		if q.Err != nil || ms.reads != 1 {
+			t.Errorf("%q: %d reads of the machines (err %v), want 1", text, ms.reads, q.Err)
+		}
+	}
+}
+
 // TestReadConfigured: a question about a config.json asks neither the
 // Hub nor the machines, and needs no model in its words.
 func TestReadConfigured(t *testing.T) {
