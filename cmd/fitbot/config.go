@@ -90,6 +90,7 @@ type Config struct {
 	Admins          []string // FITBOT_ADMINS: may run /fit prices refresh
 	RateLimit       int      // FITBOT_RATE_LIMIT: answers per user per minute; 0: unlimited
 	MaxConns        int      // FITBOT_MAX_CONNS, --max-conns: connections the HTTP listener holds open
+	Pprof           bool     // FITBOT_PPROF: /debug/pprof/ on the health listener
 
 	LogLevel        slog.Level    // FITBOT_LOG_LEVEL, --log-level
 	LogFormat       string        // FITBOT_LOG_FORMAT, --log-format: auto, json or text
@@ -189,6 +190,7 @@ func loadServeConfig(e environ, args []string, help io.Writer) (Config, error) {
 	}
 	// The checks above passed or were reported: these parse what they checked.
 	c.RateLimit, _ = strconv.Atoi(e.get("FITBOT_RATE_LIMIT"))
+	c.Pprof = e.get("FITBOT_PPROF") == "on"
 	if c.MaxConns, _ = strconv.Atoi(e.get("FITBOT_MAX_CONNS")); c.MaxConns == 0 {
 		c.MaxConns = netcap.Default()
 	}

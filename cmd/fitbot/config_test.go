@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,19 @@ func TestSecretNeverPrints(t *testing.T) {
 	}
 	if secret("").String() != "" {
 		t.Error("an empty secret prints as redacted; it should print empty so that 'not set' stays visible")
+	}
+}
+
+// TestConfigurationDocListsEverySetting: docs/configuration.md has a row
+// for every setting in the table serve reads, so a new one is documented.
+func TestConfigurationDocListsEverySetting(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range allVars() {
+		if !strings.Contains(string(doc), "| `"+v.name+"` |") {
+			t.Errorf("docs/configuration.md has no row for %s", v.name)
+		}
 	}
 }

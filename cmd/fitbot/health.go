@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/fitbot/fitbot/bot"
@@ -42,6 +43,18 @@ func (h *health) register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", h.healthz)
 	mux.HandleFunc("GET /readyz", h.readyz)
 	mux.HandleFunc("GET /metrics", h.serveMetrics)
+}
+
+// registerPprof adds Go's profiler (net/http/pprof) to mux: CPU,
+// heap, goroutines and the rest under /debug/pprof/. serve registers it
+// on the health listener only, when FITBOT_PPROF=on and that listener
+// has its own address, so Slack's listener never serves it.
+func registerPprof(mux *http.ServeMux) {
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 }
 
 // healthz says the process is alive and serving HTTP.

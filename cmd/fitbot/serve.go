@@ -291,6 +291,9 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	if cfg.HealthAddr != "" && !sameListener(cfg.HealthAddr, cfg.HTTPAddr) {
 		mux := http.NewServeMux()
 		hl.register(mux)
+		if cfg.Pprof {
+			registerPprof(mux)
+		}
 		if code := a.listen(s, "health", "--health", cfg.HealthAddr, healthConns, metrics, mux); code != exitOK {
 			return nil, code
 		}

@@ -337,3 +337,39 @@ func TestServeConnectionFlood(t *testing.T) {
 		t.Errorf("exit %d after the flood", code)
 	}
 }
+
+// TestServePprofOnHealthOnly: FITBOT_PPROF=on serves Go's profiler on the
+// health listener and never on Slack's; off (the default), on neither.
+func TestServePprofOnHealthOnly(t *testing.T) {
+	get := func(u string) int {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, on := range []bool{true, false} {
+		slack := newFakeSlack(t)
+		env := baseEnv(t, slack.GetAPIURL())
+		env["SLACK_SIGNING_SECRET"] = fakeSigning
+		if on {
+			env["FITBOT_PPROF"] = "on"
+		}
+		r := startServe(t, env, "--http", "127.0.0.1:0")
+		slackURL, healthURL := r.addr(t, "http"), r.addr(t, "health")
+		want := http.StatusNotFound
+		if on {
+			want = http.StatusOK
+		}
+		if code := get(healthURL + "/debug/pprof/heap"); code != want {
+			t.Errorf("pprof %v: the health listener answered %d, want %d", on, code, want)
+		}
+		if code := get(slackURL + "/debug/pprof/heap"); code == http.StatusOK {
+			t.Errorf("pprof %v: Slack's listener served the profiler", on)
+		}
+		if code := r.stop(t); code != exitOK {
+			t.Errorf("exit %d", code)
+		}
+	}
+}

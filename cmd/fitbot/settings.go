@@ -92,6 +92,7 @@ var envVars = []envVar{
 	{name: "FITBOT_LOG_LEVEL", flag: "log-level", def: "info", doc: "debug, info, warn or error", check: checkLogLevel},
 	{name: "FITBOT_LOG_FORMAT", flag: "log-format", def: "auto", doc: "json, text, or auto (text on a terminal, JSON otherwise)", check: checkLogFormat},
 	{name: "FITBOT_MAX_CONNS", flag: "max-conns", defDoc: "half the open-file limit, 64 to 4096", doc: "connections the --http listener holds open; one more is closed at once (the health listener holds 64 of its own)", check: checkMaxConns},
+	{name: "FITBOT_PPROF", def: "off", doc: "on: Go's profiler at /debug/pprof/ on the health listener, when it has its own address (never on Slack's listener)", check: checkOnOff},
 	{name: "FITBOT_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: defaultShutdownTimeout.String(), doc: "how long a stop waits for work in flight", check: checkPositiveDuration},
 }
 
@@ -323,6 +324,13 @@ func checkCron(v string) error {
 func checkMaxConns(v string) error {
 	if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 1_000_000 {
 		return fmt.Errorf("%q is not a number of connections from 1 to 1000000", v)
+	}
+	return nil
+}
+
+func checkOnOff(v string) error {
+	if v != "on" && v != "off" {
+		return errors.New("want on or off")
 	}
 	return nil
 }
