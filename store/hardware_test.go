@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
@@ -63,5 +66,77 @@ func TestTeamHardware(t *testing.T) {
 	}
 	if all, _ := db.Machines(ctx, "T3"); len(all) != sizing.MaxMachines {
 		t.Errorf("%d machines kept, want %d", len(all), sizing.MaxMachines)
+	}
+}
+
+// TestMachinesKeptInMemory: a team's machines are read once and reused;
+// this process's own writes show at once, another process's (the command
+// line on the same file) once machinesTTL has passed; a caller that
+// changes what it got does not change what the next caller gets.
+func TestMachinesKeptInMemory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fitbot.db")
+	db, other := openAt(t, path, nil, -1), openAt(t, path, nil, -1)
+	box := sizing.Machine{Name: "box", GPU: "rtx-4090", GPUs: 2, Nodes: 1}
+	if err := db.SaveMachine(ctx, "T1", box); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		ms, err := db.Machines(ctx, "T1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"box"}) {
+		t.Fatalf("machines %v", got)
+	}
+	ms, _ := db.Machines(ctx, "T1")
+	ms[0].Name = "changed by a caller"
+	if err := other.SaveMachine(ctx, "T1", sizing.Machine{Name: "rig", GPU: "h100", GPUs: 8, Nodes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); !slices.Equal(got, []string{"box"}) {
+		t.Errorf("within the TTL: %v, want the kept [box]", got)
+	}
+	db.machines.mu.Lock()
+	e := db.machines.teams["T1"]
+	e.until = time.Now().Add(-time.Millisecond)
+	db.machines.teams["T1"] = e
+	db.machines.mu.Unlock()
+	if got := names(); !slices.Equal(got, []string{"box", "rig"}) {
+		t.Errorf("after the TTL: %v, want [box rig]", got)
+	}
+	if _, err := db.RemoveMachine(ctx, "T1", "rig"); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); !slices.Equal(got, []string{"box"}) {
+		t.Errorf("after this process removed rig: %v", got)
+	}
+	if err := db.SaveMachine(ctx, "T1", sizing.Machine{Name: "new", GPU: "h100", GPUs: 1, Nodes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); !slices.Equal(got, []string{"box", "new"}) {
+		t.Errorf("after this process saved new: %v", got)
+	}
+}
+
+// TestMachineCacheRefusesAReadOlderThanAWrite: a read that began before a
+// write is not kept, so it cannot put back what the write replaced.
+func TestMachineCacheRefusesAReadOlderThanAWrite(t *testing.T) {
+	var c machineCache
+	gen := c.generation()
+	c.forget("T1") // a write lands while the read is in flight
+	c.put("T1", []sizing.Machine{{Name: "stale"}}, gen)
+	if ms, ok := c.get("T1"); ok {
+		t.Errorf("kept a read older than the write: %v", ms)
+	}
+	c.put("T1", []sizing.Machine{{Name: "fresh"}}, c.generation())
+	if ms, ok := c.get("T1"); !ok || ms[0].Name != "fresh" {
+		t.Errorf("get = %v, %v", ms, ok)
 	}
 }

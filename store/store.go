@@ -72,6 +72,7 @@ type DB struct {
 	batchObserver atomic.Pointer[func(rows int)] // see ObservePlanBatches
 	writes        writeState                     // see WriteHealth
 	side          sidecars                       // the -wal and -shm files; see checkSidecars
+	machines      machineCache                   // the teams' machines as last read; see Machines
 }
 
 // Open opens the database at path, creating the file (owner-only) and its
