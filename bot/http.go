@@ -84,9 +84,13 @@ func (s *HTTP) Register(mux *http.ServeMux) {
 	mux.Handle("POST /slack/interactions", s.signed(s.once(s.interactions)))
 }
 
-// signed wraps an endpoint with the body cap, the signature check, the
-// body restore and panic recovery.
-func (s *HTTP) signed(next http.HandlerFunc) http.Handler {
+// signedHandler is an endpoint behind signed: it gets the request's body,
+// read and verified, and the request without it.
+type signedHandler func(w http.ResponseWriter, r *http.Request, body []byte)
+
+// signed wraps an endpoint with the body cap, the signature check and
+// panic recovery, and hands it the verified body.
+func (s *HTTP) signed(next signedHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -111,8 +115,7 @@ func (s *HTTP) signed(next http.HandlerFunc) http.Handler {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next(w, r)
+		next(w, r, body)
 	})
 }
 
@@ -120,20 +123,20 @@ func (s *HTTP) signed(next http.HandlerFunc) http.Handler {
 // replay within the signature window, see replay.go) with an empty 200,
 // without doing it again: a slash command is not answered twice, a
 // button not pressed twice.
-func (s *HTTP) once(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *HTTP) once(next signedHandler) signedHandler {
+	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if !s.replays.first(r.Header.Get(headerSignature), s.now()) {
 			s.log.Warn("bot: a signed request was sent again; not answered twice", "path", r.URL.Path, "remote", r.RemoteAddr)
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		next(w, r)
+		next(w, r, body)
 	}
 }
 
 // commands answers a slash command in the response body itself.
-func (s *HTTP) commands(w http.ResponseWriter, r *http.Request) {
-	cmd, err := slack.SlashCommandParse(r)
+func (s *HTTP) commands(w http.ResponseWriter, r *http.Request, body []byte) {
+	cmd, err := parseSlashCommand(r, body)
 	if err != nil {
 		s.log.Warn("bot: slash command body is not a form", "err", err)
 		http.Error(w, "bad request", http.StatusBadRequest)
@@ -164,7 +167,8 @@ func missingFields(cmd slack.SlashCommand) string {
 }
 
 // interactions acknowledges a button press at once and handles it in the background.
-func (s *HTTP) interactions(w http.ResponseWriter, r *http.Request) {
+func (s *HTTP) interactions(w http.ResponseWriter, r *http.Request, body []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	cb, err := slack.InteractionCallbackParse(r)
 	if err != nil {
 		s.log.Warn("bot: interaction payload unreadable", "err", err)
@@ -177,8 +181,7 @@ func (s *HTTP) interactions(w http.ResponseWriter, r *http.Request) {
 
 // eventsEndpoint answers Slack's url_verification challenge and hands
 // event callbacks to the EventHandler.
-func (s *HTTP) eventsEndpoint(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func (s *HTTP) eventsEndpoint(w http.ResponseWriter, r *http.Request, body []byte) {
 	ev, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
 	if err != nil {
 		var outer struct {
