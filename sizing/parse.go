@@ -1039,7 +1039,7 @@ func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	first := suggestions[0]
 	if kind == "GPU" {
 		// A card the catalog lacks is sized by its memory: say how.
-		problem += fmt.Sprintf(" If it is another card, add its memory (%s) and it is sized by that", quote(words+" 16gb"))
+		problem += fmt.Sprintf(" (a card I do not know: add its memory, %s)", quote(words+" 16gb"))
 		p.fail(problem, func(q *Query) { q.GPU = first })
 		p.unknownGPU(words)
 	} else {

@@ -132,6 +132,10 @@ func Fill(p, other Parsed) (Parsed, []string) {
 		o.GPU, o.GPUs, o.Nodes, o.GPUMemoryBytes = "", 0, 0, 0
 		skip[fieldNames[fGPUs].key], skip[fieldNames[fNodes].key] = true, true
 	}
+	if o.GPUs <= 1 && o.Nodes <= 1 { // one card on one machine is what p means without a count
+		o.GPUs, o.Nodes = 0, 0
+		skip[fieldNames[fGPUs].key], skip[fieldNames[fNodes].key] = true, true
+	}
 	for _, f := range p.Fields {
 		skip[f.Name] = true
 	}
