@@ -661,7 +661,7 @@ func (p *parser) lengthAt(k int) bool {
 
 // scaleWords are number words written apart: "70 billion".
 var scaleWords = map[string]string{
-	"thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
+	"k": "k", "thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
 }
 
 // counted reads what a count (at i, n tokens, value count) counts: GPUs
@@ -676,6 +676,11 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	}
 	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
 		j++
+	}
+	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
+		// "sixteen k", "seventy billion": a number written in words.
+		num, _ := parseNumber(strconv.Itoa(count))
+		return p.numeric(i+n-1, num) + n - 1
 	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {

@@ -19,7 +19,7 @@ func TestUnusedCarryMeaning(t *testing.T) {
 		{"13b lora 4090 hahaha", nil},
 		{"llama 3.1 8b lora 4090 distributed multi-node", []string{"distributed", "multi-node"}},
 		{"mistral 7b 4090 long context", []string{"long context"}},
-		{"llama 3 8b qlora colab t4", []string{"colab"}},
+		{"llama 3 8b qlora on paged optimizers", []string{"paged", "optimizers"}},
 		{"train 7b from scratch on 8 h100s", nil},
 	} {
 		p, err := Parse(tt.q)
