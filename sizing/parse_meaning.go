@@ -28,7 +28,7 @@ var chatter = []string{
 	"ever", "yeah", "yep", "hi", "hello", "plz", "pls", "please", "bot", "hey",
 	"currently", "rn", "atm", "today", "tomorrow", "folks", "team", "anything", "whatever", "thing", "things", "stuff",
 	"let", "lets", "let's", "see", "wanted", "ask", "asking", "good", "ideas", "idea", "advice", "recommend",
-	"recommendation", "suggest", "suggestions", "mean", "means", "but", "safe", "safely", "comfortably",
+	"recommendation", "suggest", "suggestions", "mean", "means", "but", "instead", "try", "safe", "safely", "comfortably",
 }
 
 // vague are phrases that carry meaning the grammar cannot read into a
