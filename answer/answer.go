@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
@@ -434,18 +435,70 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 
 // NeedsInterpreter reports whether a resolved question is one for the
 // language model: the grammar and the Hub found no model or no method in
-// it (an input error, not a refusal such as a gated repo), and it does
-// not run the other way round (those name no model on purpose). It is
-// the one place the fallback is decided; the faces only choose whether
-// to wait for the model or acknowledge first.
+// it (an input error, not a refusal such as a gated repo), or they read
+// its model (Understood) but left words that look like they carry
+// meaning (sizing.Parsed's Unused: "distributed", "long context"), which
+// the model may read into a setting (see Interpreted). Questions that
+// run the other way round are not (those name no model on purpose). It
+// is the one place the language model is decided; the faces only choose
+// whether to wait for it or acknowledge first.
 func NeedsInterpreter(q Question) bool {
 	p := q.Parsed
 	if !q.Sizing() && q.Route.Kind != "" || IsAsk(p.Intent) {
 		return false
+	}
+	if Understood(q) {
+		return len(p.Unused) > 0
 	}
 	var in *sizing.InputError
 	if q.Err != nil && !errors.As(q.Err, &in) {
 		return false
 	}
 	return !HasModel(p.Query) || p.Query.Method == ""
+}
+
+// Understood reports whether the grammar (and the Hub) read a question's
+// model without an error: its answer stands on its own, and a language
+// model can only add to it (Interpreted).
+func Understood(q Question) bool {
+	return q.Err == nil && HasModel(q.Parsed.Query)
+}
+
+// Interpreted is a question the grammar understood (Understood), with
+// what the language model's reading m of its words adds: the settings
+// the grammar left unsaid (sizing.Fill; the grammar's model, method and card stand).
+// The combined question is checked by the parser, as typed words are,
+// and its first note says what the language model read in the words the
+// grammar did not use, in place of the "not used" note. ok is false when
+// the model adds nothing or the combination does not read: the grammar's
+// answer stands.
+func Interpreted(q Question, m sizing.Parsed) (Question, bool) {
+	p, added := sizing.Fill(q.Parsed, m)
+	if len(added) == 0 {
+		return q, false
+	}
+	if _, err := sizing.Parse(sizing.Format(p.Query)); err != nil {
+		return q, false
+	}
+	unused := make([]string, len(q.Parsed.Unused))
+	for i, w := range q.Parsed.Unused {
+		unused[i] = fmt.Sprintf("%q", w)
+	}
+	read := make([]string, len(added))
+	for i, w := range added {
+		read[i] = fmt.Sprintf("%q", w)
+	}
+	note := "interpreted by the language model: " + strings.Join(read, ", ")
+	if len(unused) > 0 {
+		note = fmt.Sprintf("interpreted by the language model: %s read as %s", strings.Join(unused, ", "), strings.Join(read, ", "))
+	}
+	notes := []string{note}
+	for _, n := range p.Notes {
+		if !strings.HasPrefix(n, "not used: ") {
+			notes = append(notes, n)
+		}
+	}
+	p.Notes, p.Unused = notes, nil
+	q.Parsed = p
+	return q, true
 }

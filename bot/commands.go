@@ -133,10 +133,10 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 	if q.Err == nil && q.Ask() {
 		return h.askAnswer(ctx, asker, q)
 	}
-	if q.Err == nil && answer.HasModel(q.Parsed.Query) {
+	if answer.Understood(q) && (h.cfg.Interpreter == nil || !answer.NeedsInterpreter(q)) {
 		return h.answer(ctx, asker, q, "")
 	}
-	if q.Err == nil {
+	if q.Err == nil && !answer.Understood(q) {
 		// The grammar read every word it knew but found no model ("can
 		// we tune the big one on our box"): the estimator says so, and the
 		// language model may still read one.
@@ -160,13 +160,33 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 	return h.unanswered(q)
 }
 
-// interpretedOr is the language model's answer to q, or unanswered's
-// when the model could not help.
+// interpretedOr is the language model's answer to q, or, when the model
+// could not help, the grammar's answer to a question it understood and
+// unanswered's to any other.
 func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Question) Message {
+	if answer.Understood(q) {
+		return h.interpretedToo(ctx, asker, q)
+	}
 	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
 		return msg
 	}
 	return h.unanswered(q)
+}
+
+// interpretedToo answers a question the grammar understood but left
+// words in that look like they carry meaning: with what the language
+// model reads in them added (answer.Interpreted), marked as interpreted,
+// or else as the grammar read it, the words named as not used.
+func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Question) Message {
+	m, err := h.cfg.Interpreter.Interpret(ctx, q.Text)
+	if err != nil {
+		h.log.Info("bot: the language model added nothing to the grammar's reading", "err", err)
+		return h.answer(ctx, asker, q, "")
+	}
+	if both, ok := answer.Interpreted(q, m); ok {
+		return h.answer(ctx, asker, both, interpretedNote)
+	}
+	return h.answer(ctx, asker, q, "")
 }
 
 // unanswered is the reply to a question nothing could answer: help when
@@ -224,8 +244,10 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 			// notes those words gave. Words that leave the card to the team's
 			// machines may be another team's question, and words about the
 			// live cluster may land elsewhere a moment later: those by
-			// canonical only.
-			if q.SameForEveryTeam() || h.cfg.Hardware == nil && h.cfg.Cluster == nil {
+			// canonical only; and words the language model reads too
+			// (answer.NeedsInterpreter) are read again when asked again.
+			teamFree := q.SameForEveryTeam() || h.cfg.Hardware == nil && h.cfg.Cluster == nil
+			if teamFree && (h.cfg.Interpreter == nil || !answer.NeedsInterpreter(q)) {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)

@@ -298,13 +298,17 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 	return e.h.command(ctx, cmd, in.asker)
 }
 
+// interpretedNote marks an answer that the language model's reading
+// went into.
+const interpretedNote = "_Interpreted by the language model; check the assumptions._"
+
 // interpreted answers a question through the language model; a model
 // that found no sizing question in it asks its question back. ok is false
 // when the model could not be asked or gave nothing usable.
 func (h *Handler) interpreted(ctx context.Context, asker who, text string) (msg Message, ok bool) {
 	p, err := h.cfg.Interpreter.Interpret(ctx, text)
 	if err == nil {
-		return h.answer(ctx, asker, answer.Question{Text: text, Parsed: p}, "_Interpreted by the language model; check the assumptions._"), true
+		return h.answer(ctx, asker, answer.Question{Text: text, Parsed: p}, interpretedNote), true
 	}
 	var nu *llm.NotUnderstoodError
 	if errors.As(err, &nu) && nu.QuestionBack != "" {

@@ -70,12 +70,18 @@ func newConversation(t *testing.T, change func(*Config)) *conversation {
 // blocks of the immediate reply.
 func (c *conversation) slash(text string) string {
 	c.t.Helper()
+	return c.slashTo(text, c.srv.URL+"/late") // never reached by a quick answer
+}
+
+// slashTo is slash with responseURL for the answers that come later.
+func (c *conversation) slashTo(text, responseURL string) string {
+	c.t.Helper()
 	form, err := url.ParseQuery(string(readTestdata(c.t, "slash_command.form")))
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	form.Set("text", text)
-	form.Set("response_url", c.srv.URL+"/late") // never reached by a quick answer
+	form.Set("response_url", responseURL)
 	body := []byte(form.Encode())
 	req, err := http.NewRequest(http.MethodPost, c.srv.URL+"/slack/commands", bytes.NewReader(body))
 	if err != nil {

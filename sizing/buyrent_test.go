@@ -188,7 +188,7 @@ func TestPurchaseTable(t *testing.T) {
 		}
 	}
 	if p, ok := LookupPurchasePrice("rtx-4090"); !ok || p.USDLow != 1600 || p.USDHigh != 2000 {
-		t.Errorf("rtx-4090: %+v (issue 10: ~$1,600-2,000 street)", p)
+		t.Errorf("rtx-4090: %+v (~$1,600-2,000 street)", p)
 	}
 	const header = "gpu,usd_low,usd_high,host_usd,as_of,source\n"
 	for _, tt := range []struct{ name, csv, want string }{

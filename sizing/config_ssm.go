@@ -238,7 +238,7 @@ func (m Model) ssmNote() string {
 		what = "Mamba"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s layers keep a fixed state of %s elements per sequence each (counted in kv_cache at the KV precision, constant in context)",
+	fmt.Fprintf(&b, "%d %s layers keep a fixed state of %s elements per sequence each (counted in the KV cache at its precision, constant in context)",
 		m.LinearAttnLayers, what, commas(m.MixerState))
 	if full := m.Layers - m.LinearAttnLayers; full > 0 {
 		fmt.Fprintf(&b, "; the %d attention layers keep a KV cache", full)

@@ -1,6 +1,9 @@
 package sizing
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 const (
 	// TightFraction is the share of the card below whose headroom a fit
@@ -148,13 +151,21 @@ func (e *Estimator) requestPrice(r *Request) (*Price, []string) {
 	if p == nil || p.Market == "spot" {
 		return p, nil
 	}
-	return p, []string{fmt.Sprintf("no spot price is known for the %s: the cost is at the %s price", r.GPU, p.Market)}
+	name := r.GPU
+	if g, _, err := LookupGPU(r.GPU); err == nil {
+		name = g.Name
+	}
+	return p, []string{fmt.Sprintf("no spot price is known for the %s: the cost is at the %s price", name, marketWords(p.Market))}
 }
+
+// marketWords is a price's market as people write it: "on-demand",
+// "spot", "reserved".
+func marketWords(market string) string { return strings.ReplaceAll(market, "_", "-") }
 
 func (e *Estimator) costAssumptions(r *Request, g *GPU, t Throughput, p *Price) []string {
 	out := []string{speedAssumption(r, g, t, e.mfu())}
 	if p != nil {
-		out = append(out, fmt.Sprintf("price $%.2f per GPU-hour (%s, %s, as of %s)", p.USDPerGPUHour, p.Provider, p.Market, p.AsOf.Format("2006-01-02")))
+		out = append(out, fmt.Sprintf("price $%.2f per GPU-hour (%s, %s, as of %s)", p.USDPerGPUHour, p.Provider, marketWords(p.Market), p.AsOf.Format("2006-01-02")))
 	}
 	out = append(out, "memory in GiB (2^30 bytes), against the capacity the card reports")
 	return out

@@ -51,8 +51,9 @@ type Parsed struct {
 	Notes   []string // assumptions made while reading: "a100 taken as A100 80 GB SXM"
 	Ignored []string // words not used: "can", "we", "<@U123>"
 	// Unused are the words among Ignored that are neither question
-	// phrasing nor mentions: what the asker may have meant and the parser
-	// did not read ("big" in "tune the big one").
+	// phrasing, chat nor mentions: what the asker may have meant and the
+	// parser did not read ("big" in "tune the big one", "multi-node",
+	// "long context"); see parse_meaning.go.
 	Unused []string
 	// HostRAMBytes is the machine's memory when the text gave it ("128 GB
 	// RAM"); the estimate does not use it, a team's machine keeps it.
@@ -353,7 +354,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
 	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller {
+		if first && w.kind == kindFiller && toks[i].key != "long" { // "long context" is a phrase of its own
 			last = i + 1
 		}
 	} else {
@@ -424,6 +425,9 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
+	case kindVague:
+		p.ignore(i, i+n)
+		p.unused = append(p.unused, words)
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
@@ -657,7 +661,7 @@ func (p *parser) lengthAt(k int) bool {
 
 // scaleWords are number words written apart: "70 billion".
 var scaleWords = map[string]string{
-	"thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
+	"k": "k", "thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
 }
 
 // counted reads what a count (at i, n tokens, value count) counts: GPUs
@@ -673,6 +677,11 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
 		j++
 	}
+	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
+		// "sixteen k", "seventy billion": a number written in words.
+		num, _ := parseNumber(strconv.Itoa(count))
+		return p.numeric(i+n-1, num) + n - 1
+	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
 			p.ignore(i, i+n)
@@ -681,6 +690,9 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		return 0
 	}
 	if gb, ok := typedGB(p.toks[j].key); ok && !hostRAMAfter(p.toks, j+1) {
+		if !isWord && j == i+n && count >= 1000 && looksLikeGPU(p.toks[i].key) {
+			return 0 // "4060 16gb": a card's number and its memory, not 4,060 cards
+		}
 		p.setCount(count, p.text(i, j+1))
 		return j - i + p.memoryAt(j, 1, gb)
 	}
@@ -940,7 +952,9 @@ func (p *parser) unknown(i int) int {
 		return 1
 	}
 	p.ignore(i, i+1)
-	p.unused = append(p.unused, t.raw)
+	if carriesMeaning(t.raw) { // chat ("plese", "q") is phrasing
+		p.unused = append(p.unused, t.raw)
+	}
 	return 1
 }
 
@@ -993,7 +1007,7 @@ func (p *parser) splitName(i int) bool {
 // ("5", "70b", "v2") rather than start something of its own ("2x4090").
 func (p *parser) isNameish(j int) bool {
 	w, _ := p.lookup(j, false)
-	return w.kind == 0 || w.kind == kindModel
+	return w.kind == 0 && !fillerTypo(p.toks[j].key) || w.kind == kindModel
 }
 
 // unknownNumber is a lone number that counts nothing: a mistyped GPU
@@ -1029,6 +1043,8 @@ func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	problem += "; did you mean " + strings.Join(suggestions, ", ") + "?"
 	first := suggestions[0]
 	if kind == "GPU" {
+		// A card the catalog lacks is sized by its memory: say how.
+		problem += fmt.Sprintf(" (a card I do not know: add its memory, %s)", quote(words+" 16gb"))
 		p.fail(problem, func(q *Query) { q.GPU = first })
 		p.unknownGPU(words)
 	} else {

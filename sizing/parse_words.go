@@ -54,6 +54,7 @@ const (
 	kindQuantize    // "quantize", "if i quantize it": 4-bit weights, unless a scheme or precision is named
 	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name
 	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
+	kindVague       // "long context": meaning the grammar cannot read into a setting (parse_meaning.go)
 )
 
 // word is the meaning of one known word or phrase.
@@ -112,6 +113,12 @@ func buildPhrases() map[string]word {
 	for _, k := range []string{"right", "now", "free", "currently", "available", "idle"} {
 		m[k] = word{kind: kindFiller}
 	}
+	for _, k := range chatter { // chat ("lol", "quick q"): phrasing too
+		if _, ok := m[k]; !ok {
+			m[k] = word{kind: kindFiller}
+		}
+	}
+	add(word{kind: kindVague}, vague...)
 	// Words that also start phrases or count things are set after the fillers.
 	add(word{kind: kindGPUWord}, "gpus", "gpu", "cards", "card", "devices", "accelerators")
 	add(word{kind: kindOf}, "of", "over")
@@ -125,7 +132,8 @@ func buildPhrases() map[string]word {
 		"int4lora", "nf4lora", "lorainnf4", "lorain4bit", "qlorafinetune")
 	add(word{kind: kindMethod, val: string(MethodInference)}, "inference", "infer", "inferencing", "serving",
 		"inferenceonly", "forwardpass")
-	add(word{kind: kindTrainVerb}, "dreambooth") // DreamBooth: full fine-tuning of the denoiser unless lora is said
+	add(word{kind: kindTrainVerb}, "scratch", "fromscratch") // "from scratch": pretraining, full unless lora is said
+	add(word{kind: kindTrainVerb}, "dreambooth")             // DreamBooth: full fine-tuning of the denoiser unless lora is said
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
 		"continuedpretraining", "instructiontune", "instructiontuning", "dpo", "orpo", "kto", "ppo", "grpo", "rlhf")
@@ -214,6 +222,9 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindNoDevice, val: "a Raspberry Pi"}, "raspberrypi", "raspberry", "rpi", "raspberrypi4", "raspberrypi5", "pi4", "pi5")
 	add(word{kind: kindNoDevice, val: "a phone"}, "phone", "phones", "iphone", "android", "smartphone", "cellphone")
 	add(word{kind: kindNoDevice, val: "a microcontroller"}, "arduino", "esp32", "microcontroller")
+	add(word{kind: kindNoDevice, val: "a Jetson"}, "jetson", "jetsonorin", "jetsonnano", "orin", "agxorin", "jetsonagxorin")
+	add(word{kind: kindNoDevice, val: "a TPU"}, "tpu", "tpus", "tpuv4", "tpuv5e", "tpuv5p", "tpuv6e", "cloudtpu")
+	add(word{kind: kindGPU, val: "t4", note: "Colab taken as its free tier's T4 16 GB (Colab Pro gives an L4 or an A100: name it)"}, "colab", "googlecolab", "colabfree", "freecolab")
 	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",

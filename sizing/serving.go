@@ -423,7 +423,7 @@ func finite(x float64) float64 {
 // servingAssumptions are the serving model's stated assumptions.
 func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64) []string {
 	out := []string{
-		fmt.Sprintf("serving engine %s at gpu_memory_utilization %.2g: the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util, kvBlockTokens),
+		fmt.Sprintf("serving engine %s given %.0f%% of the card's memory (its GPU memory utilization setting, %.2g): the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util*100, sp.util, kvBlockTokens),
 		fmt.Sprintf("requests of %d prompt + %d output tokens", sp.prompt, sp.output),
 		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(s, g, r.Precision, mfu)*100),
 	}

@@ -22,7 +22,7 @@ func TestSpotAsked(t *testing.T) {
 	}{
 		{"llama 3.1 8b full on 8 h100 spot", true, 1.20, "spot", ""},
 		{"llama 3.1 8b lora on a preemptible h100", true, 1.20, "spot", ""},
-		{"llama 3.1 8b full on 8 a100 80gb on spot instances", true, 1.80, "on_demand", "no spot price is known for the a100-80"},
+		{"llama 3.1 8b full on 8 a100 80gb on spot instances", true, 1.80, "on_demand", "no spot price is known for the A100 SXM 80 GB: the cost is at the on-demand price"},
 		{"llama 3.1 8b full on 8 h100", false, 2.50, "on_demand", ""},
 	} {
 		p, err := Parse(tt.words)

@@ -222,7 +222,7 @@ func TestParseBadInput(t *testing.T) {
 		want string // stderr
 	}{
 		{"unknown GPU", []string{"13b", "lora", "4900"},
-			"fitbot: \"4900\" is not a GPU I know; did you mean rtx-4090, rtx-4080, rtx-4070?\nTry: fit 13b lora rtx-4090\n"},
+			"fitbot: \"4900\" is not a GPU I know; did you mean rtx-4090, rtx-4080, rtx-4070? (a card I do not know: add its memory, \"4900 16gb\")\nTry: fit 13b lora rtx-4090\n"},
 		{"empty", nil, "fitbot: the question is empty\nTry: fit 13b lora rtx-4090\n"},
 		{"absurd", []string{"--json", "13b", "lora", "4090", "seq", "0"},
 			"fitbot: \"seq 0\" is not a context length I can use (1 to 10485760 tokens)\nTry: fit 13b lora rtx-4090 seq 4096\n"},

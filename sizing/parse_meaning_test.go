@@ -1,0 +1,96 @@
+package sizing
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestUnusedCarryMeaning: of the words a question leaves unread, chat
+// (an emoji, "lol", a drawn-out or mistyped filler) is phrasing and never
+// named; words about the job are Unused.
+func TestUnusedCarryMeaning(t *testing.T) {
+	for _, tt := range []struct {
+		q      string
+		unused []string
+	}{
+		{"13b lora 4090 lol pls", nil},
+		{"hey quick q, 13b lora 4090 🙏", nil},
+		{"13b lora 4090 pleaseee thnks", nil},
+		{"13b lora 4090 hahaha", nil},
+		{"llama 3.1 8b lora 4090 distributed multi-node", []string{"distributed", "multi-node"}},
+		{"mistral 7b 4090 long context", []string{"long context"}},
+		{"llama 3 8b qlora on paged optimizers", []string{"paged", "optimizers"}},
+		{"train 7b from scratch on 8 h100s", nil},
+	} {
+		p, err := Parse(tt.q)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.q, err)
+			continue
+		}
+		if !slices.Equal(p.Unused, tt.unused) {
+			t.Errorf("Parse(%q).Unused = %q, want %q", tt.q, p.Unused, tt.unused)
+		}
+	}
+}
+
+// TestFillerNeverInAName: chat after a family word is not part of the
+// model's name, so it never reaches a Hub search.
+func TestFillerNeverInAName(t *testing.T) {
+	for q, want := range map[string]string{
+		"llama lol":           "llama",
+		"llama pleaseee":      "llama",
+		"qwen3 1.7b lora lol": "qwen3 1.7b",
+	} {
+		p, _ := Parse(q)
+		if p.Missing.Words != want {
+			t.Errorf("Parse(%q).Missing.Words = %q, want %q", q, p.Missing.Words, want)
+		}
+	}
+}
+
+// TestCardNumberWithMemory: a card's number before its memory is the
+// card the catalog lacks, sized by that memory, never a count of cards.
+func TestCardNumberWithMemory(t *testing.T) {
+	for _, q := range []string{"8b qlora 4060 16gb", "8b qlora 4060 ti 16gb", "llama 3 8b lora on my 4060 with 16gb"} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+			continue
+		}
+		if p.Query.GPUs > 1 || p.Query.GPU != "t4" {
+			t.Errorf("Parse(%q) = %d x %s, want one 16 GB card", q, p.Query.GPUs, p.Query.GPU)
+		}
+	}
+	p, err := Parse("13b lora 2 24gb")
+	if err != nil || p.Query.GPUs != 2 {
+		t.Errorf("Parse(13b lora 2 24gb) = %d GPUs, %v; want a count of 2", p.Query.GPUs, err)
+	}
+}
+
+// TestFill: another reading adds what the grammar left unsaid; the
+// grammar's model, method and card stand.
+func TestFill(t *testing.T) {
+	mustParse := func(q string) Parsed {
+		t.Helper()
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", q, err)
+		}
+		return p
+	}
+	grammar := mustParse("llama 3.1 8b lora 4090 distributed multi-node")
+	got, added := Fill(grammar, mustParse("llama-3.1-8b lora 16 x rtx-4090 2 nodes"))
+	if want := mustParse("llama 3.1 8b lora 16x4090 2 nodes").Query; Format(got.Query) != Format(want) {
+		t.Errorf("Fill = %q, want %q", Format(got.Query), Format(want))
+	}
+	if !slices.Equal(added, []string{"16 x rtx-4090", "2 nodes"}) {
+		t.Errorf("added %q", added)
+	}
+	got, added = Fill(grammar, mustParse("mistral 7b qlora 8 x a100 seq 8192"))
+	if want := "llama-3.1-8b lora rtx-4090 seq 8192"; Format(got.Query) != want || !slices.Equal(added, []string{"seq 8192"}) {
+		t.Errorf("Fill with another model and card = %q (added %q), want %q", Format(got.Query), added, want)
+	}
+	if got, added := Fill(grammar, mustParse("llama 3.1 8b lora 4090")); len(added) != 0 || Format(got.Query) != Format(grammar.Query) {
+		t.Errorf("Fill of nothing new = %q, %q", Format(got.Query), added)
+	}
+}
