@@ -471,18 +471,38 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		}
 	}
 	if rel := rs.model.ReleasedFormat; rel != QuantNone && quant != rel {
-		how := "upcast to " + string(p)
-		switch {
-		case quant != QuantNone:
-			how = "dequantised and stored again as " + string(quant)
-		case p == PrecisionPureBF16:
-			how = "upcast to bf16"
-		}
-		rs.assume("%s ships %s; training assumes the weights %s (the released checkpoint is dequantised first)",
-			rs.model.Name, strings.ToUpper(string(rel)), how)
+		rs.assume("%s", releasedTrainingNote(rs.model.Name, rel, quant, p, r.Method))
 	}
 	r.Precision, r.Quant = p, quant
 	return nil
+}
+
+// releasedTrainingNote says what training does with the weights of a
+// model released in format rel when it trains at precision p with base
+// storage quant. FP8 training (Transformer Engine, DeepSeek-V3's own
+// recipe) computes its matrix multiplies in FP8 from bf16 weights with an
+// fp32 master copy: nothing is upcast to FP8. A full fine-tune therefore
+// starts from the checkpoint dequantised to bf16 (DeepSeek's
+// inference/fp8_cast_bf16.py does it for V3); LoRA at FP8 keeps the frozen
+// base in FP8, in the released blocks when the model ships FP8.
+func releasedTrainingNote(model string, rel, quant Quant, p Precision, m Method) string {
+	shipped := fmt.Sprintf("%s ships %s", model, strings.ToUpper(string(rel)))
+	adapters := m == MethodLoRA || m == MethodQLoRA
+	switch {
+	case quant != QuantNone:
+		return fmt.Sprintf("%s; training assumes the weights dequantised and stored again as %s (the released checkpoint is dequantised first)", shipped, quant)
+	case p == PrecisionFP8 && adapters && rel == QuantFP8:
+		return shipped + "; the frozen base stays in its released FP8 blocks (not dequantised), and the adapters train in bf16 with FP8 matrix multiplies"
+	case p == PrecisionFP8 && adapters:
+		return shipped + "; the frozen base is dequantised and stored again as FP8, and the adapters train in bf16 with FP8 matrix multiplies"
+	case p == PrecisionFP8:
+		return shipped + "; FP8 training keeps bf16 weights with an fp32 master copy and runs only the matrix multiplies in FP8, so the released checkpoint is dequantised to bf16 first"
+	}
+	half := p
+	if p == PrecisionPureBF16 {
+		half = PrecisionBF16
+	}
+	return fmt.Sprintf("%s; training assumes the weights upcast to %s (the released checkpoint is dequantised first)", shipped, half)
 }
 
 // resolveShape sets the sequence, batch, LoRA rank and GPU counts, which
