@@ -629,7 +629,12 @@ func describeChange(rs *resolved, c altCandidate) string {
 	case c.changes&chLoRA != 0:
 		parts = append(parts, fmt.Sprintf("LoRA rank %d (frozen 16-bit base)", r.LoRARank))
 	}
-	if c.changes&chOptimizer8bit != 0 {
+	switch {
+	case c.changes&chOptimizer8bit != 0 && hasLayout(&r):
+		// Megatron-LM has no bitsandbytes; the same 6 bytes per parameter
+		// are Transformer Engine's Adam with FP8 moments.
+		parts = append(parts, "Adam with FP8 moments (Megatron's precision-aware optimizer)")
+	case c.changes&chOptimizer8bit != 0:
 		parts = append(parts, "8-bit AdamW")
 	}
 	if c.changes&chCheckpointing != 0 {

@@ -627,9 +627,14 @@ func (rs *resolved) resolveTraining(q Query) error {
 		} else {
 			rs.assume("offload taken as ZeRO-3 with offload_param and offload_optimizer (ZeRO-Infinity): only the layers being computed stay on the GPU")
 		}
+	case r.GPUs > 1 && zeroRanks(r, &rs.shape) == 1:
+		rs.assume("no ZeRO: it shards across data-parallel ranks, and %s on %d GPUs leaves one (each GPU holds a different part of the model)", layoutName(r), r.GPUs)
 	case r.GPUs > 1:
 		r.ZeROStage = rs.lowestFittingStage()
 		rs.assume("ZeRO stage %d: the lowest stage that fits on %d GPUs (stage 3 = FSDP full shard)", r.ZeROStage, r.GPUs)
+	}
+	if q.ZeROStage != nil && r.ZeROStage > 0 && !offload && r.GPUs > 1 && zeroRanks(r, &rs.shape) == 1 {
+		rs.notes = append(rs.notes, fmt.Sprintf("ZeRO-%d shards across data-parallel ranks only, and %s on %d GPUs leaves one: it shards nothing here", r.ZeROStage, layoutName(r), r.GPUs))
 	}
 	if r.GPUs == 1 && r.ZeROStage > 0 {
 		switch {
@@ -653,7 +658,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 			r.GradAccumSteps, pipelineParallel(r), pipelineParallel(r), pipelineParallel(r)-1, pipelineParallel(r))
 	}
 	if hasLayout(r) {
-		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
+		rs.assume("layout %s as Megatron-LM lays it out: %s", layoutName(r), layoutHow(r, &rs.shape))
 	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
