@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -170,6 +171,11 @@ func TestNoZeROWithoutDataParallel(t *testing.T) {
 	if !anyContains(a.Assumptions, "as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with 4 virtual stages per GPU") ||
 		anyContains(a.Assumptions, "ring attention") {
 		t.Errorf("assumptions %q; want the tensor and pipeline parts only", a.Assumptions)
+	}
+	// Megatron-LM has no bitsandbytes: the optimizer alternative under a
+	// Megatron layout is its precision-aware Adam.
+	if len(a.Alternatives) == 0 || !strings.Contains(a.Alternatives[0].Why, "Adam with FP8 moments (Megatron's precision-aware optimizer)") {
+		t.Errorf("alternatives %+v; want Megatron's FP8-moment Adam first, not 8-bit AdamW", a.Alternatives)
 	}
 	three := 3
 	b, err := e.Answer(Query{Model: "mixtral-8x7b", Method: MethodFull, GPU: "h100", GPUs: 8, TensorParallel: 4, PipelineParallel: 2, ZeROStage: &three})
