@@ -175,6 +175,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		rs.assume("%s: %s parameters, %s active per token (the input embedding, a lookup, is not counted as active)",
 			rs.model.Name, humanCount(total), humanCount(active))
 	}
+	if rs.model.Note != "" {
+		rs.assume("%s", rs.model.Note)
+	}
 	rs.req.Model = rs.model.ID
 	rs.req.Architecture = rs.model.Architecture()
 	rs.req.Params, rs.req.ActiveParams = total, active
