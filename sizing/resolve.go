@@ -407,6 +407,9 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
 			rs.assume("%s ships %s; sized in %s as asked", rs.model.Name, strings.ToUpper(string(rel)), p)
 		}
+		if why := noAWQ(&rs.model); why != "" && quant == QuantAWQ {
+			rs.notes = append(rs.notes, "AWQ sized as asked, but "+why)
+		}
 		if quant == QuantFP8 && rs.gpuNamed && !rs.gpu.FP8 {
 			rs.notes = append(rs.notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 weights are dequantised on the fly (weight-only), compute stays 16-bit", rs.gpu.Name))
 		}
