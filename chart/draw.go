@@ -62,10 +62,26 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
+// pad is the white margin round every picture, in pixels.
+const pad = vg.Length(28)
+
+// minTitleSize is the smallest a long title is set to fit the width.
+const minTitleSize = 24
+
+// fitTitle sets p's title smaller, down to minTitleSize, until its widest
+// line fits the picture's width (a long card or model name would run off
+// both edges at the full size).
+func fitTitle(p *plot.Plot) {
+	room := vg.Length(Width) - 2*pad
+	for p.Title.TextStyle.Font.Size > minTitleSize && p.Title.TextStyle.Rectangle(p.Title.Text).Size().X > room {
+		p.Title.TextStyle.Font.Size--
+	}
+}
+
 // render draws a plot onto a Width x Height PNG.
 func render(p *plot.Plot) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(Width), vg.Length(Height)), vgimg.UseDPI(72), vgimg.UseBackgroundColor(color.White))
-	const pad = vg.Length(28)
+	fitTitle(p)
 	p.Draw(draw.Crop(draw.New(c), pad, -pad, pad/2, -pad/2))
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {

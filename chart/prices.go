@@ -46,6 +46,9 @@ type PricePoint struct {
 	ChangePct float64 `json:"change_pct,omitempty"`
 }
 
+// moveDotRadius is the size of a move's dot, in pixels.
+const moveDotRadius = 10
+
 // maxProviders keeps the picture to a few lines: the cheapest providers
 // by their latest price.
 const maxProviders = 5
@@ -122,6 +125,16 @@ func plural(n int, one, many string) string {
 // PricesPNG draws the price picture: one line per provider, US dollars
 // per GPU-hour against the date, each price held until the next (steps), moves marked with a red dot and their change in per cent.
 func PricesPNG(d PriceData) ([]byte, error) {
+	p, _, err := pricesPlot(d)
+	if err != nil {
+		return nil, err
+	}
+	return render(p)
+}
+
+// pricesPlot is the price picture before it is drawn, and its move
+// labels, which know where they went once it is.
+func pricesPlot(d PriceData) (*plot.Plot, *moveLabels, error) {
 	p := newPlot(d.Title)
 	p.Y.Label.Text = "$ per GPU-hour"
 	p.X.Tick.Marker = dayTicks{}
@@ -130,6 +143,8 @@ func PricesPNG(d PriceData) ([]byte, error) {
 	p.Y.Tick.Marker = niceTicks{}
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.Padding = vg.Length(4)
+	labels := &moveLabels{named: len(d.Series) > 1}
 	top := 0.0
 	for i, s := range d.Series {
 		xys := make(plotter.XYs, len(s.Points))
@@ -139,13 +154,15 @@ func PricesPNG(d PriceData) ([]byte, error) {
 		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, fmt.Errorf("line %s: %w", s.Provider, err)
+			return nil, nil, fmt.Errorf("line %s: %w", s.Provider, err)
 		}
 		line.StepStyle = plotter.PostStep // a price holds until the next one
 		line.LineStyle.Width = vg.Length(5)
 		line.LineStyle.Color = palette[i%len(palette)]
 		p.Add(line)
 		p.Legend.Add(s.Provider, line)
+		labels.legend = append(labels.legend, s.Provider)
+		labels.steps = append(labels.steps, xys)
 		if len(s.Moves) == 0 {
 			continue
 		}
@@ -155,29 +172,19 @@ func PricesPNG(d PriceData) ([]byte, error) {
 		}
 		marks, err := plotter.NewScatter(mv)
 		if err != nil {
-			return nil, fmt.Errorf("moves %s: %w", s.Provider, err)
+			return nil, nil, fmt.Errorf("moves %s: %w", s.Provider, err)
 		}
 		marks.GlyphStyle.Shape = draw.CircleGlyph{}
-		marks.GlyphStyle.Radius = vg.Length(10)
+		marks.GlyphStyle.Radius = vg.Length(moveDotRadius)
 		marks.GlyphStyle.Color = red
-		texts := make([]string, len(s.Moves))
-		for j, pt := range s.Moves {
-			texts[j] = fmt.Sprintf("%+.0f%%", pt.ChangePct)
+		p.Add(marks)
+		for _, pt := range s.Moves {
+			labels.moves = append(labels.moves, move{x: dayUnix(pt.Day), y: pt.USD, changePct: pt.ChangePct, provider: s.Provider})
 		}
-		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: mv, Labels: texts})
-		if err != nil {
-			return nil, fmt.Errorf("move labels %s: %w", s.Provider, err)
-		}
-		for j := range labels.TextStyle {
-			labels.TextStyle[j].Font.Size = vg.Length(tickSize)
-			labels.TextStyle[j].Color = red
-			labels.TextStyle[j].YAlign = draw.YTop
-		}
-		labels.Offset = vg.Point{X: vg.Length(14), Y: vg.Length(-10)}
-		p.Add(marks, labels)
 	}
+	p.Add(labels)                    // last: the labels find room around everything else
 	p.Y.Max = math.Max(top*1.6, 0.5) // room for the legend above the lines
-	return render(p)
+	return p, labels, nil
 }
 
 // dayUnix is the Unix time of a UTC day's noon, so a day sits in the

@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -47,7 +48,8 @@ func Serve(a sizing.AskAnswer, curve []sizing.ServePoint) ServeData {
 
 // ServePNG draws the serving picture: tokens per second per user above,
 // time to first token below, both against concurrent requests, with the
-// targets as dashed red lines and the answered concurrency as a grey one.
+// targets as dashed red lines and the answered concurrency as a grey one,
+// each line labelled with what it is.
 func ServePNG(d ServeData) ([]byte, error) {
 	top, bottom := newPlot(d.Title), newPlot("")
 	top.Y.Label.Text = "tok/s per user"
@@ -62,13 +64,17 @@ func ServePNG(d ServeData) ([]byte, error) {
 		hiT, hiS, hiX = max(hiT, pt.TokensPerSecondPerUser), max(hiS, pt.TTFTSeconds), max(hiX, x)
 	}
 	hiT, hiS = max(hiT, d.TPSTarget)*1.15, max(hiS, d.TTFTTarget)*1.15
-	for _, pl := range []struct {
+	for i, pl := range []struct {
 		p      *plot.Plot
 		xys    plotter.XYs
 		target float64
 		hi     float64
 		col    color.RGBA
-	}{{top, tps, d.TPSTarget, hiT, palette[0]}, {bottom, ttft, d.TTFTTarget, hiS, palette[1]}} {
+		text   string
+	}{
+		{top, tps, d.TPSTarget, hiT, palette[0], fmt.Sprintf("target %s tok/s", trimFloat(d.TPSTarget))},
+		{bottom, ttft, d.TTFTTarget, hiS, palette[1], fmt.Sprintf("target %s s", trimFloat(d.TTFTTarget))},
+	} {
 		pl.p.X.Tick.Marker, pl.p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 		line, err := plotter.NewLine(pl.xys)
 		if err != nil {
@@ -82,7 +88,11 @@ func ServePNG(d ServeData) ([]byte, error) {
 				return nil, fmt.Errorf("target: %w", err)
 			}
 			t.LineStyle.Width, t.LineStyle.Color, t.LineStyle.Dashes = vg.Length(3), red, []vg.Length{vg.Length(12), vg.Length(8)}
-			pl.p.Add(t)
+			l, err := lineLabel(hiX*1.02, pl.target, pl.text, draw.XRight, curveAbove(pl.xys, pl.target), red)
+			if err != nil {
+				return nil, err
+			}
+			pl.p.Add(t, l)
 		}
 		if d.Answered > 0 {
 			v, err := vline(float64(d.Answered), max(pl.hi, 0.1), palette[6], []vg.Length{vg.Length(6), vg.Length(6)})
@@ -90,12 +100,23 @@ func ServePNG(d ServeData) ([]byte, error) {
 				return nil, err
 			}
 			pl.p.Add(v)
+			if i == 0 { // once, at the top, on the side with more room
+				align := draw.XLeft
+				if float64(d.Answered) > 0.6*hiX {
+					align = draw.XRight
+				}
+				l, err := lineLabel(float64(d.Answered), max(pl.hi, 0.1)*0.97, fmt.Sprintf("answered: %d at once", d.Answered), align, false, palette[6])
+				if err != nil {
+					return nil, err
+				}
+				pl.p.Add(l)
+			}
 		}
 		// After the plotters, which widen the axes to their data.
 		pl.p.X.Min, pl.p.X.Max, pl.p.Y.Min, pl.p.Y.Max = 0, hiX*1.02, 0, max(pl.hi, 0.1)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(Width), vg.Length(Height)), vgimg.UseDPI(72), vgimg.UseBackgroundColor(color.White))
-	const pad = vg.Length(28)
+	fitTitle(top)
 	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Length(10)}, draw.Crop(draw.New(c), pad, -pad, pad/2, -pad/2))
 	top.Draw(canvases[0][0])
 	bottom.Draw(canvases[1][0])
@@ -105,3 +126,29 @@ func ServePNG(d ServeData) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// lineLabel is a line's label at (x, y): right of x (draw.XLeft) or left
+// of it (draw.XRight), just above y or, with under, just below it.
+func lineLabel(x, y float64, text string, align draw.XAlignment, under bool, c color.Color) (*plotter.Labels, error) {
+	l, err := label(x, y, text, align)
+	if err != nil {
+		return nil, err
+	}
+	l.TextStyle[0].Color = c
+	l.TextStyle[0].YAlign = draw.YBottom
+	l.Offset.Y = vg.Length(6)
+	if under {
+		l.TextStyle[0].YAlign = draw.YTop
+		l.Offset.Y = -l.Offset.Y
+	}
+	return l, nil
+}
+
+// curveAbove says whether the curve ends above y: a target's label goes
+// on the other side of its line, clear of the curve.
+func curveAbove(xys plotter.XYs, y float64) bool {
+	return len(xys) > 0 && xys[len(xys)-1].Y > y
+}
+
+// trimFloat writes a target as people type it: 20, 1, 0.5.
+func trimFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

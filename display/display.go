@@ -92,6 +92,15 @@ func Params(n int64) string {
 	return Commas(n)
 }
 
+// Counted is n with its noun, singular for one: "1 request", "3
+// requests".
+func Counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // TrimZero drops trailing zeros after a decimal point ("2.50" is "2.5",
 // "3.0" is "3").
 func TrimZero(s string) string {

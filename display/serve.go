@@ -25,14 +25,15 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		case !c.Fits:
 			return fmt.Sprintf("❌ %s cannot serve %s: the weights and the engine's reserve leave no room for one request; ask \"gpus for 10 users of %s\" for the cheapest that can", hw, what, a.Request.Model)
 		case s.Users > c.MaxConcurrency:
-			return fmt.Sprintf("❌ Does not meet the target: %s hold %d concurrent requests of %s at once, not %d; %d replicas (%d GPUs) would, %s",
-				hw, c.MaxConcurrency, what, s.Users, c.Replicas, c.Replicas*c.GPUsPerReplica, speedWords(*c))
+			return fmt.Sprintf("❌ Does not meet the target: %s hold %s of %s at once, not %d; %s (%s) would, %s",
+				hw, Counted(c.MaxConcurrency, "concurrent request", "concurrent requests"), what, s.Users,
+				Counted(c.Replicas, "replica", "replicas"), Counted(c.Replicas*c.GPUsPerReplica, "GPU", "GPUs"), speedWords(*c))
 		case !c.MeetsTargets:
 			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s", hw, what, speedWords(*c))
 		}
-		who := fmt.Sprintf("about %d concurrent users", c.Concurrency)
+		who := "about " + Counted(c.Concurrency, "concurrent user", "concurrent users")
 		if s.Users > 0 {
-			who = fmt.Sprintf("%d concurrent users", s.Users)
+			who = Counted(s.Users, "concurrent user", "concurrent users")
 		}
 		return fmt.Sprintf("%s serve %s of %s: %s", hw, who, what, speedWords(*c))
 	}
@@ -85,7 +86,7 @@ func ServeSummary(a sizing.AskAnswer) string {
 	case s == nil:
 		return ""
 	case s.Capacity != nil:
-		return fmt.Sprintf("%d concurrent users on %s, %s first token, %s tok/s each", s.Capacity.Concurrency,
+		return fmt.Sprintf("%s on %s, %s first token, %s tok/s each", Counted(s.Capacity.Concurrency, "concurrent user", "concurrent users"),
 			Hardware(s.Capacity.GPUsPerReplica, a.GPUName), seconds(s.Capacity.TTFTSeconds), Decimal(s.Capacity.TokensPerSecondPerUser))
 	case len(s.Options) > 0:
 		return "cheapest: " + optionWords(s.Options[0])
@@ -125,14 +126,14 @@ func optionWords(o sizing.ServeOption) string {
 	if v.Replicas > 1 {
 		hw = fmt.Sprintf("%d replicas of %s", v.Replicas, hw)
 	}
-	return fmt.Sprintf("%s (%s), %d users each, %s", hw, format(o.Request), v.Concurrency, speedWords(v))
+	return fmt.Sprintf("%s (%s), %s each, %s", hw, format(o.Request), Counted(v.Concurrency, "user", "users"), speedWords(v))
 }
 
 // loadWords is the asked load: "200 users", "10 requests/s".
 func loadWords(s *sizing.ServeResult) string {
 	var parts []string
 	if s.Users > 0 {
-		parts = append(parts, fmt.Sprintf("%d users", s.Users))
+		parts = append(parts, Counted(s.Users, "user", "users"))
 	}
 	if s.RequestsPerSecond > 0 {
 		parts = append(parts, TrimZero(fmt.Sprintf("%.2f", s.RequestsPerSecond))+" requests/s")
@@ -186,7 +187,7 @@ func ServingLine(sv *sizing.Serving) string {
 	if !sv.Fits {
 		return head + "no room for the KV cache of one request after the weights and the engine's reserve"
 	}
-	s := fmt.Sprintf("%s%s tokens of KV cache, %d requests of %s tokens at once; at %d: %s", head, Commas(sv.KVCacheTokens),
-		sv.MaxConcurrency, Commas(int64(sv.PromptTokens+sv.OutputTokens)), sv.Concurrency, speedWords(*sv))
+	s := fmt.Sprintf("%s%s tokens of KV cache, %s of %s tokens at once; at %d: %s", head, Commas(sv.KVCacheTokens),
+		Counted(sv.MaxConcurrency, "request", "requests"), Commas(int64(sv.PromptTokens+sv.OutputTokens)), sv.Concurrency, speedWords(*sv))
 	return s
 }

@@ -39,6 +39,7 @@ type launchCase struct {
 
 var launchCases = []launchCase{
 	{name: "megatron-70b-tp8-pp2", words: "llama 3.1 70b full on 4 nodes of 8 h100 tp 8 pp 2 gradient checkpointing global batch 4M tokens 2T tokens"},
+	{name: "megatron-mixtral-8bit", words: "mixtral 8x7b full on 8 h100 tp 4 pp 2 8-bit adam"},
 	{name: "zero2-accum", words: "llama 3.1 8b full on 8 a100 zero 2 micro batch 2 grad accum 4"},
 	{name: "zero3-offload-2nodes", words: "llama 3.1 70b full on 2 nodes of 8 h100 zero 3 offload cpu"},
 	{name: "zero3-nvme", words: "llama 3.1 70b full on 8 a100 zero 3 offload nvme"},
@@ -179,6 +180,26 @@ func checkMegatron(t reporter, text string, r sizing.Request) {
 	}
 	if _, fp8 := f["--fp8-format"]; fp8 != (r.Precision == sizing.PrecisionFP8) {
 		t.Errorf("--fp8-format given %v, precision %s", fp8, r.Precision)
+	}
+	// Megatron builds its expert grid from ETP × EP × PP, ETP defaulting
+	// to TP, and refuses a world size it does not divide
+	// (megatron/core/parallel_state.py).
+	if ep, ok := f["--expert-model-parallel-size"]; ok {
+		etp := max(r.TensorParallel, 1)
+		if v, ok := f["--expert-tensor-parallel-size"]; ok {
+			etp = atoi(t, v)
+		}
+		if grid := etp * atoi(t, ep) * max(r.PipelineParallel, 1); r.GPUs%grid != 0 {
+			t.Errorf("expert grid ETP %d × EP %s × PP %d = %d does not divide %d GPUs", etp, ep, max(r.PipelineParallel, 1), grid, r.GPUs)
+		}
+	}
+	// Megatron-LM has no bitsandbytes: 8-bit AdamW's memory is Transformer
+	// Engine's precision-aware Adam with FP8 moments, which needs the
+	// distributed optimizer.
+	_, pao := f["--use-precision-aware-optimizer"]
+	_, dist := f["--use-distributed-optimizer"]
+	if eightBit := r.Optimizer == sizing.OptimizerAdamW8bit; pao != eightBit || (eightBit && (!dist || f["--exp-avg-dtype"] != "fp8" || f["--exp-avg-sq-dtype"] != "fp8")) {
+		t.Errorf("optimizer %s: precision-aware %v, distributed %v, moments %s/%s", r.Optimizer, pao, dist, f["--exp-avg-dtype"], f["--exp-avg-sq-dtype"])
 	}
 	if _, sp := f["--sequence-parallel"]; sp != (r.TensorParallel > 1) {
 		t.Errorf("--sequence-parallel %v with TP %d (the estimate's activations assume it with TP)", sp, r.TensorParallel)
@@ -454,6 +475,7 @@ func TestQueryForResolvesToAlternative(t *testing.T) {
 		"mistral 7b full on 1 a100",
 		"llama 3.1 70b inference 1 l4 context 32768",
 		"llama 3.1 8b lora 3060 micro batch 8",
+		"mixtral 8x7b full 8xh100 tp 4 pp 2", // the asked layout stays in every alternative
 	} {
 		parsed, err := sizing.Parse(words)
 		if err != nil {

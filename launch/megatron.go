@@ -69,8 +69,18 @@ func emitMegatron(p Plan) (Config, error) {
 	if tp > 1 {
 		args = append(args, "--sequence-parallel")
 	}
-	if r.ZeROStage >= 1 {
+	if r.ZeROStage >= 1 || r.Optimizer == sizing.OptimizerAdamW8bit {
 		args = append(args, "--use-distributed-optimizer", "--overlap-param-gather")
+	}
+	if r.Optimizer == sizing.OptimizerAdamW8bit {
+		// Megatron-LM has no bitsandbytes 8-bit AdamW. Transformer Engine's
+		// precision-aware Adam keeps the moments in FP8 beside the fp32
+		// master weights: the same 6 bytes per parameter the estimate
+		// sized. megatron/training/arguments.py: --exp-avg-dtype and
+		// --exp-avg-sq-dtype take fp32, fp16, bf16 or fp8; the optimizer
+		// runs only with the distributed optimizer
+		// (megatron/core/optimizer/__init__.py).
+		args = append(args, "--use-precision-aware-optimizer", "--exp-avg-dtype", "fp8", "--exp-avg-sq-dtype", "fp8")
 	}
 	if dataParallel(r) > 1 {
 		args = append(args, "--overlap-grad-reduce")
@@ -87,6 +97,13 @@ func emitMegatron(p Plan) (Config, error) {
 	if m.MoE() {
 		args = append(args, "--num-experts", strconv.Itoa(m.Experts), "--moe-router-topk", strconv.Itoa(m.ExpertsActive),
 			"--expert-model-parallel-size", strconv.Itoa(ep))
+		if tp > 1 {
+			// The estimate splits experts by EP only. Megatron's expert
+			// tensor parallelism defaults to TP, and then needs the GPUs
+			// divisible by ETP × EP × PP (megatron/core/parallel_state.py),
+			// which TP 4 × EP 4 × PP 2 on 8 GPUs is not.
+			args = append(args, "--expert-tensor-parallel-size", "1")
+		}
 	}
 	if m.MLP == sizing.MLPGated {
 		args = append(args, "--swiglu")
@@ -127,7 +144,7 @@ func emitMegatron(p Plan) (Config, error) {
 	notes := []string{
 		fmt.Sprintf("layout TP %d × PP %d × CP %d × DP %d (EP %d) over %d GPUs, as the estimate sized it", tp, pp, cp, dataParallel(r), ep, r.GPUs),
 		"add the data and tokenizer flags (--data-path, --tokenizer-type, --tokenizer-model), the optimizer's learning rate and schedule, and --save/--load; run from a Megatron-LM checkout",
-		fmt.Sprintf("optimizer %s: Megatron-LM runs Adam (AdamW with --weight-decay)", r.Optimizer),
+		megatronOptimizerNote(r.Optimizer),
 	}
 	if nodes > 1 {
 		notes = append(notes, fmt.Sprintf("%d machines: run the command on each with --node-rank and --master-addr/--master-port (torchrun's rendezvous)", nodes))
@@ -139,4 +156,18 @@ func emitMegatron(p Plan) (Config, error) {
 		notes = append(notes, fmt.Sprintf("the estimate sized ZeRO-%d; Megatron's distributed optimizer shards the optimizer states only (ZeRO-1), so expect more memory for gradients and weights than the answer shows", r.ZeROStage))
 	}
 	return Config{Kind: KindMegatron, Filename: "megatron_pretrain.sh", Text: shellCommand(args), Notes: notes}, nil
+}
+
+// megatronOptimizerNote says how Megatron-LM runs the optimizer the
+// estimate sized.
+func megatronOptimizerNote(o sizing.Optimizer) string {
+	switch o {
+	case sizing.OptimizerAdamW:
+		return "optimizer adamw: Megatron-LM runs Adam (AdamW with --weight-decay)"
+	case sizing.OptimizerAdamW8bit:
+		return "optimizer 8-bit AdamW: Megatron-LM has no bitsandbytes optimizer; Transformer Engine's precision-aware Adam with FP8 moments (--use-precision-aware-optimizer --exp-avg-dtype fp8 --exp-avg-sq-dtype fp8, with the distributed optimizer) holds the same 6 bytes per parameter; bf16 moments are the safer choice at 8"
+	case sizing.OptimizerSGD, sizing.OptimizerSGDMomentum:
+		return fmt.Sprintf("optimizer %s: add --optimizer sgd (with --sgd-momentum as wanted); Megatron-LM runs Adam otherwise", o)
+	}
+	return fmt.Sprintf("optimizer %s: Megatron-LM has no %s; its Adam holds 12 bytes per parameter, more than the estimate sized", o, o)
 }

@@ -262,9 +262,16 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}
-	stage, ckpt := r.ZeROStage, r.GradCheckpointing
+	stage, ckpt, fused := r.ZeROStage, r.GradCheckpointing, r.FusedLoss
 	out.Optimizer, out.ZeROStage, out.Offload = r.Optimizer, &stage, r.Offload
 	out.GradAccumSteps, out.GradCheckpointing = r.GradAccumSteps, &ckpt
+	if fused {
+		out.FusedLoss = &fused
+	}
+	// The layout as answered, said outright so that it is not searched
+	// again (a re-search may pick another, at another memory).
+	out.TensorParallel, out.PipelineParallel = r.TensorParallel, r.PipelineParallel
+	out.ContextParallel, out.ExpertParallel = r.ContextParallel, r.ExpertParallel
 	if r.Method == sizing.MethodLoRA || r.Method == sizing.MethodQLoRA {
 		out.LoRARank = r.LoRARank
 	}

@@ -135,8 +135,12 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 		notes = append(notes, replicaNote(sv.Replicas))
 	}
 	if sv := p.Serving; sv != nil && sv.Fits {
-		notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f leaves %.1f GiB of KV cache per GPU: about %s tokens, %d requests of %d tokens at once (--max-num-seqs %d)",
-			util, float64(sv.KVCacheBytes)/gib, commas(sv.KVCacheTokens), sv.MaxConcurrency, sv.PromptTokens+sv.OutputTokens, seqs))
+		requests := "requests"
+		if sv.MaxConcurrency == 1 {
+			requests = "request"
+		}
+		notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f leaves %.1f GiB of KV cache per GPU: about %s tokens, %d %s of %d tokens at once (--max-num-seqs %d)",
+			util, float64(sv.KVCacheBytes)/gib, commas(sv.KVCacheTokens), sv.MaxConcurrency, requests, sv.PromptTokens+sv.OutputTokens, seqs))
 	} else {
 		notes = append(notes, fmt.Sprintf("--gpu-memory-utilization %.2f: the estimate needs %.1f GiB per GPU of the card's %.1f GiB (%d × %d tokens of KV cache); vLLM gives the rest of the fraction to more KV cache",
 			util, float64(p.PerGPU.TotalBytes)/gib, float64(p.VRAMBytes)/gib, max(r.MicroBatch, 1), r.SeqLen))

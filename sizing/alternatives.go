@@ -222,7 +222,7 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 	// The capacities are what these usually hold, so that the search
 	// allocates little; more simply grows the slices.
 	counts := largerCounts(make([]int, 0, 16), base.GPUs, g)
-	formats := inferenceFormats(make([]weightFormat, 0, 6), base, g)
+	formats := inferenceFormats(make([]weightFormat, 0, 6), base, g, noAWQ(&rs.model) == "")
 	found := make([]sameCardOption, 0, 64)
 	// onFewestCards adds the changes ch (with weight format f) on the
 	// fewest cards that fit them, if any: the same changes on more cards
@@ -595,10 +595,13 @@ func methodChange(from, to Method) altChange {
 // not fit: as asked first, then FP8 (on cards with FP8), int8 and 4-bit
 // (AWQ on GPUs; GGUF Q8_0 and Q4_K_M on Apple silicon, where llama.cpp is
 // how models run). Only unquantised questions get smaller formats, and FP8
-// ones (as DeepSeek-V3 ships) a 4-bit one.
-func inferenceFormats(dst []weightFormat, r Request, g *GPU) []weightFormat {
+// ones (as DeepSeek-V3 ships) a 4-bit one. A model with Mamba mixers
+// (awq false) gets no AWQ: see noAWQ.
+func inferenceFormats(dst []weightFormat, r Request, g *GPU, awq bool) []weightFormat {
 	dst = append(dst, weightFormat{r.Quant, r.Precision})
 	switch {
+	case r.Quant == QuantFP8 && !awq && !g.InferenceOnly:
+		return dst
 	case r.Quant == QuantFP8 && g.InferenceOnly:
 		return append(dst, weightFormat{QuantQ4_KM, PrecisionBF16})
 	case r.Quant == QuantFP8:
@@ -616,7 +619,24 @@ func inferenceFormats(dst []weightFormat, r Request, g *GPU) []weightFormat {
 	if g.InferenceOnly {
 		return append(dst, weightFormat{QuantQ8_0, r.Precision}, weightFormat{QuantQ4_KM, r.Precision})
 	}
-	return append(dst, weightFormat{QuantINT8, r.Precision}, weightFormat{QuantAWQ, r.Precision})
+	dst = append(dst, weightFormat{QuantINT8, r.Precision})
+	if !awq {
+		return dst
+	}
+	return append(dst, weightFormat{QuantAWQ, r.Precision})
+}
+
+// noAWQ says why a model with Mamba mixers (Jamba, Mamba) is not offered
+// AWQ: vLLM builds their MambaMixer without a quantisation config
+// (vllm/model_executor/models/jamba.py), so AWQ would cover only the
+// attention and expert layers, and AutoAWQ, which makes AWQ checkpoints,
+// has no Jamba or Mamba support (awq/models/__init__.py); "" for other
+// models.
+func noAWQ(m *Model) string {
+	if m.Kind != KindHybrid && m.Kind != KindSSM {
+		return ""
+	}
+	return fmt.Sprintf("%s has Mamba layers: no AWQ checkpoint of it exists (AutoAWQ does not support the architecture) and vLLM keeps its Mamba mixers in 16-bit under any quantisation; FP8 or int8 of the attention and expert layers is what serving engines run", m.Name)
 }
 
 // describeChange says in one line what a same-card alternative changes.
@@ -629,7 +649,12 @@ func describeChange(rs *resolved, c altCandidate) string {
 	case c.changes&chLoRA != 0:
 		parts = append(parts, fmt.Sprintf("LoRA rank %d (frozen 16-bit base)", r.LoRARank))
 	}
-	if c.changes&chOptimizer8bit != 0 {
+	switch {
+	case c.changes&chOptimizer8bit != 0 && hasLayout(&r):
+		// Megatron-LM has no bitsandbytes; the same 6 bytes per parameter
+		// are Transformer Engine's Adam with FP8 moments.
+		parts = append(parts, "Adam with FP8 moments (Megatron's precision-aware optimizer)")
+	case c.changes&chOptimizer8bit != 0:
 		parts = append(parts, "8-bit AdamW")
 	}
 	if c.changes&chCheckpointing != 0 {

@@ -213,14 +213,19 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 	if fixedMFU > 0 {
 		how = fmt.Sprintf("every kernel at the configured %.0f%% of peak", fixedMFU*100)
 	}
-	decode := fmt.Sprintf("decode at %.0f%% of memory bandwidth plus a per-layer floor", bandwidthUtilisation*100)
+	// Decoding is how an inference answer generates; a training answer
+	// never decodes, so it says nothing of it.
+	decode := ""
+	if r == nil || r.Method == MethodInference {
+		decode = fmt.Sprintf("; decode at %.0f%% of memory bandwidth plus a per-layer floor", bandwidthUtilisation*100)
+	}
 	if t.MFU == nil || t.FLOPsPerToken == nil {
-		return fmt.Sprintf("compute at a utilisation %s; %s", how, decode)
+		return fmt.Sprintf("compute at a utilisation %s%s", how, decode)
 	}
 	what := "training"
 	if r.Method == MethodInference {
 		what = "prefill"
 	}
-	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %.3g GFLOPs per token with causal attention; %s",
+	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %.3g GFLOPs per token with causal attention%s",
 		what, *t.MFU*100, peak, how, *t.FLOPsPerToken/1e9, decode)
 }

@@ -153,6 +153,9 @@ func dropForMethod(q *Query, base, said Query) (dropped string) {
 	if base.Method == MethodInference && said.Method != MethodInference {
 		if base.MicroBatch > 0 && said.MicroBatch == 0 {
 			dropped = fmt.Sprintf("the %d concurrent users of the serving question do not carry over to training (batch 1 per GPU)", base.MicroBatch)
+			if base.MicroBatch == 1 {
+				dropped = "the one concurrent user of the serving question does not carry over to training (batch 1 per GPU)"
+			}
 			q.MicroBatch = 0
 		}
 		if said.Serve == (ServeLoad{}) && q.Serve != (ServeLoad{}) {

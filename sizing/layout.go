@@ -3,6 +3,7 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Parallel layouts as Megatron-LM and torchtitan build them. A training
@@ -41,6 +42,43 @@ func contextParallel(r *Request) int  { return max(r.ContextParallel, 1) }
 
 // expertParallelDegree is the ranks the routed experts are split over.
 func expertParallelDegree(r *Request) int { return max(r.ExpertParallel, 1) }
+
+// layoutHow says how Megatron-LM runs each part of a layout that is
+// there: sequence parallel with tensor parallel, the 1F1B pipeline and
+// its interleaving, ring attention for context parallel.
+func layoutHow(r *Request, s *shape) string {
+	var parts []string
+	if tensorParallel(r) > 1 {
+		parts = append(parts, "sequence parallel with tensor parallel")
+	}
+	if pipelineParallel(r) > 1 {
+		switch v := virtualStages(r, s); v {
+		case 1:
+			parts = append(parts, "1F1B pipeline, not interleaved")
+		default:
+			parts = append(parts, fmt.Sprintf("1F1B pipeline with %d virtual stages per GPU", v))
+		}
+	}
+	if contextParallel(r) > 1 {
+		parts = append(parts, "ring attention for context parallel")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// zeroRanks is how many ranks ZeRO can shard a GPU's states over: the
+// data- and context-parallel ranks holding the same part of the model,
+// or for split experts the GPUs per expert-parallel group and stage
+// (trainingMemory's nDense and nExpert). ZeRO shards across data-parallel
+// ranks only (DeepSpeed's ZeRO paper, Megatron's distributed optimizer);
+// at 1 it shards nothing.
+func zeroRanks(r *Request, s *shape) int {
+	gpus, pp := max(r.GPUs, 1), pipelineParallel(r)
+	n := max(gpus/(tensorParallel(r)*pp), 1)
+	if splitsExperts(r, s) {
+		n = max(n, gpus/(expertParallelDegree(r)*pp))
+	}
+	return n
+}
 
 // shardingStage is the ZeRO stage a request's memory and communication
 // follow: the asked one, except that under a pipeline the weights and

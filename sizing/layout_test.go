@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -151,5 +152,45 @@ func BenchmarkLayoutSearch(b *testing.B) {
 	for b.Loop() {
 		rs.req = base
 		rs.searchLayout(q)
+	}
+}
+
+// TestNoZeROWithoutDataParallel: ZeRO shards across data-parallel ranks
+// only, so a layout that leaves one (Mixtral 8x7B as TP 4 × PP 2 on 8
+// GPUs) answers without ZeRO, says why, and a ZeRO stage asked anyway is
+// noted as sharding nothing; the layout line names only the parts there.
+func TestNoZeROWithoutDataParallel(t *testing.T) {
+	e := &Estimator{}
+	a, err := e.Answer(Query{Model: "mixtral-8x7b", Method: MethodFull, GPU: "h100", GPUs: 8, TensorParallel: 4, PipelineParallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Request.ZeROStage != 0 || !anyContains(a.Assumptions, "no ZeRO: it shards across data-parallel ranks, and TP 4 × PP 2 × EP 4 on 8 GPUs leaves one") {
+		t.Errorf("ZeRO-%d, assumptions %q; want no ZeRO, said", a.Request.ZeROStage, a.Assumptions)
+	}
+	if !anyContains(a.Assumptions, "as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with 4 virtual stages per GPU") ||
+		anyContains(a.Assumptions, "ring attention") {
+		t.Errorf("assumptions %q; want the tensor and pipeline parts only", a.Assumptions)
+	}
+	// Megatron-LM has no bitsandbytes: the optimizer alternative under a
+	// Megatron layout is its precision-aware Adam.
+	if len(a.Alternatives) == 0 || !strings.Contains(a.Alternatives[0].Why, "Adam with FP8 moments (Megatron's precision-aware optimizer)") {
+		t.Errorf("alternatives %+v; want Megatron's FP8-moment Adam first, not 8-bit AdamW", a.Alternatives)
+	}
+	three := 3
+	b, err := e.Answer(Query{Model: "mixtral-8x7b", Method: MethodFull, GPU: "h100", GPUs: 8, TensorParallel: 4, PipelineParallel: 2, ZeROStage: &three})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.PerGPU.TotalBytes != a.PerGPU.TotalBytes || !anyContains(b.Warnings, "ZeRO-3 shards across data-parallel ranks only") {
+		t.Errorf("asked ZeRO-3: %d bytes (without: %d), notes %q; want the same memory and a note", b.PerGPU.TotalBytes, a.PerGPU.TotalBytes, b.Warnings)
+	}
+	// With data-parallel ranks left, ZeRO is chosen as before.
+	c, err := e.Answer(Query{Model: "llama-3.1-70b", Method: MethodFull, GPU: "h100", GPUs: 16, TensorParallel: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Request.ZeROStage == 0 || !anyContains(c.Assumptions, "sequence parallel with tensor parallel") || anyContains(c.Assumptions, "1F1B") {
+		t.Errorf("TP 4 on 16 GPUs: ZeRO-%d, assumptions %q", c.Request.ZeROStage, c.Assumptions)
 	}
 }

@@ -160,6 +160,9 @@ type Model struct {
 
 	Aliases []string `json:"aliases"`
 	Source  string   `json:"source"`
+	// Note is what an answer for this model says of it beyond its figures
+	// ("DeepSeek-R1 has DeepSeek-V3's architecture"); "" for most.
+	Note string `json:"note,omitempty"`
 
 	assumption string // set by BareModel
 }

@@ -268,3 +268,30 @@ func TestBareModel(t *testing.T) {
 		t.Errorf("BareModel(7B, 8).ID = %q", m.ID)
 	}
 }
+
+// TestDeepSeekR1IsNamed: a DeepSeek-R1 question is answered under R1's
+// name, with V3's figures and a note that says why, never titled V3.
+func TestDeepSeekR1IsNamed(t *testing.T) {
+	e := &Estimator{}
+	p, err := Parse("will deepseek r1 run on 8 h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, err := e.Answer(Query{Model: "deepseek-v3", Method: MethodInference, GPU: "h200", GPUs: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.ModelName != "DeepSeek-R1" || r1.Request.Model != "deepseek-r1" {
+		t.Errorf("answer for %s (%s), want DeepSeek-R1", r1.ModelName, r1.Request.Model)
+	}
+	if r1.PerGPU != v3.PerGPU || r1.Request.Params != v3.Request.Params {
+		t.Errorf("R1 %+v, V3 %+v: want V3's figures", r1.PerGPU, v3.PerGPU)
+	}
+	if !anyContains(r1.Assumptions, "DeepSeek-R1 has DeepSeek-V3's architecture") || anyContains(r1.Assumptions, "taken as DeepSeek-V3") {
+		t.Errorf("assumptions %q; want the shared-architecture note", r1.Assumptions)
+	}
+}

@@ -175,6 +175,9 @@ func (rs *resolved) resolveModel(q Query) error {
 		rs.assume("%s: %s parameters, %s active per token (the input embedding, a lookup, is not counted as active)",
 			rs.model.Name, humanCount(total), humanCount(active))
 	}
+	if rs.model.Note != "" {
+		rs.assume("%s", rs.model.Note)
+	}
 	rs.req.Model = rs.model.ID
 	rs.req.Architecture = rs.model.Architecture()
 	rs.req.Params, rs.req.ActiveParams = total, active
@@ -404,6 +407,9 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
 			rs.assume("%s ships %s; sized in %s as asked", rs.model.Name, strings.ToUpper(string(rel)), p)
 		}
+		if why := noAWQ(&rs.model); why != "" && quant == QuantAWQ {
+			rs.notes = append(rs.notes, "AWQ sized as asked, but "+why)
+		}
 		if quant == QuantFP8 && rs.gpuNamed && !rs.gpu.FP8 {
 			rs.notes = append(rs.notes, fmt.Sprintf("%s has no FP8 tensor cores: FP8 weights are dequantised on the fly (weight-only), compute stays 16-bit", rs.gpu.Name))
 		}
@@ -471,18 +477,38 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		}
 	}
 	if rel := rs.model.ReleasedFormat; rel != QuantNone && quant != rel {
-		how := "upcast to " + string(p)
-		switch {
-		case quant != QuantNone:
-			how = "dequantised and stored again as " + string(quant)
-		case p == PrecisionPureBF16:
-			how = "upcast to bf16"
-		}
-		rs.assume("%s ships %s; training assumes the weights %s (the released checkpoint is dequantised first)",
-			rs.model.Name, strings.ToUpper(string(rel)), how)
+		rs.assume("%s", releasedTrainingNote(rs.model.Name, rel, quant, p, r.Method))
 	}
 	r.Precision, r.Quant = p, quant
 	return nil
+}
+
+// releasedTrainingNote says what training does with the weights of a
+// model released in format rel when it trains at precision p with base
+// storage quant. FP8 training (Transformer Engine, DeepSeek-V3's own
+// recipe) computes its matrix multiplies in FP8 from bf16 weights with an
+// fp32 master copy: nothing is upcast to FP8. A full fine-tune therefore
+// starts from the checkpoint dequantised to bf16 (DeepSeek's
+// inference/fp8_cast_bf16.py does it for V3); LoRA at FP8 keeps the frozen
+// base in FP8, in the released blocks when the model ships FP8.
+func releasedTrainingNote(model string, rel, quant Quant, p Precision, m Method) string {
+	shipped := fmt.Sprintf("%s ships %s", model, strings.ToUpper(string(rel)))
+	adapters := m == MethodLoRA || m == MethodQLoRA
+	switch {
+	case quant != QuantNone:
+		return fmt.Sprintf("%s; training assumes the weights dequantised and stored again as %s (the released checkpoint is dequantised first)", shipped, quant)
+	case p == PrecisionFP8 && adapters && rel == QuantFP8:
+		return shipped + "; the frozen base stays in its released FP8 blocks (not dequantised), and the adapters train in bf16 with FP8 matrix multiplies"
+	case p == PrecisionFP8 && adapters:
+		return shipped + "; the frozen base is dequantised and stored again as FP8, and the adapters train in bf16 with FP8 matrix multiplies"
+	case p == PrecisionFP8:
+		return shipped + "; FP8 training keeps bf16 weights with an fp32 master copy and runs only the matrix multiplies in FP8, so the released checkpoint is dequantised to bf16 first"
+	}
+	half := p
+	if p == PrecisionPureBF16 {
+		half = PrecisionBF16
+	}
+	return fmt.Sprintf("%s; training assumes the weights upcast to %s (the released checkpoint is dequantised first)", shipped, half)
 }
 
 // resolveShape sets the sequence, batch, LoRA rank and GPU counts, which
@@ -607,9 +633,14 @@ func (rs *resolved) resolveTraining(q Query) error {
 		} else {
 			rs.assume("offload taken as ZeRO-3 with offload_param and offload_optimizer (ZeRO-Infinity): only the layers being computed stay on the GPU")
 		}
+	case r.GPUs > 1 && zeroRanks(r, &rs.shape) == 1:
+		rs.assume("no ZeRO: it shards across data-parallel ranks, and %s on %d GPUs leaves one (each GPU holds a different part of the model)", layoutName(r), r.GPUs)
 	case r.GPUs > 1:
 		r.ZeROStage = rs.lowestFittingStage()
 		rs.assume("ZeRO stage %d: the lowest stage that fits on %d GPUs (stage 3 = FSDP full shard)", r.ZeROStage, r.GPUs)
+	}
+	if q.ZeROStage != nil && r.ZeROStage > 0 && !offload && r.GPUs > 1 && zeroRanks(r, &rs.shape) == 1 {
+		rs.notes = append(rs.notes, fmt.Sprintf("ZeRO-%d shards across data-parallel ranks only, and %s on %d GPUs leaves one: it shards nothing here", r.ZeROStage, layoutName(r), r.GPUs))
 	}
 	if r.GPUs == 1 && r.ZeROStage > 0 {
 		switch {
@@ -633,7 +664,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 			r.GradAccumSteps, pipelineParallel(r), pipelineParallel(r), pipelineParallel(r)-1, pipelineParallel(r))
 	}
 	if hasLayout(r) {
-		rs.assume("layout %s as Megatron-LM lays it out: sequence parallel with tensor parallel, 1F1B pipeline with %d virtual stages per GPU, ring attention for context parallel", layoutName(r), virtualStages(r, &rs.shape))
+		rs.assume("layout %s as Megatron-LM lays it out: %s", layoutName(r), layoutHow(r, &rs.shape))
 	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")

@@ -131,10 +131,19 @@ func TestReleasedFormat(t *testing.T) {
 		{Query{Model: "gpt-oss-120b", GPU: "h100", Precision: PrecisionBF16}, QuantNone, "ships MXFP4; sized in bf16 as asked"},
 		{Query{Model: "gpt-oss-20b", GPU: "h100", Method: MethodLoRA}, QuantNone, "training assumes the weights upcast to bf16"},
 		{Query{Model: "llama-3.1-8b", GPU: "h100", Precision: PrecisionFP8}, QuantFP8, ""},
+		// FP8 training casts to FP8 for the matrix multiplies; nothing is
+		// "upcast to fp8".
+		{Query{Model: "deepseek-v3", GPU: "h100", GPUs: 32, Method: MethodLoRA, Precision: PrecisionFP8}, QuantNone, "the frozen base stays in its released FP8 blocks (not dequantised)"},
+		{Query{Model: "deepseek-v3", GPU: "h100", GPUs: 256, Method: MethodFull, Precision: PrecisionFP8}, QuantNone, "keeps bf16 weights with an fp32 master copy and runs only the matrix multiplies in FP8, so the released checkpoint is dequantised to bf16 first"},
+		{Query{Model: "gpt-oss-20b", GPU: "h100", Method: MethodLoRA, Precision: PrecisionFP8}, QuantNone, "gpt-oss 20B ships MXFP4; the frozen base is dequantised and stored again as FP8"},
+		{Query{Model: "deepseek-v3", GPU: "h100", GPUs: 256, Method: MethodFull, Precision: PrecisionPureBF16}, QuantNone, "upcast to bf16"},
 	} {
 		r, as, err := Resolve(tc.q)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if anyContains(as, "upcast to fp8") {
+			t.Errorf("%+v: assumptions %q say \"upcast to fp8\"", tc.q, as)
 		}
 		if r.Quant != tc.quant || (tc.says != "" && !anyContains(as, tc.says)) {
 			t.Errorf("%+v: quant %q, assumptions %q; want %q and %q", tc.q, r.Quant, as, tc.quant, tc.says)

@@ -142,3 +142,40 @@ func TestMamba2Config(t *testing.T) {
 		t.Errorf("state %d elements per layer, want %d", m.MixerState, want)
 	}
 }
+
+// TestJambaNoAWQ: a model with Mamba mixers is never offered AWQ (vLLM
+// keeps the mixers 16-bit and no AWQ checkpoint exists), and an asked
+// AWQ says so.
+func TestJambaNoAWQ(t *testing.T) {
+	e := &Estimator{}
+	a, err := e.Answer(Query{Model: "jamba-v0.1", Method: MethodInference, GPU: "rtx-4090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Fits || len(a.Alternatives) == 0 {
+		t.Fatalf("fits %v with %d alternatives; the case needs a misfit", a.Fits, len(a.Alternatives))
+	}
+	for _, alt := range a.Alternatives {
+		if alt.Request.Quant == QuantAWQ {
+			t.Errorf("alternative %q offers AWQ for Jamba", alt.Why)
+		}
+	}
+	b, err := e.Answer(Query{Model: "jamba-v0.1", Method: MethodInference, GPU: "l40s", GPUs: 2, Quant: QuantAWQ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !anyContains(b.Warnings, "no AWQ checkpoint of it exists") {
+		t.Errorf("warnings %q; want the AWQ caveat", b.Warnings)
+	}
+	c, err := e.Answer(Query{Model: "llama-3.1-70b", Method: MethodInference, GPU: "rtx-4090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awq := false
+	for _, alt := range c.Alternatives {
+		awq = awq || alt.Request.Quant == QuantAWQ
+	}
+	if !awq || anyContains(c.Warnings, "Mamba") {
+		t.Errorf("Llama 3.1 70B alternatives %+v: want AWQ still offered to a decoder", c.Alternatives)
+	}
+}

@@ -226,3 +226,27 @@ func TestFabricCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeedAssumptionSaysDecodeOnlyWhenServing: the decode rate is how an
+// inference answer generates; a training answer's assumptions never
+// mention it.
+func TestSpeedAssumptionSaysDecodeOnlyWhenServing(t *testing.T) {
+	e := &Estimator{}
+	for _, tc := range []struct {
+		q      Query
+		decode bool
+	}{
+		{Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "rtx-4090"}, false},
+		{Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "h100", GPUs: 8}, false},
+		{Query{Model: "llama-3.1-8b", Method: MethodQLoRA, GPU: "rtx-4090"}, false},
+		{Query{Model: "llama-3.1-8b", Method: MethodInference, GPU: "rtx-4090"}, true},
+	} {
+		a, err := e.Answer(tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(strings.Join(a.Assumptions, "\n"), "decode"); got != tc.decode {
+			t.Errorf("%s: assumptions mention decoding = %v, want %v:\n%s", tc.q.Method, got, tc.decode, strings.Join(a.Assumptions, "\n"))
+		}
+	}
+}
