@@ -7,7 +7,8 @@
 # and p99 (the median over slices), server CPU and heap allocations per
 # request, rows per commit, RSS (sampled every 10 s of fitbot's load, the
 # last after DURATION of it), and whether every plan an answer said was
-# kept is in the database. BENCHMARKS.md and docs/proof.md quote it.
+# kept is in the database, with the ratio of each slice pair and the
+# load average before and after. BENCHMARKS.md and docs/proof.md quote it.
 #
 #   .ci/loadcompare.sh CLIENTS DURATION [TAG]      e.g. .ci/loadcompare.sh 64 30
 #
@@ -16,7 +17,7 @@
 # the binaries, the database, the logs and results.jsonl (one JSON object
 # a run, appended); USERS (default 20000) distinct Slack users; RATE
 # (default 100000) the per-user limit, high enough that the limiter runs
-# and refuses nothing. Needs go, curl and python3.
+# and refuses nothing; SERVE_GOGC, when set, is GOGC for fitbot alone. Needs go, curl and python3.
 set -eu
 C=${1:?clients}; D=${2:?seconds}; TAG=${3:-run}; SLICE=${SLICE:-5}
 OUT=${OUT:-/tmp/fitbot-loadcompare}; B=$OUT/bin; W=$OUT/$TAG-c$C
@@ -33,7 +34,7 @@ SLACK_BOT_TOKEN=xoxb-load-test SLACK_SIGNING_SECRET=load-secret SLACK_API_URL=ht
   FITBOT_REFRESH_CRON='0 0 1 1 *' FITBOT_DIGEST_CRON='0 0 1 1 *' \
   FITBOT_AWS_URL=http://127.0.0.1:1 FITBOT_AZURE_URL=http://127.0.0.1:1 \
   FITBOT_RUNPOD_URL=http://127.0.0.1:1 FITBOT_VAST_URL=http://127.0.0.1:1 \
-  "$B/fitbot" serve --http 127.0.0.1:$PORT >"$W/serve.log" 2>&1 & SRV=$!
+  env ${SERVE_GOGC:+GOGC=$SERVE_GOGC} "$B/fitbot" serve --http 127.0.0.1:$PORT >"$W/serve.log" 2>&1 & SRV=$!
 trap 'kill $SRV $MIN $FS 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf http://127.0.0.1:$HPORT/readyz >/dev/null && break; sleep 0.2; done
 curl -s http://127.0.0.1:$HPORT/metrics >"$W/metrics0.txt"
@@ -44,6 +45,7 @@ load() { # load NAME URL SLICE_NO
     -kept "$W/kept-$1-$3.txt" -json >"$W/$1-$3.json"
 }
 rss $SRV >"$W/rss.txt"
+load0=$(cut -d' ' -f1 /proc/loadavg)
 cpu=0; mcpu=0; done_s=0; next_rss=10; i=0
 while [ "$done_s" -lt "$D" ]; do
   i=$((i + 1))
@@ -52,15 +54,15 @@ while [ "$done_s" -lt "$D" ]; do
   if [ "$done_s" -ge "$next_rss" ]; then rss $SRV >>"$W/rss.txt"; next_rss=$((next_rss + 10)); fi
   m0=$(cputime $MIN); load minimal http://127.0.0.1:$MPORT $i; m1=$(cputime $MIN); mcpu=$((mcpu + m1 - m0))
 done
-rss_end=$(rss $SRV); mrss=$(rss $MIN)
+rss_end=$(rss $SRV); mrss=$(rss $MIN); load1=$(cut -d' ' -f1 /proc/loadavg)
 curl -s http://127.0.0.1:$HPORT/metrics >"$W/metrics.txt"
 kill $SRV; wait $SRV 2>/dev/null || true
 kill -INT $MIN; wait $MIN 2>/dev/null || true
 kill $FS; wait $FS 2>/dev/null || true
 trap - EXIT
-python3 - "$W" "$cpu" "$mcpu" "$rss_end" "$mrss" "$C" "$TAG" "$(getconf CLK_TCK)" "$OUT/results.jsonl" <<'PY'
+python3 - "$W" "$cpu" "$mcpu" "$rss_end" "$mrss" "$C" "$TAG" "$(getconf CLK_TCK)" "$OUT/results.jsonl" "$load0" "$load1" <<'PY'
 import glob, json, re, sqlite3, statistics, sys
-w, cpu, mcpu, rss, mrss, c, tag, hz, results = sys.argv[1:]
+w, cpu, mcpu, rss, mrss, c, tag, hz, results, load0, load1 = sys.argv[1:]
 hz = int(hz)
 def slices(name):
     return [json.load(open(p))['results'][0] for p in sorted(glob.glob(f'{w}/{name}-*.json'))]
@@ -91,11 +93,14 @@ out = dict(tag=tag, c=int(c), **f,
     m_cpu_us=int(mcpu) / hz / max(m['requests'], 1) * 1e6, m_allocs=float(mm.group(2)) if mm else None,
     m_rss_mb=int(mrss) / 1024)
 out['ratio'] = out['rps'] / out['m_rps']
+out['slice_ratios'] = [round(a / b, 2) for a, b in zip(out['slice_rps'], out['m_slice_rps'])]
+out['load_avg'] = [float(load0), float(load1)]
 open(results, 'a').write(json.dumps(out) + '\n')
 print(f"{tag} c={c}: fitbot {out['rps']:.0f} req/s (slices {out['slice_rps']}), p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, "
       f"{out['cpu_us']:.0f} us CPU and {out['allocs']:.0f} allocations a request, {out['rows_per_commit']:.1f} rows a commit, "
       f"RSS {out['rss_mb']:.1f} MB {out['rss_samples_mb']}, {out['errors']} errors, {out['refusals']} refusals, "
       f"{out['kept']} kept plans, {out['kept_missing']} missing, {lines} question lines for {out['requests']} requests | "
       f"minimal {out['m_rps']:.0f} req/s (slices {out['m_slice_rps']}), p50 {out['m_p50']:.1f} ms, p99 {out['m_p99']:.1f} ms, "
-      f"{out['m_cpu_us']:.0f} us CPU and {out['m_allocs']} allocations a request, RSS {out['m_rss_mb']:.1f} MB | ratio {out['ratio']:.2f}")
+      f"{out['m_cpu_us']:.0f} us CPU and {out['m_allocs']} allocations a request, RSS {out['m_rss_mb']:.1f} MB | ratio {out['ratio']:.2f} "
+      f"(slices {out['slice_ratios']}), load average {load0} at the start, {load1} at the end")
 PY
