@@ -77,7 +77,7 @@ func TestGoldenAsk(t *testing.T) {
 		}, []string{"Does not meet the target"}},
 		{"ask_buy_rent", func() (sizing.AskAnswer, error) {
 			return e.BuyRent(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA, GPU: "a100-80-pcie"}, sizing.Workload{JobsPerWeek: 2.5, HoursPerJob: 5})
-		}, []string{"Rent: Llama 3.1 8B LoRA on 1× A100 PCIe 80 GB", "owning catches up in month", "*Purchase:* $16,500 a card"}},
+		}, []string{"Rent: Llama 3.1 8B LoRA on 1× A100 PCIe 80 GB", "owning catches up in month", "*Purchase:* $11,500 a card"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,7 +30,7 @@ func near(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Max(1
 // researcher runs 2-3 training jobs a week of 4-6 hours each on an A100
 // (taken at the midpoints, 2.5 jobs of 5 h). Renting an A100 80 GB PCIe at
 // $1.90/h on demand (the seeds' RunPod figure) and $1.05/h spot, against
-// buying one: $16,500 (midpoint of $15,000-18,000 in the purchase table)
+// buying one: $11,500 (midpoint of $8,000-15,000 in the purchase table)
 // plus an $8,000 server, over 3 years, 300 W at $0.15/kWh.
 func TestBuyRentSoloResearcher(t *testing.T) {
 	e := &Estimator{Prices: marketPrices{
@@ -46,10 +46,10 @@ func TestBuyRentSoloResearcher(t *testing.T) {
 		hours     = 2.5 * 5 * 52.0 / 12 // 54.1667 h a month
 		rent      = hours * 1.90        // $102.92
 		spot      = hours * 1.05        // $56.88
-		purchase  = 16500 + 8000.0      // $24,500
-		amortised = purchase / 36       // $680.56
+		purchase  = 11500 + 8000.0      // $19,500
+		amortised = purchase / 36       // $541.67
 		power     = 0.300 * hours * 0.15
-		own       = amortised + power // $682.99
+		own       = amortised + power // $544.10
 	)
 	for _, c := range []struct {
 		name      string
@@ -68,13 +68,13 @@ func TestBuyRentSoloResearcher(t *testing.T) {
 			t.Errorf("%s = %.4f, want %.4f", c.name, c.got, c.want)
 		}
 	}
-	// Owning catches up when 24,500 + power·m <= rent·m.
-	wantOnDemand := int(math.Ceil(purchase / (rent - power))) // 244 months
-	wantSpot := int(math.Ceil(purchase / (spot - power)))     // 451 months
-	if r.OnDemand.BreakEvenMonth == nil || *r.OnDemand.BreakEvenMonth != wantOnDemand || wantOnDemand != 244 {
+	// Owning catches up when 19,500 + power·m <= rent·m.
+	wantOnDemand := int(math.Ceil(purchase / (rent - power))) // 195 months
+	wantSpot := int(math.Ceil(purchase / (spot - power)))     // 359 months
+	if r.OnDemand.BreakEvenMonth == nil || *r.OnDemand.BreakEvenMonth != wantOnDemand || wantOnDemand != 195 {
 		t.Errorf("on-demand break-even %v, want %d", r.OnDemand.BreakEvenMonth, wantOnDemand)
 	}
-	if r.Spot.BreakEvenMonth == nil || *r.Spot.BreakEvenMonth != wantSpot || wantSpot != 451 {
+	if r.Spot.BreakEvenMonth == nil || *r.Spot.BreakEvenMonth != wantSpot || wantSpot != 359 {
 		t.Errorf("spot break-even %v, want %d", r.Spot.BreakEvenMonth, wantSpot)
 	}
 	if r.Verdict != "rent" || !r.Fits || r.GPUs != 1 {
