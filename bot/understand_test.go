@@ -290,3 +290,17 @@ func TestPublicAnswerButtonsOverHTTP(t *testing.T) {
 		t.Errorf("a press on an ephemeral answer posted %+v, want it replaced", p[2:])
 	}
 }
+
+// TestServingCardsWithoutCountOverHTTP: "for 100 users on h100s" finds
+// how many H100s serve the load, by slash command and by mention; "on an
+// h100" stays one card (#31).
+func TestServingCardsWithoutCountOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	q := "llama 3.1 70b for 100 concurrent users on h100s"
+	for what, got := range map[string]string{"/fit " + q: c.slash(q), "@fitbot " + q: c.mention(q)} {
+		wantIn(t, what, got, "Cheapest for 100 users of Llama 3.1 70B", "H100 SXM 80 GB", "GPUs in all")
+		wantNotIn(t, what, got, "on 1× H100")
+	}
+	got := c.slash("llama 3.1 70b for 100 users on an h100")
+	wantIn(t, "on an h100", got, "on 1× H100 SXM 80 GB")
+}

@@ -121,11 +121,14 @@ func speedWords(v sizing.Serving) string {
 // optionWords is one planned configuration in words.
 func optionWords(o sizing.ServeOption) string {
 	v := o.Serving
-	hw := Hardware(v.GPUsPerReplica, o.GPUName)
-	if v.Replicas > 1 {
+	hw := fmt.Sprintf("%s (%s)", Hardware(v.GPUsPerReplica, o.GPUName), format(o.Request))
+	switch {
+	case v.Replicas > 1 && v.GPUsPerReplica > 1:
+		hw = fmt.Sprintf("%d replicas of %s, %d GPUs in all", v.Replicas, hw, v.Replicas*v.GPUsPerReplica)
+	case v.Replicas > 1:
 		hw = fmt.Sprintf("%d replicas of %s", v.Replicas, hw)
 	}
-	return fmt.Sprintf("%s (%s), %d users each, %s", hw, format(o.Request), v.Concurrency, speedWords(v))
+	return fmt.Sprintf("%s, %d users each, %s", hw, v.Concurrency, speedWords(v))
 }
 
 // loadWords is the asked load: "200 users", "10 requests/s".

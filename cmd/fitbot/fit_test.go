@@ -154,3 +154,21 @@ func TestFitHelp(t *testing.T) {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
+
+// TestFitServingCardsWithoutCount: a serving load on cards named in the
+// plural without a count asks how many of them it needs (#31); "an h100"
+// stays one card.
+func TestFitServingCardsWithoutCount(t *testing.T) {
+	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
+	first := strings.SplitN(out, "\n", 2)[0]
+	if code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100") || !strings.Contains(first, "GPUs in all") {
+		t.Errorf("exit %d, first line %q, want the H100s that serve 100 users", code, first)
+	}
+	if strings.Contains(out, "on 1× H100") {
+		t.Errorf("sized on one H100:\n%s", out)
+	}
+	code, out, _ = runFit(t, "llama", "3.1", "70b", "for", "100", "users", "on", "an", "h100")
+	if first := strings.SplitN(out, "\n", 2)[0]; code != exitOK || !strings.Contains(first, "on 1× H100 SXM 80 GB") {
+		t.Errorf("an h100: exit %d, first line %q, want one H100", code, first)
+	}
+}
