@@ -329,3 +329,22 @@ func TestSpotPricesOverHTTP(t *testing.T) {
 	got = c.slash("is the h100 spot cheaper than the h200?")
 	wantIn(t, "spot compare", got, "H100 SXM 80 GB vs H200 141 GB", "gcp spot", "spot offer of each")
 }
+
+// TestOutsideModelsOverHTTP: a model the catalog lacks is refused by name
+// with a Try that keeps it (its Hub id), by slash command and by mention;
+// no other model is answered (#31).
+func TestOutsideModelsOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	for q, want := range map[string][]string{
+		"command r plus inference 4xa100": {"I don't know Command R+", "/fit hf.co/CohereForAI/c4ai-command-r-plus inference 4xa100-80"},
+		"yi 34b lora a100":                {"I don't know Yi 34B", "/fit hf.co/01-ai/Yi-34B lora a100-80"},
+		"vit large training on a100":      {"I don't know ViT-L", "/fit hf.co/google/vit-large-patch16-224 full a100-80"},
+	} {
+		got := c.slash(q)
+		wantIn(t, "/fit "+q, got, want...)
+		wantNotIn(t, "/fit "+q, got, "Fits", "Does not fit", "bare size")
+	}
+	got := c.mention("yi 34b lora a100")
+	wantIn(t, "@fitbot yi 34b", got, "I don't know Yi 34B", "01-ai/Yi-34B lora a100-80")
+	wantNotIn(t, "@fitbot yi 34b", got, "Fits", "Does not fit", "bare size")
+}

@@ -915,6 +915,9 @@ func (p *parser) unknown(i int) int {
 	if p.splitName(i) {
 		return 1
 	}
+	if n := p.outside(i); n > 0 {
+		return n
+	}
 	// A model family word ("llama", "qwen2.5") starts a name: take the
 	// words with digits after it as part of what was meant.
 	if p.lex.isModelFamily(t.key) {
