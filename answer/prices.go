@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
@@ -23,13 +25,27 @@ var ErrNoPrices = errors.New("prices are not available on this fitbot")
 
 // PriceAnswer is the answer to a price question (KindPrices): every
 // GPU's cheapest offers when the question names none, else each named
-// GPU's offers, and for two named GPUs which is cheaper.
+// GPU's offers (every variant's when a family is named: "a100s"), and
+// for two named GPUs which is cheaper. A question that asks for spot
+// gets spot offers only, or is told first that there are none.
 type PriceAnswer struct {
 	// GPUs are the catalog ids named, in the order said; none: every GPU.
 	GPUs []string
+	// Variants are the catalog ids each of GPUs lists, in its order:
+	// every variant of the family when a family was named and only one
+	// GPU was ("spot price for a100s": the 80 and 40 GB cards), else the
+	// GPU alone.
+	Variants [][]string
 	// Week: the question asked about the week, which the weekly
 	// digest's moves answer (these are today's prices).
 	Week bool
+	// Spot: the question asked for spot prices; the offers listed are
+	// spot offers, except for the GPUs in NoSpot.
+	Spot bool
+	// NoSpot are the GPUs named (of GPUs) that have no spot offer: their
+	// offers in the other markets are listed instead, which the answer
+	// says first. With no GPU named it is [""] when no GPU has one.
+	NoSpot []string
 	// Cheapest is the cheapest offer per GPU and market (no GPU named).
 	Cheapest []pricing.Offer
 	// Offers are each named GPU's offers, in the order of GPUs.
@@ -58,20 +74,39 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 	if s.PriceBook == nil {
 		return PriceAnswer{}, ErrNoPrices
 	}
-	a := PriceAnswer{GPUs: r.GPUs, Week: r.Week}
+	a := PriceAnswer{GPUs: r.GPUs, Week: r.Week, Spot: r.Spot}
 	if len(r.GPUs) == 0 {
 		offers, err := s.PriceBook.CheapestOffers(ctx)
 		if err != nil {
 			return PriceAnswer{}, fmt.Errorf("cheapest offers: %w", err)
 		}
 		a.Cheapest = offers
+		if r.Spot {
+			var ok bool
+			if a.Cheapest, ok = SpotOffers(offers); !ok {
+				a.Cheapest, a.NoSpot = offers, []string{""}
+			}
+		}
 		return a, nil
 	}
-	for _, gpu := range r.GPUs {
-		offers, err := s.PriceBook.OffersForGPU(ctx, gpu)
-		if err != nil {
-			return PriceAnswer{}, fmt.Errorf("offers for %s: %w", gpu, err)
+	for i, gpu := range r.GPUs {
+		ids := Variants(r, i)
+		var offers []pricing.Offer
+		for _, id := range ids {
+			o, err := s.PriceBook.OffersForGPU(ctx, id)
+			if err != nil {
+				return PriceAnswer{}, fmt.Errorf("offers for %s: %w", id, err)
+			}
+			offers = append(offers, o...)
 		}
+		if r.Spot {
+			if spot, ok := SpotOffers(offers); ok {
+				offers = spot
+			} else {
+				a.NoSpot = append(a.NoSpot, gpu)
+			}
+		}
+		a.Variants = append(a.Variants, ids)
 		a.Offers = append(a.Offers, offers)
 	}
 	if len(r.GPUs) >= 2 {
@@ -79,6 +114,58 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 		a.Compare = &c
 	}
 	return a, nil
+}
+
+// Variants are the catalog ids the listing of a price question's i-th
+// GPU covers: every variant of the family its words name when it is the
+// only GPU named ("spot price for a100s"; a comparison is of the cards
+// themselves), else the GPU alone.
+func Variants(r sizing.Routing, i int) []string {
+	if len(r.GPUs) == 1 && i < len(r.Said) {
+		if ids := pricing.GPUFamily(r.Said[i]); ids != nil {
+			return ids
+		}
+	}
+	return []string{r.GPUs[i]}
+}
+
+// SpotOffers are the spot offers among offers, in their order; ok is
+// false when there is none, and a spot question then lists the other
+// markets' offers, saying so first.
+func SpotOffers(offers []pricing.Offer) (spot []pricing.Offer, ok bool) {
+	for _, o := range offers {
+		if o.Market == pricing.MarketSpot {
+			spot = append(spot, o)
+		}
+	}
+	return spot, len(spot) > 0
+}
+
+// NoSpotLine is the first line of the answer to a spot price question r
+// where the GPUs in noSpot (PriceAnswer.NoSpot) have no spot offer:
+// "I can't price spot for the L40S 48 GB: no spot offer known; on-demand
+// shown."; "" when nothing is missing.
+func NoSpotLine(r sizing.Routing, noSpot []string) string {
+	if !r.Spot || len(noSpot) == 0 {
+		return ""
+	}
+	var names []string
+	for _, gpu := range noSpot {
+		i := slices.Index(r.GPUs, gpu)
+		switch {
+		case gpu == "":
+			return "I can't price spot: no GPU has a spot offer known yet; on-demand shown."
+		case i >= 0 && len(Variants(r, i)) > 1:
+			names = append(names, "any "+strings.ToUpper(r.Said[i]))
+		default:
+			name := gpu
+			if g, ok := sizing.MatchGPU(gpu); ok {
+				name = g.Name
+			}
+			names = append(names, "the "+name)
+		}
+	}
+	return fmt.Sprintf("I can't price spot for %s: no spot offer known; on-demand shown.", strings.Join(names, " or "))
 }
 
 // Compare compares the cheapest whole-GPU offers (on-demand where there

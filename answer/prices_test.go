@@ -60,3 +60,26 @@ func TestPrices(t *testing.T) {
 		t.Errorf("every GPU = %+v, %v", a, err)
 	}
 }
+
+// TestSpotPrices: a spot question lists spot offers of every variant of a
+// family named alone, and names the GPUs that have none (#31).
+func TestSpotPrices(t *testing.T) {
+	ctx := context.Background()
+	s := &Service{PriceBook: book{[]pricing.Offer{offer("a100-80", pricing.MarketOnDemand, 1.8), offer("a100-40", pricing.MarketSpot, 0.4),
+		offer("a100-40", pricing.MarketOnDemand, 1.3), offer("l40s", pricing.MarketOnDemand, 0.8)}}}
+	a, err := s.Prices(ctx, s.Read("spot price for a100s").Route)
+	if err != nil || !a.Spot || len(a.Offers) != 1 || len(a.Offers[0]) != 1 || a.Offers[0][0].GPU != "a100-40" || len(a.NoSpot) != 0 || len(a.Variants[0]) != 4 {
+		t.Errorf("spot a100s = %+v, %v; want the A100 40 GB's spot offer of the family's four variants", a, err)
+	}
+	q := s.Read("spot price for an l40s")
+	a, err = s.Prices(ctx, q.Route)
+	if err != nil || len(a.Offers[0]) != 1 || a.Offers[0][0].Market != pricing.MarketOnDemand || len(a.NoSpot) != 1 {
+		t.Errorf("spot l40s = %+v, %v; want the on-demand offer and the L40S named", a, err)
+	}
+	if got, want := NoSpotLine(q.Route, a.NoSpot), "I can't price spot for the L40S 48 GB: no spot offer known; on-demand shown."; got != want {
+		t.Errorf("NoSpotLine = %q, want %q", got, want)
+	}
+	if a, _ := s.Prices(ctx, s.Read("how much is an a100 80gb per hour").Route); len(a.Variants[0]) != 1 || a.Spot {
+		t.Errorf("a100 80gb = %+v, want the one variant, on any market", a)
+	}
+}

@@ -169,5 +169,9 @@ func listPrices(title string, offers []pricing.Offer, now time.Time, markStale b
 	}
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(b.String()), nil, nil),
 		slack.NewContextBlock("", mrkdwn("Per GPU-hour, on-demand unless marked. `/fit prices GPU` lists every offer for one GPU.")))
-	return ephemeral(fmt.Sprintf("%s: %d offers", title, len(offers)), blocks...)
+	count := fmt.Sprintf("%d offers", len(offers))
+	if len(offers) == 1 {
+		count = "1 offer"
+	}
+	return ephemeral(title+": "+count, blocks...)
 }

@@ -84,20 +84,41 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	var msg Message
 	switch {
 	case a.Compare != nil:
-		msg = h.compareMessage(*a.Compare)
+		msg = h.compareMessage(*a.Compare, a.Spot)
 	case len(a.GPUs) == 1:
-		msg = onePricesGPU(pricesMessage("Prices for "+display.GPUName(a.GPUs[0]), a.Offers[0], h.now()), a.GPUs[0])
+		title := "Prices for " + display.GPUName(a.GPUs[0])
+		if len(a.Variants[0]) > 1 {
+			title = "Prices for every " + strings.ToUpper(r.Said[0])
+		}
+		if a.Spot && len(a.NoSpot) == 0 {
+			title = "Spot p" + title[1:]
+		}
+		msg = onePricesGPU(pricesMessage(title, a.Offers[0], h.now()), pictureGPU(a.Variants[0], a.Offers[0]))
+	case a.Spot && len(a.NoSpot) == 0:
+		msg = pricesMessage("Cheapest spot GPU prices", a.Cheapest, h.now())
 	default:
 		msg = pricesMessage("Cheapest GPU prices", a.Cheapest, h.now())
 	}
+	if line := answer.NoSpotLine(r, a.NoSpot); line != "" {
+		msg = withFirstLine(msg, line)
+	}
 	if a.Week {
-		msg = h.withWeek(ctx, msg, a.GPUs)
+		msg = h.withWeek(ctx, msg, slices.Concat(a.Variants...))
 	}
 	return msg
 }
 
-// compareMessage shows two GPUs' cheapest offers compared.
-func (h *Handler) compareMessage(c answer.Comparison) Message {
+// withFirstLine puts line before msg's blocks and text: what the answer
+// could not do, said before what it shows.
+func withFirstLine(msg Message, line string) Message {
+	msg.Blocks = append([]slack.Block{slack.NewSectionBlock(mrkdwn(line), nil, nil)}, msg.Blocks...)
+	msg.Text = line + " " + msg.Text
+	return msg
+}
+
+// compareMessage shows two GPUs' cheapest offers compared: spot offers
+// when spot was asked (and the GPU has one).
+func (h *Handler) compareMessage(c answer.Comparison, spot bool) Message {
 	a, b := c.GPUs[0], c.GPUs[1]
 	var lines []string
 	for i, id := range c.GPUs {
@@ -124,9 +145,17 @@ func (h *Handler) compareMessage(c answer.Comparison) Message {
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("💵 " + head)),
 		slack.NewSectionBlock(mrkdwn(verdict+"\n"+strings.Join(lines, "\n")), nil, nil),
-		slack.NewContextBlock("", mrkdwn("Cheapest whole-GPU offer of each, on-demand where there is one. Per GPU-hour; a faster card can still cost less per job: ask `/fit which gpu 13b lora on 1B tokens`.")),
+		slack.NewContextBlock("", mrkdwn(compareBasis(spot)+" Per GPU-hour; a faster card can still cost less per job: ask `/fit which gpu 13b lora on 1B tokens`.")),
 	}
 	return ephemeral(head+": "+verdict, blocks...)
+}
+
+// compareBasis says which offers a comparison compares.
+func compareBasis(spot bool) string {
+	if spot {
+		return "Cheapest whole-GPU spot offer of each (on-demand for a card without one)."
+	}
+	return "Cheapest whole-GPU offer of each, on-demand where there is one."
 }
 
 // withWeek adds the week's price moves for the GPUs (all when none) from

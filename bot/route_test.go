@@ -33,7 +33,7 @@ func TestRoutedMessages(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"how much does an H100 cost per hour?", []string{"Prices for H100 SXM 80 GB", "$2.69*/GPU-h  runpod on-demand (secure)"}, nil},
+		{"how much does an H100 cost per hour?", []string{"Prices for every H100", "$2.69*/GPU-h  runpod on-demand (secure)"}, nil},
 		{"is the 4090 cheaper than the h100?", []string{"RTX 4090 24 GB vs H100 SXM 80 GB", "The RTX 4090 24 GB is cheaper per GPU-hour, by $2.35 (87%)", "*H100 SXM 80 GB*: *$2.69*/GPU-h, runpod on-demand"}, []string{"This week"}},
 		{"is the H200 cheaper than the H100 this week?", []string{"*H200 141 GB*: no price known yet", "Not both priced yet", "*This week*", "`h100` aws on-demand: $7.20 → $6.88 (−4.4%)"}, []string{"a100-80"}},
 		{"what are gpu prices this week", []string{"Cheapest GPU prices", "`a100-80` gcp on-demand: $4.00 → $3.67"}, nil},
@@ -76,7 +76,7 @@ func TestRoutedWithoutPrices(t *testing.T) {
 		}
 	})
 	msg := h.Command(context.Background(), slash("h100 price this week"))
-	if got := messageJSON(t, msg); !strings.Contains(got, "Prices for H100") || !strings.Contains(got, "the weekly digest is not available") || strings.Contains(got, "db locked") {
+	if got := messageJSON(t, msg); !strings.Contains(got, "Prices for every H100") || !strings.Contains(got, "the weekly digest is not available") || strings.Contains(got, "db locked") {
 		t.Errorf("reply with a failing digest:\n%s", got)
 	}
 	if msg.ResponseType != slack.ResponseTypeEphemeral {

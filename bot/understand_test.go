@@ -235,7 +235,7 @@ func TestPricesPictureOverHTTP(t *testing.T) {
 		t.Errorf("uploads %v, want the h100 price picture", fake.gets)
 	}
 	got = c.mention("how much is an h100 per hour?")
-	wantIn(t, "@fitbot how much is an h100", got, "Prices for H100 SXM 80 GB")
+	wantIn(t, "@fitbot how much is an h100", got, "Prices for every H100")
 	if g, _, _ := fake.calls(); g != 2 || fake.gets[1].Get("filename") != "h100-prices.png" {
 		t.Errorf("uploads %v, want the h100 price picture twice", fake.gets)
 	}
@@ -289,4 +289,62 @@ func TestPublicAnswerButtonsOverHTTP(t *testing.T) {
 	if p := rurl.posted(t); len(p) != 3 || !p[2].ReplaceOriginal {
 		t.Errorf("a press on an ephemeral answer posted %+v, want it replaced", p[2:])
 	}
+}
+
+// TestServingCardsWithoutCountOverHTTP: "for 100 users on h100s" finds
+// how many H100s serve the load, by slash command and by mention; "on an
+// h100" stays one card (#31).
+func TestServingCardsWithoutCountOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	q := "llama 3.1 70b for 100 concurrent users on h100s"
+	for what, got := range map[string]string{"/fit " + q: c.slash(q), "@fitbot " + q: c.mention(q)} {
+		wantIn(t, what, got, "Cheapest for 100 users of Llama 3.1 70B", "H100 SXM 80 GB", "GPUs in all")
+		wantNotIn(t, what, got, "on 1× H100")
+	}
+	got := c.slash("llama 3.1 70b for 100 users on an h100")
+	wantIn(t, "on an h100", got, "on 1× H100 SXM 80 GB")
+}
+
+// TestSpotPricesOverHTTP: a spot price question lists spot offers, of
+// every variant when a family is asked ("a100s": the A100 SXM 80 GB has
+// none, the 40 GB and the 80 GB PCIe have), and says first when no spot
+// offer is known (#31). The offers are the built-in sheet's.
+func TestSpotPricesOverHTTP(t *testing.T) {
+	sheet := pricing.DefaultSheet().Offers()
+	c := newConversation(t, func(cfg *Config) { cfg.Prices = fakePrices{offers: sheet} })
+	for _, q := range []string{"spot price for a100s", "cheapest spot a100"} {
+		got := c.slash(q)
+		wantIn(t, q, got, "Spot prices for every A100", "A100 SXM 40 GB", "vast spot", "A100 PCIe 80 GB", "runpod spot")
+		wantNotIn(t, q, got, "on-demand,", "on-demand (", "can't price spot")
+	}
+	for what, got := range map[string]string{"/fit spot price for h100s": c.slash("spot price for h100s"), "@fitbot h100 spot prices": c.mention("h100 spot prices")} {
+		wantIn(t, what, got, "Spot prices for every H100", "H100 SXM 80 GB", "gcp spot, us-central1")
+		wantNotIn(t, what, got, "on-demand,", "on-demand (")
+	}
+	got := c.slash("spot price for an l40s")
+	wantIn(t, "spot l40s", got, "I can't price spot for the L40S 48 GB: no spot offer known; on-demand shown.", "Prices for L40S 48 GB", "on-demand")
+	if i, j := strings.Index(got, "can't price spot"), strings.Index(got, "Prices for L40S"); i > j {
+		t.Errorf("spot l40s: the missing spot price is not said first:\n%s", got)
+	}
+	got = c.slash("is the h100 spot cheaper than the h200?")
+	wantIn(t, "spot compare", got, "H100 SXM 80 GB vs H200 141 GB", "gcp spot", "spot offer of each")
+}
+
+// TestOutsideModelsOverHTTP: a model the catalog lacks is refused by name
+// with a Try that keeps it (its Hub id), by slash command and by mention;
+// no other model is answered (#31).
+func TestOutsideModelsOverHTTP(t *testing.T) {
+	c := newConversation(t, nil)
+	for q, want := range map[string][]string{
+		"command r plus inference 4xa100": {"I don't know Command R+", "/fit hf.co/CohereForAI/c4ai-command-r-plus inference 4xa100-80"},
+		"yi 34b lora a100":                {"I don't know Yi 34B", "/fit hf.co/01-ai/Yi-34B lora a100-80"},
+		"vit large training on a100":      {"I don't know ViT-L", "/fit hf.co/google/vit-large-patch16-224 full a100-80"},
+	} {
+		got := c.slash(q)
+		wantIn(t, "/fit "+q, got, want...)
+		wantNotIn(t, "/fit "+q, got, "Fits", "Does not fit", "bare size")
+	}
+	got := c.mention("yi 34b lora a100")
+	wantIn(t, "@fitbot yi 34b", got, "I don't know Yi 34B", "01-ai/Yi-34B lora a100-80")
+	wantNotIn(t, "@fitbot yi 34b", got, "Fits", "Does not fit", "bare size")
 }

@@ -122,11 +122,14 @@ func speedWords(v sizing.Serving) string {
 // optionWords is one planned configuration in words.
 func optionWords(o sizing.ServeOption) string {
 	v := o.Serving
-	hw := Hardware(v.GPUsPerReplica, o.GPUName)
-	if v.Replicas > 1 {
+	hw := fmt.Sprintf("%s (%s)", Hardware(v.GPUsPerReplica, o.GPUName), format(o.Request))
+	switch {
+	case v.Replicas > 1 && v.GPUsPerReplica > 1:
+		hw = fmt.Sprintf("%d replicas of %s, %d GPUs in all", v.Replicas, hw, v.Replicas*v.GPUsPerReplica)
+	case v.Replicas > 1:
 		hw = fmt.Sprintf("%d replicas of %s", v.Replicas, hw)
 	}
-	return fmt.Sprintf("%s (%s), %s each, %s", hw, format(o.Request), Counted(v.Concurrency, "user", "users"), speedWords(v))
+	return fmt.Sprintf("%s, %s each, %s", hw, Counted(v.Concurrency, "user", "users"), speedWords(v))
 }
 
 // loadWords is the asked load: "200 users", "10 requests/s".

@@ -206,6 +206,7 @@ type parser struct {
 	perNode        bool // "nodes of": the next GPU count is per node
 	epochs         int
 	epochWords     string
+	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
 	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
 	memWords       string    // the words that typed it
 	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
@@ -398,6 +399,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 		}
 		if c := words[len(words)-1]; c == 's' || c == 'S' {
 			if id, note, ok := p.lex.matchGPU(words[:len(words)-1]); ok {
+				p.gpuPlural = true
 				return word{kind: kindGPU, val: id, note: note}, end - i
 			}
 		}
@@ -912,6 +914,9 @@ func (p *parser) unknown(i int) int {
 	}
 	if p.splitName(i) {
 		return 1
+	}
+	if n := p.outside(i); n > 0 {
+		return n
 	}
 	// A model family word ("llama", "qwen2.5") starts a name: take the
 	// words with digits after it as part of what was meant.

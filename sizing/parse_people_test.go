@@ -76,6 +76,9 @@ func reading(q string) string {
 		return "plans: " + r.Plans
 	case RoutePrice:
 		parts := append([]string{"price:"}, r.GPUs...)
+		if r.Spot {
+			parts = append(parts, "spot")
+		}
 		if r.Week {
 			parts = append(parts, "week")
 		}

@@ -27,6 +27,13 @@ type Routing struct {
 	// GPUs are the catalog ids a price question names, in the order
 	// said: none (every GPU), one, or two to compare.
 	GPUs []string
+	// Said are the words that named each of GPUs, as said without a
+	// plural s ("a100" for "a100s"): a family name there ("a100", "h100")
+	// asks about every variant of the family.
+	Said []string
+	// Spot is true when a price question asks for spot (preemptible)
+	// prices: they are listed, or their absence is said first.
+	Spot bool
 	// Week is true when a price question asks about the week ("this
 	// week", "lately"): the digest's numbers answer it.
 	Week bool
@@ -83,7 +90,7 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	words := 0
-	chat, help, asksHelp, price, week := true, true, false, false, false
+	chat, help, asksHelp, price, week, spot := true, true, false, false, false, false
 	greets, thanks := false, false
 	for _, t := range toks {
 		if t.ignorable {
@@ -96,6 +103,7 @@ func Route(text string) Routing {
 		asksHelp = asksHelp || helpAsks[k]
 		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h"
 		week = week || weekWords[k]
+		spot = spot || phrases[k].kind == kindSpot
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
 	if model, ok := plansAsked(toks); ok {
@@ -118,22 +126,22 @@ func Route(text string) Routing {
 		p.Intent == IntentBuyRent || p.Intent == IntentMaxContext || p.Intent == IntentWhichGPU {
 		return Routing{Kind: RouteSizing}
 	}
-	return Routing{Kind: RoutePrice, GPUs: gpusNamed(text, toks), Week: week}
+	gpus, said := gpusNamed(text, toks)
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Week: week, Spot: spot}
 }
 
 // gpusNamed are the catalog GPUs named in the tokens, longest name first
-// at each word, each once.
-func gpusNamed(text string, toks []token) []string {
-	var ids []string
+// at each word, each once, with the words that named each.
+func gpusNamed(text string, toks []token) (ids, said []string) {
 	for i := 0; i < len(toks); {
-		n, id := 0, ""
+		n, id, name := 0, "", ""
 		for end := min(len(toks), i+4); end > i && n == 0; end-- {
 			words := span(text, toks, i, end)
 			if g, ok := MatchGPU(words); ok {
-				n, id = end-i, g.ID
+				n, id, name = end-i, g.ID, words
 			} else if c := words[len(words)-1]; c == 's' || c == 'S' { // "h100s"
 				if g, ok := MatchGPU(words[:len(words)-1]); ok {
-					n, id = end-i, g.ID
+					n, id, name = end-i, g.ID, words[:len(words)-1]
 				}
 			}
 		}
@@ -146,11 +154,11 @@ func gpusNamed(text string, toks []token) []string {
 			seen = seen || x == id
 		}
 		if !seen {
-			ids = append(ids, id)
+			ids, said = append(ids, id), append(said, name)
 		}
 		i += n
 	}
-	return ids
+	return ids, said
 }
 
 // FamilyModels are the catalog models of the family a word names, in

@@ -328,8 +328,13 @@ func (l ServeLoad) targets() bool {
 
 // settle is the load once the main parse has read the users: "gpus for"
 // plans only with a load or a target to plan for ("which gpu for llama
-// 70b" is the which-GPU question).
-func (sw *serveWords) settle(users int) ServeLoad {
+// 70b" is the which-GPU question). Cards named in the plural with no
+// count ("for 100 users on h100s") plan too: how many of them the load
+// needs, never one assumed ("on an h100" stays one card).
+func (sw *serveWords) settle(users int, someCards bool) ServeLoad {
+	if someCards && (users > 0 || sw.load.targets()) {
+		sw.load.Plan = true
+	}
 	if sw.load.Plan && !sw.load.targets() && users == 0 {
 		sw.load.Plan = false
 	}

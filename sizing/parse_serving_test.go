@@ -37,6 +37,13 @@ func TestParseServing(t *testing.T) {
 			ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}},
 		{"how many gpus for 10 qps of llama-3.1-8b", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 10}},
 		{"which gpu for llama 3 8b inference", IntentWhichGPU, 0, ServeLoad{}},
+		// Cards in the plural with no count: how many of them the load needs (#31).
+		{"llama 3.1 70b for 100 concurrent users on h100s", IntentServe, 100, ServeLoad{Plan: true}},
+		{"qwen2.5 7b 50 users on l4s with ttft under 1s", IntentServe, 50, ServeLoad{Plan: true, TTFTTargetSeconds: 1}},
+		{"llama 3.1 70b for 100 users on an h100", IntentFit, 100, ServeLoad{}},
+		{"llama 3.1 70b for 100 users on one h100", IntentFit, 100, ServeLoad{}},
+		{"llama 3.1 70b for 100 users on 4 h100s", IntentFit, 100, ServeLoad{}},
+		{"llama 3.1 70b inference on h100s", IntentFit, 0, ServeLoad{}},
 	} {
 		p, err := Parse(c.in)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -89,5 +90,34 @@ func TestFitPricesFromStore(t *testing.T) {
 		if strings.Contains(out, "negotiated") || strings.Contains(out, "no price known") {
 			t.Errorf("%v: the store has no L40S price; want the default sheet's:\n%s", tt.question, out)
 		}
+	}
+}
+
+// TestFitSpotPrices: `fitbot fit spot price for a100s` lists the spot
+// offers of every A100 (the built-in sheet has them for the 40 GB and the
+// 80 GB PCIe, none for the SXM 80 GB), cheapest first; a card without
+// one says so first, and --json marks it (#31).
+func TestFitSpotPrices(t *testing.T) {
+	code, out, _ := runFit(t, "spot", "price", "for", "a100s")
+	if code != exitOK || !strings.HasPrefix(out, "VARIANT") || strings.Contains(out, "on_demand") ||
+		!strings.Contains(out, "A100 SXM 40 GB   0.40") || strings.Index(out, "A100 SXM 40 GB") > strings.Index(out, "A100 PCIe 80 GB") {
+		t.Errorf("exit %d, want the A100s' spot offers, cheapest first:\n%s", code, out)
+	}
+	code, out, _ = runFit(t, "spot", "price", "for", "an", "l40s")
+	if code != exitOK || !strings.HasPrefix(out, "I can't price spot for the L40S 48 GB: no spot offer known; on-demand shown.\n") {
+		t.Errorf("exit %d, want the missing spot price said first:\n%s", code, out)
+	}
+	code, out, _ = runFit(t, "--json", "spot", "price", "for", "an", "l40s")
+	var got struct {
+		Spot   bool `json:"spot"`
+		Prices []struct {
+			NoSpotOffer bool `json:"no_spot_offer"`
+			Offers      []struct {
+				Market string `json:"market"`
+			} `json:"offers"`
+		} `json:"prices"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitOK || !got.Spot || len(got.Prices) != 1 || !got.Prices[0].NoSpotOffer || got.Prices[0].Offers[0].Market != "on_demand" {
+		t.Errorf("--json: exit %d, %+v (%v):\n%s", code, got, err, out)
 	}
 }

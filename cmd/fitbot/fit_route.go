@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,7 @@ type routedJSON struct {
 type fitPricesJSON struct {
 	Kind    answer.Kind  `json:"kind"`
 	Week    bool         `json:"week,omitempty"` // asked about the week: `fitbot digest --dry-run` shows its moves
+	Spot    bool         `json:"spot,omitempty"` // asked for spot prices: each GPU's offers are its spot offers, unless no_spot_offer
 	Prices  []pricesJSON `json:"prices"`
 	Compare *compareJSON `json:"compare,omitempty"` // two GPUs named
 }
@@ -72,47 +74,85 @@ type compareJSON struct {
 	PctLess           float64       `json:"pct_less"`
 }
 
-// routedPrices answers a price question with `fitbot prices`, once for
-// each GPU named.
+// routedPrices answers a price question as `fitbot prices` does, once
+// for each GPU named (every variant of a family named alone: "a100s");
+// spot asked lists spot offers, or says first that a GPU has none.
 func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) error {
 	if r.Week {
 		fmt.Fprintln(a.stderr, "fitbot: prices as of now; `fitbot digest --dry-run` shows this week's moves")
-	}
-	gpus := r.GPUs
-	if len(gpus) == 0 {
-		gpus = []string{""}
-	}
-	if !f.json {
-		for _, gpu := range gpus {
-			var args []string
-			if gpu != "" {
-				args = []string{gpu}
-			}
-			if err := a.prices(ctx, args); err != nil {
-				return err
-			}
-		}
-		if len(r.GPUs) < 2 {
-			return nil
-		}
-		view, err := a.loadPrices(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stdout, compareLine(answer.Compare(r.GPUs[0], r.GPUs[1], view.offersFor(r.GPUs[0]), view.offersFor(r.GPUs[1]))))
-		return nil
 	}
 	view, err := a.loadPrices(ctx)
 	if err != nil {
 		return err
 	}
 	now := time.Now().UTC()
-	out := fitPricesJSON{Kind: answer.KindPrices, Week: r.Week}
-	for _, gpu := range gpus {
-		out.Prices = append(out.Prices, view.output(gpu, pricing.GPUFamily(gpu), now))
+	// listed are each named GPU's offers, spot ones when spot was asked
+	// and there are any.
+	listed := make([][]pricing.Offer, len(r.GPUs))
+	var noSpot []string
+	for i, gpu := range r.GPUs {
+		listed[i] = view.offersFor(answer.Variants(r, i)...)
+		if r.Spot {
+			if spot, ok := answer.SpotOffers(listed[i]); ok {
+				// Cheapest first across the variants: spot rows are few.
+				slices.SortStableFunc(spot, func(a, b pricing.Offer) int { return pricing.CompareOffers(a, b, view.snap.At()) })
+				listed[i] = spot
+			} else {
+				noSpot = append(noSpot, gpu)
+			}
+		}
 	}
+	var c *answer.Comparison
 	if len(r.GPUs) >= 2 {
-		c := answer.Compare(r.GPUs[0], r.GPUs[1], view.offersFor(r.GPUs[0]), view.offersFor(r.GPUs[1]))
+		cmpd := answer.Compare(r.GPUs[0], r.GPUs[1], listed[0], listed[1])
+		c = &cmpd
+	}
+	if f.json {
+		return a.writeJSON(routedPricesJSON(view, r, listed, noSpot, c, now))
+	}
+	if len(r.GPUs) == 0 {
+		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
+		view.writeFooter(a.stdout, now)
+		return nil
+	}
+	if line := answer.NoSpotLine(r, noSpot); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
+	for i, gpu := range r.GPUs {
+		if ids := answer.Variants(r, i); len(ids) > 1 {
+			writeFamilyOffers(a.stdout, r.Said[i], listed[i], now)
+		} else {
+			writeOffers(a.stdout, gpu, listed[i], now)
+		}
+	}
+	view.writeFooter(a.stdout, now)
+	if c != nil {
+		fmt.Fprintln(a.stdout, compareLine(*c, r.Spot))
+	}
+	return nil
+}
+
+// routedPricesJSON is fitPricesJSON for a routed price question.
+func routedPricesJSON(view priceView, r sizing.Routing, listed [][]pricing.Offer, noSpot []string, c *answer.Comparison, now time.Time) fitPricesJSON {
+	out := fitPricesJSON{Kind: answer.KindPrices, Week: r.Week, Spot: r.Spot}
+	if len(r.GPUs) == 0 {
+		out.Prices = append(out.Prices, view.output("", nil, now))
+	}
+	for i, gpu := range r.GPUs {
+		var p pricesJSON
+		if ids := answer.Variants(r, i); len(ids) > 1 {
+			p = view.output(strings.ToLower(r.Said[i]), ids, now)
+		} else {
+			p = view.output(gpu, nil, now)
+		}
+		p.Offers = p.Offers[:0]
+		for _, o := range listed[i] {
+			p.Offers = append(p.Offers, toOfferJSON(o, now))
+		}
+		p.NoSpotOffer = slices.Contains(noSpot, gpu)
+		out.Prices = append(out.Prices, p)
+	}
+	if c != nil {
 		j := &compareJSON{GPUs: c.GPUs, USDPerGPUHourLess: c.USDPerGPUHour, PctLess: c.Pct}
 		for i, o := range c.Best {
 			if o != nil {
@@ -125,24 +165,29 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		}
 		out.Compare = j
 	}
-	return a.writeJSON(out)
+	return out
 }
 
-// compareLine is a comparison in one line, after the two price tables.
-func compareLine(c answer.Comparison) string {
+// compareLine is a comparison in one line, after the two price tables:
+// of spot offers when spot was asked.
+func compareLine(c answer.Comparison, spot bool) string {
 	a, b := display.GPUName(c.GPUs[0]), display.GPUName(c.GPUs[1])
+	basis := "cheapest whole-GPU offer, on-demand where there is one"
+	if spot {
+		basis = "cheapest whole-GPU spot offer, on-demand for a card without one"
+	}
 	switch {
 	case c.Best[0] == nil || c.Best[1] == nil:
 		return fmt.Sprintf("%s vs %s: not both priced, so no comparison.", a, b)
 	case c.Cheaper < 0:
-		return fmt.Sprintf("%s vs %s: both cost the same per GPU-hour (cheapest whole-GPU offer, on-demand where there is one).", a, b)
+		return fmt.Sprintf("%s vs %s: both cost the same per GPU-hour (%s).", a, b, basis)
 	}
 	cheaper, dearer := a, b
 	if c.Cheaper == 1 {
 		cheaper, dearer = b, a
 	}
-	return fmt.Sprintf("%s vs %s: the %s is cheaper per GPU-hour than the %s, by %s (%.0f%%; cheapest whole-GPU offer, on-demand where there is one).",
-		a, b, cheaper, dearer, display.USD(c.USDPerGPUHour), c.Pct)
+	return fmt.Sprintf("%s vs %s: the %s is cheaper per GPU-hour than the %s, by %s (%.0f%%; %s).",
+		a, b, cheaper, dearer, display.USD(c.USDPerGPUHour), c.Pct, basis)
 }
 
 // weeklyDigest builds the digest of the week ending at a time from the

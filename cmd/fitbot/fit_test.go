@@ -154,3 +154,40 @@ func TestFitHelp(t *testing.T) {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
+
+// TestFitServingCardsWithoutCount: a serving load on cards named in the
+// plural without a count asks how many of them it needs (#31); "an h100"
+// stays one card.
+func TestFitServingCardsWithoutCount(t *testing.T) {
+	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
+	first := strings.SplitN(out, "\n", 2)[0]
+	if code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100") || !strings.Contains(first, "GPUs in all") {
+		t.Errorf("exit %d, first line %q, want the H100s that serve 100 users", code, first)
+	}
+	if strings.Contains(out, "on 1× H100") {
+		t.Errorf("sized on one H100:\n%s", out)
+	}
+	code, out, _ = runFit(t, "llama", "3.1", "70b", "for", "100", "users", "on", "an", "h100")
+	if first := strings.SplitN(out, "\n", 2)[0]; code != exitOK || !strings.Contains(first, "on 1× H100 SXM 80 GB") {
+		t.Errorf("an h100: exit %d, first line %q, want one H100", code, first)
+	}
+}
+
+// TestFitOutsideModels: a model the catalog lacks ("command r plus", "yi
+// 34b", "vit large") is refused by name with exit 2, the Try line keeping
+// the question with the model's Hub id; never another model sized (#31).
+func TestFitOutsideModels(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		name, try string
+	}{
+		{[]string{"command", "r", "plus", "inference", "4xa100"}, "I don't know Command R+", "Try: fit hf.co/CohereForAI/c4ai-command-r-plus inference 4xa100-80"},
+		{[]string{"yi", "34b", "lora", "a100"}, "I don't know Yi 34B", "Try: fit hf.co/01-ai/Yi-34B lora a100-80"},
+		{[]string{"vit", "large", "training", "on", "a100"}, "I don't know ViT-L", "Try: fit hf.co/google/vit-large-patch16-224 full a100-80"},
+	} {
+		code, out, errOut := runFit(t, c.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, c.name) || !strings.Contains(errOut, c.try) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming %q with %q", c.args, code, out, errOut, c.name, c.try)
+		}
+	}
+}

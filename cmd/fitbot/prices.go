@@ -383,6 +383,9 @@ type pricesJSON struct {
 	Cheapest       []gpuPricesJSON `json:"cheapest,omitempty"`
 	Offers         []offerJSON     `json:"offers,omitempty"`
 	StaleProviders []staleJSON     `json:"stale_providers"`
+	// NoSpotOffer: spot prices were asked (`fit --json` of a price
+	// question) and the GPU has none; offers holds the other markets'.
+	NoSpotOffer bool `json:"no_spot_offer,omitempty"`
 }
 
 func toOfferJSON(o pricing.Offer, now time.Time) offerJSON {
