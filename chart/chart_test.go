@@ -18,7 +18,7 @@ import (
 
 var keep = flag.String("keep", "", "write the drawn PNGs into this folder, to look at them")
 
-func answer(t *testing.T, words string) sizing.Answer {
+func answer(t testing.TB, words string) sizing.Answer {
 	t.Helper()
 	parsed, err := sizing.Parse(words)
 	if err != nil {
