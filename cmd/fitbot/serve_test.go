@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -75,6 +76,16 @@ func (r *serveRun) waitStopping(t *testing.T) {
 	}
 }
 
+// readSlackTestdata reads one of bot's recorded Slack replies.
+func readSlackTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "bot", "testdata", "slack", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func readServeTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "serve", name))
@@ -89,8 +100,9 @@ func readServeTestdata(t *testing.T, name string) []byte {
 // recording chat.postMessage.
 type fakeSlack struct {
 	*slacktest.Server
-	mu    sync.Mutex
-	posts []url.Values
+	mu      sync.Mutex
+	posts   []url.Values
+	uploads int // pictures uploaded
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
@@ -98,6 +110,8 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 	f := &fakeSlack{}
 	authTest := readServeTestdata(t, "auth_test.json")
 	posted := readServeTestdata(t, "chat_postMessage_ok.json")
+	getUpload := readSlackTestdata(t, "files_getUploadURLExternal_ok.json")
+	completeUpload := readSlackTestdata(t, "files_completeUploadExternal_ok.json")
 	f.Server = slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/auth.test", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
@@ -110,6 +124,24 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 			f.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(posted)
+		})
+		// The picture upload: Slack's recorded replies (bot/testdata/slack,
+		// FILES_SOURCES.md); the upload URL is on this server.
+		c.Handle("/files.getUploadURLExternal", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(bytes.ReplaceAll(getUpload, []byte("UPLOAD_URL"), []byte("http://"+r.Host+"/upload/F0FITCHART1")))
+		})
+		c.Handle("/upload/F0FITCHART1", func(w http.ResponseWriter, r *http.Request) {
+			n, _ := io.Copy(io.Discard, r.Body)
+			f.mu.Lock()
+			f.uploads++
+			f.mu.Unlock()
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, "OK - %d", n)
+		})
+		c.Handle("/files.completeUploadExternal", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(completeUpload)
 		})
 	})
 	f.Start()
@@ -126,6 +158,13 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 		}
 	}()
 	return f
+}
+
+// pictures is how many pictures were uploaded.
+func (f *fakeSlack) pictures() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.uploads
 }
 
 // ackPayload waits for the acknowledgement of an envelope on the fake's websocket.

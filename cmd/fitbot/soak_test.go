@@ -114,7 +114,10 @@ func TestSoak(t *testing.T) {
 			errorLines++
 		}
 	}
-	t.Logf("serve logged %d errors", errorLines)
+	t.Logf("serve logged %d errors; %d pictures uploaded", errorLines, slack.pictures())
+	if errorLines > 0 {
+		t.Errorf("serve logged %d errors under traffic it should answer without one", errorLines)
+	}
 	if n := tr.failures.Load(); n > 0 {
 		t.Errorf("%d requests failed (a status other than 200, or no reply); first: %s", n, tr.firstFailure())
 	}
