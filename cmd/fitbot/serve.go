@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,30 +86,11 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		defer func() { a.stderr = stderr }()
 	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
-	setGCTarget(log)
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code
 	}
 	return s.run(ctx)
-}
-
-// serveGCPercent is serve's garbage-collection target when GOGC is not
-// set: the heap may grow to five times what is live before a collection
-// (Go's default is twice). serve's live heap is a few megabytes (the
-// estimator's catalogs, the reply cache, the limiter), so this costs tens
-// of megabytes at most and takes most of the collector's share of a
-// request's CPU time away (docs/operations.md, BENCHMARKS.md).
-const serveGCPercent = 400
-
-// setGCTarget sets serveGCPercent unless GOGC (which the runtime already
-// read) says otherwise.
-func setGCTarget(log *slog.Logger) {
-	if v, set := os.LookupEnv("GOGC"); set {
-		log.Info("serve: garbage collection as GOGC says", "GOGC", v)
-		return
-	}
-	debug.SetGCPercent(serveGCPercent)
 }
 
 // service is a running `fitbot serve`: what it started, in the order it

@@ -178,6 +178,10 @@ func binaryEnv(t *testing.T, slackURL, cloudsURL string) map[string]string {
 	for _, p := range []string{"AWS", "AZURE", "RUNPOD", "VAST"} {
 		env["FITBOT_"+p+"_URL"] = cloudsURL
 	}
+	// The public catalogs too (as useClouds does): left at their defaults,
+	// a refresh would go to the network.
+	env["FITBOT_GPUHUNT_URL"] = cloudsURL + "/gpuhunt/v3"
+	env["FITBOT_SKYPILOT_URL"] = cloudsURL + "/skypilot/v8"
 	return env
 }
 
