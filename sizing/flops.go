@@ -109,7 +109,8 @@ func (p flopParts) sum() float64 { return p.dense + p.expert + p.attn }
 // the executed FLOPs (recompute included). Full training: 6 per active
 // parameter. LoRA and QLoRA skip the frozen weights' gradient GEMMs: 4
 // (forward 2, activation gradients 2); the adapters are negligible.
-// QLoRA's dequantisation adds qloraDequantFactor to its linears' time.
+// QLoRA's dequantisation adds qloraDequantFactor to its linears' time. A
+// reference-model objective (DPO) executes the reference's forward pass too.
 func trainingFLOPs(r *Request, s *shape) (model, executed flopParts) {
 	perParam := 6.0
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
@@ -125,6 +126,11 @@ func trainingFLOPs(r *Request, s *shape) (model, executed flopParts) {
 	executed = model
 	executed.attn += faBackwardRecompute * fwdAttn
 	if r.GradCheckpointing {
+		executed.dense += 2 * (float64(s.active) - exp)
+		executed.expert += 2 * exp
+		executed.attn += fwdAttn
+	}
+	if runsReference(r) { // the reference model's forward pass
 		executed.dense += 2 * (float64(s.active) - exp)
 		executed.expert += 2 * exp
 		executed.attn += fwdAttn

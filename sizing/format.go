@@ -119,6 +119,9 @@ func Format(q Query) string {
 	if q.OffloadActivations != nil && *q.OffloadActivations {
 		add("offload-activations")
 	}
+	if q.Alignment != "" {
+		add(q.Alignment)
+	}
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}

@@ -365,8 +365,12 @@ func trainingMemory(r *Request, s *shape) Memory {
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		base = modelWeightBytes(s, r.Quant, r.Precision) / (tp * pp)
 	}
+	ref := 1.0 // copies of the trained weights held: 2 with a frozen reference (DPO)
+	if heldReference(r) {
+		ref = 2
+	}
 	stage := shardingStage(r)
-	weights := zeroShard(base+wB*dense, nDense, stage, 3) + zeroShard(wB*expert, nExpert, stage, 3)
+	weights := zeroShard(base+ref*wB*dense, nDense, stage, 3) + zeroShard(ref*wB*expert, nExpert, stage, 3)
 	grads := zeroShard(gB*dense, nDense, stage, 2) + zeroShard(gB*expert, nExpert, stage, 2)
 	optDense, optExpert := oB*dense, oB*expert
 	if r.Optimizer == OptimizerAdafactor {
@@ -386,7 +390,7 @@ func trainingMemory(r *Request, s *shape) Memory {
 		opt = 0
 		grads = 0
 		if r.ZeROStage == 3 {
-			weights, grads = offloadResident(r, s, base+wB*(dense+expert), gB*(dense+expert), gB)
+			weights, grads = offloadResident(r, s, base+ref*wB*(dense+expert), gB*(dense+expert), gB)
 			// Over many GPUs the working set can exceed the shards that
 			// offload moves away; fitbot counts no working set without
 			// offload, so offload is held to at most that.

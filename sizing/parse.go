@@ -454,6 +454,9 @@ func (p *parser) apply(w word, words string) {
 		p.setMethod(Method(w.val), words)
 	case kindTrainVerb, kindServeVerb:
 		p.setVerb(w.kind, words)
+		if w.kind == kindTrainVerb && w.val != "" {
+			p.q.Alignment = w.val
+		}
 	case kindOptimizer:
 		if p.claim(fOptimizer, p.q.Optimizer == Optimizer(w.val), words) {
 			p.q.Optimizer = Optimizer(w.val)

@@ -136,7 +136,10 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindTrainVerb}, "dreambooth")             // DreamBooth: full fine-tuning of the denoiser unless lora is said
 	add(word{kind: kindTrainVerb}, "train", "training", "trained", "finetune", "finetuning", "finetuned",
 		"finetunes", "tune", "tuning", "ft", "sft", "pretrain", "pretraining", "pretrained",
-		"continuedpretraining", "instructiontune", "instructiontuning", "dpo", "orpo", "kto", "ppo", "grpo", "rlhf")
+		"continuedpretraining", "instructiontune", "instructiontuning")
+	for _, a := range alignments {
+		add(word{kind: kindTrainVerb, val: a.name}, a.words...)
+	}
 	add(word{kind: kindServeVerb}, "vllm", "tgi", "sglang", "tensorrtllm", "trtllm", "exllama", "exllamav2", "mlx")
 	add(word{kind: kindServeVerb}, "run", "runs", "running", "serve", "serves", "served", "deploy", "deploying",
 		"deployed", "chat", "chatting", "generate", "generation", "host", "hosting", "hosted", "load", "loading")

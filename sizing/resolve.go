@@ -597,6 +597,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 	if err := rs.resolveFineTuning(q); err != nil {
 		return err
 	}
+	rs.resolveAlignment(q)
 	r.FusedLoss = q.FusedLoss != nil && *q.FusedLoss
 	if r.FusedLoss {
 		rs.assume("fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy): the full-vocabulary logits are never held, a hidden-sized chunk per token instead")

@@ -126,6 +126,10 @@ type Query struct {
 	// with no GPU named it is answered on the cheapest priced configuration,
 	// never placed on the team's machines.
 	Cheapest bool
+	// Alignment is a preference or RL objective named in the question
+	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
+	// reference copy of the weights is held; "" when none was said.
+	Alignment string
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
 }
@@ -197,6 +201,9 @@ type Request struct {
 	// vision-language model; their tokens are counted in seq_len.
 	Images int  `json:"images,omitempty"`
 	Spot   bool `json:"spot"` // asked at a spot (interruptible) rate
+	// Alignment is the preference or RL objective trained (dpo, ipo,
+	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
+	Alignment string `json:"alignment,omitempty"`
 	// Serving questions (inference only; left out of training requests).
 	// Concurrency is MicroBatch when the question gave users, 0 when it
 	// did not.

@@ -104,7 +104,7 @@ func verdictLine(a sizing.Answer) string {
 		}
 	}
 	line := fmt.Sprintf("%s %s: %s, %s on %s — %.1f GiB of %.1f GiB per GPU",
-		icon, word, a.ModelName, methodName(r), where, display.InGiB(a.PerGPU.TotalBytes), display.InGiB(a.VRAMBytes))
+		icon, word, a.ModelName, strings.TrimSpace(sizing.AlignmentLabel(r)+" "+methodName(r)), where, display.InGiB(a.PerGPU.TotalBytes), display.InGiB(a.VRAMBytes))
 	switch a.Headroom {
 	case sizing.HeadroomTight:
 		line += " (tight: under 20% headroom)"

@@ -1,0 +1,95 @@
+package sizing
+
+import "fmt"
+
+// alignment is a preference or RL objective trained on top of a model and
+// what it holds beside the policy being trained.
+type alignment struct {
+	name  string   // the Request.Alignment value and the canonical word
+	label string   // how answers name it
+	words []string // the normalised words that name it
+	// reference says a frozen reference copy of the policy is held for the
+	// KL term or the log-prob ratios (DPO, IPO, KTO, PPO, GRPO); ORPO and
+	// SimPO are reference-free.
+	reference bool
+	// notCounted is what the objective also needs that fitbot does not
+	// size; empty when the reference is all.
+	notCounted string
+}
+
+// alignments are the objectives fitbot reads. IPO runs in TRL's
+// DPOTrainer (loss_type "ipo"); RLHF is read as PPO.
+var alignments = []alignment{
+	{name: "dpo", label: "DPO", words: []string{"dpo", "directpreferenceoptimization"}, reference: true},
+	{name: "ipo", label: "IPO", words: []string{"ipo"}, reference: true},
+	{name: "kto", label: "KTO", words: []string{"kto"}, reference: true},
+	{name: "orpo", label: "ORPO", words: []string{"orpo"}},
+	{name: "simpo", label: "SimPO", words: []string{"simpo"}},
+	{name: "ppo", label: "PPO", words: []string{"ppo", "rlhf"}, reference: true,
+		notCounted: "a reward model and a value model (trained, with its own gradients and optimizer state) and the rollouts' generation"},
+	{name: "grpo", label: "GRPO", words: []string{"grpo"}, reference: true,
+		notCounted: "a reward model (when one scores the completions rather than reward functions) and the completions' generation (vLLM)"},
+}
+
+// alignmentNamed is the objective named n, and false for none.
+func alignmentNamed(n string) (alignment, bool) {
+	for _, a := range alignments {
+		if a.name == n {
+			return a, true
+		}
+	}
+	return alignment{}, false
+}
+
+// heldReference says the request holds a second, frozen copy of the
+// policy's weights on the GPUs: a reference-model objective trained in
+// full. With LoRA or QLoRA the reference is the base with the adapters
+// switched off (TRL with PEFT), so nothing more is held.
+func heldReference(r *Request) bool {
+	a, ok := alignmentNamed(r.Alignment)
+	return ok && a.reference && r.Method == MethodFull
+}
+
+// runsReference says each trained token also goes through a forward pass
+// of the reference model (held, or the base with the adapters off).
+func runsReference(r *Request) bool {
+	a, ok := alignmentNamed(r.Alignment)
+	return ok && a.reference && r.Method != MethodInference
+}
+
+// resolveAlignment says what the request's objective adds, in words: the
+// reference copy counted (its size per GPU before sharding), or why none
+// is held, and what is not sized.
+func (rs *resolved) resolveAlignment(q Query) {
+	a, ok := alignmentNamed(q.Alignment)
+	if !ok {
+		return
+	}
+	r := &rs.req
+	if r.Method == MethodInference {
+		rs.assume("%s read as how the model was trained: serving it is sized like any other", a.label)
+		return
+	}
+	r.Alignment = a.name
+	switch {
+	case !a.reference:
+		rs.assume("%s: reference-free, no reference model held", a.label)
+	case r.Method == MethodFull:
+		wB, _, _ := trainingStateBytes(r.Optimizer, r.Precision)
+		rs.assume("%s: a frozen reference copy of the policy's weights, %s, counted in weights (sharded like them) and its forward pass in the speed; precompute the reference log-probs to drop it",
+			a.label, gibString(ceilBytes(wB*float64(rs.shape.total))))
+	default:
+		rs.assume("%s with %s: the reference is the frozen base with the adapters switched off (TRL with PEFT), no second copy; its forward pass is counted in the speed",
+			a.label, r.Method)
+	}
+	if a.notCounted != "" {
+		rs.notes = append(rs.notes, fmt.Sprintf("%s also needs %s: not counted here", a.label, a.notCounted))
+	}
+}
+
+// AlignmentLabel is how answers name the request's preference or RL
+// objective ("DPO", "GRPO"), to put before its method; empty for none.
+func AlignmentLabel(r Request) string {
+	a, _ := alignmentNamed(r.Alignment)
+	return a.label
+}
