@@ -257,7 +257,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		_, toks[k].known = phrases[toks[k].key]
 	}
 	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, gpuNoteAt: -1}
-	for _, n := range ask.notes {
+	for _, n := range slices.Concat(ask.notes, serve.notes) {
 		p.note(n)
 	}
 	if ask.problem != "" {

@@ -18,6 +18,7 @@ type serveWords struct {
 	capacity, perMonth bool
 	load               ServeLoad
 	said               []Field // the serving fields, as the asker wrote them
+	notes              []string
 	problem            string
 }
 
@@ -36,6 +37,22 @@ var (
 	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
 	utilLeads     = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
 )
+
+// allMonth is how many words starting with a, b, c say a deployment runs
+// all the time ("24/7", "around the clock", "always on"), 0 when they do
+// not.
+func allMonth(a, b, c string) int {
+	switch {
+	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
+		return 1
+	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
+		a == "all" && (b == "month" || b == "day"):
+		return 2
+	case (a == "around" || a == "round") && b == "the" && c == "clock":
+		return 3
+	}
+	return 0
+}
 
 // low is a token as a lower-case word without surrounding punctuation.
 func low(t token) string { return strings.ToLower(strings.Trim(t.raw, ",.;:!?()\"'")) }
@@ -97,6 +114,11 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
 			mark(i, i+1)
+		case allMonth(w(i), w(i+1), w(i+2)) > 0:
+			n := allMonth(w(i), w(i+1), w(i+2))
+			sw.perMonth = true
+			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(hoursPerMonth)))
+			mark(i, i+n)
 		case k == "per" && (w(i+1) == "month" || w(i+1) == "mo"), k == "monthly", k == "/month", k == "/mo":
 			sw.perMonth = true
 			if k == "per" {

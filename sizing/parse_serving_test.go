@@ -116,3 +116,23 @@ func TestFollowUpServing(t *testing.T) {
 		t.Errorf("lora follow-up: ok %v, method %s, micro-batch %d, serve %+v", ok, p.Query.Method, p.Query.MicroBatch, p.Query.Serve)
 	}
 }
+
+// TestParseAllMonth: "24/7", "around the clock" and "always on" are read
+// as running all month and said, never refused as a number without a
+// meaning (#31).
+func TestParseAllMonth(t *testing.T) {
+	for in, words := range map[string]string{
+		"how much per month to run llama 3.1 8b 24/7 on an l4": `"24/7"`,
+		"serve qwen2.5 7b around the clock on an l4":           `"around the clock"`,
+		"run llama 3.1 8b on an l4, always on":                 `"always on"`,
+	} {
+		p, err := Parse(in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
+			continue
+		}
+		if want := words + " taken as running all month (730 hours)"; !anyHasPrefix(p.Notes, want) {
+			t.Errorf("Parse(%q) notes %q, want one starting %q", in, p.Notes, want)
+		}
+	}
+}
