@@ -282,6 +282,8 @@ func buildPhrases() map[string]word {
 		"cpsize", "cpdegree")
 	add(word{kind: kindParallelKey, val: "ep"}, "ep", "expertparallel", "expertparallelism", "expertparallelsize",
 		"epsize", "epdegree", "expertmodelparallelsize")
+	// Mistral NeMo's name holds "nemo", which alone is NVIDIA's framework.
+	add(word{kind: kindModel, val: "mistral-nemo-12b"}, "mistralnemo", "mistralnemo12b", "mistralnemo2407")
 	add(word{kind: kindLayoutWord}, "3dparallel", "3dparallelism", "4dparallel", "4dparallelism", "megatron",
 		"megatronlm", "megatroncore", "nemo", "modelparallel", "modelparallelism")
 	add(word{kind: kindFusedLoss}, "fusedloss", "chunkedloss", "fusedce", "chunkedce", "fusedcrossentropy",
