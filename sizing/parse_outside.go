@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -26,13 +27,10 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 		}
 		return ""
 	}
+	if strings.HasPrefix(key(i), "yi") {
+		return yiAt(key, i, len(p.toks)-i)
+	}
 	switch k := key(i); k {
-	case "yi":
-		sizes := map[string]string{"6b": "6B", "9b": "9B", "34b": "34B"}
-		if s, ok := sizes[key(i+1)]; ok {
-			return outsideModel{"Yi " + s, "01-ai/Yi-" + s}, 2
-		}
-		return outsideModel{"Yi", "01-ai/Yi-34B"}, 1
 	case "command", "commandr", "commandrplus", "commandr+":
 		n, plus := 1, k == "commandrplus" || k == "commandr+" || strings.HasSuffix(p.toks[i].raw, "+")
 		if k == "command" {
@@ -62,6 +60,36 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 			return m, 2
 		}
 		return variants["base"], 1
+	}
+	return outsideModel{}, 0
+}
+
+// yiName is a Yi model's name as keys run together: Yi 1.0 or 1.5
+// ("yi-1.5", "yi 1.5", "yi v1.5"), a size, and a Chat or Base tag.
+var yiName = regexp.MustCompile(`^yi(v?1\.5|15)?(6b|9b|34b)?(chat|base)?$`)
+
+// yiAt reads a Yi model over up to four tokens from i ("yi 1.5 9b",
+// "Yi-1.5-34B-Chat", "yi 34b"), of the left tokens from i on: its name and
+// Hub id keep the asked version and size (the Hub id 34B when no size is
+// said).
+func yiAt(key func(int) string, i, left int) (outsideModel, int) {
+	for n := min(4, left); n >= 1; n-- {
+		var b strings.Builder
+		for j := i; j < i+n; j++ {
+			b.WriteString(key(j))
+		}
+		m := yiName.FindStringSubmatch(b.String())
+		if m == nil {
+			continue
+		}
+		name, repo, size := "Yi", "01-ai/Yi-", strings.ToUpper(m[2])
+		if m[1] != "" {
+			name, repo = "Yi 1.5", "01-ai/Yi-1.5-"
+		}
+		if size == "" {
+			return outsideModel{name, repo + "34B"}, n
+		}
+		return outsideModel{name + " " + size, repo + size}, n
 	}
 	return outsideModel{}, 0
 }
