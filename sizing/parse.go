@@ -201,6 +201,7 @@ type parser struct {
 	deadline       Deadline
 	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
 	gpuNameWords   string      // that card's words
+	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
 	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -415,6 +416,9 @@ func (p *parser) step(i int) int {
 			p.setHub(repo, raw)
 			return 1
 		}
+	}
+	if n := p.outsideCardName(i); n > 0 {
+		return n
 	}
 	w, n := p.lookup(i, true)
 	if n == 0 {
@@ -701,6 +705,10 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		p.setCount(count, p.text(i, j+1))
 		return j - i + p.memoryAt(j, 1, gb)
 	}
+	if _, m := p.outsideCardAt(j); m > 0 { // "2 2080 tis": a card the catalog lacks
+		p.setCount(count, p.text(i, j+m))
+		return j - i + p.outsideCardName(j)
+	}
 	w, m := p.lookup(j, false)
 	switch w.kind {
 	case kindGPU:
@@ -830,6 +838,10 @@ func (p *parser) glued(i int) int {
 					p.setGPU(w.val, w.note, p.text(i+1, i+1+m))
 					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
 					return 1 + m
+				}
+				if _, m := p.outsideCardAt(i + 1); m > 0 { // "2x 2080 ti"
+					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					return 1 + p.outsideCardName(i+1)
 				}
 			}
 			return 0

@@ -108,7 +108,7 @@ func (p *parser) resolveMemory() {
 		return
 	}
 	if unknown != "" {
-		p.note(fmt.Sprintf("%s is not a GPU I know: sized as a %d GB card", quote(unknown), gb))
+		p.note(fmt.Sprintf("%s is not a GPU I know: sized as %s %d GB card", quote(unknown), article(gb), gb))
 		words = unknown + " " + words
 	}
 	if p.q.GPU != "" {

@@ -3,6 +3,7 @@ package sizing
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -106,4 +107,98 @@ func (p *parser) outside(i int) int {
 	p.fail(fmt.Sprintf("I don't know %s (%s): it is not in fitbot's catalog; give its Hugging Face Hub id and fitbot reads its config.json", m.name, quote(p.text(i, i+n))),
 		func(q *Query) { q.Model, q.Params, q.Experts = m.repo, 0, 0 })
 	return n
+}
+
+// outsideCard is a GPU people name that the catalog lacks, with the
+// memory its maker sells it with (per GPU).
+type outsideCard struct {
+	name string
+	gb   int
+	note string // what sizing it by its memory leaves out; "" when nothing
+}
+
+// outsideCards are cards the catalog lacks, by key with the vendor and
+// line words ("nvidia", "geforce", "rtx", "radeon", "rx", "tesla")
+// dropped. Memory from the makers' product specifications; the catalog
+// sizes a card by its measured memory, bandwidth and peak FLOPS, which
+// these lack, so they are refused with a Try that types their memory.
+var outsideCards = map[string]outsideCard{
+	"2080ti": {"RTX 2080 Ti", 11, "no BF16"}, "2080super": {"RTX 2080 Super", 8, "no BF16"}, "2080": {"RTX 2080", 8, "no BF16"},
+	"2070super": {"RTX 2070 Super", 8, "no BF16"}, "2070": {"RTX 2070", 8, "no BF16"}, "2060super": {"RTX 2060 Super", 8, "no BF16"},
+	"1080ti": {"GTX 1080 Ti", 11, "no BF16, no tensor cores"}, "1080": {"GTX 1080", 8, "no BF16, no tensor cores"},
+	"1070": {"GTX 1070", 8, "no BF16, no tensor cores"}, "titanrtx": {"Titan RTX", 24, "no BF16"},
+	"k80":     {"Tesla K80", 12, "12 GB per GPU, two GPUs on the board; no BF16, no tensor cores, no current PyTorch build"},
+	"p100":    {"Tesla P100", 16, "a 12 GB variant too; no BF16, no tensor cores"},
+	"p40":     {"Tesla P40", 24, "no BF16, no tensor cores"},
+	"7900xtx": {"Radeon RX 7900 XTX", 24, "ROCm"}, "7900xt": {"Radeon RX 7900 XT", 20, "ROCm"},
+	"7900gre": {"Radeon RX 7900 GRE", 16, "ROCm"}, "7800xt": {"Radeon RX 7800 XT", 16, "ROCm"},
+	"6900xt": {"Radeon RX 6900 XT", 16, "ROCm, no BF16 matrix cores"}, "6800xt": {"Radeon RX 6800 XT", 16, "ROCm, no BF16 matrix cores"},
+	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
+}
+
+// cardLineWords are words a card name may start with before its number.
+var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true}
+
+// outsideCardAt reads a card the catalog lacks starting at token i ("2080
+// ti", "rx 7900 xtx", "tesla k80") and reports it with the tokens it
+// covers (0 when none starts there).
+func (p *parser) outsideCardAt(i int) (outsideCard, int) {
+	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && k != "titan" {
+		return outsideCard{}, 0
+	}
+	for n := min(4, len(p.toks)-i); n >= 1; n-- {
+		var b strings.Builder
+		for j := i; j < i+n; j++ {
+			b.WriteString(p.toks[j].key)
+		}
+		k := b.String()
+		for trimmed := true; trimmed; {
+			trimmed = false
+			for w := range cardLineWords {
+				if strings.HasPrefix(k, w) && len(k) > len(w) {
+					k, trimmed = k[len(w):], true
+				}
+			}
+		}
+		if c, ok := outsideCards[k]; ok {
+			return c, n
+		}
+		if c, ok := outsideCards[strings.TrimSuffix(k, "s")]; ok { // "2080 tis"
+			return c, n
+		}
+	}
+	return outsideCard{}, 0
+}
+
+// outsideCardName refuses a card the catalog lacks named at token i,
+// with a Try that keeps the question and types the card's memory, and
+// reports the tokens it covered (0 when none starts there). A memory
+// typed after it ("2080 ti 11gb") sizes it instead (parse_memory.go).
+func (p *parser) outsideCardName(i int) int {
+	c, n := p.outsideCardAt(i)
+	if n == 0 {
+		return 0
+	}
+	words := p.text(i, i+n)
+	if p.err != nil || p.words[fGPU] != "" {
+		p.ignore(i, i+n)
+		return n
+	}
+	typed := fmt.Sprintf("%s %dgb", words, c.gb)
+	problem := fmt.Sprintf("%s is not a GPU I know: the %s has %d GB", quote(words), c.name, c.gb)
+	if c.note != "" {
+		problem += " (" + c.note + ")"
+	}
+	p.fail(problem+fmt.Sprintf("; add its memory to size it as %s %d GB card, %s", article(c.gb), c.gb, quote(typed)), func(q *Query) { q.GPU = "" })
+	p.tryMemGB = c.gb
+	p.unknownGPU(words)
+	return n
+}
+
+// article is "a" or "an" before a number read out ("an 11 GB card").
+func article(n int) string {
+	if s := strconv.Itoa(n); s[0] == '8' || n == 11 || n == 18 {
+		return "an"
+	}
+	return "a"
 }

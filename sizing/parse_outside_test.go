@@ -45,3 +45,31 @@ func hintOf(ie *InputError) string {
 	}
 	return ie.Hint
 }
+
+// TestParseOutsideCards: a card the catalog lacks, of known memory, is
+// refused by name and its Try keeps the question with the card's memory
+// typed, never swapping in another card ("did you mean b200" for an RX
+// 7900 XTX); typed after it, that memory sizes it (#31).
+func TestParseOutsideCards(t *testing.T) {
+	for _, c := range []struct{ in, problem, hint string }{
+		{"lora 7b on a 2080 ti", `"2080 ti" is not a GPU I know: the RTX 2080 Ti has 11 GB (no BF16); add its memory to size it as an 11 GB card, "2080 ti 11gb"`, "fit 7b lora 11gb"},
+		{"llama 3 8b lora on an rx 7900 xtx", `the Radeon RX 7900 XTX has 24 GB (ROCm)`, "fit llama-3-8b lora 24gb"},
+		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB`, "fit bert-base-uncased full 12gb"},
+		{"llama 3 8b qlora on two 2080 tis", `"2080 tis" is not a GPU I know`, "fit llama-3-8b qlora 2x11gb"},
+		{"7b qlora on 2x rtx 2080 ti seq 4096", `"rtx 2080 ti" is not a GPU I know`, "fit 7b qlora seq 4096 2x11gb"},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.hint {
+			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
+			continue
+		}
+		if _, err := Parse(strings.TrimPrefix(ie.Hint, "fit ")); err != nil {
+			t.Errorf("%q: the Try %q does not parse: %v", c.in, ie.Hint, err)
+		}
+	}
+	p, err := Parse("7b lora 2080 ti 11gb")
+	if err != nil || !anyHasPrefix(p.Notes, `"2080 ti" is not a GPU I know: sized as an 11 GB card`) {
+		t.Errorf("2080 ti 11gb: %v, notes %q", err, p.Notes)
+	}
+}

@@ -316,6 +316,15 @@ func (p *parser) hint() string {
 	if q.Tokens > 0 && q.Tokens < MinTokens {
 		q.Tokens = 0
 	}
+	if p.tryMemGB > 0 && p.err == p.gpuNameErr {
+		// A card the catalog lacks, of known memory: the Try types it.
+		mem := fmt.Sprintf("%dgb", p.tryMemGB)
+		if q.GPUs > 1 {
+			mem = fmt.Sprintf("%dx%s", q.GPUs, mem)
+		}
+		q.GPU, q.GPUs, q.Nodes = "", 0, 0
+		return "fit " + Format(q) + " " + mem
+	}
 	return "fit " + Format(q)
 }
 
