@@ -50,6 +50,10 @@ type PriceAnswer struct {
 	Cheapest []pricing.Offer
 	// Offers are each named GPU's offers, in the order of GPUs.
 	Offers [][]pricing.Offer
+	// NoProvider are the lines saying which providers named have no offer
+	// for a GPU named ("lambda has no price known for the H100"), in the
+	// order of GPUs.
+	NoProvider []string
 	// Compare is set when two GPUs were named.
 	Compare *Comparison
 }
@@ -106,6 +110,11 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 				a.NoSpot = append(a.NoSpot, gpu)
 			}
 		}
+		all := offers
+		offers, none := ProviderOffers(offers, r.Providers)
+		if line := NoProviderLine(r, i, none, all); line != "" {
+			a.NoProvider = append(a.NoProvider, line)
+		}
 		a.Variants = append(a.Variants, ids)
 		a.Offers = append(a.Offers, offers)
 	}
@@ -127,6 +136,60 @@ func Variants(r sizing.Routing, i int) []string {
 		}
 	}
 	return []string{r.GPUs[i]}
+}
+
+// ProviderOffers are the offers of the providers named, in their order
+// (all of them when none is named), and the providers named that have
+// none among them.
+func ProviderOffers(offers []pricing.Offer, providers []string) (kept []pricing.Offer, none []string) {
+	if len(providers) == 0 {
+		return offers, nil
+	}
+	for _, o := range offers {
+		if slices.Contains(providers, o.Provider) {
+			kept = append(kept, o)
+		}
+	}
+	for _, p := range providers {
+		if !slices.ContainsFunc(kept, func(o pricing.Offer) bool { return o.Provider == p }) {
+			none = append(none, p)
+		}
+	}
+	return kept, none
+}
+
+// NoProviderLine says which providers named have no offer for the i-th
+// GPU of a price question, and which providers of all (its offers from
+// every provider) do; "" when every provider named has one.
+func NoProviderLine(r sizing.Routing, i int, none []string, all []pricing.Offer) string {
+	if len(none) == 0 {
+		return ""
+	}
+	name := r.GPUs[i]
+	if len(Variants(r, i)) > 1 {
+		name = "any " + strings.ToUpper(r.Said[i])
+	} else if g, ok := sizing.MatchGPU(name); ok {
+		name = "the " + g.Name
+	}
+	verb := "has"
+	if len(none) > 1 {
+		verb = "have"
+	}
+	line := fmt.Sprintf("%s %s no price known for %s", strings.Join(none, " and "), verb, name)
+	var others []string
+	for _, o := range all {
+		if !slices.Contains(r.Providers, o.Provider) && !slices.Contains(others, o.Provider) {
+			others = append(others, o.Provider)
+		}
+	}
+	switch len(others) {
+	case 0:
+	case 1:
+		line += " (" + others[0] + " prices it: ask without naming a provider)"
+	default:
+		line += " (" + strings.Join(others, ", ") + " price it: ask without naming a provider)"
+	}
+	return line + "."
 }
 
 // SpotOffers are the spot offers among offers, in their order; ok is

@@ -83,3 +83,23 @@ func TestSpotPrices(t *testing.T) {
 		t.Errorf("a100 80gb = %+v, want the one variant, on any market", a)
 	}
 }
+
+// TestProviderPrices: a price question that names providers lists their
+// offers only, and says which of them has none for the GPU and who does
+// price it (#31: "price of h100 on lambda vs runpod").
+func TestProviderPrices(t *testing.T) {
+	ctx := context.Background()
+	at := func(provider string, o pricing.Offer) pricing.Offer { o.Provider = provider; return o }
+	s := &Service{PriceBook: book{[]pricing.Offer{at("runpod", offer("h100", pricing.MarketOnDemand, 2.7)),
+		at("aws", offer("h100", pricing.MarketOnDemand, 6.9)), at("lambda", offer("h100", pricing.MarketOnDemand, 4.3)),
+		at("aws", offer("t4", pricing.MarketOnDemand, 0.5))}}}
+	a, err := s.Prices(ctx, s.Read("price of h100 on lambda vs runpod").Route)
+	if err != nil || len(a.Offers) != 1 || len(a.Offers[0]) != 2 || a.Offers[0][0].Provider != "runpod" || a.Offers[0][1].Provider != "lambda" || len(a.NoProvider) != 0 {
+		t.Errorf("h100 on lambda vs runpod = %+v, %v; want the runpod and lambda offers only", a, err)
+	}
+	a, err = s.Prices(ctx, s.Read("t4 price on lambda").Route)
+	want := "lambda has no price known for the T4 16 GB (aws prices it: ask without naming a provider)."
+	if err != nil || len(a.Offers[0]) != 0 || len(a.NoProvider) != 1 || a.NoProvider[0] != want {
+		t.Errorf("t4 on lambda = %+v, %v; want no offer and %q", a, err, want)
+	}
+}

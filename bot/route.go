@@ -102,6 +102,9 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	if line := answer.NoSpotLine(r, a.NoSpot); line != "" {
 		msg = withFirstLine(msg, line)
 	}
+	for _, line := range slices.Backward(a.NoProvider) {
+		msg = withFirstLine(msg, line)
+	}
 	if a.Week {
 		msg = h.withWeek(ctx, msg, slices.Concat(a.Variants...))
 	}

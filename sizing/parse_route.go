@@ -7,7 +7,10 @@ package sizing
 // else is a sizing question for Parse. Route is deterministic and does no
 // I/O, like Parse.
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // RouteKind is the kind of a message.
 type RouteKind string
@@ -34,6 +37,10 @@ type Routing struct {
 	// Spot is true when a price question asks for spot (preemptible)
 	// prices: they are listed, or their absence is said first.
 	Spot bool
+	// Providers are the clouds a price question names ("on lambda vs
+	// runpod"), by the name offers are filed under, in the order said;
+	// none: every provider.
+	Providers []string
 	// Week is true when a price question asks about the week ("this
 	// week", "lately"): the digest's numbers answer it.
 	Week bool
@@ -127,7 +134,28 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said := gpusNamed(text, toks)
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Week: week, Spot: spot}
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Week: week, Spot: spot, Providers: providersNamed(toks)}
+}
+
+// providerNames are the clouds a price question may name, by key, and
+// the name their offers are filed under.
+var providerNames = map[string]string{
+	"aws": "aws", "amazon": "aws", "ec2": "aws", "azure": "azure", "gcp": "gcp", "google": "gcp", "googlecloud": "gcp",
+	"lambda": "lambda", "lambdalabs": "lambda", "lambdacloud": "lambda", "runpod": "runpod", "runpod.io": "runpod",
+	"vast": "vast", "vastai": "vast", "vast.ai": "vast", "nebius": "nebius", "oci": "oci", "oracle": "oci",
+	"verda": "verda", "datacrunch": "verda", "cloudrift": "cloudrift",
+}
+
+// providersNamed are the providers named in the tokens, each once, in
+// the order said.
+func providersNamed(toks []token) []string {
+	var out []string
+	for _, t := range toks {
+		if p, ok := providerNames[t.key]; ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // gpusNamed are the catalog GPUs named in the tokens, longest name first

@@ -14,6 +14,8 @@ func TestRoute(t *testing.T) {
 		{"is the H200 cheaper than the H100 this week?", Routing{Kind: RoutePrice, GPUs: []string{"h200", "h100"}, Week: true}},
 		{"h100s vs h100 price", Routing{Kind: RoutePrice, GPUs: []string{"h100"}}},
 		{"gpu prices this week", Routing{Kind: RoutePrice, Week: true}},
+		{"price of h100 on lambda vs runpod", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Providers: []string{"lambda", "runpod"}}},
+		{"a100 price on Lambda Labs, vast.ai or aws", Routing{Kind: RoutePrice, GPUs: []string{"a100-80"}, Providers: []string{"lambda", "vast", "aws"}}},
 		{"thanks!", Routing{Kind: RouteChat}},
 		{"<@U1> thank you so much 🙏", Routing{Kind: RouteChat}},
 		{"hello there", Routing{Kind: RouteChat, Greeting: true}},
@@ -29,7 +31,8 @@ func TestRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := Route(tt.in)
-		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || got.Greeting != tt.want.Greeting || !slices.Equal(got.GPUs, tt.want.GPUs) {
+		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || got.Greeting != tt.want.Greeting || !slices.Equal(got.GPUs, tt.want.GPUs) ||
+			!slices.Equal(got.Providers, tt.want.Providers) {
 			t.Errorf("Route(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}

@@ -121,3 +121,17 @@ func TestFitSpotPrices(t *testing.T) {
 		t.Errorf("--json: exit %d, %+v (%v):\n%s", code, got, err, out)
 	}
 }
+
+// TestFitProviderPrices: `fitbot fit price of h100 on lambda vs runpod`
+// lists the offers of the providers named only (the built-in sheet has
+// both for the H100), and a provider without one is said first (#31).
+func TestFitProviderPrices(t *testing.T) {
+	code, out, _ := runFit(t, "price", "of", "h100", "on", "lambda", "vs", "runpod")
+	if code != exitOK || !strings.Contains(out, "lambda ") || !strings.Contains(out, "runpod ") || strings.Contains(out, "aws ") || strings.Contains(out, "azure ") {
+		t.Errorf("exit %d, want the lambda and runpod offers only:\n%s", code, out)
+	}
+	code, out, _ = runFit(t, "t4", "price", "on", "lambda")
+	if code != exitOK || !strings.HasPrefix(out, "lambda has no price known for the T4 16 GB (") {
+		t.Errorf("exit %d, want lambda's missing T4 price said first:\n%s", code, out)
+	}
+}

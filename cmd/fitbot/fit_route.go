@@ -89,9 +89,14 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	// listed are each named GPU's offers, spot ones when spot was asked
 	// and there are any.
 	listed := make([][]pricing.Offer, len(r.GPUs))
-	var noSpot []string
+	var noSpot, noProvider []string
 	for i, gpu := range r.GPUs {
-		listed[i] = view.offersFor(answer.Variants(r, i)...)
+		var none []string
+		all := view.offersFor(answer.Variants(r, i)...)
+		listed[i], none = answer.ProviderOffers(all, r.Providers)
+		if line := answer.NoProviderLine(r, i, none, all); line != "" {
+			noProvider = append(noProvider, line)
+		}
 		if r.Spot {
 			if spot, ok := answer.SpotOffers(listed[i]); ok {
 				// Cheapest first across the variants: spot rows are few.
@@ -116,6 +121,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		return nil
 	}
 	if line := answer.NoSpotLine(r, noSpot); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
+	for _, line := range noProvider {
 		fmt.Fprintln(a.stdout, line)
 	}
 	for i, gpu := range r.GPUs {
