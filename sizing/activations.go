@@ -110,10 +110,11 @@ func activationElemBytes(p Precision) float64 {
 // CP (Korthikanti et al. §4.2). Under a pipeline the first stage holds
 // the L/PP layers of inFlight micro-batches, the last stage one
 // micro-batch and the loss (vocabulary-parallel: ÷ TP); the larger of the
-// two is the answer.
+// two is the answer. A paired preference objective (DPO) runs two
+// sequences per example.
 func trainingActivationBytes(r *Request, s *shape) int64 {
 	p := activationElemBytes(r.Precision)
-	seq, b := int64(r.SeqLen), int64(r.MicroBatch)
+	seq, b := int64(r.SeqLen), int64(r.MicroBatch)*sequencesPerExample(r)
 	tp, pp, cp := float64(tensorParallel(r)), float64(pipelineParallel(r)), float64(contextParallel(r))
 	layers, largest := layerActivationsPerToken(s, p, seq, true, r.GradCheckpointing, loraRankOf(r))
 	if r.OffloadActivations && r.GradCheckpointing {

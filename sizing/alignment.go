@@ -12,6 +12,10 @@ type alignment struct {
 	// KL term or the log-prob ratios (DPO, IPO, KTO, PPO, GRPO); ORPO and
 	// SimPO are reference-free.
 	reference bool
+	// paired says each example is a chosen and a rejected answer that
+	// run through the model together (TRL's concatenated forward), so a
+	// micro-batch of N examples holds the activations of 2N sequences.
+	paired bool
 	// notCounted is what the objective also needs that fitbot does not
 	// size; empty when the reference is all.
 	notCounted string
@@ -20,11 +24,11 @@ type alignment struct {
 // alignments are the objectives fitbot reads. IPO runs in TRL's
 // DPOTrainer (loss_type "ipo"); RLHF is read as PPO.
 var alignments = []alignment{
-	{name: "dpo", label: "DPO", words: []string{"dpo", "directpreferenceoptimization"}, reference: true},
-	{name: "ipo", label: "IPO", words: []string{"ipo"}, reference: true},
+	{name: "dpo", label: "DPO", words: []string{"dpo", "directpreferenceoptimization"}, reference: true, paired: true},
+	{name: "ipo", label: "IPO", words: []string{"ipo"}, reference: true, paired: true},
 	{name: "kto", label: "KTO", words: []string{"kto"}, reference: true},
-	{name: "orpo", label: "ORPO", words: []string{"orpo"}},
-	{name: "simpo", label: "SimPO", words: []string{"simpo"}},
+	{name: "orpo", label: "ORPO", words: []string{"orpo"}, paired: true},
+	{name: "simpo", label: "SimPO", words: []string{"simpo"}, paired: true},
 	{name: "ppo", label: "PPO", words: []string{"ppo", "rlhf"}, reference: true,
 		notCounted: "a reward model and a value model (trained, with its own gradients and optimizer state) and the rollouts' generation"},
 	{name: "grpo", label: "GRPO", words: []string{"grpo"}, reference: true,
@@ -57,6 +61,16 @@ func runsReference(r *Request) bool {
 	return ok && a.reference && r.Method != MethodInference
 }
 
+// sequencesPerExample is how many sequences one example of the
+// request's micro-batch runs through the model at once: 2 for a paired
+// preference objective (chosen and rejected), 1 otherwise.
+func sequencesPerExample(r *Request) int64 {
+	if a, ok := alignmentNamed(r.Alignment); ok && a.paired {
+		return 2
+	}
+	return 1
+}
+
 // resolveAlignment says what the request's objective adds, in words: the
 // reference copy counted (its size per GPU before sharding), or why none
 // is held, and what is not sized.
@@ -81,6 +95,10 @@ func (rs *resolved) resolveAlignment(q Query) {
 	default:
 		rs.assume("%s with %s: the reference is the frozen base with the adapters switched off (TRL with PEFT), no second copy; its forward pass is counted in the speed",
 			a.label, r.Method)
+	}
+	if a.paired {
+		rs.assume("%s: micro-batch %d is %d chosen/rejected pair(s), run together (TRL's concatenated forward): activations of %d sequences",
+			a.label, r.MicroBatch, r.MicroBatch, 2*r.MicroBatch)
 	}
 	if a.notCounted != "" {
 		rs.notes = append(rs.notes, fmt.Sprintf("%s also needs %s: not counted here", a.label, a.notCounted))

@@ -8,8 +8,10 @@ import (
 // TestAlignmentReference: DPO trained in full holds a frozen reference
 // copy of the policy's weights (one more 16-bit copy, sharded like the
 // weights at ZeRO-3) and runs its forward pass; with LoRA the reference is
-// the base with the adapters off, so memory is unchanged; ORPO holds none;
-// GRPO says what it does not count.
+// the base with the adapters off, so the weights are unchanged; ORPO
+// holds none; a paired objective runs chosen and rejected together (twice
+// the activations), KTO's single examples do not; GRPO says what it does
+// not count.
 func TestAlignmentReference(t *testing.T) {
 	answer := func(q Query) Answer {
 		t.Helper()
@@ -44,15 +46,24 @@ func TestAlignmentReference(t *testing.T) {
 	q := Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "rtx-4090"}
 	lora := answer(q)
 	q.Alignment = "dpo"
-	if dpo := answer(q); dpo.PerGPU.TotalBytes != lora.PerGPU.TotalBytes || !anyHasPrefix(dpo.Assumptions, "DPO with lora: the reference is the frozen base") {
-		t.Errorf("DPO LoRA: %d B against %d B, assumptions %q", dpo.PerGPU.TotalBytes, lora.PerGPU.TotalBytes, dpo.Assumptions)
+	if dpo := answer(q); dpo.PerGPU.WeightsBytes != lora.PerGPU.WeightsBytes || !anyHasPrefix(dpo.Assumptions, "DPO with lora: the reference is the frozen base") {
+		t.Errorf("DPO LoRA: weights %d B against %d B, assumptions %q", dpo.PerGPU.WeightsBytes, lora.PerGPU.WeightsBytes, dpo.Assumptions)
 	}
 
 	q = Query{Model: "llama-3.1-8b", Method: MethodFull, GPU: "h100", GPUs: 2}
 	sft := answer(q)
 	q.Alignment = "orpo"
-	if orpo := answer(q); orpo.PerGPU.TotalBytes != sft.PerGPU.TotalBytes || !anyHasPrefix(orpo.Assumptions, "ORPO: reference-free") {
-		t.Errorf("ORPO: %d B against %d B, assumptions %q", orpo.PerGPU.TotalBytes, sft.PerGPU.TotalBytes, orpo.Assumptions)
+	orpo := answer(q)
+	if orpo.PerGPU.WeightsBytes != sft.PerGPU.WeightsBytes || !anyHasPrefix(orpo.Assumptions, "ORPO: reference-free") {
+		t.Errorf("ORPO: weights %d B against %d B, assumptions %q", orpo.PerGPU.WeightsBytes, sft.PerGPU.WeightsBytes, orpo.Assumptions)
+	}
+	// A pair (chosen and rejected) runs together: twice the activations.
+	if orpo.PerGPU.ActivationsBytes != 2*sft.PerGPU.ActivationsBytes || !anyHasPrefix(orpo.Assumptions, "ORPO: micro-batch 1 is 1 chosen/rejected pair(s)") {
+		t.Errorf("ORPO activations %d B, want twice SFT's %d B; assumptions %q", orpo.PerGPU.ActivationsBytes, sft.PerGPU.ActivationsBytes, orpo.Assumptions)
+	}
+	q.Alignment = "kto" // unpaired
+	if kto := answer(q); kto.PerGPU.ActivationsBytes != sft.PerGPU.ActivationsBytes {
+		t.Errorf("KTO activations %d B, want SFT's %d B: its examples are single", kto.PerGPU.ActivationsBytes, sft.PerGPU.ActivationsBytes)
 	}
 
 	q.Alignment = "grpo"
