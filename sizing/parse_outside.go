@@ -121,16 +121,18 @@ type outsideCard struct {
 // line words ("nvidia", "geforce", "rtx", "radeon", "rx", "tesla")
 // dropped. Memory from the makers' product specifications; the catalog
 // sizes a card by its measured memory, bandwidth and peak FLOPS, which
-// these lack, so they are refused with a Try that types their memory.
+// these lack, so they are refused with a Try that types their memory. The
+// Tesla K80 stays out of the catalog on purpose: no current CUDA runs it,
+// and a typed "12gb" must not become one.
 var outsideCards = map[string]outsideCard{
-	"2080ti": {"RTX 2080 Ti", 11, "no BF16"}, "2080super": {"RTX 2080 Super", 8, "no BF16"}, "2080": {"RTX 2080", 8, "no BF16"},
+	"2080super": {"RTX 2080 Super", 8, "no BF16"}, "2080": {"RTX 2080", 8, "no BF16"},
 	"2070super": {"RTX 2070 Super", 8, "no BF16"}, "2070": {"RTX 2070", 8, "no BF16"}, "2060super": {"RTX 2060 Super", 8, "no BF16"},
 	"1080ti": {"GTX 1080 Ti", 11, "no BF16, no tensor cores"}, "1080": {"GTX 1080", 8, "no BF16, no tensor cores"},
 	"1070": {"GTX 1070", 8, "no BF16, no tensor cores"}, "titanrtx": {"Titan RTX", 24, "no BF16"},
-	"k80":     {"Tesla K80", 12, "12 GB per GPU, two GPUs on the board; no BF16, no tensor cores, no current PyTorch build"},
+	"k80":     {"Tesla K80", 12, "12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12"},
 	"p100":    {"Tesla P100", 16, "a 12 GB variant too; no BF16, no tensor cores"},
 	"p40":     {"Tesla P40", 24, "no BF16, no tensor cores"},
-	"7900xtx": {"Radeon RX 7900 XTX", 24, "ROCm"}, "7900xt": {"Radeon RX 7900 XT", 20, "ROCm"},
+	"7900xt":  {"Radeon RX 7900 XT", 20, "ROCm"},
 	"7900gre": {"Radeon RX 7900 GRE", 16, "ROCm"}, "7800xt": {"Radeon RX 7800 XT", 16, "ROCm"},
 	"6900xt": {"Radeon RX 6900 XT", 16, "ROCm, no BF16 matrix cores"}, "6800xt": {"Radeon RX 6800 XT", 16, "ROCm, no BF16 matrix cores"},
 	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
@@ -160,10 +162,14 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 				}
 			}
 		}
-		if c, ok := outsideCards[k]; ok {
-			return c, n
+		c, ok := outsideCards[k]
+		if !ok {
+			c, ok = outsideCards[strings.TrimSuffix(k, "s")] // "2080 tis"
 		}
-		if c, ok := outsideCards[strings.TrimSuffix(k, "s")]; ok { // "2080 tis"
+		if ok {
+			if w, _ := p.lookup(i, false); w.kind == kindGPU {
+				return outsideCard{}, 0 // a catalog card's name starts here ("2080 ti")
+			}
 			return c, n
 		}
 	}

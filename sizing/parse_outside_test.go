@@ -48,15 +48,17 @@ func hintOf(ie *InputError) string {
 
 // TestParseOutsideCards: a card the catalog lacks, of known memory, is
 // refused by name and its Try keeps the question with the card's memory
-// typed, never swapping in another card ("did you mean b200" for an RX
-// 7900 XTX); typed after it, that memory sizes it (#31).
+// typed, never swapping in another card ("did you mean a40" for a K80);
+// typed after it, that memory sizes it; the RTX 2080 Ti and RX 7900 XTX
+// are catalog cards (#31).
 func TestParseOutsideCards(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
-		{"lora 7b on a 2080 ti", `"2080 ti" is not a GPU I know: the RTX 2080 Ti has 11 GB (no BF16); add its memory to size it as an 11 GB card, "2080 ti 11gb"`, "fit 7b lora 11gb"},
-		{"llama 3 8b lora on an rx 7900 xtx", `the Radeon RX 7900 XTX has 24 GB (ROCm)`, "fit llama-3-8b lora 24gb"},
-		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB`, "fit bert-base-uncased full 12gb"},
-		{"llama 3 8b qlora on two 2080 tis", `"2080 tis" is not a GPU I know`, "fit llama-3-8b qlora 2x11gb"},
-		{"7b qlora on 2x rtx 2080 ti seq 4096", `"rtx 2080 ti" is not a GPU I know`, "fit 7b qlora seq 4096 2x11gb"},
+		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB (12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12); add its memory to size it as a 12 GB card, "k80 12gb"`, "fit bert-base-uncased full 12gb"},
+		{"lora 7b on a gtx 1080 ti", `"gtx 1080 ti" is not a GPU I know: the GTX 1080 Ti has 11 GB`, "fit 7b lora 11gb"},
+		{"llama 3 8b lora on an rx 7900 xt", `the Radeon RX 7900 XT has 20 GB (ROCm)`, "fit llama-3-8b lora 20gb"},
+		{"llama 3 8b qlora on two 1080 tis", `"1080 tis" is not a GPU I know`, "fit llama-3-8b qlora 2x11gb"},
+		{"7b qlora on 2x tesla p40 seq 4096", `"tesla p40" is not a GPU I know`, "fit 7b qlora seq 4096 2x24gb"},
+		{"7b lora 2080", `"2080" is not a GPU I know: the RTX 2080 has 8 GB`, "fit 7b lora 8gb"},
 	} {
 		_, err := Parse(c.in)
 		var ie *InputError
@@ -68,8 +70,13 @@ func TestParseOutsideCards(t *testing.T) {
 			t.Errorf("%q: the Try %q does not parse: %v", c.in, ie.Hint, err)
 		}
 	}
-	p, err := Parse("7b lora 2080 ti 11gb")
-	if err != nil || !anyHasPrefix(p.Notes, `"2080 ti" is not a GPU I know: sized as an 11 GB card`) {
-		t.Errorf("2080 ti 11gb: %v, notes %q", err, p.Notes)
+	p, err := Parse("7b lora k80 12gb")
+	if err != nil || !anyHasPrefix(p.Notes, `"k80" is not a GPU I know: sized as a 12 GB card`) {
+		t.Errorf("k80 12gb: %v, notes %q", err, p.Notes)
+	}
+	for in, want := range map[string]string{"lora 7b on a 2080 ti": "rtx-2080-ti", "llama 3 8b lora on an rx 7900 xtx": "rx-7900-xtx", "rtx 2080ti 7b qlora": "rtx-2080-ti"} {
+		if p, err := Parse(in); err != nil || p.Query.GPU != want {
+			t.Errorf("%q: GPU %q, %v; want the catalog's %s", in, p.Query.GPU, err, want)
+		}
 	}
 }
