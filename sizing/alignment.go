@@ -16,6 +16,9 @@ type alignment struct {
 	// run through the model together (TRL's concatenated forward), so a
 	// micro-batch of N examples holds the activations of 2N sequences.
 	paired bool
+	// online says the reference scores fresh rollouts (PPO, GRPO), so its
+	// log-probs cannot be computed ahead of the run.
+	online bool
 	// notCounted is what the objective also needs that fitbot does not
 	// size; empty when the reference is all.
 	notCounted string
@@ -29,9 +32,9 @@ var alignments = []alignment{
 	{name: "kto", label: "KTO", words: []string{"kto"}, reference: true},
 	{name: "orpo", label: "ORPO", words: []string{"orpo"}, paired: true},
 	{name: "simpo", label: "SimPO", words: []string{"simpo"}, paired: true},
-	{name: "ppo", label: "PPO", words: []string{"ppo", "rlhf"}, reference: true,
+	{name: "ppo", label: "PPO", words: []string{"ppo", "rlhf"}, reference: true, online: true,
 		notCounted: "a reward model and a value model (trained, with its own gradients and optimizer state) and the rollouts' generation"},
-	{name: "grpo", label: "GRPO", words: []string{"grpo"}, reference: true,
+	{name: "grpo", label: "GRPO", words: []string{"grpo"}, reference: true, online: true,
 		notCounted: "a reward model (when one scores the completions rather than reward functions) and the completions' generation (vLLM)"},
 }
 
@@ -90,8 +93,12 @@ func (rs *resolved) resolveAlignment(q Query) {
 		rs.assume("%s: reference-free, no reference model held", a.label)
 	case r.Method == MethodFull:
 		wB, _, _ := trainingStateBytes(r.Optimizer, r.Precision)
-		rs.assume("%s: a frozen reference copy of the policy's weights, %s, counted in weights (sharded like them) and its forward pass in the speed; precompute the reference log-probs to drop it",
-			a.label, gibString(ceilBytes(wB*float64(rs.shape.total))))
+		drop := "precompute the reference log-probs to drop it"
+		if a.online {
+			drop = "it scores each rollout for the KL term"
+		}
+		rs.assume("%s: a frozen reference copy of the policy's weights, %s, counted in weights (sharded like them) and its forward pass in the speed; %s",
+			a.label, gibString(ceilBytes(wB*float64(rs.shape.total))), drop)
 	default:
 		rs.assume("%s with %s: the reference is the frozen base with the adapters switched off (TRL with PEFT), no second copy; its forward pass is counted in the speed",
 			a.label, r.Method)

@@ -67,7 +67,12 @@ func TestAlignmentReference(t *testing.T) {
 	}
 
 	q.Alignment = "grpo"
-	if grpo := answer(q); !strings.Contains(strings.Join(grpo.Warnings, "\n"), "GRPO also needs a reward model") {
+	grpo := answer(q)
+	if !strings.Contains(strings.Join(grpo.Warnings, "\n"), "GRPO also needs a reward model") {
 		t.Errorf("GRPO warnings %q: the reward model and generation must be said not counted", grpo.Warnings)
+	}
+	// Online: the reference scores fresh rollouts, nothing to precompute.
+	if !anyHasPrefix(grpo.Assumptions, "GRPO: a frozen reference copy") || strings.Contains(strings.Join(grpo.Assumptions, "\n"), "precompute") {
+		t.Errorf("GRPO assumptions %q", grpo.Assumptions)
 	}
 }

@@ -444,11 +444,23 @@ func (p *parser) step(i int) int {
 		p.setModel(w.val, w.note, words)
 	case kindGPU:
 		return p.gpuWithCount(i, n, w)
+	case kindTrainVerb:
+		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
+			// "serve a dpo tuned llama": how the model was made, not a run.
+			p.ignore(i, i+n+1)
+			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
+			return n + 1
+		}
+		p.apply(w, words)
 	default:
 		p.apply(w, words)
 	}
 	return n
 }
+
+// trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model
+// was made.
+var trainedWords = map[string]bool{"tuned": true, "trained": true, "aligned": true, "finetuned": true, "'d": true, "version": true}
 
 // apply records a word that stands alone: a method, optimizer, precision,
 // quantisation, ZeRO stage, offload or checkpointing setting.
