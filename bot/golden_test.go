@@ -124,6 +124,8 @@ func TestVerdict(t *testing.T) {
 	tight := base
 	tight.Headroom = sizing.HeadroomTight
 	over := fixtures["llama-3.1-70b full rtx-4090"].answer
+	dpo := base
+	dpo.Request.Alignment = "dpo" // the objective asked is named (#31)
 	tests := []struct {
 		a    sizing.Answer
 		want string
@@ -131,6 +133,7 @@ func TestVerdict(t *testing.T) {
 		{base, "✅ Fits: Llama 3.1 8B QLoRA on 1× RTX 4090 24 GB"},
 		{tight, "⚠️ Fits, but tight: Llama 3.1 8B QLoRA on 1× RTX 4090 24 GB"},
 		{over, "❌ Does not fit: Llama 3.1 70B full fine-tune on 1× RTX 4090 24 GB"},
+		{dpo, "✅ Fits: Llama 3.1 8B DPO QLoRA on 1× RTX 4090 24 GB"},
 	}
 	for _, tt := range tests {
 		if got := verdict(tt.a); got != tt.want {
