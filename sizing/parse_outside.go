@@ -136,6 +136,13 @@ var outsideCards = map[string]outsideCard{
 	"7900gre": {"Radeon RX 7900 GRE", 16, "ROCm"}, "7800xt": {"Radeon RX 7800 XT", 16, "ROCm"},
 	"6900xt": {"Radeon RX 6900 XT", 16, "ROCm, no BF16 matrix cores"}, "6800xt": {"Radeon RX 6800 XT", 16, "ROCm, no BF16 matrix cores"},
 	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
+	// Variants of catalog cards with other memory or speed: a variant
+	// word must not be dropped to the catalog's base card ("3060 ti" is
+	// not the RTX 3060 12 GB).
+	"3060ti": {"RTX 3060 Ti", 8, "not the RTX 3060 12 GB"}, "3070ti": {"RTX 3070 Ti", 8, "not the RTX 3070"},
+	"3080ti": {"RTX 3080 Ti", 12, "not the RTX 3080 10 GB"}, "3090ti": {"RTX 3090 Ti", 24, "not the RTX 3090"},
+	"4060":   {"RTX 4060", 8, ""},
+	"5070ti": {"RTX 5070 Ti", 16, "not the RTX 5070 12 GB"}, "5060ti": {"RTX 5060 Ti", 16, "an 8 GB model too"},
 }
 
 // cardLineWords are words a card name may start with before its number.
@@ -167,8 +174,8 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 			c, ok = outsideCards[strings.TrimSuffix(k, "s")] // "2080 tis"
 		}
 		if ok {
-			if w, _ := p.lookup(i, false); w.kind == kindGPU {
-				return outsideCard{}, 0 // a catalog card's name starts here ("2080 ti")
+			if w, m := p.lookup(i, false); w.kind == kindGPU && m >= n {
+				return outsideCard{}, 0 // a catalog card's name covers these words ("2080 ti")
 			}
 			return c, n
 		}
