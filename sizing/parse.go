@@ -356,7 +356,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
 	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller && toks[i].key != "long" { // "long context" is a phrase of its own
+		if first && w.kind == kindFiller && !fillerPhraseStarts[toks[i].key] {
 			last = i + 1
 		}
 	} else {
@@ -407,6 +407,10 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	}
 	return word{}, 0
 }
+
+// fillerPhraseStarts are filler words that start phrases of their own:
+// "long context", "on cpu".
+var fillerPhraseStarts = map[string]bool{"long": true, "on": true}
 
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
