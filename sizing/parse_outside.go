@@ -31,6 +31,9 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if strings.HasPrefix(key(i), "yi") {
 		return yiAt(key, i, len(p.toks)-i)
 	}
+	if strings.HasPrefix(key(i), "olmo") {
+		return olmoAt(key, i, len(p.toks)-i)
+	}
 	switch k := key(i); k {
 	case "command", "commandr", "commandrplus", "commandr+":
 		n, plus := 1, k == "commandrplus" || k == "commandr+" || strings.HasSuffix(p.toks[i].raw, "+")
@@ -91,6 +94,39 @@ func yiAt(key func(int) string, i, left int) (outsideModel, int) {
 			return outsideModel{name, repo + "34B"}, n
 		}
 		return outsideModel{name + " " + size, repo + size}, n
+	}
+	return outsideModel{}, 0
+}
+
+// olmoName is an OLMo model's name as keys run together: OLMo 1 or 2
+// ("olmo 2", "olmo2", "olmo-2-1124"), a size, and an Instruct tag.
+var olmoName = regexp.MustCompile(`^olmo(v?2(?:1124|0325|0425)?)?(1b|7b|13b|32b)?(instruct|sft|dpo|hf)?$`)
+
+// olmo2Repos are the OLMo 2 Hub ids by size (allenai's OLMo 2 collection).
+var olmo2Repos = map[string]string{"1B": "allenai/OLMo-2-0425-1B", "7B": "allenai/OLMo-2-1124-7B", "13B": "allenai/OLMo-2-1124-13B", "32B": "allenai/OLMo-2-0325-32B"}
+
+// olmoAt reads an OLMo model over up to four tokens from i ("olmo 2 13b",
+// "OLMo-2-1124-7B", "olmo 7b"), of the left tokens from i on: its name and
+// Hub id keep the asked version and size (7B when no size is said; OLMo 2 for its 13B and 32B), so
+// "olmo 2 13b" is never read as a bare 13B with a stray "2".
+func olmoAt(key func(int) string, i, left int) (outsideModel, int) {
+	for n := min(4, left); n >= 1; n-- {
+		var b strings.Builder
+		for j := i; j < i+n; j++ {
+			b.WriteString(key(j))
+		}
+		m := olmoName.FindStringSubmatch(b.String())
+		if m == nil {
+			continue
+		}
+		size := strings.ToUpper(m[2])
+		if size == "" {
+			size = "7B"
+		}
+		if repo, ok := olmo2Repos[size]; ok && (m[1] != "" || size == "13B" || size == "32B") {
+			return outsideModel{"OLMo 2 " + size, repo}, n // OLMo 1 came in 1B and 7B only
+		}
+		return outsideModel{"OLMo " + size, "allenai/OLMo-" + size + "-hf"}, n
 	}
 	return outsideModel{}, 0
 }
