@@ -35,6 +35,20 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 		return olmoAt(key, i, len(p.toks)-i)
 	}
 	switch k := key(i); k {
+	case "codellama", "code":
+		// Code Llama 7B, 13B and 70B are Llama 2's architecture, sized as
+		// such (architectureTwins); 34B has no Llama 2 twin.
+		n := 1
+		if k == "code" {
+			if key(i+1) != "llama" {
+				return outsideModel{}, 0
+			}
+			n = 2
+		}
+		if key(i+n) == "34b" {
+			return outsideModel{"Code Llama 34B", "codellama/CodeLlama-34b-hf"}, n + 1
+		}
+		return outsideModel{}, 0
 	case "command", "commandr", "commandrplus", "commandr+":
 		n, plus := 1, k == "commandrplus" || k == "commandr+" || strings.HasSuffix(p.toks[i].raw, "+")
 		if k == "command" {
