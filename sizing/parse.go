@@ -606,6 +606,9 @@ func (p *parser) numeric(i int, num number) int {
 			j++
 		}
 	}
+	if used := p.examples(i, j, num); used > 0 {
+		return used
+	}
 	if num.isInteger() {
 		n, _ := num.scaled(1)
 		if n > 0 && n <= 1<<20 {
@@ -656,6 +659,72 @@ func (p *parser) numeric(i int, num number) int {
 		p.unknownNumber(words)
 	}
 	return j - i
+}
+
+// exampleWords count the examples of a dataset: "50k examples of 1k
+// tokens" is a token budget.
+var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
+	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
+	"pairs": true, "instructions": true, "prompts": true}
+
+// examples reads a dataset said as examples and their length ("50k
+// examples of 1k tokens", "10k samples, 2k tokens each") after the count
+// num at i (j: the token after it) as a token budget of their product; the
+// epochs multiply it (finish). It reports the tokens used, 0 when no
+// examples of a length follow.
+func (p *parser) examples(i, j int, num number) int {
+	key := func(k int) string {
+		if k < len(p.toks) && !p.toks[k].ignorable {
+			return p.toks[k].key
+		}
+		return ""
+	}
+	if !exampleWords[key(j)] {
+		return 0
+	}
+	k := j + 1
+	if key(k) == "of" || key(k) == "at" || key(k) == "with" {
+		k++
+	}
+	length, ok := parseNumber(key(k))
+	if !ok {
+		return 0
+	}
+	k++
+	if length.suffix == "" {
+		if s, ok := scaleWords[key(k)]; ok {
+			length.suffix = s
+			k++
+		}
+	}
+	if phrases[key(k)].kind != kindTokensWord {
+		return 0
+	}
+	k++
+	if key(k) == "each" || key(k) == "apiece" {
+		k++
+	}
+	count, ok1 := num.scaled(decimalUnit(num.suffix))
+	per, ok2 := length.scaled(decimalUnit(length.suffix))
+	if !ok1 || !ok2 || num.neg || length.neg || count < 1 || per < 1 {
+		return 0
+	}
+	words := p.text(i, k)
+	total := count * per
+	if total/per != count {
+		total = MaxTokens + 1 // overflow: more than any budget
+	}
+	if total < MinTokens {
+		p.fail(fmt.Sprintf("%s is %s tokens, too few for a training budget (at least 1M tokens)", quote(words), commas(total)),
+			func(q *Query) { q.Tokens = MinTokens })
+		return k - i
+	}
+	budget, _ := parseNumber(strconv.FormatInt(total, 10))
+	p.setTokens(budget, words)
+	if p.err == nil {
+		p.note(fmt.Sprintf("%s taken as %s tokens", quote(words), strings.ToUpper(formatCount(total))))
+	}
+	return k - i
 }
 
 // cardNumber reports whether the bare number key names a card ("max
