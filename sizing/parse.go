@@ -609,6 +609,9 @@ func (p *parser) numeric(i int, num number) int {
 	if used := p.examples(i, j, num); used > 0 {
 		return used
 	}
+	if used := p.teamOf(i, j, num); used > 0 {
+		return used
+	}
 	if num.isInteger() {
 		n, _ := num.scaled(1)
 		if n > 0 && n <= 1<<20 {
@@ -725,6 +728,30 @@ func (p *parser) examples(i, j int, num number) int {
 		p.note(fmt.Sprintf("%s taken as %s tokens", quote(words), strings.ToUpper(formatCount(total))))
 	}
 	return k - i
+}
+
+// teamWords are groups whose size counts users: "a team of 15".
+var teamWords = map[string]bool{"team": true, "group": true, "org": true, "company": true, "class": true, "lab": true}
+
+// teamOf reads a count after "team of" (num at i, j the token after it)
+// as concurrent users when no word after it says what it counts ("our
+// team of 15": batch 15; "team of 15 devs" is read by the users word).
+// It reports the tokens used, 0 when no team precedes.
+func (p *parser) teamOf(i, j int, num number) int {
+	if i < 2 || p.toks[i-1].key != "of" || !teamWords[p.toks[i-2].key] || num.suffix != "" || !num.isInteger() {
+		return 0
+	}
+	if j < len(p.toks) && !p.toks[j].ignorable {
+		switch w, _ := p.lookup(j, false); w.kind {
+		case kindBatchWord, kindGPU, kindGPUWord, kindNodeWord, kindEpochWord, kindTokensWord, kindParamsWord, kindSeqWord, kindImageWord:
+			return 0 // the word after says what it counts
+		}
+		if _, ok := typedGB(p.toks[j].key); ok {
+			return 0
+		}
+	}
+	p.setBatch(num, p.text(i-2, j))
+	return j - i
 }
 
 // cardNumber reports whether the bare number key names a card ("max
