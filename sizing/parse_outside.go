@@ -34,21 +34,20 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if strings.HasPrefix(key(i), "olmo") {
 		return olmoAt(key, i, len(p.toks)-i)
 	}
-	switch k := key(i); k {
-	case "codellama", "code":
+	if strings.HasPrefix(key(i), "code") {
 		// Code Llama 7B, 13B and 70B are Llama 2's architecture, sized as
 		// such (architectureTwins); 34B has no Llama 2 twin.
-		n := 1
-		if k == "code" {
-			if key(i+1) != "llama" {
-				return outsideModel{}, 0
+		for n := min(4, len(p.toks)-i); n >= 1; n-- {
+			var b strings.Builder
+			for j := i; j < i+n; j++ {
+				b.WriteString(key(j))
 			}
-			n = 2
+			if codeLlama34B.MatchString(b.String()) {
+				return outsideModel{"Code Llama 34B", "codellama/CodeLlama-34b-hf"}, n
+			}
 		}
-		if key(i+n) == "34b" {
-			return outsideModel{"Code Llama 34B", "codellama/CodeLlama-34b-hf"}, n + 1
-		}
-		return outsideModel{}, 0
+	}
+	switch k := key(i); k {
 	case "command", "commandr", "commandrplus", "commandr+":
 		n, plus := 1, k == "commandrplus" || k == "commandr+" || strings.HasSuffix(p.toks[i].raw, "+")
 		if k == "command" {
@@ -111,6 +110,10 @@ func yiAt(key func(int) string, i, left int) (outsideModel, int) {
 	}
 	return outsideModel{}, 0
 }
+
+// codeLlama34B is Code Llama 34B's name as keys run together
+// ("codellama 34b", "CodeLlama-34b-Instruct-hf", "code llama 34b python").
+var codeLlama34B = regexp.MustCompile(`^codellama34b(instruct|python)?(hf)?$`)
 
 // olmoName is an OLMo model's name as keys run together: OLMo 1 or 2
 // ("olmo 2", "olmo2", "olmo-2-1124"), a size, and an Instruct tag.

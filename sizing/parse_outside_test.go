@@ -32,6 +32,7 @@ func TestParseOutsideModels(t *testing.T) {
 		{"OLMo-2-0325-32B inference 2xh100", "I don't know OLMo 2 32B", "fit hf.co/allenai/OLMo-2-0325-32B inference 2xh100"},
 		{"codellama 34b inference a100", `I don't know Code Llama 34B ("codellama 34b")`, "fit hf.co/codellama/CodeLlama-34b-hf inference a100-80"},
 		{"code llama 34b lora 2x4090", "I don't know Code Llama 34B", "fit hf.co/codellama/CodeLlama-34b-hf lora 2xrtx-4090"},
+		{"CodeLlama-34b-Instruct-hf inference a100", "I don't know Code Llama 34B", "fit hf.co/codellama/CodeLlama-34b-hf inference a100-80"},
 		{"olmo 7b inference l4", "I don't know OLMo 7B", "fit hf.co/allenai/OLMo-7B-hf inference l4"},
 	} {
 		_, err := Parse(c.in)
