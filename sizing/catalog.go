@@ -199,8 +199,48 @@ func parseCatalog(gpuData, modelData []byte) (*catalog, error) {
 		names := append([]string{m.ID, m.Name}, m.Aliases...)
 		errs = append(errs, c.modelIdx.add(names, i, m.ID, "", modelKey)...)
 	}
+	for _, t := range architectureTwins {
+		i := slices.IndexFunc(c.models, func(m Model) bool { return m.ID == t.id })
+		if i < 0 {
+			errs = append(errs, fmt.Errorf("architecture twin %q: no model %q", t.name, t.id))
+			continue
+		}
+		errs = append(errs, c.modelIdx.add([]string{t.name}, i, t.id, t.note, modelKey)...)
+	}
 	return c, errors.Join(errs...)
 }
+
+// architectureTwin is a model the catalog sizes as another one with the
+// same config.json shape, said in a note.
+type architectureTwin struct {
+	name, id, note string
+}
+
+// architectureTwins are models people name whose config.json has the
+// shape of a catalog model's: Qwen2.5-Coder has Qwen2.5's (the Coder
+// repos' config.json match the base ones field for field but
+// max_position_embeddings), Phi-3.5-mini-instruct has
+// Phi-3-mini-128k-instruct's (3072 hidden, 32 layers, 32064 vocab,
+// LongRoPE to 131072), and Code Llama 7B/13B/70B have Llama 2's but a
+// 32016-token vocabulary (70B: 32016 too) and rope theta 1e6, a few
+// hundred thousand parameters more.
+var architectureTwins = func() []architectureTwin {
+	var ts []architectureTwin
+	for _, size := range []string{"0.5b", "1.5b", "3b", "7b", "14b", "32b"} {
+		id := "qwen2.5-" + size
+		name := "Qwen2.5 " + strings.ToUpper(size)
+		ts = append(ts, architectureTwin{"qwen2.5 coder " + size, id,
+			fmt.Sprintf("Qwen2.5-Coder-%s has %s's architecture (the same config.json shape): sized as %s", strings.ToUpper(size), name, name)})
+	}
+	ts = append(ts, architectureTwin{"phi 3.5 mini", "phi-3-mini-128k",
+		"Phi-3.5-mini has Phi-3-mini-128k's architecture (the same config.json shape, 3.8B, LongRoPE to 131072): sized as Phi-3 mini 128k"})
+	for _, size := range []string{"7b", "13b", "70b"} {
+		name := "Llama 2 " + strings.ToUpper(size)
+		note := fmt.Sprintf("Code Llama %s has %s's architecture (vocabulary 32016 instead of 32000, rope theta 1e6): sized as %s", strings.ToUpper(size), name, name)
+		ts = append(ts, architectureTwin{"codellama " + size, "llama-2-" + size, note}, architectureTwin{"code llama " + size, "llama-2-" + size, note})
+	}
+	return ts
+}()
 
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -356,7 +356,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
 	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller && toks[i].key != "long" { // "long context" is a phrase of its own
+		if first && w.kind == kindFiller && !fillerPhraseStarts[toks[i].key] {
 			last = i + 1
 		}
 	} else {
@@ -407,6 +407,10 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	}
 	return word{}, 0
 }
+
+// fillerPhraseStarts are filler words that start phrases of their own:
+// "long context", "on cpu".
+var fillerPhraseStarts = map[string]bool{"long": true, "on": true}
 
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
@@ -602,6 +606,12 @@ func (p *parser) numeric(i int, num number) int {
 			j++
 		}
 	}
+	if used := p.examples(i, j, num); used > 0 {
+		return used
+	}
+	if used := p.teamOf(i, j, num); used > 0 {
+		return used
+	}
 	if num.isInteger() {
 		n, _ := num.scaled(1)
 		if n > 0 && n <= 1<<20 {
@@ -651,6 +661,96 @@ func (p *parser) numeric(i int, num number) int {
 	default:
 		p.unknownNumber(words)
 	}
+	return j - i
+}
+
+// exampleWords count the examples of a dataset: "50k examples of 1k
+// tokens" is a token budget.
+var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
+	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
+	"pairs": true, "instructions": true, "prompts": true}
+
+// examples reads a dataset said as examples and their length ("50k
+// examples of 1k tokens", "10k samples, 2k tokens each") after the count
+// num at i (j: the token after it) as a token budget of their product; the
+// epochs multiply it (finish). It reports the tokens used, 0 when no
+// examples of a length follow.
+func (p *parser) examples(i, j int, num number) int {
+	key := func(k int) string {
+		if k < len(p.toks) && !p.toks[k].ignorable {
+			return p.toks[k].key
+		}
+		return ""
+	}
+	if !exampleWords[key(j)] {
+		return 0
+	}
+	k := j + 1
+	if key(k) == "of" || key(k) == "at" || key(k) == "with" {
+		k++
+	}
+	length, ok := parseNumber(key(k))
+	if !ok {
+		return 0
+	}
+	k++
+	if length.suffix == "" {
+		if s, ok := scaleWords[key(k)]; ok {
+			length.suffix = s
+			k++
+		}
+	}
+	if phrases[key(k)].kind != kindTokensWord {
+		return 0
+	}
+	k++
+	if key(k) == "each" || key(k) == "apiece" {
+		k++
+	}
+	count, ok1 := num.scaled(decimalUnit(num.suffix))
+	per, ok2 := length.scaled(decimalUnit(length.suffix))
+	if !ok1 || !ok2 || num.neg || length.neg || count < 1 || per < 1 {
+		return 0
+	}
+	words := p.text(i, k)
+	total := count * per
+	if total/per != count {
+		total = MaxTokens + 1 // overflow: more than any budget
+	}
+	if total < MinTokens {
+		p.fail(fmt.Sprintf("%s is %s tokens, too few for a training budget (at least 1M tokens)", quote(words), commas(total)),
+			func(q *Query) { q.Tokens = MinTokens })
+		return k - i
+	}
+	budget, _ := parseNumber(strconv.FormatInt(total, 10))
+	p.setTokens(budget, words)
+	if p.err == nil {
+		p.note(fmt.Sprintf("%s taken as %s tokens", quote(words), strings.ToUpper(formatCount(total))))
+	}
+	return k - i
+}
+
+// teamWords are groups whose size counts users: "a team of 15".
+var teamWords = map[string]bool{"team": true, "group": true, "org": true, "company": true, "class": true, "lab": true}
+
+// teamOf reads a count after "team of" (num at i, j the token after it)
+// as concurrent users when no word after it says what it counts ("our
+// team of 15": batch 15; "team of 15 devs" is read by the users word).
+// It reports the tokens used, 0 when no team precedes.
+func (p *parser) teamOf(i, j int, num number) int {
+	if i < 2 || p.toks[i-1].key != "of" || !teamWords[p.toks[i-2].key] || num.suffix != "" || !num.isInteger() {
+		return 0
+	}
+	if j < len(p.toks) && !p.toks[j].ignorable {
+		switch w, _ := p.lookup(j, false); w.kind {
+		case kindBatchWord, kindGPU, kindGPUWord, kindNodeWord, kindEpochWord, kindTokensWord, kindParamsWord, kindSeqWord, kindImageWord:
+			return 0 // the word after says what it counts
+		}
+		if _, ok := typedGB(p.toks[j].key); ok {
+			return 0
+		}
+	}
+	p.setBatch(num, p.text(i-2, j))
 	return j - i
 }
 

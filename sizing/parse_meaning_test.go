@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,7 +52,7 @@ func TestFillerNeverInAName(t *testing.T) {
 // TestCardNumberWithMemory: a card's number before its memory is the
 // card the catalog lacks, sized by that memory, never a count of cards.
 func TestCardNumberWithMemory(t *testing.T) {
-	for _, q := range []string{"8b qlora 4060 16gb", "8b qlora 4060 ti 16gb", "llama 3 8b lora on my 4060 with 16gb"} {
+	for _, q := range []string{"8b qlora 4060 16gb", "8b qlora 5060 ti 16gb", "llama 3 8b lora on my 4060 with 16gb"} {
 		p, err := Parse(q)
 		if err != nil {
 			t.Errorf("Parse(%q): %v", q, err)
@@ -92,5 +93,28 @@ func TestFill(t *testing.T) {
 	}
 	if got, added := Fill(grammar, mustParse("llama 3.1 8b lora 4090")); len(added) != 0 || Format(got.Query) != Format(grammar.Query) {
 		t.Errorf("Fill of nothing new = %q, %q", Format(got.Query), added)
+	}
+}
+
+// TestExamplesAsTokens: "N examples of M tokens" is a budget of N×M
+// tokens, times the epochs, said in a note (#31).
+func TestExamplesAsTokens(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		note string
+	}{
+		{"how long would 3 epochs of lora on llama 3.1 8b take on 50k examples of 1k tokens on an a100", 150e6, `"50k examples of 1k tokens" taken as 50M tokens`},
+		{"llama 3 8b full 8xh100 on 10k conversations with 2k tokens each", 20e6, `"10k conversations with 2k tokens each" taken as 20M tokens`},
+		{"lora 7b a100 2 million samples of 300 tokens", 600e6, `taken as 600M tokens`},
+	} {
+		p, err := Parse(c.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		if p.Query.Tokens != c.want || !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, c.note) }) {
+			t.Errorf("Parse(%q) = %d tokens, notes %q; want %d and %q", c.in, p.Query.Tokens, p.Notes, c.want, c.note)
+		}
 	}
 }

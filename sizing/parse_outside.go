@@ -31,6 +31,22 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if strings.HasPrefix(key(i), "yi") {
 		return yiAt(key, i, len(p.toks)-i)
 	}
+	if strings.HasPrefix(key(i), "olmo") {
+		return olmoAt(key, i, len(p.toks)-i)
+	}
+	if strings.HasPrefix(key(i), "code") {
+		// Code Llama 7B, 13B and 70B are Llama 2's architecture, sized as
+		// such (architectureTwins); 34B has no Llama 2 twin.
+		for n := min(4, len(p.toks)-i); n >= 1; n-- {
+			var b strings.Builder
+			for j := i; j < i+n; j++ {
+				b.WriteString(key(j))
+			}
+			if codeLlama34B.MatchString(b.String()) {
+				return outsideModel{"Code Llama 34B", "codellama/CodeLlama-34b-hf"}, n
+			}
+		}
+	}
 	switch k := key(i); k {
 	case "command", "commandr", "commandrplus", "commandr+":
 		n, plus := 1, k == "commandrplus" || k == "commandr+" || strings.HasSuffix(p.toks[i].raw, "+")
@@ -95,6 +111,43 @@ func yiAt(key func(int) string, i, left int) (outsideModel, int) {
 	return outsideModel{}, 0
 }
 
+// codeLlama34B is Code Llama 34B's name as keys run together
+// ("codellama 34b", "CodeLlama-34b-Instruct-hf", "code llama 34b python").
+var codeLlama34B = regexp.MustCompile(`^codellama34b(instruct|python)?(hf)?$`)
+
+// olmoName is an OLMo model's name as keys run together: OLMo 1 or 2
+// ("olmo 2", "olmo2", "olmo-2-1124"), a size, and an Instruct tag.
+var olmoName = regexp.MustCompile(`^olmo(v?2(?:1124|0325|0425)?)?(1b|7b|13b|32b)?(instruct|sft|dpo|hf)?$`)
+
+// olmo2Repos are the OLMo 2 Hub ids by size (allenai's OLMo 2 collection).
+var olmo2Repos = map[string]string{"1B": "allenai/OLMo-2-0425-1B", "7B": "allenai/OLMo-2-1124-7B", "13B": "allenai/OLMo-2-1124-13B", "32B": "allenai/OLMo-2-0325-32B"}
+
+// olmoAt reads an OLMo model over up to four tokens from i ("olmo 2 13b",
+// "OLMo-2-1124-7B", "olmo 7b"), of the left tokens from i on: its name and
+// Hub id keep the asked version and size (7B when no size is said; OLMo 2 for its 13B and 32B), so
+// "olmo 2 13b" is never read as a bare 13B with a stray "2".
+func olmoAt(key func(int) string, i, left int) (outsideModel, int) {
+	for n := min(4, left); n >= 1; n-- {
+		var b strings.Builder
+		for j := i; j < i+n; j++ {
+			b.WriteString(key(j))
+		}
+		m := olmoName.FindStringSubmatch(b.String())
+		if m == nil {
+			continue
+		}
+		size := strings.ToUpper(m[2])
+		if size == "" {
+			size = "7B"
+		}
+		if repo, ok := olmo2Repos[size]; ok && (m[1] != "" || size == "13B" || size == "32B") {
+			return outsideModel{"OLMo 2 " + size, repo}, n // OLMo 1 came in 1B and 7B only
+		}
+		return outsideModel{"OLMo " + size, "allenai/OLMo-" + size + "-hf"}, n
+	}
+	return outsideModel{}, 0
+}
+
 // outside refuses an outside model named at token i, keeping the rest of
 // the question in the Try line with the model's Hub id, and reports the
 // tokens it covered (0 when no outside model starts there).
@@ -136,6 +189,13 @@ var outsideCards = map[string]outsideCard{
 	"7900gre": {"Radeon RX 7900 GRE", 16, "ROCm"}, "7800xt": {"Radeon RX 7800 XT", 16, "ROCm"},
 	"6900xt": {"Radeon RX 6900 XT", 16, "ROCm, no BF16 matrix cores"}, "6800xt": {"Radeon RX 6800 XT", 16, "ROCm, no BF16 matrix cores"},
 	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
+	// Variants of catalog cards with other memory or speed: a variant
+	// word must not be dropped to the catalog's base card ("3060 ti" is
+	// not the RTX 3060 12 GB).
+	"3060ti": {"RTX 3060 Ti", 8, "not the RTX 3060 12 GB"}, "3070ti": {"RTX 3070 Ti", 8, "not the RTX 3070"},
+	"3080ti": {"RTX 3080 Ti", 12, "not the RTX 3080 10 GB"}, "3090ti": {"RTX 3090 Ti", 24, "not the RTX 3090"},
+	"4060":   {"RTX 4060", 8, ""},
+	"5070ti": {"RTX 5070 Ti", 16, "not the RTX 5070 12 GB"}, "5060ti": {"RTX 5060 Ti", 16, "an 8 GB model too"},
 }
 
 // cardLineWords are words a card name may start with before its number.
@@ -167,8 +227,8 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 			c, ok = outsideCards[strings.TrimSuffix(k, "s")] // "2080 tis"
 		}
 		if ok {
-			if w, _ := p.lookup(i, false); w.kind == kindGPU {
-				return outsideCard{}, 0 // a catalog card's name starts here ("2080 ti")
+			if w, m := p.lookup(i, false); w.kind == kindGPU && m >= n {
+				return outsideCard{}, 0 // a catalog card's name covers these words ("2080 ti")
 			}
 			return c, n
 		}

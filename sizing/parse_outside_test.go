@@ -26,6 +26,14 @@ func TestParseOutsideModels(t *testing.T) {
 		{"command r qlora a100", "I don't know Command R (", "fit hf.co/CohereForAI/c4ai-command-r-v01 qlora a100-80"},
 		{"vit large training on a100", `I don't know ViT-L ("vit large")`, "fit hf.co/google/vit-large-patch16-224 full a100-80"},
 		{"vit-b inference t4", "I don't know ViT-B", "fit hf.co/google/vit-base-patch16-224 inference t4"},
+		// A family name with its version: "olmo 2 13b" is not a bare 13B and a stray "2".
+		{"olmo 2 13b full finetune on 8 h100", `I don't know OLMo 2 13B ("olmo 2 13b")`, "fit hf.co/allenai/OLMo-2-1124-13B full 8xh100"},
+		{"olmo2 7b lora a100", "I don't know OLMo 2 7B", "fit hf.co/allenai/OLMo-2-1124-7B lora a100-80"},
+		{"OLMo-2-0325-32B inference 2xh100", "I don't know OLMo 2 32B", "fit hf.co/allenai/OLMo-2-0325-32B inference 2xh100"},
+		{"codellama 34b inference a100", `I don't know Code Llama 34B ("codellama 34b")`, "fit hf.co/codellama/CodeLlama-34b-hf inference a100-80"},
+		{"code llama 34b lora 2x4090", "I don't know Code Llama 34B", "fit hf.co/codellama/CodeLlama-34b-hf lora 2xrtx-4090"},
+		{"CodeLlama-34b-Instruct-hf inference a100", "I don't know Code Llama 34B", "fit hf.co/codellama/CodeLlama-34b-hf inference a100-80"},
+		{"olmo 7b inference l4", "I don't know OLMo 7B", "fit hf.co/allenai/OLMo-7B-hf inference l4"},
 	} {
 		_, err := Parse(c.in)
 		var ie *InputError

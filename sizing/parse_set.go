@@ -217,6 +217,7 @@ func (p *parser) finish() {
 		p.resolveInt4()
 	}
 	p.resolveMemory()
+	p.macWithoutChip()
 	if p.ggufWords != "" && p.q.Quant == "" {
 		p.q.Quant = QuantQ4_KM
 		p.words[fQuant] = p.ggufWords
@@ -508,5 +509,34 @@ func (p *parser) setImages(v int, words string) {
 	}
 	if p.claim(fImages, p.q.Images == v, words) {
 		p.q.Images = v
+	}
+}
+
+// macWords name a Mac, not its chip.
+var macWords = map[string]bool{"mac": true, "macs": true, "macbook": true, "macbooks": true, "imac": true, "macmini": true, "macstudio": true, "macbookpro": true, "macbookair": true}
+
+// macWithoutChip refuses a question about a Mac whose chip it does not
+// name ("on my macbook pro 36gb"): the Mac's words would otherwise go
+// unused and the question be sized on another GPU (an RTX card of the
+// typed memory).
+func (p *parser) macWithoutChip() {
+	if p.err != nil {
+		return
+	}
+	if g, _, err := LookupGPU(p.q.GPU); err == nil && g.Vendor == "apple" {
+		return
+	}
+	for i, t := range p.toks {
+		if !macWords[t.key] {
+			continue
+		}
+		words := p.text(i, i+1)
+		if i+1 < len(p.toks) && (p.toks[i+1].key == "pro" || p.toks[i+1].key == "air" || p.toks[i+1].key == "mini" || p.toks[i+1].key == "studio") {
+			words = p.text(i, i+2)
+		}
+		gpu := "m4-max-128"
+		p.fail(fmt.Sprintf("%s: which chip? name it with its memory (\"m3 16gb\", \"m4 pro 48gb\", \"m3 max 36gb\"); a Mac is sized by its Apple M-series chip", quote(words)),
+			func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = gpu, 0, 0, 0 })
+		return
 	}
 }

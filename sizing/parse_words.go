@@ -226,12 +226,15 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindNoDevice, val: "a phone"}, "phone", "phones", "iphone", "android", "smartphone", "cellphone")
 	add(word{kind: kindNoDevice, val: "a microcontroller"}, "arduino", "esp32", "microcontroller")
 	add(word{kind: kindNoDevice, val: "a Jetson"}, "jetson", "jetsonorin", "jetsonnano", "orin", "agxorin", "jetsonagxorin")
+	add(word{kind: kindNoDevice, val: "CPU-only inference (llama.cpp on a CPU is not modelled)"}, "cpuonly", "oncpu", "onlycpu", "onlyoncpu",
+		"justcpu", "justoncpu", "oncpuonly", "onthecpu", "onmycpu", "nogpu", "withoutgpu", "withoutagpu", "withnogpu", "laptopcpu",
+		"onmylaptopcpu", "onlaptopcpu", "cpuinference", "inferenceoncpu")
 	add(word{kind: kindNoDevice, val: "a TPU"}, "tpu", "tpus", "tpuv4", "tpuv5e", "tpuv5p", "tpuv6e", "cloudtpu")
 	add(word{kind: kindGPU, val: "t4", note: "Colab taken as its free tier's T4 16 GB (Colab Pro gives an L4 or an A100: name it)"}, "colab", "googlecolab", "colabfree", "freecolab")
 	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",
-		"offloadtocpu", "offloadcpu", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",
+		"offloadtocpu", "offloadcpu", "oncpuoffload", "withcpuoffload", "cpuoffloading", "offloadtoram", "ramoffload", "offloadoptimizer",
 		"optimizeroffload", "zerooffload")
 	add(word{kind: kindOffload, val: string(OffloadNVMe)}, "nvmeoffload", "offloadtonvme", "offloadnvme",
 		"nvme", "zeroinfinity", "ssdoffload", "offloadtossd", "diskoffload", "offloadtodisk")
@@ -256,7 +259,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindBatchWord}, "users", "user", "requests", "request", "concurrent", "concurrentusers",
 		"concurrentrequests", "parallelrequests", "simultaneoususers", "simultaneousrequests", "streams",
 		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs",
-		"ppl", "people", "folks", "clients", "customers")
+		"ppl", "people", "folks", "clients", "customers", "devs", "developers", "engineers", "employees", "teammates", "coworkers")
 	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")
