@@ -142,9 +142,9 @@ func TestInterpretRejections(t *testing.T) {
 			wantIs: ErrNotUnderstood, wantBack: askForModel, wantRequests: 1,
 		},
 		{
-			name: "a GPU the catalog lacks (one digit from several) gets the parser's did-you-mean", question: "llama 3 8b lora on the new nvidia rtx 4060",
+			name: "a GPU the catalog lacks gets the parser's refusal (its memory, when known) and a Try", question: "llama 3 8b lora on the new nvidia rtx 4060",
 			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "llama 3 8b", "lora", "RTX 4060" })),
-			wantProblem: "did you mean", wantRequests: 1,
+			wantProblem: "is not a GPU I know", wantRequests: 1,
 		},
 		{
 			name: "an invented model gets the parser's did-you-mean", question: "fine-tune gpt4 on a100",
