@@ -189,6 +189,8 @@ var outsideCards = map[string]outsideCard{
 	"7900gre": {"Radeon RX 7900 GRE", 16, "ROCm"}, "7800xt": {"Radeon RX 7800 XT", 16, "ROCm"},
 	"6900xt": {"Radeon RX 6900 XT", 16, "ROCm, no BF16 matrix cores"}, "6800xt": {"Radeon RX 6800 XT", 16, "ROCm, no BF16 matrix cores"},
 	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
+	"a770":   {"Intel Arc A770", 16, "an 8 GB model too; runs PyTorch through Intel's XPU backend, not CUDA"},
+	"b580":   {"Intel Arc B580", 12, "runs PyTorch through Intel's XPU backend, not CUDA"},
 	// Variants of catalog cards with other memory or speed: a variant
 	// word must not be dropped to the catalog's base card ("3060 ti" is
 	// not the RTX 3060 12 GB).
@@ -199,7 +201,7 @@ var outsideCards = map[string]outsideCard{
 }
 
 // cardLineWords are words a card name may start with before its number.
-var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true}
+var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true, "intel": true, "arc": true}
 
 // outsideCardAt reads a card the catalog lacks starting at token i ("2080
 // ti", "rx 7900 xtx", "tesla k80") and reports it with the tokens it

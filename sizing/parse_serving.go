@@ -16,6 +16,7 @@ const IntentServe Intent = "serve"
 // targets, which it writes into the Query once the main parse is done.
 type serveWords struct {
 	capacity, perMonth bool
+	people             bool // a count of people was said ("for 500 users"): a load, not a batch
 	load               ServeLoad
 	said               []Field // the serving fields, as the asker wrote them
 	notes              []string
@@ -24,7 +25,7 @@ type serveWords struct {
 
 // Words of the serving pass, by lower-case word.
 var (
-	peopleWords   = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true}
+	peopleWords   = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true}
 	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
 	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
 	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
@@ -84,6 +85,15 @@ func readServe(toks []token) ([]token, serveWords) {
 			continue
 		}
 		k := w(i)
+		if _, ok := parseNumber(k); ok {
+			j := i + 1
+			for concurrentAdj[w(j)] {
+				j++
+			}
+			if peopleWords[w(j)] && w(j) != "seqs" && w(j) != "sequences" {
+				sw.people = true // read by the main parse as the batch; marks it a load
+			}
+		}
 		switch {
 		case k == "how" && w(i+1) == "many":
 			j := i + 2
@@ -352,9 +362,12 @@ func (l ServeLoad) targets() bool {
 // plans only with a load or a target to plan for ("which gpu for llama
 // 70b" is the which-GPU question). Cards named in the plural with no
 // count ("for 100 users on h100s") plan too: how many of them the load
-// needs, never one assumed ("on an h100" stays one card).
-func (sw *serveWords) settle(users int, someCards bool) ServeLoad {
-	if someCards && (users > 0 || sw.load.targets()) {
+// needs, never one assumed ("on an h100" stays one card). So does a count
+// of people with no card at all ("serve llama 3.3 70b to 500 users"):
+// which cards, and how many, serve them ("batch 500" stays the memory of
+// one batch).
+func (sw *serveWords) settle(users int, someCards, noCards bool) ServeLoad {
+	if someCards && (users > 0 || sw.load.targets()) || noCards && sw.people && users > 0 {
 		sw.load.Plan = true
 	}
 	if sw.load.Plan && !sw.load.targets() && users == 0 {

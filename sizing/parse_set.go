@@ -260,7 +260,8 @@ func (p *parser) finish() {
 		p.note("not used: " + strings.Join(words, ", "))
 	}
 	serving := p.q.Method == "" || p.q.Method == MethodInference
-	p.q.Serve = p.serve.settle(p.q.MicroBatch, serving && p.gpuPlural && p.q.GPUs == 0)
+	p.q.Serve = p.serve.settle(p.q.MicroBatch, serving && p.gpuPlural && p.q.GPUs == 0,
+		serving && p.q.GPU == "" && p.q.GPUs == 0 && p.q.GPUMemoryBytes == 0)
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
 		if words == "" {
