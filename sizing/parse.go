@@ -424,6 +424,11 @@ func (p *parser) step(i int) int {
 	if n := p.outsideCardName(i); n > 0 {
 		return n
 	}
+	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
+		if n := p.outside(i); n > 0 {
+			return n
+		}
+	}
 	w, n := p.lookup(i, true)
 	if n == 0 {
 		if num, ok := parseNumber(p.toks[i].key); ok {

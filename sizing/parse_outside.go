@@ -31,6 +31,9 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if strings.HasPrefix(key(i), "yi") {
 		return yiAt(key, i, len(p.toks)-i)
 	}
+	if key(i) == "deepseek" {
+		return deepseekAt(key, i)
+	}
 	if strings.HasPrefix(key(i), "olmo") {
 		return olmoAt(key, i, len(p.toks)-i)
 	}
@@ -147,6 +150,44 @@ func olmoAt(key func(int) string, i, left int) (outsideModel, int) {
 	}
 	return outsideModel{}, 0
 }
+
+// deepseekAt reads the DeepSeek models the catalog lacks ("deepseek
+// coder v2 lite", "deepseek v2", "deepseek coder 6.7b", "deepseek llm
+// 67b"), which "deepseek" alone (DeepSeek-V3) must not swallow. Repo ids
+// as deepseek-ai publishes them on the Hub.
+func deepseekAt(key func(int) string, i int) (outsideModel, int) {
+	switch key(i + 1) {
+	case "coder":
+		if key(i+2) == "v2" {
+			if key(i+3) == "lite" {
+				return outsideModel{"DeepSeek-Coder-V2-Lite", "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"}, 4
+			}
+			return outsideModel{"DeepSeek-Coder-V2", "deepseek-ai/DeepSeek-Coder-V2-Instruct"}, 3
+		}
+		if size, ok := deepseekCoderSizes[key(i+2)]; ok {
+			return outsideModel{"DeepSeek Coder " + size, "deepseek-ai/deepseek-coder-" + strings.ToLower(size) + "-instruct"}, 3
+		}
+		return outsideModel{"DeepSeek Coder", "deepseek-ai/deepseek-coder-6.7b-instruct"}, 2
+	case "v2":
+		if key(i+2) == "lite" {
+			return outsideModel{"DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite"}, 3
+		}
+		return outsideModel{"DeepSeek-V2", "deepseek-ai/DeepSeek-V2"}, 2
+	case "v2.5":
+		return outsideModel{"DeepSeek-V2.5", "deepseek-ai/DeepSeek-V2.5"}, 2
+	case "llm":
+		if key(i+2) == "67b" {
+			return outsideModel{"DeepSeek LLM 67B", "deepseek-ai/deepseek-llm-67b-base"}, 3
+		}
+		if key(i+2) == "7b" {
+			return outsideModel{"DeepSeek LLM 7B", "deepseek-ai/deepseek-llm-7b-base"}, 3
+		}
+	}
+	return outsideModel{}, 0
+}
+
+// deepseekCoderSizes are DeepSeek Coder (1)'s sizes, by key.
+var deepseekCoderSizes = map[string]string{"1.3b": "1.3B", "6.7b": "6.7B", "33b": "33B"}
 
 // outside refuses an outside model named at token i, keeping the rest of
 // the question in the Try line with the model's Hub id, and reports the
