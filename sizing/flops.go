@@ -232,6 +232,16 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 	if r.Method == MethodInference {
 		what = "prefill"
 	}
-	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %.3g GFLOPs per token with causal attention%s",
-		what, *t.MFU*100, peak, how, *t.FLOPsPerToken/1e9, decode)
+	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %s GFLOPs per token with causal attention%s",
+		what, *t.MFU*100, peak, how, threeFigures(*t.FLOPsPerToken/1e9), decode)
+}
+
+// threeFigures writes v to three significant figures, never in
+// scientific notation ("54.5", "2,460" where %.3g writes "2.46e+03").
+func threeFigures(v float64) string {
+	if v < 1000 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	step := math.Pow(10, math.Floor(math.Log10(v))-2)
+	return commas(int64(math.Round(v/step) * step))
 }
