@@ -242,10 +242,11 @@ func placeable(p sizing.Parsed) bool {
 
 // AboutCluster reports whether a question only asks what the team's
 // live cluster has free ("what's free on our cluster right now?", "free
-// gpus"): it asks about the cluster, names no model, size or method, and
-// a cluster is configured. The faces answer it with the cluster's list.
+// gpus"): it asks about the cluster and names no model, size or method.
+// The faces answer it with the cluster's list or, when no cluster is
+// configured or it cannot be read, with why and the team's machines.
 func (s *Service) AboutCluster(q Question) bool {
-	return s.Cluster != nil && q.Sizing() && !HasModel(q.Parsed.Query) && q.Parsed.Query.Method == "" && cluster.Asked(q.Text)
+	return q.Sizing() && !HasModel(q.Parsed.Query) && q.Parsed.Query.Method == "" && cluster.Asked(q.Text)
 }
 
 // OnCluster is a question put on the team's live cluster: the cluster as

@@ -193,3 +193,21 @@ func TestSameForEveryTeam(t *testing.T) {
 		}
 	}
 }
+
+// TestAboutClusterWithoutOne: "what's free on our cluster" is the
+// cluster's question whether or not one is configured (the faces then
+// say none is and list the team's machines), never a refusal to size;
+// a sizing question that mentions the cluster is not.
+func TestAboutClusterWithoutOne(t *testing.T) {
+	s := service(&hubQwen{}, teamMachines{})
+	for text, want := range map[string]bool{
+		"what's free on our cluster right now": true,
+		"free gpus":                            true,
+		"13b lora on our cluster":              false,
+		"13b lora 4090":                        false,
+	} {
+		if got := s.AboutCluster(s.Read(text)); got != want {
+			t.Errorf("AboutCluster(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -131,7 +131,7 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	defer srv.Close()
 
 	form := url.Values{"team_id": {"T1"}, "channel_id": {"C1"}, "user_id": {"U1"}, "command": {"/fit"},
-		"text": {"can our cluster handle the new checkpoint"}, "response_url": {rurl.URL + "/r"}}.Encode()
+		"text": {"can we handle the new checkpoint"}, "response_url": {rurl.URL + "/r"}}.Encode()
 	start := time.Now()
 	if code := postSignedAt(t, srv.URL, "/slack/commands", formType, []byte(form), testNow, nil); code != http.StatusOK {
 		t.Fatalf("status %d", code)
