@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -102,12 +103,28 @@ func (p *parser) setSize(num number, experts int, words string) {
 			func(q *Query) { q.Experts = 8 })
 		return
 	}
+	if p.words[fModel] != "" && p.q.Model != "" && p.q.Params == 0 && experts == 0 && sizeAgrees(p.q.Model, float64(v)) {
+		p.claim(fModel, true, words) // "phi 4 14b": the size the model already has
+		return
+	}
 	if p.words[fModel] != "" && (p.q.Params != v || p.q.Experts != experts) {
 		p.claim(fModel, false, words)
 		return
 	}
 	p.claim(fModel, true, words)
 	p.q.Params, p.q.Experts = v, experts
+}
+
+// sizeAgrees reports whether a bare size said after a catalog model is
+// that model's own size, as people round it ("phi 4 14b" for Phi-4's
+// 14.7B parameters): within 15% of its parameter count.
+func sizeAgrees(model string, params float64) bool {
+	m, _, err := LookupModel(model)
+	if err != nil {
+		return false
+	}
+	total, _ := m.ParamCount()
+	return total > 0 && math.Abs(params-float64(total)) <= 0.15*float64(total)
 }
 
 func (p *parser) setSeq(num number, words string) {
