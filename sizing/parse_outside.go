@@ -34,6 +34,9 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if key(i) == "deepseek" {
 		return deepseekAt(key, i)
 	}
+	if strings.HasPrefix(key(i), "smollm") {
+		return smolLMAt(key, i)
+	}
 	if strings.HasPrefix(key(i), "olmo") {
 		return olmoAt(key, i, len(p.toks)-i)
 	}
@@ -185,6 +188,33 @@ func deepseekAt(key func(int) string, i int) (outsideModel, int) {
 	}
 	return outsideModel{}, 0
 }
+
+// smolLMAt reads Hugging Face's SmolLM and SmolLM2 ("smollm2 1.7b",
+// "smollm2-360m"): the size joined or the next word, 1.7B when unsaid.
+func smolLMAt(key func(int) string, i int) (outsideModel, int) {
+	k, n := key(i), 1
+	version := "SmolLM2"
+	if !strings.HasPrefix(k, "smollm2") {
+		version = "SmolLM"
+	}
+	size := strings.TrimPrefix(strings.TrimPrefix(k, "smollm2"), "smollm")
+	if size == "" {
+		if _, ok := smolLMSizes[key(i+1)]; ok {
+			size, n = key(i+1), 2
+		}
+	}
+	label, ok := smolLMSizes[size]
+	if !ok {
+		if size != "" {
+			return outsideModel{}, 0
+		}
+		label = "1.7B"
+	}
+	return outsideModel{version + " " + label, "HuggingFaceTB/" + version + "-" + label}, n
+}
+
+// smolLMSizes are SmolLM's sizes, by key.
+var smolLMSizes = map[string]string{"135m": "135M", "360m": "360M", "1.7b": "1.7B"}
 
 // deepseekCoderSizes are DeepSeek Coder (1)'s sizes, by key.
 var deepseekCoderSizes = map[string]string{"1.3b": "1.3B", "6.7b": "6.7B", "33b": "33B"}
