@@ -112,6 +112,13 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	if !fits && len(out) == 0 {
 		out = e.otherCardChanges(rs)
 	}
+	out = slices.DeleteFunc(out, func(c altCandidate) bool {
+		if c.req.Offload != OffloadCPU {
+			return false
+		}
+		ram, _ := hostNeeds(&c.req, &rs.shape)
+		return ram > maxServerRAMBytes // no server holds it
+	})
 	alts := make([]Alternative, 0, len(out))
 	// One backing array for the price, hours and total of every
 	// alternative instead of an allocation each.

@@ -14,6 +14,11 @@ const (
 	// hostRAMFactor is how much host RAM fitbot asks for per byte that
 	// offload moves there (the seeds: provision 1.5-2×).
 	hostRAMFactor = 1.5
+	// maxServerRAMBytes is the most host RAM fitbot takes one machine to
+	// hold: 4 TiB, the largest memory NVIDIA lists for a DGX B200 (2 TB,
+	// up to 4 TB); a DGX H100 has 2 TB. CPU offload that needs more per
+	// machine is said in the answer and never offered as an alternative.
+	maxServerRAMBytes = 4 << 40
 )
 
 // Estimator answers sizing questions. The zero value works: no prices,
@@ -90,6 +95,10 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	var warnings []string
 	a.Price, warnings = e.requestPrice(r)
+	if r.Offload == OffloadCPU && a.HostRAMBytes > maxServerRAMBytes {
+		warnings = append(warnings, fmt.Sprintf("cpu offload needs %s GiB of RAM per machine, more than a server holds (4 TiB at most, a DGX B200's largest): spread it over more machines or offload to NVMe",
+			commas(a.HostRAMBytes>>30)))
+	}
 	var tw []string
 	if rs.shape.diffusion != nil {
 		// Image models: memory only; their speed (steps per second) and

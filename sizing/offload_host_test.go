@@ -1,0 +1,45 @@
+package sizing
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOffloadBeyondAServer: CPU offload of a 405B full fine-tune onto one
+// machine needs about 10 TB of RAM. The answer says no server holds it,
+// and no alternative offers an offload that needs more than 4 TiB a
+// machine (before, "gradient checkpointing on the same card" was offered
+// with the same 10 TB offload under it).
+func TestOffloadBeyondAServer(t *testing.T) {
+	for _, text := range []string{
+		"llama 3.1 405b full finetune on 1 h200 with zero 3 offload",
+		"llama 3.1 405b full finetune on 1 h200",
+	} {
+		p, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Request.Offload == OffloadCPU && !hasPrefix(a.Warnings, "cpu offload needs") {
+			t.Errorf("%q: %s GiB of host RAM and no warning: %q", text, commas(a.HostRAMBytes>>30), a.Warnings)
+		}
+		rs, err := resolve(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, alt := range a.Alternatives {
+			if alt.Offload != OffloadCPU {
+				continue
+			}
+			if ram, _ := hostNeeds(&alt.Request, &rs.shape); ram > maxServerRAMBytes {
+				t.Errorf("%q: alternative %q needs %s GiB of host RAM a machine", text, alt.Why, commas(ram>>30))
+			}
+		}
+		if strings.Contains(text, "offload") && len(a.Warnings) == 0 {
+			t.Errorf("%q: no warnings", text)
+		}
+	}
+}
