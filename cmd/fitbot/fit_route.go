@@ -86,32 +86,23 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		return err
 	}
 	now := time.Now().UTC()
-	// listed are each named GPU's offers, spot ones when spot was asked
-	// and there are any.
-	listed := make([][]pricing.Offer, len(r.GPUs))
-	var noSpot, noProvider []string
-	for i, gpu := range r.GPUs {
-		var none []string
-		all := view.offersFor(answer.Variants(r, i)...)
-		listed[i], none = answer.ProviderOffers(all, r.Providers)
-		if line := answer.NoProviderLine(r, i, none, all); line != "" {
-			noProvider = append(noProvider, line)
+	// Which offers each named GPU lists (its variants, the providers
+	// named, spot when asked) is the answer service's reading, as in Slack.
+	var pa answer.PriceAnswer
+	if len(r.GPUs) > 0 {
+		svc, _ := a.answers()
+		svc.PriceBook = offerBook{view}
+		if pa, err = svc.Prices(ctx, r); err != nil {
+			return err
 		}
 		if r.Spot {
-			if spot, ok := answer.SpotOffers(listed[i]); ok {
+			for _, offers := range pa.Offers {
 				// Cheapest first across the variants: spot rows are few.
-				slices.SortStableFunc(spot, func(a, b pricing.Offer) int { return pricing.CompareOffers(a, b, view.snap.At()) })
-				listed[i] = spot
-			} else {
-				noSpot = append(noSpot, gpu)
+				slices.SortStableFunc(offers, func(a, b pricing.Offer) int { return pricing.CompareOffers(a, b, view.snap.At()) })
 			}
 		}
 	}
-	var c *answer.Comparison
-	if len(r.GPUs) >= 2 {
-		cmpd := answer.Compare(r.GPUs[0], r.GPUs[1], listed[0], listed[1])
-		c = &cmpd
-	}
+	listed, noSpot, noProvider, c := pa.Offers, pa.NoSpot, pa.NoProvider, pa.Compare
 	if f.json {
 		return a.writeJSON(routedPricesJSON(view, r, listed, noSpot, c, now))
 	}
@@ -210,4 +201,17 @@ func weeklyDigest(db *store.DB) bot.Weekly {
 		}
 		return pricing.BuildDigest(in, c), nil
 	}
+}
+
+// offerBook is the loaded price view as the answer service's PriceBook.
+type offerBook struct{ view priceView }
+
+// OffersForGPU implements answer.PriceBook.
+func (b offerBook) OffersForGPU(_ context.Context, gpu string) ([]pricing.Offer, error) {
+	return b.view.offersFor(gpu), nil
+}
+
+// CheapestOffers implements answer.PriceBook.
+func (b offerBook) CheapestOffers(context.Context) ([]pricing.Offer, error) {
+	return b.view.snap.CheapestPerGPU(), nil
 }
