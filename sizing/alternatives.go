@@ -109,16 +109,11 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		c.why = describeCheapest(c.gpu, c)
 		out = append(out, c)
 	}
+	beyondServer := func(c altCandidate) bool { return offloadBeyondServer(&c.req, &rs.shape) }
+	out = slices.DeleteFunc(out, beyondServer)
 	if !fits && len(out) == 0 {
-		out = e.otherCardChanges(rs)
+		out = slices.DeleteFunc(e.otherCardChanges(rs), beyondServer)
 	}
-	out = slices.DeleteFunc(out, func(c altCandidate) bool {
-		if c.req.Offload != OffloadCPU {
-			return false
-		}
-		ram, _ := hostNeeds(&c.req, &rs.shape)
-		return ram > maxServerRAMBytes // no server holds it
-	})
 	alts := make([]Alternative, 0, len(out))
 	// One backing array for the price, hours and total of every
 	// alternative instead of an allocation each.
@@ -738,4 +733,14 @@ func (e *Estimator) pickGPU(rs *resolved) {
 	g, _, _ := LookupGPU(referenceGPU)
 	rs.setGPU(g)
 	rs.assume("no GPU named and none fits as asked: answered for one %s", g.Name)
+}
+
+// offloadBeyondServer reports whether r offloads to CPU more than one
+// machine's RAM can hold (maxServerRAMBytes): no server runs it.
+func offloadBeyondServer(r *Request, s *shape) bool {
+	if r.Offload != OffloadCPU {
+		return false
+	}
+	ram, _ := hostNeeds(r, s)
+	return ram > maxServerRAMBytes
 }

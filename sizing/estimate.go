@@ -95,7 +95,7 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	var warnings []string
 	a.Price, warnings = e.requestPrice(r)
-	if r.Offload == OffloadCPU && a.HostRAMBytes > maxServerRAMBytes {
+	if offloadBeyondServer(r, &rs.shape) {
 		warnings = append(warnings, fmt.Sprintf("cpu offload needs %s GiB of RAM per machine, more than a server holds (4 TiB at most, a DGX B200's largest): spread it over more machines or offload to NVMe",
 			commas(a.HostRAMBytes>>30)))
 	}
