@@ -223,7 +223,8 @@ type architectureTwin struct {
 // Phi-3-mini-128k-instruct's (3072 hidden, 32 layers, 32064 vocab,
 // LongRoPE to 131072), and Code Llama 7B/13B/70B have Llama 2's but a
 // 32016-token vocabulary (70B: 32016 too) and rope theta 1e6, a few
-// hundred thousand parameters more.
+// hundred thousand parameters more; Llama-3.1-Nemotron-70B is Llama 3.1
+// 70B fine-tuned.
 var architectureTwins = func() []architectureTwin {
 	var ts []architectureTwin
 	for _, size := range []string{"0.5b", "1.5b", "3b", "7b", "14b", "32b"} {
@@ -234,6 +235,8 @@ var architectureTwins = func() []architectureTwin {
 	}
 	ts = append(ts, architectureTwin{"phi 3.5 mini", "phi-3-mini-128k",
 		"Phi-3.5-mini has Phi-3-mini-128k's architecture (the same config.json shape, 3.8B, LongRoPE to 131072): sized as Phi-3 mini 128k"})
+	nemotron := "Llama-3.1-Nemotron-70B-Instruct is NVIDIA's fine-tune of Llama 3.1 70B (the same config.json shape): sized as Llama 3.1 70B"
+	ts = append(ts, architectureTwin{"nemotron 70b", "llama-3.1-70b", nemotron}, architectureTwin{"llama 3.1 nemotron 70b", "llama-3.1-70b", nemotron})
 	for _, size := range []string{"7b", "13b", "70b"} {
 		name := "Llama 2 " + strings.ToUpper(size)
 		note := fmt.Sprintf("Code Llama %s has %s's architecture (vocabulary 32016 instead of 32000, rope theta 1e6): sized as %s", strings.ToUpper(size), name, name)

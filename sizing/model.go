@@ -516,7 +516,9 @@ var bareAnchors = []bareAnchor{
 //     8 KV heads (grouped-query attention) from 30B;
 //   - SwiGLU FFN of width 8/3 × hidden rounded up to 256 below 30B (Llama
 //     2), 3.5 × hidden from 30B (Llama 2 70B, Llama 3); vocab 32,000,
-//     untied embeddings, RMSNorm, context 4096;
+//     untied embeddings, RMSNorm; a context of 131,072 tokens, as
+//     today's models of every size reach (Llama 3.1, Qwen2.5), so a
+//     long context asked of a bare size is sized, not refused;
 //   - layers = as many whole blocks as fit beside the embeddings (a size
 //     too small for that gets one block and a smaller vocabulary); the
 //     remainder widens the FFN, then the vocabulary, and what is left
@@ -543,7 +545,7 @@ func BareModel(params int64, experts int) Model {
 	m := Model{
 		Family: "bare", Kind: KindDecoder, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: h / heads,
 		Intermediate: inter, MLP: MLPGated, Norm: NormRMS, NormsPerLayer: 2,
-		MaxContext: 4096, Source: "derived from the requested size (BareModel)",
+		MaxContext: 131072, Source: "derived from the requested size (BareModel)",
 	}
 	normOnly, _ := m.ParamCount() // no layers, no vocabulary: the final norm
 	block := m.blockParams()

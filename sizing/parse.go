@@ -450,6 +450,12 @@ func (p *parser) step(i int) int {
 	case kindCount:
 		return p.counted(i, n, w.n, true)
 	case kindModel:
+		if v := p.variantAfter(i+n, w.val); v != "" {
+			p.missingModel(i, i+n+1)
+			p.fail(fmt.Sprintf("%s is not a model I know: fitbot's catalog has %s, not its %s variant; name it by its Hugging Face id and fitbot reads its config.json",
+				quote(p.text(i, i+n+1)), quote(words), v), func(q *Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
+			return n + 1
+		}
 		p.setModel(w.val, w.note, words)
 	case kindGPU:
 		return p.gpuWithCount(i, n, w)
@@ -465,6 +471,29 @@ func (p *parser) step(i int) int {
 		p.apply(w, words)
 	}
 	return n
+}
+
+// variantWords name a model's size or kind within a family ("phi-3
+// medium", "llama 3.2 vision"): after a catalog name that lacks it, the
+// asker meant another model, not the catalog's.
+var variantWords = map[string]bool{
+	"mini": true, "small": true, "medium": true, "large": true, "tiny": true, "nano": true,
+	"xl": true, "xxl": true, "vision": true, "vl": true,
+}
+
+// variantAfter is the variant word at token k ("medium") when the catalog
+// model id just read does not carry it: "phi-3 medium" is not the Phi-3
+// mini that "phi-3" alone is taken as. "" when there is none.
+func (p *parser) variantAfter(k int, id string) string {
+	if k >= len(p.toks) || !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
+		return ""
+	}
+	if k+1 < len(p.toks) {
+		if w, _ := p.lookup(k, false); w.kind == kindVague { // "large context"
+			return ""
+		}
+	}
+	return p.toks[k].raw
 }
 
 // trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model

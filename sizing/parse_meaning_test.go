@@ -52,7 +52,7 @@ func TestFillerNeverInAName(t *testing.T) {
 // TestCardNumberWithMemory: a card's number before its memory is the
 // card the catalog lacks, sized by that memory, never a count of cards.
 func TestCardNumberWithMemory(t *testing.T) {
-	for _, q := range []string{"8b qlora 4060 16gb", "8b qlora 5060 ti 16gb", "llama 3 8b lora on my 4060 with 16gb"} {
+	for _, q := range []string{"8b qlora 7800 xt 16gb", "8b qlora 2080 super 16gb", "llama 3 8b lora on my 7800 xt with 16gb"} {
 		p, err := Parse(q)
 		if err != nil {
 			t.Errorf("Parse(%q): %v", q, err)

@@ -262,13 +262,6 @@ var outsideCards = map[string]outsideCard{
 	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
 	"a770":   {"Intel Arc A770", 16, "an 8 GB model too; runs PyTorch through Intel's XPU backend, not CUDA"},
 	"b580":   {"Intel Arc B580", 12, "runs PyTorch through Intel's XPU backend, not CUDA"},
-	// Variants of catalog cards with other memory or speed: a variant
-	// word must not be dropped to the catalog's base card ("3060 ti" is
-	// not the RTX 3060 12 GB).
-	"3060ti": {"RTX 3060 Ti", 8, "not the RTX 3060 12 GB"}, "3070ti": {"RTX 3070 Ti", 8, "not the RTX 3070"},
-	"3080ti": {"RTX 3080 Ti", 12, "not the RTX 3080 10 GB"}, "3090ti": {"RTX 3090 Ti", 24, "not the RTX 3090"},
-	"4060":   {"RTX 4060", 8, ""},
-	"5070ti": {"RTX 5070 Ti", 16, "not the RTX 5070 12 GB"}, "5060ti": {"RTX 5060 Ti", 16, "an 8 GB model too"},
 }
 
 // cardLineWords are words a card name may start with before its number.

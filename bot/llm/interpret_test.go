@@ -142,8 +142,8 @@ func TestInterpretRejections(t *testing.T) {
 			wantIs: ErrNotUnderstood, wantBack: askForModel, wantRequests: 1,
 		},
 		{
-			name: "a GPU the catalog lacks gets the parser's refusal (its memory, when known) and a Try", question: "llama 3 8b lora on the new nvidia rtx 4060",
-			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "llama 3 8b", "lora", "RTX 4060" })),
+			name: "a GPU the catalog lacks gets the parser's refusal (its memory, when known) and a Try", question: "llama 3 8b lora on the new nvidia rtx 2080 super",
+			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "llama 3 8b", "lora", "RTX 2080 Super" })),
 			wantProblem: "is not a GPU I know", wantRequests: 1,
 		},
 		{
