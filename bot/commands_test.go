@@ -49,6 +49,7 @@ func TestCommandRouting(t *testing.T) {
 		{"plan 4", []string{"Plans are not kept on this fitbot"}},
 		{"prices", []string{"Cheapest GPU prices", "$0.34*/GPU-h  runpod on-demand (community)"}},
 		{"prices h100", []string{"Prices for every H100", "aws on-demand, us-east-1, 8 GPUs for $55.04/h, 26 h old"}},
+		{"prices spot h100", []string{"Spot prices for every H100", "aws spot, us-east-2"}},
 		{"prices refresh", []string{"Only fitbot admins"}},
 		{"llama 3.1 8b on the big box", []string{"I couldn't use that", "could not use", "`/fit llama-3.1-8b qlora rtx-4090`"}},
 		{"plns mistral 7b", []string{"There is no subcommand “plns”", "`/fit plans mistral 7b`"}},

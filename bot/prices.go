@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/slack-go/slack"
@@ -44,6 +45,11 @@ func (h *Handler) pricesCommand(ctx context.Context, cmd slack.SlashCommand, arg
 	if gpus == nil {
 		gpu, err := lookupGPU(arg)
 		if err != nil {
+			// More than a card ("spot h100", "h100 on runpod"): read as the
+			// same price question asked in words.
+			if q := h.answers.Read("prices " + arg); q.Kind() == answer.KindPrices && len(q.Route.GPUs) > 0 {
+				return h.priceAnswer(ctx, q.Route)
+			}
 			return h.failure("", err)
 		}
 		gpus, title = []string{gpu}, "Prices for "+gpu

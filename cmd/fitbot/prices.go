@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
@@ -110,6 +111,13 @@ func (a *app) prices(ctx context.Context, args []string) error {
 	case name != "":
 		g, assumed, err := sizing.LookupGPU(name)
 		if err != nil {
+			// More than a card ("spot h100", "h100 on runpod"): read as the
+			// same price question asked in words, as Slack does.
+			if svc, _ := a.answers(); chartPath == "" {
+				if q := svc.Read("prices " + name); q.Kind() == answer.KindPrices && len(q.Route.GPUs) > 0 {
+					return a.routedPrices(ctx, fitArgs{json: f.json}, q.Route)
+				}
+			}
 			return usageError(err.Error(), "fitbot prices h100 (a GPU id or name from the catalog)")
 		}
 		gpu = g.ID

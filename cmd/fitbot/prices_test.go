@@ -399,6 +399,8 @@ func TestPricesFamily(t *testing.T) {
 		{[]string{"prices", "a100"}, []string{"VARIANT", "A100 SXM 80 GB", "A100 PCIe 80 GB", "A100 SXM 40 GB"}, nil},
 		{[]string{"prices", "H100"}, []string{"H100 SXM 80 GB", "H100 PCIe 80 GB", "H100 NVL 94 GB"}, nil},
 		{[]string{"prices", "a100", "pcie"}, []string{"NVIDIA A100 80GB PCIe"}, []string{"VARIANT", "A100-SXM4-80GB"}},
+		// More than a card is read as the price question in words: spot.
+		{[]string{"prices", "spot", "h100"}, []string{"spot", "a3-highgpu-1g"}, []string{"on_demand"}},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runCmd(t, tt.args...)
