@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -56,6 +57,49 @@ type PriceAnswer struct {
 	NoProvider []string
 	// Compare is set when two GPUs were named.
 	Compare *Comparison
+	// Month are the named GPUs' costs around the clock for a month, when
+	// the question asked for a month ("monthly cost of an h100"), in the
+	// order of GPUs; a GPU with no offer is left out.
+	Month []MonthCost
+}
+
+// HoursPerMonth is a month around the clock: 365 × 24 / 12.
+const HoursPerMonth = 730.0
+
+// MonthCost is one GPU's cost for a month around the clock at its
+// cheapest whole-GPU offer listed (on-demand where there is one, spot
+// when only spot was asked).
+type MonthCost struct {
+	// GPU is the GPU named; Offer.GPU the card priced (of a family named,
+	// "h100", the variant with the cheapest offer).
+	GPU   string
+	Offer pricing.Offer
+	// USDPerGPU is the offer's GPU-hour price for HoursPerMonth hours,
+	// and USDInstance that of the whole instance the offer rents.
+	USDPerGPU, USDInstance float64
+}
+
+// MonthLine says a's month costs: "A month around the clock (730 h):
+// H100 SXM 80 GB $2,913 per GPU (lambda on-demand, $3.99/GPU-h; the
+// 8-GPU instance $23,302)."; "" when the question did not ask for one.
+func MonthLine(a PriceAnswer) string {
+	if len(a.Month) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, m := range a.Month {
+		name := m.Offer.GPU // of a family's variants, the one priced
+		if g, ok := sizing.MatchGPU(m.Offer.GPU); ok {
+			name = g.Name
+		}
+		part := fmt.Sprintf("%s %s per GPU (%s %s, %s/GPU-h", name, display.USD(m.USDPerGPU), m.Offer.Provider,
+			strings.ReplaceAll(string(m.Offer.Market), "_", "-"), display.USD(m.Offer.USDPerGPUHour))
+		if m.Offer.GPUCount > 1 {
+			part += fmt.Sprintf("; the %g-GPU instance %s", m.Offer.GPUCount, display.USD(m.USDInstance))
+		}
+		parts = append(parts, part+")")
+	}
+	return fmt.Sprintf("A month around the clock (%.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
 }
 
 // Comparison is two GPUs' prices compared: each one's cheapest whole-GPU
@@ -121,6 +165,14 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 	if len(r.GPUs) >= 2 {
 		c := Compare(r.GPUs[0], r.GPUs[1], a.Offers[0], a.Offers[1])
 		a.Compare = &c
+	}
+	if r.Month {
+		for i, gpu := range r.GPUs {
+			if o, ok := CheapestOnDemand(a.Offers[i]); ok {
+				a.Month = append(a.Month, MonthCost{GPU: gpu, Offer: o,
+					USDPerGPU: o.USDPerGPUHour * HoursPerMonth, USDInstance: o.USDPerHour * HoursPerMonth})
+			}
+		}
 	}
 	return a, nil
 }

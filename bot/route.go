@@ -99,6 +99,9 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	default:
 		msg = pricesMessage("Cheapest GPU prices", a.Cheapest, h.now())
 	}
+	if line := answer.MonthLine(a); line != "" {
+		msg = withFirstLine(msg, line)
+	}
 	if line := answer.NoSpotLine(r, a.NoSpot); line != "" {
 		msg = withFirstLine(msg, line)
 	}

@@ -44,6 +44,10 @@ type Routing struct {
 	// Week is true when a price question asks about the week ("this
 	// week", "lately"): the digest's numbers answer it.
 	Week bool
+	// Month is true when a price question asks for a month ("monthly",
+	// "per month"): the answer adds each named GPU's cost around the
+	// clock for a month.
+	Month bool
 	// Greeting is true when small talk greets ("hello there") and does
 	// not thank: it is greeted back, not thanked.
 	Greeting bool
@@ -59,9 +63,10 @@ var (
 		"cost": true, "costs": true, "price": true, "prices": true, "pricing": true, "priced": true,
 		"cheaper": true, "cheapest": true, "expensive": true, "pricier": true, "dearer": true, "rate": true,
 		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
-		"spot": true, "ondemand": true, "rent": true, "renting": true,
+		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
 	}
-	weekWords = map[string]bool{
+	priceMonthWords = map[string]bool{"month": true, "monthly": true, "months": true, "permonth": true, "mo": true}
+	weekWords       = map[string]bool{
 		"week": true, "weekly": true, "digest": true, "lately": true, "recently": true, "changed": true,
 		"changes": true, "moved": true, "moves": true, "trend": true, "dropped": true, "drop": true,
 	}
@@ -97,7 +102,7 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	words := 0
-	chat, help, asksHelp, price, week, spot := true, true, false, false, false, false
+	chat, help, asksHelp, price, week, spot, month := true, true, false, false, false, false, false
 	greets, thanks := false, false
 	for _, t := range toks {
 		if t.ignorable {
@@ -110,6 +115,7 @@ func Route(text string) Routing {
 		asksHelp = asksHelp || helpAsks[k]
 		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h"
 		week = week || weekWords[k]
+		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
@@ -134,7 +140,7 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said := gpusNamed(text, toks)
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Week: week, Spot: spot, Providers: providersNamed(toks)}
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Week: week, Month: month, Spot: spot, Providers: providersNamed(toks)}
 }
 
 // providerNames are the clouds a price question may name, by key, and

@@ -14,6 +14,8 @@ func TestRoute(t *testing.T) {
 		{"is the H200 cheaper than the H100 this week?", Routing{Kind: RoutePrice, GPUs: []string{"h200", "h100"}, Week: true}},
 		{"h100s vs h100 price", Routing{Kind: RoutePrice, GPUs: []string{"h100"}}},
 		{"gpu prices this week", Routing{Kind: RoutePrice, Week: true}},
+		{"what's the monthly cost of an h100 on lambda", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Month: true, Providers: []string{"lambda"}}},
+		{"l40s price per month", Routing{Kind: RoutePrice, GPUs: []string{"l40s"}, Month: true}},
 		{"price of h100 on lambda vs runpod", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Providers: []string{"lambda", "runpod"}}},
 		{"a100 price on Lambda Labs, vast.ai or aws", Routing{Kind: RoutePrice, GPUs: []string{"a100-80"}, Providers: []string{"lambda", "vast", "aws"}}},
 		{"thanks!", Routing{Kind: RouteChat}},

@@ -61,6 +61,17 @@ type fitPricesJSON struct {
 	Spot    bool         `json:"spot,omitempty"` // asked for spot prices: each GPU's offers are its spot offers, unless no_spot_offer
 	Prices  []pricesJSON `json:"prices"`
 	Compare *compareJSON `json:"compare,omitempty"` // two GPUs named
+	Month   []monthJSON  `json:"month,omitempty"`   // a month asked: each named GPU's month around the clock
+}
+
+// monthJSON is answer.MonthCost: a GPU's cost for a month around the
+// clock at its cheapest whole-GPU offer.
+type monthJSON struct {
+	GPU         string    `json:"gpu"`
+	Hours       float64   `json:"hours"`
+	USDPerGPU   float64   `json:"usd_per_gpu"`
+	USDInstance float64   `json:"usd_instance"`
+	Offer       offerJSON `json:"offer"`
 }
 
 // compareJSON is answer.Comparison: each GPU's cheapest whole-GPU offer
@@ -104,7 +115,11 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	}
 	listed, noSpot, noProvider, c := pa.Offers, pa.NoSpot, pa.NoProvider, pa.Compare
 	if f.json {
-		return a.writeJSON(routedPricesJSON(view, r, listed, noSpot, c, now))
+		out := routedPricesJSON(view, r, listed, noSpot, c, now)
+		for _, m := range pa.Month {
+			out.Month = append(out.Month, monthJSON{GPU: m.GPU, Hours: answer.HoursPerMonth, USDPerGPU: m.USDPerGPU, USDInstance: m.USDInstance, Offer: toOfferJSON(m.Offer, now)})
+		}
+		return a.writeJSON(out)
 	}
 	if len(r.GPUs) == 0 {
 		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
@@ -127,6 +142,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	view.writeFooter(a.stdout, now)
 	if c != nil {
 		fmt.Fprintln(a.stdout, compareLine(*c, r.Spot))
+	}
+	if line := answer.MonthLine(pa); line != "" {
+		fmt.Fprintln(a.stdout, line)
 	}
 	return nil
 }
