@@ -60,13 +60,13 @@ func ParseComparison(input string) (Comparison, bool) {
 	}
 	figure, figFrom, figTo := comparisonFigure(toks)
 	// The options' questions leave out the words that say what is
-	// compared: the figure, and "cheaper" (which of the two).
+	// compared: the figure, "cheaper" (which of the two) and "difference".
 	var drops [][2]int
 	if figTo > figFrom {
 		drops = append(drops, [2]int{figFrom, figTo})
 	}
 	for i, t := range toks {
-		if t.key == "cheaper" && (i < figFrom || i >= figTo) {
+		if (t.key == "cheaper" || t.key == "difference") && (i < figFrom || i >= figTo) {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 	}

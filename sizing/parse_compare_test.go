@@ -17,7 +17,7 @@ func TestParseComparison(t *testing.T) {
 		{"llama 3.1 8b on an a100 40gb vs h100 which is cheaper per million tokens", "gpu", [2]string{"a100 40gb", "h100"},
 			[2]string{"llama 3.1 8b on an a100 40gb which is", "llama 3.1 8b on an h100 which is"}, FigurePerMillionOut},
 		{"whats the cost difference between lora and full finetune for llama 3.1 8b on an a100", "method", [2]string{"lora", "full finetune"},
-			[2]string{"whats the cost difference lora for llama 3.1 8b on an a100", "whats the cost difference full finetune for llama 3.1 8b on an a100"}, FigureUnsaid},
+			[2]string{"whats the cost lora for llama 3.1 8b on an a100", "whats the cost full finetune for llama 3.1 8b on an a100"}, FigureUnsaid},
 		{"13b lora 4090 h100", "gpu", [2]string{"4090", "h100"}, [2]string{"13b lora 4090", "13b lora h100"}, FigureUnsaid},
 		{"a100 40gb h100 13b lora", "gpu", [2]string{"a100 40gb", "h100"}, [2]string{"a100 40gb 13b lora", "h100 13b lora"}, FigureUnsaid},
 		{"llama 3 70b qlora on 2x a100 compared to 4 h100s", "gpu", [2]string{"2x a100", "4 h100s"},
