@@ -52,8 +52,8 @@ type CompareAnswer struct {
 	Setting string        `json:"setting"` // "gpu" or "method": what the options differ in
 	Figure  sizing.Figure `json:"figure"`  // the figure compared by
 	// Cheaper is the index in Options of the cheaper option by Figure
-	// among those that fit; -1 when neither fits, a figure is unknown or
-	// they cost the same.
+	// when both fit; -1 when one does not (Summary says which fits), a
+	// figure is unknown or they cost the same.
 	Cheaper int `json:"cheaper"`
 	// Summary says which is cheaper and by how much, or which fits.
 	Summary string          `json:"summary"`
@@ -352,15 +352,14 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 		return -1, fmt.Sprintf("Neither fits as asked: %s nor %s", a.Label, b.Label)
 	case a.Fits != b.Fits:
 		win, lose := a, b
-		i := 0
 		if b.Fits {
-			win, lose, i = b, a, 1
+			win, lose = b, a
 		}
 		s := fmt.Sprintf("Only %s fits: %s does not", win.Label, lose.Label)
 		if win.Value != nil {
 			s += fmt.Sprintf(" (%s, %s)", display.USD(*win.Value), figureWords(f))
 		}
-		return i, s
+		return -1, s
 	case a.Value == nil || b.Value == nil:
 		return -1, fmt.Sprintf("Both fit; %s is not known for both (no price): %s and %s", figureWords(f), a.Label, b.Label)
 	}
