@@ -100,6 +100,12 @@ type Question struct {
 	// OnCluster is where the question was put on the team's live cluster
 	// (it asked about it and one is configured and was read); nil otherwise.
 	OnCluster *OnCluster
+	// Comparison is what a question that compares two cards or two
+	// training methods compares (Compared); Options then holds one
+	// question per option, read, and resolved by Resolve, on its own.
+	// Parsed and Err are the first option's.
+	Comparison *sizing.Comparison
+	Options    []Question
 	// configured: the model comes with the question (--config), so the
 	// Hub and the team's machines have nothing to add.
 	configured bool
@@ -145,6 +151,7 @@ func (s *Service) Read(text string) Question {
 	q := Question{Text: text, Route: sizing.Route(text)}
 	if q.Sizing() {
 		q.Parsed, q.Err = s.parse(text)
+		s.readComparison(&q)
 	}
 	return q
 }
@@ -195,6 +202,17 @@ func (s *Service) NeedsHub(q Question) bool {
 // line's are team "". Other questions are returned as they are.
 func (s *Service) Resolve(ctx context.Context, team string, q Question) Question {
 	if !q.Sizing() || q.configured {
+		return q
+	}
+	if q.Compared() {
+		q.Options = slices.Clone(q.Options)
+		for i := range q.Options {
+			q.Options[i] = s.Resolve(ctx, team, q.Options[i])
+		}
+		q.Parsed, q.Err = q.Options[0].Parsed, q.Options[0].Err
+		if q.Err == nil {
+			q.Err = q.Options[1].Err
+		}
 		return q
 	}
 	ms := &machineList{s: s, team: team}

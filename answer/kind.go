@@ -36,6 +36,9 @@ func (q Question) Kind() Kind {
 	case sizing.RoutePlans:
 		return KindPlans
 	}
+	if q.Compared() {
+		return KindCompare
+	}
 	if q.Ask() {
 		return Kind(q.Parsed.Intent)
 	}

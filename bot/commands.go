@@ -130,6 +130,9 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL string, q
 // background). When the model cannot help either, the grammar's own
 // message stands, or help when there was nothing to size.
 func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
+	if q.Err == nil && q.Compared() {
+		return h.compareAnswer(ctx, q)
+	}
 	if q.Err == nil && q.Ask() {
 		return h.askAnswer(ctx, asker, q)
 	}

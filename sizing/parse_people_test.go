@@ -52,7 +52,8 @@ func TestPeopleCorpus(t *testing.T) {
 }
 
 // reading is how a message is read, written as people.txt writes it;
-// "THREAD || REPLY" is a reply read against the thread's question.
+// "THREAD || REPLY" is a reply read against the thread's question, and a
+// comparison is read as each option's question.
 func reading(q string) string {
 	if base, reply, ok := strings.Cut(q, " || "); ok {
 		b, err := Parse(base)
@@ -83,6 +84,13 @@ func reading(q string) string {
 			parts = append(parts, "week")
 		}
 		return strings.Join(parts, " ")
+	}
+	if c, ok := ParseComparison(q); ok {
+		out := "compare: " + reading(c.Options[0].Text) + " | " + reading(c.Options[1].Text)
+		if c.Figure != FigureUnsaid {
+			out += " by " + string(c.Figure)
+		}
+		return out
 	}
 	p, err := Parse(q)
 	if err != nil {

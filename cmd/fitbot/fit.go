@@ -137,6 +137,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if q.Err != nil {
 		return inputError(q.Err, "")
 	}
+	if q.Compared() {
+		return a.compare(ctx, svc, q, f)
+	}
 	if q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "") {
 		return a.serveExtras(est.estimator(ctx), q.Parsed, &f)
 	}

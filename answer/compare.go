@@ -1,0 +1,502 @@
+package answer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// KindCompare is a question that compares two cards or two training
+// methods ("h100 or h200 for serving llama 3.1 70b, which is cheaper per
+// user"): each option sized as its own question, side by side.
+const KindCompare Kind = "comparison"
+
+// Compared reports whether the question compares two options (see
+// sizing.ParseComparison); Options then holds one question per option.
+func (q Question) Compared() bool { return q.Comparison != nil }
+
+// readComparison makes q a comparison when its words compare two cards
+// or two training methods and each option reads as a fit or serving
+// question of its own. A question that names two cards but asks the
+// largest model, the longest context or buy or rent is left as read.
+func (s *Service) readComparison(q *Question) {
+	c, ok := sizing.ParseComparison(q.Text)
+	if !ok {
+		return
+	}
+	opts := make([]Question, len(c.Options))
+	for i, o := range c.Options {
+		opt := Question{Text: o.Text, Route: q.Route}
+		opt.Parsed, opt.Err = s.parse(o.Text)
+		switch opt.Parsed.Intent {
+		case sizing.IntentWhichGPU:
+			opt.Parsed.Intent = sizing.IntentFit // which of the two: each is a fit question
+		case sizing.IntentFit, sizing.IntentServe:
+		default:
+			return
+		}
+		opts[i] = opt
+	}
+	q.Comparison, q.Options = &c, opts
+	q.Parsed, q.Err = opts[0].Parsed, opts[0].Err
+}
+
+// CompareAnswer is the answer to a comparison: each option's figures and
+// which is cheaper by the figure asked (or the usual one: a training
+// run's cost, serving's cost per million output tokens).
+type CompareAnswer struct {
+	Setting string        `json:"setting"` // "gpu" or "method": what the options differ in
+	Figure  sizing.Figure `json:"figure"`  // the figure compared by
+	// Cheaper is the index in Options of the cheaper option by Figure
+	// when both fit; -1 when one does not (Summary says which fits), a
+	// figure is unknown or they cost the same.
+	Cheaper int `json:"cheaper"`
+	// Summary says which is cheaper and by how much, or which fits.
+	Summary string          `json:"summary"`
+	Options []CompareOption `json:"options"`
+	// Assumptions are what the comparison itself assumed (the figure,
+	// the count chosen); each option keeps its own.
+	Assumptions []string `json:"assumptions"`
+}
+
+// CompareOption is one option of a comparison, sized.
+type CompareOption struct {
+	Words   string         `json:"words"` // the asker's words for it: "a100 40gb", "full finetune"
+	Label   string         `json:"label"` // "2× H100 SXM 80 GB", "LoRA on 1× A100 SXM 80 GB"
+	Request sizing.Request `json:"request"`
+	Fits    bool           `json:"fits"`
+	// GPUsChosen is true when the question gave no count and the option
+	// is sized on the fewest of its card that fit.
+	GPUsChosen bool              `json:"gpus_chosen"`
+	TotalBytes int64             `json:"total_bytes"` // per GPU, the busiest
+	VRAMBytes  int64             `json:"vram_bytes"`  // one card
+	Throughput sizing.Throughput `json:"throughput"`
+	// Serving is a serving option's capacity: the users a replica serves
+	// at a usable speed, and its cost a month and per 1M output tokens.
+	Serving *sizing.Serving `json:"serving,omitempty"`
+	// USDPerUserMonth is Serving's cost a month per concurrent user.
+	USDPerUserMonth *float64 `json:"usd_per_user_month"`
+	// Value is the option's Figure; nil where unknown (no price, does
+	// not fit).
+	Value       *float64 `json:"value"`
+	Assumptions []string `json:"assumptions"`
+
+	gpuName string
+}
+
+// Compare answers a resolved comparison: each option sized on its card
+// (on the fewest of it that fit when no count was asked), with its
+// training run's cost or its serving capacity and cost.
+func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error) {
+	if q.Err != nil {
+		return CompareAnswer{}, q.Err
+	}
+	if !q.Compared() {
+		return CompareAnswer{}, fmt.Errorf("answer: %q is not a comparison", q.Text)
+	}
+	c := CompareAnswer{Setting: q.Comparison.Setting, Figure: q.Comparison.Figure, Cheaper: -1}
+	serving := true
+	for i, opt := range q.Options {
+		if opt.Err != nil {
+			return CompareAnswer{}, opt.Err
+		}
+		o, err := s.compareOption(ctx, opt)
+		if err != nil {
+			return CompareAnswer{}, fmt.Errorf("option %q: %w", q.Comparison.Options[i].Words, err)
+		}
+		o.Words = q.Comparison.Options[i].Words
+		if c.Setting == "gpu" {
+			o.Label = hardwareLabel(o.Request, o.gpuName)
+		}
+		serving = serving && o.Serving != nil
+		c.Options = append(c.Options, o)
+	}
+	if c.Figure == sizing.FigureUnsaid {
+		c.Figure = sizing.FigurePerRun
+		if serving {
+			c.Figure = sizing.FigurePerMillionOut
+		}
+		c.Assumptions = append(c.Assumptions, "compared by "+figureWords(c.Figure)+" (no figure asked; say per run, per user, per million tokens, per month or per hour)")
+	}
+	for i := range c.Options {
+		c.Options[i].Value = figureOf(&c.Options[i], c.Figure)
+	}
+	c.Cheaper, c.Summary = verdict(c.Options, c.Figure)
+	return c, nil
+}
+
+// compareOption sizes one option: on the fewest of its card that fit
+// when no count was asked (the which-GPU search, for that card), a
+// training option for its token budget (1B tokens when none is said),
+// and an inference option as a serving capacity (on the fewest cards
+// whose KV cache holds a request, when no count was asked).
+func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOption, error) {
+	p := opt.Parsed
+	q := p.Query
+	notes := slices.Clone(p.Notes)
+	serving := p.Intent == sizing.IntentServe || q.Method == "" || q.Method == sizing.MethodInference
+	if !serving && q.Tokens == 0 {
+		q.Tokens = defaultRunTokens
+		notes = append(notes, "no token budget said: priced for a run of 1B tokens")
+	}
+	fit := func(q sizing.Query, notes []string) (sizing.Answer, error) {
+		f, err := s.Fit(ctx, Question{Text: opt.Text, Route: opt.Route, Parsed: sizing.Parsed{Query: q, Notes: notes, Deadline: p.Deadline}})
+		return f.Answer, err
+	}
+	a, err := fit(q, notes)
+	if err != nil {
+		return CompareOption{}, err
+	}
+	countFree := q.GPUs == 0 && q.Nodes == 0 && !a.GPUChosen
+	chosen := false
+	if countFree && !a.Fits && s.Asker != nil {
+		if n, ok := s.fewest(ctx, q, a.Request.GPU); ok {
+			q.GPU, q.GPUs, q.Nodes = a.Request.GPU, n.GPUs, n.Nodes
+			if q.ZeROStage == nil && !serving {
+				stage := n.ZeROStage
+				q.ZeROStage = &stage
+			}
+			chosen = true
+			if a, err = fit(q, notes); err != nil {
+				return CompareOption{}, err
+			}
+		}
+	}
+	if serving && s.Asker != nil {
+		return s.servingOption(ctx, q, p, notes, a, countFree, chosen, fit)
+	}
+	if chosen {
+		a.Assumptions = append([]string{fewestNote(a)}, a.Assumptions...)
+	}
+	return newCompareOption(a, chosen), nil
+}
+
+// defaultRunTokens is the training run a comparison prices when the
+// question gives no budget, the round run fit answers time.
+const defaultRunTokens = 1e9
+
+// servingOption is an inference option as a serving capacity (the
+// serving planner's capacity of the card, at a speed people can read):
+// when no count was asked, on the fewest cards (1, 2, 4 or 8) whose KV
+// cache holds a request, with the memory of that count. A model the
+// planner does not serve keeps its fit figures.
+func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Parsed, notes []string, a sizing.Answer, countFree, chosen bool,
+	fit func(sizing.Query, []string) (sizing.Answer, error)) (CompareOption, error) {
+	n := max(a.Request.GPUs, 1)
+	var sv sizing.AskAnswer
+	for {
+		sq := q
+		sq.GPU, sq.GPUs, sq.Nodes = a.Request.GPU, n, 1
+		sq.Serve.Plan = false
+		var err error
+		sv, err = s.AskAnswer(ctx, Question{Parsed: sizing.Parsed{Query: sq, Intent: sizing.IntentServe, Notes: notes}})
+		if err != nil || sv.Serve == nil || sv.Serve.Capacity == nil {
+			if chosen {
+				a.Assumptions = append([]string{fewestNote(a)}, a.Assumptions...)
+			}
+			return newCompareOption(a, chosen), nil // not served by the planner: the fit figures stand
+		}
+		if sv.Serve.Capacity.Fits || !countFree || n >= 8 {
+			break
+		}
+		n *= 2
+		chosen = true
+	}
+	if n != a.Request.GPUs {
+		q.GPU, q.GPUs, q.Nodes = a.Request.GPU, n, 1
+		more, err := fit(q, notes)
+		if err != nil {
+			return CompareOption{}, err
+		}
+		a = more
+	}
+	o := newCompareOption(a, chosen)
+	capacity := *sv.Serve.Capacity
+	o.Serving = &capacity
+	o.Fits = capacity.Fits
+	if users := capacity.Concurrency * max(capacity.Replicas, 1); capacity.USDPerMonth != nil && users > 0 && capacity.Fits {
+		v := *capacity.USDPerMonth / float64(users)
+		o.USDPerUserMonth = &v
+	}
+	o.Assumptions = sv.Assumptions
+	if chosen {
+		o.Assumptions = append([]string{fewestNote(a)}, o.Assumptions...)
+	}
+	return o, nil
+}
+
+// fewestNote says the count was chosen: "no count asked: the fewest
+// H100 SXM 80 GB that fit, 2".
+func fewestNote(a sizing.Answer) string {
+	return fmt.Sprintf("no count asked: the fewest %s that fit, %d", a.GPUName, a.Request.GPUs)
+}
+
+// newCompareOption is an option's figures from its fit answer.
+func newCompareOption(a sizing.Answer, chosen bool) CompareOption {
+	return CompareOption{Label: optionLabel(a), gpuName: a.GPUName, Request: a.Request, Fits: a.Fits, GPUsChosen: chosen,
+		TotalBytes: a.PerGPU.TotalBytes, VRAMBytes: a.VRAMBytes, Throughput: a.Throughput, Assumptions: a.Assumptions}
+}
+
+// fewest is the fewest GPUs of card that fit q within one machine (the
+// which-GPU search's option for it); ok is false when none does.
+func (s *Service) fewest(ctx context.Context, q sizing.Query, card string) (sizing.GPUOption, bool) {
+	q.GPU, q.GPUs, q.Nodes = "", 0, 0
+	a, err := s.Asker.Ask(ctx, sizing.Parsed{Query: q, Intent: sizing.IntentWhichGPU})
+	if err != nil || a.WhichGPU == nil {
+		return sizing.GPUOption{}, false
+	}
+	for _, o := range a.WhichGPU.Options {
+		if o.GPU == card {
+			return o, true
+		}
+	}
+	return sizing.GPUOption{}, false
+}
+
+// optionLabel names an option by its method and hardware: "LoRA on 2×
+// H100 SXM 80 GB"; an option of a comparison of cards is named by its
+// hardware alone (hardwareLabel).
+func optionLabel(a sizing.Answer) string {
+	hw := hardwareLabel(a.Request, a.GPUName)
+	if a.Request.Method == sizing.MethodInference {
+		return hw
+	}
+	return display.Method(a.Request.Method) + " on " + hw
+}
+
+// hardwareLabel names the hardware of a request: "2× H100 SXM 80 GB".
+func hardwareLabel(r sizing.Request, gpuName string) string {
+	hw := display.Hardware(r.GPUs, gpuName)
+	if r.Nodes > 1 {
+		hw += fmt.Sprintf(" over %d machines", r.Nodes)
+	}
+	return hw
+}
+
+// figureOf is an option's value of the figure; nil where unknown.
+func figureOf(o *CompareOption, f sizing.Figure) *float64 {
+	if !o.Fits {
+		return nil
+	}
+	switch f {
+	case sizing.FigurePerRun:
+		return o.Throughput.USDTotal
+	case sizing.FigurePerHour:
+		return o.Throughput.USDPerHour
+	}
+	if o.Serving == nil {
+		if f == sizing.FigurePerMonth && o.Throughput.USDPerHour != nil {
+			v := *o.Throughput.USDPerHour * hoursPerMonth
+			return &v
+		}
+		return nil
+	}
+	switch f {
+	case sizing.FigurePerUser:
+		return o.USDPerUserMonth
+	case sizing.FigurePerMillionOut:
+		return o.Serving.USDPerMillionOutputTokens
+	case sizing.FigurePerMonth:
+		return o.Serving.USDPerMonth
+	}
+	return nil
+}
+
+// hoursPerMonth is the hours a month of a training card kept busy, as
+// serving's cost a month counts them (730: 24 × 365 / 12).
+const hoursPerMonth = 730
+
+// figureWords says a figure in words: "cost per run".
+func figureWords(f sizing.Figure) string {
+	switch f {
+	case sizing.FigurePerRun:
+		return "cost per run"
+	case sizing.FigurePerUser:
+		return "cost per user a month"
+	case sizing.FigurePerMillionOut:
+		return "cost per 1M output tokens"
+	case sizing.FigurePerMonth:
+		return "cost per month"
+	case sizing.FigurePerHour:
+		return "cost per hour"
+	}
+	return string(f)
+}
+
+// figurePhrase is the figure after "cheaper": "per run".
+func figurePhrase(f sizing.Figure) string {
+	switch f {
+	case sizing.FigurePerUser:
+		return "per user"
+	case sizing.FigurePerMillionOut:
+		return "per 1M output tokens"
+	case sizing.FigurePerMonth:
+		return "per month"
+	case sizing.FigurePerHour:
+		return "per hour"
+	}
+	return "per run"
+}
+
+// verdict finds the cheaper option and says so: "H200 SXM 141 GB is
+// cheaper per run: $X vs $Y (Z% less)", or which one fits, or why
+// neither can be called.
+func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
+	a, b := &opts[0], &opts[1]
+	switch {
+	case !a.Fits && !b.Fits:
+		return -1, fmt.Sprintf("Neither fits as asked: %s nor %s", a.Label, b.Label)
+	case a.Fits != b.Fits:
+		win, lose := a, b
+		if b.Fits {
+			win, lose = b, a
+		}
+		s := fmt.Sprintf("Only %s fits: %s does not", win.Label, lose.Label)
+		if win.Value != nil {
+			s += fmt.Sprintf(" (%s, %s)", display.USD(*win.Value), figureWords(f))
+		}
+		return -1, s
+	case a.Value == nil || b.Value == nil:
+		return -1, fmt.Sprintf("Both fit; %s is not known for both (no price): %s and %s", figureWords(f), a.Label, b.Label)
+	}
+	va, vb := *a.Value, *b.Value
+	if math.Abs(va-vb) < 0.005 {
+		return -1, fmt.Sprintf("Both cost the same %s: %s", figurePhrase(f), display.USD(va))
+	}
+	i, win, lose := 0, a, b
+	if vb < va {
+		i, win, lose = 1, b, a
+	}
+	pct := 100 * (*lose.Value - *win.Value) / *lose.Value
+	return i, fmt.Sprintf("%s is cheaper %s: %s vs %s (%.0f%% less)", win.Label, figurePhrase(f), display.USD(*win.Value), display.USD(*lose.Value), pct)
+}
+
+// CompareRow is one line of a comparison's table: what it shows and
+// each option's value, as text both faces print.
+type CompareRow struct {
+	Name   string
+	Values [2]string
+}
+
+// Rows are the comparison's figures line by line, the same for every
+// face: whether each fits, memory per GPU, the GPUs, speed, price per
+// hour, and the run's or serving's costs.
+func (c CompareAnswer) Rows() []CompareRow {
+	var rows []CompareRow
+	add := func(name string, cell func(o *CompareOption) string) {
+		r := CompareRow{Name: name}
+		any := false
+		for i := range c.Options {
+			if i < len(r.Values) {
+				r.Values[i] = cell(&c.Options[i])
+				any = any || r.Values[i] != ""
+			}
+		}
+		if any {
+			for i, v := range r.Values {
+				if v == "" {
+					r.Values[i] = "—"
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	add("fits", func(o *CompareOption) string {
+		if o.Fits {
+			return "yes"
+		}
+		return "no"
+	})
+	add("memory per GPU", func(o *CompareOption) string {
+		return fmt.Sprintf("%.1f of %s", display.InGiB(o.TotalBytes), display.GiB(o.VRAMBytes))
+	})
+	add("GPUs", func(o *CompareOption) string {
+		n := display.Counted(o.Request.GPUs, "GPU", "GPUs")
+		if o.Serving != nil && o.Serving.Replicas > 1 {
+			n = fmt.Sprintf("%d replicas of %d", o.Serving.Replicas, o.Serving.GPUsPerReplica)
+		}
+		if o.GPUsChosen {
+			n += " (fewest that fit)"
+		}
+		return n
+	})
+	add("speed", func(o *CompareOption) string {
+		switch {
+		case o.Serving != nil && o.Serving.Fits:
+			return fmt.Sprintf("%s users at %s tok/s each", display.Commas(int64(o.Serving.Concurrency)), display.Decimal(o.Serving.TokensPerSecondPerUser))
+		case o.Serving == nil && o.Throughput.TokensPerSecond != nil:
+			return display.Count(*o.Throughput.TokensPerSecond) + " tokens/s"
+		}
+		return ""
+	})
+	add("price", func(o *CompareOption) string {
+		if o.Throughput.USDPerHour == nil {
+			return "no price known"
+		}
+		return display.USD(*o.Throughput.USDPerHour) + "/h"
+	})
+	if c.servingOnly() {
+		add("per month", func(o *CompareOption) string { return usdOrEmpty(o.Serving.USDPerMonth) })
+		add("per user a month", func(o *CompareOption) string { return usdOrEmpty(o.USDPerUserMonth) })
+		add("per 1M output tokens", func(o *CompareOption) string { return usdOrEmpty(o.Serving.USDPerMillionOutputTokens) })
+		return rows
+	}
+	add("run", func(o *CompareOption) string {
+		t := o.Throughput
+		if t.Hours == nil || o.Request.Tokens == 0 && o.Request.Method == sizing.MethodInference {
+			return ""
+		}
+		s := fmt.Sprintf("%s tokens in %s", display.Count(float64(o.Request.Tokens)), display.Hours(*t.Hours))
+		if t.USDTotal != nil {
+			s += ", " + display.USD(*t.USDTotal)
+		}
+		return s
+	})
+	return rows
+}
+
+// servingOnly reports whether every option is a serving option.
+func (c CompareAnswer) servingOnly() bool {
+	for _, o := range c.Options {
+		if o.Serving == nil {
+			return false
+		}
+	}
+	return len(c.Options) > 0
+}
+
+func usdOrEmpty(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return display.USD(*v)
+}
+
+// SharedAssumptions splits the options' assumptions: those every option
+// made, in the first option's order, after the comparison's own, and
+// each option's others.
+func (c CompareAnswer) SharedAssumptions() (shared []string, own [][]string) {
+	shared = slices.Clone(c.Assumptions)
+	own = make([][]string, len(c.Options))
+	for _, a := range c.Options[0].Assumptions {
+		all := true
+		for _, o := range c.Options[1:] {
+			all = all && slices.Contains(o.Assumptions, a)
+		}
+		if all {
+			shared = append(shared, a)
+		}
+	}
+	for i, o := range c.Options {
+		for _, a := range o.Assumptions {
+			if !slices.Contains(shared, a) {
+				own[i] = append(own[i], a)
+			}
+		}
+	}
+	return shared, own
+}

@@ -1,0 +1,69 @@
+package answer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+func TestCompareOptions(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	q := s.Resolve(ctx, "", s.Read("h100 vs a100 for training llama 3.1 8b lora, which is cheaper per run"))
+	if q.Kind() != KindCompare || q.Err != nil {
+		t.Fatalf("Kind = %q, err %v; want a comparison", q.Kind(), q.Err)
+	}
+	c, err := s.Compare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Setting != "gpu" || c.Figure != sizing.FigurePerRun || len(c.Options) != 2 {
+		t.Fatalf("setting %q figure %q, %d options", c.Setting, c.Figure, len(c.Options))
+	}
+	for i, o := range c.Options {
+		if !o.Fits || o.Value == nil || o.Request.Tokens != 1e9 || o.Value != o.Throughput.USDTotal {
+			t.Errorf("option %d = fits %v, value %v, tokens %d: want a priced 1B-token run", i, o.Fits, o.Value, o.Request.Tokens)
+		}
+	}
+	win := c.Options[c.Cheaper]
+	lose := c.Options[1-c.Cheaper]
+	if *win.Value > *lose.Value || !strings.HasPrefix(c.Summary, win.Label+" is cheaper per run: ") {
+		t.Errorf("cheaper %d, summary %q", c.Cheaper, c.Summary)
+	}
+
+	// Serving: the fewest cards whose KV cache holds a request.
+	q = s.Resolve(ctx, "", s.Read("h100 or h200 for serving llama 3.1 70b, which is cheaper per user"))
+	c, err = s.Compare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range c.Options {
+		if o.Serving == nil || !o.Fits || o.Request.GPUs != 2 || !o.GPUsChosen || o.USDPerUserMonth == nil || o.Value != o.USDPerUserMonth {
+			t.Errorf("option %d: serving %v fits %v gpus %d chosen %v per user %v", i, o.Serving != nil, o.Fits, o.Request.GPUs, o.GPUsChosen, o.USDPerUserMonth)
+		}
+	}
+
+	// One does not fit: said, and neither called cheaper.
+	q = s.Resolve(ctx, "", s.Read("llama 3.1 8b lora on 1 t4 or 1 h100"))
+	c, err = s.Compare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cheaper != -1 || !strings.HasPrefix(c.Summary, "Only 1× H100 SXM 80 GB fits") {
+		t.Errorf("cheaper %d, summary %q", c.Cheaper, c.Summary)
+	}
+}
+
+// TestNotCompared: two cards that are not a comparison stay a refusal.
+func TestNotCompared(t *testing.T) {
+	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
+	for _, text := range []string{"13b lora inference", "what is the largest model on a 4090 or an h100"} {
+		if q := s.Read(text); q.Compared() || q.Kind() == KindCompare {
+			t.Errorf("Read(%q) is a comparison", text)
+		}
+	}
+}

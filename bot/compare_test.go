@@ -1,0 +1,79 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// comparePriced sets a handler up as serve does: the default price sheet
+// for fit and ask questions.
+func comparePriced(c *Config) {
+	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
+	c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{est}, Fixed{est}
+}
+
+// TestCompareCommand: the comparisons (#31) are answered side by
+// side through /fit, within Slack's limits, with the verdict first.
+func TestCompareCommand(t *testing.T) {
+	h := newTestHandler(t, comparePriced)
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"h100 or h200 for serving llama 3.1 70b, which is cheaper per user", []string{
+			"⚖️ *2× H200 141 GB is cheaper per user:", "✅ *2× H100 SXM 80 GB*", "• GPUs: 2 GPUs (fewest that fit)", "• per user a month:", "*Assumed:*"}},
+		{"h100 vs a100 for training llama 3.1 8b lora, which is cheaper per run", []string{
+			"is cheaper per run:", "• run: 1B tokens in", "• price: $3.99/h"}},
+		{"llama 3.1 8b on an a100 40gb vs h100 which is cheaper per million tokens", []string{
+			"1× H100 SXM 80 GB is cheaper per 1M output tokens", "✅ *1× A100 SXM 40 GB*", "• per 1M output tokens:"}},
+		{"whats the cost difference between lora and full finetune for llama 3.1 8b on an a100", []string{
+			"LoRA on 1× A100 SXM 80 GB", "full fine-tune on 2× A100 SXM 80 GB", "compared by cost per run"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			msg := h.Command(context.Background(), slash(tt.text))
+			checkLimits(t, msg)
+			got := messageJSON(t, msg)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("reply lacks %q:\n%s", w, got)
+				}
+			}
+			if strings.Contains(got, "in one question") {
+				t.Errorf("a comparison was refused:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestCompareMention: a comparison asked by mentioning the bot is
+// answered in the thread, and keeps no plan (a plan is one configuration).
+func TestCompareMention(t *testing.T) {
+	f := newEventsFixture(t, comparePriced)
+	f.deliver(t, "app_mention_compare.json")
+	f.h.Wait()
+	posts := f.rec.posted()
+	if len(posts) != 1 {
+		t.Fatalf("%d posts, want 1", len(posts))
+	}
+	p := posts[0]
+	if p.Channel != "C0FITBOT" || p.ThreadTS != "1764464400.000200" {
+		t.Errorf("posted to %s thread %q, want C0FITBOT thread 1764464400.000200", p.Channel, p.ThreadTS)
+	}
+	if !strings.Contains(p.Text, "is cheaper per run:") {
+		t.Errorf("text %q, want the comparison's verdict", p.Text)
+	}
+	blocks := string(mustJSON(t, p.Blocks))
+	for _, w := range []string{"1× H100 SXM 80 GB", "1× A100 SXM 80 GB", "• run: 1B tokens in"} {
+		if !strings.Contains(blocks, w) {
+			t.Errorf("blocks lack %q:\n%s", w, blocks)
+		}
+	}
+	if len(f.plans.plans) != 0 {
+		t.Errorf("%d plans saved, want none", len(f.plans.plans))
+	}
+}

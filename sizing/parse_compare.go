@@ -1,0 +1,331 @@
+package sizing
+
+import (
+	"slices"
+	"strings"
+)
+
+// Comparison is a question that weighs two options of one setting: two
+// cards ("h100 or h200 for serving llama 3.1 70b", "13b lora 4090 h100")
+// or two training methods ("lora vs full finetune for llama 3.1 8b").
+// Each option is the same question with the other option left out, so
+// that each reads, and is answered, as a question of its own.
+type Comparison struct {
+	// Setting is what the options differ in: "gpu" (the card, its count
+	// or its memory) or "method".
+	Setting string
+	Options [2]ComparisonOption
+	// Figure is the figure the question compares them by ("which is
+	// cheaper per run"); FigureUnsaid when it names none.
+	Figure Figure
+}
+
+// ComparisonOption is one side of a comparison.
+type ComparisonOption struct {
+	Words string // the asker's words for the option: "a100 40gb", "full finetune"
+	Text  string // the question with this option alone: the other option, the comparison and figure words left out
+}
+
+// Figure is what a comparison is asked to compare by.
+type Figure string
+
+// The figures a comparison may ask for.
+const (
+	FigureUnsaid          Figure = ""
+	FigurePerRun          Figure = "usd_per_run"                   // "per run": a training run's cost
+	FigurePerUser         Figure = "usd_per_user_month"            // "per user": serving's cost a month per concurrent user
+	FigurePerMillionOut   Figure = "usd_per_million_output_tokens" // "per million tokens": serving's cost per 1M output tokens
+	FigurePerMonth        Figure = "usd_per_month"                 // "per month", "monthly"
+	FigurePerHour         Figure = "usd_per_hour"                  // "per hour", "hourly"
+	maxOptionTokens              = 6                               // the longest option: "2 x nvidia a100 40 gb"
+	settingGPU, settingMt        = "gpu", "method"
+)
+
+// connectors join the two options: "h100 vs h200", "lora or qlora",
+// "a100 compared to h100", "between lora and full".
+var connectors = map[string]bool{"vs": true, "versus": true, "or": true, "against": true}
+
+// ParseComparison reads a question that compares two cards or two
+// training methods, and reports false for any other. The options are
+// joined by "vs", "versus", "or", "against", "compared to/with" or
+// "between ... and ...", or, for two cards, simply written one after
+// the other ("13b lora 4090 h100"); each option's question must read on
+// its own, name a model, and differ. A question with two cards that is not a
+// comparison (the same card twice, a card and a memory size) is left
+// to Parse, which refuses two cards as ever.
+func ParseComparison(input string) (Comparison, bool) {
+	toks, err := lex(input)
+	if err != nil || len(toks) < 3 {
+		return Comparison{}, false
+	}
+	figure, figFrom, figTo := comparisonFigure(toks)
+	// The options' questions leave out the words that say what is
+	// compared: the figure, "cheaper" (which of the two) and "difference".
+	var drops [][2]int
+	if figTo > figFrom {
+		drops = append(drops, [2]int{figFrom, figTo})
+	}
+	for i, t := range toks {
+		if (t.key == "cheaper" || t.key == "difference") && (i < figFrom || i >= figTo) {
+			drops = append(drops, [2]int{i, i + 1})
+		}
+	}
+	for c := range toks {
+		n := connectorAt(toks, c)
+		if n == 0 {
+			continue
+		}
+		if cmp, ok := compareAround(input, toks, c, n, drops); ok {
+			cmp.Figure = figure
+			return cmp, true
+		}
+	}
+	// Two cards side by side: only where the whole reads as two cards.
+	if _, err := Parse(input); err == nil || !strings.HasPrefix(err.Error(), "two GPUs in one question") {
+		return Comparison{}, false
+	}
+	for b := 1; b < len(toks); b++ {
+		if cmp, ok := compareAt(input, toks, b, b, 0, drops); ok {
+			cmp.Figure = figure
+			return cmp, true
+		}
+	}
+	return Comparison{}, false
+}
+
+// connectorAt reports how many tokens the connector at c covers: 1 for
+// "vs", 2 for "compared to", 1 for "and" after a "between"; 0 when none.
+func connectorAt(toks []token, c int) int {
+	k := toks[c].key
+	switch {
+	case toks[c].ignorable:
+		return 0
+	case connectors[k] || k == "vs.":
+		return 1
+	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
+		return 2
+	case k == "and":
+		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
+			if toks[j].key == "between" {
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// compareAround finds the options on either side of the connector at c
+// (n tokens): the longest option ending just before it and the longest
+// starting just after it, fillers ("an", "the") around them aside.
+func compareAround(input string, toks []token, c, n int, drops [][2]int) (Comparison, bool) {
+	le := c
+	for le > 0 && isFiller(toks[le-1]) {
+		le--
+	}
+	rs := c + n
+	for rs < len(toks) && isFiller(toks[rs]) {
+		rs++
+	}
+	if le == 0 || rs >= len(toks) {
+		return Comparison{}, false
+	}
+	return compareAt(input, toks, le, rs, c, drops)
+}
+
+// compareAt reads the options ending at token le and starting at rs (the
+// connector, if any, between them) and builds each option's question,
+// the tokens in drops left out.
+func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Comparison, bool) {
+	ls, lq, lset := longestOption(input, toks, le, true)
+	re, rq, rset := longestOption(input, toks, rs, false)
+	if lset == "" || lset != rset || lq == rq {
+		return Comparison{}, false
+	}
+	from, to := ls, re
+	if c > 0 && toks[c].key == "and" {
+		for from > 0 && toks[from-1].key != "between" {
+			from--
+		}
+		if from == 0 {
+			return Comparison{}, false
+		}
+		from--
+	}
+	left, right := span(input, toks, ls, le), span(input, toks, rs, re)
+	cut := func(with string) string {
+		edits := []edit{{toks[from].start, toks[to-1].end, with}}
+		for _, d := range drops {
+			if d[1] <= from || d[0] >= to {
+				edits = append(edits, edit{toks[d[0]].start, toks[d[1]-1].end, ""})
+			}
+		}
+		return splice(input, edits)
+	}
+	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(left)}, {Words: right, Text: cut(right)}}}
+	var qs [2]Query
+	for i, o := range cmp.Options {
+		p, err := Parse(o.Text)
+		hub := p.Hub != "" || p.Missing.Words != "" // a model for the Hub: resolved with each option
+		if err != nil && !hub || p.Query.Model == "" && p.Query.Params == 0 && !hub {
+			return Comparison{}, false
+		}
+		qs[i] = p.Query
+	}
+	if qs[0] == qs[1] {
+		return Comparison{}, false
+	}
+	return cmp, true
+}
+
+// edit replaces input[start:end] with with.
+type edit struct {
+	start, end int
+	with       string
+}
+
+// splice applies non-overlapping edits to input and tidies the spaces
+// they leave.
+func splice(input string, edits []edit) string {
+	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	var b strings.Builder
+	pos := 0
+	for _, e := range edits {
+		b.WriteString(input[pos:e.start])
+		b.WriteString(e.with)
+		pos = e.end
+	}
+	b.WriteString(input[pos:])
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// optionOf is what an option sets: its setting, and the query fields of
+// that setting.
+type optionOf struct {
+	gpu         string
+	gpus, nodes int
+	memory      int64
+	method      Method
+}
+
+// longestOption finds the longest option that ends at token at (before
+// is true) or starts there, within maxOptionTokens: its other end, what
+// it sets and its setting ("" when none reads there).
+func longestOption(input string, toks []token, at int, before bool) (int, optionOf, string) {
+	for k := maxOptionTokens; k >= 1; k-- {
+		from, to := at-k, at
+		if !before {
+			from, to = at, at+k
+		}
+		if from < 0 || to > len(toks) || isFiller(toks[from]) || isFiller(toks[to-1]) {
+			continue
+		}
+		if o, set := optionIn(span(input, toks, from, to), toks[from]); set != "" {
+			if before {
+				return from, o, set
+			}
+			return to, o, set
+		}
+	}
+	return at, optionOf{}, ""
+}
+
+// optionIn reads words alone as one option: a card (named, with its count
+// or memory; not a memory alone) or a training method, every word used.
+func optionIn(words string, first token) (optionOf, string) {
+	if strings.ContainsAny(words, ",;") {
+		return optionOf{}, ""
+	}
+	p, err := Parse(words)
+	if err != nil || len(p.Ignored) > 0 || len(p.Fields) == 0 {
+		return optionOf{}, ""
+	}
+	names := make([]string, len(p.Fields))
+	for i, f := range p.Fields {
+		names[i] = f.Name
+	}
+	q := p.Query
+	o := optionOf{gpu: q.GPU, gpus: q.GPUs, nodes: q.Nodes, memory: q.GPUMemoryBytes, method: q.Method}
+	switch {
+	case slices.Contains(names, "gpu") && subset(names, "gpu", "gpus", "nodes"):
+		if _, typed := typedGB(first.key); typed {
+			return optionOf{}, "" // "40gb" alone is a memory, not a card
+		}
+		return optionOf{gpu: o.gpu, gpus: o.gpus, nodes: o.nodes, memory: o.memory}, settingGPU
+	case subset(names, "method") && !p.MethodImplied && (q.Method == MethodFull || q.Method == MethodLoRA || q.Method == MethodQLoRA):
+		return optionOf{method: o.method}, settingMt
+	}
+	return optionOf{}, ""
+}
+
+// subset reports whether every name is one of allowed.
+func subset(names []string, allowed ...string) bool {
+	for _, n := range names {
+		if !slices.Contains(allowed, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFiller reports whether a token is question phrasing ("an", "the",
+// "on") that may stand around an option.
+func isFiller(t token) bool {
+	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors[t.key] && t.key != "and"
+}
+
+// figureWords name what a comparison compares by, after "per" (or
+// alone: "monthly").
+var figureWords = map[string]Figure{
+	"run": FigurePerRun, "job": FigurePerRun, "training": FigurePerRun, "epoch": FigurePerRun,
+	"user": FigurePerUser, "users": FigurePerUser, "seat": FigurePerUser, "person": FigurePerUser,
+	"million": FigurePerMillionOut, "1m": FigurePerMillionOut, "mtok": FigurePerMillionOut, "token": FigurePerMillionOut, "tokens": FigurePerMillionOut,
+	"month": FigurePerMonth, "hour": FigurePerHour, "hr": FigurePerHour, "h": FigurePerHour,
+}
+
+// costWords say a figure that follows is money: "cheaper per run", "cost
+// per user".
+var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true, "costs": true, "expensive": true,
+	"price": true, "pricier": true, "$": true, "usd": true, "dollars": true, "costlier": true}
+
+// comparisonFigure finds the figure a question compares by ("cheaper per
+// million tokens": the cost per 1M output tokens) and the tokens that
+// say it, which the options' questions leave out; FigureUnsaid and an
+// empty span when none is said.
+func comparisonFigure(toks []token) (Figure, int, int) {
+	for i, t := range toks {
+		switch t.key {
+		case "monthly":
+			if costBefore(toks, i) {
+				return FigurePerMonth, i, i + 1
+			}
+		case "hourly":
+			if costBefore(toks, i) {
+				return FigurePerHour, i, i + 1
+			}
+		case "per", "a":
+			if i+1 >= len(toks) || !costBefore(toks, i) {
+				continue
+			}
+			f, ok := figureWords[toks[i+1].key]
+			if !ok || t.key == "a" && f != FigurePerMonth && f != FigurePerHour {
+				continue
+			}
+			end := i + 2
+			for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || toks[end].key == "output" || toks[end].key == "generated") {
+				end++ // "per million output tokens", "per 1m tokens"
+			}
+			return f, i, end
+		}
+	}
+	return FigureUnsaid, 0, 0
+}
+
+// costBefore reports whether a money word comes shortly before token i.
+func costBefore(toks []token, i int) bool {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		if costWords[toks[j].key] {
+			return true
+		}
+	}
+	return false
+}

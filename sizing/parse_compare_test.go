@@ -1,0 +1,84 @@
+package sizing
+
+import "testing"
+
+func TestParseComparison(t *testing.T) {
+	tests := []struct {
+		q       string
+		setting string
+		words   [2]string
+		texts   [2]string
+		figure  Figure
+	}{
+		{"h100 or h200 for serving llama 3.1 70b, which is cheaper per user", "gpu", [2]string{"h100", "h200"},
+			[2]string{"h100 for serving llama 3.1 70b, which is", "h200 for serving llama 3.1 70b, which is"}, FigurePerUser},
+		{"h100 vs a100 for training llama 3.1 8b lora, which is cheaper per run", "gpu", [2]string{"h100", "a100"},
+			[2]string{"h100 for training llama 3.1 8b lora, which is", "a100 for training llama 3.1 8b lora, which is"}, FigurePerRun},
+		{"llama 3.1 8b on an a100 40gb vs h100 which is cheaper per million tokens", "gpu", [2]string{"a100 40gb", "h100"},
+			[2]string{"llama 3.1 8b on an a100 40gb which is", "llama 3.1 8b on an h100 which is"}, FigurePerMillionOut},
+		{"whats the cost difference between lora and full finetune for llama 3.1 8b on an a100", "method", [2]string{"lora", "full finetune"},
+			[2]string{"whats the cost lora for llama 3.1 8b on an a100", "whats the cost full finetune for llama 3.1 8b on an a100"}, FigureUnsaid},
+		{"13b lora 4090 h100", "gpu", [2]string{"4090", "h100"}, [2]string{"13b lora 4090", "13b lora h100"}, FigureUnsaid},
+		{"a100 40gb h100 13b lora", "gpu", [2]string{"a100 40gb", "h100"}, [2]string{"a100 40gb 13b lora", "h100 13b lora"}, FigureUnsaid},
+		{"llama 3 70b qlora on 2x a100 compared to 4 h100s", "gpu", [2]string{"2x a100", "4 h100s"},
+			[2]string{"llama 3 70b qlora on 2x a100", "llama 3 70b qlora on 4 h100s"}, FigureUnsaid},
+		{"lora versus qlora for llama 3 8b on a 4090, cost a month?", "method", [2]string{"lora", "qlora"},
+			[2]string{"lora for llama 3 8b on a 4090, cost ?", "qlora for llama 3 8b on a 4090, cost ?"}, FigurePerMonth},
+		{"mistral 7b qlora, a10 vs l4, which costs less per hour", "gpu", [2]string{"a10", "l4"},
+			[2]string{"mistral 7b qlora, a10, which costs less", "mistral 7b qlora, l4, which costs less"}, FigurePerHour},
+	}
+	for _, tt := range tests {
+		c, ok := ParseComparison(tt.q)
+		if !ok {
+			t.Errorf("ParseComparison(%q) is not a comparison", tt.q)
+			continue
+		}
+		if c.Setting != tt.setting || c.Figure != tt.figure {
+			t.Errorf("ParseComparison(%q) = setting %q figure %q, want %q %q", tt.q, c.Setting, c.Figure, tt.setting, tt.figure)
+		}
+		for i, o := range c.Options {
+			if o.Words != tt.words[i] || o.Text != tt.texts[i] {
+				t.Errorf("ParseComparison(%q) option %d = %q in %q, want %q in %q", tt.q, i, o.Words, o.Text, tt.words[i], tt.texts[i])
+			}
+		}
+	}
+}
+
+// TestParseComparisonNot checks the questions that are not comparisons:
+// Parse keeps answering or refusing them as before.
+func TestParseComparisonNot(t *testing.T) {
+	for _, q := range []string{
+		"13b lora 4090",
+		"13b lora inference",                // inference is not a training method to compare
+		"13b lora 16gb 24gb",                // two memories, no card named
+		"llama 3 8b vs qwen 7b on a 4090",   // two models: not compared
+		"13b lora on a 4090 or a 4090",      // the same card twice
+		"llama 3 8b lora on an a100 40gb",   // a card and its memory
+		"h100 vs a100 price",                // a price question (routed before parsing; no model)
+		"buy or rent 2 h100 for 13b lora",   // buy or rent
+		"llama 3 8b lora 4090, or should i", // "or" with nothing after it
+		"",
+	} {
+		if c, ok := ParseComparison(q); ok {
+			t.Errorf("ParseComparison(%q) = %+v, want no comparison", q, c)
+		}
+	}
+}
+
+func FuzzParseComparison(f *testing.F) {
+	f.Add("h100 or h200 for serving llama 3.1 70b, which is cheaper per user")
+	f.Add("between lora and full for 8b")
+	f.Add("13b lora 4090 h100")
+	f.Fuzz(func(t *testing.T, q string) {
+		c, ok := ParseComparison(q)
+		if !ok {
+			return
+		}
+		for _, o := range c.Options {
+			// Each option reads, or names a model the Hub may know.
+			if p, err := Parse(o.Text); err != nil && p.Hub == "" && p.Missing.Words == "" {
+				t.Errorf("option %q of %q does not parse: %v", o.Text, q, err)
+			}
+		}
+	})
+}
