@@ -228,12 +228,12 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 	if t.MFU == nil || t.FLOPsPerToken == nil {
 		return fmt.Sprintf("compute at a utilisation %s%s", how, decode)
 	}
-	what := "training"
+	what, run := "training", fmt.Sprintf("; a run's hours count %.0f%% of the wall clock as training (checkpoints, evaluations, restarts)", RunGoodput*100)
 	if r.Method == MethodInference {
-		what = "prefill"
+		what, run = "prefill", ""
 	}
-	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %s GFLOPs per token with causal attention%s",
-		what, *t.MFU*100, peak, how, threeFigures(*t.FLOPsPerToken/1e9), decode)
+	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %s GFLOPs per token with causal attention%s%s",
+		what, *t.MFU*100, peak, how, threeFigures(*t.FLOPsPerToken/1e9), decode, run)
 }
 
 // threeFigures writes v to three significant figures, never in

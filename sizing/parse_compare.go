@@ -94,7 +94,8 @@ func ParseComparison(input string) (Comparison, bool) {
 }
 
 // connectorAt reports how many tokens the connector at c covers: 1 for
-// "vs", 2 for "compared to", 1 for "and" after a "between"; 0 when none.
+// "vs", 2 for "compared to", 1 for "and" after a "between" or "compare";
+// 0 when none.
 func connectorAt(toks []token, c int) int {
 	k := toks[c].key
 	switch {
@@ -106,13 +107,17 @@ func connectorAt(toks []token, c int) int {
 		return 2
 	case k == "and":
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
-			if toks[j].key == "between" {
+			if andOpeners[toks[j].key] {
 				return 1
 			}
 		}
 	}
 	return 0
 }
+
+// andOpeners start a comparison whose options "and" joins: "between lora
+// and full", "compare lora and qlora".
+var andOpeners = map[string]bool{"between": true, "compare": true, "comparing": true}
 
 // compareAround finds the options on either side of the connector at c
 // (n tokens): the longest option ending just before it and the longest
@@ -143,7 +148,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 	}
 	from, to := ls, re
 	if c > 0 && toks[c].key == "and" {
-		for from > 0 && toks[from-1].key != "between" {
+		for from > 0 && !andOpeners[toks[from-1].key] {
 			from--
 		}
 		if from == 0 {

@@ -315,16 +315,22 @@ func runSpeed(r *Request, s *shape, g *GPU, mfu float64) float64 {
 	return tps
 }
 
-// runGoodput is the share of a run's wall-clock time spent training:
+// RunGoodput is the share of a run's wall-clock time spent training:
 // checkpoint saves, evaluations and restarts after failures take the rest
 // (Llama 3 paper §3.3.4: "higher than 90% effective training time" on
 // 16,384 H100s). Whole-run hours divide by it; tokens per second do not.
-const runGoodput = 0.9
+const RunGoodput = 0.9
 
-// runHoursAt is how long r's token budget takes at tps tokens per second,
-// with runGoodput's share of the time spent training.
+// RunHours is how long a run of tokens takes at tps tokens per second,
+// with RunGoodput's share of the wall clock spent training: every run
+// time an answer gives, with a budget said or the round 1B without one.
+func RunHours(tokens, tps float64) float64 {
+	return tokens / tps / 3600 / RunGoodput
+}
+
+// runHoursAt is RunHours for r's token budget.
 func runHoursAt(r *Request, tps float64) float64 {
-	return float64(r.Tokens) / tps / 3600 / runGoodput
+	return RunHours(float64(r.Tokens), tps)
 }
 
 // runHours is how long r's token budget takes on g; false without a

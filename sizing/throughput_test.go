@@ -82,7 +82,7 @@ func TestCostAndHours(t *testing.T) {
 	if tp.TokensPerSecond == nil || tp.Hours == nil || tp.USDPerHour == nil || tp.USDTotal == nil {
 		t.Fatalf("throughput has nil parts: %+v", tp)
 	}
-	if want := 2e9 / *tp.TokensPerSecond / 3600 / runGoodput; !nearlyEqual(*tp.Hours, want) {
+	if want := 2e9 / *tp.TokensPerSecond / 3600 / RunGoodput; !nearlyEqual(*tp.Hours, want) {
 		t.Errorf("hours = %f, want %f", *tp.Hours, want)
 	}
 	if *tp.USDPerHour != 20 {
