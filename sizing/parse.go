@@ -251,6 +251,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	if err != nil {
 		return Parsed{}, nil, err
 	}
+	toks = readNumberWords(toks)
 	toks, ask := readAsk(toks)
 	toks, serve := readServe(toks)
 	toks, deadline := readDeadline(input, toks)
