@@ -1,9 +1,9 @@
 package sizing
 
 import (
-	"slices"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
