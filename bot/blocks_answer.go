@@ -53,10 +53,11 @@ type answerView struct {
 // bar, the breakdown, speed and cost, up to five alternatives, the
 // assumptions and the price's age, and the buttons.
 func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
-	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain(verdict(a))),
-		slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil),
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(verdict(a)))}
+	if line := display.Fewest(a); line != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
 	}
+	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil))
 	if v.details { // the legend has the terms; the full breakdown is a detail
 		blocks = append(blocks, slack.NewSectionBlock(nil, breakdownFields(a), nil))
 	}

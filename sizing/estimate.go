@@ -71,9 +71,16 @@ func EstimateMemory(r Request, m Model) Memory {
 // the verdict, host RAM and disk, speed and cost, warnings, and up to five
 // alternatives. Input it cannot use returns an *InputError.
 func (e *Estimator) Answer(q Query) (Answer, error) {
+	var few *FewestGPUs
+	if q.Fewest && q.GPU != "" && q.GPUs == 0 && q.Nodes == 0 {
+		q, few = e.fewest(q)
+	}
 	rs, err := resolve(q)
 	if err != nil {
 		return Answer{}, err
+	}
+	if few != nil {
+		rs.assumptions = append([]string{fewestNote(few, &rs.gpu)}, rs.assumptions...)
 	}
 	chosen := !rs.gpuNamed
 	if chosen {
@@ -91,6 +98,7 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		BindingTerm: bindingTerm(mem),
 		Headroom:    headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
 		GPUChosen:   chosen,
+		Fewest:      few,
 	}
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	var warnings []string

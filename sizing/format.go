@@ -131,6 +131,9 @@ func Format(q Query) string {
 	if q.Cheapest {
 		add("cheapest")
 	}
+	if q.Fewest {
+		add("fewest")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

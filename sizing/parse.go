@@ -208,6 +208,7 @@ type parser struct {
 	epochs         int
 	epochWords     string
 	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
+	fewest         bool      // how many of the card was asked ("how many l40s", "fewest h100")
 	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
 	memWords       string    // the words that typed it
 	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
@@ -453,6 +454,9 @@ func (p *parser) step(i int) int {
 	case kindModel:
 		p.setModel(w.val, w.note, words)
 	case kindGPU:
+		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
+			p.fewest = true // "how many a100s", "how many l40s"
+		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
 		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
@@ -516,6 +520,8 @@ func (p *parser) apply(w word, words string) {
 		p.q.Spot = true
 	case kindCheapest:
 		p.q.Cheapest = true
+	case kindFewest:
+		p.fewest = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)

@@ -17,6 +17,7 @@ const IntentServe Intent = "serve"
 type serveWords struct {
 	capacity, perMonth bool
 	people             bool // a count of people was said ("for 500 users"): a load, not a batch
+	countAsked         bool // "how many gpus", "gpus needed": how many cards, for a load or a run
 	load               ServeLoad
 	said               []Field // the serving fields, as the asker wrote them
 	notes              []string
@@ -105,7 +106,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.capacity = true
 				mark(i, j+1)
 			case gpuAsked[w(j)]:
-				sw.load.Plan = true
+				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j+1)
 			}
 		case (k == "max" || k == "maximum") && batchNouns[w(i+1)]:
@@ -118,7 +119,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				mark(i, j)
 			}
 		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
-			sw.load.Plan = true
+			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
 		case k == "sglang":
 			sw.load.Engine = EngineSGLang

@@ -126,6 +126,11 @@ type Query struct {
 	// with no GPU named it is answered on the cheapest priced configuration,
 	// never placed on the team's machines.
 	Cheapest bool
+	// Fewest asks how many of the named card a question needs ("how many
+	// a100s", "on h100s" with no count, "fewest h100"): it is answered on
+	// the fewest that fit (Estimator.Answer). Serving loads on such cards
+	// are planned instead (Serve.Plan).
+	Fewest bool
 	// Alignment is a preference or RL objective named in the question
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
@@ -340,4 +345,7 @@ type Answer struct {
 	// chose the card: the cheapest that fits, with the other cards that fit
 	// as alternatives, or the reference card when none fits.
 	GPUChosen bool `json:"gpu_chosen,omitempty"`
+	// Fewest is how a count ask ("how many a100s") chose the count: the
+	// fewest of the named card that fit; nil for any other question.
+	Fewest *FewestGPUs `json:"fewest,omitempty"`
 }

@@ -17,6 +17,9 @@ const barWidth = 30
 // host needs, speed and cost, warnings, alternatives, assumptions last.
 func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w, verdictLine(a))
+	if line := display.Fewest(a); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", display.InGiB(a.VRAMBytes))
