@@ -237,3 +237,15 @@ func Fewest(a sizing.Answer) string {
 	}
 	return s + "."
 }
+
+// PerMonth is a cost per month run around the clock: "$734/month".
+func PerMonth(v float64) string { return USD(v) + "/month" }
+
+// MonthNotPriced is what a first line says when the question asked the
+// cost per month and the card has no price: "" otherwise.
+func MonthNotPriced(a sizing.Answer) string {
+	if !a.Request.PerMonth || a.Throughput.USDPerHour != nil {
+		return ""
+	}
+	return "monthly cost not priced: no price known for " + a.GPUName
+}

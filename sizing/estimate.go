@@ -134,6 +134,9 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		a.Warnings = []string{}
 	}
 	a.Alternatives = e.alternatives(rs, mem)
+	if r.PerMonth {
+		perMonth(&a)
+	}
 	a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
 	return a, nil
 }
@@ -303,4 +306,20 @@ func servedLikeADecoder(arch string) bool {
 		return true
 	}
 	return false
+}
+
+// perMonth adds the cost per month (hoursPerMonth at the hourly price)
+// to an answer and its alternatives, where they are priced.
+func perMonth(a *Answer) {
+	month := func(perHour *float64) *float64 {
+		if perHour == nil {
+			return nil
+		}
+		v := *perHour * hoursPerMonth
+		return &v
+	}
+	a.Throughput.USDPerMonth = month(a.Throughput.USDPerHour)
+	for i := range a.Alternatives {
+		a.Alternatives[i].USDPerMonth = month(a.Alternatives[i].USDPerHour)
+	}
 }

@@ -134,6 +134,9 @@ func Format(q Query) string {
 	if q.Fewest {
 		add("fewest")
 	}
+	if q.PerMonth {
+		add("monthly")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

@@ -106,6 +106,7 @@ func resolve(q Query) (*resolved, error) {
 		return nil, err
 	}
 	rs.req.Tokens = q.Tokens
+	rs.req.PerMonth = q.PerMonth
 	return rs, nil
 }
 
