@@ -817,7 +817,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
-			p.ignore(i, i+n)
+			p.ignoreCount(i, n, count)
 			return n
 		}
 		return 0
@@ -872,10 +872,21 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		return j + m - i
 	}
 	if isWord {
-		p.ignore(i, i+n)
+		p.ignoreCount(i, n, count)
 		return n
 	}
 	return 0
+}
+
+// ignoreCount sets aside a count word (at i, n tokens) that counts
+// nothing the parser knows. "one" and "two" are phrasing often enough
+// ("the one with", "a question or two"); a larger count the asker wrote
+// is reported as not used, never silently dropped.
+func (p *parser) ignoreCount(i, n, count int) {
+	p.ignore(i, i+n)
+	if count > 2 {
+		p.unused = append(p.unused, p.text(i, i+n))
+	}
 }
 
 // vendors are the makers' words that may come between a count and a GPU.

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,9 @@ func TestNumberWords(t *testing.T) {
 	_, err := Parse("twenty 70b lora h100")
 	if err == nil || !strings.Contains(err.Error(), `"twenty"`) {
 		t.Errorf("a number word that counts nothing: err = %v, want one quoting \"twenty\"", err)
+	}
+	p, err := Parse("eight 70b lora h100")
+	if err != nil || !slices.Contains(p.Unused, "eight") {
+		t.Errorf("a vocabulary count that counts nothing: unused %q (%v), want \"eight\" among them", p.Unused, err)
 	}
 }
