@@ -31,12 +31,21 @@ func verdict(a sizing.Answer) string {
 	}
 	switch {
 	case !a.Fits:
-		return "❌ Does not fit: " + what
+		return "❌ Does not fit: " + what + notPriced(a)
 	case a.Headroom == sizing.HeadroomTight:
-		return "⚠️ Fits, but tight: " + what
+		return "⚠️ Fits, but tight: " + what + notPriced(a)
 	default:
-		return "✅ Fits: " + what
+		return "✅ Fits: " + what + notPriced(a)
 	}
+}
+
+// notPriced is the header's word that a monthly cost was asked and the
+// card has no price.
+func notPriced(a sizing.Answer) string {
+	if s := display.MonthNotPriced(a); s != "" {
+		return " (" + s + ")"
+	}
+	return ""
 }
 
 // answerView is what an answer message shows besides the answer itself.
@@ -53,10 +62,11 @@ type answerView struct {
 // bar, the breakdown, speed and cost, up to five alternatives, the
 // assumptions and the price's age, and the buttons.
 func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
-	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain(verdict(a))),
-		slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil),
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(verdict(a)))}
+	if line := display.Fewest(a); line != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
 	}
+	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil))
 	if v.details { // the legend has the terms; the full breakdown is a detail
 		blocks = append(blocks, slack.NewSectionBlock(nil, breakdownFields(a), nil))
 	}
@@ -154,6 +164,9 @@ func costLine(a sizing.Answer) string {
 	default:
 		parts = append(parts, fmt.Sprintf("*Cost* %s/h", display.USD(*t.USDPerHour)))
 	}
+	if t.USDPerMonth != nil {
+		parts = append(parts, fmt.Sprintf("*Per month* %s running 24/7", display.PerMonth(*t.USDPerMonth)))
+	}
 	line := strings.Join(parts, "  ·  ")
 	if s := display.ServingLine(a.Serving); s != "" {
 		line += "\n" + s
@@ -206,6 +219,10 @@ func alternativesText(a sizing.Answer) string {
 		}
 		if alt.USDTotal != nil {
 			fmt.Fprintf(&b, "%s%s", sep, display.USD(*alt.USDTotal))
+			sep = " · "
+		}
+		if alt.USDPerMonth != nil {
+			fmt.Fprintf(&b, "%s%s", sep, display.PerMonth(*alt.USDPerMonth))
 		}
 		if why, _, _ := strings.Cut(alt.Why, ": "); why != "" {
 			fmt.Fprintf(&b, " — %s", why)

@@ -292,8 +292,8 @@ func TestPublicAnswerButtonsOverHTTP(t *testing.T) {
 }
 
 // TestServingCardsWithoutCountOverHTTP: "for 100 users on h100s" finds
-// how many H100s serve the load, by slash command and by mention; "on an
-// h100" stays one card (#31).
+// how many H100s serve the load, by slash command and by mention, and so
+// does "on an h100" (#31).
 func TestServingCardsWithoutCountOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	q := "llama 3.1 70b for 100 concurrent users on h100s"
@@ -302,7 +302,7 @@ func TestServingCardsWithoutCountOverHTTP(t *testing.T) {
 		wantNotIn(t, what, got, "on 1× H100")
 	}
 	got := c.slash("llama 3.1 70b for 100 users on an h100")
-	wantIn(t, "on an h100", got, "on 1× H100 SXM 80 GB")
+	wantIn(t, "on an h100", got, "Cheapest for 100 users of Llama 3.1 70B", "H100 SXM 80 GB")
 }
 
 // TestSpotPricesOverHTTP: a spot price question lists spot offers, of

@@ -199,3 +199,53 @@ func Method(m sizing.Method) string {
 	}
 	return string(m)
 }
+
+// Fewest is the line that answers a count ask ("how many a100s"): how
+// many of the card, in how many machines, with what; "" for any other
+// answer.
+func Fewest(a sizing.Answer) string {
+	f := a.Fewest
+	switch {
+	case f == nil:
+		return ""
+	case !f.Found:
+		return fmt.Sprintf("How many: no count of %s up to %d fits as asked; the ways that fit are below.", a.GPUName, f.Tried)
+	case f.GPUs == 1:
+		return fmt.Sprintf("How many: one %s is enough.", a.GPUName)
+	}
+	s := fmt.Sprintf("How many: %s", Hardware(f.GPUs, a.GPUName))
+	if f.Nodes > 1 {
+		s += fmt.Sprintf(" (%d machines of %d)", f.Nodes, f.GPUs/f.Nodes)
+	}
+	s += " is the fewest that fit"
+	r := a.Request
+	if l := sizing.Layout(r); l != "" {
+		s += ", as " + l
+	}
+	var with []string
+	if r.Method != sizing.MethodInference && r.ZeROStage > 0 {
+		with = append(with, fmt.Sprintf("ZeRO-%d", r.ZeROStage))
+	}
+	if f.GradCheckpointing {
+		with = append(with, "gradient checkpointing")
+	}
+	if len(with) > 0 {
+		s += ", with " + strings.Join(with, " and ")
+	}
+	if f.FewerGPUs > 0 {
+		s += fmt.Sprintf("; %d would need %s per GPU", f.FewerGPUs, GiB(f.FewerTotalBytes))
+	}
+	return s + "."
+}
+
+// PerMonth is a cost per month run around the clock: "$734/month".
+func PerMonth(v float64) string { return USD(v) + "/month" }
+
+// MonthNotPriced is what a first line says when the question asked the
+// cost per month and the card has no price: "" otherwise.
+func MonthNotPriced(a sizing.Answer) string {
+	if !a.Request.PerMonth || a.Throughput.USDPerHour != nil {
+		return ""
+	}
+	return "monthly cost not priced: no price known for " + a.GPUName
+}

@@ -71,9 +71,16 @@ func EstimateMemory(r Request, m Model) Memory {
 // the verdict, host RAM and disk, speed and cost, warnings, and up to five
 // alternatives. Input it cannot use returns an *InputError.
 func (e *Estimator) Answer(q Query) (Answer, error) {
+	var few *FewestGPUs
+	if q.Fewest && q.GPU != "" && q.GPUs == 0 && q.Nodes == 0 {
+		q, few = e.fewest(q)
+	}
 	rs, err := resolve(q)
 	if err != nil {
 		return Answer{}, err
+	}
+	if few != nil {
+		rs.assumptions = append([]string{fewestNote(few, &rs.gpu)}, rs.assumptions...)
 	}
 	chosen := !rs.gpuNamed
 	if chosen {
@@ -91,6 +98,7 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		BindingTerm: bindingTerm(mem),
 		Headroom:    headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
 		GPUChosen:   chosen,
+		Fewest:      few,
 	}
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	var warnings []string
@@ -126,6 +134,9 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		a.Warnings = []string{}
 	}
 	a.Alternatives = e.alternatives(rs, mem)
+	if r.PerMonth {
+		perMonth(&a)
+	}
 	a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
 	return a, nil
 }
@@ -295,4 +306,20 @@ func servedLikeADecoder(arch string) bool {
 		return true
 	}
 	return false
+}
+
+// perMonth adds the cost per month (hoursPerMonth at the hourly price)
+// to an answer and its alternatives, where they are priced.
+func perMonth(a *Answer) {
+	month := func(perHour *float64) *float64 {
+		if perHour == nil {
+			return nil
+		}
+		v := *perHour * hoursPerMonth
+		return &v
+	}
+	a.Throughput.USDPerMonth = month(a.Throughput.USDPerHour)
+	for i := range a.Alternatives {
+		a.Alternatives[i].USDPerMonth = month(a.Alternatives[i].USDPerHour)
+	}
 }

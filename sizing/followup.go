@@ -44,6 +44,9 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 			q.GPUs, q.Nodes = 0, 0
 		}
 	}
+	if q.GPUs > 0 || q.Nodes > 0 || q.GPU == "" {
+		q.Fewest = false // "what about 8 of them?" in a count ask's thread: those 8
+	}
 	var dropped string
 	if said.Method != "" && said.Method != base.Method {
 		dropped = dropForMethod(&q, base, said)

@@ -131,6 +131,12 @@ func Format(q Query) string {
 	if q.Cheapest {
 		add("cheapest")
 	}
+	if q.Fewest {
+		add("fewest")
+	}
+	if q.PerMonth {
+		add("monthly")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

@@ -208,6 +208,7 @@ type parser struct {
 	epochs         int
 	epochWords     string
 	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
+	fewest         bool      // how many of the card was asked ("how many l40s", "fewest h100")
 	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
 	memWords       string    // the words that typed it
 	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
@@ -251,6 +252,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	if err != nil {
 		return Parsed{}, nil, err
 	}
+	toks = readNumberWords(toks)
 	toks, ask := readAsk(toks)
 	toks, serve := readServe(toks)
 	toks, deadline := readDeadline(input, toks)
@@ -458,6 +460,9 @@ func (p *parser) step(i int) int {
 		}
 		p.setModel(w.val, w.note, words)
 	case kindGPU:
+		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
+			p.fewest = true // "how many a100s", "how many l40s"
+		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
 		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
@@ -544,6 +549,8 @@ func (p *parser) apply(w word, words string) {
 		p.q.Spot = true
 	case kindCheapest:
 		p.q.Cheapest = true
+	case kindFewest:
+		p.fewest = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)
@@ -839,7 +846,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
-			p.ignore(i, i+n)
+			p.ignoreCount(i, n, count)
 			return n
 		}
 		return 0
@@ -894,10 +901,21 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		return j + m - i
 	}
 	if isWord {
-		p.ignore(i, i+n)
+		p.ignoreCount(i, n, count)
 		return n
 	}
 	return 0
+}
+
+// ignoreCount sets aside a count word (at i, n tokens) that counts
+// nothing the parser knows. "one" and "two" are phrasing often enough
+// ("the one with", "a question or two"); a larger count the asker wrote
+// is reported as not used, never silently dropped.
+func (p *parser) ignoreCount(i, n, count int) {
+	p.ignore(i, i+n)
+	if count > 2 {
+		p.unused = append(p.unused, p.text(i, i+n))
+	}
 }
 
 // vendors are the makers' words that may come between a count and a GPU.

@@ -17,6 +17,7 @@ const IntentServe Intent = "serve"
 type serveWords struct {
 	capacity, perMonth bool
 	people             bool // a count of people was said ("for 500 users"): a load, not a batch
+	countAsked         bool // "how many gpus", "gpus needed": how many cards, for a load or a run
 	load               ServeLoad
 	said               []Field // the serving fields, as the asker wrote them
 	notes              []string
@@ -105,7 +106,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.capacity = true
 				mark(i, j+1)
 			case gpuAsked[w(j)]:
-				sw.load.Plan = true
+				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j+1)
 			}
 		case (k == "max" || k == "maximum") && batchNouns[w(i+1)]:
@@ -118,7 +119,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				mark(i, j)
 			}
 		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
-			sw.load.Plan = true
+			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
 		case k == "sglang":
 			sw.load.Engine = EngineSGLang
@@ -358,17 +359,36 @@ func (l ServeLoad) targets() bool {
 	return l.TTFTTargetSeconds > 0 || l.TokensPerSecondPerUserTarget > 0 || l.RequestsPerSecond > 0
 }
 
+// cardsSaid is what a question said of its cards, for settle.
+type cardsSaid uint8
+
+const (
+	cardsNone    cardsSaid = iota // no card named
+	cardsOne                      // a card named, no count ("on an h100")
+	cardsSome                     // a card in the plural or asked how many of ("on h100s", "how many l40s")
+	cardsCounted                  // a card and its count ("on 2 h100s")
+)
+
 // settle is the load once the main parse has read the users: "gpus for"
 // plans only with a load or a target to plan for ("which gpu for llama
-// 70b" is the which-GPU question). Cards named in the plural with no
-// count ("for 100 users on h100s") plan too: how many of them the load
-// needs, never one assumed ("on an h100" stays one card). So does a count
-// of people with no card at all ("serve llama 3.3 70b to 500 users"):
-// which cards, and how many, serve them ("batch 500" stays the memory of
-// one batch).
-func (sw *serveWords) settle(users int, someCards, noCards bool) ServeLoad {
-	if someCards && (users > 0 || sw.load.targets()) || noCards && sw.people && users > 0 {
+// 70b" is the which-GPU question). Cards named in the plural or asked
+// how many of, with no count ("for 100 users on h100s", "how many l40s"),
+// plan too: how many of them the load needs, never one assumed. So does
+// a count of people with no count of cards ("serve llama 3.3 70b to 500
+// users": which cards and how many; "on an h100 for 40 users": whether
+// one serves them, in which weight format, or how many do), while a
+// count of people on counted cards ("on 2 h100s for 40 users") asks what
+// those cards serve. "batch 500" stays the memory of one batch. People
+// route only a fit or which-GPU question (fit is true): "how much
+// context with 4 users" keeps asking the context.
+func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
+	people := fit && sw.people && users > 0
+	switch {
+	case cards == cardsSome && (users > 0 || sw.load.targets()),
+		(cards == cardsNone || cards == cardsOne) && people:
 		sw.load.Plan = true
+	case cards == cardsCounted && people:
+		sw.capacity = true
 	}
 	if sw.load.Plan && !sw.load.targets() && users == 0 {
 		sw.load.Plan = false

@@ -18,9 +18,9 @@ func TestParseServing(t *testing.T) {
 	}{
 		{"how many concurrent users can 2xh100 serve llama-3.1-70b at 4k context", IntentServe, 0, ServeLoad{}},
 		{"whats the max batch size for llama 3 8b inference on an a10 at 2k ctx", IntentServe, 0, ServeLoad{}},
-		{"llama 3 8b a10 50 users", IntentFit, 50, ServeLoad{}},
+		{"llama 3 8b a10 50 users", IntentServe, 50, ServeLoad{Plan: true}},
 		{"llama 3 8b a10 50 concurrent", IntentFit, 50, ServeLoad{}},
-		{"~20 ppl on llama 3 8b a10", IntentFit, 20, ServeLoad{}},
+		{"~20 ppl on llama 3 8b a10", IntentServe, 20, ServeLoad{Plan: true}},
 		{"llama 3 8b a10 10 requests/s", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 10 qps", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 2.5 requests per second", IntentServe, 0, ServeLoad{RequestsPerSecond: 2.5}},
@@ -32,7 +32,7 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 20 tok/s per user", IntentServe, 0, ServeLoad{TokensPerSecondPerUserTarget: 20}},
 		{"llama 3 8b a10 gpu util 0.95", IntentFit, 0, ServeLoad{GPUMemoryUtilization: 0.95}},
 		{"llama 3 8b a10 sglang", IntentFit, 0, ServeLoad{Engine: EngineSGLang}},
-		{"llama 3 8b a10 50 users per month", IntentFit, 50, ServeLoad{}},
+		{"llama 3 8b a10 50 users per month", IntentServe, 50, ServeLoad{Plan: true}},
 		{"gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each", IntentServe, 200,
 			ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}},
 		{"how many gpus for 10 qps of llama-3.1-8b", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 10}},
@@ -40,9 +40,16 @@ func TestParseServing(t *testing.T) {
 		// Cards in the plural with no count: how many of them the load needs (#31).
 		{"llama 3.1 70b for 100 concurrent users on h100s", IntentServe, 100, ServeLoad{Plan: true}},
 		{"qwen2.5 7b 50 users on l4s with ttft under 1s", IntentServe, 50, ServeLoad{Plan: true, TTFTTargetSeconds: 1}},
-		{"llama 3.1 70b for 100 users on an h100", IntentFit, 100, ServeLoad{}},
-		{"llama 3.1 70b for 100 users on one h100", IntentFit, 100, ServeLoad{}},
-		{"llama 3.1 70b for 100 users on 4 h100s", IntentFit, 100, ServeLoad{}},
+		// People on one card with no count: whether it serves them, in which
+		// format, or how many do; on counted cards: what those serve (#31).
+		{"llama 3.1 70b for 100 users on an h100", IntentServe, 100, ServeLoad{Plan: true}},
+		{"deploy qwen2.5 32b instruct with vllm on an h100 for 40 users", IntentServe, 40, ServeLoad{Plan: true}},
+		{"serve llama 3.1 8b to 1000 users, how many l40s", IntentServe, 1000, ServeLoad{Plan: true}},
+		{"can a 3090 handle 13b inference at 8k context for 4 users", IntentServe, 4, ServeLoad{Plan: true}},
+		{"llama 3.1 70b for 100 users on one h100", IntentServe, 100, ServeLoad{}},
+		{"llama 3.1 70b for 100 users on 4 h100s", IntentServe, 100, ServeLoad{}},
+		{"llama 3.1 70b batch 100 on an h100", IntentFit, 100, ServeLoad{}},
+		{"llama 3.1 8b lora on an h100 for 40 users", IntentFit, 40, ServeLoad{}},
 		{"llama 3.1 70b inference on h100s", IntentFit, 0, ServeLoad{}},
 	} {
 		p, err := Parse(c.in)

@@ -3,6 +3,7 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -277,8 +278,12 @@ func (p *parser) finish() {
 		p.note("not used: " + strings.Join(words, ", "))
 	}
 	serving := p.q.Method == "" || p.q.Method == MethodInference
-	p.q.Serve = p.serve.settle(p.q.MicroBatch, serving && p.gpuPlural && p.q.GPUs == 0,
-		serving && p.q.GPU == "" && p.q.GPUs == 0 && p.q.GPUMemoryBytes == 0)
+	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
+	p.q.PerMonth = p.serve.perMonth
+	if (p.gpuPlural || p.fewest || p.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
+		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == IntentFit {
+		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit
+	}
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
 		if words == "" {
@@ -287,6 +292,20 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
 	}
+}
+
+// cardsSaid is what the question said of its cards: none, one, some
+// (plural, no count) or a count.
+func (p *parser) cardsSaid() cardsSaid {
+	switch {
+	case p.q.GPUs > 0 || p.q.Nodes > 0, p.q.Method != "" && p.q.Method != MethodInference:
+		return cardsCounted
+	case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
+		return cardsNone
+	case p.gpuPlural:
+		return cardsSome
+	}
+	return cardsOne
 }
 
 // resolveInt4 turns "int4" or "4-bit" into a scheme: NF4 for training

@@ -106,6 +106,7 @@ func resolve(q Query) (*resolved, error) {
 		return nil, err
 	}
 	rs.req.Tokens = q.Tokens
+	rs.req.PerMonth = q.PerMonth
 	return rs, nil
 }
 
@@ -284,7 +285,12 @@ func (rs *resolved) resolveCounts(q Query) error {
 		rs.assume("%d machines of %d GPUs each: %d GPUs in all", nodes, per, gpus)
 	case nodes == 0:
 		nodes = (gpus + per - 1) / per
-		if nodes > 1 {
+		for gpus%nodes != 0 {
+			nodes++ // "20 a100s": five machines of 4, as no machine holds a part share
+		}
+		if nodes > 1 && nodes*per != gpus && nodes > (gpus+per-1)/per {
+			rs.assume("%d GPUs do not fill machines of %d evenly: sized as %d machines of %d", gpus, per, nodes, gpus/nodes)
+		} else if nodes > 1 {
 			rs.assume("%d GPUs spread over %d machines of %d", gpus, nodes, per)
 		}
 	}

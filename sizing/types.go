@@ -126,6 +126,14 @@ type Query struct {
 	// with no GPU named it is answered on the cheapest priced configuration,
 	// never placed on the team's machines.
 	Cheapest bool
+	// Fewest asks how many of the named card a question needs ("how many
+	// a100s", "on h100s" with no count, "fewest h100"): it is answered on
+	// the fewest that fit (Estimator.Answer). Serving loads on such cards
+	// are planned instead (Serve.Plan).
+	Fewest bool
+	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
+	// the answer's hourly price run all month (730 hours).
+	PerMonth bool
 	// Alignment is a preference or RL objective named in the question
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
@@ -201,6 +209,9 @@ type Request struct {
 	// vision-language model; their tokens are counted in seq_len.
 	Images int  `json:"images,omitempty"`
 	Spot   bool `json:"spot"` // asked at a spot (interruptible) rate
+	// PerMonth is true when the question asked the cost per month: the
+	// throughput and the alternatives carry usd_per_month.
+	PerMonth bool `json:"per_month,omitempty"`
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`
@@ -236,6 +247,9 @@ type Throughput struct {
 	Hours           *float64 `json:"hours"`
 	USDPerHour      *float64 `json:"usd_per_hour"`
 	USDTotal        *float64 `json:"usd_total"`
+	// USDPerMonth is USDPerHour for a month of 730 hours, when the
+	// question asked the cost per month (Request.PerMonth).
+	USDPerMonth *float64 `json:"usd_per_month,omitempty"`
 
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.
@@ -279,6 +293,9 @@ type Alternative struct {
 	// USDTotal is Hours at USDPerHour: the cost of the whole run; nil
 	// without a token budget or a price.
 	USDTotal *float64 `json:"usd_total"`
+	// USDPerMonth is USDPerHour for a month of 730 hours, when the
+	// question asked the cost per month.
+	USDPerMonth *float64 `json:"usd_per_month,omitempty"`
 
 	// Request is the whole configuration the alternative stands for
 	// (quantisation, KV cache, checkpointing and nodes included), so that
@@ -340,4 +357,7 @@ type Answer struct {
 	// chose the card: the cheapest that fits, with the other cards that fit
 	// as alternatives, or the reference card when none fits.
 	GPUChosen bool `json:"gpu_chosen,omitempty"`
+	// Fewest is how a count ask ("how many a100s") chose the count: the
+	// fewest of the named card that fit; nil for any other question.
+	Fewest *FewestGPUs `json:"fewest,omitempty"`
 }

@@ -17,6 +17,9 @@ const barWidth = 30
 // host needs, speed and cost, warnings, alternatives, assumptions last.
 func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w, verdictLine(a))
+	if line := display.Fewest(a); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", display.InGiB(a.VRAMBytes))
@@ -80,6 +83,9 @@ func altCost(alt sizing.Alternative) string {
 	if alt.USDTotal != nil {
 		parts = append(parts, display.USD(*alt.USDTotal))
 	}
+	if alt.USDPerMonth != nil {
+		parts = append(parts, display.PerMonth(*alt.USDPerMonth))
+	}
 	if len(parts) == 0 {
 		return ""
 	}
@@ -110,6 +116,9 @@ func verdictLine(a sizing.Answer) string {
 		line += " (tight: under 20% headroom)"
 	case sizing.HeadroomOver:
 		line += fmt.Sprintf(" (%s is the largest term)", strings.ReplaceAll(a.BindingTerm, "_", " "))
+	}
+	if s := display.MonthNotPriced(a); s != "" {
+		line += " — " + s
 	}
 	return line
 }
@@ -169,6 +178,9 @@ func speedLine(a sizing.Answer) string {
 	}
 	if t.USDTotal != nil {
 		parts = append(parts, display.USD(*t.USDTotal)+" in all")
+	}
+	if t.USDPerMonth != nil {
+		parts = append(parts, display.PerMonth(*t.USDPerMonth)+" running 24/7")
 	}
 	line := "Speed: " + strings.Join(parts, " · ")
 	if a.Price != nil {

@@ -155,9 +155,9 @@ func TestFitHelp(t *testing.T) {
 	}
 }
 
-// TestFitServingCardsWithoutCount: a serving load on cards named in the
-// plural without a count asks how many of them it needs (#31); "an h100"
-// stays one card.
+// TestFitServingCardsWithoutCount: a serving load on cards named without
+// a count ("on h100s", "on an h100") asks how many of them it needs, in
+// which weight format (#31).
 func TestFitServingCardsWithoutCount(t *testing.T) {
 	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
 	first := strings.SplitN(out, "\n", 2)[0]
@@ -168,8 +168,8 @@ func TestFitServingCardsWithoutCount(t *testing.T) {
 		t.Errorf("sized on one H100:\n%s", out)
 	}
 	code, out, _ = runFit(t, "llama", "3.1", "70b", "for", "100", "users", "on", "an", "h100")
-	if first := strings.SplitN(out, "\n", 2)[0]; code != exitOK || !strings.Contains(first, "on 1× H100 SXM 80 GB") {
-		t.Errorf("an h100: exit %d, first line %q, want one H100", code, first)
+	if first := strings.SplitN(out, "\n", 2)[0]; code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100 SXM 80 GB") {
+		t.Errorf("an h100: exit %d, first line %q, want the H100s that serve 100 users", code, first)
 	}
 }
 

@@ -1,0 +1,103 @@
+package sizing
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Number words beyond the counts the vocabulary holds ("one" to
+// "sixteen", kindCount): "seventeen", "twenty four", "twenty-four",
+// "a hundred", "two hundred and fifty". readNumberWords turns them into
+// digits before any other pass reads the question, so that every pass
+// (the serving load, the deadline, the counts) reads "twenty a100s" as
+// it reads "20 a100s", and a number word that counts nothing is reported
+// as a number without a meaning, never silently dropped.
+var (
+	unitWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+	teenWords = map[string]int{"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	tensWords = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+		"seventy": 70, "eighty": 80, "ninety": 90}
+)
+
+// maxVocabCount is the largest number word the vocabulary reads as a
+// count of its own (kindCount); readNumberWords leaves those alone.
+const maxVocabCount = 16
+
+// belowHundred reads a number word under a hundred at toks[i]: "seven",
+// "seventeen", "seventy", "seventy seven", "seventy-seven". It reports
+// the value and the tokens used (0 when there is none).
+func belowHundred(toks []token, i int) (int, int) {
+	if i >= len(toks) || toks[i].ignorable {
+		return 0, 0
+	}
+	k := toks[i].key
+	if v, ok := unitWords[k]; ok {
+		return v, 1
+	}
+	if v, ok := teenWords[k]; ok {
+		return v, 1
+	}
+	for w, tens := range tensWords {
+		rest, ok := strings.CutPrefix(k, w)
+		if !ok {
+			continue
+		}
+		if rest == "" {
+			if i+1 < len(toks) && !toks[i+1].ignorable {
+				if u, ok := unitWords[toks[i+1].key]; ok {
+					return tens + u, 2 // "twenty four"
+				}
+			}
+			return tens, 1
+		}
+		if u, ok := unitWords[rest]; ok {
+			return tens + u, 1 // "twenty-four"
+		}
+	}
+	return 0, 0
+}
+
+// numberWordAt reads a number written in words at toks[i], up to 9,999
+// ("ninety nine hundred"): below a hundred, or hundreds with an optional
+// "and" and a rest ("a hundred", "two hundred and fifty", "hundred
+// twenty"). It reports the value and the tokens used.
+func numberWordAt(toks []token, i int) (int, int) {
+	v, n := belowHundred(toks, i)
+	if i+n < len(toks) && toks[i+n].key == "hundred" {
+		if n == 0 {
+			v = 1 // "hundred", "a hundred"
+		}
+		v *= 100
+		n++
+		j := i + n
+		if j < len(toks) && toks[j].key == "and" {
+			j++
+		}
+		if r, m := belowHundred(toks, j); m > 0 {
+			v += r
+			n = j + m - i
+		}
+	}
+	return v, n
+}
+
+// readNumberWords replaces each number written in words that the
+// vocabulary does not read as a count by one token of its digits: its
+// raw text and key are the digits, its offsets those of the words, so
+// that the asker's words are still quoted as written.
+func readNumberWords(toks []token) []token {
+	out := toks[:0]
+	for i := 0; i < len(toks); {
+		v, n := numberWordAt(toks, i)
+		if n == 0 || (n == 1 && v <= maxVocabCount) {
+			out = append(out, toks[i])
+			i++
+			continue
+		}
+		d := strconv.Itoa(v)
+		out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+n-1].end})
+		i += n
+	}
+	return out
+}

@@ -1,0 +1,44 @@
+package sizing
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNumberWords checks that counts written in words beyond sixteen are
+// read as their digits are, and that one that counts nothing is an error
+// that quotes it, never a word silently dropped (#31).
+func TestNumberWords(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"twenty a100s for a 70b full finetune, how long for 1B tokens", "70b full 20xa100-80 1b tokens"},
+		{"twenty four h100s for llama 3.1 70b full", "llama-3.1-70b full 24xh100"},
+		{"twenty-four h100s for llama 3.1 70b full", "llama-3.1-70b full 24xh100"},
+		{"thirty two a100 70b full", "70b full 32xa100-80"},
+		{"seventeen h100s llama 3.1 70b full", "llama-3.1-70b full 17xh100"},
+		{"ninety-nine h100 llama 3.1 70b full", "llama-3.1-70b full 99xh100"},
+		{"eight h100s 70b full", "70b full 8xh100"},
+		{"llama 3.1 8b on an l4 for twenty users", "llama-3.1-8b l4 batch 20 gpus for"},
+		{"llama 3.1 8b for a hundred users", "llama-3.1-8b batch 100 gpus for"},
+		{"llama 3.1 8b for two hundred and fifty users", "llama-3.1-8b batch 250 gpus for"},
+		{"llama 3.1 8b for one hundred twenty users", "llama-3.1-8b batch 120 gpus for"},
+		{"llama 3.1 8b lora on an h100, twenty million tokens of data", "llama-3.1-8b lora h100 20m tokens"},
+	} {
+		p, err := Parse(c.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		if got := Format(p.Query); got != c.want {
+			t.Errorf("Parse(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	_, err := Parse("twenty 70b lora h100")
+	if err == nil || !strings.Contains(err.Error(), `"twenty"`) {
+		t.Errorf("a number word that counts nothing: err = %v, want one quoting \"twenty\"", err)
+	}
+	p, err := Parse("eight 70b lora h100")
+	if err != nil || !slices.Contains(p.Unused, "eight") {
+		t.Errorf("a vocabulary count that counts nothing: unused %q (%v), want \"eight\" among them", p.Unused, err)
+	}
+}
