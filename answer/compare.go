@@ -130,8 +130,10 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 }
 
 // compareOption sizes one option: on the fewest of its card that fit
-// when no count was asked (the which-GPU search, for that card), a
-// training option for its token budget (1B tokens when none is said),
+// when no count was asked (a training option as a count ask answers it,
+// gradient checkpointing on where it saves cards; a serving option by the
+// which-GPU search, for that card), a training option for its token
+// budget (1B tokens when none is said),
 // and an inference option as a serving capacity (on the fewest cards
 // whose KV cache holds a request, when no count was asked).
 func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOption, error) {
@@ -153,6 +155,19 @@ func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOptio
 	}
 	countFree := q.GPUs == 0 && q.Nodes == 0 && !a.GPUChosen
 	chosen := false
+	if countFree && !a.Fits && !serving {
+		// The count ask's search: the fewest of the card, with gradient
+		// checkpointing where it saves cards, as "how many" is answered.
+		fq := q
+		fq.GPU, fq.Fewest = a.Request.GPU, true
+		fa, err := fit(fq, notes)
+		if err != nil {
+			return CompareOption{}, err
+		}
+		if fa.Fewest != nil && fa.Fewest.Found {
+			return newCompareOption(fa, true), nil
+		}
+	}
 	if countFree && !a.Fits && s.Asker != nil {
 		if n, ok := s.fewest(ctx, q, a.Request.GPU); ok {
 			q.GPU, q.GPUs, q.Nodes = a.Request.GPU, n.GPUs, n.Nodes
