@@ -183,9 +183,14 @@ func alternativesText(a sizing.Answer) string {
 		return ""
 	}
 	var b strings.Builder
-	if a.Fits {
+	switch {
+	case a.Fits && a.Request.Fastest:
+		b.WriteString("*Faster ways that fit*")
+	case a.Fits:
 		b.WriteString("*Other ways that fit*")
-	} else {
+	case a.Request.Fastest:
+		b.WriteString("*Ways that fit, fastest first*")
+	default:
 		b.WriteString("*Ways that fit*")
 	}
 	for i, alt := range a.Alternatives {

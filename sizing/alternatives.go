@@ -103,7 +103,13 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 		if c.req.GPU == rs.req.GPU {
 			continue // the card the answer is for (no card named)
 		}
-		if fits && rs.gpuNamed && !(askedPriced && c.priced && cheaperRun(c.perHour, c.hours, askedCost, askedHours)) {
+		switch {
+		case !fits || !rs.gpuNamed:
+		case rs.req.Fastest:
+			if c.hours <= 0 || c.hours >= askedHours {
+				continue // only faster ways
+			}
+		case !(askedPriced && c.priced && cheaperRun(c.perHour, c.hours, askedCost, askedHours)):
 			continue // only cheaper ways, and cheaper needs prices
 		}
 		c.why = describeCheapest(c.gpu, c)
@@ -140,6 +146,11 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 			}
 		}
 		alts = append(alts, a)
+	}
+	if rs.req.Fastest {
+		slices.SortStableFunc(alts, func(a, b Alternative) int {
+			return compareHours(hoursOrZero(a.Hours), hoursOrZero(b.Hours))
+		})
 	}
 	return alts
 }
@@ -743,4 +754,29 @@ func offloadBeyondServer(r *Request, s *shape) bool {
 	}
 	ram, _ := hostNeeds(r, s)
 	return ram > maxServerRAMBytes
+}
+
+// fastestRunTokens is the run a fastest ask times its ways on when the
+// question gives no budget: the round 1B tokens of the answers' speed.
+const fastestRunTokens = 1e9
+
+// compareHours orders run times fastest first, an unknown one (0) last.
+func compareHours(a, b float64) int {
+	switch {
+	case a == b:
+		return 0
+	case a <= 0:
+		return 1
+	case b <= 0:
+		return -1
+	}
+	return cmp.Compare(a, b)
+}
+
+// hoursOrZero is *h, or 0 (unknown) when h is nil.
+func hoursOrZero(h *float64) float64 {
+	if h == nil {
+		return 0
+	}
+	return *h
 }

@@ -1,6 +1,9 @@
 package sizing
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // qlora13BOn4090 is the question the run-cost tests ask: "fit 13B qlora
 // 4090 on 2B tokens". It fits one RTX 4090 (about 10.6 GiB), so every
@@ -107,6 +110,46 @@ func TestCheaperOrderedByRunCost(t *testing.T) {
 		if len(got) != len(tt.want) || got[0] != tt.want[0] || got[1] != tt.want[1] {
 			t.Errorf("tokens %d: alternatives %q, want %q", tt.tokens, got, tt.want)
 		}
+	}
+}
+
+// TestFastestOrdersByRunTime: "fastest" times every way on the budget
+// (1B tokens when none is said) and lists them fastest first; on a named
+// card that fits, only the faster ways. Without it the same question
+// lists cheaper ways, cheapest first.
+func TestFastestOrdersByRunTime(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.34, "rtx-3090": 0.22, "a100-80": 1.79, "h100": 3.99, "l40s": 0.79, "b200": 5.98}}
+	for _, text := range []string{"fastest way to full finetune qwen2.5 3b on a 4090", "quickest way to lora llama 3.1 8b on an l40s"} {
+		p, err := Parse(text)
+		if err != nil || !p.Query.Fastest {
+			t.Fatalf("Parse(%q) = fastest %v, %v", text, p.Query.Fastest, err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Request.Fastest || a.Request.Tokens != 1e9 || a.Throughput.Hours == nil {
+			t.Fatalf("%q: request fastest %v, tokens %d, hours %v; want fastest timed on 1B tokens", text, a.Request.Fastest, a.Request.Tokens, a.Throughput.Hours)
+		}
+		if len(a.Alternatives) == 0 {
+			t.Fatalf("%q: no alternatives", text)
+		}
+		last := 0.0
+		for _, alt := range a.Alternatives {
+			if alt.Hours == nil || *alt.Hours < last {
+				t.Fatalf("%q: alternatives not fastest first: %s at %v after %.1f h", text, alt.Why, alt.Hours, last)
+			}
+			last = *alt.Hours
+			if a.Fits && last >= *a.Throughput.Hours {
+				t.Errorf("%q: %s (%.1f h) is not faster than the answer (%.1f h)", text, alt.Why, last, *a.Throughput.Hours)
+			}
+		}
+		if !strings.Contains(strings.Join(a.Assumptions, "\n"), "fastest asked") {
+			t.Errorf("%q: assumptions do not say fastest was read: %q", text, a.Assumptions)
+		}
+	}
+	if q, _ := Parse("fastest lora llama-3.1-8b l40s"); Format(q.Query) != "llama-3.1-8b lora l40s fastest" {
+		t.Errorf("Format = %q, want the fastest ask kept", Format(q.Query))
 	}
 }
 

@@ -137,6 +137,9 @@ func Format(q Query) string {
 	if q.PerMonth {
 		add("monthly")
 	}
+	if q.Fastest {
+		add("fastest")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

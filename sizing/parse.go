@@ -551,6 +551,8 @@ func (p *parser) apply(w word, words string) {
 		p.q.Cheapest = true
 	case kindFewest:
 		p.fewest = true
+	case kindFastest:
+		p.q.Fastest = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)

@@ -52,6 +52,7 @@ const (
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
 	kindFewest      // "fewest", "min gpus": the fewest of the named card that fit
+	kindFastest     // "fastest", "quickest": the other ways of a training run, fastest first
 	kindQuantize    // "quantize", "if i quantize it": 4-bit weights, unless a scheme or precision is named
 	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name
 	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
@@ -213,6 +214,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
 	add(word{kind: kindCheapest}, "cheapest", "cheaper", "cheapestway", "cheapestthatfits", "lowestcost", "leastexpensive", "cheapestoption")
+	add(word{kind: kindFastest}, "fastest", "quickest", "fastestway", "quickestway", "fastestsetup", "asfastaspossible", "fastestoption")
 	add(word{kind: kindFewest}, "fewest", "fewestgpus", "fewestcards", "mingpus", "minimumgpus", "minnumberofgpus",
 		"minimumnumberofgpus", "leastgpus", "fewestnumberofgpus")
 	add(word{kind: kindQuantize}, "quantize", "quantise", "quantized", "quantised", "quantizing", "quantising",

@@ -134,6 +134,11 @@ type Query struct {
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
 	PerMonth bool
+	// Fastest asks for the quickest run ("fastest", "quickest"): a
+	// training answer lists its other ways fastest first (faster ways,
+	// when the asked one fits), each timed on the token budget (1B tokens
+	// when none is said).
+	Fastest bool
 	// Alignment is a preference or RL objective named in the question
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
@@ -212,6 +217,9 @@ type Request struct {
 	// PerMonth is true when the question asked the cost per month: the
 	// throughput and the alternatives carry usd_per_month.
 	PerMonth bool `json:"per_month,omitempty"`
+	// Fastest is true when the question asked for the quickest run: the
+	// alternatives are ordered by run time, fastest first.
+	Fastest bool `json:"fastest,omitempty"`
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`

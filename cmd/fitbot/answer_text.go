@@ -52,10 +52,16 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		fmt.Fprintln(w)
 		title := "Alternatives:"
 		switch {
+		case a.Fits && a.GPUChosen && a.Request.Fastest:
+			title = "Other cards that fit, fastest first:"
 		case a.Fits && a.GPUChosen:
 			title = "Other cards that fit:"
+		case a.Fits && a.Request.Fastest:
+			title = "Faster ways that fit:"
 		case a.Fits:
 			title = "Cheaper ways that fit:"
+		case a.Request.Fastest:
+			title = "Alternatives, fastest first:"
 		}
 		fmt.Fprintln(w, title)
 		for i, alt := range a.Alternatives {
