@@ -432,6 +432,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	f.Answer.Warnings = slices.Clone(a.Warnings)
 	checkDeadline(&f.Answer, q.Parsed.Deadline)
+	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
 	return f, nil
 }
 

@@ -160,6 +160,28 @@ func TestAskWithoutAsker(t *testing.T) {
 	}
 }
 
+// TestHostRAMSaidIsChecked: the machine's memory said beside an offload
+// question is checked against the host RAM the answer counts, first among
+// the warnings; without offload, or with enough memory, nothing is said.
+func TestHostRAMSaidIsChecked(t *testing.T) {
+	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
+	for text, short := range map[string]bool{
+		"llama-3.3-70b qlora rtx-4090 offload with 64gb ram":  true,
+		"llama-3.3-70b qlora rtx-4090 offload with 512gb ram": false,
+		"llama-3.1-8b qlora rtx-4090 with 8gb ram":            false,
+		"llama-3.3-70b qlora rtx-4090 offload":                false,
+	} {
+		f, err := s.Fit(context.Background(), s.Read(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		got := len(f.Answer.Warnings) > 0 && strings.HasPrefix(f.Answer.Warnings[0], "Host RAM may run short")
+		if got != short {
+			t.Errorf("%q: host RAM warning %v, want %v (warnings %q)", text, got, short, f.Answer.Warnings)
+		}
+	}
+}
+
 // TestCheapestIsNotPlacedOnMachines: "cheapest" asks for the cheapest card
 // that fits, so the team's machines are not where it is answered.
 func TestCheapestIsNotPlacedOnMachines(t *testing.T) {

@@ -8,6 +8,20 @@ import (
 	"github.com/fitbot/fitbot/sizing"
 )
 
+// checkHostRAM checks the host RAM an offload answer counts per machine
+// against the machine's memory the question gave ("with 64gb ram"): a
+// shortfall is the first warning, since an offload run holds its states
+// there; the GPU verdict stands. Without offload the checkpoint can be
+// streamed to the GPU shard by shard, so nothing is said; nothing either
+// when no memory was given.
+func checkHostRAM(a *sizing.Answer, have int64) {
+	if o := a.Request.Offload; have <= 0 || a.HostRAMBytes <= have || o == "" || o == sizing.OffloadNone {
+		return
+	}
+	a.Warnings = append([]string{fmt.Sprintf("Host RAM may run short: this counts %s per machine (the larger of the bf16 checkpoint and the %s-offloaded states with a 1.5× margin), more than the %d GB said",
+		display.GiB(a.HostRAMBytes), a.Request.Offload, have>>30)}, a.Warnings...)
+}
+
 // checkDeadline checks the run's time against the time the question
 // asked for ("in a week"): a run that takes longer, or one with no time
 // to check (no tokens said), is said first among the warnings; one that

@@ -123,7 +123,7 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.maxContext, used[i], used[i+1] = true, true, true
 		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case k == "how" && key(i+1) == "much" && vramWords[key(i+2)], vramWords[k] && vramAfter[key(i+1)]:
+		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)]:
 			a.vram = true
 		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true

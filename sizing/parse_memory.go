@@ -62,7 +62,7 @@ func (p *parser) memoryAt(i, n, gb int) int {
 	if k := i + n; hostRAMAfter(p.toks, k) {
 		p.hostRAMGB = gb
 		p.ignore(i, k+1)
-		p.note(fmt.Sprintf("%s is the machine's memory, not the GPU's: not used", quote(p.text(i, k+1))))
+		p.note(fmt.Sprintf("%s is the machine's memory, not the GPU's: checked against the host RAM the answer needs", quote(p.text(i, k+1))))
 		return n + 1
 	}
 	p.setMemory(gb, words)

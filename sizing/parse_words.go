@@ -232,7 +232,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindNoDevice, val: "a microcontroller"}, "arduino", "esp32", "microcontroller")
 	add(word{kind: kindNoDevice, val: "a Jetson"}, "jetson", "jetsonorin", "jetsonnano", "orin", "agxorin", "jetsonagxorin")
 	add(word{kind: kindNoDevice, val: "CPU-only inference (llama.cpp on a CPU is not modelled)"}, "cpuonly", "oncpu", "onlycpu", "onlyoncpu",
-		"justcpu", "justoncpu", "oncpuonly", "onthecpu", "onmycpu", "nogpu", "withoutgpu", "withoutagpu", "withnogpu", "laptopcpu",
+		"justcpu", "justoncpu", "oncpuonly", "onthecpu", "onmycpu", "onacpu", "onacpuonly", "onjustacpu", "onjustcpu", "nogpu", "withoutgpu", "withoutagpu", "withnogpu", "laptopcpu",
 		"onmylaptopcpu", "onlaptopcpu", "cpuinference", "inferenceoncpu")
 	add(word{kind: kindNoDevice, val: "a TPU"}, "tpu", "tpus", "tpuv4", "tpuv5e", "tpuv5p", "tpuv6e", "cloudtpu")
 	add(word{kind: kindGPU, val: "t4", note: "Colab taken as its free tier's T4 16 GB (Colab Pro gives an L4 or an A100: name it)"}, "colab", "googlecolab", "colabfree", "freecolab")
