@@ -94,6 +94,9 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	} else if rs.req.GPUs > 1 {
 		out = e.fewerCards(rs)
 	}
+	if fits && !rs.gpuNamed {
+		out = append(out, e.cheaperFormats(rs, askedCost, askedPriced)...)
+	}
 	var buf [64]fitOption
 	for _, o := range e.cheapest(buf[:0], rs) {
 		if len(out) >= maxAlternatives {
@@ -779,4 +782,34 @@ func hoursOrZero(h *float64) float64 {
 		return 0
 	}
 	return *h
+}
+
+// cheaperFormats are the ways a cheapest inference question with no
+// weight format said has in smaller formats: the cheapest configuration
+// in int8 and in 4-bit AWQ weights, where it costs less per hour than the
+// answer's ("cheapest way to serve llama 3.1 70b" is 2× RTX 3090 in AWQ,
+// not 8 in bf16).
+func (e *Estimator) cheaperFormats(rs *resolved, askedCost float64, askedPriced bool) []altCandidate {
+	if !rs.cheapestWays || rs.req.Method != MethodInference || rs.req.Quant != QuantNone || !askedPriced {
+		return nil
+	}
+	var out []altCandidate
+	for _, f := range [...]weightFormat{{QuantINT8, rs.req.Precision}, {QuantAWQ, rs.req.Precision}} {
+		if f.quant == QuantAWQ && noAWQ(&rs.model) != "" {
+			continue
+		}
+		in := *rs
+		in.req.Quant, in.req.Precision = f.quant, f.precision
+		var buf [64]fitOption
+		found := e.cheapest(buf[:0], &in)
+		if len(found) == 0 || !found[0].priced || found[0].perHour >= askedCost {
+			continue
+		}
+		c := found[0].altCandidate(&in)
+		c.changes = chQuant
+		c.why = fmt.Sprintf("%s weights on %d× %s: %s per GPU", f.quant, c.req.GPUs, c.gpu.Name, gibString(c.total))
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b altCandidate) int { return cmp.Compare(a.perHour, b.perHour) })
+	return out
 }

@@ -153,6 +153,39 @@ func TestFastestOrdersByRunTime(t *testing.T) {
 	}
 }
 
+// TestCheapestWayOffersSmallerFormats: "cheapest way to serve" with no
+// weight format said also offers the cheapest configurations in int8 and
+// AWQ that cost less per hour, cheapest first; a format said, or no
+// "cheapest", keeps the answer's own format.
+func TestCheapestWayOffersSmallerFormats(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"rtx-3090": 0.25, "rtx-4090": 0.34, "l40s": 0.79, "a100-80": 1.79}}
+	formats := func(text string) []Quant {
+		p, err := Parse(text)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", text, err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		var qs []Quant
+		for _, alt := range a.Alternatives {
+			if alt.Request.Quant != a.Request.Quant {
+				qs = append(qs, alt.Request.Quant)
+			}
+		}
+		return qs
+	}
+	if got := formats("cheapest way to serve llama 3.1 70b"); len(got) != 2 || got[0] != QuantAWQ || got[1] != QuantINT8 {
+		t.Errorf("cheapest way: other formats %q, want [awq int8] (AWQ on 2 RTX 3090s is the cheapest)", got)
+	}
+	for _, text := range []string{"serve llama 3.1 70b", "cheapest way to serve llama 3.1 70b in bf16"} {
+		if got := formats(text); len(got) != 0 {
+			t.Errorf("%q: other formats %q, want none", text, got)
+		}
+	}
+}
+
 // BenchmarkAnswerTokenBudget is BenchmarkAnswer with a token budget: the
 // alternatives search orders and filters by run cost, and every
 // alternative gets its run time and total.

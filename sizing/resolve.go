@@ -18,14 +18,17 @@ const (
 // resolved is a Query with the catalogs and defaults applied: the Request
 // and what it was computed from.
 type resolved struct {
-	req         Request
-	model       Model
-	shape       shape
-	gpu         GPU // zero when no GPU was named
-	gpuNamed    bool
-	countSaid   bool // the question gave a GPU or machine count
-	assumptions []string
-	notes       []string // facts worth saying that are not defaults (ZeRO on one GPU)
+	req       Request
+	model     Model
+	shape     shape
+	gpu       GPU // zero when no GPU was named
+	gpuNamed  bool
+	countSaid bool // the question gave a GPU or machine count
+	// cheapestWays: the question asked for the cheapest way and left the
+	// weight format unsaid, so smaller formats are ways too (inference).
+	cheapestWays bool
+	assumptions  []string
+	notes        []string // facts worth saying that are not defaults (ZeRO on one GPU)
 }
 
 func (rs *resolved) assume(format string, args ...any) {
@@ -69,7 +72,7 @@ func resolve(q Query) (*resolved, error) {
 	if err := checkNumbers(q); err != nil {
 		return nil, err
 	}
-	rs := &resolved{}
+	rs := &resolved{cheapestWays: q.Cheapest && q.Quant == "" && q.Precision == ""}
 	if err := rs.resolveModel(q); err != nil {
 		return nil, err
 	}

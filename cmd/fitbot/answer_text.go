@@ -54,6 +54,8 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		switch {
 		case a.Fits && a.GPUChosen && a.Request.Fastest:
 			title = "Other cards that fit, fastest first:"
+		case a.Fits && a.GPUChosen && otherFormats(a):
+			title = "Other ways that fit:"
 		case a.Fits && a.GPUChosen:
 			title = "Other cards that fit:"
 		case a.Fits && a.Request.Fastest:
@@ -211,4 +213,15 @@ func bar(bytes, vram int64) string {
 		return strings.Repeat("█", barWidth) + fmt.Sprintf("▶ %.0f%%", 100*float64(bytes)/float64(vram))
 	}
 	return strings.Repeat("█", cells) + strings.Repeat("·", barWidth-cells)
+}
+
+// otherFormats reports whether an alternative stores the weights in
+// another format than the answer (a cheapest question's AWQ way).
+func otherFormats(a sizing.Answer) bool {
+	for _, alt := range a.Alternatives {
+		if alt.Request.Quant != a.Request.Quant {
+			return true
+		}
+	}
+	return false
 }
