@@ -85,7 +85,8 @@ type CompareOption struct {
 	Value       *float64 `json:"value"`
 	Assumptions []string `json:"assumptions"`
 
-	gpuName string
+	gpuName   string
+	modelName string
 }
 
 // Compare answers a resolved comparison: each option sized on its card
@@ -109,8 +110,11 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 			return CompareAnswer{}, fmt.Errorf("option %q: %w", q.Comparison.Options[i].Words, err)
 		}
 		o.Words = q.Comparison.Options[i].Words
-		if c.Setting == "gpu" {
+		switch c.Setting {
+		case "gpu":
 			o.Label = hardwareLabel(o.Request, o.gpuName)
+		case "model":
+			o.Label = o.modelName + ", " + o.Label
 		}
 		serving = serving && o.Serving != nil
 		c.Options = append(c.Options, o)
@@ -252,7 +256,7 @@ func fewestNote(a sizing.Answer) string {
 
 // newCompareOption is an option's figures from its fit answer.
 func newCompareOption(a sizing.Answer, chosen bool) CompareOption {
-	return CompareOption{Label: optionLabel(a), gpuName: a.GPUName, Request: a.Request, Fits: a.Fits, GPUsChosen: chosen,
+	return CompareOption{Label: optionLabel(a), gpuName: a.GPUName, modelName: a.ModelName, Request: a.Request, Fits: a.Fits, GPUsChosen: chosen,
 		TotalBytes: a.PerGPU.TotalBytes, VRAMBytes: a.VRAMBytes, Throughput: a.Throughput, Assumptions: a.Assumptions}
 }
 

@@ -30,6 +30,7 @@ func TestCompareCommand(t *testing.T) {
 			"is cheaper per run:", "• run: 1B tokens in", "• price: $3.99/h"}},
 		{"llama 3.1 8b on an a100 40gb vs h100 which is cheaper per million tokens", []string{
 			"1× H100 SXM 80 GB is cheaper per 1M output tokens", "✅ *1× A100 SXM 40 GB*", "• per 1M output tokens:"}},
+		{"llama 3.1 8b vs mistral 7b on an a10g", []string{"*Llama 3.1 8B, 1× A10G 24 GB*", "*Mistral 7B v0.1, 1× A10G 24 GB*"}},
 		{"whats the cost difference between lora and full finetune for llama 3.1 8b on an a100", []string{
 			"LoRA on 1× A100 SXM 80 GB", "full fine-tune on 2× A100 SXM 80 GB", "compared by cost per run"}},
 	}

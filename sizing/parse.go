@@ -388,7 +388,8 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// after it is a count, not a version ("deepseek-v3 1 node" is not V3.1),
 	// so the canonical form Format writes reads back the same.
 	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
-		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) {
+		// A variant word after it ("phi-4 mini") makes a longer name.
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords[toks[i+1].key] {
 			return word{kind: kindModel, val: id, note: note}, 1
 		}
 	}

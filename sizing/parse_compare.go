@@ -12,7 +12,8 @@ import (
 // that each reads, and is answered, as a question of its own.
 type Comparison struct {
 	// Setting is what the options differ in: "gpu" (the card, its count
-	// or its memory) or "method".
+	// or its memory), "method" or "model" (two models joined by a
+	// connector: "llama 3.1 8b vs mistral 7b").
 	Setting string
 	Options [2]ComparisonOption
 	// Figure is the figure the question compares them by ("which is
@@ -31,14 +32,14 @@ type Figure string
 
 // The figures a comparison may ask for.
 const (
-	FigureUnsaid          Figure = ""
-	FigurePerRun          Figure = "usd_per_run"                   // "per run": a training run's cost
-	FigurePerUser         Figure = "usd_per_user_month"            // "per user": serving's cost a month per concurrent user
-	FigurePerMillionOut   Figure = "usd_per_million_output_tokens" // "per million tokens": serving's cost per 1M output tokens
-	FigurePerMonth        Figure = "usd_per_month"                 // "per month", "monthly"
-	FigurePerHour         Figure = "usd_per_hour"                  // "per hour", "hourly"
-	maxOptionTokens              = 6                               // the longest option: "2 x nvidia a100 40 gb"
-	settingGPU, settingMt        = "gpu", "method"
+	FigureUnsaid                        Figure = ""
+	FigurePerRun                        Figure = "usd_per_run"                   // "per run": a training run's cost
+	FigurePerUser                       Figure = "usd_per_user_month"            // "per user": serving's cost a month per concurrent user
+	FigurePerMillionOut                 Figure = "usd_per_million_output_tokens" // "per million tokens": serving's cost per 1M output tokens
+	FigurePerMonth                      Figure = "usd_per_month"                 // "per month", "monthly"
+	FigurePerHour                       Figure = "usd_per_hour"                  // "per hour", "hourly"
+	maxOptionTokens                            = 6                               // the longest option: "2 x nvidia a100 40 gb"
+	settingGPU, settingMt, settingModel        = "gpu", "method", "model"
 )
 
 // connectors join the two options: "h100 vs h200", "lora or qlora",
@@ -210,6 +211,8 @@ type optionOf struct {
 	gpus, nodes int
 	memory      int64
 	method      Method
+	model       string
+	params      int64
 }
 
 // longestOption finds the longest option that ends at token at (before
@@ -258,6 +261,8 @@ func optionIn(words string, first token) (optionOf, string) {
 		return optionOf{gpu: o.gpu, gpus: o.gpus, nodes: o.nodes, memory: o.memory}, settingGPU
 	case subset(names, "method") && !p.MethodImplied && (q.Method == MethodFull || q.Method == MethodLoRA || q.Method == MethodQLoRA):
 		return optionOf{method: o.method}, settingMt
+	case subset(names, "model") && (q.Model != "" || q.Params != 0) && q.Experts == 0:
+		return optionOf{model: q.Model, params: q.Params}, settingModel
 	}
 	return optionOf{}, ""
 }

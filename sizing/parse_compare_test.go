@@ -24,6 +24,8 @@ func TestParseComparison(t *testing.T) {
 			[2]string{"llama 3 70b qlora on 2x a100", "llama 3 70b qlora on 4 h100s"}, FigureUnsaid},
 		{"lora versus qlora for llama 3 8b on a 4090, cost a month?", "method", [2]string{"lora", "qlora"},
 			[2]string{"lora for llama 3 8b on a 4090, cost ?", "qlora for llama 3 8b on a 4090, cost ?"}, FigurePerMonth},
+		{"llama 3 8b vs qwen 7b on a 4090", "model", [2]string{"llama 3 8b", "qwen 7b"},
+			[2]string{"llama 3 8b on a 4090", "qwen 7b on a 4090"}, FigureUnsaid},
 		{"mistral 7b qlora, a10 vs l4, which costs less per hour", "gpu", [2]string{"a10", "l4"},
 			[2]string{"mistral 7b qlora, a10, which costs less", "mistral 7b qlora, l4, which costs less"}, FigurePerHour},
 	}
@@ -51,7 +53,6 @@ func TestParseComparisonNot(t *testing.T) {
 		"13b lora 4090",
 		"13b lora inference",                // inference is not a training method to compare
 		"13b lora 16gb 24gb",                // two memories, no card named
-		"llama 3 8b vs qwen 7b on a 4090",   // two models: not compared
 		"13b lora on a 4090 or a 4090",      // the same card twice
 		"llama 3 8b lora on an a100 40gb",   // a card and its memory
 		"h100 vs a100 price",                // a price question (routed before parsing; no model)

@@ -40,6 +40,9 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if strings.HasPrefix(key(i), "olmo") {
 		return olmoAt(key, i, len(p.toks)-i)
 	}
+	if m, n := p.outsideFamilyAt(i); n > 0 {
+		return m, n
+	}
 	if strings.HasPrefix(key(i), "code") {
 		// Code Llama 7B, 13B and 70B are Llama 2's architecture, sized as
 		// such (architectureTwins); 34B has no Llama 2 twin.
@@ -211,6 +214,59 @@ func smolLMAt(key func(int) string, i int) (outsideModel, int) {
 		label = "1.7B"
 	}
 	return outsideModel{version + " " + label, "HuggingFaceTB/" + version + "-" + label}, n
+}
+
+// outsideFamily is an open model family the catalog lacks, known by its
+// name and its maker's Hub organisation only.
+type outsideFamily struct {
+	name, org string
+	// alone is true when the name is distinctive enough to mean the model
+	// without a size or version after it ("zephyr"); other names ("opt",
+	// "solar") need one ("opt 1.3b").
+	alone bool
+}
+
+// outsideFamilies are open model families people name that the catalog
+// lacks, by key: a name among them with its size or version ("stablelm
+// 3b", "starcoder2 15b", "pythia 1.4b") is refused by name with its
+// maker's Hub organisation, never sized as the bare size after it.
+var outsideFamilies = map[string]outsideFamily{
+	"stablelm": {"StableLM", "stabilityai", true}, "stablelm2": {"StableLM 2", "stabilityai", true},
+	"pythia": {"Pythia", "EleutherAI", true}, "gptj": {"GPT-J", "EleutherAI", true}, "gptneox": {"GPT-NeoX", "EleutherAI", true},
+	"opt": {"OPT", "facebook", false}, "bloom": {"BLOOM", "bigscience", false}, "bloomz": {"BLOOMZ", "bigscience", true},
+	"mpt": {"MPT", "mosaicml", false}, "vicuna": {"Vicuna", "lmsys", true}, "zephyr": {"Zephyr", "HuggingFaceH4", true},
+	"starcoder": {"StarCoder", "bigcode", true}, "starcoder2": {"StarCoder2", "bigcode", true},
+	"granite": {"Granite", "ibm-granite", false}, "internlm": {"InternLM", "internlm", true}, "internlm2": {"InternLM2", "internlm", true},
+	"internlm3": {"InternLM3", "internlm", true}, "baichuan": {"Baichuan", "baichuan-inc", true}, "baichuan2": {"Baichuan 2", "baichuan-inc", true},
+	"chatglm": {"ChatGLM", "THUDM", true}, "chatglm3": {"ChatGLM3", "THUDM", true}, "exaone": {"EXAONE", "LGAI-EXAONE", true},
+	"jais": {"Jais", "inceptionai", false}, "openchat": {"OpenChat", "openchat", true}, "solar": {"SOLAR", "upstage", false},
+	"dbrx": {"DBRX", "databricks", true}, "tinyllama": {"TinyLlama", "TinyLlama", true}, "openelm": {"OpenELM", "apple", true},
+	"aya": {"Aya", "CohereForAI", false}, "minicpm": {"MiniCPM", "openbmb", true}, "minicpm3": {"MiniCPM3", "openbmb", true},
+	"dolly": {"Dolly", "databricks", false}, "xverse": {"XVERSE", "xverse", true}, "skywork": {"Skywork", "Skywork", true},
+	"hunyuan": {"Hunyuan", "tencent", true}, "nemotron": {"Nemotron", "nvidia", false},
+}
+
+// outsideFamilyAt reads an outside family's name at token i with the
+// size or version words after it ("stablelm 3b", "granite 3.1 8b"),
+// reporting the tokens covered (0 when none starts there, or when a name
+// that needs a size has none).
+func (p *parser) outsideFamilyAt(i int) (outsideModel, int) {
+	f, ok := outsideFamilies[p.toks[i].key]
+	if !ok {
+		return outsideModel{}, 0
+	}
+	j := i + 1
+	for j < len(p.toks) && j < i+3 && hasDigit(p.toks[j].key) && p.isNameish(j) {
+		j++
+	}
+	if j == i+1 && !f.alone {
+		return outsideModel{}, 0
+	}
+	name := f.name
+	if j > i+1 {
+		name += " " + strings.ToUpper(p.text(i+1, j))
+	}
+	return outsideModel{name, f.org + "/MODEL"}, j - i
 }
 
 // smolLMSizes are SmolLM's sizes, by key.
