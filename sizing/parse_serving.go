@@ -238,7 +238,8 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			sw.setLength(promptWords[unit], t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "" && unit == "gpu" && utilLeads[w(i+2)]:
+	case glued == "" && unit == "gpu" && utilLeads[w(i+2)] && !isNumber(w(i+3)):
+		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
 		mark(i, i+3)
 	}
@@ -266,8 +267,8 @@ func (sw *serveWords) setUtil(v float64, k string, toks []token, from, to int) {
 	if v > 1 && v <= 100 {
 		v /= 100
 	}
-	if v <= 0 || v > 1 {
-		sw.problem = fmt.Sprintf("gpu util %s is not a share of the card (0.5 to 1, or 50%% to 100%%)", k)
+	if v < minGPUUtil || v > 1 {
+		sw.problem = fmt.Sprintf("gpu util %s is not a share of the card (0.05 to 1, or 5%% to 100%%)", k)
 		return
 	}
 	sw.load.GPUMemoryUtilization = v
@@ -425,4 +426,10 @@ func formatServe(l ServeLoad) string {
 		parts = append(parts, EngineSGLang)
 	}
 	return strings.Join(parts, " ")
+}
+
+// isNumber reports whether key is a number word ("0.9", "8").
+func isNumber(key string) bool {
+	_, ok := parseNumber(key)
+	return ok
 }
