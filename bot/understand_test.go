@@ -298,7 +298,7 @@ func TestServingCardsWithoutCountOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	q := "llama 3.1 70b for 100 concurrent users on h100s"
 	for what, got := range map[string]string{"/fit " + q: c.slash(q), "@fitbot " + q: c.mention(q)} {
-		wantIn(t, what, got, "Cheapest for 100 users of Llama 3.1 70B", "H100 SXM 80 GB", "GPUs in all")
+		wantIn(t, what, got, "Cheapest for 100 users of Llama 3.1 70B", "H100 SXM 80 GB (", "users each")
 		wantNotIn(t, what, got, "on 1× H100")
 	}
 	got := c.slash("llama 3.1 70b for 100 users on an h100")

@@ -127,6 +127,13 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if named {
 		only = r.GPU
 	}
+	if sp.tpsTarget == 0 && sp.ttftTarget == 0 {
+		// A plan with no speed asked still serves at a speed people can
+		// use: the cheapest configuration is otherwise the one that
+		// crowds the most users onto each replica.
+		sp.tpsTarget = usableTokensPerSecond
+		asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
+	}
 	res.Options = e.planServe(rs, sp, only, formatSaid)
 	if unsaid {
 		for i := range res.Options {
@@ -152,6 +159,9 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 	cat := loadCatalog()
 	var meet, miss []ServeOption
 	need := max(sp.users, 1)
+	byCost := func(a, b ServeOption) int {
+		return cmp.Or(cmp.Compare(monthly(a), monthly(b)), cmp.Compare(a.Serving.TTFTSeconds, b.Serving.TTFTSeconds))
+	}
 	for i := range cat.gpus {
 		g := &cat.gpus[i]
 		if (only != "" && g.ID != only) || (only == "" && g.Link == LinkUnified) {
@@ -162,6 +172,11 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 			continue
 		}
 		for _, qz := range planQuants(rs, g, formatSaid) {
+			// The cheapest replica size of this card and format that meets
+			// the targets: more GPUs per replica can cost less in all, when
+			// one card holds the weights with little room left for the KV
+			// cache (70B in fp8 on one 80 GB card serves 2 users a replica).
+			var best *ServeOption
 			for _, tp := range countSteps {
 				if tp > maxPerNode(*g) {
 					break
@@ -200,15 +215,17 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				opt := ServeOption{GPU: g.ID, GPUName: g.Name, Quant: r.Quant, Precision: r.Precision, Serving: sv, Request: r}
 				opt.Request.Concurrency = sv.Concurrency
 				if ok {
-					meet = append(meet, opt)
-					break // more GPUs per replica of this card and format cost more
+					if best == nil || byCost(opt, *best) < 0 {
+						best = &opt
+					}
+					continue
 				}
 				miss = append(miss, opt)
 			}
+			if best != nil {
+				meet = append(meet, *best)
+			}
 		}
-	}
-	byCost := func(a, b ServeOption) int {
-		return cmp.Or(cmp.Compare(monthly(a), monthly(b)), cmp.Compare(a.Serving.TTFTSeconds, b.Serving.TTFTSeconds))
 	}
 	if len(meet) > 0 {
 		slices.SortFunc(meet, byCost)

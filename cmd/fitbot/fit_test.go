@@ -161,7 +161,7 @@ func TestFitHelp(t *testing.T) {
 func TestFitServingCardsWithoutCount(t *testing.T) {
 	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
 	first := strings.SplitN(out, "\n", 2)[0]
-	if code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100") || !strings.Contains(first, "GPUs in all") {
+	if code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100 SXM 80 GB (") {
 		t.Errorf("exit %d, first line %q, want the H100s that serve 100 users", code, first)
 	}
 	if strings.Contains(out, "on 1× H100") {
