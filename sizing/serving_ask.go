@@ -109,6 +109,10 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		}
 		if sp.users > sv.MaxConcurrency && sv.MaxConcurrency > 0 {
 			sv.Replicas = (sp.users + sv.MaxConcurrency - 1) / sv.MaxConcurrency
+			if sv.USDPerMonth != nil {
+				all := *sv.USDPerMonth * float64(sv.Replicas) // the replicas the users need, not one
+				sv.USDPerMonth = &all
+			}
 		}
 		if unsaid {
 			sv.MaxModelLen = rs.chatMaxModelLen()

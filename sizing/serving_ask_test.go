@@ -26,6 +26,25 @@ func askServe(t *testing.T, q string) AskAnswer {
 	return a
 }
 
+// TestServePlanKeepsTheCheapestReplicaSize: 70B in fp8 fits one 80 GB
+// A100 with KV cache for a couple of users; the plan takes the replica
+// size that costs least in all (8 cards), not 50 one-card replicas, and
+// gives every user at least 10 tokens/s when no speed is asked.
+func TestServePlanKeepsTheCheapestReplicaSize(t *testing.T) {
+	a := askServe(t, "serve llama 3.1 70b to 100 users on a100s in fp8")
+	o := a.Serve.Options[0]
+	if o.Serving.GPUsPerReplica*o.Serving.Replicas > 8 || o.Serving.TokensPerSecondPerUser < usableTokensPerSecond {
+		t.Errorf("first option %d × %d GPUs at %.1f tok/s each, want at most 8 GPUs in all at %g tok/s or more",
+			o.Serving.Replicas, o.Serving.GPUsPerReplica, o.Serving.TokensPerSecondPerUser, usableTokensPerSecond)
+	}
+	// A capacity answer that needs more replicas prices all of them.
+	c := askServe(t, "serve llama 3.1 70b to 100 users on 2 a100s in fp8").Serve.Capacity
+	one := askServe(t, "how many users can 2 a100s serve with llama 3.1 70b in fp8").Serve.Capacity
+	if c.Replicas < 2 || c.USDPerMonth == nil || one.USDPerMonth == nil || *c.USDPerMonth != *one.USDPerMonth*float64(c.Replicas) {
+		t.Errorf("capacity of %d replicas costs %v a month, want %d × one replica's %v", c.Replicas, c.USDPerMonth, c.Replicas, one.USDPerMonth)
+	}
+}
+
 // TestServePlan: the planning ask lists configurations that meet the
 // load and targets, cheapest per month first, each with enough replicas
 // for the users.
