@@ -81,10 +81,19 @@ func HubRepoID(word string) (string, bool) {
 		w = parts[0] + "/" + parts[1]
 	}
 	org, name, ok := strings.Cut(w, "/")
-	if !ok || !repoPart(org) || !repoPart(name) || strings.HasSuffix(name, ".git") {
+	if !ok || !repoPart(org) || !repoPart(name) || strings.HasSuffix(name, ".git") || !link && perUnits[strings.ToLower(name)] {
 		return "", false
 	}
 	return w, true
+}
+
+// perUnits end a rate written with a slash ("tokens/sec", "req/s",
+// "$/gpu"): typed without a link, such a word is a unit, not a repo.
+var perUnits = map[string]bool{
+	"s": true, "sec": true, "secs": true, "second": true, "seconds": true, "ms": true, "min": true, "mins": true, "minute": true,
+	"h": true, "hr": true, "hrs": true, "hour": true, "hours": true, "day": true, "days": true, "wk": true, "week": true,
+	"mo": true, "month": true, "yr": true, "year": true, "gpu": true, "user": true, "users": true, "req": true, "request": true,
+	"step": true, "token": true, "tok": true, "image": true, "img": true,
 }
 
 // repoPart reports whether s is a valid organisation or repository name

@@ -29,6 +29,7 @@ func TestHubRepoID(t *testing.T) {
 		// Not a model repo.
 		{"Qwen3-14B", ""},
 		{"2/4", ""},
+		{"tokens/sec", ""}, {"req/s", ""}, {"https://hf.co/tokens/sec", "tokens/sec"},
 		{"a/", ""},
 		{"/b", ""},
 		{"a/b/c", ""},

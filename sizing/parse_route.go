@@ -104,7 +104,7 @@ func Route(text string) Routing {
 	words := 0
 	chat, help, asksHelp, price, week, spot, month := true, true, false, false, false, false, false
 	greets, thanks := false, false
-	for _, t := range toks {
+	for i, t := range toks {
 		if t.ignorable {
 			continue
 		}
@@ -113,7 +113,7 @@ func Route(text string) Routing {
 		chat = chat && chatWords[k]
 		help = help && helpWords[k]
 		asksHelp = asksHelp || helpAsks[k]
-		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h"
+		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i)
 		week = week || weekWords[k]
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
@@ -259,4 +259,18 @@ func plansAsked(toks []token) (string, bool) {
 		model = append(model, t.raw)
 	}
 	return strings.Join(model, " "), true
+}
+
+// howMuchIs reports whether token i starts "how much is/are/does/for":
+// a price asked in words ("how much is an h100 on runpod"), unless it
+// asks how much memory or context ("how much vram").
+func howMuchIs(toks []token, i int) bool {
+	if toks[i].key != "how" || i+2 >= len(toks) || toks[i+1].key != "much" {
+		return false
+	}
+	switch toks[i+2].key {
+	case "is", "are", "does", "do", "for", "would", "will", "an", "a":
+		return true
+	}
+	return false
 }
