@@ -71,8 +71,10 @@ const HoursPerMonth = 730.0
 // when only spot was asked).
 type MonthCost struct {
 	// GPU is the GPU named; Offer.GPU the card priced (of a family named,
-	// "h100", the variant with the cheapest offer).
+	// "h100", the variant with the cheapest offer when the card itself has
+	// none). GPUs is the count asked ("8x h100"), 1 when none was.
 	GPU   string
+	GPUs  int
 	Offer pricing.Offer
 	// USDPerGPU is the offer's GPU-hour price for HoursPerMonth hours,
 	// and USDInstance that of the whole instance the offer rents.
@@ -92,9 +94,15 @@ func MonthLine(a PriceAnswer) string {
 		if g, ok := sizing.MatchGPU(m.Offer.GPU); ok {
 			name = g.Name
 		}
-		part := fmt.Sprintf("%s %s per GPU (%s %s, %s/GPU-h", name, display.USD(m.USDPerGPU), m.Offer.Provider,
-			strings.ReplaceAll(string(m.Offer.Market), "_", "-"), display.USD(m.Offer.USDPerGPUHour))
-		if m.Offer.GPUCount > 1 {
+		market := strings.ReplaceAll(string(m.Offer.Market), "_", "-")
+		var part string
+		if m.GPUs > 1 {
+			part = fmt.Sprintf("%d× %s %s (%s per GPU; %s %s, %s/GPU-h", m.GPUs, name, display.USD(m.USDPerGPU*float64(m.GPUs)),
+				display.USD(m.USDPerGPU), m.Offer.Provider, market, display.USD(m.Offer.USDPerGPUHour))
+		} else {
+			part = fmt.Sprintf("%s %s per GPU (%s %s, %s/GPU-h", name, display.USD(m.USDPerGPU), m.Offer.Provider, market, display.USD(m.Offer.USDPerGPUHour))
+		}
+		if m.Offer.GPUCount > 1 && int(m.Offer.GPUCount) != m.GPUs {
 			part += fmt.Sprintf("; the %g-GPU instance %s", m.Offer.GPUCount, display.USD(m.USDInstance))
 		}
 		parts = append(parts, part+")")
@@ -168,13 +176,38 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 	}
 	if r.Month {
 		for i, gpu := range r.GPUs {
-			if o, ok := CheapestOnDemand(a.Offers[i]); ok {
-				a.Month = append(a.Month, MonthCost{GPU: gpu, Offer: o,
-					USDPerGPU: o.USDPerGPUHour * HoursPerMonth, USDInstance: o.USDPerHour * HoursPerMonth})
+			n := 0
+			if i < len(r.Counts) {
+				n = r.Counts[i]
+			}
+			if m, ok := monthCost(gpu, n, a.Offers[i]); ok {
+				a.Month = append(a.Month, m)
 			}
 		}
 	}
 	return a, nil
+}
+
+// monthCost is a month around the clock of n GPUs (one when n is 0) of
+// gpu at its cheapest on-demand offer: the card named itself when it has
+// offers ("h100" is the SXM card, not the cheapest variant of the
+// family), and an instance of exactly n GPUs when one is offered ("8x
+// h100": the 8-GPU instance).
+func monthCost(gpu string, n int, offers []pricing.Offer) (MonthCost, bool) {
+	if own := slices.DeleteFunc(slices.Clone(offers), func(o pricing.Offer) bool { return o.GPU != gpu }); len(own) > 0 {
+		offers = own
+	}
+	if n > 1 {
+		if whole := slices.DeleteFunc(slices.Clone(offers), func(o pricing.Offer) bool { return int(o.GPUCount) != n }); len(whole) > 0 {
+			offers = whole
+		}
+	}
+	o, ok := CheapestOnDemand(offers)
+	if !ok {
+		return MonthCost{}, false
+	}
+	m := MonthCost{GPU: gpu, GPUs: max(n, 1), Offer: o, USDPerGPU: o.USDPerGPUHour * HoursPerMonth, USDInstance: o.USDPerHour * HoursPerMonth}
+	return m, true
 }
 
 // Variants are the catalog ids the listing of a price question's i-th

@@ -9,6 +9,7 @@ package sizing
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +49,9 @@ type Routing struct {
 	// "per month"): the answer adds each named GPU's cost around the
 	// clock for a month.
 	Month bool
+	// Counts are the GPU counts said before each of GPUs ("8x h100": 8),
+	// 0 where none was said.
+	Counts []int
 	// Greeting is true when small talk greets ("hello there") and does
 	// not thank: it is greeted back, not thanked.
 	Greeting bool
@@ -139,8 +143,8 @@ func Route(text string) Routing {
 		p.Intent == IntentBuyRent || p.Intent == IntentMaxContext || p.Intent == IntentWhichGPU {
 		return Routing{Kind: RouteSizing}
 	}
-	gpus, said := gpusNamed(text, toks)
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Week: week, Month: month, Spot: spot, Providers: providersNamed(toks)}
+	gpus, said, counts := gpusNamed(text, toks)
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Spot: spot, Providers: providersNamed(toks)}
 }
 
 // providerNames are the clouds a price question may name, by key, and
@@ -166,7 +170,7 @@ func providersNamed(toks []token) []string {
 
 // gpusNamed are the catalog GPUs named in the tokens, longest name first
 // at each word, each once, with the words that named each.
-func gpusNamed(text string, toks []token) (ids, said []string) {
+func gpusNamed(text string, toks []token) (ids, said []string, counts []int) {
 	for i := 0; i < len(toks); {
 		n, id, name := 0, "", ""
 		for end := min(len(toks), i+4); end > i && n == 0; end-- {
@@ -188,11 +192,29 @@ func gpusNamed(text string, toks []token) (ids, said []string) {
 			seen = seen || x == id
 		}
 		if !seen {
-			ids, said = append(ids, id), append(said, name)
+			ids, said, counts = append(ids, id), append(said, name), append(counts, countBefore(toks, i))
 		}
 		i += n
 	}
-	return ids, said
+	return ids, said, counts
+}
+
+// countBefore is the GPU count said just before token i ("8x", "8 x",
+// "8"), or 0.
+func countBefore(toks []token, i int) int {
+	j := i - 1
+	if j >= 1 && (toks[j].key == "x" || toks[j].key == "×") {
+		j--
+	}
+	if j < 0 {
+		return 0
+	}
+	k := strings.TrimSuffix(strings.TrimSuffix(toks[j].key, "x"), "×")
+	n, err := strconv.Atoi(k)
+	if err != nil || n < 1 || n > MaxGPUs {
+		return 0
+	}
+	return n
 }
 
 // FamilyModels are the catalog models of the family a word names, in

@@ -68,6 +68,7 @@ type fitPricesJSON struct {
 // clock at its cheapest whole-GPU offer.
 type monthJSON struct {
 	GPU         string    `json:"gpu"`
+	GPUs        int       `json:"gpus"` // the count asked ("8x h100"), 1 when none was
 	Hours       float64   `json:"hours"`
 	USDPerGPU   float64   `json:"usd_per_gpu"`
 	USDInstance float64   `json:"usd_instance"`
@@ -117,7 +118,7 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	if f.json {
 		out := routedPricesJSON(view, r, listed, noSpot, c, now)
 		for _, m := range pa.Month {
-			out.Month = append(out.Month, monthJSON{GPU: m.GPU, Hours: answer.HoursPerMonth, USDPerGPU: m.USDPerGPU, USDInstance: m.USDInstance, Offer: toOfferJSON(m.Offer, now)})
+			out.Month = append(out.Month, monthJSON{GPU: m.GPU, GPUs: m.GPUs, Hours: answer.HoursPerMonth, USDPerGPU: m.USDPerGPU, USDInstance: m.USDInstance, Offer: toOfferJSON(m.Offer, now)})
 		}
 		return a.writeJSON(out)
 	}
