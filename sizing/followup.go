@@ -34,6 +34,11 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	if said.Model != "" || said.Params != 0 || said.Arch != nil {
 		q.Model, q.Params, q.Experts, q.Arch = said.Model, said.Params, said.Experts, said.Arch
 	}
+	if m, ok := sameFamilySize(base.Model, said); ok {
+		// "what about 14b?" in a Qwen2.5 7B thread is Qwen2.5 14B.
+		q.Model, q.Params = m.ID, 0
+		p.Notes = append(p.Notes, fmt.Sprintf("%s taken as %s, the thread's model at that size", strings.ToUpper(formatSize(said.Params, 0)), m.Name))
+	}
 	if said.Cheapest && said.GPU == "" {
 		// "cheapest?": the cheapest card that fits, whichever it is.
 		q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
@@ -206,4 +211,26 @@ func dropForMethod(q *Query, base, said Query) (dropped string) {
 		}
 	}
 	return dropped
+}
+
+// sizeInID is the size in a catalog model id ("7b" in "qwen2.5-7b").
+var sizeInID = regexp.MustCompile(`(^|-)(\d+(\.\d+)?[bm])(-|$)`)
+
+// sameFamilySize is the catalog model of the thread's model family and
+// generation at the bare size a follow-up says ("14b" after qwen2.5-7b:
+// qwen2.5-14b), found by putting the size in the thread model's id; ok
+// is false when the follow-up names a model or the catalog has no such.
+func sameFamilySize(base string, said Query) (Model, bool) {
+	if base == "" || said.Model != "" || said.Params == 0 || said.Experts != 0 {
+		return Model{}, false
+	}
+	loc := sizeInID.FindStringSubmatchIndex(base)
+	if loc == nil {
+		return Model{}, false
+	}
+	id := base[:loc[4]] + formatSize(said.Params, 0) + base[loc[5]:]
+	if m, ok := MatchModel(id); ok && m.ID == id {
+		return m, true
+	}
+	return Model{}, false
 }
