@@ -302,7 +302,7 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	}
 	var b strings.Builder
 	if w.OneGPUBytes > 0 {
-		fmt.Fprintf(&b, "*Memory in all:* %s on one card, unsharded.\n", display.GiB(w.OneGPUBytes))
+		fmt.Fprintf(&b, "*Memory in all:* %s on one card, unsharded: %s.\n", display.GiB(w.OneGPUBytes), display.Terms(w.OneGPU))
 	}
 	b.WriteString("*Cheapest first*")
 	if w.Tokens > 0 {

@@ -5,8 +5,10 @@
 package display
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -248,4 +250,25 @@ func MonthNotPriced(a sizing.Answer) string {
 		return ""
 	}
 	return "monthly cost not priced: no price known for " + a.GPUName
+}
+
+// Terms lists a memory's terms of 0.1 GiB or more, largest first:
+// "KV cache 16.0 GiB, weights 15.0 GiB, overhead 1.2 GiB".
+func Terms(m sizing.Memory) string {
+	type term struct {
+		name  string
+		bytes int64
+	}
+	terms := []term{
+		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
+		{"activations", m.ActivationsBytes}, {"KV cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+	}
+	slices.SortStableFunc(terms, func(a, b term) int { return cmp.Compare(b.bytes, a.bytes) })
+	var parts []string
+	for _, t := range terms {
+		if t.bytes >= gib/10 {
+			parts = append(parts, t.name+" "+GiB(t.bytes))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

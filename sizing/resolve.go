@@ -3,6 +3,7 @@ package sizing
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -548,6 +549,11 @@ func (rs *resolved) resolveShape(q Query) error {
 		}
 		rs.assume("%s %d tokens", word, r.SeqLen)
 	case maxCtx > 0 && q.SeqLen > maxCtx:
+		if longer, ok := longerContextTwin(rs.model, q.SeqLen); ok {
+			// "llama 3 8b at 128k": Llama 3.1 8B is the same size and takes it.
+			return inputErr(fmt.Sprintf("fit %s %s ctx %d", longer.ID, r.Method, q.SeqLen),
+				"%d tokens is longer than %s's context of %d tokens; %s, of the same size, takes %d", q.SeqLen, rs.model.Name, maxCtx, longer.Name, longer.MaxContext)
+		}
 		return inputErr(fmt.Sprintf("fit %s %s ctx %d", r.Model, r.Method, maxCtx),
 			"%d tokens is longer than %s's context of %d tokens", q.SeqLen, rs.model.Name, maxCtx)
 	default:
@@ -784,4 +790,24 @@ func (rs *resolved) resolveFineTuning(q Query) error {
 		rs.assume("offloaded gradient checkpointing (Unsloth's): each layer's input waits in host RAM, the GPU keeps two")
 	}
 	return nil
+}
+
+// longerContextTwin is a catalog model of m's family and size (within
+// 5% of its parameters) whose context holds seq tokens, the shortest such
+// ("llama-3-8b" at 128k: Llama 3.1 8B); ok is false when there is none.
+func longerContextTwin(m Model, seq int) (Model, bool) {
+	total, _ := m.ParamCount()
+	var best Model
+	for _, c := range loadCatalog().models {
+		if c.Family != m.Family || c.ID == m.ID || c.Kind != m.Kind || c.MaxContext < seq {
+			continue
+		}
+		if n, _ := c.ParamCount(); math.Abs(float64(n-total)) > 0.05*float64(total) {
+			continue
+		}
+		if best.ID == "" || c.MaxContext < best.MaxContext {
+			best = c
+		}
+	}
+	return best, best.ID != ""
 }

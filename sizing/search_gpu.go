@@ -12,7 +12,10 @@ import (
 type WhichGPUResult struct {
 	// OneGPUBytes is the whole job's memory on one card, unsharded: the
 	// total a "how much VRAM" question asks for.
-	OneGPUBytes int64       `json:"one_gpu_bytes"`
+	OneGPUBytes int64 `json:"one_gpu_bytes"`
+	// OneGPU is that total term by term (weights, KV cache, ...): what a
+	// "how much memory does the KV cache take" question asks for.
+	OneGPU      Memory      `json:"one_gpu"`
 	Options     []GPUOption `json:"options"`
 	Tokens      int64       `json:"tokens"`       // the token budget the times are for; 0 when none was given
 	FitsNothing bool        `json:"fits_nothing"` // no card fits within one machine
@@ -75,7 +78,8 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 	found := e.cheapest(buf[:0], rs)
 	one := rs.req
 	one.GPUs, one.Nodes, one.ZeROStage, one.Offload = 1, 1, 0, OffloadNone
-	res := &WhichGPUResult{Options: []GPUOption{}, Tokens: rs.req.Tokens, OneGPUBytes: rs.memory(&one).TotalBytes}
+	whole := rs.memory(&one)
+	res := &WhichGPUResult{Options: []GPUOption{}, Tokens: rs.req.Tokens, OneGPUBytes: whole.TotalBytes, OneGPU: whole}
 	var first Request
 	for _, o := range found {
 		c := o.altCandidate(rs)

@@ -172,7 +172,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 		order = fmt.Sprintf("cheapest for %s tokens first", display.Count(float64(g.Tokens)))
 	}
 	if g.OneGPUBytes > 0 {
-		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded.\n", display.GiB(g.OneGPUBytes))
+		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.\n", display.GiB(g.OneGPUBytes), display.Terms(g.OneGPU))
 	}
 	fmt.Fprintf(w, "%d cards fit %s (%s):\n", len(g.Options), what, order)
 	for i, o := range g.Options {
