@@ -171,3 +171,23 @@ func TestReleasedFormatFromConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestLongerContextTwin: a context longer than the model's is refused
+// with the same-size model of its family that takes it, in the Try too;
+// with none, the Try keeps the model at its own context.
+func TestLongerContextTwin(t *testing.T) {
+	for q, want := range map[string]string{
+		"llama-3-8b inference ctx 131072": "fit llama-3.1-8b inference ctx 131072",
+		"llama-2-7b lora ctx 8192":        "fit llama-2-7b lora ctx 4096",
+	} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", q, err)
+		}
+		_, err = (&Estimator{}).Answer(p.Query)
+		var in *InputError
+		if !errors.As(err, &in) || in.Hint != want {
+			t.Errorf("%q: error %v, want the Try %q", q, err, want)
+		}
+	}
+}
