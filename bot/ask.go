@@ -304,7 +304,11 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	if w.OneGPUBytes > 0 {
 		fmt.Fprintf(&b, "*Memory in all:* %s on one card, unsharded: %s.\n", display.GiB(w.OneGPUBytes), display.Terms(w.OneGPU))
 	}
-	b.WriteString("*Cheapest first*")
+	if w.Fastest {
+		b.WriteString("*Fastest first*")
+	} else {
+		b.WriteString("*Cheapest first*")
+	}
 	if w.Tokens > 0 {
 		fmt.Fprintf(&b, " (for the %s-token run)", display.Count(float64(w.Tokens)))
 	}

@@ -153,6 +153,26 @@ func TestFastestOrdersByRunTime(t *testing.T) {
 	}
 }
 
+// TestFastestGPUOrdersByRunTime: "fastest gpu" lists the cards that
+// fit fastest first, each timed on 1B tokens.
+func TestFastestGPUOrdersByRunTime(t *testing.T) {
+	p, err := Parse("what's the fastest gpu to train a 7b lora on")
+	if err != nil || p.Intent != IntentWhichGPU || !p.Query.Fastest {
+		t.Fatalf("Parse: intent %s, fastest %v, %v; want which_gpu, fastest", p.Intent, p.Query.Fastest, err)
+	}
+	a, err := (&Estimator{Prices: stubPrices{"rtx-4090": 0.34, "h100": 2.99, "b200": 5.98}}).Ask(p)
+	if err != nil || a.WhichGPU == nil || !a.WhichGPU.Fastest {
+		t.Fatalf("Ask: %v, %+v", err, a.WhichGPU)
+	}
+	last := 0.0
+	for _, o := range a.WhichGPU.Options {
+		if o.Hours == nil || *o.Hours < last {
+			t.Fatalf("%s at %v after %.1f h: not fastest first", o.GPU, o.Hours, last)
+		}
+		last = *o.Hours
+	}
+}
+
 // TestCheapestWayOffersSmallerFormats: "cheapest way to serve" with no
 // weight format said also offers the cheapest configurations in int8 and
 // AWQ that cost less per hour, cheapest first; a format said, or no

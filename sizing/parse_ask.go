@@ -70,7 +70,7 @@ var (
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
 	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords,
-		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true})
+		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true, "fastest": true, "quickest": true})
 )
 
 // keySet is the union of the keys of sets.
@@ -127,6 +127,8 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.vram = true
 		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true
+		case (k == "fastest" || k == "quickest") && gpuAsked[key(i+1)]:
+			a.whichGPU = true // the word stays for the main parse: the list, fastest first
 		case k == "what":
 			a.what = true
 		case largestWords[k]:

@@ -19,6 +19,7 @@ type WhichGPUResult struct {
 	Options     []GPUOption `json:"options"`
 	Tokens      int64       `json:"tokens"`       // the token budget the times are for; 0 when none was given
 	FitsNothing bool        `json:"fits_nothing"` // no card fits within one machine
+	Fastest     bool        `json:"fastest"`      // "fastest gpu": the options are ordered by the run's hours
 	Nearest     *GPUOption  `json:"nearest"`      // then: the cheapest configuration over several machines, if any
 }
 
@@ -118,6 +119,12 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 		})
 		first = requestFor(rs, res.Options[0])
 		order = fmt.Sprintf("cheapest for the %s-token run first", humanCount(res.Tokens))
+	}
+	if rs.req.Fastest && len(res.Options) > 0 {
+		res.Fastest = true
+		slices.SortStableFunc(res.Options, func(a, b GPUOption) int { return compareHours(hoursOrZero(a.Hours), hoursOrZero(b.Hours)) })
+		first = requestFor(rs, res.Options[0])
+		order = fmt.Sprintf("fastest for the %s-token run first", humanCount(res.Tokens))
 	}
 	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
 	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil, nil, Throughput{}, nil)), ModelName: rs.model.Name, WhichGPU: res}, nil

@@ -168,7 +168,10 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 		return
 	}
 	order := "cheapest per hour first"
-	if g.Tokens > 0 {
+	switch {
+	case g.Fastest:
+		order = fmt.Sprintf("fastest for %s tokens first", display.Count(float64(g.Tokens)))
+	case g.Tokens > 0:
 		order = fmt.Sprintf("cheapest for %s tokens first", display.Count(float64(g.Tokens)))
 	}
 	if g.OneGPUBytes > 0 {
