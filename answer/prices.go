@@ -57,9 +57,10 @@ type PriceAnswer struct {
 	NoProvider []string
 	// Compare is set when two GPUs were named.
 	Compare *Comparison
-	// Month are the named GPUs' costs around the clock for a month, when
-	// the question asked for a month ("monthly cost of an h100"), in the
-	// order of GPUs; a GPU with no offer is left out.
+	// Month are the named GPUs' costs by the hour and around the clock
+	// for a month, when the question asked for a month ("monthly cost of
+	// an h100") or a count ("three a100s"), in the order of GPUs; a GPU
+	// with no offer is left out.
 	Month []MonthCost
 }
 
@@ -97,17 +98,18 @@ func MonthLine(a PriceAnswer) string {
 		market := strings.ReplaceAll(string(m.Offer.Market), "_", "-")
 		var part string
 		if m.GPUs > 1 {
-			part = fmt.Sprintf("%d× %s %s (%s per GPU; %s %s, %s/GPU-h", m.GPUs, name, display.USD(m.USDPerGPU*float64(m.GPUs)),
-				display.USD(m.USDPerGPU), m.Offer.Provider, market, display.USD(m.Offer.USDPerGPUHour))
+			n := float64(m.GPUs)
+			part = fmt.Sprintf("%d× %s %s/h, %s a month (%s per GPU-h; %s %s", m.GPUs, name, display.USD(m.Offer.USDPerGPUHour*n),
+				display.USD(m.USDPerGPU*n), display.USD(m.Offer.USDPerGPUHour), m.Offer.Provider, market)
 		} else {
 			part = fmt.Sprintf("%s %s per GPU (%s %s, %s/GPU-h", name, display.USD(m.USDPerGPU), m.Offer.Provider, market, display.USD(m.Offer.USDPerGPUHour))
 		}
 		if m.Offer.GPUCount > 1 && int(m.Offer.GPUCount) != m.GPUs {
-			part += fmt.Sprintf("; the %g-GPU instance %s", m.Offer.GPUCount, display.USD(m.USDInstance))
+			part += fmt.Sprintf("; the %g-GPU instance %s a month", m.Offer.GPUCount, display.USD(m.USDInstance))
 		}
 		parts = append(parts, part+")")
 	}
-	return fmt.Sprintf("A month around the clock (%.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
+	return fmt.Sprintf("Around the clock (a month is %.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
 }
 
 // Comparison is two GPUs' prices compared: each one's cheapest whole-GPU
@@ -174,15 +176,16 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 		c := Compare(r.GPUs[0], r.GPUs[1], a.Offers[0], a.Offers[1])
 		a.Compare = &c
 	}
-	if r.Month {
-		for i, gpu := range r.GPUs {
-			n := 0
-			if i < len(r.Counts) {
-				n = r.Counts[i]
-			}
-			if m, ok := monthCost(gpu, n, a.Offers[i]); ok {
-				a.Month = append(a.Month, m)
-			}
+	for i, gpu := range r.GPUs {
+		n := 0
+		if i < len(r.Counts) {
+			n = r.Counts[i]
+		}
+		if !r.Month && n < 2 {
+			continue
+		}
+		if m, ok := monthCost(gpu, n, a.Offers[i]); ok {
+			a.Month = append(a.Month, m)
 		}
 	}
 	return a, nil

@@ -36,7 +36,7 @@ func TestRoutedMessages(t *testing.T) {
 		{"how much does an H100 cost per hour?", []string{"Prices for every H100", "$2.69*/GPU-h  runpod on-demand (secure)"}, nil},
 		{"is the 4090 cheaper than the h100?", []string{"RTX 4090 24 GB vs H100 SXM 80 GB", "The RTX 4090 24 GB is cheaper per GPU-hour, by $2.35 (87%)", "*H100 SXM 80 GB*: *$2.69*/GPU-h, runpod on-demand"}, []string{"This week"}},
 		{"is the H200 cheaper than the H100 this week?", []string{"*H200 141 GB*: no price known yet", "Not both priced yet", "*This week*", "`h100` aws on-demand: $7.20 → $6.88 (−4.4%)"}, []string{"a100-80"}},
-		{"what's the monthly cost of an h100 on runpod", []string{"A month around the clock (730 h): H100 SXM 80 GB $1,964 per GPU (runpod on-demand, $2.69/GPU-h)", "Prices for every H100"}, nil},
+		{"what's the monthly cost of an h100 on runpod", []string{"Around the clock (a month is 730 h): H100 SXM 80 GB $1,964 per GPU (runpod on-demand, $2.69/GPU-h)", "Prices for every H100"}, nil},
 		{"what are gpu prices this week", []string{"Cheapest GPU prices", "`a100-80` gcp on-demand: $4.00 → $3.67"}, nil},
 		{"thanks!", []string{"Happy to help", "/fit 13B lora 4090"}, []string{"couldn't"}},
 		{"hello there", []string{"Hello!", "/fit 13B lora 4090"}, []string{"Happy to help"}},

@@ -139,7 +139,8 @@ func Route(text string) Routing {
 	// A price word with a model or a method is the cost of a run, which
 	// the sizing answer gives.
 	p, _ := Parse(text)
-	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" || p.Missing.Words != "" || p.Hub != "" ||
+	// A method read only from a verb ("to run one h100 24/7") names no job.
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" && !p.MethodImplied || p.Missing.Words != "" || p.Hub != "" ||
 		p.Intent == IntentBuyRent || p.Intent == IntentMaxContext || p.Intent == IntentWhichGPU {
 		return Routing{Kind: RouteSizing}
 	}
@@ -208,6 +209,12 @@ func countBefore(toks []token, i int) int {
 	}
 	if j < 0 {
 		return 0
+	}
+	if v, ok := unitWords[toks[j].key]; ok { // "three a100s"
+		return v
+	}
+	if v, ok := teenWords[toks[j].key]; ok {
+		return v
 	}
 	k := strings.TrimSuffix(strings.TrimSuffix(toks[j].key, "x"), "×")
 	n, err := strconv.Atoi(k)
@@ -291,7 +298,7 @@ func howMuchIs(toks []token, i int) bool {
 		return false
 	}
 	switch toks[i+2].key {
-	case "is", "are", "does", "do", "for", "would", "will", "an", "a":
+	case "is", "are", "does", "do", "for", "would", "will", "an", "a", "to":
 		return true
 	}
 	return false
