@@ -34,6 +34,18 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if key(i) == "deepseek" {
 		return deepseekAt(key, i)
 	}
+	if parts := strings.Split(strings.ToLower(p.toks[i].raw), "-"); len(parts) > 2 && parts[0] == "deepseek" {
+		// "deepseek-coder-v2-lite" written as one word: its parts in turn.
+		part := func(j int) string {
+			if j-i < len(parts) {
+				return parts[j-i]
+			}
+			return ""
+		}
+		if m, n := deepseekAt(part, i); n == len(parts) {
+			return m, 1
+		}
+	}
 	if strings.HasPrefix(key(i), "smollm") {
 		return smolLMAt(key, i)
 	}
@@ -41,6 +53,9 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 		return olmoAt(key, i, len(p.toks)-i)
 	}
 	if m, n := p.outsideFamilyAt(i); n > 0 {
+		return m, n
+	}
+	if m, n := encoderAt(key, i); n > 0 {
 		return m, n
 	}
 	if strings.HasPrefix(key(i), "code") {
@@ -389,4 +404,41 @@ func article(n int) string {
 		return "an"
 	}
 	return "a"
+}
+
+// encoders are BERT-style encoders the catalog lacks and fitbot sizes from
+// their config.json, by key: the name and the Hub repo of each size
+// ("roberta large": FacebookAI/roberta-large), the first size when none
+// is said.
+var encoders = map[string]struct {
+	name  string
+	sizes [][2]string // size word, repo
+}{
+	"roberta":    {"RoBERTa", [][2]string{{"base", "FacebookAI/roberta-base"}, {"large", "FacebookAI/roberta-large"}}},
+	"xlmroberta": {"XLM-RoBERTa", [][2]string{{"base", "FacebookAI/xlm-roberta-base"}, {"large", "FacebookAI/xlm-roberta-large"}}},
+	"deberta":    {"DeBERTa-v3", [][2]string{{"base", "microsoft/deberta-v3-base"}, {"large", "microsoft/deberta-v3-large"}, {"small", "microsoft/deberta-v3-small"}}},
+	"distilbert": {"DistilBERT", [][2]string{{"base", "distilbert/distilbert-base-uncased"}}},
+	"electra":    {"ELECTRA", [][2]string{{"base", "google/electra-base-discriminator"}, {"large", "google/electra-large-discriminator"}, {"small", "google/electra-small-discriminator"}}},
+}
+
+// encoderAt reads an encoder the catalog lacks with its size at token i
+// ("roberta large", "xlm-roberta base", "deberta v3 large").
+func encoderAt(key func(int) string, i int) (outsideModel, int) {
+	k, n := strings.ReplaceAll(key(i), "-", ""), 1
+	e, ok := encoders[k]
+	if !ok {
+		return outsideModel{}, 0
+	}
+	if key(i+n) == "v3" {
+		n++
+	}
+	size, repo := e.sizes[0][0], e.sizes[0][1]
+	for _, s := range e.sizes {
+		if key(i+n) == s[0] {
+			size, repo = s[0], s[1]
+			n++
+			break
+		}
+	}
+	return outsideModel{e.name + " " + size, repo}, n
 }
