@@ -217,7 +217,7 @@ type architectureTwin struct {
 }
 
 // architectureTwins are models people name whose config.json has the
-// shape of a catalog model's: Qwen2.5-Coder has Qwen2.5's (the Coder
+// shape of a catalog model's: Qwen2.5-Coder and Qwen2.5-Math have Qwen2.5's (the Coder
 // repos' config.json match the base ones field for field but
 // max_position_embeddings), Phi-3.5-mini-instruct has
 // Phi-3-mini-128k-instruct's (3072 hidden, 32 layers, 32064 vocab,
@@ -232,6 +232,12 @@ var architectureTwins = func() []architectureTwin {
 		name := "Qwen2.5 " + strings.ToUpper(size)
 		ts = append(ts, architectureTwin{"qwen2.5 coder " + size, id,
 			fmt.Sprintf("Qwen2.5-Coder-%s has %s's architecture (the same config.json shape): sized as %s", strings.ToUpper(size), name, name)})
+	}
+	for _, size := range []string{"1.5b", "7b", "72b"} {
+		id := "qwen2.5-" + size
+		name := "Qwen2.5 " + strings.ToUpper(size)
+		ts = append(ts, architectureTwin{"qwen2.5 math " + size, id,
+			fmt.Sprintf("Qwen2.5-Math-%s has %s's architecture (the same config.json shape, a 4096-token context): sized as %s", strings.ToUpper(size), name, name)})
 	}
 	ts = append(ts, architectureTwin{"phi 3.5 mini", "phi-3-mini-128k",
 		"Phi-3.5-mini has Phi-3-mini-128k's architecture (the same config.json shape, 3.8B, LongRoPE to 131072): sized as Phi-3 mini 128k"})

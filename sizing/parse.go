@@ -197,6 +197,8 @@ type parser struct {
 	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
 	methodVerbText string
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
+	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
+	noDeviceWords  string
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
@@ -544,8 +546,9 @@ func (p *parser) apply(w word, words string) {
 	case kindQuantize:
 		p.quantizeWords = words
 	case kindNoDevice:
-		p.fail(fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", w.val, quote(words)),
-			func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "rtx-4090", 0, 0, 0 })
+		if p.noDeviceWords == "" {
+			p.noDevice, p.noDeviceWords = w, words
+		}
 	case kindSpot:
 		p.q.Spot = true
 	case kindCheapest:
