@@ -36,7 +36,7 @@ type askWords struct {
 func (a *askWords) intent(q *Query) Intent {
 	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
 	switch {
-	case a.buy:
+	case a.buy && !a.whichGPU: // "which gpu should i buy" asks which card, not whether to buy
 		return IntentBuyRent
 	case a.maxContext:
 		return IntentMaxContext

@@ -441,7 +441,11 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			case KindEncoder:
 				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
 			default:
-				rs.assume("KV cache in %s", half)
+				if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
+					rs.assume("KV cache in %s: %s per token of context (all layers, one request)", half, perTokenBytes(b))
+				} else {
+					rs.assume("KV cache in %s", half) // a search's probe model, not one asked
+				}
 			}
 		}
 		r.KVPrecision = kv
@@ -810,4 +814,13 @@ func longerContextTwin(m Model, seq int) (Model, bool) {
 		}
 	}
 	return best, best.ID != ""
+}
+
+// perTokenBytes writes a KV cache's bytes per token: "128 KiB",
+// "1.25 MiB".
+func perTokenBytes(b float64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.2f MiB", b/(1<<20))
 }

@@ -191,3 +191,23 @@ func TestLongerContextTwin(t *testing.T) {
 		}
 	}
 }
+
+// TestKVPerTokenSaid: an inference answer says its KV cache per token,
+// the figure people ask for by name (Llama 3 8B: 32 layers × 8 KV heads
+// × 128 × K and V × 2 bytes = 128 KiB; DeepSeek-V3's MLA latent: 61 ×
+// (512 + 64) × 2 bytes = 69 KiB).
+func TestKVPerTokenSaid(t *testing.T) {
+	for q, want := range map[string]string{
+		"llama-3-8b inference rtx-4090": "KV cache in bf16: 128 KiB per token",
+		"deepseek-v3 inference 8xh200":  "KV cache in bf16: 69 KiB per token",
+	} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil || !strings.Contains(strings.Join(a.Assumptions, "\n"), want) {
+			t.Errorf("%q: %v, assumptions %q lack %q", q, err, a.Assumptions, want)
+		}
+	}
+}
