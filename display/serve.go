@@ -113,6 +113,11 @@ func contextWords(n int) string {
 // speedWords is "first token 0.41 s, 35 tok/s each, $5,825/month".
 func speedWords(v sizing.Serving) string {
 	s := fmt.Sprintf("first token %s, %s tok/s each", seconds(v.TTFTSeconds), Decimal(v.TokensPerSecondPerUser))
+	if v.TTFTSeconds == 0 && v.TokensPerSecondPerUser == 0 {
+		// Infinite latencies, written as zero: the requests arrive faster
+		// than the replica serves them, and its queue grows without end.
+		s = "overloaded: requests arrive faster than it serves them"
+	}
 	if v.USDPerMonth != nil {
 		s += ", " + USD(*v.USDPerMonth) + "/month"
 	}

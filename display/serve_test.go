@@ -30,3 +30,23 @@ func TestOneRequestIsSingular(t *testing.T) {
 		}
 	}
 }
+
+// TestOverloadedIsSaid: a replica given more requests than it serves has
+// infinite latencies (zero in JSON); the words say it is overloaded
+// instead of "first token 0 s, 0 tok/s".
+func TestOverloadedIsSaid(t *testing.T) {
+	if got := speedWords(sizing.Serving{}); !strings.Contains(got, "overloaded") || strings.Contains(got, "0 s") {
+		t.Errorf("speedWords(overloaded) = %q", got)
+	}
+	if got := speedWords(sizing.Serving{TTFTSeconds: 0.5, TokensPerSecondPerUser: 20}); strings.Contains(got, "overloaded") {
+		t.Errorf("speedWords(served) = %q", got)
+	}
+}
+
+// TestTermsLargestFirst: a memory's terms, largest first, tiny ones left out.
+func TestTermsLargestFirst(t *testing.T) {
+	m := sizing.Memory{WeightsBytes: 15 << 30, KVCacheBytes: 16 << 30, OverheadBytes: 1 << 29, ActivationsBytes: 1 << 20}
+	if got, want := Terms(m), "KV cache 16.0 GiB, weights 15.0 GiB, overhead 0.5 GiB"; got != want {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}

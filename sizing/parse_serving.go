@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -108,6 +109,10 @@ func readServe(toks []token) ([]token, serveWords) {
 			case gpuAsked[w(j)]:
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j+1)
+			case j < len(toks) && namesCard(toks[j].raw):
+				// "how many l40s": the card is read by the main parse.
+				sw.load.Plan, sw.countAsked = true, true
+				mark(i, j)
 			}
 		case (k == "max" || k == "maximum") && batchNouns[w(i+1)]:
 			j := i + 2
@@ -137,10 +142,17 @@ func readServe(toks []token) ([]token, serveWords) {
 			} else {
 				mark(i, i+1)
 			}
-		case k == "ttft" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
+		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft"):
+			// "p95 latency": the planner's latencies are means at the load.
+			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
+			mark(i, i+1)
+		case k == "ttft" || k == "latency" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
 			j := i + 1
 			if k == "time" {
 				j = i + 4
+			}
+			if k == "latency" {
+				sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
 			}
 			for ttftBounds[w(j)] {
 				j++
@@ -431,5 +443,18 @@ func formatServe(l ServeLoad) string {
 // isNumber reports whether key is a number word ("0.9", "8").
 func isNumber(key string) bool {
 	_, ok := parseNumber(key)
+	return ok
+}
+
+// percentile is a latency percentile's word: "p95", "p99".
+var percentile = regexp.MustCompile(`^p\d{2}(\.\d+)?$`)
+
+// namesCard reports whether word names a catalog card, in the plural
+// too ("h100s", "l40s").
+func namesCard(word string) bool {
+	if _, ok := MatchGPU(word); ok {
+		return true
+	}
+	_, ok := MatchGPU(strings.TrimSuffix(strings.TrimSuffix(word, "s"), "S"))
 	return ok
 }
