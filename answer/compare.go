@@ -306,6 +306,8 @@ func figureOf(o *CompareOption, f sizing.Figure) *float64 {
 		return o.Throughput.USDTotal
 	case sizing.FigurePerHour:
 		return o.Throughput.USDPerHour
+	case sizing.FigureSpeed:
+		return o.Throughput.TokensPerSecond
 	}
 	if o.Serving == nil {
 		if f == sizing.FigurePerMonth && o.Throughput.USDPerHour != nil {
@@ -342,8 +344,19 @@ func figureWords(f sizing.Figure) string {
 		return "cost per month"
 	case sizing.FigurePerHour:
 		return "cost per hour"
+	case sizing.FigureSpeed:
+		return "speed (tokens/s; decode at batch 1 for inference)"
 	}
 	return string(f)
+}
+
+// figureValue writes an option's value of the figure: dollars, or
+// tokens/s for speed.
+func figureValue(f sizing.Figure, v float64) string {
+	if f == sizing.FigureSpeed {
+		return display.Count(v) + " tokens/s"
+	}
+	return display.USD(v)
 }
 
 // figurePhrase is the figure after "cheaper": "per run".
@@ -376,13 +389,20 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 		}
 		s := fmt.Sprintf("Only %s fits: %s does not", win.Label, lose.Label)
 		if win.Value != nil {
-			s += fmt.Sprintf(" (%s, %s)", display.USD(*win.Value), figureWords(f))
+			s += fmt.Sprintf(" (%s, %s)", figureValue(f, *win.Value), figureWords(f))
 		}
 		return -1, s
 	case a.Value == nil || b.Value == nil:
 		return -1, fmt.Sprintf("Both fit; %s is not known for both (no price): %s and %s", figureWords(f), a.Label, b.Label)
 	}
 	va, vb := *a.Value, *b.Value
+	if f == sizing.FigureSpeed {
+		i, win, lose := 0, a, b
+		if vb > va {
+			i, win, lose = 1, b, a
+		}
+		return i, fmt.Sprintf("%s is faster: %s vs %s tokens/s (%.1f×)", win.Label, display.Count(*win.Value), display.Count(*lose.Value), *win.Value / *lose.Value)
+	}
 	if math.Abs(va-vb) < 0.005 {
 		return -1, fmt.Sprintf("Both cost the same %s: %s", figurePhrase(f), display.USD(va))
 	}

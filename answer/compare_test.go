@@ -59,6 +59,24 @@ func TestCompareOptions(t *testing.T) {
 }
 
 // TestNotCompared: two cards that are not a comparison stay a refusal.
+// TestCompareBySpeed: "which is faster" compares tokens/s, higher
+// winning: a 3B-active MoE decodes faster than a dense 32B on one card.
+func TestCompareBySpeed(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("qwen3 32b vs qwen3 30b a3b on a single h100, which is faster for decode")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Setting != "model" || c.Figure != sizing.FigureSpeed || c.Cheaper != 1 {
+		t.Fatalf("setting %q, figure %q, winner %d: want the MoE (option 1) faster", c.Setting, c.Figure, c.Cheaper)
+	}
+	if *c.Options[1].Value <= *c.Options[0].Value || !strings.Contains(c.Summary, "is faster: ") {
+		t.Errorf("values %v and %v, summary %q", *c.Options[0].Value, *c.Options[1].Value, c.Summary)
+	}
+}
+
 func TestNotCompared(t *testing.T) {
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
 	for _, text := range []string{"13b lora inference", "what is the largest model on a 4090 or an h100"} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // maxCompareAssumptions is how many shared assumptions a comparison's
@@ -40,7 +41,11 @@ func compareBlocks(c answer.CompareAnswer) []slack.Block {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s *%s*", mark, escape(o.Label))
 		if i == c.Cheaper {
-			b.WriteString(" — cheaper")
+			if c.Figure == sizing.FigureSpeed {
+				b.WriteString(" — faster")
+			} else {
+				b.WriteString(" — cheaper")
+			}
 		}
 		for _, r := range rows[1:] { // the mark says whether it fits
 			fmt.Fprintf(&b, "\n• %s: %s", r.Name, escape(r.Values[i]))

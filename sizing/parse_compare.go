@@ -38,6 +38,7 @@ const (
 	FigurePerMillionOut                 Figure = "usd_per_million_output_tokens" // "per million tokens": serving's cost per 1M output tokens
 	FigurePerMonth                      Figure = "usd_per_month"                 // "per month", "monthly"
 	FigurePerHour                       Figure = "usd_per_hour"                  // "per hour", "hourly"
+	FigureSpeed                         Figure = "tokens_per_second"             // "faster", "speed": tokens/s (decode at batch 1 for inference), higher is better
 	maxOptionTokens                            = 6                               // the longest option: "2 x nvidia a100 40 gb"
 	settingGPU, settingMt, settingModel        = "gpu", "method", "model"
 )
@@ -304,6 +305,8 @@ var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true,
 func comparisonFigure(toks []token) (Figure, int, int) {
 	for i, t := range toks {
 		switch t.key {
+		case "faster", "fastest", "quicker", "quickest", "speed", "throughput":
+			return FigureSpeed, i, i + 1
 		case "monthly":
 			if costBefore(toks, i) {
 				return FigurePerMonth, i, i + 1
