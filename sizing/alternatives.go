@@ -96,6 +96,7 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	}
 	if fits && !rs.gpuNamed {
 		out = append(out, e.cheaperFormats(rs, askedCost, askedPriced)...)
+		out = append(out, e.cheaperMethods(rs, askedCost, askedHours, askedPriced)...)
 	}
 	var buf [64]fitOption
 	for _, o := range e.cheapest(buf[:0], rs) {
@@ -811,5 +812,36 @@ func (e *Estimator) cheaperFormats(rs *resolved, askedCost float64, askedPriced 
 		out = append(out, c)
 	}
 	slices.SortStableFunc(out, func(a, b altCandidate) int { return cmp.Compare(a.perHour, b.perHour) })
+	return out
+}
+
+// cheaperMethods are the ways a cheapest full fine-tune has with adapters
+// ("cheapest way to fine tune phi-3 mini"): the cheapest configuration
+// with LoRA and with QLoRA where its run (or, without a budget, its hour)
+// costs less than the answer's, cheapest first. The answer stays the
+// method asked; these are listed as the other ways.
+func (e *Estimator) cheaperMethods(rs *resolved, askedCost, askedHours float64, askedPriced bool) []altCandidate {
+	if !rs.cheapestWays || rs.req.Method != MethodFull || !askedPriced {
+		return nil
+	}
+	var out []altCandidate
+	for _, ch := range [...]altChange{chLoRA, chQLoRA} {
+		in := *rs
+		in.req = applyChanges(rs.req, ch, rs.req.GPUs, nil, 0, &rs.gpu)
+		var buf [64]fitOption
+		found := e.cheapest(buf[:0], &in)
+		if len(found) == 0 || !found[0].priced || !cheaperRun(found[0].perHour, found[0].hours, askedCost, askedHours) {
+			continue
+		}
+		c := found[0].altCandidate(&in)
+		c.changes = ch
+		method := fmt.Sprintf("LoRA rank %d (frozen 16-bit base)", c.req.LoRARank)
+		if ch == chQLoRA {
+			method = "QLoRA (4-bit base, adapters only)"
+		}
+		c.why = fmt.Sprintf("%s on %d× %s: %s per GPU", method, c.req.GPUs, c.gpu.Name, gibString(c.total))
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b altCandidate) int { return compareRunCost(a.perHour, a.hours, b.perHour, b.hours) })
 	return out
 }

@@ -199,6 +199,21 @@ func TestCheapestWayOffersSmallerFormats(t *testing.T) {
 	if got := formats("cheapest way to serve llama 3.1 70b"); len(got) != 2 || got[0] != QuantAWQ || got[1] != QuantINT8 {
 		t.Errorf("cheapest way: other formats %q, want [awq int8] (AWQ on 2 RTX 3090s is the cheapest)", got)
 	}
+	// Training: a cheapest full fine-tune also gets the adapter ways.
+	p, _ := Parse("cheapest way to fine tune phi-3 mini")
+	a, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var methods []Method
+	for _, alt := range a.Alternatives {
+		if alt.Method != a.Request.Method {
+			methods = append(methods, alt.Method)
+		}
+	}
+	if a.Request.Method != MethodFull || len(methods) == 0 {
+		t.Errorf("cheapest way to fine tune: %s, other methods %q; want full with adapter ways", a.Request.Method, methods)
+	}
 	for _, text := range []string{"serve llama 3.1 70b", "cheapest way to serve llama 3.1 70b in bf16"} {
 		if got := formats(text); len(got) != 0 {
 			t.Errorf("%q: other formats %q, want none", text, got)

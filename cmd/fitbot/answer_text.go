@@ -54,7 +54,7 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		switch {
 		case a.Fits && a.GPUChosen && a.Request.Fastest:
 			title = "Other cards that fit, fastest first:"
-		case a.Fits && a.GPUChosen && otherFormats(a):
+		case a.Fits && a.GPUChosen && otherWays(a):
 			title = "Other ways that fit:"
 		case a.Fits && a.GPUChosen:
 			title = "Other cards that fit:"
@@ -215,11 +215,11 @@ func bar(bytes, vram int64) string {
 	return strings.Repeat("█", cells) + strings.Repeat("·", barWidth-cells)
 }
 
-// otherFormats reports whether an alternative stores the weights in
-// another format than the answer (a cheapest question's AWQ way).
-func otherFormats(a sizing.Answer) bool {
+// otherWays reports whether an alternative changes more than the card: a
+// cheapest question's AWQ or LoRA way.
+func otherWays(a sizing.Answer) bool {
 	for _, alt := range a.Alternatives {
-		if alt.Request.Quant != a.Request.Quant {
+		if alt.Request.Quant != a.Request.Quant || alt.Method != a.Request.Method {
 			return true
 		}
 	}
