@@ -87,6 +87,7 @@ type CompareOption struct {
 
 	gpuName   string
 	modelName string
+	provider  string // whose price the option is costed at; "" when unpriced
 }
 
 // Compare answers a resolved comparison: each option sized on its card
@@ -130,6 +131,11 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		c.Options[i].Value = figureOf(&c.Options[i], c.Figure)
 	}
 	c.Cheaper, c.Summary = verdict(c.Options, c.Figure)
+	if a, b := c.Options[0].provider, c.Options[1].provider; c.Figure != sizing.FigureSpeed && a != "" && b != "" && a != b {
+		// Each card is costed at its own current price: different clouds
+		// can differ by more than the cards do.
+		c.Assumptions = append([]string{fmt.Sprintf("priced at different providers (%s and %s), each card's current price, and clouds can differ more than cards do: \"%s vs %s prices on %s\" lists one cloud's", a, b, c.Options[0].Request.GPU, c.Options[1].Request.GPU, a)}, c.Assumptions...)
+	}
 	return c, nil
 }
 
@@ -256,8 +262,12 @@ func fewestNote(a sizing.Answer) string {
 
 // newCompareOption is an option's figures from its fit answer.
 func newCompareOption(a sizing.Answer, chosen bool) CompareOption {
-	return CompareOption{Label: optionLabel(a), gpuName: a.GPUName, modelName: a.ModelName, Request: a.Request, Fits: a.Fits, GPUsChosen: chosen,
+	o := CompareOption{Label: optionLabel(a), gpuName: a.GPUName, modelName: a.ModelName, Request: a.Request, Fits: a.Fits, GPUsChosen: chosen,
 		TotalBytes: a.PerGPU.TotalBytes, VRAMBytes: a.VRAMBytes, Throughput: a.Throughput, Assumptions: a.Assumptions}
+	if a.Price != nil {
+		o.provider = a.Price.Provider
+	}
+	return o
 }
 
 // fewest is the fewest GPUs of card that fit q within one machine (the

@@ -77,6 +77,21 @@ func TestCompareBySpeed(t *testing.T) {
 	}
 }
 
+// TestCompareSaysDifferentProviders: two cards costed at different
+// clouds say so first among the assumptions.
+func TestCompareSaysDifferentProviders(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("h100 vs h200 for serving llama 3.3 70b fp8")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Assumptions) == 0 || !strings.HasPrefix(c.Assumptions[0], "priced at different providers") {
+		t.Errorf("assumptions %q do not start with the providers' difference", c.Assumptions)
+	}
+}
+
 func TestNotCompared(t *testing.T) {
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
 	for _, text := range []string{"13b lora inference", "what is the largest model on a 4090 or an h100"} {
