@@ -190,8 +190,13 @@ func fusedLossBytesPerToken(s *shape, p float64) float64 {
 	return float64(s.hidden) * (4 + 4 + p)
 }
 
-// lossBytesPerToken is the logits and cross-entropy term per token.
+// lossBytesPerToken is the logits and cross-entropy term per token. An
+// encoder is fine-tuned with a classification head on its pooled output:
+// a hidden-sized pooler activation per token at most, no vocabulary.
 func lossBytesPerToken(s *shape, p float64) float64 {
+	if s.encoderOnly {
+		return float64(s.hidden) * p
+	}
 	upcast := 4.0
 	if p >= 4 {
 		upcast = 0

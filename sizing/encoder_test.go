@@ -3,6 +3,7 @@ package sizing
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +66,23 @@ func TestEncoderServing(t *testing.T) {
 	}
 	if big.Request.Architecture != ArchEncoder {
 		t.Errorf("architecture %q", big.Request.Architecture)
+	}
+}
+
+// TestEncoderFineTuneHasNoVocabularyLogits: an encoder is fine-tuned with
+// a classification head, so BERT base at batch 32 × 512 tokens fits a T4
+// (about 7.6 GiB), where full-vocabulary MLM logits (30,522 × 16,384
+// tokens) would add some 5.5 GiB; the assumption says so.
+func TestEncoderFineTuneHasNoVocabularyLogits(t *testing.T) {
+	p, err := Parse("fine-tune bert base on a t4 batch 32 seq 512")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Fits || a.PerGPU.ActivationsBytes > 6<<30 || !strings.Contains(strings.Join(a.Assumptions, "\n"), "classification head") {
+		t.Errorf("fits %v, activations %.1f GiB, assumptions %q: want a fit without vocabulary logits, said", a.Fits, float64(a.PerGPU.ActivationsBytes)/(1<<30), a.Assumptions)
 	}
 }

@@ -607,6 +607,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("AdamW optimizer (12 bytes of state per trainable parameter: fp32 master, m and v)")
 	}
 	rs.assume("FlashAttention (no attention-score activations)")
+	if rs.model.Kind == KindEncoder {
+		rs.assume("%s fine-tuned with a classification head, as encoders usually are: no vocabulary logits (masked-LM training would add them)", rs.model.Name)
+	}
 	switch {
 	case q.GradCheckpointing != nil:
 		r.GradCheckpointing = *q.GradCheckpointing
