@@ -194,3 +194,23 @@ func TestNoZeROWithoutDataParallel(t *testing.T) {
 		t.Errorf("TP 4 on 16 GPUs: ZeRO-%d, assumptions %q", c.Request.ZeROStage, c.Assumptions)
 	}
 }
+
+// TestZeROSaidKeepsDataParallel: "with zero3" asks for DeepSpeed or FSDP
+// sharding: no Megatron layout is chosen for it, even where one would
+// fit; the answer then says what does (gradient checkpointing).
+func TestZeROSaidKeepsDataParallel(t *testing.T) {
+	p, err := Parse("llama 3.1 70b full fine tune on 16 h100 with zero3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasLayout(&a.Request) || a.Request.ZeROStage != 3 {
+		t.Errorf("request TP %d PP %d CP %d ZeRO-%d: want plain ZeRO-3", a.Request.TensorParallel, a.Request.PipelineParallel, a.Request.ContextParallel, a.Request.ZeROStage)
+	}
+	if len(a.Alternatives) == 0 || !strings.HasPrefix(a.Alternatives[0].Why, "gradient checkpointing on the same 16×") {
+		t.Errorf("first alternative %v, want gradient checkpointing on the same cards", a.Alternatives)
+	}
+}
