@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -103,6 +104,9 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	var warnings []string
 	a.Price, warnings = e.requestPrice(r)
+	if w := wiredLimitNote(&rs.gpu, mem.TotalBytes); w != "" {
+		warnings = append(warnings, w)
+	}
 	if offloadBeyondServer(r, &rs.shape) {
 		warnings = append(warnings, fmt.Sprintf("cpu offload needs %s GiB of RAM per machine, more than a server holds (4 TiB at most, a DGX B200's largest): spread it over more machines or offload to NVMe",
 			commas(a.HostRAMBytes>>30)))
@@ -322,4 +326,20 @@ func perMonth(a *Answer) {
 	for i := range a.Alternatives {
 		a.Alternatives[i].USDPerMonth = month(a.Alternatives[i].USDPerHour)
 	}
+}
+
+// wiredLimitNote says how an Apple chip fits what its default GPU share
+// does not: macOS wires 75% of unified memory for the GPU, and the
+// iogpu.wired_limit_mb sysctl raises it; up to 90% of the RAM leaves the
+// system room. "" on other cards, when it fits, or when 90% is not enough.
+func wiredLimitNote(g *GPU, total int64) string {
+	if g.UsableFraction <= 0 || total <= g.MemoryBytes {
+		return ""
+	}
+	ram := float64(g.MemoryBytes) / g.UsableFraction
+	if float64(total) > 0.9*ram {
+		return ""
+	}
+	return fmt.Sprintf("fits if the GPU may wire more of the Mac's memory: macOS gives it %.0f%% by default; sudo sysctl iogpu.wired_limit_mb=%d raises it (%s of the %s GB, leaving the system the rest)",
+		g.UsableFraction*100, int64(0.9*ram)>>20, gibString(int64(0.9*ram)), commas(int64(math.Round(ram/(1<<30)))))
 }

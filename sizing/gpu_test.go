@@ -1,6 +1,9 @@
 package sizing
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestGPUFigures pins the conventions of the GPU catalog on cards whose
 // figures are well known: memory as nvidia-smi reports it (MiB × 2^20),
@@ -53,5 +56,22 @@ func TestGPUCatalogCoverage(t *testing.T) {
 		if g, note, err := LookupGPU(id); err != nil || g.ID != id {
 			t.Errorf("LookupGPU(%q) = %s, %q, %v", id, g.ID, note, err)
 		}
+	}
+}
+
+// TestWiredLimitNote: a Mac whose default 75% GPU share is just short is
+// told how to raise it; one short even at 90% of its RAM, or a discrete
+// card, is not.
+func TestWiredLimitNote(t *testing.T) {
+	g, _, _ := LookupGPU("m3-ultra-512")
+	if w := wiredLimitNote(&g, g.MemoryBytes+1<<30); !strings.Contains(w, "sysctl iogpu.wired_limit_mb=471859") {
+		t.Errorf("just short: %q", w)
+	}
+	if w := wiredLimitNote(&g, 470<<30); w != "" {
+		t.Errorf("short of 90%% too: %q", w)
+	}
+	h, _, _ := LookupGPU("h100")
+	if w := wiredLimitNote(&h, h.MemoryBytes+1<<30); w != "" {
+		t.Errorf("a discrete card: %q", w)
 	}
 }
