@@ -140,6 +140,9 @@ func Format(q Query) string {
 	if q.Fastest {
 		add("fastest")
 	}
+	if q.DeepSpeed {
+		add("deepspeed")
+	}
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}

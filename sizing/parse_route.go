@@ -117,7 +117,8 @@ func Route(text string) Routing {
 		chat = chat && chatWords[k]
 		help = help && helpWords[k]
 		asksHelp = asksHelp || helpAsks[k]
-		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i)
+		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
+			k == "going" && i+1 < len(toks) && toks[i+1].key == "for" // "what's an h100 going for"
 		week = week || weekWords[k]
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
@@ -126,6 +127,9 @@ func Route(text string) Routing {
 	if model, ok := plansAsked(toks); ok {
 		return Routing{Kind: RoutePlans, Plans: model}
 	}
+	// A provider named with no price word still asks its price ("h100 on
+	// runpod right now"), unless a model or method makes it a run's cost.
+	price = price || len(providersNamed(toks)) > 0
 	switch {
 	case words == 0:
 		return Routing{Kind: RouteHelp}

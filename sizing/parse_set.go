@@ -251,7 +251,8 @@ func (p *parser) finish() {
 		p.note(fmt.Sprintf("%q taken as GGUF q4_k_m (name the type, e.g. q8_0, for another)", p.ggufWords))
 	}
 	if p.deepspeed && p.q.ZeROStage == nil {
-		p.note("deepspeed noted; say zero2 or zero3 to choose a ZeRO stage")
+		p.q.DeepSpeed = true
+		p.note("deepspeed: ZeRO data parallelism at the lowest stage that fits, no Megatron layout; say zero2 or zero3 to choose the stage")
 	}
 	if p.epochs > 0 {
 		if p.q.Tokens == 0 {

@@ -84,7 +84,7 @@ func (rs *resolved) searchLayout(q Query) {
 	forced := q.ModelParallel // "3d parallel", "megatron": search even where FSDP would do
 	if r.Method != MethodFull || r.GPUs < 2 || (r.Nodes < 2 && !forced) || !rs.gpuNamed || hasLayout(r) ||
 		q.TensorParallel != 0 || q.PipelineParallel != 0 || q.ContextParallel != 0 ||
-		q.ZeROStage != nil && !forced { // "with zero3" asks for DeepSpeed or FSDP, not a Megatron layout
+		(q.ZeROStage != nil || q.DeepSpeed) && !forced { // "with zero3", "deepspeed": DeepSpeed or FSDP, not a Megatron layout
 		return
 	}
 	fits := trainingMemory(r, &rs.shape).TotalBytes <= rs.gpu.MemoryBytes

@@ -134,6 +134,9 @@ type Query struct {
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
 	PerMonth bool
+	// DeepSpeed is true when the question named DeepSpeed without a
+	// stage: ZeRO data parallelism, never a Megatron layout.
+	DeepSpeed bool
 	// Fastest asks for the quickest run ("fastest", "quickest"): a
 	// training answer lists its other ways fastest first (faster ways,
 	// when the asked one fits), each timed on the token budget (1B tokens
