@@ -163,6 +163,18 @@ func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOptio
 	if err != nil {
 		return CompareOption{}, err
 	}
+	if !a.Fits && !serving && q.GradCheckpointing == nil && !a.Request.GradCheckpointing {
+		// As every recipe of this size does, and as a count ask would:
+		// checkpointing is tried before the option is called too small.
+		on := true
+		cq := q
+		cq.GradCheckpointing = &on
+		if ca, err := fit(cq, notes); err == nil && ca.Fits {
+			ca.Assumptions = append([]string{fmt.Sprintf("gradient checkpointing on, though not asked: without it %s needs %s per GPU",
+				optionLabel(a), display.GiB(a.PerGPU.TotalBytes))}, ca.Assumptions...)
+			q, a = cq, ca
+		}
+	}
 	countFree := q.GPUs == 0 && q.Nodes == 0 && !a.GPUChosen
 	chosen := false
 	if countFree && !a.Fits && !serving {

@@ -92,6 +92,24 @@ func TestCompareSaysDifferentProviders(t *testing.T) {
 	}
 }
 
+// TestCompareTriesCheckpointing: options of a training comparison that
+// fit only with gradient checkpointing are sized with it, said, instead
+// of "neither fits".
+func TestCompareTriesCheckpointing(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("two h100s or four a100s for fine-tuning llama 3.1 70b with lora?")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range c.Options {
+		if !o.Fits || !o.Request.GradCheckpointing || !strings.HasPrefix(o.Assumptions[0], "gradient checkpointing on, though not asked") {
+			t.Errorf("option %d: fits %v, checkpointing %v, first assumption %q", i, o.Fits, o.Request.GradCheckpointing, o.Assumptions[0])
+		}
+	}
+}
+
 func TestNotCompared(t *testing.T) {
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
 	for _, text := range []string{"13b lora inference", "what is the largest model on a 4090 or an h100"} {
