@@ -142,7 +142,15 @@ func readServe(toks []token) ([]token, serveWords) {
 			} else {
 				mark(i, i+1)
 			}
-		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft"):
+		case perTokenTimeAt(toks, used, i) > 0:
+			// "50ms per token": the time between tokens, a speed per user.
+			v, n, _ := durationAt(toks, used, i)
+			end := i + n + perTokenWords(toks, used, i+n)
+			sw.load.TokensPerSecondPerUserTarget = 1 / v
+			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
+			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(roundTo(1/v, 1))))
+			mark(i, end)
+		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)]):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
@@ -444,6 +452,36 @@ func formatServe(l ServeLoad) string {
 func isNumber(key string) bool {
 	_, ok := parseNumber(key)
 	return ok
+}
+
+// perTokenTimeAt is the time per token said at token i ("50ms per
+// token", "40 ms/token", "30ms a token"), in seconds; 0 when none is.
+func perTokenTimeAt(toks []token, used []bool, i int) float64 {
+	v, n, ok := durationAt(toks, used, i)
+	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(low(toks[i]), "smh") || perTokenWords(toks, used, i+n) == 0 {
+		return 0
+	}
+	return v
+}
+
+// perTokenWords is how many tokens from j say "per token" ("per token",
+// "a token", "/token", "per output token"); 0 when they do not.
+func perTokenWords(toks []token, used []bool, j int) int {
+	w := func(k int) string {
+		if k >= len(toks) || used[k] {
+			return ""
+		}
+		return low(toks[k])
+	}
+	switch {
+	case w(j) == "/token" || w(j) == "/tok":
+		return 1
+	case (w(j) == "per" || w(j) == "a") && strings.HasPrefix(w(j+1), "tok"):
+		return 2
+	case w(j) == "per" && w(j+1) == "output" && strings.HasPrefix(w(j+2), "tok"):
+		return 3
+	}
+	return 0
 }
 
 // percentile is a latency percentile's word: "p95", "p99".
