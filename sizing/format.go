@@ -79,7 +79,11 @@ func Format(q Query) string {
 		}
 	}
 	if q.SeqLen > 0 {
-		add("seq", strconv.Itoa(q.SeqLen))
+		if seq := strconv.Itoa(q.SeqLen); q.GPU == "" && cardNumber(seq) {
+			add("seq", seq, "tokens") // "seq 4070" alone names the card
+		} else {
+			add("seq", seq)
+		}
 	}
 	if q.MicroBatch > 0 {
 		add("batch", strconv.Itoa(q.MicroBatch))

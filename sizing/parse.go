@@ -611,7 +611,7 @@ func (p *parser) keyed(w word, i, n int) int {
 		return 0
 	}
 	num, ok := parseNumber(p.toks[j].key)
-	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && cardNumber(p.toks[j].key) {
+	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && cardNumber(p.toks[j].key) && !tokensWordAt(p.toks, j+1) {
 		p.ignore(i, i+n)
 		return 0
 	}
@@ -1305,4 +1305,10 @@ func hasDigit(s string) bool {
 		}
 	}
 	return false
+}
+
+// tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
+// is a length, where "seq 4070" may name the card.
+func tokensWordAt(toks []token, k int) bool {
+	return k < len(toks) && (toks[k].key == "tokens" || toks[k].key == "token" || toks[k].key == "tok")
 }
