@@ -198,6 +198,8 @@ type parser struct {
 	methodVerbText string
 	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
 	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
+	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
+	exampleWords   string
 	noDeviceWords  string
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
@@ -738,6 +740,12 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	length, ok := parseNumber(key(k))
 	if !ok {
+		// "50k examples" with no length: sequences of the run's length,
+		// counted once the question is read (finish).
+		if count, ok := num.scaled(decimalUnit(num.suffix)); ok && !num.neg && count >= 1 && p.exampleWords == "" {
+			p.exampleCount, p.exampleWords = count, p.text(i, j+1)
+			return j + 1 - i
+		}
 		return 0
 	}
 	k++

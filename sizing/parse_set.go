@@ -219,6 +219,24 @@ func (p *parser) setTokens(num number, words string) {
 // method a verb implies, what "int4" means for that method, the epochs,
 // and the checks that span fields.
 func (p *parser) finish() {
+	if p.exampleWords != "" && p.q.Tokens == 0 {
+		seq := int64(p.q.SeqLen)
+		if seq == 0 {
+			seq = defaultSeqLen
+		}
+		total := p.exampleCount * seq
+		if total/seq != p.exampleCount || total > MaxTokens {
+			total = MaxTokens
+		}
+		budget, _ := parseNumber(strconv.FormatInt(total, 10))
+		if total < MinTokens {
+			p.note(fmt.Sprintf("%s is %s tokens at %d a sequence, too few for a training budget: not used", quote(p.exampleWords), commas(total), seq))
+		} else {
+			p.setTokens(budget, p.exampleWords)
+			p.note(fmt.Sprintf("%s taken as that many sequences of %d tokens (the sequence length): %s tokens; say \"of 500 tokens\" for their own length",
+				quote(p.exampleWords), seq, strings.ToUpper(formatCount(total))))
+		}
+	}
 	if p.noDeviceWords != "" {
 		if p.q.GPU == "" && p.q.GPUMemoryBytes == 0 {
 			p.fail(fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords)),
