@@ -62,6 +62,10 @@ type PriceAnswer struct {
 	// an h100") or a count ("three a100s"), in the order of GPUs; a GPU
 	// with no offer is left out.
 	Month []MonthCost
+	// Hours and Period are the rental period asked ("for a week": 168
+	// hours): each of Month is priced for it too.
+	Hours  float64
+	Period string
 }
 
 // HoursPerMonth is a month around the clock: 365 × 24 / 12.
@@ -104,6 +108,9 @@ func MonthLine(a PriceAnswer) string {
 		} else {
 			part = fmt.Sprintf("%s %s per GPU (%s %s, %s/GPU-h", name, display.USD(m.USDPerGPU), m.Offer.Provider, market, display.USD(m.Offer.USDPerGPUHour))
 		}
+		if a.Hours > 0 {
+			part += fmt.Sprintf("; %s for %s", display.USD(m.Offer.USDPerGPUHour*float64(m.GPUs)*a.Hours), a.Period)
+		}
 		if m.Offer.GPUCount > 1 && int(m.Offer.GPUCount) != m.GPUs {
 			part += fmt.Sprintf("; the %g-GPU instance %s a month", m.Offer.GPUCount, display.USD(m.USDInstance))
 		}
@@ -132,7 +139,7 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 	if s.PriceBook == nil {
 		return PriceAnswer{}, ErrNoPrices
 	}
-	a := PriceAnswer{GPUs: r.GPUs, Week: r.Week, Spot: r.Spot}
+	a := PriceAnswer{GPUs: r.GPUs, Week: r.Week, Spot: r.Spot, Hours: r.Hours, Period: r.Period}
 	if len(r.GPUs) == 0 {
 		offers, err := s.PriceBook.CheapestOffers(ctx)
 		if err != nil {
@@ -181,7 +188,7 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 		if i < len(r.Counts) {
 			n = r.Counts[i]
 		}
-		if !r.Month && n < 2 {
+		if !r.Month && n < 2 && r.Hours == 0 {
 			continue
 		}
 		if m, ok := monthCost(gpu, n, a.Offers[i]); ok {

@@ -111,7 +111,7 @@ func Format(q Query) string {
 			add(d.key, strconv.Itoa(d.v))
 		}
 	}
-	if q.ModelParallel && q.TensorParallel == 0 && q.PipelineParallel == 0 {
+	if q.ModelParallel && q.TensorParallel <= 1 && q.PipelineParallel <= 1 { // a degree above 1 says it
 		add("megatron")
 	}
 	if q.FusedLoss != nil && *q.FusedLoss {

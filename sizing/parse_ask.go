@@ -70,7 +70,7 @@ var (
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
 	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords,
-		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true, "fastest": true, "quickest": true})
+		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true, "fastest": true, "quickest": true, "kv": true, "kvcache": true})
 )
 
 // keySet is the union of the keys of sets.
@@ -123,7 +123,8 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.maxContext, used[i], used[i+1] = true, true, true
 		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)]:
+		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)],
+			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
 			a.vram = true
 		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true

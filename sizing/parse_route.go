@@ -52,6 +52,10 @@ type Routing struct {
 	// Counts are the GPU counts said before each of GPUs ("8x h100": 8),
 	// 0 where none was said.
 	Counts []int
+	// Hours is a rental period asked ("for a week": 168), 0 when none;
+	// Period the words that said it.
+	Hours  float64
+	Period string
 	// Greeting is true when small talk greets ("hello there") and does
 	// not thank: it is greeted back, not thanked.
 	Greeting bool
@@ -108,6 +112,7 @@ func Route(text string) Routing {
 	words := 0
 	chat, help, asksHelp, price, week, spot, month := true, true, false, false, false, false, false
 	greets, thanks := false, false
+	hours, period, from, to := rentalPeriod(text, toks)
 	for i, t := range toks {
 		if t.ignorable {
 			continue
@@ -119,7 +124,7 @@ func Route(text string) Routing {
 		asksHelp = asksHelp || helpAsks[k]
 		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
 			k == "going" && i+1 < len(toks) && toks[i+1].key == "for" // "what's an h100 going for"
-		week = week || weekWords[k]
+		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
@@ -149,7 +154,8 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said, counts := gpusNamed(text, toks)
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Spot: spot, Providers: providersNamed(toks)}
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Hours: hours, Period: period,
+		Spot: spot, Providers: providersNamed(toks)}
 }
 
 // providerNames are the clouds a price question may name, by key, and
@@ -158,7 +164,11 @@ var providerNames = map[string]string{
 	"aws": "aws", "amazon": "aws", "ec2": "aws", "azure": "azure", "gcp": "gcp", "google": "gcp", "googlecloud": "gcp",
 	"lambda": "lambda", "lambdalabs": "lambda", "lambdacloud": "lambda", "runpod": "runpod", "runpod.io": "runpod",
 	"vast": "vast", "vastai": "vast", "vast.ai": "vast", "nebius": "nebius", "oci": "oci", "oracle": "oci",
-	"verda": "verda", "datacrunch": "verda", "cloudrift": "cloudrift",
+	"verda": "verda", "datacrunch": "verda", "cloudrift": "cloudrift", "tensordock": "tensordock",
+	// Clouds fitbot has no feed for: named so that the answer says it has
+	// no price from them, instead of listing every other cloud's silently.
+	"coreweave": "coreweave", "together": "together", "togetherai": "together", "crusoe": "crusoe", "paperspace": "paperspace",
+	"jarvislabs": "jarvislabs", "fluidstack": "fluidstack", "hyperbolic": "hyperbolic", "modal": "modal",
 }
 
 // providersNamed are the providers named in the tokens, each once, in
@@ -306,4 +316,35 @@ func howMuchIs(toks []token, i int) bool {
 		return true
 	}
 	return false
+}
+
+// periodHours are the hours of the periods a rental is asked for.
+var periodHours = map[string]float64{"hour": 1, "hours": 1, "day": 24, "days": 24, "week": 168, "weeks": 168, "month": 730, "months": 730}
+
+// rentalPeriod reads a rental period ("for a week", "for 3 days", "for
+// two weeks"): its hours, its words and the tokens [from, to) it covers;
+// 0 hours when none is said.
+func rentalPeriod(text string, toks []token) (hours float64, words string, from, to int) {
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].key != "for" {
+			continue
+		}
+		n, j := 0.0, i+1
+		switch k := toks[j].key; {
+		case k == "a" || k == "an" || k == "one":
+			n = 1
+		case unitWords[k] > 0:
+			n = float64(unitWords[k])
+		default:
+			v, err := strconv.Atoi(k)
+			if err != nil || v < 1 || v > 1000 {
+				continue
+			}
+			n = float64(v)
+		}
+		if h, ok := periodHours[toks[j+1].key]; ok {
+			return n * h, span(text, toks, j, j+2), i, j + 2
+		}
+	}
+	return 0, "", 0, 0
 }

@@ -159,17 +159,28 @@ func readServe(toks []token) ([]token, serveWords) {
 			if k == "time" {
 				j = i + 4
 			}
-			if k == "latency" {
-				sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
-			}
 			for ttftBounds[w(j)] {
 				j++
 			}
-			if v, n, ok := durationAt(toks, used, j); ok {
+			v, n, ok := durationAt(toks, used, j)
+			switch {
+			case ok && k == "latency" && perTokenWords(toks, used, j+n) > 0:
+				// "latency under 50ms per token": the time between tokens.
+				end := j + n + perTokenWords(toks, used, j+n)
+				sw.load.TokensPerSecondPerUserTarget = 1 / v
+				sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
+				sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(roundTo(1/v, 1))))
+				mark(i, end)
+			case ok:
+				if k == "latency" {
+					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
+				}
 				sw.load.TTFTTargetSeconds = v
 				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
 				mark(i, j+n)
-			} else {
+			case k == "latency":
+				// "low latency": no target said; the word is left unused.
+			default:
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
 			}

@@ -239,8 +239,9 @@ func (p *parser) finish() {
 	}
 	if p.noDeviceWords != "" {
 		if p.q.GPU == "" && p.q.GPUMemoryBytes == 0 {
+			// The Try keeps the question without the device: the cheapest card.
 			p.fail(fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords)),
-				func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "rtx-4090", 0, 0, 0 })
+				func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0 })
 		} else {
 			// "on a raspberry pi lol no, on an rtx 3050": the card named is sized.
 			p.note(fmt.Sprintf("%s not used: the GPU named is sized", quote(p.noDeviceWords)))

@@ -73,6 +73,11 @@ type monthJSON struct {
 	USDPerGPU   float64   `json:"usd_per_gpu"`
 	USDInstance float64   `json:"usd_instance"`
 	Offer       offerJSON `json:"offer"`
+	// Period, PeriodHours and USDPeriod are the rental period asked ("for
+	// a week": 168 hours) and the GPUs' cost for it; absent when none was.
+	Period      string   `json:"period,omitempty"`
+	PeriodHours float64  `json:"period_hours,omitempty"`
+	USDPeriod   *float64 `json:"usd_period,omitempty"`
 }
 
 // compareJSON is answer.Comparison: each GPU's cheapest whole-GPU offer
@@ -118,7 +123,12 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	if f.json {
 		out := routedPricesJSON(view, r, listed, noSpot, c, now)
 		for _, m := range pa.Month {
-			out.Month = append(out.Month, monthJSON{GPU: m.GPU, GPUs: m.GPUs, Hours: answer.HoursPerMonth, USDPerGPU: m.USDPerGPU, USDInstance: m.USDInstance, Offer: toOfferJSON(m.Offer, now)})
+			mj := monthJSON{GPU: m.GPU, GPUs: m.GPUs, Hours: answer.HoursPerMonth, USDPerGPU: m.USDPerGPU, USDInstance: m.USDInstance, Offer: toOfferJSON(m.Offer, now)}
+			if pa.Hours > 0 {
+				v := m.Offer.USDPerGPUHour * float64(m.GPUs) * pa.Hours
+				mj.Period, mj.PeriodHours, mj.USDPeriod = pa.Period, pa.Hours, &v
+			}
+			out.Month = append(out.Month, mj)
 		}
 		return a.writeJSON(out)
 	}
