@@ -32,6 +32,8 @@ func verdict(a sizing.Answer) string {
 	switch {
 	case !a.Fits:
 		return "❌ Does not fit: " + what + notPriced(a)
+	case display.NotServable(a):
+		return "⚠️ Fits, but a serving engine has no room for one request: " + what + notPriced(a)
 	case a.Headroom == sizing.HeadroomTight:
 		return "⚠️ Fits, but tight: " + what + notPriced(a)
 	default:
@@ -184,6 +186,8 @@ func alternativesText(a sizing.Answer) string {
 	}
 	var b strings.Builder
 	switch {
+	case display.NotServable(a):
+		b.WriteString("*Ways that serve it*")
 	case a.Fits && a.Request.Fastest:
 		b.WriteString("*Faster ways that fit*")
 	case a.Fits:

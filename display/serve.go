@@ -199,3 +199,11 @@ func ServingLine(sv *sizing.Serving) string {
 		Counted(sv.MaxConcurrency, "request", "requests"), Commas(int64(sv.PromptTokens+sv.OutputTokens)), sv.Concurrency, speedWords(*sv))
 	return s
 }
+
+// NotServable reports whether an inference answer fits the card's memory
+// while its serving engine, which keeps a share of the card back, has no
+// room for one request's KV cache: the verdict says so first, since the
+// model loads but serves nothing.
+func NotServable(a sizing.Answer) bool {
+	return a.Fits && a.Request.Method == sizing.MethodInference && a.Serving != nil && !a.Serving.Fits
+}

@@ -84,8 +84,8 @@ type altCandidate struct {
 // of the asked card). Cheapest is by the cost of the whole run when the
 // request has a token budget, by the hourly price otherwise.
 // Deterministic: every tie is broken by GPU id.
-func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
-	fits := asked.TotalBytes <= rs.gpu.MemoryBytes
+func (e *Estimator) alternatives(rs *resolved, asked Memory, servable bool) []Alternative {
+	fits := asked.TotalBytes <= rs.gpu.MemoryBytes && servable
 	askedCost, askedPriced := e.configPrice(rs.req.GPU, rs.req.GPUs)
 	askedHours, _ := runHours(&rs.req, &rs.shape, &rs.gpu, e.mfu())
 	var out []altCandidate
@@ -121,6 +121,12 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory) []Alternative {
 	}
 	beyondServer := func(c altCandidate) bool { return offloadBeyondServer(&c.req, &rs.shape) }
 	out = slices.DeleteFunc(out, beyondServer)
+	if !servable {
+		// Ways that load the model but still serve nothing are no ways.
+		out = slices.DeleteFunc(out, func(c altCandidate) bool {
+			return !serveReplica(&c.req, &rs.shape, c.gpu, e.mfu(), c.req.spec(), nil, 1).Fits
+		})
+	}
 	if !fits && len(out) == 0 {
 		out = slices.DeleteFunc(e.otherCardChanges(rs), beyondServer)
 	}

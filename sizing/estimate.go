@@ -137,7 +137,9 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	if a.Warnings == nil {
 		a.Warnings = []string{}
 	}
-	a.Alternatives = e.alternatives(rs, mem)
+	// A model that loads but leaves its serving engine no room for one
+	// request is offered the ways that serve it, as one that does not fit.
+	a.Alternatives = e.alternatives(rs, mem, a.Serving == nil || a.Serving.Fits)
 	if r.PerMonth {
 		perMonth(&a)
 	}

@@ -154,3 +154,34 @@ func TestKVCacheSkipsLinearAttention(t *testing.T) {
 			got, want, m.LinearAttnLayers, m.Layers)
 	}
 }
+
+// TestNotServableGetsServingWays: a model that loads but leaves vLLM no
+// room for one request's KV cache (Mixtral 8x7B in bf16 on two 48 GB
+// cards) is offered only ways that serve it, as one that does not fit.
+func TestNotServableGetsServingWays(t *testing.T) {
+	p, err := Parse("mixtral 8x7b inference on 2 a6000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Fits || a.Serving == nil || a.Serving.Fits {
+		t.Fatalf("fits %v, serving %+v: want a fit that serves nothing", a.Fits, a.Serving)
+	}
+	if len(a.Alternatives) == 0 {
+		t.Fatal("no ways offered")
+	}
+	for _, alt := range a.Alternatives {
+		r := alt.Request
+		g, _, _ := LookupGPU(r.GPU)
+		rs, err := resolve(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !serveReplica(&r, &rs.shape, &g, 0, r.spec(), nil, 1).Fits {
+			t.Errorf("%s serves nothing either", alt.Why)
+		}
+	}
+}

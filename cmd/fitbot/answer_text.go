@@ -52,6 +52,8 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		fmt.Fprintln(w)
 		title := "Alternatives:"
 		switch {
+		case display.NotServable(a):
+			title = "Ways that serve it:"
 		case a.Fits && a.GPUChosen && a.Request.Fastest:
 			title = "Other cards that fit, fastest first:"
 		case a.Fits && a.GPUChosen && otherWays(a):
@@ -104,8 +106,11 @@ func altCost(alt sizing.Alternative) string {
 func verdictLine(a sizing.Answer) string {
 	r := a.Request
 	icon, word := "✅", "Fits"
-	if !a.Fits {
+	switch {
+	case !a.Fits:
 		icon, word = "❌", "Does not fit"
+	case display.NotServable(a):
+		icon, word = "⚠️", "Fits, but a serving engine has no room for one request"
 	}
 	where := fmt.Sprintf("%d× %s", r.GPUs, a.GPUName)
 	if l := sizing.Layout(r); l != "" {
