@@ -172,7 +172,11 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 			}
 		}
 		all := offers
-		offers, none := ProviderOffers(offers, r.Providers)
+		providers := r.Providers
+		if len(r.GPUProviders) == len(r.GPUs) {
+			providers = r.GPUProviders[i : i+1] // "8x a100 on gcp or 8x h100 on lambda"
+		}
+		offers, none := ProviderOffers(offers, providers)
 		if line := NoProviderLine(r, i, none, all); line != "" {
 			a.NoProvider = append(a.NoProvider, line)
 		}

@@ -52,6 +52,10 @@ type Routing struct {
 	// Counts are the GPU counts said before each of GPUs ("8x h100": 8),
 	// 0 where none was said.
 	Counts []int
+	// GPUProviders are the providers named right after each of GPUs ("8x
+	// a100 on gcp or 8x h100 on lambda": gcp, lambda), set only when each
+	// GPU has its own; each GPU is then priced at its provider.
+	GPUProviders []string
 	// Hours is a rental period asked ("for a week": 168), 0 when none;
 	// Period the words that said it.
 	Hours  float64
@@ -155,7 +159,7 @@ func Route(text string) Routing {
 	}
 	gpus, said, counts := gpusNamed(text, toks)
 	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Hours: hours, Period: period,
-		Spot: spot, Providers: providersNamed(toks)}
+		Spot: spot, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
 }
 
 // providerNames are the clouds a price question may name, by key, and
@@ -347,4 +351,35 @@ func rentalPeriod(text string, toks []token) (hours float64, words string, from,
 		}
 	}
 	return 0, "", 0, 0
+}
+
+// providerPerGPU pairs each of n GPUs with the one provider named between
+// it and the next GPU ("8x a100 on gcp or 8x h100 on lambda"); nil when n
+// is under 2 or any GPU has none or several of its own.
+func providerPerGPU(text string, toks []token, n int) []string {
+	if n < 2 {
+		return nil
+	}
+	var starts []int // the first word of each card ("a100" of "a100 80gb")
+	for i, t := range toks {
+		if namesCard(t.raw) {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) != n {
+		return nil
+	}
+	out := make([]string, n)
+	for g, from := range starts {
+		to := len(toks)
+		if g+1 < n {
+			to = starts[g+1]
+		}
+		own := providersNamed(toks[from:to])
+		if len(own) != 1 {
+			return nil
+		}
+		out[g] = own[0]
+	}
+	return out
 }

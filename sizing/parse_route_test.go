@@ -17,6 +17,8 @@ func TestRoute(t *testing.T) {
 		{"gpu prices this week", Routing{Kind: RoutePrice, Week: true}},
 		{"what's the monthly cost of an h100 on lambda", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Month: true, Providers: []string{"lambda"}}},
 		{"whats the monthly cost of 8x h100", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Month: true}},
+		{"what's cheaper per month, 8x A100 on gcp or 8x H100 on lambda", Routing{Kind: RoutePrice, GPUs: []string{"a100-80", "h100"}, Counts: []int{8, 8}, Month: true,
+			Providers: []string{"gcp", "lambda"}, GPUProviders: []string{"gcp", "lambda"}}},
 		{"how much to rent 8x h100 for a week on coreweave", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Providers: []string{"coreweave"}}},
 		{"l40s price per month", Routing{Kind: RoutePrice, GPUs: []string{"l40s"}, Month: true}},
 		{"price of h100 on lambda vs runpod", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Providers: []string{"lambda", "runpod"}}},
@@ -38,7 +40,7 @@ func TestRoute(t *testing.T) {
 		got := Route(tt.in)
 		if got.Kind != tt.want.Kind || got.Week != tt.want.Week || got.Greeting != tt.want.Greeting || !slices.Equal(got.GPUs, tt.want.GPUs) ||
 			!slices.Equal(got.Providers, tt.want.Providers) || got.Month != tt.want.Month || tt.want.Counts != nil && !slices.Equal(got.Counts, tt.want.Counts) ||
-			strings.Contains(tt.in, "for a week") && (got.Hours != 168 || got.Period != "a week") {
+			strings.Contains(tt.in, "for a week") && (got.Hours != 168 || got.Period != "a week") || !slices.Equal(got.GPUProviders, tt.want.GPUProviders) {
 			t.Errorf("Route(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}

@@ -178,8 +178,9 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.load.TTFTTargetSeconds = v
 				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
 				mark(i, j+n)
-			case k == "latency":
-				// "low latency": no target said; the word is left unused.
+			case k == "latency" || k == "time":
+				// "low latency", "time to first token for ...": no target
+				// said; the words are left unused.
 			default:
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
