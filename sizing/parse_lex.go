@@ -61,14 +61,14 @@ func lex(input string) ([]token, error) {
 	for i < len(input) {
 		r, size := utf8.DecodeRuneInString(input[i:])
 		switch {
-		case r == '<':
+		case r == '<' && slackToken(input[i:]):
 			// A Slack mention, channel or link: <@U123>, <#C1|x>, <https://...>.
 			end := strings.IndexByte(input[i:], '>')
-			if end < 0 {
-				end = len(input) - i - 1
-			}
 			toks = append(toks, token{raw: input[i : i+end+1], start: i, end: i + end + 1, ignorable: true})
 			i += end + 1
+		case r == '<':
+			// "<50ms" typed on the command line (Slack sends "&lt;"): a bound.
+			i += size
 		case r == '×' || r == '*':
 			toks = append(toks, token{raw: input[i : i+size], key: "x", start: i, end: i + size})
 			i += size
@@ -190,4 +190,19 @@ func span(input string, toks []token, from, to int) string {
 		return ""
 	}
 	return input[toks[from].start:toks[to-1].end]
+}
+
+// slackToken reports whether s starts a Slack mention, channel, command
+// or link ("<@U123>", "<#C1|x>", "<!here>", "<https://...>"): a "<" and
+// one of those leads, closed by ">".
+func slackToken(s string) bool {
+	if !strings.Contains(s, ">") || len(s) < 2 {
+		return false
+	}
+	switch s[1] {
+	case '@', '#', '!':
+		return true
+	}
+	rest := strings.ToLower(s[1:])
+	return strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://") || strings.HasPrefix(rest, "mailto:")
 }

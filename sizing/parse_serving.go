@@ -344,7 +344,7 @@ func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
 	if j >= len(toks) || used[j] {
 		return 0, 0, false
 	}
-	k := low(toks[j])
+	k := strings.TrimLeft(low(toks[j]), "<≤~") // "<50ms"
 	d := 0
 	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
 		d++

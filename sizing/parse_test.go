@@ -520,3 +520,17 @@ func TestParseLayoutWords(t *testing.T) {
 		}
 	}
 }
+
+// TestLessThanIsNotSlackMarkup: "<" opens a Slack mention, channel or
+// link only when one follows and a ">" closes it; "<50ms" typed on the
+// command line is a bound, where it swallowed the rest of the question.
+func TestLessThanIsNotSlackMarkup(t *testing.T) {
+	for in, want := range map[string]bool{
+		"<@U123>": true, "<#C1|general>": true, "<!here>": true, "<https://hf.co/a/b|b>": true,
+		"<50ms per token": false, "<@U123 no close": false, "<": false,
+	} {
+		if got := slackToken(in); got != want {
+			t.Errorf("slackToken(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
