@@ -152,7 +152,7 @@ func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOptio
 	notes := slices.Clone(p.Notes)
 	serving := p.Intent == sizing.IntentServe || q.Method == "" || q.Method == sizing.MethodInference
 	if !serving && q.Tokens == 0 {
-		q.Tokens = defaultRunTokens
+		q.Tokens = sizing.RoundRunTokens
 		notes = append(notes, "no token budget said: priced for a run of 1B tokens")
 	}
 	fit := func(q sizing.Query, notes []string) (sizing.Answer, error) {
@@ -211,10 +211,6 @@ func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOptio
 	}
 	return newCompareOption(a, chosen), nil
 }
-
-// defaultRunTokens is the training run a comparison prices when the
-// question gives no budget, the round run fit answers time.
-const defaultRunTokens = 1e9
 
 // servingOption is an inference option as a serving capacity (the
 // serving planner's capacity of the card, at a speed people can read):

@@ -34,7 +34,7 @@ func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
 	h := a.Throughput.Hours
 	switch {
 	case (h == nil || *h <= 0) && a.Request.Method != sizing.MethodInference && a.Throughput.TokensPerSecond != nil && *a.Throughput.TokensPerSecond > 0:
-		at1B := sizing.RunHours(1e9, *a.Throughput.TokensPerSecond)
+		at1B := sizing.RunHours(sizing.RoundRunTokens, *a.Throughput.TokensPerSecond)
 		a.Warnings = append([]string{fmt.Sprintf("%q not checked: no token count said (1B tokens would take about %s; say e.g. \"on 1B tokens\")", d.Words, display.Hours(at1B))}, a.Warnings...)
 	case h == nil || *h <= 0:
 		a.Warnings = append([]string{fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words)}, a.Warnings...)

@@ -95,8 +95,7 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory, servable bool) []Al
 		out = e.fewerCards(rs)
 	}
 	if fits && !rs.gpuNamed {
-		out = append(out, e.cheaperFormats(rs, askedCost, askedPriced)...)
-		out = append(out, e.cheaperMethods(rs, askedCost, askedHours, askedPriced)...)
+		out = append(out, e.cheaperWays(rs, askedCost, askedHours, askedPriced)...)
 	}
 	var buf [64]fitOption
 	for _, o := range e.cheapest(buf[:0], rs) {
@@ -766,10 +765,6 @@ func offloadBeyondServer(r *Request, s *shape) bool {
 	return ram > maxServerRAMBytes
 }
 
-// fastestRunTokens is the run a fastest ask times its ways on when the
-// question gives no budget: the round 1B tokens of the answers' speed.
-const fastestRunTokens = 1e9
-
 // compareHours orders run times fastest first, an unknown one (0) last.
 func compareHours(a, b float64) int {
 	switch {
@@ -791,61 +786,51 @@ func hoursOrZero(h *float64) float64 {
 	return *h
 }
 
-// cheaperFormats are the ways a cheapest inference question with no
-// weight format said has in smaller formats: the cheapest configuration
-// in int8 and in 4-bit AWQ weights, where it costs less per hour than the
-// answer's ("cheapest way to serve llama 3.1 70b" is 2× RTX 3090 in AWQ,
-// not 8 in bf16).
-func (e *Estimator) cheaperFormats(rs *resolved, askedCost float64, askedPriced bool) []altCandidate {
-	if !rs.cheapestWays || rs.req.Method != MethodInference || rs.req.Quant != QuantNone || !askedPriced {
+// cheaperWays are the other ways a cheapest question has where it left
+// them unsaid: smaller weight formats for inference with no format said
+// (int8 and 4-bit AWQ: "cheapest way to serve llama 3.1 70b" is 2× RTX
+// 3090 in AWQ, not 8 in bf16), adapters for a full fine-tune (LoRA and
+// QLoRA: "cheapest way to fine tune phi-3 mini"). Each is the cheapest
+// configuration of that way, kept where its run (or, without a budget,
+// its hour) costs less than the answer's, cheapest first. The answer
+// stays as asked; these are listed as its other ways.
+func (e *Estimator) cheaperWays(rs *resolved, askedCost, askedHours float64, askedPriced bool) []altCandidate {
+	if !rs.cheapestWays || !askedPriced {
 		return nil
 	}
-	var out []altCandidate
-	for _, f := range [...]weightFormat{{QuantINT8, rs.req.Precision}, {QuantAWQ, rs.req.Precision}} {
-		if f.quant == QuantAWQ && noAWQ(&rs.model) != "" {
-			continue
-		}
-		in := *rs
-		in.req.Quant, in.req.Precision = f.quant, f.precision
-		var buf [64]fitOption
-		found := e.cheapest(buf[:0], &in)
-		if len(found) == 0 || !found[0].priced || found[0].perHour >= askedCost {
-			continue
-		}
-		c := found[0].altCandidate(&in)
-		c.changes = chQuant
-		c.why = fmt.Sprintf("%s weights on %d× %s: %s per GPU", f.quant, c.req.GPUs, c.gpu.Name, gibString(c.total))
-		out = append(out, c)
+	type way struct {
+		change altChange
+		req    Request
+		what   string
 	}
-	slices.SortStableFunc(out, func(a, b altCandidate) int { return cmp.Compare(a.perHour, b.perHour) })
-	return out
-}
-
-// cheaperMethods are the ways a cheapest full fine-tune has with adapters
-// ("cheapest way to fine tune phi-3 mini"): the cheapest configuration
-// with LoRA and with QLoRA where its run (or, without a budget, its hour)
-// costs less than the answer's, cheapest first. The answer stays the
-// method asked; these are listed as the other ways.
-func (e *Estimator) cheaperMethods(rs *resolved, askedCost, askedHours float64, askedPriced bool) []altCandidate {
-	if !rs.cheapestWays || rs.req.Method != MethodFull || !askedPriced {
-		return nil
+	var ways []way
+	switch {
+	case rs.req.Method == MethodInference && rs.req.Quant == QuantNone:
+		for _, f := range [...]weightFormat{{QuantINT8, rs.req.Precision}, {QuantAWQ, rs.req.Precision}} {
+			if f.quant == QuantAWQ && noAWQ(&rs.model) != "" {
+				continue
+			}
+			r := rs.req
+			r.Quant, r.Precision = f.quant, f.precision
+			ways = append(ways, way{chQuant, r, string(f.quant) + " weights"})
+		}
+	case rs.req.Method == MethodFull:
+		lora := applyChanges(rs.req, chLoRA, rs.req.GPUs, nil, 0, &rs.gpu)
+		ways = append(ways, way{chLoRA, lora, fmt.Sprintf("LoRA rank %d (frozen 16-bit base)", lora.LoRARank)},
+			way{chQLoRA, applyChanges(rs.req, chQLoRA, rs.req.GPUs, nil, 0, &rs.gpu), "QLoRA (4-bit base, adapters only)"})
 	}
 	var out []altCandidate
-	for _, ch := range [...]altChange{chLoRA, chQLoRA} {
+	for _, w := range ways {
 		in := *rs
-		in.req = applyChanges(rs.req, ch, rs.req.GPUs, nil, 0, &rs.gpu)
+		in.req = w.req
 		var buf [64]fitOption
 		found := e.cheapest(buf[:0], &in)
 		if len(found) == 0 || !found[0].priced || !cheaperRun(found[0].perHour, found[0].hours, askedCost, askedHours) {
 			continue
 		}
 		c := found[0].altCandidate(&in)
-		c.changes = ch
-		method := fmt.Sprintf("LoRA rank %d (frozen 16-bit base)", c.req.LoRARank)
-		if ch == chQLoRA {
-			method = "QLoRA (4-bit base, adapters only)"
-		}
-		c.why = fmt.Sprintf("%s on %d× %s: %s per GPU", method, c.req.GPUs, c.gpu.Name, gibString(c.total))
+		c.changes = w.change
+		c.why = fmt.Sprintf("%s on %d× %s: %s per GPU", w.what, c.req.GPUs, c.gpu.Name, gibString(c.total))
 		out = append(out, c)
 	}
 	slices.SortStableFunc(out, func(a, b altCandidate) int { return compareRunCost(a.perHour, a.hours, b.perHour, b.hours) })

@@ -77,7 +77,7 @@ var (
 		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
 		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
 	}
-	priceMonthWords = map[string]bool{"month": true, "monthly": true, "months": true, "permonth": true, "mo": true}
+	priceMonthWords = keySet(monthWords, map[string]bool{"monthly": true, "permonth": true})
 	weekWords       = map[string]bool{
 		"week": true, "weekly": true, "digest": true, "lately": true, "recently": true, "changed": true,
 		"changes": true, "moved": true, "moves": true, "trend": true, "dropped": true, "drop": true,

@@ -114,7 +114,7 @@ func resolve(q Query) (*resolved, error) {
 	if q.Fastest && rs.req.Method != MethodInference {
 		rs.req.Fastest = true
 		if rs.req.Tokens == 0 {
-			rs.req.Tokens = fastestRunTokens
+			rs.req.Tokens = RoundRunTokens
 			rs.assume("fastest asked: each way is timed on a run of 1B tokens (no budget said) and listed fastest first")
 		} else {
 			rs.assume("fastest asked: the other ways are listed fastest first")

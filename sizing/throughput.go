@@ -321,6 +321,11 @@ func runSpeed(r *Request, s *shape, g *GPU, mfu float64) float64 {
 // 16,384 H100s). Whole-run hours divide by it; tokens per second do not.
 const RunGoodput = 0.9
 
+// RoundRunTokens is the run an answer times when the question gives no
+// budget: the round 1B tokens of the speed line, a fastest ask and a
+// comparison's cost per run.
+const RoundRunTokens = 1e9
+
 // RunHours is how long a run of tokens takes at tps tokens per second,
 // with RunGoodput's share of the wall clock spent training: every run
 // time an answer gives, with a budget said or the round 1B without one.

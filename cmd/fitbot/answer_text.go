@@ -179,7 +179,7 @@ func speedLine(a sizing.Answer) string {
 		parts = append(parts, fmt.Sprintf("%s tokens in %s", display.Count(float64(a.Request.Tokens)), display.Hours(*t.Hours)))
 	case t.TokensPerSecond != nil && *t.TokensPerSecond > 0 && a.Request.Method != sizing.MethodInference:
 		// No budget given: say what a round one would take.
-		h := sizing.RunHours(1e9, *t.TokensPerSecond)
+		h := sizing.RunHours(sizing.RoundRunTokens, *t.TokensPerSecond)
 		part := fmt.Sprintf("1B tokens in %s", display.Hours(h))
 		if t.USDPerHour != nil {
 			part += fmt.Sprintf(" (%s)", display.USD(h**t.USDPerHour))
