@@ -345,23 +345,26 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && k != "titan" {
 		return outsideCard{}, 0
 	}
+	// The keys run together in a stack buffer: this runs for every word
+	// with a digit of every question, and a map lookup of string(bytes)
+	// does not allocate.
+	var buf [64]byte
 	for n := min(4, len(p.toks)-i); n >= 1; n-- {
-		var b strings.Builder
+		b := buf[:0]
 		for j := i; j < i+n; j++ {
-			b.WriteString(p.toks[j].key)
+			b = append(b, p.toks[j].key...)
 		}
-		k := b.String()
 		for trimmed := true; trimmed; {
 			trimmed = false
 			for w := range cardLineWords {
-				if strings.HasPrefix(k, w) && len(k) > len(w) {
-					k, trimmed = k[len(w):], true
+				if len(b) > len(w) && string(b[:len(w)]) == w {
+					b, trimmed = b[len(w):], true
 				}
 			}
 		}
-		c, ok := outsideCards[k]
-		if !ok {
-			c, ok = outsideCards[strings.TrimSuffix(k, "s")] // "2080 tis"
+		c, ok := outsideCards[string(b)]
+		if !ok && len(b) > 1 && b[len(b)-1] == 's' {
+			c, ok = outsideCards[string(b[:len(b)-1])] // "2080 tis"
 		}
 		if ok {
 			if w, m := p.lookup(i, false); w.kind == kindGPU && m >= n {

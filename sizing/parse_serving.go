@@ -469,6 +469,9 @@ func isNumber(key string) bool {
 // perTokenTimeAt is the time per token said at token i ("50ms per
 // token", "40 ms/token", "30ms a token"), in seconds; 0 when none is.
 func perTokenTimeAt(toks []token, used []bool, i int) float64 {
+	if r := strings.TrimLeft(toks[i].raw, "<≤~"); r == "" || !isDigit(r[0]) {
+		return 0 // not a number: this runs for every word of every question
+	}
 	v, n, ok := durationAt(toks, used, i)
 	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(low(toks[i]), "smh") || perTokenWords(toks, used, i+n) == 0 {
 		return 0
