@@ -27,7 +27,7 @@ func TestCompareCommand(t *testing.T) {
 		{"h100 or h200 for serving llama 3.1 70b, which is cheaper per user", []string{
 			"⚖️ *2× H200 141 GB is cheaper per user:", "✅ *2× H100 SXM 80 GB*", "• GPUs: 2 GPUs (fewest that fit)", "• per user a month:", "*Assumed:*"}},
 		{"h100 vs a100 for training llama 3.1 8b lora, which is cheaper per run", []string{
-			"is cheaper per run:", "• run: 1B tokens in", "• price: $3.99/h"}},
+			"is cheaper per run:", "• run: 1B tokens in", "• price: $2.40/h"}},
 		{"llama 3.1 8b on an a100 40gb vs h100 which is cheaper per million tokens", []string{
 			"1× H100 SXM 80 GB is cheaper per 1M output tokens", "✅ *1× A100 SXM 40 GB*", "• per 1M output tokens:"}},
 		{"llama 3.1 8b vs mistral 7b on an a10g", []string{"*Llama 3.1 8B, 1× A10G 24 GB*", "*Mistral 7B v0.1, 1× A10G 24 GB*"}},

@@ -31,9 +31,11 @@ var defaultSheet = sync.OnceValue(func() *Snapshot {
 		offers[i].Source = "default sheet: " + offers[i].Source
 		newest = maxTime(newest, offers[i].ObservedAt)
 	}
-	// The sheet ranks its rows as of its own date, so that its answers do
-	// not drift as the clock moves; its age is shown with every answer.
-	return NewSnapshotAt(offers, newest)
+	// The sheet ranks its rows as of one list-price period after its
+	// newest row, so that its answers do not drift as the clock moves and
+	// no row of a sheet of dated points counts as fresh: within a quarter
+	// the cheaper wins. Its age is shown with every answer.
+	return NewSnapshotAt(offers, newest.Add(ListPriceMaxAge+24*time.Hour))
 })
 
 // DefaultSheet returns the embedded default price sheet: dated, sourced
@@ -80,8 +82,10 @@ func NewSnapshotAt(offers []Offer, now time.Time) *Snapshot {
 }
 
 // better ranks a above b: a fresh price above a stale one; of two stale
-// prices the more recent by whole fortnights (a year-old bargain is not a
-// price: 334 days old loses to 67 days old); otherwise the cheaper.
+// prices the more recent by whole quarters (a year-old bargain is not a
+// price: 334 days old loses to 67 days old, but a marketplace's 67-day-old
+// $3.59 is not beaten by a hyperscaler's 49-day-old $10.44); otherwise the
+// cheaper.
 func better(a, b Offer, now time.Time) bool {
 	ea, eb := staleness(a, now), staleness(b, now)
 	if ea != eb {
@@ -92,7 +96,7 @@ func better(a, b Offer, now time.Time) bool {
 
 // CompareOffers orders two offers of one GPU the way "cheapest" ranks
 // them at now: negative when a ranks first. Fresh before stale, stale by
-// recency in whole fortnights, then by price per GPU-hour (ties broken
+// recency in whole quarters, then by price per GPU-hour (ties broken
 // by provider, region and instance type).
 func CompareOffers(a, b Offer, now time.Time) int {
 	switch {
@@ -104,14 +108,19 @@ func CompareOffers(a, b Offer, now time.Time) int {
 	return 0
 }
 
+// staleQuarter is the yardstick of recency among stale prices: within one,
+// the cheaper wins, since list prices change by the quarter and a price
+// board of mixed ages should still name the cheap cloud.
+const staleQuarter = 90 * 24 * time.Hour
+
 // staleness is 0 for a fresh offer at now, else 1 plus its age in whole
-// ListPriceMaxAge periods: one yardstick for every stale price, whatever
-// its provider's own limit.
+// quarters: one yardstick for every stale price, whatever its provider's
+// own limit.
 func staleness(o Offer, now time.Time) int64 {
 	if !o.Stale(now) {
 		return 0
 	}
-	return 1 + int64(max(o.Age(now), 0)/ListPriceMaxAge)
+	return 1 + int64(max(o.Age(now), 0)/staleQuarter)
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -41,20 +41,21 @@ func TestDefaultSheet(t *testing.T) {
 
 func TestDefaultSheetPrices(t *testing.T) {
 	// Expected figures are the reference's §6 price points, per GPU-hour.
-	// The sheet ranks as of its own date (2026-11-09): a fresh row first,
-	// then the more recent stale one, then the cheaper. Vast's $2.40 H100
-	// median of 2026-10-19 is stale for a marketplace, RunPod's $3.99 of
-	// 2026-11-09 is not; TensorDock's $0.33 RTX 4090 of January loses to
-	// RunPod Community's $0.34 of September; AWS's p4d ($2.745, 2026-11-09)
-	// is fresher than Lambda's $1.99 of 2026-09-20.
+	// The sheet ranks as of a fortnight after its newest row (2026-11-09),
+	// so every row is stale and, within a quarter of age, the cheaper
+	// wins: Vast's $2.40 H100 median of 2026-10-19 beats RunPod's $3.99 of
+	// 2026-11-09; TensorDock's $0.33 RTX 4090 of January loses to RunPod
+	// Community's $0.34 of September (three quarters older); Lambda's
+	// $1.99 A100 40 GB of 2026-09-20 beats AWS's p4d ($2.745, 2026-11-09).
 	tests := []struct {
 		gpu  string
 		want sizing.Price
 	}{
-		{"h100", sizing.Price{USDPerGPUHour: 3.99, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)}},
+		{"h100", sizing.Price{USDPerGPUHour: 2.40, Provider: "vast", Market: "on_demand", AsOf: time.Date(2026, 10, 19, 0, 0, 0, 0, time.UTC)}},
 		{"rtx-4090", sizing.Price{USDPerGPUHour: 0.34, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 9, 25, 0, 0, 0, 0, time.UTC)}},
-		{"a100-40", sizing.Price{USDPerGPUHour: 2.744705, Provider: "aws", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)}},
-		{"a100-80", sizing.Price{USDPerGPUHour: 1.79, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 11, 9, 0, 0, 0, 0, time.UTC)}},
+		{"a100-40", sizing.Price{USDPerGPUHour: 1.99, Provider: "lambda", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 9, 20, 0, 0, 0, 0, time.UTC)}},
+		{"a100-80", sizing.Price{USDPerGPUHour: 1.39, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 9, 25, 0, 0, 0, 0, time.UTC)}},
+		{"h200", sizing.Price{USDPerGPUHour: 3.59, Provider: "runpod", Market: "on_demand", AsOf: time.Date(2026, 9, 25, 0, 0, 0, 0, time.UTC)}},
 		{"a10g", sizing.Price{USDPerGPUHour: 1.006, Provider: "aws", Market: "on_demand", Region: "us-east-1", AsOf: time.Date(2026, 8, 17, 0, 0, 0, 0, time.UTC)}},
 	}
 	for _, tt := range tests {
@@ -231,7 +232,9 @@ func TestCheapestRanksFreshFirst(t *testing.T) {
 		{"both fresh: the cheaper", []Offer{o("vast", 0.80, 5*time.Hour, MarketOnDemand), o("runpod", 1.39, 2*time.Hour, MarketOnDemand)}, MarketOnDemand, "vast"},
 		{"list price fresh for days", []Offer{o("aws", 3.43, 10*day, MarketOnDemand), o("runpod", 1.39, 13*time.Hour, MarketOnDemand)}, MarketOnDemand, "aws"},
 		{"spot stale after two days", []Offer{o("aws", 1.00, 3*day, MarketSpot), o("gcp", 1.50, day, MarketSpot)}, MarketSpot, "gcp"},
-		{"stale in the same fortnight: the cheaper", []Offer{o("lambda", 1.99, 30*day, MarketOnDemand), o("aws", 2.74, 29*day, MarketOnDemand)}, MarketOnDemand, "lambda"},
+		{"stale in the same quarter: the cheaper", []Offer{o("lambda", 1.99, 30*day, MarketOnDemand), o("aws", 2.74, 29*day, MarketOnDemand)}, MarketOnDemand, "lambda"},
+		{"a marketplace 67 days old beats a hyperscaler 49 days old at three times the price", []Offer{o("gcp", 10.44, 49*day, MarketOnDemand), o("runpod", 3.59, 67*day, MarketOnDemand)}, MarketOnDemand, "runpod"},
+		{"a quarter older loses", []Offer{o("vast", 3.50, 214*day, MarketOnDemand), o("runpod", 3.59, 67*day, MarketOnDemand)}, MarketOnDemand, "runpod"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
