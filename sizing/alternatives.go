@@ -290,7 +290,7 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			if base.Optimizer == OptimizerAdamW {
 				options = append(options, chOptimizer8bit)
 			}
-			if base.Offload == OffloadNone {
+			if base.Offload == OffloadNone && !rs.gpu.UnifiedMemory { // unified memory has no host to offload to
 				options = append(options, chOffload)
 			}
 			if base.MicroBatch > 1 { // micro-batch 1, accumulated to the same global batch
@@ -526,7 +526,7 @@ func gpuCanRun(r Request, g *GPU) bool {
 		return true
 	}
 	switch {
-	case g.InferenceOnly:
+	case g.UnifiedMemory:
 		return false
 	case r.Precision == PrecisionBF16 && !g.BF16:
 		return false
@@ -561,7 +561,7 @@ func largerCounts(out []int, n int, g *GPU) []int {
 			out = append(out, c)
 		}
 	}
-	if g.InferenceOnly && per == 1 {
+	if g.UnifiedMemory && per == 1 {
 		return out
 	}
 	for _, nodes := range nodeSteps {
@@ -622,9 +622,9 @@ func methodChange(from, to Method) altChange {
 func inferenceFormats(dst []weightFormat, r Request, g *GPU, awq bool) []weightFormat {
 	dst = append(dst, weightFormat{r.Quant, r.Precision})
 	switch {
-	case r.Quant == QuantFP8 && !awq && !g.InferenceOnly:
+	case r.Quant == QuantFP8 && !awq && !g.UnifiedMemory:
 		return dst
-	case r.Quant == QuantFP8 && g.InferenceOnly:
+	case r.Quant == QuantFP8 && g.UnifiedMemory:
 		return append(dst, weightFormat{QuantQ4_KM, PrecisionBF16})
 	case r.Quant == QuantFP8:
 		half := PrecisionBF16
@@ -638,7 +638,7 @@ func inferenceFormats(dst []weightFormat, r Request, g *GPU, awq bool) []weightF
 	if g.FP8 && r.Precision != PrecisionFP8 {
 		dst = append(dst, weightFormat{QuantFP8, PrecisionFP8})
 	}
-	if g.InferenceOnly {
+	if g.UnifiedMemory {
 		return append(dst, weightFormat{QuantQ8_0, r.Precision}, weightFormat{QuantQ4_KM, r.Precision})
 	}
 	dst = append(dst, weightFormat{QuantINT8, r.Precision})

@@ -17,7 +17,7 @@ func (e *Estimator) otherCardChanges(rs *resolved) []altCandidate {
 	var best *altCandidate
 	for i := range cat.gpus {
 		g := cat.gpus[i]
-		if g.ID == rs.req.GPU || (g.InferenceOnly && rs.req.Method != MethodInference) {
+		if g.ID == rs.req.GPU || (g.UnifiedMemory && rs.req.Method != MethodInference) {
 			continue
 		}
 		other := *rs

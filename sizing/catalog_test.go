@@ -42,7 +42,7 @@ func TestCatalogData(t *testing.T) {
 		if (g.Link == LinkUnified) != (g.LinkBytesPerSec == 0) {
 			t.Errorf("%s: link %s with %v bytes/s: only unified memory has no link", g.ID, g.Link, g.LinkBytesPerSec)
 		}
-		if g.InferenceOnly != (g.Vendor == "apple") || (g.UsableFraction != 0) != (g.Vendor == "apple") {
+		if g.UnifiedMemory != (g.Vendor == "apple") || (g.UsableFraction != 0) != (g.Vendor == "apple") {
 			t.Errorf("%s: Apple rows, and only they, are inference-only with a usable fraction", g.ID)
 		}
 		if g.Vendor == "apple" && g.MaxPerNode != 1 {

@@ -3,6 +3,8 @@ package sizing
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,7 +174,7 @@ func checkMemoryProperties(t *testing.T, r Request, s *shape) {
 		t.Fatalf("%+v: accumulation %d changes the memory: %+v vs %+v", r, acc.GradAccumSteps, ma, m)
 	}
 	g := GPUs()[int(r.SeqLen)%len(GPUs())]
-	if g.InferenceOnly {
+	if g.UnifiedMemory {
 		return
 	}
 	before, _, _ := trainingSpeed(&r, s, &g, 0)
@@ -279,4 +281,38 @@ func FuzzAnswer(f *testing.F) {
 			t.Fatalf("%+v: total %d != sum %d", q, a.PerGPU.TotalBytes, termSum(a.PerGPU))
 		}
 	})
+}
+
+// TestTrainingOnAMac: LoRA on Apple silicon is sized in unified memory
+// (mlx-lm trains there), its speed said to be an order of magnitude, and
+// no CPU offload is offered since the CPU has no memory of its own.
+// Llama 3 8B LoRA in bf16 holds 15 GiB of frozen weights: it fits the
+// 48 GiB a 64 GB M2 Max gives its GPU.
+func TestTrainingOnAMac(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"a100-80": 1.9}}
+	p, err := Parse("llama 3 8b lora on an m2 max 64gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query
+	a, err := e.Answer(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Fits || a.PerGPU.WeightsBytes>>30 != 15 {
+		t.Errorf("fits %v with %d GiB of weights, want a fit with about 15 GiB", a.Fits, a.PerGPU.WeightsBytes>>30)
+	}
+	if !slices.ContainsFunc(a.Assumptions, func(s string) bool { return strings.Contains(s, "through MLX") }) {
+		t.Errorf("assumptions %q do not say the speed is MLX's order of magnitude", a.Assumptions)
+	}
+	q.Method = MethodFull
+	full, err := e.Answer(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, alt := range full.Alternatives {
+		if alt.Offload != OffloadNone && alt.GPU == "m2-max-96" {
+			t.Errorf("alternative %q offloads on unified memory", alt.Why)
+		}
+	}
 }

@@ -48,7 +48,7 @@ func fewestCounts(g *GPU) []int {
 	if per > countSteps[len(countSteps)-1] {
 		out = append(out, per)
 	}
-	if g.InferenceOnly && per == 1 {
+	if g.UnifiedMemory && per == 1 {
 		return out
 	}
 	for m := 2; m <= maxFewestMachines; m++ {

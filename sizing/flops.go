@@ -212,12 +212,17 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 	case r == nil || g == nil:
 	case r.Precision == PrecisionFP8 && g.FP8 && g.FP8TFLOPS > 0:
 		peak = "FP8"
+	case r.Precision == PrecisionFP32 && g.UnifiedMemory:
+		peak = "FP32"
 	case r.Precision == PrecisionFP32:
 		peak = "TF32"
 	}
 	how := "fitted to published runs (llm-foundry, torchtitan, NeMo, Megatron-LM) by model width, card, sequence and precision"
-	if fixedMFU > 0 {
+	switch {
+	case fixedMFU > 0:
 		how = fmt.Sprintf("every kernel at the configured %.0f%% of peak", fixedMFU*100)
+	case g != nil && g.UnifiedMemory && r != nil && r.Method != MethodInference:
+		how = "on Apple silicon through MLX (mlx-lm lora): an order of magnitude only; mlx-lm's documentation gives about 250 tokens/s for Mistral 7B LoRA on an M1 Max"
 	}
 	// Decoding is how an inference answer generates; a training answer
 	// never decodes, so it says nothing of it.

@@ -43,7 +43,7 @@ type GPU struct {
 	LinkBytesPerSec      float64  `json:"link_bytes_per_sec"`
 	MaxPerNode           int      `json:"max_per_node"`
 	BoardPowerWatts      int      `json:"board_power_watts"`
-	InferenceOnly        bool     `json:"inference_only,omitempty"`
+	UnifiedMemory        bool     `json:"unified_memory,omitempty"` // Apple silicon: CPU and GPU share RAM, so no offload; sized for training when asked, never suggested for it
 	Aliases              []string `json:"aliases"`
 	Source               string   `json:"source"`
 }

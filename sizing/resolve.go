@@ -363,10 +363,6 @@ func (rs *resolved) resolveMethod(q Query) error {
 	default:
 		return inputErr(hint, "unknown method %q: use full, lora, qlora or inference", m)
 	}
-	if m != MethodInference && rs.gpu.InferenceOnly {
-		return inputErr(fmt.Sprintf("fit %s %s", rs.req.Model, rs.gpu.ID),
-			"%s is for inference only: Apple silicon has no CUDA training stack fitbot can size", rs.gpu.Name)
-	}
 	if m != MethodInference && q.KVPrecision != "" {
 		return inputErr(hint, "a KV-cache precision applies to inference, not training")
 	}

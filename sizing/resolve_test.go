@@ -25,7 +25,6 @@ func TestResolveRejects(t *testing.T) {
 		{"qlora on gguf", Query{Model: "llama-3.1-8b", Method: MethodQLoRA, Quant: QuantQ4_KM, GPU: "h100"}, "not a QLoRA base"},
 		{"full on int4", Query{Model: "llama-3.1-8b", Method: MethodFull, Quant: QuantAWQ, GPU: "h100"}, "cannot be trained"},
 		{"too long", Query{Model: "llama-2-7b", Method: MethodLoRA, SeqLen: 8192, GPU: "h100"}, "longer than"},
-		{"training on a mac", Query{Model: "llama-3.1-8b", Method: MethodLoRA, GPU: "m3-max-128"}, "inference only"},
 		{"zero stage 5", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stagePtr(5), GPU: "h100"}, "0 to 3"},
 		{"offload at stage 0", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stagePtr(0), Offload: OffloadCPU, GPU: "h100"}, "stage of 1 to 3"},
 		{"uneven nodes", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 9, Nodes: 2, GPU: "h100"}, "evenly"},

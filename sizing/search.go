@@ -273,7 +273,7 @@ func (e *Estimator) largestRow(q Query, spec largestRowSpec) (LargestRow, Reques
 			if g, _, gerr := LookupGPU(rq.GPU); gerr == nil {
 				// The hardware cannot do this method (Apple silicon training,
 				// BF16 on a card without it): say why in the row.
-				if spec.method != MethodInference || g.InferenceOnly {
+				if spec.method != MethodInference || g.UnifiedMemory {
 					row.Note = ie.Problem
 					return row, Request{GPU: g.ID, GPUs: max(q.GPUs, 1)}, nil
 				}
