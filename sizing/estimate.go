@@ -95,7 +95,7 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		PerGPU:      mem,
 		VRAMBytes:   rs.gpu.MemoryBytes,
 		ModelName:   rs.model.Name,
-		GPUName:     rs.gpu.Name,
+		GPUName:     standInName(q.UnknownGPU, rs.gpu.Name),
 		BindingTerm: bindingTerm(mem),
 		Headroom:    headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
 		GPUChosen:   chosen,
@@ -145,6 +145,17 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	}
 	a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
 	return a, nil
+}
+
+// standInName is the card's display name: the catalog card's, or, for a
+// card the catalog lacks sized by its typed memory, that card's name with
+// the stand-in whose speed and price the answer uses, so that the first
+// line never names another card than the one asked.
+func standInName(unknown, catalog string) string {
+	if unknown == "" {
+		return catalog
+	}
+	return fmt.Sprintf("%s (sized as the %s)", unknown, catalog)
 }
 
 // mfu is the fixed utilisation set on the Estimator; 0 means fitted.

@@ -45,6 +45,10 @@ func Format(q Query) string {
 		add("kv-" + string(q.KVPrecision))
 	}
 	switch {
+	case q.UnknownGPU != "" && q.GPUs > 0:
+		add(strconv.Itoa(q.GPUs), strings.ToLower(q.UnknownGPU))
+	case q.UnknownGPU != "":
+		add(strings.ToLower(q.UnknownGPU))
 	case q.GPU != "" && q.GPUs > 0:
 		add(strconv.Itoa(q.GPUs) + "x" + q.GPU)
 	case q.GPU != "":
@@ -52,7 +56,7 @@ func Format(q Query) string {
 	case q.GPUs > 0:
 		add(strconv.Itoa(q.GPUs), "gpus")
 	}
-	if q.GPUMemoryBytes > 0 && q.GPU != "" {
+	if q.GPUMemoryBytes > 0 && q.GPU != "" && q.UnknownGPU == "" {
 		add(strconv.FormatInt(q.GPUMemoryBytes>>30, 10) + "gb")
 	}
 	switch {

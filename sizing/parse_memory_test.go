@@ -27,7 +27,7 @@ func TestParseTypedMemory(t *testing.T) {
 		{"13b lora a100 with 40gb", "a100-40", 0, 0, `"a100" with "40gb" taken as the A100 SXM 40 GB`, 39.6, "A100 SXM 40 GB"},
 		{"llama 3.1 8b on my m3 max 48gb", "m3-max-128", 0, 48, `"m3 max" with "48gb" taken as the 48 GB model of the M3 Max`, 36, "M3 Max 48 GB"},
 		{"llama 3.1 8b on my m3 max 36gb", "m3-max-36", 0, 0, "", 27, "M3 Max 36 GB"},
-		{"gpt-oss-20b inference 7800 xt 16gb", "t4", 0, 0, `"7800 xt" is not a GPU I know: sized as a 16 GB card`, 15, "T4 16 GB"},
+		{"gpt-oss-20b inference 7800 xt 16gb", "t4", 0, 0, `"7800 xt" is not a GPU I know: sized as a 16 GB card`, 15, "Radeon RX 7800 XT 16 GB (sized as the T4 16 GB)"},
 		{"mistral 7b on my M2 Max 32GB", "m2-max-96", 0, 32, `"M2 Max" with "32GB" taken as the 32 GB model of the M2 Max (unified memory, 75% of it for the GPU by default)`, 24, "M2 Max 32 GB"},
 		{"13b lora rtx 4090 16gb", "rtx-4090", 0, 16, `does not match the RTX 4090 24 GB`, 16, "RTX 4090 16 GB"},
 		{"7b lora 20gb", "rtx-a4500", 0, 0, `"20gb" taken as a 20 GB card: sized on the RTX A4500 20 GB`, 20.0, "RTX A4500 20 GB"},

@@ -335,6 +335,25 @@ var outsideCards = map[string]outsideCard{
 	"b580":   {"Intel Arc B580", 12, "runs PyTorch through Intel's XPU backend, not CUDA"},
 }
 
+// outsideCardName is the maker's name of a card the catalog lacks, from
+// the words it was typed with ("1080 ti": "GTX 1080 Ti"), or the words
+// themselves when outsideCards does not hold it.
+func outsideCardName(words string) string {
+	key := strings.NewReplacer(" ", "", "-", "").Replace(strings.ToLower(words))
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for w := range cardLineWords {
+			if rest, ok := strings.CutPrefix(key, w); ok && rest != "" {
+				key, trimmed = rest, true
+			}
+		}
+	}
+	if c, ok := outsideCards[key]; ok {
+		return c.name
+	}
+	return words
+}
+
 // cardLineWords are words a card name may start with before its number.
 var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true, "intel": true, "arc": true}
 
@@ -395,7 +414,7 @@ func (p *parser) outsideCardName(i int) int {
 	if c.note != "" {
 		problem += " (" + c.note + ")"
 	}
-	p.fail(problem+fmt.Sprintf("; add its memory to size it as %s %d GB card, %s", article(c.gb), c.gb, quote(typed)), func(q *Query) { q.GPU = "" })
+	p.fail(problem+fmt.Sprintf("; add its memory to size it as %s %d GB card, %s", article(c.gb), c.gb, quote(typed)), func(q *Query) { q.GPU, q.UnknownGPU = "", fmt.Sprintf("%s %d GB", c.name, c.gb) })
 	p.tryMemGB = c.gb
 	p.unknownGPU(words)
 	return n

@@ -42,6 +42,15 @@ func (p *parser) setQuant(qt Quant, words string) {
 }
 
 func (p *parser) setModel(id, note, words string) {
+	if p.words[fModel] != "" && p.q.Model == "" && p.q.Experts == 0 && p.q.Params > 0 && sizeAgrees(id, float64(p.q.Params)) {
+		// "a 125m gpt2": the size the model has, said first.
+		p.words[fModel] += " " + words
+		p.q.Model, p.q.Params = id, 0
+		if note != "" {
+			p.note(note)
+		}
+		return
+	}
 	if p.words[fModel] != "" && p.q.Model != id {
 		p.claim(fModel, false, words)
 		return
@@ -383,7 +392,7 @@ func (p *parser) hint() string {
 	if q.Tokens > 0 && q.Tokens < MinTokens {
 		q.Tokens = 0
 	}
-	if p.tryMemGB > 0 && p.err == p.gpuNameErr {
+	if p.tryMemGB > 0 && p.err == p.gpuNameErr && q.UnknownGPU == "" {
 		// A card the catalog lacks, of known memory: the Try types it.
 		mem := fmt.Sprintf("%dgb", p.tryMemGB)
 		if q.GPUs > 1 {

@@ -97,6 +97,7 @@ type Query struct {
 	KVPrecision       Precision // KV-cache precision for inference; "" when not said
 	GPU               string    // catalog GPU id; "" when not said
 	GPUMemoryBytes    int64     // the card's memory as typed ("16GB" is 16 GiB) when no catalog variant of GPU has it; 0 otherwise
+	UnknownGPU        string    // the name of a card the catalog lacks, sized on GPU by its typed memory ("GTX 1080 Ti"); "" otherwise
 	GPUs              int       // total GPUs; 0 when not said
 	Nodes             int       // machines the GPUs are spread over; 0 when not said
 	ZeROStage         *int      // 0-3; nil when not said
