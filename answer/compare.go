@@ -26,6 +26,9 @@ func (q Question) Compared() bool { return q.Comparison != nil }
 func (s *Service) readComparison(q *Question) {
 	c, ok := sizing.ParseComparison(q.Text)
 	if !ok {
+		if kept, left, ok := sizing.ParseTooManyOptions(q.Text); ok {
+			q.Err = &sizing.InputError{Problem: fmt.Sprintf("I compare two options at a time: \"%s\" left out of this Try; ask it against the winner next", left), Hint: "fit " + kept}
+		}
 		return
 	}
 	opts := make([]Question, len(c.Options))
@@ -239,6 +242,12 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 		n *= 2
 		chosen = true
 	}
+	loadSaid := q.Serve.RequestsPerSecond > 0 || q.MicroBatch > 0
+	if countFree && loadSaid && !sv.Serve.Capacity.MeetsTargets {
+		if o, ok, err := s.plannedOption(ctx, q, notes, a.Request.GPU, fit); err != nil || ok {
+			return o, err
+		}
+	}
 	if n != a.Request.GPUs {
 		q.GPU, q.GPUs, q.Nodes = a.Request.GPU, n, 1
 		more, err := fit(q, notes)
@@ -260,6 +269,48 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 		o.Assumptions = append([]string{fewestNote(a)}, o.Assumptions...)
 	}
 	return o, nil
+}
+
+// plannedOption is a serving option whose load one replica does not
+// carry, when no count was asked: the serving planner's cheapest plan on
+// that card (replicas, GPUs per replica and weight format), priced in
+// all; ok is false when the planner has none.
+func (s *Service) plannedOption(ctx context.Context, q sizing.Query, notes []string, card string,
+	fit func(sizing.Query, []string) (sizing.Answer, error)) (CompareOption, bool, error) {
+	pq := q
+	pq.GPU, pq.GPUs, pq.Nodes = card, 0, 0
+	pq.Serve.Plan = true
+	plan, err := s.AskAnswer(ctx, Question{Parsed: sizing.Parsed{Query: pq, Intent: sizing.IntentServe, Notes: notes}})
+	if err != nil || plan.Serve == nil || len(plan.Serve.Options) == 0 || plan.Serve.Options[0].GPU != card {
+		return CompareOption{}, false, nil
+	}
+	best := plan.Serve.Options[0]
+	rq := q
+	rq.GPU, rq.GPUs, rq.Nodes = card, best.Serving.GPUsPerReplica, 1
+	rq.Quant, rq.Precision = best.Quant, best.Precision
+	a, err := fit(rq, notes)
+	if err != nil {
+		return CompareOption{}, false, err
+	}
+	o := newCompareOption(a, true)
+	sv := best.Serving
+	o.Serving = &sv
+	o.Fits = sv.Fits && plan.Serve.MeetsTargets
+	if a.Throughput.USDPerHour != nil {
+		all := *a.Throughput.USDPerHour * float64(max(sv.Replicas, 1))
+		o.Throughput.USDPerHour = &all
+	}
+	if users := sv.Concurrency * max(sv.Replicas, 1); sv.USDPerMonth != nil && users > 0 && o.Fits {
+		v := *sv.USDPerMonth / float64(users)
+		o.USDPerUserMonth = &v
+	}
+	format := string(best.Quant)
+	if best.Quant == sizing.QuantNone {
+		format = string(best.Precision)
+	}
+	o.Assumptions = append([]string{fmt.Sprintf("no count asked: the cheapest plan on this card that carries the load, %d replicas of %d× %s in %s",
+		max(sv.Replicas, 1), sv.GPUsPerReplica, a.GPUName, format)}, plan.Assumptions...)
+	return o, true, nil
 }
 
 // fewestNote says the count was chosen: "no count asked: the fewest
@@ -476,14 +527,22 @@ func (c CompareAnswer) Rows() []CompareRow {
 		if o.Serving != nil && o.Serving.Replicas > 1 {
 			n = fmt.Sprintf("%d replicas of %d", o.Serving.Replicas, o.Serving.GPUsPerReplica)
 		}
-		if o.GPUsChosen {
+		switch {
+		case o.GPUsChosen && o.Serving != nil && o.Serving.Replicas > 1:
+			n += " (cheapest for the load)"
+		case o.GPUsChosen && o.Fits:
 			n += " (fewest that fit)"
+		case o.GPUsChosen:
+			n += " (none fit within a machine)"
 		}
 		return n
 	})
 	add("speed", func(o *CompareOption) string {
 		switch {
 		case o.Serving != nil && o.Serving.Fits:
+			if o.Serving.Concurrency == 1 {
+				return fmt.Sprintf("1 user at %s tok/s", display.Decimal(o.Serving.TokensPerSecondPerUser))
+			}
 			return fmt.Sprintf("%s users at %s tok/s each", display.Commas(int64(o.Serving.Concurrency)), display.Decimal(o.Serving.TokensPerSecondPerUser))
 		case o.Serving == nil && o.Throughput.TokensPerSecond != nil:
 			return display.Count(*o.Throughput.TokensPerSecond) + " tokens/s"
@@ -499,7 +558,12 @@ func (c CompareAnswer) Rows() []CompareRow {
 	if c.servingOnly() {
 		add("per month", func(o *CompareOption) string { return usdOrEmpty(o.Serving.USDPerMonth) })
 		add("per user a month", func(o *CompareOption) string { return usdOrEmpty(o.USDPerUserMonth) })
-		add("per 1M output tokens", func(o *CompareOption) string { return usdOrEmpty(o.Serving.USDPerMillionOutputTokens) })
+		add("per 1M output tokens", func(o *CompareOption) string {
+			if !o.Fits {
+				return "—"
+			}
+			return usdOrEmpty(o.Serving.USDPerMillionOutputTokens)
+		})
 		return rows
 	}
 	add("run", func(o *CompareOption) string {

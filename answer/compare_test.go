@@ -2,6 +2,7 @@ package answer
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -116,5 +117,37 @@ func TestNotCompared(t *testing.T) {
 		if q := s.Read(text); q.Compared() || q.Kind() == KindCompare {
 			t.Errorf("Read(%q) is a comparison", text)
 		}
+	}
+}
+
+// TestCompareCarriesTheLoad: with a load said and no count, each card is
+// the serving planner's cheapest plan that carries it (replicas priced in
+// all), not one overloaded card at 0 tokens/s.
+func TestCompareCarriesTheLoad(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("t4 vs l4 cheapest for llama 3.2 3b at 10 rps")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range c.Options {
+		if o.Serving == nil || !o.Fits || o.Serving.Replicas < 2 || o.Serving.TokensPerSecondPerUser < 10 {
+			t.Errorf("%s: %+v, want replicas that carry 10 requests/s at 10 tokens/s or more", o.Label, o.Serving)
+		}
+	}
+	if c.Cheaper < 0 {
+		t.Errorf("no verdict: %s", c.Summary)
+	}
+}
+
+// TestCompareThreeOptions: three options are refused truthfully with a
+// Try that compares the first two and keeps the figure.
+func TestCompareThreeOptions(t *testing.T) {
+	s := &Service{}
+	q := s.Read("h100 vs h200 vs b200 for llama 405b serving, cost per million tokens")
+	var ie *sizing.InputError
+	if !errors.As(q.Err, &ie) || !strings.Contains(ie.Problem, "two options at a time") || ie.Hint != "fit h100 vs h200 for llama 405b serving, cost per million tokens" {
+		t.Errorf("err %v, want the two-at-a-time refusal with the first two compared", q.Err)
 	}
 }

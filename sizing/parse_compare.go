@@ -95,6 +95,37 @@ func ParseComparison(input string) (Comparison, bool) {
 	return Comparison{}, false
 }
 
+// ParseTooManyOptions reads a comparison of more than two options ("h100
+// vs h200 vs b200 for ..."): it reports the question with the last
+// option and its connector left out, which ParseComparison reads as a
+// comparison of two, and the words left out; ok is false when input is
+// not such a question.
+func ParseTooManyOptions(input string) (kept, left string, ok bool) {
+	toks, err := lex(input)
+	if err != nil {
+		return "", "", false
+	}
+	last, connectorsSeen := -1, 0
+	for c := range toks {
+		if connectorAt(toks, c) > 0 {
+			last = c
+			connectorsSeen++
+		}
+	}
+	if connectorsSeen < 2 {
+		return "", "", false
+	}
+	n := connectorAt(toks, last)
+	for m := 1; m <= 3 && last+n+m <= len(toks); m++ {
+		from, to := toks[last].start, toks[last+n+m-1].end
+		kept = strings.Join(strings.Fields(input[:from]+" "+input[to:]), " ")
+		if _, ok := ParseComparison(kept); ok {
+			return kept, input[toks[last+n].start:to], true
+		}
+	}
+	return "", "", false
+}
+
 // connectorAt reports how many tokens the connector at c covers: 1 for
 // "vs", 2 for "compared to", 1 for "and" after a "between" or "compare";
 // 0 when none.
@@ -304,9 +335,13 @@ var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true,
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
 	for i, t := range toks {
+		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {
+			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
+		}
 		switch t.key {
 		case "faster", "fastest", "quicker", "quickest", "speed", "throughput":
 			return FigureSpeed, i, i + 1
+
 		case "monthly":
 			if costBefore(toks, i) {
 				return FigurePerMonth, i, i + 1
