@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,14 @@ type PriceAnswer struct {
 	// for a GPU named ("lambda has no price known for the H100"), in the
 	// order of GPUs.
 	NoProvider []string
+	// Elsewhere are lines saying, for a spot question at a provider with
+	// no spot offer, which other provider has the cheapest spot offer
+	// ("gcp has spot for any H100: $6.57/GPU-h."), in the order of GPUs.
+	Elsewhere []string
+	// NoReserved: the question asked for reserved or committed-use
+	// prices and none is known for the GPUs named; the other markets'
+	// offers are listed, which the answer says first (NoReservedLine).
+	NoReserved bool
 	// Compare is set when two GPUs were named.
 	Compare *Comparison
 	// Month are the named GPUs' costs by the hour and around the clock
@@ -116,7 +125,23 @@ func MonthLine(a PriceAnswer) string {
 		}
 		parts = append(parts, part+")")
 	}
-	return fmt.Sprintf("Around the clock (a month is %.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
+	line := fmt.Sprintf("Around the clock (a month is %.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
+	return line + providerVerdict(a.Month)
+}
+
+// providerVerdict says which provider is cheaper when month costs are
+// one GPU's at several providers, cheapest first (providerMonths): "
+// runpod is cheaper: $7,592 a month less than lambda (33%)."; "" else.
+func providerVerdict(months []MonthCost) string {
+	if len(months) < 2 || months[0].GPU != months[1].GPU || months[0].Offer.Provider == months[1].Offer.Provider {
+		return ""
+	}
+	a, b := months[0], months[1]
+	less := (b.USDPerGPU - a.USDPerGPU) * float64(a.GPUs)
+	if less <= 0 {
+		return fmt.Sprintf(" %s and %s cost the same.", a.Offer.Provider, b.Offer.Provider)
+	}
+	return fmt.Sprintf(" %s is cheaper: %s a month less than %s (%.0f%%).", a.Offer.Provider, display.USD(less), b.Offer.Provider, 100*(b.USDPerGPU-a.USDPerGPU)/b.USDPerGPU)
 }
 
 // Comparison is two GPUs' prices compared: each one's cheapest whole-GPU
@@ -164,13 +189,6 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 			}
 			offers = append(offers, o...)
 		}
-		if r.Spot {
-			if spot, ok := SpotOffers(offers); ok {
-				offers = spot
-			} else {
-				a.NoSpot = append(a.NoSpot, gpu)
-			}
-		}
 		all := offers
 		providers := r.Providers
 		if len(r.GPUProviders) == len(r.GPUs) {
@@ -179,6 +197,21 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 		offers, none := ProviderOffers(offers, providers)
 		if line := NoProviderLine(r, i, none, all); line != "" {
 			a.NoProvider = append(a.NoProvider, line)
+		}
+		// Spot at the providers named: "h100 spot on runpod" is RunPod's
+		// H100 prices, on demand when RunPod has no spot offer.
+		if r.Spot && len(offers) > 0 {
+			if spot, ok := SpotOffers(offers); ok {
+				offers = spot
+			} else {
+				a.NoSpot = append(a.NoSpot, gpu)
+				if line := spotElsewhere(r, i, all); line != "" {
+					a.Elsewhere = append(a.Elsewhere, line)
+				}
+			}
+		}
+		if r.Reserved && !slices.ContainsFunc(offers, func(o pricing.Offer) bool { return o.Market == pricing.MarketReserved }) {
+			a.NoReserved = true
 		}
 		a.Variants = append(a.Variants, ids)
 		a.Offers = append(a.Offers, offers)
@@ -195,11 +228,78 @@ func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, er
 		if !r.Month && n < 2 && r.Hours == 0 {
 			continue
 		}
+		if len(r.GPUs) == 1 && len(r.Providers) > 1 {
+			a.Month = providerMonths(gpu, n, a.Offers[i], r.Providers)
+			continue
+		}
 		if m, ok := monthCost(gpu, n, a.Offers[i]); ok {
 			a.Month = append(a.Month, m)
 		}
 	}
 	return a, nil
+}
+
+// providerMonths are one GPU's month costs at each of the providers
+// named that price it ("8x h100 per month on lambda vs runpod"),
+// cheapest first.
+func providerMonths(gpu string, n int, offers []pricing.Offer, providers []string) []MonthCost {
+	var out []MonthCost
+	for _, p := range providers {
+		own, _ := ProviderOffers(offers, []string{p})
+		if m, ok := monthCost(gpu, n, own); ok {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b MonthCost) int { return cmp.Compare(a.USDPerGPU, b.USDPerGPU) })
+	return out
+}
+
+// spotElsewhere says which provider other than those named has the
+// cheapest spot offer for the i-th GPU of a spot question r, and what
+// the period asked costs there; "" when none has one.
+func spotElsewhere(r sizing.Routing, i int, all []pricing.Offer) string {
+	var others []pricing.Offer
+	for _, o := range all {
+		if !slices.Contains(r.Providers, o.Provider) {
+			others = append(others, o)
+		}
+	}
+	spot, ok := SpotOffers(others)
+	if !ok {
+		return ""
+	}
+	best, _ := CheapestOnDemand(spot)
+	line := fmt.Sprintf("%s has spot for %s: %s/GPU-h", best.Provider, gpuWords(r, i), display.USD(best.USDPerGPUHour))
+	if r.Hours > 0 {
+		n := 1
+		if i < len(r.Counts) && r.Counts[i] > 1 {
+			n = r.Counts[i]
+		}
+		line += fmt.Sprintf(", %s for %s", display.USD(best.USDPerGPUHour*float64(n)*r.Hours), r.Period)
+	}
+	return line + " (ask without naming a provider)."
+}
+
+// gpuWords names the i-th GPU of a price question in a sentence: "any
+// H100" for a family named alone, else "the H100 SXM 80 GB".
+func gpuWords(r sizing.Routing, i int) string {
+	if len(Variants(r, i)) > 1 {
+		return "any " + strings.ToUpper(r.Said[i])
+	}
+	if g, ok := sizing.MatchGPU(r.GPUs[i]); ok {
+		return "the " + g.Name
+	}
+	return r.GPUs[i]
+}
+
+// NoReservedLine is the first line of the answer to a question that
+// asked for reserved prices where none is known ("reserved vs on demand
+// h100 pricing"); "" otherwise.
+func NoReservedLine(a PriceAnswer) string {
+	if !a.NoReserved {
+		return ""
+	}
+	return "No reserved or committed-use price known: on-demand shown, so I can't say which is cheaper."
 }
 
 // monthCost is a month around the clock of n GPUs (one when n is 0) of
@@ -327,7 +427,11 @@ func NoSpotLine(r sizing.Routing, noSpot []string) string {
 			names = append(names, "the "+name)
 		}
 	}
-	return fmt.Sprintf("I can't price spot for %s: no spot offer known; on-demand shown.", strings.Join(names, " or "))
+	known := "no spot offer known"
+	if len(r.Providers) > 0 {
+		known = "no spot offer known at " + strings.Join(r.Providers, " or ")
+	}
+	return fmt.Sprintf("I can't price spot for %s: %s; on-demand shown.", strings.Join(names, " or "), known)
 }
 
 // Compare compares the cheapest whole-GPU offers (on-demand where there

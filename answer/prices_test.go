@@ -3,6 +3,8 @@ package answer
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
@@ -101,5 +103,52 @@ func TestProviderPrices(t *testing.T) {
 	want := "lambda has no price known for the T4 16 GB (aws prices it: ask without naming a provider)."
 	if err != nil || len(a.Offers[0]) != 0 || len(a.NoProvider) != 1 || a.NoProvider[0] != want {
 		t.Errorf("t4 on lambda = %+v, %v; want no offer and %q", a, err, want)
+	}
+}
+
+// at is an on-demand or spot offer of one GPU at a provider.
+func at(provider, gpu string, m pricing.Market, usd float64, n float64) pricing.Offer {
+	return pricing.Offer{Provider: provider, GPU: gpu, GPUCount: n, Market: m, USDPerHour: usd * n, USDPerGPUHour: usd}
+}
+
+// TestPricesAtProviders: the misses of trial H6 on the sheet's H100 rows.
+// Spot at a provider with none (Q49) lists its on-demand offers and says
+// who has spot; two providers for one card (Q4) are priced a month each,
+// cheaper first; reserved asked with none known (Q6) is said first.
+func TestPricesAtProviders(t *testing.T) {
+	ctx := context.Background()
+	s := &Service{PriceBook: book{[]pricing.Offer{
+		at("runpod", "h100", pricing.MarketOnDemand, 2.69, 1), at("runpod", "h100", pricing.MarketOnDemand, 3.99, 1),
+		at("lambda", "h100", pricing.MarketOnDemand, 3.99, 8), at("gcp", "h100", pricing.MarketSpot, 6.571, 1),
+	}}}
+	q := s.Read("h100 spot on runpod for 10 hours how much")
+	a, err := s.Prices(ctx, q.Route)
+	if err != nil || len(a.NoProvider) != 0 || len(a.Offers[0]) != 2 || a.Offers[0][0].Provider != "runpod" {
+		t.Fatalf("h100 spot on runpod = %+v, %v; want RunPod's two on-demand offers", a, err)
+	}
+	if got, want := NoSpotLine(q.Route, a.NoSpot), "I can't price spot for any H100: no spot offer known at runpod; on-demand shown."; got != want {
+		t.Errorf("NoSpotLine = %q, want %q", got, want)
+	}
+	if want := []string{"gcp has spot for any H100: $6.57/GPU-h, $65.71 for 10 hours (ask without naming a provider)."}; !slices.Equal(a.Elsewhere, want) {
+		t.Errorf("Elsewhere = %q, want %q", a.Elsewhere, want)
+	}
+	if got := MonthLine(a); !strings.Contains(got, "$26.90 for 10 hours") {
+		t.Errorf("MonthLine = %q, want RunPod's 10 hours at $2.69", got)
+	}
+
+	q = s.Read("how much does 8x h100 cost per month on lambda vs runpod")
+	if a, err = s.Prices(ctx, q.Route); err != nil || len(a.Month) != 2 || a.Month[0].Offer.Provider != "runpod" || a.Month[1].Offer.Provider != "lambda" {
+		t.Fatalf("8x h100 on lambda vs runpod: months %+v, %v; want runpod then lambda", a.Month, err)
+	}
+	if got, want := MonthLine(a), "runpod is cheaper: $7,592 a month less than lambda (33%)."; !strings.HasSuffix(got, want) {
+		t.Errorf("MonthLine = %q, want it to end %q", got, want)
+	}
+
+	q = s.Read("reserved vs on demand h100 pricing, which is cheaper for 3 months")
+	if a, err = s.Prices(ctx, q.Route); err != nil || !a.NoReserved || len(a.Month) != 1 {
+		t.Fatalf("reserved vs on demand = %+v, %v", a, err)
+	}
+	if got := NoReservedLine(a); !strings.HasPrefix(got, "No reserved or committed-use price known: on-demand shown") {
+		t.Errorf("NoReservedLine = %q", got)
 	}
 }

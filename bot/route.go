@@ -102,7 +102,13 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	if line := answer.MonthLine(a); line != "" {
 		msg = withFirstLine(msg, line)
 	}
+	for _, line := range slices.Backward(a.Elsewhere) {
+		msg = withFirstLine(msg, line)
+	}
 	if line := answer.NoSpotLine(r, a.NoSpot); line != "" {
+		msg = withFirstLine(msg, line)
+	}
+	if line := answer.NoReservedLine(a); line != "" {
 		msg = withFirstLine(msg, line)
 	}
 	for _, line := range slices.Backward(a.NoProvider) {

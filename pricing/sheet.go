@@ -183,6 +183,30 @@ func (s *Snapshot) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
 	return o.Price(), true
 }
 
+// ProviderGPUHourPrice implements sizing.ProviderPriceSource: one
+// provider's cheapest on-demand (or, when spot is true, spot) price of
+// one full GPU-hour of gpu, ranked as Cheapest ranks.
+func (s *Snapshot) ProviderGPUHourPrice(gpu, provider string, spot bool) (sizing.Price, bool) {
+	market := MarketOnDemand
+	if spot {
+		market = MarketSpot
+	}
+	var best Offer
+	found := false
+	for _, o := range s.offers {
+		if o.GPU != gpu || o.Provider != provider || o.Market != market || o.Fractional() || o.USDPerGPUHour <= 0 {
+			continue
+		}
+		if !found || better(o, best, s.at) {
+			best, found = o, true
+		}
+	}
+	if !found {
+		return sizing.Price{}, false
+	}
+	return best.Price(), true
+}
+
 // Oldest returns the as-of time (Offer.AsOf) of the oldest offer, the
 // honest age of the snapshot as a whole; zero for an empty snapshot.
 func (s *Snapshot) Oldest() time.Time {
@@ -247,6 +271,22 @@ func (c Chain) SpotGPUHourPrice(gpu string) (sizing.Price, bool) {
 			continue
 		}
 		if p, ok := sp.SpotGPUHourPrice(gpu); ok {
+			return p, true
+		}
+	}
+	return sizing.Price{}, false
+}
+
+// ProviderGPUHourPrice implements sizing.ProviderPriceSource: the price
+// of the first source that implements it and knows one for gpu at
+// provider.
+func (c Chain) ProviderGPUHourPrice(gpu, provider string, spot bool) (sizing.Price, bool) {
+	for _, s := range c {
+		pp, ok := s.(sizing.ProviderPriceSource)
+		if !ok {
+			continue
+		}
+		if p, ok := pp.ProviderGPUHourPrice(gpu, provider, spot); ok {
 			return p, true
 		}
 	}

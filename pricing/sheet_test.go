@@ -132,6 +132,40 @@ func TestSnapshotSpotGPUHourPrice(t *testing.T) {
 	}
 }
 
+// TestProviderGPUHourPrice: one provider's cheapest price of a whole
+// GPU-hour in one market, from the snapshot and through a Chain; the
+// default sheet prices the H100 at AWS from its p5 rows, and RunPod has
+// no spot price for it.
+func TestProviderGPUHourPrice(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	s := NewSnapshotAt([]Offer{
+		{Provider: "runpod", GPU: "h100", GPUCount: 1, Market: MarketOnDemand, Tier: "secure", USDPerHour: 3.99, USDPerGPUHour: 3.99, ObservedAt: at},
+		{Provider: "runpod", GPU: "h100", GPUCount: 1, Market: MarketOnDemand, Tier: "community", USDPerHour: 2.69, USDPerGPUHour: 2.69, ObservedAt: at},
+		{Provider: "vast", GPU: "h100", GPUCount: 1, Market: MarketOnDemand, USDPerHour: 2.40, USDPerGPUHour: 2.40, ObservedAt: at},
+		{Provider: "gcp", GPU: "h100", GPUCount: 1, Market: MarketSpot, USDPerHour: 6.571, USDPerGPUHour: 6.571, ObservedAt: at},
+	}, at)
+	for _, tt := range []struct {
+		src      sizing.ProviderPriceSource
+		gpu      string
+		provider string
+		spot     bool
+		want     float64 // 0: none
+	}{
+		{s, "h100", "runpod", false, 2.69},
+		{s, "h100", "runpod", true, 0},
+		{s, "h100", "gcp", true, 6.571},
+		{s, "h100", "aws", false, 0},
+		{Chain{s, DefaultSheet()}, "h100", "aws", false, 6.88},
+		{Chain{s, DefaultSheet()}, "l4", "aws", false, 0.8048},
+		{DefaultSheet(), "h100", "runpod", true, 0},
+	} {
+		p, ok := tt.src.ProviderGPUHourPrice(tt.gpu, tt.provider, tt.spot)
+		if ok != (tt.want > 0) || p.USDPerGPUHour != tt.want || ok && p.Provider != tt.provider {
+			t.Errorf("ProviderGPUHourPrice(%s, %s, spot %v) = %+v, %v; want $%g", tt.gpu, tt.provider, tt.spot, p, ok, tt.want)
+		}
+	}
+}
+
 func TestDefaultSheetSpot(t *testing.T) {
 	// The sheet's interruptible rows: Vast.ai's RTX 4090 from $0.31 (its
 	// source column), and GCP's a3-ultragpu-8g spot at $6.2607 per GPU.

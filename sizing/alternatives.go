@@ -120,6 +120,10 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory, servable bool) []Al
 	}
 	beyondServer := func(c altCandidate) bool { return offloadBeyondServer(&c.req, &rs.shape) }
 	out = slices.DeleteFunc(out, beyondServer)
+	if e.provider != "" {
+		// At a provider named, a way on a card it does not price is no way there.
+		out = slices.DeleteFunc(out, func(c altCandidate) bool { return !c.priced })
+	}
 	if !servable {
 		// Ways that load the model but still serve nothing are no ways.
 		out = slices.DeleteFunc(out, func(c altCandidate) bool {
@@ -480,6 +484,9 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 			{
 				o := fitOption{gpu: i, gpus: n, stage: r.ZeROStage, total: total, vram: int64(n) * g.MemoryBytes}
 				o.perHour, o.priced = e.configPrice(g.ID, n)
+				if !o.priced && e.provider != "" {
+					break // a card the provider named has no price for
+				}
 				if o.priced {
 					o.hours, _ = runHours(&r, &rs.shape, g, e.mfu())
 				}

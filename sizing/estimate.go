@@ -31,6 +31,9 @@ type Estimator struct {
 	// run instead of the fitted rates (the answer still states the MFU its
 	// speed implies).
 	MFU float64
+	// provider is the one provider Prices are limited to (atProvider):
+	// a question naming no card is answered among the cards it prices.
+	provider string
 }
 
 // Footprint is a model prepared for the memory model: its architecture
@@ -70,8 +73,17 @@ func EstimateMemory(r Request, m Model) Memory {
 
 // Answer resolves a question and answers it: memory per GPU term by term,
 // the verdict, host RAM and disk, speed and cost, warnings, and up to five
-// alternatives. Input it cannot use returns an *InputError.
+// alternatives. Input it cannot use returns an *InputError. A question
+// that names a provider is priced at that provider (answerAtProvider).
 func (e *Estimator) Answer(q Query) (Answer, error) {
+	if q.Provider != "" && e.provider == "" {
+		return e.answerAtProvider(q)
+	}
+	return e.answer(q)
+}
+
+// answer is Answer at e's prices, whatever provider q names.
+func (e *Estimator) answer(q Query) (Answer, error) {
 	var few *FewestGPUs
 	if q.Fewest && q.GPU != "" && q.GPUs == 0 && q.Nodes == 0 {
 		q, few = e.fewest(q)

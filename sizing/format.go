@@ -136,6 +136,9 @@ func Format(q Query) string {
 	if q.Spot {
 		add("spot")
 	}
+	if q.Provider != "" {
+		add("on", q.Provider)
+	}
 	if q.Cheapest {
 		add("cheapest")
 	}

@@ -553,6 +553,12 @@ func (p *parser) apply(w word, words string) {
 		}
 	case kindSpot:
 		p.q.Spot = true
+	case kindProvider: // the first named; another is not used
+		if p.q.Provider != "" && p.q.Provider != w.val {
+			p.ignored = append(p.ignored, words)
+			return
+		}
+		p.q.Provider = w.val
 	case kindCheapest:
 		p.q.Cheapest = true
 	case kindFewest:

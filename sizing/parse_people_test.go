@@ -80,8 +80,14 @@ func reading(q string) string {
 		if r.Spot {
 			parts = append(parts, "spot")
 		}
+		if r.Reserved {
+			parts = append(parts, "reserved")
+		}
 		if r.Week {
 			parts = append(parts, "week")
+		}
+		if len(r.Providers) > 0 {
+			parts = append(append(parts, "on"), r.Providers...)
 		}
 		return strings.Join(parts, " ")
 	}

@@ -38,6 +38,10 @@ type Routing struct {
 	// Spot is true when a price question asks for spot (preemptible)
 	// prices: they are listed, or their absence is said first.
 	Spot bool
+	// Reserved is true when a price question asks for reserved or
+	// committed-use prices ("reserved vs on demand"): they are listed, or
+	// their absence is said first.
+	Reserved bool
 	// Providers are the clouds a price question names ("on lambda vs
 	// runpod"), by the name offers are filed under, in the order said;
 	// none: every provider.
@@ -76,6 +80,11 @@ var (
 		"cheaper": true, "cheapest": true, "expensive": true, "pricier": true, "dearer": true, "rate": true,
 		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
 		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
+		"reserved": true, "reservation": true,
+	}
+	reservedWords = map[string]bool{
+		"reserved": true, "reservation": true, "reservations": true, "committed": true, "commitment": true,
+		"commit": true, "savingsplan": true, "savingsplans": true, "cud": true, "cuds": true,
 	}
 	priceMonthWords = keySet(monthWords, map[string]bool{"monthly": true, "permonth": true})
 	weekWords       = map[string]bool{
@@ -114,7 +123,7 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	words := 0
-	chat, help, asksHelp, price, week, spot, month := true, true, false, false, false, false, false
+	chat, help, asksHelp, price, week, spot, month, reserved := true, true, false, false, false, false, false, false
 	greets, thanks := false, false
 	hours, period, from, to := rentalPeriod(text, toks)
 	for i, t := range toks {
@@ -131,6 +140,7 @@ func Route(text string) Routing {
 		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
+		reserved = reserved || reservedWords[k]
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
 	if model, ok := plansAsked(toks); ok {
@@ -159,7 +169,7 @@ func Route(text string) Routing {
 	}
 	gpus, said, counts := gpusNamed(text, toks)
 	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Hours: hours, Period: period,
-		Spot: spot, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
+		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
 }
 
 // providerNames are the clouds a price question may name, by key, and

@@ -50,6 +50,7 @@ const (
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
 	kindOffloadAct  // "unsloth", "offloaded checkpointing": checkpointed activations in host RAM
 	kindSpot        // "spot", "preemptible": priced and launched at a spot rate
+	kindProvider    // a cloud: "aws", "runpod"; priced there (val: the name its offers are filed under)
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
 	kindFewest      // "fewest", "min gpus": the fewest of the named card that fit
 	kindFastest     // "fastest", "quickest": the other ways of a training run, fastest first
@@ -236,6 +237,11 @@ func buildPhrases() map[string]word {
 		"onmylaptopcpu", "onlaptopcpu", "cpuinference", "inferenceoncpu")
 	add(word{kind: kindNoDevice, val: "a TPU"}, "tpu", "tpus", "tpuv4", "tpuv5e", "tpuv5p", "tpuv6e", "cloudtpu")
 	add(word{kind: kindGPU, val: "t4", note: "Colab taken as its free tier's T4 16 GB (Colab Pro gives an L4 or an A100: name it)"}, "colab", "googlecolab", "colabfree", "freecolab")
+	for k, name := range providerNames {
+		if _, ok := m[k]; !ok { // "together" stays a filler
+			add(word{kind: kindProvider, val: name}, k)
+		}
+	}
 	add(word{kind: kindSpot}, "spot", "onspot", "spotinstance", "spotinstances", "spotprice", "preemptible", "interruptible")
 
 	add(word{kind: kindOffload, val: string(OffloadCPU)}, "offload", "offloading", "offloaded", "cpuoffload",

@@ -551,6 +551,15 @@ func (a *assumptionSet) list(extra []string) []string {
 // question's workload). A fit question returns an *InputError: answer it
 // with Answer.
 func (e *Estimator) Ask(p Parsed) (AskAnswer, error) {
+	if p.Query.Provider != "" && e.provider == "" {
+		if at, ok := e.atProvider(p.Query.Provider); ok {
+			a, err := at.Ask(p)
+			if err == nil {
+				a.Assumptions = append(a.Assumptions, providerNote(p.Query.Provider, p.Query.GPU == ""))
+			}
+			return a, err
+		}
+	}
 	switch p.Intent {
 	case IntentLargest:
 		return e.LargestModel(p.Query)

@@ -123,6 +123,10 @@ type Query struct {
 	Resolution         int    // image side in pixels for a diffusion model ("1024px"); 0 when not said
 	Images             int    // images per request for a vision-language model ("2 images"); 0 when not said
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+	// Provider is the cloud the question names ("on aws"), by the name
+	// its offers are filed under: the answer is priced there, and a
+	// question naming no card is answered among the cards it prices.
+	Provider string
 	// Cheapest asks for the cheapest card that fits ("cheapest", "cheaper"):
 	// with no GPU named it is answered on the cheapest priced configuration,
 	// never placed on the team's machines.

@@ -137,10 +137,13 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		view.writeFooter(a.stdout, now)
 		return nil
 	}
+	if line := answer.NoReservedLine(pa); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
 	if line := answer.NoSpotLine(r, noSpot); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
-	for _, line := range noProvider {
+	for _, line := range slices.Concat(pa.Elsewhere, noProvider) {
 		fmt.Fprintln(a.stdout, line)
 	}
 	for i, gpu := range r.GPUs {
