@@ -417,8 +417,6 @@ var encoders = map[string]struct {
 	name  string
 	sizes [][2]string // size word, repo
 }{
-	"roberta":    {"RoBERTa", [][2]string{{"base", "FacebookAI/roberta-base"}, {"large", "FacebookAI/roberta-large"}}},
-	"xlmroberta": {"XLM-RoBERTa", [][2]string{{"base", "FacebookAI/xlm-roberta-base"}, {"large", "FacebookAI/xlm-roberta-large"}}},
 	"deberta":    {"DeBERTa-v3", [][2]string{{"base", "microsoft/deberta-v3-base"}, {"large", "microsoft/deberta-v3-large"}, {"small", "microsoft/deberta-v3-small"}}},
 	"distilbert": {"DistilBERT", [][2]string{{"base", "distilbert/distilbert-base-uncased"}}},
 	"electra":    {"ELECTRA", [][2]string{{"base", "google/electra-base-discriminator"}, {"large", "google/electra-large-discriminator"}, {"small", "google/electra-small-discriminator"}}},
