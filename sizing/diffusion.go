@@ -235,8 +235,10 @@ func (m Model) diffusionParamCount() int64 {
 func (rs *resolved) diffusionAssumptions(q Query) error {
 	r, m := &rs.req, rs.model
 	if m.Denoiser == DenoiserUNet && r.Method != MethodInference {
-		return inputErr(fmt.Sprintf("fit %s inference %s", m.ID, orDefault(r.GPU, "rtx-4090")),
-			"%s is a UNet diffusion model; fitbot sizes its inference but not UNet fine-tuning (%s) yet: a UNet's activations are not modelled", m.Name, r.Method)
+		// No Try: its inference is another question, and so is another
+		// pipeline's fine-tuning.
+		return inputErr("", "%s is a UNet diffusion model; fitbot sizes its inference but not UNet fine-tuning (%s) yet: a UNet's activations are not modelled, "+
+			"so there is no similar question to offer (fine-tuning is sized for the diffusion transformers flux.1-dev, flux.1-schnell and sd3-medium)", m.Name, r.Method)
 	}
 	var names []string
 	for _, c := range m.Components {
