@@ -130,6 +130,9 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 		return a, nil
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	if r.Method == MethodInference && rs.shape.encoderSeq > 0 {
+		tw = append([]string{audioRate(a.Throughput, rs.shape.encoderSeq, r.MicroBatch)}, tw...)
+	}
 	switch {
 	case r.Method != MethodInference:
 	case servedLikeADecoder(r.Architecture):

@@ -441,7 +441,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			case KindEncoder:
 				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
 			default:
-				if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
+				fixed := kvCacheBytes(&rs.shape, 0, 1, kvElemBytes(half))
+				if rs.shape.encoderSeq > 0 {
+					// Whisper: the cross-attention KV is per clip, not per token.
+					rs.assume("KV cache in %s: %s per text token of the decoder's own attention (all layers, one clip), plus %s per clip for the cross-attention over its %s encoder frames",
+						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), commas(rs.shape.encoderSeq))
+				} else if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
 					rs.assume("KV cache in %s: %s per token of context (all layers, one request)", half, perTokenBytes(b))
 				} else {
 					rs.assume("KV cache in %s", half) // a search's probe model, not one asked
