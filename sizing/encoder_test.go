@@ -107,3 +107,22 @@ func TestEncoderExamplesAtItsLength(t *testing.T) {
 		t.Errorf("notes %q; want the 512-token examples said", p.Notes)
 	}
 }
+
+// TestEmbeddingFineTuneSaysContrastive: an embedding model's fine-tune
+// says that contrastive in-batch negatives are not modelled (trial H7
+// Q32); a reranker's does not.
+func TestEmbeddingFineTuneSaysContrastive(t *testing.T) {
+	for q, want := range map[string]bool{"bge-large embedding fine-tune batch 128": true, "bge reranker v2 m3 full finetune a10g": false} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := anyHasPrefix(a.Assumptions, "one sequence per example: contrastive training with in-batch negatives"); got != want {
+			t.Errorf("%q: contrastive said %v, want %v (assumptions %q)", q, got, want, a.Assumptions)
+		}
+	}
+}

@@ -614,6 +614,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 	rs.assume("FlashAttention (no attention-score activations)")
 	if rs.model.Kind == KindEncoder {
 		rs.assume("%s fine-tuned with a classification head, as encoders usually are: no vocabulary logits (masked-LM training would add them)", rs.model.Name)
+		if embeddingFamilies[rs.model.Family] && rs.model.ExtraParams == 0 { // a reranker is a cross-encoder
+			// Trial H7 Q32: an embedding model is fine-tuned contrastively.
+			rs.assume("one sequence per example: contrastive training with in-batch negatives (sentence-transformers' MultipleNegativesRankingLoss) encodes a query and a positive, and any hard negatives, per example, at least 2× these activations, and gradient accumulation does not keep its negatives; not modelled")
+		}
 	}
 	switch {
 	case q.GradCheckpointing != nil:
@@ -823,6 +827,10 @@ func longerContextTwin(m Model, seq int) (Model, bool) {
 	}
 	return best, best.ID != ""
 }
+
+// embeddingFamilies are the catalog's embedding-model families, fine-tuned
+// contrastively.
+var embeddingFamilies = map[string]bool{"bge": true, "e5": true, "gte": true, "nomic": true, "qwen3-embedding": true}
 
 // perTokenBytes writes a KV cache's bytes per token: "128 KiB",
 // "1.25 MiB".
