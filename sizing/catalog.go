@@ -126,25 +126,43 @@ func (c *catalog) parseNamed(data []byte) error {
 	for i, m := range nf.Models {
 		names := append([]string{m.ID, m.Name}, m.Aliases...)
 		for _, n := range names {
-			if _, ok := c.modelIdx.byKey[string(modelKey(nil, n))]; ok {
+			if _, ok := c.modelIdx.byKey[string(namedKey(nil, n))]; ok {
 				errs = append(errs, fmt.Errorf("named.json: %s: %q also names a sized model", m.ID, n))
 			}
 		}
-		errs = append(errs, c.namedIdx.add(names, i, m.ID, "", modelKey)...)
+		errs = append(errs, c.namedIdx.add(names, i, m.ID, "", namedKey)...)
 	}
 	return errors.Join(errs...)
 }
 
-// LookupNamed finds a model fitbot knows by name but does not size.
+// LookupNamed finds a model fitbot knows by name but does not size; a
+// Hub id ("stabilityai/stable-diffusion-3.5-large") is looked up by its
+// repo name.
 func LookupNamed(name string) (NamedModel, bool) {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		if n, ok := lookupNamedWritten(name[i+1:]); ok {
+			return n, true
+		}
+	}
+	return lookupNamedWritten(name)
+}
+
+// lookupNamedWritten finds a named-only model by its name as written,
+// where a slash is part of it ("vit-l/14", "CLIP ViT-B/32").
+func lookupNamedWritten(name string) (NamedModel, bool) {
 	c := loadCatalog()
 	var buf [keyBuf]byte
-	e, ok := c.namedIdx.byKey[string(modelKey(buf[:0], name))]
+	e, ok := c.namedIdx.byKey[string(namedKey(buf[:0], name))]
 	if !ok {
 		return NamedModel{}, false
 	}
 	return c.named[e.index], true
 }
+
+// namedKey is a named-only model's lookup key: a model key (see
+// modelKey) that keeps what follows a slash, since vision models are
+// named by their patch size after one ("ViT-L/14").
+func namedKey(dst []byte, s string) []byte { return appendCatalogKey(dst, s, true) }
 
 // Named returns the models fitbot knows by name but does not size, in
 // catalog order. The slice is a copy.
@@ -156,7 +174,7 @@ func (m NamedModel) Refusal() *InputError {
 	e := &InputError{}
 	e.Problem = fmt.Sprintf("%s is %s (%s), which fitbot does not size yet; it is not sized as a decoder LLM from its parameter count either. %s",
 		m.Name, m.What, m.Kind, sizedFamilies)
-	e.Hint = "fitbot models " + m.ID
+	e.Hint = "models " + m.ID
 	return e
 }
 

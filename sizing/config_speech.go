@@ -50,3 +50,24 @@ func whisperFrontend(mels, d, frames int) int64 {
 	h := int64(d)
 	return int64(mels)*h*3 + h + h*h*3 + h + int64(frames)*h
 }
+
+// Whisper's audio rate: a clip is 30 s of audio; spoken English at about
+// 150 words a minute is about 75 words, some 100 text tokens.
+const (
+	clipSeconds = 30
+	clipTokens  = 100
+)
+
+// audioRate says how many hours of audio an hour the speed t transcribes
+// (trial H6 Q17): a clip's encoder frames at the prefill rate, then its
+// text tokens decoded one at a time, greedily. At a batch above 1 the
+// rate is not sized.
+func audioRate(t Throughput, frames int64, batch int) string {
+	if batch > 1 || t.TokensPerSecond == nil || t.PrefillTokensPerSecond == nil || *t.TokensPerSecond <= 0 || *t.PrefillTokensPerSecond <= 0 {
+		return "hours of audio an hour are sized at batch 1 only (one 30 s clip at a time)"
+	}
+	enc := float64(frames) / *t.PrefillTokensPerSecond
+	dec := clipTokens / *t.TokensPerSecond
+	return fmt.Sprintf("audio: about %.0f hours of audio an hour, one 30 s clip at a time: %s encoder frames in %.2f s, then about %d text tokens decoded greedily in %.2f s (speech at about 150 words a minute; no beam search, no batching; not checked against a published figure)",
+		clipSeconds/(enc+dec), commas(frames), enc, clipTokens, dec)
+}

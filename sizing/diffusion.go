@@ -235,8 +235,10 @@ func (m Model) diffusionParamCount() int64 {
 func (rs *resolved) diffusionAssumptions(q Query) error {
 	r, m := &rs.req, rs.model
 	if m.Denoiser == DenoiserUNet && r.Method != MethodInference {
-		return inputErr(fmt.Sprintf("fit %s inference %s", m.ID, orDefault(r.GPU, "rtx-4090")),
-			"%s is a UNet diffusion model; fitbot sizes its inference but not UNet fine-tuning (%s) yet: a UNet's activations are not modelled", m.Name, r.Method)
+		// No Try: its inference is another question, and so is another
+		// pipeline's fine-tuning.
+		return inputErr("", "%s is a UNet diffusion model; fitbot sizes its inference but not UNet fine-tuning (%s) yet: a UNet's activations are not modelled, "+
+			"so there is no similar question to offer (fine-tuning is sized for the diffusion transformers flux.1-dev, flux.1-schnell and sd3-medium)", m.Name, r.Method)
 	}
 	var names []string
 	for _, c := range m.Components {
@@ -297,4 +299,94 @@ func (p *Price) perHour(gpus int) *float64 {
 	}
 	v := p.USDPerGPUHour * float64(max(gpus, 1))
 	return &v
+}
+
+// diffusionTry is one change to a diffusion question that does not fit,
+// and what it is in words.
+type diffusionTry struct {
+	change func(*Query)
+	what   string
+}
+
+// maxDiffusionAlternatives is how many fitting ways a diffusion answer
+// that does not fit lists.
+const maxDiffusionAlternatives = 3
+
+// diffusionAlternatives are the ways on the asked card(s) that fit a
+// diffusion question that does not, in the order people reach for them
+// (trial H6 Q18: FLUX.1 dev on a 3090 runs with an fp8 transformer; H7
+// Q10: FLUX LoRA on a 4090 trains on an fp8 base): for inference an fp8
+// or nf4 denoiser and T5-XXL, then model CPU offload; for LoRA an fp8
+// base, with gradient checkpointing, then QLoRA; for full fine-tuning
+// LoRA, then QLoRA. Other cards are not searched. q is the question as
+// asked, asked its resolution.
+func (e *Estimator) diffusionAlternatives(q Query, asked *resolved) []Alternative {
+	r := &asked.req
+	if q.GPU == "" {
+		q.GPU, q.GPUs = r.GPU, r.GPUs
+	}
+	on := true
+	fp8 := diffusionTry{func(q *Query) { q.Quant = QuantFP8 }, "fp8 frozen base (the denoiser's weights)"}
+	weights := "denoiser weights"
+	if asked.shape.diffusion.bigEncoder >= 0 {
+		weights = "denoiser and T5-XXL weights"
+	}
+	if r.Method == MethodInference {
+		fp8.what = "fp8 " + weights
+	}
+	ckpt := diffusionTry{func(q *Query) { q.GradCheckpointing = &on }, "gradient checkpointing"}
+	qlora := diffusionTry{func(q *Query) { q.Method, q.Quant = MethodQLoRA, "" }, "QLoRA (nf4 base, adapters only, gradient checkpointing)"}
+	var tries [][]diffusionTry
+	switch {
+	case r.Method == MethodInference && r.Quant == QuantNone:
+		nf4 := diffusionTry{func(q *Query) { q.Quant = QuantNF4 }, "nf4 " + weights + " (bitsandbytes)"}
+		offload := diffusionTry{func(q *Query) { q.Offload = OffloadCPU }, "model CPU offload (one component on the GPU at a time)"}
+		tries = [][]diffusionTry{{fp8}, {nf4}, {offload}, {fp8, offload}}
+	case r.Method == MethodInference && r.Offload != OffloadCPU:
+		tries = [][]diffusionTry{{{func(q *Query) { q.Offload = OffloadCPU }, "model CPU offload (one component on the GPU at a time)"}}}
+	case r.Method == MethodLoRA && r.Quant == QuantNone:
+		tries = [][]diffusionTry{{fp8}, {fp8, ckpt}, {qlora}}
+	case r.Method == MethodFull:
+		rank := q.LoRARank
+		if rank == 0 {
+			rank = defaultLoRARank
+		}
+		lora := diffusionTry{func(q *Query) { q.Method = MethodLoRA }, fmt.Sprintf("LoRA rank %d (frozen 16-bit base)", rank)}
+		tries = [][]diffusionTry{{lora}, {lora, ckpt}, {lora, fp8, ckpt}, {qlora}}
+	}
+	var out []Alternative
+	for _, t := range tries {
+		q2 := q
+		var what []string
+		for _, c := range t {
+			c.change(&q2)
+			what = append(what, c.what)
+		}
+		rs, err := resolve(q2)
+		if err != nil {
+			continue
+		}
+		mem := rs.memory(&rs.req)
+		vram := rs.gpu.MemoryBytes
+		if mem.TotalBytes > vram {
+			continue
+		}
+		req := rs.req
+		where := "on the same card"
+		if req.GPUs > 1 {
+			where = fmt.Sprintf("on the same %d× %s", req.GPUs, rs.gpu.Name)
+		}
+		a := Alternative{Method: req.Method, Optimizer: req.Optimizer, GPU: req.GPU, GPUs: req.GPUs, ZeROStage: req.ZeROStage, Offload: req.Offload,
+			Fits: true, TotalBytes: mem.TotalBytes, Headroom: headroom(mem.TotalBytes, vram), Request: req,
+			Why: fmt.Sprintf("%s %s: %s per GPU", strings.Join(what, " + "), where, gibString(mem.TotalBytes))}
+		if a.Headroom == HeadroomTight {
+			a.Why += " (tight: under 20% headroom)"
+		}
+		a.USDPerHour = e.price(req.GPU).perHour(req.GPUs)
+		out = append(out, a)
+		if len(out) == maxDiffusionAlternatives {
+			break
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -145,5 +146,48 @@ func TestDiffusionWords(t *testing.T) {
 	}
 	if _, err := Parse("flux.1-dev 20000px inference"); err == nil {
 		t.Error("20000px accepted")
+	}
+}
+
+// TestDiffusionAlternatives: a diffusion question that does not fit is
+// offered the asked card's ways that fit, first the one people reach
+// for: FLUX.1 dev on a 3090 with an fp8 transformer and T5 (trial H6
+// Q18), FLUX LoRA on a 4090 on an fp8 base (H7 Q10); a UNet pipeline's
+// ways never name a T5-XXL; one that fits is offered none.
+func TestDiffusionAlternatives(t *testing.T) {
+	e := &Estimator{}
+	for _, c := range []struct {
+		q     string
+		quant Quant
+		first string
+	}{
+		{"flux.1 dev inference on a 3090 how many images per minute", QuantFP8, "fp8 denoiser and T5-XXL weights on the same card"},
+		{"flux.1 dev lora training on a 4090", QuantFP8, "fp8 frozen base (the denoiser's weights) on the same card"},
+		{"sdxl inference 1024px batch 8 on a 3060", QuantFP8, "fp8 denoiser weights on the same card"},
+	} {
+		p, err := Parse(c.q)
+		if err != nil {
+			t.Fatalf("%q: %v", c.q, err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatalf("%q: %v", c.q, err)
+		}
+		if a.Fits || len(a.Alternatives) == 0 {
+			t.Fatalf("%q: fits %v, %d alternatives; want a misfit with ways that fit", c.q, a.Fits, len(a.Alternatives))
+		}
+		first := a.Alternatives[0]
+		if !first.Fits || first.Request.Quant != c.quant || first.GPU != a.Request.GPU || first.Method != a.Request.Method || !strings.HasPrefix(first.Why, c.first) {
+			t.Errorf("%q: first way %+v; want %s on %s (%q)", c.q, first, c.quant, a.Request.GPU, c.first)
+		}
+		for _, alt := range a.Alternatives {
+			if !alt.Fits || alt.TotalBytes > a.VRAMBytes {
+				t.Errorf("%q: %q does not fit", c.q, alt.Why)
+			}
+		}
+	}
+	p, _ := Parse("flux.1 dev fp8 inference on a 3090")
+	if a, err := e.Answer(p.Query); err != nil || !a.Fits || len(a.Alternatives) != 0 {
+		t.Errorf("flux fp8 on a 3090: %v, fits %v, %d alternatives; want a fit with none", err, a.Fits, len(a.Alternatives))
 	}
 }

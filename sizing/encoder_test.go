@@ -86,3 +86,43 @@ func TestEncoderFineTuneHasNoVocabularyLogits(t *testing.T) {
 		t.Errorf("fits %v, activations %.1f GiB, assumptions %q: want a fit without vocabulary logits, said", a.Fits, float64(a.PerGPU.ActivationsBytes)/(1<<30), a.Assumptions)
 	}
 }
+
+// TestEncoderExamplesAtItsLength: examples counted into a token budget
+// are no longer than the encoder reads: 1M BERT examples are 512M tokens
+// at BERT's 512, not 2.05B at the 2,048 a decoder defaults to (trial H6
+// Q44); a sequence length said still decides.
+func TestEncoderExamplesAtItsLength(t *testing.T) {
+	for q, want := range map[string]int64{
+		"bert base finetune on a t4 how long for 1M examples":         512_000_000,
+		"bert base finetune on a t4 seq 128 how long for 1M examples": 128_000_000,
+		"llama 3 8b lora on a 4090 for 1M examples":                   2_048_000_000,
+	} {
+		p, err := Parse(q)
+		if err != nil || p.Query.Tokens != want {
+			t.Errorf("%q: %d tokens, %v; want %d", q, p.Query.Tokens, err, want)
+		}
+	}
+	p, _ := Parse("bert base finetune on a t4 how long for 1M examples")
+	if !anyHasPrefix(p.Notes, `"1M examples" taken as that many sequences of 512 tokens (BERT base uncased's longest sequence)`) {
+		t.Errorf("notes %q; want the 512-token examples said", p.Notes)
+	}
+}
+
+// TestEmbeddingFineTuneSaysContrastive: an embedding model's fine-tune
+// says that contrastive in-batch negatives are not modelled (trial H7
+// Q32); a reranker's does not.
+func TestEmbeddingFineTuneSaysContrastive(t *testing.T) {
+	for q, want := range map[string]bool{"bge-large embedding fine-tune batch 128": true, "bge reranker v2 m3 full finetune a10g": false} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := anyHasPrefix(a.Assumptions, "one sequence per example: contrastive training with in-batch negatives"); got != want {
+			t.Errorf("%q: contrastive said %v, want %v (assumptions %q)", q, got, want, a.Assumptions)
+		}
+	}
+}

@@ -126,14 +126,25 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	var tw []string
 	if rs.shape.diffusion != nil {
 		// Image models: memory only; their speed (steps per second) and
-		// serving are not sized, nor alternatives beyond the card chosen.
+		// serving are not sized, nor other cards: one that does not fit is
+		// offered the same card's ways that fit.
 		a.Throughput = Throughput{USDPerHour: a.Price.perHour(r.GPUs)}
-		a.Warnings = append(append(rs.notes, warnings...), "speed, serving capacity and alternatives are not sized for diffusion models")
 		a.Alternatives = []Alternative{}
+		if !a.Fits {
+			a.Alternatives = e.diffusionAlternatives(q, rs)
+		}
+		unsized := "speed, serving capacity and alternatives are not sized for diffusion models"
+		if len(a.Alternatives) > 0 {
+			unsized = "speed, serving capacity and other cards are not sized for diffusion models: the ways that fit keep the asked card"
+		}
+		a.Warnings = append(append(rs.notes, warnings...), unsized)
 		a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
 		return a, nil
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	if r.Method == MethodInference && rs.shape.encoderSeq > 0 {
+		tw = append([]string{audioRate(a.Throughput, rs.shape.encoderSeq, r.MicroBatch)}, tw...)
+	}
 	switch {
 	case r.Method != MethodInference:
 	case servedLikeADecoder(r.Architecture):

@@ -206,6 +206,7 @@ type parser struct {
 	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
 	gpuNameWords   string      // that card's words
 	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
+	namedErr       *InputError // the refusal of a model known by name only, when it is the problem
 	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -293,7 +294,9 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	p.finish()
 	p.deadline = deadline
 	if p.err != nil {
-		p.err.Hint = p.hint() + ask.hintSuffix()
+		if p.err != p.namedErr {
+			p.err.Hint = p.hint() + ask.hintSuffix()
+		}
 		return p.result(), p, p.err
 	}
 	return p.result(), p, nil
@@ -462,6 +465,12 @@ func (p *parser) step(i int) int {
 			p.fail(fmt.Sprintf("%s is not a model I know: fitbot's catalog has %s, not its %s variant; name it by its Hugging Face id and fitbot reads its config.json",
 				quote(p.text(i, i+n+1)), quote(words), v), func(q *Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
 			return n + 1
+		}
+		if n, ok := LookupNamed(w.val); ok && p.err == nil && p.words[fModel] == "" {
+			// Refused by name before anything later in the question can
+			// fail with a Try that sizes it.
+			p.namedErr = n.Refusal()
+			p.err = p.namedErr
 		}
 		p.setModel(w.val, w.note, words)
 	case kindGPU:

@@ -99,12 +99,21 @@ func (p *parser) resolveMemory() {
 			p.err, p.fix, unknown = nil, nil, p.gpuNameWords
 		}
 	}
-	if p.memGB == 0 || p.err != nil {
+	if p.memGB == 0 || p.err != nil && (p.err == p.gpuNameErr || p.q.GPU != "") {
 		return
 	}
 	gb, words := p.memGB, p.memWords
 	pick, ok := p.lex.memoryCard(p.q.GPU, gb)
 	if !ok {
+		return
+	}
+	if p.err != nil {
+		// Another problem (a model not known): the Try keeps the card the
+		// memory names ("e5-mistral-7b ... on a 24gb card").
+		p.q.GPU = pick.id
+		if !pick.exact {
+			p.q.GPUMemoryBytes = int64(gb) << 30
+		}
 		return
 	}
 	if unknown != "" {

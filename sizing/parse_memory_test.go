@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -138,4 +139,15 @@ func TestParseUnused(t *testing.T) {
 // BenchmarkParseTypo measures a question with a typo, which is read twice.
 func BenchmarkParseTypo(b *testing.B) {
 	benchmarkParse(b, "can we lorra llama 3 8b on a 24gb card bacth 2")
+}
+
+// TestMemoryKeptBesideAnotherProblem: a typed memory stays in the Try when
+// the question fails on something else, so that "did you mean" keeps the
+// asker's card (trial H7 Q33).
+func TestMemoryKeptBesideAnotherProblem(t *testing.T) {
+	_, err := Parse("finetune e5-mistral-7b embedding with lora on a 24gb card")
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Hint != "fit mistral-7b-v0.1 lora a10" {
+		t.Errorf("e5-mistral-7b on a 24gb card: %v (Try %q); want the Try on the 24 GB card", err, hintOf(ie))
+	}
 }

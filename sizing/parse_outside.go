@@ -8,7 +8,7 @@ import (
 )
 
 // Models people name that the catalog lacks and that no catalog family
-// word starts ("yi 34b", "command r plus", "vit large"): the parser
+// word starts ("yi 34b", "command r plus"): the parser
 // refuses them by name, with their Hugging Face Hub id in the Try line,
 // instead of dropping the name and sizing a bare size or another model.
 
@@ -55,9 +55,6 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if m, n := p.outsideFamilyAt(i); n > 0 {
 		return m, n
 	}
-	if m, n := encoderAt(key, i); n > 0 {
-		return m, n
-	}
 	if strings.HasPrefix(key(i), "code") {
 		// Code Llama 7B, 13B and 70B are Llama 2's architecture, sized as
 		// such (architectureTwins); 34B has no Llama 2 twin.
@@ -88,19 +85,6 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 			return outsideModel{"Command R+", "CohereForAI/c4ai-command-r-plus"}, n
 		}
 		return outsideModel{"Command R", "CohereForAI/c4ai-command-r-v01"}, n
-	case "vit", "vitb", "vitl", "vith":
-		variants := map[string]outsideModel{
-			"b": {"ViT-B", "google/vit-base-patch16-224"}, "base": {"ViT-B", "google/vit-base-patch16-224"},
-			"l": {"ViT-L", "google/vit-large-patch16-224"}, "large": {"ViT-L", "google/vit-large-patch16-224"},
-			"h": {"ViT-H", "google/vit-huge-patch14-224-in21k"}, "huge": {"ViT-H", "google/vit-huge-patch14-224-in21k"},
-		}
-		if k != "vit" {
-			return variants[k[len("vit"):]], 1
-		}
-		if m, ok := variants[key(i+1)]; ok {
-			return m, 2
-		}
-		return variants["base"], 1
 	}
 	return outsideModel{}, 0
 }
@@ -426,41 +410,4 @@ func article(n int) string {
 		return "an"
 	}
 	return "a"
-}
-
-// encoders are BERT-style encoders the catalog lacks and fitbot sizes from
-// their config.json, by key: the name and the Hub repo of each size
-// ("roberta large": FacebookAI/roberta-large), the first size when none
-// is said.
-var encoders = map[string]struct {
-	name  string
-	sizes [][2]string // size word, repo
-}{
-	"roberta":    {"RoBERTa", [][2]string{{"base", "FacebookAI/roberta-base"}, {"large", "FacebookAI/roberta-large"}}},
-	"xlmroberta": {"XLM-RoBERTa", [][2]string{{"base", "FacebookAI/xlm-roberta-base"}, {"large", "FacebookAI/xlm-roberta-large"}}},
-	"deberta":    {"DeBERTa-v3", [][2]string{{"base", "microsoft/deberta-v3-base"}, {"large", "microsoft/deberta-v3-large"}, {"small", "microsoft/deberta-v3-small"}}},
-	"distilbert": {"DistilBERT", [][2]string{{"base", "distilbert/distilbert-base-uncased"}}},
-	"electra":    {"ELECTRA", [][2]string{{"base", "google/electra-base-discriminator"}, {"large", "google/electra-large-discriminator"}, {"small", "google/electra-small-discriminator"}}},
-}
-
-// encoderAt reads an encoder the catalog lacks with its size at token i
-// ("roberta large", "xlm-roberta base", "deberta v3 large").
-func encoderAt(key func(int) string, i int) (outsideModel, int) {
-	k, n := strings.ReplaceAll(key(i), "-", ""), 1
-	e, ok := encoders[k]
-	if !ok {
-		return outsideModel{}, 0
-	}
-	if key(i+n) == "v3" {
-		n++
-	}
-	size, repo := e.sizes[0][0], e.sizes[0][1]
-	for _, s := range e.sizes {
-		if key(i+n) == s[0] {
-			size, repo = s[0], s[1]
-			n++
-			break
-		}
-	}
-	return outsideModel{e.name + " " + size, repo}, n
 }

@@ -24,8 +24,6 @@ func TestParseOutsideModels(t *testing.T) {
 		{"command r plus inference 4xa100", `I don't know Command R+ ("command r plus")`, "fit hf.co/CohereForAI/c4ai-command-r-plus inference 4xa100-80"},
 		{"command r+ on 2 h100s", "I don't know Command R+", "fit hf.co/CohereForAI/c4ai-command-r-plus 2xh100"},
 		{"command r qlora a100", "I don't know Command R (", "fit hf.co/CohereForAI/c4ai-command-r-v01 qlora a100-80"},
-		{"vit large training on a100", `I don't know ViT-L ("vit large")`, "fit hf.co/google/vit-large-patch16-224 full a100-80"},
-		{"vit-b inference t4", "I don't know ViT-B", "fit hf.co/google/vit-base-patch16-224 inference t4"},
 		// A family name with its version: "olmo 2 13b" is not a bare 13B and a stray "2".
 		{"olmo 2 13b full finetune on 8 h100", `I don't know OLMo 2 13B ("olmo 2 13b")`, "fit hf.co/allenai/OLMo-2-1124-13B full 8xh100"},
 		{"olmo2 7b lora a100", "I don't know OLMo 2 7B", "fit hf.co/allenai/OLMo-2-1124-7B lora a100-80"},
@@ -44,6 +42,33 @@ func TestParseOutsideModels(t *testing.T) {
 	// "command" in a sentence is not a model.
 	if p, err := Parse("command line tool for llama 3 8b lora 4090"); err != nil || p.Query.Model != "llama-3-8b" {
 		t.Errorf("command line: %+v, %v", p.Query, err)
+	}
+}
+
+// TestParseNamedOnly: image encoders (ViT, CLIP, DINOv2) and the
+// encoders whose config.json fitbot does not read (DeBERTa, DistilBERT,
+// ELECTRA) are refused by name, whatever else the question says, and the
+// Try lists the model (fitbot models ID): it never sizes an LLM in its
+// place (trials H6 Q40, Q41, H7 Q15, Q40, Q41).
+func TestParseNamedOnly(t *testing.T) {
+	for _, c := range []struct{ in, problem, hint string }{
+		{"vit-large finetune on a v100 16gb batch 64", "ViT-L/16 is a 304M-parameter image encoder", "models vit-large"},
+		{"vit large training on a100", "ViT-L/16 is", "models vit-large"},
+		{"vit-b inference t4", "ViT-B/16 is", "models vit-base"},
+		{"clip vit-l/14 contrastive training from scratch on 8 a100s, batch 32k, is that feasible", "CLIP ViT-L/14 is a 428M-parameter image and text encoder pair", "models clip-vit-l-14"},
+		{"clip vit-l/14 embedding 10 million images on an a10g how long and cost", "CLIP ViT-L/14 is", "models clip-vit-l-14"},
+		{"openai clip vit-b/32 inference t4", "CLIP ViT-B/32 is", "models clip-vit-b-32"},
+		{"dinov2 vit-g finetune on 4x v100 32gb", "DINOv2 ViT-g/14 is a 1.1B-parameter", "models dinov2-giant"},
+		{"dino v2 large inference l4", "DINOv2 ViT-L/14 is", "models dinov2-large"},
+		{"deberta v3 large finetune a10g", "DeBERTa-v3 large is", "models deberta-v3-large"},
+		{"distilbert inference t4", "DistilBERT base is", "models distilbert-base"},
+		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large is", "models sd3.5-large"},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || !strings.Contains(ie.Problem, "which fitbot does not size yet") || ie.Hint != c.hint {
+			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
+		}
 	}
 }
 

@@ -230,8 +230,13 @@ func (p *parser) setTokens(num number, words string) {
 func (p *parser) finish() {
 	if p.exampleWords != "" && p.q.Tokens == 0 {
 		seq := int64(p.q.SeqLen)
+		what := "the sequence length"
 		if seq == 0 {
 			seq = defaultSeqLen
+			// An example is no longer than the model reads: BERT's 512.
+			if m, ok := MatchModel(p.q.Model); ok && m.MaxContext > 0 && int64(m.MaxContext) < seq {
+				seq, what = int64(m.MaxContext), m.Name+"'s longest sequence"
+			}
 		}
 		total := p.exampleCount * seq
 		if total/seq != p.exampleCount || total > MaxTokens {
@@ -242,8 +247,8 @@ func (p *parser) finish() {
 			p.note(fmt.Sprintf("%s is %s tokens at %d a sequence, too few for a training budget: not used", quote(p.exampleWords), commas(total), seq))
 		} else {
 			p.setTokens(budget, p.exampleWords)
-			p.note(fmt.Sprintf("%s taken as that many sequences of %d tokens (the sequence length): %s tokens; say \"of 500 tokens\" for their own length",
-				quote(p.exampleWords), seq, strings.ToUpper(formatCount(total))))
+			p.note(fmt.Sprintf("%s taken as that many sequences of %d tokens (%s): %s tokens; say \"of 500 tokens\" for their own length",
+				quote(p.exampleWords), seq, what, strings.ToUpper(formatCount(total))))
 		}
 	}
 	if p.noDeviceWords != "" {

@@ -437,7 +437,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			case KindEncoder:
 				rs.assume("%s is an encoder: no KV cache; each batch of sequences is read whole in one forward pass, and its speed is sequences per second", rs.model.Name)
 			default:
-				if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
+				fixed := kvCacheBytes(&rs.shape, 0, 1, kvElemBytes(half))
+				if rs.shape.encoderSeq > 0 {
+					// Whisper: the cross-attention KV is per clip, not per token.
+					rs.assume("KV cache in %s: %s per text token of the decoder's own attention (all layers, one clip), plus %s per clip for the cross-attention over its %s encoder frames",
+						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), commas(rs.shape.encoderSeq))
+				} else if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
 					rs.assume("KV cache in %s: %s per token of context (all layers, one request)", half, perTokenBytes(b))
 				} else {
 					rs.assume("KV cache in %s", half) // a search's probe model, not one asked
@@ -605,6 +610,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 	rs.assume("FlashAttention (no attention-score activations)")
 	if rs.model.Kind == KindEncoder {
 		rs.assume("%s fine-tuned with a classification head, as encoders usually are: no vocabulary logits (masked-LM training would add them)", rs.model.Name)
+		if embeddingFamilies[rs.model.Family] && rs.model.ExtraParams == 0 { // a reranker is a cross-encoder
+			// Trial H7 Q32: an embedding model is fine-tuned contrastively.
+			rs.assume("one sequence per example: contrastive training with in-batch negatives (sentence-transformers' MultipleNegativesRankingLoss) encodes a query and a positive, and any hard negatives, per example, at least 2× these activations, and gradient accumulation does not keep its negatives; not modelled")
+		}
 	}
 	switch {
 	case q.GradCheckpointing != nil:
@@ -814,6 +823,10 @@ func longerContextTwin(m Model, seq int) (Model, bool) {
 	}
 	return best, best.ID != ""
 }
+
+// embeddingFamilies are the catalog's embedding-model families, fine-tuned
+// contrastively.
+var embeddingFamilies = map[string]bool{"bge": true, "e5": true, "gte": true, "nomic": true, "qwen3-embedding": true}
 
 // perTokenBytes writes a KV cache's bytes per token: "128 KiB",
 // "1.25 MiB".

@@ -1,9 +1,12 @@
 package sizing
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +89,35 @@ func TestWhisperPublishedVRAM(t *testing.T) {
 		if a.Request.Architecture != ArchEncoderDecoder || a.Request.SeqLen != 448 {
 			t.Errorf("%s: %s at %d tokens, want encoder-decoder at Whisper's 448", tt.name, a.Request.Architecture, a.Request.SeqLen)
 		}
+	}
+}
+
+// TestWhisperAudioRateAndKVWords: a Whisper answer says how many hours of
+// audio an hour it transcribes (trial H6 Q17: about 19 on a T4, one clip
+// at a time), and its KV line gives the decoder's 160 KiB per text token
+// and the 234.38 MiB cross-attention KV per clip apart, not one 234.53 MiB
+// "per token".
+func TestWhisperAudioRateAndKVWords(t *testing.T) {
+	p, err := Parse("whisper large v3 on a t4, how many hours of audio per hour")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) == 0 || !strings.HasPrefix(a.Warnings[0], "audio: about ") || !strings.Contains(a.Warnings[0], "hours of audio an hour") {
+		t.Errorf("warnings %q; want the audio rate first", a.Warnings)
+	}
+	var rate float64
+	if _, err := fmt.Sscanf(a.Warnings[0], "audio: about %f hours", &rate); err != nil || rate < 10 || rate > 30 {
+		t.Errorf("audio rate %v (%v); want 10 to 30 hours an hour on a T4", rate, err)
+	}
+	if !anyHasPrefix(a.Assumptions, "KV cache in fp16: 160 KiB per text token of the decoder's own attention (all layers, one clip), plus 234.38 MiB per clip for the cross-attention over its 1,500 encoder frames") {
+		t.Errorf("assumptions %q; want the KV per text token and per clip apart", a.Assumptions)
+	}
+	p, _ = Parse("whisper large-v2 int8 batch 8 rtx-3070")
+	if a, err := (&Estimator{}).Answer(p.Query); err != nil || !slices.Contains(a.Warnings, "hours of audio an hour are sized at batch 1 only (one 30 s clip at a time)") {
+		t.Errorf("batch 8: %v, warnings %q; want the rate said unsized", err, a.Warnings)
 	}
 }
