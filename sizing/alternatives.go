@@ -744,17 +744,27 @@ func describeCheapest(g *GPU, c altCandidate) string {
 func gibString(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // pickGPU answers a question that names no card on the cheapest card that
-// fits it as asked (by total card memory when unpriced); the others that
-// fit become alternatives.
-func (e *Estimator) pickGPU(rs *resolved) {
+// fits it as asked (by total card memory when unpriced), or, when fewest
+// is asked, on the card that fits on the fewest GPUs (the cheapest of
+// those); the others that fit become alternatives.
+func (e *Estimator) pickGPU(rs *resolved, fewest bool) {
 	var buf [64]fitOption
 	if found := e.cheapest(buf[:0], rs); len(found) > 0 {
-		c := found[0].altCandidate(rs)
+		best, how := 0, "the cheapest configuration that fits"
+		if fewest {
+			for i, f := range found {
+				if f.gpus < found[best].gpus {
+					best = i
+				}
+			}
+			how = "the card that fits on the fewest GPUs (the cheapest of those)"
+		}
+		c := found[best].altCandidate(rs)
 		g, _, _ := LookupGPU(c.req.GPU)
 		rs.setGPU(g)
 		rs.gpuNamed = false // chosen, not asked: the others that fit are alternatives
 		rs.req = c.req
-		rs.assume("no GPU named: answered for the cheapest configuration that fits, %d× %s; other cards that fit are listed as alternatives", c.req.GPUs, g.Name)
+		rs.assume("no GPU named: answered for %s, %d× %s; other cards that fit are listed as alternatives", how, c.req.GPUs, g.Name)
 		return
 	}
 	g, _, _ := LookupGPU(referenceGPU)

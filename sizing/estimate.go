@@ -97,7 +97,7 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	}
 	chosen := !rs.gpuNamed
 	if chosen {
-		e.pickGPU(rs)
+		e.pickGPU(rs, q.Fewest)
 	}
 	r := &rs.req
 	mem := rs.memory(r)

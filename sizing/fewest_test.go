@@ -76,3 +76,24 @@ func TestFewestNotAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestFewestWithNoCard: "how many gpus min" with no card named answers on
+// the card that fits on the fewest GPUs: Llama 3.1 405B QLoRA (about 225
+// GiB) fits one 256 GB or 288 GB card, where the cheapest per hour needs
+// two or more.
+func TestFewestWithNoCard(t *testing.T) {
+	p, err := Parse("llama 3.1 405b qlora how many gpus min")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Query.Fewest {
+		t.Fatalf("Fewest not read from %q", "min")
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Fits || a.Request.GPUs != 1 {
+		t.Errorf("answered on %d× %s (fits %v), want one card", a.Request.GPUs, a.GPUName, a.Fits)
+	}
+}

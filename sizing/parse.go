@@ -203,6 +203,7 @@ type parser struct {
 	noDeviceWords  string
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
+	fewestAsked    bool        // "fewest", "min gpus" said (not only "how many a100s")
 	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
 	gpuNameWords   string      // that card's words
 	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
@@ -571,7 +572,7 @@ func (p *parser) apply(w word, words string) {
 	case kindCheapest:
 		p.q.Cheapest = true
 	case kindFewest:
-		p.fewest = true
+		p.fewest, p.fewestAsked = true, true
 	case kindFastest:
 		p.q.Fastest = true
 	case kindDeepSpeed:

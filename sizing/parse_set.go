@@ -327,6 +327,9 @@ func (p *parser) finish() {
 		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == IntentFit {
 		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit
 	}
+	if p.fewestAsked && p.q.GPU == "" && p.q.GPUs == 0 && p.q.Nodes == 0 && !p.q.Serve.Plan && p.ask.intent(&p.q) == IntentFit {
+		p.q.Fewest = true // "how many gpus min": the card that fits on the fewest
+	}
 	if p.err == nil && p.q == (Query{}) {
 		words := p.text(0, len(p.toks))
 		if words == "" {

@@ -217,7 +217,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindCheapest}, "cheapest", "cheaper", "cheapestway", "cheapestthatfits", "lowestcost", "leastexpensive", "cheapestoption")
 	add(word{kind: kindFastest}, "fastest", "quickest", "fastestway", "quickestway", "fastestsetup", "asfastaspossible", "fastestoption")
 	add(word{kind: kindFewest}, "fewest", "fewestgpus", "fewestcards", "mingpus", "minimumgpus", "minnumberofgpus",
-		"minimumnumberofgpus", "leastgpus", "fewestnumberofgpus")
+		"minimumnumberofgpus", "leastgpus", "fewestnumberofgpus", "gpusmin", "gpusminimum", "gpusatminimum", "cardsmin", "minimumcards", "mincards", "min", "minimum", "atminimum")
 	add(word{kind: kindQuantize}, "quantize", "quantise", "quantized", "quantised", "quantizing", "quantising",
 		"quantization", "quantisation", "quantizeit", "quantiseit")
 	add(word{kind: kindMethod, val: string(MethodLoRA)}, "adapter", "adapters")

@@ -134,7 +134,9 @@ type Query struct {
 	// Fewest asks how many of the named card a question needs ("how many
 	// a100s", "on h100s" with no count, "fewest h100"): it is answered on
 	// the fewest that fit (Estimator.Answer). Serving loads on such cards
-	// are planned instead (Serve.Plan).
+	// are planned instead (Serve.Plan). With no card named ("how many gpus
+	// min") the card chosen is the one that fits on the fewest GPUs, the
+	// cheapest of those.
 	Fewest bool
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
