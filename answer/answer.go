@@ -431,6 +431,15 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	f.Answer.Warnings = slices.Clone(a.Warnings)
+	if m := q.Parsed.Money; m.USDPerGPUHour > 0 {
+		f.Answer.Alternatives = slices.Clone(a.Alternatives)
+		f.Answer.Assumptions = slices.Clone(f.Answer.Assumptions)
+		if a.Serving != nil {
+			sv := *a.Serving
+			f.Answer.Serving = &sv
+		}
+		f.Answer.AtPrice(m.USDPerGPUHour, m.PriceWords)
+	}
 	checkDeadline(&f.Answer, q.Parsed.Deadline)
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
 	return f, nil

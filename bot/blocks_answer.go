@@ -254,7 +254,9 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 		}
 		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
 	}
-	if p := a.Price; p != nil {
+	if p := a.Price; p != nil && p.AsOf.IsZero() {
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, as asked", display.USD(p.USDPerGPUHour))))
+	} else if p != nil {
 		where := strings.TrimSpace(p.Provider + " " + strings.ReplaceAll(p.Market, "_", "-") + " " + p.Region)
 		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", display.USD(p.USDPerGPUHour), where, formatAge(p.AsOf, v.now))))
 	} else {

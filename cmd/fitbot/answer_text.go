@@ -196,9 +196,12 @@ func speedLine(a sizing.Answer) string {
 		parts = append(parts, display.PerMonth(*t.USDPerMonth)+" running 24/7")
 	}
 	line := "Speed: " + strings.Join(parts, " · ")
-	if a.Price != nil {
+	switch {
+	case a.Price != nil && a.Price.AsOf.IsZero():
+		line += " (price: as asked)"
+	case a.Price != nil:
 		line += fmt.Sprintf(" (price: %s %s, %s)", a.Price.Provider, strings.ReplaceAll(a.Price.Market, "_", "-"), a.Price.AsOf.Format("2006-01-02"))
-	} else {
+	default:
 		line += " (no price known for this card)"
 	}
 	return line
