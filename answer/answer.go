@@ -440,6 +440,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 		}
 		f.Answer.AtPrice(m.USDPerGPUHour, m.PriceWords)
 	}
+	checkBudget(&f.Answer, q.Parsed.Money)
 	checkDeadline(&f.Answer, q.Parsed.Deadline)
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
 	return f, nil

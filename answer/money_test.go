@@ -34,3 +34,44 @@ func TestPriceSaidIsUsed(t *testing.T) {
 		t.Errorf("the estimate's price %+v was changed, want the market's kept for the cache", f.Estimate.Price)
 	}
 }
+
+// TestBudgetSaidIsAnswered: a budget in the question is answered first
+// (trial H6 Q3 and Q13 dropped it without a word): what it buys on the
+// answered configuration and whether the run fits in it.
+func TestBudgetSaidIsAnswered(t *testing.T) {
+	priced := &Service{Estimator: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}}
+	unpriced := &Service{Estimator: Fixed{&sizing.Estimator{}}}
+	for _, c := range []struct {
+		s    *Service
+		text string
+		want []string
+	}{
+		{priced, "we have $5k/month, whats the most users we can serve mistral 7b to",
+			[]string{"Budget $5,000/month: ", " running 24/7 (", "requests at once at "}},
+		{priced, "budget is $2000 for a lora on mixtral 8x7b, doable?",
+			[]string{"Within the $2,000 budget: a 1B-token run (no token count said) costs $", "; $2,000 buys about ", " tokens"}},
+		{priced, "pretrain a 3b model on 300b tokens on an h100 with a $5000 budget",
+			[]string{"Over the $5,000 budget: the run costs $", "(300B tokens); $5,000 buys about ", "% of them"}},
+		{priced, "llama 3 8b lora on 100m tokens on a 4090 $1k/month",
+			[]string{"Within the $1,000/month budget: 1× RTX 4090 24 GB costs $", "/month running 24/7; the run costs $"}},
+		{unpriced, "budget is $2000 for a lora on mixtral 8x7b on an h100",
+			[]string{`Budget $2,000 not checked: no price known for 1× H100 SXM 80 GB (say one, e.g. "at $2/hr")`}},
+	} {
+		f, err := c.s.Fit(context.Background(), c.s.Read(c.text))
+		if err != nil {
+			t.Fatalf("%q: %v", c.text, err)
+		}
+		if len(f.Answer.Targets) != 1 {
+			t.Errorf("%q: targets %q, want one", c.text, f.Answer.Targets)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(f.Answer.Targets[0], w) {
+				t.Errorf("%q: target %q, want %q in it", c.text, f.Answer.Targets[0], w)
+			}
+		}
+		if len(f.Estimate.Targets) != 0 {
+			t.Errorf("%q: the estimate has targets %q, want them only on the answer", c.text, f.Estimate.Targets)
+		}
+	}
+}

@@ -68,6 +68,9 @@ func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 	if line := display.Fewest(a); line != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
 	}
+	for _, line := range a.Targets {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
+	}
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil))
 	if v.details { // the legend has the terms; the full breakdown is a detail
 		blocks = append(blocks, slack.NewSectionBlock(nil, breakdownFields(a), nil))

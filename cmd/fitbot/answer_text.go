@@ -20,6 +20,9 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	if line := display.Fewest(a); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	for _, line := range a.Targets {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", display.InGiB(a.VRAMBytes))
