@@ -471,6 +471,7 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 		return sizing.AskAnswer{}, err
 	}
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
+	a.Targets = askTargets(&a, q.Parsed.Deadline.At(s.now()), q.Parsed.Money)
 	return a, nil
 }
 

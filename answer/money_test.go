@@ -96,3 +96,47 @@ func TestDeadlineDayIsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestAskTargets: a deadline, a budget or a price in a question that
+// runs the other way round is said first, never dropped (trial H7 Q29
+// dropped "in under 2 hrs" from a which-GPU list without a word).
+func TestAskTargets(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	for _, c := range []struct {
+		text string
+		want string
+		cut  bool // the list keeps only the cards done in time
+	}{
+		{"cheapest gpu to fine tune llama 3.1 8b with lora in under 2 hrs",
+			`"in under 2 hrs" not checked: no token count said; 1× `, false},
+		{"cheapest gpu to fine tune llama 3.1 8b with lora on 100m tokens in under 5 hrs", "Done in under 5 hrs: the ", true},
+		{"cheapest gpu to fine tune llama 3.1 8b with lora on 1b tokens in under 2 hrs", "None done in under 2 hrs: every card below takes longer for 1B tokens; the fastest, ", false},
+		{"which gpu for llama 3 8b inference $5k/month", "Budget $5,000/month not checked: ", false},
+		{"which gpu for llama 3 8b inference at $2/hr", `"at $2/hr" not used: this answer counts every card at its market price`, false},
+	} {
+		q := s.Read(c.text)
+		a, err := s.AskAnswer(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%q: %v", c.text, err)
+		}
+		if len(a.Targets) != 1 || !strings.HasPrefix(a.Targets[0], c.want) {
+			t.Errorf("%q: targets %q, want one starting %q", c.text, a.Targets, c.want)
+		}
+		if a.WhichGPU == nil {
+			t.Fatalf("%q: no which-GPU answer", c.text)
+		}
+		all, err := est.Ask(context.Background(), q.Parsed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut := len(a.WhichGPU.Options) < len(all.WhichGPU.Options); cut != c.cut {
+			t.Errorf("%q: %d options of %d, want cut %v", c.text, len(a.WhichGPU.Options), len(all.WhichGPU.Options), c.cut)
+		}
+		for _, o := range a.WhichGPU.Options {
+			if c.cut && (o.Hours == nil || *o.Hours > 5) {
+				t.Errorf("%q: %s kept, %v h", c.text, o.GPUName, o.Hours)
+			}
+		}
+	}
+}

@@ -214,6 +214,10 @@ func TestDeadlineOverHTTP(t *testing.T) {
 	got := c.mention("qwen2.5 7b full on a 4090 in a week")
 	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 5.6 days`)
 	wantNotIn(t, "in a week, no tokens", got, "not used")
+	got = c.mention("cheapest gpu to fine tune llama 3.1 8b with lora in under 2 hrs")
+	wantIn(t, "which gpu in under 2 hrs", got, `in under 2 hrs\" not checked: no token count said`)
+	got = c.slash("we have $5k/month, whats the most users we can serve mistral 7b to")
+	wantIn(t, "a budget a month", got, `"header"`, `{"type":"section","text":{"type":"mrkdwn","text":"*Budget $5,000/month`)
 }
 
 // TestPricesPictureOverHTTP: "@fitbot prices h100" posts the listing and
