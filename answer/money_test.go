@@ -83,16 +83,18 @@ func TestDeadlineDayIsCounted(t *testing.T) {
 	wed := time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC)
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}, Now: func() time.Time { return wed }}
 	for text, want := range map[string]string{
-		"need to finetune llama 3 8b full by friday on 1B tokens, how many a100s": "done by friday (Fri 23:59 UTC, 63 h from now): about ",
+		"need to finetune llama 3 8b full by friday on 1B tokens, how many a100s": "Done by friday (Fri 23:59 UTC, 63 h from now): about ",
 		"llama 3.1 70b full on 10b tokens on 8x h100 by tomorrow":                 "Not done by tomorrow (Thu 23:59 UTC, 39 h from now): about ",
 	} {
 		f, err := s.Fit(context.Background(), s.Read(text))
 		if err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}
-		all := strings.Join(append(f.Answer.Warnings, f.Answer.Assumptions...), "\n")
-		if !strings.Contains(all, want) || strings.Contains(all, "not used") {
-			t.Errorf("%q: warnings and assumptions\n%s\nwant %q in them and nothing not used", text, all, want)
+		if len(f.Answer.Targets) != 1 || !strings.HasPrefix(f.Answer.Targets[0], want) {
+			t.Errorf("%q: targets %q, want one starting %q", text, f.Answer.Targets, want)
+		}
+		if all := strings.Join(f.Answer.Assumptions, "\n"); strings.Contains(all, "not used") {
+			t.Errorf("%q: assumptions\n%s\nwant nothing not used", text, all)
 		}
 	}
 }

@@ -74,7 +74,7 @@ type Parsed struct {
 	// then has an error saying the name is unknown.
 	Missing NameSpan
 	// Deadline is the time the run should take at most ("in a week");
-	// zero when none was said. The answer checks it (CheckDeadline).
+	// zero when none was said. The answer checks it (answer.Service.Fit).
 	Deadline Deadline
 	// Money is the budget and the price per GPU-hour the question said
 	// ("$5k/month", "at $2.5/hr"); zero fields were not said.
