@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
@@ -84,6 +85,9 @@ type Service struct {
 	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
 	Logger    *slog.Logger  // nil: slog.Default()
+	// Now is the clock a deadline that names a day ("by friday") is
+	// counted from; nil: time.Now.
+	Now func() time.Time
 }
 
 // ErrCannotAsk is the error of a question that runs the other way round
@@ -398,6 +402,13 @@ func (s *Service) namesMachine(ctx context.Context, team *machineList, text stri
 	return false
 }
 
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
 func (s *Service) logger() *slog.Logger {
 	if s.Logger == nil {
 		return slog.Default()
@@ -431,7 +442,17 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	f.Answer.Warnings = slices.Clone(a.Warnings)
-	checkDeadline(&f.Answer, q.Parsed.Deadline)
+	if m := q.Parsed.Money; m.USDPerGPUHour > 0 {
+		f.Answer.Alternatives = slices.Clone(a.Alternatives)
+		f.Answer.Assumptions = slices.Clone(f.Answer.Assumptions)
+		if a.Serving != nil {
+			sv := *a.Serving
+			f.Answer.Serving = &sv
+		}
+		f.Answer.AtPrice(m.USDPerGPUHour, m.PriceWords)
+	}
+	checkBudget(&f.Answer, q.Parsed.Money)
+	checkDeadline(&f.Answer, q.Parsed.Deadline.At(s.now()))
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
 	return f, nil
 }
@@ -450,6 +471,7 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 		return sizing.AskAnswer{}, err
 	}
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
+	a.Targets = askTargets(&a, q.Parsed.Deadline.At(s.now()), q.Parsed.Money)
 	return a, nil
 }
 

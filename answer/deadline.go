@@ -23,9 +23,9 @@ func checkHostRAM(a *sizing.Answer, have int64) {
 }
 
 // checkDeadline checks the run's time against the time the question
-// asked for ("in a week"): a run that takes longer, or one with no time
-// to check (no tokens said), is said first among the warnings; one that
-// is done in time is said first among the assumptions.
+// asked for ("in a week", "by friday") and says so right under the
+// verdict (Targets): done in time, not done (and how many times the
+// GPUs would make it), or not checked (no tokens said, no run time).
 func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
 	if d.Within <= 0 {
 		return
@@ -35,14 +35,80 @@ func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
 	switch {
 	case (h == nil || *h <= 0) && a.Request.Method != sizing.MethodInference && a.Throughput.TokensPerSecond != nil && *a.Throughput.TokensPerSecond > 0:
 		at1B := sizing.RunHours(sizing.RoundRunTokens, *a.Throughput.TokensPerSecond)
-		a.Warnings = append([]string{fmt.Sprintf("%q not checked: no token count said (1B tokens would take about %s; say e.g. \"on 1B tokens\")", d.Words, display.Hours(at1B))}, a.Warnings...)
+		a.Targets = append(a.Targets, fmt.Sprintf("%q not checked: no token count said (1B tokens would take about %s; say e.g. \"on 1B tokens\")", d.Words, display.Hours(at1B)))
 	case h == nil || *h <= 0:
-		a.Warnings = append([]string{fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words)}, a.Warnings...)
+		a.Targets = append(a.Targets, fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words))
 	case *h > within:
 		more := int(math.Ceil(*h / within))
-		a.Warnings = append([]string{fmt.Sprintf("Not done %s: about %s on %s; at best %d× as many GPUs (or that many fewer tokens) would make it",
-			d.Words, display.Hours(*h), display.Hardware(a.Request.GPUs, a.GPUName), more)}, a.Warnings...)
+		a.Targets = append(a.Targets, fmt.Sprintf("Not done %s: about %s on %s; at best %d× as many GPUs (or that many fewer tokens) would make it",
+			d.Words, display.Hours(*h), display.Hardware(a.Request.GPUs, a.GPUName), more))
 	default:
-		a.Assumptions = append([]string{fmt.Sprintf("done %s: about %s on %s", d.Words, display.Hours(*h), display.Hardware(a.Request.GPUs, a.GPUName))}, a.Assumptions...)
+		a.Targets = append(a.Targets, fmt.Sprintf("Done %s: about %s on %s", d.Words, display.Hours(*h), display.Hardware(a.Request.GPUs, a.GPUName)))
 	}
+}
+
+// askTargets say what an answer to a question that runs the other way
+// round makes of the asker's deadline, budget and price, first: a
+// which-GPU list with a token count keeps the cards done in time; without
+// one it says what the first card trains in that time. What the search
+// cannot use is named as not checked, never dropped.
+func askTargets(a *sizing.AskAnswer, d sizing.Deadline, m sizing.Money) []string {
+	var out []string
+	if d.Within > 0 {
+		out = append(out, askDeadline(a, d))
+	}
+	if m.BudgetUSD > 0 {
+		budget := display.USD(m.BudgetUSD)
+		if m.PerMonth {
+			budget = display.PerMonth(m.BudgetUSD)
+		}
+		out = append(out, fmt.Sprintf("Budget %s not checked: this answer compares what fits, not what a budget buys (ask about one configuration, e.g. with \"on 2 h100\")", budget))
+	}
+	if m.USDPerGPUHour > 0 {
+		out = append(out, fmt.Sprintf("%q not used: this answer counts every card at its market price", m.PriceWords))
+	}
+	return out
+}
+
+// askDeadline is what a deadline makes of a which-GPU list: with a token
+// count, only the cards done in time are kept (all of them when none
+// is); without one, it says what the first card trains in that time.
+func askDeadline(a *sizing.AskAnswer, d sizing.Deadline) string {
+	w := a.WhichGPU
+	if w == nil || len(w.Options) == 0 {
+		return fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words)
+	}
+	within := d.Within.Hours()
+	if w.Tokens <= 0 {
+		o := w.Options[0]
+		if o.TokensPerSecond == nil || *o.TokensPerSecond <= 0 || a.Request.Method == sizing.MethodInference {
+			return fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words)
+		}
+		tokens := within / sizing.RunHours(1, *o.TokensPerSecond)
+		return fmt.Sprintf("%q not checked: no token count said; %s trains about %s tokens %s (say e.g. \"on 100M tokens\")",
+			d.Words, display.Hardware(o.GPUs, o.GPUName), display.Count(tokens), d.Words)
+	}
+	kept := w.Options[:0:0]
+	for _, o := range w.Options {
+		if o.Hours != nil && *o.Hours <= within {
+			kept = append(kept, o)
+		}
+	}
+	if len(kept) == 0 {
+		line := fmt.Sprintf("None done %s: every card below takes longer for %s tokens", d.Words, display.Count(float64(w.Tokens)))
+		var fastest *sizing.GPUOption
+		for i, o := range w.Options {
+			if o.Hours != nil && (fastest == nil || *o.Hours < *fastest.Hours) {
+				fastest = &w.Options[i]
+			}
+		}
+		if fastest != nil {
+			line += fmt.Sprintf("; the fastest, %s, takes %s", display.Hardware(fastest.GPUs, fastest.GPUName), display.Hours(*fastest.Hours))
+		}
+		return line
+	}
+	c := *w // the search's result may be shared: the list is cut in a copy
+	c.Options = kept
+	a.WhichGPU = &c
+	return fmt.Sprintf("Done %s: the %s below (of %d that fit)", d.Words, display.Counted(len(kept), "configuration", "configurations"), len(w.Options))
 }

@@ -55,9 +55,10 @@ func (h *Handler) asked(ctx context.Context, q answer.Question, details bool) (M
 // askAnswerCached is answers.AskAnswer through the reply cache
 // (cachedAsk): a question asked before under the same AnswerVersion is not
 // searched again. A model the query carries whole (the Hub's, or
-// --config) is searched every time, as cacheable says for fit questions.
+// --config) is searched every time, as cacheable says for fit questions,
+// and so is one with a deadline, a budget or a price (saysMore).
 func (h *Handler) askAnswerCached(ctx context.Context, q answer.Question) (sizing.AskAnswer, error) {
-	if h.replies == nil || q.Err != nil || q.Parsed.Query.Arch != nil {
+	if h.replies == nil || q.Err != nil || q.Parsed.Query.Arch != nil || saysMore(q.Parsed) {
 		return h.answers.AskAnswer(ctx, q)
 	}
 	key := sizing.FormatAsk(q.Parsed)
@@ -171,7 +172,11 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 	default:
 		return apology()
 	}
-	blocks := append([]slack.Block{slack.NewHeaderBlock(plain(head))}, body...)
+	blocks := []slack.Block{slack.NewHeaderBlock(plain(head))}
+	for _, line := range a.Targets {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
+	}
+	blocks = append(blocks, body...)
 	blocks = append(blocks, slack.NewContextBlock("", askContext(a, now, details)...))
 	return answered(head, blocks...)
 }

@@ -68,6 +68,9 @@ func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 	if line := display.Fewest(a); line != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
 	}
+	for _, line := range a.Targets {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
+	}
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(memorySummary(a)), nil, nil))
 	if v.details { // the legend has the terms; the full breakdown is a detail
 		blocks = append(blocks, slack.NewSectionBlock(nil, breakdownFields(a), nil))
@@ -254,7 +257,9 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 		}
 		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
 	}
-	if p := a.Price; p != nil {
+	if p := a.Price; p != nil && p.AsOf.IsZero() {
+		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, as asked", display.USD(p.USDPerGPUHour))))
+	} else if p != nil {
 		where := strings.TrimSpace(p.Provider + " " + strings.ReplaceAll(p.Market, "_", "-") + " " + p.Region)
 		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, %s, %s", display.USD(p.USDPerGPUHour), where, formatAge(p.AsOf, v.now))))
 	} else {

@@ -158,7 +158,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
 	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
-		Machines: cfg.Hardware, PriceBook: cfg.Prices, Logger: cfg.Logger}
+		Machines: cfg.Hardware, PriceBook: cfg.Prices, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}
 		h.answers.Cluster = h.cfg.Cluster

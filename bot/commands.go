@@ -213,7 +213,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	text, p := q.Text, q.Parsed
 	canonical := sizing.Format(p.Query)
 	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
-	cache := h.replies != nil && cacheable(p.Query, canonical, note)
+	cache := h.replies != nil && cacheable(p, canonical, note)
 	var version uint64
 	if cache {
 		version = h.cfg.AnswerVersion()

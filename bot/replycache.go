@@ -170,15 +170,23 @@ func putBounded(m map[string]*cachedReply, k string, e *cachedReply) {
 	m[k] = e
 }
 
-// cacheable reports whether a reply to q with note can be cached: a
+// cacheable reports whether a reply to p with note can be cached: a
 // question with a canonical form (its buttons carry it) and no note of
-// its own, about a catalog model or a bare size. A model the query
-// carries whole (Arch: a Hugging Face Hub model, resolved through the
+// its own and nothing said beyond it (saysMore), about a catalog model
+// or a bare size. A model the query carries whole (Arch: a Hugging Face Hub model, resolved through the
 // Hub cache, or --config) is not cached: the Hub cache can change under
 // it, and AnswerVersion does not count the Hub cache's changes. Caching
 // those answers would need the Hub cache's own counter in AnswerVersion.
-func cacheable(q sizing.Query, canonical, note string) bool {
-	return canonical != "" && note == "" && q.Arch == nil
+func cacheable(p sizing.Parsed, canonical, note string) bool {
+	return canonical != "" && note == "" && p.Query.Arch == nil && !saysMore(p)
+}
+
+// saysMore reports whether a question says what its canonical form does
+// not and its answer checks: a deadline (one that names a day moves with
+// the clock), a budget or a price per GPU-hour. Its reply is not one to
+// share with the plain question.
+func saysMore(p sizing.Parsed) bool {
+	return p.Deadline != (sizing.Deadline{}) || p.Money != (sizing.Money{})
 }
 
 // newCachedReply splits msg, an answer rendered by answerBlocks, around

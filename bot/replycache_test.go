@@ -437,3 +437,23 @@ func TestReplyCacheServesSearches(t *testing.T) {
 		t.Errorf("after new prices the reply is not today's (want 4 × $0.42 = $1.68/h):\ncached: %s\nfresh:  %s", got, want)
 	}
 }
+
+// TestReplyCacheLeavesTargetsAlone: a question with a deadline, a budget
+// or a price of its own is answered afresh and not kept, so the plain
+// question asked after it never gets its lines (nor it the plain one's).
+func TestReplyCacheLeavesTargetsAlone(t *testing.T) {
+	models := &fakeModels{calls: make(chan string, 10)}
+	h := hubHandler(t, models, func(c *Config) { c.AnswerVersion = func() uint64 { return 1 } })
+	for _, q := range []string{"13b lora 4090 on 100m tokens by friday", "13b lora 4090 on 100m tokens with $2000", "13b lora 4090 on 100m tokens at $2/hr"} {
+		h.Command(context.Background(), slash(q))
+		if n := len(h.replies.entries) + len(h.replies.byText); n != 0 {
+			t.Errorf("%q: %d cache entries, want none", q, n)
+		}
+	}
+	plain := messageJSON(t, h.Command(context.Background(), slash("13b lora 4090 on 100m tokens")))
+	for _, w := range []string{"friday", "budget", "per GPU-hour, as asked"} {
+		if strings.Contains(plain, w) {
+			t.Errorf("the plain question's reply says %q", w)
+		}
+	}
+}

@@ -74,8 +74,11 @@ type Parsed struct {
 	// then has an error saying the name is unknown.
 	Missing NameSpan
 	// Deadline is the time the run should take at most ("in a week");
-	// zero when none was said. The answer checks it (CheckDeadline).
+	// zero when none was said. The answer checks it (answer.Service.Fit).
 	Deadline Deadline
+	// Money is the budget and the price per GPU-hour the question said
+	// ("$5k/month", "at $2.5/hr"); zero fields were not said.
+	Money Money
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.
@@ -203,7 +206,8 @@ type parser struct {
 	noDeviceWords  string
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
-	fewestAsked    bool        // "fewest", "min gpus" said (not only "how many a100s")
+	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
+	money          Money
 	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
 	gpuNameWords   string      // that card's words
 	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
@@ -260,6 +264,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	}
 	toks = readNumberWords(toks)
 	toks, ask := readAsk(toks)
+	toks, money := readMoney(input, toks)
 	toks, serve := readServe(toks)
 	toks, deadline := readDeadline(input, toks)
 	for k := range toks {
@@ -283,6 +288,9 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 				continue
 			}
 			p.ignore(i, i+1)
+			if strings.HasPrefix(toks[i].raw, "$") { // money readMoney could not read ("$100/day"): never dropped silently
+				p.unused = append(p.unused, toks[i].raw)
+			}
 			i++
 			continue
 		}
@@ -293,7 +301,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		i += p.unknown(i)
 	}
 	p.finish()
-	p.deadline = deadline
+	p.deadline, p.money = deadline, money
 	if p.err != nil {
 		if p.err != p.namedErr {
 			p.err.Hint = p.hint() + ask.hintSuffix()

@@ -1,7 +1,9 @@
 package sizing
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -9,8 +11,51 @@ import (
 // 3 days", "in under 10 hours"): the answer checks the run's time
 // against it, or says in its first words that it could not.
 type Deadline struct {
-	Within time.Duration // 0: none said
+	Within time.Duration // 0: none said, or a day named (Day)
 	Words  string        // the asker's words: "in a week"
+	// Day is the day the run should be done by when the words name one
+	// rather than a span: "by friday" is "friday", "by tomorrow"
+	// "tomorrow", "by end of day" "today", "by end of week" "friday".
+	// Within is zero until At counts it from a clock.
+	Day string
+}
+
+// weekdays are the days a deadline may name, by word.
+var weekdays = map[string]time.Weekday{
+	"monday": time.Monday, "mon": time.Monday, "tuesday": time.Tuesday, "tue": time.Tuesday, "tues": time.Tuesday,
+	"wednesday": time.Wednesday, "wed": time.Wednesday, "thursday": time.Thursday, "thu": time.Thursday, "thur": time.Thursday, "thurs": time.Thursday,
+	"friday": time.Friday, "fri": time.Friday, "saturday": time.Saturday, "sat": time.Saturday, "sunday": time.Sunday, "sun": time.Sunday,
+}
+
+// dayWords are the other days a deadline may name ("by tomorrow", "by
+// eod"), by word, as Day names them.
+var dayWords = map[string]string{"tomorrow": "tomorrow", "tmrw": "tomorrow", "tonight": "today", "eod": "today", "eow": "friday", "today": "today"}
+
+// At is d with a named day (Day) counted from now: Within is the time
+// to the end of that day in now's location ("by friday" on a Friday is
+// the end of today), and Words say how long that is. A deadline that
+// names no day is returned as it is.
+func (d Deadline) At(now time.Time) Deadline {
+	if d.Day == "" {
+		return d
+	}
+	ahead := 0
+	switch d.Day {
+	case "today":
+	case "tomorrow":
+		ahead = 1
+	default:
+		wd, ok := weekdays[d.Day]
+		if !ok {
+			return d
+		}
+		ahead = (int(wd) - int(now.Weekday()) + 7) % 7
+	}
+	y, m, day := now.Date()
+	end := time.Date(y, m, day+ahead+1, 0, 0, 0, 0, now.Location())
+	d.Within = end.Sub(now)
+	d.Words = fmt.Sprintf("%s (%s, %.0f h from now)", d.Words, end.Add(-time.Minute).Format("Mon 15:04 MST"), d.Within.Hours())
+	return d
 }
 
 // deadlineUnits are the units of a deadline, by word.
@@ -41,6 +86,12 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 		}
 		if k != "in" && k != "within" && k != "by" {
 			continue
+		}
+		if k == "by" {
+			if day, n := namedDay(toks[i+1:]); n > 0 {
+				dl := Deadline{Words: input[toks[i].start:toks[i+n].end], Day: day}
+				return append(toks[:i], toks[i+n+1:]...), dl
+			}
 		}
 		j := i + 1
 		for j < len(toks) && (low(toks[j]) == "under" || low(toks[j]) == "less" || low(toks[j]) == "than" || low(toks[j]) == "the" || low(toks[j]) == "about") {
@@ -79,4 +130,44 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 		return append(toks[:i], toks[j+1:]...), dl
 	}
 	return toks, Deadline{}
+}
+
+// namedDay reads the day a deadline names after "by": a weekday ("friday",
+// "fri"), "tomorrow", "tonight", "eod", "eow", "end of (the) day", "end of
+// (the) week", "the end of the week". It returns the day as Deadline.Day
+// names it and the tokens used.
+func namedDay(toks []token) (string, int) {
+	w := func(i int) string {
+		if i >= len(toks) {
+			return ""
+		}
+		return low(toks[i])
+	}
+	j := 0
+	if w(j) == "this" {
+		j++
+	}
+	if wd, ok := weekdays[w(j)]; ok {
+		return strings.ToLower(wd.String()), j + 1
+	}
+	if d, ok := dayWords[w(j)]; ok {
+		return d, j + 1
+	}
+	if w(j) == "the" {
+		j++
+	}
+	if w(j) != "end" || w(j+1) != "of" {
+		return "", 0
+	}
+	j += 2
+	if w(j) == "the" || w(j) == "this" {
+		j++
+	}
+	switch w(j) {
+	case "day", "today":
+		return "today", j + 1
+	case "week":
+		return "friday", j + 1
+	}
+	return "", 0
 }

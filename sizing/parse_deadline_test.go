@@ -9,15 +9,21 @@ import (
 func TestReadDeadline(t *testing.T) {
 	day := 24 * time.Hour
 	for q, want := range map[string]Deadline{
-		"llama 3.1 8b lora on 1b tokens in a week on a 4090": {7 * day, "in a week"},
-		"13b lora within 3 days 4090":                        {3 * day, "within 3 days"},
-		"13b lora on 2x h100, in under 10 hours":             {10 * time.Hour, "in under 10 hours"},
-		"13b full by the weekend h100":                       {2 * day, "by the weekend"},
-		"can we finetune 7b overnight on a 4090":             {12 * time.Hour, "overnight"},
-		"13b lora in 2.5 days on 4090":                       {60 * time.Hour, "in 2.5 days"},
+		"llama 3.1 8b lora on 1b tokens in a week on a 4090": {Within: 7 * day, Words: "in a week"},
+		"13b lora within 3 days 4090":                        {Within: 3 * day, Words: "within 3 days"},
+		"13b lora on 2x h100, in under 10 hours":             {Within: 10 * time.Hour, Words: "in under 10 hours"},
+		"13b full by the weekend h100":                       {Within: 2 * day, Words: "by the weekend"},
+		"can we finetune 7b overnight on a 4090":             {Within: 12 * time.Hour, Words: "overnight"},
+		"13b lora in 2.5 days on 4090":                       {Within: 60 * time.Hour, Words: "in 2.5 days"},
 		"13b lora in fp8 on 4090":                            {},
 		"llama 3.1 405b inference 2 nodes of 8 h100":         {},
 		"13b lora in 9999 weeks":                             {},
+		// A day named: counted from the answer's clock (trial H6 Q11).
+		"need to finetune llama 3 8b full by friday on 1B tokens, how many a100s": {Words: "by friday", Day: "friday"},
+		"13b lora by tomorrow on a 4090":                                          {Words: "by tomorrow", Day: "tomorrow"},
+		"13b lora by end of week on a 4090":                                       {Words: "by end of week", Day: "friday"},
+		"13b lora by the end of the day":                                          {Words: "by the end of the day", Day: "today"},
+		"13b lora on a 4090 by Mon":                                               {Words: "by Mon", Day: "monday"},
 	} {
 		p, _ := Parse(q)
 		if p.Deadline != want {
@@ -38,8 +44,36 @@ func FuzzReadDeadline(f *testing.F) {
 			return
 		}
 		_, d := readDeadline(q, toks)
-		if d.Within < 0 || d.Within > maxDeadline || (d.Within > 0) != (d.Words != "") {
+		if d.Within < 0 || d.Within > maxDeadline || (d.Within > 0 || d.Day != "") != (d.Words != "") {
 			t.Fatalf("readDeadline(%q) = %+v", q, d)
 		}
 	})
+}
+
+// TestDeadlineAt: a day named is counted to its end from the clock; "by
+// friday" on a Friday is the end of that day.
+func TestDeadlineAt(t *testing.T) {
+	wed := time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC) // a Wednesday
+	for _, c := range []struct {
+		day  string
+		now  time.Time
+		want time.Duration
+	}{
+		{"friday", wed, 63 * time.Hour},
+		{"tomorrow", wed, 39 * time.Hour},
+		{"today", wed, 15 * time.Hour},
+		{"wednesday", wed, 15 * time.Hour},
+		{"tuesday", wed, 6*24*time.Hour + 15*time.Hour},
+	} {
+		d := Deadline{Words: "by " + c.day, Day: c.day}.At(c.now)
+		if d.Within != c.want {
+			t.Errorf("by %s at %v: within %v, want %v", c.day, c.now, d.Within, c.want)
+		}
+	}
+	if d := (Deadline{Words: "by friday", Day: "friday"}).At(wed); d.Words != "by friday (Fri 23:59 UTC, 63 h from now)" {
+		t.Errorf("words %q", d.Words)
+	}
+	if d := (Deadline{Within: time.Hour, Words: "in an hour"}).At(wed); d != (Deadline{Within: time.Hour, Words: "in an hour"}) {
+		t.Errorf("a span changed: %+v", d)
+	}
 }

@@ -29,6 +29,7 @@ var chatter = []string{
 	"currently", "rn", "atm", "today", "tomorrow", "folks", "team", "anything", "whatever", "thing", "things", "stuff",
 	"let", "lets", "let's", "see", "wanted", "ask", "asking", "good", "ideas", "idea", "advice", "recommend",
 	"recommendation", "suggest", "suggestions", "mean", "means", "but", "instead", "try", "safe", "safely", "comfortably",
+	"avg", "average", // a prompt or output length is read as the mean
 }
 
 // vague are phrases that carry meaning the grammar cannot read into a

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // IntentServe asks what a serving deployment does: how many users the
@@ -238,7 +239,25 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		unit, n = w(i+1), 1
 	}
 	words := func(to int) string { return joinRaw(toks, i, to) }
+	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
+	if s, ok := suffixes[w(i+1)]; ok && glued == "" && num.suffix == "" {
+		count, cn = v*countScale[s], 2
+	}
+	per, perWords := slowRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
+	if glued != "" {
+		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
+	}
 	switch {
+	case per > 0:
+		// The same load as requests per second, spread evenly.
+		end := i + cn + perWords
+		said := words(end)
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count/per.Seconds(), 'g', 3, 64), 64)
+		sw.load.RequestsPerSecond = rps
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
+			quote(said), formatFloat(rps), ratePeriodName[per]))
+		mark(i, end)
 	case rpsUnits[unit] || (unit == "requests" || unit == "req" || unit == "reqs" || unit == "queries") && (w(i+n+1) == "per" || w(i+n+1) == "a") && perSecond[w(i+n+2)]:
 		end := i + n + 1
 		if !rpsUnits[unit] {
@@ -280,6 +299,51 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
+}
+
+// The periods a request rate may be said per, slower than a second.
+var (
+	ratePeriods = map[string]time.Duration{
+		"minute": time.Minute, "min": time.Minute,
+		"hour": time.Hour, "hr": time.Hour, "h": time.Hour,
+		"day": 24 * time.Hour, "d": 24 * time.Hour,
+	}
+	ratePeriodName = map[time.Duration]string{time.Minute: "minute", time.Hour: "hour", 24 * time.Hour: "day"}
+	// rateAdverbs are "daily" and the like: a period said in one word.
+	rateAdverbs = map[string]time.Duration{"hourly": time.Hour, "daily": 24 * time.Hour}
+	// slowRateUnits are a request rate's unit in one word.
+	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
+	// countScale is what a count's suffix multiplies it by.
+	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true}
+)
+
+// slowRateAt reads a request rate per minute, hour or day from the unit
+// after a number and the two words after it ("requests per day",
+// "req/day", "requests a day", "requests daily", "rpm"): the period and
+// how many words from the unit on it used; 0 when it is no such rate.
+func slowRateAt(unit, next, after string) (time.Duration, int) {
+	if d, ok := slowRateUnits[unit]; ok {
+		return d, 1
+	}
+	if noun, per, ok := strings.Cut(unit, "/"); ok && requestNouns[noun] {
+		if d, ok := ratePeriods[per]; ok {
+			return d, 1 // "req/day", "requests/hour"
+		}
+		return 0, 0
+	}
+	if !requestNouns[unit] {
+		return 0, 0
+	}
+	if d, ok := rateAdverbs[next]; ok {
+		return d, 2
+	}
+	if next == "per" || next == "a" || next == "an" || next == "each" || next == "every" {
+		if d, ok := ratePeriods[after]; ok {
+			return d, 3
+		}
+	}
+	return 0, 0
 }
 
 // setLength records a prompt or output length.

@@ -24,6 +24,13 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 10 requests/s", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 10 qps", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 2.5 requests per second", IntentServe, 0, ServeLoad{RequestsPerSecond: 2.5}},
+		// A rate per minute, hour or day: the same load per second (trial H6 Q30).
+		{"llama 3 8b a10 600 rpm", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
+		{"llama 3 8b a10 600rpm", IntentServe, 0, ServeLoad{RequestsPerSecond: 10}},
+		{"llama 3 8b a10 3600 req/hour", IntentServe, 0, ServeLoad{RequestsPerSecond: 1}},
+		{"llama 3 8b a10 100k requests a day", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.16}},
+		{"llama 3 8b a10 2 million requests per day", IntentServe, 0, ServeLoad{RequestsPerSecond: 23.1}},
+		{"llama 3 8b a10 50k requests daily", IntentServe, 0, ServeLoad{RequestsPerSecond: 0.579}},
 		{"llama 3 8b a10 prompt 2k output 500", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 2k prompt 500 output tokens", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 ttft 1s", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 1}},

@@ -431,7 +431,7 @@ func (p *parser) result() Parsed {
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
 	}
 	p.serve.apply(&r)
-	r.Deadline = p.deadline
+	r.Deadline, r.Money = p.deadline, p.money
 	return r
 }
 

@@ -47,6 +47,10 @@ type AskAnswer struct {
 	WhichGPU   *WhichGPUResult `json:"which_gpu,omitempty"`
 	BuyRent    *BuyRentResult  `json:"buy_vs_rent,omitempty"`
 	Serve      *ServeResult    `json:"serve,omitempty"`
+	// Targets answer the asker's own targets the search does not read
+	// (a deadline, a budget, a price): shown first; package answer sets
+	// them.
+	Targets []string `json:"targets,omitempty"`
 }
 
 // LargestResult is the largest model that fits the named hardware, for

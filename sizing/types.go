@@ -378,4 +378,9 @@ type Answer struct {
 	// Fewest is how a count ask ("how many a100s") chose the count: the
 	// fewest of the named card that fit; nil for any other question.
 	Fewest *FewestGPUs `json:"fewest,omitempty"`
+	// Targets answer the asker's own targets that the estimate does not
+	// read: a deadline (done in time or not) and a budget (what it buys,
+	// whether the run fits in it). Shown right under the verdict; package
+	// answer sets them.
+	Targets []string `json:"targets,omitempty"`
 }

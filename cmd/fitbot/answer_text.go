@@ -20,6 +20,9 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 	if line := display.Fewest(a); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	for _, line := range a.Targets {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "Per GPU (GiB, of %.1f GiB on the card):\n", display.InGiB(a.VRAMBytes))
@@ -196,9 +199,12 @@ func speedLine(a sizing.Answer) string {
 		parts = append(parts, display.PerMonth(*t.USDPerMonth)+" running 24/7")
 	}
 	line := "Speed: " + strings.Join(parts, " · ")
-	if a.Price != nil {
+	switch {
+	case a.Price != nil && a.Price.AsOf.IsZero():
+		line += " (price: as asked)"
+	case a.Price != nil:
 		line += fmt.Sprintf(" (price: %s %s, %s)", a.Price.Provider, strings.ReplaceAll(a.Price.Market, "_", "-"), a.Price.AsOf.Format("2006-01-02"))
-	} else {
+	default:
 		line += " (no price known for this card)"
 	}
 	return line

@@ -42,6 +42,9 @@ func (a *app) ask(ctx context.Context, svc *answer.Service, q answer.Question, a
 // writeAsk prints an ask answer for a person: the outcome first, then the
 // figures, then the assumptions.
 func writeAsk(w io.Writer, a sizing.AskAnswer) {
+	for _, line := range a.Targets {
+		fmt.Fprintln(w, line)
+	}
 	switch {
 	case a.Largest != nil:
 		writeLargest(w, a)
