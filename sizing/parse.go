@@ -459,6 +459,9 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
+		if w.note != "" {
+			p.note(w.note) // "fp32 states": read, and said how
+		}
 	case kindVague:
 		p.ignore(i, i+n)
 		p.unused = append(p.unused, words)

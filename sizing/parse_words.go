@@ -159,6 +159,11 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindOptimizer, val: string(OptimizerAdafactor)}, "adafactor")
 
 	add(word{kind: kindPrecision, val: string(PrecisionFP32)}, "fp32", "float32", "f32", "tf32", "fullprecision", "32bit")
+	// fp32 optimizer states are what mixed precision keeps: not a pure
+	// fp32 run ("full ft with adam fp32 states").
+	add(word{kind: kindFiller, note: "fp32 optimizer states read as mixed precision, which keeps them (fp32 master weights, m and v); \"fp32\" alone sizes a pure fp32 run"},
+		"fp32states", "fp32optimizerstates", "fp32optimizerstate", "fp32optimizer", "fp32adamstates", "fp32masterweights", "fp32master",
+		"fp32moments", "statesinfp32", "optimizerstatesinfp32", "fp32optimstates")
 	add(word{kind: kindPrecision, val: string(PrecisionBF16)}, "bf16", "bfloat16")
 	add(word{kind: kindPrecision, val: string(PrecisionBF16), note: "mixed precision taken as bf16"}, "mixedprecision")
 	add(word{kind: kindPrecision, val: string(PrecisionFP16)}, "fp16", "float16", "f16", "half", "halfprecision")
