@@ -122,6 +122,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			}
 			if _, ok := parseNumber(w(j)); !ok {
 				sw.capacity = true
+				sw.load.MaxBatch = w(i+1) != "users"
 				mark(i, j)
 			}
 		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
@@ -499,6 +500,9 @@ func formatServe(l ServeLoad) string {
 	var parts []string
 	if l.Plan {
 		parts = append(parts, "gpus", "for")
+	}
+	if l.MaxBatch {
+		parts = append(parts, "max", "batch")
 	}
 	if l.PromptTokens > 0 {
 		parts = append(parts, "prompt", strconv.Itoa(l.PromptTokens))

@@ -17,7 +17,7 @@ func TestParseServing(t *testing.T) {
 		load   ServeLoad
 	}{
 		{"how many concurrent users can 2xh100 serve llama-3.1-70b at 4k context", IntentServe, 0, ServeLoad{}},
-		{"whats the max batch size for llama 3 8b inference on an a10 at 2k ctx", IntentServe, 0, ServeLoad{}},
+		{"whats the max batch size for llama 3 8b inference on an a10 at 2k ctx", IntentServe, 0, ServeLoad{MaxBatch: true}},
 		{"llama 3 8b a10 50 users", IntentServe, 50, ServeLoad{Plan: true}},
 		{"llama 3 8b a10 50 concurrent", IntentFit, 50, ServeLoad{}},
 		{"~20 ppl on llama 3 8b a10", IntentServe, 20, ServeLoad{Plan: true}},

@@ -97,7 +97,10 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if !plan {
 		res.Mode = "capacity"
 		sv := serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), sp, e.price(r.GPU), 1)
-		if sp.users == 0 && sp.tpsTarget == 0 && sv.Fits {
+		if q.Serve.MaxBatch && sv.Fits {
+			asm.add(fmt.Sprintf("max batch asked: the most requests of this length the KV cache holds at once, %d, at whatever speed that leaves each", sv.MaxConcurrency))
+		}
+		if sp.users == 0 && sp.tpsTarget == 0 && sv.Fits && !q.Serve.MaxBatch {
 			// With no speed asked, the users a replica serves are the most
 			// that still read faster than people do.
 			usable := sp

@@ -173,3 +173,24 @@ func TestServeOtherFamilies(t *testing.T) {
 		}
 	}
 }
+
+// TestServeMaxBatch: "max batch" asks the KV cache's limit, not the users
+// that still get 10 tokens/s: Mixtral 8x22B at 16k on 8× A100 80 GB holds
+// 86 requests (224 KiB a token), where the usable-speed floor keeps 35.
+func TestServeMaxBatch(t *testing.T) {
+	p, err := Parse("mixtral 8x22b serving on 8xa100 80gb, max batch at 16k ctx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Query.Serve.MaxBatch {
+		t.Fatal("max batch not read")
+	}
+	a, err := (&Estimator{}).Serve(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.Serve.Capacity
+	if c == nil || c.Concurrency != c.MaxConcurrency || c.MaxConcurrency < 80 || c.MaxConcurrency > 92 {
+		t.Errorf("capacity %+v, want the KV cache's limit, about 86", c)
+	}
+}

@@ -167,6 +167,10 @@ type ServeLoad struct {
 	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
 	GPUMemoryUtilization         float64 // "gpu util 0.95"
 	Engine                       string  // "sglang"; "" is vLLM
+	// MaxBatch asks the most requests the KV cache holds at once ("max
+	// batch", "max concurrency"): a memory limit, answered without the
+	// usable-speed floor a users question gets.
+	MaxBatch bool
 	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
 	// the cheapest configurations that meet the load, not the capacity of
 	// the named GPUs.
