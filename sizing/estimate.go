@@ -34,6 +34,9 @@ type Estimator struct {
 	// provider is the one provider Prices are limited to (atProvider):
 	// a question naming no card is answered among the cards it prices.
 	provider string
+	// spotOnly: Prices are spot prices only (onSpot), so a question asking
+	// spot with no card named is answered among the cards sold on spot.
+	spotOnly bool
 }
 
 // Footprint is a model prepared for the memory model: its architecture
@@ -79,7 +82,39 @@ func (e *Estimator) Answer(q Query) (Answer, error) {
 	if q.Provider != "" && e.provider == "" {
 		return e.answerAtProvider(q)
 	}
+	if q.Spot && q.GPU == "" && !e.spotOnly {
+		if at, ok := e.onSpot(); ok {
+			if a, err := at.answer(q); err != nil || a.Price != nil {
+				if err == nil {
+					a.Assumptions = append([]string{"spot asked: the cards ranked by their spot prices, among those with a spot offer"}, a.Assumptions...)
+				}
+				return a, err
+			}
+		}
+	}
 	return e.answer(q)
+}
+
+// spotPrices is a price source of spot prices only: a card with no spot
+// offer has no price.
+type spotPrices struct{ src SpotPriceSource }
+
+// GPUHourPrice implements PriceSource with the spot price.
+func (s spotPrices) GPUHourPrice(gpu string) (Price, bool) { return s.src.SpotGPUHourPrice(gpu) }
+
+// SpotGPUHourPrice implements SpotPriceSource.
+func (s spotPrices) SpotGPUHourPrice(gpu string) (Price, bool) { return s.src.SpotGPUHourPrice(gpu) }
+
+// onSpot is e priced at spot prices only, choosing among the cards sold
+// on spot; ok is false when e's prices know no spot.
+func (e *Estimator) onSpot() (*Estimator, bool) {
+	src, ok := e.Prices.(SpotPriceSource)
+	if !ok {
+		return nil, false
+	}
+	at := *e
+	at.Prices, at.spotOnly = spotPrices{src}, true
+	return &at, true
 }
 
 // answer is Answer at e's prices, whatever provider q names.

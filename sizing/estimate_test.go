@@ -316,3 +316,28 @@ func TestTrainingOnAMac(t *testing.T) {
 		}
 	}
 }
+
+// TestSpotWithNoCard: spot asked with no card named ranks the cards by
+// their spot prices, among those with a spot offer, instead of answering
+// on the cheapest on-demand card and warning it has no spot price.
+func TestSpotWithNoCard(t *testing.T) {
+	e := &Estimator{Prices: stubSpotPrices{stubPrices{"l40s": 0.79, "rtx-3090": 0.22}, stubPrices{"rtx-3090": 0.18}}}
+	a, err := e.Answer(Query{Params: 70e9, Method: MethodQLoRA, Spot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Price == nil || a.Price.Market != "spot" || a.Request.GPU != "rtx-3090" {
+		t.Errorf("answered on %s at %+v, want the RTX 3090 at its spot price", a.Request.GPU, a.Price)
+	}
+}
+
+// stubSpotPrices is a SpotPriceSource: on-demand and spot stubs.
+type stubSpotPrices struct{ onDemand, spot stubPrices }
+
+func (s stubSpotPrices) GPUHourPrice(gpu string) (Price, bool) { return s.onDemand.GPUHourPrice(gpu) }
+
+func (s stubSpotPrices) SpotGPUHourPrice(gpu string) (Price, bool) {
+	p, ok := s.spot.GPUHourPrice(gpu)
+	p.Market = "spot"
+	return p, ok
+}
