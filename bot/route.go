@@ -81,6 +81,9 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 		h.log.Error("bot: reading prices failed", "gpus", r.GPUs, "err", err)
 		return apology()
 	}
+	if len(a.NoProvider) > 0 && a.Compare == nil && len(a.GPUs) == 1 && len(a.Offers[0]) == 0 {
+		return ephemeral(strings.Join(a.NoProvider, " ")) // no offer there: the line says so, and where there are
+	}
 	var msg Message
 	switch {
 	case a.Compare != nil:

@@ -332,6 +332,9 @@ func TestSpotPricesOverHTTP(t *testing.T) {
 	}
 	got = c.slash("is the h100 spot cheaper than the h200?")
 	wantIn(t, "spot compare", got, "H100 SXM 80 GB vs H200 141 GB", "gcp spot", "spot offer of each")
+	got = c.slash("h200 price per hour on lambda vs coreweave")
+	wantIn(t, "h200 at two clouds without it", got, "lambda and coreweave have no price known for any H200", "runpod")
+	wantNotIn(t, "h200 at two clouds without it", got, "no offers known")
 }
 
 // TestOutsideModelsOverHTTP: a model the catalog lacks is refused by name

@@ -134,4 +134,8 @@ func TestFitProviderPrices(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(out, "lambda has no price known for the T4 16 GB (") {
 		t.Errorf("exit %d, want lambda's missing T4 price said first:\n%s", code, out)
 	}
+	code, out, _ = runFit(t, "h200", "price", "on", "lambda", "vs", "coreweave")
+	if code != exitOK || strings.Contains(out, "No current offers") {
+		t.Errorf("exit %d, want the providers' missing price said once, not contradicted:\n%s", code, out)
+	}
 }

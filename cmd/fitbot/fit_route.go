@@ -147,6 +147,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		fmt.Fprintln(a.stdout, line)
 	}
 	for i, gpu := range r.GPUs {
+		if len(listed[i]) == 0 && len(noProvider) > 0 {
+			continue // the provider line already said there is none there
+		}
 		if ids := answer.Variants(r, i); len(ids) > 1 {
 			writeFamilyOffers(a.stdout, r.Said[i], listed[i], now)
 		} else {
