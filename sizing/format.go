@@ -46,7 +46,7 @@ func Format(q Query) string {
 	}
 	switch {
 	case q.UnknownGPU != "" && q.GPUs > 0:
-		add(strconv.Itoa(q.GPUs), strings.ToLower(q.UnknownGPU))
+		add(strings.ToLower(q.UnknownGPU), strconv.Itoa(q.GPUs), "gpus") // "2 a00" would not read as a count
 	case q.UnknownGPU != "":
 		add(strings.ToLower(q.UnknownGPU))
 	case q.GPU != "" && q.GPUs > 0:

@@ -482,6 +482,9 @@ func (p *parser) step(i int) int {
 			// Refused by name before anything later in the question can
 			// fail with a Try that sizes it.
 			p.namedErr = n.Refusal()
+			if !strings.EqualFold(words, n.Name) {
+				p.namedErr.Problem = quote(words) + ": " + p.namedErr.Problem // the asker's words, quoted
+			}
 			p.err = p.namedErr
 		}
 		p.setModel(w.val, w.note, words)

@@ -118,7 +118,9 @@ func (p *parser) resolveMemory() {
 	}
 	if unknown != "" {
 		p.note(fmt.Sprintf("%s is not a GPU I know: sized as %s %d GB card", quote(unknown), article(gb), gb))
-		p.q.UnknownGPU = fmt.Sprintf("%s %d GB", outsideCardName(unknown), gb)
+		if name, ok := outsideCardName(unknown); ok { // a card people name, not stray words
+			p.q.UnknownGPU = fmt.Sprintf("%s %d GB", name, gb)
+		}
 		words = unknown + " " + words
 	}
 	if p.q.GPU != "" {

@@ -320,9 +320,9 @@ var outsideCards = map[string]outsideCard{
 }
 
 // outsideCardName is the maker's name of a card the catalog lacks, from
-// the words it was typed with ("1080 ti": "GTX 1080 Ti"), or the words
-// themselves when outsideCards does not hold it.
-func outsideCardName(words string) string {
+// the words it was typed with ("1080 ti": "GTX 1080 Ti"); ok is false
+// when outsideCards does not hold it.
+func outsideCardName(words string) (string, bool) {
 	key := strings.NewReplacer(" ", "", "-", "").Replace(strings.ToLower(words))
 	for trimmed := true; trimmed; {
 		trimmed = false
@@ -332,10 +332,8 @@ func outsideCardName(words string) string {
 			}
 		}
 	}
-	if c, ok := outsideCards[key]; ok {
-		return c.name
-	}
-	return words
+	c, ok := outsideCards[key]
+	return c.name, ok
 }
 
 // cardLineWords are words a card name may start with before its number.

@@ -89,8 +89,8 @@ func TestParseOutsideCards(t *testing.T) {
 		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB (12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12); add its memory to size it as a 12 GB card, "k80 12gb"`, "fit bert-base-uncased full tesla k80 12 gb"},
 		{"lora 7b on a gtx 1080 ti", `"gtx 1080 ti" is not a GPU I know: the GTX 1080 Ti has 11 GB`, "fit 7b lora gtx 1080 ti 11 gb"},
 		{"llama 3 8b lora on an rx 7900 xt", `the Radeon RX 7900 XT has 20 GB (ROCm)`, "fit llama-3-8b lora radeon rx 7900 xt 20 gb"},
-		{"llama 3 8b qlora on two 1080 tis", `"1080 tis" is not a GPU I know`, "fit llama-3-8b qlora 2 gtx 1080 ti 11 gb"},
-		{"7b qlora on 2x tesla p40 seq 4096", `"tesla p40" is not a GPU I know`, "fit 7b qlora 2 tesla p40 24 gb seq 4096"},
+		{"llama 3 8b qlora on two 1080 tis", `"1080 tis" is not a GPU I know`, "fit llama-3-8b qlora gtx 1080 ti 11 gb 2 gpus"},
+		{"7b qlora on 2x tesla p40 seq 4096", `"tesla p40" is not a GPU I know`, "fit 7b qlora tesla p40 24 gb 2 gpus seq 4096"},
 		{"7b lora 2080", `"2080" is not a GPU I know: the RTX 2080 has 8 GB`, "fit 7b lora rtx 2080 8 gb"},
 	} {
 		_, err := Parse(c.in)

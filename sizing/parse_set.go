@@ -320,6 +320,9 @@ func (p *parser) finish() {
 		}
 		p.note("not used: " + strings.Join(words, ", "))
 	}
+	if p.q.TensorParallel > 1 || p.q.PipelineParallel > 1 {
+		p.q.ModelParallel = false // a degree says the layout, as Format writes it
+	}
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
 	p.q.PerMonth = p.serve.perMonth
