@@ -47,26 +47,28 @@ func TestParseOutsideModels(t *testing.T) {
 
 // TestParseNamedOnly: image encoders (ViT, CLIP, DINOv2) and the
 // encoders whose config.json fitbot does not read (DeBERTa, DistilBERT,
-// ELECTRA) are refused by name, whatever else the question says, and the
-// Try lists the model (fitbot models ID): it never sizes an LLM in its
-// place (trials H6 Q40, Q41, H7 Q15, Q40, Q41).
+// ELECTRA) are refused by name, whatever else the question says, with no
+// Try and saying that there is no similar question (a Try listing the
+// model only repeated the refusal: trial H8 Q29, Q37); it never sizes an
+// LLM in its place (trials H6 Q40, Q41, H7 Q15, Q40, Q41).
 func TestParseNamedOnly(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
-		{"vit-large finetune on a v100 16gb batch 64", "ViT-L/16 is a 304M-parameter image encoder", "models vit-large"},
-		{"vit large training on a100", "ViT-L/16 is", "models vit-large"},
-		{"vit-b inference t4", "ViT-B/16 is", "models vit-base"},
-		{"clip vit-l/14 contrastive training from scratch on 8 a100s, batch 32k, is that feasible", "CLIP ViT-L/14 is a 428M-parameter image and text encoder pair", "models clip-vit-l-14"},
-		{"clip vit-l/14 embedding 10 million images on an a10g how long and cost", "CLIP ViT-L/14 is", "models clip-vit-l-14"},
-		{"openai clip vit-b/32 inference t4", "CLIP ViT-B/32 is", "models clip-vit-b-32"},
-		{"dinov2 vit-g finetune on 4x v100 32gb", "DINOv2 ViT-g/14 is a 1.1B-parameter", "models dinov2-giant"},
-		{"dino v2 large inference l4", "DINOv2 ViT-L/14 is", "models dinov2-large"},
-		{"deberta v3 large finetune a10g", "DeBERTa-v3 large is", "models deberta-v3-large"},
-		{"distilbert inference t4", "DistilBERT base is", "models distilbert-base"},
-		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large is", "models sd3.5-large"},
+		{"vit-large finetune on a v100 16gb batch 64", "ViT-L/16 is a 304M-parameter image encoder", ""},
+		{"vit large training on a100", "ViT-L/16 is", ""},
+		{"vit-b inference t4", "ViT-B/16 is", ""},
+		{"clip vit-l/14 contrastive training from scratch on 8 a100s, batch 32k, is that feasible", "CLIP ViT-L/14 is a 428M-parameter image and text encoder pair", ""},
+		{"clip vit-l/14 embedding 10 million images on an a10g how long and cost", "CLIP ViT-L/14 is", ""},
+		{"openai clip vit-b/32 inference t4", "CLIP ViT-B/32 is", ""},
+		{"dinov2 vit-g finetune on 4x v100 32gb", "DINOv2 ViT-g/14 is a 1.1B-parameter", ""},
+		{"dino v2 large inference l4", "DINOv2 ViT-L/14 is", ""},
+		{"deberta v3 large finetune a10g", "DeBERTa-v3 large is", ""},
+		{"distilbert inference t4", "DistilBERT base is", ""},
+		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large is", ""},
 	} {
 		_, err := Parse(c.in)
 		var ie *InputError
-		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || !strings.Contains(ie.Problem, "which fitbot does not size yet") || ie.Hint != c.hint {
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || !strings.Contains(ie.Problem, "which fitbot does not size yet") ||
+			!strings.Contains(ie.Problem, "no similar question to offer") || ie.Hint != c.hint {
 			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
 		}
 	}
