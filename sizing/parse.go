@@ -204,6 +204,8 @@ type parser struct {
 	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
 	exampleWords   string
 	noDeviceWords  string
+	deviceErr      *InputError // the refusal of that device, when it is the parse's
+	deviceTry      bool        // that refusal's Try sizes a desktop GPU of the device's typed memory
 	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
@@ -303,7 +305,11 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	p.finish()
 	p.deadline, p.money = deadline, money
 	if p.err != nil {
-		if p.err != p.namedErr {
+		switch p.err {
+		case p.namedErr:
+		case p.deviceErr:
+			p.err.Hint = p.deviceHint()
+		default:
 			p.err.Hint = p.hint() + ask.hintSuffix()
 		}
 		return p.result(), p, p.err

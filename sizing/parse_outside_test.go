@@ -115,3 +115,29 @@ func TestParseOutsideCards(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceRefusalWins: a device fitbot does not size is what the
+// refusal says, even when the model is unknown too (trial H8 Q44 got
+// "gemma 2b is not a model I know" with the Try "gemma-2-2b lora
+// rtx-4090"); its Try never moves the question onto another card, except
+// a Jetson with its memory typed, asked on a desktop GPU of that memory.
+func TestDeviceRefusalWins(t *testing.T) {
+	for _, c := range []struct{ in, device, try string }{
+		{"gemma 2b on a raspberry pi lol", "a Raspberry Pi", ""},
+		{"phi-3 mini on a raspberry pi 5 8gb, tokens per sec?", "a Raspberry Pi", ""},
+		{"llama 3 8b on a jetson", "a Jetson", ""},
+		{"run llama 3 8b int4 on a jetson orin nano 8gb?", "a Jetson", "fit llama-3-8b inference gptq 8gb"},
+		{"gemma 2b on a jetson orin 8gb", "a Jetson", ""},
+		{"mistral 7b on my iphone", "a phone", ""},
+		{"t5 large inference on a cpu", "CPU-only inference", ""},
+	} {
+		p, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, "fitbot does not size "+c.device) || ie.Hint != c.try {
+			t.Errorf("%q: %v (Try %q); want %s refused with the Try %q", c.in, err, hintOf(ie), c.device, c.try)
+		}
+		if p.Missing.Words != "" {
+			t.Errorf("%q: the model %q is left to a Hub search, want the device refused alone", c.in, p.Missing.Words)
+		}
+	}
+}
