@@ -141,3 +141,25 @@ func TestDeviceRefusalWins(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownNameKeepsSize: a model name the catalog lacks never gets a
+// Try of another size (trials H8 Q48, H9 Q34, Q47, Q49): a size said in
+// it stays, as a bare size or a catalog model of that size, and a size
+// word (xl, large) with no catalog model of it gets no Try at all.
+func TestUnknownNameKeepsSize(t *testing.T) {
+	for _, c := range []struct{ in, problem, try string }{
+		{"serve my in-house 45b-moe-custom model on 4 h100s", "I know no similar 45B model", "fit 45b inference 4xh100"},
+		{"llava 1.6 34b in 4bit on 2x 3090", `"llava 1.6 34b" is not a model I know; I know no similar 34B model`, "fit 34b gptq 2xrtx-3090"},
+		{"llava 1.6 7b on a 4090", "did you mean llava-1.5-7b?", "fit llava-1.5-7b rtx-4090"},
+		{"gemma 2b on a 4090", "did you mean gemma-2-2b?", "fit gemma-2-2b rtx-4090"},
+		{"t5-xl finetune on a 24gb a5000", "I know no model of its size (xl), so there is no similar question to offer", ""},
+		{"how much vram for a 3b-param vision transformer at 896px batch 64 training", "A vision transformer (ViT) is an image encoder", ""},
+		{"3b vision transformer full on 8 a100s", "A vision transformer (ViT) is an image encoder", ""},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.try {
+			t.Errorf("%q: %v (Try %q); want %q with the Try %q", c.in, err, hintOf(ie), c.problem, c.try)
+		}
+	}
+}
