@@ -85,7 +85,8 @@ func hintOf(ie *InputError) string {
 // refused by name and its Try keeps the question with the card's name
 // and memory typed, never swapping in another card ("did you mean a40" for a K80);
 // typed after it, that memory sizes it; the RTX 2080 Ti and RX 7900 XTX
-// are catalog cards (#31).
+// are catalog cards (#31). Intel Gaudi 2 and 3 are refused so too (trial
+// H9 Q41 read "gaudi 3" as a stray number 3).
 func TestParseOutsideCards(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
 		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB (12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12); add its memory to size it as a 12 GB card, "k80 12gb"`, "fit bert-base-uncased full tesla k80 12 gb"},
@@ -94,6 +95,8 @@ func TestParseOutsideCards(t *testing.T) {
 		{"llama 3 8b qlora on two 1080 tis", `"1080 tis" is not a GPU I know`, "fit llama-3-8b qlora 2 gtx 1080 ti 11 gb"},
 		{"7b qlora on 2x tesla p40 seq 4096", `"tesla p40" is not a GPU I know`, "fit 7b qlora 2 tesla p40 24 gb seq 4096"},
 		{"7b lora 2080", `"2080" is not a GPU I know: the RTX 2080 has 8 GB`, "fit 7b lora rtx 2080 8 gb"},
+		{"gaudi 3 for llama 70b inference, how many cards", `"gaudi 3" is not a GPU I know: the Intel Gaudi 3 has 128 GB`, "fit llama-3.1-70b inference intel gaudi 3 128 gb"},
+		{"intel gaudi2 llama 3 8b lora", `"intel gaudi2" is not a GPU I know: the Intel Gaudi 2 has 96 GB`, "fit llama-3-8b lora intel gaudi 2 96 gb"},
 	} {
 		_, err := Parse(c.in)
 		var ie *InputError
