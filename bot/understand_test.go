@@ -339,14 +339,14 @@ func TestSpotPricesOverHTTP(t *testing.T) {
 
 // TestOutsideModelsOverHTTP: a model the catalog lacks is refused by name
 // with a Try that keeps it (its Hub id), or one known by name only (an
-// image encoder) with a Try that lists it, by slash command and by
+// image encoder) saying that no similar question exists, by slash command and by
 // mention; no other model is answered (#31, trial H6 Q40).
 func TestOutsideModelsOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	for q, want := range map[string][]string{
 		"command r plus inference 4xa100": {"I don't know Command R+", "/fit hf.co/CohereForAI/c4ai-command-r-plus inference 4xa100-80"},
 		"yi 34b lora a100":                {"I don't know Yi 34B", "/fit hf.co/01-ai/Yi-34B lora a100-80"},
-		"vit large training on a100":      {"ViT-L/16 is a 304M-parameter image encoder", "/fit models vit-large"},
+		"vit large training on a100":      {"ViT-L/16 is a 304M-parameter image encoder", "no similar question to offer"},
 	} {
 		got := c.slash(q)
 		wantIn(t, "/fit "+q, got, want...)

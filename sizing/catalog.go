@@ -169,13 +169,12 @@ func namedKey(dst []byte, s string) []byte { return appendCatalogKey(dst, s, tru
 func Named() []NamedModel { return slices.Clone(loadCatalog().named) }
 
 // Refusal is the error a question naming m gets: what it is, that fitbot
-// does not size it, what fitbot does size, and a command that names it.
+// does not size it, and what fitbot does size. It has no Try: nothing
+// fitbot sizes is like it, and "fitbot models ID" would only say again
+// that it is not sized (trial H8 Q29, Q37).
 func (m NamedModel) Refusal() *InputError {
-	e := &InputError{}
-	e.Problem = fmt.Sprintf("%s is %s (%s), which fitbot does not size yet; it is not sized as a decoder LLM from its parameter count either. %s",
-		m.Name, m.What, m.Kind, sizedFamilies)
-	e.Hint = "models " + m.ID
-	return e
+	return &InputError{Problem: fmt.Sprintf("%s is %s (%s), which fitbot does not size yet; it is not sized as a decoder LLM from its parameter count either, "+
+		"so there is no similar question to offer. %s", m.Name, m.What, m.Kind, sizedFamilies)}
 }
 
 // parseCatalog decodes both embedded files and builds the lookup indexes.

@@ -71,11 +71,11 @@ func TestUnknownTypeByArchitectures(t *testing.T) {
 // TestNamedModelsRefusedByName: popular models fitbot does not size (or
 // does not size for the method asked) are refused by name, never "I do
 // not understand": a model known by name only when the question is read,
-// with a Try that lists it; UNet fine-tuning when it is sized, with no Try,
+// with no Try (nothing sized is like it); UNet fine-tuning when it is sized, with no Try,
 // since its inference would be another question (trials H7 Q9, Q24).
 func TestNamedModelsRefusedByName(t *testing.T) {
 	for _, tt := range []struct{ q, name, try string }{
-		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large", "models sd3.5-large"},
+		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large", ""},
 		{"sdxl lora 4090", "Stable Diffusion XL", ""},
 		{"sd 1.5 dreambooth 3060", "Stable Diffusion 1.5", ""},
 		{"can i train sdxl lora on my 3060 12gb", "not UNet fine-tuning (lora)", ""},

@@ -204,7 +204,10 @@ type parser struct {
 	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
 	exampleWords   string
 	noDeviceWords  string
-	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
+	deviceErr      *InputError // the refusal of that device, when it is the parse's
+	noTryErr       *InputError // a problem with no similar question to offer, when it is the parse's
+	deviceTry      bool        // that refusal's Try sizes a desktop GPU of the device's typed memory
+	quantizeWords  string      // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
 	money          Money
@@ -303,7 +306,12 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	p.finish()
 	p.deadline, p.money = deadline, money
 	if p.err != nil {
-		if p.err != p.namedErr {
+		switch {
+		case p.err == p.namedErr:
+		case p.err == p.noTryErr:
+		case p.err == p.deviceErr:
+			p.err.Hint = p.deviceHint()
+		default:
 			p.err.Hint = p.hint() + ask.hintSuffix()
 		}
 		return p.result(), p, p.err
@@ -478,14 +486,24 @@ func (p *parser) step(i int) int {
 				quote(p.text(i, i+n+1)), quote(words), v), func(q *Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
 			return n + 1
 		}
-		if n, ok := LookupNamed(w.val); ok && p.err == nil && p.words[fModel] == "" {
+		if end := p.versionedName(i + n); w.note != "" && end > 0 && p.err == nil {
+			// "llava 1.6 34b": "llava" alone is taken as LLaVA 1.5 7B, but
+			// a version and a size after it name another model.
+			words := p.text(i, end)
+			p.missingModel(i, end)
+			p.unknownName(words, p.lex.suggestModels(words), "model")
+			return end - i
+		}
+		if n, ok := LookupNamed(w.val); ok && p.namedErr == nil && p.q.Model == "" {
 			// Refused by name before anything later in the question can
-			// fail with a Try that sizes it.
+			// fail with a Try that sizes it, and over what failed before
+			// it: "a 3b-param vision transformer" is refused as a ViT,
+			// its size and all.
 			p.namedErr = n.Refusal()
 			if !strings.EqualFold(words, n.Name) {
 				p.namedErr.Problem = quote(words) + ": " + p.namedErr.Problem // the asker's words, quoted
 			}
-			p.err = p.namedErr
+			p.err, p.fix, p.missing = p.namedErr, nil, NameSpan{}
 		}
 		p.setModel(w.val, w.note, words)
 	case kindGPU:
@@ -505,6 +523,21 @@ func (p *parser) step(i int) int {
 		p.apply(w, words)
 	}
 	return n
+}
+
+// versionedName is the end of a version number and a model size at
+// token k ("1.6 34b" after "llava"), or 0 when they are not there.
+func (p *parser) versionedName(k int) int {
+	if k+1 >= len(p.toks) || !strings.Contains(p.toks[k].key, ".") {
+		return 0
+	}
+	if v, ok := parseNumber(p.toks[k].key); !ok || v.suffix != "" || v.neg {
+		return 0
+	}
+	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok {
+		return 0
+	}
+	return k + 2
 }
 
 // variantWords name a model's size or kind within a family ("phi-3
@@ -1174,6 +1207,11 @@ func (p *parser) unknown(i int) int {
 				p.missingModel(i, i+1)
 				p.unknownName(t.raw, s, "model")
 			}
+		} else if _, _, ok := sizeSaid(t.raw); ok {
+			// "my in-house 45b-moe-custom": a name no catalog has, with
+			// its size in it.
+			p.missingModel(i, i+1)
+			p.unknownName(t.raw, nil, "model")
 		} else {
 			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}
@@ -1253,12 +1291,29 @@ func (p *parser) unknownNumber(words string) {
 func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
 	if kind == "model" {
-		if size, params, ok := sizeSaid(words); ok && !slices.ContainsFunc(suggestions, func(id string) bool { return strings.Contains(id, size) }) {
+		if size, _, ok := sizeSaid(words); ok {
+			// "gemma 2b": only the suggestions of that size (gemma-2-2b,
+			// not gemma-2-9b).
+			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
+		}
+		if size, params, ok := sizeSaid(words); ok && len(suggestions) == 0 {
 			// "llama 3.2 vision 11b": no catalog model of that size is
 			// like it; the Try keeps the size asked, not another model.
 			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model: name it by its Hugging Face id, or size it as a bare "+strings.ToUpper(size),
 				func(q *Query) { q.Model, q.Params, q.Experts = "", params, 0 })
 			return
+		}
+		if size, ok := sizeWordSaid(words); ok {
+			// "t5-xl": a suggestion of another size (t5-base, 220M for a
+			// 3B) would be another question; keep those of its size.
+			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
+			if len(suggestions) == 0 {
+				if p.err == nil {
+					p.fail(problem+"; I know no model of its size ("+size+"), so there is no similar question to offer: name it by its Hugging Face id", nil)
+					p.noTryErr = p.err
+				}
+				return
+			}
 		}
 	}
 	if len(suggestions) == 0 {
@@ -1290,7 +1345,7 @@ func knownHint(kind string) string {
 // sizeSaid is the parameter count written among a model's words ("11b"
 // in "llama 3.2 vision 11b"): the word, lower case, and its value.
 func sizeSaid(words string) (string, int64, bool) {
-	for _, w := range strings.Fields(strings.ToLower(words)) {
+	for _, w := range nameWords(words) {
 		num, ok := parseNumber(w)
 		if !ok || num.neg || (num.suffix != "b" && num.suffix != "m") {
 			continue
@@ -1300,6 +1355,35 @@ func sizeSaid(words string) (string, int64, bool) {
 		}
 	}
 	return "", 0, false
+}
+
+// nameWords are the words of a model name, lower case, split at spaces,
+// hyphens and underscores: "45b-moe-custom" is 45b, moe and custom.
+func nameWords(words string) []string {
+	return strings.FieldsFunc(strings.ToLower(words), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' })
+}
+
+// hasSize reports whether a catalog id carries the size word size:
+// "gemma-2-2b" carries 2b, "mixtral-8x7b" 7b, "gemma-2-27b" not 7b.
+func hasSize(id, size string) bool {
+	return slices.ContainsFunc(nameWords(id), func(w string) bool { return w == size || strings.HasSuffix(w, "x"+size) })
+}
+
+// sizeWords are the words a model family names its sizes by, apart from
+// parameter counts: T5's xl, BERT's large.
+var sizeWords = map[string]bool{
+	"tiny": true, "mini": true, "small": true, "base": true, "medium": true, "large": true,
+	"xl": true, "xxl": true, "huge": true, "giant": true,
+}
+
+// sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").
+func sizeWordSaid(words string) (string, bool) {
+	for _, w := range nameWords(words) {
+		if sizeWords[w] {
+			return w, true
+		}
+	}
+	return "", false
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure

@@ -317,6 +317,9 @@ var outsideCards = map[string]outsideCard{
 	"9070xt": {"Radeon RX 9070 XT", 16, "ROCm"},
 	"a770":   {"Intel Arc A770", 16, "an 8 GB model too; runs PyTorch through Intel's XPU backend, not CUDA"},
 	"b580":   {"Intel Arc B580", 12, "runs PyTorch through Intel's XPU backend, not CUDA"},
+	"gaudi2": {"Intel Gaudi 2", 96, "HBM2e; runs PyTorch through Intel's Gaudi (HPU) software and vLLM's Gaudi fork, not CUDA"},
+	"gaudi3": {"Intel Gaudi 3", 128, "HBM2e; runs PyTorch through Intel's Gaudi (HPU) software and vLLM's Gaudi fork, not CUDA"},
+	"gaudi":  {"Intel Gaudi 2", 96, "HBM2e; Gaudi 3 has 128 GB; runs PyTorch through Intel's Gaudi (HPU) software and vLLM's Gaudi fork, not CUDA"},
 }
 
 // outsideCardName is the maker's name of a card the catalog lacks, from
@@ -337,13 +340,13 @@ func outsideCardName(words string) (string, bool) {
 }
 
 // cardLineWords are words a card name may start with before its number.
-var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true, "intel": true, "arc": true}
+var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true, "intel": true, "arc": true, "habana": true}
 
 // outsideCardAt reads a card the catalog lacks starting at token i ("2080
 // ti", "rx 7900 xtx", "tesla k80") and reports it with the tokens it
 // covers (0 when none starts there).
 func (p *parser) outsideCardAt(i int) (outsideCard, int) {
-	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && k != "titan" {
+	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && k != "titan" && k != "gaudi" && k != "gaudis" {
 		return outsideCard{}, 0
 	}
 	// The keys run together in a stack buffer: this runs for every word

@@ -47,26 +47,28 @@ func TestParseOutsideModels(t *testing.T) {
 
 // TestParseNamedOnly: image encoders (ViT, CLIP, DINOv2) and the
 // encoders whose config.json fitbot does not read (DeBERTa, DistilBERT,
-// ELECTRA) are refused by name, whatever else the question says, and the
-// Try lists the model (fitbot models ID): it never sizes an LLM in its
-// place (trials H6 Q40, Q41, H7 Q15, Q40, Q41).
+// ELECTRA) are refused by name, whatever else the question says, with no
+// Try and saying that there is no similar question (a Try listing the
+// model only repeated the refusal: trial H8 Q29, Q37); it never sizes an
+// LLM in its place (trials H6 Q40, Q41, H7 Q15, Q40, Q41).
 func TestParseNamedOnly(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
-		{"vit-large finetune on a v100 16gb batch 64", "ViT-L/16 is a 304M-parameter image encoder", "models vit-large"},
-		{"vit large training on a100", "ViT-L/16 is", "models vit-large"},
-		{"vit-b inference t4", "ViT-B/16 is", "models vit-base"},
-		{"clip vit-l/14 contrastive training from scratch on 8 a100s, batch 32k, is that feasible", "CLIP ViT-L/14 is a 428M-parameter image and text encoder pair", "models clip-vit-l-14"},
-		{"clip vit-l/14 embedding 10 million images on an a10g how long and cost", "CLIP ViT-L/14 is", "models clip-vit-l-14"},
-		{"openai clip vit-b/32 inference t4", "CLIP ViT-B/32 is", "models clip-vit-b-32"},
-		{"dinov2 vit-g finetune on 4x v100 32gb", "DINOv2 ViT-g/14 is a 1.1B-parameter", "models dinov2-giant"},
-		{"dino v2 large inference l4", "DINOv2 ViT-L/14 is", "models dinov2-large"},
-		{"deberta v3 large finetune a10g", "DeBERTa-v3 large is", "models deberta-v3-large"},
-		{"distilbert inference t4", "DistilBERT base is", "models distilbert-base"},
-		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large is", "models sd3.5-large"},
+		{"vit-large finetune on a v100 16gb batch 64", "ViT-L/16 is a 304M-parameter image encoder", ""},
+		{"vit large training on a100", "ViT-L/16 is", ""},
+		{"vit-b inference t4", "ViT-B/16 is", ""},
+		{"clip vit-l/14 contrastive training from scratch on 8 a100s, batch 32k, is that feasible", "CLIP ViT-L/14 is a 428M-parameter image and text encoder pair", ""},
+		{"clip vit-l/14 embedding 10 million images on an a10g how long and cost", "CLIP ViT-L/14 is", ""},
+		{"openai clip vit-b/32 inference t4", "CLIP ViT-B/32 is", ""},
+		{"dinov2 vit-g finetune on 4x v100 32gb", "DINOv2 ViT-g/14 is a 1.1B-parameter", ""},
+		{"dino v2 large inference l4", "DINOv2 ViT-L/14 is", ""},
+		{"deberta v3 large finetune a10g", "DeBERTa-v3 large is", ""},
+		{"distilbert inference t4", "DistilBERT base is", ""},
+		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large is", ""},
 	} {
 		_, err := Parse(c.in)
 		var ie *InputError
-		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || !strings.Contains(ie.Problem, "which fitbot does not size yet") || ie.Hint != c.hint {
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || !strings.Contains(ie.Problem, "which fitbot does not size yet") ||
+			!strings.Contains(ie.Problem, "no similar question to offer") || ie.Hint != c.hint {
 			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
 		}
 	}
@@ -83,7 +85,8 @@ func hintOf(ie *InputError) string {
 // refused by name and its Try keeps the question with the card's name
 // and memory typed, never swapping in another card ("did you mean a40" for a K80);
 // typed after it, that memory sizes it; the RTX 2080 Ti and RX 7900 XTX
-// are catalog cards (#31).
+// are catalog cards (#31). Intel Gaudi 2 and 3 are refused so too (trial
+// H9 Q41 read "gaudi 3" as a stray number 3).
 func TestParseOutsideCards(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
 		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB (12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12); add its memory to size it as a 12 GB card, "k80 12gb"`, "fit bert-base-uncased full tesla k80 12 gb"},
@@ -92,6 +95,8 @@ func TestParseOutsideCards(t *testing.T) {
 		{"llama 3 8b qlora on two 1080 tis", `"1080 tis" is not a GPU I know`, "fit llama-3-8b qlora gtx 1080 ti 11 gb 2 gpus"},
 		{"7b qlora on 2x tesla p40 seq 4096", `"tesla p40" is not a GPU I know`, "fit 7b qlora tesla p40 24 gb 2 gpus seq 4096"},
 		{"7b lora 2080", `"2080" is not a GPU I know: the RTX 2080 has 8 GB`, "fit 7b lora rtx 2080 8 gb"},
+		{"gaudi 3 for llama 70b inference, how many cards", `"gaudi 3" is not a GPU I know: the Intel Gaudi 3 has 128 GB`, "fit llama-3.1-70b inference intel gaudi 3 128 gb"},
+		{"intel gaudi2 llama 3 8b lora", `"intel gaudi2" is not a GPU I know: the Intel Gaudi 2 has 96 GB`, "fit llama-3-8b lora intel gaudi 2 96 gb"},
 	} {
 		_, err := Parse(c.in)
 		var ie *InputError
@@ -110,6 +115,54 @@ func TestParseOutsideCards(t *testing.T) {
 	for in, want := range map[string]string{"lora 7b on a 2080 ti": "rtx-2080-ti", "llama 3 8b lora on an rx 7900 xtx": "rx-7900-xtx", "rtx 2080ti 7b qlora": "rtx-2080-ti"} {
 		if p, err := Parse(in); err != nil || p.Query.GPU != want {
 			t.Errorf("%q: GPU %q, %v; want the catalog's %s", in, p.Query.GPU, err, want)
+		}
+	}
+}
+
+// TestDeviceRefusalWins: a device fitbot does not size is what the
+// refusal says, even when the model is unknown too (trial H8 Q44 got
+// "gemma 2b is not a model I know" with the Try "gemma-2-2b lora
+// rtx-4090"); its Try never moves the question onto another card, except
+// a Jetson with its memory typed, asked on a desktop GPU of that memory.
+func TestDeviceRefusalWins(t *testing.T) {
+	for _, c := range []struct{ in, device, try string }{
+		{"gemma 2b on a raspberry pi lol", "a Raspberry Pi", ""},
+		{"phi-3 mini on a raspberry pi 5 8gb, tokens per sec?", "a Raspberry Pi", ""},
+		{"llama 3 8b on a jetson", "a Jetson", ""},
+		{"run llama 3 8b int4 on a jetson orin nano 8gb?", "a Jetson", "fit llama-3-8b inference gptq 8gb"},
+		{"gemma 2b on a jetson orin 8gb", "a Jetson", ""},
+		{"mistral 7b on my iphone", "a phone", ""},
+		{"t5 large inference on a cpu", "CPU-only inference", ""},
+	} {
+		p, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, "fitbot does not size "+c.device) || ie.Hint != c.try {
+			t.Errorf("%q: %v (Try %q); want %s refused with the Try %q", c.in, err, hintOf(ie), c.device, c.try)
+		}
+		if p.Missing.Words != "" {
+			t.Errorf("%q: the model %q is left to a Hub search, want the device refused alone", c.in, p.Missing.Words)
+		}
+	}
+}
+
+// TestUnknownNameKeepsSize: a model name the catalog lacks never gets a
+// Try of another size (trials H8 Q48, H9 Q34, Q47, Q49): a size said in
+// it stays, as a bare size or a catalog model of that size, and a size
+// word (xl, large) with no catalog model of it gets no Try at all.
+func TestUnknownNameKeepsSize(t *testing.T) {
+	for _, c := range []struct{ in, problem, try string }{
+		{"serve my in-house 45b-moe-custom model on 4 h100s", "I know no similar 45B model", "fit 45b inference 4xh100"},
+		{"llava 1.6 34b in 4bit on 2x 3090", `"llava 1.6 34b" is not a model I know; I know no similar 34B model`, "fit 34b gptq 2xrtx-3090"},
+		{"llava 1.6 7b on a 4090", "did you mean llava-1.5-7b?", "fit llava-1.5-7b rtx-4090"},
+		{"gemma 2b on a 4090", "did you mean gemma-2-2b?", "fit gemma-2-2b rtx-4090"},
+		{"t5-xl finetune on a 24gb a5000", "I know no model of its size (xl), so there is no similar question to offer", ""},
+		{"how much vram for a 3b-param vision transformer at 896px batch 64 training", "A vision transformer (ViT) is an image encoder", ""},
+		{"3b vision transformer full on 8 a100s", "A vision transformer (ViT) is an image encoder", ""},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.try {
+			t.Errorf("%q: %v (Try %q); want %q with the Try %q", c.in, err, hintOf(ie), c.problem, c.try)
 		}
 	}
 }

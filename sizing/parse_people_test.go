@@ -35,9 +35,16 @@ func TestPeopleCorpus(t *testing.T) {
 			}
 			continue
 		}
+		want, wantTry, tried := strings.Cut(want, " | try: ")
 		if got != want && !(strings.HasPrefix(want, "error: ") && strings.HasPrefix(got, "error: ") && strings.Contains(got, want[len("error: "):])) {
 			t.Errorf("people.txt:%d: %q reads as %q, want %q", n+1, q, got, want)
 			continue
+		}
+		if tried {
+			if try := tryOf(q); try != wantTry {
+				t.Errorf("people.txt:%d: %q has the Try %q, want %q", n+1, q, try, wantTry)
+				continue
+			}
 		}
 		right++
 	}
@@ -49,6 +56,21 @@ func TestPeopleCorpus(t *testing.T) {
 	if share <= 0.95 {
 		t.Errorf("understood %.1f%%, want over 95%%", 100*share)
 	}
+}
+
+// tryOf is the Try line a refused question gets, from its reading or
+// from resolving what was read, as people.txt writes it: the
+// InputError's Hint, or "none" when it has none.
+func tryOf(q string) string {
+	p, err := Parse(q)
+	if err == nil {
+		_, _, err = Resolve(p.Query)
+	}
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Hint == "" {
+		return "none"
+	}
+	return ie.Hint
 }
 
 // reading is how a message is read, written as people.txt writes it;

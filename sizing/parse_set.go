@@ -253,9 +253,7 @@ func (p *parser) finish() {
 	}
 	if p.noDeviceWords != "" {
 		if p.q.GPU == "" && p.q.GPUMemoryBytes == 0 {
-			// The Try keeps the question without the device: the cheapest card.
-			p.fail(fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords)),
-				func(q *Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0 })
+			p.refuseDevice()
 		} else {
 			// "on a raspberry pi lol no, on an rtx 3050": the card named is sized.
 			p.note(fmt.Sprintf("%s not used: the GPU named is sized", quote(p.noDeviceWords)))
@@ -341,6 +339,37 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
 	}
+}
+
+// refuseDevice refuses a question about a device fitbot does not size
+// ("gemma 2b on a raspberry pi"), whatever else went wrong in it: the
+// device is what is not sized. A Try cannot keep the device, and another
+// card in its place would answer another question (trial H8 Q44 got
+// "gemma-2-2b lora rtx-4090"), so there is none; only a Jetson, a GPU
+// with its memory typed ("jetson orin nano 8gb"), gets the question on a
+// desktop GPU of that memory, which tells whether the model fits.
+func (p *parser) refuseDevice() {
+	problem := fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords))
+	p.deviceTry = p.noDevice.n == 1 && p.err == nil && p.memGB > 0 && (p.q.Model != "" || p.q.Params > 0)
+	if p.deviceTry {
+		problem += fmt.Sprintf("; the Try sizes a desktop GPU with the same %d GB, which says whether the model fits but not how fast it runs (%s shares its memory with its CPU)", p.memGB, p.noDevice.val)
+	} else {
+		problem += "; no similar device is sized, so there is no similar question to offer"
+	}
+	p.err, p.fix = &InputError{Problem: problem}, nil
+	p.deviceErr = p.err
+	p.missing = NameSpan{} // the model needs no Hub search: the device is what is refused
+}
+
+// deviceHint is the Try of a device refusal: the question on a GPU of
+// the device's typed memory when it has one (refuseDevice), else none.
+func (p *parser) deviceHint() string {
+	if !p.deviceTry {
+		return ""
+	}
+	q := p.q
+	q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
+	return fmt.Sprintf("fit %s %dgb", Format(q), p.memGB)
 }
 
 // cardsSaid is what the question said of its cards: none, one, some

@@ -55,7 +55,7 @@ const (
 	kindFewest      // "fewest", "min gpus": the fewest of the named card that fit
 	kindFastest     // "fastest", "quickest": the other ways of a training run, fastest first
 	kindQuantize    // "quantize", "if i quantize it": 4-bit weights, unless a scheme or precision is named
-	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name
+	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name; n 1: a GPU (Jetson) its typed memory describes
 	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 	kindVague       // "long context": meaning the grammar cannot read into a setting (parse_meaning.go)
 )
@@ -236,7 +236,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindNoDevice, val: "a Raspberry Pi"}, "raspberrypi", "raspberry", "rpi", "raspberrypi4", "raspberrypi5", "pi4", "pi5")
 	add(word{kind: kindNoDevice, val: "a phone"}, "phone", "phones", "iphone", "android", "smartphone", "cellphone")
 	add(word{kind: kindNoDevice, val: "a microcontroller"}, "arduino", "esp32", "microcontroller")
-	add(word{kind: kindNoDevice, val: "a Jetson"}, "jetson", "jetsonorin", "jetsonnano", "orin", "agxorin", "jetsonagxorin")
+	add(word{kind: kindNoDevice, val: "a Jetson", n: 1}, "jetson", "jetsonorin", "jetsonnano", "orin", "agxorin", "jetsonagxorin")
 	add(word{kind: kindNoDevice, val: "CPU-only inference (llama.cpp on a CPU is not modelled)"}, "cpuonly", "oncpu", "onlycpu", "onlyoncpu",
 		"justcpu", "justoncpu", "oncpuonly", "onthecpu", "onmycpu", "onacpu", "onacpuonly", "onjustacpu", "onjustcpu", "nogpu", "withoutgpu", "withoutagpu", "withnogpu", "laptopcpu",
 		"onmylaptopcpu", "onlaptopcpu", "cpuinference", "inferenceoncpu")

@@ -24,7 +24,8 @@ type resolved struct {
 	shape     shape
 	gpu       GPU // zero when no GPU was named
 	gpuNamed  bool
-	countSaid bool // the question gave a GPU or machine count
+	countSaid bool  // the question gave a GPU or machine count
+	asked     Query // the question as asked: a Try changes one thing in it
 	// cheapestWays: the question asked for the cheapest way and left the
 	// weight format unsaid, so smaller formats are ways too (inference).
 	cheapestWays bool
@@ -73,7 +74,7 @@ func resolve(q Query) (*resolved, error) {
 	if err := checkNumbers(q); err != nil {
 		return nil, err
 	}
-	rs := &resolved{cheapestWays: q.Cheapest && q.Quant == "" && q.Precision == ""}
+	rs := &resolved{cheapestWays: q.Cheapest && q.Quant == "" && q.Precision == "", asked: q}
 	if err := rs.resolveModel(q); err != nil {
 		return nil, err
 	}
@@ -553,14 +554,28 @@ func (rs *resolved) resolveShape(q Query) error {
 			word = "context"
 		}
 		rs.assume("%s %d tokens", word, r.SeqLen)
+	case maxCtx > 0 && q.SeqLen > maxCtx && q.SeqLen <= yarnContext(rs.model):
+		// "qwen3-32b at 64k": the model card's YaRN rope scaling takes it.
+		r.SeqLen = q.SeqLen
+		rs.assume("%d tokens is past %s's %d-token config: read with YaRN rope scaling, factor %d, as Qwen's model card documents (up to %d tokens; "+
+			"the KV cache per token is the same, and a static YaRN factor may lower quality on short texts)",
+			q.SeqLen, rs.model.Name, maxCtx, yarnFactor, yarnContext(rs.model))
 	case maxCtx > 0 && q.SeqLen > maxCtx:
+		// The Try is the question as asked, with the model (or the
+		// context) changed: the hardware, precision and load stay.
+		try := rs.asked
 		if longer, ok := longerContextTwin(rs.model, q.SeqLen); ok {
 			// "llama 3 8b at 128k": Llama 3.1 8B is the same size and takes it.
-			return inputErr(fmt.Sprintf("fit %s %s ctx %d", longer.ID, r.Method, q.SeqLen),
+			try.Model, try.Params, try.Experts = longer.ID, 0, 0
+			return inputErr("fit "+Format(try),
 				"%d tokens is longer than %s's context of %d tokens; %s, of the same size, takes %d", q.SeqLen, rs.model.Name, maxCtx, longer.Name, longer.MaxContext)
 		}
-		return inputErr(fmt.Sprintf("fit %s %s ctx %d", r.Model, r.Method, maxCtx),
-			"%d tokens is longer than %s's context of %d tokens", q.SeqLen, rs.model.Name, maxCtx)
+		limit := max(maxCtx, yarnContext(rs.model))
+		try.SeqLen = limit
+		if l := try.Serve; try.SeqLen != 0 && (l.PromptTokens > 0 || l.OutputTokens > 0) {
+			try.Serve.PromptTokens, try.Serve.OutputTokens = 0, 0 // the context replaces the lengths said
+		}
+		return inputErr("fit "+Format(try), "%d tokens is longer than %s's context of %d tokens", q.SeqLen, rs.model.Name, limit)
 	default:
 		r.SeqLen = q.SeqLen
 	}
@@ -822,6 +837,29 @@ func longerContextTwin(m Model, seq int) (Model, bool) {
 		}
 	}
 	return best, best.ID != ""
+}
+
+// yarnFactor is the YaRN rope-scaling factor Qwen's model cards give for
+// a longer context than the config's: 4.0 over 32,768 native tokens.
+const yarnFactor = 4
+
+// yarnModels are the catalog models whose Hugging Face model cards
+// document YaRN rope scaling (factor 4) up to 131,072 tokens: the dense
+// Qwen3 models from 4B up ("32,768 natively and 131,072 tokens with
+// YaRN") and the Qwen2.5 Instruct models from 7B up ("Full 131,072
+// tokens"). Qwen3 0.6B and Qwen2.5 up to 3B are documented at 32,768.
+var yarnModels = map[string]bool{
+	"qwen3-4b": true, "qwen3-8b": true, "qwen3-14b": true, "qwen3-32b": true,
+	"qwen2.5-7b": true, "qwen2.5-14b": true, "qwen2.5-32b": true, "qwen2.5-72b": true,
+}
+
+// yarnContext is the longest context m takes with its documented YaRN
+// rope scaling; 0 when none is documented.
+func yarnContext(m Model) int {
+	if yarnModels[m.ID] {
+		return yarnFactor * 32768
+	}
+	return 0
 }
 
 // embeddingFamilies are the catalog's embedding-model families, fine-tuned

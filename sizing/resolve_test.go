@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -173,11 +174,16 @@ func TestReleasedFormatFromConfig(t *testing.T) {
 
 // TestLongerContextTwin: a context longer than the model's is refused
 // with the same-size model of its family that takes it, in the Try too;
-// with none, the Try keeps the model at its own context.
+// with none, the Try keeps the model at its own context. The Try is the
+// whole question with only that changed: the cards, precision and load
+// stay (trial H8 Q43 lost the 4× A6000, fp16 and 10 users).
 func TestLongerContextTwin(t *testing.T) {
 	for q, want := range map[string]string{
-		"llama-3-8b inference ctx 131072": "fit llama-3.1-8b inference ctx 131072",
-		"llama-2-7b lora ctx 8192":        "fit llama-2-7b lora ctx 4096",
+		"llama-3-8b inference ctx 131072":                        "fit llama-3.1-8b inference seq 131072",
+		"llama-2-7b lora ctx 8192":                               "fit llama-2-7b lora seq 4096",
+		"llama-3-70b fp16 4xrtx-a6000 seq 32768 batch 10":        "fit llama-3.1-70b fp16 4xrtx-a6000 seq 32768 batch 10",
+		"qwen3-32b inference bf16 rtx-pro-6000 seq 204800":       "fit qwen3-32b inference bf16 rtx-pro-6000 seq 131072",
+		"llama-2-13b inference 2xa100-80 prompt 6000 output 500": "fit llama-2-13b inference 2xa100-80 seq 4096",
 	} {
 		p, err := Parse(q)
 		if err != nil {
@@ -187,6 +193,38 @@ func TestLongerContextTwin(t *testing.T) {
 		var in *InputError
 		if !errors.As(err, &in) || in.Hint != want {
 			t.Errorf("%q: error %v, want the Try %q", q, err, want)
+		}
+	}
+}
+
+// TestYaRNContext: the Qwen models whose model cards document YaRN rope
+// scaling (factor 4, to 131,072 tokens) take a context past their
+// config's 40,960 or 32,768, saying so; the others are still refused.
+func TestYaRNContext(t *testing.T) {
+	for q, yarn := range map[string]bool{
+		"qwen3-32b inference rtx-pro-6000 seq 65536": true,
+		"qwen2.5-72b awq 2xa100-80 seq 131072":       true,
+		"qwen3-0.6b inference t4 seq 65536":          false,
+		"qwen2.5-3b inference t4 seq 65536":          false,
+		"qwen3-8b inference h100 seq 131073":         false,
+	} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", q, err)
+		}
+		_, as, err := Resolve(p.Query)
+		if !yarn {
+			if err == nil {
+				t.Errorf("%q: sized, want a context refusal", q)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v, want it sized with YaRN", q, err)
+			continue
+		}
+		if !slices.ContainsFunc(as, func(a string) bool { return strings.Contains(a, "YaRN rope scaling, factor 4") }) {
+			t.Errorf("%q: assumptions %q do not say YaRN", q, as)
 		}
 	}
 }

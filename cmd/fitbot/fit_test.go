@@ -174,8 +174,8 @@ func TestFitServingCardsWithoutCount(t *testing.T) {
 
 // TestFitOutsideModels: a model the catalog lacks ("command r plus", "yi
 // 34b") is refused by name with exit 2, the Try line keeping the question
-// with the model's Hub id; one known by name only ("vit large") with a Try
-// that lists it; never another model sized (#31, trial H6 Q40).
+// with the model's Hub id; one known by name only ("vit large") saying
+// that no similar question exists; never another model sized (#31, trial H6 Q40).
 func TestFitOutsideModels(t *testing.T) {
 	for _, c := range []struct {
 		args      []string
@@ -183,7 +183,7 @@ func TestFitOutsideModels(t *testing.T) {
 	}{
 		{[]string{"command", "r", "plus", "inference", "4xa100"}, "I don't know Command R+", "Try: fit hf.co/CohereForAI/c4ai-command-r-plus inference 4xa100-80"},
 		{[]string{"yi", "34b", "lora", "a100"}, "I don't know Yi 34B", "Try: fit hf.co/01-ai/Yi-34B lora a100-80"},
-		{[]string{"vit", "large", "training", "on", "a100"}, "ViT-L/16 is a 304M-parameter image encoder", "Try: models vit-large"},
+		{[]string{"vit", "large", "training", "on", "a100"}, "ViT-L/16 is a 304M-parameter image encoder", "no similar question to offer"},
 	} {
 		code, out, errOut := runFit(t, c.args...)
 		if code != exitUsage || out != "" || !strings.Contains(errOut, c.name) || !strings.Contains(errOut, c.try) {
