@@ -714,8 +714,9 @@ func (p *parser) numeric(i int, num number) int {
 		p.setSize(num, 0, all)
 		return j + m - i
 	case kindSeqWord, kindSeqKey:
-		// "32k context"; but "13b seq 4096" is a size, then a keyword.
-		if (num.suffix == "" || num.suffix == "k") && !p.lengthAt(j+m) {
+		// "32k context", "10M context"; but "13b seq 4096" is a size,
+		// then a keyword.
+		if (num.suffix == "" || num.suffix == "k" || num.suffix == "m") && !p.lengthAt(j+m) {
 			p.setSeq(num, all)
 			return j + m - i
 		}
