@@ -151,6 +151,8 @@ const (
 	fEP
 	fRes
 	fImages
+	fMFU
+	fMeasured
 	numFields
 )
 
@@ -184,6 +186,9 @@ var fieldNames = [numFields]struct{ key, plural string }{
 
 	fRes:    {"resolution", "image resolutions"},
 	fImages: {"images", "image counts"},
+
+	fMFU:      {"mfu", "MFUs"},
+	fMeasured: {"measured_tokens_per_second", "measured speeds"},
 }
 
 // parser is the state of one Parse call.
@@ -231,6 +236,7 @@ type parser struct {
 
 	ask   askWords   // the intent and workload words, read before the main pass
 	serve serveWords // the serving load, targets and asks, read before the main pass
+	mfu   mfuWords   // the MFU said or asked, read before the serving pass
 
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
@@ -265,12 +271,13 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	toks = readNumberWords(toks)
 	toks, ask := readAsk(toks)
 	toks, money := readMoney(input, toks)
+	toks, mfu := readMFU(toks)
 	toks, serve := readServe(toks)
 	toks, deadline := readDeadline(input, toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuNoteAt: -1}
 	for _, n := range slices.Concat(ask.notes, serve.notes) {
 		p.note(n)
 	}

@@ -320,6 +320,7 @@ func (p *parser) finish() {
 		}
 		p.note("not used: " + strings.Join(words, ", "))
 	}
+	p.applyMFU()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
 	p.q.PerMonth = p.serve.perMonth
@@ -493,6 +494,10 @@ func fieldValue(q Query, f field) string {
 		return strconv.Itoa(q.Resolution)
 	case fImages:
 		return strconv.Itoa(q.Images)
+	case fMFU:
+		return strings.TrimPrefix(formatMFU(q.MFU), "mfu ")
+	case fMeasured:
+		return strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64)
 	}
 	return ""
 }
