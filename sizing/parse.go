@@ -450,6 +450,9 @@ func (p *parser) step(i int) int {
 	if n := p.outsideCardName(i); n > 0 {
 		return n
 	}
+	if n := p.macBeforeChip(i); n > 0 {
+		return n + p.step(i+n)
+	}
 	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {
 			return n

@@ -146,6 +146,8 @@ func TestParseQuery(t *testing.T) {
 		{"32k context", Query{SeqLen: 32768}},
 		{"context 128k", Query{SeqLen: 131072}},
 		{"10M context", Query{SeqLen: 10 << 20}},
+		{"mac studio m4 max 128gb", Query{GPU: "m4-max-128"}},
+		{"macbook pro m3 max", Query{GPU: "m3-max-128"}},
 		{"1m tokens of context", Query{SeqLen: 1 << 20}},
 		{"2M context length", Query{SeqLen: 2 << 20}},
 		{"batch 8", Query{MicroBatch: 8}},
