@@ -434,6 +434,35 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	return word{}, 0
 }
 
+// severalModels refuses a count of models at token i ("3x 8b models",
+// "two llama 8b models"): several models on one card are not sized, and
+// the Try sizes one of them. It reports whether it refused.
+func (p *parser) severalModels(i int) bool {
+	k := p.toks[i].key
+	count := 0
+	if w, ok := phrases[k]; ok && w.kind == kindCount {
+		count = w.n
+	} else if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
+		count = v
+	}
+	j := i + 1
+	if count < 2 || j >= len(p.toks) || p.toks[j].ignorable {
+		return false
+	}
+	m := 0
+	if w, n := p.lookup(j, false); w.kind == kindModel {
+		m = n
+	} else if num, ok := parseNumber(p.toks[j].key); ok && (num.suffix == "b" || num.suffix == "m") {
+		m = 1
+	}
+	if m == 0 || j+m >= len(p.toks) || p.toks[j+m].key != "models" {
+		return false
+	}
+	p.fail(fmt.Sprintf("%s: several models sharing GPUs are not sized, only one at a time; the Try sizes one, and each of the %d needs its own weights and a share of the memory left for the KV cache",
+		quote(p.text(i, j+m+1)), count), nil)
+	return true
+}
+
 // fillerPhraseStarts are filler words that start phrases of their own:
 // "long context", "on cpu".
 var fillerPhraseStarts = map[string]bool{"long": true, "on": true}
@@ -452,6 +481,9 @@ func (p *parser) step(i int) int {
 	}
 	if n := p.macBeforeChip(i); n > 0 {
 		return n + p.step(i+n)
+	}
+	if p.severalModels(i) {
+		return 1 // the count; the model is read next, the Try sizes one
 	}
 	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {

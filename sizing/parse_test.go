@@ -279,6 +279,9 @@ func TestParseErrors(t *testing.T) {
 		{"13b full 4096 tokens", `"4096 tokens" is too small for a training budget`, "fit 13b full seq 4096"},
 		{"13b lora 8", `"8" is a number without a meaning here`, "fit 13b lora"},
 		{"13b lora banana42", `I do not understand "banana42"`, "fit 13b lora"},
+		// Several models on one card: refused, the Try sizes one (trial H8 Q42).
+		{"can we serve 3x 8b models on one a100 80gb at the same time", `"3x 8b models": several models sharing GPUs are not sized`, "fit 8b inference 1xa100-80"},
+		{"two llama 3 8b models on an h100", `"two llama 3 8b models": several models`, "fit llama-3-8b h100"},
 		{"13b lora \x00 4090", "control character (U+0000 at byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
 		{"13b lora \xff 4090", "not valid UTF-8 text (byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
 		{strings.Repeat("x", MaxQuestionBytes+1), "too long (1001 bytes; the limit is 1000)", "ask in one short sentence, e.g. fit 13b lora rtx-4090"},
