@@ -454,6 +454,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	checkBudget(&f.Answer, q.Parsed.Money)
 	checkDeadline(&f.Answer, q.Parsed.Deadline.At(s.now()))
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
+	checkMeasured(&f.Answer, q.Parsed.Query.MeasuredTokensPerSecond)
 	return f, nil
 }
 

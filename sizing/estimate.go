@@ -177,6 +177,7 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 		return a, nil
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	a.Measured = measured(r, &rs.gpu, a.Throughput, q.MeasuredTokensPerSecond)
 	if r.Method == MethodInference && rs.shape.encoderSeq > 0 {
 		tw = append([]string{audioRate(a.Throughput, rs.shape.encoderSeq, r.MicroBatch)}, tw...)
 	}

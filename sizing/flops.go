@@ -195,30 +195,27 @@ func prefillFLOPsPerToken(r *Request, s *shape) float64 {
 	return 2*float64(s.active) + s.attentionFLOPsFwd(int64(r.SeqLen))
 }
 
-// prefillShare is the share of peak a prefill reaches: the GEMM fit of
-// training at the model's width, or fixedMFU when set.
-func prefillShare(s *shape, g *GPU, p Precision, fixedMFU float64) float64 {
-	if fixedMFU > 0 {
+// prefillShare is the share of peak a prefill of r reaches: the MFU the
+// question said, else fixedMFU when set, else the GEMM fit of training
+// at the model's width.
+func prefillShare(r *Request, s *shape, g *GPU, fixedMFU float64) float64 {
+	switch {
+	case r.MFU > 0:
+		return r.MFU
+	case fixedMFU > 0:
 		return fixedMFU
 	}
-	return gemmEfficiency(float64(s.hidden), peakFLOPS(g, p))
+	return gemmEfficiency(float64(s.hidden), peakFLOPS(g, r.Precision))
 }
 
 // speedAssumption says in words what the speed assumed: the MFU, how it
 // was chosen and the FLOPs it counts.
 func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string {
-	peak := "BF16"
-	switch {
-	case r == nil || g == nil:
-	case r.Precision == PrecisionFP8 && g.FP8 && g.FP8TFLOPS > 0:
-		peak = "FP8"
-	case r.Precision == PrecisionFP32 && g.UnifiedMemory:
-		peak = "FP32"
-	case r.Precision == PrecisionFP32:
-		peak = "TF32"
-	}
+	peak := peakName(r, g)
 	how := "fitted to published runs (llm-foundry, torchtitan, NeMo, Megatron-LM) by model width, card, sequence and precision"
 	switch {
+	case r != nil && r.MFU > 0:
+		how = "the MFU the question said"
 	case fixedMFU > 0:
 		how = fmt.Sprintf("every kernel at the configured %.0f%% of peak", fixedMFU*100)
 	case g != nil && g.UnifiedMemory && r != nil && r.Method != MethodInference:
@@ -239,6 +236,33 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 	}
 	return fmt.Sprintf("%s at %.0f%% MFU of the %s dense peak (%s), counting %s GFLOPs per token with causal attention%s%s",
 		what, *t.MFU*100, peak, how, threeFigures(*t.FLOPsPerToken/1e9), decode, run)
+}
+
+// peakName is the number format of the peak peakFLOPS gives r on g:
+// "BF16", "FP8", "TF32" or, on Apple silicon, "FP32".
+func peakName(r *Request, g *GPU) string {
+	switch {
+	case r == nil || g == nil:
+	case r.Precision == PrecisionFP8 && g.FP8 && g.FP8TFLOPS > 0:
+		return "FP8"
+	case r.Precision == PrecisionFP32 && g.UnifiedMemory:
+		return "FP32"
+	case r.Precision == PrecisionFP32:
+		return "TF32"
+	}
+	return "BF16"
+}
+
+// measured is the MFU a speed the asker measured (tokens per second per
+// GPU) is for r on g, at the FLOPs per token t counts; nil when no speed
+// was said or t counts no FLOPs.
+func measured(r *Request, g *GPU, t Throughput, perGPU float64) *MeasuredSpeed {
+	peak := peakFLOPS(g, r.Precision)
+	if perGPU <= 0 || t.FLOPsPerToken == nil || peak <= 0 {
+		return nil
+	}
+	f := *t.FLOPsPerToken
+	return &MeasuredSpeed{TokensPerSecondPerGPU: perGPU, MFU: perGPU * f / peak, FLOPsPerToken: f, PeakFLOPS: peak, Peak: peakName(r, g)}
 }
 
 // threeFigures writes v to three significant figures, never in

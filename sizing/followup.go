@@ -56,6 +56,10 @@ func FollowUp(base Query, text string) (Parsed, bool) {
 	if said.Method != "" && said.Method != base.Method {
 		dropped = dropForMethod(&q, base, said)
 	}
+	if said.GPU != "" && said.GPU != base.GPU && base.MeasuredTokensPerSecond > 0 && said.MeasuredTokensPerSecond == 0 {
+		q.MeasuredTokensPerSecond = 0
+		dropped = strings.TrimPrefix(dropped+"; the speed measured on the thread's card does not carry over to another", "; ")
+	}
 	intent := p.Intent
 	if intent == IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
 		intent = IntentFit // "what about ..." asks about the thread's model

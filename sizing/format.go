@@ -157,6 +157,12 @@ func Format(q Query) string {
 	if s := formatServe(q.Serve); s != "" {
 		add(s)
 	}
+	if q.MFU > 0 {
+		add(formatMFU(q.MFU))
+	}
+	if q.MeasuredTokensPerSecond > 0 {
+		add("mfu at", strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64), "tok/s per gpu")
+	}
 	return b.String()
 }
 

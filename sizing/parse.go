@@ -151,6 +151,8 @@ const (
 	fEP
 	fRes
 	fImages
+	fMFU
+	fMeasured
 	numFields
 )
 
@@ -184,6 +186,9 @@ var fieldNames = [numFields]struct{ key, plural string }{
 
 	fRes:    {"resolution", "image resolutions"},
 	fImages: {"images", "image counts"},
+
+	fMFU:      {"mfu", "MFUs"},
+	fMeasured: {"measured_tokens_per_second", "measured speeds"},
 }
 
 // parser is the state of one Parse call.
@@ -234,6 +239,7 @@ type parser struct {
 
 	ask   askWords   // the intent and workload words, read before the main pass
 	serve serveWords // the serving load, targets and asks, read before the main pass
+	mfu   mfuWords   // the MFU said or asked, read before the serving pass
 
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
@@ -268,12 +274,13 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	toks = readNumberWords(toks)
 	toks, ask := readAsk(toks)
 	toks, money := readMoney(input, toks)
+	toks, mfu := readMFU(toks)
 	toks, serve := readServe(toks)
 	toks, deadline := readDeadline(input, toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuNoteAt: -1}
 	for _, n := range slices.Concat(ask.notes, serve.notes) {
 		p.note(n)
 	}
@@ -435,6 +442,35 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	return word{}, 0
 }
 
+// severalModels refuses a count of models at token i ("3x 8b models",
+// "two llama 8b models"): several models on one card are not sized, and
+// the Try sizes one of them. It reports whether it refused.
+func (p *parser) severalModels(i int) bool {
+	k := p.toks[i].key
+	count := 0
+	if w, ok := phrases[k]; ok && w.kind == kindCount {
+		count = w.n
+	} else if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
+		count = v
+	}
+	j := i + 1
+	if count < 2 || j >= len(p.toks) || p.toks[j].ignorable {
+		return false
+	}
+	m := 0
+	if w, n := p.lookup(j, false); w.kind == kindModel {
+		m = n
+	} else if num, ok := parseNumber(p.toks[j].key); ok && (num.suffix == "b" || num.suffix == "m") {
+		m = 1
+	}
+	if m == 0 || j+m >= len(p.toks) || p.toks[j+m].key != "models" {
+		return false
+	}
+	p.fail(fmt.Sprintf("%s: several models sharing GPUs are not sized, only one at a time; the Try sizes one, and each of the %d needs its own weights and a share of the memory left for the KV cache",
+		quote(p.text(i, j+m+1)), count), nil)
+	return true
+}
+
 // fillerPhraseStarts are filler words that start phrases of their own:
 // "long context", "on cpu".
 var fillerPhraseStarts = map[string]bool{"long": true, "on": true}
@@ -450,6 +486,12 @@ func (p *parser) step(i int) int {
 	}
 	if n := p.outsideCardName(i); n > 0 {
 		return n
+	}
+	if n := p.macBeforeChip(i); n > 0 {
+		return n + p.step(i+n)
+	}
+	if p.severalModels(i) {
+		return 1 // the count; the model is read next, the Try sizes one
 	}
 	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {
@@ -750,8 +792,9 @@ func (p *parser) numeric(i int, num number) int {
 		p.setSize(num, 0, all)
 		return j + m - i
 	case kindSeqWord, kindSeqKey:
-		// "32k context"; but "13b seq 4096" is a size, then a keyword.
-		if (num.suffix == "" || num.suffix == "k") && !p.lengthAt(j+m) {
+		// "32k context", "10M context"; but "13b seq 4096" is a size,
+		// then a keyword.
+		if (num.suffix == "" || num.suffix == "k" || num.suffix == "m") && !p.lengthAt(j+m) {
 			p.setSeq(num, all)
 			return j + m - i
 		}

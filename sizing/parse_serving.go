@@ -97,6 +97,12 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.people = true // read by the main parse as the batch; marks it a load
 			}
 		}
+		if prompt, output, n := inOutAt(w, i); n > 0 {
+			sw.setLength(true, prompt, toks, i, i+n)
+			sw.setLength(false, output, toks, i, i+n)
+			mark(i, i+n)
+			continue
+		}
 		switch {
 		case k == "how" && w(i+1) == "many":
 			j := i + 2
@@ -345,6 +351,57 @@ func slowRateAt(unit, next, after string) (time.Duration, int) {
 		}
 	}
 	return 0, 0
+}
+
+// The words of a prompt and output length said as a pair: "2k in / 500
+// out", "in/out 2k/500".
+var (
+	inWords    = map[string]bool{"in": true, "input": true, "prompt": true, "isl": true}
+	outWords   = map[string]bool{"out": true, "output": true, "completion": true, "osl": true}
+	inOutPairs = map[string]bool{"in/out": true, "input/output": true, "i/o": true, "prompt/output": true,
+		"prompt/completion": true, "isl/osl": true}
+)
+
+// inOutAt reads a prompt and an output length said as a pair at token i
+// ("2k in / 500 out", "2k in, 500 out", "in/out 2k/500", "2k/500
+// in/out"): the lengths and how many words said them; n is 0 when they do
+// not. "in" alone is a preposition: only the pair with "out" reads it as
+// the prompt.
+func inOutAt(w func(int) string, i int) (prompt, output, n int) {
+	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs[w(i)] {
+		return p, o, 2
+	}
+	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
+		return p, o, 2
+	}
+	p, ok := tokenCount(w(i))
+	if !ok || !inWords[w(i+1)] {
+		return 0, 0, 0
+	}
+	j := i + 2
+	if w(j) == "/" {
+		j++
+	}
+	o, ok := tokenCount(w(j))
+	if !ok || !outWords[w(j+1)] {
+		return 0, 0, 0
+	}
+	end := j + 2
+	if strings.HasPrefix(w(end), "tok") {
+		end++
+	}
+	return p, o, end - i
+}
+
+// lengthPair reads "2k/500": a prompt and an output length in one word.
+func lengthPair(s string) (prompt, output int, ok bool) {
+	a, b, found := strings.Cut(s, "/")
+	if !found {
+		return 0, 0, false
+	}
+	p, ok1 := tokenCount(a)
+	o, ok2 := tokenCount(b)
+	return p, o, ok1 && ok2
 }
 
 // setLength records a prompt or output length.

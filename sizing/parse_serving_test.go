@@ -33,6 +33,13 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 50k requests daily", IntentServe, 0, ServeLoad{RequestsPerSecond: 0.579}},
 		{"llama 3 8b a10 prompt 2k output 500", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 2k prompt 500 output tokens", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		// A prompt and an output length as a pair (trial H9 Q16); "in" alone stays a preposition.
+		{"llama 3 8b a10 2k in / 500 out", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		{"llama 3 8b a10 2k in, 500 out tokens", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		{"llama 3 8b a10 2000 input 500 output", IntentFit, 0, ServeLoad{PromptTokens: 2000, OutputTokens: 500}},
+		{"llama 3 8b a10 in/out 2k/500", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		{"llama 3 8b a10 2k/500 in/out", IntentFit, 0, ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
+		{"llama 3 8b in 4 bit on an a10", IntentFit, 0, ServeLoad{}},
 		{"llama 3 8b a10 ttft 1s", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 1}},
 		{"llama 3 8b a10 ttft under 500ms", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 0.5}},
 		{"llama 3 8b a10 time to first token below 2 seconds", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 2}},

@@ -321,6 +321,7 @@ func (p *parser) finish() {
 	if p.q.TensorParallel > 1 || p.q.PipelineParallel > 1 {
 		p.q.ModelParallel = false // a degree says the layout, as Format writes it
 	}
+	p.applyMFU()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
 	p.q.PerMonth = p.serve.perMonth
@@ -525,6 +526,10 @@ func fieldValue(q Query, f field) string {
 		return strconv.Itoa(q.Resolution)
 	case fImages:
 		return strconv.Itoa(q.Images)
+	case fMFU:
+		return strings.TrimPrefix(formatMFU(q.MFU), "mfu ")
+	case fMeasured:
+		return strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64)
 	}
 	return ""
 }
@@ -630,6 +635,33 @@ func (p *parser) setImages(v int, words string) {
 // macWords name a Mac, not its chip.
 var macWords = map[string]bool{"mac": true, "macs": true, "macbook": true, "macbooks": true, "imac": true, "macmini": true, "macstudio": true, "macbookpro": true, "macbookair": true}
 
+// macBeforeChip reports how many words at i name a Mac ("mac studio",
+// "macbook pro") right before its M-series chip ("m4 max 128gb"): the
+// Mac is the chip's box, read with it; 0 when no chip follows.
+func (p *parser) macBeforeChip(i int) int {
+	if !macWords[p.toks[i].key] {
+		return 0
+	}
+	n := 1
+	if i+1 < len(p.toks) && macModels[p.toks[i+1].key] {
+		n = 2
+	}
+	if i+n >= len(p.toks) || p.toks[i+n].ignorable {
+		return 0
+	}
+	w, _ := p.lookup(i+n, false)
+	if w.kind != kindGPU {
+		return 0
+	}
+	if g, _, err := LookupGPU(w.val); err != nil || g.Vendor != "apple" {
+		return 0
+	}
+	return n
+}
+
+// macModels follow "mac" or "macbook" in a Mac's name.
+var macModels = map[string]bool{"pro": true, "air": true, "mini": true, "studio": true}
+
 // macWithoutChip refuses a question about a Mac whose chip it does not
 // name ("on my macbook pro 36gb"): the Mac's words would otherwise go
 // unused and the question be sized on another GPU (an RTX card of the
@@ -646,7 +678,7 @@ func (p *parser) macWithoutChip() {
 			continue
 		}
 		words := p.text(i, i+1)
-		if i+1 < len(p.toks) && (p.toks[i+1].key == "pro" || p.toks[i+1].key == "air" || p.toks[i+1].key == "mini" || p.toks[i+1].key == "studio") {
+		if i+1 < len(p.toks) && macModels[p.toks[i+1].key] {
 			words = p.text(i, i+2)
 		}
 		gpu := "m4-max-128"

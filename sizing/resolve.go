@@ -641,6 +641,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 	}
 	r.Offload = q.Offload
 	r.Spot = q.Spot
+	r.MFU = q.MFU
 	if r.Offload == "" {
 		r.Offload = OffloadNone
 	}

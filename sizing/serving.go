@@ -246,7 +246,7 @@ func attentionFLOPs(s *shape, n int64) float64 { return float64(n) * s.attention
 // plus tensor parallelism's two all-reduces per layer of the prompt's
 // hidden states over the link.
 func prefillSeconds(r *Request, s *shape, g *GPU, mfu float64, n int) float64 {
-	peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, mfu) * float64(max(r.GPUs, 1))
+	peak := peakFLOPS(g, r.Precision) * prefillShare(r, s, g, mfu) * float64(max(r.GPUs, 1))
 	if peak <= 0 || n <= 0 {
 		return 0
 	}
@@ -275,7 +275,7 @@ func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, com
 	read := decodeReadBytes(s, r.Quant, r.Precision, int64(b))/gpus +
 		float64(b)*kvCacheBytes(s, int64(ctx), 1, kvElemBytes(r.KVPrecision))*kvShare(s, r.GPUs, r.Nodes)
 	mem = read / bw
-	if peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, mfu) * gpus; peak > 0 {
+	if peak := peakFLOPS(g, r.Precision) * prefillShare(r, s, g, mfu) * gpus; peak > 0 {
 		comp = float64(b) * (2*float64(s.active) + 2*s.attentionFLOPsFwd(int64(ctx))) / peak
 	}
 	fixed = decodeOverheadSec(r, s, g)
@@ -425,7 +425,7 @@ func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64)
 	out := []string{
 		fmt.Sprintf("serving engine %s given %.0f%% of the card's memory (its GPU memory utilization setting, %.2g): the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util*100, sp.util, kvBlockTokens),
 		fmt.Sprintf("requests of %d prompt + %d output tokens", sp.prompt, sp.output),
-		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(s, g, r.Precision, mfu)*100),
+		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(r, s, g, mfu)*100),
 	}
 	if sp.rps > 0 {
 		out = append(out, fmt.Sprintf("%.3g requests/s arriving at random (M/D/1 queue before prefill)", sp.rps))

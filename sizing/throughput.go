@@ -297,7 +297,7 @@ func inferenceSpeed(r *Request, s *shape, g *GPU, fixedMFU float64) (decode, pre
 	if bw := decodeBandwidth(g); bw > 0 && perGPU > 0 {
 		decode = float64(batch) / (perGPU/bw + decodeOverheadSec(r, s, g))
 	}
-	if peak := peakFLOPS(g, r.Precision) * prefillShare(s, g, r.Precision, fixedMFU); peak > 0 && s.active > 0 {
+	if peak := peakFLOPS(g, r.Precision) * prefillShare(r, s, g, fixedMFU); peak > 0 && s.active > 0 {
 		prefill = gpus * peak / prefillFLOPsPerToken(r, s)
 	}
 	return decode, prefill
@@ -311,8 +311,23 @@ func runSpeed(r *Request, s *shape, g *GPU, mfu float64) float64 {
 		decode, _ := inferenceSpeed(r, s, g, mfu)
 		return decode
 	}
+	if r.MFU > 0 {
+		model, _ := trainingFLOPs(r, s)
+		return askedMFUSpeed(r, g, model.sum())
+	}
 	tps, _, _ := trainingSpeed(r, s, g, mfu)
 	return tps
+}
+
+// askedMFUSpeed is the training speed over all of r's GPUs at the MFU the
+// question said (Request.MFU): modelFLOPs per token at that share of the
+// cards' dense peak. A measured MFU is the whole step's, communication
+// and pipeline bubbles included, so nothing is added to it.
+func askedMFUSpeed(r *Request, g *GPU, modelFLOPs float64) float64 {
+	if modelFLOPs <= 0 {
+		return 0
+	}
+	return r.MFU * peakFLOPS(g, r.Precision) * float64(max(r.GPUs, 1)) / modelFLOPs
 }
 
 // RunGoodput is the share of a run's wall-clock time spent training:
@@ -381,12 +396,15 @@ func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (T
 	} else {
 		st := trainingStep(r, s, g, fixedMFU)
 		tps = st.tokensPerSec(r)
+		if r.MFU > 0 {
+			tps = askedMFUSpeed(r, g, st.model)
+		}
 		if tps > 0 {
 			f := st.model
 			u := trainingMFU(r, g, st.model, tps)
 			t.FLOPsPerToken, t.MFU = &f, &u
 		}
-		if comm := st.dp + st.layout.sum(); comm > st.compute && st.compute > 0 {
+		if comm := st.dp + st.layout.sum(); comm > st.compute && st.compute > 0 && r.MFU == 0 {
 			warnings = append(warnings, commWarning(r, s, g, st))
 		}
 		if r.Offload != OffloadNone {

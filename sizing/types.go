@@ -155,6 +155,15 @@ type Query struct {
 	Alignment string
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
+
+	// MFU is the model-FLOPs utilisation the question says the run
+	// reaches ("at 40% mfu"), a share of the card's dense peak: the speed
+	// is estimated at it instead of the fitted rates; 0 when not said.
+	MFU float64
+	// MeasuredTokensPerSecond is a speed the asker measured, per GPU ("I
+	// get 3500 tok/s per gpu"), whose MFU the question asks (Answer's
+	// Measured); 0 when none was said.
+	MeasuredTokensPerSecond float64
 }
 
 // ServeLoad is what a serving question says about its load and targets
@@ -237,6 +246,10 @@ type Request struct {
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`
+	// MFU is the model-FLOPs utilisation the question said ("at 40%
+	// mfu"): the speed is estimated at it, a share of the dense peak,
+	// instead of the fitted rates; left out when none was said.
+	MFU float64 `json:"mfu,omitempty"`
 	// Serving questions (inference only; left out of training requests).
 	// Concurrency is MicroBatch when the question gave users, 0 when it
 	// did not.
@@ -351,6 +364,18 @@ const (
 	HeadroomOver        Headroom = "does not fit"
 )
 
+// MeasuredSpeed is a speed the asker measured and the model-FLOPs
+// utilisation it is on the answer's card: tokens per second per GPU ×
+// the answer's FLOPs per token (causal attention counted) over the card's
+// dense peak at the run's precision.
+type MeasuredSpeed struct {
+	TokensPerSecondPerGPU float64 `json:"tokens_per_second_per_gpu"`
+	MFU                   float64 `json:"mfu"`
+	FLOPsPerToken         float64 `json:"flops_per_token"`
+	PeakFLOPS             float64 `json:"peak_flops"` // one card's dense peak at the run's precision
+	Peak                  string  `json:"peak"`       // that peak's number format: "BF16", "FP8", "TF32"
+}
+
 // Answer is the estimator's full reply to one question. The JSON keys of
 // request, assumptions, fits, per_gpu, vram_bytes, host_ram_bytes,
 // disk_bytes, throughput and alternatives are the public contract of
@@ -382,6 +407,9 @@ type Answer struct {
 	// Fewest is how a count ask ("how many a100s") chose the count: the
 	// fewest of the named card that fit; nil for any other question.
 	Fewest *FewestGPUs `json:"fewest,omitempty"`
+	// Measured is the MFU of a speed the asker measured ("I get 3500
+	// tok/s per gpu"); nil when the question gave none.
+	Measured *MeasuredSpeed `json:"measured,omitempty"`
 	// Targets answer the asker's own targets that the estimate does not
 	// read: a deadline (done in time or not) and a budget (what it buys,
 	// whether the run fits in it). Shown right under the verdict; package
