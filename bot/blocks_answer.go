@@ -30,6 +30,8 @@ func verdict(a sizing.Answer) string {
 		what += " (" + l + ")"
 	}
 	switch {
+	case !a.Fits && display.SameCardWay(a) != "":
+		return "❌ Does not fit as asked: " + what + notPriced(a) + "; " + display.SameCardWay(a)
 	case !a.Fits:
 		return "❌ Does not fit: " + what + notPriced(a)
 	case display.NotServable(a):

@@ -272,3 +272,27 @@ func Terms(m sizing.Memory) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// SameCardWay is the verdict's tail for an answer that does not fit as
+// asked but does on the same cards with one change, its first way:
+// "fits with gradient checkpointing on the same card: 22.0 GiB"; "" when
+// it fits or its first way is elsewhere.
+func SameCardWay(a sizing.Answer) string {
+	if a.Fits || len(a.Alternatives) == 0 {
+		return ""
+	}
+	alt := a.Alternatives[0]
+	what, _, ok := strings.Cut(alt.Why, " on the same ")
+	if !ok || !alt.Fits || alt.GPU != a.Request.GPU || alt.GPUs != a.Request.GPUs {
+		return ""
+	}
+	return fmt.Sprintf("fits with %s on the same %s: %.1f GiB", what, cardWord(alt.GPUs), InGiB(alt.TotalBytes))
+}
+
+// cardWord is "card" or "cards".
+func cardWord(n int) string {
+	if n == 1 {
+		return "card"
+	}
+	return "cards"
+}

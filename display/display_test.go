@@ -100,3 +100,17 @@ func TestParamsNoScientificNotation(t *testing.T) {
 		}
 	}
 }
+
+// TestSameCardWay: an answer that does not fit as asked names its first
+// way when that way keeps the cards, and nothing when it moves them.
+func TestSameCardWay(t *testing.T) {
+	a := sizing.Answer{Request: sizing.Request{GPU: "rtx-4090", GPUs: 1}, Alternatives: []sizing.Alternative{
+		{GPU: "rtx-4090", GPUs: 1, Fits: true, TotalBytes: 22 << 30, Why: "gradient checkpointing on the same card: 22.0 GiB per GPU"}}}
+	if got, want := SameCardWay(a), "fits with gradient checkpointing on the same card: 22.0 GiB"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	a.Alternatives[0].GPU, a.Alternatives[0].Why = "a100-80", "as asked on 1× A100 SXM 80 GB: 31.5 GiB per GPU"
+	if got := SameCardWay(a); got != "" {
+		t.Errorf("another card: got %q, want nothing", got)
+	}
+}

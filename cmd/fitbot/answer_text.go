@@ -110,6 +110,8 @@ func verdictLine(a sizing.Answer) string {
 	r := a.Request
 	icon, word := "✅", "Fits"
 	switch {
+	case !a.Fits && display.SameCardWay(a) != "":
+		icon, word = "❌", "Does not fit as asked"
 	case !a.Fits:
 		icon, word = "❌", "Does not fit"
 	case display.NotServable(a):
@@ -132,6 +134,9 @@ func verdictLine(a sizing.Answer) string {
 		line += " (tight: under 20% headroom)"
 	case sizing.HeadroomOver:
 		line += fmt.Sprintf(" (%s is the largest term)", strings.ReplaceAll(a.BindingTerm, "_", " "))
+	}
+	if s := display.SameCardWay(a); s != "" {
+		line += "; " + s
 	}
 	if s := display.MonthNotPriced(a); s != "" {
 		line += " — " + s
