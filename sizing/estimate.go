@@ -142,6 +142,7 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 		return a, nil
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
+	var first []string
 	if r.Method == MethodInference && rs.shape.encoderSeq > 0 {
 		tw = append([]string{audioRate(a.Throughput, rs.shape.encoderSeq, r.MicroBatch)}, tw...)
 	}
@@ -153,10 +154,13 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 			sv.MaxModelLen = rs.chatMaxModelLen()
 		}
 		a.Serving = &sv
+		if n := rs.tensorParallelNote(r); n != "" {
+			first = append(first, n) // before the layout note: it answers "tp3 possible?"
+		}
 	default:
 		tw = append(tw, fmt.Sprintf("serving capacity (KV cache, concurrent requests) is sized for decoder LLMs only: not for this %s model", r.Architecture))
 	}
-	a.Warnings = append(append(rs.notes, warnings...), tw...)
+	a.Warnings = append(append(append(first, rs.notes...), warnings...), tw...)
 	if a.Warnings == nil {
 		a.Warnings = []string{}
 	}

@@ -21,7 +21,7 @@ func (rs *resolved) resolveLayout(q Query) error {
 	r.ContextParallel, r.ExpertParallel = max(q.ContextParallel, 1), max(q.ExpertParallel, 1)
 	if r.Method == MethodInference {
 		if asked {
-			rs.notes = append(rs.notes, "a training layout (tp/pp/cp/ep) plays no part in serving: the GPUs split the model as the serving engine's tensor parallelism does")
+			rs.notes = append(rs.notes, "the parallel layout asked (tp/pp/cp/ep) is not sized on its own in serving: the weights and KV cache are split evenly over the GPUs, as tensor parallelism splits them; pipeline parallelism splits the layers instead, which takes about the same memory per GPU")
 		}
 		r.TensorParallel, r.PipelineParallel, r.ContextParallel, r.ExpertParallel = 1, 1, 1, 1
 		return nil

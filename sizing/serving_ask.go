@@ -142,6 +142,11 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
 	}
 	res.Options = e.planServe(rs, sp, only, formatSaid)
+	for _, tp := range countSteps {
+		if !tensorParallelServes(&rs.shape, tp) {
+			asm.add(fmt.Sprintf("no replica of %d GPUs: %s's %d attention heads do not split over %d for tensor parallelism", tp, rs.model.Name, rs.shape.heads, tp))
+		}
+	}
 	if unsaid {
 		for i := range res.Options {
 			res.Options[i].Serving.MaxModelLen = rs.chatMaxModelLen()
@@ -187,6 +192,9 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 			for _, tp := range countSteps {
 				if tp > maxPerNode(*g) {
 					break
+				}
+				if !tensorParallelServes(&rs.shape, tp) {
+					continue // the engine refuses it: the heads do not split over tp GPUs
 				}
 				r := rs.req
 				r.GPU, r.GPUs, r.Nodes = g.ID, tp, 1

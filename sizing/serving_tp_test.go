@@ -1,0 +1,93 @@
+package sizing
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTensorParallelServes checks vLLM's rule on the heads: Llama 3.3 70B
+// (64 heads, 8 KV heads) splits over 1, 2, 4, 8 and 16 GPUs, not 3 or 6;
+// Qwen2.5 7B (28 heads, 4 KV heads) not over 8.
+func TestTensorParallelServes(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		tp    int
+		want  bool
+	}{
+		{"llama-3.3-70b", 2, true}, {"llama-3.3-70b", 3, false}, {"llama-3.3-70b", 6, false},
+		{"llama-3.3-70b", 8, true}, {"llama-3.3-70b", 16, true},
+		{"qwen2.5-7b", 4, true}, {"qwen2.5-7b", 8, false},
+	} {
+		rs, err := resolve(Query{Model: tt.model, Method: MethodInference, GPU: "h100"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tensorParallelServes(&rs.shape, tt.tp); got != tt.want {
+			t.Errorf("tensorParallelServes(%s, %d) = %v, want %v", tt.model, tt.tp, got, tt.want)
+		}
+	}
+}
+
+// TestServingOnCountThatSplitsNoHeads is trial H9 Q38: "3x rtx 5090 for
+// llama 3.3 70b q4, tp3 possible?" answered as if tensor parallel 3
+// worked. The first warning now says it does not, and what runs on three
+// cards; the layout note no longer says a layout plays no part in
+// serving.
+func TestServingOnCountThatSplitsNoHeads(t *testing.T) {
+	p, err := Parse("3x rtx 5090 for llama 3.3 70b q4, tp3 possible?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) == 0 {
+		t.Fatal("no warnings")
+	}
+	first := a.Warnings[0]
+	for _, want := range []string{"tensor parallel 3 is not possible", "64 attention heads (8 KV heads)", "--split-mode layer", "--pipeline-parallel-size 3", "or tensor parallel 2 on 2 of them (22.6 GiB per GPU)"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first warning %q lacks %q", first, want)
+		}
+	}
+	all := strings.Join(a.Warnings, "\n")
+	if strings.Contains(all, "plays no part") {
+		t.Errorf("warnings still say a layout plays no part in serving:\n%s", all)
+	}
+	if !strings.Contains(all, "pipeline parallelism splits the layers") {
+		t.Errorf("warnings lack the layout note:\n%s", all)
+	}
+	for _, q := range []string{"llama 3.3 70b q4 on 2x rtx 5090", "llama 3.3 70b q4 on 4x rtx 5090"} {
+		p, _ := Parse(q)
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := strings.Join(a.Warnings, "\n"); strings.Contains(w, "tensor parallel") {
+			t.Errorf("%s: a warning on tensor parallelism where the heads split:\n%s", q, w)
+		}
+	}
+}
+
+// TestServePlanSkipsCountsThatSplitNoHeads: a plan for Qwen2.5 7B (28
+// heads) never offers a replica of 8 GPUs, and says why.
+func TestServePlanSkipsCountsThatSplitNoHeads(t *testing.T) {
+	p, err := Parse("qwen2.5-7b for 3000 users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.34, "h100": 2.99, "l40s": 0.79, "a100-80": 1.39}}
+	ans, err := e.Ask(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range ans.Serve.Options {
+		if o.Serving.GPUsPerReplica == 8 {
+			t.Errorf("option %d× %s: 8 GPUs per replica do not split 28 heads", o.Serving.GPUsPerReplica, o.GPUName)
+		}
+	}
+	if all := strings.Join(ans.Assumptions, "\n"); !strings.Contains(all, "no replica of 8 GPUs: Qwen2.5 7B's 28 attention heads do not split over 8") {
+		t.Errorf("assumptions do not say why 8 is skipped:\n%s", all)
+	}
+}
