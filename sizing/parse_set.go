@@ -313,6 +313,8 @@ func (p *parser) finish() {
 				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
 	}
+	inference := p.q.Method == "" || p.q.Method == MethodInference
+	p.unused = reportedFigures(p.unused, strings.ToLower(p.in), inference)
 	if len(p.unused) > 0 {
 		words := make([]string, len(p.unused))
 		for k, w := range p.unused {
