@@ -192,6 +192,11 @@ func ServingLine(sv *sizing.Serving) string {
 		return ""
 	}
 	head := fmt.Sprintf("Serving (%s at %s): ", sv.Engine, TrimZero(fmt.Sprintf("%.2f", sv.GPUMemoryUtilization)))
+	if sv.Engine == sizing.EngineLlamaCPP {
+		// Apple silicon: no vLLM, and the memory is the GPU's share of
+		// the unified memory, not a setting of the engine.
+		head = fmt.Sprintf("Serving (llama.cpp or MLX, in the GPU's %.0f%% of unified memory): ", sv.UnifiedMemoryShare*100)
+	}
 	if !sv.Fits {
 		return head + "no room for the KV cache of one request after the weights and the engine's reserve"
 	}

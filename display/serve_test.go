@@ -50,3 +50,18 @@ func TestTermsLargestFirst(t *testing.T) {
 		t.Errorf("Terms = %q, want %q", got, want)
 	}
 }
+
+// TestServingLineOnAMac is trials H8 Q10, Q30: answers on Apple silicon
+// said "Serving (vllm at 0.9)", though vLLM runs on no Apple GPU. They
+// name llama.cpp or MLX and the GPU's share of unified memory.
+func TestServingLineOnAMac(t *testing.T) {
+	sv := sizing.Serving{Fits: true, Engine: sizing.EngineLlamaCPP, GPUMemoryUtilization: 1, UnifiedMemoryShare: 0.75, KVCacheTokens: 36816,
+		MaxConcurrency: 17, Concurrency: 1, PromptTokens: 1536, OutputTokens: 512, TTFTSeconds: 11.7, TokensPerSecondPerUser: 3.8}
+	got := ServingLine(&sv)
+	if want := "Serving (llama.cpp or MLX, in the GPU's 75% of unified memory): 36,816 tokens of KV cache"; !strings.HasPrefix(got, want) {
+		t.Errorf("ServingLine = %q, want it to start %q", got, want)
+	}
+	if strings.Contains(got, "vllm") {
+		t.Errorf("ServingLine = %q names vLLM on a Mac", got)
+	}
+}

@@ -149,7 +149,11 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	switch {
 	case r.Method != MethodInference:
 	case servedLikeADecoder(r.Architecture):
-		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
+		sp := r.spec()
+		if rs.gpu.UnifiedMemory && sp.users == 0 {
+			sp.users = 1 // a Mac serves its owner: the speed of one request, not of the most its memory holds
+		}
+		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), sp, a.Price, 1)
 		if lengthUnsaid(q) {
 			sv.MaxModelLen = rs.chatMaxModelLen()
 		}

@@ -65,7 +65,25 @@ const (
 const (
 	EngineVLLM   = "vllm"
 	EngineSGLang = "sglang"
+	// EngineLlamaCPP is what Apple silicon serves with: llama.cpp (or
+	// MLX, which holds about the same); vLLM and SGLang run on no Apple
+	// GPU.
+	EngineLlamaCPP = "llama.cpp"
 )
+
+// llamaCPPUBatch is llama.cpp's default physical batch (n_ubatch): its
+// compute buffer holds one layer's working set for that many tokens.
+const llamaCPPUBatch = 512
+
+// onCard is the spec as it runs on g: on Apple silicon llama.cpp, which
+// may use all of the GPU's share of unified memory (the card's memory in
+// the catalog) and has no memory-utilization setting.
+func (sp serveSpec) onCard(g *GPU) serveSpec {
+	if g.UnifiedMemory {
+		sp.engine, sp.util = EngineLlamaCPP, 1
+	}
+	return sp
+}
 
 // Serving is what one replica of the answer's GPUs does as a serving
 // engine: its KV cache, the most requests of the asked length it holds
@@ -75,6 +93,10 @@ const (
 type Serving struct {
 	Engine               string  `json:"engine"`
 	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	// UnifiedMemoryShare is, on Apple silicon, the share of unified
+	// memory macOS lets the GPU wire (the memory the answer is sized
+	// against); 0 on other cards.
+	UnifiedMemoryShare float64 `json:"unified_memory_share,omitempty"`
 	// KVCacheTokens is what the engine logs as its KV cache size on one
 	// replica: whole pages of kvBlockTokens tokens.
 	KVCacheTokens int64 `json:"kv_cache_tokens"`
@@ -213,6 +235,9 @@ func requestKVBytes(r *Request, s *shape, n int) float64 {
 // outside it.
 func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve float64, tokens int64, batched int) {
 	batched, seqs := engineBatchDefaults(g)
+	if sp.engine == EngineLlamaCPP {
+		batched = llamaCPPUBatch
+	}
 	if sp.maxSeqsOverride > 0 {
 		seqs = min(seqs, sp.maxSeqsOverride)
 	}
@@ -350,9 +375,10 @@ func (sp serveSpec) meets(ttft, tpot float64) bool {
 // concurrency (the asked users, or the most that fit and meet the
 // targets) and its latencies, throughput and cost for replicas copies.
 func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price *Price, replicas int) Serving {
+	sp = sp.onCard(g)
 	avail, reserve, tokens, batched := kvCapacity(r, s, g, sp)
 	sv := Serving{
-		Engine: sp.engine, GPUMemoryUtilization: sp.util, KVCacheTokens: tokens,
+		Engine: sp.engine, GPUMemoryUtilization: sp.util, UnifiedMemoryShare: g.UsableFraction, KVCacheTokens: tokens,
 		PromptTokens: sp.prompt, OutputTokens: sp.output, MaxModelLen: max(r.SeqLen, sp.prompt+sp.output),
 		Replicas: max(replicas, 1), GPUsPerReplica: max(r.GPUs, 1),
 		EngineReserveBytes: ceilBytes(reserve), KVCacheBytes: ceilBytes(avail), MaxNumBatchedTokens: batched,
@@ -422,8 +448,12 @@ func finite(x float64) float64 {
 
 // servingAssumptions are the serving model's stated assumptions.
 func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64) []string {
+	engine := fmt.Sprintf("serving engine %s given %.0f%% of the card's memory (its GPU memory utilization setting, %.2g): the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util*100, sp.util, kvBlockTokens)
+	if g.UnifiedMemory {
+		engine = fmt.Sprintf("served with llama.cpp (or MLX; vLLM and SGLang do not run on Apple GPUs) in the GPU's share of unified memory (%.0f%%, macOS's default): the KV cache is what is left after the weights and a compute buffer for %d-token batches", g.UsableFraction*100, llamaCPPUBatch)
+	}
 	out := []string{
-		fmt.Sprintf("serving engine %s given %.0f%% of the card's memory (its GPU memory utilization setting, %.2g): the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util*100, sp.util, kvBlockTokens),
+		engine,
 		fmt.Sprintf("requests of %d prompt + %d output tokens", sp.prompt, sp.output),
 		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(s, g, r.Precision, mfu)*100),
 	}

@@ -91,3 +91,36 @@ func TestServePlanSkipsCountsThatSplitNoHeads(t *testing.T) {
 		t.Errorf("assumptions do not say why 8 is skipped:\n%s", all)
 	}
 }
+
+// TestServingOnAMac: on Apple silicon the answer is served with
+// llama.cpp in the GPU's share of unified memory (vLLM runs on no Apple
+// GPU), at one request in a fit answer; a capacity ask still counts the
+// users.
+func TestServingOnAMac(t *testing.T) {
+	p, err := Parse("mac studio m2 ultra 192gb llama 3.1 70b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := a.Serving
+	if sv == nil || sv.Engine != EngineLlamaCPP || sv.UnifiedMemoryShare != 0.75 || sv.GPUMemoryUtilization != 1 || sv.Concurrency != 1 {
+		t.Fatalf("Serving = %+v, want llama.cpp in 75%% of unified memory at 1 request", sv)
+	}
+	p, err = Parse("how many users can an m2 ultra 192gb serve llama 3.1 70b q4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := (&Estimator{}).Ask(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ans.Serve.Capacity; c == nil || c.Engine != EngineLlamaCPP || c.Concurrency <= 1 {
+		t.Errorf("capacity = %+v, want llama.cpp counting the users", c)
+	}
+	if all := strings.Join(ans.Assumptions, "\n"); !strings.Contains(all, "served with llama.cpp (or MLX; vLLM and SGLang do not run on Apple GPUs)") || strings.Contains(all, "serving engine vllm") {
+		t.Errorf("assumptions name the wrong engine:\n%s", all)
+	}
+}
