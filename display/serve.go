@@ -205,6 +205,29 @@ func ServingLine(sv *sizing.Serving) string {
 	return s
 }
 
+// FirstTokenWords is the asked time to first token of one request alone
+// ("first token 4.21 s for a 32,768-token prompt at batch 1"), for the
+// speed line; "" when the question did not ask it or the answer has no
+// serving figures.
+func FirstTokenWords(a sizing.Answer) string {
+	sv := a.Serving
+	if !a.Request.FirstTokenAsked || sv == nil || sv.AloneTTFTSeconds <= 0 {
+		return ""
+	}
+	n := Commas(int64(sv.PromptTokens))
+	return fmt.Sprintf("first token %s for %s %s-token prompt at batch 1", seconds(sv.AloneTTFTSeconds), article(n), n)
+}
+
+// article is the indefinite article before a number as it is read:
+// "an 8,192", "an 11,000", "a 32,768".
+func article(n string) string {
+	lead, _, _ := strings.Cut(n, ",")
+	if strings.HasPrefix(n, "8") || lead == "11" || lead == "18" {
+		return "an"
+	}
+	return "a"
+}
+
 // NotServable reports whether an inference answer fits the card's memory
 // while its serving engine, which keeps a share of the card back, has no
 // room for one request's KV cache: the verdict says so first, since the

@@ -39,6 +39,7 @@ var (
 	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true}
 	ttftBounds    = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
 	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	ttftAsks      = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
 	utilLeads     = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
 )
 
@@ -180,9 +181,15 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.load.TTFTTargetSeconds = v
 				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
 				mark(i, j+n)
-			case k == "latency" || k == "time":
-				// "low latency", "time to first token for ...": no target
-				// said; the words are left unused.
+			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+				// "time to first token for a 32k prompt", "what's the
+				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
+				// target, the figure is asked ("ttft soon" still needs a
+				// time).
+				sw.load.FirstToken = true
+				mark(i, j)
+			case k == "latency":
+				// "low latency": no target said; the word is left unused.
 			default:
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
@@ -503,6 +510,9 @@ func formatServe(l ServeLoad) string {
 	}
 	if l.MaxBatch {
 		parts = append(parts, "max", "batch")
+	}
+	if l.FirstToken {
+		parts = append(parts, "time", "to", "first", "token")
 	}
 	if l.PromptTokens > 0 {
 		parts = append(parts, "prompt", strconv.Itoa(l.PromptTokens))

@@ -112,6 +112,10 @@ type Serving struct {
 	MaxModelLen int `json:"max_model_len"`
 
 	TTFTSeconds            float64 `json:"ttft_seconds"` // time to first token at Concurrency, queueing included
+	// AloneTTFTSeconds is the time to first token of one request of
+	// PromptTokens on an idle replica (batch 1): its prefill and one
+	// decode step.
+	AloneTTFTSeconds float64 `json:"alone_ttft_seconds"`
 	TPOTSeconds            float64 `json:"tpot_seconds"` // time per output token per request
 	TokensPerSecondPerUser float64 `json:"tokens_per_second_per_user"`
 	// OutputTokensPerSecond is the aggregate output of one replica at
@@ -394,6 +398,8 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	if !sv.Fits {
 		c = 1
 	}
+	mem, comp, fixed := decodeStep(r, s, g, mfu, 1, sp.prompt)
+	sv.AloneTTFTSeconds = finite(prefillSeconds(r, s, g, mfu, sp.prompt) + max(mem, comp) + fixed)
 	ttft, tpot, rps := latencyAt(r, s, g, mfu, sp, c)
 	if sp.users == 0 && sv.Fits && !sp.meets(ttft, tpot) {
 		// The most requests that still meet the targets: latencies grow

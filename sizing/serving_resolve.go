@@ -90,6 +90,7 @@ func (rs *resolved) resolveServe(q Query) error {
 		}
 	}
 	r.Engine = l.Engine
+	r.FirstTokenAsked = l.FirstToken
 	r.PromptTokens, r.OutputTokens = l.PromptTokens, l.OutputTokens
 	switch {
 	case r.PromptTokens > 0 && r.OutputTokens > 0:

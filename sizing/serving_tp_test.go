@@ -124,3 +124,30 @@ func TestServingOnAMac(t *testing.T) {
 		t.Errorf("assumptions name the wrong engine:\n%s", all)
 	}
 }
+
+// TestFirstTokenAsked: "time to first token" and a bare "ttft" ask the
+// figure (no target), read back by Format; the answer carries the
+// batch-1 time, a prompt's prefill and one decode step (Llama 3.1 8B,
+// 32k prompt, one A100: about 4.1 s at 7,900 tokens/s of prefill).
+func TestFirstTokenAsked(t *testing.T) {
+	for _, q := range []string{"time to first token for a 32k prompt on llama 3.1 8b on one a100?", "whats the ttft of llama 3.1 8b on an a100 at 32k prompt"} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", q, err)
+		}
+		if !p.Query.Serve.FirstToken || p.Query.Serve.TTFTTargetSeconds != 0 || p.Intent != IntentFit {
+			t.Errorf("Parse(%q) = %+v (%s), want the first token asked, no target, a fit", q, p.Query.Serve, p.Intent)
+		}
+		back, err := Parse(Format(p.Query))
+		if err != nil || back.Query.Serve != p.Query.Serve {
+			t.Errorf("Format(%q) = %q reads back as %+v, %v", q, Format(p.Query), back.Query.Serve, err)
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Request.FirstTokenAsked || a.Serving == nil || a.Serving.AloneTTFTSeconds < 3.8 || a.Serving.AloneTTFTSeconds > 4.5 {
+			t.Errorf("%s: first token asked %v, serving %+v, want about 4.1 s alone", q, a.Request.FirstTokenAsked, a.Serving)
+		}
+	}
+}

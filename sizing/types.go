@@ -167,6 +167,10 @@ type ServeLoad struct {
 	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
 	GPUMemoryUtilization         float64 // "gpu util 0.95"
 	Engine                       string  // "sglang"; "" is vLLM
+	// FirstToken asks the time to the first token with no target ("time
+	// to first token for a 32k prompt", "what's the ttft"): the answer
+	// says it for one request alone.
+	FirstToken bool
 	// MaxBatch asks the most requests the KV cache holds at once ("max
 	// batch", "max concurrency"): a memory limit, answered without the
 	// usable-speed floor a users question gets.
@@ -248,6 +252,9 @@ type Request struct {
 	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target,omitempty"`
 	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization,omitempty"`
 	Engine                       string  `json:"engine,omitempty"`
+	// FirstTokenAsked is true when the question asked the time to the
+	// first token with no target: the answer says it at batch 1.
+	FirstTokenAsked bool `json:"first_token_asked,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
