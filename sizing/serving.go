@@ -112,12 +112,12 @@ type Serving struct {
 	MaxModelLen int `json:"max_model_len"`
 
 	TTFTSeconds            float64 `json:"ttft_seconds"` // time to first token at Concurrency, queueing included
+	TPOTSeconds            float64 `json:"tpot_seconds"` // time per output token per request
+	TokensPerSecondPerUser float64 `json:"tokens_per_second_per_user"`
 	// AloneTTFTSeconds is the time to first token of one request of
 	// PromptTokens on an idle replica (batch 1): its prefill and one
 	// decode step.
 	AloneTTFTSeconds float64 `json:"alone_ttft_seconds"`
-	TPOTSeconds            float64 `json:"tpot_seconds"` // time per output token per request
-	TokensPerSecondPerUser float64 `json:"tokens_per_second_per_user"`
 	// OutputTokensPerSecond is the aggregate output of one replica at
 	// Concurrency; RequestsPerSecond the requests it completes.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_second"`
