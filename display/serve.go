@@ -29,7 +29,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 				hw, Counted(c.MaxConcurrency, "concurrent request", "concurrent requests"), what, s.Users,
 				Counted(c.Replicas, "replica", "replicas"), Counted(c.Replicas*c.GPUsPerReplica, "GPU", "GPUs"), speedWords(*c))
 		case !c.MeetsTargets:
-			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s", hw, what, speedWords(*c))
+			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s%s", hw, what, speedWords(*c), inAll(s, *c))
 		}
 		who := "about " + Counted(c.Concurrency, "concurrent user", "concurrent users")
 		if s.Users > 0 {
@@ -42,10 +42,20 @@ func ServeVerdict(a sizing.AskAnswer) string {
 	}
 	o := s.Options[0]
 	load := loadWords(s)
+	made := inAll(s, o.Serving)
 	if !s.MeetsTargets {
-		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s", load, a.ModelName, targetWords(s), optionWords(o))
+		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
 	}
-	return fmt.Sprintf("Cheapest for %s of %s%s: %s", load, a.ModelName, targetWords(s), optionWords(o))
+	return fmt.Sprintf("Cheapest for %s of %s%s: %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
+}
+
+// inAll is ", 1,036 tok/s in all", the output of all of v's replicas,
+// when the question asked an output in all; "" otherwise.
+func inAll(s *sizing.ServeResult, v sizing.Serving) string {
+	if s.OutputTokensPerSecondTarget <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s tok/s in all", Count(v.OutputTokensPerSecond*float64(max(v.Replicas, 1))))
 }
 
 // ServeTable is the serving answer as a table a phone can read: a header
@@ -145,6 +155,9 @@ func loadWords(s *sizing.ServeResult) string {
 	}
 	if s.RequestsPerSecond > 0 {
 		parts = append(parts, TrimZero(fmt.Sprintf("%.2f", s.RequestsPerSecond))+" requests/s")
+	}
+	if s.OutputTokensPerSecondTarget > 0 {
+		parts = append(parts, Count(s.OutputTokensPerSecondTarget)+" output tokens/s in all")
 	}
 	if len(parts) == 0 {
 		return "one replica"

@@ -85,3 +85,23 @@ func TestFirstTokenWords(t *testing.T) {
 		t.Errorf("FirstTokenWords (not asked) = %q, want \"\"", got)
 	}
 }
+
+// TestVerdictOutputInAll: a plan for an output in all names it as the
+// load and says what the cheapest configuration makes in all (trial H8
+// Q50 said "with 1000 tok/s each").
+func TestVerdictOutputInAll(t *testing.T) {
+	month := 2350.0
+	a := sizing.AskAnswer{ModelName: "Llama 3.1 8B", Serve: &sizing.ServeResult{Mode: "plan", MeetsTargets: true, OutputTokensPerSecondTarget: 1000,
+		Options: []sizing.ServeOption{{GPUName: "L4 24 GB", Quant: sizing.QuantFP8, Request: sizing.Request{Quant: sizing.QuantFP8},
+			Serving: sizing.Serving{Fits: true, Replicas: 2, GPUsPerReplica: 2, Concurrency: 51, TTFTSeconds: 0.39, TokensPerSecondPerUser: 10.2,
+				OutputTokensPerSecond: 518, USDPerMonth: &month}}}}}
+	got := ServeVerdict(a)
+	for _, want := range []string{"Cheapest for 1,000 output tokens/s in all of Llama 3.1 8B: 2 replicas of 2× L4 24 GB (fp8)", ", 1,036 tok/s in all"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ServeVerdict = %q, want %q in it", got, want)
+		}
+	}
+	if strings.Contains(got, "each;") || strings.Contains(got, "1000 tok/s each") {
+		t.Errorf("ServeVerdict = %q reads the output as each user's", got)
+	}
+}

@@ -259,6 +259,7 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		out.MicroBatch = r.Concurrency // 0: the users were not asked, as in the answer
 		out.Serve = sizing.ServeLoad{RequestsPerSecond: r.RequestsPerSecond, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
 			TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+			OutputTokensPerSecondTarget: r.OutputTokensPerSecondTarget, FirstToken: r.FirstTokenAsked,
 			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}

@@ -324,6 +324,9 @@ func (p *parser) finish() {
 	}
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
+	for _, n := range p.serve.settled {
+		p.note(n)
+	}
 	p.q.PerMonth = p.serve.perMonth
 	if (p.gpuPlural || p.fewest || p.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
 		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == IntentFit {

@@ -158,13 +158,15 @@ type serveSpec struct {
 	rps             float64 // asked arrival rate; 0 when not asked
 	ttftTarget      float64 // seconds; 0 when none
 	tpsTarget       float64 // output tokens/s per user; 0 when none
+	totalTPS        float64 // output tokens/s of all replicas together; 0 when none
 	maxSeqsOverride int     // max_num_seqs the engine is started with; 0: its default
 }
 
 // spec is the serving spec of a resolved inference request.
 func (r *Request) spec() serveSpec {
 	sp := serveSpec{engine: r.Engine, util: r.GPUMemoryUtilization, prompt: r.PromptTokens, output: r.OutputTokens,
-		users: r.Concurrency, rps: r.RequestsPerSecond, ttftTarget: r.TTFTTargetSeconds, tpsTarget: r.TokensPerSecondPerUserTarget}
+		users: r.Concurrency, rps: r.RequestsPerSecond, ttftTarget: r.TTFTTargetSeconds, tpsTarget: r.TokensPerSecondPerUserTarget,
+		totalTPS: r.OutputTokensPerSecondTarget}
 	if sp.engine == "" {
 		sp.engine = EngineVLLM
 	}

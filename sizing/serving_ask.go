@@ -18,6 +18,7 @@ type ServeResult struct {
 	RequestsPerSecond            float64 `json:"requests_per_second"`
 	TTFTTargetSeconds            float64 `json:"ttft_target_seconds"`
 	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target"`
+	OutputTokensPerSecondTarget  float64 `json:"output_tokens_per_second_target"` // all replicas together
 	// Capacity is the named GPUs as one replica (capacity mode).
 	Capacity *Serving `json:"capacity,omitempty"`
 	// Options are the configurations that meet the targets, cheapest per
@@ -91,7 +92,8 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	r := rs.req
 	sp := r.spec()
 	res := &ServeResult{Users: r.Concurrency, RequestsPerSecond: r.RequestsPerSecond,
-		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget, Options: []ServeOption{}}
+		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+		OutputTokensPerSecondTarget: r.OutputTokensPerSecondTarget, Options: []ServeOption{}}
 	asm.add(servingAssumptions(&r, &rs.shape, &rs.gpu, sp, e.mfu())...)
 	out := AskAnswer{Kind: IntentServe, Request: r, ModelName: rs.model.Name, Serve: res}
 	if !plan {
@@ -116,6 +118,9 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 				all := *sv.USDPerMonth * float64(sv.Replicas) // the replicas the users need, not one
 				sv.USDPerMonth = &all
 			}
+		}
+		if sp.totalTPS > 0 && sv.OutputTokensPerSecond < sp.totalTPS {
+			sv.MeetsTargets = false // one replica of the named cards makes less than the asked output
 		}
 		if unsaid {
 			sv.MaxModelLen = rs.chatMaxModelLen()
@@ -215,7 +220,10 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				if sp.rps > 0 && sv.RequestsPerSecond > 0 {
 					replicas = max(replicas, int(math.Ceil(sp.rps/sv.RequestsPerSecond)))
 				}
-				ok := sv.MeetsTargets
+				if sp.totalTPS > 0 && sv.OutputTokensPerSecond > 0 {
+					replicas = max(replicas, int(math.Ceil(sp.totalTPS/sv.OutputTokensPerSecond)))
+				}
+				ok := sv.MeetsTargets && (sp.totalTPS == 0 || sv.OutputTokensPerSecond > 0)
 				if sp.users > 0 {
 					// Spread the users over the replicas: each runs fewer.
 					per := (sp.users + replicas - 1) / replicas

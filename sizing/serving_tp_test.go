@@ -151,3 +151,58 @@ func TestFirstTokenAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputInAll is trial H8 Q50: "need to hit 1000 tok/s for llama
+// 8b, how many l4s" read 1000 tok/s as each user's speed and never said
+// how many L4s. With no users and no "each", asked how many cards (or
+// with "total", "aggregate", "throughput"), it is the output of all
+// replicas together: the plan adds replicas until they make it. A
+// tokens/s with "each", or asked of one card, stays a speed per user.
+func TestOutputInAll(t *testing.T) {
+	for _, tt := range []struct {
+		q            string
+		total, each  float64
+		noteContains string
+	}{
+		{"need to hit 1000 tok/s for llama 8b, how many l4s", 1000, 0, `"1000 tok/s" taken as the output of all replicas together`},
+		{"llama 3.1 8b 2000 tok/s aggregate throughput on h100s", 2000, 0, ""},
+		{"llama 3.1 8b on l4s at 1000 tok/s in total", 1000, 0, ""},
+		{"how many l4s for llama 3.1 8b at 20 tok/s each", 0, 20, ""},
+		{"llama 3.1 8b on an l4 at 30 tok/s", 0, 30, ""},
+		{"how many l4s for 50 users of llama 3.1 8b at 20 tok/s", 0, 20, ""},
+	} {
+		p, err := Parse(tt.q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.q, err)
+		}
+		l := p.Query.Serve
+		if l.OutputTokensPerSecondTarget != tt.total || l.TokensPerSecondPerUserTarget != tt.each {
+			t.Errorf("Parse(%q): %g in all, %g each; want %g, %g", tt.q, l.OutputTokensPerSecondTarget, l.TokensPerSecondPerUserTarget, tt.total, tt.each)
+		}
+		if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, tt.noteContains) || strings.Contains(notes, "not used") {
+			t.Errorf("Parse(%q) notes:\n%s\nwant %q and no words not used", tt.q, notes, tt.noteContains)
+		}
+		if back, err := Parse(Format(p.Query)); err != nil || back.Query.Serve != l {
+			t.Errorf("Format(%q) = %q reads back as %+v, %v", tt.q, Format(p.Query), back.Query.Serve, err)
+		}
+	}
+	p, _ := Parse("need to hit 1000 tok/s for llama 8b, how many l4s")
+	ans, err := (&Estimator{Prices: stubPrices{"l4": 0.8}}).Ask(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ans.Serve
+	if !s.MeetsTargets || len(s.Options) == 0 {
+		t.Fatalf("no plan meets 1000 tok/s in all: %+v", s)
+	}
+	for _, o := range s.Options {
+		v := o.Serving
+		if all := v.OutputTokensPerSecond * float64(v.Replicas); all < 1000 || v.TokensPerSecondPerUser < usableTokensPerSecond {
+			t.Errorf("%d × %d× %s (%s): %.0f tok/s in all, %.1f each; want 1000 or more in all, %g or more each",
+				v.Replicas, v.GPUsPerReplica, o.GPUName, o.Quant, all, v.TokensPerSecondPerUser, usableTokensPerSecond)
+		}
+	}
+	if v := s.Options[0].Serving; v.Replicas*v.GPUsPerReplica > 5 {
+		t.Errorf("cheapest uses %d L4s; about 227 tok/s each in fp8 makes 1000 on 4-5", v.Replicas*v.GPUsPerReplica)
+	}
+}
