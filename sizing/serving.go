@@ -125,6 +125,12 @@ type Serving struct {
 
 	Replicas       int `json:"replicas"`
 	GPUsPerReplica int `json:"gpus_per_replica"`
+	// TensorParallel and PipelineParallel are how the engine splits a
+	// replica: tensor parallel within a machine over the most GPUs the
+	// model's heads allow (tensorParallelServes), pipeline stages for the
+	// rest (3 GPUs of a 64-head model: 1 × 3).
+	TensorParallel   int `json:"tensor_parallel"`
+	PipelineParallel int `json:"pipeline_parallel"`
 
 	USDPerHour                *float64 `json:"usd_per_hour"` // all replicas; nil without a price
 	USDPerMonth               *float64 `json:"usd_per_month"`
@@ -387,7 +393,11 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 		Engine: sp.engine, GPUMemoryUtilization: sp.util, UnifiedMemoryShare: g.UsableFraction, KVCacheTokens: tokens,
 		PromptTokens: sp.prompt, OutputTokens: sp.output, MaxModelLen: max(r.SeqLen, sp.prompt+sp.output),
 		Replicas: max(replicas, 1), GPUsPerReplica: max(r.GPUs, 1),
+		TensorParallel: 1, PipelineParallel: 1,
 		EngineReserveBytes: ceilBytes(reserve), KVCacheBytes: ceilBytes(avail), MaxNumBatchedTokens: batched,
+	}
+	if sp.engine != EngineLlamaCPP {
+		sv.TensorParallel, sv.PipelineParallel = servingLayout(s, r.GPUs, r.Nodes)
 	}
 	if per := requestKVBytes(r, s, sp.prompt+sp.output); per > 0 {
 		sv.MaxConcurrency = min(int(avail/per), MaxMicroBatch)

@@ -35,6 +35,21 @@ func largestServingTP(s *shape, n int) int {
 	return 1
 }
 
+// servingLayout is the engine's split of gpus over nodes machines: tensor
+// parallel over the most GPUs of a machine that divide it and the
+// model's heads, pipeline stages over the rest and across machines.
+func servingLayout(s *shape, gpus, nodes int) (tp, pp int) {
+	nodes = max(nodes, 1)
+	per := max(gpus/nodes, 1)
+	for tp = per; tp > 1; tp-- {
+		if per%tp == 0 && tensorParallelServes(s, tp) {
+			break
+		}
+	}
+	tp = max(tp, 1)
+	return tp, per / tp * nodes
+}
+
 // tensorParallelNote is the warning of a serving answer whose GPUs in one
 // machine do not divide the model's heads: tensor parallelism over them
 // is refused, so it says what runs instead (a layer split or pipeline

@@ -206,3 +206,19 @@ func TestOutputInAll(t *testing.T) {
 		t.Errorf("cheapest uses %d L4s; about 227 tok/s each in fp8 makes 1000 on 4-5", v.Replicas*v.GPUsPerReplica)
 	}
 }
+
+// TestServingLayout: the engine's split of a replica is tensor parallel
+// over the most GPUs of a machine the heads allow, pipeline stages for
+// the rest: Llama 3.3 70B on 3 GPUs is 1 × 3, on 6 is 2 × 3, on 8 is
+// 8 × 1, on 2 machines of 8 is 8 × 2.
+func TestServingLayout(t *testing.T) {
+	rs, err := resolve(Query{Model: "llama-3.3-70b", Method: MethodInference, GPU: "h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ gpus, nodes, tp, pp int }{{1, 1, 1, 1}, {3, 1, 1, 3}, {6, 1, 2, 3}, {8, 1, 8, 1}, {16, 2, 8, 2}} {
+		if tp, pp := servingLayout(&rs.shape, tt.gpus, tt.nodes); tp != tt.tp || pp != tt.pp {
+			t.Errorf("servingLayout(%d GPUs, %d machines) = %d × %d, want %d × %d", tt.gpus, tt.nodes, tp, pp, tt.tp, tt.pp)
+		}
+	}
+}
