@@ -31,8 +31,8 @@ func TestTensorParallelServes(t *testing.T) {
 // TestServingOnCountThatSplitsNoHeads is trial H9 Q38: "3x rtx 5090 for
 // llama 3.3 70b q4, tp3 possible?" answered as if tensor parallel 3
 // worked. The first warning now says it does not, and what runs on three
-// cards; the layout note no longer says a layout plays no part in
-// serving.
+// cards. The layout note comes only for a layout other than the one
+// sized, and no longer says a layout plays no part in serving.
 func TestServingOnCountThatSplitsNoHeads(t *testing.T) {
 	p, err := Parse("3x rtx 5090 for llama 3.3 70b q4, tp3 possible?")
 	if err != nil {
@@ -55,8 +55,16 @@ func TestServingOnCountThatSplitsNoHeads(t *testing.T) {
 	if strings.Contains(all, "plays no part") {
 		t.Errorf("warnings still say a layout plays no part in serving:\n%s", all)
 	}
-	if !strings.Contains(all, "pipeline parallelism splits the layers") {
-		t.Errorf("warnings lack the layout note:\n%s", all)
+	if strings.Contains(all, "parallel layout asked") {
+		t.Errorf("a layout note for tp3 on 3 GPUs, the split sized:\n%s", all)
+	}
+	p, _ = Parse("llama 3.1 70b on 8 h100 tp 4 pp 2")
+	a, err = (&Estimator{}).Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(a.Warnings, "\n"); !strings.Contains(all, "pipeline parallelism splits the layers") || strings.Contains(all, "plays no part") {
+		t.Errorf("tp 4 pp 2 on 8 GPUs in one machine: warnings lack the truthful layout note:\n%s", all)
 	}
 	for _, q := range []string{"llama 3.3 70b q4 on 2x rtx 5090", "llama 3.3 70b q4 on 4x rtx 5090"} {
 		p, _ := Parse(q)
