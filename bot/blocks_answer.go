@@ -158,6 +158,9 @@ func costLine(a sizing.Answer) string {
 	if t.SequencesPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("*Speed* ~%s sequences/s", display.Count(*t.SequencesPerSecond)))
 	}
+	if w := display.FirstTokenWords(a); w != "" {
+		parts = append(parts, "*First token* "+strings.TrimPrefix(w, "first token "))
+	}
 	if t.Hours != nil {
 		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens", display.Hours(*t.Hours), display.Count(float64(a.Request.Tokens))))
 	} else if a.Request.Method != sizing.MethodInference {

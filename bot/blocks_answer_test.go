@@ -37,3 +37,20 @@ func TestAlternativesRunCost(t *testing.T) {
 		})
 	}
 }
+
+// TestCostLineFirstToken: asked the time to first token, the Slack answer
+// says it for one request alone (trial H9 Q15 gave only the time at 13
+// requests), and says nothing of it when not asked.
+func TestCostLineFirstToken(t *testing.T) {
+	tps := 79.9
+	a := sizing.Answer{Request: sizing.Request{Method: sizing.MethodInference, FirstTokenAsked: true},
+		Throughput: sizing.Throughput{TokensPerSecond: &tps},
+		Serving:    &sizing.Serving{AloneTTFTSeconds: 4.13, PromptTokens: 32768}}
+	if got := costLine(a); !strings.Contains(got, "*First token* 4.13 s for a 32,768-token prompt at batch 1") {
+		t.Errorf("costLine = %q, want the first token at batch 1", got)
+	}
+	a.Request.FirstTokenAsked = false
+	if got := costLine(a); strings.Contains(got, "First token") {
+		t.Errorf("costLine (not asked) = %q", got)
+	}
+}

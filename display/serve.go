@@ -29,7 +29,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 				hw, Counted(c.MaxConcurrency, "concurrent request", "concurrent requests"), what, s.Users,
 				Counted(c.Replicas, "replica", "replicas"), Counted(c.Replicas*c.GPUsPerReplica, "GPU", "GPUs"), speedWords(*c))
 		case !c.MeetsTargets:
-			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s", hw, what, speedWords(*c))
+			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s%s", hw, what, speedWords(*c), inAll(s, *c))
 		}
 		who := "about " + Counted(c.Concurrency, "concurrent user", "concurrent users")
 		if s.Users > 0 {
@@ -42,10 +42,20 @@ func ServeVerdict(a sizing.AskAnswer) string {
 	}
 	o := s.Options[0]
 	load := loadWords(s)
+	made := inAll(s, o.Serving)
 	if !s.MeetsTargets {
-		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s", load, a.ModelName, targetWords(s), optionWords(o))
+		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
 	}
-	return fmt.Sprintf("Cheapest for %s of %s%s: %s", load, a.ModelName, targetWords(s), optionWords(o))
+	return fmt.Sprintf("Cheapest for %s of %s%s: %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
+}
+
+// inAll is ", 1,036 tok/s in all", the output of all of v's replicas,
+// when the question asked an output in all; "" otherwise.
+func inAll(s *sizing.ServeResult, v sizing.Serving) string {
+	if s.OutputTokensPerSecondTarget <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s tok/s in all", Count(v.OutputTokensPerSecond*float64(max(v.Replicas, 1))))
 }
 
 // ServeTable is the serving answer as a table a phone can read: a header
@@ -146,6 +156,9 @@ func loadWords(s *sizing.ServeResult) string {
 	if s.RequestsPerSecond > 0 {
 		parts = append(parts, TrimZero(fmt.Sprintf("%.2f", s.RequestsPerSecond))+" requests/s")
 	}
+	if s.OutputTokensPerSecondTarget > 0 {
+		parts = append(parts, Count(s.OutputTokensPerSecondTarget)+" output tokens/s in all")
+	}
 	if len(parts) == 0 {
 		return "one replica"
 	}
@@ -192,12 +205,40 @@ func ServingLine(sv *sizing.Serving) string {
 		return ""
 	}
 	head := fmt.Sprintf("Serving (%s at %s): ", sv.Engine, TrimZero(fmt.Sprintf("%.2f", sv.GPUMemoryUtilization)))
+	if sv.Engine == sizing.EngineLlamaCPP {
+		// Apple silicon: no vLLM, and the memory is the GPU's share of
+		// the unified memory, not a setting of the engine.
+		head = fmt.Sprintf("Serving (llama.cpp or MLX, in the GPU's %.0f%% of unified memory): ", sv.UnifiedMemoryShare*100)
+	}
 	if !sv.Fits {
 		return head + "no room for the KV cache of one request after the weights and the engine's reserve"
 	}
 	s := fmt.Sprintf("%s%s tokens of KV cache, %s of %s tokens at once; at %d: %s", head, Commas(sv.KVCacheTokens),
 		Counted(sv.MaxConcurrency, "request", "requests"), Commas(int64(sv.PromptTokens+sv.OutputTokens)), sv.Concurrency, speedWords(*sv))
 	return s
+}
+
+// FirstTokenWords is the asked time to first token of one request alone
+// ("first token 4.21 s for a 32,768-token prompt at batch 1"), for the
+// speed line; "" when the question did not ask it or the answer has no
+// serving figures.
+func FirstTokenWords(a sizing.Answer) string {
+	sv := a.Serving
+	if !a.Request.FirstTokenAsked || sv == nil || sv.AloneTTFTSeconds <= 0 {
+		return ""
+	}
+	n := Commas(int64(sv.PromptTokens))
+	return fmt.Sprintf("first token %s for %s %s-token prompt at batch 1", seconds(sv.AloneTTFTSeconds), article(n), n)
+}
+
+// article is the indefinite article before a number as it is read:
+// "an 8,192", "an 11,000", "a 32,768".
+func article(n string) string {
+	lead, _, _ := strings.Cut(n, ",")
+	if strings.HasPrefix(n, "8") || lead == "11" || lead == "18" {
+		return "an"
+	}
+	return "a"
 }
 
 // NotServable reports whether an inference answer fits the card's memory

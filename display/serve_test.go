@@ -50,3 +50,58 @@ func TestTermsLargestFirst(t *testing.T) {
 		t.Errorf("Terms = %q, want %q", got, want)
 	}
 }
+
+// TestServingLineOnAMac is trials H8 Q10, Q30: answers on Apple silicon
+// said "Serving (vllm at 0.9)", though vLLM runs on no Apple GPU. They
+// name llama.cpp or MLX and the GPU's share of unified memory.
+func TestServingLineOnAMac(t *testing.T) {
+	sv := sizing.Serving{Fits: true, Engine: sizing.EngineLlamaCPP, GPUMemoryUtilization: 1, UnifiedMemoryShare: 0.75, KVCacheTokens: 36816,
+		MaxConcurrency: 17, Concurrency: 1, PromptTokens: 1536, OutputTokens: 512, TTFTSeconds: 11.7, TokensPerSecondPerUser: 3.8}
+	got := ServingLine(&sv)
+	if want := "Serving (llama.cpp or MLX, in the GPU's 75% of unified memory): 36,816 tokens of KV cache"; !strings.HasPrefix(got, want) {
+		t.Errorf("ServingLine = %q, want it to start %q", got, want)
+	}
+	if strings.Contains(got, "vllm") {
+		t.Errorf("ServingLine = %q names vLLM on a Mac", got)
+	}
+}
+
+// TestFirstTokenWords is trial H9 Q15: "time to first token for a 32k
+// prompt on llama 3.1 8b on one a100?" never said the batch-1 figure,
+// only the one at 13 requests. Asked, the speed line says it; not
+// asked, nothing.
+func TestFirstTokenWords(t *testing.T) {
+	a := sizing.Answer{Request: sizing.Request{FirstTokenAsked: true},
+		Serving: &sizing.Serving{AloneTTFTSeconds: 4.13, PromptTokens: 32768, TTFTSeconds: 8.58}}
+	if got, want := FirstTokenWords(a), "first token 4.13 s for a 32,768-token prompt at batch 1"; got != want {
+		t.Errorf("FirstTokenWords = %q, want %q", got, want)
+	}
+	a.Serving.PromptTokens = 8192
+	if got, want := FirstTokenWords(a), "first token 4.13 s for an 8,192-token prompt at batch 1"; got != want {
+		t.Errorf("FirstTokenWords = %q, want %q", got, want)
+	}
+	a.Request.FirstTokenAsked = false
+	if got := FirstTokenWords(a); got != "" {
+		t.Errorf("FirstTokenWords (not asked) = %q, want \"\"", got)
+	}
+}
+
+// TestVerdictOutputInAll: a plan for an output in all names it as the
+// load and says what the cheapest configuration makes in all (trial H8
+// Q50 said "with 1000 tok/s each").
+func TestVerdictOutputInAll(t *testing.T) {
+	month := 2350.0
+	a := sizing.AskAnswer{ModelName: "Llama 3.1 8B", Serve: &sizing.ServeResult{Mode: "plan", MeetsTargets: true, OutputTokensPerSecondTarget: 1000,
+		Options: []sizing.ServeOption{{GPUName: "L4 24 GB", Quant: sizing.QuantFP8, Request: sizing.Request{Quant: sizing.QuantFP8},
+			Serving: sizing.Serving{Fits: true, Replicas: 2, GPUsPerReplica: 2, Concurrency: 51, TTFTSeconds: 0.39, TokensPerSecondPerUser: 10.2,
+				OutputTokensPerSecond: 518, USDPerMonth: &month}}}}}
+	got := ServeVerdict(a)
+	for _, want := range []string{"Cheapest for 1,000 output tokens/s in all of Llama 3.1 8B: 2 replicas of 2× L4 24 GB (fp8)", ", 1,036 tok/s in all"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ServeVerdict = %q, want %q in it", got, want)
+		}
+	}
+	if strings.Contains(got, "each;") || strings.Contains(got, "1000 tok/s each") {
+		t.Errorf("ServeVerdict = %q reads the output as each user's", got)
+	}
+}

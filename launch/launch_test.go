@@ -51,6 +51,11 @@ var launchCases = []launchCase{
 	{name: "fp8-l4", words: "llama 3.1 8b inference fp8 l4"},
 	{name: "gguf-4090", words: "llama 3.1 8b inference q4_k_m rtx 4090 context 8192 batch 4"},
 	{name: "gguf-kv-int8", words: "llama 3.1 8b inference q8_0 rtx 4090 kv int8 context 16384"},
+	// 64 heads do not split over 3 GPUs: vLLM refuses tensor parallel 3,
+	// so the replica runs as 3 pipeline stages (trial H9 Q38).
+	{name: "tp-not-3", words: "llama 3.3 70b inference awq 3 rtx 5090"},
+	// vLLM runs on no Apple GPU: its config is refused (trial H8 Q10).
+	{name: "mac", words: "llama 3.1 8b inference q4_k_m m4 max 128gb"},
 }
 
 func answerFor(t *testing.T, c launchCase) (sizing.Query, sizing.Answer) {
@@ -327,8 +332,8 @@ func checkVLLM(t reporter, text string, p Plan) {
 	if v, ok := f["--pipeline-parallel-size"]; ok {
 		pp = atoi(t, v)
 	}
-	if tp*pp != r.GPUs || pp != max(r.Nodes, 1) {
-		t.Errorf("TP %d x PP %d; the estimate assumed %d GPUs on %d machines", tp, pp, r.GPUs, r.Nodes)
+	if wantTP, wantPP := servingLayout(p); tp*pp != r.GPUs || pp%max(r.Nodes, 1) != 0 || tp != wantTP || pp != wantPP {
+		t.Errorf("TP %d x PP %d; the estimate assumed %d GPUs on %d machines, split %d x %d", tp, pp, r.GPUs, r.Nodes, wantTP, wantPP)
 	}
 	wantLen, wantSeqs := r.SeqLen, max(r.MicroBatch, 1)
 	if sv := p.Serving; sv != nil && sv.Fits {
@@ -379,8 +384,8 @@ func checkSGLang(t reporter, text string, p Plan) {
 	if f["--model-path"] != repo {
 		t.Errorf("--model-path %q, want %q", f["--model-path"], repo)
 	}
-	if tp := atoi(t, f["--tp-size"]); tp != tensorParallel(r) {
-		t.Errorf("--tp-size %d, want %d", tp, tensorParallel(r))
+	if tp, want := atoi(t, f["--tp-size"]), tensorParallelOf(p); tp != want {
+		t.Errorf("--tp-size %d, want %d", tp, want)
 	}
 	if sv := p.Serving; sv != nil && sv.Fits {
 		if got := atoi(t, f["--max-running-requests"]); got != sv.Concurrency {
@@ -393,6 +398,13 @@ func checkSGLang(t reporter, text string, p Plan) {
 	if f["--quantization"] == "awq" || f["--quantization"] == "gptq" {
 		t.Errorf("--quantization %s forces the slow kernel", f["--quantization"])
 	}
+}
+
+// tensorParallelOf is the tensor-parallel size a serving config starts
+// with.
+func tensorParallelOf(p Plan) int {
+	tp, _ := servingLayout(p)
+	return tp
 }
 
 func checkLlama(t reporter, text string, p Plan) {
@@ -676,6 +688,18 @@ func TestVLLMKeepsTheAnsweredUtilisation(t *testing.T) {
 		}
 		if !strings.Contains(cfg.Text, want) {
 			t.Errorf("%q: command lacks %q:\n%s", words, want, cfg.Text)
+		}
+	}
+}
+
+// TestNoGPUEngineOnApple: vLLM and SGLang run on no Apple GPU, so an
+// answer on a Mac gets neither config, and says why (trials H8 Q10, Q30).
+func TestNoGPUEngineOnApple(t *testing.T) {
+	_, a := answerFor(t, launchCase{name: "mac-bf16", words: "llama 3.1 8b inference m4 max 128gb"})
+	for _, k := range []Kind{KindVLLM, KindSGLang} {
+		_, err := Emit(k, PlanOf(a))
+		if err == nil || !strings.Contains(err.Error(), "Apple silicon") {
+			t.Errorf("%s on a Mac: %v, want a refusal naming Apple silicon", k, err)
 		}
 	}
 }

@@ -215,6 +215,27 @@ func tensorParallel(r sizing.Request) int {
 	return max(r.GPUs/max(r.Nodes, 1), 1)
 }
 
+// servingLayout is the tensor- and pipeline-parallel sizes a serving
+// engine starts with: the answer's (tensor parallel over the GPUs the
+// model's heads split over, pipeline stages for the rest: 3 GPUs of
+// Llama 3.3 70B are 1 × 3, as vLLM refuses tensor parallel 3), or the
+// GPUs per machine and the machines.
+func servingLayout(p Plan) (tp, pp int) {
+	if sv := p.Serving; sv != nil && sv.TensorParallel > 0 {
+		return sv.TensorParallel, max(sv.PipelineParallel, 1)
+	}
+	return tensorParallel(p.Request), max(p.Request.Nodes, 1)
+}
+
+// onApple is the refusal of a GPU engine for an answer served on Apple
+// silicon, which vLLM and SGLang do not run on; nil elsewhere.
+func onApple(k Kind, p Plan) error {
+	if sv := p.Serving; sv != nil && sv.Engine == sizing.EngineLlamaCPP {
+		return &Unsupported{Kind: k, Reason: "the answer is served on Apple silicon, where vLLM and SGLang do not run", Try: KindLlamaCpp}
+	}
+	return nil
+}
+
 // gradAccum is the request's accumulation, never below one.
 func gradAccum(r sizing.Request) int { return max(r.GradAccumSteps, 1) }
 
@@ -259,6 +280,7 @@ func QueryFor(q sizing.Query, r sizing.Request) sizing.Query {
 		out.MicroBatch = r.Concurrency // 0: the users were not asked, as in the answer
 		out.Serve = sizing.ServeLoad{RequestsPerSecond: r.RequestsPerSecond, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens,
 			TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+			OutputTokensPerSecondTarget: r.OutputTokensPerSecondTarget, FirstToken: r.FirstTokenAsked,
 			GPUMemoryUtilization: r.GPUMemoryUtilization, Engine: r.Engine}
 		return out
 	}

@@ -34,6 +34,9 @@ func emitSGLang(p Plan) (Config, error) {
 	case p.HubID == "":
 		return Config{}, &Unsupported{Kind: KindSGLang, Reason: "fitbot knows no Hugging Face repo for this model (a bare size or a local config.json): name a catalog model or a Hub id"}
 	}
+	if err := onApple(KindSGLang, p); err != nil {
+		return Config{}, err
+	}
 	quant, ok := sglangQuantization(r.Quant)
 	if !ok {
 		return Config{}, &Unsupported{Kind: KindSGLang, Reason: fmt.Sprintf("SGLang has no %s weight format", r.Quant)}
@@ -60,10 +63,11 @@ func emitSGLang(p Plan) (Config, error) {
 			frac = sv.GPUMemoryUtilization
 		}
 	}
+	tp, pp := servingLayout(p)
 	args := []string{"python", "-m", "sglang.launch_server", "--model-path", repo,
-		"--tp-size", strconv.Itoa(tensorParallel(r))}
-	if r.Nodes > 1 {
-		args = append(args, "--pp-size", strconv.Itoa(r.Nodes))
+		"--tp-size", strconv.Itoa(tp)}
+	if pp > 1 {
+		args = append(args, "--pp-size", strconv.Itoa(pp))
 	}
 	if r.Quant == sizing.QuantAWQ || r.Quant == sizing.QuantGPTQ {
 		args = append(args, "--dtype", "float16")

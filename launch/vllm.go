@@ -73,6 +73,9 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 	if isGGUF(r.Quant) {
 		return nil, nil, &Unsupported{Kind: KindVLLM, Reason: fmt.Sprintf("the answer serves GGUF %s weights", r.Quant), Try: KindLlamaCpp}
 	}
+	if err := onApple(KindVLLM, p); err != nil {
+		return nil, nil, err
+	}
 	quant, ok := vllmQuantization(r.Quant)
 	if r.Quant == sizing.QuantNone && r.Precision == sizing.PrecisionFP8 {
 		quant = "fp8" // fp8 weights said as a precision: vLLM's dynamic fp8
@@ -112,10 +115,11 @@ func vllmArgs(p Plan) ([]string, []string, error) {
 		// question asked another), so the engine holds the KV it was sized with.
 		maxLen, seqs, util = sv.MaxModelLen, max(sv.Concurrency, 1), sv.GPUMemoryUtilization
 	}
+	tp, pp := servingLayout(p)
 	args := []string{"vllm", "serve", repo,
-		"--tensor-parallel-size", strconv.Itoa(tensorParallel(r))}
-	if r.Nodes > 1 {
-		args = append(args, "--pipeline-parallel-size", strconv.Itoa(r.Nodes))
+		"--tensor-parallel-size", strconv.Itoa(tp)}
+	if pp > 1 {
+		args = append(args, "--pipeline-parallel-size", strconv.Itoa(pp))
 	}
 	args = append(args, "--dtype", dtype)
 	if quant != "" {

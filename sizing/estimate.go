@@ -178,21 +178,29 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
 	a.Measured = measured(r, &rs.gpu, a.Throughput, q.MeasuredTokensPerSecond)
+	var first []string
 	if r.Method == MethodInference && rs.shape.encoderSeq > 0 {
 		tw = append([]string{audioRate(a.Throughput, rs.shape.encoderSeq, r.MicroBatch)}, tw...)
 	}
 	switch {
 	case r.Method != MethodInference:
 	case servedLikeADecoder(r.Architecture):
-		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), r.spec(), a.Price, 1)
+		sp := r.spec()
+		if rs.gpu.UnifiedMemory && sp.users == 0 {
+			sp.users = 1 // a Mac serves its owner: the speed of one request, not of the most its memory holds
+		}
+		sv := serveReplica(r, &rs.shape, &rs.gpu, e.mfu(), sp, a.Price, 1)
 		if lengthUnsaid(q) {
 			sv.MaxModelLen = rs.chatMaxModelLen()
 		}
 		a.Serving = &sv
+		if n := rs.tensorParallelNote(r); n != "" {
+			first = append(first, n) // before the layout note: it answers "tp3 possible?"
+		}
 	default:
 		tw = append(tw, fmt.Sprintf("serving capacity (KV cache, concurrent requests) is sized for decoder LLMs only: not for this %s model", r.Architecture))
 	}
-	a.Warnings = append(append(rs.notes, warnings...), tw...)
+	a.Warnings = append(append(append(first, rs.notes...), warnings...), tw...)
 	if a.Warnings == nil {
 		a.Warnings = []string{}
 	}

@@ -20,7 +20,7 @@ var chatter = []string{
 	"btw", "fyi", "imo", "imho", "idk", "iirc", "afaik", "tbh", "ngl", "asap", "tia", "pl0x",
 	"thx", "ty", "tyvm", "cheers", "thank", "thanks", "quick", "quickly", "qq", "question", "questions",
 	"hmm", "hm", "hmmm", "um", "umm", "uh", "yo", "sup", "hiya", "guys", "everyone", "yall", "whats", "what's", "hows",
-	"wondering", "wonder", "curious", "expect", "expecting", "maybe", "actually", "really", "basically",
+	"wondering", "wonder", "curious", "expect", "expecting", "expected", "maybe", "actually", "really", "basically",
 	"kinda", "sorta", "pretty", "gonna", "wanna", "gotta", "think", "thinking", "guess", "probably",
 	"possibly", "sure", "cool", "great", "nice", "awesome", "again", "anyone", "someone", "somebody", "anybody",
 	"honestly", "hoping", "hope", "trying", "tried", "sorry", "oops", "alright", "morning", "folks",
@@ -30,6 +30,31 @@ var chatter = []string{
 	"let", "lets", "let's", "see", "wanted", "ask", "asking", "good", "ideas", "idea", "advice", "recommend",
 	"recommendation", "suggest", "suggestions", "mean", "means", "but", "instead", "try", "safe", "safely", "comfortably",
 	"avg", "average", // a prompt or output length is read as the mean
+	"hit", "reach", "achieve", "sustain", // "need to hit 1000 tok/s": the target is read
+}
+
+// answeredFigures are words that ask a figure every memory answer
+// reports ("how much headroom": the memory of the card it leaves), and
+// servedFigures those that ask one every inference answer reports (the
+// KV cache, the decode and prefill speeds, the first token's time):
+// phrasing when the answer reports them, not words it failed to use.
+// "left" asks the memory left only beside "room" or "how much" ("how
+// much room is left"); "left over from the last run" is not read.
+var (
+	answeredFigures = []string{"room", "headroom", "leftover"}
+	servedFigures   = []string{"kv", "cache", "decode", "decoding", "prefill", "first", "throughput"}
+)
+
+// reportedFigures removes from unused the words that ask a figure the
+// answer reports: answeredFigures always, servedFigures for inference,
+// "left" in a question that asks how much or about room (input is the
+// question, lower-cased).
+func reportedFigures(unused []string, input string, inference bool) []string {
+	howMuch := strings.Contains(input, "how much") || strings.Contains(input, "room")
+	return slices.DeleteFunc(unused, func(raw string) bool {
+		key := keyOf(raw)
+		return slices.Contains(answeredFigures, key) || inference && slices.Contains(servedFigures, key) || key == "left" && howMuch
+	})
 }
 
 // vague are phrases that carry meaning the grammar cannot read into a

@@ -34,6 +34,40 @@ func TestUnusedCarryMeaning(t *testing.T) {
 	}
 }
 
+// TestReportedFiguresNotUnused is trials H9 Q1, Q4, Q7, Q14 and Q15:
+// "kv", "cache", "room", "left", "headroom", "expected", "decode" and
+// "first" were named as not used, though the answer reports the KV
+// cache, the memory left, the decode speed and the first token's time.
+// Words the answer does not report stay named; a training answer reports
+// no KV cache or decode speed.
+func TestReportedFiguresNotUnused(t *testing.T) {
+	for _, tt := range []struct {
+		q      string
+		unused []string
+	}{
+		{"how much kv cache does llama 3.1 70b need at 128k context in fp16, per sequence", nil},
+		{"deepseek v3 fp8 on a single 8xH200 node, how much room is left for kv cache?", nil},
+		{"gpt-oss-120b mxfp4 on one h100 - does it fit and how much kv headroom", nil},
+		{"whats the expected tokens/s for llama 3 70b decode at batch 1 on 2x h100 tp2", nil},
+		{"time to first token for a 32k prompt on llama 3.1 8b on one a100?", nil},
+		{"llama 3.1 8b on an l4 distributed kv cache", []string{"distributed"}},
+		{"llama 3.1 8b lora on a 4090 with kv cache", []string{"kv", "cache"}},
+		{"7b lora 4090 left over from the last run", []string{"left", "last"}},
+	} {
+		p, err := Parse(tt.q)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.q, err)
+			continue
+		}
+		if !slices.Equal(p.Unused, tt.unused) {
+			t.Errorf("Parse(%q).Unused = %q, want %q", tt.q, p.Unused, tt.unused)
+		}
+		if notes := strings.Join(p.Notes, "\n"); tt.unused == nil && strings.Contains(notes, "not used") {
+			t.Errorf("Parse(%q) notes name words not used:\n%s", tt.q, notes)
+		}
+	}
+}
+
 // TestFillerNeverInAName: chat after a family word is not part of the
 // model's name, so it never reaches a Hub search.
 func TestFillerNeverInAName(t *testing.T) {

@@ -20,10 +20,17 @@ type serveWords struct {
 	capacity, perMonth bool
 	people             bool // a count of people was said ("for 500 users"): a load, not a batch
 	countAsked         bool // "how many gpus", "gpus needed": how many cards, for a load or a run
-	load               ServeLoad
-	said               []Field // the serving fields, as the asker wrote them
-	notes              []string
-	problem            string
+	// tpsBare is the index in said of a tokens/s with no "each" or "per
+	// user" after it, -1 for none: settle reads it as the output of all
+	// replicas when no users were said and the question asks how many
+	// cards or says "throughput", "aggregate" or "total" (totalSaid).
+	tpsBare   int
+	totalSaid bool
+	settled   []string // notes of settle's readings, for the parser to add
+	load      ServeLoad
+	said      []Field // the serving fields, as the asker wrote them
+	notes     []string
+	problem   string
 }
 
 // Words of the serving pass, by lower-case word.
@@ -39,6 +46,8 @@ var (
 	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true}
 	ttftBounds    = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
 	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	ttftAsks      = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
+	totalWords    = map[string]bool{"total": true, "aggregate": true, "overall": true, "combined": true}
 	utilLeads     = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
 )
 
@@ -64,7 +73,7 @@ func low(t token) string { return strings.ToLower(strings.Trim(t.raw, ",.;:!?()\
 // readServe finds the serving words and returns the tokens the main
 // parse should read (the rest), filtered in place.
 func readServe(toks []token) ([]token, serveWords) {
-	var sw serveWords
+	sw := serveWords{tpsBare: -1}
 	var usedBuf [64]bool
 	var used []bool
 	if len(toks) <= len(usedBuf) {
@@ -134,6 +143,11 @@ func readServe(toks []token) ([]token, serveWords) {
 		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
+		case k == "throughput" || k == "aggregate" || k == "total" || k == "overall":
+			sw.totalSaid = true // a tokens/s is the output of all replicas; the word is read by settle
+			if k != "total" {
+				mark(i, i+1)
+			}
 		case k == "sglang":
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
@@ -186,9 +200,15 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.load.TTFTTargetSeconds = v
 				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
 				mark(i, j+n)
-			case k == "latency" || k == "time":
-				// "low latency", "time to first token for ...": no target
-				// said; the words are left unused.
+			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+				// "time to first token for a 32k prompt", "what's the
+				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
+				// target, the figure is asked ("ttft soon" still needs a
+				// time).
+				sw.load.FirstToken = true
+				mark(i, j)
+			case k == "latency":
+				// "low latency": no target said; the word is left unused.
 			default:
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
@@ -278,11 +298,27 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		if !tpsUnits[unit] {
 			end = i + n + 3
 		}
+		each, total := true, false
 		switch {
 		case eachUser[w(end)]:
 			end++
 		case w(end) == "per" && (peopleWords[w(end+1)] || w(end+1) == "request" || w(end+1) == "stream"):
 			end += 2
+		case totalWords[w(end)]:
+			end, total = end+1, true
+		case w(end) == "in" && (w(end+1) == "total" || w(end+1) == "all"):
+			end, total = end+2, true
+		default:
+			each = false
+		}
+		if total {
+			sw.load.OutputTokensPerSecondTarget = v
+			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end)})
+			mark(i, end)
+			break
+		}
+		if !each {
+			sw.tpsBare = len(sw.said)
 		}
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
@@ -511,7 +547,24 @@ func (sw *serveWords) apply(r *Parsed) {
 
 // targets reports whether a load names a rate or a latency target.
 func (l ServeLoad) targets() bool {
-	return l.TTFTTargetSeconds > 0 || l.TokensPerSecondPerUserTarget > 0 || l.RequestsPerSecond > 0
+	return l.TTFTTargetSeconds > 0 || l.TokensPerSecondPerUserTarget > 0 || l.RequestsPerSecond > 0 || l.OutputTokensPerSecondTarget > 0
+}
+
+// totalRate reads a tokens/s said without "each" or "per user" as the
+// output of all replicas together when no users were said and the
+// question asks how many cards or says "throughput", "aggregate" or
+// "total": "need to hit 1000 tok/s for llama 8b, how many l4s" is a
+// service's throughput, not one stream's speed (trial H8 Q50).
+func (sw *serveWords) totalRate(users int) {
+	if sw.tpsBare < 0 || users > 0 || !sw.countAsked && !sw.totalSaid {
+		return
+	}
+	f := &sw.said[sw.tpsBare]
+	v := sw.load.TokensPerSecondPerUserTarget
+	sw.load.TokensPerSecondPerUserTarget, sw.load.OutputTokensPerSecondTarget = 0, v
+	f.Name = "output_tokens_per_second_target"
+	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as the output of all replicas together, no users or \"each\" said: the replicas that make %s tokens/s in all", quote(f.Words), formatFloat(v)))
+	sw.tpsBare = -1
 }
 
 // cardsSaid is what a question said of its cards, for settle.
@@ -537,6 +590,7 @@ const (
 // route only a fit or which-GPU question (fit is true): "how much
 // context with 4 users" keeps asking the context.
 func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
+	sw.totalRate(users)
 	people := fit && sw.people && users > 0
 	switch {
 	case cards == cardsSome && (users > 0 || sw.load.targets()),
@@ -561,6 +615,9 @@ func formatServe(l ServeLoad) string {
 	if l.MaxBatch {
 		parts = append(parts, "max", "batch")
 	}
+	if l.FirstToken {
+		parts = append(parts, "time", "to", "first", "token")
+	}
 	if l.PromptTokens > 0 {
 		parts = append(parts, "prompt", strconv.Itoa(l.PromptTokens))
 	}
@@ -575,6 +632,9 @@ func formatServe(l ServeLoad) string {
 	}
 	if l.TokensPerSecondPerUserTarget > 0 {
 		parts = append(parts, formatFloat(l.TokensPerSecondPerUserTarget), "tok/s", "each")
+	}
+	if l.OutputTokensPerSecondTarget > 0 {
+		parts = append(parts, formatFloat(l.OutputTokensPerSecondTarget), "tok/s", "total")
 	}
 	if l.GPUMemoryUtilization > 0 {
 		parts = append(parts, "gpu", "util", formatFloat(l.GPUMemoryUtilization))

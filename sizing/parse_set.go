@@ -311,6 +311,8 @@ func (p *parser) finish() {
 				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
 	}
+	inference := p.q.Method == "" || p.q.Method == MethodInference
+	p.unused = reportedFigures(p.unused, strings.ToLower(p.in), inference)
 	if len(p.unused) > 0 {
 		words := make([]string, len(p.unused))
 		for k, w := range p.unused {
@@ -324,6 +326,9 @@ func (p *parser) finish() {
 	p.applyMFU()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
+	for _, n := range p.serve.settled {
+		p.note(n)
+	}
 	p.q.PerMonth = p.serve.perMonth
 	if (p.gpuPlural || p.fewest || p.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
 		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == IntentFit {

@@ -65,7 +65,25 @@ const (
 const (
 	EngineVLLM   = "vllm"
 	EngineSGLang = "sglang"
+	// EngineLlamaCPP is what Apple silicon serves with: llama.cpp (or
+	// MLX, which holds about the same); vLLM and SGLang run on no Apple
+	// GPU.
+	EngineLlamaCPP = "llama.cpp"
 )
+
+// llamaCPPUBatch is llama.cpp's default physical batch (n_ubatch): its
+// compute buffer holds one layer's working set for that many tokens.
+const llamaCPPUBatch = 512
+
+// onCard is the spec as it runs on g: on Apple silicon llama.cpp, which
+// may use all of the GPU's share of unified memory (the card's memory in
+// the catalog) and has no memory-utilization setting.
+func (sp serveSpec) onCard(g *GPU) serveSpec {
+	if g.UnifiedMemory {
+		sp.engine, sp.util = EngineLlamaCPP, 1
+	}
+	return sp
+}
 
 // Serving is what one replica of the answer's GPUs does as a serving
 // engine: its KV cache, the most requests of the asked length it holds
@@ -75,6 +93,10 @@ const (
 type Serving struct {
 	Engine               string  `json:"engine"`
 	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	// UnifiedMemoryShare is, on Apple silicon, the share of unified
+	// memory macOS lets the GPU wire (the memory the answer is sized
+	// against); 0 on other cards.
+	UnifiedMemoryShare float64 `json:"unified_memory_share,omitempty"`
 	// KVCacheTokens is what the engine logs as its KV cache size on one
 	// replica: whole pages of kvBlockTokens tokens.
 	KVCacheTokens int64 `json:"kv_cache_tokens"`
@@ -92,6 +114,10 @@ type Serving struct {
 	TTFTSeconds            float64 `json:"ttft_seconds"` // time to first token at Concurrency, queueing included
 	TPOTSeconds            float64 `json:"tpot_seconds"` // time per output token per request
 	TokensPerSecondPerUser float64 `json:"tokens_per_second_per_user"`
+	// AloneTTFTSeconds is the time to first token of one request of
+	// PromptTokens on an idle replica (batch 1): its prefill and one
+	// decode step.
+	AloneTTFTSeconds float64 `json:"alone_ttft_seconds"`
 	// OutputTokensPerSecond is the aggregate output of one replica at
 	// Concurrency; RequestsPerSecond the requests it completes.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_second"`
@@ -99,6 +125,12 @@ type Serving struct {
 
 	Replicas       int `json:"replicas"`
 	GPUsPerReplica int `json:"gpus_per_replica"`
+	// TensorParallel and PipelineParallel are how the engine splits a
+	// replica: tensor parallel within a machine over the most GPUs the
+	// model's heads allow (tensorParallelServes), pipeline stages for the
+	// rest (3 GPUs of a 64-head model: 1 × 3).
+	TensorParallel   int `json:"tensor_parallel"`
+	PipelineParallel int `json:"pipeline_parallel"`
 
 	USDPerHour                *float64 `json:"usd_per_hour"` // all replicas; nil without a price
 	USDPerMonth               *float64 `json:"usd_per_month"`
@@ -132,13 +164,15 @@ type serveSpec struct {
 	rps             float64 // asked arrival rate; 0 when not asked
 	ttftTarget      float64 // seconds; 0 when none
 	tpsTarget       float64 // output tokens/s per user; 0 when none
+	totalTPS        float64 // output tokens/s of all replicas together; 0 when none
 	maxSeqsOverride int     // max_num_seqs the engine is started with; 0: its default
 }
 
 // spec is the serving spec of a resolved inference request.
 func (r *Request) spec() serveSpec {
 	sp := serveSpec{engine: r.Engine, util: r.GPUMemoryUtilization, prompt: r.PromptTokens, output: r.OutputTokens,
-		users: r.Concurrency, rps: r.RequestsPerSecond, ttftTarget: r.TTFTTargetSeconds, tpsTarget: r.TokensPerSecondPerUserTarget}
+		users: r.Concurrency, rps: r.RequestsPerSecond, ttftTarget: r.TTFTTargetSeconds, tpsTarget: r.TokensPerSecondPerUserTarget,
+		totalTPS: r.OutputTokensPerSecondTarget}
 	if sp.engine == "" {
 		sp.engine = EngineVLLM
 	}
@@ -213,6 +247,9 @@ func requestKVBytes(r *Request, s *shape, n int) float64 {
 // outside it.
 func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve float64, tokens int64, batched int) {
 	batched, seqs := engineBatchDefaults(g)
+	if sp.engine == EngineLlamaCPP {
+		batched = llamaCPPUBatch
+	}
 	if sp.maxSeqsOverride > 0 {
 		seqs = min(seqs, sp.maxSeqsOverride)
 	}
@@ -350,12 +387,17 @@ func (sp serveSpec) meets(ttft, tpot float64) bool {
 // concurrency (the asked users, or the most that fit and meet the
 // targets) and its latencies, throughput and cost for replicas copies.
 func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price *Price, replicas int) Serving {
+	sp = sp.onCard(g)
 	avail, reserve, tokens, batched := kvCapacity(r, s, g, sp)
 	sv := Serving{
-		Engine: sp.engine, GPUMemoryUtilization: sp.util, KVCacheTokens: tokens,
+		Engine: sp.engine, GPUMemoryUtilization: sp.util, UnifiedMemoryShare: g.UsableFraction, KVCacheTokens: tokens,
 		PromptTokens: sp.prompt, OutputTokens: sp.output, MaxModelLen: max(r.SeqLen, sp.prompt+sp.output),
 		Replicas: max(replicas, 1), GPUsPerReplica: max(r.GPUs, 1),
+		TensorParallel: 1, PipelineParallel: 1,
 		EngineReserveBytes: ceilBytes(reserve), KVCacheBytes: ceilBytes(avail), MaxNumBatchedTokens: batched,
+	}
+	if sp.engine != EngineLlamaCPP {
+		sv.TensorParallel, sv.PipelineParallel = servingLayout(s, r.GPUs, r.Nodes)
 	}
 	if per := requestKVBytes(r, s, sp.prompt+sp.output); per > 0 {
 		sv.MaxConcurrency = min(int(avail/per), MaxMicroBatch)
@@ -368,6 +410,8 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	if !sv.Fits {
 		c = 1
 	}
+	mem, comp, fixed := decodeStep(r, s, g, mfu, 1, sp.prompt)
+	sv.AloneTTFTSeconds = finite(prefillSeconds(r, s, g, mfu, sp.prompt) + max(mem, comp) + fixed)
 	ttft, tpot, rps := latencyAt(r, s, g, mfu, sp, c)
 	if sp.users == 0 && sv.Fits && !sp.meets(ttft, tpot) {
 		// The most requests that still meet the targets: latencies grow
@@ -422,8 +466,12 @@ func finite(x float64) float64 {
 
 // servingAssumptions are the serving model's stated assumptions.
 func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64) []string {
+	engine := fmt.Sprintf("serving engine %s given %.0f%% of the card's memory (its GPU memory utilization setting, %.2g): the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util*100, sp.util, kvBlockTokens)
+	if g.UnifiedMemory {
+		engine = fmt.Sprintf("served with llama.cpp (or MLX; vLLM and SGLang do not run on Apple GPUs) in the GPU's share of unified memory (%.0f%%, macOS's default): the KV cache is what is left after the weights and a compute buffer for %d-token batches", g.UsableFraction*100, llamaCPPUBatch)
+	}
 	out := []string{
-		fmt.Sprintf("serving engine %s given %.0f%% of the card's memory (its GPU memory utilization setting, %.2g): the KV cache is what is left after the weights, the profiled activation peak, the sampler and NCCL/cuBLAS memory, in pages of %d tokens", sp.engine, sp.util*100, sp.util, kvBlockTokens),
+		engine,
 		fmt.Sprintf("requests of %d prompt + %d output tokens", sp.prompt, sp.output),
 		fmt.Sprintf("prefill compute-bound at %.0f%% of the dense peak, causal attention included; decode reads the weights once per step and each request's KV cache", prefillShare(r, s, g, mfu)*100),
 	}

@@ -18,6 +18,7 @@ type ServeResult struct {
 	RequestsPerSecond            float64 `json:"requests_per_second"`
 	TTFTTargetSeconds            float64 `json:"ttft_target_seconds"`
 	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target"`
+	OutputTokensPerSecondTarget  float64 `json:"output_tokens_per_second_target"` // all replicas together
 	// Capacity is the named GPUs as one replica (capacity mode).
 	Capacity *Serving `json:"capacity,omitempty"`
 	// Options are the configurations that meet the targets, cheapest per
@@ -91,7 +92,8 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	r := rs.req
 	sp := r.spec()
 	res := &ServeResult{Users: r.Concurrency, RequestsPerSecond: r.RequestsPerSecond,
-		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget, Options: []ServeOption{}}
+		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
+		OutputTokensPerSecondTarget: r.OutputTokensPerSecondTarget, Options: []ServeOption{}}
 	asm.add(servingAssumptions(&r, &rs.shape, &rs.gpu, sp, e.mfu())...)
 	out := AskAnswer{Kind: IntentServe, Request: r, ModelName: rs.model.Name, Serve: res}
 	if !plan {
@@ -116,6 +118,9 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 				all := *sv.USDPerMonth * float64(sv.Replicas) // the replicas the users need, not one
 				sv.USDPerMonth = &all
 			}
+		}
+		if sp.totalTPS > 0 && sv.OutputTokensPerSecond < sp.totalTPS {
+			sv.MeetsTargets = false // one replica of the named cards makes less than the asked output
 		}
 		if unsaid {
 			sv.MaxModelLen = rs.chatMaxModelLen()
@@ -142,6 +147,11 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
 	}
 	res.Options = e.planServe(rs, sp, only, formatSaid)
+	for _, tp := range countSteps {
+		if !tensorParallelServes(&rs.shape, tp) {
+			asm.add(fmt.Sprintf("no replica of %d GPUs: %s's %d attention heads do not split over %d for tensor parallelism", tp, rs.model.Name, rs.shape.heads, tp))
+		}
+	}
 	if unsaid {
 		for i := range res.Options {
 			res.Options[i].Serving.MaxModelLen = rs.chatMaxModelLen()
@@ -188,6 +198,9 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				if tp > maxPerNode(*g) {
 					break
 				}
+				if !tensorParallelServes(&rs.shape, tp) {
+					continue // the engine refuses it: the heads do not split over tp GPUs
+				}
 				r := rs.req
 				r.GPU, r.GPUs, r.Nodes = g.ID, tp, 1
 				r.Quant, r.Precision = qz.quant, qz.prec
@@ -207,7 +220,10 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				if sp.rps > 0 && sv.RequestsPerSecond > 0 {
 					replicas = max(replicas, int(math.Ceil(sp.rps/sv.RequestsPerSecond)))
 				}
-				ok := sv.MeetsTargets
+				if sp.totalTPS > 0 && sv.OutputTokensPerSecond > 0 {
+					replicas = max(replicas, int(math.Ceil(sp.totalTPS/sv.OutputTokensPerSecond)))
+				}
+				ok := sv.MeetsTargets && (sp.totalTPS == 0 || sv.OutputTokensPerSecond > 0)
 				if sp.users > 0 {
 					// Spread the users over the replicas: each runs fewer.
 					per := (sp.users + replicas - 1) / replicas

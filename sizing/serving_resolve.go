@@ -66,6 +66,7 @@ func (rs *resolved) resolveServe(q Query) error {
 		{"requests per second", l.RequestsPerSecond, maxRequestsPerSecond},
 		{"TTFT target", l.TTFTTargetSeconds, maxTTFTSeconds},
 		{"tokens/s per user target", l.TokensPerSecondPerUserTarget, maxTokensPerSecond},
+		{"tokens/s in all target", l.OutputTokensPerSecondTarget, maxRequestsPerSecond},
 		{"prompt length", float64(l.PromptTokens), MaxSeqLen},
 		{"output length", float64(l.OutputTokens), MaxSeqLen},
 	} {
@@ -82,6 +83,7 @@ func (rs *resolved) resolveServe(q Query) error {
 	r.RequestsPerSecond = l.RequestsPerSecond
 	r.TTFTTargetSeconds = l.TTFTTargetSeconds
 	r.TokensPerSecondPerUserTarget = l.TokensPerSecondPerUserTarget
+	r.OutputTokensPerSecondTarget = l.OutputTokensPerSecondTarget
 	r.GPUMemoryUtilization = l.GPUMemoryUtilization
 	if r.GPUMemoryUtilization == 0 {
 		r.GPUMemoryUtilization = DefaultGPUMemoryUtilization
@@ -90,6 +92,7 @@ func (rs *resolved) resolveServe(q Query) error {
 		}
 	}
 	r.Engine = l.Engine
+	r.FirstTokenAsked = l.FirstToken
 	r.PromptTokens, r.OutputTokens = l.PromptTokens, l.OutputTokens
 	switch {
 	case r.PromptTokens > 0 && r.OutputTokens > 0:

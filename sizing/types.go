@@ -174,8 +174,15 @@ type ServeLoad struct {
 	OutputTokens                 int     // "output 500"
 	TTFTTargetSeconds            float64 // "ttft under 500ms"
 	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
-	GPUMemoryUtilization         float64 // "gpu util 0.95"
-	Engine                       string  // "sglang"; "" is vLLM
+	// OutputTokensPerSecondTarget is the output of all replicas together
+	// ("1000 tok/s in total", "how many l4s to hit 1000 tok/s").
+	OutputTokensPerSecondTarget float64
+	GPUMemoryUtilization        float64 // "gpu util 0.95"
+	Engine                      string  // "sglang"; "" is vLLM
+	// FirstToken asks the time to the first token with no target ("time
+	// to first token for a 32k prompt", "what's the ttft"): the answer
+	// says it for one request alone.
+	FirstToken bool
 	// MaxBatch asks the most requests the KV cache holds at once ("max
 	// batch", "max concurrency"): a memory limit, answered without the
 	// usable-speed floor a users question gets.
@@ -259,8 +266,12 @@ type Request struct {
 	OutputTokens                 int     `json:"output_tokens,omitempty"`
 	TTFTTargetSeconds            float64 `json:"ttft_target_seconds,omitempty"`
 	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target,omitempty"`
+	OutputTokensPerSecondTarget  float64 `json:"output_tokens_per_second_target,omitempty"` // all replicas together
 	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization,omitempty"`
 	Engine                       string  `json:"engine,omitempty"`
+	// FirstTokenAsked is true when the question asked the time to the
+	// first token with no target: the answer says it at batch 1.
+	FirstTokenAsked bool `json:"first_token_asked,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in

@@ -182,6 +182,9 @@ func speedLine(a sizing.Answer) string {
 	if t.SequencesPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("%s sequences/s", display.Count(*t.SequencesPerSecond)))
 	}
+	if w := display.FirstTokenWords(a); w != "" {
+		parts = append(parts, w)
+	}
 	switch {
 	case t.Hours != nil:
 		parts = append(parts, fmt.Sprintf("%s tokens in %s", display.Count(float64(a.Request.Tokens)), display.Hours(*t.Hours)))
