@@ -139,10 +139,11 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if named {
 		only = r.GPU
 	}
-	if sp.tpsTarget == 0 && sp.ttftTarget == 0 {
+	if sp.tpsTarget == 0 {
 		// A plan with no speed asked still serves at a speed people can
 		// use: the cheapest configuration is otherwise the one that
-		// crowds the most users onto each replica.
+		// crowds the most users onto each replica (a first-token target
+		// alone leaves them at 6 tok/s).
 		sp.tpsTarget = usableTokensPerSecond
 		asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
 	}

@@ -194,3 +194,20 @@ func TestServeMaxBatch(t *testing.T) {
 		t.Errorf("capacity %+v, want the KV cache's limit, about 86", c)
 	}
 }
+
+// TestPlanKeepsUsableSpeedWithTTFT: a plan with a first-token target and
+// no speed still gives every user 10 tokens/s (trial H6 Q9 had 1000
+// gpt-oss-120b users at 8.7 tok/s on one replica).
+func TestPlanKeepsUsableSpeedWithTTFT(t *testing.T) {
+	p, err := Parse("gpus for 1000 users of gpt-oss-120b with ttft under 1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Serve(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Serve.Options) == 0 || a.Serve.Options[0].Serving.TokensPerSecondPerUser < usableTokensPerSecond {
+		t.Errorf("options %+v, want the first at %g tokens/s each or more", a.Serve.Options, usableTokensPerSecond)
+	}
+}
