@@ -203,7 +203,7 @@ func TestPlanKeepsUsableSpeedWithTTFT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := (&Estimator{}).Serve(p.Query)
+	a, err := (&Estimator{Prices: stubPrices{"h100": 2.40, "a100-80": 1.39, "l40s": 0.79}}).Serve(p.Query)
 	if err != nil {
 		t.Fatal(err)
 	}
