@@ -37,6 +37,7 @@ type serveWords struct {
 var (
 	peopleWords   = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true}
 	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
+	countVerbs    = map[string]bool{"do": true, "would": true, "will": true, "needed": true, "are": true, "is": true, "to": true, "for": true}
 	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
 	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
 	perSecond     = map[string]bool{"second": true, "sec": true, "s": true}
@@ -127,6 +128,11 @@ func readServe(toks []token) ([]token, serveWords) {
 				mark(i, j+1)
 			case j < len(toks) && namesCard(toks[j].raw):
 				// "how many l40s": the card is read by the main parse.
+				sw.load.Plan, sw.countAsked = true, true
+				mark(i, j)
+			case i > 0 && (j >= len(toks) || countVerbs[w(j)]):
+				// "qwen2.5 72b inference h100 how many": the card said
+				// before; the count of it is asked.
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j)
 			}
