@@ -35,6 +35,9 @@ func (s *Service) readComparison(q *Question) {
 	for i, o := range c.Options {
 		opt := Question{Text: o.Text, Route: q.Route}
 		opt.Parsed, opt.Err = s.parse(o.Text)
+		if pq := &opt.Parsed.Query; pq.GPU != "" && pq.GPUs == 0 && o.One {
+			pq.GPUs = 1 // "an h100 or two l40s": one card, said
+		}
 		switch opt.Parsed.Intent {
 		case sizing.IntentWhichGPU:
 			opt.Parsed.Intent = sizing.IntentFit // which of the two: each is a fit question
@@ -109,7 +112,7 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		if opt.Err != nil {
 			return CompareAnswer{}, opt.Err
 		}
-		o, err := s.compareOption(ctx, opt)
+		o, err := s.compareOption(ctx, opt, c.Figure == sizing.FigureMemory)
 		if err != nil {
 			return CompareAnswer{}, fmt.Errorf("option %q: %w", q.Comparison.Options[i].Words, err)
 		}
@@ -148,8 +151,9 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 // which-GPU search, for that card), a training option for its token
 // budget (1B tokens when none is said),
 // and an inference option as a serving capacity (on the fewest cards
-// whose KV cache holds a request, when no count was asked).
-func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOption, error) {
+// whose KV cache holds a request, when no count was asked). With asAsked
+// (compared by memory) it is sized on the cards as asked, nothing chosen.
+func (s *Service) compareOption(ctx context.Context, opt Question, asAsked bool) (CompareOption, error) {
 	p := opt.Parsed
 	q := p.Query
 	notes := slices.Clone(p.Notes)
@@ -165,6 +169,9 @@ func (s *Service) compareOption(ctx context.Context, opt Question) (CompareOptio
 	a, err := fit(q, notes)
 	if err != nil {
 		return CompareOption{}, err
+	}
+	if asAsked {
+		return newCompareOption(a, false), nil // "which fits better": the memory on the cards asked, one when none is said
 	}
 	if !a.Fits && !serving && q.GradCheckpointing == nil && !a.Request.GradCheckpointing {
 		// As every recipe of this size does, and as a count ask would:
@@ -256,10 +263,23 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 		}
 		a = more
 	}
-	o := newCompareOption(a, chosen)
 	capacity := *sv.Serve.Capacity
+	if capacity.Replicas > 1 && capacity.Concurrency > 0 && q.MicroBatch > capacity.Concurrency {
+		// The users spread over replicas: each card holds one replica's share.
+		q.GPU, q.GPUs, q.Nodes, q.MicroBatch = a.Request.GPU, a.Request.GPUs, a.Request.Nodes, capacity.Concurrency
+		share, err := fit(q, notes)
+		if err != nil {
+			return CompareOption{}, err
+		}
+		a = share
+	}
+	o := newCompareOption(a, chosen)
 	o.Serving = &capacity
 	o.Fits = capacity.Fits
+	if capacity.Replicas > 1 && a.Throughput.USDPerHour != nil {
+		all := *a.Throughput.USDPerHour * float64(capacity.Replicas)
+		o.Throughput.USDPerHour = &all
+	}
 	if users := capacity.Concurrency * max(capacity.Replicas, 1); capacity.USDPerMonth != nil && users > 0 && capacity.Fits {
 		v := *capacity.USDPerMonth / float64(users)
 		o.USDPerUserMonth = &v
@@ -367,6 +387,10 @@ func hardwareLabel(r sizing.Request, gpuName string) string {
 
 // figureOf is an option's value of the figure; nil where unknown.
 func figureOf(o *CompareOption, f sizing.Figure) *float64 {
+	if f == sizing.FigureMemory {
+		v := float64(o.TotalBytes) / (1 << 30) // known whether it fits or not
+		return &v
+	}
 	if !o.Fits {
 		return nil
 	}
@@ -415,6 +439,8 @@ func figureWords(f sizing.Figure) string {
 		return "cost per hour"
 	case sizing.FigureSpeed:
 		return "speed (tokens/s; decode at batch 1 for inference)"
+	case sizing.FigureMemory:
+		return "memory per GPU on the cards as asked"
 	}
 	return string(f)
 }
@@ -422,8 +448,11 @@ func figureWords(f sizing.Figure) string {
 // figureValue writes an option's value of the figure: dollars, or
 // tokens/s for speed.
 func figureValue(f sizing.Figure, v float64) string {
-	if f == sizing.FigureSpeed {
+	switch f {
+	case sizing.FigureSpeed:
 		return display.Count(v) + " tokens/s"
+	case sizing.FigureMemory:
+		return fmt.Sprintf("%.1f GiB per GPU", v)
 	}
 	return display.USD(v)
 }
@@ -449,6 +478,13 @@ func figurePhrase(f sizing.Figure) string {
 func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 	a, b := &opts[0], &opts[1]
 	switch {
+	case !a.Fits && !b.Fits && f == sizing.FigureMemory:
+		win, lose := a, b
+		if b.TotalBytes < a.TotalBytes {
+			win, lose = b, a
+		}
+		return -1, fmt.Sprintf("Neither fits as asked; %s comes closer: %s vs %s (%.0f%% vs %.0f%% of the card)", win.Label,
+			figureValue(f, *win.Value), figureValue(f, *lose.Value), 100*float64(win.TotalBytes)/float64(win.VRAMBytes), 100*float64(lose.TotalBytes)/float64(lose.VRAMBytes))
 	case !a.Fits && !b.Fits:
 		return -1, fmt.Sprintf("Neither fits as asked: %s nor %s", a.Label, b.Label)
 	case a.Fits != b.Fits:
@@ -471,6 +507,14 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 			i, win, lose = 1, b, a
 		}
 		return i, fmt.Sprintf("%s is faster: %s vs %s tokens/s (%.1f×)", win.Label, display.Count(*win.Value), display.Count(*lose.Value), *win.Value / *lose.Value)
+	}
+	if f == sizing.FigureMemory {
+		i, win, lose := 0, a, b
+		if vb < va {
+			i, win, lose = 1, b, a
+		}
+		return i, fmt.Sprintf("%s fits better: %s vs %s (%.0f%% vs %.0f%% of the card)", win.Label, figureValue(f, *win.Value), figureValue(f, *lose.Value),
+			100*float64(win.TotalBytes)/float64(win.VRAMBytes), 100*float64(lose.TotalBytes)/float64(lose.VRAMBytes))
 	}
 	if math.Abs(va-vb) < 0.005 {
 		return -1, fmt.Sprintf("Both cost the same %s: %s", figurePhrase(f), display.USD(va))

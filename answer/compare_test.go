@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -149,5 +150,51 @@ func TestCompareThreeOptions(t *testing.T) {
 	var ie *sizing.InputError
 	if !errors.As(q.Err, &ie) || !strings.Contains(ie.Problem, "two options at a time") || ie.Hint != "fit h100 vs h200 for llama 405b serving, cost per million tokens" {
 		t.Errorf("err %v, want the two-at-a-time refusal with the first two compared", q.Err)
+	}
+}
+
+// TestCompareByMemory: "which fits better on a 16gb card" compares the
+// memory on one card as asked (no count searched, no serving plan), and
+// when neither fits says which comes closer (trial H10 Q40).
+func TestCompareByMemory(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("llama2 13b vs mistral 7b which fits better on a 16gb card")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Figure != sizing.FigureMemory || !strings.Contains(c.Summary, "Mistral 7B") || !strings.Contains(c.Summary, "comes closer") {
+		t.Errorf("figure %q, summary %q", c.Figure, c.Summary)
+	}
+	for _, o := range c.Options {
+		if o.Request.GPUs != 1 || o.Serving != nil {
+			t.Errorf("%s: %d GPUs, serving %v; want one card as asked", o.Label, o.Request.GPUs, o.Serving != nil)
+		}
+	}
+}
+
+// TestCompareOneCardSaid: "an h100 and two l40s" compares one H100, not
+// the fewest that fit, and a load spread over replicas prices them all
+// (trial H10 Q13).
+func TestCompareOneCardSaid(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("trying to decide between an h100 and two l40s for serving qwen2.5 32b with like 50 users, which is better value")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Options[0].Request.GPUs != 1 || c.Options[1].Request.GPUs != 2 {
+		t.Fatalf("GPUs %d and %d, want 1 and 2 as said", c.Options[0].Request.GPUs, c.Options[1].Request.GPUs)
+	}
+	for _, o := range c.Options {
+		if o.Serving == nil || o.Throughput.USDPerHour == nil || o.TotalBytes > o.VRAMBytes {
+			t.Fatalf("%s: serving %v, memory %d of %d", o.Label, o.Serving, o.TotalBytes, o.VRAMBytes)
+		}
+		perHour := *o.Throughput.USDPerHour * 730
+		if month := *o.Serving.USDPerMonth; math.Abs(month-perHour) > 0.02*month {
+			t.Errorf("%s: $%.2f/h for %d replicas is $%.0f a month, but the month says $%.0f", o.Label, *o.Throughput.USDPerHour, o.Serving.Replicas, perHour, month)
+		}
 	}
 }

@@ -41,9 +41,12 @@ func compareBlocks(c answer.CompareAnswer) []slack.Block {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s *%s*", mark, escape(o.Label))
 		if i == c.Cheaper {
-			if c.Figure == sizing.FigureSpeed {
+			switch c.Figure {
+			case sizing.FigureSpeed:
 				b.WriteString(" — faster")
-			} else {
+			case sizing.FigureMemory:
+				b.WriteString(" — fits better")
+			default:
 				b.WriteString(" — cheaper")
 			}
 		}

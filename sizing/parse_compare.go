@@ -25,7 +25,13 @@ type Comparison struct {
 type ComparisonOption struct {
 	Words string // the asker's words for the option: "a100 40gb", "full finetune"
 	Text  string // the question with this option alone: the other option, the comparison and figure words left out
+	// One is true when an article said the option is one card: "an h100
+	// and two l40s", "a single 4090 or".
+	One bool
 }
+
+// oneWords say one of what follows: "an h100", "a single 4090".
+var oneWords = map[string]bool{"a": true, "an": true, "one": true, "single": true}
 
 // Figure is what a comparison is asked to compare by.
 type Figure string
@@ -39,6 +45,7 @@ const (
 	FigurePerMonth                      Figure = "usd_per_month"                 // "per month", "monthly"
 	FigurePerHour                       Figure = "usd_per_hour"                  // "per hour", "hourly"
 	FigureSpeed                         Figure = "tokens_per_second"             // "faster", "speed": tokens/s (decode at batch 1 for inference), higher is better
+	FigureMemory                        Figure = "memory_per_gpu"                // "fits better", "less memory": memory per GPU on the cards as asked, lower is better
 	maxOptionTokens                            = 6                               // the longest option: "2 x nvidia a100 40 gb"
 	settingGPU, settingMt, settingModel        = "gpu", "method", "model"
 )
@@ -199,7 +206,8 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		}
 		return splice(input, edits)
 	}
-	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(left)}, {Words: right, Text: cut(right)}}}
+	saysOne := func(start int) bool { return start > 0 && oneWords[toks[start-1].key] }
+	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(left), One: saysOne(ls)}, {Words: right, Text: cut(right), One: saysOne(rs)}}}
 	var qs [2]Query
 	for i, o := range cmp.Options {
 		p, err := Parse(o.Text)
@@ -339,6 +347,12 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
 		}
 		switch t.key {
+		case "memory", "vram":
+			return FigureMemory, i, i + 1
+		case "fits", "fit":
+			if i+1 < len(toks) && (toks[i+1].key == "better" || toks[i+1].key == "best") {
+				return FigureMemory, i, i + 2 // "which fits better"
+			}
 		case "faster", "fastest", "quicker", "quickest", "speed", "throughput":
 			return FigureSpeed, i, i + 1
 
