@@ -409,7 +409,8 @@ func perMonth(a *Answer) {
 }
 
 // wiredLimitNote says how an Apple chip fits what its default GPU share
-// does not: macOS wires 75% of unified memory for the GPU, and the
+// does not: macOS wires two thirds to three quarters of unified memory
+// for the GPU (appleGPUShare), and the
 // iogpu.wired_limit_mb sysctl raises it; up to 90% of the RAM leaves the
 // system room. "" on other cards, when it fits, or when 90% is not enough.
 func wiredLimitNote(g *GPU, total int64) string {

@@ -17,8 +17,9 @@ const (
 //     "Total" of nvidia-smi, in MiB times 2^20; rocm-smi's byte count for
 //     AMD), not the marketing number: an 80 GB H100 reports 81,559 MiB =
 //     85,520,809,984 bytes = 79.65 GiB. For Apple silicon it is the part of
-//     unified memory the GPU may use by default, 75 % of RAM (see
-//     UsableFraction), since macOS keeps the rest for itself.
+//     unified memory the GPU may use by default, two thirds of RAM up to
+//     36 GB and three quarters above (see UsableFraction), since macOS
+//     keeps the rest for itself.
 //   - BF16TFLOPS is dense tensor throughput without sparsity, in BF16
 //     with FP32 accumulate (GeForce cards: the FP32-accumulate figure, half
 //     the marketing FP16-accumulate one); for cards without BF16 (T4, V100)
@@ -46,6 +47,17 @@ type GPU struct {
 	UnifiedMemory        bool     `json:"unified_memory,omitempty"` // Apple silicon: CPU and GPU share RAM, so no offload; sized for training when asked, never suggested for it
 	Aliases              []string `json:"aliases"`
 	Source               string   `json:"source"`
+}
+
+// appleGPUShare is the share of a Mac's unified memory macOS lets the GPU
+// wire by default: about two thirds up to 36 GB of RAM, three quarters
+// above (community knowledge, raisable with iogpu.wired_limit_mb; see
+// wiredLimitNote).
+func appleGPUShare(ram int64) float64 {
+	if ram <= 36<<30 {
+		return 2.0 / 3
+	}
+	return 0.75
 }
 
 // MemoryGiB is MemoryBytes in GiB, the unit nvidia-smi and PyTorch print.

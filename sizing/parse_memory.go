@@ -137,7 +137,7 @@ func (p *parser) resolveMemory() {
 			// Apple sells each M-series chip with several memory sizes
 			// ("36gb" M3 Max): the typed one is the asker's machine.
 			p.gpuNote(fmt.Sprintf("%s with %s taken as the %d GB model of the %s (unified memory, %.0f%% of it for the GPU by default)",
-				quote(p.words[fGPU]), quote(words), gb, lineOf(g.Name), 100*g.UsableFraction))
+				quote(p.words[fGPU]), quote(words), gb, lineOf(g.Name), 100*appleGPUShare(int64(gb)<<30)))
 			p.q.GPUMemoryBytes = int64(gb) << 30
 			p.words[fGPU] += " " + words
 			return

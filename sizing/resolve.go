@@ -264,6 +264,7 @@ func (rs *resolved) resolveGPU(q Query) error {
 func withMemory(g GPU, typed int64) GPU {
 	usable := typed
 	if g.UsableFraction > 0 {
+		g.UsableFraction = appleGPUShare(typed)
 		usable = int64(float64(typed) * g.UsableFraction)
 	}
 	if gb := nominalGB(g.Name); gb > 0 {
