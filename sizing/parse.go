@@ -522,7 +522,7 @@ func (p *parser) step(i int) int {
 	case kindCount:
 		return p.counted(i, n, w.n, true)
 	case kindModel:
-		if v := p.variantAfter(i+n, w.val); v != "" {
+		if v := p.variantAfter(i+n, w.val, words); v != "" {
 			p.missingModel(i, i+n+1)
 			p.fail(fmt.Sprintf("%s is not a model I know: fitbot's catalog has %s, not its %s variant; name it by its Hugging Face id and fitbot reads its config.json",
 				quote(p.text(i, i+n+1)), quote(words), v), func(q *Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
@@ -587,14 +587,25 @@ func (p *parser) versionedName(k int) int {
 // asker meant another model, not the catalog's.
 var variantWords = map[string]bool{
 	"mini": true, "small": true, "medium": true, "large": true, "tiny": true, "nano": true,
-	"xl": true, "xxl": true, "vision": true, "vl": true,
+	"xl": true, "xxl": true, "vision": true, "vl": true, "air": true,
 }
 
 // variantAfter is the variant word at token k ("medium") when the catalog
 // model id just read does not carry it: "phi-3 medium" is not the Phi-3
-// mini that "phi-3" alone is taken as. "" when there is none.
-func (p *parser) variantAfter(k int, id string) string {
-	if k >= len(p.toks) || !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
+// mini that "phi-3" alone is taken as. A model size there ("8b" after
+// "qwen3 embedding", taken as the 0.6B) that neither the words read nor
+// the id carry names another size of the family, returned upper case
+// ("8B"). "" when there is none.
+func (p *parser) variantAfter(k int, id, words string) string {
+	if k >= len(p.toks) {
+		return ""
+	}
+	if size, params, ok := sizeSaid(p.toks[k].key); ok && !hasSize(id, size) && !nearSize(id, params) {
+		if _, _, said := sizeSaid(words); !said {
+			return strings.ToUpper(size)
+		}
+	}
+	if !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
 		return ""
 	}
 	if k+1 < len(p.toks) {
@@ -603,6 +614,18 @@ func (p *parser) variantAfter(k int, id string) string {
 		}
 	}
 	return p.toks[k].raw
+}
+
+// nearSize reports whether the catalog model id is of about params
+// parameters, as a model's nominal size is of its count: "phi 4 14b" is
+// Phi-4's 14.7B, "qwen2.5 vl 7b" the 8.3B.
+func nearSize(id string, params int64) bool {
+	m, ok := MatchModel(id)
+	if !ok || m.PublishedParams == 0 {
+		return false
+	}
+	r := float64(params) / float64(m.PublishedParams)
+	return r > 0.75 && r < 1.3
 }
 
 // trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model
@@ -1334,10 +1357,24 @@ func (p *parser) unknownNumber(words string) {
 func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
 	if kind == "model" {
+		if v, ok := variantSaid(words); ok {
+			// "qwen2.5-vl 72b": a suggestion without the variant word
+			// (qwen2.5-72b, text only) is another kind of model.
+			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !slices.Contains(nameWords(id), v) })
+		}
 		if size, _, ok := sizeSaid(words); ok {
 			// "gemma 2b": only the suggestions of that size (gemma-2-2b,
 			// not gemma-2-9b).
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
+		}
+		if size, _, ok := sizeSaid(words); ok && len(suggestions) == 0 {
+			if v, ok := variantSaid(words); ok {
+				// "qwen2.5-vl 72b": a bare 72B is a text-only decoder,
+				// another question.
+				p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model with "+quote(v)+": name it by its Hugging Face id and fitbot reads its config.json",
+					func(q *Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
+				return
+			}
 		}
 		if size, params, ok := sizeSaid(words); ok && len(suggestions) == 0 {
 			// "llama 3.2 vision 11b": no catalog model of that size is
@@ -1417,6 +1454,17 @@ func hasSize(id, size string) bool {
 var sizeWords = map[string]bool{
 	"tiny": true, "mini": true, "small": true, "base": true, "medium": true, "large": true,
 	"xl": true, "xxl": true, "huge": true, "giant": true,
+}
+
+// variantSaid is the kind-of-model word among a model's words ("vl" in
+// "qwen2.5-vl 72b"), one of variantWords that is not a size word.
+func variantSaid(words string) (string, bool) {
+	for _, w := range nameWords(words) {
+		if variantWords[w] && !sizeWords[w] {
+			return w, true
+		}
+	}
+	return "", false
 }
 
 // sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").

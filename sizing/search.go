@@ -486,7 +486,7 @@ func catalogFits(r *Request, vram int64, n int) []ModelFit {
 	out := []ModelFit{}
 	for i := range catalogFootprints() {
 		c := &catalogFootprints()[i]
-		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext || c.model.SSMVersion > 0 || c.model.Kind == KindDiffusion {
+		if c.model.MaxContext > 0 && r.SeqLen > c.model.MaxContext || c.model.SSMVersion > 0 || c.model.Kind == KindDiffusion || c.model.Kind == KindEncoder {
 			continue
 		}
 		var total int64
