@@ -172,10 +172,11 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(roundTo(1/v, 1))))
 			mark(i, end)
-		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)]):
+		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
+			sw.percentileTarget(toks, used, i, w, mark)
 		case k == "ttft" || k == "latency" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
 			j := i + 1
 			if k == "time" {
@@ -237,6 +238,34 @@ func readServe(toks []token) ([]token, serveWords) {
 		}
 	}
 	return rest, sw
+}
+
+// percentileTarget reads a time said right after a latency percentile
+// at token i, with no "latency" or "ttft" between ("p95 under 2s", "p99
+// < 800 ms"), as the first-token target: the only latency the planner
+// targets (trial H11 Q21).
+func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+	j := i + 1
+	for ttftBounds[w(j)] {
+		j++
+	}
+	v, n, ok := durationAt(toks, used, j)
+	if !ok || v <= 0 || j == i+1 && !timedAt(toks, used, j) || perTokenWords(toks, used, j+n) > 0 {
+		return // "p95 under 50ms per token" is a speed, read from the time on
+	}
+	said := joinRaw(toks, i, j+n)
+	sw.load.TTFTTargetSeconds = v
+	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: said})
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(said)))
+	mark(i, j+n)
+}
+
+// timedAt reports whether a time with its unit is said at token j
+// ("800ms", "2 s"); a bare number is not one. A typed "<" is dropped by
+// the lexer, so "p99 < 800ms" reaches the parser as "p99 800ms".
+func timedAt(toks []token, used []bool, j int) bool {
+	_, n, ok := durationAt(toks, used, j)
+	return ok && (n == 2 || !isDigit(low(toks[j])[len(low(toks[j]))-1]))
 }
 
 // readNumber reads what a number starting at token i means to the
@@ -610,7 +639,7 @@ func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 func formatServe(l ServeLoad) string {
 	var parts []string
 	if l.Plan {
-		parts = append(parts, "gpus", "for")
+		parts = append(parts, "gpus", "needed")
 	}
 	if l.MaxBatch {
 		parts = append(parts, "max", "batch")

@@ -43,6 +43,10 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 ttft 1s", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 1}},
 		{"llama 3 8b a10 ttft under 500ms", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 0.5}},
 		{"llama 3 8b a10 time to first token below 2 seconds", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 2}},
+		// A time after a percentile is the first-token target (trial H11 Q21).
+		{"cheapest way to serve phi-4 to 100 users with p95 under 2s", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 2}},
+		{"phi-4 for 100 users p99 < 800 ms", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 0.8}},
+		{"phi-4 for 100 users p95 under 50ms per token", IntentServe, 100, ServeLoad{Plan: true, TokensPerSecondPerUserTarget: 20}},
 		{"llama 3 8b a10 20 tok/s per user", IntentServe, 0, ServeLoad{TokensPerSecondPerUserTarget: 20}},
 		{"llama 3 8b a10 gpu util 0.95", IntentFit, 0, ServeLoad{GPUMemoryUtilization: 0.95}},
 		{"llama 3 8b a10 sglang", IntentFit, 0, ServeLoad{Engine: EngineSGLang}},
