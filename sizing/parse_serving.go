@@ -26,6 +26,7 @@ type serveWords struct {
 	// cards or says "throughput", "aggregate" or "total" (totalSaid).
 	tpsBare   int
 	totalSaid bool
+	tokenCost bool     // "cost per token", "per token cost": what a deployment's tokens cost
 	settled   []string // notes of settle's readings, for the parser to add
 	load      ServeLoad
 	said      []Field // the serving fields, as the asker wrote them
@@ -148,6 +149,9 @@ func readServe(toks []token) ([]token, serveWords) {
 			if k != "total" {
 				mark(i, i+1)
 			}
+		case tokenCostAt(w, i) > 0:
+			sw.tokenCost = true
+			mark(i, i+tokenCostAt(w, i))
 		case k == "sglang":
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
@@ -258,6 +262,25 @@ func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(
 	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: said})
 	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(said)))
 	mark(i, j+n)
+}
+
+// tokenCostAt is how many words from i ask what tokens cost ("cost per
+// token", "cost per 1m tokens", "cost per million tokens", "per token
+// cost", "per-token cost"); 0 when they do not.
+func tokenCostAt(w func(int) string, i int) int {
+	tok := func(s string) bool { return strings.HasPrefix(s, "tok") }
+	million := func(s string) bool { return s == "1m" || s == "million" || s == "1M" }
+	switch {
+	case w(i) == "cost" && w(i+1) == "per" && tok(w(i+2)):
+		return 3
+	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && tok(w(i+3)):
+		return 4
+	case w(i) == "per" && tok(w(i+1)) && w(i+2) == "cost":
+		return 3
+	case w(i) == "per-token" && w(i+1) == "cost":
+		return 2
+	}
+	return 0
 }
 
 // timedAt reports whether a time with its unit is said at token j
@@ -625,7 +648,11 @@ func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 	case cards == cardsSome && (users > 0 || sw.load.targets()),
 		(cards == cardsNone || cards == cardsOne) && people:
 		sw.load.Plan = true
-	case cards == cardsCounted && people:
+	case cards == cardsCounted && people,
+		(cards == cardsCounted || cards == cardsOne) && fit && sw.tokenCost && users == 0 && !sw.load.targets():
+		// "per token cost of llama 3.1 70b on 4x h100": what the cards
+		// serve at full load, whose cost per 1M tokens the answer gives
+		// (trial H11 Q36).
 		sw.capacity = true
 	}
 	if sw.load.Plan && !sw.load.targets() && users == 0 {

@@ -47,6 +47,10 @@ func TestParseServing(t *testing.T) {
 		{"cheapest way to serve phi-4 to 100 users with p95 under 2s", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 2}},
 		{"phi-4 for 100 users p99 < 800 ms", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 0.8}},
 		{"phi-4 for 100 users p95 under 50ms per token", IntentServe, 100, ServeLoad{Plan: true, TokensPerSecondPerUserTarget: 20}},
+		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
+		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{}},
+		{"cost per million tokens for llama 3.1 8b on an h100", IntentServe, 0, ServeLoad{}},
+		{"llama 3.1 8b on an h100 cost per token", IntentServe, 0, ServeLoad{}},
 		{"llama 3 8b a10 20 tok/s per user", IntentServe, 0, ServeLoad{TokensPerSecondPerUserTarget: 20}},
 		{"llama 3 8b a10 gpu util 0.95", IntentFit, 0, ServeLoad{GPUMemoryUtilization: 0.95}},
 		{"llama 3 8b a10 sglang", IntentFit, 0, ServeLoad{Engine: EngineSGLang}},
