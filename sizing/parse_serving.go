@@ -24,14 +24,15 @@ type serveWords struct {
 	// user" after it, -1 for none: settle reads it as the output of all
 	// replicas when no users were said and the question asks how many
 	// cards or says "throughput", "aggregate" or "total" (totalSaid).
-	tpsBare   int
-	totalSaid bool
-	tokenCost bool     // "cost per token", "per token cost": what a deployment's tokens cost
-	settled   []string // notes of settle's readings, for the parser to add
-	load      ServeLoad
-	said      []Field // the serving fields, as the asker wrote them
-	notes     []string
-	problem   string
+	tpsBare    int
+	totalSaid  bool
+	tokenCost  bool     // "cost per token", "per token cost": what a deployment's tokens cost
+	dailyUsers bool     // "2000 daily users": a load to plan for, read as requests/s
+	settled    []string // notes of settle's readings, for the parser to add
+	load       ServeLoad
+	said       []Field // the serving fields, as the asker wrote them
+	notes      []string
+	problem    string
 }
 
 // Words of the serving pass, by lower-case word.
@@ -264,6 +265,33 @@ func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(
 	mark(i, j+n)
 }
 
+// A count of users a day is read as requests per second with these: a
+// chat user sends about 20 requests a day, within 8 busy hours.
+const (
+	requestsPerUserDay = 20
+	busyHoursPerDay    = 8
+)
+
+// dailyUsersAt is how many words from j, right after a number, say it
+// counts users a day ("daily users", "daily active users", "users a
+// day", "users per day", "users daily", "dau"); 0 when they do not.
+func dailyUsersAt(w func(int) string, j int) int {
+	users := func(s string) bool { return peopleWords[s] && s != "requests" && s != "seqs" && s != "sequences" }
+	switch {
+	case w(j) == "dau" || w(j) == "daus":
+		return 1
+	case w(j) == "daily" && users(w(j+1)):
+		return 2
+	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
+		return 3
+	case users(w(j)) && w(j+1) == "daily":
+		return 2
+	case users(w(j)) && (w(j+1) == "a" || w(j+1) == "per" || w(j+1) == "each") && w(j+2) == "day":
+		return 3
+	}
+	return 0
+}
+
 // tokenCostAt is how many words from i ask what tokens cost ("cost per
 // token", "cost per 1m tokens", "cost per million tokens", "per token
 // cost", "per-token cost"); 0 when they do not.
@@ -327,6 +355,17 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
 	}
 	switch {
+	case glued == "" && dailyUsersAt(w, i+cn) > 0:
+		// "2000 daily users": a load, never a card (trial H11 Q1).
+		end := i + cn + dailyUsersAt(w, i+cn)
+		said := words(end)
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count*requestsPerUserDay/(busyHoursPerDay*3600), 'g', 3, 64), 64)
+		sw.load.RequestsPerSecond = rps
+		sw.dailyUsers = true
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s: each user sends about %d requests a day, over %d busy hours (a peak above that needs more)",
+			quote(said), formatFloat(rps), requestsPerUserDay, busyHoursPerDay))
+		mark(i, end)
 	case per > 0:
 		// The same load as requests per second, spread evenly.
 		end := i + cn + perWords
@@ -644,6 +683,9 @@ const (
 func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 	sw.totalRate(users)
 	people := fit && sw.people && users > 0
+	if sw.dailyUsers && cards != cardsCounted {
+		sw.load.Plan = true // the cards and how many the users a day need
+	}
 	switch {
 	case cards == cardsSome && (users > 0 || sw.load.targets()),
 		(cards == cardsNone || cards == cardsOne) && people:
