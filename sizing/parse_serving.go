@@ -292,6 +292,32 @@ func dailyUsersAt(w func(int) string, j int) int {
 	return 0
 }
 
+// imageNouns count the images of an image load ("10k images a day").
+var imageNouns = map[string]bool{"images": true, "image": true, "imgs": true, "pictures": true, "photos": true, "generations": true}
+
+// imageRateAt is how many words from j, right after a number, say it
+// counts images in a period ("images a day", "images per hour",
+// "images/day", "images daily", "images per second"); 0 when they do not.
+func imageRateAt(w func(int) string, j int) int {
+	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns[noun] {
+		if _, ok := ratePeriods[per]; ok || perSecond[per] {
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case !imageNouns[w(j)]:
+		return 0
+	case rateAdverbs[w(j+1)] > 0:
+		return 2
+	case w(j+1) == "per" || w(j+1) == "a" || w(j+1) == "an" || w(j+1) == "each" || w(j+1) == "every":
+		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
+			return 3
+		}
+	}
+	return 0
+}
+
 // tokenCostAt is how many words from i ask what tokens cost ("cost per
 // token", "cost per 1m tokens", "cost per million tokens", "per token
 // cost", "per-token cost"); 0 when they do not.
@@ -355,6 +381,12 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
 	}
 	switch {
+	case glued == "" && imageRateAt(w, i+cn) > 0:
+		// "10k images a day": how fast a card makes images is not
+		// modelled; refused, not read as a context (trial H11 Q14).
+		end := i + cn + imageRateAt(w, i+cn)
+		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
+		mark(i, end)
 	case glued == "" && dailyUsersAt(w, i+cn) > 0:
 		// "2000 daily users": a load, never a card (trial H11 Q1).
 		end := i + cn + dailyUsersAt(w, i+cn)

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,6 +167,22 @@ func TestParseAllMonth(t *testing.T) {
 		}
 		if want := words + " taken as running all month (730 hours)"; !anyHasPrefix(p.Notes, want) {
 			t.Errorf("Parse(%q) notes %q, want one starting %q", in, p.Notes, want)
+		}
+	}
+}
+
+// TestImageLoadRefused: an image rate is refused by name, not read as a
+// context, and the Try keeps the model and card (trial H11 Q14).
+func TestImageLoadRefused(t *testing.T) {
+	for _, c := range []struct{ in, problem, hint string }{
+		{"serving sdxl for 10k images a day, what gpu and how much per month", `"10k images a day" is an image load`, "fit sdxl inference monthly"},
+		{"sdxl on an l4 100 images per hour", `"100 images per hour" is an image load`, "fit sdxl l4"},
+		{"flux dev on an h100 2 images/s", `"2 images/s" is an image load`, "fit flux.1-dev h100"},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.hint {
+			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
 		}
 	}
 }
