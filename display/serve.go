@@ -43,6 +43,9 @@ func ServeVerdict(a sizing.AskAnswer) string {
 	o := s.Options[0]
 	load := loadWords(s)
 	made := inAll(s, o.Serving)
+	if s.NotOnNamed != "" {
+		return fmt.Sprintf("❌ %s. Cheapest that does for %s%s: %s%s", s.NotOnNamed, load, targetWords(s), optionWords(o), made)
+	}
 	if !s.MeetsTargets {
 		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
 	}

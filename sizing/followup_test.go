@@ -32,8 +32,8 @@ func TestFollowUp(t *testing.T) {
 		{"llama-3.1-70b inference 2xh100 32 users", "and if we qlora it instead?", "llama-3.1-70b qlora 2xh100", IntentFit},
 		// A serving plan's thread stays a serving plan ("in fp8" answered a
 		// fit of batch 50 on one card, without the table).
-		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "in fp8", "llama-3.1-8b inference fp8 batch 50 cheapest ttft 1s", IntentServe},
-		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "what about on h100?", "llama-3.1-8b inference h100 batch 50 cheapest ttft 1s", IntentServe},
+		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "in fp8", "llama-3.1-8b inference fp8 batch 50 ttft 1s cheapest", IntentServe},
+		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "what about on h100?", "llama-3.1-8b inference h100 batch 50 ttft 1s cheapest", IntentServe},
 	}
 	for _, tt := range tests {
 		base, err := Parse(tt.base)

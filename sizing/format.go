@@ -133,6 +133,11 @@ func Format(q Query) string {
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}
+	// The load before the flags: "cheapest" right before "gpus needed"
+	// would read as the which-GPU ask and be lost.
+	if s := formatServe(q.Serve); s != "" {
+		add(s)
+	}
 	if q.Spot {
 		add("spot")
 	}
@@ -153,9 +158,6 @@ func Format(q Query) string {
 	}
 	if q.DeepSpeed {
 		add("deepspeed")
-	}
-	if s := formatServe(q.Serve); s != "" {
-		add(s)
 	}
 	if q.MFU > 0 {
 		add(formatMFU(q.MFU))

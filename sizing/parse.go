@@ -1263,6 +1263,9 @@ func (p *parser) unknown(i int) int {
 		}
 		return j - i
 	}
+	if n := p.percentAt(i); n > 0 {
+		return n
+	}
 	if hasDigit(t.key) {
 		if looksLikeGPU(t.key) {
 			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
@@ -1333,6 +1336,28 @@ func (p *parser) splitName(i int) bool {
 		return true
 	}
 	return false
+}
+
+// busyWords say what a percentage after it is a share of: "80%
+// utilization", "80% busy".
+var busyWords = map[string]bool{"utilization": true, "utilisation": true, "util": true, "busy": true, "load": true, "occupancy": true, "usage": true}
+
+// percentAt reads a percentage at token i that nothing else used ("at
+// 80% utilization"): never a model or card name (trial H11 Q36 offered
+// t5-base for "80%"), it is left unused with the word it is a share of.
+// It reports the tokens it covered, 0 when token i is no percentage.
+func (p *parser) percentAt(i int) int {
+	raw := p.toks[i].raw
+	if !strings.HasSuffix(raw, "%") || !hasDigit(p.toks[i].key) {
+		return 0
+	}
+	n := 1
+	if i+1 < len(p.toks) && busyWords[strings.ToLower(p.toks[i+1].raw)] {
+		n = 2
+	}
+	p.ignore(i, i+n)
+	p.unused = append(p.unused, p.text(i, i+n))
+	return n
 }
 
 // isNameish reports whether token j could continue a model or GPU name

@@ -22,6 +22,9 @@ func TestUnusedCarryMeaning(t *testing.T) {
 		{"mistral 7b 4090 long context", []string{"long context"}},
 		{"llama 3 8b qlora on paged optimizers", []string{"paged", "optimizers"}},
 		{"train 7b from scratch on 8 h100s", nil},
+		// A percentage is never a model name (trial H11 Q36 offered t5-base for "80%").
+		{"per token cost of llama 3.1 70b on 4x h100 at 80% utilization", []string{"80% utilization"}},
+		{"llama 3.1 8b on an h100 95%", []string{"95%"}},
 	} {
 		p, err := Parse(tt.q)
 		if err != nil {

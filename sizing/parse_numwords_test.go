@@ -18,10 +18,10 @@ func TestNumberWords(t *testing.T) {
 		{"seventeen h100s llama 3.1 70b full", "llama-3.1-70b full 17xh100"},
 		{"ninety-nine h100 llama 3.1 70b full", "llama-3.1-70b full 99xh100"},
 		{"eight h100s 70b full", "70b full 8xh100"},
-		{"llama 3.1 8b on an l4 for twenty users", "llama-3.1-8b l4 batch 20 gpus for"},
-		{"llama 3.1 8b for a hundred users", "llama-3.1-8b batch 100 gpus for"},
-		{"llama 3.1 8b for two hundred and fifty users", "llama-3.1-8b batch 250 gpus for"},
-		{"llama 3.1 8b for one hundred twenty users", "llama-3.1-8b batch 120 gpus for"},
+		{"llama 3.1 8b on an l4 for twenty users", "llama-3.1-8b l4 batch 20 gpus needed"},
+		{"llama 3.1 8b for a hundred users", "llama-3.1-8b batch 100 gpus needed"},
+		{"llama 3.1 8b for two hundred and fifty users", "llama-3.1-8b batch 250 gpus needed"},
+		{"llama 3.1 8b for one hundred twenty users", "llama-3.1-8b batch 120 gpus needed"},
 		{"llama 3.1 8b lora on an h100, twenty million tokens of data", "llama-3.1-8b lora h100 20m tokens"},
 	} {
 		p, err := Parse(c.in)

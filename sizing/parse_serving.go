@@ -24,13 +24,15 @@ type serveWords struct {
 	// user" after it, -1 for none: settle reads it as the output of all
 	// replicas when no users were said and the question asks how many
 	// cards or says "throughput", "aggregate" or "total" (totalSaid).
-	tpsBare   int
-	totalSaid bool
-	settled   []string // notes of settle's readings, for the parser to add
-	load      ServeLoad
-	said      []Field // the serving fields, as the asker wrote them
-	notes     []string
-	problem   string
+	tpsBare    int
+	totalSaid  bool
+	tokenCost  bool     // "cost per token", "per token cost": what a deployment's tokens cost
+	dailyUsers bool     // "2000 daily users": a load to plan for, read as requests/s
+	settled    []string // notes of settle's readings, for the parser to add
+	load       ServeLoad
+	said       []Field // the serving fields, as the asker wrote them
+	notes      []string
+	problem    string
 }
 
 // Words of the serving pass, by lower-case word.
@@ -154,6 +156,9 @@ func readServe(toks []token) ([]token, serveWords) {
 			if k != "total" {
 				mark(i, i+1)
 			}
+		case tokenCostAt(w, i) > 0:
+			sw.tokenCost = true
+			mark(i, i+tokenCostAt(w, i))
 		case k == "sglang":
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
@@ -178,10 +183,11 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(roundTo(1/v, 1))))
 			mark(i, end)
-		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)]):
+		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
+			sw.percentileTarget(toks, used, i, w, mark)
 		case k == "ttft" || k == "latency" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
 			j := i + 1
 			if k == "time" {
@@ -245,6 +251,106 @@ func readServe(toks []token) ([]token, serveWords) {
 	return rest, sw
 }
 
+// percentileTarget reads a time said right after a latency percentile
+// at token i, with no "latency" or "ttft" between ("p95 under 2s", "p99
+// < 800 ms"), as the first-token target: the only latency the planner
+// targets (trial H11 Q21).
+func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+	j := i + 1
+	for ttftBounds[w(j)] {
+		j++
+	}
+	v, n, ok := durationAt(toks, used, j)
+	if !ok || v <= 0 || j == i+1 && !timedAt(toks, used, j) || perTokenWords(toks, used, j+n) > 0 {
+		return // "p95 under 50ms per token" is a speed, read from the time on
+	}
+	said := joinRaw(toks, i, j+n)
+	sw.load.TTFTTargetSeconds = v
+	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: said})
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(said)))
+	mark(i, j+n)
+}
+
+// A count of users a day is read as requests per second with these: a
+// chat user sends about 20 requests a day, within 8 busy hours.
+const (
+	requestsPerUserDay = 20
+	busyHoursPerDay    = 8
+)
+
+// dailyUsersAt is how many words from j, right after a number, say it
+// counts users a day ("daily users", "daily active users", "users a
+// day", "users per day", "users daily", "dau"); 0 when they do not.
+func dailyUsersAt(w func(int) string, j int) int {
+	users := func(s string) bool { return peopleWords[s] && s != "requests" && s != "seqs" && s != "sequences" }
+	switch {
+	case w(j) == "dau" || w(j) == "daus":
+		return 1
+	case w(j) == "daily" && users(w(j+1)):
+		return 2
+	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
+		return 3
+	case users(w(j)) && w(j+1) == "daily":
+		return 2
+	case users(w(j)) && (w(j+1) == "a" || w(j+1) == "per" || w(j+1) == "each") && w(j+2) == "day":
+		return 3
+	}
+	return 0
+}
+
+// imageNouns count the images of an image load ("10k images a day").
+var imageNouns = map[string]bool{"images": true, "image": true, "imgs": true, "pictures": true, "photos": true, "generations": true}
+
+// imageRateAt is how many words from j, right after a number, say it
+// counts images in a period ("images a day", "images per hour",
+// "images/day", "images daily", "images per second"); 0 when they do not.
+func imageRateAt(w func(int) string, j int) int {
+	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns[noun] {
+		if _, ok := ratePeriods[per]; ok || perSecond[per] {
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case !imageNouns[w(j)]:
+		return 0
+	case rateAdverbs[w(j+1)] > 0:
+		return 2
+	case w(j+1) == "per" || w(j+1) == "a" || w(j+1) == "an" || w(j+1) == "each" || w(j+1) == "every":
+		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
+			return 3
+		}
+	}
+	return 0
+}
+
+// tokenCostAt is how many words from i ask what tokens cost ("cost per
+// token", "cost per 1m tokens", "cost per million tokens", "per token
+// cost", "per-token cost"); 0 when they do not.
+func tokenCostAt(w func(int) string, i int) int {
+	tok := func(s string) bool { return strings.HasPrefix(s, "tok") }
+	million := func(s string) bool { return s == "1m" || s == "million" || s == "1M" }
+	switch {
+	case w(i) == "cost" && w(i+1) == "per" && tok(w(i+2)):
+		return 3
+	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && tok(w(i+3)):
+		return 4
+	case w(i) == "per" && tok(w(i+1)) && w(i+2) == "cost":
+		return 3
+	case w(i) == "per-token" && w(i+1) == "cost":
+		return 2
+	}
+	return 0
+}
+
+// timedAt reports whether a time with its unit is said at token j
+// ("800ms", "2 s"); a bare number is not one. A typed "<" is dropped by
+// the lexer, so "p99 < 800ms" reaches the parser as "p99 800ms".
+func timedAt(toks []token, used []bool, j int) bool {
+	_, n, ok := durationAt(toks, used, j)
+	return ok && (n == 2 || !isDigit(low(toks[j])[len(low(toks[j]))-1]))
+}
+
 // readNumber reads what a number starting at token i means to the
 // serving pass: requests per second ("10 qps", "10 requests/s", "10 req
 // per second"), a per-user speed ("20 tok/s", "20 tokens/s per user"),
@@ -281,6 +387,23 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
 	}
 	switch {
+	case glued == "" && imageRateAt(w, i+cn) > 0:
+		// "10k images a day": how fast a card makes images is not
+		// modelled; refused, not read as a context (trial H11 Q14).
+		end := i + cn + imageRateAt(w, i+cn)
+		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
+		mark(i, end)
+	case glued == "" && dailyUsersAt(w, i+cn) > 0:
+		// "2000 daily users": a load, never a card (trial H11 Q1).
+		end := i + cn + dailyUsersAt(w, i+cn)
+		said := words(end)
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count*requestsPerUserDay/(busyHoursPerDay*3600), 'g', 3, 64), 64)
+		sw.load.RequestsPerSecond = rps
+		sw.dailyUsers = true
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s: each user sends about %d requests a day, over %d busy hours (a peak above that needs more)",
+			quote(said), formatFloat(rps), requestsPerUserDay, busyHoursPerDay))
+		mark(i, end)
 	case per > 0:
 		// The same load as requests per second, spread evenly.
 		end := i + cn + perWords
@@ -598,11 +721,18 @@ const (
 func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 	sw.totalRate(users)
 	people := fit && sw.people && users > 0
+	if sw.dailyUsers && cards != cardsCounted {
+		sw.load.Plan = true // the cards and how many the users a day need
+	}
 	switch {
 	case cards == cardsSome && (users > 0 || sw.load.targets()),
 		(cards == cardsNone || cards == cardsOne) && people:
 		sw.load.Plan = true
-	case cards == cardsCounted && people:
+	case cards == cardsCounted && people,
+		(cards == cardsCounted || cards == cardsOne) && fit && sw.tokenCost && users == 0 && !sw.load.targets():
+		// "per token cost of llama 3.1 70b on 4x h100": what the cards
+		// serve at full load, whose cost per 1M tokens the answer gives
+		// (trial H11 Q36).
 		sw.capacity = true
 	}
 	if sw.load.Plan && !sw.load.targets() && users == 0 {
@@ -616,7 +746,7 @@ func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 func formatServe(l ServeLoad) string {
 	var parts []string
 	if l.Plan {
-		parts = append(parts, "gpus", "for")
+		parts = append(parts, "gpus", "needed")
 	}
 	if l.MaxBatch {
 		parts = append(parts, "max", "batch")

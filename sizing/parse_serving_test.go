@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,6 +44,18 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 ttft 1s", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 1}},
 		{"llama 3 8b a10 ttft under 500ms", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 0.5}},
 		{"llama 3 8b a10 time to first token below 2 seconds", IntentServe, 0, ServeLoad{TTFTTargetSeconds: 2}},
+		// A time after a percentile is the first-token target (trial H11 Q21).
+		{"cheapest way to serve phi-4 to 100 users with p95 under 2s", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 2}},
+		{"phi-4 for 100 users p99 < 800 ms", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 0.8}},
+		{"phi-4 for 100 users p95 under 50ms per token", IntentServe, 100, ServeLoad{Plan: true, TokensPerSecondPerUserTarget: 20}},
+		// Users a day are a load: 20 requests each over 8 busy hours (trial H11 Q1).
+		{"how much would it cost per month to serve llama 3.1 8b for 2000 daily users on aws?", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 1.39}},
+		{"llama 3.1 8b for 5k users a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 3.47}},
+		{"llama 3.1 8b 2k DAU on 2 l4s", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.39}},
+		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
+		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{}},
+		{"cost per million tokens for llama 3.1 8b on an h100", IntentServe, 0, ServeLoad{}},
+		{"llama 3.1 8b on an h100 cost per token", IntentServe, 0, ServeLoad{}},
 		{"llama 3 8b a10 20 tok/s per user", IntentServe, 0, ServeLoad{TokensPerSecondPerUserTarget: 20}},
 		{"llama 3 8b a10 gpu util 0.95", IntentFit, 0, ServeLoad{GPUMemoryUtilization: 0.95}},
 		{"llama 3 8b a10 sglang", IntentFit, 0, ServeLoad{Engine: EngineSGLang}},
@@ -154,6 +167,22 @@ func TestParseAllMonth(t *testing.T) {
 		}
 		if want := words + " taken as running all month (730 hours)"; !anyHasPrefix(p.Notes, want) {
 			t.Errorf("Parse(%q) notes %q, want one starting %q", in, p.Notes, want)
+		}
+	}
+}
+
+// TestImageLoadRefused: an image rate is refused by name, not read as a
+// context, and the Try keeps the model and card (trial H11 Q14).
+func TestImageLoadRefused(t *testing.T) {
+	for _, c := range []struct{ in, problem, hint string }{
+		{"serving sdxl for 10k images a day, what gpu and how much per month", `"10k images a day" is an image load`, "fit sdxl inference monthly"},
+		{"sdxl on an l4 100 images per hour", `"100 images per hour" is an image load`, "fit sdxl l4"},
+		{"flux dev on an h100 2 images/s", `"2 images/s" is an image load`, "fit flux.1-dev h100"},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.hint {
+			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
 		}
 	}
 }

@@ -26,6 +26,12 @@ type ServeResult struct {
 	// Options holds the closest ones.
 	Options      []ServeOption `json:"options"`
 	MeetsTargets bool          `json:"meets_targets"`
+	// NotOnNamed says why no replica of the named card serves the model
+	// ("No replica of H100 SXM 80 GB serves DeepSeek-V3: its fp8 weights,
+	// 626.8 GiB, are more than 8 of them hold in one machine ..."), when
+	// none does; Options are then the cheapest of the whole catalog.
+	// Empty otherwise.
+	NotOnNamed string `json:"not_on_named,omitempty"`
 }
 
 // ServeOption is one planned configuration: a card, its weight format,
@@ -148,6 +154,13 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
 	}
 	res.Options = e.planServe(rs, sp, only, formatSaid)
+	if len(res.Options) == 0 && only != "" {
+		// Nothing on the named card: say why, and plan the whole catalog
+		// (trial H11 Q8: fp8 DeepSeek-V3 on H100s was refused with no
+		// reason and no next step).
+		res.NotOnNamed = notOnCard(rs, sp, formatSaid)
+		res.Options = e.planServe(rs, sp, "", formatSaid)
+	}
 	for _, tp := range countSteps {
 		if !tensorParallelServes(&rs.shape, tp) {
 			asm.add(fmt.Sprintf("no replica of %d GPUs: %s's %d attention heads do not split over %d for tensor parallelism", tp, rs.model.Name, rs.shape.heads, tp))
@@ -275,6 +288,32 @@ func monthly(o ServeOption) float64 {
 type quantChoice struct {
 	quant Quant
 	prec  Precision
+}
+
+// notOnCard says why no replica of the resolved card serves the model:
+// its smallest weights against what the most cards of one machine hold
+// at the engine's memory share (a replica is planned within one
+// machine), or that the KV cache has no room left.
+func notOnCard(rs *resolved, sp serveSpec, formatSaid bool) string {
+	g := &rs.gpu
+	n := maxPerNode(*g)
+	var small quantChoice
+	least := math.Inf(1)
+	for _, qz := range planQuants(rs, g, formatSaid) {
+		if b := modelWeightBytes(&rs.shape, qz.quant, qz.prec); b < least {
+			least, small = b, qz
+		}
+	}
+	format := string(small.prec)
+	if small.quant != "" {
+		format = string(small.quant)
+	}
+	usable := sp.util * float64(g.MemoryBytes) * float64(n)
+	if least <= usable {
+		return fmt.Sprintf("No replica of %s serves %s: on %d of them the %s weights leave the KV cache no room for the load", g.Name, rs.model.Name, n, format)
+	}
+	return fmt.Sprintf("No replica of %s serves %s: its %s weights, %s, are more than %d of them hold in one machine (%s at %.0f%% of memory), and a replica is planned within one machine",
+		g.Name, rs.model.Name, format, gibString(int64(least)), n, gibString(int64(usable)), sp.util*100)
 }
 
 // planQuants are the weight formats a plan tries on g: the resolved one

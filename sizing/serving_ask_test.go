@@ -211,3 +211,20 @@ func TestPlanKeepsUsableSpeedWithTTFT(t *testing.T) {
 		t.Errorf("options %+v, want the first at %g tokens/s each or more", a.Serve.Options, usableTokensPerSecond)
 	}
 }
+
+// TestServeNotOnNamedCard: when no replica of the named card holds the
+// model, the plan says why and offers the cheapest cards that do (trial
+// H11 Q8: fp8 DeepSeek-V3 on H100s got no reason and no next step).
+func TestServeNotOnNamedCard(t *testing.T) {
+	a := askServe(t, "how many H100s do we need to serve deepseek v3 in fp8 for 500 concurrent users")
+	s := a.Serve
+	if !strings.Contains(s.NotOnNamed, "No replica of H100 SXM 80 GB serves DeepSeek-V3: its fp8 weights") || !strings.Contains(s.NotOnNamed, "in one machine") {
+		t.Errorf("NotOnNamed = %q, want the fp8 weights against one machine of H100s", s.NotOnNamed)
+	}
+	if len(s.Options) == 0 || s.Options[0].GPU == "h100" || !s.MeetsTargets {
+		t.Fatalf("options %+v, want cards other than the H100 that meet the load", s.Options)
+	}
+	if o := s.Options[0]; o.Serving.GPUsPerReplica != 8 || o.Serving.Concurrency*o.Serving.Replicas < 500 {
+		t.Errorf("first option %s %d× %d replicas for %d users, want one machine of 8 a replica for 500", o.GPU, o.Serving.GPUsPerReplica, o.Serving.Replicas, o.Serving.Concurrency*o.Serving.Replicas)
+	}
+}
