@@ -243,7 +243,8 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 			}
 			return newCompareOption(a, chosen), nil // not served by the planner: the fit figures stand
 		}
-		if sv.Serve.Capacity.Fits || !countFree || n >= 8 {
+		asAsked := sv.Request.Quant == sq.Quant // not served in a smaller format than asked
+		if sv.Serve.Capacity.Fits && asAsked || !countFree || n >= 8 {
 			break
 		}
 		n *= 2

@@ -59,6 +59,36 @@ const planOptions = 5
 // that meet the asked users or requests per second and the TTFT and
 // tokens/s targets.
 func (e *Estimator) Serve(q Query) (AskAnswer, error) {
+	a, err := e.serve(q)
+	if err != nil || q.GPU == "" || q.Serve.Plan || q.Precision != "" || q.Quant != "" || a.Serve == nil || a.Serve.Capacity == nil || a.Serve.Capacity.Fits {
+		return a, err
+	}
+	// Named cards, no format said, and the released weights leave no room
+	// for one request: the smaller format that serves on those cards.
+	g, _, err := LookupGPU(q.GPU)
+	if err != nil {
+		return a, nil
+	}
+	smaller := []Quant{QuantAWQ}
+	switch {
+	case g.UnifiedMemory:
+		smaller = []Quant{QuantQ8_0, QuantQ4_KM}
+	case g.FP8:
+		smaller = []Quant{QuantFP8, QuantAWQ}
+	}
+	for _, quant := range smaller {
+		sq := q
+		sq.Quant = quant
+		if b, err := e.serve(sq); err == nil && b.Serve != nil && b.Serve.Capacity != nil && b.Serve.Capacity.Fits {
+			b.Assumptions = append([]string{fmt.Sprintf("no weight format said, and as released the weights leave no room for one request on these cards: served in %s instead (say bf16 to see it as released)", quant)}, b.Assumptions...)
+			return b, nil
+		}
+	}
+	return a, nil
+}
+
+// serve is Serve for the format asked (or as released).
+func (e *Estimator) serve(q Query) (AskAnswer, error) {
 	if q.Method == "" {
 		q.Method = MethodInference
 	}

@@ -228,3 +228,21 @@ func TestServeNotOnNamedCard(t *testing.T) {
 		t.Errorf("first option %s %d× %d replicas for %d users, want one machine of 8 a replica for 500", o.GPU, o.Serving.GPUsPerReplica, o.Serving.Replicas, o.Serving.Concurrency*o.Serving.Replicas)
 	}
 }
+
+// TestServeNamedCardsSmallerFormat: named cards, no format said, and the
+// released weights leave no room: Mixtral 8x7B (87 GiB in bf16) on 2× RTX
+// A6000 is served in AWQ and says so first (trial H11 Q25).
+func TestServeNamedCardsSmallerFormat(t *testing.T) {
+	p, err := Parse("serve mixtral 8x7b on two a6000s, how many concurrent users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := (&Estimator{}).Serve(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.Serve.Capacity
+	if c == nil || !c.Fits || a.Request.Quant != QuantAWQ || !strings.HasPrefix(a.Assumptions[0], "no weight format said") {
+		t.Errorf("capacity %+v, quant %q, first assumption %q; want AWQ serving, said first", c, a.Request.Quant, a.Assumptions[0])
+	}
+}
