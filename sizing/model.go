@@ -603,8 +603,6 @@ func bareHidden(p float64) int {
 	return best.hidden
 }
 
-func roundUp(n, m int) int { return (n + m - 1) / m * m }
-
 // bareName writes a size the way people say it: 13B, 350M, 1.5B.
 func bareName(p int64) string {
 	switch {
