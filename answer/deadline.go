@@ -3,6 +3,7 @@ package answer
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
@@ -25,13 +26,20 @@ func checkHostRAM(a *sizing.Answer, have int64) {
 // checkDeadline checks the run's time against the time the question
 // asked for ("in a week", "by friday") and says so right under the
 // verdict (Targets): done in time, not done (and how many times the
-// GPUs would make it), or not checked (no tokens said, no run time).
+// GPUs would make it), or not checked (no tokens said, no run time). A
+// run's length said without a token budget ("for 10 hours") is what
+// that time costs and trains instead (runFor).
 func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
 	if d.Within <= 0 {
 		return
 	}
+	if d.Run && a.Request.Tokens <= 0 {
+		a.Targets = append(a.Targets, runFor(a, d))
+		return
+	}
 	within := d.Within.Hours()
 	h := a.Throughput.Hours
+	d.Words = deadlineWords(d)
 	switch {
 	case (h == nil || *h <= 0) && a.Request.Method != sizing.MethodInference && a.Throughput.TokensPerSecond != nil && *a.Throughput.TokensPerSecond > 0:
 		at1B := sizing.RunHours(sizing.RoundRunTokens, *a.Throughput.TokensPerSecond)
@@ -45,6 +53,57 @@ func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
 	default:
 		a.Targets = append(a.Targets, fmt.Sprintf("Done %s: about %s on %s", d.Words, display.Hours(*h), display.Hardware(a.Request.GPUs, a.GPUName)))
 	}
+}
+
+// deadlineWords are a deadline's words as the answer's lines say them:
+// "in a week" as asked, a run's length "for ~10 hours" as "in the ~10
+// hours said".
+func deadlineWords(d sizing.Deadline) string {
+	if !d.Run {
+		return d.Words
+	}
+	_, rest, _ := strings.Cut(d.Words, " ")
+	return "in the " + rest + " said"
+}
+
+// runFor is what a run's length said without a token budget ("for ~10
+// hours") costs on the answered configuration and how many tokens it
+// trains there (H10 Q19, H11 Q33): "For ~10 hours: $13.90 on 1× A100 SXM
+// 80 GB at $1.39/h, training about 25M tokens". When the answer does not
+// fit as asked, the tokens are those of its way on the same card, or
+// none when it has no such way.
+func runFor(a *sizing.Answer, d sizing.Deadline) string {
+	hours := d.Within.Hours()
+	on := display.Hardware(a.Request.GPUs, a.GPUName)
+	t := a.Throughput
+	line := upperFirst(d.Words) + ": "
+	if t.USDPerHour != nil && *t.USDPerHour > 0 {
+		line += fmt.Sprintf("%s on %s at %s/h", display.USD(hours**t.USDPerHour), on, display.USD(*t.USDPerHour))
+	} else {
+		line += fmt.Sprintf("no price known for %s (say one, e.g. \"at $2/hr\")", on)
+	}
+	if a.Request.Method == sizing.MethodInference {
+		return line
+	}
+	trains := func(tps float64) string { return display.Count(hours/sizing.RunHours(1, tps)) + " tokens" }
+	way, tps := display.SameCardSpeed(*a)
+	switch {
+	case a.Fits && t.TokensPerSecond != nil && *t.TokensPerSecond > 0:
+		line += ", training about " + trains(*t.TokensPerSecond)
+	case !a.Fits && way != "":
+		line += fmt.Sprintf("; it does not fit as asked, and with %s it trains about %s in that time", way, trains(tps))
+	case !a.Fits:
+		line += ", but it does not fit as asked (the ways below do)"
+	}
+	return line
+}
+
+// upperFirst is s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // askTargets say what an answer to a question that runs the other way
@@ -85,9 +144,17 @@ func askDeadline(a *sizing.AskAnswer, d sizing.Deadline) string {
 			return fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words)
 		}
 		tokens := within / sizing.RunHours(1, *o.TokensPerSecond)
+		if d.Run {
+			line := fmt.Sprintf("%s: %s trains about %s tokens", upperFirst(d.Words), display.Hardware(o.GPUs, o.GPUName), display.Count(tokens))
+			if o.USDPerHour != nil && *o.USDPerHour > 0 {
+				line += fmt.Sprintf(" for %s at %s/h", display.USD(within**o.USDPerHour), display.USD(*o.USDPerHour))
+			}
+			return line
+		}
 		return fmt.Sprintf("%q not checked: no token count said; %s trains about %s tokens %s (say e.g. \"on 100M tokens\")",
 			d.Words, display.Hardware(o.GPUs, o.GPUName), display.Count(tokens), d.Words)
 	}
+	d.Words = deadlineWords(d)
 	kept := w.Options[:0:0]
 	for _, o := range w.Options {
 		if o.Hours != nil && *o.Hours <= within {

@@ -142,3 +142,40 @@ func TestAskTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLengthIsCosted: "for 10 hours" on a question with no token
+// budget is the run's length: what that time costs on the answered
+// configuration and the tokens it trains there, on the way that fits on
+// the same card when the asked one does not (trials H10 Q19 and H11 Q33
+// left it among the words not used). With a token budget it is checked
+// as a deadline.
+func TestRunLengthIsCosted(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	for text, want := range map[string]string{
+		"what would it cost to train a lora on llama 3.1 70b on runpod for ~10 hours on a100 80gb": "For ~10 hours: $13.90 on 1× A100 SXM 80 GB at $1.39/h; it does not fit as asked, and with QLoRA (4-bit base, adapters only) on the same card it trains about ",
+		"how much would it cost to dpo llama 3.1 8b on runpod for 10 hours on an a100":             "For 10 hours: $13.90 on 1× A100 SXM 80 GB at $1.39/h; it does not fit as asked, and with LoRA rank 16 (frozen 16-bit base) on the same card it trains about ",
+		"qlora 70b on an a100 on runpod for 3 days":                                                "For 3 days: $100 on 1× A100 SXM 80 GB at $1.39/h, training about ",
+		"serve llama 3 8b on an l4 on aws for 10 hours":                                            "For 10 hours: $8.05 on 1× L4 24 GB at $0.80/h",
+		"llama 3 8b lora on an h100 for 10 hours on 100M tokens":                                   "Done in the 10 hours said: about ",
+	} {
+		f, err := s.Fit(context.Background(), s.Read(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if len(f.Answer.Targets) != 1 || !strings.HasPrefix(f.Answer.Targets[0], want) {
+			t.Errorf("%q: targets %q, want one starting %q", text, f.Answer.Targets, want)
+		}
+		if all := strings.Join(f.Answer.Assumptions, "\n"); strings.Contains(all, "not used") {
+			t.Errorf("%q: assumptions\n%s\nwant nothing not used", text, all)
+		}
+	}
+	q := s.Read("which gpu for llama 3 8b lora for 10 hours")
+	a, err := s.AskAnswer(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "For 10 hours: 1× "; len(a.Targets) != 1 || !strings.HasPrefix(a.Targets[0], want) || !strings.Contains(a.Targets[0], " tokens for $") {
+		t.Errorf("which-GPU targets %q, want one starting %q with the tokens and their cost", a.Targets, want)
+	}
+}

@@ -153,7 +153,11 @@ func costLine(a sizing.Answer) string {
 	t := a.Throughput
 	var parts []string
 	if t.TokensPerSecond != nil {
-		parts = append(parts, fmt.Sprintf("*Speed* ~%s tokens/s", display.Commas(int64(*t.TokensPerSecond))))
+		speed := fmt.Sprintf("*Speed* ~%s tokens/s", display.Commas(int64(*t.TokensPerSecond)))
+		if way, tps := display.SameCardSpeed(a); way != "" {
+			speed += fmt.Sprintf(" as asked, ~%s tokens/s with %s", display.Commas(int64(tps)), way)
+		}
+		parts = append(parts, speed)
 	}
 	if t.SequencesPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("*Speed* ~%s sequences/s", display.Count(*t.SequencesPerSecond)))

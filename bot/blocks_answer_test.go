@@ -54,3 +54,15 @@ func TestCostLineFirstToken(t *testing.T) {
 		t.Errorf("costLine (not asked) = %q", got)
 	}
 }
+
+// TestCostLineSameCardWay: the Slack answer times the way that fits on
+// the same card beside the setup as asked (trial H11 Q10).
+func TestCostLineSameCardWay(t *testing.T) {
+	asked, way := 12.27, 22.49
+	a := sizing.Answer{Request: sizing.Request{Method: sizing.MethodInference, GPU: "l40s", GPUs: 1},
+		Throughput:   sizing.Throughput{TokensPerSecond: &asked},
+		Alternatives: []sizing.Alternative{{GPU: "l40s", GPUs: 1, Fits: true, Why: "fp8 weights on the same card: 29.4 GiB per GPU", TokensPerSecond: &way}}}
+	if got, want := costLine(a), "*Speed* ~12 tokens/s as asked, ~22 tokens/s with fp8 weights on the same card"; !strings.HasPrefix(got, want) {
+		t.Errorf("costLine = %q, want it to start %q", got, want)
+	}
+}

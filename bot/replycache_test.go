@@ -411,7 +411,7 @@ func TestReplyCacheServesSearches(t *testing.T) {
 		return h
 	}
 	cached, fresh := mk(ans.Version), mk(nil)
-	questions := []string{"what 2x rtx-4090 lora", "llama-3.1-8b inference l4 max context", "which gpu 13b lora"}
+	questions := []string{"what 2x rtx-4090 lora", "llama-3.1-8b inference l4 max context", "which gpu 12b lora"}
 	for round := range 2 {
 		for _, q := range questions {
 			before := ans.asks.Load()
@@ -429,11 +429,11 @@ func TestReplyCacheServesSearches(t *testing.T) {
 	}
 	ans.setPrices(pricesAt(0.42))
 	before := ans.asks.Load()
-	got := messageJSON(t, cached.Command(context.Background(), slash("which gpu 13b lora")))
+	got := messageJSON(t, cached.Command(context.Background(), slash("which gpu 12b lora")))
 	if ans.asks.Load() == before {
 		t.Error("new prices (a new AnswerVersion) served the search from the cache")
 	}
-	if want := messageJSON(t, fresh.Command(context.Background(), slash("which gpu 13b lora"))); got != want || !strings.Contains(got, "4× RTX 4090 24 GB*, ZeRO-3: 23.7 GiB per GPU (tight), $1.68/h") {
+	if want := messageJSON(t, fresh.Command(context.Background(), slash("which gpu 12b lora"))); got != want || !strings.Contains(got, "4× RTX 4090 24 GB*, ZeRO-3: 22.3 GiB per GPU (tight), $1.68/h") {
 		t.Errorf("after new prices the reply is not today's (want 4 × $0.42 = $1.68/h):\ncached: %s\nfresh:  %s", got, want)
 	}
 }

@@ -44,7 +44,7 @@ func TestRoutedMessages(t *testing.T) {
 		{"the weather is nice today, isn't it", []string{"I didn't find a sizing question in that", "Fine-tune"}, []string{"couldn't use"}},
 		{"13b lora inference", []string{"I couldn't use that", "two methods in one question", "*Try:* `/fit 13b lora`"}, []string{"/fit fit"}},
 		{"13b lora 4090 h100", []string{"⚖️ *Both fit;", "*2× RTX 4090 24 GB*", "gradient checkpointing on, though not asked"}, []string{"couldn't use"}},
-		{"13b lora on one 4090 or one h100", []string{"⚖️ *Only 1× H100 SXM 80 GB fits: 1× RTX 4090 24 GB does not*", "❌ *1× RTX 4090 24 GB*", "• memory per GPU: 42.1 of 24.0 GiB"}, []string{"couldn't use", "— cheaper"}},
+		{"13b lora on one 4090 or one h100", []string{"⚖️ *Only 1× H100 SXM 80 GB fits: 1× RTX 4090 24 GB does not*", "❌ *1× RTX 4090 24 GB*", "• memory per GPU: 42.3 of 24.0 GiB"}, []string{"couldn't use", "— cheaper"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

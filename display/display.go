@@ -278,15 +278,37 @@ func Terms(m sizing.Memory) string {
 // "fits with gradient checkpointing on the same card: 22.0 GiB"; "" when
 // it fits or its first way is elsewhere.
 func SameCardWay(a sizing.Answer) string {
-	if a.Fits || len(a.Alternatives) == 0 {
+	alt, what, ok := sameCard(a)
+	if !ok {
 		return ""
+	}
+	return fmt.Sprintf("fits with %s on the same %s: %.1f GiB", what, cardWord(alt.GPUs), InGiB(alt.TotalBytes))
+}
+
+// SameCardSpeed is the speed of the way SameCardWay names, for the speed
+// line beside the speed as asked (which does not fit): "fp8 weights on
+// the same card" and its tokens per second (decode for inference); ""
+// when there is no such way or its speed is unknown (trial H11 Q10).
+func SameCardSpeed(a sizing.Answer) (way string, tokensPerSecond float64) {
+	alt, what, ok := sameCard(a)
+	if !ok || alt.TokensPerSecond == nil || *alt.TokensPerSecond <= 0 {
+		return "", 0
+	}
+	return fmt.Sprintf("%s on the same %s", what, cardWord(alt.GPUs)), *alt.TokensPerSecond
+}
+
+// sameCard is the first way of an answer that does not fit as asked
+// when it fits on the same cards, and what it changes ("fp8 weights").
+func sameCard(a sizing.Answer) (sizing.Alternative, string, bool) {
+	if a.Fits || len(a.Alternatives) == 0 {
+		return sizing.Alternative{}, "", false
 	}
 	alt := a.Alternatives[0]
 	what, _, ok := strings.Cut(alt.Why, " on the same ")
 	if !ok || !alt.Fits || alt.GPU != a.Request.GPU || alt.GPUs != a.Request.GPUs {
-		return ""
+		return sizing.Alternative{}, "", false
 	}
-	return fmt.Sprintf("fits with %s on the same %s: %.1f GiB", what, cardWord(alt.GPUs), InGiB(alt.TotalBytes))
+	return alt, what, true
 }
 
 // cardWord is "card" or "cards".

@@ -114,3 +114,23 @@ func TestSameCardWay(t *testing.T) {
 		t.Errorf("another card: got %q, want nothing", got)
 	}
 }
+
+// TestSameCardSpeed: the speed line times the way that fits on the same
+// card beside the setup as asked (trial H11 Q10), and nothing when the
+// way is elsewhere or has no speed.
+func TestSameCardSpeed(t *testing.T) {
+	tps := 22.49
+	a := sizing.Answer{Request: sizing.Request{GPU: "l40s", GPUs: 1}, Alternatives: []sizing.Alternative{
+		{GPU: "l40s", GPUs: 1, Fits: true, TotalBytes: 29 << 30, Why: "fp8 weights on the same card: 29.4 GiB per GPU", TokensPerSecond: &tps}}}
+	if way, got := SameCardSpeed(a); way != "fp8 weights on the same card" || got != tps {
+		t.Errorf("got %q at %v, want the fp8 way at %v", way, got, tps)
+	}
+	a.Alternatives[0].TokensPerSecond = nil
+	if way, _ := SameCardSpeed(a); way != "" {
+		t.Errorf("no speed: got %q, want nothing", way)
+	}
+	a.Alternatives[0].TokensPerSecond, a.Alternatives[0].GPU = &tps, "a100-80"
+	if way, _ := SameCardSpeed(a); way != "" {
+		t.Errorf("another card: got %q, want nothing", way)
+	}
+}

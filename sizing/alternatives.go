@@ -134,9 +134,9 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory, servable bool) []Al
 		out = slices.DeleteFunc(e.otherCardChanges(rs), beyondServer)
 	}
 	alts := make([]Alternative, 0, len(out))
-	// One backing array for the price, hours and total of every
+	// One backing array for the price, speed, hours and total of every
 	// alternative instead of an allocation each.
-	nums := make([]float64, 0, 3*len(out))
+	nums := make([]float64, 0, 4*len(out))
 	for _, c := range out {
 		a := Alternative{
 			Method: c.req.Method, Optimizer: c.req.Optimizer, GPU: c.req.GPU, GPUs: c.req.GPUs,
@@ -150,7 +150,13 @@ func (e *Estimator) alternatives(rs *resolved, asked Memory, servable bool) []Al
 			nums = append(nums, c.perHour)
 			a.USDPerHour = &nums[len(nums)-1]
 		}
-		if h, ok := runHours(&c.req, &rs.shape, c.gpu, e.mfu()); ok {
+		tps := runSpeed(&c.req, &rs.shape, c.gpu, e.mfu())
+		if tps > 0 && !rs.shape.encoderOnly {
+			nums = append(nums, tps)
+			a.TokensPerSecond = &nums[len(nums)-1]
+		}
+		if tps > 0 && c.req.Tokens > 0 {
+			h := runHoursAt(&c.req, tps)
 			nums = append(nums, h)
 			a.Hours = &nums[len(nums)-1]
 			if c.priced {

@@ -234,3 +234,35 @@ func BenchmarkAnswerTokenBudget(b *testing.B) {
 		}
 	}
 }
+
+// TestSameCardWaySpeed: the way that fits on the asked card carries its
+// own speed, by the same throughput code as asking it directly (trial
+// H11 Q10: Gemma 3 27B in bf16 does not fit an L40S, fp8 does, and only
+// the bf16 decode was timed).
+func TestSameCardWaySpeed(t *testing.T) {
+	e := &Estimator{}
+	q := Query{Model: "gemma-3-27b", Method: MethodInference, GPU: "l40s"}
+	a, err := e.Answer(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Fits || len(a.Alternatives) == 0 {
+		t.Fatalf("fits %v with %d alternatives, want a way that fits", a.Fits, len(a.Alternatives))
+	}
+	alt := a.Alternatives[0]
+	if alt.GPU != "l40s" || alt.GPUs != 1 || alt.Request.Quant == "" {
+		t.Fatalf("first way %+v, want a weight format on the same card", alt)
+	}
+	direct := q
+	direct.Quant = alt.Request.Quant
+	d, err := e.Answer(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alt.TokensPerSecond == nil || d.Throughput.TokensPerSecond == nil || !nearlyEqual(*alt.TokensPerSecond, *d.Throughput.TokensPerSecond) {
+		t.Fatalf("way's speed %v, asked directly %v: want the same", alt.TokensPerSecond, d.Throughput.TokensPerSecond)
+	}
+	if *alt.TokensPerSecond <= *a.Throughput.TokensPerSecond {
+		t.Errorf("%s decodes at %.1f tokens/s, bf16 at %.1f: want the smaller weights faster", alt.Request.Quant, *alt.TokensPerSecond, *a.Throughput.TokensPerSecond)
+	}
+}

@@ -512,11 +512,13 @@ var bareAnchors = []bareAnchor{
 //   - hidden is the width of the known dense model nearest in log(params)
 //     (bareAnchors: 124M→768, 1.24B→2048, 3.2B→3072, 6.7B→4096,
 //     13B→5120, 32.5B→6656, 69B→8192, 175B→12288, 406B→16384);
-//     heads = hidden/128 (head_dim 128); one KV head per head below 30B,
-//     8 KV heads (grouped-query attention) from 30B;
-//   - SwiGLU FFN of width 8/3 × hidden rounded up to 256 below 30B (Llama
-//     2), 3.5 × hidden from 30B (Llama 2 70B, Llama 3); vocab 32,000,
-//     untied embeddings, RMSNorm; a context of 131,072 tokens, as
+//     heads = hidden/128 (head_dim 128); 8 KV heads (grouped-query
+//     attention) at every size, as today's dense models have (Llama 3
+//     from 1B to 405B, Qwen2.5, Mistral, Gemma 2), fewer only where there
+//     are fewer heads (trial H10 Q41: a bare "8b" was sized with a KV
+//     head per head, 608 KiB of KV per token against Llama 3.1 8B's 128);
+//   - SwiGLU FFN of width 3.5 × hidden (Llama 3, Llama 2 70B); vocab
+//     32,000, untied embeddings, RMSNorm; a context of 131,072 tokens, as
 //     today's models of every size reach (Llama 3.1, Qwen2.5), so a
 //     long context asked of a bare size is sized, not refused;
 //   - layers = as many whole blocks as fit beside the embeddings (a size
@@ -529,7 +531,7 @@ var bareAnchors = []bareAnchor{
 // dense shape above for params (the size after the "x"), with its FFN
 // replicated into experts experts (top-2 routing, as Mixtral) and a
 // router. The total is then about params + (experts-1) × the FFN share
-// (8x7B: 38.6B, where Mixtral's wider FFN gives 46.7B); Assumption states
+// (8x7B: 45.4B, where Mixtral, 7.24B at its base, has 46.7B); Assumption states
 // the total and active counts.
 func BareModel(params int64, experts int) Model {
 	raised := params < MinBareParams
@@ -538,10 +540,7 @@ func BareModel(params int64, experts int) Model {
 	}
 	h := bareHidden(float64(params))
 	heads := max(1, h/128)
-	kv, inter := heads, roundUp(h*8/3, 256)
-	if params >= 30e9 {
-		kv, inter = min(heads, 8), h*7/2
-	}
+	kv, inter := min(heads, 8), h*7/2
 	m := Model{
 		Family: "bare", Kind: KindDecoder, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: h / heads,
 		Intermediate: inter, MLP: MLPGated, Norm: NormRMS, NormsPerLayer: 2,
@@ -569,7 +568,7 @@ func BareModel(params int64, experts int) Model {
 	m.ID = "bare-" + strings.ToLower(bareName(params))
 	m.Name = bareName(params) + " (bare size)"
 	m.PublishedParams = params
-	m.assumption = fmt.Sprintf("%s taken as a Llama-style dense model of exactly %d parameters: layers %d, hidden %d, FFN %d, heads %d (%d KV), vocab %d",
+	m.assumption = fmt.Sprintf("%s taken as a Llama-style dense model of exactly %d parameters: layers %d, hidden %d, FFN %d, heads %d (%d KV: grouped-query attention, as today's dense models), vocab %d",
 		bareName(params), params, m.Layers, m.Hidden, m.Intermediate, m.Heads, m.KVHeads, m.Vocab)
 	if raised {
 		m.assumption += fmt.Sprintf(" (raised to the %d-parameter minimum)", MinBareParams)
@@ -603,8 +602,6 @@ func bareHidden(p float64) int {
 	}
 	return best.hidden
 }
-
-func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
 // bareName writes a size the way people say it: 13B, 350M, 1.5B.
 func bareName(p int64) string {

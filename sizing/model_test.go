@@ -231,8 +231,9 @@ func TestLinearShapesCoverWeights(t *testing.T) {
 }
 
 // TestBareModel checks the bare-size rule: the count is exactly the
-// request, the shape is representative (hidden a multiple of 128, GQA
-// from 30B, the remainder under 2 × hidden) and the assumption says so.
+// request, the shape is representative (hidden a multiple of 128, 8 KV
+// heads wherever there are more heads, as today's dense models, the
+// remainder under 2 × hidden) and the assumption says so.
 func TestBareModel(t *testing.T) {
 	for _, p := range []int64{1_000_000, 50_000_000, 125_000_000, 350_000_000, 1_500_000_000, 3e9, 7e9, 13e9, 34e9, 70e9, 175e9, 405e9, 1e12} {
 		m := BareModel(p, 0)
@@ -243,16 +244,23 @@ func TestBareModel(t *testing.T) {
 		if m.Hidden%128 != 0 || m.Layers < 1 || m.Vocab < 1 || m.ExtraParams < 0 || m.ExtraParams >= 2*int64(m.Hidden) {
 			t.Errorf("BareModel(%d): unrepresentative shape %+v", p, m)
 		}
-		if gqa := m.KVHeads < m.Heads; gqa != (p >= 30e9) {
+		if m.KVHeads != min(m.Heads, 8) {
 			t.Errorf("BareModel(%d): %d KV heads of %d", p, m.KVHeads, m.Heads)
 		}
 		if m.Assumption() == "" || m.ID == "" || m.Name == "" {
 			t.Errorf("BareModel(%d): missing id, name or assumption", p)
 		}
 	}
-	// A 7B bare model lands on Llama 2 7B's width and depth.
-	if m := BareModel(7e9, 0); m.Hidden != 4096 || m.Layers != 33 && m.Layers != 32 {
-		t.Errorf("BareModel(7B) = %d layers, hidden %d; want Llama-2-7B-like", m.Layers, m.Hidden)
+	// A 7B bare model lands near Mistral 7B's shape (7.24B: 32 layers,
+	// hidden 4096, FFN 14336, 8 KV heads): 128 KiB of bf16 KV per token
+	// at 32 layers, never Llama 2's 512 (trial H10 Q41).
+	if m := BareModel(7e9, 0); m.Hidden != 4096 || m.Layers < 30 || m.Layers > 32 || m.KVHeads != 8 {
+		t.Errorf("BareModel(7B) = %d layers, hidden %d, %d KV heads; want Mistral-7B-like", m.Layers, m.Hidden, m.KVHeads)
+	}
+	// A bare 8B holds about Llama 3.1 8B's 128 KiB of bf16 KV per token,
+	// not the 608 KiB of a KV head per head (trial H10 Q41).
+	if m := BareModel(8e9, 0); m.KVBytesPerToken(2, 2048) > 160<<10 {
+		t.Errorf("BareModel(8B): %.0f KiB of KV per token, want about 128", m.KVBytesPerToken(2, 2048)/1024)
 	}
 	if m := BareModel(10, 0); m.PublishedParams != MinBareParams {
 		t.Errorf("BareModel(10): %d params, want the minimum", m.PublishedParams)

@@ -736,6 +736,9 @@ func (p *parser) keyed(w word, i, n int) int {
 	if j < len(p.toks) && p.toks[j].key == "of" {
 		j++
 	}
+	for j < len(p.toks) && hedgeWords[p.toks[j].key] { // "context like 32k"
+		j++
+	}
 	if j >= len(p.toks) {
 		p.ignore(i, i+n)
 		return 0
@@ -835,7 +838,11 @@ func (p *parser) numeric(i int, num number) int {
 		p.setSize(num, 0, words)
 	case "k":
 		p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(words)),
-			func(q *Query) { q.SeqLen = 4096 })
+			func(q *Query) {
+				if q.SeqLen == 0 { // never replace a context the asker gave
+					q.SeqLen = 4096
+				}
+			})
 	default:
 		p.unknownNumber(words)
 	}
@@ -954,14 +961,32 @@ func cardNumber(key string) bool {
 	return err == nil
 }
 
+// hedgeWords may stand between a keyword and its number: "context like
+// 32k", "batch of about 8".
+var hedgeWords = map[string]bool{"like": true, "about": true, "around": true, "roughly": true,
+	"approx": true, "approximately": true}
+
 // lengthAt reports whether token k is a number that could be a context
-// length ("4096", "8k"), not a size ("13b").
+// length ("4096", "8k"), not a size ("13b") nor a count the word after it
+// names ("128k context 16 users", "32k context, 8 x h100").
 func (p *parser) lengthAt(k int) bool {
 	if k >= len(p.toks) {
 		return false
 	}
 	n, ok := parseNumber(p.toks[k].key)
-	return ok && (n.suffix == "" || n.suffix == "k")
+	if !ok || n.suffix != "" && n.suffix != "k" {
+		return false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindBatchWord, kindGPU, kindGPUWord, kindNodeWord, kindEpochWord, kindParamsWord, kindImageWord, kindTimes:
+			return false
+		}
+		if _, ok := typedGB(p.toks[k+1].key); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // scaleWords are number words written apart: "70 billion".

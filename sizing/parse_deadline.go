@@ -8,11 +8,18 @@ import (
 )
 
 // Deadline is a time the asker wants a run done in ("in a week", "within
-// 3 days", "in under 10 hours"): the answer checks the run's time
-// against it, or says in its first words that it could not.
+// 3 days", "in under 10 hours"), or the time a run is given ("for 10
+// hours", Run): the answer checks the run's time against it, or says
+// what that time costs and trains, or says in its first words that it
+// could not.
 type Deadline struct {
 	Within time.Duration // 0: none said, or a day named (Day)
 	Words  string        // the asker's words: "in a week"
+	// Run is true when the words give the run its length ("for 10
+	// hours", "for ~3 days") rather than a limit to beat: without a token
+	// budget the answer says what that time costs and how many tokens it
+	// trains; with one it is checked as a deadline.
+	Run bool
 	// Day is the day the run should be done by when the words name one
 	// rather than a span: "by friday" is "friday", "by tomorrow"
 	// "tomorrow", "by end of day" "today", "by end of week" "friday".
@@ -75,8 +82,9 @@ var deadlineCounts = map[string]float64{"a": 1, "an": 1, "one": 1, "two": 2, "th
 const maxDeadline = 366 * 24 * time.Hour
 
 // readDeadline finds a deadline ("in a week", "within 3 days", "in
-// under 10 hours", "by the weekend", "overnight") and returns the
-// tokens the main parse should read (the rest), filtered in place.
+// under 10 hours", "by the weekend", "overnight") or a run's length ("for
+// ~10 hours", "for the weekend") and returns the tokens the main parse
+// should read (the rest), filtered in place.
 func readDeadline(input string, toks []token) ([]token, Deadline) {
 	for i := range toks {
 		k := low(toks[i])
@@ -84,7 +92,7 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 			dl := Deadline{Within: deadlineUnits[k], Words: toks[i].raw}
 			return append(toks[:i], toks[i+1:]...), dl
 		}
-		if k != "in" && k != "within" && k != "by" {
+		if k != "in" && k != "within" && k != "by" && k != "for" {
 			continue
 		}
 		if k == "by" {
@@ -106,7 +114,7 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 		} else {
 			c, ok := deadlineCounts[low(toks[j])]
 			if !ok {
-				v, err := strconv.ParseFloat(low(toks[j]), 64)
+				v, err := strconv.ParseFloat(strings.TrimPrefix(low(toks[j]), "~"), 64) // "~10"
 				if err != nil || v <= 0 {
 					continue
 				}
@@ -126,7 +134,7 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 		if d <= 0 || d > maxDeadline {
 			continue
 		}
-		dl := Deadline{Within: d, Words: input[toks[i].start:toks[j].end]}
+		dl := Deadline{Within: d, Words: input[toks[i].start:toks[j].end], Run: k == "for"}
 		return append(toks[:i], toks[j+1:]...), dl
 	}
 	return toks, Deadline{}

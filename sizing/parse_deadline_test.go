@@ -24,6 +24,12 @@ func TestReadDeadline(t *testing.T) {
 		"13b lora by end of week on a 4090":                                       {Words: "by end of week", Day: "friday"},
 		"13b lora by the end of the day":                                          {Words: "by the end of the day", Day: "today"},
 		"13b lora on a 4090 by Mon":                                               {Words: "by Mon", Day: "monday"},
+		// A run's length, not a limit (trials H10 Q19, H11 Q33).
+		"what would it cost to train a lora on llama 3.1 70b on runpod for ~10 hours on a100 80gb": {Within: 10 * time.Hour, Words: "for ~10 hours", Run: true},
+		"how much would it cost to dpo llama 3.1 8b on runpod for 10 hours on an a100":             {Within: 10 * time.Hour, Words: "for 10 hours", Run: true},
+		"qlora 70b on an a100 for the weekend":                                                     {Within: 2 * day, Words: "for the weekend", Run: true},
+		"gpus for 200 users of llama 3 8b":                                                         {},
+		"llama 3 8b lora for 3 epochs of 100m tokens":                                              {},
 	} {
 		p, _ := Parse(q)
 		if p.Deadline != want {

@@ -185,7 +185,7 @@ func (e *Estimator) LargestModel(q Query) (AskAnswer, error) {
 	if q.SeqLen > 4096 {
 		asm.add(fmt.Sprintf("bare sizes taken to support %s tokens (a bare size asked on its own is given a 4,096-token context)", thousands(float64(q.SeqLen))))
 	}
-	asm.add(fmt.Sprintf("bare sizes are Llama-style dense shapes (Llama 2 widths, one KV head per head below 30B; grouped-query attention from 30B), searched in steps of %s parameters: the size shown fits, one step more does not", humanCount(searchStep)),
+	asm.add(fmt.Sprintf("bare sizes are Llama-style dense shapes (the widths of published models, 8 KV heads: grouped-query attention, as today's dense models), searched in steps of %s parameters: the size shown fits, one step more does not", humanCount(searchStep)),
 		"catalog models listed only when they fit as asked on this hardware, checked one by one")
 	return AskAnswer{Kind: IntentLargest, Request: asked, Assumptions: asm.list([]string{gibAssumption}), GPUName: res.GPUName, Largest: res}, nil
 }
@@ -421,12 +421,11 @@ func weightFloor(r *Request) float64 {
 }
 
 // bareSegments are the stretches of bare sizes, in steps of searchStep,
-// over which BareModel keeps one shape family: the same anchor width and
-// the same side of 30B (grouped-query attention and the wider FFN). Each
-// is [first, last], in order.
+// over which BareModel keeps one shape family: the same anchor width.
+// Each is [first, last], in order.
 var bareSegments = sync.OnceValue(func() [][2]int64 {
 	first, last := int64(MinBareParams/searchStep), int64(MaxParams/searchStep)
-	cuts := []int64{30e9 / searchStep}
+	var cuts []int64
 	for _, a := range bareAnchors[1:] {
 		// The first step at which BareModel takes this anchor's width.
 		lo, hi := first, last

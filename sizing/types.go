@@ -332,6 +332,11 @@ type Alternative struct {
 	// verdict; a tight alternative says so in Why too.
 	Headroom Headroom `json:"headroom"`
 
+	// TokensPerSecond is this configuration's speed by the same
+	// throughput model as the answer's (training tokens, or decode tokens
+	// for inference); nil when unknown. Not part of the JSON contract: the
+	// faces show it for the way that fits on the asked card.
+	TokensPerSecond *float64 `json:"-"`
 	// Hours is how long the request's token budget takes in this
 	// configuration, by the same throughput model as the answer's; nil
 	// without a token budget.

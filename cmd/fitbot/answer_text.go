@@ -175,6 +175,10 @@ func speedLine(a sizing.Answer) string {
 			kind = "decode"
 		}
 		parts = append(parts, fmt.Sprintf("%s tokens/s %s", display.Count(*t.TokensPerSecond), kind))
+		if way, tps := display.SameCardSpeed(a); way != "" {
+			parts[len(parts)-1] += " as asked"
+			parts = append(parts, fmt.Sprintf("%s tokens/s %s with %s", display.Count(tps), kind, way))
+		}
 	}
 	if t.PrefillTokensPerSecond != nil {
 		parts = append(parts, fmt.Sprintf("%s tokens/s prefill", display.Count(*t.PrefillTokensPerSecond)))

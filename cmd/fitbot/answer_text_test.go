@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -27,5 +28,23 @@ func TestAltCost(t *testing.T) {
 				t.Errorf("altCost = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSpeedLineSameCardWay: an answer that does not fit as asked but
+// fits on the same card with one change times both (trial H11 Q10 gave
+// only the bf16 decode that cannot run).
+func TestSpeedLineSameCardWay(t *testing.T) {
+	asked, way := 12.27, 22.49
+	a := sizing.Answer{Request: sizing.Request{Method: sizing.MethodInference, GPU: "l40s", GPUs: 1},
+		Throughput:   sizing.Throughput{TokensPerSecond: &asked},
+		Alternatives: []sizing.Alternative{{GPU: "l40s", GPUs: 1, Fits: true, Why: "fp8 weights on the same card: 29.4 GiB per GPU", TokensPerSecond: &way}}}
+	want := "Speed: 12.27 tokens/s decode as asked · 22.49 tokens/s decode with fp8 weights on the same card (no price known for this card)"
+	if got := speedLine(a); got != want {
+		t.Errorf("speedLine = %q, want %q", got, want)
+	}
+	a.Fits = true
+	if got := speedLine(a); strings.Contains(got, "same card") {
+		t.Errorf("speedLine (fits) = %q, want the asked speed alone", got)
 	}
 }

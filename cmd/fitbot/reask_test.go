@@ -42,7 +42,7 @@ func TestPlansShowComparesFigures(t *testing.T) {
 		ids = append(ids, id)
 	}
 	db.Close()
-	for i, want := range []string{"Answer unchanged.", "largest model: 5.08B then, 10.2B now"} {
+	for i, want := range []string{"Answer unchanged.", "largest model: 5.04B then, 10.1B now"} {
 		code, out, errOut := runCmd(t, "plans", "show", strconv.FormatInt(ids[i], 10))
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("plans show %d: exit %d, lacks %q:\n%s%s", ids[i], code, want, out, errOut)
