@@ -121,12 +121,55 @@ func askTargets(a *sizing.AskAnswer, d sizing.Deadline, m sizing.Money) []string
 		if m.PerMonth {
 			budget = display.PerMonth(m.BudgetUSD)
 		}
-		out = append(out, fmt.Sprintf("Budget %s not checked: this answer compares what fits, not what a budget buys (ask about one configuration, e.g. with \"on 2 h100\")", budget))
+		if line := planBudget(a, m, budget); line != "" {
+			out = append(out, line)
+		} else {
+			out = append(out, fmt.Sprintf("Budget %s not checked: this answer compares what fits, not what a budget buys (ask about one configuration, e.g. with \"on 2 h100\")", budget))
+		}
 	}
 	if m.USDPerGPUHour > 0 {
 		out = append(out, fmt.Sprintf("%q not used: this answer counts every card at its market price", m.PriceWords))
 	}
 	return out
+}
+
+// planBudget is what a monthly budget buys of a serving plan: of its
+// configurations, the one whose replicas, run around the clock within the
+// budget, hold the most users at once; "" when the answer is no serving
+// plan or the budget is not a month's.
+func planBudget(a *sizing.AskAnswer, m sizing.Money, budget string) string {
+	if !m.PerMonth || a.Serve == nil {
+		return ""
+	}
+	best, bestUsers, bestReplicas := -1, 0, 0
+	for i, o := range a.Serve.Options {
+		sv := o.Serving
+		if sv.USDPerMonth == nil || *sv.USDPerMonth <= 0 || sv.Concurrency <= 0 {
+			continue
+		}
+		perReplica := *sv.USDPerMonth / float64(max(sv.Replicas, 1))
+		replicas := int(m.BudgetUSD / perReplica)
+		if users := replicas * sv.Concurrency; users > bestUsers {
+			best, bestUsers, bestReplicas = i, users, replicas
+		}
+	}
+	if best < 0 {
+		return fmt.Sprintf("Over the %s budget: no configuration below runs one replica within it", budget)
+	}
+	o := a.Serve.Options[best]
+	perReplica := *o.Serving.USDPerMonth / float64(max(o.Serving.Replicas, 1))
+	return fmt.Sprintf("Budget %s: %d replicas of %s (%s) running 24/7 (%s each, %s in all), about %s users at once at %s tok/s each: the most users of the configurations below",
+		budget, bestReplicas, display.Hardware(o.Serving.GPUsPerReplica, o.GPUName), weightsWord(o), display.PerMonth(perReplica),
+		display.PerMonth(perReplica*float64(bestReplicas)), display.Commas(int64(bestUsers)), display.Decimal(o.Serving.TokensPerSecondPerUser))
+}
+
+// weightsWord is a plan option's weight format: its quantisation, or its
+// precision when unquantised.
+func weightsWord(o sizing.ServeOption) string {
+	if o.Quant != sizing.QuantNone {
+		return string(o.Quant)
+	}
+	return string(o.Precision)
 }
 
 // askDeadline is what a deadline makes of a which-GPU list: with a token

@@ -143,6 +143,22 @@ func TestAskTargets(t *testing.T) {
 	}
 }
 
+// TestBudgetBuysAPlan: a monthly budget on a serving plan says which of
+// its configurations, run 24/7 within the budget, holds the most users
+// (trial H11 Q26 named it as not used: the cheapest single replica of
+// Llama 3.3 70B holds 2 users; $20k a month of A100s in AWQ holds 300).
+func TestBudgetBuysAPlan(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	a, err := s.AskAnswer(context.Background(), s.Read("budget 20k/month, how many concurrent users can we serve on llama 3.3 70b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Targets) != 1 || !strings.HasPrefix(a.Targets[0], "Budget $20,000/month: ") || !strings.Contains(a.Targets[0], "users at once") {
+		t.Errorf("targets %q, want what $20,000 a month serves", a.Targets)
+	}
+}
+
 // TestRunLengthIsCosted: "for 10 hours" on a question with no token
 // budget is the run's length: what that time costs on the answered
 // configuration and the tokens it trains there, on the way that fits on

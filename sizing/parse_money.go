@@ -116,6 +116,22 @@ func readMoney(input string, toks []token) ([]token, Money) {
 	return rest, m
 }
 
+// afterBudget reports whether the amount at toks[i] follows "budget"
+// ("budget 20k/month", "budget is 2000", "budget of 5k"): money without
+// its currency sign.
+func afterBudget(toks []token, i int) bool {
+	for j := i - 1; j >= 0 && j >= i-2; j-- {
+		switch low(toks[j]) {
+		case "budget", "budget:":
+			return true
+		case "is", "of", "about", "around", "~":
+			continue
+		}
+		return false
+	}
+	return false
+}
+
 // amountAt reads an amount of money at toks[i]: "$2.5", "2.5$", "$5k",
 // "$2,000" (two tokens: the comma separates words), "5k usd", "2k
 // dollars", with what is glued to it after a slash ("$5k/month" gives
@@ -157,6 +173,9 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 				return 0, "", 0, false
 			}
 		}
+	}
+	if !dollar && afterBudget(toks, i) {
+		dollar = true // "budget 20k/month", "budget is 2000"
 	}
 	if !dollar && i+used < len(toks) {
 		// "5k usd", "2k dollars", "5k usd/month"
