@@ -147,7 +147,11 @@ func optionWords(o sizing.ServeOption) string {
 	case v.Replicas > 1:
 		hw = fmt.Sprintf("%d replicas of %s", v.Replicas, hw)
 	}
-	return fmt.Sprintf("%s, %s each, %s", hw, Counted(v.Concurrency, "user", "users"), speedWords(v))
+	s := fmt.Sprintf("%s, %s each, %s", hw, Counted(v.Concurrency, "user", "users"), speedWords(v))
+	if o.Provider != "" && v.USDPerMonth != nil {
+		s += " at " + o.Provider
+	}
+	return s
 }
 
 // loadWords is the asked load: "200 users", "10 requests/s".

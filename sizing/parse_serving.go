@@ -286,6 +286,8 @@ func dailyUsersAt(w func(int) string, j int) int {
 	switch {
 	case w(j) == "dau" || w(j) == "daus":
 		return 1
+	case workforce[w(j)]:
+		return 1 // "2000 employees": a company's people use it during the day, not all at once
 	case w(j) == "daily" && users(w(j+1)):
 		return 2
 	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
@@ -297,6 +299,9 @@ func dailyUsersAt(w func(int) string, j int) int {
 	}
 	return 0
 }
+
+// workforce are the people of a company, read as its daily users.
+var workforce = map[string]bool{"employees": true, "staff": true, "employee": true, "workers": true, "colleagues": true, "coworkers": true}
 
 // imageNouns count the images of an image load ("10k images a day").
 var imageNouns = map[string]bool{"images": true, "image": true, "imgs": true, "pictures": true, "photos": true, "generations": true}

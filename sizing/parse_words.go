@@ -145,7 +145,8 @@ func buildPhrases() map[string]word {
 	}
 	add(word{kind: kindServeVerb}, "vllm", "tgi", "sglang", "tensorrtllm", "trtllm", "exllama", "exllamav2", "mlx")
 	add(word{kind: kindServeVerb}, "run", "runs", "running", "serve", "serves", "served", "deploy", "deploying",
-		"deployed", "chat", "chatting", "generate", "generation", "host", "hosting", "hosted", "load", "loading")
+		"deployed", "chat", "chatting", "generate", "generation", "host", "hosting", "hosted", "load", "loading",
+		"embed", "encode", "encoding", "index", "indexing", "vectorize", "vectorise", "rerank", "reranking")
 
 	add(word{kind: kindOptimizer, val: string(OptimizerAdamW)}, "adamw", "adam", "torchadamw", "fusedadam",
 		"adamwtorch", "adamwtorchfused")

@@ -39,6 +39,7 @@ type ServeResult struct {
 type ServeOption struct {
 	GPU       string    `json:"gpu"`
 	GPUName   string    `json:"gpu_name"`
+	Provider  string    `json:"provider,omitempty"` // the cloud whose price costs it; "" when unpriced
 	Quant     Quant     `json:"quant"`
 	Precision Precision `json:"precision"`
 	Serving   Serving   `json:"serving"`
@@ -280,6 +281,9 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				}
 				sv.MeetsTargets = ok
 				opt := ServeOption{GPU: g.ID, GPUName: g.Name, Quant: r.Quant, Precision: r.Precision, Serving: sv, Request: r}
+				if price != nil {
+					opt.Provider = price.Provider
+				}
 				opt.Request.Concurrency = sv.Concurrency
 				if ok {
 					if best == nil || byCost(opt, *best) < 0 {
