@@ -150,6 +150,9 @@ func optionWords(o sizing.ServeOption) string {
 	s := fmt.Sprintf("%s, %s each, %s", hw, Counted(v.Concurrency, "user", "users"), speedWords(v))
 	if o.Provider != "" && v.USDPerMonth != nil {
 		s += " at " + o.Provider
+		if o.Market == "spot" {
+			s += " spot"
+		}
 	}
 	return s
 }

@@ -40,6 +40,7 @@ type ServeOption struct {
 	GPU       string    `json:"gpu"`
 	GPUName   string    `json:"gpu_name"`
 	Provider  string    `json:"provider,omitempty"` // the cloud whose price costs it; "" when unpriced
+	Market    string    `json:"market,omitempty"`   // that price's market: "on_demand" or "spot"
 	Quant     Quant     `json:"quant"`
 	Precision Precision `json:"precision"`
 	Serving   Serving   `json:"serving"`
@@ -60,6 +61,9 @@ const planOptions = 5
 // that meet the asked users or requests per second and the TTFT and
 // tokens/s targets.
 func (e *Estimator) Serve(q Query) (AskAnswer, error) {
+	if q.Spot && !e.spotOnly {
+		return e.serveOnSpot(q)
+	}
 	a, err := e.serve(q)
 	if err != nil || q.GPU == "" || q.Serve.Plan || q.Precision != "" || q.Quant != "" || a.Serve == nil || a.Serve.Capacity == nil || a.Serve.Capacity.Fits {
 		return a, err
@@ -86,6 +90,39 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		}
 	}
 	return a, nil
+}
+
+// serveOnSpot answers a serving question that asks spot at spot prices
+// (the cards with a spot offer); when none of its configurations has one,
+// at on-demand prices, saying so first.
+func (e *Estimator) serveOnSpot(q Query) (AskAnswer, error) {
+	if at, ok := e.onSpot(); ok {
+		a, err := at.Serve(q)
+		if err != nil {
+			return a, err
+		}
+		if servePriced(a) {
+			a.Assumptions = append([]string{"spot asked: priced at spot (interruptible) prices, among the cards with a spot offer"}, a.Assumptions...)
+			return a, nil
+		}
+	}
+	q.Spot = false
+	a, err := e.Serve(q)
+	if err == nil {
+		a.Assumptions = append([]string{"spot asked, but no spot price is known for these cards: priced on demand"}, a.Assumptions...)
+	}
+	return a, err
+}
+
+// servePriced reports whether a serving answer has a monthly cost.
+func servePriced(a AskAnswer) bool {
+	if a.Serve == nil {
+		return false
+	}
+	if c := a.Serve.Capacity; c != nil {
+		return c.USDPerMonth != nil
+	}
+	return len(a.Serve.Options) > 0 && a.Serve.Options[0].Serving.USDPerMonth != nil
 }
 
 // serve is Serve for the format asked (or as released).
@@ -282,7 +319,7 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				sv.MeetsTargets = ok
 				opt := ServeOption{GPU: g.ID, GPUName: g.Name, Quant: r.Quant, Precision: r.Precision, Serving: sv, Request: r}
 				if price != nil {
-					opt.Provider = price.Provider
+					opt.Provider, opt.Market = price.Provider, price.Market
 				}
 				opt.Request.Concurrency = sv.Concurrency
 				if ok {

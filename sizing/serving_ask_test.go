@@ -246,3 +246,20 @@ func TestServeNamedCardsSmallerFormat(t *testing.T) {
 		t.Errorf("capacity %+v, quant %q, first assumption %q; want AWQ serving, said first", c, a.Request.Quant, a.Assumptions[0])
 	}
 }
+
+// TestServeOnSpot: a serving plan that asks spot is priced at spot and
+// names it (trial H12 Q34 priced 16 H100s on demand with "spot" unused).
+func TestServeOnSpot(t *testing.T) {
+	p, err := Parse("cost to serve llama 3.1 70b fp8 for 500 users on spot h100s per month")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Estimator{Prices: stubSpotPrices{stubPrices{"h100": 2.40}, stubPrices{"h100": 6.57}}}
+	a, err := e.Serve(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Serve.Options) == 0 || a.Serve.Options[0].Market != "spot" || !strings.HasPrefix(a.Assumptions[0], "spot asked: priced at spot") {
+		t.Errorf("options %+v, first assumption %q; want spot prices, said", a.Serve.Options, a.Assumptions[0])
+	}
+}
