@@ -472,6 +472,10 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 		if rs.countSaid && !rs.gpuNamed {
 			// "on 4 GPUs" without a card: every card at that count.
 			counts = append(countBuf[:0], rs.req.GPUs)
+		} else if rs.req.Method == MethodInference && g.Link == LinkPCIe {
+			// Nobody serves a model over PCIe cards in several machines
+			// joined by ethernet: one machine of them, or another card.
+			counts = slices.DeleteFunc(counts, func(n int) bool { return n > maxPerNode(*g) })
 		}
 		for _, n := range counts {
 			r := rs.req
@@ -757,6 +761,17 @@ func (e *Estimator) pickGPU(rs *resolved, fewest bool) {
 	var buf [64]fitOption
 	if found := e.cheapest(buf[:0], rs); len(found) > 0 {
 		best, how := 0, "the cheapest configuration that fits"
+		if rs.req.Method == MethodInference && servedLikeADecoder(rs.req.Architecture) {
+			// The cheapest that loads the weights may leave its serving
+			// engine no room for one request: the cheapest that serves.
+			for i := range found {
+				c := found[i].altCandidate(rs)
+				if sv := serveReplica(&c.req, &rs.shape, c.gpu, e.mfu(), c.req.spec(), nil, 1); sv.Fits {
+					best = i
+					break
+				}
+			}
+		}
 		if fewest {
 			for i, f := range found {
 				if f.gpus < found[best].gpus {

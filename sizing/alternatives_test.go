@@ -266,3 +266,35 @@ func TestSameCardWaySpeed(t *testing.T) {
 		t.Errorf("%s decodes at %.1f tokens/s, bf16 at %.1f: want the smaller weights faster", alt.Request.Quant, *alt.TokensPerSecond, *a.Throughput.TokensPerSecond)
 	}
 }
+
+// TestCheapestServes: with no card named, an inference answer picks the
+// cheapest card whose serving engine holds a request, not the cheapest
+// that only loads the weights, and never plans consumer PCIe cards across
+// machines (trial H12: DeepSeek-R1 in fp8 had been "32× RTX 3090" that
+// served nothing).
+func TestCheapestServes(t *testing.T) {
+	var e Estimator
+	for _, q := range []string{
+		"cheapest way to run deepseek r1 671b fp8",
+		"llama 3.1 405b inference fp8",
+	} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", q, err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatalf("Answer(%q): %v", q, err)
+		}
+		if !a.Fits || a.Serving == nil || a.Serving.MaxConcurrency < 1 {
+			t.Errorf("%q: on %d× %s, fits %v, serving %+v: want a card that serves a request", q, a.Request.GPUs, a.GPUName, a.Fits, a.Serving)
+		}
+		g, _, err := LookupGPU(a.Request.GPU)
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if g.Link == LinkPCIe && a.Request.Nodes > 1 {
+			t.Errorf("%q: %d× %s over %d machines joined by ethernet", q, a.Request.GPUs, a.GPUName, a.Request.Nodes)
+		}
+	}
+}
