@@ -649,6 +649,11 @@ func inferenceFormats(dst []weightFormat, r Request, g *GPU, awq bool) []weightF
 			half = PrecisionFP16
 		}
 		return append(dst, weightFormat{QuantAWQ, half})
+	case r.Quant == QuantINT8 && awq:
+		// 8-bit that does not fit: 4-bit on the same cards.
+		return append(dst, weightFormat{QuantAWQ, r.Precision})
+	case r.Quant == QuantQ8_0 || r.Quant == QuantQ6_K || r.Quant == QuantQ5_KM:
+		return append(dst, weightFormat{QuantQ4_KM, r.Precision})
 	case r.Quant != QuantNone:
 		return dst
 	}

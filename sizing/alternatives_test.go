@@ -298,3 +298,33 @@ func TestCheapestServes(t *testing.T) {
 		}
 	}
 }
+
+// TestEightBitOffersFourBit: an 8-bit model that does not fit the cards
+// named gets the 4-bit way on the same cards (trial H13 Q46: Llama 3 70B
+// in int8 on two RTX 3090s offered only more cards; AWQ fits the two).
+func TestEightBitOffersFourBit(t *testing.T) {
+	var e Estimator
+	for _, c := range []struct {
+		q    string
+		want Quant
+	}{
+		{"i have two 3090s, can i run llama 3 70b in 8bit", QuantAWQ},
+		{"llama 3 70b q8_0 on a mac mini m4 pro 64gb", QuantQ4_KM},
+	} {
+		p, err := Parse(c.q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.q, err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatalf("Answer(%q): %v", c.q, err)
+		}
+		if a.Fits || len(a.Alternatives) == 0 {
+			t.Fatalf("%q: fits %v with %d alternatives; want a miss with ways", c.q, a.Fits, len(a.Alternatives))
+		}
+		first := a.Alternatives[0]
+		if first.Request.Quant != c.want || first.GPU != a.Request.GPU || first.GPUs != a.Request.GPUs || !first.Fits {
+			t.Errorf("%q: first way %s on %d× %s (%s), want %s on the same %d× %s", c.q, first.Request.Quant, first.GPUs, first.GPU, first.Why, c.want, a.Request.GPUs, a.Request.GPU)
+		}
+	}
+}

@@ -40,7 +40,7 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		fmt.Fprintf(w, "  %-12s %7.1f  %s\n", t.name, display.InGiB(t.bytes), bar(t.bytes, a.VRAMBytes))
 	}
 	fmt.Fprintf(w, "  %-12s %7.1f  %s\n", "total", display.InGiB(m.TotalBytes), bar(m.TotalBytes, a.VRAMBytes))
-	fmt.Fprintf(w, "Host: %.0f GiB RAM per machine, %.0f GiB disk\n", display.InGiB(a.HostRAMBytes), display.InGiB(a.DiskBytes))
+	fmt.Fprintf(w, "Host: %s RAM per machine, %s disk\n", hostGiB(a.HostRAMBytes), hostGiB(a.DiskBytes))
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, speedLine(a))
@@ -247,4 +247,13 @@ func otherWays(a sizing.Answer) bool {
 		}
 	}
 	return false
+}
+
+// hostGiB shows host memory and disk in whole GiB, with a tenth below
+// 10 GiB so that a small model never reads "0 GiB".
+func hostGiB(b int64) string {
+	if g := display.InGiB(b); g < 10 {
+		return fmt.Sprintf("%.1f GiB", g)
+	}
+	return fmt.Sprintf("%.0f GiB", display.InGiB(b))
 }

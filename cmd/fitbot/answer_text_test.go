@@ -48,3 +48,20 @@ func TestSpeedLineSameCardWay(t *testing.T) {
 		t.Errorf("speedLine (fits) = %q, want the asked speed alone", got)
 	}
 }
+
+// TestHostGiB: host memory keeps a tenth below 10 GiB, so that Whisper
+// small's half-gigabyte checkpoint never reads "0 GiB" (trial H13 Q32).
+func TestHostGiB(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		want  string
+	}{
+		{1 << 29, "0.5 GiB"},
+		{9 << 30, "9.0 GiB"},
+		{627 << 30, "627 GiB"},
+	} {
+		if got := hostGiB(c.bytes); got != c.want {
+			t.Errorf("hostGiB(%d) = %q, want %q", c.bytes, got, c.want)
+		}
+	}
+}
