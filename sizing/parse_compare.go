@@ -253,6 +253,7 @@ type optionOf struct {
 	method      Method
 	model       string
 	params      int64
+	experts     int // a bare mixture's experts: "8x7b"
 }
 
 // longestOption finds the longest option that ends at token at (before
@@ -301,8 +302,8 @@ func optionIn(words string, first token) (optionOf, string) {
 		return optionOf{gpu: o.gpu, gpus: o.gpus, nodes: o.nodes, memory: o.memory}, settingGPU
 	case subset(names, "method") && !p.MethodImplied && (q.Method == MethodFull || q.Method == MethodLoRA || q.Method == MethodQLoRA):
 		return optionOf{method: o.method}, settingMt
-	case subset(names, "model") && (q.Model != "" || q.Params != 0) && q.Experts == 0:
-		return optionOf{model: q.Model, params: q.Params}, settingModel
+	case subset(names, "model") && (q.Model != "" || q.Params != 0):
+		return optionOf{model: q.Model, params: q.Params, experts: q.Experts}, settingModel
 	}
 	return optionOf{}, ""
 }

@@ -26,6 +26,9 @@ func TestParseComparison(t *testing.T) {
 			[2]string{"lora for llama 3 8b on a 4090, cost ?", "qlora for llama 3 8b on a 4090, cost ?"}, FigurePerMonth},
 		{"llama 3 8b vs qwen 7b on a 4090", "model", [2]string{"llama 3 8b", "qwen 7b"},
 			[2]string{"llama 3 8b on a 4090", "qwen 7b on a 4090"}, FigureUnsaid},
+		// A bare mixture is a model too (trial H12 Q46).
+		{"70b vs 8x7b which is cheaper to serve on h100", "model", [2]string{"70b", "8x7b"},
+			[2]string{"70b which is to serve on h100", "8x7b which is to serve on h100"}, FigureUnsaid},
 		// A Mac's name before its chip is part of the card (trial H8 Q45).
 		{"mac studio m4 max 128gb vs 2x 3090 for running 70b locally", "gpu", [2]string{"mac studio m4 max 128gb", "2x 3090"},
 			[2]string{"mac studio m4 max 128gb for running 70b locally", "2x 3090 for running 70b locally"}, FigureUnsaid},
