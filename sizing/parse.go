@@ -212,6 +212,7 @@ type parser struct {
 	deviceErr      *InputError // the refusal of that device, when it is the parse's
 	noTryErr       *InputError // a problem with no similar question to offer, when it is the parse's
 	deviceTry      bool        // that refusal's Try sizes a desktop GPU of the device's typed memory
+	memoryTry      bool        // that refusal's Try gives a CPU asker the model's memory in all
 	quantizeWords  string      // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")

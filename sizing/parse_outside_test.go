@@ -123,7 +123,9 @@ func TestParseOutsideCards(t *testing.T) {
 // refusal says, even when the model is unknown too (trial H8 Q44 got
 // "gemma 2b is not a model I know" with the Try "gemma-2-2b lora
 // rtx-4090"); its Try never moves the question onto another card, except
-// a Jetson with its memory typed, asked on a desktop GPU of that memory.
+// a Jetson with its memory typed, asked on a desktop GPU of that memory,
+// and a model to run on a CPU, whose Try is its memory in all (trial H13
+// Q38: "how much ram ... on cpu" had no next step).
 func TestDeviceRefusalWins(t *testing.T) {
 	for _, c := range []struct{ in, device, try string }{
 		{"gemma 2b on a raspberry pi lol", "a Raspberry Pi", ""},
@@ -132,7 +134,9 @@ func TestDeviceRefusalWins(t *testing.T) {
 		{"run llama 3 8b int4 on a jetson orin nano 8gb?", "a Jetson", "fit llama-3-8b inference gptq 8gb"},
 		{"gemma 2b on a jetson orin 8gb", "a Jetson", ""},
 		{"mistral 7b on my iphone", "a phone", ""},
-		{"t5 large inference on a cpu", "CPU-only inference", ""},
+		{"t5 large inference on a cpu", "CPU-only inference", "fit which gpu t5-large inference"},
+		{"how much ram do i need on my pc to run mistral nemo 12b on cpu", "CPU-only inference", "fit which gpu mistral-nemo-12b inference"},
+		{"llama 3 8b lora on cpu", "CPU-only inference", ""},
 	} {
 		p, err := Parse(c.in)
 		var ie *InputError

@@ -356,10 +356,15 @@ func (p *parser) finish() {
 // desktop GPU of that memory, which tells whether the model fits.
 func (p *parser) refuseDevice() {
 	problem := fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords))
-	p.deviceTry = p.noDevice.n == 1 && p.err == nil && p.memGB > 0 && (p.q.Model != "" || p.q.Params > 0)
-	if p.deviceTry {
+	named := p.err == nil && (p.q.Model != "" || p.q.Params > 0)
+	p.deviceTry = p.noDevice.n == 1 && named && p.memGB > 0
+	p.memoryTry = p.noDevice.val == cpuOnly && named && (p.q.Method == "" || p.q.Method == MethodInference)
+	switch {
+	case p.deviceTry:
 		problem += fmt.Sprintf("; the Try sizes a desktop GPU with the same %d GB, which says whether the model fits but not how fast it runs (%s shares its memory with its CPU)", p.memGB, p.noDevice.val)
-	} else {
+	case p.memoryTry:
+		problem += "; the memory a model needs is about the same in RAM: the Try gives it, term by term, with the cards it fits (on a CPU people usually run a 4-bit GGUF: add q4_k_m for that)"
+	default:
 		problem += "; no similar device is sized, so there is no similar question to offer"
 	}
 	p.err, p.fix = &InputError{Problem: problem}, nil
@@ -368,13 +373,17 @@ func (p *parser) refuseDevice() {
 }
 
 // deviceHint is the Try of a device refusal: the question on a GPU of
-// the device's typed memory when it has one (refuseDevice), else none.
+// the device's typed memory when it has one, the model's memory in all
+// for a CPU (refuseDevice), else none.
 func (p *parser) deviceHint() string {
-	if !p.deviceTry {
+	if !p.deviceTry && !p.memoryTry {
 		return ""
 	}
 	q := p.q
 	q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
+	if p.memoryTry {
+		return "fit " + FormatAsk(Parsed{Query: q, Intent: IntentWhichGPU})
+	}
 	return fmt.Sprintf("fit %s %dgb", Format(q), p.memGB)
 }
 

@@ -2,6 +2,10 @@ package sizing
 
 import "fmt"
 
+// cpuOnly is the device a CPU-only question names: refused, with the
+// model's memory in all as its Try (refuseDevice).
+const cpuOnly = "CPU-only inference (llama.cpp on a CPU is not modelled)"
+
 // wordKind is what a known word or phrase means to the parser.
 type wordKind uint8
 
@@ -238,7 +242,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindNoDevice, val: "a phone"}, "phone", "phones", "iphone", "android", "smartphone", "cellphone")
 	add(word{kind: kindNoDevice, val: "a microcontroller"}, "arduino", "esp32", "microcontroller")
 	add(word{kind: kindNoDevice, val: "a Jetson", n: 1}, "jetson", "jetsonorin", "jetsonnano", "orin", "agxorin", "jetsonagxorin")
-	add(word{kind: kindNoDevice, val: "CPU-only inference (llama.cpp on a CPU is not modelled)"}, "cpuonly", "oncpu", "onlycpu", "onlyoncpu",
+	add(word{kind: kindNoDevice, val: cpuOnly}, "cpuonly", "oncpu", "onlycpu", "onlyoncpu",
 		"justcpu", "justoncpu", "oncpuonly", "onthecpu", "onmycpu", "onacpu", "onacpuonly", "onjustacpu", "onjustcpu", "nogpu", "withoutgpu", "withoutagpu", "withnogpu", "laptopcpu",
 		"onmylaptopcpu", "onlaptopcpu", "cpuinference", "inferenceoncpu")
 	add(word{kind: kindNoDevice, val: "a TPU"}, "tpu", "tpus", "tpuv4", "tpuv5e", "tpuv5p", "tpuv6e", "cloudtpu")
