@@ -22,8 +22,11 @@ func TestUnusedCarryMeaning(t *testing.T) {
 		{"mistral 7b 4090 long context", []string{"long context"}},
 		{"llama 3 8b qlora on paged optimizers", []string{"paged", "optimizers"}},
 		{"train 7b from scratch on 8 h100s", nil},
-		// A percentage is never a model name (trial H11 Q36 offered t5-base for "80%").
-		{"per token cost of llama 3.1 70b on 4x h100 at 80% utilization", []string{"80% utilization"}},
+		// A percentage is never a model name (trial H11 Q36 offered t5-base
+		// for "80%"); a busy share prices serving, not training.
+		{"per token cost of llama 3.1 70b on 4x h100 at 80% utilization", nil},
+		{"llama 3.1 8b lora on an h100 at 80% utilization", nil},
+		{"llama 3.1 8b on an h100 at 80% memory", []string{"80%"}},
 		{"llama 3.1 8b on an h100 95%", []string{"95%"}},
 	} {
 		p, err := Parse(tt.q)

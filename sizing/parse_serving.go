@@ -466,6 +466,15 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			sw.setLength(promptWords[unit], t, toks, i, end)
 			mark(i, end)
 		}
+	case glued == "%" && busyWords[w(i+1)], glued == "" && unit == "%" && busyWords[w(i+2)]:
+		// "at 80% utilization": the share of the time the cards serve,
+		// which a cost per token is over (trial H11 Q36).
+		end := i + 2
+		if glued == "" {
+			end++
+		}
+		sw.setBusy(v, toks, i, end)
+		mark(i, end)
 	case glued == "" && unit == "gpu" && utilLeads[w(i+2)] && !isNumber(w(i+3)):
 		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
@@ -599,6 +608,29 @@ func (sw *serveWords) setUtil(v float64, k string, toks []token, from, to int) {
 	sw.said = append(sw.said, Field{Name: "gpu_memory_utilization", Value: formatFloat(v), Words: joinRaw(toks, from, to)})
 }
 
+// setBusy records the share of the time the cards serve, said as a
+// percentage.
+func (sw *serveWords) setBusy(percent float64, toks []token, from, to int) {
+	if percent <= 0 || percent > 100 {
+		sw.problem = fmt.Sprintf("%s is not a share of the time (1%% to 100%%)", quote(joinRaw(toks, from, to)))
+		return
+	}
+	sw.load.BusyShare = percent / 100
+	sw.said = append(sw.said, Field{Name: "busy_share", Value: formatFloat(sw.load.BusyShare), Words: joinRaw(toks, from, to)})
+}
+
+// percentOf writes a share as the shortest percentage that setBusy reads
+// back to the same share ("80%").
+func percentOf(share float64) string {
+	for digits := 1; digits < 17; digits++ {
+		s := strconv.FormatFloat(share*100, 'g', digits, 64)
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v/100 == share {
+			return strconv.FormatFloat(v, 'f', -1, 64) + "%"
+		}
+	}
+	return strconv.FormatFloat(share*100, 'f', -1, 64) + "%"
+}
+
 // exactFloat is n as the nearest float64 to its decimal digits ("0.95"
 // is 0.95, not 95 × 0.01).
 func exactFloat(n number) float64 {
@@ -670,10 +702,14 @@ func (sw *serveWords) apply(r *Parsed) {
 	if sw.said == nil && !sw.capacity && !sw.load.Plan {
 		return
 	}
-	r.Fields = append(r.Fields, sw.said...)
+	inference := r.Query.Method == "" || r.Query.Method == MethodInference
+	for _, f := range sw.said {
+		if f.Name != "busy_share" || inference { // finish left a training run's busy share unused
+			r.Fields = append(r.Fields, f)
+		}
+	}
 	l := sw.load
 	asks := sw.capacity || l.Plan || l.targets()
-	inference := r.Query.Method == "" || r.Query.Method == MethodInference
 	if asks && inference && (r.Intent == IntentFit || r.Intent == IntentWhichGPU) {
 		r.Intent = IntentServe
 	}
@@ -782,6 +818,9 @@ func formatServe(l ServeLoad) string {
 	}
 	if l.Engine == EngineSGLang {
 		parts = append(parts, EngineSGLang)
+	}
+	if l.BusyShare > 0 {
+		parts = append(parts, percentOf(l.BusyShare), "utilization")
 	}
 	return strings.Join(parts, " ")
 }

@@ -53,7 +53,8 @@ func TestParseServing(t *testing.T) {
 		{"llama 3.1 8b for 5k users a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 3.47}},
 		{"llama 3.1 8b 2k DAU on 2 l4s", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.39}},
 		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
-		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{}},
+		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{BusyShare: 0.8}},
+		{"cost per million tokens of qwen3 8b on an l4 at 35 % busy", IntentServe, 0, ServeLoad{BusyShare: 0.35}},
 		{"cost per million tokens for llama 3.1 8b on an h100", IntentServe, 0, ServeLoad{}},
 		{"llama 3.1 8b on an h100 cost per token", IntentServe, 0, ServeLoad{}},
 		{"llama 3 8b a10 20 tok/s per user", IntentServe, 0, ServeLoad{TokensPerSecondPerUserTarget: 20}},

@@ -326,6 +326,11 @@ func (p *parser) finish() {
 	p.applyMFU()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
+	if b := p.q.Serve.BusyShare; b > 0 && !serving {
+		// A training run keeps its cards busy; its cost is per run.
+		p.q.Serve.BusyShare = 0
+		p.note(fmt.Sprintf("not used: %q (a busy share prices serving; a training run's cost is its hours)", percentOf(b)+" utilization"))
+	}
 	for _, n := range p.serve.settled {
 		p.note(n)
 	}

@@ -166,13 +166,14 @@ type serveSpec struct {
 	tpsTarget       float64 // output tokens/s per user; 0 when none
 	totalTPS        float64 // output tokens/s of all replicas together; 0 when none
 	maxSeqsOverride int     // max_num_seqs the engine is started with; 0: its default
+	busy            float64 // share of the time the replicas serve; 0: all of it
 }
 
 // spec is the serving spec of a resolved inference request.
 func (r *Request) spec() serveSpec {
 	sp := serveSpec{engine: r.Engine, util: r.GPUMemoryUtilization, prompt: r.PromptTokens, output: r.OutputTokens,
 		users: r.Concurrency, rps: r.RequestsPerSecond, ttftTarget: r.TTFTTargetSeconds, tpsTarget: r.TokensPerSecondPerUserTarget,
-		totalTPS: r.OutputTokensPerSecondTarget}
+		totalTPS: r.OutputTokensPerSecondTarget, busy: r.BusyShare}
 	if sp.engine == "" {
 		sp.engine = EngineVLLM
 	}
@@ -450,6 +451,9 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 		sv.USDPerHour, sv.USDPerMonth = &perHour, &month
 		if sv.OutputTokensPerSecond > 0 {
 			perM := perHour / (sv.OutputTokensPerSecond * float64(sv.Replicas) * 3600) * 1e6
+			if sp.busy > 0 {
+				perM /= sp.busy // paid by the hour, making tokens only while busy
+			}
 			sv.USDPerMillionOutputTokens = &perM
 		}
 	}
@@ -479,6 +483,9 @@ func servingAssumptions(r *Request, s *shape, g *GPU, sp serveSpec, mfu float64)
 		out = append(out, fmt.Sprintf("%.3g requests/s arriving at random (M/D/1 queue before prefill)", sp.rps))
 	} else {
 		out = append(out, "each user sends the next request when the last one ends (no think time)")
+	}
+	if sp.busy > 0 {
+		out = append(out, fmt.Sprintf("busy %.0f%% of the time: the cost per 1M output tokens is over that share (the cards are paid for all of it)", sp.busy*100))
 	}
 	return out
 }

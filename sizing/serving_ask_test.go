@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -121,6 +122,23 @@ func TestServeCapacity(t *testing.T) {
 	over := askServe(t, "can 2xh100 serve 500 users of llama-3.1-70b fp8 at 4k context ttft 2s")
 	if o := over.Serve.Capacity; over.Serve.MeetsTargets || o.Replicas < 2 {
 		t.Errorf("500 users on 2× H100: meets %v, %d replicas", over.Serve.MeetsTargets, o.Replicas)
+	}
+}
+
+// TestServeBusyShare: cards busy 80% of the time cost 1/0.8 as much per
+// output token, everything else the same (trial H11 Q36 left "80%
+// utilization" unused).
+func TestServeBusyShare(t *testing.T) {
+	full := askServe(t, "whats the per token cost of llama 3.1 70b on 4x h100").Serve.Capacity
+	busy := askServe(t, "whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization").Serve.Capacity
+	if full == nil || busy == nil || full.USDPerMillionOutputTokens == nil || busy.USDPerMillionOutputTokens == nil {
+		t.Fatalf("no cost per token: %+v, %+v", full, busy)
+	}
+	if f, b := *full.USDPerMillionOutputTokens, *busy.USDPerMillionOutputTokens; math.Abs(b-f/0.8) > 1e-9*f {
+		t.Errorf("per 1M output tokens: %v at 80%% busy, want %v / 0.8 = %v", b, f, f/0.8)
+	}
+	if *full.USDPerMonth != *busy.USDPerMonth || full.Concurrency != busy.Concurrency {
+		t.Errorf("a busy share changed the month or the users: %v/%d vs %v/%d", *full.USDPerMonth, full.Concurrency, *busy.USDPerMonth, busy.Concurrency)
 	}
 }
 

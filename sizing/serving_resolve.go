@@ -74,6 +74,9 @@ func (rs *resolved) resolveServe(q Query) error {
 			return inputErr(fmt.Sprintf("fit %s 50 users ttft 1s", r.Model), "a %s of %g is out of range (0 to %g)", c.name, c.v, c.limit)
 		}
 	}
+	if b := l.BusyShare; b < 0 || b > 1 {
+		return inputErr(fmt.Sprintf("fit %s 80%% utilization", r.Model), "a busy share of %g is not a share of the time between 0 and 1", b)
+	}
 	if u := l.GPUMemoryUtilization; u != 0 && (u < minGPUUtil || u > 1) {
 		return inputErr(fmt.Sprintf("fit %s gpu util 0.9", r.Model), "gpu util %g is not a share of the card between %g and 1", u, minGPUUtil)
 	}
@@ -92,6 +95,7 @@ func (rs *resolved) resolveServe(q Query) error {
 		}
 	}
 	r.Engine = l.Engine
+	r.BusyShare = l.BusyShare
 	r.FirstTokenAsked = l.FirstToken
 	r.PromptTokens, r.OutputTokens = l.PromptTokens, l.OutputTokens
 	switch {

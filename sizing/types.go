@@ -179,6 +179,10 @@ type ServeLoad struct {
 	OutputTokensPerSecondTarget float64
 	GPUMemoryUtilization        float64 // "gpu util 0.95"
 	Engine                      string  // "sglang"; "" is vLLM
+	// BusyShare is the share of the time the replicas are busy ("at 80%
+	// utilization"): the cards are paid for all of it and make tokens in
+	// that share, so the cost per output token is over it; 0 when not said.
+	BusyShare float64
 	// FirstToken asks the time to the first token with no target ("time
 	// to first token for a 32k prompt", "what's the ttft"): the answer
 	// says it for one request alone.
@@ -269,6 +273,10 @@ type Request struct {
 	OutputTokensPerSecondTarget  float64 `json:"output_tokens_per_second_target,omitempty"` // all replicas together
 	GPUMemoryUtilization         float64 `json:"gpu_memory_utilization,omitempty"`
 	Engine                       string  `json:"engine,omitempty"`
+	// BusyShare is the share of the time the cards serve ("at 80%
+	// utilization"), which the cost per output token is over; left out
+	// when not said (busy all the time).
+	BusyShare float64 `json:"busy_share,omitempty"`
 	// FirstTokenAsked is true when the question asked the time to the
 	// first token with no target: the answer says it at batch 1.
 	FirstTokenAsked bool `json:"first_token_asked,omitempty"`
