@@ -202,7 +202,8 @@ func (s *Service) NeedsHub(q Question) bool {
 // Resolve finishes reading a sizing question, in this order: the model
 // from the Hugging Face Hub (NeedsHub), then, when the question names no
 // GPU, the team's machines (see sizing.OnMachines), so that a Hub model
-// is placed by its own size. team names whose machines; the command
+// is placed by its own size; last, a cheapest question that left the
+// method unsaid is put on its cheapest way (sizing.CheapestWay). team names whose machines; the command
 // line's are team "". Other questions are returned as they are.
 func (s *Service) Resolve(ctx context.Context, team string, q Question) Question {
 	if !q.Sizing() || q.configured {
@@ -227,6 +228,10 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	if q.Err == nil && !s.onCluster(ctx, ms, &q) {
 		q.teamFree = !placeable(q.Parsed)
 		q.Parsed = s.onMachines(ctx, ms, q.Text, q.Parsed)
+	}
+	if q.Err == nil {
+		estimate := func(sq sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, sq) }
+		q.Parsed = sizing.CheapestWay(q.Parsed, estimate)
 	}
 	return q
 }

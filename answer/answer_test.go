@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -163,10 +165,13 @@ func TestAskWithoutAsker(t *testing.T) {
 // TestHostRAMSaidIsChecked: the machine's memory said beside an offload
 // question is checked against the host RAM the answer counts, first among
 // the warnings; without offload, or with enough memory, nothing is said.
+// 70B QLoRA offloaded holds its 4-bit base and adapter state, about 60 GiB
+// (not the 131 GiB 16-bit checkpoint): 64 GB is enough, 32 GB is not.
 func TestHostRAMSaidIsChecked(t *testing.T) {
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}
 	for text, short := range map[string]bool{
-		"llama-3.3-70b qlora rtx-4090 offload with 64gb ram":  true,
+		"llama-3.3-70b qlora rtx-4090 offload with 32gb ram":  true,
+		"llama-3.3-70b qlora rtx-4090 offload with 64gb ram":  false,
 		"llama-3.3-70b qlora rtx-4090 offload with 512gb ram": false,
 		"llama-3.1-8b qlora rtx-4090 with 8gb ram":            false,
 		"llama-3.3-70b qlora rtx-4090 offload":                false,
@@ -193,6 +198,30 @@ func TestCheapestIsNotPlacedOnMachines(t *testing.T) {
 	}
 	if q := s.Resolve(ctx, "T1", s.Read("finetune llama 3.1 8b full")); q.Parsed.Query.GPU == "" {
 		t.Errorf("the same question without cheapest was not placed on the team's machines")
+	}
+}
+
+// TestCheapestWayLeads: "cheapest way to fine tune" with no method said
+// is answered on its cheapest way, so both faces lead with it (trial H14
+// Q1 led with a full fine-tune on an A100); the full fine-tune said stays.
+func TestCheapestWayLeads(t *testing.T) {
+	ctx := context.Background()
+	s := &Service{Estimator: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}}
+	for text, want := range map[string]sizing.Method{
+		"whats the cheapest way to fine tune phi-3 mini": sizing.MethodLoRA,
+		"cheapest way to full fine tune phi-3 mini":      sizing.MethodFull,
+	} {
+		f, err := s.Fit(ctx, s.Resolve(ctx, "", s.Read(text)))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if got := f.Answer.Request.Method; got != want {
+			t.Errorf("%q: answered on %s, want %s", text, got, want)
+		}
+		said := slices.ContainsFunc(f.Answer.Assumptions, func(a string) bool { return strings.HasPrefix(a, "cheapest way: ") })
+		if said != (want != sizing.MethodFull) {
+			t.Errorf("%q: cheapest way said %v (assumptions %q)", text, said, f.Answer.Assumptions)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ func checkHostRAM(a *sizing.Answer, have int64) {
 	if o := a.Request.Offload; have <= 0 || a.HostRAMBytes <= have || o == "" || o == sizing.OffloadNone {
 		return
 	}
-	a.Warnings = append([]string{fmt.Sprintf("Host RAM may run short: this counts %s per machine (the larger of the bf16 checkpoint and the %s-offloaded states with a 1.5× margin), more than the %d GB said",
+	a.Warnings = append([]string{fmt.Sprintf("Host RAM may run short: this counts %s per machine (the larger of the checkpoint as it loads and the %s-offloaded states with a 1.5× margin), more than the %d GB said",
 		display.GiB(a.HostRAMBytes), a.Request.Offload, have>>30)}, a.Warnings...)
 }
 

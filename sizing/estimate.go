@@ -15,6 +15,11 @@ const (
 	// hostRAMFactor is how much host RAM fitbot asks for per byte that
 	// offload moves there (the seeds: provision 1.5-2×).
 	hostRAMFactor = 1.5
+	// checkpointShardBytes is the most of a 16-bit checkpoint a QLoRA load
+	// holds in host RAM at once: one safetensors shard (Hugging Face's
+	// save_pretrained writes shards of at most 5 GB), which bitsandbytes
+	// quantises to 4 bits on the GPU before the next is read.
+	checkpointShardBytes = 5e9
 	// maxServerRAMBytes is the most host RAM fitbot takes one machine to
 	// hold: 4 TiB, the largest memory NVIDIA lists for a DGX B200 (2 TB,
 	// up to 4 TB); a DGX H100 has 2 TB. CPU offload that needs more per
@@ -324,8 +329,11 @@ func bindingTerm(m Memory) string {
 
 // hostNeeds is the host RAM per machine and the local disk the request
 // needs. Without offload, host RAM holds one copy of the checkpoint while
-// it loads; with CPU offload it holds the offloaded optimizer states and
-// the fp32 gradients they step on (and at stage 3 the 16-bit weights),
+// it loads, except under QLoRA: bitsandbytes quantises each shard as it
+// arrives, so host RAM holds one 16-bit shard at a time (checkpointShardBytes)
+// and never the whole 16-bit copy. With CPU offload it holds the offloaded optimizer states and
+// the fp32 gradients they step on (and at stage 3 the 16-bit weights of
+// what is trained and the frozen base as stored, 4-bit under QLoRA),
 // times hostRAMFactor, spread over the machines: 16 B per parameter at
 // stage 2 and 18 B at stage 3 for mixed-precision AdamW, DeepSpeed's own
 // figures (estimate_zero2/zero3_model_states_mem_needs with zero_init;
@@ -352,6 +360,9 @@ func hostStateNeeds(r *Request, s *shape) (ram, disk int64) {
 	}
 	checkpoint := modelWeightBytes(s, ckptQuant, ckptPrec)
 	ram, disk = ceilBytes(checkpoint), ceilBytes(checkpoint)
+	if r.Method == MethodQLoRA {
+		ram = min(ram, checkpointShardBytes)
+	}
 	if r.Method == MethodInference || r.Offload == OffloadNone {
 		return ram, disk
 	}

@@ -43,3 +43,31 @@ func TestOffloadBeyondAServer(t *testing.T) {
 		}
 	}
 }
+
+// TestQLoRAHostRAM: a QLoRA base is quantised shard by shard as it loads,
+// so host RAM never holds the 16-bit checkpoint (131 GiB for 70B, which
+// the answer used to ask for); offloaded, it holds the 4-bit base (about
+// 37 GiB) and the adapters' state, 1.5× for pinned memory. A full
+// fine-tune without offload still loads one 16-bit copy.
+func TestQLoRAHostRAM(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		ramGiB int64 // host RAM per machine, whole GiB
+	}{
+		{"llama 3.1 70b qlora offload 1 4090", 60},
+		{"llama 3.1 70b qlora 1 h100", 4},
+		{"llama 3.1 8b full finetune 1 h100", 14},
+	} {
+		p, err := Parse(c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := (&Estimator{}).Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.HostRAMBytes >> 30; got != c.ramGiB {
+			t.Errorf("%q: host RAM %d GiB, want %d", c.text, got, c.ramGiB)
+		}
+	}
+}

@@ -495,6 +495,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		case QuantNone:
 			quant = QuantNF4DQ
 			rs.assume("QLoRA base in 4-bit NF4 with double quantisation (4.127 bits per weight); embeddings, LM head and norms stay 16-bit")
+			rs.assume("QLoRA loads the 16-bit checkpoint shard by shard (5 GB at most each), bitsandbytes quantising each on load: host RAM never holds the whole 16-bit copy")
 		case QuantNF4, QuantNF4DQ:
 		case QuantINT8:
 			rs.assume("QLoRA over an 8-bit base: bitsandbytes LLM.int8 (load_in_8bit, one fp32 scale per row), as PEFT's prepare_model_for_kbit_training takes it")
@@ -722,6 +723,9 @@ func (rs *resolved) resolveTraining(q Query) error {
 	}
 	if offload {
 		rs.assume("host RAM is 1.5× the offloaded state (the seeds advise provisioning 1.5-2×; pinned memory fragments)")
+	}
+	if offload && r.Method == MethodQLoRA && r.ZeROStage == 3 {
+		rs.assume("the base is offloaded as it is stored, in 4 bits: host RAM holds it, the adapters' 16-bit weights, fp32 gradients and optimizer states, not a 16-bit copy of the model")
 	}
 	return nil
 }
