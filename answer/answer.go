@@ -203,8 +203,9 @@ func (s *Service) NeedsHub(q Question) bool {
 // from the Hugging Face Hub (NeedsHub), then, when the question names no
 // GPU, the team's machines (see sizing.OnMachines), so that a Hub model
 // is placed by its own size; last, a cheapest question that left the
-// method unsaid is put on its cheapest way (sizing.CheapestWay). team names whose machines; the command
-// line's are team "". Other questions are returned as they are.
+// method unsaid is put on its cheapest way (sizing.CheapestWay). team
+// names whose machines; the command line's are team "". Other questions
+// are returned as they are.
 func (s *Service) Resolve(ctx context.Context, team string, q Question) Question {
 	if !q.Sizing() || q.configured {
 		return q

@@ -330,9 +330,10 @@ func bindingTerm(m Memory) string {
 // hostNeeds is the host RAM per machine and the local disk the request
 // needs. Without offload, host RAM holds one copy of the checkpoint while
 // it loads, except under QLoRA: bitsandbytes quantises each shard as it
-// arrives, so host RAM holds one 16-bit shard at a time (checkpointShardBytes)
-// and never the whole 16-bit copy. With CPU offload it holds the offloaded optimizer states and
-// the fp32 gradients they step on (and at stage 3 the 16-bit weights of
+// arrives, so host RAM holds one 16-bit shard at a time
+// (checkpointShardBytes) and never the whole 16-bit copy. With CPU
+// offload it holds the offloaded optimizer states and the fp32 gradients
+// they step on (and at stage 3 the 16-bit weights of
 // what is trained and the frozen base as stored, 4-bit under QLoRA),
 // times hostRAMFactor, spread over the machines: 16 B per parameter at
 // stage 2 and 18 B at stage 3 for mixed-precision AdamW, DeepSpeed's own
