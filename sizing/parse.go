@@ -271,7 +271,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	if err != nil {
 		return Parsed{}, nil, err
 	}
-	toks = readNumberWords(toks)
+	toks, vague := readNumberWords(toks)
 	toks, ask := readAsk(toks)
 	toks, money := readMoney(input, toks)
 	toks, mfu := readMFU(toks)
@@ -281,7 +281,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		_, toks[k].known = phrases[toks[k].key]
 	}
 	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuNoteAt: -1}
-	for _, n := range slices.Concat(ask.notes, serve.notes) {
+	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
 	if ask.problem != "" {
