@@ -1279,7 +1279,7 @@ func (p *parser) unknown(i int) int {
 	}
 	if gpuFamilies[t.key] {
 		j := i + 1
-		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) {
+		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) && !p.memoryWordAt(j) {
 			j++
 		}
 		words := p.text(i, j)
@@ -1525,6 +1525,17 @@ func sizeWordSaid(words string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// memoryWordAt reports whether token j starts a typed GPU memory ("6gb",
+// "6 gb"): it is the card's memory, never part of an unknown card's name
+// ("rtx 2060 6gb"; trial H14).
+func (p *parser) memoryWordAt(j int) bool {
+	if _, ok := typedGB(p.toks[j].key); ok {
+		return true
+	}
+	_, ok := parseNumber(p.toks[j].key)
+	return ok && j+1 < len(p.toks) && (p.toks[j+1].key == "gb" || p.toks[j+1].key == "gib")
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure
