@@ -40,7 +40,7 @@ func TestNumberWords(t *testing.T) {
 		{"llama 3.1 8b for a couple of hundred users", "llama-3.1-8b batch 200 gpus needed", `"a couple of hundred" taken as 200`},
 		{"llama 3.1 8b for several hundred users", "llama-3.1-8b batch 500 gpus needed", `"several hundred" taken as 500`},
 		{"llama 3.1 8b for a few k users", "llama-3.1-8b batch 3000 gpus needed", `"a few k" taken as 3000`},
-		{"llama 3.1 8b for several thousand employees", "llama-3.1-8b gpus needed 3.47 qps", `"several thousand" taken as 5000`},
+		{"llama 3.1 8b for several thousand employees", "llama-3.1-8b gpus needed 5000 daily users", `"several thousand" taken as 5000`},
 	} {
 		p, err := Parse(c.in)
 		if err != nil {
