@@ -272,7 +272,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	if err != nil {
 		return Parsed{}, nil, err
 	}
-	toks = readNumberWords(toks)
+	toks, vague := readNumberWords(toks)
 	toks, ask := readAsk(toks)
 	toks, money := readMoney(input, toks)
 	toks, mfu := readMFU(toks)
@@ -282,7 +282,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		_, toks[k].known = phrases[toks[k].key]
 	}
 	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuNoteAt: -1}
-	for _, n := range slices.Concat(ask.notes, serve.notes) {
+	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
 	if ask.problem != "" {
@@ -365,6 +365,13 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	}
 	if same {
 		return true
+	}
+	if f == fGPU && p.ask.buy {
+		// "is a 4090 worth it vs renting an a100": buy-vs-rent prices
+		// owning a card against renting the same card (trial H14).
+		p.fail(fmt.Sprintf("two GPUs in one question: %s and %s; buy-vs-rent weighs owning a card against renting the same card, so the Try asks it of %s (ask about %s on its own for its own figures)",
+			quote(p.words[f]), quote(words), quote(p.words[f]), quote(words)), nil)
+		return false
 	}
 	p.fail(fmt.Sprintf("two %s in one question: %s and %s; ask about one at a time",
 		fieldNames[f].plural, quote(p.words[f]), quote(words)), nil)
@@ -1280,7 +1287,7 @@ func (p *parser) unknown(i int) int {
 	}
 	if gpuFamilies[t.key] {
 		j := i + 1
-		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) {
+		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) && !p.memoryWordAt(j) {
 			j++
 		}
 		words := p.text(i, j)
@@ -1526,6 +1533,17 @@ func sizeWordSaid(words string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// memoryWordAt reports whether token j starts a typed GPU memory ("6gb",
+// "6 gb"): it is the card's memory, never part of an unknown card's name
+// ("rtx 2060 6gb"; trial H14).
+func (p *parser) memoryWordAt(j int) bool {
+	if _, ok := typedGB(p.toks[j].key); ok {
+		return true
+	}
+	_, ok := parseNumber(p.toks[j].key)
+	return ok && j+1 < len(p.toks) && (p.toks[j+1].key == "gb" || p.toks[j+1].key == "gib")
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -136,6 +137,9 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.largest, used[i] = true, true
 		}
 	}
+	if !a.buy {
+		a.buy = worthRenting(toks, used)
+	}
 	if a.buy {
 		for i := range toks {
 			if !used[i] && rentWords[toks[i].key] {
@@ -151,6 +155,26 @@ func readAsk(toks []token) ([]token, askWords) {
 		}
 	}
 	return rest, a
+}
+
+// rentedWords say that a card is rented, the other side of a question
+// whether buying one is "worth it".
+var rentedWords = map[string]bool{"rent": true, "renting": true, "rental": true, "rented": true, "cloud": true}
+
+// worthRenting reports whether the question weighs buying against
+// renting with "worth it" ("is a 4090 worth it vs renting an a100";
+// trial H14), marking "worth" (and "it") used. "is lora worth it" with
+// no renting word is not one.
+func worthRenting(toks []token, used []bool) bool {
+	worth := slices.IndexFunc(toks, func(t token) bool { return t.key == "worth" })
+	if worth < 0 || !slices.ContainsFunc(toks, func(t token) bool { return rentedWords[t.key] }) {
+		return false
+	}
+	used[worth] = true
+	if worth+1 < len(toks) && toks[worth+1].key == "it" {
+		used[worth+1] = true
+	}
+	return true
 }
 
 // readWorkload reads jobs per week, hours per job, the electricity price

@@ -43,6 +43,11 @@ func TestParseAsk(t *testing.T) {
 			q: Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}, w: Workload{JobsPerWeek: 12 * 12.0 / 52, HoursPerJob: 2, USDPerKWh: 0.15, Years: 2}},
 		{in: "13b lora 4090 buy-vs-rent", intent: IntentBuyRent, q: Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}},
 		{in: "13b lora 4090", intent: IntentFit, q: Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}},
+		// "worth it" against renting asks buy-or-rent (trial H14); "worth
+		// it" alone does not.
+		{in: "is a 4090 worth it vs renting for finetuning a 7b model, 3 jobs a week 5h each", intent: IntentBuyRent,
+			q: Query{Params: 7e9, Method: MethodFull, GPU: "rtx-4090"}, w: Workload{JobsPerWeek: 3, HoursPerJob: 5}},
+		{in: "is lora worth it for a 7b on a 4090", intent: IntentFit, q: Query{Params: 7e9, Method: MethodLoRA, GPU: "rtx-4090"}},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			p, err := Parse(tt.in)
@@ -69,6 +74,26 @@ func TestParseAsk(t *testing.T) {
 				t.Errorf("FormatAsk %q reads back as %q %+v %+v", FormatAsk(p), back.Intent, back.Query, back.Workload)
 			}
 		})
+	}
+}
+
+// TestBuyRentTwoCards: buying one card against renting another is
+// refused with a Try that keeps buy-vs-rent and the card to buy, which
+// answers (trial H14 lost buy-vs-rent: "is a 4090 worth it vs renting an
+// a100 for finetuning a 7b model" tried "fit 7b full rtx-4090").
+func TestBuyRentTwoCards(t *testing.T) {
+	const want = "fit 7b full rtx-4090 buy-vs-rent 3 jobs/week 5h"
+	_, err := Parse("is a 4090 worth it vs renting an a100 for finetuning a 7b model")
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Hint != want || !strings.Contains(ie.Problem, "renting the same card") {
+		t.Fatalf("err %v (Try %q), want a refusal saying buy-vs-rent rents the same card, Try %q", err, hintOf(ie), want)
+	}
+	p, err := Parse(strings.TrimPrefix(ie.Hint, "fit "))
+	if err != nil || p.Intent != IntentBuyRent || p.Query.GPU != "rtx-4090" {
+		t.Fatalf("Try %q reads as %s %q (%v), want buy-vs-rent on the rtx-4090", ie.Hint, p.Intent, Format(p.Query), err)
+	}
+	if _, err := (&Estimator{Prices: servePrices}).Ask(p); err != nil {
+		t.Errorf("Try %q: %v", ie.Hint, err)
 	}
 }
 

@@ -151,8 +151,8 @@ func (p *parser) resolveMemory() {
 	p.words[fGPU] = words
 	p.q.GPU = pick.id
 	if pick.exact {
-		p.gpuNote(fmt.Sprintf("%s taken as a %d GB card: sized on the %s (%.1f GiB usable), the smallest %d GB card I know; name your card for its own figures",
-			quote(words), gb, pick.name, pick.usableGiB, gb))
+		p.gpuNote(fmt.Sprintf("%s taken as %s %d GB card: sized on the %s (%.1f GiB usable), the smallest %d GB card I know; name your card for its own figures",
+			quote(words), article(gb), gb, pick.name, pick.usableGiB, gb))
 		return
 	}
 	p.q.GPUMemoryBytes = int64(gb) << 30

@@ -24,7 +24,7 @@ func TestParseTypedMemory(t *testing.T) {
 		{"llama 3 8b inference on a 16GB gpu", "t4", 0, 0, `"16GB" taken as a 16 GB card: sized on the T4 16 GB`, 15.0, "T4 16 GB"},
 		{"QLoRA a 70b on one 24gb card", "a10", 1, 0, "the smallest 24 GB card I know", 22.5, "A10 24 GB"},
 		{"13b lora 2x24gb", "a10", 2, 0, `"2x24gb" taken as a 24 GB card`, 22.5, "A10 24 GB"},
-		{"70b inference 80GB", "h100", 0, 0, "a 80 GB card", 79.6, "H100 SXM 80 GB"},
+		{"70b inference 80GB", "h100", 0, 0, "an 80 GB card", 79.6, "H100 SXM 80 GB"},
 		{"13b lora a100 with 40gb", "a100-40", 0, 0, `"a100" with "40gb" taken as the A100 SXM 40 GB`, 39.6, "A100 SXM 40 GB"},
 		{"llama 3.1 8b on my m3 max 48gb", "m3-max-128", 0, 48, `"m3 max" with "48gb" taken as the 48 GB model of the M3 Max`, 36, "M3 Max 48 GB"},
 		{"llama 3.1 8b on my m3 max 36gb", "m3-max-36", 0, 0, "", 24, "M3 Max 36 GB"},

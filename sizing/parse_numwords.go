@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -82,14 +83,59 @@ func numberWordAt(toks []token, i int) (int, int) {
 	return v, n
 }
 
+// Vague counts of hundreds or thousands ("a few hundred users", "a
+// couple of thousand", "several k") are read as a number so that the
+// load is sized, and the reading is said: a few is 3, a couple 2 and
+// several 5 (trial H14: "a few hundred users" was read as 100).
+var (
+	vagueWords = map[string]int{"few": 3, "couple": 2, "several": 5}
+	vagueScale = map[string]int{"hundred": 100, "hundreds": 100, "thousand": 1000, "thousands": 1000, "k": 1000}
+)
+
+// vagueCountAt reads a vague count of hundreds or thousands at toks[i]
+// ("a few hundred", "few thousand", "a couple of hundred", "several
+// k"). It reports the value and the tokens used (0 when there is none).
+func vagueCountAt(toks []token, i int) (int, int) {
+	j := i
+	if j < len(toks) && toks[j].key == "a" {
+		j++
+	}
+	if j >= len(toks) || toks[j].ignorable {
+		return 0, 0
+	}
+	v, ok := vagueWords[toks[j].key]
+	if !ok {
+		return 0, 0
+	}
+	j++
+	if j < len(toks) && toks[j].key == "of" {
+		j++
+	}
+	if j >= len(toks) || toks[j].ignorable {
+		return 0, 0
+	}
+	scale, ok := vagueScale[toks[j].key]
+	if !ok {
+		return 0, 0
+	}
+	return v * scale, j + 1 - i
+}
+
 // readNumberWords replaces each number written in words that the
 // vocabulary does not read as a count by one token of its digits: its
 // raw text and key are the digits, its offsets those of the words, so
-// that the asker's words are still quoted as written.
-func readNumberWords(toks []token) []token {
+// that the asker's words are still quoted as written. It returns a note
+// for each vague count it read ("a few hundred" taken as 300).
+func readNumberWords(toks []token) ([]token, []string) {
 	out := toks[:0]
+	var notes []string
 	for i := 0; i < len(toks); {
-		v, n := numberWordAt(toks, i)
+		v, n := vagueCountAt(toks, i)
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("%s taken as %d", quote(joinRaw(toks, i, i+n)), v))
+		} else {
+			v, n = numberWordAt(toks, i)
+		}
 		if n == 0 || (n == 1 && v <= maxVocabCount) {
 			out = append(out, toks[i])
 			i++
@@ -99,5 +145,5 @@ func readNumberWords(toks []token) []token {
 		out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+n-1].end})
 		i += n
 	}
-	return out
+	return out, notes
 }

@@ -7,8 +7,9 @@ import (
 )
 
 // TestNumberWords checks that counts written in words beyond sixteen are
-// read as their digits are, and that one that counts nothing is an error
-// that quotes it, never a word silently dropped (#31).
+// read as their digits are, that a vague count of hundreds or thousands
+// is read as a number and said (trial H14), and that one that counts
+// nothing is an error that quotes it, never a word silently dropped (#31).
 func TestNumberWords(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"twenty a100s for a 70b full finetune, how long for 1B tokens", "70b full 20xa100-80 1b tokens"},
@@ -31,6 +32,29 @@ func TestNumberWords(t *testing.T) {
 		}
 		if got := Format(p.Query); got != c.want {
 			t.Errorf("Parse(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want, note string }{
+		{"what do i need to host llama 3.1 70b for our app with a few hundred users", "llama-3.1-70b inference batch 300 gpus needed", `"a few hundred" taken as 300`},
+		{"serve mixtral 8x7b for a few hundred users, what hardware", "mixtral-8x7b inference batch 300 gpus needed", `"a few hundred" taken as 300`},
+		{"llama 3.1 8b for a couple of hundred users", "llama-3.1-8b batch 200 gpus needed", `"a couple of hundred" taken as 200`},
+		{"llama 3.1 8b for several hundred users", "llama-3.1-8b batch 500 gpus needed", `"several hundred" taken as 500`},
+		{"llama 3.1 8b for a few k users", "llama-3.1-8b batch 3000 gpus needed", `"a few k" taken as 3000`},
+		{"llama 3.1 8b for several thousand employees", "llama-3.1-8b gpus needed 5000 daily users", `"several thousand" taken as 5000`},
+	} {
+		p, err := Parse(c.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		if got := Format(p.Query); got != c.want {
+			t.Errorf("Parse(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if !slices.Contains(p.Notes, c.note) {
+			t.Errorf("Parse(%q) notes %q, want %q among them", c.in, p.Notes, c.note)
+		}
+		if slices.Contains(p.Unused, "few") {
+			t.Errorf("Parse(%q): \"few\" left unused", c.in)
 		}
 	}
 	_, err := Parse("twenty 70b lora h100")

@@ -306,6 +306,7 @@ type outsideCard struct {
 var outsideCards = map[string]outsideCard{
 	"2080super": {"RTX 2080 Super", 8, "no BF16"}, "2080": {"RTX 2080", 8, "no BF16"},
 	"2070super": {"RTX 2070 Super", 8, "no BF16"}, "2070": {"RTX 2070", 8, "no BF16"}, "2060super": {"RTX 2060 Super", 8, "no BF16"},
+	"2060":   {"RTX 2060", 6, "a 12 GB model too; no BF16"},
 	"1080ti": {"GTX 1080 Ti", 11, "no BF16, no tensor cores"}, "1080": {"GTX 1080", 8, "no BF16, no tensor cores"},
 	"1070": {"GTX 1070", 8, "no BF16, no tensor cores"}, "titanrtx": {"Titan RTX", 24, "no BF16"},
 	"k80":     {"Tesla K80", 12, "12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12"},

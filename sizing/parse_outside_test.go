@@ -119,6 +119,33 @@ func TestParseOutsideCards(t *testing.T) {
 	}
 }
 
+// TestOutsideCardTypedMemory: a card the catalog lacks with its memory
+// typed is sized with that memory and named, never refused with a Try
+// that adds a second memory ("rtx 2060 6gb 16gb") or swaps in another
+// card (trial H14: "can i train bert base on my rtx 2060 6gb").
+func TestOutsideCardTypedMemory(t *testing.T) {
+	for _, c := range []struct{ in, want, unknown string }{
+		{"student here, can i train bert base on my rtx 2060 6gb", "bert-base-uncased full rtx 2060 6 gb", "RTX 2060 6 GB"},
+		{"bert base full on my rtx 2060 6 gb", "bert-base-uncased full rtx 2060 6 gb", "RTX 2060 6 GB"},
+		{"7b qlora on an rtx 2060 12gb", "7b qlora rtx 2060 12 gb", "RTX 2060 12 GB"},
+		{"bert base full rtx 9999 6gb", "bert-base-uncased full rtx-4060 6gb", ""},
+	} {
+		p, err := Parse(c.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		if got := Format(p.Query); got != c.want || p.Query.UnknownGPU != c.unknown {
+			t.Errorf("Parse(%q) = %q (card %q), want %q (card %q)", c.in, got, p.Query.UnknownGPU, c.want, c.unknown)
+		}
+	}
+	_, err := Parse("can i train bert base on my rtx 2060")
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(ie.Problem, "the RTX 2060 has 6 GB") || ie.Hint != "fit bert-base-uncased full rtx 2060 6 gb" {
+		t.Errorf("rtx 2060 with no memory: %v (hint %q); want the RTX 2060's 6 GB and a Try that types it", err, hintOf(ie))
+	}
+}
+
 // TestDeviceRefusalWins: a device fitbot does not size is what the
 // refusal says, even when the model is unknown too (trial H8 Q44 got
 // "gemma 2b is not a model I know" with the Try "gemma-2-2b lora

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -278,6 +279,13 @@ const (
 	busyHoursPerDay    = 8
 )
 
+// dailyUsersRPS is the requests per second of a count of users a day,
+// to three significant figures.
+func dailyUsersRPS(users float64) float64 {
+	rps, _ := strconv.ParseFloat(strconv.FormatFloat(users*requestsPerUserDay/(busyHoursPerDay*3600), 'g', 3, 64), 64)
+	return rps
+}
+
 // dailyUsersAt is how many words from j, right after a number, say it
 // counts users a day ("daily users", "daily active users", "users a
 // day", "users per day", "users daily", "dau"); 0 when they do not.
@@ -402,8 +410,8 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		// "2000 daily users": a load, never a card (trial H11 Q1).
 		end := i + cn + dailyUsersAt(w, i+cn)
 		said := words(end)
-		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count*requestsPerUserDay/(busyHoursPerDay*3600), 'g', 3, 64), 64)
-		sw.load.RequestsPerSecond = rps
+		rps := dailyUsersRPS(count)
+		sw.load.RequestsPerSecond, sw.load.DailyUsers = rps, int(math.Round(count))
 		sw.dailyUsers = true
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s: each user sends about %d requests a day, over %d busy hours (a peak above that needs more)",
@@ -801,7 +809,10 @@ func formatServe(l ServeLoad) string {
 	if l.OutputTokens > 0 {
 		parts = append(parts, "output", strconv.Itoa(l.OutputTokens))
 	}
-	if l.RequestsPerSecond > 0 {
+	switch {
+	case l.DailyUsers > 0 && l.RequestsPerSecond == dailyUsersRPS(float64(l.DailyUsers)):
+		parts = append(parts, strconv.Itoa(l.DailyUsers), "daily", "users")
+	case l.RequestsPerSecond > 0:
 		parts = append(parts, formatFloat(l.RequestsPerSecond), "qps")
 	}
 	if l.TTFTTargetSeconds > 0 {

@@ -49,9 +49,9 @@ func TestParseServing(t *testing.T) {
 		{"phi-4 for 100 users p99 < 800 ms", IntentServe, 100, ServeLoad{Plan: true, TTFTTargetSeconds: 0.8}},
 		{"phi-4 for 100 users p95 under 50ms per token", IntentServe, 100, ServeLoad{Plan: true, TokensPerSecondPerUserTarget: 20}},
 		// Users a day are a load: 20 requests each over 8 busy hours (trial H11 Q1).
-		{"how much would it cost per month to serve llama 3.1 8b for 2000 daily users on aws?", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 1.39}},
-		{"llama 3.1 8b for 5k users a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 3.47}},
-		{"llama 3.1 8b 2k DAU on 2 l4s", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.39}},
+		{"how much would it cost per month to serve llama 3.1 8b for 2000 daily users on aws?", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 1.39, DailyUsers: 2000}},
+		{"llama 3.1 8b for 5k users a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 3.47, DailyUsers: 5000}},
+		{"llama 3.1 8b 2k DAU on 2 l4s", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.39, DailyUsers: 2000}},
 		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
 		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{BusyShare: 0.8}},
 		{"cost per million tokens of qwen3 8b on an l4 at 35 % busy", IntentServe, 0, ServeLoad{BusyShare: 0.35}},

@@ -136,6 +136,12 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 	if err := servedFamily(q); err != nil {
 		return AskAnswer{}, err
 	}
+	if err := (&resolved{}).resolveModel(q); err != nil {
+		// Refused before the stand-in card and length below are set, so
+		// that the Try keeps the question as asked (trial H14: "about 2000
+		// employees, which gpu" was tried on an H100 at seq 4096).
+		return AskAnswer{}, err
+	}
 	var asm assumptionSet
 	unsaid := lengthUnsaid(q)
 	if unsaid {

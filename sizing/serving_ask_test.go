@@ -192,6 +192,35 @@ func TestServeOtherFamilies(t *testing.T) {
 	}
 }
 
+// TestServeNoModelTry: a serving question with no model is refused with
+// a Try that keeps the load as asked (2000 employees are users a day,
+// never 2000 at once) and leaves the card open: the stand-in card and
+// length the planner resolves with are not the asker's (trial H14 got
+// "fit llama-3.1-8b inference h100 seq 4096 gpus needed 1.39 qps").
+func TestServeNoModelTry(t *testing.T) {
+	const q = "we want to run an llm for our whole company, about 2000 employees, which gpu"
+	const want = "fit llama-3.1-8b inference gpus needed 2000 daily users"
+	p, err := Parse(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	_, err = (&Estimator{Prices: servePrices}).Ask(p)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Hint != want {
+		t.Fatalf("%s: %v (Try %q), want no model named and Try %q", q, err, hintOf(ie), want)
+	}
+	tp, err := Parse(strings.TrimPrefix(ie.Hint, "fit "))
+	if err != nil {
+		t.Fatalf("Try %q: %v", ie.Hint, err)
+	}
+	if tp.Intent != IntentServe || tp.Query.GPU != "" || tp.Query.MicroBatch != 0 || tp.Query.Serve.RequestsPerSecond != p.Query.Serve.RequestsPerSecond {
+		t.Errorf("Try %q reads as %s %q, want the same load (%.3g requests/s), no card", ie.Hint, tp.Intent, Format(tp.Query), p.Query.Serve.RequestsPerSecond)
+	}
+	if _, err := (&Estimator{Prices: servePrices}).Ask(tp); err != nil {
+		t.Errorf("Try %q: %v", ie.Hint, err)
+	}
+}
+
 // TestServeMaxBatch: "max batch" asks the KV cache's limit, not the users
 // that still get 10 tokens/s: Mixtral 8x22B at 16k on 8× A100 80 GB holds
 // 86 requests (224 KiB a token), where the usable-speed floor keeps 35.

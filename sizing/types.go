@@ -169,7 +169,11 @@ type Query struct {
 // ServeLoad is what a serving question says about its load and targets
 // (DESIGN.md, "Serving capacity"); concurrent users are Query.MicroBatch.
 type ServeLoad struct {
-	RequestsPerSecond            float64 // "10 requests/s", "10 qps"
+	RequestsPerSecond float64 // "10 requests/s", "10 qps"
+	// DailyUsers is a count of users a day the requests per second were
+	// read from ("2000 daily users", "2000 employees"); Format writes it
+	// back in those words, so that a Try keeps the asker's load.
+	DailyUsers                   int
 	PromptTokens                 int     // "prompt 2k"
 	OutputTokens                 int     // "output 500"
 	TTFTTargetSeconds            float64 // "ttft under 500ms"
