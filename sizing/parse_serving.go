@@ -465,7 +465,8 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case glued == "" && (promptWords[unit] || outputWords[unit]):
+	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
+		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
 			end := i + 2
 			if strings.HasPrefix(w(end), "tok") {
@@ -614,6 +615,16 @@ func (sw *serveWords) setUtil(v float64, k string, toks []token, from, to int) {
 	}
 	sw.load.GPUMemoryUtilization = v
 	sw.said = append(sw.said, Field{Name: "gpu_memory_utilization", Value: formatFloat(v), Words: joinRaw(toks, from, to)})
+}
+
+// takesNumber reports whether a key word reads the number after it ("tp
+// 2", "seq 4096", "batch 8", "rank 16").
+func takesNumber(key string) bool {
+	switch phrases[key].kind {
+	case kindParallelKey, kindSeqKey, kindBatchKey, kindRankKey, kindAccumKey, kindGlobalBatchKey, kindUnusedKey:
+		return true
+	}
+	return false
 }
 
 // setBusy records the share of the time the cards serve, said as a
