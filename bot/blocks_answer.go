@@ -181,6 +181,9 @@ func costLine(a sizing.Answer) string {
 	if t.USDPerMonth != nil {
 		parts = append(parts, fmt.Sprintf("*Per month* %s running 24/7", display.PerMonth(*t.USDPerMonth)))
 	}
+	if s := display.MonthOfRuns(a); s != "" {
+		parts = append(parts, "*Per month* "+s)
+	}
 	line := strings.Join(parts, "  ·  ")
 	if s := display.ServingLine(a.Serving); s != "" {
 		line += "\n" + s

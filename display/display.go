@@ -243,6 +243,15 @@ func Fewest(a sizing.Answer) string {
 // PerMonth is a cost per month run around the clock: "$734/month".
 func PerMonth(v float64) string { return USD(v) + "/month" }
 
+// MonthOfRuns is a month of a repeated training run ("$214/month for
+// 4.3 runs"); "" when no cadence was said or the run is unpriced.
+func MonthOfRuns(a sizing.Answer) string {
+	if a.Throughput.USDPerMonthOfRuns == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s for %s runs", PerMonth(*a.Throughput.USDPerMonthOfRuns), Decimal(a.Request.RunsPerMonth))
+}
+
 // MonthNotPriced is what a first line says when the question asked the
 // cost per month and the card has no price: "" otherwise.
 func MonthNotPriced(a sizing.Answer) string {

@@ -134,3 +134,16 @@ func TestSameCardSpeed(t *testing.T) {
 		t.Errorf("another card: got %q, want nothing", way)
 	}
 }
+
+// TestMonthOfRuns: a cadence said prices a month of runs in words both
+// faces show; nothing without one.
+func TestMonthOfRuns(t *testing.T) {
+	month := 214.4
+	a := sizing.Answer{Request: sizing.Request{RunsPerMonth: 52.0 / 12}, Throughput: sizing.Throughput{USDPerMonthOfRuns: &month}}
+	if got, want := MonthOfRuns(a), "$214/month for 4.3 runs"; got != want {
+		t.Errorf("MonthOfRuns = %q, want %q", got, want)
+	}
+	if got := MonthOfRuns(sizing.Answer{}); got != "" {
+		t.Errorf("MonthOfRuns with no cadence = %q, want none", got)
+	}
+}

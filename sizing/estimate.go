@@ -216,6 +216,10 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 		perMonth(&a)
 	}
 	a.Assumptions = append(rs.assumptions, e.costAssumptions(r, &rs.gpu, a.Throughput, a.Price)...)
+	if r.RunsPerMonth > 0 {
+		a.Throughput.USDPerMonthOfRuns = monthOfRuns(r, a.Throughput)
+		a.Assumptions = append(a.Assumptions, cadenceNote(r))
+	}
 	return a, nil
 }
 

@@ -153,6 +153,9 @@ func Format(q Query) string {
 	if q.PerMonth {
 		add("monthly")
 	}
+	if s := q.Cadence.String(); s != "" {
+		add(s)
+	}
 	if q.Fastest {
 		add("fastest")
 	}

@@ -25,15 +25,17 @@ type serveWords struct {
 	// user" after it, -1 for none: settle reads it as the output of all
 	// replicas when no users were said and the question asks how many
 	// cards or says "throughput", "aggregate" or "total" (totalSaid).
-	tpsBare    int
-	totalSaid  bool
-	tokenCost  bool     // "cost per token", "per token cost": what a deployment's tokens cost
-	dailyUsers bool     // "2000 daily users": a load to plan for, read as requests/s
-	settled    []string // notes of settle's readings, for the parser to add
-	load       ServeLoad
-	said       []Field // the serving fields, as the asker wrote them
-	notes      []string
-	problem    string
+	tpsBare     int
+	totalSaid   bool
+	tokenCost   bool     // "cost per token", "per token cost": what a deployment's tokens cost
+	dailyUsers  bool     // "2000 daily users": a load to plan for, read as requests/s
+	cadence     Cadence  // "every week": how often a training run is repeated
+	cadenceSaid string   // the words of the cadence
+	settled     []string // notes of settle's readings, for the parser to add
+	load        ServeLoad
+	said        []Field // the serving fields, as the asker wrote them
+	notes       []string
+	problem     string
 }
 
 // Words of the serving pass, by lower-case word.
@@ -164,6 +166,10 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
 			mark(i, i+1)
+		case sw.cadence.Runs == 0 && cadenceSpan(w, i) > 0:
+			c, n := cadenceAt(w, i)
+			sw.cadence, sw.cadenceSaid = c, joinRaw(toks, i, i+n)
+			mark(i, i+n)
 		case allMonth(w(i), w(i+1), w(i+2)) > 0:
 			n := allMonth(w(i), w(i+1), w(i+2))
 			sw.perMonth = true
@@ -718,6 +724,9 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) 
 // the load and targets in its Query): their fields, and the serving
 // intent for a capacity or planning ask or a question with targets.
 func (sw *serveWords) apply(r *Parsed) {
+	if c := r.Query.Cadence; c.Runs > 0 {
+		r.Fields = append(r.Fields, Field{Name: "cadence", Value: c.String(), Words: sw.cadenceSaid})
+	}
 	if sw.said == nil && !sw.capacity && !sw.load.Plan {
 		return
 	}

@@ -335,6 +335,15 @@ func (p *parser) finish() {
 		p.note(n)
 	}
 	p.q.PerMonth = p.serve.perMonth
+	if c := p.serve.cadence; c.Runs > 0 && serving {
+		p.note(fmt.Sprintf("not used: %s (a cadence prices repeated training runs)", quote(p.serve.cadenceSaid)))
+	} else if c.Runs > 0 {
+		p.q.Cadence = c
+		if p.q.PerMonth {
+			p.q.PerMonth = false
+			p.note(fmt.Sprintf("the cost per month is of the runs %s, not of the cards rented all month", quote(p.serve.cadenceSaid)))
+		}
+	}
 	if (p.gpuPlural || p.fewest || p.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
 		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == IntentFit {
 		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit

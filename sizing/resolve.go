@@ -112,6 +112,9 @@ func resolve(q Query) (*resolved, error) {
 	}
 	rs.req.Tokens = q.Tokens
 	rs.req.PerMonth = q.PerMonth
+	if rs.req.Method != MethodInference {
+		rs.req.RunsPerMonth = q.Cadence.perMonth()
+	}
 	if q.Fastest && rs.req.Method != MethodInference {
 		rs.req.Fastest = true
 		if rs.req.Tokens == 0 {

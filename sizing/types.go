@@ -141,6 +141,9 @@ type Query struct {
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
 	PerMonth bool
+	// Cadence is how often a training run is repeated ("every week",
+	// "nightly", "3 times a week"); the answer prices a month of them.
+	Cadence Cadence
 	// DeepSpeed is true when the question named DeepSpeed without a
 	// stage: ZeRO data parallelism, never a Megatron layout.
 	DeepSpeed bool
@@ -255,6 +258,9 @@ type Request struct {
 	// PerMonth is true when the question asked the cost per month: the
 	// throughput and the alternatives carry usd_per_month.
 	PerMonth bool `json:"per_month,omitempty"`
+	// RunsPerMonth is how many times a month a training run is repeated,
+	// from a cadence said ("every week": 52/12); 0 when none was said.
+	RunsPerMonth float64 `json:"runs_per_month,omitempty"`
 	// Fastest is true when the question asked for the quickest run: the
 	// alternatives are ordered by run time, fastest first.
 	Fastest bool `json:"fastest,omitempty"`
@@ -308,6 +314,10 @@ type Throughput struct {
 	// USDPerMonth is USDPerHour for a month of 730 hours, when the
 	// question asked the cost per month (Request.PerMonth).
 	USDPerMonth *float64 `json:"usd_per_month,omitempty"`
+	// USDPerMonthOfRuns is a month of repeated runs (Request.RunsPerMonth)
+	// at the run's cost: the token budget's, else a round run's of
+	// RoundRunTokens.
+	USDPerMonthOfRuns *float64 `json:"usd_per_month_of_runs,omitempty"`
 
 	// PrefillTokensPerSecond is the prompt-processing rate for inference
 	// (compute-bound); nil for training.

@@ -210,6 +210,9 @@ func speedLine(a sizing.Answer) string {
 	if t.USDPerMonth != nil {
 		parts = append(parts, display.PerMonth(*t.USDPerMonth)+" running 24/7")
 	}
+	if s := display.MonthOfRuns(a); s != "" {
+		parts = append(parts, s)
+	}
 	line := "Speed: " + strings.Join(parts, " · ")
 	switch {
 	case a.Price != nil && a.Price.AsOf.IsZero():
