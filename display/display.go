@@ -307,17 +307,20 @@ func SameCardSpeed(a sizing.Answer) (way string, tokensPerSecond float64) {
 }
 
 // sameCard is the first way of an answer that does not fit as asked
-// when it fits on the same cards, and what it changes ("fp8 weights").
+// that fits on the same cards, and what it changes ("fp8 weights"): more
+// of the card may come first ("on 4× RTX 5090"), which is not the cards
+// the asker has.
 func sameCard(a sizing.Answer) (sizing.Alternative, string, bool) {
-	if a.Fits || len(a.Alternatives) == 0 {
+	if a.Fits {
 		return sizing.Alternative{}, "", false
 	}
-	alt := a.Alternatives[0]
-	what, _, ok := strings.Cut(alt.Why, " on the same ")
-	if !ok || !alt.Fits || alt.GPU != a.Request.GPU || alt.GPUs != a.Request.GPUs {
-		return sizing.Alternative{}, "", false
+	for _, alt := range a.Alternatives {
+		what, _, ok := strings.Cut(alt.Why, " on the same ")
+		if ok && alt.Fits && alt.GPU == a.Request.GPU && alt.GPUs == a.Request.GPUs {
+			return alt, what, true
+		}
 	}
-	return alt, what, true
+	return sizing.Alternative{}, "", false
 }
 
 // cardWord is "card" or "cards".

@@ -102,7 +102,7 @@ func TestParamsNoScientificNotation(t *testing.T) {
 }
 
 // TestSameCardWay: an answer that does not fit as asked names its first
-// way when that way keeps the cards, and nothing when it moves them.
+// way that keeps the cards, and nothing when every way moves them.
 func TestSameCardWay(t *testing.T) {
 	a := sizing.Answer{Request: sizing.Request{GPU: "rtx-4090", GPUs: 1}, Alternatives: []sizing.Alternative{
 		{GPU: "rtx-4090", GPUs: 1, Fits: true, TotalBytes: 22 << 30, Why: "gradient checkpointing on the same card: 22.0 GiB per GPU"}}}
@@ -112,6 +112,15 @@ func TestSameCardWay(t *testing.T) {
 	a.Alternatives[0].GPU, a.Alternatives[0].Why = "a100-80", "as asked on 1× A100 SXM 80 GB: 31.5 GiB per GPU"
 	if got := SameCardWay(a); got != "" {
 		t.Errorf("another card: got %q, want nothing", got)
+	}
+	// More of the card first, then the way on the cards asked (trial H15
+	// Q33): the headline names the way on the cards the asker has.
+	a.Alternatives = []sizing.Alternative{
+		{GPU: "rtx-5090", GPUs: 4, Fits: true, TotalBytes: 16 << 30, Why: "as asked on 4× RTX 5090 32 GB: 16.1 GiB per GPU"},
+		{GPU: "rtx-5090", GPUs: 1, Fits: true, TotalBytes: 17 << 30, Why: "awq weights on the same card: 17.5 GiB per GPU"}}
+	a.Request.GPU = "rtx-5090"
+	if got, want := SameCardWay(a), "fits with awq weights on the same card: 17.0 GiB"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

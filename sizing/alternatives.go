@@ -256,6 +256,13 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 	counts := largerCounts(make([]int, 0, 16), base.GPUs, g)
 	formats := inferenceFormats(make([]weightFormat, 0, 6), base, g, noAWQ(&rs.model) == "")
 	found := make([]sameCardOption, 0, 64)
+	// A decoder served is held by its engine only with room for a
+	// request's KV cache: a way that loads the weights and serves nothing
+	// is no way, and would hide a smaller format that serves.
+	serves := func(r *Request) bool {
+		return r.Method != MethodInference || !servedLikeADecoder(r.Architecture) ||
+			serveReplica(r, &rs.shape, g, e.mfu(), r.spec(), nil, 1).Fits
+	}
 	// onFewestCards adds the changes ch (with weight format f) on the
 	// fewest cards that fit them, if any: the same changes on more cards
 	// are only a bigger change.
@@ -267,7 +274,7 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			}
 			r := applyChanges(base, c, n, formats, f, g)
 			total := rs.memory(&r).TotalBytes
-			if total > g.MemoryBytes {
+			if total > g.MemoryBytes || !serves(&r) {
 				continue
 			}
 			if c != 0 {

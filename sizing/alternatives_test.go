@@ -328,3 +328,38 @@ func TestEightBitOffersFourBit(t *testing.T) {
 		}
 	}
 }
+
+// TestSameCardWaysServe: a way on the same card must leave its serving
+// engine room for a request, or a 4-bit way that serves is hidden behind
+// an 8-bit one that only loads (trial H15 Q33: Qwen3 30B-A3B on one RTX
+// 5090 offered other cards only; fp8 loads at 30.5 GiB and serves
+// nothing, AWQ serves at 17.5 GiB).
+func TestSameCardWaysServe(t *testing.T) {
+	var e Estimator
+	p, err := Parse("serve qwen3 30b a3b on a single rtx 5090?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var awq bool
+	for _, alt := range a.Alternatives {
+		if alt.GPU == a.Request.GPU && alt.GPUs == a.Request.GPUs && alt.Request.Quant == QuantAWQ {
+			awq = true
+		}
+	}
+	if a.Fits || !awq {
+		t.Errorf("fits %v; ways %v: want a miss with AWQ on the same card", a.Fits, whys(a.Alternatives))
+	}
+}
+
+// whys lists the alternatives' descriptions, for test messages.
+func whys(alts []Alternative) []string {
+	out := make([]string, len(alts))
+	for i, a := range alts {
+		out[i] = a.Why
+	}
+	return out
+}
