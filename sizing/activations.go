@@ -220,3 +220,12 @@ func lossIsLargest(r *Request, s *shape) bool {
 	layers, largest := layerActivationsPerToken(s, p, int64(r.SeqLen), true, r.GradCheckpointing, loraRankOf(r))
 	return lossBytesPerToken(s, p) > layers+largest
 }
+
+// lossLargestCheckpointed reports whether the loss would be the largest
+// activation once gradient checkpointing is on: a long sequence whose
+// layers dominate without it (Llama 3.1 8B LoRA at 32k: 100 GiB with
+// checkpointing alone, 31 GiB with a fused loss too; trial H15 Q46).
+func lossLargestCheckpointed(r Request, s *shape) bool {
+	r.GradCheckpointing = true
+	return lossIsLargest(&r, s)
+}

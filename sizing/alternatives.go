@@ -313,7 +313,7 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			if base.MicroBatch > 1 { // micro-batch 1, accumulated to the same global batch
 				options = append(options, chSmallerBatch)
 			}
-			if !base.FusedLoss && lossIsLargest(&base, &rs.shape) {
+			if !base.FusedLoss && (lossIsLargest(&base, &rs.shape) || lossLargestCheckpointed(base, &rs.shape)) {
 				options = append(options, chFusedLoss)
 			}
 			for subset := range combinations(options) {

@@ -363,3 +363,26 @@ func whys(alts []Alternative) []string {
 	}
 	return out
 }
+
+// TestLongSequenceWays: at a long sequence the layers dominate without
+// checkpointing and the logits with it, so the way on the same card is
+// both (trial H15 Q46: Llama 3.1 8B LoRA at 32k on one H100 offered only
+// 256-288 GB cards; with checkpointing and a fused loss it is 31.2 GiB).
+func TestLongSequenceWays(t *testing.T) {
+	var e Estimator
+	p, err := Parse("lora on llama 3.1 8b with 32k sequence length on one h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Fits || len(a.Alternatives) == 0 {
+		t.Fatalf("fits %v with %d ways: want a miss with ways", a.Fits, len(a.Alternatives))
+	}
+	first := a.Alternatives[0].Request
+	if first.GPU != a.Request.GPU || first.GPUs != 1 || !first.GradCheckpointing || !first.FusedLoss {
+		t.Errorf("first way %q, want checkpointing and a fused loss on the same H100", a.Alternatives[0].Why)
+	}
+}
