@@ -256,8 +256,10 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 			return o, err
 		}
 	}
-	if n != a.Request.GPUs {
-		q.GPU, q.GPUs, q.Nodes = a.Request.GPU, n, 1
+	if n != a.Request.GPUs || sv.Request.Quant != a.Request.Quant {
+		// More cards, or the smaller format the cards serve the load in:
+		// the memory of what is served.
+		q.GPU, q.GPUs, q.Nodes, q.Quant = a.Request.GPU, n, 1, sv.Request.Quant
 		more, err := fit(q, notes)
 		if err != nil {
 			return CompareOption{}, err
@@ -377,11 +379,16 @@ func optionLabel(a sizing.Answer) string {
 	return display.Method(a.Request.Method) + " on " + hw
 }
 
-// hardwareLabel names the hardware of a request: "2× H100 SXM 80 GB".
+// hardwareLabel names the hardware of a request: "2× H100 SXM 80 GB",
+// with the weight format of a quantised model served ("1× H100 SXM 80
+// GB (awq)"), which a load may have chosen.
 func hardwareLabel(r sizing.Request, gpuName string) string {
 	hw := display.Hardware(r.GPUs, gpuName)
 	if r.Nodes > 1 {
 		hw += fmt.Sprintf(" over %d machines", r.Nodes)
+	}
+	if r.Method == sizing.MethodInference && r.Quant != "" {
+		hw += fmt.Sprintf(" (%s)", r.Quant)
 	}
 	return hw
 }

@@ -65,14 +65,23 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return e.serveOnSpot(q)
 	}
 	a, err := e.serve(q)
-	if err != nil || q.GPU == "" || q.Serve.Plan || q.Precision != "" || q.Quant != "" || a.Serve == nil || a.Serve.Capacity == nil || a.Serve.Capacity.Fits {
+	if err != nil || q.GPU == "" || q.Serve.Plan || q.Precision != "" || q.Quant != "" || a.Serve == nil || a.Serve.Capacity == nil {
 		return a, err
 	}
+	released := a.Serve.Capacity
+	if released.Fits && a.Serve.MeetsTargets {
+		return a, nil
+	}
 	// Named cards, no format said, and the released weights leave no room
-	// for one request: the smaller format that serves on those cards.
+	// for one request, or do not hold the load asked: the largest smaller
+	// format that holds it on those cards, else the first that serves.
 	g, _, err := LookupGPU(q.GPU)
 	if err != nil {
 		return a, nil
+	}
+	why := "the weights leave no room for one request on these cards"
+	if released.Fits {
+		why = fmt.Sprintf("these cards hold %d requests at once, not the %d asked", released.MaxConcurrency, a.Serve.Users)
 	}
 	smaller := []Quant{QuantAWQ}
 	switch {
@@ -81,13 +90,24 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	case g.FP8:
 		smaller = []Quant{QuantFP8, QuantAWQ}
 	}
+	var serves *AskAnswer
 	for _, quant := range smaller {
 		sq := q
 		sq.Quant = quant
-		if b, err := e.serve(sq); err == nil && b.Serve != nil && b.Serve.Capacity != nil && b.Serve.Capacity.Fits {
-			b.Assumptions = append([]string{fmt.Sprintf("no weight format said, and as released the weights leave no room for one request on these cards: served in %s instead (say bf16 to see it as released)", quant)}, b.Assumptions...)
+		b, err := e.serve(sq)
+		if err != nil || b.Serve == nil || b.Serve.Capacity == nil || !b.Serve.Capacity.Fits {
+			continue
+		}
+		b.Assumptions = append([]string{fmt.Sprintf("no weight format said, and as released %s: served in %s instead (say bf16 to see it as released)", why, quant)}, b.Assumptions...)
+		if b.Serve.MeetsTargets {
 			return b, nil
 		}
+		if serves == nil && !released.Fits {
+			serves = &b
+		}
+	}
+	if serves != nil {
+		return *serves, nil
 	}
 	return a, nil
 }

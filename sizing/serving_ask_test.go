@@ -142,6 +142,28 @@ func TestServeBusyShare(t *testing.T) {
 	}
 }
 
+// TestServeFormatForLoad: named cards with users and no format said are
+// served in the largest format that holds the users, before replicas
+// (trial H15 Q50: Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,
+// "2 replicas would"; AWQ holds the 10 on the 4 cards); when no format
+// holds them the released one stands with its replicas.
+func TestServeFormatForLoad(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		quant Quant
+		meets bool
+	}{
+		{"nemotron 70b on 4 l4s for 10 users, workable?", QuantAWQ, true},
+		{"llama 3.1 8b on one l4 for 50 users", QuantNone, false},
+		{"llama 3.1 8b on one l4 for 5 users", QuantNone, true},
+	} {
+		a := askServe(t, c.q)
+		if a.Request.Quant != c.quant || a.Serve.MeetsTargets != c.meets {
+			t.Errorf("%q: served in %q, meets %v; want %q, %v", c.q, a.Request.Quant, a.Serve.MeetsTargets, c.quant, c.meets)
+		}
+	}
+}
+
 // BenchmarkServePlan is the cost of a planning ask (target < 5 ms).
 func BenchmarkServePlan(b *testing.B) {
 	p, err := Parse("gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each")
