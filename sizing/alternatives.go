@@ -498,13 +498,16 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 					total = rs.memory(&r).TotalBytes
 				}
 			}
+			if rs.wholeMachines {
+				r, n, total = wholeMachine(rs, r, n, total, g)
+			}
 			{
 				o := fitOption{gpu: i, gpus: n, stage: r.ZeROStage, total: total, vram: int64(n) * g.MemoryBytes}
 				o.perHour, o.priced = e.configPrice(g.ID, n)
 				if !o.priced && e.provider != "" {
 					break // a card the provider named has no price for
 				}
-				if o.priced {
+				if o.priced || rs.req.Fastest {
 					o.hours, _ = runHours(&r, &rs.shape, g, e.mfu())
 				}
 				dst = append(dst, o)
@@ -530,6 +533,30 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 		return strings.Compare(cat.gpus[a.gpu].ID, cat.gpus[b.gpu].ID)
 	})
 	return dst
+}
+
+// wholeMachine is the fastest way on card g when no card was named and
+// the fastest run was asked: a whole machine of it (8 of most cards)
+// rather than the fewest that fit, at the lowest ZeRO stage that fits
+// there; r on n cards with its total when the machine does not fit.
+func wholeMachine(rs *resolved, r Request, n int, total int64, g *GPU) (Request, int, int64) {
+	whole := maxPerNode(*g)
+	if whole <= n {
+		return r, n, total
+	}
+	w := rs.req
+	setCount(&w, whole, g)
+	t := rs.memory(&w).TotalBytes
+	if t > g.MemoryBytes {
+		return r, n, total
+	}
+	if w.Method != MethodInference && w.ZeROStage == 3 && w.ZeROStage > rs.req.ZeROStage {
+		if stage := lowestStage(rs, w, g); stage != w.ZeROStage {
+			w.ZeROStage = stage
+			t = rs.memory(&w).TotalBytes
+		}
+	}
+	return w, whole, t
 }
 
 // altCandidate turns a fitOption into the configuration it stands for.
@@ -784,13 +811,23 @@ func (e *Estimator) pickGPU(rs *resolved, fewest bool) {
 				}
 			}
 		}
-		if fewest {
+		switch {
+		case fewest:
 			for i, f := range found {
 				if f.gpus < found[best].gpus {
 					best = i
 				}
 			}
 			how = "the card that fits on the fewest GPUs (the cheapest of those)"
+		case rs.req.Fastest:
+			// found lists the priced first: a card nobody rents is not
+			// the fastest way to run, unless no card is priced.
+			for i, f := range found {
+				if f.priced == found[best].priced && compareHours(f.hours, found[best].hours) < 0 {
+					best = i
+				}
+			}
+			how = "the fastest run: a whole machine of the fastest card that fits and is priced"
 		}
 		c := found[best].altCandidate(rs)
 		g, _, _ := LookupGPU(c.req.GPU)

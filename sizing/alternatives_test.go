@@ -153,6 +153,29 @@ func TestFastestOrdersByRunTime(t *testing.T) {
 	}
 }
 
+// TestFastestWithNoCard: the fastest run with no card named is a whole
+// machine of the fastest priced card, not the cheapest card's fewest
+// (trial H14 Q12 answered 1× MI300X, 5.7 days, the slowest it listed).
+func TestFastestWithNoCard(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"mi300x": 1.85, "h100": 2.40, "b200": 5.98, "a100-80": 1.39}}
+	p, err := Parse("fastest way to finetune llama 3 70b with lora, budget doesnt matter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Request.GPU != "b200" || a.Request.GPUs != 8 || a.Throughput.Hours == nil {
+		t.Fatalf("answered on %d× %s (%v h), want a machine of 8 B200s", a.Request.GPUs, a.Request.GPU, a.Throughput.Hours)
+	}
+	for _, alt := range a.Alternatives {
+		if alt.Hours != nil && *alt.Hours < *a.Throughput.Hours && alt.USDPerHour != nil {
+			t.Errorf("%s takes %.1f h, faster than the answer's %.1f h", alt.Why, *alt.Hours, *a.Throughput.Hours)
+		}
+	}
+}
+
 // TestFastestGPUOrdersByRunTime: "fastest gpu" lists the cards that
 // fit fastest first, each timed on 1B tokens.
 func TestFastestGPUOrdersByRunTime(t *testing.T) {

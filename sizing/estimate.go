@@ -137,6 +137,7 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	}
 	chosen := !rs.gpuNamed
 	if chosen {
+		rs.wholeMachines = rs.req.Fastest && !rs.countSaid
 		e.pickGPU(rs, q.Fewest)
 	}
 	r := &rs.req

@@ -29,8 +29,11 @@ type resolved struct {
 	// cheapestWays: the question asked for the cheapest way and left the
 	// weight format unsaid, so smaller formats are ways too (inference).
 	cheapestWays bool
-	assumptions  []string
-	notes        []string // facts worth saying that are not defaults (ZeRO on one GPU)
+	// wholeMachines: the fastest run was asked with no card or count, so
+	// each card is a whole machine of it, not the fewest that fit.
+	wholeMachines bool
+	assumptions   []string
+	notes         []string // facts worth saying that are not defaults (ZeRO on one GPU)
 }
 
 func (rs *resolved) assume(format string, args ...any) {
