@@ -185,6 +185,9 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
 	a.Measured = measured(r, &rs.gpu, a.Throughput, q.MeasuredTokensPerSecond)
 	var first []string
+	if q.LinkAsked {
+		first = append(first, linkNote(r, &rs.shape, &rs.gpu, a.Throughput))
+	}
 	if r.Method == MethodInference && rs.shape.encoderSeq > 0 {
 		tw = append([]string{audioRate(a.Throughput, rs.shape.encoderSeq, r.MicroBatch)}, tw...)
 	}

@@ -159,6 +159,9 @@ func Format(q Query) string {
 	if q.Fastest {
 		add("fastest")
 	}
+	if q.LinkAsked {
+		add("nvlink")
+	}
 	if q.DeepSpeed {
 		add("deepspeed")
 	}

@@ -695,6 +695,8 @@ func (p *parser) apply(w word, words string) {
 		p.fewest, p.fewestAsked = true, true
 	case kindFastest:
 		p.q.Fastest = true
+	case kindLink:
+		p.q.LinkAsked = true
 	case kindDeepSpeed:
 		p.deepspeed = true
 		p.ignored = append(p.ignored, words)

@@ -58,6 +58,7 @@ const (
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
 	kindFewest      // "fewest", "min gpus": the fewest of the named card that fit
 	kindFastest     // "fastest", "quickest": the other ways of a training run, fastest first
+	kindLink        // "nvlink", "interconnect": the link between the cards is asked about
 	kindQuantize    // "quantize", "if i quantize it": 4-bit weights, unless a scheme or precision is named
 	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name; n 1: a GPU (Jetson) its typed memory describes
 	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
@@ -230,6 +231,7 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
 	add(word{kind: kindCheapest}, "cheapest", "cheaper", "cheapestway", "cheapestthatfits", "lowestcost", "leastexpensive", "cheapestoption")
+	add(word{kind: kindLink}, "nvlink", "nvlinks", "nvswitch", "nvlinkbridge", "interconnect", "p2p", "peertopeer")
 	add(word{kind: kindFastest}, "fastest", "quickest", "fastestway", "quickestway", "fastestsetup", "asfastaspossible", "fastestoption")
 	add(word{kind: kindFewest}, "fewest", "fewestgpus", "fewestcards", "mingpus", "minimumgpus", "minnumberofgpus",
 		"minimumnumberofgpus", "leastgpus", "fewestnumberofgpus", "gpusmin", "gpusminimum", "gpusatminimum", "cardsmin", "minimumcards", "mincards", "min", "minimum", "atminimum")

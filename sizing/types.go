@@ -152,6 +152,10 @@ type Query struct {
 	// when the asked one fits), each timed on the token budget (1B tokens
 	// when none is said).
 	Fastest bool
+	// LinkAsked asks about the link between the cards ("do we need
+	// nvlink"): the answer says the card's link and what its speed counts
+	// over it.
+	LinkAsked bool
 	// Alignment is a preference or RL objective named in the question
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
