@@ -198,3 +198,24 @@ func TestCompareOneCardSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareCardsToBuy: "X or Y to buy" weighs the two cards (trial H15
+// Q05 refused them as two GPUs with a buy-vs-rent Try); with a renting
+// word, buy-vs-rent stays and two cards are still refused.
+func TestCompareCardsToBuy(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	q := s.Resolve(ctx, "", s.Read("which card should we buy for inference on llama 3 8b, 4090 or a6000? budget is like 5k"))
+	if q.Kind() != KindCompare || q.Err != nil {
+		t.Fatalf("Kind = %q, err %v; want a comparison", q.Kind(), q.Err)
+	}
+	c, err := s.Compare(ctx, q)
+	if err != nil || len(c.Options) != 2 || c.Options[0].Request.GPU != "rtx-4090" || c.Options[1].Request.GPU != "rtx-a6000" || !c.Options[0].Fits || !c.Options[1].Fits {
+		t.Fatalf("compare = %+v, %v; want both cards sized", c, err)
+	}
+	q = s.Resolve(ctx, "", s.Read("should we buy or rent a 4090 or a6000 for llama 3 8b"))
+	if q.Kind() == KindCompare || q.Err == nil || !strings.Contains(q.Err.Error(), "buy-vs-rent weighs owning a card against renting the same card") {
+		t.Errorf("buy or rent of two cards: kind %q, err %v; want the buy-vs-rent refusal", q.Kind(), q.Err)
+	}
+}

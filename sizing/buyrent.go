@@ -206,10 +206,11 @@ type PurchaseCost struct {
 // fits. Missing workload numbers, no hardware, or a card without a
 // purchase price return an *InputError with an example.
 func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
+	// The Try keeps what was asked, the card and its count too (trial
+	// H15 Q15 was tried on a 4090 for "an a100 80gb").
 	hint := "fit 13B lora rtx-4090 buy-vs-rent 3 jobs/week 5h"
-	if q.Model != "" || q.Params > 0 || q.Arch != nil {
-		hint = Format(q) + " buy-vs-rent 3 jobs/week 5h"
-		hint = "fit " + hint
+	if q.Model != "" || q.Params > 0 || q.Arch != nil || q.GPU != "" {
+		hint = "fit " + Format(q) + " buy-vs-rent 3 jobs/week 5h"
 	}
 	if w.JobsPerWeek <= 0 || w.HoursPerJob <= 0 {
 		return AskAnswer{}, &InputError{

@@ -151,6 +151,8 @@ func TestBuyRentBadInput(t *testing.T) {
 		hint string // in the hint
 	}{
 		{"no workload", Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}, Workload{}, "how many jobs a week", "fit 13b lora rtx-4090 buy-vs-rent 3 jobs/week 5h"},
+		// Trial H15 Q15: the Try kept neither the card nor the model.
+		{"no workload, no model", Query{GPU: "a100-80"}, Workload{}, "how many jobs a week", "fit a100-80 buy-vs-rent 3 jobs/week 5h"},
 		{"no hours", Query{GPU: "rtx-4090"}, Workload{JobsPerWeek: 3}, "how long each runs", "jobs/week"},
 		{"more than a week", Query{GPU: "rtx-4090"}, Workload{JobsPerWeek: 30, HoursPerJob: 6}, "does not fit in a week", "jobs/week"},
 		{"no hardware", Query{}, Workload{JobsPerWeek: 3, HoursPerJob: 5}, "buy or rent what", "rtx-4090"},
@@ -239,5 +241,23 @@ func TestBuyRentPicksABuyableCard(t *testing.T) {
 	}
 	if a.Request.GPU != "rtx-4090" || !a.BuyRent.Fits {
 		t.Errorf("compared on %s (fits %v), want the 4090: the L4 is cheaper to rent but has no purchase price", a.Request.GPU, a.BuyRent.Fits)
+	}
+}
+
+// TestBuyRentPeriodOfUse: a use said as a period only ("8 h100s about 6
+// months") is use around the clock for it, and answered (trial H15 Q45
+// was refused with a Try on a 13B LoRA on a 4090).
+func TestBuyRentPeriodOfUse(t *testing.T) {
+	p, err := Parse("rent or buy? we'd use 8 h100s about 6 months for finetuning experiments")
+	if err != nil || p.Intent != IntentBuyRent || p.Query.GPU != "h100" || p.Query.GPUs != 8 {
+		t.Fatalf("Parse = %+v, %v", p, err)
+	}
+	if want := (Workload{JobsPerWeek: 7, HoursPerJob: 24, Years: 0.5}); p.Workload != want {
+		t.Errorf("workload %+v, want %+v", p.Workload, want)
+	}
+	e := &Estimator{Prices: marketPrices{onDemand: map[string]float64{"h100": 2.40}}}
+	a, err := e.BuyRent(p.Query, p.Workload)
+	if err != nil || a.BuyRent == nil || a.BuyRent.GPUs != 8 || a.BuyRent.Verdict != "rent" || !near(a.BuyRent.HoursPerMonth, 7*24*weeksPerMonth) {
+		t.Fatalf("BuyRent = %+v, %v; want renting 8 H100s around the clock", a.BuyRent, err)
 	}
 }

@@ -221,6 +221,8 @@ type parser struct {
 	gpuNameWords   string      // that card's words
 	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
 	namedErr       *InputError // the refusal of a model known by name only, when it is the problem
+	closedErr      *InputError // the refusal of a closed model ("gpt-4"), when it is the problem
+	closedOpen     string      // the open model of its class, which its Try sizes
 	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool // "nodes of": the next GPU count is per node
@@ -316,6 +318,8 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	if p.err != nil {
 		switch {
 		case p.err == p.namedErr:
+		case p.err == p.closedErr:
+			p.err.Hint = p.closedHint()
 		case p.err == p.noTryErr:
 		case p.err == p.deviceErr:
 			p.err.Hint = p.deviceHint()
@@ -500,6 +504,9 @@ func (p *parser) step(i int) int {
 	}
 	if p.severalModels(i) {
 		return 1 // the count; the model is read next, the Try sizes one
+	}
+	if n := p.closed(i); n > 0 {
+		return n
 	}
 	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {

@@ -27,6 +27,7 @@ type askWords struct {
 	what, largest, maxContext, whichGPU, buy bool
 	vram                                     bool // "how much vram", "vram for": the total and the smallest configurations
 	workload                                 Workload
+	usePeriod                                string // "6 months": how long the hardware is used, as said
 	notes                                    []string
 	problem                                  string // a workload number that cannot be used
 }
@@ -245,6 +246,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 				markUsed(used, i, j+1)
 			case monthWords[keyAt(j)]:
 				a.setYears(num/12, toks[i].raw+" "+toks[j].raw)
+				a.usePeriod = toks[i].raw + " " + toks[j].raw
 				markUsed(used, i, j+1)
 			default:
 				if f, n, ok := jobsPer(toks, j); ok {
@@ -266,6 +268,18 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 			}
 		}
 	}
+	a.aroundTheClock()
+}
+
+// aroundTheClock reads a use said as a period only ("we'd use 8 h100s
+// about 6 months"; trial H15 Q45) as use around the clock for that
+// period: 7 jobs a week of 24 h, the purchase weighed over the period.
+func (a *askWords) aroundTheClock() {
+	if a.usePeriod == "" || a.workload.JobsPerWeek > 0 || a.workload.HoursPerJob > 0 {
+		return
+	}
+	a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
+	a.notes = append(a.notes, fmt.Sprintf("%s with no jobs said taken as use around the clock (7 jobs a week × 24 h), the purchase weighed over those %s", quote(a.usePeriod), a.usePeriod))
 }
 
 // joinRaw is tokens [from, to) as written, joined by spaces.

@@ -74,8 +74,14 @@ func ParseComparison(input string) (Comparison, bool) {
 	if figTo > figFrom {
 		drops = append(drops, [2]int{figFrom, figTo})
 	}
+	rent := rentSaid(toks)
 	for i, t := range toks {
 		if (t.key == "cheaper" || t.key == "difference") && (i < figFrom || i >= figTo) {
+			drops = append(drops, [2]int{i, i + 1})
+		}
+		// "4090 or a6000 to buy" weighs the cards, not owning one against
+		// renting it (trial H15 Q05): each option is asked without "buy".
+		if buyOnlyWords[t.key] && !rent {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 	}
@@ -100,6 +106,17 @@ func ParseComparison(input string) (Comparison, bool) {
 		}
 	}
 	return Comparison{}, false
+}
+
+// buyOnlyWords say to buy without saying against what.
+var buyOnlyWords = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true}
+
+// rentSaid reports whether the words weigh buying against renting ("buy
+// or rent", "buy-vs-cloud", "worth it vs renting").
+func rentSaid(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool {
+		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
+	})
 }
 
 // ParseTooManyOptions reads a comparison of more than two options ("h100

@@ -117,14 +117,14 @@ func readMoney(input string, toks []token) ([]token, Money) {
 }
 
 // afterBudget reports whether the amount at toks[i] follows "budget"
-// ("budget 20k/month", "budget is 2000", "budget of 5k"): money without
-// its currency sign.
+// ("budget 20k/month", "budget is 2000", "budget of 5k", "budget is like
+// 5k"): money without its currency sign.
 func afterBudget(toks []token, i int) bool {
-	for j := i - 1; j >= 0 && j >= i-2; j-- {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
 		switch low(toks[j]) {
 		case "budget", "budget:":
 			return true
-		case "is", "of", "about", "around", "~":
+		case "is", "of", "about", "around", "~", "like", "roughly", "maybe":
 			continue
 		}
 		return false

@@ -198,12 +198,14 @@ func providersNamed(toks []token) []string {
 }
 
 // gpusNamed are the catalog GPUs named in the tokens, longest name first
-// at each word, each once, with the words that named each.
+// at each word, each once, with the words that named each. A count glued
+// before a name ("one 8xh100 node") is the count said for it.
 func gpusNamed(text string, toks []token) (ids, said []string, counts []int) {
 	for i := 0; i < len(toks); {
 		n, id, name := 0, "", ""
+		glued, skip := gluedCount(toks[i].raw)
 		for end := min(len(toks), i+4); end > i && n == 0; end-- {
-			words := span(text, toks, i, end)
+			words := span(text, toks, i, end)[skip:]
 			if g, ok := MatchGPU(words); ok {
 				n, id, name = end-i, g.ID, words
 			} else if c := words[len(words)-1]; c == 's' || c == 'S' { // "h100s"
@@ -221,11 +223,33 @@ func gpusNamed(text string, toks []token) (ids, said []string, counts []int) {
 			seen = seen || x == id
 		}
 		if !seen {
-			ids, said, counts = append(ids, id), append(said, name), append(counts, countBefore(toks, i))
+			count := glued
+			if count == 0 {
+				count = countBefore(toks, i)
+			}
+			ids, said, counts = append(ids, id), append(said, name), append(counts, count)
 		}
 		i += n
 	}
 	return ids, said, counts
+}
+
+// gluedCount reads a count glued before a GPU name in one word ("8xh100",
+// "2x4090"): the count and the bytes it covers with its "x"; 0, 0 when the
+// word starts with none.
+func gluedCount(raw string) (count, skip int) {
+	d := 0
+	for d < len(raw) && isDigit(raw[d]) {
+		d++
+	}
+	if d == 0 || d+1 >= len(raw) || raw[d] != 'x' && raw[d] != 'X' {
+		return 0, 0
+	}
+	n, err := strconv.Atoi(raw[:d])
+	if err != nil || n < 1 || n > MaxGPUs {
+		return 0, 0
+	}
+	return n, d + 1
 }
 
 // countBefore is the GPU count said just before token i ("8x", "8 x",

@@ -20,6 +20,9 @@ func TestRoute(t *testing.T) {
 		{"what's cheaper per month, 8x A100 on gcp or 8x H100 on lambda", Routing{Kind: RoutePrice, GPUs: []string{"a100-80", "h100"}, Counts: []int{8, 8}, Month: true,
 			Providers: []string{"gcp", "lambda"}, GPUProviders: []string{"gcp", "lambda"}}},
 		{"how much to rent 8x h100 for a week on coreweave", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Providers: []string{"coreweave"}}},
+		// Trial H14 Q14: the glued "8xh100" named no GPU, and every card was listed.
+		{"manager here - what's it cost per month to rent one 8xh100 node", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Month: true}},
+		{"cost per month of an 8x h100 box", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Month: true}},
 		{"l40s price per month", Routing{Kind: RoutePrice, GPUs: []string{"l40s"}, Month: true}},
 		{"price of h100 on lambda vs runpod", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Providers: []string{"lambda", "runpod"}}},
 		{"a100 price on Lambda Labs, vast.ai or aws", Routing{Kind: RoutePrice, GPUs: []string{"a100-80"}, Providers: []string{"lambda", "vast", "aws"}}},

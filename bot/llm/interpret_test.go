@@ -147,8 +147,8 @@ func TestInterpretRejections(t *testing.T) {
 			wantProblem: "is not a GPU I know", wantRequests: 1,
 		},
 		{
-			name: "an invented model gets the parser's did-you-mean", question: "fine-tune gpt4 on a100",
-			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "gpt4", "full", "A100" })),
+			name: "an invented model gets the parser's did-you-mean", question: "fine-tune gpt9 on a100",
+			reply:       completion(t, with(func(x *extraction) { x.Model, x.Method, x.GPU = "gpt9", "full", "A100" })),
 			wantProblem: "did you mean", wantRequests: 1,
 		},
 		{
