@@ -298,6 +298,7 @@ func (p *parser) finish() {
 			p.words[fTokens] = p.epochWords + " " + p.words[fTokens]
 		}
 	}
+	p.countFromLayout()
 	if p.q.GPUs > 0 && p.q.Nodes > 0 {
 		switch {
 		case p.q.Nodes > p.q.GPUs:
@@ -359,6 +360,26 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
 	}
+}
+
+// countFromLayout takes the count of cards named in the plural with no
+// count ("tp=8 ... on h100s") from the parallel degrees said: tensor ×
+// pipeline × context parallel is one replica's cards, so "tp=8 on h100s"
+// is 8 H100s, not the fewest that fit (trial H15 Q48 sized 1× H100).
+func (p *parser) countFromLayout() {
+	n := max(p.q.TensorParallel, 1) * max(p.q.PipelineParallel, 1) * max(p.q.ContextParallel, 1)
+	if n < 2 || n > MaxGPUs || !p.gpuPlural || p.fewest || p.serve.countAsked || p.q.GPU == "" || p.q.GPUs > 0 || p.q.Nodes > 0 {
+		return
+	}
+	var said []string
+	for _, f := range []field{fTP, fPP, fCP} {
+		if p.words[f] != "" {
+			said = append(said, p.words[f])
+		}
+	}
+	p.q.GPUs = n
+	p.words[fGPUs] = strings.Join(said, " and ")
+	p.note(fmt.Sprintf("%d GPUs taken from %s: the cards were named in the plural with no count", n, quote(p.words[fGPUs])))
 }
 
 // refuseDevice refuses a question about a device fitbot does not size
