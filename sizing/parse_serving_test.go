@@ -52,6 +52,14 @@ func TestParseServing(t *testing.T) {
 		{"how much would it cost per month to serve llama 3.1 8b for 2000 daily users on aws?", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 1.39, DailyUsers: 2000}},
 		{"llama 3.1 8b for 5k users a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 3.47, DailyUsers: 5000}},
 		{"llama 3.1 8b 2k DAU on 2 l4s", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.39, DailyUsers: 2000}},
+		// Requests a day with daily users are each user's when fewer than
+		// the users or said "each"; never a card (trial H15 Q43).
+		{"how much would 1000 daily active users cost us on llama 3.1 8b, each sends maybe 20 messages a day", IntentServe, 0,
+			ServeLoad{Plan: true, RequestsPerSecond: 0.694, DailyUsers: 1000, RequestsPerUserDay: 20}},
+		{"llama 3.1 8b 50 chats per day per user, 500 dau", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 0.868, DailyUsers: 500, RequestsPerUserDay: 50}},
+		{"llama 3.1 8b 2000 daily users, 50k requests a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 0.579}},
+		{"llama 3.1 8b a10 20 messages a day", IntentServe, 0, ServeLoad{RequestsPerSecond: 0.000231}},
+		{"llama 3.1 8b for 1000 daily users, each sends 20 messages", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 0.694, DailyUsers: 1000}},
 		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
 		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{BusyShare: 0.8}},
 		{"cost per million tokens of qwen3 8b on an l4 at 35 % busy", IntentServe, 0, ServeLoad{BusyShare: 0.35}},
