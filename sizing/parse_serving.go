@@ -100,6 +100,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			used[k] = true
 		}
 	}
+	sw.readAtOnce(toks, used, w, mark)
 	for i := 0; i < len(toks); i++ {
 		if used[i] {
 			continue
@@ -259,6 +260,73 @@ func readServe(toks []token) ([]token, serveWords) {
 		}
 	}
 	return rest, sw
+}
+
+// atOnceAt is how many words from j say "at once" ("at once", "at the
+// same time", "at a time", "concurrently", "simultaneously", "in
+// parallel"); 0 when they do not.
+func atOnceAt(w func(int) string, j int) int {
+	switch {
+	case w(j) == "concurrently" || w(j) == "simultaneously":
+		return 1
+	case w(j) == "at" && w(j+1) == "once", w(j) == "in" && w(j+1) == "parallel":
+		return 2
+	case w(j) == "at" && w(j+1) == "a" && w(j+2) == "time":
+		return 3
+	case w(j) == "at" && w(j+1) == "the" && w(j+2) == "same" && w(j+3) == "time":
+		return 4
+	}
+	return 0
+}
+
+// readAtOnce reads the people said to be there at once: "50 chatting",
+// "50 users at the same time", "50 at once", "50 concurrently" are 50
+// concurrent users, which the main parse reads as "50 users" (trial H15
+// Q03 read the "50" of "50 chatting at the same time" as an RTX 5090).
+// With them, another count of people ("about 2000 users") is all the
+// users, of whom those are the ones at once: it is said and not sized.
+func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, mark func(int, int)) {
+	atOnce, said := -1, ""
+	for i := range toks {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i > 0 && takesNumber(toks[i-1].key) {
+			continue // "tp 8 in parallel": the degree of the key before
+		}
+		j := i + 1
+		end := j + 1
+		switch {
+		case w(j) == "chatting" || w(j) == "online":
+			end += atOnceAt(w, j+1)
+			toks[j].key = "users"
+		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
+			end += atOnceAt(w, j+1)
+		case atOnceAt(w, j) > 0:
+			end = j + atOnceAt(w, j)
+			toks[j].key = "users"
+		case concurrentAdj[w(j)] && w(j) != "active" && peopleWords[w(j+1)]:
+			if atOnce < 0 { // "50 concurrent users": the main parse reads them
+				atOnce, said = i, joinRaw(toks, i, j+2)
+			}
+			continue
+		default:
+			continue
+		}
+		if atOnce < 0 {
+			atOnce, said = i, joinRaw(toks, i, end)
+		}
+		mark(j+1, end) // "50 chatting at the same time" is read as "50 users"
+		toks[j].end = toks[end-1].end
+	}
+	if atOnce < 0 {
+		return
+	}
+	for i := range toks {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords[w(i+1)] || requestNouns[w(i+1)] || dailyUsersAt(w, i+1) > 0 {
+			continue
+		}
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as all the users, of whom %s are at once: sized for those", quote(joinRaw(toks, i, i+2)), quote(said)))
+		mark(i, i+2)
+	}
+	sw.people = true
 }
 
 // percentileTarget reads a time said right after a latency percentile

@@ -87,6 +87,12 @@ func TestParseServing(t *testing.T) {
 		{"llama 3.1 70b batch 100 on an h100", IntentFit, 100, ServeLoad{}},
 		{"llama 3.1 8b lora on an h100 for 40 users", IntentFit, 40, ServeLoad{}},
 		{"llama 3.1 70b inference on h100s", IntentFit, 0, ServeLoad{}},
+		// People at once are concurrent users; another count of people is
+		// all the users (trial H15 Q03 read "50 chatting" as an RTX 5090).
+		{"we have about 2000 users, maybe 50 chatting at the same time. how many h100s do we need to serve qwen2.5 32b?", IntentServe, 50, ServeLoad{Plan: true}},
+		{"qwen2.5 32b on h100s, 40 users at once", IntentServe, 40, ServeLoad{Plan: true}},
+		{"qwen2.5 32b on h100s, 30 concurrently", IntentServe, 30, ServeLoad{Plan: true}},
+		{"qwen2.5 32b for 2000 users, 50 concurrent users", IntentServe, 50, ServeLoad{Plan: true}},
 	} {
 		p, err := Parse(c.in)
 		if err != nil {
