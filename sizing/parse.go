@@ -208,6 +208,7 @@ type parser struct {
 	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
 	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
 	exampleWords   string
+	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
 	noDeviceWords  string
 	deviceErr      *InputError // the refusal of that device, when it is the parse's
 	noTryErr       *InputError // a problem with no similar question to offer, when it is the parse's

@@ -201,3 +201,20 @@ func TestImageLoadRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestShortTokensServing: a count of tokens under a training budget is a
+// serving question's request length, said, and a training question's
+// refusal (trial H14 Q03 refused "~1k tokens" on a serving question).
+func TestShortTokensServing(t *testing.T) {
+	p, err := Parse("how many h100s do we need to serve qwen3 32b to 300 users, mostly short chats ~1k tokens")
+	if err != nil || p.Query.SeqLen != 1024 || p.Query.Tokens != 0 || p.Query.MicroBatch != 300 {
+		t.Errorf("serving: seq %d, tokens %d, users %d (%v); want seq 1024, no tokens, 300 users", p.Query.SeqLen, p.Query.Tokens, p.Query.MicroBatch, err)
+	}
+	if !strings.Contains(strings.Join(p.Notes, "\n"), `"1k tokens" taken as each request's length`) {
+		t.Errorf("serving: notes %q say nothing of \"1k tokens\"", p.Notes)
+	}
+	var ie *InputError
+	if _, err := Parse("lora mistral 7b on 2k tokens"); !errors.As(err, &ie) || !strings.Contains(ie.Problem, "too small for a training budget") {
+		t.Errorf("training: err = %v, want a too-small budget", err)
+	}
+}

@@ -215,8 +215,9 @@ func (p *parser) setTokens(num number, words string) {
 			func(q *Query) { q.Tokens = 1e9 })
 		return
 	case v < MinTokens:
-		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(words), v),
-			func(q *Query) { q.Tokens = 0; q.SeqLen = int(min(v, MaxSeqLen)) })
+		if p.shortTokens.words == "" {
+			p.shortTokens = shortTokens{num, v, words} // a request's length on a serving question (finish)
+		}
 		return
 	}
 	if p.claim(fTokens, p.q.Tokens == v, words) {
@@ -268,6 +269,7 @@ func (p *parser) finish() {
 		}
 		p.words[fMethod] = p.methodVerbText
 	}
+	p.readShortTokens()
 	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != MethodQLoRA {
 		p.int4Words = p.quantizeWords
 	}
@@ -359,6 +361,32 @@ func (p *parser) finish() {
 		} else {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
+	}
+}
+
+// shortTokens is a count of tokens too small for a training budget
+// ("~1k tokens"), read once the method is known.
+type shortTokens struct {
+	num   number
+	v     int64
+	words string
+}
+
+// readShortTokens reads a count of tokens under a training budget: on
+// an inference or serving question it is the request's length, prompt
+// and answer, as a context ("300 users, mostly short chats ~1k tokens";
+// trial H14 Q03 refused it as a training budget); on a training question
+// it is refused, pointing at "ctx".
+func (p *parser) readShortTokens() {
+	st := p.shortTokens
+	switch {
+	case st.words == "":
+	case p.q.Method == "" || p.q.Method == MethodInference:
+		p.setSeq(st.num, st.words)
+		p.note(fmt.Sprintf("%s taken as each request's length, prompt and answer: a context of %d tokens", quote(st.words), p.q.SeqLen))
+	default:
+		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(st.words), st.v),
+			func(q *Query) { q.Tokens = 0; q.SeqLen = int(min(st.v, MaxSeqLen)) })
 	}
 }
 
