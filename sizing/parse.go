@@ -208,6 +208,7 @@ type parser struct {
 	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
 	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
 	exampleWords   string
+	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
 	noDeviceWords  string
 	deviceErr      *InputError // the refusal of that device, when it is the parse's
 	noTryErr       *InputError // a problem with no similar question to offer, when it is the parse's
@@ -872,6 +873,12 @@ var exampleWords = map[string]bool{"examples": true, "example": true, "samples":
 	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
 	"pairs": true, "instructions": true, "prompts": true}
 
+// lengthLeads are the words between a count of examples and their
+// length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
+// samples avg 2k tokens" was refused as a 2k-token budget).
+var lengthLeads = map[string]bool{"of": true, "at": true, "with": true, "avg": true, "average": true, "averaging": true,
+	"an": true, "each": true, "about": true, "around": true, "~": true, "approx": true, "roughly": true}
+
 // examples reads a dataset said as examples and their length ("50k
 // examples of 1k tokens", "10k samples, 2k tokens each") after the count
 // num at i (j: the token after it) as a token budget of their product; the
@@ -888,8 +895,8 @@ func (p *parser) examples(i, j int, num number) int {
 		return 0
 	}
 	k := j + 1
-	if key(k) == "of" || key(k) == "at" || key(k) == "with" {
-		k++
+	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
+		k++ // "of", "avg", "at an average of", "each"
 	}
 	length, ok := parseNumber(key(k))
 	if !ok {
@@ -912,8 +919,11 @@ func (p *parser) examples(i, j int, num number) int {
 		return 0
 	}
 	k++
-	if key(k) == "each" || key(k) == "apiece" {
+	switch {
+	case key(k) == "each" || key(k) == "apiece" || key(k) == "avg" || key(k) == "average":
 		k++
+	case key(k) == "on" && key(k+1) == "average":
+		k += 2
 	}
 	count, ok1 := num.scaled(decimalUnit(num.suffix))
 	per, ok2 := length.scaled(decimalUnit(length.suffix))

@@ -147,6 +147,11 @@ func TestExamplesAsTokens(t *testing.T) {
 		{"how long would 3 epochs of lora on llama 3.1 8b take on 50k examples of 1k tokens on an a100", 150e6, `"50k examples of 1k tokens" taken as 50M tokens`},
 		{"llama 3 8b full 8xh100 on 10k conversations with 2k tokens each", 20e6, `"10k conversations with 2k tokens each" taken as 20M tokens`},
 		{"lora 7b a100 2 million samples of 300 tokens", 600e6, `taken as 600M tokens`},
+		// An average length (trial H14 Q27).
+		{"time and cost to lora finetune mistral 7b on 10k samples avg 2k tokens on one a100", 20e6, `"10k samples avg 2k tokens" taken as 20M tokens`},
+		{"lora 7b a100 10k rows averaging 1.5k tokens", 15e6, `taken as 15M tokens`},
+		{"lora 7b a100 10k conversations at an average of 2k tokens", 20e6, `taken as 20M tokens`},
+		{"lora 7b a100 10k examples of 2k tokens on average", 20e6, `taken as 20M tokens`},
 	} {
 		p, err := Parse(c.in)
 		if err != nil {

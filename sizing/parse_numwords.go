@@ -59,11 +59,11 @@ func belowHundred(toks []token, i int) (int, int) {
 	return 0, 0
 }
 
-// numberWordAt reads a number written in words at toks[i], up to 9,999
+// hundredsAt reads a number written in words at toks[i], up to 9,999
 // ("ninety nine hundred"): below a hundred, or hundreds with an optional
 // "and" and a rest ("a hundred", "two hundred and fifty", "hundred
 // twenty"). It reports the value and the tokens used.
-func numberWordAt(toks []token, i int) (int, int) {
+func hundredsAt(toks []token, i int) (int, int) {
 	v, n := belowHundred(toks, i)
 	if i+n < len(toks) && toks[i+n].key == "hundred" {
 		if n == 0 {
@@ -79,6 +79,36 @@ func numberWordAt(toks []token, i int) (int, int) {
 			v += r
 			n = j + m - i
 		}
+	}
+	return v, n
+}
+
+// numberWordAt reads a number written in words at toks[i]: hundreds
+// (hundredsAt), or thousands of them with an optional "and" and a rest
+// ("a thousand", "two thousand", "twenty thousand five hundred"; trial
+// H14 Q50 read "two thousand users" as a batch). It reports the value
+// and the tokens used.
+func numberWordAt(toks []token, i int) (int, int) {
+	if i+1 < len(toks) && toks[i].key == "a" && (toks[i+1].key == "hundred" || toks[i+1].key == "thousand") {
+		v, n := numberWordAt(toks, i+1) // "a thousand": the "a" is quoted with it
+		return v, n + 1
+	}
+	v, n := hundredsAt(toks, i)
+	if i+n >= len(toks) || toks[i+n].key != "thousand" || v >= 1000 {
+		return v, n
+	}
+	if n == 0 {
+		v = 1 // "thousand", "a thousand"
+	}
+	v *= 1000
+	n++
+	j := i + n
+	if j < len(toks) && toks[j].key == "and" {
+		j++
+	}
+	if r, m := hundredsAt(toks, j); m > 0 && r < 1000 {
+		v += r
+		n = j + m - i
 	}
 	return v, n
 }
@@ -136,12 +166,17 @@ func readNumberWords(toks []token) ([]token, []string) {
 		} else {
 			v, n = numberWordAt(toks, i)
 		}
-		if n == 0 || (n == 1 && v <= maxVocabCount) {
+		k := n > 0 && i+n < len(toks) && toks[i+n].key == "k" // "twenty k": thousands, as "20k" writes them
+		if n == 0 || (n == 1 && v <= maxVocabCount && !k) {
 			out = append(out, toks[i])
 			i++
 			continue
 		}
 		d := strconv.Itoa(v)
+		if k {
+			d += "k"
+			n++
+		}
 		out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+n-1].end})
 		i += n
 	}

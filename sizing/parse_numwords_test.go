@@ -24,6 +24,14 @@ func TestNumberWords(t *testing.T) {
 		{"llama 3.1 8b for two hundred and fifty users", "llama-3.1-8b batch 250 gpus needed"},
 		{"llama 3.1 8b for one hundred twenty users", "llama-3.1-8b batch 120 gpus needed"},
 		{"llama 3.1 8b lora on an h100, twenty million tokens of data", "llama-3.1-8b lora h100 20m tokens"},
+		// Thousands in words are read as their digits (trial H14 Q50).
+		{"two thousand users on mistral 7b, cheapest gpu setup?", "mistral-7b-v0.1 batch 2000 gpus needed"},
+		{"llama 3.1 8b for a thousand users", "llama-3.1-8b batch 1000 gpus needed"},
+		{"llama 3.1 8b for two k users", "llama-3.1-8b batch 2000 gpus needed"},
+		{"llama 3.1 8b for two thousand five hundred employees", "llama-3.1-8b gpus needed 2500 daily users"},
+		{"llama 3.1 8b for twenty thousand daily users", "llama-3.1-8b gpus needed 20000 daily users"},
+		{"llama 3.1 8b, twenty thousand requests a day", "llama-3.1-8b 0.231 qps"},
+		{"llama 3.1 8b sixteen k context", "llama-3.1-8b seq 16384"},
 	} {
 		p, err := Parse(c.in)
 		if err != nil {

@@ -29,6 +29,8 @@ type serveWords struct {
 	totalSaid   bool
 	tokenCost   bool     // "cost per token", "per token cost": what a deployment's tokens cost
 	dailyUsers  bool     // "2000 daily users": a load to plan for, read as requests/s
+	dailyWords  string   // the words of the daily users
+	perDay      perDay   // a count of requests a day ("20 messages a day"), read once the whole question is
 	cadence     Cadence  // "every week": how often a training run is repeated
 	cadenceSaid string   // the words of the cadence
 	settled     []string // notes of settle's readings, for the parser to add
@@ -98,6 +100,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			used[k] = true
 		}
 	}
+	sw.readAtOnce(toks, used, w, mark)
 	for i := 0; i < len(toks); i++ {
 		if used[i] {
 			continue
@@ -249,6 +252,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.readNumber(toks, used, i, w, mark)
 		}
 	}
+	sw.settleDaily()
 	rest := toks[:0]
 	for i, t := range toks {
 		if !used[i] {
@@ -256,6 +260,73 @@ func readServe(toks []token) ([]token, serveWords) {
 		}
 	}
 	return rest, sw
+}
+
+// atOnceAt is how many words from j say "at once" ("at once", "at the
+// same time", "at a time", "concurrently", "simultaneously", "in
+// parallel"); 0 when they do not.
+func atOnceAt(w func(int) string, j int) int {
+	switch {
+	case w(j) == "concurrently" || w(j) == "simultaneously":
+		return 1
+	case w(j) == "at" && w(j+1) == "once", w(j) == "in" && w(j+1) == "parallel":
+		return 2
+	case w(j) == "at" && w(j+1) == "a" && w(j+2) == "time":
+		return 3
+	case w(j) == "at" && w(j+1) == "the" && w(j+2) == "same" && w(j+3) == "time":
+		return 4
+	}
+	return 0
+}
+
+// readAtOnce reads the people said to be there at once: "50 chatting",
+// "50 users at the same time", "50 at once", "50 concurrently" are 50
+// concurrent users, which the main parse reads as "50 users" (trial H15
+// Q03 read the "50" of "50 chatting at the same time" as an RTX 5090).
+// With them, another count of people ("about 2000 users") is all the
+// users, of whom those are the ones at once: it is said and not sized.
+func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, mark func(int, int)) {
+	atOnce, said := -1, ""
+	for i := range toks {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i > 0 && takesNumber(toks[i-1].key) {
+			continue // "tp 8 in parallel": the degree of the key before
+		}
+		j := i + 1
+		end := j + 1
+		switch {
+		case w(j) == "chatting" || w(j) == "online":
+			end += atOnceAt(w, j+1)
+			toks[j].key = "users"
+		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
+			end += atOnceAt(w, j+1)
+		case atOnceAt(w, j) > 0:
+			end = j + atOnceAt(w, j)
+			toks[j].key = "users"
+		case concurrentAdj[w(j)] && w(j) != "active" && peopleWords[w(j+1)]:
+			if atOnce < 0 { // "50 concurrent users": the main parse reads them
+				atOnce, said = i, joinRaw(toks, i, j+2)
+			}
+			continue
+		default:
+			continue
+		}
+		if atOnce < 0 {
+			atOnce, said = i, joinRaw(toks, i, end)
+		}
+		mark(j+1, end) // "50 chatting at the same time" is read as "50 users"
+		toks[j].end = toks[end-1].end
+	}
+	if atOnce < 0 {
+		return
+	}
+	for i := range toks {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords[w(i+1)] || requestNouns[w(i+1)] || dailyUsersAt(w, i+1) > 0 {
+			continue
+		}
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as all the users, of whom %s are at once: sized for those", quote(joinRaw(toks, i, i+2)), quote(said)))
+		mark(i, i+2)
+	}
+	sw.people = true
 }
 
 // percentileTarget reads a time said right after a latency percentile
@@ -285,18 +356,69 @@ const (
 	busyHoursPerDay    = 8
 )
 
-// dailyUsersRPS is the requests per second of a count of users a day,
-// to three significant figures.
-func dailyUsersRPS(users float64) float64 {
-	rps, _ := strconv.ParseFloat(strconv.FormatFloat(users*requestsPerUserDay/(busyHoursPerDay*3600), 'g', 3, 64), 64)
+// dailyUsersRPS is the requests per second of a count of users a day
+// sending perUser requests each (0: requestsPerUserDay), to three
+// significant figures.
+func dailyUsersRPS(users float64, perUser int) float64 {
+	if perUser == 0 {
+		perUser = requestsPerUserDay
+	}
+	rps, _ := strconv.ParseFloat(strconv.FormatFloat(users*float64(perUser)/(busyHoursPerDay*3600), 'g', 3, 64), 64)
 	return rps
+}
+
+// perDay is a count of requests said per day ("20 messages a day",
+// "50k requests per day"), with its words and whether "each" or "per
+// user" followed it.
+type perDay struct {
+	count float64
+	words string
+	each  bool
+}
+
+// settleDaily writes the load of the daily users and the requests a day
+// once the whole question is read, since either may come first: a count
+// of requests a day with daily users is each user's when "each" or "per
+// user" follows it or it is fewer than the users ("1000 daily active
+// users, each sends 20 messages a day": 20 requests a user, trial H15
+// Q43); otherwise it is the service's, spread evenly over the day.
+func (sw *serveWords) settleDaily() {
+	d, users := sw.perDay, float64(sw.load.DailyUsers)
+	perUser := sw.dailyUsers && d.count > 0 && d.count == math.Trunc(d.count) && d.count <= 1e4 && (d.each || d.count < users)
+	if sw.dailyUsers && (perUser || d.count == 0) {
+		rps := dailyUsersRPS(users, 0)
+		note := fmt.Sprintf("%s taken as %s requests/s: each user sends about %d requests a day, over %d busy hours (a peak above that needs more)",
+			quote(sw.dailyWords), formatFloat(rps), requestsPerUserDay, busyHoursPerDay)
+		said := sw.dailyWords
+		if perUser {
+			sw.load.RequestsPerUserDay = int(d.count)
+			rps = dailyUsersRPS(users, sw.load.RequestsPerUserDay)
+			said += ", " + d.words
+			note = fmt.Sprintf("%s and %s taken as %s requests/s: %d requests a user a day, over %d busy hours (a peak above that needs more)",
+				quote(sw.dailyWords), quote(d.words), formatFloat(rps), sw.load.RequestsPerUserDay, busyHoursPerDay)
+		}
+		sw.load.RequestsPerSecond = rps
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
+		sw.notes = append(sw.notes, note)
+		return
+	}
+	if d.count > 0 {
+		if sw.dailyUsers {
+			sw.load.DailyUsers = 0
+			sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (%s is the load)", quote(sw.dailyWords), quote(d.words)))
+		}
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(d.count/(24*3600), 'g', 3, 64), 64)
+		sw.load.RequestsPerSecond = rps
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: d.words})
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the day (a peak above the mean needs more)", quote(d.words), formatFloat(rps)))
+	}
 }
 
 // dailyUsersAt is how many words from j, right after a number, say it
 // counts users a day ("daily users", "daily active users", "users a
 // day", "users per day", "users daily", "dau"); 0 when they do not.
 func dailyUsersAt(w func(int) string, j int) int {
-	users := func(s string) bool { return peopleWords[s] && s != "requests" && s != "seqs" && s != "sequences" }
+	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
 	switch {
 	case w(j) == "dau" || w(j) == "daus":
 		return 1
@@ -415,14 +537,19 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	case glued == "" && dailyUsersAt(w, i+cn) > 0:
 		// "2000 daily users": a load, never a card (trial H11 Q1).
 		end := i + cn + dailyUsersAt(w, i+cn)
-		said := words(end)
-		rps := dailyUsersRPS(count)
-		sw.load.RequestsPerSecond, sw.load.DailyUsers = rps, int(math.Round(count))
-		sw.dailyUsers = true
-		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
-		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s: each user sends about %d requests a day, over %d busy hours (a peak above that needs more)",
-			quote(said), formatFloat(rps), requestsPerUserDay, busyHoursPerDay))
-		mark(i, end)
+		sw.load.DailyUsers, sw.dailyUsers, sw.dailyWords = int(math.Round(count)), true, words(end)
+		mark(i, end) // the load is written by settleDaily
+	case per == 24*time.Hour:
+		end := i + cn + perWords
+		each := eachUser[w(end)] || w(end) == "per" && (w(end+1) == "user" || w(end+1) == "person")
+		switch {
+		case eachUser[w(end)]:
+			end++
+		case each:
+			end += 2
+		}
+		sw.perDay = perDay{count: count, words: words(end), each: each}
+		mark(i, end) // the load is written by settleDaily
 	case per > 0:
 		// The same load as requests per second, spread evenly.
 		end := i + cn + perWords
@@ -433,6 +560,11 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
 			quote(said), formatFloat(rps), ratePeriodName[per]))
 		mark(i, end)
+	case glued == "" && (unit == "messages" || unit == "msgs"):
+		// "each sends 20 messages": a count of requests with no period
+		// is no load, and never a card (trial H15 Q43 read "20" as an H20).
+		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
+		mark(i, i+2)
 	case rpsUnits[unit] || (unit == "requests" || unit == "req" || unit == "reqs" || unit == "queries") && (w(i+n+1) == "per" || w(i+n+1) == "a") && perSecond[w(i+n+2)]:
 		end := i + n + 1
 		if !rpsUnits[unit] {
@@ -516,7 +648,8 @@ var (
 	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
 	// countScale is what a count's suffix multiplies it by.
 	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true}
+	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true,
+		"messages": true, "msgs": true, "chats": true, "conversations": true, "prompts": true, "questions": true}
 )
 
 // slowRateAt reads a request rate per minute, hour or day from the unit
@@ -830,8 +963,11 @@ func formatServe(l ServeLoad) string {
 		parts = append(parts, "output", strconv.Itoa(l.OutputTokens))
 	}
 	switch {
-	case l.DailyUsers > 0 && l.RequestsPerSecond == dailyUsersRPS(float64(l.DailyUsers)):
+	case l.DailyUsers > 0 && l.RequestsPerSecond == dailyUsersRPS(float64(l.DailyUsers), l.RequestsPerUserDay):
 		parts = append(parts, strconv.Itoa(l.DailyUsers), "daily", "users")
+		if l.RequestsPerUserDay > 0 {
+			parts = append(parts, strconv.Itoa(l.RequestsPerUserDay), "requests", "a", "day", "each")
+		}
 	case l.RequestsPerSecond > 0:
 		parts = append(parts, formatFloat(l.RequestsPerSecond), "qps")
 	}

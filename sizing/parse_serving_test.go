@@ -52,6 +52,14 @@ func TestParseServing(t *testing.T) {
 		{"how much would it cost per month to serve llama 3.1 8b for 2000 daily users on aws?", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 1.39, DailyUsers: 2000}},
 		{"llama 3.1 8b for 5k users a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 3.47, DailyUsers: 5000}},
 		{"llama 3.1 8b 2k DAU on 2 l4s", IntentServe, 0, ServeLoad{RequestsPerSecond: 1.39, DailyUsers: 2000}},
+		// Requests a day with daily users are each user's when fewer than
+		// the users or said "each"; never a card (trial H15 Q43).
+		{"how much would 1000 daily active users cost us on llama 3.1 8b, each sends maybe 20 messages a day", IntentServe, 0,
+			ServeLoad{Plan: true, RequestsPerSecond: 0.694, DailyUsers: 1000, RequestsPerUserDay: 20}},
+		{"llama 3.1 8b 50 chats per day per user, 500 dau", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 0.868, DailyUsers: 500, RequestsPerUserDay: 50}},
+		{"llama 3.1 8b 2000 daily users, 50k requests a day", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 0.579}},
+		{"llama 3.1 8b a10 20 messages a day", IntentServe, 0, ServeLoad{RequestsPerSecond: 0.000231}},
+		{"llama 3.1 8b for 1000 daily users, each sends 20 messages", IntentServe, 0, ServeLoad{Plan: true, RequestsPerSecond: 0.694, DailyUsers: 1000}},
 		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
 		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", IntentServe, 0, ServeLoad{BusyShare: 0.8}},
 		{"cost per million tokens of qwen3 8b on an l4 at 35 % busy", IntentServe, 0, ServeLoad{BusyShare: 0.35}},
@@ -79,6 +87,12 @@ func TestParseServing(t *testing.T) {
 		{"llama 3.1 70b batch 100 on an h100", IntentFit, 100, ServeLoad{}},
 		{"llama 3.1 8b lora on an h100 for 40 users", IntentFit, 40, ServeLoad{}},
 		{"llama 3.1 70b inference on h100s", IntentFit, 0, ServeLoad{}},
+		// People at once are concurrent users; another count of people is
+		// all the users (trial H15 Q03 read "50 chatting" as an RTX 5090).
+		{"we have about 2000 users, maybe 50 chatting at the same time. how many h100s do we need to serve qwen2.5 32b?", IntentServe, 50, ServeLoad{Plan: true}},
+		{"qwen2.5 32b on h100s, 40 users at once", IntentServe, 40, ServeLoad{Plan: true}},
+		{"qwen2.5 32b on h100s, 30 concurrently", IntentServe, 30, ServeLoad{Plan: true}},
+		{"qwen2.5 32b for 2000 users, 50 concurrent users", IntentServe, 50, ServeLoad{Plan: true}},
 	} {
 		p, err := Parse(c.in)
 		if err != nil {
@@ -185,5 +199,22 @@ func TestImageLoadRefused(t *testing.T) {
 		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.hint {
 			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
 		}
+	}
+}
+
+// TestShortTokensServing: a count of tokens under a training budget is a
+// serving question's request length, said, and a training question's
+// refusal (trial H14 Q03 refused "~1k tokens" on a serving question).
+func TestShortTokensServing(t *testing.T) {
+	p, err := Parse("how many h100s do we need to serve qwen3 32b to 300 users, mostly short chats ~1k tokens")
+	if err != nil || p.Query.SeqLen != 1024 || p.Query.Tokens != 0 || p.Query.MicroBatch != 300 {
+		t.Errorf("serving: seq %d, tokens %d, users %d (%v); want seq 1024, no tokens, 300 users", p.Query.SeqLen, p.Query.Tokens, p.Query.MicroBatch, err)
+	}
+	if !strings.Contains(strings.Join(p.Notes, "\n"), `"1k tokens" taken as each request's length`) {
+		t.Errorf("serving: notes %q say nothing of \"1k tokens\"", p.Notes)
+	}
+	var ie *InputError
+	if _, err := Parse("lora mistral 7b on 2k tokens"); !errors.As(err, &ie) || !strings.Contains(ie.Problem, "too small for a training budget") {
+		t.Errorf("training: err = %v, want a too-small budget", err)
 	}
 }

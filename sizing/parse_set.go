@@ -215,8 +215,9 @@ func (p *parser) setTokens(num number, words string) {
 			func(q *Query) { q.Tokens = 1e9 })
 		return
 	case v < MinTokens:
-		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(words), v),
-			func(q *Query) { q.Tokens = 0; q.SeqLen = int(min(v, MaxSeqLen)) })
+		if p.shortTokens.words == "" {
+			p.shortTokens = shortTokens{num, v, words} // a request's length on a serving question (finish)
+		}
 		return
 	}
 	if p.claim(fTokens, p.q.Tokens == v, words) {
@@ -268,6 +269,7 @@ func (p *parser) finish() {
 		}
 		p.words[fMethod] = p.methodVerbText
 	}
+	p.readShortTokens()
 	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != MethodQLoRA {
 		p.int4Words = p.quantizeWords
 	}
@@ -298,6 +300,7 @@ func (p *parser) finish() {
 			p.words[fTokens] = p.epochWords + " " + p.words[fTokens]
 		}
 	}
+	p.countFromLayout()
 	if p.q.GPUs > 0 && p.q.Nodes > 0 {
 		switch {
 		case p.q.Nodes > p.q.GPUs:
@@ -359,6 +362,52 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
 	}
+}
+
+// shortTokens is a count of tokens too small for a training budget
+// ("~1k tokens"), read once the method is known.
+type shortTokens struct {
+	num   number
+	v     int64
+	words string
+}
+
+// readShortTokens reads a count of tokens under a training budget: on
+// an inference or serving question it is the request's length, prompt
+// and answer, as a context ("300 users, mostly short chats ~1k tokens";
+// trial H14 Q03 refused it as a training budget); on a training question
+// it is refused, pointing at "ctx".
+func (p *parser) readShortTokens() {
+	st := p.shortTokens
+	switch {
+	case st.words == "":
+	case p.q.Method == "" || p.q.Method == MethodInference:
+		p.setSeq(st.num, st.words)
+		p.note(fmt.Sprintf("%s taken as each request's length, prompt and answer: a context of %d tokens", quote(st.words), p.q.SeqLen))
+	default:
+		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(st.words), st.v),
+			func(q *Query) { q.Tokens = 0; q.SeqLen = int(min(st.v, MaxSeqLen)) })
+	}
+}
+
+// countFromLayout takes the count of cards named in the plural with no
+// count ("tp=8 ... on h100s") from the parallel degrees said: tensor ×
+// pipeline × context parallel is one replica's cards, so "tp=8 on h100s"
+// is 8 H100s, not the fewest that fit (trial H15 Q48 sized 1× H100).
+func (p *parser) countFromLayout() {
+	n := max(p.q.TensorParallel, 1) * max(p.q.PipelineParallel, 1) * max(p.q.ContextParallel, 1)
+	if n < 2 || n > MaxGPUs || !p.gpuPlural || p.fewest || p.serve.countAsked || p.q.GPU == "" || p.q.GPUs > 0 || p.q.Nodes > 0 {
+		return
+	}
+	var said []string
+	for _, f := range []field{fTP, fPP, fCP} {
+		if p.words[f] != "" {
+			said = append(said, p.words[f])
+		}
+	}
+	p.q.GPUs = n
+	p.words[fGPUs] = strings.Join(said, " and ")
+	p.note(fmt.Sprintf("%d GPUs taken from %s: the cards were named in the plural with no count", n, quote(p.words[fGPUs])))
 }
 
 // refuseDevice refuses a question about a device fitbot does not size

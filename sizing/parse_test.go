@@ -510,6 +510,10 @@ func TestParseLayoutWords(t *testing.T) {
 		{"llama-3.1-70b full 64 h100 megatron", func(q Query) bool { return q.ModelParallel }},
 		{"llama-3.1-8b qlora 4090 seq 32k fused loss", func(q Query) bool { return q.FusedLoss != nil && *q.FusedLoss }},
 		{"llama-3.1-8b lora 4090 liger", func(q Query) bool { return q.FusedLoss != nil && *q.FusedLoss }},
+		// Cards in the plural with no count are as many as the degrees (trial H15 Q48).
+		{"tp=8 llama 3.1 405b fp8 on h100s", func(q Query) bool { return q.GPUs == 8 && q.TensorParallel == 8 }},
+		{"TP4 pp 2 llama 3.1 405b on h100s", func(q Query) bool { return q.GPUs == 8 && q.PipelineParallel == 2 }},
+		{"how many h100s tp 8 llama 3.1 405b", func(q Query) bool { return q.GPUs == 0 && q.Fewest }},
 	} {
 		q, err := Parse(tc.in)
 		if err != nil {

@@ -180,7 +180,11 @@ type ServeLoad struct {
 	// DailyUsers is a count of users a day the requests per second were
 	// read from ("2000 daily users", "2000 employees"); Format writes it
 	// back in those words, so that a Try keeps the asker's load.
-	DailyUsers                   int
+	DailyUsers int
+	// RequestsPerUserDay is how many requests each of the daily users
+	// sends a day, when the question says it ("1000 DAU, 20 messages a
+	// day each"); 0 is the usual 20 (requestsPerUserDay).
+	RequestsPerUserDay           int
 	PromptTokens                 int     // "prompt 2k"
 	OutputTokens                 int     // "output 500"
 	TTFTTargetSeconds            float64 // "ttft under 500ms"
