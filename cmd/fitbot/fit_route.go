@@ -137,6 +137,11 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		view.writeFooter(a.stdout, now)
 		return nil
 	}
+	// The month asked is the answer: first, as Slack puts it, then the
+	// offers it comes from.
+	if line := answer.MonthLine(pa); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
 	if line := answer.NoReservedLine(pa); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
@@ -159,9 +164,6 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	view.writeFooter(a.stdout, now)
 	if c != nil {
 		fmt.Fprintln(a.stdout, compareLine(*c, r.Spot))
-	}
-	if line := answer.MonthLine(pa); line != "" {
-		fmt.Fprintln(a.stdout, line)
 	}
 	return nil
 }

@@ -425,6 +425,10 @@ func TestPricesFamily(t *testing.T) {
 			}
 		}
 	}
+	// The month asked comes first, before the offers it is priced from.
+	if _, out, _ := runCmd(t, "fit", "whats the monthly cost of 8x h100"); !strings.HasPrefix(out, "Around the clock") {
+		t.Errorf("monthly cost: the month line is not first:\n%s", out)
+	}
 	code, out, _ := runCmd(t, "prices", "--json", "a100")
 	var got pricesJSON
 	if code != exitOK || json.Unmarshal([]byte(out), &got) != nil {
