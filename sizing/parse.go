@@ -818,7 +818,7 @@ func (p *parser) numeric(i int, num number) int {
 			}
 		}
 	}
-	if j < len(p.toks) && num.suffix == "" && (p.toks[j].key == "gb" || p.toks[j].key == "gib") {
+	if j < len(p.toks) && num.suffix == "" && gbUnits[p.toks[j].key] {
 		if gb, ok := num.scaled(1); ok && gb > 0 && gb <= maxTypedGB {
 			return p.memoryAt(i, j+1-i, int(gb))
 		}
@@ -1562,7 +1562,7 @@ func (p *parser) memoryWordAt(j int) bool {
 		return true
 	}
 	_, ok := parseNumber(p.toks[j].key)
-	return ok && j+1 < len(p.toks) && (p.toks[j+1].key == "gb" || p.toks[j+1].key == "gib")
+	return ok && j+1 < len(p.toks) && gbUnits[p.toks[j+1].key]
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure

@@ -45,14 +45,18 @@ func typedGB(key string) (int, bool) {
 		return 0, false
 	}
 	n, _ := strconv.Atoi(key[:d])
-	switch key[d:] {
-	case "gb", "g", "gib":
+	switch unit := key[d:]; {
+	case unit == "g" || gbUnits[unit]:
 		return n, true
-	case "tb":
+	case unit == "tb":
 		return n * 1024, true
 	}
 	return 0, false
 }
+
+// gbUnits are the words a memory in gigabytes is typed with ("16gb",
+// "16 gigs", "24 gigabytes").
+var gbUnits = map[string]bool{"gb": true, "gib": true, "gig": true, "gigs": true, "gigabyte": true, "gigabytes": true}
 
 // memoryAt reads a memory size that starts at token i and covers n
 // tokens ("24gb", or "24 gb"): the GPU's memory, unless host-RAM words
