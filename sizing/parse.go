@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -576,6 +577,12 @@ func (p *parser) step(i int) int {
 			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
 			return n + 1
 		}
+		if trainedWords[keyOf(words)] && i > 0 && ownerWords[p.toks[i-1].key] {
+			// "our fine-tuned llama": the model, not a run (trial H16 Q43).
+			p.ignore(i, i+n)
+			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
+			return n
+		}
 		p.apply(w, words)
 	default:
 		p.apply(w, words)
@@ -646,6 +653,10 @@ func nearSize(id string, params int64) bool {
 
 // trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model
 // was made.
+// ownerWords before "fine-tuned" or "trained" make it describe a model
+// ("our fine-tuned llama"), not ask for a run ("can it be fine-tuned").
+var ownerWords = map[string]bool{"our": true, "my": true, "your": true, "their": true, "a": true, "an": true, "the": true, "this": true, "that": true, "own": true}
+
 var trainedWords = map[string]bool{"tuned": true, "trained": true, "aligned": true, "finetuned": true, "'d": true, "version": true}
 
 // apply records a word that stands alone: a method, optimizer, precision,
@@ -1286,7 +1297,7 @@ func (p *parser) unknown(i int) int {
 		p.setHub(repo, t.raw)
 		return 1
 	}
-	if p.splitName(i) {
+	if p.splitName(i) || p.fineTuneName(i) {
 		return 1
 	}
 	if n := p.outside(i); n > 0 {
@@ -1410,6 +1421,35 @@ func (p *parser) percentAt(i int) int {
 	p.ignore(i, i+n)
 	p.unused = append(p.unused, p.text(i, i+n))
 	return n
+}
+
+// fineTuneTag matches the words a team adds to a model's name for its own
+// fine-tune: "sft", "dpo", "v2", "ft", "ours", "run3", "step1200".
+var fineTuneTag = regexp.MustCompile(`^(sft|dpo|orpo|kto|rlhf|ft|finetune|finetuned|tuned|custom|ours|our|internal|merged|final|prod|exp\d*|run\d*|v\d+(\.\d+)?|ckpt\d*|checkpoint\d*|step\d+|epoch\d+|\d+)$`)
+
+// fineTuneName reads a team's fine-tune named after its base model
+// ("llama-3-8b-sft-v2"): a catalog name, then only fine-tune tags. It is
+// sized as the base, whose shape a fine-tune keeps, and said (trial H16
+// Q43 refused it as an unknown 8B and tried a full fine-tune).
+func (p *parser) fineTuneName(i int) bool {
+	raw := p.toks[i].raw
+	for cut := strings.LastIndexAny(raw, "-_"); cut > 0; cut = strings.LastIndexAny(raw[:cut], "-_") {
+		tags := strings.FieldsFunc(strings.ToLower(raw[cut+1:]), func(r rune) bool { return r == '-' || r == '_' })
+		if !slices.ContainsFunc(tags, func(t string) bool { return !fineTuneTag.MatchString(t) }) {
+			id, _, ok := p.lex.matchModel(raw[:cut])
+			if !ok {
+				continue
+			}
+			base := id
+			if m, _, err := LookupModel(id); err == nil {
+				base = m.Name
+			}
+			p.setModel(id, fmt.Sprintf("%s taken as a fine-tune of %s: the same shape, so the same memory and speed", quote(raw), base), raw)
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // isNameish reports whether token j could continue a model or GPU name
