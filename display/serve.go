@@ -23,7 +23,11 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		what := fmt.Sprintf("%s (%s) at %s context", a.ModelName, format(a.Request), contextWords(c.PromptTokens+c.OutputTokens))
 		switch {
 		case !c.Fits:
-			return fmt.Sprintf("❌ %s cannot serve %s: the weights and the engine's reserve leave no room for one request; ask \"gpus for 10 users of %s\" for the cheapest that can", hw, what, a.Request.Model)
+			users := s.Users // the users asked, or a small team's 10
+			if users == 0 {
+				users = 10
+			}
+			return fmt.Sprintf("❌ %s cannot serve %s: the weights and the engine's reserve leave no room for one request; ask \"gpus for %d users of %s\" for the cheapest that can", hw, what, users, a.Request.Model)
 		case s.Users > c.MaxConcurrency:
 			return fmt.Sprintf("❌ Does not meet the target: %s hold %s of %s at once, not %d; %s (%s) would, %s",
 				hw, Counted(c.MaxConcurrency, "concurrent request", "concurrent requests"), what, s.Users,

@@ -105,3 +105,18 @@ func TestVerdictOutputInAll(t *testing.T) {
 		t.Errorf("ServeVerdict = %q reads the output as each user's", got)
 	}
 }
+
+// TestCannotServeKeepsUsers: cards that serve nothing point at a plan for
+// the users asked (trial H17 Q22 asked 50 and was offered 10), or 10.
+func TestCannotServeKeepsUsers(t *testing.T) {
+	for _, c := range []struct {
+		users int
+		want  string
+	}{{50, `"gpus for 50 users of llama-3.1-70b"`}, {0, `"gpus for 10 users of llama-3.1-70b"`}} {
+		a := sizing.AskAnswer{Request: sizing.Request{Model: "llama-3.1-70b"}, ModelName: "Llama 3.1 70B", GPUName: "H200 141 GB",
+			Serve: &sizing.ServeResult{Mode: "capacity", Users: c.users, Capacity: &sizing.Serving{GPUsPerReplica: 1, PromptTokens: 3584, OutputTokens: 512}}}
+		if got := ServeVerdict(a); !strings.Contains(got, c.want) {
+			t.Errorf("%d users: %q, want %s", c.users, got, c.want)
+		}
+	}
+}
