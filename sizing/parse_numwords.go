@@ -151,6 +151,20 @@ func vagueCountAt(toks []token, i int) (int, int) {
 	return v * scale, j + 1 - i
 }
 
+// numberUnits are the words after a number in words that glue to it as
+// its digits would be written: "twenty k" is 20k, "seventy b" 70b.
+var numberUnits = map[string]string{"k": "k", "b": "b", "billion": "b"}
+
+// sizeApart reports whether tokens i and i+1 are a model size typed
+// with a space: digits, then "b" or "billion" ("13 b", "70 billion").
+func sizeApart(toks []token, i int) bool {
+	if i+1 >= len(toks) || numberUnits[toks[i+1].key] != "b" {
+		return false
+	}
+	n, err := strconv.Atoi(toks[i].key)
+	return err == nil && n > 0 && n <= 2000
+}
+
 // readNumberWords replaces each number written in words that the
 // vocabulary does not read as a count by one token of its digits: its
 // raw text and key are the digits, its offsets those of the words, so
@@ -160,21 +174,33 @@ func readNumberWords(toks []token) ([]token, []string) {
 	out := toks[:0]
 	var notes []string
 	for i := 0; i < len(toks); {
+		if sizeApart(toks, i) {
+			// "13 b": a size typed with a space, as "13b".
+			d := toks[i].key + "b"
+			out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+1].end})
+			i += 2
+			continue
+		}
 		v, n := vagueCountAt(toks, i)
 		if n > 0 {
 			notes = append(notes, fmt.Sprintf("%s taken as %d", quote(joinRaw(toks, i, i+n)), v))
 		} else {
 			v, n = numberWordAt(toks, i)
 		}
-		k := n > 0 && i+n < len(toks) && toks[i+n].key == "k" // "twenty k": thousands, as "20k" writes them
-		if n == 0 || (n == 1 && v <= maxVocabCount && !k) {
+		// "twenty k": thousands, as "20k" writes them; "thirteen b": a
+		// model size, as "13b" does (trial H17 Q19).
+		unit := ""
+		if n > 0 && i+n < len(toks) {
+			unit = numberUnits[toks[i+n].key]
+		}
+		if n == 0 || (n == 1 && v <= maxVocabCount && unit == "") {
 			out = append(out, toks[i])
 			i++
 			continue
 		}
 		d := strconv.Itoa(v)
-		if k {
-			d += "k"
+		if unit != "" {
+			d += unit
 			n++
 		}
 		out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+n-1].end})
