@@ -214,6 +214,7 @@ type parser struct {
 	noTryErr       *InputError // a problem with no similar question to offer, when it is the parse's
 	deviceTry      bool        // that refusal's Try sizes a desktop GPU of the device's typed memory
 	memoryTry      bool        // that refusal's Try gives a CPU asker the model's memory in all
+	compareTry     bool        // that refusal's Try is the question on the GPU the device was compared with
 	quantizeWords  string      // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")

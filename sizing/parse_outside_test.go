@@ -152,7 +152,8 @@ func TestOutsideCardTypedMemory(t *testing.T) {
 // rtx-4090"); its Try never moves the question onto another card, except
 // a Jetson with its memory typed, asked on a desktop GPU of that memory,
 // and a model to run on a CPU, whose Try is its memory in all (trial H13
-// Q38: "how much ram ... on cpu" had no next step).
+// Q38: "how much ram ... on cpu" had no next step), and a card the
+// device is compared with, whose half of the question is the Try.
 func TestDeviceRefusalWins(t *testing.T) {
 	for _, c := range []struct{ in, device, try string }{
 		{"gemma 2b on a raspberry pi lol", "a Raspberry Pi", ""},
@@ -164,6 +165,10 @@ func TestDeviceRefusalWins(t *testing.T) {
 		{"t5 large inference on a cpu", "CPU-only inference", "fit which gpu t5-large inference"},
 		{"how much ram do i need on my pc to run mistral nemo 12b on cpu", "CPU-only inference", "fit which gpu mistral-nemo-12b inference"},
 		{"llama 3 8b lora on cpu", "CPU-only inference", ""},
+		// Weighed against a card: the card's half is the Try (trial H16
+		// Q48 answered the h100 alone, the TPU never mentioned).
+		{"tpu v5e vs h100 for serving gemma 7b, which is cheaper", "a TPU", "fit gemma-7b inference h100 cheapest"},
+		{"serve llama 3 8b on a tpu or an h100", "a TPU", "fit llama-3-8b inference h100"},
 	} {
 		p, err := Parse(c.in)
 		var ie *InputError
