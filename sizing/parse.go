@@ -667,6 +667,11 @@ func (p *parser) apply(w word, words string) {
 	case kindPrecision:
 		if p.claim(fPrecision, p.q.Precision == Precision(w.val), words) {
 			p.q.Precision = Precision(w.val)
+			if keyOf(strings.Join(strings.Fields(words), "")) == "fullprecision" { // "full precision", "full-precision"
+				// Said of a model released in FP8 or bf16 it may mean
+				// unquantised (trial H16 Q34): say the reading.
+				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
+			}
 		}
 	case kindQuant:
 		p.setQuant(Quant(w.val), words)
