@@ -293,9 +293,18 @@ func kib(b float64) string { return fmt.Sprintf("%s KiB", display.Decimal(b/1024
 func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	w := a.WhichGPU
 	what := fmt.Sprintf("%s %s", a.ModelName, display.Method(a.Request.Method))
+	var all string
+	if w.OneGPUBytes > 0 {
+		all = fmt.Sprintf("*Memory in all:* %s on one card, unsharded: %s.\n", display.GiBTotal(w.OneGPUBytes), display.Terms(w.OneGPU))
+	}
 	if w.FitsNothing {
+		// "How much vram" is answered first, also when no machine holds
+		// it (trial H16 Q34 never gave DeepSeek-R1's total).
 		head := "❌ No card fits " + what + " within one machine"
-		text := "Not even 8 of the largest card in one machine hold it."
+		if w.OneGPUBytes > 0 {
+			head = fmt.Sprintf("❌ %s needs %s in all: no card fits it within one machine", what, display.GiBTotal(w.OneGPUBytes))
+		}
+		text := all + "Not even 8 of the largest card in one machine hold it."
 		if n := w.Nearest; n != nil {
 			text += "\nNearest: " + gpuOptionLine(*n, w.Tokens)
 		}
@@ -306,9 +315,7 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 		head = "🧮 One card fits " + what
 	}
 	var b strings.Builder
-	if w.OneGPUBytes > 0 {
-		fmt.Fprintf(&b, "*Memory in all:* %s on one card, unsharded: %s.\n", display.GiB(w.OneGPUBytes), display.Terms(w.OneGPU))
-	}
+	b.WriteString(all)
 	if w.Fastest {
 		b.WriteString("*Fastest first*")
 	} else {

@@ -64,6 +64,9 @@ func TestGoldenAsk(t *testing.T) {
 		{"ask_which_gpu", func() (sizing.AskAnswer, error) {
 			return e.WhichGPU(sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, Tokens: 1e9})
 		}, []string{"cards fit 13B (bare size) LoRA", "for the 1B-token run", "_"}},
+		{"ask_which_gpu_nothing", func() (sizing.AskAnswer, error) {
+			return e.WhichGPU(sizing.Query{Model: "deepseek-r1", Precision: sizing.PrecisionFP32})
+		}, []string{"DeepSeek-R1 inference needs 2,501.7 GiB (2.44 TiB) in all: no card fits it within one machine", "*Memory in all:* 2,501.7 GiB", "Nearest:"}},
 		{"ask_serve_capacity", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, Quant: sizing.QuantFP8, Precision: sizing.PrecisionFP8, GPU: "h100", GPUs: 2, SeqLen: 4096})
 		}, []string{"2× H100 SXM 80 GB serve about", "concurrent users of Llama 3.1 70B (fp8) at 4k context: first token", "tok/s each", "/month"}},

@@ -24,6 +24,18 @@ func InGiB(b int64) float64 { return float64(b) / gib }
 // GiB shows bytes as GiB with one decimal ("22.5 GiB").
 func GiB(b int64) string { return fmt.Sprintf("%.1f GiB", InGiB(b)) }
 
+// GiBTotal is GiB for a total that may run past a TiB, with its TiB
+// beside it there ("2,537.8 GiB (2.48 TiB)"), so that a large model's
+// memory in all reads at a glance.
+func GiBTotal(b int64) string {
+	gib := InGiB(b)
+	if gib < 1024 {
+		return GiB(b)
+	}
+	tenths := int64(math.Round(gib * 10))
+	return fmt.Sprintf("%s.%d GiB (%.2f TiB)", Commas(tenths/10), tenths%10, gib/1024)
+}
+
 // USD shows dollars with cents below $100 and whole dollars, grouped in
 // thousands, from $100 ("$0.33", "$12,346"); a loss is "-$1,235".
 func USD(v float64) string {

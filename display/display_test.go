@@ -13,6 +13,8 @@ func TestFigures(t *testing.T) {
 	}{
 		{"GiB", GiB(22_548_578_304), "21.0 GiB"},
 		{"GiB zero", GiB(0), "0.0 GiB"},
+		{"GiBTotal small", GiBTotal(22_548_578_304), "21.0 GiB"},
+		{"GiBTotal over a TiB", GiBTotal(2_686_204_059_238), "2,501.7 GiB (2.44 TiB)"},
 		{"USD cents", USD(0.333), "$0.33"},
 		{"USD just under 100", USD(99.994), "$99.99"},
 		{"USD whole dollars", USD(281.4), "$281"},

@@ -27,6 +27,7 @@ func TestKVCachePerToken(t *testing.T) {
 		{"qwen2.5-0.5b", 12_288},
 		{"qwen3-0.6b", 114_688},
 		{"gemma-2-9b", 344_064},
+		{"gemma-7b", 458_752},
 		{"phi-3-mini-4k", 393_216},
 		{"gpt-oss-20b", 49_152},
 		{"falcon-40b", 122_880},

@@ -71,6 +71,8 @@ func TestParamCountReference(t *testing.T) {
 		{"qwen2.5-72b", 72_706_203_648, 72_706_203_648},
 		{"qwen3-0.6b", 596_049_920, 596_049_920},
 		{"gemma-2-9b", 9_241_705_984, 9_241_705_984},
+		{"gemma-7b", 8_537_680_896, 8_537_680_896}, // Gemma 1: 8.54B, the 256k tied vocabulary on top of "7B"
+		{"gemma-2b", 2_506_172_416, 2_506_172_416},
 		{"phi-3-mini-4k", 3_821_079_552, 3_821_079_552},
 		{"gpt-oss-20b", 20_914_757_184, 4_187_440_704 - 201088*2880}, // reference: "4.19B incl. both embeddings"; OpenAI's card: 3.6B without the input one
 		{"falcon-40b", 41_303_293_952, 41_303_293_952},
@@ -117,6 +119,8 @@ func TestKVBytesPerToken(t *testing.T) {
 		{"qwen2.5-0.5b", 1000, 12_288},
 		{"qwen3-0.6b", 1000, 114_688},
 		{"gemma-2-9b", 4096, 344_064},
+		{"gemma-7b", 8192, 458_752}, // 16 KV heads of 256 on 28 layers: 448 KiB, 3.5× a GQA 7B
+		{"gemma-2b", 8192, 18_432},
 		{"phi-3-mini-4k", 4096, 393_216},
 		{"gpt-oss-20b", 128, 49_152},
 		{"falcon-40b", 2048, 122_880},

@@ -215,6 +215,7 @@ type parser struct {
 	noTryErr       *InputError // a problem with no similar question to offer, when it is the parse's
 	deviceTry      bool        // that refusal's Try sizes a desktop GPU of the device's typed memory
 	memoryTry      bool        // that refusal's Try gives a CPU asker the model's memory in all
+	compareTry     bool        // that refusal's Try is the question on the GPU the device was compared with
 	quantizeWords  string      // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
@@ -677,6 +678,11 @@ func (p *parser) apply(w word, words string) {
 	case kindPrecision:
 		if p.claim(fPrecision, p.q.Precision == Precision(w.val), words) {
 			p.q.Precision = Precision(w.val)
+			if keyOf(strings.Join(strings.Fields(words), "")) == "fullprecision" { // "full precision", "full-precision"
+				// Said of a model released in FP8 or bf16 it may mean
+				// unquantised (trial H16 Q34): say the reading.
+				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
+			}
 		}
 	case kindQuant:
 		p.setQuant(Quant(w.val), words)

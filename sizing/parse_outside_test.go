@@ -152,18 +152,23 @@ func TestOutsideCardTypedMemory(t *testing.T) {
 // rtx-4090"); its Try never moves the question onto another card, except
 // a Jetson with its memory typed, asked on a desktop GPU of that memory,
 // and a model to run on a CPU, whose Try is its memory in all (trial H13
-// Q38: "how much ram ... on cpu" had no next step).
+// Q38: "how much ram ... on cpu" had no next step), and a card the
+// device is compared with, whose half of the question is the Try.
 func TestDeviceRefusalWins(t *testing.T) {
 	for _, c := range []struct{ in, device, try string }{
 		{"gemma 2b on a raspberry pi lol", "a Raspberry Pi", ""},
 		{"phi-3 mini on a raspberry pi 5 8gb, tokens per sec?", "a Raspberry Pi", ""},
 		{"llama 3 8b on a jetson", "a Jetson", ""},
 		{"run llama 3 8b int4 on a jetson orin nano 8gb?", "a Jetson", "fit llama-3-8b inference gptq 8gb"},
-		{"gemma 2b on a jetson orin 8gb", "a Jetson", ""},
+		{"gemma 2b on a jetson orin 8gb", "a Jetson", "fit gemma-2b 8gb"},
 		{"mistral 7b on my iphone", "a phone", ""},
 		{"t5 large inference on a cpu", "CPU-only inference", "fit which gpu t5-large inference"},
 		{"how much ram do i need on my pc to run mistral nemo 12b on cpu", "CPU-only inference", "fit which gpu mistral-nemo-12b inference"},
 		{"llama 3 8b lora on cpu", "CPU-only inference", ""},
+		// Weighed against a card: the card's half is the Try (trial H16
+		// Q48 answered the h100 alone, the TPU never mentioned).
+		{"tpu v5e vs h100 for serving gemma 7b, which is cheaper", "a TPU", "fit gemma-7b inference h100 cheapest"},
+		{"serve llama 3 8b on a tpu or an h100", "a TPU", "fit llama-3-8b inference h100"},
 	} {
 		p, err := Parse(c.in)
 		var ie *InputError
@@ -185,7 +190,7 @@ func TestUnknownNameKeepsSize(t *testing.T) {
 		{"serve my in-house 45b-moe-custom model on 4 h100s", "I know no similar 45B model", "fit 45b inference 4xh100"},
 		{"llava 1.6 34b in 4bit on 2x 3090", `"llava 1.6 34b" is not a model I know; I know no similar 34B model`, "fit 34b gptq 2xrtx-3090"},
 		{"llava 1.6 7b on a 4090", "did you mean llava-1.5-7b?", "fit llava-1.5-7b rtx-4090"},
-		{"gemma 2b on a 4090", "did you mean gemma-2-2b?", "fit gemma-2-2b rtx-4090"},
+		{"gemma 3 9b on a 4090", "did you mean gemma-2-9b?", "fit gemma-2-9b rtx-4090"},
 		{"t5-xl finetune on a 24gb a5000", "I know no model of its size (xl), so there is no similar question to offer", ""},
 		{"how much vram for a 3b-param vision transformer at 896px batch 64 training", "A vision transformer (ViT) is an image encoder", ""},
 		{"3b vision transformer full on 8 a100s", "A vision transformer (ViT) is an image encoder", ""},

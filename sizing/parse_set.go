@@ -253,9 +253,14 @@ func (p *parser) finish() {
 		}
 	}
 	if p.noDeviceWords != "" {
-		if p.q.GPU == "" && p.q.GPUMemoryBytes == 0 {
+		switch {
+		case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
 			p.refuseDevice()
-		} else {
+		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors[t.key] || t.key == "vs." }):
+			// "tpu v5e vs h100": the device is half of what is asked;
+			// sizing the card alone would drop it silently (trial H16 Q48).
+			p.refuseCompared()
+		default:
 			// "on a raspberry pi lol no, on an rtx 3050": the card named is sized.
 			p.note(fmt.Sprintf("%s not used: the GPU named is sized", quote(p.noDeviceWords)))
 		}
@@ -435,10 +440,31 @@ func (p *parser) refuseDevice() {
 	p.missing = NameSpan{} // the model needs no Hub search: the device is what is refused
 }
 
+// refuseCompared refuses a question that weighs a device fitbot does
+// not size against a GPU ("tpu v5e vs h100 for serving gemma 7b"): the
+// refusal says the device is not sized, and its Try is the GPU's half
+// of the question, which fitbot answers.
+func (p *parser) refuseCompared() {
+	gpu := orDefault(p.words[fGPU], "the GPU")
+	problem := fmt.Sprintf("fitbot does not size %s (%s), so it cannot weigh it against %s: it sizes data-centre and desktop GPUs and Apple M-series Macs",
+		p.noDevice.val, quote(p.noDeviceWords), quote(gpu))
+	p.compareTry = p.err == nil && (p.q.Model != "" || p.q.Params > 0)
+	if p.compareTry {
+		problem += fmt.Sprintf("; the Try sizes the %s half alone, with its price", quote(gpu))
+	}
+	p.err, p.fix = &InputError{Problem: problem}, nil
+	p.deviceErr = p.err
+	p.missing = NameSpan{}
+}
+
 // deviceHint is the Try of a device refusal: the question on a GPU of
 // the device's typed memory when it has one, the model's memory in all
-// for a CPU (refuseDevice), else none.
+// for a CPU (refuseDevice), the GPU's half of a comparison with the
+// device (refuseCompared), else none.
 func (p *parser) deviceHint() string {
+	if p.compareTry {
+		return "fit " + Format(p.q)
+	}
 	if !p.deviceTry && !p.memoryTry {
 		return ""
 	}

@@ -428,7 +428,15 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			}
 		}
 		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
-			rs.assume("%s ships %s; sized in %s as asked", rs.model.Name, strings.ToUpper(string(rel)), p)
+			// The weights three ways, so that "full precision" of an FP8
+			// model is not read one way silently (trial H16 Q34).
+			gib := func(q Quant, p Precision) float64 { return modelWeightBytes(&rs.shape, q, p) / (1 << 30) }
+			also := ""
+			if p != PrecisionBF16 && p != PrecisionFP16 {
+				also = fmt.Sprintf(" and %.1f GiB in bf16", gib(QuantNone, PrecisionBF16))
+			}
+			rs.assume("%s ships %s; sized in %s as asked: %.1f GiB of weights, against %.1f GiB as released%s",
+				rs.model.Name, strings.ToUpper(string(rel)), p, gib(QuantNone, p), gib(rel, PrecisionBF16), also)
 		}
 		if why := noAWQ(&rs.model); why != "" && quant == QuantAWQ {
 			rs.notes = append(rs.notes, "AWQ sized as asked, but "+why)

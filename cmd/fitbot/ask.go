@@ -163,6 +163,11 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 	g := a.WhichGPU
 	what := fmt.Sprintf("%s %s", a.ModelName, a.Request.Method)
+	// "How much vram" is answered first, also when no machine holds it
+	// (trial H16 Q34 never gave DeepSeek-R1's total).
+	if g.OneGPUBytes > 0 {
+		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.\n", display.GiBTotal(g.OneGPUBytes), display.Terms(g.OneGPU))
+	}
 	if g.FitsNothing {
 		fmt.Fprintf(w, "❌ No card fits %s within one machine.\n", what)
 		if n := g.Nearest; n != nil {
@@ -176,9 +181,6 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 		order = fmt.Sprintf("fastest for %s tokens first", display.Count(float64(g.Tokens)))
 	case g.Tokens > 0:
 		order = fmt.Sprintf("cheapest for %s tokens first", display.Count(float64(g.Tokens)))
-	}
-	if g.OneGPUBytes > 0 {
-		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.\n", display.GiB(g.OneGPUBytes), display.Terms(g.OneGPU))
 	}
 	fmt.Fprintf(w, "%d cards fit %s (%s):\n", len(g.Options), what, order)
 	for i, o := range g.Options {

@@ -39,6 +39,30 @@ func TestFitAskText(t *testing.T) {
 	}
 }
 
+// TestFitHowMuchMemoryNoMachine: "how much vram" gives the memory in
+// all first, also when no card holds it in one machine, and "full
+// precision" of a model released in FP8 says its reading and the weights
+// as released and in bf16 (trial H16 Q34 opened with "No card fits" and
+// never gave a total).
+func TestFitHowMuchMemoryNoMachine(t *testing.T) {
+	code, out, errOut := runFit(t, strings.Fields("how much vram for deepseek r1 671b full precision")...)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(out, "Memory in all: 2,501.7 GiB (2.44 TiB) on one card, unsharded: weights 2499.8 GiB") {
+		t.Errorf("the first line is not the memory in all:\n%s", out)
+	}
+	for _, w := range []string{
+		"❌ No card fits DeepSeek-R1 inference within one machine.",
+		`"full precision" taken as fp32`,
+		"DeepSeek-R1 ships FP8; sized in fp32 as asked: 2499.8 GiB of weights, against 626.8 GiB as released and 1249.9 GiB in bf16",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
 // TestFitAskAssumptionsOnce: the parser's notes and the search's
 // assumptions both read the ambiguous "h100"; fit says so once.
 func TestFitAskAssumptionsOnce(t *testing.T) {
