@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/slack-go/slack"
 )
 
 // TestAlternativesRunCost: an alternative shows its price per hour, run
@@ -64,5 +65,26 @@ func TestCostLineSameCardWay(t *testing.T) {
 		Alternatives: []sizing.Alternative{{GPU: "l40s", GPUs: 1, Fits: true, Why: "fp8 weights on the same card: 29.4 GiB per GPU", TokensPerSecond: &way}}}
 	if got, want := costLine(a), "*Speed* ~12 tokens/s as asked, ~22 tokens/s with fp8 weights on the same card"; !strings.HasPrefix(got, want) {
 		t.Errorf("costLine = %q, want it to start %q", got, want)
+	}
+}
+
+// TestAnswerBlocksLargestBatchFirst: the Slack answer to a largest-batch
+// ask says the largest micro-batch in the first block under the verdict
+// (trial H16 Q38).
+func TestAnswerBlocksLargestBatchFirst(t *testing.T) {
+	p, err := sizing.Parse("what batch size can we fit for lora llama 3 8b on a 40gb a100, seq 4096")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e sizing.Estimator
+	a, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := answerBlocks(a, answerView{})
+	sec, ok := blocks[1].(*slack.SectionBlock)
+	want := "*Largest micro-batch: batch 1 does not fit as asked (at seq 4096); with gradient checkpointing 2; with a fused loss too 12.*"
+	if !ok || sec.Text == nil || sec.Text.Text != want {
+		t.Errorf("block 1 = %+v, want the section %q", blocks[1], want)
 	}
 }

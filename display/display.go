@@ -252,6 +252,60 @@ func Fewest(a sizing.Answer) string {
 	return s + "."
 }
 
+// LargestBatch is the line that answers a largest-batch ask ("what
+// batch size can we fit"): the largest micro-batch per GPU that fits as
+// asked, then each same-card lever that raises it, with its own largest
+// ("Largest micro-batch that fits: 2 per GPU (at seq 4096); with
+// gradient checkpointing 16; with a fused loss too 24"); "" for any
+// other answer. A lever that raises nothing is named with the next one
+// that does.
+func LargestBatch(a sizing.Answer) string {
+	lb := a.LargestBatch
+	if lb == nil {
+		return ""
+	}
+	at := fmt.Sprintf("(at seq %d)", a.Request.SeqLen)
+	s := fmt.Sprintf("Largest micro-batch that fits: %s per GPU %s", batchCount(lb.MicroBatch), at)
+	if lb.MicroBatch == 0 {
+		s = "Largest micro-batch: batch 1 does not fit as asked " + at
+	}
+	best, shown := lb.MicroBatch, false
+	var tried []string
+	for _, l := range []struct {
+		name string
+		n    *int
+	}{{"gradient checkpointing", lb.WithCheckpointing}, {"a fused loss", lb.WithFusedLoss}} {
+		if l.n == nil {
+			continue
+		}
+		tried = append(tried, l.name)
+		if *l.n <= best {
+			continue
+		}
+		with := strings.Join(tried, " and ")
+		if shown {
+			with += " too"
+		}
+		s += fmt.Sprintf("; with %s %s", with, batchCount(*l.n))
+		best, shown, tried = *l.n, true, nil
+	}
+	if best == 0 && len(tried) > 0 {
+		s += ", nor with " + strings.Join(tried, " and ")
+	}
+	if best == 0 {
+		s += "; the ways that fit are below"
+	}
+	return s + "."
+}
+
+// batchCount is a largest micro-batch, "1024 or more" at the search's cap.
+func batchCount(n int) string {
+	if n >= sizing.BatchSearchCap {
+		return fmt.Sprintf("%d or more", n)
+	}
+	return fmt.Sprint(n)
+}
+
 // PerMonth is a cost per month run around the clock: "$734/month".
 func PerMonth(v float64) string { return USD(v) + "/month" }
 

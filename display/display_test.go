@@ -158,3 +158,33 @@ func TestMonthOfRuns(t *testing.T) {
 		t.Errorf("MonthOfRuns with no cadence = %q, want none", got)
 	}
 }
+
+// TestLargestBatch: the largest micro-batch as asked, then each lever
+// that raises it with its own largest; a lever that raises nothing is
+// named with the next that does; "or more" at the search's cap.
+func TestLargestBatch(t *testing.T) {
+	n := func(v int) *int { return &v }
+	tests := []struct {
+		name string
+		lb   *sizing.LargestBatch
+		want string
+	}{
+		{"none asked", nil, ""},
+		{"both levers", &sizing.LargestBatch{MicroBatch: 2, WithCheckpointing: n(16), WithFusedLoss: n(24)},
+			"Largest micro-batch that fits: 2 per GPU (at seq 4096); with gradient checkpointing 16; with a fused loss too 24."},
+		{"checkpointing on", &sizing.LargestBatch{MicroBatch: 6, WithFusedLoss: n(34)},
+			"Largest micro-batch that fits: 6 per GPU (at seq 4096); with a fused loss 34."},
+		{"checkpointing raises nothing", &sizing.LargestBatch{MicroBatch: 0, WithCheckpointing: n(0), WithFusedLoss: n(3)},
+			"Largest micro-batch: batch 1 does not fit as asked (at seq 4096); with gradient checkpointing and a fused loss 3."},
+		{"none fits", &sizing.LargestBatch{MicroBatch: 0, WithCheckpointing: n(0), WithFusedLoss: n(0)},
+			"Largest micro-batch: batch 1 does not fit as asked (at seq 4096), nor with gradient checkpointing and a fused loss; the ways that fit are below."},
+		{"at the cap", &sizing.LargestBatch{MicroBatch: 750, WithCheckpointing: n(sizing.BatchSearchCap), WithFusedLoss: n(sizing.BatchSearchCap)},
+			"Largest micro-batch that fits: 750 per GPU (at seq 4096); with gradient checkpointing 1024 or more."},
+	}
+	for _, tt := range tests {
+		a := sizing.Answer{Request: sizing.Request{SeqLen: 4096}, LargestBatch: tt.lb}
+		if got := LargestBatch(a); got != tt.want {
+			t.Errorf("%s: LargestBatch = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

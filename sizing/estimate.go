@@ -128,12 +128,19 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	if q.Fewest && q.GPU != "" && q.GPUs == 0 && q.Nodes == 0 {
 		q, few = e.fewest(q)
 	}
+	var lb *LargestBatch
+	if q.MaxBatch {
+		q, lb = e.largestBatch(q)
+	}
 	rs, err := resolve(q)
 	if err != nil {
 		return Answer{}, err
 	}
 	if few != nil {
 		rs.assumptions = append([]string{fewestNote(few, &rs.gpu)}, rs.assumptions...)
+	}
+	if lb != nil {
+		rs.assumptions = append([]string{largestBatchNote(lb)}, rs.assumptions...)
 	}
 	chosen := !rs.gpuNamed
 	if chosen {
@@ -143,16 +150,17 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	r := &rs.req
 	mem := rs.memory(r)
 	a := Answer{
-		Request:     *r,
-		Fits:        mem.TotalBytes <= rs.gpu.MemoryBytes,
-		PerGPU:      mem,
-		VRAMBytes:   rs.gpu.MemoryBytes,
-		ModelName:   rs.model.Name,
-		GPUName:     standInName(q.UnknownGPU, rs.gpu.Name),
-		BindingTerm: bindingTerm(mem),
-		Headroom:    headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
-		GPUChosen:   chosen,
-		Fewest:      few,
+		Request:      *r,
+		Fits:         mem.TotalBytes <= rs.gpu.MemoryBytes,
+		PerGPU:       mem,
+		VRAMBytes:    rs.gpu.MemoryBytes,
+		ModelName:    rs.model.Name,
+		GPUName:      standInName(q.UnknownGPU, rs.gpu.Name),
+		BindingTerm:  bindingTerm(mem),
+		Headroom:     headroom(mem.TotalBytes, rs.gpu.MemoryBytes),
+		GPUChosen:    chosen,
+		Fewest:       few,
+		LargestBatch: lb,
 	}
 	a.HostRAMBytes, a.DiskBytes = hostNeeds(r, &rs.shape)
 	var warnings []string

@@ -171,6 +171,9 @@ func Format(q Query) string {
 	if q.MeasuredTokensPerSecond > 0 {
 		add("mfu at", strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64), "tok/s per gpu")
 	}
+	if q.MaxBatch { // last: a number after it would be read as the batch
+		add("max", "batch")
+	}
 	return b.String()
 }
 

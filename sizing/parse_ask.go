@@ -134,6 +134,8 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
 		case k == "what":
 			a.what = true
+		case largestWords[k] && (batchWords[key(i+1)] || key(i+1) == "micro"):
+			// "largest batch" is the serving pass's: the largest batch, not model.
 		case largestWords[k]:
 			a.largest, used[i] = true, true
 		}

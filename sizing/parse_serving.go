@@ -46,6 +46,13 @@ var (
 	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
 	countVerbs    = map[string]bool{"do": true, "would": true, "will": true, "needed": true, "are": true, "is": true, "to": true, "for": true}
 	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
+	maxBatchLeads = map[string]bool{"max": true, "maximum": true}
+	// batchWords name a training batch in a largest-batch ask ("largest
+	// micro-batch", "max bs").
+	batchWords = map[string]bool{"batch": true, "batchsize": true, "bs": true, "mbs": true, "micro-batch": true, "microbatch": true, "micro-bs": true}
+	// batchFitVerbs follow "what batch size" when it asks the largest
+	// ("what batch size can we fit", "what batch size fits").
+	batchFitVerbs = map[string]bool{"can": true, "could": true, "will": true, "would": true, "fits": true, "fit": true, "is": true, "do": true}
 	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
 	perSecond     = map[string]bool{"second": true, "sec": true, "s": true}
 	tpsUnits      = map[string]bool{"tok/s": true, "tokens/s": true, "token/s": true, "t/s": true, "tps": true, "tok/sec": true, "tokens/sec": true, "toks/s": true}
@@ -73,6 +80,60 @@ func allMonth(a, b, c string) int {
 		return 3
 	}
 	return 0
+}
+
+// batchAskAt is how many words at i ask the largest batch that the "max
+// batch" reading does not: "max bs", "largest micro batch", "biggest
+// batch size", "how big a batch", "what batch size can" (the verb is
+// left for the main parse); 0 when they do not. A whole number after the
+// batch ("max bs 8") says a batch, not the ask; a size ("largest batch 1b
+// lora") is the model's.
+func batchAskAt(w func(int) string, i int) int {
+	j := i
+	switch k := w(i); {
+	case k == "max" || k == "maximum" || k == "largest" || k == "biggest":
+		j++
+	case k == "how" && (w(i+1) == "big" || w(i+1) == "large"):
+		j += 2
+		if w(j) == "of" {
+			j++
+		}
+		if w(j) == "a" {
+			j++
+		}
+	case k == "what" || k == "what's" || k == "whats":
+		j++
+		if w(j) == "micro" {
+			j++
+		}
+		if !batchWords[w(j)] {
+			return 0
+		}
+		j++
+		if w(j) == "size" {
+			j++
+		}
+		if !batchFitVerbs[w(j)] {
+			return 0
+		}
+		return j - i
+	default:
+		return 0
+	}
+	if w(j) == "micro" {
+		j++
+	}
+	if !batchWords[w(j)] {
+		return 0
+	}
+	j++
+	if w(j) == "size" {
+		j++
+	}
+	if _, err := strconv.Atoi(w(j)); err == nil {
+		return 0
+	}
+	return j - i
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
@@ -144,16 +205,21 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j)
 			}
-		case (k == "max" || k == "maximum") && batchNouns[w(i+1)]:
+		case maxBatchLeads[k] && batchNouns[w(i+1)]:
 			j := i + 2
 			if w(j) == "size" {
 				j++
 			}
-			if _, ok := parseNumber(w(j)); !ok {
+			if _, err := strconv.Atoi(w(j)); err != nil { // "max batch 7b" asks on a 7B model
 				sw.capacity = true
 				sw.load.MaxBatch = w(i+1) != "users"
 				mark(i, j)
 			}
+		case batchAskAt(w, i) > 0:
+			// "largest micro batch", "how big a batch", "what batch size
+			// can we fit": the largest batch, as "max batch".
+			sw.capacity, sw.load.MaxBatch = true, true
+			mark(i, i+batchAskAt(w, i))
 		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)

@@ -334,6 +334,10 @@ func (p *parser) finish() {
 	p.applyMFU()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
+	if p.q.Serve.MaxBatch && !serving {
+		// "max batch size" on a training run: its largest micro-batch.
+		p.q.MaxBatch, p.q.Serve.MaxBatch = true, false
+	}
 	if b := p.q.Serve.BusyShare; b > 0 && !serving {
 		// A training run keeps its cards busy; its cost is per run.
 		p.q.Serve.BusyShare = 0

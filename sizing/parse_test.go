@@ -421,6 +421,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
 	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Add("405b full 16384 h100 tp8 pp 16 cp 2 ep 0 3d parallel fused loss tp99999")
+	f.Add("what batch size can we fit for 8b lora on 4 gpus 3 times a week at 40% mfu, largest micro batch, max bs 8")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := Parse(in)
 		if err != nil {

@@ -138,6 +138,12 @@ type Query struct {
 	// min") the card chosen is the one that fits on the fewest GPUs, the
 	// cheapest of those.
 	Fewest bool
+	// MaxBatch asks the largest micro-batch per GPU a training run fits
+	// ("what batch size can we fit", "max batch size", "largest micro
+	// batch"): it is answered at the largest that fits as asked, with the
+	// levers that raise it (Answer's LargestBatch). A serving question's
+	// "max batch" is Serve.MaxBatch.
+	MaxBatch bool
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
 	PerMonth bool
@@ -453,6 +459,10 @@ type Answer struct {
 	// Fewest is how a count ask ("how many a100s") chose the count: the
 	// fewest of the named card that fit; nil for any other question.
 	Fewest *FewestGPUs `json:"fewest,omitempty"`
+	// LargestBatch is how a largest-batch ask ("what batch size can we
+	// fit") was answered: the largest micro-batch per GPU as asked and
+	// with the same-card levers; nil for any other question.
+	LargestBatch *LargestBatch `json:"largest_batch,omitempty"`
 	// Measured is the MFU of a speed the asker measured ("I get 3500
 	// tok/s per gpu"); nil when the question gave none.
 	Measured *MeasuredSpeed `json:"measured,omitempty"`

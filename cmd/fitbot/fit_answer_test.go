@@ -81,3 +81,46 @@ func TestFitJSONAlwaysJSON(t *testing.T) {
 		t.Errorf("fit hello there: exit %d, %q; want a greeting", code, out.String())
 	}
 }
+
+// TestFitLargestBatchFirst: a training question that asks the largest
+// batch is answered by it on the line right under the verdict, as asked
+// and with the same-card levers (trial H16 Q38 fixed the batch at 1 and
+// gave no maximum), and the JSON carries it as largest_batch.
+func TestFitLargestBatchFirst(t *testing.T) {
+	useDB(t)
+	for _, tt := range []struct{ q, want string }{
+		{"what batch size can we fit for lora llama 3 8b on a 40gb a100, seq 4096",
+			"Largest micro-batch: batch 1 does not fit as asked (at seq 4096); with gradient checkpointing 2; with a fused loss too 12."},
+		{"max batch size lora llama 3 8b h100 seq 4096",
+			"Largest micro-batch that fits: 2 per GPU (at seq 4096); with gradient checkpointing 6; with a fused loss too 34."},
+	} {
+		code, out, errOut := runCmd(t, "fit", tt.q)
+		if code != exitOK {
+			t.Fatalf("fit %q: exit %d: %s", tt.q, code, errOut)
+		}
+		if lines := strings.SplitN(out, "\n", 3); len(lines) < 2 || lines[1] != tt.want {
+			t.Errorf("fit %q: second line %q, want %q\n%s", tt.q, lines[1], tt.want, out)
+		}
+	}
+	code, out, errOut := runCmd(t, "fit", "--json", "max bs lora llama 3 8b h100 seq 4096")
+	if code != exitOK {
+		t.Fatalf("fit --json: exit %d: %s", code, errOut)
+	}
+	var a struct {
+		LargestBatch struct {
+			MicroBatch        int  `json:"micro_batch"`
+			WithCheckpointing *int `json:"with_checkpointing"`
+			WithFusedLoss     *int `json:"with_fused_loss"`
+		} `json:"largest_batch"`
+		Request struct {
+			MicroBatch int `json:"micro_batch"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	lb := a.LargestBatch
+	if lb.MicroBatch != 2 || lb.WithCheckpointing == nil || *lb.WithCheckpointing != 6 || lb.WithFusedLoss == nil || *lb.WithFusedLoss != 34 || a.Request.MicroBatch != 2 {
+		t.Errorf("largest_batch %+v at micro_batch %d, want 2, 6 and 34 at 2", lb, a.Request.MicroBatch)
+	}
+}
