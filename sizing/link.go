@@ -11,6 +11,23 @@ var nvlinkBridge = map[string]bool{
 	"rtx-a4500": true, "rtx-3090": true, "rtx-3090-ti": true, "rtx-2080-ti": true,
 }
 
+// crossNodeNote says what crosses the network between machines for the
+// answer's layout, and whether InfiniBand-class links are needed: a
+// layout with tensor parallelism inside each machine and pipeline stages
+// across sends one micro-batch's hidden states per stage boundary, which
+// ordinary Ethernet carries; data parallelism across machines (ZeRO or
+// plain) all-reduces every gradient each step, which wants InfiniBand or
+// RoCE (400 Gb/s per GPU in DGX-class clusters).
+func crossNodeNote(r *Request, s *shape) string {
+	if r.PipelineParallel > 1 && r.TensorParallel*r.PipelineParallel == r.GPUs && r.GPUs/r.Nodes == r.TensorParallel {
+		mb := float64(r.SeqLen) * float64(max(r.MicroBatch, 1)) * float64(s.hidden) * 2 / 1e6
+		return fmt.Sprintf("across the %d machines this layout (tensor parallel %d inside each, %d pipeline stages across) sends only each micro-batch's hidden states between stages, %.0f MB a hop: 100 Gb/s Ethernet carries that, InfiniBand is not needed; sharding with FSDP or ZeRO-3 over all %d GPUs instead would move the weights and gradients every step and want InfiniBand or RoCE",
+			r.Nodes, r.TensorParallel, r.PipelineParallel, mb, r.GPUs)
+	}
+	grads := float64(s.trainable(r)) * 2 / 1e9
+	return fmt.Sprintf("across the %d machines data parallelism all-reduces %.0f GB of gradients every step (more with ZeRO-3's weight gathers): at 100 Gb/s Ethernet that is seconds a step, so InfiniBand or RoCE (200-400 Gb/s per GPU) is what keeps the speed above; the speed counts the network", r.Nodes, grads)
+}
+
 // allReduceLatency is the time of one small all-reduce within a
 // machine: NCCL's launch and ring hops, about 5 µs over NVLink and 15 µs
 // over PCIe for the few kilobytes a decode step moves (NCCL's tuning
@@ -45,7 +62,7 @@ func linkNote(r *Request, s *shape, g *GPU, t Throughput) string {
 	case r.GPUs <= 1:
 		return link + "; on one card no link is used"
 	case r.Nodes > 1:
-		return link + fmt.Sprintf("; across %d machines the network between them is the slower link, which the speed counts", r.Nodes)
+		return link + "; " + crossNodeNote(r, s)
 	case r.Method == MethodInference && t.TokensPerSecond != nil && *t.TokensPerSecond > 0 && g.LinkBytesPerSec > 0:
 		tp := float64(tpSize(r))
 		calls := 2 * float64(s.layers)

@@ -231,7 +231,8 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindZeRO, n: 2, note: "fsdp shard_grad_op taken as ZeRO-2"}, "shardgradop", "fsdpshardgradop")
 	add(word{kind: kindDeepSpeed}, "deepspeed", "ds")
 	add(word{kind: kindCheapest}, "cheapest", "cheaper", "cheapestway", "cheapestthatfits", "lowestcost", "leastexpensive", "cheapestoption")
-	add(word{kind: kindLink}, "nvlink", "nvlinks", "nvswitch", "nvlinkbridge", "interconnect", "p2p", "peertopeer")
+	add(word{kind: kindLink}, "nvlink", "nvlinks", "nvswitch", "nvlinkbridge", "interconnect", "p2p", "peertopeer",
+		"infiniband", "roce", "efa", "rdma", "gpudirect")
 	add(word{kind: kindFastest}, "fastest", "quickest", "fastestway", "quickestway", "fastestsetup", "asfastaspossible", "fastestoption")
 	add(word{kind: kindFewest}, "fewest", "fewestgpus", "fewestcards", "mingpus", "minimumgpus", "minnumberofgpus",
 		"minimumnumberofgpus", "leastgpus", "fewestnumberofgpus", "gpusmin", "gpusminimum", "gpusatminimum", "cardsmin", "minimumcards", "mincards", "min", "minimum", "atminimum")
