@@ -295,7 +295,7 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	what := fmt.Sprintf("%s %s", a.ModelName, display.Method(a.Request.Method))
 	var all string
 	if w.OneGPUBytes > 0 {
-		all = fmt.Sprintf("*Memory in all:* %s on one card, unsharded: %s.\n", display.GiBTotal(w.OneGPUBytes), display.Terms(w.OneGPU))
+		all = fmt.Sprintf("*Memory in all:* %s on one card, unsharded: %s.%s\n", display.GiBTotal(w.OneGPUBytes), display.Terms(w.OneGPU), display.KVPerToken(w.OneGPU, a.Request))
 	}
 	if w.FitsNothing {
 		// "How much vram" is answered first, also when no machine holds

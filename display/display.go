@@ -396,3 +396,15 @@ func cardWord(n int) string {
 	}
 	return "cards"
 }
+
+// KVPerToken is the KV cache per token of context of an inference memory
+// figure, averaged over the request ("KV cache 320 KiB per token"), for
+// the memory-in-all line that a "kv cache per token" question reads
+// first (trial H17 Q44); "" for training or no KV cache.
+func KVPerToken(m sizing.Memory, r sizing.Request) string {
+	tokens := int64(r.SeqLen) * int64(max(r.MicroBatch, 1))
+	if r.Method != sizing.MethodInference || m.KVCacheBytes <= 0 || tokens <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" KV cache %s KiB per token of context.", Decimal(float64(m.KVCacheBytes)/float64(tokens)/1024))
+}

@@ -188,3 +188,16 @@ func TestLargestBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestKVPerToken: the memory-in-all line says the KV cache per token of
+// context for inference (trial H17 Q44: Llama 3.1 70B, 320 KiB), and
+// nothing for training.
+func TestKVPerToken(t *testing.T) {
+	m := sizing.Memory{KVCacheBytes: 320 << 10 * 2048}
+	if got, want := KVPerToken(m, sizing.Request{Method: sizing.MethodInference, SeqLen: 2048, MicroBatch: 1}), " KV cache 320 KiB per token of context."; got != want {
+		t.Errorf("KVPerToken = %q, want %q", got, want)
+	}
+	if got := KVPerToken(m, sizing.Request{Method: sizing.MethodLoRA, SeqLen: 2048}); got != "" {
+		t.Errorf("training: %q, want nothing", got)
+	}
+}

@@ -299,7 +299,8 @@ func buildPhrases() map[string]word {
 		"gradientaccumulationsteps", "ga", "accum", "accumulation", "accumulationsteps")
 	add(word{kind: kindGlobalBatchKey}, "globalbatch", "globalbatchsize", "gbs", "globalbs")
 	add(word{kind: kindUnusedWord}, "steps", "step", "iterations", "iters", "hours", "hour", "hrs", "days", "day",
-		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "gig", "gigs", "gigabyte", "gigabytes", "tb", "percent", "%")
+		"weeks", "minutes", "mins", "dollars", "usd", "bucks", "gb", "gib", "gig", "gigs", "gigabyte", "gigabytes", "tb", "percent", "%",
+		"kvheads", "kvhead", "heads", "attentionheads", "queryheads", "layers")
 	add(word{kind: kindEpochWord}, "epoch", "epochs", "passes", "pass")
 	add(word{kind: kindImageWord}, "image", "images", "photo", "photos", "picture", "pictures", "screenshot", "screenshots")
 	add(word{kind: kindTokensWord}, "tokens", "token", "tok", "toks")

@@ -166,7 +166,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 	// "How much vram" is answered first, also when no machine holds it
 	// (trial H16 Q34 never gave DeepSeek-R1's total).
 	if g.OneGPUBytes > 0 {
-		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.\n", display.GiBTotal(g.OneGPUBytes), display.Terms(g.OneGPU))
+		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.%s\n", display.GiBTotal(g.OneGPUBytes), display.Terms(g.OneGPU), display.KVPerToken(g.OneGPU, a.Request))
 	}
 	if g.FitsNothing {
 		fmt.Fprintf(w, "❌ No card fits %s within one machine.\n", what)
