@@ -39,7 +39,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		if s.Users > 0 {
 			who = Counted(s.Users, "concurrent user", "concurrent users")
 		}
-		return fmt.Sprintf("%s serve %s of %s: %s", hw, who, what, speedWords(*c))
+		return fmt.Sprintf("%s serve %s of %s: %s%s", hw, who, what, speedWords(*c), perUser(s, *c))
 	}
 	if len(s.Options) == 0 {
 		return fmt.Sprintf("❌ No configuration in the catalog serves %s", a.ModelName)
@@ -53,7 +53,17 @@ func ServeVerdict(a sizing.AskAnswer) string {
 	if !s.MeetsTargets {
 		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
 	}
-	return fmt.Sprintf("Cheapest for %s of %s%s: %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
+	return fmt.Sprintf("Cheapest for %s of %s%s: %s%s%s", load, a.ModelName, targetWords(s), optionWords(o), made, perUser(s, o.Serving))
+}
+
+// perUser is ", $17.52 a user a month": the month over the users asked,
+// what a product manager prices (trial H17 Q7); "" with no users asked or
+// no price.
+func perUser(s *sizing.ServeResult, v sizing.Serving) string {
+	if s.Users <= 0 || v.USDPerMonth == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %s a user a month", USD(*v.USDPerMonth/float64(s.Users)))
 }
 
 // inAll is ", 1,036 tok/s in all", the output of all of v's replicas,

@@ -120,3 +120,16 @@ func TestCannotServeKeepsUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestPerUser: a plan for users asked says the month over them (trial
+// H17 Q7: "per-user cost" was not used); no users, no figure.
+func TestPerUser(t *testing.T) {
+	month := 3504.0
+	v := sizing.Serving{USDPerMonth: &month}
+	if got, want := perUser(&sizing.ServeResult{Users: 200}, v), ", $17.52 a user a month"; got != want {
+		t.Errorf("perUser = %q, want %q", got, want)
+	}
+	if got := perUser(&sizing.ServeResult{}, v); got != "" {
+		t.Errorf("no users: %q, want nothing", got)
+	}
+}

@@ -170,6 +170,8 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindFiller, note: "fp32 optimizer states read as mixed precision, which keeps them (fp32 master weights, m and v); \"fp32\" alone sizes a pure fp32 run"},
 		"fp32states", "fp32optimizerstates", "fp32optimizerstate", "fp32optimizer", "fp32adamstates", "fp32masterweights", "fp32master",
 		"fp32moments", "statesinfp32", "optimizerstatesinfp32", "fp32optimstates")
+	// The cost per user is said on every serving plan with users.
+	add(word{kind: kindFiller}, "peruser", "peruserpermonth", "costperuser", "peruserscost", "usercost")
 	// No budget: every answer's price is said anyway, and "fastest" or
 	// "cheapest" orders the ways (trial H14 Q12).
 	add(word{kind: kindFiller, note: "no budget said: the ways are priced all the same"},
