@@ -168,16 +168,17 @@ func costLine(a sizing.Answer) string {
 	if w := display.FirstTokenWords(a); w != "" {
 		parts = append(parts, "*First token* "+strings.TrimPrefix(w, "first token "))
 	}
-	if t.Hours != nil {
-		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens", display.Hours(*t.Hours), display.Count(float64(a.Request.Tokens))))
+	run, with := display.RunTiming(a)
+	if run.Hours != nil {
+		parts = append(parts, fmt.Sprintf("*Time* %s for %s tokens%s", display.Hours(*run.Hours), display.Count(float64(a.Request.Tokens)), with))
 	} else if a.Request.Method != sizing.MethodInference {
 		parts = append(parts, "*Time* unknown (say a token budget, e.g. `on 1B tokens`)")
 	}
 	switch {
 	case t.USDPerHour == nil:
 		parts = append(parts, "*Cost* unknown (no price for this GPU yet)")
-	case t.USDTotal != nil:
-		parts = append(parts, fmt.Sprintf("*Cost* %s/h, %s for the run", display.USD(*t.USDPerHour), display.USD(*t.USDTotal)))
+	case run.USDTotal != nil:
+		parts = append(parts, fmt.Sprintf("*Cost* %s/h, %s for the run", display.USD(*t.USDPerHour), display.USD(*run.USDTotal)))
 	default:
 		parts = append(parts, fmt.Sprintf("*Cost* %s/h", display.USD(*t.USDPerHour)))
 	}

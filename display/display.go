@@ -408,3 +408,18 @@ func KVPerToken(m sizing.Memory, r sizing.Request) string {
 	}
 	return fmt.Sprintf(" KV cache %s KiB per token of context.", Decimal(float64(m.KVCacheBytes)/float64(tokens)/1024))
 }
+
+// RunTiming is the throughput a run's time and cost are told with: as
+// asked when it fits, else the way on the same cards that fits, whose
+// words come back to say so (" with gradient checkpointing on the same
+// card"): a time for a setup that does not fit is no one's run (trial
+// H17 Q29).
+func RunTiming(a sizing.Answer) (sizing.Throughput, string) {
+	alt, what, ok := sameCard(a)
+	if !ok || alt.TokensPerSecond == nil || *alt.TokensPerSecond <= 0 {
+		return a.Throughput, ""
+	}
+	t := a.Throughput
+	t.TokensPerSecond, t.Hours, t.USDTotal = alt.TokensPerSecond, alt.Hours, alt.USDTotal
+	return t, fmt.Sprintf(" with %s on the same %s", what, cardWord(alt.GPUs))
+}

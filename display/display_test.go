@@ -201,3 +201,21 @@ func TestKVPerToken(t *testing.T) {
 		t.Errorf("training: %q, want nothing", got)
 	}
 }
+
+// TestRunTiming: a run that does not fit as asked is timed and costed
+// with the way on the same cards that fits, said (trial H17 Q29 gave
+// 19.8 h for a setup that does not fit; the one that does takes 29.4 h).
+func TestRunTiming(t *testing.T) {
+	asked, way, wayHours, wayTotal := 1597.0, 1076.0, 29.4, 29.56
+	a := sizing.Answer{Request: sizing.Request{GPU: "a10g", GPUs: 1}, Throughput: sizing.Throughput{TokensPerSecond: &asked},
+		Alternatives: []sizing.Alternative{{GPU: "a10g", GPUs: 1, Fits: true, Why: "gradient checkpointing on the same card: 20.1 GiB per GPU",
+			TokensPerSecond: &way, Hours: &wayHours, USDTotal: &wayTotal}}}
+	run, with := RunTiming(a)
+	if *run.TokensPerSecond != way || *run.Hours != wayHours || *run.USDTotal != wayTotal || with != " with gradient checkpointing on the same card" {
+		t.Errorf("RunTiming = %v tok/s, %v h, $%v, %q; want the way's", *run.TokensPerSecond, *run.Hours, *run.USDTotal, with)
+	}
+	a.Fits = true
+	if run, with := RunTiming(a); *run.TokensPerSecond != asked || with != "" {
+		t.Errorf("fits as asked: %v tok/s, %q; want as asked", *run.TokensPerSecond, with)
+	}
+}

@@ -192,23 +192,24 @@ func speedLine(a sizing.Answer) string {
 	if w := display.FirstTokenWords(a); w != "" {
 		parts = append(parts, w)
 	}
+	run, with := display.RunTiming(a)
 	switch {
-	case t.Hours != nil:
-		parts = append(parts, fmt.Sprintf("%s tokens in %s", display.Count(float64(a.Request.Tokens)), display.Hours(*t.Hours)))
-	case t.TokensPerSecond != nil && *t.TokensPerSecond > 0 && a.Request.Method != sizing.MethodInference:
+	case run.Hours != nil:
+		parts = append(parts, fmt.Sprintf("%s tokens in %s%s", display.Count(float64(a.Request.Tokens)), display.Hours(*run.Hours), with))
+	case run.TokensPerSecond != nil && *run.TokensPerSecond > 0 && a.Request.Method != sizing.MethodInference:
 		// No budget given: say what a round one would take.
-		h := sizing.RunHours(sizing.RoundRunTokens, *t.TokensPerSecond)
+		h := sizing.RunHours(sizing.RoundRunTokens, *run.TokensPerSecond)
 		part := fmt.Sprintf("1B tokens in %s", display.Hours(h))
-		if t.USDPerHour != nil {
-			part += fmt.Sprintf(" (%s)", display.USD(h**t.USDPerHour))
+		if run.USDPerHour != nil {
+			part += fmt.Sprintf(" (%s)", display.USD(h**run.USDPerHour))
 		}
-		parts = append(parts, part)
+		parts = append(parts, part+with)
 	}
 	if t.USDPerHour != nil {
 		parts = append(parts, display.USD(*t.USDPerHour)+"/h")
 	}
-	if t.USDTotal != nil {
-		parts = append(parts, display.USD(*t.USDTotal)+" in all")
+	if run.USDTotal != nil {
+		parts = append(parts, display.USD(*run.USDTotal)+" in all")
 	}
 	if t.USDPerMonth != nil {
 		parts = append(parts, display.PerMonth(*t.USDPerMonth)+" running 24/7")
