@@ -142,6 +142,7 @@ type stepTime struct {
 	dp      float64 // gradient synchronisation (all of it, hidden or not)
 	layout  layoutComm
 	exposed float64 // the share of dp not hidden under compute
+	offload float64 // the optimizer step off the GPU: host transfers not hidden, and the CPU's Adam
 	model   float64 // model FLOPs per token (what MFU counts)
 }
 
@@ -149,7 +150,39 @@ func (t stepTime) total() float64 {
 	// Expert all-to-all overlaps the other micro-batch's compute
 	// (DeepSeek-V3's DualPipe, Megatron's --overlap-moe-expert-parallel-comm):
 	// only what exceeds the compute adds.
-	return t.compute + t.bubble + t.exposed + t.layout.tp + t.layout.cp + max(0, t.layout.ep-t.compute)
+	return t.compute + t.bubble + t.exposed + t.offload + t.layout.tp + t.layout.cp + max(0, t.layout.ep-t.compute)
+}
+
+// Offloaded optimizer steps (ZeRO-Offload): each GPU sends its shard's
+// 16-bit gradients to the host and takes back the updated 16-bit
+// weights over PCIe, overlapped with the backward pass where it can be
+// (DeepSpeed's overlap_comm), and the host steps Adam on the CPU, which
+// nothing hides unless DeepSpeed's one-step delayed update is on.
+const (
+	// hostLinkBytesPerSec is what a card moves to and from host memory:
+	// PCIe Gen4 x16 in practice (about 25 GB/s of its 32).
+	hostLinkBytesPerSec = 25e9
+	// cpuAdamParamsPerSec is DeepSpeed's CPU-Adam on a two-socket server:
+	// about 4 billion parameters a second (ZeRO-Offload, Ren et al. 2021,
+	// reports CPU-Adam updating 1B parameters in about 0.25 s).
+	cpuAdamParamsPerSec = 4e9
+	// nvmeSlowdown is how much slower an NVMe offload's step is than a
+	// CPU one: the states stream from the drives each step.
+	nvmeSlowdown = 3
+)
+
+// offloadSeconds is what an offloaded optimizer step adds to a step
+// whose compute takes compute seconds.
+func offloadSeconds(r *Request, s *shape, compute float64) float64 {
+	trainable := float64(s.trainable(r))
+	gpus := float64(max(r.GPUs, 1))
+	transfer := 4 * trainable / gpus / hostLinkBytesPerSec // 2 B of gradient out, 2 B of weight back
+	adam := trainable / float64(max(r.Nodes, 1)) / cpuAdamParamsPerSec
+	sec := max(0, transfer-backwardShare*compute) + adam
+	if r.Offload == OffloadNVMe {
+		sec *= nvmeSlowdown
+	}
+	return sec
 }
 
 // trainingStep times one optimizer step of r on g. fixedMFU > 0 replaces
@@ -176,6 +209,9 @@ func trainingStep(r *Request, s *shape, g *GPU, fixedMFU float64) stepTime {
 	}
 	st.layout = layoutCommSeconds(r, s, g, st.compute*attnShare)
 	st.dp = dpCommSeconds(r, s, g)
+	if r.Offload != OffloadNone {
+		st.offload = offloadSeconds(r, s, st.compute)
+	}
 	micro := st.compute / accum
 	if shardingStage(r) == 3 {
 		st.exposed = max(0, st.dp-st.compute)
@@ -407,8 +443,9 @@ func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (T
 		if comm := st.dp + st.layout.sum(); comm > st.compute && st.compute > 0 && r.MFU == 0 {
 			warnings = append(warnings, commWarning(r, s, g, st))
 		}
-		if r.Offload != OffloadNone {
-			warnings = append(warnings, fmt.Sprintf("%s offload runs the optimizer step off the GPU; the step is slower than the compute estimate shows", r.Offload))
+		if r.Offload != OffloadNone && st.offload > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s offload steps the optimizer off the GPU: %.1f s a step on top of %.1f s of compute (PCIe transfers at %.0f GB/s and CPU-Adam at %.0fB parameters/s); more gradient accumulation spreads it over more tokens",
+				r.Offload, st.offload, st.compute, hostLinkBytesPerSec/1e9, cpuAdamParamsPerSec/1e9))
 		}
 	}
 	if tps > 0 {
