@@ -476,3 +476,37 @@ func CheapestOnDemand(offers []pricing.Offer) (pricing.Offer, bool) {
 	}
 	return best, false
 }
+
+// PowerLine answers a price question that asks the electricity (Routing
+// .Power): each named card's board power at its count, the energy over
+// the rental period asked (a month around the clock when none) and its
+// cost at sizing.DefaultUSDPerKWh, with what a server adds beyond the
+// cards; "" when power was not asked or no card was named (trial H17
+// Q50 answered the rental price instead).
+func PowerLine(r sizing.Routing, hours float64, period string) string {
+	if !r.Power || len(r.GPUs) == 0 {
+		return ""
+	}
+	if hours <= 0 {
+		hours, period = HoursPerMonth, "a month around the clock"
+	}
+	var parts []string
+	for i, id := range r.GPUs {
+		g, ok := sizing.MatchGPU(id)
+		if !ok || g.BoardPowerWatts <= 0 {
+			continue
+		}
+		n := 1
+		if i < len(r.Counts) && r.Counts[i] > 0 {
+			n = r.Counts[i]
+		}
+		kw := float64(g.BoardPowerWatts*n) / 1000
+		kwh := kw * hours
+		parts = append(parts, fmt.Sprintf("%d× %s draw up to %s kW (%d W board power each): %s kWh over %s, %s at $%.2f/kWh",
+			n, g.Name, display.Decimal(kw), g.BoardPowerWatts, display.Commas(int64(kwh+0.5)), period, display.USD(kwh*sizing.DefaultUSDPerKWh), sizing.DefaultUSDPerKWh))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Power: " + strings.Join(parts, "; ") + ". The cards alone at full load: a server's CPUs, fans and memory add about half again, and cooling (a PUE of 1.2-1.5) more; a cloud price includes all of it."
+}

@@ -152,3 +152,22 @@ func TestPricesAtProviders(t *testing.T) {
 		t.Errorf("NoReservedLine = %q", got)
 	}
 }
+
+// TestPowerLine: "electricity cost of running 8 h100s for a month" is
+// the cards' power, not their rent (trial H17 Q50): 8 × 700 W for 730 h
+// is 4,088 kWh, $613 at $0.15/kWh; no power asked, no line.
+func TestPowerLine(t *testing.T) {
+	r := sizing.Route("electricity cost of running 8 h100s for a month")
+	if r.Kind != sizing.RoutePrice || !r.Power {
+		t.Fatalf("routed %v, power %v; want a price question about power", r.Kind, r.Power)
+	}
+	got := PowerLine(r, 0, "")
+	for _, want := range []string{"8× H100 SXM 80 GB draw up to 5.6 kW", "4,088 kWh over a month around the clock", "$613 at $0.15/kWh"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("PowerLine = %q, want %q in it", got, want)
+		}
+	}
+	if line := PowerLine(sizing.Route("monthly cost of 8x h100"), 0, ""); line != "" {
+		t.Errorf("rent asked: %q, want no power line", line)
+	}
+}

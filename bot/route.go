@@ -105,6 +105,9 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	if line := answer.MonthLine(a); line != "" {
 		msg = withFirstLine(msg, line)
 	}
+	if line := answer.PowerLine(r, a.Hours, a.Period); line != "" {
+		msg = withFirstLine(msg, line)
+	}
 	for _, line := range slices.Backward(a.Elsewhere) {
 		msg = withFirstLine(msg, line)
 	}

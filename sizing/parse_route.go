@@ -49,6 +49,10 @@ type Routing struct {
 	// Week is true when a price question asks about the week ("this
 	// week", "lately"): the digest's numbers answer it.
 	Week bool
+	// Power is true when a price question asks the electricity a card
+	// draws ("electricity cost", "power bill", "kwh"): its board power
+	// and what it costs, not its rental price.
+	Power bool
 	// Month is true when a price question asks for a month ("monthly",
 	// "per month"): the answer adds each named GPU's cost around the
 	// clock for a month.
@@ -81,6 +85,10 @@ var (
 		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
 		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
 		"reserved": true, "reservation": true,
+	}
+	powerWords = map[string]bool{
+		"electricity": true, "electric": true, "power": true, "powerbill": true, "energy": true, "kwh": true,
+		"watts": true, "wattage": true, "kw": true,
 	}
 	reservedWords = map[string]bool{
 		"reserved": true, "reservation": true, "reservations": true, "committed": true, "commitment": true,
@@ -123,7 +131,7 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	words := 0
-	chat, help, asksHelp, price, week, spot, month, reserved := true, true, false, false, false, false, false, false
+	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
 	greets, thanks := false, false
 	hours, period, from, to := rentalPeriod(text, toks)
 	for i, t := range toks {
@@ -141,6 +149,7 @@ func Route(text string) Routing {
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
 		reserved = reserved || reservedWords[k]
+		power = power || powerWords[k]
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
 	if model, ok := plansAsked(toks); ok {
@@ -168,7 +177,7 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said, counts := gpusNamed(text, toks)
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Hours: hours, Period: period,
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period,
 		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
 }
 

@@ -139,6 +139,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	}
 	// The month asked is the answer: first, as Slack puts it, then the
 	// offers it comes from.
+	if line := answer.PowerLine(r, pa.Hours, pa.Period); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
 	if line := answer.MonthLine(pa); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
