@@ -524,6 +524,13 @@ func (p *parser) step(i int) int {
 		return p.glued(i)
 	}
 	words := p.text(i, i+n)
+	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullModelAt(i, n) {
+		// "the full 671b one", "the full model": the model whole, not a
+		// full fine-tune (trial H19 Q19 sized a fine-tune of DeepSeek-R1).
+		p.ignore(i, i+n)
+		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
+		return n
+	}
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
@@ -1456,6 +1463,22 @@ func (p *parser) fineTuneName(i int) bool {
 		return false
 	}
 	return false
+}
+
+// fullModelAt reports whether "full" at token i (n tokens) describes the
+// model rather than the method: "model", "version" or "one" right after
+// it ("the full model"), or "the" before it and a size after ("the full
+// 671b one").
+func (p *parser) fullModelAt(i, n int) bool {
+	j := i + n
+	if j >= len(p.toks) {
+		return false
+	}
+	k := p.toks[j].key
+	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
+		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
+	}
+	return k == "model" || k == "version" || k == "one" || k == "weights"
 }
 
 // isNameish reports whether token j could continue a model or GPU name
