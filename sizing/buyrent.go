@@ -75,6 +75,31 @@ type PurchasePrice struct {
 	Source  string    `json:"source"`
 }
 
+// purchaseWords says what the card asked costs to buy, for a buy-or-rent
+// question that gave no use ("price of a 4090 to buy": trial H18 Q28):
+// "an RTX 4090 24 GB costs $1,600-$2,000 to buy (as of 2026-01); "; ""
+// when no card or no purchase price is known.
+func purchaseWords(q Query) string {
+	p, ok := LookupPurchasePrice(q.GPU)
+	if !ok {
+		return ""
+	}
+	g, _, err := LookupGPU(q.GPU)
+	if err != nil {
+		return ""
+	}
+	n := max(q.GPUs, 1)
+	what := fmt.Sprintf("%s costs", g.Name)
+	if n > 1 {
+		what = fmt.Sprintf("%d× %s cost", n, g.Name)
+	}
+	return fmt.Sprintf("%s %s-%s to buy (as of %s), plus about %s for the machine around them; ", what,
+		usdWhole(p.USDLow*float64(n)), usdWhole(p.USDHigh*float64(n)), p.AsOf.Format("2006-01"), usdWhole(p.HostUSD))
+}
+
+// usdWhole is whole dollars grouped in thousands: "$1,600".
+func usdWhole(v float64) string { return "$" + commas(int64(v+0.5)) }
+
 // USD is the price buy-or-rent uses: the midpoint of the range.
 func (p PurchasePrice) USD() float64 { return (p.USDLow + p.USDHigh) / 2 }
 
@@ -214,7 +239,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 	}
 	if w.JobsPerWeek <= 0 || w.HoursPerJob <= 0 {
 		return AskAnswer{}, &InputError{
-			Problem: "buy or rent depends on how much you would use it: say how many jobs a week and how long each runs",
+			Problem: purchaseWords(q) + "buy or rent depends on how much you would use it: say how many jobs a week and how long each runs, \"24/7\", \"at 60%\" or \"for a year\"",
 			Hint:    hint,
 		}
 	}

@@ -261,3 +261,39 @@ func TestBuyRentPeriodOfUse(t *testing.T) {
 		t.Fatalf("BuyRent = %+v, %v; want renting 8 H100s around the clock", a.BuyRent, err)
 	}
 }
+
+// TestBuyRentUseSaid: a use said without jobs is read (trial H19 Q4 and
+// Q47 were asked for jobs a week again): "24/7", "for a year" (around the
+// clock, the purchase over that year), "about 60% of the time".
+func TestBuyRentUseSaid(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want Workload
+	}{
+		{"buy vs rent: is it cheaper to buy 8 h100s or just rent them for a year", Workload{JobsPerWeek: 7, HoursPerJob: 24, Years: 1}},
+		{"should we buy a dgx h100 or keep renting, we use ~4 gpus about 60% of the time", Workload{JobsPerWeek: 7, HoursPerJob: 24 * 0.6}},
+		{"7b lora rtx-4090 buy-vs-rent 24/7", Workload{JobsPerWeek: 7, HoursPerJob: 24}},
+	} {
+		p, err := Parse(c.q)
+		if err != nil || p.Intent != IntentBuyRent {
+			t.Fatalf("Parse(%q) = %s, %v", c.q, p.Intent, err)
+		}
+		if !near(p.Workload.JobsPerWeek, c.want.JobsPerWeek) || !near(p.Workload.HoursPerJob, c.want.HoursPerJob) || !near(p.Workload.Years, c.want.Years) {
+			t.Errorf("%q: workload %+v, want %+v", c.q, p.Workload, c.want)
+		}
+	}
+}
+
+// TestBuyRentNoUseSaysThePrice: a buy question with no use says what the
+// card costs to buy before asking for the use (trial H18 Q28).
+func TestBuyRentNoUseSaysThePrice(t *testing.T) {
+	p, err := Parse("price of a 4090 to buy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&Estimator{}).BuyRent(p.Query, p.Workload)
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, "RTX 4090 24 GB costs $1,600-$2,000 to buy") {
+		t.Errorf("BuyRent: %v; want the purchase price first", err)
+	}
+}

@@ -218,6 +218,11 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 				continue
 			}
 		}
+		if n := a.useSaid(toks, i, keyAt); n > 0 {
+			markUsed(used, i, i+n)
+			i += n - 1
+			continue
+		}
 		num, glued, ok := leadingNumber(raw)
 		if !ok {
 			continue
@@ -271,6 +276,51 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 	}
 	a.aroundTheClock()
+}
+
+// useSaid reads a use said without jobs at token i: "24/7" or "around
+// the clock" (7 jobs a week of 24 h), "at 60%" or "60% utilization" (that
+// share of the week), "for a year" or "a month" (a period, read as use
+// around the clock by aroundTheClock). It reports the tokens it covered
+// (trial H19 Q4 and Q47 were asked for jobs a week again).
+func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
+	raw := strings.ToLower(toks[i].raw)
+	switch {
+	case raw == "24/7" || raw == "24x7" || keyAt(i) == "around" && keyAt(i+1) == "the" && keyAt(i+2) == "clock":
+		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
+		if raw == "24/7" || raw == "24x7" {
+			return 1
+		}
+		return 3
+	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
+		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
+		if err != nil || v <= 0 || v > 100 {
+			return 0
+		}
+		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24*v/100
+		a.notes = append(a.notes, fmt.Sprintf("%s taken as the cards busy %s%% of the week: 7 jobs a week of %s h", quote(toks[i].raw), strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(roundTo(24*v/100, 2), 'f', -1, 64)))
+		switch {
+		case busyWords[keyAt(i+1)]:
+			return 2
+		case ofTheTime(keyAt, i+1):
+			return 4
+		}
+		return 1
+	case (raw == "a" || raw == "one" || raw == "an") && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
+		if yearWords[keyAt(i+1)] {
+			a.setYears(1, joinRaw(toks, i, i+2))
+		} else {
+			a.setYears(1.0/12, joinRaw(toks, i, i+2))
+		}
+		a.usePeriod = joinRaw(toks, i, i+2)
+		return 2
+	}
+	return 0
+}
+
+// ofTheTime reports whether "of the time" starts at token i.
+func ofTheTime(keyAt func(int) string, i int) bool {
+	return keyAt(i) == "of" && keyAt(i+1) == "the" && keyAt(i+2) == "time"
 }
 
 // aroundTheClock reads a use said as a period only ("we'd use 8 h100s
