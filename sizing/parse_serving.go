@@ -579,6 +579,9 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return
 		}
 	}
+	if num.suffix == "b" || num.suffix == "t" {
+		return // "14b": a model's size, never a load or a speed (trial H19 Q15 read "14b? tok/s?" as 14 tok/s)
+	}
 	v := exactFloat(num)
 	unit, n := glued, 0
 	if unit == "" {
