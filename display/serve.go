@@ -60,10 +60,14 @@ func ServeVerdict(a sizing.AskAnswer) string {
 // what a product manager prices (trial H17 Q7); "" with no users asked or
 // no price.
 func perUser(s *sizing.ServeResult, v sizing.Serving) string {
-	if s.Users <= 0 || v.USDPerMonth == nil {
+	users, who := s.Users, "a user"
+	if users <= 0 {
+		users, who = s.DailyUsers, "a daily user" // "10k users each send 20 messages a day"
+	}
+	if users <= 0 || v.USDPerMonth == nil {
 		return ""
 	}
-	return fmt.Sprintf(", %s a user a month", USD(*v.USDPerMonth/float64(s.Users)))
+	return fmt.Sprintf(", %s %s a month", USD(*v.USDPerMonth/float64(users)), who)
 }
 
 // inAll is ", 1,036 tok/s in all", the output of all of v's replicas,

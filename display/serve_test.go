@@ -132,4 +132,8 @@ func TestPerUser(t *testing.T) {
 	if got := perUser(&sizing.ServeResult{}, v); got != "" {
 		t.Errorf("no users: %q, want nothing", got)
 	}
+	// Daily users (trial H19 Q36): the month over them.
+	if got, want := perUser(&sizing.ServeResult{DailyUsers: 10000}, v), ", $0.35 a daily user a month"; got != want {
+		t.Errorf("perUser = %q, want %q", got, want)
+	}
 }

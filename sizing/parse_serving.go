@@ -498,8 +498,26 @@ func dailyUsersAt(w func(int) string, j int) int {
 		return 2
 	case users(w(j)) && (w(j+1) == "a" || w(j+1) == "per" || w(j+1) == "each") && w(j+2) == "day":
 		return 3
+	case users(w(j)) && sendsADay(w, j+1):
+		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
 	}
 	return 0
+}
+
+// sendsADay reports whether the words from j say what each user sends
+// a day, within a few words: "each send ~20 msgs a day", "who ask 5
+// questions per day" (trial H19 Q36 read "10k users" as a batch).
+func sendsADay(w func(int) string, j int) bool {
+	noun := false
+	for k := j; k < j+7; k++ {
+		switch {
+		case requestNouns[w(k)]:
+			noun = true
+		case noun && (w(k) == "a" || w(k) == "per" || w(k) == "each") && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+			return true
+		}
+	}
+	return false
 }
 
 // workforce are the people of a company, read as its daily users.

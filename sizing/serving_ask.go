@@ -19,6 +19,9 @@ type ServeResult struct {
 	TTFTTargetSeconds            float64 `json:"ttft_target_seconds"`
 	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target"`
 	OutputTokensPerSecondTarget  float64 `json:"output_tokens_per_second_target"` // all replicas together
+	// DailyUsers is the users a day the requests per second were read
+	// from ("2000 daily users"), for the cost a user a month; 0 when none.
+	DailyUsers int `json:"daily_users,omitempty"`
 	// Capacity is the named GPUs as one replica (capacity mode).
 	Capacity *Serving `json:"capacity,omitempty"`
 	// Options are the configurations that meet the targets, cheapest per
@@ -193,7 +196,7 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 	sp := r.spec()
 	res := &ServeResult{Users: r.Concurrency, RequestsPerSecond: r.RequestsPerSecond,
 		TTFTTargetSeconds: r.TTFTTargetSeconds, TokensPerSecondPerUserTarget: r.TokensPerSecondPerUserTarget,
-		OutputTokensPerSecondTarget: r.OutputTokensPerSecondTarget, Options: []ServeOption{}}
+		OutputTokensPerSecondTarget: r.OutputTokensPerSecondTarget, DailyUsers: q.Serve.DailyUsers, Options: []ServeOption{}}
 	asm.add(servingAssumptions(&r, &rs.shape, &rs.gpu, sp, e.mfu())...)
 	out := AskAnswer{Kind: IntentServe, Request: r, ModelName: rs.model.Name, Serve: res}
 	if !plan {
