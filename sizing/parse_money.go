@@ -181,6 +181,13 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 		// "5k usd", "2k dollars", "5k usd/month"
 		next := strings.ToLower(toks[i+used].raw)
 		cur, glued, _ := strings.Cut(next, "/")
+		if cur == "budget" && unit == "" && n.suffix != "" { // "12k budget"; "4090 budget" is a card
+			// "a 12k budget/month": the amount is the budget's (trial H18 Q50).
+			if glued != "" {
+				unit = "/" + glued
+			}
+			return v, unit, used + 1, true
+		}
 		if !currencyWords[cur] || unit != "" {
 			return 0, "", 0, false
 		}
