@@ -122,6 +122,8 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 			o.Label = hardwareLabel(o.Request, o.gpuName)
 		case "model":
 			o.Label = o.modelName + ", " + o.Label
+		case "zero_stage":
+			o.Label = fmt.Sprintf("ZeRO-%d, %s", o.Request.ZeROStage, o.Label)
 		}
 		serving = serving && o.Serving != nil
 		c.Options = append(c.Options, o)

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -48,7 +49,13 @@ const (
 	FigureMemory                        Figure = "memory_per_gpu"                // "fits better", "less memory": memory per GPU on the cards as asked, lower is better
 	maxOptionTokens                            = 6                               // the longest option: "2 x nvidia a100 40 gb"
 	settingGPU, settingMt, settingModel        = "gpu", "method", "model"
+	settingZeRO                                = "zero_stage"
 )
+
+// zeroPair is two ZeRO stages with the word said once ("zero stage 2 vs
+// 3", "stage 2 or 3"): written as two options that read alone ("zero2 vs
+// zero3"; trial H19 Q25 refused the bare "3").
+var zeroPair = regexp.MustCompile(`(?i)\b(?:zero[ -]?stage|zero|stage|z)[ -]?([0-3])\s+(vs\.?|versus|or|against)\s+(?:(?:zero[ -]?stage|zero|stage|z)[ -]?)?([0-3])\b`)
 
 // connectors join the two options: "h100 vs h200", "lora or qlora",
 // "a100 compared to h100", "between lora and full".
@@ -63,6 +70,7 @@ var connectors = map[string]bool{"vs": true, "versus": true, "or": true, "agains
 // comparison (the same card twice, a card and a memory size) is left
 // to Parse, which refuses two cards as ever.
 func ParseComparison(input string) (Comparison, bool) {
+	input = zeroPair.ReplaceAllString(input, "zero$1 $2 zero$3")
 	toks, err := lex(input)
 	if err != nil || len(toks) < 3 {
 		return Comparison{}, false
@@ -271,6 +279,7 @@ type optionOf struct {
 	model       string
 	params      int64
 	experts     int // a bare mixture's experts: "8x7b"
+	stage       int // a ZeRO stage: "zero2"
 }
 
 // longestOption finds the longest option that ends at token at (before
@@ -319,6 +328,8 @@ func optionIn(words string, first token) (optionOf, string) {
 		return optionOf{gpu: o.gpu, gpus: o.gpus, nodes: o.nodes, memory: o.memory}, settingGPU
 	case subset(names, "method") && !p.MethodImplied && (q.Method == MethodFull || q.Method == MethodLoRA || q.Method == MethodQLoRA):
 		return optionOf{method: o.method}, settingMt
+	case subset(names, "zero_stage") && q.ZeROStage != nil:
+		return optionOf{stage: *q.ZeROStage}, settingZeRO
 	case subset(names, "model") && (q.Model != "" || q.Params != 0):
 		return optionOf{model: q.Model, params: q.Params, experts: q.Experts}, settingModel
 	}

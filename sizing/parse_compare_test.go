@@ -26,6 +26,9 @@ func TestParseComparison(t *testing.T) {
 			[2]string{"lora for llama 3 8b on a 4090, cost ?", "qlora for llama 3 8b on a 4090, cost ?"}, FigurePerMonth},
 		{"llama 3 8b vs qwen 7b on a 4090", "model", [2]string{"llama 3 8b", "qwen 7b"},
 			[2]string{"llama 3 8b on a 4090", "qwen 7b on a 4090"}, FigureUnsaid},
+		// Two ZeRO stages, the word said once (trial H19 Q25).
+		{"zero stage 2 vs 3 for full ft llama 3.1 8b on 4x a100 40gb", "zero_stage", [2]string{"zero2", "zero3"},
+			[2]string{"zero2 for full ft llama 3.1 8b on 4x a100 40gb", "zero3 for full ft llama 3.1 8b on 4x a100 40gb"}, FigureUnsaid},
 		// A bare mixture is a model too (trial H12 Q46).
 		{"70b vs 8x7b which is cheaper to serve on h100", "model", [2]string{"70b", "8x7b"},
 			[2]string{"70b which is to serve on h100", "8x7b which is to serve on h100"}, FigureUnsaid},
