@@ -102,7 +102,7 @@ func MonthLine(a PriceAnswer) string {
 	if len(a.Month) == 0 {
 		return ""
 	}
-	var parts []string
+	var parts, periods []string
 	for _, m := range a.Month {
 		name := m.Offer.GPU // of a family's variants, the one priced
 		if g, ok := sizing.MatchGPU(m.Offer.GPU); ok {
@@ -118,7 +118,7 @@ func MonthLine(a PriceAnswer) string {
 			part = fmt.Sprintf("%s %s per GPU (%s %s, %s/GPU-h", name, display.USD(m.USDPerGPU), m.Offer.Provider, market, display.USD(m.Offer.USDPerGPUHour))
 		}
 		if a.Hours > 0 {
-			part += fmt.Sprintf("; %s for %s", display.USD(m.Offer.USDPerGPUHour*float64(m.GPUs)*a.Hours), a.Period)
+			periods = append(periods, fmt.Sprintf("%s %s at %s", display.Hardware(max(m.GPUs, 1), name), display.USD(m.Offer.USDPerGPUHour*float64(max(m.GPUs, 1))*a.Hours), m.Offer.Provider))
 		}
 		if m.Offer.GPUCount > 1 && int(m.Offer.GPUCount) != m.GPUs {
 			part += fmt.Sprintf("; the %g-GPU instance %s a month", m.Offer.GPUCount, display.USD(m.USDInstance))
@@ -126,6 +126,10 @@ func MonthLine(a PriceAnswer) string {
 		parts = append(parts, part+")")
 	}
 	line := fmt.Sprintf("Around the clock (a month is %.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
+	if len(periods) > 0 {
+		// The period asked first (trial H20 Q32 read the month first).
+		line = fmt.Sprintf("For %s: %s. %s", a.Period, strings.Join(periods, "; "), line)
+	}
 	return line + providerVerdict(a.Month)
 }
 

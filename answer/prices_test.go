@@ -132,7 +132,7 @@ func TestPricesAtProviders(t *testing.T) {
 	if want := []string{"gcp has spot for any H100: $6.57/GPU-h, $65.71 for 10 hours (ask without naming a provider)."}; !slices.Equal(a.Elsewhere, want) {
 		t.Errorf("Elsewhere = %q, want %q", a.Elsewhere, want)
 	}
-	if got := MonthLine(a); !strings.Contains(got, "$26.90 for 10 hours") {
+	if got := MonthLine(a); !strings.HasPrefix(got, "For 10 hours: 1× H100 SXM 80 GB $26.90 at runpod.") {
 		t.Errorf("MonthLine = %q, want RunPod's 10 hours at $2.69", got)
 	}
 

@@ -393,6 +393,38 @@ func rentalPeriod(text string, toks []token) (hours float64, words string, from,
 			return n * h, span(text, toks, j, j+2), i, j + 2
 		}
 	}
+	return runPeriod(text, toks)
+}
+
+// runWordsAfter name what a period before them is the length of: "a 3
+// day run", "a 2-week job".
+var runWordsAfter = map[string]bool{"run": true, "job": true, "rental": true, "training": true, "stint": true}
+
+// runPeriod reads a period said as a run's length ("a 3 day run", "a
+// 2-week job"; trial H20 Q32 priced a month for "a 3 day run on 64
+// h100s").
+func runPeriod(text string, toks []token) (hours float64, words string, from, to int) {
+	for i := 0; i+1 < len(toks); i++ {
+		k := toks[i].key
+		d := 0
+		for d < len(k) && isDigit(k[d]) {
+			d++
+		}
+		n, err := strconv.Atoi(k[:d])
+		if err != nil || n < 1 || n > 1000 {
+			continue
+		}
+		from := i
+		if i > 0 && toks[i-1].key == "a" {
+			from = i - 1 // "a 3 day run"
+		}
+		if h, ok := periodHours[k[d:]]; ok && d < len(k) && runWordsAfter[toks[i+1].key] {
+			return float64(n) * h, span(text, toks, from, i+2), from, i + 2 // "3day run", "2-week job"
+		}
+		if h, ok := periodHours[toks[i+1].key]; ok && d == len(k) && i+2 < len(toks) && runWordsAfter[toks[i+2].key] {
+			return float64(n) * h, span(text, toks, from, i+3), from, i + 3 // "3 day run"
+		}
+	}
 	return 0, "", 0, 0
 }
 
