@@ -164,7 +164,8 @@ func TestAskWithoutAsker(t *testing.T) {
 
 // TestHostRAMSaidIsChecked: the machine's memory said beside an offload
 // question is checked against the host RAM the answer counts, first among
-// the warnings; without offload, or with enough memory, nothing is said.
+// the targets, right under the verdict (trial H21 Q32); without offload,
+// or with enough memory, nothing is said.
 // 70B QLoRA offloaded holds its 4-bit base and adapter state, about 60 GiB
 // (not the 131 GiB 16-bit checkpoint): 64 GB is enough, 32 GB is not.
 func TestHostRAMSaidIsChecked(t *testing.T) {
@@ -180,9 +181,9 @@ func TestHostRAMSaidIsChecked(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}
-		got := len(f.Answer.Warnings) > 0 && strings.HasPrefix(f.Answer.Warnings[0], "Host RAM may run short")
+		got := len(f.Answer.Targets) > 0 && strings.HasPrefix(f.Answer.Targets[0], "❌ Host RAM")
 		if got != short {
-			t.Errorf("%q: host RAM warning %v, want %v (warnings %q)", text, got, short, f.Answer.Warnings)
+			t.Errorf("%q: host RAM line %v, want %v (targets %q)", text, got, short, f.Answer.Targets)
 		}
 	}
 }

@@ -19,8 +19,10 @@ func checkHostRAM(a *sizing.Answer, have int64) {
 	if o := a.Request.Offload; have <= 0 || a.HostRAMBytes <= have || o == "" || o == sizing.OffloadNone {
 		return
 	}
-	a.Warnings = append([]string{fmt.Sprintf("Host RAM may run short: this counts %s per machine (the larger of the checkpoint as it loads and the %s-offloaded states with a 1.5× margin), more than the %d GB said",
-		display.GiB(a.HostRAMBytes), a.Request.Offload, have>>30)}, a.Warnings...)
+	// Right under the verdict: the GPUs hold it, the machine does not
+	// (trial H21 Q32 read "✅ Fits" with 1,760 GiB needed and 512 GB said).
+	a.Targets = append([]string{fmt.Sprintf("❌ Host RAM: the %s offload needs %s per machine (the larger of the checkpoint as it loads and the offloaded states with a 1.5× margin), more than the %d GB said, so the GPUs fit it but the machine does not",
+		a.Request.Offload, display.GiB(a.HostRAMBytes), have>>30)}, a.Targets...)
 }
 
 // checkDeadline checks the run's time against the time the question
