@@ -895,7 +895,9 @@ func (p *parser) numeric(i int, num number) int {
 // tokens" is a token budget.
 var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
 	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
-	"pairs": true, "instructions": true, "prompts": true}
+	"pairs": true, "instructions": true, "prompts": true,
+	// typed fast (trial H21 Q5 refused "10k exmaples")
+	"exmaples": true, "exampels": true, "examles": true, "exmples": true, "smaples": true, "sampels": true}
 
 // lengthLeads are the words between a count of examples and their
 // length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
@@ -922,15 +924,18 @@ func (p *parser) examples(i, j int, num number) int {
 	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
 		k++ // "of", "avg", "at an average of", "each"
 	}
-	length, ok := parseNumber(key(k))
-	if !ok {
-		// "50k examples" with no length: sequences of the run's length,
-		// counted once the question is read (finish).
+	// "50k examples" with no length: sequences of the run's length,
+	// counted once the question is read (finish).
+	noLength := func() int {
 		if count, ok := num.scaled(decimalUnit(num.suffix)); ok && !num.neg && count >= 1 && p.exampleWords == "" {
 			p.exampleCount, p.exampleWords = count, p.text(i, j+1)
 			return j + 1 - i
 		}
 		return 0
+	}
+	length, ok := parseNumber(key(k))
+	if !ok {
+		return noLength()
 	}
 	k++
 	if length.suffix == "" {
@@ -940,7 +945,9 @@ func (p *parser) examples(i, j int, num number) int {
 		}
 	}
 	if phrases[key(k)].kind != kindTokensWord {
-		return 0
+		// "20k examples, 3 epochs": the number after is not a length
+		// (trial H20 Q2 refused the 20k).
+		return noLength()
 	}
 	k++
 	switch {
