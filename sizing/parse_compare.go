@@ -170,6 +170,10 @@ func connectorAt(toks []token, c int) int {
 		return 1
 	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
 		return 2
+	case comparatives[k] && c+1 < len(toks) && toks[c+1].key == "than":
+		// "an h100 faster than an a100": the options around "faster than"
+		// (trial H21 Q25 refused two GPUs).
+		return 2
 	case k == "and":
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
 			if andOpeners[toks[j].key] {
@@ -179,6 +183,10 @@ func connectorAt(toks []token, c int) int {
 	}
 	return 0
 }
+
+// comparatives before "than" make it a connector ("faster than",
+// "cheaper than"); the comparative itself is the figure's word.
+var comparatives = map[string]bool{"faster": true, "quicker": true, "cheaper": true, "better": true, "slower": true}
 
 // andOpeners start a comparison whose options "and" joins: "between lora
 // and full", "compare lora and qlora".

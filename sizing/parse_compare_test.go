@@ -26,6 +26,9 @@ func TestParseComparison(t *testing.T) {
 			[2]string{"lora for llama 3 8b on a 4090, cost ?", "qlora for llama 3 8b on a 4090, cost ?"}, FigurePerMonth},
 		{"llama 3 8b vs qwen 7b on a 4090", "model", [2]string{"llama 3 8b", "qwen 7b"},
 			[2]string{"llama 3 8b on a 4090", "qwen 7b on a 4090"}, FigureUnsaid},
+		// "faster than" joins two options (trial H21 Q25).
+		{"is an h100 faster than an a100 for finetuning llama 8b", "gpu", [2]string{"h100", "a100"},
+			[2]string{"is an h100 for finetuning llama 8b", "is an a100 for finetuning llama 8b"}, FigureSpeed},
 		// Two ZeRO stages, the word said once (trial H19 Q25).
 		{"zero stage 2 vs 3 for full ft llama 3.1 8b on 4x a100 40gb", "zero_stage", [2]string{"zero2", "zero3"},
 			[2]string{"zero2 for full ft llama 3.1 8b on 4x a100 40gb", "zero3 for full ft llama 3.1 8b on 4x a100 40gb"}, FigureUnsaid},
