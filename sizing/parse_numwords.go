@@ -17,8 +17,13 @@ var (
 	unitWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 	teenWords = map[string]int{"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
 		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
-	tensWords = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
-		"seventy": 70, "eighty": 80, "ninety": 90}
+	// tensWords is a list, not a map: every word of every question is
+	// tried against each as a prefix ("twenty-four").
+	tensWords = []struct {
+		word string
+		tens int
+	}{{"twenty", 20}, {"thirty", 30}, {"forty", 40}, {"fourty", 40}, {"fifty", 50}, {"sixty", 60},
+		{"seventy", 70}, {"eighty", 80}, {"ninety", 90}}
 )
 
 // maxVocabCount is the largest number word the vocabulary reads as a
@@ -39,8 +44,9 @@ func belowHundred(toks []token, i int) (int, int) {
 	if v, ok := teenWords[k]; ok {
 		return v, 1
 	}
-	for w, tens := range tensWords {
-		rest, ok := strings.CutPrefix(k, w)
+	for _, t := range tensWords {
+		tens := t.tens
+		rest, ok := strings.CutPrefix(k, t.word)
 		if !ok {
 			continue
 		}

@@ -137,7 +137,16 @@ func batchAskAt(w func(int) string, i int) int {
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
-func low(t token) string { return strings.ToLower(strings.Trim(t.raw, ",.;:!?()\"'")) }
+func low(t token) string { return strings.ToLower(strings.TrimFunc(t.raw, edgePunct)) }
+
+// edgePunct is the punctuation low trims from a word's ends.
+func edgePunct(r rune) bool {
+	switch r {
+	case ',', '.', ';', ':', '!', '?', '(', ')', '"', '\'':
+		return true
+	}
+	return false
+}
 
 // readServe finds the serving words and returns the tokens the main
 // parse should read (the rest), filtered in place.
@@ -150,9 +159,15 @@ func readServe(toks []token) ([]token, serveWords) {
 	} else {
 		used = make([]bool, len(toks))
 	}
+	// The lowered words, once the at-once reading (which rewrites
+	// tokens) is done: the passes below ask for each word many times.
+	var lows []string
 	w := func(i int) string {
 		if i < 0 || i >= len(toks) || used[i] {
 			return ""
+		}
+		if lows != nil {
+			return lows[i]
 		}
 		return low(toks[i])
 	}
@@ -162,6 +177,15 @@ func readServe(toks []token) ([]token, serveWords) {
 		}
 	}
 	sw.readAtOnce(toks, used, w, mark)
+	var lowBuf [64]string
+	if len(toks) <= len(lowBuf) {
+		lows = lowBuf[:len(toks)]
+	} else {
+		lows = make([]string, len(toks))
+	}
+	for i := range toks {
+		lows[i] = low(toks[i])
+	}
 	for i := 0; i < len(toks); i++ {
 		if used[i] {
 			continue
