@@ -90,6 +90,7 @@ func allMonth(a, b, c string) int {
 // lora") is the model's.
 func batchAskAt(w func(int) string, i int) int {
 	j := i
+	what := false
 	switch k := w(i); {
 	case k == "max" || k == "maximum" || k == "largest" || k == "biggest":
 		j++
@@ -102,24 +103,27 @@ func batchAskAt(w func(int) string, i int) int {
 			j++
 		}
 	case k == "what" || k == "what's" || k == "whats":
-		j++
-		if w(j) == "micro" {
-			j++
-		}
-		if !batchWords[w(j)] {
-			return 0
-		}
-		j++
-		if w(j) == "size" {
-			j++
-		}
-		if !batchFitVerbs[w(j)] {
-			return 0
-		}
-		return j - i
+		j, what = j+1, true
 	default:
 		return 0
 	}
+	j = batchNounEnd(w, j)
+	switch {
+	case j == 0:
+		return 0
+	case what && !batchFitVerbs[w(j)]:
+		return 0 // "what batch size" asks the largest only before "can", "fits"
+	case !what:
+		if _, err := strconv.Atoi(w(j)); err == nil {
+			return 0
+		}
+	}
+	return j - i
+}
+
+// batchNounEnd reads "batch", "micro batch", "batch size" at j: the token
+// after it, 0 when none is there.
+func batchNounEnd(w func(int) string, j int) int {
 	if w(j) == "micro" {
 		j++
 	}
@@ -130,10 +134,7 @@ func batchAskAt(w func(int) string, i int) int {
 	if w(j) == "size" {
 		j++
 	}
-	if _, err := strconv.Atoi(w(j)); err == nil {
-		return 0
-	}
-	return j - i
+	return j
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
