@@ -76,12 +76,6 @@ func cadenceAt(w func(int) string, i int) (Cadence, int) {
 	return Cadence{}, 0
 }
 
-// cadenceSpan is how many tokens a cadence starting at token i covers.
-func cadenceSpan(w func(int) string, i int) int {
-	_, n := cadenceAt(w, i)
-	return n
-}
-
 // maxRunsPerDay bounds a cadence: more runs a day than hours is not a
 // cadence of training runs.
 const maxRunsPerDay = 24

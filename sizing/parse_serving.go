@@ -207,6 +207,11 @@ func readServe(toks []token) ([]token, serveWords) {
 			mark(i, i+n)
 			continue
 		}
+		var cadence Cadence
+		cadenceN := 0
+		if sw.cadence.Runs == 0 {
+			cadence, cadenceN = cadenceAt(w, i)
+		}
 		switch {
 		case k == "how" && w(i+1) == "many":
 			j := i + 2
@@ -260,10 +265,9 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
 			mark(i, i+1)
-		case sw.cadence.Runs == 0 && cadenceSpan(w, i) > 0:
-			c, n := cadenceAt(w, i)
-			sw.cadence, sw.cadenceSaid = c, joinRaw(toks, i, i+n)
-			mark(i, i+n)
+		case cadenceN > 0:
+			sw.cadence, sw.cadenceSaid = cadence, joinRaw(toks, i, i+cadenceN)
+			mark(i, i+cadenceN)
 		case allMonth(w(i), w(i+1), w(i+2)) > 0:
 			n := allMonth(w(i), w(i+1), w(i+2))
 			sw.perMonth = true
