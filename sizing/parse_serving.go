@@ -1047,7 +1047,7 @@ func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 		(cards == cardsNone || cards == cardsOne) && people:
 		sw.load.Plan = true
 	case cards == cardsCounted && people,
-		(cards == cardsCounted || cards == cardsOne) && fit && sw.tokenCost && users == 0 && !sw.load.targets():
+		cards != cardsNone && fit && sw.tokenCost && users == 0 && !sw.load.targets():
 		// "per token cost of llama 3.1 70b on 4x h100": what the cards
 		// serve at full load, whose cost per 1M tokens the answer gives
 		// (trial H11 Q36).

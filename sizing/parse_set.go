@@ -360,6 +360,9 @@ func (p *parser) finish() {
 		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == IntentFit {
 		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit
 	}
+	if p.gpuPlural && p.serve.capacity && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 {
+		p.q.Fewest = true // "cost per million tokens ... on h100s": the fewest that serve (trial H20 Q42)
+	}
 	if p.fewestAsked && p.q.GPU == "" && p.q.GPUs == 0 && p.q.Nodes == 0 && !p.q.Serve.Plan && p.ask.intent(&p.q) == IntentFit {
 		p.q.Fewest = true // "how many gpus min": the card that fits on the fewest
 	}

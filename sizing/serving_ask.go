@@ -67,6 +67,9 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	if q.Spot && !e.spotOnly {
 		return e.serveOnSpot(q)
 	}
+	if q.Fewest && q.GPU != "" && q.GPUs == 0 && q.Nodes == 0 && !q.Serve.Plan {
+		return e.serveOnFewest(q)
+	}
 	a, err := e.serve(q)
 	if err != nil || q.GPU == "" || q.Serve.Plan || q.Precision != "" || q.Quant != "" || a.Serve == nil || a.Serve.Capacity == nil {
 		return a, err
@@ -113,6 +116,31 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return *serves, nil
 	}
 	return a, nil
+}
+
+// serveOnFewest answers a capacity question on cards named in the plural
+// with no count ("cost per million tokens of llama 3 70b on h100s") on the
+// fewest of them in one machine whose weights, as asked, leave room for a
+// request; when no count up to a machine's does, as Serve answers one card.
+func (e *Estimator) serveOnFewest(q Query) (AskAnswer, error) {
+	q.Fewest = false
+	g, _, err := LookupGPU(q.GPU)
+	if err != nil {
+		return e.Serve(q)
+	}
+	for n := 1; n <= max(g.MaxPerNode, 1); n *= 2 {
+		sq := q
+		sq.GPUs = n
+		a, err := e.serve(sq)
+		if err != nil {
+			return a, err
+		}
+		if a.Serve != nil && a.Serve.Capacity != nil && a.Serve.Capacity.Fits {
+			a.Assumptions = append([]string{fmt.Sprintf("how many: %d× %s, the fewest in one machine that serve a request (the cards were named with no count)", n, g.Name)}, a.Assumptions...)
+			return a, nil
+		}
+	}
+	return e.Serve(q)
 }
 
 // serveOnSpot answers a serving question that asks spot at spot prices

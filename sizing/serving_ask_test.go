@@ -142,6 +142,21 @@ func TestServeBusyShare(t *testing.T) {
 	}
 }
 
+// TestServeCostOnPluralCards: the cost of tokens on cards named in the
+// plural with no count is what the fewest of them serve as asked (trial
+// H20 Q42 answered one request's memory on "h100s"); Llama 3 70B in bf16
+// needs two 80 GB cards for its weights and a request.
+func TestServeCostOnPluralCards(t *testing.T) {
+	a := askServe(t, "cost per million tokens serving llama 3 70b on h100s")
+	c := a.Serve.Capacity
+	if a.Serve.Mode != "capacity" || c == nil || c.USDPerMillionOutputTokens == nil {
+		t.Fatalf("no capacity with a token cost: %+v", a.Serve)
+	}
+	if a.Request.GPUs != 2 || a.Request.Quant != QuantNone {
+		t.Errorf("served on %d× in %q, want 2× as released", a.Request.GPUs, a.Request.Quant)
+	}
+}
+
 // TestServeFormatForLoad: named cards with users and no format said are
 // served in the largest format that holds the users, before replicas
 // (trial H15 Q50: Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,

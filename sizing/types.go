@@ -136,7 +136,9 @@ type Query struct {
 	// the fewest that fit (Estimator.Answer). Serving loads on such cards
 	// are planned instead (Serve.Plan). With no card named ("how many gpus
 	// min") the card chosen is the one that fits on the fewest GPUs, the
-	// cheapest of those.
+	// cheapest of those. A capacity question on cards in the plural ("cost
+	// per million tokens on h100s") is answered on the fewest that serve one
+	// request (Estimator.Serve).
 	Fewest bool
 	// MaxBatch asks the largest micro-batch per GPU a training run fits
 	// ("what batch size can we fit", "max batch size", "largest micro
