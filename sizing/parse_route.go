@@ -351,15 +351,16 @@ func plansAsked(toks []token) (string, bool) {
 	return strings.Join(model, " "), true
 }
 
-// howMuchIs reports whether token i starts "how much is/are/does/for":
-// a price asked in words ("how much is an h100 on runpod"), unless it
-// asks how much memory or context ("how much vram").
+// howMuchIs reports whether token i starts "how much is/are/does/for/per":
+// a price asked in words ("how much is an h100 on runpod", "how much per
+// month is one a100"), unless it asks how much memory or context ("how
+// much vram").
 func howMuchIs(toks []token, i int) bool {
 	if toks[i].key != "how" || i+2 >= len(toks) || toks[i+1].key != "much" {
 		return false
 	}
 	switch toks[i+2].key {
-	case "is", "are", "does", "do", "for", "would", "will", "an", "a", "to":
+	case "is", "are", "does", "do", "for", "would", "will", "an", "a", "to", "per":
 		return true
 	}
 	return false
