@@ -478,7 +478,11 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 		return sizing.AskAnswer{}, err
 	}
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
-	a.Targets = askTargets(&a, q.Parsed.Deadline.At(s.now()), q.Parsed.Money)
+	m := q.Parsed.Money
+	if a.AtPrice(m.USDPerGPUHour, m.PriceWords) {
+		m.USDPerGPUHour = 0 // honoured: no "not used" line
+	}
+	a.Targets = askTargets(&a, q.Parsed.Deadline.At(s.now()), m)
 	return a, nil
 }
 

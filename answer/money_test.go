@@ -36,6 +36,37 @@ func TestPriceSaidIsUsed(t *testing.T) {
 	}
 }
 
+// TestPriceSaidCostsServing: the asker's price per GPU-hour costs what
+// named cards serve (trial H24 Q06: "on 2x h100 at $2.5/hr each" was
+// not used and the tokens were costed at the market's $2.40).
+func TestPriceSaidCostsServing(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	q := s.Read("whats the per token cost of serving llama 3 70b on 2x h100 at $2.5/hr each, assume full batching")
+	a, err := s.AskAnswer(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	market, err := s.AskAnswer(context.Background(), s.Read("whats the per token cost of serving llama 3 70b on 2x h100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, m := a.Serve.Capacity, market.Serve.Capacity
+	if c == nil || m == nil || c.USDPerHour == nil || m.USDPerHour == nil || c.USDPerMillionOutputTokens == nil {
+		t.Fatalf("no capacity costs: %+v / %+v", a.Serve, market.Serve)
+	}
+	if *c.USDPerHour != 5 {
+		t.Errorf("$/h %v, want 2 GPUs × $2.50", *c.USDPerHour)
+	}
+	want := *m.USDPerMillionOutputTokens / *m.USDPerHour * 5
+	if got := *c.USDPerMillionOutputTokens; got < want*0.999 || got > want*1.001 {
+		t.Errorf("$/1M out %v, want the market's scaled to $2.50, %v", got, want)
+	}
+	if joined := strings.Join(a.Targets, "\n"); strings.Contains(joined, "not used") {
+		t.Errorf("targets %q: the asked price was used", a.Targets)
+	}
+}
+
 // TestBudgetSaidIsAnswered: a budget in the question is answered first
 // (trial H6 Q3 and Q13 dropped it without a word): what it buys on the
 // answered configuration and whether the run fits in it.

@@ -228,7 +228,8 @@ type parser struct {
 	closedOpen     string      // the open model of its class, which its Try sizes
 	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
-	perNode        bool // "nodes of": the next GPU count is per node
+	perNode        bool   // "nodes of": the next GPU count is per node
+	multiNode      string // "multi node": machines said with no count, unused unless a count of them is said
 	epochs         int
 	epochWords     string
 	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
@@ -531,6 +532,13 @@ func (p *parser) step(i int) int {
 		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
 		return n
 	}
+	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords[p.toks[i+1].key] {
+		// "assume full batching": the cards kept busy, which is how a
+		// serving capacity is sized, not a full fine-tune (trial H24 Q06).
+		p.ignore(i, i+2)
+		p.note(fmt.Sprintf("%s read as the cards kept busy, not a full fine-tune", quote(p.text(i, i+2))))
+		return 2
+	}
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
@@ -543,6 +551,16 @@ func (p *parser) step(i int) int {
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
+		if i > 0 && multiWords[p.toks[i-1].key] {
+			// "multi node training ... across 2 nodes": no count, like
+			// "multi-node" (trial H24 Q18 read it as one node).
+			p.ignore(i, i+n)
+			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
+				p.unused = p.unused[:u] // "multi" alone, read before its "node"
+			}
+			p.multiNode = p.text(i-1, i+n)
+			return n
+		}
 		return p.nodes(i, n, 1, w.n == 1)
 	case kindCount:
 		return p.counted(i, n, w.n, true)
@@ -1092,6 +1110,12 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	switch w.kind {
 	case kindGPU:
 		p.setGPU(w.val, w.note, p.text(j, j+m))
+		if k := j + m; j == i+n && k < len(p.toks) && cardNodeWords[p.toks[k].key] == 1+min(count, 2)/2 {
+			// "one h100 node", "two h100 nodes": the count is of machines
+			// (trial H24 Q43 sized one H100 for "one h100 node"); "8 x
+			// h100 node" and "8 h100 node" are one machine of 8.
+			return p.nodes(i, k+1-i, count, true)
+		}
 		p.setCount(count, p.text(i, j+m))
 		return j + m - i
 	case kindGPUWord:
@@ -1143,6 +1167,14 @@ func (p *parser) ignoreCount(i, n, count int) {
 		p.unused = append(p.unused, p.text(i, i+n))
 	}
 }
+
+// multiWords before a node word make it no count: "multi node".
+var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
+
+// cardNodeWords, after a card counted without "x", make the count one of
+// machines full of that card, 1 for the singular (a count of one) and 2
+// for the plural (a count of more): "two h100 nodes" is 16 H100s.
+var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers": 2}
 
 // vendors are the makers' words that may come between a count and a GPU.
 var vendors = map[string]bool{"nvidia": true, "amd": true, "geforce": true, "apple": true}
@@ -1471,6 +1503,11 @@ func (p *parser) fineTuneName(i int) bool {
 	}
 	return false
 }
+
+// fullLoadWords after "full" say the cards are kept busy: "full
+// batching", "full load", "full utilization".
+var fullLoadWords = map[string]bool{"batching": true, "batched": true, "load": true, "utilization": true,
+	"utilisation": true, "capacity": true, "occupancy": true, "throttle": true, "tilt": true, "blast": true}
 
 // fullModelAt reports whether "full" at token i (n tokens) describes the
 // model rather than the method: "model", "version" or "one" right after

@@ -30,6 +30,7 @@ var chatter = []string{
 	"let", "lets", "let's", "see", "wanted", "ask", "asking", "good", "ideas", "idea", "advice", "recommend",
 	"recommendation", "suggest", "suggestions", "mean", "means", "but", "instead", "try", "safe", "safely", "comfortably",
 	"avg", "average", // a prompt or output length is read as the mean
+	"assume", "assuming", "assumed",
 	"hit", "reach", "achieve", "sustain", // "need to hit 1000 tok/s": the target is read
 }
 

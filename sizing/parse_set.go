@@ -319,6 +319,9 @@ func (p *parser) finish() {
 				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
 	}
+	if p.multiNode != "" && p.q.Nodes < 2 {
+		p.unused = append(p.unused, p.multiNode)
+	}
 	inference := p.q.Method == "" || p.q.Method == MethodInference
 	p.unused = reportedFigures(p.unused, strings.ToLower(p.in), inference)
 	if len(p.unused) > 0 {

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -64,4 +65,42 @@ func (a *Answer) AtPrice(usdPerGPUHour float64, words string) {
 		}
 	}
 	a.Assumptions = append(a.Assumptions, note)
+}
+
+// AtPrice counts a serving capacity answer's costs at the asker's own
+// price of one GPU-hour ("on 2x h100 at $2.5/hr each"), as Answer.AtPrice
+// does for a fit; it reports whether it did. Plans compare cards at their
+// market prices and are left as they are. The answer's serving result is
+// copied, never changed in place.
+func (a *AskAnswer) AtPrice(usdPerGPUHour float64, words string) bool {
+	if usdPerGPUHour <= 0 || a.Serve == nil || a.Serve.Mode != "capacity" || a.Serve.Capacity == nil {
+		return false
+	}
+	res := *a.Serve
+	sv := *res.Capacity
+	gpus := float64(max(sv.Replicas, 1) * max(sv.GPUsPerReplica, 1))
+	if sv.USDPerHour == nil || *sv.USDPerHour <= 0 {
+		return false
+	}
+	old := *sv.USDPerHour / gpus
+	scale := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		s := *v / old * usdPerGPUHour
+		return &s
+	}
+	sv.USDPerHour, sv.USDPerMonth, sv.USDPerMillionOutputTokens = scale(sv.USDPerHour), scale(sv.USDPerMonth), scale(sv.USDPerMillionOutputTokens)
+	res.Capacity = &sv
+	a.Serve = &res
+	note := fmt.Sprintf("price $%.2f per GPU-hour as asked (%s), in place of $%.2f", usdPerGPUHour, quote(words), old)
+	a.Assumptions = slices.Clone(a.Assumptions)
+	for i, s := range a.Assumptions {
+		if strings.HasPrefix(s, "price $") {
+			a.Assumptions[i] = note
+			return true
+		}
+	}
+	a.Assumptions = append(a.Assumptions, note)
+	return true
 }
