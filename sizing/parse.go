@@ -603,9 +603,12 @@ func (p *parser) step(i int) int {
 			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
 			return n + 1
 		}
-		if trainedWords[keyOf(words)] && i > 0 && ownerWords[p.toks[i-1].key] {
+		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
 			// "our fine-tuned llama": the model, not a run (trial H16 Q43).
 			p.ignore(i, i+n)
+			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
+				p.unused = p.unused[:u] // "own", read before its "fine tuned"
+			}
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
 		}
@@ -913,9 +916,16 @@ func (p *parser) numeric(i int, num number) int {
 // tokens" is a token budget.
 var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
 	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
-	"pairs": true, "instructions": true, "prompts": true,
+	"pairs": true, "instructions": true, "prompts": true, "convos": true, "chats": true, "transcripts": true,
+	"tickets": true, "emails": true, "threads": true, "articles": true, "completions": true,
 	// typed fast (trial H21 Q5 refused "10k exmaples")
 	"exmaples": true, "exampels": true, "examles": true, "exmples": true, "smaples": true, "sampels": true}
+
+// exampleKinds may stand between a count of examples and their noun:
+// "100k chat samples", "5k support tickets".
+var exampleKinds = map[string]bool{"chat": true, "training": true, "instruction": true, "sft": true, "labeled": true,
+	"labelled": true, "annotated": true, "support": true, "customer": true, "synthetic": true, "code": true,
+	"math": true, "qa": true, "preference": true, "dpo": true, "short": true, "long": true, "medical": true, "legal": true}
 
 // lengthLeads are the words between a count of examples and their
 // length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
@@ -934,6 +944,9 @@ func (p *parser) examples(i, j int, num number) int {
 			return p.toks[k].key
 		}
 		return ""
+	}
+	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
+		j++ // "100k chat samples" (trial H23 Q14)
 	}
 	if !exampleWords[key(j)] {
 		return 0
@@ -1168,6 +1181,10 @@ func (p *parser) ignoreCount(i, n, count int) {
 	}
 }
 
+// memoryVariants are the memory sizes in GB that a card family comes in,
+// said in the plural as the cards of that size ("the 80s").
+var memoryVariants = map[string]bool{"16": true, "24": true, "32": true, "40": true, "48": true, "80": true, "94": true, "96": true, "141": true, "192": true}
+
 // multiWords before a node word make it no count: "multi node".
 var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
 
@@ -1195,9 +1212,42 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	}
 	if k := i + n; k < len(p.toks) && p.toks[k].key == "of" {
 		p.perNode = true
+		if c, ok := p.bareCountAt(k + 1); ok {
+			// "one node of 8 in bf16": the GPUs per node with no card word
+			// after them (trial H22 Q47 refused the "8").
+			p.setCount(c, p.text(i, k+2))
+			return n + 2
+		}
 		return n + 1
 	}
 	return n
+}
+
+// bareCountAt reads a count of GPUs at token k that no card or GPU word
+// follows ("node of 8", "node of 8, 70b"): a whole number no more than
+// one machine holds.
+func (p *parser) bareCountAt(k int) (int, bool) {
+	if k >= len(p.toks) {
+		return 0, false
+	}
+	num, ok := parseNumber(p.toks[k].key)
+	if !ok || !num.isInteger() || num.suffix != "" {
+		return 0, false
+	}
+	c, ok := num.scaled(1)
+	if !ok || c < 1 || c > MaxGPUsPerNode {
+		return 0, false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindGPU, kindGPUWord, kindTimes:
+			return 0, false
+		}
+		if p.toks[k+1].key == "x" {
+			return 0, false
+		}
+	}
+	return int(c), true
 }
 
 // gpuWithCount reads a GPU name (at i, n tokens) and a count written after
@@ -1237,6 +1287,13 @@ func (p *parser) glued(i int) int {
 	d := 0
 	for d < len(k) && isDigit(k[d]) {
 		d++
+	}
+	if d > 0 && k[d:] == "s" && i > 0 && p.toks[i-1].key == "the" && memoryVariants[k[:d]] {
+		// "or do i need the 80s": the other memory size of the card,
+		// which the answer on the asked one settles (trial H22 Q02).
+		p.ignore(i, i+1)
+		p.note(fmt.Sprintf("%s read as the %s GB cards the asked ones are weighed against: the answer is on the cards asked", quote("the "+t.raw), k[:d]))
+		return 1
 	}
 	if res, ok := imageSide(k); ok && d > 0 {
 		// An image size: 1024px, 1024x1024 (a diffusion model's side).

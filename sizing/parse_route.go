@@ -172,7 +172,7 @@ func Route(text string) Routing {
 	// the sizing answer gives.
 	p, _ := Parse(text)
 	// A method read only from a verb ("to run one h100 24/7") names no job.
-	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" && !p.MethodImplied || p.Missing.Words != "" || p.Hub != "" ||
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" && p.Query.Method != MethodInference && !p.MethodImplied || p.Missing.Words != "" || p.Hub != "" ||
 		p.Intent == IntentBuyRent || p.Intent == IntentMaxContext || p.Intent == IntentWhichGPU {
 		return Routing{Kind: RouteSizing}
 	}
@@ -394,7 +394,34 @@ func rentalPeriod(text string, toks []token) (hours float64, words string, from,
 			return n * h, span(text, toks, j, j+2), i, j + 2
 		}
 	}
+	if hours, words, from, to = perPeriod(toks); hours > 0 {
+		return hours, words, from, to
+	}
 	return runPeriod(text, toks)
+}
+
+// perPeriods are the periods a cost is asked per ("per day", "a week",
+// "daily"); an hour and a month have lines of their own.
+var perPeriods = map[string]float64{"day": 24, "week": 168}
+
+// perPeriod reads a cost asked per day or per week ("what does it cost
+// per day", "a week", "daily"; trial H24 Q38 priced a month for "cost per
+// day to run 4x h100"): the period's hours, "a day" or "a week", and the
+// tokens it covers.
+func perPeriod(toks []token) (hours float64, words string, from, to int) {
+	for i, t := range toks {
+		switch {
+		case t.key == "daily":
+			return 24, "a day", i, i + 1
+		case t.key == "weekly" && i > 0 && priceWords[toks[i-1].key]:
+			return 168, "a week", i, i + 1 // "cost weekly"; "weekly" alone asks the digest
+		case (t.key == "per" || t.key == "a" || t.key == "each" || t.key == "every") && i+1 < len(toks):
+			if h, ok := perPeriods[toks[i+1].key]; ok {
+				return h, "a " + toks[i+1].key, i, i + 2
+			}
+		}
+	}
+	return 0, "", 0, 0
 }
 
 // runWordsAfter name what a period before them is the length of: "a 3

@@ -49,6 +49,28 @@ func TestRoute(t *testing.T) {
 	}
 }
 
+// TestRoutePerPeriod: a cost asked per day or per week is that period's
+// rent, also with "for inference" and no model (trial H24 Q38 answered a
+// largest-models table); "per hour" and "per month" keep their own lines.
+func TestRoutePerPeriod(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		hours  float64
+		period string
+	}{
+		{"what does it cost per day to run 4x h100 for inference 24/7", 24, "a day"},
+		{"a100 daily cost", 24, "a day"},
+		{"how much is an a100 per week", 168, "a week"},
+		{"how much per hour for 8 h100s", 0, ""},
+		{"h100 price this week", 0, ""},
+	} {
+		r := Route(c.in)
+		if r.Kind != RoutePrice || r.Hours != c.hours || r.Period != c.period {
+			t.Errorf("Route(%q) = %v, %v h, %q; want a price for %v h, %q", c.in, r.Kind, r.Hours, r.Period, c.hours, c.period)
+		}
+	}
+}
+
 // FuzzRoute: Route never panics, is deterministic, names only catalog
 // GPUs (at most once each) and only for price questions.
 func FuzzRoute(f *testing.F) {
