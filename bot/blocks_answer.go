@@ -24,7 +24,7 @@ const maxAlternatives = 5
 
 // verdict is the one-line outcome of an answer, for the header and the fallback text.
 func verdict(a sizing.Answer) string {
-	method := strings.TrimSpace(sizing.AlignmentLabel(a.Request) + " " + display.Method(a.Request.Method))
+	method := strings.TrimSpace(sizing.AlignmentLabel(a.Request) + " " + display.RequestMethod(a.Request))
 	what := fmt.Sprintf("%s %s on %s", a.ModelName, method, display.Hardware(a.Request.GPUs, a.GPUName))
 	if l := sizing.Layout(a.Request); l != "" {
 		what += " (" + l + ")"

@@ -71,7 +71,7 @@ func Memory(a sizing.Answer) MemoryData {
 		gpus = fmt.Sprintf("%d× ", a.Request.GPUs)
 	}
 	d.Title = fmt.Sprintf("%s: %.1f of %.1f GiB per GPU\n%s %s on %s%s", verdict, d.TotalGiB, d.CardGiB,
-		a.ModelName, display.Method(a.Request.Method), gpus, a.GPUName)
+		a.ModelName, display.RequestMethod(a.Request), gpus, a.GPUName)
 	return d
 }
 

@@ -214,6 +214,15 @@ func Method(m sizing.Method) string {
 	return string(m)
 }
 
+// RequestMethod is the method of a sized request as people write it:
+// Method, or "training from scratch" for a full run from random weights.
+func RequestMethod(r sizing.Request) string {
+	if r.FromScratch {
+		return "training from scratch"
+	}
+	return Method(r.Method)
+}
+
 // Fewest is the line that answers a count ask ("how many a100s"): how
 // many of the card, in how many machines, with what; "" for any other
 // answer.

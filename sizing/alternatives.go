@@ -299,7 +299,7 @@ func (e *Estimator) sameCard(rs *resolved) []altCandidate {
 			}
 		}
 	} else {
-		for _, m := range trainingMethods(base.Method) {
+		for _, m := range trainingMethods(base.Method, base.FromScratch) {
 			options := make([]altChange, 0, 4)
 			if !base.GradCheckpointing && m != MethodQLoRA { // QLoRA turns checkpointing on by itself
 				options = append(options, chCheckpointing)
@@ -639,8 +639,13 @@ func setCount(r *Request, n int, g *GPU) altChange {
 }
 
 // trainingMethods are the methods to try from the asked one: never back
-// up from adapters to full fine-tuning.
-func trainingMethods(m Method) []Method {
+// up from adapters to full fine-tuning, and never adapters for a run from
+// scratch (they train on a base that does not exist yet).
+func trainingMethods(m Method, fromScratch bool) []Method {
+	switch {
+	case fromScratch:
+		return []Method{m}
+	}
 	switch m {
 	case MethodFull:
 		return []Method{MethodFull, MethodLoRA, MethodQLoRA}

@@ -409,3 +409,34 @@ func TestLongSequenceWays(t *testing.T) {
 		t.Errorf("first way %q, want checkpointing and a fused loss on the same H100", a.Alternatives[0].Why)
 	}
 }
+
+// TestFromScratchOffersNoAdapters: a run from random weights has no base
+// for LoRA or QLoRA to train on, so no alternative adds adapters (trial
+// H23 Q29 led "can we train a 7b from scratch on 4 4090s" with "fits with
+// LoRA"); the same question as a fine-tune still offers them.
+func TestFromScratchOffersNoAdapters(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.34, "a100-80": 1.79, "h100": 3.99}}
+	for _, c := range []struct {
+		text     string
+		adapters bool
+	}{
+		{"can we train a 7b from scratch on 4 4090s", false},
+		{"full finetune a 7b on 4 4090s", true},
+	} {
+		p, err := Parse(c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := e.Answer(p.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adapters := false
+		for _, alt := range a.Alternatives {
+			adapters = adapters || alt.Method == MethodLoRA || alt.Method == MethodQLoRA
+		}
+		if adapters != c.adapters || a.Request.FromScratch == c.adapters {
+			t.Errorf("%q: adapters offered %v, from scratch %v; want adapters %v", c.text, adapters, a.Request.FromScratch, c.adapters)
+		}
+	}
+}

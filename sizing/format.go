@@ -130,6 +130,9 @@ func Format(q Query) string {
 	if q.Alignment != "" {
 		add(q.Alignment)
 	}
+	if q.FromScratch {
+		add("from", "scratch")
+	}
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}

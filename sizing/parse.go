@@ -612,12 +612,18 @@ func (p *parser) step(i int) int {
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
 		}
+		if scratchWords[strings.ReplaceAll(keyOf(words), " ", "")] {
+			p.q.FromScratch = true
+		}
 		p.apply(w, words)
 	default:
 		p.apply(w, words)
 	}
 	return n
 }
+
+// scratchWords train a model from random weights: pretraining.
+var scratchWords = map[string]bool{"scratch": true, "fromscratch": true, "pretrain": true, "pretraining": true}
 
 // versionedName is the end of a version number and a model size at
 // token k ("1.6 34b" after "llava"), or 0 when they are not there.

@@ -17,7 +17,7 @@ func TestParseMFU(t *testing.T) {
 		want Query
 	}{
 		{"pretrain a 1.3b model on 100B tokens on 64 h100s at 40% mfu, how many days?",
-			Query{Params: 1.3e9, Method: MethodFull, GPU: "h100", GPUs: 64, Tokens: 100e9, MFU: 0.4}},
+			Query{Params: 1.3e9, Method: MethodFull, GPU: "h100", GPUs: 64, Tokens: 100e9, MFU: 0.4, FromScratch: true}},
 		{"7b full h100 40 % mfu", Query{Params: 7e9, Method: MethodFull, GPU: "h100", MFU: 0.4}},
 		{"7b full h100 mfu 35%", Query{Params: 7e9, Method: MethodFull, GPU: "h100", MFU: 0.35}},
 		{"7b full h100 mfu of 0.5", Query{Params: 7e9, Method: MethodFull, GPU: "h100", MFU: 0.5}},

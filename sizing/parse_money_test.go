@@ -16,7 +16,7 @@ func TestParseMoney(t *testing.T) {
 		{"budget is $2000 for a lora on mixtral 8x7b, doable?",
 			Money{BudgetUSD: 2000, BudgetWords: "$2000"}, "mixtral-8x7b lora"},
 		{"pretrain a 3b model on 300b tokens on h100s at 2.5$/hr",
-			Money{USDPerGPUHour: 2.5, PriceWords: "at 2.5$/hr"}, "3b full h100 300b tokens fewest"},
+			Money{USDPerGPUHour: 2.5, PriceWords: "at 2.5$/hr"}, "3b full h100 from scratch 300b tokens fewest"},
 		{"llama 3 8b lora at $2/h on an a100", Money{USDPerGPUHour: 2, PriceWords: "at $2/h"}, "llama-3-8b lora a100-80"},
 		{"llama 3 8b lora $2.50 per gpu hour on h100", Money{USDPerGPUHour: 2.5, PriceWords: "$2.50 per gpu hour"}, "llama-3-8b lora h100"},
 		{"llama 3 8b lora $2.5/gpu/hr", Money{USDPerGPUHour: 2.5, PriceWords: "$2.5/gpu/hr"}, "llama-3-8b lora"},

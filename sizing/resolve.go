@@ -666,6 +666,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 		return err
 	}
 	rs.resolveAlignment(q)
+	r.FromScratch = q.FromScratch && r.Method == MethodFull
 	r.FusedLoss = q.FusedLoss != nil && *q.FusedLoss
 	if r.FusedLoss {
 		rs.assume("fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy): the full-vocabulary logits are never held, a hidden-sized chunk per token instead")

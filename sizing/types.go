@@ -168,6 +168,10 @@ type Query struct {
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
 	Alignment string
+	// FromScratch is a run that trains every weight from random ("from
+	// scratch", "pretrain"): adapters (LoRA, QLoRA) need a trained base,
+	// so they are never offered as a way to fit it.
+	FromScratch bool
 
 	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
 
@@ -283,6 +287,9 @@ type Request struct {
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`
+	// FromScratch is true for pretraining from random weights: no adapter
+	// method is offered as an alternative.
+	FromScratch bool `json:"from_scratch,omitempty"`
 	// MFU is the model-FLOPs utilisation the question said ("at 40%
 	// mfu"): the speed is estimated at it, a share of the dense peak,
 	// instead of the fitted rates; left out when none was said.

@@ -165,7 +165,7 @@ func methodName(r sizing.Request) string {
 	case sizing.MethodQLoRA:
 		return fmt.Sprintf("QLoRA r=%d", r.LoRARank)
 	}
-	return "full fine-tune"
+	return display.RequestMethod(r)
 }
 
 // speedLine says how fast, how long and how much.
