@@ -245,7 +245,7 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 			}
 			return newCompareOption(a, chosen), nil // not served by the planner: the fit figures stand
 		}
-		asAsked := sv.Request.Quant == sq.Quant // not served in a smaller format than asked
+		asAsked := sv.Request.Quant == a.Request.Quant // not served in a smaller format than asked
 		if sv.Serve.Capacity.Fits && asAsked || !countFree || n >= 8 {
 			break
 		}
