@@ -153,7 +153,7 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		c.Assumptions = append(c.Assumptions, "compared by "+figureWords(c.Figure)+" (no figure asked; say per run, per user, per million tokens, per month or per hour)")
 	}
 	if onNamed {
-		c.Assumptions = append(c.Assumptions, "both on the cards named, "+display.Hardware(c.Options[0].Request.GPUs, c.Options[0].gpuName)+": only the "+settingWords(c.Setting)+" differs")
+		c.Assumptions = append(c.Assumptions, sameCards(c.Options, c.Setting))
 	}
 	for i := range c.Options {
 		c.Options[i].Value = figureOf(&c.Options[i], c.Figure)
@@ -565,6 +565,18 @@ func kvLabel(r sizing.Request) string {
 	return string(r.KVPrecision)
 }
 
+// sameCards says what hardware two formats were weighed on: the cards
+// named, or, with none named, the card chosen for each.
+func sameCards(opts []CompareOption, setting string) string {
+	a, b := opts[0].Request, opts[1].Request
+	hw := display.Hardware(a.GPUs, opts[0].gpuName)
+	if a.GPU == b.GPU && a.GPUs == b.GPUs && a.Nodes == b.Nodes {
+		return "both on " + hw + ": only the " + settingWords(setting) + " differs"
+	}
+	return fmt.Sprintf("no card named: each on the card chosen for it, %s and %s, so more than the %s differs (name a card to weigh the %s alone)",
+		hw, display.Hardware(b.GPUs, opts[1].gpuName), settingWords(setting), settingWords(setting))
+}
+
 // settingWords says a comparison's setting: "weight format".
 func settingWords(setting string) string {
 	switch setting {
@@ -692,8 +704,11 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 			// A serving option that serves nothing is said plainly, and
 			// why: an answer about the other alone would hide it.
 			s := "Only " + win.Label + " serves"
-			if win.Value != nil {
+			switch {
+			case win.Value != nil && (f == sizing.FigureThroughput || f == sizing.FigureUsers):
 				s += fmt.Sprintf(" (%s)", figureValue(f, *win.Value))
+			case win.Value != nil:
+				s += fmt.Sprintf(" (%s, %s)", figureValue(f, *win.Value), figureWords(f))
 			}
 			return -1, s + fmt.Sprintf("; %s %s", lose.Label, why)
 		}
@@ -712,7 +727,11 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 			i, win, lose = 1, b, a
 		}
 		if va == vb {
-			return -1, fmt.Sprintf("Both give the same %s: %s", figureWords(f), figureValue(f, va))
+			what := "number of users at once"
+			if f == sizing.FigureThroughput {
+				what = "throughput"
+			}
+			return -1, fmt.Sprintf("Both give the same %s: %s", what, figureValue(f, va))
 		}
 		if f == sizing.FigureUsers {
 			return i, fmt.Sprintf("%s serves more users at once: %s vs %s (%s more)", win.Label, display.Commas(int64(*win.Value)), display.Commas(int64(*lose.Value)),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,6 +278,18 @@ func TestCompareFormats(t *testing.T) {
 	}
 	if !strings.Contains(c.Summary, "awq decodes faster") || !strings.Contains(c.Summary, "users at once") || !strings.Contains(c.Assumptions[0], "no figure asked") {
 		t.Errorf("summary %q, assumptions %q", c.Summary, c.Assumptions)
+	}
+
+	// No card named: each format on the card chosen for it, which the
+	// answer says rather than claiming only the format differs.
+	c, err = s.Compare(ctx, s.Resolve(ctx, "", s.Read("fp8 vs awq for llama 3 70b")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := c.Options[0].Request, c.Options[1].Request; (a.GPU != b.GPU || a.GPUs != b.GPUs) != slices.ContainsFunc(c.Assumptions, func(s string) bool {
+		return strings.HasPrefix(s, "no card named: each on the card chosen for it")
+	}) {
+		t.Errorf("options on %d× %s and %d× %s, assumptions %q", a.GPUs, a.GPU, b.GPUs, b.GPU, c.Assumptions)
 	}
 }
 
