@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// KindCompare is a question that compares two cards or two training
-// methods ("h100 or h200 for serving llama 3.1 70b, which is cheaper per
-// user"): each option sized as its own question, side by side.
+// KindCompare is a question that compares two options of one setting
+// (two cards, methods, models, ZeRO stages, weight formats or KV-cache
+// precisions: "h100 or h200 for serving llama 3.1 70b, which is cheaper
+// per user", "fp8 vs int4 awq for llama 3 70b on h100"): each option
+// sized as its own question, side by side.
 const KindCompare Kind = "comparison"
 
 // Compared reports whether the question compares two options (see
@@ -55,7 +58,7 @@ func (s *Service) readComparison(q *Question) {
 // which is cheaper by the figure asked (or the usual one: a training
 // run's cost, serving's cost per million output tokens).
 type CompareAnswer struct {
-	Setting string        `json:"setting"` // "gpu" or "method": what the options differ in
+	Setting string        `json:"setting"` // what the options differ in: "gpu", "method", "model", "zero_stage", "format", "kv_cache_precision"
 	Figure  sizing.Figure `json:"figure"`  // the figure compared by
 	// Cheaper is the index in Options of the cheaper option by Figure
 	// when both fit; -1 when one does not (Summary says which fits), a
@@ -107,12 +110,16 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		return CompareAnswer{}, fmt.Errorf("answer: %q is not a comparison", q.Text)
 	}
 	c := CompareAnswer{Setting: q.Comparison.Setting, Figure: q.Comparison.Figure, Cheaper: -1}
+	// Two formats or KV-cache precisions are weighed on the same cards,
+	// those named (one when no count is said): choosing more cards for
+	// one would change two things at once, and hide that it does not fit.
+	onNamed := c.Setting == "format" || c.Setting == "kv_cache_precision"
 	serving := true
 	for i, opt := range q.Options {
 		if opt.Err != nil {
 			return CompareAnswer{}, opt.Err
 		}
-		o, err := s.compareOption(ctx, opt, c.Figure == sizing.FigureMemory)
+		o, err := s.compareOption(ctx, opt, c.Figure == sizing.FigureMemory, onNamed)
 		if err != nil {
 			return CompareAnswer{}, fmt.Errorf("option %q: %w", q.Comparison.Options[i].Words, err)
 		}
@@ -124,21 +131,53 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 			o.Label = o.modelName + ", " + o.Label
 		case "zero_stage":
 			o.Label = fmt.Sprintf("ZeRO-%d, %s", o.Request.ZeROStage, o.Label)
+		case "format":
+			o.Label = formatLabel(o.Request, o.Words) + ", " + display.Hardware(o.Request.GPUs, o.gpuName)
+		case "kv_cache_precision":
+			o.Label = fmt.Sprintf("KV cache %s, %s", kvLabel(o.Request), o.Label)
 		}
 		serving = serving && o.Serving != nil
 		c.Options = append(c.Options, o)
 	}
-	if c.Figure == sizing.FigureUnsaid {
+	switch {
+	case c.Figure == sizing.FigureUnsaid && onNamed && serving:
+		// Two formats on the same cards: what they trade is speed and
+		// room for users; the cost follows from those.
+		c.Figure = sizing.FigureThroughput
+		c.Assumptions = append(c.Assumptions, "compared by "+figureWords(c.Figure)+", with the users each serves at once and the speed of one request (no figure asked; say faster, more users or cheaper per million tokens)")
+	case c.Figure == sizing.FigureUnsaid:
 		c.Figure = sizing.FigurePerRun
 		if serving {
 			c.Figure = sizing.FigurePerMillionOut
 		}
 		c.Assumptions = append(c.Assumptions, "compared by "+figureWords(c.Figure)+" (no figure asked; say per run, per user, per million tokens, per month or per hour)")
 	}
+	if onNamed {
+		c.Assumptions = append(c.Assumptions, sameCards(c.Options, c.Setting))
+	}
 	for i := range c.Options {
 		c.Options[i].Value = figureOf(&c.Options[i], c.Figure)
 	}
 	c.Cheaper, c.Summary = verdict(c.Options, c.Figure)
+	if serving && (onNamed || higherBetter(c.Figure)) {
+		c.Summary += servingDetail(c.Options, c.Figure)
+	}
+	if onNamed && serving {
+		for i := range c.Options {
+			if c.Options[i].Fits {
+				continue
+			}
+			// What the option would need: the fewest of the card that
+			// serve it in its own format, said beside the verdict.
+			opt := q.Options[i]
+			opt.Parsed.Query.GPUs, opt.Parsed.Query.Nodes = 0, 0
+			if more, err := s.compareOption(ctx, opt, false, false); err == nil && more.Fits && more.Serving != nil {
+				c.Summary += fmt.Sprintf("; %s needs %s, where it serves %s at %s output tokens/s", optionName(&c.Options[i]),
+					display.Hardware(more.Request.GPUs, more.gpuName), display.Counted(usersOf(&more), "user", "users"),
+					display.Count(more.Serving.OutputTokensPerSecond*float64(max(more.Serving.Replicas, 1))))
+			}
+		}
+	}
 	if a, b := c.Options[0].provider, c.Options[1].provider; c.Figure != sizing.FigureSpeed && a != "" && b != "" && a != b {
 		// Each card is costed at its own current price: different clouds
 		// can differ by more than the cards do.
@@ -155,7 +194,10 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 // and an inference option as a serving capacity (on the fewest cards
 // whose KV cache holds a request, when no count was asked). With asAsked
 // (compared by memory) it is sized on the cards as asked, nothing chosen.
-func (s *Service) compareOption(ctx context.Context, opt Question, asAsked bool) (CompareOption, error) {
+//
+// With onNamed (two formats weighed) the option is sized on the cards
+// named, one when no count is said, nothing chosen.
+func (s *Service) compareOption(ctx context.Context, opt Question, asAsked, onNamed bool) (CompareOption, error) {
 	p := opt.Parsed
 	q := p.Query
 	notes := slices.Clone(p.Notes)
@@ -187,7 +229,7 @@ func (s *Service) compareOption(ctx context.Context, opt Question, asAsked bool)
 			q, a = cq, ca
 		}
 	}
-	countFree := q.GPUs == 0 && q.Nodes == 0 && !a.GPUChosen
+	countFree := q.GPUs == 0 && q.Nodes == 0 && !a.GPUChosen && !onNamed
 	chosen := false
 	if countFree && !a.Fits && !serving {
 		// The count ask's search: the fewest of the card, with gradient
@@ -245,7 +287,7 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 			}
 			return newCompareOption(a, chosen), nil // not served by the planner: the fit figures stand
 		}
-		asAsked := sv.Request.Quant == sq.Quant // not served in a smaller format than asked
+		asAsked := sv.Request.Quant == a.Request.Quant // not served in a smaller format than asked
 		if sv.Serve.Capacity.Fits && asAsked || !countFree || n >= 8 {
 			break
 		}
@@ -411,6 +453,18 @@ func figureOf(o *CompareOption, f sizing.Figure) *float64 {
 		return o.Throughput.USDPerHour
 	case sizing.FigureSpeed:
 		return o.Throughput.TokensPerSecond
+	case sizing.FigureThroughput:
+		if o.Serving == nil {
+			return o.Throughput.TokensPerSecond // training: its tokens/s
+		}
+		v := o.Serving.OutputTokensPerSecond * float64(max(o.Serving.Replicas, 1))
+		return &v
+	case sizing.FigureUsers:
+		if o.Serving == nil {
+			return nil
+		}
+		v := float64(usersOf(o))
+		return &v
 	}
 	if o.Serving == nil {
 		if f == sizing.FigurePerMonth && o.Throughput.USDPerHour != nil {
@@ -451,8 +505,148 @@ func figureWords(f sizing.Figure) string {
 		return "speed (tokens/s; decode at batch 1 for inference)"
 	case sizing.FigureMemory:
 		return "memory per GPU on the cards as asked"
+	case sizing.FigureThroughput:
+		return "throughput (output tokens/s at capacity; tokens/s for training)"
+	case sizing.FigureUsers:
+		return "users served at once"
 	}
 	return string(f)
+}
+
+// higherBetter reports whether more of the figure is better: speeds and users.
+func higherBetter(f sizing.Figure) bool {
+	return f == sizing.FigureSpeed || f == sizing.FigureThroughput || f == sizing.FigureUsers
+}
+
+// usersOf is how many requests a serving option serves at once, over
+// all its replicas; 0 when it serves none.
+func usersOf(o *CompareOption) int {
+	if o.Serving == nil || !o.Serving.Fits {
+		return 0
+	}
+	return o.Serving.Concurrency * max(o.Serving.Replicas, 1)
+}
+
+// Better is the word for the winning option by the figure: "faster",
+// "more users", "fits better" or "cheaper".
+func (c CompareAnswer) Better() string {
+	switch c.Figure {
+	case sizing.FigureSpeed:
+		return "faster"
+	case sizing.FigureThroughput:
+		return "more throughput"
+	case sizing.FigureUsers:
+		return "more users"
+	case sizing.FigureMemory:
+		return "fits better"
+	}
+	return "cheaper"
+}
+
+// formatLabel names a request's weight format: its quantisation, else
+// its precision ("awq", "fp8", "bf16"), after the asker's words when
+// they do not name it ("int4 (gptq)", "4-bit (gptq)").
+func formatLabel(r sizing.Request, words string) string {
+	f := string(r.Quant)
+	if f == "" {
+		f = string(r.Precision)
+	}
+	if words != "" && !strings.Contains(strings.ToLower(words), f) {
+		return words + " (" + f + ")"
+	}
+	return f
+}
+
+// kvLabel names a request's KV-cache precision, bf16 when unsaid.
+func kvLabel(r sizing.Request) string {
+	if r.KVPrecision == "" {
+		return "bf16"
+	}
+	return string(r.KVPrecision)
+}
+
+// sameCards says what hardware two formats were weighed on: the cards
+// named, or, with none named, the card chosen for each.
+func sameCards(opts []CompareOption, setting string) string {
+	a, b := opts[0].Request, opts[1].Request
+	hw := display.Hardware(a.GPUs, opts[0].gpuName)
+	if a.GPU == b.GPU && a.GPUs == b.GPUs && a.Nodes == b.Nodes {
+		return "both on " + hw + ": only the " + settingWords(setting) + " differs"
+	}
+	return fmt.Sprintf("no card named: each on the card chosen for it, %s and %s, so more than the %s differs (name a card to weigh the %s alone)",
+		hw, display.Hardware(b.GPUs, opts[1].gpuName), settingWords(setting), settingWords(setting))
+}
+
+// settingWords says a comparison's setting: "weight format".
+func settingWords(setting string) string {
+	switch setting {
+	case "format":
+		return "weight format"
+	case "kv_cache_precision":
+		return "KV-cache precision"
+	}
+	return setting
+}
+
+// servingDetail is what a comparison of serving options adds to its
+// verdict beside the figure: the users each serves at once and the speed
+// of one request alone (decode at batch 1), which may favour the other
+// option ("; at batch 1 awq decodes faster: 62 vs 35 tokens/s"). Empty
+// when neither fits.
+func servingDetail(opts []CompareOption, f sizing.Figure) string {
+	a, b := &opts[0], &opts[1]
+	if !a.Fits || !b.Fits {
+		return "" // the verdict says which serves, and its figures
+	}
+	var parts []string
+	if f != sizing.FigureUsers {
+		ua, ub := usersOf(a), usersOf(b)
+		switch {
+		case ua == ub:
+			parts = append(parts, fmt.Sprintf("both serve %s at once", display.Counted(ua, "user", "users")))
+		default:
+			parts = append(parts, fmt.Sprintf("users at once: %s vs %s", display.Commas(int64(ua)), display.Commas(int64(ub))))
+		}
+	}
+	if f != sizing.FigureSpeed && a.Fits && b.Fits && a.Throughput.TokensPerSecond != nil && b.Throughput.TokensPerSecond != nil {
+		va, vb := *a.Throughput.TokensPerSecond, *b.Throughput.TokensPerSecond
+		win := a
+		if vb > va {
+			win, va, vb = b, vb, va
+		}
+		if va < 1.03*vb {
+			parts = append(parts, fmt.Sprintf("one request alone (batch 1) decodes at about the same speed, %s vs %s tokens/s", display.Count(*a.Throughput.TokensPerSecond), display.Count(*b.Throughput.TokensPerSecond)))
+		} else {
+			parts = append(parts, fmt.Sprintf("one request alone (batch 1): %s decodes faster, %s vs %s tokens/s", optionName(win), display.Count(va), display.Count(vb)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
+}
+
+// servesNone says why a serving option serves no request, or "" when
+// it serves some or is not a serving option: "fits its weights (70.0 of
+// 79.6 GiB) but has no KV-cache room for one request of 4,096 tokens".
+func servesNone(o *CompareOption) string {
+	if o.Serving == nil || o.Serving.Fits {
+		return ""
+	}
+	tokens := display.Commas(int64(o.Serving.PromptTokens + o.Serving.OutputTokens))
+	if o.TotalBytes <= o.VRAMBytes {
+		return fmt.Sprintf("holds its weights (%.1f of %s) but leaves the serving engine no KV-cache room for one request of %s tokens",
+			display.InGiB(o.TotalBytes), display.GiB(o.VRAMBytes), tokens)
+	}
+	return fmt.Sprintf("does not hold its weights (%.1f GiB needed per GPU, %s on the card)", display.InGiB(o.TotalBytes), display.GiB(o.VRAMBytes))
+}
+
+// optionName is the short name of an option: the asker's words.
+func optionName(o *CompareOption) string {
+	if o.Words != "" {
+		return o.Words
+	}
+	return o.Label
 }
 
 // figureValue writes an option's value of the figure: dollars, or
@@ -463,6 +657,10 @@ func figureValue(f sizing.Figure, v float64) string {
 		return display.Count(v) + " tokens/s"
 	case sizing.FigureMemory:
 		return fmt.Sprintf("%.1f GiB per GPU", v)
+	case sizing.FigureThroughput:
+		return display.Count(v) + " output tokens/s at capacity"
+	case sizing.FigureUsers:
+		return display.Counted(int(v), "user", "users") + " at once"
 	}
 	return display.USD(v)
 }
@@ -502,6 +700,18 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 		if b.Fits {
 			win, lose = b, a
 		}
+		if why := servesNone(lose); why != "" {
+			// A serving option that serves nothing is said plainly, and
+			// why: an answer about the other alone would hide it.
+			s := "Only " + win.Label + " serves"
+			switch {
+			case win.Value != nil && (f == sizing.FigureThroughput || f == sizing.FigureUsers):
+				s += fmt.Sprintf(" (%s)", figureValue(f, *win.Value))
+			case win.Value != nil:
+				s += fmt.Sprintf(" (%s, %s)", figureValue(f, *win.Value), figureWords(f))
+			}
+			return -1, s + fmt.Sprintf("; %s %s", lose.Label, why)
+		}
 		s := fmt.Sprintf("Only %s fits: %s does not", win.Label, lose.Label)
 		if win.Value != nil {
 			s += fmt.Sprintf(" (%s, %s)", figureValue(f, *win.Value), figureWords(f))
@@ -511,6 +721,24 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 		return -1, fmt.Sprintf("Both fit; %s is not known for both (no price): %s and %s", figureWords(f), a.Label, b.Label)
 	}
 	va, vb := *a.Value, *b.Value
+	if f == sizing.FigureThroughput || f == sizing.FigureUsers {
+		i, win, lose := 0, a, b
+		if vb > va {
+			i, win, lose = 1, b, a
+		}
+		if va == vb {
+			what := "number of users at once"
+			if f == sizing.FigureThroughput {
+				what = "throughput"
+			}
+			return -1, fmt.Sprintf("Both give the same %s: %s", what, figureValue(f, va))
+		}
+		if f == sizing.FigureUsers {
+			return i, fmt.Sprintf("%s serves more users at once: %s vs %s (%s more)", win.Label, display.Commas(int64(*win.Value)), display.Commas(int64(*lose.Value)),
+				display.Commas(int64(*win.Value-*lose.Value)))
+		}
+		return i, fmt.Sprintf("%s has more throughput: %s vs %s output tokens/s at capacity (%.1f×)", win.Label, display.Count(*win.Value), display.Count(*lose.Value), *win.Value / *lose.Value)
+	}
 	if f == sizing.FigureSpeed {
 		i, win, lose := 0, a, b
 		if vb > va {
@@ -593,6 +821,8 @@ func (c CompareAnswer) Rows() []CompareRow {
 	})
 	add("speed", func(o *CompareOption) string {
 		switch {
+		case o.Serving != nil && !o.Serving.Fits:
+			return "serves no request"
 		case o.Serving != nil && o.Serving.Fits:
 			if o.Serving.Concurrency == 1 {
 				return fmt.Sprintf("1 user at %s tok/s", display.Decimal(o.Serving.TokensPerSecondPerUser))
@@ -603,6 +833,20 @@ func (c CompareAnswer) Rows() []CompareRow {
 		}
 		return ""
 	})
+	if c.servingOnly() && (c.Setting == "format" || c.Setting == "kv_cache_precision" || higherBetter(c.Figure)) {
+		add("output at capacity", func(o *CompareOption) string {
+			if !o.Serving.Fits {
+				return ""
+			}
+			return display.Count(o.Serving.OutputTokensPerSecond*float64(max(o.Serving.Replicas, 1))) + " tokens/s"
+		})
+		add("batch 1 decode", func(o *CompareOption) string {
+			if o.Throughput.TokensPerSecond == nil || !o.Fits {
+				return ""
+			}
+			return display.Count(*o.Throughput.TokensPerSecond) + " tokens/s"
+		})
+	}
 	add("price", func(o *CompareOption) string {
 		if o.Throughput.USDPerHour == nil {
 			return "no price known"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,5 +218,115 @@ func TestCompareCardsToBuy(t *testing.T) {
 	q = s.Resolve(ctx, "", s.Read("should we buy or rent a 4090 or a6000 for llama 3 8b"))
 	if q.Kind() == KindCompare || q.Err == nil || !strings.Contains(q.Err.Error(), "buy-vs-rent weighs owning a card against renting the same card") {
 		t.Errorf("buy or rent of two cards: kind %q, err %v; want the buy-vs-rent refusal", q.Kind(), q.Err)
+	}
+}
+
+// TestCompareFormats: two weight formats are both sized, on the same
+// card named (trial H22 sized AWQ alone): on one H100, Llama 3 70B in
+// fp8 (~70 GB of weights) leaves no KV-cache room for a request, which
+// the answer says, with what it needs; AWQ serves and is the one
+// compared. On two H100s both serve, and AWQ decodes one request faster
+// (fewer bytes read per token).
+func TestCompareFormats(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	q := s.Resolve(ctx, "", s.Read("fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput"))
+	if q.Kind() != KindCompare || q.Err != nil {
+		t.Fatalf("Kind = %q, err %v; want a comparison", q.Kind(), q.Err)
+	}
+	c, err := s.Compare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Setting != "format" || c.Figure != sizing.FigureThroughput || len(c.Options) != 2 {
+		t.Fatalf("setting %q figure %q, %d options", c.Setting, c.Figure, len(c.Options))
+	}
+	fp8, awq := c.Options[0], c.Options[1]
+	if fp8.Request.Quant != sizing.QuantFP8 || awq.Request.Quant != sizing.QuantAWQ {
+		t.Errorf("formats %q and %q, want fp8 and awq", fp8.Request.Quant, awq.Request.Quant)
+	}
+	for i, o := range c.Options {
+		if o.Request.GPU != "h100" || o.Request.GPUs != 1 || o.GPUsChosen || o.Serving == nil {
+			t.Errorf("option %d on %d× %s (chosen %v, serving %v), want served on the one H100 named", i, o.Request.GPUs, o.Request.GPU, o.GPUsChosen, o.Serving != nil)
+		}
+	}
+	if fp8.Fits || !awq.Fits || c.Cheaper != -1 {
+		t.Errorf("fits %v and %v, winner %d: want fp8 not serving on one H100", fp8.Fits, awq.Fits, c.Cheaper)
+	}
+	for _, want := range []string{"Only awq, 1× H100 SXM 80 GB serves", "fp8, 1× H100 SXM 80 GB holds its weights", "no KV-cache room", "fp8 needs 2× H100 SXM 80 GB"} {
+		if !strings.Contains(c.Summary, want) {
+			t.Errorf("summary %q does not say %q", c.Summary, want)
+		}
+	}
+	rows := map[string][2]string{}
+	for _, r := range c.Rows() {
+		rows[r.Name] = r.Values
+	}
+	if rows["speed"][0] != "serves no request" || rows["output at capacity"][1] == "—" {
+		t.Errorf("rows %v: want fp8 serving no request and awq's output at capacity", rows)
+	}
+
+	// On two H100s both serve: compared by throughput (said), AWQ the
+	// faster for one request alone.
+	c, err = s.Compare(ctx, s.Resolve(ctx, "", s.Read("llama 3 70b on 2 h100, fp8 vs awq")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Figure != sizing.FigureThroughput || !c.Options[0].Fits || !c.Options[1].Fits || c.Cheaper < 0 {
+		t.Fatalf("figure %q, fits %v %v, winner %d", c.Figure, c.Options[0].Fits, c.Options[1].Fits, c.Cheaper)
+	}
+	if !strings.Contains(c.Summary, "awq decodes faster") || !strings.Contains(c.Summary, "users at once") || !strings.Contains(c.Assumptions[0], "no figure asked") {
+		t.Errorf("summary %q, assumptions %q", c.Summary, c.Assumptions)
+	}
+
+	// No card named: each format on the card chosen for it, which the
+	// answer says rather than claiming only the format differs.
+	c, err = s.Compare(ctx, s.Resolve(ctx, "", s.Read("fp8 vs awq for llama 3 70b")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := c.Options[0].Request, c.Options[1].Request; (a.GPU != b.GPU || a.GPUs != b.GPUs) != slices.ContainsFunc(c.Assumptions, func(s string) bool {
+		return strings.HasPrefix(s, "no card named: each on the card chosen for it")
+	}) {
+		t.Errorf("options on %d× %s and %d× %s, assumptions %q", a.GPUs, a.GPU, b.GPUs, b.GPU, c.Assumptions)
+	}
+}
+
+// TestCompareKVPrecision: "fp8 kv vs bf16 kv, how many more users"
+// compares the users each serves at once, fp8 holding twice the tokens.
+func TestCompareKVPrecision(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("fp8 kv cache vs bf16 kv for llama 3.1 70b on 2 h100s, how many more users")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Setting != "kv_cache_precision" || c.Figure != sizing.FigureUsers || c.Cheaper != 0 {
+		t.Fatalf("setting %q figure %q winner %d, want fp8 KV serving more users", c.Setting, c.Figure, c.Cheaper)
+	}
+	f8, b16 := c.Options[0], c.Options[1]
+	if f8.Serving.KVCacheTokens < 19*b16.Serving.KVCacheTokens/10 || *f8.Value <= *b16.Value {
+		t.Errorf("KV tokens %d vs %d, users %v vs %v", f8.Serving.KVCacheTokens, b16.Serving.KVCacheTokens, *f8.Value, *b16.Value)
+	}
+	if !strings.HasPrefix(c.Summary, "KV cache fp8, 2× H100 SXM 80 GB serves more users at once: ") {
+		t.Errorf("summary %q", c.Summary)
+	}
+}
+
+// TestCompareFP8Count: an option served in fp8 with no count is sized
+// on the fewest cards that serve it in fp8 (2× H100 for Llama 3 70B),
+// not on 8: fp8 said as a precision is the format served.
+func TestCompareFP8Count(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	c, err := s.Compare(ctx, s.Resolve(ctx, "", s.Read("h100 or h200 for serving llama 3 70b in fp8")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h100 := c.Options[0]; h100.Request.GPUs != 2 || h100.Request.Quant != sizing.QuantFP8 || !h100.Fits {
+		t.Errorf("H100 option on %d GPUs in %q (fits %v), want 2 in fp8", h100.Request.GPUs, h100.Request.Quant, h100.Fits)
 	}
 }

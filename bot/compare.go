@@ -9,7 +9,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/sizing"
 )
 
 // maxCompareAssumptions is how many shared assumptions a comparison's
@@ -41,14 +40,7 @@ func compareBlocks(c answer.CompareAnswer) []slack.Block {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s *%s*", mark, escape(o.Label))
 		if i == c.Cheaper {
-			switch c.Figure {
-			case sizing.FigureSpeed:
-				b.WriteString(" — faster")
-			case sizing.FigureMemory:
-				b.WriteString(" — fits better")
-			default:
-				b.WriteString(" — cheaper")
-			}
+			b.WriteString(" — " + c.Better())
 		}
 		for _, r := range rows[1:] { // the mark says whether it fits
 			fmt.Fprintf(&b, "\n• %s: %s", r.Name, escape(r.Values[i]))

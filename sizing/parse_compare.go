@@ -7,14 +7,18 @@ import (
 )
 
 // Comparison is a question that weighs two options of one setting: two
-// cards ("h100 or h200 for serving llama 3.1 70b", "13b lora 4090 h100")
-// or two training methods ("lora vs full finetune for llama 3.1 8b").
+// cards ("h100 or h200 for serving llama 3.1 70b", "13b lora 4090 h100"),
+// two training methods ("lora vs full finetune for llama 3.1 8b"), two
+// weight formats ("fp8 vs int4 awq for llama 3 70b") or two KV-cache
+// precisions ("fp8 kv vs bf16 kv").
 // Each option is the same question with the other option left out, so
 // that each reads, and is answered, as a question of its own.
 type Comparison struct {
 	// Setting is what the options differ in: "gpu" (the card, its count
-	// or its memory), "method" or "model" (two models joined by a
-	// connector: "llama 3.1 8b vs mistral 7b").
+	// or its memory), "method", "model" (two models joined by a
+	// connector: "llama 3.1 8b vs mistral 7b"), "zero_stage", "format"
+	// (the weights' quantisation or precision: "fp8 vs awq", "int4 or
+	// int8", "bf16 vs fp8") or "kv_cache_precision" ("fp8 kv vs bf16 kv").
 	Setting string
 	Options [2]ComparisonOption
 	// Figure is the figure the question compares them by ("which is
@@ -47,9 +51,12 @@ const (
 	FigurePerHour                       Figure = "usd_per_hour"                  // "per hour", "hourly"
 	FigureSpeed                         Figure = "tokens_per_second"             // "faster", "speed": tokens/s (decode at batch 1 for inference), higher is better
 	FigureMemory                        Figure = "memory_per_gpu"                // "fits better", "less memory": memory per GPU on the cards as asked, lower is better
+	FigureThroughput                    Figure = "output_tokens_per_second"      // "throughput": serving's output tokens/s of a replica at capacity (training's tokens/s), higher is better
+	FigureUsers                         Figure = "concurrent_users"              // "more users", "how many users": the requests served at once, higher is better
 	maxOptionTokens                            = 6                               // the longest option: "2 x nvidia a100 40 gb"
 	settingGPU, settingMt, settingModel        = "gpu", "method", "model"
 	settingZeRO                                = "zero_stage"
+	settingFormat, settingKV                   = "format", "kv_cache_precision"
 )
 
 // zeroPair is two ZeRO stages with the word said once ("zero stage 2 vs
@@ -216,6 +223,16 @@ func compareAround(input string, toks []token, c, n int, drops [][2]int) (Compar
 func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Comparison, bool) {
 	ls, lq, lset := longestOption(input, toks, le, true)
 	re, rq, rset := longestOption(input, toks, rs, false)
+	left, right := span(input, toks, ls, le), span(input, toks, rs, re)
+	leftWith, rightWith := left, right
+	// "fp8 vs bf16 kv cache": a bare precision against a KV-cache
+	// precision is a KV-cache precision too, and its question says so.
+	if bare := (optionOf{precision: lq.precision}); lset == settingFormat && rset == settingKV && lq == bare {
+		lset, lq, leftWith = settingKV, optionOf{kv: lq.precision}, left+" kv cache"
+	}
+	if bare := (optionOf{precision: rq.precision}); rset == settingFormat && lset == settingKV && rq == bare {
+		rset, rq, rightWith = settingKV, optionOf{kv: rq.precision}, right+" kv cache"
+	}
 	if lset == "" || lset != rset || lq == rq {
 		return Comparison{}, false
 	}
@@ -229,7 +246,6 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		}
 		from--
 	}
-	left, right := span(input, toks, ls, le), span(input, toks, rs, re)
 	cut := func(with string) string {
 		edits := []edit{{toks[from].start, toks[to-1].end, with}}
 		for _, d := range drops {
@@ -240,7 +256,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		return splice(input, edits)
 	}
 	saysOne := func(start int) bool { return start > 0 && oneWords[toks[start-1].key] }
-	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(left), One: saysOne(ls)}, {Words: right, Text: cut(right), One: saysOne(rs)}}}
+	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(leftWith), One: saysOne(ls)}, {Words: right, Text: cut(rightWith), One: saysOne(rs)}}}
 	var qs [2]Query
 	for i, o := range cmp.Options {
 		p, err := Parse(o.Text)
@@ -288,6 +304,9 @@ type optionOf struct {
 	params      int64
 	experts     int // a bare mixture's experts: "8x7b"
 	stage       int // a ZeRO stage: "zero2"
+	quant       Quant
+	precision   Precision
+	kv          Precision // a KV-cache precision: "fp8 kv"
 }
 
 // longestOption finds the longest option that ends at token at (before
@@ -313,7 +332,8 @@ func longestOption(input string, toks []token, at int, before bool) (int, option
 }
 
 // optionIn reads words alone as one option: a card (named, with its count
-// or memory; not a memory alone) or a training method, every word used.
+// or memory; not a memory alone), a training method, a ZeRO stage, a
+// model, a weight format or a KV-cache precision, every word used.
 func optionIn(words string, first token) (optionOf, string) {
 	if strings.ContainsAny(words, ",;") {
 		return optionOf{}, ""
@@ -340,6 +360,11 @@ func optionIn(words string, first token) (optionOf, string) {
 		return optionOf{stage: *q.ZeROStage}, settingZeRO
 	case subset(names, "model") && (q.Model != "" || q.Params != 0):
 		return optionOf{model: q.Model, params: q.Params, experts: q.Experts}, settingModel
+	case subset(names, "quant", "precision") && (q.Quant != "" || q.Precision != ""):
+		// A weight format: "fp8", "int4 awq", "gguf q4_k_m", "4-bit".
+		return optionOf{quant: q.Quant, precision: q.Precision}, settingFormat
+	case subset(names, "kv_cache_precision") && q.KVPrecision != "":
+		return optionOf{kv: q.KVPrecision}, settingKV
 	}
 	return optionOf{}, ""
 }
@@ -380,6 +405,40 @@ var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true,
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
 	for i, t := range toks {
+		if t.key != "throughput" {
+			continue
+		}
+		// "throughput" says which speed, whatever else is said: "which is
+		// faster for throughput" weighs the output at capacity, and the
+		// speed words just before it go with it.
+		from := i
+		for j := i - 1; j >= 0 && j >= i-3; j-- {
+			if speedWords[toks[j].key] {
+				from = j
+			}
+		}
+		return FigureThroughput, from, i + 1
+	}
+	for i, t := range toks {
+		if t.key != "users" && t.key != "user" {
+			continue
+		}
+		from := i
+		if from > 0 && toks[from-1].key == "concurrent" {
+			from--
+		}
+		if from > 0 && moreWords[toks[from-1].key] {
+			// "how many more users", "which serves more concurrent users":
+			// the users served at once ("50 users" is a load, "cost per
+			// concurrent user" a cost).
+			from--
+			for from > 0 && (moreWords[toks[from-1].key] || toks[from-1].key == "how") {
+				from--
+			}
+			return FigureUsers, from, i + 1
+		}
+	}
+	for i, t := range toks {
 		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {
 			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
 		}
@@ -390,7 +449,7 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			if i+1 < len(toks) && (toks[i+1].key == "better" || toks[i+1].key == "best") {
 				return FigureMemory, i, i + 2 // "which fits better"
 			}
-		case "faster", "fastest", "quicker", "quickest", "speed", "throughput":
+		case "faster", "fastest", "quicker", "quickest", "speed":
 			return FigureSpeed, i, i + 1
 
 		case "monthly":
@@ -405,11 +464,15 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			if i+1 >= len(toks) || !costBefore(toks, i) {
 				continue
 			}
-			f, ok := figureWords[toks[i+1].key]
+			k := i + 1
+			if toks[k].key == "concurrent" && k+1 < len(toks) {
+				k++ // "per concurrent user"
+			}
+			f, ok := figureWords[toks[k].key]
 			if !ok || t.key == "a" && f != FigurePerMonth && f != FigurePerHour {
 				continue
 			}
-			end := i + 2
+			end := k + 1
 			for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || toks[end].key == "output" || toks[end].key == "generated") {
 				end++ // "per million output tokens", "per 1m tokens"
 			}
@@ -418,6 +481,13 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 	}
 	return FigureUnsaid, 0, 0
 }
+
+// speedWords say a speed: "faster for throughput".
+var speedWords = map[string]bool{"faster": true, "fastest": true, "quicker": true, "quickest": true, "speed": true, "higher": true, "better": true, "more": true, "best": true}
+
+// moreWords before "users" make it the figure: "how many more users",
+// "most users", "fewer users".
+var moreWords = map[string]bool{"more": true, "most": true, "many": true, "fewer": true}
 
 // costBefore reports whether a money word comes shortly before token i.
 func costBefore(toks []token, i int) bool {

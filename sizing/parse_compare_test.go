@@ -40,6 +40,29 @@ func TestParseComparison(t *testing.T) {
 			[2]string{"mac studio m4 max 128gb for running 70b locally", "2x 3090 for running 70b locally"}, FigureUnsaid},
 		{"mistral 7b qlora, a10 vs l4, which costs less per hour", "gpu", [2]string{"a10", "l4"},
 			[2]string{"mistral 7b qlora, a10, which costs less", "mistral 7b qlora, l4, which costs less"}, FigurePerHour},
+		// Two weight formats (trial H22: "fp8 vs int4 awq" sized AWQ alone,
+		// fp8 dropped without a word); "throughput" says which speed.
+		{"fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput", "format", [2]string{"fp8", "int4 awq"},
+			[2]string{"fp8 for llama 3 70b on h100 - which is", "int4 awq for llama 3 70b on h100 - which is"}, FigureThroughput},
+		{"llama 3 70b on 2 h100, fp8 vs awq", "format", [2]string{"fp8", "awq"},
+			[2]string{"llama 3 70b on 2 h100, fp8", "llama 3 70b on 2 h100, awq"}, FigureUnsaid},
+		{"int4 or int8 for llama 3 70b on an h100", "format", [2]string{"int4", "int8"},
+			[2]string{"int4 for llama 3 70b on an h100", "int8 for llama 3 70b on an h100"}, FigureUnsaid},
+		{"bf16 vs fp8 for llama 3.1 8b on an l40s, which is faster", "format", [2]string{"bf16", "fp8"},
+			[2]string{"bf16 for llama 3.1 8b on an l40s, which is", "fp8 for llama 3.1 8b on an l40s, which is"}, FigureSpeed},
+		{"gguf q4_k_m vs q8_0 for llama 3 8b on a 4090", "format", [2]string{"gguf q4_k_m", "q8_0"},
+			[2]string{"gguf q4_k_m for llama 3 8b on a 4090", "q8_0 for llama 3 8b on a 4090"}, FigureUnsaid},
+		{"awq or gptq for qwen2.5 32b on a 4090, which is cheaper per million tokens", "format", [2]string{"awq", "gptq"},
+			[2]string{"awq for qwen2.5 32b on a 4090, which is", "gptq for qwen2.5 32b on a 4090, which is"}, FigurePerMillionOut},
+		{"4-bit vs 8-bit llama 3 70b on 2 a100", "format", [2]string{"4-bit", "8-bit"},
+			[2]string{"4-bit llama 3 70b on 2 a100", "8-bit llama 3 70b on 2 a100"}, FigureUnsaid},
+		// Two KV-cache precisions; a bare precision against one is one too.
+		{"fp8 kv cache vs bf16 kv for llama 3.1 70b on 2 h100s, how many more users", "kv_cache_precision", [2]string{"fp8 kv cache", "bf16 kv"},
+			[2]string{"fp8 kv cache for llama 3.1 70b on 2 h100s,", "bf16 kv for llama 3.1 70b on 2 h100s,"}, FigureUsers},
+		{"fp8 vs bf16 kv cache for llama 3.1 70b on 2 h100s", "kv_cache_precision", [2]string{"fp8", "bf16 kv cache"},
+			[2]string{"fp8 kv cache for llama 3.1 70b on 2 h100s", "bf16 kv cache for llama 3.1 70b on 2 h100s"}, FigureUnsaid},
+		{"llama 3.1 70b on 2 h100s fp8 kv vs bf16, which serves more concurrent users", "kv_cache_precision", [2]string{"fp8 kv", "bf16"},
+			[2]string{"llama 3.1 70b on 2 h100s fp8 kv, which serves", "llama 3.1 70b on 2 h100s bf16 kv cache, which serves"}, FigureUsers},
 	}
 	for _, tt := range tests {
 		c, ok := ParseComparison(tt.q)
@@ -63,13 +86,17 @@ func TestParseComparison(t *testing.T) {
 func TestParseComparisonNot(t *testing.T) {
 	for _, q := range []string{
 		"13b lora 4090",
-		"13b lora inference",                // inference is not a training method to compare
-		"13b lora 16gb 24gb",                // two memories, no card named
-		"13b lora on a 4090 or a 4090",      // the same card twice
-		"llama 3 8b lora on an a100 40gb",   // a card and its memory
-		"h100 vs a100 price",                // a price question (routed before parsing; no model)
-		"buy or rent 2 h100 for 13b lora",   // buy or rent
-		"llama 3 8b lora 4090, or should i", // "or" with nothing after it
+		"13b lora inference",                       // inference is not a training method to compare
+		"13b lora 16gb 24gb",                       // two memories, no card named
+		"13b lora on a 4090 or a 4090",             // the same card twice
+		"llama 3 8b lora on an a100 40gb",          // a card and its memory
+		"h100 vs a100 price",                       // a price question (routed before parsing; no model)
+		"buy or rent 2 h100 for 13b lora",          // buy or rent
+		"llama 3 8b lora 4090, or should i",        // "or" with nothing after it
+		"llama 3 70b fp8 on h100",                  // one format
+		"fp8 vs fp8 for llama 3 70b on h100",       // the same format twice
+		"int4 vs 4-bit for llama 3 70b on h100",    // the same format in two words
+		"fp8 kv vs awq for llama 3 70b on 2 h100s", // a KV-cache precision against a weight format
 		"",
 	} {
 		if c, ok := ParseComparison(q); ok {
@@ -82,6 +109,8 @@ func FuzzParseComparison(f *testing.F) {
 	f.Add("h100 or h200 for serving llama 3.1 70b, which is cheaper per user")
 	f.Add("between lora and full for 8b")
 	f.Add("13b lora 4090 h100")
+	f.Add("fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput")
+	f.Add("fp8 kv cache vs bf16 kv for llama 3.1 70b on 2 h100s, how many more users")
 	f.Fuzz(func(t *testing.T, q string) {
 		c, ok := ParseComparison(q)
 		if !ok {
@@ -94,4 +123,30 @@ func FuzzParseComparison(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestComparisonFigureUsers checks that users are the figure only where
+// more of them is asked: "50 users" is a load, "cost per concurrent
+// user" a cost.
+func TestComparisonFigureUsers(t *testing.T) {
+	tests := []struct {
+		q    string
+		want Figure
+	}{
+		{"h100 or h200 for llama 3.1 70b, how many more users", FigureUsers},
+		{"h100 or h200 for llama 3.1 70b, which serves the most users", FigureUsers},
+		{"h100 or h200 for llama 3.1 70b with 50 users", FigureUnsaid},
+		{"h100 or h200 for llama 3.1 70b, cheaper per concurrent user", FigurePerUser},
+		{"h100 or h200 for llama 3.1 70b, which has more throughput", FigureThroughput},
+	}
+	for _, tt := range tests {
+		c, ok := ParseComparison(tt.q)
+		if !ok {
+			t.Errorf("ParseComparison(%q) is not a comparison", tt.q)
+			continue
+		}
+		if c.Figure != tt.want {
+			t.Errorf("ParseComparison(%q) figure = %q, want %q", tt.q, c.Figure, tt.want)
+		}
+	}
 }

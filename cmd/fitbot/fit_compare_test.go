@@ -19,6 +19,18 @@ func TestFitCompareGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "fit_compare.txt"), []byte(out))
 }
 
+// TestFitCompareFormatsGolden pins the text of a comparison of two
+// weight formats, the trial H22 question, against
+// testdata/fit_compare_formats.txt: fp8 serves no request on the one
+// H100 named, and the answer says so rather than sizing AWQ alone.
+func TestFitCompareFormatsGolden(t *testing.T) {
+	code, out, errOut := runFit(t, "fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	golden.Check(t, filepath.Join("testdata", "fit_compare_formats.txt"), []byte(out))
+}
+
 // TestFitCompareJSON checks the comparison's JSON: kind "comparison" and
 // the documented keys of the comparison and of each option.
 func TestFitCompareJSON(t *testing.T) {
