@@ -1036,12 +1036,13 @@ const (
 // those cards serve. "batch 500" stays the memory of one batch. People
 // route only a fit or which-GPU question (fit is true): "how much
 // context with 4 users" keeps asking the context. Speed asked ("fastest",
-// "lowest latency": fastest is true) with no card or cards in the plural
-// plans too, fastest first, for the users said or one request at a time
-// ("fastest way to serve mixtral 8x22b, what cards": trial H21 Q6).
+// "lowest latency": fastest is true) with no card, cards in the plural
+// or a card whose count is asked ("gpus needed", as Format writes the
+// plan) plans too, fastest first, for the users said or one request at a
+// time ("fastest way to serve mixtral 8x22b, what cards": trial H21 Q6).
 func (sw *serveWords) settle(users int, cards cardsSaid, fit, fastest bool) ServeLoad {
 	sw.totalRate(users)
-	speed := fit && fastest && (cards == cardsNone || cards == cardsSome)
+	speed := fit && fastest && (cards == cardsNone || cards == cardsSome || cards == cardsOne && sw.countAsked)
 	people := fit && sw.people && users > 0
 	if sw.dailyUsers && cards != cardsCounted {
 		sw.load.Plan = true // the cards and how many the users a day need
