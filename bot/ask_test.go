@@ -74,6 +74,9 @@ func TestGoldenAsk(t *testing.T) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 200,
 				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}})
 		}, []string{"Cheapest for 200 users of Llama 3.1 70B with first token under 1 s and 20 tok/s each", "$/month"}},
+		{"ask_serve_plan_fastest", func() (sizing.AskAnswer, error) {
+			return e.Serve(sizing.Query{Model: "mixtral-8x22b", Method: sizing.MethodInference, Fastest: true, Serve: sizing.ServeLoad{Plan: true}})
+		}, []string{"Fastest first for Mixtral 8x22B, one request at a time (batch 1): 8× H100 SXM 80 GB (fp8)", "$/month"}},
 		{"ask_serve_plan_misses", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 10,
 				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 0.001}})

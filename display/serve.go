@@ -10,7 +10,8 @@ import (
 // ServeVerdict is the line that answers a serving question as asked:
 // "2× H100 SXM 80 GB serve about 55 concurrent users of Llama 3.1 70B
 // (fp8) at 4k context: first token 0.41 s, 35 tok/s each, $5,825/month",
-// or for a plan the cheapest configuration that meets the load, or that
+// or for a plan the cheapest configuration that meets the load (the
+// fastest, "Fastest first for ...", when speed was asked), or that
 // nothing does, first.
 func ServeVerdict(a sizing.AskAnswer) string {
 	s := a.Serve
@@ -47,13 +48,47 @@ func ServeVerdict(a sizing.AskAnswer) string {
 	o := s.Options[0]
 	load := loadWords(s)
 	made := inAll(s, o.Serving)
+	first := "Cheapest"
+	if s.Fastest {
+		first = "Fastest"
+	}
 	if s.NotOnNamed != "" {
-		return fmt.Sprintf("❌ %s. Cheapest that does for %s%s: %s%s", s.NotOnNamed, load, targetWords(s), optionWords(o), made)
+		return fmt.Sprintf("❌ %s. %s that does for %s%s: %s%s", s.NotOnNamed, first, load, targetWords(s), optionWords(o), made)
 	}
 	if !s.MeetsTargets {
 		return fmt.Sprintf("❌ Does not meet the target: nothing in the catalog serves %s of %s%s; the closest is %s%s", load, a.ModelName, targetWords(s), optionWords(o), made)
 	}
-	return fmt.Sprintf("Cheapest for %s of %s%s: %s%s%s", load, a.ModelName, targetWords(s), optionWords(o), made, perUser(s, o.Serving))
+	if s.Fastest && alone(s) {
+		return fmt.Sprintf("Fastest first for %s, one request at a time (batch 1)%s: %s", a.ModelName, targetWords(s), aloneWords(o))
+	}
+	if s.Fastest {
+		first = "Fastest first"
+	}
+	return fmt.Sprintf("%s for %s of %s%s: %s%s%s", first, load, a.ModelName, targetWords(s), optionWords(o), made, perUser(s, o.Serving))
+}
+
+// alone reports whether a plan is for one request at a time: fastest
+// asked with no load said.
+func alone(s *sizing.ServeResult) bool {
+	return s.Users == 0 && s.RequestsPerSecond == 0 && s.OutputTokensPerSecondTarget == 0 && s.DailyUsers == 0
+}
+
+// aloneWords is one planned configuration serving one request:
+// "8× B200 180 GB (fp8), first token 44 ms, 223.5 tok/s, $34,923/month
+// at runpod".
+func aloneWords(o sizing.ServeOption) string {
+	v := o.Serving
+	s := fmt.Sprintf("%s (%s), first token %s, %s tok/s", Hardware(v.GPUsPerReplica, o.GPUName), format(o.Request), seconds(v.TTFTSeconds), Decimal(v.TokensPerSecondPerUser))
+	if v.USDPerMonth != nil {
+		s += ", " + USD(*v.USDPerMonth) + "/month"
+		if o.Provider != "" {
+			s += " at " + o.Provider
+			if o.Market == "spot" {
+				s += " spot"
+			}
+		}
+	}
+	return s
 }
 
 // perUser is ", $17.52 a user a month": the month over the users asked,
@@ -119,6 +154,8 @@ func ServeSummary(a sizing.AskAnswer) string {
 	case s.Capacity != nil:
 		return fmt.Sprintf("%s on %s, %s first token, %s tok/s each", Counted(s.Capacity.Concurrency, "concurrent user", "concurrent users"),
 			Hardware(s.Capacity.GPUsPerReplica, a.GPUName), seconds(s.Capacity.TTFTSeconds), Decimal(s.Capacity.TokensPerSecondPerUser))
+	case len(s.Options) > 0 && s.Fastest:
+		return "fastest: " + optionWords(s.Options[0])
 	case len(s.Options) > 0:
 		return "cheapest: " + optionWords(s.Options[0])
 	}

@@ -137,3 +137,38 @@ func TestPerUser(t *testing.T) {
 		t.Errorf("perUser = %q, want %q", got, want)
 	}
 }
+
+// TestFastestPlanVerdict: a plan ranked by speed says so first, for the
+// users asked or one request alone, and its summary says "fastest".
+func TestFastestPlanVerdict(t *testing.T) {
+	usd := 14016.0
+	o := sizing.ServeOption{GPU: "h100", GPUName: "H100 SXM 80 GB", Provider: "vast", Quant: sizing.QuantFP8, Request: sizing.Request{Quant: sizing.QuantFP8},
+		Serving: sizing.Serving{Fits: true, MeetsTargets: true, GPUsPerReplica: 8, Replicas: 1, Concurrency: 1, TTFTSeconds: 0.11, TokensPerSecondPerUser: 141.2, USDPerMonth: &usd}}
+	tests := []struct {
+		name string
+		s    sizing.ServeResult
+		want string
+	}{
+		{"alone", sizing.ServeResult{Mode: "plan", Fastest: true, MeetsTargets: true, Options: []sizing.ServeOption{o}},
+			"Fastest first for Llama 3.1 70B, one request at a time (batch 1): 8× H100 SXM 80 GB (fp8), first token 0.11 s, 141.2 tok/s, $14,016/month at vast"},
+		{"users", sizing.ServeResult{Mode: "plan", Fastest: true, MeetsTargets: true, Users: 1, Options: []sizing.ServeOption{o}},
+			"Fastest first for 1 user of Llama 3.1 70B: 8× H100 SXM 80 GB (fp8), 1 user each, first token 0.11 s, 141.2 tok/s each, $14,016/month at vast, $14,016 a user a month"},
+		{"cheapest", sizing.ServeResult{Mode: "plan", MeetsTargets: true, Users: 1, Options: []sizing.ServeOption{o}},
+			"Cheapest for 1 user of Llama 3.1 70B: 8× H100 SXM 80 GB (fp8), 1 user each"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := sizing.AskAnswer{Kind: sizing.IntentServe, ModelName: "Llama 3.1 70B", Serve: &tt.s}
+			if got := ServeVerdict(a); !strings.HasPrefix(got, tt.want) {
+				t.Errorf("ServeVerdict = %q, want it to start %q", got, tt.want)
+			}
+			want := "cheapest: "
+			if tt.s.Fastest {
+				want = "fastest: "
+			}
+			if got := ServeSummary(a); !strings.HasPrefix(got, want) {
+				t.Errorf("ServeSummary = %q, want it to start %q", got, want)
+			}
+		})
+	}
+}

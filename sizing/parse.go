@@ -488,8 +488,8 @@ func (p *parser) severalModels(i int) bool {
 }
 
 // fillerPhraseStarts are filler words that start phrases of their own:
-// "long context", "on cpu".
-var fillerPhraseStarts = map[string]bool{"long": true, "on": true}
+// "long context", "on cpu", "as fast as possible".
+var fillerPhraseStarts = map[string]bool{"long": true, "on": true, "as": true}
 
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.

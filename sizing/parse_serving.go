@@ -1035,9 +1035,14 @@ const (
 // count of people on counted cards ("on 2 h100s for 40 users") asks what
 // those cards serve. "batch 500" stays the memory of one batch. People
 // route only a fit or which-GPU question (fit is true): "how much
-// context with 4 users" keeps asking the context.
-func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
+// context with 4 users" keeps asking the context. Speed asked ("fastest",
+// "lowest latency": fastest is true) with no card, cards in the plural
+// or a card whose count is asked ("gpus needed", as Format writes the
+// plan) plans too, fastest first, for the users said or one request at a
+// time ("fastest way to serve mixtral 8x22b, what cards": trial H21 Q6).
+func (sw *serveWords) settle(users int, cards cardsSaid, fit, fastest bool) ServeLoad {
 	sw.totalRate(users)
+	speed := fit && fastest && (cards == cardsNone || cards == cardsSome || cards == cardsOne && sw.countAsked)
 	people := fit && sw.people && users > 0
 	if sw.dailyUsers && cards != cardsCounted {
 		sw.load.Plan = true // the cards and how many the users a day need
@@ -1055,6 +1060,9 @@ func (sw *serveWords) settle(users int, cards cardsSaid, fit bool) ServeLoad {
 	}
 	if sw.load.Plan && !sw.load.targets() && users == 0 {
 		sw.load.Plan = false
+	}
+	if speed {
+		sw.load.Plan = true
 	}
 	return sw.load
 }

@@ -336,7 +336,7 @@ func (p *parser) finish() {
 	}
 	p.applyMFU()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
-	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)))
+	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)), p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
 		// "max batch size" on a training run: its largest micro-batch.
 		p.q.MaxBatch, p.q.Serve.MaxBatch = true, false

@@ -57,7 +57,7 @@ const (
 	kindProvider    // a cloud: "aws", "runpod"; priced there (val: the name its offers are filed under)
 	kindCheapest    // "cheapest", "cheaper": the cheapest card that fits, not the team's machines
 	kindFewest      // "fewest", "min gpus": the fewest of the named card that fit
-	kindFastest     // "fastest", "quickest": the other ways of a training run, fastest first
+	kindFastest     // "fastest", "quickest", "lowest latency": a training run's other ways, or a serving plan, fastest first
 	kindLink        // "nvlink", "interconnect": the link between the cards is asked about
 	kindQuantize    // "quantize", "if i quantize it": 4-bit weights, unless a scheme or precision is named
 	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name; n 1: a GPU (Jetson) its typed memory describes
@@ -236,6 +236,10 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindLink}, "nvlink", "nvlinks", "nvswitch", "nvlinkbridge", "interconnect", "p2p", "peertopeer",
 		"infiniband", "roce", "efa", "rdma", "gpudirect")
 	add(word{kind: kindFastest}, "fastest", "quickest", "fastestway", "quickestway", "fastestsetup", "asfastaspossible", "fastestoption")
+	// A serving question's wish for speed: its plan fastest first (H21
+	// Q6: "fastest way to serve mixtral 8x22b, latency matters").
+	add(word{kind: kindFastest}, "lowestlatency", "leastlatency", "minimumlatency", "minimallatency", "minlatency",
+		"latencymatters", "latencymattersmost", "latencyiscritical", "fastaspossible")
 	add(word{kind: kindFewest}, "fewest", "fewestgpus", "fewestcards", "mingpus", "minimumgpus", "minnumberofgpus",
 		"minimumnumberofgpus", "leastgpus", "fewestnumberofgpus", "gpusmin", "gpusminimum", "gpusatminimum", "cardsmin", "minimumcards", "mincards", "min", "minimum", "atminimum")
 	add(word{kind: kindQuantize}, "quantize", "quantise", "quantized", "quantised", "quantizing", "quantising",

@@ -9,10 +9,16 @@ import (
 )
 
 // ServeResult answers a serving question: the capacity of the named GPUs
-// (Mode "capacity"), or the cheapest configurations that meet the asked
-// load and targets (Mode "plan"), cheapest first.
+// (Mode "capacity"), or the configurations that meet the asked load and
+// targets (Mode "plan"), cheapest first, or fastest first when speed was
+// asked (Fastest).
 type ServeResult struct {
 	Mode string `json:"mode"` // "capacity" or "plan"
+	// Fastest is true when the plan is ranked by speed ("fastest",
+	// "lowest latency"): each user's decode tokens/s at the asked users
+	// (one request alone when none were said), then the time to first
+	// token, then the cost per month. False: cheapest per month first.
+	Fastest bool `json:"fastest,omitempty"`
 	// The asked load and targets; zero when not asked.
 	Users                        int     `json:"users"`
 	RequestsPerSecond            float64 `json:"requests_per_second"`
@@ -25,8 +31,8 @@ type ServeResult struct {
 	// Capacity is the named GPUs as one replica (capacity mode).
 	Capacity *Serving `json:"capacity,omitempty"`
 	// Options are the configurations that meet the targets, cheapest per
-	// month first (plan mode); when none does, MeetsTargets is false and
-	// Options holds the closest ones.
+	// month first, or fastest first (plan mode); when none does,
+	// MeetsTargets is false and Options holds the closest ones.
 	Options      []ServeOption `json:"options"`
 	MeetsTargets bool          `json:"meets_targets"`
 	// NotOnNamed says why no replica of the named card serves the model
@@ -263,9 +269,23 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		return out, nil
 	}
 	res.Mode = "plan"
-	if !q.Serve.Plan {
+	res.Fastest = q.Fastest
+	rs.req.Fastest = res.Fastest // each option's request says so
+	switch {
+	case q.Serve.Plan:
+	case res.Fastest:
+		asm.add("no GPU named: the fastest configurations that meet the load")
+	default:
 		asm.add("no GPU named: the cheapest configurations that meet the load")
 	}
+	if res.Fastest && sp.users == 0 && sp.rps == 0 && sp.totalTPS == 0 {
+		// No load said: the speed is one request's alone, the latency a
+		// single user sees (trial H24 Q20: "fastest gpu to serve llama
+		// 3.1 70b").
+		sp.users = 1
+		asm.add("fastest asked with no users said: ranked by one request alone (batch 1), its decode tokens/s, then its time to first token")
+	}
+	alone := res.Fastest && sp.users == 1 && res.Users == 0
 	var only string
 	if named {
 		only = r.GPU
@@ -276,15 +296,29 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		// crowds the most users onto each replica (a first-token target
 		// alone leaves them at 6 tok/s).
 		sp.tpsTarget = usableTokensPerSecond
-		asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
+		if !alone { // one request alone is far above it
+			asm.add(fmt.Sprintf("no speed asked: each user gets at least %g tokens/s (faster than people read)", usableTokensPerSecond))
+		}
 	}
-	res.Options = e.planServe(rs, sp, only, formatSaid)
+	// A fastest plan leaves int4 out unless said: it decodes faster
+	// still but trades quality for it, a choice the asker did not make;
+	// it is tried when nothing else meets the load.
+	int4 := !res.Fastest
+	planned := func(only string) []ServeOption {
+		opts := e.planServe(rs, sp, only, formatSaid, res.Fastest, int4)
+		if !int4 && (len(opts) == 0 || !opts[0].Serving.MeetsTargets) {
+			int4 = true
+			opts = e.planServe(rs, sp, only, formatSaid, res.Fastest, int4)
+		}
+		return opts
+	}
+	res.Options = planned(only)
 	if len(res.Options) == 0 && only != "" {
 		// Nothing on the named card: say why, and plan the whole catalog
 		// (trial H11 Q8: fp8 DeepSeek-V3 on H100s was refused with no
 		// reason and no next step).
 		res.NotOnNamed = notOnCard(rs, sp, formatSaid)
-		res.Options = e.planServe(rs, sp, "", formatSaid)
+		res.Options = planned("")
 	}
 	for _, tp := range countSteps {
 		if !tensorParallelServes(&rs.shape, tp) {
@@ -301,22 +335,44 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		out.Request = res.Options[0].Request
 		out.GPUName = res.Options[0].GPUName
 	}
-	asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(hoursPerMonth)))
+	if res.Fastest {
+		listed := "each format listed"
+		if only == "" || res.NotOnNamed != "" {
+			listed = "each card listed once, in its fastest format"
+		}
+		formats := "in its released format and in fp8 where the card runs it (int4 AWQ decodes faster still but costs quality: say awq to plan it)"
+		switch {
+		case formatSaid:
+			formats = "in the format asked"
+		case int4:
+			formats = "in its released format and in fp8 and int4 (AWQ) where the card runs them (int4 tried as nothing else meets the load)"
+		}
+		asm.add(fmt.Sprintf("fastest first: each card at the 1, 2, 4 or 8 GPUs per replica in one machine that decode fastest (tensor parallel over more cards reads the weights sooner, less the all-reduces over the link), %s, %s; replicas added until the load is met; ranked by tokens/s each, then time to first token, then cost per month (%d hours)", formats, listed, int(hoursPerMonth)))
+	} else {
+		asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(hoursPerMonth)))
+	}
 	out.Assumptions = asm.list(e.costAssumptions(nil, nil, Throughput{}, nil))
 	return out, nil
 }
 
 // planServe searches the catalog for the cheapest configurations that
-// meet the spec: for each card (or only the named one), weight format
-// and tensor-parallel size, one replica's concurrency within the targets
-// and the replicas the load needs. Configurations that cannot meet the
-// targets at any size are kept as the closest when none can.
-func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSaid bool) []ServeOption {
+// meet the spec, or the fastest (fastest: byServeSpeed): for each card
+// (or only the named one), weight format and tensor-parallel size, one
+// replica's concurrency within the targets and the replicas the load
+// needs. Configurations that cannot meet the targets at any size are kept
+// as the closest when none can. A fastest plan over the catalog lists
+// each card once, in its fastest format, so that it names five cards.
+// int4 false leaves AWQ out unless it is the format asked.
+func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSaid, fastest, int4 bool) []ServeOption {
 	cat := loadCatalog()
 	var meet, miss []ServeOption
 	need := max(sp.users, 1)
 	byCost := func(a, b ServeOption) int {
 		return cmp.Or(cmp.Compare(monthly(a), monthly(b)), cmp.Compare(a.Serving.TTFTSeconds, b.Serving.TTFTSeconds))
+	}
+	rank := byCost
+	if fastest {
+		rank = byServeSpeed
 	}
 	for i := range cat.gpus {
 		g := &cat.gpus[i]
@@ -328,6 +384,9 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 			continue
 		}
 		for _, qz := range planQuants(rs, g, formatSaid) {
+			if !int4 && qz.quant == QuantAWQ && rs.req.Quant != QuantAWQ {
+				continue // int4 not tried (a fastest plan's first pass)
+			}
 			// The cheapest replica size of this card and format that meets
 			// the targets: more GPUs per replica can cost less in all, when
 			// one card holds the weights with little room left for the KV
@@ -380,7 +439,7 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 				}
 				opt.Request.Concurrency = sv.Concurrency
 				if ok {
-					if best == nil || byCost(opt, *best) < 0 {
+					if best == nil || rank(opt, *best) < 0 {
 						best = &opt
 					}
 					continue
@@ -393,15 +452,38 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 		}
 	}
 	if len(meet) > 0 {
-		slices.SortFunc(meet, byCost)
+		slices.SortFunc(meet, rank)
+		if fastest && only == "" {
+			meet = firstPerCard(meet)
+		}
 		return meet[:min(len(meet), planOptions)]
 	}
 	// None meets the targets: the closest first (the smallest worst ratio
-	// of a latency to its target), then the cheapest.
+	// of a latency to its target), then the cheapest (or the fastest).
 	slices.SortFunc(miss, func(a, b ServeOption) int {
-		return cmp.Or(cmp.Compare(sp.shortfall(a.Serving), sp.shortfall(b.Serving)), byCost(a, b))
+		return cmp.Or(cmp.Compare(sp.shortfall(a.Serving), sp.shortfall(b.Serving)), rank(a, b))
 	})
 	return miss[:min(len(miss), planOptions)]
+}
+
+// byServeSpeed orders plan options fastest first: the most decode
+// tokens/s each user gets, then the shortest time to first token, then
+// the cheapest per month.
+func byServeSpeed(a, b ServeOption) int {
+	return cmp.Or(cmp.Compare(b.Serving.TokensPerSecondPerUser, a.Serving.TokensPerSecondPerUser),
+		cmp.Compare(a.Serving.TTFTSeconds, b.Serving.TTFTSeconds),
+		cmp.Compare(monthly(a), monthly(b)))
+}
+
+// firstPerCard keeps the first option of each card, in order.
+func firstPerCard(opts []ServeOption) []ServeOption {
+	out := opts[:0]
+	for _, o := range opts {
+		if !slices.ContainsFunc(out, func(k ServeOption) bool { return k.GPU == o.GPU }) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // monthly is an option's cost per month, unpriced last.

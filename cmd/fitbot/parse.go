@@ -97,7 +97,7 @@ var asks = map[sizing.Intent]string{
 	sizing.IntentMaxContext: "the longest context that fits",
 	sizing.IntentWhichGPU:   "which GPUs fit, cheapest first",
 	sizing.IntentBuyRent:    "whether to buy or rent",
-	sizing.IntentServe:      "how many users it serves, or the cheapest GPUs for the load",
+	sizing.IntentServe:      "how many users it serves, or the cheapest GPUs for the load (fastest first when speed is asked)",
 }
 
 // writeUnderstood prints the parse as a person reads it.
