@@ -457,6 +457,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 		}
 		f.Answer.AtPrice(m.USDPerGPUHour, m.PriceWords)
 	}
+	checkGPUHours(&f.Answer)
 	checkBudget(&f.Answer, q.Parsed.Money)
 	checkDeadline(&f.Answer, q.Parsed.Deadline.At(s.now()))
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
@@ -479,6 +480,9 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 	}
 	a.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	a.Targets = askTargets(&a, q.Parsed.Deadline.At(s.now()), q.Parsed.Money)
+	if line := askGPUHours(q.Parsed.Query); line != "" {
+		a.Targets = append(a.Targets, line)
+	}
 	return a, nil
 }
 

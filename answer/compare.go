@@ -139,6 +139,9 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		c.Options[i].Value = figureOf(&c.Options[i], c.Figure)
 	}
 	c.Cheaper, c.Summary = verdict(c.Options, c.Figure)
+	if line := compareGPUHours(c.Options); line != "" {
+		c.Assumptions = append([]string{line}, c.Assumptions...)
+	}
 	if a, b := c.Options[0].provider, c.Options[1].provider; c.Figure != sizing.FigureSpeed && a != "" && b != "" && a != b {
 		// Each card is costed at its own current price: different clouds
 		// can differ by more than the cards do.
