@@ -457,6 +457,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 		}
 		f.Answer.AtPrice(m.USDPerGPUHour, m.PriceWords)
 	}
+	checkGPUHours(&f.Answer)
 	checkBudget(&f.Answer, q.Parsed.Money)
 	checkDeadline(&f.Answer, q.Parsed.Deadline.At(s.now()))
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
@@ -483,6 +484,9 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 		m.USDPerGPUHour = 0 // honoured: no "not used" line
 	}
 	a.Targets = askTargets(&a, q.Parsed.Deadline.At(s.now()), m)
+	if line := askGPUHours(q.Parsed.Query); line != "" {
+		a.Targets = append(a.Targets, line)
+	}
 	return a, nil
 }
 

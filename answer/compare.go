@@ -178,6 +178,9 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 			}
 		}
 	}
+	if line := compareGPUHours(c.Options); line != "" {
+		c.Assumptions = append([]string{line}, c.Assumptions...)
+	}
 	if a, b := c.Options[0].provider, c.Options[1].provider; c.Figure != sizing.FigureSpeed && a != "" && b != "" && a != b {
 		// Each card is costed at its own current price: different clouds
 		// can differ by more than the cards do.

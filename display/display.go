@@ -166,6 +166,24 @@ func Hardware(gpus int, name string) string {
 	return fmt.Sprintf("%d× %s", gpus, name)
 }
 
+// CardHours is the unit of an hour of one card, by its display name:
+// "A100-hours" for "A100 SXM 80 GB", "RTX 4090-hours" for "RTX 4090 24
+// GB" (the memory and the form factor left to the name said beside it);
+// "GPU-hours" with no name.
+func CardHours(name string) string {
+	f := strings.Fields(name)
+	if n := len(f); n >= 2 && f[n-1] == "GB" {
+		f = f[:n-2]
+	}
+	if n := len(f); n >= 2 && (f[n-1] == "SXM" || f[n-1] == "SXM2" || f[n-1] == "PCIe") {
+		f = f[:n-1]
+	}
+	if len(f) == 0 {
+		return "GPU-hours"
+	}
+	return strings.Join(f, " ") + "-hours"
+}
+
 // GPUOption is one card of a which-GPU answer after its hardware: the
 // machines, the ZeRO stage, the memory per GPU, the price, and the run's
 // time and cost for tokens ("on 2 machines, ZeRO-3: 21.0 GiB per GPU

@@ -219,3 +219,14 @@ func TestRunTiming(t *testing.T) {
 		t.Errorf("fits as asked: %v tok/s, %q; want as asked", *run.TokensPerSecond, with)
 	}
 }
+
+func TestCardHours(t *testing.T) {
+	for name, want := range map[string]string{
+		"A100 SXM 80 GB": "A100-hours", "A100 PCIe 40 GB": "A100-hours", "H100 NVL 94 GB": "H100 NVL-hours",
+		"RTX 4090 24 GB": "RTX 4090-hours", "V100 SXM2 32 GB": "V100-hours", "MI300X 192 GB": "MI300X-hours", "": "GPU-hours",
+	} {
+		if got := CardHours(name); got != want {
+			t.Errorf("CardHours(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

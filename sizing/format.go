@@ -136,6 +136,12 @@ func Format(q Query) string {
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}
+	if q.GPUHours > 0 {
+		add(formatGPUHours(q.GPUHours))
+	}
+	if q.GPUHoursAsked {
+		add("how many gpu-hours")
+	}
 	// The load before the flags: "cheapest" right before "gpus needed"
 	// would read as the which-GPU ask and be lost.
 	if s := formatServe(q.Serve); s != "" {

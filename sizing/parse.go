@@ -154,6 +154,7 @@ const (
 	fImages
 	fMFU
 	fMeasured
+	fGPUHours
 	numFields
 )
 
@@ -190,6 +191,8 @@ var fieldNames = [numFields]struct{ key, plural string }{
 
 	fMFU:      {"mfu", "MFUs"},
 	fMeasured: {"measured_tokens_per_second", "measured speeds"},
+
+	fGPUHours: {"gpu_hours", "GPU-hour budgets"},
 }
 
 // parser is the state of one Parse call.
@@ -248,6 +251,8 @@ type parser struct {
 	serve serveWords // the serving load, targets and asks, read before the main pass
 	mfu   mfuWords   // the MFU said or asked, read before the serving pass
 
+	gpuHours gpuHoursWords // the GPU-hours budget or ask, read before the other passes
+
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
 }
@@ -279,6 +284,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		return Parsed{}, nil, err
 	}
 	toks, vague := readNumberWords(toks)
+	toks, gpuHours := readGPUHours(input, toks)
 	toks, ask := readAsk(toks)
 	toks, money := readMoney(input, toks)
 	toks, mfu := readMFU(toks)
@@ -287,7 +293,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, gpuNoteAt: -1}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}

@@ -125,6 +125,7 @@ func FuzzParseServing(f *testing.F) {
 	for _, s := range []string{
 		"how many users can 2xh100 serve llama-3.1-70b", "max batch llama 3 8b a10", "gpus for 200 users of llama-3.1-70b ttft 1s 20 tok/s each",
 		"llama 3 8b a10 prompt 2k output 500 10 qps gpu util 0.95", "ttft", "10qps 20tok/s", "gpu util 95", "time to first token 1 ms", "sglang 5 req per sec",
+		"serve llama 3 8b on a100 with 500 gpu hours 10 qps",
 	} {
 		f.Add(s)
 	}

@@ -335,6 +335,7 @@ func (p *parser) finish() {
 		p.q.ModelParallel = false // a degree says the layout, as Format writes it
 	}
 	p.applyMFU()
+	p.applyGPUHours()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)), p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
@@ -643,6 +644,8 @@ func fieldValue(q Query, f field) string {
 		return strings.TrimPrefix(formatMFU(q.MFU), "mfu ")
 	case fMeasured:
 		return strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64)
+	case fGPUHours:
+		return strconv.FormatFloat(q.GPUHours, 'f', -1, 64)
 	}
 	return ""
 }

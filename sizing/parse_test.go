@@ -423,6 +423,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Add("405b full 16384 h100 tp8 pp 16 cp 2 ep 0 3d parallel fused loss tp99999")
 	f.Add("what batch size can we fit for 8b lora on 4 gpus 3 times a week at 40% mfu, largest micro batch, max bs 8")
+	f.Add("we got 2,000 a100 gpu-hours, 1b on 20b tokens; how many h100-hours, 30 node hours, $2 per gpu hour, 1.5k GPU-h")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := Parse(in)
 		if err != nil {

@@ -183,6 +183,16 @@ type Query struct {
 	// get 3500 tok/s per gpu"), whose MFU the question asks (Answer's
 	// Measured); 0 when none was said.
 	MeasuredTokensPerSecond float64
+	// GPUHours is a budget of GPU-hours the question gave ("2000 a100
+	// gpu-hours", "500 gpu hours", "300 node-hours" × the GPUs of a
+	// node), never a count of GPUs: a training answer says whether the
+	// run fits in it and, with no token count, how many tokens it trains;
+	// 0 when none was said.
+	GPUHours float64
+	// GPUHoursAsked asks the run's GPU-hours ("how many gpu hours", "how
+	// many a100 gpu-hours is that"): the answer says them first, the
+	// run's hours × its GPUs.
+	GPUHoursAsked bool
 }
 
 // ServeLoad is what a serving question says about its load and targets
@@ -284,6 +294,13 @@ type Request struct {
 	// Fastest is true when the question asked for the quickest run: the
 	// alternatives are ordered by run time, fastest first.
 	Fastest bool `json:"fastest,omitempty"`
+	// GPUHours is the budget of GPU-hours the question gave ("2000 a100
+	// gpu-hours", node-hours counted in GPUs); left out when none was
+	// said. The answer's gpu_hours says what it covers.
+	GPUHours float64 `json:"gpu_hours,omitempty"`
+	// GPUHoursAsked is true when the question asked the run's GPU-hours
+	// ("how many gpu hours"); left out when not.
+	GPUHoursAsked bool `json:"gpu_hours_asked,omitempty"`
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`
@@ -480,4 +497,8 @@ type Answer struct {
 	// whether the run fits in it). Shown right under the verdict; package
 	// answer sets them.
 	Targets []string `json:"targets,omitempty"`
+	// GPUHours is the run's GPU-hours and what the question's GPU-hours
+	// budget buys (CountGPUHours), when it gave one or asked them; said
+	// first in Targets. Package answer sets it.
+	GPUHours *GPUHours `json:"gpu_hours,omitempty"`
 }
