@@ -215,6 +215,11 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 		for i := range q.Options {
 			q.Options[i] = s.Resolve(ctx, team, q.Options[i])
 		}
+		if q.Options[0].Err == nil && q.Options[1].Err == nil && q.Comparison.Setting == "gpu" {
+			estimate := func(sq sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, sq) }
+			ways := sizing.AdaptersOnCards([2]sizing.Parsed{q.Options[0].Parsed, q.Options[1].Parsed}, estimate)
+			q.Options[0].Parsed, q.Options[1].Parsed = ways[0], ways[1]
+		}
 		q.Parsed, q.Err = q.Options[0].Parsed, q.Options[0].Err
 		if q.Err == nil {
 			q.Err = q.Options[1].Err

@@ -330,3 +330,45 @@ func TestCompareFP8Count(t *testing.T) {
 		t.Errorf("H100 option on %d GPUs in %q (fits %v), want 2 in fp8", h100.Request.GPUs, h100.Request.Quant, h100.Fits)
 	}
 }
+
+// TestCompareSmallCardsWithAdapters: two 24 GB cards weighed "for
+// finetuning" with no method are compared as each fine-tunes alone, LoRA
+// on one card (trial H25 Q33 compared 8× RTX 4090 over two machines of a
+// full fine-tune); 80 GB cards keep the full fine-tune the verb was read
+// as, and a speed asked of a card that does not fit says both speeds
+// (trial H25 Q43).
+func TestCompareSmallCardsWithAdapters(t *testing.T) {
+	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
+	s := &Service{Estimator: est, Asker: est}
+	ctx := context.Background()
+	for _, c := range []struct {
+		text   string
+		method sizing.Method
+		gpus   int
+	}{
+		{"4090 or 3090 for finetuning 7b, price/perf", sizing.MethodLoRA, 1},
+		{"h100 vs a100 for finetuning llama 3 8b", sizing.MethodFull, 0},
+	} {
+		q := s.Resolve(ctx, "", s.Read(c.text))
+		if q.Kind() != KindCompare || q.Err != nil {
+			t.Fatalf("%q: kind %q, err %v; want a comparison", c.text, q.Kind(), q.Err)
+		}
+		a, err := s.Compare(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range a.Options {
+			if o.Request.Method != c.method || c.gpus > 0 && o.Request.GPUs != c.gpus || !o.Fits {
+				t.Errorf("%q option %d: %s on %d GPUs, fits %v; want %s", c.text, i, o.Request.Method, o.Request.GPUs, o.Fits, c.method)
+			}
+		}
+	}
+	q := s.Resolve(ctx, "", s.Read("t4 vs l4 on colab for qlora gemma 7b, how much faster"))
+	a, err := s.Compare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(a.Summary, "× the") || a.Options[0].Request.GPUs != 1 || a.Options[1].Request.GPUs != 1 {
+		t.Errorf("summary %q on %d and %d GPUs: want both speeds on one Colab GPU each", a.Summary, a.Options[0].Request.GPUs, a.Options[1].Request.GPUs)
+	}
+}

@@ -73,3 +73,61 @@ func wayCost(perHour, total *float64) string {
 	}
 	return s
 }
+
+// smallCardBytes is the most memory a card has that AdaptersOnCards
+// fine-tunes with adapters when no method is said: 48 GB.
+const smallCardBytes = 48 << 30
+
+// AdaptersOnCards puts a comparison of two small cards (48 GB or less)
+// that leaves the method unsaid ("4090 or 3090 for finetuning 7b") on the
+// method such a card fine-tunes with alone: when a full fine-tune does
+// not fit one of either card, both options become LoRA, or QLoRA when
+// LoRA does not fit one of each, with a note in place of the parser's
+// "taken as full fine-tuning". Otherwise, for larger cards (a full
+// fine-tune over a node of them is what they are rented for), and when a
+// count, method or setting was said, the options are returned as they are
+// (trial H25 Q33 compared 8× RTX 4090 over two machines against 3090s).
+// answer estimates a Query.
+func AdaptersOnCards(opts [2]Parsed, answer func(Query) (Answer, error)) [2]Parsed {
+	for _, p := range opts {
+		q := p.Query
+		if !p.MethodImplied || q.Method != MethodFull || q.GPU == "" || q.GPUs > 0 || q.Nodes > 0 || q.FromScratch {
+			return opts
+		}
+		if g, _, err := LookupGPU(q.GPU); err != nil || g.MemoryBytes > smallCardBytes {
+			return opts
+		}
+	}
+	fitsOne := func(m Method) bool {
+		for _, p := range opts {
+			q := p.Query
+			q.Method, q.GPUs = m, 1
+			a, err := answer(q)
+			if err == nil && !a.Fits && q.GradCheckpointing == nil {
+				on := true // as the comparison itself tries before calling it too small
+				q.GradCheckpointing = &on
+				a, err = answer(q)
+			}
+			if err != nil || !a.Fits {
+				return false
+			}
+		}
+		return true
+	}
+	if fitsOne(MethodFull) {
+		return opts
+	}
+	way := MethodLoRA
+	if !fitsOne(way) {
+		if way = MethodQLoRA; !fitsOne(way) {
+			return opts
+		}
+	}
+	for i := range opts {
+		p := &opts[i]
+		p.Query.Method, p.Query.GPUs, p.MethodImplied = way, 1, false
+		p.Notes = slices.DeleteFunc(slices.Clone(p.Notes), func(n string) bool { return strings.HasSuffix(n, fullImpliedNote) })
+		p.Notes = append(p.Notes, fmt.Sprintf("no method said, and a full fine-tune does not fit one of each card: compared as %s on one card each, the way such cards fine-tune (say full to compare full fine-tunes)", methodWords(way)))
+	}
+	return opts
+}

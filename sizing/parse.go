@@ -232,6 +232,7 @@ type parser struct {
 	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool   // "nodes of": the next GPU count is per node
+	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
 	multiNode      string // "multi node": machines said with no count, unused unless a count of them is said
 	epochs         int
 	epochWords     string

@@ -203,12 +203,15 @@ var andOpeners = map[string]bool{"between": true, "compare": true, "comparing": 
 // (n tokens): the longest option ending just before it and the longest
 // starting just after it, fillers ("an", "the") around them aside.
 func compareAround(input string, toks []token, c, n int, drops [][2]int) (Comparison, bool) {
+	dropped := func(i int) bool {
+		return slices.ContainsFunc(drops, func(d [2]int) bool { return d[0] <= i && i < d[1] })
+	}
 	le := c
-	for le > 0 && isFiller(toks[le-1]) {
+	for le > 0 && (isFiller(toks[le-1]) || dropped(le-1)) { // "is a b200 worth it vs"
 		le--
 	}
 	rs := c + n
-	for rs < len(toks) && isFiller(toks[rs]) {
+	for rs < len(toks) && (isFiller(toks[rs]) || dropped(rs)) {
 		rs++
 	}
 	if le == 0 || rs >= len(toks) {
@@ -402,6 +405,31 @@ var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true,
 // comparisonFigure finds the figure a question compares by ("cheaper per
 // million tokens": the cost per 1M output tokens) and the tokens that
 // say it, which the options' questions leave out; FigureUnsaid and an
+// valueWordsAt finds words that weigh what the work costs without naming
+// a figure ("price/perf", "price-performance", "bang for the buck",
+// "value for money", "worth it"): the tokens [from, to) they cover, or
+// 0, 0.
+func valueWordsAt(toks []token) (from, to int) {
+	raw := func(i int) string { return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()")) }
+	for i := range toks {
+		switch r := raw(i); {
+		case r == "price/perf" || r == "price/performance" || r == "perf/$" || r == "price-performance" || r == "priceperf" || r == "value":
+			return i, i + 1
+		case r == "price" && i+1 < len(toks) && (raw(i+1) == "performance" || raw(i+1) == "perf"):
+			return i, i + 2
+		case r == "worth" && i+1 < len(toks) && raw(i+1) == "it":
+			return i, i + 2
+		case r == "bang" && i+2 < len(toks) && raw(i+1) == "for":
+			to := i + 3
+			if raw(i+2) == "the" && i+3 < len(toks) {
+				to++
+			}
+			return i, to
+		}
+	}
+	return 0, 0
+}
+
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
 	for i, t := range toks {
@@ -437,6 +465,11 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			}
 			return FigureUsers, from, i + 1
 		}
+	}
+	if from, to := valueWordsAt(toks); to > from {
+		// "price/perf", "bang for buck", "worth it": the cost of the work,
+		// the default figure (trial H25 Q33, H23 Q46 refused two GPUs).
+		return FigureUnsaid, from, to
 	}
 	for i, t := range toks {
 		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {

@@ -63,12 +63,53 @@ func (p *parser) setModel(id, note, words string) {
 }
 
 func (p *parser) setGPU(id, note, words string) {
+	if colab := saysColab(words); colab && p.words[fGPU] != "" || !colab && saysColab(p.words[fGPU]) {
+		// "colab pro a100", "an l4 on colab": Colab is where the named
+		// card runs, not a second card (trial H25 Q37, Q43).
+		if !colab {
+			p.colab, p.words[fGPU], p.q.GPU = p.words[fGPU], "", ""
+		}
+		id, note = p.onColab(id, note, words)
+	}
 	if p.claim(fGPU, p.q.GPU == id, words) {
 		p.q.GPU = id
 		if note != "" {
 			p.gpuNote(note)
 		}
 	}
+}
+
+// saysColab reports whether a GPU's words name Google Colab, which the
+// catalog takes as its free tier's T4 when no card is named.
+func saysColab(words string) bool {
+	return strings.Contains(strings.ReplaceAll(keyOf(words), " ", ""), "colab")
+}
+
+// onColab is the card and note of a question that names Colab and a card:
+// the card, and Colab's A100 is the 40 GB one.
+func (p *parser) onColab(id, note, words string) (string, string) {
+	card, colab := id, p.colab
+	if saysColab(words) {
+		card, colab = p.q.GPU, words
+	}
+	p.colab = colab
+	note = fmt.Sprintf("%s read as where the card runs", quote(colab))
+	if card == "a100-80" {
+		card = "a100-40"
+		note += ": Colab's A100 is the 40 GB one"
+	}
+	if p.gpuNoteAt >= 0 && p.gpuNoteAt < len(p.notes) {
+		p.notes[p.gpuNoteAt] = note
+		note = ""
+	}
+	if saysColab(words) {
+		p.q.GPU = card
+		if note != "" {
+			p.gpuNote(note)
+		}
+		return card, ""
+	}
+	return card, note
 }
 
 // setCount records a GPU count; after "N nodes of" it is per node.
@@ -318,6 +359,9 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s GPUs over %s is more than %d per machine", quote(p.words[fGPUs]), quote(p.words[fNodes]), MaxGPUsPerNode),
 				func(q *Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
+	}
+	if (p.colab != "" || saysColab(p.words[fGPU])) && p.q.GPUs == 0 && p.q.Nodes == 0 {
+		p.q.GPUs = 1 // a Colab runtime has one GPU: never the fewest of them
 	}
 	if p.multiNode != "" && p.q.Nodes < 2 {
 		p.unused = append(p.unused, p.multiNode)
