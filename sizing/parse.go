@@ -629,6 +629,12 @@ func (p *parser) step(i int) int {
 	return n
 }
 
+// saysScratch reports whether the question trains from random weights
+// anywhere in it ("pretrain", "from scratch").
+func (p *parser) saysScratch() bool {
+	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] })
+}
+
 // scratchWords train a model from random weights: pretraining.
 var scratchWords = map[string]bool{"scratch": true, "fromscratch": true, "pretrain": true, "pretraining": true}
 
@@ -1431,6 +1437,15 @@ func (p *parser) unknown(i int) int {
 		j := i + 1
 		for j < len(p.toks) && j < i+6 && !p.toks[j].ignorable && (hasDigit(p.toks[j].key) || !p.toks[j].known) && p.isNameish(j) {
 			j++
+		}
+		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw && p.saysScratch() {
+			// "a 3b llama from scratch": the family is the architecture
+			// of the size said, which a bare size is sized as (trial H25
+			// Q39 refused "llama"); a model of it to fine-tune is another
+			// question.
+			p.ignore(i, i+1)
+			p.note(fmt.Sprintf("%s read as the architecture of the %s model: a %s-style dense model of that size", quote(p.text(i-1, i+1)), p.toks[i-1].raw, t.raw))
+			return 1
 		}
 		words := p.text(i, j)
 		p.missingModel(i, j)

@@ -577,6 +577,13 @@ func (rs *resolved) resolveShape(q Query) error {
 		rs.assume("%d tokens is past %s's %d-token config: read with YaRN rope scaling, factor %d, as Qwen's model card documents (up to %d tokens; "+
 			"the KV cache per token is the same, and a static YaRN factor may lower quality on short texts)",
 			q.SeqLen, rs.model.Name, maxCtx, yarnFactor, yarnContext(rs.model))
+	case maxCtx > 0 && q.SeqLen > maxCtx && r.Method != MethodInference && (rs.model.Kind == KindDecoder || rs.model.Kind == ""):
+		// "llama 3 8b qlora at 64k": fine-tuning past the trained context
+		// is how a context is extended (trial H25 Q35 refused it); the
+		// memory is the length's, the model learns to use it.
+		r.SeqLen = q.SeqLen
+		rs.assume("%d tokens is past %s's %d-token context: sized as a context-extension fine-tune, which also needs its rope scaling raised (YaRN, or a larger rope theta as Llama 3.1 and Code Llama did)",
+			q.SeqLen, rs.model.Name, maxCtx)
 	case maxCtx > 0 && q.SeqLen > maxCtx:
 		// The Try is the question as asked, with the model (or the
 		// context) changed: the hardware, precision and load stay.

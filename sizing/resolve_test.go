@@ -25,7 +25,7 @@ func TestResolveRejects(t *testing.T) {
 		{"zero with inference", Query{Model: "llama-3.1-8b", Method: MethodInference, ZeROStage: stagePtr(3), GPU: "h100"}, "ZeRO"},
 		{"qlora on gguf", Query{Model: "llama-3.1-8b", Method: MethodQLoRA, Quant: QuantQ4_KM, GPU: "h100"}, "not a QLoRA base"},
 		{"full on int4", Query{Model: "llama-3.1-8b", Method: MethodFull, Quant: QuantAWQ, GPU: "h100"}, "cannot be trained"},
-		{"too long", Query{Model: "llama-2-7b", Method: MethodLoRA, SeqLen: 8192, GPU: "h100"}, "longer than"},
+		{"too long", Query{Model: "llama-2-7b", Method: MethodInference, SeqLen: 8192, GPU: "h100"}, "longer than"},
 		{"zero stage 5", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stagePtr(5), GPU: "h100"}, "0 to 3"},
 		{"offload at stage 0", Query{Model: "llama-3.1-8b", Method: MethodFull, ZeROStage: stagePtr(0), Offload: OffloadCPU, GPU: "h100"}, "stage of 1 to 3"},
 		{"uneven nodes", Query{Model: "llama-3.1-8b", Method: MethodFull, GPUs: 9, Nodes: 2, GPU: "h100"}, "evenly"},
@@ -180,7 +180,7 @@ func TestReleasedFormatFromConfig(t *testing.T) {
 func TestLongerContextTwin(t *testing.T) {
 	for q, want := range map[string]string{
 		"llama-3-8b inference ctx 131072":                        "fit llama-3.1-8b inference seq 131072",
-		"llama-2-7b lora ctx 8192":                               "fit llama-2-7b lora seq 4096",
+		"llama-2-7b inference ctx 8192":                          "fit llama-2-7b inference seq 4096",
 		"llama-3-70b fp16 4xrtx-a6000 seq 32768 batch 10":        "fit llama-3.1-70b fp16 4xrtx-a6000 seq 32768 batch 10",
 		"qwen3-32b inference bf16 rtx-pro-6000 seq 204800":       "fit qwen3-32b inference bf16 rtx-pro-6000 seq 131072",
 		"llama-2-13b inference 2xa100-80 prompt 6000 output 500": "fit llama-2-13b inference 2xa100-80 seq 4096",
@@ -194,6 +194,19 @@ func TestLongerContextTwin(t *testing.T) {
 		if !errors.As(err, &in) || in.Hint != want {
 			t.Errorf("%q: error %v, want the Try %q", q, err, want)
 		}
+	}
+}
+
+// TestContextExtensionFineTune: fine-tuning past a model's context is
+// how its context is extended, so it is sized at the length asked, said
+// in the assumptions (trial H25 Q35 refused Llama 3 8B QLoRA at 64k).
+func TestContextExtensionFineTune(t *testing.T) {
+	a, err := (&Estimator{}).Answer(Query{Model: "llama-3-8b", Method: MethodQLoRA, SeqLen: 65536, GPU: "a100-80", GPUs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Request.SeqLen != 65536 || !strings.Contains(strings.Join(a.Assumptions, "\n"), "context-extension fine-tune") {
+		t.Errorf("seq %d, assumptions %q: want 65536 sized as a context extension", a.Request.SeqLen, a.Assumptions)
 	}
 }
 

@@ -92,8 +92,13 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return a, nil
 	}
 	why := "the weights leave no room for one request on these cards"
-	if released.Fits {
+	switch {
+	case released.Fits && a.Serve.Users > 0:
 		why = fmt.Sprintf("these cards hold %d requests at once, not the %d asked", released.MaxConcurrency, a.Serve.Users)
+	case released.Fits:
+		// A speed or latency target missed, no users asked (trial H23
+		// Q39 read "not the 0 asked" for "100 tok/s on mistral 7b").
+		why = "these cards miss the asked target"
 	}
 	smaller := []Quant{QuantAWQ}
 	switch {

@@ -106,7 +106,7 @@ func TestFitBadInput(t *testing.T) {
 	}{
 		{[]string{"13B", "lora", "4099"}, "did you mean rtx-4090"},
 		{[]string{"llama", "9", "1b", "lora", "4090"}, "Try:"},
-		{[]string{"llama", "2", "7b", "lora", "4090", "seq", "8192"}, "context of 4096"},
+		{[]string{"llama", "2", "7b", "inference", "4090", "seq", "8192"}, "context of 4096"},
 		{[]string{"--config"}, "needs a file"},
 		{[]string{"--config", "testdata/missing/config.json", "lora", "4090"}, "read --config"},
 		{[]string{"--frobnicate", "13B"}, "unknown flag"},
