@@ -33,6 +33,10 @@ func ServeVerdict(a sizing.AskAnswer) string {
 			return fmt.Sprintf("❌ Does not meet the target: %s hold %s of %s at once, not %d; %s (%s) would, %s",
 				hw, Counted(c.MaxConcurrency, "concurrent request", "concurrent requests"), what, s.Users,
 				Counted(c.Replicas, "replica", "replicas"), Counted(c.Replicas*c.GPUsPerReplica, "GPU", "GPUs"), speedWords(*c))
+		case !c.MeetsTargets && s.RequestsPerSecond > 0 && c.Replicas > 1:
+			return fmt.Sprintf("❌ Does not meet the target: %s complete %s of the %s requests/s asked of %s; %s (%s) would, %s",
+				hw, Count(c.RequestsPerSecond), Count(s.RequestsPerSecond), what, Counted(c.Replicas, "replica", "replicas"),
+				Counted(c.Replicas*c.GPUsPerReplica, "GPU", "GPUs"), speedWords(*c))
 		case !c.MeetsTargets:
 			return fmt.Sprintf("❌ Does not meet the target: %s serve %s %s%s", hw, what, speedWords(*c), inAll(s, *c))
 		}

@@ -31,6 +31,7 @@ type serveWords struct {
 	dailyUsers  bool     // "2000 daily users": a load to plan for, read as requests/s
 	dailyWords  string   // the words of the daily users
 	perDay      perDay   // a count of requests a day ("20 messages a day"), read once the whole question is
+	tokenRate   tokenRate // tokens through the model a day or hour ("2 billion tokens/day"), read as requests by settle
 	cadence     Cadence  // "every week": how often a training run is repeated
 	cadenceSaid string   // the words of the cadence
 	settled     []string // notes of settle's readings, for the parser to add
@@ -626,8 +627,10 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return
 		}
 	}
-	if num.suffix == "b" || num.suffix == "t" {
-		return // "14b": a model's size, never a load or a speed (trial H19 Q15 read "14b? tok/s?" as 14 tok/s)
+	if (num.suffix == "b" || num.suffix == "t") && glued == "" {
+		if d, _ := tokenRateAt(w(i+1), w(i+2), w(i+3)); d == 0 {
+			return // "14b": a model's size, never a load or a speed (trial H19 Q15 read "14b? tok/s?" as 14 tok/s)
+		}
 	}
 	v := exactFloat(num)
 	unit, n := glued, 0
@@ -643,7 +646,17 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	if glued != "" {
 		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
 	}
+	tokPer, tokWords := tokenRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
+	if glued != "" {
+		tokPer, tokWords = tokenRateAt(glued, w(i+1), w(i+2)) // "2btokens/day"
+	}
 	switch {
+	case tokPer > 0 && count >= 1:
+		// "2 billion tokens/day through llama 3.1 8b": requests of the
+		// asked length, read by settle (trial H24 Q07 sized one request).
+		end := i + cn + tokWords
+		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
+		mark(i, end)
 	case glued == "" && imageRateAt(w, i+cn) > 0:
 		// "10k images a day": how fast a card makes images is not
 		// modelled; refused, not read as a context (trial H11 Q14).
@@ -767,6 +780,66 @@ var (
 	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true,
 		"messages": true, "msgs": true, "chats": true, "conversations": true, "prompts": true, "questions": true}
 )
+
+// tokenRate is a count of tokens said through the model per period.
+type tokenRate struct {
+	count float64
+	per   time.Duration
+	words string
+}
+
+// tokenNouns count tokens in a rate ("2b tokens a day").
+var tokenNouns = map[string]bool{"tokens": true, "token": true, "tok": true, "toks": true}
+
+// tokenRateAt reads a token rate per minute, hour or day from the unit
+// after a number and the two words after it ("tokens/day", "tokens a
+// day", "tokens per day", "tokens daily"): the period and how many words
+// from the unit on it used; 0 when it is no such rate (a tokens/s is a
+// speed, read as one).
+func tokenRateAt(unit, next, after string) (time.Duration, int) {
+	if noun, per, ok := strings.Cut(unit, "/"); ok && tokenNouns[noun] {
+		if d, ok := ratePeriods[per]; ok {
+			return d, 1
+		}
+		return 0, 0
+	}
+	if !tokenNouns[unit] {
+		return 0, 0
+	}
+	if d, ok := rateAdverbs[next]; ok {
+		return d, 2
+	}
+	if next == "per" || next == "a" || next == "an" || next == "each" || next == "every" {
+		if d, ok := ratePeriods[after]; ok {
+			return d, 3
+		}
+	}
+	return 0, 0
+}
+
+// settleTokenRate reads tokens through the model per period as requests
+// per second of the asked length, prompt and answer (ServeContextDefault
+// when none is said): each request's tokens are that length.
+func (sw *serveWords) settleTokenRate(seq int) {
+	t := sw.tokenRate
+	if t.per == 0 || sw.load.RequestsPerSecond > 0 || sw.load.DailyUsers > 0 {
+		return
+	}
+	if l := sw.load.PromptTokens + sw.load.OutputTokens; l > 0 {
+		seq = l
+	}
+	if seq <= 0 {
+		seq = ServeContextDefault
+	}
+	rps, _ := strconv.ParseFloat(strconv.FormatFloat(t.count/t.per.Seconds()/float64(seq), 'g', 3, 64), 64)
+	if rps <= 0 {
+		return
+	}
+	sw.load.RequestsPerSecond = rps
+	sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: t.words})
+	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as requests of %d tokens each (prompt and answer): %s requests/s, spread evenly over the %s (say the prompt and output lengths for another split; a peak above the mean needs more)",
+		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
+}
 
 // slowRateAt reads a request rate per minute, hour or day from the unit
 // after a number and the two words after it ("requests per day",

@@ -381,6 +381,11 @@ func (p *parser) finish() {
 	p.applyMFU()
 	p.applyGPUHours()
 	serving := p.q.Method == "" || p.q.Method == MethodInference
+	if t := p.serve.tokenRate; t.per > 0 && !serving {
+		p.note(fmt.Sprintf("not used: %s (a rate of tokens sizes serving; a training run's tokens are its budget)", quote(t.words)))
+	} else if t.per > 0 {
+		p.serve.settleTokenRate(p.q.SeqLen)
+	}
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)), p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
 		// "max batch size" on a training run: its largest micro-batch.

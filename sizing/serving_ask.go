@@ -264,6 +264,23 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		if sp.totalTPS > 0 && sv.OutputTokensPerSecond < sp.totalTPS {
 			sv.MeetsTargets = false // one replica of the named cards makes less than the asked output
 		}
+		if sp.rps > 0 && sv.Fits {
+			// An arrival rate holds only if the requests in flight (rate ×
+			// time per request) fit the replica: its closed-loop rate at a
+			// usable speed is what it completes, as a plan counts it.
+			closed := sp
+			closed.rps, closed.users = 0, 0
+			if closed.tpsTarget == 0 {
+				closed.tpsTarget = usableTokensPerSecond
+			}
+			if c := serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), closed, e.price(r.GPU), 1); c.Fits && c.RequestsPerSecond > 0 && c.RequestsPerSecond < sp.rps {
+				replicas := int(math.Ceil(sp.rps / c.RequestsPerSecond))
+				asm.add(fmt.Sprintf("%s requests/s asked: one replica completes %s a second with %d requests in flight at %.3g tokens/s each; %d replicas make the rate",
+					formatFloat(sp.rps), formatFloat(math.Round(c.RequestsPerSecond*100)/100), c.Concurrency, c.TokensPerSecondPerUser, replicas))
+				sv = serveReplica(&r, &rs.shape, &rs.gpu, e.mfu(), closed, e.price(r.GPU), replicas)
+				sv.MeetsTargets = false
+			}
+		}
 		if unsaid {
 			sv.MaxModelLen = rs.chatMaxModelLen()
 		}

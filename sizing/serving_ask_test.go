@@ -157,6 +157,26 @@ func TestServeCostOnPluralCards(t *testing.T) {
 	}
 }
 
+// TestServeRateOnNamedCards: an arrival rate on named cards holds only if
+// the requests in flight fit a replica: one H100 completes about 4
+// requests/s of 4k tokens of Llama 3.1 8B at a usable speed, so 5.65 (2B
+// tokens a day, trial H24 Q07) needs a second replica and is said not met;
+// 1 request/s is met by the one card.
+func TestServeRateOnNamedCards(t *testing.T) {
+	over := askServe(t, "llama 3.1 8b on one h100 at 5.65 rps").Serve
+	if over.MeetsTargets || over.Capacity == nil || over.Capacity.Replicas != 2 {
+		t.Errorf("5.65 rps on one H100: meets %v, capacity %+v; want 2 replicas, not met", over.MeetsTargets, over.Capacity)
+	}
+	under := askServe(t, "llama 3.1 8b on one h100 at 1 rps").Serve
+	if !under.MeetsTargets || under.Capacity == nil || under.Capacity.Replicas != 1 {
+		t.Errorf("1 rps on one H100: meets %v, capacity %+v; want met on one replica", under.MeetsTargets, under.Capacity)
+	}
+	day := askServe(t, "2 billion tokens/day through llama 3.1 8b on h100s").Serve
+	if day.RequestsPerSecond != 5.65 {
+		t.Errorf("2B tokens a day: %v requests/s, want 2e9 / 86400 / 4096 = 5.65", day.RequestsPerSecond)
+	}
+}
+
 // TestServeFormatForLoad: named cards with users and no format said are
 // served in the largest format that holds the users, before replicas
 // (trial H15 Q50: Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,
