@@ -27,14 +27,14 @@ type serveWords struct {
 	// cards or says "throughput", "aggregate" or "total" (totalSaid).
 	tpsBare     int
 	totalSaid   bool
-	tokenCost   bool     // "cost per token", "per token cost": what a deployment's tokens cost
-	dailyUsers  bool     // "2000 daily users": a load to plan for, read as requests/s
-	dailyWords  string   // the words of the daily users
-	perDay      perDay   // a count of requests a day ("20 messages a day"), read once the whole question is
+	tokenCost   bool      // "cost per token", "per token cost": what a deployment's tokens cost
+	dailyUsers  bool      // "2000 daily users": a load to plan for, read as requests/s
+	dailyWords  string    // the words of the daily users
+	perDay      perDay    // a count of requests a day ("20 messages a day"), read once the whole question is
 	tokenRate   tokenRate // tokens through the model a day or hour ("2 billion tokens/day"), read as requests by settle
-	cadence     Cadence  // "every week": how often a training run is repeated
-	cadenceSaid string   // the words of the cadence
-	settled     []string // notes of settle's readings, for the parser to add
+	cadence     Cadence   // "every week": how often a training run is repeated
+	cadenceSaid string    // the words of the cadence
+	settled     []string  // notes of settle's readings, for the parser to add
 	load        ServeLoad
 	said        []Field // the serving fields, as the asker wrote them
 	notes       []string
