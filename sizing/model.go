@@ -606,6 +606,8 @@ func bareHidden(p float64) int {
 // bareName writes a size the way people say it: 13B, 350M, 1.5B.
 func bareName(p int64) string {
 	switch {
+	case p >= 1e12:
+		return trimFloat(float64(p)/1e12) + "T"
 	case p >= 1e9:
 		return trimFloat(float64(p)/1e9) + "B"
 	default:

@@ -77,6 +77,9 @@ func (p *parser) closed(i int) int {
 	}
 	words := p.text(i, i+n)
 	name := closedName(words)
+	if i+n < len(p.toks) && sizeLikeWords[p.toks[i+n].key] {
+		return p.closedSize(i, n, name)
+	}
 	open := "gpt-oss-120b"
 	if small {
 		open = "gpt-oss-20b"
@@ -87,6 +90,45 @@ func (p *parser) closed(i int) int {
 	p.err, p.missing = p.closedErr, NameSpan{}
 	p.fix = func(q *Query) { q.Model, q.Params, q.Experts = open, 0, 0 }
 	return n
+}
+
+// sizeLikeWords after a closed model's name ask for a model of its size
+// ("a gpt-4 sized model", "gpt-3 class"), not for the model itself.
+var sizeLikeWords = map[string]bool{"sized": true, "size": true, "class": true, "scale": true, "level": true, "sized-model": true}
+
+// closedSizes are the closed models whose size is known: GPT-3's 175B from
+// its paper, and GPT-4's reported 1.8T (a mixture of experts; OpenAI has
+// not published it).
+var closedSizes = map[string]struct {
+	params int64
+	source string
+}{
+	"gpt3": {175e9, "175B, from the GPT-3 paper (Brown et al., 2020)"},
+	"gpt4": {1.8e12, "about 1.8T, a mixture of experts, as reported in 2023 (OpenAI has not published it)"},
+}
+
+// closedSize reads "a gpt-4 sized model" (the name at token i, n tokens,
+// and the size word after it): a bare model of the size known for it,
+// said where the size comes from; a closed model whose size is not known
+// is refused, asking for a size (trial H22 Q36 offered gpt-oss-120b, 15×
+// smaller).
+func (p *parser) closedSize(i, n int, name string) int {
+	var b strings.Builder
+	for j := i; j < i+n; j++ {
+		b.WriteString(p.toks[j].key)
+	}
+	words := p.text(i, i+n+1)
+	known, ok := closedSizes[b.String()]
+	if !ok {
+		p.fail(fmt.Sprintf("%s: %s's size is not published, so I cannot size a model like it; give a size (\"a 400b model\")", quote(words), name), nil)
+		p.noTryErr = p.err
+		return n + 1
+	}
+	if p.claim(fModel, p.q.Params == known.params, words) {
+		p.q.Params = known.params
+		p.note(fmt.Sprintf("%s taken as a dense model of %s's size: %s", quote(words), name, known.source))
+	}
+	return n + 1
 }
 
 // closedName is a closed model's name as written, its maker's capitals
