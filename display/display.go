@@ -82,6 +82,8 @@ func Hours(h float64) string {
 // small numbers with up to two decimals ("45.6").
 func Count(v float64) string {
 	switch {
+	case v >= 1e12:
+		return TrimZero(fmt.Sprintf("%.2f", v/1e12)) + "T"
 	case v >= 1e9:
 		return TrimZero(fmt.Sprintf("%.2f", v/1e9)) + "B"
 	case v >= 1e6:

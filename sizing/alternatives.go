@@ -3,6 +3,7 @@ package sizing
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -834,7 +835,16 @@ func (e *Estimator) pickGPU(rs *resolved, fewest bool) {
 			}
 			how = "the fastest run: a whole machine of the fastest card that fits and is priced"
 		}
-		c := found[best].altCandidate(rs)
+		f := found[best]
+		if n := scaledOut(f, loadCatalog().gpus[f.gpu].MaxPerNode); n > f.gpus && !fewest && rs.req.Method != MethodInference {
+			// A run of years on the cheapest count (trial H22 Q46: 15T
+			// tokens of Llama 3 8B on one MI300X for 50 years) is answered
+			// on as many of that card as finish it in about a month, at
+			// about the same cost: data parallel over more replicas.
+			how += fmt.Sprintf(", scaled out from %d to %d GPUs because %d would take %s", f.gpus, n, f.gpus, daysWords(f.hours))
+			f.gpus = n
+		}
+		c := f.altCandidate(rs)
 		g, _, _ := LookupGPU(c.req.GPU)
 		rs.setGPU(g)
 		rs.gpuNamed = false // chosen, not asked: the others that fit are alternatives
@@ -845,6 +855,36 @@ func (e *Estimator) pickGPU(rs *resolved, fewest bool) {
 	g, _, _ := LookupGPU(referenceGPU)
 	rs.setGPU(g)
 	rs.assume("no GPU named and none fits as asked: answered for one %s", g.Name)
+}
+
+// Runs longer than longRunHours on the cheapest count, with no card
+// named, are answered on enough of the card to take about targetRunHours.
+const (
+	longRunHours   = 60 * 24
+	targetRunHours = 30 * 24
+)
+
+// scaledOut is how many of f's card a run with no card named is answered
+// on: f's count, or when its run takes more than longRunHours, that count
+// times what brings it near targetRunHours, in whole machines of perNode
+// and at most MaxGPUs.
+func scaledOut(f fitOption, perNode int) int {
+	if f.hours <= longRunHours || f.gpus < 1 {
+		return f.gpus
+	}
+	n := f.gpus * int(math.Ceil(f.hours/targetRunHours))
+	if perNode > 0 && n > perNode {
+		n = (n + perNode - 1) / perNode * perNode
+	}
+	return min(n, MaxGPUs)
+}
+
+// daysWords is a run's length in days or years, for an assumption.
+func daysWords(hours float64) string {
+	if days := hours / 24; days < 730 {
+		return fmt.Sprintf("%.0f days", days)
+	}
+	return fmt.Sprintf("%.0f years", hours/24/365)
 }
 
 // offloadBeyondServer reports whether r offloads to CPU more than one

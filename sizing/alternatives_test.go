@@ -440,3 +440,25 @@ func TestFromScratchOffersNoAdapters(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRunScalesOut: with no card named, a run of years on the
+// cheapest count is answered on enough of that card to take about a month
+// (trial H22 Q46: 15T tokens of Llama 3 8B on one MI300X for 50 years).
+func TestLongRunScalesOut(t *testing.T) {
+	e := &Estimator{Prices: stubPrices{"mi300x": 1.85, "h100": 2.4}}
+	p, err := Parse("how much did it cost to train llama 3 8b on 15t tokens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Answer(p.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := a.Throughput.Hours
+	if a.Request.GPUs < 64 || h == nil || *h > 2*targetRunHours || *h < targetRunHours/4 {
+		t.Errorf("%d GPUs, hours %v: want the run scaled out to about a month", a.Request.GPUs, h)
+	}
+	if a.Request.GPUs%8 != 0 {
+		t.Errorf("%d GPUs: want whole machines of 8", a.Request.GPUs)
+	}
+}
