@@ -31,6 +31,7 @@ var chatter = []string{
 	"recommendation", "suggest", "suggestions", "mean", "means", "but", "instead", "try", "safe", "safely", "comfortably",
 	"avg", "average", // a prompt or output length is read as the mean
 	"assume", "assuming", "assumed",
+	"re", "mid", "put", "internal", "assistant", "company", "class", "ish", "budget", "thinking",
 	"hit", "reach", "achieve", "sustain", // "need to hit 1000 tok/s": the target is read
 }
 

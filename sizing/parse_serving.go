@@ -520,6 +520,8 @@ func dailyUsersAt(w func(int) string, j int) int {
 		return 1
 	case workforce[w(j)]:
 		return 1 // "2000 employees": a company's people use it during the day, not all at once
+	case headcountWords[w(j)] && companyAround(w, j):
+		return 1 // "a mid size company (~800 ppl)": its headcount (trial H27 Q24 sized 800 users at once)
 	case w(j) == "daily" && users(w(j+1)):
 		return 2
 	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
@@ -544,6 +546,24 @@ func sendsADay(w func(int) string, j int) bool {
 		case requestNouns[w(k)]:
 			noun = true
 		case noun && (w(k) == "a" || w(k) == "per" || w(k) == "each") && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+			return true
+		}
+	}
+	return false
+}
+
+// headcountWords count people, who are a company's workforce when a
+// company is said beside them (companyAround).
+var headcountWords = map[string]bool{"ppl": true, "people": true, "persons": true, "folks": true, "heads": true, "seats": true}
+
+// companyWords say that the people counted are an organisation's.
+var companyWords = map[string]bool{"company": true, "org": true, "organization": true, "organisation": true, "firm": true,
+	"startup": true, "business": true, "headcount": true, "enterprise": true, "corp": true, "agency": true}
+
+// companyAround reports whether a company word is within six words of j.
+func companyAround(w func(int) string, j int) bool {
+	for k := max(j-6, 0); k <= j+6; k++ {
+		if companyWords[w(k)] {
 			return true
 		}
 	}
