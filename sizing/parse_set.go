@@ -380,6 +380,12 @@ func (p *parser) finish() {
 	}
 	p.applyMFU()
 	p.applyGPUHours()
+	if (p.q.GPUHoursAsked || p.q.GPUHours > 0) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 && p.q.Method != "" && p.q.Method != MethodInference {
+		// "how many gpu hours on a100": the count is the asker's to pick,
+		// so the fewest that fit as asked, never one card with offload
+		// (trial H27 Q46 counted 1.69M A100-hours on one offloading card).
+		p.q.Fewest = true
+	}
 	serving := p.q.Method == "" || p.q.Method == MethodInference
 	if t := p.serve.tokenRate; t.per > 0 && !serving {
 		p.note(fmt.Sprintf("not used: %s (a rate of tokens sizes serving; a training run's tokens are its budget)", quote(t.words)))
