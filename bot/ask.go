@@ -294,8 +294,11 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	w := a.WhichGPU
 	what := fmt.Sprintf("%s %s", a.ModelName, display.Method(a.Request.Method))
 	var all string
+	if line := display.WhichGPUJob(w); line != "" {
+		all = "*" + line + "*\n" // the job's answer first: its cheapest card, time and cost
+	}
 	if w.OneGPUBytes > 0 {
-		all = fmt.Sprintf("*Memory in all:* %s on one card, unsharded: %s.%s\n", display.GiBTotal(w.OneGPUBytes), display.Terms(w.OneGPU), display.KVPerToken(w.OneGPU, a.Request))
+		all += fmt.Sprintf("*Memory in all:* %s on one card, unsharded: %s.%s\n", display.GiBTotal(w.OneGPUBytes), display.Terms(w.OneGPU), display.KVPerToken(w.OneGPU, a.Request))
 	}
 	if w.FitsNothing {
 		// "How much vram" is answered first, also when no machine holds

@@ -67,6 +67,9 @@ type answerView struct {
 // assumptions and the price's age, and the buttons.
 func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 	blocks := []slack.Block{slack.NewHeaderBlock(plain(verdict(a)))}
+	if line := display.Job(a); line != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
+	}
 	if line := display.LargestBatch(a); line != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*"+line+"*"), nil, nil))
 	}

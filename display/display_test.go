@@ -230,3 +230,19 @@ func TestCardHours(t *testing.T) {
 		}
 	}
 }
+
+func TestJobLine(t *testing.T) {
+	usd := 1.89
+	j := sizing.JobCost{Documents: 5e6, DocumentTokens: 512, Tokens: 2_560_000_000, TokensPerSecond: 127825, Hours: 5.56, GPUs: 1, USD: &usd}
+	if got, want := JobLine(j, "1× RTX 4090 24 GB"), "5M documents of 512 tokens (2.56B tokens): 5.6 h on 1× RTX 4090 24 GB at 128k tokens/s, $1.89"; got != want {
+		t.Errorf("JobLine = %q, want %q", got, want)
+	}
+	j.Monthly, j.BusyShare = true, 5.56/730
+	if got, want := JobLine(j, "1× RTX 4090 24 GB"), "5M documents of 512 tokens a month (2.56B tokens): 5.6 h a month on 1× RTX 4090 24 GB at 128k tokens/s, $1.89 a month, busy 0.8% of the month"; got != want {
+		t.Errorf("JobLine = %q, want %q", got, want)
+	}
+	j.BusyShare, j.USD = 2.3, nil
+	if got, want := JobLine(j, "1× L4 24 GB"), "5M documents of 512 tokens a month (2.56B tokens): 5.6 h a month on 1× L4 24 GB at 128k tokens/s, no price known; more than a month's work: 3× as many cards keep up"; got != want {
+		t.Errorf("JobLine = %q, want %q", got, want)
+	}
+}

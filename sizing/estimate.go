@@ -192,6 +192,7 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	}
 	a.Throughput, tw = throughput(r, &rs.shape, &rs.gpu, e.mfu(), a.Price)
 	a.Measured = measured(r, &rs.gpu, a.Throughput, q.MeasuredTokensPerSecond)
+	a.Job = jobCost(r, a.Throughput)
 	var first []string
 	if q.LinkAsked {
 		first = append(first, linkNote(r, &rs.shape, &rs.gpu, a.Throughput))
@@ -214,6 +215,8 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 		if n := rs.tensorParallelNote(r); n != "" {
 			first = append(first, n) // before the layout note: it answers "tp3 possible?"
 		}
+	case r.Documents > 0:
+		// A batch job has no serving load: nothing to warn of.
 	default:
 		tw = append(tw, fmt.Sprintf("serving capacity (KV cache, concurrent requests) is sized for decoder LLMs only: not for this %s model", r.Architecture))
 	}

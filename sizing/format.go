@@ -136,6 +136,15 @@ func Format(q Query) string {
 	if q.Tokens > 0 {
 		add(formatCount(q.Tokens), "tokens")
 	}
+	if j := q.Job; j.Documents > 0 {
+		add(formatCount(j.Documents), "docs")
+		if j.DocTokens > 0 {
+			add("of", formatCount(int64(j.DocTokens)), "tokens")
+		}
+		if j.Monthly {
+			add("a", "month")
+		}
+	}
 	if q.GPUHours > 0 {
 		add(formatGPUHours(q.GPUHours))
 	}

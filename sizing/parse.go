@@ -212,6 +212,7 @@ type parser struct {
 	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
 	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
 	exampleWords   string
+	docs           docsSaid    // a count of documents: a batch job or examples, decided in finish (docJob)
 	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
 	noDeviceWords  string
 	deviceErr      *InputError // the refusal of that device, when it is the parse's
@@ -937,6 +938,8 @@ var exampleWords = map[string]bool{"examples": true, "example": true, "samples":
 	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
 	"pairs": true, "instructions": true, "prompts": true, "convos": true, "chats": true, "transcripts": true,
 	"tickets": true, "emails": true, "threads": true, "articles": true, "completions": true,
+	"chunks": true, "passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true,
+	"snippets": true, "pdfs": true,
 	// typed fast (trial H21 Q5 refused "10k exmaples")
 	"exmaples": true, "exampels": true, "examles": true, "exmples": true, "smaples": true, "sampels": true}
 
@@ -952,11 +955,28 @@ var exampleKinds = map[string]bool{"chat": true, "training": true, "instruction"
 var lengthLeads = map[string]bool{"of": true, "at": true, "with": true, "avg": true, "average": true, "averaging": true,
 	"an": true, "each": true, "about": true, "around": true, "~": true, "approx": true, "roughly": true}
 
+// docNouns are what a batch job of documents counts ("embed 5M
+// documents", "index 2M chunks"): with an encoder and no training said,
+// a count of them is a DocJob (finish), else examples as before.
+var docNouns = map[string]bool{"documents": true, "docs": true, "chunks": true,
+	"passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true, "articles": true,
+	"snippets": true, "records": true, "pdfs": true, "emails": true, "tickets": true}
+
+// docsSaid is a count of documents read by examples, decided in finish:
+// a batch job, or a dataset's examples.
+type docsSaid struct {
+	count   int64
+	per     int64 // their length in tokens; 0 when not said
+	words   string
+	monthly string // "a month": the words, when said after them
+}
+
 // examples reads a dataset said as examples and their length ("50k
 // examples of 1k tokens", "10k samples, 2k tokens each") after the count
 // num at i (j: the token after it) as a token budget of their product; the
-// epochs multiply it (finish). It reports the tokens used, 0 when no
-// examples of a length follow.
+// epochs multiply it (finish). A count of documents is kept aside for
+// finish (docJob), which knows the model and the method. It reports the
+// tokens used, 0 when no examples of a length follow.
 func (p *parser) examples(i, j int, num number) int {
 	key := func(k int) string {
 		if k < len(p.toks) && !p.toks[k].ignorable {
@@ -970,6 +990,23 @@ func (p *parser) examples(i, j int, num number) int {
 	if !exampleWords[key(j)] {
 		return 0
 	}
+	doc := docNouns[key(j)] && p.docs.count == 0
+	// monthly reads "a month", "each month" after the documents (k: the
+	// token after them) and reports the tokens it used.
+	monthly := func(k int) int {
+		if !doc {
+			return 0
+		}
+		switch {
+		case (key(k) == "a" || key(k) == "per" || key(k) == "each" || key(k) == "every" || key(k) == "/") && monthWords[key(k+1)]:
+			p.docs.monthly = p.text(k, k+2)
+			return 2
+		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
+			p.docs.monthly = p.text(k, k+1)
+			return 1
+		}
+		return 0
+	}
 	k := j + 1
 	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
 		k++ // "of", "avg", "at an average of", "each"
@@ -977,7 +1014,15 @@ func (p *parser) examples(i, j int, num number) int {
 	// "50k examples" with no length: sequences of the run's length,
 	// counted once the question is read (finish).
 	noLength := func() int {
-		if count, ok := num.scaled(decimalUnit(num.suffix)); ok && !num.neg && count >= 1 && p.exampleWords == "" {
+		count, ok := num.scaled(decimalUnit(num.suffix))
+		if !ok || num.neg || count < 1 {
+			return 0
+		}
+		if doc {
+			p.docs = docsSaid{count: count, words: p.text(i, j+1)}
+			return j + 1 - i + monthly(j+1)
+		}
+		if p.exampleWords == "" {
 			p.exampleCount, p.exampleWords = count, p.text(i, j+1)
 			return j + 1 - i
 		}
@@ -1012,6 +1057,17 @@ func (p *parser) examples(i, j int, num number) int {
 		return 0
 	}
 	words := p.text(i, k)
+	if doc {
+		p.docs = docsSaid{count: count, per: per, words: words}
+		return k - i + monthly(k)
+	}
+	p.exampleBudget(count, per, words)
+	return k - i
+}
+
+// exampleBudget sets the token budget of count examples of per tokens,
+// said in words.
+func (p *parser) exampleBudget(count, per int64, words string) {
 	total := count * per
 	if total/per != count {
 		total = MaxTokens + 1 // overflow: more than any budget
@@ -1019,14 +1075,13 @@ func (p *parser) examples(i, j int, num number) int {
 	if total < MinTokens {
 		p.fail(fmt.Sprintf("%s is %s tokens, too few for a training budget (at least 1M tokens)", quote(words), commas(total)),
 			func(q *Query) { q.Tokens = MinTokens })
-		return k - i
+		return
 	}
 	budget, _ := parseNumber(strconv.FormatInt(total, 10))
 	p.setTokens(budget, words)
 	if p.err == nil {
 		p.note(fmt.Sprintf("%s taken as %s tokens", quote(words), strings.ToUpper(formatCount(total))))
 	}
-	return k - i
 }
 
 // teamWords are groups whose size counts users: "a team of 15".

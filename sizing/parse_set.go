@@ -266,10 +266,74 @@ func (p *parser) setTokens(num number, words string) {
 	}
 }
 
+// docJob decides what a count of documents is: with an encoder model
+// (embeddings, rerankers) and no training said, a batch job of them
+// through its forward pass (Query.Job, inference); else a dataset's
+// examples, read as before (a token budget).
+func (p *parser) docJob() {
+	d := p.docs
+	if d.count == 0 {
+		return
+	}
+	m, known := MatchModel(p.q.Model)
+	training := p.q.Method != "" && p.q.Method != MethodInference || p.methodVerb == kindTrainVerb || p.epochs > 0
+	if !known || m.Kind != KindEncoder || training {
+		if d.monthly != "" {
+			p.unused = append(p.unused, d.monthly)
+		}
+		if d.per == 0 {
+			if p.exampleWords == "" {
+				p.exampleCount, p.exampleWords = d.count, d.words
+			}
+			return
+		}
+		p.exampleBudget(d.count, d.per, d.words)
+		return
+	}
+	if d.per > maxDocTokens {
+		p.fail(fmt.Sprintf("%s: a document of more than %s tokens is not one I size", quote(d.words), commas(maxDocTokens)),
+			func(q *Query) { q.Job.DocTokens = JobDocTokens })
+		return
+	}
+	if d.count > MaxTokens {
+		p.fail(fmt.Sprintf("%s is more documents than I size", quote(d.words)), func(q *Query) { q.Job.Documents = 1e6 })
+		return
+	}
+	p.q.Job = DocJob{Documents: d.count, DocTokens: int(d.per), Monthly: d.monthly != ""}
+	if p.q.Method == "" {
+		p.q.Method = MethodInference
+		p.words[fMethod] = d.words
+		if p.methodVerbText != "" {
+			p.words[fMethod] = p.methodVerbText
+		}
+		p.methodVerb = 0
+	}
+	// "embeddings for 10M docs": the word says the job, nothing else.
+	p.unused = slices.DeleteFunc(p.unused, func(w string) bool { return docJobWords[strings.ToLower(w)] })
+}
+
+// docJobWords name a batch job of documents without a setting of their
+// own: "bge-m3 embeddings for 10M docs".
+var docJobWords = map[string]bool{"embeddings": true, "embedding": true, "vectors": true, "embeds": true}
+
+// JobDocTokens is the length of a document a batch job assumes when none
+// is said (or the model's longest sequence when shorter): a chunk as
+// retrieval pipelines cut them, and BERT-style encoders' 512-token limit.
+const JobDocTokens = 512
+
+// jobBatch is the batch a job's documents go through the model in when
+// none is said: sentence-transformers' encode default (batch_size=32).
+const jobBatch = 32
+
+// maxDocTokens is the longest document a job is sized with (a book of
+// about 750k words).
+const maxDocTokens = 1 << 20
+
 // finish applies what could only be decided once every word was read: the
 // method a verb implies, what "int4" means for that method, the epochs,
 // and the checks that span fields.
 func (p *parser) finish() {
+	p.docJob()
 	if p.exampleWords != "" && p.q.Tokens == 0 {
 		seq := int64(p.q.SeqLen)
 		what := "the sequence length"
@@ -406,6 +470,13 @@ func (p *parser) finish() {
 		p.note(n)
 	}
 	p.q.PerMonth = p.serve.perMonth
+	if p.q.Job.Documents > 0 && p.q.PerMonth {
+		// "10M docs per month": the documents come each month.
+		p.q.Job.Monthly, p.q.PerMonth = true, false
+		if p.docs.monthly == "" {
+			p.docs.monthly = "per month"
+		}
+	}
 	if c := p.serve.cadence; c.Runs > 0 && serving {
 		p.note(fmt.Sprintf("not used: %s (a cadence prices repeated training runs)", quote(p.serve.cadenceSaid)))
 	} else if c.Runs > 0 {
@@ -631,6 +702,12 @@ func (p *parser) result() Parsed {
 			continue
 		}
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
+	}
+	if j := p.q.Job; j.Documents > 0 {
+		r.Fields = append(r.Fields, Field{Name: "documents", Value: formatCount(j.Documents), Words: p.docs.words})
+		if j.Monthly {
+			r.Fields = append(r.Fields, Field{Name: "documents_per_month", Value: "true", Words: p.docs.monthly})
+		}
 	}
 	p.serve.apply(&r)
 	r.Deadline, r.Money = p.deadline, p.money

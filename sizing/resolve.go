@@ -20,6 +20,7 @@ const (
 // and what it was computed from.
 type resolved struct {
 	req       Request
+	jobTokens int64 // a batch job's tokens: its documents × their length (jobShape)
 	model     Model
 	shape     shape
 	gpu       GPU // zero when no GPU was named
@@ -90,7 +91,11 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolvePrecision(q); err != nil {
 		return nil, err
 	}
-	if err := rs.resolveShape(serveLengths(q)); err != nil {
+	shapeQ := serveLengths(q)
+	if q.Job.Documents > 0 {
+		shapeQ = rs.jobShape(shapeQ)
+	}
+	if err := rs.resolveShape(shapeQ); err != nil {
 		return nil, err
 	}
 	if rs.model.Kind == KindDiffusion {
@@ -114,6 +119,9 @@ func resolve(q Query) (*resolved, error) {
 		return nil, err
 	}
 	rs.req.Tokens = q.Tokens
+	if q.Job.Documents > 0 {
+		rs.req.Tokens = rs.jobTokens
+	}
 	rs.req.PerMonth = q.PerMonth
 	rs.req.GPUHours, rs.req.GPUHoursAsked = q.GPUHours, q.GPUHoursAsked
 	if rs.req.Method != MethodInference {
@@ -141,6 +149,7 @@ func checkNumbers(q Query) error {
 		{"parameter count", q.Params}, {"expert count", int64(q.Experts)}, {"GPU count", int64(q.GPUs)},
 		{"node count", int64(q.Nodes)}, {"sequence length", int64(q.SeqLen)}, {"batch size", int64(q.MicroBatch)},
 		{"LoRA rank", int64(q.LoRARank)}, {"token budget", q.Tokens}, {"GPU memory", q.GPUMemoryBytes},
+		{"document count", q.Job.Documents}, {"document length", int64(q.Job.DocTokens)},
 	} {
 		if c.v < 0 {
 			return inputErr("fit llama-3.1-8b lora rtx-4090", "the %s cannot be negative (got %d)", c.name, c.v)

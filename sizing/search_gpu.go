@@ -21,6 +21,9 @@ type WhichGPUResult struct {
 	FitsNothing bool        `json:"fits_nothing"` // no card fits within one machine
 	Fastest     bool        `json:"fastest"`      // "fastest gpu": the options are ordered by the run's hours
 	Nearest     *GPUOption  `json:"nearest"`      // then: the cheapest configuration over several machines, if any
+	// Job is a batch job of documents (Query.Job) on the first option,
+	// the cheapest for the whole job; nil for any other question.
+	Job *JobCost `json:"job,omitempty"`
 }
 
 // GPUOption is the fewest cards of one kind that fit, with speed, time
@@ -126,6 +129,12 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 		first = requestFor(rs, res.Options[0])
 		order = fmt.Sprintf("fastest for the %s-token run first", humanCount(res.Tokens))
 	}
+	if rs.req.Documents > 0 && len(res.Options) > 0 {
+		o := res.Options[0]
+		r := requestFor(rs, o)
+		t := Throughput{PrefillTokensPerSecond: o.TokensPerSecond, USDPerHour: o.USDPerHour}
+		res.Job = jobCost(&r, t)
+	}
 	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
 	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil, nil, Throughput{}, nil)), ModelName: rs.model.Name, WhichGPU: res}, nil
 }
@@ -154,5 +163,8 @@ func (e *Estimator) gpuOption(rs *resolved, c altCandidate) GPUOption {
 	r := c.req
 	t, _ := throughput(&r, &rs.shape, g, e.mfu(), price)
 	opt.USDPerHour, opt.TokensPerSecond, opt.Hours, opt.USDTotal = t.USDPerHour, t.TokensPerSecond, t.Hours, t.USDTotal
+	if rs.shape.encoderOnly {
+		opt.TokensPerSecond = t.PrefillTokensPerSecond // an encoder's speed is its forward pass
+	}
 	return opt
 }

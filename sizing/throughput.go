@@ -341,10 +341,14 @@ func inferenceSpeed(r *Request, s *shape, g *GPU, fixedMFU float64) (decode, pre
 
 // runSpeed is the tokens per second a run of r on g goes at: training
 // throughput, or decode throughput for inference (what a token budget
-// counts).
+// counts); an encoder decodes nothing, so its tokens go at the forward
+// pass's (prefill) rate, as a batch job of documents does.
 func runSpeed(r *Request, s *shape, g *GPU, mfu float64) float64 {
 	if r.Method == MethodInference {
-		decode, _ := inferenceSpeed(r, s, g, mfu)
+		decode, prefill := inferenceSpeed(r, s, g, mfu)
+		if s.encoderOnly {
+			return prefill
+		}
 		return decode
 	}
 	if r.MFU > 0 {
@@ -384,8 +388,12 @@ func RunHours(tokens, tps float64) float64 {
 	return tokens / tps / 3600 / RunGoodput
 }
 
-// runHoursAt is RunHours for r's token budget.
+// runHoursAt is RunHours for r's token budget; an inference run's tokens
+// take jobHours (no training goodput).
 func runHoursAt(r *Request, tps float64) float64 {
+	if r.Method == MethodInference {
+		return jobHours(r.Tokens, tps)
+	}
 	return RunHours(float64(r.Tokens), tps)
 }
 
@@ -427,6 +435,11 @@ func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (T
 			if prefill > 0 && r.SeqLen > 0 {
 				seqs := prefill / float64(r.SeqLen)
 				t.SequencesPerSecond = &seqs
+			}
+			if prefill > 0 && r.Tokens > 0 {
+				// Its tokens (a batch job's documents) go at that rate.
+				h := runHoursAt(r, prefill)
+				t.Hours = &h
 			}
 		}
 	} else {

@@ -193,6 +193,26 @@ type Query struct {
 	// many a100 gpu-hours is that"): the answer says them first, the
 	// run's hours × its GPUs.
 	GPUHoursAsked bool
+	// Job is an offline inference job over a corpus ("embed 5M documents
+	// with bge-large"): that many documents through the model's forward
+	// pass, timed and priced as one batch job; zero when the question is
+	// not one.
+	Job DocJob
+}
+
+// DocJob is a batch of documents put through an encoder once each
+// (embeddings, indexing): forward passes only, no training, no serving
+// load. Documents is zero when no job was said.
+type DocJob struct {
+	Documents int64 // "5M documents"
+	// DocTokens is the length of a document as said ("docs of 300
+	// tokens"); 0 when not said (JobDocTokens, or the model's longest
+	// sequence when that is shorter).
+	DocTokens int
+	// Monthly is true when the documents come every month ("10M docs a
+	// month"): the answer says the cost a month and the share of a card's
+	// month the job keeps busy.
+	Monthly bool
 }
 
 // ServeLoad is what a serving question says about its load and targets
@@ -301,6 +321,15 @@ type Request struct {
 	// GPUHoursAsked is true when the question asked the run's GPU-hours
 	// ("how many gpu hours"); left out when not.
 	GPUHoursAsked bool `json:"gpu_hours_asked,omitempty"`
+	// Documents is the count of documents of a batch job ("embed 5M
+	// documents"); Tokens is then Documents × DocumentTokens. Left out
+	// for any other question.
+	Documents int64 `json:"documents,omitempty"`
+	// DocumentTokens is the length of one document the job was sized at
+	// (said, else JobDocTokens or the model's longest sequence).
+	DocumentTokens int `json:"document_tokens,omitempty"`
+	// DocumentsPerMonth is true when the documents come every month.
+	DocumentsPerMonth bool `json:"documents_per_month,omitempty"`
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`
@@ -501,4 +530,26 @@ type Answer struct {
 	// budget buys (CountGPUHours), when it gave one or asked them; said
 	// first in Targets. Package answer sets it.
 	GPUHours *GPUHours `json:"gpu_hours,omitempty"`
+	// Job is the time and cost of a batch job of documents (Query.Job) on
+	// the answer's cards; nil for any other question.
+	Job *JobCost `json:"job,omitempty"`
+}
+
+// JobCost is a batch job of documents timed and priced on one
+// configuration: its tokens at the forward pass's tokens per second
+// (Throughput.PrefillTokensPerSecond), its hours at the cards' price.
+type JobCost struct {
+	Documents       int64   `json:"documents"`
+	DocumentTokens  int     `json:"document_tokens"`
+	Tokens          int64   `json:"tokens"`
+	TokensPerSecond float64 `json:"tokens_per_second"`
+	Hours           float64 `json:"hours"`
+	GPUs            int     `json:"gpus"`
+	// USD is the whole job at the cards' price; nil when none is known.
+	USD *float64 `json:"usd"`
+	// Monthly is true when the documents come every month: USD is then
+	// the cost a month, and BusyShare the share of a month (730 hours)
+	// the job keeps the cards busy.
+	Monthly   bool    `json:"monthly,omitempty"`
+	BusyShare float64 `json:"busy_share,omitempty"`
 }

@@ -17,6 +17,9 @@ const barWidth = 30
 // host needs, speed and cost, warnings, alternatives, assumptions last.
 func writeAnswer(w io.Writer, a sizing.Answer) {
 	fmt.Fprintln(w, verdictLine(a))
+	if line := display.Job(a); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if line := display.LargestBatch(a); line != "" {
 		fmt.Fprintln(w, line)
 	}

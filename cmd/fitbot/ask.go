@@ -163,6 +163,9 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 	g := a.WhichGPU
 	what := fmt.Sprintf("%s %s", a.ModelName, a.Request.Method)
+	if line := display.WhichGPUJob(g); line != "" {
+		fmt.Fprintln(w, line) // the job's answer first: its cheapest card, time and cost
+	}
 	// "How much vram" is answered first, also when no machine holds it
 	// (trial H16 Q34 never gave DeepSeek-R1's total).
 	if g.OneGPUBytes > 0 {
