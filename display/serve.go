@@ -44,7 +44,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		if s.Users > 0 {
 			who = Counted(s.Users, "concurrent user", "concurrent users")
 		}
-		return fmt.Sprintf("%s serve %s of %s: %s%s", hw, who, what, speedWords(*c), perUser(s, *c))
+		return fmt.Sprintf("%s serve %s of %s: %s%s%s", hw, who, what, speedWords(*c), perUser(s, *c), perRequest(a.Request, *c))
 	}
 	if len(s.Options) == 0 {
 		return fmt.Sprintf("❌ No configuration in the catalog serves %s", a.ModelName)
@@ -69,6 +69,15 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		first = "Fastest first"
 	}
 	return fmt.Sprintf("%s for %s of %s%s: %s%s%s", first, load, a.ModelName, targetWords(s), optionWords(o), made, perUser(s, o.Serving))
+}
+
+// perRequest is ", $0.38 per 1k requests" when the question asked what
+// requests cost; "" otherwise.
+func perRequest(r sizing.Request, v sizing.Serving) string {
+	if !r.PerRequestAsked || v.USDPer1kRequests == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %s per 1k requests (%s prompt + %s output tokens each)", USD(*v.USDPer1kRequests), Commas(int64(v.PromptTokens)), Commas(int64(v.OutputTokens)))
 }
 
 // alone reports whether a plan is for one request at a time: fastest

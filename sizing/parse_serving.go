@@ -262,6 +262,11 @@ func readServe(toks []token) ([]token, serveWords) {
 		case tokenCostAt(w, i) > 0:
 			sw.tokenCost = true
 			mark(i, i+tokenCostAt(w, i))
+		case requestCostAt(w, i) > 0:
+			// "how much per 1k requests": what the cards serve at full
+			// load, costed per request (trial H28 Q14 read 1,000 users).
+			sw.tokenCost, sw.load.PerRequest = true, true
+			mark(i, i+requestCostAt(w, i))
 		case k == "sglang":
 			sw.load.Engine = EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: EngineSGLang, Words: toks[i].raw})
@@ -614,6 +619,22 @@ func tokenCostAt(w func(int) string, i int) int {
 		return 3
 	case w(i) == "per-token" && w(i+1) == "cost":
 		return 2
+	}
+	return 0
+}
+
+// requestCostAt is how many words from i ask what requests cost ("per
+// 1k requests", "per 1000 requests", "per thousand queries", "per
+// request", "cost per call"); 0 when they do not.
+func requestCostAt(w func(int) string, i int) int {
+	if w(i) != "per" {
+		return 0
+	}
+	switch k := w(i + 1); {
+	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
+		return 2 // "per request"
+	case (k == "1k" || k == "1000" || k == "thousand" || k == "1,000" || k == "k") && (requestNouns[w(i+2)] || w(i+2) == "calls"):
+		return 3 // "per 1k requests"
 	}
 	return 0
 }
@@ -1205,6 +1226,9 @@ func formatServe(l ServeLoad) string {
 	}
 	if l.BusyShare > 0 {
 		parts = append(parts, percentOf(l.BusyShare), "utilization")
+	}
+	if l.PerRequest {
+		parts = append(parts, "per", "1k", "requests")
 	}
 	return strings.Join(parts, " ")
 }

@@ -135,6 +135,9 @@ type Serving struct {
 	USDPerHour                *float64 `json:"usd_per_hour"` // all replicas; nil without a price
 	USDPerMonth               *float64 `json:"usd_per_month"`
 	USDPerMillionOutputTokens *float64 `json:"usd_per_million_output_tokens"`
+	// USDPer1kRequests is what a thousand requests of the asked lengths
+	// cost at the answered load (all replicas, the busy share counted).
+	USDPer1kRequests *float64 `json:"usd_per_1k_requests,omitempty"`
 
 	// Per GPU: the memory the engine keeps out of the KV cache beyond the
 	// weights (profiled activations, sampler, non-PyTorch) and the KV
@@ -455,6 +458,13 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 				perM /= sp.busy // paid by the hour, making tokens only while busy
 			}
 			sv.USDPerMillionOutputTokens = &perM
+		}
+		if rps > 0 && !math.IsInf(rps, 0) {
+			perK := perHour / (rps * float64(sv.Replicas) * 3600) * 1000
+			if sp.busy > 0 {
+				perK /= sp.busy
+			}
+			sv.USDPer1kRequests = &perK
 		}
 	}
 	return sv

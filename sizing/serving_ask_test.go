@@ -177,6 +177,21 @@ func TestServeRateOnNamedCards(t *testing.T) {
 	}
 }
 
+// TestServeCostPerRequests: "per 1k requests" asks what the named cards
+// cost per thousand requests at full load (trial H28 Q14 read 1,000
+// users): the hour's price over the requests it completes.
+func TestServeCostPerRequests(t *testing.T) {
+	a := askServe(t, "how much per 1k requests to serve llama 3.1 8b on an l4, 3k input 300 output tokens")
+	c := a.Serve.Capacity
+	if a.Serve.Mode != "capacity" || a.Serve.Users != 0 || !a.Request.PerRequestAsked || c == nil || c.USDPer1kRequests == nil || c.USDPerHour == nil {
+		t.Fatalf("want a capacity with a cost per 1k requests: %+v", a.Serve)
+	}
+	want := *c.USDPerHour / (c.RequestsPerSecond * float64(c.Replicas) * 3600) * 1000
+	if got := *c.USDPer1kRequests; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("$/1k requests %v, want %v", got, want)
+	}
+}
+
 // TestServeFormatForLoad: named cards with users and no format said are
 // served in the largest format that holds the users, before replicas
 // (trial H15 Q50: Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,

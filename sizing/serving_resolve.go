@@ -97,6 +97,7 @@ func (rs *resolved) resolveServe(q Query) error {
 	r.Engine = l.Engine
 	r.BusyShare = l.BusyShare
 	r.FirstTokenAsked = l.FirstToken
+	r.PerRequestAsked = l.PerRequest
 	r.PromptTokens, r.OutputTokens = l.PromptTokens, l.OutputTokens
 	switch {
 	case r.PromptTokens > 0 && r.OutputTokens > 0:

@@ -248,6 +248,9 @@ type ServeLoad struct {
 	// batch", "max concurrency"): a memory limit, answered without the
 	// usable-speed floor a users question gets.
 	MaxBatch bool
+	// PerRequest asks what requests cost ("per 1k requests", "cost per
+	// request"): the answer says the cost of a thousand.
+	PerRequest bool
 	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
 	// the cheapest configurations that meet the load, not the capacity of
 	// the named GPUs.
@@ -359,6 +362,9 @@ type Request struct {
 	// FirstTokenAsked is true when the question asked the time to the
 	// first token with no target: the answer says it at batch 1.
 	FirstTokenAsked bool `json:"first_token_asked,omitempty"`
+	// PerRequestAsked is true when the question asked what requests cost
+	// ("per 1k requests"): the answer says Serving's usd_per_1k_requests.
+	PerRequestAsked bool `json:"per_request_asked,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
