@@ -115,6 +115,7 @@ func resolve(q Query) (*resolved, error) {
 	}
 	rs.req.Tokens = q.Tokens
 	rs.req.PerMonth = q.PerMonth
+	rs.req.Own = q.Own
 	rs.req.GPUHours, rs.req.GPUHoursAsked = q.GPUHours, q.GPUHoursAsked
 	if rs.req.Method != MethodInference {
 		rs.req.RunsPerMonth = q.Cadence.perMonth()
