@@ -64,6 +64,10 @@ func TestGoldenAsk(t *testing.T) {
 		{"ask_which_gpu", func() (sizing.AskAnswer, error) {
 			return e.WhichGPU(sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, Tokens: 1e9})
 		}, []string{"cards fit 13B (bare size) LoRA", "for the 1B-token run", "_"}},
+		{"ask_which_gpu_own", func() (sizing.AskAnswer, error) {
+			// "which card should we order for llama 3 8b inference"
+			return e.WhichGPU(sizing.Query{Model: "llama-3-8b", Method: sizing.MethodInference, Own: true})
+		}, []string{"*1× RTX 4090 24 GB*: 16.7 GiB per GPU, $0.69/h, $1,600-$2,000 to buy (seen 2026-06)"}},
 		{"ask_which_gpu_nothing", func() (sizing.AskAnswer, error) {
 			return e.WhichGPU(sizing.Query{Model: "deepseek-r1", Precision: sizing.PrecisionFP32})
 		}, []string{"DeepSeek-R1 inference needs 2,501.7 GiB (2.44 TiB) in all: no card fits it within one machine", "*Memory in all:* 2,501.7 GiB", "Nearest:"}},
@@ -74,6 +78,10 @@ func TestGoldenAsk(t *testing.T) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 200,
 				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}})
 		}, []string{"Cheapest for 200 users of Llama 3.1 70B with first token under 1 s and 20 tok/s each", "$/month"}},
+		{"ask_serve_plan_own", func() (sizing.AskAnswer, error) {
+			// Trial H27 Q2: "on prem box for 100 users, qwen3 30b-a3b, what do we buy".
+			return e.Serve(sizing.Query{Model: "qwen3-30b-a3b", MicroBatch: 100, Own: true, Serve: sizing.ServeLoad{Plan: true}})
+		}, []string{"Cheapest for 100 users of Qwen3 30B-A3B", "To own: ", "to buy (", "a spare card for redundancy is common"}},
 		{"ask_serve_plan_fastest", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "mixtral-8x22b", Method: sizing.MethodInference, Fastest: true, Serve: sizing.ServeLoad{Plan: true}})
 		}, []string{"Fastest first for Mixtral 8x22B, one request at a time (batch 1): 8× H100 SXM 80 GB (fp8)", "$/month"}},

@@ -16,7 +16,8 @@ import (
 )
 
 // serveBlocks renders a serving answer: the verdict that answers the
-// question, then the configurations as a compact table (a code block
+// question, what the cards cost to buy when owning them was asked, then
+// the configurations as a compact table (a code block
 // keeps its columns on a phone).
 func serveBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	head := "🧮 Serving " + a.ModelName
@@ -29,10 +30,11 @@ func serveBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 		tw.Write([]byte(strings.Join(row, "\t") + "\n"))
 	}
 	tw.Flush()
-	return head, []slack.Block{
-		slack.NewSectionBlock(mrkdwn(display.ServeVerdict(a)), nil, nil),
-		slack.NewSectionBlock(mrkdwn("```"+strings.TrimRight(b.String(), "\n")+"```"), nil, nil),
+	blocks := []slack.Block{slack.NewSectionBlock(mrkdwn(display.ServeVerdict(a)), nil, nil)}
+	if line := display.ServePurchase(a); line != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(line), nil, nil))
 	}
+	return head, append(blocks, slack.NewSectionBlock(mrkdwn("```"+strings.TrimRight(b.String(), "\n")+"```"), nil, nil))
 }
 
 // uploadServePicture uploads a serving answer's picture: one replica's

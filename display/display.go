@@ -189,7 +189,8 @@ func CardHours(name string) string {
 // GPUOption is one card of a which-GPU answer after its hardware: the
 // machines, the ZeRO stage, the memory per GPU, the price, and the run's
 // time and cost for tokens ("on 2 machines, ZeRO-3: 21.0 GiB per GPU
-// (tight), $0.33/h, 5.5 h and $12 for 100M tokens"). Each face writes the
+// (tight), $0.33/h, 5.5 h and $12 for 100M tokens"), and what the cards
+// cost to buy when owning them was asked. Each face writes the
 // hardware (display.Hardware) in its own emphasis before it.
 func GPUOption(o sizing.GPUOption, tokens int64) string {
 	var b strings.Builder
@@ -214,6 +215,9 @@ func GPUOption(o sizing.GPUOption, tokens int64) string {
 			b.WriteString(" and " + USD(*o.USDTotal))
 		}
 		fmt.Fprintf(&b, " for %s tokens", Count(float64(tokens)))
+	}
+	if p := o.Purchase; p != nil {
+		fmt.Fprintf(&b, ", %s-%s to buy (seen %s)", USD(p.USDLow), USD(p.USDHigh), p.AsOf.Format("2006-01"))
 	}
 	return b.String()
 }

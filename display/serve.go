@@ -3,6 +3,7 @@ package display
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -325,4 +326,49 @@ func article(n string) string {
 // model loads but serves nothing.
 func NotServable(a sizing.Answer) bool {
 	return a.Fits && a.Request.Method == sizing.MethodInference && a.Serving != nil && !a.Serving.Fits
+}
+
+// ServePurchase is the line a serving answer adds when the question asked
+// which cards to own: "To own: 4× RTX 3090 24 GB cost $2,800-$4,000 to
+// buy (4 × $700-$1,000 a card, seen 2026-02-22: ...), plus about $2,500
+// for the machine around them; a spare card for redundancy is common".
+// It names the option priced when it is not the first, and says so when
+// fitbot has no purchase price for any; "" when owning was not asked.
+func ServePurchase(a sizing.AskAnswer) string {
+	s := a.Serve
+	if s == nil || !a.Request.Own {
+		return ""
+	}
+	p := s.Purchase
+	if p == nil {
+		var known []string
+		for _, pp := range sizing.PurchasePrices() {
+			known = append(known, pp.GPU)
+		}
+		switch {
+		case len(s.Options) > 0:
+			return fmt.Sprintf("To own: fitbot has no purchase price for %s or the other cards listed; it has them for %s", s.Options[0].GPUName, strings.Join(known, ", "))
+		case s.Capacity != nil:
+			return fmt.Sprintf("To own: fitbot has no purchase price for %s; it has them for %s", a.GPUName, strings.Join(known, ", "))
+		}
+		return ""
+	}
+	lead := "To own: "
+	if p.Option > 0 && p.Option < len(s.Options) {
+		lead = fmt.Sprintf("To own: fitbot has no purchase price for %s; the first option it has one for is row %d: ", s.Options[0].GPUName, p.Option+1)
+	}
+	verb, them := "cost", "them"
+	if p.Cards == 1 {
+		verb, them = "costs", "it"
+	}
+	machines := "the machine"
+	if p.Machines > 1 {
+		machines = fmt.Sprintf("each of the %d machines", p.Machines)
+	}
+	each := ""
+	if p.Cards > 1 {
+		each = fmt.Sprintf("%d × %s-%s a card, ", p.Cards, USD(p.CardUSDLow), USD(p.CardUSDHigh))
+	}
+	return fmt.Sprintf("%s%s %s %s-%s to buy (%sseen %s: %s), plus about %s for %s around %s; a spare card for redundancy is common",
+		lead, Hardware(p.Cards, p.GPUName), verb, USD(p.USDLow), USD(p.USDHigh), each, p.AsOf.Format(time.DateOnly), p.Source, USD(p.HostUSD), machines, them)
 }

@@ -3,6 +3,7 @@ package display
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -170,5 +171,28 @@ func TestFastestPlanVerdict(t *testing.T) {
 				t.Errorf("ServeSummary = %q, want it to start %q", got, want)
 			}
 		})
+	}
+}
+
+// TestServePurchase: the line a plan asked as the cards to own adds
+// names the cards priced, says when the first has no purchase price,
+// and is absent when owning was not asked.
+func TestServePurchase(t *testing.T) {
+	at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	p := &sizing.CardsPurchase{Option: 1, GPU: "rtx-4090", GPUName: "RTX 4090 24 GB", Cards: 8, Machines: 1,
+		CardUSDLow: 1600, CardUSDHigh: 2000, USDLow: 12800, USDHigh: 16000, HostUSD: 2500, AsOf: at, Source: "MSRP"}
+	a := sizing.AskAnswer{Kind: sizing.IntentServe, Request: sizing.Request{Own: true}, Serve: &sizing.ServeResult{Mode: "plan",
+		Options: []sizing.ServeOption{{GPU: "mi300x", GPUName: "MI300X 192 GB"}, {GPU: "rtx-4090", GPUName: "RTX 4090 24 GB"}}, Purchase: p}}
+	want := "To own: fitbot has no purchase price for MI300X 192 GB; the first option it has one for is row 2: 8× RTX 4090 24 GB cost $12,800-$16,000 to buy (8 × $1,600-$2,000 a card, seen 2026-06-01: MSRP), plus about $2,500 for the machine around them; a spare card for redundancy is common"
+	if got := ServePurchase(a); got != want {
+		t.Errorf("ServePurchase =\n%q, want\n%q", got, want)
+	}
+	a.Serve.Purchase = nil
+	if got := ServePurchase(a); !strings.HasPrefix(got, "To own: fitbot has no purchase price for MI300X 192 GB") {
+		t.Errorf("no price: %q", got)
+	}
+	a.Request.Own = false
+	if got := ServePurchase(a); got != "" {
+		t.Errorf("not owned: %q", got)
 	}
 }

@@ -162,6 +162,9 @@ func Format(q Query) string {
 	if q.Provider != "" {
 		add("on", q.Provider)
 	}
+	if q.Own {
+		add("on-prem")
+	}
 	if q.Cheapest {
 		add("cheapest")
 	}

@@ -382,7 +382,7 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	if same {
 		return true
 	}
-	if f == fGPU && p.ask.buy {
+	if f == fGPU && p.ask.buy && !p.ask.own {
 		// "is a 4090 worth it vs renting an a100": buy-vs-rent prices
 		// owning a card against renting the same card (trial H14).
 		p.fail(fmt.Sprintf("two GPUs in one question: %s and %s; buy-vs-rent weighs owning a card against renting the same card, so the Try asks it of %s (ask about %s on its own for its own figures)",

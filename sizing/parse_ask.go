@@ -25,11 +25,16 @@ const (
 // askWords is what the intent pass found.
 type askWords struct {
 	what, largest, maxContext, whichGPU, buy bool
-	vram                                     bool // "how much vram", "vram for": the total and the smallest configurations
-	workload                                 Workload
-	usePeriod                                string // "6 months": how long the hardware is used, as said
-	notes                                    []string
-	problem                                  string // a workload number that cannot be used
+	// own is a purchase asked as which cards and how many ("how many gpus
+	// do we need to buy", "what do we buy", "which card should we order",
+	// "on prem box for ..."), never weighed against renting: with a model
+	// it is the plan or which-GPU question, the cards to own (Query.Own).
+	own       bool
+	vram      bool // "how much vram", "vram for": the total and the smallest configurations
+	workload  Workload
+	usePeriod string // "6 months": how long the hardware is used, as said
+	notes     []string
+	problem   string // a workload number that cannot be used
 }
 
 // intent decides the kind of question once the main parse has read the
@@ -38,7 +43,7 @@ type askWords struct {
 func (a *askWords) intent(q *Query) Intent {
 	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
 	switch {
-	case a.buy && !a.whichGPU: // "which gpu should i buy" asks which card, not whether to buy
+	case a.buy && !a.whichGPU && !(a.own && !noModel): // "which gpu should i buy" asks which card, not whether to buy
 		return IntentBuyRent
 	case a.maxContext:
 		return IntentMaxContext
@@ -143,13 +148,19 @@ func readAsk(toks []token) ([]token, askWords) {
 	if !a.buy {
 		a.buy = worthRenting(toks, used)
 	}
+	a.readOwn(toks, used)
 	if a.buy {
-		for i := range toks {
-			if !used[i] && rentWords[toks[i].key] {
-				used[i] = true
+		a.readWorkload(toks, used)
+		if a.workload.JobsPerWeek > 0 || a.workload.HoursPerJob > 0 {
+			a.own = false // a use said: owning is weighed against renting for it
+		}
+		if !a.own {
+			for i := range toks {
+				if !used[i] && rentWords[toks[i].key] {
+					used[i] = true
+				}
 			}
 		}
-		a.readWorkload(toks, used)
 	}
 	rest := toks[:0]
 	for i, t := range toks {
@@ -158,6 +169,71 @@ func readAsk(toks []token) ([]token, askWords) {
 		}
 	}
 	return rest, a
+}
+
+// ownVerbs say that cards will be bought; with an ask of which or how
+// many they ask the cards to own, not whether to own them.
+var ownVerbs = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true,
+	"order": true, "ordering": true, "procure": true, "procuring": true}
+
+// onPremWords say the cards stand on the asker's premises: owned.
+var onPremWords = map[string]bool{"onprem": true, "onpremise": true, "onpremises": true, "onpremsetup": true}
+
+// premWords follow "on" in "on prem", "on premises".
+var premWords = map[string]bool{"prem": true, "premise": true, "premises": true}
+
+// ownAskWindow is how far before its verb a "which" or "what" may stand
+// and still ask what to buy: "which card should we order" (4 words),
+// "which gpus do we need to buy" (5).
+const ownAskWindow = 5
+
+// readOwn reads a purchase asked as which cards and how many: a buying
+// verb with "how many", "how much", or "which" or "what" a few words
+// before it ("what do we buy", "which card should we order"), or "on
+// prem" (trial H27: "how many gpus do we actually need to buy" and "on
+// prem box for 100 users, ... what do we buy" were refused as
+// buy-vs-rent, asking for jobs a week). A renting word or a compound
+// such as "buy-vs-rent" weighs owning against renting instead. It marks
+// the words it read used.
+func (a *askWords) readOwn(toks []token, used []bool) {
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+	var verb, asked, onPrem bool
+	for i := range toks {
+		k := key(i)
+		switch {
+		case rentedWords[k] || buyWords[k] && !ownVerbs[k]:
+			return // "buy or rent", "buy-vs-rent", "worth it vs renting"
+		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
+			verb = true
+			for j := max(i-ownAskWindow, 0); j < i; j++ {
+				if w := key(j); w == "which" || w == "what" || w == "whats" {
+					asked = true
+				}
+			}
+		case k == "how" && (key(i+1) == "many" || key(i+1) == "much"):
+			asked = true
+		case onPremWords[k], k == "on" && premWords[key(i+1)]:
+			onPrem = true
+		}
+	}
+	if !onPrem && !(verb && asked) {
+		return
+	}
+	a.own = true
+	for i := range toks {
+		k := key(i)
+		switch {
+		case buyWords[k], onPremWords[k], premWords[k] && key(i-1) == "on", k == "on" && premWords[key(i+1)]:
+			used[i] = true
+		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")):
+			used[i] = true
+		}
+	}
 }
 
 // rentedWords say that a card is rented, the other side of a question
@@ -524,7 +600,7 @@ func roundTo(v float64, places int) float64 {
 // stay the same kind of question.
 func (a *askWords) hintSuffix() string {
 	switch {
-	case a.buy:
+	case a.buy && !a.own: // the cards to own are asked: no use to invent (trial H27)
 		return " buy-vs-rent 3 jobs/week 5h"
 	case a.maxContext:
 		return " max context"

@@ -504,7 +504,15 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
 	}
+	if p.ask.own && p.ask.intent(&p.q) != IntentBuyRent {
+		// The cards to own, not whether to own them (trial H27).
+		p.q.Own = true
+		p.note(ownNote)
+	}
 }
+
+// ownNote is the assumption of a question that asks which cards to buy.
+const ownNote = `to own: the cards a load needs are the same bought or rented, so they are sized as usual; a serving plan and a which-GPU list add what the cards cost to buy where fitbot knows it (say "buy or rent" and the use, e.g. 3 jobs a week of 5 h, to weigh owning against renting)`
 
 // shortTokens is a count of tokens too small for a training budget
 // ("~1k tokens"), read once the method is known.

@@ -419,6 +419,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("13b lora \x00 4090")
 	f.Add("\xff\xfe")
 	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
+	f.Add("on prem box for 100 users, qwen3 30b-a3b, what do we buy; how many gpus to procure, which card to order in order of magnitude, buy or rent 24/7")
 	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
 	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Add("405b full 16384 h100 tp8 pp 16 cp 2 ep 0 3d parallel fused loss tp99999")

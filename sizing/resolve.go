@@ -123,6 +123,7 @@ func resolve(q Query) (*resolved, error) {
 		rs.req.Tokens = rs.jobTokens
 	}
 	rs.req.PerMonth = q.PerMonth
+	rs.req.Own = q.Own
 	rs.req.GPUHours, rs.req.GPUHoursAsked = q.GPUHours, q.GPUHoursAsked
 	if rs.req.Method != MethodInference {
 		rs.req.RunsPerMonth = q.Cadence.perMonth()

@@ -42,6 +42,10 @@ type GPUOption struct {
 	Hours           *float64  `json:"hours"`     // for the token budget; nil without one
 	USDTotal        *float64  `json:"usd_total"` // for the token budget
 	Price           *PriceRef `json:"price"`     // the GPU-hour price used
+	// Purchase is what the cards cost to buy when the question asked
+	// which cards to own (Query.Own); nil when not asked or no purchase
+	// price is known for the card.
+	Purchase *CardsPurchase `json:"purchase,omitempty"`
 }
 
 // PriceRef is a GPU-hour price and where it came from, with JSON keys.
@@ -136,6 +140,14 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 		res.Job = jobCost(&r, t)
 	}
 	asm.add("each card at 1, 2, 4 or 8 in one machine (as many as the machine holds): the fewest that fit, " + order)
+	if q.Own {
+		for i, o := range res.Options {
+			if p, ok := cardsPurchase(o.GPU, o.GPUs); ok {
+				res.Options[i].Purchase = &p
+			}
+		}
+		asm.add("to own: each card's purchase price where fitbot knows it (data/gpu_prices.csv: the range seen, its date and source), the cards only, not the machine around them")
+	}
 	return AskAnswer{Kind: IntentWhichGPU, Request: first, Assumptions: asm.list(e.costAssumptions(nil, nil, Throughput{}, nil)), ModelName: rs.model.Name, WhichGPU: res}, nil
 }
 

@@ -41,6 +41,11 @@ type ServeResult struct {
 	// none does; Options are then the cheapest of the whole catalog.
 	// Empty otherwise.
 	NotOnNamed string `json:"not_on_named,omitempty"`
+	// Purchase is what the cards cost to buy when the question asked
+	// which cards to own (Query.Own): the named cards with the replicas
+	// the load needs, or the first planned configuration whose card has a
+	// purchase price; nil when not asked or no price is known.
+	Purchase *CardsPurchase `json:"purchase,omitempty"`
 }
 
 // ServeOption is one planned configuration: a card, its weight format,
@@ -286,6 +291,9 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		}
 		res.Capacity = &sv
 		res.MeetsTargets = sv.MeetsTargets
+		if q.Own {
+			res.Purchase = capacityPurchase(r.GPU, &sv)
+		}
 		out.GPUName = rs.gpu.Name
 		out.Assumptions = asm.list(e.costAssumptions(&r, &rs.gpu, Throughput{}, e.price(r.GPU)))
 		return out, nil
@@ -352,6 +360,9 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 			res.Options[i].Serving.MaxModelLen = rs.chatMaxModelLen()
 		}
 	}
+	if q.Own {
+		res.Purchase = planPurchase(res.Options)
+	}
 	res.MeetsTargets = len(res.Options) > 0 && res.Options[0].Serving.MeetsTargets
 	if len(res.Options) > 0 {
 		out.Request = res.Options[0].Request
@@ -372,6 +383,9 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		asm.add(fmt.Sprintf("fastest first: each card at the 1, 2, 4 or 8 GPUs per replica in one machine that decode fastest (tensor parallel over more cards reads the weights sooner, less the all-reduces over the link), %s, %s; replicas added until the load is met; ranked by tokens/s each, then time to first token, then cost per month (%d hours)", formats, listed, int(hoursPerMonth)))
 	} else {
 		asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(hoursPerMonth)))
+	}
+	if q.Own {
+		asm.add("to own: the configurations whose cards all fit in one machine first, each ranked as above; the purchase price is of the cards and the machines around them, not power or upkeep")
 	}
 	out.Assumptions = asm.list(e.costAssumptions(nil, nil, Throughput{}, nil))
 	return out, nil
@@ -475,6 +489,9 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 	}
 	if len(meet) > 0 {
 		slices.SortFunc(meet, rank)
+		if rs.asked.Own {
+			inOneMachine(meet)
+		}
 		if fastest && only == "" {
 			meet = firstPerCard(meet)
 		}

@@ -168,6 +168,13 @@ type Query struct {
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
 	Alignment string
+	// Own says the cards will be bought and kept ("how many gpus do we
+	// need to buy", "what do we buy", "which card should we order", "on
+	// prem"): the question is the plan or fit as usual, since a load
+	// needs the same cards bought or rented, and a serving plan adds the
+	// purchase price of its first option's cards (ServeResult.Purchase).
+	// Format writes it "on-prem".
+	Own bool
 	// FromScratch is a run that trains every weight from random ("from
 	// scratch", "pretrain"): adapters (LoRA, QLoRA) need a trained base,
 	// so they are never offered as a way to fit it.
@@ -336,6 +343,9 @@ type Request struct {
 	// Alignment is the preference or RL objective trained (dpo, ipo,
 	// kto, orpo, simpo, ppo, grpo); empty for plain supervised training.
 	Alignment string `json:"alignment,omitempty"`
+	// Own is true when the cards are to be bought and kept (Query.Own);
+	// left out when not.
+	Own bool `json:"own,omitempty"`
 	// FromScratch is true for pretraining from random weights: no adapter
 	// method is offered as an alternative.
 	FromScratch bool `json:"from_scratch,omitempty"`

@@ -246,9 +246,13 @@ func writeBuyRent(w io.Writer, a sizing.AskAnswer) {
 	}
 }
 
-// writeServe prints a serving answer: the verdict, then the table.
+// writeServe prints a serving answer: the verdict, what the cards cost
+// to buy when owning them was asked, then the table.
 func writeServe(w io.Writer, a sizing.AskAnswer) {
 	fmt.Fprintln(w, display.ServeVerdict(a))
+	if line := display.ServePurchase(a); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, row := range display.ServeTable(a) {
