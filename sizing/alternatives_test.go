@@ -176,8 +176,10 @@ func TestFastestWithNoCard(t *testing.T) {
 	}
 }
 
-// TestFastestGPUOrdersByRunTime: "fastest gpu" lists the cards that
-// fit fastest first, each timed on 1B tokens.
+// TestFastestGPUOrdersByRunTime: "fastest gpu" lists the fastest cards
+// first, each timed on 1B tokens: the priced ones by GPU-hours (tokens/s
+// per GPU), so that many slow cards at their fewest count never lead one
+// fast card (trial H26 Q17), then those with no price.
 func TestFastestGPUOrdersByRunTime(t *testing.T) {
 	p, err := Parse("what's the fastest gpu to train a 7b lora on")
 	if err != nil || p.Intent != IntentWhichGPU || !p.Query.Fastest {
@@ -187,12 +189,25 @@ func TestFastestGPUOrdersByRunTime(t *testing.T) {
 	if err != nil || a.WhichGPU == nil || !a.WhichGPU.Fastest {
 		t.Fatalf("Ask: %v, %+v", err, a.WhichGPU)
 	}
-	last := 0.0
+	last, priced := 0.0, true
 	for _, o := range a.WhichGPU.Options {
-		if o.Hours == nil || *o.Hours < last {
-			t.Fatalf("%s at %v after %.1f h: not fastest first", o.GPU, o.Hours, last)
+		if o.Hours == nil {
+			t.Fatalf("%s: no hours", o.GPU)
 		}
-		last = *o.Hours
+		if p := o.USDPerHour != nil; p != priced {
+			if p {
+				t.Fatalf("%s priced after an unpriced card", o.GPU)
+			}
+			priced, last = false, 0
+		}
+		if gh := *o.Hours * float64(o.GPUs); gh < last {
+			t.Fatalf("%s at %.1f GPU-hours after %.1f: not fastest first", o.GPU, gh, last)
+		} else {
+			last = gh
+		}
+	}
+	if o := a.WhichGPU.Options[0]; o.GPU != "b200" {
+		t.Errorf("fastest card %s, want the B200", o.GPU)
 	}
 }
 

@@ -129,9 +129,23 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 	}
 	if rs.req.Fastest && len(res.Options) > 0 {
 		res.Fastest = true
-		slices.SortStableFunc(res.Options, func(a, b GPUOption) int { return compareHours(hoursOrZero(a.Hours), hoursOrZero(b.Hours)) })
+		// The fastest card is the one with the most tokens/s per GPU:
+		// its GPU-hours for the run are the fewest. Eight slow cards that
+		// finish first at their fewest count are not a fast card (trial
+		// H26 Q17 ranked 8× L4 over one B200).
+		// A card nobody rents comes after those that can be had.
+		gpuHours := func(o GPUOption) float64 { return hoursOrZero(o.Hours) * float64(max(o.GPUs, 1)) }
+		slices.SortStableFunc(res.Options, func(a, b GPUOption) int {
+			if pa, pb := a.USDPerHour != nil, b.USDPerHour != nil; pa != pb {
+				if pa {
+					return -1
+				}
+				return 1
+			}
+			return compareHours(gpuHours(a), gpuHours(b))
+		})
 		first = requestFor(rs, res.Options[0])
-		order = fmt.Sprintf("fastest for the %s-token run first", humanCount(res.Tokens))
+		order = fmt.Sprintf("fastest card first (the fewest GPU-hours for the %s-token run: the most tokens/s per GPU), priced cards before those with no price", humanCount(res.Tokens))
 	}
 	if rs.req.Documents > 0 && len(res.Options) > 0 {
 		o := res.Options[0]
