@@ -87,6 +87,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	}
 	released := a.Serve.Capacity
 	if released.Fits && a.Serve.MeetsTargets {
+		e.fp8Lever(q, &a)
 		return a, nil
 	}
 	// Named cards, no format said, and the released weights leave no room
@@ -132,6 +133,28 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return *serves, nil
 	}
 	return a, nil
+}
+
+// fp8Lever adds to a capacity answer in the released 16-bit weights, on
+// cards with FP8, what fp8 weights would hold on the same cards when it
+// is at least half as many users again: the lever people reach for first
+// (trial H26 Q31: Qwen3 32B on one H100 holds 7 users in bf16, 36 in fp8).
+func (e *Estimator) fp8Lever(q Query, a *AskAnswer) {
+	g, _, err := LookupGPU(q.GPU)
+	if err != nil || !g.FP8 || a.Request.Quant != QuantNone || a.Request.Precision == PrecisionFP8 || a.Serve.Users > 0 {
+		return
+	}
+	sq := q
+	sq.Quant = QuantFP8
+	b, err := e.serve(sq)
+	if err != nil || b.Serve == nil || b.Serve.Capacity == nil || !b.Serve.Capacity.Fits {
+		return
+	}
+	was, now := a.Serve.Capacity.Concurrency, b.Serve.Capacity.Concurrency
+	if 2*now < 3*was {
+		return
+	}
+	a.Assumptions = append(slices.Clone(a.Assumptions), fmt.Sprintf("in fp8 weights the same cards hold about %d users at the same speed floor, not %d (say fp8 to size it)", now, was))
 }
 
 // serveOnFewest answers a capacity question on cards named in the plural

@@ -192,6 +192,20 @@ func TestServeCostPerRequests(t *testing.T) {
 	}
 }
 
+// TestServeFP8Lever: a capacity in the released bf16 weights on a card
+// with FP8 says what fp8 would hold when it is far more (trial H26 Q31:
+// Qwen3 32B on one H100, 7 users in bf16); with a format said, nothing.
+func TestServeFP8Lever(t *testing.T) {
+	a := askServe(t, "how many users can qwen3 32b serve on one h100")
+	if !strings.Contains(strings.Join(a.Assumptions, "\n"), "in fp8 weights the same cards hold about") {
+		t.Errorf("assumptions %q: want the fp8 lever", a.Assumptions)
+	}
+	b := askServe(t, "how many users can qwen3 32b serve on one h100 in bf16")
+	if strings.Contains(strings.Join(b.Assumptions, "\n"), "in fp8 weights") {
+		t.Errorf("bf16 said: assumptions %q offer fp8", b.Assumptions)
+	}
+}
+
 // TestServeFormatForLoad: named cards with users and no format said are
 // served in the largest format that holds the users, before replicas
 // (trial H15 Q50: Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,
