@@ -68,12 +68,15 @@ var (
 )
 
 // allMonth is how many words starting with a, b, c say a deployment runs
-// all the time ("24/7", "around the clock", "always on"), 0 when they do
-// not.
+// all the time ("24/7", "around the clock", "always on", "full time"), 0
+// when they do not. "full time" is never full fine-tuning (trial H23 Q02
+// read "rent it full time" as a full fine-tune with no model).
 func allMonth(a, b, c string) int {
 	switch {
-	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
+	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop" || a == "fulltime" || a == "full-time":
 		return 1
+	case a == "full" && (b == "time" || b == "-time"):
+		return 2
 	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
 		a == "all" && (b == "month" || b == "day"):
 		return 2

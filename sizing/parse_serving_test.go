@@ -175,6 +175,8 @@ func TestParseAllMonth(t *testing.T) {
 		"how much per month to run llama 3.1 8b 24/7 on an l4": `"24/7"`,
 		"serve qwen2.5 7b around the clock on an l4":           `"around the clock"`,
 		"run llama 3.1 8b on an l4, always on":                 `"always on"`,
+		"serve llama 3.1 8b on an l4 full time":                `"full time"`,
+		"serve llama 3.1 8b on an l4 full-time":                `"full-time"`,
 	} {
 		p, err := Parse(in)
 		if err != nil {
