@@ -223,13 +223,14 @@ type parser struct {
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
 	money          Money
-	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
-	gpuNameWords   string      // that card's words
-	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
-	namedErr       *InputError // the refusal of a model known by name only, when it is the problem
-	closedErr      *InputError // the refusal of a closed model ("gpt-4"), when it is the problem
-	closedOpen     string      // the open model of its class, which its Try sizes
-	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
+	gpuNameErr     *InputError     // the failure of a card name the catalog lacks, when it is the parse's
+	gpuNameWords   string          // that card's words
+	tryMemGB       int             // that card's memory, in GB, when fitbot knows it: the Try types it
+	namedErr       *InputError     // the refusal of a model known by name only, when it is the problem
+	closedErr      *InputError     // the refusal of a closed model ("gpt-4"), when it is the problem
+	closedOpen     string          // the open model of its class, which its Try sizes
+	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
+	ggufWords      string          // "gguf" or "ollama" said: q4_k_m unless a type is named
 	deepspeed      bool
 	perNode        bool   // "nodes of": the next GPU count is per node
 	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
@@ -324,6 +325,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		}
 		i += p.unknown(i)
 	}
+	p.settleClosedProducts()
 	p.finish()
 	p.deadline, p.money = deadline, money
 	if p.err != nil {
