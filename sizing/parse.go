@@ -893,6 +893,17 @@ func (p *parser) numeric(i int, num number) int {
 	if j < len(p.toks) && !p.toks[j].ignorable {
 		next, m = p.lookup(j, false)
 	}
+	if d, kind, end := p.describedLength(j); d > 0 && (num.suffix == "" || num.suffix == "k" || kind == kindTokensWord && end > j+d) {
+		// "16k rag context", "2k text tokens", "2k text" (trial H23 Q05
+		// and Q06 refused them as numbers without a meaning); "2b text
+		// tokens" is a budget, "2b text" a size.
+		if kind == kindSeqWord {
+			p.setSeq(num, p.text(i, end))
+		} else {
+			p.setTokens(num, p.text(i, end))
+		}
+		return end - i
+	}
 	all := p.text(i, j+m)
 	switch next.kind {
 	case kindTokensWord:
@@ -931,6 +942,42 @@ func (p *parser) numeric(i int, num number) int {
 		p.unknownNumber(words)
 	}
 	return j - i
+}
+
+// lengthDescribers may stand, one or two of them, between a length and
+// what it is the length of: "16k rag context", "4k system prompt", "2k
+// text tokens". "text" alone after a length is its tokens ("images + 2k
+// text").
+var lengthDescribers = map[string]bool{"rag": true, "retrieval": true, "retrieved": true, "document": true, "documents": true,
+	"doc": true, "docs": true, "system": true, "input": true, "token": true, "text": true, "chat": true, "conversation": true,
+	"history": true, "long": true, "short": true, "max": true, "maximum": true, "total": true, "user": true, "instruction": true,
+	"code": true, "fewshot": true, "shot": true, "knowledge": true, "prefix": true, "shared": true, "sys": true}
+
+// describedLength reads, from token j after a number, one or two words of
+// lengthDescribers then a context word ("rag context", "rag ctx") or a
+// tokens word ("text tokens"), or "text" alone: the describers' count, the
+// kind of length (kindSeqWord, or kindTokensWord for a count of tokens)
+// and the token after it all; 0 when they are not there.
+func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
+	for d = 1; d <= 2 && j+d <= len(p.toks); d++ {
+		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers[t.key] {
+			break
+		}
+		k := j + d
+		if k < len(p.toks) && !p.toks[k].ignorable {
+			w, m := p.lookup(k, false)
+			switch {
+			case (w.kind == kindSeqWord || w.kind == kindSeqKey) && !p.lengthAt(k+m):
+				return d, kindSeqWord, k + m
+			case w.kind == kindTokensWord:
+				return d, kindTokensWord, k + m
+			}
+		}
+		if p.toks[k-1].key == "text" {
+			return d, kindTokensWord, k
+		}
+	}
+	return 0, 0, 0
 }
 
 // exampleWords count the examples of a dataset: "50k examples of 1k

@@ -735,6 +735,20 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
+	case glued == "" && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
+		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
+		// "4k system prompt", "8k rag input prompts": the prompt's length.
+		if t, ok := tokenCount(k); ok {
+			end := i + 3
+			if !promptWords[w(i+2)] {
+				end++
+			}
+			if strings.HasPrefix(w(end), "tok") {
+				end++
+			}
+			sw.setLength(true, t, toks, i, end)
+			mark(i, end)
+		}
 	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {

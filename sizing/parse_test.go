@@ -550,3 +550,32 @@ func TestLessThanIsNotSlackMarkup(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDescribedLength: one or two words may describe a length
+// before what it is the length of ("16k rag context", "4k system
+// prompt", "2k text tokens"), and "text" alone after a length is its
+// tokens ("images + 2k text"); trial H23 Q05 and Q06 refused them as
+// numbers without a meaning.
+func TestParseDescribedLength(t *testing.T) {
+	for in, want := range map[string]string{
+		"cheapest gpu to serve qwen2.5 7b to 50 users with 16k rag context":             "qwen2.5-7b inference seq 16384 batch 50 gpus needed",
+		"qwen2-vl 7b serving on an a10g, images + 2k text, 10 concurrent users?":        "qwen2-vl-7b inference a10g seq 2048 batch 10 gpus needed",
+		"qwen2-vl 7b serving on an a10g, images + 2k text tokens, 10 concurrent users?": "qwen2-vl-7b inference a10g seq 2048 batch 10 gpus needed",
+		"llama 3.1 8b with 16k rag ctx on an l4":                                        "llama-3.1-8b l4 seq 16384",
+		"llama 3 8b with 8k token context on an l4":                                     "llama-3-8b l4 seq 8192",
+		"lora llama 3 8b with 4k long chat context on an a100 80gb":                     "llama-3-8b lora a100-80 seq 4096",
+		"serve llama 3 8b on an l4 with a 4k system prompt":                             "llama-3-8b inference l4 prompt 4096",
+		"llama 3.1 8b on an l4, 8k rag input prompts":                                   "llama-3.1-8b l4 prompt 8192",
+		"lora llama 3 8b on 2b text tokens on 8 h100":                                   "llama-3-8b lora 8xh100 2b tokens",
+	} {
+		p, err := Parse(in)
+		if got := Format(p.Query); err != nil || got != want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	// A describer with nothing it describes after it is no length.
+	var ie *InputError
+	if _, err := Parse("llama 3 8b on an l4 with 16k rag"); !errors.As(err, &ie) || !strings.Contains(ie.Problem, "number without a meaning") {
+		t.Errorf("\"16k rag\": %v; want a number without a meaning", err)
+	}
+}
