@@ -231,6 +231,9 @@ type parser struct {
 	closedOpen     string          // the open model of its class, which its Try sizes
 	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
 	ggufWords      string          // "gguf" or "ollama" said: q4_k_m unless a type is named
+	exl2Words      string          // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
+	bpw            float64         // an EXL2 width said ("4.65bpw"), in bits per weight
+	bpwWords       string          // the words that said it
 	deepspeed      bool
 	perNode        bool   // "nodes of": the next GPU count is per node
 	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
@@ -526,6 +529,9 @@ func (p *parser) step(i int) int {
 			return n
 		}
 	}
+	if n := p.bitsPerWeightAt(i); n > 0 {
+		return n
+	}
 	w, n := p.lookup(i, true)
 	if n == 0 {
 		if num, ok := parseNumber(p.toks[i].key); ok {
@@ -739,6 +745,11 @@ func (p *parser) apply(w word, words string) {
 		p.int4Words = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
 		p.ggufWords = words
+		p.setVerb(kindServeVerb, words)
+	case kindEXL2: // EXL2 weights are run by ExLlamaV2: inference
+		if p.exl2Words == "" {
+			p.exl2Words = words
+		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
 		if p.claim(fKV, p.q.KVPrecision == Precision(w.val), words) {

@@ -324,6 +324,7 @@ func (p *parser) finish() {
 	}
 	p.resolveMemory()
 	p.macWithoutChip()
+	p.resolveEXL2()
 	if p.ggufWords != "" && p.q.Quant == "" {
 		p.q.Quant = QuantQ4_KM
 		p.words[fQuant] = p.ggufWords
