@@ -233,6 +233,8 @@ type parser struct {
 	ggufWords      string          // "gguf" or "ollama" said: q4_k_m unless a type is named
 	exl2Words      string          // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
 	bpw            float64         // an EXL2 width said ("4.65bpw"), in bits per weight
+	seqOther       seqSaid         // a second context length said, settled once the model is known (settleSeqPair)
+	window         seqSaid         // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
 	bpwWords       string          // the words that said it
 	deepspeed      bool
 	perNode        bool   // "nodes of": the next GPU count is per node
@@ -606,6 +608,9 @@ func (p *parser) step(i int) int {
 			p.err, p.fix, p.missing = p.namedErr, nil, NameSpan{}
 		}
 		p.setModel(w.val, w.note, words)
+		if p.windowAfter(i+n, w.val) {
+			return n + 1
+		}
 	case kindGPU:
 		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
 			p.fewest = true // "how many a100s", "how many l40s"
@@ -693,6 +698,34 @@ func (p *parser) variantAfter(k int, id, words string) string {
 		}
 	}
 	return p.toks[k].raw
+}
+
+// windowAfter reads a length said right after a model's name that is the
+// model's window ("phi-3.5 mini 128k"): when another length is said too,
+// it is the model's window, noted, not the request's (trial H23 Q07);
+// alone it is a number without a meaning (settleSeqPair). "128k context"
+// after the name is a length asked.
+func (p *parser) windowAfter(k int, id string) bool {
+	if k >= len(p.toks) || p.toks[k].ignorable || p.window.words != "" {
+		return false
+	}
+	num, ok := parseNumber(p.toks[k].key)
+	if !ok || num.neg || num.suffix != "k" {
+		return false
+	}
+	v, ok := num.scaled(contextUnit(num.suffix))
+	m, found := MatchModel(id)
+	if !ok || !found || !nearWindow(int(v), m.MaxContext) {
+		return false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindSeqWord, kindSeqKey, kindTokensWord:
+			return false
+		}
+	}
+	p.window = seqSaid{int(v), p.toks[k].raw}
+	return true
 }
 
 // nearSize reports whether the catalog model id is of about params

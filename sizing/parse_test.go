@@ -579,3 +579,39 @@ func TestParseDescribedLength(t *testing.T) {
 		t.Errorf("\"16k rag\": %v; want a number without a meaning", err)
 	}
 }
+
+// TestParseModelWindow: a length that is the model's window, said beside
+// its name or as "128k context", is the model's when another, smaller
+// length is the one used (trial H23 Q07 refused "phi-3.5 mini 128k
+// context with 100k tokens" as two lengths); alone, "128k context" is
+// still the length asked and two other lengths still conflict.
+func TestParseModelWindow(t *testing.T) {
+	for _, c := range []struct{ in, want, note string }{
+		{"phi-3.5 mini 128k context with 100k tokens on a l4 does it fit", "phi-3.5-mini l4 seq 102400",
+			`"128k context" read as Phi-3.5 mini's window (131072 tokens), not the request's: the 102400 tokens of "100k tokens" are sized`},
+		{"phi-3.5 mini 128k with 100k tokens on a l4", "phi-3.5-mini l4 seq 102400", `"128k" read as Phi-3.5 mini's window (131072 tokens)`},
+		{"llama 3.1 8b 128k, 32k context on an h100", "llama-3.1-8b h100 seq 32768", `"128k" read as Llama 3.1 8B's window`},
+		{"llama 3.1 8b 128k context with 32k tokens on an h100", "llama-3.1-8b h100 seq 32768", `"128k context" read as Llama 3.1 8B's window`},
+		{"phi-3.5 mini 128k context on a l4", "phi-3.5-mini l4 seq 131072", ""},
+	} {
+		p, err := Parse(c.in)
+		if got := Format(p.Query); err != nil || got != c.want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", c.in, got, err, c.want)
+			continue
+		}
+		if c.note != "" && !anyHasPrefix(p.Notes, c.note) {
+			t.Errorf("Parse(%q) notes %q, want one starting %q", c.in, p.Notes, c.note)
+		}
+	}
+	for _, c := range []struct{ in, problem, hint string }{
+		{"llama 3.1 8b seq 8192 seq 4096 on h100", `two context lengths in one question: "seq 8192" and "seq 4096"`, "fit llama-3.1-8b h100 seq 8192"},
+		{"7b 128k context with 100k tokens on an h100", "two context lengths in one question", "fit 7b h100 seq 131072"},
+		{"phi-3.5 mini 128k on a l4", `"128k" is a number without a meaning`, "fit phi-3.5-mini l4 seq 4096"},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.hint {
+			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
+		}
+	}
+}
