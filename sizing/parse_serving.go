@@ -75,7 +75,7 @@ func allMonth(a, b, c string) int {
 	switch {
 	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop" || a == "fulltime" || a == "full-time":
 		return 1
-	case a == "full" && (b == "time" || b == "-time"):
+	case a == "full" && (b == "time" || b == "-time") && c != "to": // "full time to first token": a full fine-tune's ttft
 		return 2
 	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
 		a == "all" && (b == "month" || b == "day"):
