@@ -73,9 +73,11 @@ var (
 // read "rent it full time" as a full fine-tune with no model).
 func allMonth(a, b, c string) int {
 	switch {
-	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop" || a == "fulltime" || a == "full-time":
+	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
 		return 1
-	case a == "full" && (b == "time" || b == "-time") && c != "to": // "full time to first token": a full fine-tune's ttft
+	case (a == "fulltime" || a == "full-time") && !fullTimeNoun(b):
+		return 1
+	case a == "full" && (b == "time" || b == "-time") && c != "to" && !fullTimeNoun(c): // "full time to first token": a full fine-tune's ttft
 		return 2
 	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
 		a == "all" && (b == "month" || b == "day"):
@@ -85,6 +87,16 @@ func allMonth(a, b, c string) int {
 	}
 	return 0
 }
+
+// fullTimeNoun reports whether "full time" before the word k describes
+// people ("300 full-time employees"), not a deployment that never stops.
+func fullTimeNoun(k string) bool {
+	return peopleWords[k] || fullTimeStaff[k]
+}
+
+var fullTimeStaff = map[string]bool{"staff": true, "employee": true, "engineer": true, "dev": true, "developer": true,
+	"workers": true, "worker": true, "job": true, "jobs": true, "hires": true, "hire": true, "researchers": true, "team": true,
+	"members": true, "equivalent": true, "equivalents": true, "fte": true, "ftes": true, "salary": true, "role": true, "roles": true}
 
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest

@@ -187,6 +187,14 @@ func TestParseAllMonth(t *testing.T) {
 			t.Errorf("Parse(%q) notes %q, want one starting %q", in, p.Notes, want)
 		}
 	}
+	// "full time" of people, or of a full fine-tune's first token, is not
+	// running all month.
+	for _, in := range []string{"we have 300 full-time employees, serve mistral 7b on l40s", "full time to first token of llama 3 8b on an h100",
+		"serve mistral 7b on an l4 for our 50 full time staff"} {
+		if p, _ := Parse(in); anyHasPrefix(p.Notes, `"full`) || p.Query.PerMonth {
+			t.Errorf("Parse(%q) = per month %v, notes %q; want no month", in, p.Query.PerMonth, p.Notes)
+		}
+	}
 }
 
 // TestImageLoadRefused: an image rate is refused by name, not read as a
