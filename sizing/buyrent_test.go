@@ -273,6 +273,7 @@ func TestBuyRentUseSaid(t *testing.T) {
 		{"buy vs rent: is it cheaper to buy 8 h100s or just rent them for a year", Workload{JobsPerWeek: 7, HoursPerJob: 24, Years: 1}},
 		{"should we buy a dgx h100 or keep renting, we use ~4 gpus about 60% of the time", Workload{JobsPerWeek: 7, HoursPerJob: 24 * 0.6}},
 		{"7b lora rtx-4090 buy-vs-rent 24/7", Workload{JobsPerWeek: 7, HoursPerJob: 24}},
+		{"rent or buy 8 h100s for lora of llama 3 8b, we'd use them full time", Workload{JobsPerWeek: 7, HoursPerJob: 24}},
 	} {
 		p, err := Parse(c.q)
 		if err != nil || p.Intent != IntentBuyRent {

@@ -236,9 +236,7 @@ type architectureTwin struct {
 // architectureTwins are models people name whose config.json has the
 // shape of a catalog model's: Qwen2.5-Coder and Qwen2.5-Math have Qwen2.5's (the Coder
 // repos' config.json match the base ones field for field but
-// max_position_embeddings), Phi-3.5-mini-instruct has
-// Phi-3-mini-128k-instruct's (3072 hidden, 32 layers, 32064 vocab,
-// LongRoPE to 131072), and Code Llama 7B/13B/70B have Llama 2's but a
+// max_position_embeddings), and Code Llama 7B/13B/70B have Llama 2's but a
 // 32016-token vocabulary (70B: 32016 too) and rope theta 1e6, a few
 // hundred thousand parameters more; Llama-3.1-Nemotron-70B is Llama 3.1
 // 70B fine-tuned.
@@ -256,8 +254,6 @@ var architectureTwins = func() []architectureTwin {
 		ts = append(ts, architectureTwin{"qwen2.5 math " + size, id,
 			fmt.Sprintf("Qwen2.5-Math-%s has %s's architecture (the same config.json shape, a 4096-token context): sized as %s", strings.ToUpper(size), name, name)})
 	}
-	ts = append(ts, architectureTwin{"phi 3.5 mini", "phi-3-mini-128k",
-		"Phi-3.5-mini has Phi-3-mini-128k's architecture (the same config.json shape, 3.8B, LongRoPE to 131072): sized as Phi-3 mini 128k"})
 	nemotron := "Llama-3.1-Nemotron-70B-Instruct is NVIDIA's fine-tune of Llama 3.1 70B (the same config.json shape): sized as Llama 3.1 70B"
 	ts = append(ts, architectureTwin{"nemotron 70b", "llama-3.1-70b", nemotron}, architectureTwin{"llama 3.1 nemotron 70b", "llama-3.1-70b", nemotron})
 	for _, size := range []string{"7b", "13b", "70b"} {

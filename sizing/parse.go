@@ -224,13 +224,19 @@ type parser struct {
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
 	money          Money
-	gpuNameErr     *InputError // the failure of a card name the catalog lacks, when it is the parse's
-	gpuNameWords   string      // that card's words
-	tryMemGB       int         // that card's memory, in GB, when fitbot knows it: the Try types it
-	namedErr       *InputError // the refusal of a model known by name only, when it is the problem
-	closedErr      *InputError // the refusal of a closed model ("gpt-4"), when it is the problem
-	closedOpen     string      // the open model of its class, which its Try sizes
-	ggufWords      string      // "gguf" or "ollama" said: q4_k_m unless a type is named
+	gpuNameErr     *InputError     // the failure of a card name the catalog lacks, when it is the parse's
+	gpuNameWords   string          // that card's words
+	tryMemGB       int             // that card's memory, in GB, when fitbot knows it: the Try types it
+	namedErr       *InputError     // the refusal of a model known by name only, when it is the problem
+	closedErr      *InputError     // the refusal of a closed model ("gpt-4"), when it is the problem
+	closedOpen     string          // the open model of its class, which its Try sizes
+	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
+	ggufWords      string          // "gguf" or "ollama" said: q4_k_m unless a type is named
+	exl2Words      string          // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
+	bpw            float64         // an EXL2 width said ("4.65bpw"), in bits per weight
+	seqOther       seqSaid         // a second context length said, settled once the model is known (settleSeqPair)
+	window         seqSaid         // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+	bpwWords       string          // the words that said it
 	deepspeed      bool
 	perNode        bool   // "nodes of": the next GPU count is per node
 	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
@@ -325,6 +331,7 @@ func parsePass(input string, lx lexicon) (Parsed, *parser, error) {
 		}
 		i += p.unknown(i)
 	}
+	p.settleClosedProducts()
 	p.finish()
 	p.deadline, p.money = deadline, money
 	if p.err != nil {
@@ -525,6 +532,9 @@ func (p *parser) step(i int) int {
 			return n
 		}
 	}
+	if n := p.bitsPerWeightAt(i); n > 0 {
+		return n
+	}
 	w, n := p.lookup(i, true)
 	if n == 0 {
 		if num, ok := parseNumber(p.toks[i].key); ok {
@@ -599,6 +609,9 @@ func (p *parser) step(i int) int {
 			p.err, p.fix, p.missing = p.namedErr, nil, NameSpan{}
 		}
 		p.setModel(w.val, w.note, words)
+		if p.windowAfter(i+n, w.val) {
+			return n + 1
+		}
 	case kindGPU:
 		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
 			p.fewest = true // "how many a100s", "how many l40s"
@@ -688,6 +701,34 @@ func (p *parser) variantAfter(k int, id, words string) string {
 	return p.toks[k].raw
 }
 
+// windowAfter reads a length said right after a model's name that is the
+// model's window ("phi-3.5 mini 128k"): when another length is said too,
+// it is the model's window, noted, not the request's (trial H23 Q07);
+// alone it is a number without a meaning (settleSeqPair). "128k context"
+// after the name is a length asked.
+func (p *parser) windowAfter(k int, id string) bool {
+	if k >= len(p.toks) || p.toks[k].ignorable || p.window.words != "" {
+		return false
+	}
+	num, ok := parseNumber(p.toks[k].key)
+	if !ok || num.neg || num.suffix != "k" {
+		return false
+	}
+	v, ok := num.scaled(contextUnit(num.suffix))
+	m, found := MatchModel(id)
+	if !ok || !found || !nearWindow(int(v), m.MaxContext) {
+		return false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindSeqWord, kindSeqKey, kindTokensWord:
+			return false
+		}
+	}
+	p.window = seqSaid{int(v), p.toks[k].raw}
+	return true
+}
+
 // nearSize reports whether the catalog model id is of about params
 // parameters, as a model's nominal size is of its count: "phi 4 14b" is
 // Phi-4's 14.7B, "qwen2.5 vl 7b" the 8.3B.
@@ -738,6 +779,11 @@ func (p *parser) apply(w word, words string) {
 		p.int4Words = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
 		p.ggufWords = words
+		p.setVerb(kindServeVerb, words)
+	case kindEXL2: // EXL2 weights are run by ExLlamaV2: inference
+		if p.exl2Words == "" {
+			p.exl2Words = words
+		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
 		if p.claim(fKV, p.q.KVPrecision == Precision(w.val), words) {
@@ -892,6 +938,17 @@ func (p *parser) numeric(i int, num number) int {
 	if j < len(p.toks) && !p.toks[j].ignorable {
 		next, m = p.lookup(j, false)
 	}
+	if d, kind, end := p.describedLength(j); d > 0 && (num.suffix == "" || num.suffix == "k" || kind == kindTokensWord && end > j+d) {
+		// "16k rag context", "2k text tokens", "2k text" (trial H23 Q05
+		// and Q06 refused them as numbers without a meaning); "2b text
+		// tokens" is a budget, "2b text" a size.
+		if kind == kindSeqWord {
+			p.setSeq(num, p.text(i, end))
+		} else {
+			p.setTokens(num, p.text(i, end))
+		}
+		return end - i
+	}
 	all := p.text(i, j+m)
 	switch next.kind {
 	case kindTokensWord:
@@ -930,6 +987,42 @@ func (p *parser) numeric(i int, num number) int {
 		p.unknownNumber(words)
 	}
 	return j - i
+}
+
+// lengthDescribers may stand, one or two of them, between a length and
+// what it is the length of: "16k rag context", "4k system prompt", "2k
+// text tokens". "text" alone after a length is its tokens ("images + 2k
+// text").
+var lengthDescribers = map[string]bool{"rag": true, "retrieval": true, "retrieved": true, "document": true, "documents": true,
+	"doc": true, "docs": true, "system": true, "input": true, "token": true, "text": true, "chat": true, "conversation": true,
+	"history": true, "long": true, "short": true, "max": true, "maximum": true, "total": true, "user": true, "instruction": true,
+	"code": true, "fewshot": true, "shot": true, "knowledge": true, "prefix": true, "shared": true, "sys": true}
+
+// describedLength reads, from token j after a number, one or two words of
+// lengthDescribers then a context word ("rag context", "rag ctx") or a
+// tokens word ("text tokens"), or "text" alone: the describers' count, the
+// kind of length (kindSeqWord, or kindTokensWord for a count of tokens)
+// and the token after it all; 0 when they are not there.
+func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
+	for d = 1; d <= 2 && j+d <= len(p.toks); d++ {
+		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers[t.key] {
+			break
+		}
+		k := j + d
+		if k < len(p.toks) && !p.toks[k].ignorable {
+			w, m := p.lookup(k, false)
+			switch {
+			case (w.kind == kindSeqWord || w.kind == kindSeqKey) && !p.lengthAt(k+m):
+				return d, kindSeqWord, k + m
+			case w.kind == kindTokensWord:
+				return d, kindTokensWord, k + m
+			}
+		}
+		if p.toks[k-1].key == "text" {
+			return d, kindTokensWord, k
+		}
+	}
+	return 0, 0, 0
 }
 
 // exampleWords count the examples of a dataset: "50k examples of 1k

@@ -354,20 +354,18 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 	a.aroundTheClock()
 }
 
-// useSaid reads a use said without jobs at token i: "24/7" or "around
-// the clock" (7 jobs a week of 24 h), "at 60%" or "60% utilization" (that
+// useSaid reads a use said without jobs at token i: "24/7", "around the
+// clock" or "full time" (7 jobs a week of 24 h; allMonth), "at 60%" or "60% utilization" (that
 // share of the week), "for a year" or "a month" (a period, read as use
 // around the clock by aroundTheClock). It reports the tokens it covered
 // (trial H19 Q4 and Q47 were asked for jobs a week again).
 func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 	raw := strings.ToLower(toks[i].raw)
 	switch {
-	case raw == "24/7" || raw == "24x7" || keyAt(i) == "around" && keyAt(i+1) == "the" && keyAt(i+2) == "clock":
+	case allMonth(raw, keyAt(i+1), keyAt(i+2)) > 0:
+		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
-		if raw == "24/7" || raw == "24x7" {
-			return 1
-		}
-		return 3
+		return allMonth(raw, keyAt(i+1), keyAt(i+2))
 	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {

@@ -71,15 +71,30 @@ func (p *parser) closedModelAt(i int) (api string, small bool, n int) {
 // there). The Try, decided once the question is read (closedHint), sizes
 // the open model of its class.
 func (p *parser) closed(i int) int {
-	api, small, n := p.closedModelAt(i)
-	if n == 0 || p.closedErr != nil || p.q.Model != "" {
+	if p.closedErr != nil {
+		return 0
+	}
+	if c, ok := p.closedProductAt(i); ok {
+		p.closedProducts = append(p.closedProducts, c)
+		return c.to - i
+	}
+	_, _, n := p.closedModelAt(i)
+	if n == 0 || p.q.Model != "" {
 		return 0
 	}
 	words := p.text(i, i+n)
-	name := closedName(words)
 	if i+n < len(p.toks) && sizeLikeWords[p.toks[i+n].key] {
-		return p.closedSize(i, n, name)
+		return p.closedSize(i, n, closedName(words))
 	}
+	p.refuseClosed(i, n)
+	return n
+}
+
+// refuseClosed refuses the closed model named by the n tokens at i.
+func (p *parser) refuseClosed(i, n int) {
+	api, small, _ := p.closedModelAt(i)
+	words := p.text(i, i+n)
+	name := closedName(words)
 	open := "gpt-oss-120b"
 	if small {
 		open = "gpt-oss-20b"
@@ -89,7 +104,106 @@ func (p *parser) closed(i int) int {
 	p.closedOpen = open
 	p.err, p.missing = p.closedErr, NameSpan{}
 	p.fix = func(q *Query) { q.Model, q.Params, q.Experts = open, 0, 0 }
-	return n
+}
+
+// A closed model's name used to describe what is built ("an internal
+// chatgpt", "our own chatgpt", "a claude-like assistant") is phrasing
+// when an open model is named too: the open model is sized and the
+// phrase noted (trial H23 Q04 refused "an internal chatgpt with mistral
+// 7b" as ChatGPT). With no open model named it is refused as the closed
+// model itself.
+var (
+	// closedProductBefore say just before a closed name that it is the
+	// kind of thing built.
+	closedProductBefore = map[string]bool{"internal": true, "own": true, "private": true, "inhouse": true, "selfhosted": true,
+		"local": true, "custom": true, "homegrown": true, "company": true, "corporate": true, "onprem": true}
+	// closedProductAfter say just after one that it describes a product
+	// ("chatgpt like", "chatgpt clone", "claude style assistant").
+	closedProductAfter = map[string]bool{"like": true, "style": true, "clone": true, "alternative": true, "replacement": true,
+		"equivalent": true, "substitute": true, "assistant": true, "bot": true, "chatbot": true, "copilot": true}
+	// closedProductSuffixes glued to one ("chatgpt-like", "gpt-4-style").
+	closedProductSuffixes = []string{"like", "style", "clone", "esque"}
+	// closedProductLeads are taken into the phrase quoted ("our own
+	// chatgpt", "an internal chatgpt").
+	closedProductLeads = map[string]bool{"a": true, "an": true, "our": true, "my": true, "your": true, "their": true, "the": true}
+)
+
+// closedProduct is a closed model's name said as what is built: tokens
+// [from, to), the name among them at [at, at+n).
+type closedProduct struct{ from, to, at, n int }
+
+// closedProductAt reads a closed name used as a product description
+// starting at token i ("internal chatgpt", "chatgpt-like", "claude style").
+func (p *parser) closedProductAt(i int) (closedProduct, bool) {
+	key := p.toks[i].key
+	for _, suf := range closedProductSuffixes {
+		base, ok := strings.CutSuffix(key, suf)
+		if !ok || base == "" || !closedStart(base) {
+			continue
+		}
+		for _, f := range closedFamilies {
+			if f.name.MatchString(base) {
+				c := closedProduct{from: i, to: i + 1, at: i, n: 1}
+				if i+1 < len(p.toks) && closedProductAfter[p.toks[i+1].key] {
+					c.to++ // "a claude-like assistant"
+				}
+				return c, true
+			}
+		}
+	}
+	at := i
+	if closedProductBefore[key] {
+		at = i + 1
+	}
+	if at >= len(p.toks) {
+		return closedProduct{}, false
+	}
+	_, _, n := p.closedModelAt(at)
+	if n == 0 {
+		return closedProduct{}, false
+	}
+	c := closedProduct{from: i, to: at + n, at: at, n: n}
+	if at+n < len(p.toks) && closedProductAfter[p.toks[at+n].key] {
+		c.to++
+		if k := p.toks[at+n].key; (k == "like" || k == "style") && c.to < len(p.toks) && closedProductAfter[p.toks[c.to].key] {
+			c.to++ // "chatgpt like bot"
+		}
+	} else if at == i {
+		return closedProduct{}, false // the name alone: the model itself
+	}
+	return c, true
+}
+
+// settleClosedProducts decides, once the question is read, what each
+// closed name said as a product is: phrasing, noted, when an open model
+// is named too; else the closed model, refused.
+func (p *parser) settleClosedProducts() {
+	if len(p.closedProducts) == 0 || p.closedErr != nil {
+		return
+	}
+	if p.q.Model == "" && p.q.Params == 0 && p.hub == "" && p.missing.Words == "" {
+		c := p.closedProducts[0]
+		p.refuseClosed(c.at, c.n)
+		return
+	}
+	for _, c := range p.closedProducts {
+		from := c.from
+		if from > 0 && closedProductLeads[p.toks[from-1].key] {
+			from-- // "an internal chatgpt"
+		}
+		words := p.text(from, c.to)
+		name := closedName(p.text(c.at, c.at+c.n))
+		if c.n == 1 && c.from == c.at {
+			for _, suf := range closedProductSuffixes { // "chatgpt-like": the name without its suffix
+				if k := p.toks[c.at].key; strings.HasSuffix(k, suf) {
+					raw := p.toks[c.at].raw
+					name = closedName(strings.TrimRight(raw[:len(raw)-len(suf)], "-"))
+					break
+				}
+			}
+		}
+		p.note(fmt.Sprintf("%s read as what you are building, not the model to run (%s's weights are not released): the open model named is sized", quote(words), name))
+	}
 }
 
 // sizeLikeWords after a closed model's name ask for a model of its size

@@ -38,3 +38,39 @@ func TestParseClosedModels(t *testing.T) {
 		}
 	}
 }
+
+// TestParseClosedAsProduct: a closed name said as what is built ("an
+// internal chatgpt", "chatgpt-like", "our own chatgpt") is phrasing,
+// noted, when an open model is named too (trial H23 Q04 refused "an
+// internal chatgpt with mistral 7b"); with none it is still refused.
+func TestParseClosedAsProduct(t *testing.T) {
+	for _, c := range []struct{ in, model, words string }{
+		{"we have around 300 employees, want an internal chatgpt with mistral 7b, how many l40s do we need", "mistral-7b-v0.1", `"an internal chatgpt"`},
+		{"chatgpt-like assistant with llama 3 8b on an a10g", "llama-3-8b", `"chatgpt-like assistant"`},
+		{"our own chatgpt on llama 3.1 70b, 4 h100s", "llama-3.1-70b", `"our own chatgpt"`},
+		{"a claude-like assistant using qwen2.5 14b on an l40s", "qwen2.5-14b", `"a claude-like assistant"`},
+		{"chatgpt like bot with mistral 7b on a 4090", "mistral-7b-v0.1", `"chatgpt like bot"`},
+		{"mistral 7b as an internal chatgpt on l40s", "mistral-7b-v0.1", `"an internal chatgpt"`},
+		{"a gpt-4o style assistant with 7b on an l4", "", `"a gpt-4o style assistant"`},
+	} {
+		p, err := Parse(c.in)
+		if err != nil || p.Query.Model != c.model {
+			t.Errorf("%q: model %q, %v; want %q", c.in, p.Query.Model, err, c.model)
+			continue
+		}
+		if want := c.words + " read as what you are building, not the model to run"; !anyHasPrefix(p.Notes, want) {
+			t.Errorf("%q: notes %q, want one starting %q", c.in, p.Notes, want)
+		}
+	}
+	for in, hint := range map[string]string{
+		"an internal chatgpt on 2 l40s": "fit gpt-oss-120b 2xl40s",
+		"a chatgpt clone on 2 l40s":     "fit gpt-oss-120b 2xl40s",
+		"chatgpt on 2 l40s with llama":  "",
+	} {
+		_, err := Parse(in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, "ChatGPT's weights are not released") || hint != "" && ie.Hint != hint {
+			t.Errorf("%q: %v (hint %q); want ChatGPT refused, Try %q", in, err, hintOf(ie), hint)
+		}
+	}
+}

@@ -105,6 +105,9 @@ func reading(q string) string {
 		if r.Reserved {
 			parts = append(parts, "reserved")
 		}
+		if r.Power {
+			parts = append(parts, "power")
+		}
 		if r.Week {
 			parts = append(parts, "week")
 		}

@@ -84,11 +84,11 @@ var (
 		"cheaper": true, "cheapest": true, "expensive": true, "pricier": true, "dearer": true, "rate": true,
 		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
 		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
-		"reserved": true, "reservation": true,
+		"reserved": true, "reservation": true, "bill": true, "bills": true,
 	}
 	powerWords = map[string]bool{
 		"electricity": true, "electric": true, "power": true, "powerbill": true, "energy": true, "kwh": true,
-		"watts": true, "wattage": true, "kw": true,
+		"watts": true, "wattage": true, "kw": true, "elec": true, "electrical": true,
 	}
 	reservedWords = map[string]bool{
 		"reserved": true, "reservation": true, "reservations": true, "committed": true, "commitment": true,
@@ -149,7 +149,7 @@ func Route(text string) Routing {
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
 		reserved = reserved || reservedWords[k]
-		power = power || powerWords[k]
+		power = power || powerWord(k)
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
 	if model, ok := plansAsked(toks); ok {
@@ -179,6 +179,21 @@ func Route(text string) Routing {
 	gpus, said, counts := gpusNamed(text, toks)
 	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period,
 		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
+}
+
+// powerWord reports whether key asks about electricity: a word of
+// powerWords, or "electricity" typed with up to two slips ("electricty",
+// "electicity", "electrcity"; trial H23 Q03 priced the rent of 8 H100s for
+// "the monthly electricty cost").
+func powerWord(key string) bool {
+	if powerWords[key] {
+		return true
+	}
+	if len(key) < 9 || len(key) > 13 || !strings.HasPrefix(key, "ele") {
+		return false
+	}
+	var w editRows
+	return w.distance(key, "electricity", 2) <= 2
 }
 
 // providerNames are the clouds a price question may name, by key, and

@@ -128,3 +128,33 @@ func BenchmarkRoute(b *testing.B) {
 		})
 	}
 }
+
+// TestRoutePowerAndFullTime: electricity asked with a slip or shortened
+// is the power question (trial H23 Q03), and "full time" is around the
+// clock, never a full fine-tune (trial H23 Q02).
+func TestRoutePowerAndFullTime(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		power bool
+	}{
+		{"whats the monthly electricty cost of 8 h100s", true},
+		{"electicity cost of 8 h100s per month", true},
+		{"electrcity for 8 h100s monthly", true},
+		{"monthly elec cost of 8 h100s", true},
+		{"power bill for 8 h100s a month", true},
+		{"how much is an a100 per month if we rent it full time", false},
+		{"how much is an a100 per month if we rent it full-time", false},
+		{"a100 fulltime monthly cost", false},
+		{"whats the monthly cost of 8x h100", false},
+	} {
+		r := Route(c.in)
+		if r.Kind != RoutePrice || r.Power != c.power || len(r.GPUs) != 1 {
+			t.Errorf("Route(%q) = %v, power %v, GPUs %q; want a price of one card, power %v", c.in, r.Kind, r.Power, r.GPUs, c.power)
+		}
+	}
+	for _, k := range []string{"elect", "electron", "selectivity", "elements"} {
+		if powerWord(k) {
+			t.Errorf("powerWord(%q) = true, want false", k)
+		}
+	}
+}

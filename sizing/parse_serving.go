@@ -68,12 +68,17 @@ var (
 )
 
 // allMonth is how many words starting with a, b, c say a deployment runs
-// all the time ("24/7", "around the clock", "always on"), 0 when they do
-// not.
+// all the time ("24/7", "around the clock", "always on", "full time"), 0
+// when they do not. "full time" is never full fine-tuning (trial H23 Q02
+// read "rent it full time" as a full fine-tune with no model).
 func allMonth(a, b, c string) int {
 	switch {
 	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
 		return 1
+	case (a == "fulltime" || a == "full-time") && !fullTimeNoun(b):
+		return 1
+	case a == "full" && (b == "time" || b == "-time") && c != "to" && !fullTimeNoun(c): // "full time to first token": a full fine-tune's ttft
+		return 2
 	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
 		a == "all" && (b == "month" || b == "day"):
 		return 2
@@ -82,6 +87,16 @@ func allMonth(a, b, c string) int {
 	}
 	return 0
 }
+
+// fullTimeNoun reports whether "full time" before the word k describes
+// people ("300 full-time employees"), not a deployment that never stops.
+func fullTimeNoun(k string) bool {
+	return peopleWords[k] || fullTimeStaff[k]
+}
+
+var fullTimeStaff = map[string]bool{"staff": true, "employee": true, "engineer": true, "dev": true, "developer": true,
+	"workers": true, "worker": true, "job": true, "jobs": true, "hires": true, "hire": true, "researchers": true, "team": true,
+	"members": true, "equivalent": true, "equivalents": true, "fte": true, "ftes": true, "salary": true, "role": true, "roles": true}
 
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
@@ -773,6 +788,20 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
+	case glued == "" && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
+		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
+		// "4k system prompt", "8k rag input prompts": the prompt's length.
+		if t, ok := tokenCount(k); ok {
+			end := i + 3
+			if !promptWords[w(i+2)] {
+				end++
+			}
+			if strings.HasPrefix(w(end), "tok") {
+				end++
+			}
+			sw.setLength(true, t, toks, i, end)
+			mark(i, end)
+		}
 	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {

@@ -175,6 +175,8 @@ func TestParseAllMonth(t *testing.T) {
 		"how much per month to run llama 3.1 8b 24/7 on an l4": `"24/7"`,
 		"serve qwen2.5 7b around the clock on an l4":           `"around the clock"`,
 		"run llama 3.1 8b on an l4, always on":                 `"always on"`,
+		"serve llama 3.1 8b on an l4 full time":                `"full time"`,
+		"serve llama 3.1 8b on an l4 full-time":                `"full-time"`,
 	} {
 		p, err := Parse(in)
 		if err != nil {
@@ -183,6 +185,14 @@ func TestParseAllMonth(t *testing.T) {
 		}
 		if want := words + " taken as running all month (730 hours)"; !anyHasPrefix(p.Notes, want) {
 			t.Errorf("Parse(%q) notes %q, want one starting %q", in, p.Notes, want)
+		}
+	}
+	// "full time" of people, or of a full fine-tune's first token, is not
+	// running all month.
+	for _, in := range []string{"we have 300 full-time employees, serve mistral 7b on l40s", "full time to first token of llama 3 8b on an h100",
+		"serve mistral 7b on an l4 for our 50 full time staff"} {
+		if p, _ := Parse(in); anyHasPrefix(p.Notes, `"full`) || p.Query.PerMonth {
+			t.Errorf("Parse(%q) = per month %v, notes %q; want no month", in, p.Query.PerMonth, p.Notes)
 		}
 	}
 }

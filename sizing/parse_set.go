@@ -185,9 +185,61 @@ func (p *parser) setSeq(num number, words string) {
 			func(q *Query) { q.SeqLen = 4096 })
 		return
 	}
+	if p.words[fSeq] != "" && p.q.SeqLen != int(v) && p.seqOther.words == "" {
+		// A second length: the model's window beside the one used
+		// ("128k context with 100k tokens"), or a conflict
+		// (settleSeqPair).
+		p.seqOther = seqSaid{int(v), words}
+		return
+	}
 	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
 		p.q.SeqLen = int(v)
 	}
+}
+
+// seqSaid is a context length said, and its words.
+type seqSaid struct {
+	v     int
+	words string
+}
+
+// nearWindow reports whether a length said is a model's window of
+// window tokens: "128k" is 131072 tokens, and "128000" is near enough.
+func nearWindow(v, window int) bool {
+	return window > 0 && math.Abs(float64(v-window)) <= 0.03*float64(window)
+}
+
+// settleSeqPair decides two context lengths said in one question: when
+// the larger is the model's window and the other fits in it, the window
+// is the model's and the other the request's ("phi-3.5 mini 128k context
+// with 100k tokens": trial H23 Q07 refused it as two lengths and sized
+// Phi-3 at 131072); otherwise they conflict. A window said after the
+// model's name (windowAfter) is noted beside the length used, and with
+// none is a number without a meaning.
+func (p *parser) settleSeqPair() {
+	if w := p.window; w.words != "" {
+		m, _ := MatchModel(p.q.Model)
+		if p.words[fSeq] == "" {
+			p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(w.words)),
+				func(q *Query) { q.SeqLen = 4096 })
+		} else if p.seqOther.words == "" {
+			p.note(fmt.Sprintf("%s read as %s's window (%d tokens), not the request's: the %d tokens of %s are sized", quote(w.words), m.Name, m.MaxContext, p.q.SeqLen, quote(p.words[fSeq])))
+		}
+	}
+	o := p.seqOther
+	if o.words == "" {
+		return
+	}
+	big, small := seqSaid{p.q.SeqLen, p.words[fSeq]}, o
+	if small.v > big.v {
+		big, small = small, big
+	}
+	if m, ok := MatchModel(p.q.Model); ok && p.q.Model != "" && nearWindow(big.v, m.MaxContext) {
+		p.q.SeqLen, p.words[fSeq] = small.v, small.words
+		p.note(fmt.Sprintf("%s read as %s's window (%d tokens), not the request's: the %d tokens of %s are sized", quote(big.words), m.Name, m.MaxContext, small.v, quote(small.words)))
+		return
+	}
+	p.claim(fSeq, false, o.words)
 }
 
 func (p *parser) setBatch(num number, words string) {
@@ -380,6 +432,7 @@ func (p *parser) finish() {
 		p.words[fMethod] = p.methodVerbText
 	}
 	p.readShortTokens()
+	p.settleSeqPair()
 	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != MethodQLoRA {
 		p.int4Words = p.quantizeWords
 	}
@@ -388,6 +441,7 @@ func (p *parser) finish() {
 	}
 	p.resolveMemory()
 	p.macWithoutChip()
+	p.resolveEXL2()
 	if p.ggufWords != "" && p.q.Quant == "" {
 		p.q.Quant = QuantQ4_KM
 		p.words[fQuant] = p.ggufWords
@@ -533,7 +587,8 @@ func (p *parser) readShortTokens() {
 	case st.words == "":
 	case p.q.Method == "" || p.q.Method == MethodInference:
 		p.setSeq(st.num, st.words)
-		p.note(fmt.Sprintf("%s taken as each request's length, prompt and answer: a context of %d tokens", quote(st.words), p.q.SeqLen))
+		v, _ := st.num.scaled(contextUnit(st.num.suffix))
+		p.note(fmt.Sprintf("%s taken as each request's length, prompt and answer: a context of %d tokens", quote(st.words), int(v)))
 	default:
 		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(st.words), st.v),
 			func(q *Query) { q.Tokens = 0; q.SeqLen = int(min(st.v, MaxSeqLen)) })

@@ -551,3 +551,68 @@ func TestLessThanIsNotSlackMarkup(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDescribedLength: one or two words may describe a length
+// before what it is the length of ("16k rag context", "4k system
+// prompt", "2k text tokens"), and "text" alone after a length is its
+// tokens ("images + 2k text"); trial H23 Q05 and Q06 refused them as
+// numbers without a meaning.
+func TestParseDescribedLength(t *testing.T) {
+	for in, want := range map[string]string{
+		"cheapest gpu to serve qwen2.5 7b to 50 users with 16k rag context":             "qwen2.5-7b inference seq 16384 batch 50 gpus needed",
+		"qwen2-vl 7b serving on an a10g, images + 2k text, 10 concurrent users?":        "qwen2-vl-7b inference a10g seq 2048 batch 10 gpus needed",
+		"qwen2-vl 7b serving on an a10g, images + 2k text tokens, 10 concurrent users?": "qwen2-vl-7b inference a10g seq 2048 batch 10 gpus needed",
+		"llama 3.1 8b with 16k rag ctx on an l4":                                        "llama-3.1-8b l4 seq 16384",
+		"llama 3 8b with 8k token context on an l4":                                     "llama-3-8b l4 seq 8192",
+		"lora llama 3 8b with 4k long chat context on an a100 80gb":                     "llama-3-8b lora a100-80 seq 4096",
+		"serve llama 3 8b on an l4 with a 4k system prompt":                             "llama-3-8b inference l4 prompt 4096",
+		"llama 3.1 8b on an l4, 8k rag input prompts":                                   "llama-3.1-8b l4 prompt 8192",
+		"lora llama 3 8b on 2b text tokens on 8 h100":                                   "llama-3-8b lora 8xh100 2b tokens",
+	} {
+		p, err := Parse(in)
+		if got := Format(p.Query); err != nil || got != want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	// A describer with nothing it describes after it is no length.
+	var ie *InputError
+	if _, err := Parse("llama 3 8b on an l4 with 16k rag"); !errors.As(err, &ie) || !strings.Contains(ie.Problem, "number without a meaning") {
+		t.Errorf("\"16k rag\": %v; want a number without a meaning", err)
+	}
+}
+
+// TestParseModelWindow: a length that is the model's window, said beside
+// its name or as "128k context", is the model's when another, smaller
+// length is the one used (trial H23 Q07 refused "phi-3.5 mini 128k
+// context with 100k tokens" as two lengths); alone, "128k context" is
+// still the length asked and two other lengths still conflict.
+func TestParseModelWindow(t *testing.T) {
+	for _, c := range []struct{ in, want, note string }{
+		{"phi-3.5 mini 128k context with 100k tokens on a l4 does it fit", "phi-3.5-mini l4 seq 102400",
+			`"128k context" read as Phi-3.5 mini's window (131072 tokens), not the request's: the 102400 tokens of "100k tokens" are sized`},
+		{"phi-3.5 mini 128k with 100k tokens on a l4", "phi-3.5-mini l4 seq 102400", `"128k" read as Phi-3.5 mini's window (131072 tokens)`},
+		{"llama 3.1 8b 128k, 32k context on an h100", "llama-3.1-8b h100 seq 32768", `"128k" read as Llama 3.1 8B's window`},
+		{"llama 3.1 8b 128k context with 32k tokens on an h100", "llama-3.1-8b h100 seq 32768", `"128k context" read as Llama 3.1 8B's window`},
+		{"phi-3.5 mini 128k context on a l4", "phi-3.5-mini l4 seq 131072", ""},
+	} {
+		p, err := Parse(c.in)
+		if got := Format(p.Query); err != nil || got != c.want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", c.in, got, err, c.want)
+			continue
+		}
+		if c.note != "" && !anyHasPrefix(p.Notes, c.note) {
+			t.Errorf("Parse(%q) notes %q, want one starting %q", c.in, p.Notes, c.note)
+		}
+	}
+	for _, c := range []struct{ in, problem, hint string }{
+		{"llama 3.1 8b seq 8192 seq 4096 on h100", `two context lengths in one question: "seq 8192" and "seq 4096"`, "fit llama-3.1-8b h100 seq 8192"},
+		{"7b 128k context with 100k tokens on an h100", "two context lengths in one question", "fit 7b h100 seq 131072"},
+		{"phi-3.5 mini 128k on a l4", `"128k" is a number without a meaning`, "fit phi-3.5-mini l4 seq 4096"},
+	} {
+		_, err := Parse(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(ie.Problem, c.problem) || ie.Hint != c.hint {
+			t.Errorf("%q: %v (hint %q); want %q, Try %q", c.in, err, hintOf(ie), c.problem, c.hint)
+		}
+	}
+}

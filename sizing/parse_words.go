@@ -63,6 +63,7 @@ const (
 	kindNoDevice    // a device fitbot does not size ("raspberry pi", "phone"): refused by name; n 1: a GPU (Jetson) its typed memory describes
 	kindImageWord   // "images", "photos": an image count precedes (vision-language models)
 	kindVague       // "long context": meaning the grammar cannot read into a setting (parse_meaning.go)
+	kindEXL2        // "exl2", "exllama": ExLlamaV2 weights, sized by their width in bits (parse_exl2.go)
 )
 
 // word is the meaning of one known word or phrase.
@@ -205,6 +206,7 @@ func buildPhrases() map[string]word {
 		}
 	}
 	add(word{kind: kindGGUF, val: string(QuantQ4_KM)}, "gguf", "llama.cpp", "llamacpp", "ollama")
+	add(word{kind: kindEXL2}, "exl2", "exllama", "exllamav2", "exllama2", "exllamav2quant", "exl2quant", "exl2quants", "tabbyapi")
 
 	for p, keys := range map[Precision][]string{
 		PrecisionFP32: {"fp32", "f32"},
