@@ -69,7 +69,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 	if s.Fastest {
 		first = "Fastest first"
 	}
-	return fmt.Sprintf("%s for %s of %s%s: %s%s%s", first, load, a.ModelName, targetWords(s), optionWords(o), made, perUser(s, o.Serving))
+	return oneCardWords(s) + fmt.Sprintf("%s for %s of %s%s: %s%s%s", first, load, a.ModelName, targetWords(s), optionWords(o), made, perUser(s, o.Serving))
 }
 
 // perRequest is ", $0.38 per 1k requests" when the question asked what
@@ -79,6 +79,20 @@ func perRequest(r sizing.Request, v sizing.Serving) string {
 		return ""
 	}
 	return fmt.Sprintf(", %s per 1k requests (%s prompt + %s output tokens each)", USD(*v.USDPer1kRequests), Commas(int64(v.PromptTokens)), Commas(int64(v.OutputTokens)))
+}
+
+// oneCardWords is what one of the named card holds, before a plan for
+// more users than it does: "One L4 24 GB holds 25 of the 100 users at
+// once (awq). "; "" when the plan has no such card.
+func oneCardWords(s *sizing.ServeResult) string {
+	o := s.OneCard
+	if o == nil {
+		return ""
+	}
+	if !o.Serving.Fits {
+		return fmt.Sprintf("One %s cannot hold a request of this length. ", o.GPUName)
+	}
+	return fmt.Sprintf("One %s holds %d of the %d users at once (%s). ", o.GPUName, o.Serving.MaxConcurrency, s.Users, format(o.Request))
 }
 
 // alone reports whether a plan is for one request at a time: fastest

@@ -46,6 +46,11 @@ type ServeResult struct {
 	// the load needs, or the first planned configuration whose card has a
 	// purchase price; nil when not asked or no price is known.
 	Purchase *CardsPurchase `json:"purchase,omitempty"`
+	// OneCard is what one of the named card holds, in the format that
+	// serves best on it, when a plan for users names a card with no count
+	// ("on an l4 to 100 users") and one does not hold them all; nil
+	// otherwise.
+	OneCard *ServeOption `json:"one_card,omitempty"`
 }
 
 // ServeOption is one planned configuration: a card, its weight format,
@@ -82,6 +87,9 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return e.serveOnFewest(q)
 	}
 	a, err := e.serve(q)
+	if err == nil && q.Serve.Plan && q.GPU != "" && q.GPUs == 0 && q.Nodes == 0 && a.Serve != nil && a.Serve.Users > 0 {
+		e.oneCard(q, &a)
+	}
 	if err != nil || q.GPU == "" || q.Serve.Plan || q.Precision != "" || q.Quant != "" || a.Serve == nil || a.Serve.Capacity == nil {
 		return a, err
 	}
@@ -133,6 +141,27 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 		return *serves, nil
 	}
 	return a, nil
+}
+
+// oneCard sets a plan's OneCard: what one of the named card holds of the
+// users asked, when it does not hold them all (trial H28 Q34 planned 3 ×
+// 2× L4 for "on an l4 to 100 users, will kv cache fit" and never said
+// what the one L4 holds).
+func (e *Estimator) oneCard(q Query, a *AskAnswer) {
+	one := q
+	one.Serve.Plan, one.GPUs, one.Nodes = false, 1, 1
+	b, err := e.Serve(one)
+	if err != nil || b.Serve == nil || b.Serve.Capacity == nil {
+		return
+	}
+	c := b.Serve.Capacity
+	if c.Fits && c.MaxConcurrency >= a.Serve.Users {
+		return
+	}
+	opt := ServeOption{GPU: b.Request.GPU, GPUName: b.GPUName, Quant: b.Request.Quant, Precision: b.Request.Precision, Serving: *c, Request: b.Request}
+	res := *a.Serve
+	res.OneCard = &opt
+	a.Serve = &res
 }
 
 // fp8Lever adds to a capacity answer in the released 16-bit weights, on

@@ -156,18 +156,19 @@ func TestFitHelp(t *testing.T) {
 
 // TestFitServingCardsWithoutCount: a serving load on cards named without
 // a count ("on h100s", "on an h100") asks how many of them it needs, in
-// which weight format (#31).
+// which weight format (#31), after what one of them holds (trial H28 Q34).
 func TestFitServingCardsWithoutCount(t *testing.T) {
+	const oneHolds = "One H100 SXM 80 GB holds 24 of the 100 users at once (awq). "
 	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
 	first := strings.SplitN(out, "\n", 2)[0]
-	if code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100 SXM 80 GB (") {
+	if code != exitOK || !strings.HasPrefix(first, oneHolds+"Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100 SXM 80 GB (") {
 		t.Errorf("exit %d, first line %q, want the H100s that serve 100 users", code, first)
 	}
 	if strings.Contains(out, "on 1× H100") {
 		t.Errorf("sized on one H100:\n%s", out)
 	}
 	code, out, _ = runFit(t, "llama", "3.1", "70b", "for", "100", "users", "on", "an", "h100")
-	if first := strings.SplitN(out, "\n", 2)[0]; code != exitOK || !strings.HasPrefix(first, "Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100 SXM 80 GB") {
+	if first := strings.SplitN(out, "\n", 2)[0]; code != exitOK || !strings.HasPrefix(first, oneHolds+"Cheapest for 100 users of Llama 3.1 70B: ") || !strings.Contains(first, "H100 SXM 80 GB") {
 		t.Errorf("an h100: exit %d, first line %q, want the H100s that serve 100 users", code, first)
 	}
 }
