@@ -69,7 +69,7 @@ func (p *parser) setGPU(id, note, words string) {
 		if !colab {
 			p.colab, p.words[fGPU], p.q.GPU = p.words[fGPU], "", ""
 		}
-		id, note = p.onColab(id, note, words)
+		id, note = p.onColab(id, words)
 	}
 	if p.claim(fGPU, p.q.GPU == id, words) {
 		p.q.GPU = id
@@ -85,15 +85,16 @@ func saysColab(words string) bool {
 	return strings.Contains(strings.ReplaceAll(keyOf(words), " ", ""), "colab")
 }
 
-// onColab is the card and note of a question that names Colab and a card:
-// the card, and Colab's A100 is the 40 GB one.
-func (p *parser) onColab(id, note, words string) (string, string) {
+// onColab is the card and note of a question that names Colab and a card
+// (id, with words, the one read now): the card, and Colab's A100 is the
+// 40 GB one. The note replaces the card's own.
+func (p *parser) onColab(id, words string) (string, string) {
 	card, colab := id, p.colab
 	if saysColab(words) {
 		card, colab = p.q.GPU, words
 	}
 	p.colab = colab
-	note = fmt.Sprintf("%s read as where the card runs", quote(colab))
+	note := fmt.Sprintf("%s read as where the card runs", quote(colab))
 	if card == "a100-80" {
 		card = "a100-40"
 		note += ": Colab's A100 is the 40 GB one"
