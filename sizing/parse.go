@@ -1447,6 +1447,13 @@ func (p *parser) gpuWithCount(i, n int, w word) int {
 func (p *parser) glued(i int) int {
 	t := p.toks[i]
 	k := t.key
+	if size, ok := strings.CutSuffix(strings.TrimSuffix(strings.ToLower(t.raw), "s"), "-token"); ok {
+		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
+			// "4k-token chats": each request's length (trial H31 Q43).
+			p.setSeq(num, t.raw)
+			return 1
+		}
+	}
 	if name, num, ok := gluedParallel(k); ok { // "tp8", "pp16"
 		p.setParallel(name, num, t.raw)
 		return 1

@@ -70,6 +70,9 @@ func (p *parser) memoryAt(i, n, gb int) int {
 		return n + 1
 	}
 	p.setMemory(gb, words)
+	if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
+		p.fewest = true // "how many 80gb cards" (trial H29 Q15 sized one)
+	}
 	return n
 }
 

@@ -59,7 +59,8 @@ var (
 	tpsUnits      = map[string]bool{"tok/s": true, "tokens/s": true, "token/s": true, "t/s": true, "tps": true, "tok/sec": true, "tokens/sec": true, "toks/s": true}
 	eachUser      = map[string]bool{"each": true, "apiece": true, "/user": true, "per-user": true}
 	promptWords   = map[string]bool{"prompt": true, "prompts": true, "input": true, "inputs": true, "isl": true}
-	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true}
+	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true,
+		"response": true, "responses": true, "reply": true, "replies": true}
 	ttftBounds    = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
 	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
 	ttftAsks      = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
@@ -238,6 +239,12 @@ func readServe(toks []token) ([]token, serveWords) {
 			case peopleWords[w(j)]:
 				sw.capacity = true
 				mark(i, j+1)
+			case strings.Contains(w(j), "-token") && peopleWords[w(j+1)]:
+				// "how many concurrent 4k-token chats": the length is read
+				// by the main parse (trial H31 Q43).
+				sw.capacity = true
+				mark(i, j)
+				mark(j+1, j+2)
 			case gpuAsked[w(j)]:
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j+1)
@@ -707,9 +714,10 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		tokPer, tokWords = tokenRateAt(glued, w(i+1), w(i+2)) // "2btokens/day"
 	}
 	switch {
-	case tokPer > 0 && count >= 1:
+	case tokPer > 0 && count >= 1 && !(i > 0 && low(toks[i-1]) == "of"):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
 		// asked length, read by settle (trial H24 Q07 sized one request).
+		// After "of" it is a length: "docs of 300 tokens a month".
 		end := i + cn + tokWords
 		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
 		mark(i, end)
@@ -802,6 +810,13 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			sw.setLength(true, t, toks, i, end)
 			mark(i, end)
 		}
+	case glued == "" && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
+		// "500 token answers", "4k token prompts" (trial H29 Q35 read the
+		// answers as one token long).
+		if t, ok := tokenCount(k); ok {
+			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
+			mark(i, i+3)
+		}
 	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
@@ -833,14 +848,19 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	}
 }
 
+// monthDuration is a month of requests: 730 hours, as the costs a month
+// count it.
+const monthDuration = 730 * time.Hour
+
 // The periods a request rate may be said per, slower than a second.
 var (
 	ratePeriods = map[string]time.Duration{
 		"minute": time.Minute, "min": time.Minute,
 		"hour": time.Hour, "hr": time.Hour, "h": time.Hour,
 		"day": 24 * time.Hour, "d": 24 * time.Hour,
+		"month": monthDuration, "mo": monthDuration,
 	}
-	ratePeriodName = map[time.Duration]string{time.Minute: "minute", time.Hour: "hour", 24 * time.Hour: "day"}
+	ratePeriodName = map[time.Duration]string{time.Minute: "minute", time.Hour: "hour", 24 * time.Hour: "day", monthDuration: "month"}
 	// rateAdverbs are "daily" and the like: a period said in one word.
 	rateAdverbs = map[string]time.Duration{"hourly": time.Hour, "daily": 24 * time.Hour}
 	// slowRateUnits are a request rate's unit in one word.
