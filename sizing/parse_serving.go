@@ -61,11 +61,11 @@ var (
 	promptWords   = map[string]bool{"prompt": true, "prompts": true, "input": true, "inputs": true, "isl": true}
 	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true,
 		"response": true, "responses": true, "reply": true, "replies": true}
-	ttftBounds    = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
-	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
-	ttftAsks      = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
-	totalWords    = map[string]bool{"total": true, "aggregate": true, "overall": true, "combined": true}
-	utilLeads     = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
+	ttftBounds  = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
+	secondUnits = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	ttftAsks    = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
+	totalWords  = map[string]bool{"total": true, "aggregate": true, "overall": true, "combined": true}
+	utilLeads   = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
 )
 
 // allMonth is how many words starting with a, b, c say a deployment runs
