@@ -3,6 +3,7 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +79,16 @@ func (p *parser) setGPU(id, note, words string) {
 		}
 	}
 }
+
+// nodesAsked reports whether the question asks how many machines ("how
+// many a100 80gb nodes", "how many nodes"), read in the words as typed:
+// the serving pass takes "how many" out of the parser's tokens.
+func (p *parser) nodesAsked() bool {
+	return nodesAsk.MatchString(p.in)
+}
+
+// nodesAsk is "how many", up to four words, and a word for machines.
+var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:nodes|machines|servers|boxes)\b`)
 
 // saysColab reports whether a GPU's words name Google Colab, which the
 // catalog takes as its free tier's T4 when no card is named.
@@ -499,6 +510,17 @@ func (p *parser) finish() {
 	}
 	p.applyMFU()
 	p.applyGPUHours()
+	if p.nodesAsked() && p.q.GPU != "" && p.q.Nodes <= 1 && p.q.Method != "" && p.q.Method != MethodInference {
+		// "how many a100 80gb nodes do we need (8 gpus per node)": the
+		// fewest machines of the card, not one machine of 8 (trial H31
+		// Q18 answered whether one node fits).
+		if p.q.GPUs > 0 {
+			p.note(fmt.Sprintf("%s read as the GPUs in each machine: the fewest machines that fit are counted", quote(p.words[fGPUs])))
+			p.q.GPUs, p.words[fGPUs] = 0, ""
+		}
+		p.q.Nodes, p.words[fNodes] = 0, "" // "per node" counts no machines
+		p.q.Fewest = true
+	}
 	if (p.q.GPUHoursAsked || p.q.GPUHours > 0) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 && p.q.Method != "" && p.q.Method != MethodInference {
 		// "how many gpu hours on a100": the count is the asker's to pick,
 		// so the fewest that fit as asked, never one card with offload
