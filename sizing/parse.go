@@ -589,7 +589,7 @@ func (p *parser) step(i int) int {
 				quote(p.text(i, i+n+1)), quote(words), v), func(q *Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
 			return n + 1
 		}
-		if end := p.versionedName(i + n); w.note != "" && end > 0 && p.err == nil {
+		if end := p.versionedName(i + n); end > 0 && p.err == nil && (w.note != "" || !strings.Contains(w.val, p.toks[i+n].key)) {
 			// "llava 1.6 34b": "llava" alone is taken as LLaVA 1.5 7B, but
 			// a version and a size after it name another model.
 			words := p.text(i, end)
@@ -661,8 +661,8 @@ func (p *parser) versionedName(k int) int {
 	if v, ok := parseNumber(p.toks[k].key); !ok || v.suffix != "" || v.neg {
 		return 0
 	}
-	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok {
-		return 0
+	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords[p.toks[k+1].key] {
+		return 0 // "jamba 1.5 mini" names another model as "llava 1.6 34b" does
 	}
 	return k + 2
 }
@@ -1728,6 +1728,9 @@ func (p *parser) fineTuneName(i int) bool {
 	for cut := strings.LastIndexAny(raw, "-_"); cut > 0; cut = strings.LastIndexAny(raw[:cut], "-_") {
 		tags := strings.FieldsFunc(strings.ToLower(raw[cut+1:]), func(r rune) bool { return r == '-' || r == '_' })
 		if !slices.ContainsFunc(tags, func(t string) bool { return !fineTuneTag.MatchString(t) }) {
+			if !hasDigit(raw[:cut]) {
+				return false // "deepseek-v2": a family word and a version, another model (trial H31)
+			}
 			id, _, ok := p.lex.matchModel(raw[:cut])
 			if !ok {
 				continue

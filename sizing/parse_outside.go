@@ -34,7 +34,7 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if key(i) == "deepseek" {
 		return deepseekAt(key, i)
 	}
-	if parts := strings.Split(strings.ToLower(p.toks[i].raw), "-"); len(parts) > 2 && parts[0] == "deepseek" {
+	if parts := strings.Split(strings.ToLower(p.toks[i].raw), "-"); len(parts) >= 2 && parts[0] == "deepseek" {
 		// "deepseek-coder-v2-lite" written as one word: its parts in turn.
 		part := func(j int) string {
 			if j-i < len(parts) {

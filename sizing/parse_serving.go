@@ -43,7 +43,8 @@ type serveWords struct {
 
 // Words of the serving pass, by lower-case word.
 var (
-	peopleWords   = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true}
+	peopleWords = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true,
+		"students": true, "learners": true, "members": true, "agents": true, "testers": true, "analysts": true, "researchers": true}
 	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
 	countVerbs    = map[string]bool{"do": true, "would": true, "will": true, "needed": true, "are": true, "is": true, "to": true, "for": true}
 	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}

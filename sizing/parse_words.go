@@ -296,7 +296,8 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindBatchWord}, "users", "user", "requests", "request", "concurrent", "concurrentusers",
 		"concurrentrequests", "parallelrequests", "simultaneoususers", "simultaneousrequests", "streams",
 		"sessions", "concurrentsessions", "concurrentstreams", "sequences", "seqs",
-		"ppl", "people", "folks", "clients", "customers", "devs", "developers", "engineers", "employees", "teammates", "coworkers")
+		"ppl", "people", "folks", "clients", "customers", "devs", "developers", "engineers", "employees", "teammates", "coworkers",
+		"students", "learners", "members", "agents", "testers", "analysts", "researchers")
 	add(word{kind: kindRankKey}, "rank", "r", "ofrank", "withrank")
 	add(word{kind: kindRankKey, val: string(MethodLoRA)}, "lorarank", "lorar", "loraranks")
 	add(word{kind: kindNodeWord, n: 1}, "node", "fullnode", "wholenode")
