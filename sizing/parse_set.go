@@ -87,6 +87,10 @@ func (p *parser) nodesAsked() bool {
 	return nodesAsk.MatchString(p.in)
 }
 
+// vramAsk asks a model's GPU memory in words ("how much vram", "vram
+// needed for", "how much gpu memory").
+var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory|mem)\b|\bvram\s+(?:for|needed|required)\b`)
+
 // nodesAsk is "how many", up to four words, and a word for machines.
 var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:nodes|machines|servers|boxes)\b`)
 
@@ -533,7 +537,10 @@ func (p *parser) finish() {
 	} else if t.per > 0 {
 		p.serve.settleTokenRate(p.q.SeqLen)
 	}
-	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)), p.q.Fastest)
+	// "how much vram for ... 20 concurrent users" asks the memory of the
+	// users at once, not the cards that serve them (trial H30 Q39).
+	routed := serving && slices.Contains([]Intent{IntentFit, IntentWhichGPU}, p.ask.intent(&p.q)) && !vramAsk.MatchString(p.in)
+	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), routed, p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
 		// "max batch size" on a training run: its largest micro-batch.
 		p.q.MaxBatch, p.q.Serve.MaxBatch = true, false
