@@ -77,6 +77,21 @@ type PriceAnswer struct {
 	Period string
 }
 
+// RunLine says that a price answer is per GPU-hour when the question
+// named a training run but no model ("a100 80gb vs h100 per hour, which
+// is cheaper for a training run": trial H22 Q15), and how to ask the cost
+// per run; "" otherwise.
+func RunLine(r sizing.Routing) string {
+	if !r.RunAsked {
+		return ""
+	}
+	example := "a100 vs h100 for lora llama 3.1 8b"
+	if len(r.GPUs) == 2 {
+		example = fmt.Sprintf("%s vs %s for lora llama 3.1 8b", r.GPUs[0], r.GPUs[1])
+	}
+	return fmt.Sprintf("These are prices per GPU-hour. A training run's cost also depends on how fast each card trains, and a faster card can cost less per run: name the model to compare per run (\"%s\").", example)
+}
+
 // HoursPerMonth is a month around the clock: 365 × 24 / 12.
 const HoursPerMonth = 730.0
 

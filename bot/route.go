@@ -117,6 +117,9 @@ func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
 	if line := answer.NoReservedLine(a); line != "" {
 		msg = withFirstLine(msg, line)
 	}
+	if line := answer.RunLine(r); line != "" {
+		msg = withFirstLine(msg, line)
+	}
 	for _, line := range slices.Backward(a.NoProvider) {
 		msg = withFirstLine(msg, line)
 	}

@@ -68,6 +68,10 @@ type Routing struct {
 	// Period the words that said it.
 	Hours  float64
 	Period string
+	// RunAsked is true when a price question names a training run or a
+	// fine-tune but no model ("which is cheaper for a training run"): the
+	// answer is per GPU-hour and says what a run's cost needs (RunLine).
+	RunAsked bool
 	// Greeting is true when small talk greets ("hello there") and does
 	// not thank: it is greeted back, not thanked.
 	Greeting bool
@@ -177,7 +181,8 @@ func Route(text string) Routing {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said, counts := gpusNamed(text, toks)
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period,
+	runAsked := slices.ContainsFunc(toks, func(t token) bool { return trainingRunWords[t.key] })
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period, RunAsked: runAsked,
 		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
 }
 
@@ -365,6 +370,10 @@ func plansAsked(toks []token) (string, bool) {
 	}
 	return strings.Join(model, " "), true
 }
+
+// trainingRunWords name a training run in a price question.
+var trainingRunWords = map[string]bool{"training": true, "train": true, "finetune": true, "finetuning": true, "finetunes": true,
+	"pretraining": true, "pretrain": true, "epoch": true, "epochs": true}
 
 // howMuchIs reports whether token i starts "how much is/are/does/for/per":
 // a price asked in words ("how much is an h100 on runpod", "how much per

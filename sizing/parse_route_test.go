@@ -71,6 +71,21 @@ func TestRoutePerPeriod(t *testing.T) {
 	}
 }
 
+// TestRouteRunAsked: a price question that names a training run but no
+// model is a price question that says the run is not costed (trial H22
+// Q15); one that names a model is the run's sizing question.
+func TestRouteRunAsked(t *testing.T) {
+	if r := Route("a100 80gb vs h100 per hour, which is cheaper for a training run"); r.Kind != RoutePrice || !r.RunAsked {
+		t.Errorf("no model: %v, run asked %v; want a price with the run asked", r.Kind, r.RunAsked)
+	}
+	if r := Route("h100 price per hour"); r.RunAsked {
+		t.Error("no run said: run asked")
+	}
+	if r := Route("how much to finetune llama 3 8b on an h100"); r.Kind != RouteSizing {
+		t.Errorf("a model named: %v, want sizing", r.Kind)
+	}
+}
+
 // FuzzRoute: Route never panics, is deterministic, names only catalog
 // GPUs (at most once each) and only for price questions.
 func FuzzRoute(f *testing.F) {

@@ -148,6 +148,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 	if line := answer.NoReservedLine(pa); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
+	if line := answer.RunLine(r); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
 	if line := answer.NoSpotLine(r, noSpot); line != "" {
 		fmt.Fprintln(a.stdout, line)
 	}
