@@ -83,6 +83,10 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 	}
 	asm.add(rs.assumptions...)
 	var buf [64]fitOption
+	// "fastest gpu": each card on a whole machine of it, as the fastest
+	// run with no card named is (trial H26 Q17 led with 8× L4 at their
+	// fewest count over one B200; H33 Q33 wanted the fastest machine).
+	rs.wholeMachines = rs.req.Fastest && !rs.countSaid
 	found := e.cheapest(buf[:0], rs)
 	one := rs.req
 	one.GPUs, one.Nodes, one.ZeROStage, one.Offload = 1, 1, 0, OffloadNone
@@ -129,12 +133,11 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 	}
 	if rs.req.Fastest && len(res.Options) > 0 {
 		res.Fastest = true
-		// The fastest card is the one with the most tokens/s per GPU:
-		// its GPU-hours for the run are the fewest. Eight slow cards that
-		// finish first at their fewest count are not a fast card (trial
-		// H26 Q17 ranked 8× L4 over one B200).
-		// A card nobody rents comes after those that can be had.
-		gpuHours := func(o GPUOption) float64 { return hoursOrZero(o.Hours) * float64(max(o.GPUs, 1)) }
+		// Each training card is timed on a whole machine of it
+		// (wholeMachine), so that eight slow cards at their fewest count
+		// never lead one fast card (trial H26 Q17 ranked 8× L4 over one
+		// B200) and the fastest way is the fastest machine (H33 Q33). A
+		// card nobody rents comes after those that can be had.
 		slices.SortStableFunc(res.Options, func(a, b GPUOption) int {
 			if pa, pb := a.USDPerHour != nil, b.USDPerHour != nil; pa != pb {
 				if pa {
@@ -142,10 +145,10 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 				}
 				return 1
 			}
-			return compareHours(gpuHours(a), gpuHours(b))
+			return compareHours(hoursOrZero(a.Hours), hoursOrZero(b.Hours))
 		})
 		first = requestFor(rs, res.Options[0])
-		order = fmt.Sprintf("fastest card first (the fewest GPU-hours for the %s-token run: the most tokens/s per GPU), priced cards before those with no price", humanCount(res.Tokens))
+		order = fmt.Sprintf("fastest for the %s-token run first, each card on a whole machine, priced cards before those with no price", humanCount(res.Tokens))
 	}
 	if rs.req.Documents > 0 && len(res.Options) > 0 {
 		o := res.Options[0]

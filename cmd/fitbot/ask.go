@@ -181,7 +181,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 	order := "cheapest per hour first"
 	switch {
 	case g.Fastest:
-		order = fmt.Sprintf("fastest card first, by tokens/s per GPU for %s tokens", display.Count(float64(g.Tokens)))
+		order = fmt.Sprintf("fastest for %s tokens first, each card on a whole machine", display.Count(float64(g.Tokens)))
 	case g.Tokens > 0:
 		order = fmt.Sprintf("cheapest for %s tokens first", display.Count(float64(g.Tokens)))
 	}
