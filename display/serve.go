@@ -45,7 +45,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		if s.Users > 0 {
 			who = Counted(s.Users, "concurrent user", "concurrent users")
 		}
-		return fmt.Sprintf("%s serve %s of %s: %s%s%s", hw, who, what, speedWords(*c), perUser(s, *c), perRequest(a.Request, *c))
+		return fmt.Sprintf("%s serve %s of %s: %s%s%s%s", hw, who, what, speedWords(*c), perUser(s, *c), perRequest(a.Request, *c), perDay(a.Request, *c))
 	}
 	if len(s.Options) == 0 {
 		return fmt.Sprintf("❌ No configuration in the catalog serves %s", a.ModelName)
@@ -93,6 +93,16 @@ func oneCardWords(s *sizing.ServeResult) string {
 		return fmt.Sprintf("One %s cannot hold a request of this length. ", o.GPUName)
 	}
 	return fmt.Sprintf("One %s holds %d of the %d users at once (%s). ", o.GPUName, o.Serving.MaxConcurrency, s.Users, format(o.Request))
+}
+
+// perDay is ", about 640M output tokens a day at this load" when the
+// question asked the tokens a day; "" otherwise.
+func perDay(r sizing.Request, v sizing.Serving) string {
+	if !r.TokensPerDayAsked || v.OutputTokensPerSecond <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", about %s output tokens a day at this load (%s with the prompts)", Count(v.OutputTokensPerSecond*float64(max(v.Replicas, 1))*86400),
+		Count(v.OutputTokensPerSecond*float64(max(v.Replicas, 1))*86400*float64(v.PromptTokens+v.OutputTokens)/float64(max(v.OutputTokens, 1))))
 }
 
 // alone reports whether a plan is for one request at a time: fastest

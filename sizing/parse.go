@@ -1447,9 +1447,18 @@ func (p *parser) gpuWithCount(i, n int, w word) int {
 func (p *parser) glued(i int) int {
 	t := p.toks[i]
 	k := t.key
-	if size, ok := strings.CutSuffix(strings.TrimSuffix(strings.ToLower(t.raw), "s"), "-token"); ok {
+	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
+	size, ok := strings.CutSuffix(raw, "-token")
+	if !ok {
+		size, ok = strings.CutSuffix(raw, "-context")
+	}
+	if !ok {
+		size, ok = strings.CutSuffix(raw, "-ctx")
+	}
+	if ok {
 		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
-			// "4k-token chats": each request's length (trial H31 Q43).
+			// "4k-token chats", "8k-context sessions": each request's
+			// length (trial H31 Q43, H32 Q29).
 			p.setSeq(num, t.raw)
 			return 1
 		}

@@ -240,7 +240,16 @@ func readServe(toks []token) ([]token, serveWords) {
 			case peopleWords[w(j)]:
 				sw.capacity = true
 				mark(i, j+1)
-			case strings.Contains(w(j), "-token") && peopleWords[w(j+1)]:
+			case tokenNouns[w(j)] && (w(j+1) == "per" || w(j+1) == "a") && w(j+2) == "day", tokenNouns[w(j)] && w(j+1) == "daily":
+				// "how many tokens per day can 8x h100 serve" (trial H32
+				// Q42 gave one request's memory).
+				end := j + 3
+				if w(j+1) == "daily" {
+					end = j + 2
+				}
+				sw.capacity, sw.load.TokensPerDay = true, true
+				mark(i, end)
+			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
 				// "how many concurrent 4k-token chats": the length is read
 				// by the main parse (trial H31 Q43).
 				sw.capacity = true
@@ -355,6 +364,12 @@ func readServe(toks []token) ([]token, serveWords) {
 				mark(i, j)
 			case k == "latency":
 				// "low latency": no target said; the word is left unused.
+			case k == "ttft" && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
+				// "500ms ttft": the time said before (trial H32 Q10).
+				v, _, _ := durationAt(toks, used, i-1)
+				sw.load.TTFTTargetSeconds = v
+				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
+				mark(i-1, i+1)
 			default:
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
@@ -638,6 +653,8 @@ func tokenCostAt(w func(int) string, i int) int {
 		return 3
 	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && tok(w(i+3)):
 		return 4
+	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && (w(i+3) == "output" || w(i+3) == "out" || w(i+3) == "generated") && tok(w(i+4)):
+		return 5 // "cost per million output tokens" (trial H32 Q05)
 	case w(i) == "per" && tok(w(i+1)) && w(i+2) == "cost":
 		return 3
 	case w(i) == "per-token" && w(i+1) == "cost":
@@ -1279,6 +1296,9 @@ func formatServe(l ServeLoad) string {
 	}
 	if l.PerRequest {
 		parts = append(parts, "per", "1k", "requests")
+	}
+	if l.TokensPerDay {
+		parts = append(parts, "how", "many", "tokens", "per", "day")
 	}
 	return strings.Join(parts, " ")
 }

@@ -258,6 +258,10 @@ type ServeLoad struct {
 	// PerRequest asks what requests cost ("per 1k requests", "cost per
 	// request"): the answer says the cost of a thousand.
 	PerRequest bool
+	// TokensPerDay asks how many tokens a day the cards serve ("how many
+	// tokens per day can 8x h100 serve"): the answer says the output of a
+	// day at the answered load.
+	TokensPerDay bool
 	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
 	// the cheapest configurations that meet the load, not the capacity of
 	// the named GPUs.
@@ -375,6 +379,9 @@ type Request struct {
 	// PerRequestAsked is true when the question asked what requests cost
 	// ("per 1k requests"): the answer says Serving's usd_per_1k_requests.
 	PerRequestAsked bool `json:"per_request_asked,omitempty"`
+	// TokensPerDayAsked is true when the question asked the tokens a day
+	// the cards serve: the answer says the output tokens of a day.
+	TokensPerDayAsked bool `json:"tokens_per_day_asked,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in
