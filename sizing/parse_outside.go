@@ -381,6 +381,10 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 	return outsideCard{}, 0
 }
 
+// countedCardWords after a bare number make it a count of GPUs, never a
+// card's model number ("1070 gpus" is 1,070 of them).
+var countedCardWords = map[string]bool{"gpus": true, "cards": true}
+
 // outsideCardName refuses a card the catalog lacks named at token i,
 // with a Try that keeps the question and types the card's memory, and
 // reports the tokens it covered (0 when none starts there). A memory
@@ -389,6 +393,9 @@ func (p *parser) outsideCardName(i int) int {
 	c, n := p.outsideCardAt(i)
 	if n == 0 {
 		return 0
+	}
+	if n == 1 && i+1 < len(p.toks) && countedCardWords[p.toks[i+1].key] && isNumber(p.toks[i].key) {
+		return 0 // "1070 gpus": a count, as Format writes it (FuzzParseServing)
 	}
 	words := p.text(i, i+n)
 	if p.err != nil || p.words[fGPU] != "" {
