@@ -238,10 +238,12 @@ func (catalogLexicon) memoryCard(named string, gb int) (memoryPick, bool) {
 		return memoryPick{}, false
 	}
 	// No card named: the smallest usable memory among the discrete cards
-	// of that size, so that a "fits" holds for every one of them.
+	// of that size, so that a "fits" holds for every one of them. A
+	// machine of one GPU (a Mac, a DGX Spark) is no card to stand in for
+	// one (trial H32 Q48 sized a Gaudi 3 at the DGX Spark's 273 GB/s).
 	best := -1
 	for _, i := range cardsByGB()[gb] {
-		if gpus[i].UsableFraction == 0 && (best < 0 || gpus[i].MemoryBytes < gpus[best].MemoryBytes) {
+		if discrete(gpus[i]) && (best < 0 || gpus[i].MemoryBytes < gpus[best].MemoryBytes) {
 			best = i
 		}
 	}
@@ -253,7 +255,7 @@ func (catalogLexicon) memoryCard(named string, gb int) (memoryPick, bool) {
 	below, above := -1, -1
 	for i, g := range gpus {
 		n := nominalGB(g.Name)
-		if g.UsableFraction > 0 || n == 0 {
+		if !discrete(g) || n == 0 {
 			continue
 		}
 		if n < gb && (below < 0 || n > nominalGB(gpus[below].Name) || n == nominalGB(gpus[below].Name) && g.MemoryBytes > gpus[below].MemoryBytes) {
@@ -270,4 +272,11 @@ func (catalogLexicon) memoryCard(named string, gb int) (memoryPick, bool) {
 		return pickOf(above, false), true
 	}
 	return memoryPick{}, false
+}
+
+// discrete reports whether g is a card sold to go in a machine, which
+// may stand in for a card typed by its memory: not a Mac nor a machine
+// of one GPU such as the DGX Spark.
+func discrete(g GPU) bool {
+	return g.UsableFraction == 0 && g.MaxPerNode != 1
 }

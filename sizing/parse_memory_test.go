@@ -151,3 +151,19 @@ func TestMemoryKeptBesideAnotherProblem(t *testing.T) {
 		t.Errorf("e5-mistral-7b on a 24gb card: %v (Try %q); want the Try on the 24 GB card", err, hintOf(ie))
 	}
 }
+
+// TestTypedMemoryStandInIsACard: a card typed by its memory stands in as
+// a card sold alone, never a machine of one GPU (trial H32 Q48 sized a
+// 128 GB Gaudi 3 at the DGX Spark's 273 GB/s).
+func TestTypedMemoryStandInIsACard(t *testing.T) {
+	for _, q := range []string{"llama 3 70b on a gaudi 3 128gb", "llama 3 70b on a 128gb card"} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		g, _, err := LookupGPU(p.Query.GPU)
+		if err != nil || !discrete(g) {
+			t.Errorf("%s: stood in by %q, want a discrete card", q, p.Query.GPU)
+		}
+	}
+}
