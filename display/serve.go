@@ -101,8 +101,9 @@ func perDay(r sizing.Request, v sizing.Serving) string {
 	if !r.TokensPerDayAsked || v.OutputTokensPerSecond <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(", about %s output tokens a day at this load (%s with the prompts)", Count(v.OutputTokensPerSecond*float64(max(v.Replicas, 1))*86400),
-		Count(v.OutputTokensPerSecond*float64(max(v.Replicas, 1))*86400*float64(v.PromptTokens+v.OutputTokens)/float64(max(v.OutputTokens, 1))))
+	out := v.OutputTokensPerSecond * float64(max(v.Replicas, 1)) * 86400
+	all := out * float64(v.PromptTokens+v.OutputTokens) / float64(max(v.OutputTokens, 1))
+	return fmt.Sprintf(", about %s output tokens a day at this load (%s with the prompts)", Count(out), Count(all))
 }
 
 // alone reports whether a plan is for one request at a time: fastest

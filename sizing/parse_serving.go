@@ -899,19 +899,25 @@ type tokenRate struct {
 // tokenNouns count tokens in a rate ("2b tokens a day").
 var tokenNouns = map[string]bool{"tokens": true, "token": true, "tok": true, "toks": true}
 
-// tokenRateAt reads a token rate per minute, hour or day from the unit
-// after a number and the two words after it ("tokens/day", "tokens a
-// day", "tokens per day", "tokens daily"): the period and how many words
-// from the unit on it used; 0 when it is no such rate (a tokens/s is a
-// speed, read as one).
+// tokenRateAt reads a token rate per minute, hour, day or month
+// ("tokens/day", "tokens a day", "tokens per day", "tokens daily"), as
+// rateAt; a tokens/s is a speed, read as one.
 func tokenRateAt(unit, next, after string) (time.Duration, int) {
-	if noun, per, ok := strings.Cut(unit, "/"); ok && tokenNouns[noun] {
+	return rateAt(tokenNouns, unit, next, after)
+}
+
+// rateAt reads a count of nouns per minute, hour, day or month from the
+// unit after a number and the two words after it ("req/day", "requests
+// a day", "requests per day", "requests daily"): the period and how many
+// words from the unit on it used; 0 when it is no such rate.
+func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int) {
+	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns[noun] {
 		if d, ok := ratePeriods[per]; ok {
-			return d, 1
+			return d, 1 // "req/day", "tokens/hour"
 		}
 		return 0, 0
 	}
-	if !tokenNouns[unit] {
+	if !nouns[unit] {
 		return 0, 0
 	}
 	if d, ok := rateAdverbs[next]; ok {
@@ -949,32 +955,14 @@ func (sw *serveWords) settleTokenRate(seq int) {
 		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
 }
 
-// slowRateAt reads a request rate per minute, hour or day from the unit
-// after a number and the two words after it ("requests per day",
-// "req/day", "requests a day", "requests daily", "rpm"): the period and
-// how many words from the unit on it used; 0 when it is no such rate.
+// slowRateAt reads a request rate slower than a second ("requests per
+// day", "req/day", "requests daily", "rpm"), as rateAt with the
+// one-word units.
 func slowRateAt(unit, next, after string) (time.Duration, int) {
 	if d, ok := slowRateUnits[unit]; ok {
 		return d, 1
 	}
-	if noun, per, ok := strings.Cut(unit, "/"); ok && requestNouns[noun] {
-		if d, ok := ratePeriods[per]; ok {
-			return d, 1 // "req/day", "requests/hour"
-		}
-		return 0, 0
-	}
-	if !requestNouns[unit] {
-		return 0, 0
-	}
-	if d, ok := rateAdverbs[next]; ok {
-		return d, 2
-	}
-	if next == "per" || next == "a" || next == "an" || next == "each" || next == "every" {
-		if d, ok := ratePeriods[after]; ok {
-			return d, 3
-		}
-	}
-	return 0, 0
+	return rateAt(requestNouns, unit, next, after)
 }
 
 // The words of a prompt and output length said as a pair: "2k in / 500
