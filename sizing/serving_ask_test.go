@@ -396,3 +396,18 @@ func TestServeOnSpot(t *testing.T) {
 		t.Errorf("options %+v, first assumption %q; want spot prices, said", a.Serve.Options, a.Assumptions[0])
 	}
 }
+
+// BenchmarkServeCapacity is the cost of a capacity ask on a card with FP8
+// and no format said, which also sizes fp8 for its lever line.
+func BenchmarkServeCapacity(b *testing.B) {
+	p, err := Parse("how many users can qwen3 32b serve on one h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := Estimator{Prices: servePrices}
+	for b.Loop() {
+		if _, err := e.Ask(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
