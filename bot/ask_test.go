@@ -78,6 +78,10 @@ func TestGoldenAsk(t *testing.T) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 200,
 				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}})
 		}, []string{"Cheapest for 200 users of Llama 3.1 70B with first token under 1 s and 20 tok/s each", "$/month"}},
+		{"ask_serve_plan_one_card", func() (sizing.AskAnswer, error) {
+			return e.Serve(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, Quant: sizing.QuantAWQ, GPU: "l4", MicroBatch: 100,
+				Serve: sizing.ServeLoad{Plan: true, PromptTokens: 4096}})
+		}, []string{"One L4 24 GB holds 25 of the 100 users at once (awq). Cheapest for 100 users of Llama 3.1 8B"}},
 		{"ask_serve_plan_own", func() (sizing.AskAnswer, error) {
 			// Trial H27 Q2: "on prem box for 100 users, qwen3 30b-a3b, what do we buy".
 			return e.Serve(sizing.Query{Model: "qwen3-30b-a3b", MicroBatch: 100, Own: true, Serve: sizing.ServeLoad{Plan: true}})
