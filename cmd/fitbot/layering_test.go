@@ -56,6 +56,7 @@ var allowedThirdParty = map[string][]string{
 	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"bot/llm":      {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
+	"dcgm":         {"github.com/prometheus/client_golang", "github.com/prometheus/common"},
 	"chart":        {"gonum.org/v1/plot"},
 	"slackoauth":   {"github.com/slack-go/slack"},
 	// Tests' helpers.
