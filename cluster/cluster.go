@@ -55,6 +55,12 @@ type Snapshot struct {
 	// Free counts the free GPUs of each catalog card over the available
 	// nodes; a card outside the catalog is counted under its product name.
 	Free map[string]int `json:"free"`
+	// Pending is what waits for GPUs, in the order the queue drains; nil
+	// (JSON null) when the source does not read a queue.
+	Pending []Pending `json:"pending"`
+	// StartEstimate is when the scheduler expects the last pending job to
+	// start; nil when it gives no estimate for each of them.
+	StartEstimate *time.Time `json:"start_estimate,omitempty"`
 }
 
 // NewSnapshot orders the nodes by name, fills a node's GPU memory from
