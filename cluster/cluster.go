@@ -162,6 +162,7 @@ func CatalogGPU(product string, memoryBytes int64) string {
 	if i := indexASCIIFold(name, " MIG "); i >= 0 {
 		name = name[:i]
 	}
+	name = amdVariant(name)
 	if name == "" || len(name) > 100 {
 		return ""
 	}
@@ -183,6 +184,23 @@ func CatalogGPU(product string, memoryBytes int64) string {
 		}
 	}
 	return best
+}
+
+// amdVariant drops what AMD's product names add to a card's name (libdrm
+// amdgpu.ids, as the AMD GPU operator's labeller writes it): a second
+// name ("MI250X / MI250"), and the form or mode words OAM, HF and VF
+// ("AMD Instinct MI300X VF" is an MI300X).
+func amdVariant(name string) string {
+	if i := strings.Index(name, " / "); i >= 0 {
+		name = name[:i]
+	}
+	for {
+		f := strings.Fields(name)
+		if len(f) < 2 || !slices.ContainsFunc([]string{"OAM", "HF", "VF"}, func(w string) bool { return strings.EqualFold(f[len(f)-1], w) }) {
+			return name
+		}
+		name = strings.Join(f[:len(f)-1], " ")
+	}
 }
 
 // sameFamily reports whether two catalog ids are variants of one card
