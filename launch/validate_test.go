@@ -772,6 +772,7 @@ func TestGated(t *testing.T) {
 func TestSpotAsked(t *testing.T) {
 	for words, want := range map[string]bool{
 		"llama 3.1 8b full on 8 a100 zero 2 on spot instances": true,
+		"llama 3.1 70b inference on 2 h100 spot":               true,
 		"llama 3.1 8b full on 8 a100 zero 2 preemptible":       true,
 		"llama 3.1 8b full on 8 a100 zero 2":                   false,
 	} {
@@ -785,6 +786,9 @@ func TestSpotAsked(t *testing.T) {
 		}
 		if got := strings.Contains(cfg.Text, "use_spot: true"); got != want {
 			t.Errorf("%q: use_spot true written %v, want %v", words, got, want)
+		}
+		if a.Request.GPU == "h100" && (a.Price == nil || a.Price.Market != "spot") {
+			t.Errorf("%q: priced %+v, want the H100's spot price", words, a.Price)
 		}
 	}
 }
