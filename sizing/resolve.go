@@ -118,6 +118,7 @@ func resolve(q Query) (*resolved, error) {
 	} else if err := rs.resolveLayout(q); err != nil {
 		return nil, err
 	}
+	rs.req.Spot = q.Spot // priced and launched at a spot rate, training or serving
 	rs.req.Tokens = q.Tokens
 	if q.Job.Documents > 0 {
 		rs.req.Tokens = rs.jobTokens
@@ -674,7 +675,6 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
-	r.Spot = q.Spot
 	r.MFU = q.MFU
 	if r.Offload == "" {
 		r.Offload = OffloadNone
