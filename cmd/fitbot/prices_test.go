@@ -63,6 +63,10 @@ func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 		file = "vast/bundles.json"
 	case p == "/spot.json":
 		file = "aws/spot.json"
+	case p == "/api/v1/instance-types":
+		file = "lambda/instance-types.json"
+	case strings.HasSuffix(p, "/skus"):
+		file = map[string]string{"": "gcp/skus-page1.json", "CAEaAggC": "gcp/skus-page2.json", "CAEaAggD": "gcp/skus-page3.json"}[r.URL.Query().Get("pageToken")]
 	case strings.HasSuffix(p, "/US East (N. Virginia)/Linux/index.json"):
 		file = "aws/ondemand_us-east-1.json"
 	case strings.HasSuffix(p, "/US West (Oregon)/Linux/index.json"):
