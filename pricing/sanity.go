@@ -43,10 +43,11 @@ type Hold struct {
 	Offer   Offer
 	// OfferKey is the offer's identity, the same from run to run.
 	OfferKey string
-	// MedianUSDPerGPUHour is the reference the offer was judged against,
-	// and [LowUSD, HighUSD] the band it fell outside.
+	// MedianUSDPerGPUHour is the median of the providers' prices of the
+	// card, or where none prices it the bound the offer crossed; [LowUSD,
+	// HighUSD] are the bounds it fell outside (bounds.go).
 	MedianUSDPerGPUHour, LowUSD, HighUSD float64
-	Voices                               int       // prices the median is over (one per provider, the default sheet)
+	Voices                               int       // providers the median is over (one price each)
 	Why                                  string    // the reason in one line (Reason)
 	HeldAt                               time.Time // when a refresh first held the offer
 	LastHeldAt                           time.Time // the latest refresh that held it
@@ -54,11 +55,14 @@ type Hold struct {
 
 // newHold is the hold of o, which fell outside b.
 func newHold(provider string, o Offer, b Bounds, now time.Time) Hold {
-	why := b.FloorWhy
+	why, ref := b.FloorWhy, b.Floor
 	if o.USDPerGPUHour > b.Ceiling {
-		why = b.CeilingWhy
+		why, ref = b.CeilingWhy, b.Ceiling
 	}
-	return Hold{Refresh: provider, Offer: o, OfferKey: o.key(), MedianUSDPerGPUHour: b.Median, LowUSD: b.Floor, HighUSD: b.Ceiling, Voices: b.Voices,
+	if b.Voices > 0 {
+		ref = b.Median
+	}
+	return Hold{Refresh: provider, Offer: o, OfferKey: o.key(), MedianUSDPerGPUHour: ref, LowUSD: b.Floor, HighUSD: b.Ceiling, Voices: b.Voices,
 		Why:    fmt.Sprintf("%s %s %s: $%.4g/GPU-h is %s", o.GPU, o.InstanceType, o.Region, o.USDPerGPUHour, why),
 		HeldAt: now, LastHeldAt: now}
 }

@@ -143,10 +143,12 @@ func (a *app) prices(ctx context.Context, args []string) error {
 	switch {
 	case family != nil:
 		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), now)
+		writeHeldOffers(a.stdout, view.heldFor(family...))
 	case gpu == "":
 		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
 	default:
 		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
+		writeHeldOffers(a.stdout, view.heldFor(gpu))
 	}
 	view.writeFooter(a.stdout, now)
 	return nil
@@ -158,6 +160,7 @@ type priceView struct {
 	fromSheet bool
 	snap      *pricing.Snapshot
 	health    []store.ProviderHealth
+	held      []pricing.Hold // the offers held aside as implausible now
 	dbPath    string
 }
 
@@ -180,6 +183,9 @@ func (a *app) loadPrices(ctx context.Context) (priceView, error) {
 	if v.health, err = db.ProviderHealth(ctx); err != nil {
 		return v, failure(err.Error(), "")
 	}
+	if v.held, err = db.HeldOffers(ctx); err != nil {
+		return v, failure(err.Error(), "")
+	}
 	if snap.Len() > 0 {
 		v.fromSheet, v.snap = false, snap
 	}
@@ -200,6 +206,33 @@ func (v priceView) offersFor(gpus ...string) []pricing.Offer {
 		return cmp.Or(cmp.Compare(slices.Index(gpus, a.GPU), slices.Index(gpus, b.GPU)), pricing.CompareOffers(a, b, at))
 	})
 	return out
+}
+
+// heldFor returns the held offers of any of gpus.
+func (v priceView) heldFor(gpus ...string) []pricing.Hold {
+	var out []pricing.Hold
+	for _, h := range v.held {
+		if slices.Contains(gpus, h.Offer.GPU) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// writeHeldOffers says which offers for the GPU asked are held aside and
+// why: "1 offer held: $0.06/GPU-h is below what an H100 costs to own".
+func writeHeldOffers(w io.Writer, held []pricing.Hold) {
+	switch len(held) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(w, "1 offer held (not quoted; a second refresh at the same price lets it in): %s, %s\n", held[0].Refresh, held[0].Reason())
+		return
+	}
+	fmt.Fprintf(w, "%d offers held (not quoted; a second refresh at the same price lets them in):\n", len(held))
+	for _, h := range held {
+		fmt.Fprintf(w, "  %s, %s\n", h.Refresh, h.Reason())
+	}
 }
 
 // offerAge is an offer's age for a table: "6h", or "40d stale" past its
@@ -391,6 +424,9 @@ type pricesJSON struct {
 	Cheapest       []gpuPricesJSON `json:"cheapest,omitempty"`
 	Offers         []offerJSON     `json:"offers,omitempty"`
 	StaleProviders []staleJSON     `json:"stale_providers"`
+	// Held are the offers for the GPU asked that a refresh held aside as
+	// implausible (not quoted); only with a GPU.
+	Held []heldJSON `json:"held,omitempty"`
 	// NoSpotOffer: spot prices were asked (`fit --json` of a price
 	// question) and the GPU has none; offers holds the other markets'.
 	NoSpotOffer bool `json:"no_spot_offer,omitempty"`
@@ -440,6 +476,15 @@ func (v priceView) output(gpu string, family []string, now time.Time) pricesJSON
 		out.Cheapest = []gpuPricesJSON{}
 		for _, k := range slices.Sorted(maps.Keys(byGPU)) {
 			out.Cheapest = append(out.Cheapest, *byGPU[k])
+		}
+	}
+	if gpu != "" {
+		ids := family
+		if ids == nil {
+			ids = []string{gpu}
+		}
+		for _, h := range v.heldFor(ids...) {
+			out.Held = append(out.Held, toHeldJSON(h))
 		}
 	}
 	for _, h := range v.stale(now) {
@@ -591,6 +636,12 @@ type heldJSON struct {
 	Reason        string  `json:"reason"`
 }
 
+func toHeldJSON(h pricing.Hold) heldJSON {
+	return heldJSON{GPU: h.Offer.GPU, InstanceType: h.Offer.InstanceType, Region: h.Offer.Region,
+		Market: string(h.Offer.Market), USDPerGPUHour: h.Offer.USDPerGPUHour, MedianUSD: h.MedianUSDPerGPUHour,
+		LowUSD: h.LowUSD, HighUSD: h.HighUSD, Reason: h.Reason()}
+}
+
 func reportsJSON(reports []pricing.Report) []reportJSON {
 	out := make([]reportJSON, 0, len(reports))
 	for _, r := range reports {
@@ -608,9 +659,7 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 		j.Stale = r.Stale()
 		j.Held, j.Confirmed = []heldJSON{}, r.Confirmed
 		for _, h := range r.Held {
-			j.Held = append(j.Held, heldJSON{GPU: h.Offer.GPU, InstanceType: h.Offer.InstanceType, Region: h.Offer.Region,
-				Market: string(h.Offer.Market), USDPerGPUHour: h.Offer.USDPerGPUHour, MedianUSD: h.MedianUSDPerGPUHour,
-				LowUSD: h.LowUSD, HighUSD: h.HighUSD, Reason: h.Reason()})
+			j.Held = append(j.Held, toHeldJSON(h))
 		}
 		out = append(out, j)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -53,5 +54,37 @@ func TestRefreshRealPayloadsHoldNone(t *testing.T) {
 	}
 	if _, out, _ := runCmd(t, "prices", "v100-16"); strings.Contains(out, "held") {
 		t.Errorf("prices v100-16 names a held offer:\n%s", out)
+	}
+}
+
+// TestPricesNamesHeldOffer: a RunPod community H100 at $0.06 (the fault
+// report's price, put into the recorded payload) is held by the refresh
+// and named by `prices h100` and its JSON, with the reason.
+func TestPricesNamesHeldOffer(t *testing.T) {
+	useDB(t)
+	fc := newFakeClouds(t)
+	useClouds(t, fc)
+	mutate := func(path string, body []byte) []byte {
+		if path == "/graphql" {
+			return bytes.Replace(body, []byte(`"communityPrice": 2.69`), []byte(`"communityPrice": 0.06`), 1)
+		}
+		return body
+	}
+	fc.mutate.Store(&mutate)
+	if code, out, errOut := runCmd(t, "prices", "refresh", "--provider", "runpod"); code != exitOK ||
+		!strings.Contains(out, "$0.06/GPU-h is below what an H100 SXM 80 GB costs to own ($0.30/GPU-h") {
+		t.Fatalf("refresh: exit %d\n%s%s", code, out, errOut)
+	}
+	_, out, _ := runCmd(t, "prices", "h100")
+	if !strings.Contains(out, "1 offer held (not quoted; a second refresh at the same price lets it in): runpod, h100 NVIDIA H100 80GB HBM3 ") ||
+		!strings.Contains(out, "$0.06/GPU-h is below what an H100 SXM 80 GB costs to own") || strings.Contains(out, "0.06  runpod") {
+		t.Errorf("prices h100 does not name the held offer, or quotes it:\n%s", out)
+	}
+	j := pricesJSONOf(t, "h100")
+	if len(j.Held) != 1 || j.Held[0].USDPerGPUHour != 0.06 || j.Held[0].MedianUSD < 0.30 || !strings.Contains(j.Held[0].Reason, "costs to own") {
+		t.Errorf("prices --json h100 held = %+v", j.Held)
+	}
+	if j := pricesJSONOf(t, "a100-80"); len(j.Held) != 0 {
+		t.Errorf("prices --json a100-80 names another card's hold: %+v", j.Held)
 	}
 }
