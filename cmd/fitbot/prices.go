@@ -142,12 +142,12 @@ func (a *app) prices(ctx context.Context, args []string) error {
 	}
 	switch {
 	case family != nil:
-		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), now)
+		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), view.snap, now)
 		writeHeldOffers(a.stdout, view.heldFor(family...))
 	case gpu == "":
-		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
+		writeCheapest(a.stdout, view.snap, now)
 	default:
-		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
+		writeOffers(a.stdout, gpu, view.offersFor(gpu), view.snap, now)
 		writeHeldOffers(a.stdout, view.heldFor(gpu))
 	}
 	view.writeFooter(a.stdout, now)
@@ -256,7 +256,10 @@ func (v priceView) stale(now time.Time) []store.ProviderHealth {
 	return out
 }
 
-func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
+// writeCheapest lists every GPU's cheapest offers, and under the table,
+// each cheaper offer the freshness rule passed over for a fresher one.
+func writeCheapest(w io.Writer, snap *pricing.Snapshot, now time.Time) {
+	cheapest := snap.CheapestPerGPU()
 	tw := newTable(w)
 	fmt.Fprintln(tw, "GPU\tON DEMAND $/GPU-h\tPROVIDER\tREGION\tAGE\tSPOT $/GPU-h\tPROVIDER\tREGION\tAGE")
 	for i := 0; i < len(cheapest); {
@@ -277,9 +280,33 @@ func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
+	for _, o := range cheapest {
+		if old, ok := snap.PassedOver(o.GPU, o.Market); ok {
+			fmt.Fprintf(w, "%s %s: %s's $%.2f is stale (%s old); %s's $%.2f is newer (%s).\n", o.GPU, marketWords(o.Market),
+				providerLabel(old), old.USDPerGPUHour, age(now, old.AsOf()), providerLabel(o), o.USDPerGPUHour, age(now, o.AsOf()))
+		}
+	}
 }
 
-func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time) {
+// marketWords is a market as a line says it: "on demand", "spot".
+func marketWords(m pricing.Market) string { return strings.ReplaceAll(string(m), "_", " ") }
+
+// offerCell is an offer's AGE cell in a list of offers: its age, marked
+// stale past its provider's limit with the source that is newer where a
+// fresher one ranks cheapest, and a spot offer above its own on-demand
+// price flagged.
+func offerCell(snap *pricing.Snapshot, now time.Time, o pricing.Offer) string {
+	s := offerAge(now, o)
+	if win, ok := snap.Cheapest(o.GPU, o.Market); ok && o.Stale(now) && !win.Stale(now) {
+		s += ", " + providerLabel(win) + " is newer"
+	}
+	if od, ok := snap.SpotAbove(o); ok {
+		s += fmt.Sprintf(", above its on-demand $%.2f", od.USDPerGPUHour)
+	}
+	return s
+}
+
+func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, snap *pricing.Snapshot, now time.Time) {
 	if len(offers) == 0 {
 		fmt.Fprintf(w, "No current offers for %s.\n", gpu)
 		return
@@ -288,14 +315,14 @@ func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time)
 	fmt.Fprintln(tw, "$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
 		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", o.USDPerGPUHour, providerLabel(o), o.Market,
-			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerCell(snap, now, o))
 	}
 	tw.Flush()
 }
 
 // writeFamilyOffers lists the offers of every variant of a GPU family
 // (`fitbot prices a100`), each row naming its variant.
-func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now time.Time) {
+func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, snap *pricing.Snapshot, now time.Time) {
 	if len(offers) == 0 {
 		fmt.Fprintf(w, "No current offers for any %s.\n", strings.ToUpper(family))
 		return
@@ -304,7 +331,7 @@ func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now t
 	fmt.Fprintln(tw, "VARIANT\t$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
 		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", display.GPUName(o.GPU), o.USDPerGPUHour, providerLabel(o), o.Market,
-			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerCell(snap, now, o))
 	}
 	tw.Flush()
 }
