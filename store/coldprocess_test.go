@@ -16,7 +16,7 @@ import (
 
 // storeSize is how much one benchmark store holds.
 type storeSize struct {
-	name                          string
+	name                           string
 	observations, plans, hubModels int
 }
 
