@@ -3,6 +3,7 @@ package sizing
 import (
 	"cmp"
 	"math"
+	"slices"
 )
 
 // Bytes per parameter: the convention.
@@ -109,6 +110,10 @@ type shape struct {
 	// expertLinear is the part of linear inside routed experts: what
 	// MXFP4 quantises in gpt-oss.
 	expertLinear int64
+	// keptLinear is the part of linear (outside routed experts) that the
+	// maker's checkpoint in keptFormat keeps in 16-bit (Model.Kept16).
+	keptLinear int64
+	keptFormat Quant
 	// loraPerRank is Σ(in+out) over the LoRA-targeted linears of every
 	// layer (every expert): the adapter parameters per unit of rank.
 	loraPerRank int64
@@ -289,11 +294,29 @@ func weightElemBytes(q Quant, p Precision, hidden int64, linear, expert, moe boo
 // modelWeightBytes is the size of all the model's weights stored with
 // quantisation q, or at 16-bit (fp32: 4 B, fp8: FP8 on the linears) when q
 // is empty.
+//
+// A model whose maker ships a checkpoint in that format with some modules
+// left in 16-bit (shape.keptLinear) is sized as that checkpoint: the
+// format on the rest, 2 B on those.
 func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
 	moe := s.expertLinear > 0
-	return float64(s.expertLinear)*weightElemBytes(q, p, s.hidden, true, true, moe) +
-		float64(s.linear-s.expertLinear)*weightElemBytes(q, p, s.hidden, true, false, moe) +
+	dense := weightElemBytes(q, p, s.hidden, true, false, moe)
+	b := float64(s.expertLinear)*weightElemBytes(q, p, s.hidden, true, true, moe) +
+		float64(s.linear-s.expertLinear)*dense +
 		float64(s.total-s.linear)*weightElemBytes(q, p, s.hidden, false, false, moe)
+	if s.keptLinear > 0 && storedAs(q, p) == s.keptFormat && dense < 2 {
+		b += float64(s.keptLinear) * (2 - dense)
+	}
+	return b
+}
+
+// storedAs is the weight format of quantisation q at precision p: q
+// itself, FP8 for fp8 weights asked as a precision, none otherwise.
+func storedAs(q Quant, p Precision) Quant {
+	if q == QuantNone && p == PrecisionFP8 {
+		return QuantFP8
+	}
+	return q
 }
 
 // decodeReadBytes is what one decode step reads of the weights: all of
@@ -542,5 +565,29 @@ func shapeOf(m Model) shape {
 		}
 	}
 	s.factored += s.embedMatrices*(s.vocab+s.hidden) + max(vectors, 0)
+	if k := m.Kept16; k != nil {
+		s.keptFormat, s.keptLinear = k.Format, keptLinearParams(m, k)
+	}
 	return s
+}
+
+// keptLinearParams is how many parameters of the block linears a release
+// keeps in 16-bit: every linear of the kept roles, plus one layer's worth
+// of the other dense linears (attention, dense MLP, shared experts,
+// mixers) for each whole layer kept. Routed experts are never counted.
+func keptLinearParams(m Model, k *Kept16) int64 {
+	var kept, perLayer int64
+	for _, l := range m.LinearShapes() {
+		if l.Expert {
+			continue
+		}
+		if slices.Contains(k.Roles, l.Role) {
+			kept += l.Params()
+			continue
+		}
+		if l.Role != "router" {
+			perLayer += int64(l.In) * int64(l.Out)
+		}
+	}
+	return kept + int64(min(k.WholeLayers, m.Layers))*perLayer
 }
