@@ -430,9 +430,51 @@ func trainingMemory(r *Request, s *shape) Memory {
 		ActivationsBytes: trainingActivationBytes(r, s),
 		OverheadBytes:    overheadBytes(r.GPUs),
 	}
+	if r.Method == MethodQLoRA {
+		m.QLoRAWorkBytes = ceilBytes(qloraWorkingBytes(r, s))
+	}
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
-		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
+		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes
 	return m
+}
+
+// qloraWorkingBytes is the memory QLoRA needs beyond LoRA's terms over a
+// 4-bit base. Two parts:
+//   - the dequantised weight: bitsandbytes' 4-bit matmul turns the
+//     weight back into a 16-bit copy for every forward and backward
+//     matmul, so the largest linear of a layer exists once more in 16-bit
+//     (its double-quantised absmax tables are in the weight bytes,
+//     quantBytesPerParam);
+//   - what the 4-bit path keeps for backward per token and layer, beyond
+//     the tensors a 16-bit frozen layer saves (activations.go): p·(2·I +
+//     h) for an MLP of width I, fitted to LitGPT's resource tables
+//     (tutorials/resource-tables.md, A100 40GB, LoRA r 8 on q and v,
+//     micro-batch 1 at Alpaca's longest 1,304 tokens): nf4-dq measured
+//     13.84 GB for Llama 2 7B and 22.55 GB for 13B, 1.9 and 3.5 GB over
+//     fitbot's LoRA terms on the same base, and Falcon 40B ran out of
+//     memory on the 40 GB card. Under gradient checkpointing only the one
+//     layer being recomputed holds it.
+//
+// A paged optimizer (paged_adamw) moves the adapters' states to host
+// memory under pressure; with adapters of a few hundred MB it changes
+// nothing here and is not modelled.
+func qloraWorkingBytes(r *Request, s *shape) float64 {
+	p := activationElemBytes(r.Precision)
+	tp, pp, cp := float64(tensorParallel(r)), float64(pipelineParallel(r)), float64(contextParallel(r))
+	ffn := max(s.ffn, s.expertFFN*max(s.expertsActive, 1))
+	largest := float64(s.hidden*max(s.ffn, s.expertFFN, s.qDim)) * 2 / tp
+	tokens := float64(int64(r.SeqLen)*int64(max(r.MicroBatch, 1))*sequencesPerExample(r)) / cp / tp
+	if r.OffloadActivations {
+		// Unsloth (whose offloaded checkpointing this is) dequantises in
+		// its own fused LoRA kernels, whose memory its context table
+		// (TestReferenceUnslothContext) already measures.
+		return 0
+	}
+	layers := float64(s.layers) / pp
+	if r.GradCheckpointing {
+		layers = 1
+	}
+	return largest + tokens*layers*p*float64(2*ffn+s.hidden)
 }
 
 // zeroShard is x bytes split over n ranks when the ZeRO stage reaches

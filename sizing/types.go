@@ -393,7 +393,12 @@ type Memory struct {
 	ActivationsBytes int64 `json:"activations_bytes"`
 	KVCacheBytes     int64 `json:"kv_cache_bytes"`
 	OverheadBytes    int64 `json:"overhead_bytes"`
-	TotalBytes       int64 `json:"total_bytes"`
+	// QLoRAWorkBytes is QLoRA's own working memory: the 16-bit copy of the
+	// largest base weight bitsandbytes dequantises for each matmul and
+	// what its 4-bit matmuls keep for backward beyond a 16-bit layer's
+	// tensors (qloraWorkingBytes); 0 for every other method.
+	QLoRAWorkBytes int64 `json:"qlora_working_bytes,omitempty"`
+	TotalBytes     int64 `json:"total_bytes"`
 }
 
 // Throughput is the speed, duration and cost of a configuration. A nil
