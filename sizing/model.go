@@ -141,6 +141,10 @@ type Model struct {
 	CFG              bool        `json:"cfg,omitempty"`
 	NativeResolution int         `json:"native_resolution,omitempty"`
 	LoRAPerRank      int64       `json:"lora_per_rank,omitempty"`
+	// VAEUpcast: the pipeline decodes in fp32 whatever the weights'
+	// precision (the VAE config's force_upcast, which diffusers' Stable
+	// Diffusion XL pipelines honour: SDXL's VAE overflows in fp16).
+	VAEUpcast bool `json:"vae_upcast,omitempty"`
 
 	// ImageTokens is how many tokens one image becomes in a
 	// vision-language model's sequence at its processor's default size;

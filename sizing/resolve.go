@@ -487,6 +487,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rs.model.Kind == KindDiffusion && q.Offload == OffloadCPU {
 			r.Offload = OffloadCPU // diffusers' model CPU offload
 		}
+		r.VAESlicing = rs.model.Kind == KindDiffusion && q.VAESlicing
 		return nil
 	}
 	switch p {

@@ -121,6 +121,7 @@ type Query struct {
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
 	Resolution         int    // image side in pixels for a diffusion model ("1024px"); 0 when not said
+	VAESlicing         bool   // diffusion: the VAE decodes one image of the batch at a time (diffusers' enable_vae_slicing)
 	Images             int    // images per request for a vision-language model ("2 images"); 0 when not said
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 	// Provider is the cloud the question names ("on aws"), by the name
@@ -315,6 +316,9 @@ type Request struct {
 	// Resolution is the image side in pixels a diffusion model is sized
 	// at (request key resolution); 0 for every other family.
 	Resolution int `json:"resolution,omitempty"`
+	// VAESlicing: a diffusion pipeline's VAE decodes one image of the
+	// batch at a time (diffusers' enable_vae_slicing).
+	VAESlicing bool `json:"vae_slicing,omitempty"`
 	// Images is how many images each sequence carries to a
 	// vision-language model; their tokens are counted in seq_len.
 	Images int  `json:"images,omitempty"`
