@@ -243,3 +243,33 @@ func (a *App) takeLease(ctx context.Context, in store.Installation, lease, holde
 		}
 	}
 }
+
+// TokenHealth is what Check found of the stored installations.
+type TokenHealth struct {
+	Installations int // stored installations
+	Unopened      int // whose bot token does not open with FITBOT_TOKEN_KEY
+	Reinstall     int // marked for reinstalling (Slack refused the refresh token)
+}
+
+// Check opens every stored bot token with the configured key, without
+// calling Slack, and counts what cannot be used: a key that opens none
+// of them is not the key that sealed them.
+func (a *App) Check(ctx context.Context) (TokenHealth, error) {
+	all, err := a.cfg.Store.Installations(ctx)
+	if err != nil {
+		return TokenHealth{}, err
+	}
+	h := TokenHealth{Installations: len(all)}
+	for _, in := range all {
+		if _, err := a.seal.open(in.BotToken, in.Key()); err != nil {
+			h.Unopened++
+		}
+		if !in.Reinstall.IsZero() {
+			h.Reinstall++
+		}
+	}
+	return h, nil
+}
+
+// WrongKey reports whether the key opens none of the stored tokens.
+func (h TokenHealth) WrongKey() bool { return h.Installations > 0 && h.Unopened == h.Installations }

@@ -154,6 +154,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}
 		slackAPI = s.oauth.Client(cfg.SlackAPIURL, hc)
 		log.Info("slack: installed through OAuth (/slack/install); each workspace is answered with its own token")
+		s.checkTokens(ctx)
 	} else {
 		actx, cancel := context.WithTimeout(ctx, authTestTimeout)
 		auth, err = api.AuthTestContext(actx)
@@ -249,6 +250,9 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}
 	}
 	hl := &health{db: db, metrics: metrics, now: time.Now, log: log}
+	if s.oauth != nil {
+		hl.tokens = s.oauth.Check
+	}
 	if s.socket != nil {
 		hl.socket = s.socket
 	}
@@ -318,6 +322,23 @@ func newOAuth(cfg Config, db *store.DB, hc *http.Client, log *slog.Logger) (*sla
 	}
 	return slackoauth.New(slackoauth.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret.reveal(), Key: key,
 		RedirectURL: cfg.RedirectURL, APIURL: cfg.SlackAPIURL, HTTP: hc, Store: db, Holder: holder, Logger: log})
+}
+
+// checkTokens says at start-up, in one line, when the stored workspace
+// tokens cannot be used: FITBOT_TOKEN_KEY is not the key that sealed
+// them (then /readyz fails too), or workspaces need fitbot installed again.
+func (s *service) checkTokens(ctx context.Context) {
+	th, err := s.oauth.Check(ctx)
+	switch {
+	case err != nil:
+		s.log.Error("slack: the installed workspaces cannot be read", "err", err)
+	case th.WrongKey():
+		s.log.Error("slack: FITBOT_TOKEN_KEY does not open the stored tokens of any workspace; it is not the key that sealed them, and no workspace can be answered until it is (/readyz fails)",
+			"workspaces", th.Installations)
+	case th.Unopened > 0 || th.Reinstall > 0:
+		s.log.Warn("slack: some workspaces cannot be answered", "workspaces", th.Installations,
+			"tokens_not_opening", th.Unopened, "need_reinstall", th.Reinstall, "list", "fitbot workspaces")
+	}
 }
 
 // digestJob is the weekly digest for the schedule, posted through web to
