@@ -28,6 +28,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -128,7 +129,7 @@ func New(cfg Config) (*App, error) {
 		cfg.AuthorizeURL = "https://slack.com/oauth/v2/authorize"
 	}
 	if cfg.HTTP == nil {
-		cfg.HTTP = &http.Client{Timeout: 30 * time.Second}
+		cfg.HTTP = samehost.Client(&http.Client{Timeout: 30 * time.Second})
 	}
 	if cfg.Holder == "" {
 		cfg.Holder = "fitbot"

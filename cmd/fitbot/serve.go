@@ -20,6 +20,7 @@ import (
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/internal/netcap"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/slackoauth"
@@ -139,7 +140,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 
 	metrics := bot.NewMetrics()
 	db.ObservePlanBatches(metrics.PlanBatch)
-	hc := &http.Client{Timeout: slackAPITimeout}
+	hc := samehost.Client(&http.Client{Timeout: slackAPITimeout}) // the Slack token stays on Slack's host
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
 	// One workspace's bot token, or (OAuth) each workspace's own: slackAPI
 	// is the Web API every answer, picture and digest goes through.
@@ -170,11 +171,11 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 
 	var interpreter bot.Interpreter
 	if lc := cfg.llm(); lc.Enabled() {
-		interpreter = bot.MeteredInterpreter(llm.New(lc, &http.Client{}, log), metrics)
+		interpreter = bot.MeteredInterpreter(llm.New(lc, samehost.Client(nil), log), metrics)
 		log.Info("llm: free-text fallback on", "llm", lc)
 	}
 	s.hub = &hub.Resolver{
-		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: &http.Client{}, Timeout: hubHTTPTimeout},
+		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: samehost.StripClient(nil), Timeout: hubHTTPTimeout},
 		Cache:      db,
 		Background: true,
 		Logger:     log,
