@@ -39,6 +39,9 @@ type Store interface {
 	Installations(ctx context.Context) ([]store.Installation, error)
 	RotateInstallationTokens(ctx context.Context, enterpriseID, teamID string, oldRefresh, bot, refresh []byte, expires time.Time) (bool, error)
 	MarkReinstall(ctx context.Context, enterpriseID, teamID string, spentRefresh []byte) (bool, error)
+	// SeeEvent records id for ttl and reports whether it is new: a used
+	// OAuth state is remembered there until it expires (usedState).
+	SeeEvent(ctx context.Context, id string, ttl time.Duration) (bool, error)
 	DeleteInstallation(ctx context.Context, enterpriseID, teamID string) (bool, error)
 	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (store.Lease, bool, error)
 	ReleaseLease(ctx context.Context, name, holder string) error
@@ -183,6 +186,9 @@ func (a *App) redirect(w http.ResponseWriter, r *http.Request) {
 		if c, cerr := r.Cookie(stateCookie); cerr != nil || c.Value != state {
 			err = errStateCookie
 		}
+	}
+	if err == nil {
+		err = a.useState(r.Context(), state)
 	}
 	if err != nil {
 		a.cfg.Logger.Warn("slack oauth: install refused", "why", err)
