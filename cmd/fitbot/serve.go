@@ -379,8 +379,9 @@ func sameListener(a, b string) bool {
 }
 
 // listen binds addr and serves mux on it in the background, holding at
-// most maxConns connections open (netcap): one over it is closed at
-// once and counted.
+// most maxConns connections open (netcap): at the cap the oldest idle
+// connection is closed to admit a new one; with none idle, the new one
+// is closed at once and counted.
 func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metrics *bot.Metrics, mux *http.ServeMux) int {
 	raw, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -394,7 +395,7 @@ func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metr
 		}
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: httpReadTimeout,
-		WriteTimeout: httpWriteTimeout, IdleTimeout: httpIdleTimeout,
+		WriteTimeout: httpWriteTimeout, IdleTimeout: httpIdleTimeout, ConnState: ln.ConnState, // at the cap, idle connections make room
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	s.servers = append(s.servers, srv)
 	s.log.Info("fitbot: listening", "listener", name, "addr", ln.Addr().String())
