@@ -82,7 +82,7 @@ func TestIdleMakeRoom(t *testing.T) {
 func TestBusyAreNotEvicted(t *testing.T) {
 	ln, addr := capped(t, 4)
 	busy := dialN(t, ln, addr, 4, 4, "GET / HTTP/1.1\r\nHost: x\r\n") // headers not finished
-	time.Sleep(50 * time.Millisecond)                                      // the server has read their first bytes
+	time.Sleep(50 * time.Millisecond)                                 // the server has read their first bytes
 	start := time.Now()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
