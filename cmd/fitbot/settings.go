@@ -95,7 +95,7 @@ var envVars = []envVar{
 	{name: "FITBOT_CLUSTER_TTL", def: cluster.DefaultTTL.String(), doc: "how long a read of the cluster is reused", check: checkPositiveDuration},
 	{name: "FITBOT_LOG_LEVEL", flag: "log-level", def: "info", doc: "debug, info, warn or error", check: checkLogLevel},
 	{name: "FITBOT_LOG_FORMAT", flag: "log-format", def: "auto", doc: "json, text, or auto (text on a terminal, JSON otherwise)", check: checkLogFormat},
-	{name: "FITBOT_MAX_CONNS", flag: "max-conns", defDoc: "half the open-file limit, 64 to 4096", doc: "connections the --http listener holds open; one more is closed at once (the health listener holds 64 of its own)", check: checkMaxConns},
+	{name: "FITBOT_MAX_CONNS", flag: "max-conns", defDoc: "half the open-file limit, 64 to 4096", doc: "connections the --http listener holds open; at the cap the oldest idle one is closed to admit a new one, and with none idle the new one is closed at once (the health listener holds 64 of its own)", check: checkMaxConns},
 	{name: "FITBOT_PPROF", def: "off", doc: "on: Go's profiler at /debug/pprof/ on the health listener, when it has its own address (never on Slack's listener)", check: checkOnOff},
 	{name: "FITBOT_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: defaultShutdownTimeout.String(), doc: "how long a stop waits for work in flight", check: checkPositiveDuration},
 }
