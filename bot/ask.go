@@ -168,7 +168,7 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 	case a.BuyRent != nil:
 		head, body = buyRentBlocks(a)
 	case a.Serve != nil:
-		head, body = serveBlocks(a)
+		head, body = serveBlocks(a, details)
 	default:
 		return apology()
 	}
