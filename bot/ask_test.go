@@ -88,7 +88,7 @@ func TestGoldenAsk(t *testing.T) {
 				Serve: sizing.ServeLoad{Plan: true, PromptTokens: 4096}})
 		}, []string{"One L4 24 GB holds 25 of the 100 users at once (awq). Cheapest for 100 users of Llama 3.1 8B"}},
 		{"ask_serve_plan_own", func() (sizing.AskAnswer, error) {
-			// Trial H27 Q2: "on prem box for 100 users, qwen3 30b-a3b, what do we buy".
+			// "on prem box for 100 users, qwen3 30b-a3b, what do we buy".
 			return e.Serve(sizing.Query{Model: "qwen3-30b-a3b", MicroBatch: 100, Own: true, Serve: sizing.ServeLoad{Plan: true}})
 		}, []string{"Cheapest for 100 users of Qwen3 30B-A3B", "To own: ", "to buy (", "a spare card for redundancy is common"}},
 		{"ask_serve_plan_fastest", func() (sizing.AskAnswer, error) {
