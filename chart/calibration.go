@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"image/color"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -47,8 +48,10 @@ func CalibrationPNG(d CalibrationData) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	dots.GlyphStyle.Radius, dots.GlyphStyle.Color, dots.GlyphStyle.Shape = vg.Length(10), palette[0], draw.CircleGlyph{}
-	l, err := lineLabel(hi*0.98, hi*0.98, "as fitbot said", draw.XRight, true, palette[6])
+	// Translucent, so runs at the same figures show as one darker dot.
+	dots.GlyphStyle.Radius, dots.GlyphStyle.Shape = vg.Length(10), draw.CircleGlyph{}
+	dots.GlyphStyle.Color = color.NRGBA{R: palette[0].R, G: palette[0].G, B: palette[0].B, A: 150}
+	l, err := lineLabel(hi*0.98, hi*0.72, "as fitbot said", draw.XRight, true, palette[6])
 	if err != nil {
 		return nil, err
 	}
