@@ -31,9 +31,11 @@ import (
 // testsuite/python/data/openapi_specs/openapi_spec_v42.json).
 const DefaultAPIVersion = "v0.0.42"
 
-// maxBody bounds a slurmrestd or sinfo answer (a 10,000-node cluster's
-// node list is a few tens of MB).
-const maxBody = 256 << 20
+// maxBody bounds a slurmrestd or sinfo answer, read whole before it is
+// decoded: a 10,000-node cluster's node list is a few tens of MB, and
+// the bound keeps a runaway answer from holding hundreds of MB of the
+// process's memory (and the asker waiting while it arrives).
+const maxBody = 64 << 20
 
 // Config says where the cluster is read from.
 type Config struct {
@@ -177,9 +179,12 @@ func (s *Source) readREST(ctx context.Context) ([]record, error) {
 		return nil, fault(cluster.FaultUnreachable, "cannot reach slurmrestd at "+origin(s.cfg.URL), errors.New("request failed")) // the cause may quote the URL: left out
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, fault(cluster.FaultUnreachable, "slurmrestd's answer was cut short", err)
+	}
+	if len(body) > maxBody {
+		return nil, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer is over %d MiB; fitbot reads no more", maxBody>>20), nil)
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
