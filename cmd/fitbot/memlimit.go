@@ -10,10 +10,12 @@ import (
 )
 
 // defaultMemoryLimit is serve's soft memory limit outside a container
-// with a memory limit: the heap is collected harder as it nears it, so
-// resident memory stays near it under load (the process is never killed
-// for it: the limit is soft). Measured in BENCHMARKS.md (#39).
-const defaultMemoryLimit = 128 << 20
+// with a memory limit: the heap is collected harder as it nears it (the
+// process is never killed for it: the limit is soft). Resident memory is
+// more than the Go heap (SQLite's caches, stacks); at 80 MiB it stayed
+// between 103 and 128 MB under the soak's mixed load, against 148 to 170
+// MB without a limit (BENCHMARKS.md, #39).
+const defaultMemoryLimit = 80 << 20
 
 // cgroupMemoryFiles are where a container's memory limit is read: cgroup
 // v2, then v1.
