@@ -135,6 +135,7 @@ func breakdownFields(a sizing.Answer) []*slack.TextBlockObject {
 		{"Gradients", m.GradientsBytes},
 		{"Optimizer states", m.OptimizerBytes},
 		{"Activations", m.ActivationsBytes},
+		{"QLoRA working memory", m.QLoRAWorkBytes},
 		{"KV cache", m.KVCacheBytes},
 		{"Overhead", m.OverheadBytes},
 	}
