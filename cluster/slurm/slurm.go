@@ -293,7 +293,7 @@ func (s *Source) get(ctx context.Context, path string, out any) (int, error) {
 		return resp.StatusCode, fault(cluster.FaultUnreachable, "slurmrestd's answer was cut short", err)
 	}
 	if len(body) > maxBody {
-		return nil, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer is over %d MiB; fitbot reads no more", maxBody>>20), nil)
+		return resp.StatusCode, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer is over %d MiB; fitbot reads no more", maxBody>>20), nil)
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
