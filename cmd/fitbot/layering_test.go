@@ -13,7 +13,7 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot ->
-// answer, store -> pricing -> plan, display -> sizing (answer, which
+// answer, store -> digest -> pricing -> sizing (answer, which
 // reads and answers questions for both faces, knows no transport and no
 // store): for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
@@ -25,14 +25,15 @@ var allowedImports = map[string][]string{
 	"plan":             {"sizing"},
 	"retry":            {},
 	"hub":              {"sizing", "retry"},
-	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"pricing":          {"sizing", "retry"},
+	"digest":           {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
+	"store":            {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
 	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "store", "measure"},
 	"measure":          {}, // what a run really used, and how far fitbot was
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
 	"cluster/slurm":    {"sizing", "cluster"},
-	"bot":              {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"bot":              {"sizing", "display", "plan", "pricing", "digest", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
 	"launch":           {"sizing"},
 	"slackoauth":       {"store"},
 	"chart":            {"sizing", "display", "pricing"},
