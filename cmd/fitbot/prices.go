@@ -19,6 +19,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -551,7 +552,7 @@ func (a *app) pricesRefresh(ctx context.Context, args []string) error {
 		return usageError(settingsProblem(errs), "unset the variable to use the provider's API and fitbot's regions")
 	}
 	only = strings.ToLower(only)
-	fetchers, err := pricing.Fetchers(a.env.providerSettings(), only, &http.Client{Timeout: refreshHTTPTimeout}, nil)
+	fetchers, err := pricing.Fetchers(a.env.providerSettings(), only, samehost.StripClient(&http.Client{Timeout: refreshHTTPTimeout}), nil)
 	if errors.Is(err, pricing.ErrNoKey) {
 		key := providerKeyVar(pricing.Provider{Name: only})
 		return usageError(fmt.Sprintf("%v in %s", err, key), fmt.Sprintf("%s=... fitbot prices refresh --provider %s", key, only))
