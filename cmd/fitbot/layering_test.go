@@ -19,28 +19,29 @@ import (
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
-	"sizing":           {},
-	"migrations":       {},
-	"display":          {"sizing"},
-	"plan":             {"sizing"},
-	"retry":            {},
-	"hub":              {"sizing", "retry"},
-	"pricing":          {"sizing", "retry"},
-	"digest":           {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
-	"store":            {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
-	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "store", "measure"},
-	"measure":          {},          // what a run really used, and how far fitbot was
-	"dcgm":             {"measure"}, // a run read from Prometheus's DCGM series
-	"cluster":          {"sizing"},
-	"cluster/kube":     {"sizing", "cluster"},
-	"cluster/slurm":    {"sizing", "cluster"},
-	"bot":              {"sizing", "display", "plan", "pricing", "digest", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
-	"launch":           {"sizing"},
-	"slackoauth":       {"store"},
-	"chart":            {"sizing", "display", "pricing"},
-	"bot/llm":          {"sizing", "display", "retry"},
-	"internal/ratelog": {}, // repeated failures logged once per interval
-	"internal/netcap":  {}, // the listeners' connection cap
+	"sizing":            {},
+	"migrations":        {},
+	"display":           {"sizing"},
+	"plan":              {"sizing"},
+	"retry":             {},
+	"hub":               {"sizing", "retry", "internal/samehost"},
+	"pricing":           {"sizing", "retry", "internal/samehost"},
+	"digest":            {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
+	"store":             {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
+	"answer":            {"sizing", "pricing", "cluster", "display", "plan", "store", "measure"},
+	"measure":           {},          // what a run really used, and how far fitbot was
+	"dcgm":              {"measure"}, // a run read from Prometheus's DCGM series
+	"cluster":           {"sizing"},
+	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
+	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
+	"bot":               {"sizing", "display", "plan", "pricing", "digest", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"launch":            {"sizing"},
+	"slackoauth":        {"store", "internal/samehost"},
+	"chart":             {"sizing", "display", "pricing"},
+	"bot/llm":           {"sizing", "display", "retry"},
+	"internal/ratelog":  {}, // repeated failures logged once per interval
+	"internal/netcap":   {}, // the listeners' connection cap
+	"internal/samehost": {}, // whether a redirect stays on the host asked
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 	"internal/golden":    {},
