@@ -78,7 +78,7 @@ type Input struct {
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
-	// Parse reads a plan's question again; nil is sizing.Parse. A plan
+	// Parse reads a plan's question again; nil is reading.Parse. A plan
 	// for a Hugging Face Hub model needs one that resolves the repo.
 	Parse plan.Parser
 }
