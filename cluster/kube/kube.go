@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/internal/samehost"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -156,7 +157,14 @@ func New(cfg Config) (*Source, error) {
 	rc.QPS, rc.Burst = 50, 100
 	// The core group's client alone: fitbot reads nodes and pods, and
 	// linking every API group's client would only grow the binary.
-	c, err := corev1client.NewForConfig(rc)
+	// The client refuses a redirect to another host: its transport adds
+	// the bearer token to every request, the redirected one too.
+	hc, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	hc.CheckRedirect = samehost.Refuse
+	c, err := corev1client.NewForConfigAndClient(rc, hc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
@@ -397,7 +405,11 @@ func (s *Source) fault(what string, err error) error {
 	e := &cluster.Error{Source: "Kubernetes", Err: err}
 	var ue *url.Error
 	var ne net.Error
+	re, redirected := samehost.As(err)
 	switch {
+	case redirected:
+		e.Kind = cluster.FaultBadAnswer
+		e.Detail = fmt.Sprintf("asked to %s, the API server at %s redirected fitbot to another host (%s); fitbot does not send its credentials there: check the kubeconfig's server address", what, re.From, re.To)
 	case apierrors.IsForbidden(err):
 		e.Kind = cluster.FaultForbidden
 		e.Detail = fmt.Sprintf("the API server refused to %s for fitbot's account: grant it the read-only ClusterRole in deploy/kubernetes.yaml (docs/cluster.md)", what)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/internal/samehost"
 )
 
 // apiVersions are the slurmrestd data parser versions fitbot reads,
@@ -67,12 +68,11 @@ type Source struct {
 	version string // the API version found on the server; "" until found
 }
 
-// New reads the cluster cfg names through client (http.DefaultClient
-// when nil); now is the clock, time.Now when nil.
+// New reads the cluster cfg names through a copy of client (Go's
+// default client when nil) that never follows a redirect to another host
+// with the token (samehost.Refuse); now is the clock, time.Now when nil.
 func New(cfg Config, client *http.Client, now func() time.Time) *Source {
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client = samehost.Client(client)
 	if now == nil {
 		now = time.Now
 	}
@@ -275,6 +275,9 @@ func (s *Source) get(ctx context.Context, path string, out any) (int, error) {
 		req.Header.Set("X-SLURM-USER-NAME", s.cfg.User)
 	}
 	resp, err := s.client.Do(req)
+	if re, ok := samehost.As(err); ok {
+		return 0, fault(cluster.FaultBadAnswer, "slurmrestd at "+re.From+" redirected fitbot to another host ("+re.To+"); fitbot does not send its token there: set FITBOT_SLURM_URL to the address that answers", err)
+	}
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
