@@ -27,6 +27,7 @@ import (
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 // Parser reads a question the way reading.Parse does.
@@ -85,6 +86,7 @@ type Service struct {
 	Machines  Machines      // nil: questions are never placed on a team's machines
 	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
+	Runs      RunBook       // nil: no measured runs are recorded or said on answers
 	Logger    *slog.Logger  // nil: slog.Default()
 	// Now is the clock a deadline that names a day ("by friday") is
 	// counted from; nil: time.Now.
@@ -102,6 +104,9 @@ type Question struct {
 	Route  reading.Routing
 	Parsed reading.Request
 	Err    error
+	// Scope is whose plans and measured runs the answer may draw on: the
+	// asker's scope. The zero Scope draws on none.
+	Scope store.Scope
 	// OnCluster is where the question was put on the team's live cluster
 	// (it asked about it and one is configured and was read); nil otherwise.
 	OnCluster *OnCluster
@@ -440,6 +445,10 @@ type Fit struct {
 	// OnCluster is the question's place on the team's live cluster; nil
 	// when it did not ask about one.
 	OnCluster *OnCluster
+	// Lead is said before the answer: on a question about the cluster
+	// now that its free GPUs do not hold, that it is not free now, what
+	// is missing, and that the answer is the cheapest cloud option.
+	Lead string
 }
 
 // Fit answers a resolved fit question.
@@ -452,6 +461,13 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 		return Fit{}, err
 	}
 	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
+	if c := q.OnCluster; c != nil && !c.Placed {
+		cloud := "the cheapest cloud option"
+		if q.Parsed.Query.GPU != "" {
+			cloud = "in the cloud"
+		}
+		f.Lead = cluster.Fit{Placement: c.Placement}.Lead(c.Snapshot) + fmt.Sprintf(" Below: %d× %s, %s.", a.Request.GPUs, a.GPUName, cloud)
+	}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	f.Answer.Warnings = slices.Clone(a.Warnings)
 	if m := q.Parsed.Money; m.USDPerGPUHour > 0 {
@@ -468,6 +484,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	checkDeadline(&f.Answer, q.Parsed.Deadline.At(s.now()))
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
 	checkMeasured(&f.Answer, q.Parsed.Query.MeasuredTokensPerSecond)
+	s.withTeamRuns(ctx, q.Scope, &f.Answer)
 	return f, nil
 }
 

@@ -119,10 +119,11 @@ type Query struct {
 	// OffloadActivations keeps the checkpointed layer inputs in host RAM
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
 	OffloadActivations *bool  `json:"offload_activations,omitempty"`
-	Arch               *Model `json:"arch,omitempty"`       // an architecture given directly (fitbot fit --config); overrides Model and Params
-	Resolution         int    `json:"resolution,omitempty"` // image side in pixels for a diffusion model ("1024px"); 0 when not said
-	Images             int    `json:"images,omitempty"`     // images per request for a vision-language model ("2 images"); 0 when not said
-	Spot               bool   `json:"spot,omitempty"`       // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+	Arch               *Model `json:"arch,omitempty"`        // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Resolution         int    `json:"resolution,omitempty"`  // image side in pixels for a diffusion model ("1024px"); 0 when not said
+	VAESlicing         bool   `json:"vae_slicing,omitempty"` // diffusion: the VAE decodes one image of the batch at a time (diffusers' enable_vae_slicing)
+	Images             int    `json:"images,omitempty"`      // images per request for a vision-language model ("2 images"); 0 when not said
+	Spot               bool   `json:"spot,omitempty"`        // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 	// Provider is the cloud the question names ("on aws"), by the name
 	// its offers are filed under: the answer is priced there, and a
 	// question naming no card is answered among the cards it prices.
@@ -315,6 +316,9 @@ type Request struct {
 	// Resolution is the image side in pixels a diffusion model is sized
 	// at (request key resolution); 0 for every other family.
 	Resolution int `json:"resolution,omitempty"`
+	// VAESlicing: a diffusion pipeline's VAE decodes one image of the
+	// batch at a time (diffusers' enable_vae_slicing).
+	VAESlicing bool `json:"vae_slicing,omitempty"`
 	// Images is how many images each sequence carries to a
 	// vision-language model; their tokens are counted in seq_len.
 	Images int  `json:"images,omitempty"`
@@ -393,7 +397,12 @@ type Memory struct {
 	ActivationsBytes int64 `json:"activations_bytes"`
 	KVCacheBytes     int64 `json:"kv_cache_bytes"`
 	OverheadBytes    int64 `json:"overhead_bytes"`
-	TotalBytes       int64 `json:"total_bytes"`
+	// QLoRAWorkBytes is QLoRA's own working memory: the 16-bit copy of the
+	// largest base weight bitsandbytes dequantises for each matmul and
+	// what its 4-bit matmuls keep for backward beyond a 16-bit layer's
+	// tensors (qloraWorkingBytes); 0 for every other method.
+	QLoRAWorkBytes int64 `json:"qlora_working_bytes,omitempty"`
+	TotalBytes     int64 `json:"total_bytes"`
 }
 
 // Throughput is the speed, duration and cost of a configuration. A nil
@@ -494,16 +503,34 @@ const (
 	HeadroomOver        Headroom = "does not fit"
 )
 
-// MeasuredSpeed is a speed the asker measured and the model-FLOPs
-// utilisation it is on the answer's card: tokens per second per GPU ×
-// the answer's FLOPs per token (causal attention counted) over the card's
-// dense peak at the run's precision.
+// MeasuredSpeed is what measurements say of an answer, the JSON key
+// measured. Its first fields are a speed the asker measured and the
+// model-FLOPs utilisation it is on the answer's card: tokens per second
+// per GPU × the answer's FLOPs per token (causal attention counted) over
+// the card's dense peak at the run's precision; zero when the question
+// gave no speed. TeamRuns, when set, is how far the team's own measured
+// runs like this one were from fitbot's figures.
 type MeasuredSpeed struct {
-	TokensPerSecondPerGPU float64 `json:"tokens_per_second_per_gpu"`
-	MFU                   float64 `json:"mfu"`
-	FLOPsPerToken         float64 `json:"flops_per_token"`
-	PeakFLOPS             float64 `json:"peak_flops"` // one card's dense peak at the run's precision
-	Peak                  string  `json:"peak"`       // that peak's number format: "BF16", "FP8", "TF32"
+	TokensPerSecondPerGPU float64 `json:"tokens_per_second_per_gpu,omitempty"`
+	MFU                   float64 `json:"mfu,omitempty"`
+	FLOPsPerToken         float64 `json:"flops_per_token,omitempty"`
+	PeakFLOPS             float64 `json:"peak_flops,omitempty"` // one card's dense peak at the run's precision
+	Peak                  string  `json:"peak,omitempty"`       // that peak's number format: "BF16", "FP8", "TF32"
+	*TeamRuns
+}
+
+// TeamRuns is how far a team's measured runs of the same kind as an
+// answer (method, card family, model size band) were from fitbot's
+// figures, as ratios measured / fitbot: 1.04 is 4% above. The spread is
+// the sample standard deviation of the ratios. The answer shows it; it
+// never corrects the figures with it.
+type TeamRuns struct {
+	Runs              int     `json:"runs"`
+	MemoryRatioMean   float64 `json:"memory_ratio_mean,omitempty"`
+	MemoryRatioSpread float64 `json:"memory_ratio_spread,omitempty"`
+	SpeedRatioMean    float64 `json:"speed_ratio_mean,omitempty"`
+	SpeedRatioSpread  float64 `json:"speed_ratio_spread,omitempty"`
+	PlanIDs           []int64 `json:"plan_ids"` // the plans whose runs these are
 }
 
 // Answer is the estimator's full reply to one question. The JSON keys of
@@ -521,9 +548,12 @@ type Answer struct {
 	Throughput   Throughput    `json:"throughput"`
 	Alternatives []Alternative `json:"alternatives"`
 
-	ModelName   string   `json:"model_name"`   // display name, e.g. "Llama 3.1 70B" or "13B (bare size)"
-	GPUName     string   `json:"gpu_name"`     // display name, e.g. "RTX 4090 24 GB"
-	Headroom    Headroom `json:"headroom"`     // comfortable, tight or does not fit
+	ModelName string   `json:"model_name"` // display name, e.g. "Llama 3.1 70B" or "13B (bare size)"
+	GPUName   string   `json:"gpu_name"`   // display name, e.g. "RTX 4090 24 GB"
+	Headroom  Headroom `json:"headroom"`   // comfortable, tight or does not fit
+	// TightWhy says why a tight answer is tight when it is not the
+	// estimate's own headroom (under 20%), e.g. the team's measured runs.
+	TightWhy    string   `json:"tight_why,omitempty"`
 	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
 	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
 	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe

@@ -27,8 +27,10 @@ var allowedImports = map[string][]string{
 	"retry":            {},
 	"hub":              {"sizing", "reading", "retry"},
 	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":           {"sizing", "reading", "pricing", "cluster", "display"},
+	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"answer":           {"sizing", "reading", "pricing", "cluster", "display", "plan", "store", "measure"},
+	"measure":          {},          // what a run really used, and how far fitbot was
+	"dcgm":             {"measure"}, // a run read from Prometheus's DCGM series
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
 	"cluster/slurm":    {"sizing", "cluster"},
@@ -55,6 +57,7 @@ var allowedThirdParty = map[string][]string{
 	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"bot/llm":      {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
+	"dcgm":         {"github.com/prometheus/client_golang", "github.com/prometheus/common"},
 	"chart":        {"gonum.org/v1/plot"},
 	"slackoauth":   {"github.com/slack-go/slack"},
 	// Tests' helpers.
