@@ -50,6 +50,17 @@ var perturbations = []perturbation{
 	{"spaces", regexp.MustCompile(` `), "  ", nil},
 }
 
+// rewritePerturbations are the rewrites of vocab.txt run backwards: a
+// question that says TO must read alike when it says FROM.
+func rewritePerturbations() []perturbation {
+	var out []perturbation
+	for from, to := range vocab.rewrites {
+		out = append(out, perturbation{name: to + "->" + from, re: regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(to) + `(\s|$)`), to: "${1}" + from + "${2}"})
+	}
+	slices.SortFunc(out, func(a, b perturbation) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
 // metamorphicQuestions are the corpus questions read as meant: the
 // sizing lines of people.txt that are not misses or thread replies, and
 // the query lines of questions.txt.
@@ -171,7 +182,7 @@ func TestMetamorphic(t *testing.T) {
 	var failing []string
 	tried := 0
 	for _, q := range metamorphicQuestions(t) {
-		for _, p := range perturbations {
+		for _, p := range append(slices.Clone(perturbations), rewritePerturbations()...) {
 			changed := p.re.ReplaceAllString(q, p.to)
 			if changed == q {
 				continue

@@ -636,7 +636,7 @@ func (p *parser) saysScratch() bool {
 }
 
 // scratchWords train a model from random weights: pretraining.
-var scratchWords = map[string]bool{"scratch": true, "fromscratch": true, "pretrain": true, "pretraining": true}
+var scratchWords = vocab.set("scratch")
 
 // versionedName is the end of a version number and a model size at
 // token k ("1.6 34b" after "llava"), or 0 when they are not there.
@@ -1320,7 +1320,7 @@ func (p *parser) ignoreCount(i, n, count int) {
 
 // memoryVariants are the memory sizes in GB that a card family comes in,
 // said in the plural as the cards of that size ("the 80s").
-var memoryVariants = map[string]bool{"16": true, "24": true, "32": true, "40": true, "48": true, "80": true, "94": true, "96": true, "141": true, "192": true}
+var memoryVariants = vocab.set("memory_variant")
 
 // multiWords before a node word make it no count: "multi node".
 var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
@@ -1728,8 +1728,7 @@ func (p *parser) fineTuneName(i int) bool {
 
 // fullLoadWords after "full" say the cards are kept busy: "full
 // batching", "full load", "full utilization".
-var fullLoadWords = map[string]bool{"batching": true, "batched": true, "load": true, "utilization": true,
-	"utilisation": true, "capacity": true, "occupancy": true, "throttle": true, "tilt": true, "blast": true}
+var fullLoadWords = vocab.set("full_load")
 
 // fullModelAt reports whether "full" at token i (n tokens) describes the
 // model rather than the method: "model", "version" or "one" right after

@@ -575,11 +575,10 @@ func sendsADay(w func(int) string, j int) bool {
 
 // headcountWords count people, who are a company's workforce when a
 // company is said beside them (companyAround).
-var headcountWords = map[string]bool{"ppl": true, "people": true, "persons": true, "folks": true, "heads": true, "seats": true}
+var headcountWords = vocab.set("headcount")
 
 // companyWords say that the people counted are an organisation's.
-var companyWords = map[string]bool{"company": true, "org": true, "organization": true, "organisation": true, "firm": true,
-	"startup": true, "business": true, "headcount": true, "enterprise": true, "corp": true, "agency": true}
+var companyWords = vocab.set("company")
 
 // companyAround reports whether a company word is within six words of j.
 func companyAround(w func(int) string, j int) bool {
