@@ -534,3 +534,27 @@ func TestReferenceSDXLMemory(t *testing.T) {
 		t.Errorf("SDXL 4 × 1024px with model offload fits a 12 GB card (%s); diffusers measured 20.21 GB", gibString(a.PerGPU.TotalBytes))
 	}
 }
+
+// TestReferenceEngineContext: the longest context keeps the serving
+// engine's share of the card and its reserve (#40). vllm-project/vllm#10517
+// (comment of 2024-12-02): meta-llama/Llama-3.1-8B-Instruct on an RTX
+// 3090 at gpu_memory_utilization 0.90, --max-model-len 35k (chunked
+// prefill on, so the profile runs one chunk, as today's engine always
+// does): "total_gpu_memory=23.58GiB ... peak_torch_memory=15.05GiB ...
+// non_torch_memory=0.35GiB", so vLLM's KV cache is 23.58 × 0.9 − 15.05 −
+// 0.35 = 5.82 GiB, 47,680 tokens in 16-token pages. fitbot said 62,233
+// (the whole card) before; 5 %. The same thread's 20k row (3.81 GiB) is
+// the older engine profiling a whole 20k prompt without chunking, which
+// fitbot does not model.
+func TestReferenceEngineContext(t *testing.T) {
+	ans, err := (&Estimator{}).MaxContext(Query{Model: "llama-3.1-8b", Method: MethodInference, GPU: "rtx-3090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 47680
+	got := float64(ans.MaxContext.MaxTokens)
+	t.Logf("Llama 3.1 8B on a 3090: %.0f tokens vs %d (%.2f)", got, want, got/want)
+	if !withinRel(got, want, 0.05) {
+		t.Errorf("longest context %.0f tokens; vLLM's KV cache holds %d (±5%%)", got, want)
+	}
+}
