@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -556,5 +557,28 @@ func TestReferenceEngineContext(t *testing.T) {
 	t.Logf("Llama 3.1 8B on a 3090: %.0f tokens vs %d (%.2f)", got, want, got/want)
 	if !withinRel(got, want, 0.05) {
 		t.Errorf("longest context %.0f tokens; vLLM's KV cache holds %d (±5%%)", got, want)
+	}
+}
+
+// TestReferenceConsumerCap: no published 3090/4090 training throughput is
+// held here, so the data-centre fit is capped on GeForce cards and the
+// answer says so (#40: a 13B LoRA on a 4090 came out at 67 % MFU).
+func TestReferenceConsumerCap(t *testing.T) {
+	a, err := (&Estimator{}).Answer(Query{Params: 13e9, Method: MethodQLoRA, GPU: "rtx-4090", Tokens: 1e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mfu := *a.Throughput.MFU; mfu > consumerGEMMCap+1e-9 {
+		t.Errorf("13B QLoRA on a 4090 at %.0f%% MFU, over the %.0f%% cap", mfu*100, consumerGEMMCap*100)
+	}
+	said := false
+	for _, s := range a.Assumptions {
+		said = said || strings.Contains(s, "capped at 50% on a GeForce card")
+	}
+	if !said {
+		t.Errorf("the cap is not said: %q", a.Assumptions)
+	}
+	if !consumerCard(&GPU{ID: "rtx-3090", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "rtx-a6000", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "h100", Vendor: "nvidia"}) {
+		t.Error("consumerCard: a 3090 is one, an RTX A6000 and an H100 are not")
 	}
 }
