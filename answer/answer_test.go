@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -16,7 +17,7 @@ import (
 // hub/testdata (its source is in hub/testdata/SOURCES.md), counting calls.
 type hubQwen struct{ calls int }
 
-func (h *hubQwen) ResolveParsed(_ context.Context, question string, p sizing.Parsed, _ error) (sizing.Parsed, error) {
+func (h *hubQwen) ResolveParsed(_ context.Context, question string, p reading.Request, _ error) (reading.Request, error) {
 	h.calls++
 	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
 	if err != nil {
@@ -27,7 +28,7 @@ func (h *hubQwen) ResolveParsed(_ context.Context, question string, p sizing.Par
 		return p, err
 	}
 	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
-		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
+		p, _ = reading.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
 	}
 	p.Query.Arch = &m
 	return p, nil
@@ -164,7 +165,7 @@ func TestAskWithoutAsker(t *testing.T) {
 
 // TestHostRAMSaidIsChecked: the machine's memory said beside an offload
 // question is checked against the host RAM the answer counts, first among
-// the targets, right under the verdict (trial H21 Q32); without offload,
+// the targets, right under the verdict; without offload,
 // or with enough memory, nothing is said.
 // 70B QLoRA offloaded holds its 4-bit base and adapter state, about 60 GiB
 // (not the 131 GiB 16-bit checkpoint): 64 GB is enough, 32 GB is not.
@@ -203,8 +204,7 @@ func TestCheapestIsNotPlacedOnMachines(t *testing.T) {
 }
 
 // TestCheapestWayLeads: "cheapest way to fine tune" with no method said
-// is answered on its cheapest way, so both faces lead with it (trial H14
-// Q1 led with a full fine-tune on an A100); the full fine-tune said stays.
+// is answered on its cheapest way, so both faces lead with it (led with a full fine-tune on an A100); the full fine-tune said stays.
 func TestCheapestWayLeads(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{Estimator: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -24,7 +25,7 @@ func TestCompareOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "gpu" || c.Figure != sizing.FigurePerRun || len(c.Options) != 2 {
+	if c.Setting != "gpu" || c.Figure != reading.FigurePerRun || len(c.Options) != 2 {
 		t.Fatalf("setting %q figure %q, %d options", c.Setting, c.Figure, len(c.Options))
 	}
 	for i, o := range c.Options {
@@ -72,7 +73,7 @@ func TestCompareBySpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "model" || c.Figure != sizing.FigureSpeed || c.Cheaper != 1 {
+	if c.Setting != "model" || c.Figure != reading.FigureSpeed || c.Cheaper != 1 {
 		t.Fatalf("setting %q, figure %q, winner %d: want the MoE (option 1) faster", c.Setting, c.Figure, c.Cheaper)
 	}
 	if *c.Options[1].Value <= *c.Options[0].Value || !strings.Contains(c.Summary, "is faster: ") {
@@ -156,7 +157,7 @@ func TestCompareThreeOptions(t *testing.T) {
 
 // TestCompareByMemory: "which fits better on a 16gb card" compares the
 // memory on one card as asked (no count searched, no serving plan), and
-// when neither fits says which comes closer (trial H10 Q40).
+// when neither fits says which comes closer.
 func TestCompareByMemory(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}
@@ -165,7 +166,7 @@ func TestCompareByMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Figure != sizing.FigureMemory || !strings.Contains(c.Summary, "Mistral 7B") || !strings.Contains(c.Summary, "comes closer") {
+	if c.Figure != reading.FigureMemory || !strings.Contains(c.Summary, "Mistral 7B") || !strings.Contains(c.Summary, "comes closer") {
 		t.Errorf("figure %q, summary %q", c.Figure, c.Summary)
 	}
 	for _, o := range c.Options {
@@ -176,8 +177,7 @@ func TestCompareByMemory(t *testing.T) {
 }
 
 // TestCompareOneCardSaid: "an h100 and two l40s" compares one H100, not
-// the fewest that fit, and a load spread over replicas prices them all
-// (trial H10 Q13).
+// the fewest that fit, and a load spread over replicas prices them all.
 func TestCompareOneCardSaid(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}
@@ -200,8 +200,7 @@ func TestCompareOneCardSaid(t *testing.T) {
 	}
 }
 
-// TestCompareCardsToBuy: "X or Y to buy" weighs the two cards (trial H15
-// Q05 refused them as two GPUs with a buy-vs-rent Try); with a renting
+// TestCompareCardsToBuy: "X or Y to buy" weighs the two cards (refused them as two GPUs with a buy-vs-rent Try); with a renting
 // word, buy-vs-rent stays and two cards are still refused.
 func TestCompareCardsToBuy(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
@@ -222,7 +221,7 @@ func TestCompareCardsToBuy(t *testing.T) {
 }
 
 // TestCompareFormats: two weight formats are both sized, on the same
-// card named (trial H22 sized AWQ alone): on one H100, Llama 3 70B in
+// card named (not AWQ alone): on one H100, Llama 3 70B in
 // fp8 (~70 GB of weights) leaves no KV-cache room for a request, which
 // the answer says, with what it needs; AWQ serves and is the one
 // compared. On two H100s both serve, and AWQ decodes one request faster
@@ -239,7 +238,7 @@ func TestCompareFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "format" || c.Figure != sizing.FigureThroughput || len(c.Options) != 2 {
+	if c.Setting != "format" || c.Figure != reading.FigureThroughput || len(c.Options) != 2 {
 		t.Fatalf("setting %q figure %q, %d options", c.Setting, c.Figure, len(c.Options))
 	}
 	fp8, awq := c.Options[0], c.Options[1]
@@ -273,7 +272,7 @@ func TestCompareFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Figure != sizing.FigureThroughput || !c.Options[0].Fits || !c.Options[1].Fits || c.Cheaper < 0 {
+	if c.Figure != reading.FigureThroughput || !c.Options[0].Fits || !c.Options[1].Fits || c.Cheaper < 0 {
 		t.Fatalf("figure %q, fits %v %v, winner %d", c.Figure, c.Options[0].Fits, c.Options[1].Fits, c.Cheaper)
 	}
 	if !strings.Contains(c.Summary, "awq decodes faster") || !strings.Contains(c.Summary, "users at once") || !strings.Contains(c.Assumptions[0], "no figure asked") {
@@ -303,7 +302,7 @@ func TestCompareKVPrecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "kv_cache_precision" || c.Figure != sizing.FigureUsers || c.Cheaper != 0 {
+	if c.Setting != "kv_cache_precision" || c.Figure != reading.FigureUsers || c.Cheaper != 0 {
 		t.Fatalf("setting %q figure %q winner %d, want fp8 KV serving more users", c.Setting, c.Figure, c.Cheaper)
 	}
 	f8, b16 := c.Options[0], c.Options[1]
@@ -333,10 +332,9 @@ func TestCompareFP8Count(t *testing.T) {
 
 // TestCompareSmallCardsWithAdapters: two 24 GB cards weighed "for
 // finetuning" with no method are compared as each fine-tunes alone, LoRA
-// on one card (trial H25 Q33 compared 8× RTX 4090 over two machines of a
+// on one card (compared 8× RTX 4090 over two machines of a
 // full fine-tune); 80 GB cards keep the full fine-tune the verb was read
-// as, and a speed asked of a card that does not fit says both speeds
-// (trial H25 Q43).
+// as, and a speed asked of a card that does not fit says both speeds.
 func TestCompareSmallCardsWithAdapters(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}

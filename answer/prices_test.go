@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 )
 
 func offer(gpu string, m pricing.Market, usd float64) pricing.Offer {
@@ -49,7 +49,7 @@ func (b book) OffersForGPU(_ context.Context, gpu string) ([]pricing.Offer, erro
 func TestPrices(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{}
-	if _, err := s.Prices(ctx, sizing.Routing{Kind: sizing.RoutePrice}); !errors.Is(err, ErrNoPrices) {
+	if _, err := s.Prices(ctx, reading.Routing{Kind: reading.RoutePrice}); !errors.Is(err, ErrNoPrices) {
 		t.Errorf("no price book: %v, want ErrNoPrices", err)
 	}
 	s.PriceBook = book{[]pricing.Offer{offer("h100", pricing.MarketOnDemand, 2), offer("h200", pricing.MarketOnDemand, 3)}}
@@ -111,10 +111,10 @@ func at(provider, gpu string, m pricing.Market, usd float64, n float64) pricing.
 	return pricing.Offer{Provider: provider, GPU: gpu, GPUCount: n, Market: m, USDPerHour: usd * n, USDPerGPUHour: usd}
 }
 
-// TestPricesAtProviders: the misses of trial H6 on the sheet's H100 rows.
-// Spot at a provider with none (Q49) lists its on-demand offers and says
-// who has spot; two providers for one card (Q4) are priced a month each,
-// cheaper first; reserved asked with none known (Q6) is said first.
+// TestPricesAtProviders, on the sheet's H100 rows: spot at a provider
+// with none lists its on-demand offers and says who has spot; two
+// providers for one card are priced a month each, cheaper first;
+// reserved asked with none known is said first.
 func TestPricesAtProviders(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{PriceBook: book{[]pricing.Offer{
@@ -154,11 +154,11 @@ func TestPricesAtProviders(t *testing.T) {
 }
 
 // TestPowerLine: "electricity cost of running 8 h100s for a month" is
-// the cards' power, not their rent (trial H17 Q50): 8 × 700 W for 730 h
+// the cards' power, not their rent: 8 × 700 W for 730 h
 // is 4,088 kWh, $613 at $0.15/kWh; no power asked, no line.
 func TestPowerLine(t *testing.T) {
-	r := sizing.Route("electricity cost of running 8 h100s for a month")
-	if r.Kind != sizing.RoutePrice || !r.Power {
+	r := reading.Route("electricity cost of running 8 h100s for a month")
+	if r.Kind != reading.RoutePrice || !r.Power {
 		t.Fatalf("routed %v, power %v; want a price question about power", r.Kind, r.Power)
 	}
 	got := PowerLine(r, 0, "")
@@ -167,7 +167,7 @@ func TestPowerLine(t *testing.T) {
 			t.Errorf("PowerLine = %q, want %q in it", got, want)
 		}
 	}
-	if line := PowerLine(sizing.Route("monthly cost of 8x h100"), 0, ""); line != "" {
+	if line := PowerLine(reading.Route("monthly cost of 8x h100"), 0, ""); line != "" {
 		t.Errorf("rent asked: %q, want no power line", line)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -41,7 +42,7 @@ func newConversation(t *testing.T, change func(*Config)) *conversation {
 	t.Cleanup(func() { db.Close() })
 	h := newTestHandler(t, func(c *Config) {
 		est := Fixed{&sizing.Estimator{}}
-		c.Parse, c.Answer, c.Ask, c.Plans, c.Hardware = sizing.Parse, est, est, db, db
+		c.Parse, c.Answer, c.Ask, c.Plans, c.Hardware = reading.Parse, est, est, db, db
 		if change != nil {
 			change(c)
 		}
@@ -340,7 +341,7 @@ func TestSpotPricesOverHTTP(t *testing.T) {
 // TestOutsideModelsOverHTTP: a model the catalog lacks is refused by name
 // with a Try that keeps it (its Hub id), or one known by name only (an
 // image encoder) saying that no similar question exists, by slash command and by
-// mention; no other model is answered (#31, trial H6 Q40).
+// mention; no other model is answered (#31).
 func TestOutsideModelsOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	for q, want := range map[string][]string{

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fitbot/fitbot/internal/golden"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -52,15 +53,15 @@ var launchCases = []launchCase{
 	{name: "gguf-4090", words: "llama 3.1 8b inference q4_k_m rtx 4090 context 8192 batch 4"},
 	{name: "gguf-kv-int8", words: "llama 3.1 8b inference q8_0 rtx 4090 kv int8 context 16384"},
 	// 64 heads do not split over 3 GPUs: vLLM refuses tensor parallel 3,
-	// so the replica runs as 3 pipeline stages (trial H9 Q38).
+	// so the replica runs as 3 pipeline stages.
 	{name: "tp-not-3", words: "llama 3.3 70b inference awq 3 rtx 5090"},
-	// vLLM runs on no Apple GPU: its config is refused (trial H8 Q10).
+	// vLLM runs on no Apple GPU: its config is refused.
 	{name: "mac", words: "llama 3.1 8b inference q4_k_m m4 max 128gb"},
 }
 
 func answerFor(t *testing.T, c launchCase) (sizing.Query, sizing.Answer) {
 	t.Helper()
-	parsed, err := sizing.Parse(c.words)
+	parsed, err := reading.Parse(c.words)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", c.words, err)
 	}
@@ -489,7 +490,7 @@ func TestQueryForResolvesToAlternative(t *testing.T) {
 		"llama 3.1 8b lora 3060 micro batch 8",
 		"mixtral 8x7b full 8xh100 tp 4 pp 2", // the asked layout stays in every alternative
 	} {
-		parsed, err := sizing.Parse(words)
+		parsed, err := reading.Parse(words)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -693,7 +694,7 @@ func TestVLLMKeepsTheAnsweredUtilisation(t *testing.T) {
 }
 
 // TestNoGPUEngineOnApple: vLLM and SGLang run on no Apple GPU, so an
-// answer on a Mac gets neither config, and says why (trials H8 Q10, Q30).
+// answer on a Mac gets neither config, and says why.
 func TestNoGPUEngineOnApple(t *testing.T) {
 	_, a := answerFor(t, launchCase{name: "mac-bf16", words: "llama 3.1 8b inference m4 max 128gb"})
 	for _, k := range []Kind{KindVLLM, KindSGLang} {

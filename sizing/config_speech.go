@@ -58,8 +58,8 @@ const (
 	clipTokens  = 100
 )
 
-// audioRate says how many hours of audio an hour the speed t transcribes
-// (trial H6 Q17): a clip's encoder frames at the prefill rate, then its
+// audioRate says how many hours of audio an hour the speed t transcribes:
+// a clip's encoder frames at the prefill rate, then its
 // text tokens decoded one at a time, greedily. At a batch above 1 the
 // rate is not sized.
 func audioRate(t Throughput, frames int64, batch int) string {
@@ -69,5 +69,5 @@ func audioRate(t Throughput, frames int64, batch int) string {
 	enc := float64(frames) / *t.PrefillTokensPerSecond
 	dec := clipTokens / *t.TokensPerSecond
 	return fmt.Sprintf("audio: about %.0f hours of audio an hour, one 30 s clip at a time: %s encoder frames in %.2f s, then about %d text tokens decoded greedily in %.2f s (speech at about 150 words a minute; no beam search, no batching; not checked against a published figure)",
-		clipSeconds/(enc+dec), commas(frames), enc, clipTokens, dec)
+		clipSeconds/(enc+dec), Commas(frames), enc, clipTokens, dec)
 }

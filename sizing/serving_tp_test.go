@@ -28,7 +28,7 @@ func TestTensorParallelServes(t *testing.T) {
 	}
 }
 
-// TestServingOnCountThatSplitsNoHeads is trial H9 Q38: "3x rtx 5090 for
+// TestServingOnCountThatSplitsNoHeads: "3x rtx 5090 for
 // llama 3.3 70b q4, tp3 possible?" answered as if tensor parallel 3
 // worked. The first warning now says it does not, and what runs on three
 // cards. The layout note comes only for a layout other than the one
@@ -86,7 +86,7 @@ func TestServePlanSkipsCountsThatSplitNoHeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.34, "h100": 2.99, "l40s": 0.79, "a100-80": 1.39}}
-	ans, err := e.Ask(p)
+	ans, err := e.Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestServingOnAMac(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ans, err := (&Estimator{}).Ask(p)
+	ans, err := (&Estimator{}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestFirstTokenAsked(t *testing.T) {
 	}
 }
 
-// TestOutputInAll is trial H8 Q50: "need to hit 1000 tok/s for llama
+// TestOutputInAll: "need to hit 1000 tok/s for llama
 // 8b, how many l4s" read 1000 tok/s as each user's speed and never said
 // how many L4s. With no users and no "each", asked how many cards (or
 // with "total", "aggregate", "throughput"), it is the output of all
@@ -195,7 +195,7 @@ func TestOutputInAll(t *testing.T) {
 		}
 	}
 	p, _ := Parse("need to hit 1000 tok/s for llama 8b, how many l4s")
-	ans, err := (&Estimator{Prices: stubPrices{"l4": 0.8}}).Ask(p)
+	ans, err := (&Estimator{Prices: stubPrices{"l4": 0.8}}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
