@@ -201,6 +201,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Ask:         live,
 		Respond:     bot.NewResponseURLPoster(hc),
 		Plans:       db,
+		Runs:        db,
 		Prices:      db,
 		Hardware:    db,
 		Cluster:     a.liveCluster(),
