@@ -56,7 +56,7 @@ func TestGoldenAsk(t *testing.T) {
 		}, []string{"No full fine-tune fits 1× T4 16 GB as asked", "not even 1M fits; at 131,072 tokens instead of 1,048,576: only the smallest size, 1M, fits"}},
 		{"ask_max_context", func() (sizing.AskAnswer, error) {
 			return e.MaxContext(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, GPU: "l4"})
-		}, []string{"Longest context: 49,897 tokens", "Bound by *memory*", "128 KiB per token"}},
+		}, []string{"Longest context: 37,328 tokens", "Bound by *memory*", "128 KiB per token"}},
 		{"ask_max_context_model_bound", func() (sizing.AskAnswer, error) {
 			return e.MaxContext(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, GPU: "h200"})
 		}, []string{"131,072 tokens", "Bound by the *model*"}},
@@ -160,7 +160,7 @@ func TestCommandRoutesAsks(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator} })
 	for _, tt := range []struct{ text, want string }{
 		{"what 2x4090 lora", "Largest models that fit 2× RTX 4090 24 GB"},
-		{"llama-3.1-8b inference l4 max context", "Longest context: 49,897 tokens"},
+		{"llama-3.1-8b inference l4 max context", "Longest context: 37,328 tokens"},
 		{"which gpu 13b lora on 1B tokens", "cards fit 13B (bare size) LoRA"},
 		{"13B lora 4090 buy-vs-rent 3 jobs/week 5h", "Rent: 13B (bare size) QLoRA on 1× RTX 4090 24 GB"},
 		{"13B lora 4090 buy or rent", "how many jobs a week"},

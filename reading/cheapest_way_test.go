@@ -23,7 +23,7 @@ func TestCheapestWay(t *testing.T) {
 		{"whats the cheapest way to fine tune phi-3 mini", sizing.MethodLoRA,
 			"cheapest way: LoRA on 1× RTX 3090 24 GB ($0.25/h); a full fine-tune needs 2× L40S 48 GB at $1.58/h (say full to size it)"},
 		{"cheapest way to fine tune phi-3 mini on 1B tokens", sizing.MethodLoRA,
-			"cheapest way: LoRA on 1× RTX 4090 24 GB ($0.34/h, $16.62 for the run); a full fine-tune needs 2× L40S 48 GB at $1.58/h, $38.27 for the run (say full to size it)"},
+			"cheapest way: LoRA on 1× L40S 48 GB ($0.79/h, $20.64 for the run); a full fine-tune needs 2× L40S 48 GB at $1.58/h, $38.27 for the run (say full to size it)"},
 		{"cheapest way to full fine tune phi-3 mini", sizing.MethodFull, ""},
 		{"fine tune phi-3 mini", sizing.MethodFull, ""},
 		{"cheapest way to fine tune phi-3 mini on an a100", sizing.MethodFull, ""},

@@ -3,6 +3,7 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // FLOPs per token and the share of a card's peak each part reaches.
@@ -142,6 +143,29 @@ func trainingFLOPs(r *Request, s *shape) (model, executed flopParts) {
 	return model, executed
 }
 
+// consumerGEMMCap is the most of its peak a GeForce card's linear layers
+// are assumed to reach in training. The fit above comes from data-centre cards; on a
+// 3090 or 4090 it would give a 13B LoRA 67 % MFU, and no published
+// throughput of those cards is held in the reference tables to back that
+// (issue #40). Capped and said in the answer instead.
+const consumerGEMMCap = 0.5
+
+// consumerCard reports whether g is a GeForce card (RTX 3060 to 5090),
+// not a workstation or data-centre one.
+func consumerCard(g *GPU) bool {
+	id := strings.TrimPrefix(g.ID, "rtx-")
+	return g.Vendor == "nvidia" && id != g.ID && id != "" && id[0] >= '0' && id[0] <= '9'
+}
+
+// cardGEMMEfficiency is gemmEfficiency on g, capped on consumer cards.
+func cardGEMMEfficiency(g *GPU, d, peak float64) float64 {
+	e := gemmEfficiency(d, peak)
+	if consumerCard(g) {
+		e = min(e, consumerGEMMCap)
+	}
+	return e
+}
+
 // gemmEfficiency is the share of peak a linear layer of inner width d
 // reaches on a card whose peak at the run's precision is peak.
 func gemmEfficiency(d, peak float64) float64 {
@@ -178,12 +202,12 @@ func secondsPerToken(r *Request, s *shape, g *GPU, executed flopParts, fixedMFU 
 		return executed.dense/(peak*fixedMFU) + executed.expert/(peak*fixedMFU) + executed.attn/(bf16*fixedMFU)
 	}
 	h := float64(s.hidden)
-	sec := executed.dense / (peak * gemmEfficiency(h, peak))
+	sec := executed.dense / (peak * cardGEMMEfficiency(g, h, peak))
 	if executed.expert > 0 {
 		// An expert's GEMM is hidden × expert width over the few tokens
 		// routed to it: its size is the geometric mean of the two.
 		w := math.Sqrt(h * float64(max(s.expertFFN, 1)))
-		sec += executed.expert / (peak * gemmEfficiency(w, peak))
+		sec += executed.expert / (peak * cardGEMMEfficiency(g, w, peak))
 	}
 	sec += executed.attn / (bf16 * attentionEfficiency(bf16))
 	return sec
@@ -218,6 +242,8 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 		how = "the MFU the question said"
 	case fixedMFU > 0:
 		how = fmt.Sprintf("every kernel at the configured %.0f%% of peak", fixedMFU*100)
+	case g != nil && consumerCard(g) && r != nil && r.Method != MethodInference:
+		how += fmt.Sprintf(", capped at %.0f%% on a GeForce card (no published 3090/4090 throughput backs the data-centre fit there)", consumerGEMMCap*100)
 	case g != nil && g.UnifiedMemory && r != nil && r.Method != MethodInference:
 		how = "on Apple silicon through MLX (mlx-lm lora): an order of magnitude only; mlx-lm's documentation gives about 250 tokens/s for Mistral 7B LoRA on an M1 Max"
 	}

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -532,5 +533,52 @@ func TestReferenceSDXLMemory(t *testing.T) {
 	}
 	if a.Fits {
 		t.Errorf("SDXL 4 × 1024px with model offload fits a 12 GB card (%s); diffusers measured 20.21 GB", gibString(a.PerGPU.TotalBytes))
+	}
+}
+
+// TestReferenceEngineContext: the longest context keeps the serving
+// engine's share of the card and its reserve (#40). vllm-project/vllm#10517
+// (comment of 2024-12-02): meta-llama/Llama-3.1-8B-Instruct on an RTX
+// 3090 at gpu_memory_utilization 0.90, --max-model-len 35k (chunked
+// prefill on, so the profile runs one chunk, as today's engine always
+// does): "total_gpu_memory=23.58GiB ... peak_torch_memory=15.05GiB ...
+// non_torch_memory=0.35GiB", so vLLM's KV cache is 23.58 × 0.9 − 15.05 −
+// 0.35 = 5.82 GiB, 47,680 tokens in 16-token pages. fitbot said 62,233
+// (the whole card) before; 5 %. The same thread's 20k row (3.81 GiB) is
+// the older engine profiling a whole 20k prompt without chunking, which
+// fitbot does not model.
+func TestReferenceEngineContext(t *testing.T) {
+	ans, err := (&Estimator{}).MaxContext(Query{Model: "llama-3.1-8b", Method: MethodInference, GPU: "rtx-3090"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 47680
+	got := float64(ans.MaxContext.MaxTokens)
+	t.Logf("Llama 3.1 8B on a 3090: %.0f tokens vs %d (%.2f)", got, want, got/want)
+	if !withinRel(got, want, 0.05) {
+		t.Errorf("longest context %.0f tokens; vLLM's KV cache holds %d (±5%%)", got, want)
+	}
+}
+
+// TestReferenceConsumerCap: no published 3090/4090 training throughput is
+// held here, so the data-centre fit is capped on GeForce cards and the
+// answer says so (#40: a 13B LoRA on a 4090 came out at 67 % MFU).
+func TestReferenceConsumerCap(t *testing.T) {
+	a, err := (&Estimator{}).Answer(Query{Params: 13e9, Method: MethodQLoRA, GPU: "rtx-4090", Tokens: 1e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mfu := *a.Throughput.MFU; mfu > consumerGEMMCap+1e-9 {
+		t.Errorf("13B QLoRA on a 4090 at %.0f%% MFU, over the %.0f%% cap", mfu*100, consumerGEMMCap*100)
+	}
+	said := false
+	for _, s := range a.Assumptions {
+		said = said || strings.Contains(s, "capped at 50% on a GeForce card")
+	}
+	if !said {
+		t.Errorf("the cap is not said: %q", a.Assumptions)
+	}
+	if !consumerCard(&GPU{ID: "rtx-3090", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "rtx-a6000", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "h100", Vendor: "nvidia"}) {
+		t.Error("consumerCard: a 3090 is one, an RTX A6000 and an H100 are not")
 	}
 }

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -65,6 +66,10 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 	res := &ContextResult{ModelMaxTokens: rs.model.MaxContext, VRAMBytes: rs.gpu.MemoryBytes}
 	r := rs.req
 	memMax := longestFitting(rs, &r, rs.gpu.MemoryBytes)
+	if n, note := engineContextLimit(rs, &r); n < memMax {
+		memMax = n
+		asm.add(note)
+	}
 	res.MemoryMaxTokens = memMax
 	res.MaxTokens, res.Bound = memMax, BoundMemory
 	if m := rs.model.MaxContext; m > 0 && memMax >= m {
@@ -86,7 +91,7 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 		if res.Headroom == HeadroomTight {
 			probe := r
 			res.ComfortableMaxTokens = min(longestFitting(rs, &probe, comfortableBytes(rs.gpu.MemoryBytes)), res.MaxTokens)
-			asm.add(fmt.Sprintf("at %s tokens the card is full (%s); %s tokens leave 20%% free",
+			asm.add(fmt.Sprintf("at %s tokens the card is nearly full (%s); %s tokens leave 20%% free",
 				thousands(float64(res.MaxTokens)), tightNote, thousands(float64(res.ComfortableMaxTokens))))
 		}
 		if r.Method == MethodInference && rs.model.Kind != KindSSM { // an SSM's state does not grow with the context
@@ -101,6 +106,23 @@ func (e *Estimator) MaxContext(q Query) (AskAnswer, error) {
 	}
 	asm.add(fmt.Sprintf("longest %s: the most tokens whose per-GPU memory fits the card, searched up to %d tokens and capped at the model's own maximum", word, MaxSeqLen), gibAssumption)
 	return AskAnswer{Kind: IntentMaxContext, Request: r, Assumptions: asm.list(nil), ModelName: rs.model.Name, GPUName: rs.gpu.Name, MaxContext: res}, nil
+}
+
+// engineContextLimit is the longest context a serving engine admits for
+// r's concurrent requests: the tokens its KV cache holds (whole pages)
+// once gpu_memory_utilization × the card has paid for the weights and the
+// engine's profiled reserve, as the serving answer counts them; vLLM
+// refuses to start a --max-model-len beyond it. MaxInt (no limit) for
+// training, encoders and models without a KV cache.
+func engineContextLimit(rs *resolved, r *Request) (int, string) {
+	if r.Method != MethodInference || rs.model.Kind == KindSSM || rs.model.Kind == KindEncoder || kvBytesPerToken(r, &rs.shape) <= 0 {
+		return math.MaxInt, ""
+	}
+	sp := r.spec()
+	avail, reserve, tokens, _ := kvCapacity(r, &rs.shape, &rs.gpu, sp)
+	n := int(tokens) / max(r.MicroBatch, 1)
+	return n, fmt.Sprintf("longest context as %s serves it: at gpu_memory_utilization %.2f of the card, after the weights and its %s reserve (profiling pass, sampler, memory outside PyTorch), %s of KV cache holds %s tokens",
+		sp.engine, sp.util, gibString(int64(reserve)), gibString(int64(avail)), thousands(float64(tokens)))
 }
 
 // longestFitting is the most tokens of sequence (1 to MaxSeqLen) under

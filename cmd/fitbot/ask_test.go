@@ -16,7 +16,7 @@ func TestFitAskText(t *testing.T) {
 		want []string
 	}{
 		{[]string{"what", "2x4090", "lora"}, []string{"Largest models that fit 2× RTX 4090 24 GB", "▶ LoRA, ZeRO-3", "inference awq"}},
-		{[]string{"llama-3.1-8b", "inference", "l4", "max", "context"}, []string{"✅ Longest context: 49,897 tokens — Llama 3.1 8B inference on 1× L4 24 GB", "Bound by memory", "KV cache: 128 KiB per token"}},
+		{[]string{"llama-3.1-8b", "inference", "l4", "max", "context"}, []string{"✅ Longest context: 37,328 tokens — Llama 3.1 8B inference on 1× L4 24 GB", "Bound by memory", "KV cache: 128 KiB per token"}},
 		{[]string{"llama-3.1-8b", "inference", "h200", "max", "context"}, []string{"Bound by the model: it was trained for 131,072 tokens"}},
 		{[]string{"which", "gpu", "13b", "lora", "on", "1B", "tokens"}, []string{"cards fit 13B (bare size) lora (cheapest for 1B tokens first)", " 1. "}},
 		{[]string{"13B", "lora", "4090", "buy-vs-rent", "3", "jobs/week", "5h"}, []string{"Rent: 13B (bare size) qlora on 1× RTX 4090 24 GB", "⚠ as asked it does not fit", "Own:", "Rent on demand:", "Rent spot: $", "Beyond the sums:"}},
