@@ -84,6 +84,8 @@ type Service struct {
 	Machines  Machines      // nil: questions are never placed on a team's machines
 	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
+	Reader    ModelReader   // nil: no language-model fallback (Handle)
+	Plans     PlanKeeper    // nil: Handle keeps no plan
 	Logger    *slog.Logger  // nil: slog.Default()
 	// Now is the clock a deadline that names a day ("by friday") is
 	// counted from; nil: time.Now.
