@@ -118,9 +118,11 @@ func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Resu
 	case q.Err == nil && !Understood(q):
 		// The grammar read every word it knew but found no model: the
 		// estimator says so, and the language model may still read one.
-		if _, q.Err = s.Fit(ctx, q); q.Err == nil {
-			return s.handleFit(ctx, who, q, false), nil
+		f, err := s.Fit(ctx, q)
+		if err == nil {
+			return s.fitResult(ctx, who, q, f, false), nil
 		}
+		q.Err = err
 	}
 	if s.Reader != nil && NeedsInterpreter(q) {
 		return s.interpret(ctx, who, q), nil
@@ -185,21 +187,24 @@ func (s *Service) handleFit(ctx context.Context, who Who, q Question, interprete
 	if err != nil {
 		return clarify(q, err)
 	}
+	return s.fitResult(ctx, who, q, f, interpreted)
+}
+
+// fitResult is the result of a fit question answered with f, kept.
+func (s *Service) fitResult(ctx context.Context, who Who, q Question, f Fit, interpreted bool) Result {
 	r := Result{Kind: KindFit, Question: q, Fit: &f, Interpreted: interpreted}
 	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAnswer(q.Text, q.Parsed.Query, f.Answer) })
 	return r
 }
 
 // keep keeps r's answer as a plan when who asks for it and a PlanKeeper
-// is configured; summary makes the plan only then.
+// is configured; summary makes the plan only then. A failure is left in
+// r.PlanErr for the face to say.
 func (s *Service) keep(ctx context.Context, who Who, r *Result, summary func() plan.Summary) {
 	if !who.Keep || s.Plans == nil {
 		return
 	}
 	r.PlanID, r.PlanErr = s.Plans.KeepPlan(ctx, who, summary())
-	if r.PlanErr != nil {
-		s.logger().Error("answer: keeping the answer as a plan failed; the answer stands", "err", r.PlanErr)
-	}
 }
 
 // clarify is the result of a question nothing answered, and why.

@@ -12,11 +12,7 @@ import (
 // config of the answered replica (the named GPUs, or the cheapest
 // configuration of a plan) with the answered memory share, context and
 // concurrency, or the latency and throughput curve against concurrency.
-func (a *app) serveExtras(est *sizing.Estimator, parsed sizing.Parsed, f *fitArgs) error {
-	ask, err := est.Ask(parsed)
-	if err != nil {
-		return inputError(err, "")
-	}
+func (a *app) serveExtras(est *sizing.Estimator, parsed sizing.Parsed, ask sizing.AskAnswer, f *fitArgs) error {
 	s := ask.Serve
 	var sv *sizing.Serving
 	switch {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -288,24 +289,31 @@ func (a *app) writeJSON(v any) error {
 	return nil
 }
 
-// savePlan records an answer given on the command line as a plan and says
-// so: on stdout after a text answer, on stderr after --json so that stdout
-// stays one JSON object.
-func (a *app) savePlan(ctx context.Context, s plan.Summary, asJSON bool) error {
-	db, err := a.openStore(ctx)
+// cliPlans keeps the command line's answers as plans (--save) in the
+// store, asked by nobody in particular.
+type cliPlans struct{ a *app }
+
+// KeepPlan implements answer.PlanKeeper.
+func (k cliPlans) KeepPlan(ctx context.Context, _ answer.Who, s plan.Summary) (int64, error) {
+	db, err := k.a.openStore(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	defer a.closeStore(db)
+	defer k.a.closeStore(db)
 	p := store.NewPlan(store.Who{Source: store.SourceCLI}, s)
 	id, err := db.SavePlan(ctx, &p)
 	if err != nil {
-		return failure(err.Error(), "")
+		return 0, failure(err.Error(), "")
 	}
+	return id, nil
+}
+
+// saved says that an answer was kept as plan id: on stdout after a text
+// answer, on stderr after --json so that stdout stays one JSON object.
+func (a *app) saved(id int64, asJSON bool) {
 	w := a.stdout
 	if asJSON {
 		w = a.stderr
 	}
 	fmt.Fprintf(w, "saved as plan %d (fitbot plans show %d re-answers it later)\n", id, id)
-	return nil
 }
