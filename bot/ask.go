@@ -27,6 +27,9 @@ func (h *Handler) askAnswer(ctx context.Context, asker who, q answer.Question) M
 	msg, a := h.asked(ctx, q, false)
 	if a != nil {
 		msg = h.keepAsk(ctx, asker, q.Text, q.Parsed, *a, msg)
+		if a.Serve != nil {
+			msg = withPicture(msg, picture{serve: a, query: q.Parsed.Query})
+		}
 	}
 	return withAskButtons(msg, q.Parsed, q.Text)
 }

@@ -45,7 +45,13 @@ func (h *Handler) uploadServePicture(ctx context.Context, channel, thread string
 	if err != nil || a.Serve == nil {
 		return err
 	}
-	curve, err := (&sizing.Estimator{}).ServeCurve(launch.QueryFor(q.Parsed.Query, a.Request))
+	return h.uploadServeCurve(ctx, channel, thread, a, q.Parsed.Query, comment)
+}
+
+// uploadServeCurve uploads the latency and throughput curve of a serving
+// answer a to the query q.
+func (h *Handler) uploadServeCurve(ctx context.Context, channel, thread string, a sizing.AskAnswer, q sizing.Query, comment string) error {
+	curve, err := (&sizing.Estimator{}).ServeCurve(launch.QueryFor(q, a.Request))
 	if err != nil {
 		return fmt.Errorf("the serving curve: %w", err)
 	}
