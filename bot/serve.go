@@ -51,7 +51,7 @@ func (h *Handler) uploadServePicture(ctx context.Context, channel, thread string
 // uploadServeCurve uploads the latency and throughput curve of a serving
 // answer a to the query q.
 func (h *Handler) uploadServeCurve(ctx context.Context, channel, thread string, a sizing.AskAnswer, q sizing.Query, comment string) error {
-	curve, err := (&sizing.Estimator{}).ServeCurve(launch.QueryFor(q, a.Request))
+	curve, err := answer.ServeCurve(q, a)
 	if err != nil {
 		return fmt.Errorf("the serving curve: %w", err)
 	}
@@ -77,23 +77,12 @@ func (h *Handler) servingPlan(ctx context.Context, question string, a sizing.Ans
 		return launch.PlanOf(a)
 	}
 	ask, err := h.answers.AskAnswer(ctx, q)
-	if err != nil || ask.Serve == nil {
-		return launch.PlanOf(a)
-	}
-	var sv *sizing.Serving
-	switch s := ask.Serve; {
-	case s.Capacity != nil:
-		sv = s.Capacity
-	case len(s.Options) > 0:
-		sv = &s.Options[0].Serving
-	default:
-		return launch.PlanOf(a)
-	}
-	fit, err := h.answers.Fit(ctx, answer.Question{Text: question, Route: q.Route, Parsed: sizing.Parsed{Query: launch.QueryFor(q.Parsed.Query, ask.Request)}})
 	if err != nil {
 		return launch.PlanOf(a)
 	}
-	p := launch.PlanOf(fit.Estimate)
-	p.Serving = sv
+	p, err := h.answers.ServingPlan(ctx, q.Parsed.Query, ask)
+	if err != nil {
+		return launch.PlanOf(a)
+	}
 	return p
 }

@@ -118,7 +118,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
 	}
 	question := strings.Join(f.words, " ")
-	svc, est := a.answers()
+	svc, _ := a.answers()
 	var q answer.Question
 	if f.config != "" {
 		arch, err := loadConfig(f.config)
@@ -147,11 +147,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	case r.Compare != nil:
 		return a.writeComparison(*r.Compare, f.json)
 	case r.Ask != nil && serveExtras:
-		return a.serveExtras(est.estimator(ctx), r.Question.Parsed, *r.Ask, &f)
+		return a.serveExtras(ctx, svc, r.Question.Parsed, *r.Ask, &f)
 	case r.Ask != nil:
 		err = a.writeAskAnswer(*r.Ask, f.json)
 	case r.Fit != nil:
-		err = a.writeFit(ctx, est, f, r)
+		err = a.writeFit(ctx, svc, f, r)
 	default:
 		return a.routed(ctx, f, r.Question)
 	}
@@ -182,7 +182,7 @@ func (f fitArgs) kindConflict(q answer.Question) error {
 
 // writeFit prints a fit answer, with --chart its picture first and with
 // --emit its launch config in its place.
-func (a *app) writeFit(ctx context.Context, est *cliEstimator, f fitArgs, r answer.Result) error {
+func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r answer.Result) error {
 	ans := r.Fit.Answer
 	if f.chart != "" {
 		if err := writeMemoryChart(f.chart, ans); err != nil {
@@ -190,7 +190,7 @@ func (a *app) writeFit(ctx context.Context, est *cliEstimator, f fitArgs, r answ
 		}
 	}
 	if f.emit != "" {
-		return a.emitLaunch(est.estimator(ctx), r.Question.Parsed.Query, ans, f.emit, strings.Join(f.words, " "))
+		return a.emitLaunch(ctx, svc, r.Question.Parsed.Query, ans, f.emit, strings.Join(f.words, " "))
 	}
 	if !f.json {
 		writeAnswer(a.stdout, ans)

@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"hub":              {"sizing", "retry"},
 	"pricing":          {"sizing", "display", "plan", "retry"},
 	"store":            {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":           {"sizing", "pricing", "cluster", "display"},
+	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "launch"},
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
 	"cluster/slurm":    {"sizing", "cluster"},
