@@ -115,9 +115,7 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 // figures; the lines shown are the plan's and today's). Its buttons
 // re-ask the plan.
 func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Message {
-	d := plan.Reask(saved.Summary, func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, func(p sizing.Parsed) (sizing.AskAnswer, error) {
-		return h.answers.AskAnswer(ctx, answer.Question{Text: saved.Canonical, Parsed: p})
-	})
+	d := h.answers.Reask(ctx, saved.Summary)
 	if d.Now == nil {
 		return h.askFailure(saved.Canonical, d.Err)
 	}
