@@ -38,18 +38,8 @@ type Answerer interface {
 }
 
 // Fixed answers with one estimator, whose prices never change (tests,
-// the load generator). The estimator does no I/O, so it has no use for ctx.
-type Fixed struct{ Estimator *sizing.Estimator }
-
-// Answer implements Answerer.
-func (f Fixed) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
-	return f.Estimator.Answer(q)
-}
-
-// Ask implements Asker.
-func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return f.Estimator.Ask(p)
-}
+// the load generator): answer's.
+type Fixed = answer.Fixed
 
 // PlanStore keeps every answer as a plan; *store.DB is one. Every read
 // takes the scope of the person reading (see store.Scope): a plan from

@@ -460,7 +460,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
 	h := newTestHandler(t, func(c *Config) {
 		c.Upload = fake.uploader(t, nil)
-		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback
@@ -480,7 +480,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 // command of the answered replica: its concurrency as --max-num-seqs.
 func TestServeLaunchConfig(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback

@@ -171,10 +171,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 // one configuration, asked with a question that has none.
 func (f fitArgs) kindConflict(q answer.Question) error {
 	extras := f.emit != "" || f.chart != ""
+	kind := q.Kind()
 	switch {
-	case q.Compared() && (extras || f.save):
+	case kind == answer.KindCompare && (extras || f.save):
 		return usageError("--emit, --chart and --save need a question with one configuration, not a comparison of two", "fitbot fit --save 13B lora 4090")
-	case q.Ask() && q.Parsed.Intent != sizing.IntentServe && extras:
+	case answer.IsAsk(sizing.Intent(kind)) && q.Parsed.Intent != sizing.IntentServe && extras:
 		return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
 	}
 	return nil
