@@ -11,6 +11,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 const fitUsage = `Usage: fitbot fit [--json] [--save] [--config FILE] [--emit KIND] [--chart FILE.png] WORDS...
@@ -135,6 +136,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	serveExtras := q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "")
 	who := answer.Who{Team: cliTeam, Keep: f.save && !serveExtras}
 	svc.Plans = cliPlans{a}
+	q.Scope = store.AllPlans() // the database's owner reads every measured run
 	r, err := svc.HandleQuestion(ctx, who, q)
 	if err != nil {
 		return failure(err.Error(), "")

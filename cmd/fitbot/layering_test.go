@@ -27,8 +27,9 @@ var allowedImports = map[string][]string{
 	"retry":            {},
 	"hub":              {"sizing", "retry"},
 	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "launch"},
+	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
+	"measure":          {},                             // what a run really used, and how far fitbot was
 	"llm":              {"sizing", "display", "retry"}, // the language model, once it moves out of bot
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
@@ -86,6 +87,8 @@ var faceExceptions = []faceException{
 	{"cmd/fitbot", "cluster/slurm", []string{"cluster.go", "settings.go"}, "wiring: the Slurm cluster source and its settings"},
 	{"cmd/fitbot", "cluster", []string{"fit.go"},
 		"`fit --json` of a question put on the cluster carries DESIGN.md's cluster object, cluster.Snapshot"},
+	{"cmd/fitbot", "measure", []string{"measure.go"},
+		"`fitbot plans measure` reads a run's log (nvidia-smi, the words of a run) into a measure.Run before the store records it"},
 	{"cmd/fitbot", "plan", []string{"hub.go", "plans.go", "plans_show.go"},
 		"debt: `fitbot plans` and `fitbot hub` read kept plans' summaries and keys (plan.Summary, plan.ModelKey) themselves"},
 }
