@@ -27,15 +27,13 @@ import (
 	"github.com/fitbot/fitbot/store"
 )
 
-// Parser reads a question the way sizing.Parse does.
-type Parser func(question string) (sizing.Parsed, error)
+// Parser reads a question the way sizing.Parse does: answer's.
+type Parser = answer.Parser
 
 // Answerer answers a sizing question within ctx (the request's: an
-// answerer that reads prices or fetches a model's config stops with it);
-// Fixed is one.
-type Answerer interface {
-	Answer(ctx context.Context, q sizing.Query) (sizing.Answer, error)
-}
+// answerer that reads prices or fetches a model's config stops with it):
+// answer's Estimator; Fixed is one.
+type Answerer = answer.Estimator
 
 // Fixed answers with one estimator, whose prices never change (tests,
 // the load generator): answer's.
@@ -147,7 +145,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
-	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
+	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
 		Machines: cfg.Hardware, PriceBook: cfg.Prices, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}

@@ -49,20 +49,7 @@ func USD(v float64) string {
 }
 
 // Commas groups the digits of n in thousands ("12,345").
-func Commas(n int64) string {
-	if n < 0 {
-		return "-" + Commas(-n)
-	}
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func Commas(n int64) string { return sizing.Commas(n) }
 
 // Hours shows a duration given in hours: minutes under an hour, hours
 // under two days, days past that ("30 min", "5.5 h", "35.5 days").

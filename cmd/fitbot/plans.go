@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -90,6 +89,19 @@ func (f plansArgs) scope() store.Scope {
 	return store.Workspace(f.workspace)
 }
 
+// flagValue is the value of the flag args[*i] ("--name=value", or
+// "--name value", moving *i past the value); what says what it needs.
+func flagValue(args []string, i *int, name, what string) (string, error) {
+	if v, ok := strings.CutPrefix(args[*i], name+"="); ok {
+		return v, nil
+	}
+	if *i+1 >= len(args) {
+		return "", fmt.Errorf("%s needs %s", name, what)
+	}
+	*i++
+	return args[*i], nil
+}
+
 // parsePlansArgs reads flags anywhere among the words; "--" ends them.
 func parsePlansArgs(args []string) (plansArgs, error) {
 	f := plansArgs{limit: store.DefaultPlanLimit}
@@ -101,13 +113,9 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 		case arg == "-h" || arg == "-help" || arg == "--help":
 			f.help = true
 		case arg == "--limit" || arg == "-limit" || strings.HasPrefix(arg, "--limit="):
-			v, ok := strings.CutPrefix(arg, "--limit=")
-			if !ok {
-				if i+1 >= len(args) {
-					return f, errors.New("--limit needs a number")
-				}
-				i++
-				v = args[i]
+			v, err := flagValue(args, &i, "--limit", "a number")
+			if err != nil {
+				return f, err
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 1000 {
@@ -115,13 +123,9 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 			}
 			f.limit = n
 		case arg == "--workspace" || arg == "-workspace" || strings.HasPrefix(arg, "--workspace="):
-			v, ok := strings.CutPrefix(arg, "--workspace=")
-			if !ok {
-				if i+1 >= len(args) {
-					return f, errors.New("--workspace needs a Slack team id (T...)")
-				}
-				i++
-				v = args[i]
+			v, err := flagValue(args, &i, "--workspace", "a Slack team id (T...)")
+			if err != nil {
+				return f, err
 			}
 			if !teamID.MatchString(v) {
 				return f, fmt.Errorf("--workspace %q is not a Slack team id (T followed by letters and digits)", v)
