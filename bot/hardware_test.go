@@ -21,7 +21,9 @@ func TestTeamHardware(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Hardware = sizing.Parse, Fixed{Estimator: &sizing.Estimator{}}, db })
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer, c.Hardware = sizing.Parse, Fixed{Estimator: &sizing.Estimator{}}, db
+	})
 	ask := func(text string) string { return messageJSON(t, h.Command(ctx, slash(text))) }
 	steps := []struct {
 		text    string
