@@ -241,6 +241,9 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		blocks = append(blocks, next)
 	}
 	msg := withPicture(answered(answerText(a), blocks...), picture{fit: &own})
+	if f.Lead != "" {
+		msg = withFirstLine(msg, escape(f.Lead))
+	}
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the

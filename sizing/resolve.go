@@ -118,6 +118,7 @@ func resolve(q Query) (*resolved, error) {
 	} else if err := rs.resolveLayout(q); err != nil {
 		return nil, err
 	}
+	rs.req.Spot = q.Spot // priced and launched at a spot rate, training or serving
 	rs.req.Tokens = q.Tokens
 	if q.Job.Documents > 0 {
 		rs.req.Tokens = rs.jobTokens
@@ -440,7 +441,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		}
 		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
 			// The weights three ways, so that "full precision" of an FP8
-			// model is not read one way silently (trial H16 Q34).
+			// model is not read one way silently.
 			gib := func(q Quant, p Precision) float64 { return modelWeightBytes(&rs.shape, q, p) / (1 << 30) }
 			also := ""
 			if p != PrecisionBF16 && p != PrecisionFP16 {
@@ -448,6 +449,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			}
 			rs.assume("%s ships %s; sized in %s as asked: %.1f GiB of weights, against %.1f GiB as released%s",
 				rs.model.Name, strings.ToUpper(string(rel)), p, gib(QuantNone, p), gib(rel, PrecisionBF16), also)
+		}
+		if k := rs.model.Kept16; k != nil && storedAs(quant, p) == k.Format && rs.model.ReleasedFormat != k.Format {
+			rs.assume("%s sized as the maker's %s checkpoint: %s; %.1f GiB of weights, against %.1f GiB with every linear layer in %s",
+				rs.model.Name, strings.ToUpper(string(k.Format)), strings.TrimPrefix(keptNote(k), "the "+strings.ToUpper(string(k.Format))+" checkpoint "),
+				modelWeightBytes(&rs.shape, quant, p)/(1<<30), modelWeightBytes(&rs.shape, quant, p)/(1<<30)-float64(rs.shape.keptLinear)*(2-weightElemBytes(quant, p, rs.shape.hidden, true, false, false))/(1<<30),
+				strings.ToUpper(string(k.Format)))
 		}
 		if why := noAWQ(&rs.model); why != "" && quant == QuantAWQ {
 			rs.notes = append(rs.notes, "AWQ sized as asked, but "+why)
@@ -481,6 +488,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rs.model.Kind == KindDiffusion && q.Offload == OffloadCPU {
 			r.Offload = OffloadCPU // diffusers' model CPU offload
 		}
+		r.VAESlicing = rs.model.Kind == KindDiffusion && q.VAESlicing
 		return nil
 	}
 	switch p {
@@ -589,7 +597,7 @@ func (rs *resolved) resolveShape(q Query) error {
 			q.SeqLen, rs.model.Name, maxCtx, yarnFactor, yarnContext(rs.model))
 	case maxCtx > 0 && q.SeqLen > maxCtx && r.Method != MethodInference && (rs.model.Kind == KindDecoder || rs.model.Kind == ""):
 		// "llama 3 8b qlora at 64k": fine-tuning past the trained context
-		// is how a context is extended (trial H25 Q35 refused it); the
+		// is how a context is extended (refused it); the
 		// memory is the length's, the model learns to use it.
 		r.SeqLen = q.SeqLen
 		rs.assume("%d tokens is past %s's %d-token context: sized as a context-extension fine-tune, which also needs its rope scaling raised (YaRN, or a larger rope theta as Llama 3.1 and Code Llama did)",
@@ -660,7 +668,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 	if rs.model.Kind == KindEncoder {
 		rs.assume("%s fine-tuned with a classification head, as encoders usually are: no vocabulary logits (masked-LM training would add them)", rs.model.Name)
 		if embeddingFamilies[rs.model.Family] && rs.model.ExtraParams == 0 { // a reranker is a cross-encoder
-			// Trial H7 Q32: an embedding model is fine-tuned contrastively.
+			// An embedding model is fine-tuned contrastively.
 			rs.assume("one sequence per example: contrastive training with in-batch negatives (sentence-transformers' MultipleNegativesRankingLoss) encodes a query and a positive, and any hard negatives, per example, at least 2× these activations, and gradient accumulation does not keep its negatives; not modelled")
 		}
 	}
@@ -674,7 +682,6 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
-	r.Spot = q.Spot
 	r.MFU = q.MFU
 	if r.Offload == "" {
 		r.Offload = OffloadNone

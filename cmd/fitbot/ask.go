@@ -134,7 +134,7 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 		bytes int64
 	}{
 		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
-		{"activations", m.ActivationsBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"activations", m.ActivationsBytes}, {"qlora work", m.QLoRAWorkBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
 		{"total", m.TotalBytes},
 	} {
 		if t.bytes > 0 {
@@ -150,7 +150,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 		fmt.Fprintln(w, line) // the job's answer first: its cheapest card, time and cost
 	}
 	// "How much vram" is answered first, also when no machine holds it
-	// (trial H16 Q34 never gave DeepSeek-R1's total).
+	// (never gave DeepSeek-R1's total).
 	if g.OneGPUBytes > 0 {
 		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.%s\n", display.GiBTotal(g.OneGPUBytes), display.Terms(g.OneGPU), display.KVPerToken(g.OneGPU, a.Request))
 	}

@@ -196,6 +196,9 @@ func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r an
 		return a.emitLaunch(ctx, svc, r.Question.Parsed.Query, ans, f.emit, strings.Join(f.words, " "))
 	}
 	if !f.json {
+		if r.Fit.Lead != "" {
+			fmt.Fprintln(a.stdout, r.Fit.Lead)
+		}
 		writeAnswer(a.stdout, ans)
 		return nil
 	}

@@ -79,7 +79,7 @@ func TestFitText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.HasPrefix(out, "❌ Does not fit as asked: 13B (bare size), LoRA r=16 on 1× RTX 4090 24 GB") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "; fits with QLoRA (4-bit base, adapters only) on the same card: 11.0 GiB") {
+	if !strings.HasPrefix(out, "❌ Does not fit as asked: 13B (bare size), LoRA r=16 on 1× RTX 4090 24 GB") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "; fits with QLoRA (4-bit base, adapters only) on the same card: 11.4 GiB") {
 		t.Errorf("first line = %q", strings.SplitN(out, "\n", 2)[0])
 	}
 	order := []string{"Per GPU (GiB", "weights", "total", "Speed:", "Alternatives:", "1. QLoRA", "Assumed:"}
@@ -156,7 +156,7 @@ func TestFitHelp(t *testing.T) {
 
 // TestFitServingCardsWithoutCount: a serving load on cards named without
 // a count ("on h100s", "on an h100") asks how many of them it needs, in
-// which weight format (#31), after what one of them holds (trial H28 Q34).
+// which weight format (#31), after what one of them holds.
 func TestFitServingCardsWithoutCount(t *testing.T) {
 	const oneHolds = "One H100 SXM 80 GB holds 24 of the 100 users at once (awq). "
 	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
@@ -176,7 +176,7 @@ func TestFitServingCardsWithoutCount(t *testing.T) {
 // TestFitOutsideModels: a model the catalog lacks ("command r plus", "yi
 // 34b") is refused by name with exit 2, the Try line keeping the question
 // with the model's Hub id; one known by name only ("vit large") saying
-// that no similar question exists; never another model sized (#31, trial H6 Q40).
+// that no similar question exists; never another model sized (#31).
 func TestFitOutsideModels(t *testing.T) {
 	for _, c := range []struct {
 		args      []string

@@ -30,6 +30,7 @@ var allowedImports = map[string][]string{
 	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
 	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
 	"measure":          {},                             // what a run really used, and how far fitbot was
+	"dcgm":             {"measure"},                    // a run read from Prometheus's DCGM series
 	"llm":              {"sizing", "display", "retry"}, // the language model, once it moves out of bot
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
@@ -120,6 +121,7 @@ var allowedThirdParty = map[string][]string{
 	"cmd/fitbot":   {"github.com/robfig/cron/v3", "github.com/slack-go/slack"}, // the schedules; Socket Mode's client
 	"bot/llm":      {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
+	"dcgm":         {"github.com/prometheus/client_golang", "github.com/prometheus/common"},
 	"chart":        {"gonum.org/v1/plot"},
 	"slackoauth":   {"github.com/slack-go/slack"},
 	// Tests' helpers.
