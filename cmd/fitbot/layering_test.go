@@ -20,28 +20,29 @@ import (
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
-	"sizing":           {},
-	"migrations":       {},
-	"display":          {"sizing"},
-	"plan":             {"sizing"},
-	"retry":            {},
-	"hub":              {"sizing", "retry"},
-	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
-	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
-	"measure":          {},                             // what a run really used, and how far fitbot was
-	"dcgm":             {"measure"},                    // a run read from Prometheus's DCGM series
-	"llm":              {"sizing", "display", "retry"}, // the language model, once it moves out of bot
-	"cluster":          {"sizing"},
-	"cluster/kube":     {"sizing", "cluster"},
-	"cluster/slurm":    {"sizing", "cluster"},
-	"bot":              nil, // a face: faceImports and faceExceptions say what each file may import
-	"launch":           {"sizing"},
-	"slackoauth":       {"store"},
-	"chart":            {"sizing", "display", "pricing"},
-	"bot/llm":          {"sizing", "display", "retry"},
-	"internal/ratelog": {}, // repeated failures logged once per interval
-	"internal/netcap":  {}, // the listeners' connection cap
+	"sizing":            {},
+	"migrations":        {},
+	"display":           {"sizing"},
+	"plan":              {"sizing"},
+	"retry":             {},
+	"hub":               {"sizing", "retry", "internal/samehost"},
+	"pricing":           {"sizing", "display", "plan", "retry", "internal/samehost"},
+	"store":             {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"answer":            {"sizing", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
+	"measure":           {},                             // what a run really used, and how far fitbot was
+	"dcgm":              {"measure"},                    // a run read from Prometheus's DCGM series
+	"llm":               {"sizing", "display", "retry"}, // the language model, once it moves out of bot
+	"cluster":           {"sizing"},
+	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
+	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
+	"bot":               nil, // a face: faceImports and faceExceptions say what each file may import
+	"launch":            {"sizing"},
+	"slackoauth":        {"store", "internal/samehost"},
+	"chart":             {"sizing", "display", "pricing"},
+	"bot/llm":           {"sizing", "display", "retry"},
+	"internal/ratelog":  {}, // repeated failures logged once per interval
+	"internal/netcap":   {}, // the listeners' connection cap
+	"internal/samehost": {}, // credentials kept on the host they were meant for (redirects)
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 	"internal/golden":    {},
@@ -57,7 +58,7 @@ var faceImports = map[string][]string{
 	"bot": {"answer", "display", "chart", "launch", "sizing", "pricing", "store",
 		"slackoauth", "retry", "internal/ratelog", "bot/llm", "llm"},
 	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "pricing", "store",
-		"slackoauth", "internal/netcap", "bot/llm", "llm"},
+		"slackoauth", "internal/netcap", "internal/samehost", "bot/llm", "llm"},
 }
 
 // faceException is an import a face's file makes outside faceImports,
@@ -88,6 +89,8 @@ var faceExceptions = []faceException{
 	{"cmd/fitbot", "cluster/slurm", []string{"cluster.go", "settings.go"}, "wiring: the Slurm cluster source and its settings"},
 	{"cmd/fitbot", "cluster", []string{"fit.go"},
 		"`fit --json` of a question put on the cluster carries DESIGN.md's cluster object, cluster.Snapshot"},
+	{"cmd/fitbot", "dcgm", []string{"measure.go"},
+		"wiring: `fitbot plans measure --dcgm` reads a run from Prometheus's DCGM series"},
 	{"cmd/fitbot", "measure", []string{"measure.go"},
 		"`fitbot plans measure` reads a run's log (nvidia-smi, the words of a run) into a measure.Run before the store records it"},
 	{"cmd/fitbot", "plan", []string{"hub.go", "plans.go", "plans_show.go"},
