@@ -114,6 +114,10 @@ func (m *Model) reconcile(hub int64, config []byte) string {
 	}
 }
 
+// HumanCount writes a count briefly, to three significant digits: 41.9M,
+// 6.74B, 1.03T (and 12.3K, or the number itself under a thousand).
+func HumanCount(n int64) string { return humanCount(n) }
+
 // commas is Commas, as the package's messages write it.
 func commas(n int64) string { return Commas(n) }
 

@@ -97,15 +97,12 @@ func openPostgres(ctx context.Context, rawURL string, opt options) (*DB, error) 
 	db.rw.SetMaxIdleConns(pgWriters)
 	db.rw.SetConnMaxIdleTime(pgIdle)
 	applied, err := db.inspect(ctx, all, target)
-	if err == nil {
-		err = db.migrate(ctx, all, applied, target)
-	}
-	if err == nil {
-		err = db.Ping(ctx)
-	}
 	if err != nil {
 		db.ro.Close()
 		db.rw.Close()
+		return nil, err
+	}
+	if err := db.migrateAndPing(ctx, all, applied, target); err != nil {
 		return nil, err
 	}
 	return db, nil

@@ -143,13 +143,7 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", abs, err)
 	}
 	db.rw.SetMaxOpenConns(1)
-	err = db.migrate(ctx, all, applied, target)
-	if err == nil {
-		err = db.Ping(ctx)
-	}
-	if err != nil {
-		db.ro.Close()
-		db.rw.Close()
+	if err := db.migrateAndPing(ctx, all, applied, target); err != nil {
 		return nil, err
 	}
 	db.startCheckpointer(ctx)
