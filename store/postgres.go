@@ -69,13 +69,9 @@ func RedactURL(s string) string {
 // schema up to date, as open does for a SQLite file.
 func openPostgres(ctx context.Context, rawURL string, opt options) (*DB, error) {
 	name := RedactURL(rawURL)
-	all, err := loadMigrations(opt.migrations)
+	all, target, err := opt.schema()
 	if err != nil {
 		return nil, err
-	}
-	target := opt.target
-	if target < 0 || target > len(all) {
-		target = len(all)
 	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {

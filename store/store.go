@@ -106,13 +106,9 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 	if !cgoEnabled {
 		return nil, ErrNoCgo
 	}
-	all, err := loadMigrations(opt.migrations)
+	all, target, err := opt.schema()
 	if err != nil {
 		return nil, err
-	}
-	target := opt.target
-	if target < 0 || target > len(all) {
-		target = len(all)
 	}
 	abs, err := prepareFile(path)
 	if err != nil {
