@@ -7,6 +7,7 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -24,7 +25,7 @@ const KindClarify Kind = "clarify"
 // grammar's own reading, which the model may use as a hint. A
 // *NotUnderstood error carries the model's question back to the asker.
 type ModelReader interface {
-	Read(ctx context.Context, text string, grammar sizing.Parsed) (sizing.Parsed, error)
+	Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error)
 }
 
 // Who is the asker of a question: the team whose machines place it, and

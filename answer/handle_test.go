@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -22,7 +23,7 @@ func (c *countingEstimator) Answer(ctx context.Context, q sizing.Query) (sizing.
 	return c.Fixed.Answer(ctx, q)
 }
 
-func (c *countingEstimator) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+func (c *countingEstimator) Ask(ctx context.Context, p reading.Request) (sizing.AskAnswer, error) {
 	c.asks++
 	return c.Fixed.Ask(ctx, p)
 }
@@ -50,12 +51,12 @@ type reader struct {
 	reads int
 }
 
-func (r *reader) Read(_ context.Context, _ string, _ sizing.Parsed) (sizing.Parsed, error) {
+func (r *reader) Read(_ context.Context, _ string, _ reading.Request) (reading.Request, error) {
 	r.reads++
 	if r.err != nil {
-		return sizing.Parsed{}, r.err
+		return reading.Request{}, r.err
 	}
-	return sizing.Parse(r.words)
+	return reading.Parse(r.words)
 }
 
 func handleService() (*Service, *countingEstimator, *keeper) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -20,12 +21,12 @@ func (s *Service) Reanswer(ctx context.Context, then plan.Summary) plan.Diff {
 // again, as AskAnswer answers it today, and says what changed
 // (plan.Reask).
 func (s *Service) Reask(ctx context.Context, then plan.Summary) plan.AskDiff {
-	return plan.Reask(then, s.rereader(ctx), func(p sizing.Parsed) (sizing.AskAnswer, error) {
+	return plan.Reask(then, s.rereader(ctx), func(p reading.Request) (sizing.AskAnswer, error) {
 		return s.AskAnswer(ctx, Question{Text: then.Text(), Parsed: p})
 	})
 }
 
 // rereader is Reread bound to ctx, as plan's Parser.
 func (s *Service) rereader(ctx context.Context) plan.Parser {
-	return func(text string) (sizing.Parsed, error) { return s.Reread(ctx, text) }
+	return func(text string) (reading.Request, error) { return s.Reread(ctx, text) }
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/internal/ratelog"
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -62,7 +62,7 @@ type PriceBook interface {
 // a parse, with a language model; bot/llm's client is one. A nil
 // Interpreter turns the fallback off.
 type Interpreter interface {
-	Interpret(ctx context.Context, question string) (sizing.Parsed, error)
+	Interpret(ctx context.Context, question string) (reading.Request, error)
 }
 
 // Responder posts a message to a response_url: the follow-up of a slash

@@ -21,7 +21,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 )
 
 // fileFake is Slack's upload flow over loopback: files.getUploadURLExternal
@@ -432,7 +432,7 @@ func TestMentionAnsweredOnce(t *testing.T) {
 			est := &countingAnswerer{est: askEstimator}
 			f := newEventsFixture(t, func(c *Config) {
 				c.Upload = fake.uploader(t, nil)
-				c.Parse, c.Answer, c.Ask = sizing.Parse, est, est
+				c.Parse, c.Answer, c.Ask = reading.Parse, est, est
 			})
 			payload := strings.Replace(string(readTestdata(t, "app_mention_thread.json")), "llama-3.1-8b qlora rtx-4090", tt.text, 1)
 			ev, err := slackevents.ParseEvent(json.RawMessage(payload), slackevents.OptionNoVerifyToken())
@@ -460,7 +460,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
 	h := newTestHandler(t, func(c *Config) {
 		c.Upload = fake.uploader(t, nil)
-		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback
@@ -480,7 +480,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 // command of the answered replica: its concurrency as --max-num-seqs.
 func TestServeLaunchConfig(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback

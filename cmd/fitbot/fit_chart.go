@@ -6,6 +6,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/chart"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -25,7 +26,7 @@ func writeMemoryChart(path string, ans sizing.Answer) error {
 // writeServeChart is `fitbot fit --chart FILE.png` on a serving question:
 // the latency and throughput curve of the answered replica against
 // concurrency, with the targets.
-func writeServeChart(path string, parsed sizing.Parsed, ask sizing.AskAnswer) error {
+func writeServeChart(path string, parsed reading.Request, ask sizing.AskAnswer) error {
 	curve, err := answer.ServeCurve(parsed.Query, ask)
 	if err != nil {
 		return inputError(err, "")

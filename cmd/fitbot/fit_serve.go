@@ -8,6 +8,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/launch"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -15,7 +16,7 @@ import (
 // config of the answered replica (the named GPUs, or the cheapest
 // configuration of a plan) with the answered memory share, context and
 // concurrency, or the latency and throughput curve against concurrency.
-func (a *app) serveExtras(ctx context.Context, svc *answer.Service, parsed sizing.Parsed, ask sizing.AskAnswer, f *fitArgs) error {
+func (a *app) serveExtras(ctx context.Context, svc *answer.Service, parsed reading.Request, ask sizing.AskAnswer, f *fitArgs) error {
 	p, err := svc.ServingPlan(ctx, parsed.Query, ask)
 	if errors.Is(err, answer.ErrNothingServed) {
 		return failure(fmt.Sprintf("no configuration in the catalog serves %s: nothing to emit or draw", ask.ModelName), "")
