@@ -14,7 +14,7 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot ->
-// answer, store -> pricing -> plan, display -> sizing (answer, which
+// answer, store -> digest -> pricing, plan -> reading, display -> sizing (answer, which
 // reads and answers questions for both faces, knows no transport and no
 // store): for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
@@ -27,8 +27,9 @@ var allowedImports = map[string][]string{
 	"plan":              {"sizing", "reading"},
 	"retry":             {},
 	"hub":               {"sizing", "reading", "retry", "internal/samehost"},
-	"pricing":           {"sizing", "display", "plan", "retry", "internal/samehost"},
-	"store":             {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"pricing":           {"sizing", "retry", "internal/samehost"},
+	"digest":            {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
+	"store":             {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
 	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
 	"measure":           {},                                        // what a run really used, and how far fitbot was
 	"dcgm":              {"measure"},                               // a run read from Prometheus's DCGM series
@@ -56,9 +57,9 @@ var allowedImports = map[string][]string{
 // that); and each has its transport's own pieces. No face imports hub,
 // plan or cluster: reading, placing and keeping belong to answer.
 var faceImports = map[string][]string{
-	"bot": {"answer", "display", "chart", "launch", "sizing", "reading", "pricing", "store",
+	"bot": {"answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
 		"slackoauth", "retry", "internal/ratelog", "bot/llm", "llm"},
-	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "reading", "pricing", "store",
+	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
 		"slackoauth", "internal/netcap", "internal/samehost", "bot/llm", "llm"},
 }
 
@@ -76,6 +77,8 @@ type faceException struct {
 var faceExceptions = []faceException{
 	{"bot", "plan", []string{"ask.go", "commands.go", "plans.go"},
 		"debt: bot still keeps its answers as plans itself (plan.FromAnswer, plan.FromAsk, beside its reply cache) and finds them by model key; answer.Service.Handle's PlanKeeper is to take it over"},
+	{"bot", "measure", []string{"measure.go"},
+		"debt: `/fit plan N measured ...` reads a run's words into a measure.Run itself; answer's RunBook is to take the words"},
 	{"bot", "hub", []string{"hub.go"},
 		"debt: `/fit models` lists the Hub models cached (hub.Entry)"},
 	{"bot", "cluster", []string{"cluster.go"},
