@@ -86,6 +86,8 @@ type Service struct {
 	Machines  Machines      // nil: questions are never placed on a team's machines
 	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
+	Reader    ModelReader   // nil: no language-model fallback (Handle)
+	Plans     PlanKeeper    // nil: Handle keeps no plan
 	Runs      RunBook       // nil: no measured runs are recorded or said on answers
 	Logger    *slog.Logger  // nil: slog.Default()
 	// Now is the clock a deadline that names a day ("by friday") is

@@ -28,6 +28,9 @@ func (h *Handler) askAnswer(ctx context.Context, asker who, q answer.Question) M
 	msg, a := h.asked(ctx, q, false)
 	if a != nil {
 		msg = h.keepAsk(ctx, asker, q.Text, q.Parsed, *a, msg)
+		if a.Serve != nil {
+			msg = withPicture(msg, picture{serve: a, query: q.Parsed.Query})
+		}
 	}
 	return withAskButtons(msg, q.Parsed, q.Text)
 }
@@ -113,9 +116,7 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p reading
 // figures; the lines shown are the plan's and today's). Its buttons
 // re-ask the plan.
 func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Message {
-	d := plan.Reask(saved.Summary, func(q string) (reading.Request, error) { return h.parse(ctx, q) }, func(p reading.Request) (sizing.AskAnswer, error) {
-		return h.answers.AskAnswer(ctx, answer.Question{Text: saved.Canonical, Parsed: p})
-	})
+	d := h.answers.Reask(ctx, saved.Summary)
 	if d.Now == nil {
 		return h.askFailure(saved.Canonical, d.Err)
 	}

@@ -157,7 +157,9 @@ func BenchmarkAskMessage(b *testing.B) {
 // round to the Asker, with the real parser; an input the ask cannot use
 // gets the problem and an example; an answerer that cannot ask says so.
 func TestCommandRoutesAsks(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator} })
+	h := newTestHandler(t, func(c *Config) {
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
+	})
 	for _, tt := range []struct{ text, want string }{
 		{"what 2x4090 lora", "Largest models that fit 2× RTX 4090 24 GB"},
 		{"llama-3.1-8b inference l4 max context", "Longest context: 37,328 tokens"},

@@ -24,33 +24,20 @@ import (
 	"github.com/fitbot/fitbot/internal/ratelog"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
-	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
 
-// Parser reads a question the way reading.Parse does.
-type Parser func(question string) (reading.Request, error)
+// Parser reads a question the way sizing.Parse does: answer's.
+type Parser = answer.Parser
 
 // Answerer answers a sizing question within ctx (the request's: an
-// answerer that reads prices or fetches a model's config stops with it);
-// Fixed is one.
-type Answerer interface {
-	Answer(ctx context.Context, q sizing.Query) (sizing.Answer, error)
-}
+// answerer that reads prices or fetches a model's config stops with it):
+// answer's Estimator; Fixed is one.
+type Answerer = answer.Estimator
 
 // Fixed answers with one estimator, whose prices never change (tests,
-// the load generator). The estimator does no I/O, so it has no use for ctx.
-type Fixed struct{ Estimator *sizing.Estimator }
-
-// Answer implements Answerer.
-func (f Fixed) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
-	return f.Estimator.Answer(q)
-}
-
-// Ask implements Asker.
-func (f Fixed) Ask(_ context.Context, p reading.Request) (sizing.AskAnswer, error) {
-	return f.Estimator.Ask(p.Query, p.Intent, p.Workload)
-}
+// the load generator): answer's.
+type Fixed = answer.Fixed
 
 // PlanStore keeps every answer as a plan; *store.DB is one. Every read
 // takes the scope of the person reading (see store.Scope): a plan from
@@ -159,7 +146,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
-	h.answers = &answer.Service{Parse: answer.Parser(cfg.Parse), Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
+	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
 		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}

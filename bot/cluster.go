@@ -6,16 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/display"
 	"github.com/slack-go/slack"
 )
 
-// ClusterReader reads the team's live cluster, cached briefly;
-// *cluster.Cache is one.
-type ClusterReader interface {
-	Read(ctx context.Context) (cluster.Snapshot, error)
-}
+// ClusterReader reads the team's live cluster, cached briefly: answer's
+// Cluster; *cluster.Cache is one.
+type ClusterReader = answer.Cluster
 
 // clusterWait is how long a command waits for the cluster: Slack wants
 // its acknowledgement within 3 seconds, and the estimate needs the rest.

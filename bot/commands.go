@@ -249,7 +249,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if next := nextSteps(p.Query, a); next != nil {
 		blocks = append(blocks, next)
 	}
-	msg := answered(answerText(a), blocks...)
+	msg := withPicture(answered(answerText(a), blocks...), picture{fit: &own})
 	if f.Lead != "" {
 		msg = withFirstLine(msg, escape(f.Lead))
 	}
@@ -289,7 +289,7 @@ func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *c
 		kept = newKeptPlan(text, e.query, e.answer)
 	}
 	h.keep(ctx, asker, text, kept, &view)
-	return e.message(view)
+	return withPicture(e.message(view), picture{fit: &e.answer})
 }
 
 // keptPlan is what keeping an answer as a plan writes, made once for a

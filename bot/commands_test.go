@@ -370,7 +370,7 @@ func (c ctxAnswerer) Answer(ctx context.Context, q sizing.Query) (sizing.Answer,
 
 func (c ctxAnswerer) Ask(ctx context.Context, p reading.Request) (sizing.AskAnswer, error) {
 	*c.seen = append(*c.seen, ctx.Value(requestKey{}))
-	return Fixed{&sizing.Estimator{}}.Ask(ctx, p)
+	return Fixed{Estimator: &sizing.Estimator{}}.Ask(ctx, p)
 }
 
 // TestAnswerGetsRequestContext: the answerer and the asker are called

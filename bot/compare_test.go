@@ -14,7 +14,7 @@ import (
 // for fit and ask questions.
 func comparePriced(c *Config) {
 	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
-	c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{est}, Fixed{est}
+	c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{Estimator: est}, Fixed{Estimator: est}
 }
 
 // TestCompareCommand: the comparisons (#31) are answered side by

@@ -111,8 +111,8 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	rurl := newResponseURL(t)
 	h, err := New(Config{
 		Parse:           reading.Parse,
-		Answer:          Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
-		Ask:             Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
+		Answer:          Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
+		Ask:             Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond:         NewResponseURLPoster(rurl.Client()),
 		Interpreter:     llm.New(llm.Config{BaseURL: model.URL + "/v1", APIKey: "sk-test", Timeout: 300 * time.Millisecond}, model.Client(), nil),
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),

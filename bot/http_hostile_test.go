@@ -52,7 +52,7 @@ func (l *iterationLog) take() string {
 func hostileServer(f *testing.F) (*http.ServeMux, *Handler, *iterationLog) {
 	logs := &iterationLog{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	h, err := New(Config{Parse: reading.Parse, Answer: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}, Ask: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
+	h, err := New(Config{Parse: reading.Parse, Answer: Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}}, Ask: Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond: discardResponder{}, Logger: log, FollowUpTimeout: time.Second})
 	if err != nil {
 		f.Fatal(err)

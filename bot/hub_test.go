@@ -64,7 +64,7 @@ func (f *fakeModels) CachedRepo(_ context.Context, words string) (string, bool) 
 func hubHandler(t *testing.T, models *fakeModels, change func(*Config)) *Handler {
 	return newTestHandler(t, func(c *Config) {
 		c.Parse = reading.Parse
-		c.Answer = Fixed{&sizing.Estimator{}}
+		c.Answer = Fixed{Estimator: &sizing.Estimator{}}
 		c.Models = models
 		if change != nil {
 			change(c)
@@ -136,7 +136,7 @@ func TestHubQuestionInAMentionWaits(t *testing.T) {
 }
 
 func TestWithoutResolverHubIDsKeepTheParsersMessage(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse = reading.Parse; c.Answer = Fixed{&sizing.Estimator{}} })
+	h := newTestHandler(t, func(c *Config) { c.Parse = reading.Parse; c.Answer = Fixed{Estimator: &sizing.Estimator{}} })
 	msg := h.Command(context.Background(), slash("Qwen/Qwen3-1.7B lora h100"))
 	if !strings.Contains(msg.Text, "Qwen/Qwen3-1.7B") || outcomeOf(msg) == OutcomeAnswered {
 		t.Errorf("without a resolver: %s", msg.Text)

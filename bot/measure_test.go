@@ -25,7 +25,7 @@ func TestMeasuredRunInSlack(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Plans, c.Runs = reading.Parse, Fixed{&sizing.Estimator{}}, db, db
+		c.Parse, c.Answer, c.Plans, c.Runs = reading.Parse, Fixed{Estimator: &sizing.Estimator{}}, db, db
 		c.AnswerVersion = func() uint64 { return 1 }
 	})
 	asked := h.Command(ctx, slash("llama 3.1 8b lora a100 80gb"))

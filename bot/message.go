@@ -29,6 +29,10 @@ type Message struct {
 	// question is the canonical question of an answer, for its thread's
 	// follow-ups; never sent.
 	question string
+	// picture is what the reply's picture is drawn from, carried with it
+	// so that a posted answer is drawn without being answered again; nil
+	// for a reply without one. Never sent.
+	picture *picture
 	// once, when set, makes a post of the message idempotent: it is
 	// posted with this key in its metadata, and a post that may have
 	// landed is looked for before it is tried again (WebAPI.Post).

@@ -39,22 +39,34 @@ func onePricesGPU(msg Message, gpu string) Message {
 	return msg
 }
 
+// picture is what an answer's picture is drawn from: the estimate (its
+// memory picture), or a serving answer and the query it answered (its
+// latency and throughput curve).
+type picture struct {
+	fit   *sizing.Answer
+	serve *sizing.AskAnswer
+	query sizing.Query
+}
+
+// withPicture is msg carrying the picture p.
+func withPicture(msg Message, p picture) Message {
+	msg.picture = &p
+	return msg
+}
+
 // attachPicture uploads the picture of a reply just posted to asker in
-// their channel (in thread): an answer's memory picture, a one-GPU price listing's price
-// history. A reply without one, or a Handler without an uploader, uploads
-// nothing; a failed upload is logged, the reply stays as it is.
+// their channel (in thread): the picture the answer carries (Message's
+// picture), a one-GPU price listing's price history. A reply without
+// one, or a Handler without an uploader, uploads nothing; a failed upload
+// is logged, the reply stays as it is. Nothing is answered again.
 func (h *Handler) attachPicture(ctx context.Context, asker who, thread string, msg Message) {
 	channel := asker.channel
 	if h.cfg.Upload == nil || channel == "" {
 		return
 	}
 	var err error
-	if ref := answerRef(msg.Blocks); ref != "" {
-		a, question, _, ok := h.answerOf(ctx, asker.scope(), ref)
-		if !ok {
-			return
-		}
-		err = h.uploadAnswerPicture(ctx, channel, thread, a, question, "")
+	if p := msg.picture; p != nil {
+		err = h.uploadPicture(ctx, channel, thread, *p, "")
 	} else if gpu := pricesGPU(msg.Blocks); gpu != "" {
 		if h.cfg.History == nil {
 			h.log.Info("bot: no price picture: no price history is configured", "gpu", gpu)
@@ -69,6 +81,14 @@ func (h *Handler) attachPicture(ctx context.Context, asker who, thread string, m
 	if err != nil {
 		h.log.Error("bot: uploading the picture failed; the text answer stands", "channel", channel, "err", err)
 	}
+}
+
+// uploadPicture uploads the picture p.
+func (h *Handler) uploadPicture(ctx context.Context, channel, thread string, p picture, comment string) error {
+	if p.serve != nil {
+		return h.uploadServeCurve(ctx, channel, thread, *p.serve, p.query, comment)
+	}
+	return h.uploadMemoryPicture(ctx, channel, thread, *p.fit, comment)
 }
 
 // answerRef is the reference the buttons of an answer carry, "" when the

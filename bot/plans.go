@@ -10,7 +10,6 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
-	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -145,9 +144,7 @@ func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, detai
 	if saved.Kind != plan.KindFit && saved.Kind != "" {
 		return h.reask(ctx, saved, details)
 	}
-	d := plan.Reanswer(saved.Summary, func(q string) (reading.Request, error) { return h.parse(ctx, q) }, plan.AnswerFunc(func(q sizing.Query) (sizing.Answer, error) {
-		return h.cfg.Answer.Answer(ctx, q)
-	}), nil)
+	d := h.answers.Reanswer(ctx, saved.Summary)
 	if d.Now == nil {
 		if d.Err == nil {
 			return errorMessage(fmt.Sprintf("Plan #%d cannot be re-answered: %s.", id, d.Problem), "plans mistral-7b")

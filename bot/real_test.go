@@ -30,8 +30,8 @@ func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
 	tb.Cleanup(func() { db.Close() })
 	h, err := New(Config{
 		Parse:   reading.Parse,
-		Answer:  Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
-		Ask:     Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
+		Answer:  Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
+		Ask:     Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond: NewResponseURLPoster(http.DefaultClient),
 		Plans:   db,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),

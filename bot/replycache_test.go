@@ -373,7 +373,7 @@ func TestReplyCacheByWordsWithTeamMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Hardware = reading.Parse, Fixed{&sizing.Estimator{}}, db
+		c.Parse, c.Answer, c.Hardware = reading.Parse, Fixed{Estimator: &sizing.Estimator{}}, db
 		c.AnswerVersion = func() uint64 { return 1 }
 	})
 	for _, text := range []string{"13b qlora h100", "13b qlora"} {

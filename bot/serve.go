@@ -11,7 +11,6 @@ import (
 	"github.com/fitbot/fitbot/chart"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/launch"
-	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -116,7 +115,13 @@ func (h *Handler) uploadServePicture(ctx context.Context, channel, thread string
 	if err != nil || a.Serve == nil {
 		return err
 	}
-	curve, err := (&sizing.Estimator{}).ServeCurve(launch.QueryFor(q.Parsed.Query, a.Request))
+	return h.uploadServeCurve(ctx, channel, thread, a, q.Parsed.Query, comment)
+}
+
+// uploadServeCurve uploads the latency and throughput curve of a serving
+// answer a to the query q.
+func (h *Handler) uploadServeCurve(ctx context.Context, channel, thread string, a sizing.AskAnswer, q sizing.Query, comment string) error {
+	curve, err := answer.ServeCurve(q, a)
 	if err != nil {
 		return fmt.Errorf("the serving curve: %w", err)
 	}
@@ -142,23 +147,12 @@ func (h *Handler) servingPlan(ctx context.Context, question string, a sizing.Ans
 		return launch.PlanOf(a)
 	}
 	ask, err := h.answers.AskAnswer(ctx, q)
-	if err != nil || ask.Serve == nil {
-		return launch.PlanOf(a)
-	}
-	var sv *sizing.Serving
-	switch s := ask.Serve; {
-	case s.Capacity != nil:
-		sv = s.Capacity
-	case len(s.Options) > 0:
-		sv = &s.Options[0].Serving
-	default:
-		return launch.PlanOf(a)
-	}
-	fit, err := h.answers.Fit(ctx, answer.Question{Text: question, Route: q.Route, Parsed: reading.Request{Query: launch.QueryFor(q.Parsed.Query, ask.Request)}})
 	if err != nil {
 		return launch.PlanOf(a)
 	}
-	p := launch.PlanOf(fit.Estimate)
-	p.Serving = sv
+	p, err := h.answers.ServingPlan(ctx, q.Parsed.Query, ask)
+	if err != nil {
+		return launch.PlanOf(a)
+	}
 	return p
 }

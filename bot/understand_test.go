@@ -41,7 +41,7 @@ func newConversation(t *testing.T, change func(*Config)) *conversation {
 	}
 	t.Cleanup(func() { db.Close() })
 	h := newTestHandler(t, func(c *Config) {
-		est := Fixed{&sizing.Estimator{}}
+		est := Fixed{Estimator: &sizing.Estimator{}}
 		c.Parse, c.Answer, c.Ask, c.Plans, c.Hardware = reading.Parse, est, est, db, db
 		if change != nil {
 			change(c)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 
 	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
@@ -390,7 +391,9 @@ func TestAttachPicture(t *testing.T) {
 		msg      Message
 		wantFile string
 	}{
-		{"answer", ephemeral("answer", answerBlocks(a, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", now: testNow})...), "memory.png"},
+		{"answer", withPicture(ephemeral("answer", answerBlocks(a, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", now: testNow})...), picture{fit: &a}), "memory.png"},
+		// An answer's blocks alone are not answered again for a picture.
+		{"answer without its picture", ephemeral("answer", answerBlocks(a, answerView{ref: "q:llama-3.1-8b qlora rtx-4090", now: testNow})...), ""},
 		{"prices for one gpu", onePricesGPU(pricesMessage("Prices for H100 SXM 80 GB", hist[:1], testNow), "h100"), "h100-prices.png"},
 		{"prices for a gpu without history", onePricesGPU(pricesMessage("Prices for L4 24 GB", hist[:1], testNow), "l4"), ""},
 		{"cheapest prices", pricesMessage("Cheapest GPU prices", hist[:1], testNow), ""},
@@ -414,13 +417,51 @@ func TestAttachPicture(t *testing.T) {
 	}
 }
 
+// TestMentionAnsweredOnce: a mention is answered once, and its picture
+// (the memory picture of a fit answer, the curve of a serving answer) is
+// drawn from the answer posted, without reading it back or asking again.
+func TestMentionAnsweredOnce(t *testing.T) {
+	for _, tt := range []struct {
+		text, file           string
+		wantAnswers, wantAsk int64
+	}{
+		{"llama-3.1-8b qlora rtx-4090", "memory.png", 1, 0},
+		{"how many users llama-3.1-70b fp8 2xh100 seq 4096", "serving.png", 0, 1},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
+			est := &countingAnswerer{est: askEstimator}
+			f := newEventsFixture(t, func(c *Config) {
+				c.Upload = fake.uploader(t, nil)
+				c.Parse, c.Answer, c.Ask = reading.Parse, est, est
+			})
+			payload := strings.Replace(string(readTestdata(t, "app_mention_thread.json")), "llama-3.1-8b qlora rtx-4090", tt.text, 1)
+			ev, err := slackevents.ParseEvent(json.RawMessage(payload), slackevents.OptionNoVerifyToken())
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.events.HandleEvent(context.Background(), ev)
+			f.h.Wait()
+			if posts := f.rec.posted(); len(posts) != 1 {
+				t.Fatalf("%d posts, want the answer", len(posts))
+			}
+			if a, s := est.calls.Load(), est.asks.Load(); a != tt.wantAnswers || s != tt.wantAsk {
+				t.Errorf("%d estimates and %d searches for one question, want %d and %d", a, s, tt.wantAnswers, tt.wantAsk)
+			}
+			if g, u, _ := fake.calls(); g != 1 || u != 1 || fake.gets[0].Get("filename") != tt.file {
+				t.Errorf("uploads %v, want %s", fake.gets, tt.file)
+			}
+		})
+	}
+}
+
 // TestServeAnswerCarriesItsCurve: sharing a serving answer posts it with
 // the latency/throughput picture, not the memory picture.
 func TestServeAnswerCarriesItsCurve(t *testing.T) {
 	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
 	h := newTestHandler(t, func(c *Config) {
 		c.Upload = fake.uploader(t, nil)
-		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback
@@ -440,7 +481,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 // command of the answered replica: its concurrency as --max-num-seqs.
 func TestServeLaunchConfig(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{Estimator: askEstimator}, Fixed{Estimator: askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback

@@ -49,20 +49,7 @@ func USD(v float64) string {
 }
 
 // Commas groups the digits of n in thousands ("12,345").
-func Commas(n int64) string {
-	if n < 0 {
-		return "-" + Commas(-n)
-	}
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func Commas(n int64) string { return sizing.Commas(n) }
 
 // Hours shows a duration given in hours: minutes under an hour, hours
 // under two days, days past that ("30 min", "5.5 h", "35.5 days").
@@ -97,15 +84,10 @@ func Count(v float64) string {
 // Params shows a parameter count briefly, to three significant digits
 // ("8.03B", "70.6B", "350M").
 func Params(n int64) string {
-	switch {
-	case n >= 999_500_000_000: // "1.03T", never "1.03e+03B"
-		return fmt.Sprintf("%.3gT", float64(n)/1e12)
-	case n >= 999_500_000:
-		return fmt.Sprintf("%.3gB", float64(n)/1e9)
-	case n >= 999_500:
-		return fmt.Sprintf("%.3gM", float64(n)/1e6)
+	if n < 999_500 {
+		return Commas(n)
 	}
-	return Commas(n)
+	return sizing.HumanCount(n)
 }
 
 // Counted is n with its noun, singular for one: "1 request", "3

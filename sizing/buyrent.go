@@ -409,14 +409,4 @@ func buyRentCaveats(g GPU, gpus int, w Workload) []string {
 }
 
 // thousands writes dollars with thousands separators and no cents.
-func thousands(v float64) string {
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func thousands(v float64) string { return Commas(int64(math.Round(v))) }

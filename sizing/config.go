@@ -593,11 +593,7 @@ func (r *configReader) linearAttention(m *Model, mt string) []string {
 			}
 		}
 	} else {
-		interval, ok := r.num(maxConfigLayers, "full_attention_interval")
-		if !ok || interval == 0 {
-			interval = 4
-		}
-		n = m.Layers - m.Layers/interval
+		n = r.offInterval(m.Layers, "full_attention_interval")
 	}
 	r.used["full_attention_interval"] = true
 	kHeads := r.need(maxConfigDim, "linear_num_key_heads")
@@ -656,6 +652,28 @@ func (r *configReader) mtp(m *Model, mt string) []string {
 	return []string{fmt.Sprintf("%d multi-token-prediction layer(s) (about %s parameters) are in the checkpoint: counted in the total, not in the active parameters", n, roundCount(int64(n)*(extra+layer)))}
 }
 
+// offInterval is how many of layers are not every interval-th one, the
+// interval read from key (every 4th when the config does not say).
+func (r *configReader) offInterval(layers int, key string) int {
+	interval, ok := r.num(maxConfigLayers, key)
+	if !ok || interval == 0 {
+		interval = 4
+	}
+	return layers - layers/interval
+}
+
+// encoderDecoder reads the layers and widths of an encoder-decoder
+// config in BART's keys (M2M100, Whisper).
+func (r *configReader) encoderDecoder(m *Model) {
+	m.EncoderLayers = r.need(maxConfigLayers, "encoder_layers")
+	m.Layers = r.need(maxConfigLayers, "decoder_layers")
+	m.Hidden = r.need(maxConfigDim, "d_model")
+	m.Heads = r.need(maxConfigDim, "encoder_attention_heads")
+	m.KVHeads = m.Heads
+	m.Intermediate = r.need(maxConfigDim, "encoder_ffn_dim")
+	m.Vocab = r.need(maxConfigVocab, "vocab_size")
+}
+
 // chunked reads Llama 4's chunked attention: layers with rotary positions
 // attend within chunks of attention_chunk_size tokens; every
 // no_rope_layer_interval-th layer (NoPE) attends to everything.
@@ -672,11 +690,7 @@ func (r *configReader) chunked(m *Model) []string {
 			}
 		}
 	} else {
-		interval, ok := r.num(maxConfigLayers, "no_rope_layer_interval")
-		if !ok || interval == 0 {
-			interval = 4
-		}
-		n = m.Layers - m.Layers/interval
+		n = r.offInterval(m.Layers, "no_rope_layer_interval")
 	}
 	if n == 0 {
 		return nil
@@ -874,13 +888,7 @@ func (r *configReader) t5(mt string) Model {
 func (r *configReader) m2m100(mt string) Model {
 	m := Model{Family: mt, Kind: KindEncoderDecoder, Norm: NormLayerNorm, NormsPerLayer: 2, MLP: MLPPlain,
 		QKVBias: true, OutBias: true, MLPBias: true}
-	m.EncoderLayers = r.need(maxConfigLayers, "encoder_layers")
-	m.Layers = r.need(maxConfigLayers, "decoder_layers")
-	m.Hidden = r.need(maxConfigDim, "d_model")
-	m.Heads = r.need(maxConfigDim, "encoder_attention_heads")
-	m.KVHeads = m.Heads
-	m.Intermediate = r.need(maxConfigDim, "encoder_ffn_dim")
-	m.Vocab = r.need(maxConfigVocab, "vocab_size")
+	r.encoderDecoder(&m)
 	m.MaxContext, _ = r.num(maxConfigCtx, "max_position_embeddings")
 	m.TiedEmbeddings = r.flag("tie_word_embeddings", true)
 	if mt == "nllb-moe" {

@@ -17,13 +17,7 @@ func init() { familyReaders["whisper"] = true }
 func (r *configReader) whisper() (Model, []string) {
 	m := Model{Family: "whisper", Kind: KindEncoderDecoder, MLP: MLPPlain, Norm: NormLayerNorm, NormsPerLayer: 2,
 		QKVBias: true, NoKBias: true, OutBias: true, MLPBias: true, TiedEmbeddings: true}
-	m.EncoderLayers = r.need(maxConfigLayers, "encoder_layers")
-	m.Layers = r.need(maxConfigLayers, "decoder_layers")
-	m.Hidden = r.need(maxConfigDim, "d_model")
-	m.Heads = r.need(maxConfigDim, "encoder_attention_heads")
-	m.KVHeads = m.Heads
-	m.Intermediate = r.need(maxConfigDim, "encoder_ffn_dim")
-	m.Vocab = r.need(maxConfigVocab, "vocab_size")
+	r.encoderDecoder(&m)
 	mels := r.need(1024, "num_mel_bins")
 	m.EncoderSeq = r.need(maxConfigCtx, "max_source_positions")
 	m.PositionEmbeddings = r.need(maxConfigCtx, "max_target_positions")

@@ -84,6 +84,34 @@ func (db *DB) inspect(ctx context.Context, all []migration, target int) (map[int
 	return applied, nil
 }
 
+// schema is the migrations an open applies and the version it brings the
+// schema to: the target asked, or the newest.
+func (opt options) schema() ([]migration, int, error) {
+	all, err := loadMigrations(opt.migrations)
+	if err != nil {
+		return nil, 0, err
+	}
+	target := opt.target
+	if target < 0 || target > len(all) {
+		target = len(all)
+	}
+	return all, target, nil
+}
+
+// migrateAndPing migrates an opened database to target and checks that
+// it answers; on failure it closes both pools.
+func (db *DB) migrateAndPing(ctx context.Context, all []migration, applied map[int]string, target int) error {
+	err := db.migrate(ctx, all, applied, target)
+	if err == nil {
+		err = db.Ping(ctx)
+	}
+	if err != nil {
+		db.ro.Close()
+		db.rw.Close()
+	}
+	return err
+}
+
 // migrate brings the schema up to version target. Each migration runs in
 // its own transaction together with the row that records it, so a crash
 // leaves the database at one version or the next, never in between; the

@@ -69,13 +69,9 @@ func RedactURL(s string) string {
 // schema up to date, as open does for a SQLite file.
 func openPostgres(ctx context.Context, rawURL string, opt options) (*DB, error) {
 	name := RedactURL(rawURL)
-	all, err := loadMigrations(opt.migrations)
+	all, target, err := opt.schema()
 	if err != nil {
 		return nil, err
-	}
-	target := opt.target
-	if target < 0 || target > len(all) {
-		target = len(all)
 	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
@@ -97,15 +93,12 @@ func openPostgres(ctx context.Context, rawURL string, opt options) (*DB, error) 
 	db.rw.SetMaxIdleConns(pgWriters)
 	db.rw.SetConnMaxIdleTime(pgIdle)
 	applied, err := db.inspect(ctx, all, target)
-	if err == nil {
-		err = db.migrate(ctx, all, applied, target)
-	}
-	if err == nil {
-		err = db.Ping(ctx)
-	}
 	if err != nil {
 		db.ro.Close()
 		db.rw.Close()
+		return nil, err
+	}
+	if err := db.migrateAndPing(ctx, all, applied, target); err != nil {
 		return nil, err
 	}
 	return db, nil

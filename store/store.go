@@ -106,13 +106,9 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 	if !cgoEnabled {
 		return nil, ErrNoCgo
 	}
-	all, err := loadMigrations(opt.migrations)
+	all, target, err := opt.schema()
 	if err != nil {
 		return nil, err
-	}
-	target := opt.target
-	if target < 0 || target > len(all) {
-		target = len(all)
 	}
 	abs, err := prepareFile(path)
 	if err != nil {
@@ -143,13 +139,7 @@ func open(ctx context.Context, path string, opt options) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", abs, err)
 	}
 	db.rw.SetMaxOpenConns(1)
-	err = db.migrate(ctx, all, applied, target)
-	if err == nil {
-		err = db.Ping(ctx)
-	}
-	if err != nil {
-		db.ro.Close()
-		db.rw.Close()
+	if err := db.migrateAndPing(ctx, all, applied, target); err != nil {
 		return nil, err
 	}
 	db.startCheckpointer(ctx)

@@ -1,41 +1,24 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// ask answers the questions that run the other way round (largest model,
-// longest context, which GPU, buy or rent) for `fitbot fit`, in text or
-// JSON, and with save keeps the answer as a plan of its kind. Input it
-// cannot use exits 2 with an example.
-func (a *app) ask(ctx context.Context, svc *answer.Service, q answer.Question, asJSON, save bool) error {
-	ans, err := svc.AskAnswer(ctx, q)
-	if err != nil {
-		return inputError(err, "")
-	}
+// writeAskAnswer prints the answer to a question that runs the other way
+// round (largest model, longest context, which GPU, buy or rent,
+// serving), in text or JSON.
+func (a *app) writeAskAnswer(ans sizing.AskAnswer, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(ans); err != nil {
-			return failure(fmt.Sprintf("write the answer: %v", err), "")
-		}
-	} else {
-		writeAsk(a.stdout, ans)
+		return a.writeJSON(ans)
 	}
-	if save {
-		return a.savePlan(ctx, plan.FromAsk(q.Text, q.Parsed, ans, display.AskSummary(ans)), asJSON)
-	}
+	writeAsk(a.stdout, ans)
 	return nil
 }
 

@@ -124,17 +124,13 @@ type clusterJSON struct {
 
 // clusterCommand is `fitbot cluster`.
 func (a *app) clusterCommand(ctx context.Context, args []string) error {
-	asJSON := false
-	for _, arg := range args {
-		switch arg {
-		case "-h", "-help", "--help":
-			fmt.Fprint(a.stdout, clusterUsage)
-			return nil
-		case "--json", "-json":
-			asJSON = true
-		default:
-			return usageError(fmt.Sprintf("cluster does not take %q", arg), "fitbot cluster --json")
-		}
+	asJSON, help, words := listingArgs(args)
+	switch {
+	case help:
+		fmt.Fprint(a.stdout, clusterUsage)
+		return nil
+	case len(words) > 0:
+		return usageError(fmt.Sprintf("cluster does not take %q", words[0]), "fitbot cluster --json")
 	}
 	return a.showCluster(ctx, asJSON)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/cluster"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -121,7 +119,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
 	}
 	question := strings.Join(f.words, " ")
-	svc, est := a.answers()
+	svc, _ := a.answers()
 	var q answer.Question
 	if f.config != "" {
 		arch, err := loadConfig(f.config)
@@ -129,61 +127,86 @@ func (a *app) fit(ctx context.Context, args []string) error {
 			return inputError(err, "")
 		}
 		q = svc.ReadConfigured(question, arch)
-	} else if q = svc.Read(question); !q.Sizing() {
-		return a.routed(ctx, f, q)
-	} else if svc.AboutCluster(q) {
-		return a.showCluster(ctx, f.json)
+	} else {
+		q = svc.Read(question)
 	}
-	q = svc.Resolve(ctx, cliTeam, q)
+	if err := f.kindConflict(q); err != nil {
+		return err
+	}
+	serveExtras := q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "")
+	who := answer.Who{Team: cliTeam, Keep: f.save && !serveExtras}
+	svc.Plans = cliPlans{a}
 	q.Scope = store.AllPlans() // the database's owner reads every measured run
-	if q.Err != nil {
-		return inputError(q.Err, "")
-	}
-	if q.Compared() {
-		return a.compare(ctx, svc, q, f)
-	}
-	if q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "") {
-		return a.serveExtras(est.estimator(ctx), q.Parsed, &f)
-	}
-	if q.Ask() {
-		if f.emit != "" || f.chart != "" {
-			return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
-		}
-		return a.ask(ctx, svc, q, f.json, f.save)
-	}
-	fit, err := svc.Fit(ctx, q)
+	r, err := svc.HandleQuestion(ctx, who, q)
 	if err != nil {
-		return inputError(err, "")
+		return failure(err.Error(), "")
 	}
-	ans := fit.Answer
+	switch {
+	case r.Kind == answer.KindClarify:
+		return inputError(r.Err, "")
+	case r.Kind == answer.KindCluster:
+		return a.showCluster(ctx, f.json)
+	case r.Compare != nil:
+		return a.writeComparison(*r.Compare, f.json)
+	case r.Ask != nil && serveExtras:
+		return a.serveExtras(ctx, svc, r.Question.Parsed, *r.Ask, &f)
+	case r.Ask != nil:
+		err = a.writeAskAnswer(*r.Ask, f.json)
+	case r.Fit != nil:
+		err = a.writeFit(ctx, svc, f, r)
+	default:
+		return a.routed(ctx, f, r.Question)
+	}
+	if err != nil {
+		return err
+	}
+	if r.PlanErr != nil {
+		return r.PlanErr
+	}
+	if r.PlanID != 0 {
+		a.saved(r.PlanID, f.json)
+	}
+	return nil
+}
+
+// kindConflict is a usage error for the flags that need a question with
+// one configuration, asked with a question that has none.
+func (f fitArgs) kindConflict(q answer.Question) error {
+	extras := f.emit != "" || f.chart != ""
+	kind := q.Kind()
+	switch {
+	case kind == answer.KindCompare && (extras || f.save):
+		return usageError("--emit, --chart and --save need a question with one configuration, not a comparison of two", "fitbot fit --save 13B lora 4090")
+	case answer.IsAsk(sizing.Intent(kind)) && q.Parsed.Intent != sizing.IntentServe && extras:
+		return usageError("--emit and --chart need a question with one configuration to size, not a search", "fitbot fit --chart memory.png 13B lora 4090")
+	}
+	return nil
+}
+
+// writeFit prints a fit answer, with --chart its picture first and with
+// --emit its launch config in its place.
+func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r answer.Result) error {
+	ans := r.Fit.Answer
 	if f.chart != "" {
 		if err := writeMemoryChart(f.chart, ans); err != nil {
 			return err
 		}
 	}
 	if f.emit != "" {
-		return a.emitLaunch(est.estimator(ctx), q.Parsed.Query, ans, f.emit, question)
+		return a.emitLaunch(ctx, svc, r.Question.Parsed.Query, ans, f.emit, strings.Join(f.words, " "))
 	}
-	if f.json {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		var out any = ans
-		if fit.OnCluster != nil {
-			out = fitOnCluster{Answer: ans, Cluster: fit.OnCluster.Snapshot, Placement: fit.OnCluster.Placement}
-		}
-		if err := enc.Encode(out); err != nil {
-			return failure(fmt.Sprintf("write the answer: %v", err), "")
-		}
-	} else {
-		if fit.Lead != "" {
-			fmt.Fprintln(a.stdout, fit.Lead)
+	if !f.json {
+		if r.Fit.Lead != "" {
+			fmt.Fprintln(a.stdout, r.Fit.Lead)
 		}
 		writeAnswer(a.stdout, ans)
+		return nil
 	}
-	if f.save {
-		return a.savePlan(ctx, plan.FromAnswer(question, q.Parsed.Query, ans), f.json)
+	var out any = ans
+	if c := r.Fit.OnCluster; c != nil {
+		out = fitOnCluster{Answer: ans, Cluster: c.Snapshot, Placement: c.Placement}
 	}
-	return nil
+	return a.writeJSON(out)
 }
 
 // fitOnCluster is `fit --json` for a question put on the live cluster:

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/chart"
-	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -26,8 +26,8 @@ func writeMemoryChart(path string, ans sizing.Answer) error {
 // writeServeChart is `fitbot fit --chart FILE.png` on a serving question:
 // the latency and throughput curve of the answered replica against
 // concurrency, with the targets.
-func writeServeChart(path string, est *sizing.Estimator, parsed reading.Request, ask sizing.AskAnswer) error {
-	curve, err := est.ServeCurve(launch.QueryFor(parsed.Query, ask.Request))
+func writeServeChart(path string, parsed reading.Request, ask sizing.AskAnswer) error {
+	curve, err := answer.ServeCurve(parsed.Query, ask)
 	if err != nil {
 		return inputError(err, "")
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -17,24 +15,11 @@ type comparisonJSON struct {
 	Comparison answer.CompareAnswer `json:"comparison"`
 }
 
-// compare answers a question that compares two cards or two training
-// methods, in text or JSON. A comparison has no one configuration to
-// save, emit or chart.
-func (a *app) compare(ctx context.Context, svc *answer.Service, q answer.Question, f fitArgs) error {
-	if f.emit != "" || f.chart != "" || f.save {
-		return usageError("--emit, --chart and --save need a question with one configuration, not a comparison of two", "fitbot fit --save 13B lora 4090")
-	}
-	c, err := svc.Compare(ctx, q)
-	if err != nil {
-		return inputError(err, "")
-	}
-	if f.json {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(comparisonJSON{Kind: answer.KindCompare, Comparison: c}); err != nil {
-			return failure(fmt.Sprintf("write the answer: %v", err), "")
-		}
-		return nil
+// writeComparison prints the answer to a question that compares two
+// cards or two training methods, in text or JSON.
+func (a *app) writeComparison(c answer.CompareAnswer, asJSON bool) error {
+	if asJSON {
+		return a.writeJSON(comparisonJSON{Kind: answer.KindCompare, Comparison: c})
 	}
 	writeCompare(a.stdout, c)
 	return nil

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/sizing"
@@ -35,7 +37,7 @@ func (f *fitArgs) emitConflict() error {
 // on stdout and its notes on stderr. When the asked configuration does not
 // fit, the config is for the first alternative that does, and stderr says
 // so.
-func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answer, kindName, words string) error {
+func (a *app) emitLaunch(ctx context.Context, svc *answer.Service, q sizing.Query, ans sizing.Answer, kindName, words string) error {
 	kind, err := launch.ParseKind(kindName)
 	if err != nil {
 		return usageError(err.Error(), "fitbot fit --emit deepspeed llama 3.1 8b full on 8 a100")
@@ -45,7 +47,7 @@ func (a *app) emitLaunch(est *sizing.Estimator, q sizing.Query, ans sizing.Answe
 		if !ok {
 			return failure(fmt.Sprintf("%s does not fit as asked and no alternative fits: no %s config to emit", ans.ModelName, kind), "")
 		}
-		fitting, err := est.Answer(launch.QueryFor(q, alt.Request))
+		fitting, err := svc.Replica(ctx, q, alt.Request)
 		if err != nil {
 			return inputError(err, "")
 		}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -13,23 +16,16 @@ import (
 // config of the answered replica (the named GPUs, or the cheapest
 // configuration of a plan) with the answered memory share, context and
 // concurrency, or the latency and throughput curve against concurrency.
-func (a *app) serveExtras(est *sizing.Estimator, parsed reading.Request, f *fitArgs) error {
-	ask, err := est.Ask(parsed.Query, parsed.Intent, parsed.Workload)
+func (a *app) serveExtras(ctx context.Context, svc *answer.Service, parsed reading.Request, ask sizing.AskAnswer, f *fitArgs) error {
+	p, err := svc.ServingPlan(ctx, parsed.Query, ask)
+	if errors.Is(err, answer.ErrNothingServed) {
+		return failure(fmt.Sprintf("no configuration in the catalog serves %s: nothing to emit or draw", ask.ModelName), "")
+	}
 	if err != nil {
 		return inputError(err, "")
 	}
-	s := ask.Serve
-	var sv *sizing.Serving
-	switch {
-	case s.Capacity != nil:
-		sv = s.Capacity
-	case len(s.Options) > 0:
-		sv = &s.Options[0].Serving
-	default:
-		return failure(fmt.Sprintf("no configuration in the catalog serves %s: nothing to emit or draw", ask.ModelName), "")
-	}
 	if f.chart != "" {
-		if err := writeServeChart(f.chart, est, parsed, ask); err != nil {
+		if err := writeServeChart(f.chart, parsed, ask); err != nil {
 			return err
 		}
 	}
@@ -40,14 +36,8 @@ func (a *app) serveExtras(est *sizing.Estimator, parsed reading.Request, f *fitA
 	if err != nil {
 		return usageError(err.Error(), "fitbot fit --emit vllm how many users can 2xh100 serve llama-3.1-70b")
 	}
-	if !s.MeetsTargets {
+	if !ask.Serve.MeetsTargets {
 		fmt.Fprintf(a.stderr, "fitbot: the answer does not meet the target; this %s config is for the closest configuration\n", kind)
 	}
-	ans, err := est.Answer(launch.QueryFor(parsed.Query, ask.Request))
-	if err != nil {
-		return inputError(err, "")
-	}
-	p := launch.PlanOf(ans)
-	p.Serving = sv
 	return a.writeConfig(kind, p, strings.Join(f.words, " "))
 }

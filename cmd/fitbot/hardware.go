@@ -41,20 +41,28 @@ type hardwareJSON struct {
 	Hardware       string `json:"hardware"`
 }
 
-// hardware is `fitbot hardware`.
-func (a *app) hardware(ctx context.Context, args []string) error {
-	asJSON := false
-	var words []string
+// listingArgs reads the flags the listing commands share, --json and
+// --help, from anywhere in args; the rest are words.
+func listingArgs(args []string) (asJSON, help bool, words []string) {
 	for _, arg := range args {
 		switch arg {
 		case "-h", "-help", "--help":
-			fmt.Fprint(a.stdout, hardwareUsage)
-			return nil
+			help = true
 		case "--json", "-json":
 			asJSON = true
 		default:
 			words = append(words, arg)
 		}
+	}
+	return asJSON, help, words
+}
+
+// hardware is `fitbot hardware`.
+func (a *app) hardware(ctx context.Context, args []string) error {
+	asJSON, help, words := listingArgs(args)
+	if help {
+		fmt.Fprint(a.stdout, hardwareUsage)
+		return nil
 	}
 	verb, rest := "list", ""
 	if len(words) > 0 {

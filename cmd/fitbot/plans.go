@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
@@ -90,6 +90,19 @@ func (f plansArgs) scope() store.Scope {
 	return store.Workspace(f.workspace)
 }
 
+// flagValue is the value of the flag args[*i] ("--name=value", or
+// "--name value", moving *i past the value); what says what it needs.
+func flagValue(args []string, i *int, name, what string) (string, error) {
+	if v, ok := strings.CutPrefix(args[*i], name+"="); ok {
+		return v, nil
+	}
+	if *i+1 >= len(args) {
+		return "", fmt.Errorf("%s needs %s", name, what)
+	}
+	*i++
+	return args[*i], nil
+}
+
 // parsePlansArgs reads flags anywhere among the words; "--" ends them.
 func parsePlansArgs(args []string) (plansArgs, error) {
 	f := plansArgs{limit: store.DefaultPlanLimit}
@@ -101,13 +114,9 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 		case arg == "-h" || arg == "-help" || arg == "--help":
 			f.help = true
 		case arg == "--limit" || arg == "-limit" || strings.HasPrefix(arg, "--limit="):
-			v, ok := strings.CutPrefix(arg, "--limit=")
-			if !ok {
-				if i+1 >= len(args) {
-					return f, errors.New("--limit needs a number")
-				}
-				i++
-				v = args[i]
+			v, err := flagValue(args, &i, "--limit", "a number")
+			if err != nil {
+				return f, err
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 1000 {
@@ -115,13 +124,9 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 			}
 			f.limit = n
 		case arg == "--workspace" || arg == "-workspace" || strings.HasPrefix(arg, "--workspace="):
-			v, ok := strings.CutPrefix(arg, "--workspace=")
-			if !ok {
-				if i+1 >= len(args) {
-					return f, errors.New("--workspace needs a Slack team id (T...)")
-				}
-				i++
-				v = args[i]
+			v, err := flagValue(args, &i, "--workspace", "a Slack team id (T...)")
+			if err != nil {
+				return f, err
 			}
 			if !teamID.MatchString(v) {
 				return f, fmt.Errorf("--workspace %q is not a Slack team id (T followed by letters and digits)", v)
@@ -293,24 +298,31 @@ func (a *app) writeJSON(v any) error {
 	return nil
 }
 
-// savePlan records an answer given on the command line as a plan and says
-// so: on stdout after a text answer, on stderr after --json so that stdout
-// stays one JSON object.
-func (a *app) savePlan(ctx context.Context, s plan.Summary, asJSON bool) error {
-	db, err := a.openStore(ctx)
+// cliPlans keeps the command line's answers as plans (--save) in the
+// store, asked by nobody in particular.
+type cliPlans struct{ a *app }
+
+// KeepPlan implements answer.PlanKeeper.
+func (k cliPlans) KeepPlan(ctx context.Context, _ answer.Who, s plan.Summary) (int64, error) {
+	db, err := k.a.openStore(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	defer a.closeStore(db)
+	defer k.a.closeStore(db)
 	p := store.NewPlan(store.Who{Source: store.SourceCLI}, s)
 	id, err := db.SavePlan(ctx, &p)
 	if err != nil {
-		return failure(err.Error(), "")
+		return 0, failure(err.Error(), "")
 	}
+	return id, nil
+}
+
+// saved says that an answer was kept as plan id: on stdout after a text
+// answer, on stderr after --json so that stdout stays one JSON object.
+func (a *app) saved(id int64, asJSON bool) {
 	w := a.stdout
 	if asJSON {
 		w = a.stderr
 	}
 	fmt.Fprintf(w, "saved as plan %d (fitbot plans show %d re-answers it later)\n", id, id)
-	return nil
 }

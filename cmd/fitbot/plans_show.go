@@ -13,7 +13,6 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
-	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -68,17 +67,17 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 		return failure(err.Error(), "")
 	}
 	// A Hub model's plan is read with the database's cache, else the Hub.
-	svc := answer.Service{Models: cliHub{a: a, cache: db}}
-	parse := func(q string) (reading.Request, error) { return svc.Reread(ctx, q) }
+	svc := plansService(prices)
+	svc.Models = cliHub{a: a, cache: db}
 	if p.Kind != plan.KindFit && p.Kind != "" {
-		r := reaskPlan(p, parse, prices)
+		r := reaskPlan(ctx, svc, p)
 		if f.json {
 			return a.writeJSON(r)
 		}
 		writeReask(a.stdout, p, r)
 		return nil
 	}
-	r := reanswerPlanWith(p, parse, prices)
+	r := reanswerPlan(ctx, svc, p)
 	if f.json {
 		return a.writeJSON(r)
 	}
@@ -86,17 +85,17 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 	return nil
 }
 
-// reanswerPlan answers a plan's question again with today's catalog and
-// prices (the store's current offers, the default sheet for GPUs it has
-// none for) and lists what changed, in words.
-func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
-	return reanswerPlanWith(p, nil, prices)
+// plansService answers kept plans again at prices (the store's current
+// offers, the default sheet for GPUs it has none for).
+func plansService(prices sizing.PriceSource) *answer.Service {
+	est := answer.Fixed{Estimator: &sizing.Estimator{Prices: prices}}
+	return &answer.Service{Estimator: est, Asker: est}
 }
 
-// reanswerPlanWith is reanswerPlan reading the question with parse
-// (reading.Parse when nil).
-func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
-	d := plan.Reanswer(p.Summary, parse, &sizing.Estimator{Prices: prices}, nil)
+// reanswerPlan answers a plan's question again with svc (today's catalog
+// and prices) and lists what changed, in words.
+func reanswerPlan(ctx context.Context, svc *answer.Service, p store.Plan) replan {
+	d := svc.Reanswer(ctx, p.Summary)
 	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
 	if d.Now == nil {
 		return r
@@ -131,11 +130,9 @@ func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource
 
 // reaskPlan answers an inverse plan again by asking its canonical
 // question today (plan.Reask), listing what changed in words.
-func reaskPlan(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
+func reaskPlan(ctx context.Context, svc *answer.Service, p store.Plan) replan {
 	r := replan{Plan: toOutput(p), Changes: []string{}}
-	d := plan.Reask(p.Summary, parse, func(q reading.Request) (sizing.AskAnswer, error) {
-		return (&sizing.Estimator{Prices: prices}).Ask(q.Query, q.Intent, q.Workload)
-	})
+	d := svc.Reask(ctx, p.Summary)
 	if d.Now == nil {
 		r.Problem = d.Problem
 		return r

@@ -45,7 +45,7 @@ func TestReanswerPlan(t *testing.T) {
 
 	t.Run("nothing changed", func(t *testing.T) {
 		p := planToday(t, "mistral 7b qlora t4", onlyT4)
-		r := reanswerPlan(p, onlyT4)
+		r := reanswerPlan(context.Background(), plansService(onlyT4), p)
 		if r.Problem != "" || r.Now == nil {
 			t.Fatalf("not re-answered: %s", r.Problem)
 		}
@@ -58,7 +58,7 @@ func TestReanswerPlan(t *testing.T) {
 		p := planToday(t, "mistral 7b qlora t4", nil) // no price then
 		p.Fits, p.Headroom = false, string(sizing.HeadroomOver)
 		today := fakePrices{"t4": 0.50, "rtx-3090": 0.20}
-		r := reanswerPlan(p, today)
+		r := reanswerPlan(context.Background(), plansService(today), p)
 		if r.Now == nil {
 			t.Fatalf("not re-answered: %s", r.Problem)
 		}
@@ -77,7 +77,7 @@ func TestReanswerPlan(t *testing.T) {
 	t.Run("cost per hour then and now", func(t *testing.T) {
 		p := planToday(t, "mistral 7b qlora t4", onlyT4)
 		p.USDPerHour = new(0.80)
-		r := reanswerPlan(p, onlyT4)
+		r := reanswerPlan(context.Background(), plansService(onlyT4), p)
 		if d := cmp.Diff([]string{"cost per hour: $0.80 then, $0.50 now (-38%)"}, r.Changes); d != "" {
 			t.Errorf("changes (-want +got):\n%s", d)
 		}
@@ -86,7 +86,7 @@ func TestReanswerPlan(t *testing.T) {
 	t.Run("config model", func(t *testing.T) {
 		p := planToday(t, "mistral 7b qlora t4", onlyT4)
 		p.ModelKey = "config:my-finetune"
-		if r := reanswerPlan(p, onlyT4); r.Now != nil || !strings.Contains(r.Problem, "config.json") {
+		if r := reanswerPlan(context.Background(), plansService(onlyT4), p); r.Now != nil || !strings.Contains(r.Problem, "config.json") {
 			t.Errorf("re-answered a config plan: %+v", r)
 		}
 	})
@@ -94,7 +94,7 @@ func TestReanswerPlan(t *testing.T) {
 	t.Run("canonical text today's parser rejects", func(t *testing.T) {
 		p := planToday(t, "mistral 7b qlora t4", onlyT4)
 		p.Canonical = "mistral-7b-v0.1 qlora quantum-gpu-9000"
-		if r := reanswerPlan(p, onlyT4); r.Now != nil || !strings.Contains(r.Problem, "no longer reads") {
+		if r := reanswerPlan(context.Background(), plansService(onlyT4), p); r.Now != nil || !strings.Contains(r.Problem, "no longer reads") {
 			t.Errorf("problem = %q, want the parser's refusal", r.Problem)
 		}
 	})

@@ -89,9 +89,9 @@ func (a *app) serve(ctx context.Context, args []string) int {
 	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
 	setMemoryLimit(os.Getenv, log)
-	s, code := a.startService(ctx, cfg, log)
-	if code != exitOK {
-		return code
+	s, err := a.startService(ctx, cfg, log)
+	if err != nil {
+		return a.exit(err)
 	}
 	return s.run(ctx)
 }
@@ -122,15 +122,15 @@ type service struct {
 
 // startService opens the store, checks the bot token, wires the handler,
 // binds the listeners, connects Socket Mode and starts the schedules. On
-// failure it prints the problem, undoes what it started and returns the
-// exit code.
-func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*service, int) {
+// failure it undoes what it started and returns the problem (a cliError:
+// serve prints it and exits with its code).
+func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*service, error) {
 	db, err := store.Open(ctx, cfg.DB)
 	if errors.Is(err, store.ErrNoCgo) {
-		return nil, a.fail(exitFailure, err.Error(), serveDBHint(err))
+		return nil, failure(err.Error(), serveDBHint(err))
 	}
 	if err != nil {
-		return nil, a.fail(exitFailure, "FITBOT_DB: "+err.Error(), serveDBHint(err))
+		return nil, failure("FITBOT_DB: "+err.Error(), serveDBHint(err))
 	}
 	s := &service{cfg: cfg, log: log, db: db, fatal: make(chan error, 4)}
 	ok := false
@@ -153,7 +153,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	auth := &slack.AuthTestResponse{}
 	if cfg.OAuth() {
 		if s.oauth, err = newOAuth(cfg, db, hc, log); err != nil {
-			return nil, a.fail(exitFailure, err.Error(), "")
+			return nil, failure(err.Error(), "")
 		}
 		slackAPI = s.oauth.Client(cfg.SlackAPIURL, hc)
 		log.Info("slack: installed through OAuth (/slack/install); each workspace is answered with its own token")
@@ -163,7 +163,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		auth, err = api.AuthTestContext(actx)
 		cancel()
 		if err != nil {
-			return nil, a.fail(exitFailure, "SLACK_BOT_TOKEN: Slack's auth.test failed: "+err.Error(),
+			return nil, failure("SLACK_BOT_TOKEN: Slack's auth.test failed: "+err.Error(),
 				"check the bot token (OAuth & Permissions > Bot User OAuth Token) and that Slack is reachable (SLACK_API_URL)")
 		}
 		log.Info("slack: bot authenticated", "team", auth.Team, "team_id", auth.TeamID, "bot_user", auth.UserID, "bot_id", auth.BotID)
@@ -226,11 +226,11 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		AnswerVersion: live.Version,
 	})
 	if err != nil {
-		return nil, a.fail(exitFailure, err.Error(), "")
+		return nil, failure(err.Error(), "")
 	}
 	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: slackAPI, Metrics: metrics, Logger: log})
 	if err != nil {
-		return nil, a.fail(exitFailure, err.Error(), "")
+		return nil, failure(err.Error(), "")
 	}
 	ec := bot.EventsConfig{Handler: s.handler, Seen: db, Post: web, Threads: db,
 		BotUserID: auth.UserID, BotID: auth.BotID, Metrics: metrics, Logger: log}
@@ -242,7 +242,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	}
 	events, err := bot.NewEvents(ec)
 	if err != nil {
-		return nil, a.fail(exitFailure, err.Error(), "")
+		return nil, failure(err.Error(), "")
 	}
 
 	if cfg.Socket() {
@@ -250,7 +250,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		s.socket, err = bot.NewSocket(bot.SocketConfig{Client: client, Handler: s.handler, Events: events,
 			Metrics: metrics, Logger: log, DrainTimeout: cfg.ShutdownTimeout})
 		if err != nil {
-			return nil, a.fail(exitFailure, err.Error(), "")
+			return nil, failure(err.Error(), "")
 		}
 	}
 	hl := &health{db: db, metrics: metrics, now: time.Now, log: log}
@@ -263,7 +263,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	if cfg.HTTPAddr != "" {
 		endpoints, err := bot.NewHTTP(bot.HTTPConfig{SigningSecret: cfg.SigningSecret.reveal(), Handler: s.handler, Events: events, Logger: log, Metrics: metrics})
 		if err != nil {
-			return nil, a.fail(exitFailure, err.Error(), "")
+			return nil, failure(err.Error(), "")
 		}
 		mux := http.NewServeMux()
 		endpoints.Register(mux)
@@ -271,8 +271,8 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			s.oauth.Register(mux)
 		}
 		hl.register(mux)
-		if code := a.listen(s, "http", "--http", cfg.HTTPAddr, cfg.MaxConns, metrics, mux); code != exitOK {
-			return nil, code
+		if err := a.listen(s, "http", "--http", cfg.HTTPAddr, cfg.MaxConns, metrics, mux); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.HealthAddr != "" && !sameListener(cfg.HealthAddr, cfg.HTTPAddr) {
@@ -281,8 +281,8 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		if cfg.Pprof {
 			registerPprof(mux)
 		}
-		if code := a.listen(s, "health", "--health", cfg.HealthAddr, healthConns, metrics, mux); code != exitOK {
-			return nil, code
+		if err := a.listen(s, "health", "--health", cfg.HealthAddr, healthConns, metrics, mux); err != nil {
+			return nil, err
 		}
 	}
 	if s.socket != nil {
@@ -298,7 +298,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 
 	digest, err := s.digestJob(web, metrics)
 	if err != nil {
-		return nil, a.fail(exitFailure, err.Error(), "fitbot serve --help")
+		return nil, failure(err.Error(), "fitbot serve --help")
 	}
 	s.stopSch, err = startSchedules(ctx, scheduleConfig{RefreshCron: cfg.RefreshCron, DigestCron: cfg.DigestCron, Instance: cfg.Instance}, db,
 		scheduleJobs{
@@ -306,12 +306,12 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 			Digest:  digest,
 		}, log)
 	if err != nil {
-		return nil, a.fail(exitFailure, err.Error(), "fitbot serve --help")
+		return nil, failure(err.Error(), "fitbot serve --help")
 	}
 	log.Info("fitbot: serving", "version", version, "socket_mode", cfg.Socket(), "http", cfg.HTTPAddr, "health", cfg.HealthAddr,
 		"db", db.Path(), "providers", len(cfg.Fetchers), "llm", cfg.llm().Enabled())
 	ok = true
-	return s, exitOK
+	return s, nil
 }
 
 // newOAuth is the install flow and token source over db.
@@ -385,10 +385,10 @@ func sameListener(a, b string) bool {
 // most maxConns connections open (netcap): at the cap the oldest idle
 // connection is closed to admit a new one; with none idle, the new one
 // is closed at once and counted.
-func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metrics *bot.Metrics, mux *http.ServeMux) int {
+func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metrics *bot.Metrics, mux *http.ServeMux) error {
 	raw, err := net.Listen("tcp", addr)
 	if err != nil {
-		return a.fail(exitFailure, fmt.Sprintf("%s %s: %v", flagName, addr, err), "pick a free port, e.g. "+flagName+" :8080")
+		return failure(fmt.Sprintf("%s %s: %v", flagName, addr, err), "pick a free port, e.g. "+flagName+" :8080")
 	}
 	refused := new(atomic.Int64)
 	ln := netcap.Wrap(raw, maxConns, func() {
@@ -407,7 +407,7 @@ func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metr
 			s.fatal <- fmt.Errorf("%s listener %s: %w", name, addr, err)
 		}
 	})
-	return exitOK
+	return nil
 }
 
 // run waits for ctx (a signal) or a fatal error, then stops.

@@ -33,9 +33,9 @@ func TestServeListenerTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &app{stdout: io.Discard, stderr: io.Discard, env: e}
-	s, code := a.startService(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if code != exitOK {
-		t.Fatalf("startService: exit %d", code)
+	s, err := a.startService(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("startService: %v", err)
 	}
 	defer s.stop(context.Background())
 	if len(s.servers) != 2 {

@@ -1,0 +1,217 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// KindCluster is a question that only asks what the team's live cluster
+// has free (AboutCluster): the face lists the cluster.
+const KindCluster Kind = "cluster"
+
+// KindClarify is a question nothing could answer: neither the grammar,
+// the Hugging Face Hub nor the language model read a question in it.
+// Result.Err says why; the face asks the asker to say it again.
+const KindClarify Kind = "clarify"
+
+// ModelReader reads a question with a language model: the fallback for
+// words the grammar could not read (NeedsInterpreter). grammar is the
+// grammar's own reading, which the model may use as a hint. A
+// *NotUnderstood error carries the model's question back to the asker.
+type ModelReader interface {
+	Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error)
+}
+
+// Who is the asker of a question: the team whose machines place it, and
+// where the question came from, as a kept plan records it.
+type Who struct {
+	Team, Channel, User string
+	// ChannelKind is the kind of conversation the question was asked in
+	// (who else may read its plans): store.ChannelKind's words.
+	ChannelKind string
+	// Keep asks for the answer to be kept as a plan (Service.Plans): the
+	// bot keeps every answer, the command line only with --save.
+	Keep bool
+}
+
+// PlanKeeper keeps an answer as a plan and returns its id; the faces
+// wire one over their store.
+type PlanKeeper interface {
+	KeepPlan(ctx context.Context, who Who, s plan.Summary) (int64, error)
+}
+
+// Result is one question's answer, typed by its Kind: exactly one of Fit,
+// Ask, Compare and Prices is set for the kinds that have a figure, none
+// for small talk, help, plans, cluster and clarify. The faces render it
+// and decide nothing about what the question meant.
+type Result struct {
+	Kind Kind
+	// Question is the question as read and resolved: its routing, the
+	// parse (what a picture or a launch config is drawn from), the notes.
+	Question Question
+	Fit      *Fit
+	Ask      *sizing.AskAnswer
+	Compare  *CompareAnswer
+	// Prices is the answer to a price question; nil when the Service has
+	// no PriceBook (the face says prices are not available).
+	Prices *PriceAnswer
+	// Interpreted is set when the language model read the question (or
+	// added to the grammar's reading): the face marks the answer so.
+	Interpreted bool
+	// Err is why a clarify result has no answer: the reader's, the Hub's
+	// or the estimator's error (a *sizing.InputError for words it could
+	// not use), or the language model's question back.
+	Err error
+	// PlanID is the plan the answer was kept as; 0 when it was not
+	// (Who.Keep unset, no PlanKeeper, a comparison, or PlanErr).
+	PlanID int64
+	// PlanErr is why keeping the plan failed; the answer stands.
+	PlanErr error
+}
+
+// Handle reads text and answers it: the one entry point of a face. It
+// routes the question, resolves it (the Hub, the team's machines, the
+// live cluster), dispatches it to the answer of its kind, falls back on
+// the language model (Reader) when the grammar could not read it, and
+// keeps the answer as a plan when who asks for that. The error is only
+// for a failure of fitbot itself (prices that cannot be read); words
+// that cannot be answered are a Result of KindClarify.
+func (s *Service) Handle(ctx context.Context, who Who, text string) (Result, error) {
+	return s.HandleQuestion(ctx, who, s.Read(text))
+}
+
+// HandleQuestion is Handle for a question already read: by ReadConfigured
+// (a config.json given with the words), or by Read when the face had to
+// look at it first.
+func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Result, error) {
+	if !q.Sizing() {
+		r := Result{Kind: q.Kind(), Question: q}
+		if r.Kind == KindPrices && s.PriceBook != nil {
+			pa, err := s.Prices(ctx, q.Route)
+			if err != nil {
+				return r, fmt.Errorf("answer a price question: %w", err)
+			}
+			r.Prices = &pa
+		}
+		return r, nil
+	}
+	if s.AboutCluster(q) {
+		return Result{Kind: KindCluster, Question: q}, nil
+	}
+	q = s.Resolve(ctx, who.Team, q)
+	switch {
+	case q.Err == nil && q.Compared():
+		c, err := s.Compare(ctx, q)
+		if err != nil {
+			return clarify(q, err), nil
+		}
+		return Result{Kind: KindCompare, Question: q, Compare: &c}, nil
+	case q.Err == nil && q.Ask():
+		return s.handleAsk(ctx, who, q), nil
+	case Understood(q) && (s.Reader == nil || !NeedsInterpreter(q)):
+		return s.handleFit(ctx, who, q, false), nil
+	case q.Err == nil && !Understood(q):
+		// The grammar read every word it knew but found no model: the
+		// estimator says so, and the language model may still read one.
+		f, err := s.Fit(ctx, q)
+		if err == nil {
+			return s.fitResult(ctx, who, q, f, false), nil
+		}
+		q.Err = err
+	}
+	if s.Reader != nil && NeedsInterpreter(q) {
+		return s.interpret(ctx, who, q), nil
+	}
+	return clarify(q, q.Err), nil
+}
+
+// interpret is the language model's answer to q: what it adds to a
+// question the grammar understood (Interpreted), or its own reading of
+// one the grammar could not read. When the model cannot help, the
+// grammar's answer stands for a question it understood, and any other is
+// a clarify result with the model's question back, or else the
+// grammar's error.
+func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
+	m, err := s.Reader.Read(ctx, q.Text, q.Parsed)
+	if Understood(q) {
+		if err == nil {
+			if both, ok := Interpreted(q, m); ok {
+				return s.handleFit(ctx, who, both, true)
+			}
+		} else {
+			s.logger().Info("answer: the language model added nothing to the grammar's reading", "err", err)
+		}
+		return s.handleFit(ctx, who, q, false)
+	}
+	if err != nil {
+		if !errors.As(err, new(*NotUnderstood)) {
+			s.logger().Warn("answer: the language model could not read the question", "err", err)
+			err = q.Err
+		}
+		return clarify(q, err)
+	}
+	read := Question{Text: q.Text, Route: q.Route, Parsed: m}
+	if read.Ask() {
+		r := s.handleAsk(ctx, who, read)
+		r.Interpreted = r.Kind != KindClarify
+		return r
+	}
+	return s.handleFit(ctx, who, read, true)
+}
+
+// NotUnderstood is a language model's refusal with a question back to the
+// asker ("which model do you mean?"); a ModelReader returns it wrapped.
+type NotUnderstood struct{ QuestionBack string }
+
+func (e *NotUnderstood) Error() string { return "not understood: " + e.QuestionBack }
+
+// handleAsk answers a question that runs the other way round and keeps it.
+func (s *Service) handleAsk(ctx context.Context, who Who, q Question) Result {
+	a, err := s.AskAnswer(ctx, q)
+	if err != nil {
+		return clarify(q, err)
+	}
+	r := Result{Kind: q.Kind(), Question: q, Ask: &a}
+	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAsk(q.Text, q.Parsed, a, display.AskSummary(a)) })
+	return r
+}
+
+// handleFit answers a fit question and keeps it.
+func (s *Service) handleFit(ctx context.Context, who Who, q Question, interpreted bool) Result {
+	f, err := s.Fit(ctx, q)
+	if err != nil {
+		return clarify(q, err)
+	}
+	return s.fitResult(ctx, who, q, f, interpreted)
+}
+
+// fitResult is the result of a fit question answered with f, kept.
+func (s *Service) fitResult(ctx context.Context, who Who, q Question, f Fit, interpreted bool) Result {
+	r := Result{Kind: KindFit, Question: q, Fit: &f, Interpreted: interpreted}
+	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAnswer(q.Text, q.Parsed.Query, f.Answer) })
+	return r
+}
+
+// keep keeps r's answer as a plan when who asks for it and a PlanKeeper
+// is configured; summary makes the plan only then. A failure is left in
+// r.PlanErr for the face to say.
+func (s *Service) keep(ctx context.Context, who Who, r *Result, summary func() plan.Summary) {
+	if !who.Keep || s.Plans == nil {
+		return
+	}
+	r.PlanID, r.PlanErr = s.Plans.KeepPlan(ctx, who, summary())
+}
+
+// clarify is the result of a question nothing answered, and why.
+func clarify(q Question, err error) Result {
+	if err == nil {
+		err = &sizing.InputError{Problem: "no sizing question found in that", Hint: "13b lora rtx-4090"}
+	}
+	return Result{Kind: KindClarify, Question: q, Err: err}
+}
