@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 )
 
 // fakeOpenAI is an OpenAI-compatible Chat Completions endpoint that
@@ -55,7 +55,7 @@ func (f *fakeOpenAI) asked() int {
 	return len(f.questions)
 }
 
-// interpreter is bot/llm's client pointed at f.
+// interpreter is llm's client pointed at f.
 func (f *fakeOpenAI) interpreter() Interpreter {
 	return llm.New(llm.Config{BaseURL: f.URL + "/v1", APIKey: "sk-test", Timeout: 2 * time.Second}, f.Client(), nil)
 }

@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/internal/netcap"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 )
 

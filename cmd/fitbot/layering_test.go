@@ -31,11 +31,11 @@ var allowedImports = map[string][]string{
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
 	"cluster/slurm":    {"sizing", "cluster"},
-	"bot":              {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"bot":              {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
 	"launch":           {"sizing"},
 	"slackoauth":       {"store"},
 	"chart":            {"sizing", "display", "pricing"},
-	"bot/llm":          {"sizing", "display", "retry"},
+	"llm":              {"sizing", "display", "retry"},
 	"internal/ratelog": {}, // repeated failures logged once per interval
 	"internal/netcap":  {}, // the listeners' connection cap
 	// Tests' helpers: listed in no package's row, so only tests import them.
@@ -52,7 +52,7 @@ var allowedThirdParty = map[string][]string{
 	"cluster/kube": {"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go"},
 	"store":        {"github.com/mattn/go-sqlite3", "github.com/jackc/pgx/v5"},
 	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
-	"bot/llm":      {"github.com/sashabaranov/go-openai"},
+	"llm":          {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
 	"chart":        {"gonum.org/v1/plot"},
 	"slackoauth":   {"github.com/slack-go/slack"},

@@ -17,9 +17,9 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot"
-	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/internal/netcap"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/slackoauth"

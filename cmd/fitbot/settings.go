@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/cluster/slurm"
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/slackoauth"
 )
