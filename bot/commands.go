@@ -218,9 +218,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if cache {
 		version = h.cfg.AnswerVersion()
 		if e := h.replies.get(version, canonical, p.Query); e != nil {
-			msg := h.cachedAnswer(ctx, asker, text, e, p.Notes)
-			msg.question = canonical
-			return msg
+			return h.cachedAnswer(ctx, asker, text, e, p.Notes)
 		}
 	}
 	f, err := h.answers.Fit(ctx, q)
@@ -241,6 +239,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		blocks = append(blocks, next)
 	}
 	msg := answered(answerText(a), blocks...)
+	msg.question = canonical
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
@@ -258,7 +257,6 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 			h.replies.put(version, canonical, "", e)
 		}
 	}
-	msg.question = canonical
 	return msg
 }
 
