@@ -11,6 +11,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -173,7 +174,7 @@ func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Questio
 	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
 		return msg
 	}
-	return h.unanswered(q)
+	return modelUnavailable(h.unanswered(q))
 }
 
 // interpretedToo answers a question the grammar understood but left
@@ -182,6 +183,10 @@ func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Questio
 // or else as the grammar read it, the words named as not used.
 func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Question) Message {
 	m, err := h.cfg.Interpreter.Interpret(ctx, q.Text)
+	if errors.Is(err, llm.ErrUnavailable) {
+		h.log.Warn("bot: the language model was unavailable; the grammar's reading stands", "err", err)
+		return h.answer(ctx, asker, q, modelUnavailableNote)
+	}
 	if err != nil {
 		h.log.Info("bot: the language model added nothing to the grammar's reading", "err", err)
 		return h.answer(ctx, asker, q, "")
@@ -197,7 +202,7 @@ func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Questi
 // else the grammar's (or the Hub's) own message.
 func (h *Handler) unanswered(q answer.Question) Message {
 	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, q.Err) && nearSubcommand(first) == "" {
-		return notASizingQuestion()
+		return notASizingQuestion(h.cfg.Interpreter != nil)
 	}
 	return h.failure(q.Text, q.Err)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -104,5 +105,9 @@ func TestMeaningWordsAskTheLanguageModelOverHTTP(t *testing.T) {
 		got := c.mention(q)
 		wantIn(t, name, got, `not used: \"paged\", \"optimizers\"`, "LoRA")
 		wantNotIn(t, name, got, "Interpreted")
+		// The asker is told when the model was asked and could not help.
+		if told := strings.Contains(got, "The language model was unavailable"); told != (change != nil) {
+			t.Errorf("%s: says the model was unavailable: %v, want %v\n%s", name, told, change != nil, got)
+		}
 	}
 }
