@@ -155,10 +155,48 @@ func decodeReply[R any](schema *jsonschema.Definition, content string) (envelope
 	if !jsonschema.Validate(*schema, data) {
 		return out, errors.New("reply is not the requested JSON: data validation failed against the schema")
 	}
+	if key := extraKey(*schema, data, ""); key != "" {
+		return out, fmt.Errorf("reply is not the requested JSON: it sets %q, which the schema does not have", key)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&out); err != nil {
 		return out, fmt.Errorf("reply is not the requested JSON: %w", err)
 	}
 	return out, nil
+}
+
+// extraKey is the path of the first key in data that schema does not
+// have, or "": strict mode's additionalProperties false, which
+// jsonschema.Validate does not check. A field the model may not set (a
+// Spec's Skip) is in the request type but not in the schema, so it is
+// refused here rather than decoded.
+func extraKey(schema jsonschema.Definition, data any, path string) string {
+	for _, sub := range schema.AnyOf {
+		if sub.Type != jsonschema.Null && data != nil {
+			return extraKey(sub, data, path)
+		}
+	}
+	switch v := data.(type) {
+	case map[string]any:
+		for k, val := range v {
+			sub, ok := schema.Properties[k]
+			if !ok {
+				return path + k
+			}
+			if p := extraKey(sub, val, path+k+"."); p != "" {
+				return p
+			}
+		}
+	case []any:
+		if schema.Items == nil {
+			return ""
+		}
+		for _, val := range v {
+			if p := extraKey(*schema.Items, val, path); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }

@@ -121,6 +121,8 @@ func TestReaderFailures(t *testing.T) {
 			ErrUnavailable, "its reading does not hold: 100000 GPUs is more than 4096", 1},
 		{"a reply of the old schema", []reply{ok("openai_structured.json")}, "", 0,
 			ErrUnavailable, "not the requested JSON", 1},
+		{"a reply setting a field the model may not set", []reply{{status: 200, body: `{"id":"chatcmpl-4","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"{\"understood\":true,\"question_back\":\"\",\"request\":{\"intent\":\"fit\",\"model\":\"\",\"gpu\":\"\",\"gpus\":0,\"method\":\"\",\"zero_stage\":null,\"unused_words\":[\"x\"]}}"},"finish_reason":"stop"}]}`}}, "", 0,
+			ErrUnavailable, `it sets "request.unused_words"`, 1},
 		{"5xx twice", []reply{serverError, serverError}, "", 0, ErrUnavailable, "HTTP 500", 2},
 		{"timeout", []reply{{status: 200, file: "reading_openai_strict.json", delay: 5 * time.Second}}, "", 100 * time.Millisecond,
 			context.DeadlineExceeded, "no reply before the deadline", 1},
