@@ -26,6 +26,7 @@ import (
 
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 // Parser reads a question the way sizing.Parse does.
@@ -84,6 +85,7 @@ type Service struct {
 	Machines  Machines      // nil: questions are never placed on a team's machines
 	PriceBook PriceBook     // nil: price questions get ErrNoPrices
 	Cluster   Cluster       // nil: questions about the cluster are placed on the team's machines
+	Runs      RunBook       // nil: no measured runs are recorded or said on answers
 	Logger    *slog.Logger  // nil: slog.Default()
 	// Now is the clock a deadline that names a day ("by friday") is
 	// counted from; nil: time.Now.
@@ -101,6 +103,9 @@ type Question struct {
 	Route  sizing.Routing
 	Parsed sizing.Parsed
 	Err    error
+	// Scope is whose plans and measured runs the answer may draw on: the
+	// asker's scope. The zero Scope draws on none.
+	Scope store.Scope
 	// OnCluster is where the question was put on the team's live cluster
 	// (it asked about it and one is configured and was read); nil otherwise.
 	OnCluster *OnCluster
@@ -467,6 +472,7 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 	checkDeadline(&f.Answer, q.Parsed.Deadline.At(s.now()))
 	checkHostRAM(&f.Answer, q.Parsed.HostRAMBytes)
 	checkMeasured(&f.Answer, q.Parsed.Query.MeasuredTokensPerSecond)
+	s.withTeamRuns(ctx, q.Scope, &f.Answer)
 	return f, nil
 }
 

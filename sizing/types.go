@@ -494,16 +494,34 @@ const (
 	HeadroomOver        Headroom = "does not fit"
 )
 
-// MeasuredSpeed is a speed the asker measured and the model-FLOPs
-// utilisation it is on the answer's card: tokens per second per GPU ×
-// the answer's FLOPs per token (causal attention counted) over the card's
-// dense peak at the run's precision.
+// MeasuredSpeed is what measurements say of an answer, the JSON key
+// measured. Its first fields are a speed the asker measured and the
+// model-FLOPs utilisation it is on the answer's card: tokens per second
+// per GPU × the answer's FLOPs per token (causal attention counted) over
+// the card's dense peak at the run's precision; zero when the question
+// gave no speed. TeamRuns, when set, is how far the team's own measured
+// runs like this one were from fitbot's figures.
 type MeasuredSpeed struct {
-	TokensPerSecondPerGPU float64 `json:"tokens_per_second_per_gpu"`
-	MFU                   float64 `json:"mfu"`
-	FLOPsPerToken         float64 `json:"flops_per_token"`
-	PeakFLOPS             float64 `json:"peak_flops"` // one card's dense peak at the run's precision
-	Peak                  string  `json:"peak"`       // that peak's number format: "BF16", "FP8", "TF32"
+	TokensPerSecondPerGPU float64 `json:"tokens_per_second_per_gpu,omitempty"`
+	MFU                   float64 `json:"mfu,omitempty"`
+	FLOPsPerToken         float64 `json:"flops_per_token,omitempty"`
+	PeakFLOPS             float64 `json:"peak_flops,omitempty"` // one card's dense peak at the run's precision
+	Peak                  string  `json:"peak,omitempty"`       // that peak's number format: "BF16", "FP8", "TF32"
+	*TeamRuns
+}
+
+// TeamRuns is how far a team's measured runs of the same kind as an
+// answer (method, card family, model size band) were from fitbot's
+// figures, as ratios measured / fitbot: 1.04 is 4% above. The spread is
+// the sample standard deviation of the ratios. The answer shows it; it
+// never corrects the figures with it.
+type TeamRuns struct {
+	Runs              int     `json:"runs"`
+	MemoryRatioMean   float64 `json:"memory_ratio_mean,omitempty"`
+	MemoryRatioSpread float64 `json:"memory_ratio_spread,omitempty"`
+	SpeedRatioMean    float64 `json:"speed_ratio_mean,omitempty"`
+	SpeedRatioSpread  float64 `json:"speed_ratio_spread,omitempty"`
+	PlanIDs           []int64 `json:"plan_ids"` // the plans whose runs these are
 }
 
 // Answer is the estimator's full reply to one question. The JSON keys of
@@ -521,9 +539,12 @@ type Answer struct {
 	Throughput   Throughput    `json:"throughput"`
 	Alternatives []Alternative `json:"alternatives"`
 
-	ModelName   string   `json:"model_name"`   // display name, e.g. "Llama 3.1 70B" or "13B (bare size)"
-	GPUName     string   `json:"gpu_name"`     // display name, e.g. "RTX 4090 24 GB"
-	Headroom    Headroom `json:"headroom"`     // comfortable, tight or does not fit
+	ModelName string   `json:"model_name"` // display name, e.g. "Llama 3.1 70B" or "13B (bare size)"
+	GPUName   string   `json:"gpu_name"`   // display name, e.g. "RTX 4090 24 GB"
+	Headroom  Headroom `json:"headroom"`   // comfortable, tight or does not fit
+	// TightWhy says why a tight answer is tight when it is not the
+	// estimate's own headroom (under 20%), e.g. the team's measured runs.
+	TightWhy    string   `json:"tight_why,omitempty"`
 	BindingTerm string   `json:"binding_term"` // the per_gpu term that dominates, e.g. "optimizer"
 	Price       *Price   `json:"price"`        // the GPU-hour price used, nil when none is known
 	Warnings    []string `json:"warnings"`     // e.g. communication-bound ZeRO-3 over PCIe

@@ -195,6 +195,17 @@ func (db *DB) queryPlans(ctx context.Context, query string, args ...any) ([]Plan
 type scanner interface{ Scan(dest ...any) error }
 
 func scanPlan(s scanner) (Plan, error) {
+	dest, finish := planScanDest()
+	if err := s.Scan(dest...); err != nil {
+		return Plan{}, err
+	}
+	return finish()
+}
+
+// planScanDest is what a row of planColumns scans into, and the function
+// that makes the plan of it once scanned (runs.go scans a plan after a
+// run's columns in one row).
+func planScanDest() ([]any, func() (Plan, error)) {
 	var (
 		p                Plan
 		created, reqJSON string
@@ -202,28 +213,28 @@ func scanPlan(s scanner) (Plan, error) {
 		usd              sql.NullFloat64
 		kind, chanKind   string
 	)
-	err := s.Scan(&p.ID, &created, &p.Source, &p.Team, &p.Channel, &p.User, &p.Question, &p.Canonical,
+	dest := []any{&p.ID, &created, &p.Source, &p.Team, &p.Channel, &p.User, &p.Question, &p.Canonical,
 		&reqJSON, &p.ModelKey, &p.Fits, &p.Headroom, &p.GPU, &p.GPUs, &p.PerGPUBytes, &usd,
-		&p.PriceProvider, &asOf, &kind, &p.Answer, &chanKind)
-	if err != nil {
-		return Plan{}, err
-	}
-	p.Kind, p.ChannelKind = plan.Kind(kind), ChannelKind(chanKind)
-	if p.CreatedAt, err = parseTime(created); err != nil {
-		return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
-	}
-	if err := json.Unmarshal([]byte(reqJSON), &p.Request); err != nil {
-		return Plan{}, fmt.Errorf("plan %d: request: %w", p.ID, err)
-	}
-	if usd.Valid {
-		p.USDPerHour = &usd.Float64
-	}
-	if asOf.Valid {
-		t, err := parseTime(asOf.String)
-		if err != nil {
+		&p.PriceProvider, &asOf, &kind, &p.Answer, &chanKind}
+	return dest, func() (Plan, error) {
+		var err error
+		p.Kind, p.ChannelKind = plan.Kind(kind), ChannelKind(chanKind)
+		if p.CreatedAt, err = parseTime(created); err != nil {
 			return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
 		}
-		p.PriceAsOf = &t
+		if err := json.Unmarshal([]byte(reqJSON), &p.Request); err != nil {
+			return Plan{}, fmt.Errorf("plan %d: request: %w", p.ID, err)
+		}
+		if usd.Valid {
+			p.USDPerHour = &usd.Float64
+		}
+		if asOf.Valid {
+			t, err := parseTime(asOf.String)
+			if err != nil {
+				return Plan{}, fmt.Errorf("plan %d: %w", p.ID, err)
+			}
+			p.PriceAsOf = &t
+		}
+		return p, nil
 	}
-	return p, nil
 }

@@ -137,7 +137,11 @@ func verdictLine(a sizing.Answer) string {
 		icon, word, a.ModelName, strings.TrimSpace(sizing.AlignmentLabel(r)+" "+methodName(r)), where, display.InGiB(a.PerGPU.TotalBytes), display.InGiB(a.VRAMBytes))
 	switch a.Headroom {
 	case sizing.HeadroomTight:
-		line += " (tight: under 20% headroom)"
+		why := a.TightWhy
+		if why == "" {
+			why = "under 20% headroom"
+		}
+		line += " (tight: " + why + ")"
 	case sizing.HeadroomOver:
 		line += fmt.Sprintf(" (%s is the largest term)", strings.ReplaceAll(a.BindingTerm, "_", " "))
 	}

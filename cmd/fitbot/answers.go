@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 // answers is the command line's answer service: priced as fitPrices
@@ -21,6 +23,7 @@ func (a *app) answers() (*answer.Service, *cliEstimator) {
 		Asker:     est,
 		Models:    cliHub{a: a},
 		Machines:  cliMachines{a},
+		Runs:      cliRuns{a},
 		Cluster:   a.liveCluster(),
 		Logger:    slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, est
@@ -73,4 +76,41 @@ type cliMachines struct{ a *app }
 // Machines implements answer.Machines.
 func (m cliMachines) Machines(ctx context.Context, _ string) ([]sizing.Machine, error) {
 	return m.a.machines(ctx)
+}
+
+// cliRuns are the measured runs in the command line's database, opened
+// for each read; with no database there are none (and none is made).
+type cliRuns struct{ a *app }
+
+// withStore runs fn on the database, opened for it.
+func (r cliRuns) withStore(ctx context.Context, fn func(*store.DB) error) error {
+	db, err := r.a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.a.closeStore(db)
+	return fn(db)
+}
+
+// Plan implements answer.RunBook.
+func (r cliRuns) Plan(ctx context.Context, scope store.Scope, id int64) (p store.Plan, err error) {
+	if !r.a.dbExists() {
+		return store.Plan{}, fmt.Errorf("plan %d: %w", id, store.ErrNotFound)
+	}
+	err = r.withStore(ctx, func(db *store.DB) error { p, err = db.Plan(ctx, scope, id); return err })
+	return p, err
+}
+
+// SaveMeasuredRun implements answer.RunBook.
+func (r cliRuns) SaveMeasuredRun(ctx context.Context, scope store.Scope, run *store.PlanRun) error {
+	return r.withStore(ctx, func(db *store.DB) error { return db.SaveMeasuredRun(ctx, scope, run) })
+}
+
+// MeasuredRuns implements answer.RunBook.
+func (r cliRuns) MeasuredRuns(ctx context.Context, scope store.Scope, limit int) (runs []store.RunOfPlan, err error) {
+	if !r.a.dbExists() {
+		return nil, nil
+	}
+	err = r.withStore(ctx, func(db *store.DB) error { runs, err = db.MeasuredRuns(ctx, scope, limit); return err })
+	return runs, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/store"
 )
 
 const fitUsage = `Usage: fitbot fit [--json] [--save] [--config FILE] [--emit KIND] [--chart FILE.png] WORDS...
@@ -134,6 +135,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return a.showCluster(ctx, f.json)
 	}
 	q = svc.Resolve(ctx, cliTeam, q)
+	q.Scope = store.AllPlans() // the database's owner reads every measured run
 	if q.Err != nil {
 		return inputError(q.Err, "")
 	}

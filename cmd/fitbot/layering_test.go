@@ -26,8 +26,9 @@ var allowedImports = map[string][]string{
 	"retry":            {},
 	"hub":              {"sizing", "retry"},
 	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations"},
-	"answer":           {"sizing", "pricing", "cluster", "display"},
+	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "store", "measure"},
+	"measure":          {}, // what a run really used, and how far fitbot was
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
 	"cluster/slurm":    {"sizing", "cluster"},

@@ -60,7 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	commands := map[string]func(context.Context, []string) error{
 		"fit": a.fit, "parse": a.parse, "plans": a.plans, "models": a.models, "prices": a.prices,
 		"digest": a.digest, "backup": a.backup, "hardware": a.hardware, "db": a.db, "cluster": a.clusterCommand, "workspaces": a.workspaces,
-		"version": func(_ context.Context, args []string) error { return a.version(args) },
+		"calibration": a.calibration,
+		"version":     func(_ context.Context, args []string) error { return a.version(args) },
 	}
 	c, ok := commands[cmd]
 	if !ok {
@@ -83,6 +84,8 @@ Usage:
   fitbot models [--json] [QUERY]            the catalog and cached Hugging Face Hub models
   fitbot plans [--json] [MODEL]             earlier plans, newest first
   fitbot plans show ID                      re-answer a saved plan with today's prices
+  fitbot plans measure ID --peak 71GiB ...  record what a run of a plan really used
+  fitbot calibration [--json]               how far fitbot was from the team's measured runs
   fitbot prices [--json] [GPU]              cheapest offers per GPU, or every offer for one GPU
   fitbot prices refresh [--provider NAME]   fetch prices now
   fitbot prices import [--at TIME] FILE.csv import a price sheet

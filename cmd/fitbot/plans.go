@@ -20,6 +20,7 @@ import (
 
 const plansUsage = `Usage: fitbot plans [--json] [--limit N] [--workspace TEAM] [MODEL]
        fitbot plans show [--json] [--workspace TEAM] ID
+       fitbot plans measure [--json] ID --peak 71GiB --tokens-per-second 3150 --hours 5.2
 
 Lists earlier plans, newest first: for one model when MODEL is given (any
 name of it: "mistral 7b", "Mistral-7B-v0.1"; a bare size such as 13B finds
@@ -141,6 +142,9 @@ func parsePlansArgs(args []string) (plansArgs, error) {
 func (a *app) plans(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "show" {
 		return a.planShow(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "measure" {
+		return a.plansMeasure(ctx, args[1:])
 	}
 	f, err := parsePlansArgs(args)
 	if err != nil {

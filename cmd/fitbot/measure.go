@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/measure"
+	"github.com/fitbot/fitbot/store"
+)
+
+const measureUsage = `Usage: fitbot plans measure [--json] [--workspace TEAM] ID [--peak SIZE] [--tokens-per-second N] [--hours H]
+       fitbot plans measure ID --from FILE
+
+Records what a run of plan ID really used, beside what fitbot said of it:
+--peak is the busiest GPU's peak memory (71GiB, 71 GB, 72704MiB), --tokens-per-second
+the whole job's speed, --hours its wall-clock time. --from reads them from a file:
+the CSV of nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 5
+(its peak memory.used), or a JSON object {"peak_bytes": ..., "tokens_per_second": ..., "hours": ...}.
+
+Later answers of the same kind (method, card family, model size band) say how far
+fitbot was from the team's measured runs; fitbot calibration lists them all.
+`
+
+// measureArgs is the command line of `fitbot plans measure`.
+type measureArgs struct {
+	plansArgs
+	id   int64
+	run  measure.Run
+	via  string
+	from string
+}
+
+// parseMeasureArgs reads the flags of `plans measure`, anywhere among the words.
+func parseMeasureArgs(args []string) (measureArgs, error) {
+	m := measureArgs{via: store.ViaCLI}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		switch strings.TrimLeft(name, "-") {
+		case "peak", "tokens-per-second", "hours", "from":
+			if !strings.HasPrefix(name, "-") {
+				rest = append(rest, args[i])
+				continue
+			}
+			if !hasValue {
+				if i+1 >= len(args) {
+					return m, fmt.Errorf("%s needs a value", name)
+				}
+				i++
+				value = args[i]
+			}
+			if err := m.set(strings.TrimLeft(name, "-"), value); err != nil {
+				return m, err
+			}
+		default:
+			rest = append(rest, args[i])
+		}
+	}
+	var err error
+	if m.plansArgs, err = parsePlansArgs(rest); err != nil || m.help {
+		return m, err
+	}
+	if len(m.words) != 1 {
+		return m, errors.New("plans measure needs one plan id")
+	}
+	m.id, err = strconv.ParseInt(strings.TrimPrefix(m.words[0], "#"), 10, 64)
+	if err != nil || m.id < 1 {
+		return m, fmt.Errorf("%q is not a plan id", m.words[0])
+	}
+	if m.from != "" && !m.run.Empty() {
+		return m, errors.New("--from reads the whole measurement: give it alone, or --peak, --tokens-per-second and --hours")
+	}
+	if m.from == "" && m.run.Empty() {
+		return m, errors.New("nothing measured: give --peak, --tokens-per-second, --hours or --from FILE")
+	}
+	return m, nil
+}
+
+// set records one flag's value.
+func (m *measureArgs) set(flag, value string) error {
+	switch flag {
+	case "peak":
+		b, err := measure.ParseBytes(value)
+		if err != nil {
+			return fmt.Errorf("--peak: %w", err)
+		}
+		m.run.PeakBytes = b
+	case "tokens-per-second", "hours":
+		v, err := strconv.ParseFloat(strings.ReplaceAll(value, ",", ""), 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("--%s %q is not a positive number", flag, value)
+		}
+		if flag == "hours" {
+			m.run.Hours = v
+		} else {
+			m.run.TokensPerSecond = v
+		}
+	case "from":
+		m.from = value
+	}
+	return nil
+}
+
+// measuredOutput is what `plans measure --json` prints.
+type measuredOutput struct {
+	RunID       int64         `json:"run_id"`
+	PlanID      int64         `json:"plan_id"`
+	Via         string        `json:"via"`
+	Measured    measure.Run   `json:"measured"`
+	Predicted   measure.Run   `json:"predicted"`
+	MemoryRatio *float64      `json:"memory_ratio"` // measured / fitbot; null when either is unknown
+	SpeedRatio  *float64      `json:"speed_ratio"`
+	Like        measure.Stats `json:"like"` // every measured run of this kind, this one included
+}
+
+// plansMeasure is `fitbot plans measure`.
+func (a *app) plansMeasure(ctx context.Context, args []string) error {
+	m, err := parseMeasureArgs(args)
+	if err != nil {
+		return usageError(err.Error(), "fitbot plans measure 42 --peak 71GiB --tokens-per-second 3150 --hours 5.2")
+	}
+	if m.help {
+		fmt.Fprint(a.stdout, measureUsage)
+		return nil
+	}
+	if m.from != "" {
+		if m.run, m.via, err = readMeasurement(m.from); err != nil {
+			return usageError(err.Error(), "fitbot plans measure 42 --from nvidia-smi.csv")
+		}
+	}
+	if !a.dbExists() {
+		return failure(fmt.Sprintf("there is no plan %d: there is no database at %s", m.id, a.dbPath()), "fitbot fit --save WORDS... keeps an answer as a plan")
+	}
+	svc, _ := a.answers()
+	rec, err := svc.RecordRun(ctx, m.scope(), m.id, m.via, "", m.run)
+	var none answer.NoSuchPlanError
+	if errors.As(err, &none) {
+		return failure(none.Error(), "fitbot plans lists the plans there are")
+	}
+	if err != nil {
+		return inputError(err, "")
+	}
+	if m.json {
+		out := measuredOutput{RunID: rec.Run.ID, PlanID: rec.Plan.ID, Via: rec.Run.Via, Measured: rec.Run.Measured,
+			Predicted: rec.Run.Predicted, Like: rec.Like}
+		if r, ok := rec.Pair.MemoryRatio(); ok {
+			out.MemoryRatio = &r
+		}
+		if r, ok := rec.Pair.SpeedRatio(); ok {
+			out.SpeedRatio = &r
+		}
+		return a.writeJSON(out)
+	}
+	writeRecorded(a.stdout, rec)
+	return nil
+}
+
+// readMeasurement reads --from FILE ("-" is standard input): the run and
+// how it came (nvidia-smi or json).
+func readMeasurement(name string) (measure.Run, string, error) {
+	var r io.Reader = os.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return measure.Run{}, "", fmt.Errorf("--from: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return measure.Run{}, "", fmt.Errorf("--from %s: %w", name, err)
+	}
+	via := store.ViaNvidiaSMI
+	if trimmed := strings.TrimSpace(string(data)); strings.HasPrefix(trimmed, "{") {
+		via = store.ViaJSON
+	}
+	run, err := measure.ReadFile(strings.NewReader(string(data)))
+	if err != nil {
+		return measure.Run{}, "", fmt.Errorf("--from %s: %w", name, err)
+	}
+	return run, via, nil
+}
+
+// writeRecorded says what was recorded and how far fitbot was.
+func writeRecorded(w io.Writer, rec answer.Recorded) {
+	p := rec.Plan
+	fmt.Fprintf(w, "Recorded run #%d of plan #%d (%s): %s.\n", rec.Run.ID, p.ID,
+		display.Truncate(strings.Join(strings.Fields(p.Question), " "), 60), rec.Run.Measured)
+	if said := compared(rec.Pair); said != "" {
+		fmt.Fprintln(w, said)
+	}
+	if line := rec.Like.Line(); line != "" {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// compared says a run beside fitbot's figures: "fitbot said 66.2 GiB
+// peak (measured 7% above) and 3,500 tok/s (measured 10% below)."
+func compared(p measure.Pair) string {
+	var parts []string
+	if r, ok := p.MemoryRatio(); ok {
+		parts = append(parts, fmt.Sprintf("%s peak (measured %s)", display.GiB(p.Predicted.PeakBytes), relative(r)))
+	}
+	if r, ok := p.SpeedRatio(); ok {
+		if p.Measured.TokensPerSecond > 0 && p.Predicted.TokensPerSecond > 0 {
+			parts = append(parts, fmt.Sprintf("%s tok/s (measured %s)", display.Commas(int64(p.Predicted.TokensPerSecond+0.5)), relative(r)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s h (measured speed %s)", display.Decimal(p.Predicted.Hours), relative(r)))
+		}
+	}
+	if len(parts) == 0 {
+		return "fitbot gave no figure to compare it with."
+	}
+	return "fitbot said " + strings.Join(parts, " and ") + "."
+}
+
+// relative writes a ratio as "7% above", "10% below" or "as said".
+func relative(r float64) string {
+	pct := int((r-1)*100 + 0.5*sign(r-1))
+	switch {
+	case pct > 0:
+		return fmt.Sprintf("%d%% above", pct)
+	case pct < 0:
+		return fmt.Sprintf("%d%% below", -pct)
+	}
+	return "within 1%"
+}
+
+func sign(v float64) float64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}
