@@ -57,7 +57,7 @@ func BenchmarkInterpretLoopback(b *testing.B) {
 
 // BenchmarkReaderLoopback is one whole Reader.Read against a local fake
 // server: the request with its generated schema, HTTP over loopback, the
-// schema check, decoding and validate. A real model adds its latency.
+// schema check, decoding and check. A real model adds its latency.
 func BenchmarkReaderLoopback(b *testing.B) {
 	srv := newFakeServer(b, ok("reading_openai_strict.json"))
 	r := newTestReader(b, srv, 0)

@@ -51,20 +51,23 @@ type envelope[R any] struct {
 // model, as a second reader beside the grammar: it is given the
 // grammar's own reading, asks for an R under a strict JSON schema
 // generated from R's JSON tags, and returns the model's R only when it
-// passes validate, the same check as the grammar's reading. It never
+// passes check, the same check as the grammar's reading. It never
 // renders a request to words to parse them again. It is safe for
 // concurrent use.
 type Reader[R any] struct {
 	client   *Client
 	schema   *jsonschema.Definition
 	prompt   string
-	validate func(R) error
+	check    func(grammar, read R) (R, error)
 }
 
-// NewReader returns a Reader of R over c; validate is the request type's
-// one check of bounds and cross-field rules. It fails when spec does not
-// fit R (a path that names no field, a field strict mode cannot say).
-func NewReader[R any](c *Client, spec Spec, validate func(R) error) (*Reader[R], error) {
+// NewReader returns a Reader of R over c. check makes the model's
+// reading a request: it puts back from the grammar's reading what the
+// model may not set (Spec.Skip) and holds the result to the request
+// type's one check of bounds and cross-field rules, the same as the
+// grammar's. NewReader fails when spec does not fit R (a path that names
+// no field, a field strict mode cannot say).
+func NewReader[R any](c *Client, spec Spec, check func(grammar, read R) (R, error)) (*Reader[R], error) {
 	prefixed := schemaSpec{enums: map[string][]string{}, skip: map[string]bool{}, about: map[string]string{
 		"understood":    "true when the message asks something fitbot answers (see the system prompt); false for anything else",
 		"question_back": "when understood is false, or when the question can be read two ways: one short question for the asker; otherwise empty",
@@ -86,15 +89,15 @@ func NewReader[R any](c *Client, spec Spec, validate func(R) error) (*Reader[R],
 	if spec.Prompt == "" {
 		return nil, errors.New("llm: a Reader needs a system prompt")
 	}
-	return &Reader[R]{client: c, schema: schema, prompt: spec.Prompt, validate: validate}, nil
+	return &Reader[R]{client: c, schema: schema, prompt: spec.Prompt, check: check}, nil
 }
 
 // Read asks the model to read text, given the grammar's reading of it,
-// and returns the model's request after validate.
+// and returns the model's request after check.
 //
 // Errors: ErrUnavailable (errors.Is) when no usable reading came within
 // Config.Timeout: no reply, an HTTP error, a reply that is not the
-// schema, or a request validate refuses (the error says why, without the
+// schema, or a request check refuses (the error says why, without the
 // API key); ErrNotUnderstood (errors.As *NotUnderstoodError for the
 // question to ask back) when the model found nothing to read, refused,
 // or was given an empty or over-long question.
@@ -125,10 +128,11 @@ func (r *Reader[R]) Read(ctx context.Context, text string, grammar R) (read R, e
 	if !got.Understood {
 		return read, &NotUnderstoodError{QuestionBack: questionBack(got.QuestionBack, defaultQuestionBack)}
 	}
-	if err := r.validate(got.Request); err != nil {
+	read, err = r.check(grammar, got.Request)
+	if err != nil {
 		return read, unavailable(fmt.Errorf("its reading does not hold: %w", err), r.client.cfg.APIKey)
 	}
-	return got.Request, nil
+	return read, nil
 }
 
 // readingMessage is the user message: the question quoted as a JSON

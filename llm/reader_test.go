@@ -24,11 +24,13 @@ type testRequest struct {
 	Unused    []string `json:"unused_words,omitempty"`
 }
 
-func validateTest(r testRequest) error {
+// checkTest keeps the grammar's unused words and bounds the GPUs.
+func checkTest(grammar, r testRequest) (testRequest, error) {
+	r.Unused = grammar.Unused
 	if r.GPUs < 0 || r.GPUs > 4096 {
-		return fmt.Errorf("%d GPUs is more than 4096", r.GPUs)
+		return r, fmt.Errorf("%d GPUs is more than 4096", r.GPUs)
 	}
-	return nil
+	return r, nil
 }
 
 var testSpec = Spec{
@@ -46,7 +48,7 @@ var testSpec = Spec{
 func newTestReader(t testing.TB, srv *fakeServer, timeout time.Duration) *Reader[testRequest] {
 	t.Helper()
 	c := New(Config{BaseURL: srv.srv.URL + "/v1", APIKey: testKey, Timeout: timeout}, srv.srv.Client(), nil)
-	r, err := NewReader(c, testSpec, validateTest)
+	r, err := NewReader(c, testSpec, checkTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +62,10 @@ func TestReaderReplays(t *testing.T) {
 		file string
 		want testRequest
 	}{
-		{"reading_openai_strict.json", testRequest{Intent: "serve", Model: "llama-3.1-70b", GPU: "h100", GPUs: 8, Method: "inference"}},
-		{"reading_ollama_fenced.json", testRequest{Intent: "prices", GPU: "h100"}},
-		{"reading_vllm_think.json", testRequest{Intent: "fit", Model: "llama-3.1-70b", GPU: "a100-80", GPUs: 2, Method: "qlora"}},
-		{"reading_vllm_think_opened_by_prompt.json", testRequest{Intent: "plans", Model: "llama-3.1-8b"}},
+		{"reading_openai_strict.json", testRequest{Intent: "serve", Model: "llama-3.1-70b", GPU: "h100", GPUs: 8, Method: "inference", Unused: []string{"crunch"}}},
+		{"reading_ollama_fenced.json", testRequest{Intent: "prices", GPU: "h100", Unused: []string{"crunch"}}},
+		{"reading_vllm_think.json", testRequest{Intent: "fit", Model: "llama-3.1-70b", GPU: "a100-80", GPUs: 2, Method: "qlora", Unused: []string{"crunch"}}},
+		{"reading_vllm_think_opened_by_prompt.json", testRequest{Intent: "plans", Model: "llama-3.1-8b", Unused: []string{"crunch"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -161,12 +163,12 @@ func TestNewReaderRefusesASpecThatDoesNotFit(t *testing.T) {
 	c := New(Config{}, nil, nil)
 	spec := testSpec
 	spec.Enums = map[string][]string{"card": {"h100"}}
-	if _, err := NewReader(c, spec, validateTest); err == nil || !strings.Contains(err.Error(), `"request.card"`) {
+	if _, err := NewReader(c, spec, checkTest); err == nil || !strings.Contains(err.Error(), `"request.card"`) {
 		t.Errorf("a spec naming no field: err = %v", err)
 	}
 	spec = testSpec
 	spec.Prompt = ""
-	if _, err := NewReader(c, spec, validateTest); err == nil {
+	if _, err := NewReader(c, spec, checkTest); err == nil {
 		t.Error("a spec without a prompt is accepted")
 	}
 }
