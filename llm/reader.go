@@ -55,10 +55,10 @@ type envelope[R any] struct {
 // renders a request to words to parse them again. It is safe for
 // concurrent use.
 type Reader[R any] struct {
-	client   *Client
-	schema   *jsonschema.Definition
-	prompt   string
-	check    func(grammar, read R) (R, error)
+	client *Client
+	schema *jsonschema.Definition
+	prompt string
+	check  func(grammar, read R) (R, error)
 }
 
 // NewReader returns a Reader of R over c. check makes the model's
