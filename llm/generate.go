@@ -22,6 +22,9 @@ type schemaSpec struct {
 	about map[string]string
 }
 
+// maxDepth is how deep strict mode lets objects nest.
+const maxDepth = 10
+
 // generate builds the strict structured-output schema of t by reflection
 // over its JSON tags, as OpenAI's strict mode requires it: every object
 // property required, no additional properties, an optional value (a
@@ -66,6 +69,9 @@ func (s schemaSpec) of(t reflect.Type, path string, used map[string]bool) (jsons
 		d.AnyOf[0] = inner
 		return d, nil
 	case reflect.Struct:
+		if strings.Count(path, ".") >= maxDepth {
+			return jsonschema.Definition{}, fmt.Errorf("%s: nested deeper than strict mode's %d levels (a recursive type? skip it)", path, maxDepth)
+		}
 		return s.object(t, path, used)
 	case reflect.Slice, reflect.Array:
 		item, err := s.of(t.Elem(), path, used)

@@ -120,3 +120,17 @@ func sortedCopy(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+type loop struct {
+	Name string `json:"name"`
+	Next []loop `json:"next"`
+}
+
+func TestGenerateStopsAtARecursiveType(t *testing.T) {
+	if _, err := generate(reflect.TypeFor[loop](), schemaSpec{}); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("a recursive type: err = %v", err)
+	}
+	if _, err := generate(reflect.TypeFor[loop](), schemaSpec{skip: map[string]bool{"next": true}}); err != nil {
+		t.Errorf("a recursive type with its loop skipped: %v", err)
+	}
+}
