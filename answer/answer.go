@@ -444,6 +444,10 @@ type Fit struct {
 	// OnCluster is the question's place on the team's live cluster; nil
 	// when it did not ask about one.
 	OnCluster *OnCluster
+	// Lead is said before the answer: on a question about the cluster
+	// now that its free GPUs do not hold, that it is not free now, what
+	// is missing, and that the answer is the cheapest cloud option.
+	Lead string
 }
 
 // Fit answers a resolved fit question.
@@ -456,6 +460,13 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 		return Fit{}, err
 	}
 	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
+	if c := q.OnCluster; c != nil && !c.Placed {
+		cloud := "the cheapest cloud option"
+		if q.Parsed.Query.GPU != "" {
+			cloud = "in the cloud"
+		}
+		f.Lead = cluster.Fit{Placement: c.Placement}.Lead(c.Snapshot) + fmt.Sprintf(" Below: %d× %s, %s.", a.Request.GPUs, a.GPUName, cloud)
+	}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	f.Answer.Warnings = slices.Clone(a.Warnings)
 	if m := q.Parsed.Money; m.USDPerGPUHour > 0 {

@@ -397,7 +397,7 @@ func askContext(a sizing.AskAnswer, now time.Time, details bool) []slack.MixedEl
 			more = fmt.Sprintf(" (+%d more: Show details)", len(shown)-4)
 			shown = shown[:4]
 		}
-		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
+		els = append(els, mrkdwn("*Assumed:* "+escape(strings.Join(shown, "; "))+more))
 	}
 	if b := a.BuyRent; b != nil {
 		p := b.Purchase

@@ -244,6 +244,9 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		blocks = append(blocks, next)
 	}
 	msg := answered(answerText(a), blocks...)
+	if f.Lead != "" {
+		msg = withFirstLine(msg, escape(f.Lead))
+	}
 	msg.question = canonical
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {

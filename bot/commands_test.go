@@ -408,7 +408,7 @@ func TestFallbackTextNeverBroadcasts(t *testing.T) {
 			t.Errorf("/fit %s: a special mention reaches Slack:\n%s", text, body)
 		}
 	}
-	if got := noBroadcast("hi <@U123> <!here> <https://x|y>"); got != "hi <@U123> &lt;!here> <https://x|y>" {
-		t.Errorf("noBroadcast = %q", got)
+	if got := inert("hi <@U123> <!here> <https://x|y> &lt;", true); got != "hi <@U123> &lt;!here&gt; &lt;https://x|y&gt; &lt;" {
+		t.Errorf("inert = %q", got)
 	}
 }

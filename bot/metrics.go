@@ -84,7 +84,7 @@ func NewMetrics() *Metrics {
 		}, []string{"provider", "status"}),
 		offersHeld: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fitbot_price_offers_held_total",
-			Help: "Offers a price refresh held aside as implausible (far outside the GPU's band of current prices), by provider.",
+			Help: "Offers a price refresh held aside as implausible (below what the card costs to own, above its list prices, or far outside the providers' spread), by provider.",
 		}, []string{"provider"}),
 		connsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fitbot_http_connections_refused_total",

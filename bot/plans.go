@@ -133,7 +133,9 @@ func (h *Handler) planCommand(ctx context.Context, scope store.Scope, arg string
 func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, details bool) Message {
 	saved, err := h.cfg.Plans.Plan(ctx, scope, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans mistral-7b")
+		// The hint names nothing: a plan this asker may not read must not
+		// show its model, even as an example.
+		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans <model>")
 	}
 	if err != nil {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)

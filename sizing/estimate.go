@@ -337,7 +337,7 @@ func bindingTerm(m Memory) string {
 		v    int64
 	}{
 		{"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes}, {"activations", m.ActivationsBytes},
-		{"kv_cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"kv_cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes}, {"qlora_working", m.QLoRAWorkBytes},
 	} {
 		if t.v > v {
 			name, v = t.name, t.v

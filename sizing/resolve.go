@@ -118,6 +118,7 @@ func resolve(q Query) (*resolved, error) {
 	} else if err := rs.resolveLayout(q); err != nil {
 		return nil, err
 	}
+	rs.req.Spot = q.Spot // priced and launched at a spot rate, training or serving
 	rs.req.Tokens = q.Tokens
 	if q.Job.Documents > 0 {
 		rs.req.Tokens = rs.jobTokens
@@ -449,6 +450,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			rs.assume("%s ships %s; sized in %s as asked: %.1f GiB of weights, against %.1f GiB as released%s",
 				rs.model.Name, strings.ToUpper(string(rel)), p, gib(QuantNone, p), gib(rel, PrecisionBF16), also)
 		}
+		if k := rs.model.Kept16; k != nil && storedAs(quant, p) == k.Format && rs.model.ReleasedFormat != k.Format {
+			rs.assume("%s sized as the maker's %s checkpoint: %s; %.1f GiB of weights, against %.1f GiB with every linear layer in %s",
+				rs.model.Name, strings.ToUpper(string(k.Format)), strings.TrimPrefix(keptNote(k), "the "+strings.ToUpper(string(k.Format))+" checkpoint "),
+				modelWeightBytes(&rs.shape, quant, p)/(1<<30), modelWeightBytes(&rs.shape, quant, p)/(1<<30)-float64(rs.shape.keptLinear)*(2-weightElemBytes(quant, p, rs.shape.hidden, true, false, false))/(1<<30),
+				strings.ToUpper(string(k.Format)))
+		}
 		if why := noAWQ(&rs.model); why != "" && quant == QuantAWQ {
 			rs.notes = append(rs.notes, "AWQ sized as asked, but "+why)
 		}
@@ -481,6 +488,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rs.model.Kind == KindDiffusion && q.Offload == OffloadCPU {
 			r.Offload = OffloadCPU // diffusers' model CPU offload
 		}
+		r.VAESlicing = rs.model.Kind == KindDiffusion && q.VAESlicing
 		return nil
 	}
 	switch p {
@@ -674,7 +682,6 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
-	r.Spot = q.Spot
 	r.MFU = q.MFU
 	if r.Offload == "" {
 		r.Offload = OffloadNone

@@ -121,6 +121,7 @@ type Query struct {
 	OffloadActivations *bool
 	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
 	Resolution         int    // image side in pixels for a diffusion model ("1024px"); 0 when not said
+	VAESlicing         bool   // diffusion: the VAE decodes one image of the batch at a time (diffusers' enable_vae_slicing)
 	Images             int    // images per request for a vision-language model ("2 images"); 0 when not said
 	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 	// Provider is the cloud the question names ("on aws"), by the name
@@ -315,6 +316,9 @@ type Request struct {
 	// Resolution is the image side in pixels a diffusion model is sized
 	// at (request key resolution); 0 for every other family.
 	Resolution int `json:"resolution,omitempty"`
+	// VAESlicing: a diffusion pipeline's VAE decodes one image of the
+	// batch at a time (diffusers' enable_vae_slicing).
+	VAESlicing bool `json:"vae_slicing,omitempty"`
 	// Images is how many images each sequence carries to a
 	// vision-language model; their tokens are counted in seq_len.
 	Images int  `json:"images,omitempty"`
@@ -393,7 +397,12 @@ type Memory struct {
 	ActivationsBytes int64 `json:"activations_bytes"`
 	KVCacheBytes     int64 `json:"kv_cache_bytes"`
 	OverheadBytes    int64 `json:"overhead_bytes"`
-	TotalBytes       int64 `json:"total_bytes"`
+	// QLoRAWorkBytes is QLoRA's own working memory: the 16-bit copy of the
+	// largest base weight bitsandbytes dequantises for each matmul and
+	// what its 4-bit matmuls keep for backward beyond a 16-bit layer's
+	// tensors (qloraWorkingBytes); 0 for every other method.
+	QLoRAWorkBytes int64 `json:"qlora_working_bytes,omitempty"`
+	TotalBytes     int64 `json:"total_bytes"`
 }
 
 // Throughput is the speed, duration and cost of a configuration. A nil

@@ -133,7 +133,7 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		return a.writeJSON(out)
 	}
 	if len(r.GPUs) == 0 {
-		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
+		writeCheapest(a.stdout, view.snap, now)
 		view.writeFooter(a.stdout, now)
 		return nil
 	}
@@ -162,9 +162,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 			continue // the provider line already said there is none there
 		}
 		if ids := answer.Variants(r, i); len(ids) > 1 {
-			writeFamilyOffers(a.stdout, r.Said[i], listed[i], now)
+			writeFamilyOffers(a.stdout, r.Said[i], listed[i], view.snap, now)
 		} else {
-			writeOffers(a.stdout, gpu, listed[i], now)
+			writeOffers(a.stdout, gpu, listed[i], view.snap, now)
 		}
 	}
 	view.writeFooter(a.stdout, now)

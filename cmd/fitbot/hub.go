@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -57,7 +57,7 @@ func (a *app) hubResolver(cache hub.Cache) (*hub.Resolver, error) {
 		return nil, err
 	}
 	return &hub.Resolver{
-		Client: &hub.Client{BaseURL: endpoint, Token: token.reveal(), HTTP: &http.Client{}, Timeout: hubHTTPTimeout},
+		Client: &hub.Client{BaseURL: endpoint, Token: token.reveal(), HTTP: samehost.StripClient(nil), Timeout: hubHTTPTimeout},
 		Cache:  cache,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, nil

@@ -28,7 +28,8 @@ var allowedImports = map[string][]string{
 	"pricing":          {"sizing", "display", "plan", "retry"},
 	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
 	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "store", "measure"},
-	"measure":          {}, // what a run really used, and how far fitbot was
+	"measure":          {},          // what a run really used, and how far fitbot was
+	"dcgm":             {"measure"}, // a run read from Prometheus's DCGM series
 	"cluster":          {"sizing"},
 	"cluster/kube":     {"sizing", "cluster"},
 	"cluster/slurm":    {"sizing", "cluster"},
@@ -55,6 +56,7 @@ var allowedThirdParty = map[string][]string{
 	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"llm":          {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
+	"dcgm":         {"github.com/prometheus/client_golang", "github.com/prometheus/common"},
 	"chart":        {"gonum.org/v1/plot"},
 	"slackoauth":   {"github.com/slack-go/slack"},
 	// Tests' helpers.
