@@ -136,6 +136,7 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	}
 	q = svc.Resolve(ctx, cliTeam, q)
 	q.Scope = store.AllPlans() // the database's owner reads every measured run
+	q, interpreted := a.interpret(ctx, q)
 	if q.Err != nil {
 		return inputError(q.Err, "")
 	}
@@ -168,8 +169,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		var out any = ans
-		if fit.OnCluster != nil {
-			out = fitOnCluster{Answer: ans, Cluster: fit.OnCluster.Snapshot, Placement: fit.OnCluster.Placement}
+		switch {
+		case fit.OnCluster != nil:
+			out = fitOnCluster{Answer: ans, Cluster: fit.OnCluster.Snapshot, Placement: fit.OnCluster.Placement, Interpreted: interpreted}
+		case interpreted != nil:
+			out = fitInterpreted{Answer: ans, Interpreted: interpreted}
 		}
 		if err := enc.Encode(out); err != nil {
 			return failure(fmt.Sprintf("write the answer: %v", err), "")
@@ -190,8 +194,16 @@ func (a *app) fit(ctx context.Context, args []string) error {
 // the answer with DESIGN.md's cluster object and where the job goes.
 type fitOnCluster struct {
 	sizing.Answer
-	Cluster   cluster.Snapshot  `json:"cluster"`
-	Placement cluster.Placement `json:"cluster_placement"`
+	Cluster     cluster.Snapshot  `json:"cluster"`
+	Placement   cluster.Placement `json:"cluster_placement"`
+	Interpreted *interpretedJSON  `json:"interpreted,omitempty"`
+}
+
+// fitInterpreted is `fit --json` for a question the language model was
+// asked about: the answer with its interpreted object (docs/json.md).
+type fitInterpreted struct {
+	sizing.Answer
+	Interpreted *interpretedJSON `json:"interpreted"`
 }
 
 // loadConfig reads a Hugging Face config.json into a model named after

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // kindClarify is the kind `fit --json` prints for a question read more
@@ -50,4 +55,46 @@ type interpretedJSON struct {
 	By          string   `json:"by"`
 	UnusedWords []string `json:"unused_words,omitempty"`
 	ModelError  string   `json:"model_error,omitempty"`
+}
+
+// modelClient is the language model the settings name (OPENAI_API_KEY or
+// OPENAI_BASE_URL, OPENAI_MODEL), or nil when none is configured.
+func (a *app) modelClient() *llm.Client {
+	cfg := llm.Config{BaseURL: a.env.get("OPENAI_BASE_URL"), Model: a.env.get("OPENAI_MODEL"), APIKey: a.env.get("OPENAI_API_KEY")}
+	if !cfg.Enabled() {
+		return nil
+	}
+	return llm.New(cfg, &http.Client{}, nil)
+}
+
+// interpret asks the configured language model about q when the
+// grammar's reading needs it (answer.NeedsInterpreter), as Slack does:
+// what it reads is added to a question the grammar understood
+// (answer.Interpreted), or stands for one the grammar could not read.
+// When the model fails, the asker is told on stderr and the grammar's
+// reading stands; when it asks back, its question becomes the error. The
+// second result is the answer's `interpreted` object; nil when the model
+// was not asked.
+func (a *app) interpret(ctx context.Context, q answer.Question) (answer.Question, *interpretedJSON) {
+	c := a.modelClient()
+	if c == nil || !answer.NeedsInterpreter(q) {
+		return q, nil
+	}
+	unused := q.Parsed.Unused
+	m, err := c.Interpret(ctx, q.Text)
+	var nu *llm.NotUnderstoodError
+	switch {
+	case errors.As(err, &nu) && !answer.Understood(q):
+		q.Err = &sizing.InputError{Problem: nu.QuestionBack, Hint: "fit 13B lora 4090"}
+		return q, &interpretedJSON{By: "model", UnusedWords: unused}
+	case err != nil:
+		fmt.Fprintf(a.stderr, "fitbot: the language model was unavailable (%v); this is fitbot's own reading.\n", err)
+		return q, &interpretedJSON{By: "grammar", UnusedWords: unused, ModelError: err.Error()}
+	case answer.Understood(q):
+		if both, ok := answer.Interpreted(q, m); ok {
+			return both, &interpretedJSON{By: "model", UnusedWords: unused}
+		}
+		return q, nil
+	}
+	return answer.Question{Text: q.Text, Route: q.Route, Parsed: m}, &interpretedJSON{By: "model", UnusedWords: unused}
 }
