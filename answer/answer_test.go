@@ -164,7 +164,7 @@ func TestAskWithoutAsker(t *testing.T) {
 
 // TestHostRAMSaidIsChecked: the machine's memory said beside an offload
 // question is checked against the host RAM the answer counts, first among
-// the targets, right under the verdict (trial H21 Q32); without offload,
+// the targets, right under the verdict; without offload,
 // or with enough memory, nothing is said.
 // 70B QLoRA offloaded holds its 4-bit base and adapter state, about 60 GiB
 // (not the 131 GiB 16-bit checkpoint): 64 GB is enough, 32 GB is not.
@@ -203,8 +203,7 @@ func TestCheapestIsNotPlacedOnMachines(t *testing.T) {
 }
 
 // TestCheapestWayLeads: "cheapest way to fine tune" with no method said
-// is answered on its cheapest way, so both faces lead with it (trial H14
-// Q1 led with a full fine-tune on an A100); the full fine-tune said stays.
+// is answered on its cheapest way, so both faces lead with it (led with a full fine-tune on an A100); the full fine-tune said stays.
 func TestCheapestWayLeads(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{Estimator: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}}

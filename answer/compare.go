@@ -718,7 +718,7 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 		s := fmt.Sprintf("Only %s fits: %s does not", win.Label, lose.Label)
 		if t := lose.Throughput.TokensPerSecond; f == sizing.FigureSpeed && win.Value != nil && t != nil && *t > 0 {
 			// "how much faster": the speeds are known whether it fits or
-			// not (trial H25 Q43: T4 against L4 for QLoRA on Colab).
+			// not (T4 against L4 for QLoRA on Colab).
 			return -1, s + fmt.Sprintf("; %s runs at %s tokens/s, %.1f× the %s tokens/s %s would if it fit", win.Label,
 				display.Count(*win.Value), *win.Value / *t, display.Count(*t), lose.Label)
 		}

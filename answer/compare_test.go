@@ -156,7 +156,7 @@ func TestCompareThreeOptions(t *testing.T) {
 
 // TestCompareByMemory: "which fits better on a 16gb card" compares the
 // memory on one card as asked (no count searched, no serving plan), and
-// when neither fits says which comes closer (trial H10 Q40).
+// when neither fits says which comes closer.
 func TestCompareByMemory(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}
@@ -176,8 +176,7 @@ func TestCompareByMemory(t *testing.T) {
 }
 
 // TestCompareOneCardSaid: "an h100 and two l40s" compares one H100, not
-// the fewest that fit, and a load spread over replicas prices them all
-// (trial H10 Q13).
+// the fewest that fit, and a load spread over replicas prices them all.
 func TestCompareOneCardSaid(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}
@@ -200,8 +199,7 @@ func TestCompareOneCardSaid(t *testing.T) {
 	}
 }
 
-// TestCompareCardsToBuy: "X or Y to buy" weighs the two cards (trial H15
-// Q05 refused them as two GPUs with a buy-vs-rent Try); with a renting
+// TestCompareCardsToBuy: "X or Y to buy" weighs the two cards (refused them as two GPUs with a buy-vs-rent Try); with a renting
 // word, buy-vs-rent stays and two cards are still refused.
 func TestCompareCardsToBuy(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
@@ -222,7 +220,7 @@ func TestCompareCardsToBuy(t *testing.T) {
 }
 
 // TestCompareFormats: two weight formats are both sized, on the same
-// card named (trial H22 sized AWQ alone): on one H100, Llama 3 70B in
+// card named (not AWQ alone): on one H100, Llama 3 70B in
 // fp8 (~70 GB of weights) leaves no KV-cache room for a request, which
 // the answer says, with what it needs; AWQ serves and is the one
 // compared. On two H100s both serve, and AWQ decodes one request faster
@@ -333,10 +331,9 @@ func TestCompareFP8Count(t *testing.T) {
 
 // TestCompareSmallCardsWithAdapters: two 24 GB cards weighed "for
 // finetuning" with no method are compared as each fine-tunes alone, LoRA
-// on one card (trial H25 Q33 compared 8× RTX 4090 over two machines of a
+// on one card (compared 8× RTX 4090 over two machines of a
 // full fine-tune); 80 GB cards keep the full fine-tune the verb was read
-// as, and a speed asked of a card that does not fit says both speeds
-// (trial H25 Q43).
+// as, and a speed asked of a card that does not fit says both speeds.
 func TestCompareSmallCardsWithAdapters(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}

@@ -14,7 +14,7 @@ func (flatPrices) GPUHourPrice(string) (sizing.Price, bool) {
 	return sizing.Price{USDPerGPUHour: 2, Provider: "test", Market: "on_demand"}, true
 }
 
-// TestAnswersTheQuestionAsked: the fresh-trial phrasings of #31 get an
+// TestAnswersTheQuestionAsked: phrasings people type get an
 // answer to what they asked, through the one answer service: how many of
 // a card (the fewest that fit, with time and cost), a serving plan on the
 // card for a count of people, and a cost per month.

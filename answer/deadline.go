@@ -20,7 +20,7 @@ func checkHostRAM(a *sizing.Answer, have int64) {
 		return
 	}
 	// Right under the verdict: the GPUs hold it, the machine does not
-	// (trial H21 Q32 read "✅ Fits" with 1,760 GiB needed and 512 GB said).
+	// (read "✅ Fits" with 1,760 GiB needed and 512 GB said).
 	a.Targets = append([]string{fmt.Sprintf("❌ Host RAM: the %s offload needs %s per machine (the larger of the checkpoint as it loads and the offloaded states with a 1.5× margin), more than the %d GB said, so the GPUs fit it but the machine does not",
 		a.Request.Offload, display.GiB(a.HostRAMBytes), have>>30)}, a.Targets...)
 }
@@ -70,7 +70,7 @@ func deadlineWords(d sizing.Deadline) string {
 
 // runFor is what a run's length said without a token budget ("for ~10
 // hours") costs on the answered configuration and how many tokens it
-// trains there (H10 Q19, H11 Q33): "For ~10 hours: $13.90 on 1× A100 SXM
+// trains there: "For ~10 hours: $13.90 on 1× A100 SXM
 // 80 GB at $1.39/h, training about 25M tokens". When the answer does not
 // fit as asked, the tokens are those of its way on the same card, or
 // none when it has no such way.

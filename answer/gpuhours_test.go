@@ -24,7 +24,7 @@ func fitText(t *testing.T, text string) sizing.Answer {
 
 // TestGPUHoursBudgetCoversRun: a GPU-hours budget with a token count is
 // answered first with whether it covers the run, whose GPU-hours are its
-// hours × its GPUs (trial H22: "2000 a100 gpu-hours" read as 2000 GPUs).
+// hours × its GPUs ("2000 a100 gpu-hours" is never read as 2000 GPUs).
 func TestGPUHoursBudgetCoversRun(t *testing.T) {
 	a := fitText(t, "we got 2000 a100 gpu-hours from the university cluster, can we train a 1b model from scratch on 20b tokens with that?")
 	if a.Request.GPUs != 1 || a.Request.GPU != "a100-80" || a.Request.GPUHours != 2000 {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestMeasuredMFUFirst: a speed the asker measured, with "mfu" asked, is
-// answered first under the verdict with the MFU it is (trial H9 Q44),
+// answered first under the verdict with the MFU it is,
 // never dropped.
 func TestMeasuredMFUFirst(t *testing.T) {
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestPriceSaidIsUsed: a price per GPU-hour in the question costs the
-// run (trial H7 Q44: "at 2.5$/hr" was not used and the run was costed at
+// run ("at 2.5$/hr" was not used and the run was costed at
 // the market's $2.40), and the assumption says whose price it is.
 func TestPriceSaidIsUsed(t *testing.T) {
 	s := &Service{Estimator: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}}
@@ -37,7 +37,7 @@ func TestPriceSaidIsUsed(t *testing.T) {
 }
 
 // TestPriceSaidCostsServing: the asker's price per GPU-hour costs what
-// named cards serve (trial H24 Q06: "on 2x h100 at $2.5/hr each" was
+// named cards serve ("on 2x h100 at $2.5/hr each" was
 // not used and the tokens were costed at the market's $2.40).
 func TestPriceSaidCostsServing(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
@@ -68,7 +68,7 @@ func TestPriceSaidCostsServing(t *testing.T) {
 }
 
 // TestBudgetSaidIsAnswered: a budget in the question is answered first
-// (trial H6 Q3 and Q13 dropped it without a word): what it buys on the
+// (dropped it without a word): what it buys on the
 // answered configuration and whether the run fits in it.
 func TestBudgetSaidIsAnswered(t *testing.T) {
 	priced := &Service{Estimator: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}}
@@ -109,7 +109,7 @@ func TestBudgetSaidIsAnswered(t *testing.T) {
 }
 
 // TestDeadlineDayIsCounted: "by friday" is a time target counted from
-// the service's clock (trial H6 Q11 left it among the words not used).
+// the service's clock (left it among the words not used).
 func TestDeadlineDayIsCounted(t *testing.T) {
 	wed := time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC)
 	s := &Service{Estimator: Fixed{&sizing.Estimator{}}, Now: func() time.Time { return wed }}
@@ -131,8 +131,7 @@ func TestDeadlineDayIsCounted(t *testing.T) {
 }
 
 // TestAskTargets: a deadline, a budget or a price in a question that
-// runs the other way round is said first, never dropped (trial H7 Q29
-// dropped "in under 2 hrs" from a which-GPU list without a word).
+// runs the other way round is said first, never dropped (dropped "in under 2 hrs" from a which-GPU list without a word).
 func TestAskTargets(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	s := &Service{Estimator: est, Asker: est}
@@ -176,7 +175,7 @@ func TestAskTargets(t *testing.T) {
 
 // TestBudgetBuysAPlan: a monthly budget on a serving plan says which of
 // its configurations, run 24/7 within the budget, holds the most users
-// (trial H11 Q26 named it as not used: the cheapest single replica of
+// (named it as not used: the cheapest single replica of
 // Llama 3.3 70B holds 2 users; $20k a month of A100s in AWQ holds 300).
 func TestBudgetBuysAPlan(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}
@@ -193,8 +192,7 @@ func TestBudgetBuysAPlan(t *testing.T) {
 // TestRunLengthIsCosted: "for 10 hours" on a question with no token
 // budget is the run's length: what that time costs on the answered
 // configuration and the tokens it trains there, on the way that fits on
-// the same card when the asked one does not (trials H10 Q19 and H11 Q33
-// left it among the words not used). With a token budget it is checked
+// the same card when the asked one does not (left it among the words not used). With a token budget it is checked
 // as a deadline.
 func TestRunLengthIsCosted(t *testing.T) {
 	est := Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}

@@ -79,7 +79,7 @@ type PriceAnswer struct {
 
 // RunLine says that a price answer is per GPU-hour when the question
 // named a training run but no model ("a100 80gb vs h100 per hour, which
-// is cheaper for a training run": trial H22 Q15), and how to ask the cost
+// is cheaper for a training run"), and how to ask the cost
 // per run; "" otherwise.
 func RunLine(r sizing.Routing) string {
 	if !r.RunAsked {
@@ -142,7 +142,7 @@ func MonthLine(a PriceAnswer) string {
 	}
 	line := fmt.Sprintf("Around the clock (a month is %.0f h): %s.", HoursPerMonth, strings.Join(parts, "; "))
 	if len(periods) > 0 {
-		// The period asked first (trial H20 Q32 read the month first).
+		// The period asked first (read the month first).
 		line = fmt.Sprintf("For %s: %s. %s", a.Period, strings.Join(periods, "; "), line)
 	}
 	return line + providerVerdict(a.Month)
@@ -500,8 +500,7 @@ func CheapestOnDemand(offers []pricing.Offer) (pricing.Offer, bool) {
 // .Power): each named card's board power at its count, the energy over
 // the rental period asked (a month around the clock when none) and its
 // cost at sizing.DefaultUSDPerKWh, with what a server adds beyond the
-// cards; "" when power was not asked or no card was named (trial H17
-// Q50 answered the rental price instead).
+// cards; "" when power was not asked or no card was named (answered the rental price instead).
 func PowerLine(r sizing.Routing, hours float64, period string) string {
 	if !r.Power || len(r.GPUs) == 0 {
 		return ""

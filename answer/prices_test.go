@@ -111,10 +111,10 @@ func at(provider, gpu string, m pricing.Market, usd float64, n float64) pricing.
 	return pricing.Offer{Provider: provider, GPU: gpu, GPUCount: n, Market: m, USDPerHour: usd * n, USDPerGPUHour: usd}
 }
 
-// TestPricesAtProviders: the misses of trial H6 on the sheet's H100 rows.
-// Spot at a provider with none (Q49) lists its on-demand offers and says
-// who has spot; two providers for one card (Q4) are priced a month each,
-// cheaper first; reserved asked with none known (Q6) is said first.
+// TestPricesAtProviders, on the sheet's H100 rows: spot at a provider
+// with none lists its on-demand offers and says who has spot; two
+// providers for one card are priced a month each, cheaper first;
+// reserved asked with none known is said first.
 func TestPricesAtProviders(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{PriceBook: book{[]pricing.Offer{
@@ -154,7 +154,7 @@ func TestPricesAtProviders(t *testing.T) {
 }
 
 // TestPowerLine: "electricity cost of running 8 h100s for a month" is
-// the cards' power, not their rent (trial H17 Q50): 8 × 700 W for 730 h
+// the cards' power, not their rent: 8 × 700 W for 730 h
 // is 4,088 kWh, $613 at $0.15/kWh; no power asked, no line.
 func TestPowerLine(t *testing.T) {
 	r := sizing.Route("electricity cost of running 8 h100s for a month")

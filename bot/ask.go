@@ -168,7 +168,7 @@ func askMessageView(a sizing.AskAnswer, now time.Time, details bool) Message {
 	case a.BuyRent != nil:
 		head, body = buyRentBlocks(a)
 	case a.Serve != nil:
-		head, body = serveBlocks(a)
+		head, body = serveBlocks(a, details)
 	default:
 		return apology()
 	}
@@ -302,7 +302,7 @@ func whichGPUBlocks(a sizing.AskAnswer) (string, []slack.Block) {
 	}
 	if w.FitsNothing {
 		// "How much vram" is answered first, also when no machine holds
-		// it (trial H16 Q34 never gave DeepSeek-R1's total).
+		// it (never gave DeepSeek-R1's total).
 		head := "❌ No card fits " + what + " within one machine"
 		if w.OneGPUBytes > 0 {
 			head = fmt.Sprintf("❌ %s needs %s in all: no card fits it within one machine", what, display.GiBTotal(w.OneGPUBytes))

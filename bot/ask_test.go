@@ -37,7 +37,8 @@ var askEstimator = &sizing.Estimator{Prices: askPrices{
 }}
 
 // TestGoldenAsk pins the Block Kit of the four ask answers, and of the
-// answers that found nothing. Run `go test ./bot -run GoldenAsk -update`
+// answers that found nothing; a name ending in _details is the answer as
+// the Show details button shows it. Run `go test ./bot -run GoldenAsk -update`
 // after an intended change and review the diff.
 func TestGoldenAsk(t *testing.T) {
 	e := askEstimator
@@ -77,18 +78,22 @@ func TestGoldenAsk(t *testing.T) {
 		{"ask_serve_plan", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 200,
 				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}})
-		}, []string{"Cheapest for 200 users of Llama 3.1 70B with first token under 1 s and 20 tok/s each", "$/month"}},
+		}, []string{"Cheapest for 200 users of Llama 3.1 70B with first token under 1 s and 20 tok/s each", "• *5 × 2× H100 SXM 80 GB* fp8: 200 users, first token 0.48 s, 20.3 tok/s each, $21,827/mo"}},
+		{"ask_serve_plan_details", func() (sizing.AskAnswer, error) {
+			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 200,
+				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 1, TokensPerSecondPerUserTarget: 20}})
+		}, []string{"5 × 2× H100 SXM 80 GB\\n  weights      fp8\\n  users        5×40\\n  first token  0.48 s", "$/1M out     $2.05"}},
 		{"ask_serve_plan_one_card", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodInference, Quant: sizing.QuantAWQ, GPU: "l4", MicroBatch: 100,
 				Serve: sizing.ServeLoad{Plan: true, PromptTokens: 4096}})
 		}, []string{"One L4 24 GB holds 25 of the 100 users at once (awq). Cheapest for 100 users of Llama 3.1 8B"}},
 		{"ask_serve_plan_own", func() (sizing.AskAnswer, error) {
-			// Trial H27 Q2: "on prem box for 100 users, qwen3 30b-a3b, what do we buy".
+			// "on prem box for 100 users, qwen3 30b-a3b, what do we buy".
 			return e.Serve(sizing.Query{Model: "qwen3-30b-a3b", MicroBatch: 100, Own: true, Serve: sizing.ServeLoad{Plan: true}})
 		}, []string{"Cheapest for 100 users of Qwen3 30B-A3B", "To own: ", "to buy (", "a spare card for redundancy is common"}},
 		{"ask_serve_plan_fastest", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "mixtral-8x22b", Method: sizing.MethodInference, Fastest: true, Serve: sizing.ServeLoad{Plan: true}})
-		}, []string{"Fastest first for Mixtral 8x22B, one request at a time (batch 1): 8× H100 SXM 80 GB (fp8)", "$/month"}},
+		}, []string{"Fastest first for Mixtral 8x22B, one request at a time (batch 1): 8× H100 SXM 80 GB (fp8)", "/mo"}},
 		{"ask_serve_plan_misses", func() (sizing.AskAnswer, error) {
 			return e.Serve(sizing.Query{Model: "llama-3.1-70b", Method: sizing.MethodInference, MicroBatch: 10,
 				Serve: sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 0.001}})
@@ -103,7 +108,7 @@ func TestGoldenAsk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msg := askMessage(a, testNow)
+			msg := askMessageView(a, testNow, strings.HasSuffix(tt.name, "_details"))
 			checkLimits(t, msg)
 			raw, err := msg.encode()
 			if err != nil {

@@ -40,7 +40,7 @@ func TestAlternativesRunCost(t *testing.T) {
 }
 
 // TestCostLineFirstToken: asked the time to first token, the Slack answer
-// says it for one request alone (trial H9 Q15 gave only the time at 13
+// says it for one request alone (gave only the time at 13
 // requests), and says nothing of it when not asked.
 func TestCostLineFirstToken(t *testing.T) {
 	tps := 79.9
@@ -57,7 +57,7 @@ func TestCostLineFirstToken(t *testing.T) {
 }
 
 // TestCostLineSameCardWay: the Slack answer times the way that fits on
-// the same card beside the setup as asked (trial H11 Q10).
+// the same card beside the setup as asked.
 func TestCostLineSameCardWay(t *testing.T) {
 	asked, way := 12.27, 22.49
 	a := sizing.Answer{Request: sizing.Request{Method: sizing.MethodInference, GPU: "l40s", GPUs: 1},
@@ -69,8 +69,7 @@ func TestCostLineSameCardWay(t *testing.T) {
 }
 
 // TestAnswerBlocksLargestBatchFirst: the Slack answer to a largest-batch
-// ask says the largest micro-batch in the first block under the verdict
-// (trial H16 Q38).
+// ask says the largest micro-batch in the first block under the verdict.
 func TestAnswerBlocksLargestBatchFirst(t *testing.T) {
 	p, err := sizing.Parse("what batch size can we fit for lora llama 3 8b on a 40gb a100, seq 4096")
 	if err != nil {

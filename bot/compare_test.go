@@ -33,7 +33,7 @@ func TestCompareCommand(t *testing.T) {
 		{"llama 3.1 8b vs mistral 7b on an a10g", []string{"*Llama 3.1 8B, 1× A10G 24 GB*", "*Mistral 7B v0.1, 1× A10G 24 GB*"}},
 		{"whats the cost difference between lora and full finetune for llama 3.1 8b on an a100", []string{
 			"LoRA on 1× A100 SXM 80 GB", "full fine-tune on 2× A100 SXM 80 GB", "compared by cost per run"}},
-		// Two weight formats on the one card named (trial H22): the one
+		// Two weight formats on the one card named: the one
 		// that serves no request is marked and says so.
 		{"fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput", []string{
 			"⚖️ *Only awq, 1× H100 SXM 80 GB serves", "❌ *fp8, 1× H100 SXM 80 GB*", "✅ *awq, 1× H100 SXM 80 GB*",

@@ -66,7 +66,7 @@ func digestBlocks(d pricing.Digest) []slack.Block {
 	section("Biggest moves", moveLines(d, true))
 	section("New and removed offers", changeLines(d, true))
 	blocks = append(blocks, slack.NewDividerBlock())
-	section("Cheapest per GPU now (vs a week ago)", []string{"```" + cheapestTable(d) + "```"})
+	section("Cheapest per GPU now (vs a week ago)", cheapestLines(d))
 	section("Sources", sourceLines(d, true))
 	return append(blocks, footer)
 }
@@ -318,17 +318,23 @@ func changeLines(d pricing.Digest, slackText bool) []string {
 	return lines
 }
 
-// cheapestTable is the cheapest on-demand and spot price per GPU, now and
-// against a week ago, as a fixed-width table: the GPUs the plans use
-// first, then the common set, then the rest, up to digestMaxGPUs.
-func cheapestTable(d pricing.Digest) string {
-	type row struct{ od, spot *pricing.Cheapest }
-	rows := map[string]*row{}
+// cheapestRow is one GPU's cheapest on-demand and spot price.
+type cheapestRow struct {
+	gpu      string
+	od, spot *pricing.Cheapest
+}
+
+// cheapestRows are the cheapest on-demand and spot price per GPU, now
+// and against a week ago: the GPUs the plans use first, then the common
+// set, then the rest.
+func cheapestRows(d pricing.Digest) []cheapestRow {
+	rows := map[string]*cheapestRow{}
+	var order []string
 	for i := range d.Cheapest {
 		c := &d.Cheapest[i]
 		r := rows[c.GPU]
 		if r == nil {
-			r = &row{}
+			r = &cheapestRow{gpu: c.GPU}
 			rows[c.GPU] = r
 		}
 		if c.Market == pricing.MarketSpot {
@@ -337,7 +343,6 @@ func cheapestTable(d pricing.Digest) string {
 			r.od = c
 		}
 	}
-	var order []string
 	add := func(gpu string) {
 		if rows[gpu] != nil && !slices.Contains(order, gpu) {
 			order = append(order, gpu)
@@ -352,18 +357,50 @@ func cheapestTable(d pricing.Digest) string {
 	for _, c := range d.Cheapest {
 		add(c.GPU)
 	}
+	out := make([]cheapestRow, len(order))
+	for i, g := range order {
+		out[i] = *rows[g]
+	}
+	return out
+}
+
+// cheapestTable is cheapestRows as a fixed-width table for the terminal,
+// up to digestMaxGPUs.
+func cheapestTable(d pricing.Digest) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\ton-demand\tspot")
-	for i, g := range order {
+	rows := cheapestRows(d)
+	for i, r := range rows {
 		if i == digestMaxGPUs {
-			fmt.Fprintf(tw, "and %d more GPUs\t\t\n", len(order)-digestMaxGPUs)
+			fmt.Fprintf(tw, "and %d more GPUs\t\t\n", len(rows)-digestMaxGPUs)
 			break
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", display.GPUName(g), cheapestCell(rows[g].od), cheapestCell(rows[g].spot))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", display.GPUName(r.gpu), cheapestCell(r.od), cheapestCell(r.spot))
 	}
 	tw.Flush()
 	return b.String()
+}
+
+// cheapestLines are cheapestRows for Slack, one short line per GPU that
+// a phone shows whole ("*H100 SXM 80 GB* $2.69 runpod community · spot
+// $3.77 aws ▲0.1%"), where the terminal's table would scroll sideways,
+// up to digestMaxGPUs.
+func cheapestLines(d pricing.Digest) []string {
+	rows := cheapestRows(d)
+	var lines []string
+	for i, r := range rows {
+		if i == digestMaxGPUs {
+			lines = append(lines, fmt.Sprintf("and %d more GPUs", len(rows)-digestMaxGPUs))
+			break
+		}
+		line := "*" + display.GPUName(r.gpu) + "* " + escape(cheapestCell(r.od))
+		if r.spot != nil {
+			line += " · spot " + escape(cheapestCell(r.spot))
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // cheapestCell is "$2.69 runpod community ▲14.3%", "gone (was $7.91)"

@@ -8,8 +8,8 @@ import (
 )
 
 // TestGPUHoursInSlack: the Slack face says a question's GPU-hours right
-// under the verdict, as the command line does (trial H22: "2000 a100
-// gpu-hours" was answered as 2000 GPUs, "7 min").
+// under the verdict, as the command line does ("2000 a100 gpu-hours" is
+// a budget, not 2000 GPUs).
 func TestGPUHoursInSlack(t *testing.T) {
 	h, _ := newRealHandler(t)
 	for q, want := range map[string]string{

@@ -340,7 +340,7 @@ func TestSpotPricesOverHTTP(t *testing.T) {
 // TestOutsideModelsOverHTTP: a model the catalog lacks is refused by name
 // with a Try that keeps it (its Hub id), or one known by name only (an
 // image encoder) saying that no similar question exists, by slash command and by
-// mention; no other model is answered (#31, trial H6 Q40).
+// mention; no other model is answered (#31).
 func TestOutsideModelsOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	for q, want := range map[string][]string{

@@ -396,7 +396,7 @@ func SameCardWay(a sizing.Answer) string {
 // SameCardSpeed is the speed of the way SameCardWay names, for the speed
 // line beside the speed as asked (which does not fit): "fp8 weights on
 // the same card" and its tokens per second (decode for inference); ""
-// when there is no such way or its speed is unknown (trial H11 Q10).
+// when there is no such way or its speed is unknown.
 func SameCardSpeed(a sizing.Answer) (way string, tokensPerSecond float64) {
 	alt, what, ok := sameCard(a)
 	if !ok || alt.TokensPerSecond == nil || *alt.TokensPerSecond <= 0 {
@@ -433,7 +433,7 @@ func cardWord(n int) string {
 // KVPerToken is the KV cache per token of context of an inference memory
 // figure, averaged over the request ("KV cache 320 KiB per token"), for
 // the memory-in-all line that a "kv cache per token" question reads
-// first (trial H17 Q44); "" for training or no KV cache.
+// first; "" for training or no KV cache.
 func KVPerToken(m sizing.Memory, r sizing.Request) string {
 	tokens := int64(r.SeqLen) * int64(max(r.MicroBatch, 1))
 	if r.Method != sizing.MethodInference || m.KVCacheBytes <= 0 || tokens <= 0 {
@@ -445,8 +445,7 @@ func KVPerToken(m sizing.Memory, r sizing.Request) string {
 // RunTiming is the throughput a run's time and cost are told with: as
 // asked when it fits, else the way on the same cards that fits, whose
 // words come back to say so (" with gradient checkpointing on the same
-// card"): a time for a setup that does not fit is no one's run (trial
-// H17 Q29).
+// card"): a time for a setup that does not fit is no one's run.
 func RunTiming(a sizing.Answer) (sizing.Throughput, string) {
 	alt, what, ok := sameCard(a)
 	if !ok || alt.TokensPerSecond == nil || *alt.TokensPerSecond <= 0 {

@@ -115,8 +115,7 @@ func TestSameCardWay(t *testing.T) {
 	if got := SameCardWay(a); got != "" {
 		t.Errorf("another card: got %q, want nothing", got)
 	}
-	// More of the card first, then the way on the cards asked (trial H15
-	// Q33): the headline names the way on the cards the asker has.
+	// More of the card first, then the way on the cards asked: the headline names the way on the cards the asker has.
 	a.Alternatives = []sizing.Alternative{
 		{GPU: "rtx-5090", GPUs: 4, Fits: true, TotalBytes: 16 << 30, Why: "as asked on 4× RTX 5090 32 GB: 16.1 GiB per GPU"},
 		{GPU: "rtx-5090", GPUs: 1, Fits: true, TotalBytes: 17 << 30, Why: "awq weights on the same card: 17.5 GiB per GPU"}}
@@ -127,7 +126,7 @@ func TestSameCardWay(t *testing.T) {
 }
 
 // TestSameCardSpeed: the speed line times the way that fits on the same
-// card beside the setup as asked (trial H11 Q10), and nothing when the
+// card beside the setup as asked, and nothing when the
 // way is elsewhere or has no speed.
 func TestSameCardSpeed(t *testing.T) {
 	tps := 22.49
@@ -190,7 +189,7 @@ func TestLargestBatch(t *testing.T) {
 }
 
 // TestKVPerToken: the memory-in-all line says the KV cache per token of
-// context for inference (trial H17 Q44: Llama 3.1 70B, 320 KiB), and
+// context for inference (Llama 3.1 70B, 320 KiB), and
 // nothing for training.
 func TestKVPerToken(t *testing.T) {
 	m := sizing.Memory{KVCacheBytes: 320 << 10 * 2048}
@@ -203,7 +202,7 @@ func TestKVPerToken(t *testing.T) {
 }
 
 // TestRunTiming: a run that does not fit as asked is timed and costed
-// with the way on the same cards that fits, said (trial H17 Q29 gave
+// with the way on the same cards that fits, said (gave
 // 19.8 h for a setup that does not fit; the one that does takes 29.4 h).
 func TestRunTiming(t *testing.T) {
 	asked, way, wayHours, wayTotal := 1597.0, 1076.0, 29.4, 29.56

@@ -131,7 +131,7 @@ func aloneWords(o sizing.ServeOption) string {
 }
 
 // perUser is ", $17.52 a user a month": the month over the users asked,
-// what a product manager prices (trial H17 Q7); "" with no users asked or
+// what a product manager prices; "" with no users asked or
 // no price.
 func perUser(s *sizing.ServeResult, v sizing.Serving) string {
 	users, who := s.Users, "a user"

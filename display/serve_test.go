@@ -52,7 +52,7 @@ func TestTermsLargestFirst(t *testing.T) {
 	}
 }
 
-// TestServingLineOnAMac is trials H8 Q10, Q30: answers on Apple silicon
+// TestServingLineOnAMac: answers on Apple silicon
 // said "Serving (vllm at 0.9)", though vLLM runs on no Apple GPU. They
 // name llama.cpp or MLX and the GPU's share of unified memory.
 func TestServingLineOnAMac(t *testing.T) {
@@ -67,7 +67,7 @@ func TestServingLineOnAMac(t *testing.T) {
 	}
 }
 
-// TestFirstTokenWords is trial H9 Q15: "time to first token for a 32k
+// TestFirstTokenWords: "time to first token for a 32k
 // prompt on llama 3.1 8b on one a100?" never said the batch-1 figure,
 // only the one at 13 requests. Asked, the speed line says it; not
 // asked, nothing.
@@ -88,8 +88,7 @@ func TestFirstTokenWords(t *testing.T) {
 }
 
 // TestVerdictOutputInAll: a plan for an output in all names it as the
-// load and says what the cheapest configuration makes in all (trial H8
-// Q50 said "with 1000 tok/s each").
+// load and says what the cheapest configuration makes in all (said "with 1000 tok/s each").
 func TestVerdictOutputInAll(t *testing.T) {
 	month := 2350.0
 	a := sizing.AskAnswer{ModelName: "Llama 3.1 8B", Serve: &sizing.ServeResult{Mode: "plan", MeetsTargets: true, OutputTokensPerSecondTarget: 1000,
@@ -108,7 +107,7 @@ func TestVerdictOutputInAll(t *testing.T) {
 }
 
 // TestCannotServeKeepsUsers: cards that serve nothing point at a plan for
-// the users asked (trial H17 Q22 asked 50 and was offered 10), or 10.
+// the users asked (asked 50 and was offered 10), or 10.
 func TestCannotServeKeepsUsers(t *testing.T) {
 	for _, c := range []struct {
 		users int
@@ -122,8 +121,7 @@ func TestCannotServeKeepsUsers(t *testing.T) {
 	}
 }
 
-// TestPerUser: a plan for users asked says the month over them (trial
-// H17 Q7: "per-user cost" was not used); no users, no figure.
+// TestPerUser: a plan for users asked says the month over them ("per-user cost" was not used); no users, no figure.
 func TestPerUser(t *testing.T) {
 	month := 3504.0
 	v := sizing.Serving{USDPerMonth: &month}
@@ -133,7 +131,7 @@ func TestPerUser(t *testing.T) {
 	if got := perUser(&sizing.ServeResult{}, v); got != "" {
 		t.Errorf("no users: %q, want nothing", got)
 	}
-	// Daily users (trial H19 Q36): the month over them.
+	// Daily users: the month over them.
 	if got, want := perUser(&sizing.ServeResult{DailyUsers: 10000}, v), ", $0.35 a daily user a month"; got != want {
 		t.Errorf("perUser = %q, want %q", got, want)
 	}

@@ -52,9 +52,9 @@ var launchCases = []launchCase{
 	{name: "gguf-4090", words: "llama 3.1 8b inference q4_k_m rtx 4090 context 8192 batch 4"},
 	{name: "gguf-kv-int8", words: "llama 3.1 8b inference q8_0 rtx 4090 kv int8 context 16384"},
 	// 64 heads do not split over 3 GPUs: vLLM refuses tensor parallel 3,
-	// so the replica runs as 3 pipeline stages (trial H9 Q38).
+	// so the replica runs as 3 pipeline stages.
 	{name: "tp-not-3", words: "llama 3.3 70b inference awq 3 rtx 5090"},
-	// vLLM runs on no Apple GPU: its config is refused (trial H8 Q10).
+	// vLLM runs on no Apple GPU: its config is refused.
 	{name: "mac", words: "llama 3.1 8b inference q4_k_m m4 max 128gb"},
 }
 
@@ -693,7 +693,7 @@ func TestVLLMKeepsTheAnsweredUtilisation(t *testing.T) {
 }
 
 // TestNoGPUEngineOnApple: vLLM and SGLang run on no Apple GPU, so an
-// answer on a Mac gets neither config, and says why (trials H8 Q10, Q30).
+// answer on a Mac gets neither config, and says why.
 func TestNoGPUEngineOnApple(t *testing.T) {
 	_, a := answerFor(t, launchCase{name: "mac-bf16", words: "llama 3.1 8b inference m4 max 128gb"})
 	for _, k := range []Kind{KindVLLM, KindSGLang} {

@@ -224,7 +224,7 @@ func lossIsLargest(r *Request, s *shape) bool {
 // lossLargestCheckpointed reports whether the loss would be the largest
 // activation once gradient checkpointing is on: a long sequence whose
 // layers dominate without it (Llama 3.1 8B LoRA at 32k: 100 GiB with
-// checkpointing alone, 31 GiB with a fused loss too; trial H15 Q46).
+// checkpointing alone, 31 GiB with a fused loss too).
 func lossLargestCheckpointed(r Request, s *shape) bool {
 	r.GradCheckpointing = true
 	return lossIsLargest(&r, s)

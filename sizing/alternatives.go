@@ -837,7 +837,7 @@ func (e *Estimator) pickGPU(rs *resolved, fewest bool) {
 		}
 		f := found[best]
 		if n := scaledOut(f, loadCatalog().gpus[f.gpu].MaxPerNode); n > f.gpus && !fewest && rs.req.Method != MethodInference {
-			// A run of years on the cheapest count (trial H22 Q46: 15T
+			// A run of years on the cheapest count (15T
 			// tokens of Llama 3 8B on one MI300X for 50 years) is answered
 			// on as many of that card as finish it in about a month, at
 			// about the same cost: data parallel over more replicas.

@@ -155,7 +155,7 @@ func TestFastestOrdersByRunTime(t *testing.T) {
 
 // TestFastestWithNoCard: the fastest run with no card named is a whole
 // machine of the fastest priced card, not the cheapest card's fewest
-// (trial H14 Q12 answered 1× MI300X, 5.7 days, the slowest it listed).
+// (answered 1× MI300X, 5.7 days, the slowest it listed).
 func TestFastestWithNoCard(t *testing.T) {
 	e := &Estimator{Prices: stubPrices{"mi300x": 1.85, "h100": 2.40, "b200": 5.98, "a100-80": 1.39}}
 	p, err := Parse("fastest way to finetune llama 3 70b with lora, budget doesnt matter")
@@ -179,7 +179,7 @@ func TestFastestWithNoCard(t *testing.T) {
 // TestFastestGPUOrdersByRunTime: "fastest gpu" lists each card on a
 // whole machine of it, fastest first, each timed on 1B tokens: the priced
 // ones, then those with no price. Many slow cards at their fewest count
-// never lead a fast card (trial H26 Q17 led with 8× L4 over one B200).
+// never lead a fast card (led with 8× L4 over one B200).
 func TestFastestGPUOrdersByRunTime(t *testing.T) {
 	p, err := Parse("what's the fastest gpu to train a 7b lora on")
 	if err != nil || p.Intent != IntentWhichGPU || !p.Query.Fastest {
@@ -273,8 +273,7 @@ func BenchmarkAnswerTokenBudget(b *testing.B) {
 }
 
 // TestSameCardWaySpeed: the way that fits on the asked card carries its
-// own speed, by the same throughput code as asking it directly (trial
-// H11 Q10: Gemma 3 27B in bf16 does not fit an L40S, fp8 does, and only
+// own speed, by the same throughput code as asking it directly (Gemma 3 27B in bf16 does not fit an L40S, fp8 does, and only
 // the bf16 decode was timed).
 func TestSameCardWaySpeed(t *testing.T) {
 	e := &Estimator{}
@@ -307,8 +306,8 @@ func TestSameCardWaySpeed(t *testing.T) {
 // TestCheapestServes: with no card named, an inference answer picks the
 // cheapest card whose serving engine holds a request, not the cheapest
 // that only loads the weights, and never plans consumer PCIe cards across
-// machines (trial H12: DeepSeek-R1 in fp8 had been "32× RTX 3090" that
-// served nothing).
+// machines (DeepSeek-R1 in fp8 is never "32× RTX 3090", which serves
+// nothing).
 func TestCheapestServes(t *testing.T) {
 	var e Estimator
 	for _, q := range []string{
@@ -337,7 +336,7 @@ func TestCheapestServes(t *testing.T) {
 }
 
 // TestEightBitOffersFourBit: an 8-bit model that does not fit the cards
-// named gets the 4-bit way on the same cards (trial H13 Q46: Llama 3 70B
+// named gets the 4-bit way on the same cards (Llama 3 70B
 // in int8 on two RTX 3090s offered only more cards; AWQ fits the two).
 func TestEightBitOffersFourBit(t *testing.T) {
 	var e Estimator
@@ -368,7 +367,7 @@ func TestEightBitOffersFourBit(t *testing.T) {
 
 // TestSameCardWaysServe: a way on the same card must leave its serving
 // engine room for a request, or a 4-bit way that serves is hidden behind
-// an 8-bit one that only loads (trial H15 Q33: Qwen3 30B-A3B on one RTX
+// an 8-bit one that only loads (Qwen3 30B-A3B on one RTX
 // 5090 offered other cards only; fp8 loads at 30.5 GiB and serves
 // nothing, AWQ serves at 17.5 GiB).
 func TestSameCardWaysServe(t *testing.T) {
@@ -403,7 +402,7 @@ func whys(alts []Alternative) []string {
 
 // TestLongSequenceWays: at a long sequence the layers dominate without
 // checkpointing and the logits with it, so the way on the same card is
-// both (trial H15 Q46: Llama 3.1 8B LoRA at 32k on one H100 offered only
+// both (Llama 3.1 8B LoRA at 32k on one H100 offered only
 // 256-288 GB cards; with checkpointing and a fused loss it is 31.2 GiB).
 func TestLongSequenceWays(t *testing.T) {
 	var e Estimator
@@ -425,8 +424,7 @@ func TestLongSequenceWays(t *testing.T) {
 }
 
 // TestFromScratchOffersNoAdapters: a run from random weights has no base
-// for LoRA or QLoRA to train on, so no alternative adds adapters (trial
-// H23 Q29 led "can we train a 7b from scratch on 4 4090s" with "fits with
+// for LoRA or QLoRA to train on, so no alternative adds adapters (led "can we train a 7b from scratch on 4 4090s" with "fits with
 // LoRA"); the same question as a fine-tune still offers them.
 func TestFromScratchOffersNoAdapters(t *testing.T) {
 	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.34, "a100-80": 1.79, "h100": 3.99}}
@@ -457,7 +455,7 @@ func TestFromScratchOffersNoAdapters(t *testing.T) {
 
 // TestLongRunScalesOut: with no card named, a run of years on the
 // cheapest count is answered on enough of that card to take about a month
-// (trial H22 Q46: 15T tokens of Llama 3 8B on one MI300X for 50 years).
+// (15T tokens of Llama 3 8B on one MI300X for 50 years).
 func TestLongRunScalesOut(t *testing.T) {
 	e := &Estimator{Prices: stubPrices{"mi300x": 1.85, "h100": 2.4}}
 	p, err := Parse("how much did it cost to train llama 3 8b on 15t tokens")

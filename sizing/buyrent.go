@@ -76,7 +76,7 @@ type PurchasePrice struct {
 }
 
 // purchaseWords says what the card asked costs to buy, for a buy-or-rent
-// question that gave no use ("price of a 4090 to buy": trial H18 Q28):
+// question that gave no use ("price of a 4090 to buy"):
 // "an RTX 4090 24 GB costs $1,600-$2,000 to buy (as of 2026-01); "; ""
 // when no card or no purchase price is known.
 func purchaseWords(q Query) string {
@@ -231,8 +231,7 @@ type PurchaseCost struct {
 // fits. Missing workload numbers, no hardware, or a card without a
 // purchase price return an *InputError with an example.
 func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
-	// The Try keeps what was asked, the card and its count too (trial
-	// H15 Q15 was tried on a 4090 for "an a100 80gb").
+	// The Try keeps what was asked, the card and its count too (was tried on a 4090 for "an a100 80gb").
 	hint := "fit 13B lora rtx-4090 buy-vs-rent 3 jobs/week 5h"
 	if q.Model != "" || q.Params > 0 || q.Arch != nil || q.GPU != "" {
 		hint = "fit " + Format(q) + " buy-vs-rent 3 jobs/week 5h"

@@ -151,7 +151,7 @@ func TestBuyRentBadInput(t *testing.T) {
 		hint string // in the hint
 	}{
 		{"no workload", Query{Params: 13e9, Method: MethodLoRA, GPU: "rtx-4090"}, Workload{}, "how many jobs a week", "fit 13b lora rtx-4090 buy-vs-rent 3 jobs/week 5h"},
-		// Trial H15 Q15: the Try kept neither the card nor the model.
+		// The Try keeps the card and the model.
 		{"no workload, no model", Query{GPU: "a100-80"}, Workload{}, "how many jobs a week", "fit a100-80 buy-vs-rent 3 jobs/week 5h"},
 		{"no hours", Query{GPU: "rtx-4090"}, Workload{JobsPerWeek: 3}, "how long each runs", "jobs/week"},
 		{"more than a week", Query{GPU: "rtx-4090"}, Workload{JobsPerWeek: 30, HoursPerJob: 6}, "does not fit in a week", "jobs/week"},
@@ -245,8 +245,7 @@ func TestBuyRentPicksABuyableCard(t *testing.T) {
 }
 
 // TestBuyRentPeriodOfUse: a use said as a period only ("8 h100s about 6
-// months") is use around the clock for it, and answered (trial H15 Q45
-// was refused with a Try on a 13B LoRA on a 4090).
+// months") is use around the clock for it, and answered (was refused with a Try on a 13B LoRA on a 4090).
 func TestBuyRentPeriodOfUse(t *testing.T) {
 	p, err := Parse("rent or buy? we'd use 8 h100s about 6 months for finetuning experiments")
 	if err != nil || p.Intent != IntentBuyRent || p.Query.GPU != "h100" || p.Query.GPUs != 8 {
@@ -262,8 +261,7 @@ func TestBuyRentPeriodOfUse(t *testing.T) {
 	}
 }
 
-// TestBuyRentUseSaid: a use said without jobs is read (trial H19 Q4 and
-// Q47 were asked for jobs a week again): "24/7", "for a year" (around the
+// TestBuyRentUseSaid: a use said without jobs is read (were asked for jobs a week again): "24/7", "for a year" (around the
 // clock, the purchase over that year), "about 60% of the time".
 func TestBuyRentUseSaid(t *testing.T) {
 	for _, c := range []struct {
@@ -286,7 +284,7 @@ func TestBuyRentUseSaid(t *testing.T) {
 }
 
 // TestBuyRentNoUseSaysThePrice: a buy question with no use says what the
-// card costs to buy before asking for the use (trial H18 Q28).
+// card costs to buy before asking for the use.
 func TestBuyRentNoUseSaysThePrice(t *testing.T) {
 	p, err := Parse("price of a 4090 to buy")
 	if err != nil {

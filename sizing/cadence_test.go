@@ -6,7 +6,7 @@ import (
 )
 
 // TestCadence reads how often a training run is repeated and prices a
-// month of them (trial H13 Q50: "finetune mistral 7b every week ... what
+// month of them ("finetune mistral 7b every week ... what
 // does that cost per month" was priced as the card rented 24/7).
 func TestCadence(t *testing.T) {
 	for _, c := range []struct {

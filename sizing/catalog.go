@@ -171,7 +171,7 @@ func Named() []NamedModel { return slices.Clone(loadCatalog().named) }
 // Refusal is the error a question naming m gets: what it is, that fitbot
 // does not size it, and what fitbot does size. It has no Try: nothing
 // fitbot sizes is like it, and "fitbot models ID" would only say again
-// that it is not sized (trial H8 Q29, Q37).
+// that it is not sized.
 func (m NamedModel) Refusal() *InputError {
 	return &InputError{Problem: fmt.Sprintf("%s is %s (%s), which fitbot does not size yet; it is not sized as a decoder LLM from its parameter count either, "+
 		"so there is no similar question to offer. %s", m.Name, m.What, m.Kind, sizedFamilies)}

@@ -86,7 +86,7 @@ const smallCardBytes = 48 << 30
 // "taken as full fine-tuning". Otherwise, for larger cards (a full
 // fine-tune over a node of them is what they are rented for), and when a
 // count, method or setting was said, the options are returned as they are
-// (trial H25 Q33 compared 8× RTX 4090 over two machines against 3090s).
+// (compared 8× RTX 4090 over two machines against 3090s).
 // answer estimates a Query.
 func AdaptersOnCards(opts [2]Parsed, answer func(Query) (Answer, error)) [2]Parsed {
 	for _, p := range opts {

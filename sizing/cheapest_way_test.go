@@ -8,7 +8,7 @@ import (
 
 // TestCheapestWay: "cheapest way to fine tune" with no method said is
 // answered on its cheapest way, LoRA on one RTX 3090 (by the run, with a
-// budget: the faster 4090), and says what a full fine-tune would need (trial H14 Q1 led with a full fine-tune on an
+// budget: the faster 4090), and says what a full fine-tune would need (led with a full fine-tune on an
 // A100 and listed LoRA only among the other ways). A method, card or
 // format said keeps the question as asked.
 func TestCheapestWay(t *testing.T) {

@@ -58,8 +58,8 @@ const (
 	clipTokens  = 100
 )
 
-// audioRate says how many hours of audio an hour the speed t transcribes
-// (trial H6 Q17): a clip's encoder frames at the prefill rate, then its
+// audioRate says how many hours of audio an hour the speed t transcribes:
+// a clip's encoder frames at the prefill rate, then its
 // text tokens decoded one at a time, greedily. At a batch above 1 the
 // rate is not sized.
 func audioRate(t Throughput, frames int64, batch int) string {

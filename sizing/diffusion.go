@@ -351,8 +351,8 @@ const maxDiffusionAlternatives = 3
 
 // diffusionAlternatives are the ways on the asked card(s) that fit a
 // diffusion question that does not, in the order people reach for them
-// (trial H6 Q18: FLUX.1 dev on a 3090 runs with an fp8 transformer; H7
-// Q10: FLUX LoRA on a 4090 trains on an fp8 base): for inference an fp8
+// (FLUX.1 dev on a 3090 runs with an fp8 transformer;
+// FLUX LoRA on a 4090 trains on an fp8 base): for inference an fp8
 // or nf4 denoiser and T5-XXL, then model CPU offload; for LoRA an fp8
 // base, with gradient checkpointing, then QLoRA; for full fine-tuning
 // LoRA, then QLoRA. Other cards are not searched. q is the question as

@@ -151,8 +151,7 @@ func TestDiffusionWords(t *testing.T) {
 
 // TestDiffusionAlternatives: a diffusion question that does not fit is
 // offered the asked card's ways that fit, first the one people reach
-// for: FLUX.1 dev on a 3090 with an fp8 transformer and T5 (trial H6
-// Q18), FLUX LoRA on a 4090 on an fp8 base (H7 Q10); a UNet pipeline's
+// for: FLUX.1 dev on a 3090 with an fp8 transformer and T5, FLUX LoRA on a 4090 on an fp8 base; a UNet pipeline's
 // ways never name a T5-XXL; one that fits is offered none.
 func TestDiffusionAlternatives(t *testing.T) {
 	e := &Estimator{}

@@ -89,8 +89,7 @@ func TestEncoderFineTuneHasNoVocabularyLogits(t *testing.T) {
 
 // TestEncoderExamplesAtItsLength: examples counted into a token budget
 // are no longer than the encoder reads: 1M BERT examples are 512M tokens
-// at BERT's 512, not 2.05B at the 2,048 a decoder defaults to (trial H6
-// Q44); a sequence length said still decides.
+// at BERT's 512, not 2.05B at the 2,048 a decoder defaults to; a sequence length said still decides.
 func TestEncoderExamplesAtItsLength(t *testing.T) {
 	for q, want := range map[string]int64{
 		"bert base finetune on a t4 how long for 1M examples":         512_000_000,
@@ -109,8 +108,7 @@ func TestEncoderExamplesAtItsLength(t *testing.T) {
 }
 
 // TestEmbeddingFineTuneSaysContrastive: an embedding model's fine-tune
-// says that contrastive in-batch negatives are not modelled (trial H7
-// Q32); a reranker's does not.
+// says that contrastive in-batch negatives are not modelled; a reranker's does not.
 func TestEmbeddingFineTuneSaysContrastive(t *testing.T) {
 	for q, want := range map[string]bool{"bge-large embedding fine-tune batch 128": true, "bge reranker v2 m3 full finetune a10g": false} {
 		p, err := Parse(q)

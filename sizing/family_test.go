@@ -72,7 +72,7 @@ func TestUnknownTypeByArchitectures(t *testing.T) {
 // does not size for the method asked) are refused by name, never "I do
 // not understand": a model known by name only when the question is read,
 // with no Try (nothing sized is like it); UNet fine-tuning when it is sized, with no Try,
-// since its inference would be another question (trials H7 Q9, Q24).
+// since its inference would be another question.
 func TestNamedModelsRefusedByName(t *testing.T) {
 	for _, tt := range []struct{ q, name, try string }{
 		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large", ""},

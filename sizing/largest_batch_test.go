@@ -6,8 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestLargestBatch answers training questions that ask the largest batch
-// (trial H16 Q38): the largest micro-batch per GPU that fits as asked and
+// TestLargestBatch answers training questions that ask the largest batch:
+// the largest micro-batch per GPU that fits as asked and
 // with each same-card lever not already on, the answer sized at the
 // largest as asked (batch 1 when none fits). Each figure is checked
 // against the estimator's own per-term figures: it fits, one more does

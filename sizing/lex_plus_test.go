@@ -3,8 +3,7 @@ package sizing
 import "testing"
 
 // TestPlusJoinsTwoThings: " + " between words stops a phrase, so "fp16 +
-// kv" is fp16 weights and their KV cache, not an fp16 KV cache (trial
-// H17 Q22), while "fp16 kv" stays the KV cache's precision.
+// kv" is fp16 weights and their KV cache, not an fp16 KV cache, while "fp16 kv" stays the KV cache's precision.
 func TestPlusJoinsTwoThings(t *testing.T) {
 	for _, c := range []struct {
 		q         string

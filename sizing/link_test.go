@@ -6,7 +6,7 @@ import (
 )
 
 // TestLinkAsked: "do we need nvlink" is answered with the card's link
-// and what the speed counts over it (trial H14 Q37 left "nvlink" unused
+// and what the speed counts over it (left "nvlink" unused
 // and answered only whether it fits).
 func TestLinkAsked(t *testing.T) {
 	var e Estimator
@@ -16,7 +16,7 @@ func TestLinkAsked(t *testing.T) {
 		{"nvlink needed for llama 3 8b lora on 2 rtx 3090s", "takes a 2-card NVLink bridge"},
 		{"llama 3 70b on 8 h100 nvlink?", "H100 SXM 80 GB has NVLink"},
 		{"llama 3 8b on one h100, do we need nvlink", "on one card no link is used"},
-		// Trial H16 Q47: InfiniBand across machines was left unused.
+		// InfiniBand across machines is read, never left unused.
 		{"do we need infiniband for full finetuning 70b on 16 h100 across 2 nodes", "InfiniBand is not needed"},
 		{"do we need infiniband for llama 3 8b full finetune on 2 nodes of 8 h100 zero 3", "InfiniBand or RoCE (200-400 Gb/s per GPU) is what keeps the speed"},
 	} {

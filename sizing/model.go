@@ -537,7 +537,7 @@ var bareAnchors = []bareAnchor{
 //     heads = hidden/128 (head_dim 128); 8 KV heads (grouped-query
 //     attention) at every size, as today's dense models have (Llama 3
 //     from 1B to 405B, Qwen2.5, Mistral, Gemma 2), fewer only where there
-//     are fewer heads (trial H10 Q41: a bare "8b" was sized with a KV
+//     are fewer heads (a bare "8b" was sized with a KV
 //     head per head, 608 KiB of KV per token against Llama 3.1 8B's 128);
 //   - SwiGLU FFN of width 3.5 × hidden (Llama 3, Llama 2 70B); vocab
 //     32,000, untied embeddings, RMSNorm; a context of 131,072 tokens, as

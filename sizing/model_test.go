@@ -257,12 +257,12 @@ func TestBareModel(t *testing.T) {
 	}
 	// A 7B bare model lands near Mistral 7B's shape (7.24B: 32 layers,
 	// hidden 4096, FFN 14336, 8 KV heads): 128 KiB of bf16 KV per token
-	// at 32 layers, never Llama 2's 512 (trial H10 Q41).
+	// at 32 layers, never Llama 2's 512.
 	if m := BareModel(7e9, 0); m.Hidden != 4096 || m.Layers < 30 || m.Layers > 32 || m.KVHeads != 8 {
 		t.Errorf("BareModel(7B) = %d layers, hidden %d, %d KV heads; want Mistral-7B-like", m.Layers, m.Hidden, m.KVHeads)
 	}
 	// A bare 8B holds about Llama 3.1 8B's 128 KiB of bf16 KV per token,
-	// not the 608 KiB of a KV head per head (trial H10 Q41).
+	// not the 608 KiB of a KV head per head.
 	if m := BareModel(8e9, 0); m.KVBytesPerToken(2, 2048) > 160<<10 {
 		t.Errorf("BareModel(8B): %.0f KiB of KV per token, want about 128", m.KVBytesPerToken(2, 2048)/1024)
 	}

@@ -6,8 +6,7 @@ import (
 )
 
 // TestOffloadSlowsTheStep: an offloaded optimizer step adds the host
-// transfers not hidden under the backward pass and the CPU's Adam (trial
-// H17 Q1 gave a 70B full fine-tune on 2 A100s with ZeRO-3 and CPU offload
+// transfers not hidden under the backward pass and the CPU's Adam (gave a 70B full fine-tune on 2 A100s with ZeRO-3 and CPU offload
 // the speed of the setup that does not fit, 967 tokens/s; the step adds
 // about 20 s: 140 GB over PCIe per card and 70B parameters of CPU-Adam).
 func TestOffloadSlowsTheStep(t *testing.T) {

@@ -7,8 +7,7 @@ var ownPrices = marketPrices{onDemand: map[string]float64{
 	"rtx-3090": 0.22, "rtx-4090": 0.34, "l40s": 0.79, "a100-80-pcie": 1.19, "a100-80": 1.39, "h100": 2.40, "h200": 3.59,
 }}
 
-// TestServeOwnPurchase: a plan asked as the cards to buy (trial H27 Q2:
-// "on prem box for 100 users, qwen3 30b-a3b, what do we buy") says what
+// TestServeOwnPurchase: a plan asked as the cards to buy ("on prem box for 100 users, qwen3 30b-a3b, what do we buy") says what
 // the first option's cards cost to buy: count × the card's purchase
 // price, with its date and source.
 func TestServeOwnPurchase(t *testing.T) {

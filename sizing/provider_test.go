@@ -30,16 +30,16 @@ func (c cloudPrices) ProviderGPUHourPrice(gpu, provider string, spot bool) (Pric
 	return Price{USDPerGPUHour: v, Provider: provider, Market: "on_demand", AsOf: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}, true
 }
 
-// trialClouds are the sheet's prices that trial H6 Q31 turned on: the
-// consumer cards at the marketplaces, AWS's own cards at AWS.
-var trialClouds = cloudPrices{
+// sheetClouds are the sheet's prices a question naming a cloud turns on:
+// the consumer cards at the marketplaces, AWS's own cards at AWS.
+var sheetClouds = cloudPrices{
 	"vast":   {"rtx-3090": 0.25, "rtx-4090": 0.45},
 	"runpod": {"rtx-3090": 0.22, "rtx-4090": 0.34, "h100": 2.69},
 	"aws":    {"l4": 0.8048, "a10g": 1.006, "l40s": 1.861, "h100": 6.88},
 }
 
 // TestAnswerAtProvider: "whats the monthly cost to serve qwen3 32b 24/7
-// on aws" (trial H6 Q31) was answered on 4× RTX 3090 at a marketplace
+// on aws" was answered on 4× RTX 3090 at a marketplace
 // with "aws" not used. Named, the provider prices the answer and its
 // alternatives, among the cards it offers.
 func TestAnswerAtProvider(t *testing.T) {
@@ -50,7 +50,7 @@ func TestAnswerAtProvider(t *testing.T) {
 	if p.Query.Provider != "aws" || slices.Contains(p.Ignored, "aws") {
 		t.Fatalf("Provider = %q, ignored %q; want aws, used", p.Query.Provider, p.Ignored)
 	}
-	e := &Estimator{Prices: trialClouds}
+	e := &Estimator{Prices: sheetClouds}
 	a, err := e.Answer(p.Query)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestAnswerAtProvider(t *testing.T) {
 		t.Errorf("answered on %d× %s at %+v, want 4× L4 at aws", a.Request.GPUs, a.Request.GPU, a.Price)
 	}
 	for _, alt := range a.Alternatives {
-		if _, ok := trialClouds["aws"][alt.GPU]; !ok || alt.USDPerHour == nil {
+		if _, ok := sheetClouds["aws"][alt.GPU]; !ok || alt.USDPerHour == nil {
 			t.Errorf("alternative %d× %s is not priced at aws", alt.GPUs, alt.GPU)
 		}
 	}
@@ -75,7 +75,7 @@ func TestAnswerAtProvider(t *testing.T) {
 // that fits, or for the card named, is said first, and the answer is
 // priced at any provider as a question naming none would be.
 func TestAnswerAtProviderWithoutOffer(t *testing.T) {
-	e := &Estimator{Prices: trialClouds}
+	e := &Estimator{Prices: sheetClouds}
 	for _, c := range []struct{ q, want, provider string }{
 		{"llama 3.1 8b on coreweave", "coreweave has no price known for a card that fits this: the cheapest card at any provider is shown, priced at runpod instead", "runpod"},
 		{"llama 3.1 8b on a 4090 on aws", "aws has no price known for the RTX 4090 24 GB: priced at runpod instead", "runpod"},

@@ -441,7 +441,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		}
 		if rel := rs.model.ReleasedFormat; rel != QuantNone && quant == QuantNone {
 			// The weights three ways, so that "full precision" of an FP8
-			// model is not read one way silently (trial H16 Q34).
+			// model is not read one way silently.
 			gib := func(q Quant, p Precision) float64 { return modelWeightBytes(&rs.shape, q, p) / (1 << 30) }
 			also := ""
 			if p != PrecisionBF16 && p != PrecisionFP16 {
@@ -597,7 +597,7 @@ func (rs *resolved) resolveShape(q Query) error {
 			q.SeqLen, rs.model.Name, maxCtx, yarnFactor, yarnContext(rs.model))
 	case maxCtx > 0 && q.SeqLen > maxCtx && r.Method != MethodInference && (rs.model.Kind == KindDecoder || rs.model.Kind == ""):
 		// "llama 3 8b qlora at 64k": fine-tuning past the trained context
-		// is how a context is extended (trial H25 Q35 refused it); the
+		// is how a context is extended (refused it); the
 		// memory is the length's, the model learns to use it.
 		r.SeqLen = q.SeqLen
 		rs.assume("%d tokens is past %s's %d-token context: sized as a context-extension fine-tune, which also needs its rope scaling raised (YaRN, or a larger rope theta as Llama 3.1 and Code Llama did)",
@@ -668,7 +668,7 @@ func (rs *resolved) resolveTraining(q Query) error {
 	if rs.model.Kind == KindEncoder {
 		rs.assume("%s fine-tuned with a classification head, as encoders usually are: no vocabulary logits (masked-LM training would add them)", rs.model.Name)
 		if embeddingFamilies[rs.model.Family] && rs.model.ExtraParams == 0 { // a reranker is a cross-encoder
-			// Trial H7 Q32: an embedding model is fine-tuned contrastively.
+			// An embedding model is fine-tuned contrastively.
 			rs.assume("one sequence per example: contrastive training with in-batch negatives (sentence-transformers' MultipleNegativesRankingLoss) encodes a query and a positive, and any hard negatives, per example, at least 2× these activations, and gradient accumulation does not keep its negatives; not modelled")
 		}
 	}

@@ -176,7 +176,7 @@ func TestReleasedFormatFromConfig(t *testing.T) {
 // with the same-size model of its family that takes it, in the Try too;
 // with none, the Try keeps the model at its own context. The Try is the
 // whole question with only that changed: the cards, precision and load
-// stay (trial H8 Q43 lost the 4× A6000, fp16 and 10 users).
+// stay (lost the 4× A6000, fp16 and 10 users).
 func TestLongerContextTwin(t *testing.T) {
 	for q, want := range map[string]string{
 		"llama-3-8b inference ctx 131072":                        "fit llama-3.1-8b inference seq 131072",
@@ -199,7 +199,7 @@ func TestLongerContextTwin(t *testing.T) {
 
 // TestContextExtensionFineTune: fine-tuning past a model's context is
 // how its context is extended, so it is sized at the length asked, said
-// in the assumptions (trial H25 Q35 refused Llama 3 8B QLoRA at 64k).
+// in the assumptions (refused Llama 3 8B QLoRA at 64k).
 func TestContextExtensionFineTune(t *testing.T) {
 	a, err := (&Estimator{}).Answer(Query{Model: "llama-3-8b", Method: MethodQLoRA, SeqLen: 65536, GPU: "a100-80", GPUs: 1})
 	if err != nil {

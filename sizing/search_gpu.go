@@ -84,8 +84,8 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 	asm.add(rs.assumptions...)
 	var buf [64]fitOption
 	// "fastest gpu": each card on a whole machine of it, as the fastest
-	// run with no card named is (trial H26 Q17 led with 8× L4 at their
-	// fewest count over one B200; H33 Q33 wanted the fastest machine).
+	// run with no card named is: never 8× L4 at their fewest count ahead
+	// of one B200.
 	rs.wholeMachines = rs.req.Fastest && !rs.countSaid
 	found := e.cheapest(buf[:0], rs)
 	one := rs.req
@@ -135,8 +135,8 @@ func (e *Estimator) WhichGPU(q Query) (AskAnswer, error) {
 		res.Fastest = true
 		// Each training card is timed on a whole machine of it
 		// (wholeMachine), so that eight slow cards at their fewest count
-		// never lead one fast card (trial H26 Q17 ranked 8× L4 over one
-		// B200) and the fastest way is the fastest machine (H33 Q33). A
+		// never lead one fast card (ranked 8× L4 over one
+		// B200) and the fastest way is the fastest machine. A
 		// card nobody rents comes after those that can be had.
 		slices.SortStableFunc(res.Options, func(a, b GPUOption) int {
 			if pa, pb := a.USDPerHour != nil, b.USDPerHour != nil; pa != pb {

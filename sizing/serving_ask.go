@@ -110,8 +110,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 	case released.Fits && a.Serve.Users > 0:
 		why = fmt.Sprintf("these cards hold %d requests at once, not the %d asked", released.MaxConcurrency, a.Serve.Users)
 	case released.Fits:
-		// A speed or latency target missed, no users asked (trial H23
-		// Q39 read "not the 0 asked" for "100 tok/s on mistral 7b").
+		// A speed or latency target missed, no users asked (read "not the 0 asked" for "100 tok/s on mistral 7b").
 		why = "these cards miss the asked target"
 	}
 	smaller := []Quant{QuantAWQ}
@@ -144,7 +143,7 @@ func (e *Estimator) Serve(q Query) (AskAnswer, error) {
 }
 
 // oneCard sets a plan's OneCard: what one of the named card holds of the
-// users asked, when it does not hold them all (trial H28 Q34 planned 3 ×
+// users asked, when it does not hold them all (planned 3 ×
 // 2× L4 for "on an l4 to 100 users, will kv cache fit" and never said
 // what the one L4 holds).
 func (e *Estimator) oneCard(q Query, a *AskAnswer) {
@@ -167,7 +166,7 @@ func (e *Estimator) oneCard(q Query, a *AskAnswer) {
 // fp8Lever adds to a capacity answer in the released 16-bit weights, on
 // cards with FP8, what fp8 weights would hold on the same cards when it
 // is at least half as many users again: the lever people reach for first
-// (trial H26 Q31: Qwen3 32B on one H100 holds 7 users in bf16, 36 in fp8).
+// (Qwen3 32B on one H100 holds 7 users in bf16, 36 in fp8).
 func (e *Estimator) fp8Lever(q Query, a *AskAnswer) {
 	g, _, err := LookupGPU(q.GPU)
 	if err != nil || !g.FP8 || a.Request.Quant != QuantNone || a.Request.Precision == PrecisionFP8 || a.Serve.Users > 0 {
@@ -257,8 +256,8 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 	}
 	if err := (&resolved{}).resolveModel(q); err != nil {
 		// Refused before the stand-in card and length below are set, so
-		// that the Try keeps the question as asked (trial H14: "about 2000
-		// employees, which gpu" was tried on an H100 at seq 4096).
+		// that the Try keeps the question as asked ("about 2000 employees,
+		// which gpu" is not tried on an H100 at seq 4096).
 		return AskAnswer{}, err
 	}
 	var asm assumptionSet
@@ -362,7 +361,7 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 	}
 	if res.Fastest && sp.users == 0 && sp.rps == 0 && sp.totalTPS == 0 {
 		// No load said: the speed is one request's alone, the latency a
-		// single user sees (trial H24 Q20: "fastest gpu to serve llama
+		// single user sees ("fastest gpu to serve llama
 		// 3.1 70b").
 		sp.users = 1
 		asm.add("fastest asked with no users said: ranked by one request alone (batch 1), its decode tokens/s, then its time to first token")
@@ -397,7 +396,7 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 	res.Options = planned(only)
 	if len(res.Options) == 0 && only != "" {
 		// Nothing on the named card: say why, and plan the whole catalog
-		// (trial H11 Q8: fp8 DeepSeek-V3 on H100s was refused with no
+		// (fp8 DeepSeek-V3 on H100s was refused with no
 		// reason and no next step).
 		res.NotOnNamed = notOnCard(rs, sp, formatSaid)
 		res.Options = planned("")

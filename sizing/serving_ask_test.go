@@ -126,7 +126,7 @@ func TestServeCapacity(t *testing.T) {
 }
 
 // TestServeBusyShare: cards busy 80% of the time cost 1/0.8 as much per
-// output token, everything else the same (trial H11 Q36 left "80%
+// output token, everything else the same (left "80%
 // utilization" unused).
 func TestServeBusyShare(t *testing.T) {
 	full := askServe(t, "whats the per token cost of llama 3.1 70b on 4x h100").Serve.Capacity
@@ -143,8 +143,7 @@ func TestServeBusyShare(t *testing.T) {
 }
 
 // TestServeCostOnPluralCards: the cost of tokens on cards named in the
-// plural with no count is what the fewest of them serve as asked (trial
-// H20 Q42 answered one request's memory on "h100s"); Llama 3 70B in bf16
+// plural with no count is what the fewest of them serve as asked (answered one request's memory on "h100s"); Llama 3 70B in bf16
 // needs two 80 GB cards for its weights and a request.
 func TestServeCostOnPluralCards(t *testing.T) {
 	a := askServe(t, "cost per million tokens serving llama 3 70b on h100s")
@@ -160,7 +159,7 @@ func TestServeCostOnPluralCards(t *testing.T) {
 // TestServeRateOnNamedCards: an arrival rate on named cards holds only if
 // the requests in flight fit a replica: one H100 completes about 4
 // requests/s of 4k tokens of Llama 3.1 8B at a usable speed, so 5.65 (2B
-// tokens a day, trial H24 Q07) needs a second replica and is said not met;
+// tokens a day) needs a second replica and is said not met;
 // 1 request/s is met by the one card.
 func TestServeRateOnNamedCards(t *testing.T) {
 	over := askServe(t, "llama 3.1 8b on one h100 at 5.65 rps").Serve
@@ -178,7 +177,7 @@ func TestServeRateOnNamedCards(t *testing.T) {
 }
 
 // TestServeCostPerRequests: "per 1k requests" asks what the named cards
-// cost per thousand requests at full load (trial H28 Q14 read 1,000
+// cost per thousand requests at full load (read 1,000
 // users): the hour's price over the requests it completes.
 func TestServeCostPerRequests(t *testing.T) {
 	a := askServe(t, "how much per 1k requests to serve llama 3.1 8b on an l4, 3k input 300 output tokens")
@@ -193,8 +192,7 @@ func TestServeCostPerRequests(t *testing.T) {
 }
 
 // TestServeFP8Lever: a capacity in the released bf16 weights on a card
-// with FP8 says what fp8 would hold when it is far more (trial H26 Q31:
-// Qwen3 32B on one H100, 7 users in bf16); with a format said, nothing.
+// with FP8 says what fp8 would hold when it is far more (Qwen3 32B on one H100, 7 users in bf16); with a format said, nothing.
 func TestServeFP8Lever(t *testing.T) {
 	a := askServe(t, "how many users can qwen3 32b serve on one h100")
 	if !strings.Contains(strings.Join(a.Assumptions, "\n"), "in fp8 weights the same cards hold about") {
@@ -208,7 +206,7 @@ func TestServeFP8Lever(t *testing.T) {
 
 // TestServeFormatForLoad: named cards with users and no format said are
 // served in the largest format that holds the users, before replicas
-// (trial H15 Q50: Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,
+// (Nemotron 70B on 4 L4s for 10 users was fp8 holding 7,
 // "2 replicas would"; AWQ holds the 10 on the 4 cards); when no format
 // holds them the released one stands with its replicas.
 func TestServeFormatForLoad(t *testing.T) {
@@ -281,8 +279,8 @@ func TestServeOtherFamilies(t *testing.T) {
 // TestServeNoModelTry: a serving question with no model is refused with
 // a Try that keeps the load as asked (2000 employees are users a day,
 // never 2000 at once) and leaves the card open: the stand-in card and
-// length the planner resolves with are not the asker's (trial H14 got
-// "fit llama-3.1-8b inference h100 seq 4096 gpus needed 1.39 qps").
+// length the planner resolves with are not the asker's (never "fit
+// llama-3.1-8b inference h100 seq 4096 gpus needed 1.39 qps").
 func TestServeNoModelTry(t *testing.T) {
 	const q = "we want to run an llm for our whole company, about 2000 employees, which gpu"
 	const want = "fit llama-3.1-8b inference gpus needed 2000 daily users"
@@ -329,7 +327,7 @@ func TestServeMaxBatch(t *testing.T) {
 }
 
 // TestPlanKeepsUsableSpeedWithTTFT: a plan with a first-token target and
-// no speed still gives every user 10 tokens/s (trial H6 Q9 had 1000
+// no speed still gives every user 10 tokens/s (had 1000
 // gpt-oss-120b users at 8.7 tok/s on one replica).
 func TestPlanKeepsUsableSpeedWithTTFT(t *testing.T) {
 	p, err := Parse("gpus for 1000 users of gpt-oss-120b with ttft under 1s")
@@ -346,8 +344,7 @@ func TestPlanKeepsUsableSpeedWithTTFT(t *testing.T) {
 }
 
 // TestServeNotOnNamedCard: when no replica of the named card holds the
-// model, the plan says why and offers the cheapest cards that do (trial
-// H11 Q8: fp8 DeepSeek-V3 on H100s got no reason and no next step).
+// model, the plan says why and offers the cheapest cards that do (fp8 DeepSeek-V3 on H100s got no reason and no next step).
 func TestServeNotOnNamedCard(t *testing.T) {
 	a := askServe(t, "how many H100s do we need to serve deepseek v3 in fp8 for 500 concurrent users")
 	s := a.Serve
@@ -364,7 +361,7 @@ func TestServeNotOnNamedCard(t *testing.T) {
 
 // TestServeNamedCardsSmallerFormat: named cards, no format said, and the
 // released weights leave no room: Mixtral 8x7B (87 GiB in bf16) on 2× RTX
-// A6000 is served in AWQ and says so first (trial H11 Q25).
+// A6000 is served in AWQ and says so first.
 func TestServeNamedCardsSmallerFormat(t *testing.T) {
 	p, err := Parse("serve mixtral 8x7b on two a6000s, how many concurrent users")
 	if err != nil {
@@ -381,7 +378,7 @@ func TestServeNamedCardsSmallerFormat(t *testing.T) {
 }
 
 // TestServeOnSpot: a serving plan that asks spot is priced at spot and
-// names it (trial H12 Q34 priced 16 H100s on demand with "spot" unused).
+// names it (priced 16 H100s on demand with "spot" unused).
 func TestServeOnSpot(t *testing.T) {
 	p, err := Parse("cost to serve llama 3.1 70b fp8 for 500 users on spot h100s per month")
 	if err != nil {

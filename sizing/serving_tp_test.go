@@ -28,7 +28,7 @@ func TestTensorParallelServes(t *testing.T) {
 	}
 }
 
-// TestServingOnCountThatSplitsNoHeads is trial H9 Q38: "3x rtx 5090 for
+// TestServingOnCountThatSplitsNoHeads: "3x rtx 5090 for
 // llama 3.3 70b q4, tp3 possible?" answered as if tensor parallel 3
 // worked. The first warning now says it does not, and what runs on three
 // cards. The layout note comes only for a layout other than the one
@@ -160,7 +160,7 @@ func TestFirstTokenAsked(t *testing.T) {
 	}
 }
 
-// TestOutputInAll is trial H8 Q50: "need to hit 1000 tok/s for llama
+// TestOutputInAll: "need to hit 1000 tok/s for llama
 // 8b, how many l4s" read 1000 tok/s as each user's speed and never said
 // how many L4s. With no users and no "each", asked how many cards (or
 // with "total", "aggregate", "throughput"), it is the output of all

@@ -93,7 +93,7 @@ func TestWhisperPublishedVRAM(t *testing.T) {
 }
 
 // TestWhisperAudioRateAndKVWords: a Whisper answer says how many hours of
-// audio an hour it transcribes (trial H6 Q17: about 19 on a T4, one clip
+// audio an hour it transcribes (about 19 on a T4, one clip
 // at a time), and its KV line gives the decoder's 160 KiB per text token
 // and the 234.38 MiB cross-attention KV per clip apart, not one 234.53 MiB
 // "per token".

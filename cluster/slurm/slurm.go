@@ -276,7 +276,7 @@ func (s *Source) get(ctx context.Context, path string, out any) (int, error) {
 	}
 	resp, err := s.client.Do(req)
 	if re, ok := samehost.As(err); ok {
-		return nil, fault(cluster.FaultBadAnswer, "slurmrestd at "+re.From+" redirected fitbot to another host ("+re.To+"); fitbot does not send its token there: set FITBOT_SLURM_URL to the address that answers", err)
+		return 0, fault(cluster.FaultBadAnswer, "slurmrestd at "+re.From+" redirected fitbot to another host ("+re.To+"); fitbot does not send its token there: set FITBOT_SLURM_URL to the address that answers", err)
 	}
 	if err != nil {
 		var ne net.Error

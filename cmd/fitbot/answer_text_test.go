@@ -32,7 +32,7 @@ func TestAltCost(t *testing.T) {
 }
 
 // TestSpeedLineSameCardWay: an answer that does not fit as asked but
-// fits on the same card with one change times both (trial H11 Q10 gave
+// fits on the same card with one change times both (gave
 // only the bf16 decode that cannot run).
 func TestSpeedLineSameCardWay(t *testing.T) {
 	asked, way := 12.27, 22.49
@@ -50,7 +50,7 @@ func TestSpeedLineSameCardWay(t *testing.T) {
 }
 
 // TestHostGiB: host memory keeps a tenth below 10 GiB, so that Whisper
-// small's half-gigabyte checkpoint never reads "0 GiB" (trial H13 Q32).
+// small's half-gigabyte checkpoint never reads "0 GiB".
 func TestHostGiB(t *testing.T) {
 	for _, c := range []struct {
 		bytes int64

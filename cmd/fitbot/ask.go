@@ -167,7 +167,7 @@ func writeWhichGPU(w io.Writer, a sizing.AskAnswer) {
 		fmt.Fprintln(w, line) // the job's answer first: its cheapest card, time and cost
 	}
 	// "How much vram" is answered first, also when no machine holds it
-	// (trial H16 Q34 never gave DeepSeek-R1's total).
+	// (never gave DeepSeek-R1's total).
 	if g.OneGPUBytes > 0 {
 		fmt.Fprintf(w, "Memory in all: %s on one card, unsharded: %s.%s\n", display.GiBTotal(g.OneGPUBytes), display.Terms(g.OneGPU), display.KVPerToken(g.OneGPU, a.Request))
 	}

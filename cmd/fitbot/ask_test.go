@@ -42,7 +42,7 @@ func TestFitAskText(t *testing.T) {
 // TestFitHowMuchMemoryNoMachine: "how much vram" gives the memory in
 // all first, also when no card holds it in one machine, and "full
 // precision" of a model released in FP8 says its reading and the weights
-// as released and in bf16 (trial H16 Q34 opened with "No card fits" and
+// as released and in bf16 (opened with "No card fits" and
 // never gave a total).
 func TestFitHowMuchMemoryNoMachine(t *testing.T) {
 	code, out, errOut := runFit(t, strings.Fields("how much vram for deepseek r1 671b full precision")...)

@@ -84,7 +84,7 @@ func TestFitJSONAlwaysJSON(t *testing.T) {
 
 // TestFitLargestBatchFirst: a training question that asks the largest
 // batch is answered by it on the line right under the verdict, as asked
-// and with the same-card levers (trial H16 Q38 fixed the batch at 1 and
+// and with the same-card levers (fixed the batch at 1 and
 // gave no maximum), and the JSON carries it as largest_batch.
 func TestFitLargestBatchFirst(t *testing.T) {
 	useDB(t)

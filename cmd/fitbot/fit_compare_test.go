@@ -20,7 +20,7 @@ func TestFitCompareGolden(t *testing.T) {
 }
 
 // TestFitCompareFormatsGolden pins the text of a comparison of two
-// weight formats, the trial H22 question, against
+// weight formats against
 // testdata/fit_compare_formats.txt: fp8 serves no request on the one
 // H100 named, and the answer says so rather than sizing AWQ alone.
 func TestFitCompareFormatsGolden(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestFitFastestServing is trials H21 Q6 and H24 Q20: "fastest" on a
+// TestFitFastestServing: "fastest" on a
 // serving question was dropped and the cards came cheapest first. Both
 // faces say the plan is fastest first, and the JSON carries
 // serve.fastest and request.fastest with the options in speed order.

@@ -10,8 +10,8 @@ import (
 	"github.com/fitbot/fitbot/sizing"
 )
 
-// TestFitOwn is trial H27: buying the cards a load needs was refused as
-// buy-vs-rent, asking for jobs a week. Now it is the serving plan, its
+// TestFitOwn: buying the cards a load needs is not buy-vs-rent (which
+// would ask for jobs a week) but the serving plan, its
 // second line what the first option's cards cost to buy, and the JSON
 // carries request.own and serve.purchase (count × the card's purchase
 // price).
@@ -79,7 +79,8 @@ func TestFitOwn(t *testing.T) {
 	}
 }
 
-// TestFitOwnGolden pins the text of trial H27 Q2 against
+// TestFitOwnGolden pins the text of "on prem box for 100 users, qwen3
+// 30b-a3b, what do we buy" against
 // testdata/fit_own.txt (go test -update rewrites it).
 func TestFitOwnGolden(t *testing.T) {
 	code, out, errOut := runFit(t, "on prem box for 100 users, qwen3 30b-a3b, what do we buy")

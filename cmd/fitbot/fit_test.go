@@ -156,7 +156,7 @@ func TestFitHelp(t *testing.T) {
 
 // TestFitServingCardsWithoutCount: a serving load on cards named without
 // a count ("on h100s", "on an h100") asks how many of them it needs, in
-// which weight format (#31), after what one of them holds (trial H28 Q34).
+// which weight format (#31), after what one of them holds.
 func TestFitServingCardsWithoutCount(t *testing.T) {
 	const oneHolds = "One H100 SXM 80 GB holds 24 of the 100 users at once (awq). "
 	code, out, _ := runFit(t, "llama", "3.1", "70b", "for", "100", "concurrent", "users", "on", "h100s")
@@ -176,7 +176,7 @@ func TestFitServingCardsWithoutCount(t *testing.T) {
 // TestFitOutsideModels: a model the catalog lacks ("command r plus", "yi
 // 34b") is refused by name with exit 2, the Try line keeping the question
 // with the model's Hub id; one known by name only ("vit large") saying
-// that no similar question exists; never another model sized (#31, trial H6 Q40).
+// that no similar question exists; never another model sized (#31).
 func TestFitOutsideModels(t *testing.T) {
 	for _, c := range []struct {
 		args      []string

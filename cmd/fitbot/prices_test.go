@@ -412,10 +412,10 @@ func TestPricesFamily(t *testing.T) {
 		{[]string{"fit", "what's the monthly cost of an h100 on lambda"}, []string{"Around the clock (a month is 730 h): H100 SXM 80 GB $2,913 per GPU (lambda on-demand, $3.99/GPU-h; the 8-GPU instance $23,302 a month)"}, nil},
 		{[]string{"fit", "whats the monthly cost of 8x h100"}, []string{"Around the clock (a month is 730 h): 8× H100 SXM 80 GB $31.92/h, $23,302 a month ($3.99 per GPU-h; lambda on-demand)"}, nil},
 		{[]string{"fit", "what's cheaper per month, 8x A100 on gcp or 8x H100 on lambda"}, []string{"8× A100 SXM 80 GB $40.55/h, $29,603 a month ($5.07 per GPU-h; gcp on-demand); 8× H100 SXM 80 GB $31.92/h, $23,302 a month ($3.99 per GPU-h; lambda on-demand)"}, nil},
-		// Trial H14 Q14: every card's price per hour came back.
+		// Every card named gets its price per hour.
 		{[]string{"fit", "manager here - what's it cost per month to rent one 8xh100 node"}, []string{"8× H100 SXM 80 GB $31.92/h, $23,302 a month ($3.99 per GPU-h; lambda on-demand)"}, []string{"a10g"}},
 		{[]string{"fit", "how much to rent 8x h100 for a week"}, []string{"For a week: 8× H100 SXM 80 GB $5,363 at lambda. Around the clock (a month is 730 h): 8× H100 SXM 80 GB $31.92/h, $23,302 a month ($3.99 per GPU-h; lambda on-demand)"}, []string{"digest"}},
-		// Trial H20 Q32: a run's length is the period, said first.
+		// A run's length is the period, said first.
 		{[]string{"fit", "cost of a 3 day run on 64 h100s"}, []string{"For a 3 day run: 64× H100 SXM 80 GB $11,059 at vast."}, nil},
 		{[]string{"fit", "how much would three a100s cost per hour on lambda"}, []string{"3× A100 SXM 80 GB $8.37/h, $6,110 a month ($2.79 per GPU-h; lambda on-demand; the 8-GPU instance $16,294 a month)"}, nil},
 	}

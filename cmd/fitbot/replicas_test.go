@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,13 +107,16 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(2 * time.Second)
+	// Both replicas have kept plans before a is killed.
+	waitFor(t, "plans kept on both replicas", func() bool {
+		return len(trA.keptUsers()) >= replicaPlans && len(trB.keptUsers()) >= replicaPlans
+	})
 	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
 	keptBAtKill := len(trB.keptUsers())
-	time.Sleep(2 * time.Second)
+	waitFor(t, "plans kept on b after the kill", func() bool { return len(trB.keptUsers()) >= keptBAtKill+replicaPlans })
 	cancel()
 	wg.Wait()
 	keptA, keptB := trA.keptUsers(), trB.keptUsers()
@@ -128,7 +132,8 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 
 	waitLog(t, b, "scheduler leader: this instance")
 	t.Logf("b took the scheduler lease over %v after the kill", time.Since(killed).Round(time.Second))
-	time.Sleep(3 * time.Second) // b's catch-up digest run, which must find the week posted
+	// b's catch-up digest run, which must find the week posted.
+	waitLogLine(t, b, `"job":"digest"`, `"msg":"job done"`)
 	posts := 0
 	slack.mu.Lock()
 	for _, p := range slack.posts {
@@ -144,16 +149,48 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 	b.stop(t)
 }
 
+// replicaPlans is how many answers a replica keeps as plans before the
+// test moves on: enough that the traffic is under way on it.
+const replicaPlans = 20
+
 // waitLog waits for a log message from p, for up to the scheduler lease
 // and a margin.
 func waitLog(t *testing.T, p *process, msg string) {
 	t.Helper()
+	waitLogLine(t, p, msg)
+}
+
+// waitLogLine waits for one log line of p that holds every part, for up
+// to the scheduler lease and a margin.
+func waitLogLine(t *testing.T, p *process, parts ...string) {
+	t.Helper()
+	found := func() bool {
+		for line := range strings.Lines(p.stderr.String()) {
+			if !slices.ContainsFunc(parts, func(s string) bool { return !strings.Contains(line, s) }) {
+				return true
+			}
+		}
+		return false
+	}
 	deadline := time.Now().Add(leaseTTL + 20*time.Second)
-	for !strings.Contains(p.stderr.String(), msg) {
+	for !found() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the log:\n%s", msg, tail(p.stderr.String(), 3000))
+			t.Fatalf("no line with %q in the log:\n%s", parts, tail(p.stderr.String(), 3000))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitFor polls cond until it holds, for up to the scheduler lease and a
+// margin.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(leaseTTL + 20*time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
