@@ -21,9 +21,9 @@ const readingsBlockID = "fit_readings"
 // each); Slack allows 25 elements in an actions block.
 const maxReadings = 5
 
-// reading is one way to read a question: what it asks, for the button's
+// readingChoice is one way to read a question: what it asks, for the button's
 // label, and the words that ask it without doubt.
-type reading struct {
+type readingChoice struct {
 	Label string // "prices of the H100"
 	Words string // "prices h100"
 }
@@ -33,7 +33,7 @@ type reading struct {
 // button per reading, each asking that reading. Readings whose words do
 // not fit a button's value are left out; with fewer than two left there
 // is nothing to choose, and ok is false.
-func clarifyMessage(text string, readings []reading) (msg Message, ok bool) {
+func clarifyMessage(text string, readings []readingChoice) (msg Message, ok bool) {
 	var buttons []slack.BlockElement
 	var lines []string
 	for _, r := range readings {

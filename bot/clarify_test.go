@@ -12,7 +12,7 @@ import (
 // each carrying that reading's words; a reading whose words do not fit a
 // button is left out, and one reading left is no question to ask.
 func TestClarifyMessage(t *testing.T) {
-	msg, ok := clarifyMessage("what is an h100 selling for", []reading{
+	msg, ok := clarifyMessage("what is an h100 selling for", []readingChoice{
 		{Label: "GPU prices of the H100", Words: "prices h100"},
 		{Label: "the largest model one H100 serves", Words: "largest model inference h100"},
 		{Label: "too long", Words: strings.Repeat("x", maxActionValue)},
@@ -39,7 +39,7 @@ func TestClarifyMessage(t *testing.T) {
 	if !strings.Contains(msg.Text, "`/fit prices h100`") || !strings.Contains(msg.Text, "what is an h100 selling for") {
 		t.Errorf("fallback text %q does not name the question and the commands", msg.Text)
 	}
-	if _, ok := clarifyMessage("x", []reading{{Label: "one", Words: "prices h100"}}); ok {
+	if _, ok := clarifyMessage("x", []readingChoice{{Label: "one", Words: "prices h100"}}); ok {
 		t.Error("one reading made a question back")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -304,7 +305,7 @@ type meteredInterpreter struct {
 	m  *Metrics
 }
 
-func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (sizing.Parsed, error) {
+func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (reading.Request, error) {
 	p, err := mi.in.Interpret(ctx, question)
 	mi.m.LLMCall(err)
 	return p, err

@@ -628,7 +628,7 @@ func (r *configReader) linearAttention(m *Model, mt string) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d of %d layers are linear attention (Gated DeltaNet): no KV cache, a fixed state of %s elements per sequence each, counted in the KV cache at its precision", n, m.Layers, commas(m.MixerState))}
+	return []string{fmt.Sprintf("%d of %d layers are linear attention (Gated DeltaNet): no KV cache, a fixed state of %s elements per sequence each, counted in the KV cache at its precision", n, m.Layers, Commas(m.MixerState))}
 }
 
 // mtp reads the multi-token-prediction layers a checkpoint ships.

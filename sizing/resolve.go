@@ -9,11 +9,11 @@ import (
 )
 
 const (
-	defaultSeqLen   = 2048
+	DefaultSeqLen   = 2048
 	defaultLoRARank = 16
 	// defaultMaxPerNode is used for a catalog card that does not say how
 	// many fit in one machine.
-	defaultMaxPerNode = 8
+	DefaultMaxPerNode = 8
 )
 
 // resolved is a Query with the catalogs and defaults applied: the Request
@@ -282,11 +282,11 @@ func (rs *resolved) resolveGPU(q Query) error {
 func withMemory(g GPU, typed int64) GPU {
 	usable := typed
 	if g.UsableFraction > 0 {
-		g.UsableFraction = appleGPUShare(typed)
+		g.UsableFraction = AppleGPUShare(typed)
 		usable = int64(float64(typed) * g.UsableFraction)
 	}
-	if gb := nominalGB(g.Name); gb > 0 {
-		g.Name = fmt.Sprintf("%s %d GB", lineOf(g.Name), typed>>30)
+	if gb := NominalGB(g.Name); gb > 0 {
+		g.Name = fmt.Sprintf("%s %d GB", LineOf(g.Name), typed>>30)
 	}
 	g.MemoryBytes = usable
 	return g
@@ -299,16 +299,16 @@ func (rs *resolved) setGPU(g GPU) {
 }
 
 // maxPerNode is how many of a card one machine holds.
-func maxPerNode(g GPU) int {
+func MaxPerNode(g GPU) int {
 	if g.MaxPerNode > 0 {
 		return g.MaxPerNode
 	}
-	return defaultMaxPerNode
+	return DefaultMaxPerNode
 }
 
 // resolveCounts sets GPUs and Nodes for the request's card.
 func (rs *resolved) resolveCounts(q Query) error {
-	per := maxPerNode(rs.gpu)
+	per := MaxPerNode(rs.gpu)
 	gpus, nodes := q.GPUs, q.Nodes
 	switch {
 	case gpus == 0 && nodes == 0:
@@ -475,7 +475,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 				if rs.shape.encoderSeq > 0 {
 					// Whisper: the cross-attention KV is per clip, not per token.
 					rs.assume("KV cache in %s: %s per text token of the decoder's own attention (all layers, one clip), plus %s per clip for the cross-attention over its %s encoder frames",
-						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), commas(rs.shape.encoderSeq))
+						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), Commas(rs.shape.encoderSeq))
 				} else if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
 					rs.assume("KV cache in %s: %s per token of context (all layers, one request)", half, perTokenBytes(b))
 				} else {
@@ -580,8 +580,8 @@ func (rs *resolved) resolveShape(q Query) error {
 	case rs.model.Kind == KindDiffusion:
 		// A pipeline's sequence is its image: set by diffusionAssumptions.
 	case q.SeqLen == 0:
-		r.SeqLen = defaultSeqLen
-		if maxCtx > 0 && maxCtx < defaultSeqLen {
+		r.SeqLen = DefaultSeqLen
+		if maxCtx > 0 && maxCtx < DefaultSeqLen {
 			r.SeqLen = maxCtx
 		}
 		word := "sequence length"
@@ -779,7 +779,7 @@ func (rs *resolved) resolveGlobalBatch(q Query) error {
 	if q.GlobalBatchTokens > 0 {
 		accum := int((q.GlobalBatchTokens + perStep - 1) / perStep)
 		if q.GradAccumSteps > 0 && q.GradAccumSteps != accum {
-			return inputErr(fmt.Sprintf("fit %s %s global batch %s tokens", r.Model, r.Method, formatCount(q.GlobalBatchTokens)),
+			return inputErr(fmt.Sprintf("fit %s %s global batch %s tokens", r.Model, r.Method, FormatCount(q.GlobalBatchTokens)),
 				"a global batch of %s tokens is %d accumulation steps of %d tokens here, not %d: say one or the other",
 				thousands(float64(q.GlobalBatchTokens)), accum, perStep, q.GradAccumSteps)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -66,7 +67,7 @@ func (a *app) hubResolver(cache hub.Cache) (*hub.Resolver, error) {
 // resolveHub finishes a parse with the Hugging Face Hub when the question
 // names a Hub repo or a model the catalog lacks; any other parse is
 // returned as given, without opening anything.
-func (a *app) resolveHub(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (a *app) resolveHub(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	if p.Hub == "" && p.Missing.Words == "" {
 		return p, parseErr
 	}
@@ -79,7 +80,7 @@ func (a *app) resolveHub(ctx context.Context, question string, p sizing.Parsed, 
 }
 
 // resolveHubWith is resolveHub with the cache already open.
-func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	if p.Hub == "" && p.Missing.Words == "" {
 		return p, parseErr
 	}

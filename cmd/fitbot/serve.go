@@ -22,14 +22,14 @@ import (
 	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 )
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ bot.Parser         = sizing.Parse
+	_ bot.Parser         = reading.Parse
 	_ bot.Answerer       = (*answer.Live)(nil)
 	_ bot.Asker          = (*answer.Live)(nil)
 	_ answer.PriceSource = (*store.DB)(nil)
@@ -196,7 +196,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		return reports, err
 	}
 	s.handler, err = bot.New(bot.Config{
-		Parse:       sizing.Parse,
+		Parse:       reading.Parse,
 		Answer:      live,
 		Ask:         live,
 		Respond:     bot.NewResponseURLPoster(hc),
