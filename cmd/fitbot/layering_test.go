@@ -19,28 +19,29 @@ import (
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
-	"sizing":           {},
-	"migrations":       {},
-	"display":          {"sizing"},
-	"reading":          {"sizing"},
-	"plan":             {"sizing", "reading"},
-	"retry":            {},
-	"hub":              {"sizing", "reading", "retry"},
-	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
-	"answer":           {"sizing", "reading", "pricing", "cluster", "display", "plan", "store", "measure"},
-	"measure":          {},          // what a run really used, and how far fitbot was
-	"dcgm":             {"measure"}, // a run read from Prometheus's DCGM series
-	"cluster":          {"sizing"},
-	"cluster/kube":     {"sizing", "cluster"},
-	"cluster/slurm":    {"sizing", "cluster"},
-	"bot":              {"sizing", "reading", "display", "plan", "pricing", "store", "hub", "retry", "llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
-	"launch":           {"sizing"},
-	"slackoauth":       {"store"},
-	"chart":            {"sizing", "display", "pricing"},
-	"llm":              {"sizing", "reading", "display", "retry"},
-	"internal/ratelog": {}, // repeated failures logged once per interval
-	"internal/netcap":  {}, // the listeners' connection cap
+	"sizing":            {},
+	"migrations":        {},
+	"display":           {"sizing"},
+	"reading":           {"sizing"},
+	"plan":              {"sizing", "reading"},
+	"retry":             {},
+	"hub":               {"sizing", "reading", "retry", "internal/samehost"},
+	"pricing":           {"sizing", "display", "plan", "retry", "internal/samehost"},
+	"store":             {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "store", "measure"},
+	"measure":           {},          // what a run really used, and how far fitbot was
+	"dcgm":              {"measure"}, // a run read from Prometheus's DCGM series
+	"cluster":           {"sizing"},
+	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
+	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
+	"bot":               {"sizing", "reading", "display", "plan", "pricing", "store", "hub", "retry", "llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"launch":            {"sizing"},
+	"slackoauth":        {"store", "internal/samehost"},
+	"chart":             {"sizing", "display", "pricing"},
+	"llm":               {"sizing", "reading", "display", "retry"},
+	"internal/ratelog":  {}, // repeated failures logged once per interval
+	"internal/netcap":   {}, // the listeners' connection cap
+	"internal/samehost": {}, // credentials stay on their host: redirects to another host refused
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 	"internal/golden":    {},
