@@ -1,6 +1,9 @@
 package llm
 
-import "github.com/fitbot/fitbot/sizing"
+import (
+	"github.com/fitbot/fitbot/reading"
+	"github.com/fitbot/fitbot/sizing"
+)
 
 // Intents are the intents of a sizing question, the values a request's
 // intent may take.
@@ -45,4 +48,33 @@ func RequestSpec(kinds []string) Spec {
 		},
 		Prompt: ReadingPrompt,
 	}
+}
+
+// Kinds are the kinds of message the reading package tells apart.
+func Kinds() []string {
+	return strs(reading.RouteSizing, reading.RoutePrice, reading.RouteChat, reading.RouteHelp, reading.RoutePlans)
+}
+
+// NewRequestReader is the Reader of fitbot's reading.Request over c: the
+// model's reading keeps what only the grammar knows and is held to
+// reading.Validate, as the grammar's is.
+func NewRequestReader(c *Client) (*Reader[reading.Request], error) {
+	return NewReader(c, RequestSpec(Kinds()), keepGrammar)
+}
+
+// keepGrammar puts back into the model's reading what the model may not
+// set (RequestSpec's Skip) from the grammar's, and the grammar's model
+// when it is a Hugging Face repo the catalog's enum cannot name and the
+// model named none; then reading.Validate.
+func keepGrammar(grammar, read reading.Request) (reading.Request, error) {
+	read.Fields, read.Notes, read.Ignored, read.Unused = grammar.Fields, grammar.Notes, grammar.Ignored, grammar.Unused
+	read.Hub, read.Missing, read.MethodImplied, read.Comparison = grammar.Hub, grammar.Missing, grammar.MethodImplied, grammar.Comparison
+	read.Query.Arch, read.Query.UnknownGPU = grammar.Query.Arch, grammar.Query.UnknownGPU
+	if read.Route != nil && grammar.Route != nil {
+		read.Route.Said = grammar.Route.Said
+	}
+	if read.Query.Model == "" && read.Query.Params == 0 && grammar.Hub != "" {
+		read.Query.Model = grammar.Query.Model
+	}
+	return reading.Validate(read)
 }
