@@ -1,6 +1,11 @@
 package llm
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -66,8 +71,11 @@ func NewRequestReader(c *Client) (*Reader[reading.Request], error) {
 // set (RequestSpec's Skip) from the grammar's, and the grammar's model
 // when it is a Hugging Face repo the catalog's enum cannot name and the
 // model named none; then reading.Validate.
+// The model's Fields are the settings it said that the grammar's reading
+// does not have (modelFields), so that reading.Fill can add them.
 func keepGrammar(grammar, read reading.Request) (reading.Request, error) {
-	read.Fields, read.Notes, read.Ignored, read.Unused = grammar.Fields, grammar.Notes, grammar.Ignored, grammar.Unused
+	read.Fields = modelFields(grammar.Query, read.Query)
+	read.Notes, read.Ignored, read.Unused = grammar.Notes, grammar.Ignored, grammar.Unused
 	read.Hub, read.Missing, read.MethodImplied, read.Comparison = grammar.Hub, grammar.Missing, grammar.MethodImplied, grammar.Comparison
 	read.Query.Arch, read.Query.UnknownGPU = grammar.Query.Arch, grammar.Query.UnknownGPU
 	if read.Route != nil && grammar.Route != nil {
@@ -77,4 +85,36 @@ func keepGrammar(grammar, read reading.Request) (reading.Request, error) {
 		read.Query.Model = grammar.Query.Model
 	}
 	return reading.Validate(read)
+}
+
+// modelFields are the query settings the model's reading says and the
+// grammar's does not, by their request JSON key, in key order, each
+// with its value as the words the model "said".
+func modelFields(grammar, read sizing.Query) []reading.Field {
+	g, r := settings(grammar), settings(read)
+	var out []reading.Field
+	for _, k := range slices.Sorted(maps.Keys(r)) {
+		if v := r[k]; v != g[k] {
+			out = append(out, reading.Field{Name: k, Value: v, Words: v})
+		}
+	}
+	return out
+}
+
+// settings are a query's said settings (omitempty leaves the others out)
+// as words, by JSON key; nested objects are left to the grammar.
+func settings(q sizing.Query) map[string]string {
+	b, err := json.Marshal(q)
+	out := map[string]string{}
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return out
+	}
+	for k, v := range m {
+		switch v := v.(type) {
+		case string, float64, bool:
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out
 }

@@ -140,6 +140,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	if q.Err != nil {
 		return inputError(q.Err, "")
 	}
+	if !q.Sizing() {
+		return a.routed(ctx, f, q) // the language model read a price, plans or help question
+	}
 	if q.Compared() {
 		return a.compare(ctx, svc, q, f)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -57,31 +58,39 @@ type interpretedJSON struct {
 	ModelError  string   `json:"model_error,omitempty"`
 }
 
-// modelClient is the language model the settings name (OPENAI_API_KEY or
-// OPENAI_BASE_URL, OPENAI_MODEL), or nil when none is configured.
-func (a *app) modelClient() *llm.Client {
+// modelReader is the language model the settings name (OPENAI_API_KEY or
+// OPENAI_BASE_URL, OPENAI_MODEL) as a reader of fitbot's request, or nil
+// when none is configured.
+func (a *app) modelReader() (*llm.Reader[reading.Request], error) {
 	cfg := llm.Config{BaseURL: a.env.get("OPENAI_BASE_URL"), Model: a.env.get("OPENAI_MODEL"), APIKey: a.env.get("OPENAI_API_KEY")}
 	if !cfg.Enabled() {
-		return nil
+		return nil, nil
 	}
-	return llm.New(cfg, &http.Client{}, nil)
+	return llm.NewRequestReader(llm.New(cfg, &http.Client{}, nil))
 }
 
 // interpret asks the configured language model about q when the
-// grammar's reading needs it (answer.NeedsInterpreter), as Slack does:
-// what it reads is added to a question the grammar understood
-// (answer.Interpreted), or stands for one the grammar could not read.
-// When the model fails, the asker is told on stderr and the grammar's
-// reading stands; when it asks back, its question becomes the error. The
-// second result is the answer's `interpreted` object; nil when the model
-// was not asked.
+// grammar's reading needs it (answer.NeedsInterpreter), as Slack does,
+// giving it the grammar's reading: what it reads is added to a question
+// the grammar understood (answer.Interpreted), or stands for one the
+// grammar could not read, its kind and intent included (a price or plans
+// question goes there). When the model fails, the asker is told on
+// stderr and the grammar's reading stands; when it asks back, its
+// question becomes the error. The second result is the answer's
+// `interpreted` object; nil when the model was not asked.
 func (a *app) interpret(ctx context.Context, q answer.Question) (answer.Question, *interpretedJSON) {
-	c := a.modelClient()
-	if c == nil || !answer.NeedsInterpreter(q) {
+	if !answer.NeedsInterpreter(q) {
+		return q, nil
+	}
+	r, err := a.modelReader()
+	if r == nil && err == nil {
 		return q, nil
 	}
 	unused := q.Parsed.Unused
-	m, err := c.Interpret(ctx, q.Text)
+	var m reading.Request
+	if err == nil {
+		m, err = r.Read(ctx, q.Text, q.Parsed)
+	}
 	var nu *llm.NotUnderstoodError
 	switch {
 	case errors.As(err, &nu) && !answer.Understood(q):
@@ -96,5 +105,13 @@ func (a *app) interpret(ctx context.Context, q answer.Question) (answer.Question
 		}
 		return q, nil
 	}
-	return answer.Question{Text: q.Text, Route: q.Route, Parsed: m}, &interpretedJSON{By: "model", UnusedWords: unused}
+	read := answer.Question{Text: q.Text, Route: q.Route, Parsed: m, Scope: q.Scope}
+	if m.Kind != "" && m.Kind != reading.RouteSizing {
+		read.Route = reading.Routing{Kind: m.Kind}
+		if m.Route != nil {
+			read.Route = *m.Route
+			read.Route.Kind = m.Kind
+		}
+	}
+	return read, &interpretedJSON{By: "model", UnusedWords: unused}
 }

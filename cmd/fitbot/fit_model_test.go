@@ -42,7 +42,7 @@ func TestFitAsksTheLanguageModel(t *testing.T) {
 	const q = "llama 3.1 8b lora on a 4090 with paged optimizers"
 	words := strings.Fields(q)
 
-	calls := fakeModel(t, http.StatusOK, "paged_optimizers.json")
+	calls := fakeModel(t, http.StatusOK, "request_paged_optimizers.json")
 	code, out, errOut := runFit(t, append([]string{"--json"}, words...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -76,7 +76,7 @@ func TestFitAsksTheLanguageModel(t *testing.T) {
 		t.Errorf("interpreted %v: want by grammar with the model's error, no key", got.Interpreted)
 	}
 
-	calls = fakeModel(t, http.StatusOK, "paged_optimizers.json")
+	calls = fakeModel(t, http.StatusOK, "request_paged_optimizers.json")
 	if code, _, errOut := runFit(t, "13B", "lora", "4090"); code != exitOK || calls.Load() != 0 {
 		t.Errorf("a question the grammar reads whole: exit %d (%s), model asked %d times", code, errOut, calls.Load())
 	}
