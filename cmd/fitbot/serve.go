@@ -36,7 +36,7 @@ var (
 	_ bot.PlanStore      = (*store.DB)(nil)
 	_ bot.PriceBook      = (*store.DB)(nil)
 	_ bot.EventStore     = (*store.DB)(nil)
-	_ bot.Interpreter    = (*llm.Client)(nil)
+	_ bot.Interpreter    = modelInterpreter{}
 	_ bot.ModelResolver  = (*hub.Resolver)(nil)
 	_ hub.Cache          = (*store.DB)(nil)
 	_ bot.ThreadPoster   = (*bot.WebAPI)(nil)
@@ -171,8 +171,12 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 
 	var interpreter bot.Interpreter
 	if lc := cfg.llm(); lc.Enabled() {
-		interpreter = bot.MeteredInterpreter(llm.New(lc, samehost.Client(nil), log), metrics)
-		log.Info("llm: free-text fallback on", "llm", lc)
+		r, err := llm.NewRequestReader(llm.New(lc, samehost.Client(nil), log))
+		if err != nil {
+			return nil, a.fail(exitFailure, "the language model's request schema: "+err.Error(), "")
+		}
+		interpreter = bot.MeteredInterpreter(modelInterpreter{r}, metrics)
+		log.Info("llm: the language model reads questions beside the grammar", "llm", lc)
 	}
 	s.hub = &hub.Resolver{
 		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: samehost.StripClient(nil), Timeout: hubHTTPTimeout},
@@ -562,4 +566,16 @@ func (s *service) workspaceDigests(web bot.ThreadPoster, metrics *bot.Metrics) f
 		}
 		return errors.Join(errs...)
 	}
+}
+
+// modelInterpreter is the language model as Slack's second reader: the
+// grammar's reading of the text (reading.Read, microseconds) is given to
+// the model with the text, and the model's reading of the request comes
+// back through reading.Validate (llm.NewRequestReader).
+type modelInterpreter struct{ r *llm.Reader[reading.Request] }
+
+// Interpret implements bot.Interpreter.
+func (m modelInterpreter) Interpret(ctx context.Context, text string) (reading.Request, error) {
+	grammar, _ := reading.Read(text) // with an error, what the grammar understood around it
+	return m.r.Read(ctx, text, grammar)
 }
