@@ -35,7 +35,7 @@ var allowedImports = map[string][]string{
 	"cluster":           {"sizing"},
 	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
 	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
-	"bot":               {"sizing", "reading", "display", "plan", "pricing", "digest", "store", "hub", "retry", "llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"bot":               {"sizing", "reading", "display", "plan", "pricing", "digest", "store", "hub", "retry", "llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog", "measure"},
 	"launch":            {"sizing"},
 	"slackoauth":        {"store", "internal/samehost"},
 	"chart":             {"sizing", "display", "pricing"},
