@@ -549,17 +549,18 @@ func Understood(q Question) bool {
 // Interpreted is a question the grammar understood (Understood), with
 // what the language model's reading m of its words adds: the settings
 // the grammar left unsaid (reading.Fill; the grammar's model, method and card stand).
-// The combined question is checked by the parser, as typed words are,
-// and its first note says what the language model read in the words the
-// grammar did not use, in place of the "not used" note. ok is false when
-// the model adds nothing or the combination does not read: the grammar's
-// answer stands.
+// The combined request is held to reading.Validate, as either reader's
+// is (never rendered to words and parsed again), and its first note says
+// what the language model read in the words the grammar did not use, in
+// place of the "not used" note. ok is false when the model adds nothing
+// or the combination does not hold: the grammar's answer stands.
 func Interpreted(q Question, m reading.Request) (Question, bool) {
 	p, added := reading.Fill(q.Parsed, m)
 	if len(added) == 0 {
 		return q, false
 	}
-	if _, err := reading.Parse(sizing.Format(p.Query)); err != nil {
+	p, err := reading.Validate(p)
+	if err != nil {
 		return q, false
 	}
 	unused := make([]string, len(q.Parsed.Unused))
@@ -583,4 +584,12 @@ func Interpreted(q Question, m reading.Request) (Question, bool) {
 	p.Notes, p.Unused = notes, nil
 	q.Parsed = p
 	return q, true
+}
+
+// Grammar is the grammar's reading of text (reading.Read): with an
+// error, what it understood around it. A face hands it to the language
+// model beside the text.
+func Grammar(text string) reading.Request {
+	r, _ := reading.Read(text)
+	return r
 }

@@ -64,6 +64,10 @@ type Result struct {
 	// Interpreted is set when the language model read the question (or
 	// added to the grammar's reading): the face marks the answer so.
 	Interpreted bool
+	// ModelError is why the language model, asked, could not help (a
+	// timeout, a 5xx, a reply that is not the schema): the answer is the
+	// grammar's, and the face says the model was unavailable.
+	ModelError error
 	// Err is why a clarify result has no answer: the reader's, the Hub's
 	// or the estimator's error (a *sizing.InputError for words it could
 	// not use), or the language model's question back.
@@ -139,6 +143,10 @@ func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Resu
 // grammar's error.
 func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
 	m, err := s.Reader.Read(ctx, q.Text, q.Parsed)
+	var modelErr error
+	if err != nil && !errors.As(err, new(*NotUnderstood)) {
+		modelErr = err
+	}
 	if Understood(q) {
 		if err == nil {
 			if both, ok := Interpreted(q, m); ok {
@@ -147,16 +155,34 @@ func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
 		} else {
 			s.logger().Info("answer: the language model added nothing to the grammar's reading", "err", err)
 		}
-		return s.handleFit(ctx, who, q, false)
+		r := s.handleFit(ctx, who, q, false)
+		r.ModelError = modelErr
+		return r
 	}
 	if err != nil {
-		if !errors.As(err, new(*NotUnderstood)) {
+		if modelErr != nil {
 			s.logger().Warn("answer: the language model could not read the question", "err", err)
 			err = q.Err
 		}
-		return clarify(q, err)
+		r := clarify(q, err)
+		r.ModelError = modelErr
+		return r
 	}
-	read := Question{Text: q.Text, Route: q.Route, Parsed: m}
+	read := Question{Text: q.Text, Route: q.Route, Parsed: m, Scope: q.Scope}
+	if m.Kind != "" && m.Kind != reading.RouteSizing {
+		// The model read a price, plans or help question: answered as one.
+		read.Route = reading.Routing{Kind: m.Kind}
+		if m.Route != nil {
+			read.Route = *m.Route
+			read.Route.Kind = m.Kind
+		}
+		r, err := s.HandleQuestion(ctx, who, read)
+		if err != nil {
+			return clarify(q, err)
+		}
+		r.Interpreted = true
+		return r
+	}
 	if read.Ask() {
 		r := s.handleAsk(ctx, who, read)
 		r.Interpreted = r.Kind != KindClarify

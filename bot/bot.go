@@ -59,7 +59,7 @@ type PriceBook interface {
 }
 
 // Interpreter turns a free-text question the parser could not read into
-// a parse, with a language model; bot/llm's client is one. A nil
+// a parse, with a language model; llm's client is one. A nil
 // Interpreter turns the fallback off.
 type Interpreter interface {
 	Interpret(ctx context.Context, question string) (reading.Request, error)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -180,7 +181,7 @@ func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Questio
 	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
 		return msg
 	}
-	return h.unanswered(q)
+	return modelUnavailable(h.unanswered(q))
 }
 
 // interpretedToo answers a question the grammar understood but left
@@ -189,6 +190,10 @@ func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Questio
 // or else as the grammar read it, the words named as not used.
 func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Question) Message {
 	m, err := h.cfg.Interpreter.Interpret(ctx, q.Text)
+	if errors.Is(err, llm.ErrUnavailable) {
+		h.log.Warn("bot: the language model was unavailable; the grammar's reading stands", "err", err)
+		return h.answer(ctx, asker, q, modelUnavailableNote)
+	}
 	if err != nil {
 		h.log.Info("bot: the language model added nothing to the grammar's reading", "err", err)
 		return h.answer(ctx, asker, q, "")
@@ -204,7 +209,7 @@ func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Questi
 // else the grammar's (or the Hub's) own message.
 func (h *Handler) unanswered(q answer.Question) Message {
 	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, q.Err) && nearSubcommand(first) == "" {
-		return notASizingQuestion()
+		return notASizingQuestion(h.cfg.Interpreter != nil)
 	}
 	return h.failure(q.Text, q.Err)
 }
@@ -227,9 +232,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if cache {
 		version = h.cfg.AnswerVersion()
 		if e := h.replies.get(version, canonical, p.Query); e != nil {
-			msg := h.cachedAnswer(ctx, asker, text, e, p.Notes)
-			msg.question = canonical
-			return msg
+			return h.cachedAnswer(ctx, asker, text, e, p.Notes)
 		}
 	}
 	f, err := h.answers.Fit(ctx, q)
@@ -253,6 +256,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if f.Lead != "" {
 		msg = withFirstLine(msg, escape(f.Lead))
 	}
+	msg.question = canonical
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
@@ -270,7 +274,6 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 			h.replies.put(version, canonical, "", e)
 		}
 	}
-	msg.question = canonical
 	return msg
 }
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -301,6 +301,18 @@ func (e *Events) reply(ctx context.Context, in incoming) Message {
 // interpretedNote marks an answer that the language model's reading
 // went into.
 const interpretedNote = "_Interpreted by the language model; check the assumptions._"
+
+// modelUnavailableNote tells the asker that the language model was asked
+// and could not help, so the answer is the grammar's reading alone.
+const modelUnavailableNote = "_The language model was unavailable (no usable reply), so this is fitbot's own reading of your words._"
+
+// modelUnavailable is msg, a reply made without the language model it
+// was asked for, saying so.
+func modelUnavailable(msg Message) Message {
+	msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(modelUnavailableNote)))
+	msg.Text += " (The language model was unavailable.)"
+	return msg
+}
 
 // interpreted answers a question through the language model; a model
 // that found no sizing question in it asks its question back. ok is false

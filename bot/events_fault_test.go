@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -145,8 +145,12 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	if len(posted) != 1 || !posted[0].ReplaceOriginal || strings.Contains(posted[0].Text, "Sorry") || posted[0].Text == "" {
 		t.Fatalf("posted %+v, want one replacement carrying the help", posted)
 	}
-	if want := notASizingQuestion(); posted[0].Text != want.Text {
+	if want := modelUnavailable(notASizingQuestion(true)); posted[0].Text != want.Text {
 		t.Errorf("posted %q, want the help %q", posted[0].Text, want.Text)
+	}
+	blocks := string(mustJSON(t, posted[0].Blocks))
+	if !strings.Contains(blocks, "The language model was unavailable") || strings.Contains(blocks, "OPENAI_API_KEY") {
+		t.Errorf("the help after a model timeout does not say the model was unavailable, or asks to configure it:\n%s", blocks)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("the fallback message came after %v; the model's timeout is 300ms", d)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus/testutil"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"

@@ -46,6 +46,10 @@ func (h *Handler) Interaction(ctx context.Context, cb slack.InteractionCallback)
 			h.later(ctx, action, func(ctx context.Context) { h.launchPressed(ctx, cb, scope, value) })
 			continue
 		}
+		if action == ActionReading {
+			h.later(ctx, action, func(ctx context.Context) { h.readingPressed(ctx, cb, value) })
+			continue
+		}
 		if !knownAction(action) {
 			h.log.Debug("bot: unknown action ignored", "action_id", action)
 			continue

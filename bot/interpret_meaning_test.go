@@ -5,11 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 )
 
 // fakeOpenAI is an OpenAI-compatible Chat Completions endpoint that
@@ -55,7 +56,7 @@ func (f *fakeOpenAI) asked() int {
 	return len(f.questions)
 }
 
-// interpreter is bot/llm's client pointed at f.
+// interpreter is llm's client pointed at f.
 func (f *fakeOpenAI) interpreter() Interpreter {
 	return llm.New(llm.Config{BaseURL: f.URL + "/v1", APIKey: "sk-test", Timeout: 2 * time.Second}, f.Client(), nil)
 }
@@ -104,5 +105,9 @@ func TestMeaningWordsAskTheLanguageModelOverHTTP(t *testing.T) {
 		got := c.mention(q)
 		wantIn(t, name, got, `not used: \"paged\", \"optimizers\"`, "LoRA")
 		wantNotIn(t, name, got, "Interpreted")
+		// The asker is told when the model was asked and could not help.
+		if told := strings.Contains(got, "The language model was unavailable"); told != (change != nil) {
+			t.Errorf("%s: says the model was unavailable: %v, want %v\n%s", name, told, change != nil, got)
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"

@@ -61,6 +61,7 @@ type cachedReply struct {
 	answer sizing.Answer
 	kept   *keptPlan     // the plan each hit keeps, its JSON made; nil without a plan store
 	ref    string        // the buttons' value: the canonical question
+	canon  string        // the canonical question, remembered as a thread's question on each hit
 	text   string        // the message's fallback text
 	blocks []slack.Block // shared by every hit: never changed once cached
 	ctx    int           // index in blocks of the context block
@@ -222,7 +223,7 @@ func newCachedReply(q sizing.Query, a sizing.Answer, ref string, kept *keptPlan,
 	if i < 0 || bytes.Contains(full[i+1:], block) {
 		return nil, false
 	}
-	return &cachedReply{query: q, answer: a, kept: kept, ref: ref, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
+	return &cachedReply{query: q, answer: a, kept: kept, ref: ref, canon: msg.question, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
 		head: slices.Clone(full[:i]), tail: slices.Clone(full[i+len(block):])}, true
 }
 
@@ -243,7 +244,7 @@ func (e *cachedReply) message(view answerView) Message {
 	blocks := slices.Clone(e.blocks)
 	ctx := enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(e.answer, view)...)})[0]
 	blocks[e.ctx] = ctx
-	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks, Outcome: OutcomeAnswered}
+	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks, Outcome: OutcomeAnswered, question: e.canon}
 	body := make([]byte, 0, len(e.head)+1024+len(e.tail))
 	body = append(body, e.head...)
 	body, ok := appendContextJSON(body, ctx.(*slack.ContextBlock))

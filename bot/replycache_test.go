@@ -115,6 +115,10 @@ func TestReplyCacheServesTheSameBytes(t *testing.T) {
 			if gotJSON != wantJSON {
 				t.Fatalf("round %d, %q: cached reply differs from a fresh one\ncached: %s\nfresh:  %s", round, q, gotJSON, wantJSON)
 			}
+			// Its thread remembers it as the question follow-ups read against.
+			if got.question == "" || got.question != want.question {
+				t.Errorf("round %d, %q: remembered as the thread's question %q, want %q", round, q, got.question, want.question)
+			}
 			plain := got
 			plain.pre = nil
 			if messageJSON(t, plain) != gotJSON {

@@ -50,9 +50,11 @@ func chatMessage(greeting bool) Message {
 }
 
 // notASizingQuestion is the answer to text in which the parser found
-// nothing to size: help with what it can do, never an error.
-func notASizingQuestion() Message {
-	help := helpMessage(false)
+// nothing to size: help with what it can do, never an error. interpreter
+// says whether a language model is configured, so that the help never
+// asks for what is already set.
+func notASizingQuestion(interpreter bool) Message {
+	help := helpMessage(interpreter)
 	lead := slack.NewSectionBlock(mrkdwn("I didn't find a sizing question in that. Name a model (or a size like `13B`), a method and GPUs — or ask for prices: `/fit how much is an H100 per hour?`"), nil, nil)
 	help.Blocks = append([]slack.Block{lead}, help.Blocks...)
 	help.Text = "I didn't find a sizing question in that. " + help.Text

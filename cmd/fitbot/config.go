@@ -15,9 +15,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/internal/netcap"
 	"github.com/fitbot/fitbot/internal/samehost"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 )
 

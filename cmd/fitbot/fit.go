@@ -53,6 +53,9 @@ type fitArgs struct {
 	chart  string // PNG path for the memory picture; "" for none
 	help   bool
 	words  []string
+	// interpreted is the answer's interpreted object: set once the
+	// question was handled, nil when the language model was not asked.
+	interpreted *interpretedJSON
 }
 
 // parseFitArgs reads flags anywhere among the words; "--" ends the flags.
@@ -137,9 +140,20 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	who := answer.Who{Team: cliTeam, Keep: f.save && !serveExtras}
 	svc.Plans = cliPlans{a}
 	q.Scope = store.AllPlans() // the database's owner reads every measured run
+	model, err := a.modelReader()
+	if err != nil {
+		return failure("the language model's request schema: "+err.Error(), "")
+	}
+	if model != nil {
+		svc.Reader = cliModel{model}
+	}
 	r, err := svc.HandleQuestion(ctx, who, q)
 	if err != nil {
 		return failure(err.Error(), "")
+	}
+	f.interpreted = interpretedOf(r, q.Parsed.Unused, model != nil)
+	if r.ModelError != nil {
+		fmt.Fprintf(a.stderr, "fitbot: the language model was unavailable (%v); this is fitbot's own reading.\n", r.ModelError)
 	}
 	switch {
 	case r.Kind == answer.KindClarify:
@@ -203,8 +217,11 @@ func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r an
 		return nil
 	}
 	var out any = ans
-	if c := r.Fit.OnCluster; c != nil {
-		out = fitOnCluster{Answer: ans, Cluster: c.Snapshot, Placement: c.Placement}
+	switch c := r.Fit.OnCluster; {
+	case c != nil:
+		out = fitOnCluster{Answer: ans, Cluster: c.Snapshot, Placement: c.Placement, Interpreted: f.interpreted}
+	case f.interpreted != nil:
+		out = fitInterpreted{Answer: ans, Interpreted: f.interpreted}
 	}
 	return a.writeJSON(out)
 }
@@ -213,8 +230,16 @@ func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r an
 // the answer with DESIGN.md's cluster object and where the job goes.
 type fitOnCluster struct {
 	sizing.Answer
-	Cluster   cluster.Snapshot  `json:"cluster"`
-	Placement cluster.Placement `json:"cluster_placement"`
+	Cluster     cluster.Snapshot  `json:"cluster"`
+	Placement   cluster.Placement `json:"cluster_placement"`
+	Interpreted *interpretedJSON  `json:"interpreted,omitempty"`
+}
+
+// fitInterpreted is `fit --json` for a question the language model was
+// asked about: the answer with its interpreted object (docs/json.md).
+type fitInterpreted struct {
+	sizing.Answer
+	Interpreted *interpretedJSON `json:"interpreted"`
 }
 
 // loadConfig reads a Hugging Face config.json into a model named after

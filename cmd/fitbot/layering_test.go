@@ -31,9 +31,8 @@ var allowedImports = map[string][]string{
 	"digest":            {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
 	"store":             {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
 	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
-	"measure":           {},                                        // what a run really used, and how far fitbot was
-	"dcgm":              {"measure"},                               // a run read from Prometheus's DCGM series
-	"llm":               {"sizing", "reading", "display", "retry"}, // the language model, once it moves out of bot
+	"measure":           {},          // what a run really used, and how far fitbot was
+	"dcgm":              {"measure"}, // a run read from Prometheus's DCGM series
 	"cluster":           {"sizing"},
 	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
 	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
@@ -41,7 +40,7 @@ var allowedImports = map[string][]string{
 	"launch":            {"sizing"},
 	"slackoauth":        {"store", "internal/samehost"},
 	"chart":             {"sizing", "display", "pricing"},
-	"bot/llm":           {"sizing", "reading", "display", "retry"},
+	"llm":               {"sizing", "reading", "display", "retry"},
 	"internal/ratelog":  {}, // repeated failures logged once per interval
 	"internal/netcap":   {}, // the listeners' connection cap
 	"internal/samehost": {}, // credentials kept on the host they were meant for (redirects)
@@ -58,9 +57,9 @@ var allowedImports = map[string][]string{
 // plan or cluster: reading, placing and keeping belong to answer.
 var faceImports = map[string][]string{
 	"bot": {"answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
-		"slackoauth", "retry", "internal/ratelog", "bot/llm", "llm"},
+		"slackoauth", "retry", "internal/ratelog", "llm"},
 	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
-		"slackoauth", "internal/netcap", "internal/samehost", "bot/llm", "llm"},
+		"slackoauth", "internal/netcap", "internal/samehost", "llm"},
 }
 
 // faceException is an import a face's file makes outside faceImports,
@@ -126,7 +125,7 @@ var allowedThirdParty = map[string][]string{
 	"store":        {"github.com/mattn/go-sqlite3", "github.com/jackc/pgx/v5"},
 	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"cmd/fitbot":   {"github.com/robfig/cron/v3", "github.com/slack-go/slack"}, // the schedules; Socket Mode's client
-	"bot/llm":      {"github.com/sashabaranov/go-openai"},
+	"llm":          {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
 	"dcgm":         {"github.com/prometheus/client_golang", "github.com/prometheus/common"},
 	"chart":        {"gonum.org/v1/plot"},

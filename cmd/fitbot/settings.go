@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/slackoauth"
 )
@@ -69,9 +69,9 @@ var envVars = []envVar{
 	{name: "FITBOT_DIGEST_CRON", flag: "digest-cron", def: scheduleDigestDefault, doc: "when the digest is posted", check: checkCron},
 	{name: "FITBOT_REFRESH_CRON", flag: "refresh-cron", def: scheduleRefreshDefault, doc: "when prices are refreshed (UTC unless CRON_TZ= is given)", check: checkCron},
 	{name: "FITBOT_INSTANCE", flag: "instance", defDoc: "the host name", doc: "this instance's name in the scheduler lease and the logs"},
-	{name: "OPENAI_API_KEY", doc: "language-model fallback for free text", secret: true},
-	{name: "OPENAI_BASE_URL", defDoc: "https://api.openai.com/v1", doc: "an OpenAI-compatible server (Ollama, vLLM, llama.cpp); setting it turns the fallback on", check: checkURL},
-	{name: "OPENAI_MODEL", defDoc: llm.DefaultModel, doc: "model id"},
+	{name: "OPENAI_API_KEY", doc: "the language model as a second reader of questions, in Slack and on the command line", secret: true},
+	{name: "OPENAI_BASE_URL", defDoc: "https://api.openai.com/v1", doc: "an OpenAI-compatible server (Ollama, vLLM, llama.cpp); setting it turns the language model on", check: checkURL},
+	{name: "OPENAI_MODEL", defDoc: llm.DefaultModel, doc: "model id (one with strict JSON-schema structured outputs)"},
 	{name: "HF_ENDPOINT", def: hub.DefaultEndpoint, doc: "the Hugging Face Hub's base URL (a mirror, a test server)", check: checkURL},
 	{name: "HF_TOKEN", doc: "Hugging Face token (read) for gated and private repos", secret: true},
 	{name: "FITBOT_ALLOWED_TEAMS", doc: "workspace ids allowed, comma-separated; empty: any", check: checkIDs(teamID, "T0123ABCD")},

@@ -64,49 +64,69 @@ func (c *Client) extract(ctx context.Context, question string) (extraction, call
 	if c.schemaErr != nil {
 		return extraction{}, call{}, unavailable(c.schemaErr, c.cfg.APIKey)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
-	defer cancel()
-	doer := &retryDoer{next: c.http, now: time.Now}
-	api := openai.NewClientWithConfig(c.cfg.clientConfig(doer))
-	resp, err := api.CreateChatCompletion(ctx, c.request(question))
-	info := call{attempts: doer.attempts, status: doer.status, id: resp.ID,
-		promptTokens: resp.Usage.PromptTokens, completionTokens: resp.Usage.CompletionTokens}
+	content, info, err := c.complete(ctx, c.request(question))
 	if err != nil {
-		return extraction{}, info, unavailable(fmt.Errorf("chat completion: %w", err), c.cfg.APIKey)
+		return extraction{}, info, err
 	}
-	if len(resp.Choices) == 0 {
-		return extraction{}, info, unavailable(errors.New("reply has no choices"), c.cfg.APIKey)
-	}
-	choice := resp.Choices[0]
-	if choice.Message.Refusal != "" || choice.FinishReason == openai.FinishReasonContentFilter {
-		return extraction{}, info, &NotUnderstoodError{QuestionBack: defaultQuestionBack, Refused: true}
-	}
-	if choice.FinishReason == openai.FinishReasonLength {
-		return extraction{}, info, unavailable(errors.New("reply cut off at the token limit"), c.cfg.APIKey)
-	}
-	x, err := decode(c.schema, choice.Message.Content)
+	x, err := decode(c.schema, content)
 	if err != nil {
 		return extraction{}, info, unavailable(err, c.cfg.APIKey)
 	}
 	return x, info, nil
 }
 
+// complete makes one chat-completions call, its retry included, within
+// Config.Timeout and returns the reply's content. A refusal (the
+// structured-output refusal field, or a content filter) is a
+// *NotUnderstoodError; no reply, an HTTP error, a reply cut off at the
+// token limit or one without choices is ErrUnavailable.
+func (c *Client) complete(ctx context.Context, req openai.ChatCompletionRequest) (string, call, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	defer cancel()
+	doer := &retryDoer{next: c.http, now: time.Now}
+	api := openai.NewClientWithConfig(c.cfg.clientConfig(doer))
+	resp, err := api.CreateChatCompletion(ctx, req)
+	info := call{attempts: doer.attempts, status: doer.status, id: resp.ID,
+		promptTokens: resp.Usage.PromptTokens, completionTokens: resp.Usage.CompletionTokens}
+	if err != nil {
+		return "", info, unavailable(fmt.Errorf("chat completion: %w", err), c.cfg.APIKey)
+	}
+	if len(resp.Choices) == 0 {
+		return "", info, unavailable(errors.New("reply has no choices"), c.cfg.APIKey)
+	}
+	choice := resp.Choices[0]
+	if choice.Message.Refusal != "" || choice.FinishReason == openai.FinishReasonContentFilter {
+		return "", info, &NotUnderstoodError{QuestionBack: defaultQuestionBack, Refused: true}
+	}
+	if choice.FinishReason == openai.FinishReasonLength {
+		return "", info, unavailable(errors.New("reply cut off at the token limit"), c.cfg.APIKey)
+	}
+	return choice.Message.Content, info, nil
+}
+
 // request is the chat-completions request for question: the constant
 // system prompt, the quoted question as the only user message, and the
 // strict schema as the response format.
 func (c *Client) request(question string) openai.ChatCompletionRequest {
+	return c.chat(systemPrompt, userMessage(question), schemaName,
+		"The fields of one GPU sizing request, as stated in the question.", c.schema)
+}
+
+// chat is a chat-completions request of one system and one user message
+// whose reply must be schema, strictly.
+func (c *Client) chat(system, user, name, about string, schema *jsonschema.Definition) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model: c.cfg.model(),
 		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: systemPrompt},
-			{Role: openai.ChatMessageRoleUser, Content: userMessage(question)},
+			{Role: openai.ChatMessageRoleSystem, Content: system},
+			{Role: openai.ChatMessageRoleUser, Content: user},
 		},
 		ResponseFormat: &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-				Name:        schemaName,
-				Description: "The fields of one GPU sizing request, as stated in the question.",
-				Schema:      c.schema,
+				Name:        name,
+				Description: about,
+				Schema:      schema,
 				Strict:      true,
 			},
 		},

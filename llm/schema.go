@@ -96,12 +96,14 @@ func decode(schema *jsonschema.Definition, content string) (extraction, error) {
 	return x, nil
 }
 
+// unwrap takes the JSON out of a reply: after a reasoning model's
+// thinking, which ends at "</think>" whether or not the reply opened it
+// (Qwen3 thinking models' chat templates put the opening tag in the
+// prompt), and inside a Markdown code fence.
 func unwrap(b []byte) []byte {
 	b = bytes.TrimSpace(b)
-	if rest, ok := bytes.CutPrefix(b, []byte("<think>")); ok {
-		if _, after, found := bytes.Cut(rest, []byte("</think>")); found {
-			b = bytes.TrimSpace(after)
-		}
+	if before, after, found := bytes.Cut(b, []byte("</think>")); found && !bytes.HasPrefix(before, []byte("{")) {
+		b = bytes.TrimSpace(after)
 	}
 	if rest, ok := bytes.CutPrefix(b, []byte("```")); ok {
 		rest = bytes.TrimPrefix(rest, []byte("json"))
