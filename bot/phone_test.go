@@ -59,7 +59,7 @@ func TestSlackAnswersFitAPhone(t *testing.T) {
 		"13B lora 4090",
 		"llama 3.1 70b full on 2 nodes of 8 h100",
 		"how many users can 2xh100 serve llama-3.1-70b",
-		"gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each",
+		"cheapest gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each",
 		"fastest gpu to serve mixtral 8x22b",
 		"on prem box for 100 users, qwen3 30b-a3b, what do we buy",
 		"h100 or h200 for serving llama 3.1 70b",
@@ -74,7 +74,7 @@ func TestSlackAnswersFitAPhone(t *testing.T) {
 		if ref := buttonValue(msgs[0], ActionDetails); ref != "" {
 			msgs = append(msgs, h.press(ctx, slashScope, ActionDetails, ref, "U1")...)
 		}
-		if strings.HasPrefix(q, "gpus for 200") && (len(msgs) != 2 || !strings.Contains(messageJSON(t, msgs[1]), "$/1M out")) {
+		if strings.HasPrefix(q, "cheapest gpus for 200") && (len(msgs) != 2 || !strings.Contains(messageJSON(t, msgs[1]), "$/1M out")) {
 			t.Errorf("/fit %s: Show details gives no configuration's figures: %d messages", q, len(msgs))
 		}
 		for i, m := range msgs {
