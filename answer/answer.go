@@ -25,12 +25,13 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
 
-// Parser reads a question the way sizing.Parse does.
-type Parser func(question string) (sizing.Parsed, error)
+// Parser reads a question the way reading.Parse does.
+type Parser func(question string) (reading.Request, error)
 
 // Estimator answers a sizing question within ctx; Fixed is one.
 type Estimator interface {
@@ -40,14 +41,14 @@ type Estimator interface {
 // Asker answers the questions that run the other way round (largest
 // model, longest context, which GPU, buy or rent) within ctx; Fixed is one.
 type Asker interface {
-	Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error)
+	Ask(ctx context.Context, p reading.Request) (sizing.AskAnswer, error)
 }
 
 // ModelResolver finishes a parse with the Hugging Face Hub: a repo the
 // question names by id or link, or a model name the catalog lacks;
 // *hub.Resolver is one.
 type ModelResolver interface {
-	ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error)
+	ResolveParsed(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error)
 }
 
 // Machines lists a team's own machines; *store.DB is one.
@@ -71,14 +72,14 @@ func (f Fixed) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) 
 }
 
 // Ask implements Asker.
-func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return f.Estimator.Ask(p)
+func (f Fixed) Ask(_ context.Context, p reading.Request) (sizing.AskAnswer, error) {
+	return f.Estimator.Ask(p.Query, p.Intent, p.Workload)
 }
 
 // Service reads and answers questions. Estimator is required; the rest
 // may be nil.
 type Service struct {
-	Parse     Parser        // nil: sizing.Parse
+	Parse     Parser        // nil: reading.Parse
 	Estimator Estimator     // the estimate of a fit question, and placing a question on machines
 	Asker     Asker         // nil: the questions that run the other way round get ErrCannotAsk
 	Models    ModelResolver // nil: a Hub model is left to the parser's own message
@@ -100,8 +101,8 @@ var ErrCannotAsk = errors.New("this fitbot cannot answer that kind of question y
 // question the parse and the parser's (or the Hub's) error.
 type Question struct {
 	Text   string
-	Route  sizing.Routing
-	Parsed sizing.Parsed
+	Route  reading.Routing
+	Parsed reading.Request
 	Err    error
 	// Scope is whose plans and measured runs the answer may draw on: the
 	// asker's scope. The zero Scope draws on none.
@@ -113,7 +114,7 @@ type Question struct {
 	// training methods compares (Compared); Options then holds one
 	// question per option, read, and resolved by Resolve, on its own.
 	// Parsed and Err are the first option's.
-	Comparison *sizing.Comparison
+	Comparison *reading.Comparison
 	Options    []Question
 	// configured: the model comes with the question (--config), so the
 	// Hub and the team's machines have nothing to add.
@@ -132,7 +133,7 @@ func (q Question) SameForEveryTeam() bool { return q.teamFree }
 
 // Sizing reports whether the question is a sizing question (not a price
 // question, small talk or help).
-func (q Question) Sizing() bool { return q.Route.Kind == sizing.RouteSizing }
+func (q Question) Sizing() bool { return q.Route.Kind == reading.RouteSizing }
 
 // Ask reports whether the question is one that runs the other way round
 // (largest model, longest context, which GPU, buy or rent, serving
@@ -157,7 +158,7 @@ func HasModel(q sizing.Query) bool {
 
 // Read routes text and, for a sizing question, parses it. It does no I/O.
 func (s *Service) Read(text string) Question {
-	q := Question{Text: text, Route: sizing.Route(text)}
+	q := Question{Text: text, Route: reading.Route(text)}
 	if q.Sizing() {
 		q.Parsed, q.Err = s.parse(text)
 		s.readComparison(&q)
@@ -169,7 +170,7 @@ func (s *Service) Read(text string) Question {
 // words of a saved plan or a button, which were a sizing question when
 // they were asked.
 func (s *Service) ReadSizing(text string) Question {
-	q := Question{Text: text, Route: sizing.Routing{Kind: sizing.RouteSizing}}
+	q := Question{Text: text, Route: reading.Routing{Kind: reading.RouteSizing}}
 	q.Parsed, q.Err = s.parse(text)
 	return q
 }
@@ -190,9 +191,9 @@ func (s *Service) ReadConfigured(text string, arch sizing.Model) Question {
 	return q
 }
 
-func (s *Service) parse(text string) (sizing.Parsed, error) {
+func (s *Service) parse(text string) (reading.Request, error) {
 	if s.Parse == nil {
-		return sizing.Parse(text)
+		return reading.Parse(text)
 	}
 	return s.Parse(text)
 }
@@ -208,7 +209,7 @@ func (s *Service) NeedsHub(q Question) bool {
 // from the Hugging Face Hub (NeedsHub), then, when the question names no
 // GPU, the team's machines (see sizing.OnMachines), so that a Hub model
 // is placed by its own size; last, a cheapest question that left the
-// method unsaid is put on its cheapest way (sizing.CheapestWay). team
+// method unsaid is put on its cheapest way (reading.CheapestWay). team
 // names whose machines; the command line's are team "". Other questions
 // are returned as they are.
 func (s *Service) Resolve(ctx context.Context, team string, q Question) Question {
@@ -222,7 +223,7 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 		}
 		if q.Options[0].Err == nil && q.Options[1].Err == nil && q.Comparison.Setting == "gpu" {
 			estimate := func(sq sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, sq) }
-			ways := sizing.AdaptersOnCards([2]sizing.Parsed{q.Options[0].Parsed, q.Options[1].Parsed}, estimate)
+			ways := reading.AdaptersOnCards([2]reading.Request{q.Options[0].Parsed, q.Options[1].Parsed}, estimate)
 			q.Options[0].Parsed, q.Options[1].Parsed = ways[0], ways[1]
 		}
 		q.Parsed, q.Err = q.Options[0].Parsed, q.Options[0].Err
@@ -242,7 +243,7 @@ func (s *Service) Resolve(ctx context.Context, team string, q Question) Question
 	}
 	if q.Err == nil {
 		estimate := func(sq sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, sq) }
-		q.Parsed = sizing.CheapestWay(q.Parsed, estimate)
+		q.Parsed = reading.CheapestWay(q.Parsed, estimate)
 	}
 	return q
 }
@@ -274,7 +275,7 @@ func (t *machineList) get(ctx context.Context) ([]sizing.Machine, error) {
 // placeable reports whether a question may be placed on a team's
 // machines: it names no card and no count, and asks neither for the
 // cheapest card nor which card.
-func placeable(p sizing.Parsed) bool {
+func placeable(p reading.Request) bool {
 	return p.Query.GPU == "" && p.Query.GPUs == 0 && !p.Query.Cheapest && p.Intent != sizing.IntentWhichGPU
 }
 
@@ -329,7 +330,7 @@ func (s *Service) onCluster(ctx context.Context, team *machineList, q *Question)
 // (a saved plan's canonical question, a button's), the Hub model
 // included; they name their hardware, so the team's machines are not
 // asked.
-func (s *Service) Reread(ctx context.Context, text string) (sizing.Parsed, error) {
+func (s *Service) Reread(ctx context.Context, text string) (reading.Request, error) {
 	q := s.ReadSizing(text)
 	if s.NeedsHub(q) {
 		return s.Models.ResolveParsed(ctx, text, q.Parsed, q.Err)
@@ -339,7 +340,7 @@ func (s *Service) Reread(ctx context.Context, text string) (sizing.Parsed, error
 
 // FollowUp reads text as a follow-up to the question canonical (an
 // answer's, in its thread: "what about 2 of them?", "qlora instead"),
-// sizing.FollowUp on canonical's query; ok is false when canonical no
+// reading.FollowUp on canonical's query; ok is false when canonical no
 // longer reads or text is not a follow-up. It asks neither the Hub nor
 // the team's machines: the follow-up keeps the question's hardware.
 func (s *Service) FollowUp(canonical, text string) (Question, bool) {
@@ -347,7 +348,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 	if base.Err != nil {
 		return Question{}, false
 	}
-	p, ok := sizing.FollowUp(base.Parsed.Query, text)
+	p, ok := reading.FollowUp(base.Parsed.Query, text)
 	if !ok {
 		return Question{}, false
 	}
@@ -358,7 +359,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 // names ("on our box"), or, when it names no GPU at all, the smallest of
 // them it fits on (the largest when it fits on none). The assumption
 // says which. Machines that cannot be read are logged and left out.
-func (s *Service) onMachines(ctx context.Context, team *machineList, text string, p sizing.Parsed) sizing.Parsed {
+func (s *Service) onMachines(ctx context.Context, team *machineList, text string, p reading.Request) reading.Request {
 	if s.Machines == nil || !placeable(p) {
 		return p
 	}
@@ -444,6 +445,10 @@ type Fit struct {
 	// OnCluster is the question's place on the team's live cluster; nil
 	// when it did not ask about one.
 	OnCluster *OnCluster
+	// Lead is said before the answer: on a question about the cluster
+	// now that its free GPUs do not hold, that it is not free now, what
+	// is missing, and that the answer is the cheapest cloud option.
+	Lead string
 }
 
 // Fit answers a resolved fit question.
@@ -456,6 +461,13 @@ func (s *Service) Fit(ctx context.Context, q Question) (Fit, error) {
 		return Fit{}, err
 	}
 	f := Fit{Answer: a, Estimate: a, OnCluster: q.OnCluster}
+	if c := q.OnCluster; c != nil && !c.Placed {
+		cloud := "the cheapest cloud option"
+		if q.Parsed.Query.GPU != "" {
+			cloud = "in the cloud"
+		}
+		f.Lead = cluster.Fit{Placement: c.Placement}.Lead(c.Snapshot) + fmt.Sprintf(" Below: %d× %s, %s.", a.Request.GPUs, a.GPUName, cloud)
+	}
 	f.Answer.Assumptions = sizing.MergeAssumptions(q.Parsed.Notes, a.Assumptions)
 	f.Answer.Warnings = slices.Clone(a.Warnings)
 	if m := q.Parsed.Money; m.USDPerGPUHour > 0 {
@@ -505,7 +517,7 @@ func (s *Service) AskAnswer(ctx context.Context, q Question) (sizing.AskAnswer, 
 // language model: the grammar and the Hub found no model or no method in
 // it (an input error, not a refusal such as a gated repo), or they read
 // its model (Understood) but left words that look like they carry
-// meaning (sizing.Parsed's Unused: "distributed", "long context"), which
+// meaning (reading.Request's Unused: "distributed", "long context"), which
 // the model may read into a setting (see Interpreted). Questions that
 // run the other way round are not (those name no model on purpose). It
 // is the one place the language model is decided; the faces only choose
@@ -534,18 +546,18 @@ func Understood(q Question) bool {
 
 // Interpreted is a question the grammar understood (Understood), with
 // what the language model's reading m of its words adds: the settings
-// the grammar left unsaid (sizing.Fill; the grammar's model, method and card stand).
+// the grammar left unsaid (reading.Fill; the grammar's model, method and card stand).
 // The combined question is checked by the parser, as typed words are,
 // and its first note says what the language model read in the words the
 // grammar did not use, in place of the "not used" note. ok is false when
 // the model adds nothing or the combination does not read: the grammar's
 // answer stands.
-func Interpreted(q Question, m sizing.Parsed) (Question, bool) {
-	p, added := sizing.Fill(q.Parsed, m)
+func Interpreted(q Question, m reading.Request) (Question, bool) {
+	p, added := reading.Fill(q.Parsed, m)
 	if len(added) == 0 {
 		return q, false
 	}
-	if _, err := sizing.Parse(sizing.Format(p.Query)); err != nil {
+	if _, err := reading.Parse(sizing.Format(p.Query)); err != nil {
 		return q, false
 	}
 	unused := make([]string, len(q.Parsed.Unused))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -16,7 +17,7 @@ import (
 // hub/testdata (its source is in hub/testdata/SOURCES.md), counting calls.
 type hubQwen struct{ calls int }
 
-func (h *hubQwen) ResolveParsed(_ context.Context, question string, p sizing.Parsed, _ error) (sizing.Parsed, error) {
+func (h *hubQwen) ResolveParsed(_ context.Context, question string, p reading.Request, _ error) (reading.Request, error) {
 	h.calls++
 	config, err := os.ReadFile("../hub/testdata/config_qwen3-1.7b.json")
 	if err != nil {
@@ -27,7 +28,7 @@ func (h *hubQwen) ResolveParsed(_ context.Context, question string, p sizing.Par
 		return p, err
 	}
 	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
-		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
+		p, _ = reading.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
 	}
 	p.Query.Arch = &m
 	return p, nil

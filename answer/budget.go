@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -13,7 +14,7 @@ import (
 // tokens said, else the 1B-token reference run) fits in it; for serving,
 // how many replicas a monthly budget keeps running and the requests
 // they hold at once, or how long a budget keeps one running.
-func checkBudget(a *sizing.Answer, m sizing.Money) {
+func checkBudget(a *sizing.Answer, m reading.Money) {
 	if m.BudgetUSD <= 0 {
 		return
 	}
@@ -75,7 +76,7 @@ func checkBudget(a *sizing.Answer, m sizing.Money) {
 // monthly budget, how many replicas of the answer's configuration run
 // around the clock and how many requests they hold at once; with a
 // budget in all, how long one replica runs on it.
-func servingBudget(a *sizing.Answer, m sizing.Money, budget, on string, perHour float64) string {
+func servingBudget(a *sizing.Answer, m reading.Money, budget, on string, perHour float64) string {
 	month := perHour * hoursPerMonth
 	if !m.PerMonth {
 		return fmt.Sprintf("Budget %s: about %s of %s running at %s/h (%s running 24/7)", budget, display.Hours(m.BudgetUSD/perHour), on, display.USD(perHour), display.PerMonth(month))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -19,7 +20,7 @@ import (
 const KindCompare Kind = "comparison"
 
 // Compared reports whether the question compares two options (see
-// sizing.ParseComparison); Options then holds one question per option.
+// reading.ParseComparison); Options then holds one question per option.
 func (q Question) Compared() bool { return q.Comparison != nil }
 
 // readComparison makes q a comparison when its words compare two cards
@@ -27,9 +28,9 @@ func (q Question) Compared() bool { return q.Comparison != nil }
 // question of its own. A question that names two cards but asks the
 // largest model, the longest context or buy or rent is left as read.
 func (s *Service) readComparison(q *Question) {
-	c, ok := sizing.ParseComparison(q.Text)
+	c, ok := reading.ParseComparison(q.Text)
 	if !ok {
-		if kept, left, ok := sizing.ParseTooManyOptions(q.Text); ok {
+		if kept, left, ok := reading.ParseTooManyOptions(q.Text); ok {
 			q.Err = &sizing.InputError{Problem: fmt.Sprintf("I compare two options at a time: \"%s\" left out of this Try; ask it against the winner next", left), Hint: "fit " + kept}
 		}
 		return
@@ -58,8 +59,8 @@ func (s *Service) readComparison(q *Question) {
 // which is cheaper by the figure asked (or the usual one: a training
 // run's cost, serving's cost per million output tokens).
 type CompareAnswer struct {
-	Setting string        `json:"setting"` // what the options differ in: "gpu", "method", "model", "zero_stage", "format", "kv_cache_precision"
-	Figure  sizing.Figure `json:"figure"`  // the figure compared by
+	Setting string         `json:"setting"` // what the options differ in: "gpu", "method", "model", "zero_stage", "format", "kv_cache_precision"
+	Figure  reading.Figure `json:"figure"`  // the figure compared by
 	// Cheaper is the index in Options of the cheaper option by Figure
 	// when both fit; -1 when one does not (Summary says which fits), a
 	// figure is unknown or they cost the same.
@@ -119,7 +120,7 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		if opt.Err != nil {
 			return CompareAnswer{}, opt.Err
 		}
-		o, err := s.compareOption(ctx, opt, c.Figure == sizing.FigureMemory, onNamed)
+		o, err := s.compareOption(ctx, opt, c.Figure == reading.FigureMemory, onNamed)
 		if err != nil {
 			return CompareAnswer{}, fmt.Errorf("option %q: %w", q.Comparison.Options[i].Words, err)
 		}
@@ -140,15 +141,15 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 		c.Options = append(c.Options, o)
 	}
 	switch {
-	case c.Figure == sizing.FigureUnsaid && onNamed && serving:
+	case c.Figure == reading.FigureUnsaid && onNamed && serving:
 		// Two formats on the same cards: what they trade is speed and
 		// room for users; the cost follows from those.
-		c.Figure = sizing.FigureThroughput
+		c.Figure = reading.FigureThroughput
 		c.Assumptions = append(c.Assumptions, "compared by "+figureWords(c.Figure)+", with the users each serves at once and the speed of one request (no figure asked; say faster, more users or cheaper per million tokens)")
-	case c.Figure == sizing.FigureUnsaid:
-		c.Figure = sizing.FigurePerRun
+	case c.Figure == reading.FigureUnsaid:
+		c.Figure = reading.FigurePerRun
 		if serving {
-			c.Figure = sizing.FigurePerMillionOut
+			c.Figure = reading.FigurePerMillionOut
 		}
 		c.Assumptions = append(c.Assumptions, "compared by "+figureWords(c.Figure)+" (no figure asked; say per run, per user, per million tokens, per month or per hour)")
 	}
@@ -181,7 +182,7 @@ func (s *Service) Compare(ctx context.Context, q Question) (CompareAnswer, error
 	if line := compareGPUHours(c.Options); line != "" {
 		c.Assumptions = append([]string{line}, c.Assumptions...)
 	}
-	if a, b := c.Options[0].provider, c.Options[1].provider; c.Figure != sizing.FigureSpeed && a != "" && b != "" && a != b {
+	if a, b := c.Options[0].provider, c.Options[1].provider; c.Figure != reading.FigureSpeed && a != "" && b != "" && a != b {
 		// Each card is costed at its own current price: different clouds
 		// can differ by more than the cards do.
 		c.Assumptions = append([]string{fmt.Sprintf("priced at different providers (%s and %s), each card's current price, and clouds can differ more than cards do: \"%s vs %s prices on %s\" lists one cloud's", a, b, c.Options[0].Request.GPU, c.Options[1].Request.GPU, a)}, c.Assumptions...)
@@ -210,7 +211,7 @@ func (s *Service) compareOption(ctx context.Context, opt Question, asAsked, onNa
 		notes = append(notes, "no token budget said: priced for a run of 1B tokens")
 	}
 	fit := func(q sizing.Query, notes []string) (sizing.Answer, error) {
-		f, err := s.Fit(ctx, Question{Text: opt.Text, Route: opt.Route, Parsed: sizing.Parsed{Query: q, Notes: notes, Deadline: p.Deadline}})
+		f, err := s.Fit(ctx, Question{Text: opt.Text, Route: opt.Route, Parsed: reading.Request{Query: q, Notes: notes, Deadline: p.Deadline}})
 		return f.Answer, err
 	}
 	a, err := fit(q, notes)
@@ -274,7 +275,7 @@ func (s *Service) compareOption(ctx context.Context, opt Question, asAsked, onNa
 // when no count was asked, on the fewest cards (1, 2, 4 or 8) whose KV
 // cache holds a request, with the memory of that count. A model the
 // planner does not serve keeps its fit figures.
-func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Parsed, notes []string, a sizing.Answer, countFree, chosen bool,
+func (s *Service) servingOption(ctx context.Context, q sizing.Query, p reading.Request, notes []string, a sizing.Answer, countFree, chosen bool,
 	fit func(sizing.Query, []string) (sizing.Answer, error)) (CompareOption, error) {
 	n := max(a.Request.GPUs, 1)
 	var sv sizing.AskAnswer
@@ -283,7 +284,7 @@ func (s *Service) servingOption(ctx context.Context, q sizing.Query, p sizing.Pa
 		sq.GPU, sq.GPUs, sq.Nodes = a.Request.GPU, n, 1
 		sq.Serve.Plan = false
 		var err error
-		sv, err = s.AskAnswer(ctx, Question{Parsed: sizing.Parsed{Query: sq, Intent: sizing.IntentServe, Notes: notes}})
+		sv, err = s.AskAnswer(ctx, Question{Parsed: reading.Request{Query: sq, Intent: sizing.IntentServe, Notes: notes}})
 		if err != nil || sv.Serve == nil || sv.Serve.Capacity == nil {
 			if chosen {
 				a.Assumptions = append([]string{fewestNote(a)}, a.Assumptions...)
@@ -350,7 +351,7 @@ func (s *Service) plannedOption(ctx context.Context, q sizing.Query, notes []str
 	pq := q
 	pq.GPU, pq.GPUs, pq.Nodes = card, 0, 0
 	pq.Serve.Plan = true
-	plan, err := s.AskAnswer(ctx, Question{Parsed: sizing.Parsed{Query: pq, Intent: sizing.IntentServe, Notes: notes}})
+	plan, err := s.AskAnswer(ctx, Question{Parsed: reading.Request{Query: pq, Intent: sizing.IntentServe, Notes: notes}})
 	if err != nil || plan.Serve == nil || len(plan.Serve.Options) == 0 || plan.Serve.Options[0].GPU != card {
 		return CompareOption{}, false, nil
 	}
@@ -403,7 +404,7 @@ func newCompareOption(a sizing.Answer, chosen bool) CompareOption {
 // which-GPU search's option for it); ok is false when none does.
 func (s *Service) fewest(ctx context.Context, q sizing.Query, card string) (sizing.GPUOption, bool) {
 	q.GPU, q.GPUs, q.Nodes = "", 0, 0
-	a, err := s.Asker.Ask(ctx, sizing.Parsed{Query: q, Intent: sizing.IntentWhichGPU})
+	a, err := s.Asker.Ask(ctx, reading.Request{Query: q, Intent: sizing.IntentWhichGPU})
 	if err != nil || a.WhichGPU == nil {
 		return sizing.GPUOption{}, false
 	}
@@ -441,8 +442,8 @@ func hardwareLabel(r sizing.Request, gpuName string) string {
 }
 
 // figureOf is an option's value of the figure; nil where unknown.
-func figureOf(o *CompareOption, f sizing.Figure) *float64 {
-	if f == sizing.FigureMemory {
+func figureOf(o *CompareOption, f reading.Figure) *float64 {
+	if f == reading.FigureMemory {
 		v := float64(o.TotalBytes) / (1 << 30) // known whether it fits or not
 		return &v
 	}
@@ -450,19 +451,19 @@ func figureOf(o *CompareOption, f sizing.Figure) *float64 {
 		return nil
 	}
 	switch f {
-	case sizing.FigurePerRun:
+	case reading.FigurePerRun:
 		return o.Throughput.USDTotal
-	case sizing.FigurePerHour:
+	case reading.FigurePerHour:
 		return o.Throughput.USDPerHour
-	case sizing.FigureSpeed:
+	case reading.FigureSpeed:
 		return o.Throughput.TokensPerSecond
-	case sizing.FigureThroughput:
+	case reading.FigureThroughput:
 		if o.Serving == nil {
 			return o.Throughput.TokensPerSecond // training: its tokens/s
 		}
 		v := o.Serving.OutputTokensPerSecond * float64(max(o.Serving.Replicas, 1))
 		return &v
-	case sizing.FigureUsers:
+	case reading.FigureUsers:
 		if o.Serving == nil {
 			return nil
 		}
@@ -470,18 +471,18 @@ func figureOf(o *CompareOption, f sizing.Figure) *float64 {
 		return &v
 	}
 	if o.Serving == nil {
-		if f == sizing.FigurePerMonth && o.Throughput.USDPerHour != nil {
+		if f == reading.FigurePerMonth && o.Throughput.USDPerHour != nil {
 			v := *o.Throughput.USDPerHour * hoursPerMonth
 			return &v
 		}
 		return nil
 	}
 	switch f {
-	case sizing.FigurePerUser:
+	case reading.FigurePerUser:
 		return o.USDPerUserMonth
-	case sizing.FigurePerMillionOut:
+	case reading.FigurePerMillionOut:
 		return o.Serving.USDPerMillionOutputTokens
-	case sizing.FigurePerMonth:
+	case reading.FigurePerMonth:
 		return o.Serving.USDPerMonth
 	}
 	return nil
@@ -492,33 +493,33 @@ func figureOf(o *CompareOption, f sizing.Figure) *float64 {
 const hoursPerMonth = 730
 
 // figureWords says a figure in words: "cost per run".
-func figureWords(f sizing.Figure) string {
+func figureWords(f reading.Figure) string {
 	switch f {
-	case sizing.FigurePerRun:
+	case reading.FigurePerRun:
 		return "cost per run"
-	case sizing.FigurePerUser:
+	case reading.FigurePerUser:
 		return "cost per user a month"
-	case sizing.FigurePerMillionOut:
+	case reading.FigurePerMillionOut:
 		return "cost per 1M output tokens"
-	case sizing.FigurePerMonth:
+	case reading.FigurePerMonth:
 		return "cost per month"
-	case sizing.FigurePerHour:
+	case reading.FigurePerHour:
 		return "cost per hour"
-	case sizing.FigureSpeed:
+	case reading.FigureSpeed:
 		return "speed (tokens/s; decode at batch 1 for inference)"
-	case sizing.FigureMemory:
+	case reading.FigureMemory:
 		return "memory per GPU on the cards as asked"
-	case sizing.FigureThroughput:
+	case reading.FigureThroughput:
 		return "throughput (output tokens/s at capacity; tokens/s for training)"
-	case sizing.FigureUsers:
+	case reading.FigureUsers:
 		return "users served at once"
 	}
 	return string(f)
 }
 
 // higherBetter reports whether more of the figure is better: speeds and users.
-func higherBetter(f sizing.Figure) bool {
-	return f == sizing.FigureSpeed || f == sizing.FigureThroughput || f == sizing.FigureUsers
+func higherBetter(f reading.Figure) bool {
+	return f == reading.FigureSpeed || f == reading.FigureThroughput || f == reading.FigureUsers
 }
 
 // usersOf is how many requests a serving option serves at once, over
@@ -534,13 +535,13 @@ func usersOf(o *CompareOption) int {
 // "more users", "fits better" or "cheaper".
 func (c CompareAnswer) Better() string {
 	switch c.Figure {
-	case sizing.FigureSpeed:
+	case reading.FigureSpeed:
 		return "faster"
-	case sizing.FigureThroughput:
+	case reading.FigureThroughput:
 		return "more throughput"
-	case sizing.FigureUsers:
+	case reading.FigureUsers:
 		return "more users"
-	case sizing.FigureMemory:
+	case reading.FigureMemory:
 		return "fits better"
 	}
 	return "cheaper"
@@ -596,13 +597,13 @@ func settingWords(setting string) string {
 // of one request alone (decode at batch 1), which may favour the other
 // option ("; at batch 1 awq decodes faster: 62 vs 35 tokens/s"). Empty
 // when neither fits.
-func servingDetail(opts []CompareOption, f sizing.Figure) string {
+func servingDetail(opts []CompareOption, f reading.Figure) string {
 	a, b := &opts[0], &opts[1]
 	if !a.Fits || !b.Fits {
 		return "" // the verdict says which serves, and its figures
 	}
 	var parts []string
-	if f != sizing.FigureUsers {
+	if f != reading.FigureUsers {
 		ua, ub := usersOf(a), usersOf(b)
 		switch {
 		case ua == ub:
@@ -611,7 +612,7 @@ func servingDetail(opts []CompareOption, f sizing.Figure) string {
 			parts = append(parts, fmt.Sprintf("users at once: %s vs %s", display.Commas(int64(ua)), display.Commas(int64(ub))))
 		}
 	}
-	if f != sizing.FigureSpeed && a.Fits && b.Fits && a.Throughput.TokensPerSecond != nil && b.Throughput.TokensPerSecond != nil {
+	if f != reading.FigureSpeed && a.Fits && b.Fits && a.Throughput.TokensPerSecond != nil && b.Throughput.TokensPerSecond != nil {
 		va, vb := *a.Throughput.TokensPerSecond, *b.Throughput.TokensPerSecond
 		win := a
 		if vb > va {
@@ -654,30 +655,30 @@ func optionName(o *CompareOption) string {
 
 // figureValue writes an option's value of the figure: dollars, or
 // tokens/s for speed.
-func figureValue(f sizing.Figure, v float64) string {
+func figureValue(f reading.Figure, v float64) string {
 	switch f {
-	case sizing.FigureSpeed:
+	case reading.FigureSpeed:
 		return display.Count(v) + " tokens/s"
-	case sizing.FigureMemory:
+	case reading.FigureMemory:
 		return fmt.Sprintf("%.1f GiB per GPU", v)
-	case sizing.FigureThroughput:
+	case reading.FigureThroughput:
 		return display.Count(v) + " output tokens/s at capacity"
-	case sizing.FigureUsers:
+	case reading.FigureUsers:
 		return display.Counted(int(v), "user", "users") + " at once"
 	}
 	return display.USD(v)
 }
 
 // figurePhrase is the figure after "cheaper": "per run".
-func figurePhrase(f sizing.Figure) string {
+func figurePhrase(f reading.Figure) string {
 	switch f {
-	case sizing.FigurePerUser:
+	case reading.FigurePerUser:
 		return "per user"
-	case sizing.FigurePerMillionOut:
+	case reading.FigurePerMillionOut:
 		return "per 1M output tokens"
-	case sizing.FigurePerMonth:
+	case reading.FigurePerMonth:
 		return "per month"
-	case sizing.FigurePerHour:
+	case reading.FigurePerHour:
 		return "per hour"
 	}
 	return "per run"
@@ -686,10 +687,10 @@ func figurePhrase(f sizing.Figure) string {
 // verdict finds the cheaper option and says so: "H200 SXM 141 GB is
 // cheaper per run: $X vs $Y (Z% less)", or which one fits, or why
 // neither can be called.
-func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
+func verdict(opts []CompareOption, f reading.Figure) (int, string) {
 	a, b := &opts[0], &opts[1]
 	switch {
-	case !a.Fits && !b.Fits && f == sizing.FigureMemory:
+	case !a.Fits && !b.Fits && f == reading.FigureMemory:
 		win, lose := a, b
 		if b.TotalBytes < a.TotalBytes {
 			win, lose = b, a
@@ -708,7 +709,7 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 			// why: an answer about the other alone would hide it.
 			s := "Only " + win.Label + " serves"
 			switch {
-			case win.Value != nil && (f == sizing.FigureThroughput || f == sizing.FigureUsers):
+			case win.Value != nil && (f == reading.FigureThroughput || f == reading.FigureUsers):
 				s += fmt.Sprintf(" (%s)", figureValue(f, *win.Value))
 			case win.Value != nil:
 				s += fmt.Sprintf(" (%s, %s)", figureValue(f, *win.Value), figureWords(f))
@@ -716,7 +717,7 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 			return -1, s + fmt.Sprintf("; %s %s", lose.Label, why)
 		}
 		s := fmt.Sprintf("Only %s fits: %s does not", win.Label, lose.Label)
-		if t := lose.Throughput.TokensPerSecond; f == sizing.FigureSpeed && win.Value != nil && t != nil && *t > 0 {
+		if t := lose.Throughput.TokensPerSecond; f == reading.FigureSpeed && win.Value != nil && t != nil && *t > 0 {
 			// "how much faster": the speeds are known whether it fits or
 			// not (T4 against L4 for QLoRA on Colab).
 			return -1, s + fmt.Sprintf("; %s runs at %s tokens/s, %.1f× the %s tokens/s %s would if it fit", win.Label,
@@ -730,32 +731,32 @@ func verdict(opts []CompareOption, f sizing.Figure) (int, string) {
 		return -1, fmt.Sprintf("Both fit; %s is not known for both (no price): %s and %s", figureWords(f), a.Label, b.Label)
 	}
 	va, vb := *a.Value, *b.Value
-	if f == sizing.FigureThroughput || f == sizing.FigureUsers {
+	if f == reading.FigureThroughput || f == reading.FigureUsers {
 		i, win, lose := 0, a, b
 		if vb > va {
 			i, win, lose = 1, b, a
 		}
 		if va == vb {
 			what := "number of users at once"
-			if f == sizing.FigureThroughput {
+			if f == reading.FigureThroughput {
 				what = "throughput"
 			}
 			return -1, fmt.Sprintf("Both give the same %s: %s", what, figureValue(f, va))
 		}
-		if f == sizing.FigureUsers {
+		if f == reading.FigureUsers {
 			return i, fmt.Sprintf("%s serves more users at once: %s vs %s (%s more)", win.Label, display.Commas(int64(*win.Value)), display.Commas(int64(*lose.Value)),
 				display.Commas(int64(*win.Value-*lose.Value)))
 		}
 		return i, fmt.Sprintf("%s has more throughput: %s vs %s output tokens/s at capacity (%.1f×)", win.Label, display.Count(*win.Value), display.Count(*lose.Value), *win.Value / *lose.Value)
 	}
-	if f == sizing.FigureSpeed {
+	if f == reading.FigureSpeed {
 		i, win, lose := 0, a, b
 		if vb > va {
 			i, win, lose = 1, b, a
 		}
 		return i, fmt.Sprintf("%s is faster: %s vs %s tokens/s (%.1f×)", win.Label, display.Count(*win.Value), display.Count(*lose.Value), *win.Value / *lose.Value)
 	}
-	if f == sizing.FigureMemory {
+	if f == reading.FigureMemory {
 		i, win, lose := 0, a, b
 		if vb < va {
 			i, win, lose = 1, b, a

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -24,7 +25,7 @@ func TestCompareOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "gpu" || c.Figure != sizing.FigurePerRun || len(c.Options) != 2 {
+	if c.Setting != "gpu" || c.Figure != reading.FigurePerRun || len(c.Options) != 2 {
 		t.Fatalf("setting %q figure %q, %d options", c.Setting, c.Figure, len(c.Options))
 	}
 	for i, o := range c.Options {
@@ -72,7 +73,7 @@ func TestCompareBySpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "model" || c.Figure != sizing.FigureSpeed || c.Cheaper != 1 {
+	if c.Setting != "model" || c.Figure != reading.FigureSpeed || c.Cheaper != 1 {
 		t.Fatalf("setting %q, figure %q, winner %d: want the MoE (option 1) faster", c.Setting, c.Figure, c.Cheaper)
 	}
 	if *c.Options[1].Value <= *c.Options[0].Value || !strings.Contains(c.Summary, "is faster: ") {
@@ -165,7 +166,7 @@ func TestCompareByMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Figure != sizing.FigureMemory || !strings.Contains(c.Summary, "Mistral 7B") || !strings.Contains(c.Summary, "comes closer") {
+	if c.Figure != reading.FigureMemory || !strings.Contains(c.Summary, "Mistral 7B") || !strings.Contains(c.Summary, "comes closer") {
 		t.Errorf("figure %q, summary %q", c.Figure, c.Summary)
 	}
 	for _, o := range c.Options {
@@ -237,7 +238,7 @@ func TestCompareFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "format" || c.Figure != sizing.FigureThroughput || len(c.Options) != 2 {
+	if c.Setting != "format" || c.Figure != reading.FigureThroughput || len(c.Options) != 2 {
 		t.Fatalf("setting %q figure %q, %d options", c.Setting, c.Figure, len(c.Options))
 	}
 	fp8, awq := c.Options[0], c.Options[1]
@@ -271,7 +272,7 @@ func TestCompareFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Figure != sizing.FigureThroughput || !c.Options[0].Fits || !c.Options[1].Fits || c.Cheaper < 0 {
+	if c.Figure != reading.FigureThroughput || !c.Options[0].Fits || !c.Options[1].Fits || c.Cheaper < 0 {
 		t.Fatalf("figure %q, fits %v %v, winner %d", c.Figure, c.Options[0].Fits, c.Options[1].Fits, c.Cheaper)
 	}
 	if !strings.Contains(c.Summary, "awq decodes faster") || !strings.Contains(c.Summary, "users at once") || !strings.Contains(c.Assumptions[0], "no figure asked") {
@@ -301,7 +302,7 @@ func TestCompareKVPrecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Setting != "kv_cache_precision" || c.Figure != sizing.FigureUsers || c.Cheaper != 0 {
+	if c.Setting != "kv_cache_precision" || c.Figure != reading.FigureUsers || c.Cheaper != 0 {
 		t.Fatalf("setting %q figure %q winner %d, want fp8 KV serving more users", c.Setting, c.Figure, c.Cheaper)
 	}
 	f8, b16 := c.Options[0], c.Options[1]

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -31,7 +32,7 @@ func checkHostRAM(a *sizing.Answer, have int64) {
 // GPUs would make it), or not checked (no tokens said, no run time). A
 // run's length said without a token budget ("for 10 hours") is what
 // that time costs and trains instead (runFor).
-func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
+func checkDeadline(a *sizing.Answer, d reading.Deadline) {
 	if d.Within <= 0 {
 		return
 	}
@@ -60,7 +61,7 @@ func checkDeadline(a *sizing.Answer, d sizing.Deadline) {
 // deadlineWords are a deadline's words as the answer's lines say them:
 // "in a week" as asked, a run's length "for ~10 hours" as "in the ~10
 // hours said".
-func deadlineWords(d sizing.Deadline) string {
+func deadlineWords(d reading.Deadline) string {
 	if !d.Run {
 		return d.Words
 	}
@@ -74,7 +75,7 @@ func deadlineWords(d sizing.Deadline) string {
 // 80 GB at $1.39/h, training about 25M tokens". When the answer does not
 // fit as asked, the tokens are those of its way on the same card, or
 // none when it has no such way.
-func runFor(a *sizing.Answer, d sizing.Deadline) string {
+func runFor(a *sizing.Answer, d reading.Deadline) string {
 	hours := d.Within.Hours()
 	on := display.Hardware(a.Request.GPUs, a.GPUName)
 	t := a.Throughput
@@ -113,7 +114,7 @@ func upperFirst(s string) string {
 // which-GPU list with a token count keeps the cards done in time; without
 // one it says what the first card trains in that time. What the search
 // cannot use is named as not checked, never dropped.
-func askTargets(a *sizing.AskAnswer, d sizing.Deadline, m sizing.Money) []string {
+func askTargets(a *sizing.AskAnswer, d reading.Deadline, m reading.Money) []string {
 	var out []string
 	if d.Within > 0 {
 		out = append(out, askDeadline(a, d))
@@ -139,7 +140,7 @@ func askTargets(a *sizing.AskAnswer, d sizing.Deadline, m sizing.Money) []string
 // configurations, the one whose replicas, run around the clock within the
 // budget, hold the most users at once; "" when the answer is no serving
 // plan or the budget is not a month's.
-func planBudget(a *sizing.AskAnswer, m sizing.Money, budget string) string {
+func planBudget(a *sizing.AskAnswer, m reading.Money, budget string) string {
 	if !m.PerMonth || a.Serve == nil {
 		return ""
 	}
@@ -177,7 +178,7 @@ func weightsWord(o sizing.ServeOption) string {
 // askDeadline is what a deadline makes of a which-GPU list: with a token
 // count, only the cards done in time are kept (all of them when none
 // is); without one, it says what the first card trains in that time.
-func askDeadline(a *sizing.AskAnswer, d sizing.Deadline) string {
+func askDeadline(a *sizing.AskAnswer, d reading.Deadline) string {
 	w := a.WhichGPU
 	if w == nil || len(w.Options) == 0 {
 		return fmt.Sprintf("%q not checked: this answer has no run time to compare it with", d.Words)

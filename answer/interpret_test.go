@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -37,9 +38,9 @@ func TestNeedsInterpreter(t *testing.T) {
 func TestInterpreted(t *testing.T) {
 	s := service(nil, nil)
 	q := s.Resolve(context.Background(), "", s.Read("llama 3.1 8b lora 4090 distributed multi-node"))
-	read := func(words string) sizing.Parsed {
+	read := func(words string) reading.Request {
 		t.Helper()
-		p, err := sizing.Parse(words)
+		p, err := reading.Parse(words)
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", words, err)
 		}

@@ -1,6 +1,6 @@
 package answer
 
-import "github.com/fitbot/fitbot/sizing"
+import "github.com/fitbot/fitbot/reading"
 
 // Kind is what a question asks, and so what its answer is: the `kind`
 // of every JSON answer.
@@ -24,16 +24,16 @@ const (
 // Kind is what the question asks.
 func (q Question) Kind() Kind {
 	switch q.Route.Kind {
-	case sizing.RoutePrice:
+	case reading.RoutePrice:
 		return KindPrices
-	case sizing.RouteChat:
+	case reading.RouteChat:
 		if q.Route.Greeting {
 			return KindGreeting
 		}
 		return KindChat
-	case sizing.RouteHelp:
+	case reading.RouteHelp:
 		return KindHelp
-	case sizing.RoutePlans:
+	case reading.RoutePlans:
 		return KindPlans
 	}
 	if q.Compared() {

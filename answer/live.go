@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -52,8 +53,8 @@ func (l *Live) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) 
 
 // Ask implements Asker: the questions that run the other way round
 // (the largest model, the longest context, which GPU, buy or rent).
-func (l *Live) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return l.estimator().Ask(p)
+func (l *Live) Ask(_ context.Context, p reading.Request) (sizing.AskAnswer, error) {
+	return l.estimator().Ask(p.Query, p.Intent, p.Workload)
 }
 
 func (l *Live) estimator() *sizing.Estimator {

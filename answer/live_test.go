@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -42,7 +43,7 @@ func TestLiveAnswerer(t *testing.T) {
 	ctx := context.Background()
 	store := &flakyPrices{err: errors.New("database is locked")}
 	l := NewLive(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	p, err := sizing.Parse("13B lora rtx-4090")
+	p, err := reading.Parse("13B lora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestLiveAnswerer(t *testing.T) {
 		t.Errorf("%d store reads for three loads and five answers; answers must not read the store", store.reads)
 	}
 
-	ask, err := sizing.Parse("which gpu 13b lora")
+	ask, err := reading.Parse("which gpu 13b lora")
 	if err != nil || ask.Intent != sizing.IntentWhichGPU {
 		t.Fatalf("Parse(which gpu 13b lora) = %v, %v", ask.Intent, err)
 	}
@@ -108,7 +109,7 @@ func TestLiveAnswerDoesNotWaitForReload(t *testing.T) {
 	ctx := context.Background()
 	store := &blockingPrices{started: make(chan struct{}), release: make(chan struct{})}
 	l := NewLive(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	p, err := sizing.Parse("13B lora rtx-4090")
+	p, err := reading.Parse("13B lora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -81,7 +82,7 @@ type PriceAnswer struct {
 // named a training run but no model ("a100 80gb vs h100 per hour, which
 // is cheaper for a training run"), and how to ask the cost
 // per run; "" otherwise.
-func RunLine(r sizing.Routing) string {
+func RunLine(r reading.Routing) string {
 	if !r.RunAsked {
 		return ""
 	}
@@ -179,7 +180,7 @@ type Comparison struct {
 }
 
 // Prices answers a price question routed as r.
-func (s *Service) Prices(ctx context.Context, r sizing.Routing) (PriceAnswer, error) {
+func (s *Service) Prices(ctx context.Context, r reading.Routing) (PriceAnswer, error) {
 	if s.PriceBook == nil {
 		return PriceAnswer{}, ErrNoPrices
 	}
@@ -276,7 +277,7 @@ func providerMonths(gpu string, n int, offers []pricing.Offer, providers []strin
 // spotElsewhere says which provider other than those named has the
 // cheapest spot offer for the i-th GPU of a spot question r, and what
 // the period asked costs there; "" when none has one.
-func spotElsewhere(r sizing.Routing, i int, all []pricing.Offer) string {
+func spotElsewhere(r reading.Routing, i int, all []pricing.Offer) string {
 	var others []pricing.Offer
 	for _, o := range all {
 		if !slices.Contains(r.Providers, o.Provider) {
@@ -301,7 +302,7 @@ func spotElsewhere(r sizing.Routing, i int, all []pricing.Offer) string {
 
 // gpuWords names the i-th GPU of a price question in a sentence: "any
 // H100" for a family named alone, else "the H100 SXM 80 GB".
-func gpuWords(r sizing.Routing, i int) string {
+func gpuWords(r reading.Routing, i int) string {
 	if len(Variants(r, i)) > 1 {
 		return "any " + strings.ToUpper(r.Said[i])
 	}
@@ -347,7 +348,7 @@ func monthCost(gpu string, n int, offers []pricing.Offer) (MonthCost, bool) {
 // GPU covers: every variant of the family its words name when it is the
 // only GPU named ("spot price for a100s"; a comparison is of the cards
 // themselves), else the GPU alone.
-func Variants(r sizing.Routing, i int) []string {
+func Variants(r reading.Routing, i int) []string {
 	if len(r.GPUs) == 1 && i < len(r.Said) {
 		if ids := pricing.GPUFamily(r.Said[i]); ids != nil {
 			return ids
@@ -379,7 +380,7 @@ func ProviderOffers(offers []pricing.Offer, providers []string) (kept []pricing.
 // NoProviderLine says which providers named have no offer for the i-th
 // GPU of a price question, and which providers of all (its offers from
 // every provider) do; "" when every provider named has one.
-func NoProviderLine(r sizing.Routing, i int, none []string, all []pricing.Offer) string {
+func NoProviderLine(r reading.Routing, i int, none []string, all []pricing.Offer) string {
 	if len(none) == 0 {
 		return ""
 	}
@@ -426,7 +427,7 @@ func SpotOffers(offers []pricing.Offer) (spot []pricing.Offer, ok bool) {
 // where the GPUs in noSpot (PriceAnswer.NoSpot) have no spot offer:
 // "I can't price spot for the L40S 48 GB: no spot offer known; on-demand
 // shown."; "" when nothing is missing.
-func NoSpotLine(r sizing.Routing, noSpot []string) string {
+func NoSpotLine(r reading.Routing, noSpot []string) string {
 	if !r.Spot || len(noSpot) == 0 {
 		return ""
 	}
@@ -501,7 +502,7 @@ func CheapestOnDemand(offers []pricing.Offer) (pricing.Offer, bool) {
 // the rental period asked (a month around the clock when none) and its
 // cost at sizing.DefaultUSDPerKWh, with what a server adds beyond the
 // cards; "" when power was not asked or no card was named (answered the rental price instead).
-func PowerLine(r sizing.Routing, hours float64, period string) string {
+func PowerLine(r reading.Routing, hours float64, period string) string {
 	if !r.Power || len(r.GPUs) == 0 {
 		return ""
 	}

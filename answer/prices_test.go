@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 )
 
 func offer(gpu string, m pricing.Market, usd float64) pricing.Offer {
@@ -49,7 +49,7 @@ func (b book) OffersForGPU(_ context.Context, gpu string) ([]pricing.Offer, erro
 func TestPrices(t *testing.T) {
 	ctx := context.Background()
 	s := &Service{}
-	if _, err := s.Prices(ctx, sizing.Routing{Kind: sizing.RoutePrice}); !errors.Is(err, ErrNoPrices) {
+	if _, err := s.Prices(ctx, reading.Routing{Kind: reading.RoutePrice}); !errors.Is(err, ErrNoPrices) {
 		t.Errorf("no price book: %v, want ErrNoPrices", err)
 	}
 	s.PriceBook = book{[]pricing.Offer{offer("h100", pricing.MarketOnDemand, 2), offer("h200", pricing.MarketOnDemand, 3)}}
@@ -157,8 +157,8 @@ func TestPricesAtProviders(t *testing.T) {
 // the cards' power, not their rent: 8 × 700 W for 730 h
 // is 4,088 kWh, $613 at $0.15/kWh; no power asked, no line.
 func TestPowerLine(t *testing.T) {
-	r := sizing.Route("electricity cost of running 8 h100s for a month")
-	if r.Kind != sizing.RoutePrice || !r.Power {
+	r := reading.Route("electricity cost of running 8 h100s for a month")
+	if r.Kind != reading.RoutePrice || !r.Power {
 		t.Fatalf("routed %v, power %v; want a price question about power", r.Kind, r.Power)
 	}
 	got := PowerLine(r, 0, "")
@@ -167,7 +167,7 @@ func TestPowerLine(t *testing.T) {
 			t.Errorf("PowerLine = %q, want %q in it", got, want)
 		}
 	}
-	if line := PowerLine(sizing.Route("monthly cost of 8x h100"), 0, ""); line != "" {
+	if line := PowerLine(reading.Route("monthly cost of 8x h100"), 0, ""); line != "" {
 		t.Errorf("rent asked: %q, want no power line", line)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -14,7 +15,7 @@ import (
 // assumptions are those the search uses, which no price moves), the
 // context of a longest-context one, and everything but the hardware of a
 // buy-or-rent question that names no model.
-func Request(p sizing.Parsed) (sizing.Request, []string, error) {
+func Request(p reading.Request) (sizing.Request, []string, error) {
 	q := p.Query
 	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
 	switch {
@@ -47,7 +48,7 @@ func Request(p sizing.Parsed) (sizing.Request, []string, error) {
 // Workload is a buy-or-rent question's workload with the defaults it
 // would use filled in, and those defaults in words; nil for any other
 // question.
-func Workload(p sizing.Parsed) (*sizing.Workload, []string) {
+func Workload(p reading.Request) (*sizing.Workload, []string) {
 	if p.Intent != sizing.IntentBuyRent {
 		return nil, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -61,7 +62,7 @@ func (h *Handler) askAnswerCached(ctx context.Context, q answer.Question) (sizin
 	if h.replies == nil || q.Err != nil || q.Parsed.Query.Arch != nil || saysMore(q.Parsed) {
 		return h.answers.AskAnswer(ctx, q)
 	}
-	key := sizing.FormatAsk(q.Parsed)
+	key := reading.FormatAsk(q.Parsed)
 	if key == "" {
 		return h.answers.AskAnswer(ctx, q)
 	}
@@ -89,7 +90,7 @@ func (h *Handler) askFailure(text string, err error) Message {
 // keepAsk saves an inverse answer as a plan of its kind (its canonical
 // question and its answer in one line), when there is a plan store, and
 // on its commit adds the line that names the plan.
-func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.Parsed, a sizing.AskAnswer, msg Message) Message {
+func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p reading.Request, a sizing.AskAnswer, msg Message) Message {
 	if h.cfg.Plans == nil {
 		return msg
 	}
@@ -112,7 +113,7 @@ func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p sizing.
 // figures; the lines shown are the plan's and today's). Its buttons
 // re-ask the plan.
 func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Message {
-	d := plan.Reask(saved.Summary, func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, func(p sizing.Parsed) (sizing.AskAnswer, error) {
+	d := plan.Reask(saved.Summary, func(q string) (reading.Request, error) { return h.parse(ctx, q) }, func(p reading.Request) (sizing.AskAnswer, error) {
 		return h.answers.AskAnswer(ctx, answer.Question{Text: saved.Canonical, Parsed: p})
 	})
 	if d.Now == nil {
@@ -397,7 +398,7 @@ func askContext(a sizing.AskAnswer, now time.Time, details bool) []slack.MixedEl
 			more = fmt.Sprintf(" (+%d more: Show details)", len(shown)-4)
 			shown = shown[:4]
 		}
-		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
+		els = append(els, mrkdwn("*Assumed:* "+escape(strings.Join(shown, "; "))+more))
 	}
 	if b := a.BuyRent; b != nil {
 		p := b.Purchase

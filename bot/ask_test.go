@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/internal/golden"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -156,7 +157,7 @@ func BenchmarkAskMessage(b *testing.B) {
 // round to the Asker, with the real parser; an input the ask cannot use
 // gets the problem and an example; an answerer that cannot ask says so.
 func TestCommandRoutesAsks(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator} })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator} })
 	for _, tt := range []struct{ text, want string }{
 		{"what 2x4090 lora", "Largest models that fit 2× RTX 4090 24 GB"},
 		{"llama-3.1-8b inference l4 max context", "Longest context: 49,897 tokens"},
@@ -176,7 +177,7 @@ func TestCommandRoutesAsks(t *testing.T) {
 			t.Errorf("/fit %s: reply lacks %q:\n%s", tt.text, tt.want, raw)
 		}
 	}
-	plain := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse })
+	plain := newTestHandler(t, func(c *Config) { c.Parse = reading.Parse })
 	if msg := plain.Command(context.Background(), slash("what 2x4090 lora")); !strings.Contains(msg.Text, "cannot answer that kind of question") {
 		t.Errorf("a handler without Config.Ask: %q", msg.Text)
 	}

@@ -85,7 +85,7 @@ func answerBlocks(a sizing.Answer, v answerView) []slack.Block {
 	}
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn(costLine(a)), nil, nil))
 	if len(a.Warnings) > 0 {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("⚠️ "+strings.Join(a.Warnings, "\n⚠️ ")), nil, nil))
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("⚠️ "+escape(strings.Join(a.Warnings, "\n⚠️ "))), nil, nil))
 	}
 	if alts := alternativesText(a); alts != "" {
 		blocks = append(blocks, slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn(alts), nil, nil))
@@ -135,6 +135,7 @@ func breakdownFields(a sizing.Answer) []*slack.TextBlockObject {
 		{"Gradients", m.GradientsBytes},
 		{"Optimizer states", m.OptimizerBytes},
 		{"Activations", m.ActivationsBytes},
+		{"QLoRA working memory", m.QLoRAWorkBytes},
 		{"KV cache", m.KVCacheBytes},
 		{"Overhead", m.OverheadBytes},
 	}
@@ -274,7 +275,7 @@ func contextElements(a sizing.Answer, v answerView) []slack.MixedElement {
 			more = fmt.Sprintf(" (+%d more: Show details)", len(shown)-4)
 			shown = shown[:4]
 		}
-		els = append(els, mrkdwn("*Assumed:* "+strings.Join(shown, "; ")+more))
+		els = append(els, mrkdwn("*Assumed:* "+escape(strings.Join(shown, "; "))+more))
 	}
 	if p := a.Price; p != nil && p.AsOf.IsZero() {
 		els = append(els, mrkdwn(fmt.Sprintf("*Price:* %s per GPU-hour, as asked", display.USD(p.USDPerGPUHour))))
@@ -325,6 +326,8 @@ func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, s, true, false)
 }
 
+// mrkdwn is a mrkdwn text object; whatever s holds, it mentions no one
+// and links nowhere that fitbot did not write (inert).
 func mrkdwn(s string) *slack.TextBlockObject {
-	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
+	return slack.NewTextBlockObject(slack.MarkdownType, inert(s, true), false, false)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -71,7 +72,7 @@ func TestCostLineSameCardWay(t *testing.T) {
 // TestAnswerBlocksLargestBatchFirst: the Slack answer to a largest-batch
 // ask says the largest micro-batch in the first block under the verdict.
 func TestAnswerBlocksLargestBatchFirst(t *testing.T) {
-	p, err := sizing.Parse("what batch size can we fit for lora llama 3 8b on a 40gb a100, seq 4096")
+	p, err := reading.Parse("what batch size can we fit for lora llama 3 8b on a 40gb a100, seq 4096")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,13 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/internal/ratelog"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
 
-// Parser reads a question the way sizing.Parse does.
-type Parser func(question string) (sizing.Parsed, error)
+// Parser reads a question the way reading.Parse does.
+type Parser func(question string) (reading.Request, error)
 
 // Answerer answers a sizing question within ctx (the request's: an
 // answerer that reads prices or fetches a model's config stops with it);
@@ -47,8 +48,8 @@ func (f Fixed) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) 
 }
 
 // Ask implements Asker.
-func (f Fixed) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return f.Estimator.Ask(p)
+func (f Fixed) Ask(_ context.Context, p reading.Request) (sizing.AskAnswer, error) {
+	return f.Estimator.Ask(p.Query, p.Intent, p.Workload)
 }
 
 // PlanStore keeps every answer as a plan; *store.DB is one. Every read
@@ -74,7 +75,7 @@ type PriceBook interface {
 // a parse, with a language model; bot/llm's client is one. A nil
 // Interpreter turns the fallback off.
 type Interpreter interface {
-	Interpret(ctx context.Context, question string) (sizing.Parsed, error)
+	Interpret(ctx context.Context, question string) (reading.Request, error)
 }
 
 // Responder posts a message to a response_url: the follow-up of a slash

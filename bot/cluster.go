@@ -91,6 +91,9 @@ func (h *Handler) clusterCommand(ctx context.Context, team string) Message {
 	if nodes.Len() > 0 {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(strings.TrimSpace(nodes.String())), nil, nil))
 	}
+	if line := s.QueueLine(); line != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(escape(line)), nil, nil))
+	}
 	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Read %s from %s. Ask `/fit llama-3.1-8b lora on our cluster right now` to size a job on the free GPUs.",
 		s.CheckedAt.Format("15:04:05 UTC"), escape(s.Source)))))
 	return ephemeral(fmt.Sprintf("The team's cluster: %s", freeWords(s)), blocks...)

@@ -241,6 +241,9 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 		blocks = append(blocks, next)
 	}
 	msg := answered(answerText(a), blocks...)
+	if f.Lead != "" {
+		msg = withFirstLine(msg, escape(f.Lead))
+	}
 	if cache {
 		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the

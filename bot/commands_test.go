@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -168,7 +169,7 @@ func TestInterpreterAnswersThroughResponseURL(t *testing.T) {
 		interp fakeInterpreter
 		want   string
 	}{
-		{"interpreted", fakeInterpreter{parsed: sizing.Parsed{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
+		{"interpreted", fakeInterpreter{parsed: reading.Request{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
 		{"model fails: the parser's message", fakeInterpreter{err: errors.New("llm: timeout")}, "`/fit 13B lora 4090`"},
 		{"model outlasts the follow-up budget: the parser's message", fakeInterpreter{delay: time.Hour}, "`/fit 13B lora 4090`"},
 	}
@@ -210,10 +211,10 @@ func TestInterpreterAnswersThroughResponseURL(t *testing.T) {
 func TestInterpreterAskedWhenNoModelIsNamed(t *testing.T) {
 	url := newResponseURL(t)
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse = sizing.Parse
-		c.Interpreter = fakeInterpreter{parsed: sizing.Parsed{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}}
+		c.Parse = reading.Parse
+		c.Interpreter = fakeInterpreter{parsed: reading.Request{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}}
 	})
-	if _, err := sizing.Parse("can we tune the big one on our box"); err != nil {
+	if _, err := reading.Parse("can we tune the big one on our box"); err != nil {
 		t.Fatalf("the real parser refused the question (%v); this test needs one it reads without a model", err)
 	}
 	cmd := slash("can we tune the big one on our box")
@@ -232,8 +233,8 @@ func TestInterpreterNotAskedForBadNumbers(t *testing.T) {
 	called := false
 	h := newTestHandler(t, func(c *Config) {
 		c.Interpreter = fakeInterpreter{}
-		c.Parse = func(string) (sizing.Parsed, error) {
-			return sizing.Parsed{Query: sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA}}, &sizing.InputError{Problem: "seq 0 is not a sequence length", Hint: "llama-3.1-8b lora 4090 seq 4096"}
+		c.Parse = func(string) (reading.Request, error) {
+			return reading.Request{Query: sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA}}, &sizing.InputError{Problem: "seq 0 is not a sequence length", Hint: "llama-3.1-8b lora 4090 seq 4096"}
 		}
 		c.Respond = responderFunc(func(context.Context, string, Message) error { called = true; return nil })
 	})
@@ -367,7 +368,7 @@ func (c ctxAnswerer) Answer(ctx context.Context, q sizing.Query) (sizing.Answer,
 	return fakeAnswerer{}.Answer(ctx, q)
 }
 
-func (c ctxAnswerer) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+func (c ctxAnswerer) Ask(ctx context.Context, p reading.Request) (sizing.AskAnswer, error) {
 	*c.seen = append(*c.seen, ctx.Value(requestKey{}))
 	return Fixed{&sizing.Estimator{}}.Ask(ctx, p)
 }
@@ -377,7 +378,7 @@ func (c ctxAnswerer) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer
 func TestAnswerGetsRequestContext(t *testing.T) {
 	var seen []any
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Ask = sizing.Parse, ctxAnswerer{&seen}, ctxAnswerer{&seen}
+		c.Parse, c.Answer, c.Ask = reading.Parse, ctxAnswerer{&seen}, ctxAnswerer{&seen}
 	})
 	ctx := context.WithValue(context.Background(), requestKey{}, "req-1")
 	h.Command(ctx, slash("llama-3.1-8b qlora rtx-4090"))
@@ -408,7 +409,7 @@ func TestFallbackTextNeverBroadcasts(t *testing.T) {
 			t.Errorf("/fit %s: a special mention reaches Slack:\n%s", text, body)
 		}
 	}
-	if got := noBroadcast("hi <@U123> <!here> <https://x|y>"); got != "hi <@U123> &lt;!here> <https://x|y>" {
-		t.Errorf("noBroadcast = %q", got)
+	if got := inert("hi <@U123> <!here> <https://x|y> &lt;", true); got != "hi <@U123> &lt;!here&gt; &lt;https://x|y&gt; &lt;" {
+		t.Errorf("inert = %q", got)
 	}
 }

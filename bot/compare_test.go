@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -13,7 +14,7 @@ import (
 // for fit and ask questions.
 func comparePriced(c *Config) {
 	est := &sizing.Estimator{Prices: pricing.DefaultSheet()}
-	c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{est}, Fixed{est}
+	c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{est}, Fixed{est}
 }
 
 // TestCompareCommand: the comparisons (#31) are answered side by

@@ -28,7 +28,7 @@ var digestCommonGPUs = []string{"h100", "h200", "b200", "a100-80", "a100-40", "l
 // limits, and the headline as the notification text.
 func DigestMessage(d pricing.Digest) Message {
 	text := d.Headline + " (" + weekRange(d) + ")"
-	return Message{Text: display.Truncate(text, maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
+	return Message{Text: display.Truncate(inert(text, false), maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
 }
 
 // digestBlocks lays the digest out: the headline, the team's plans

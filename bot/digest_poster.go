@@ -13,8 +13,8 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/retry"
-	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -170,7 +170,7 @@ func (p *DigestPoster) Build(ctx context.Context, end time.Time) (pricing.Digest
 	}
 	if p.models != nil {
 		hub := answer.Service{Models: p.models}
-		in.Parse = func(q string) (sizing.Parsed, error) { return hub.Reread(ctx, q) }
+		in.Parse = func(q string) (reading.Request, error) { return hub.Reread(ctx, q) }
 	}
 	return pricing.BuildDigest(in, p.cfg), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -109,7 +110,7 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	model := hangingModel(t)
 	rurl := newResponseURL(t)
 	h, err := New(Config{
-		Parse:           sizing.Parse,
+		Parse:           reading.Parse,
 		Answer:          Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Ask:             Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond:         NewResponseURLPoster(rurl.Client()),

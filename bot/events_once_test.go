@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -20,7 +21,7 @@ func TestEventParsedOnce(t *testing.T) {
 	for _, file := range []string{"app_mention.json", "message_im.json"} {
 		var parses atomic.Int32
 		f := newEventsFixture(t, func(c *Config) {
-			c.Parse = func(q string) (sizing.Parsed, error) { parses.Add(1); return fakeParser(q) }
+			c.Parse = func(q string) (reading.Request, error) { parses.Add(1); return fakeParser(q) }
 		})
 		f.h.cfg.Interpreter = MeteredInterpreter(fakeInterpreter{err: llm.ErrUnavailable}, f.metrics)
 		f.deliver(t, file)
@@ -40,7 +41,7 @@ func TestEventParsedOnce(t *testing.T) {
 func TestLanguageModelAskedOnce(t *testing.T) {
 	models := &fakeModels{delay: time.Millisecond, err: &sizing.InputError{Problem: `no model "qwen9 1.7b" on the Hub`, Hint: "Qwen/Qwen3-1.7B lora h100"}}
 	f := newEventsFixture(t, func(c *Config) {
-		c.Parse, c.Answer, c.Models = sizing.Parse, Fixed{&sizing.Estimator{}}, models
+		c.Parse, c.Answer, c.Models = reading.Parse, Fixed{&sizing.Estimator{}}, models
 	})
 	f.h.cfg.Interpreter = MeteredInterpreter(fakeInterpreter{err: llm.ErrUnavailable}, f.metrics)
 	in := incoming{kind: KindDM, text: "qwen9 1.7b qlora", ts: "1764464500.000100", asker: who{team: "T1DC2JH3J", channel: "D0FITBOTDM", user: "U2CERLKJA"}}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -182,7 +182,7 @@ func TestEventLanguageModel(t *testing.T) {
 		wantText string
 		wantLLM  string // fitbot_llm_calls_total outcome
 	}{
-		{"interpreted", fakeInterpreter{parsed: sizing.Parsed{Query: fits}}, "✅ Fits", "ok"},
+		{"interpreted", fakeInterpreter{parsed: reading.Request{Query: fits}}, "✅ Fits", "ok"},
 		{"question back", fakeInterpreter{err: &llm.NotUnderstoodError{QuestionBack: "Which model <b>and</b> GPU?"}}, "I couldn't use that: Which model", "not_understood"},
 		{"model down", fakeInterpreter{err: llm.ErrUnavailable}, "I couldn't use that: could not use", "failed"},
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -21,20 +22,20 @@ import (
 var testNow = time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 
 // fakeParser reads the questions of fixtureAnswers and rejects the rest
-// the way sizing.Parse does, with an *InputError.
-func fakeParser(question string) (sizing.Parsed, error) {
+// the way reading.Parse does, with an *InputError.
+func fakeParser(question string) (reading.Request, error) {
 	if f, ok := fixtures[question]; ok {
-		return sizing.Parsed{Query: f.query}, nil
+		return reading.Request{Query: f.query}, nil
 	}
 	switch question {
 	case "panic":
-		return sizing.Parsed{Query: sizing.Query{Model: "panic", Method: sizing.MethodFull}}, nil
+		return reading.Request{Query: sizing.Query{Model: "panic", Method: sizing.MethodFull}}, nil
 	case "can we tune the big one on our box":
-		return sizing.Parsed{}, &sizing.InputError{Problem: `no model or size found in "can we tune the big one on our box"`, Hint: "13B lora 4090"}
+		return reading.Request{}, &sizing.InputError{Problem: `no model or size found in "can we tune the big one on our box"`, Hint: "13B lora 4090"}
 	case "mistral-7b", "mistral 7b":
-		return sizing.Parsed{Query: sizing.Query{Model: "mistral-7b-v0.1"}}, nil
+		return reading.Request{Query: sizing.Query{Model: "mistral-7b-v0.1"}}, nil
 	}
-	return sizing.Parsed{}, &sizing.InputError{Problem: fmt.Sprintf("could not use %q", question), Hint: "llama-3.1-8b qlora rtx-4090"}
+	return reading.Request{}, &sizing.InputError{Problem: fmt.Sprintf("could not use %q", question), Hint: "llama-3.1-8b qlora rtx-4090"}
 }
 
 // fixture is a question the fakes know, with its query and answer.
@@ -176,16 +177,16 @@ var testOffers = []pricing.Offer{
 
 // fakeInterpreter returns parsed, or err, after an optional delay.
 type fakeInterpreter struct {
-	parsed sizing.Parsed
+	parsed reading.Request
 	err    error
 	delay  time.Duration
 }
 
-func (f fakeInterpreter) Interpret(ctx context.Context, _ string) (sizing.Parsed, error) {
+func (f fakeInterpreter) Interpret(ctx context.Context, _ string) (reading.Request, error) {
 	select {
 	case <-time.After(f.delay):
 	case <-ctx.Done():
-		return sizing.Parsed{}, ctx.Err()
+		return reading.Request{}, ctx.Err()
 	}
 	return f.parsed, f.err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -48,7 +49,7 @@ func (h *Handler) hardwareCommand(ctx context.Context, team, rest string) Messag
 }
 
 func (h *Handler) addMachine(ctx context.Context, team, text string) Message {
-	m, err := sizing.ParseMachine(text)
+	m, err := reading.ParseMachine(text)
 	var in *sizing.InputError
 	if errors.As(err, &in) {
 		return errorMessage(in.Problem, "hardware add "+strings.TrimPrefix(in.Hint, "fit "))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -21,7 +22,7 @@ func TestTeamHardware(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Hardware = sizing.Parse, Fixed{&sizing.Estimator{}}, db })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Hardware = reading.Parse, Fixed{&sizing.Estimator{}}, db })
 	ask := func(text string) string { return messageJSON(t, h.Command(ctx, slash(text))) }
 	steps := []struct {
 		text    string
@@ -101,7 +102,7 @@ func TestClusterCommand(t *testing.T) {
 		{"what's free", liveCluster{snap: snap}, "what's free on our cluster right now?", []string{"The team's cluster", "*H100 SXM 80 GB*: 2 free of 16"}},
 	} {
 		h := newTestHandler(t, func(c *Config) {
-			c.Parse, c.Answer, c.Hardware, c.Cluster = sizing.Parse, Fixed{&sizing.Estimator{}}, db, tc.cluster
+			c.Parse, c.Answer, c.Hardware, c.Cluster = reading.Parse, Fixed{&sizing.Estimator{}}, db, tc.cluster
 		})
 		got := messageJSON(t, h.Command(ctx, slash(tc.text)))
 		for _, w := range tc.want {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -51,7 +52,7 @@ func (l *iterationLog) take() string {
 func hostileServer(f *testing.F) (*http.ServeMux, *Handler, *iterationLog) {
 	logs := &iterationLog{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	h, err := New(Config{Parse: sizing.Parse, Answer: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}, Ask: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
+	h, err := New(Config{Parse: reading.Parse, Answer: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}}, Ask: Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond: discardResponder{}, Logger: log, FollowUpTimeout: time.Second})
 	if err != nil {
 		f.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/hub"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/slack-go/slack"
 )
 
@@ -19,7 +19,7 @@ import (
 // *hub.Resolver is one. A nil ModelResolver leaves such questions to the
 // parser's own message.
 type ModelResolver interface {
-	ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error)
+	ResolveParsed(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error)
 }
 
 // cachedNamer is what a ModelResolver may also do: name the cached Hub
@@ -129,7 +129,7 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL string
 // parse reads a question that is answered again (a button, a saved
 // plan), resolving a Hub model in place: the cache has it fresh or
 // answers for it, so there is no acknowledgement to race.
-func (h *Handler) parse(ctx context.Context, question string) (sizing.Parsed, error) {
+func (h *Handler) parse(ctx context.Context, question string) (reading.Request, error) {
 	return h.answers.Reread(ctx, question)
 }
 

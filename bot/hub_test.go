@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -23,7 +24,7 @@ type fakeModels struct {
 	moreCached int
 }
 
-func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	if f.calls != nil {
 		f.calls <- question
 	}
@@ -49,7 +50,7 @@ func (f *fakeModels) ResolveParsed(ctx context.Context, question string, p sizin
 		return p, err
 	}
 	if p.Hub == "" { // a name the catalog lacks: read again with the repo in its place
-		p, _ = sizing.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
+		p, _ = reading.Parse(question[:p.Missing.Start] + "Qwen/Qwen3-1.7B" + question[p.Missing.End:])
 	}
 	m.Assume("Qwen/Qwen3-1.7B from the Hugging Face Hub (revision 8268fe3, fetched just now)")
 	p.Query.Arch = &m
@@ -62,7 +63,7 @@ func (f *fakeModels) CachedRepo(_ context.Context, words string) (string, bool) 
 
 func hubHandler(t *testing.T, models *fakeModels, change func(*Config)) *Handler {
 	return newTestHandler(t, func(c *Config) {
-		c.Parse = sizing.Parse
+		c.Parse = reading.Parse
 		c.Answer = Fixed{&sizing.Estimator{}}
 		c.Models = models
 		if change != nil {
@@ -135,7 +136,7 @@ func TestHubQuestionInAMentionWaits(t *testing.T) {
 }
 
 func TestWithoutResolverHubIDsKeepTheParsersMessage(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse = sizing.Parse; c.Answer = Fixed{&sizing.Estimator{}} })
+	h := newTestHandler(t, func(c *Config) { c.Parse = reading.Parse; c.Answer = Fixed{&sizing.Estimator{}} })
 	msg := h.Command(context.Background(), slash("Qwen/Qwen3-1.7B lora h100"))
 	if !strings.Contains(msg.Text, "Qwen/Qwen3-1.7B") || outcomeOf(msg) == OutcomeAnswered {
 		t.Errorf("without a resolver: %s", msg.Text)
@@ -143,7 +144,7 @@ func TestWithoutResolverHubIDsKeepTheParsersMessage(t *testing.T) {
 }
 
 func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
-	parsed, err := sizing.Parse("llama-3.1-8b qlora rtx-4090")
+	parsed, err := reading.Parse("llama-3.1-8b qlora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
 	}

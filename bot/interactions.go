@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/slack-go/slack"
 
 	"github.com/fitbot/fitbot/store"
@@ -124,7 +124,7 @@ func (h *Handler) pressPublic(ctx context.Context, asker who, scope store.Scope,
 			msg.ResponseType = slack.ResponseTypeEphemeral
 			return []Message{msg}
 		}
-		q := answer.Question{Text: text, Route: sizing.Routing{Kind: sizing.RouteSizing}, Parsed: p}
+		q := answer.Question{Text: text, Route: reading.Routing{Kind: reading.RouteSizing}, Parsed: p}
 		if q.Ask() {
 			msg = h.askAnswer(ctx, asker, q)
 		} else {

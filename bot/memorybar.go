@@ -36,6 +36,7 @@ func memoryTerms(m sizing.Memory) []barTerm {
 		{"gradients", '▓', m.GradientsBytes},
 		{"optimizer", '▒', m.OptimizerBytes},
 		{"activations", '░', m.ActivationsBytes},
+		{"QLoRA work", '▞', m.QLoRAWorkBytes},
 		{"KV cache", '▚', m.KVCacheBytes},
 		{"overhead", '▪', m.OverheadBytes},
 	}

@@ -57,16 +57,60 @@ func (p *preEncoded) matches(m Message) bool {
 
 // ephemeral returns a message only the asker sees, with Slack's limits enforced.
 func ephemeral(text string, blocks ...slack.Block) Message {
-	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: display.Truncate(noBroadcast(text), maxFallbackText), Blocks: enforceLimits(blocks)}
+	return Message{ResponseType: slack.ResponseTypeEphemeral, Text: display.Truncate(inert(text, false), maxFallbackText), Blocks: enforceLimits(blocks)}
 }
 
-// noBroadcast keeps the words a person typed (a question, a model name)
-// from reaching a message's fallback text as Slack's special mentions:
-// <!channel>, <!here>, <!everyone> and <!subteam^ID> notify everyone in a
-// channel once the message is shared there. The blocks escape people's
-// words whole (escape); the fallback keeps its user mentions (<@U123>)
-// and links, so only "<!" is written as the text it is.
-func noBroadcast(s string) string { return strings.ReplaceAll(s, "<!", "&lt;!") }
+// inert writes every "<" and ">" of s as the entities Slack reads as
+// the characters themselves (https://api.slack.com/reference/surfaces/formatting#escaping),
+// so that no text from outside (a machine or plan name, a Hub model's
+// name, a provider's or a cluster's error) reaches Slack as a control
+// sequence: <!channel>, <!here> and <!everyone> notify a whole channel,
+// <@U...> and <#C...> mention, <https://...|text> links. With
+// keepMentions, a well-formed user mention (<@U123>) stays one: fitbot's
+// own, naming a plan's author; a name from outside is escaped where it
+// is written (escape), so a mention in it is not well-formed by then.
+// Entities already written (&lt;) are kept as they are.
+func inert(s string, keepMentions bool) string {
+	if !strings.ContainsAny(s, "<>") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			if n := userMention(s[i:]); keepMentions && n > 0 {
+				b.WriteString(s[i : i+n])
+				i += n - 1
+				continue
+			}
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// userMention is the length of the user mention (<@U123> or <@W123>)
+// that s starts with, or 0.
+func userMention(s string) int {
+	if len(s) < 5 || s[1] != '@' || (s[2] != 'U' && s[2] != 'W') {
+		return 0
+	}
+	for i := 3; i < len(s) && i < 24; i++ {
+		switch c := s[i]; {
+		case c == '>' && i > 3:
+			return i + 1
+		case c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		default:
+			return 0
+		}
+	}
+	return 0
+}
 
 // withOutcome is m marked with outcome.
 func (m Message) withOutcome(outcome string) Message {

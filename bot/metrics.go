@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot/llm"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -84,7 +85,7 @@ func NewMetrics() *Metrics {
 		}, []string{"provider", "status"}),
 		offersHeld: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fitbot_price_offers_held_total",
-			Help: "Offers a price refresh held aside as implausible (far outside the GPU's band of current prices), by provider.",
+			Help: "Offers a price refresh held aside as implausible (below what the card costs to own, above its list prices, or far outside the providers' spread), by provider.",
 		}, []string{"provider"}),
 		connsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fitbot_http_connections_refused_total",
@@ -304,7 +305,7 @@ type meteredInterpreter struct {
 	m  *Metrics
 }
 
-func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (sizing.Parsed, error) {
+func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (reading.Request, error) {
 	p, err := mi.in.Interpret(ctx, question)
 	mi.m.LLMCall(err)
 	return p, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -34,11 +35,11 @@ func TestOutcomeOf(t *testing.T) {
 		c.TeamID, c.UserID, c.ResponseURL = team, user, "https://hooks.slack.invalid/commands/1"
 		return h.Command(context.Background(), c)
 	}
-	parsed, err := sizing.Parse("largest model lora rtx-4090")
+	parsed, err := reading.Parse("largest model lora rtx-4090")
 	if err != nil {
 		t.Fatal(err)
 	}
-	largest, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(parsed)
+	largest, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(parsed.Query, parsed.Intent, parsed.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

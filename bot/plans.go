@@ -10,6 +10,7 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -133,7 +134,9 @@ func (h *Handler) planCommand(ctx context.Context, scope store.Scope, arg string
 func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, details bool) Message {
 	saved, err := h.cfg.Plans.Plan(ctx, scope, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans mistral-7b")
+		// The hint names nothing: a plan this asker may not read must not
+		// show its model, even as an example.
+		return errorMessage(fmt.Sprintf("There is no plan #%d.", id), "plans <model>")
 	}
 	if err != nil {
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
@@ -142,7 +145,7 @@ func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, detai
 	if saved.Kind != plan.KindFit && saved.Kind != "" {
 		return h.reask(ctx, saved, details)
 	}
-	d := plan.Reanswer(saved.Summary, func(q string) (sizing.Parsed, error) { return h.parse(ctx, q) }, plan.AnswerFunc(func(q sizing.Query) (sizing.Answer, error) {
+	d := plan.Reanswer(saved.Summary, func(q string) (reading.Request, error) { return h.parse(ctx, q) }, plan.AnswerFunc(func(q sizing.Query) (sizing.Answer, error) {
 		return h.cfg.Answer.Answer(ctx, q)
 	}), nil)
 	if d.Now == nil {

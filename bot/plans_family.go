@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -13,7 +13,7 @@ import (
 // familyPlans lists the newest plans of every model of a family
 // (`/fit plans llama`); ok is false when the words name no family.
 func (h *Handler) familyPlans(ctx context.Context, scope store.Scope, words string) (Message, bool) {
-	models := sizing.FamilyModels(words)
+	models := reading.FamilyModels(words)
 	if len(models) == 0 {
 		return Message{}, false
 	}

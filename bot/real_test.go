@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -28,7 +29,7 @@ func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
 	}
 	tb.Cleanup(func() { db.Close() })
 	h, err := New(Config{
-		Parse:   sizing.Parse,
+		Parse:   reading.Parse,
 		Answer:  Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Ask:     Fixed{&sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond: NewResponseURLPoster(http.DefaultClient),
@@ -44,7 +45,7 @@ func newRealHandler(tb testing.TB) (*Handler, *store.DB) {
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ Parser    = sizing.Parse
+	_ Parser    = reading.Parse
 	_ Answerer  = Fixed{}
 	_ Asker     = Fixed{}
 	_ PlanStore = (*store.DB)(nil)
@@ -68,7 +69,7 @@ func TestHelpExamplesAnswer(t *testing.T) {
 	for _, g := range helpGroups {
 		for _, ex := range g.examples {
 			t.Run(ex, func(t *testing.T) {
-				p, err := sizing.Parse(ex)
+				p, err := reading.Parse(ex)
 				if err != nil {
 					t.Fatalf("the parser cannot read it: %v", err)
 				}

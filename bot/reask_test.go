@@ -7,6 +7,7 @@ import (
 
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -18,11 +19,11 @@ import (
 func TestReaskComparesFigures(t *testing.T) {
 	h, db := newRealHandler(t)
 	ctx := context.Background()
-	p, err := sizing.Parse("what 2x4090 lora")
+	p, err := reading.Parse("what 2x4090 lora")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(p)
+	a, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -36,7 +37,7 @@ type replyCache struct {
 	version uint64
 	entries map[string]*cachedReply // by canonical question
 	byText  map[string]*cachedReply // by the words asked
-	asks    map[string]*cachedAsk   // by canonical ask (sizing.FormatAsk)
+	asks    map[string]*cachedAsk   // by canonical ask (reading.FormatAsk)
 }
 
 // cachedAsk is the answer to a question that runs the other way round
@@ -47,7 +48,7 @@ type replyCache struct {
 // clock). The parsed question is compared whole on a hit, notes included,
 // so two wordings with one canonical form never share assumptions.
 type cachedAsk struct {
-	parsed sizing.Parsed
+	parsed reading.Request
 	answer sizing.AskAnswer // shared by every hit: never changed once cached
 }
 
@@ -131,7 +132,7 @@ func (c *replyCache) at(version uint64) bool {
 
 // getAsk returns the answer cached for the ask p, keyed by its canonical
 // form, under version; ok is false when there is none.
-func (c *replyCache) getAsk(version uint64, key string, p sizing.Parsed) (a sizing.AskAnswer, ok bool) {
+func (c *replyCache) getAsk(version uint64, key string, p reading.Request) (a sizing.AskAnswer, ok bool) {
 	c.mu.RLock()
 	e := c.asks[key]
 	stale := c.version != version
@@ -143,7 +144,7 @@ func (c *replyCache) getAsk(version uint64, key string, p sizing.Parsed) (a sizi
 }
 
 // putAsk caches a, the answer to the ask p, under version and key.
-func (c *replyCache) putAsk(version uint64, key string, p sizing.Parsed, a sizing.AskAnswer) {
+func (c *replyCache) putAsk(version uint64, key string, p reading.Request, a sizing.AskAnswer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.at(version) {
@@ -177,7 +178,7 @@ func putBounded(m map[string]*cachedReply, k string, e *cachedReply) {
 // Hub cache, or --config) is not cached: the Hub cache can change under
 // it, and AnswerVersion does not count the Hub cache's changes. Caching
 // those answers would need the Hub cache's own counter in AnswerVersion.
-func cacheable(p sizing.Parsed, canonical, note string) bool {
+func cacheable(p reading.Request, canonical, note string) bool {
 	return canonical != "" && note == "" && p.Query.Arch == nil && !saysMore(p)
 }
 
@@ -185,8 +186,8 @@ func cacheable(p sizing.Parsed, canonical, note string) bool {
 // not and its answer checks: a deadline (one that names a day moves with
 // the clock), a budget or a price per GPU-hour. Its reply is not one to
 // share with the plain question.
-func saysMore(p sizing.Parsed) bool {
-	return p.Deadline != (sizing.Deadline{}) || p.Money != (sizing.Money{})
+func saysMore(p reading.Request) bool {
+	return p.Deadline != (reading.Deadline{}) || p.Money != (reading.Money{})
 }
 
 // newCachedReply splits msg, an answer rendered by answerBlocks, around

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -32,9 +33,9 @@ type countingAnswerer struct {
 }
 
 // parse is the real parser, counted.
-func (c *countingAnswerer) parse(text string) (sizing.Parsed, error) {
+func (c *countingAnswerer) parse(text string) (reading.Request, error) {
 	c.parses.Add(1)
-	return sizing.Parse(text)
+	return reading.Parse(text)
 }
 
 func (c *countingAnswerer) Answer(_ context.Context, q sizing.Query) (sizing.Answer, error) {
@@ -372,7 +373,7 @@ func TestReplyCacheByWordsWithTeamMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Hardware = sizing.Parse, Fixed{&sizing.Estimator{}}, db
+		c.Parse, c.Answer, c.Hardware = reading.Parse, Fixed{&sizing.Estimator{}}, db
 		c.AnswerVersion = func() uint64 { return 1 }
 	})
 	for _, text := range []string{"13b qlora h100", "13b qlora"} {
@@ -387,12 +388,12 @@ func TestReplyCacheByWordsWithTeamMachines(t *testing.T) {
 }
 
 // Ask is the real estimator's inverse search, counted.
-func (c *countingAnswerer) Ask(_ context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
+func (c *countingAnswerer) Ask(_ context.Context, p reading.Request) (sizing.AskAnswer, error) {
 	c.asks.Add(1)
 	c.mu.Lock()
 	est := c.est
 	c.mu.Unlock()
-	return est.Ask(p)
+	return est.Ask(p.Query, p.Intent, p.Workload)
 }
 
 // TestReplyCacheServesSearches asks the largest-model, longest-context

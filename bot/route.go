@@ -11,6 +11,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -20,18 +21,18 @@ import (
 // *DigestPoster's Build is one.
 type Weekly func(ctx context.Context, end time.Time) (pricing.Digest, error)
 
-// routed answers a message that is not a sizing question (sizing.Route):
+// routed answers a message that is not a sizing question (reading.Route):
 // a price question, a plans question, small talk, a request for help. ok
 // is false for a sizing question, which the caller answers.
-func (h *Handler) routed(ctx context.Context, asker who, r sizing.Routing) (Message, bool) {
+func (h *Handler) routed(ctx context.Context, asker who, r reading.Routing) (Message, bool) {
 	switch r.Kind {
-	case sizing.RoutePlans:
+	case reading.RoutePlans:
 		return h.plansCommand(ctx, asker.scope(), r.Plans), true
-	case sizing.RouteChat:
+	case reading.RouteChat:
 		return chatMessage(r.Greeting), true
-	case sizing.RouteHelp:
+	case reading.RouteHelp:
 		return helpMessage(h.cfg.Interpreter != nil), true
-	case sizing.RoutePrice:
+	case reading.RoutePrice:
 		return h.priceAnswer(ctx, r), true
 	}
 	return Message{}, false
@@ -60,7 +61,7 @@ func notASizingQuestion() Message {
 
 // nothingToSize reports whether a parse read words but found nothing a
 // sizing question is made of: no model, size, method or GPU at all.
-func nothingToSize(p sizing.Parsed, err error) bool {
+func nothingToSize(p reading.Request, err error) bool {
 	var in *sizing.InputError
 	if err == nil || !errors.As(err, &in) || len(p.Ignored) == 0 {
 		return false
@@ -72,7 +73,7 @@ func nothingToSize(p sizing.Parsed, err error) bool {
 // priceAnswer answers a price question: every GPU's cheapest offer, one
 // GPU's offers, or two GPUs compared; "this week" adds the digest's
 // moves for the GPUs asked about.
-func (h *Handler) priceAnswer(ctx context.Context, r sizing.Routing) Message {
+func (h *Handler) priceAnswer(ctx context.Context, r reading.Routing) Message {
 	if h.cfg.Prices == nil {
 		return ephemeral("Prices are not available yet on this fitbot. Answers use the built-in price sheet where it has the GPU.")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -25,7 +26,7 @@ func TestRoutedMessages(t *testing.T) {
 		}, nil
 	}
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}}
+		c.Parse, c.Answer = reading.Parse, Fixed{&sizing.Estimator{}}
 		c.Prices, c.Weekly = fakePrices{offers: testOffers}, week
 	})
 	tests := []struct {
@@ -90,7 +91,7 @@ func TestRoutedWithoutPrices(t *testing.T) {
 // TestNoInternalIDs: an answer whose largest term is the KV cache says
 // so in words.
 func TestNoInternalIDs(t *testing.T) {
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}} })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = reading.Parse, Fixed{&sizing.Estimator{}} })
 	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 ctx 128k batch 8")))
 	if strings.Contains(got, "kv_cache") || !strings.Contains(got, "mostly KV cache") {
 		t.Errorf("answer names the term by its id:\n%s", got)
@@ -107,7 +108,7 @@ func TestDMsNeverGetAnError(t *testing.T) {
 	} {
 		t.Run(file, func(t *testing.T) {
 			f := newEventsFixture(t, func(c *Config) {
-				c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}}
+				c.Parse, c.Answer = reading.Parse, Fixed{&sizing.Estimator{}}
 				c.Interpreter = fakeInterpreter{err: errors.New("model down")}
 			})
 			f.deliver(t, file)

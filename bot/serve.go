@@ -11,6 +11,7 @@ import (
 	"github.com/fitbot/fitbot/chart"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/launch"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -153,7 +154,7 @@ func (h *Handler) servingPlan(ctx context.Context, question string, a sizing.Ans
 	default:
 		return launch.PlanOf(a)
 	}
-	fit, err := h.answers.Fit(ctx, answer.Question{Text: question, Route: q.Route, Parsed: sizing.Parsed{Query: launch.QueryFor(q.Parsed.Query, ask.Request)}})
+	fit, err := h.answers.Fit(ctx, answer.Question{Text: question, Route: q.Route, Parsed: reading.Request{Query: launch.QueryFor(q.Parsed.Query, ask.Request)}})
 	if err != nil {
 		return launch.PlanOf(a)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/slack-go/slack"
@@ -173,7 +173,7 @@ func TestSocketLargeAnswer(t *testing.T) {
 func TestSocketStopsCleanly(t *testing.T) {
 	slow, entered := make(chan struct{}), make(chan struct{}, 1)
 	f := newSocketFixture(t, func(c *Config) {
-		c.Parse = func(q string) (sizing.Parsed, error) {
+		c.Parse = func(q string) (reading.Request, error) {
 			entered <- struct{}{}
 			<-slow
 			return fakeParser(q)

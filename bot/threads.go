@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -114,7 +115,7 @@ func (e *Events) forgetThreads(ctx context.Context, now time.Time) {
 }
 
 // followUp answers a message in an answer's thread against the question
-// that answer was for (sizing.FollowUp); ok is false when the message
+// that answer was for (reading.FollowUp); ok is false when the message
 // is not a follow-up.
 func (h *Handler) followUp(ctx context.Context, asker who, canonical, text string) (Message, bool) {
 	q, ok := h.answers.FollowUp(canonical, text)
@@ -186,11 +187,11 @@ func nextSteps(q sizing.Query, a sizing.Answer) slack.Block {
 // round the buttons of a fit answer (Share, Show details, Re-price),
 // carrying the question with its intent's words, and remembers the
 // question for its thread.
-func withAskButtons(msg Message, p sizing.Parsed, text string) Message {
+func withAskButtons(msg Message, p reading.Request, text string) Message {
 	if msg.Outcome != OutcomeAnswered {
 		return msg
 	}
-	if ref := queryRef(sizing.FormatAsk(p), text); ref != "" {
+	if ref := queryRef(reading.FormatAsk(p), text); ref != "" {
 		msg.Blocks = append(msg.Blocks, slack.NewActionBlock(answerActionsID,
 			slack.NewButtonBlockElement(ActionShare, ref, plain("Share in channel")).WithStyle(slack.StylePrimary),
 			slack.NewButtonBlockElement(ActionDetails, ref, plain("Show details")),

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -29,7 +30,7 @@ func TestThreadFollowUpsOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Plans = sizing.Parse, Fixed{&sizing.Estimator{}}, db })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Plans = reading.Parse, Fixed{&sizing.Estimator{}}, db })
 	rec := newPostRecorder()
 	metrics := NewMetrics()
 	api, _ := newTestWebAPI(t, rec, metrics)
@@ -139,7 +140,7 @@ func joinBlocks(p postedToChannel) []byte {
 
 func TestNextSteps(t *testing.T) {
 	answer := func(q string) (sizing.Query, sizing.Answer) {
-		p, err := sizing.Parse(q)
+		p, err := reading.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +170,7 @@ func TestNextSteps(t *testing.T) {
 		t.Error("an answer that fits comfortably has next-step buttons")
 	}
 	// A press answers the changed question in place of the old answer.
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = sizing.Parse, Fixed{&sizing.Estimator{}} })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer = reading.Parse, Fixed{&sizing.Estimator{}} })
 	msgs := h.press(context.Background(), slashScope, ActionNextQLoRA, "q:llama-3.1-8b qlora rtx-4090 seq 4096", "U1")
 	if len(msgs) != 1 || !msgs[0].ReplaceOriginal || !strings.Contains(msgs[0].Text, "QLoRA") {
 		t.Errorf("press Use QLoRA = %+v, want the QLoRA answer replacing the old one", msgs)
@@ -184,7 +185,7 @@ func TestNextSteps(t *testing.T) {
 // Show details lists every assumption in Slack, never a CLI command.
 func TestAskAnswersHaveButtons(t *testing.T) {
 	est := &sizing.Estimator{}
-	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{est}, Fixed{est} })
+	h := newTestHandler(t, func(c *Config) { c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{est}, Fixed{est} })
 	got := messageJSON(t, h.Command(context.Background(), slash("llama-3.1-8b inference l4 max context")))
 	if !strings.Contains(got, `"action_id":"fit_details","value":"q:llama-3.1-8b inference l4 max context"`) {
 		t.Fatalf("max-context answer has no Show details button:\n%s", got)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -41,7 +42,7 @@ func newConversation(t *testing.T, change func(*Config)) *conversation {
 	t.Cleanup(func() { db.Close() })
 	h := newTestHandler(t, func(c *Config) {
 		est := Fixed{&sizing.Estimator{}}
-		c.Parse, c.Answer, c.Ask, c.Plans, c.Hardware = sizing.Parse, est, est, db, db
+		c.Parse, c.Answer, c.Ask, c.Plans, c.Hardware = reading.Parse, est, est, db, db
 		if change != nil {
 			change(c)
 		}

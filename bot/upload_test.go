@@ -20,7 +20,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 )
 
 // fileFake is Slack's upload flow over loopback: files.getUploadURLExternal
@@ -419,7 +419,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
 	h := newTestHandler(t, func(c *Config) {
 		c.Upload = fake.uploader(t, nil)
-		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback
@@ -439,7 +439,7 @@ func TestServeAnswerCarriesItsCurve(t *testing.T) {
 // command of the answered replica: its concurrency as --max-num-seqs.
 func TestServeLaunchConfig(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) {
-		c.Parse, c.Answer, c.Ask = sizing.Parse, Fixed{askEstimator}, Fixed{askEstimator}
+		c.Parse, c.Answer, c.Ask = reading.Parse, Fixed{askEstimator}, Fixed{askEstimator}
 	})
 	rurl := newResponseURL(t)
 	var cb slack.InteractionCallback

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -20,7 +21,7 @@ var keep = flag.String("keep", "", "write the drawn PNGs into this folder, to lo
 
 func answer(t testing.TB, words string) sizing.Answer {
 	t.Helper()
-	parsed, err := sizing.Parse(words)
+	parsed, err := reading.Parse(words)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -13,12 +14,12 @@ import (
 // user and rises in time to first token, and the PNG decodes at the
 // pictures' size.
 func TestServePicture(t *testing.T) {
-	p, err := sizing.Parse("how many users can 2xh100 serve llama-3.1-70b fp8 at 4k context with ttft under 1s and 20 tok/s each")
+	p, err := reading.Parse("how many users can 2xh100 serve llama-3.1-70b fp8 at 4k context with ttft under 1s and 20 tok/s each")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &sizing.Estimator{}
-	a, err := e.Ask(p)
+	a, err := e.Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,12 @@ type Snapshot struct {
 	// Free counts the free GPUs of each catalog card over the available
 	// nodes; a card outside the catalog is counted under its product name.
 	Free map[string]int `json:"free"`
+	// Pending is what waits for GPUs, in the order the queue drains; nil
+	// (JSON null) when the source does not read a queue.
+	Pending []Pending `json:"pending"`
+	// StartEstimate is when the scheduler expects the last pending job to
+	// start; nil when it gives no estimate for each of them.
+	StartEstimate *time.Time `json:"start_estimate,omitempty"`
 }
 
 // NewSnapshot orders the nodes by name, fills a node's GPU memory from
@@ -156,6 +162,7 @@ func CatalogGPU(product string, memoryBytes int64) string {
 	if i := indexASCIIFold(name, " MIG "); i >= 0 {
 		name = name[:i]
 	}
+	name = amdVariant(name)
 	if name == "" || len(name) > 100 {
 		return ""
 	}
@@ -177,6 +184,23 @@ func CatalogGPU(product string, memoryBytes int64) string {
 		}
 	}
 	return best
+}
+
+// amdVariant drops what AMD's product names add to a card's name (libdrm
+// amdgpu.ids, as the AMD GPU operator's labeller writes it): a second
+// name ("MI250X / MI250"), and the form or mode words OAM, HF and VF
+// ("AMD Instinct MI300X VF" is an MI300X).
+func amdVariant(name string) string {
+	if i := strings.Index(name, " / "); i >= 0 {
+		name = name[:i]
+	}
+	for {
+		f := strings.Fields(name)
+		if len(f) < 2 || !slices.ContainsFunc([]string{"OAM", "HF", "VF"}, func(w string) bool { return strings.EqualFold(f[len(f)-1], w) }) {
+			return name
+		}
+		name = strings.Join(f[:len(f)-1], " ")
+	}
 }
 
 // sameFamily reports whether two catalog ids are variants of one card

@@ -34,6 +34,15 @@ func TestCatalogGPU(t *testing.T) {
 		{"nvidia_a100-sxm4-80gb", 0, "a100-80"},
 		{"h100", 0, "h100"},
 		{"AMD-Instinct-MI300X", 0, "mi300x"},
+		// The AMD GPU operator's product-name label: libdrm's amdgpu.ids
+		// name with spaces as "_" (ROCm/k8s-device-plugin cmd/k8s-node-labeller).
+		{"Instinct_MI300X", 0, "mi300x"},
+		{"AMD_Instinct_MI300X", 0, "mi300x"},
+		{"AMD_Instinct_MI300X_HF", 0, "mi300x"},
+		{"AMD_Instinct_MI300X_VF", 0, "mi300x"},
+		{"AMD_Instinct_MI325X", 0, "mi325x"},
+		{"Instinct_MI210", 0, "mi210"},
+		{"AMD_Instinct_MI100", 0, ""},
 		{"a100", 40960 * mib, "a100-40"},
 		{"a100", 81920 * mib, "a100-80"},
 		{"NVIDIA-Quadro-Imaginary-9000", 0, ""},
@@ -239,5 +248,54 @@ func TestCacheAskerWithADeadlineDoesNotStopTheRead(t *testing.T) {
 	s, err := c.Read(context.Background())
 	if err != nil || len(s.Nodes) == 0 {
 		t.Errorf("the next asker got %v, %d nodes: want the read that went on", err, len(s.Nodes))
+	}
+}
+
+// TestNotFreeNowSaysSoFirst: a job that free GPUs do not hold is never
+// placed on a node's total; the lead says what is missing, the nodes
+// that would hold it when free, and the queue ahead of it.
+func TestNotFreeNowSaysSoFirst(t *testing.T) {
+	s := snapshot()
+	for i := range s.Nodes {
+		s.Nodes[i].Partitions = []string{"gpu"}
+	}
+	s.Nodes[0].Partitions = []string{"l40s"} // a-1 sorts first
+	start := time.Date(2026, 12, 1, 16, 30, 0, 0, time.UTC)
+	s.SetPending([]Pending{
+		{Name: "7 train", GPUs: 8, Since: time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC), Partition: "gpu", StartEstimate: &start},
+		{Name: "8 other", GPUs: 2, Since: time.Date(2026, 12, 1, 14, 5, 0, 0, time.UTC), Partition: "l40s", StartEstimate: &start},
+	})
+	f := OnCluster(s, sizing.Query{GPU: "h100", GPUs: 8}, needs(300<<30))
+	if f.Placed || f.Placement.FreeNow || f.Query.GPUs != 8 || len(f.Placement.Nodes) != 0 {
+		t.Fatalf("placed %+v on 8 H100 with at most 2 free", f.Placement)
+	}
+	want := "Not free on the cluster now: needs 8 free H100s on one node; the most free is 2 on gpu-7. When free: gpu-3, gpu-7, gpu-9 (cordoned). 1 job waits ahead; the scheduler expects the last to start at Dec 1 16:30 UTC."
+	if got := f.Lead(s); got != want {
+		t.Errorf("lead\n got %q\nwant %q", got, want)
+	}
+	if f.Placement.Ahead != 1 || f.Placement.StartEstimate == nil || !f.Placement.StartEstimate.Equal(start) {
+		t.Errorf("placement %+v", f.Placement)
+	}
+	placed := OnCluster(s, sizing.Query{}, needs(150<<30))
+	if !placed.Placement.FreeNow || placed.Lead(s) != "" {
+		t.Errorf("a placed job: %+v, lead %q", placed.Placement, placed.Lead(s))
+	}
+}
+
+func TestQueueLine(t *testing.T) {
+	s := snapshot()
+	if s.QueueLine() != "" {
+		t.Errorf("no queue read: %q", s.QueueLine())
+	}
+	s.SetPending(nil)
+	if s.QueueLine() != "Queue: nothing waits for GPUs." {
+		t.Errorf("empty queue: %q", s.QueueLine())
+	}
+	s.SetPending([]Pending{{Name: "a", GPUs: 4, Since: time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)}})
+	if s.QueueLine() != "Queue: 1 job waits for 4 GPUs (the oldest since Dec 1 14:00 UTC); the scheduler gives no start time for all of them." || s.StartEstimate != nil {
+		t.Errorf("queue line %q", s.QueueLine())
+	}
+	if Estimate(time.Unix(0, 0), time.Now()) != nil || Estimate(time.Now().Add(365*24*time.Hour), time.Now()) != nil {
+		t.Error("a placeholder start time was kept")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -77,9 +78,85 @@ func OnCluster(s Snapshot, q sizing.Query, answer func(sizing.Query) (sizing.Ans
 				Note: fmt.Sprintf("On the cluster's free GPUs now: %s; %s (%s).", usesWords(p.Nodes), p.Fabric, read)}
 		}
 	}
-	f := Fit{Query: q, Placement: Placement{Missing: shortfall(s, q, answer)}}
+	missing, need := shortfall(s, q, answer)
+	f := Fit{Query: q, Placement: Placement{Missing: missing}}
+	if need.GPUs > 0 {
+		f.Placement.WhenFree = whenFree(s, need)
+		ahead := s.Ahead(partitionsOf(s, f.Placement.WhenFree))
+		f.Placement.Ahead = len(ahead)
+		f.Placement.StartEstimate = lastStart(ahead)
+	}
 	f.Note = fmt.Sprintf("Not on the cluster now: %s (%s). Answered on the cheapest cloud option instead.", f.Placement.Missing, read)
 	return f
+}
+
+// Lead is the line a "right now" answer starts with when free GPUs do
+// not hold the job: what is missing, the nodes that would hold it when
+// free, the queue ahead of it; "" when the job is placed.
+func (f Fit) Lead(s Snapshot) string {
+	p := f.Placement
+	if p.FreeNow {
+		return ""
+	}
+	line := "Not free on the cluster now: " + p.Missing + "."
+	if len(p.WhenFree) > 0 {
+		line += " When free: " + strings.Join(p.WhenFree, ", ") + "."
+	}
+	if s.Pending != nil {
+		switch {
+		case p.Ahead == 0:
+			line += " Nothing waits ahead of it."
+		case p.StartEstimate != nil:
+			line += fmt.Sprintf(" %d %s ahead; %s expects the last to start at %s.", p.Ahead, plural(p.Ahead, "job waits", "jobs wait"), s.scheduler(), clockWords(*p.StartEstimate))
+		default:
+			line += fmt.Sprintf(" %d %s ahead, with no start time for all of them.", p.Ahead, plural(p.Ahead, "job waits", "jobs wait"))
+		}
+	}
+	return line
+}
+
+// maxWhenFree bounds the nodes a Lead names.
+const maxWhenFree = 4
+
+// whenFree names the nodes whose GPUs, all free, would hold the job's
+// share on one node: "gpu-3", "gpu-4 (drained)"; the nodes taking work
+// first, at most maxWhenFree, then "and N more".
+func whenFree(s Snapshot, need Need) []string {
+	per := (need.GPUs + max(need.Nodes, 1) - 1) / max(need.Nodes, 1)
+	var up, out []string
+	for _, n := range s.Nodes {
+		if !n.takes(need) || n.GPUsTotal < per || n.GPUsTotal == 0 {
+			continue
+		}
+		if n.Unavailable == "" {
+			up = append(up, n.Name)
+		} else {
+			out = append(out, n.Name+" ("+n.Unavailable+")")
+		}
+	}
+	all := append(up, out...)
+	if len(all) > maxWhenFree {
+		all = append(all[:maxWhenFree:maxWhenFree], fmt.Sprintf("and %d more", len(all)-maxWhenFree))
+	}
+	return all
+}
+
+// partitionsOf gathers the partitions of the named nodes (a WhenFree
+// entry may carry a reason after the name).
+func partitionsOf(s Snapshot, names []string) []string {
+	var out []string
+	for _, n := range s.Nodes {
+		for _, name := range names {
+			if name == n.Name || strings.HasPrefix(name, n.Name+" (") {
+				for _, p := range n.Partitions {
+					if !slices.Contains(out, p) {
+						out = append(out, p)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // card is one catalog card with free GPUs on available nodes.
@@ -136,7 +213,7 @@ func counts(most, asked int) []int {
 // shortfall says what the job lacks on the cluster: for the card with
 // the most free GPUs on one node (the asked card when one was named),
 // the fewest of it one node would need and the most free now.
-func shortfall(s Snapshot, q sizing.Query, answer func(sizing.Query) (sizing.Answer, error)) string {
+func shortfall(s Snapshot, q sizing.Query, answer func(sizing.Query) (sizing.Answer, error)) (string, Need) {
 	id := q.GPU
 	if id == "" {
 		bestFree := -1
@@ -147,11 +224,11 @@ func shortfall(s Snapshot, q sizing.Query, answer func(sizing.Query) (sizing.Ans
 		}
 	}
 	if id == "" {
-		return "the cluster has no available GPU fitbot knows"
+		return "the cluster has no available GPU fitbot knows" + unknownCards(s), Need{}
 	}
 	g, _, err := sizing.LookupGPU(id)
 	if err != nil {
-		return "the cluster has no available GPU fitbot knows"
+		return "the cluster has no available GPU fitbot knows" + unknownCards(s), Need{}
 	}
 	need := q.GPUs
 	if need == 0 {
@@ -175,9 +252,25 @@ func shortfall(s Snapshot, q sizing.Query, answer func(sizing.Query) (sizing.Ans
 		if on != "" {
 			msg += fmt.Sprintf(" (the most free on one node is %d on %s)", most, on)
 		}
-		return msg
+		return msg, Need{}
 	}
-	return Place(s, Need{GPU: id, GPUs: need}).Missing
+	n := Need{GPU: id, GPUs: need}
+	return Place(s, n).Missing, n
+}
+
+// unknownCards names the cards the cluster has that fitbot's catalog
+// lacks: " (it has 8× AMD_Instinct_MI400X, not in fitbot's catalog)".
+func unknownCards(s Snapshot) string {
+	var names []string
+	for _, c := range s.Cards() {
+		if c.GPU == c.Name && CardMemory(c.GPU) == 0 {
+			names = append(names, fmt.Sprintf("%d× %s", c.Total, c.Name))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (it has " + strings.Join(names, ", ") + ", not in fitbot's catalog)"
 }
 
 // usesWords is "2 × H100 on gpu-3", "4 × H100 on each of gpu-1, gpu-2".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -26,9 +27,19 @@ type Use struct {
 
 // Placement is where a job would run now, or what is missing.
 type Placement struct {
+	// FreeNow reports whether free GPUs hold the job now.
+	FreeNow bool   `json:"free_now"`
 	Nodes   []Use  `json:"nodes,omitempty"` // empty when the job cannot be placed now
 	Fabric  string `json:"fabric,omitempty"`
 	Missing string `json:"missing,omitempty"` // "needs 4 free H100s on one node; the most free is 2 on gpu-7"
+	// WhenFree names the nodes that would hold the job once their GPUs
+	// are free (those not taking work say why), when it is not free now.
+	WhenFree []string `json:"when_free,omitempty"`
+	// Ahead counts the GPU jobs waiting in those nodes' partitions.
+	Ahead int `json:"ahead,omitempty"`
+	// StartEstimate is when the scheduler expects the last of those
+	// jobs to start: the job would wait at least until then.
+	StartEstimate *time.Time `json:"start_estimate,omitempty"`
 }
 
 // Placed reports whether the job has nodes.
@@ -62,7 +73,7 @@ func Place(s Snapshot, need Need) Placement {
 		return Placement{Missing: missing(s, need, card, per, nodes, best, fit)}
 	}
 	slices.SortStableFunc(fit, func(a, b Node) int { return cmp.Compare(a.GPUsFree, b.GPUsFree) })
-	p := Placement{}
+	p := Placement{FreeNow: true}
 	for _, n := range fit[:nodes] {
 		p.Nodes = append(p.Nodes, Use{Node: n.Name, GPU: n.GPU, GPUs: per})
 	}

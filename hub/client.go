@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -156,7 +157,7 @@ func (c *Client) get(ctx context.Context, repo, path, etag string) ([]byte, stri
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = defaultClient
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -203,3 +204,8 @@ func orHub(repo string) string {
 	}
 	return repo
 }
+
+// defaultClient is the client of a Client without one: it follows the
+// Hub's redirects (a renamed repo, a file on the CDN), but without the
+// token once the host changes.
+var defaultClient = samehost.StripClient(nil)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -354,7 +355,7 @@ func NameKey(s string) string {
 // again. Each step adds a note naming the repo used. A parse that needs
 // neither is returned as given; a name the Hub does not know either keeps
 // the parser's own error, with its suggestions.
-func (r *Resolver) ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (r *Resolver) ResolveParsed(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	var notes []string
 	if p.Hub == "" && p.Missing.Words != "" && p.Missing.End <= len(question) && p.Missing.Start <= p.Missing.End {
 		repo, note, err := r.Find(ctx, p.Missing.Words)
@@ -370,7 +371,7 @@ func (r *Resolver) ResolveParsed(ctx context.Context, question string, p sizing.
 		case err != nil:
 			return p, err
 		}
-		p, parseErr = sizing.Parse(question[:p.Missing.Start] + repo + question[p.Missing.End:])
+		p, parseErr = reading.Parse(question[:p.Missing.Start] + repo + question[p.Missing.End:])
 		notes = append(notes, note)
 	}
 	if p.Hub == "" || parseErr != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -253,7 +254,7 @@ func TestResolveParsed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {
-			p, perr := sizing.Parse(tt.question)
+			p, perr := reading.Parse(tt.question)
 			p, err := r.ResolveParsed(context.Background(), tt.question, p, perr)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -284,7 +285,7 @@ func TestResolveParsedKeepsTheParsersErrorForAnUnknownName(t *testing.T) {
 		"/api/models?direction=-1&limit=20&search=qwen9-14b&sort=downloads": {file: "search_empty.json"},
 	})
 	r := &Resolver{Client: hub.client("")}
-	p, perr := sizing.Parse("qwen9 14b lora h100")
+	p, perr := reading.Parse("qwen9 14b lora h100")
 	if perr == nil || p.Missing.Words != "qwen9 14b" {
 		t.Fatalf("parse of an unknown name: %+v, %v", p.Missing, perr)
 	}

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fitbot/fitbot/internal/golden"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -60,7 +61,7 @@ var launchCases = []launchCase{
 
 func answerFor(t *testing.T, c launchCase) (sizing.Query, sizing.Answer) {
 	t.Helper()
-	parsed, err := sizing.Parse(c.words)
+	parsed, err := reading.Parse(c.words)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", c.words, err)
 	}
@@ -489,7 +490,7 @@ func TestQueryForResolvesToAlternative(t *testing.T) {
 		"llama 3.1 8b lora 3060 micro batch 8",
 		"mixtral 8x7b full 8xh100 tp 4 pp 2", // the asked layout stays in every alternative
 	} {
-		parsed, err := sizing.Parse(words)
+		parsed, err := reading.Parse(words)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,14 +56,29 @@ func emitMegatron(p Plan) (Config, error) {
 	}
 	tp, pp, cp, ep := max(r.TensorParallel, 1), max(r.PipelineParallel, 1), max(r.ContextParallel, 1), max(r.ExpertParallel, 1)
 	nodes := max(r.Nodes, 1)
-	args := []string{"torchrun", "--nproc-per-node", strconv.Itoa(max(r.GPUs/nodes, 1)), "--nnodes", strconv.Itoa(nodes),
+	var args []string
+	if tp > 1 || cp > 1 {
+		// megatron/training/arguments.py validate_args asserts it before
+		// Blackwell (and it orders TP's and CP's communication kernels
+		// first on any card).
+		args = append(args, "CUDA_DEVICE_MAX_CONNECTIONS=1")
+	}
+	args = append(args, "torchrun", "--nproc-per-node", strconv.Itoa(max(r.GPUs/nodes, 1)), "--nnodes", strconv.Itoa(nodes),
 		"pretrain_gpt.py",
 		"--tensor-model-parallel-size", strconv.Itoa(tp),
 		"--pipeline-model-parallel-size", strconv.Itoa(pp),
-		"--context-parallel-size", strconv.Itoa(cp)}
+		"--context-parallel-size", strconv.Itoa(cp))
+	var uneven string
 	if pp > 1 && m.Layers%pp == 0 {
 		if per := m.Layers / pp; per > megatronLayersPerVirtualStage && per%megatronLayersPerVirtualStage == 0 {
 			args = append(args, "--num-layers-per-virtual-pipeline-stage", strconv.Itoa(megatronLayersPerVirtualStage))
+		}
+	} else if pp > 1 {
+		first, last, middle := unevenStages(m.Layers, pp)
+		args = append(args, "--decoder-first-pipeline-num-layers", strconv.Itoa(first), "--decoder-last-pipeline-num-layers", strconv.Itoa(last))
+		uneven = fmt.Sprintf("%d layers do not divide into %d pipeline stages: --decoder-first-pipeline-num-layers %d and --decoder-last-pipeline-num-layers %d put %d and %d layers on the first and last stage (which also hold the embedding and the loss)", m.Layers, pp, first, last, first, last)
+		if pp > 2 {
+			uneven += fmt.Sprintf(" and %d on each of the %d middle stages, the most any stage holds, as the estimate sized it; no interleaving (Megatron needs even stages for --num-layers-per-virtual-pipeline-stage)", middle, pp-2)
 		}
 	}
 	if tp > 1 {
@@ -146,6 +161,12 @@ func emitMegatron(p Plan) (Config, error) {
 		"add the data and tokenizer flags (--data-path, --tokenizer-type, --tokenizer-model), the optimizer's learning rate and schedule, and --save/--load; run from a Megatron-LM checkout",
 		megatronOptimizerNote(r.Optimizer),
 	}
+	if uneven != "" {
+		notes = append(notes, uneven)
+	}
+	if tp > 1 || cp > 1 {
+		notes = append(notes, "CUDA_DEVICE_MAX_CONNECTIONS=1: Megatron-LM refuses tensor or context parallelism without it before Blackwell; keep it in each machine's environment")
+	}
 	if nodes > 1 {
 		notes = append(notes, fmt.Sprintf("%d machines: run the command on each with --node-rank and --master-addr/--master-port (torchrun's rendezvous)", nodes))
 	}
@@ -156,6 +177,23 @@ func emitMegatron(p Plan) (Config, error) {
 		notes = append(notes, fmt.Sprintf("the estimate sized ZeRO-%d; Megatron's distributed optimizer shards the optimizer states only (ZeRO-1), so expect more memory for gradients and weights than the answer shows", r.ZeROStage))
 	}
 	return Config{Kind: KindMegatron, Filename: "megatron_pretrain.sh", Text: shellCommand(args), Notes: notes}, nil
+}
+
+// unevenStages splits layers over pp > 1 pipeline stages that do not
+// divide them: each middle stage holds ceil(layers/pp), the most the
+// estimate puts on a stage, and the first and last share the rest, the
+// last no more than the first (it also holds the loss); both hold at
+// least one layer (megatron/core/transformer/transformer_config.py).
+func unevenStages(layers, pp int) (first, last, middle int) {
+	if pp == 2 {
+		return (layers + 1) / 2, layers / 2, 0
+	}
+	for middle = (layers + pp - 1) / pp; middle > 0; middle-- {
+		if rest := layers - middle*(pp-2); rest >= 2 {
+			return (rest + 1) / 2, rest / 2, middle
+		}
+	}
+	return 1, 1, 0 // unreachable for layers >= pp
 }
 
 // megatronOptimizerNote says how Megatron-LM runs the optimizer the

@@ -109,7 +109,10 @@ func emitSkyPilot(p Plan) (Config, error) {
 		t.Secrets = map[string]*string{"HF_TOKEN": nil}
 		notes = append(notes, fmt.Sprintf("%s is gated on the Hugging Face Hub: accept its licence there, then launch with your token: sky launch --secret HF_TOKEN sky_task.yaml", p.HubID))
 	}
-	if p.Spot {
+	switch {
+	case p.Spot && !training(p.Request):
+		notes = append(notes, "use_spot: the answer is priced at spot capacity; a preempted server drops its requests until it is back: `sky serve up` with replicas replaces preempted ones")
+	case p.Spot:
 		notes = append(notes, "use_spot: the answer is for spot capacity; a preempted job restarts from its last checkpoint under `sky jobs launch`")
 	}
 	data, err := marshalYAML(t)

@@ -388,6 +388,12 @@ func validateVLLM(t reporter, text string) []string {
 // Megatron asserts at start.
 func validateMegatron(t reporter, text string) []string {
 	args := splitCommand(text)
+	env := map[string]string{}
+	for len(args) > 0 && strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") {
+		k, v, _ := strings.Cut(args[0], "=")
+		env[k] = v
+		args = args[1:]
+	}
 	i := slices.Index(args, "pretrain_gpt.py")
 	if len(args) < 2 || args[0] != "torchrun" || i < 0 {
 		return []string{fmt.Sprintf("megatron: not `torchrun ... pretrain_gpt.py ...`: %q", text)}
@@ -420,7 +426,40 @@ func validateMegatron(t reporter, text string) []string {
 	if v := get("--num-layers-per-virtual-pipeline-stage", 0); v > 0 && (get("--num-layers", 0)/pp)%v != 0 {
 		out = append(out, fmt.Sprintf("mg-vpp: %d layers per stage not divisible by %d per virtual stage", get("--num-layers", 0)/pp, v))
 	}
-	return out
+	if (tp > 1 || cp > 1) && env["CUDA_DEVICE_MAX_CONNECTIONS"] != "1" {
+		out = append(out, fmt.Sprintf("mg-cuda-connections: TP %d, CP %d without CUDA_DEVICE_MAX_CONNECTIONS=1", tp, cp))
+	}
+	return append(out, megatronStages(get("--num-layers", 0), pp, get("--decoder-first-pipeline-num-layers", 0), get("--decoder-last-pipeline-num-layers", 0),
+		get("--num-layers-per-virtual-pipeline-stage", 0))...)
+}
+
+// megatronStages is Megatron's check of the layers over pipeline stages:
+// even stages unless --decoder-first/last-pipeline-num-layers are given
+// (megatron/training/arguments.py validate_args), and then each at least
+// one layer with the middle stages' layers dividing evenly
+// (megatron/core/transformer/transformer_config.py), with no
+// --num-layers-per-virtual-pipeline-stage beside them.
+func megatronStages(layers, pp, first, last, vpp int) []string {
+	if first == 0 && last == 0 {
+		if layers%pp != 0 {
+			return []string{fmt.Sprintf("mg-uneven: Number of layers should be divisible by the pipeline-model-parallel size (%d layers, PP %d)", layers, pp)}
+		}
+		return nil
+	}
+	if vpp > 0 {
+		return []string{"mg-uneven: --num-layers-per-virtual-pipeline-stage with uneven first/last stages"}
+	}
+	middle, stages := layers, pp
+	for _, n := range []int{first, last} {
+		if n > 0 {
+			middle -= n
+			stages--
+		}
+	}
+	if middle < 0 || (middle == 0) != (stages == 0) || stages > 0 && middle%stages != 0 {
+		return []string{fmt.Sprintf("mg-uneven: %d middle layers over %d middle stages (first %d, last %d of %d)", middle, stages, first, last, layers)}
+	}
+	return nil
 }
 
 func validateSGLang(t reporter, text string) []string {
@@ -534,6 +573,7 @@ var validationCases = append(slices.Clone(launchCases),
 	launchCase{name: "gguf-q8-l4", words: "mistral 7b inference q8_0 l4"},
 	launchCase{name: "megatron-8b-cp2-fp8", words: "llama 3.1 8b full on 8 h100 tp 2 cp 2 context 16384 fp8 fused loss"},
 	launchCase{name: "megatron-405b-3d", words: "llama 3.1 405b full on 256 nodes of 8 h100 context 8192 global batch 16M tokens"},
+	launchCase{name: "megatron-405b-pp8", words: "llama 3.1 405b full on 32 nodes of 8 h100 tp 8 pp 8"},
 )
 
 // TestEmittedConfigsValidate emits every kind for every validation case
@@ -609,6 +649,10 @@ func TestRulesAreChecked(t *testing.T) {
 		}},
 		{"mg-heads", "megatron-8b-cp2-fp8", KindMegatron, replace("--num-query-groups 8", "--num-query-groups 3")},
 		{"mg-vpp", "megatron-70b-tp8-pp2", KindMegatron, replace("--num-layers-per-virtual-pipeline-stage 4", "--num-layers-per-virtual-pipeline-stage 7")},
+		{"mg-cuda-connections", "megatron-70b-tp8-pp2", KindMegatron, replace("CUDA_DEVICE_MAX_CONNECTIONS=1 ", "")},
+		{"mg-uneven", "megatron-405b-pp8", KindMegatron, func(_ *Plan, s string) string {
+			return regexp.MustCompile(`\s*\\\n\s*--decoder-(first|last)-pipeline-num-layers \d+`).ReplaceAllString(s, "")
+		}},
 	}
 	byName := map[string]launchCase{}
 	for _, c := range validationCases {
@@ -728,6 +772,7 @@ func TestGated(t *testing.T) {
 func TestSpotAsked(t *testing.T) {
 	for words, want := range map[string]bool{
 		"llama 3.1 8b full on 8 a100 zero 2 on spot instances": true,
+		"llama 3.1 70b inference on 2 h100 spot":               true,
 		"llama 3.1 8b full on 8 a100 zero 2 preemptible":       true,
 		"llama 3.1 8b full on 8 a100 zero 2":                   false,
 	} {
@@ -741,6 +786,9 @@ func TestSpotAsked(t *testing.T) {
 		}
 		if got := strings.Contains(cfg.Text, "use_spot: true"); got != want {
 			t.Errorf("%q: use_spot true written %v, want %v", words, got, want)
+		}
+		if a.Request.GPU == "h100" && (a.Price == nil || a.Price.Market != "spot") {
+			t.Errorf("%q: priced %+v, want the H100's spot price", words, a.Price)
 		}
 	}
 }

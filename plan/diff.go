@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -54,11 +55,11 @@ func (s Summary) Text() string {
 	return s.Question
 }
 
-// Parser reads a question the way sizing.Parse does.
-type Parser func(string) (sizing.Parsed, error)
+// Parser reads a question the way reading.Parse does.
+type Parser func(string) (reading.Request, error)
 
 // Reanswer answers a saved plan's question again with today's parser
-// (parse, sizing.Parse when nil) and answerer, and says what changed. A
+// (parse, reading.Parse when nil) and answerer, and says what changed. A
 // plan sized from a config.json (which is not kept) or one today's parser
 // or catalog cannot answer comes back with Now nil and the problem in
 // words. The cheaper fit is the cheapest fitting alternative below the
@@ -70,7 +71,7 @@ func Reanswer(then Summary, parse Parser, ans Answerer, offered func(sizing.Alte
 		return d
 	}
 	if parse == nil {
-		parse = sizing.Parse
+		parse = reading.Parse
 	}
 	text := then.Text()
 	parsed, err := parse(text)

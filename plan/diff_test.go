@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -12,7 +13,7 @@ import (
 // plan is saved.
 func saved(t *testing.T, question string, prices sheet) Summary {
 	t.Helper()
-	parsed, err := sizing.Parse(question)
+	parsed, err := reading.Parse(question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestReanswerCheaperFit(t *testing.T) {
 func TestReanswerUsesTheGivenParser(t *testing.T) {
 	then := saved(t, "mistral 7b lora a100-80gb", sheet{"a100-80": 1.19})
 	boom := errors.New("parser down")
-	d := Reanswer(then, func(string) (sizing.Parsed, error) { return sizing.Parsed{}, boom }, &sizing.Estimator{}, nil)
+	d := Reanswer(then, func(string) (reading.Request, error) { return reading.Request{}, boom }, &sizing.Estimator{}, nil)
 	if !errors.Is(d.Err, boom) || d.Now != nil {
 		t.Fatalf("Reanswer = %+v, want the parser's error", d)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -49,7 +50,7 @@ func ModelKeyFor(words string) (string, error) {
 	if m, _, err := sizing.LookupModel(words); err == nil {
 		return m.ID, nil
 	}
-	p, err := sizing.Parse(words)
+	p, err := reading.Parse(words)
 	if err != nil {
 		return "", err
 	}
@@ -176,13 +177,13 @@ const askKeyPrefix = "ask:"
 
 // FromAsk is the summary of an answer to a question that runs the other
 // way round, p as typed in question: the canonical text is
-// sizing.FormatAsk(p) (it re-parses to the same question and intent),
+// reading.FormatAsk(p) (it re-parses to the same question and intent),
 // line is the answer in one line, and the model key is the question's
 // model, or ask:<kind> when it names none. The request carries the
 // answer's figures (the largest model found, the longest context, the
 // cheapest card) and Headroom a buy-or-rent verdict; the memory and price
 // fields are left zero: an inverse plan is re-answered by re-asking (Reask).
-func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) Summary {
+func FromAsk(question string, p reading.Request, a sizing.AskAnswer, line string) Summary {
 	kind := KindOf(p.Intent)
 	key := ModelKey(p.Query)
 	if key == "" {
@@ -191,7 +192,7 @@ func FromAsk(question string, p sizing.Parsed, a sizing.AskAnswer, line string) 
 	s := Summary{
 		Kind:      kind,
 		Question:  question,
-		Canonical: sizing.FormatAsk(p),
+		Canonical: reading.FormatAsk(p),
 		Request:   a.Request,
 		ModelKey:  key,
 		Answer:    line,

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -72,7 +73,7 @@ func TestModelKeyFor(t *testing.T) {
 // re-parses to the same query and the price is a copy.
 func TestFromAnswer(t *testing.T) {
 	const question = "can we lora Mistral-7B-v0.1 on a 4090?"
-	parsed, err := sizing.Parse(question)
+	parsed, err := reading.Parse(question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestFromAnswer(t *testing.T) {
 	if s.USDPerHour == answer.Throughput.USDPerHour {
 		t.Error("the summary shares the answer's price pointer; it must keep its own copy")
 	}
-	again, err := sizing.Parse(s.Canonical)
+	again, err := reading.Parse(s.Canonical)
 	if err != nil {
 		t.Fatalf("the canonical text %q does not parse: %v", s.Canonical, err)
 	}

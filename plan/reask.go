@@ -3,12 +3,13 @@ package plan
 import (
 	"fmt"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
 // AskFunc answers a question that runs the other way round (a caller's
 // asker bound to its request's context); (*sizing.Estimator).Ask is one.
-type AskFunc func(sizing.Parsed) (sizing.AskAnswer, error)
+type AskFunc func(reading.Request) (sizing.AskAnswer, error)
 
 // AskChanged says which parts of an inverse plan's answer differ today.
 // They are compared as figures, the ones the answer's request carries
@@ -33,7 +34,7 @@ func (c AskChanged) Any() bool { return c.Figure || c.Hardware || c.Verdict }
 type AskDiff struct {
 	Then Summary
 	// Parsed is the plan's question as today's parser reads it.
-	Parsed sizing.Parsed
+	Parsed reading.Request
 	// Now is today's answer, with the parser's notes first; nil when the
 	// plan cannot be answered today, and then Problem says why and Err is
 	// the cause.
@@ -44,12 +45,12 @@ type AskDiff struct {
 }
 
 // Reask asks an inverse plan's canonical question again with today's
-// parser (parse, sizing.Parse when nil) and asker, and says what changed.
+// parser (parse, reading.Parse when nil) and asker, and says what changed.
 // Reanswer is the same for a fit plan.
 func Reask(then Summary, parse Parser, ask AskFunc) AskDiff {
 	d := AskDiff{Then: then}
 	if parse == nil {
-		parse = sizing.Parse
+		parse = reading.Parse
 	}
 	text := then.Text()
 	parsed, err := parse(text)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -11,11 +12,11 @@ import (
 // one-line answer in older words.
 func askedPlan(t *testing.T, question string) Summary {
 	t.Helper()
-	p, err := sizing.Parse(question)
+	p, err := reading.Parse(question)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := (&sizing.Estimator{}).Ask(p)
+	a, err := (&sizing.Estimator{}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,14 @@ func askedPlan(t *testing.T, question string) Summary {
 func TestReask(t *testing.T) {
 	est := &sizing.Estimator{}
 	for _, q := range []string{"what 2x4090 lora", "llama-3.1-8b inference l4 max context", "which gpu 13b lora", "13b lora 4090 buy-vs-rent 3 jobs/week 5h"} {
-		d := Reask(askedPlan(t, q), nil, est.Ask)
+		d := Reask(askedPlan(t, q), nil, func(p reading.Request) (sizing.AskAnswer, error) { return est.Ask(p.Query, p.Intent, p.Workload) })
 		if d.Now == nil || d.Changed.Any() {
 			t.Errorf("%q asked again with the same estimator: now %v, changed %+v (problem %q); want unchanged", q, d.Now != nil, d.Changed, d.Problem)
 		}
 	}
 	moved := func(change func(*sizing.AskAnswer)) AskFunc {
-		return func(p sizing.Parsed) (sizing.AskAnswer, error) {
-			a, err := est.Ask(p)
+		return func(p reading.Request) (sizing.AskAnswer, error) {
+			a, err := est.Ask(p.Query, p.Intent, p.Workload)
 			change(&a)
 			return a, err
 		}
@@ -70,11 +71,13 @@ func TestReask(t *testing.T) {
 func TestReaskProblems(t *testing.T) {
 	then := askedPlan(t, "what 2x4090 lora")
 	then.Canonical = "13b lora 4090" // reads as a fit question today
-	if d := Reask(then, nil, (&sizing.Estimator{}).Ask); d.Now != nil || d.Err == nil || d.Problem == "" {
+	if d := Reask(then, nil, func(p reading.Request) (sizing.AskAnswer, error) {
+		return (&sizing.Estimator{}).Ask(p.Query, p.Intent, p.Workload)
+	}); d.Now != nil || d.Err == nil || d.Problem == "" {
 		t.Errorf("another kind: now %v, err %v, problem %q", d.Now, d.Err, d.Problem)
 	}
 	refused := errors.New("no asker")
-	d := Reask(askedPlan(t, "what 2x4090 lora"), nil, func(sizing.Parsed) (sizing.AskAnswer, error) { return sizing.AskAnswer{}, refused })
+	d := Reask(askedPlan(t, "what 2x4090 lora"), nil, func(reading.Request) (sizing.AskAnswer, error) { return sizing.AskAnswer{}, refused })
 	if d.Now != nil || !errors.Is(d.Err, refused) {
 		t.Errorf("refused: now %v, err %v", d.Now, d.Err)
 	}

@@ -61,7 +61,32 @@ var catalogModels = map[string][]catalogSize{
 	"RTX4070":    {{12, "", "rtx-4070"}},
 	"RTX3080":    {{10, "", "rtx-3080"}},
 	"RTX3070":    {{8, "", "rtx-3070"}},
-	"RTX3060":    {{12, "", "rtx-3060"}},
+	"RTX3060":    {{12, "", "rtx-3060"}, {8, "", "rtx-3060-8"}},
+	// The rest of gpuhunt's consumer and newer names (KNOWN_NVIDIA_GPUS,
+	// KNOWN_AMD_GPUS), each with the memory gpuhunt gives it. The Turing
+	// GeForce cards, the P100, the MI100, the RTX 5060, the 8 GB RTX 5060
+	// Ti and the 6 GB RTX 3050 are not in the sizing catalog (its
+	// outsideCards, and the stand-ins for a typed 6, 8 or 32 GB), so their
+	// rows are reported as unknown.
+	"RTX2080TI":      {{11, "", "rtx-2080-ti"}},
+	"RTX3050":        {{8, "", "rtx-3050"}},
+	"RTX3060TI":      {{8, "", "rtx-3060-ti"}},
+	"RTX3070TI":      {{8, "", "rtx-3070-ti"}},
+	"RTX3080TI":      {{12, "", "rtx-3080-ti"}},
+	"RTX3090TI":      {{24, "", "rtx-3090-ti"}},
+	"RTX4060":        {{8, "", "rtx-4060"}},
+	"RTX4060TI":      {{8, "", "rtx-4060-ti-8"}, {16, "", "rtx-4060-ti"}},
+	"RTX4070SUPER":   {{12, "", "rtx-4070-super"}},
+	"RTX4070TI":      {{12, "", "rtx-4070-ti"}},
+	"RTX4070TISUPER": {{16, "", "rtx-4070-ti-super"}},
+	"RTX4080SUPER":   {{16, "", "rtx-4080-super"}},
+	"RTX5060TI":      {{16, "", "rtx-5060-ti"}},
+	"RTX5070TI":      {{16, "", "rtx-5070-ti"}},
+	// gpuhunt's RTX6000 is the 24 GB Quadro RTX 6000 (Turing, compute
+	// capability 7.5); the Ada and Blackwell cards have names of their own.
+	"RTX6000": {{24, "", "quadro-rtx-6000"}},
+	"MI308X":  {{128, "", "mi308x"}},
+	"MI350X":  {{288, "", "mi350x"}},
 }
 
 // catalogSize is one size and form factor of a catalog GPU model.

@@ -42,8 +42,13 @@ func TestCatalogGPU(t *testing.T) {
 		{"RTXPRO4500", 32, "", "rtx-pro-4500"},
 		{"A16", 16, "", "a16"},
 		{"RTX3060", 12, "", "rtx-3060"},
-		{"RTX3060", 8, "", ""},    // the 8 GB 3060 is not the catalog's 12 GB card
-		{"RTX4060Ti", 16, "", ""}, // not in the sizing catalog
+		{"RTX3060", 8, "", "rtx-3060-8"}, // the 8 GB 3060 is its own card, not the 12 GB one
+		{"RTX3050", 6, "", ""},           // the 6 GB 3050 is not the catalog's 8 GB card
+		{"RTX4060Ti", 16, "", "rtx-4060-ti"},
+		{"RTX4060Ti", 8, "", "rtx-4060-ti-8"},
+		{"RTX6000", 24, "", "quadro-rtx-6000"},
+		{"RTX6000", 48, "", ""}, // not guessed as the RTX 6000 Ada
+		{"MI350X", 288, "", "mi350x"},
 		{"RTX-A6000", 0, "n3-RTX-A6000x1", "rtx-a6000"},
 		{"A6000", 48, "", "rtx-a6000"},
 		{"RTX4090", 24, "", "rtx-4090"},

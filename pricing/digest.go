@@ -70,7 +70,7 @@ type DigestInput struct {
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
-	// Parse reads a plan's question again; nil is sizing.Parse. A plan
+	// Parse reads a plan's question again; nil is reading.Parse. A plan
 	// for a Hugging Face Hub model needs one that resolves the repo.
 	Parse plan.Parser
 }

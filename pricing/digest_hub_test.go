@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -17,8 +18,8 @@ func TestDigestRepricesHubPlans(t *testing.T) {
 	hubPlan := DigestPlan{ID: 50, CreatedAt: digestEnd.Add(-24 * time.Hour), Summary: plan.Summary{
 		Question: "/fit Qwen/Qwen3-1.7B lora h100", Canonical: "hf.co/Qwen/Qwen3-1.7B lora h100", ModelKey: "hub:qwen/qwen3-1.7b",
 		GPU: "h100", GPUs: 1, Fits: true, USDPerHour: new(2.69)}}
-	resolve := func(q string) (sizing.Parsed, error) {
-		p, err := sizing.Parse(q)
+	resolve := func(q string) (reading.Request, error) {
+		p, err := reading.Parse(q)
 		if err != nil || p.Hub == "" {
 			t.Fatalf("Parse(%q) = hub %q, %v", q, p.Hub, err)
 		}

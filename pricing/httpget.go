@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/retry"
 )
 
@@ -225,7 +226,7 @@ func scrubErr(err error, secrets []string) error {
 
 func orDefaultClient(hc *http.Client) *http.Client {
 	if hc == nil {
-		return &http.Client{Timeout: 60 * time.Second}
+		return samehost.StripClient(&http.Client{Timeout: 60 * time.Second})
 	}
 	return hc
 }

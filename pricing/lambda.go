@@ -35,6 +35,10 @@ var lambdaGPUs = map[string]string{
 	"A10 (24 GB PCIe)":   "a10",
 	"A6000 (48 GB)":      "rtx-a6000",
 	"V100 (16 GB)":       "v100-16",
+	"GH200 (96 GB)":      "gh200",
+	// gpu_1x_rtx6000: the 24 GB Quadro RTX 6000 (Turing), not the 48 GB
+	// RTX 6000 Ada.
+	"RTX 6000 (24 GB)": "quadro-rtx-6000",
 }
 
 // lambdaCount reads the GPU count from an instance name: gpu_8x_h100_sxm5.

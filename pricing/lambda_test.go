@@ -58,8 +58,10 @@ func TestLambdaFetch(t *testing.T) {
 		row("gpu_1x_a10", "a10", 1, 1.29),
 		row("gpu_1x_a100", "a100-40-pcie", 1, 1.29), // the fixture's own figure; the PCIe card, not the SXM4
 		row("gpu_1x_a100_sxm4", "a100-40", 1, 1.99),
+		row("gpu_1x_gh200", "gh200", 1, 2.29),
 		row("gpu_1x_h100_pcie", "h100-pcie", 1, 3.29),
 		row("gpu_1x_h100_sxm5", "h100", 1, 4.29),
+		row("gpu_1x_rtx6000", "quadro-rtx-6000", 1, 0.50), // "RTX 6000 (24 GB)": the Turing Quadro, not the 48 GB Ada
 		row("gpu_8x_a100_80gb_sxm4", "a100-80", 8, 22.32),
 		row("gpu_8x_b200_sxm6", "b200", 8, 53.52),
 		row("gpu_8x_h100_sxm5", "h100", 8, 31.92),
@@ -68,7 +70,15 @@ func TestLambdaFetch(t *testing.T) {
 	if diff := cmp.Diff(want, got.Offers, approx); diff != "" {
 		t.Errorf("offers (-want +got):\n%s", diff)
 	}
-	wantUnknown := map[string]int{"gpu_1x_gh200 (GH200 (96 GB))": 1, "gpu_1x_rtx6000 (RTX 6000 (24 GB))": 1}
+	if len(got.Unknown) != 0 {
+		t.Errorf("unknown names %v; every name of the recorded payload is mapped", got.Unknown)
+	}
+	renamed := bytes.ReplaceAll(testdata(t, "lambda/instance-types.json"), []byte(`"RTX 6000 (24 GB)"`), []byte(`"RTX 8000 (48 GB)"`))
+	got, err = decodeLambda(renamed, fetchedAt, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUnknown := map[string]int{"gpu_1x_rtx6000 (RTX 8000 (48 GB))": 1}
 	if diff := cmp.Diff(wantUnknown, got.Unknown); diff != "" {
 		t.Errorf("unknown (-want +got):\n%s", diff)
 	}
@@ -152,7 +162,9 @@ func FuzzDecodeLambda(f *testing.F) {
 // them, with how often each appeared; the key never reaches the log.
 func TestLambdaLogsUnknownNames(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write(testdata(t, "lambda/instance-types.json"))
+		// Two names Lambda might rename its cards to.
+		body := bytes.ReplaceAll(testdata(t, "lambda/instance-types.json"), []byte(`"RTX 6000 (24 GB)"`), []byte(`"RTX 8000 (48 GB)"`))
+		w.Write(bytes.ReplaceAll(body, []byte(`"GH200 (96 GB)"`), []byte(`"GH200 (144 GB HBM3e)"`)))
 	}))
 	defer srv.Close()
 	var buf bytes.Buffer
@@ -166,7 +178,7 @@ func TestLambdaLogsUnknownNames(t *testing.T) {
 	if n := strings.Count(logged, "unrecognised GPU names"); n != 2 {
 		t.Errorf("unknown names logged %d times over 2 refreshes, want 2:\n%s", n, logged)
 	}
-	for _, want := range []string{"provider=lambda", "names=2", "gpu_1x_gh200 (GH200 (96 GB))", "gpu_1x_rtx6000"} {
+	for _, want := range []string{"provider=lambda", "names=2", "gpu_1x_gh200 (GH200 (144 GB HBM3e))", "gpu_1x_rtx6000"} {
 		if !strings.Contains(logged, want) {
 			t.Errorf("log lacks %q:\n%s", want, logged)
 		}

@@ -27,42 +27,48 @@ func peerH100s() []Offer {
 	}
 }
 
-// TestBand: the band around the median of the providers' prices, in log
-// space, MAD-wide with a floor of a factor of 4. The figures are worked
-// by hand: the five prices per GPU-hour 6.88, 12.29, 11.03, 2.99, 3.99
-// have the median 6.88; |ln p - ln 6.88| are 0, 0.580, 0.472, 0.833,
-// 0.545, whose median (the MAD) is 0.545; 3 x 1.4826 x 0.545 = 2.424 >
-// ln 4, so the band is 6.88 x e^±2.424 = [0.609, 77.7] (tolerance 0.5%).
-func TestBand(t *testing.T) {
+// TestBounds: the floor is what owning the card costs (its lowest
+// purchase price over 5 years plus its board power at $0.05/kWh, halved),
+// the ceiling three times its dearest list price; five providers that
+// agree narrow the band to a third below the cheapest and three times
+// the dearest. Worked by hand for the H100 ($25,000, 700 W): 25000/43800
+// + 0.7 x 0.05 = $0.6058/h, floor $0.3029; the dearest on-demand price,
+// Azure's $12.29, makes the ceiling $36.87 before the spread, and the
+// spread of the five (2.99 .. 12.29) $0.997 .. $36.87.
+func TestBounds(t *testing.T) {
+	alone := NewReference(nil, nil)
+	b := alone.Bounds("h100", MarketOnDemand)
+	if math.Abs(b.Floor-0.3029) > 0.0005 || !strings.Contains(b.FloorWhy, "below what an H100 SXM 80 GB costs to own ($0.30/GPU-h: half of $25,000 over 5 years plus 700 W at $0.05/kWh)") {
+		t.Errorf("floor %.4f, %q", b.Floor, b.FloorWhy)
+	}
+	// No list price: a month of rent at most buys the card ($30,000 / 720 h).
+	if math.Abs(b.Ceiling-41.67) > 0.01 || !strings.Contains(b.CeilingWhy, "over a month of rent") {
+		t.Errorf("ceiling without a list price %.2f, %q", b.Ceiling, b.CeilingWhy)
+	}
 	ref := NewReference(peerH100s(), nil)
-	low, high, med, voices, ok := ref.Band("h100", MarketOnDemand)
-	if !ok || voices != 5 {
-		t.Fatalf("Band = ok %v, %d voices", ok, voices)
+	b = ref.Bounds("h100", MarketOnDemand)
+	if b.Voices != 5 || math.Abs(b.Median-6.88) > 0.005 || math.Abs(b.Floor-2.99/3) > 0.001 || math.Abs(b.Ceiling-12.29*3) > 0.01 {
+		t.Errorf("five providers: %+v, want floor $0.997 (a third of Lambda's $2.99), ceiling $36.87", b)
 	}
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{{"median", med, 6.88}, {"low", low, 0.609}, {"high", high, 77.7}} {
-		if math.Abs(c.got/c.want-1) > 0.005 {
-			t.Errorf("%s = %.4g, want %.4g", c.name, c.got, c.want)
-		}
+	// A card without a purchase price: its power alone, halved (V100, 300 W).
+	v := alone.Bounds("v100-16", MarketOnDemand)
+	if v.Floor != MinUSDPerGPUHour || v.Ceiling != MaxUSDPerGPUHour {
+		t.Errorf("V100 with nothing known: %+v, want the flat bounds", v)
 	}
-	// Voices that agree: the floor, a factor of 4 either way.
-	agree := NewReference([]Offer{
-		{Provider: "a", GPU: "a100-80", Market: MarketOnDemand, USDPerGPUHour: 1.89},
-		{Provider: "b", GPU: "a100-80", Market: MarketOnDemand, USDPerGPUHour: 1.89},
-		{Provider: "b", GPU: "a100-80", Market: MarketOnDemand, USDPerGPUHour: 1.99}, // one provider, one voice (its median)
-	}, nil)
-	low, high, med, voices, _ = agree.Band("a100-80", MarketOnDemand)
-	if voices != 2 || math.Abs(med-1.915) > 1e-3 || math.Abs(low-med/4) > 1e-9 || math.Abs(high-med*4) > 1e-9 {
-		t.Errorf("agreeing voices: band [%v, %v] around %v over %d, want [median/4, median*4] around 1.915 over 2", low, high, med, voices)
+	// Nothing else priced: the $0.06 H100 is held for the economics alone.
+	cheap := Offer{Provider: "nebius", InstanceType: "gpu-h100-sxm", GPU: "h100", GPUCount: 1, Market: MarketOnDemand, Region: "eu-north1",
+		USDPerHour: 0.06, USDPerGPUHour: 0.06, ObservedAt: refreshAt}
+	if _, holds, _ := alone.Judge("gpuhunt:nebius", []Offer{cheap}, nil, refreshAt); len(holds) != 1 ||
+		holds[0].Reason() != "h100 gpu-h100-sxm eu-north1: $0.06/GPU-h is below what an H100 SXM 80 GB costs to own ($0.30/GPU-h: half of $25,000 over 5 years plus 700 W at $0.05/kWh)" {
+		t.Errorf("the $0.06 H100 alone: holds %+v", holds)
 	}
-	if _, _, _, _, ok := agree.Band("h100", MarketSpot); ok {
-		t.Error("a GPU and market nobody prices has a band")
+	if own, words, ok := OwnCost("v100-16"); !ok || math.Abs(own-0.015) > 1e-9 || !strings.Contains(words, "no purchase price") {
+		t.Errorf("OwnCost(v100-16) = %v, %q, %v", own, words, ok)
 	}
 }
 
-// TestJudge: the $0.06 H100 of the fault report is held; ordinary prices
+// TestJudge: the $0.06 H100 of the fault report is held (below the
+// spread of the five providers that price it); ordinary prices
 // pass; a second refresh at the same price (within 25%) lets it in; one
 // at yet another absurd price stays held, since the first hold.
 func TestJudge(t *testing.T) {
@@ -81,7 +87,7 @@ func TestJudge(t *testing.T) {
 		t.Fatalf("first refresh: kept %d, held %+v, confirmed %d; want the $0.06 H100 held", len(keep), holds, confirmed)
 	}
 	h := holds[0]
-	if h.Refresh != "vast" || !h.HeldAt.Equal(refreshAt) || !strings.Contains(h.Reason(), "h100 H100 SXM : $0.06/GPU-h is below the $") {
+	if h.Refresh != "vast" || !h.HeldAt.Equal(refreshAt) || !strings.Contains(h.Reason(), "h100 H100 SXM : $0.06/GPU-h is below a third of the cheapest of 5 providers' H100 SXM 80 GB on-demand prices ($2.99/GPU-h)") {
 		t.Errorf("hold = %+v, reason %q", h, h.Reason())
 	}
 

@@ -53,7 +53,15 @@ func DefaultSheet() *Snapshot { return defaultSheet() }
 type Snapshot struct {
 	offers   []Offer
 	cheapest map[cheapKey]Offer
-	at       time.Time
+	// spotAbove is, by spot offer (Offer.key), the on-demand offer of the
+	// same instance that costs less: a spot price above its own on-demand
+	// price is a source's mistake or a stale spot figure, flagged and never
+	// ranked cheapest.
+	spotAbove map[string]Offer
+	// passedOver is, by GPU and market, the cheapest stale offer that is
+	// cheaper than the fresher one ranked cheapest.
+	passedOver map[cheapKey]Offer
+	at         time.Time
 }
 
 type cheapKey struct {
@@ -68,9 +76,24 @@ func NewSnapshot(offers []Offer) *Snapshot { return NewSnapshotAt(offers, time.N
 // NewSnapshotAt indexes offers, judging their freshness at now. It keeps
 // its own copy of the slice.
 func NewSnapshotAt(offers []Offer, now time.Time) *Snapshot {
-	s := &Snapshot{offers: slices.Clone(offers), cheapest: make(map[cheapKey]Offer), at: now}
+	s := &Snapshot{offers: slices.Clone(offers), cheapest: make(map[cheapKey]Offer), spotAbove: map[string]Offer{},
+		passedOver: map[cheapKey]Offer{}, at: now}
+	onDemand := map[string]Offer{}
+	for _, o := range s.offers {
+		if o.Market == MarketOnDemand {
+			onDemand[o.instanceKey()] = o
+		}
+	}
+	for _, o := range s.offers {
+		if od, ok := onDemand[o.instanceKey()]; ok && o.Market == MarketSpot && o.USDPerGPUHour > od.USDPerGPUHour {
+			s.spotAbove[o.key()] = od
+		}
+	}
 	for _, o := range s.offers {
 		if o.Fractional() || o.USDPerGPUHour <= 0 {
+			continue
+		}
+		if _, flagged := s.spotAbove[o.key()]; flagged {
 			continue
 		}
 		k := cheapKey{o.GPU, o.Market}
@@ -78,7 +101,45 @@ func NewSnapshotAt(offers []Offer, now time.Time) *Snapshot {
 			s.cheapest[k] = o
 		}
 	}
+	for _, o := range s.offers {
+		k := cheapKey{o.GPU, o.Market}
+		win := s.cheapest[k]
+		if o.Fractional() || !o.Stale(now) || win.Stale(now) || !cheaper(o, win) {
+			continue
+		}
+		if _, flagged := s.spotAbove[o.key()]; flagged {
+			continue
+		}
+		if cur, ok := s.passedOver[k]; !ok || cheaper(o, cur) {
+			s.passedOver[k] = o
+		}
+	}
 	return s
+}
+
+// instanceKey is the offer's identity less its market: a spot offer and
+// the on-demand offer of the same instance share it.
+func (o Offer) instanceKey() string {
+	o.Market = ""
+	return o.key()
+}
+
+// SpotAbove returns the on-demand offer of the same instance (provider,
+// instance type, region, tier, GPUs) that the spot offer o costs more
+// than; false when o is not such a spot offer. Such a spot offer is
+// flagged wherever it is listed and never ranked cheapest.
+func (s *Snapshot) SpotAbove(o Offer) (Offer, bool) {
+	od, ok := s.spotAbove[o.key()]
+	return od, ok
+}
+
+// PassedOver returns the cheapest stale offer of gpu in market m that is
+// cheaper than the fresh offer ranked cheapest (Cheapest): the one
+// freshness rule (Offer.Stale at the snapshot's time) made a fresher
+// source win; false when no cheaper offer was passed over.
+func (s *Snapshot) PassedOver(gpu string, m Market) (Offer, bool) {
+	o, ok := s.passedOver[cheapKey{gpu, m}]
+	return o, ok
 }
 
 // better ranks a above b: a fresh price above a stale one; of two stale
@@ -195,6 +256,9 @@ func (s *Snapshot) ProviderGPUHourPrice(gpu, provider string, spot bool) (sizing
 	found := false
 	for _, o := range s.offers {
 		if o.GPU != gpu || o.Provider != provider || o.Market != market || o.Fractional() || o.USDPerGPUHour <= 0 {
+			continue
+		}
+		if _, flagged := s.spotAbove[o.key()]; flagged {
 			continue
 		}
 		if !found || better(o, best, s.at) {

@@ -294,3 +294,55 @@ func TestPublishedAtAges(t *testing.T) {
 		t.Errorf("AsOf %v, stale %v; want the observation time and fresh", o.AsOf(), o.Stale(now))
 	}
 }
+
+// TestSnapshotSpotAboveOnDemand: a GCP H100 spot price above the same
+// instance's on-demand price is flagged and never ranked cheapest, even
+// when it is the only spot offer; a RunPod spot offer is matched with the
+// on-demand offer of its own tier only.
+func TestSnapshotSpotAboveOnDemand(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	mk := func(provider, tier string, m Market, usd float64) Offer {
+		return Offer{Provider: provider, InstanceType: "a3-highgpu-1g", GPU: "h100", GPUCount: 1, Market: m, Tier: tier, Region: "us-central1",
+			USDPerHour: usd, USDPerGPUHour: usd, ObservedAt: now.Add(-time.Hour)}
+	}
+	od, spot := mk("gcp", "", MarketOnDemand, 11.06), mk("gcp", "", MarketSpot, 12.10)
+	secure, community := mk("runpod", "secure", MarketOnDemand, 3.99), mk("runpod", "community", MarketSpot, 2.99) // below secure, but community's own on-demand is 2.69
+	communityOD := mk("runpod", "community", MarketOnDemand, 2.69)
+	s := NewSnapshotAt([]Offer{od, spot, secure, community, communityOD}, now)
+	if got, ok := s.SpotAbove(spot); !ok || got != od {
+		t.Errorf("SpotAbove(gcp spot $12.10) = %+v, %v; want the $11.06 on-demand offer", got, ok)
+	}
+	if _, ok := s.SpotAbove(community); !ok {
+		t.Error("RunPod community spot $2.99 above community on-demand $2.69 is not flagged")
+	}
+	if _, ok := s.SpotAbove(od); ok {
+		t.Error("an on-demand offer is flagged")
+	}
+	if got, ok := s.Cheapest("h100", MarketSpot); ok {
+		t.Errorf("Cheapest spot = %+v; every spot offer is above its own on-demand price, none may rank", got)
+	}
+	if _, ok := s.ProviderGPUHourPrice("h100", "gcp", true); ok {
+		t.Error("gcp's flagged spot offer is quoted as its spot price")
+	}
+}
+
+// TestSnapshotPassedOver: a cheaper offer past its freshness limit loses
+// to a fresher one, and the snapshot says which it passed over.
+func TestSnapshotPassedOver(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	vast := Offer{Provider: "vast", InstanceType: "H100 SXM", GPU: "h100", GPUCount: 1, Market: MarketOnDemand, Region: "all",
+		USDPerHour: 2.40, USDPerGPUHour: 2.40, ObservedAt: now.Add(-2 * 24 * time.Hour)}
+	runpod := Offer{Provider: "runpod", InstanceType: "NVIDIA H100 80GB HBM3", GPU: "h100", GPUCount: 1, Market: MarketOnDemand, Tier: "secure", Region: "all",
+		USDPerHour: 3.99, USDPerGPUHour: 3.99, ObservedAt: now.Add(-time.Hour)}
+	s := NewSnapshotAt([]Offer{vast, runpod}, now)
+	if got, _ := s.Cheapest("h100", MarketOnDemand); got != runpod {
+		t.Errorf("cheapest = %+v, want RunPod's fresh $3.99", got)
+	}
+	if got, ok := s.PassedOver("h100", MarketOnDemand); !ok || got != vast {
+		t.Errorf("PassedOver = %+v, %v; want Vast's stale $2.40", got, ok)
+	}
+	fresh := NewSnapshotAt([]Offer{vast, runpod}, now.Add(-2*24*time.Hour+time.Hour))
+	if _, ok := fresh.PassedOver("h100", MarketOnDemand); ok {
+		t.Error("a fresh cheapest offer passed nothing over")
+	}
+}

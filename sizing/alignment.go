@@ -5,9 +5,9 @@ import "fmt"
 // alignment is a preference or RL objective trained on top of a model and
 // what it holds beside the policy being trained.
 type alignment struct {
-	name  string   // the Request.Alignment value and the canonical word
+	Name  string   // the Request.Alignment value and the canonical word
 	label string   // how answers name it
-	words []string // the normalised words that name it
+	Words []string // the normalised words that name it
 	// reference says a frozen reference copy of the policy is held for the
 	// KL term or the log-prob ratios (DPO, IPO, KTO, PPO, GRPO); ORPO and
 	// SimPO are reference-free.
@@ -26,22 +26,22 @@ type alignment struct {
 
 // alignments are the objectives fitbot reads. IPO runs in TRL's
 // DPOTrainer (loss_type "ipo"); RLHF is read as PPO.
-var alignments = []alignment{
-	{name: "dpo", label: "DPO", words: []string{"dpo", "directpreferenceoptimization"}, reference: true, paired: true},
-	{name: "ipo", label: "IPO", words: []string{"ipo"}, reference: true, paired: true},
-	{name: "kto", label: "KTO", words: []string{"kto"}, reference: true},
-	{name: "orpo", label: "ORPO", words: []string{"orpo"}, paired: true},
-	{name: "simpo", label: "SimPO", words: []string{"simpo"}, paired: true},
-	{name: "ppo", label: "PPO", words: []string{"ppo", "rlhf"}, reference: true, online: true,
+var Alignments = []alignment{
+	{Name: "dpo", label: "DPO", Words: []string{"dpo", "directpreferenceoptimization"}, reference: true, paired: true},
+	{Name: "ipo", label: "IPO", Words: []string{"ipo"}, reference: true, paired: true},
+	{Name: "kto", label: "KTO", Words: []string{"kto"}, reference: true},
+	{Name: "orpo", label: "ORPO", Words: []string{"orpo"}, paired: true},
+	{Name: "simpo", label: "SimPO", Words: []string{"simpo"}, paired: true},
+	{Name: "ppo", label: "PPO", Words: []string{"ppo", "rlhf"}, reference: true, online: true,
 		notCounted: "a reward model and a value model (trained, with its own gradients and optimizer state) and the rollouts' generation"},
-	{name: "grpo", label: "GRPO", words: []string{"grpo"}, reference: true, online: true,
+	{Name: "grpo", label: "GRPO", Words: []string{"grpo"}, reference: true, online: true,
 		notCounted: "a reward model (when one scores the completions rather than reward functions) and the completions' generation (vLLM)"},
 }
 
 // alignmentNamed is the objective named n, and false for none.
 func alignmentNamed(n string) (alignment, bool) {
-	for _, a := range alignments {
-		if a.name == n {
+	for _, a := range Alignments {
+		if a.Name == n {
 			return a, true
 		}
 	}
@@ -87,7 +87,7 @@ func (rs *resolved) resolveAlignment(q Query) {
 		rs.assume("%s read as how the model was trained: serving it is sized like any other", a.label)
 		return
 	}
-	r.Alignment = a.name
+	r.Alignment = a.Name
 	switch {
 	case !a.reference:
 		rs.assume("%s: reference-free, no reference model held", a.label)

@@ -483,7 +483,7 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 		} else if rs.req.Method == MethodInference && g.Link == LinkPCIe {
 			// Nobody serves a model over PCIe cards in several machines
 			// joined by ethernet: one machine of them, or another card.
-			counts = slices.DeleteFunc(counts, func(n int) bool { return n > maxPerNode(*g) })
+			counts = slices.DeleteFunc(counts, func(n int) bool { return n > MaxPerNode(*g) })
 		}
 		for _, n := range counts {
 			r := rs.req
@@ -541,7 +541,7 @@ func (e *Estimator) cheapest(dst []fitOption, rs *resolved) []fitOption {
 // rather than the fewest that fit, at the lowest ZeRO stage that fits
 // there; r on n cards with its total when the machine does not fit.
 func wholeMachine(rs *resolved, r Request, n int, total int64, g *GPU) (Request, int, int64) {
-	whole := maxPerNode(*g)
+	whole := MaxPerNode(*g)
 	if whole <= n {
 		return r, n, total
 	}
@@ -606,7 +606,7 @@ func lowestStage(rs *resolved, r Request, g *GPU) int {
 // largerCounts appends the GPU counts to try from n up: 1, 2, 4, 8 within
 // a machine, then whole machines.
 func largerCounts(out []int, n int, g *GPU) []int {
-	per := maxPerNode(*g)
+	per := MaxPerNode(*g)
 	out = append(out, n)
 	for _, c := range countSteps {
 		if c > n && c <= per {
@@ -630,7 +630,7 @@ func setCount(r *Request, n int, g *GPU) altChange {
 	if n == r.GPUs {
 		return 0
 	}
-	per := maxPerNode(*g)
+	per := MaxPerNode(*g)
 	r.GPUs, r.Nodes = n, (n+per-1)/per
 	if r.Method != MethodInference && n > 1 {
 		r.ZeROStage = 3

@@ -185,7 +185,7 @@ func TestFastestGPUOrdersByRunTime(t *testing.T) {
 	if err != nil || p.Intent != IntentWhichGPU || !p.Query.Fastest {
 		t.Fatalf("Parse: intent %s, fastest %v, %v; want which_gpu, fastest", p.Intent, p.Query.Fastest, err)
 	}
-	a, err := (&Estimator{Prices: stubPrices{"rtx-4090": 0.34, "h100": 2.99, "b200": 5.98}}).Ask(p)
+	a, err := (&Estimator{Prices: stubPrices{"rtx-4090": 0.34, "h100": 2.99, "b200": 5.98}}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil || a.WhichGPU == nil || !a.WhichGPU.Fastest {
 		t.Fatalf("Ask: %v, %+v", err, a.WhichGPU)
 	}

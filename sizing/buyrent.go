@@ -28,7 +28,7 @@ const (
 	// weeksPerMonth is 52 weeks over 12 months.
 	weeksPerMonth = 52.0 / 12
 	// hoursPerMonth is 365 × 24 / 12, for utilisation.
-	hoursPerMonth = 730.0
+	HoursPerMonth = 730.0
 )
 
 // Workload is how much a team would use the hardware, for buy-or-rent.
@@ -98,7 +98,7 @@ func purchaseWords(q Query) string {
 }
 
 // usdWhole is whole dollars grouped in thousands: "$1,600".
-func usdWhole(v float64) string { return "$" + commas(int64(v+0.5)) }
+func usdWhole(v float64) string { return "$" + Commas(int64(v+0.5)) }
 
 // USD is the price buy-or-rent uses: the midpoint of the range.
 func (p PurchasePrice) USD() float64 { return (p.USDLow + p.USDHigh) / 2 }
@@ -289,7 +289,7 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 			}
 			req.Method, req.GPUs, req.ZeROStage, req.Offload, req.Optimizer = alt.Method, alt.GPUs, alt.ZeROStage, alt.Offload, alt.Optimizer
 			if g, _, err := LookupGPU(alt.GPU); err == nil {
-				req.Nodes = (alt.GPUs + maxPerNode(g) - 1) / maxPerNode(g)
+				req.Nodes = (alt.GPUs + MaxPerNode(g) - 1) / MaxPerNode(g)
 			}
 			if alt.Method == MethodQLoRA && req.Quant == QuantNone {
 				req.Quant, req.GradCheckpointing = QuantNF4DQ, true
@@ -312,8 +312,8 @@ func (e *Estimator) BuyRent(q Query, w Workload) (AskAnswer, error) {
 	}
 	res.GPU, res.GPUName, res.GPUs = g.ID, g.Name, req.GPUs
 	res.HoursPerMonth = w.JobsPerWeek * w.HoursPerJob * weeksPerMonth
-	res.Utilisation = res.HoursPerMonth / hoursPerMonth
-	per := maxPerNode(g)
+	res.Utilisation = res.HoursPerMonth / HoursPerMonth
+	per := MaxPerNode(g)
 	machines := (req.GPUs + per - 1) / per
 	buy := PurchaseCost{
 		CardUSD: pp.USD(), CardUSDLow: pp.USDLow, CardUSDHigh: pp.USDHigh, Cards: req.GPUs, Machines: machines, HostUSD: pp.HostUSD,

@@ -8,8 +8,8 @@ import (
 // Cadence is how often a training run is repeated: Runs times a Per
 // ("day", "week" or "month"); the zero Cadence is a single run.
 type Cadence struct {
-	Runs float64
-	Per  string
+	Runs float64 `json:"runs,omitempty"`
+	Per  string  `json:"per,omitempty"`
 }
 
 // periodsPerMonth is how many days, weeks and months a month holds.
@@ -46,7 +46,7 @@ var cadencePeriods = map[string]string{"day": "day", "night": "day", "week": "we
 // words w: "every week", "each night", "once a week", "twice a month",
 // "3 times a week", "2 runs per week", "weekly", "nightly". It reports the
 // cadence and the tokens it covered (0 when none starts there).
-func cadenceAt(w func(int) string, i int) (Cadence, int) {
+func CadenceAt(w func(int) string, i int) (Cadence, int) {
 	k := w(i)
 	if c, ok := cadenceWords[k]; ok {
 		return c, 1
@@ -103,5 +103,5 @@ func cadenceNote(r *Request) string {
 	if r.Tokens > 0 {
 		run = "the run asked"
 	}
-	return fmt.Sprintf("repeated %s times a month: the month's cost is that many times %s", strconv.FormatFloat(roundTo(r.RunsPerMonth, 2), 'f', -1, 64), run)
+	return fmt.Sprintf("repeated %s times a month: the month's cost is that many times %s", strconv.FormatFloat(RoundTo(r.RunsPerMonth, 2), 'f', -1, 64), run)
 }

@@ -364,9 +364,9 @@ func (x *index) suggest(key string, id func(int) string) []string {
 	limit := max(2, len(key)/3)
 	type cand struct{ dist, prefix, index int }
 	best := map[int]cand{}
-	var rows editRows
+	var rows EditRows
 	for _, k := range x.keys {
-		d := rows.distance(key, k.key, limit)
+		d := rows.Distance(key, k.key, limit)
 		if len(key) >= 3 && strings.Contains(k.key, key) {
 			d = min(d, 1)
 		}
@@ -410,12 +410,12 @@ func commonPrefix(a, b string) int {
 }
 
 // editRows is the scratch space of distance, reused across keys.
-type editRows struct{ prev2, prev, cur []int }
+type EditRows struct{ prev2, prev, cur []int }
 
 // distance is the optimal-string-alignment distance between a and b
 // (insertions, deletions, substitutions and adjacent transpositions),
 // giving up with limit+1 once the length difference alone exceeds limit.
-func (w *editRows) distance(a, b string, limit int) int {
+func (w *EditRows) Distance(a, b string, limit int) int {
 	if d := len(a) - len(b); d > limit || -d > limit {
 		return limit + 1
 	}
@@ -524,11 +524,11 @@ func appendCatalogKey(dst []byte, s string, model bool) []byte {
 			if dropWord(w, t, n, model) {
 				continue
 			}
-			if string(w) == "gb" && t > 0 && isDigits(s[spans[t-1][0]:spans[t-1][1]]) {
+			if string(w) == "gb" && t > 0 && IsDigits(s[spans[t-1][0]:spans[t-1][1]]) {
 				continue
 			}
 		}
-		if len(tok) > 2 && strings.EqualFold(tok[len(tok)-2:], "gb") && isDigits(tok[:len(tok)-2]) {
+		if len(tok) > 2 && strings.EqualFold(tok[len(tok)-2:], "gb") && IsDigits(tok[:len(tok)-2]) {
 			tok = tok[:len(tok)-2]
 		}
 		for k := range len(tok) {
@@ -549,7 +549,7 @@ func lower(c byte) byte {
 	return c
 }
 
-func isDigits(s string) bool {
+func IsDigits(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -29,8 +29,9 @@ const (
 // text_config (llava, gemma3, llama4, qwen2_vl, qwen2_5_vl, mistral3:
 // their vision tower is counted as ExtraParams from vision_config;
 // another wrapper's tower is named as not counted). Multi-token-prediction layers are counted in the
-// total and named; a quantization_config of fp8, mxfp4, gptq, awq or
-// bitsandbytes sets ReleasedFormat.
+// total and named; a quantization_config of fp8 (fbgemm_fp8, FP8 or
+// 4-bit int compressed-tensors), mxfp4, gptq, awq or bitsandbytes sets
+// ReleasedFormat, and its list of unconverted modules sets Kept16.
 //
 // Every key that changes the parameter count is either read or refused
 // by name: nothing is ignored silently. An unknown model_type is read as
@@ -105,6 +106,12 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 	if qnote != "" {
 		notes = append(notes, qnote)
 	}
+	if _, scope := quantBytesPerParam(format, 1); format != QuantNone && scope == scopeLinear {
+		// MXFP4's scope is the routed experts already.
+		if m.Kept16 = keptModules(format, unconvertedModules(raw["quantization_config"])); m.Kept16 != nil {
+			notes = append(notes, keptNote(m.Kept16))
+		}
+	}
 	notes = append(notes, more...)
 	if m.MaxContext == 0 {
 		m.MaxContext = 4096
@@ -142,13 +149,33 @@ func releasedFormat(raw rawConfig) (Quant, string) {
 		Load4Bit bool   `json:"load_in_4bit"`
 		Load8Bit bool   `json:"load_in_8bit"`
 		Algo     string `json:"quant_algo"` // NVIDIA ModelOpt: NVFP4, FP8
+		// compressed-tensors (llm-compressor): the weights' format per
+		// group of modules.
+		Groups map[string]struct {
+			Weights *struct {
+				Bits int    `json:"num_bits"`
+				Type string `json:"type"`
+			} `json:"weights"`
+		} `json:"config_groups"`
 	}
 	if err := json.Unmarshal(v, &q); err != nil {
 		return QuantNone, fmt.Sprintf("quantization_config is %s, not understood: the weights are sized unquantised", clip(string(v)))
 	}
 	switch {
-	case q.Method == "fp8":
+	case q.Method == "fp8", q.Method == "fbgemm_fp8":
+		// fbgemm_fp8 (Meta's Llama 3.1 405B FP8): e4m3 with one scale per
+		// output row, as good as the block-scaled bytes here.
 		return QuantFP8, ""
+	case q.Method == "compressed-tensors":
+		for _, g := range q.Groups {
+			switch w := g.Weights; {
+			case w == nil:
+			case w.Bits == 8 && w.Type == "float":
+				return QuantFP8, ""
+			case w.Bits == 4 && w.Type == "int":
+				return QuantGPTQ, ""
+			}
+		}
 	case q.Method == "mxfp4":
 		return QuantMXFP4, ""
 	case q.Method == "modelopt" && strings.EqualFold(q.Algo, "nvfp4"):
@@ -601,7 +628,7 @@ func (r *configReader) linearAttention(m *Model, mt string) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d of %d layers are linear attention (Gated DeltaNet): no KV cache, a fixed state of %s elements per sequence each, counted in the KV cache at its precision", n, m.Layers, commas(m.MixerState))}
+	return []string{fmt.Sprintf("%d of %d layers are linear attention (Gated DeltaNet): no KV cache, a fixed state of %s elements per sequence each, counted in the KV cache at its precision", n, m.Layers, Commas(m.MixerState))}
 }
 
 // mtp reads the multi-token-prediction layers a checkpoint ships.

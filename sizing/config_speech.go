@@ -69,5 +69,5 @@ func audioRate(t Throughput, frames int64, batch int) string {
 	enc := float64(frames) / *t.PrefillTokensPerSecond
 	dec := clipTokens / *t.TokensPerSecond
 	return fmt.Sprintf("audio: about %.0f hours of audio an hour, one 30 s clip at a time: %s encoder frames in %.2f s, then about %d text tokens decoded greedily in %.2f s (speech at about 150 words a minute; no beam search, no batching; not checked against a published figure)",
-		clipSeconds/(enc+dec), commas(frames), enc, clipTokens, dec)
+		clipSeconds/(enc+dec), Commas(frames), enc, clipTokens, dec)
 }

@@ -127,7 +127,7 @@ func (r *configReader) mamba(mt string) (Model, []string) {
 		what = "Mamba-2"
 	}
 	return m, []string{fmt.Sprintf("%s state-space model: no KV cache; each of the %d layers keeps a fixed state of %s elements per sequence (SSM state %d×%d plus the convolution's last %d inputs), the same at any context",
-		what, m.Layers, commas(x.stateElems()), x.inner, x.state, x.kernel-1)}
+		what, m.Layers, Commas(x.stateElems()), x.inner, x.state, x.kernel-1)}
 }
 
 // dtRank reads a Mamba dt rank: a number, or "auto" for ceil(hidden/16).
@@ -224,7 +224,7 @@ func (r *configReader) jamba() (Model, []string) {
 	}
 	x.apply(&m, m.Layers-attn)
 	return m, []string{fmt.Sprintf("Jamba hybrid: %d of %d layers are attention and keep a KV cache; the other %d are Mamba, each with a fixed state of %s elements per sequence, the same at any context",
-		attn, m.Layers, m.Layers-attn, commas(x.stateElems()))}
+		attn, m.Layers, m.Layers-attn, Commas(x.stateElems()))}
 }
 
 // ssmNote says how a model's fixed per-sequence state was counted, for
@@ -239,7 +239,7 @@ func (m Model) ssmNote() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s layers keep a fixed state of %s elements per sequence each (counted in the KV cache at its precision, constant in context)",
-		m.LinearAttnLayers, what, commas(m.MixerState))
+		m.LinearAttnLayers, what, Commas(m.MixerState))
 	if full := m.Layers - m.LinearAttnLayers; full > 0 {
 		fmt.Fprintf(&b, "; the %d attention layers keep a KV cache", full)
 	} else {

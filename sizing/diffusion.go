@@ -86,11 +86,12 @@ type diffusionShape struct {
 	bigEncoder int64 // index of the T5-XXL encoder in encoders, -1 when none
 	vae        int64
 	loraRank   int64 // LoRA parameters per unit of rank on the denoiser
+	vaeFP32    bool  // the VAE decodes in fp32 (Model.VAEUpcast)
 }
 
 func diffusionShapeOf(m Model) *diffusionShape {
 	d := &diffusionShape{kind: m.Denoiser, hidden: int64(m.Hidden), blocks: int64(m.Layers),
-		textTokens: int64(m.TextTokens), cfg: m.CFG, bigEncoder: -1, loraRank: m.LoRAPerRank}
+		textTokens: int64(m.TextTokens), cfg: m.CFG, bigEncoder: -1, loraRank: m.LoRAPerRank, vaeFP32: m.VAEUpcast}
 	for _, c := range m.Components {
 		switch c.Role {
 		case RoleDenoiser:
@@ -132,11 +133,31 @@ func (d *diffusionShape) denoiserStepBytes(res, batch int64) float64 {
 	return 2 * 8 * 320 * float64(side*side*batch)
 }
 
-// vaeDecodeBytes is the VAE decoder's peak at 16 bit: three tensors of its
-// last up-block, 128 channels at the image's full size, per image (the
+// vaeDecodeChannels is how many channels' worth of values the VAE
+// decoder holds per full-resolution pixel at its peak. The Stable
+// Diffusion VAE (block_out_channels 128, 256, 512, 512; SDXL, SD 1.5, SD3
+// and FLUX.1 share it) reaches full resolution by upsampling its
+// 256-channel block: the nearest-neighbour copy and its convolution's
+// output, then the next resnet's input (kept for its shortcut) and its
+// normalised activations, four 256-channel tensors at once. With fp32
+// decoding this puts SDXL's 4 images of 1024px at 17.5 GB with model
+// offload, where diffusers measured 20.21 GB ("Exploring simple
+// optimizations for SDXL", A100 40GB).
+const vaeDecodeChannels = 4 * 256
+
+// vaeDecodeBytes is the VAE decoder's peak for batch images of side res,
+// in fp32 when the pipeline upcasts the VAE, 16-bit otherwise (the
 // pipeline decodes the batch at once unless VAE slicing is on).
-func vaeDecodeBytes(res, batch int64) float64 {
-	return 2 * 3 * 128 * float64(res*res*batch)
+func (d *diffusionShape) vaeDecodeBytes(res, batch int64) float64 {
+	return d.vaeElemBytes() * vaeDecodeChannels * float64(res*res*batch)
+}
+
+// vaeElemBytes is the bytes per VAE weight and activation.
+func (d *diffusionShape) vaeElemBytes() float64 {
+	if d.vaeFP32 {
+		return 4
+	}
+	return 2
 }
 
 // diffusionWeightBytes is one component's weights: quant (or the
@@ -161,7 +182,15 @@ func diffusionInferenceMemory(r *Request, d *diffusionShape) Memory {
 		// A text encoder's forward over 512 prompt tokens is small.
 		parts = append(parts, part{diffusionWeightBytes(n, int64(i) == d.bigEncoder, r.Quant, r.Precision), 0})
 	}
-	parts = append(parts, part{diffusionWeightBytes(d.vae, false, r.Quant, r.Precision), vaeDecodeBytes(res, batch)})
+	vae := diffusionWeightBytes(d.vae, false, r.Quant, r.Precision)
+	if d.vaeFP32 {
+		vae = 4 * float64(d.vae) // upcast before decoding, in place
+	}
+	decoded := batch
+	if r.VAESlicing {
+		decoded = 1
+	}
+	parts = append(parts, part{vae, d.vaeDecodeBytes(res, decoded)})
 	var weights, work float64
 	if r.Offload == OffloadCPU {
 		// Model CPU offload: one component on the GPU at a time.
@@ -268,8 +297,16 @@ func (rs *resolved) diffusionAssumptions(q Query) error {
 		if r.Offload == OffloadCPU {
 			how = "model CPU offload: one component on the GPU at a time (enable_model_cpu_offload)"
 		}
-		rs.assume("%d image(s) of %dpx at once (latents %d×%d); %s; quantisation applies to the denoiser and a T5-XXL text encoder, CLIP and the VAE stay 16-bit; the VAE decodes the batch at full size",
-			max(r.MicroBatch, 1), r.Resolution, side, side, how)
+		vae := "the VAE stays 16-bit"
+		if m.VAEUpcast {
+			vae = "the VAE is upcast to fp32 to decode (its config's force_upcast), offload or not"
+		}
+		decode := "the VAE decodes the whole batch at once (offload does not lower that peak; VAE slicing does)"
+		if q.VAESlicing || r.MicroBatch <= 1 {
+			decode = "the VAE decodes one image at a time"
+		}
+		rs.assume("%d image(s) of %dpx at once (latents %d×%d); %s; quantisation applies to the denoiser and a T5-XXL text encoder, CLIP stays 16-bit, %s; %s: its peak is four 256-channel tensors at full resolution per image",
+			max(r.MicroBatch, 1), r.Resolution, side, side, how, vae, decode)
 		if m.CFG {
 			rs.assume("classifier-free guidance runs the denoiser on 2× the batch")
 		}
@@ -335,6 +372,7 @@ func (e *Estimator) diffusionAlternatives(q Query, asked *resolved) []Alternativ
 		fp8.what = "fp8 " + weights
 	}
 	ckpt := diffusionTry{func(q *Query) { q.GradCheckpointing = &on }, "gradient checkpointing"}
+	slicing := diffusionTry{func(q *Query) { q.VAESlicing = true }, "VAE slicing (enable_vae_slicing: one image decoded at a time)"}
 	qlora := diffusionTry{func(q *Query) { q.Method, q.Quant = MethodQLoRA, "" }, "QLoRA (nf4 base, adapters only, gradient checkpointing)"}
 	var tries [][]diffusionTry
 	switch {
@@ -342,8 +380,18 @@ func (e *Estimator) diffusionAlternatives(q Query, asked *resolved) []Alternativ
 		nf4 := diffusionTry{func(q *Query) { q.Quant = QuantNF4 }, "nf4 " + weights + " (bitsandbytes)"}
 		offload := diffusionTry{func(q *Query) { q.Offload = OffloadCPU }, "model CPU offload (one component on the GPU at a time)"}
 		tries = [][]diffusionTry{{fp8}, {nf4}, {offload}, {fp8, offload}}
+		if r.MicroBatch > 1 && !r.VAESlicing {
+			// Offload cannot lower the VAE's decode of the whole batch;
+			// slicing it can.
+			tries = append(tries, []diffusionTry{slicing}, []diffusionTry{fp8, slicing}, []diffusionTry{offload, slicing})
+		}
 	case r.Method == MethodInference && r.Offload != OffloadCPU:
 		tries = [][]diffusionTry{{{func(q *Query) { q.Offload = OffloadCPU }, "model CPU offload (one component on the GPU at a time)"}}}
+		if r.MicroBatch > 1 && !r.VAESlicing {
+			tries = append(tries, []diffusionTry{slicing})
+		}
+	case r.Method == MethodInference && r.MicroBatch > 1 && !r.VAESlicing:
+		tries = [][]diffusionTry{{slicing}}
 	case r.Method == MethodLoRA && r.Quant == QuantNone:
 		tries = [][]diffusionTry{{fp8}, {fp8, ckpt}, {qlora}}
 	case r.Method == MethodFull:

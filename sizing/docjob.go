@@ -73,7 +73,7 @@ func jobCost(r *Request, t Throughput) *JobCost {
 		j.USD = &usd
 	}
 	if j.Monthly {
-		j.BusyShare = j.Hours / hoursPerMonth
+		j.BusyShare = j.Hours / HoursPerMonth
 	}
 	return j
 }

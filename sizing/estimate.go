@@ -170,7 +170,7 @@ func (e *Estimator) answer(q Query) (Answer, error) {
 	}
 	if offloadBeyondServer(r, &rs.shape) {
 		warnings = append(warnings, fmt.Sprintf("cpu offload needs %s GiB of RAM per machine, more than a server holds (4 TiB at most, a DGX B200's largest): spread it over more machines or offload to NVMe",
-			commas(a.HostRAMBytes>>30)))
+			Commas(a.HostRAMBytes>>30)))
 	}
 	var tw []string
 	if rs.shape.diffusion != nil {
@@ -337,7 +337,7 @@ func bindingTerm(m Memory) string {
 		v    int64
 	}{
 		{"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes}, {"activations", m.ActivationsBytes},
-		{"kv_cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"kv_cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes}, {"qlora_working", m.QLoRAWorkBytes},
 	} {
 		if t.v > v {
 			name, v = t.name, t.v
@@ -430,7 +430,7 @@ func perMonth(a *Answer) {
 		if perHour == nil {
 			return nil
 		}
-		v := *perHour * hoursPerMonth
+		v := *perHour * HoursPerMonth
 		return &v
 	}
 	a.Throughput.USDPerMonth = month(a.Throughput.USDPerHour)
@@ -453,5 +453,5 @@ func wiredLimitNote(g *GPU, total int64) string {
 		return ""
 	}
 	return fmt.Sprintf("fits if the GPU may wire more of the Mac's memory: macOS gives it %.0f%% by default; sudo sysctl iogpu.wired_limit_mb=%d raises it (%s of the %s GB, leaving the system the rest)",
-		g.UsableFraction*100, int64(0.9*ram)>>20, gibString(int64(0.9*ram)), commas(int64(math.Round(ram/(1<<30)))))
+		g.UsableFraction*100, int64(0.9*ram)>>20, gibString(int64(0.9*ram)), Commas(int64(math.Round(ram/(1<<30)))))
 }

@@ -120,7 +120,7 @@ func randomRequest(rng *rand.Rand, models []Model) (Request, *shape) {
 }
 
 func termSum(m Memory) int64 {
-	return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
+	return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes
 }
 
 // checkMemoryProperties asserts the properties of the memory model for

@@ -38,7 +38,7 @@ type FewestGPUs struct {
 // within one machine, then every whole number of machines up to
 // maxFewestMachines.
 func fewestCounts(g *GPU) []int {
-	per := maxPerNode(*g)
+	per := MaxPerNode(*g)
 	out := make([]int, 0, 4+maxFewestMachines)
 	for _, c := range countSteps {
 		if c <= per {
@@ -94,7 +94,7 @@ func (e *Estimator) fewest(q Query) (Query, *FewestGPUs) {
 		}
 		if ok {
 			f.Found, f.GPUs = true, n
-			f.Nodes = (n + maxPerNode(g) - 1) / maxPerNode(g)
+			f.Nodes = (n + MaxPerNode(g) - 1) / MaxPerNode(g)
 			f.GradCheckpointing = qn.GradCheckpointing != nil && q.GradCheckpointing == nil
 			return qn, f
 		}
@@ -107,7 +107,7 @@ func (e *Estimator) fewest(q Query) (Query, *FewestGPUs) {
 
 // fewestNote says how a count ask was answered, for the assumptions.
 func fewestNote(f *FewestGPUs, g *GPU) string {
-	per := maxPerNode(*g)
+	per := MaxPerNode(*g)
 	var within []string
 	for _, n := range fewestCounts(g) {
 		if n > per {

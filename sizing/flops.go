@@ -272,5 +272,5 @@ func threeFigures(v float64) string {
 		return fmt.Sprintf("%.3g", v)
 	}
 	step := math.Pow(10, math.Floor(math.Log10(v))-2)
-	return commas(int64(math.Round(v/step) * step))
+	return Commas(int64(math.Round(v/step) * step))
 }

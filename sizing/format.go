@@ -23,11 +23,11 @@ func Format(q Query) string {
 	}
 	switch {
 	case strings.Contains(q.Model, "/"): // a Hub repo id, written as a link so that no word in it is read as a setting
-		add(hubLinkPrefix + q.Model)
+		add(HubLinkPrefix + q.Model)
 	case q.Model != "":
 		add(q.Model)
 	case q.Params > 0:
-		add(formatSize(q.Params, q.Experts))
+		add(FormatSize(q.Params, q.Experts))
 	}
 	if q.Method != "" {
 		add(string(q.Method))
@@ -83,7 +83,7 @@ func Format(q Query) string {
 		}
 	}
 	if q.SeqLen > 0 {
-		if seq := strconv.Itoa(q.SeqLen); q.GPU == "" && cardNumber(seq) {
+		if seq := strconv.Itoa(q.SeqLen); q.GPU == "" && CardNumber(seq) {
 			add("seq", seq, "tokens") // "seq 4070" alone names the card
 		} else {
 			add("seq", seq)
@@ -105,7 +105,7 @@ func Format(q Query) string {
 		add("accum", strconv.Itoa(q.GradAccumSteps))
 	}
 	if q.GlobalBatchTokens > 0 {
-		add("global-batch", formatCount(q.GlobalBatchTokens), "tokens")
+		add("global-batch", FormatCount(q.GlobalBatchTokens), "tokens")
 	}
 	for _, d := range []struct {
 		key string
@@ -134,12 +134,12 @@ func Format(q Query) string {
 		add("from", "scratch")
 	}
 	if q.Tokens > 0 {
-		add(formatCount(q.Tokens), "tokens")
+		add(FormatCount(q.Tokens), "tokens")
 	}
 	if j := q.Job; j.Documents > 0 {
-		add(formatCount(j.Documents), "docs")
+		add(FormatCount(j.Documents), "docs")
 		if j.DocTokens > 0 {
-			add("of", formatCount(int64(j.DocTokens)), "tokens")
+			add("of", FormatCount(int64(j.DocTokens)), "tokens")
 		}
 		if j.Monthly {
 			add("a", "month")
@@ -187,7 +187,7 @@ func Format(q Query) string {
 		add("deepspeed")
 	}
 	if q.MFU > 0 {
-		add(formatMFU(q.MFU))
+		add(FormatMFU(q.MFU))
 	}
 	if q.MeasuredTokensPerSecond > 0 {
 		add("mfu at", strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64), "tok/s per gpu")
@@ -199,8 +199,8 @@ func Format(q Query) string {
 }
 
 // formatSize writes a bare size exactly: "13b", "350m", "1.5b", "8x7b".
-func formatSize(params int64, experts int) string {
-	s := formatCount(params)
+func FormatSize(params int64, experts int) string {
+	s := FormatCount(params)
 	if experts > 0 {
 		return strconv.Itoa(experts) + "x" + s
 	}
@@ -210,7 +210,7 @@ func formatSize(params int64, experts int) string {
 // formatCount writes a count of parameters or tokens exactly, with the
 // largest suffix that keeps it short: 1500000000 is "1.5b", 350000000
 // "350m", 6738415616 "6.738415616b", 999 "999".
-func formatCount(n int64) string {
+func FormatCount(n int64) string {
 	for _, u := range []struct {
 		unit   int64
 		suffix string

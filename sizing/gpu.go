@@ -53,7 +53,7 @@ type GPU struct {
 // wire by default: about two thirds up to 36 GB of RAM, three quarters
 // above (community knowledge, raisable with iogpu.wired_limit_mb; see
 // wiredLimitNote).
-func appleGPUShare(ram int64) float64 {
+func AppleGPUShare(ram int64) float64 {
 	if ram <= 36<<30 {
 		return 2.0 / 3
 	}

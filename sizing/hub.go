@@ -96,29 +96,29 @@ func (m *Model) reconcile(hub int64, config []byte) string {
 	arch, _ := m.ParamCount()
 	switch diff := hub - arch; {
 	case diff == 0:
-		return fmt.Sprintf("%s: %s parameters, exactly the Hub's safetensors count", m.ID, commas(hub))
+		return fmt.Sprintf("%s: %s parameters, exactly the Hub's safetensors count", m.ID, Commas(hub))
 	case m.TiedEmbeddings && diff == int64(m.Vocab)*int64(m.Hidden):
 		// The checkpoint stores the tied output embedding as well; loading
 		// ties it back to the input embedding, so it is held once.
 		return fmt.Sprintf("%s: %s parameters; the Hub's safetensors count (%s) also holds the tied output embedding, which is loaded once",
-			m.ID, commas(arch), commas(hub))
+			m.ID, Commas(arch), Commas(hub))
 	case diff > 0:
 		what := outsideDecoder(config)
 		m.ExtraParams += diff
 		m.ExtraParamsNote = what
 		return fmt.Sprintf("%s: %s parameters by the Hub's safetensors count, %s more than config.json's decoder, counted as %s",
-			m.ID, commas(hub), commas(diff), what)
+			m.ID, Commas(hub), Commas(diff), what)
 	default:
 		return fmt.Sprintf("%s: config.json's architecture gives %s parameters, %s more than the Hub's safetensors count (%s); the architecture's count is used",
-			m.ID, commas(arch), commas(-diff), commas(hub))
+			m.ID, Commas(arch), Commas(-diff), Commas(hub))
 	}
 }
 
 // commas writes n with thousands separators: 14,768,307,200.
-func commas(n int64) string {
+func Commas(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	if n < 0 {
-		return "-" + commas(-n)
+		return "-" + Commas(-n)
 	}
 	var b strings.Builder
 	for i, c := range s {

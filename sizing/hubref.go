@@ -7,10 +7,10 @@ var hubHosts = []string{"huggingface.co/", "www.huggingface.co/", "hf.co/"}
 
 // hubLinkPrefix is how Format writes a Hub repo id: as a short link,
 // which the parser always reads as one ("hf.co/Qwen/Qwen3-14B").
-const hubLinkPrefix = "hf.co/"
+const HubLinkPrefix = "hf.co/"
 
 // isHubLink reports whether a word starts like a link to the Hub.
-func isHubLink(word string) bool {
+func IsHubLink(word string) bool {
 	w := strings.ToLower(word)
 	w = strings.TrimPrefix(strings.TrimPrefix(w, "https://"), "http://")
 	for _, host := range hubHosts {

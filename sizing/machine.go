@@ -21,45 +21,10 @@ type Machine struct {
 }
 
 // maxMachineName is the longest name of a machine, in bytes.
-const maxMachineName = 40
+const MaxMachineName = 40
 
 // MaxMachines is how many machines one team may name.
 const MaxMachines = 50
-
-// ParseMachine reads "NAME: HARDWARE" ("our box: 2x rtx-4090, 128 GB
-// RAM"). The hardware is read by Parse and must name a GPU and nothing
-// but hardware; bad input gives an *InputError.
-func ParseMachine(text string) (Machine, error) {
-	const hint = "our box: 2x rtx-4090, 128 GB RAM"
-	name, hw, ok := strings.Cut(text, ":")
-	name = strings.ToLower(strings.Join(strings.Fields(name), " "))
-	hw = strings.TrimSpace(hw)
-	switch {
-	case !ok || name == "" || hw == "":
-		return Machine{}, &InputError{Problem: fmt.Sprintf("%q is not NAME: HARDWARE", text), Hint: hint}
-	case len(name) > maxMachineName:
-		return Machine{}, &InputError{Problem: fmt.Sprintf("the name %q is longer than %d characters", name, maxMachineName), Hint: hint}
-	}
-	p, err := Parse(hw)
-	q := p.Query
-	switch {
-	case q.GPU == "" && (err == nil || q == (Query{})):
-		return Machine{}, &InputError{Problem: fmt.Sprintf("%q names no GPU fitbot knows", hw), Hint: hint}
-	case err != nil:
-		return Machine{}, err
-	case q.Model != "" || q.Params != 0 || q.Method != "":
-		return Machine{}, &InputError{Problem: fmt.Sprintf("%q is a question, not hardware: say the GPUs, their count and the machines", hw), Hint: hint}
-	}
-	m := Machine{Name: name, GPU: q.GPU, GPUs: max(q.GPUs, 1), Nodes: max(q.Nodes, 1), GPUMemoryBytes: q.GPUMemoryBytes,
-		HostRAMBytes: p.HostRAMBytes, Description: hw}
-	if q.Nodes > 0 && q.GPUs == 0 {
-		m.GPUs = q.Nodes * 8
-	}
-	if m.GPUs%m.Nodes != 0 {
-		return Machine{}, &InputError{Problem: fmt.Sprintf("%d GPUs do not split evenly over %d machines", m.GPUs, m.Nodes), Hint: hint}
-	}
-	return m, nil
-}
 
 // Query is the machine as the hardware of a question.
 func (m Machine) Query() Query {
@@ -93,7 +58,7 @@ func (m Machine) Hardware() string {
 // ("our box"), or the name's last words after "our", "the" or "my" ("on
 // the box" for "our box").
 func (m Machine) Mentions(question string) bool {
-	text := " " + strings.ToLower(strings.Join(strings.FieldsFunc(question, isSeparator), " ")) + " "
+	text := " " + strings.ToLower(strings.Join(strings.FieldsFunc(question, IsSeparator), " ")) + " "
 	if strings.Contains(text, " "+m.Name+" ") {
 		return true
 	}
@@ -164,7 +129,7 @@ func (m Machine) vram() int64 {
 // included, reads wherever a GPU would. ok is false when the question
 // does not name the machine (see Mentions).
 func (m Machine) Substitute(question string) (string, bool) {
-	words := strings.FieldsFunc(question, isSeparator)
+	words := strings.FieldsFunc(question, IsSeparator)
 	name := strings.Fields(m.Name)
 	core := name
 	for len(core) > 1 && (core[0] == "our" || core[0] == "the" || core[0] == "my" || core[0] == "team") {

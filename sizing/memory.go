@@ -3,6 +3,7 @@ package sizing
 import (
 	"cmp"
 	"math"
+	"slices"
 )
 
 // Bytes per parameter: the convention.
@@ -109,6 +110,10 @@ type shape struct {
 	// expertLinear is the part of linear inside routed experts: what
 	// MXFP4 quantises in gpt-oss.
 	expertLinear int64
+	// keptLinear is the part of linear (outside routed experts) that the
+	// maker's checkpoint in keptFormat keeps in 16-bit (Model.Kept16).
+	keptLinear int64
+	keptFormat Quant
 	// loraPerRank is Σ(in+out) over the LoRA-targeted linears of every
 	// layer (every expert): the adapter parameters per unit of rank.
 	loraPerRank int64
@@ -289,11 +294,29 @@ func weightElemBytes(q Quant, p Precision, hidden int64, linear, expert, moe boo
 // modelWeightBytes is the size of all the model's weights stored with
 // quantisation q, or at 16-bit (fp32: 4 B, fp8: FP8 on the linears) when q
 // is empty.
+//
+// A model whose maker ships a checkpoint in that format with some modules
+// left in 16-bit (shape.keptLinear) is sized as that checkpoint: the
+// format on the rest, 2 B on those.
 func modelWeightBytes(s *shape, q Quant, p Precision) float64 {
 	moe := s.expertLinear > 0
-	return float64(s.expertLinear)*weightElemBytes(q, p, s.hidden, true, true, moe) +
-		float64(s.linear-s.expertLinear)*weightElemBytes(q, p, s.hidden, true, false, moe) +
+	dense := weightElemBytes(q, p, s.hidden, true, false, moe)
+	b := float64(s.expertLinear)*weightElemBytes(q, p, s.hidden, true, true, moe) +
+		float64(s.linear-s.expertLinear)*dense +
 		float64(s.total-s.linear)*weightElemBytes(q, p, s.hidden, false, false, moe)
+	if s.keptLinear > 0 && storedAs(q, p) == s.keptFormat && dense < 2 {
+		b += float64(s.keptLinear) * (2 - dense)
+	}
+	return b
+}
+
+// storedAs is the weight format of quantisation q at precision p: q
+// itself, FP8 for fp8 weights asked as a precision, none otherwise.
+func storedAs(q Quant, p Precision) Quant {
+	if q == QuantNone && p == PrecisionFP8 {
+		return QuantFP8
+	}
+	return q
 }
 
 // decodeReadBytes is what one decode step reads of the weights: all of
@@ -407,9 +430,51 @@ func trainingMemory(r *Request, s *shape) Memory {
 		ActivationsBytes: trainingActivationBytes(r, s),
 		OverheadBytes:    overheadBytes(r.GPUs),
 	}
+	if r.Method == MethodQLoRA {
+		m.QLoRAWorkBytes = ceilBytes(qloraWorkingBytes(r, s))
+	}
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
-		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes
+		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes
 	return m
+}
+
+// qloraWorkingBytes is the memory QLoRA needs beyond LoRA's terms over a
+// 4-bit base. Two parts:
+//   - the dequantised weight: bitsandbytes' 4-bit matmul turns the
+//     weight back into a 16-bit copy for every forward and backward
+//     matmul, so the largest linear of a layer exists once more in 16-bit
+//     (its double-quantised absmax tables are in the weight bytes,
+//     quantBytesPerParam);
+//   - what the 4-bit path keeps for backward per token and layer, beyond
+//     the tensors a 16-bit frozen layer saves (activations.go): p·(2·I +
+//     h) for an MLP of width I, fitted to LitGPT's resource tables
+//     (tutorials/resource-tables.md, A100 40GB, LoRA r 8 on q and v,
+//     micro-batch 1 at Alpaca's longest 1,304 tokens): nf4-dq measured
+//     13.84 GB for Llama 2 7B and 22.55 GB for 13B, 1.9 and 3.5 GB over
+//     fitbot's LoRA terms on the same base, and Falcon 40B ran out of
+//     memory on the 40 GB card. Under gradient checkpointing only the one
+//     layer being recomputed holds it.
+//
+// A paged optimizer (paged_adamw) moves the adapters' states to host
+// memory under pressure; with adapters of a few hundred MB it changes
+// nothing here and is not modelled.
+func qloraWorkingBytes(r *Request, s *shape) float64 {
+	p := activationElemBytes(r.Precision)
+	tp, pp, cp := float64(tensorParallel(r)), float64(pipelineParallel(r)), float64(contextParallel(r))
+	ffn := max(s.ffn, s.expertFFN*max(s.expertsActive, 1))
+	largest := float64(s.hidden*max(s.ffn, s.expertFFN, s.qDim)) * 2 / tp
+	tokens := float64(int64(r.SeqLen)*int64(max(r.MicroBatch, 1))*sequencesPerExample(r)) / cp / tp
+	if r.OffloadActivations {
+		// Unsloth (whose offloaded checkpointing this is) dequantises in
+		// its own fused LoRA kernels, whose memory its context table
+		// (TestReferenceUnslothContext) already measures.
+		return 0
+	}
+	layers := float64(s.layers) / pp
+	if r.GradCheckpointing {
+		layers = 1
+	}
+	return largest + tokens*layers*p*float64(2*ffn+s.hidden)
 }
 
 // zeroShard is x bytes split over n ranks when the ZeRO stage reaches
@@ -542,5 +607,29 @@ func shapeOf(m Model) shape {
 		}
 	}
 	s.factored += s.embedMatrices*(s.vocab+s.hidden) + max(vectors, 0)
+	if k := m.Kept16; k != nil {
+		s.keptFormat, s.keptLinear = k.Format, keptLinearParams(m, k)
+	}
 	return s
+}
+
+// keptLinearParams is how many parameters of the block linears a release
+// keeps in 16-bit: every linear of the kept roles, plus one layer's worth
+// of the other dense linears (attention, dense MLP, shared experts,
+// mixers) for each whole layer kept. Routed experts are never counted.
+func keptLinearParams(m Model, k *Kept16) int64 {
+	var kept, perLayer int64
+	for _, l := range m.LinearShapes() {
+		if l.Expert {
+			continue
+		}
+		if slices.Contains(k.Roles, l.Role) {
+			kept += l.Params()
+			continue
+		}
+		if l.Role != "router" {
+			perLayer += int64(l.In) * int64(l.Out)
+		}
+	}
+	return kept + int64(min(k.WholeLayers, m.Layers))*perLayer
 }

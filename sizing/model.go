@@ -141,6 +141,10 @@ type Model struct {
 	CFG              bool        `json:"cfg,omitempty"`
 	NativeResolution int         `json:"native_resolution,omitempty"`
 	LoRAPerRank      int64       `json:"lora_per_rank,omitempty"`
+	// VAEUpcast: the pipeline decodes in fp32 whatever the weights'
+	// precision (the VAE config's force_upcast, which diffusers' Stable
+	// Diffusion XL pipelines honour: SDXL's VAE overflows in fp16).
+	VAEUpcast bool `json:"vae_upcast,omitempty"`
 
 	// ImageTokens is how many tokens one image becomes in a
 	// vision-language model's sequence at its processor's default size;
@@ -153,6 +157,12 @@ type Model struct {
 	// ReleasedFormat is the weight format the makers ship (fp8 for
 	// DeepSeek-V3, mxfp4 for gpt-oss); empty for a bf16/fp16 release.
 	ReleasedFormat Quant `json:"released_format,omitempty"`
+	// Kept16 is what the maker's checkpoint in a quantised format keeps
+	// in 16-bit (quantization_config's modules_to_not_convert, ignore or
+	// exclude_modules); nil when that checkpoint quantises every linear
+	// of the blocks. Meta's Llama-3.1-405B-Instruct-FP8 keeps attention
+	// and the first and last layers in bf16.
+	Kept16 *Kept16 `json:"kept_16bit,omitempty"`
 
 	PublishedParams int64   `json:"published_params"`           // the count the authors or the Hub state
 	PublishedActive int64   `json:"published_active,omitempty"` // MoE: active per token, where stated
@@ -165,6 +175,18 @@ type Model struct {
 	Note string `json:"note,omitempty"`
 
 	assumption string // set by BareModel
+}
+
+// Kept16 is the part of a quantised release left in 16-bit: the block
+// linears of Roles (as LinearShapes names them: "attention", "mlp",
+// "shared-expert", "router", "mixer") in every layer, and every dense
+// linear of WholeLayers decoder layers (routed experts stay in the
+// format). Format is the release it describes: the weights are sized
+// this way only when asked in that format.
+type Kept16 struct {
+	Format      Quant    `json:"format"`
+	Roles       []string `json:"roles,omitempty"`
+	WholeLayers int      `json:"whole_layers,omitempty"`
 }
 
 // MLA reports whether the model uses multi-head latent attention

@@ -24,7 +24,7 @@ func TestOffloadBeyondAServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		if a.Request.Offload == OffloadCPU && !hasPrefix(a.Warnings, "cpu offload needs") {
-			t.Errorf("%q: %s GiB of host RAM and no warning: %q", text, commas(a.HostRAMBytes>>30), a.Warnings)
+			t.Errorf("%q: %s GiB of host RAM and no warning: %q", text, Commas(a.HostRAMBytes>>30), a.Warnings)
 		}
 		rs, err := resolve(p.Query)
 		if err != nil {
@@ -35,7 +35,7 @@ func TestOffloadBeyondAServer(t *testing.T) {
 				continue
 			}
 			if ram, _ := hostNeeds(&alt.Request, &rs.shape); ram > maxServerRAMBytes {
-				t.Errorf("%q: alternative %q needs %s GiB of host RAM a machine", text, alt.Why, commas(ram>>30))
+				t.Errorf("%q: alternative %q needs %s GiB of host RAM a machine", text, alt.Why, Commas(ram>>30))
 			}
 		}
 		if strings.Contains(text, "offload") && len(a.Warnings) == 0 {

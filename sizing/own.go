@@ -46,7 +46,7 @@ func cardsPurchase(gpu string, n int) (CardsPurchase, bool) {
 		return CardsPurchase{}, false
 	}
 	n = max(n, 1)
-	per := maxPerNode(g)
+	per := MaxPerNode(g)
 	return CardsPurchase{
 		GPU: g.ID, GPUName: g.Name, Cards: n, Machines: (n + per - 1) / per,
 		CardUSDLow: pp.USDLow, CardUSDHigh: pp.USDHigh, USDLow: pp.USDLow * float64(n), USDHigh: pp.USDHigh * float64(n),
@@ -95,7 +95,7 @@ func machinesOf(o ServeOption) int {
 	if err != nil {
 		return 2
 	}
-	if max(o.Serving.GPUsPerReplica, 1)*max(o.Serving.Replicas, 1) <= maxPerNode(g) {
+	if max(o.Serving.GPUsPerReplica, 1)*max(o.Serving.Replicas, 1) <= MaxPerNode(g) {
 		return 1
 	}
 	return 2

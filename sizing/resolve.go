@@ -9,11 +9,11 @@ import (
 )
 
 const (
-	defaultSeqLen   = 2048
+	DefaultSeqLen   = 2048
 	defaultLoRARank = 16
 	// defaultMaxPerNode is used for a catalog card that does not say how
 	// many fit in one machine.
-	defaultMaxPerNode = 8
+	DefaultMaxPerNode = 8
 )
 
 // resolved is a Query with the catalogs and defaults applied: the Request
@@ -118,6 +118,7 @@ func resolve(q Query) (*resolved, error) {
 	} else if err := rs.resolveLayout(q); err != nil {
 		return nil, err
 	}
+	rs.req.Spot = q.Spot // priced and launched at a spot rate, training or serving
 	rs.req.Tokens = q.Tokens
 	if q.Job.Documents > 0 {
 		rs.req.Tokens = rs.jobTokens
@@ -281,11 +282,11 @@ func (rs *resolved) resolveGPU(q Query) error {
 func withMemory(g GPU, typed int64) GPU {
 	usable := typed
 	if g.UsableFraction > 0 {
-		g.UsableFraction = appleGPUShare(typed)
+		g.UsableFraction = AppleGPUShare(typed)
 		usable = int64(float64(typed) * g.UsableFraction)
 	}
-	if gb := nominalGB(g.Name); gb > 0 {
-		g.Name = fmt.Sprintf("%s %d GB", lineOf(g.Name), typed>>30)
+	if gb := NominalGB(g.Name); gb > 0 {
+		g.Name = fmt.Sprintf("%s %d GB", LineOf(g.Name), typed>>30)
 	}
 	g.MemoryBytes = usable
 	return g
@@ -298,16 +299,16 @@ func (rs *resolved) setGPU(g GPU) {
 }
 
 // maxPerNode is how many of a card one machine holds.
-func maxPerNode(g GPU) int {
+func MaxPerNode(g GPU) int {
 	if g.MaxPerNode > 0 {
 		return g.MaxPerNode
 	}
-	return defaultMaxPerNode
+	return DefaultMaxPerNode
 }
 
 // resolveCounts sets GPUs and Nodes for the request's card.
 func (rs *resolved) resolveCounts(q Query) error {
-	per := maxPerNode(rs.gpu)
+	per := MaxPerNode(rs.gpu)
 	gpus, nodes := q.GPUs, q.Nodes
 	switch {
 	case gpus == 0 && nodes == 0:
@@ -449,6 +450,12 @@ func (rs *resolved) resolvePrecision(q Query) error {
 			rs.assume("%s ships %s; sized in %s as asked: %.1f GiB of weights, against %.1f GiB as released%s",
 				rs.model.Name, strings.ToUpper(string(rel)), p, gib(QuantNone, p), gib(rel, PrecisionBF16), also)
 		}
+		if k := rs.model.Kept16; k != nil && storedAs(quant, p) == k.Format && rs.model.ReleasedFormat != k.Format {
+			rs.assume("%s sized as the maker's %s checkpoint: %s; %.1f GiB of weights, against %.1f GiB with every linear layer in %s",
+				rs.model.Name, strings.ToUpper(string(k.Format)), strings.TrimPrefix(keptNote(k), "the "+strings.ToUpper(string(k.Format))+" checkpoint "),
+				modelWeightBytes(&rs.shape, quant, p)/(1<<30), modelWeightBytes(&rs.shape, quant, p)/(1<<30)-float64(rs.shape.keptLinear)*(2-weightElemBytes(quant, p, rs.shape.hidden, true, false, false))/(1<<30),
+				strings.ToUpper(string(k.Format)))
+		}
 		if why := noAWQ(&rs.model); why != "" && quant == QuantAWQ {
 			rs.notes = append(rs.notes, "AWQ sized as asked, but "+why)
 		}
@@ -468,7 +475,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 				if rs.shape.encoderSeq > 0 {
 					// Whisper: the cross-attention KV is per clip, not per token.
 					rs.assume("KV cache in %s: %s per text token of the decoder's own attention (all layers, one clip), plus %s per clip for the cross-attention over its %s encoder frames",
-						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), commas(rs.shape.encoderSeq))
+						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), Commas(rs.shape.encoderSeq))
 				} else if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
 					rs.assume("KV cache in %s: %s per token of context (all layers, one request)", half, perTokenBytes(b))
 				} else {
@@ -481,6 +488,7 @@ func (rs *resolved) resolvePrecision(q Query) error {
 		if rs.model.Kind == KindDiffusion && q.Offload == OffloadCPU {
 			r.Offload = OffloadCPU // diffusers' model CPU offload
 		}
+		r.VAESlicing = rs.model.Kind == KindDiffusion && q.VAESlicing
 		return nil
 	}
 	switch p {
@@ -572,8 +580,8 @@ func (rs *resolved) resolveShape(q Query) error {
 	case rs.model.Kind == KindDiffusion:
 		// A pipeline's sequence is its image: set by diffusionAssumptions.
 	case q.SeqLen == 0:
-		r.SeqLen = defaultSeqLen
-		if maxCtx > 0 && maxCtx < defaultSeqLen {
+		r.SeqLen = DefaultSeqLen
+		if maxCtx > 0 && maxCtx < DefaultSeqLen {
 			r.SeqLen = maxCtx
 		}
 		word := "sequence length"
@@ -674,7 +682,6 @@ func (rs *resolved) resolveTraining(q Query) error {
 		rs.assume("no gradient checkpointing")
 	}
 	r.Offload = q.Offload
-	r.Spot = q.Spot
 	r.MFU = q.MFU
 	if r.Offload == "" {
 		r.Offload = OffloadNone
@@ -772,7 +779,7 @@ func (rs *resolved) resolveGlobalBatch(q Query) error {
 	if q.GlobalBatchTokens > 0 {
 		accum := int((q.GlobalBatchTokens + perStep - 1) / perStep)
 		if q.GradAccumSteps > 0 && q.GradAccumSteps != accum {
-			return inputErr(fmt.Sprintf("fit %s %s global batch %s tokens", r.Model, r.Method, formatCount(q.GlobalBatchTokens)),
+			return inputErr(fmt.Sprintf("fit %s %s global batch %s tokens", r.Model, r.Method, FormatCount(q.GlobalBatchTokens)),
 				"a global batch of %s tokens is %d accumulation steps of %d tokens here, not %d: say one or the other",
 				thousands(float64(q.GlobalBatchTokens)), accum, perStep, q.GradAccumSteps)
 		}

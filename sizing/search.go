@@ -517,7 +517,7 @@ func nearestLargest(r Request, g GPU) *NearestFit {
 		}
 	}
 	for _, n := range countSteps {
-		if n <= r.GPUs || n > maxPerNode(g) {
+		if n <= r.GPUs || n > MaxPerNode(g) {
 			continue
 		}
 		t := r
@@ -549,31 +549,31 @@ func (a *assumptionSet) list(extra []string) []string {
 	return a.items
 }
 
-// Ask answers a parsed question that runs the other way round, by its
+// Ask answers a question that runs the other way round, by its
 // intent: LargestModel, MaxContext, WhichGPU or BuyRent (with the
 // question's workload). A fit question returns an *InputError: answer it
 // with Answer.
-func (e *Estimator) Ask(p Parsed) (AskAnswer, error) {
-	if p.Query.Provider != "" && e.provider == "" {
-		if at, ok := e.atProvider(p.Query.Provider); ok {
-			a, err := at.Ask(p)
+func (e *Estimator) Ask(q Query, intent Intent, w Workload) (AskAnswer, error) {
+	if q.Provider != "" && e.provider == "" {
+		if at, ok := e.atProvider(q.Provider); ok {
+			a, err := at.Ask(q, intent, w)
 			if err == nil {
-				a.Assumptions = append(a.Assumptions, providerNote(p.Query.Provider, p.Query.GPU == ""))
+				a.Assumptions = append(a.Assumptions, providerNote(q.Provider, q.GPU == ""))
 			}
 			return a, err
 		}
 	}
-	switch p.Intent {
+	switch intent {
 	case IntentLargest:
-		return e.LargestModel(p.Query)
+		return e.LargestModel(q)
 	case IntentMaxContext:
-		return e.MaxContext(p.Query)
+		return e.MaxContext(q)
 	case IntentWhichGPU:
-		return e.WhichGPU(p.Query)
+		return e.WhichGPU(q)
 	case IntentBuyRent:
-		return e.BuyRent(p.Query, p.Workload)
+		return e.BuyRent(q, w)
 	case IntentServe:
-		return e.Serve(p.Query)
+		return e.Serve(q)
 	}
-	return AskAnswer{}, inputErr("fit what 2x rtx-4090 lora", "%q is a fit question, not one that runs the other way round", p.Intent)
+	return AskAnswer{}, inputErr("fit what 2x rtx-4090 lora", "%q is a fit question, not one that runs the other way round", intent)
 }

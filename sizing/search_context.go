@@ -134,7 +134,7 @@ func longestFitting(rs *resolved, r *Request, vram int64) int {
 // longest context it allows.
 func (e *Estimator) nearestContext(rs *resolved) *NearestFit {
 	probe := *rs
-	probe.req.SeqLen = min(defaultSeqLen, max(rs.model.MaxContext, 1))
+	probe.req.SeqLen = min(DefaultSeqLen, max(rs.model.MaxContext, 1))
 	for _, c := range e.sameCard(&probe) {
 		r := c.req
 		n := longestFitting(&probe, &r, rs.gpu.MemoryBytes)

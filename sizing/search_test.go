@@ -305,7 +305,7 @@ func TestWhichGPU(t *testing.T) {
 	var last float64
 	for i, o := range w.Options {
 		g := gpuOf(t, o.GPU)
-		if seen[o.GPU] || o.Nodes != 1 || o.GPUs > maxPerNode(g) {
+		if seen[o.GPU] || o.Nodes != 1 || o.GPUs > MaxPerNode(g) {
 			t.Errorf("option %d: %s ×%d on %d nodes (seen %v)", i, o.GPU, o.GPUs, o.Nodes, seen[o.GPU])
 		}
 		seen[o.GPU] = true

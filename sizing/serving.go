@@ -450,7 +450,7 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	sv.MeetsTargets = sv.Fits && sp.meets(ttft, tpot) && (sp.users == 0 || sp.users <= sv.MaxConcurrency*sv.Replicas)
 	if price != nil {
 		perHour := price.USDPerGPUHour * float64(sv.GPUsPerReplica*sv.Replicas)
-		month := perHour * hoursPerMonth
+		month := perHour * HoursPerMonth
 		sv.USDPerHour, sv.USDPerMonth = &perHour, &month
 		if sv.OutputTokensPerSecond > 0 {
 			perM := perHour / (sv.OutputTokensPerSecond * float64(sv.Replicas) * 3600) * 1e6

@@ -431,9 +431,9 @@ func (e *Estimator) serve(q Query) (AskAnswer, error) {
 		case int4:
 			formats = "in its released format and in fp8 and int4 (AWQ) where the card runs them (int4 tried as nothing else meets the load)"
 		}
-		asm.add(fmt.Sprintf("fastest first: each card at the 1, 2, 4 or 8 GPUs per replica in one machine that decode fastest (tensor parallel over more cards reads the weights sooner, less the all-reduces over the link), %s, %s; replicas added until the load is met; ranked by tokens/s each, then time to first token, then cost per month (%d hours)", formats, listed, int(hoursPerMonth)))
+		asm.add(fmt.Sprintf("fastest first: each card at the 1, 2, 4 or 8 GPUs per replica in one machine that decode fastest (tensor parallel over more cards reads the weights sooner, less the all-reduces over the link), %s, %s; replicas added until the load is met; ranked by tokens/s each, then time to first token, then cost per month (%d hours)", formats, listed, int(HoursPerMonth)))
 	} else {
-		asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(hoursPerMonth)))
+		asm.add(fmt.Sprintf("each card at 1, 2, 4 or 8 GPUs per replica in one machine, in its released format and in fp8 and int4 (AWQ) where the card runs them; replicas added until the load is met; ranked by cost per month (%d hours)", int(HoursPerMonth)))
 	}
 	if q.Own {
 		asm.add("to own: the configurations whose cards all fit in one machine first, each ranked as above; the purchase price is of the cards and the machines around them, not power or upkeep")
@@ -480,7 +480,7 @@ func (e *Estimator) planServe(rs *resolved, sp serveSpec, only string, formatSai
 			// cache (70B in fp8 on one 80 GB card serves 2 users a replica).
 			var best *ServeOption
 			for _, tp := range countSteps {
-				if tp > maxPerNode(*g) {
+				if tp > MaxPerNode(*g) {
 					break
 				}
 				if !tensorParallelServes(&rs.shape, tp) {
@@ -596,7 +596,7 @@ type quantChoice struct {
 // machine), or that the KV cache has no room left.
 func notOnCard(rs *resolved, sp serveSpec, formatSaid bool) string {
 	g := &rs.gpu
-	n := maxPerNode(*g)
+	n := MaxPerNode(*g)
 	var small quantChoice
 	least := math.Inf(1)
 	for _, qz := range planQuants(rs, g, formatSaid) {

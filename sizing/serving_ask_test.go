@@ -20,7 +20,7 @@ func askServe(t *testing.T, q string) AskAnswer {
 		t.Fatalf("%s: intent %s, want serve", q, p.Intent)
 	}
 	e := Estimator{Prices: servePrices}
-	a, err := e.Ask(p)
+	a, err := e.Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
@@ -234,7 +234,7 @@ func BenchmarkServePlan(b *testing.B) {
 	}
 	e := Estimator{Prices: servePrices}
 	for b.Loop() {
-		if _, err := e.Ask(p); err != nil {
+		if _, err := e.Ask(p.Query, p.Intent, p.Workload); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -260,7 +260,7 @@ func TestServeOtherFamilies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		_, err = (&Estimator{Prices: servePrices}).Ask(p)
+		_, err = (&Estimator{Prices: servePrices}).Ask(p.Query, p.Intent, p.Workload)
 		var ie *InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "decoder LLMs") {
 			t.Errorf("%s: %v, want a refusal naming the family", q, err)
@@ -288,7 +288,7 @@ func TestServeNoModelTry(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	_, err = (&Estimator{Prices: servePrices}).Ask(p)
+	_, err = (&Estimator{Prices: servePrices}).Ask(p.Query, p.Intent, p.Workload)
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Hint != want {
 		t.Fatalf("%s: %v (Try %q), want no model named and Try %q", q, err, hintOf(ie), want)
@@ -300,7 +300,7 @@ func TestServeNoModelTry(t *testing.T) {
 	if tp.Intent != IntentServe || tp.Query.GPU != "" || tp.Query.MicroBatch != 0 || tp.Query.Serve.RequestsPerSecond != p.Query.Serve.RequestsPerSecond {
 		t.Errorf("Try %q reads as %s %q, want the same load (%.3g requests/s), no card", ie.Hint, tp.Intent, Format(tp.Query), p.Query.Serve.RequestsPerSecond)
 	}
-	if _, err := (&Estimator{Prices: servePrices}).Ask(tp); err != nil {
+	if _, err := (&Estimator{Prices: servePrices}).Ask(tp.Query, tp.Intent, tp.Workload); err != nil {
 		t.Errorf("Try %q: %v", ie.Hint, err)
 	}
 }
@@ -403,7 +403,7 @@ func BenchmarkServeCapacity(b *testing.B) {
 	}
 	e := Estimator{Prices: servePrices}
 	for b.Loop() {
-		if _, err := e.Ask(p); err != nil {
+		if _, err := e.Ask(p.Query, p.Intent, p.Workload); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,57 +5,6 @@ import (
 	"testing"
 )
 
-// TestParseFastestServing: speed asked on a serving question with no card,
-// or cards in the plural with no count, is a serving plan ranked by speed;
-// "cheapest", a card named once or counted, and
-// training keep their readings.
-func TestParseFastestServing(t *testing.T) {
-	tests := []struct {
-		q       string
-		intent  Intent
-		plan    bool
-		fastest bool
-	}{
-		{"fastest way to serve mixtral 8x22b, latency matters, what cards", IntentServe, true, true},
-		{"fastest gpu to serve llama 3.1 70b", IntentServe, true, true},
-		{"quickest gpus to serve llama 3.1 8b", IntentServe, true, true},
-		{"llama 3.1 70b inference, lowest latency", IntentServe, true, true},
-		{"serve llama 3.1 8b, latency matters", IntentServe, true, true},
-		{"deploy qwen2.5 72b as fast as possible", IntentServe, true, true},
-		{"serve llama 3.1 70b as fast as possible on h100s", IntentServe, true, true},
-		{"fastest way to serve llama 3.1 70b for 50 users", IntentServe, true, true},
-		{"gpus for 200 users of llama 3.1 70b, lowest latency", IntentServe, true, true},
-		// Unchanged: the cheapest, a card named once or counted, training.
-		{"cheapest way to serve llama 3.1 70b", IntentFit, false, false},
-		{"gpus for 200 users of llama-3.1-70b with ttft under 1s", IntentServe, true, false},
-		{"fastest way to serve llama 3.1 70b on an h100", IntentFit, false, true},
-		{"fastest way to serve llama 3.1 70b on 2 h100", IntentFit, false, true},
-		{"serve llama 3.1 8b with low latency on an l4", IntentFit, false, false},
-		{"quickest way to lora llama 3.1 8b on an l40s", IntentFit, false, true},
-		{"what's the fastest gpu to train a 7b lora on", IntentWhichGPU, false, true},
-		{"train llama 3.1 8b as fast as possible on 8 h100", IntentFit, false, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.q, func(t *testing.T) {
-			p, err := Parse(tt.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Intent != tt.intent || p.Query.Serve.Plan != tt.plan || p.Query.Fastest != tt.fastest {
-				t.Errorf("intent %s, plan %v, fastest %v; want %s, %v, %v", p.Intent, p.Query.Serve.Plan, p.Query.Fastest, tt.intent, tt.plan, tt.fastest)
-			}
-			// The canonical form reads back the same.
-			back, err := Parse(FormatAsk(p))
-			if err != nil {
-				t.Fatalf("canonical %q: %v", FormatAsk(p), err)
-			}
-			if back.Query != p.Query || back.Intent != p.Intent {
-				t.Errorf("canonical %q reads back as %+v (%s), want %+v (%s)", FormatAsk(p), back.Query, back.Intent, p.Query, p.Intent)
-			}
-		})
-	}
-}
-
 // TestServeFastestRanking: a plan asked fastest puts first the option
 // whose users get the most tokens/s each, no other option's faster; each
 // replica stays within one machine and is priced; with no users said it

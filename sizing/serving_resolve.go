@@ -7,7 +7,7 @@ const (
 	maxRequestsPerSecond = 1e6
 	maxTTFTSeconds       = 3600
 	maxTokensPerSecond   = 1e5
-	minGPUUtil           = 0.05
+	MinGPUUtil           = 0.05
 	// chatModelLen is the --max-model-len a serving config starts with
 	// when the question named no length: room for a long chat, not
 	// vLLM's old 2048 (capped at the model's own context).
@@ -77,8 +77,8 @@ func (rs *resolved) resolveServe(q Query) error {
 	if b := l.BusyShare; b < 0 || b > 1 {
 		return inputErr(fmt.Sprintf("fit %s 80%% utilization", r.Model), "a busy share of %g is not a share of the time between 0 and 1", b)
 	}
-	if u := l.GPUMemoryUtilization; u != 0 && (u < minGPUUtil || u > 1) {
-		return inputErr(fmt.Sprintf("fit %s gpu util 0.9", r.Model), "gpu util %g is not a share of the card between %g and 1", u, minGPUUtil)
+	if u := l.GPUMemoryUtilization; u != 0 && (u < MinGPUUtil || u > 1) {
+		return inputErr(fmt.Sprintf("fit %s gpu util 0.9", r.Model), "gpu util %g is not a share of the card between %g and 1", u, MinGPUUtil)
 	}
 	if q.MicroBatch > 0 {
 		r.Concurrency = q.MicroBatch

@@ -86,7 +86,7 @@ func TestServePlanSkipsCountsThatSplitNoHeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &Estimator{Prices: stubPrices{"rtx-4090": 0.34, "h100": 2.99, "l40s": 0.79, "a100-80": 1.39}}
-	ans, err := e.Ask(p)
+	ans, err := e.Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestServingOnAMac(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ans, err := (&Estimator{}).Ask(p)
+	ans, err := (&Estimator{}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestOutputInAll(t *testing.T) {
 		}
 	}
 	p, _ := Parse("need to hit 1000 tok/s for llama 8b, how many l4s")
-	ans, err := (&Estimator{Prices: stubPrices{"l4": 0.8}}).Ask(p)
+	ans, err := (&Estimator{Prices: stubPrices{"l4": 0.8}}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

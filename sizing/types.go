@@ -87,50 +87,51 @@ const (
 // default. The parser produces a Query and Format turns one back into a
 // canonical slash command.
 type Query struct {
-	Model             string    // catalog model id; empty for a bare size
-	Params            int64     // bare size in parameters (per expert when Experts > 0)
-	Experts           int       // bare mixture of experts, e.g. 8 for "8x7B"; 0 for dense
-	Method            Method    // "" when not said
-	Optimizer         Optimizer // "" when not said
-	Precision         Precision // training or serving precision; "" when not said
-	Quant             Quant     // weight quantisation; "" when not said
-	KVPrecision       Precision // KV-cache precision for inference; "" when not said
-	GPU               string    // catalog GPU id; "" when not said
-	GPUMemoryBytes    int64     // the card's memory as typed ("16GB" is 16 GiB) when no catalog variant of GPU has it; 0 otherwise
-	UnknownGPU        string    // the name of a card the catalog lacks, sized on GPU by its typed memory ("GTX 1080 Ti"); "" otherwise
-	GPUs              int       // total GPUs; 0 when not said
-	Nodes             int       // machines the GPUs are spread over; 0 when not said
-	ZeROStage         *int      // 0-3; nil when not said
-	Offload           Offload   // "" when not said
-	SeqLen            int       // training sequence or inference context; 0 when not said
-	MicroBatch        int       // micro-batch per GPU (training) or concurrent requests (inference)
-	GradAccumSteps    int       // micro-batches per optimizer step; 0 when not said
-	GlobalBatchTokens int64     // tokens per optimizer step over all GPUs; 0 when not said
-	GradCheckpointing *bool     // nil when not said
-	LoRARank          int       // 0 when not said
-	Tokens            int64     // whole training budget in tokens; 0 when not said
-	TensorParallel    int       // Megatron-style tensor parallel degree; 0 when not said
-	PipelineParallel  int       // pipeline stages; 0 when not said
-	ContextParallel   int       // ranks one sequence is split over; 0 when not said
-	ExpertParallel    int       // ranks the routed experts are split over; 0 when not said
-	FusedLoss         *bool     // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
-	ModelParallel     bool      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
-	ModulesToSave     *bool     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
+	Model             string    `json:"model,omitempty"`               // catalog model id; empty for a bare size
+	Params            int64     `json:"params,omitempty"`              // bare size in parameters (per expert when Experts > 0)
+	Experts           int       `json:"experts,omitempty"`             // bare mixture of experts, e.g. 8 for "8x7B"; 0 for dense
+	Method            Method    `json:"method,omitempty"`              // "" when not said
+	Optimizer         Optimizer `json:"optimizer,omitempty"`           // "" when not said
+	Precision         Precision `json:"precision,omitempty"`           // training or serving precision; "" when not said
+	Quant             Quant     `json:"quant,omitempty"`               // weight quantisation; "" when not said
+	KVPrecision       Precision `json:"kv_cache_precision,omitempty"`  // KV-cache precision for inference; "" when not said
+	GPU               string    `json:"gpu,omitempty"`                 // catalog GPU id; "" when not said
+	GPUMemoryBytes    int64     `json:"gpu_memory_bytes,omitempty"`    // the card's memory as typed ("16GB" is 16 GiB) when no catalog variant of GPU has it; 0 otherwise
+	UnknownGPU        string    `json:"unknown_gpu,omitempty"`         // the name of a card the catalog lacks, sized on GPU by its typed memory ("GTX 1080 Ti"); "" otherwise
+	GPUs              int       `json:"gpus,omitempty"`                // total GPUs; 0 when not said
+	Nodes             int       `json:"nodes,omitempty"`               // machines the GPUs are spread over; 0 when not said
+	ZeROStage         *int      `json:"zero_stage,omitempty"`          // 0-3; nil when not said
+	Offload           Offload   `json:"offload,omitempty"`             // "" when not said
+	SeqLen            int       `json:"seq_len,omitempty"`             // training sequence or inference context; 0 when not said
+	MicroBatch        int       `json:"micro_batch,omitempty"`         // micro-batch per GPU (training) or concurrent requests (inference)
+	GradAccumSteps    int       `json:"grad_accum_steps,omitempty"`    // micro-batches per optimizer step; 0 when not said
+	GlobalBatchTokens int64     `json:"global_batch_tokens,omitempty"` // tokens per optimizer step over all GPUs; 0 when not said
+	GradCheckpointing *bool     `json:"grad_checkpointing,omitempty"`  // nil when not said
+	LoRARank          int       `json:"lora_rank,omitempty"`           // 0 when not said
+	Tokens            int64     `json:"tokens,omitempty"`              // whole training budget in tokens; 0 when not said
+	TensorParallel    int       `json:"tensor_parallel,omitempty"`     // Megatron-style tensor parallel degree; 0 when not said
+	PipelineParallel  int       `json:"pipeline_parallel,omitempty"`   // pipeline stages; 0 when not said
+	ContextParallel   int       `json:"context_parallel,omitempty"`    // ranks one sequence is split over; 0 when not said
+	ExpertParallel    int       `json:"expert_parallel,omitempty"`     // ranks the routed experts are split over; 0 when not said
+	FusedLoss         *bool     `json:"fused_loss,omitempty"`          // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
+	ModelParallel     bool      `json:"model_parallel,omitempty"`      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
+	ModulesToSave     *bool     `json:"modules_to_save,omitempty"`     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
 	// OffloadActivations keeps the checkpointed layer inputs in host RAM
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
-	OffloadActivations *bool
-	Arch               *Model // an architecture given directly (fitbot fit --config); overrides Model and Params
-	Resolution         int    // image side in pixels for a diffusion model ("1024px"); 0 when not said
-	Images             int    // images per request for a vision-language model ("2 images"); 0 when not said
-	Spot               bool   // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
+	OffloadActivations *bool  `json:"offload_activations,omitempty"`
+	Arch               *Model `json:"arch,omitempty"`        // an architecture given directly (fitbot fit --config); overrides Model and Params
+	Resolution         int    `json:"resolution,omitempty"`  // image side in pixels for a diffusion model ("1024px"); 0 when not said
+	VAESlicing         bool   `json:"vae_slicing,omitempty"` // diffusion: the VAE decodes one image of the batch at a time (diffusers' enable_vae_slicing)
+	Images             int    `json:"images,omitempty"`      // images per request for a vision-language model ("2 images"); 0 when not said
+	Spot               bool   `json:"spot,omitempty"`        // priced and launched at a spot (interruptible) rate: "spot", "preemptible"
 	// Provider is the cloud the question names ("on aws"), by the name
 	// its offers are filed under: the answer is priced there, and a
 	// question naming no card is answered among the cards it prices.
-	Provider string
+	Provider string `json:"provider,omitempty"`
 	// Cheapest asks for the cheapest card that fits ("cheapest", "cheaper"):
 	// with no GPU named it is answered on the cheapest priced configuration,
 	// never placed on the team's machines.
-	Cheapest bool
+	Cheapest bool `json:"cheapest,omitempty"`
 	// Fewest asks how many of the named card a question needs ("how many
 	// a100s", "on h100s" with no count, "fewest h100"): it is answered on
 	// the fewest that fit (Estimator.Answer). Serving loads on such cards
@@ -139,72 +140,72 @@ type Query struct {
 	// cheapest of those. A capacity question on cards in the plural ("cost
 	// per million tokens on h100s") is answered on the fewest that serve one
 	// request (Estimator.Serve).
-	Fewest bool
+	Fewest bool `json:"fewest,omitempty"`
 	// MaxBatch asks the largest micro-batch per GPU a training run fits
 	// ("what batch size can we fit", "max batch size", "largest micro
 	// batch"): it is answered at the largest that fits as asked, with the
 	// levers that raise it (Answer's LargestBatch). A serving question's
 	// "max batch" is Serve.MaxBatch.
-	MaxBatch bool
+	MaxBatch bool `json:"max_batch,omitempty"`
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
-	PerMonth bool
+	PerMonth bool `json:"per_month,omitempty"`
 	// Cadence is how often a training run is repeated ("every week",
 	// "nightly", "3 times a week"); the answer prices a month of them.
-	Cadence Cadence
+	Cadence Cadence `json:"cadence,omitempty"`
 	// DeepSpeed is true when the question named DeepSpeed without a
 	// stage: ZeRO data parallelism, never a Megatron layout.
-	DeepSpeed bool
+	DeepSpeed bool `json:"deepspeed,omitempty"`
 	// Fastest asks for the quickest run ("fastest", "quickest"): a
 	// training answer lists its other ways fastest first (faster ways,
 	// when the asked one fits), each timed on the token budget (1B tokens
 	// when none is said).
-	Fastest bool
+	Fastest bool `json:"fastest,omitempty"`
 	// LinkAsked asks about the link between the cards ("do we need
 	// nvlink"): the answer says the card's link and what its speed counts
 	// over it.
-	LinkAsked bool
+	LinkAsked bool `json:"link_asked,omitempty"`
 	// Alignment is a preference or RL objective named in the question
 	// ("dpo", "ppo", "grpo", "orpo"): it decides whether a frozen
 	// reference copy of the weights is held; "" when none was said.
-	Alignment string
+	Alignment string `json:"alignment,omitempty"`
 	// Own says the cards will be bought and kept ("how many gpus do we
 	// need to buy", "what do we buy", "which card should we order", "on
 	// prem"): the question is the plan or fit as usual, since a load
 	// needs the same cards bought or rented, and a serving plan adds the
 	// purchase price of its first option's cards (ServeResult.Purchase).
 	// Format writes it "on-prem".
-	Own bool
+	Own bool `json:"own,omitempty"`
 	// FromScratch is a run that trains every weight from random ("from
 	// scratch", "pretrain"): adapters (LoRA, QLoRA) need a trained base,
 	// so they are never offered as a way to fit it.
-	FromScratch bool
+	FromScratch bool `json:"from_scratch,omitempty"`
 
-	Serve ServeLoad // the load and targets of a serving question; zero fields were not said
+	Serve ServeLoad `json:"serve,omitempty"` // the load and targets of a serving question; zero fields were not said
 
 	// MFU is the model-FLOPs utilisation the question says the run
 	// reaches ("at 40% mfu"), a share of the card's dense peak: the speed
 	// is estimated at it instead of the fitted rates; 0 when not said.
-	MFU float64
+	MFU float64 `json:"mfu,omitempty"`
 	// MeasuredTokensPerSecond is a speed the asker measured, per GPU ("I
 	// get 3500 tok/s per gpu"), whose MFU the question asks (Answer's
 	// Measured); 0 when none was said.
-	MeasuredTokensPerSecond float64
+	MeasuredTokensPerSecond float64 `json:"measured_tokens_per_second,omitempty"`
 	// GPUHours is a budget of GPU-hours the question gave ("2000 a100
 	// gpu-hours", "500 gpu hours", "300 node-hours" × the GPUs of a
 	// node), never a count of GPUs: a training answer says whether the
 	// run fits in it and, with no token count, how many tokens it trains;
 	// 0 when none was said.
-	GPUHours float64
+	GPUHours float64 `json:"gpu_hours,omitempty"`
 	// GPUHoursAsked asks the run's GPU-hours ("how many gpu hours", "how
 	// many a100 gpu-hours is that"): the answer says them first, the
 	// run's hours × its GPUs.
-	GPUHoursAsked bool
+	GPUHoursAsked bool `json:"gpu_hours_asked,omitempty"`
 	// Job is an offline inference job over a corpus ("embed 5M documents
 	// with bge-large"): that many documents through the model's forward
 	// pass, timed and priced as one batch job; zero when the question is
 	// not one.
-	Job DocJob
+	Job DocJob `json:"job,omitempty"`
 }
 
 // DocJob is a batch of documents put through an encoder once each
@@ -225,47 +226,47 @@ type DocJob struct {
 // ServeLoad is what a serving question says about its load and targets
 // (DESIGN.md, "Serving capacity"); concurrent users are Query.MicroBatch.
 type ServeLoad struct {
-	RequestsPerSecond float64 // "10 requests/s", "10 qps"
+	RequestsPerSecond float64 `json:"requests_per_second,omitempty"` // "10 requests/s", "10 qps"
 	// DailyUsers is a count of users a day the requests per second were
 	// read from ("2000 daily users", "2000 employees"); Format writes it
 	// back in those words, so that a Try keeps the asker's load.
-	DailyUsers int
+	DailyUsers int `json:"daily_users,omitempty"`
 	// RequestsPerUserDay is how many requests each of the daily users
 	// sends a day, when the question says it ("1000 DAU, 20 messages a
 	// day each"); 0 is the usual 20 (requestsPerUserDay).
-	RequestsPerUserDay           int
-	PromptTokens                 int     // "prompt 2k"
-	OutputTokens                 int     // "output 500"
-	TTFTTargetSeconds            float64 // "ttft under 500ms"
-	TokensPerSecondPerUserTarget float64 // "20 tok/s per user"
+	RequestsPerUserDay           int     `json:"requests_per_user_day,omitempty"`
+	PromptTokens                 int     `json:"prompt_tokens,omitempty"`                     // "prompt 2k"
+	OutputTokens                 int     `json:"output_tokens,omitempty"`                     // "output 500"
+	TTFTTargetSeconds            float64 `json:"ttft_target_seconds,omitempty"`               // "ttft under 500ms"
+	TokensPerSecondPerUserTarget float64 `json:"tokens_per_second_per_user_target,omitempty"` // "20 tok/s per user"
 	// OutputTokensPerSecondTarget is the output of all replicas together
 	// ("1000 tok/s in total", "how many l4s to hit 1000 tok/s").
-	OutputTokensPerSecondTarget float64
-	GPUMemoryUtilization        float64 // "gpu util 0.95"
-	Engine                      string  // "sglang"; "" is vLLM
+	OutputTokensPerSecondTarget float64 `json:"output_tokens_per_second_target,omitempty"`
+	GPUMemoryUtilization        float64 `json:"gpu_memory_utilization,omitempty"` // "gpu util 0.95"
+	Engine                      string  `json:"engine,omitempty"`                 // "sglang"; "" is vLLM
 	// BusyShare is the share of the time the replicas are busy ("at 80%
 	// utilization"): the cards are paid for all of it and make tokens in
 	// that share, so the cost per output token is over it; 0 when not said.
-	BusyShare float64
+	BusyShare float64 `json:"busy_share,omitempty"`
 	// FirstToken asks the time to the first token with no target ("time
 	// to first token for a 32k prompt", "what's the ttft"): the answer
 	// says it for one request alone.
-	FirstToken bool
+	FirstToken bool `json:"first_token,omitempty"`
 	// MaxBatch asks the most requests the KV cache holds at once ("max
 	// batch", "max concurrency"): a memory limit, answered without the
 	// usable-speed floor a users question gets.
-	MaxBatch bool
+	MaxBatch bool `json:"max_batch,omitempty"`
 	// PerRequest asks what requests cost ("per 1k requests", "cost per
 	// request"): the answer says the cost of a thousand.
-	PerRequest bool
+	PerRequest bool `json:"per_request,omitempty"`
 	// TokensPerDay asks how many tokens a day the cards serve ("how many
 	// tokens per day can 8x h100 serve"): the answer says the output of a
 	// day at the answered load.
-	TokensPerDay bool
+	TokensPerDay bool `json:"tokens_per_day,omitempty"`
 	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
 	// the cheapest configurations that meet the load, not the capacity of
 	// the named GPUs.
-	Plan bool
+	Plan bool `json:"plan,omitempty"`
 }
 
 // Request is a fully resolved sizing request: every field set, every
@@ -315,6 +316,9 @@ type Request struct {
 	// Resolution is the image side in pixels a diffusion model is sized
 	// at (request key resolution); 0 for every other family.
 	Resolution int `json:"resolution,omitempty"`
+	// VAESlicing: a diffusion pipeline's VAE decodes one image of the
+	// batch at a time (diffusers' enable_vae_slicing).
+	VAESlicing bool `json:"vae_slicing,omitempty"`
 	// Images is how many images each sequence carries to a
 	// vision-language model; their tokens are counted in seq_len.
 	Images int  `json:"images,omitempty"`
@@ -393,7 +397,12 @@ type Memory struct {
 	ActivationsBytes int64 `json:"activations_bytes"`
 	KVCacheBytes     int64 `json:"kv_cache_bytes"`
 	OverheadBytes    int64 `json:"overhead_bytes"`
-	TotalBytes       int64 `json:"total_bytes"`
+	// QLoRAWorkBytes is QLoRA's own working memory: the 16-bit copy of the
+	// largest base weight bitsandbytes dequantises for each matmul and
+	// what its 4-bit matmuls keep for backward beyond a 16-bit layer's
+	// tensors (qloraWorkingBytes); 0 for every other method.
+	QLoRAWorkBytes int64 `json:"qlora_working_bytes,omitempty"`
+	TotalBytes     int64 `json:"total_bytes"`
 }
 
 // Throughput is the speed, duration and cost of a configuration. A nil

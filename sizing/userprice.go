@@ -37,7 +37,7 @@ func (a *Answer) AtPrice(usdPerGPUHour float64, words string) {
 		t.USDTotal = &total
 	}
 	if t.USDPerMonth != nil || a.Request.PerMonth {
-		month := perHour * hoursPerMonth
+		month := perHour * HoursPerMonth
 		t.USDPerMonth = &month
 	}
 	if sv := a.Serving; sv != nil {

@@ -53,36 +53,59 @@ func (errNoWorkspace) Error() string {
 	return "slack call without a workspace: the request's team is unknown"
 }
 
-// api is a slack-go client with the token of ctx's workspace.
-func (c *Client) api(ctx context.Context) (*slack.Client, error) {
+// api is a slack-go client with the token of ctx's workspace, and
+// whether that workspace must install fitbot again.
+func (c *Client) api(ctx context.Context) (*slack.Client, bool, error) {
 	enterprise, team, ok := WorkspaceOf(ctx)
 	if !ok {
-		return nil, errNoWorkspace{}
+		return nil, false, errNoWorkspace{}
 	}
 	ws, err := c.app.Token(ctx, enterprise, team)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	opts := []slack.Option{slack.OptionHTTPClient(c.http)}
 	if c.apiURL != "" {
 		opts = append(opts, slack.OptionAPIURL(c.apiURL))
 	}
-	return slack.New(ws.Token, opts...), nil
+	return slack.New(ws.Token, opts...), !ws.ReinstallBy.IsZero(), nil
 }
 
-// PostMessageContext is chat.postMessage with the workspace's token.
+// PostMessageContext is chat.postMessage with the workspace's token. In
+// a workspace that must install fitbot again (its token still works, but
+// Slack will not renew it), the post is followed in the same thread by
+// ReinstallNote, while the asker can still be told.
 func (c *Client) PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error) {
-	api, err := c.api(ctx)
+	api, reinstall, err := c.api(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	return api.PostMessageContext(ctx, channelID, options...)
+	ch, ts, err := api.PostMessageContext(ctx, channelID, options...)
+	if err != nil || !reinstall {
+		return ch, ts, err
+	}
+	note := []slack.MsgOption{slack.MsgOptionText(ReinstallNote, false)}
+	endpoint, values, _ := slack.UnsafeApplyMsgOptions("", channelID, "", options...)
+	switch endpoint {
+	case "chat.postMessage":
+	case "chat.postEphemeral":
+		note = append(note, slack.MsgOptionPostEphemeral(values.Get("user")))
+	default: // an update, or a response_url: the answer is where the asker looks
+		return ch, ts, nil
+	}
+	if values.Get("thread_ts") != "" {
+		note = append(note, slack.MsgOptionTS(values.Get("thread_ts")))
+	}
+	if _, _, nerr := api.PostMessageContext(ctx, channelID, note...); nerr != nil {
+		c.app.cfg.Logger.Warn("slack oauth: the reinstall note was not posted", "channel", channelID, "err", nerr)
+	}
+	return ch, ts, nil
 }
 
 // UploadFileContext is Slack's external file upload with the workspace's
 // token.
 func (c *Client) UploadFileContext(ctx context.Context, params slack.UploadFileParameters) (*slack.FileSummary, error) {
-	api, err := c.api(ctx)
+	api, _, err := c.api(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +115,7 @@ func (c *Client) UploadFileContext(ctx context.Context, params slack.UploadFileP
 // GetConversationHistoryContext is conversations.history with the
 // workspace's token (the digest looks for its own earlier post).
 func (c *Client) GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error) {
-	api, err := c.api(ctx)
+	api, _, err := c.api(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -37,6 +38,10 @@ type Store interface {
 	FindInstallation(ctx context.Context, enterpriseID, teamID string) (store.Installation, error)
 	Installations(ctx context.Context) ([]store.Installation, error)
 	RotateInstallationTokens(ctx context.Context, enterpriseID, teamID string, oldRefresh, bot, refresh []byte, expires time.Time) (bool, error)
+	MarkReinstall(ctx context.Context, enterpriseID, teamID string, spentRefresh []byte) (bool, error)
+	// SeeEvent records id for ttl and reports whether it is new: a used
+	// OAuth state is remembered there until it expires (usedState).
+	SeeEvent(ctx context.Context, id string, ttl time.Duration) (bool, error)
 	DeleteInstallation(ctx context.Context, enterpriseID, teamID string) (bool, error)
 	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (store.Lease, bool, error)
 	ReleaseLease(ctx context.Context, name, holder string) error
@@ -55,9 +60,17 @@ const (
 	// refreshLeaseTTL bounds one refresh: the oauth.v2.access call and the
 	// write. A replica that died holding it frees it after this.
 	refreshLeaseTTL = 30 * time.Second
-	// refreshWait is how long a replica that lost the refresh lease waits
-	// for the winner's new token before using the current one.
-	refreshWait = 5 * time.Second
+	// refreshCallTimeout bounds the oauth.v2.access call of a refresh, well
+	// inside the lease: the call has ended, one way or the other, long
+	// before another replica may take the lease and spend the same
+	// single-use refresh token.
+	refreshCallTimeout = 10 * time.Second
+	// refreshPatience is how long a caller whose current token is still
+	// good waits for a refresh under way before using the current token.
+	refreshPatience = time.Second
+	// refreshPoll is how often a replica that lost the lease reads the
+	// store for the winner's tokens.
+	refreshPoll = 100 * time.Millisecond
 )
 
 // Config configures an App. ClientID, ClientSecret, Key and Store are
@@ -86,6 +99,10 @@ type App struct {
 	cfg      Config
 	seal     *sealer
 	stateKey []byte
+	flights  flights // the refreshes under way in this process
+	// callTimeout bounds a refresh's oauth.v2.access call
+	// (refreshCallTimeout; tests shorten it).
+	callTimeout time.Duration
 }
 
 // New returns an App, or an error naming what is missing.
@@ -115,7 +132,7 @@ func New(cfg Config) (*App, error) {
 		cfg.AuthorizeURL = "https://slack.com/oauth/v2/authorize"
 	}
 	if cfg.HTTP == nil {
-		cfg.HTTP = &http.Client{Timeout: 30 * time.Second}
+		cfg.HTTP = samehost.Client(&http.Client{Timeout: 30 * time.Second})
 	}
 	if cfg.Holder == "" {
 		cfg.Holder = "fitbot"
@@ -126,7 +143,8 @@ func New(cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &App{cfg: cfg, seal: s, stateKey: stateKey(cfg.Key)}, nil
+	return &App{cfg: cfg, seal: s, stateKey: stateKey(cfg.Key), flights: flights{m: map[string]*flight{}},
+		callTimeout: refreshCallTimeout}, nil
 }
 
 // stateCookie carries the state from /slack/install to the redirect.
@@ -168,6 +186,9 @@ func (a *App) redirect(w http.ResponseWriter, r *http.Request) {
 		if c, cerr := r.Cookie(stateCookie); cerr != nil || c.Value != state {
 			err = errStateCookie
 		}
+	}
+	if err == nil {
+		err = a.useState(r.Context(), state)
 	}
 	if err != nil {
 		a.cfg.Logger.Warn("slack oauth: install refused", "why", err)
@@ -235,101 +256,33 @@ type Workspace struct {
 	Token                string // the bot token, in clear: never log it
 	BotUserID            string
 	DigestChannel        string
+	// ReinstallBy, when set, is when Token stops working for good: Slack
+	// refused the refresh token, and fitbot must be installed again.
+	ReinstallBy time.Time
 }
 
 // Token returns the bot token of the workspace teamID of enterpriseID
 // (its own install, else its organisation's org-wide one), refreshed
-// first when it expires within RefreshBefore. An unknown workspace wraps
-// store.ErrNotFound.
+// first when it expires within RefreshBefore (rotate.go). An unknown
+// workspace wraps store.ErrNotFound; a workspace whose refresh token
+// Slack refused and whose bot token has expired wraps ErrReinstall.
 func (a *App) Token(ctx context.Context, enterpriseID, teamID string) (Workspace, error) {
 	in, err := a.cfg.Store.FindInstallation(ctx, enterpriseID, teamID)
 	if err != nil {
 		return Workspace{}, err
 	}
-	if in.RefreshToken != nil && !a.cfg.Now().Add(RefreshBefore).Before(in.Expires) {
-		if in, err = a.refresh(ctx, in); err != nil {
-			return Workspace{}, err
-		}
+	if in, err = a.fresh(ctx, in); err != nil {
+		return Workspace{}, err
 	}
 	tok, err := a.seal.open(in.BotToken, in.Key())
 	if err != nil {
 		return Workspace{}, fmt.Errorf("slack installation %s: %w", in.Key(), err)
 	}
-	return Workspace{EnterpriseID: in.EnterpriseID, TeamID: teamID, Token: tok, BotUserID: in.BotUserID, DigestChannel: in.DigestChannel}, nil
-}
-
-// refresh swaps an installation's expiring token for a new one. One
-// replica at a time does it, under the lease slack-refresh:<key>; the
-// others wait for its result. The swap itself is conditional on the
-// spent refresh token (store.RotateInstallationTokens), so even a
-// replica that outlived its lease cannot overwrite newer tokens.
-func (a *App) refresh(ctx context.Context, in store.Installation) (store.Installation, error) {
-	lease := "slack-refresh:" + in.Key()
-	_, won, err := a.cfg.Store.AcquireLease(ctx, lease, a.cfg.Holder, refreshLeaseTTL)
-	if err != nil {
-		return in, fmt.Errorf("refresh the token of %s: %w", in.Key(), err)
+	ws := Workspace{EnterpriseID: in.EnterpriseID, TeamID: teamID, Token: tok, BotUserID: in.BotUserID, DigestChannel: in.DigestChannel}
+	if !in.Reinstall.IsZero() {
+		ws.ReinstallBy = in.Expires
 	}
-	if !won {
-		return a.awaitRefresh(ctx, in)
-	}
-	defer func() {
-		if err := a.cfg.Store.ReleaseLease(context.WithoutCancel(ctx), lease, a.cfg.Holder); err != nil {
-			a.cfg.Logger.Warn("slack oauth: refresh lease not released; it runs out by itself", "installation", in.Key(), "err", err)
-		}
-	}()
-	// Another replica may have refreshed between the read and the lease.
-	cur, err := a.cfg.Store.FindInstallation(ctx, in.EnterpriseID, in.TeamID)
-	if err != nil {
-		return in, err
-	}
-	if cur.RefreshToken == nil || a.cfg.Now().Add(RefreshBefore).Before(cur.Expires) {
-		return cur, nil
-	}
-	old, err := a.seal.open(cur.RefreshToken, cur.Key())
-	if err != nil {
-		return cur, fmt.Errorf("slack installation %s: %w", cur.Key(), err)
-	}
-	resp, err := slack.RefreshOAuthV2TokenContext(ctx, a.cfg.HTTP, a.cfg.ClientID, a.cfg.ClientSecret, old, slack.OAuthOptionAPIURL(a.cfg.APIURL))
-	if err != nil {
-		return cur, fmt.Errorf("refresh the token of %s at oauth.v2.access: %w", cur.Key(), err)
-	}
-	if resp.AccessToken == "" || resp.RefreshToken == "" {
-		return cur, fmt.Errorf("refresh the token of %s: oauth.v2.access gave no new token pair", cur.Key())
-	}
-	bot, refresh := a.seal.seal(resp.AccessToken, cur.Key()), a.seal.seal(resp.RefreshToken, cur.Key())
-	expires := a.cfg.Now().Add(time.Duration(resp.ExpiresIn) * time.Second).UTC()
-	swapped, err := a.cfg.Store.RotateInstallationTokens(ctx, cur.EnterpriseID, cur.TeamID, cur.RefreshToken, bot, refresh, expires)
-	if err != nil {
-		return cur, err
-	}
-	if !swapped {
-		return a.cfg.Store.FindInstallation(ctx, cur.EnterpriseID, cur.TeamID)
-	}
-	a.cfg.Logger.Info("slack oauth: token refreshed", "installation", cur.Key(), "expires", expires)
-	cur.BotToken, cur.RefreshToken, cur.Expires = bot, refresh, expires
-	return cur, nil
-}
-
-// awaitRefresh waits for another replica's refresh of in, and returns
-// the installation as it then stands; the current token is still good
-// until it expires, so running out of patience is not an error.
-func (a *App) awaitRefresh(ctx context.Context, in store.Installation) (store.Installation, error) {
-	deadline := time.Now().Add(refreshWait)
-	for time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return in, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		cur, err := a.cfg.Store.FindInstallation(ctx, in.EnterpriseID, in.TeamID)
-		if err != nil {
-			return in, err
-		}
-		if string(cur.RefreshToken) != string(in.RefreshToken) {
-			return cur, nil
-		}
-	}
-	return in, nil
+	return ws, nil
 }
 
 // Forget deletes an installation with its tokens (the app was

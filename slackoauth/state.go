@@ -1,6 +1,7 @@
 package slackoauth
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -29,7 +30,26 @@ var (
 	errStateBad     = errors.New("the install link's state is not one fitbot issued; start again from /slack/install")
 	errStateExpired = errors.New("the install link expired (it lasts 10 minutes); start again from /slack/install")
 	errStateCookie  = errors.New("the install was started in another browser (the state cookie does not match); start again from /slack/install in this one")
+	errStateUsed    = errors.New("the install link was used already (each lasts one install); start again from /slack/install")
+	errStateStore   = errors.New("fitbot could not check the install link; try again in a minute from /slack/install")
 )
+
+// useState records a checked state as used, in the store every replica
+// shares, for as long as it could still pass checkState, and refuses one
+// used before: a state and its cookie install one workspace, once. The
+// record is keyed by a hash of the state, never the state itself.
+func (a *App) useState(ctx context.Context, state string) error {
+	sum := sha256.Sum256([]byte(state))
+	first, err := a.cfg.Store.SeeEvent(ctx, "slack-oauth-state:"+base64.RawURLEncoding.EncodeToString(sum[:]), StateTTL+time.Minute)
+	switch {
+	case err != nil:
+		a.cfg.Logger.Error("slack oauth: recording the used state failed", "err", err)
+		return errStateStore
+	case !first:
+		return errStateUsed
+	}
+	return nil
+}
 
 // stateKey derives the signing key from the token key, so that one secret
 // serves both and the state's MAC never doubles as a token key.

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 )
@@ -30,6 +32,23 @@ import (
 // checkpointEvery is how often the checkpointer runs.
 const checkpointEvery = time.Second
 
+// The -wal file's bound. PASSIVE checkpoints fold the log back but leave
+// the file at its largest; and under steady writes with readers always on
+// some snapshot, a PASSIVE checkpoint may never reach the log's end, so
+// the log is never restarted and grows without end. So the writer keeps
+// the file to walLimit whenever it restarts the log (PRAGMA
+// journal_size_limit), and when the file is over
+// walLimit the checkpointer, at most every truncateEvery, runs a TRUNCATE
+// checkpoint: it waits up to truncateWait for the readers of older
+// snapshots (new writers wait meanwhile), folds the whole log back and
+// empties the file. A TRUNCATE that cannot finish in that time is tried
+// again later; the commits never wait longer than truncateWait for it.
+var (
+	walLimit      int64 = 64 << 20
+	truncateEvery       = 10 * time.Second
+	truncateWait        = 250 * time.Millisecond
+)
+
 // checkpointParams open the checkpointer's connection: an existing file,
 // never created, and no foreign keys or transactions of its own.
 const checkpointParams = "mode=rw&_busy_timeout=5000"
@@ -54,6 +73,10 @@ func (db *DB) startCheckpointer(ctx context.Context) {
 		return
 	}
 	conn.SetMaxOpenConns(1)
+	limit := fmt.Sprintf("PRAGMA journal_size_limit=%d", walLimit)
+	if _, err := db.rw.ExecContext(ctx, limit); err != nil {
+		slog.Warn("store: the write-ahead log is not size-limited", "path", db.path, "err", err)
+	}
 	if _, err := db.rw.ExecContext(ctx, "PRAGMA wal_autocheckpoint=0"); err != nil {
 		conn.Close()
 		slog.Warn("store: no background checkpointer; commits will checkpoint", "path", db.path, "err", err)
@@ -68,6 +91,7 @@ func (c *checkpointer) run(path string) {
 	defer close(c.done)
 	tick := time.NewTicker(checkpointEvery)
 	defer tick.Stop()
+	var truncated time.Time
 	for {
 		select {
 		case <-c.stop:
@@ -75,6 +99,12 @@ func (c *checkpointer) run(path string) {
 		case <-tick.C:
 			if _, _, err := c.checkpoint(); err != nil {
 				slog.Warn("store: background checkpoint failed", "path", path, "err", err)
+			}
+			if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > walLimit && time.Since(truncated) >= truncateEvery {
+				truncated = time.Now()
+				if err := c.truncate(); err != nil {
+					slog.Debug("store: the write-ahead log could not be truncated yet", "path", path, "size", fi.Size(), "err", err)
+				}
 			}
 		}
 	}
@@ -90,6 +120,30 @@ func (c *checkpointer) checkpoint() (logged, moved int, err error) {
 		return 0, 0, fmt.Errorf("wal_checkpoint(PASSIVE): %w", err)
 	}
 	return logged, moved, nil
+}
+
+// truncate runs a TRUNCATE checkpoint that waits at most truncateWait for
+// readers and the writer; busy means it did not finish.
+func (c *checkpointer) truncate() error {
+	ctx, cancel := context.WithTimeout(context.Background(), checkpointEvery)
+	defer cancel()
+	conn, err := c.conn.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", truncateWait.Milliseconds())); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout=5000")
+	var busy, logged, moved int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &moved); err != nil {
+		return fmt.Errorf("wal_checkpoint(TRUNCATE): %w", err)
+	}
+	if busy != 0 {
+		return errors.New("wal_checkpoint(TRUNCATE): busy")
+	}
+	return nil
 }
 
 // close stops the checkpointer and closes its connection; safe on nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -16,11 +17,11 @@ import (
 func TestTeamHardware(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	box, err := sizing.ParseMachine("our box: 2x rtx-4090, 128 GB RAM")
+	box, err := reading.ParseMachine("our box: 2x rtx-4090, 128 GB RAM")
 	if err != nil {
 		t.Fatal(err)
 	}
-	laptop, err := sizing.ParseMachine("laptop: M2 Max 32GB")
+	laptop, err := reading.ParseMachine("laptop: M2 Max 32GB")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestTeamHardware(t *testing.T) {
 		t.Errorf("team T2 sees %v", other)
 	}
 	// Naming a machine again replaces it.
-	bigger, _ := sizing.ParseMachine("our box: 4x rtx-4090")
+	bigger, _ := reading.ParseMachine("our box: 4x rtx-4090")
 	if err := db.SaveMachine(ctx, "T1", bigger); err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,16 @@ func (db *DB) PriceHolds(ctx context.Context, provider string) ([]pricing.Hold, 
 	return holds, nil
 }
 
+// HeldOffers returns every provider's offers held aside now, by GPU,
+// cheapest first: `fitbot prices GPU` names them.
+func (db *DB) HeldOffers(ctx context.Context) ([]pricing.Hold, error) {
+	holds, err := db.queryHolds(ctx, `SELECT `+holdColumns+` FROM price_holds ORDER BY gpu, usd_per_gpu_hour, offer_key`)
+	if err != nil {
+		return nil, db.wrap("price holds", err)
+	}
+	return holds, nil
+}
+
 // HoldsBetween returns the offers held by a refresh in [from, to), every
 // provider's, by GPU: the digest names them in its source health.
 func (db *DB) HoldsBetween(ctx context.Context, from, to time.Time) ([]pricing.Hold, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fitbot/fitbot/hub"
@@ -81,6 +82,48 @@ func (db *DB) HubModels(ctx context.Context) ([]hub.Entry, error) {
 		return nil, db.wrap("list hub models", err)
 	}
 	return out, nil
+}
+
+// HubModelsMatching returns the cached Hub models whose repo id, lower
+// case and without spaces, hyphens and underscores, contains key (every
+// one when key is ""), by repo id, and how many match in all. With recent
+// above 0 only the recent most recently fetched of them are returned
+// (read off hub_models_by_fetched when key is ""), so that listing stays
+// as fast with 5,000 cached models as with 50; the configs of the others
+// are never read.
+func (db *DB) HubModelsMatching(ctx context.Context, key string, recent int) ([]hub.Entry, int, error) {
+	where := ""
+	var args []any
+	if key != "" {
+		where = ` WHERE replace(replace(replace(lower(repo), ' ', ''), '-', ''), '_', '') LIKE ? ESCAPE '!'`
+		args = append(args, "%"+strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(key)+"%")
+	}
+	var total int
+	if err := db.ro.QueryRowContext(ctx, `SELECT count(*) FROM hub_models`+where, args...).Scan(&total); err != nil {
+		return nil, 0, db.wrap("count hub models", err)
+	}
+	query := `SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag FROM hub_models` + where + ` ORDER BY repo_key`
+	if recent > 0 {
+		query = `SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag FROM (SELECT repo, revision, fetched_at, gated, config, params_json, params_total, etag, repo_key FROM hub_models` + where +
+			` ORDER BY fetched_at DESC LIMIT ` + strconv.Itoa(recent) + `) AS recent ORDER BY repo_key`
+	}
+	rows, err := db.ro.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, db.wrap("list hub models", err)
+	}
+	defer rows.Close()
+	var out []hub.Entry
+	for rows.Next() {
+		e, err := scanHubModel(rows)
+		if err != nil {
+			return nil, 0, db.wrap("list hub models", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, db.wrap("list hub models", err)
+	}
+	return out, total, nil
 }
 
 // RecentHubModels returns the limit most recently fetched Hub models,

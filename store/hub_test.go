@@ -199,3 +199,44 @@ func TestRecentHubModels(t *testing.T) {
 		t.Errorf("recent listing plan %q does not walk hub_models_by_fetched", plan)
 	}
 }
+
+// TestHubModelsMatching: a loose query (case, spaces, hyphens and
+// underscores ignored; LIKE's own wildcards taken literally) finds its
+// models by repo id; recent keeps the most recently fetched and counts
+// every match.
+func TestHubModelsMatching(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	for i, repo := range []string{"Qwen/Qwen3-1.7B", "Qwen/Qwen3-14B", "meta-llama/Llama-3.1-8B", "org/Odd-100B"} {
+		e := hub.Entry{Repo: repo, Revision: "abc", FetchedAt: testNow.Add(time.Duration(i) * time.Minute)}
+		if err := db.PutHubModel(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repos := func(es []hub.Entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Repo)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		key    string
+		recent int
+		want   []string
+		total  int
+	}{
+		{"qwen3", 0, []string{"Qwen/Qwen3-1.7B", "Qwen/Qwen3-14B"}, 2},
+		{"llama3.18b", 0, []string{"meta-llama/Llama-3.1-8B"}, 1},
+		{"odd100b", 0, []string{"org/Odd-100B"}, 1},
+		{"%", 0, nil, 0}, // LIKE's wildcards are taken literally
+		{"q_en", 0, nil, 0},
+		{"", 2, []string{"meta-llama/Llama-3.1-8B", "org/Odd-100B"}, 4},
+		{"qwen", 1, []string{"Qwen/Qwen3-14B"}, 2},
+	} {
+		got, total, err := db.HubModelsMatching(ctx, tt.key, tt.recent)
+		if err != nil || total != tt.total || !slices.Equal(repos(got), tt.want) {
+			t.Errorf("HubModelsMatching(%q, %d) = %v, %d, %v; want %v, %d", tt.key, tt.recent, repos(got), total, err, tt.want, tt.total)
+		}
+	}
+}

@@ -27,6 +27,10 @@ type Installation struct {
 	DigestChannel     string    // where this workspace's weekly digest goes, "" none
 	Installed         time.Time // when it was first installed (UTC)
 	Updated           time.Time // when its tokens last changed (UTC)
+	// Reinstall is when Slack refused the stored refresh token (spent or
+	// revoked): the workspace needs installing again. Zero while the
+	// tokens are good; a new install clears it.
+	Reinstall time.Time
 }
 
 // Key names an installation in messages: E.../T..., or T... alone.
@@ -66,7 +70,7 @@ func (db *DB) SaveInstallation(ctx context.Context, in Installation) error {
 				bot_token = excluded.bot_token, refresh_token = excluded.refresh_token, expires_at = excluded.expires_at,
 				digest_channel = CASE WHEN excluded.digest_channel <> '' THEN excluded.digest_channel
 					ELSE slack_installations.digest_channel END,
-				updated_at = excluded.updated_at`,
+				updated_at = excluded.updated_at, reinstall_since = ''`,
 			in.EnterpriseID, in.TeamID, in.EnterpriseInstall, in.AppID, in.BotUserID, in.Scope,
 			in.BotToken, nullBytes(in.RefreshToken), optionalTime(in.Expires), in.DigestChannel, now, now)
 		return err
@@ -137,6 +141,29 @@ func (db *DB) RotateInstallationTokens(ctx context.Context, enterpriseID, teamID
 	return n == 1, nil
 }
 
+// MarkReinstall records that Slack refused an installation's refresh
+// token, only while spentRefresh is still the stored one (a refresh
+// another replica stored since is good news, not a dead workspace), and
+// reports whether it marked it. The first mark's time is kept.
+func (db *DB) MarkReinstall(ctx context.Context, enterpriseID, teamID string, spentRefresh []byte) (bool, error) {
+	var n int64
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE slack_installations
+			SET reinstall_since = CASE WHEN reinstall_since = '' THEN ? ELSE reinstall_since END
+			WHERE enterprise_id = ? AND team_id = ? AND refresh_token = ?`,
+			formatTime(db.now()), enterpriseID, teamID, spentRefresh)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, db.wrap("mark "+InstallationKey(enterpriseID, teamID)+" for reinstall", err)
+	}
+	return n == 1, nil
+}
+
 // SetDigestChannel sets where an installation's weekly digest goes.
 func (db *DB) SetDigestChannel(ctx context.Context, enterpriseID, teamID, channel string) error {
 	var n int64
@@ -177,16 +204,17 @@ func (db *DB) DeleteInstallation(ctx context.Context, enterpriseID, teamID strin
 }
 
 const installationColumns = `enterprise_id, team_id, is_enterprise_install, app_id, bot_user_id, scope,
-	bot_token, refresh_token, expires_at, digest_channel, installed_at, updated_at`
+	bot_token, refresh_token, expires_at, digest_channel, installed_at, updated_at, reinstall_since`
 
 func scanInstallation(s scanner) (Installation, error) {
 	var (
 		in                 Installation
 		expires            sql.NullString
 		installed, updated string
+		reinstall          string
 	)
 	err := s.Scan(&in.EnterpriseID, &in.TeamID, &in.EnterpriseInstall, &in.AppID, &in.BotUserID, &in.Scope,
-		&in.BotToken, &in.RefreshToken, &expires, &in.DigestChannel, &installed, &updated)
+		&in.BotToken, &in.RefreshToken, &expires, &in.DigestChannel, &installed, &updated, &reinstall)
 	if err != nil {
 		return Installation{}, err
 	}
@@ -198,6 +226,11 @@ func scanInstallation(s scanner) (Installation, error) {
 	}
 	if in.Updated, err = parseTime(updated); err != nil {
 		return Installation{}, err
+	}
+	if reinstall != "" {
+		if in.Reinstall, err = parseTime(reinstall); err != nil {
+			return Installation{}, err
+		}
 	}
 	return in, nil
 }

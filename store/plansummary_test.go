@@ -6,6 +6,7 @@ import (
 
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -15,7 +16,7 @@ import (
 // model and reads back the same summary.
 func TestPlanSummaryRoundTrip(t *testing.T) {
 	const question = "can we lora Mistral-7B-v0.1 on a 4090?"
-	parsed, err := sizing.Parse(question)
+	parsed, err := reading.Parse(question)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -306,16 +306,26 @@ func (h ProviderHealth) Stale(now time.Time) bool {
 	return pricing.SourceBehind(h.Provider, h.Last, h.LastGood, now)
 }
 
+// providerHealthQuery selects each provider's latest run (good 0) and
+// latest ok run (good 1) with one index seek each per provider
+// (price_runs_latest, price_runs_by_provider), walking the distinct
+// providers as currentRuns does: flat in the number of runs.
+const providerHealthQuery = `WITH RECURSIVE providers (name) AS (
+		SELECT min(provider) FROM price_runs
+		UNION ALL
+		SELECT (SELECT min(provider) FROM price_runs WHERE provider > name) FROM providers WHERE name IS NOT NULL),
+	latest (id, good) AS (
+		SELECT (SELECT id FROM price_runs WHERE provider = name ORDER BY started_at DESC, id DESC LIMIT 1), 0
+		FROM providers WHERE name IS NOT NULL
+		UNION ALL
+		SELECT (SELECT id FROM price_runs WHERE provider = name AND status = 'ok' ORDER BY as_of DESC, id DESC LIMIT 1), 1
+		FROM providers WHERE name IS NOT NULL)
+	SELECT ` + runColumns + `, good FROM latest JOIN price_runs USING (id) ORDER BY provider, good`
+
 // ProviderHealth returns, for every provider that ever ran (imports
 // included), its latest run and its latest good run, by provider name.
 func (db *DB) ProviderHealth(ctx context.Context) ([]ProviderHealth, error) {
-	rows, err := db.ro.QueryContext(ctx, `SELECT `+runColumns+`, good FROM (
-		SELECT `+runColumns+`, 0 AS good, row_number() OVER (PARTITION BY provider ORDER BY started_at DESC, id DESC) AS n
-		FROM price_runs
-		UNION ALL
-		SELECT `+runColumns+`, 1 AS good, row_number() OVER (PARTITION BY provider ORDER BY as_of DESC, id DESC) AS n
-		FROM price_runs WHERE status = 'ok'
-	) AS latest WHERE n = 1 ORDER BY provider, good`)
+	rows, err := db.ro.QueryContext(ctx, providerHealthQuery)
 	if err != nil {
 		return nil, db.wrap("provider health", err)
 	}

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 )
 
 // BenchmarkDecodeToParsed is the local work on one reply: schema check,
-// command words and sizing.Parse, without the network.
+// command words and reading.Parse, without the network.
 func BenchmarkDecodeToParsed(b *testing.B) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "openai_structured.json"))
 	if err != nil {
@@ -35,7 +35,7 @@ func BenchmarkDecodeToParsed(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := sizing.Parse(x.command()); err != nil {
+		if _, err := reading.Parse(x.command()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 const maxNameBytes = 64
 
 // command turns the extracted fields into the words of a fit command, in
-// the parser's own vocabulary, so that sizing.Parse validates them like
+// the parser's own vocabulary, so that reading.Parse validates them like
 // typed input: unknown names get its "did you mean", impossible numbers
 // its bounds. Nothing is checked or dropped here except characters a name
 // cannot contain; a field left unspecified adds no word.

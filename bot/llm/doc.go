@@ -3,7 +3,7 @@
 // chat-completions request to any OpenAI-compatible server (OpenAI, Azure
 // OpenAI, vLLM, Ollama, llama.cpp server) asking for exactly the request
 // fields as a strict JSON-schema structured output, turns those fields into
-// canonical command words and runs them through sizing.Parse, so that what
+// canonical command words and runs them through reading.Parse, so that what
 // the model says is validated exactly like typed input.
 //
 // The model never supplies numbers for the answer, only request fields, and

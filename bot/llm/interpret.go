@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -19,7 +20,7 @@ const askForModel = "Which model do you mean, by name (e.g. Llama 3.1 8B) or siz
 
 // Interpret asks the language model to read question into request
 // fields, turns them into command words and validates those with
-// sizing.Parse, exactly as if the asker had typed them. The result carries
+// reading.Parse, exactly as if the asker had typed them. The result carries
 // a first Note saying the question was interpreted by the language model;
 // its Fields quote the command words, not the asker's.
 //
@@ -29,40 +30,40 @@ const askForModel = "Which model do you mean, by name (e.g. Llama 3.1 8B) or siz
 // refuses, or names no model; an *sizing.InputError (errors.As), wrapped
 // with the words the model chose, when the parser rejects those words
 // (an unknown GPU gets its "did you mean", an absurd number its limit);
-// an *sizing.InputError for a question over sizing.MaxQuestionBytes.
-func (c *Client) Interpret(ctx context.Context, question string) (parsed sizing.Parsed, err error) {
+// an *sizing.InputError for a question over reading.MaxQuestionBytes.
+func (c *Client) Interpret(ctx context.Context, question string) (parsed reading.Request, err error) {
 	start := time.Now()
 	var info call
 	var words string
 	defer func() { c.log(ctx, start, info, len(question), words, err) }()
 
-	if len(question) > sizing.MaxQuestionBytes {
-		return sizing.Parsed{}, &sizing.InputError{
-			Problem: fmt.Sprintf("the question is too long (%d bytes; the limit is %d)", len(question), sizing.MaxQuestionBytes),
+	if len(question) > reading.MaxQuestionBytes {
+		return reading.Request{}, &sizing.InputError{
+			Problem: fmt.Sprintf("the question is too long (%d bytes; the limit is %d)", len(question), reading.MaxQuestionBytes),
 			Hint:    "ask in one short sentence, e.g. fit 13b lora rtx-4090",
 		}
 	}
 	q := sanitize(question)
 	if q == "" {
-		return sizing.Parsed{}, &NotUnderstoodError{QuestionBack: defaultQuestionBack}
+		return reading.Request{}, &NotUnderstoodError{QuestionBack: defaultQuestionBack}
 	}
 	x, info, err := c.extract(ctx, q)
 	if err != nil {
-		return sizing.Parsed{}, err
+		return reading.Request{}, err
 	}
 	if !x.Understood {
-		return sizing.Parsed{}, &NotUnderstoodError{QuestionBack: questionBack(x.QuestionBack, defaultQuestionBack)}
+		return reading.Request{}, &NotUnderstoodError{QuestionBack: questionBack(x.QuestionBack, defaultQuestionBack)}
 	}
 	words = x.command()
 	if words == "" {
-		return sizing.Parsed{}, &NotUnderstoodError{QuestionBack: questionBack(x.QuestionBack, askForModel)}
+		return reading.Request{}, &NotUnderstoodError{QuestionBack: questionBack(x.QuestionBack, askForModel)}
 	}
-	parsed, err = sizing.Parse(words)
+	parsed, err = reading.Parse(words)
 	if err != nil {
-		return sizing.Parsed{}, fmt.Errorf("the language model read the question as %q: %w", words, err)
+		return reading.Request{}, fmt.Errorf("the language model read the question as %q: %w", words, err)
 	}
 	if parsed.Query.Model == "" && parsed.Query.Params == 0 {
-		return sizing.Parsed{}, &NotUnderstoodError{QuestionBack: questionBack(x.QuestionBack, askForModel)}
+		return reading.Request{}, &NotUnderstoodError{QuestionBack: questionBack(x.QuestionBack, askForModel)}
 	}
 	parsed.Notes = append([]string{interpretedNote(q)}, parsed.Notes...)
 	return parsed, nil

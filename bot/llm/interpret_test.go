@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -43,7 +44,7 @@ func completion(t *testing.T, x extraction) reply {
 func intp(n int) *int { return &n }
 
 // TestInterpret runs questions end to end: recorded reply, schema check,
-// command words, sizing.Parse. Expected queries are the catalog ids the
+// command words, reading.Parse. Expected queries are the catalog ids the
 // parser gives for the names in each recording (sizing/data).
 func TestInterpret(t *testing.T) {
 	tests := []struct {
@@ -102,7 +103,7 @@ func TestInterpret(t *testing.T) {
 				t.Errorf("notes = %q, want first %q", got.Notes, note)
 			}
 			// The canonical command of the result parses back to the same query.
-			again, err := sizing.Parse(sizing.Format(got.Query))
+			again, err := reading.Parse(sizing.Format(got.Query))
 			if err != nil || !cmp.Equal(again.Query, got.Query) {
 				t.Errorf("Format/Parse round trip of %q: %v, %+v", sizing.Format(got.Query), err, again.Query)
 			}
@@ -267,7 +268,7 @@ func TestInterpretLogs(t *testing.T) {
 }
 
 // TestEnumWordsParse checks that every enum value the schema offers is a
-// word sizing.Parse reads into a field, so no allowed reply is lost
+// word reading.Parse reads into a field, so no allowed reply is lost
 // between the schema and the parser.
 func TestEnumWordsParse(t *testing.T) {
 	set := map[string]func(*extraction, string){
@@ -283,7 +284,7 @@ func TestEnumWordsParse(t *testing.T) {
 		for _, v := range vs[1:] {
 			x := with(func(x *extraction) { x.Model = "llama 3 8b" })
 			set[field](&x, v)
-			p, err := sizing.Parse(x.command())
+			p, err := reading.Parse(x.command())
 			if err != nil {
 				t.Errorf("%s %q: Parse(%q): %v", field, v, x.command(), err)
 				continue

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/internal/samehost"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,12 +35,63 @@ const (
 	migPrefix      = "nvidia.com/mig-"
 )
 
-// Labels GPU Feature Discovery (NVIDIA) and the ROCm node labeller set.
+// Labels GPU Feature Discovery (NVIDIA) and the AMD GPU operator's node
+// labeller (ROCm/k8s-device-plugin cmd/k8s-node-labeller) set. The
+// labeller writes each property under amd.com/ and, experimental, under
+// beta.amd.com/: "amd.com/gpu.product-name=Instinct_MI300X" when the
+// node's GPUs are alike, "amd.com/gpu.product-name.<NAME>=<count>" for
+// each when they differ (the beta. form always has the counted keys);
+// VRAM as whole GiB, "amd.com/gpu.vram=192G".
 const (
-	labelProduct    = "nvidia.com/gpu.product"
-	labelMemoryMiB  = "nvidia.com/gpu.memory"
-	labelAMDProduct = "amd.com/gpu.product-name"
+	labelProduct   = "nvidia.com/gpu.product"
+	labelMemoryMiB = "nvidia.com/gpu.memory"
+	amdProduct     = "gpu.product-name"
+	amdVRAM        = "gpu.vram"
 )
+
+// amdPrefixes are the AMD labeller's two label prefixes, stable first.
+var amdPrefixes = []string{"amd.com/", "beta.amd.com/"}
+
+// amdLabel is an AMD labeller property: the single value where the
+// labeller wrote one, else the counted key with the most GPUs.
+func amdLabel(labels map[string]string, prop string) string {
+	for _, pfx := range amdPrefixes {
+		if v := labels[pfx+prop]; v != "" {
+			return v
+		}
+	}
+	best, most := "", 0
+	for _, pfx := range amdPrefixes {
+		for k, v := range labels {
+			name, ok := strings.CutPrefix(k, pfx+prop+".")
+			if !ok || name == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err == nil && (n > most || n == most && name < best) {
+				best, most = name, n
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return ""
+}
+
+// amdMemory is the AMD labeller's VRAM label in bytes ("192G"), 0 when
+// absent or unreadable.
+func amdMemory(labels map[string]string) int64 {
+	v, ok := strings.CutSuffix(amdLabel(labels, amdVRAM), "G")
+	if !ok {
+		return 0
+	}
+	gib, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || gib <= 0 || gib > 1<<14 {
+		return 0
+	}
+	return gib << 30
+}
 
 // nodePoolLabels name a node's pool on the managed services, shown as
 // its partition.
@@ -60,9 +112,27 @@ type Config struct {
 	InCluster bool
 }
 
+// Lister is the two calls fitbot makes: one page of nodes, one page of
+// pods (all namespaces).
+type Lister interface {
+	ListNodes(ctx context.Context, opts metav1.ListOptions) (*corev1.NodeList, error)
+	ListPods(ctx context.Context, opts metav1.ListOptions) (*corev1.PodList, error)
+}
+
+// coreLister is Lister over client-go's core group client.
+type coreLister struct{ c corev1client.CoreV1Interface }
+
+func (l coreLister) ListNodes(ctx context.Context, opts metav1.ListOptions) (*corev1.NodeList, error) {
+	return l.c.Nodes().List(ctx, opts)
+}
+
+func (l coreLister) ListPods(ctx context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
+	return l.c.Pods(metav1.NamespaceAll).List(ctx, opts)
+}
+
 // Source is one Kubernetes cluster.
 type Source struct {
-	client corev1client.CoreV1Interface
+	client Lister
 	name   string
 	now    func() time.Time
 }
@@ -87,16 +157,23 @@ func New(cfg Config) (*Source, error) {
 	rc.QPS, rc.Burst = 50, 100
 	// The core group's client alone: fitbot reads nodes and pods, and
 	// linking every API group's client would only grow the binary.
-	c, err := corev1client.NewForConfig(rc)
+	// The client refuses a redirect to another host: its transport adds
+	// the bearer token to every request, the redirected one too.
+	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	return NewFromClient(c, name, nil), nil
+	hc.CheckRedirect = samehost.Refuse
+	c, err := corev1client.NewForConfigAndClient(rc, hc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	return NewFromClient(coreLister{c}, name, nil), nil
 }
 
-// NewFromClient reads the cluster through c (a clientset's CoreV1()), named name in answers
+// NewFromClient reads the cluster through c, named name in answers
 // ("kubernetes (context prod)"); now is the clock, time.Now when nil.
-func NewFromClient(c corev1client.CoreV1Interface, name string, now func() time.Time) *Source {
+func NewFromClient(c Lister, name string, now func() time.Time) *Source {
 	if now == nil {
 		now = time.Now
 	}
@@ -136,7 +213,7 @@ func (s *Source) Read(ctx context.Context) (cluster.Snapshot, error) {
 	nodes := map[string]*cluster.Node{}
 	var order []*cluster.Node
 	err := listPages(ctx, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
-		list, err := s.client.Nodes().List(ctx, opts)
+		list, err := s.client.ListNodes(ctx, opts)
 		if err != nil {
 			return "", err
 		}
@@ -153,14 +230,19 @@ func (s *Source) Read(ctx context.Context) (cluster.Snapshot, error) {
 	// Pods that have terminated hold nothing; the field selector lets the
 	// server drop them (the filter below is for servers and fakes that
 	// do not apply it).
+	waiting := []cluster.Pending{}
 	err = listPages(ctx, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
 		opts.FieldSelector = "status.phase!=Succeeded,status.phase!=Failed"
-		list, err := s.client.Pods(metav1.NamespaceAll).List(ctx, opts)
+		list, err := s.client.ListPods(ctx, opts)
 		if err != nil {
 			return "", err
 		}
 		for i := range list.Items {
 			p := &list.Items[i]
+			if w, ok := waitingPod(p); ok {
+				waiting = append(waiting, w)
+				continue
+			}
 			n := nodes[p.Spec.NodeName]
 			if n == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 				continue // unscheduled, on a node not listed, or done
@@ -185,7 +267,23 @@ func (s *Source) Read(ctx context.Context) (cluster.Snapshot, error) {
 		}
 		out = append(out, *n)
 	}
-	return cluster.NewSnapshot(s.name, at, out), nil
+	snap := cluster.NewSnapshot(s.name, at, out)
+	snap.SetPending(waiting)
+	return snap, nil
+}
+
+// waitingPod is a pod the scheduler has not yet bound to a node that
+// asks for GPUs, as queue work ahead of any job (it may land on any
+// node); Kubernetes gives no start estimate.
+func waitingPod(p *corev1.Pod) (cluster.Pending, bool) {
+	if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
+		return cluster.Pending{}, false
+	}
+	gpus := podRequest(p, resourceNVIDIA) + podRequest(p, resourceAMD)
+	if gpus <= 0 {
+		return cluster.Pending{}, false
+	}
+	return cluster.Pending{Name: p.Namespace + "/" + p.Name, GPUs: int(gpus), Since: p.CreationTimestamp.UTC()}, true
 }
 
 // listPages calls list with Limit and each Continue token until the
@@ -210,17 +308,29 @@ func readNode(k *corev1.Node) *cluster.Node {
 	n := &cluster.Node{Name: k.Name}
 	gpus := k.Status.Allocatable[resourceNVIDIA]
 	product := k.Labels[labelProduct]
-	if amd, ok := k.Status.Allocatable[resourceAMD]; ok && amd.Value() > 0 {
-		gpus = amd
-		product = k.Labels[labelAMDProduct]
+	amd := false
+	if q, ok := k.Status.Allocatable[resourceAMD]; ok && q.Value() > 0 {
+		gpus, amd = q, true
+		product = amdLabel(k.Labels, amdProduct)
 	}
 	n.GPUsTotal = int(gpus.Value())
 	n.GPUsFree = n.GPUsTotal
 	n.Product = product
-	if mib, err := strconv.ParseInt(k.Labels[labelMemoryMiB], 10, 64); err == nil && mib > 0 && mib < 1<<24 {
+	if mib, err := strconv.ParseInt(k.Labels[labelMemoryMiB], 10, 64); err == nil && mib > 0 && mib < 1<<24 && !amd {
 		n.MemoryBytes = mib << 20
 	}
-	n.GPU = cluster.CatalogGPU(product, n.MemoryBytes)
+	if amd {
+		// The labeller rounds VRAM to whole GiB: it picks a variant and
+		// stands for an unknown card's memory; a known card's is the
+		// catalog's.
+		mem := amdMemory(k.Labels)
+		n.GPU = cluster.CatalogGPU(product, mem)
+		if n.GPU == "" {
+			n.MemoryBytes = mem
+		}
+	} else {
+		n.GPU = cluster.CatalogGPU(product, n.MemoryBytes)
+	}
 	if strings.Contains(strings.ToUpper(product), "-MIG-") {
 		n.MemoryBytes = 0 // a MIG slice's memory, not the card's: the catalog's card is named instead
 	}
@@ -295,7 +405,11 @@ func (s *Source) fault(what string, err error) error {
 	e := &cluster.Error{Source: "Kubernetes", Err: err}
 	var ue *url.Error
 	var ne net.Error
+	re, redirected := samehost.As(err)
 	switch {
+	case redirected:
+		e.Kind = cluster.FaultBadAnswer
+		e.Detail = fmt.Sprintf("asked to %s, the API server at %s redirected fitbot to another host (%s); fitbot does not send its credentials there: check the kubeconfig's server address", what, re.From, re.To)
 	case apierrors.IsForbidden(err):
 		e.Kind = cluster.FaultForbidden
 		e.Detail = fmt.Sprintf("the API server refused to %s for fitbot's account: grant it the read-only ClusterRole in deploy/kubernetes.yaml (docs/cluster.md)", what)

@@ -20,8 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var checkedAt = time.Date(2026, 12, 1, 15, 4, 5, 0, time.UTC)
@@ -43,28 +42,72 @@ func want(source string) cluster.Snapshot {
 			{Name: "gpu-5", GPU: "l40s", Product: "NVIDIA-L40S", GPUsTotal: 4, MemoryBytes: 46068 << 20, Unavailable: "NotReady", Partitions: []string{"l40s-pool"}},
 		},
 		Free: map[string]int{"h100": 4, "l40s": 0},
+		// The pod the scheduler could not place (PodScheduled False,
+		// "Insufficient nvidia.com/gpu") waits for 8 GPUs.
+		Pending: []cluster.Pending{{Name: "ml/queued-c", GPUs: 8, Since: time.Date(2026, 12, 1, 8, 59, 0, 0, time.UTC)}},
 	}
 }
 
-// objects decodes testdata's pages into typed objects for the fake clientset.
-func objects(t *testing.T) []runtime.Object {
-	t.Helper()
-	var out []runtime.Object
-	for _, f := range []string{"nodelist-page1.json", "nodelist-page2.json"} {
+// handFake is the Lister over testdata's pages: the first page, then the
+// page its continue token names, as the API server pages a list.
+type handFake struct {
+	t           *testing.T
+	nodes       []corev1.NodeList
+	pods        []corev1.PodList
+	nodeCalls   int
+	podSelector string
+}
+
+func newHandFake(t *testing.T) *handFake {
+	f := &handFake{t: t}
+	for _, name := range []string{"nodelist-page1.json", "nodelist-page2.json"} {
 		var l corev1.NodeList
-		readJSON(t, f, &l)
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
+		readJSON(t, name, &l)
+		f.nodes = append(f.nodes, l)
 	}
-	for _, f := range []string{"podlist-page1.json", "podlist-page2.json"} {
+	for _, name := range []string{"podlist-page1.json", "podlist-page2.json"} {
 		var l corev1.PodList
-		readJSON(t, f, &l)
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
+		readJSON(t, name, &l)
+		f.pods = append(f.pods, l)
+	}
+	return f
+}
+
+// page is the index of the page opts asks for: 0 without a continue
+// token, else the one after the page that gave it.
+func page(t *testing.T, opts metav1.ListOptions, tokens []string) int {
+	t.Helper()
+	if opts.Limit != pageSize {
+		t.Errorf("limit %d, want %d", opts.Limit, pageSize)
+	}
+	if opts.Continue == "" {
+		return 0
+	}
+	for i, tok := range tokens {
+		if tok == opts.Continue && i+1 < len(tokens) {
+			return i + 1
 		}
 	}
-	return out
+	t.Fatalf("unknown continue token %q", opts.Continue)
+	return 0
+}
+
+func (f *handFake) ListNodes(_ context.Context, opts metav1.ListOptions) (*corev1.NodeList, error) {
+	f.nodeCalls++
+	var tokens []string
+	for _, l := range f.nodes {
+		tokens = append(tokens, l.Continue)
+	}
+	return &f.nodes[page(f.t, opts, tokens)], nil
+}
+
+func (f *handFake) ListPods(_ context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
+	f.podSelector = opts.FieldSelector
+	var tokens []string
+	for _, l := range f.pods {
+		tokens = append(tokens, l.Continue)
+	}
+	return &f.pods[page(f.t, opts, tokens)], nil
 }
 
 func readJSON(t *testing.T, name string, v any) {
@@ -78,19 +121,17 @@ func readJSON(t *testing.T, name string, v any) {
 	}
 }
 
-func TestReadWithFakeClientset(t *testing.T) {
-	c := fake.NewClientset(objects(t)...)
-	got, err := NewFromClient(c.CoreV1(), "kubernetes (fake)", clock).Read(context.Background())
+func TestReadWithHandFake(t *testing.T) {
+	f := newHandFake(t)
+	got, err := NewFromClient(f, "kubernetes (fake)", clock).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want("kubernetes (fake)"), got); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
-	for _, a := range c.Actions() {
-		if a.GetVerb() != "list" {
-			t.Errorf("the source did %s %s: it may only list", a.GetVerb(), a.GetResource().Resource)
-		}
+	if f.nodeCalls != 2 || f.podSelector != "status.phase!=Succeeded,status.phase!=Failed" {
+		t.Errorf("node pages %d, pod field selector %q", f.nodeCalls, f.podSelector)
 	}
 }
 
@@ -311,5 +352,60 @@ func TestMissingKubeconfigIsAnError(t *testing.T) {
 	_, err := New(Config{Kubeconfig: filepath.Join(t.TempDir(), "nope"), Context: "lab"})
 	if err == nil {
 		t.Fatal("New with a missing kubeconfig and context succeeded")
+	}
+}
+
+// TestAMDLabels reads the AMD GPU operator's labels (ROCm/k8s-device-plugin
+// cmd/k8s-node-labeller: createLabels writes the plain key when a node's
+// GPUs are alike, counted keys when they differ, and the beta. form of
+// each): the card and its memory, and an unknown product by its name.
+func TestAMDLabels(t *testing.T) {
+	amd := func(n int64) corev1.ResourceList {
+		return corev1.ResourceList{resourceAMD: *resource.NewQuantity(n, resource.DecimalSI)}
+	}
+	node := func(name string, labels map[string]string) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+			Status: corev1.NodeStatus{Allocatable: amd(8),
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		labels  map[string]string
+		gpu     string
+		product string
+		memory  int64
+	}{
+		{"stable and beta keys", map[string]string{
+			"amd.com/gpu.product-name": "AMD_Instinct_MI300X", "amd.com/gpu.vram": "192G",
+			"beta.amd.com/gpu.product-name": "AMD_Instinct_MI300X", "beta.amd.com/gpu.product-name.AMD_Instinct_MI300X": "8",
+		}, "mi300x", "AMD_Instinct_MI300X", cluster.CardMemory("mi300x")},
+		{"beta keys only", map[string]string{
+			"beta.amd.com/gpu.product-name": "Instinct_MI210", "beta.amd.com/gpu.product-name.Instinct_MI210": "8", "beta.amd.com/gpu.vram.64G": "8",
+		}, "mi210", "Instinct_MI210", cluster.CardMemory("mi210")},
+		{"counted keys: the most numerous", map[string]string{
+			"amd.com/gpu.product-name.AMD_Instinct_MI325X": "6", "amd.com/gpu.product-name.AMD_Instinct_MI300X": "2",
+		}, "mi325x", "AMD_Instinct_MI325X", cluster.CardMemory("mi325x")},
+		{"unknown product, listed by name with the label's memory", map[string]string{
+			"amd.com/gpu.product-name": "AMD_Instinct_MI100", "amd.com/gpu.vram": "32G",
+		}, "", "AMD_Instinct_MI100", 32 << 30},
+		{"no labeller", nil, "", "", 0},
+	} {
+		n := readNode(node("mi-1", tc.labels))
+		if n.GPU != tc.gpu || n.Product != tc.product || n.GPUsTotal != 8 {
+			t.Errorf("%s: card %q product %q total %d, want %q %q 8", tc.name, n.GPU, n.Product, n.GPUsTotal, tc.gpu, tc.product)
+		}
+		snap := cluster.NewSnapshot("k", checkedAt, []cluster.Node{*n})
+		if got := snap.Nodes[0].MemoryBytes; got != tc.memory {
+			t.Errorf("%s: memory %d, want %d", tc.name, got, tc.memory)
+		}
+		key := tc.gpu
+		if key == "" {
+			key = tc.product
+		}
+		if tc.product != "" && snap.Free[key] != 8 {
+			t.Errorf("%s: free %v, want 8 under the card or its product name", tc.name, snap.Free)
+		}
 	}
 }

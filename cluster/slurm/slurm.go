@@ -8,6 +8,7 @@ package slurm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,16 +20,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fitbot/fitbot/cluster"
+	"github.com/fitbot/fitbot/internal/samehost"
 )
 
-// DefaultAPIVersion is the slurmrestd data parser fitbot asks for:
-// v0.0.42 is served by Slurm 24.11, 25.05 and 25.11, and its node
-// object is the one testdata/ replays (SchedMD/slurm
-// testsuite/python/data/openapi_specs/openapi_spec_v42.json).
-const DefaultAPIVersion = "v0.0.42"
+// apiVersions are the slurmrestd data parser versions fitbot reads,
+// newest first: v0.0.44-v0.0.40 (Slurm 25.11 back to 23.11) give a
+// node's state as an array, v0.0.39-v0.0.36 (23.02, 22.05) as one
+// lower-case base state with the flags apart. Where the server's OpenAPI
+// document cannot be read, they are tried in this order until one is
+// not a 404.
+var apiVersions = []string{"v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38", "v0.0.37", "v0.0.36"}
 
 // maxBody bounds a slurmrestd or sinfo answer (a 10,000-node cluster's
 // node list is a few tens of MB).
@@ -36,10 +41,15 @@ const maxBody = 256 << 20
 
 // Config says where the cluster is read from.
 type Config struct {
-	URL        string // slurmrestd's base URL ("http://slurm-ctl:6820"); "" to use sinfo only
-	Token      string // JWT for X-SLURM-USER-TOKEN; a secret, never printed
-	User       string // X-SLURM-USER-NAME, for tokens issued to a proxy user; "" when the token names its user
-	APIVersion string // the data parser version; DefaultAPIVersion when ""
+	URL   string // slurmrestd's base URL ("http://slurm-ctl:6820"); "" to use sinfo only
+	Token string // JWT for X-SLURM-USER-TOKEN; a secret, never printed
+	// User is sent as X-SLURM-USER-NAME: a proxy user's token needs it,
+	// and Slurm 22.05 needs it with every token. "" takes the user the
+	// token names (its "sun" claim).
+	User string
+	// APIVersion is the data parser version ("v0.0.38"); "" finds the
+	// newest the server has.
+	APIVersion string
 	// Sinfo is the sinfo command run as `sinfo --json` when URL is not
 	// set or slurmrestd cannot be read; "" for no fallback.
 	Sinfo string
@@ -53,19 +63,21 @@ type Source struct {
 	// run runs a command and returns its standard output (exec by
 	// default; tests replace it).
 	run func(ctx context.Context, name string, args ...string) ([]byte, error)
+
+	mu      sync.Mutex
+	version string // the API version found on the server; "" until found
 }
 
-// New reads the cluster cfg names through client (http.DefaultClient
-// when nil); now is the clock, time.Now when nil.
+// New reads the cluster cfg names through a copy of client (Go's
+// default client when nil) that never follows a redirect to another host
+// with the token (samehost.Refuse); now is the clock, time.Now when nil.
 func New(cfg Config, client *http.Client, now func() time.Time) *Source {
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client = samehost.Client(client)
 	if now == nil {
 		now = time.Now
 	}
-	if cfg.APIVersion == "" {
-		cfg.APIVersion = DefaultAPIVersion
+	if cfg.User == "" {
+		cfg.User = tokenUser(cfg.Token)
 	}
 	return &Source{cfg: cfg, client: client, now: now, run: runCommand}
 }
@@ -84,9 +96,13 @@ func (s *Source) Read(ctx context.Context) (cluster.Snapshot, error) {
 	at := s.now()
 	var restErr error
 	if s.cfg.URL != "" {
-		recs, err := s.readREST(ctx)
+		recs, jobs, err := s.readREST(ctx)
 		if err == nil {
-			return snapshot("slurm ("+origin(s.cfg.URL)+")", at, recs), nil
+			snap := snapshot("slurm ("+origin(s.cfg.URL)+")", at, recs)
+			if jobs != nil {
+				snap.SetPending(pending(jobs, at))
+			}
+			return snap, nil
 		}
 		if s.cfg.Sinfo == "" {
 			return cluster.Snapshot{}, err
@@ -148,15 +164,108 @@ func origin(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// readREST is GET {URL}/slurm/{version}/nodes/.
-func (s *Source) readREST(ctx context.Context) ([]record, error) {
+// readREST reads the nodes, and the jobs where slurmrestd gives them
+// (nil when it does not), at the API version the server has.
+func (s *Source) readREST(ctx context.Context) ([]record, []job, error) {
+	version, err := s.apiVersion(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var nodes restNodes
+	status, err := s.get(ctx, "/slurm/"+version+"/nodes/", &nodes)
+	if status == http.StatusNotFound && s.cfg.APIVersion == "" {
+		s.setVersion("") // the server changed under fitbot: find its version again
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var jobs restJobs
+	if _, err := s.get(ctx, "/slurm/"+version+"/jobs/", &jobs); err != nil {
+		return nodes.Nodes, nil, nil // the nodes are read; the queue is not
+	}
+	return nodes.Nodes, jobs.jobs(), nil
+}
+
+func (s *Source) setVersion(v string) {
+	s.mu.Lock()
+	s.version = v
+	s.mu.Unlock()
+}
+
+// apiVersion is the configured version, else the newest of apiVersions
+// the server has, from its OpenAPI document (GET /openapi/v3), else the
+// first that does not answer 404. The version found is kept.
+func (s *Source) apiVersion(ctx context.Context) (string, error) {
+	if s.cfg.APIVersion != "" {
+		return s.cfg.APIVersion, nil
+	}
+	s.mu.Lock()
+	v := s.version
+	s.mu.Unlock()
+	if v != "" {
+		return v, nil
+	}
+	var doc openAPIDoc
+	status, err := s.get(ctx, "/openapi/v3", &doc)
+	switch {
+	case err == nil:
+		v = doc.newest()
+	case status == http.StatusNotFound || status == http.StatusOK:
+		// No document, or one fitbot cannot read: ask each version.
+	default:
+		return "", err
+	}
+	for _, cand := range apiVersions {
+		if v != "" {
+			break
+		}
+		var ping json.RawMessage
+		status, err := s.get(ctx, "/slurm/"+cand+"/ping", &ping)
+		if status == http.StatusNotFound {
+			continue
+		}
+		if err != nil && status != http.StatusOK {
+			return "", err
+		}
+		v = cand
+	}
+	if v == "" {
+		return "", &cluster.Error{Source: "Slurm", Kind: cluster.FaultBadAnswer,
+			Detail: "slurmrestd at " + origin(s.cfg.URL) + " serves none of the API versions fitbot reads (" + apiVersions[len(apiVersions)-1] + " to " + apiVersions[0] + "): start it with a slurmctld plugin of one of them (slurmrestd -s list names them on Slurm 22.05 and 23.02, slurmrestd -d list from 23.11)"}
+	}
+	s.setVersion(v)
+	return v, nil
+}
+
+// openAPIDoc is slurmrestd's OpenAPI document, with only its paths.
+type openAPIDoc struct {
+	Paths map[string]json.RawMessage `json:"paths"`
+}
+
+// newest is the newest version of apiVersions whose nodes endpoint the
+// document lists ("/slurm/v0.0.38/nodes" or "/slurm/v0.0.42/nodes/").
+func (d openAPIDoc) newest() string {
+	for _, v := range apiVersions {
+		for _, p := range []string{"/slurm/" + v + "/nodes", "/slurm/" + v + "/nodes/"} {
+			if _, ok := d.Paths[p]; ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// get is GET {URL}{path} into out, with the token and user headers. It
+// returns the HTTP status (0 when there was no answer) and an error
+// safe to show.
+func (s *Source) get(ctx context.Context, path string, out any) (int, error) {
 	fault := func(kind, detail string, err error) error {
 		return &cluster.Error{Source: "Slurm", Kind: kind, Detail: detail, Err: err}
 	}
-	u := strings.TrimRight(s.cfg.URL, "/") + "/slurm/" + s.cfg.APIVersion + "/nodes/"
+	u := strings.TrimRight(s.cfg.URL, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fault(cluster.FaultBadAnswer, "FITBOT_SLURM_URL is not a URL fitbot can use", err)
+		return 0, fault(cluster.FaultBadAnswer, "FITBOT_SLURM_URL is not a URL fitbot can use", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if s.cfg.Token != "" {
@@ -166,36 +275,65 @@ func (s *Source) readREST(ctx context.Context) ([]record, error) {
 		req.Header.Set("X-SLURM-USER-NAME", s.cfg.User)
 	}
 	resp, err := s.client.Do(req)
+	if re, ok := samehost.As(err); ok {
+		return 0, fault(cluster.FaultBadAnswer, "slurmrestd at "+re.From+" redirected fitbot to another host ("+re.To+"); fitbot does not send its token there: set FITBOT_SLURM_URL to the address that answers", err)
+	}
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, fault(cluster.FaultUnreachable, "slurmrestd at "+origin(s.cfg.URL)+" did not answer in time", err)
+			return 0, fault(cluster.FaultUnreachable, "slurmrestd at "+origin(s.cfg.URL)+" did not answer in time", err)
 		}
-		return nil, fault(cluster.FaultUnreachable, "cannot reach slurmrestd at "+origin(s.cfg.URL), errors.New("request failed")) // the cause may quote the URL: left out
+		return 0, fault(cluster.FaultUnreachable, "cannot reach slurmrestd at "+origin(s.cfg.URL), errors.New("request failed")) // the cause may quote the URL: left out
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, fault(cluster.FaultUnreachable, "slurmrestd's answer was cut short", err)
+		return resp.StatusCode, fault(cluster.FaultUnreachable, "slurmrestd's answer was cut short", err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fault(cluster.FaultForbidden, fmt.Sprintf("slurmrestd refused fitbot's token (HTTP %d): renew FITBOT_SLURM_TOKEN (scontrol token lifespan=...) or set FITBOT_SLURM_USER to the token's user", resp.StatusCode), nil)
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd has no %s nodes endpoint (HTTP 404): set FITBOT_SLURM_API_VERSION to one it serves (slurmrestd -d list)", s.cfg.APIVersion), nil)
-	}
-	var r restNodes
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer (HTTP %d) is not the node list", resp.StatusCode), err)
-	}
-	if resp.StatusCode != http.StatusOK || (len(r.Errors) > 0 && len(r.Nodes) == 0) {
-		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
-		if len(r.Errors) > 0 {
-			msg += ": " + truncate(cmpOr(r.Errors[0].Description, r.Errors[0].Error), 200)
+		hint := "renew FITBOT_SLURM_TOKEN (scontrol token username=USER lifespan=SECONDS)"
+		if s.cfg.User == "" {
+			hint += ", or set FITBOT_SLURM_USER to the token's user (Slurm 22.05 needs it with every token)"
 		}
-		return nil, fault(cluster.FaultBadAnswer, "slurmrestd answered with an error, "+msg, nil)
+		return resp.StatusCode, fault(cluster.FaultForbidden, fmt.Sprintf("slurmrestd refused fitbot's token (HTTP %d): %s", resp.StatusCode, hint), nil)
+	case resp.StatusCode == http.StatusNotFound:
+		return resp.StatusCode, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd has no %s (HTTP 404)", strings.TrimSuffix(path, "/")), nil)
 	}
-	return r.Nodes, nil
+	var e restErrors
+	_ = json.Unmarshal(body, &e) // an error list where the body has one
+	if resp.StatusCode != http.StatusOK {
+		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
+		if len(e.Errors) > 0 {
+			msg += ": " + truncate(cmpOr(e.Errors[0].Description, e.Errors[0].Error), 200)
+		}
+		return resp.StatusCode, fault(cluster.FaultBadAnswer, "slurmrestd answered with an error, "+msg, nil)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return resp.StatusCode, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer to %s is not what its API describes", strings.TrimSuffix(path, "/")), err)
+	}
+	return resp.StatusCode, nil
+}
+
+// tokenUser is the user a Slurm JWT names (its "sun" claim, as
+// `scontrol token` writes it), "" when it names none. The token is not
+// checked: slurmctld does that.
+func tokenUser(token string) string {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return ""
+	}
+	var claims struct {
+		Sun string `json:"sun"`
+	}
+	if json.Unmarshal(b, &claims) != nil || len(claims.Sun) > 256 || strings.ContainsAny(claims.Sun, "\r\n") {
+		return ""
+	}
+	return claims.Sun
 }
 
 func cmpOr(a, b string) string {
@@ -205,14 +343,19 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// restNodes is slurmrestd's answer to GET /slurm/VERSION/nodes/
-// (v0.0.42_openapi_nodes_resp), with only what fitbot reads.
-type restNodes struct {
-	Nodes  []record `json:"nodes"`
+// restErrors is the error list of any slurmrestd answer.
+type restErrors struct {
 	Errors []struct {
 		Description string `json:"description"`
 		Error       string `json:"error"`
 	} `json:"errors"`
+}
+
+// restNodes is slurmrestd's answer to GET /slurm/VERSION/nodes/
+// (v0.0.42_openapi_nodes_resp), with only what fitbot reads. Slurm
+// 22.05's `sinfo --json` prints the same object.
+type restNodes struct {
+	Nodes []record `json:"nodes"`
 }
 
 // record is one node as fitbot reads it, from either source.
@@ -245,10 +388,12 @@ func (s *stateList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// sinfoOutput is `sinfo --json` (the data parser's sinfo response): one
-// entry per group of nodes alike in partition, state and gres_used, so
-// every node of a group has the group's gres and gres_used.
+// sinfoOutput is `sinfo --json`. From Slurm 23.02 (the data parser's
+// sinfo response) it is one entry per group of nodes alike in
+// partition, state and gres_used, so every node of a group has the
+// group's gres and gres_used; Slurm 22.05 prints the node list.
 type sinfoOutput struct {
+	Nodes []record `json:"nodes"`
 	Sinfo []struct {
 		Node struct {
 			State stateList `json:"state"`
@@ -269,15 +414,19 @@ type sinfoOutput struct {
 	} `json:"sinfo"`
 }
 
-// parseSinfo turns sinfo's groups into one record per node, its
-// partitions gathered from every group that names it.
+// parseSinfo reads `sinfo --json`: Slurm 22.05's node list (the
+// slurmrestd nodes object), or later releases' groups, one record per
+// node with its partitions gathered from every group that names it.
 func parseSinfo(b []byte) ([]record, error) {
 	var out sinfoOutput
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, err
 	}
+	if out.Sinfo == nil && out.Nodes != nil {
+		return out.Nodes, nil
+	}
 	if out.Sinfo == nil {
-		return nil, errors.New("no sinfo list in the output")
+		return nil, errors.New("neither a sinfo nor a nodes list in the output")
 	}
 	by := map[string]int{}
 	var recs []record

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -18,7 +19,7 @@ import (
 func (a *app) answers() (*answer.Service, *cliEstimator) {
 	est := &cliEstimator{a: a}
 	return &answer.Service{
-		Parse:     sizing.Parse,
+		Parse:     reading.Parse,
 		Estimator: est,
 		Asker:     est,
 		Models:    cliHub{a: a},
@@ -51,8 +52,8 @@ func (e *cliEstimator) Answer(ctx context.Context, q sizing.Query) (sizing.Answe
 
 // Ask implements answer.Asker; both price sources know spot prices too,
 // for buy-or-rent.
-func (e *cliEstimator) Ask(ctx context.Context, p sizing.Parsed) (sizing.AskAnswer, error) {
-	return e.estimator(ctx).Ask(p)
+func (e *cliEstimator) Ask(ctx context.Context, p reading.Request) (sizing.AskAnswer, error) {
+	return e.estimator(ctx).Ask(p.Query, p.Intent, p.Workload)
 }
 
 // cliHub resolves Hub models with cache, or with a cache opened for the
@@ -63,7 +64,7 @@ type cliHub struct {
 }
 
 // ResolveParsed implements answer.ModelResolver.
-func (h cliHub) ResolveParsed(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (h cliHub) ResolveParsed(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	if h.cache != nil {
 		return h.a.resolveHubWith(ctx, h.cache, question, p, parseErr)
 	}

@@ -96,4 +96,3 @@ func planList(ids []int64) string {
 	}
 	return strings.Join(out, ", ")
 }
-

@@ -225,6 +225,9 @@ func writeCluster(w io.Writer, s cluster.Snapshot) {
 	if other > 0 {
 		fmt.Fprintf(w, "  and %d %s without GPUs\n", other, plural(other, "node", "nodes"))
 	}
+	if line := s.QueueLine(); line != "" {
+		fmt.Fprintln(w, "\n"+line)
+	}
 }
 
 func plural(n int, one, many string) string {

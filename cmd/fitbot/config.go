@@ -17,6 +17,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/internal/netcap"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/pricing"
 )
 
@@ -209,7 +210,7 @@ func loadServeConfig(e environ, args []string, help io.Writer) (Config, error) {
 		errs = append(errs, e.invalid("SLACK_SIGNING_SECRET", fmt.Errorf("is not set: --http %s serves Slack's HTTP endpoints, which verify every request with it (Basic Information > Signing Secret)", c.HTTPAddr)))
 	}
 
-	fetchers, err := pricing.Fetchers(e.providerSettings(), "", &http.Client{Timeout: providerHTTPTimeout}, nil)
+	fetchers, err := pricing.Fetchers(e.providerSettings(), "", samehost.StripClient(&http.Client{Timeout: providerHTTPTimeout}), nil)
 	if err != nil && len(errs) == 0 {
 		errs = append(errs, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fitbot/fitbot/store"
 )
@@ -59,6 +60,9 @@ func (a *app) db(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.closeStore(src)
+	if err := servedNow(ctx, src); err != nil {
+		return err
+	}
 	dst, err := store.Open(ctx, to)
 	if err != nil {
 		return failure(err.Error(), "check the URL, that the server is reachable and that the user may create tables")
@@ -80,6 +84,24 @@ func (a *app) db(ctx context.Context, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return failure(err.Error(), "")
 	}
-	fmt.Fprintln(a.stdout, "every count matches")
+	fmt.Fprintln(a.stdout, "every count matches: each table holds in PostgreSQL the rows the SQLite file held when the copy began (one read transaction); nothing written since is in it")
 	return nil
+}
+
+// servedNow refuses to copy a database a running fitbot serve writes to:
+// the scheduler lease is held while serve runs (a serve that died frees
+// it within 30 s), and what serve writes during the copy would be left
+// behind, while the counts still matched.
+func servedNow(ctx context.Context, src *store.DB) error {
+	l, err := src.ReadLease(ctx, schedulerLease)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return failure(err.Error(), "")
+	case !time.Now().Before(l.Expires):
+		return nil
+	}
+	return failure(fmt.Sprintf("fitbot serve (%s) is running on %s: it holds the scheduler lease until %s UTC, and what it writes during the copy would be left behind",
+		l.Holder, src.Path(), l.Expires.UTC().Format(time.TimeOnly)), "stop fitbot serve first, or copy a backup (fitbot backup, then FITBOT_DB=the backup)")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -105,7 +106,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 	defer a.closeStore(db)
 
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	hc := &http.Client{Timeout: 30 * time.Second}
+	hc := samehost.Client(&http.Client{Timeout: 30 * time.Second})
 	client := bot.NewSlackClient(token, "", a.env.get("SLACK_API_URL"), hc)
 	web, err := bot.NewWebAPI(bot.WebAPIConfig{API: client, Logger: logger})
 	if err != nil {

@@ -175,6 +175,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 			return failure(fmt.Sprintf("write the answer: %v", err), "")
 		}
 	} else {
+		if fit.Lead != "" {
+			fmt.Fprintln(a.stdout, fit.Lead)
+		}
 		writeAnswer(a.stdout, ans)
 	}
 	if f.save {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fitbot/fitbot/chart"
 	"github.com/fitbot/fitbot/launch"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -25,7 +26,7 @@ func writeMemoryChart(path string, ans sizing.Answer) error {
 // writeServeChart is `fitbot fit --chart FILE.png` on a serving question:
 // the latency and throughput curve of the answered replica against
 // concurrency, with the targets.
-func writeServeChart(path string, est *sizing.Estimator, parsed sizing.Parsed, ask sizing.AskAnswer) error {
+func writeServeChart(path string, est *sizing.Estimator, parsed reading.Request, ask sizing.AskAnswer) error {
 	curve, err := est.ServeCurve(launch.QueryFor(parsed.Query, ask.Request))
 	if err != nil {
 		return inputError(err, "")

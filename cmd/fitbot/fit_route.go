@@ -11,12 +11,12 @@ import (
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 )
 
 // routed answers the words of `fitbot fit` that are not a sizing
-// question, as Slack does (sizing.Route): price questions print prices,
+// question, as Slack does (reading.Route): price questions print prices,
 // small talk a short answer with two examples, a request for help the
 // usage. With --json each is one JSON object with its kind.
 func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
@@ -94,7 +94,7 @@ type compareJSON struct {
 // routedPrices answers a price question as `fitbot prices` does, once
 // for each GPU named (every variant of a family named alone: "a100s");
 // spot asked lists spot offers, or says first that a GPU has none.
-func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) error {
+func (a *app) routedPrices(ctx context.Context, f fitArgs, r reading.Routing) error {
 	if r.Week {
 		fmt.Fprintln(a.stderr, "fitbot: prices as of now; `fitbot digest --dry-run` shows this week's moves")
 	}
@@ -133,7 +133,7 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 		return a.writeJSON(out)
 	}
 	if len(r.GPUs) == 0 {
-		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
+		writeCheapest(a.stdout, view.snap, now)
 		view.writeFooter(a.stdout, now)
 		return nil
 	}
@@ -162,9 +162,9 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 			continue // the provider line already said there is none there
 		}
 		if ids := answer.Variants(r, i); len(ids) > 1 {
-			writeFamilyOffers(a.stdout, r.Said[i], listed[i], now)
+			writeFamilyOffers(a.stdout, r.Said[i], listed[i], view.snap, now)
 		} else {
-			writeOffers(a.stdout, gpu, listed[i], now)
+			writeOffers(a.stdout, gpu, listed[i], view.snap, now)
 		}
 	}
 	view.writeFooter(a.stdout, now)
@@ -175,7 +175,7 @@ func (a *app) routedPrices(ctx context.Context, f fitArgs, r sizing.Routing) err
 }
 
 // routedPricesJSON is fitPricesJSON for a routed price question.
-func routedPricesJSON(view priceView, r sizing.Routing, listed [][]pricing.Offer, noSpot []string, c *answer.Comparison, now time.Time) fitPricesJSON {
+func routedPricesJSON(view priceView, r reading.Routing, listed [][]pricing.Offer, noSpot []string, c *answer.Comparison, now time.Time) fitPricesJSON {
 	out := fitPricesJSON{Kind: answer.KindPrices, Week: r.Week, Spot: r.Spot}
 	if len(r.GPUs) == 0 {
 		out.Prices = append(out.Prices, view.output("", nil, now))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/launch"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -12,8 +13,8 @@ import (
 // config of the answered replica (the named GPUs, or the cheapest
 // configuration of a plan) with the answered memory share, context and
 // concurrency, or the latency and throughput curve against concurrency.
-func (a *app) serveExtras(est *sizing.Estimator, parsed sizing.Parsed, f *fitArgs) error {
-	ask, err := est.Ask(parsed)
+func (a *app) serveExtras(est *sizing.Estimator, parsed reading.Request, f *fitArgs) error {
+	ask, err := est.Ask(parsed.Query, parsed.Intent, parsed.Workload)
 	if err != nil {
 		return inputError(err, "")
 	}

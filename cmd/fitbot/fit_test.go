@@ -79,7 +79,7 @@ func TestFitText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.HasPrefix(out, "❌ Does not fit as asked: 13B (bare size), LoRA r=16 on 1× RTX 4090 24 GB") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "; fits with QLoRA (4-bit base, adapters only) on the same card: 11.0 GiB") {
+	if !strings.HasPrefix(out, "❌ Does not fit as asked: 13B (bare size), LoRA r=16 on 1× RTX 4090 24 GB") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "; fits with QLoRA (4-bit base, adapters only) on the same card: 11.4 GiB") {
 		t.Errorf("first line = %q", strings.SplitN(out, "\n", 2)[0])
 	}
 	order := []string{"Per GPU (GiB", "weights", "total", "Speed:", "Alternatives:", "1. QLoRA", "Assumed:"}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -63,7 +64,7 @@ func (a *app) hardware(ctx context.Context, args []string) error {
 	case "list":
 		return a.listHardware(ctx, asJSON)
 	case "add":
-		m, err := sizing.ParseMachine(rest)
+		m, err := reading.ParseMachine(rest)
 		if err != nil {
 			return inputError(err, "fitbot hardware add our box: 2x rtx-4090, 128 GB RAM")
 		}

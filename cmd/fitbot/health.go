@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -31,8 +33,11 @@ const readyTimeout = 2 * time.Second
 
 // health serves /healthz, /readyz and /metrics.
 type health struct {
-	db      healthDB
-	socket  connection // nil when Socket Mode is off
+	db     healthDB
+	socket connection // nil when Socket Mode is off
+	// tokens checks the workspaces' stored tokens (installed through
+	// OAuth); nil with one bot token.
+	tokens  func(ctx context.Context) (slackoauth.TokenHealth, error)
 	metrics *bot.Metrics
 	now     func() time.Time
 	log     *slog.Logger
@@ -98,6 +103,9 @@ func (h *health) readyz(w http.ResponseWriter, r *http.Request) {
 			rd.Checks["slack_socket"] = check{Detail: "not connected to Slack"}
 		}
 	}
+	if h.tokens != nil {
+		rd.Checks["slack_tokens"] = h.slackTokens(ctx)
+	}
 	rd.Checks["prices"] = h.prices(ctx)
 	for name, c := range rd.Checks {
 		if !c.OK && name != "prices" {
@@ -109,6 +117,29 @@ func (h *health) readyz(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	writeHealthJSON(w, status, rd)
+}
+
+// slackTokens reports whether the workspaces' stored tokens can be used:
+// not ready when FITBOT_TOKEN_KEY opens none of them (every workspace's
+// answers would fail); ready, with a word, when some workspaces need
+// fitbot installed again (the others are answered).
+func (h *health) slackTokens(ctx context.Context) check {
+	th, err := h.tokens(ctx)
+	switch {
+	case err != nil:
+		h.log.Warn("readyz: reading the workspaces failed", "err", err)
+		return check{Detail: "cannot read the workspaces (the log has the error)"}
+	case th.WrongKey():
+		return check{Detail: fmt.Sprintf("FITBOT_TOKEN_KEY opens none of the %d workspaces' stored tokens: it is not the key that sealed them", th.Installations)}
+	}
+	var notes []string
+	if th.Unopened > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d workspaces' tokens do not open with FITBOT_TOKEN_KEY", th.Unopened, th.Installations))
+	}
+	if th.Reinstall > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d workspaces need fitbot installed again (fitbot workspaces lists them)", th.Reinstall, th.Installations))
+	}
+	return check{OK: true, Detail: strings.Join(notes, "; ")}
 }
 
 // prices reports the age of the newest good prices and how many

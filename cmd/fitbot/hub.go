@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/fitbot/fitbot/hub"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -57,7 +58,7 @@ func (a *app) hubResolver(cache hub.Cache) (*hub.Resolver, error) {
 		return nil, err
 	}
 	return &hub.Resolver{
-		Client: &hub.Client{BaseURL: endpoint, Token: token.reveal(), HTTP: &http.Client{}, Timeout: hubHTTPTimeout},
+		Client: &hub.Client{BaseURL: endpoint, Token: token.reveal(), HTTP: samehost.StripClient(nil), Timeout: hubHTTPTimeout},
 		Cache:  cache,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, nil
@@ -66,7 +67,7 @@ func (a *app) hubResolver(cache hub.Cache) (*hub.Resolver, error) {
 // resolveHub finishes a parse with the Hugging Face Hub when the question
 // names a Hub repo or a model the catalog lacks; any other parse is
 // returned as given, without opening anything.
-func (a *app) resolveHub(ctx context.Context, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (a *app) resolveHub(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	if p.Hub == "" && p.Missing.Words == "" {
 		return p, parseErr
 	}
@@ -79,7 +80,7 @@ func (a *app) resolveHub(ctx context.Context, question string, p sizing.Parsed, 
 }
 
 // resolveHubWith is resolveHub with the cache already open.
-func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question string, p sizing.Parsed, parseErr error) (sizing.Parsed, error) {
+func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question string, p reading.Request, parseErr error) (reading.Request, error) {
 	if p.Hub == "" && p.Missing.Words == "" {
 		return p, parseErr
 	}

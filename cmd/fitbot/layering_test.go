@@ -13,32 +13,35 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot ->
-// answer, store -> pricing -> plan, display -> sizing (answer, which
+// answer, store -> pricing -> plan -> reading, display -> sizing (answer, which
 // reads and answers questions for both faces, knows no transport and no
 // store): for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
 // fitbot's.
 var allowedImports = map[string][]string{
-	"sizing":           {},
-	"migrations":       {},
-	"display":          {"sizing"},
-	"plan":             {"sizing"},
-	"retry":            {},
-	"hub":              {"sizing", "retry"},
-	"pricing":          {"sizing", "display", "plan", "retry"},
-	"store":            {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
-	"answer":           {"sizing", "pricing", "cluster", "display", "plan", "store", "measure"},
-	"measure":          {}, // what a run really used, and how far fitbot was
-	"cluster":          {"sizing"},
-	"cluster/kube":     {"sizing", "cluster"},
-	"cluster/slurm":    {"sizing", "cluster"},
-	"bot":              {"sizing", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
-	"launch":           {"sizing"},
-	"slackoauth":       {"store"},
-	"chart":            {"sizing", "display", "pricing"},
-	"bot/llm":          {"sizing", "display", "retry"},
-	"internal/ratelog": {}, // repeated failures logged once per interval
-	"internal/netcap":  {}, // the listeners' connection cap
+	"sizing":            {},
+	"migrations":        {},
+	"display":           {"sizing"},
+	"reading":           {"sizing"},
+	"plan":              {"sizing", "reading"},
+	"retry":             {},
+	"hub":               {"sizing", "reading", "retry", "internal/samehost"},
+	"pricing":           {"sizing", "display", "plan", "retry", "internal/samehost"},
+	"store":             {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "store", "measure"},
+	"measure":           {},          // what a run really used, and how far fitbot was
+	"dcgm":              {"measure"}, // a run read from Prometheus's DCGM series
+	"cluster":           {"sizing"},
+	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
+	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
+	"bot":               {"sizing", "reading", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"launch":            {"sizing"},
+	"slackoauth":        {"store", "internal/samehost"},
+	"chart":             {"sizing", "display", "pricing"},
+	"bot/llm":           {"sizing", "reading", "display", "retry"},
+	"internal/ratelog":  {}, // repeated failures logged once per interval
+	"internal/netcap":   {}, // the listeners' connection cap
+	"internal/samehost": {}, // credentials stay on their host: redirects to another host refused
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 	"internal/golden":    {},
@@ -55,6 +58,7 @@ var allowedThirdParty = map[string][]string{
 	"bot":          {"github.com/prometheus/client_golang", "github.com/slack-go/slack"},
 	"bot/llm":      {"github.com/sashabaranov/go-openai"},
 	"launch":       {"go.yaml.in/yaml/v3"},
+	"dcgm":         {"github.com/prometheus/client_golang", "github.com/prometheus/common"},
 	"chart":        {"gonum.org/v1/plot"},
 	"slackoauth":   {"github.com/slack-go/slack"},
 	// Tests' helpers.
@@ -144,7 +148,7 @@ func TestLayering(t *testing.T) {
 // readingCalls are the sizing functions that read a question. Only
 // package answer calls them: the faces (bot, cmd/fitbot) hand a question
 // to answer, which reads it once, in one order (DESIGN.md, one answer
-// service). Passing sizing.Parse as a value to wire a face is fine.
+// service). Passing reading.Parse as a value to wire a face is fine.
 var readingCalls = map[string]bool{"Parse": true, "Route": true, "OnMachines": true, "FollowUp": true}
 
 // TestFacesReadThroughAnswer fails when bot or cmd/fitbot calls one of

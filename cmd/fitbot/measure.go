@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/dcgm"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/measure"
 	"github.com/fitbot/fitbot/store"
@@ -17,12 +20,19 @@ import (
 
 const measureUsage = `Usage: fitbot plans measure [--json] [--workspace TEAM] ID [--peak SIZE] [--tokens-per-second N] [--hours H]
        fitbot plans measure ID --from FILE
+       fitbot plans measure ID --pod NAME [--namespace NS] | --host NAME --from-time T --to-time T
 
 Records what a run of plan ID really used, beside what fitbot said of it:
 --peak is the busiest GPU's peak memory (71GiB, 71 GB, 72704MiB), --tokens-per-second
 the whole job's speed, --hours its wall-clock time. --from reads them from a file:
 the CSV of nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 5
 (its peak memory.used), or a JSON object {"peak_bytes": ..., "tokens_per_second": ..., "hours": ...}.
+
+--pod or --host reads the run from the Prometheus at FITBOT_PROMETHEUS_URL (bearer
+FITBOT_PROMETHEUS_TOKEN), where NVIDIA's DCGM exporter keeps each GPU's memory: the
+peak DCGM_FI_DEV_FB_USED of the pod's (or host's) GPUs between --from-time and
+--to-time (RFC 3339, 2025-10-01T10:00:00Z), the mean DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
+and the window's hours. --tokens-per-second may be added.
 
 Later answers of the same kind (method, card family, model size band) say how far
 fitbot was from the team's measured runs; fitbot calibration lists them all.
@@ -31,10 +41,11 @@ fitbot was from the team's measured runs; fitbot calibration lists them all.
 // measureArgs is the command line of `fitbot plans measure`.
 type measureArgs struct {
 	plansArgs
-	id   int64
-	run  measure.Run
-	via  string
-	from string
+	id     int64
+	run    measure.Run
+	via    string
+	from   string
+	window dcgm.Window // a run read from Prometheus: Pod or Host set
 }
 
 // parseMeasureArgs reads the flags of `plans measure`, anywhere among the words.
@@ -44,7 +55,7 @@ func parseMeasureArgs(args []string) (measureArgs, error) {
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(args[i], "=")
 		switch strings.TrimLeft(name, "-") {
-		case "peak", "tokens-per-second", "hours", "from":
+		case "peak", "tokens-per-second", "hours", "from", "pod", "host", "namespace", "from-time", "to-time":
 			if !strings.HasPrefix(name, "-") {
 				rest = append(rest, args[i])
 				continue
@@ -74,11 +85,20 @@ func parseMeasureArgs(args []string) (measureArgs, error) {
 	if err != nil || m.id < 1 {
 		return m, fmt.Errorf("%q is not a plan id", m.words[0])
 	}
-	if m.from != "" && !m.run.Empty() {
+	fromPrometheus := m.window.Pod != "" || m.window.Host != ""
+	switch {
+	case m.from != "" && (!m.run.Empty() || fromPrometheus):
 		return m, errors.New("--from reads the whole measurement: give it alone, or --peak, --tokens-per-second and --hours")
-	}
-	if m.from == "" && m.run.Empty() {
-		return m, errors.New("nothing measured: give --peak, --tokens-per-second, --hours or --from FILE")
+	case fromPrometheus && (m.run.PeakBytes != 0 || m.run.Hours != 0):
+		return m, errors.New("--pod and --host read the peak and the hours from Prometheus: give --tokens-per-second only, if any")
+	case fromPrometheus:
+		if err := m.window.Check(); err != nil {
+			return m, fmt.Errorf("--pod/--host: %w (--from-time and --to-time)", err)
+		}
+	case m.window.Namespace != "" || !m.window.From.IsZero() || !m.window.To.IsZero():
+		return m, errors.New("--namespace, --from-time and --to-time go with --pod or --host")
+	case m.from == "" && m.run.Empty():
+		return m, errors.New("nothing measured: give --peak, --tokens-per-second, --hours, --from FILE, or --pod/--host with --from-time and --to-time")
 	}
 	return m, nil
 }
@@ -104,8 +124,37 @@ func (m *measureArgs) set(flag, value string) error {
 		}
 	case "from":
 		m.from = value
+	case "pod":
+		m.window.Pod = value
+	case "host":
+		m.window.Host = value
+	case "namespace":
+		m.window.Namespace = value
+	case "from-time", "to-time":
+		t, err := parseWhen(value)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", flag, err)
+		}
+		if flag == "from-time" {
+			m.window.From = t
+		} else {
+			m.window.To = t
+		}
 	}
 	return nil
+}
+
+// whenLayouts are the times --from-time and --to-time take, in UTC
+// unless they say otherwise.
+var whenLayouts = []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02 15:04:05"}
+
+func parseWhen(s string) (time.Time, error) {
+	for _, layout := range whenLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time such as 2025-10-01T10:00:00Z", s)
 }
 
 // measuredOutput is what `plans measure --json` prints.
@@ -135,6 +184,11 @@ func (a *app) plansMeasure(ctx context.Context, args []string) error {
 			return usageError(err.Error(), "fitbot plans measure 42 --from nvidia-smi.csv")
 		}
 	}
+	if m.window.Pod != "" || m.window.Host != "" {
+		if err := a.readPrometheusRun(ctx, &m); err != nil {
+			return err
+		}
+	}
 	if !a.dbExists() {
 		return failure(fmt.Sprintf("there is no plan %d: there is no database at %s", m.id, a.dbPath()), "fitbot fit --save WORDS... keeps an answer as a plan")
 	}
@@ -159,6 +213,41 @@ func (a *app) plansMeasure(ctx context.Context, args []string) error {
 		return a.writeJSON(out)
 	}
 	writeRecorded(a.stdout, rec)
+	return nil
+}
+
+// readPrometheusRun reads m's window from FITBOT_PROMETHEUS_URL into m.run.
+func (a *app) readPrometheusRun(ctx context.Context, m *measureArgs) error {
+	if errs := a.env.check("FITBOT_PROMETHEUS_URL"); len(errs) > 0 {
+		return errs[0]
+	}
+	url := a.env.get("FITBOT_PROMETHEUS_URL")
+	if url == "" {
+		return usageError("--pod and --host read the run from Prometheus, and FITBOT_PROMETHEUS_URL is not set",
+			"FITBOT_PROMETHEUS_URL=http://prometheus:9090 fitbot plans measure 42 --pod NAME --from-time T --to-time T")
+	}
+	labels := dcgm.Labels{Pod: a.env.get("FITBOT_DCGM_POD_LABEL"), Namespace: a.env.get("FITBOT_DCGM_NAMESPACE_LABEL"), Host: a.env.get("FITBOT_DCGM_HOST_LABEL")}
+	r, err := dcgm.New(url, a.env.get("FITBOT_PROMETHEUS_TOKEN"), labels, &http.Client{Timeout: 10 * time.Second, CheckRedirect: sameHost})
+	if err != nil {
+		return usageError(err.Error(), "")
+	}
+	run, err := r.Run(ctx, m.window)
+	if err != nil {
+		return failure(err.Error(), "")
+	}
+	run.TokensPerSecond = m.run.TokensPerSecond
+	m.run, m.via = run, store.ViaPrometheus
+	return nil
+}
+
+// sameHost refuses a redirect to another host, so a token stays on its own.
+func sameHost(req *http.Request, via []*http.Request) error {
+	if len(via) > 0 && req.URL.Host != via[0].URL.Host {
+		return fmt.Errorf("redirected from %s to %s: refused, so the token stays on its host", via[0].URL.Host, req.URL.Host)
+	}
+	if len(via) >= 10 {
+		return errors.New("more than 10 redirects")
+	}
 	return nil
 }
 

@@ -84,3 +84,30 @@ func TestMeasureRefusesBadInput(t *testing.T) {
 		t.Errorf("a refused run was stored:\n%s", out)
 	}
 }
+
+// TestMeasureFromRealPrometheus records a run read from the real
+// Prometheus that .ci/run starts with the DCGM series of
+// dcgm/testdata/dcgm-exporter.om (FITBOT_TEST_PROMETHEUS is its URL).
+func TestMeasureFromRealPrometheus(t *testing.T) {
+	url := os.Getenv("FITBOT_TEST_PROMETHEUS")
+	if url == "" {
+		t.Skip("FITBOT_TEST_PROMETHEUS is not set: .ci/run starts a Prometheus for this test")
+	}
+	t.Setenv("FITBOT_PROMETHEUS_URL", url)
+	useDB(t)
+	if code, _, errOut := runCmd(t, "fit", "--save", "llama 3.1 70b qlora h100"); code != 0 {
+		t.Fatalf("fit --save: %s", errOut)
+	}
+	code, out, errOut := runCmd(t, "plans", "measure", "--json", "1", "--pod", "llama-lora-0", "--namespace", "ml",
+		"--from-time", "2025-10-01T10:00:00Z", "--to-time", "2025-10-01 11:00")
+	var rec measuredOutput
+	if code != 0 || json.Unmarshal([]byte(out), &rec) != nil {
+		t.Fatalf("measure from Prometheus: %d\n%s%s", code, out, errOut)
+	}
+	if rec.Via != "prometheus" || rec.Measured.PeakBytes != 72704<<20 || rec.Measured.Hours != 1 || rec.Measured.TensorActive < 0.44 {
+		t.Errorf("recorded %+v, want the pod's 72,704 MiB peak over 1 h", rec)
+	}
+	if _, out, _ := runCmd(t, "calibration"); !strings.Contains(out, "QLoRA on H100, 35-100B  1") {
+		t.Errorf("calibration does not list the Prometheus run:\n%s", out)
+	}
+}

@@ -37,6 +37,10 @@ type modelOutput struct {
 	Problem        string     `json:"problem,omitempty"`    // hub, named: why it cannot be sized
 }
 
+// hubListed is how many cached Hub models `fitbot models` lists without a
+// query: the most recently fetched.
+const hubListed = 40
+
 // models is `fitbot models`.
 func (a *app) models(ctx context.Context, args []string) error {
 	var asJSON bool
@@ -68,14 +72,17 @@ func (a *app) models(ctx context.Context, args []string) error {
 			rows = append(rows, modelOutput{ID: m.ID, Name: m.Name, Source: "named", Problem: m.Refusal().Problem})
 		}
 	}
-	entries, err := a.cachedHubModels(ctx)
+	// The text without a query lists the most recently fetched cached
+	// models and counts the rest; a query or --json lists every match.
+	recent := 0
+	if query == "" && !asJSON {
+		recent = hubListed
+	}
+	entries, cached, err := a.cachedHubModels(ctx, looseKey(query), recent)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "fitbot: cached Hugging Face models not listed: %v\n", err)
 	}
 	for _, e := range entries {
-		if !matchesQuery(query, e.Repo) {
-			continue
-		}
 		fetched := e.FetchedAt
 		row := modelOutput{ID: e.Repo, Name: e.Repo, Source: "hub", Revision: e.Revision, FetchedAt: &fetched, Gated: e.Gated}
 		if m, err := e.Model(); err != nil {
@@ -114,29 +121,34 @@ func (a *app) models(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, params, active, orDash(r.ReleasedFormat), source)
 	}
 	tw.Flush()
+	if more := cached - len(entries); more > 0 {
+		fmt.Fprintf(a.stdout, "\n%d more cached Hugging Face models, not listed: fitbot models QUERY finds them (fitbot models --json lists them all).\n", more)
+	}
 	fmt.Fprintln(a.stdout, "\nAny Hugging Face Hub model works by its id or link: fitbot fit Qwen/Qwen3-1.7B lora h100")
 	return nil
 }
 
-// cachedHubModels reads the Hub cache without creating one: the
-// database's when it exists, else the user cache directory's.
-func (a *app) cachedHubModels(ctx context.Context) ([]hub.Entry, error) {
+// cachedHubModels reads the Hub cache without creating one (the
+// database's when it exists, else the user cache directory's): the
+// models whose loose key contains key, only the recent most recently
+// fetched when recent is above 0, and how many match in all.
+func (a *app) cachedHubModels(ctx context.Context, key string, recent int) ([]hub.Entry, int, error) {
 	path := a.dbPath()
 	if !a.dbExists() {
 		path = hubCachePath()
 		if path == "" {
-			return nil, nil
+			return nil, 0, nil
 		}
 		if _, err := os.Stat(path); err != nil {
-			return nil, nil
+			return nil, 0, nil
 		}
 	}
 	db, err := store.Open(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer a.closeStore(db)
-	return db.HubModels(ctx)
+	return db.HubModelsMatching(ctx, key, recent)
 }
 
 // matchesQuery reports whether any of names contains query, ignoring

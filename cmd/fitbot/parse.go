@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -23,6 +24,9 @@ type parseOutput struct {
 	Workload    *sizing.Workload `json:"workload,omitempty"`
 	Ignored     []string         `json:"ignored"`
 	Canonical   string           `json:"canonical"`
+	// Reading is everything the reader understood (reading.Request),
+	// its notes left to Assumptions.
+	Reading reading.Request `json:"reading"`
 }
 
 const parseUsage = `Usage: fitbot parse [--json] WORDS...
@@ -31,7 +35,7 @@ Shows how a question is understood, without estimating: each field and the
 words that gave it, what is asked (fit, or largest model, longest context,
 which GPU, buy or rent with its workload), what was assumed, which words
 were ignored, and the canonical command. --json prints {request,
-assumptions, intent, workload, ignored, canonical}.
+assumptions, intent, workload, ignored, canonical, reading}.
 
 Examples: fitbot parse can we fine-tune llama 3.1 8b on two a100s
           fitbot parse 13B lora 4090 buy-vs-rent 3 jobs/week 5h
@@ -81,8 +85,11 @@ func (a *app) parse(ctx context.Context, args []string) error {
 		Intent:      parsed.Intent,
 		Workload:    work,
 		Ignored:     append([]string{}, parsed.Ignored...),
-		Canonical:   sizing.FormatAsk(parsed),
+		Canonical:   reading.FormatAsk(parsed),
+		Reading:     parsed,
 	}
+	out.Reading.Kind = reading.RouteSizing
+	out.Reading.Notes = nil // said once, in assumptions
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
@@ -101,7 +108,7 @@ var asks = map[sizing.Intent]string{
 }
 
 // writeUnderstood prints the parse as a person reads it.
-func writeUnderstood(w io.Writer, p sizing.Parsed, work *sizing.Workload, assumed []string) {
+func writeUnderstood(w io.Writer, p reading.Request, work *sizing.Workload, assumed []string) {
 	fmt.Fprintln(w, "understood:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, f := range p.Fields {
@@ -130,5 +137,5 @@ func writeUnderstood(w io.Writer, p sizing.Parsed, work *sizing.Workload, assume
 	if len(p.Ignored) > 0 {
 		fmt.Fprintf(w, "ignored: %s\n", strings.Join(p.Ignored, " "))
 	}
-	fmt.Fprintf(w, "canonical: fit %s\n", sizing.FormatAsk(p))
+	fmt.Fprintf(w, "canonical: fit %s\n", reading.FormatAsk(p))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/google/go-cmp/cmp"
 )
@@ -77,6 +78,10 @@ func TestParseJSON(t *testing.T) {
 		Ignored:     []string{"/fit"},
 		Canonical:   "llama-3.1-70b qlora 2xa100-80 seq 4096",
 	}
+	if r := got.Reading; r.Kind != reading.RouteSizing || r.Query != q || len(r.Notes) != 0 {
+		t.Errorf("reading: kind %q, query %+v, notes %q; want sizing, %+v and the notes left to assumptions", r.Kind, r.Query, r.Notes, q)
+	}
+	got.Reading = reading.Request{}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("JSON (-want +got):\n%s", d)
 	}
@@ -151,7 +156,11 @@ func TestParseAsk(t *testing.T) {
 			if d := cmp.Diff(tt.workload, got.Workload); d != "" {
 				t.Errorf("workload (-want +got):\n%s", d)
 			}
-			if has := strings.Contains(out, `"workload"`); has != (tt.workload != nil) {
+			var keys map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(out), &keys); err != nil {
+				t.Fatal(err)
+			}
+			if _, has := keys["workload"]; has != (tt.workload != nil) {
 				t.Errorf("workload key present = %v, want %v", has, tt.workload != nil)
 			}
 			if got.Request.GPU == "" && tt.intent != sizing.IntentWhichGPU {
@@ -163,11 +172,11 @@ func TestParseAsk(t *testing.T) {
 				t.Errorf("longest context: seq_len %d, assumptions %q; want the context left to the search", got.Request.SeqLen, got.Assumptions)
 			}
 			// The canonical form asks the same question again.
-			want, err := sizing.Parse(strings.Join(tt.args, " "))
+			want, err := reading.Parse(strings.Join(tt.args, " "))
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := sizing.Parse(got.Canonical)
+			again, err := reading.Parse(got.Canonical)
 			if err != nil {
 				t.Fatalf("canonical %q: %v", got.Canonical, err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -156,7 +157,7 @@ func (a *app) plans(ctx context.Context, args []string) error {
 	}
 	model := strings.Join(f.words, " ")
 	key := ""
-	family := sizing.FamilyModels(model)
+	family := reading.FamilyModels(model)
 	if k, ok := plan.InverseKey(model); ok {
 		key, family = k, nil
 		model = model + " questions"

@@ -13,6 +13,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -68,7 +69,7 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 	}
 	// A Hub model's plan is read with the database's cache, else the Hub.
 	svc := answer.Service{Models: cliHub{a: a, cache: db}}
-	parse := func(q string) (sizing.Parsed, error) { return svc.Reread(ctx, q) }
+	parse := func(q string) (reading.Request, error) { return svc.Reread(ctx, q) }
 	if p.Kind != plan.KindFit && p.Kind != "" {
 		r := reaskPlan(p, parse, prices)
 		if f.json {
@@ -93,7 +94,7 @@ func reanswerPlan(p store.Plan, prices sizing.PriceSource) replan {
 }
 
 // reanswerPlanWith is reanswerPlan reading the question with parse
-// (sizing.Parse when nil).
+// (reading.Parse when nil).
 func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
 	d := plan.Reanswer(p.Summary, parse, &sizing.Estimator{Prices: prices}, nil)
 	r := replan{Plan: toOutput(p), Now: d.Now, Problem: d.Problem, Changes: []string{}, CheaperFit: d.CheaperFit}
@@ -132,7 +133,9 @@ func reanswerPlanWith(p store.Plan, parse plan.Parser, prices sizing.PriceSource
 // question today (plan.Reask), listing what changed in words.
 func reaskPlan(p store.Plan, parse plan.Parser, prices sizing.PriceSource) replan {
 	r := replan{Plan: toOutput(p), Changes: []string{}}
-	d := plan.Reask(p.Summary, parse, (&sizing.Estimator{Prices: prices}).Ask)
+	d := plan.Reask(p.Summary, parse, func(q reading.Request) (sizing.AskAnswer, error) {
+		return (&sizing.Estimator{Prices: prices}).Ask(q.Query, q.Intent, q.Workload)
+	})
 	if d.Now == nil {
 		r.Problem = d.Problem
 		return r

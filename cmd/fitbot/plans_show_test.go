@@ -10,6 +10,7 @@ import (
 
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +27,7 @@ func (f fakePrices) GPUHourPrice(gpu string) (sizing.Price, bool) {
 // planToday is the plan today's estimator would save for question.
 func planToday(t *testing.T, question string, prices sizing.PriceSource) store.Plan {
 	t.Helper()
-	parsed, err := sizing.Parse(question)
+	parsed, err := reading.Parse(question)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -142,11 +143,13 @@ func (a *app) prices(ctx context.Context, args []string) error {
 	}
 	switch {
 	case family != nil:
-		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), now)
+		writeFamilyOffers(a.stdout, gpu, view.offersFor(family...), view.snap, now)
+		writeHeldOffers(a.stdout, view.heldFor(family...))
 	case gpu == "":
-		writeCheapest(a.stdout, view.snap.CheapestPerGPU(), now)
+		writeCheapest(a.stdout, view.snap, now)
 	default:
-		writeOffers(a.stdout, gpu, view.offersFor(gpu), now)
+		writeOffers(a.stdout, gpu, view.offersFor(gpu), view.snap, now)
+		writeHeldOffers(a.stdout, view.heldFor(gpu))
 	}
 	view.writeFooter(a.stdout, now)
 	return nil
@@ -158,6 +161,7 @@ type priceView struct {
 	fromSheet bool
 	snap      *pricing.Snapshot
 	health    []store.ProviderHealth
+	held      []pricing.Hold // the offers held aside as implausible now
 	dbPath    string
 }
 
@@ -178,6 +182,9 @@ func (a *app) loadPrices(ctx context.Context) (priceView, error) {
 		return v, failure(err.Error(), "")
 	}
 	if v.health, err = db.ProviderHealth(ctx); err != nil {
+		return v, failure(err.Error(), "")
+	}
+	if v.held, err = db.HeldOffers(ctx); err != nil {
 		return v, failure(err.Error(), "")
 	}
 	if snap.Len() > 0 {
@@ -202,6 +209,33 @@ func (v priceView) offersFor(gpus ...string) []pricing.Offer {
 	return out
 }
 
+// heldFor returns the held offers of any of gpus.
+func (v priceView) heldFor(gpus ...string) []pricing.Hold {
+	var out []pricing.Hold
+	for _, h := range v.held {
+		if slices.Contains(gpus, h.Offer.GPU) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// writeHeldOffers says which offers for the GPU asked are held aside and
+// why: "1 offer held: $0.06/GPU-h is below what an H100 costs to own".
+func writeHeldOffers(w io.Writer, held []pricing.Hold) {
+	switch len(held) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(w, "1 offer held (not quoted; a second refresh at the same price lets it in): %s, %s\n", held[0].Refresh, held[0].Reason())
+		return
+	}
+	fmt.Fprintf(w, "%d offers held (not quoted; a second refresh at the same price lets them in):\n", len(held))
+	for _, h := range held {
+		fmt.Fprintf(w, "  %s, %s\n", h.Refresh, h.Reason())
+	}
+}
+
 // offerAge is an offer's age for a table: "6h", or "40d stale" past its
 // provider's limit.
 func offerAge(now time.Time, o pricing.Offer) string {
@@ -223,7 +257,10 @@ func (v priceView) stale(now time.Time) []store.ProviderHealth {
 	return out
 }
 
-func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
+// writeCheapest lists every GPU's cheapest offers, and under the table,
+// each cheaper offer the freshness rule passed over for a fresher one.
+func writeCheapest(w io.Writer, snap *pricing.Snapshot, now time.Time) {
+	cheapest := snap.CheapestPerGPU()
 	tw := newTable(w)
 	fmt.Fprintln(tw, "GPU\tON DEMAND $/GPU-h\tPROVIDER\tREGION\tAGE\tSPOT $/GPU-h\tPROVIDER\tREGION\tAGE")
 	for i := 0; i < len(cheapest); {
@@ -244,9 +281,33 @@ func writeCheapest(w io.Writer, cheapest []pricing.Offer, now time.Time) {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
+	for _, o := range cheapest {
+		if old, ok := snap.PassedOver(o.GPU, o.Market); ok {
+			fmt.Fprintf(w, "%s %s: %s's $%.2f is stale (%s old); %s's $%.2f is newer (%s).\n", o.GPU, marketWords(o.Market),
+				providerLabel(old), old.USDPerGPUHour, age(now, old.AsOf()), providerLabel(o), o.USDPerGPUHour, age(now, o.AsOf()))
+		}
+	}
 }
 
-func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time) {
+// marketWords is a market as a line says it: "on demand", "spot".
+func marketWords(m pricing.Market) string { return strings.ReplaceAll(string(m), "_", " ") }
+
+// offerCell is an offer's AGE cell in a list of offers: its age, marked
+// stale past its provider's limit with the source that is newer where a
+// fresher one ranks cheapest, and a spot offer above its own on-demand
+// price flagged.
+func offerCell(snap *pricing.Snapshot, now time.Time, o pricing.Offer) string {
+	s := offerAge(now, o)
+	if win, ok := snap.Cheapest(o.GPU, o.Market); ok && o.Stale(now) && !win.Stale(now) {
+		s += ", " + providerLabel(win) + " is newer"
+	}
+	if od, ok := snap.SpotAbove(o); ok {
+		s += fmt.Sprintf(", above its on-demand $%.2f", od.USDPerGPUHour)
+	}
+	return s
+}
+
+func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, snap *pricing.Snapshot, now time.Time) {
 	if len(offers) == 0 {
 		fmt.Fprintf(w, "No current offers for %s.\n", gpu)
 		return
@@ -255,14 +316,14 @@ func writeOffers(w io.Writer, gpu string, offers []pricing.Offer, now time.Time)
 	fmt.Fprintln(tw, "$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
 		fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", o.USDPerGPUHour, providerLabel(o), o.Market,
-			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerCell(snap, now, o))
 	}
 	tw.Flush()
 }
 
 // writeFamilyOffers lists the offers of every variant of a GPU family
 // (`fitbot prices a100`), each row naming its variant.
-func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now time.Time) {
+func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, snap *pricing.Snapshot, now time.Time) {
 	if len(offers) == 0 {
 		fmt.Fprintf(w, "No current offers for any %s.\n", strings.ToUpper(family))
 		return
@@ -271,7 +332,7 @@ func writeFamilyOffers(w io.Writer, family string, offers []pricing.Offer, now t
 	fmt.Fprintln(tw, "VARIANT\t$/GPU-h\tPROVIDER\tMARKET\tREGION\tINSTANCE\tGPUS\t$/h\tAGE")
 	for _, o := range offers {
 		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", display.GPUName(o.GPU), o.USDPerGPUHour, providerLabel(o), o.Market,
-			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerAge(now, o))
+			cmp.Or(o.Region, "-"), cmp.Or(o.InstanceType, "-"), gpuCount(o.GPUCount), o.USDPerHour, offerCell(snap, now, o))
 	}
 	tw.Flush()
 }
@@ -391,6 +452,9 @@ type pricesJSON struct {
 	Cheapest       []gpuPricesJSON `json:"cheapest,omitempty"`
 	Offers         []offerJSON     `json:"offers,omitempty"`
 	StaleProviders []staleJSON     `json:"stale_providers"`
+	// Held are the offers for the GPU asked that a refresh held aside as
+	// implausible (not quoted); only with a GPU.
+	Held []heldJSON `json:"held,omitempty"`
 	// NoSpotOffer: spot prices were asked (`fit --json` of a price
 	// question) and the GPU has none; offers holds the other markets'.
 	NoSpotOffer bool `json:"no_spot_offer,omitempty"`
@@ -442,6 +506,15 @@ func (v priceView) output(gpu string, family []string, now time.Time) pricesJSON
 			out.Cheapest = append(out.Cheapest, *byGPU[k])
 		}
 	}
+	if gpu != "" {
+		ids := family
+		if ids == nil {
+			ids = []string{gpu}
+		}
+		for _, h := range v.heldFor(ids...) {
+			out.Held = append(out.Held, toHeldJSON(h))
+		}
+	}
 	for _, h := range v.stale(now) {
 		s := staleJSON{Provider: h.Provider, LastStatus: string(h.Last.Status), LastError: h.Last.Error}
 		if h.LastGood != nil {
@@ -479,7 +552,7 @@ func (a *app) pricesRefresh(ctx context.Context, args []string) error {
 		return usageError(settingsProblem(errs), "unset the variable to use the provider's API and fitbot's regions")
 	}
 	only = strings.ToLower(only)
-	fetchers, err := pricing.Fetchers(a.env.providerSettings(), only, &http.Client{Timeout: refreshHTTPTimeout}, nil)
+	fetchers, err := pricing.Fetchers(a.env.providerSettings(), only, samehost.StripClient(&http.Client{Timeout: refreshHTTPTimeout}), nil)
 	if errors.Is(err, pricing.ErrNoKey) {
 		key := providerKeyVar(pricing.Provider{Name: only})
 		return usageError(fmt.Sprintf("%v in %s", err, key), fmt.Sprintf("%s=... fitbot prices refresh --provider %s", key, only))
@@ -591,6 +664,12 @@ type heldJSON struct {
 	Reason        string  `json:"reason"`
 }
 
+func toHeldJSON(h pricing.Hold) heldJSON {
+	return heldJSON{GPU: h.Offer.GPU, InstanceType: h.Offer.InstanceType, Region: h.Offer.Region,
+		Market: string(h.Offer.Market), USDPerGPUHour: h.Offer.USDPerGPUHour, MedianUSD: h.MedianUSDPerGPUHour,
+		LowUSD: h.LowUSD, HighUSD: h.HighUSD, Reason: h.Reason()}
+}
+
 func reportsJSON(reports []pricing.Report) []reportJSON {
 	out := make([]reportJSON, 0, len(reports))
 	for _, r := range reports {
@@ -608,9 +687,7 @@ func reportsJSON(reports []pricing.Report) []reportJSON {
 		j.Stale = r.Stale()
 		j.Held, j.Confirmed = []heldJSON{}, r.Confirmed
 		for _, h := range r.Held {
-			j.Held = append(j.Held, heldJSON{GPU: h.Offer.GPU, InstanceType: h.Offer.InstanceType, Region: h.Offer.Region,
-				Market: string(h.Offer.Market), USDPerGPUHour: h.Offer.USDPerGPUHour, MedianUSD: h.MedianUSDPerGPUHour,
-				LowUSD: h.LowUSD, HighUSD: h.HighUSD, Reason: h.Reason()})
+			j.Held = append(j.Held, toHeldJSON(h))
 		}
 		out = append(out, j)
 	}

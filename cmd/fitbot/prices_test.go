@@ -63,6 +63,10 @@ func (fc *fakeClouds) serve(w http.ResponseWriter, r *http.Request) {
 		file = "vast/bundles.json"
 	case p == "/spot.json":
 		file = "aws/spot.json"
+	case p == "/api/v1/instance-types":
+		file = "lambda/instance-types.json"
+	case strings.HasSuffix(p, "/skus"):
+		file = map[string]string{"": "gcp/skus-page1.json", "CAEaAggC": "gcp/skus-page2.json", "CAEaAggD": "gcp/skus-page3.json"}[r.URL.Query().Get("pageToken")]
 	case strings.HasSuffix(p, "/US East (N. Virginia)/Linux/index.json"):
 		file = "aws/ondemand_us-east-1.json"
 	case strings.HasSuffix(p, "/US West (Oregon)/Linux/index.json"):
@@ -353,6 +357,10 @@ func TestPricesText(t *testing.T) {
 		{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketOnDemand, Region: "us-east-1", USDPerHour: 55.04, USDPerGPUHour: 6.88, ObservedAt: at},
 		{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketSpot, Region: "us-west-2", USDPerHour: 23.12, USDPerGPUHour: 2.89, ObservedAt: at},
 		{Provider: "runpod", InstanceType: "NVIDIA H100 80GB HBM3", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand, Tier: "community", Region: "all", USDPerHour: 2.69, USDPerGPUHour: 2.69, ObservedAt: now.Add(-50 * time.Minute)},
+		// GCP's H100 spot price above its own on-demand price: flagged,
+		// never the cheapest.
+		{Provider: "gcp", InstanceType: "a3-highgpu-1g", GPU: "h100", GPUCount: 1, Market: pricing.MarketOnDemand, Region: "us-central1", USDPerHour: 11.06, USDPerGPUHour: 11.06, ObservedAt: at},
+		{Provider: "gcp", InstanceType: "a3-highgpu-1g", GPU: "h100", GPUCount: 1, Market: pricing.MarketSpot, Region: "us-central1", USDPerHour: 12.10, USDPerGPUHour: 12.10, ObservedAt: at},
 		{Provider: "azure", InstanceType: "Standard_NV6ads_A10_v5", GPU: "a10", GPUCount: 1.0 / 6, Market: pricing.MarketOnDemand, Region: "eastus", USDPerHour: 0.454, USDPerGPUHour: 2.724, ObservedAt: now.AddDate(0, 0, -3)},
 		// The A100 family: three variants, and a 334-day-old bargain that
 		// is listed, marked stale, and never the cheapest.
@@ -368,13 +376,13 @@ func TestPricesText(t *testing.T) {
 		{Provider: "import:rates.csv", Last: pricing.Run{Status: pricing.RunOK, AsOf: now.AddDate(0, -2, 0)}, LastGood: &pricing.Run{AsOf: now.AddDate(0, -2, 0)}},
 	}}
 	var b strings.Builder
-	writeCheapest(&b, v.snap.CheapestPerGPU(), now)
+	writeCheapest(&b, v.snap, now)
 	b.WriteString("---\n")
-	writeOffers(&b, "h100", v.offersFor("h100"), now)
+	writeOffers(&b, "h100", v.offersFor("h100"), v.snap, now)
 	b.WriteString("---\n")
-	writeOffers(&b, "a10", v.offersFor("a10"), now)
+	writeOffers(&b, "a10", v.offersFor("a10"), v.snap, now)
 	b.WriteString("---\n")
-	writeFamilyOffers(&b, "a100", v.offersFor(pricing.GPUFamily("a100")...), now)
+	writeFamilyOffers(&b, "a100", v.offersFor(pricing.GPUFamily("a100")...), v.snap, now)
 	v.writeFooter(&b, now)
 	golden.Check(t, filepath.Join("testdata", "prices/cheapest_and_offers.txt"), []byte(b.String()))
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -22,11 +23,11 @@ func TestPlansShowComparesFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := sizing.Parse("what 2x4090 lora")
+	p, err := reading.Parse("what 2x4090 lora")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(p)
+	a, err := (&sizing.Estimator{Prices: pricing.DefaultSheet()}).Ask(p.Query, p.Intent, p.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,15 +20,16 @@ import (
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/internal/netcap"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/sizing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 )
 
 // Compile-time checks that the real pieces fit the interfaces bot declares.
 var (
-	_ bot.Parser         = sizing.Parse
+	_ bot.Parser         = reading.Parse
 	_ bot.Answerer       = (*answer.Live)(nil)
 	_ bot.Asker          = (*answer.Live)(nil)
 	_ answer.PriceSource = (*store.DB)(nil)
@@ -139,7 +140,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 
 	metrics := bot.NewMetrics()
 	db.ObservePlanBatches(metrics.PlanBatch)
-	hc := &http.Client{Timeout: slackAPITimeout}
+	hc := samehost.Client(&http.Client{Timeout: slackAPITimeout}) // the Slack token stays on Slack's host
 	api := bot.NewSlackClient(cfg.BotToken.reveal(), cfg.AppToken.reveal(), cfg.SlackAPIURL, hc)
 	// One workspace's bot token, or (OAuth) each workspace's own: slackAPI
 	// is the Web API every answer, picture and digest goes through.
@@ -154,6 +155,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}
 		slackAPI = s.oauth.Client(cfg.SlackAPIURL, hc)
 		log.Info("slack: installed through OAuth (/slack/install); each workspace is answered with its own token")
+		s.checkTokens(ctx)
 	} else {
 		actx, cancel := context.WithTimeout(ctx, authTestTimeout)
 		auth, err = api.AuthTestContext(actx)
@@ -169,11 +171,11 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 
 	var interpreter bot.Interpreter
 	if lc := cfg.llm(); lc.Enabled() {
-		interpreter = bot.MeteredInterpreter(llm.New(lc, &http.Client{}, log), metrics)
+		interpreter = bot.MeteredInterpreter(llm.New(lc, samehost.Client(nil), log), metrics)
 		log.Info("llm: free-text fallback on", "llm", lc)
 	}
 	s.hub = &hub.Resolver{
-		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: &http.Client{}, Timeout: hubHTTPTimeout},
+		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: samehost.StripClient(nil), Timeout: hubHTTPTimeout},
 		Cache:      db,
 		Background: true,
 		Logger:     log,
@@ -194,7 +196,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		return reports, err
 	}
 	s.handler, err = bot.New(bot.Config{
-		Parse:       sizing.Parse,
+		Parse:       reading.Parse,
 		Answer:      live,
 		Ask:         live,
 		Respond:     bot.NewResponseURLPoster(hc),
@@ -249,6 +251,9 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		}
 	}
 	hl := &health{db: db, metrics: metrics, now: time.Now, log: log}
+	if s.oauth != nil {
+		hl.tokens = s.oauth.Check
+	}
 	if s.socket != nil {
 		hl.socket = s.socket
 	}
@@ -320,6 +325,23 @@ func newOAuth(cfg Config, db *store.DB, hc *http.Client, log *slog.Logger) (*sla
 		RedirectURL: cfg.RedirectURL, APIURL: cfg.SlackAPIURL, HTTP: hc, Store: db, Holder: holder, Logger: log})
 }
 
+// checkTokens says at start-up, in one line, when the stored workspace
+// tokens cannot be used: FITBOT_TOKEN_KEY is not the key that sealed
+// them (then /readyz fails too), or workspaces need fitbot installed again.
+func (s *service) checkTokens(ctx context.Context) {
+	th, err := s.oauth.Check(ctx)
+	switch {
+	case err != nil:
+		s.log.Error("slack: the installed workspaces cannot be read", "err", err)
+	case th.WrongKey():
+		s.log.Error("slack: FITBOT_TOKEN_KEY does not open the stored tokens of any workspace; it is not the key that sealed them, and no workspace can be answered until it is (/readyz fails)",
+			"workspaces", th.Installations)
+	case th.Unopened > 0 || th.Reinstall > 0:
+		s.log.Warn("slack: some workspaces cannot be answered", "workspaces", th.Installations,
+			"tokens_not_opening", th.Unopened, "need_reinstall", th.Reinstall, "list", "fitbot workspaces")
+	}
+}
+
 // digestJob is the weekly digest for the schedule, posted through web to
 // FITBOT_DIGEST_CHANNEL (installed through OAuth: to each workspace's own
 // digest channel, with its token), each outcome counted; nil when there
@@ -357,8 +379,9 @@ func sameListener(a, b string) bool {
 }
 
 // listen binds addr and serves mux on it in the background, holding at
-// most maxConns connections open (netcap): one over it is closed at
-// once and counted.
+// most maxConns connections open (netcap): at the cap the oldest idle
+// connection is closed to admit a new one; with none idle, the new one
+// is closed at once and counted.
 func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metrics *bot.Metrics, mux *http.ServeMux) int {
 	raw, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -372,7 +395,7 @@ func (a *app) listen(s *service, name, flagName, addr string, maxConns int, metr
 		}
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: httpReadTimeout,
-		WriteTimeout: httpWriteTimeout, IdleTimeout: httpIdleTimeout,
+		WriteTimeout: httpWriteTimeout, IdleTimeout: httpIdleTimeout, ConnState: ln.ConnState, // at the cap, idle connections make room
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	s.servers = append(s.servers, srv)
 	s.log.Info("fitbot: listening", "listener", name, "addr", ln.Addr().String())

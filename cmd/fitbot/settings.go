@@ -11,7 +11,6 @@ import (
 
 	"github.com/fitbot/fitbot/bot/llm"
 	"github.com/fitbot/fitbot/cluster"
-	"github.com/fitbot/fitbot/cluster/slurm"
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/slackoauth"
@@ -84,14 +83,19 @@ var envVars = []envVar{
 	{name: "FITBOT_KUBE_CONTEXT", defDoc: "the kubeconfig's current context", doc: "the kubeconfig context to read"},
 	{name: "KUBERNETES_SERVICE_HOST", doc: "set by Kubernetes in a pod: fitbot then reads the cluster it runs in with its service account (FITBOT_CLUSTER=off: not)"},
 	{name: "FITBOT_SLURM_URL", doc: "slurmrestd's base URL (http://slurmctl:6820) for the team's Slurm cluster", check: checkURL},
+	{name: "FITBOT_PROMETHEUS_URL", doc: "a Prometheus with the DCGM exporter's series (http://prometheus:9090): fitbot plans measure --pod/--host reads a run's peak memory from it", check: checkURL},
+	{name: "FITBOT_PROMETHEUS_TOKEN", doc: "bearer token for FITBOT_PROMETHEUS_URL, when it wants one", secret: true},
+	{name: "FITBOT_DCGM_POD_LABEL", def: "pod", doc: "the label of the DCGM series that names the pod"},
+	{name: "FITBOT_DCGM_NAMESPACE_LABEL", def: "namespace", doc: "the label of the DCGM series that names the pod's namespace"},
+	{name: "FITBOT_DCGM_HOST_LABEL", def: "Hostname", doc: "the label of the DCGM series that names the host"},
 	{name: "FITBOT_SLURM_TOKEN", doc: "Slurm JWT sent as X-SLURM-USER-TOKEN (scontrol token)", secret: true},
-	{name: "FITBOT_SLURM_USER", doc: "sent as X-SLURM-USER-NAME, for a token issued to another user (an authenticating proxy's)"},
-	{name: "FITBOT_SLURM_API_VERSION", def: slurm.DefaultAPIVersion, doc: "slurmrestd's data parser version", check: checkSlurmVersion},
+	{name: "FITBOT_SLURM_USER", defDoc: "the user the token names", doc: "sent as X-SLURM-USER-NAME (Slurm 22.05 needs it with every token; a proxy user's token names another user)"},
+	{name: "FITBOT_SLURM_API_VERSION", defDoc: "the newest of v0.0.36-v0.0.44 the server has (its OpenAPI document, else a 404 per version)", doc: "pins slurmrestd's data parser version", check: checkSlurmVersion},
 	{name: "FITBOT_SLURM_SINFO", doc: "sinfo command for `sinfo --json` where slurmrestd is not deployed or fails, e.g. /usr/bin/sinfo"},
 	{name: "FITBOT_CLUSTER_TTL", def: cluster.DefaultTTL.String(), doc: "how long a read of the cluster is reused", check: checkPositiveDuration},
 	{name: "FITBOT_LOG_LEVEL", flag: "log-level", def: "info", doc: "debug, info, warn or error", check: checkLogLevel},
 	{name: "FITBOT_LOG_FORMAT", flag: "log-format", def: "auto", doc: "json, text, or auto (text on a terminal, JSON otherwise)", check: checkLogFormat},
-	{name: "FITBOT_MAX_CONNS", flag: "max-conns", defDoc: "half the open-file limit, 64 to 4096", doc: "connections the --http listener holds open; one more is closed at once (the health listener holds 64 of its own)", check: checkMaxConns},
+	{name: "FITBOT_MAX_CONNS", flag: "max-conns", defDoc: "half the open-file limit, 64 to 4096", doc: "connections the --http listener holds open; at the cap the oldest idle one is closed to admit a new one, and with none idle the new one is closed at once (the health listener holds 64 of its own)", check: checkMaxConns},
 	{name: "FITBOT_PPROF", def: "off", doc: "on: Go's profiler at /debug/pprof/ on the health listener, when it has its own address (never on Slack's listener)", check: checkOnOff},
 	{name: "FITBOT_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: defaultShutdownTimeout.String(), doc: "how long a stop waits for work in flight", check: checkPositiveDuration},
 }

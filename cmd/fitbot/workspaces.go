@@ -84,7 +84,10 @@ func (a *app) workspaces(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "WORKSPACE\tBOT USER\tTOKEN\tDIGEST\tINSTALLED (UTC)")
 	for _, in := range all {
 		token := "does not expire"
-		if !in.Expires.IsZero() {
+		switch {
+		case !in.Reinstall.IsZero():
+			token = "REINSTALL: Slack refused its refresh token " + in.Reinstall.Format("2006-01-02 15:04") + "; open /slack/install"
+		case !in.Expires.IsZero():
 			token = "rotates, expires " + in.Expires.Format("2006-01-02 15:04")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", in.Key(), in.BotUserID, token, cmp.Or(in.DigestChannel, "-"), in.Installed.Format(time.DateTime))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
@@ -34,7 +35,7 @@ type replies map[string][]byte
 func renderReplies() (replies, error) {
 	est := bot.Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	h, err := bot.New(bot.Config{
-		Parse:   sizing.Parse,
+		Parse:   reading.Parse,
 		Answer:  est,
 		Ask:     est,
 		Respond: bot.NewResponseURLPoster(http.DefaultClient),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fitbot/fitbot/bot"
 	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -115,7 +116,7 @@ func startSelf(ctx context.Context, responseURL string) (*server, error) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	est := bot.Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}}
 	h, err := bot.New(bot.Config{
-		Parse:   sizing.Parse,
+		Parse:   reading.Parse,
 		Answer:  est,
 		Ask:     est,
 		Respond: bot.NewResponseURLPoster(&http.Client{Timeout: 5 * time.Second}),

@@ -1,0 +1,242 @@
+package reading
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// FollowUp reads a message in the thread of an answer ("what about
+// qlora on a 3090?", "and with 2 GPUs?", "in fp8", "with 32k context")
+// against the question that answer was for: what the message says
+// replaces the same part of base, the rest of base stays. A new model
+// replaces the whole model; a new card without a count is one card; a
+// change of method drops the settings the new method cannot have. ok is
+// false when the message says nothing a question is made of (or cannot
+// be read), so that a thread's ordinary talk is left alone.
+func FollowUp(base sizing.Query, text string) (Request, bool) {
+	text, countWords := threadCount(text, base.GPU != "")
+	p, err := Parse(text)
+	askOnly := p.Query == (sizing.Query{}) && p.Intent != sizing.IntentFit && p.Intent != sizing.IntentLargest // "max context?"
+	if (err != nil || len(p.Fields) == 0 && p.Query == (sizing.Query{})) && !askOnly {
+		return p, false
+	}
+	said := p.Query
+	if gb, ok := typedGB(keyOf(fieldWords(p, "gpu"))); ok && base.GPU != "" {
+		// "on my 16gb card": the memory of the thread's card.
+		if card, err := Parse(fmt.Sprintf("%s %dgb", base.GPU, gb)); err == nil {
+			said.GPU, said.GPUMemoryBytes = card.Query.GPU, card.Query.GPUMemoryBytes
+		}
+	}
+	q := base
+	merge(&q, said)
+	if said.Model != "" || said.Params != 0 || said.Arch != nil {
+		q.Model, q.Params, q.Experts, q.Arch = said.Model, said.Params, said.Experts, said.Arch
+	}
+	if m, ok := sameFamilySize(base.Model, said); ok {
+		// "what about 14b?" in a Qwen2.5 7B thread is Qwen2.5 14B.
+		q.Model, q.Params = m.ID, 0
+		p.Notes = append(p.Notes, fmt.Sprintf("%s taken as %s, the thread's model at that size", strings.ToUpper(sizing.FormatSize(said.Params, 0)), m.Name))
+	}
+	if said.Cheapest && said.GPU == "" {
+		// "cheapest?": the cheapest card that fits, whichever it is.
+		q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
+	}
+	if said.GPU != "" {
+		q.GPUMemoryBytes = said.GPUMemoryBytes
+		if said.GPUs == 0 && said.Nodes == 0 {
+			q.GPUs, q.Nodes = 0, 0
+		}
+	}
+	if q.GPUs > 0 || q.Nodes > 0 || q.GPU == "" {
+		q.Fewest = false // "what about 8 of them?" in a count ask's thread: those 8
+	}
+	var dropped string
+	if said.Method != "" && said.Method != base.Method {
+		dropped = dropForMethod(&q, base, said)
+	}
+	if said.GPU != "" && said.GPU != base.GPU && base.MeasuredTokensPerSecond > 0 && said.MeasuredTokensPerSecond == 0 {
+		q.MeasuredTokensPerSecond = 0
+		dropped = strings.TrimPrefix(dropped+"; the speed measured on the thread's card does not carry over to another", "; ")
+	}
+	intent := p.Intent
+	if intent == sizing.IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
+		intent = sizing.IntentFit // "what about ..." asks about the thread's model
+	}
+	if intent == sizing.IntentFit && (q.Method == "" || q.Method == sizing.MethodInference) && (q.Serve.Plan || q.Serve.Targets()) {
+		intent = sizing.IntentServe // "in fp8" in a serving plan's thread plans again in fp8
+	}
+	changed := make([]string, 0, len(p.Fields)+2)
+	for _, f := range p.Fields {
+		w := f.Words
+		if f.Name == fieldNames[fGPUs].key && countWords != "" {
+			w = countWords
+		}
+		changed = append(changed, fmt.Sprintf("%q", w))
+	}
+	if said.Spot && !base.Spot {
+		changed = append(changed, `"spot"`)
+	}
+	if said.Cheapest && !base.Cheapest {
+		changed = append(changed, `"cheapest": the cheapest card that fits`)
+	}
+	if askOnly {
+		changed = append(changed, "the question to "+strings.ReplaceAll(string(p.Intent), "_", " "))
+	}
+	note := fmt.Sprintf("read with the thread's question (%s), changing %s", sizing.Format(base), strings.Join(changed, ", "))
+	if dropped != "" {
+		note += "; " + dropped
+	}
+	p.Notes = append([]string{note}, p.Notes...)
+	p.Query, p.Intent = q, intent
+	return p, true
+}
+
+// fieldWords are the words that gave a field of p, "" when it was not said.
+func fieldWords(p Request, name string) string {
+	for _, f := range p.Fields {
+		if f.Name == name {
+			return f.Words
+		}
+	}
+	return ""
+}
+
+// merge sets every field of dst that src says (is not zero): the fields
+// of Query are merged by reflection, so new fields take part as they
+// are added.
+func merge(dst *sizing.Query, src sizing.Query) {
+	mergeFields(reflect.ValueOf(dst).Elem(), reflect.ValueOf(src))
+}
+
+// mergeFields sets every field of d that s says; a struct field (the
+// serving load) merges field by field, so "ttft 500ms" keeps the
+// thread's prompt and output lengths.
+func mergeFields(d, s reflect.Value) {
+	for i := range s.NumField() {
+		f := s.Field(i)
+		switch {
+		case f.IsZero():
+		case f.Kind() == reflect.Struct:
+			mergeFields(d.Field(i), f)
+		default:
+			d.Field(i).Set(f)
+		}
+	}
+}
+
+// threadCount turns a count that points at the thread's card ("2 of
+// them", "4 of those", "2x?", "a couple of those") into a GPU count the
+// parser reads ("2 gpus"), when the thread has a card; it returns the
+// text to parse and the words it replaced ("" when none).
+func threadCount(text string, haveGPU bool) (string, string) {
+	if !haveGPU {
+		return text, ""
+	}
+	m := threadCountRE.FindStringSubmatchIndex(text)
+	if m == nil {
+		return text, ""
+	}
+	n := text[m[2]:m[3]]
+	if v, ok := countWords[strings.ToLower(strings.Join(strings.Fields(n), " "))]; ok {
+		n = v
+	}
+	return text[:m[0]] + n + " gpus" + text[m[1]:], strings.TrimSpace(text[m[0]:m[1]])
+}
+
+// threadCountRE finds a count of the thread's cards: a number or a word
+// for one, followed by "of them/those/these (cards/GPUs)" or by "x" alone.
+var threadCountRE = regexp.MustCompile(`(?i)\b(\d{1,5}|a couple|a pair|couple|pair|two|three|four|five|six|seven|eight|sixteen)\s*(?:(?:of\s+)?(?:them|those|these)(?:\s+(?:cards?|gpus?))?|x)(?:\s|$|[?.!,])`)
+
+// countWords are the counts people say in words.
+var countWords = map[string]string{
+	"a couple": "2", "couple": "2", "a pair": "2", "pair": "2", "two": "2", "three": "3", "four": "4",
+	"five": "5", "six": "6", "seven": "7", "eight": "8", "sixteen": "16",
+}
+
+// dropForMethod removes what the thread's question said that the newly
+// said method cannot have: training settings for inference, adapters
+// for full fine-tuning, serving formats for training, and a serving load
+// (users, requests, targets) for training. What the message itself said
+// stays. It says what it dropped that a person would miss, "" when
+// nothing.
+func dropForMethod(q *sizing.Query, base, said sizing.Query) (dropped string) {
+	if base.Method == sizing.MethodInference && said.Method != sizing.MethodInference {
+		if base.MicroBatch > 0 && said.MicroBatch == 0 {
+			dropped = fmt.Sprintf("the %d concurrent users of the serving question do not carry over to training (batch 1 per GPU)", base.MicroBatch)
+			if base.MicroBatch == 1 {
+				dropped = "the one concurrent user of the serving question does not carry over to training (batch 1 per GPU)"
+			}
+			q.MicroBatch = 0
+		}
+		if said.Serve == (sizing.ServeLoad{}) && q.Serve != (sizing.ServeLoad{}) {
+			if dropped == "" {
+				dropped = "the serving load and targets do not carry over to training"
+			}
+			q.Serve = sizing.ServeLoad{}
+		}
+	}
+	switch said.Method {
+	case sizing.MethodInference:
+		if said.Optimizer == "" {
+			q.Optimizer = ""
+		}
+		if said.LoRARank == 0 {
+			q.LoRARank = 0
+		}
+		if said.ZeROStage == nil {
+			q.ZeROStage = nil
+		}
+		if said.Offload == "" {
+			q.Offload = ""
+		}
+		if said.GradCheckpointing == nil {
+			q.GradCheckpointing = nil
+		}
+		if said.GradAccumSteps == 0 {
+			q.GradAccumSteps = 0
+		}
+		if said.Tokens == 0 {
+			q.Tokens = 0
+		}
+		if said.Quant == "" && (q.Quant == sizing.QuantNF4 || q.Quant == sizing.QuantNF4DQ) {
+			q.Quant = ""
+		}
+	default:
+		if said.LoRARank == 0 && said.Method == sizing.MethodFull {
+			q.LoRARank = 0
+		}
+		if said.Quant == "" && q.Quant != "" && (said.Method == sizing.MethodFull || said.Method == sizing.MethodLoRA || q.Quant != sizing.QuantNF4 && q.Quant != sizing.QuantNF4DQ) {
+			q.Quant = "" // full and LoRA train a 16-bit base; QLoRA brings its own 4-bit one
+		}
+		if said.KVPrecision == "" {
+			q.KVPrecision = ""
+		}
+	}
+	return dropped
+}
+
+// sizeInID is the size in a catalog model id ("7b" in "qwen2.5-7b").
+var sizeInID = regexp.MustCompile(`(^|-)(\d+(\.\d+)?[bm])(-|$)`)
+
+// sameFamilySize is the catalog model of the thread's model family and
+// generation at the bare size a follow-up says ("14b" after qwen2.5-7b:
+// qwen2.5-14b), found by putting the size in the thread model's id; ok
+// is false when the follow-up names a model or the catalog has no such.
+func sameFamilySize(base string, said sizing.Query) (sizing.Model, bool) {
+	if base == "" || said.Model != "" || said.Params == 0 || said.Experts != 0 {
+		return sizing.Model{}, false
+	}
+	loc := sizeInID.FindStringSubmatchIndex(base)
+	if loc == nil {
+		return sizing.Model{}, false
+	}
+	id := base[:loc[4]] + sizing.FormatSize(said.Params, 0) + base[loc[5]:]
+	if m, ok := sizing.MatchModel(id); ok && m.ID == id {
+		return m, true
+	}
+	return sizing.Model{}, false
+}

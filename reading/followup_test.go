@@ -1,0 +1,91 @@
+package reading
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+func TestFollowUp(t *testing.T) {
+	tests := []struct {
+		base, text, want string
+		intent           sizing.Intent
+	}{
+		{"llama-3.1-8b full rtx-4090 seq 4096", "what about qlora on a 3090?", "llama-3.1-8b qlora rtx-3090 seq 4096", sizing.IntentFit},
+		{"13b lora 2xa100-80", "and with 4 GPUs?", "13b lora 4xa100-80", sizing.IntentFit},
+		{"13b lora 2xa100-80", "on an h100 instead", "13b lora h100", sizing.IntentFit},
+		{"13b lora rtx-4090", "in fp8", "13b lora fp8 rtx-4090", sizing.IntentFit},
+		{"llama-3.1-8b lora rtx-4090", "with 32k context", "llama-3.1-8b lora rtx-4090 seq 32768", sizing.IntentFit},
+		{"13b lora rtx-4090 rank 64", "full finetune", "13b full rtx-4090", sizing.IntentFit},
+		{"13b full adamw-8bit rtx-4090 zero2 ckpt", "just inference", "13b inference rtx-4090", sizing.IntentFit},
+		{"llama-3-8b inference awq l4", "lora", "llama-3-8b lora l4", sizing.IntentFit},
+		{"13b lora rtx-4090", "what about llama 3 70b", "llama-3-70b lora rtx-4090", sizing.IntentFit},
+		{"13b lora rtx-4090", "on my 16gb card", "13b lora rtx-4090 16gb", sizing.IntentFit},
+		{"llama-3.1-8b inference l4", "max context?", "llama-3.1-8b inference l4", sizing.IntentMaxContext},
+		{"13b qlora rtx-4090", "trian it fully", "13b full rtx-4090", sizing.IntentFit},
+		// Everyday follow-ups people type in a thread (issue #31).
+		{"13b lora a100-80", "and with 2 of them?", "13b lora 2xa100-80", sizing.IntentFit},
+		{"13b lora a100-80", "what about 4 of them", "13b lora 4xa100-80", sizing.IntentFit},
+		{"13b lora a100-80", "and 2x?", "13b lora 2xa100-80", sizing.IntentFit},
+		{"13b lora a100-80", "a couple of those?", "13b lora 2xa100-80", sizing.IntentFit},
+		{"13b lora rtx-4090", "and spot?", "13b lora rtx-4090 spot", sizing.IntentFit},
+		{"13b lora rtx-4090", "same but llama 3 70b", "llama-3-70b lora rtx-4090", sizing.IntentFit},
+		{"llama-3.1-70b inference 2xh100 32 users", "and if we qlora it instead?", "llama-3.1-70b qlora 2xh100", sizing.IntentFit},
+		// A serving plan's thread stays a serving plan ("in fp8" answered a
+		// fit of batch 50 on one card, without the table).
+		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "in fp8", "llama-3.1-8b inference fp8 batch 50 ttft 1s cheapest", sizing.IntentServe},
+		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "what about on h100?", "llama-3.1-8b inference h100 batch 50 ttft 1s cheapest", sizing.IntentServe},
+	}
+	for _, tt := range tests {
+		base, err := Parse(tt.base)
+		if err != nil {
+			t.Fatalf("base %q: %v", tt.base, err)
+		}
+		got, ok := FollowUp(base.Query, tt.text)
+		if !ok {
+			t.Errorf("FollowUp(%q, %q) not read", tt.base, tt.text)
+			continue
+		}
+		if f := sizing.Format(got.Query); f != tt.want || got.Intent != tt.intent {
+			t.Errorf("FollowUp(%q, %q) = %q (%s), want %q (%s)", tt.base, tt.text, f, got.Intent, tt.want, tt.intent)
+		}
+		if len(got.Notes) == 0 || !strings.HasPrefix(got.Notes[0], "read with the thread's question ("+sizing.Format(base.Query)+")") {
+			t.Errorf("FollowUp(%q, %q) notes %q do not say what was changed", tt.base, tt.text, got.Notes)
+		}
+		if _, err := (&sizing.Estimator{}).Answer(got.Query); err != nil && got.Intent == sizing.IntentFit {
+			t.Errorf("FollowUp(%q, %q) = %q, which does not answer: %v", tt.base, tt.text, sizing.Format(got.Query), err)
+		}
+	}
+	base, _ := Parse("13b lora rtx-4090")
+	for _, talk := range []string{"nice, thanks", "ok I'll try that tomorrow", "lol", "", "13b lora 4090 h100"} {
+		if p, ok := FollowUp(base.Query, talk); ok {
+			t.Errorf("FollowUp(%q) = %q, want it left alone", talk, sizing.Format(p.Query))
+		}
+	}
+}
+
+// FuzzFollowUp: a follow-up never panics, and one that is read formats
+// to a question that parses back to the same Query.
+func FuzzFollowUp(f *testing.F) {
+	for _, s := range []string{"what about qlora on a 3090?", "and with 2 GPUs?", "max context?", "on my 16gb card", "thanks", "\xff", "and 2 of them?", "a couple of those cards", "and spot?", "8x"} {
+		f.Add("13b lora 2xa100-80 seq 4096", s)
+	}
+	f.Fuzz(func(t *testing.T, baseText, text string) {
+		base, err := Parse(baseText)
+		if err != nil {
+			return
+		}
+		p, ok := FollowUp(base.Query, text)
+		if !ok {
+			return
+		}
+		again, err := Parse(sizing.Format(p.Query))
+		if err != nil {
+			t.Fatalf("FollowUp(%q, %q) = %q, which does not parse: %v", baseText, text, sizing.Format(p.Query), err)
+		}
+		if sizing.Format(again.Query) != sizing.Format(p.Query) {
+			t.Fatalf("FollowUp(%q, %q) = %q, which parses as %q", baseText, text, sizing.Format(p.Query), sizing.Format(again.Query))
+		}
+	})
+}

@@ -1,0 +1,1950 @@
+package reading
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// Field says which of the asker's words gave one field of the Query.
+type Field struct {
+	Name  string `json:"name,omitempty"`  // the field's key in the request JSON: "model", "gpus", "seq_len"
+	Value string `json:"value,omitempty"` // the value, as Format writes it
+	Words string `json:"words,omitempty"` // the asker's words that gave it, as written
+}
+
+// Request is what fitbot read from one message: which kind of message it
+// is, and for a sizing question the question itself (Query, Intent), what
+// was said about money, time and workload, the comparison it asks, the
+// assumptions made and the words left unread. Both readers fill it: the
+// grammar (Read, Parse) and a language model, whose reply goes through
+// Validate like the grammar's. Its JSON is documented in docs/json.md.
+type Request struct {
+	// Kind is the kind of message: a sizing question, prices, plans,
+	// help or chat (Route). Parse leaves it empty; Read sets it.
+	Kind RouteKind `json:"kind,omitempty"`
+	// Route is what a message that is not a sizing question asked
+	// (prices of which cards, which plans); nil for a sizing question.
+	Route *Routing `json:"route,omitempty"`
+	// Comparison is set when a sizing question compares two options
+	// ("a100 vs h100 for 13b lora"); each option reads on its own.
+	Comparison *Comparison   `json:"comparison,omitempty"`
+	Query      sizing.Query  `json:"query,omitempty"`
+	Intent     sizing.Intent `json:"intent,omitempty"`
+	Fields     []Field       `json:"fields,omitempty"`  // the fields that were said, in the order of the request JSON
+	Notes      []string      `json:"notes,omitempty"`   // assumptions made while reading: "a100 taken as A100 80 GB SXM"
+	Ignored    []string      `json:"ignored,omitempty"` // words not used: "can", "we", "<@U123>"
+	// Unused are the words among Ignored that are neither question
+	// phrasing, chat nor mentions: what the asker may have meant and the
+	// parser did not read ("big" in "tune the big one", "multi-node",
+	// "long context"); see parse_meaning.go.
+	Unused []string `json:"unused,omitempty"`
+	// HostRAMBytes is the machine's memory when the text gave it ("128 GB
+	// RAM"); the estimate does not use it, a team's machine keeps it.
+	HostRAMBytes int64 `json:"host_ram_bytes,omitempty"`
+	// MethodImplied is true when a verb ("run", "fine-tune") rather than a
+	// method's name set Query.Method, so a reply can say what was assumed.
+	MethodImplied bool `json:"method_implied,omitempty"`
+	// Workload is what a buy-or-rent question said about use (jobs a
+	// week, hours a job, price of power, years); zero fields were not said.
+	Workload sizing.Workload `json:"workload,omitempty"`
+	// Hub is the Hugging Face repo id the question named by id or link
+	// when the catalog does not have it ("Qwen/Qwen3-14B"); Query.Model
+	// holds it too. The parser does no I/O: a caller that can reach the
+	// Hub resolves it and sets Query.Arch (see ModelFromHub).
+	Hub string `json:"hub,omitempty"`
+	// Missing is a model name the catalog lacks ("qwen3 14b"), which a
+	// caller may look up on the Hub; zero when there is none. The parse
+	// then has an error saying the name is unknown.
+	Missing NameSpan `json:"missing,omitempty"`
+	// Deadline is the time the run should take at most ("in a week");
+	// zero when none was said. The answer checks it (answer.Service.Fit).
+	Deadline Deadline `json:"deadline,omitempty"`
+	// Money is the budget and the price per GPU-hour the question said
+	// ("$5k/month", "at $2.5/hr"); zero fields were not said.
+	Money Money `json:"money,omitempty"`
+}
+
+// NameSpan is words of a question and where they are in it, in bytes.
+type NameSpan struct {
+	Words string `json:"words,omitempty"`
+	Start int    `json:"start,omitempty"`
+	End   int    `json:"end,omitempty"`
+}
+
+// Parse reads a sizing question written in any order and case — a slash
+// command ("13B lora 4090") or a chat sentence ("can we full fine-tune
+// Qwen2.5 7B on a single H100 with 8-bit Adam?") — and returns what was
+// asked. Words it does not need are returned in Ignored.
+//
+// Input it cannot use gives an *InputError whose Problem quotes the words
+// it could not use and whose Hint is a corrected example: an unknown model
+// or GPU ("did you mean rtx-4090?"), two models or two GPUs, an absurd
+// number, empty or filler-only text, text over MaxQuestionBytes or
+// MaxQuestionWords, invalid UTF-8 or control characters. Parse does no
+// I/O and never panics.
+//
+// With an error, the Request still holds what was understood around the
+// problem, so that a caller can tell a question that named no model or
+// method (worth another reading) from one with a bad number in it.
+func Parse(input string) (Request, error) {
+	return parseWith(input, catalogLexicon{})
+}
+
+// lexicon is what the parser needs of the model and GPU catalogs: exact
+// matches for word n-grams, suggestions for near misses, and whether a
+// word names a model family.
+type lexicon interface {
+	matchModel(words string) (id, note string, ok bool)
+	matchGPU(words string) (id, note string, ok bool)
+	suggestModels(words string) []string
+	suggestGPUs(words string) []string
+	isModelFamily(key string) bool
+	// memoryCard is the card a typed memory of gb GB is sized on, for the
+	// named card id ("" when none was named); see parse_memory.go.
+	memoryCard(named string, gb int) (memoryPick, bool)
+	// nameWords are the words that start model and GPU names ("llama",
+	// "mistral", "rtx"), for typo corrections.
+	nameWords() []string
+}
+
+// field indexes the Query fields for the parser's bookkeeping.
+type field int
+
+const (
+	fModel field = iota
+	fMethod
+	fOptimizer
+	fPrecision
+	fQuant
+	fKV
+	fGPU
+	fGPUs
+	fNodes
+	fZeRO
+	fOffload
+	fSeq
+	fBatch
+	fCkpt
+	fRank
+	fTokens
+	fAccum
+	fGlobalBatch
+	fTP
+	fPP
+	fCP
+	fEP
+	fRes
+	fImages
+	fMFU
+	fMeasured
+	fGPUHours
+	numFields
+)
+
+// fieldNames are the request JSON keys of the fields, and what to call
+// two of them in a message.
+var fieldNames = [numFields]struct{ key, plural string }{
+	fModel:     {"model", "models"},
+	fMethod:    {"method", "methods"},
+	fOptimizer: {"optimizer", "optimizers"},
+	fPrecision: {"precision", "precisions"},
+	fQuant:     {"quant", "quantisations"},
+	fKV:        {"kv_cache_precision", "KV-cache precisions"},
+	fGPU:       {"gpu", "GPUs"},
+	fGPUs:      {"gpus", "GPU counts"},
+	fNodes:     {"nodes", "node counts"},
+	fZeRO:      {"zero_stage", "ZeRO stages"},
+	fOffload:   {"offload", "offload targets"},
+	fSeq:       {"seq_len", "context lengths"},
+	fBatch:     {"micro_batch", "batch sizes"},
+	fCkpt:      {"grad_checkpointing", "checkpointing settings"},
+	fRank:      {"lora_rank", "LoRA ranks"},
+	fTokens:    {"tokens", "token budgets"},
+
+	fAccum:       {"grad_accum_steps", "gradient accumulation steps"},
+	fGlobalBatch: {"global_batch_tokens", "global batches"},
+
+	fTP: {"tensor_parallel", "tensor-parallel degrees"},
+	fPP: {"pipeline_parallel", "pipeline-parallel degrees"},
+	fCP: {"context_parallel", "context-parallel degrees"},
+	fEP: {"expert_parallel", "expert-parallel degrees"},
+
+	fRes:    {"resolution", "image resolutions"},
+	fImages: {"images", "image counts"},
+
+	fMFU:      {"mfu", "MFUs"},
+	fMeasured: {"measured_tokens_per_second", "measured speeds"},
+
+	fGPUHours: {"gpu_hours", "GPU-hour budgets"},
+}
+
+// parser is the state of one Parse call.
+type parser struct {
+	in   string
+	toks []token
+	lex  lexicon
+	q    sizing.Query
+
+	words   [numFields]string // the words that gave each field
+	notes   []string
+	ignored []string
+
+	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
+	methodVerbText string
+	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
+	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
+	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
+	exampleWords   string
+	docs           docsSaid    // a count of documents: a batch job or examples, decided in finish (docJob)
+	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
+	noDeviceWords  string
+	deviceErr      *sizing.InputError // the refusal of that device, when it is the parse's
+	noTryErr       *sizing.InputError // a problem with no similar question to offer, when it is the parse's
+	deviceTry      bool               // that refusal's Try sizes a desktop GPU of the device's typed memory
+	memoryTry      bool               // that refusal's Try gives a CPU asker the model's memory in all
+	compareTry     bool               // that refusal's Try is the question on the GPU the device was compared with
+	quantizeWords  string             // "quantize" said: 4-bit weights unless a scheme or precision is named
+	deadline       Deadline
+	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
+	money          Money
+	gpuNameErr     *sizing.InputError // the failure of a card name the catalog lacks, when it is the parse's
+	gpuNameWords   string             // that card's words
+	tryMemGB       int                // that card's memory, in GB, when fitbot knows it: the Try types it
+	namedErr       *sizing.InputError // the refusal of a model known by name only, when it is the problem
+	closedErr      *sizing.InputError // the refusal of a closed model ("gpt-4"), when it is the problem
+	closedOpen     string             // the open model of its class, which its Try sizes
+	closedProducts []closedProduct    // closed names said as what is built ("an internal chatgpt"), settled once read
+	ggufWords      string             // "gguf" or "ollama" said: q4_k_m unless a type is named
+	exl2Words      string             // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
+	bpw            float64            // an EXL2 width said ("4.65bpw"), in bits per weight
+	seqOther       seqSaid            // a second context length said, settled once the model is known (settleSeqPair)
+	window         seqSaid            // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+	bpwWords       string             // the words that said it
+	deepspeed      bool
+	perNode        bool   // "nodes of": the next GPU count is per node
+	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
+	multiNode      string // "multi node": machines said with no count, unused unless a count of them is said
+	epochs         int
+	epochWords     string
+	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
+	fewest         bool      // how many of the card was asked ("how many l40s", "fewest h100")
+	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
+	memWords       string    // the words that typed it
+	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
+	gpuNoteAt      int       // the index in notes of the GPU name's assumption; -1 when none
+	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
+	unused         []string
+
+	err *sizing.InputError
+	fix func(*sizing.Query) // turns the partial query into the corrected example for the hint
+
+	ask   askWords   // the intent and workload words, read before the main pass
+	serve serveWords // the serving load, targets and asks, read before the main pass
+	mfu   mfuWords   // the MFU said or asked, read before the serving pass
+
+	gpuHours gpuHoursWords // the GPU-hours budget or ask, read before the other passes
+
+	hub     string   // a Hub repo id named by id or link
+	missing NameSpan // a model name the catalog lacks
+}
+
+// parseWith is Parse with the catalogs behind lx: one pass over the
+// tokens, each step taking the longest reading that starts at a token,
+// then the decisions that need the whole question (finish).
+func parseWith(input string, lx lexicon) (Request, error) {
+	first, p, err := parsePass(input, lx)
+	if p == nil || len(p.fixes) == 0 {
+		return first, err
+	}
+	// Read the question again with the typos corrected; keep that reading
+	// when it is understood (a problem is reported in the asker's words).
+	text, notes := p.corrected()
+	second, _, err2 := parsePass(text, lx)
+	if err2 != nil {
+		return first, err
+	}
+	second.Notes = append(notes, second.Notes...)
+	return second, nil
+}
+
+// parsePass is one reading of a question; the parser is nil when the
+// text could not be split into words.
+func parsePass(input string, lx lexicon) (Request, *parser, error) {
+	toks, err := lex(input)
+	if err != nil {
+		return Request{}, nil, err
+	}
+	toks, vague := readNumberWords(toks)
+	toks, gpuHours := readGPUHours(input, toks)
+	toks, ask := readAsk(toks)
+	toks, money := readMoney(input, toks)
+	toks, mfu := readMFU(toks)
+	toks, serve := readServe(toks)
+	toks, deadline := readDeadline(input, toks)
+	for k := range toks {
+		_, toks[k].known = phrases[toks[k].key]
+	}
+	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, gpuNoteAt: -1}
+	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
+		p.note(n)
+	}
+	if ask.problem != "" {
+		p.fail(ask.problem, nil)
+	}
+	if serve.problem != "" {
+		p.fail(serve.problem, nil)
+	}
+	for i := 0; i < len(toks); {
+		if toks[i].ignorable {
+			if repo, ok := sizing.HubRepoID(toks[i].raw); ok { // Slack's <https://huggingface.co/org/name|...>
+				p.setHub(repo, toks[i].raw)
+				i++
+				continue
+			}
+			p.ignore(i, i+1)
+			if strings.HasPrefix(toks[i].raw, "$") { // money readMoney could not read ("$100/day"): never dropped silently
+				p.unused = append(p.unused, toks[i].raw)
+			}
+			i++
+			continue
+		}
+		if n := p.step(i); n > 0 {
+			i += n
+			continue
+		}
+		i += p.unknown(i)
+	}
+	p.settleClosedProducts()
+	p.finish()
+	p.deadline, p.money = deadline, money
+	if p.err != nil {
+		switch {
+		case p.err == p.namedErr:
+		case p.err == p.closedErr:
+			p.err.Hint = p.closedHint()
+		case p.err == p.noTryErr:
+		case p.err == p.deviceErr:
+			p.err.Hint = p.deviceHint()
+		default:
+			p.err.Hint = p.hint() + ask.hintSuffix()
+		}
+		return p.result(), p, p.err
+	}
+	return p.result(), p, nil
+}
+
+// fail records the first problem; later ones are usually its echoes.
+func (p *parser) fail(problem string, fix func(*sizing.Query)) {
+	if p.err == nil {
+		p.err = &sizing.InputError{Problem: problem}
+		p.fix = fix
+	}
+}
+
+// text is tokens [from, to) as the asker wrote them.
+func (p *parser) text(from, to int) string { return span(p.in, p.toks, from, to) }
+
+// ignore reports tokens [from, to) as unused.
+func (p *parser) ignore(from, to int) {
+	for k := from; k < to; k++ {
+		p.ignored = append(p.ignored, p.toks[k].raw)
+	}
+}
+
+// note records an assumption once.
+func (p *parser) note(s string) {
+	for _, n := range p.notes {
+		if n == s {
+			return
+		}
+	}
+	p.notes = append(p.notes, s)
+}
+
+// claim records that words gave field f. When other words already gave
+// it a different value (same is false) it records the conflict and
+// reports false.
+func (p *parser) claim(f field, same bool, words string) bool {
+	if p.words[f] == "" {
+		p.words[f] = words
+		return true
+	}
+	if same {
+		return true
+	}
+	if f == fGPU && p.ask.buy && !p.ask.own {
+		// "is a 4090 worth it vs renting an a100": buy-vs-rent prices
+		// owning a card against renting the same card (trial H14).
+		p.fail(fmt.Sprintf("two GPUs in one question: %s and %s; buy-vs-rent weighs owning a card against renting the same card, so the Try asks it of %s (ask about %s on its own for its own figures)",
+			quote(p.words[f]), quote(words), quote(p.words[f]), quote(words)), nil)
+		return false
+	}
+	p.fail(fmt.Sprintf("two %s in one question: %s and %s; ask about one at a time",
+		fieldNames[f].plural, quote(p.words[f]), quote(words)), nil)
+	return false
+}
+
+// lookup finds the longest known phrase or catalog name starting at token
+// i. It reports the meaning and the number of tokens it covers (0 when
+// none). At the start of a clause (first is true) a window may not begin
+// with a filler word, so that "a 100" is never read as "A100".
+func (p *parser) lookup(i int, first bool) (word, int) {
+	toks := p.toks
+	last := min(len(toks), i+maxPhrase)
+	for k := i; k < last; k++ {
+		if toks[k].ignorable {
+			last = k
+			break
+		}
+	}
+	// Catalog names neither start with nor contain one of our words, so
+	// they are probed only over the run of unknown words at i.
+	nameEnd := i
+	if w, ok := phrases[toks[i].key]; ok {
+		if first && w.kind == kindFiller && !fillerPhraseStarts[toks[i].key] {
+			last = i + 1
+		}
+	} else {
+		nameEnd = i + 1
+		for nameEnd < last && !toks[nameEnd].known {
+			nameEnd++
+		}
+	}
+	// Our phrases: grow the window while it is the start of some phrase,
+	// keeping the longest that is one.
+	best, bestN := word{}, 0
+	var buf [128]byte
+	b := buf[:0]
+	for end := i + 1; end <= last; end++ {
+		b = append(b, toks[end-1].key...)
+		if w, ok := phrases[string(b)]; ok {
+			best, bestN = w, end-i
+		}
+		if !phrasePrefixes[string(b)] {
+			break
+		}
+	}
+	if bestN > 0 {
+		return best, bestN
+	}
+	// A catalog id written out ("deepseek-v3") names that model: a number
+	// after it is a count, not a version ("deepseek-v3 1 node" is not V3.1),
+	// so the canonical form Format writes reads back the same.
+	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
+		// A variant word after it ("phi-4 mini") makes a longer name.
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords[toks[i+1].key] {
+			return word{kind: kindModel, val: id, note: note}, 1
+		}
+	}
+	for end := nameEnd; end > i; end-- {
+		words := p.text(i, end)
+		if id, note, ok := p.lex.matchModel(words); ok {
+			return word{kind: kindModel, val: id, note: note}, end - i
+		}
+		if id, note, ok := p.lex.matchGPU(words); ok {
+			return word{kind: kindGPU, val: id, note: note}, end - i
+		}
+		if c := words[len(words)-1]; c == 's' || c == 'S' {
+			if id, note, ok := p.lex.matchGPU(words[:len(words)-1]); ok {
+				p.gpuPlural = true
+				return word{kind: kindGPU, val: id, note: note}, end - i
+			}
+		}
+	}
+	return word{}, 0
+}
+
+// severalModels refuses a count of models at token i ("3x 8b models",
+// "two llama 8b models"): several models on one card are not sized, and
+// the Try sizes one of them. It reports whether it refused.
+func (p *parser) severalModels(i int) bool {
+	k := p.toks[i].key
+	count := 0
+	if w, ok := phrases[k]; ok && w.kind == kindCount {
+		count = w.n
+	} else if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
+		count = v
+	}
+	j := i + 1
+	if count < 2 || j >= len(p.toks) || p.toks[j].ignorable {
+		return false
+	}
+	m := 0
+	if w, n := p.lookup(j, false); w.kind == kindModel {
+		m = n
+	} else if num, ok := parseNumber(p.toks[j].key); ok && (num.suffix == "b" || num.suffix == "m") {
+		m = 1
+	}
+	if m == 0 || j+m >= len(p.toks) || p.toks[j+m].key != "models" {
+		return false
+	}
+	p.fail(fmt.Sprintf("%s: several models sharing GPUs are not sized, only one at a time; the Try sizes one, and each of the %d needs its own weights and a share of the memory left for the KV cache",
+		quote(p.text(i, j+m+1)), count), nil)
+	return true
+}
+
+// fillerPhraseStarts are filler words that start phrases of their own:
+// "long context", "on cpu", "as fast as possible".
+var fillerPhraseStarts = map[string]bool{"long": true, "on": true, "as": true}
+
+// step reads what starts at token i and reports how many tokens it used;
+// 0 means nothing known starts there.
+func (p *parser) step(i int) int {
+	if raw := p.toks[i].raw; sizing.IsHubLink(raw) {
+		if repo, ok := sizing.HubRepoID(raw); ok {
+			p.setHub(repo, raw)
+			return 1
+		}
+	}
+	if n := p.outsideCardName(i); n > 0 {
+		return n
+	}
+	if n := p.macBeforeChip(i); n > 0 {
+		return n + p.step(i+n)
+	}
+	if p.severalModels(i) {
+		return 1 // the count; the model is read next, the Try sizes one
+	}
+	if n := p.closed(i); n > 0 {
+		return n
+	}
+	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
+		if n := p.outside(i); n > 0 {
+			return n
+		}
+	}
+	if n := p.bitsPerWeightAt(i); n > 0 {
+		return n
+	}
+	w, n := p.lookup(i, true)
+	if n == 0 {
+		if num, ok := parseNumber(p.toks[i].key); ok {
+			return p.numeric(i, num)
+		}
+		return p.glued(i)
+	}
+	words := p.text(i, i+n)
+	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullModelAt(i, n) {
+		// "the full 671b one", "the full model": the model whole, not a
+		// full fine-tune (trial H19 Q19 sized a fine-tune of DeepSeek-R1).
+		p.ignore(i, i+n)
+		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
+		return n
+	}
+	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords[p.toks[i+1].key] {
+		// "assume full batching": the cards kept busy, which is how a
+		// serving capacity is sized, not a full fine-tune (trial H24 Q06).
+		p.ignore(i, i+2)
+		p.note(fmt.Sprintf("%s read as the cards kept busy, not a full fine-tune", quote(p.text(i, i+2))))
+		return 2
+	}
+	switch w.kind {
+	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
+		p.ignore(i, i+n)
+		if w.note != "" {
+			p.note(w.note) // "fp32 states": read, and said how
+		}
+	case kindVague:
+		p.ignore(i, i+n)
+		p.unused = append(p.unused, words)
+	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
+		return n + p.keyed(w, i, n)
+	case kindNodeWord:
+		if i > 0 && multiWords[p.toks[i-1].key] {
+			// "multi node training ... across 2 nodes": no count, like
+			// "multi-node" (trial H24 Q18 read it as one node).
+			p.ignore(i, i+n)
+			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
+				p.unused = p.unused[:u] // "multi" alone, read before its "node"
+			}
+			p.multiNode = p.text(i-1, i+n)
+			return n
+		}
+		return p.nodes(i, n, 1, w.n == 1)
+	case kindCount:
+		return p.counted(i, n, w.n, true)
+	case kindModel:
+		if v := p.variantAfter(i+n, w.val, words); v != "" {
+			p.missingModel(i, i+n+1)
+			p.fail(fmt.Sprintf("%s is not a model I know: fitbot's catalog has %s, not its %s variant; name it by its Hugging Face id and fitbot reads its config.json",
+				quote(p.text(i, i+n+1)), quote(words), v), func(q *sizing.Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
+			return n + 1
+		}
+		if end := p.versionedName(i + n); end > 0 && p.err == nil && (w.note != "" || !strings.Contains(w.val, p.toks[i+n].key)) {
+			// "llava 1.6 34b": "llava" alone is taken as LLaVA 1.5 7B, but
+			// a version and a size after it name another model.
+			words := p.text(i, end)
+			p.missingModel(i, end)
+			p.unknownName(words, p.lex.suggestModels(words), "model")
+			return end - i
+		}
+		if n, ok := sizing.LookupNamed(w.val); ok && p.namedErr == nil && p.q.Model == "" {
+			// Refused by name before anything later in the question can
+			// fail with a Try that sizes it, and over what failed before
+			// it: "a 3b-param vision transformer" is refused as a ViT,
+			// its size and all.
+			p.namedErr = n.Refusal()
+			if !strings.EqualFold(words, n.Name) {
+				p.namedErr.Problem = quote(words) + ": " + p.namedErr.Problem // the asker's words, quoted
+			}
+			p.err, p.fix, p.missing = p.namedErr, nil, NameSpan{}
+		}
+		p.setModel(w.val, w.note, words)
+		if p.windowAfter(i+n, w.val) {
+			return n + 1
+		}
+	case kindGPU:
+		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
+			p.fewest = true // "how many a100s", "how many l40s"
+		}
+		return p.gpuWithCount(i, n, w)
+	case kindTrainVerb:
+		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
+			// "serve a dpo tuned llama": how the model was made, not a run.
+			p.ignore(i, i+n+1)
+			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
+			return n + 1
+		}
+		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
+			// "our fine-tuned llama": the model, not a run (trial H16 Q43).
+			p.ignore(i, i+n)
+			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
+				p.unused = p.unused[:u] // "own", read before its "fine tuned"
+			}
+			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
+			return n
+		}
+		if scratchWords[strings.ReplaceAll(keyOf(words), " ", "")] {
+			p.q.FromScratch = true
+		}
+		p.apply(w, words)
+	default:
+		p.apply(w, words)
+	}
+	return n
+}
+
+// saysScratch reports whether the question trains from random weights
+// anywhere in it ("pretrain", "from scratch").
+func (p *parser) saysScratch() bool {
+	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] })
+}
+
+// scratchWords train a model from random weights: pretraining.
+var scratchWords = map[string]bool{"scratch": true, "fromscratch": true, "pretrain": true, "pretraining": true}
+
+// versionedName is the end of a version number and a model size at
+// token k ("1.6 34b" after "llava"), or 0 when they are not there.
+func (p *parser) versionedName(k int) int {
+	if k+1 >= len(p.toks) || !strings.Contains(p.toks[k].key, ".") {
+		return 0
+	}
+	if v, ok := parseNumber(p.toks[k].key); !ok || v.suffix != "" || v.neg {
+		return 0
+	}
+	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords[p.toks[k+1].key] {
+		return 0 // "jamba 1.5 mini" names another model as "llava 1.6 34b" does
+	}
+	return k + 2
+}
+
+// variantWords name a model's size or kind within a family ("phi-3
+// medium", "llama 3.2 vision"): after a catalog name that lacks it, the
+// asker meant another model, not the catalog's.
+var variantWords = map[string]bool{
+	"mini": true, "small": true, "medium": true, "large": true, "tiny": true, "nano": true,
+	"xl": true, "xxl": true, "vision": true, "vl": true, "air": true,
+}
+
+// variantAfter is the variant word at token k ("medium") when the catalog
+// model id just read does not carry it: "phi-3 medium" is not the Phi-3
+// mini that "phi-3" alone is taken as. A model size there ("8b" after
+// "qwen3 embedding", taken as the 0.6B) that neither the words read nor
+// the id carry names another size of the family, returned upper case
+// ("8B"). "" when there is none.
+func (p *parser) variantAfter(k int, id, words string) string {
+	if k >= len(p.toks) {
+		return ""
+	}
+	if size, params, ok := sizeSaid(p.toks[k].key); ok && !hasSize(id, size) && !nearSize(id, params) {
+		if _, _, said := sizeSaid(words); !said {
+			return strings.ToUpper(size)
+		}
+	}
+	if !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
+		return ""
+	}
+	if k+1 < len(p.toks) {
+		if w, _ := p.lookup(k, false); w.kind == kindVague { // "large context"
+			return ""
+		}
+	}
+	return p.toks[k].raw
+}
+
+// windowAfter reads a length said right after a model's name that is the
+// model's window ("phi-3.5 mini 128k"): when another length is said too,
+// it is the model's window, noted, not the request's (trial H23 Q07);
+// alone it is a number without a meaning (settleSeqPair). "128k context"
+// after the name is a length asked.
+func (p *parser) windowAfter(k int, id string) bool {
+	if k >= len(p.toks) || p.toks[k].ignorable || p.window.words != "" {
+		return false
+	}
+	num, ok := parseNumber(p.toks[k].key)
+	if !ok || num.neg || num.suffix != "k" {
+		return false
+	}
+	v, ok := num.scaled(contextUnit(num.suffix))
+	m, found := sizing.MatchModel(id)
+	if !ok || !found || !nearWindow(int(v), m.MaxContext) {
+		return false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindSeqWord, kindSeqKey, kindTokensWord:
+			return false
+		}
+	}
+	p.window = seqSaid{int(v), p.toks[k].raw}
+	return true
+}
+
+// nearSize reports whether the catalog model id is of about params
+// parameters, as a model's nominal size is of its count: "phi 4 14b" is
+// Phi-4's 14.7B, "qwen2.5 vl 7b" the 8.3B.
+func nearSize(id string, params int64) bool {
+	m, ok := sizing.MatchModel(id)
+	if !ok || m.PublishedParams == 0 {
+		return false
+	}
+	r := float64(params) / float64(m.PublishedParams)
+	return r > 0.75 && r < 1.3
+}
+
+// trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model
+// was made.
+// ownerWords before "fine-tuned" or "trained" make it describe a model
+// ("our fine-tuned llama"), not ask for a run ("can it be fine-tuned").
+var ownerWords = map[string]bool{"our": true, "my": true, "your": true, "their": true, "a": true, "an": true, "the": true, "this": true, "that": true, "own": true}
+
+var trainedWords = map[string]bool{"tuned": true, "trained": true, "aligned": true, "finetuned": true, "'d": true, "version": true}
+
+// apply records a word that stands alone: a method, optimizer, precision,
+// quantisation, ZeRO stage, offload or checkpointing setting.
+func (p *parser) apply(w word, words string) {
+	switch w.kind {
+	case kindMethod:
+		p.setMethod(sizing.Method(w.val), words)
+	case kindTrainVerb, kindServeVerb:
+		p.setVerb(w.kind, words)
+		if w.kind == kindTrainVerb && w.val != "" {
+			p.q.Alignment = w.val
+		}
+	case kindOptimizer:
+		if p.claim(fOptimizer, p.q.Optimizer == sizing.Optimizer(w.val), words) {
+			p.q.Optimizer = sizing.Optimizer(w.val)
+		}
+	case kindPrecision:
+		if p.claim(fPrecision, p.q.Precision == sizing.Precision(w.val), words) {
+			p.q.Precision = sizing.Precision(w.val)
+			if keyOf(strings.Join(strings.Fields(words), "")) == "fullprecision" { // "full precision", "full-precision"
+				// Said of a model released in FP8 or bf16 it may mean
+				// unquantised (trial H16 Q34): say the reading.
+				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
+			}
+		}
+	case kindQuant:
+		p.setQuant(sizing.Quant(w.val), words)
+	case kindInt4:
+		p.int4Words = words
+	case kindGGUF: // a GGUF file is run by llama.cpp: inference
+		p.ggufWords = words
+		p.setVerb(kindServeVerb, words)
+	case kindEXL2: // EXL2 weights are run by ExLlamaV2: inference
+		if p.exl2Words == "" {
+			p.exl2Words = words
+		}
+		p.setVerb(kindServeVerb, words)
+	case kindKV:
+		if p.claim(fKV, p.q.KVPrecision == sizing.Precision(w.val), words) {
+			p.q.KVPrecision = sizing.Precision(w.val)
+		}
+	case kindZeRO:
+		stage := w.n
+		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
+			p.q.ZeROStage = &stage
+		}
+	case kindQuantize:
+		p.quantizeWords = words
+	case kindNoDevice:
+		if p.noDeviceWords == "" {
+			p.noDevice, p.noDeviceWords = w, words
+		}
+	case kindSpot:
+		p.q.Spot = true
+	case kindProvider: // the first named; another is not used
+		if p.q.Provider != "" && p.q.Provider != w.val {
+			p.ignored = append(p.ignored, words)
+			return
+		}
+		p.q.Provider = w.val
+	case kindCheapest:
+		p.q.Cheapest = true
+	case kindFewest:
+		p.fewest, p.fewestAsked = true, true
+	case kindFastest:
+		p.q.Fastest = true
+	case kindLink:
+		p.q.LinkAsked = true
+	case kindDeepSpeed:
+		p.deepspeed = true
+		p.ignored = append(p.ignored, words)
+	case kindOffload:
+		if p.claim(fOffload, p.q.Offload == sizing.Offload(w.val), words) {
+			p.q.Offload = sizing.Offload(w.val)
+		}
+	case kindCkpt:
+		on := w.n == 1
+		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
+			p.q.GradCheckpointing = &on
+		}
+	case kindLayoutWord:
+		p.q.ModelParallel = true
+	case kindFusedLoss:
+		on := true
+		p.q.FusedLoss = &on
+	case kindModules:
+		on := true
+		p.q.ModulesToSave = &on
+	case kindOffloadAct:
+		on := true
+		p.q.OffloadActivations = &on
+		if w.val == "unsloth" { // Unsloth also chunks its cross-entropy
+			p.q.FusedLoss = &on
+		}
+	case kindBits:
+		p.fail(fmt.Sprintf("%s: bitsandbytes trains adapters on a 4-bit (NF4) or 8-bit (LLM.int8) base only, and %d-bit is neither; for %d-bit inference name a GGUF type such as q%d_k",
+			quote(words), w.n, w.n, max(w.n, 2)), func(q *sizing.Query) { q.Method, q.Quant = sizing.MethodQLoRA, sizing.QuantNF4DQ })
+	default:
+		p.ignored = append(p.ignored, words)
+		return
+	}
+	if w.note != "" {
+		p.note(w.note)
+	}
+}
+
+// keyed reads the number after a keyword such as "seq", "bs" or "rank"
+// (at i, n tokens) and reports how many tokens after the keyword it used.
+func (p *parser) keyed(w word, i, n int) int {
+	words := p.text(i, i+n)
+	if w.kind == kindRankKey && w.val != "" {
+		p.setMethod(sizing.MethodLoRA, words)
+	}
+	j := i + n
+	if j < len(p.toks) && p.toks[j].key == "of" {
+		j++
+	}
+	for j < len(p.toks) && hedgeWords[p.toks[j].key] { // "context like 32k"
+		j++
+	}
+	if j >= len(p.toks) {
+		p.ignore(i, i+n)
+		return 0
+	}
+	num, ok := parseNumber(p.toks[j].key)
+	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !tokensWordAt(p.toks, j+1) {
+		p.ignore(i, i+n)
+		return 0
+	}
+	all := p.text(i, j+1)
+	switch w.kind {
+	case kindUnusedKey:
+		p.ignore(i, j+1)
+		p.note(fmt.Sprintf("%s does not change the memory estimate", quote(all)))
+	case kindSeqKey:
+		p.setSeq(num, all)
+	case kindBatchKey:
+		p.setBatch(num, all)
+	case kindRankKey:
+		p.setRank(num, all)
+	case kindAccumKey:
+		p.setAccum(num, all)
+	case kindParallelKey:
+		p.setParallel(w.val, num, all)
+	case kindGlobalBatchKey:
+		if k := j + 1; k < len(p.toks) {
+			if w, m := p.lookup(k, false); w.kind == kindTokensWord {
+				all = p.text(i, k+m)
+				j += m
+			}
+		}
+		p.setGlobalBatch(num, all)
+	}
+	return j + 1 - (i + n)
+}
+
+// numeric reads a word that is a number (at i): a bare size ("13b"), or a
+// count, length or budget said by the words after it ("2 x rtx 4090",
+// "8 gpus", "32k context", "2B tokens", "3 epochs", "8 concurrent users").
+func (p *parser) numeric(i int, num number) int {
+	j := i + 1
+	if j < len(p.toks) && num.suffix == "" {
+		if s, ok := scaleWords[p.toks[j].key]; ok {
+			num.suffix = s
+			j++
+		}
+	}
+	if used := p.examples(i, j, num); used > 0 {
+		return used
+	}
+	if used := p.teamOf(i, j, num); used > 0 {
+		return used
+	}
+	if num.isInteger() {
+		n, _ := num.scaled(1)
+		if n > 0 && n <= 1<<20 {
+			if used := p.counted(i, j-i, int(n), false); used > 0 {
+				return used
+			}
+		}
+	}
+	if j < len(p.toks) && num.suffix == "" && gbUnits[p.toks[j].key] {
+		if gb, ok := num.scaled(1); ok && gb > 0 && gb <= maxTypedGB {
+			return p.memoryAt(i, j+1-i, int(gb))
+		}
+	}
+	next, m := word{}, 0
+	if j < len(p.toks) && !p.toks[j].ignorable {
+		next, m = p.lookup(j, false)
+	}
+	if d, kind, end := p.describedLength(j); d > 0 && (num.suffix == "" || num.suffix == "k" || kind == kindTokensWord && end > j+d) {
+		// "16k rag context", "2k text tokens", "2k text" (trial H23 Q05
+		// and Q06 refused them as numbers without a meaning); "2b text
+		// tokens" is a budget, "2b text" a size.
+		if kind == kindSeqWord {
+			p.setSeq(num, p.text(i, end))
+		} else {
+			p.setTokens(num, p.text(i, end))
+		}
+		return end - i
+	}
+	all := p.text(i, j+m)
+	switch next.kind {
+	case kindTokensWord:
+		p.setTokens(num, all)
+		return j + m - i
+	case kindParamsWord:
+		p.setSize(num, 0, all)
+		return j + m - i
+	case kindSeqWord, kindSeqKey:
+		// "32k context", "10M context"; but "13b seq 4096" is a size,
+		// then a keyword.
+		if (num.suffix == "" || num.suffix == "k" || num.suffix == "m") && !p.lengthAt(j+m) {
+			p.setSeq(num, all)
+			return j + m - i
+		}
+	case kindBatchWord:
+		p.setBatch(num, all)
+		return j + m - i
+	case kindUnusedWord:
+		p.ignore(i, j+m)
+		p.note(fmt.Sprintf("%s is not used in the estimate", quote(all)))
+		return j + m - i
+	}
+	words := p.text(i, j)
+	switch num.suffix {
+	case "b", "m", "t":
+		p.setSize(num, 0, words)
+	case "k":
+		p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(words)),
+			func(q *sizing.Query) {
+				if q.SeqLen == 0 { // never replace a context the asker gave
+					q.SeqLen = 4096
+				}
+			})
+	default:
+		p.unknownNumber(words)
+	}
+	return j - i
+}
+
+// lengthDescribers may stand, one or two of them, between a length and
+// what it is the length of: "16k rag context", "4k system prompt", "2k
+// text tokens". "text" alone after a length is its tokens ("images + 2k
+// text").
+var lengthDescribers = map[string]bool{"rag": true, "retrieval": true, "retrieved": true, "document": true, "documents": true,
+	"doc": true, "docs": true, "system": true, "input": true, "token": true, "text": true, "chat": true, "conversation": true,
+	"history": true, "long": true, "short": true, "max": true, "maximum": true, "total": true, "user": true, "instruction": true,
+	"code": true, "fewshot": true, "shot": true, "knowledge": true, "prefix": true, "shared": true, "sys": true}
+
+// describedLength reads, from token j after a number, one or two words of
+// lengthDescribers then a context word ("rag context", "rag ctx") or a
+// tokens word ("text tokens"), or "text" alone: the describers' count, the
+// kind of length (kindSeqWord, or kindTokensWord for a count of tokens)
+// and the token after it all; 0 when they are not there.
+func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
+	for d = 1; d <= 2 && j+d <= len(p.toks); d++ {
+		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers[t.key] {
+			break
+		}
+		k := j + d
+		if k < len(p.toks) && !p.toks[k].ignorable {
+			w, m := p.lookup(k, false)
+			switch {
+			case (w.kind == kindSeqWord || w.kind == kindSeqKey) && !p.lengthAt(k+m):
+				return d, kindSeqWord, k + m
+			case w.kind == kindTokensWord:
+				return d, kindTokensWord, k + m
+			}
+		}
+		if p.toks[k-1].key == "text" {
+			return d, kindTokensWord, k
+		}
+	}
+	return 0, 0, 0
+}
+
+// exampleWords count the examples of a dataset: "50k examples of 1k
+// tokens" is a token budget.
+var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
+	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
+	"pairs": true, "instructions": true, "prompts": true, "convos": true, "chats": true, "transcripts": true,
+	"tickets": true, "emails": true, "threads": true, "articles": true, "completions": true,
+	"chunks": true, "passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true,
+	"snippets": true, "pdfs": true,
+	// typed fast (trial H21 Q5 refused "10k exmaples")
+	"exmaples": true, "exampels": true, "examles": true, "exmples": true, "smaples": true, "sampels": true}
+
+// exampleKinds may stand between a count of examples and their noun:
+// "100k chat samples", "5k support tickets".
+var exampleKinds = map[string]bool{"chat": true, "training": true, "instruction": true, "sft": true, "labeled": true,
+	"labelled": true, "annotated": true, "support": true, "customer": true, "synthetic": true, "code": true,
+	"math": true, "qa": true, "preference": true, "dpo": true, "short": true, "long": true, "medical": true, "legal": true}
+
+// lengthLeads are the words between a count of examples and their
+// length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
+// samples avg 2k tokens" was refused as a 2k-token budget).
+var lengthLeads = map[string]bool{"of": true, "at": true, "with": true, "avg": true, "average": true, "averaging": true,
+	"an": true, "each": true, "about": true, "around": true, "~": true, "approx": true, "roughly": true}
+
+// docNouns are what a batch job of documents counts ("embed 5M
+// documents", "index 2M chunks"): with an encoder and no training said,
+// a count of them is a DocJob (finish), else examples as before.
+var docNouns = map[string]bool{"documents": true, "docs": true, "chunks": true,
+	"passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true, "articles": true,
+	"snippets": true, "records": true, "pdfs": true, "emails": true, "tickets": true}
+
+// docsSaid is a count of documents read by examples, decided in finish:
+// a batch job, or a dataset's examples.
+type docsSaid struct {
+	count   int64
+	per     int64 // their length in tokens; 0 when not said
+	words   string
+	monthly string // "a month": the words, when said after them
+}
+
+// examples reads a dataset said as examples and their length ("50k
+// examples of 1k tokens", "10k samples, 2k tokens each") after the count
+// num at i (j: the token after it) as a token budget of their product; the
+// epochs multiply it (finish). A count of documents is kept aside for
+// finish (docJob), which knows the model and the method. It reports the
+// tokens used, 0 when no examples of a length follow.
+func (p *parser) examples(i, j int, num number) int {
+	key := func(k int) string {
+		if k < len(p.toks) && !p.toks[k].ignorable {
+			return p.toks[k].key
+		}
+		return ""
+	}
+	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
+		j++ // "100k chat samples" (trial H23 Q14)
+	}
+	if !exampleWords[key(j)] {
+		return 0
+	}
+	doc := docNouns[key(j)] && p.docs.count == 0
+	// monthly reads "a month", "each month" after the documents (k: the
+	// token after them) and reports the tokens it used.
+	monthly := func(k int) int {
+		if !doc {
+			return 0
+		}
+		switch {
+		case (key(k) == "a" || key(k) == "per" || key(k) == "each" || key(k) == "every" || key(k) == "/") && monthWords[key(k+1)]:
+			p.docs.monthly = p.text(k, k+2)
+			return 2
+		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
+			p.docs.monthly = p.text(k, k+1)
+			return 1
+		}
+		return 0
+	}
+	k := j + 1
+	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
+		k++ // "of", "avg", "at an average of", "each"
+	}
+	// "50k examples" with no length: sequences of the run's length,
+	// counted once the question is read (finish).
+	noLength := func() int {
+		count, ok := num.scaled(decimalUnit(num.suffix))
+		if !ok || num.neg || count < 1 {
+			return 0
+		}
+		if doc {
+			p.docs = docsSaid{count: count, words: p.text(i, j+1)}
+			return j + 1 - i + monthly(j+1)
+		}
+		if p.exampleWords == "" {
+			p.exampleCount, p.exampleWords = count, p.text(i, j+1)
+			return j + 1 - i
+		}
+		return 0
+	}
+	length, ok := parseNumber(key(k))
+	if !ok {
+		return noLength()
+	}
+	k++
+	if length.suffix == "" {
+		if s, ok := scaleWords[key(k)]; ok {
+			length.suffix = s
+			k++
+		}
+	}
+	if phrases[key(k)].kind != kindTokensWord {
+		// "20k examples, 3 epochs": the number after is not a length
+		// (trial H20 Q2 refused the 20k).
+		return noLength()
+	}
+	k++
+	switch {
+	case key(k) == "each" || key(k) == "apiece" || key(k) == "avg" || key(k) == "average":
+		k++
+	case key(k) == "on" && key(k+1) == "average":
+		k += 2
+	}
+	count, ok1 := num.scaled(decimalUnit(num.suffix))
+	per, ok2 := length.scaled(decimalUnit(length.suffix))
+	if !ok1 || !ok2 || num.neg || length.neg || count < 1 || per < 1 {
+		return 0
+	}
+	words := p.text(i, k)
+	if doc {
+		p.docs = docsSaid{count: count, per: per, words: words}
+		return k - i + monthly(k)
+	}
+	p.exampleBudget(count, per, words)
+	return k - i
+}
+
+// exampleBudget sets the token budget of count examples of per tokens,
+// said in words.
+func (p *parser) exampleBudget(count, per int64, words string) {
+	total := count * per
+	if total/per != count {
+		total = sizing.MaxTokens + 1 // overflow: more than any budget
+	}
+	if total < sizing.MinTokens {
+		p.fail(fmt.Sprintf("%s is %s tokens, too few for a training budget (at least 1M tokens)", quote(words), sizing.Commas(total)),
+			func(q *sizing.Query) { q.Tokens = sizing.MinTokens })
+		return
+	}
+	budget, _ := parseNumber(strconv.FormatInt(total, 10))
+	p.setTokens(budget, words)
+	if p.err == nil {
+		p.note(fmt.Sprintf("%s taken as %s tokens", quote(words), strings.ToUpper(sizing.FormatCount(total))))
+	}
+}
+
+// teamWords are groups whose size counts users: "a team of 15".
+var teamWords = map[string]bool{"team": true, "group": true, "org": true, "company": true, "class": true, "lab": true}
+
+// teamOf reads a count after "team of" (num at i, j the token after it)
+// as concurrent users when no word after it says what it counts ("our
+// team of 15": batch 15; "team of 15 devs" is read by the users word).
+// It reports the tokens used, 0 when no team precedes.
+func (p *parser) teamOf(i, j int, num number) int {
+	if i < 2 || p.toks[i-1].key != "of" || !teamWords[p.toks[i-2].key] || num.suffix != "" || !num.isInteger() {
+		return 0
+	}
+	if j < len(p.toks) && !p.toks[j].ignorable {
+		switch w, _ := p.lookup(j, false); w.kind {
+		case kindBatchWord, kindGPU, kindGPUWord, kindNodeWord, kindEpochWord, kindTokensWord, kindParamsWord, kindSeqWord, kindImageWord:
+			return 0 // the word after says what it counts
+		}
+		if _, ok := typedGB(p.toks[j].key); ok {
+			return 0
+		}
+	}
+	p.setBatch(num, p.text(i-2, j))
+	return j - i
+}
+
+// hedgeWords may stand between a keyword and its number: "context like
+// 32k", "batch of about 8".
+var hedgeWords = map[string]bool{"like": true, "about": true, "around": true, "roughly": true,
+	"approx": true, "approximately": true}
+
+// lengthAt reports whether token k is a number that could be a context
+// length ("4096", "8k"), not a size ("13b") nor a count the word after it
+// names ("128k context 16 users", "32k context, 8 x h100").
+func (p *parser) lengthAt(k int) bool {
+	if k >= len(p.toks) {
+		return false
+	}
+	n, ok := parseNumber(p.toks[k].key)
+	if !ok || n.suffix != "" && n.suffix != "k" {
+		return false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindBatchWord, kindGPU, kindGPUWord, kindNodeWord, kindEpochWord, kindParamsWord, kindImageWord, kindTimes:
+			return false
+		}
+		if _, ok := typedGB(p.toks[k+1].key); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// scaleWords are number words written apart: "70 billion".
+var scaleWords = map[string]string{
+	"k": "k", "thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
+}
+
+// counted reads what a count (at i, n tokens, value count) counts: GPUs
+// ("two a100s", "8 x h100", "8 gpus"), nodes ("2 nodes of"), epochs,
+// concurrent users. word is true for a number word ("two", "dual"), which
+// is ignored when it counts nothing. It reports the tokens used, 0 when
+// the count counts nothing it knows.
+func (p *parser) counted(i, n, count int, isWord bool) int {
+	j := i + n
+	if j < len(p.toks) && (p.toks[j].key == "x" || p.toks[j].key == "of") {
+		j++
+	}
+	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
+		j++
+	}
+	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
+		// "sixteen k", "seventy billion": a number written in words.
+		num, _ := parseNumber(strconv.Itoa(count))
+		return p.numeric(i+n-1, num) + n - 1
+	}
+	if j >= len(p.toks) || p.toks[j].ignorable {
+		if isWord {
+			p.ignoreCount(i, n, count)
+			return n
+		}
+		return 0
+	}
+	if gb, ok := typedGB(p.toks[j].key); ok && !hostRAMAfter(p.toks, j+1) {
+		if !isWord && j == i+n && count >= 1000 && looksLikeGPU(p.toks[i].key) {
+			return 0 // "4060 16gb": a card's number and its memory, not 4,060 cards
+		}
+		p.setCount(count, p.text(i, j+1))
+		return j - i + p.memoryAt(j, 1, gb)
+	}
+	if _, m := p.outsideCardAt(j); m > 0 { // "2 2080 tis": a card the catalog lacks
+		p.setCount(count, p.text(i, j+m))
+		return j - i + p.outsideCardName(j)
+	}
+	w, m := p.lookup(j, false)
+	switch w.kind {
+	case kindGPU:
+		p.setGPU(w.val, w.note, p.text(j, j+m))
+		if k := j + m; j == i+n && k < len(p.toks) && cardNodeWords[p.toks[k].key] == 1+min(count, 2)/2 {
+			// "one h100 node", "two h100 nodes": the count is of machines
+			// (trial H24 Q43 sized one H100 for "one h100 node"); "8 x
+			// h100 node" and "8 h100 node" are one machine of 8.
+			return p.nodes(i, k+1-i, count, true)
+		}
+		p.setCount(count, p.text(i, j+m))
+		return j + m - i
+	case kindGPUWord:
+		p.setCount(count, p.text(i, j+m))
+		k := j + m
+		if k+1 < len(p.toks) && p.toks[k].key == "of" {
+			if g, gm := p.lookup(k+1, false); g.kind == kindGPU {
+				p.setGPU(g.val, g.note, p.text(k+1, k+1+gm))
+				return k + 1 + gm - i
+			}
+		}
+		return k - i
+	case kindNodeWord:
+		return p.nodes(i, j+m-i, count, true)
+	case kindEpochWord:
+		if count > sizing.MaxEpochs {
+			p.fail(fmt.Sprintf("%s is more epochs than I size (the limit is %d)", quote(p.text(i, j+m)), sizing.MaxEpochs), nil)
+		} else if p.epochs == 0 || p.epochs == count {
+			p.epochs, p.epochWords = count, p.text(i, j+m)
+		} else {
+			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.epochWords), quote(p.text(i, j+m))), nil)
+		}
+		k := j + m
+		if k < len(p.toks) && (p.toks[k].key == "of" || p.toks[k].key == "on") {
+			k++
+		}
+		return k - i
+	case kindBatchWord:
+		p.setBatch(number{digits: strconv.Itoa(count)}, p.text(i, j+m))
+		return j + m - i
+	case kindImageWord:
+		p.setImages(count, p.text(i, j+m))
+		return j + m - i
+	}
+	if isWord {
+		p.ignoreCount(i, n, count)
+		return n
+	}
+	return 0
+}
+
+// ignoreCount sets aside a count word (at i, n tokens) that counts
+// nothing the parser knows. "one" and "two" are phrasing often enough
+// ("the one with", "a question or two"); a larger count the asker wrote
+// is reported as not used, never silently dropped.
+func (p *parser) ignoreCount(i, n, count int) {
+	p.ignore(i, i+n)
+	if count > 2 {
+		p.unused = append(p.unused, p.text(i, i+n))
+	}
+}
+
+// memoryVariants are the memory sizes in GB that a card family comes in,
+// said in the plural as the cards of that size ("the 80s").
+var memoryVariants = map[string]bool{"16": true, "24": true, "32": true, "40": true, "48": true, "80": true, "94": true, "96": true, "141": true, "192": true}
+
+// multiWords before a node word make it no count: "multi node".
+var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
+
+// cardNodeWords, after a card counted without "x", make the count one of
+// machines full of that card, 1 for the singular (a count of one) and 2
+// for the plural (a count of more): "two h100 nodes" is 16 H100s.
+var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers": 2}
+
+// vendors are the makers' words that may come between a count and a GPU.
+var vendors = map[string]bool{"nvidia": true, "amd": true, "geforce": true, "apple": true}
+
+// nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
+// tokens [i, i+n). A following "of" makes the next GPU count per node.
+func (p *parser) nodes(i, n, count int, said bool) int {
+	if !said {
+		p.ignore(i, i+n)
+		return n
+	}
+	words := p.text(i, i+n)
+	if count > sizing.MaxNodes {
+		p.fail(fmt.Sprintf("%s is more machines than I size (the limit is %d nodes)", quote(words), sizing.MaxNodes),
+			func(q *sizing.Query) { q.Nodes = sizing.MaxNodes })
+	} else if p.claim(fNodes, p.q.Nodes == count, words) {
+		p.q.Nodes = count
+	}
+	if k := i + n; k < len(p.toks) && p.toks[k].key == "of" {
+		p.perNode = true
+		if c, ok := p.bareCountAt(k + 1); ok {
+			// "one node of 8 in bf16": the GPUs per node with no card word
+			// after them (trial H22 Q47 refused the "8").
+			p.setCount(c, p.text(i, k+2))
+			return n + 2
+		}
+		return n + 1
+	}
+	return n
+}
+
+// bareCountAt reads a count of GPUs at token k that no card or GPU word
+// follows ("node of 8", "node of 8, 70b"): a whole number no more than
+// one machine holds.
+func (p *parser) bareCountAt(k int) (int, bool) {
+	if k >= len(p.toks) {
+		return 0, false
+	}
+	num, ok := parseNumber(p.toks[k].key)
+	if !ok || !num.isInteger() || num.suffix != "" {
+		return 0, false
+	}
+	c, ok := num.scaled(1)
+	if !ok || c < 1 || c > sizing.MaxGPUsPerNode {
+		return 0, false
+	}
+	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
+		switch w, _ := p.lookup(k+1, false); w.kind {
+		case kindGPU, kindGPUWord, kindTimes:
+			return 0, false
+		}
+		if p.toks[k+1].key == "x" {
+			return 0, false
+		}
+	}
+	return int(c), true
+}
+
+// gpuWithCount reads a GPU name (at i, n tokens) and a count written after
+// it: "a100 x 8", "h100 x8".
+func (p *parser) gpuWithCount(i, n int, w word) int {
+	p.setGPU(w.val, w.note, p.text(i, i+n))
+	j := i + n
+	if j < len(p.toks) {
+		k := p.toks[j].key
+		if k == "x" && j+1 < len(p.toks) {
+			if num, ok := parseNumber(p.toks[j+1].key); ok && num.isInteger() {
+				c, _ := num.scaled(1)
+				p.setCount(int(min(c, 1<<20)), p.text(i, j+2))
+				return n + 2
+			}
+		}
+		if len(k) > 1 && k[0] == 'x' {
+			if num, ok := parseNumber(k[1:]); ok && num.isInteger() {
+				c, _ := num.scaled(1)
+				p.setCount(int(min(c, 1<<20)), p.text(i, j+1))
+				return n + 1
+			}
+		}
+	}
+	return n
+}
+
+// glued reads words that join a keyword or count to a number: "r16",
+// "seq4096", "bs8", "2x4090", "8xh100", "a100x8", "8x7b".
+func (p *parser) glued(i int) int {
+	t := p.toks[i]
+	k := t.key
+	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
+	size, ok := strings.CutSuffix(raw, "-token")
+	if !ok {
+		size, ok = strings.CutSuffix(raw, "-context")
+	}
+	if !ok {
+		size, ok = strings.CutSuffix(raw, "-ctx")
+	}
+	if ok {
+		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
+			// "4k-token chats", "8k-context sessions": each request's
+			// length (trial H31 Q43, H32 Q29).
+			p.setSeq(num, t.raw)
+			return 1
+		}
+	}
+	if name, num, ok := gluedParallel(k); ok { // "tp8", "pp16"
+		p.setParallel(name, num, t.raw)
+		return 1
+	}
+	d := 0
+	for d < len(k) && isDigit(k[d]) {
+		d++
+	}
+	if d > 0 && k[d:] == "s" && i > 0 && p.toks[i-1].key == "the" && memoryVariants[k[:d]] {
+		// "or do i need the 80s": the other memory size of the card,
+		// which the answer on the asked one settles (trial H22 Q02).
+		p.ignore(i, i+1)
+		p.note(fmt.Sprintf("%s read as the %s GB cards the asked ones are weighed against: the answer is on the cards asked", quote("the "+t.raw), k[:d]))
+		return 1
+	}
+	if res, ok := imageSide(k); ok && d > 0 {
+		// An image size: 1024px, 1024x1024 (a diffusion model's side).
+		p.setResolution(res, t.raw)
+		return 1
+	}
+	if d > 0 && d < len(k) && k[d] == 'x' {
+		count, _ := parseNumber(k[:d])
+		c, ok := count.scaled(1)
+		if !ok {
+			c = 1 << 20
+		}
+		rest := k[d+1:]
+		if rest == "" { // "8x h100", "2x 24GB"
+			if i+1 < len(p.toks) && !p.toks[i+1].ignorable {
+				if gb, ok := typedGB(p.toks[i+1].key); ok && !hostRAMAfter(p.toks, i+2) {
+					p.setCount(int(min(c, 1<<20)), p.text(i, i+2))
+					return 1 + p.memoryAt(i+1, 1, gb)
+				}
+				if w, m := p.lookup(i+1, false); w.kind == kindGPU {
+					p.setGPU(w.val, w.note, p.text(i+1, i+1+m))
+					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					return 1 + m
+				}
+				if _, m := p.outsideCardAt(i + 1); m > 0 { // "2x 2080 ti"
+					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					return 1 + p.outsideCardName(i+1)
+				}
+			}
+			return 0
+		}
+		restRaw := t.raw[strings.IndexAny(t.raw, "xX")+1:] // the GPU after "2x"
+		if id, note, ok := p.lex.matchGPU(restRaw); ok {
+			p.setGPU(id, note, restRaw)
+			p.setCount(int(min(c, 1<<20)), t.raw)
+			return 1
+		}
+		if strings.HasSuffix(restRaw, "s") || strings.HasSuffix(restRaw, "S") {
+			if id, note, ok := p.lex.matchGPU(restRaw[:len(restRaw)-1]); ok {
+				p.setGPU(id, note, restRaw)
+				p.setCount(int(min(c, 1<<20)), t.raw)
+				return 1
+			}
+		}
+		if num, ok := parseNumber(rest); ok && num.suffix != "" && num.suffix != "k" {
+			p.setSize(num, int(min(c, 1<<20)), t.raw)
+			return 1
+		}
+		if gb, ok := typedGB(rest); ok { // "2x24gb": two cards of 24 GB
+			p.setCount(int(min(c, 1<<20)), t.raw)
+			return p.memoryAt(i, 1, gb)
+		}
+		return 0
+	}
+	// A keyword glued to its number: r16, seq4096, ctx8k, bs8, mbs2.
+	for _, pre := range []string{"seq", "ctx", "mbs", "bs", "rank", "r"} {
+		if strings.HasPrefix(k, pre) && len(k) > len(pre) && isDigit(k[len(pre)]) {
+			num, ok := parseNumber(k[len(pre):])
+			if !ok {
+				return 0
+			}
+			switch pre {
+			case "seq", "ctx":
+				p.setSeq(num, t.raw)
+			case "mbs", "bs":
+				p.setBatch(num, t.raw)
+			default:
+				p.setRank(num, t.raw)
+			}
+			return 1
+		}
+	}
+	// A GPU with its count glued after: a100x8, h100x8.
+	if x := strings.LastIndexByte(k, 'x'); x > 0 && x < len(k)-1 {
+		num, ok := parseNumber(k[x+1:])
+		if ok && num.isInteger() {
+			rawX := strings.LastIndexAny(t.raw, "xX")
+			if id, note, ok := p.lex.matchGPU(t.raw[:rawX]); ok {
+				c, _ := num.scaled(1)
+				p.setGPU(id, note, t.raw[:rawX])
+				p.setCount(int(min(c, 1<<20)), t.raw)
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// unknown handles a word nothing else used: a near miss of a model or GPU
+// name is an error with suggestions, any other word with a digit is an
+// error, and plain words are ignored. It reports the tokens it covered.
+func (p *parser) unknown(i int) int {
+	t := p.toks[i]
+	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies[t.key] {
+		if to, ok := p.correction(t.key); ok {
+			p.fixes = append(p.fixes, typoFix{from: i, to: i + 1, text: to})
+			p.ignore(i, i+1)
+			return 1
+		}
+	}
+	if gb, ok := typedGB(t.key); ok { // read after a problem too: it may size an unknown card
+		return p.memoryAt(i, 1, gb)
+	}
+	if p.err != nil {
+		// Only the first problem is reported; spare the suggestion search.
+		p.ignore(i, i+1)
+		return 1
+	}
+	if repo, ok := sizing.HubRepoID(t.raw); ok {
+		p.setHub(repo, t.raw)
+		return 1
+	}
+	if p.splitName(i) || p.fineTuneName(i) {
+		return 1
+	}
+	if n := p.outside(i); n > 0 {
+		return n
+	}
+	// A model family word ("llama", "qwen2.5") starts a name: take the
+	// words with digits after it as part of what was meant.
+	if p.lex.isModelFamily(t.key) {
+		j := i + 1
+		for j < len(p.toks) && j < i+6 && !p.toks[j].ignorable && (hasDigit(p.toks[j].key) || !p.toks[j].known) && p.isNameish(j) {
+			j++
+		}
+		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw && p.saysScratch() {
+			// "a 3b llama from scratch": the family is the architecture
+			// of the size said, which a bare size is sized as (trial H25
+			// Q39 refused "llama"); a model of it to fine-tune is another
+			// question.
+			p.ignore(i, i+1)
+			p.note(fmt.Sprintf("%s read as the architecture of the %s model: a %s-style dense model of that size", quote(p.text(i-1, i+1)), p.toks[i-1].raw, t.raw))
+			return 1
+		}
+		words := p.text(i, j)
+		p.missingModel(i, j)
+		p.unknownName(words, p.lex.suggestModels(words), "model")
+		return j - i
+	}
+	if gpuFamilies[t.key] {
+		j := i + 1
+		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) && !p.memoryWordAt(j) {
+			j++
+		}
+		words := p.text(i, j)
+		if s := p.lex.suggestGPUs(words); !p.nameFix(i, j, s) {
+			p.unknownName(words, s, "GPU")
+		}
+		return j - i
+	}
+	if n := p.percentAt(i); n > 0 {
+		return n
+	}
+	if hasDigit(t.key) {
+		if looksLikeGPU(t.key) {
+			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
+				p.unknownName(t.raw, s, "GPU")
+			}
+		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
+			if !p.nameFix(i, i+1, s) {
+				p.missingModel(i, i+1)
+				p.unknownName(t.raw, s, "model")
+			}
+		} else if _, _, ok := sizeSaid(t.raw); ok {
+			// "my in-house 45b-moe-custom": a name no catalog has, with
+			// its size in it.
+			p.missingModel(i, i+1)
+			p.unknownName(t.raw, nil, "model")
+		} else {
+			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
+		}
+		return 1
+	}
+	p.ignore(i, i+1)
+	if carriesMeaning(t.raw) { // chat ("plese", "q") is phrasing
+		p.unused = append(p.unused, t.raw)
+	}
+	return 1
+}
+
+// setHub records a model named by its Hub repo id or link: the catalog's
+// entry when it has one, else the repo id for the caller to resolve.
+func (p *parser) setHub(repo, words string) {
+	if id, note, ok := p.lex.matchModel(repo); ok {
+		p.setModel(id, note, words)
+		return
+	}
+	p.setModel(repo, "", words)
+	if p.q.Model == repo {
+		p.hub = repo
+	}
+}
+
+// missingModel records tokens [from, to) as a model name the catalog
+// lacks, the first one only.
+func (p *parser) missingModel(from, to int) {
+	if p.missing.Words == "" && p.words[fModel] == "" {
+		p.missing = NameSpan{Words: p.text(from, to), Start: p.toks[from].start, End: p.toks[to-1].end}
+	}
+}
+
+// splitName reads a Hugging Face style name with a setting glued on
+// ("Llama-3.1-8B-Instruct-AWQ", "Qwen2.5-7B-Instruct-GPTQ-Int4",
+// "h100-fp8"): a catalog name, a hyphen, then one of the parser's words.
+func (p *parser) splitName(i int) bool {
+	raw := p.toks[i].raw
+	for cut := strings.LastIndexAny(raw, "-_"); cut > 0; cut = strings.LastIndexAny(raw[:cut], "-_") {
+		w, ok := phrases[keyOf(raw[cut+1:])]
+		if !ok || w.kind == kindFiller {
+			continue
+		}
+		name := raw[:cut]
+		if id, note, ok := p.lex.matchModel(name); ok {
+			p.setModel(id, note, name)
+		} else if id, note, ok := p.lex.matchGPU(name); ok {
+			p.setGPU(id, note, name)
+		} else {
+			continue
+		}
+		p.apply(w, raw[cut+1:])
+		return true
+	}
+	return false
+}
+
+// busyWords say what a percentage after it is a share of: "80%
+// utilization", "80% busy".
+var busyWords = map[string]bool{"utilization": true, "utilisation": true, "util": true, "busy": true, "load": true, "occupancy": true, "usage": true}
+
+// percentAt reads a percentage at token i that nothing else used ("at
+// 80% utilization"): never a model or card name (trial H11 Q36 offered
+// t5-base for "80%"), it is left unused with the word it is a share of.
+// It reports the tokens it covered, 0 when token i is no percentage.
+func (p *parser) percentAt(i int) int {
+	raw := p.toks[i].raw
+	if !strings.HasSuffix(raw, "%") || !hasDigit(p.toks[i].key) {
+		return 0
+	}
+	n := 1
+	if i+1 < len(p.toks) && busyWords[strings.ToLower(p.toks[i+1].raw)] {
+		n = 2
+	}
+	p.ignore(i, i+n)
+	p.unused = append(p.unused, p.text(i, i+n))
+	return n
+}
+
+// fineTuneTag matches the words a team adds to a model's name for its own
+// fine-tune: "sft", "dpo", "v2", "ft", "ours", "run3", "step1200".
+var fineTuneTag = regexp.MustCompile(`^(sft|dpo|orpo|kto|rlhf|ft|finetune|finetuned|tuned|custom|ours|our|internal|merged|final|prod|exp\d*|run\d*|v\d+(\.\d+)?|ckpt\d*|checkpoint\d*|step\d+|epoch\d+|\d+)$`)
+
+// fineTuneName reads a team's fine-tune named after its base model
+// ("llama-3-8b-sft-v2"): a catalog name, then only fine-tune tags. It is
+// sized as the base, whose shape a fine-tune keeps, and said (trial H16
+// Q43 refused it as an unknown 8B and tried a full fine-tune).
+func (p *parser) fineTuneName(i int) bool {
+	raw := p.toks[i].raw
+	for cut := strings.LastIndexAny(raw, "-_"); cut > 0; cut = strings.LastIndexAny(raw[:cut], "-_") {
+		tags := strings.FieldsFunc(strings.ToLower(raw[cut+1:]), func(r rune) bool { return r == '-' || r == '_' })
+		if !slices.ContainsFunc(tags, func(t string) bool { return !fineTuneTag.MatchString(t) }) {
+			if !hasDigit(raw[:cut]) {
+				return false // "deepseek-v2": a family word and a version, another model (trial H31)
+			}
+			id, _, ok := p.lex.matchModel(raw[:cut])
+			if !ok {
+				continue
+			}
+			base := id
+			if m, _, err := sizing.LookupModel(id); err == nil {
+				base = m.Name
+			}
+			p.setModel(id, fmt.Sprintf("%s taken as a fine-tune of %s: the same shape, so the same memory and speed", quote(raw), base), raw)
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// fullLoadWords after "full" say the cards are kept busy: "full
+// batching", "full load", "full utilization".
+var fullLoadWords = map[string]bool{"batching": true, "batched": true, "load": true, "utilization": true,
+	"utilisation": true, "capacity": true, "occupancy": true, "throttle": true, "tilt": true, "blast": true}
+
+// fullModelAt reports whether "full" at token i (n tokens) describes the
+// model rather than the method: "model", "version" or "one" right after
+// it ("the full model"), or "the" before it and a size after ("the full
+// 671b one").
+func (p *parser) fullModelAt(i, n int) bool {
+	j := i + n
+	if j >= len(p.toks) {
+		return false
+	}
+	k := p.toks[j].key
+	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
+		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
+	}
+	return k == "model" || k == "version" || k == "one" || k == "weights"
+}
+
+// isNameish reports whether token j could continue a model or GPU name
+// ("5", "70b", "v2") rather than start something of its own ("2x4090").
+func (p *parser) isNameish(j int) bool {
+	w, _ := p.lookup(j, false)
+	return w.kind == 0 && !fillerTypo(p.toks[j].key) || w.kind == kindModel
+}
+
+// unknownNumber is a lone number that counts nothing: a mistyped GPU
+// ("4900") or a stray figure.
+func (p *parser) unknownNumber(words string) {
+	if looksLikeGPU(keyOf(words)) {
+		if s := p.lex.suggestGPUs(words); len(s) > 0 {
+			p.unknownName(words, s, "GPU")
+			return
+		}
+	}
+	p.fail(fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
+}
+
+func (p *parser) unknownName(words string, suggestions []string, kind string) {
+	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
+	if kind == "model" {
+		if v, ok := variantSaid(words); ok {
+			// "qwen2.5-vl 72b": a suggestion without the variant word
+			// (qwen2.5-72b, text only) is another kind of model.
+			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !slices.Contains(nameWords(id), v) })
+		}
+		if size, _, ok := sizeSaid(words); ok {
+			// "gemma 2b": only the suggestions of that size (gemma-2-2b,
+			// not gemma-2-9b).
+			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
+		}
+		if size, _, ok := sizeSaid(words); ok && len(suggestions) == 0 {
+			if v, ok := variantSaid(words); ok {
+				// "qwen2.5-vl 72b": a bare 72B is a text-only decoder,
+				// another question.
+				p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model with "+quote(v)+": name it by its Hugging Face id and fitbot reads its config.json",
+					func(q *sizing.Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
+				return
+			}
+		}
+		if size, params, ok := sizeSaid(words); ok && len(suggestions) == 0 {
+			// "llama 3.2 vision 11b": no catalog model of that size is
+			// like it; the Try keeps the size asked, not another model.
+			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model: name it by its Hugging Face id, or size it as a bare "+strings.ToUpper(size),
+				func(q *sizing.Query) { q.Model, q.Params, q.Experts = "", params, 0 })
+			return
+		}
+		if size, ok := sizeWordSaid(words); ok {
+			// "t5-xl": a suggestion of another size (t5-base, 220M for a
+			// 3B) would be another question; keep those of its size.
+			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
+			if len(suggestions) == 0 {
+				if p.err == nil {
+					p.fail(problem+"; I know no model of its size ("+size+"), so there is no similar question to offer: name it by its Hugging Face id", nil)
+					p.noTryErr = p.err
+				}
+				return
+			}
+		}
+	}
+	if len(suggestions) == 0 {
+		p.fail(problem+"; "+knownHint(kind), nil)
+		if kind == "GPU" {
+			p.unknownGPU(words)
+		}
+		return
+	}
+	problem += "; did you mean " + strings.Join(suggestions, ", ") + "?"
+	first := suggestions[0]
+	if kind == "GPU" {
+		// A card the catalog lacks is sized by its memory: say how.
+		problem += fmt.Sprintf(" (a card I do not know: add its memory, %s)", quote(words+" 16gb"))
+		p.fail(problem, func(q *sizing.Query) { q.GPU = first })
+		p.unknownGPU(words)
+	} else {
+		p.fail(problem, func(q *sizing.Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
+	}
+}
+
+func knownHint(kind string) string {
+	if kind == "GPU" {
+		return "name a card such as rtx-4090, a100-80 or h100"
+	}
+	return "name a catalog model such as llama-3.1-8b or give a size such as 13b"
+}
+
+// sizeSaid is the parameter count written among a model's words ("11b"
+// in "llama 3.2 vision 11b"): the word, lower case, and its value.
+func sizeSaid(words string) (string, int64, bool) {
+	for _, w := range nameWords(words) {
+		num, ok := parseNumber(w)
+		if !ok || num.neg || (num.suffix != "b" && num.suffix != "m") {
+			continue
+		}
+		if v, ok := num.scaled(decimalUnit(num.suffix)); ok && v >= sizing.MinBareParams && v <= sizing.MaxParams {
+			return w, v, true
+		}
+	}
+	return "", 0, false
+}
+
+// nameWords are the words of a model name, lower case, split at spaces,
+// hyphens and underscores: "45b-moe-custom" is 45b, moe and custom.
+func nameWords(words string) []string {
+	return strings.FieldsFunc(strings.ToLower(words), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' })
+}
+
+// hasSize reports whether a catalog id carries the size word size:
+// "gemma-2-2b" carries 2b, "mixtral-8x7b" 7b, "gemma-2-27b" not 7b.
+func hasSize(id, size string) bool {
+	return slices.ContainsFunc(nameWords(id), func(w string) bool { return w == size || strings.HasSuffix(w, "x"+size) })
+}
+
+// sizeWords are the words a model family names its sizes by, apart from
+// parameter counts: T5's xl, BERT's large.
+var sizeWords = map[string]bool{
+	"tiny": true, "mini": true, "small": true, "base": true, "medium": true, "large": true,
+	"xl": true, "xxl": true, "huge": true, "giant": true,
+}
+
+// variantSaid is the kind-of-model word among a model's words ("vl" in
+// "qwen2.5-vl 72b"), one of variantWords that is not a size word.
+func variantSaid(words string) (string, bool) {
+	for _, w := range nameWords(words) {
+		if variantWords[w] && !sizeWords[w] {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").
+func sizeWordSaid(words string) (string, bool) {
+	for _, w := range nameWords(words) {
+		if sizeWords[w] {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// memoryWordAt reports whether token j starts a typed GPU memory ("6gb",
+// "6 gb"): it is the card's memory, never part of an unknown card's name
+// ("rtx 2060 6gb"; trial H14).
+func (p *parser) memoryWordAt(j int) bool {
+	if _, ok := typedGB(p.toks[j].key); ok {
+		return true
+	}
+	_, ok := parseNumber(p.toks[j].key)
+	return ok && j+1 < len(p.toks) && gbUnits[p.toks[j+1].key]
+}
+
+// unknownGPU records words as a card the catalog lacks when the failure
+// just recorded is theirs: a typed memory ("4060 ti 16gb") sizes it
+// (resolveMemory).
+func (p *parser) unknownGPU(words string) {
+	if p.err != nil && p.gpuNameErr == nil && p.words[fGPU] == "" {
+		p.gpuNameErr, p.gpuNameWords = p.err, words
+	}
+}
+
+// gpuFamilies are words that start a GPU name but are not one alone.
+var gpuFamilies = map[string]bool{"rtx": true, "gtx": true, "quadro": true, "titan": true, "radeon": true, "instinct": true, "tesla": true, "mi": true}
+
+// looksLikeGPU reports whether a key has the shape of a GPU model number:
+// up to four letters, two to four digits, up to four letters ("4900",
+// "rtx4095", "a200", "h300x").
+func looksLikeGPU(k string) bool {
+	i := 0
+	for i < len(k) && i < 4 && 'a' <= k[i] && k[i] <= 'z' {
+		i++
+	}
+	d := i
+	for i < len(k) && isDigit(k[i]) {
+		i++
+	}
+	if n := i - d; n < 2 || n > 4 {
+		return false
+	}
+	e := i
+	for i < len(k) && 'a' <= k[i] && k[i] <= 'z' {
+		i++
+	}
+	return i == len(k) && i-e <= 4
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
+// is a length, where "seq 4070" may name the card.
+func tokensWordAt(toks []token, k int) bool {
+	return k < len(toks) && (toks[k].key == "tokens" || toks[k].key == "token" || toks[k].key == "tok")
+}

@@ -1,0 +1,652 @@
+package reading
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// The words of the questions that run the other way round. They are read
+// in one pass over the tokens before the main parse, which never sees
+// them: "what" and "largest" (largest model), "max context" and "max seq"
+// without a number (longest context), "which gpu" (every card that fits),
+// and "buy-vs-rent", "buy or rent", "should we buy" with the workload
+// ("3 jobs/week 5h", "$0.15/kWh", "over 3 years").
+
+// Bounds on a workload, beyond which the numbers are typos.
+const (
+	maxJobsPerWeek = 7 * 24
+	maxHoursPerJob = 7 * 24
+	maxKWhPrice    = 5 // USD per kWh
+	maxYears       = 20
+)
+
+// askWords is what the intent pass found.
+type askWords struct {
+	what, largest, maxContext, whichGPU, buy bool
+	// own is a purchase asked as which cards and how many ("how many gpus
+	// do we need to buy", "what do we buy", "which card should we order",
+	// "on prem box for ..."), never weighed against renting: with a model
+	// it is the plan or which-GPU question, the cards to own (Query.Own).
+	own       bool
+	vram      bool // "how much vram", "vram for": the total and the smallest configurations
+	workload  sizing.Workload
+	usePeriod string // "6 months": how long the hardware is used, as said
+	notes     []string
+	problem   string // a workload number that cannot be used
+}
+
+// intent decides the kind of question once the main parse has read the
+// rest: buy-or-rent first, then longest context, which GPU, and the
+// largest model ("what" or "largest" with no model named).
+func (a *askWords) intent(q *sizing.Query) sizing.Intent {
+	noModel := q.Model == "" && q.Params == 0 && q.Arch == nil
+	switch {
+	case a.buy && !a.whichGPU && !(a.own && !noModel): // "which gpu should i buy" asks which card, not whether to buy
+		return sizing.IntentBuyRent
+	case a.maxContext:
+		return sizing.IntentMaxContext
+	case a.whichGPU, a.vram && !noModel && q.GPU == "" && q.GPUs == 0:
+		return sizing.IntentWhichGPU
+	case (a.what || a.largest) && noModel:
+		return sizing.IntentLargest
+	}
+	return sizing.IntentFit
+}
+
+// Words of the intent pass, by key.
+var (
+	buyWords     = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true, "buyvsrent": true, "buyorrent": true, "rentvsbuy": true, "rentorbuy": true, "buyrent": true, "buyvscloud": true, "buyorcloud": true}
+	rentWords    = map[string]bool{"rent": true, "renting": true, "rental": true, "vs": true, "versus": true, "cloud": true}
+	maxWords     = map[string]bool{"max": true, "maximum": true, "longest": true}
+	contextWords = map[string]bool{"context": true, "ctx": true, "seq": true, "sequence": true, "seqlen": true, "contextlength": true, "contextwindow": true, "sequencelength": true, "contextlen": true}
+	maxContextOf = map[string]bool{"maxcontext": true, "maxctx": true, "maxseq": true, "maxseqlen": true, "maxsequence": true, "maxsequencelength": true, "maxcontextlength": true, "maxlen": true, "maxlength": true, "longestcontext": true, "maxseqlength": true}
+	largestWords = map[string]bool{"largest": true, "biggest": true}
+	vramWords    = map[string]bool{"vram": true, "memory": true, "mem": true, "gpumemory": true}
+	vramAfter    = map[string]bool{"for": true, "needed": true, "need": true, "required": true, "requirement": true, "requirements": true}
+	gpuAsked     = map[string]bool{"gpu": true, "gpus": true, "card": true, "cards": true, "hardware": true, "accelerator": true, "accelerators": true, "instance": true}
+	jobWords     = map[string]bool{"jobs": true, "job": true, "runs": true, "run": true, "times": true, "experiments": true, "trainings": true, "sessions": true}
+	hourWords    = map[string]bool{"h": true, "hr": true, "hrs": true, "hour": true, "hours": true}
+	yearWords    = map[string]bool{"year": true, "years": true, "yr": true, "yrs": true}
+	monthWords   = map[string]bool{"month": true, "months": true, "mo": true}
+	runVerbs     = map[string]bool{"run": true, "runs": true, "do": true, "launch": true, "start": true}
+	eachWords    = map[string]bool{"each": true, "long": true, "apiece": true}
+	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
+
+	// askLeads is every key an intent phrase can start with, so that the
+	// intent pass costs the main parse one lookup per ordinary word.
+	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords,
+		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true, "fastest": true, "quickest": true, "kv": true, "kvcache": true})
+)
+
+// keySet is the union of the keys of sets.
+func keySet(sets ...map[string]bool) map[string]bool {
+	u := map[string]bool{}
+	for _, set := range sets {
+		for k := range set {
+			u[k] = true
+		}
+	}
+	return u
+}
+
+// readAsk finds the intent words and, for buy-or-rent, the workload, and
+// returns the tokens the main parse should read (the rest), filtered in
+// place in toks' array: a plain question costs no allocation here.
+func readAsk(toks []token) ([]token, askWords) {
+	var a askWords
+	var usedBuf [64]bool
+	var used []bool
+	if len(toks) <= len(usedBuf) {
+		used = usedBuf[:len(toks)]
+	} else {
+		used = make([]bool, len(toks))
+	}
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+	numberAt := func(i int) bool {
+		if i >= len(toks) {
+			return false
+		}
+		_, ok := parseNumber(toks[i].key)
+		return ok && !sizing.CardNumber(toks[i].key) // "max context 4090" asks on the card
+	}
+	for i := range toks {
+		k := key(i)
+		if !askLeads[k] {
+			continue
+		}
+		switch {
+		case buyWords[k]:
+			a.buy, used[i] = true, true
+		case maxContextOf[k] && !numberAt(i+1):
+			a.maxContext, used[i] = true, true
+		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
+			a.maxContext, used[i], used[i+1] = true, true, true
+		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
+			a.maxContext, used[i+2] = true, true
+		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)],
+			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
+			a.vram = true
+		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
+			a.whichGPU, used[i] = true, true
+		case (k == "fastest" || k == "quickest") && gpuAsked[key(i+1)]:
+			a.whichGPU = true // the word stays for the main parse: the list, fastest first
+		case k == "what":
+			a.what = true
+		case largestWords[k] && (batchWords[key(i+1)] || key(i+1) == "micro"):
+			// "largest batch" is the serving pass's: the largest batch, not model.
+		case largestWords[k]:
+			a.largest, used[i] = true, true
+		}
+	}
+	if !a.buy {
+		a.buy = worthRenting(toks, used)
+	}
+	a.readOwn(toks, used)
+	if a.buy {
+		a.readWorkload(toks, used)
+		if a.workload.JobsPerWeek > 0 || a.workload.HoursPerJob > 0 {
+			a.own = false // a use said: owning is weighed against renting for it
+		}
+		if !a.own {
+			for i := range toks {
+				if !used[i] && rentWords[toks[i].key] {
+					used[i] = true
+				}
+			}
+		}
+	}
+	rest := toks[:0]
+	for i, t := range toks {
+		if !used[i] {
+			rest = append(rest, t)
+		}
+	}
+	return rest, a
+}
+
+// ownVerbs say that cards will be bought; with an ask of which or how
+// many they ask the cards to own, not whether to own them.
+var ownVerbs = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true,
+	"order": true, "ordering": true, "procure": true, "procuring": true}
+
+// onPremWords say the cards stand on the asker's premises: owned.
+var onPremWords = map[string]bool{"onprem": true, "onpremise": true, "onpremises": true, "onpremsetup": true}
+
+// premWords follow "on" in "on prem", "on premises".
+var premWords = map[string]bool{"prem": true, "premise": true, "premises": true}
+
+// ownAskWindow is how far before its verb a "which" or "what" may stand
+// and still ask what to buy: "which card should we order" (4 words),
+// "which gpus do we need to buy" (5).
+const ownAskWindow = 5
+
+// readOwn reads a purchase asked as which cards and how many: a buying
+// verb with "how many", "how much", or "which" or "what" a few words
+// before it ("what do we buy", "which card should we order"), or "on
+// prem" (trial H27: "how many gpus do we actually need to buy" and "on
+// prem box for 100 users, ... what do we buy" were refused as
+// buy-vs-rent, asking for jobs a week). A renting word or a compound
+// such as "buy-vs-rent" weighs owning against renting instead. It marks
+// the words it read used.
+func (a *askWords) readOwn(toks []token, used []bool) {
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+	var verb, asked, onPrem bool
+	for i := range toks {
+		k := key(i)
+		switch {
+		case rentedWords[k] || buyWords[k] && !ownVerbs[k]:
+			return // "buy or rent", "buy-vs-rent", "worth it vs renting"
+		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
+			verb = true
+			for j := max(i-ownAskWindow, 0); j < i; j++ {
+				if w := key(j); w == "which" || w == "what" || w == "whats" {
+					asked = true
+				}
+			}
+		case k == "how" && (key(i+1) == "many" || key(i+1) == "much"):
+			asked = true
+		case onPremWords[k], k == "on" && premWords[key(i+1)]:
+			onPrem = true
+		}
+	}
+	if !onPrem && !(verb && asked) {
+		return
+	}
+	a.own = true
+	for i := range toks {
+		k := key(i)
+		switch {
+		case buyWords[k], onPremWords[k], premWords[k] && key(i-1) == "on", k == "on" && premWords[key(i+1)]:
+			used[i] = true
+		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")):
+			used[i] = true
+		}
+	}
+}
+
+// rentedWords say that a card is rented, the other side of a question
+// whether buying one is "worth it".
+var rentedWords = map[string]bool{"rent": true, "renting": true, "rental": true, "rented": true, "cloud": true}
+
+// worthRenting reports whether the question weighs buying against
+// renting with "worth it" ("is a 4090 worth it vs renting an a100";
+// trial H14), marking "worth" (and "it") used. "is lora worth it" with
+// no renting word is not one.
+func worthRenting(toks []token, used []bool) bool {
+	worth := slices.IndexFunc(toks, func(t token) bool { return t.key == "worth" })
+	if worth < 0 || !slices.ContainsFunc(toks, func(t token) bool { return rentedWords[t.key] }) {
+		return false
+	}
+	used[worth] = true
+	if worth+1 < len(toks) && toks[worth+1].key == "it" {
+		used[worth+1] = true
+	}
+	return true
+}
+
+// readWorkload reads jobs per week, hours per job, the electricity price
+// and the years of amortisation, marking the tokens it used.
+func (a *askWords) readWorkload(toks []token, used []bool) {
+	lower := func(i int) string {
+		if i >= len(toks) {
+			return ""
+		}
+		return strings.ToLower(toks[i].raw)
+	}
+	keyAt := func(i int) string {
+		if i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+	for i := 0; i < len(toks); i++ {
+		if used[i] {
+			continue
+		}
+		raw := lower(i)
+		// Electricity: "$0.15/kWh", "0.15/kwh", "15c/kwh", "$0.15 per kWh", "$0.15 kWh".
+		if v, ok := kwhPrice(raw); ok {
+			a.setKWh(v, toks[i].raw)
+			used[i] = true
+			continue
+		}
+		if v, ok := money(raw); ok {
+			n := 1
+			if keyAt(i+1) == "per" || keyAt(i+1) == "a" {
+				n = 2
+			}
+			if keyAt(i+n) == "kwh" {
+				a.setKWh(v, toks[i].raw+" per kWh")
+				markUsed(used, i, i+n+1)
+				i += n
+				continue
+			}
+		}
+		if n := a.useSaid(toks, i, keyAt); n > 0 {
+			markUsed(used, i, i+n)
+			i += n - 1
+			continue
+		}
+		num, glued, ok := leadingNumber(raw)
+		if !ok {
+			continue
+		}
+		words := toks[i].raw
+		switch {
+		case hourWords[glued] || glued == "hperjob" || glued == "heach":
+			// "5h", "4-6h", "5hrs".
+			end := i + 1
+			for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+				end++
+			}
+			a.setHours(num, words)
+			markUsed(used, i, end)
+		case glued == "":
+			// A number, then what it counts.
+			j := i + 1
+			switch {
+			case hourWords[keyAt(j)]:
+				end := j + 1
+				for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+					end++
+				}
+				a.setHours(num, toks[i].raw+" "+toks[j].raw)
+				markUsed(used, i, end)
+			case yearWords[keyAt(j)]:
+				a.setYears(num, toks[i].raw+" "+toks[j].raw)
+				markUsed(used, i, j+1)
+			case monthWords[keyAt(j)]:
+				a.setYears(num/12, toks[i].raw+" "+toks[j].raw)
+				a.usePeriod = toks[i].raw + " " + toks[j].raw
+				markUsed(used, i, j+1)
+			default:
+				if f, n, ok := jobsPer(toks, j); ok {
+					a.setJobs(num*f, joinRaw(toks, i, j+n))
+					markUsed(used, i, j+n)
+					if i > 0 && runVerbs[keyAt(i-1)] {
+						used[i-1] = true // "we run 3 jobs a week" says nothing about the method
+					}
+				}
+			}
+		case yearWords[glued] || glued == "year" || glued == "yearlife":
+			a.setYears(num, words)
+			used[i] = true
+		default:
+			// "3/week", "3x/week", "3jobs/week".
+			if f, ok := perWeekSuffix(glued); ok {
+				a.setJobs(num*f, words)
+				used[i] = true
+			}
+		}
+	}
+	a.aroundTheClock()
+}
+
+// useSaid reads a use said without jobs at token i: "24/7", "around the
+// clock" or "full time" (7 jobs a week of 24 h; allMonth), "at 60%" or "60% utilization" (that
+// share of the week), "for a year" or "a month" (a period, read as use
+// around the clock by aroundTheClock). It reports the tokens it covered
+// (trial H19 Q4 and Q47 were asked for jobs a week again).
+func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
+	raw := strings.ToLower(toks[i].raw)
+	switch {
+	case allMonth(raw, keyAt(i+1), keyAt(i+2)) > 0:
+		// "24/7", "around the clock", "full time", "always on".
+		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
+		return allMonth(raw, keyAt(i+1), keyAt(i+2))
+	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
+		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
+		if err != nil || v <= 0 || v > 100 {
+			return 0
+		}
+		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24*v/100
+		a.notes = append(a.notes, fmt.Sprintf("%s taken as the cards busy %s%% of the week: 7 jobs a week of %s h", quote(toks[i].raw), strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(sizing.RoundTo(24*v/100, 2), 'f', -1, 64)))
+		switch {
+		case busyWords[keyAt(i+1)]:
+			return 2
+		case ofTheTime(keyAt, i+1):
+			return 4
+		}
+		return 1
+	case (raw == "a" || raw == "one" || raw == "an") && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
+		if yearWords[keyAt(i+1)] {
+			a.setYears(1, joinRaw(toks, i, i+2))
+		} else {
+			a.setYears(1.0/12, joinRaw(toks, i, i+2))
+		}
+		a.usePeriod = joinRaw(toks, i, i+2)
+		return 2
+	}
+	return 0
+}
+
+// ofTheTime reports whether "of the time" starts at token i.
+func ofTheTime(keyAt func(int) string, i int) bool {
+	return keyAt(i) == "of" && keyAt(i+1) == "the" && keyAt(i+2) == "time"
+}
+
+// aroundTheClock reads a use said as a period only ("we'd use 8 h100s
+// about 6 months"; trial H15 Q45) as use around the clock for that
+// period: 7 jobs a week of 24 h, the purchase weighed over the period.
+func (a *askWords) aroundTheClock() {
+	if a.usePeriod == "" || a.workload.JobsPerWeek > 0 || a.workload.HoursPerJob > 0 {
+		return
+	}
+	a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
+	a.notes = append(a.notes, fmt.Sprintf("%s with no jobs said taken as use around the clock (7 jobs a week × 24 h), the purchase weighed over those %s", quote(a.usePeriod), a.usePeriod))
+}
+
+// joinRaw is tokens [from, to) as written, joined by spaces.
+func joinRaw(toks []token, from, to int) string {
+	parts := make([]string, 0, to-from)
+	for k := from; k < to && k < len(toks); k++ {
+		parts = append(parts, toks[k].raw)
+	}
+	return strings.Join(parts, " ")
+}
+
+// jobsPer reads what follows a count of jobs at token j: "jobs/week",
+// "jobs per week", "jobs a week", "runs a month", "times a day". It
+// returns the factor to jobs per week and the tokens used.
+func jobsPer(toks []token, j int) (float64, int, bool) {
+	if j >= len(toks) {
+		return 0, 0, false
+	}
+	raw := strings.ToLower(toks[j].raw)
+	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords[before] {
+		if f, ok := perWeek[strings.TrimSuffix(after, "s")]; ok {
+			return f, 1, true
+		}
+	}
+	if !jobWords[toks[j].key] && toks[j].key != "x" {
+		if f, ok := perWeek[toks[j].key]; ok { // "3 weekly"
+			return f, 1, true
+		}
+		return 0, 0, false
+	}
+	k := j + 1
+	if k < len(toks) && (toks[k].key == "per" || toks[k].key == "a" || toks[k].key == "each" || toks[k].key == "every" || toks[k].key == "an") {
+		k++
+	}
+	if k < len(toks) {
+		w := strings.TrimPrefix(strings.ToLower(toks[k].raw), "/")
+		if f, ok := perWeek[strings.TrimSuffix(w, "s")]; ok {
+			return f, k + 1 - j, true
+		}
+	}
+	return 0, 0, false
+}
+
+// perWeekSuffix reads the unit glued after a count: "/week", "x/week",
+// "jobs/week", "/month", "/day".
+func perWeekSuffix(s string) (float64, bool) {
+	s = strings.TrimPrefix(s, "x")
+	for w := range jobWords {
+		s = strings.TrimPrefix(s, w)
+	}
+	after, ok := strings.CutPrefix(s, "/")
+	if !ok {
+		after, ok = strings.CutPrefix(s, "per")
+	}
+	if !ok {
+		return 0, false
+	}
+	f, ok := perWeek[strings.TrimSuffix(after, "s")]
+	return f, ok
+}
+
+// leadingNumber reads a number or a range ("2-3", taken at its midpoint)
+// at the start of s and returns what is glued after it.
+func leadingNumber(s string) (float64, string, bool) {
+	end := 0
+	for end < len(s) && (isDigit(s[end]) || s[end] == '.') {
+		end++
+	}
+	if end == 0 {
+		return 0, "", false
+	}
+	v, err := strconv.ParseFloat(s[:end], 64)
+	if err != nil {
+		return 0, "", false
+	}
+	rest := s[end:]
+	if len(rest) > 1 && (rest[0] == '-' || rest[0] == '~') && isDigit(rest[1]) {
+		hi, glued, ok := leadingNumber(rest[1:])
+		if !ok || hi < v {
+			return 0, "", false
+		}
+		return (v + hi) / 2, strings.TrimPrefix(glued, "-"), true
+	}
+	return v, strings.TrimPrefix(rest, "-"), true
+}
+
+// kwhPrice reads an electricity price written as one word: "$0.15/kwh",
+// "0.15/kwh", "15c/kwh", "15¢/kwh", "$0.15kwh".
+func kwhPrice(s string) (float64, bool) {
+	s = strings.TrimSuffix(s, ".")
+	before, ok := strings.CutSuffix(s, "kwh")
+	if !ok {
+		return 0, false
+	}
+	before = strings.TrimSuffix(strings.TrimSuffix(before, "/"), "per")
+	if c, ok := cents(before); ok {
+		return c, true
+	}
+	return money(before)
+}
+
+// money reads "$0.15" or "0.15" (dollars).
+func money(s string) (float64, bool) {
+	s = strings.TrimPrefix(s, "$")
+	s = strings.TrimPrefix(s, "usd")
+	if s == "" || !isDigit(s[0]) && s[0] != '.' {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// cents reads "15c" or "15¢" as dollars.
+func cents(s string) (float64, bool) {
+	n, ok := strings.CutSuffix(s, "c")
+	if !ok {
+		n, ok = strings.CutSuffix(s, "¢")
+	}
+	if !ok || n == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(n, 64)
+	return v / 100, err == nil
+}
+
+func markUsed(used []bool, from, to int) {
+	for k := from; k < to && k < len(used); k++ {
+		used[k] = true
+	}
+}
+
+func (a *askWords) bad(format string, args ...any) {
+	if a.problem == "" {
+		a.problem = fmt.Sprintf(format, args...)
+	}
+}
+
+func (a *askWords) setJobs(v float64, words string) {
+	if v <= 0 || v > maxJobsPerWeek {
+		a.bad("%s is not a number of jobs a week I can use (up to %d)", quote(words), maxJobsPerWeek)
+		return
+	}
+	a.workload.JobsPerWeek = v
+	if strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk") {
+		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s jobs a week", quote(words), strconv.FormatFloat(sizing.RoundTo(v, 2), 'f', -1, 64)))
+	}
+}
+
+func (a *askWords) setHours(v float64, words string) {
+	if v <= 0 || v > maxHoursPerJob {
+		a.bad("%s is not a job length I can use (up to %d hours)", quote(words), maxHoursPerJob)
+		return
+	}
+	a.workload.HoursPerJob = v
+	if strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words) {
+		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s hours a job", quote(words), strconv.FormatFloat(v, 'f', -1, 64)))
+	}
+}
+
+func (a *askWords) setKWh(v float64, words string) {
+	if v <= 0 || v > maxKWhPrice {
+		a.bad("%s is not an electricity price I can use (up to $%d per kWh)", quote(words), maxKWhPrice)
+		return
+	}
+	a.workload.USDPerKWh = v
+}
+
+func (a *askWords) setYears(v float64, words string) {
+	if v <= 0 || v > maxYears {
+		a.bad("%s is not an amortisation period I can use (up to %d years)", quote(words), maxYears)
+		return
+	}
+	a.workload.Years = v
+}
+
+func hasDigitAfterDash(s string) bool {
+	i := strings.IndexByte(s, '-')
+	return i >= 0 && i+1 < len(s) && isDigit(s[i+1])
+}
+
+// hintSuffix is what the corrected example of a failed parse needs to
+// stay the same kind of question.
+func (a *askWords) hintSuffix() string {
+	switch {
+	case a.buy && !a.own: // the cards to own are asked: no use to invent (trial H27)
+		return " buy-vs-rent 3 jobs/week 5h"
+	case a.maxContext:
+		return " max context"
+	}
+	return ""
+}
+
+// FormatAsk writes a parsed question back as a command that Parse reads
+// to the same Query, Intent and Workload: Format's text with the intent's
+// words ("what ...", "... max context", "which gpu ...", "... buy-vs-rent
+// 3 jobs/week 5h").
+func FormatAsk(p Request) string {
+	q := sizing.Format(p.Query)
+	join := func(parts ...string) string {
+		var out []string
+		for _, s := range parts {
+			if s != "" {
+				out = append(out, s)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	switch p.Intent {
+	case sizing.IntentLargest:
+		return join("what", q)
+	case sizing.IntentMaxContext:
+		if p.Query.Method != "" && p.Query.Method != sizing.MethodInference {
+			return join(q, "max seq")
+		}
+		return join(q, "max context")
+	case sizing.IntentWhichGPU:
+		return join("which gpu", q)
+	case sizing.IntentServe:
+		if p.Query.Serve.Plan {
+			return q
+		}
+		return join("how many users", q)
+	case sizing.IntentBuyRent:
+		w := p.Workload
+		parts := []string{q, "buy-vs-rent"}
+		if w.JobsPerWeek > 0 {
+			parts = append(parts, num(w.JobsPerWeek)+" jobs/week")
+		}
+		if w.HoursPerJob > 0 {
+			parts = append(parts, num(w.HoursPerJob)+"h")
+		}
+		if w.USDPerKWh > 0 {
+			parts = append(parts, "$"+num(w.USDPerKWh)+"/kWh")
+		}
+		if w.Years > 0 {
+			parts = append(parts, "over "+num(w.Years)+" years")
+		}
+		return join(parts...)
+	}
+	return q
+}

@@ -1,0 +1,535 @@
+package reading
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// Comparison is a question that weighs two options of one setting: two
+// cards ("h100 or h200 for serving llama 3.1 70b", "13b lora 4090 h100"),
+// two training methods ("lora vs full finetune for llama 3.1 8b"), two
+// weight formats ("fp8 vs int4 awq for llama 3 70b") or two KV-cache
+// precisions ("fp8 kv vs bf16 kv").
+// Each option is the same question with the other option left out, so
+// that each reads, and is answered, as a question of its own.
+type Comparison struct {
+	// Setting is what the options differ in: "gpu" (the card, its count
+	// or its memory), "method", "model" (two models joined by a
+	// connector: "llama 3.1 8b vs mistral 7b"), "zero_stage", "format"
+	// (the weights' quantisation or precision: "fp8 vs awq", "int4 or
+	// int8", "bf16 vs fp8") or "kv_cache_precision" ("fp8 kv vs bf16 kv").
+	Setting string              `json:"setting,omitempty"`
+	Options [2]ComparisonOption `json:"options,omitempty"`
+	// Figure is the figure the question compares them by ("which is
+	// cheaper per run"); FigureUnsaid when it names none.
+	Figure Figure `json:"figure,omitempty"`
+}
+
+// ComparisonOption is one side of a comparison.
+type ComparisonOption struct {
+	Words string `json:"words,omitempty"` // the asker's words for the option: "a100 40gb", "full finetune"
+	Text  string `json:"text,omitempty"`  // the question with this option alone: the other option, the comparison and figure words left out
+	// One is true when an article said the option is one card: "an h100
+	// and two l40s", "a single 4090 or".
+	One bool `json:"one,omitempty"`
+}
+
+// oneWords say one of what follows: "an h100", "a single 4090".
+var oneWords = map[string]bool{"a": true, "an": true, "one": true, "single": true}
+
+// Figure is what a comparison is asked to compare by.
+type Figure string
+
+// The figures a comparison may ask for.
+const (
+	FigureUnsaid                        Figure = ""
+	FigurePerRun                        Figure = "usd_per_run"                   // "per run": a training run's cost
+	FigurePerUser                       Figure = "usd_per_user_month"            // "per user": serving's cost a month per concurrent user
+	FigurePerMillionOut                 Figure = "usd_per_million_output_tokens" // "per million tokens": serving's cost per 1M output tokens
+	FigurePerMonth                      Figure = "usd_per_month"                 // "per month", "monthly"
+	FigurePerHour                       Figure = "usd_per_hour"                  // "per hour", "hourly"
+	FigureSpeed                         Figure = "tokens_per_second"             // "faster", "speed": tokens/s (decode at batch 1 for inference), higher is better
+	FigureMemory                        Figure = "memory_per_gpu"                // "fits better", "less memory": memory per GPU on the cards as asked, lower is better
+	FigureThroughput                    Figure = "output_tokens_per_second"      // "throughput": serving's output tokens/s of a replica at capacity (training's tokens/s), higher is better
+	FigureUsers                         Figure = "concurrent_users"              // "more users", "how many users": the requests served at once, higher is better
+	maxOptionTokens                            = 6                               // the longest option: "2 x nvidia a100 40 gb"
+	settingGPU, settingMt, settingModel        = "gpu", "method", "model"
+	settingZeRO                                = "zero_stage"
+	settingFormat, settingKV                   = "format", "kv_cache_precision"
+)
+
+// zeroPair is two ZeRO stages with the word said once ("zero stage 2 vs
+// 3", "stage 2 or 3"): written as two options that read alone ("zero2 vs
+// zero3"; trial H19 Q25 refused the bare "3").
+var zeroPair = regexp.MustCompile(`(?i)\b(?:zero[ -]?stage|zero|stage|z)[ -]?([0-3])\s+(vs\.?|versus|or|against)\s+(?:(?:zero[ -]?stage|zero|stage|z)[ -]?)?([0-3])\b`)
+
+// connectors join the two options: "h100 vs h200", "lora or qlora",
+// "a100 compared to h100", "between lora and full".
+var connectors = map[string]bool{"vs": true, "versus": true, "or": true, "against": true}
+
+// ParseComparison reads a question that compares two cards or two
+// training methods, and reports false for any other. The options are
+// joined by "vs", "versus", "or", "against", "compared to/with" or
+// "between ... and ...", or, for two cards, simply written one after
+// the other ("13b lora 4090 h100"); each option's question must read on
+// its own, name a model, and differ. A question with two cards that is not a
+// comparison (the same card twice, a card and a memory size) is left
+// to Parse, which refuses two cards as ever.
+func ParseComparison(input string) (Comparison, bool) {
+	input = zeroPair.ReplaceAllString(input, "zero$1 $2 zero$3")
+	toks, err := lex(input)
+	if err != nil || len(toks) < 3 {
+		return Comparison{}, false
+	}
+	figure, figFrom, figTo := comparisonFigure(toks)
+	// The options' questions leave out the words that say what is
+	// compared: the figure, "cheaper" (which of the two) and "difference".
+	var drops [][2]int
+	if figTo > figFrom {
+		drops = append(drops, [2]int{figFrom, figTo})
+	}
+	rent := rentSaid(toks)
+	for i, t := range toks {
+		if (t.key == "cheaper" || t.key == "difference") && (i < figFrom || i >= figTo) {
+			drops = append(drops, [2]int{i, i + 1})
+		}
+		// "4090 or a6000 to buy" weighs the cards, not owning one against
+		// renting it (trial H15 Q05): each option is asked without "buy".
+		if buyOnlyWords[t.key] && !rent {
+			drops = append(drops, [2]int{i, i + 1})
+		}
+	}
+	for c := range toks {
+		n := connectorAt(toks, c)
+		if n == 0 {
+			continue
+		}
+		if cmp, ok := compareAround(input, toks, c, n, drops); ok {
+			cmp.Figure = figure
+			return cmp, true
+		}
+	}
+	// Two cards side by side: only where the whole reads as two cards.
+	if _, err := Parse(input); err == nil || !strings.HasPrefix(err.Error(), "two GPUs in one question") {
+		return Comparison{}, false
+	}
+	for b := 1; b < len(toks); b++ {
+		if cmp, ok := compareAt(input, toks, b, b, 0, drops); ok {
+			cmp.Figure = figure
+			return cmp, true
+		}
+	}
+	return Comparison{}, false
+}
+
+// buyOnlyWords say to buy without saying against what.
+var buyOnlyWords = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true}
+
+// rentSaid reports whether the words weigh buying against renting ("buy
+// or rent", "buy-vs-cloud", "worth it vs renting").
+func rentSaid(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool {
+		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
+	})
+}
+
+// ParseTooManyOptions reads a comparison of more than two options ("h100
+// vs h200 vs b200 for ..."): it reports the question with the last
+// option and its connector left out, which ParseComparison reads as a
+// comparison of two, and the words left out; ok is false when input is
+// not such a question.
+func ParseTooManyOptions(input string) (kept, left string, ok bool) {
+	toks, err := lex(input)
+	if err != nil {
+		return "", "", false
+	}
+	last, connectorsSeen := -1, 0
+	for c := range toks {
+		if connectorAt(toks, c) > 0 {
+			last = c
+			connectorsSeen++
+		}
+	}
+	if connectorsSeen < 2 {
+		return "", "", false
+	}
+	n := connectorAt(toks, last)
+	for m := 1; m <= 3 && last+n+m <= len(toks); m++ {
+		from, to := toks[last].start, toks[last+n+m-1].end
+		kept = strings.Join(strings.Fields(input[:from]+" "+input[to:]), " ")
+		if _, ok := ParseComparison(kept); ok {
+			return kept, input[toks[last+n].start:to], true
+		}
+	}
+	return "", "", false
+}
+
+// connectorAt reports how many tokens the connector at c covers: 1 for
+// "vs", 2 for "compared to", 1 for "and" after a "between" or "compare";
+// 0 when none.
+func connectorAt(toks []token, c int) int {
+	k := toks[c].key
+	switch {
+	case toks[c].ignorable:
+		return 0
+	case connectors[k] || k == "vs.":
+		return 1
+	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
+		return 2
+	case comparatives[k] && c+1 < len(toks) && toks[c+1].key == "than":
+		// "an h100 faster than an a100": the options around "faster than"
+		// (trial H21 Q25 refused two GPUs).
+		return 2
+	case k == "and":
+		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
+			if andOpeners[toks[j].key] {
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// comparatives before "than" make it a connector ("faster than",
+// "cheaper than"); the comparative itself is the figure's word.
+var comparatives = map[string]bool{"faster": true, "quicker": true, "cheaper": true, "better": true, "slower": true}
+
+// andOpeners start a comparison whose options "and" joins: "between lora
+// and full", "compare lora and qlora".
+var andOpeners = map[string]bool{"between": true, "compare": true, "comparing": true}
+
+// compareAround finds the options on either side of the connector at c
+// (n tokens): the longest option ending just before it and the longest
+// starting just after it, fillers ("an", "the") around them aside.
+func compareAround(input string, toks []token, c, n int, drops [][2]int) (Comparison, bool) {
+	dropped := func(i int) bool {
+		return slices.ContainsFunc(drops, func(d [2]int) bool { return d[0] <= i && i < d[1] })
+	}
+	le := c
+	for le > 0 && (isFiller(toks[le-1]) || dropped(le-1)) { // "is a b200 worth it vs"
+		le--
+	}
+	rs := c + n
+	for rs < len(toks) && (isFiller(toks[rs]) || dropped(rs)) {
+		rs++
+	}
+	if le == 0 || rs >= len(toks) {
+		return Comparison{}, false
+	}
+	return compareAt(input, toks, le, rs, c, drops)
+}
+
+// compareAt reads the options ending at token le and starting at rs (the
+// connector, if any, between them) and builds each option's question,
+// the tokens in drops left out.
+func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Comparison, bool) {
+	ls, lq, lset := longestOption(input, toks, le, true)
+	re, rq, rset := longestOption(input, toks, rs, false)
+	left, right := span(input, toks, ls, le), span(input, toks, rs, re)
+	leftWith, rightWith := left, right
+	// "fp8 vs bf16 kv cache": a bare precision against a KV-cache
+	// precision is a KV-cache precision too, and its question says so.
+	if bare := (optionOf{precision: lq.precision}); lset == settingFormat && rset == settingKV && lq == bare {
+		lset, lq, leftWith = settingKV, optionOf{kv: lq.precision}, left+" kv cache"
+	}
+	if bare := (optionOf{precision: rq.precision}); rset == settingFormat && lset == settingKV && rq == bare {
+		rset, rq, rightWith = settingKV, optionOf{kv: rq.precision}, right+" kv cache"
+	}
+	if lset == "" || lset != rset || lq == rq {
+		return Comparison{}, false
+	}
+	from, to := ls, re
+	if c > 0 && toks[c].key == "and" {
+		for from > 0 && !andOpeners[toks[from-1].key] {
+			from--
+		}
+		if from == 0 {
+			return Comparison{}, false
+		}
+		from--
+	}
+	cut := func(with string) string {
+		edits := []edit{{toks[from].start, toks[to-1].end, with}}
+		for _, d := range drops {
+			if d[1] <= from || d[0] >= to {
+				edits = append(edits, edit{toks[d[0]].start, toks[d[1]-1].end, ""})
+			}
+		}
+		return splice(input, edits)
+	}
+	saysOne := func(start int) bool { return start > 0 && oneWords[toks[start-1].key] }
+	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(leftWith), One: saysOne(ls)}, {Words: right, Text: cut(rightWith), One: saysOne(rs)}}}
+	var qs [2]sizing.Query
+	for i, o := range cmp.Options {
+		p, err := Parse(o.Text)
+		hub := p.Hub != "" || p.Missing.Words != "" // a model for the Hub: resolved with each option
+		if err != nil && !hub || p.Query.Model == "" && p.Query.Params == 0 && !hub {
+			return Comparison{}, false
+		}
+		qs[i] = p.Query
+	}
+	if qs[0] == qs[1] {
+		return Comparison{}, false
+	}
+	return cmp, true
+}
+
+// edit replaces input[start:end] with with.
+type edit struct {
+	start, end int
+	with       string
+}
+
+// splice applies non-overlapping edits to input and tidies the spaces
+// they leave.
+func splice(input string, edits []edit) string {
+	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	var b strings.Builder
+	pos := 0
+	for _, e := range edits {
+		b.WriteString(input[pos:e.start])
+		b.WriteString(e.with)
+		pos = e.end
+	}
+	b.WriteString(input[pos:])
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// optionOf is what an option sets: its setting, and the query fields of
+// that setting.
+type optionOf struct {
+	gpu         string
+	gpus, nodes int
+	memory      int64
+	method      sizing.Method
+	model       string
+	params      int64
+	experts     int // a bare mixture's experts: "8x7b"
+	stage       int // a ZeRO stage: "zero2"
+	quant       sizing.Quant
+	precision   sizing.Precision
+	kv          sizing.Precision // a KV-cache precision: "fp8 kv"
+}
+
+// longestOption finds the longest option that ends at token at (before
+// is true) or starts there, within maxOptionTokens: its other end, what
+// it sets and its setting ("" when none reads there).
+func longestOption(input string, toks []token, at int, before bool) (int, optionOf, string) {
+	for k := maxOptionTokens; k >= 1; k-- {
+		from, to := at-k, at
+		if !before {
+			from, to = at, at+k
+		}
+		if from < 0 || to > len(toks) || isFiller(toks[from]) || isFiller(toks[to-1]) {
+			continue
+		}
+		if o, set := optionIn(span(input, toks, from, to), toks[from]); set != "" {
+			if before {
+				return from, o, set
+			}
+			return to, o, set
+		}
+	}
+	return at, optionOf{}, ""
+}
+
+// optionIn reads words alone as one option: a card (named, with its count
+// or memory; not a memory alone), a training method, a ZeRO stage, a
+// model, a weight format or a KV-cache precision, every word used.
+func optionIn(words string, first token) (optionOf, string) {
+	if strings.ContainsAny(words, ",;") {
+		return optionOf{}, ""
+	}
+	p, err := Parse(words)
+	if err != nil || len(p.Ignored) > 0 || len(p.Fields) == 0 {
+		return optionOf{}, ""
+	}
+	names := make([]string, len(p.Fields))
+	for i, f := range p.Fields {
+		names[i] = f.Name
+	}
+	q := p.Query
+	o := optionOf{gpu: q.GPU, gpus: q.GPUs, nodes: q.Nodes, memory: q.GPUMemoryBytes, method: q.Method}
+	switch {
+	case slices.Contains(names, "gpu") && subset(names, "gpu", "gpus", "nodes"):
+		if _, typed := typedGB(first.key); typed {
+			return optionOf{}, "" // "40gb" alone is a memory, not a card
+		}
+		return optionOf{gpu: o.gpu, gpus: o.gpus, nodes: o.nodes, memory: o.memory}, settingGPU
+	case subset(names, "method") && !p.MethodImplied && (q.Method == sizing.MethodFull || q.Method == sizing.MethodLoRA || q.Method == sizing.MethodQLoRA):
+		return optionOf{method: o.method}, settingMt
+	case subset(names, "zero_stage") && q.ZeROStage != nil:
+		return optionOf{stage: *q.ZeROStage}, settingZeRO
+	case subset(names, "model") && (q.Model != "" || q.Params != 0):
+		return optionOf{model: q.Model, params: q.Params, experts: q.Experts}, settingModel
+	case subset(names, "quant", "precision") && (q.Quant != "" || q.Precision != ""):
+		// A weight format: "fp8", "int4 awq", "gguf q4_k_m", "4-bit".
+		return optionOf{quant: q.Quant, precision: q.Precision}, settingFormat
+	case subset(names, "kv_cache_precision") && q.KVPrecision != "":
+		return optionOf{kv: q.KVPrecision}, settingKV
+	}
+	return optionOf{}, ""
+}
+
+// subset reports whether every name is one of allowed.
+func subset(names []string, allowed ...string) bool {
+	for _, n := range names {
+		if !slices.Contains(allowed, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFiller reports whether a token is question phrasing ("an", "the",
+// "on") that may stand around an option.
+func isFiller(t token) bool {
+	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors[t.key] && t.key != "and"
+}
+
+// figureWords name what a comparison compares by, after "per" (or
+// alone: "monthly").
+var figureWords = map[string]Figure{
+	"run": FigurePerRun, "job": FigurePerRun, "training": FigurePerRun, "epoch": FigurePerRun,
+	"user": FigurePerUser, "users": FigurePerUser, "seat": FigurePerUser, "person": FigurePerUser,
+	"million": FigurePerMillionOut, "1m": FigurePerMillionOut, "mtok": FigurePerMillionOut, "token": FigurePerMillionOut, "tokens": FigurePerMillionOut,
+	"month": FigurePerMonth, "hour": FigurePerHour, "hr": FigurePerHour, "h": FigurePerHour,
+}
+
+// costWords say a figure that follows is money: "cheaper per run", "cost
+// per user".
+var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true, "costs": true, "expensive": true,
+	"price": true, "pricier": true, "$": true, "usd": true, "dollars": true, "costlier": true}
+
+// comparisonFigure finds the figure a question compares by ("cheaper per
+// million tokens": the cost per 1M output tokens) and the tokens that
+// say it, which the options' questions leave out; FigureUnsaid and an
+// valueWordsAt finds words that weigh what the work costs without naming
+// a figure ("price/perf", "price-performance", "bang for the buck",
+// "value for money", "worth it"): the tokens [from, to) they cover, or
+// 0, 0.
+func valueWordsAt(toks []token) (from, to int) {
+	raw := func(i int) string { return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()")) }
+	for i := range toks {
+		switch r := raw(i); {
+		case r == "price/perf" || r == "price/performance" || r == "perf/$" || r == "price-performance" || r == "priceperf" || r == "value":
+			return i, i + 1
+		case r == "price" && i+1 < len(toks) && (raw(i+1) == "performance" || raw(i+1) == "perf"):
+			return i, i + 2
+		case r == "worth" && i+1 < len(toks) && raw(i+1) == "it":
+			return i, i + 2
+		case r == "bang" && i+2 < len(toks) && raw(i+1) == "for":
+			to := i + 3
+			if raw(i+2) == "the" && i+3 < len(toks) {
+				to++
+			}
+			return i, to
+		}
+	}
+	return 0, 0
+}
+
+// empty span when none is said.
+func comparisonFigure(toks []token) (Figure, int, int) {
+	for i, t := range toks {
+		if t.key != "throughput" {
+			continue
+		}
+		// "throughput" says which speed, whatever else is said: "which is
+		// faster for throughput" weighs the output at capacity, and the
+		// speed words just before it go with it.
+		from := i
+		for j := i - 1; j >= 0 && j >= i-3; j-- {
+			if speedWords[toks[j].key] {
+				from = j
+			}
+		}
+		return FigureThroughput, from, i + 1
+	}
+	for i, t := range toks {
+		if t.key != "users" && t.key != "user" {
+			continue
+		}
+		from := i
+		if from > 0 && toks[from-1].key == "concurrent" {
+			from--
+		}
+		if from > 0 && moreWords[toks[from-1].key] {
+			// "how many more users", "which serves more concurrent users":
+			// the users served at once ("50 users" is a load, "cost per
+			// concurrent user" a cost).
+			from--
+			for from > 0 && (moreWords[toks[from-1].key] || toks[from-1].key == "how") {
+				from--
+			}
+			return FigureUsers, from, i + 1
+		}
+	}
+	if from, to := valueWordsAt(toks); to > from {
+		// "price/perf", "bang for buck", "worth it": the cost of the work,
+		// the default figure (trial H25 Q33, H23 Q46 refused two GPUs).
+		return FigureUnsaid, from, to
+	}
+	for i, t := range toks {
+		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {
+			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
+		}
+		switch t.key {
+		case "memory", "vram":
+			return FigureMemory, i, i + 1
+		case "fits", "fit":
+			if i+1 < len(toks) && (toks[i+1].key == "better" || toks[i+1].key == "best") {
+				return FigureMemory, i, i + 2 // "which fits better"
+			}
+		case "faster", "fastest", "quicker", "quickest", "speed":
+			return FigureSpeed, i, i + 1
+
+		case "monthly":
+			if costBefore(toks, i) {
+				return FigurePerMonth, i, i + 1
+			}
+		case "hourly":
+			if costBefore(toks, i) {
+				return FigurePerHour, i, i + 1
+			}
+		case "per", "a":
+			if i+1 >= len(toks) || !costBefore(toks, i) {
+				continue
+			}
+			k := i + 1
+			if toks[k].key == "concurrent" && k+1 < len(toks) {
+				k++ // "per concurrent user"
+			}
+			f, ok := figureWords[toks[k].key]
+			if !ok || t.key == "a" && f != FigurePerMonth && f != FigurePerHour {
+				continue
+			}
+			end := k + 1
+			for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || toks[end].key == "output" || toks[end].key == "generated") {
+				end++ // "per million output tokens", "per 1m tokens"
+			}
+			return f, i, end
+		}
+	}
+	return FigureUnsaid, 0, 0
+}
+
+// speedWords say a speed: "faster for throughput".
+var speedWords = map[string]bool{"faster": true, "fastest": true, "quicker": true, "quickest": true, "speed": true, "higher": true, "better": true, "more": true, "best": true}
+
+// moreWords before "users" make it the figure: "how many more users",
+// "most users", "fewer users".
+var moreWords = map[string]bool{"more": true, "most": true, "many": true, "fewer": true}
+
+// costBefore reports whether a money word comes shortly before token i.
+func costBefore(toks []token, i int) bool {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		if costWords[toks[j].key] {
+			return true
+		}
+	}
+	return false
+}

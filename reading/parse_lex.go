@@ -1,0 +1,189 @@
+package reading
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// The limits on one question. Longer input is refused, not truncated, so
+// that nothing the asker wrote is silently dropped.
+const (
+	MaxQuestionBytes = 1000
+	MaxQuestionWords = 100
+)
+
+// token is one word of a question: its text as written (a slice of the
+// input) and its key, the lower-case form with hyphens and underscores
+// removed that every vocabulary lookup uses ("Llama-3.1-70B" gives
+// "llama3.170b", "q4_K_M" gives "q4km").
+type token struct {
+	raw        string
+	key        string
+	start, end int  // byte offsets of raw in the input
+	ignorable  bool // a Slack mention, a link or "@fitbot": never an answer word
+	known      bool // the key is one of the parser's own words (phrases)
+}
+
+// lex checks the bytes of a question and splits it into tokens. It
+// refuses invalid UTF-8, control characters and over-long input with an
+// InputError that says where the problem is.
+func lex(input string) ([]token, error) {
+	if len(input) > MaxQuestionBytes {
+		return nil, &sizing.InputError{
+			Problem: fmt.Sprintf("the question is too long (%d bytes; the limit is %d)", len(input), MaxQuestionBytes),
+			Hint:    "ask in one short sentence, e.g. fit 13b lora rtx-4090",
+		}
+	}
+	for i, r := range input {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(input[i:]); size <= 1 {
+				return nil, &sizing.InputError{
+					Problem: fmt.Sprintf("the question is not valid UTF-8 text (byte %d)", i),
+					Hint:    "type the question as plain text, e.g. fit 13b lora rtx-4090",
+				}
+			}
+		}
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return nil, &sizing.InputError{
+				Problem: fmt.Sprintf("the question contains a control character (U+%04X at byte %d)", r, i),
+				Hint:    "type the question as plain text, e.g. fit 13b lora rtx-4090",
+			}
+		}
+	}
+	toks := make([]token, 0, min(MaxQuestionWords+1, strings.Count(input, " ")+2))
+	// Every key lives in one buffer, turned into one string at the end.
+	keys := make([]byte, 0, len(input))
+	type keySpan struct{ tok, from, to int }
+	spans := make([]keySpan, 0, cap(toks))
+	i := 0
+	for i < len(input) {
+		r, size := utf8.DecodeRuneInString(input[i:])
+		switch {
+		case r == '<' && slackToken(input[i:]):
+			// A Slack mention, channel or link: <@U123>, <#C1|x>, <https://...>.
+			end := strings.IndexByte(input[i:], '>')
+			toks = append(toks, token{raw: input[i : i+end+1], start: i, end: i + end + 1, ignorable: true})
+			i += end + 1
+		case r == '<':
+			// "<50ms" typed on the command line (Slack sends "&lt;"): a bound.
+			i += size
+		case r == '×' || r == '*':
+			toks = append(toks, token{raw: input[i : i+size], key: "x", start: i, end: i + size})
+			i += size
+		case r == '&':
+			// Slack escapes &, < and > in message text.
+			i += size
+			for _, ent := range []string{"amp;", "lt;", "gt;"} {
+				if strings.HasPrefix(input[i:], ent) {
+					i += len(ent)
+					break
+				}
+			}
+		case r == '+' && i > 0 && input[i-1] == ' ' && i+1 < len(input) && input[i+1] == ' ':
+			// " + " joins two things ("fp16 + kv"): no phrase reads across it
+			// (trial H17 Q22 read "fp16 + kv" as an fp16 KV cache).
+			toks = append(toks, token{raw: "+", start: i, end: i + 1, ignorable: true})
+			i += size
+		case sizing.IsSeparator(r):
+			i += size
+		default:
+			j := i
+			for j < len(input) {
+				r2, s2 := utf8.DecodeRuneInString(input[j:])
+				if sizing.IsSeparator(r2) || r2 == '<' || r2 == '×' || r2 == '*' {
+					break
+				}
+				j += s2
+			}
+			raw := input[i:j]
+			for len(raw) > 0 && (raw[len(raw)-1] == '.' || raw[len(raw)-1] == ':') {
+				raw = raw[:len(raw)-1] // the end of a sentence, not of a word
+			}
+			if raw != "" {
+				t := token{raw: raw, start: i, end: i + len(raw)}
+				from := len(keys)
+				if raw[0] != '@' && raw[0] != '$' { // mentions and money are not sizing words
+					keys = appendWordKey(keys, raw)
+				}
+				if len(keys) == from {
+					t.ignorable = true // "@fitbot", "$500", or punctuation alone
+				} else {
+					spans = append(spans, keySpan{len(toks), from, len(keys)})
+				}
+				toks = append(toks, t)
+			}
+			i = j
+		}
+		if len(toks) > MaxQuestionWords {
+			return nil, &sizing.InputError{
+				Problem: fmt.Sprintf("the question is too long (more than %d words)", MaxQuestionWords),
+				Hint:    "ask in one short sentence, e.g. fit 13b lora rtx-4090",
+			}
+		}
+	}
+	all := string(keys)
+	for _, sp := range spans {
+		toks[sp.tok].key = all[sp.from:sp.to]
+	}
+	return toks, nil
+}
+
+// keyOf is the lookup key of a word: lower case, the Hugging Face
+// organisation prefix dropped, hyphens and underscores removed.
+func keyOf(raw string) string { return string(appendWordKey(nil, raw)) }
+
+// appendWordKey appends the key of raw (see keyOf) to dst.
+func appendWordKey(dst []byte, raw string) []byte {
+	if k := strings.LastIndexByte(raw, '/'); k >= 0 {
+		raw = raw[k+1:]
+	}
+	if len(raw) > 1 && raw[0] == '-' && '0' <= raw[1] && raw[1] <= '9' {
+		dst = append(dst, '-') // a negative number keeps its sign
+		raw = raw[1:]
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			for _, r := range raw[i:] {
+				if r != '-' && r != '_' {
+					dst = utf8.AppendRune(dst, unicode.ToLower(r))
+				}
+			}
+			return dst
+		case c == '-' || c == '_':
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// span is the text of tokens[from:to] as the asker wrote it.
+func span(input string, toks []token, from, to int) string {
+	if from >= to || from >= len(toks) {
+		return ""
+	}
+	return input[toks[from].start:toks[to-1].end]
+}
+
+// slackToken reports whether s starts a Slack mention, channel, command
+// or link ("<@U123>", "<#C1|x>", "<!here>", "<https://...>"): a "<" and
+// one of those leads, closed by ">".
+func slackToken(s string) bool {
+	if !strings.Contains(s, ">") || len(s) < 2 {
+		return false
+	}
+	switch s[1] {
+	case '@', '#', '!':
+		return true
+	}
+	rest := strings.ToLower(s[1:])
+	return strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://") || strings.HasPrefix(rest, "mailto:")
+}

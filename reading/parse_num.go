@@ -1,0 +1,182 @@
+package reading
+
+import (
+	"math"
+	"strconv"
+)
+
+// number is a numeric word read exactly: "1.5b" is digits "15", exp -1,
+// suffix "b". Values are computed in integers so that "6.738415616b" is
+// exactly 6,738,415,616 and never a float rounding of it.
+type number struct {
+	neg    bool
+	digits string // the decimal digits without the point, leading zeros kept
+	exp    int    // value = digits × 10^exp
+	suffix string // "", "k", "m", "b" or "t" (words like "billion" normalised)
+}
+
+// suffixes maps what may follow a number in one word to its one-letter form.
+var suffixes = map[string]string{
+	"k": "k", "thousand": "k",
+	"m": "m", "mn": "m", "mil": "m", "million": "m",
+	"b": "b", "bn": "b", "billion": "b",
+	"t": "t", "tn": "t", "trillion": "t",
+}
+
+// parseNumber reads a word such as "4096", "4k", "1.5b", "-5b", "1e30" or
+// "0.6B" (keys are lower case). It reports false for anything else.
+func parseNumber(key string) (number, bool) {
+	var n number
+	i := 0
+	if i < len(key) && key[i] == '-' {
+		n.neg = true
+		i++
+	}
+	start := i
+	for i < len(key) && isDigit(key[i]) {
+		i++
+	}
+	intPart := key[start:i]
+	frac := ""
+	if i < len(key) && key[i] == '.' {
+		j := i + 1
+		for j < len(key) && isDigit(key[j]) {
+			j++
+		}
+		frac = key[i+1 : j]
+		if frac == "" {
+			return number{}, false
+		}
+		i = j
+	}
+	if intPart == "" && frac == "" {
+		return number{}, false
+	}
+	n.digits = intPart + frac
+	n.exp = -len(frac)
+	if i < len(key) && key[i] == 'e' && i+1 < len(key) && (isDigit(key[i+1]) || key[i+1] == '-' || key[i+1] == '+') {
+		j := i + 1
+		if key[j] == '-' || key[j] == '+' {
+			j++
+		}
+		k := j
+		for k < len(key) && isDigit(key[k]) {
+			k++
+		}
+		if k == j || k-j > 4 {
+			return number{}, false
+		}
+		e, _ := strconv.Atoi(key[i+1 : k])
+		n.exp += e
+		i = k
+	}
+	if i < len(key) {
+		s, ok := suffixes[key[i:]]
+		if !ok {
+			return number{}, false
+		}
+		n.suffix = s
+	}
+	return n, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isInteger reports whether n is a plain whole number with no suffix, as a
+// count must be ("2", not "2.5" or "2k").
+func (n number) isInteger() bool {
+	if n.suffix != "" || n.neg {
+		return false
+	}
+	_, ok := n.scaled(1)
+	return ok
+}
+
+// approx is n as a float, for magnitude checks and messages only.
+func (n number) approx(unit float64) float64 {
+	f, _ := strconv.ParseFloat(n.digits, 64)
+	f *= math.Pow(10, float64(n.exp)) * unit
+	if n.neg {
+		f = -f
+	}
+	return f
+}
+
+// scaled is n × unit as an exact int64. It reports false when the result
+// is not a whole number or does not fit in an int64. The sign is applied.
+func (n number) scaled(unit int64) (int64, bool) {
+	// A decimal fraction divides the unit first ("10.000001t" is
+	// 10000001 × 10^6), so that the product does not overflow on the way.
+	for n.exp < 0 && unit%10 == 0 {
+		unit /= 10
+		n.exp++
+	}
+	d := n.digits
+	for len(d) > 1 && d[0] == '0' {
+		d = d[1:]
+	}
+	if len(d) > 18 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(d, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	// Take the decimal places out of the unit first, so that "1.0000001t"
+	// does not overflow on its way to 1,000,000,100,000.
+	exp := n.exp
+	for exp < 0 && unit%10 == 0 {
+		unit /= 10
+		exp++
+	}
+	if v != 0 && unit > math.MaxInt64/v {
+		return 0, false
+	}
+	v *= unit
+	for e := exp; e > 0; e-- {
+		if v > math.MaxInt64/10 {
+			return 0, false
+		}
+		v *= 10
+	}
+	for e := exp; e < 0; e++ {
+		if v%10 != 0 {
+			return 0, false
+		}
+		v /= 10
+	}
+	if n.neg {
+		v = -v
+	}
+	return v, true
+}
+
+// decimalUnit is the multiplier of a suffix for counts of parameters and
+// tokens: k = 10^3, m = 10^6, b = 10^9, t = 10^12.
+func decimalUnit(suffix string) int64 {
+	switch suffix {
+	case "k":
+		return 1e3
+	case "m":
+		return 1e6
+	case "b":
+		return 1e9
+	case "t":
+		return 1e12
+	}
+	return 1
+}
+
+// contextUnit is the multiplier of a suffix for a context length, where
+// "4k" means 4,096 and "128k" 131,072 as model cards use them.
+func contextUnit(suffix string) int64 {
+	switch suffix {
+	case "k":
+		return 1 << 10
+	case "m":
+		return 1 << 20
+	case "b", "t":
+		return 1 << 30
+	}
+	return 1
+}

@@ -1,0 +1,514 @@
+package reading
+
+// Routing: which kind of message a text is, before it is read as a sizing
+// question. A price question ("how much does an H100 cost per hour?", "is
+// the H200 cheaper than the H100 this week?") goes to prices, small talk
+// and thanks get a friendly word, a request for help gets help; anything
+// else is a sizing question for Parse. Route is deterministic and does no
+// I/O, like Parse.
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// RouteKind is the kind of a message.
+type RouteKind string
+
+// The kinds of message.
+const (
+	RouteSizing RouteKind = "sizing" // a sizing question: read it with Parse
+	RoutePrice  RouteKind = "price"  // GPU prices: of the GPUs named, or of every GPU
+	RouteChat   RouteKind = "chat"   // small talk or thanks
+	RouteHelp   RouteKind = "help"   // what fitbot can do, or nothing to read at all
+	RoutePlans  RouteKind = "plans"  // the team's earlier plans: "what did we decide for llama last month?"
+)
+
+// Routing is where a message goes.
+type Routing struct {
+	Kind RouteKind `json:"kind,omitempty"`
+	// GPUs are the catalog ids a price question names, in the order
+	// said: none (every GPU), one, or two to compare.
+	GPUs []string `json:"gpus,omitempty"`
+	// Said are the words that named each of GPUs, as said without a
+	// plural s ("a100" for "a100s"): a family name there ("a100", "h100")
+	// asks about every variant of the family.
+	Said []string `json:"said,omitempty"`
+	// Spot is true when a price question asks for spot (preemptible)
+	// prices: they are listed, or their absence is said first.
+	Spot bool `json:"spot,omitempty"`
+	// Reserved is true when a price question asks for reserved or
+	// committed-use prices ("reserved vs on demand"): they are listed, or
+	// their absence is said first.
+	Reserved bool `json:"reserved,omitempty"`
+	// Providers are the clouds a price question names ("on lambda vs
+	// runpod"), by the name offers are filed under, in the order said;
+	// none: every provider.
+	Providers []string `json:"providers,omitempty"`
+	// Week is true when a price question asks about the week ("this
+	// week", "lately"): the digest's numbers answer it.
+	Week bool `json:"week,omitempty"`
+	// Power is true when a price question asks the electricity a card
+	// draws ("electricity cost", "power bill", "kwh"): its board power
+	// and what it costs, not its rental price.
+	Power bool `json:"power,omitempty"`
+	// Month is true when a price question asks for a month ("monthly",
+	// "per month"): the answer adds each named GPU's cost around the
+	// clock for a month.
+	Month bool `json:"month,omitempty"`
+	// Counts are the GPU counts said before each of GPUs ("8x h100": 8),
+	// 0 where none was said.
+	Counts []int `json:"counts,omitempty"`
+	// GPUProviders are the providers named right after each of GPUs ("8x
+	// a100 on gcp or 8x h100 on lambda": gcp, lambda), set only when each
+	// GPU has its own; each GPU is then priced at its provider.
+	GPUProviders []string `json:"gpu_providers,omitempty"`
+	// Hours is a rental period asked ("for a week": 168), 0 when none;
+	// Period the words that said it.
+	Hours  float64 `json:"hours,omitempty"`
+	Period string  `json:"period,omitempty"`
+	// RunAsked is true when a price question names a training run or a
+	// fine-tune but no model ("which is cheaper for a training run"): the
+	// answer is per GPU-hour and says what a run's cost needs (RunLine).
+	RunAsked bool `json:"run_asked,omitempty"`
+	// Greeting is true when small talk greets ("hello there") and does
+	// not thank: it is greeted back, not thanked.
+	Greeting bool `json:"greeting,omitempty"`
+	// Plans are the words of a plans question that name the model
+	// ("llama" in "what did we decide for llama last month?"), as said;
+	// "" when it names none.
+	Plans string `json:"plans,omitempty"`
+}
+
+// Words of the routing pass, by key.
+var (
+	priceWords = map[string]bool{
+		"cost": true, "costs": true, "price": true, "prices": true, "pricing": true, "priced": true,
+		"cheaper": true, "cheapest": true, "expensive": true, "pricier": true, "dearer": true, "rate": true,
+		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
+		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
+		"reserved": true, "reservation": true, "bill": true, "bills": true,
+	}
+	powerWords = map[string]bool{
+		"electricity": true, "electric": true, "power": true, "powerbill": true, "energy": true, "kwh": true,
+		"watts": true, "wattage": true, "kw": true, "elec": true, "electrical": true,
+	}
+	reservedWords = map[string]bool{
+		"reserved": true, "reservation": true, "reservations": true, "committed": true, "commitment": true,
+		"commit": true, "savingsplan": true, "savingsplans": true, "cud": true, "cuds": true,
+	}
+	priceMonthWords = keySet(monthWords, map[string]bool{"monthly": true, "permonth": true})
+	weekWords       = map[string]bool{
+		"week": true, "weekly": true, "digest": true, "lately": true, "recently": true, "changed": true,
+		"changes": true, "moved": true, "moves": true, "trend": true, "dropped": true, "drop": true,
+	}
+	chatWords = map[string]bool{
+		"thanks": true, "thank": true, "thx": true, "ty": true, "tyvm": true, "cheers": true, "hi": true,
+		"hello": true, "hey": true, "yo": true, "morning": true, "afternoon": true, "evening": true,
+		"good": true, "great": true, "cool": true, "nice": true, "awesome": true, "ok": true, "okay": true,
+		"bye": true, "lol": true, "perfect": true, "brilliant": true, "appreciated": true, "appreciate": true,
+		"it": true, "that": true, "much": true, "so": true, "a": true, "lot": true, "very": true,
+		"helpful": true, "you": true, "fitbot": true, "bot": true, "there": true, "all": true, "again": true,
+		"how": true, "are": true, "doing": true, "sup": true, "wow": true, "amazing": true, "super": true,
+		"got": true, "gotcha": true, "makes": true, "sense": true, "works": true, "kk": true, "k": true,
+		"sounds": true, "the": true, "for": true, "answer": true, "help": true, "works.": true, "np": true,
+		"👍": true, "🙏": true, "🎉": true, "🙌": true, ":)": true, ":-)": true,
+	}
+	helpWords = map[string]bool{
+		"help": true, "what": true, "can": true, "you": true, "do": true, "how": true, "does": true,
+		"this": true, "it": true, "work": true, "commands": true, "usage": true, "who": true, "are": true,
+		"fitbot": true, "bot": true, "use": true, "i": true, "ask": true, "to": true, "examples": true,
+		"example": true, "options": true, "me": true, "show": true, "please": true, "the": true,
+	}
+	greetWords  = map[string]bool{"hi": true, "hello": true, "hey": true, "yo": true, "morning": true, "afternoon": true, "evening": true, "sup": true}
+	thanksWords = map[string]bool{"thanks": true, "thank": true, "thx": true, "ty": true, "tyvm": true, "cheers": true, "appreciated": true, "appreciate": true, "🙏": true}
+	helpAsks    = map[string]bool{"help": true, "commands": true, "usage": true, "do": true, "work": true, "examples": true, "example": true, "who": true}
+)
+
+// Route says which kind of message text is. It reads words only; a
+// text that Parse would reject still routes (to RouteSizing), so that
+// the parser's own message explains what is wrong.
+func Route(text string) Routing {
+	toks, err := lex(text)
+	if err != nil {
+		return Routing{Kind: RouteSizing}
+	}
+	words := 0
+	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
+	greets, thanks := false, false
+	hours, period, from, to := rentalPeriod(text, toks)
+	for i, t := range toks {
+		if t.ignorable {
+			continue
+		}
+		words++
+		k := t.key
+		chat = chat && chatWords[k]
+		help = help && helpWords[k]
+		asksHelp = asksHelp || helpAsks[k]
+		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
+			k == "going" && i+1 < len(toks) && toks[i+1].key == "for" // "what's an h100 going for"
+		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
+		month = month || priceMonthWords[k]
+		spot = spot || phrases[k].kind == kindSpot
+		reserved = reserved || reservedWords[k]
+		power = power || powerWord(k)
+		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
+	}
+	if model, ok := plansAsked(toks); ok {
+		return Routing{Kind: RoutePlans, Plans: model}
+	}
+	// A provider named with no price word still asks its price ("h100 on
+	// runpod right now"), unless a model or method makes it a run's cost.
+	price = price || len(providersNamed(toks)) > 0
+	switch {
+	case words == 0:
+		return Routing{Kind: RouteHelp}
+	case chat && !(words == 1 && toks[len(toks)-1].key == "help"):
+		return Routing{Kind: RouteChat, Greeting: greets && !thanks}
+	case help && asksHelp:
+		return Routing{Kind: RouteHelp}
+	case !price:
+		return Routing{Kind: RouteSizing}
+	}
+	// A price word with a model or a method is the cost of a run, which
+	// the sizing answer gives.
+	p, _ := Parse(text)
+	// A method read only from a verb ("to run one h100 24/7") names no job.
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" && p.Query.Method != sizing.MethodInference && !p.MethodImplied || p.Missing.Words != "" || p.Hub != "" ||
+		p.Intent == sizing.IntentBuyRent || p.Intent == sizing.IntentMaxContext || p.Intent == sizing.IntentWhichGPU {
+		return Routing{Kind: RouteSizing}
+	}
+	gpus, said, counts := gpusNamed(text, toks)
+	runAsked := slices.ContainsFunc(toks, func(t token) bool { return trainingRunWords[t.key] })
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period, RunAsked: runAsked,
+		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
+}
+
+// powerWord reports whether key asks about electricity: a word of
+// powerWords, or "electricity" typed with up to two slips ("electricty",
+// "electicity", "electrcity"; trial H23 Q03 priced the rent of 8 H100s for
+// "the monthly electricty cost").
+func powerWord(key string) bool {
+	if powerWords[key] {
+		return true
+	}
+	if len(key) < 9 || len(key) > 13 || !strings.HasPrefix(key, "ele") {
+		return false
+	}
+	var w sizing.EditRows
+	return w.Distance(key, "electricity", 2) <= 2
+}
+
+// providerNames are the clouds a price question may name, by key, and
+// the name their offers are filed under.
+var providerNames = map[string]string{
+	"aws": "aws", "amazon": "aws", "ec2": "aws", "azure": "azure", "gcp": "gcp", "google": "gcp", "googlecloud": "gcp",
+	"lambda": "lambda", "lambdalabs": "lambda", "lambdacloud": "lambda", "runpod": "runpod", "runpod.io": "runpod",
+	"vast": "vast", "vastai": "vast", "vast.ai": "vast", "nebius": "nebius", "oci": "oci", "oracle": "oci",
+	"verda": "verda", "datacrunch": "verda", "cloudrift": "cloudrift", "tensordock": "tensordock",
+	// Clouds fitbot has no feed for: named so that the answer says it has
+	// no price from them, instead of listing every other cloud's silently.
+	"coreweave": "coreweave", "together": "together", "togetherai": "together", "crusoe": "crusoe", "paperspace": "paperspace",
+	"jarvislabs": "jarvislabs", "fluidstack": "fluidstack", "hyperbolic": "hyperbolic", "modal": "modal",
+}
+
+// providersNamed are the providers named in the tokens, each once, in
+// the order said.
+func providersNamed(toks []token) []string {
+	var out []string
+	for _, t := range toks {
+		if p, ok := providerNames[t.key]; ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// gpusNamed are the catalog GPUs named in the tokens, longest name first
+// at each word, each once, with the words that named each. A count glued
+// before a name ("one 8xh100 node") is the count said for it.
+func gpusNamed(text string, toks []token) (ids, said []string, counts []int) {
+	for i := 0; i < len(toks); {
+		n, id, name := 0, "", ""
+		glued, skip := gluedCount(toks[i].raw)
+		for end := min(len(toks), i+4); end > i && n == 0; end-- {
+			words := span(text, toks, i, end)[skip:]
+			if g, ok := sizing.MatchGPU(words); ok {
+				n, id, name = end-i, g.ID, words
+			} else if c := words[len(words)-1]; c == 's' || c == 'S' { // "h100s"
+				if g, ok := sizing.MatchGPU(words[:len(words)-1]); ok {
+					n, id, name = end-i, g.ID, words[:len(words)-1]
+				}
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		seen := false
+		for _, x := range ids {
+			seen = seen || x == id
+		}
+		if !seen {
+			count := glued
+			if count == 0 {
+				count = countBefore(toks, i)
+			}
+			ids, said, counts = append(ids, id), append(said, name), append(counts, count)
+		}
+		i += n
+	}
+	return ids, said, counts
+}
+
+// gluedCount reads a count glued before a GPU name in one word ("8xh100",
+// "2x4090"): the count and the bytes it covers with its "x"; 0, 0 when the
+// word starts with none.
+func gluedCount(raw string) (count, skip int) {
+	d := 0
+	for d < len(raw) && isDigit(raw[d]) {
+		d++
+	}
+	if d == 0 || d+1 >= len(raw) || raw[d] != 'x' && raw[d] != 'X' {
+		return 0, 0
+	}
+	n, err := strconv.Atoi(raw[:d])
+	if err != nil || n < 1 || n > sizing.MaxGPUs {
+		return 0, 0
+	}
+	return n, d + 1
+}
+
+// countBefore is the GPU count said just before token i ("8x", "8 x",
+// "8"), or 0.
+func countBefore(toks []token, i int) int {
+	j := i - 1
+	if j >= 1 && (toks[j].key == "x" || toks[j].key == "×") {
+		j--
+	}
+	if j < 0 {
+		return 0
+	}
+	if v, ok := unitWords[toks[j].key]; ok { // "three a100s"
+		return v
+	}
+	if v, ok := teenWords[toks[j].key]; ok {
+		return v
+	}
+	k := strings.TrimSuffix(strings.TrimSuffix(toks[j].key, "x"), "×")
+	n, err := strconv.Atoi(k)
+	if err != nil || n < 1 || n > sizing.MaxGPUs {
+		return 0
+	}
+	return n
+}
+
+// FamilyModels are the catalog models of the family a word names, in
+// catalog order: "llama" gives every Llama, "qwen" every Qwen generation,
+// "qwen2.5" that generation only. A name with digits that names one
+// model ("llama-3.1-8b"), or a word that names no family, gives none.
+func FamilyModels(word string) []sizing.Model {
+	key := strings.ReplaceAll(keyOf(strings.TrimSpace(word)), " ", "")
+	if key == "" {
+		return nil
+	}
+	if _, ok := sizing.MatchModel(word); ok && !isLetters(key) {
+		return nil // "llama-3.1-8b": one model
+	}
+	var out []sizing.Model
+	for _, m := range sizing.Models() {
+		fam := keyOf(m.Family)
+		if fam == key || isLetters(key) && leadingLetters(fam) == key {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Words of a plans question: what the team decided or planned before.
+var (
+	// plansDecided say on their own that a decision was made.
+	plansDecided = map[string]bool{"decided": true, "decision": true, "decisions": true, "planned": true, "settled": true,
+		"agreed": true, "chose": true, "picked": true, "plans": true}
+	// plansPast make "decide" or "plan" ask about the past ("what did
+	// we plan"); "can we plan a 70b run" is a sizing question.
+	plansPast = map[string]bool{"did": true, "had": true, "have": true, "we've": true, "weve": true, "our": true, "last": true, "ago": true}
+	// plansOther are the rest of a plans question's words, which name
+	// no model.
+	plansOther = map[string]bool{"what": true, "whats": true, "what's": true, "which": true, "did": true, "do": true, "we": true,
+		"us": true, "our": true, "team": true, "the": true, "a": true, "for": true, "about": true, "on": true, "with": true,
+		"last": true, "this": true, "month": true, "week": true, "year": true, "quarter": true, "ago": true, "time": true,
+		"earlier": true, "before": true, "previous": true, "previously": true, "yesterday": true, "again": true, "remind": true,
+		"me": true, "was": true, "were": true, "is": true, "are": true, "decide": true, "plan": true, "go": true, "to": true,
+		"have": true, "had": true, "we've": true, "weve": true, "there": true, "any": true, "all": true, "of": true, "in": true,
+		"upon": true, "settle": true, "agree": true, "choose": true, "pick": true, "so": true, "far": true, "hey": true, "fitbot": true,
+		"can": true, "you": true, "show": true, "list": true, "tell": true, "please": true, "pls": true, "one": true, "ones": true,
+		"days": true, "weeks": true, "months": true, "make": true, "made": true, "2": true, "3": true, "few": true, "couple": true}
+)
+
+// plansAsked reports whether the words ask about the team's earlier
+// plans ("what did we decide for llama last month?", "our plans for
+// mistral"), and the words left that name the model.
+func plansAsked(toks []token) (string, bool) {
+	decided, verb, past := false, false, false
+	for _, t := range toks {
+		decided = decided || plansDecided[t.key]
+		verb = verb || t.key == "decide" || t.key == "plan"
+		past = past || plansPast[t.key]
+	}
+	if !decided && !(verb && past) {
+		return "", false
+	}
+	var model []string
+	for _, t := range toks {
+		if t.ignorable || plansOther[t.key] || plansDecided[t.key] {
+			continue
+		}
+		model = append(model, t.raw)
+	}
+	return strings.Join(model, " "), true
+}
+
+// trainingRunWords name a training run in a price question.
+var trainingRunWords = map[string]bool{"training": true, "train": true, "finetune": true, "finetuning": true, "finetunes": true,
+	"pretraining": true, "pretrain": true, "epoch": true, "epochs": true}
+
+// howMuchIs reports whether token i starts "how much is/are/does/for/per":
+// a price asked in words ("how much is an h100 on runpod", "how much per
+// month is one a100"), unless it asks how much memory or context ("how
+// much vram").
+func howMuchIs(toks []token, i int) bool {
+	if toks[i].key != "how" || i+2 >= len(toks) || toks[i+1].key != "much" {
+		return false
+	}
+	switch toks[i+2].key {
+	case "is", "are", "does", "do", "for", "would", "will", "an", "a", "to", "per":
+		return true
+	}
+	return false
+}
+
+// periodHours are the hours of the periods a rental is asked for.
+var periodHours = map[string]float64{"hour": 1, "hours": 1, "day": 24, "days": 24, "week": 168, "weeks": 168, "month": 730, "months": 730}
+
+// rentalPeriod reads a rental period ("for a week", "for 3 days", "for
+// two weeks"): its hours, its words and the tokens [from, to) it covers;
+// 0 hours when none is said.
+func rentalPeriod(text string, toks []token) (hours float64, words string, from, to int) {
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].key != "for" {
+			continue
+		}
+		n, j := 0.0, i+1
+		switch k := toks[j].key; {
+		case k == "a" || k == "an" || k == "one":
+			n = 1
+		case unitWords[k] > 0:
+			n = float64(unitWords[k])
+		default:
+			v, err := strconv.Atoi(k)
+			if err != nil || v < 1 || v > 1000 {
+				continue
+			}
+			n = float64(v)
+		}
+		if h, ok := periodHours[toks[j+1].key]; ok {
+			return n * h, span(text, toks, j, j+2), i, j + 2
+		}
+	}
+	if hours, words, from, to = perPeriod(toks); hours > 0 {
+		return hours, words, from, to
+	}
+	return runPeriod(text, toks)
+}
+
+// perPeriods are the periods a cost is asked per ("per day", "a week",
+// "daily"); an hour and a month have lines of their own.
+var perPeriods = map[string]float64{"day": 24, "week": 168}
+
+// perPeriod reads a cost asked per day or per week ("what does it cost
+// per day", "a week", "daily"; trial H24 Q38 priced a month for "cost per
+// day to run 4x h100"): the period's hours, "a day" or "a week", and the
+// tokens it covers.
+func perPeriod(toks []token) (hours float64, words string, from, to int) {
+	for i, t := range toks {
+		switch {
+		case t.key == "daily":
+			return 24, "a day", i, i + 1
+		case t.key == "weekly" && i > 0 && priceWords[toks[i-1].key]:
+			return 168, "a week", i, i + 1 // "cost weekly"; "weekly" alone asks the digest
+		case (t.key == "per" || t.key == "a" || t.key == "each" || t.key == "every") && i+1 < len(toks):
+			if h, ok := perPeriods[toks[i+1].key]; ok {
+				return h, "a " + toks[i+1].key, i, i + 2
+			}
+		}
+	}
+	return 0, "", 0, 0
+}
+
+// runWordsAfter name what a period before them is the length of: "a 3
+// day run", "a 2-week job".
+var runWordsAfter = map[string]bool{"run": true, "job": true, "rental": true, "training": true, "stint": true}
+
+// runPeriod reads a period said as a run's length ("a 3 day run", "a
+// 2-week job"; trial H20 Q32 priced a month for "a 3 day run on 64
+// h100s").
+func runPeriod(text string, toks []token) (hours float64, words string, from, to int) {
+	for i := 0; i+1 < len(toks); i++ {
+		k := toks[i].key
+		d := 0
+		for d < len(k) && isDigit(k[d]) {
+			d++
+		}
+		n, err := strconv.Atoi(k[:d])
+		if err != nil || n < 1 || n > 1000 {
+			continue
+		}
+		from := i
+		if i > 0 && toks[i-1].key == "a" {
+			from = i - 1 // "a 3 day run"
+		}
+		if h, ok := periodHours[k[d:]]; ok && d < len(k) && runWordsAfter[toks[i+1].key] {
+			return float64(n) * h, span(text, toks, from, i+2), from, i + 2 // "3day run", "2-week job"
+		}
+		if h, ok := periodHours[toks[i+1].key]; ok && d == len(k) && i+2 < len(toks) && runWordsAfter[toks[i+2].key] {
+			return float64(n) * h, span(text, toks, from, i+3), from, i + 3 // "3 day run"
+		}
+	}
+	return 0, "", 0, 0
+}
+
+// providerPerGPU pairs each of n GPUs with the one provider named between
+// it and the next GPU ("8x a100 on gcp or 8x h100 on lambda"); nil when n
+// is under 2 or any GPU has none or several of its own.
+func providerPerGPU(text string, toks []token, n int) []string {
+	if n < 2 {
+		return nil
+	}
+	var starts []int // the first word of each card ("a100" of "a100 80gb")
+	for i, t := range toks {
+		if namesCard(t.raw) {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) != n {
+		return nil
+	}
+	out := make([]string, n)
+	for g, from := range starts {
+		to := len(toks)
+		if g+1 < n {
+			to = starts[g+1]
+		}
+		own := providersNamed(toks[from:to])
+		if len(own) != 1 {
+			return nil
+		}
+		out[g] = own[0]
+	}
+	return out
+}

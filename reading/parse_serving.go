@@ -1,0 +1,1247 @@
+package reading
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// serveWords is what the serving pass found: the asks and the load and
+// targets, which it writes into the Query once the main parse is done.
+type serveWords struct {
+	capacity, perMonth bool
+	people             bool // a count of people was said ("for 500 users"): a load, not a batch
+	countAsked         bool // "how many gpus", "gpus needed": how many cards, for a load or a run
+	// tpsBare is the index in said of a tokens/s with no "each" or "per
+	// user" after it, -1 for none: settle reads it as the output of all
+	// replicas when no users were said and the question asks how many
+	// cards or says "throughput", "aggregate" or "total" (totalSaid).
+	tpsBare     int
+	totalSaid   bool
+	tokenCost   bool           // "cost per token", "per token cost": what a deployment's tokens cost
+	dailyUsers  bool           // "2000 daily users": a load to plan for, read as requests/s
+	dailyWords  string         // the words of the daily users
+	perDay      perDay         // a count of requests a day ("20 messages a day"), read once the whole question is
+	tokenRate   tokenRate      // tokens through the model a day or hour ("2 billion tokens/day"), read as requests by settle
+	cadence     sizing.Cadence // "every week": how often a training run is repeated
+	cadenceSaid string         // the words of the cadence
+	settled     []string       // notes of settle's readings, for the parser to add
+	load        sizing.ServeLoad
+	said        []Field // the serving fields, as the asker wrote them
+	notes       []string
+	problem     string
+}
+
+// Words of the serving pass, by lower-case word.
+var (
+	peopleWords = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true,
+		"students": true, "learners": true, "members": true, "agents": true, "testers": true, "analysts": true, "researchers": true}
+	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
+	countVerbs    = map[string]bool{"do": true, "would": true, "will": true, "needed": true, "are": true, "is": true, "to": true, "for": true}
+	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
+	maxBatchLeads = map[string]bool{"max": true, "maximum": true}
+	// batchWords name a training batch in a largest-batch ask ("largest
+	// micro-batch", "max bs").
+	batchWords = map[string]bool{"batch": true, "batchsize": true, "bs": true, "mbs": true, "micro-batch": true, "microbatch": true, "micro-bs": true}
+	// batchFitVerbs follow "what batch size" when it asks the largest
+	// ("what batch size can we fit", "what batch size fits").
+	batchFitVerbs = map[string]bool{"can": true, "could": true, "will": true, "would": true, "fits": true, "fit": true, "is": true, "do": true}
+	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
+	perSecond     = map[string]bool{"second": true, "sec": true, "s": true}
+	tpsUnits      = map[string]bool{"tok/s": true, "tokens/s": true, "token/s": true, "t/s": true, "tps": true, "tok/sec": true, "tokens/sec": true, "toks/s": true}
+	eachUser      = map[string]bool{"each": true, "apiece": true, "/user": true, "per-user": true}
+	promptWords   = map[string]bool{"prompt": true, "prompts": true, "input": true, "inputs": true, "isl": true}
+	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true,
+		"response": true, "responses": true, "reply": true, "replies": true}
+	ttftBounds  = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
+	secondUnits = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	ttftAsks    = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
+	totalWords  = map[string]bool{"total": true, "aggregate": true, "overall": true, "combined": true}
+	utilLeads   = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
+)
+
+// allMonth is how many words starting with a, b, c say a deployment runs
+// all the time ("24/7", "around the clock", "always on", "full time"), 0
+// when they do not. "full time" is never full fine-tuning (trial H23 Q02
+// read "rent it full time" as a full fine-tune with no model).
+func allMonth(a, b, c string) int {
+	switch {
+	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
+		return 1
+	case (a == "fulltime" || a == "full-time") && !fullTimeNoun(b):
+		return 1
+	case a == "full" && (b == "time" || b == "-time") && c != "to" && !fullTimeNoun(c): // "full time to first token": a full fine-tune's ttft
+		return 2
+	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
+		a == "all" && (b == "month" || b == "day"):
+		return 2
+	case (a == "around" || a == "round") && b == "the" && c == "clock":
+		return 3
+	}
+	return 0
+}
+
+// fullTimeNoun reports whether "full time" before the word k describes
+// people ("300 full-time employees"), not a deployment that never stops.
+func fullTimeNoun(k string) bool {
+	return peopleWords[k] || fullTimeStaff[k]
+}
+
+var fullTimeStaff = map[string]bool{"staff": true, "employee": true, "engineer": true, "dev": true, "developer": true,
+	"workers": true, "worker": true, "job": true, "jobs": true, "hires": true, "hire": true, "researchers": true, "team": true,
+	"members": true, "equivalent": true, "equivalents": true, "fte": true, "ftes": true, "salary": true, "role": true, "roles": true}
+
+// batchAskAt is how many words at i ask the largest batch that the "max
+// batch" reading does not: "max bs", "largest micro batch", "biggest
+// batch size", "how big a batch", "what batch size can" (the verb is
+// left for the main parse); 0 when they do not. A whole number after the
+// batch ("max bs 8") says a batch, not the ask; a size ("largest batch 1b
+// lora") is the model's.
+func batchAskAt(w func(int) string, i int) int {
+	j := i
+	what := false
+	switch k := w(i); {
+	case k == "max" || k == "maximum" || k == "largest" || k == "biggest":
+		j++
+	case k == "how" && (w(i+1) == "big" || w(i+1) == "large"):
+		j += 2
+		if w(j) == "of" {
+			j++
+		}
+		if w(j) == "a" {
+			j++
+		}
+	case k == "what" || k == "what's" || k == "whats":
+		j, what = j+1, true
+	default:
+		return 0
+	}
+	j = batchNounEnd(w, j)
+	switch {
+	case j == 0:
+		return 0
+	case what && !batchFitVerbs[w(j)]:
+		return 0 // "what batch size" asks the largest only before "can", "fits"
+	case !what:
+		if _, err := strconv.Atoi(w(j)); err == nil {
+			return 0
+		}
+	}
+	return j - i
+}
+
+// batchNounEnd reads "batch", "micro batch", "batch size" at j: the token
+// after it, 0 when none is there.
+func batchNounEnd(w func(int) string, j int) int {
+	if w(j) == "micro" {
+		j++
+	}
+	if !batchWords[w(j)] {
+		return 0
+	}
+	j++
+	if w(j) == "size" {
+		j++
+	}
+	return j
+}
+
+// low is a token as a lower-case word without surrounding punctuation.
+func low(t token) string { return strings.ToLower(strings.TrimFunc(t.raw, edgePunct)) }
+
+// edgePunct is the punctuation low trims from a word's ends.
+func edgePunct(r rune) bool {
+	switch r {
+	case ',', '.', ';', ':', '!', '?', '(', ')', '"', '\'':
+		return true
+	}
+	return false
+}
+
+// readServe finds the serving words and returns the tokens the main
+// parse should read (the rest), filtered in place.
+func readServe(toks []token) ([]token, serveWords) {
+	sw := serveWords{tpsBare: -1}
+	var usedBuf [64]bool
+	var used []bool
+	if len(toks) <= len(usedBuf) {
+		used = usedBuf[:len(toks)]
+	} else {
+		used = make([]bool, len(toks))
+	}
+	// The lowered words, once the at-once reading (which rewrites
+	// tokens) is done: the passes below ask for each word many times.
+	var lows []string
+	w := func(i int) string {
+		if i < 0 || i >= len(toks) || used[i] {
+			return ""
+		}
+		if lows != nil {
+			return lows[i]
+		}
+		return low(toks[i])
+	}
+	mark := func(from, to int) {
+		for k := from; k < to && k < len(toks); k++ {
+			used[k] = true
+		}
+	}
+	sw.readAtOnce(toks, used, w, mark)
+	var lowBuf [64]string
+	if len(toks) <= len(lowBuf) {
+		lows = lowBuf[:len(toks)]
+	} else {
+		lows = make([]string, len(toks))
+	}
+	for i := range toks {
+		lows[i] = low(toks[i])
+	}
+	for i := 0; i < len(toks); i++ {
+		if used[i] {
+			continue
+		}
+		k := w(i)
+		if _, ok := parseNumber(k); ok {
+			j := i + 1
+			for concurrentAdj[w(j)] {
+				j++
+			}
+			if peopleWords[w(j)] && w(j) != "seqs" && w(j) != "sequences" {
+				sw.people = true // read by the main parse as the batch; marks it a load
+			}
+		}
+		if prompt, output, n := inOutAt(w, i); n > 0 {
+			sw.setLength(true, prompt, toks, i, i+n)
+			sw.setLength(false, output, toks, i, i+n)
+			mark(i, i+n)
+			continue
+		}
+		var cadence sizing.Cadence
+		cadenceN := 0
+		if sw.cadence.Runs == 0 {
+			cadence, cadenceN = sizing.CadenceAt(w, i)
+		}
+		switch {
+		case k == "how" && w(i+1) == "many":
+			j := i + 2
+			for concurrentAdj[w(j)] {
+				j++
+			}
+			switch {
+			case peopleWords[w(j)]:
+				sw.capacity = true
+				mark(i, j+1)
+			case tokenNouns[w(j)] && (w(j+1) == "per" || w(j+1) == "a") && w(j+2) == "day", tokenNouns[w(j)] && w(j+1) == "daily":
+				// "how many tokens per day can 8x h100 serve" (trial H32
+				// Q42 gave one request's memory).
+				end := j + 3
+				if w(j+1) == "daily" {
+					end = j + 2
+				}
+				sw.capacity, sw.load.TokensPerDay = true, true
+				mark(i, end)
+			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
+				// "how many concurrent 4k-token chats": the length is read
+				// by the main parse (trial H31 Q43).
+				sw.capacity = true
+				mark(i, j)
+				mark(j+1, j+2)
+			case gpuAsked[w(j)]:
+				sw.load.Plan, sw.countAsked = true, true
+				mark(i, j+1)
+			case j < len(toks) && namesCard(toks[j].raw):
+				// "how many l40s": the card is read by the main parse.
+				sw.load.Plan, sw.countAsked = true, true
+				mark(i, j)
+			case i > 0 && (j >= len(toks) || countVerbs[w(j)]):
+				// "qwen2.5 72b inference h100 how many": the card said
+				// before; the count of it is asked.
+				sw.load.Plan, sw.countAsked = true, true
+				mark(i, j)
+			}
+		case maxBatchLeads[k] && batchNouns[w(i+1)]:
+			j := i + 2
+			if w(j) == "size" {
+				j++
+			}
+			if _, err := strconv.Atoi(w(j)); err != nil { // "max batch 7b" asks on a 7B model
+				sw.capacity = true
+				sw.load.MaxBatch = w(i+1) != "users"
+				mark(i, j)
+			}
+		case batchAskAt(w, i) > 0:
+			// "largest micro batch", "how big a batch", "what batch size
+			// can we fit": the largest batch, as "max batch".
+			sw.capacity, sw.load.MaxBatch = true, true
+			mark(i, i+batchAskAt(w, i))
+		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
+			sw.load.Plan, sw.countAsked = true, true
+			mark(i, i+2)
+		case k == "throughput" || k == "aggregate" || k == "total" || k == "overall":
+			sw.totalSaid = true // a tokens/s is the output of all replicas; the word is read by settle
+			if k != "total" {
+				mark(i, i+1)
+			}
+		case tokenCostAt(w, i) > 0:
+			sw.tokenCost = true
+			mark(i, i+tokenCostAt(w, i))
+		case requestCostAt(w, i) > 0:
+			// "how much per 1k requests": what the cards serve at full
+			// load, costed per request (trial H28 Q14 read 1,000 users).
+			sw.tokenCost, sw.load.PerRequest = true, true
+			mark(i, i+requestCostAt(w, i))
+		case k == "sglang":
+			sw.load.Engine = sizing.EngineSGLang
+			sw.said = append(sw.said, Field{Name: "engine", Value: sizing.EngineSGLang, Words: toks[i].raw})
+			mark(i, i+1)
+		case cadenceN > 0:
+			sw.cadence, sw.cadenceSaid = cadence, joinRaw(toks, i, i+cadenceN)
+			mark(i, i+cadenceN)
+		case allMonth(w(i), w(i+1), w(i+2)) > 0:
+			n := allMonth(w(i), w(i+1), w(i+2))
+			sw.perMonth = true
+			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(sizing.HoursPerMonth)))
+			mark(i, i+n)
+		case k == "per" && (w(i+1) == "month" || w(i+1) == "mo"), k == "monthly", k == "/month", k == "/mo":
+			sw.perMonth = true
+			if k == "per" {
+				mark(i, i+2)
+			} else {
+				mark(i, i+1)
+			}
+		case perTokenTimeAt(toks, used, i) > 0:
+			// "50ms per token": the time between tokens, a speed per user.
+			v, n, _ := durationAt(toks, used, i)
+			end := i + n + perTokenWords(toks, used, i+n)
+			sw.load.TokensPerSecondPerUserTarget = 1 / v
+			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
+			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
+			mark(i, end)
+		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+			// "p95 latency": the planner's latencies are means at the load.
+			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
+			mark(i, i+1)
+			sw.percentileTarget(toks, used, i, w, mark)
+		case k == "ttft" || k == "latency" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
+			j := i + 1
+			if k == "time" {
+				j = i + 4
+			}
+			for ttftBounds[w(j)] {
+				j++
+			}
+			v, n, ok := durationAt(toks, used, j)
+			switch {
+			case ok && k == "latency" && perTokenWords(toks, used, j+n) > 0:
+				// "latency under 50ms per token": the time between tokens.
+				end := j + n + perTokenWords(toks, used, j+n)
+				sw.load.TokensPerSecondPerUserTarget = 1 / v
+				sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
+				sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
+				mark(i, end)
+			case ok:
+				if k == "latency" {
+					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
+				}
+				sw.load.TTFTTargetSeconds = v
+				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
+				mark(i, j+n)
+			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+				// "time to first token for a 32k prompt", "what's the
+				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
+				// target, the figure is asked ("ttft soon" still needs a
+				// time).
+				sw.load.FirstToken = true
+				mark(i, j)
+			case k == "latency":
+				// "low latency": no target said; the word is left unused.
+			case k == "ttft" && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
+				// "500ms ttft": the time said before (trial H32 Q10).
+				v, _, _ := durationAt(toks, used, i-1)
+				sw.load.TTFTTargetSeconds = v
+				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
+				mark(i-1, i+1)
+			default:
+				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
+				mark(i, j)
+			}
+		case promptWords[k] || outputWords[k]:
+			j := i + 1
+			if w(j) == "of" || w(j) == "len" || w(j) == "length" {
+				j++
+			}
+			if v, ok := tokenCount(w(j)); ok {
+				sw.setLength(promptWords[k], v, toks, i, j+1)
+				end := j + 1
+				if strings.HasPrefix(w(end), "tok") {
+					end++
+				}
+				mark(i, end)
+			}
+		case isNumberWord(k):
+			sw.readNumber(toks, used, i, w, mark)
+		}
+	}
+	sw.settleDaily()
+	rest := toks[:0]
+	for i, t := range toks {
+		if !used[i] {
+			rest = append(rest, t)
+		}
+	}
+	return rest, sw
+}
+
+// atOnceAt is how many words from j say "at once" ("at once", "at the
+// same time", "at a time", "concurrently", "simultaneously", "in
+// parallel"); 0 when they do not.
+func atOnceAt(w func(int) string, j int) int {
+	switch {
+	case w(j) == "concurrently" || w(j) == "simultaneously":
+		return 1
+	case w(j) == "at" && w(j+1) == "once", w(j) == "in" && w(j+1) == "parallel":
+		return 2
+	case w(j) == "at" && w(j+1) == "a" && w(j+2) == "time":
+		return 3
+	case w(j) == "at" && w(j+1) == "the" && w(j+2) == "same" && w(j+3) == "time":
+		return 4
+	}
+	return 0
+}
+
+// readAtOnce reads the people said to be there at once: "50 chatting",
+// "50 users at the same time", "50 at once", "50 concurrently" are 50
+// concurrent users, which the main parse reads as "50 users" (trial H15
+// Q03 read the "50" of "50 chatting at the same time" as an RTX 5090).
+// With them, another count of people ("about 2000 users") is all the
+// users, of whom those are the ones at once: it is said and not sized.
+func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, mark func(int, int)) {
+	atOnce, said := -1, ""
+	for i := range toks {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i > 0 && takesNumber(toks[i-1].key) {
+			continue // "tp 8 in parallel": the degree of the key before
+		}
+		j := i + 1
+		end := j + 1
+		switch {
+		case w(j) == "chatting" || w(j) == "online":
+			end += atOnceAt(w, j+1)
+			toks[j].key = "users"
+		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
+			end += atOnceAt(w, j+1)
+		case atOnceAt(w, j) > 0:
+			end = j + atOnceAt(w, j)
+			toks[j].key = "users"
+		case concurrentAdj[w(j)] && w(j) != "active" && peopleWords[w(j+1)]:
+			if atOnce < 0 { // "50 concurrent users": the main parse reads them
+				atOnce, said = i, joinRaw(toks, i, j+2)
+			}
+			continue
+		default:
+			continue
+		}
+		if atOnce < 0 {
+			atOnce, said = i, joinRaw(toks, i, end)
+		}
+		mark(j+1, end) // "50 chatting at the same time" is read as "50 users"
+		toks[j].end = toks[end-1].end
+	}
+	if atOnce < 0 {
+		return
+	}
+	for i := range toks {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords[w(i+1)] || requestNouns[w(i+1)] || dailyUsersAt(w, i+1) > 0 {
+			continue
+		}
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as all the users, of whom %s are at once: sized for those", quote(joinRaw(toks, i, i+2)), quote(said)))
+		mark(i, i+2)
+	}
+	sw.people = true
+}
+
+// percentileTarget reads a time said right after a latency percentile
+// at token i, with no "latency" or "ttft" between ("p95 under 2s", "p99
+// < 800 ms"), as the first-token target: the only latency the planner
+// targets (trial H11 Q21).
+func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+	j := i + 1
+	for ttftBounds[w(j)] {
+		j++
+	}
+	v, n, ok := durationAt(toks, used, j)
+	if !ok || v <= 0 || j == i+1 && !timedAt(toks, used, j) || perTokenWords(toks, used, j+n) > 0 {
+		return // "p95 under 50ms per token" is a speed, read from the time on
+	}
+	said := joinRaw(toks, i, j+n)
+	sw.load.TTFTTargetSeconds = v
+	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: said})
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(said)))
+	mark(i, j+n)
+}
+
+// perDay is a count of requests said per day ("20 messages a day",
+// "50k requests per day"), with its words and whether "each" or "per
+// user" followed it.
+type perDay struct {
+	count float64
+	words string
+	each  bool
+}
+
+// settleDaily writes the load of the daily users and the requests a day
+// once the whole question is read, since either may come first: a count
+// of requests a day with daily users is each user's when "each" or "per
+// user" follows it or it is fewer than the users ("1000 daily active
+// users, each sends 20 messages a day": 20 requests a user, trial H15
+// Q43); otherwise it is the service's, spread evenly over the day.
+func (sw *serveWords) settleDaily() {
+	d, users := sw.perDay, float64(sw.load.DailyUsers)
+	perUser := sw.dailyUsers && d.count > 0 && d.count == math.Trunc(d.count) && d.count <= 1e4 && (d.each || d.count < users)
+	if sw.dailyUsers && (perUser || d.count == 0) {
+		rps := sizing.DailyUsersRPS(users, 0)
+		note := fmt.Sprintf("%s taken as %s requests/s: each user sends about %d requests a day, over %d busy hours (a peak above that needs more)",
+			quote(sw.dailyWords), formatFloat(rps), sizing.RequestsPerUserDay, sizing.BusyHoursPerDay)
+		said := sw.dailyWords
+		if perUser {
+			sw.load.RequestsPerUserDay = int(d.count)
+			rps = sizing.DailyUsersRPS(users, sw.load.RequestsPerUserDay)
+			said += ", " + d.words
+			note = fmt.Sprintf("%s and %s taken as %s requests/s: %d requests a user a day, over %d busy hours (a peak above that needs more)",
+				quote(sw.dailyWords), quote(d.words), formatFloat(rps), sw.load.RequestsPerUserDay, sizing.BusyHoursPerDay)
+		}
+		sw.load.RequestsPerSecond = rps
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
+		sw.notes = append(sw.notes, note)
+		return
+	}
+	if d.count > 0 {
+		if sw.dailyUsers {
+			sw.load.DailyUsers = 0
+			sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (%s is the load)", quote(sw.dailyWords), quote(d.words)))
+		}
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(d.count/(24*3600), 'g', 3, 64), 64)
+		sw.load.RequestsPerSecond = rps
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: d.words})
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the day (a peak above the mean needs more)", quote(d.words), formatFloat(rps)))
+	}
+}
+
+// dailyUsersAt is how many words from j, right after a number, say it
+// counts users a day ("daily users", "daily active users", "users a
+// day", "users per day", "users daily", "dau"); 0 when they do not.
+func dailyUsersAt(w func(int) string, j int) int {
+	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
+	switch {
+	case w(j) == "dau" || w(j) == "daus":
+		return 1
+	case workforce[w(j)]:
+		return 1 // "2000 employees": a company's people use it during the day, not all at once
+	case headcountWords[w(j)] && companyAround(w, j):
+		return 1 // "a mid size company (~800 ppl)": its headcount (trial H27 Q24 sized 800 users at once)
+	case w(j) == "daily" && users(w(j+1)):
+		return 2
+	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
+		return 3
+	case users(w(j)) && w(j+1) == "daily":
+		return 2
+	case users(w(j)) && (w(j+1) == "a" || w(j+1) == "per" || w(j+1) == "each") && w(j+2) == "day":
+		return 3
+	case users(w(j)) && sendsADay(w, j+1):
+		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
+	}
+	return 0
+}
+
+// sendsADay reports whether the words from j say what each user sends
+// a day, within a few words: "each send ~20 msgs a day", "who ask 5
+// questions per day" (trial H19 Q36 read "10k users" as a batch).
+func sendsADay(w func(int) string, j int) bool {
+	noun := false
+	for k := j; k < j+7; k++ {
+		switch {
+		case requestNouns[w(k)]:
+			noun = true
+		case noun && (w(k) == "a" || w(k) == "per" || w(k) == "each") && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+			return true
+		}
+	}
+	return false
+}
+
+// headcountWords count people, who are a company's workforce when a
+// company is said beside them (companyAround).
+var headcountWords = map[string]bool{"ppl": true, "people": true, "persons": true, "folks": true, "heads": true, "seats": true}
+
+// companyWords say that the people counted are an organisation's.
+var companyWords = map[string]bool{"company": true, "org": true, "organization": true, "organisation": true, "firm": true,
+	"startup": true, "business": true, "headcount": true, "enterprise": true, "corp": true, "agency": true}
+
+// companyAround reports whether a company word is within six words of j.
+func companyAround(w func(int) string, j int) bool {
+	for k := max(j-6, 0); k <= j+6; k++ {
+		if companyWords[w(k)] {
+			return true
+		}
+	}
+	return false
+}
+
+// workforce are the people of a company, read as its daily users.
+var workforce = map[string]bool{"employees": true, "staff": true, "employee": true, "workers": true, "colleagues": true, "coworkers": true}
+
+// imageNouns count the images of an image load ("10k images a day").
+var imageNouns = map[string]bool{"images": true, "image": true, "imgs": true, "pictures": true, "photos": true, "generations": true}
+
+// imageRateAt is how many words from j, right after a number, say it
+// counts images in a period ("images a day", "images per hour",
+// "images/day", "images daily", "images per second"); 0 when they do not.
+func imageRateAt(w func(int) string, j int) int {
+	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns[noun] {
+		if _, ok := ratePeriods[per]; ok || perSecond[per] {
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case !imageNouns[w(j)]:
+		return 0
+	case rateAdverbs[w(j+1)] > 0:
+		return 2
+	case w(j+1) == "per" || w(j+1) == "a" || w(j+1) == "an" || w(j+1) == "each" || w(j+1) == "every":
+		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
+			return 3
+		}
+	}
+	return 0
+}
+
+// tokenCostAt is how many words from i ask what tokens cost ("cost per
+// token", "cost per 1m tokens", "cost per million tokens", "per token
+// cost", "per-token cost"); 0 when they do not.
+func tokenCostAt(w func(int) string, i int) int {
+	tok := func(s string) bool { return strings.HasPrefix(s, "tok") }
+	million := func(s string) bool { return s == "1m" || s == "million" || s == "1M" }
+	switch {
+	case w(i) == "cost" && w(i+1) == "per" && tok(w(i+2)):
+		return 3
+	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && tok(w(i+3)):
+		return 4
+	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && (w(i+3) == "output" || w(i+3) == "out" || w(i+3) == "generated") && tok(w(i+4)):
+		return 5 // "cost per million output tokens" (trial H32 Q05)
+	case w(i) == "per" && tok(w(i+1)) && w(i+2) == "cost":
+		return 3
+	case w(i) == "per-token" && w(i+1) == "cost":
+		return 2
+	}
+	return 0
+}
+
+// requestCostAt is how many words from i ask what requests cost ("per
+// 1k requests", "per 1000 requests", "per thousand queries", "per
+// request", "cost per call"); 0 when they do not.
+func requestCostAt(w func(int) string, i int) int {
+	if w(i) != "per" {
+		return 0
+	}
+	switch k := w(i + 1); {
+	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
+		return 2 // "per request"
+	case (k == "1k" || k == "1000" || k == "thousand" || k == "1,000" || k == "k") && (requestNouns[w(i+2)] || w(i+2) == "calls"):
+		return 3 // "per 1k requests"
+	}
+	return 0
+}
+
+// timedAt reports whether a time with its unit is said at token j
+// ("800ms", "2 s"); a bare number is not one. A typed "<" is dropped by
+// the lexer, so "p99 < 800ms" reaches the parser as "p99 800ms".
+func timedAt(toks []token, used []bool, j int) bool {
+	_, n, ok := durationAt(toks, used, j)
+	return ok && (n == 2 || !isDigit(low(toks[j])[len(low(toks[j]))-1]))
+}
+
+// readNumber reads what a number starting at token i means to the
+// serving pass: requests per second ("10 qps", "10 requests/s", "10 req
+// per second"), a per-user speed ("20 tok/s", "20 tokens/s per user"),
+// a prompt or output length ("2k prompt", "500 output tokens") or the
+// engine's memory share ("0.95 gpu util").
+func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+	k := w(i)
+	num, ok := parseNumber(k)
+	glued := ""
+	if !ok {
+		// "10qps", "20tok/s"
+		j := 0
+		for j < len(k) && (isDigit(k[j]) || k[j] == '.') {
+			j++
+		}
+		num, ok = parseNumber(k[:j])
+		glued = k[j:]
+		if !ok {
+			return
+		}
+	}
+	if (num.suffix == "b" || num.suffix == "t") && glued == "" {
+		if d, _ := tokenRateAt(w(i+1), w(i+2), w(i+3)); d == 0 {
+			return // "14b": a model's size, never a load or a speed (trial H19 Q15 read "14b? tok/s?" as 14 tok/s)
+		}
+	}
+	v := exactFloat(num)
+	unit, n := glued, 0
+	if unit == "" {
+		unit, n = w(i+1), 1
+	}
+	words := func(to int) string { return joinRaw(toks, i, to) }
+	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
+	if s, ok := suffixes[w(i+1)]; ok && glued == "" && num.suffix == "" {
+		count, cn = v*countScale[s], 2
+	}
+	per, perWords := slowRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
+	if glued != "" {
+		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
+	}
+	tokPer, tokWords := tokenRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
+	if glued != "" {
+		tokPer, tokWords = tokenRateAt(glued, w(i+1), w(i+2)) // "2btokens/day"
+	}
+	switch {
+	case tokPer > 0 && count >= 1 && !(i > 0 && low(toks[i-1]) == "of"):
+		// "2 billion tokens/day through llama 3.1 8b": requests of the
+		// asked length, read by settle (trial H24 Q07 sized one request).
+		// After "of" it is a length: "docs of 300 tokens a month".
+		end := i + cn + tokWords
+		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
+		mark(i, end)
+	case glued == "" && imageRateAt(w, i+cn) > 0:
+		// "10k images a day": how fast a card makes images is not
+		// modelled; refused, not read as a context (trial H11 Q14).
+		end := i + cn + imageRateAt(w, i+cn)
+		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
+		mark(i, end)
+	case glued == "" && dailyUsersAt(w, i+cn) > 0:
+		// "2000 daily users": a load, never a card (trial H11 Q1).
+		end := i + cn + dailyUsersAt(w, i+cn)
+		sw.load.DailyUsers, sw.dailyUsers, sw.dailyWords = int(math.Round(count)), true, words(end)
+		mark(i, end) // the load is written by settleDaily
+	case per == 24*time.Hour:
+		end := i + cn + perWords
+		each := eachUser[w(end)] || w(end) == "per" && (w(end+1) == "user" || w(end+1) == "person")
+		switch {
+		case eachUser[w(end)]:
+			end++
+		case each:
+			end += 2
+		}
+		sw.perDay = perDay{count: count, words: words(end), each: each}
+		mark(i, end) // the load is written by settleDaily
+	case per > 0:
+		// The same load as requests per second, spread evenly.
+		end := i + cn + perWords
+		said := words(end)
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count/per.Seconds(), 'g', 3, 64), 64)
+		sw.load.RequestsPerSecond = rps
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
+		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
+			quote(said), formatFloat(rps), ratePeriodName[per]))
+		mark(i, end)
+	case glued == "" && (unit == "messages" || unit == "msgs"):
+		// "each sends 20 messages": a count of requests with no period
+		// is no load, and never a card (trial H15 Q43 read "20" as an H20).
+		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
+		mark(i, i+2)
+	case rpsUnits[unit] || (unit == "requests" || unit == "req" || unit == "reqs" || unit == "queries") && (w(i+n+1) == "per" || w(i+n+1) == "a") && perSecond[w(i+n+2)]:
+		end := i + n + 1
+		if !rpsUnits[unit] {
+			end = i + n + 3
+		}
+		sw.load.RequestsPerSecond = v
+		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(v), Words: words(end)})
+		mark(i, end)
+	case tpsUnits[unit] || (strings.HasPrefix(unit, "tok") && w(i+n+1) == "per" && perSecond[w(i+n+2)]):
+		end := i + n + 1
+		if !tpsUnits[unit] {
+			end = i + n + 3
+		}
+		each, total := true, false
+		switch {
+		case eachUser[w(end)]:
+			end++
+		case w(end) == "per" && (peopleWords[w(end+1)] || w(end+1) == "request" || w(end+1) == "stream"):
+			end += 2
+		case totalWords[w(end)]:
+			end, total = end+1, true
+		case w(end) == "in" && (w(end+1) == "total" || w(end+1) == "all"):
+			end, total = end+2, true
+		default:
+			each = false
+		}
+		if total {
+			sw.load.OutputTokensPerSecondTarget = v
+			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end)})
+			mark(i, end)
+			break
+		}
+		if !each {
+			sw.tpsBare = len(sw.said)
+		}
+		sw.load.TokensPerSecondPerUserTarget = v
+		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
+		mark(i, end)
+	case glued == "" && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
+		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
+		// "4k system prompt", "8k rag input prompts": the prompt's length.
+		if t, ok := tokenCount(k); ok {
+			end := i + 3
+			if !promptWords[w(i+2)] {
+				end++
+			}
+			if strings.HasPrefix(w(end), "tok") {
+				end++
+			}
+			sw.setLength(true, t, toks, i, end)
+			mark(i, end)
+		}
+	case glued == "" && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
+		// "500 token answers", "4k token prompts" (trial H29 Q35 read the
+		// answers as one token long).
+		if t, ok := tokenCount(k); ok {
+			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
+			mark(i, i+3)
+		}
+	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
+		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
+		if t, ok := tokenCount(k); ok {
+			end := i + 2
+			if strings.HasPrefix(w(end), "tok") {
+				end++
+			}
+			sw.setLength(promptWords[unit], t, toks, i, end)
+			mark(i, end)
+		}
+	case glued == "%" && busyWords[w(i+1)], glued == "" && unit == "%" && busyWords[w(i+2)]:
+		// "at 80% utilization": the share of the time the cards serve,
+		// which a cost per token is over (trial H11 Q36).
+		end := i + 2
+		if glued == "" {
+			end++
+		}
+		sw.setBusy(v, toks, i, end)
+		mark(i, end)
+	case glued == "" && unit == "gpu" && utilLeads[w(i+2)] && !isNumber(w(i+3)):
+		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
+		sw.setUtil(v, k, toks, i, i+3)
+		mark(i, i+3)
+	}
+	// "gpu util 0.95" reads from the word before the number.
+	if i >= 2 && !used[i] && utilLeads[low(toks[i-1])] && low(toks[i-2]) == "gpu" && !used[i-1] {
+		sw.setUtil(v, k, toks, i-2, i+1)
+		mark(i-2, i+1)
+	}
+}
+
+// monthDuration is a month of requests: 730 hours, as the costs a month
+// count it.
+const monthDuration = 730 * time.Hour
+
+// The periods a request rate may be said per, slower than a second.
+var (
+	ratePeriods = map[string]time.Duration{
+		"minute": time.Minute, "min": time.Minute,
+		"hour": time.Hour, "hr": time.Hour, "h": time.Hour,
+		"day": 24 * time.Hour, "d": 24 * time.Hour,
+		"month": monthDuration, "mo": monthDuration,
+	}
+	ratePeriodName = map[time.Duration]string{time.Minute: "minute", time.Hour: "hour", 24 * time.Hour: "day", monthDuration: "month"}
+	// rateAdverbs are "daily" and the like: a period said in one word.
+	rateAdverbs = map[string]time.Duration{"hourly": time.Hour, "daily": 24 * time.Hour}
+	// slowRateUnits are a request rate's unit in one word.
+	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
+	// countScale is what a count's suffix multiplies it by.
+	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true,
+		"messages": true, "msgs": true, "chats": true, "conversations": true, "prompts": true, "questions": true}
+)
+
+// tokenRate is a count of tokens said through the model per period.
+type tokenRate struct {
+	count float64
+	per   time.Duration
+	words string
+}
+
+// tokenNouns count tokens in a rate ("2b tokens a day").
+var tokenNouns = map[string]bool{"tokens": true, "token": true, "tok": true, "toks": true}
+
+// tokenRateAt reads a token rate per minute, hour, day or month
+// ("tokens/day", "tokens a day", "tokens per day", "tokens daily"), as
+// rateAt; a tokens/s is a speed, read as one.
+func tokenRateAt(unit, next, after string) (time.Duration, int) {
+	return rateAt(tokenNouns, unit, next, after)
+}
+
+// rateAt reads a count of nouns per minute, hour, day or month from the
+// unit after a number and the two words after it ("req/day", "requests
+// a day", "requests per day", "requests daily"): the period and how many
+// words from the unit on it used; 0 when it is no such rate.
+func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int) {
+	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns[noun] {
+		if d, ok := ratePeriods[per]; ok {
+			return d, 1 // "req/day", "tokens/hour"
+		}
+		return 0, 0
+	}
+	if !nouns[unit] {
+		return 0, 0
+	}
+	if d, ok := rateAdverbs[next]; ok {
+		return d, 2
+	}
+	if next == "per" || next == "a" || next == "an" || next == "each" || next == "every" {
+		if d, ok := ratePeriods[after]; ok {
+			return d, 3
+		}
+	}
+	return 0, 0
+}
+
+// settleTokenRate reads tokens through the model per period as requests
+// per second of the asked length, prompt and answer (ServeContextDefault
+// when none is said): each request's tokens are that length.
+func (sw *serveWords) settleTokenRate(seq int) {
+	t := sw.tokenRate
+	if t.per == 0 || sw.load.RequestsPerSecond > 0 || sw.load.DailyUsers > 0 {
+		return
+	}
+	if l := sw.load.PromptTokens + sw.load.OutputTokens; l > 0 {
+		seq = l
+	}
+	if seq <= 0 {
+		seq = sizing.ServeContextDefault
+	}
+	rps, _ := strconv.ParseFloat(strconv.FormatFloat(t.count/t.per.Seconds()/float64(seq), 'g', 3, 64), 64)
+	if rps <= 0 {
+		return
+	}
+	sw.load.RequestsPerSecond = rps
+	sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: t.words})
+	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as requests of %d tokens each (prompt and answer): %s requests/s, spread evenly over the %s (say the prompt and output lengths for another split; a peak above the mean needs more)",
+		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
+}
+
+// slowRateAt reads a request rate slower than a second ("requests per
+// day", "req/day", "requests daily", "rpm"), as rateAt with the
+// one-word units.
+func slowRateAt(unit, next, after string) (time.Duration, int) {
+	if d, ok := slowRateUnits[unit]; ok {
+		return d, 1
+	}
+	return rateAt(requestNouns, unit, next, after)
+}
+
+// The words of a prompt and output length said as a pair: "2k in / 500
+// out", "in/out 2k/500".
+var (
+	inWords    = map[string]bool{"in": true, "input": true, "prompt": true, "isl": true}
+	outWords   = map[string]bool{"out": true, "output": true, "completion": true, "osl": true}
+	inOutPairs = map[string]bool{"in/out": true, "input/output": true, "i/o": true, "prompt/output": true,
+		"prompt/completion": true, "isl/osl": true}
+)
+
+// inOutAt reads a prompt and an output length said as a pair at token i
+// ("2k in / 500 out", "2k in, 500 out", "in/out 2k/500", "2k/500
+// in/out"): the lengths and how many words said them; n is 0 when they do
+// not. "in" alone is a preposition: only the pair with "out" reads it as
+// the prompt.
+func inOutAt(w func(int) string, i int) (prompt, output, n int) {
+	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs[w(i)] {
+		return p, o, 2
+	}
+	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
+		return p, o, 2
+	}
+	p, ok := tokenCount(w(i))
+	if !ok || !inWords[w(i+1)] {
+		return 0, 0, 0
+	}
+	j := i + 2
+	if w(j) == "/" {
+		j++
+	}
+	o, ok := tokenCount(w(j))
+	if !ok || !outWords[w(j+1)] {
+		return 0, 0, 0
+	}
+	end := j + 2
+	if strings.HasPrefix(w(end), "tok") {
+		end++
+	}
+	return p, o, end - i
+}
+
+// lengthPair reads "2k/500": a prompt and an output length in one word.
+func lengthPair(s string) (prompt, output int, ok bool) {
+	a, b, found := strings.Cut(s, "/")
+	if !found {
+		return 0, 0, false
+	}
+	p, ok1 := tokenCount(a)
+	o, ok2 := tokenCount(b)
+	return p, o, ok1 && ok2
+}
+
+// setLength records a prompt or output length.
+func (sw *serveWords) setLength(prompt bool, v int, toks []token, from, to int) {
+	name := "output_tokens"
+	if prompt {
+		name = "prompt_tokens"
+		sw.load.PromptTokens = v
+	} else {
+		sw.load.OutputTokens = v
+	}
+	sw.said = append(sw.said, Field{Name: name, Value: strconv.Itoa(v), Words: joinRaw(toks, from, to)})
+}
+
+// setUtil records the engine's memory share: "0.95" or "95" (percent).
+func (sw *serveWords) setUtil(v float64, k string, toks []token, from, to int) {
+	if v > 1 && v <= 100 {
+		v /= 100
+	}
+	if v < sizing.MinGPUUtil || v > 1 {
+		sw.problem = fmt.Sprintf("gpu util %s is not a share of the card (0.05 to 1, or 5%% to 100%%)", k)
+		return
+	}
+	sw.load.GPUMemoryUtilization = v
+	sw.said = append(sw.said, Field{Name: "gpu_memory_utilization", Value: formatFloat(v), Words: joinRaw(toks, from, to)})
+}
+
+// takesNumber reports whether a key word reads the number after it ("tp
+// 2", "seq 4096", "batch 8", "rank 16").
+func takesNumber(key string) bool {
+	switch phrases[key].kind {
+	case kindParallelKey, kindSeqKey, kindBatchKey, kindRankKey, kindAccumKey, kindGlobalBatchKey, kindUnusedKey:
+		return true
+	}
+	return false
+}
+
+// setBusy records the share of the time the cards serve, said as a
+// percentage.
+func (sw *serveWords) setBusy(percent float64, toks []token, from, to int) {
+	if percent <= 0 || percent > 100 {
+		sw.problem = fmt.Sprintf("%s is not a share of the time (1%% to 100%%)", quote(joinRaw(toks, from, to)))
+		return
+	}
+	sw.load.BusyShare = percent / 100
+	sw.said = append(sw.said, Field{Name: "busy_share", Value: formatFloat(sw.load.BusyShare), Words: joinRaw(toks, from, to)})
+}
+
+// exactFloat is n as the nearest float64 to its decimal digits ("0.95"
+// is 0.95, not 95 × 0.01).
+func exactFloat(n number) float64 {
+	v, err := strconv.ParseFloat(n.digits+"e"+strconv.Itoa(n.exp), 64)
+	if err != nil {
+		return n.approx(1)
+	}
+	if n.neg {
+		v = -v
+	}
+	return v
+}
+
+// isNumberWord reports whether a word starts with a digit.
+func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
+
+// tokenCount reads a prompt or output length: "500", "2k" (2048, as a
+// context is read).
+func tokenCount(s string) (int, bool) {
+	n, ok := parseNumber(s)
+	if !ok || n.neg || (n.suffix != "" && n.suffix != "k") {
+		return 0, false
+	}
+	v, ok := n.scaled(contextUnit(n.suffix))
+	if !ok || v <= 0 || v > sizing.MaxSeqLen {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// durationAt reads a time at token j: "1s", "500ms", "0.5 sec", "2
+// seconds", or a bare number of seconds. It reports the seconds and the
+// tokens used.
+func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
+	if j >= len(toks) || used[j] {
+		return 0, 0, false
+	}
+	k := strings.TrimLeft(low(toks[j]), "<≤~") // "<50ms"
+	d := 0
+	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
+		d++
+	}
+	num, ok := parseNumber(k[:d])
+	if !ok || d == 0 {
+		return 0, 0, false
+	}
+	v := exactFloat(num)
+	if f, ok := secondUnits[k[d:]]; ok {
+		return v * f, 1, true
+	}
+	if k[d:] != "" {
+		return 0, 0, false
+	}
+	if j+1 < len(toks) && !used[j+1] {
+		if f, ok := secondUnits[low(toks[j+1])]; ok {
+			return v * f, 2, true
+		}
+	}
+	return v, 1, true
+}
+
+// apply adds the serving words to the parsed question (finish has put
+// the load and targets in its Query): their fields, and the serving
+// intent for a capacity or planning ask or a question with targets.
+func (sw *serveWords) apply(r *Request) {
+	if c := r.Query.Cadence; c.Runs > 0 {
+		r.Fields = append(r.Fields, Field{Name: "cadence", Value: c.String(), Words: sw.cadenceSaid})
+	}
+	if sw.said == nil && !sw.capacity && !sw.load.Plan {
+		return
+	}
+	inference := r.Query.Method == "" || r.Query.Method == sizing.MethodInference
+	for _, f := range sw.said {
+		if f.Name != "busy_share" || inference { // finish left a training run's busy share unused
+			r.Fields = append(r.Fields, f)
+		}
+	}
+	l := sw.load
+	asks := sw.capacity || l.Plan || l.Targets()
+	if asks && inference && (r.Intent == sizing.IntentFit || r.Intent == sizing.IntentWhichGPU) {
+		r.Intent = sizing.IntentServe
+	}
+}
+
+// totalRate reads a tokens/s said without "each" or "per user" as the
+// output of all replicas together when no users were said and the
+// question asks how many cards or says "throughput", "aggregate" or
+// "total": "need to hit 1000 tok/s for llama 8b, how many l4s" is a
+// service's throughput, not one stream's speed (trial H8 Q50).
+func (sw *serveWords) totalRate(users int) {
+	if sw.tpsBare < 0 || users > 0 || !sw.countAsked && !sw.totalSaid {
+		return
+	}
+	f := &sw.said[sw.tpsBare]
+	v := sw.load.TokensPerSecondPerUserTarget
+	sw.load.TokensPerSecondPerUserTarget, sw.load.OutputTokensPerSecondTarget = 0, v
+	f.Name = "output_tokens_per_second_target"
+	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as the output of all replicas together, no users or \"each\" said: the replicas that make %s tokens/s in all", quote(f.Words), formatFloat(v)))
+	sw.tpsBare = -1
+}
+
+// cardsSaid is what a question said of its cards, for settle.
+type cardsSaid uint8
+
+const (
+	cardsNone    cardsSaid = iota // no card named
+	cardsOne                      // a card named, no count ("on an h100")
+	cardsSome                     // a card in the plural or asked how many of ("on h100s", "how many l40s")
+	cardsCounted                  // a card and its count ("on 2 h100s")
+)
+
+// settle is the load once the main parse has read the users: "gpus for"
+// plans only with a load or a target to plan for ("which gpu for llama
+// 70b" is the which-GPU question). Cards named in the plural or asked
+// how many of, with no count ("for 100 users on h100s", "how many l40s"),
+// plan too: how many of them the load needs, never one assumed. So does
+// a count of people with no count of cards ("serve llama 3.3 70b to 500
+// users": which cards and how many; "on an h100 for 40 users": whether
+// one serves them, in which weight format, or how many do), while a
+// count of people on counted cards ("on 2 h100s for 40 users") asks what
+// those cards serve. "batch 500" stays the memory of one batch. People
+// route only a fit or which-GPU question (fit is true): "how much
+// context with 4 users" keeps asking the context. Speed asked ("fastest",
+// "lowest latency": fastest is true) with no card, cards in the plural
+// or a card whose count is asked ("gpus needed", as Format writes the
+// plan) plans too, fastest first, for the users said or one request at a
+// time ("fastest way to serve mixtral 8x22b, what cards": trial H21 Q6).
+func (sw *serveWords) settle(users int, cards cardsSaid, fit, fastest bool) sizing.ServeLoad {
+	sw.totalRate(users)
+	speed := fit && fastest && (cards == cardsNone || cards == cardsSome || cards == cardsOne && sw.countAsked)
+	people := fit && sw.people && users > 0
+	if sw.dailyUsers && cards != cardsCounted {
+		sw.load.Plan = true // the cards and how many the users a day need
+	}
+	switch {
+	case cards == cardsSome && (users > 0 || sw.load.Targets()),
+		(cards == cardsNone || cards == cardsOne) && people:
+		sw.load.Plan = true
+	case cards == cardsCounted && people,
+		cards != cardsNone && fit && sw.tokenCost && users == 0 && !sw.load.Targets():
+		// "per token cost of llama 3.1 70b on 4x h100": what the cards
+		// serve at full load, whose cost per 1M tokens the answer gives
+		// (trial H11 Q36).
+		sw.capacity = true
+	}
+	if sw.load.Plan && !sw.load.Targets() && users == 0 {
+		sw.load.Plan = false
+	}
+	if speed {
+		sw.load.Plan = true
+	}
+	return sw.load
+}
+
+// isNumber reports whether key is a number word ("0.9", "8").
+func isNumber(key string) bool {
+	_, ok := parseNumber(key)
+	return ok
+}
+
+// perTokenTimeAt is the time per token said at token i ("50ms per
+// token", "40 ms/token", "30ms a token"), in seconds; 0 when none is.
+func perTokenTimeAt(toks []token, used []bool, i int) float64 {
+	if r := strings.TrimLeft(toks[i].raw, "<≤~"); r == "" || !isDigit(r[0]) {
+		return 0 // not a number: this runs for every word of every question
+	}
+	v, n, ok := durationAt(toks, used, i)
+	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(low(toks[i]), "smh") || perTokenWords(toks, used, i+n) == 0 {
+		return 0
+	}
+	return v
+}
+
+// perTokenWords is how many tokens from j say "per token" ("per token",
+// "a token", "/token", "per output token"); 0 when they do not.
+func perTokenWords(toks []token, used []bool, j int) int {
+	w := func(k int) string {
+		if k >= len(toks) || used[k] {
+			return ""
+		}
+		return low(toks[k])
+	}
+	switch {
+	case w(j) == "/token" || w(j) == "/tok":
+		return 1
+	case (w(j) == "per" || w(j) == "a") && strings.HasPrefix(w(j+1), "tok"):
+		return 2
+	case w(j) == "per" && w(j+1) == "output" && strings.HasPrefix(w(j+2), "tok"):
+		return 3
+	}
+	return 0
+}
+
+// percentile is a latency percentile's word: "p95", "p99".
+var percentile = regexp.MustCompile(`^p\d{2}(\.\d+)?$`)
+
+// namesCard reports whether word names a catalog card, in the plural
+// too ("h100s", "l40s").
+func namesCard(word string) bool {
+	if _, ok := sizing.MatchGPU(word); ok {
+		return true
+	}
+	_, ok := sizing.MatchGPU(strings.TrimSuffix(strings.TrimSuffix(word, "s"), "S"))
+	return ok
+}

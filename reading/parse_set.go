@@ -1,0 +1,1023 @@
+package reading
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
+
+// setMethod records a method named outright. LoRA and QLoRA together
+// mean QLoRA ("qlora with lora rank 64"); any other pair is a conflict.
+func (p *parser) setMethod(m sizing.Method, words string) {
+	switch {
+	case p.q.Method == "" || p.q.Method == m:
+	case p.q.Method == sizing.MethodQLoRA && m == sizing.MethodLoRA:
+		return
+	case p.q.Method == sizing.MethodLoRA && m == sizing.MethodQLoRA:
+		p.words[fMethod] = words
+	default:
+		p.claim(fMethod, false, words)
+		return
+	}
+	p.claim(fMethod, true, words)
+	p.q.Method = m
+}
+
+// setVerb records a verb that implies a method unless one is named:
+// "train", "fine-tune" (full) and "run", "serve" (inference). A training
+// verb wins over a serving one ("run a fine-tune").
+func (p *parser) setVerb(k wordKind, words string) {
+	if p.methodVerb == kindTrainVerb {
+		return
+	}
+	p.methodVerb, p.methodVerbText = k, words
+}
+
+func (p *parser) setQuant(qt sizing.Quant, words string) {
+	if p.claim(fQuant, p.q.Quant == qt, words) {
+		p.q.Quant = qt
+	}
+}
+
+func (p *parser) setModel(id, note, words string) {
+	if p.words[fModel] != "" && p.q.Model == "" && p.q.Experts == 0 && p.q.Params > 0 && sizeAgrees(id, float64(p.q.Params)) {
+		// "a 125m gpt2": the size the model has, said first.
+		p.words[fModel] += " " + words
+		p.q.Model, p.q.Params = id, 0
+		if note != "" {
+			p.note(note)
+		}
+		return
+	}
+	if p.words[fModel] != "" && p.q.Model != id {
+		p.claim(fModel, false, words)
+		return
+	}
+	p.claim(fModel, true, words)
+	p.q.Model = id
+	if note != "" {
+		p.note(note)
+	}
+}
+
+func (p *parser) setGPU(id, note, words string) {
+	if colab := saysColab(words); colab && p.words[fGPU] != "" || !colab && saysColab(p.words[fGPU]) {
+		// "colab pro a100", "an l4 on colab": Colab is where the named
+		// card runs, not a second card (trial H25 Q37, Q43).
+		if !colab {
+			p.colab, p.words[fGPU], p.q.GPU = p.words[fGPU], "", ""
+		}
+		id, note = p.onColab(id, words)
+	}
+	if p.claim(fGPU, p.q.GPU == id, words) {
+		p.q.GPU = id
+		if note != "" {
+			p.gpuNote(note)
+		}
+	}
+}
+
+// nodesAsked reports whether the question asks how many machines ("how
+// many a100 80gb nodes", "how many nodes"), read in the words as typed:
+// the serving pass takes "how many" out of the parser's tokens.
+func (p *parser) nodesAsked() bool {
+	return nodesAsk.MatchString(p.in)
+}
+
+// vramAsk asks a model's GPU memory in words ("how much vram", "vram
+// needed for", "how much gpu memory").
+var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory|mem)\b|\bvram\s+(?:for|needed|required)\b`)
+
+// nodesAsk is "how many", up to four words, and a word for machines.
+var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:nodes|machines|servers|boxes)\b`)
+
+// saysColab reports whether a GPU's words name Google Colab, which the
+// catalog takes as its free tier's T4 when no card is named.
+func saysColab(words string) bool {
+	return strings.Contains(strings.ReplaceAll(keyOf(words), " ", ""), "colab")
+}
+
+// onColab is the card and note of a question that names Colab and a card
+// (id, with words, the one read now): the card, and Colab's A100 is the
+// 40 GB one. The note replaces the card's own.
+func (p *parser) onColab(id, words string) (string, string) {
+	card, colab := id, p.colab
+	if saysColab(words) {
+		card, colab = p.q.GPU, words
+	}
+	p.colab = colab
+	note := fmt.Sprintf("%s read as where the card runs", quote(colab))
+	if card == "a100-80" {
+		card = "a100-40"
+		note += ": Colab's A100 is the 40 GB one"
+	}
+	if p.gpuNoteAt >= 0 && p.gpuNoteAt < len(p.notes) {
+		p.notes[p.gpuNoteAt] = note
+		note = ""
+	}
+	if saysColab(words) {
+		p.q.GPU = card
+		if note != "" {
+			p.gpuNote(note)
+		}
+		return card, ""
+	}
+	return card, note
+}
+
+// setCount records a GPU count; after "N nodes of" it is per node.
+func (p *parser) setCount(count int, words string) {
+	if p.perNode && p.q.Nodes > 0 {
+		p.perNode = false
+		if count > sizing.MaxGPUsPerNode {
+			p.fail(fmt.Sprintf("%s is more GPUs than one machine holds (the limit is %d)", quote(words), sizing.MaxGPUsPerNode),
+				func(q *sizing.Query) { q.GPUs = q.Nodes * 8 })
+			return
+		}
+		count *= p.q.Nodes
+	}
+	if count < 1 || count > sizing.MaxGPUs {
+		p.fail(fmt.Sprintf("%s is more GPUs than I size (the limit is %d in one question)", quote(words), sizing.MaxGPUs),
+			func(q *sizing.Query) { q.GPUs = 8 })
+		return
+	}
+	if p.claim(fGPUs, p.q.GPUs == count, words) {
+		p.q.GPUs = count
+	}
+}
+
+// setSize records a bare model size ("13b", "8x7b": experts > 0).
+func (p *parser) setSize(num number, experts int, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	switch {
+	case num.neg || (ok && v <= 0) || (!ok && num.approx(1) == 0):
+		p.fail(fmt.Sprintf("%s is not a model size; give a positive size such as 13b or 350m", quote(words)),
+			func(q *sizing.Query) { q.Params, q.Experts = 13e9, 0 })
+		return
+	case !ok || v > sizing.MaxParams:
+		p.fail(fmt.Sprintf("%s is more parameters than any model I size (the limit is 20T)", quote(words)),
+			func(q *sizing.Query) { q.Params, q.Experts = 13e9, 0 })
+		return
+	case v < sizing.MinBareParams:
+		p.fail(fmt.Sprintf("%s is smaller than the smallest model I size (1M parameters)", quote(words)),
+			func(q *sizing.Query) { q.Params, q.Experts = 13e9, 0 })
+		return
+	case experts > sizing.MaxExperts:
+		p.fail(fmt.Sprintf("%s has more experts than I size (the limit is %d)", quote(words), sizing.MaxExperts),
+			func(q *sizing.Query) { q.Experts = 8 })
+		return
+	}
+	if p.words[fModel] != "" && p.q.Model != "" && p.q.Params == 0 && experts == 0 && sizeAgrees(p.q.Model, float64(v)) {
+		p.claim(fModel, true, words) // "phi 4 14b": the size the model already has
+		return
+	}
+	if p.words[fModel] != "" && (p.q.Params != v || p.q.Experts != experts) {
+		p.claim(fModel, false, words)
+		return
+	}
+	p.claim(fModel, true, words)
+	p.q.Params, p.q.Experts = v, experts
+}
+
+// sizeAgrees reports whether a bare size said after a catalog model is
+// that model's own size, as people round it ("phi 4 14b" for Phi-4's
+// 14.7B parameters): within 15% of its parameter count.
+func sizeAgrees(model string, params float64) bool {
+	m, _, err := sizing.LookupModel(model)
+	if err != nil {
+		return false
+	}
+	total, _ := m.ParamCount()
+	return total > 0 && math.Abs(params-float64(total)) <= 0.15*float64(total)
+}
+
+func (p *parser) setSeq(num number, words string) {
+	v, ok := num.scaled(contextUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > sizing.MaxSeqLen {
+		p.fail(fmt.Sprintf("%s is not a context length I can use (1 to %d tokens)", quote(words), sizing.MaxSeqLen),
+			func(q *sizing.Query) { q.SeqLen = 4096 })
+		return
+	}
+	if p.words[fSeq] != "" && p.q.SeqLen != int(v) && p.seqOther.words == "" {
+		// A second length: the model's window beside the one used
+		// ("128k context with 100k tokens"), or a conflict
+		// (settleSeqPair).
+		p.seqOther = seqSaid{int(v), words}
+		return
+	}
+	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
+		p.q.SeqLen = int(v)
+	}
+}
+
+// seqSaid is a context length said, and its words.
+type seqSaid struct {
+	v     int
+	words string
+}
+
+// nearWindow reports whether a length said is a model's window of
+// window tokens: "128k" is 131072 tokens, and "128000" is near enough.
+func nearWindow(v, window int) bool {
+	return window > 0 && math.Abs(float64(v-window)) <= 0.03*float64(window)
+}
+
+// settleSeqPair decides two context lengths said in one question: when
+// the larger is the model's window and the other fits in it, the window
+// is the model's and the other the request's ("phi-3.5 mini 128k context
+// with 100k tokens": trial H23 Q07 refused it as two lengths and sized
+// Phi-3 at 131072); otherwise they conflict. A window said after the
+// model's name (windowAfter) is noted beside the length used, and with
+// none is a number without a meaning.
+func (p *parser) settleSeqPair() {
+	if w := p.window; w.words != "" {
+		m, _ := sizing.MatchModel(p.q.Model)
+		if p.words[fSeq] == "" {
+			p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(w.words)),
+				func(q *sizing.Query) { q.SeqLen = 4096 })
+		} else if p.seqOther.words == "" {
+			p.note(fmt.Sprintf("%s read as %s's window (%d tokens), not the request's: the %d tokens of %s are sized", quote(w.words), m.Name, m.MaxContext, p.q.SeqLen, quote(p.words[fSeq])))
+		}
+	}
+	o := p.seqOther
+	if o.words == "" {
+		return
+	}
+	big, small := seqSaid{p.q.SeqLen, p.words[fSeq]}, o
+	if small.v > big.v {
+		big, small = small, big
+	}
+	if m, ok := sizing.MatchModel(p.q.Model); ok && p.q.Model != "" && nearWindow(big.v, m.MaxContext) {
+		p.q.SeqLen, p.words[fSeq] = small.v, small.words
+		p.note(fmt.Sprintf("%s read as %s's window (%d tokens), not the request's: the %d tokens of %s are sized", quote(big.words), m.Name, m.MaxContext, small.v, quote(small.words)))
+		return
+	}
+	p.claim(fSeq, false, o.words)
+}
+
+func (p *parser) setBatch(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > sizing.MaxMicroBatch {
+		p.fail(fmt.Sprintf("%s is not a batch size I can use (1 to %d)", quote(words), sizing.MaxMicroBatch),
+			func(q *sizing.Query) { q.MicroBatch = 8 })
+		return
+	}
+	if p.claim(fBatch, p.q.MicroBatch == int(v), words) {
+		p.q.MicroBatch = int(v)
+	}
+}
+
+func (p *parser) setRank(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > sizing.MaxLoRARank {
+		p.fail(fmt.Sprintf("%s is not a LoRA rank I can use (1 to %d)", quote(words), sizing.MaxLoRARank),
+			func(q *sizing.Query) { q.LoRARank = 16 })
+		return
+	}
+	if p.claim(fRank, p.q.LoRARank == int(v), words) {
+		p.q.LoRARank = int(v)
+	}
+}
+
+// setAccum records the gradient accumulation steps ("grad accum 8").
+func (p *parser) setAccum(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	if num.neg || !ok || v < 1 || v > sizing.MaxGradAccum {
+		p.fail(fmt.Sprintf("%s is not a number of accumulation steps I can use (1 to %d)", quote(words), sizing.MaxGradAccum),
+			func(q *sizing.Query) { q.GradAccumSteps = 8 })
+		return
+	}
+	if p.claim(fAccum, p.q.GradAccumSteps == int(v), words) {
+		p.q.GradAccumSteps = int(v)
+	}
+}
+
+// setGlobalBatch records a global batch in tokens ("global batch 4M
+// tokens"); a bare count below 65,536 would be sequences, which fitbot
+// asks to be said in tokens.
+func (p *parser) setGlobalBatch(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	switch {
+	case num.neg || !ok || v > sizing.MaxTokens:
+		p.fail(fmt.Sprintf("%s is not a global batch I can use", quote(words)), func(q *sizing.Query) { q.GlobalBatchTokens = 4e6 })
+		return
+	case v < sizing.MinGlobalBatchTokens:
+		p.fail(fmt.Sprintf("%s: give the global batch in tokens, such as 4M tokens", quote(words)), func(q *sizing.Query) { q.GlobalBatchTokens = 4e6 })
+		return
+	}
+	if p.claim(fGlobalBatch, p.q.GlobalBatchTokens == v, words) {
+		p.q.GlobalBatchTokens = v
+	}
+}
+
+func (p *parser) setTokens(num number, words string) {
+	v, ok := num.scaled(decimalUnit(num.suffix))
+	switch {
+	case num.neg || (ok && v < 1):
+		p.fail(fmt.Sprintf("%s is not a token budget", quote(words)), func(q *sizing.Query) { q.Tokens = 1e9 })
+		return
+	case !ok || v > sizing.MaxTokens:
+		p.fail(fmt.Sprintf("%s is more tokens than I size (the limit is 1,000T)", quote(words)),
+			func(q *sizing.Query) { q.Tokens = 1e9 })
+		return
+	case v < sizing.MinTokens:
+		if p.shortTokens.words == "" {
+			p.shortTokens = shortTokens{num, v, words} // a request's length on a serving question (finish)
+		}
+		return
+	}
+	if p.claim(fTokens, p.q.Tokens == v, words) {
+		p.q.Tokens = v
+	}
+}
+
+// docJob decides what a count of documents is: with an encoder model
+// (embeddings, rerankers) and no training said, a batch job of them
+// through its forward pass (Query.Job, inference); else a dataset's
+// examples, read as before (a token budget).
+func (p *parser) docJob() {
+	d := p.docs
+	if d.count == 0 {
+		return
+	}
+	m, known := sizing.MatchModel(p.q.Model)
+	training := p.q.Method != "" && p.q.Method != sizing.MethodInference || p.methodVerb == kindTrainVerb || p.epochs > 0
+	if !known || m.Kind != sizing.KindEncoder || training {
+		if d.monthly != "" {
+			p.unused = append(p.unused, d.monthly)
+		}
+		if d.per == 0 {
+			if p.exampleWords == "" {
+				p.exampleCount, p.exampleWords = d.count, d.words
+			}
+			return
+		}
+		p.exampleBudget(d.count, d.per, d.words)
+		return
+	}
+	if d.per > maxDocTokens {
+		p.fail(fmt.Sprintf("%s: a document of more than %s tokens is not one I size", quote(d.words), sizing.Commas(maxDocTokens)),
+			func(q *sizing.Query) { q.Job.DocTokens = sizing.JobDocTokens })
+		return
+	}
+	if d.count > sizing.MaxTokens {
+		p.fail(fmt.Sprintf("%s is more documents than I size", quote(d.words)), func(q *sizing.Query) { q.Job.Documents = 1e6 })
+		return
+	}
+	p.q.Job = sizing.DocJob{Documents: d.count, DocTokens: int(d.per), Monthly: d.monthly != ""}
+	if p.q.Method == "" {
+		p.q.Method = sizing.MethodInference
+		p.words[fMethod] = d.words
+		if p.methodVerbText != "" {
+			p.words[fMethod] = p.methodVerbText
+		}
+		p.methodVerb = 0
+	}
+	// "embeddings for 10M docs": the word says the job, nothing else.
+	p.unused = slices.DeleteFunc(p.unused, func(w string) bool { return docJobWords[strings.ToLower(w)] })
+}
+
+// docJobWords name a batch job of documents without a setting of their
+// own: "bge-m3 embeddings for 10M docs".
+var docJobWords = map[string]bool{"embeddings": true, "embedding": true, "vectors": true, "embeds": true}
+
+// maxDocTokens is the longest document a job is sized with (a book of
+// about 750k words).
+const maxDocTokens = 1 << 20
+
+// finish applies what could only be decided once every word was read: the
+// method a verb implies, what "int4" means for that method, the epochs,
+// and the checks that span fields.
+func (p *parser) finish() {
+	p.docJob()
+	if p.exampleWords != "" && p.q.Tokens == 0 {
+		seq := int64(p.q.SeqLen)
+		what := "the sequence length"
+		if seq == 0 {
+			seq = sizing.DefaultSeqLen
+			// An example is no longer than the model reads: BERT's 512.
+			if m, ok := sizing.MatchModel(p.q.Model); ok && m.MaxContext > 0 && int64(m.MaxContext) < seq {
+				seq, what = int64(m.MaxContext), m.Name+"'s longest sequence"
+			}
+		}
+		total := p.exampleCount * seq
+		if total/seq != p.exampleCount || total > sizing.MaxTokens {
+			total = sizing.MaxTokens
+		}
+		budget, _ := parseNumber(strconv.FormatInt(total, 10))
+		if total < sizing.MinTokens {
+			p.note(fmt.Sprintf("%s is %s tokens at %d a sequence, too few for a training budget: not used", quote(p.exampleWords), sizing.Commas(total), seq))
+		} else {
+			p.setTokens(budget, p.exampleWords)
+			p.note(fmt.Sprintf("%s taken as that many sequences of %d tokens (%s): %s tokens; say \"of 500 tokens\" for their own length",
+				quote(p.exampleWords), seq, what, strings.ToUpper(sizing.FormatCount(total))))
+		}
+	}
+	if p.noDeviceWords != "" {
+		switch {
+		case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
+			p.refuseDevice()
+		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors[t.key] || t.key == "vs." }):
+			// "tpu v5e vs h100": the device is half of what is asked;
+			// sizing the card alone would drop it silently (trial H16 Q48).
+			p.refuseCompared()
+		default:
+			// "on a raspberry pi lol no, on an rtx 3050": the card named is sized.
+			p.note(fmt.Sprintf("%s not used: the GPU named is sized", quote(p.noDeviceWords)))
+		}
+	}
+	if p.q.Method == "" && p.methodVerb != 0 {
+		if p.methodVerb == kindTrainVerb {
+			p.q.Method = sizing.MethodFull
+			p.note(fmt.Sprintf("%q taken as full fine-tuning (say lora or qlora for adapters)", p.methodVerbText))
+		} else {
+			p.q.Method = sizing.MethodInference
+		}
+		p.words[fMethod] = p.methodVerbText
+	}
+	p.readShortTokens()
+	p.settleSeqPair()
+	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != sizing.MethodQLoRA {
+		p.int4Words = p.quantizeWords
+	}
+	if p.int4Words != "" {
+		p.resolveInt4()
+	}
+	p.resolveMemory()
+	p.macWithoutChip()
+	p.resolveEXL2()
+	if p.ggufWords != "" && p.q.Quant == "" {
+		p.q.Quant = sizing.QuantQ4_KM
+		p.words[fQuant] = p.ggufWords
+		p.note(fmt.Sprintf("%q taken as GGUF q4_k_m (name the type, e.g. q8_0, for another)", p.ggufWords))
+	}
+	if p.deepspeed && p.q.ZeROStage == nil {
+		p.q.DeepSpeed = true
+		p.note("deepspeed: ZeRO data parallelism at the lowest stage that fits, no Megatron layout; say zero2 or zero3 to choose the stage")
+	}
+	if p.epochs > 0 {
+		if p.q.Tokens == 0 {
+			p.fail(fmt.Sprintf("%s: of how many tokens? write e.g. \"%d epochs of 500M tokens\"", quote(p.epochWords), p.epochs),
+				func(q *sizing.Query) { q.Tokens = int64(p.epochs) * 500e6 })
+		} else if total := p.q.Tokens * int64(p.epochs); total > sizing.MaxTokens {
+			p.fail(fmt.Sprintf("%s of %s is more tokens than I size (the limit is 1,000T)", quote(p.epochWords), quote(p.words[fTokens])),
+				func(q *sizing.Query) { q.Tokens = 1e9 })
+		} else {
+			p.note(fmt.Sprintf("%s of %s = %s tokens", p.epochWords, p.words[fTokens], strings.ToUpper(sizing.FormatCount(total))))
+			p.q.Tokens = total
+			p.words[fTokens] = p.epochWords + " " + p.words[fTokens]
+		}
+	}
+	p.countFromLayout()
+	if p.q.GPUs > 0 && p.q.Nodes > 0 {
+		switch {
+		case p.q.Nodes > p.q.GPUs:
+			p.fail(fmt.Sprintf("%s is more machines than the %s GPUs", quote(p.words[fNodes]), quote(p.words[fGPUs])),
+				func(q *sizing.Query) { q.Nodes = 1 })
+		case p.q.GPUs%p.q.Nodes != 0:
+			p.fail(fmt.Sprintf("%s GPUs do not split evenly over %s", quote(p.words[fGPUs]), quote(p.words[fNodes])),
+				func(q *sizing.Query) { q.Nodes = 1 })
+		case p.q.GPUs/p.q.Nodes > sizing.MaxGPUsPerNode:
+			p.fail(fmt.Sprintf("%s GPUs over %s is more than %d per machine", quote(p.words[fGPUs]), quote(p.words[fNodes]), sizing.MaxGPUsPerNode),
+				func(q *sizing.Query) { q.Nodes = (q.GPUs + 7) / 8 })
+		}
+	}
+	if (p.colab != "" || saysColab(p.words[fGPU])) && p.q.GPUs == 0 && p.q.Nodes == 0 {
+		p.q.GPUs = 1 // a Colab runtime has one GPU: never the fewest of them
+	}
+	if p.multiNode != "" && p.q.Nodes < 2 {
+		p.unused = append(p.unused, p.multiNode)
+	}
+	inference := p.q.Method == "" || p.q.Method == sizing.MethodInference
+	p.unused = reportedFigures(p.unused, strings.ToLower(p.in), inference)
+	if len(p.unused) > 0 {
+		words := make([]string, len(p.unused))
+		for k, w := range p.unused {
+			words[k] = quote(w)
+		}
+		p.note("not used: " + strings.Join(words, ", "))
+	}
+	if p.q.TensorParallel > 1 || p.q.PipelineParallel > 1 {
+		p.q.ModelParallel = false // a degree says the layout, as Format writes it
+	}
+	p.applyMFU()
+	p.applyGPUHours()
+	if p.nodesAsked() && p.q.GPU != "" && p.q.Nodes <= 1 && p.q.Method != "" && p.q.Method != sizing.MethodInference {
+		// "how many a100 80gb nodes do we need (8 gpus per node)": the
+		// fewest machines of the card, not one machine of 8 (trial H31
+		// Q18 answered whether one node fits).
+		if p.q.GPUs > 0 {
+			p.note(fmt.Sprintf("%s read as the GPUs in each machine: the fewest machines that fit are counted", quote(p.words[fGPUs])))
+			p.q.GPUs, p.words[fGPUs] = 0, ""
+		}
+		p.q.Nodes, p.words[fNodes] = 0, "" // "per node" counts no machines
+		p.q.Fewest = true
+	}
+	if (p.q.GPUHoursAsked || p.q.GPUHours > 0) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 && p.q.Method != "" && p.q.Method != sizing.MethodInference {
+		// "how many gpu hours on a100": the count is the asker's to pick,
+		// so the fewest that fit as asked, never one card with offload
+		// (trial H27 Q46 counted 1.69M A100-hours on one offloading card).
+		p.q.Fewest = true
+	}
+	serving := p.q.Method == "" || p.q.Method == sizing.MethodInference
+	if t := p.serve.tokenRate; t.per > 0 && !serving {
+		p.note(fmt.Sprintf("not used: %s (a rate of tokens sizes serving; a training run's tokens are its budget)", quote(t.words)))
+	} else if t.per > 0 {
+		p.serve.settleTokenRate(p.q.SeqLen)
+	}
+	// "how much vram for ... 20 concurrent users" asks the memory of the
+	// users at once, not the cards that serve them (trial H30 Q39).
+	routed := serving && slices.Contains([]sizing.Intent{sizing.IntentFit, sizing.IntentWhichGPU}, p.ask.intent(&p.q)) && !vramAsk.MatchString(p.in)
+	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), routed, p.q.Fastest)
+	if p.q.Serve.MaxBatch && !serving {
+		// "max batch size" on a training run: its largest micro-batch.
+		p.q.MaxBatch, p.q.Serve.MaxBatch = true, false
+	}
+	if b := p.q.Serve.BusyShare; b > 0 && !serving {
+		// A training run keeps its cards busy; its cost is per run.
+		p.q.Serve.BusyShare = 0
+		p.note(fmt.Sprintf("not used: %q (a busy share prices serving; a training run's cost is its hours)", sizing.PercentOf(b)+" utilization"))
+	}
+	for _, n := range p.serve.settled {
+		p.note(n)
+	}
+	p.q.PerMonth = p.serve.perMonth
+	if p.q.Job.Documents > 0 && p.q.PerMonth {
+		// "10M docs per month": the documents come each month.
+		p.q.Job.Monthly, p.q.PerMonth = true, false
+		if p.docs.monthly == "" {
+			p.docs.monthly = "per month"
+		}
+	}
+	if c := p.serve.cadence; c.Runs > 0 && serving {
+		p.note(fmt.Sprintf("not used: %s (a cadence prices repeated training runs)", quote(p.serve.cadenceSaid)))
+	} else if c.Runs > 0 {
+		p.q.Cadence = c
+		if p.q.PerMonth {
+			p.q.PerMonth = false
+			p.note(fmt.Sprintf("the cost per month is of the runs %s, not of the cards rented all month", quote(p.serve.cadenceSaid)))
+		}
+	}
+	if (p.gpuPlural || p.fewest || p.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
+		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == sizing.IntentFit {
+		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit
+	}
+	if p.gpuPlural && p.serve.capacity && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 {
+		p.q.Fewest = true // "cost per million tokens ... on h100s": the fewest that serve (trial H20 Q42)
+	}
+	if p.fewestAsked && p.q.GPU == "" && p.q.GPUs == 0 && p.q.Nodes == 0 && !p.q.Serve.Plan && p.ask.intent(&p.q) == sizing.IntentFit {
+		p.q.Fewest = true // "how many gpus min": the card that fits on the fewest
+	}
+	if p.err == nil && p.q == (sizing.Query{}) {
+		words := p.text(0, len(p.toks))
+		if words == "" {
+			p.fail("the question is empty", nil)
+		} else {
+			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
+		}
+	}
+	if p.ask.own && p.ask.intent(&p.q) != sizing.IntentBuyRent {
+		// The cards to own, not whether to own them (trial H27).
+		p.q.Own = true
+		p.note(ownNote)
+	}
+}
+
+// ownNote is the assumption of a question that asks which cards to buy.
+const ownNote = `to own: the cards a load needs are the same bought or rented, so they are sized as usual; a serving plan and a which-GPU list add what the cards cost to buy where fitbot knows it (say "buy or rent" and the use, e.g. 3 jobs a week of 5 h, to weigh owning against renting)`
+
+// shortTokens is a count of tokens too small for a training budget
+// ("~1k tokens"), read once the method is known.
+type shortTokens struct {
+	num   number
+	v     int64
+	words string
+}
+
+// readShortTokens reads a count of tokens under a training budget: on
+// an inference or serving question it is the request's length, prompt
+// and answer, as a context ("300 users, mostly short chats ~1k tokens";
+// trial H14 Q03 refused it as a training budget); on a training question
+// it is refused, pointing at "ctx".
+func (p *parser) readShortTokens() {
+	st := p.shortTokens
+	switch {
+	case st.words == "":
+	case p.q.Method == "" || p.q.Method == sizing.MethodInference:
+		p.setSeq(st.num, st.words)
+		v, _ := st.num.scaled(contextUnit(st.num.suffix))
+		p.note(fmt.Sprintf("%s taken as each request's length, prompt and answer: a context of %d tokens", quote(st.words), int(v)))
+	default:
+		p.fail(fmt.Sprintf("%s is too small for a training budget (at least 1M tokens); for a context length write \"ctx %d\"", quote(st.words), st.v),
+			func(q *sizing.Query) { q.Tokens = 0; q.SeqLen = int(min(st.v, sizing.MaxSeqLen)) })
+	}
+}
+
+// countFromLayout takes the count of cards named in the plural with no
+// count ("tp=8 ... on h100s") from the parallel degrees said: tensor ×
+// pipeline × context parallel is one replica's cards, so "tp=8 on h100s"
+// is 8 H100s, not the fewest that fit (trial H15 Q48 sized 1× H100).
+func (p *parser) countFromLayout() {
+	n := max(p.q.TensorParallel, 1) * max(p.q.PipelineParallel, 1) * max(p.q.ContextParallel, 1)
+	if n < 2 || n > sizing.MaxGPUs || !p.gpuPlural || p.fewest || p.serve.countAsked || p.q.GPU == "" || p.q.GPUs > 0 || p.q.Nodes > 0 {
+		return
+	}
+	var said []string
+	for _, f := range []field{fTP, fPP, fCP} {
+		if p.words[f] != "" {
+			said = append(said, p.words[f])
+		}
+	}
+	p.q.GPUs = n
+	p.words[fGPUs] = strings.Join(said, " and ")
+	p.note(fmt.Sprintf("%d GPUs taken from %s: the cards were named in the plural with no count", n, quote(p.words[fGPUs])))
+}
+
+// refuseDevice refuses a question about a device fitbot does not size
+// ("gemma 2b on a raspberry pi"), whatever else went wrong in it: the
+// device is what is not sized. A Try cannot keep the device, and another
+// card in its place would answer another question (trial H8 Q44 got
+// "gemma-2-2b lora rtx-4090"), so there is none; only a Jetson, a GPU
+// with its memory typed ("jetson orin nano 8gb"), gets the question on a
+// desktop GPU of that memory, which tells whether the model fits.
+func (p *parser) refuseDevice() {
+	problem := fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords))
+	named := p.err == nil && (p.q.Model != "" || p.q.Params > 0)
+	p.deviceTry = p.noDevice.n == 1 && named && p.memGB > 0
+	p.memoryTry = p.noDevice.val == cpuOnly && named && (p.q.Method == "" || p.q.Method == sizing.MethodInference)
+	switch {
+	case p.deviceTry:
+		problem += fmt.Sprintf("; the Try sizes a desktop GPU with the same %d GB, which says whether the model fits but not how fast it runs (%s shares its memory with its CPU)", p.memGB, p.noDevice.val)
+	case p.memoryTry:
+		problem += "; the memory a model needs is about the same in RAM: the Try gives it, term by term, with the cards it fits (on a CPU people usually run a 4-bit GGUF: add q4_k_m for that)"
+	default:
+		problem += "; no similar device is sized, so there is no similar question to offer"
+	}
+	p.err, p.fix = &sizing.InputError{Problem: problem}, nil
+	p.deviceErr = p.err
+	p.missing = NameSpan{} // the model needs no Hub search: the device is what is refused
+}
+
+// refuseCompared refuses a question that weighs a device fitbot does
+// not size against a GPU ("tpu v5e vs h100 for serving gemma 7b"): the
+// refusal says the device is not sized, and its Try is the GPU's half
+// of the question, which fitbot answers.
+func (p *parser) refuseCompared() {
+	gpu := orDefault(p.words[fGPU], "the GPU")
+	problem := fmt.Sprintf("fitbot does not size %s (%s), so it cannot weigh it against %s: it sizes data-centre and desktop GPUs and Apple M-series Macs",
+		p.noDevice.val, quote(p.noDeviceWords), quote(gpu))
+	p.compareTry = p.err == nil && (p.q.Model != "" || p.q.Params > 0)
+	if p.compareTry {
+		problem += fmt.Sprintf("; the Try sizes the %s half alone, with its price", quote(gpu))
+	}
+	p.err, p.fix = &sizing.InputError{Problem: problem}, nil
+	p.deviceErr = p.err
+	p.missing = NameSpan{}
+}
+
+// deviceHint is the Try of a device refusal: the question on a GPU of
+// the device's typed memory when it has one, the model's memory in all
+// for a CPU (refuseDevice), the GPU's half of a comparison with the
+// device (refuseCompared), else none.
+func (p *parser) deviceHint() string {
+	if p.compareTry {
+		return "fit " + sizing.Format(p.q)
+	}
+	if !p.deviceTry && !p.memoryTry {
+		return ""
+	}
+	q := p.q
+	q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
+	if p.memoryTry {
+		return "fit " + FormatAsk(Request{Query: q, Intent: sizing.IntentWhichGPU})
+	}
+	return fmt.Sprintf("fit %s %dgb", sizing.Format(q), p.memGB)
+}
+
+// cardsSaid is what the question said of its cards: none, one, some
+// (plural, no count) or a count.
+func (p *parser) cardsSaid() cardsSaid {
+	switch {
+	case p.q.GPUs > 0 || p.q.Nodes > 0, p.q.Method != "" && p.q.Method != sizing.MethodInference:
+		return cardsCounted
+	case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
+		return cardsNone
+	case p.gpuPlural:
+		return cardsSome
+	}
+	return cardsOne
+}
+
+// resolveInt4 turns "int4" or "4-bit" into a scheme: NF4 for training
+// (QLoRA's own 4-bit needs no extra word), GPTQ-style int4 for inference.
+func (p *parser) resolveInt4() {
+	switch p.q.Quant {
+	case sizing.QuantGPTQ, sizing.QuantAWQ, sizing.QuantNF4, sizing.QuantNF4DQ, sizing.QuantQ4_0, sizing.QuantQ4_KM:
+		return // a 4-bit scheme was named too
+	case "":
+	default:
+		p.claim(fQuant, false, p.int4Words)
+		return
+	}
+	switch p.q.Method {
+	case sizing.MethodQLoRA:
+		return
+	case sizing.MethodFull, sizing.MethodLoRA:
+		p.q.Quant = sizing.QuantNF4
+		p.note(fmt.Sprintf("%q taken as bitsandbytes NF4 weights for training", p.int4Words))
+	default:
+		p.q.Quant = sizing.QuantGPTQ
+		p.note(fmt.Sprintf("%q taken as GPTQ-style int4 weights (group size 128)", p.int4Words))
+	}
+	p.words[fQuant] = p.int4Words
+}
+
+// hint is the corrected example for a failed parse: what was understood,
+// with the failing part replaced by a value that works.
+func (p *parser) hint() string {
+	q := p.q
+	said := q != (sizing.Query{})
+	if p.fix != nil {
+		p.fix(&q)
+	}
+	if q.Model == "" && q.Params == 0 {
+		q.Params, q.Experts = 13e9, 0
+	}
+	// The asker's own settings stay and nothing unasked is added; only a
+	// question with nothing understood gets a whole example.
+	if !said {
+		q.Method, q.GPU = sizing.MethodLoRA, "rtx-4090"
+	}
+	if q.GPUs > 0 && q.Nodes > 0 && (q.Nodes > q.GPUs || q.GPUs%q.Nodes != 0) {
+		q.Nodes = 0
+	}
+	if q.Tokens > 0 && q.Tokens < sizing.MinTokens {
+		q.Tokens = 0
+	}
+	if p.tryMemGB > 0 && p.err == p.gpuNameErr && q.UnknownGPU == "" {
+		// A card the catalog lacks, of known memory: the Try types it.
+		mem := fmt.Sprintf("%dgb", p.tryMemGB)
+		if q.GPUs > 1 {
+			mem = fmt.Sprintf("%dx%s", q.GPUs, mem)
+		}
+		q.GPU, q.GPUs, q.Nodes = "", 0, 0
+		return "fit " + sizing.Format(q) + " " + mem
+	}
+	return "fit " + sizing.Format(q)
+}
+
+// result is the Request value of a successful parse.
+func (p *parser) result() Request {
+	r := Request{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Unused: p.unused, Workload: p.ask.workload,
+		Hub: p.hub, Missing: p.missing, HostRAMBytes: int64(p.hostRAMGB) << 30}
+	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
+	said := 0
+	for _, w := range p.words {
+		if w != "" {
+			said++
+		}
+	}
+	r.Fields = make([]Field, 0, said)
+	for f := range numFields {
+		if p.words[f] == "" {
+			continue
+		}
+		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
+	}
+	if j := p.q.Job; j.Documents > 0 {
+		r.Fields = append(r.Fields, Field{Name: "documents", Value: sizing.FormatCount(j.Documents), Words: p.docs.words})
+		if j.Monthly {
+			r.Fields = append(r.Fields, Field{Name: "documents_per_month", Value: "true", Words: p.docs.monthly})
+		}
+	}
+	p.serve.apply(&r)
+	r.Deadline, r.Money = p.deadline, p.money
+	return r
+}
+
+// fieldValue is one field of q as Format writes it.
+func fieldValue(q sizing.Query, f field) string {
+	switch f {
+	case fModel:
+		if q.Model != "" {
+			return q.Model
+		}
+		return sizing.FormatSize(q.Params, q.Experts)
+	case fMethod:
+		return string(q.Method)
+	case fOptimizer:
+		return string(q.Optimizer)
+	case fPrecision:
+		return string(q.Precision)
+	case fQuant:
+		return string(q.Quant)
+	case fKV:
+		return string(q.KVPrecision)
+	case fGPU:
+		return q.GPU
+	case fGPUs:
+		return strconv.Itoa(q.GPUs)
+	case fNodes:
+		return strconv.Itoa(q.Nodes)
+	case fZeRO:
+		if q.ZeROStage != nil {
+			return strconv.Itoa(*q.ZeROStage)
+		}
+	case fOffload:
+		return string(q.Offload)
+	case fSeq:
+		return strconv.Itoa(q.SeqLen)
+	case fBatch:
+		return strconv.Itoa(q.MicroBatch)
+	case fCkpt:
+		if q.GradCheckpointing != nil {
+			return strconv.FormatBool(*q.GradCheckpointing)
+		}
+	case fRank:
+		return strconv.Itoa(q.LoRARank)
+	case fTokens:
+		return sizing.FormatCount(q.Tokens)
+	case fAccum:
+		return strconv.Itoa(q.GradAccumSteps)
+	case fTP:
+		return strconv.Itoa(q.TensorParallel)
+	case fPP:
+		return strconv.Itoa(q.PipelineParallel)
+	case fCP:
+		return strconv.Itoa(q.ContextParallel)
+	case fEP:
+		return strconv.Itoa(q.ExpertParallel)
+	case fGlobalBatch:
+		return sizing.FormatCount(q.GlobalBatchTokens)
+	case fRes:
+		return strconv.Itoa(q.Resolution)
+	case fImages:
+		return strconv.Itoa(q.Images)
+	case fMFU:
+		return strings.TrimPrefix(sizing.FormatMFU(q.MFU), "mfu ")
+	case fMeasured:
+		return strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64)
+	case fGPUHours:
+		return strconv.FormatFloat(q.GPUHours, 'f', -1, 64)
+	}
+	return ""
+}
+
+// MaxParallel is the largest tensor, pipeline, context or expert parallel
+// degree a question may ask.
+const MaxParallel = 1024
+
+// setParallel records a parallel degree: "tp 8", "pp 16", "cp 2", "ep 64".
+func (p *parser) setParallel(name string, num number, words string) {
+	v, ok := num.scaled(1)
+	if num.neg || !ok || num.suffix != "" || v < 1 || v > MaxParallel {
+		p.fail(fmt.Sprintf("%s is not a %s degree I can use (1 to %d)", quote(words), strings.ToUpper(name), MaxParallel),
+			func(q *sizing.Query) { q.TensorParallel = 8 })
+		return
+	}
+	n := int(v)
+	var f field
+	var dst *int
+	switch name {
+	case "tp":
+		f, dst = fTP, &p.q.TensorParallel
+	case "pp":
+		f, dst = fPP, &p.q.PipelineParallel
+	case "cp":
+		f, dst = fCP, &p.q.ContextParallel
+	default:
+		f, dst = fEP, &p.q.ExpertParallel
+	}
+	if p.claim(f, *dst == n, words) {
+		*dst = n
+	}
+}
+
+// gluedParallel reads a degree glued to its key: "tp8", "pp16".
+func gluedParallel(k string) (name string, num number, ok bool) {
+	if len(k) < 3 {
+		return "", number{}, false
+	}
+	switch k[:2] {
+	case "tp", "pp", "cp", "ep":
+	default:
+		return "", number{}, false
+	}
+	for i := 2; i < len(k); i++ {
+		if !isDigit(k[i]) {
+			return "", number{}, false
+		}
+	}
+	num, ok = parseNumber(k[2:])
+	return k[:2], num, ok
+}
+
+// Image sides a diffusion question may ask, in pixels.
+const (
+	MinResolution = 64
+	MaxResolution = 8192
+)
+
+// imageSide reads an image size written as one word: "1024px" or a
+// square "1024x1024"; ok is false for anything else (a rectangle is
+// not read: diffusion sizes are square here).
+func imageSide(key string) (int, bool) {
+	if s, ok := strings.CutSuffix(key, "px"); ok && sizing.IsDigits(s) && len(s) <= 5 {
+		n, _ := strconv.Atoi(s)
+		return n, true
+	}
+	if a, b, ok := strings.Cut(key, "x"); ok && a == b && sizing.IsDigits(a) && len(a) >= 3 && len(a) <= 5 {
+		n, _ := strconv.Atoi(a)
+		return n, true
+	}
+	return 0, false
+}
+
+// setResolution records a diffusion model's image side ("1024px").
+func (p *parser) setResolution(v int, words string) {
+	if v < MinResolution || v > MaxResolution {
+		p.fail(fmt.Sprintf("%s is not an image size I size (%d to %d pixels)", quote(words), MinResolution, MaxResolution),
+			func(q *sizing.Query) { q.Resolution = 1024 })
+		return
+	}
+	if p.claim(fRes, p.q.Resolution == v, words) {
+		p.q.Resolution = v
+	}
+}
+
+// MaxImages is the most images one request may carry.
+const MaxImages = 256
+
+// setImages records the images each request carries ("2 images") for a
+// vision-language model.
+func (p *parser) setImages(v int, words string) {
+	if v < 1 || v > MaxImages {
+		p.fail(fmt.Sprintf("%s is not a number of images I size (1 to %d per request)", quote(words), MaxImages),
+			func(q *sizing.Query) { q.Images = 1 })
+		return
+	}
+	if p.claim(fImages, p.q.Images == v, words) {
+		p.q.Images = v
+	}
+}
+
+// macWords name a Mac, not its chip.
+var macWords = map[string]bool{"mac": true, "macs": true, "macbook": true, "macbooks": true, "imac": true, "macmini": true, "macstudio": true, "macbookpro": true, "macbookair": true}
+
+// macBeforeChip reports how many words at i name a Mac ("mac studio",
+// "macbook pro") right before its M-series chip ("m4 max 128gb"): the
+// Mac is the chip's box, read with it; 0 when no chip follows.
+func (p *parser) macBeforeChip(i int) int {
+	if !macWords[p.toks[i].key] {
+		return 0
+	}
+	n := 1
+	if i+1 < len(p.toks) && macModels[p.toks[i+1].key] {
+		n = 2
+	}
+	if i+n >= len(p.toks) || p.toks[i+n].ignorable {
+		return 0
+	}
+	w, _ := p.lookup(i+n, false)
+	if w.kind != kindGPU {
+		return 0
+	}
+	if g, _, err := sizing.LookupGPU(w.val); err != nil || g.Vendor != "apple" {
+		return 0
+	}
+	return n
+}
+
+// macModels follow "mac" or "macbook" in a Mac's name.
+var macModels = map[string]bool{"pro": true, "air": true, "mini": true, "studio": true}
+
+// macWithoutChip refuses a question about a Mac whose chip it does not
+// name ("on my macbook pro 36gb"): the Mac's words would otherwise go
+// unused and the question be sized on another GPU (an RTX card of the
+// typed memory).
+func (p *parser) macWithoutChip() {
+	if p.err != nil {
+		return
+	}
+	if g, _, err := sizing.LookupGPU(p.q.GPU); err == nil && g.Vendor == "apple" {
+		return
+	}
+	for i, t := range p.toks {
+		if !macWords[t.key] {
+			continue
+		}
+		words := p.text(i, i+1)
+		if i+1 < len(p.toks) && macModels[p.toks[i+1].key] {
+			words = p.text(i, i+2)
+		}
+		gpu := "m4-max-128"
+		p.fail(fmt.Sprintf("%s: which chip? name it with its memory (\"m3 16gb\", \"m4 pro 48gb\", \"m3 max 36gb\"); a Mac is sized by its Apple M-series chip", quote(words)),
+			func(q *sizing.Query) { q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = gpu, 0, 0, 0 })
+		return
+	}
+}
