@@ -135,6 +135,16 @@ func pairOf(r store.RunOfPlan) measure.Pair {
 		Predicted: r.Run.Predicted, Measured: r.Run.Measured}
 }
 
+// HasRuns reports whether scope reads any measured run, so an answer to
+// it may say them (and must not be shared with another asker's).
+func (s *Service) HasRuns(ctx context.Context, scope store.Scope) bool {
+	if s.Runs == nil || scope == (store.Scope{}) {
+		return false
+	}
+	runs, err := s.Runs.MeasuredRuns(ctx, scope, 1)
+	return err == nil && len(runs) > 0
+}
+
 // withTeamRuns adds to a fit answer what the team's measured runs like it
 // say: one line under the verdict, the ratios in the JSON's measured, and
 // a tight verdict, saying why, when the answer fits by fitbot's figure

@@ -18,7 +18,7 @@ import (
 )
 
 // subcommands are the words that start a `/fit` subcommand rather than a question.
-var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware", "cluster"}
+var subcommands = []string{"help", "plans", "plan", "prices", "gpus", "models", "hardware", "cluster", "calibration"}
 
 // maxPlansListed is how many plans `/fit plans` shows.
 const maxPlansListed = 10
@@ -86,7 +86,12 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 	case "plans":
 		return h.plansCommand(ctx, asker.scope(), rest)
 	case "plan":
+		if id, measured, ok := measuredWords(rest); ok {
+			return h.measuredCommand(ctx, asker, id, measured)
+		}
 		return h.planCommand(ctx, asker.scope(), rest)
+	case "calibration":
+		return h.calibrationCommand(ctx, asker)
 	case "prices", "price":
 		return h.pricesCommand(ctx, cmd, rest)
 	case "hardware", "machines":
@@ -120,7 +125,9 @@ func (h *Handler) question(ctx context.Context, asker who, responseURL string, q
 	if h.answers.NeedsHub(q) {
 		return h.hubQuestion(ctx, asker, responseURL, q)
 	}
-	return h.resolved(ctx, asker, responseURL, h.answers.Resolve(ctx, asker.team, q))
+	q = h.answers.Resolve(ctx, asker.team, q)
+	q.Scope = asker.scope() // the asker's measured runs are said on the answer
+	return h.resolved(ctx, asker, responseURL, q)
 }
 
 // resolved answers a resolved question. One the language model should
@@ -213,7 +220,9 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	text, p := q.Text, q.Parsed
 	canonical := sizing.Format(p.Query)
 	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
-	cache := h.replies != nil && cacheable(p, canonical, note)
+	// An answer that says the asker's measured runs is theirs alone: never
+	// kept for, nor served from, the words.
+	cache := h.replies != nil && cacheable(p, canonical, note) && !h.answers.HasRuns(ctx, asker.scope())
 	var version uint64
 	if cache {
 		version = h.cfg.AnswerVersion()

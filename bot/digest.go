@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/slack-go/slack"
@@ -26,7 +27,7 @@ var digestCommonGPUs = []string{"h100", "h200", "b200", "a100-80", "a100-40", "l
 
 // DigestMessage renders a digest for Slack: Block Kit within Slack's
 // limits, and the headline as the notification text.
-func DigestMessage(d pricing.Digest) Message {
+func DigestMessage(d digest.Digest) Message {
 	text := d.Headline + " (" + weekRange(d) + ")"
 	return Message{Text: display.Truncate(inert(text, false), maxFallbackText), Blocks: enforceLimits(digestBlocks(d))}
 }
@@ -35,7 +36,7 @@ func DigestMessage(d pricing.Digest) Message {
 // first, the biggest moves, new and removed offers, the cheapest price
 // per GPU, the sources' health, and the method. A quiet week is its
 // headline and the method only.
-func digestBlocks(d pricing.Digest) []slack.Block {
+func digestBlocks(d digest.Digest) []slack.Block {
 	footer := slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%s. Prices as of %s.", escape(d.Method), d.WeekEnd.Format("Mon Jan 2 15:04 MST"))))
 	if d.Quiet {
 		return []slack.Block{
@@ -72,7 +73,7 @@ func digestBlocks(d pricing.Digest) []slack.Block {
 }
 
 // DigestText renders a digest as plain text, for the terminal.
-func DigestText(d pricing.Digest) string {
+func DigestText(d digest.Digest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%s\n", d.Headline, weekRange(d))
 	if !d.Quiet {
@@ -100,7 +101,7 @@ func DigestText(d pricing.Digest) string {
 }
 
 // weekRange is the digest's week in words, with its time zone.
-func weekRange(d pricing.Digest) string {
+func weekRange(d digest.Digest) string {
 	return fmt.Sprintf("week of %s – %s", d.WeekStart.Format("Mon Jan 2 15:04"), d.WeekEnd.Format("Mon Jan 2 15:04 MST"))
 }
 
@@ -143,7 +144,7 @@ func more(n, limit int, slackText bool) []string {
 
 // planLines are the plans whose price moved or that have a cheaper fit
 // now, then how many did not change.
-func planLines(d pricing.Digest, slackText bool) []string {
+func planLines(d digest.Digest, slackText bool) []string {
 	if len(d.Plans) == 0 {
 		return []string{"No plans saved in the last 90 days."}
 	}
@@ -261,7 +262,7 @@ func regions(rs []string) string {
 }
 
 // moveLines are the biggest moves, as sorted by the model.
-func moveLines(d pricing.Digest, slackText bool) []string {
+func moveLines(d digest.Digest, slackText bool) []string {
 	var lines []string
 	for i, m := range d.Moves {
 		if i == digestMaxMoves {
@@ -293,11 +294,11 @@ func moveLines(d pricing.Digest, slackText bool) []string {
 }
 
 // changeLines are the new and removed offers and the new sources.
-func changeLines(d pricing.Digest, slackText bool) []string {
+func changeLines(d digest.Digest, slackText bool) []string {
 	var lines []string
 	for _, set := range []struct {
 		verb   string
-		offers []pricing.OfferChange
+		offers []digest.OfferChange
 	}{{"New", d.NewOffers}, {"Gone", d.RemovedOffers}} {
 		for i, c := range set.offers {
 			if i == digestMaxChanges {
@@ -321,13 +322,13 @@ func changeLines(d pricing.Digest, slackText bool) []string {
 // cheapestRow is one GPU's cheapest on-demand and spot price.
 type cheapestRow struct {
 	gpu      string
-	od, spot *pricing.Cheapest
+	od, spot *digest.Cheapest
 }
 
 // cheapestRows are the cheapest on-demand and spot price per GPU, now
 // and against a week ago: the GPUs the plans use first, then the common
 // set, then the rest.
-func cheapestRows(d pricing.Digest) []cheapestRow {
+func cheapestRows(d digest.Digest) []cheapestRow {
 	rows := map[string]*cheapestRow{}
 	var order []string
 	for i := range d.Cheapest {
@@ -366,7 +367,7 @@ func cheapestRows(d pricing.Digest) []cheapestRow {
 
 // cheapestTable is cheapestRows as a fixed-width table for the terminal,
 // up to digestMaxGPUs.
-func cheapestTable(d pricing.Digest) string {
+func cheapestTable(d digest.Digest) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GPU\ton-demand\tspot")
@@ -386,7 +387,7 @@ func cheapestTable(d pricing.Digest) string {
 // a phone shows whole ("*H100 SXM 80 GB* $2.69 runpod community · spot
 // $3.77 aws ▲0.1%"), where the terminal's table would scroll sideways,
 // up to digestMaxGPUs.
-func cheapestLines(d pricing.Digest) []string {
+func cheapestLines(d digest.Digest) []string {
 	rows := cheapestRows(d)
 	var lines []string
 	for i, r := range rows {
@@ -405,7 +406,7 @@ func cheapestLines(d pricing.Digest) []string {
 
 // cheapestCell is "$2.69 runpod community ▲14.3%", "gone (was $7.91)"
 // or "–".
-func cheapestCell(c *pricing.Cheapest) string {
+func cheapestCell(c *digest.Cheapest) string {
 	switch {
 	case c == nil:
 		return "–"
@@ -429,7 +430,7 @@ func cheapestCell(c *pricing.Cheapest) string {
 
 // sourceLines are the sources that were stale or failing, or one line
 // saying all refreshed fine.
-func sourceLines(d pricing.Digest, slackText bool) []string {
+func sourceLines(d digest.Digest, slackText bool) []string {
 	if len(d.StaleSources) == 0 {
 		if d.Sources == 0 {
 			return []string{"No price refresh ran in the last two weeks."}

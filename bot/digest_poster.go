@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/pricing"
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/retry"
 	"github.com/fitbot/fitbot/store"
@@ -23,7 +23,7 @@ import (
 type DigestStore interface {
 	// DigestInput reads the prices, runs and plans (those scope reads)
 	// the digest of the week ending at weekEnd is computed from.
-	DigestInput(ctx context.Context, scope store.Scope, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error)
+	DigestInput(ctx context.Context, scope store.Scope, weekEnd time.Time, planWindow time.Duration) (digest.Input, error)
 	// ClaimDigest writes the (channel, week) record before posting and
 	// reports whether this poster may post.
 	ClaimDigest(ctx context.Context, channel string, weekStart, weekEnd time.Time, holder string, ttl time.Duration) (store.SentDigest, bool, error)
@@ -58,14 +58,14 @@ type DigestPosterConfig struct {
 	// (store.Viewer of the channel's workspace and the channel, no user).
 	// The zero Scope names none.
 	Plans    store.Scope
-	Schedule Schedule             // when digests are due (FITBOT_DIGEST_CRON); nil: Mondays 09:00 UTC
-	Digest   pricing.DigestConfig // zero: pricing.DefaultDigestConfig()
-	Holder   string               // names this poster in the record; "": host name and a random suffix
-	ClaimTTL time.Duration        // 0: DefaultDigestClaimTTL
-	Logger   *slog.Logger         // nil: slog.Default()
-	Models   ModelResolver        // re-reads plans for Hugging Face Hub models; nil: they show their problem
-	Upload   FileUploader         // nil: the digest carries no picture
-	History  PriceHistory         // nil: the digest carries no picture
+	Schedule Schedule      // when digests are due (FITBOT_DIGEST_CRON); nil: Mondays 09:00 UTC
+	Digest   digest.Config // zero: digest.DefaultConfig()
+	Holder   string        // names this poster in the record; "": host name and a random suffix
+	ClaimTTL time.Duration // 0: DefaultDigestClaimTTL
+	Logger   *slog.Logger  // nil: slog.Default()
+	Models   ModelResolver // re-reads plans for Hugging Face Hub models; nil: they show their problem
+	Upload   FileUploader  // nil: the digest carries no picture
+	History  PriceHistory  // nil: the digest carries no picture
 }
 
 // DigestPoster posts the weekly price-change digest to one channel,
@@ -81,7 +81,7 @@ type DigestPoster struct {
 	channel  string
 	plans    store.Scope
 	schedule Schedule
-	cfg      pricing.DigestConfig
+	cfg      digest.Config
 	holder   string
 	ttl      time.Duration
 	log      *slog.Logger
@@ -109,7 +109,7 @@ func NewDigestPoster(cfg DigestPosterConfig) (*DigestPoster, error) {
 		p.schedule = mondays0900UTC{}
 	}
 	if p.cfg.MinSamples == 0 && p.cfg.MinChangePct == 0 && p.cfg.MinChangeUSD == 0 {
-		p.cfg = pricing.DefaultDigestConfig()
+		p.cfg = digest.DefaultConfig()
 	}
 	if p.ttl <= 0 {
 		p.ttl = DefaultDigestClaimTTL
@@ -159,26 +159,26 @@ func (p *DigestPoster) Week(now time.Time) (start, end time.Time, ok bool) {
 		due = next
 	}
 	end = due.UTC()
-	return end.Add(-pricing.Week), end, true
+	return end.Add(-digest.Week), end, true
 }
 
 // Build computes the digest of the week ending at end from the store.
-func (p *DigestPoster) Build(ctx context.Context, end time.Time) (pricing.Digest, error) {
+func (p *DigestPoster) Build(ctx context.Context, end time.Time) (digest.Digest, error) {
 	in, err := p.store.DigestInput(ctx, p.plans, end, p.cfg.PlanWindow)
 	if err != nil {
-		return pricing.Digest{}, fmt.Errorf("digest for the week ending %s: %w", end.Format(time.RFC3339), err)
+		return digest.Digest{}, fmt.Errorf("digest for the week ending %s: %w", end.Format(time.RFC3339), err)
 	}
 	if p.models != nil {
 		hub := answer.Service{Models: p.models}
 		in.Parse = func(q string) (reading.Request, error) { return hub.Reread(ctx, q) }
 	}
-	return pricing.BuildDigest(in, p.cfg), nil
+	return digest.Build(in, p.cfg), nil
 }
 
 // DigestDelivery is what one call of Deliver did.
 type DigestDelivery struct {
 	Record store.SentDigest // the week's record after the call
-	Digest *pricing.Digest  // the digest this call posted; nil when it posted none
+	Digest *digest.Digest   // the digest this call posted; nil when it posted none
 	Posted bool             // this call posted the digest
 }
 
@@ -209,7 +209,7 @@ func (p *DigestPoster) Deliver(ctx context.Context, now time.Time) (DigestDelive
 // poster has posted or its claim has run out.
 func (p *DigestPoster) DeliverWeek(ctx context.Context, end time.Time) (DigestDelivery, error) {
 	end = end.UTC()
-	start := end.Add(-pricing.Week)
+	start := end.Add(-digest.Week)
 	log := p.log.With("week_start", start, "holder", p.holder)
 	for {
 		rec, won, err := p.store.ClaimDigest(ctx, p.channel, start, end, p.holder, p.ttl)
@@ -320,7 +320,7 @@ func (p *DigestPoster) findPosted(ctx context.Context, log *slog.Logger, key str
 
 // record marks the week's digest posted as ts; posted says whether this
 // call posted it (else an earlier attempt had).
-func (p *DigestPoster) record(ctx context.Context, log *slog.Logger, rec store.SentDigest, d pricing.Digest, ts string, payload []byte, posted bool) (DigestDelivery, error) {
+func (p *DigestPoster) record(ctx context.Context, log *slog.Logger, rec store.SentDigest, d digest.Digest, ts string, payload []byte, posted bool) (DigestDelivery, error) {
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := p.store.MarkDigestPosted(mctx, p.channel, rec.WeekStart, p.holder, ts, payload); err != nil {

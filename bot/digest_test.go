@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/internal/fakeclock"
 	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/pricing"
@@ -27,13 +28,13 @@ var _ DigestStore = (*store.DB)(nil)
 
 // loadDigest reads a digest model golden of package pricing, so that the
 // rendering is pinned on exactly the model its tests pin.
-func loadDigest(t *testing.T, name string) pricing.Digest {
+func loadDigest(t *testing.T, name string) digest.Digest {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "pricing", "testdata", "digest", name+".json"))
+	data, err := os.ReadFile(filepath.Join("..", "digest", "testdata", "digest", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d pricing.Digest
+	var d digest.Digest
 	if err := json.Unmarshal(data, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +91,9 @@ func TestDigestWithinSlackLimits(t *testing.T) {
 		p := d.Plans[0]
 		p.Question = long
 		d.Plans = append(d.Plans, p)
-		d.Cheapest = append(d.Cheapest, pricing.Cheapest{GPU: fmt.Sprintf("gpu-%03d", i), Market: pricing.MarketOnDemand,
-			Now: &pricing.PricePoint{USDPerGPUHour: 1, Provider: "p"}})
-		d.StaleSources = append(d.StaleSources, pricing.SourceHealth{Provider: fmt.Sprintf("p%d", i), Reason: "failed", LastError: long})
+		d.Cheapest = append(d.Cheapest, digest.Cheapest{GPU: fmt.Sprintf("gpu-%03d", i), Market: pricing.MarketOnDemand,
+			Now: &digest.PricePoint{USDPerGPUHour: 1, Provider: "p"}})
+		d.StaleSources = append(d.StaleSources, digest.SourceHealth{Provider: fmt.Sprintf("p%d", i), Reason: "failed", LastError: long})
 	}
 	d.Sources = len(d.StaleSources) + 1
 	msg := DigestMessage(d)
@@ -132,7 +133,7 @@ func newDigestFixture(t *testing.T, script ...scriptedReply) *digestFixture {
 	day := 24 * time.Hour
 	for _, at := range []time.Time{digestDue.Add(-10 * day), digestDue.Add(-3 * day)} {
 		price := 98.32
-		if at.After(digestDue.Add(-pricing.Week)) {
+		if at.After(digestDue.Add(-digest.Week)) {
 			price = 55.04
 		}
 		o := []pricing.Offer{{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketOnDemand,
@@ -183,7 +184,7 @@ func TestPostWeeklyOnce(t *testing.T) {
 	if posts[0].Channel != "C0DIGEST" || !strings.Contains(posts[0].Text, "1 notable move") || len(posts[0].Blocks) == 0 {
 		t.Errorf("post = %+v", posts[0])
 	}
-	rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-pricing.Week))
+	rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-digest.Week))
 	if err != nil || rec.TS != "1764464401.000300" || rec.Attempts != 1 {
 		t.Errorf("record = %+v, %v; want the post's ts after one attempt", rec, err)
 	}
@@ -193,7 +194,7 @@ func TestPostWeeklyOnce(t *testing.T) {
 	if _, err := f.db.SaveRun(ctx, pricing.Run{Provider: "aws", Started: at, Finished: at, AsOf: at, Status: pricing.RunOK, Rows: 1}, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.PostWeekly(ctx, digestDue.Add(pricing.Week)); err != nil {
+	if err := p.PostWeekly(ctx, digestDue.Add(digest.Week)); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.rec.posted()); n != 2 {
@@ -240,7 +241,7 @@ func TestPostWeeklyTwoInstances(t *testing.T) {
 func TestPostWeeklyAfterCrash(t *testing.T) {
 	f := newDigestFixture(t)
 	ctx := context.Background()
-	if _, won, err := f.db.ClaimDigest(ctx, "C0DIGEST", digestDue.Add(-pricing.Week), digestDue, "crashed/0000", DefaultDigestClaimTTL); err != nil || !won {
+	if _, won, err := f.db.ClaimDigest(ctx, "C0DIGEST", digestDue.Add(-digest.Week), digestDue, "crashed/0000", DefaultDigestClaimTTL); err != nil || !won {
 		t.Fatalf("the crashed instance's claim: won %v, %v", won, err)
 	}
 	f.now.Advance(30 * time.Second) // the restart
@@ -253,7 +254,7 @@ func TestPostWeeklyAfterCrash(t *testing.T) {
 	if n := len(f.rec.posted()); n != 1 {
 		t.Fatalf("%d posts after the restart, want 1", n)
 	}
-	rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-pricing.Week))
+	rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-digest.Week))
 	if err != nil || rec.ClaimedBy != "restarted" || rec.Attempts != 2 || rec.TS == "" {
 		t.Errorf("record = %+v, %v", rec, err)
 	}
@@ -272,7 +273,7 @@ func TestPostWeeklyRetriesAfterFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "channel_not_found") || strings.Contains(err.Error(), "xoxb-") {
 		t.Fatalf("failed post: %v; want channel_not_found, without the token", err)
 	}
-	rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-pricing.Week))
+	rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-digest.Week))
 	if err != nil || rec.Posted() || rec.ClaimedBy != "" || !strings.Contains(rec.LastError, "channel_not_found") {
 		t.Fatalf("record after the failure = %+v, %v", rec, err)
 	}
@@ -282,7 +283,7 @@ func TestPostWeeklyRetriesAfterFailure(t *testing.T) {
 	if calls := f.rec.calls(); calls != 2 {
 		t.Errorf("%d calls to chat.postMessage, want 2 (the refused one and the retry)", calls)
 	}
-	if rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-pricing.Week)); err != nil || rec.TS == "" || rec.Attempts != 2 {
+	if rec, err := f.db.Digest(ctx, "C0DIGEST", digestDue.Add(-digest.Week)); err != nil || rec.TS == "" || rec.Attempts != 2 {
 		t.Errorf("record after the retry = %+v, %v", rec, err)
 	}
 	if err := f.poster(t, f.db, "third").PostWeekly(ctx, digestDue.Add(2*time.Hour)); err != nil || f.rec.calls() != 2 {
@@ -342,7 +343,7 @@ func TestDigestWeek(t *testing.T) {
 		wantOK   bool
 	}{
 		{"default, at the due time", nil, digestDue, digestDue, true},
-		{"default, a second early: last week's", nil, digestDue.Add(-time.Second), digestDue.Add(-pricing.Week), true},
+		{"default, a second early: last week's", nil, digestDue.Add(-time.Second), digestDue.Add(-digest.Week), true},
 		{"default, catch-up on Wednesday", nil, digestDue.Add(50 * time.Hour), digestDue, true},
 		{"default, Sunday night", nil, digestDue.Add(6*24*time.Hour + 14*time.Hour), digestDue, true},
 		{"daily", everyDay9{}, digestDue.Add(26 * time.Hour), digestDue.Add(24 * time.Hour), true},
@@ -356,7 +357,7 @@ func TestDigestWeek(t *testing.T) {
 				t.Fatal(err)
 			}
 			start, end, ok := p.Week(tt.now)
-			if ok != tt.wantOK || !end.Equal(tt.wantEnd) || (ok && !start.Equal(end.Add(-pricing.Week))) {
+			if ok != tt.wantOK || !end.Equal(tt.wantEnd) || (ok && !start.Equal(end.Add(-digest.Week))) {
 				t.Errorf("Week(%v) = %v, %v, %v; want end %v, %v", tt.now, start, end, ok, tt.wantEnd, tt.wantOK)
 			}
 		})
@@ -381,7 +382,7 @@ func TestPostWeeklyWithoutPrices(t *testing.T) {
 	f := newDigestFixture(t)
 	ctx := context.Background()
 	p := f.poster(t, f.db, "one")
-	later := digestDue.Add(2 * pricing.Week)
+	later := digestDue.Add(2 * digest.Week)
 	if err := p.PostWeekly(ctx, later); err != nil {
 		t.Fatal(err)
 	}

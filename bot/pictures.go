@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/fitbot/fitbot/chart"
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -164,7 +165,7 @@ func uploadPricePicture(ctx context.Context, up FileUploader, history PriceHisto
 
 // digestChartGPU is the GPU whose picture the weekly digest carries: the
 // one with the week's largest move, "" in a quiet week.
-func digestChartGPU(d pricing.Digest) string {
+func digestChartGPU(d digest.Digest) string {
 	gpu, best := "", 0.0
 	for _, m := range d.Moves {
 		if c := math.Abs(m.ChangePct); c > best {
@@ -177,7 +178,7 @@ func digestChartGPU(d pricing.Digest) string {
 // attachChart uploads the week's price picture into the digest's thread:
 // the history of the GPU with the week's largest move. A failure is
 // logged; the digest is posted and recorded already.
-func (p *DigestPoster) attachChart(ctx context.Context, log *slog.Logger, ts string, d pricing.Digest) {
+func (p *DigestPoster) attachChart(ctx context.Context, log *slog.Logger, ts string, d digest.Digest) {
 	gpu := digestChartGPU(d)
 	if p.upload == nil || p.history == nil || gpu == "" {
 		return

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
@@ -19,7 +19,7 @@ import (
 // Weekly builds the price digest of the week ending at a time: the
 // numbers a "this week" price question is answered with.
 // *DigestPoster's Build is one.
-type Weekly func(ctx context.Context, end time.Time) (pricing.Digest, error)
+type Weekly func(ctx context.Context, end time.Time) (digest.Digest, error)
 
 // routed answers a message that is not a sizing question (reading.Route):
 // a price question, a plans question, small talk, a request for help. ok
@@ -197,7 +197,7 @@ func (h *Handler) withWeek(ctx context.Context, msg Message, gpus []string) Mess
 }
 
 // weekLine is the digest's moves for the GPUs, in a few lines.
-func weekLine(d pricing.Digest, gpus []string) string {
+func weekLine(d digest.Digest, gpus []string) string {
 	var moves []string
 	for _, m := range d.Moves {
 		if len(gpus) > 0 && !slices.Contains(gpus, m.GPU) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -16,10 +17,10 @@ import (
 // TestRoutedMessages: price questions, small talk and text with nothing
 // to size are answered without an error, through /fit as through a DM.
 func TestRoutedMessages(t *testing.T) {
-	week := func(context.Context, time.Time) (pricing.Digest, error) {
-		return pricing.Digest{
+	week := func(context.Context, time.Time) (digest.Digest, error) {
+		return digest.Digest{
 			WeekStart: testNow.Add(-7 * 24 * time.Hour), WeekEnd: testNow,
-			Moves: []pricing.Move{
+			Moves: []digest.Move{
 				{GPU: "h100", Provider: "aws", Market: pricing.MarketOnDemand, OldUSDPerGPUHour: 7.20, NewUSDPerGPUHour: 6.88, ChangePct: -4.4},
 				{GPU: "a100-80", Provider: "gcp", Market: pricing.MarketOnDemand, OldUSDPerGPUHour: 4.0, NewUSDPerGPUHour: 3.67, ChangePct: -8.3},
 			},
@@ -75,8 +76,8 @@ func TestRoutedWithoutPrices(t *testing.T) {
 	}
 	h = newTestHandler(t, func(c *Config) {
 		c.Prices = fakePrices{offers: testOffers}
-		c.Weekly = func(context.Context, time.Time) (pricing.Digest, error) {
-			return pricing.Digest{}, errors.New("db locked")
+		c.Weekly = func(context.Context, time.Time) (digest.Digest, error) {
+			return digest.Digest{}, errors.New("db locked")
 		}
 	})
 	msg := h.Command(context.Background(), slash("h100 price this week"))

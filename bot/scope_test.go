@@ -10,8 +10,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/plan"
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -235,7 +235,7 @@ func TestPlanScopeDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in, err := f.db.DigestInput(ctx, store.Viewer("TA0000001", "C0DIGEST", ""), digestDue, pricing.DefaultDigestConfig().PlanWindow)
+	in, err := f.db.DigestInput(ctx, store.Viewer("TA0000001", "C0DIGEST", ""), digestDue, digest.DefaultConfig().PlanWindow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 )
@@ -353,7 +354,7 @@ func TestDigestCarriesTheWeeksPicture(t *testing.T) {
 			if done.Get("channel_id") != "C0DIGEST" || done.Get("thread_ts") != "1764464401.000300" {
 				t.Errorf("picture shared to %s/%s, want the digest's thread", done.Get("channel_id"), done.Get("thread_ts"))
 			}
-			rec, err := f.db.Digest(context.Background(), "C0DIGEST", digestDue.Add(-pricing.Week))
+			rec, err := f.db.Digest(context.Background(), "C0DIGEST", digestDue.Add(-digest.Week))
 			if err != nil || rec.TS != "1764464401.000300" {
 				t.Errorf("digest record %+v, %v", rec, err)
 			}

@@ -161,3 +161,16 @@ func TestPriceChart(t *testing.T) {
 	}
 	checkPNG(t, "prices-empty", img)
 }
+
+func TestCalibrationPNG(t *testing.T) {
+	png, err := CalibrationPNG(CalibrationData{Title: "Measured runs: 3", Points: []CalibrationPoint{{31.5, 33}, {31.5, 36}, {18, 16.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(png) < 1000 || string(png[1:4]) != "PNG" {
+		t.Fatalf("not a PNG: %d bytes", len(png))
+	}
+	if _, err := CalibrationPNG(CalibrationData{}); err == nil {
+		t.Error("a picture of no run")
+	}
+}

@@ -160,6 +160,21 @@ func meanSpread(v []float64) (mean, spread float64) {
 // this here, peak memory was 4% ± 3% above fitbot's figure and speed 12%
 // ± 5% below." It is "" when no run measured either figure.
 func (s Stats) Line() string {
+	sum := s.Summary()
+	if sum == "" {
+		return ""
+	}
+	runs := "run"
+	if s.Runs != 1 {
+		runs = "runs"
+	}
+	return fmt.Sprintf("On %d measured %s like this here, %s.", s.Runs, runs, sum)
+}
+
+// Summary is Line without the runs it counts: "peak memory was 4% ± 3%
+// above fitbot's figure and speed 12% ± 5% below fitbot's"; "" when no
+// run measured either figure.
+func (s Stats) Summary() string {
 	var parts []string
 	if s.MemoryRuns > 0 {
 		parts = append(parts, "peak memory was "+offBy(s.MemoryRatioMean, s.MemoryRatioSpread, s.MemoryRuns, "fitbot's figure"))
@@ -171,14 +186,7 @@ func (s Stats) Line() string {
 		}
 		parts = append(parts, "speed "+offBy(s.SpeedRatioMean, s.SpeedRatioSpread, s.SpeedRuns, what))
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	runs := "run"
-	if s.Runs != 1 {
-		runs = "runs"
-	}
-	return fmt.Sprintf("On %d measured %s like this here, %s.", s.Runs, runs, strings.Join(parts, " and "))
+	return strings.Join(parts, " and ")
 }
 
 // offBy writes a ratio as a percentage above or below: "4% ± 3% above

@@ -3,6 +3,7 @@ package pricing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -138,4 +139,15 @@ func article(name string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even
+// count); xs is not changed.
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

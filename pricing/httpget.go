@@ -20,8 +20,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/retry"
 )
@@ -202,9 +202,14 @@ func snippet(raw []byte, secrets []string) string {
 	return truncate(scrub(s, secrets), 200)
 }
 
-// truncate is display.Truncate: rune-safe, so an error kept in the store
-// and quoted in Slack never ends in half a character.
-func truncate(s string, n int) string { return display.Truncate(s, n) }
+// truncate cuts s to at most n runes, the last an ellipsis: rune-safe,
+// so an error kept in the store is valid UTF-8.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:max(n-1, 0)]) + "…"
+}
 
 func scrub(s string, secrets []string) string {
 	for _, sec := range secrets {

@@ -1,10 +1,11 @@
 // Package pricing owns GPU price offers: the provider fetchers that read
 // the providers' real payloads, the embedded default price sheet, the
-// price-sheet CSV, the refresh orchestration and the weekly digest model.
+// price-sheet CSV, the refresh orchestration and its sanity check. The
+// weekly digest built from the offers is package digest.
 //
-// It depends on sizing (for canonical GPU ids) and on nothing else of
-// fitbot's; persistence reaches it through interfaces it declares, which
-// the store implements.
+// It depends on sizing (for canonical GPU ids and the cards' economics)
+// and retry, and on nothing else of fitbot's; persistence reaches it
+// through interfaces it declares, which the store implements.
 package pricing
 
 import (

@@ -636,7 +636,7 @@ func (p *parser) saysScratch() bool {
 }
 
 // scratchWords train a model from random weights: pretraining.
-var scratchWords = map[string]bool{"scratch": true, "fromscratch": true, "pretrain": true, "pretraining": true}
+var scratchWords = vocab.set("scratch")
 
 // versionedName is the end of a version number and a model size at
 // token k ("1.6 34b" after "llava"), or 0 when they are not there.
@@ -1245,7 +1245,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		}
 		return 0
 	}
-	if gb, ok := typedGB(p.toks[j].key); ok && !hostRAMAfter(p.toks, j+1) {
+	if gb, ok := typedGB(p.toks[j].key); ok && hostRAMAfter(p.toks, j+1) == 0 {
 		if !isWord && j == i+n && count >= 1000 && looksLikeGPU(p.toks[i].key) {
 			return 0 // "4060 16gb": a card's number and its memory, not 4,060 cards
 		}
@@ -1320,7 +1320,7 @@ func (p *parser) ignoreCount(i, n, count int) {
 
 // memoryVariants are the memory sizes in GB that a card family comes in,
 // said in the plural as the cards of that size ("the 80s").
-var memoryVariants = map[string]bool{"16": true, "24": true, "32": true, "40": true, "48": true, "80": true, "94": true, "96": true, "141": true, "192": true}
+var memoryVariants = vocab.set("memory_variant")
 
 // multiWords before a node word make it no count: "multi node".
 var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
@@ -1462,7 +1462,7 @@ func (p *parser) glued(i int) int {
 		rest := k[d+1:]
 		if rest == "" { // "8x h100", "2x 24GB"
 			if i+1 < len(p.toks) && !p.toks[i+1].ignorable {
-				if gb, ok := typedGB(p.toks[i+1].key); ok && !hostRAMAfter(p.toks, i+2) {
+				if gb, ok := typedGB(p.toks[i+1].key); ok && hostRAMAfter(p.toks, i+2) == 0 {
 					p.setCount(int(min(c, 1<<20)), p.text(i, i+2))
 					return 1 + p.memoryAt(i+1, 1, gb)
 				}
@@ -1728,8 +1728,7 @@ func (p *parser) fineTuneName(i int) bool {
 
 // fullLoadWords after "full" say the cards are kept busy: "full
 // batching", "full load", "full utilization".
-var fullLoadWords = map[string]bool{"batching": true, "batched": true, "load": true, "utilization": true,
-	"utilisation": true, "capacity": true, "occupancy": true, "throttle": true, "tilt": true, "blast": true}
+var fullLoadWords = vocab.set("full_load")
 
 // fullModelAt reports whether "full" at token i (n tokens) describes the
 // model rather than the method: "model", "version" or "one" right after
@@ -1916,6 +1915,9 @@ var gpuFamilies = map[string]bool{"rtx": true, "gtx": true, "quadro": true, "tit
 // up to four letters, two to four digits, up to four letters ("4900",
 // "rtx4095", "a200", "h300x").
 func looksLikeGPU(k string) bool {
+	if isDuration(k) {
+		return false // "500ms", "40ms": a time, typed before names are looked up
+	}
 	i := 0
 	for i < len(k) && i < 4 && 'a' <= k[i] && k[i] <= 'z' {
 		i++
@@ -1932,6 +1934,19 @@ func looksLikeGPU(k string) bool {
 		i++
 	}
 	return i == len(k) && i-e <= 4
+}
+
+// durationUnits are the units of a time (vocab.txt).
+var durationUnits = vocab.set("duration_unit")
+
+// isDuration reports whether a key is a number glued to a unit of time:
+// "500ms", "2s", "1.5sec".
+func isDuration(k string) bool {
+	i := 0
+	for i < len(k) && (isDigit(k[i]) || k[i] == '.' && i > 0) {
+		i++
+	}
+	return i > 0 && i < len(k) && durationUnits[k[i:]]
 }
 
 func hasDigit(s string) bool {

@@ -128,6 +128,9 @@ func lex(input string) ([]token, error) {
 	all := string(keys)
 	for _, sp := range spans {
 		toks[sp.tok].key = all[sp.from:sp.to]
+		if to, ok := vocab.rewrites[toks[sp.tok].key]; ok {
+			toks[sp.tok].key = to // "gigs" reads as "gb" (vocab.txt)
+		}
 	}
 	return toks, nil
 }

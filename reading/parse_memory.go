@@ -25,7 +25,7 @@ const (
 
 // hostRAMWords follow a memory size that is the machine's, not the GPU's:
 // "128 GB RAM".
-var hostRAMWords = map[string]bool{"ram": true, "dram": true, "ddr4": true, "ddr5": true, "system": true, "host": true, "cpu": true, "sysram": true, "systemram": true}
+var hostRAMWords = vocab.set("host_memory")
 
 // memoryPick is the card a typed memory size is sized on.
 type memoryPick struct {
@@ -64,11 +64,12 @@ var gbUnits = map[string]bool{"gb": true, "gib": true, "gig": true, "gigs": true
 // follow. It reports the tokens used.
 func (p *parser) memoryAt(i, n, gb int) int {
 	words := p.text(i, i+n)
-	if k := i + n; hostRAMAfter(p.toks, k) {
+	if k := i + n; hostRAMAfter(p.toks, k) > 0 {
+		end := k + hostRAMAfter(p.toks, k)
 		p.hostRAMGB = gb
-		p.ignore(i, k+1)
-		p.note(fmt.Sprintf("%s is the machine's memory, not the GPU's: checked against the host RAM the answer needs", quote(p.text(i, k+1))))
-		return n + 1
+		p.ignore(i, end)
+		p.note(fmt.Sprintf("%s is the machine's memory, not the GPU's: checked against the host RAM the answer needs", quote(p.text(i, end))))
+		return end - i
 	}
 	p.setMemory(gb, words)
 	if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
@@ -77,10 +78,21 @@ func (p *parser) memoryAt(i, n, gb int) int {
 	return n
 }
 
-// hostRAMAfter reports whether token k says the memory before it is the
-// machine's.
-func hostRAMAfter(toks []token, k int) bool {
-	return k < len(toks) && hostRAMWords[toks[k].key]
+// hostRAMAfter is how many tokens from k say the memory before them is
+// the machine's ("ram", "of system ram", "of ram"); 0 when they do not.
+func hostRAMAfter(toks []token, k int) int {
+	j := k
+	if j < len(toks) && toks[j].key == "of" {
+		j++
+	}
+	n := 0
+	for j+n < len(toks) && hostRAMWords[toks[j+n].key] {
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return j + n - k
 }
 
 // setMemory records a typed GPU memory of gb GB.

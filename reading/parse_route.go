@@ -85,47 +85,16 @@ type Routing struct {
 
 // Words of the routing pass, by key.
 var (
-	priceWords = map[string]bool{
-		"cost": true, "costs": true, "price": true, "prices": true, "pricing": true, "priced": true,
-		"cheaper": true, "cheapest": true, "expensive": true, "pricier": true, "dearer": true, "rate": true,
-		"rates": true, "hourly": true, "perhour": true, "hour": true, "hr": true, "usd": true, "dollars": true, "bucks": true,
-		"spot": true, "ondemand": true, "rent": true, "renting": true, "monthly": true,
-		"reserved": true, "reservation": true, "bill": true, "bills": true,
-	}
-	powerWords = map[string]bool{
-		"electricity": true, "electric": true, "power": true, "powerbill": true, "energy": true, "kwh": true,
-		"watts": true, "wattage": true, "kw": true, "elec": true, "electrical": true,
-	}
-	reservedWords = map[string]bool{
-		"reserved": true, "reservation": true, "reservations": true, "committed": true, "commitment": true,
-		"commit": true, "savingsplan": true, "savingsplans": true, "cud": true, "cuds": true,
-	}
+	priceWords      = vocab.set("price")
+	powerWords      = vocab.set("power")
+	reservedWords   = vocab.set("reserved")
 	priceMonthWords = keySet(monthWords, map[string]bool{"monthly": true, "permonth": true})
-	weekWords       = map[string]bool{
-		"week": true, "weekly": true, "digest": true, "lately": true, "recently": true, "changed": true,
-		"changes": true, "moved": true, "moves": true, "trend": true, "dropped": true, "drop": true,
-	}
-	chatWords = map[string]bool{
-		"thanks": true, "thank": true, "thx": true, "ty": true, "tyvm": true, "cheers": true, "hi": true,
-		"hello": true, "hey": true, "yo": true, "morning": true, "afternoon": true, "evening": true,
-		"good": true, "great": true, "cool": true, "nice": true, "awesome": true, "ok": true, "okay": true,
-		"bye": true, "lol": true, "perfect": true, "brilliant": true, "appreciated": true, "appreciate": true,
-		"it": true, "that": true, "much": true, "so": true, "a": true, "lot": true, "very": true,
-		"helpful": true, "you": true, "fitbot": true, "bot": true, "there": true, "all": true, "again": true,
-		"how": true, "are": true, "doing": true, "sup": true, "wow": true, "amazing": true, "super": true,
-		"got": true, "gotcha": true, "makes": true, "sense": true, "works": true, "kk": true, "k": true,
-		"sounds": true, "the": true, "for": true, "answer": true, "help": true, "works.": true, "np": true,
-		"👍": true, "🙏": true, "🎉": true, "🙌": true, ":)": true, ":-)": true,
-	}
-	helpWords = map[string]bool{
-		"help": true, "what": true, "can": true, "you": true, "do": true, "how": true, "does": true,
-		"this": true, "it": true, "work": true, "commands": true, "usage": true, "who": true, "are": true,
-		"fitbot": true, "bot": true, "use": true, "i": true, "ask": true, "to": true, "examples": true,
-		"example": true, "options": true, "me": true, "show": true, "please": true, "the": true,
-	}
-	greetWords  = map[string]bool{"hi": true, "hello": true, "hey": true, "yo": true, "morning": true, "afternoon": true, "evening": true, "sup": true}
-	thanksWords = map[string]bool{"thanks": true, "thank": true, "thx": true, "ty": true, "tyvm": true, "cheers": true, "appreciated": true, "appreciate": true, "🙏": true}
-	helpAsks    = map[string]bool{"help": true, "commands": true, "usage": true, "do": true, "work": true, "examples": true, "example": true, "who": true}
+	weekWords       = vocab.set("week")
+	chatWords       = vocab.set("chat")
+	helpWords       = vocab.set("help")
+	greetWords      = vocab.set("greet")
+	thanksWords     = vocab.set("thanks")
+	helpAsks        = vocab.set("help_ask")
 )
 
 // Route says which kind of message text is. It reads words only; a
@@ -150,7 +119,7 @@ func Route(text string) Routing {
 		help = help && helpWords[k]
 		asksHelp = asksHelp || helpAsks[k]
 		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
-			k == "going" && i+1 < len(toks) && toks[i+1].key == "for" // "what's an h100 going for"
+			vocab.phraseAt("price", toks, i) // "what's an h100 going for"
 		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot

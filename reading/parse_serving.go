@@ -351,6 +351,15 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.load.TTFTTargetSeconds = v
 				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
 				mark(i, j+n)
+			case (k == "ttft" || k == "latency") && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
+				// "500ms ttft", "40ms latency": the time said before.
+				v, _, _ := durationAt(toks, used, i-1)
+				if k == "latency" {
+					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
+				}
+				sw.load.TTFTTargetSeconds = v
+				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
+				mark(i-1, i+1)
 			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
 				// "time to first token for a 32k prompt", "what's the
 				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
@@ -360,12 +369,6 @@ func readServe(toks []token) ([]token, serveWords) {
 				mark(i, j)
 			case k == "latency":
 				// "low latency": no target said; the word is left unused.
-			case k == "ttft" && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
-				// "500ms ttft": the time said before (trial H32 Q10).
-				v, _, _ := durationAt(toks, used, i-1)
-				sw.load.TTFTTargetSeconds = v
-				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
-				mark(i-1, i+1)
 			default:
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
@@ -575,11 +578,10 @@ func sendsADay(w func(int) string, j int) bool {
 
 // headcountWords count people, who are a company's workforce when a
 // company is said beside them (companyAround).
-var headcountWords = map[string]bool{"ppl": true, "people": true, "persons": true, "folks": true, "heads": true, "seats": true}
+var headcountWords = vocab.set("headcount")
 
 // companyWords say that the people counted are an organisation's.
-var companyWords = map[string]bool{"company": true, "org": true, "organization": true, "organisation": true, "firm": true,
-	"startup": true, "business": true, "headcount": true, "enterprise": true, "corp": true, "agency": true}
+var companyWords = vocab.set("company")
 
 // companyAround reports whether a company word is within six words of j.
 func companyAround(w func(int) string, j int) bool {

@@ -7,8 +7,8 @@ import (
 )
 
 // TestParseFastestServing: speed asked on a serving question with no card,
-// or cards in the plural with no count, is a serving plan ranked by speed
-// (trials H21 Q6, H24 Q20); "cheapest", a card named once or counted, and
+// or cards in the plural with no count, is a serving plan ranked by speed;
+// "cheapest", a card named once or counted, and
 // training keep their readings.
 func TestParseFastestServing(t *testing.T) {
 	tests := []struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
 )
 
@@ -193,25 +194,25 @@ func (db *DB) RunsBetween(ctx context.Context, from, to time.Time) ([]pricing.Ru
 // computed from: the prices observed and the refresh runs of the two
 // weeks before weekEnd, the plans that scope reads saved in the
 // planWindow before it, and the default sheet for GPUs no provider priced.
-func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, planWindow time.Duration) (pricing.DigestInput, error) {
-	from := weekEnd.Add(-2 * pricing.Week)
+func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, planWindow time.Duration) (digest.Input, error) {
+	from := weekEnd.Add(-2 * digest.Week)
 	obs, err := db.ObservationsBetween(ctx, from, weekEnd)
 	if err != nil {
-		return pricing.DigestInput{}, err
+		return digest.Input{}, err
 	}
 	runs, err := db.RunsBetween(ctx, from, weekEnd)
 	if err != nil {
-		return pricing.DigestInput{}, err
+		return digest.Input{}, err
 	}
 	plans, err := db.digestPlans(ctx, scope, weekEnd.Add(-planWindow), weekEnd)
 	if err != nil {
-		return pricing.DigestInput{}, db.wrap("plans for the digest", err)
+		return digest.Input{}, db.wrap("plans for the digest", err)
 	}
-	held, err := db.HoldsBetween(ctx, weekEnd.Add(-pricing.Week), weekEnd)
+	held, err := db.HoldsBetween(ctx, weekEnd.Add(-digest.Week), weekEnd)
 	if err != nil {
-		return pricing.DigestInput{}, err
+		return digest.Input{}, err
 	}
-	return pricing.DigestInput{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Fallback: pricing.DefaultSheet()}, nil
+	return digest.Input{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Fallback: pricing.DefaultSheet()}, nil
 }
 
 // digestPlans reads every distinct question that scope reads saved in
@@ -220,7 +221,7 @@ func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, p
 // re-prices each of them, so a busy week costs one row per question, not
 // one per ask. Only fit plans: an inverse plan (largest model, which
 // GPU...) has no one configuration and price to move.
-func (db *DB) digestPlans(ctx context.Context, scope Scope, from, to time.Time) ([]pricing.DigestPlan, error) {
+func (db *DB) digestPlans(ctx context.Context, scope Scope, from, to time.Time) ([]digest.Plan, error) {
 	cond, args := scope.where()
 	rows, err := db.ro.QueryContext(ctx, `SELECT `+planColumns+`, asked FROM (
 			SELECT *, row_number() OVER question AS newest, count(*) OVER (PARTITION BY coalesce(nullif(canonical, ''), question)) AS asked
@@ -231,14 +232,14 @@ func (db *DB) digestPlans(ctx context.Context, scope Scope, from, to time.Time) 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []pricing.DigestPlan
+	var out []digest.Plan
 	for rows.Next() {
 		var asked int
 		p, err := scanPlan(withExtra{rows, []any{&asked}})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, pricing.DigestPlan{ID: p.ID, CreatedAt: p.CreatedAt, Summary: p.Summary, Asked: asked})
+		out = append(out, digest.Plan{ID: p.ID, CreatedAt: p.CreatedAt, Summary: p.Summary, Asked: asked})
 	}
 	return out, rows.Err()
 }

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/google/go-cmp/cmp"
 )
 
 var (
 	digestWeekEnd   = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	digestWeekStart = digestWeekEnd.Add(-pricing.Week)
+	digestWeekStart = digestWeekEnd.Add(-digest.Week)
 )
 
 const digestTTL = 3 * time.Minute

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/pricing"
 )
 
@@ -83,7 +84,7 @@ func TestImplausiblePriceHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := pricing.BuildDigest(in, pricing.DefaultDigestConfig())
+	d := digest.Build(in, digest.DefaultConfig())
 	named := false
 	for _, h := range d.StaleSources {
 		named = named || (h.Provider == "runpod" && h.HeldOffers == 1 && strings.Contains(h.Reason, "1 offer held aside") && strings.Contains(strings.Join(h.Held, ""), "$0.06/GPU-h"))

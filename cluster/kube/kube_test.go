@@ -409,3 +409,17 @@ func TestAMDLabels(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAMDLabels: any product and VRAM label values read without a panic,
+// into a memory that is 0 or whole GiB within bounds.
+func FuzzAMDLabels(f *testing.F) {
+	f.Add("AMD_Instinct_MI300X", "192G", "amd.com/gpu.product-name.Instinct_MI210", "8")
+	f.Add("", "x", "beta.amd.com/gpu.vram.64G", "-1")
+	f.Fuzz(func(t *testing.T, product, vram, key, val string) {
+		labels := map[string]string{"amd.com/gpu.product-name": product, "beta.amd.com/gpu.vram": vram, key: val}
+		_ = amdLabel(labels, amdProduct)
+		if m := amdMemory(labels); m < 0 || m%(1<<30) != 0 || m > 1<<44 {
+			t.Errorf("amdMemory(%q) = %d", vram, m)
+		}
+	})
+}

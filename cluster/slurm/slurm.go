@@ -35,9 +35,11 @@ import (
 // not a 404.
 var apiVersions = []string{"v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38", "v0.0.37", "v0.0.36"}
 
-// maxBody bounds a slurmrestd or sinfo answer (a 10,000-node cluster's
-// node list is a few tens of MB).
-const maxBody = 256 << 20
+// maxBody bounds a slurmrestd or sinfo answer, read whole before it is
+// decoded: a 10,000-node cluster's node list is a few tens of MB, and
+// the bound keeps a runaway answer from holding hundreds of MB of the
+// process's memory (and the asker waiting while it arrives).
+const maxBody = 64 << 20
 
 // Config says where the cluster is read from.
 type Config struct {
@@ -286,9 +288,12 @@ func (s *Source) get(ctx context.Context, path string, out any) (int, error) {
 		return 0, fault(cluster.FaultUnreachable, "cannot reach slurmrestd at "+origin(s.cfg.URL), errors.New("request failed")) // the cause may quote the URL: left out
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return resp.StatusCode, fault(cluster.FaultUnreachable, "slurmrestd's answer was cut short", err)
+	}
+	if len(body) > maxBody {
+		return resp.StatusCode, fault(cluster.FaultBadAnswer, fmt.Sprintf("slurmrestd's answer is over %d MiB; fitbot reads no more", maxBody>>20), nil)
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:

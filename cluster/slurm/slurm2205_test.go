@@ -200,3 +200,15 @@ func FuzzParseJobs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTokenUser: any token reads without a panic, into a user name that
+// can go in a header.
+func FuzzTokenUser(f *testing.F) {
+	f.Add(jwtFor("root"))
+	f.Add("a.b.c")
+	f.Fuzz(func(t *testing.T, tok string) {
+		if u := tokenUser(tok); strings.ContainsAny(u, "\r\n") || len(u) > 256 {
+			t.Errorf("tokenUser(%q) = %q", tok, u)
+		}
+	})
+}

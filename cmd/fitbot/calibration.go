@@ -5,24 +5,41 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/fitbot/fitbot/answer"
+	"github.com/fitbot/fitbot/chart"
 	"github.com/fitbot/fitbot/display"
 )
 
-const calibrationUsage = `Usage: fitbot calibration [--json] [--workspace TEAM]
+const calibrationUsage = `Usage: fitbot calibration [--json] [--workspace TEAM] [--chart FILE.png]
 
 How far fitbot's figures were from the team's measured runs (fitbot plans measure),
 by method, card family and model size band: the mean and spread of measured / fitbot
 for the peak memory and the speed, the plans behind each figure, and the runs more
-than 15% off.
+than 15% off. --chart writes the picture: measured against predicted peak memory,
+one dot a run, the diagonal where they agree.
 `
 
 // calibration is `fitbot calibration`.
 func (a *app) calibration(ctx context.Context, args []string) error {
+	var picture string
+	for i := 0; i < len(args); i++ {
+		if v, ok := strings.CutPrefix(args[i], "--chart="); ok {
+			picture, args = v, append(args[:i:i], args[i+1:]...)
+			break
+		}
+		if args[i] == "--chart" {
+			if i+1 >= len(args) {
+				return usageError("--chart needs a file", "fitbot calibration --chart runs.png")
+			}
+			picture, args = args[i+1], append(args[:i:i], args[i+2:]...)
+			break
+		}
+	}
 	f, err := parsePlansArgs(args)
 	if err != nil {
 		return usageError(err.Error(), "fitbot calibration --json")
@@ -39,10 +56,38 @@ func (a *app) calibration(ctx context.Context, args []string) error {
 	if err != nil {
 		return failure(err.Error(), "")
 	}
+	if picture != "" {
+		if err := writeCalibrationChart(picture, c); err != nil {
+			return err
+		}
+	}
 	if f.json {
 		return a.writeJSON(c)
 	}
 	writeCalibration(a.stdout, c)
+	return nil
+}
+
+// writeCalibrationChart writes the calibration picture to path.
+func writeCalibrationChart(path string, c answer.Calibration) error {
+	d := chart.CalibrationData{Title: fmt.Sprintf("Peak memory: %d measured runs", c.All.MemoryRuns)}
+	for _, g := range c.Groups {
+		for _, p := range g.Runs {
+			if p.Measured.PeakBytes > 0 && p.Predicted.PeakBytes > 0 {
+				d.Points = append(d.Points, chart.CalibrationPoint{PredictedGiB: display.InGiB(p.Predicted.PeakBytes), MeasuredGiB: display.InGiB(p.Measured.PeakBytes)})
+			}
+		}
+	}
+	if len(d.Points) == 0 {
+		return failure("no measured run has a peak memory to draw", "fitbot plans measure ID --peak 71GiB")
+	}
+	png, err := chart.CalibrationPNG(d)
+	if err != nil {
+		return failure(err.Error(), "")
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return failure(fmt.Sprintf("write %s: %v", path, err), "")
+	}
 	return nil
 }
 

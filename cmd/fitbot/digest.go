@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/internal/samehost"
-	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -186,7 +186,7 @@ func (a *app) digest(ctx context.Context, args []string) error {
 }
 
 // printDigest prints a digest as text or JSON.
-func (a *app) printDigest(d pricing.Digest, asJSON bool) error {
+func (a *app) printDigest(d digest.Digest, asJSON bool) error {
 	if asJSON {
 		return a.writeJSON(d)
 	}

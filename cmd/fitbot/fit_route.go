@@ -9,6 +9,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/bot"
+	"github.com/fitbot/fitbot/digest"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
@@ -235,14 +236,14 @@ func compareLine(c answer.Comparison, spot bool) string {
 // weeklyDigest builds the digest of the week ending at a time from the
 // store, for the bot's "this week" price questions.
 func weeklyDigest(db *store.DB) bot.Weekly {
-	return func(ctx context.Context, end time.Time) (pricing.Digest, error) {
-		c := pricing.DefaultDigestConfig()
+	return func(ctx context.Context, end time.Time) (digest.Digest, error) {
+		c := digest.DefaultConfig()
 		// A price question reads the week's moves only: no plan.
 		in, err := db.DigestInput(ctx, store.Scope{}, end, c.PlanWindow)
 		if err != nil {
-			return pricing.Digest{}, fmt.Errorf("the week's digest: %w", err)
+			return digest.Digest{}, fmt.Errorf("the week's digest: %w", err)
 		}
-		return pricing.BuildDigest(in, c), nil
+		return digest.Build(in, c), nil
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // allowedImports is DESIGN.md's dependency direction, cmd -> bot ->
-// answer, store -> pricing -> plan -> reading, display -> sizing (answer, which
+// answer, store -> digest -> pricing, plan -> reading, display -> sizing (answer, which
 // reads and answers questions for both faces, knows no transport and no
 // store): for each of fitbot's packages, the fitbot packages
 // its non-test code may import. A package not listed may import nothing of
@@ -26,15 +26,16 @@ var allowedImports = map[string][]string{
 	"plan":              {"sizing", "reading"},
 	"retry":             {},
 	"hub":               {"sizing", "reading", "retry", "internal/samehost"},
-	"pricing":           {"sizing", "display", "plan", "retry", "internal/samehost"},
-	"store":             {"sizing", "plan", "pricing", "hub", "migrations", "measure"},
+	"pricing":           {"sizing", "retry", "internal/samehost"},
+	"digest":            {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
+	"store":             {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
 	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "store", "measure"},
 	"measure":           {},          // what a run really used, and how far fitbot was
 	"dcgm":              {"measure"}, // a run read from Prometheus's DCGM series
 	"cluster":           {"sizing"},
 	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
 	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
-	"bot":               {"sizing", "reading", "display", "plan", "pricing", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog"},
+	"bot":               {"sizing", "reading", "display", "plan", "pricing", "digest", "store", "hub", "retry", "bot/llm", "launch", "chart", "answer", "slackoauth", "cluster", "internal/ratelog", "measure"},
 	"launch":            {"sizing"},
 	"slackoauth":        {"store", "internal/samehost"},
 	"chart":             {"sizing", "display", "pricing"},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,6 +88,7 @@ func (a *app) serve(ctx context.Context, args []string) int {
 		defer func() { a.stderr = stderr }()
 	}
 	log := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat, a.env.secrets())
+	setMemoryLimit(os.Getenv, log)
 	s, code := a.startService(ctx, cfg, log)
 	if code != exitOK {
 		return code
@@ -201,6 +203,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Ask:         live,
 		Respond:     bot.NewResponseURLPoster(hc),
 		Plans:       db,
+		Runs:        db,
 		Prices:      db,
 		Hardware:    db,
 		Cluster:     a.liveCluster(),

@@ -48,6 +48,17 @@ type soakSample struct {
 	Goroutines int64         `json:"goroutines"`
 	OpenFiles  int           `json:"open_files"`
 	Requests   int64         `json:"requests"`
+	DBBytes    int64         `json:"db_bytes"`  // the database file
+	WALBytes   int64         `json:"wal_bytes"` // its -wal file
+}
+
+// fileSize is a file's size, 0 when it is not there.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 func TestSoak(t *testing.T) {
@@ -77,9 +88,10 @@ func TestSoak(t *testing.T) {
 		s := soakSample{At: time.Since(start), Requests: tr.sent.Load()}
 		s.RSSKiB, s.OpenFiles = procStatus(t, p.cmd.Process.Pid)
 		s.Goroutines = metricValue(t, p.url+"/metrics", "go_goroutines")
+		s.DBBytes, s.WALBytes = fileSize(p.db), fileSize(p.db+"-wal")
 		samples = append(samples, s)
-		t.Logf("soak %5.0fs: rss %6d KiB, goroutines %4d, open files %3d, requests %d",
-			s.At.Seconds(), s.RSSKiB, s.Goroutines, s.OpenFiles, s.Requests)
+		t.Logf("soak %5.0fs: rss %6d KiB, goroutines %4d, open files %3d, requests %d, db %d KiB, wal %d KiB",
+			s.At.Seconds(), s.RSSKiB, s.Goroutines, s.OpenFiles, s.Requests, s.DBBytes>>10, s.WALBytes>>10)
 	}
 	sample()
 	tick := time.NewTicker(30 * time.Second)

@@ -1,4 +1,4 @@
-package pricing
+package digest
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fitbot/fitbot/pricing"
 
 	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/fitbot/fitbot/plan"
@@ -24,8 +26,8 @@ var (
 	thisWeek = digestEnd.Add(-3 * 24 * time.Hour)  // Fri 2026-11-27
 )
 
-func obs(provider, instance, gpu string, count float64, region string, market Market, tier string, perHour float64, at time.Time, samples int) Offer {
-	return Offer{Provider: provider, InstanceType: instance, GPU: gpu, GPUCount: count, Region: region, Market: market, Tier: tier,
+func obs(provider, instance, gpu string, count float64, region string, market pricing.Market, tier string, perHour float64, at time.Time, samples int) pricing.Offer {
+	return pricing.Offer{Provider: provider, InstanceType: instance, GPU: gpu, GPUCount: count, Region: region, Market: market, Tier: tier,
 		USDPerHour: perHour, USDPerGPUHour: perHour / count, Source: "fixture", ObservedAt: at, Samples: samples}
 }
 
@@ -38,55 +40,55 @@ func obs(provider, instance, gpu string, count float64, region string, market Ma
 // added and one removed, a source seen for the first time, and a Vast
 // median with enough offers. quiet keeps this week's prices at last
 // week's.
-func digestHistory(quiet bool) []Offer {
+func digestHistory(quiet bool) []pricing.Offer {
 	pick := func(old, new float64) float64 {
 		if quiet {
 			return old
 		}
 		return new
 	}
-	var h []Offer
-	both := func(provider, instance, gpu string, count float64, region string, market Market, tier string, old, new float64, samples int) {
+	var h []pricing.Offer
+	both := func(provider, instance, gpu string, count float64, region string, market pricing.Market, tier string, old, new float64, samples int) {
 		h = append(h,
 			obs(provider, instance, gpu, count, region, market, tier, old, lastWeek, samples),
 			obs(provider, instance, gpu, count, region, market, tier, pick(old, new), thisWeek, samples))
 	}
 	for _, r := range []string{"us-east-1", "us-east-2", "us-west-2"} {
-		both("aws", "p5.48xlarge", "h100", 8, r, MarketOnDemand, "", 98.32, 55.04, 1)
+		both("aws", "p5.48xlarge", "h100", 8, r, pricing.MarketOnDemand, "", 98.32, 55.04, 1)
 	}
-	both("aws", "p5.48xlarge", "h100", 8, "eu-north-1", MarketOnDemand, "", 110.00, 110.00, 1)
-	both("aws", "p4d.24xlarge", "a100-40", 8, "us-east-1", MarketOnDemand, "", 32.77, 21.96, 1)
-	both("aws", "p5.48xlarge", "h100", 8, "us-east-1", MarketSpot, "", 30.10, 30.12, 1) // +0.07%: noise
-	both("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", MarketOnDemand, "secure", 3.49, 3.99, 1)
-	both("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", MarketOnDemand, "community", 2.69, 2.69, 1)
-	both("runpod", "NVIDIA A100-SXM4-80GB", "a100-80", 1, "all", MarketOnDemand, "secure", 1.59, 1.79, 1)
-	both("runpod", "NVIDIA GeForce RTX 4090", "rtx-4090", 1, "all", MarketOnDemand, "community", 0.34, 0.35, 1) // +2.9%, $0.01
-	both("runpod", "NVIDIA GeForce RTX 3090", "rtx-3090", 1, "all", MarketOnDemand, "community", 0.22, 0.24, 1) // +9.1% but $0.02
-	both("gcp", "g2-standard-4", "l4", 1, "us-central1", MarketOnDemand, "", 0.71, 0.74, 1)                     // +4.2%, $0.03
-	both("lambda", "gpu_1x_h100_sxm5", "h100", 1, "us-east-1", MarketOnDemand, "", 4.29, 4.29, 1)
+	both("aws", "p5.48xlarge", "h100", 8, "eu-north-1", pricing.MarketOnDemand, "", 110.00, 110.00, 1)
+	both("aws", "p4d.24xlarge", "a100-40", 8, "us-east-1", pricing.MarketOnDemand, "", 32.77, 21.96, 1)
+	both("aws", "p5.48xlarge", "h100", 8, "us-east-1", pricing.MarketSpot, "", 30.10, 30.12, 1) // +0.07%: noise
+	both("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", pricing.MarketOnDemand, "secure", 3.49, 3.99, 1)
+	both("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", pricing.MarketOnDemand, "community", 2.69, 2.69, 1)
+	both("runpod", "NVIDIA A100-SXM4-80GB", "a100-80", 1, "all", pricing.MarketOnDemand, "secure", 1.59, 1.79, 1)
+	both("runpod", "NVIDIA GeForce RTX 4090", "rtx-4090", 1, "all", pricing.MarketOnDemand, "community", 0.34, 0.35, 1) // +2.9%, $0.01
+	both("runpod", "NVIDIA GeForce RTX 3090", "rtx-3090", 1, "all", pricing.MarketOnDemand, "community", 0.22, 0.24, 1) // +9.1% but $0.02
+	both("gcp", "g2-standard-4", "l4", 1, "us-central1", pricing.MarketOnDemand, "", 0.71, 0.74, 1)                     // +4.2%, $0.03
+	both("lambda", "gpu_1x_h100_sxm5", "h100", 1, "us-east-1", pricing.MarketOnDemand, "", 4.29, 4.29, 1)
 	// Vast: medians (and minimums, not compared) of many hosts' asks,
 	// observed several times a week, the last with every other provider's
 	// (a marketplace price a day older than the week's latest is stale).
 	for i, p := range []struct{ old, oldMin, new, newMin float64 }{{6.10, 5.90, 2.35, 1.85}, {6.15, 5.95, 2.40, 1.90}, {6.20, 6.00, 2.45, 1.95}} {
 		at := time.Duration(i-2) * 24 * time.Hour
 		h = append(h,
-			obs("vast", "verified-median", "h100", 1, "all", MarketOnDemand, "", p.old, lastWeek.Add(at), 3),
-			obs("vast", "verified-min", "h100", 1, "all", MarketOnDemand, "", p.oldMin, lastWeek.Add(at), 3),
-			obs("vast", "verified-median", "h100", 1, "all", MarketOnDemand, "", pick(p.old, p.new), thisWeek.Add(at), 4),
-			obs("vast", "verified-min", "h100", 1, "all", MarketOnDemand, "", pick(p.oldMin, p.newMin), thisWeek.Add(at), 4),
-			obs("vast", "verified-median", "a100-80", 1, "all", MarketOnDemand, "", 1.20+0.01*float64(i), lastWeek.Add(at), 12),
-			obs("vast", "verified-median", "a100-80", 1, "all", MarketOnDemand, "", pick(1.20+0.01*float64(i), 0.98+0.01*float64(i)), thisWeek.Add(at), 9),
+			obs("vast", "verified-median", "h100", 1, "all", pricing.MarketOnDemand, "", p.old, lastWeek.Add(at), 3),
+			obs("vast", "verified-min", "h100", 1, "all", pricing.MarketOnDemand, "", p.oldMin, lastWeek.Add(at), 3),
+			obs("vast", "verified-median", "h100", 1, "all", pricing.MarketOnDemand, "", pick(p.old, p.new), thisWeek.Add(at), 4),
+			obs("vast", "verified-min", "h100", 1, "all", pricing.MarketOnDemand, "", pick(p.oldMin, p.newMin), thisWeek.Add(at), 4),
+			obs("vast", "verified-median", "a100-80", 1, "all", pricing.MarketOnDemand, "", 1.20+0.01*float64(i), lastWeek.Add(at), 12),
+			obs("vast", "verified-median", "a100-80", 1, "all", pricing.MarketOnDemand, "", pick(1.20+0.01*float64(i), 0.98+0.01*float64(i)), thisWeek.Add(at), 9),
 		)
 	}
 	if !quiet {
 		// New on Lambda; gone from AWS eu-west-1; Nebius seen for the first time.
 		h = append(h,
-			obs("lambda", "gpu_1x_b200_sxm6", "b200", 1, "us-east-1", MarketOnDemand, "", 6.99, thisWeek, 1),
-			obs("nebius", "gpu-h100-sxm", "h100", 1, "eu-north1", MarketOnDemand, "", 3.85, thisWeek, 1))
+			obs("lambda", "gpu_1x_b200_sxm6", "b200", 1, "us-east-1", pricing.MarketOnDemand, "", 6.99, thisWeek, 1),
+			obs("nebius", "gpu-h100-sxm", "h100", 1, "eu-north1", pricing.MarketOnDemand, "", 3.85, thisWeek, 1))
 	}
-	h = append(h, obs("aws", "p5en.48xlarge", "h200", 8, "eu-west-1", MarketOnDemand, "", 63.296, lastWeek, 1))
+	h = append(h, obs("aws", "p5en.48xlarge", "h200", 8, "eu-west-1", pricing.MarketOnDemand, "", 63.296, lastWeek, 1))
 	if quiet {
-		h = append(h, obs("aws", "p5en.48xlarge", "h200", 8, "eu-west-1", MarketOnDemand, "", 63.296, thisWeek, 1))
+		h = append(h, obs("aws", "p5en.48xlarge", "h200", 8, "eu-west-1", pricing.MarketOnDemand, "", 63.296, thisWeek, 1))
 	}
 	return h
 }
@@ -94,28 +96,28 @@ func digestHistory(quiet bool) []Offer {
 // digestRuns are the refresh runs of the two weeks: AWS, RunPod, Lambda
 // and Vast fine; GCP failing since Nov 25; Azure's last run rejected;
 // an imported sheet, which is not a source.
-func digestRuns() []Run {
+func digestRuns() []pricing.Run {
 	day := 24 * time.Hour
-	run := func(p string, at time.Time, s RunStatus, e string) Run {
-		return Run{Provider: p, Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: s, Error: e}
+	run := func(p string, at time.Time, s pricing.RunStatus, e string) pricing.Run {
+		return pricing.Run{Provider: p, Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: s, Error: e}
 	}
-	var rs []Run
+	var rs []pricing.Run
 	for i := range 14 {
 		at := digestEnd.Add(-time.Duration(14-i) * day)
-		rs = append(rs, run("aws", at, RunOK, ""), run("runpod", at, RunOK, ""), run("lambda", at, RunOK, ""), run("vast", at, RunOK, ""))
-		gcp := RunOK
+		rs = append(rs, run("aws", at, pricing.RunOK, ""), run("runpod", at, pricing.RunOK, ""), run("lambda", at, pricing.RunOK, ""), run("vast", at, pricing.RunOK, ""))
+		gcp := pricing.RunOK
 		if at.After(digestEnd.Add(-5 * day)) {
-			gcp = RunFailed
+			gcp = pricing.RunFailed
 		}
 		rs = append(rs, run("gcp", at, gcp, "gcp: GET cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus: 403 Forbidden"))
 	}
 	rs = append(rs,
-		run("azure", digestEnd.Add(-4*day), RunOK, ""),
-		run("azure", digestEnd.Add(-2*day), RunRejected, "azure: 12 offers, fewer than half of the last good run's 310"),
-		run("nebius", digestEnd.Add(-3*day), RunOK, ""),
-		run(ImportProvider("negotiated.csv"), digestEnd.Add(-6*day), RunFailed, "line 3: bad price"))
+		run("azure", digestEnd.Add(-4*day), pricing.RunOK, ""),
+		run("azure", digestEnd.Add(-2*day), pricing.RunRejected, "azure: 12 offers, fewer than half of the last good run's 310"),
+		run("nebius", digestEnd.Add(-3*day), pricing.RunOK, ""),
+		run(pricing.ImportProvider("negotiated.csv"), digestEnd.Add(-6*day), pricing.RunFailed, "line 3: bad price"))
 	for i := range rs {
-		if rs[i].Status == RunOK {
+		if rs[i].Status == pricing.RunOK {
 			rs[i].Error = ""
 		}
 	}
@@ -125,9 +127,9 @@ func digestRuns() []Run {
 // digestPlans are the team's plans: two asks of one 70B QLoRA question,
 // a full fine-tune on eight H100s, a LoRA that does not fit a 4090, and
 // one from before the 90-day window.
-func digestPlans() []DigestPlan {
+func digestPlans() []Plan {
 	day := 24 * time.Hour
-	return []DigestPlan{
+	return []Plan{
 		{ID: 41, CreatedAt: digestEnd.Add(-2 * day), Summary: plan.Summary{Question: "can we qlora llama 3.1 70b on two a100s, 1B tokens", Canonical: "llama-3.1-70b qlora 2xa100-80 1b tokens",
 			GPU: "a100-80", GPUs: 2, Fits: true, USDPerHour: new(2.42)}},
 		{ID: 30, CreatedAt: digestEnd.Add(-20 * day), Summary: plan.Summary{Question: "llama 3.1 70b qlora 2 a100 1B tokens", Canonical: "llama-3.1-70b qlora 2xa100-80 1b tokens",
@@ -141,8 +143,8 @@ func digestPlans() []DigestPlan {
 	}
 }
 
-func digestInput(quiet bool) DigestInput {
-	return DigestInput{WeekEnd: digestEnd, Observations: digestHistory(quiet), Runs: digestRuns(), Plans: digestPlans(), Fallback: DefaultSheet()}
+func digestInput(quiet bool) Input {
+	return Input{WeekEnd: digestEnd, Observations: digestHistory(quiet), Runs: digestRuns(), Plans: digestPlans(), Fallback: pricing.DefaultSheet()}
 }
 
 // TestDigestGolden pins the digest model of a busy week and a quiet one.
@@ -154,7 +156,7 @@ func TestDigestGolden(t *testing.T) {
 		quiet bool
 	}{{"week", false}, {"quiet", true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := BuildDigest(digestInput(tt.quiet), DefaultDigestConfig())
+			d := Build(digestInput(tt.quiet), DefaultConfig())
 			var got bytes.Buffer
 			enc := json.NewEncoder(&got)
 			enc.SetIndent("", "  ")
@@ -170,7 +172,7 @@ func TestDigestGolden(t *testing.T) {
 // TestDigestMoves checks the moves the busy week must and must not
 // report, with the figures from pricing.md.
 func TestDigestMoves(t *testing.T) {
-	d := BuildDigest(digestInput(false), DefaultDigestConfig())
+	d := Build(digestInput(false), DefaultConfig())
 	type row struct {
 		GPU, Provider, Tier, Instance string
 		Old, New, Pct                 float64
@@ -207,7 +209,7 @@ func TestDigestMoves(t *testing.T) {
 // TestDigestQuiet checks that a week without changes says so in its
 // headline, quoting the GPU the team's plans use most, and lists nothing.
 func TestDigestQuiet(t *testing.T) {
-	d := BuildDigest(digestInput(true), DefaultDigestConfig())
+	d := Build(digestInput(true), DefaultConfig())
 	if !d.Quiet || len(d.Moves)+len(d.NewOffers)+len(d.RemovedOffers) != 0 {
 		t.Fatalf("quiet week: Quiet %v, %d moves, %d new, %d removed", d.Quiet, len(d.Moves), len(d.NewOffers), len(d.RemovedOffers))
 	}
@@ -219,7 +221,7 @@ func TestDigestQuiet(t *testing.T) {
 // TestDigestThresholds checks each noise control on one offer's two
 // weeks.
 func TestDigestThresholds(t *testing.T) {
-	cfg := DefaultDigestConfig()
+	cfg := DefaultConfig()
 	tests := []struct {
 		name     string
 		provider string
@@ -238,11 +240,11 @@ func TestDigestThresholds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := DigestInput{WeekEnd: digestEnd, Observations: []Offer{
-				obs(tt.provider, "verified-median", "h100", 1, "all", MarketOnDemand, "", tt.old, lastWeek, tt.samples[0]),
-				obs(tt.provider, "verified-median", "h100", 1, "all", MarketOnDemand, "", tt.new, thisWeek, tt.samples[1]),
+			in := Input{WeekEnd: digestEnd, Observations: []pricing.Offer{
+				obs(tt.provider, "verified-median", "h100", 1, "all", pricing.MarketOnDemand, "", tt.old, lastWeek, tt.samples[0]),
+				obs(tt.provider, "verified-median", "h100", 1, "all", pricing.MarketOnDemand, "", tt.new, thisWeek, tt.samples[1]),
 			}}
-			d := BuildDigest(in, cfg)
+			d := Build(in, cfg)
 			if got := len(d.Moves) == 1; got != tt.want {
 				t.Errorf("reported = %v, want %v (moves %+v)", got, tt.want, d.Moves)
 			}
@@ -253,12 +255,12 @@ func TestDigestThresholds(t *testing.T) {
 // TestDigestWeekBounds checks that observations outside the two weeks,
 // and a provider that did not refresh this week, list nothing as removed.
 func TestDigestWeekBounds(t *testing.T) {
-	in := DigestInput{WeekEnd: digestEnd, Observations: []Offer{
-		obs("aws", "p4d.24xlarge", "a100-40", 8, "us-east-1", MarketOnDemand, "", 32.77, digestEnd.Add(-15*24*time.Hour), 1), // too old
-		obs("aws", "p4d.24xlarge", "a100-40", 8, "us-east-1", MarketOnDemand, "", 21.96, digestEnd, 1),                       // next week
-		obs("gcp", "a2-highgpu-1g", "a100-40", 1, "us-central1", MarketOnDemand, "", 3.67, lastWeek, 1),                      // gcp silent this week
+	in := Input{WeekEnd: digestEnd, Observations: []pricing.Offer{
+		obs("aws", "p4d.24xlarge", "a100-40", 8, "us-east-1", pricing.MarketOnDemand, "", 32.77, digestEnd.Add(-15*24*time.Hour), 1), // too old
+		obs("aws", "p4d.24xlarge", "a100-40", 8, "us-east-1", pricing.MarketOnDemand, "", 21.96, digestEnd, 1),                       // next week
+		obs("gcp", "a2-highgpu-1g", "a100-40", 1, "us-central1", pricing.MarketOnDemand, "", 3.67, lastWeek, 1),                      // gcp silent this week
 	}}
-	d := BuildDigest(in, DefaultDigestConfig())
+	d := Build(in, DefaultConfig())
 	if len(d.Moves)+len(d.NewOffers)+len(d.RemovedOffers) != 0 {
 		t.Errorf("moves %+v, new %+v, removed %+v; want none", d.Moves, d.NewOffers, d.RemovedOffers)
 	}
@@ -270,7 +272,7 @@ func TestDigestWeekBounds(t *testing.T) {
 // TestDigestSourceHealth checks which sources the digest calls stale or
 // failing, and why.
 func TestDigestSourceHealth(t *testing.T) {
-	d := BuildDigest(DigestInput{WeekEnd: digestEnd, Runs: digestRuns()}, DefaultDigestConfig())
+	d := Build(Input{WeekEnd: digestEnd, Runs: digestRuns()}, DefaultConfig())
 	var got []string
 	for _, h := range d.StaleSources {
 		got = append(got, h.Provider+": "+h.Reason)
@@ -300,7 +302,7 @@ func FuzzBuildDigest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		gpus := []string{"h100", "a100-80", "rtx-4090"}
 		providers := []string{"aws", "vast", "runpod"}
-		var h []Offer
+		var h []pricing.Offer
 		for i := 0; i+2 < len(data); i += 3 {
 			at := lastWeek
 			if data[i]&1 == 1 {
@@ -308,10 +310,10 @@ func FuzzBuildDigest(f *testing.F) {
 			}
 			price := 0.05 + float64(data[i+1])/16
 			count := float64(1 + data[i+2]%8)
-			h = append(h, obs(providers[data[i]>>1%3], "sku", gpus[data[i+2]>>3%3], count, "r", MarketOnDemand, "", price*count, at, int(data[i+2]%9)))
+			h = append(h, obs(providers[data[i]>>1%3], "sku", gpus[data[i+2]>>3%3], count, "r", pricing.MarketOnDemand, "", price*count, at, int(data[i+2]%9)))
 		}
-		cfg := DefaultDigestConfig()
-		d := BuildDigest(DigestInput{WeekEnd: digestEnd, Observations: h}, cfg)
+		cfg := DefaultConfig()
+		d := Build(Input{WeekEnd: digestEnd, Observations: h}, cfg)
 		for i, m := range d.Moves {
 			if abs(m.ChangePct) < cfg.MinChangePct-0.05 || abs(m.ChangeUSD) < cfg.MinChangeUSD-1e-6 {
 				t.Errorf("move under the thresholds: %+v", m)
@@ -341,29 +343,29 @@ func abs(x float64) float64 {
 // distinct plans, re-priced with the estimator.
 func BenchmarkBuildDigest(b *testing.B) {
 	gpus := []string{"h100", "h200", "b200", "a100-80", "a100-40", "l40s", "l4", "a10g", "rtx-4090", "rtx-3090"}
-	var h []Offer
+	var h []pricing.Offer
 	for step := range 14 * 4 {
 		at := digestEnd.Add(-14*24*time.Hour + time.Duration(step)*6*time.Hour)
 		for i := range 1000 {
 			price := 1 + float64(i%37) + 0.01*float64(step/28)
 			h = append(h, obs([]string{"aws", "azure", "gcp", "lambda"}[i%4], fmt.Sprintf("sku-%d", i/40), gpus[i%len(gpus)], 8, fmt.Sprintf("region-%d", i%40),
-				MarketOnDemand, "", price*8, at, 1))
+				pricing.MarketOnDemand, "", price*8, at, 1))
 		}
 	}
 	for hour := range 14 * 24 {
 		at := digestEnd.Add(-14*24*time.Hour + time.Duration(hour)*time.Hour)
 		for i := range 60 {
-			h = append(h, obs("vast", []string{"verified-median", "verified-min"}[i%2], gpus[i/2%len(gpus)], 1, "all", MarketOnDemand, "", 1+float64(i%7)/10, at, 3+i%9))
+			h = append(h, obs("vast", []string{"verified-median", "verified-min"}[i%2], gpus[i/2%len(gpus)], 1, "all", pricing.MarketOnDemand, "", 1+float64(i%7)/10, at, 3+i%9))
 		}
 	}
-	var plans []DigestPlan
+	var plans []Plan
 	for i := range 50 {
-		plans = append(plans, DigestPlan{ID: int64(i), CreatedAt: digestEnd.Add(-time.Duration(i) * 24 * time.Hour),
+		plans = append(plans, Plan{ID: int64(i), CreatedAt: digestEnd.Add(-time.Duration(i) * 24 * time.Hour),
 			Summary: plan.Summary{Question: "q", Canonical: fmt.Sprintf("llama-3.1-8b lora %dxh100", 1+i%8), GPU: "h100", GPUs: 1 + i%8, USDPerHour: new(2.69)}})
 	}
-	in := DigestInput{WeekEnd: digestEnd, Observations: h, Runs: digestRuns(), Plans: plans, Fallback: DefaultSheet()}
+	in := Input{WeekEnd: digestEnd, Observations: h, Runs: digestRuns(), Plans: plans, Fallback: pricing.DefaultSheet()}
 	for b.Loop() {
-		BuildDigest(in, DefaultDigestConfig())
+		Build(in, DefaultConfig())
 	}
 }
 
@@ -373,11 +375,11 @@ func BenchmarkBuildDigest(b *testing.B) {
 // and does not beat Lambda's fresh list price, though it is cheaper.
 func TestDigestCheapestSkipsStalePrices(t *testing.T) {
 	latest := digestEnd.Add(-time.Hour)
-	in := DigestInput{WeekEnd: digestEnd, Observations: []Offer{
-		obs("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", MarketOnDemand, "community", 2.69, latest.Add(-72*time.Hour), 1),
-		obs("lambda", "gpu_1x_h100_sxm5", "h100", 1, "us-east-1", MarketOnDemand, "", 4.29, latest, 1),
+	in := Input{WeekEnd: digestEnd, Observations: []pricing.Offer{
+		obs("runpod", "NVIDIA H100 80GB HBM3", "h100", 1, "all", pricing.MarketOnDemand, "community", 2.69, latest.Add(-72*time.Hour), 1),
+		obs("lambda", "gpu_1x_h100_sxm5", "h100", 1, "us-east-1", pricing.MarketOnDemand, "", 4.29, latest, 1),
 	}}
-	d := BuildDigest(in, DefaultDigestConfig())
+	d := Build(in, DefaultConfig())
 	if len(d.Cheapest) != 1 || d.Cheapest[0].Now == nil || d.Cheapest[0].Now.Provider != "lambda" {
 		t.Fatalf("cheapest %+v, want lambda's fresh H100", d.Cheapest)
 	}
@@ -388,13 +390,13 @@ func TestDigestCheapestSkipsStalePrices(t *testing.T) {
 // digest, with the date it froze.
 func TestDigestReportsAFrozenFeed(t *testing.T) {
 	frozen := time.Date(2024, 5, 13, 17, 0, 0, 0, time.UTC)
-	var runs []Run
+	var runs []pricing.Run
 	for i := range 7 {
 		at := digestEnd.Add(-time.Duration(7-i) * 24 * time.Hour)
-		runs = append(runs, Run{Provider: "aws", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: RunOK, PublishedAt: frozen},
-			Run{Provider: "vast", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: RunOK})
+		runs = append(runs, pricing.Run{Provider: "aws", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: pricing.RunOK, PublishedAt: frozen},
+			pricing.Run{Provider: "vast", Started: at, Finished: at.Add(time.Minute), AsOf: at, Status: pricing.RunOK})
 	}
-	d := BuildDigest(DigestInput{WeekEnd: digestEnd, Runs: runs}, DefaultDigestConfig())
+	d := Build(Input{WeekEnd: digestEnd, Runs: runs}, DefaultConfig())
 	if len(d.StaleSources) != 1 || d.StaleSources[0].Provider != "aws" || !strings.Contains(d.StaleSources[0].Reason, "published nothing new since May 13 2024") {
 		t.Errorf("stale sources %+v, want aws with its frozen feed", d.StaleSources)
 	}

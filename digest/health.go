@@ -1,4 +1,4 @@
-package pricing
+package digest
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fitbot/fitbot/pricing"
 
 	"github.com/fitbot/fitbot/display"
 )
@@ -18,16 +20,16 @@ const maxHeldNamed = 3
 // end, whose refreshes failed during the week, or whose offers were held
 // aside as implausible (held), and counts the providers that ran.
 // Imported sheets are one-off runs, not sources, and are left out.
-func sourceHealth(runs []Run, held []Hold, start, end time.Time, staleAfter time.Duration) ([]SourceHealth, int) {
-	heldBy := map[string][]Hold{}
+func sourceHealth(runs []pricing.Run, held []pricing.Hold, start, end time.Time, staleAfter time.Duration) ([]SourceHealth, int) {
+	heldBy := map[string][]pricing.Hold{}
 	for _, h := range held {
 		if !h.LastHeldAt.Before(start) && h.LastHeldAt.Before(end) {
 			heldBy[h.Refresh] = append(heldBy[h.Refresh], h)
 		}
 	}
-	byProvider := map[string][]Run{}
+	byProvider := map[string][]pricing.Run{}
 	for _, r := range runs {
-		if strings.HasPrefix(r.Provider, ImportProvider("")) || !r.Started.Before(end) {
+		if strings.HasPrefix(r.Provider, pricing.ImportProvider("")) || !r.Started.Before(end) {
 			continue
 		}
 		byProvider[r.Provider] = append(byProvider[r.Provider], r)
@@ -35,10 +37,10 @@ func sourceHealth(runs []Run, held []Hold, start, end time.Time, staleAfter time
 	out := []SourceHealth{}
 	for _, p := range slices.Sorted(maps.Keys(byProvider)) {
 		rs := byProvider[p]
-		slices.SortStableFunc(rs, func(a, b Run) int { return cmp.Or(a.Started.Compare(b.Started), cmp.Compare(a.ID, b.ID)) })
+		slices.SortStableFunc(rs, func(a, b pricing.Run) int { return cmp.Or(a.Started.Compare(b.Started), cmp.Compare(a.ID, b.ID)) })
 		h := SourceHealth{Provider: p, LastStatus: rs[len(rs)-1].Status}
 		for _, r := range rs {
-			if r.Status == RunOK && (h.LastGood == nil || r.AsOf.After(*h.LastGood)) {
+			if r.Status == pricing.RunOK && (h.LastGood == nil || r.AsOf.After(*h.LastGood)) {
 				asOf := r.AsOf.UTC()
 				h.LastGood = &asOf
 			}
@@ -46,7 +48,7 @@ func sourceHealth(runs []Run, held []Hold, start, end time.Time, staleAfter time
 				continue
 			}
 			h.Runs++
-			if r.Status != RunOK {
+			if r.Status != pricing.RunOK {
 				h.FailedRuns++
 				h.LastError = display.Truncate(r.Error, maxErrorText)
 			}
@@ -55,7 +57,7 @@ func sourceHealth(runs []Run, held []Hold, start, end time.Time, staleAfter time
 		switch {
 		case h.LastGood == nil:
 			h.Reason = "no good refresh in two weeks"
-		case last.Status != RunOK:
+		case last.Status != pricing.RunOK:
 			h.Reason = fmt.Sprintf("last refresh %s; prices from %s", last.Status, h.LastGood.Format("Jan 2 15:04 MST"))
 			h.LastError = display.Truncate(last.Error, maxErrorText)
 		case last.FeedStale(end):
@@ -66,7 +68,7 @@ func sourceHealth(runs []Run, held []Hold, start, end time.Time, staleAfter time
 			h.Reason = fmt.Sprintf("%d of %d refreshes failed this week", h.FailedRuns, h.Runs)
 		}
 		if hs := heldBy[p]; len(hs) > 0 {
-			slices.SortStableFunc(hs, func(a, b Hold) int { return b.LastHeldAt.Compare(a.LastHeldAt) })
+			slices.SortStableFunc(hs, func(a, b pricing.Hold) int { return b.LastHeldAt.Compare(a.LastHeldAt) })
 			h.HeldOffers = len(hs)
 			for _, x := range hs[:min(len(hs), maxHeldNamed)] {
 				h.Held = append(h.Held, x.Reason())

@@ -1,4 +1,4 @@
-package pricing
+package digest
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // re-priced through the Parse the digest is given (the bot's resolver);
 // without one it keeps its problem in words.
 func TestDigestRepricesHubPlans(t *testing.T) {
-	hubPlan := DigestPlan{ID: 50, CreatedAt: digestEnd.Add(-24 * time.Hour), Summary: plan.Summary{
+	hubPlan := Plan{ID: 50, CreatedAt: digestEnd.Add(-24 * time.Hour), Summary: plan.Summary{
 		Question: "/fit Qwen/Qwen3-1.7B lora h100", Canonical: "hf.co/Qwen/Qwen3-1.7B lora h100", ModelKey: "hub:qwen/qwen3-1.7b",
 		GPU: "h100", GPUs: 1, Fits: true, USDPerHour: new(2.69)}}
 	resolve := func(q string) (reading.Request, error) {
@@ -38,8 +38,8 @@ func TestDigestRepricesHubPlans(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := digestInput(false)
-			in.Plans, in.Parse = []DigestPlan{hubPlan}, tt.parse
-			d := BuildDigest(in, DefaultDigestConfig())
+			in.Plans, in.Parse = []Plan{hubPlan}, tt.parse
+			d := Build(in, DefaultConfig())
 			if len(d.Plans) != 1 {
 				t.Fatalf("plans = %+v", d.Plans)
 			}
@@ -62,13 +62,13 @@ func TestDigestRepricesEveryQuestionAndListsTheLargestChanges(t *testing.T) {
 	in := digestInput(false)
 	in.Plans = nil
 	for i := range 30 {
-		in.Plans = append(in.Plans, DigestPlan{ID: int64(100 + i), CreatedAt: digestEnd.Add(-time.Duration(i+1) * time.Hour), Asked: 1 + i%2,
+		in.Plans = append(in.Plans, Plan{ID: int64(100 + i), CreatedAt: digestEnd.Add(-time.Duration(i+1) * time.Hour), Asked: 1 + i%2,
 			Summary: plan.Summary{Question: "q", Canonical: fmt.Sprintf("llama-3.1-8b lora %dxh100 seq %d", 1+i%8, 1024+i),
 				GPU: "h100", GPUs: 1 + i%8, Fits: true, USDPerHour: new(float64(1 + i%8))}})
 	}
-	cfg := DefaultDigestConfig()
+	cfg := DefaultConfig()
 	cfg.MaxPlans = 4
-	d := BuildDigest(in, cfg)
+	d := Build(in, cfg)
 	if d.PlansRepriced != 30 || d.PlansSaved != 45 {
 		t.Errorf("tally %+v, want 30 questions re-priced standing for 45 plans", d.PlanTally)
 	}

@@ -1,4 +1,4 @@
-package pricing
+package digest
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fitbot/fitbot/pricing"
 )
 
 // offerID is an offer's identity across observations.
@@ -13,14 +15,14 @@ type offerID struct {
 	provider, instance, gpu string
 	count                   float64
 	region                  string
-	market                  Market
+	market                  pricing.Market
 	tier                    string
 }
 
 // figure is one offer's price in one week.
 type figure struct {
-	offer Offer // the observation the figure stands for; its prices are the week's
-	thin  bool  // a marketplace row with too few offers: not compared
+	offer pricing.Offer // the observation the figure stands for; its prices are the week's
+	thin  bool          // a marketplace row with too few offers: not compared
 }
 
 // week is every offer's figure in one week, and the providers observed.
@@ -34,7 +36,9 @@ type week struct {
 func (w week) latest() time.Time {
 	var t time.Time
 	for _, f := range w.figures {
-		t = maxTime(t, f.offer.ObservedAt)
+		if f.offer.ObservedAt.After(t) {
+			t = f.offer.ObservedAt
+		}
 	}
 	return t
 }
@@ -42,14 +46,14 @@ func (w week) latest() time.Time {
 // offers are the week's figures that are compared (thin ones left out),
 // in a fixed order: the prices plans are re-priced with, so that the
 // plans agree with the moves and the cheapest table beside them.
-func (w week) offers() []Offer {
-	var out []Offer
+func (w week) offers() []pricing.Offer {
+	var out []pricing.Offer
 	for _, f := range w.figures {
 		if !f.thin {
 			out = append(out, f.offer)
 		}
 	}
-	slices.SortFunc(out, func(a, b Offer) int { return compareIDs(idOf(a), idOf(b)) })
+	slices.SortFunc(out, func(a, b pricing.Offer) int { return compareIDs(idOf(a), idOf(b)) })
 	return out
 }
 
@@ -58,11 +62,11 @@ func (w week) offers() []Offer {
 // observations for a marketplace row, thin when none of them had enough
 // offers behind it. A marketplace's minimum rows (vast "verified-min")
 // are not compared: the cheapest single host is noise week to week.
-func weekFigures(obs []Offer, prevStart, start, end time.Time, cfg DigestConfig) (prev, cur week) {
+func weekFigures(obs []pricing.Offer, prevStart, start, end time.Time, cfg Config) (prev, cur week) {
 	prev = week{figures: map[offerID]figure{}, providers: map[string]bool{}}
 	cur = week{figures: map[offerID]figure{}, providers: map[string]bool{}}
 	type series struct {
-		latest Offer
+		latest pricing.Offer
 		prices []float64
 		perHr  []float64
 		n      []int
@@ -111,7 +115,7 @@ func weekFigures(obs []Offer, prevStart, start, end time.Time, cfg DigestConfig)
 	return prev, cur
 }
 
-func idOf(o Offer) offerID {
+func idOf(o pricing.Offer) offerID {
 	return offerID{o.Provider, o.InstanceType, o.GPU, o.GPUCount, o.Region, o.Market, o.Tier}
 }
 
@@ -138,7 +142,7 @@ func intsToFloats(ns []int) []float64 {
 }
 
 // compare fills the moves, new and removed offers and new sources.
-func (d *Digest) compare(prev, cur week, cfg DigestConfig) {
+func (d *Digest) compare(prev, cur week, cfg Config) {
 	var moves []Move
 	var added, removed []OfferChange
 	newSources := map[string]bool{}
@@ -190,7 +194,7 @@ func sortedIDs(ms ...map[offerID]figure) []offerID {
 }
 
 // move compares an offer's two weekly figures against the thresholds.
-func move(old, new Offer, cfg DigestConfig) (Move, bool) {
+func move(old, new pricing.Offer, cfg Config) (Move, bool) {
 	diff := new.USDPerGPUHour - old.USDPerGPUHour
 	pct := 100 * diff / old.USDPerGPUHour
 	if math.Abs(pct) < cfg.MinChangePct || math.Abs(diff) < cfg.MinChangeUSD-1e-9 {
@@ -206,7 +210,7 @@ func move(old, new Offer, cfg DigestConfig) (Move, bool) {
 	}, true
 }
 
-func change(o Offer) OfferChange {
+func change(o pricing.Offer) OfferChange {
 	return OfferChange{GPU: o.GPU, Provider: o.Provider, Market: o.Market, Tier: o.Tier, InstanceType: o.InstanceType,
 		GPUCount: o.GPUCount, Regions: []string{o.Region}, USDPerGPUHour: o.USDPerGPUHour, USDPerHour: o.USDPerHour}
 }
@@ -230,7 +234,7 @@ func round(x float64, places int) float64 {
 func collapseMoves(ms []Move) []Move {
 	type key struct {
 		gpu, provider, tier, instance string
-		market                        Market
+		market                        pricing.Market
 		count, old, new               float64
 	}
 	idx := map[key]int{}
@@ -260,7 +264,7 @@ func collapseMoves(ms []Move) []Move {
 func collapseChanges(cs []OfferChange) []OfferChange {
 	type key struct {
 		gpu, provider, tier, instance string
-		market                        Market
+		market                        pricing.Market
 		count, price                  float64
 	}
 	idx := map[key]int{}
@@ -291,18 +295,18 @@ func collapseChanges(cs []OfferChange) []OfferChange {
 func cheapestPerGPU(prev, cur week) []Cheapest {
 	type key struct {
 		gpu    string
-		market Market
+		market pricing.Market
 	}
-	best := [2]map[key]Offer{{}, {}}
+	best := [2]map[key]pricing.Offer{{}, {}}
 	at := [2]time.Time{prev.latest(), cur.latest()}
 	for i, w := range [2]week{prev, cur} {
 		for _, f := range w.figures {
 			o := f.offer
-			if f.thin || o.Fractional() || (o.Market != MarketOnDemand && o.Market != MarketSpot) {
+			if f.thin || o.Fractional() || (o.Market != pricing.MarketOnDemand && o.Market != pricing.MarketSpot) {
 				continue
 			}
 			k := key{o.GPU, o.Market}
-			if b, ok := best[i][k]; !ok || better(o, b, at[i]) {
+			if b, ok := best[i][k]; !ok || pricing.CompareOffers(o, b, at[i]) < 0 {
 				best[i][k] = o
 			}
 		}
@@ -334,6 +338,6 @@ func cheapestPerGPU(prev, cur week) []Cheapest {
 	return out
 }
 
-func point(o Offer) *PricePoint {
+func point(o pricing.Offer) *PricePoint {
 	return &PricePoint{USDPerGPUHour: o.USDPerGPUHour, Provider: o.Provider, Tier: o.Tier, InstanceType: o.InstanceType, Region: o.Region}
 }

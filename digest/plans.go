@@ -1,10 +1,12 @@
-package pricing
+package digest
 
 import (
 	"cmp"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/fitbot/fitbot/pricing"
 
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
@@ -15,18 +17,18 @@ import (
 // question asked again merged into its newest ask, then orders the plans
 // whose price changed first, by the size of the change per hour, and
 // keeps the first cfg.MaxPlans of them, with the tally of all.
-func repricePlans(plans []DigestPlan, end time.Time, cfg DigestConfig, week *Snapshot, fallback sizing.PriceSource, parse plan.Parser) (out []PlanRepricing, tally PlanTally) {
+func repricePlans(plans []Plan, end time.Time, cfg Config, week *pricing.Snapshot, fallback sizing.PriceSource, parse plan.Parser) (out []PlanRepricing, tally PlanTally) {
 	since := end.Add(-cfg.PlanWindow)
-	var recent []DigestPlan
+	var recent []Plan
 	for _, p := range plans {
 		if !p.CreatedAt.Before(since) && p.CreatedAt.Before(end) {
 			recent = append(recent, p)
 		}
 	}
-	slices.SortStableFunc(recent, func(a, b DigestPlan) int {
+	slices.SortStableFunc(recent, func(a, b Plan) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 	})
-	prices := Chain{week}
+	prices := pricing.Chain{week}
 	if fallback != nil {
 		prices = append(prices, fallback)
 	}
@@ -83,11 +85,11 @@ func planDelta(p PlanRepricing) float64 {
 // cannot be answered today keeps its problem, in words. A cheaper fit is
 // offered only on a GPU some provider priced this week (week), not on a
 // fallback price that did not move.
-func reprice(p DigestPlan, est *sizing.Estimator, week *Snapshot, parse plan.Parser) PlanRepricing {
+func reprice(p Plan, est *sizing.Estimator, week *pricing.Snapshot, parse plan.Parser) PlanRepricing {
 	r := PlanRepricing{ID: p.ID, CreatedAt: p.CreatedAt.UTC(), Question: p.Question, Asked: 1,
 		GPU: p.GPU, GPUs: p.GPUs, Fits: p.Fits, ThenUSDPerHour: p.USDPerHour}
 	d := plan.Reanswer(p.Summary, parse, est, func(alt sizing.Alternative) bool {
-		_, priced := week.Cheapest(alt.GPU, MarketOnDemand)
+		_, priced := week.Cheapest(alt.GPU, pricing.MarketOnDemand)
 		return priced
 	})
 	if d.Now == nil {

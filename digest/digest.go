@@ -1,9 +1,17 @@
-package pricing
+// Package digest builds the weekly price digest: from a week's price
+// observations, refresh runs, held offers and saved plans it says what
+// moved, what is cheapest now, what is new or gone, how the sources fared
+// and what the team's plans would cost today (DESIGN.md's digest JSON
+// contract). The faces render it: bot for Slack, cmd/fitbot for the
+// terminal; the store keeps each posted digest.
+package digest
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/fitbot/fitbot/pricing"
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
@@ -13,8 +21,8 @@ import (
 // Week is the length of a digest's week.
 const Week = 7 * 24 * time.Hour
 
-// DigestConfig holds the digest's noise controls (pricing.md §5.2).
-type DigestConfig struct {
+// Config holds the digest's noise controls (pricing.md §5.2).
+type Config struct {
 	MinChangePct float64       `json:"min_change_pct"`              // a move is reported only when |change| is at least this many percent...
 	MinChangeUSD float64       `json:"min_change_usd_per_gpu_hour"` // ...and at least this many dollars per GPU-hour
 	MinSamples   int           `json:"min_samples"`                 // offers a marketplace median needs in both weeks
@@ -24,7 +32,7 @@ type DigestConfig struct {
 	MaxPlans     int           `json:"-"`                           // plans re-priced, newest first, after duplicates are merged
 }
 
-// DefaultDigestConfig is the digest's configuration unless the operator
+// DefaultConfig is the digest's configuration unless the operator
 // changes it: moves of at least 5% and $0.05 per GPU-hour, Vast.ai
 // medians of at least 5 offers, plans of the last 90 days.
 //
@@ -32,20 +40,20 @@ type DigestConfig struct {
 // many hosts' asks (Offer.Samples). RunPod's community prices look like a
 // marketplace but are one list price per GPU type that RunPod publishes
 // (Samples is 1), so they are compared as list prices.
-func DefaultDigestConfig() DigestConfig {
-	return DigestConfig{
+func DefaultConfig() Config {
+	return Config{
 		MinChangePct: 5,
 		MinChangeUSD: 0.05,
 		MinSamples:   5,
 		Marketplaces: []string{"vast"},
 		PlanWindow:   90 * 24 * time.Hour,
-		StaleAfter:   SourceMaxAge,
+		StaleAfter:   pricing.SourceMaxAge,
 		MaxPlans:     50,
 	}
 }
 
-// DigestPlan is a saved plan as the digest re-prices it.
-type DigestPlan struct {
+// Plan is a saved plan as the digest re-prices it.
+type Plan struct {
 	ID        int64
 	CreatedAt time.Time
 	plan.Summary
@@ -54,19 +62,19 @@ type DigestPlan struct {
 	Asked int
 }
 
-// DigestInput is everything the digest is computed from. It is read from
+// Input is everything the digest is computed from. It is read from
 // the store; the digest itself does no I/O.
-type DigestInput struct {
+type Input struct {
 	WeekEnd time.Time
 	// Observations are every price observed by a good run in the two
 	// weeks before WeekEnd, [WeekEnd-2*Week, WeekEnd).
-	Observations []Offer
+	Observations []pricing.Offer
 	// Runs are the refresh runs started in the same two weeks.
-	Runs []Run
+	Runs []pricing.Run
 	// Plans are the plans saved in [WeekEnd-PlanWindow, WeekEnd).
-	Plans []DigestPlan
+	Plans []Plan
 	// Held are the offers a refresh held aside in the week (sanity.go).
-	Held []Hold
+	Held []pricing.Hold
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
@@ -95,7 +103,7 @@ type Digest struct {
 	Sources      int            `json:"sources"`              // providers that ran in the two weeks
 	ThinSkipped  int            `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
 	Method       string         `json:"method"`
-	Thresholds   DigestConfig   `json:"thresholds"`
+	Thresholds   Config         `json:"thresholds"`
 }
 
 // PlanTally counts the plans of a digest's window: every distinct
@@ -110,45 +118,45 @@ type PlanTally struct {
 // Move is one offer's price change from one week to the next, the same
 // change in several regions collapsed into one.
 type Move struct {
-	GPU              string   `json:"gpu"`
-	Provider         string   `json:"provider"`
-	Market           Market   `json:"market"`
-	Tier             string   `json:"tier"`
-	InstanceType     string   `json:"instance_type"`
-	GPUCount         float64  `json:"gpu_count"`
-	Regions          []string `json:"regions"`
-	OldUSDPerGPUHour float64  `json:"old_usd_per_gpu_hour"`
-	NewUSDPerGPUHour float64  `json:"new_usd_per_gpu_hour"`
-	ChangeUSD        float64  `json:"change_usd_per_gpu_hour"`
-	ChangePct        float64  `json:"change_pct"` // one decimal
-	OldUSDPerHour    float64  `json:"old_usd_per_hour"`
-	NewUSDPerHour    float64  `json:"new_usd_per_hour"`
-	OldSamples       int      `json:"old_samples"` // offers behind a marketplace median; 1 for a list price
-	NewSamples       int      `json:"new_samples"`
+	GPU              string         `json:"gpu"`
+	Provider         string         `json:"provider"`
+	Market           pricing.Market `json:"market"`
+	Tier             string         `json:"tier"`
+	InstanceType     string         `json:"instance_type"`
+	GPUCount         float64        `json:"gpu_count"`
+	Regions          []string       `json:"regions"`
+	OldUSDPerGPUHour float64        `json:"old_usd_per_gpu_hour"`
+	NewUSDPerGPUHour float64        `json:"new_usd_per_gpu_hour"`
+	ChangeUSD        float64        `json:"change_usd_per_gpu_hour"`
+	ChangePct        float64        `json:"change_pct"` // one decimal
+	OldUSDPerHour    float64        `json:"old_usd_per_hour"`
+	NewUSDPerHour    float64        `json:"new_usd_per_hour"`
+	OldSamples       int            `json:"old_samples"` // offers behind a marketplace median; 1 for a list price
+	NewSamples       int            `json:"new_samples"`
 }
 
 // OfferChange is an offer that appeared or went away, collapsed across
 // regions at the same price.
 type OfferChange struct {
-	GPU           string   `json:"gpu"`
-	Provider      string   `json:"provider"`
-	Market        Market   `json:"market"`
-	Tier          string   `json:"tier"`
-	InstanceType  string   `json:"instance_type"`
-	GPUCount      float64  `json:"gpu_count"`
-	Regions       []string `json:"regions"`
-	USDPerGPUHour float64  `json:"usd_per_gpu_hour"`
-	USDPerHour    float64  `json:"usd_per_hour"`
+	GPU           string         `json:"gpu"`
+	Provider      string         `json:"provider"`
+	Market        pricing.Market `json:"market"`
+	Tier          string         `json:"tier"`
+	InstanceType  string         `json:"instance_type"`
+	GPUCount      float64        `json:"gpu_count"`
+	Regions       []string       `json:"regions"`
+	USDPerGPUHour float64        `json:"usd_per_gpu_hour"`
+	USDPerHour    float64        `json:"usd_per_hour"`
 }
 
 // Cheapest is the cheapest offer of whole GPUs of one kind in one market,
 // this week and the week before.
 type Cheapest struct {
-	GPU       string      `json:"gpu"`
-	Market    Market      `json:"market"`
-	Now       *PricePoint `json:"now"`        // nil when nobody offered it this week
-	WeekAgo   *PricePoint `json:"week_ago"`   // nil when nobody offered it the week before
-	ChangePct *float64    `json:"change_pct"` // nil unless both are known
+	GPU       string         `json:"gpu"`
+	Market    pricing.Market `json:"market"`
+	Now       *PricePoint    `json:"now"`        // nil when nobody offered it this week
+	WeekAgo   *PricePoint    `json:"week_ago"`   // nil when nobody offered it the week before
+	ChangePct *float64       `json:"change_pct"` // nil unless both are known
 }
 
 // PricePoint is one offer's price per GPU-hour and who sells it.
@@ -192,13 +200,13 @@ func (p PlanRepricing) Changed() bool {
 // SourceHealth is a provider whose prices were stale or whose refreshes
 // failed during the week.
 type SourceHealth struct {
-	Provider   string     `json:"provider"`
-	LastGood   *time.Time `json:"last_good"` // nil when no refresh succeeded in the two weeks
-	Runs       int        `json:"runs"`      // refreshes this week
-	FailedRuns int        `json:"failed_runs"`
-	LastStatus RunStatus  `json:"last_status"`
-	LastError  string     `json:"last_error"`
-	Reason     string     `json:"reason"`
+	Provider   string            `json:"provider"`
+	LastGood   *time.Time        `json:"last_good"` // nil when no refresh succeeded in the two weeks
+	Runs       int               `json:"runs"`      // refreshes this week
+	FailedRuns int               `json:"failed_runs"`
+	LastStatus pricing.RunStatus `json:"last_status"`
+	LastError  string            `json:"last_error"`
+	Reason     string            `json:"reason"`
 	// HeldOffers counts the offers held aside as implausible this week
 	// (sanity.go), and Held names them, most recent hold first.
 	HeldOffers int      `json:"held_offers,omitempty"`
@@ -208,10 +216,10 @@ type SourceHealth struct {
 // maxErrorText caps a run's error quoted in the digest.
 const maxErrorText = 200
 
-// BuildDigest computes the digest of the week ending at in.WeekEnd from
+// Build computes the digest of the week ending at in.WeekEnd from
 // in, with cfg's thresholds. It is pure: the same input gives the same
 // digest.
-func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
+func Build(in Input, cfg Config) Digest {
 	end := in.WeekEnd.UTC()
 	start := end.Add(-Week)
 	d := Digest{
@@ -231,7 +239,7 @@ func BuildDigest(in DigestInput, cfg DigestConfig) Digest {
 	d.compare(prev, cur, cfg)
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, in.Held, start, end, cfg.StaleAfter)
-	d.Plans, d.PlanTally = repricePlans(in.Plans, end, cfg, NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
+	d.Plans, d.PlanTally = repricePlans(in.Plans, end, cfg, pricing.NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
 	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
 	d.Headline = d.headline()
 	return d
@@ -249,7 +257,7 @@ func (d Digest) HasPrices() bool {
 }
 
 // digestMethod is the footer's one-line method.
-func digestMethod(cfg DigestConfig) string {
+func digestMethod(cfg Config) string {
 	market := ""
 	if len(cfg.Marketplaces) > 0 {
 		market = fmt.Sprintf("; marketplaces (%s): median over the week of ≥%d offers", strings.Join(cfg.Marketplaces, ", "), cfg.MinSamples)
@@ -299,7 +307,7 @@ func (d *Digest) headlineGPU() (Cheapest, bool) {
 		return 2 * counts[gpu]
 	}
 	for _, c := range d.Cheapest {
-		if c.Market != MarketOnDemand || c.Now == nil {
+		if c.Market != pricing.MarketOnDemand || c.Now == nil {
 			continue
 		}
 		if !ok || score(c.GPU) > score(best.GPU) {

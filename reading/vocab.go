@@ -1,0 +1,136 @@
+package reading
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+// vocabText is the reader's vocabulary as data: word kinds, phrases that
+// cue a kind and rewrites, one row a line (see the file's header).
+//
+//go:embed vocab.txt
+var vocabText string
+
+// vocabulary is vocab.txt as read: the words of each set, the phrases
+// that cue each name, and the rewrites of single words.
+type vocabulary struct {
+	sets     map[string]map[string]bool
+	phrases  map[string][][]string
+	rewrites map[string]string
+}
+
+// vocab is the embedded vocabulary, read and checked when the program
+// starts; TestVocab keeps the file loadable.
+var vocab = func() *vocabulary {
+	v, err := parseVocab(vocabText)
+	if err != nil {
+		panic("reading: vocab.txt: " + err.Error())
+	}
+	return v
+}()
+
+// parseVocab reads vocabulary rows and checks them: a set defined twice,
+// a word twice in one set, a phrase given to two names, a word rewritten
+// two ways or a word in two exclusive sets is an error naming the line.
+func parseVocab(text string) (*vocabulary, error) {
+	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}}
+	phraseOf := map[string]string{}
+	var exclusive [][2]string
+	for n, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("line %d: %s", n+1, fmt.Sprintf(format, a...))
+		}
+		if len(f) < 3 {
+			return nil, bad("%q needs a name and at least one word", line)
+		}
+		switch f[0] {
+		case "set":
+			if v.sets[f[1]] != nil {
+				return nil, bad("set %q is defined twice", f[1])
+			}
+			words := map[string]bool{}
+			for _, w := range f[2:] {
+				if words[w] {
+					return nil, bad("%q is twice in set %q", w, f[1])
+				}
+				words[w] = true
+			}
+			v.sets[f[1]] = words
+		case "phrase":
+			key := strings.Join(f[2:], " ")
+			if other, ok := phraseOf[key]; ok {
+				return nil, bad("the phrase %q cues both %q and %q", key, other, f[1])
+			}
+			phraseOf[key] = f[1]
+			v.phrases[f[1]] = append(v.phrases[f[1]], f[2:])
+		case "rewrite":
+			if len(f) != 3 {
+				return nil, bad("a rewrite is one word to one word: %q", line)
+			}
+			if to, ok := v.rewrites[f[1]]; ok {
+				return nil, bad("%q is rewritten both as %q and as %q", f[1], to, f[2])
+			}
+			v.rewrites[f[1]] = f[2]
+		case "exclusive":
+			if len(f) != 3 {
+				return nil, bad("exclusive names two sets: %q", line)
+			}
+			exclusive = append(exclusive, [2]string{f[1], f[2]})
+		default:
+			return nil, bad("unknown row %q", f[0])
+		}
+	}
+	for _, e := range exclusive {
+		a, b := v.sets[e[0]], v.sets[e[1]]
+		if a == nil || b == nil {
+			return nil, fmt.Errorf("exclusive %s %s: no such set", e[0], e[1])
+		}
+		for w := range a {
+			if b[w] {
+				return nil, fmt.Errorf("%q is in both %q and %q, which are exclusive", w, e[0], e[1])
+			}
+		}
+	}
+	for from, to := range v.rewrites {
+		if _, ok := v.rewrites[to]; ok {
+			return nil, fmt.Errorf("%q is rewritten as %q, which is itself rewritten", from, to)
+		}
+	}
+	return v, nil
+}
+
+// set is the words of the named set; a name vocab.txt lacks is a mistake
+// in this package, found when it starts.
+func (v *vocabulary) set(name string) map[string]bool {
+	s, ok := v.sets[name]
+	if !ok {
+		panic("reading: vocab.txt has no set " + name)
+	}
+	return s
+}
+
+// phraseAt reports whether one of the phrases that cue name starts at
+// token i.
+func (v *vocabulary) phraseAt(name string, toks []token, i int) bool {
+	for _, ph := range v.phrases[name] {
+		if i+len(ph) > len(toks) {
+			continue
+		}
+		match := true
+		for k, w := range ph {
+			if toks[i+k].key != w {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
