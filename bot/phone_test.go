@@ -1,12 +1,15 @@
 package bot
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/slack-go/slack"
 )
 
 // phoneColumns is the widest code line a phone shows in Slack without
@@ -44,6 +47,62 @@ func TestGoldenCodeLinesFitAPhone(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSlackAnswersFitAPhone: the answers of every kind, as /fit gives
+// them and as Show details shows them, keep their code lines to
+// phoneColumns, with the real parser, estimator and price sheet.
+func TestSlackAnswersFitAPhone(t *testing.T) {
+	h, _ := newRealHandler(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"13B lora 4090",
+		"llama 3.1 70b full on 2 nodes of 8 h100",
+		"how many users can 2xh100 serve llama-3.1-70b",
+		"cheapest gpus for 200 users of llama-3.1-70b with ttft under 1s and 20 tok/s each",
+		"fastest gpu to serve mixtral 8x22b",
+		"on prem box for 100 users, qwen3 30b-a3b, what do we buy",
+		"h100 or h200 for serving llama 3.1 70b",
+		"what 2x4090 lora",
+		"llama-3.1-8b inference l4 max context",
+		"which gpu 13b lora on 1B tokens",
+		"13B lora 4090 buy-vs-rent 3 jobs/week 5h",
+		"prices h100",
+		"help",
+	} {
+		msgs := []Message{h.Command(ctx, slash(q))}
+		if ref := buttonValue(msgs[0], ActionDetails); ref != "" {
+			msgs = append(msgs, h.press(ctx, slashScope, ActionDetails, ref, "U1")...)
+		}
+		if strings.HasPrefix(q, "cheapest gpus for 200") && (len(msgs) != 2 || !strings.Contains(messageJSON(t, msgs[1]), "$/1M out")) {
+			t.Errorf("/fit %s: Show details gives no configuration's figures: %d messages", q, len(msgs))
+		}
+		for i, m := range msgs {
+			var v any
+			if err := json.Unmarshal([]byte(messageJSON(t, m)), &v); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range codeLines(v) {
+				if n := utf8.RuneCountInString(line); n > phoneColumns {
+					t.Errorf("/fit %s (message %d): a code line of %d columns: %q", q, i, n, line)
+				}
+			}
+		}
+	}
+}
+
+// buttonValue is the value of the message's button for action, or "".
+func buttonValue(msg Message, action string) string {
+	for _, b := range msg.Blocks {
+		if a, ok := b.(*slack.ActionBlock); ok {
+			for _, el := range a.Elements.ElementSet {
+				if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == action {
+					return btn.Value
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // TestCodeLines: the walk finds code in nested text fields, and only

@@ -121,8 +121,9 @@ func TestServeSIGKILL(t *testing.T) {
 	for round := range 2 {
 		p := startBinary(t, bin, env)
 		// Wait until a refresh is walking Azure's slow pages. After a
-		// kill, the restarted serve leads the schedules only once the
-		// dead one's scheduler lease has expired (leaseTTL).
+		// kill, the restarted serve leads the schedules once the dead
+		// one's scheduler lease has expired (expireLease stands in for
+		// waiting out leaseTTL; TestServeReplicasOnPostgres waits it out).
 		calls := azureCalls.Load()
 		for deadline := time.Now().Add(leaseTTL + 15*time.Second); azureCalls.Load() == calls; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
@@ -153,6 +154,7 @@ func TestServeSIGKILL(t *testing.T) {
 		t.Logf("round %d: %d answers said kept before SIGKILL (%v); %d requests failed with the process gone", round, len(tr.keptUsers()), err, tr.failures.Load())
 		checkKeptPlans(t, p.db, kept)
 		checkRunsWhole(t, p.db)
+		expireLease(t, p.db)
 	}
 	// The database opens and migrates cleanly after all that.
 	db, err := store.Open(context.Background(), env["FITBOT_DB"])
@@ -162,6 +164,25 @@ func TestServeSIGKILL(t *testing.T) {
 	db.Close()
 	if len(kept) == 0 {
 		t.Error("no answer said it kept a plan; the burst did not reach the database")
+	}
+}
+
+// expireLease ends the scheduler lease a killed serve held in the
+// database at path, as its running out after leaseTTL would, so that the
+// next serve leads the schedules at once.
+func expireLease(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Exec(`UPDATE leases SET expires_at = acquired_at WHERE name = 'scheduler'`)
+	if err != nil {
+		t.Fatalf("expire the scheduler lease: %v", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("expire the scheduler lease: %d rows, want the killed serve's one", n)
 	}
 }
 
