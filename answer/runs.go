@@ -29,7 +29,7 @@ var ErrNoRunBook = errors.New("this fitbot keeps no plans, so it cannot record r
 
 // OffBy is how far a run must be from fitbot's figure to be listed as
 // off: 15%.
-const OffBy = 0.15
+const OffBy = measure.OffBy
 
 // Recorded is a run recorded against its plan.
 type Recorded struct {
@@ -87,7 +87,7 @@ func (s *Service) RecordRun(ctx context.Context, scope store.Scope, id int64, vi
 		}
 		return Recorded{}, fmt.Errorf("record a run of plan %d: %w", id, err)
 	}
-	out := Recorded{Plan: p, Run: rec, Pair: pairOf(store.RunOfPlan{Run: rec, Plan: p})}
+	out := Recorded{Plan: p, Run: rec, Pair: store.RunOfPlan{Run: rec, Plan: p}.Pair()}
 	if pairs, err := s.pairs(ctx, scope); err == nil {
 		out.Like = measure.Like(pairs, out.Pair.Kind())
 	}
@@ -124,16 +124,11 @@ func (s *Service) pairs(ctx context.Context, scope store.Scope) ([]measure.Pair,
 	}
 	out := make([]measure.Pair, len(runs))
 	for i, r := range runs {
-		out[i] = pairOf(r)
+		out[i] = r.Pair()
 	}
 	return out, nil
 }
 
-func pairOf(r store.RunOfPlan) measure.Pair {
-	req := r.Plan.Request
-	return measure.Pair{PlanID: r.Plan.ID, Method: string(req.Method), GPU: r.Plan.GPU, Params: req.Params,
-		Predicted: r.Run.Predicted, Measured: r.Run.Measured}
-}
 
 // HasRuns reports whether scope reads any measured run, so an answer to
 // it may say them (and must not be shared with another asker's).
@@ -215,7 +210,7 @@ func calibrate(pairs []measure.Pair) Calibration {
 	byKind := map[measure.Kind][]measure.Pair{}
 	for _, p := range pairs {
 		byKind[p.Kind()] = append(byKind[p.Kind()], p)
-		if off(p) {
+		if p.Off(OffBy) {
 			c.Off = append(c.Off, p)
 		}
 	}
@@ -232,15 +227,6 @@ func calibrate(pairs []measure.Pair) Calibration {
 	return c
 }
 
-// off reports whether a run is more than OffBy from fitbot's memory or
-// speed figure.
-func off(p measure.Pair) bool {
-	if r, ok := p.MemoryRatio(); ok && math.Abs(r-1) > OffBy {
-		return true
-	}
-	r, ok := p.SpeedRatio()
-	return ok && math.Abs(r-1) > OffBy
-}
 
 // KindName writes a kind as a reader says it: "LoRA on A100, 3-10B".
 func KindName(k measure.Kind) string {

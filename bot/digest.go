@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"github.com/fitbot/fitbot/measure"
+
 	"fmt"
 	"math"
 	"slices"
@@ -69,6 +71,7 @@ func digestBlocks(d digest.Digest) []slack.Block {
 	blocks = append(blocks, slack.NewDividerBlock())
 	section("Cheapest per GPU now (vs a week ago)", cheapestLines(d))
 	section("Sources", sourceLines(d, true))
+	section(offTitle, measuredOffLines(d))
 	return append(blocks, footer)
 }
 
@@ -86,6 +89,7 @@ func DigestText(d digest.Digest) string {
 			{"New and removed offers", changeLines(d, false)},
 			{"Cheapest per GPU now (vs a week ago)", strings.Split(strings.TrimSuffix(cheapestTable(d), "\n"), "\n")},
 			{"Sources", sourceLines(d, false)},
+			{offTitle, measuredOffLines(d)},
 		} {
 			if len(s.lines) == 0 {
 				continue
@@ -98,6 +102,27 @@ func DigestText(d digest.Digest) string {
 	}
 	fmt.Fprintf(&b, "\n%s. Prices as of %s.\n", d.Method, d.WeekEnd.Format("Mon Jan 2 15:04 MST"))
 	return b.String()
+}
+
+// offTitle heads the runs recorded in the week that fitbot was far from.
+var offTitle = fmt.Sprintf("Measured runs more than %.0f%% off fitbot's figures", measure.OffBy*100)
+
+// measuredOffLines is one line per measured run far from fitbot's
+// figures: "plan #12, LoRA on A100 SXM 80 GB: peak 36.0 GiB where fitbot
+// said 31.5 GiB (+14%); speed -20%".
+func measuredOffLines(d digest.Digest) []string {
+	var lines []string
+	for _, p := range d.MeasuredOff {
+		var parts []string
+		if r, ok := p.MemoryRatio(); ok {
+			parts = append(parts, fmt.Sprintf("peak %s where fitbot said %s (%s)", display.GiB(p.Measured.PeakBytes), display.GiB(p.Predicted.PeakBytes), signedPct((r-1)*100)))
+		}
+		if r, ok := p.SpeedRatio(); ok {
+			parts = append(parts, "speed "+signedPct((r-1)*100))
+		}
+		lines = append(lines, fmt.Sprintf("plan #%d, %s on %s: %s", p.PlanID, p.Method, display.GPUName(p.GPU), strings.Join(parts, "; ")))
+	}
+	return lines
 }
 
 // weekRange is the digest's week in words, with its time zone.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/digest"
+	"github.com/fitbot/fitbot/measure"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -90,4 +92,14 @@ func blocksText(t *testing.T, m Message) string {
 		}
 	}
 	return b.String()
+}
+
+func TestDigestSaysMeasuredRunsFarOff(t *testing.T) {
+	gib := int64(1 << 30)
+	d := digest.Digest{Headline: "h", MeasuredOff: []measure.Pair{{PlanID: 12, Method: "lora", GPU: "a100-80",
+		Predicted: measure.Run{PeakBytes: 30 * gib}, Measured: measure.Run{PeakBytes: 36 * gib}}}}
+	want := "plan #12, lora on A100 SXM 80 GB: peak 36.0 GiB where fitbot said 30.0 GiB (+20.0%)"
+	if text := DigestText(d); !strings.Contains(text, want) {
+		t.Errorf("digest text lacks %q:\n%s", want, text)
+	}
 }

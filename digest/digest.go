@@ -7,6 +7,8 @@
 package digest
 
 import (
+	"github.com/fitbot/fitbot/measure"
+
 	"fmt"
 	"strings"
 	"time"
@@ -75,6 +77,9 @@ type Input struct {
 	Plans []Plan
 	// Held are the offers a refresh held aside in the week (sanity.go).
 	Held []pricing.Hold
+	// Measured are the runs of plans recorded in the week, beside
+	// fitbot's figures for them.
+	Measured []measure.Pair
 	// Fallback prices a plan's GPU that no provider priced this week (the
 	// default sheet); nil for none.
 	Fallback sizing.PriceSource
@@ -100,10 +105,13 @@ type Digest struct {
 	Plans         []PlanRepricing `json:"plans"` // changed first, biggest change first; at most Thresholds.MaxPlans
 	PlanTally
 	StaleSources []SourceHealth `json:"stale_sources"`
-	Sources      int            `json:"sources"`              // providers that ran in the two weeks
-	ThinSkipped  int            `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
-	Method       string         `json:"method"`
-	Thresholds   Config         `json:"thresholds"`
+	// MeasuredOff are the runs recorded in the week more than
+	// measure.OffBy from fitbot's memory or speed figure for their plan.
+	MeasuredOff []measure.Pair `json:"measured_off"`
+	Sources     int            `json:"sources"`              // providers that ran in the two weeks
+	ThinSkipped int            `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
+	Method      string         `json:"method"`
+	Thresholds  Config         `json:"thresholds"`
 }
 
 // PlanTally counts the plans of a digest's window: every distinct
@@ -232,6 +240,7 @@ func Build(in Input, cfg Config) Digest {
 		Cheapest:      []Cheapest{},
 		Plans:         []PlanRepricing{},
 		StaleSources:  []SourceHealth{},
+		MeasuredOff:   []measure.Pair{},
 		Thresholds:    cfg,
 		Method:        digestMethod(cfg),
 	}
@@ -240,7 +249,12 @@ func Build(in Input, cfg Config) Digest {
 	d.Cheapest = cheapestPerGPU(prev, cur)
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, in.Held, start, end, cfg.StaleAfter)
 	d.Plans, d.PlanTally = repricePlans(in.Plans, end, cfg, pricing.NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
-	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0
+	for _, p := range in.Measured {
+		if p.Off(measure.OffBy) {
+			d.MeasuredOff = append(d.MeasuredOff, p)
+		}
+	}
+	d.Quiet = len(d.Moves) == 0 && len(d.NewOffers) == 0 && len(d.RemovedOffers) == 0 && len(d.MeasuredOff) == 0
 	d.Headline = d.headline()
 	return d
 }

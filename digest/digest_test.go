@@ -12,6 +12,7 @@ import (
 	"github.com/fitbot/fitbot/pricing"
 
 	"github.com/fitbot/fitbot/internal/golden"
+	"github.com/fitbot/fitbot/measure"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/google/go-cmp/cmp"
 )
@@ -399,5 +400,22 @@ func TestDigestReportsAFrozenFeed(t *testing.T) {
 	d := Build(Input{WeekEnd: digestEnd, Runs: runs}, DefaultConfig())
 	if len(d.StaleSources) != 1 || d.StaleSources[0].Provider != "aws" || !strings.Contains(d.StaleSources[0].Reason, "published nothing new since May 13 2024") {
 		t.Errorf("stale sources %+v, want aws with its frozen feed", d.StaleSources)
+	}
+}
+
+// TestDigestListsMeasuredRunsFarOff: a run recorded in the week more
+// than 15% from fitbot's figure is listed, and makes the week not quiet;
+// one within 15% is not.
+func TestDigestListsMeasuredRunsFarOff(t *testing.T) {
+	gib := int64(1 << 30)
+	in := Input{WeekEnd: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Measured: []measure.Pair{
+		{PlanID: 12, Method: "lora", GPU: "a100-80", Params: 8e9,
+			Predicted: measure.Run{PeakBytes: 30 * gib}, Measured: measure.Run{PeakBytes: 36 * gib}},
+		{PlanID: 13, Method: "lora", GPU: "a100-80", Params: 8e9,
+			Predicted: measure.Run{PeakBytes: 30 * gib}, Measured: measure.Run{PeakBytes: 31 * gib}},
+	}}
+	d := Build(in, DefaultConfig())
+	if len(d.MeasuredOff) != 1 || d.MeasuredOff[0].PlanID != 12 || d.Quiet {
+		t.Errorf("measured off %+v, quiet %v; want plan 12 only, not quiet", d.MeasuredOff, d.Quiet)
 	}
 }

@@ -216,3 +216,17 @@ func (s Stats) WouldNotFit(predicted, capacity int64) bool {
 	}
 	return float64(predicted)*(s.MemoryRatioMean+s.MemoryRatioSpread) > float64(capacity)
 }
+
+// OffBy is how far a run must be from fitbot's figure to be listed as
+// off (calibration, the weekly digest): 15%.
+const OffBy = 0.15
+
+// Off reports whether the run is more than by (0.15: 15%) from fitbot's
+// memory or speed figure.
+func (p Pair) Off(by float64) bool {
+	if r, ok := p.MemoryRatio(); ok && math.Abs(r-1) > by {
+		return true
+	}
+	r, ok := p.SpeedRatio()
+	return ok && math.Abs(r-1) > by
+}

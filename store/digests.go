@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/fitbot/fitbot/measure"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -212,7 +214,15 @@ func (db *DB) DigestInput(ctx context.Context, scope Scope, weekEnd time.Time, p
 	if err != nil {
 		return digest.Input{}, err
 	}
-	return digest.Input{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Fallback: pricing.DefaultSheet()}, nil
+	measured, err := db.RunsRecordedBetween(ctx, scope, weekEnd.Add(-digest.Week), weekEnd)
+	if err != nil {
+		return digest.Input{}, err
+	}
+	pairs := make([]measure.Pair, len(measured))
+	for i, r := range measured {
+		pairs[i] = r.Pair()
+	}
+	return digest.Input{WeekEnd: weekEnd, Observations: obs, Runs: runs, Plans: plans, Held: held, Measured: pairs, Fallback: pricing.DefaultSheet()}, nil
 }
 
 // digestPlans reads every distinct question that scope reads saved in

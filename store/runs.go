@@ -38,6 +38,24 @@ type RunOfPlan struct {
 	Plan Plan
 }
 
+// Pair is the run beside fitbot's figures, with what makes it alike to
+// others (its plan's method, card and model size).
+func (r RunOfPlan) Pair() measure.Pair {
+	req := r.Plan.Request
+	return measure.Pair{PlanID: r.Plan.ID, Method: string(req.Method), GPU: r.Plan.GPU, Params: req.Params,
+		Predicted: r.Run.Predicted, Measured: r.Run.Measured}
+}
+
+// RunsRecordedBetween returns the measured runs recorded in [from, to)
+// of the plans scope reads, oldest first.
+func (db *DB) RunsRecordedBetween(ctx context.Context, scope Scope, from, to time.Time) ([]RunOfPlan, error) {
+	runs, err := db.runsOfPlans(ctx, scope, "r.recorded_at >= ? AND r.recorded_at < ?", []any{formatTime(from), formatTime(to)}, 0)
+	if err != nil {
+		return nil, db.wrap("runs recorded between", err)
+	}
+	return runs, nil
+}
+
 // SaveMeasuredRun records a measured run of plan r.PlanID, which scope must read
 // (a plan it does not read is ErrNotFound, as if it did not exist: a plan
 // id from another workspace records nothing). It sets r.ID and
