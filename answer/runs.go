@@ -129,7 +129,6 @@ func (s *Service) pairs(ctx context.Context, scope store.Scope) ([]measure.Pair,
 	return out, nil
 }
 
-
 // HasRuns reports whether scope reads any measured run, so an answer to
 // it may say them (and must not be shared with another asker's).
 func (s *Service) HasRuns(ctx context.Context, scope store.Scope) bool {
@@ -226,7 +225,6 @@ func calibrate(pairs []measure.Pair) Calibration {
 	})
 	return c
 }
-
 
 // KindName writes a kind as a reader says it: "LoRA on A100, 3-10B".
 func KindName(k measure.Kind) string {
