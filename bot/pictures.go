@@ -91,23 +91,6 @@ func (h *Handler) uploadPicture(ctx context.Context, channel, thread string, p p
 	return h.uploadMemoryPicture(ctx, channel, thread, *p.fit, comment)
 }
 
-// answerRef is the reference the buttons of an answer carry, "" when the
-// blocks are not an answer with buttons.
-func answerRef(blocks []slack.Block) string {
-	for _, b := range blocks {
-		ab, ok := b.(*slack.ActionBlock)
-		if !ok || ab.BlockID != answerActionsID || ab.Elements == nil {
-			continue
-		}
-		for _, el := range ab.Elements.ElementSet {
-			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.Value != "" {
-				return btn.Value
-			}
-		}
-	}
-	return ""
-}
-
 // pricesGPU is the GPU of a one-GPU price listing (onePricesGPU), ""
 // for any other message.
 func pricesGPU(blocks []slack.Block) string {

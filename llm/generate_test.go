@@ -23,6 +23,7 @@ type sample struct {
 	Tags   []string
 	Notes  []string `json:"notes"`
 	Hidden string   `json:"-"`
+	//lint:ignore U1000 an unexported field, which the schema must leave out
 	hidden string
 	embedded
 }

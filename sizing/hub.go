@@ -118,9 +118,6 @@ func (m *Model) reconcile(hub int64, config []byte) string {
 // 6.74B, 1.03T (and 12.3K, or the number itself under a thousand).
 func HumanCount(n int64) string { return humanCount(n) }
 
-// commas is Commas, as the package's messages write it.
-func commas(n int64) string { return Commas(n) }
-
 // Commas writes n with thousands separators: 14,768,307,200.
 func Commas(n int64) string {
 	s := strconv.FormatInt(n, 10)
