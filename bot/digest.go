@@ -1,8 +1,6 @@
 package bot
 
 import (
-	"github.com/fitbot/fitbot/measure"
-
 	"fmt"
 	"math"
 	"slices"
@@ -105,7 +103,7 @@ func DigestText(d digest.Digest) string {
 }
 
 // offTitle heads the runs recorded in the week that fitbot was far from.
-var offTitle = fmt.Sprintf("Measured runs more than %.0f%% off fitbot's figures", measure.OffBy*100)
+var offTitle = fmt.Sprintf("Measured runs more than %.0f%% off fitbot's figures", digest.MeasuredOffBy*100)
 
 // measuredOffLines is one line per measured run far from fitbot's
 // figures: "plan #12, LoRA on A100 SXM 80 GB: peak 36.0 GiB where fitbot

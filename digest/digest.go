@@ -106,7 +106,7 @@ type Digest struct {
 	PlanTally
 	StaleSources []SourceHealth `json:"stale_sources"`
 	// MeasuredOff are the runs recorded in the week more than
-	// measure.OffBy from fitbot's memory or speed figure for their plan.
+	// MeasuredOffBy from fitbot's memory or speed figure for their plan.
 	MeasuredOff []measure.Pair `json:"measured_off"`
 	Sources     int            `json:"sources"`              // providers that ran in the two weeks
 	ThinSkipped int            `json:"thin_samples_skipped"` // marketplace comparisons left out for too few offers
@@ -224,6 +224,10 @@ type SourceHealth struct {
 // maxErrorText caps a run's error quoted in the digest.
 const maxErrorText = 200
 
+// MeasuredOffBy is how far a measured run must be from fitbot's figure
+// to be listed: 15%, as calibration lists them.
+const MeasuredOffBy = measure.OffBy
+
 // Build computes the digest of the week ending at in.WeekEnd from
 // in, with cfg's thresholds. It is pure: the same input gives the same
 // digest.
@@ -250,7 +254,7 @@ func Build(in Input, cfg Config) Digest {
 	d.StaleSources, d.Sources = sourceHealth(in.Runs, in.Held, start, end, cfg.StaleAfter)
 	d.Plans, d.PlanTally = repricePlans(in.Plans, end, cfg, pricing.NewSnapshotAt(cur.offers(), cur.latest()), in.Fallback, in.Parse)
 	for _, p := range in.Measured {
-		if p.Off(measure.OffBy) {
+		if p.Off(MeasuredOffBy) {
 			d.MeasuredOff = append(d.MeasuredOff, p)
 		}
 	}

@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"retry":             {},
 	"hub":               {"sizing", "reading", "retry", "internal/samehost"},
 	"pricing":           {"sizing", "retry", "internal/samehost"},
-	"digest":            {"sizing", "display", "plan", "pricing"}, // the weekly price digest, built from what the store read
+	"digest":            {"sizing", "display", "plan", "pricing", "measure"}, // the weekly price digest, built from what the store read
 	"store":             {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
 	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
 	"measure":           {},          // what a run really used, and how far fitbot was
