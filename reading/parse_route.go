@@ -101,6 +101,9 @@ var (
 // text that Parse would reject still routes (to RouteSizing), so that
 // the parser's own message explains what is wrong.
 func Route(text string) Routing {
+	// The words as said, whatever the spacing between them: what the
+	// routing quotes back (Said) reads the same for "t 4" and "t \t 4".
+	text = strings.Join(strings.Fields(text), " ")
 	toks, err := lex(text)
 	if err != nil {
 		return Routing{Kind: RouteSizing}
