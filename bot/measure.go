@@ -51,29 +51,15 @@ func (h *Handler) measuredCommand(ctx context.Context, asker who, id int64, word
 func comparedLine(p measure.Pair) string {
 	var parts []string
 	if r, ok := p.MemoryRatio(); ok {
-		parts = append(parts, fmt.Sprintf("peak %s (measured %s)", display.GiB(p.Predicted.PeakBytes), aboveBelow(r)))
+		parts = append(parts, fmt.Sprintf("peak %s (measured %s)", display.GiB(p.Predicted.PeakBytes), measure.Relative(r)))
 	}
 	if r, ok := p.SpeedRatio(); ok {
-		parts = append(parts, "speed "+aboveBelow(r)+" fitbot's")
+		parts = append(parts, "speed "+measure.Relative(r))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "fitbot said " + strings.Join(parts, "; ") + "."
-}
-
-func aboveBelow(r float64) string {
-	pct := int((r-1)*100 + 0.5)
-	if r < 1 {
-		pct = int((r-1)*100 - 0.5)
-	}
-	switch {
-	case pct > 0:
-		return strconv.Itoa(pct) + "% above"
-	case pct < 0:
-		return strconv.Itoa(-pct) + "% below"
-	}
-	return "within 1% of"
 }
 
 // calibrationCommand is `/fit calibration`: the asker's readable measured

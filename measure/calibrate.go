@@ -230,3 +230,16 @@ func (p Pair) Off(by float64) bool {
 	r, ok := p.SpeedRatio()
 	return ok && math.Abs(r-1) > by
 }
+
+// Relative writes a ratio measured / fitbot as "7% above", "10% below"
+// or "within 1%".
+func Relative(r float64) string {
+	pct := math.Round((r - 1) * 100)
+	switch {
+	case pct > 0:
+		return fmt.Sprintf("%.0f%% above", pct)
+	case pct < 0:
+		return fmt.Sprintf("%.0f%% below", -pct)
+	}
+	return "within 1%"
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/dcgm"
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/internal/samehost"
 	"github.com/fitbot/fitbot/measure"
 	"github.com/fitbot/fitbot/store"
 )
@@ -227,7 +228,7 @@ func (a *app) readPrometheusRun(ctx context.Context, m *measureArgs) error {
 			"FITBOT_PROMETHEUS_URL=http://prometheus:9090 fitbot plans measure 42 --pod NAME --from-time T --to-time T")
 	}
 	labels := dcgm.Labels{Pod: a.env.get("FITBOT_DCGM_POD_LABEL"), Namespace: a.env.get("FITBOT_DCGM_NAMESPACE_LABEL"), Host: a.env.get("FITBOT_DCGM_HOST_LABEL")}
-	r, err := dcgm.New(url, a.env.get("FITBOT_PROMETHEUS_TOKEN"), labels, &http.Client{Timeout: 10 * time.Second, CheckRedirect: sameHost})
+	r, err := dcgm.New(url, a.env.get("FITBOT_PROMETHEUS_TOKEN"), labels, samehost.Client(&http.Client{Timeout: 10 * time.Second}))
 	if err != nil {
 		return usageError(err.Error(), "")
 	}
@@ -237,17 +238,6 @@ func (a *app) readPrometheusRun(ctx context.Context, m *measureArgs) error {
 	}
 	run.TokensPerSecond = m.run.TokensPerSecond
 	m.run, m.via = run, store.ViaPrometheus
-	return nil
-}
-
-// sameHost refuses a redirect to another host, so a token stays on its own.
-func sameHost(req *http.Request, via []*http.Request) error {
-	if len(via) > 0 && req.URL.Host != via[0].URL.Host {
-		return fmt.Errorf("redirected from %s to %s: refused, so the token stays on its host", via[0].URL.Host, req.URL.Host)
-	}
-	if len(via) >= 10 {
-		return errors.New("more than 10 redirects")
-	}
 	return nil
 }
 
@@ -296,36 +286,17 @@ func writeRecorded(w io.Writer, rec answer.Recorded) {
 func compared(p measure.Pair) string {
 	var parts []string
 	if r, ok := p.MemoryRatio(); ok {
-		parts = append(parts, fmt.Sprintf("%s peak (measured %s)", display.GiB(p.Predicted.PeakBytes), relative(r)))
+		parts = append(parts, fmt.Sprintf("%s peak (measured %s)", display.GiB(p.Predicted.PeakBytes), measure.Relative(r)))
 	}
 	if r, ok := p.SpeedRatio(); ok {
 		if p.Measured.TokensPerSecond > 0 && p.Predicted.TokensPerSecond > 0 {
-			parts = append(parts, fmt.Sprintf("%s tok/s (measured %s)", display.Commas(int64(p.Predicted.TokensPerSecond+0.5)), relative(r)))
+			parts = append(parts, fmt.Sprintf("%s tok/s (measured %s)", display.Commas(int64(p.Predicted.TokensPerSecond+0.5)), measure.Relative(r)))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s h (measured speed %s)", display.Decimal(p.Predicted.Hours), relative(r)))
+			parts = append(parts, fmt.Sprintf("%s h (measured speed %s)", display.Decimal(p.Predicted.Hours), measure.Relative(r)))
 		}
 	}
 	if len(parts) == 0 {
 		return "fitbot gave no figure to compare it with."
 	}
 	return "fitbot said " + strings.Join(parts, " and ") + "."
-}
-
-// relative writes a ratio as "7% above", "10% below" or "as said".
-func relative(r float64) string {
-	pct := int((r-1)*100 + 0.5*sign(r-1))
-	switch {
-	case pct > 0:
-		return fmt.Sprintf("%d%% above", pct)
-	case pct < 0:
-		return fmt.Sprintf("%d%% below", -pct)
-	}
-	return "within 1%"
-}
-
-func sign(v float64) float64 {
-	if v < 0 {
-		return -1
-	}
-	return 1
 }
