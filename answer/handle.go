@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -77,6 +76,10 @@ type Result struct {
 	PlanID int64
 	// PlanErr is why keeping the plan failed; the answer stands.
 	PlanErr error
+	// Listed is, when the answer was kept, the words the plans command
+	// lists its plan by: the model, or the plan's kind for a question
+	// that names none.
+	Listed string
 }
 
 // Handle reads text and answers it: the one entry point of a face. It
@@ -204,7 +207,7 @@ func (s *Service) handleAsk(ctx context.Context, who Who, q Question) Result {
 		return clarify(q, err)
 	}
 	r := Result{Kind: q.Kind(), Question: q, Ask: &a}
-	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAsk(q.Text, q.Parsed, a, display.AskSummary(a)) })
+	s.Keep(ctx, who, &r)
 	return r
 }
 
@@ -220,7 +223,7 @@ func (s *Service) handleFit(ctx context.Context, who Who, q Question, interprete
 // fitResult is the result of a fit question answered with f, kept.
 func (s *Service) fitResult(ctx context.Context, who Who, q Question, f Fit, interpreted bool) Result {
 	r := Result{Kind: KindFit, Question: q, Fit: &f, Interpreted: interpreted}
-	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAnswer(q.Text, q.Parsed.Query, f.Answer) })
+	s.Keep(ctx, who, &r)
 	return r
 }
 
@@ -241,3 +244,8 @@ func clarify(q Question, err error) Result {
 	}
 	return Result{Kind: KindClarify, Question: q, Err: err}
 }
+
+// AsksModel reports whether Handle may ask the language model about q,
+// read but not yet resolved: a face that must acknowledge within a
+// budget (Slack's 3 seconds) answers such a question in the background.
+func (s *Service) AsksModel(q Question) bool { return s.Reader != nil && NeedsInterpreter(q) }

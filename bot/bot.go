@@ -22,6 +22,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/internal/ratelog"
+	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
@@ -63,6 +64,29 @@ type PriceBook interface {
 // Interpreter turns the fallback off.
 type Interpreter interface {
 	Interpret(ctx context.Context, question string) (reading.Request, error)
+}
+
+// modelReader is an Interpreter as answer's ModelReader: the model
+// unavailable stays an error (the answer says so), a question back is
+// answer's NotUnderstood, and any other failure a NotUnderstood without
+// a question (the grammar's reading stands, or else its message).
+type modelReader struct {
+	Interpreter
+	log *slog.Logger
+}
+
+// Read implements answer.ModelReader.
+func (m modelReader) Read(ctx context.Context, text string, _ reading.Request) (reading.Request, error) {
+	p, err := m.Interpret(ctx, text)
+	var nu *llm.NotUnderstoodError
+	switch {
+	case err == nil || errors.Is(err, llm.ErrUnavailable):
+		return p, err
+	case errors.As(err, &nu):
+		return p, &answer.NotUnderstood{QuestionBack: nu.QuestionBack}
+	}
+	m.log.Warn("bot: language model could not interpret", "err", err)
+	return p, &answer.NotUnderstood{}
 }
 
 // Responder posts a message to a response_url: the follow-up of a slash
@@ -119,6 +143,7 @@ type Handler struct {
 	limiter *limiter
 	answers *answer.Service // reads and answers questions: Parse, Answer, Ask, Models, Hardware
 	replies *replyCache     // nil without Config.AnswerVersion
+	results keptResults     // the results of the answers rendered, for their buttons
 	statics staticReplies
 	wg      sync.WaitGroup
 	// failures logs a store failure that repeats on every request (a
@@ -146,8 +171,19 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
-	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
+	est, ask := cfg.Answer, cfg.Ask
+	if cfg.AnswerVersion != nil {
+		memo := answer.NewMemo(cfg.AnswerVersion)
+		est, ask = memo.Estimator(est), memo.Asker(ask)
+	}
+	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: est, Asker: ask, Models: cfg.Models,
 		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Logger: cfg.Logger, Now: cfg.Now}
+	if cfg.Plans != nil {
+		h.answers.Plans = answer.StoreKeeper{Store: cfg.Plans, Source: store.SourceSlack, Budget: saveBudget}
+	}
+	if cfg.Interpreter != nil {
+		h.answers.Reader = modelReader{cfg.Interpreter, cfg.Logger}
+	}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}
 		h.answers.Cluster = h.cfg.Cluster

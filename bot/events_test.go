@@ -190,7 +190,7 @@ func TestEventLanguageModel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newEventsFixture(t, nil)
 			m := f.metrics
-			f.h.cfg.Interpreter = MeteredInterpreter(tt.in, m)
+			f.h.setInterpreter(MeteredInterpreter(tt.in, m))
 			f.deliver(t, "app_mention.json")
 			f.h.Wait()
 			posts := f.rec.posted()

@@ -263,3 +263,9 @@ func newTestHandler(t *testing.T, change func(*Config)) *Handler {
 	t.Cleanup(h.Wait)
 	return h
 }
+
+// setInterpreter gives h a language model after New, as New wires one.
+func (h *Handler) setInterpreter(in Interpreter) {
+	h.cfg.Interpreter = in
+	h.answers.Reader = modelReader{in, h.log}
+}
