@@ -585,11 +585,3 @@ func Interpreted(q Question, m reading.Request) (Question, bool) {
 	q.Parsed = p
 	return q, true
 }
-
-// Grammar is the grammar's reading of text (reading.Read): with an
-// error, what it understood around it. A face hands it to the language
-// model beside the text.
-func Grammar(text string) reading.Request {
-	r, _ := reading.Read(text)
-	return r
-}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -144,7 +143,7 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 	if q.Err == nil && q.Ask() {
 		return h.askAnswer(ctx, asker, q)
 	}
-	if answer.Understood(q) && (h.cfg.Interpreter == nil || !answer.NeedsInterpreter(q)) {
+	if answer.Understood(q) && (h.cfg.ModelReader == nil || !answer.NeedsInterpreter(q)) {
 		return h.answer(ctx, asker, q, "")
 	}
 	if q.Err == nil && !answer.Understood(q) {
@@ -155,53 +154,63 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 			return h.answer(ctx, asker, q, "")
 		}
 	}
-	if h.cfg.Interpreter != nil && answer.NeedsInterpreter(q) {
+	if h.cfg.ModelReader != nil && answer.NeedsInterpreter(q) {
 		if responseURL != "" {
 			q := q // the closure's own copy: only this path pays for moving it to the heap
 			h.later(ctx, "interpret", func(ctx context.Context) {
-				msg := h.interpretedOr(ctx, asker, q)
+				msg := h.interpreted(ctx, asker, q)
 				msg.ReplaceOriginal = true
 				h.respond(ctx, responseURL, msg, "interpreted answer")
 			})
 			return ephemeral("Interpreting your question…", slack.NewContextBlock("",
 				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(q.Text, 200)))))).withOutcome(OutcomeInterpreting)
 		}
-		return h.interpretedOr(ctx, asker, q)
+		return h.interpreted(ctx, asker, q)
 	}
 	return h.unanswered(q)
 }
 
-// interpretedOr is the language model's answer to q, or, when the model
-// could not help, the grammar's answer to a question it understood and
-// unanswered's to any other.
-func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Question) Message {
-	if answer.Understood(q) {
-		return h.interpretedToo(ctx, asker, q)
+// interpreted is the answer to q as the language model read it
+// (answer.Service.Interpret): the model's reading, marked as
+// interpreted, of the kind it read; its question back; or, when the
+// model was unavailable, the grammar's answer (or its message) saying so.
+func (h *Handler) interpreted(ctx context.Context, asker who, q answer.Question) Message {
+	in := h.answers.Interpret(ctx, q)
+	read, note := in.Question, ""
+	switch {
+	case in.Interpreted:
+		note = interpretedNote
+	case in.ModelError != nil:
+		note = modelUnavailableNote
 	}
-	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
-		return msg
+	var msg Message
+	back, asksBack := answer.QuestionBack(read.Err)
+	switch {
+	case asksBack:
+		return questionBack(back)
+	case read.Err != nil:
+		msg = h.unanswered(read)
+	case !read.Sizing():
+		msg, _ = h.routed(ctx, asker, read.Route)
+	case read.Ask():
+		msg = h.askAnswer(ctx, asker, read)
+	default:
+		return h.answer(ctx, asker, read, note)
 	}
-	return modelUnavailable(h.unanswered(q))
+	if note != "" {
+		msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(note)))
+	}
+	if in.ModelError != nil {
+		msg.Text += " (The language model was unavailable.)"
+	}
+	return msg
 }
 
-// interpretedToo answers a question the grammar understood but left
-// words in that look like they carry meaning: with what the language
-// model reads in them added (answer.Interpreted), marked as interpreted,
-// or else as the grammar read it, the words named as not used.
-func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Question) Message {
-	m, err := h.cfg.Interpreter.Interpret(ctx, q.Text)
-	if errors.Is(err, llm.ErrUnavailable) {
-		h.log.Warn("bot: the language model was unavailable; the grammar's reading stands", "err", err)
-		return h.answer(ctx, asker, q, modelUnavailableNote)
-	}
-	if err != nil {
-		h.log.Info("bot: the language model added nothing to the grammar's reading", "err", err)
-		return h.answer(ctx, asker, q, "")
-	}
-	if both, ok := answer.Interpreted(q, m); ok {
-		return h.answer(ctx, asker, both, interpretedNote)
-	}
-	return h.answer(ctx, asker, q, "")
+// questionBack is the language model's question back to the asker.
+func questionBack(q string) Message {
+	return ephemeral("I couldn't use that: "+q,
+		slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(q)), nil, nil),
+		slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))).withOutcome(OutcomeNotUnderstood)
 }
 
 // unanswered is the reply to a question nothing could answer: help when
@@ -209,7 +218,7 @@ func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Questi
 // else the grammar's (or the Hub's) own message.
 func (h *Handler) unanswered(q answer.Question) Message {
 	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, q.Err) && nearSubcommand(first) == "" {
-		return notASizingQuestion(h.cfg.Interpreter != nil)
+		return notASizingQuestion(h.cfg.ModelReader != nil)
 	}
 	return h.failure(q.Text, q.Err)
 }
@@ -266,7 +275,7 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 			// canonical only; and words the language model reads too
 			// (answer.NeedsInterpreter) are read again when asked again.
 			teamFree := q.SameForEveryTeam() || h.cfg.Hardware == nil && h.cfg.Cluster == nil
-			if teamFree && (h.cfg.Interpreter == nil || !answer.NeedsInterpreter(q)) {
+			if teamFree && (h.cfg.ModelReader == nil || !answer.NeedsInterpreter(q)) {
 				withNotes := *e
 				withNotes.answer = a
 				h.replies.put(version, canonical, text, &withNotes)

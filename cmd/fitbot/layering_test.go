@@ -57,7 +57,7 @@ var allowedImports = map[string][]string{
 // plan or cluster: reading, placing and keeping belong to answer.
 var faceImports = map[string][]string{
 	"bot": {"answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
-		"slackoauth", "retry", "internal/ratelog", "llm"},
+		"slackoauth", "retry", "internal/ratelog"},
 	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
 		"slackoauth", "internal/netcap", "internal/samehost", "llm"},
 }
@@ -246,7 +246,7 @@ var decisionCalls = map[string]bool{
 // serviceSteps are answer.Service's steps and per-kind answers, which
 // Handle runs in order and dispatches to: a face calling one on its
 // service (a receiver named svc or ending in answers) dispatches itself.
-var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true}
+var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true, "Interpret": true}
 
 // estimatorWiring are the files that make a sizing.Estimator: wiring that
 // hands it to answer as its Estimator. No other face file makes one, so
@@ -263,7 +263,7 @@ var decisionDebt = map[string][]string{
 	// the Hub and the language model are waited for in the background
 	// after Slack's 3-second acknowledgement, and plans are kept beside
 	// the cache.
-	"bot/commands.go":     {"Understood", "NeedsInterpreter", "Interpreted", "Compared", "Resolve", "Fit", "FromAnswer", "SavePlan"},
+	"bot/commands.go":     {"Understood", "NeedsInterpreter", "Interpret", "Compared", "Resolve", "Fit", "FromAnswer", "SavePlan"},
 	"bot/ask.go":          {"AskAnswer", "FromAsk"},
 	"bot/compare.go":      {"Compare"},
 	"bot/hub.go":          {"Resolve"},
