@@ -70,7 +70,9 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 	case "", "help", "-h", "--help", "?":
 		return h.static().help
 	case "gpus", "gpu":
-		return h.static().gpus
+		if rest == "" { // "gpus for 200 users of llama 3 8b" is a serving question
+			return h.static().gpus
+		}
 	case "models", "model":
 		tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
 		hubModels, more := h.hubEntries(ctx)
