@@ -350,7 +350,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 	if base.Err != nil {
 		return Question{}, false
 	}
-	p, ok := reading.FollowUp(base.Parsed.Query, text)
+	p, ok := reading.FollowUp(base.Parsed, text)
 	if !ok {
 		return Question{}, false
 	}
