@@ -22,9 +22,7 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/internal/ratelog"
-	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -59,36 +57,6 @@ type PriceBook interface {
 	OffersForGPU(ctx context.Context, gpu string) ([]pricing.Offer, error)
 }
 
-// Interpreter turns a free-text question the parser could not read into
-// a parse, with a language model; llm's client is one. A nil
-// Interpreter turns the fallback off.
-type Interpreter interface {
-	Interpret(ctx context.Context, question string) (reading.Request, error)
-}
-
-// modelReader is an Interpreter as answer's ModelReader: the model
-// unavailable stays an error (the answer says so), a question back is
-// answer's NotUnderstood, and any other failure a NotUnderstood without
-// a question (the grammar's reading stands, or else its message).
-type modelReader struct {
-	Interpreter
-	log *slog.Logger
-}
-
-// Read implements answer.ModelReader.
-func (m modelReader) Read(ctx context.Context, text string, _ reading.Request) (reading.Request, error) {
-	p, err := m.Interpret(ctx, text)
-	var nu *llm.NotUnderstoodError
-	switch {
-	case err == nil || errors.Is(err, llm.ErrUnavailable):
-		return p, err
-	case errors.As(err, &nu):
-		return p, &answer.NotUnderstood{QuestionBack: nu.QuestionBack}
-	}
-	m.log.Warn("bot: language model could not interpret", "err", err)
-	return p, &answer.NotUnderstood{}
-}
-
 // Responder posts a message to a response_url: the follow-up of a slash
 // command or of a button. ResponseURLPoster is the HTTP one.
 type Responder interface {
@@ -102,14 +70,14 @@ type Config struct {
 	Answer      Answerer
 	Ask         Asker // nil: questions that run the other way round say this fitbot cannot answer them
 	Respond     Responder
-	Plans       PlanStore      // nil: answers are not saved, plan commands say so
-	Runs        answer.RunBook // nil: measured runs are neither recorded nor said on answers
-	Prices      PriceBook      // nil: `/fit prices` says prices are not available yet
-	Hardware    HardwareStore  // nil: `/fit hardware` says team hardware is not kept
-	Cluster     ClusterReader  // nil: no live cluster; `/fit cluster` says so; waited for 2 s at most
-	Interpreter Interpreter    // nil: no language-model fallback
-	Upload      FileUploader   // nil: no pictures, launch configs as text
-	History     PriceHistory   // nil: no price pictures
+	Plans       PlanStore          // nil: answers are not saved, plan commands say so
+	Runs        answer.RunBook     // nil: measured runs are neither recorded nor said on answers
+	Prices      PriceBook          // nil: `/fit prices` says prices are not available yet
+	Hardware    HardwareStore      // nil: `/fit hardware` says team hardware is not kept
+	Cluster     ClusterReader      // nil: no live cluster; `/fit cluster` says so; waited for 2 s at most
+	ModelReader answer.ModelReader // nil: no language model reads questions beside the grammar
+	Upload      FileUploader       // nil: no pictures, launch configs as text
+	History     PriceHistory       // nil: no price pictures
 	// Models resolves Hugging Face Hub ids, links and names the catalog
 	// lacks; nil: the parser's own message answers them.
 	Models ModelResolver
@@ -177,12 +145,9 @@ func New(cfg Config) (*Handler, error) {
 		est, ask = memo.Estimator(est), memo.Asker(ask)
 	}
 	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: est, Asker: ask, Models: cfg.Models,
-		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Logger: cfg.Logger, Now: cfg.Now}
+		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Reader: cfg.ModelReader, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.Plans != nil {
 		h.answers.Plans = answer.StoreKeeper{Store: cfg.Plans, Source: store.SourceSlack, Budget: saveBudget}
-	}
-	if cfg.Interpreter != nil {
-		h.answers.Reader = modelReader{cfg.Interpreter, cfg.Logger}
 	}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}

@@ -163,23 +163,32 @@ func (w who) answerWho(keep bool) answer.Who {
 // or, for a question nothing answered, what to say instead.
 func (h *Handler) render(ctx context.Context, asker who, r answer.Result) Message {
 	h.planKept(r)
+	var msg Message
 	switch {
 	case r.Kind == answer.KindCluster:
 		return h.clusterCommand(ctx, asker.team)
-	case r.Compare != nil:
-		return answered(r.Compare.Summary, compareBlocks(*r.Compare)...)
-	case r.Ask != nil:
-		return h.askReply(r)
 	case r.Fit != nil:
 		return h.fitReply(ctx, asker, r)
 	case r.Kind == answer.KindClarify:
 		return h.clarifyReply(r)
+	case r.Compare != nil:
+		msg = answered(r.Compare.Summary, compareBlocks(*r.Compare)...)
+	case r.Ask != nil:
+		msg = h.askReply(r)
+	default:
+		// The language model read a question of another kind (prices, plans, help).
+		var ok bool
+		if msg, ok = h.routed(ctx, asker, r.Question.Route); !ok {
+			msg = h.unanswered(r.Question, r.Question.Err)
+		}
 	}
-	// The language model read a question of another kind (prices, plans, help).
-	if msg, ok := h.routed(ctx, asker, r.Question.Route); ok {
-		return msg
+	if r.Interpreted {
+		msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(interpretedNote)))
 	}
-	return h.unanswered(r.Question, r.Question.Err)
+	if r.ModelError != nil {
+		msg = modelUnavailable(msg)
+	}
+	return msg
 }
 
 // planKept logs a plan that could not be kept (once per interval while
@@ -198,15 +207,10 @@ func (h *Handler) planKept(r answer.Result) {
 // model's question back, or else unanswered's reply, marked when the
 // model was asked and unavailable.
 func (h *Handler) clarifyReply(r answer.Result) Message {
-	var nu *answer.NotUnderstood
-	switch {
-	case errors.As(r.Err, &nu) && nu.QuestionBack != "":
-		return ephemeral("I couldn't use that: "+nu.QuestionBack,
-			slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(nu.QuestionBack)), nil, nil),
-			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))).withOutcome(OutcomeNotUnderstood)
-	case nu != nil:
-		return modelUnavailable(h.unanswered(r.Question, r.Question.Err))
-	case errors.Is(r.Err, answer.ErrCannotAsk):
+	if back, ok := answer.QuestionBack(r.Err); ok {
+		return questionBack(back)
+	}
+	if errors.Is(r.Err, answer.ErrCannotAsk) {
 		return h.askFailure(r.Question.Text, r.Err)
 	}
 	msg := h.unanswered(r.Question, r.Err)
@@ -222,7 +226,7 @@ func (h *Handler) clarifyReply(r answer.Result) Message {
 // message.
 func (h *Handler) unanswered(q answer.Question, err error) Message {
 	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, err) && nearSubcommand(first) == "" {
-		return notASizingQuestion(h.cfg.Interpreter != nil)
+		return notASizingQuestion(h.cfg.ModelReader != nil)
 	}
 	return h.failure(q.Text, err)
 }
@@ -388,4 +392,11 @@ func queryRef(canonical, text string) string {
 // escape makes user text safe inside mrkdwn: Slack's three control characters.
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// questionBack is the language model's question back to the asker.
+func questionBack(q string) Message {
+	return ephemeral("I couldn't use that: "+q,
+		slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(q)), nil, nil),
+		slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))).withOutcome(OutcomeNotUnderstood)
 }

@@ -322,7 +322,7 @@ type staticReplies struct {
 // static returns the handler's static replies, making them on first use.
 func (h *Handler) static() *staticReplies {
 	h.statics.once.Do(func() {
-		h.statics.help = preEncode(helpMessage(h.cfg.Interpreter != nil))
+		h.statics.help = preEncode(helpMessage(h.cfg.ModelReader != nil))
 		h.statics.gpus = preEncode(catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries()))
 	})
 	return &h.statics

@@ -263,7 +263,7 @@ func TestStaticReplies(t *testing.T) {
 	for _, interp := range []bool{false, true} {
 		h := newTestHandler(t, func(c *Config) {
 			if interp {
-				c.Interpreter = fakeInterpreter{}
+				c.ModelReader = fakeReader{}
 			}
 		})
 		for _, tc := range []struct {

@@ -57,7 +57,7 @@ var allowedImports = map[string][]string{
 // plan or cluster: reading, placing and keeping belong to answer.
 var faceImports = map[string][]string{
 	"bot": {"answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
-		"slackoauth", "retry", "internal/ratelog", "llm"},
+		"slackoauth", "retry", "internal/ratelog"},
 	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
 		"slackoauth", "internal/netcap", "internal/samehost", "llm"},
 }
@@ -246,7 +246,7 @@ var decisionCalls = map[string]bool{
 // serviceSteps are answer.Service's steps and per-kind answers, which
 // Handle runs in order and dispatches to: a face calling one on its
 // service (a receiver named svc or ending in answers) dispatches itself.
-var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true}
+var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true, "Interpret": true}
 
 // estimatorWiring are the files that make a sizing.Estimator: wiring that
 // hands it to answer as its Estimator. No other face file makes one, so
