@@ -253,23 +253,13 @@ var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": tr
 // none calls the estimator itself.
 var estimatorWiring = map[string]bool{"cmd/fitbot/answers.go": true, "cmd/fitbot/plans_show.go": true}
 
-// decisionDebt is where a face still decides, by file and call, until
-// answer.Service.Handle takes it over there too; the command line's
-// `fit` is handled whole (fit.go). Every entry is used: one that is
-// not fails, so the table only shrinks.
-var decisionDebt = map[string][]string{
-	// The command line's plan keeper (answer.PlanKeeper over the store).
-	"cmd/fitbot/plans.go": {"SavePlan"},
-}
-
 // TestFacesReadThroughAnswer fails when bot or cmd/fitbot reads a
 // question itself (readingCalls, package reading), makes an estimator
 // outside its wiring (estimatorWiring), or decides or keeps an answer
-// outside decisionDebt (decisionCalls).
+// (decisionCalls): answer.Service.Handle decides and keeps for both.
 func TestFacesReadThroughAnswer(t *testing.T) {
 	const sizingPath, readingPath = "github.com/fitbot/fitbot/sizing", "github.com/fitbot/fitbot/reading"
 	fset := token.NewFileSet()
-	used := map[string]bool{}
 	for _, dir := range []string{"bot", "cmd/fitbot"} {
 		files, err := filepath.Glob(filepath.Join("../..", dir, "*.go"))
 		if err != nil {
@@ -319,21 +309,11 @@ func TestFacesReadThroughAnswer(t *testing.T) {
 					}
 					recv := types.ExprString(sel.X)
 					if name := sel.Sel.Name; decisionCalls[name] || serviceSteps[name] && (recv == "svc" || strings.HasSuffix(recv, "answers")) {
-						if !slices.Contains(decisionDebt[rel], name) {
-							t.Errorf("%s: calls %s; answer.Service.Handle decides and keeps, a face renders", fset.Position(n.Pos()), name)
-						}
-						used[rel+" "+name] = true
+						t.Errorf("%s: calls %s; answer.Service.Handle decides and keeps, a face renders", fset.Position(n.Pos()), name)
 					}
 				}
 				return true
 			})
-		}
-	}
-	for file, calls := range decisionDebt {
-		for _, c := range calls {
-			if !used[file+" "+c] {
-				t.Errorf("decisionDebt: %s no longer calls %s; strike it", file, c)
-			}
 		}
 	}
 }
