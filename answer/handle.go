@@ -30,6 +30,15 @@ type ModelReader interface {
 	Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error)
 }
 
+// ThreadReader is a ModelReader that also reads a message written in the
+// thread of an answer as a change to the thread's request (thread, with
+// what the grammar read in the message merged in) and returns the whole
+// request as changed (Service.FollowUp); *llm.Reader[reading.Request] is
+// one.
+type ThreadReader interface {
+	ReadFollowUp(ctx context.Context, text string, thread reading.Request) (reading.Request, error)
+}
+
 // Who is the asker of a question: the team whose machines place it, and
 // where the question came from, as a kept plan records it.
 type Who struct {

@@ -177,7 +177,13 @@ func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q
 // interpreted, of the kind it read; its question back; or, when the
 // model was unavailable, the grammar's answer (or its message) saying so.
 func (h *Handler) interpreted(ctx context.Context, asker who, q answer.Question) Message {
-	in := h.answers.Interpret(ctx, q)
+	return h.interpretation(ctx, asker, h.answers.Interpret(ctx, q))
+}
+
+// interpretation is the answer to what the language model made of a
+// question (answer.Interpretation): the question to answer, with a note
+// when the model's reading went into it or it was unavailable.
+func (h *Handler) interpretation(ctx context.Context, asker who, in answer.Interpretation) Message {
 	read, note := in.Question, ""
 	switch {
 	case in.Interpreted:
@@ -199,10 +205,16 @@ func (h *Handler) interpreted(ctx context.Context, asker who, q answer.Question)
 	default:
 		return h.answer(ctx, asker, read, note)
 	}
+	return withNote(msg, note, in.ModelError != nil)
+}
+
+// withNote is msg with note said last, and, when the language model was
+// asked and unavailable, its text saying so.
+func withNote(msg Message, note string, unavailable bool) Message {
 	if note != "" {
 		msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(note)))
 	}
-	if in.ModelError != nil {
+	if unavailable {
 		msg.Text += " (The language model was unavailable.)"
 	}
 	return msg
