@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -88,6 +87,10 @@ type Result struct {
 	PlanID int64
 	// PlanErr is why keeping the plan failed; the answer stands.
 	PlanErr error
+	// Listed is, when the answer was kept, the words the plans command
+	// lists its plan by: the model, or the plan's kind for a question
+	// that names none.
+	Listed string
 }
 
 // Handle reads text and answers it: the one entry point of a face. It
@@ -151,7 +154,15 @@ func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Resu
 // grammar's answer to a question it understood and a clarify result with
 // the model's question back, or else the grammar's error, to any other.
 func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
-	in := s.Interpret(ctx, q)
+	return s.HandleInterpretation(ctx, who, s.Interpret(ctx, q))
+}
+
+// HandleInterpretation answers what the language model made of a
+// question (Interpret, or a thread's FollowUp) and keeps the answer as
+// Handle does: the answer of the kind the model read, marked
+// Interpreted; the grammar's reading, with the model's error, when it
+// could not help; a clarify result when nothing answers it.
+func (s *Service) HandleInterpretation(ctx context.Context, who Who, in Interpretation) Result {
 	read := in.Question
 	var r Result
 	switch {
@@ -161,7 +172,7 @@ func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
 		// The model read a price, plans or help question: answered as one.
 		var err error
 		if r, err = s.HandleQuestion(ctx, who, read); err != nil {
-			r = clarify(q, err)
+			r = clarify(read, err)
 		}
 	case read.Ask():
 		r = s.handleAsk(ctx, who, read)
@@ -263,7 +274,7 @@ func (s *Service) handleAsk(ctx context.Context, who Who, q Question) Result {
 		return clarify(q, err)
 	}
 	r := Result{Kind: q.Kind(), Question: q, Ask: &a}
-	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAsk(q.Text, q.Parsed, a, display.AskSummary(a)) })
+	s.Keep(ctx, who, &r)
 	return r
 }
 
@@ -279,7 +290,7 @@ func (s *Service) handleFit(ctx context.Context, who Who, q Question, interprete
 // fitResult is the result of a fit question answered with f, kept.
 func (s *Service) fitResult(ctx context.Context, who Who, q Question, f Fit, interpreted bool) Result {
 	r := Result{Kind: KindFit, Question: q, Fit: &f, Interpreted: interpreted}
-	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAnswer(q.Text, q.Parsed.Query, f.Answer) })
+	s.Keep(ctx, who, &r)
 	return r
 }
 
@@ -300,6 +311,11 @@ func clarify(q Question, err error) Result {
 	}
 	return Result{Kind: KindClarify, Question: q, Err: err}
 }
+
+// AsksModel reports whether Handle may ask the language model about q,
+// read but not yet resolved: a face that must acknowledge within a
+// budget (Slack's 3 seconds) answers such a question in the background.
+func (s *Service) AsksModel(q Question) bool { return s.Reader != nil && NeedsInterpreter(q) }
 
 // errNoQuestion is why a question that nothing read has no answer.
 var errNoQuestion = &sizing.InputError{Problem: "no sizing question found in that", Hint: "13b lora rtx-4090"}

@@ -111,6 +111,7 @@ type Handler struct {
 	limiter *limiter
 	answers *answer.Service // reads and answers questions: Parse, Answer, Ask, Models, Hardware
 	replies *replyCache     // nil without Config.AnswerVersion
+	results keptResults     // the results of the answers rendered, for their buttons
 	statics staticReplies
 	wg      sync.WaitGroup
 	// failures logs a store failure that repeats on every request (a
@@ -138,8 +139,16 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
-	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
+	est, ask := cfg.Answer, cfg.Ask
+	if cfg.AnswerVersion != nil {
+		memo := answer.NewMemo(cfg.AnswerVersion)
+		est, ask = memo.Estimator(est), memo.Asker(ask)
+	}
+	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: est, Asker: ask, Models: cfg.Models,
 		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Reader: cfg.ModelReader, Logger: cfg.Logger, Now: cfg.Now}
+	if cfg.Plans != nil {
+		h.answers.Plans = answer.StoreKeeper{Store: cfg.Plans, Source: store.SourceSlack, Budget: saveBudget}
+	}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}
 		h.answers.Cluster = h.cfg.Cluster

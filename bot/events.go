@@ -304,6 +304,14 @@ const interpretedNote = "_Interpreted by the language model; check the assumptio
 // and could not help, so the answer is the grammar's reading alone.
 const modelUnavailableNote = "_The language model was unavailable (no usable reply), so this is fitbot's own reading of your words._"
 
+// modelUnavailable is msg, a reply made without the language model it
+// was asked for, saying so.
+func modelUnavailable(msg Message) Message {
+	msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(modelUnavailableNote)))
+	msg.Text += " (The language model was unavailable.)"
+	return msg
+}
+
 // prune deletes old event ids, at most once per pruneEvery.
 func (e *Events) prune(ctx context.Context) {
 	now := e.h.now()

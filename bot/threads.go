@@ -127,14 +127,18 @@ func (h *Handler) followUp(ctx context.Context, asker who, canonical, text strin
 	in, ok := h.answers.FollowUp(ctx, canonical, text)
 	if !ok {
 		if in.ModelError != nil && asksSomething(text) {
-			return withNote(notCaughtInThread(), modelUnavailableNote, true), true
+			return modelUnavailable(notCaughtInThread()), true
 		}
 		return Message{}, false
 	}
 	if !h.limiter.allow(asker.user, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
-	return h.interpretation(ctx, asker, in), true
+	in.Question.Scope = asker.scope()
+	if !in.Interpreted && in.ModelError == nil {
+		return h.handle(ctx, asker, in.Question), true
+	}
+	return h.render(ctx, asker, h.answers.HandleInterpretation(ctx, asker.answerWho(h.cfg.Plans != nil), in)), true
 }
 
 // The next-step buttons: each re-asks the question with one change.
