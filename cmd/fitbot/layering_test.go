@@ -262,7 +262,7 @@ var decisionCalls = map[string]bool{
 // serviceSteps are answer.Service's steps and per-kind answers, which
 // Handle runs in order and dispatches to: a face calling one on its
 // service (a receiver named svc or ending in answers) dispatches itself.
-var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true, "Interpret": true}
+var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true}
 
 // estimatorWiring are the files that make a sizing.Estimator: wiring that
 // hands it to answer as its Estimator. No other face file makes one, so
