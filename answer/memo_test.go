@@ -57,8 +57,8 @@ func TestMemo(t *testing.T) {
 	estimate(q, 3)
 	arch := q
 	arch.Model, arch.Arch = "", &sizing.Model{ID: "org/model", Name: "org/model"}
-_, _ = est.Answer(ctx, arch) // counted, not judged
-_, _ = est.Answer(ctx, arch)
+	_, _ = est.Answer(ctx, arch) // counted, not judged
+	_, _ = est.Answer(ctx, arch)
 	if got := c.answers.Load(); got != 5 {
 		t.Errorf("%d estimates after a model carried whole asked twice, want 5: it is answered every time", got)
 	}
