@@ -211,16 +211,16 @@ func TestFollowUpAsksTheModel(t *testing.T) {
 	if _, ok := s.FollowUp(ctx, thread, "nice, thanks"); ok || m.reads != 0 {
 		t.Errorf("thanks: ok %v, %d model reads; want it left alone", ok, m.reads)
 	}
-	in, ok = s.FollowUp(ctx, thread, "bump context to 32k")
+	in, ok = s.FollowUp(ctx, thread, "bump context to 32k, distributed")
 	if !ok || !in.Interpreted || m.reads != 1 || in.Question.Parsed.Query.GPUs != 2 || m.thread.Query.SeqLen != 32768 {
-		t.Fatalf("bump: ok %v interpreted %v, %d reads, %q (the model had %q); want the model asked with the merged request",
+		t.Fatalf("bump, distributed: ok %v interpreted %v, %d reads, %q (the model had %q); want the model asked with the merged request",
 			ok, in.Interpreted, m.reads, sizing.Format(in.Question.Parsed.Query), sizing.Format(m.thread.Query))
 	}
 	if n := in.Question.Parsed.Notes; len(n) == 0 || !strings.HasPrefix(n[0], "interpreted by the language model as a change to the thread's question") || slices.ContainsFunc(n, func(s string) bool { return strings.HasPrefix(s, "not used") }) {
 		t.Errorf("notes %q: want the model's reading said first and no word called not used", n)
 	}
 	m.err = errors.New("llm: HTTP 500")
-	in, ok = s.FollowUp(ctx, thread, "bump context to 32k")
+	in, ok = s.FollowUp(ctx, thread, "bump context to 32k, distributed")
 	if !ok || in.Interpreted || in.ModelError == nil || in.Question.Parsed.Query.SeqLen != 32768 {
 		t.Errorf("model down: ok %v interpreted %v err %v, %q; want the grammar's reading and the error", ok, in.Interpreted, in.ModelError, sizing.Format(in.Question.Parsed.Query))
 	}
