@@ -534,8 +534,12 @@ func shapeOf(m Model) shape {
 	total, active := m.ParamCount()
 	if m.Kind == KindDiffusion {
 		d := diffusionShapeOf(m)
-		return shape{total: total, active: active, layers: int64(m.Layers), hidden: int64(m.Hidden),
-			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: m.LoRAPerRank, loraModules: 1}
+		layers := int64(m.Layers)
+		if m.UNet != nil {
+			layers = m.UNet.blocks()
+		}
+		return shape{total: total, active: active, layers: layers, hidden: int64(m.Hidden),
+			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: d.loraRank, loraModules: 1}
 	}
 	s := shape{
 		total: total, active: active,

@@ -145,6 +145,9 @@ type Model struct {
 	// precision (the VAE config's force_upcast, which diffusers' Stable
 	// Diffusion XL pipelines honour: SDXL's VAE overflows in fp16).
 	VAEUpcast bool `json:"vae_upcast,omitempty"`
+	// UNet is a UNet denoiser's layout (levels, transformer blocks,
+	// heads), which sizes its activations; nil for a DiT.
+	UNet *UNetShape `json:"unet,omitempty"`
 
 	// ImageTokens is how many tokens one image becomes in a
 	// vision-language model's sequence at its processor's default size;
