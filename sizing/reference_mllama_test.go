@@ -73,3 +73,17 @@ func TestMllamaCrossAttention(t *testing.T) {
 		}
 	}
 }
+
+// TestMllamaFromHub: the Hub's config.json of Llama 3.2 11B Vision is read
+// as the catalog's model, and its count matches the Hub's safetensors
+// total exactly.
+func TestMllamaFromHub(t *testing.T) {
+	m, err := ModelFromHub("meta-llama/Llama-3.2-11B-Vision-Instruct", readConfig(t, "llama-3.2-11b-vision-instruct.json"), HubWeights{Total: 10_670_220_835})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, _ := m.ParamCount()
+	if total != 10_670_220_835 || m.CrossAttnLayers != 8 || m.CrossAttnTokens != 6404 || m.Architecture() != ArchVisionLanguage {
+		t.Errorf("from the Hub: %d parameters, %d cross-attention layers of %d states, %s", total, m.CrossAttnLayers, m.CrossAttnTokens, m.Architecture())
+	}
+}
