@@ -502,10 +502,10 @@ func TestReferenceQLoRAMemory(t *testing.T) {
 // prompt, peak GB as torch reports it (allocated tensors: compared without
 // fitbot's CUDA-context overhead). SDXL's VAE decodes in fp32
 // (force_upcast), and model CPU offload leaves that peak: 20.21 GB, where
-// fitbot said 7.1 before issue #40. The VAE-slicing and tiny-autoencoder
-// rows (15.4 GB) are not held: they are bound by the UNet's step over 8
-// latents (CFG), which fitbot counts at 0.7 GB where they imply about 8.
-// 15 %.
+// fitbot said 7.1 before issue #40. With VAE slicing one image is
+// decoded at a time and the UNet's step over 8 latents (CFG) is the
+// peak: 15.40 GB, where fitbot said 11.4 (one image's decode) before its UNet step was held to
+// the measured one (scoreCopies). 15 %.
 func TestReferenceSDXLMemory(t *testing.T) {
 	for _, tc := range []struct {
 		source string
@@ -514,6 +514,7 @@ func TestReferenceSDXLMemory(t *testing.T) {
 	}{
 		{"fp16 + SDPA, 4 images", Query{}, 21.72},
 		{"model CPU offload, 4 images", Query{Offload: OffloadCPU}, 20.21},
+		{"VAE slicing, 4 images", Query{VAESlicing: true}, 15.40},
 	} {
 		tc.q.Model, tc.q.Method, tc.q.GPU, tc.q.MicroBatch, tc.q.Resolution = "sdxl", MethodInference, "a100-40", 4, 1024
 		a, err := (&Estimator{}).Answer(tc.q)

@@ -111,6 +111,7 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
+	rs.crossAttnAssumptions()
 	if rs.req.Method != MethodInference {
 		if err := rs.resolveTraining(q); err != nil {
 			return nil, err

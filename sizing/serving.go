@@ -215,7 +215,31 @@ func engineReserveBytes(r *Request, s *shape, g *GPU, tokens, seqs int) float64 
 		act += moeProfileBuffers * t * float64(max(s.expertsActive, 1)) * 2 * (float64(s.hidden) + 3*float64(s.expertFFN)/tp)
 	}
 	sampler := float64(seqs) * float64(s.vocab) * samplerBytesPerLogit
-	return act + sampler + nonTorchBytes + tpCommBytes(r, g)
+	// A cross-attention model's profile also runs the vision tower on
+	// one largest image per sequence (imageProfileElems, 16-bit).
+	images := float64(seqs) * float64(s.imageProfileElems) * 2
+	return act + sampler + images + nonTorchBytes + tpCommBytes(r, g)
+}
+
+// crossAttnMaxSeqs is the max_num_seqs fitbot sizes a cross-attention
+// vision model (Llama 3.2 Vision) at when the question names none:
+// vLLM's recipe for mllama (--max-num-seqs 16 --enforce-eager; the
+// default 256 fails at start-up on an A100 80GB even at
+// --max-model-len 1024, vllm-project/vllm#8879 and #9445), since its
+// profile runs the vision tower on one image per sequence.
+const crossAttnMaxSeqs = 16
+
+// engineMaxSeqs is the max_num_seqs the engine is sized with: the
+// question's, else vLLM's default, capped for a cross-attention model.
+func engineMaxSeqs(s *shape, g *GPU, sp serveSpec) int {
+	_, seqs := engineBatchDefaults(g)
+	switch {
+	case sp.maxSeqsOverride > 0:
+		seqs = min(seqs, sp.maxSeqsOverride)
+	case s.imageProfileElems > 0:
+		seqs = min(seqs, crossAttnMaxSeqs)
+	}
+	return seqs
 }
 
 // tpCommBytes is what tensor parallelism holds per GPU outside PyTorch:
@@ -232,9 +256,11 @@ func tpCommBytes(r *Request, g *GPU) float64 {
 
 // kvBytesPerToken is the KV cache one token of one request takes on one
 // GPU (all layers, sliding-window layers included while under their
-// window), at the request's KV precision.
+// window), at the request's KV precision; an image's keys and values in
+// cross-attention layers (mllama), fixed per sequence, are left out.
 func kvBytesPerToken(r *Request, s *shape) float64 {
-	return kvCacheBytes(s, 1, 1, kvElemBytes(r.KVPrecision)) * kvShare(s, r.GPUs, r.Nodes)
+	e := kvElemBytes(r.KVPrecision)
+	return (kvCacheBytes(s, 1, 1, e) - float64(s.crossElems)*e) * kvShare(s, r.GPUs, r.Nodes)
 }
 
 // requestKVBytes is the KV cache of one request of n tokens on one GPU,
@@ -250,13 +276,11 @@ func requestKVBytes(r *Request, s *shape, n int) float64 {
 // weights and the KV pool inside the fraction and keeps its activations
 // outside it.
 func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve float64, tokens int64, batched int) {
-	batched, seqs := engineBatchDefaults(g)
+	batched, _ = engineBatchDefaults(g)
 	if sp.engine == EngineLlamaCPP {
 		batched = llamaCPPUBatch
 	}
-	if sp.maxSeqsOverride > 0 {
-		seqs = min(seqs, sp.maxSeqsOverride)
-	}
+	seqs := engineMaxSeqs(s, g, sp)
 	weights := modelWeightBytes(s, r.Quant, r.Precision) / float64(max(r.GPUs, 1))
 	reserve = engineReserveBytes(r, s, g, batched, seqs)
 	budget := sp.util * float64(g.MemoryBytes)
@@ -377,6 +401,9 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	}
 	if per := requestKVBytes(r, s, sp.prompt+sp.output); per > 0 {
 		sv.MaxConcurrency = min(int(avail/per), MaxMicroBatch)
+		if s.imageProfileElems > 0 {
+			sv.MaxConcurrency = min(sv.MaxConcurrency, engineMaxSeqs(s, g, sp))
+		}
 	}
 	sv.Fits = sv.MaxConcurrency >= 1
 	c, limit := sv.MaxConcurrency, "kv_cache"
