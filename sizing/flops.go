@@ -272,7 +272,7 @@ func speedAssumption(r *Request, g *GPU, t Throughput, fixedMFU float64) string 
 	if t.MFU == nil || t.FLOPsPerToken == nil {
 		return fmt.Sprintf("compute at a utilisation %s%s", how, decode)
 	}
-	what, run := "training", fmt.Sprintf("; a run's hours count %.0f%% of the wall clock as training (checkpoints, evaluations, restarts)", RunGoodput*100)
+	what, run := "training", goodputAssumption(r, t.Hours)
 	if r.Method == MethodInference {
 		what, run = "prefill", ""
 	}

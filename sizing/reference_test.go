@@ -209,34 +209,49 @@ func TestReferenceTrainingTime(t *testing.T) {
 }
 
 // TestReferenceRunHours: whole published runs, GPU-hours for a token
-// budget, against the answer's hours × GPUs (goodput included).
+// budget, against the answer's hours × GPUs, each within 25 % (issue #40:
+// a run's days for a named model land within 25 % of its report). A
+// production run (full training of ProductionTokens or more) is timed at
+// ProductionGoodput of the benchmark-fitted speed; DeepSeek-V3's figure is
+// a projection (180K H800 GPU-hours per trillion tokens × 14.8T) and is
+// asked as one. testdata/training/SOURCES.md has the rows before and after.
 func TestReferenceRunHours(t *testing.T) {
 	fp8 := PrecisionFP8
 	for _, tc := range []struct {
 		source   string
 		q        Query
 		gpuHours float64
-		tol      float64
 	}{
 		// Llama 2 paper, Table 2: 184,320 / 368,640 / 1,720,320 A100-80GB
 		// GPU-hours for 2T tokens; 4k context, 4M-token batches (§2.2).
-		{"Llama 2 7B", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 184320, 0.30},
-		{"Llama 2 13B", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 368640, 0.30},
-		{"Llama 2 70B", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 1720320, 0.30},
+		{"Llama 2 7B", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 184320},
+		{"Llama 2 13B", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 368640},
+		{"Llama 2 70B", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 1720320},
 		// MosaicML, "Introducing MPT-7B": 1T tokens in 9.5 days on 440
-		// A100-40GB, sequence 2048, global batch 1760 sequences; 35 %: the
-		// post rounds to half days and counts four hardware failures and
-		// their restarts.
-		{"MPT-7B", Query{Params: 6.7e9, GPU: "a100-40", GPUs: 440, SeqLen: 2048, MicroBatch: 4, ZeROStage: stagePtr(3), Tokens: 1e12}, 9.5 * 24 * 440, 0.35},
+		// A100-40GB, sequence 2048, global batch 1760 sequences (the post
+		// rounds to half days and counts four hardware failures and their
+		// restarts).
+		{"MPT-7B", Query{Params: 6.7e9, GPU: "a100-40", GPUs: 440, SeqLen: 2048, MicroBatch: 4, ZeROStage: stagePtr(3), Tokens: 1e12}, 9.5 * 24 * 440},
+		// tiiuae/falcon-7b model card: 1,500B tokens on 384 A100 40GB, PP 2
+		// × DP 192 with ZeRO, "took about two weeks".
+		{"Falcon-7B", Query{Model: "falcon-7b", GPU: "a100-40", GPUs: 384, SeqLen: 2048, PipelineParallel: 2, Tokens: 1.5e12}, 14 * 24 * 384},
+		// tiiuae/falcon-40b model card: 1,000B tokens on 384 A100 40GB, TP 8
+		// × PP 4 × DP 12 with ZeRO, "took two months".
+		{"Falcon-40B", Query{Model: "falcon-40b", GPU: "a100-40", GPUs: 384, SeqLen: 2048, TensorParallel: 8, PipelineParallel: 4, Tokens: 1e12}, 60 * 24 * 384},
+		// Hugging Face, "Spread Your Wings: Falcon 180B is here": 3.5T
+		// tokens on up to 4,096 GPUs, "~7,000,000 GPU hours"; the model
+		// card: A100 40GB, TP 8 × PP 8 × DP 64.
+		{"Falcon-180B", Query{Model: "falcon-180b", GPU: "a100-40", GPUs: 4096, SeqLen: 2048, TensorParallel: 8, PipelineParallel: 8, Tokens: 3.5e12}, 7e6},
 		// Llama 3.1 model card: 405B trained with 30.84M H100-80GB GPU-hours
 		// on ~15T tokens; 16,384 GPUs, 8k sequences, 16M-token batches,
 		// TP 8 / PP 16 (Llama 3 paper §3.3.2, Table 4); layout searched.
-		{"Llama 3.1 405B", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12}, 30.84e6, 0.25},
-		{"Llama 3.1 405B, Meta's TP 8 × PP 16", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12, TensorParallel: 8, PipelineParallel: 16, ContextParallel: 2}, 30.84e6, 0.25},
+		{"Llama 3.1 405B", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12}, 30.84e6},
+		{"Llama 3.1 405B, Meta's TP 8 × PP 16", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12, TensorParallel: 8, PipelineParallel: 16, ContextParallel: 2}, 30.84e6},
 		// DeepSeek-V3 technical report, Table 1: pre-training 2,664K H800
 		// GPU-hours for 14.8T tokens on 2,048 GPUs in FP8, 4k sequences,
-		// batch 15,360 sequences, PP 16, EP 64 (§3.2, §4.2).
-		{"DeepSeek-V3", Query{Model: "deepseek-v3", GPU: "h800", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 15360 * 4096, Precision: fp8, PipelineParallel: 16, ExpertParallel: 64, Tokens: 14.8e12}, 2.664e6, 0.30},
+		// batch 15,360 sequences, PP 16, EP 64 (§3.2, §4.2); "each trillion
+		// tokens requires only 180K H800 GPU hours": a projection.
+		{"DeepSeek-V3", Query{Model: "deepseek-v3", GPU: "h800", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 15360 * 4096, Precision: fp8, PipelineParallel: 16, ExpertParallel: 64, Tokens: 14.8e12, Projection: true}, 2.664e6},
 	} {
 		tc.q.Method = MethodFull
 		a, err := (&Estimator{}).Answer(tc.q)
@@ -244,9 +259,9 @@ func TestReferenceRunHours(t *testing.T) {
 			t.Fatalf("%s: %v", tc.source, err)
 		}
 		got := *a.Throughput.Hours * float64(a.Request.GPUs)
-		t.Logf("%s: %.3g vs %.3g (%.2f) %s", tc.source, got, tc.gpuHours, got/tc.gpuHours, layoutName(&a.Request))
-		if !withinRel(got, tc.gpuHours, tc.tol) {
-			t.Errorf("%s: %.3g GPU-hours (%s, MFU %.1f%%), published %.3g (±%.0f%%)", tc.source, got, layoutName(&a.Request), *a.Throughput.MFU*100, tc.gpuHours, tc.tol*100)
+		t.Logf("%s: %.3g vs %.3g (%.2f) %s, goodput %.2f (%s), %.1f days", tc.source, got, tc.gpuHours, got/tc.gpuHours, layoutName(&a.Request), *a.Throughput.Goodput, a.Throughput.GoodputBasis, *a.Throughput.Hours/24)
+		if !withinRel(got, tc.gpuHours, 0.25) {
+			t.Errorf("%s: %.3g GPU-hours (%s, MFU %.1f%%), published %.3g (±25%%)", tc.source, got, layoutName(&a.Request), *a.Throughput.MFU*100, tc.gpuHours)
 		}
 	}
 }

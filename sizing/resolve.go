@@ -125,6 +125,7 @@ func resolve(q Query) (*resolved, error) {
 		rs.req.Tokens = rs.jobTokens
 	}
 	rs.req.PerMonth = q.PerMonth
+	rs.req.Projection = q.Projection
 	rs.req.Own = q.Own
 	rs.req.GPUHours, rs.req.GPUHoursAsked = q.GPUHours, q.GPUHoursAsked
 	if rs.req.Method != MethodInference {

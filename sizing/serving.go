@@ -323,38 +323,11 @@ func prefillSeconds(r *Request, s *shape, g *GPU, mfu float64, n int) float64 {
 	return t
 }
 
-// decodeStep is one decode step of a replica at batch b with each
-// request's KV cache at ctx tokens, in its two parts: the memory time
-// (the weights the batch touches read once, every request's KV read, at
-// the card's decode bandwidth) and the compute time (2 × active
-// parameters and the attention over ctx keys per token at the prefill
-// share of peak); and the fixed part: the per-layer floor, and under
-// tensor parallelism the two all-reduces per layer of the batch's hidden
-// states over the link.
-func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, comp, fixed float64) {
-	gpus := float64(max(r.GPUs, 1))
-	bw := decodeBandwidth(g)
-	if bw <= 0 {
-		return math.Inf(1), 0, 0
-	}
-	read := decodeReadBytes(s, r.Quant, r.Precision, int64(b))/gpus +
-		float64(b)*kvCacheBytes(s, int64(ctx), 1, kvElemBytes(r.KVPrecision))*kvShare(s, r.GPUs, r.Nodes)
-	mem = read / bw
-	if peak := peakFLOPS(g, r.Precision) * prefillShare(r, s, g, mfu) * gpus; peak > 0 {
-		comp = float64(b) * (2*float64(s.active) + 2*s.attentionFLOPsFwd(int64(ctx))) / peak
-	}
-	fixed = decodeOverheadSec(r, s, g)
-	if tp := float64(tpSize(r)); tp > 1 && g.LinkBytesPerSec > 0 {
-		fixed += 2 * float64(s.layers) * float64(b) * float64(s.hidden) * 2 * 2 * (tp - 1) / tp / g.LinkBytesPerSec
-	}
-	return mem, comp, fixed
-}
-
 // latencyAt is the time to first token and per output token of one
 // replica at c concurrent requests, with the requests per second it
 // serves. Prompts and decode steps share the GPUs: with ρ = λ × a
 // prompt's prefill time p, prompts take ρ of the time, so every decode
-// step (the longer of its memory and compute time, plus its fixed part)
+// step (decodeStep: each GEMM class the longer of its reads and compute)
 // is stretched by 1/(1-ρ); a prompt waits for the ones before it as in
 // an M/D/1 queue, ρ·p/(2(1-ρ)), is read (p) and gets its first token one
 // step later. λ is the asked arrival rate (open loop: at ρ ≥ 1 the queue
@@ -365,8 +338,7 @@ func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, com
 // inter-token latency by concurrency (testdata/serving/latency.tsv).
 func latencyAt(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, c int) (ttft, tpot, rps float64) {
 	p := prefillSeconds(r, s, g, mfu, sp.prompt)
-	mem, comp, fixed := decodeStep(r, s, g, mfu, c, sp.prompt+sp.output/2)
-	step := max(mem, comp) + fixed
+	step := decodeStep(r, s, g, mfu, c, sp.prompt+sp.output/2)
 	at := func(lambda float64) (float64, float64) {
 		rho := lambda * p
 		if rho >= 1 {
@@ -441,8 +413,7 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	if !sv.Fits {
 		c = 1
 	}
-	mem, comp, fixed := decodeStep(r, s, g, mfu, 1, sp.prompt)
-	sv.AloneTTFTSeconds = finite(prefillSeconds(r, s, g, mfu, sp.prompt) + max(mem, comp) + fixed)
+	sv.AloneTTFTSeconds = finite(prefillSeconds(r, s, g, mfu, sp.prompt) + decodeStep(r, s, g, mfu, 1, sp.prompt))
 	ttft, tpot, rps := latencyAt(r, s, g, mfu, sp, c)
 	if sp.users == 0 && sv.Fits && !sp.meets(ttft, tpot) {
 		// The most requests that still meet the targets: latencies grow

@@ -151,6 +151,9 @@ type Query struct {
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
 	PerMonth bool `json:"per_month,omitempty"`
+	// Projection asks a run's time as a projection: at the step rate with
+	// no downtime, as vendors' projections count it.
+	Projection bool `json:"projection,omitempty"`
 	// Cadence is how often a training run is repeated ("every week",
 	// "nightly", "3 times a week"); the answer prices a month of them.
 	Cadence Cadence `json:"cadence,omitempty"`
@@ -339,6 +342,10 @@ type Request struct {
 	// PerMonth is true when the question asked the cost per month: the
 	// throughput and the alternatives carry usd_per_month.
 	PerMonth bool `json:"per_month,omitempty"`
+	// Projection times a run as a projection: at the step rate with no
+	// downtime, as vendors' projections count it (goodput 1, basis
+	// "projection"), not as a job or a production run averages.
+	Projection bool `json:"projection,omitempty"`
 	// RunsPerMonth is how many times a month a training run is repeated,
 	// from a cadence said ("every week": 52/12); 0 when none was said.
 	RunsPerMonth float64 `json:"runs_per_month,omitempty"`
@@ -428,6 +435,16 @@ type Throughput struct {
 	// USDPerMonth is USDPerHour for a month of 730 hours, when the
 	// question asked the cost per month (Request.PerMonth).
 	USDPerMonth *float64 `json:"usd_per_month,omitempty"`
+	// Goodput is the share of the run's wall clock its Hours count as
+	// training (what RunGoodput, ProductionGoodput or a projection's 1
+	// give); nil without a timed training run.
+	Goodput *float64 `json:"goodput,omitempty"`
+	// GoodputBasis says what the time is: "step" (a speed, no run
+	// timed), "projection" (asked as one: no downtime), "job" (a training
+	// job short of pre-training: RunGoodput) or "production" (full
+	// training of ProductionTokens or more: ProductionGoodput); "" for
+	// serving and inference.
+	GoodputBasis string `json:"goodput_basis,omitempty"`
 	// USDPerMonthOfRuns is a month of repeated runs (Request.RunsPerMonth)
 	// at the run's cost: the token budget's, else a round run's of
 	// RoundRunTokens.
