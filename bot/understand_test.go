@@ -178,7 +178,7 @@ func TestMeaningWordsOverHTTP(t *testing.T) {
 		{"llama 3.1 8b on a 4090 if i quantize it", []string{"GPTQ", `\"quantize it\" taken as GPTQ-style int4 weights`}, []string{"not used"}},
 		{"qwen3-235b q4 inference 4x h100", []string{"Qwen3 235B", "q4 taken as GGUF q4_k_m"}, []string{"qwq-32b"}},
 		{"gpt-oss-20b inference 7800 xt 16gb", []string{`\"7800 xt\" is not a GPU I know: sized as a 16 GB card`}, []string{"Try:", "rtx-4090"}},
-		{"llama 3.2 vision 11b inference on a 4090", []string{"I know no similar 11B model", "/fit hf.co/ORG/MODEL inference rtx-4090"}, []string{"llama-3.2-1b", "/fit 11b"}},
+		{"llama 3.2 vision 11b inference on a 4090", []string{"Llama 3.2 11B Vision inference", "per sequence for the cross-attention layers"}, []string{"llama-3.2-1b", "/fit 11b"}},
 		{"llama 3.1 8b on my m3 max 48gb", []string{"M3 Max 48 GB", "the 48 GB model of the M3 Max"}, []string{"does not match"}},
 	} {
 		got := c.slash(tc.text)

@@ -115,6 +115,7 @@ type Query struct {
 	ExpertParallel    int       `json:"expert_parallel,omitempty"`     // ranks the routed experts are split over; 0 when not said
 	FusedLoss         *bool     `json:"fused_loss,omitempty"`          // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
 	ModelParallel     bool      `json:"model_parallel,omitempty"`      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
+	Stack             Stack     `json:"stack,omitempty"`               // the training framework's kernels when said ("nemo", "megatron", "transformer engine"); "" otherwise
 	ModulesToSave     *bool     `json:"modules_to_save,omitempty"`     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
 	// OffloadActivations keeps the checkpointed layer inputs in host RAM
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
@@ -275,6 +276,15 @@ type ServeLoad struct {
 // Request is a fully resolved sizing request: every field set, every
 // default applied. Its JSON keys are part of the public contract
 // (DESIGN.md, `fit --json`).
+// Stack is the kernels a training framework runs its layers with, where
+// they change the speed.
+type Stack string
+
+// StackTransformerEngine is NVIDIA's Transformer Engine, which NeMo and
+// Megatron-LM run FP8 through: the FP8 casts and scaling are fused into
+// the GEMMs and norms.
+const StackTransformerEngine Stack = "transformer-engine"
+
 type Request struct {
 	Model             string    `json:"model"`
 	Params            int64     `json:"params"`
@@ -297,6 +307,9 @@ type Request struct {
 	Quant             Quant     `json:"quant"`
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
+	// Stack is the training framework's kernels when the question named
+	// them (StackTransformerEngine); "" is fitbot's default fit.
+	Stack Stack `json:"stack,omitempty"`
 
 	// Parallel layout (training): degrees of tensor, pipeline, context and
 	// expert parallelism, 1 = none; the GPUs left over are data parallel.
