@@ -576,9 +576,16 @@ func TestReferenceEngineContext(t *testing.T) {
 	}
 }
 
-// TestReferenceConsumerCap: no published 3090/4090 training throughput is
-// held here, so the data-centre fit is capped on GeForce cards and the
-// answer says so (#40: a 13B LoRA on a 4090 came out at 67 % MFU).
+// TestReferenceConsumerCap: the data-centre fit is capped on GeForce
+// cards and the answer says so (#40: a 13B LoRA on a 4090 came out at 67 %
+// MFU). The cap is held to torchtune's README table (pytorch/torchtune
+// README.md at commit 0031bfb0, "Memory and training speed": Llama 3.1
+// 8B, batch 2, a dataset packed to 2,048, torch.compile): LoRA 3,083
+// tokens/s on a 4090 and 4,699 on an RTX A6000, full fine-tuning 1,650
+// and 2,579. Its absolute figures are not held (at fitbot's FLOPs count
+// the A6000's LoRA row is over 100 % of its BF16 peak), but one recipe on
+// two cards gives the 4090's speed relative to a card the fit covers:
+// 0.66 and 0.64, where the uncapped fit said 1.06; 15 %.
 func TestReferenceConsumerCap(t *testing.T) {
 	a, err := (&Estimator{}).Answer(Query{Params: 13e9, Method: MethodQLoRA, GPU: "rtx-4090", Tokens: 1e9})
 	if err != nil {
@@ -589,12 +596,38 @@ func TestReferenceConsumerCap(t *testing.T) {
 	}
 	said := false
 	for _, s := range a.Assumptions {
-		said = said || strings.Contains(s, "capped at 50% on a GeForce card")
+		said = said || strings.Contains(s, "capped at 42% on a GeForce card")
 	}
 	if !said {
 		t.Errorf("the cap is not said: %q", a.Assumptions)
 	}
-	if !consumerCard(&GPU{ID: "rtx-3090", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "rtx-a6000", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "h100", Vendor: "nvidia"}) {
-		t.Error("consumerCard: a 3090 is one, an RTX A6000 and an H100 are not")
+	for id, want := range map[string]bool{"rtx-3090": true, "rtx-4090": true, "rtx-5090": true, "rtx-a6000": false, "rtx-6000-ada": false, "rtx-pro-6000": false, "h100": false} {
+		if got := consumerCard(&GPU{ID: id, Vendor: "nvidia"}); got != want {
+			t.Errorf("consumerCard(%s) = %v, want %v", id, got, want)
+		}
+	}
+	yes := true
+	for _, tc := range []struct {
+		method     Method
+		optimizer  Optimizer
+		rtx, a6000 float64 // torchtune's tokens/s
+	}{{MethodLoRA, OptimizerAdamW, 3083, 4699}, {MethodFull, OptimizerAdamW8bit, 1650, 2579}} {
+		speed := func(gpu string) float64 {
+			q := Query{Model: "llama-3.1-8b", Method: tc.method, Optimizer: tc.optimizer, GPU: gpu,
+				Precision: PrecisionPureBF16, SeqLen: 2048, MicroBatch: 2, GradCheckpointing: &yes, FusedLoss: &yes}
+			if tc.method == MethodLoRA {
+				q.LoRARank = 8
+			}
+			a, err := (&Estimator{}).Answer(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return *a.Throughput.TokensPerSecond
+		}
+		got, want := speed("rtx-4090")/speed("rtx-a6000"), tc.rtx/tc.a6000
+		t.Logf("%s: 4090 / A6000 %.3f, torchtune %.3f (%.2f)", tc.method, got, want, got/want)
+		if !withinRel(got, want, 0.15) {
+			t.Errorf("%s: a 4090 makes %.2f of an RTX A6000's tokens/s, torchtune measured %.2f (±15%%)", tc.method, got, want)
+		}
 	}
 }
