@@ -467,8 +467,10 @@ func (p *parser) severalModels(i int) bool {
 	count := 0
 	if w, ok := phrases[k]; ok && w.kind == kindCount {
 		count = w.n
-	} else if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
-		count = v
+	} else if k != "" && isDigit(k[0]) {
+		if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
+			count = v
+		}
 	}
 	j := i + 1
 	if count < 2 || j >= len(p.toks) || p.toks[j].ignorable {
