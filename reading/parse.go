@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -1769,6 +1770,9 @@ func (p *parser) unknownNumber(words string) {
 
 func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
+	// A name that shares only digits with what was asked ("rtx-4090" for
+	// "40ms", "t5-base" for "8x") is another question, never a suggestion.
+	suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !sharesName(words, id) })
 	if kind == "model" {
 		if v, ok := variantSaid(words); ok {
 			// "qwen2.5-vl 72b": a suggestion without the variant word
@@ -1854,6 +1858,44 @@ func sizeSaid(words string) (string, int64, bool) {
 // hyphens and underscores: "45b-moe-custom" is 45b, moe and custom.
 func nameWords(words string) []string {
 	return strings.FieldsFunc(strings.ToLower(words), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' })
+}
+
+// sharesName reports whether a suggested catalog id shares more than
+// digits with the words asked: a run of two or more letters ("qwen",
+// "rtx", "ti"), or the letter a name starts with ("h" of "h1000" and
+// "h100"). A size's or count's letter after digits ("b" of "32b", "x" of
+// "8x") names nothing. A bare model number ("4900") has only digits to
+// share.
+func sharesName(words, id string) bool {
+	if strings.Trim(words, "0123456789 ") == "" {
+		return true
+	}
+	theirs := nameLetters(id)
+	for _, run := range nameLetters(words) {
+		if slices.Contains(theirs, run) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameLetters are the letter runs of a name's words that can name
+// something (see sharesName).
+func nameLetters(words string) []string {
+	var runs []string
+	for _, w := range nameWords(words) {
+		for i := 0; i < len(w); {
+			j := i
+			for j < len(w) && ('a' <= w[j] && w[j] <= 'z' || w[j] >= utf8.RuneSelf) {
+				j++
+			}
+			if j-i >= 2 || j > i && i == 0 {
+				runs = append(runs, w[i:j])
+			}
+			i = max(j, i+1)
+		}
+	}
+	return runs
 }
 
 // hasSize reports whether a catalog id carries the size word size:
