@@ -233,7 +233,13 @@ func readServe(toks []token) ([]token, serveWords) {
 		if sw.cadence.Runs == 0 {
 			cadence, cadenceN = sizing.CadenceAt(w, i)
 		}
+		tokensAsked, tokensN := vocab.slot("tokens_asked", w, i)
 		switch {
+		case tokensN:
+			// "how many tokens per hour can 8x h100 serve": the cards'
+			// output in a period, at full load (a vocab.txt slot).
+			sw.capacity, sw.load.TokensPer = true, tokensAsked.value("PERIOD", "PERIODLY")
+			mark(i, i+tokensAsked.n)
 		case k == "how" && w(i+1) == "many":
 			j := i + 2
 			for concurrentAdj[w(j)] {
@@ -243,15 +249,6 @@ func readServe(toks []token) ([]token, serveWords) {
 			case peopleWords[w(j)]:
 				sw.capacity = true
 				mark(i, j+1)
-			case tokenNouns[w(j)] && (w(j+1) == "per" || w(j+1) == "a") && w(j+2) == "day", tokenNouns[w(j)] && w(j+1) == "daily":
-				// "how many tokens per day can 8x h100 serve" (trial H32
-				// Q42 gave one request's memory).
-				end := j + 3
-				if w(j+1) == "daily" {
-					end = j + 2
-				}
-				sw.capacity, sw.load.TokensPerDay = true, true
-				mark(i, end)
 			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
 				// "how many concurrent 4k-token chats": the length is read
 				// by the main parse (trial H31 Q43).

@@ -94,6 +94,8 @@ func Validate(r Request) (Request, error) {
 		return r, &sizing.InputError{Problem: fmt.Sprintf("a LoRA rank needs LoRA or QLoRA, not %s", q.Method), Hint: try()}
 	case q.Method == sizing.MethodQLoRA && q.Quant != "" && q.Quant != sizing.QuantNF4 && q.Quant != sizing.QuantNF4DQ:
 		return r, &sizing.InputError{Problem: fmt.Sprintf("QLoRA trains on 4-bit NF4 weights, not %s", q.Quant), Hint: try()}
+	case q.Serve.TokensPer != "" && sizing.Periods[q.Serve.TokensPer] == 0:
+		return r, &sizing.InputError{Problem: fmt.Sprintf("tokens per %s: the periods are second, minute, hour, day, week and month", q.Serve.TokensPer), Hint: try()}
 	case r.Money.PerMonth && r.Money.BudgetUSD == 0:
 		return r, &sizing.InputError{Problem: "a monthly budget needs an amount", Hint: try() + " $5k/month"}
 	}

@@ -18,6 +18,11 @@ type vocabulary struct {
 	sets     map[string]map[string]bool
 	phrases  map[string][][]string
 	rewrites map[string]string
+	// slots are the slot patterns by the kind of slot they fill, in the
+	// file's order; classes are the words of each class a pattern names,
+	// with the value each captures (slot.go).
+	slots   map[string][]slotPattern
+	classes map[string]map[string]string
 }
 
 // vocab is the embedded vocabulary, read and checked when the program
@@ -32,10 +37,13 @@ var vocab = func() *vocabulary {
 
 // parseVocab reads vocabulary rows and checks them: a set defined twice,
 // a word twice in one set, a phrase given to two names, a word rewritten
-// two ways or a word in two exclusive sets is an error naming the line.
+// two ways, a word in two exclusive sets, a slot pattern given twice or
+// a slot class no set makes up is an error naming the line.
 func parseVocab(text string) (*vocabulary, error) {
-	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}}
+	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}, slots: map[string][]slotPattern{}}
 	phraseOf := map[string]string{}
+	slotOf := map[string]int{}
+	var patterns []slotPattern
 	var exclusive [][2]string
 	for n, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
@@ -76,6 +84,18 @@ func parseVocab(text string) (*vocabulary, error) {
 				return nil, bad("%q is rewritten both as %q and as %q", f[1], to, f[2])
 			}
 			v.rewrites[f[1]] = f[2]
+		case "slot":
+			p, err := parseSlot(f[1:], n+1)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			key := strings.Join(f[2:], " ")
+			if at, ok := slotOf[key]; ok {
+				return nil, bad("the slot pattern %q is also on line %d", key, at)
+			}
+			slotOf[key] = n + 1
+			patterns = append(patterns, p)
+			v.slots[p.kind] = append(v.slots[p.kind], p)
 		case "exclusive":
 			if len(f) != 3 {
 				return nil, bad("exclusive names two sets: %q", line)
@@ -95,6 +115,9 @@ func parseVocab(text string) (*vocabulary, error) {
 				return nil, fmt.Errorf("%q is in both %q and %q, which are exclusive", w, e[0], e[1])
 			}
 		}
+	}
+	if err := v.classSets(patterns); err != nil {
+		return nil, err
 	}
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
