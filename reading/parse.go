@@ -204,28 +204,17 @@ type parser struct {
 	docs           docsSaid    // a count of documents: a batch job or examples, decided in finish (docJob)
 	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
 	noDeviceWords  string
-	deviceErr      *sizing.InputError // the refusal of that device, when it is the parse's
-	noTryErr       *sizing.InputError // a problem with no similar question to offer, when it is the parse's
-	deviceTry      bool               // that refusal's Try sizes a desktop GPU of the device's typed memory
-	memoryTry      bool               // that refusal's Try gives a CPU asker the model's memory in all
-	compareTry     bool               // that refusal's Try is the question on the GPU the device was compared with
-	quantizeWords  string             // "quantize" said: 4-bit weights unless a scheme or precision is named
+	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
 	deadline       Deadline
 	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
 	money          Money
-	gpuNameErr     *sizing.InputError // the failure of a card name the catalog lacks, when it is the parse's
-	gpuNameWords   string             // that card's words
-	tryMemGB       int                // that card's memory, in GB, when fitbot knows it: the Try types it
-	namedErr       *sizing.InputError // the refusal of a model known by name only, when it is the problem
-	closedErr      *sizing.InputError // the refusal of a closed model ("gpt-4"), when it is the problem
-	closedOpen     string             // the open model of its class, which its Try sizes
-	closedProducts []closedProduct    // closed names said as what is built ("an internal chatgpt"), settled once read
-	ggufWords      string             // "gguf" or "ollama" said: q4_k_m unless a type is named
-	exl2Words      string             // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
-	bpw            float64            // an EXL2 width said ("4.65bpw"), in bits per weight
-	seqOther       seqSaid            // a second context length said, settled once the model is known (settleSeqPair)
-	window         seqSaid            // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
-	bpwWords       string             // the words that said it
+	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
+	ggufWords      string          // "gguf" or "ollama" said: q4_k_m unless a type is named
+	exl2Words      string          // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
+	bpw            float64         // an EXL2 width said ("4.65bpw"), in bits per weight
+	seqOther       seqSaid         // a second context length said, settled once the model is known (settleSeqPair)
+	window         seqSaid         // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+	bpwWords       string          // the words that said it
 	deepspeed      bool
 	perNode        bool   // "nodes of": the next GPU count is per node
 	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
@@ -241,9 +230,7 @@ type parser struct {
 	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
 	unused         []string
 
-	err  *sizing.InputError
-	fix  func(*sizing.Query) // turns the partial query into the corrected example for the hint
-	swap typoFix             // or the words at fault and the name the Try puts in their place (saidTry)
+	refusal // the problem found, if any, and how its Try is made
 
 	ask   askWords   // the intent and workload words, read before the main pass
 	serve serveWords // the serving load, targets and asks, read before the main pass
@@ -284,19 +271,7 @@ func parsePass(input string, lx lexicon) (Request, *parser, error) {
 	if p.err == nil {
 		return p.result(), p, nil
 	}
-	switch {
-	case p.err == p.namedErr:
-	case p.err == p.closedErr:
-		p.err.Hint = p.closedHint()
-	case p.err == p.noTryErr:
-	case p.err == p.deviceErr:
-		p.err.Hint = p.deviceHint()
-	default:
-		p.err.Hint = p.hint() + p.ask.hintSuffix()
-		if try, ok := p.saidTry(); ok {
-			p.err.Hint = try
-		}
-	}
+	p.err.Hint = p.tryLine()
 	return p.result(), p, p.err
 }
 
@@ -386,14 +361,6 @@ func read(input string, lx lexicon) (*parser, error) {
 	p.finish()
 	p.deadline, p.money = deadline, money
 	return p, nil
-}
-
-// fail records the first problem; later ones are usually its echoes.
-func (p *parser) fail(problem string, fix func(*sizing.Query)) {
-	if p.err == nil {
-		p.err = &sizing.InputError{Problem: problem}
-		p.fix = fix
-	}
 }
 
 // text is tokens [from, to) as the asker wrote them.
@@ -635,16 +602,16 @@ func (p *parser) step(i int) int {
 			p.unknownName(i, end, p.lex.suggestModels(words), "model")
 			return end - i
 		}
-		if n, ok := sizing.LookupNamed(w.val); ok && p.namedErr == nil && p.q.Model == "" {
+		if n, ok := sizing.LookupNamed(w.val); ok && p.try != tryNamed && p.q.Model == "" {
 			// Refused by name before anything later in the question can
 			// fail with a Try that sizes it, and over what failed before
 			// it: "a 3b-param vision transformer" is refused as a ViT,
 			// its size and all.
-			p.namedErr = n.Refusal()
+			named := n.Refusal()
 			if !strings.EqualFold(words, n.Name) {
-				p.namedErr.Problem = quote(words) + ": " + p.namedErr.Problem // the asker's words, quoted
+				named.Problem = quote(words) + ": " + named.Problem // the asker's words, quoted
 			}
-			p.err, p.fix, p.missing = p.namedErr, nil, NameSpan{}
+			p.refuse(named, tryNamed, nil)
 		}
 		p.setModel(w.val, w.note, words)
 		if p.windowAfter(i+n, w.val) {
@@ -1861,7 +1828,7 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
 			if len(suggestions) == 0 {
 				if p.err == nil {
 					p.fail(problem+"; I know no model of its size ("+size+"), so there is no similar question to offer: name it by its Hugging Face id", nil)
-					p.noTryErr = p.err
+					p.try = tryNone
 				}
 				return
 			}
@@ -2004,8 +1971,8 @@ func (p *parser) memoryWordAt(j int) bool {
 // just recorded is theirs: a typed memory ("4060 ti 16gb") sizes it
 // (resolveMemory).
 func (p *parser) unknownGPU(words string) {
-	if p.err != nil && p.gpuNameErr == nil && p.words[fGPU] == "" {
-		p.gpuNameErr, p.gpuNameWords = p.err, words
+	if p.err != nil && p.card == "" && p.words[fGPU] == "" {
+		p.card = words
 	}
 }
 

@@ -73,7 +73,7 @@ func (p *parser) closedModelAt(i int) (api string, small bool, n int) {
 // there). The Try, decided once the question is read (closedHint), sizes
 // the open model of its class.
 func (p *parser) closed(i int) int {
-	if p.closedErr != nil {
+	if p.try == tryClosed {
 		return 0
 	}
 	if c, ok := p.closedProductAt(i); ok {
@@ -101,11 +101,9 @@ func (p *parser) refuseClosed(i, n int) {
 	if small {
 		open = "gpt-oss-20b"
 	}
-	p.closedErr = &sizing.InputError{Problem: fmt.Sprintf("%s: %s's weights are not released: it runs only behind %s, so no GPU can be sized for it; "+
-		"an open model of its class that fitbot sizes is %s", quote(words), name, api, open)}
-	p.closedOpen = open
-	p.err, p.missing = p.closedErr, NameSpan{}
-	p.fix = func(q *sizing.Query) { q.Model, q.Params, q.Experts = open, 0, 0 }
+	p.refuse(&sizing.InputError{Problem: fmt.Sprintf("%s: %s's weights are not released: it runs only behind %s, so no GPU can be sized for it; "+
+		"an open model of its class that fitbot sizes is %s", quote(words), name, api, open)},
+		tryClosed, func(q *sizing.Query) { q.Model, q.Params, q.Experts = open, 0, 0 })
 }
 
 // A closed model's name used to describe what is built ("an internal
@@ -180,7 +178,7 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 // closed name said as a product is: phrasing, noted, when an open model
 // is named too; else the closed model, refused.
 func (p *parser) settleClosedProducts() {
-	if len(p.closedProducts) == 0 || p.closedErr != nil {
+	if len(p.closedProducts) == 0 || p.try == tryClosed {
 		return
 	}
 	if p.q.Model == "" && p.q.Params == 0 && p.hub == "" && p.missing.Words == "" {
@@ -237,7 +235,7 @@ func (p *parser) closedSize(i, n int, name string) int {
 	known, ok := closedSizes[b.String()]
 	if !ok {
 		p.fail(fmt.Sprintf("%s: %s's size is not published, so I cannot size a model like it; give a size (\"a 400b model\")", quote(words), name), nil)
-		p.noTryErr = p.err
+		p.try = tryNone
 		return n + 1
 	}
 	if p.claim(fModel, p.q.Params == known.params, words) {

@@ -113,13 +113,13 @@ func (p *parser) setMemory(gb int, words string) {
 // the comment at the top of this file.
 func (p *parser) resolveMemory() {
 	unknown := ""
-	if p.err != nil && p.err == p.gpuNameErr && p.memGB > 0 && p.q.GPU == "" {
+	if p.err != nil && p.card != "" && p.memGB > 0 && p.q.GPU == "" {
 		if _, ok := p.lex.memoryCard("", p.memGB); ok {
 			// "4060 ti 16gb": a card the catalog lacks, sized by its memory.
-			p.err, p.fix, unknown = nil, nil, p.gpuNameWords
+			unknown, p.refusal = p.card, refusal{}
 		}
 	}
-	if p.memGB == 0 || p.err != nil && (p.err == p.gpuNameErr || p.q.GPU != "") {
+	if p.memGB == 0 || p.err != nil && (p.card != "" || p.q.GPU != "") {
 		return
 	}
 	gb, words := p.memGB, p.memWords

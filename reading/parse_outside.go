@@ -418,8 +418,8 @@ func (p *parser) outsideCardName(i int) int {
 		problem += " (" + c.note + ")"
 	}
 	p.fail(problem+fmt.Sprintf("; add its memory to size it as %s %d GB card, %s", article(c.gb), c.gb, quote(typed)), func(q *sizing.Query) { q.GPU, q.UnknownGPU = "", fmt.Sprintf("%s %d GB", c.name, c.gb) })
-	p.tryMemGB = c.gb
 	p.unknownGPU(words)
+	p.cardGB = c.gb
 	return n
 }
 

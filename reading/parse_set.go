@@ -665,19 +665,22 @@ func (p *parser) countFromLayout() {
 func (p *parser) refuseDevice() {
 	problem := fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords))
 	named := p.err == nil && (p.q.Model != "" || p.q.Params > 0)
-	p.deviceTry = p.noDevice.n == 1 && named && p.memGB > 0
-	p.memoryTry = p.noDevice.val == cpuOnly && named && (p.q.Method == "" || p.q.Method == sizing.MethodInference)
+	try := tryNone
 	switch {
-	case p.deviceTry:
+	case p.noDevice.n == 1 && named && p.memGB > 0:
+		try = tryTypedMemory
+	case p.noDevice.val == cpuOnly && named && (p.q.Method == "" || p.q.Method == sizing.MethodInference):
+		try = tryWhichGPU
+	}
+	switch try {
+	case tryTypedMemory:
 		problem += fmt.Sprintf("; the Try sizes a desktop GPU with the same %d GB, which says whether the model fits but not how fast it runs (%s shares its memory with its CPU)", p.memGB, p.noDevice.val)
-	case p.memoryTry:
+	case tryWhichGPU:
 		problem += "; the memory a model needs is about the same in RAM: the Try gives it, term by term, with the cards it fits (on a CPU people usually run a 4-bit GGUF: add q4_k_m for that)"
 	default:
 		problem += "; no similar device is sized, so there is no similar question to offer"
 	}
-	p.err, p.fix = &sizing.InputError{Problem: problem}, nil
-	p.deviceErr = p.err
-	p.missing = NameSpan{} // the model needs no Hub search: the device is what is refused
+	p.refuse(&sizing.InputError{Problem: problem}, try, nil)
 }
 
 // refuseCompared refuses a question that weighs a device fitbot does
@@ -688,13 +691,12 @@ func (p *parser) refuseCompared() {
 	gpu := orDefault(p.words[fGPU], "the GPU")
 	problem := fmt.Sprintf("fitbot does not size %s (%s), so it cannot weigh it against %s: it sizes data-centre and desktop GPUs and Apple M-series Macs",
 		p.noDevice.val, quote(p.noDeviceWords), quote(gpu))
-	p.compareTry = p.err == nil && (p.q.Model != "" || p.q.Params > 0)
-	if p.compareTry {
+	try := tryNone
+	if p.err == nil && (p.q.Model != "" || p.q.Params > 0) {
+		try = tryCompared
 		problem += fmt.Sprintf("; the Try sizes the %s half alone, with its price", quote(gpu))
 	}
-	p.err, p.fix = &sizing.InputError{Problem: problem}, nil
-	p.deviceErr = p.err
-	p.missing = NameSpan{}
+	p.refuse(&sizing.InputError{Problem: problem}, try, nil)
 }
 
 // deviceHint is the Try of a device refusal: the question on a GPU of
@@ -702,15 +704,12 @@ func (p *parser) refuseCompared() {
 // for a CPU (refuseDevice), the GPU's half of a comparison with the
 // device (refuseCompared), else none.
 func (p *parser) deviceHint() string {
-	if p.compareTry {
+	if p.try == tryCompared {
 		return "fit " + sizing.Format(p.q)
-	}
-	if !p.deviceTry && !p.memoryTry {
-		return ""
 	}
 	q := p.q
 	q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
-	if p.memoryTry {
+	if p.try == tryWhichGPU {
 		return "fit " + FormatAsk(Request{Query: q, Intent: sizing.IntentWhichGPU})
 	}
 	return fmt.Sprintf("fit %s %dgb", sizing.Format(q), p.memGB)
@@ -776,9 +775,9 @@ func (p *parser) hint() string {
 	if q.Tokens > 0 && q.Tokens < sizing.MinTokens {
 		q.Tokens = 0
 	}
-	if p.tryMemGB > 0 && p.err == p.gpuNameErr && q.UnknownGPU == "" {
+	if p.cardGB > 0 && p.card != "" && q.UnknownGPU == "" {
 		// A card the catalog lacks, of known memory: the Try types it.
-		mem := fmt.Sprintf("%dgb", p.tryMemGB)
+		mem := fmt.Sprintf("%dgb", p.cardGB)
 		if q.GPUs > 1 {
 			mem = fmt.Sprintf("%dx%s", q.GPUs, mem)
 		}
