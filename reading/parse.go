@@ -191,55 +191,83 @@ type parser struct {
 	lex  lexicon
 	q    sizing.Query
 
-	words   [numFields]string // the words that gave each field
-	notes   []string
-	ignored []string
+	words  [numFields]string // the words that gave each field
+	notes  []string
+	unread unread
 
-	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
-	methodVerbText string
-	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
-	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
-	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
-	exampleWords   string
-	docs           docsSaid    // a count of documents: a batch job or examples, decided in finish (docJob)
-	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
-	noDeviceWords  string
-	quantizeWords  string // "quantize" said: 4-bit weights unless a scheme or precision is named
-	deadline       Deadline
-	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
-	money          Money
+	verb           said[wordKind] // kindTrainVerb or kindServeVerb when only a verb was said
+	weights        weightWords
+	run            runWords
+	cards          cardWords
+	device         said[word]      // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
 	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
-	ggufWords      string          // "gguf" or "ollama" said: q4_k_m unless a type is named
-	exl2Words      string          // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
-	bpw            float64         // an EXL2 width said ("4.65bpw"), in bits per weight
-	seqOther       seqSaid         // a second context length said, settled once the model is known (settleSeqPair)
-	window         seqSaid         // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
-	bpwWords       string          // the words that said it
-	deepspeed      bool
-	perNode        bool   // "nodes of": the next GPU count is per node
-	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
-	multiNode      string // "multi node": machines said with no count, unused unless a count of them is said
-	epochs         int
-	epochWords     string
-	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
-	fewest         bool      // how many of the card was asked ("how many l40s", "fewest h100")
-	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
-	memWords       string    // the words that typed it
-	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
-	gpuNoteAt      int       // the index in notes of the GPU name's assumption; -1 when none
+	deepspeed      bool            // "deepspeed" said: ZeRO at the lowest stage that fits unless one is named
 	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
-	unused         []string
 
-	refusal // the problem found, if any, and how its Try is made
-
-	ask   askWords   // the intent and workload words, read before the main pass
-	serve serveWords // the serving load, targets and asks, read before the main pass
-	mfu   mfuWords   // the MFU said or asked, read before the serving pass
-
-	gpuHours gpuHoursWords // the GPU-hours budget or ask, read before the other passes
+	refusal        // the problem found, if any, and how its Try is made
+	before  passes // what the passes before the main one read
 
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
+}
+
+// said is a value read from the question and the words that said it.
+type said[T any] struct {
+	v     T
+	words string
+}
+
+// unread is the words the parse did not use: all of them (ignored), and
+// those that carry meaning (unused), which the answer lists.
+type unread struct {
+	ignored []string
+	unused  []string
+}
+
+// weightWords is what was said of the weights' format, resolved once
+// the method is known (resolveQuant, resolveEXL2).
+type weightWords struct {
+	int4     string        // "int4" or "4-bit" said
+	quantize string        // "quantize" said: 4-bit weights unless a scheme or precision is named
+	gguf     string        // "gguf" or "ollama" said: q4_k_m unless a type is named
+	exl2     string        // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
+	bpw      said[float64] // an EXL2 width said ("4.65bpw"), in bits per weight
+}
+
+// runWords is the size of the run or request said in other terms than a
+// context length and a token budget, settled once the model and the
+// method are known (finish).
+type runWords struct {
+	examples said[int64] // "50k examples" with no length: that many sequences of the run's length
+	epochs   said[int]
+	docs     docsSaid    // a count of documents: a batch job or examples (docJob)
+	short    shortTokens // "~1k tokens": a request's length when serving, else refused
+	seqOther seqSaid     // a second context length said, settled once the model is known (settleSeqPair)
+	window   seqSaid     // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+}
+
+// cardWords is what was said of the cards and machines beside their
+// name and count.
+type cardWords struct {
+	plural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
+	fewest      bool      // how many of the card was asked ("how many l40s", "fewest h100")
+	fewestAsked bool      // "fewest", "min gpus" said (not only "how many a100s")
+	perNode     bool      // "nodes of": the next GPU count is per node
+	multiNode   string    // "multi node": machines said with no count, unused unless a count of them is said
+	colab       string    // the words that named Colab beside a card ("colab pro"): where it runs
+	mem         said[int] // a typed GPU memory ("24gb"), in GB; 0 when none
+	hostRAMGB   int       // "128 GB RAM": the machine's memory, for team hardware
+	noteAt      int       // the index in notes of the GPU name's assumption; -1 when none
+}
+
+// passes is what the passes before the main one read (parsePass).
+type passes struct {
+	ask      askWords      // the intent and workload words
+	serve    serveWords    // the serving load, targets and asks
+	mfu      mfuWords      // the MFU said or asked
+	gpuHours gpuHoursWords // the GPU-hours budget or ask
+	deadline Deadline
+	money    Money
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
@@ -327,7 +355,8 @@ func read(input string, lx lexicon) (*parser, error) {
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
+		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money}, cards: cardWords{noteAt: -1}}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
@@ -346,7 +375,7 @@ func read(input string, lx lexicon) (*parser, error) {
 			}
 			p.ignore(i, i+1)
 			if strings.HasPrefix(toks[i].raw, "$") { // money readMoney could not read ("$100/day"): never dropped silently
-				p.unused = append(p.unused, toks[i].raw)
+				p.unread.unused = append(p.unread.unused, toks[i].raw)
 			}
 			i++
 			continue
@@ -359,7 +388,6 @@ func read(input string, lx lexicon) (*parser, error) {
 	}
 	p.settleClosedProducts()
 	p.finish()
-	p.deadline, p.money = deadline, money
 	return p, nil
 }
 
@@ -369,7 +397,7 @@ func (p *parser) text(from, to int) string { return span(p.in, p.toks, from, to)
 // ignore reports tokens [from, to) as unused.
 func (p *parser) ignore(from, to int) {
 	for k := from; k < to; k++ {
-		p.ignored = append(p.ignored, p.toks[k].raw)
+		p.unread.ignored = append(p.unread.ignored, p.toks[k].raw)
 	}
 }
 
@@ -394,7 +422,7 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	if same {
 		return true
 	}
-	if f == fGPU && p.ask.buy && !p.ask.own {
+	if f == fGPU && p.before.ask.buy && !p.before.ask.own {
 		// "is a 4090 worth it vs renting an a100": buy-vs-rent prices
 		// owning a card against renting the same card (trial H14).
 		p.fail(fmt.Sprintf("two GPUs in one question: %s and %s; buy-vs-rent weighs owning a card against renting the same card, so the Try asks it of %s (ask about %s on its own for its own figures)",
@@ -468,7 +496,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 		}
 		if c := words[len(words)-1]; c == 's' || c == 'S' {
 			if id, note, ok := p.lex.matchGPU(words[:len(words)-1]); ok {
-				p.gpuPlural = true
+				p.cards.plural = true
 				return word{kind: kindGPU, val: id, note: note}, end - i
 			}
 		}
@@ -570,7 +598,7 @@ func (p *parser) step(i int) int {
 		}
 	case kindVague:
 		p.ignore(i, i+n)
-		p.unused = append(p.unused, words)
+		p.unread.unused = append(p.unread.unused, words)
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
@@ -578,10 +606,10 @@ func (p *parser) step(i int) int {
 			// "multi node training ... across 2 nodes": no count, like
 			// "multi-node" (trial H24 Q18 read it as one node).
 			p.ignore(i, i+n)
-			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
-				p.unused = p.unused[:u] // "multi" alone, read before its "node"
+			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
+				p.unread.unused = p.unread.unused[:u] // "multi" alone, read before its "node"
 			}
-			p.multiNode = p.text(i-1, i+n)
+			p.cards.multiNode = p.text(i-1, i+n)
 			return n
 		}
 		return p.nodes(i, n, 1, w.n == 1)
@@ -619,7 +647,7 @@ func (p *parser) step(i int) int {
 		}
 	case kindGPU:
 		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
-			p.fewest = true // "how many a100s", "how many l40s"
+			p.cards.fewest = true // "how many a100s", "how many l40s"
 		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
@@ -632,8 +660,8 @@ func (p *parser) step(i int) int {
 		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
 			// "our fine-tuned llama": the model, not a run (trial H16 Q43).
 			p.ignore(i, i+n)
-			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
-				p.unused = p.unused[:u] // "own", read before its "fine tuned"
+			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
+				p.unread.unused = p.unread.unused[:u] // "own", read before its "fine tuned"
 			}
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
@@ -712,7 +740,7 @@ func (p *parser) variantAfter(k int, id, words string) string {
 // alone it is a number without a meaning (settleSeqPair). "128k context"
 // after the name is a length asked.
 func (p *parser) windowAfter(k int, id string) bool {
-	if k >= len(p.toks) || p.toks[k].ignorable || p.window.words != "" {
+	if k >= len(p.toks) || p.toks[k].ignorable || p.run.window.words != "" {
 		return false
 	}
 	num, ok := parseNumber(p.toks[k].key)
@@ -730,7 +758,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 			return false
 		}
 	}
-	p.window = seqSaid{int(v), p.toks[k].raw}
+	p.run.window = seqSaid{int(v), p.toks[k].raw}
 	return true
 }
 
@@ -781,13 +809,13 @@ func (p *parser) apply(w word, words string) {
 	case kindQuant:
 		p.setQuant(sizing.Quant(w.val), words)
 	case kindInt4:
-		p.int4Words = words
+		p.weights.int4 = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
-		p.ggufWords = words
+		p.weights.gguf = words
 		p.setVerb(kindServeVerb, words)
 	case kindEXL2: // EXL2 weights are run by ExLlamaV2: inference
-		if p.exl2Words == "" {
-			p.exl2Words = words
+		if p.weights.exl2 == "" {
+			p.weights.exl2 = words
 		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
@@ -800,30 +828,30 @@ func (p *parser) apply(w word, words string) {
 			p.q.ZeROStage = &stage
 		}
 	case kindQuantize:
-		p.quantizeWords = words
+		p.weights.quantize = words
 	case kindNoDevice:
-		if p.noDeviceWords == "" {
-			p.noDevice, p.noDeviceWords = w, words
+		if p.device.words == "" {
+			p.device.v, p.device.words = w, words
 		}
 	case kindSpot:
 		p.q.Spot = true
 	case kindProvider: // the first named; another is not used
 		if p.q.Provider != "" && p.q.Provider != w.val {
-			p.ignored = append(p.ignored, words)
+			p.unread.ignored = append(p.unread.ignored, words)
 			return
 		}
 		p.q.Provider = w.val
 	case kindCheapest:
 		p.q.Cheapest = true
 	case kindFewest:
-		p.fewest, p.fewestAsked = true, true
+		p.cards.fewest, p.cards.fewestAsked = true, true
 	case kindFastest:
 		p.q.Fastest = true
 	case kindLink:
 		p.q.LinkAsked = true
 	case kindDeepSpeed:
 		p.deepspeed = true
-		p.ignored = append(p.ignored, words)
+		p.unread.ignored = append(p.unread.ignored, words)
 	case kindOffload:
 		if p.claim(fOffload, p.q.Offload == sizing.Offload(w.val), words) {
 			p.q.Offload = sizing.Offload(w.val)
@@ -851,7 +879,7 @@ func (p *parser) apply(w word, words string) {
 		p.fail(fmt.Sprintf("%s: bitsandbytes trains adapters on a 4-bit (NF4) or 8-bit (LLM.int8) base only, and %d-bit is neither; for %d-bit inference name a GGUF type such as q%d_k",
 			quote(words), w.n, w.n, max(w.n, 2)), func(q *sizing.Query) { q.Method, q.Quant = sizing.MethodQLoRA, sizing.QuantNF4DQ })
 	default:
-		p.ignored = append(p.ignored, words)
+		p.unread.ignored = append(p.unread.ignored, words)
 		return
 	}
 	if w.note != "" {
@@ -1088,7 +1116,7 @@ func (p *parser) examples(i, j int, num number) int {
 	if !exampleWords[key(j)] {
 		return 0
 	}
-	doc := docNouns[key(j)] && p.docs.count == 0
+	doc := docNouns[key(j)] && p.run.docs.count == 0
 	// monthly reads "a month", "each month" after the documents (k: the
 	// token after them) and reports the tokens it used.
 	monthly := func(k int) int {
@@ -1097,10 +1125,10 @@ func (p *parser) examples(i, j int, num number) int {
 		}
 		switch {
 		case (key(k) == "a" || key(k) == "per" || key(k) == "each" || key(k) == "every" || key(k) == "/") && monthWords[key(k+1)]:
-			p.docs.monthly = p.text(k, k+2)
+			p.run.docs.monthly = p.text(k, k+2)
 			return 2
 		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
-			p.docs.monthly = p.text(k, k+1)
+			p.run.docs.monthly = p.text(k, k+1)
 			return 1
 		}
 		return 0
@@ -1117,11 +1145,11 @@ func (p *parser) examples(i, j int, num number) int {
 			return 0
 		}
 		if doc {
-			p.docs = docsSaid{count: count, words: p.text(i, j+1)}
+			p.run.docs = docsSaid{count: count, words: p.text(i, j+1)}
 			return j + 1 - i + monthly(j+1)
 		}
-		if p.exampleWords == "" {
-			p.exampleCount, p.exampleWords = count, p.text(i, j+1)
+		if p.run.examples.words == "" {
+			p.run.examples.v, p.run.examples.words = count, p.text(i, j+1)
 			return j + 1 - i
 		}
 		return 0
@@ -1156,7 +1184,7 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	words := p.text(i, k)
 	if doc {
-		p.docs = docsSaid{count: count, per: per, words: words}
+		p.run.docs = docsSaid{count: count, per: per, words: words}
 		return k - i + monthly(k)
 	}
 	p.exampleBudget(count, per, words)
@@ -1302,10 +1330,10 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	case kindEpochWord:
 		if count > sizing.MaxEpochs {
 			p.fail(fmt.Sprintf("%s is more epochs than I size (the limit is %d)", quote(p.text(i, j+m)), sizing.MaxEpochs), nil)
-		} else if p.epochs == 0 || p.epochs == count {
-			p.epochs, p.epochWords = count, p.text(i, j+m)
+		} else if p.run.epochs.v == 0 || p.run.epochs.v == count {
+			p.run.epochs.v, p.run.epochs.words = count, p.text(i, j+m)
 		} else {
-			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.epochWords), quote(p.text(i, j+m))), nil)
+			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.run.epochs.words), quote(p.text(i, j+m))), nil)
 		}
 		k := j + m
 		if k < len(p.toks) && (p.toks[k].key == "of" || p.toks[k].key == "on") {
@@ -1333,7 +1361,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 func (p *parser) ignoreCount(i, n, count int) {
 	p.ignore(i, i+n)
 	if count > 2 {
-		p.unused = append(p.unused, p.text(i, i+n))
+		p.unread.unused = append(p.unread.unused, p.text(i, i+n))
 	}
 }
 
@@ -1367,7 +1395,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 		p.q.Nodes = count
 	}
 	if k := i + n; k < len(p.toks) && p.toks[k].key == "of" {
-		p.perNode = true
+		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
 			// after them (trial H22 Q47 refused the "8").
@@ -1641,7 +1669,7 @@ func (p *parser) unknown(i int) int {
 	}
 	p.ignore(i, i+1)
 	if carriesMeaning(t.raw) { // chat ("plese", "q") is phrasing
-		p.unused = append(p.unused, t.raw)
+		p.unread.unused = append(p.unread.unused, t.raw)
 	}
 	return 1
 }
@@ -1709,7 +1737,7 @@ func (p *parser) percentAt(i int) int {
 		n = 2
 	}
 	p.ignore(i, i+n)
-	p.unused = append(p.unused, p.text(i, i+n))
+	p.unread.unused = append(p.unread.unused, p.text(i, i+n))
 	return n
 }
 

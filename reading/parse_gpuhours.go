@@ -208,7 +208,7 @@ func gpuHoursCountBefore(input string, toks []token, at int) (int, float64, bool
 // nodes of 8"), else the card's most in one machine (8 when no card is
 // named), and says so.
 func (p *parser) applyGPUHours() {
-	g := p.gpuHours
+	g := p.before.gpuHours
 	p.q.GPUHoursAsked = g.asked
 	switch {
 	case g.problem != "":

@@ -59,5 +59,5 @@ func (p *parser) tryLine() string {
 	if try, ok := p.saidTry(); ok {
 		return try
 	}
-	return p.hint() + p.ask.hintSuffix()
+	return p.hint() + p.before.ask.hintSuffix()
 }
