@@ -202,7 +202,7 @@ type parser struct {
 	device         said[word]      // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
 	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
 	deepspeed      bool            // "deepspeed" said: ZeRO at the lowest stage that fits unless one is named
-	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
+	fixes          []typoFix       // typo corrections found in this pass (parse_typo.go)
 
 	refusal        // the problem found, if any, and how its Try is made
 	before  passes // what the passes before the main one read
