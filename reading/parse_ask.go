@@ -363,11 +363,17 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 // (trial H19 Q4 and Q47 were asked for jobs a week again).
 func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 	raw := strings.ToLower(toks[i].raw)
+	said := func(k int) string { // the first word as typed ("24/7" keys as "7"), then keys
+		if k == i {
+			return raw
+		}
+		return keyAt(k)
+	}
 	switch {
-	case allMonth(raw, keyAt(i+1), keyAt(i+2)) > 0:
+	case allMonth(said, i) > 0:
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
-		return allMonth(raw, keyAt(i+1), keyAt(i+2))
+		return allMonth(said, i)
 	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {

@@ -65,36 +65,62 @@ var (
 	utilLeads   = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
 )
 
-// allMonth is how many words starting with a, b, c say a deployment runs
-// all the time ("24/7", "around the clock", "always on", "full time"), 0
-// when they do not. "full time" is never full fine-tuning (trial H23 Q02
-// read "rent it full time" as a full fine-tune with no model).
-func allMonth(a, b, c string) int {
-	switch {
-	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
-		return 1
-	case (a == "fulltime" || a == "full-time") && !fullTimeNoun(b):
-		return 1
-	case a == "full" && (b == "time" || b == "-time") && c != "to" && !fullTimeNoun(c): // "full time to first token": a full fine-tune's ttft
-		return 2
-	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
-		a == "all" && (b == "month" || b == "day"):
-		return 2
-	case (a == "around" || a == "round") && b == "the" && c == "clock":
-		return 3
+// allMonth is how many words from i say a deployment runs all the time
+// ("24/7", "around the clock", "always on", "full time"; the all_month
+// and full_time rows of vocab.txt), 0 when they do not. "full time" is
+// never full fine-tuning (trial H23 Q02 read "rent it full time" as a full
+// fine-tune with no model), nor before people ("300 full-time employees")
+// or "to first token" (a full fine-tune's ttft).
+func allMonth(w func(int) string, i int) int {
+	if n := slotLen("all_month", w, i); n > 0 {
+		return n
 	}
-	return 0
+	n := slotLen("full_time", w, i)
+	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeStaff[next] || next == "to") {
+		return 0
+	}
+	return n
 }
 
-// fullTimeNoun reports whether "full time" before the word k describes
-// people ("300 full-time employees"), not a deployment that never stops.
-func fullTimeNoun(k string) bool {
-	return peopleWords[k] || fullTimeStaff[k]
+// fullTimeStaff are words "full time" describes as people's, not a
+// deployment's.
+var fullTimeStaff = vocab.set("full_time_staff")
+
+// slotLen is how many words from i a slot row of kind matches (vocab.txt),
+// 0 when none does.
+func slotLen(kind string, w func(int) string, i int) int {
+	if starts, ok := slotStarts[kind]; ok && !starts[w(i)] {
+		return 0 // spares trying each pattern: this runs for every word
+	}
+	m, _ := vocab.slot(kind, w, i)
+	return m.n
 }
 
-var fullTimeStaff = map[string]bool{"staff": true, "employee": true, "engineer": true, "dev": true, "developer": true,
-	"workers": true, "worker": true, "job": true, "jobs": true, "hires": true, "hire": true, "researchers": true, "team": true,
-	"members": true, "equivalent": true, "equivalents": true, "fte": true, "ftes": true, "salary": true, "role": true, "roles": true}
+// slotStarts is, for each kind of slot, the words its patterns start
+// with; a kind with a pattern that starts with a number is not in it.
+var slotStarts = func() map[string]map[string]bool {
+	starts := map[string]map[string]bool{}
+	for kind, patterns := range vocab.slots {
+		words := map[string]bool{}
+		for _, p := range patterns {
+			first := p.elems[0]
+			for w := range first.words {
+				words[w] = true
+			}
+			for w := range vocab.classes[first.class] {
+				words[w] = true
+			}
+			if first.class == classNum {
+				words = nil
+				break
+			}
+		}
+		if words != nil {
+			starts[kind] = words
+		}
+	}
+	return starts
+}()
 
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
@@ -306,18 +332,14 @@ func readServe(toks []token) ([]token, serveWords) {
 		case cadenceN > 0:
 			sw.cadence, sw.cadenceSaid = cadence, joinRaw(toks, i, i+cadenceN)
 			mark(i, i+cadenceN)
-		case allMonth(w(i), w(i+1), w(i+2)) > 0:
-			n := allMonth(w(i), w(i+1), w(i+2))
+		case allMonth(w, i) > 0:
+			n := allMonth(w, i)
 			sw.perMonth = true
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(sizing.HoursPerMonth)))
 			mark(i, i+n)
-		case k == "per" && (w(i+1) == "month" || w(i+1) == "mo"), k == "monthly", k == "/month", k == "/mo":
+		case slotLen("per_month", w, i) > 0:
 			sw.perMonth = true
-			if k == "per" {
-				mark(i, i+2)
-			} else {
-				mark(i, i+1)
-			}
+			mark(i, i+slotLen("per_month", w, i))
 		case perTokenTimeAt(toks, used, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
 			v, n, _ := durationAt(toks, used, i)
@@ -408,17 +430,7 @@ func readServe(toks []token) ([]token, serveWords) {
 // same time", "at a time", "concurrently", "simultaneously", "in
 // parallel"); 0 when they do not.
 func atOnceAt(w func(int) string, j int) int {
-	switch {
-	case w(j) == "concurrently" || w(j) == "simultaneously":
-		return 1
-	case w(j) == "at" && w(j+1) == "once", w(j) == "in" && w(j+1) == "parallel":
-		return 2
-	case w(j) == "at" && w(j+1) == "a" && w(j+2) == "time":
-		return 3
-	case w(j) == "at" && w(j+1) == "the" && w(j+2) == "same" && w(j+3) == "time":
-		return 4
-	}
-	return 0
+	return slotLen("at_once", w, j)
 }
 
 // readAtOnce reads the people said to be there at once: "50 chatting",
@@ -630,21 +642,7 @@ func imageRateAt(w func(int) string, j int) int {
 // token", "cost per 1m tokens", "cost per million tokens", "per token
 // cost", "per-token cost"); 0 when they do not.
 func tokenCostAt(w func(int) string, i int) int {
-	tok := func(s string) bool { return strings.HasPrefix(s, "tok") }
-	million := func(s string) bool { return s == "1m" || s == "million" || s == "1M" }
-	switch {
-	case w(i) == "cost" && w(i+1) == "per" && tok(w(i+2)):
-		return 3
-	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && tok(w(i+3)):
-		return 4
-	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && (w(i+3) == "output" || w(i+3) == "out" || w(i+3) == "generated") && tok(w(i+4)):
-		return 5 // "cost per million output tokens" (trial H32 Q05)
-	case w(i) == "per" && tok(w(i+1)) && w(i+2) == "cost":
-		return 3
-	case w(i) == "per-token" && w(i+1) == "cost":
-		return 2
-	}
-	return 0
+	return slotLen("token_cost", w, i)
 }
 
 // requestCostAt is how many words from i ask what requests cost ("per
@@ -1222,21 +1220,12 @@ func perTokenTimeAt(toks []token, used []bool, i int) float64 {
 // perTokenWords is how many tokens from j say "per token" ("per token",
 // "a token", "/token", "per output token"); 0 when they do not.
 func perTokenWords(toks []token, used []bool, j int) int {
-	w := func(k int) string {
+	return slotLen("per_token", func(k int) string {
 		if k >= len(toks) || used[k] {
 			return ""
 		}
 		return low(toks[k])
-	}
-	switch {
-	case w(j) == "/token" || w(j) == "/tok":
-		return 1
-	case (w(j) == "per" || w(j) == "a") && strings.HasPrefix(w(j+1), "tok"):
-		return 2
-	case w(j) == "per" && w(j+1) == "output" && strings.HasPrefix(w(j+2), "tok"):
-		return 3
-	}
-	return 0
+	}, j)
 }
 
 // percentile is a latency percentile's word: "p95", "p99".
