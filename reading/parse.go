@@ -537,7 +537,7 @@ func (p *parser) severalModels(i int) bool {
 
 // fillerPhraseStarts are filler words that start phrases of their own:
 // "long context", "on cpu", "as fast as possible".
-var fillerPhraseStarts = map[string]bool{"long": true, "on": true, "as": true}
+var fillerPhraseStarts = vocab.set("filler_phrase_starts")
 
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
@@ -703,10 +703,7 @@ func (p *parser) versionedName(k int) int {
 // variantWords name a model's size or kind within a family ("phi-3
 // medium", "llama 3.2 vision"): after a catalog name that lacks it, the
 // asker meant another model, not the catalog's.
-var variantWords = map[string]bool{
-	"mini": true, "small": true, "medium": true, "large": true, "tiny": true, "nano": true,
-	"xl": true, "xxl": true, "vision": true, "vl": true, "air": true,
-}
+var variantWords = vocab.set("variant_words")
 
 // variantAfter is the variant word at token k ("medium") when the catalog
 // model id just read does not carry it: "phi-3 medium" is not the Phi-3
@@ -778,9 +775,9 @@ func nearSize(id string, params int64) bool {
 // was made.
 // ownerWords before "fine-tuned" or "trained" make it describe a model
 // ("our fine-tuned llama"), not ask for a run ("can it be fine-tuned").
-var ownerWords = map[string]bool{"our": true, "my": true, "your": true, "their": true, "a": true, "an": true, "the": true, "this": true, "that": true, "own": true}
+var ownerWords = vocab.set("owner_words")
 
-var trainedWords = map[string]bool{"tuned": true, "trained": true, "aligned": true, "finetuned": true, "'d": true, "version": true}
+var trainedWords = vocab.set("trained_words")
 
 // apply records a word that stands alone: a method, optimizer, precision,
 // quantisation, ZeRO stage, offload or checkpointing setting.
@@ -1026,10 +1023,7 @@ func (p *parser) numeric(i int, num number) int {
 // what it is the length of: "16k rag context", "4k system prompt", "2k
 // text tokens". "text" alone after a length is its tokens ("images + 2k
 // text").
-var lengthDescribers = map[string]bool{"rag": true, "retrieval": true, "retrieved": true, "document": true, "documents": true,
-	"doc": true, "docs": true, "system": true, "input": true, "token": true, "text": true, "chat": true, "conversation": true,
-	"history": true, "long": true, "short": true, "max": true, "maximum": true, "total": true, "user": true, "instruction": true,
-	"code": true, "fewshot": true, "shot": true, "knowledge": true, "prefix": true, "shared": true, "sys": true}
+var lengthDescribers = vocab.set("length_describers")
 
 // describedLength reads, from token j after a number, one or two words of
 // lengthDescribers then a context word ("rag context", "rag ctx") or a
@@ -1060,33 +1054,21 @@ func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 
 // exampleWords count the examples of a dataset: "50k examples of 1k
 // tokens" is a token budget.
-var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
-	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
-	"pairs": true, "instructions": true, "prompts": true, "convos": true, "chats": true, "transcripts": true,
-	"tickets": true, "emails": true, "threads": true, "articles": true, "completions": true,
-	"chunks": true, "passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true,
-	"snippets": true, "pdfs": true,
-	// typed fast (trial H21 Q5 refused "10k exmaples")
-	"exmaples": true, "exampels": true, "examles": true, "exmples": true, "smaples": true, "sampels": true}
+var exampleWords = vocab.set("example_words")
 
 // exampleKinds may stand between a count of examples and their noun:
 // "100k chat samples", "5k support tickets".
-var exampleKinds = map[string]bool{"chat": true, "training": true, "instruction": true, "sft": true, "labeled": true,
-	"labelled": true, "annotated": true, "support": true, "customer": true, "synthetic": true, "code": true,
-	"math": true, "qa": true, "preference": true, "dpo": true, "short": true, "long": true, "medical": true, "legal": true}
+var exampleKinds = vocab.set("example_kinds")
 
 // lengthLeads are the words between a count of examples and their
 // length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
 // samples avg 2k tokens" was refused as a 2k-token budget).
-var lengthLeads = map[string]bool{"of": true, "at": true, "with": true, "avg": true, "average": true, "averaging": true,
-	"an": true, "each": true, "about": true, "around": true, "~": true, "approx": true, "roughly": true}
+var lengthLeads = vocab.set("length_leads")
 
 // docNouns are what a batch job of documents counts ("embed 5M
 // documents", "index 2M chunks"): with an encoder and no training said,
 // a count of them is a DocJob (finish), else examples as before.
-var docNouns = map[string]bool{"documents": true, "docs": true, "chunks": true,
-	"passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true, "articles": true,
-	"snippets": true, "records": true, "pdfs": true, "emails": true, "tickets": true}
+var docNouns = vocab.set("doc_nouns")
 
 // docsSaid is a count of documents read by examples, decided in finish:
 // a batch job, or a dataset's examples.
@@ -1211,7 +1193,7 @@ func (p *parser) exampleBudget(count, per int64, words string) {
 }
 
 // teamWords are groups whose size counts users: "a team of 15".
-var teamWords = map[string]bool{"team": true, "group": true, "org": true, "company": true, "class": true, "lab": true}
+var teamWords = vocab.set("team_words")
 
 // teamOf reads a count after "team of" (num at i, j the token after it)
 // as concurrent users when no word after it says what it counts ("our
@@ -1236,8 +1218,7 @@ func (p *parser) teamOf(i, j int, num number) int {
 
 // hedgeWords may stand between a keyword and its number: "context like
 // 32k", "batch of about 8".
-var hedgeWords = map[string]bool{"like": true, "about": true, "around": true, "roughly": true,
-	"approx": true, "approximately": true}
+var hedgeWords = vocab.set("hedge_words")
 
 // lengthAt reports whether token k is a number that could be a context
 // length ("4096", "8k"), not a size ("13b") nor a count the word after it
@@ -1370,7 +1351,7 @@ func (p *parser) ignoreCount(i, n, count int) {
 var memoryVariants = vocab.set("memory_variant")
 
 // multiWords before a node word make it no count: "multi node".
-var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
+var multiWords = vocab.set("multi_words")
 
 // cardNodeWords, after a card counted without "x", make the count one of
 // machines full of that card, 1 for the singular (a count of one) and 2
@@ -1378,7 +1359,7 @@ var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true,
 var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers": 2}
 
 // vendors are the makers' words that may come between a count and a GPU.
-var vendors = map[string]bool{"nvidia": true, "amd": true, "geforce": true, "apple": true}
+var vendors = vocab.set("vendors")
 
 // nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
 // tokens [i, i+n). A following "of" makes the next GPU count per node.
@@ -1721,7 +1702,7 @@ func (p *parser) splitName(i int) bool {
 
 // busyWords say what a percentage after it is a share of: "80%
 // utilization", "80% busy".
-var busyWords = map[string]bool{"utilization": true, "utilisation": true, "util": true, "busy": true, "load": true, "occupancy": true, "usage": true}
+var busyWords = vocab.set("busy_words")
 
 // percentAt reads a percentage at token i that nothing else used ("at
 // 80% utilization"): never a model or card name (trial H11 Q36 offered
@@ -1958,10 +1939,7 @@ func hasSize(id, size string) bool {
 
 // sizeWords are the words a model family names its sizes by, apart from
 // parameter counts: T5's xl, BERT's large.
-var sizeWords = map[string]bool{
-	"tiny": true, "mini": true, "small": true, "base": true, "medium": true, "large": true,
-	"xl": true, "xxl": true, "huge": true, "giant": true,
-}
+var sizeWords = vocab.set("size_words")
 
 // variantSaid is the kind-of-model word among a model's words ("vl" in
 // "qwen2.5-vl 72b"), one of variantWords that is not a size word.
@@ -2005,7 +1983,7 @@ func (p *parser) unknownGPU(words string) {
 }
 
 // gpuFamilies are words that start a GPU name but are not one alone.
-var gpuFamilies = map[string]bool{"rtx": true, "gtx": true, "quadro": true, "titan": true, "radeon": true, "instinct": true, "tesla": true, "mi": true}
+var gpuFamilies = vocab.set("gpu_families")
 
 // looksLikeGPU reports whether a key has the shape of a GPU model number:
 // up to four letters, two to four digits, up to four letters ("4900",

@@ -115,17 +115,15 @@ func (p *parser) refuseClosed(i, n int) {
 var (
 	// closedProductBefore say just before a closed name that it is the
 	// kind of thing built.
-	closedProductBefore = map[string]bool{"internal": true, "own": true, "private": true, "inhouse": true, "selfhosted": true,
-		"local": true, "custom": true, "homegrown": true, "company": true, "corporate": true, "onprem": true}
+	closedProductBefore = vocab.set("closed_product_before")
 	// closedProductAfter say just after one that it describes a product
 	// ("chatgpt like", "chatgpt clone", "claude style assistant").
-	closedProductAfter = map[string]bool{"like": true, "style": true, "clone": true, "alternative": true, "replacement": true,
-		"equivalent": true, "substitute": true, "assistant": true, "bot": true, "chatbot": true, "copilot": true}
+	closedProductAfter = vocab.set("closed_product_after")
 	// closedProductSuffixes glued to one ("chatgpt-like", "gpt-4-style").
 	closedProductSuffixes = []string{"like", "style", "clone", "esque"}
 	// closedProductLeads are taken into the phrase quoted ("our own
 	// chatgpt", "an internal chatgpt").
-	closedProductLeads = map[string]bool{"a": true, "an": true, "our": true, "my": true, "your": true, "their": true, "the": true}
+	closedProductLeads = vocab.set("closed_product_leads")
 )
 
 // closedProduct is a closed model's name said as what is built: tokens
@@ -208,7 +206,7 @@ func (p *parser) settleClosedProducts() {
 
 // sizeLikeWords after a closed model's name ask for a model of its size
 // ("a gpt-4 sized model", "gpt-3 class"), not for the model itself.
-var sizeLikeWords = map[string]bool{"sized": true, "size": true, "class": true, "scale": true, "level": true, "sized-model": true}
+var sizeLikeWords = vocab.set("size_like_words")
 
 // closedSizes are the closed models whose size is known: GPT-3's 175B from
 // its paper, and GPT-4's reported 1.8T (a mixture of experts; OpenAI has

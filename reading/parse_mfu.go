@@ -28,10 +28,10 @@ type mfuWords struct {
 }
 
 // mfuKeys are the words that name model-FLOPs utilisation.
-var mfuKeys = map[string]bool{"mfu": true, "mfu's": true}
+var mfuKeys = vocab.set("mfu_keys")
 
 // perGPUWords follow a speed that is each GPU's ("per gpu", "/gpu").
-var perGPUWords = map[string]bool{"gpu": true, "card": true, "device": true, "rank": true, "chip": true, "accelerator": true}
+var perGPUWords = vocab.set("per_gpuwords")
 
 // readMFU finds the MFU words and returns the tokens the main parse
 // should read (the rest), filtered in place: "at 40% mfu", "40 % mfu",

@@ -39,30 +39,28 @@ type serveWords struct {
 
 // Words of the serving pass, by lower-case word.
 var (
-	peopleWords = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true,
-		"students": true, "learners": true, "members": true, "agents": true, "testers": true, "analysts": true, "researchers": true}
-	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
-	countVerbs    = map[string]bool{"do": true, "would": true, "will": true, "needed": true, "are": true, "is": true, "to": true, "for": true}
-	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
-	maxBatchLeads = map[string]bool{"max": true, "maximum": true}
+	peopleWords   = vocab.set("people_words")
+	concurrentAdj = vocab.set("concurrent_adj")
+	countVerbs    = vocab.set("count_verbs")
+	batchNouns    = vocab.set("batch_nouns")
+	maxBatchLeads = vocab.set("max_batch_leads")
 	// batchWords name a training batch in a largest-batch ask ("largest
 	// micro-batch", "max bs").
-	batchWords = map[string]bool{"batch": true, "batchsize": true, "bs": true, "mbs": true, "micro-batch": true, "microbatch": true, "micro-bs": true}
+	batchWords = vocab.set("batch_words")
 	// batchFitVerbs follow "what batch size" when it asks the largest
 	// ("what batch size can we fit", "what batch size fits").
-	batchFitVerbs = map[string]bool{"can": true, "could": true, "will": true, "would": true, "fits": true, "fit": true, "is": true, "do": true}
-	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
-	perSecond     = map[string]bool{"second": true, "sec": true, "s": true}
-	tpsUnits      = map[string]bool{"tok/s": true, "tokens/s": true, "token/s": true, "t/s": true, "tps": true, "tok/sec": true, "tokens/sec": true, "toks/s": true}
-	eachUser      = map[string]bool{"each": true, "apiece": true, "/user": true, "per-user": true}
-	promptWords   = map[string]bool{"prompt": true, "prompts": true, "input": true, "inputs": true, "isl": true}
-	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true,
-		"response": true, "responses": true, "reply": true, "replies": true}
-	ttftBounds  = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
-	secondUnits = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
-	ttftAsks    = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
-	totalWords  = map[string]bool{"total": true, "aggregate": true, "overall": true, "combined": true}
-	utilLeads   = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
+	batchFitVerbs = vocab.set("batch_fit_verbs")
+	rpsUnits      = vocab.set("rps_units")
+	perSecond     = vocab.set("per_second")
+	tpsUnits      = vocab.set("tps_units")
+	eachUser      = vocab.set("each_user")
+	promptWords   = vocab.set("prompt_words")
+	outputWords   = vocab.set("output_words")
+	ttftBounds    = vocab.set("ttft_bounds")
+	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	ttftAsks      = vocab.set("ttft_asks")
+	totalWords    = vocab.set("total_words")
+	utilLeads     = vocab.set("util_leads")
 )
 
 // allMonth is how many words from i say a deployment runs all the time
@@ -610,10 +608,10 @@ func companyAround(w func(int) string, j int) bool {
 }
 
 // workforce are the people of a company, read as its daily users.
-var workforce = map[string]bool{"employees": true, "staff": true, "employee": true, "workers": true, "colleagues": true, "coworkers": true}
+var workforce = vocab.set("workforce")
 
 // imageNouns count the images of an image load ("10k images a day").
-var imageNouns = map[string]bool{"images": true, "image": true, "imgs": true, "pictures": true, "photos": true, "generations": true}
+var imageNouns = vocab.set("image_nouns")
 
 // imageRateAt is how many words from j, right after a number, say it
 // counts images in a period ("images a day", "images per hour",
@@ -867,8 +865,7 @@ var (
 	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
 	// countScale is what a count's suffix multiplies it by.
 	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true,
-		"messages": true, "msgs": true, "chats": true, "conversations": true, "prompts": true, "questions": true}
+	requestNouns = vocab.set("request_nouns")
 )
 
 // tokenRate is a count of tokens said through the model per period.
@@ -879,7 +876,7 @@ type tokenRate struct {
 }
 
 // tokenNouns count tokens in a rate ("2b tokens a day").
-var tokenNouns = map[string]bool{"tokens": true, "token": true, "tok": true, "toks": true}
+var tokenNouns = vocab.set("token_nouns")
 
 // tokenRateAt reads a token rate per minute, hour, day or month
 // ("tokens/day", "tokens a day", "tokens per day", "tokens daily"), as
@@ -950,10 +947,9 @@ func slowRateAt(unit, next, after string) (time.Duration, int) {
 // The words of a prompt and output length said as a pair: "2k in / 500
 // out", "in/out 2k/500".
 var (
-	inWords    = map[string]bool{"in": true, "input": true, "prompt": true, "isl": true}
-	outWords   = map[string]bool{"out": true, "output": true, "completion": true, "osl": true}
-	inOutPairs = map[string]bool{"in/out": true, "input/output": true, "i/o": true, "prompt/output": true,
-		"prompt/completion": true, "isl/osl": true}
+	inWords    = vocab.set("in_words")
+	outWords   = vocab.set("out_words")
+	inOutPairs = vocab.set("in_out_pairs")
 )
 
 // inOutAt reads a prompt and an output length said as a pair at token i

@@ -401,7 +401,7 @@ func (p *parser) docJob() {
 
 // docJobWords name a batch job of documents without a setting of their
 // own: "bge-m3 embeddings for 10M docs".
-var docJobWords = map[string]bool{"embeddings": true, "embedding": true, "vectors": true, "embeds": true}
+var docJobWords = vocab.set("doc_job_words")
 
 // maxDocTokens is the longest document a job is sized with (a book of
 // about 750k words).
@@ -983,7 +983,7 @@ func (p *parser) setImages(v int, words string) {
 }
 
 // macWords name a Mac, not its chip.
-var macWords = map[string]bool{"mac": true, "macs": true, "macbook": true, "macbooks": true, "imac": true, "macmini": true, "macstudio": true, "macbookpro": true, "macbookair": true}
+var macWords = vocab.set("mac_words")
 
 // macBeforeChip reports how many words at i name a Mac ("mac studio",
 // "macbook pro") right before its M-series chip ("m4 max 128gb"): the
@@ -1010,7 +1010,7 @@ func (p *parser) macBeforeChip(i int) int {
 }
 
 // macModels follow "mac" or "macbook" in a Mac's name.
-var macModels = map[string]bool{"pro": true, "air": true, "mini": true, "studio": true}
+var macModels = vocab.set("mac_models")
 
 // macWithoutChip refuses a question about a Mac whose chip it does not
 // name ("on my macbook pro 36gb"): the Mac's words would otherwise go
