@@ -1106,7 +1106,7 @@ func (p *parser) examples(i, j int, num number) int {
 			return 0
 		}
 		switch {
-		case (key(k) == "a" || key(k) == "per" || key(k) == "each" || key(k) == "every" || key(k) == "/") && monthWords[key(k+1)]:
+		case (perLeads[key(k)]) && monthWords[key(k+1)]:
 			p.run.docs.monthly = p.text(k, k+2)
 			return 2
 		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
@@ -1154,7 +1154,7 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	k++
 	switch {
-	case key(k) == "each" || key(k) == "apiece" || key(k) == "avg" || key(k) == "average":
+	case eachOneWords[key(k)]:
 		k++
 	case key(k) == "on" && key(k+1) == "average":
 		k += 2
@@ -1771,7 +1771,7 @@ func (p *parser) fullModelAt(i, n int) bool {
 	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
 		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
 	}
-	return k == "model" || k == "version" || k == "one" || k == "weights"
+	return modelNouns[k]
 }
 
 // isNameish reports whether token j could continue a model or GPU name
@@ -2037,3 +2037,9 @@ func hasDigit(s string) bool {
 func tokensWordAt(toks []token, k int) bool {
 	return k < len(toks) && (toks[k].key == "tokens" || toks[k].key == "token" || toks[k].key == "tok")
 }
+
+// eachOneWords are "each", "apiece", "on average": a count per item, after it.
+var eachOneWords = vocab.set("each_one")
+
+// modelNouns are words after a name or size that say it is a model ("the 7b model", "the 70b one").
+var modelNouns = vocab.set("model_nouns")
