@@ -67,6 +67,10 @@ type Request struct {
 	// Money is the budget and the price per GPU-hour the question said
 	// ("$5k/month", "at $2.5/hr"); zero fields were not said.
 	Money Money `json:"money,omitempty"`
+	// Alternatives are the things the question may ask when the reader
+	// is unsure which (Unsure): with two or more, the answer is a
+	// question back offering each; nil for a clear question.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.

@@ -114,3 +114,43 @@ func FuzzVocab(f *testing.F) {
 		}
 	})
 }
+
+// TestUnsureRows: unsure and reading rows are checked when loaded, and
+// each reading's words, with a card for {gpu}, ask their one thing
+// without doubt: they read without an error and are not unsure again.
+func TestUnsureRows(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"unsure a x y\nreading a p = one", "1 readings, want at least two"},
+		{"reading a p = one\nreading a q = two", "no unsure row cues it"},
+		{"unsure a x\nunsure b x", `given to both "a" and "b"`},
+		{"unsure a x\nreading a p q", "a reading is WORDS = LABEL"},
+	} {
+		_, err := parseVocab(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseVocab(%q) = %v, want an error with %q", tt.text, err, tt.want)
+		}
+	}
+	for name, rs := range vocab.readings {
+		for _, r := range rs {
+			words := strings.ReplaceAll(r.words, gpuPlaceholder, "h100")
+			got, err := Read(words)
+			if err != nil || len(got.Alternatives) > 0 {
+				t.Errorf("reading %s %q: %v, alternatives %v; want a clear reading", name, words, err, got.Alternatives)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		q    string
+		want int
+	}{
+		{"what is an h100 selling for", 2},
+		{"what are these selling for", 0}, // no card said: the readings need one
+		{"prices h100", 0},
+		{"what's an h100 going for", 0},
+	} {
+		got, err := Read(tt.q)
+		if err != nil || len(got.Alternatives) != tt.want {
+			t.Errorf("Read(%q) = %v alternatives (%v), want %d", tt.q, got.Alternatives, err, tt.want)
+		}
+	}
+}
