@@ -152,7 +152,14 @@ func batchNounEnd(w func(int) string, j int) int {
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
-func low(t token) string { return strings.ToLower(strings.TrimFunc(t.raw, edgePunct)) }
+// The lexer stores it; a token made by a pass (a number word read as
+// digits) is lowered here.
+func low(t token) string {
+	if t.low != "" {
+		return t.low
+	}
+	return strings.ToLower(strings.TrimFunc(t.raw, edgePunct))
+}
 
 // edgePunct is the punctuation low trims from a word's ends.
 func edgePunct(r rune) bool {
@@ -319,7 +326,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
 			mark(i, end)
-		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
