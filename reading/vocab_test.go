@@ -154,3 +154,29 @@ func TestUnsureRows(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnsure: any text is either clear (no alternatives) or offers two or
+// more, each with a label and words that read without doubt; Read
+// carries the same ones and never refuses an unsure question.
+func FuzzUnsure(f *testing.F) {
+	for _, s := range []string{"what is an h100 selling for", "what do  a100s sell for", "selling for", "<@U1> h100 sold for?", "13b lora a100 2-day run 32k kv cache"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		alts := Unsure(text)
+		if len(alts) == 1 {
+			t.Fatalf("Unsure(%q) = one alternative %+v", text, alts)
+		}
+		for _, a := range alts {
+			if strings.TrimSpace(a.Label) == "" || strings.TrimSpace(a.Words) == "" {
+				t.Fatalf("Unsure(%q): an empty alternative %+v", text, a)
+			}
+		}
+		if len(alts) >= 2 {
+			r, err := Read(text)
+			if err != nil || len(r.Alternatives) != len(alts) {
+				t.Fatalf("Read(%q) = %d alternatives, %v; Unsure gave %d", text, len(r.Alternatives), err, len(alts))
+			}
+		}
+	})
+}
