@@ -68,6 +68,10 @@ type Request struct {
 	// Money is the budget and the price per GPU-hour the question said
 	// ("$5k/month", "at $2.5/hr"); zero fields were not said.
 	Money Money `json:"money,omitempty"`
+	// Alternatives are the things the question may ask when the reader
+	// is unsure which (Unsure): with two or more, the answer is a
+	// question back offering each; nil for a clear question.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.
@@ -1361,8 +1365,13 @@ var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers"
 // vendors are the makers' words that may come between a count and a GPU.
 var vendors = vocab.set("vendors")
 
+// nodeOf are the words after a count of machines that make the next GPU
+// count per machine ("2 nodes of 8", "2 nodes w/ 8x each", "4 nodes x 8").
+var nodeOf = vocab.set("node_of")
+
 // nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
-// tokens [i, i+n). A following "of" makes the next GPU count per node.
+// tokens [i, i+n). A following "of" (nodeOf) makes the next GPU count per
+// node.
 func (p *parser) nodes(i, n, count int, said bool) int {
 	if !said {
 		p.ignore(i, i+n)
@@ -1375,7 +1384,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	} else if p.claim(fNodes, p.q.Nodes == count, words) {
 		p.q.Nodes = count
 	}
-	if k := i + n; k < len(p.toks) && p.toks[k].key == "of" {
+	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
 		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
@@ -1643,6 +1652,12 @@ func (p *parser) unknown(i int) int {
 			// its size in it.
 			p.missingModel(i, i+1)
 			p.unknownName(i, i+1, nil, "model")
+		} else if isDuration(t.key) {
+			// "500ms" with no latency word: a time, typed before any name,
+			// whose slot is unclear: left to the second reader, never
+			// refused as a name (issue 38).
+			p.ignore(i, i+1)
+			p.unread.unused = append(p.unread.unused, t.raw)
 		} else {
 			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}

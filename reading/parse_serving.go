@@ -108,8 +108,8 @@ var slotStarts = func() map[string]map[string]bool {
 			for w := range vocab.classes[first.class] {
 				words[w] = true
 			}
-			if first.class == classNum {
-				words = nil
+			if first.class == classNum || first.glued {
+				words = nil // a number starts it: any word may
 				break
 			}
 		}

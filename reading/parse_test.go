@@ -422,6 +422,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
 	f.Add("on prem box for 100 users, qwen3 30b-a3b, what do we buy; how many gpus to procure, which card to order in order of magnitude, buy or rent 24/7")
 	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
+	f.Add("13 bil params a dozen users 32k kv cache 2 nodes w/ 8x h100 each 2-day run 500ms how many tokens per hour")
 	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Add("405b full 16384 h100 tp8 pp 16 cp 2 ep 0 3d parallel fused loss tp99999")
 	f.Add("what batch size can we fit for 8b lora on 4 gpus 3 times a week at 40% mfu, largest micro batch, max bs 8")

@@ -17,10 +17,14 @@ import (
 //   - a CLASS in upper case: NUM is a number ("8", "2.5k"); any other
 //     class is the words of the sets named its lower case or its lower
 //     case and "_" and a value ("PERIOD": the sets period_hour,
-//     period_day, ...), and captures that value ("hour").
+//     period_day, ...), and captures that value ("hour");
+//   - NUM-CLASS: a number glued to a word of CLASS, with or without a
+//     hyphen ("2-day", "3wk"), which captures the number as NUM and the
+//     value as CLASS.
 type slotElem struct {
 	words map[string]bool // the words the token may be; nil for a class
 	class string          // the class, upper case; "" for words
+	glued bool            // a number glued before a word of class
 }
 
 // slotPattern is one slot row: the kind of slot it fills and its
@@ -66,7 +70,11 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 	p := slotPattern{kind: f[0], line: line}
 	for _, e := range f[1:] {
 		if strings.ToUpper(e) == e && strings.ToLower(e) != e && !strings.Contains(e, "|") {
-			p.elems = append(p.elems, slotElem{class: e})
+			class, glued := strings.CutPrefix(e, classNum+"-")
+			if glued && (class == "" || class == classNum) {
+				return p, fmt.Errorf("the element %q glues a number to no class", e)
+			}
+			p.elems = append(p.elems, slotElem{class: class, glued: glued})
 			continue
 		}
 		words := map[string]bool{}
@@ -90,22 +98,10 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 			if e.class == "" || e.class == classNum || v.classes[e.class] != nil {
 				continue
 			}
-			words := map[string]string{}
 			base := strings.ToLower(e.class)
-			for name, set := range v.sets {
-				value, ok := strings.CutPrefix(name, base+"_")
-				if name == base {
-					value, ok = "", true
-				}
-				if !ok {
-					continue
-				}
-				for w := range set {
-					if other, dup := words[w]; dup && other != value {
-						return fmt.Errorf("line %d: %q is %s both as %q and as %q", p.line, w, e.class, other, value)
-					}
-					words[w] = value
-				}
+			words, err := v.valued(base)
+			if err != nil {
+				return fmt.Errorf("line %d: %v", p.line, err)
 			}
 			if len(words) == 0 {
 				return fmt.Errorf("line %d: no set makes up the class %s (a set %q or %q)", p.line, e.class, base, base+"_VALUE")
@@ -114,6 +110,60 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 		}
 	}
 	return nil
+}
+
+// gluedAt splits a word into a number and a word of class glued after it
+// ("2day": "2" and day's value), the longest number first.
+func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
+	words := v.classes[class]
+	for k := len(word) - 1; k > 0; k-- {
+		value, ok := words[word[k:]]
+		if !ok {
+			continue
+		}
+		if _, isNum := parseNumber(word[:k]); !isNum {
+			continue
+		}
+		if value == "" {
+			value = word[k:]
+		}
+		return word[:k], value, true
+	}
+	return "", "", false
+}
+
+// valued is the words of the set named base and of the sets named base,
+// "_" and a value, each word with its set's value ("" for the set named
+// base): period_hour's words have the value "hour". A word given two
+// values is an error.
+func (v *vocabulary) valued(base string) (map[string]string, error) {
+	words := map[string]string{}
+	for name, set := range v.sets {
+		value, ok := strings.CutPrefix(name, base+"_")
+		if name == base {
+			value, ok = "", true
+		}
+		if !ok {
+			continue
+		}
+		for w := range set {
+			if other, dup := words[w]; dup && other != value {
+				return nil, fmt.Errorf("%q is %s both as %q and as %q", w, strings.ToUpper(base), other, value)
+			}
+			words[w] = value
+		}
+	}
+	return words, nil
+}
+
+// values is valued for the embedded vocabulary, whose sets TestVocab
+// checks: the words of the sets base_VALUE with their values.
+func (v *vocabulary) values(base string) map[string]string {
+	words, err := v.valued(base)
+	if err != nil {
+		panic("reading: vocab.txt: " + err.Error())
+	}
+	return words
 }
 
 // slot matches the patterns of a kind of slot at token i of words read
@@ -146,6 +196,12 @@ func (v *vocabulary) matchSlot(p slotPattern, w func(int) string, i int) (slotMa
 				return slotMatch{}, false
 			}
 			m.values = append(m.values, slotValue{class: e.class, value: word, word: word})
+		case e.glued:
+			num, value, ok := v.gluedAt(e.class, word)
+			if !ok {
+				return slotMatch{}, false
+			}
+			m.values = append(m.values, slotValue{class: classNum, value: num, word: word}, slotValue{class: e.class, value: value, word: word})
 		default:
 			value, ok := v.classes[e.class][word]
 			if !ok {

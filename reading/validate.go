@@ -104,6 +104,11 @@ func Validate(r Request) (Request, error) {
 			return r, fmt.Errorf("reading: an empty unused word")
 		}
 	}
+	for _, a := range r.Alternatives {
+		if strings.TrimSpace(a.Label) == "" || strings.TrimSpace(a.Words) == "" {
+			return r, fmt.Errorf("reading: an alternative without a label or words: %+v", a)
+		}
+	}
 	return r, nil
 }
 
@@ -116,7 +121,9 @@ var knownIntents = map[sizing.Intent]bool{
 	sizing.IntentMaxContext: true, sizing.IntentWhichGPU: true, sizing.IntentBuyRent: true,
 }
 
-// Read reads one message: it routes it (Route) and, for a sizing
+// Read reads one message: it routes it (Route); when its words ask one of
+// several things alike (Unsure) the Request carries them as Alternatives
+// and nothing more. Otherwise, for a sizing
 // question, reads the question (Parse) and any comparison of two options
 // in it (ParseComparison: the Request is then the first option's
 // question, with the Comparison), then holds the result to Validate. The
@@ -124,6 +131,15 @@ var knownIntents = map[sizing.Intent]bool{
 // understood around a problem. Read does no I/O and never panics.
 func Read(text string) (Request, error) {
 	rt := Route(text)
+	if alts := Unsure(text); len(alts) >= 2 {
+		// Unsure: the words ask one of several things; the reading is the
+		// route alone, and the asker is asked which.
+		r := Request{Kind: rt.Kind, Alternatives: alts}
+		if rt.Kind != RouteSizing {
+			r.Route = &rt
+		}
+		return Validate(r)
+	}
 	if rt.Kind != RouteSizing {
 		return Validate(Request{Kind: rt.Kind, Route: &rt})
 	}

@@ -23,6 +23,10 @@ type vocabulary struct {
 	// with the value each captures (slot.go).
 	slots   map[string][]slotPattern
 	classes map[string]map[string]string
+	// unsure are the cues of questions that ask one of several things,
+	// by name, and readings the things each may ask (unsure.go).
+	unsure   map[string][][]string
+	readings map[string][]unsureReading
 }
 
 // vocab is the embedded vocabulary, read and checked when the program
@@ -40,7 +44,9 @@ var vocab = func() *vocabulary {
 // two ways, a word in two exclusive sets, a slot pattern given twice or
 // a slot class no set makes up is an error naming the line.
 func parseVocab(text string) (*vocabulary, error) {
-	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}, slots: map[string][]slotPattern{}}
+	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}, slots: map[string][]slotPattern{},
+		unsure: map[string][][]string{}, readings: map[string][]unsureReading{}}
+	unsureOf := map[string]string{}
 	phraseOf := map[string]string{}
 	slotOf := map[string]int{}
 	var patterns []slotPattern
@@ -96,6 +102,19 @@ func parseVocab(text string) (*vocabulary, error) {
 			slotOf[key] = n + 1
 			patterns = append(patterns, p)
 			v.slots[p.kind] = append(v.slots[p.kind], p)
+		case "unsure":
+			key := strings.Join(f[2:], " ")
+			if other, ok := unsureOf[key]; ok {
+				return nil, bad("the unsure cue %q is given to both %q and %q", key, other, f[1])
+			}
+			unsureOf[key] = f[1]
+			v.unsure[f[1]] = append(v.unsure[f[1]], f[2:])
+		case "reading":
+			words, label, ok := strings.Cut(strings.Join(f[2:], " "), " = ")
+			if !ok || strings.TrimSpace(label) == "" {
+				return nil, bad("a reading is WORDS = LABEL: %q", line)
+			}
+			v.readings[f[1]] = append(v.readings[f[1]], unsureReading{words: words, label: strings.TrimSpace(label)})
 		case "exclusive":
 			if len(f) != 3 {
 				return nil, bad("exclusive names two sets: %q", line)
@@ -114,6 +133,16 @@ func parseVocab(text string) (*vocabulary, error) {
 			if b[w] {
 				return nil, fmt.Errorf("%q is in both %q and %q, which are exclusive", w, e[0], e[1])
 			}
+		}
+	}
+	for name := range v.unsure {
+		if len(v.readings[name]) < 2 {
+			return nil, fmt.Errorf("unsure %s: %d readings, want at least two", name, len(v.readings[name]))
+		}
+	}
+	for name := range v.readings {
+		if v.unsure[name] == nil {
+			return nil, fmt.Errorf("reading %s: no unsure row cues it", name)
 		}
 	}
 	if err := v.classSets(patterns); err != nil {

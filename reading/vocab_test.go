@@ -114,3 +114,69 @@ func FuzzVocab(f *testing.F) {
 		}
 	})
 }
+
+// TestUnsureRows: unsure and reading rows are checked when loaded, and
+// each reading's words, with a card for {gpu}, ask their one thing
+// without doubt: they read without an error and are not unsure again.
+func TestUnsureRows(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"unsure a x y\nreading a p = one", "1 readings, want at least two"},
+		{"reading a p = one\nreading a q = two", "no unsure row cues it"},
+		{"unsure a x\nunsure b x", `given to both "a" and "b"`},
+		{"unsure a x\nreading a p q", "a reading is WORDS = LABEL"},
+	} {
+		_, err := parseVocab(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseVocab(%q) = %v, want an error with %q", tt.text, err, tt.want)
+		}
+	}
+	for name, rs := range vocab.readings {
+		for _, r := range rs {
+			words := strings.ReplaceAll(r.words, gpuPlaceholder, "h100")
+			got, err := Read(words)
+			if err != nil || len(got.Alternatives) > 0 {
+				t.Errorf("reading %s %q: %v, alternatives %v; want a clear reading", name, words, err, got.Alternatives)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		q    string
+		want int
+	}{
+		{"what is an h100 selling for", 2},
+		{"what are these selling for", 0}, // no card said: the readings need one
+		{"prices h100", 0},
+		{"what's an h100 going for", 0},
+	} {
+		got, err := Read(tt.q)
+		if err != nil || len(got.Alternatives) != tt.want {
+			t.Errorf("Read(%q) = %v alternatives (%v), want %d", tt.q, got.Alternatives, err, tt.want)
+		}
+	}
+}
+
+// FuzzUnsure: any text is either clear (no alternatives) or offers two or
+// more, each with a label and words that read without doubt; Read
+// carries the same ones and never refuses an unsure question.
+func FuzzUnsure(f *testing.F) {
+	for _, s := range []string{"what is an h100 selling for", "what do  a100s sell for", "selling for", "<@U1> h100 sold for?", "13b lora a100 2-day run 32k kv cache"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		alts := Unsure(text)
+		if len(alts) == 1 {
+			t.Fatalf("Unsure(%q) = one alternative %+v", text, alts)
+		}
+		for _, a := range alts {
+			if strings.TrimSpace(a.Label) == "" || strings.TrimSpace(a.Words) == "" {
+				t.Fatalf("Unsure(%q): an empty alternative %+v", text, a)
+			}
+		}
+		if len(alts) >= 2 {
+			r, err := Read(text)
+			if err != nil || len(r.Alternatives) != len(alts) {
+				t.Fatalf("Read(%q) = %d alternatives, %v; Unsure gave %d", text, len(r.Alternatives), err, len(alts))
+			}
+		}
+	})
+}
