@@ -87,38 +87,9 @@ var fullTimeStaff = vocab.set("full_time_staff")
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
 func slotLen(kind string, w func(int) string, i int) int {
-	if starts, ok := slotStarts[kind]; ok && !starts[w(i)] {
-		return 0 // spares trying each pattern: this runs for every word
-	}
 	m, _ := vocab.slot(kind, w, i)
 	return m.n
 }
-
-// slotStarts is, for each kind of slot, the words its patterns start
-// with; a kind with a pattern that starts with a number is not in it.
-var slotStarts = func() map[string]map[string]bool {
-	starts := map[string]map[string]bool{}
-	for kind, patterns := range vocab.slots {
-		words := map[string]bool{}
-		for _, p := range patterns {
-			first := p.elems[0]
-			for w := range first.words {
-				words[w] = true
-			}
-			for w := range vocab.classes[first.class] {
-				words[w] = true
-			}
-			if first.class == classNum || first.glued {
-				words = nil // a number starts it: any word may
-				break
-			}
-		}
-		if words != nil {
-			starts[kind] = words
-		}
-	}
-	return starts
-}()
 
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
