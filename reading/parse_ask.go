@@ -59,21 +59,21 @@ func (a *askWords) intent(q *sizing.Query) sizing.Intent {
 
 // Words of the intent pass, by key.
 var (
-	buyWords     = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true, "buyvsrent": true, "buyorrent": true, "rentvsbuy": true, "rentorbuy": true, "buyrent": true, "buyvscloud": true, "buyorcloud": true}
-	rentWords    = map[string]bool{"rent": true, "renting": true, "rental": true, "vs": true, "versus": true, "cloud": true}
-	maxWords     = map[string]bool{"max": true, "maximum": true, "longest": true}
-	contextWords = map[string]bool{"context": true, "ctx": true, "seq": true, "sequence": true, "seqlen": true, "contextlength": true, "contextwindow": true, "sequencelength": true, "contextlen": true}
-	maxContextOf = map[string]bool{"maxcontext": true, "maxctx": true, "maxseq": true, "maxseqlen": true, "maxsequence": true, "maxsequencelength": true, "maxcontextlength": true, "maxlen": true, "maxlength": true, "longestcontext": true, "maxseqlength": true}
-	largestWords = map[string]bool{"largest": true, "biggest": true}
-	vramWords    = map[string]bool{"vram": true, "memory": true, "mem": true, "gpumemory": true}
-	vramAfter    = map[string]bool{"for": true, "needed": true, "need": true, "required": true, "requirement": true, "requirements": true}
-	gpuAsked     = map[string]bool{"gpu": true, "gpus": true, "card": true, "cards": true, "hardware": true, "accelerator": true, "accelerators": true, "instance": true}
-	jobWords     = map[string]bool{"jobs": true, "job": true, "runs": true, "run": true, "times": true, "experiments": true, "trainings": true, "sessions": true}
-	hourWords    = map[string]bool{"h": true, "hr": true, "hrs": true, "hour": true, "hours": true}
-	yearWords    = map[string]bool{"year": true, "years": true, "yr": true, "yrs": true}
-	monthWords   = map[string]bool{"month": true, "months": true, "mo": true}
-	runVerbs     = map[string]bool{"run": true, "runs": true, "do": true, "launch": true, "start": true}
-	eachWords    = map[string]bool{"each": true, "long": true, "apiece": true}
+	buyWords     = vocab.set("buy_words")
+	rentWords    = vocab.set("rent_words")
+	maxWords     = vocab.set("max_words")
+	contextWords = vocab.set("context_words")
+	maxContextOf = vocab.set("max_context_of")
+	largestWords = vocab.set("largest_words")
+	vramWords    = vocab.set("vram_words")
+	vramAfter    = vocab.set("vram_after")
+	gpuAsked     = vocab.set("gpu_asked")
+	jobWords     = vocab.set("job_words")
+	hourWords    = vocab.set("hour_words")
+	yearWords    = vocab.set("year_words")
+	monthWords   = vocab.set("month_words")
+	runVerbs     = vocab.set("run_verbs")
+	eachWords    = vocab.set("each_words")
 	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
 
 	// askLeads is every key an intent phrase can start with, so that the
@@ -175,14 +175,13 @@ func readAsk(toks []token) ([]token, askWords) {
 
 // ownVerbs say that cards will be bought; with an ask of which or how
 // many they ask the cards to own, not whether to own them.
-var ownVerbs = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true,
-	"order": true, "ordering": true, "procure": true, "procuring": true}
+var ownVerbs = vocab.set("own_verbs")
 
 // onPremWords say the cards stand on the asker's premises: owned.
-var onPremWords = map[string]bool{"onprem": true, "onpremise": true, "onpremises": true, "onpremsetup": true}
+var onPremWords = vocab.set("on_prem_words")
 
 // premWords follow "on" in "on prem", "on premises".
-var premWords = map[string]bool{"prem": true, "premise": true, "premises": true}
+var premWords = vocab.set("prem_words")
 
 // ownAskWindow is how far before its verb a "which" or "what" may stand
 // and still ask what to buy: "which card should we order" (4 words),
@@ -240,7 +239,7 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 
 // rentedWords say that a card is rented, the other side of a question
 // whether buying one is "worth it".
-var rentedWords = map[string]bool{"rent": true, "renting": true, "rental": true, "rented": true, "cloud": true}
+var rentedWords = vocab.set("rented_words")
 
 // worthRenting reports whether the question weighs buying against
 // renting with "worth it" ("is a 4090 worth it vs renting an a100";
@@ -363,11 +362,17 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 // (trial H19 Q4 and Q47 were asked for jobs a week again).
 func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 	raw := strings.ToLower(toks[i].raw)
+	said := func(k int) string { // the first word as typed ("24/7" keys as "7"), then keys
+		if k == i {
+			return raw
+		}
+		return keyAt(k)
+	}
 	switch {
-	case allMonth(raw, keyAt(i+1), keyAt(i+2)) > 0:
+	case allMonth(said, i) > 0:
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
-		return allMonth(raw, keyAt(i+1), keyAt(i+2))
+		return allMonth(said, i)
 	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {

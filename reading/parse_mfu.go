@@ -28,10 +28,10 @@ type mfuWords struct {
 }
 
 // mfuKeys are the words that name model-FLOPs utilisation.
-var mfuKeys = map[string]bool{"mfu": true, "mfu's": true}
+var mfuKeys = vocab.set("mfu_keys")
 
 // perGPUWords follow a speed that is each GPU's ("per gpu", "/gpu").
-var perGPUWords = map[string]bool{"gpu": true, "card": true, "device": true, "rank": true, "chip": true, "accelerator": true}
+var perGPUWords = vocab.set("per_gpuwords")
 
 // readMFU finds the MFU words and returns the tokens the main parse
 // should read (the rest), filtered in place: "at 40% mfu", "40 % mfu",
@@ -206,7 +206,7 @@ func speedAt(w func(int) string, i int) (float64, int) {
 // MFU said, or the measured speed per GPU. A speed "per gpu" on a card
 // with no count is a run on several: it is sized on the fewest that fit.
 func (p *parser) applyMFU() {
-	m := p.mfu
+	m := p.before.mfu
 	switch {
 	case m.problem != "":
 		p.fail(m.problem, func(q *sizing.Query) { q.MFU = 0.4 })
@@ -217,7 +217,7 @@ func (p *parser) applyMFU() {
 		v := m.measured
 		switch {
 		case m.perGPU && p.q.Method != sizing.MethodInference && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0:
-			p.fewest = true
+			p.cards.fewest = true
 			p.note(fmt.Sprintf("%s: a run on several GPUs, sized on the fewest that fit", quote(m.speed)))
 		case !m.perGPU && p.q.GPUs > 1:
 			v /= float64(p.q.GPUs)

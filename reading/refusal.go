@@ -1,0 +1,63 @@
+package reading
+
+import "github.com/fitbot/fitbot/sizing"
+
+// refusal is the problem a parse reports and the way its Try is made: a
+// question fitbot answers, as close to the asker's as the problem allows.
+type refusal struct {
+	err *sizing.InputError // nil while the question reads
+	try tryKind
+	fix func(*sizing.Query) // tryQuery, tryClosed: turns the partial query into the corrected one
+	// swap is the words at fault and the catalog name the Try puts in
+	// their place, keeping every other word the asker typed (saidTry).
+	swap typoFix
+	// card is the words of a card the catalog lacks, when it is the
+	// problem: a typed memory sizes it instead (resolveMemory); cardGB is
+	// its memory when fitbot knows it, which the Try types.
+	card   string
+	cardGB int
+}
+
+// tryKind is how a refusal's Try is made.
+type tryKind int
+
+const (
+	tryQuery       tryKind = iota // what was read, with fix applied (hint), or the asker's words with swap (saidTry)
+	tryNone                       // none: no similar question to offer
+	tryNamed                      // a model known by name only: the one its refusal was made with
+	tryClosed                     // a closed model's open kin, when it fits the cards asked about (closedHint)
+	tryTypedMemory                // a device refused: a desktop GPU of the memory typed for it (deviceHint)
+	tryWhichGPU                   // a CPU refused: the model's memory in all, with the cards it fits
+	tryCompared                   // a device weighed against a GPU: the GPU's half of the question
+)
+
+// fail records the first problem; later ones are usually its echoes.
+func (p *parser) fail(problem string, fix func(*sizing.Query)) {
+	if p.err == nil {
+		p.refusal = refusal{err: &sizing.InputError{Problem: problem}, fix: fix}
+	}
+}
+
+// refuse makes err the parse's problem over any found before it: a
+// refusal of the whole question (a closed model, a device fitbot does not
+// size), whose Try is made as try says.
+func (p *parser) refuse(err *sizing.InputError, try tryKind, fix func(*sizing.Query)) {
+	p.refusal = refusal{err: err, try: try, fix: fix}
+	p.missing = NameSpan{} // the model needs no Hub search: the question is refused
+}
+
+// tryLine is the Try of the parse's problem.
+func (p *parser) tryLine() string {
+	switch p.try {
+	case tryNone, tryNamed:
+		return p.err.Hint
+	case tryClosed:
+		return p.closedHint()
+	case tryTypedMemory, tryWhichGPU, tryCompared:
+		return p.deviceHint()
+	}
+	if try, ok := p.saidTry(); ok {
+		return try
+	}
+	return p.hint() + p.before.ask.hintSuffix()
+}
