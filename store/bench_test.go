@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fitbot/fitbot/measure"
 )
 
 // BenchmarkSavePlan is one plan written and committed (WAL,
@@ -94,4 +96,44 @@ func fillPlans(ctx context.Context, db *DB, n int) error {
 			p.Question, p.Canonical, reqJSON, p.PerGPUBytes)
 		return err
 	})
+}
+
+// BenchmarkMeasuredRuns is what every fit answer and cacheable Slack
+// question pays for the team's measured runs: one viewer's read in a
+// database of 100,000 plans of one workspace, with none of them measured
+// and with 200 measured.
+func BenchmarkMeasuredRuns(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a database of 100,000 plans")
+	}
+	db := openAt(b, filepath.Join(b.TempDir(), "fitbot.db"), nil, -1)
+	ctx := context.Background()
+	if err := fillPlans(ctx, db, 100_000); err != nil {
+		b.Fatal(err)
+	}
+	viewer := Viewer("T0001", "C0002", "U0003")
+	cond, args := viewer.where()
+	plan := explain(b, db, `SELECT r.id FROM plan_runs r CROSS JOIN plans p WHERE p.id = r.plan_id AND `+cond+` ORDER BY r.recorded_at DESC, r.id DESC LIMIT 1`, args...)
+	b.Logf("EXPLAIN QUERY PLAN: %s", plan)
+	if !strings.HasPrefix(plan, "SCAN r") {
+		b.Fatalf("the plans drive the read of measured runs: %s", plan)
+	}
+	read := func(b *testing.B, limit, want int) {
+		for b.Loop() {
+			runs, err := db.MeasuredRuns(ctx, viewer, limit)
+			if err != nil || len(runs) != want {
+				b.Fatalf("MeasuredRuns = %d runs, %v; want %d", len(runs), err, want)
+			}
+		}
+	}
+	b.Run("none/HasRuns", func(b *testing.B) { read(b, 1, 0) })
+	b.Run("none/all", func(b *testing.B) { read(b, 0, 0) })
+	for id := int64(1); id <= 200; id++ {
+		r := PlanRun{PlanID: id * 400, Via: ViaCLI, Measured: measure.Run{PeakBytes: 20 * measure.GiB, TokensPerSecond: 3150}}
+		if err := db.SaveMeasuredRun(ctx, AllPlans(), &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("200/HasRuns", func(b *testing.B) { read(b, 1, 1) })
+	b.Run("200/all", func(b *testing.B) { read(b, 0, 200) })
 }

@@ -139,9 +139,14 @@ func (db *DB) MeasuredRuns(ctx context.Context, scope Scope, limit int) ([]RunOf
 // scope reads, oldest first; limit > 0 keeps the newest limit of them.
 func (db *DB) runsOfPlans(ctx context.Context, scope Scope, cond string, args []any, limit int) ([]RunOfPlan, error) {
 	scopeCond, scopeArgs := scope.where()
+	// The runs drive the join, each finding its plan by id, so a team's
+	// thousands of unmeasured plans are never read: CROSS JOIN keeps
+	// SQLite's loops in this order (PostgreSQL plans it by its statistics),
+	// and plan_runs has none of the scope's column names (they are the
+	// plan's).
 	query := `SELECT ` + measuredColumns + `, ` + qualified("p", planColumns) + `
-		FROM plan_runs r JOIN (SELECT ` + planColumns + ` FROM plans WHERE ` + scopeCond + `) p ON p.id = r.plan_id
-		WHERE ` + cond + ` ORDER BY r.recorded_at DESC, r.id DESC`
+		FROM plan_runs r CROSS JOIN plans p
+		WHERE p.id = r.plan_id AND ` + scopeCond + ` AND ` + cond + ` ORDER BY r.recorded_at DESC, r.id DESC`
 	all := append(scopeArgs, args...)
 	if limit > 0 {
 		query += ` LIMIT ?`
