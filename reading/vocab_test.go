@@ -180,3 +180,17 @@ func FuzzUnsure(f *testing.F) {
 		}
 	})
 }
+
+// TestSlotWordsAreNotCues: the words a slot reads are that slot's, not
+// cue words of another kind: "per hour" in "how many tokens per hour"
+// asks what the cards serve, never a price.
+func TestSlotWordsAreNotCues(t *testing.T) {
+	for _, q := range []string{"how many tokens per hour can 8x h100 serve", "how many tokens hourly can 2 l40s serve"} {
+		if r := Route(q); r.Kind != RouteSizing {
+			t.Errorf("Route(%q) = %q, want sizing", q, r.Kind)
+		}
+	}
+	if r := Route("h100 per hour"); r.Kind != RoutePrice {
+		t.Errorf("Route(h100 per hour) = %q, want price", r.Kind)
+	}
+}
