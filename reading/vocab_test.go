@@ -3,6 +3,8 @@ package reading
 import (
 	"strings"
 	"testing"
+
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // TestVocab: the embedded vocabulary loads, and a file with a duplicate,
@@ -192,5 +194,17 @@ func TestSlotWordsAreNotCues(t *testing.T) {
 	}
 	if r := Route("h100 per hour"); r.Kind != RoutePrice {
 		t.Errorf("Route(h100 per hour) = %q, want price", r.Kind)
+	}
+}
+
+// TestPeriodSets: every period a set of vocab.txt names (period_NAME,
+// periodly_NAME, span_NAME) is one sizing knows the length of.
+func TestPeriodSets(t *testing.T) {
+	for _, base := range []string{"period", "periodly", "span"} {
+		for w, name := range vocab.values(base) {
+			if sizing.Periods[name] == 0 {
+				t.Errorf("%s_%s (%q): no such period in sizing.Periods", base, name, w)
+			}
+		}
 	}
 }
