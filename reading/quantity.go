@@ -1,15 +1,19 @@
 package reading
 
+import "strings"
+
 // A quantity is typed by its noun before any name is looked up: a number
 // whose noun the vocabulary knows under another spelling is given the
 // noun the parser reads ("32k kv cache" is 32k of context, "8-way" is
-// 8x). The nouns are slot rows of vocab.txt (kinds context_noun,
-// gpu_count and tp_degree); this file is the code of those kinds.
+// 8x, "2 secs" is a time). The nouns are slot rows of vocab.txt (kinds
+// context_noun, gpu_count, tp_degree and time_apart); this file is the
+// code of those kinds.
 
 // contextKey is the key of the noun a context_noun slot's words read as.
 const contextKey = "context"
 
-// classQuantities reads the tp_degree slots, a tensor-parallel degree in
+// classQuantities reads the time_apart slots, a time written apart from
+// its unit ("2 secs") read as one word as "2secs" is; the tp_degree slots, a tensor-parallel degree in
 // prose ("8-way tensor parallel") read as "tp 8" is; the gpu_count
 // slots, a count of GPUs in prose ("8-way") read as "8x" is; and the context_noun slots: the words after
 // the number of each match become one token whose key is contextKey,
@@ -17,8 +21,11 @@ const contextKey = "context"
 // 128k") keeps it. toks is rewritten in place.
 func classQuantities(toks []token) []token {
 	key := func(i int) string {
-		if i < 0 || i >= len(toks) || toks[i].ignorable {
+		switch {
+		case i < 0 || i >= len(toks) || toks[i].ignorable:
 			return ""
+		case strings.Contains(toks[i].raw, "/"):
+			return toks[i].low // "tok/s" keys as "s": the word is "tok/s"
 		}
 		return toks[i].key
 	}
@@ -30,6 +37,13 @@ func classQuantities(toks []token) []token {
 			start, end := toks[i].start, toks[i+m.n-1].end
 			num := m.value(classNum)
 			out = append(out, token{raw: words, key: "tp", low: "tp", start: start, end: end}, token{raw: num, key: num, low: num, start: start, end: end})
+			i += m.n
+			continue
+		}
+		if m, ok := vocab.slot("time_apart", key, i); ok {
+			// "2 secs": a time, as "2secs" writes it.
+			k := m.value(classNum) + key(i+1)
+			out = append(out, token{raw: joinRaw(toks, i, i+m.n), key: k, low: k, start: toks[i].start, end: toks[i+m.n-1].end})
 			i += m.n
 			continue
 		}
@@ -53,4 +67,16 @@ func classQuantities(toks []token) []token {
 		i += m.n
 	}
 	return out
+}
+
+// typedQuantity reports whether a word is a quantity its unit types, so
+// that it is never looked up as a name: a time ("500ms"), a span of
+// days or weeks ("3wk", "2-day": vocab.txt's span sets) or a percentile
+// ("p95").
+func typedQuantity(key string) bool {
+	if isDuration(key) || percentile.MatchString(key) {
+		return true
+	}
+	_, _, ok := vocab.gluedAt("SPAN", key)
+	return ok
 }
