@@ -1601,6 +1601,14 @@ func (p *parser) unknown(i int) int {
 	if n := p.percentAt(i); n > 0 {
 		return n
 	}
+	if typedQuantity(t.key) {
+		// "500ms", "3wk", "p95" left over: a quantity typed by its unit
+		// whose slot is unclear goes to the second reader, never to a
+		// name lookup (quantity.go).
+		p.ignore(i, i+1)
+		p.unread.unused = append(p.unread.unused, t.raw)
+		return 1
+	}
 	if hasDigit(t.key) {
 		if looksLikeGPU(t.key) {
 			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
@@ -1616,12 +1624,6 @@ func (p *parser) unknown(i int) int {
 			// its size in it.
 			p.missingModel(i, i+1)
 			p.unknownName(i, i+1, nil, "model")
-		} else if isDuration(t.key) {
-			// "500ms" with no latency word: a time, typed before any name,
-			// whose slot is unclear: left to the second reader, never
-			// refused as a name (issue 38).
-			p.ignore(i, i+1)
-			p.unread.unused = append(p.unread.unused, t.raw)
 		} else {
 			p.failAt(i, i+1, "", fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}

@@ -112,17 +112,27 @@ func Route(text string) Routing {
 	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
 	greets, thanks := false, false
 	hours, period, from, to := rentalPeriod(text, toks)
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) || toks[i].ignorable {
+			return ""
+		}
+		return toks[i].key
+	}
+	served := 0 // the words up to here ask what the cards serve, not a price
 	for i, t := range toks {
 		if t.ignorable {
 			continue
+		}
+		if m, ok := vocab.slot("tokens_asked", key, i); ok {
+			served = i + m.n // "how many tokens per hour can 8x h100 serve"
 		}
 		words++
 		k := t.key
 		chat = chat && chatWords[k]
 		help = help && helpWords[k]
 		asksHelp = asksHelp || helpAsks[k]
-		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
-			vocab.phraseAt("price", toks, i) // "what's an h100 going for"
+		price = price || i >= served && (priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
+			vocab.phraseAt("price", toks, i)) // "what's an h100 going for""
 		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot

@@ -817,21 +817,12 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	}
 }
 
-// monthDuration is a month of requests: 730 hours, as the costs a month
-// count it.
-const monthDuration = 730 * time.Hour
-
-// The periods a request rate may be said per, slower than a second.
+// The periods a request rate may be said per, slower than a second:
+// the period sets of vocab.txt (period.go).
 var (
-	ratePeriods = map[string]time.Duration{
-		"minute": time.Minute, "min": time.Minute,
-		"hour": time.Hour, "hr": time.Hour, "h": time.Hour,
-		"day": 24 * time.Hour, "d": 24 * time.Hour,
-		"month": monthDuration, "mo": monthDuration,
-	}
-	ratePeriodName = map[time.Duration]string{time.Minute: "minute", time.Hour: "hour", 24 * time.Hour: "day", monthDuration: "month"}
+	ratePeriods, ratePeriodName = slowPeriods("period")
 	// rateAdverbs are "daily" and the like: a period said in one word.
-	rateAdverbs = map[string]time.Duration{"hourly": time.Hour, "daily": 24 * time.Hour}
+	rateAdverbs, _ = slowPeriods("periodly")
 	// slowRateUnits are a request rate's unit in one word.
 	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
 	// countScale is what a count's suffix multiplies it by.
