@@ -307,42 +307,6 @@ func parsePass(input string, lx lexicon) (Request, *parser, error) {
 	return p.result(), p, p.err
 }
 
-// saidTry is the Try in the asker's own words: the question with the
-// words at fault swapped for a name fitbot knows and every other word as
-// typed, mentions left out, when that question reads without a problem.
-func (p *parser) saidTry() (string, bool) {
-	if p.swap.to <= p.swap.from {
-		return "", false
-	}
-	// The passes before the main one take words out of p.toks: the words
-	// are those of the whole question, lexed again.
-	from, to := p.toks[p.swap.from].start, p.toks[p.swap.to-1].end
-	toks, err := lex(p.in)
-	if err != nil {
-		return "", false
-	}
-	words := make([]string, 0, len(toks))
-	for _, t := range toks {
-		_, hub := sizing.HubRepoID(t.raw)
-		switch {
-		case t.start == from:
-			words = append(words, p.swap.text)
-		case t.start > from && t.start < to:
-		case t.ignorable && (t.raw[0] == '@' || t.raw[0] == '<') && !hub: // "@fitbot", "<@U123>"
-		default:
-			words = append(words, t.raw)
-		}
-	}
-	said := strings.Join(words, " ")
-	if again, err := read(said, p.lex); err != nil || again.err != nil {
-		return "", false
-	}
-	if len(words) > 0 && strings.EqualFold(words[0], "fit") {
-		return said, true
-	}
-	return "fit " + said, true
-}
-
 // read is one reading of a question without the Try of its problem.
 func read(input string, lx lexicon) (*parser, error) {
 	toks, err := lex(input)
@@ -1110,7 +1074,7 @@ func (p *parser) examples(i, j int, num number) int {
 			return 0
 		}
 		switch {
-		case (key(k) == "a" || key(k) == "per" || key(k) == "each" || key(k) == "every" || key(k) == "/") && monthWords[key(k+1)]:
+		case (perLeads[key(k)]) && monthWords[key(k+1)]:
 			p.run.docs.monthly = p.text(k, k+2)
 			return 2
 		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
@@ -1158,7 +1122,7 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	k++
 	switch {
-	case key(k) == "each" || key(k) == "apiece" || key(k) == "avg" || key(k) == "average":
+	case eachOneWords[key(k)]:
 		k++
 	case key(k) == "on" && key(k+1) == "average":
 		k += 2
@@ -1661,7 +1625,7 @@ func (p *parser) unknown(i int) int {
 			p.missingModel(i, i+1)
 			p.unknownName(i, i+1, nil, "model")
 		} else {
-			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
+			p.failAt(i, i+1, "", fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}
 		return 1
 	}
@@ -1788,7 +1752,7 @@ func (p *parser) fullModelAt(i, n int) bool {
 	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
 		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
 	}
-	return k == "model" || k == "version" || k == "one" || k == "weights"
+	return modelNouns[k]
 }
 
 // isNameish reports whether token j could continue a model or GPU name
@@ -1808,7 +1772,7 @@ func (p *parser) unknownNumber(from, to int) {
 			return
 		}
 	}
-	p.fail(fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
+	p.failAt(from, to, "", fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
 }
 
 // unknownName refuses the name in tokens [from, to) that no catalog
@@ -1872,13 +1836,10 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
 	if kind == "GPU" {
 		// A card the catalog lacks is sized by its memory: say how.
 		problem += fmt.Sprintf(" (a card I do not know: add its memory, %s)", quote(words+" 16gb"))
-		p.fail(problem, func(q *sizing.Query) { q.GPU = first })
+		p.failAt(from, to, first, problem, func(q *sizing.Query) { q.GPU = first })
 		p.unknownGPU(words)
 	} else {
-		p.fail(problem, func(q *sizing.Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
-	}
-	if p.err.Problem == problem {
-		p.swap = typoFix{from: from, to: to, text: first}
+		p.failAt(from, to, first, problem, func(q *sizing.Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
 	}
 }
 
@@ -2054,3 +2015,9 @@ func hasDigit(s string) bool {
 func tokensWordAt(toks []token, k int) bool {
 	return k < len(toks) && (toks[k].key == "tokens" || toks[k].key == "token" || toks[k].key == "tok")
 }
+
+// eachOneWords are "each", "apiece", "on average": a count per item, after it.
+var eachOneWords = vocab.set("each_one")
+
+// modelNouns are words after a name or size that say it is a model ("the 7b model", "the 70b one").
+var modelNouns = vocab.set("model_nouns")

@@ -130,14 +130,14 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.maxContext, used[i] = true, true
 		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
 			a.maxContext, used[i], used[i+1] = true, true, true
-		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
+		case (k == "how") && (howMuchWords[key(i+1)]) && contextWords[key(i+2)] && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
 		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)],
 			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
 			a.vram = true
-		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
+		case (whichWords[k]) && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true
-		case (k == "fastest" || k == "quickest") && gpuAsked[key(i+1)]:
+		case (fastestWords[k]) && gpuAsked[key(i+1)]:
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
 		case k == "what":
 			a.what = true
@@ -212,7 +212,7 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
 			verb = true
 			for j := max(i-ownAskWindow, 0); j < i; j++ {
-				if w := key(j); w == "which" || w == "what" || w == "whats" {
+				if w := key(j); whichAskWords[w] {
 					asked = true
 				}
 			}
@@ -285,7 +285,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		if v, ok := money(raw); ok {
 			n := 1
-			if keyAt(i+1) == "per" || keyAt(i+1) == "a" {
+			if perLeads[keyAt(i+1)] {
 				n = 2
 			}
 			if keyAt(i+n) == "kwh" {
@@ -309,7 +309,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		case hourWords[glued] || glued == "hperjob" || glued == "heach":
 			// "5h", "4-6h", "5hrs".
 			end := i + 1
-			for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+			for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
 				end++
 			}
 			a.setHours(num, words)
@@ -387,7 +387,7 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 			return 4
 		}
 		return 1
-	case (raw == "a" || raw == "one" || raw == "an") && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
+	case (oneWords[raw]) && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
 		if yearWords[keyAt(i+1)] {
 			a.setYears(1, joinRaw(toks, i, i+2))
 		} else {
@@ -655,3 +655,18 @@ func FormatAsk(p Request) string {
 	}
 	return q
 }
+
+// howMuchWords are "how much", "how long": an amount asked.
+var howMuchWords = vocab.set("how_much")
+
+// whichWords are words that ask which card ("which gpu", "cheapest gpu").
+var whichWords = vocab.set("which_words")
+
+// fastestWords are words that ask the fastest card.
+var fastestWords = vocab.set("fastest_words")
+
+// whichAskWords are words that make a verb a question ("which ... did we buy").
+var whichAskWords = vocab.set("which_ask")
+
+// perJobWords are words after hours that say they are each job's ("5h per job", "5h a run").
+var perJobWords = vocab.set("per_job")

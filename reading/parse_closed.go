@@ -163,7 +163,7 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 	c := closedProduct{from: i, to: at + n, at: at, n: n}
 	if at+n < len(p.toks) && closedProductAfter[p.toks[at+n].key] {
 		c.to++
-		if k := p.toks[at+n].key; (k == "like" || k == "style") && c.to < len(p.toks) && closedProductAfter[p.toks[c.to].key] {
+		if k := p.toks[at+n].key; (likeWords[k]) && c.to < len(p.toks) && closedProductAfter[p.toks[c.to].key] {
 			c.to++ // "chatgpt like bot"
 		}
 	} else if at == i {
@@ -274,3 +274,6 @@ func (p *parser) closedHint() string {
 	}
 	return p.hint()
 }
+
+// likeWords are words that make a closed name a description ("gpt-4 like", "claude style").
+var likeWords = vocab.set("like_words")

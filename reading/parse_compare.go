@@ -414,7 +414,7 @@ func valueWordsAt(toks []token) (from, to int) {
 	raw := func(i int) string { return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()")) }
 	for i := range toks {
 		switch r := raw(i); {
-		case r == "price/perf" || r == "price/performance" || r == "perf/$" || r == "price-performance" || r == "priceperf" || r == "value":
+		case pricePerfWords[r]:
 			return i, i + 1
 		case r == "price" && i+1 < len(toks) && (raw(i+1) == "performance" || raw(i+1) == "perf"):
 			return i, i + 2
@@ -532,3 +532,6 @@ func costBefore(toks []token, i int) bool {
 	}
 	return false
 }
+
+// pricePerfWords are price-performance, as typed.
+var pricePerfWords = vocab.set("price_perf")

@@ -36,10 +36,6 @@ var (
 	hourKeys     = vocab.set("hour_keys")
 )
 
-// gpuHoursPer are the words before a GPU-hour that make it a price's
-// unit, not a budget or an ask ("$2 per gpu hour", "a gpu-hour costs").
-var gpuHoursPer = vocab.set("gpu_hours_per")
-
 // readGPUHours finds GPU-hours and returns the tokens the main parse
 // should read (the rest), filtered in place: "2000 gpu-hours", "500 gpu
 // hours", "2k gpu hrs", "2,000 a100 gpu-hours", "800 h100-hours", "500
@@ -62,7 +58,9 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 			continue // "hours" after no card: a run's length, read by the deadline pass
 		}
 		at := u - card // where the count or "how many" ends
-		if at > 0 && (gpuHoursPer[toks[at-1].key] || strings.HasSuffix(toks[at-1].raw, "/")) {
+		// "$2 per gpu hour", "a gpu-hour costs": a price's unit, not a
+		// budget or an ask.
+		if at > 0 && (perLeads[toks[at-1].key] || strings.HasSuffix(toks[at-1].raw, "/")) {
 			continue // "$2 per gpu hour": a price's unit
 		}
 		from, v, ok := gpuHoursCountBefore(input, toks, at)

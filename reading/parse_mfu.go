@@ -63,7 +63,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		m.mfu = v
 	} else {
 		j := at + 1
-		for w(j) == "of" || w(j) == "at" || w(j) == "is" || w(j) == "=" || w(j) == "~" {
+		for mfuJoins[w(j)] {
 			j++
 		}
 		if v, n := shareAt(w, j); n > 0 && !tpsUnits[w(j+n)] {
@@ -126,7 +126,7 @@ func btoi(b bool) int {
 func shareBefore(w func(int) string, at int) (float64, int) {
 	for n := 1; n <= 2; n++ {
 		if v, m := percentAt(w, at-n); m == n {
-			if w(at-n-1) == "at" || w(at-n-1) == "of" || w(at-n-1) == "~" {
+			if figureLeads[w(at-n-1)] {
 				return v, n + 1
 			}
 			return v, n
@@ -157,7 +157,7 @@ func percentAt(w func(int) string, j int) (float64, int) {
 		}
 		return 0, 0
 	}
-	if v, err := strconv.ParseFloat(k, 64); err == nil && (w(j+1) == "%" || w(j+1) == "percent" || w(j+1) == "pct") {
+	if v, err := strconv.ParseFloat(k, 64); err == nil && (percentWords[w(j+1)]) {
 		return v / 100, 2
 	}
 	return 0, 0
@@ -229,3 +229,12 @@ func (p *parser) applyMFU() {
 		p.words[fMeasured] = m.speed
 	}
 }
+
+// mfuJoins are words between "mfu" and its figure ("mfu of 40%", "mfu ~ 40%").
+var mfuJoins = vocab.set("mfu_joins")
+
+// figureLeads are words before a figure ("at 40%", "~40%").
+var figureLeads = vocab.set("figure_leads")
+
+// percentWords are a percent sign or word.
+var percentWords = vocab.set("percent")

@@ -87,38 +87,9 @@ var fullTimeStaff = vocab.set("full_time_staff")
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
 func slotLen(kind string, w func(int) string, i int) int {
-	if starts, ok := slotStarts[kind]; ok && !starts[w(i)] {
-		return 0 // spares trying each pattern: this runs for every word
-	}
 	m, _ := vocab.slot(kind, w, i)
 	return m.n
 }
-
-// slotStarts is, for each kind of slot, the words its patterns start
-// with; a kind with a pattern that starts with a number is not in it.
-var slotStarts = func() map[string]map[string]bool {
-	starts := map[string]map[string]bool{}
-	for kind, patterns := range vocab.slots {
-		words := map[string]bool{}
-		for _, p := range patterns {
-			first := p.elems[0]
-			for w := range first.words {
-				words[w] = true
-			}
-			for w := range vocab.classes[first.class] {
-				words[w] = true
-			}
-			if first.class == classNum {
-				words = nil
-				break
-			}
-		}
-		if words != nil {
-			starts[kind] = words
-		}
-	}
-	return starts
-}()
 
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
@@ -130,9 +101,9 @@ func batchAskAt(w func(int) string, i int) int {
 	j := i
 	what := false
 	switch k := w(i); {
-	case k == "max" || k == "maximum" || k == "largest" || k == "biggest":
+	case largestLeads[k]:
 		j++
-	case k == "how" && (w(i+1) == "big" || w(i+1) == "large"):
+	case k == "how" && (bigWords[w(i+1)]):
 		j += 2
 		if w(j) == "of" {
 			j++
@@ -140,7 +111,7 @@ func batchAskAt(w func(int) string, i int) int {
 		if w(j) == "a" {
 			j++
 		}
-	case k == "what" || k == "what's" || k == "whats":
+	case whatWords[k]:
 		j, what = j+1, true
 	default:
 		return 0
@@ -399,7 +370,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			}
 		case promptWords[k] || outputWords[k]:
 			j := i + 1
-			if w(j) == "of" || w(j) == "len" || w(j) == "length" {
+			if lengthOf[w(j)] {
 				j++
 			}
 			if v, ok := tokenCount(w(j)); ok {
@@ -446,7 +417,7 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		j := i + 1
 		end := j + 1
 		switch {
-		case w(j) == "chatting" || w(j) == "online":
+		case presentWords[w(j)]:
 			end += atOnceAt(w, j+1)
 			toks[j].key = "users"
 		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
@@ -554,7 +525,7 @@ func (sw *serveWords) settleDaily() {
 func dailyUsersAt(w func(int) string, j int) int {
 	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
 	switch {
-	case w(j) == "dau" || w(j) == "daus":
+	case dauWords[w(j)]:
 		return 1
 	case workforce[w(j)]:
 		return 1 // "2000 employees": a company's people use it during the day, not all at once
@@ -566,7 +537,7 @@ func dailyUsersAt(w func(int) string, j int) int {
 		return 3
 	case users(w(j)) && w(j+1) == "daily":
 		return 2
-	case users(w(j)) && (w(j+1) == "a" || w(j+1) == "per" || w(j+1) == "each") && w(j+2) == "day":
+	case users(w(j)) && (perLeads[w(j+1)]) && w(j+2) == "day":
 		return 3
 	case users(w(j)) && sendsADay(w, j+1):
 		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
@@ -583,7 +554,7 @@ func sendsADay(w func(int) string, j int) bool {
 		switch {
 		case requestNouns[w(k)]:
 			noun = true
-		case noun && (w(k) == "a" || w(k) == "per" || w(k) == "each") && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+		case noun && (perLeads[w(k)]) && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
 			return true
 		}
 	}
@@ -628,7 +599,7 @@ func imageRateAt(w func(int) string, j int) int {
 		return 0
 	case rateAdverbs[w(j+1)] > 0:
 		return 2
-	case w(j+1) == "per" || w(j+1) == "a" || w(j+1) == "an" || w(j+1) == "each" || w(j+1) == "every":
+	case perLeads[w(j+1)]:
 		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
 			return 3
 		}
@@ -653,7 +624,7 @@ func requestCostAt(w func(int) string, i int) int {
 	switch k := w(i + 1); {
 	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
 		return 2 // "per request"
-	case (k == "1k" || k == "1000" || k == "thousand" || k == "1,000" || k == "k") && (requestNouns[w(i+2)] || w(i+2) == "calls"):
+	case (thousandWords[k]) && (requestNouns[w(i+2)] || w(i+2) == "calls"):
 		return 3 // "per 1k requests"
 	}
 	return 0
@@ -732,7 +703,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, end) // the load is written by settleDaily
 	case per == 24*time.Hour:
 		end := i + cn + perWords
-		each := eachUser[w(end)] || w(end) == "per" && (w(end+1) == "user" || w(end+1) == "person")
+		each := eachUser[w(end)] || w(end) == "per" && (onePerson[w(end+1)])
 		switch {
 		case eachUser[w(end)]:
 			end++
@@ -751,12 +722,12 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
 			quote(said), formatFloat(rps), ratePeriodName[per]))
 		mark(i, end)
-	case glued == "" && (unit == "messages" || unit == "msgs"):
+	case glued == "" && (messageNouns[unit]):
 		// "each sends 20 messages": a count of requests with no period
 		// is no load, and never a card (trial H15 Q43 read "20" as an H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
-	case rpsUnits[unit] || (unit == "requests" || unit == "req" || unit == "reqs" || unit == "queries") && (w(i+n+1) == "per" || w(i+n+1) == "a") && perSecond[w(i+n+2)]:
+	case rpsUnits[unit] || (requestUnits[unit]) && (perLeads[w(i+n+1)]) && perSecond[w(i+n+2)]:
 		end := i + n + 1
 		if !rpsUnits[unit] {
 			end = i + n + 3
@@ -893,7 +864,7 @@ func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int
 	if d, ok := rateAdverbs[next]; ok {
 		return d, 2
 	}
-	if next == "per" || next == "a" || next == "an" || next == "each" || next == "every" {
+	if perLeads[next] {
 		if d, ok := ratePeriods[after]; ok {
 			return d, 3
 		}
@@ -1227,3 +1198,36 @@ func namesCard(word string) bool {
 	_, ok := sizing.MatchGPU(strings.TrimSuffix(strings.TrimSuffix(word, "s"), "S"))
 	return ok
 }
+
+// largestLeads are words that ask the largest of something before it ("max batch", "biggest batch size").
+var largestLeads = vocab.set("largest_leads")
+
+// bigWords are "how big", "how large": the largest asked.
+var bigWords = vocab.set("big_words")
+
+// whatWords are "what", as typed with and without its apostrophe.
+var whatWords = vocab.set("what_words")
+
+// lengthOf are words between a length's noun and its number ("prompt of 2k", "output length 512").
+var lengthOf = vocab.set("length_of")
+
+// presentWords are words after a count that say the people are there at once ("50 chatting", "50 online").
+var presentWords = vocab.set("present_words")
+
+// dauWords are daily active users, abbreviated.
+var dauWords = vocab.set("dau")
+
+// thousandWords are a thousand, as a word or a number.
+var thousandWords = vocab.set("thousand")
+
+// onePerson are one person, in "per user".
+var onePerson = vocab.set("one_person")
+
+// messageNouns are messages, counted with no period.
+var messageNouns = vocab.set("message_nouns")
+
+// requestUnits are requests, in "requests per second".
+var requestUnits = vocab.set("request_units")
+
+// perLeads say "per" before a period or unit ("per day", "a day", "each day", "/day").
+var perLeads = vocab.set("per_words")

@@ -1,6 +1,10 @@
 package reading
 
-import "github.com/fitbot/fitbot/sizing"
+import (
+	"strings"
+
+	"github.com/fitbot/fitbot/sizing"
+)
 
 // refusal is the problem a parse reports and the way its Try is made: a
 // question fitbot answers, as close to the asker's as the problem allows.
@@ -38,6 +42,16 @@ func (p *parser) fail(problem string, fix func(*sizing.Query)) {
 	}
 }
 
+// failAt is fail for the words in tokens [from, to): the Try is the
+// question with them replaced by with, or left out when with is "", when
+// that reads (saidTry).
+func (p *parser) failAt(from, to int, with, problem string, fix func(*sizing.Query)) {
+	if p.err == nil {
+		p.fail(problem, fix)
+		p.swap = typoFix{from: from, to: to, text: with}
+	}
+}
+
 // refuse makes err the parse's problem over any found before it: a
 // refusal of the whole question (a closed model, a device fitbot does not
 // size), whose Try is made as try says.
@@ -60,4 +74,45 @@ func (p *parser) tryLine() string {
 		return try
 	}
 	return p.hint() + p.before.ask.hintSuffix()
+}
+
+// saidTry is the Try in the asker's own words: the question with the
+// words at fault swapped for a name fitbot knows, or else left out, and
+// every other word as typed (mentions of the bot left out), when that
+// question reads without a problem.
+func (p *parser) saidTry() (string, bool) {
+	if p.swap.to <= p.swap.from {
+		return "", false
+	}
+	// The passes before the main one take words out of p.toks: the words
+	// are those of the whole question, lexed again.
+	toks, err := lex(p.in)
+	if err != nil {
+		return "", false
+	}
+	from, to := p.toks[p.swap.from].start, p.toks[p.swap.to-1].end
+	for _, with := range []string{p.swap.text, ""} {
+		words := make([]string, 0, len(toks))
+		for _, t := range toks {
+			_, hub := sizing.HubRepoID(t.raw)
+			switch {
+			case t.start >= from && t.start < to:
+				if t.start == from && with != "" {
+					words = append(words, with)
+				}
+			case t.ignorable && (t.raw[0] == '@' || t.raw[0] == '<') && !hub: // "@fitbot", "<@U123>"
+			default:
+				words = append(words, t.raw)
+			}
+		}
+		said := strings.Join(words, " ")
+		if again, err := read(said, p.lex); err != nil || again.err != nil {
+			continue
+		}
+		if len(words) > 0 && strings.EqualFold(words[0], "fit") {
+			return said, true
+		}
+		return "fit " + said, true
+	}
+	return "", false
 }
