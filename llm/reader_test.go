@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,7 +119,7 @@ func TestReaderFailures(t *testing.T) {
 	}{
 		{"not understood asks back", []reply{ok("reading_openai_not_understood.json")}, "", 0,
 			ErrNotUnderstood, "Which model do you want to run, and on which GPUs?", 1},
-		{"refusal", []reply{ok("openai_refusal.json")}, "", 0, ErrNotUnderstood, "refused", 1},
+		{"refusal", []reply{ok("openai_refusal.json")}, "", 0, ErrUnavailable, "refused", 1},
 		{"a reading validate refuses", []reply{ok("reading_openai_over_bounds.json")}, "", 0,
 			ErrUnavailable, "its reading does not hold: 100000 GPUs is more than 4096", 1},
 		{"a reply of the old schema", []reply{ok("openai_structured.json")}, "", 0,
@@ -146,7 +147,7 @@ func TestReaderFailures(t *testing.T) {
 			}
 			msg := err.Error()
 			var nu *NotUnderstoodError
-			if errors.As(err, &nu) && !nu.Refused {
+			if errors.As(err, &nu) {
 				msg = nu.QuestionBack
 			}
 			if !strings.Contains(msg, tt.wantInError) || strings.Contains(msg, testKey) {
@@ -170,5 +171,25 @@ func TestNewReaderRefusesASpecThatDoesNotFit(t *testing.T) {
 	spec.Prompt = ""
 	if _, err := NewReader(c, spec, checkTest); err == nil {
 		t.Error("a spec without a prompt is accepted")
+	}
+}
+
+// TestReaderReadFollowUp: a message in a thread is sent with the
+// thread's request, as a change to it; the reply is checked as Read's.
+func TestReaderReadFollowUp(t *testing.T) {
+	srv := newFakeServer(t, ok("reading_openai_strict.json"))
+	thread := testRequest{Intent: "serve", Model: "llama-3.1-70b", GPU: "h100", GPUs: 2, Unused: []string{"crunch"}}
+	got, err := newTestReader(t, srv, 0).ReadFollowUp(context.Background(), "and what if 8 of them crunch it", thread)
+	if err != nil {
+		t.Fatalf("ReadFollowUp: %v", err)
+	}
+	if got.GPUs != 8 || got.Model != "llama-3.1-70b" || !slices.Equal(got.Unused, thread.Unused) {
+		t.Errorf("read %+v, want the thread's model on 8 GPUs, the grammar's unused words kept", got)
+	}
+	user := chatRequest(t, srv.requests()[0]).Messages[1].Content
+	for _, want := range []string{"in the thread of fitbot's answer", `Message: "and what if 8 of them crunch it"`, `"gpus":2`} {
+		if !strings.Contains(user, want) {
+			t.Errorf("user message lacks %q:\n%s", want, user)
+		}
 	}
 }
