@@ -70,7 +70,7 @@ func goodputAssumption(r *Request, hours *float64) string {
 		if hours != nil {
 			scale = fmt.Sprintf(" on %s GPUs for %s days", Commas(int64(max(r.GPUs, 1))), threeFigures(*hours/24))
 		}
-		return fmt.Sprintf("; a production run (full training of %s tokens%s): its hours count %.0f%% of the wall clock as training, what published whole runs (Llama 2, MPT-7B, Llama 3.1 405B) average against benchmark-fitted speeds (evaluations, checkpoints, restarts, data loading); \"as a projection\" counts none",
+		return fmt.Sprintf("; a production run (full training of %s tokens%s): its hours count %.0f%% of the wall clock as training, what published whole runs (Llama 2, MPT-7B, Llama 3.1 405B) average against benchmark-fitted speeds (evaluations, checkpoints, restarts, data loading); a projection counts none",
 			humanCount(r.Tokens), scale, g*100)
 	}
 	return fmt.Sprintf("; a run's hours count %.0f%% of the wall clock as training (checkpoints, evaluations, restarts)", g*100)
