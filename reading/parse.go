@@ -595,7 +595,7 @@ func (p *parser) step(i int) int {
 			// a version and a size after it name another model.
 			words := p.text(i, end)
 			p.missingModel(i, end)
-			p.unknownName(i, end, p.lex.suggestModels(words), "model")
+			p.unknownName(i, end, p.lex.suggestModels(words), modelName)
 			return end - i
 		}
 		if n, ok := sizing.LookupNamed(w.val); ok && p.try != tryNamed && p.q.Model == "" {
@@ -1584,7 +1584,7 @@ func (p *parser) unknown(i int) int {
 		}
 		words := p.text(i, j)
 		p.missingModel(i, j)
-		p.unknownName(i, j, p.lex.suggestModels(words), "model")
+		p.unknownName(i, j, p.lex.suggestModels(words), modelName)
 		return j - i
 	}
 	if gpuFamilies[t.key] {
@@ -1594,7 +1594,7 @@ func (p *parser) unknown(i int) int {
 		}
 		words := p.text(i, j)
 		if s := p.lex.suggestGPUs(words); !p.nameFix(i, j, s) {
-			p.unknownName(i, j, s, "GPU")
+			p.unknownName(i, j, s, gpuName)
 		}
 		return j - i
 	}
@@ -1612,18 +1612,18 @@ func (p *parser) unknown(i int) int {
 	if hasDigit(t.key) {
 		if looksLikeGPU(t.key) {
 			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
-				p.unknownName(i, i+1, s, "GPU")
+				p.unknownName(i, i+1, s, gpuName)
 			}
 		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
 			if !p.nameFix(i, i+1, s) {
 				p.missingModel(i, i+1)
-				p.unknownName(i, i+1, s, "model")
+				p.unknownName(i, i+1, s, modelName)
 			}
 		} else if _, _, ok := sizeSaid(t.raw); ok {
 			// "my in-house 45b-moe-custom": a name no catalog has, with
 			// its size in it.
 			p.missingModel(i, i+1)
-			p.unknownName(i, i+1, nil, "model")
+			p.unknownName(i, i+1, nil, modelName)
 		} else {
 			p.failAt(i, i+1, "", fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}
@@ -1768,23 +1768,32 @@ func (p *parser) unknownNumber(from, to int) {
 	words := p.text(from, to)
 	if looksLikeGPU(keyOf(words)) {
 		if s := p.lex.suggestGPUs(words); len(s) > 0 {
-			p.unknownName(from, to, s, "GPU")
+			p.unknownName(from, to, s, gpuName)
 			return
 		}
 	}
 	p.failAt(from, to, "", fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
 }
 
+// nameKind is what a name the catalogs lack was read as, in the words a
+// refusal says it with.
+type nameKind string
+
+const (
+	modelName nameKind = "model"
+	gpuName   nameKind = "GPU"
+)
+
 // unknownName refuses the name in tokens [from, to) that no catalog
 // holds, suggesting the similar names it does hold; the Try is the
 // question with the first of them in its place.
-func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
+func (p *parser) unknownName(from, to int, suggestions []string, kind nameKind) {
 	words := p.text(from, to)
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
 	// A name that shares only digits with what was asked ("rtx-4090" for
 	// "40ms", "t5-base" for "8x") is another question, never a suggestion.
 	suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !sharesName(words, id) })
-	if kind == "model" {
+	if kind == modelName {
 		if v, ok := variantSaid(words); ok {
 			// "qwen2.5-vl 72b": a suggestion without the variant word
 			// (qwen2.5-72b, text only) is another kind of model.
@@ -1826,14 +1835,14 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
 	}
 	if len(suggestions) == 0 {
 		p.fail(problem+"; "+knownHint(kind), nil)
-		if kind == "GPU" {
+		if kind == gpuName {
 			p.unknownGPU(words)
 		}
 		return
 	}
 	problem += "; did you mean " + strings.Join(suggestions, ", ") + "?"
 	first := suggestions[0]
-	if kind == "GPU" {
+	if kind == gpuName {
 		// A card the catalog lacks is sized by its memory: say how.
 		problem += fmt.Sprintf(" (a card I do not know: add its memory, %s)", quote(words+" 16gb"))
 		p.failAt(from, to, first, problem, func(q *sizing.Query) { q.GPU = first })
@@ -1843,8 +1852,8 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
 	}
 }
 
-func knownHint(kind string) string {
-	if kind == "GPU" {
+func knownHint(kind nameKind) string {
+	if kind == gpuName {
 		return "name a card such as rtx-4090, a100-80 or h100"
 	}
 	return "name a catalog model such as llama-3.1-8b or give a size such as 13b"
@@ -2013,7 +2022,7 @@ func hasDigit(s string) bool {
 // tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
 // is a length, where "seq 4070" may name the card.
 func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && (toks[k].key == "tokens" || toks[k].key == "token" || toks[k].key == "tok")
+	return k < len(toks) && tokenWords[toks[k].key]
 }
 
 // eachOneWords are "each", "apiece", "on average": a count per item, after it.
@@ -2021,3 +2030,6 @@ var eachOneWords = vocab.set("each_one")
 
 // modelNouns are words after a name or size that say it is a model ("the 7b model", "the 70b one").
 var modelNouns = vocab.set("model_nouns")
+
+// tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
+var tokenWords = vocab.set("tokens")

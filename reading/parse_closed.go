@@ -104,6 +104,7 @@ func (p *parser) refuseClosed(i, n int) {
 	p.refuse(&sizing.InputError{Problem: fmt.Sprintf("%s: %s's weights are not released: it runs only behind %s, so no GPU can be sized for it; "+
 		"an open model of its class that fitbot sizes is %s", quote(words), name, api, open)},
 		tryClosed, func(q *sizing.Query) { q.Model, q.Params, q.Experts = open, 0, 0 })
+	p.swap = typoFix{from: i, to: i + n, text: open}
 }
 
 // A closed model's name used to describe what is built ("an internal
@@ -271,6 +272,9 @@ func (p *parser) closedHint() string {
 	if a, err := (&sizing.Estimator{}).Answer(q); err != nil || !a.Fits {
 		p.err.Problem += ", which does not fit the GPUs asked about, so there is no similar question to offer"
 		return ""
+	}
+	if try, ok := p.saidTry(); ok {
+		return try
 	}
 	return p.hint()
 }

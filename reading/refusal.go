@@ -84,32 +84,33 @@ func (p *parser) saidTry() (string, bool) {
 	if p.swap.to <= p.swap.from {
 		return "", false
 	}
-	// The passes before the main one take words out of p.toks: the words
-	// are those of the whole question, lexed again.
+	// The passes before the main one take words out of p.toks: the
+	// mentions are found in the whole question, lexed again.
 	toks, err := lex(p.in)
 	if err != nil {
 		return "", false
 	}
 	from, to := p.toks[p.swap.from].start, p.toks[p.swap.to-1].end
 	for _, with := range []string{p.swap.text, ""} {
-		words := make([]string, 0, len(toks))
+		var b strings.Builder
+		at := 0
 		for _, t := range toks {
 			_, hub := sizing.HubRepoID(t.raw)
 			switch {
-			case t.start >= from && t.start < to:
-				if t.start == from && with != "" {
-					words = append(words, with)
-				}
+			case t.start == from:
+				b.WriteString(p.in[at:from] + " " + with + " ")
+				at = to
 			case t.ignorable && (t.raw[0] == '@' || t.raw[0] == '<') && !hub: // "@fitbot", "<@U123>"
-			default:
-				words = append(words, t.raw)
+				b.WriteString(p.in[at:t.start])
+				at = t.end
 			}
 		}
-		said := strings.Join(words, " ")
+		b.WriteString(p.in[at:])
+		said := strings.Join(strings.Fields(b.String()), " ")
 		if again, err := read(said, p.lex); err != nil || again.err != nil {
 			continue
 		}
-		if len(words) > 0 && strings.EqualFold(words[0], "fit") {
+		if first, _, _ := strings.Cut(said, " "); strings.EqualFold(first, "fit") {
 			return said, true
 		}
 		return "fit " + said, true
