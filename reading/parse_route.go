@@ -240,6 +240,9 @@ func gpusNamed(text string, toks []token) (ids, said []string, counts []int) {
 			if count == 0 {
 				count = countBefore(toks, i)
 			}
+			if count == 0 {
+				count = countAfter(toks, i+n) // "h100s x8"
+			}
 			ids, said, counts = append(ids, id), append(said, name), append(counts, count)
 		}
 		i += n
@@ -284,6 +287,23 @@ func countBefore(toks []token, i int) int {
 	k := strings.TrimSuffix(strings.TrimSuffix(toks[j].key, "x"), "×")
 	n, err := strconv.Atoi(k)
 	if err != nil || n < 1 || n > sizing.MaxGPUs {
+		return 0
+	}
+	return n
+}
+
+// countAfter is the GPU count said just after a GPU name ending before
+// token j ("x8", "x 8", "×8"), or 0.
+func countAfter(toks []token, j int) int {
+	if j >= len(toks) {
+		return 0
+	}
+	k, ok := strings.CutPrefix(toks[j].key, "x")
+	if ok && k == "" && j+1 < len(toks) {
+		k = toks[j+1].key // "x 8"
+	}
+	n, err := strconv.Atoi(k)
+	if !ok || err != nil || n < 1 || n > sizing.MaxGPUs {
 		return 0
 	}
 	return n
