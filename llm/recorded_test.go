@@ -234,3 +234,39 @@ func checkRecorded(t *testing.T, path string, update func([]byte) ([]byte, []str
 	t.Errorf("%s lacks %s, which the schema now requires: `go test ./llm -run TestRecordedReplies -update` adds them as a strict-mode model returns them (null or zero)",
 		path, strings.Join(added, ", "))
 }
+
+// FuzzUpdateRecorded: any body is updated without a panic; an update
+// that adds properties leaves nothing to add to its result, and one that
+// adds none returns the body as it was.
+func FuzzUpdateRecorded(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	schema, err := readerSchema[grownRequest](testSpec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		updated, added, err := updateRecorded(schema, body)
+		if err != nil {
+			return
+		}
+		if len(added) == 0 {
+			if !bytes.Equal(updated, body) {
+				t.Fatalf("nothing added, but the body changed:\n%s\n%s", body, updated)
+			}
+			return
+		}
+		if _, more, err := updateRecorded(schema, updated); err != nil || len(more) != 0 {
+			t.Fatalf("a second update adds %q (%v) to\n%s", more, err, updated)
+		}
+	})
+}
