@@ -30,9 +30,9 @@ var allowedImports = map[string][]string{
 	"pricing":           {"sizing", "retry", "internal/samehost"},
 	"digest":            {"sizing", "display", "plan", "pricing", "measure"}, // the weekly price digest, built from what the store read
 	"store":             {"sizing", "plan", "pricing", "digest", "hub", "migrations", "measure"},
-	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "launch", "store", "measure"},
-	"measure":           {},          // what a run really used, and how far fitbot was
-	"dcgm":              {"measure"}, // a run read from Prometheus's DCGM series
+	"answer":            {"sizing", "reading", "pricing", "cluster", "display", "plan", "launch", "store", "measure", "hub"}, // hub: the cached Hub models the faces list
+	"measure":           {},                                                                                                  // what a run really used, and how far fitbot was
+	"dcgm":              {"measure"},                                                                                         // a run read from Prometheus's DCGM series
 	"cluster":           {"sizing"},
 	"cluster/kube":      {"sizing", "cluster", "internal/samehost"},
 	"cluster/slurm":     {"sizing", "cluster", "internal/samehost"},
@@ -86,8 +86,6 @@ var faceExceptions = []faceException{
 		"debt: `/fit plans` finds kept plans by model key (plan.ModelKeyFor) and says a re-answered plan's diff (plan.Diff) itself"},
 	{"bot", "measure", []string{"measure.go"},
 		"debt: `/fit plan N measured ...` reads a run's words into a measure.Run itself; answer's RunBook is to take the words"},
-	{"bot", "hub", []string{"hub.go"},
-		"debt: `/fit models` lists the Hub models cached (hub.Entry)"},
 	{"bot", "cluster", []string{"cluster.go"},
 		"debt: `/fit cluster` renders cluster.Snapshot and says cluster.Explain's words; the 2-second bound on a read wraps answer's Cluster"},
 	{"cmd/fitbot", "reading", []string{"answers.go", "fit_chart.go", "fit_route.go", "fit_serve.go", "hardware.go", "hub.go", "model.go", "parse.go", "plans.go", "serve.go"},
