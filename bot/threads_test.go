@@ -282,6 +282,9 @@ func TestThreadFollowUpsKeepTheThreadsIntent(t *testing.T) {
 	wantIn(t, "a count in a serving-capacity thread", got, "Serving Llama 3.1 8B", "4× H100",
 		`read with the thread's question (how many users llama-3.1-8b inference h100), changing \"4 of them\"`)
 
+	c.mention("what's the largest model that fits an h100")
+	wantIn(t, "a count in a largest-model thread", c.threadReply(c.events, "and with 8 of them?"), "Largest models that fit 8× H100")
+
 	// A message that asks about a card in a which-GPU thread asks whether
 	// it fits there.
 	wantIn(t, "a card in a which-GPU thread", c.threadReply(which, "on an h100?"), "llama-3.1-70b inference h100")
