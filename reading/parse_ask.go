@@ -26,7 +26,9 @@ const (
 
 // askWords is what the intent pass found.
 type askWords struct {
-	in                                       string // the question, whose words a refusal quotes as said
+	// in is the question, whose words a refusal quotes as said.
+	in string
+
 	what, largest, maxContext, whichGPU, buy bool
 	// own is a purchase asked as which cards and how many ("how many gpus
 	// do we need to buy", "what do we buy", "which card should we order",
