@@ -84,8 +84,6 @@ var faceExceptions = []faceException{
 	{"bot", "internal/ratelog", []string{"bot.go"}, "transport: a failure that repeats on every request logged once per interval"},
 	{"bot", "plan", []string{"plans.go"},
 		"debt: `/fit plans` finds kept plans by model key (plan.ModelKeyFor) and says a re-answered plan's diff (plan.Diff) itself"},
-	{"bot", "measure", []string{"measure.go"},
-		"debt: `/fit plan N measured ...` reads a run's words into a measure.Run itself; answer's RunBook is to take the words"},
 	{"bot", "cluster", []string{"cluster.go"},
 		"debt: `/fit cluster` renders cluster.Snapshot and says cluster.Explain's words; the 2-second bound on a read wraps answer's Cluster"},
 	{"cmd/fitbot", "reading", []string{"answers.go", "fit_chart.go", "fit_route.go", "fit_serve.go", "hardware.go", "hub.go", "model.go", "parse.go", "plans.go", "serve.go"},
