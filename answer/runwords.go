@@ -34,10 +34,10 @@ func (s *Service) RecordRunWords(ctx context.Context, scope store.Scope, id int6
 	return s.RecordRun(ctx, scope, id, via, by, run)
 }
 
-// Compared says the run beside fitbot's figures for its plan, in one
+// SaidLine says the run beside fitbot's figures for its plan, in one
 // line ("fitbot said peak 70 GiB (measured 2% more); speed 5% less."),
 // or "" when neither figure can be compared.
-func (r Recorded) Compared() string {
+func (r Recorded) SaidLine() string {
 	p := r.Pair
 	var parts []string
 	if ratio, ok := p.MemoryRatio(); ok {

@@ -37,7 +37,7 @@ func (h *Handler) measuredCommand(ctx context.Context, asker who, id int64, word
 		return h.failure(words, err)
 	}
 	lines := []string{fmt.Sprintf("📏 Recorded run #%d of plan #%d: %s.", rec.Run.ID, id, escape(rec.Run.Measured.String()))}
-	if said := rec.Compared(); said != "" {
+	if said := rec.SaidLine(); said != "" {
 		lines = append(lines, said)
 	}
 	if like := rec.Like.Line(); like != "" {
