@@ -82,8 +82,6 @@ var faceExceptions = []faceException{
 	{"bot", "slackoauth", []string{"events.go", "http.go"}, "transport: the workspaces' tokens (OAuth install)"},
 	{"bot", "retry", []string{"digest_poster.go", "slackapi.go"}, "transport: Slack Web API calls retried"},
 	{"bot", "internal/ratelog", []string{"bot.go"}, "transport: a failure that repeats on every request logged once per interval"},
-	{"bot", "cluster", []string{"cluster.go"},
-		"debt: `/fit cluster` renders cluster.Snapshot and says cluster.Explain's words; the 2-second bound on a read wraps answer's Cluster"},
 	{"cmd/fitbot", "reading", []string{"answers.go", "fit_chart.go", "fit_route.go", "fit_serve.go", "hardware.go", "hub.go", "model.go", "parse.go", "plans.go", "serve.go"},
 		"types: answer.Question carries reading.Request; `fitbot parse` prints it, `hardware add` reads a machine (reading.ParseMachine)"},
 	{"cmd/fitbot", "digest", []string{"digest.go", "fit_route.go"}, "`fitbot digest` builds and prints the week's digest: a command, not a question"},
