@@ -13,6 +13,10 @@ type ClusterSnapshot = cluster.Snapshot
 // ClusterNode is one node of a ClusterSnapshot (cluster.Node).
 type ClusterNode = cluster.Node
 
+// ClusterPlacement is where a question put on the cluster goes
+// (cluster.Placement), as OnCluster carries it.
+type ClusterPlacement = cluster.Placement
+
 // ErrNoCluster is ClusterNow's error on a Service without a Cluster.
 var ErrNoCluster = cluster.ErrNotConfigured
 

@@ -98,8 +98,6 @@ var faceExceptions = []faceException{
 		"wiring: the live cluster source (answer's Cluster) chosen from the settings, and `fitbot cluster` listing it"},
 	{"cmd/fitbot", "cluster/kube", []string{"cluster.go"}, "wiring: the Kubernetes cluster source"},
 	{"cmd/fitbot", "cluster/slurm", []string{"cluster.go", "settings.go"}, "wiring: the Slurm cluster source and its settings"},
-	{"cmd/fitbot", "cluster", []string{"fit.go"},
-		"`fit --json` of a question put on the cluster carries DESIGN.md's cluster object, cluster.Snapshot"},
 	{"cmd/fitbot", "dcgm", []string{"measure.go"},
 		"wiring: `fitbot plans measure --dcgm` reads a run from Prometheus's DCGM series"},
 	{"cmd/fitbot", "measure", []string{"measure.go"},
