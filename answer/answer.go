@@ -161,6 +161,12 @@ func HasModel(q sizing.Query) bool {
 // Read routes text and, for a sizing question, parses it. It does no I/O.
 func (s *Service) Read(text string) Question {
 	q := Question{Text: text, Route: reading.Route(text)}
+	if alts := reading.Unsure(text); len(alts) >= 2 {
+		// The words ask one of several things alike: nothing is read
+		// further, and Handle asks which (KindClarify).
+		q.Parsed = reading.Request{Kind: q.Route.Kind, Alternatives: alts}
+		return q
+	}
 	if q.Sizing() {
 		q.Parsed, q.Err = s.parse(text)
 		s.readComparison(&q)

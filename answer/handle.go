@@ -15,9 +15,11 @@ import (
 // has free (AboutCluster): the face lists the cluster.
 const KindCluster Kind = "cluster"
 
-// KindClarify is a question nothing could answer: neither the grammar,
-// the Hugging Face Hub nor the language model read a question in it.
-// Result.Err says why; the face asks the asker to say it again.
+// KindClarify is a question fitbot asks back about: one whose words ask
+// one of several things alike (Result.Alternatives, the face offers
+// each), or one nothing could answer: neither the grammar, the Hugging
+// Face Hub nor the language model read a question in it (Result.Err
+// says why; the face asks the asker to say it again).
 const KindClarify Kind = "clarify"
 
 // ModelReader reads a question with a language model: the fallback for
@@ -68,6 +70,10 @@ type Result struct {
 	// timeout, a 5xx, a reply that is not the schema): the answer is the
 	// grammar's, and the face says the model was unavailable.
 	ModelError error
+	// Alternatives are the things a clarify result's question may ask,
+	// two or more, when the reader was unsure which (reading.Unsure):
+	// the face offers each, in its words, rather than answer one.
+	Alternatives []reading.Alternative
 	// Err is why a clarify result has no answer: the reader's, the Hub's
 	// or the estimator's error (a *sizing.InputError for words it could
 	// not use), or the language model's question back.
@@ -94,6 +100,9 @@ func (s *Service) Handle(ctx context.Context, who Who, text string) (Result, err
 // (a config.json given with the words), or by Read when the face had to
 // look at it first.
 func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Result, error) {
+	if alts := q.Parsed.Alternatives; len(alts) >= 2 {
+		return Result{Kind: KindClarify, Question: q, Alternatives: alts}, nil
+	}
 	if !q.Sizing() {
 		r := Result{Kind: q.Kind(), Question: q}
 		if r.Kind == KindPrices && s.PriceBook != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +182,32 @@ func TestHandleModelFallback(t *testing.T) {
 	var in *sizing.InputError
 	if r.Kind != KindClarify || !errors.As(r.Err, &in) {
 		t.Errorf("a model that failed: kind %q, err %v; want the grammar's input error", r.Kind, r.Err)
+	}
+}
+
+// TestHandleUnsure: a question whose words ask one of two things alike
+// comes back as a clarify result carrying both, with nothing answered
+// and no plan kept; a clear question near it is answered.
+func TestHandleUnsure(t *testing.T) {
+	ctx := context.Background()
+	s, est, k := handleService()
+	r, err := s.Handle(ctx, Who{Team: "T1", Keep: true}, "what is an h100 selling for")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []reading.Alternative{
+		{Label: "what renting the h100 costs (cloud prices per hour)", Words: "prices h100"},
+		{Label: "what buying the h100 costs, against renting it", Words: "h100 purchase price"},
+	}
+	if r.Kind != KindClarify || !slices.Equal(r.Alternatives, want) || r.Err != nil {
+		t.Errorf("Handle = kind %q, alternatives %+v, err %v; want clarify with %+v", r.Kind, r.Alternatives, r.Err, want)
+	}
+	if r.Fit != nil || r.Ask != nil || r.Prices != nil || est.answers+est.asks != 0 || len(k.kept) != 0 {
+		t.Errorf("an unsure question was answered: %+v (estimates %d, kept %d)", r, est.answers+est.asks, len(k.kept))
+	}
+	for _, a := range want {
+		if r, _ := s.Handle(ctx, Who{Team: "T1"}, a.Words); len(r.Alternatives) > 0 {
+			t.Errorf("the alternative %q asks which again: %+v", a.Words, r.Alternatives)
+		}
 	}
 }

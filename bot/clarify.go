@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/display"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -26,6 +27,16 @@ const maxReadings = 5
 type readingChoice struct {
 	Label string // "prices of the H100"
 	Words string // "prices h100"
+}
+
+// readingChoices are a question's alternatives (reading.Unsure) as the
+// readings a question back offers.
+func readingChoices(alts []reading.Alternative) []readingChoice {
+	out := make([]readingChoice, len(alts))
+	for i, a := range alts {
+		out[i] = readingChoice{Label: a.Label, Words: a.Words}
+	}
+	return out
 }
 
 // clarifyMessage asks back about a question fitbot can read more than

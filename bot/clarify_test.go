@@ -70,3 +70,17 @@ func TestReadingButtonOverHTTP(t *testing.T) {
 		t.Errorf("a value that is no question posted %+v", p[2:])
 	}
 }
+
+// TestUnsureAsksBack: a slash command whose words ask one of two things
+// alike gets the question back with a button per reading (the answer
+// service's alternatives), not one of the answers; a clear price
+// question near it still gets prices.
+func TestUnsureAsksBack(t *testing.T) {
+	c := newConversation(t, func(cfg *Config) { cfg.Prices = fakePrices{offers: testOffers} })
+	reply := c.slash("what is an h100 selling for")
+	wantIn(t, "unsure question", reply, "more than one way", `"value":"q:prices h100"`, `"value":"q:h100 purchase price"`, "what buying the h100 costs")
+	if strings.Contains(reply, "Prices for every H100") {
+		t.Errorf("an unsure question was answered: %s", reply)
+	}
+	wantIn(t, "clear price question", c.slash("what's an h100 going for"), "Prices for every H100")
+}

@@ -109,6 +109,9 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		}
 	}
 	q := h.answers.Read(text)
+	if msg, ok := clarifyMessage(text, readingChoices(q.Parsed.Alternatives)); ok {
+		return msg // the words ask one of several things alike: ask which
+	}
 	if msg, ok := h.routed(ctx, asker, q.Route); ok {
 		return msg
 	}

@@ -45,7 +45,7 @@ func ServeVerdict(a sizing.AskAnswer) string {
 		if s.Users > 0 {
 			who = Counted(s.Users, "concurrent user", "concurrent users")
 		}
-		return fmt.Sprintf("%s serve %s of %s: %s%s%s%s", hw, who, what, speedWords(*c), perUser(s, *c), perRequest(a.Request, *c), perDay(a.Request, *c))
+		return fmt.Sprintf("%s serve %s of %s: %s%s%s%s", hw, who, what, speedWords(*c), perUser(s, *c), perRequest(a.Request, *c), perPeriod(a.Request, *c))
 	}
 	if len(s.Options) == 0 {
 		return fmt.Sprintf("❌ No configuration in the catalog serves %s", a.ModelName)
@@ -95,15 +95,21 @@ func oneCardWords(s *sizing.ServeResult) string {
 	return fmt.Sprintf("One %s holds %d of the %d users at once (%s). ", o.GPUName, o.Serving.MaxConcurrency, s.Users, format(o.Request))
 }
 
-// perDay is ", about 640M output tokens a day at this load" when the
-// question asked the tokens a day; "" otherwise.
-func perDay(r sizing.Request, v sizing.Serving) string {
-	if !r.TokensPerDayAsked || v.OutputTokensPerSecond <= 0 {
+// perPeriod is ", about 640M output tokens a day at this load" when the
+// question asked the tokens of a period (a day, an hour, a week); ""
+// otherwise.
+func perPeriod(r sizing.Request, v sizing.Serving) string {
+	seconds := sizing.Periods[r.TokensPerAsked]
+	if seconds == 0 || v.OutputTokensPerSecond <= 0 {
 		return ""
 	}
-	out := v.OutputTokensPerSecond * float64(max(v.Replicas, 1)) * 86400
+	out := v.OutputTokensPerSecond * float64(max(v.Replicas, 1)) * seconds
 	all := out * float64(v.PromptTokens+v.OutputTokens) / float64(max(v.OutputTokens, 1))
-	return fmt.Sprintf(", about %s output tokens a day at this load (%s with the prompts)", Count(out), Count(all))
+	article := "a "
+	if r.TokensPerAsked == "hour" {
+		article = "an "
+	}
+	return fmt.Sprintf(", about %s output tokens %s%s at this load (%s with the prompts)", Count(out), article, r.TokensPerAsked, Count(all))
 }
 
 // alone reports whether a plan is for one request at a time: fastest

@@ -44,7 +44,7 @@ func RequestSpec(kinds []string) Spec {
 			"query.offload":            offloads,
 		},
 		Skip: []string{"fields", "notes", "ignored", "unused", "hub", "missing", "method_implied",
-			"comparison", "query.arch", "query.unknown_gpu", "route.said"},
+			"comparison", "query.arch", "query.unknown_gpu", "route.said", "alternatives"},
 		About: map[string]string{
 			"kind":   "the kind of message: sizing (any question fitbot sizes or searches), price (GPU prices), plans (the team's earlier plans), help, chat",
 			"intent": "for a sizing question: fit (does it fit, how, at what cost), serve (users or load a deployment serves, or what serving a load needs), largest_model, max_context, which_gpu, buy_vs_rent",

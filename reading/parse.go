@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -67,6 +68,10 @@ type Request struct {
 	// Money is the budget and the price per GPU-hour the question said
 	// ("$5k/month", "at $2.5/hr"); zero fields were not said.
 	Money Money `json:"money,omitempty"`
+	// Alternatives are the things the question may ask when the reader
+	// is unsure which (Unsure): with two or more, the answer is a
+	// question back offering each; nil for a clear question.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.
@@ -240,8 +245,9 @@ type parser struct {
 	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
 	unused         []string
 
-	err *sizing.InputError
-	fix func(*sizing.Query) // turns the partial query into the corrected example for the hint
+	err  *sizing.InputError
+	fix  func(*sizing.Query) // turns the partial query into the corrected example for the hint
+	swap typoFix             // or the words at fault and the name the Try puts in their place (saidTry)
 
 	ask   askWords   // the intent and workload words, read before the main pass
 	serve serveWords // the serving load, targets and asks, read before the main pass
@@ -272,12 +278,73 @@ func parseWith(input string, lx lexicon) (Request, error) {
 	return second, nil
 }
 
-// parsePass is one reading of a question; the parser is nil when the
-// text could not be split into words.
+// parsePass is one reading of a question, with the Try of its problem;
+// the parser is nil when the text could not be split into words.
 func parsePass(input string, lx lexicon) (Request, *parser, error) {
-	toks, err := lex(input)
+	p, err := read(input, lx)
 	if err != nil {
 		return Request{}, nil, err
+	}
+	if p.err == nil {
+		return p.result(), p, nil
+	}
+	switch {
+	case p.err == p.namedErr:
+	case p.err == p.closedErr:
+		p.err.Hint = p.closedHint()
+	case p.err == p.noTryErr:
+	case p.err == p.deviceErr:
+		p.err.Hint = p.deviceHint()
+	default:
+		p.err.Hint = p.hint() + p.ask.hintSuffix()
+		if try, ok := p.saidTry(); ok {
+			p.err.Hint = try
+		}
+	}
+	return p.result(), p, p.err
+}
+
+// saidTry is the Try in the asker's own words: the question with the
+// words at fault swapped for a name fitbot knows and every other word as
+// typed, mentions left out, when that question reads without a problem.
+func (p *parser) saidTry() (string, bool) {
+	if p.swap.to <= p.swap.from {
+		return "", false
+	}
+	// The passes before the main one take words out of p.toks: the words
+	// are those of the whole question, lexed again.
+	from, to := p.toks[p.swap.from].start, p.toks[p.swap.to-1].end
+	toks, err := lex(p.in)
+	if err != nil {
+		return "", false
+	}
+	words := make([]string, 0, len(toks))
+	for _, t := range toks {
+		_, hub := sizing.HubRepoID(t.raw)
+		switch {
+		case t.start == from:
+			words = append(words, p.swap.text)
+		case t.start > from && t.start < to:
+		case t.ignorable && (t.raw[0] == '@' || t.raw[0] == '<') && !hub: // "@fitbot", "<@U123>"
+		default:
+			words = append(words, t.raw)
+		}
+	}
+	said := strings.Join(words, " ")
+	if again, err := read(said, p.lex); err != nil || again.err != nil {
+		return "", false
+	}
+	if len(words) > 0 && strings.EqualFold(words[0], "fit") {
+		return said, true
+	}
+	return "fit " + said, true
+}
+
+// read is one reading of a question without the Try of its problem.
+func read(input string, lx lexicon) (*parser, error) {
+	toks, err := lex(input)
+	if err != nil {
+		return nil, err
 	}
 	toks, vague := readNumberWords(toks)
 	toks, gpuHours := readGPUHours(input, toks)
@@ -322,20 +389,7 @@ func parsePass(input string, lx lexicon) (Request, *parser, error) {
 	p.settleClosedProducts()
 	p.finish()
 	p.deadline, p.money = deadline, money
-	if p.err != nil {
-		switch {
-		case p.err == p.namedErr:
-		case p.err == p.closedErr:
-			p.err.Hint = p.closedHint()
-		case p.err == p.noTryErr:
-		case p.err == p.deviceErr:
-			p.err.Hint = p.deviceHint()
-		default:
-			p.err.Hint = p.hint() + ask.hintSuffix()
-		}
-		return p.result(), p, p.err
-	}
-	return p.result(), p, nil
+	return p, nil
 }
 
 // fail records the first problem; later ones are usually its echoes.
@@ -467,8 +521,10 @@ func (p *parser) severalModels(i int) bool {
 	count := 0
 	if w, ok := phrases[k]; ok && w.kind == kindCount {
 		count = w.n
-	} else if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
-		count = v
+	} else if k != "" && isDigit(k[0]) {
+		if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
+			count = v
+		}
 	}
 	j := i + 1
 	if count < 2 || j >= len(p.toks) || p.toks[j].ignorable {
@@ -580,7 +636,7 @@ func (p *parser) step(i int) int {
 			// a version and a size after it name another model.
 			words := p.text(i, end)
 			p.missingModel(i, end)
-			p.unknownName(words, p.lex.suggestModels(words), "model")
+			p.unknownName(i, end, p.lex.suggestModels(words), "model")
 			return end - i
 		}
 		if n, ok := sizing.LookupNamed(w.val); ok && p.namedErr == nil && p.q.Model == "" {
@@ -970,7 +1026,7 @@ func (p *parser) numeric(i int, num number) int {
 				}
 			})
 	default:
-		p.unknownNumber(words)
+		p.unknownNumber(i, j)
 	}
 	return j - i
 }
@@ -1333,8 +1389,13 @@ var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers"
 // vendors are the makers' words that may come between a count and a GPU.
 var vendors = map[string]bool{"nvidia": true, "amd": true, "geforce": true, "apple": true}
 
+// nodeOf are the words after a count of machines that make the next GPU
+// count per machine ("2 nodes of 8", "2 nodes w/ 8x each", "4 nodes x 8").
+var nodeOf = vocab.set("node_of")
+
 // nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
-// tokens [i, i+n). A following "of" makes the next GPU count per node.
+// tokens [i, i+n). A following "of" (nodeOf) makes the next GPU count per
+// node.
 func (p *parser) nodes(i, n, count int, said bool) int {
 	if !said {
 		p.ignore(i, i+n)
@@ -1347,7 +1408,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	} else if p.claim(fNodes, p.q.Nodes == count, words) {
 		p.q.Nodes = count
 	}
-	if k := i + n; k < len(p.toks) && p.toks[k].key == "of" {
+	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
 		p.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
@@ -1583,7 +1644,7 @@ func (p *parser) unknown(i int) int {
 		}
 		words := p.text(i, j)
 		p.missingModel(i, j)
-		p.unknownName(words, p.lex.suggestModels(words), "model")
+		p.unknownName(i, j, p.lex.suggestModels(words), "model")
 		return j - i
 	}
 	if gpuFamilies[t.key] {
@@ -1593,7 +1654,7 @@ func (p *parser) unknown(i int) int {
 		}
 		words := p.text(i, j)
 		if s := p.lex.suggestGPUs(words); !p.nameFix(i, j, s) {
-			p.unknownName(words, s, "GPU")
+			p.unknownName(i, j, s, "GPU")
 		}
 		return j - i
 	}
@@ -1603,18 +1664,24 @@ func (p *parser) unknown(i int) int {
 	if hasDigit(t.key) {
 		if looksLikeGPU(t.key) {
 			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
-				p.unknownName(t.raw, s, "GPU")
+				p.unknownName(i, i+1, s, "GPU")
 			}
 		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
 			if !p.nameFix(i, i+1, s) {
 				p.missingModel(i, i+1)
-				p.unknownName(t.raw, s, "model")
+				p.unknownName(i, i+1, s, "model")
 			}
 		} else if _, _, ok := sizeSaid(t.raw); ok {
 			// "my in-house 45b-moe-custom": a name no catalog has, with
 			// its size in it.
 			p.missingModel(i, i+1)
-			p.unknownName(t.raw, nil, "model")
+			p.unknownName(i, i+1, nil, "model")
+		} else if isDuration(t.key) {
+			// "500ms" with no latency word: a time, typed before any name,
+			// whose slot is unclear: left to the second reader, never
+			// refused as a name (issue 38).
+			p.ignore(i, i+1)
+			p.unused = append(p.unused, t.raw)
 		} else {
 			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}
@@ -1755,18 +1822,26 @@ func (p *parser) isNameish(j int) bool {
 
 // unknownNumber is a lone number that counts nothing: a mistyped GPU
 // ("4900") or a stray figure.
-func (p *parser) unknownNumber(words string) {
+func (p *parser) unknownNumber(from, to int) {
+	words := p.text(from, to)
 	if looksLikeGPU(keyOf(words)) {
 		if s := p.lex.suggestGPUs(words); len(s) > 0 {
-			p.unknownName(words, s, "GPU")
+			p.unknownName(from, to, s, "GPU")
 			return
 		}
 	}
 	p.fail(fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
 }
 
-func (p *parser) unknownName(words string, suggestions []string, kind string) {
+// unknownName refuses the name in tokens [from, to) that no catalog
+// holds, suggesting the similar names it does hold; the Try is the
+// question with the first of them in its place.
+func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
+	words := p.text(from, to)
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
+	// A name that shares only digits with what was asked ("rtx-4090" for
+	// "40ms", "t5-base" for "8x") is another question, never a suggestion.
+	suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !sharesName(words, id) })
 	if kind == "model" {
 		if v, ok := variantSaid(words); ok {
 			// "qwen2.5-vl 72b": a suggestion without the variant word
@@ -1824,6 +1899,9 @@ func (p *parser) unknownName(words string, suggestions []string, kind string) {
 	} else {
 		p.fail(problem, func(q *sizing.Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
 	}
+	if p.err.Problem == problem {
+		p.swap = typoFix{from: from, to: to, text: first}
+	}
 }
 
 func knownHint(kind string) string {
@@ -1852,6 +1930,44 @@ func sizeSaid(words string) (string, int64, bool) {
 // hyphens and underscores: "45b-moe-custom" is 45b, moe and custom.
 func nameWords(words string) []string {
 	return strings.FieldsFunc(strings.ToLower(words), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' })
+}
+
+// sharesName reports whether a suggested catalog id shares more than
+// digits with the words asked: a run of two or more letters ("qwen",
+// "rtx", "ti"), or the letter a name starts with ("h" of "h1000" and
+// "h100"). A size's or count's letter after digits ("b" of "32b", "x" of
+// "8x") names nothing. A bare model number ("4900") has only digits to
+// share.
+func sharesName(words, id string) bool {
+	if strings.Trim(words, "0123456789 ") == "" {
+		return true
+	}
+	theirs := nameLetters(id)
+	for _, run := range nameLetters(words) {
+		if slices.Contains(theirs, run) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameLetters are the letter runs of a name's words that can name
+// something (see sharesName).
+func nameLetters(words string) []string {
+	var runs []string
+	for _, w := range nameWords(words) {
+		for i := 0; i < len(w); {
+			j := i
+			for j < len(w) && ('a' <= w[j] && w[j] <= 'z' || w[j] >= utf8.RuneSelf) {
+				j++
+			}
+			if j-i >= 2 || j > i && i == 0 {
+				runs = append(runs, w[i:j])
+			}
+			i = max(j, i+1)
+		}
+	}
+	return runs
 }
 
 // hasSize reports whether a catalog id carries the size word size:

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // Deadline is a time the asker wants a run done in ("in a week", "within
@@ -86,7 +88,16 @@ const maxDeadline = 366 * 24 * time.Hour
 // ~10 hours", "for the weekend") and returns the tokens the main parse
 // should read (the rest), filtered in place.
 func readDeadline(input string, toks []token) ([]token, Deadline) {
+	key := func(i int) string {
+		if i >= len(toks) || toks[i].ignorable {
+			return ""
+		}
+		return toks[i].key
+	}
 	for i := range toks {
+		if dl, n := runLengthAt(input, toks, key, i); n > 0 {
+			return append(toks[:i], toks[i+n:]...), dl
+		}
 		k := low(toks[i])
 		if k == "overnight" {
 			dl := Deadline{Within: deadlineUnits[k], Words: toks[i].raw}
@@ -138,6 +149,23 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 		return append(toks[:i], toks[j+1:]...), dl
 	}
 	return toks, Deadline{}
+}
+
+// runLengthAt reads the length a run is given said before it, a slot of
+// vocab.txt ("a 2-day run", "3-week job"): a Deadline with Run set, and
+// the tokens used (0 when there is none).
+func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadline, int) {
+	m, ok := vocab.slot("run_length", key, i)
+	if !ok {
+		return Deadline{}, 0
+	}
+	num, _ := parseNumber(m.value(classNum))
+	n, ok := num.scaled(1)
+	d := time.Duration(float64(n) * sizing.Periods[m.value("SPAN")] * float64(time.Second))
+	if !ok || d <= 0 || d > maxDeadline {
+		return Deadline{}, 0
+	}
+	return Deadline{Within: d, Words: input[toks[i].start:toks[i+m.n-1].end], Run: true}, m.n
 }
 
 // namedDay reads the day a deadline names after "by": a weekday ("friday",

@@ -40,8 +40,11 @@ func (p *parser) bitsPerWeightAt(i int) int {
 			n = 4
 		}
 	}
+	if n == 0 || num == "" || !isDigit(num[0]) {
+		return 0
+	}
 	v, err := strconv.ParseFloat(num, 64)
-	if n == 0 || err != nil || num == "" || !isDigit(num[0]) {
+	if err != nil {
 		return 0
 	}
 	if p.bpwWords != "" && p.bpw != v {

@@ -23,9 +23,10 @@ const (
 type token struct {
 	raw        string
 	key        string
-	start, end int  // byte offsets of raw in the input
-	ignorable  bool // a Slack mention, a link or "@fitbot": never an answer word
-	known      bool // the key is one of the parser's own words (phrases)
+	low        string // raw in lower case, its edge punctuation trimmed (see low)
+	start, end int    // byte offsets of raw in the input
+	ignorable  bool   // a Slack mention, a link or "@fitbot": never an answer word
+	known      bool   // the key is one of the parser's own words (phrases)
 }
 
 // lex checks the bytes of a question and splits it into tokens. It
@@ -125,6 +126,18 @@ func lex(input string) ([]token, error) {
 			}
 		}
 	}
+	// The lowered words share one buffer too: the passes ask for each word
+	// many times.
+	lows := make([]byte, 0, len(input))
+	lowEnds := make([]int, len(toks))
+	for k, t := range toks {
+		lows = appendLower(lows, strings.TrimFunc(t.raw, edgePunct))
+		lowEnds[k] = len(lows)
+	}
+	lowAll, from := string(lows), 0
+	for k := range toks {
+		toks[k].low, from = lowAll[from:lowEnds[k]], lowEnds[k]
+	}
 	all := string(keys)
 	for _, sp := range spans {
 		toks[sp.tok].key = all[sp.from:sp.to]
@@ -133,6 +146,22 @@ func lex(input string) ([]token, error) {
 		}
 	}
 	return toks, nil
+}
+
+// appendLower appends s in lower case to dst.
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return append(dst, strings.ToLower(s[i:])...)
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // keyOf is the lookup key of a word: lower case, the Hugging Face

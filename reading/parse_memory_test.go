@@ -148,7 +148,7 @@ func BenchmarkParseTypo(b *testing.B) {
 func TestMemoryKeptBesideAnotherProblem(t *testing.T) {
 	_, err := Parse("finetune e5-mistral-7b embedding with lora on a 24gb card")
 	var ie *sizing.InputError
-	if !errors.As(err, &ie) || ie.Hint != "fit mistral-7b-v0.1 lora a10" {
+	if !errors.As(err, &ie) || ie.Hint != "fit finetune mistral-7b-v0.1 embedding with lora on a 24gb card" {
 		t.Errorf("e5-mistral-7b on a 24gb card: %v (Try %q); want the Try on the 24 GB card", err, hintOf(ie))
 	}
 }

@@ -157,9 +157,14 @@ func vagueCountAt(toks []token, i int) (int, int) {
 	return v * scale, j + 1 - i
 }
 
-// numberUnits are the words after a number in words that glue to it as
-// its digits would be written: "twenty k" is 20k, "seventy b" 70b.
-var numberUnits = map[string]string{"k": "k", "b": "b", "billion": "b"}
+// numberUnits are the words after a number that glue to it as its
+// digits would be written: "twenty k" is 20k, "seventy b" and "13 bil"
+// 70b and 13b (vocab.txt: the sets numunit_SUFFIX).
+var numberUnits = vocab.values("numunit")
+
+// numberWords are words that are a number on their own ("dozen": 12),
+// read as its digits wherever they are (vocab.txt: the sets numword_N).
+var numberWords = vocab.values("numword")
 
 // sizeApart reports whether tokens i and i+1 are a model size typed
 // with a space: digits, then "b" or "billion" ("13 b", "70 billion").
@@ -172,7 +177,8 @@ func sizeApart(toks []token, i int) bool {
 }
 
 // readNumberWords replaces each number written in words that the
-// vocabulary does not read as a count by one token of its digits: its
+// vocabulary does not read as a count by one token of its digits, then
+// types the numbers by their nouns (classQuantities): its
 // raw text and key are the digits, its offsets those of the words, so
 // that the asker's words are still quoted as written. It returns a note
 // for each vague count it read ("a few hundred" taken as 300).
@@ -185,6 +191,12 @@ func readNumberWords(toks []token) ([]token, []string) {
 			d := toks[i].key + "b"
 			out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+1].end})
 			i += 2
+			continue
+		}
+		if d, ok := numberWords[toks[i].key]; ok && !toks[i].ignorable {
+			// "a dozen users": the count, as "12 users" says it.
+			out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i].end})
+			i++
 			continue
 		}
 		v, n := vagueCountAt(toks, i)
@@ -212,5 +224,5 @@ func readNumberWords(toks []token) ([]token, []string) {
 		out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+n-1].end})
 		i += n
 	}
-	return out, notes
+	return classQuantities(out), notes
 }

@@ -2,7 +2,9 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -332,7 +334,7 @@ func outsideCardName(words string) (string, bool) {
 	key := strings.NewReplacer(" ", "", "-", "").Replace(strings.ToLower(words))
 	for trimmed := true; trimmed; {
 		trimmed = false
-		for w := range cardLineWords {
+		for _, w := range cardLinePrefixes {
 			if rest, ok := strings.CutPrefix(key, w); ok && rest != "" {
 				key, trimmed = rest, true
 			}
@@ -342,14 +344,20 @@ func outsideCardName(words string) (string, bool) {
 	return c.name, ok
 }
 
+// cardNameWords are card names the catalog lacks that have no digit ("titan").
+var cardNameWords = vocab.set("card_name")
+
 // cardLineWords are words a card name may start with before its number.
-var cardLineWords = map[string]bool{"nvidia": true, "geforce": true, "amd": true, "radeon": true, "rtx": true, "gtx": true, "rx": true, "tesla": true, "intel": true, "arc": true, "habana": true}
+var cardLineWords = vocab.set("card_line")
+
+// cardLinePrefixes is cardLineWords as a list, for trimming them off run-together keys.
+var cardLinePrefixes = slices.Sorted(maps.Keys(cardLineWords))
 
 // outsideCardAt reads a card the catalog lacks starting at token i ("2080
 // ti", "rx 7900 xtx", "tesla k80") and reports it with the tokens it
 // covers (0 when none starts there).
 func (p *parser) outsideCardAt(i int) (outsideCard, int) {
-	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && k != "titan" && k != "gaudi" && k != "gaudis" {
+	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && !cardNameWords[k] {
 		return outsideCard{}, 0
 	}
 	// The keys run together in a stack buffer: this runs for every word
@@ -363,7 +371,7 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 		}
 		for trimmed := true; trimmed; {
 			trimmed = false
-			for w := range cardLineWords {
+			for _, w := range cardLinePrefixes {
 				if len(b) > len(w) && string(b[:len(w)]) == w {
 					b, trimmed = b[len(w):], true
 				}

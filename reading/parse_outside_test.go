@@ -191,8 +191,8 @@ func TestUnknownNameKeepsSize(t *testing.T) {
 	for _, c := range []struct{ in, problem, try string }{
 		{"serve my in-house 45b-moe-custom model on 4 h100s", "I know no similar 45B model", "fit 45b inference 4xh100"},
 		{"llava 1.6 34b in 4bit on 2x 3090", `"llava 1.6 34b" is not a model I know; I know no similar 34B model`, "fit 34b gptq 2xrtx-3090"},
-		{"llava 1.6 7b on a 4090", "did you mean llava-1.5-7b?", "fit llava-1.5-7b rtx-4090"},
-		{"gemma 3 9b on a 4090", "did you mean gemma-2-9b?", "fit gemma-2-9b rtx-4090"},
+		{"llava 1.6 7b on a 4090", "did you mean llava-1.5-7b?", "fit llava-1.5-7b on a 4090"},
+		{"gemma 3 9b on a 4090", "did you mean gemma-2-9b?", "fit gemma-2-9b on a 4090"},
 		{"t5-xl finetune on a 24gb a5000", "I know no model of its size (xl), so there is no similar question to offer", ""},
 		{"how much vram for a 3b-param vision transformer at 896px batch 64 training", "A vision transformer (ViT) is an image encoder", ""},
 		{"3b vision transformer full on 8 a100s", "A vision transformer (ViT) is an image encoder", ""},

@@ -93,6 +93,13 @@ func reading(q string) string {
 		}
 		return sizing.Format(p.Query)
 	}
+	if alts := Unsure(q); len(alts) >= 2 {
+		words := make([]string, len(alts))
+		for i, a := range alts {
+			words[i] = a.Words
+		}
+		return "unsure: " + strings.Join(words, " | ")
+	}
 	r := Route(q)
 	switch r.Kind {
 	case RouteChat, RouteHelp:

@@ -301,25 +301,19 @@ func FamilyModels(word string) []sizing.Model {
 	return out
 }
 
-// Words of a plans question: what the team decided or planned before.
+// Words of a plans question: what the team decided or planned before
+// (vocab.txt: plans_decided, plans_verb, plans_past, plans_other).
 var (
 	// plansDecided say on their own that a decision was made.
-	plansDecided = map[string]bool{"decided": true, "decision": true, "decisions": true, "planned": true, "settled": true,
-		"agreed": true, "chose": true, "picked": true, "plans": true}
-	// plansPast make "decide" or "plan" ask about the past ("what did
-	// we plan"); "can we plan a 70b run" is a sizing question.
-	plansPast = map[string]bool{"did": true, "had": true, "have": true, "we've": true, "weve": true, "our": true, "last": true, "ago": true}
+	plansDecided = vocab.set("plans_decided")
+	// plansVerbs ask about a decision when a word of plansPast makes
+	// them ask about the past ("what did we pick", "what did we land
+	// on"); "can we plan a 70b run" is a sizing question.
+	plansVerbs = vocab.set("plans_verb")
+	plansPast  = vocab.set("plans_past")
 	// plansOther are the rest of a plans question's words, which name
 	// no model.
-	plansOther = map[string]bool{"what": true, "whats": true, "what's": true, "which": true, "did": true, "do": true, "we": true,
-		"us": true, "our": true, "team": true, "the": true, "a": true, "for": true, "about": true, "on": true, "with": true,
-		"last": true, "this": true, "month": true, "week": true, "year": true, "quarter": true, "ago": true, "time": true,
-		"earlier": true, "before": true, "previous": true, "previously": true, "yesterday": true, "again": true, "remind": true,
-		"me": true, "was": true, "were": true, "is": true, "are": true, "decide": true, "plan": true, "go": true, "to": true,
-		"have": true, "had": true, "we've": true, "weve": true, "there": true, "any": true, "all": true, "of": true, "in": true,
-		"upon": true, "settle": true, "agree": true, "choose": true, "pick": true, "so": true, "far": true, "hey": true, "fitbot": true,
-		"can": true, "you": true, "show": true, "list": true, "tell": true, "please": true, "pls": true, "one": true, "ones": true,
-		"days": true, "weeks": true, "months": true, "make": true, "made": true, "2": true, "3": true, "few": true, "couple": true}
+	plansOther = vocab.set("plans_other")
 )
 
 // plansAsked reports whether the words ask about the team's earlier
@@ -327,9 +321,16 @@ var (
 // mistral"), and the words left that name the model.
 func plansAsked(toks []token) (string, bool) {
 	decided, verb, past := false, false, false
-	for _, t := range toks {
-		decided = decided || plansDecided[t.key]
-		verb = verb || t.key == "decide" || t.key == "plan"
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) || toks[i].ignorable {
+			return ""
+		}
+		return toks[i].key
+	}
+	for i, t := range toks {
+		_, chose := vocab.slot("plans_asked", key, i) // "what did we pick for llama"
+		decided = decided || plansDecided[t.key] || chose
+		verb = verb || plansVerbs[t.key]
 		past = past || plansPast[t.key]
 	}
 	if !decided && !(verb && past) {

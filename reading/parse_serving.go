@@ -152,7 +152,14 @@ func batchNounEnd(w func(int) string, j int) int {
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
-func low(t token) string { return strings.ToLower(strings.TrimFunc(t.raw, edgePunct)) }
+// The lexer stores it; a token made by a pass (a number word read as
+// digits) is lowered here.
+func low(t token) string {
+	if t.low != "" {
+		return t.low
+	}
+	return strings.ToLower(strings.TrimFunc(t.raw, edgePunct))
+}
 
 // edgePunct is the punctuation low trims from a word's ends.
 func edgePunct(r rune) bool {
@@ -226,7 +233,13 @@ func readServe(toks []token) ([]token, serveWords) {
 		if sw.cadence.Runs == 0 {
 			cadence, cadenceN = sizing.CadenceAt(w, i)
 		}
+		tokensAsked, tokensN := vocab.slot("tokens_asked", w, i)
 		switch {
+		case tokensN:
+			// "how many tokens per hour can 8x h100 serve": the cards'
+			// output in a period, at full load (a vocab.txt slot).
+			sw.capacity, sw.load.TokensPer = true, tokensAsked.value("PERIOD", "PERIODLY")
+			mark(i, i+tokensAsked.n)
 		case k == "how" && w(i+1) == "many":
 			j := i + 2
 			for concurrentAdj[w(j)] {
@@ -236,15 +249,6 @@ func readServe(toks []token) ([]token, serveWords) {
 			case peopleWords[w(j)]:
 				sw.capacity = true
 				mark(i, j+1)
-			case tokenNouns[w(j)] && (w(j+1) == "per" || w(j+1) == "a") && w(j+2) == "day", tokenNouns[w(j)] && w(j+1) == "daily":
-				// "how many tokens per day can 8x h100 serve" (trial H32
-				// Q42 gave one request's memory).
-				end := j + 3
-				if w(j+1) == "daily" {
-					end = j + 2
-				}
-				sw.capacity, sw.load.TokensPerDay = true, true
-				mark(i, end)
 			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
 				// "how many concurrent 4k-token chats": the length is read
 				// by the main parse (trial H31 Q43).
@@ -322,7 +326,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
 			mark(i, end)
-		case percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)

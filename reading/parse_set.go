@@ -86,12 +86,29 @@ func (p *parser) setGPU(id, note, words string) {
 // many a100 80gb nodes", "how many nodes"), read in the words as typed:
 // the serving pass takes "how many" out of the parser's tokens.
 func (p *parser) nodesAsked() bool {
-	return nodesAsk.MatchString(p.in)
+	return containsFold(p.in, "many") && nodesAsk.MatchString(p.in)
+}
+
+// containsFold reports whether s holds sub, in any case: a cheap test
+// before a case-blind expression is run over a whole question.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // vramAsk asks a model's GPU memory in words ("how much vram", "vram
 // needed for", "how much gpu memory").
 var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory|mem)\b|\bvram\s+(?:for|needed|required)\b`)
+
+// vramAsked reports whether the question asks a model's GPU memory in
+// words (vramAsk).
+func (p *parser) vramAsked() bool {
+	return (containsFold(p.in, "much") || containsFold(p.in, "vram")) && vramAsk.MatchString(p.in)
+}
 
 // nodesAsk is "how many", up to four words, and a word for machines.
 var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:nodes|machines|servers|boxes)\b`)
@@ -507,7 +524,7 @@ func (p *parser) finish() {
 	}
 	p.applyMFU()
 	p.applyGPUHours()
-	if p.nodesAsked() && p.q.GPU != "" && p.q.Nodes <= 1 && p.q.Method != "" && p.q.Method != sizing.MethodInference {
+	if p.q.GPU != "" && p.q.Nodes <= 1 && p.q.Method != "" && p.q.Method != sizing.MethodInference && p.nodesAsked() {
 		// "how many a100 80gb nodes do we need (8 gpus per node)": the
 		// fewest machines of the card, not one machine of 8 (trial H31
 		// Q18 answered whether one node fits).
@@ -532,7 +549,7 @@ func (p *parser) finish() {
 	}
 	// "how much vram for ... 20 concurrent users" asks the memory of the
 	// users at once, not the cards that serve them (trial H30 Q39).
-	routed := serving && slices.Contains([]sizing.Intent{sizing.IntentFit, sizing.IntentWhichGPU}, p.ask.intent(&p.q)) && !vramAsk.MatchString(p.in)
+	routed := serving && slices.Contains([]sizing.Intent{sizing.IntentFit, sizing.IntentWhichGPU}, p.ask.intent(&p.q)) && !p.vramAsked()
 	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), routed, p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
 		// "max batch size" on a training run: its largest micro-batch.

@@ -257,8 +257,8 @@ func TestParseErrors(t *testing.T) {
 		{"   ?!  ", "the question is empty", "fit 13b lora rtx-4090"},
 		{"please help", `"please help" names no model`, "fit 13b lora rtx-4090"},
 		{"13b lora 4900", `"4900" is not a GPU I know; did you mean rtx-4090`, "fit 13b lora rtx-4090"},
-		{"llama-5-70b qlora 4090", `"llama-5-70b" is not a model I know; did you mean llama-2-70b`, "fit llama-2-70b qlora rtx-4090"},
-		{"llama 5 70b qlora 4090", `"llama 5 70b" is not a model I know`, "fit llama-2-70b qlora rtx-4090"},
+		{"llama-5-70b qlora 4090", `"llama-5-70b" is not a model I know; did you mean llama-2-70b`, "fit llama-2-70b qlora 4090"},
+		{"llama 5 70b qlora 4090", `"llama 5 70b" is not a model I know`, "fit llama-2-70b qlora 4090"},
 		{"llama 3 8b qwen 7b", `two models in one question: "llama 3 8b" and "qwen 7b"`, "fit llama-3-8b"},
 		{"13b 7b lora", `two models in one question: "13b" and "7b"`, "fit 13b lora"},
 		{"13b lora 4090 h100", `two GPUs in one question: "4090" and "h100"`, "fit 13b lora rtx-4090"},
@@ -422,6 +422,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("2 nodes of 8 h100 3 epochs of 1.5b tokens")
 	f.Add("on prem box for 100 users, qwen3 30b-a3b, what do we buy; how many gpus to procure, which card to order in order of magnitude, buy or rent 24/7")
 	f.Add("70b full 64 h100 global batch 100 tokens grad accum 0")
+	f.Add("13 bil params a dozen users 32k kv cache 2 nodes w/ 8x h100 each 2-day run 500ms how many tokens per hour")
 	f.Add("gpt-oss-120b mxfp4 nvfp4 pure bf16 bf16-true gbs 2.5m tokens accumulation 1e9")
 	f.Add("405b full 16384 h100 tp8 pp 16 cp 2 ep 0 3d parallel fused loss tp99999")
 	f.Add("what batch size can we fit for 8b lora on 4 gpus 3 times a week at 40% mfu, largest micro batch, max bs 8")

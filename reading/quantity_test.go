@@ -1,8 +1,10 @@
 package reading
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTypedQuantitiesNeverNames: a number with a unit of time or of the
@@ -32,6 +34,50 @@ func TestTypedQuantitiesNeverNames(t *testing.T) {
 		}
 		if p.Query.GPU != tt.gpuWant || p.Query.GPUMemoryBytes != 0 || p.Query.Serve.TTFTTargetSeconds != tt.ttft || p.HostRAMBytes>>30 != tt.hostGB {
 			t.Errorf("%q: gpu %q (typed memory %d), ttft %v, host RAM %d GiB; want %q, none, %v, %d", tt.q, p.Query.GPU, p.Query.GPUMemoryBytes, p.Query.Serve.TTFTTargetSeconds, p.HostRAMBytes>>30, tt.gpuWant, tt.ttft, tt.hostGB)
+		}
+	}
+}
+
+// TestTypedQuantities: a number is typed by its unit or noun before any
+// name is looked up, and fills its own slot: parameters, the machine's
+// memory, counts in prose, context, a run's length; a time whose slot is
+// unclear is left to the second reader (Unused), never refused.
+func TestTypedQuantities(t *testing.T) {
+	for _, tt := range []struct {
+		q      string
+		params int64
+		gpus   int
+		nodes  int
+		seq    int
+		hostGB int64
+		run    time.Duration
+		batch  int
+		unused string
+	}{
+		{q: "13 bil params lora on a100", params: 13e9},
+		{q: "7b params qlora 4090", params: 7e9},
+		{q: "llama 3.1 8b on h100 for a dozen users", batch: 12},
+		{q: "llama 3.1 8b 32k kv cache h100", seq: 32768},
+		{q: "llama-3.1-70b inference 4xh100 context 128k kv cache fp8", gpus: 4, seq: 131072},
+		{q: "llama 3 70b on 2 nodes w/ 8x h100 each", gpus: 16, nodes: 2},
+		{q: "llama 3 70b on 2 nodes with 8 h100 each", gpus: 16, nodes: 2},
+		{q: "llama 3 70b full on 4 nodes x 8 h100", gpus: 32, nodes: 4},
+		{q: "13b lora a100 2-day run", run: 48 * time.Hour},
+		{q: "13b lora on a100, a 3-week training", run: 3 * 7 * 24 * time.Hour},
+		{q: "7b qlora 64 gigs ram 3060", hostGB: 64},
+		{q: "serve llama 3.1 8b on h100 500ms", unused: "500ms"},
+	} {
+		p, err := Parse(tt.q)
+		if err != nil {
+			t.Errorf("%q: %v", tt.q, err)
+			continue
+		}
+		q := p.Query
+		if tt.params != 0 && q.Params != tt.params || q.GPUs != tt.gpus || q.Nodes != tt.nodes || q.SeqLen != tt.seq ||
+			p.HostRAMBytes>>30 != tt.hostGB || p.Deadline.Within != tt.run || p.Deadline.Run != (tt.run > 0) || q.MicroBatch != tt.batch ||
+			tt.unused != "" && !slices.Contains(p.Unused, tt.unused) {
+			t.Errorf("%q: params %d, gpus %d, nodes %d, seq %d, host %d GiB, run %v, batch %d, unused %q; want %+v",
+				tt.q, q.Params, q.GPUs, q.Nodes, q.SeqLen, p.HostRAMBytes>>30, p.Deadline.Within, q.MicroBatch, p.Unused, tt)
 		}
 	}
 }

@@ -94,12 +94,19 @@ func Validate(r Request) (Request, error) {
 		return r, &sizing.InputError{Problem: fmt.Sprintf("a LoRA rank needs LoRA or QLoRA, not %s", q.Method), Hint: try()}
 	case q.Method == sizing.MethodQLoRA && q.Quant != "" && q.Quant != sizing.QuantNF4 && q.Quant != sizing.QuantNF4DQ:
 		return r, &sizing.InputError{Problem: fmt.Sprintf("QLoRA trains on 4-bit NF4 weights, not %s", q.Quant), Hint: try()}
+	case q.Serve.TokensPer != "" && sizing.Periods[q.Serve.TokensPer] == 0:
+		return r, &sizing.InputError{Problem: fmt.Sprintf("tokens per %s: the periods are second, minute, hour, day, week and month", q.Serve.TokensPer), Hint: try()}
 	case r.Money.PerMonth && r.Money.BudgetUSD == 0:
 		return r, &sizing.InputError{Problem: "a monthly budget needs an amount", Hint: try() + " $5k/month"}
 	}
 	for _, w := range r.Unused {
 		if strings.TrimSpace(w) == "" {
 			return r, fmt.Errorf("reading: an empty unused word")
+		}
+	}
+	for _, a := range r.Alternatives {
+		if strings.TrimSpace(a.Label) == "" || strings.TrimSpace(a.Words) == "" {
+			return r, fmt.Errorf("reading: an alternative without a label or words: %+v", a)
 		}
 	}
 	return r, nil
@@ -114,7 +121,9 @@ var knownIntents = map[sizing.Intent]bool{
 	sizing.IntentMaxContext: true, sizing.IntentWhichGPU: true, sizing.IntentBuyRent: true,
 }
 
-// Read reads one message: it routes it (Route) and, for a sizing
+// Read reads one message: it routes it (Route); when its words ask one of
+// several things alike (Unsure) the Request carries them as Alternatives
+// and nothing more. Otherwise, for a sizing
 // question, reads the question (Parse) and any comparison of two options
 // in it (ParseComparison: the Request is then the first option's
 // question, with the Comparison), then holds the result to Validate. The
@@ -122,6 +131,15 @@ var knownIntents = map[sizing.Intent]bool{
 // understood around a problem. Read does no I/O and never panics.
 func Read(text string) (Request, error) {
 	rt := Route(text)
+	if alts := Unsure(text); len(alts) >= 2 {
+		// Unsure: the words ask one of several things; the reading is the
+		// route alone, and the asker is asked which.
+		r := Request{Kind: rt.Kind, Alternatives: alts}
+		if rt.Kind != RouteSizing {
+			r.Route = &rt
+		}
+		return Validate(r)
+	}
 	if rt.Kind != RouteSizing {
 		return Validate(Request{Kind: rt.Kind, Route: &rt})
 	}

@@ -18,6 +18,15 @@ type vocabulary struct {
 	sets     map[string]map[string]bool
 	phrases  map[string][][]string
 	rewrites map[string]string
+	// slots are the slot patterns by the kind of slot they fill, in the
+	// file's order; classes are the words of each class a pattern names,
+	// with the value each captures (slot.go).
+	slots   map[string][]slotPattern
+	classes map[string]map[string]string
+	// unsure are the cues of questions that ask one of several things,
+	// by name, and readings the things each may ask (unsure.go).
+	unsure   map[string][][]string
+	readings map[string][]unsureReading
 }
 
 // vocab is the embedded vocabulary, read and checked when the program
@@ -32,10 +41,15 @@ var vocab = func() *vocabulary {
 
 // parseVocab reads vocabulary rows and checks them: a set defined twice,
 // a word twice in one set, a phrase given to two names, a word rewritten
-// two ways or a word in two exclusive sets is an error naming the line.
+// two ways, a word in two exclusive sets, a slot pattern given twice or
+// a slot class no set makes up is an error naming the line.
 func parseVocab(text string) (*vocabulary, error) {
-	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}}
+	v := &vocabulary{sets: map[string]map[string]bool{}, phrases: map[string][][]string{}, rewrites: map[string]string{}, slots: map[string][]slotPattern{},
+		unsure: map[string][][]string{}, readings: map[string][]unsureReading{}}
+	unsureOf := map[string]string{}
 	phraseOf := map[string]string{}
+	slotOf := map[string]int{}
+	var patterns []slotPattern
 	var exclusive [][2]string
 	for n, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
@@ -76,6 +90,31 @@ func parseVocab(text string) (*vocabulary, error) {
 				return nil, bad("%q is rewritten both as %q and as %q", f[1], to, f[2])
 			}
 			v.rewrites[f[1]] = f[2]
+		case "slot":
+			p, err := parseSlot(f[1:], n+1)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			key := strings.Join(f[2:], " ")
+			if at, ok := slotOf[key]; ok {
+				return nil, bad("the slot pattern %q is also on line %d", key, at)
+			}
+			slotOf[key] = n + 1
+			patterns = append(patterns, p)
+			v.slots[p.kind] = append(v.slots[p.kind], p)
+		case "unsure":
+			key := strings.Join(f[2:], " ")
+			if other, ok := unsureOf[key]; ok {
+				return nil, bad("the unsure cue %q is given to both %q and %q", key, other, f[1])
+			}
+			unsureOf[key] = f[1]
+			v.unsure[f[1]] = append(v.unsure[f[1]], f[2:])
+		case "reading":
+			words, label, ok := strings.Cut(strings.Join(f[2:], " "), " = ")
+			if !ok || strings.TrimSpace(label) == "" {
+				return nil, bad("a reading is WORDS = LABEL: %q", line)
+			}
+			v.readings[f[1]] = append(v.readings[f[1]], unsureReading{words: words, label: strings.TrimSpace(label)})
 		case "exclusive":
 			if len(f) != 3 {
 				return nil, bad("exclusive names two sets: %q", line)
@@ -95,6 +134,19 @@ func parseVocab(text string) (*vocabulary, error) {
 				return nil, fmt.Errorf("%q is in both %q and %q, which are exclusive", w, e[0], e[1])
 			}
 		}
+	}
+	for name := range v.unsure {
+		if len(v.readings[name]) < 2 {
+			return nil, fmt.Errorf("unsure %s: %d readings, want at least two", name, len(v.readings[name]))
+		}
+	}
+	for name := range v.readings {
+		if v.unsure[name] == nil {
+			return nil, fmt.Errorf("reading %s: no unsure row cues it", name)
+		}
+	}
+	if err := v.classSets(patterns); err != nil {
+		return nil, err
 	}
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {

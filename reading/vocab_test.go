@@ -43,3 +43,140 @@ func TestVocabRows(t *testing.T) {
 		t.Errorf("16 gigs reads as %+v (%v), 16 gb as %+v (%v); want alike", a.Query, errA, b.Query, errB)
 	}
 }
+
+// TestSlotRows: slot rows are read and checked, and a pattern matches
+// over classed words, capturing the value of its class's set.
+func TestSlotRows(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"slot k how many X", "no set makes up the class X"},
+		{"set p_a x\nslot k a P\nslot k a P", "also on line 2"},
+		{"set p_a x\nset p_b x\nslot k P", `"x" is P both as`},
+		{"slot k a||b", "empty or repeated word"},
+	} {
+		_, err := parseVocab(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseVocab(%q) = %v, want an error with %q", tt.text, err, tt.want)
+		}
+	}
+	v, err := parseVocab("set period_hour hour hr\nset period_day day\nset tokens tokens tok\nslot asked how many TOKENS per|a PERIOD\nslot asked NUM TOKENS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		words       string
+		n           int
+		period, tok string
+	}{
+		{"how many tokens per hour can", 5, "hour", "tokens"},
+		{"how many tok a day", 5, "day", "tok"},
+		{"how many tokens per fortnight", 0, "", ""},
+		{"how many tokens per", 0, "", ""},
+		{"20 tokens", 2, "", "tokens"},
+		{"many tokens per hour", 0, "", ""},
+	} {
+		f := strings.Fields(tt.words)
+		w := func(i int) string {
+			if i < 0 || i >= len(f) {
+				return ""
+			}
+			return f[i]
+		}
+		m, ok := v.slot("asked", w, 0)
+		if ok != (tt.n > 0) || m.n != tt.n || m.value("PERIOD") != tt.period || m.value("TOKENS") != tt.tok {
+			t.Errorf("slot(%q) = %+v, %v; want %d words, period %q, tokens %q", tt.words, m, ok, tt.n, tt.period, tt.tok)
+		}
+	}
+}
+
+// FuzzVocab: any vocabulary text loads or is refused with an error, and
+// a loaded one's slots match any words without a panic.
+func FuzzVocab(f *testing.F) {
+	f.Add("set period_hour hour\nset tokens tokens\nslot k how many TOKENS per PERIOD", "how many tokens per hour")
+	f.Add("slot k NUM a|b", "3 b")
+	f.Fuzz(func(t *testing.T, text, words string) {
+		v, err := parseVocab(text)
+		if err != nil {
+			return
+		}
+		ws := strings.Fields(words)
+		w := func(i int) string {
+			if i < 0 || i >= len(ws) {
+				return ""
+			}
+			return ws[i]
+		}
+		for kind := range v.slots {
+			for i := range ws {
+				if m, ok := v.slot(kind, w, i); ok && (m.n == 0 || i+m.n > len(ws)) {
+					t.Fatalf("slot %q at %d of %q matched %d words", kind, i, words, m.n)
+				}
+			}
+		}
+	})
+}
+
+// TestUnsureRows: unsure and reading rows are checked when loaded, and
+// each reading's words, with a card for {gpu}, ask their one thing
+// without doubt: they read without an error and are not unsure again.
+func TestUnsureRows(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"unsure a x y\nreading a p = one", "1 readings, want at least two"},
+		{"reading a p = one\nreading a q = two", "no unsure row cues it"},
+		{"unsure a x\nunsure b x", `given to both "a" and "b"`},
+		{"unsure a x\nreading a p q", "a reading is WORDS = LABEL"},
+	} {
+		_, err := parseVocab(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseVocab(%q) = %v, want an error with %q", tt.text, err, tt.want)
+		}
+	}
+	for name, rs := range vocab.readings {
+		for _, r := range rs {
+			words := strings.ReplaceAll(r.words, gpuPlaceholder, "h100")
+			got, err := Read(words)
+			if err != nil || len(got.Alternatives) > 0 {
+				t.Errorf("reading %s %q: %v, alternatives %v; want a clear reading", name, words, err, got.Alternatives)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		q    string
+		want int
+	}{
+		{"what is an h100 selling for", 2},
+		{"what are these selling for", 0}, // no card said: the readings need one
+		{"prices h100", 0},
+		{"what's an h100 going for", 0},
+	} {
+		got, err := Read(tt.q)
+		if err != nil || len(got.Alternatives) != tt.want {
+			t.Errorf("Read(%q) = %v alternatives (%v), want %d", tt.q, got.Alternatives, err, tt.want)
+		}
+	}
+}
+
+// FuzzUnsure: any text is either clear (no alternatives) or offers two or
+// more, each with a label and words that read without doubt; Read
+// carries the same ones and never refuses an unsure question.
+func FuzzUnsure(f *testing.F) {
+	for _, s := range []string{"what is an h100 selling for", "what do  a100s sell for", "selling for", "<@U1> h100 sold for?", "13b lora a100 2-day run 32k kv cache"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		alts := Unsure(text)
+		if len(alts) == 1 {
+			t.Fatalf("Unsure(%q) = one alternative %+v", text, alts)
+		}
+		for _, a := range alts {
+			if strings.TrimSpace(a.Label) == "" || strings.TrimSpace(a.Words) == "" {
+				t.Fatalf("Unsure(%q): an empty alternative %+v", text, a)
+			}
+		}
+		if len(alts) >= 2 {
+			r, err := Read(text)
+			if err != nil || len(r.Alternatives) != len(alts) {
+				t.Fatalf("Read(%q) = %d alternatives, %v; Unsure gave %d", text, len(r.Alternatives), err, len(alts))
+			}
+		}
+	})
+}

@@ -64,6 +64,9 @@ func CadenceAt(w func(int) string, i int) (Cadence, int) {
 	case "twice":
 		runs, n = 2, 1
 	default:
+		if k == "" || (k[0] < '0' || k[0] > '9') && k[0] != '.' || !runWords[w(i+1)] {
+			return Cadence{}, 0 // no count of runs: spares ParseFloat's error
+		}
 		v, err := strconv.ParseFloat(k, 64)
 		if err != nil || v <= 0 || v > maxRunsPerDay*31 || !runWords[w(i+1)] {
 			return Cadence{}, 0

@@ -98,7 +98,8 @@ func (rs *resolved) resolveServe(q Query) error {
 	r.BusyShare = l.BusyShare
 	r.FirstTokenAsked = l.FirstToken
 	r.PerRequestAsked = l.PerRequest
-	r.TokensPerDayAsked = l.TokensPerDay
+	r.TokensPerAsked = l.TokensPer
+	r.TokensPerDayAsked = l.TokensPer == "day"
 	r.PromptTokens, r.OutputTokens = l.PromptTokens, l.OutputTokens
 	switch {
 	case r.PromptTokens > 0 && r.OutputTokens > 0:

@@ -259,10 +259,10 @@ type ServeLoad struct {
 	// PerRequest asks what requests cost ("per 1k requests", "cost per
 	// request"): the answer says the cost of a thousand.
 	PerRequest bool `json:"per_request,omitempty"`
-	// TokensPerDay asks how many tokens a day the cards serve ("how many
-	// tokens per day can 8x h100 serve"): the answer says the output of a
-	// day at the answered load.
-	TokensPerDay bool `json:"tokens_per_day,omitempty"`
+	// TokensPer asks how many tokens the cards serve in a period, one of
+	// Periods ("how many tokens per day can 8x h100 serve": "day"): the
+	// answer says the output of that period at the answered load.
+	TokensPer string `json:"tokens_per,omitempty"`
 	// Plan is a planning ask ("gpus for 200 users", "how many gpus"):
 	// the cheapest configurations that meet the load, not the capacity of
 	// the named GPUs.
@@ -386,6 +386,9 @@ type Request struct {
 	// TokensPerDayAsked is true when the question asked the tokens a day
 	// the cards serve: the answer says the output tokens of a day.
 	TokensPerDayAsked bool `json:"tokens_per_day_asked,omitempty"`
+	// TokensPerAsked is the period the question asked the tokens of
+	// ("hour", "day", "week": one of Periods); "" when it asked none.
+	TokensPerAsked string `json:"tokens_per_asked,omitempty"`
 }
 
 // Memory is the per-GPU memory of one configuration, term by term, in

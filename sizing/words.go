@@ -130,8 +130,8 @@ func formatServe(l ServeLoad) string {
 	if l.PerRequest {
 		parts = append(parts, "per", "1k", "requests")
 	}
-	if l.TokensPerDay {
-		parts = append(parts, "how", "many", "tokens", "per", "day")
+	if l.TokensPer != "" {
+		parts = append(parts, "how", "many", "tokens", "per", l.TokensPer)
 	}
 	return strings.Join(parts, " ")
 }

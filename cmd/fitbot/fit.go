@@ -156,6 +156,8 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.stderr, "fitbot: the language model was unavailable (%v); this is fitbot's own reading.\n", r.ModelError)
 	}
 	switch {
+	case r.Kind == answer.KindClarify && len(r.Alternatives) >= 2:
+		return a.clarify(question, clarifyReadings(r.Alternatives), f.json)
 	case r.Kind == answer.KindClarify:
 		return inputError(r.Err, "")
 	case r.Kind == answer.KindCluster:

@@ -23,6 +23,15 @@ type clarifyReading struct {
 	Command string `json:"command"`
 }
 
+// clarifyReadings are the answer's alternatives as the readings offered.
+func clarifyReadings(alts []reading.Alternative) []clarifyReading {
+	out := make([]clarifyReading, len(alts))
+	for i, alt := range alts {
+		out[i] = clarifyReading{Label: alt.Label, Command: alt.Words}
+	}
+	return out
+}
+
 // clarifyJSON is `fit --json` for such a question: exit 0, the readings.
 type clarifyJSON struct {
 	Kind     answer.Kind      `json:"kind"`

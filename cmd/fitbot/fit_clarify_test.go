@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fitbot/fitbot/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -45,5 +47,25 @@ func TestClarify(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, got); diff != "" || errOut.Len() != 0 {
 		t.Errorf("--json (-want +got):\n%s\nstderr %q", diff, errOut.String())
+	}
+}
+
+// TestFitUnsureGolden: `fitbot fit` asks back about a question whose
+// words ask one of two things alike, with the answer service's readings:
+// exit 2 and testdata/fit_clarify.txt on stderr (go test -update rewrites
+// it); with --json the readings and exit 0.
+func TestFitUnsureGolden(t *testing.T) {
+	code, out, errOut := runFit(t, "what is an h100 selling for")
+	if code != exitUsage || out != "" {
+		t.Fatalf("exit %d, stdout %q: want exit 2 and nothing on stdout", code, out)
+	}
+	golden.Check(t, filepath.Join("testdata", "fit_clarify.txt"), []byte(errOut))
+	code, out, errOut = runFit(t, "--json", "what is an h100 selling for")
+	var got clarifyJSON
+	if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil {
+		t.Fatalf("--json: exit %d, %v, stdout %q, stderr %q", code, err, out, errOut)
+	}
+	if got.Kind != kindClarify || len(got.Readings) != 2 || got.Readings[0].Command != "prices h100" || got.Readings[1].Command != "h100 purchase price" {
+		t.Errorf("--json = %+v, want clarify with the rental prices and the purchase price", got)
 	}
 }
