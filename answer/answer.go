@@ -356,7 +356,7 @@ func (s *Service) FollowUp(canonical, text string) (Question, bool) {
 	if base.Err != nil {
 		return Question{}, false
 	}
-	p, ok := reading.FollowUp(base.Parsed.Query, text)
+	p, ok := reading.FollowUp(base.Parsed, text)
 	if !ok {
 		return Question{}, false
 	}
@@ -590,12 +590,4 @@ func Interpreted(q Question, m reading.Request) (Question, bool) {
 	p.Notes, p.Unused = notes, nil
 	q.Parsed = p
 	return q, true
-}
-
-// Grammar is the grammar's reading of text (reading.Read): with an
-// error, what it understood around it. A face hands it to the language
-// model beside the text.
-func Grammar(text string) reading.Request {
-	r, _ := reading.Read(text)
-	return r
 }

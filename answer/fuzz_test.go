@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -42,54 +44,70 @@ var fuzzSeeds = []string{
 }
 
 // FuzzAnswerPath drives a question's whole path through the service, as
-// both faces do: read, resolve, then the answer of its kind (fit, ask,
-// comparison, prices). Any text ends in an answer that encodes as JSON
-// (no NaN or infinity) or an error with a message; never a panic.
+// both faces do: Service.Handle reads, resolves, dispatches (fit, ask,
+// comparison, prices, the kinds of words only) and keeps. Any text ends
+// in a result whose answer encodes as JSON (no NaN or infinity), or a
+// clarify result or an error with a message; never a panic.
 func FuzzAnswerPath(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
 	sheet := pricing.DefaultSheet()
 	est := Fixed{&sizing.Estimator{Prices: sheet}}
-	s := &Service{Estimator: est, Asker: est, PriceBook: book{sheet.Offers()},
+	kept := &countingKeeper{}
+	s := &Service{Estimator: est, Asker: est, PriceBook: book{sheet.Offers()}, Plans: kept,
 		Now: func() time.Time { return time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC) }}
 	f.Fuzz(func(t *testing.T, text string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		kind, result, err := answerPath(ctx, s, text)
+		before := kept.n.Load()
+		r, result, err := answerPath(ctx, s, text)
 		if err != nil {
 			if strings.TrimSpace(err.Error()) == "" {
-				t.Fatalf("%q (%s): an error with no message", text, kind)
+				t.Fatalf("%q (%s): an error with no message", text, r.Kind)
 			}
 			return
 		}
 		if _, err := json.Marshal(result); err != nil {
-			t.Fatalf("%q (%s): the answer does not encode: %v", text, kind, err)
+			t.Fatalf("%q (%s): the answer does not encode: %v", text, r.Kind, err)
+		}
+		if keeps := r.Fit != nil || r.Ask != nil; keeps != (kept.n.Load() == before+1) || keeps != (r.PlanID != 0) {
+			t.Fatalf("%q (%s): kept %d plans (plan id %d), want one exactly for a fit or ask answer", text, r.Kind, kept.n.Load()-before, r.PlanID)
 		}
 	})
 }
 
-// answerPath is the dispatch both faces make on a question: its kind and
-// the answer of that kind, nil for the kinds that carry only words
-// (greeting, chat, help, plans).
-func answerPath(ctx context.Context, s *Service, text string) (Kind, any, error) {
-	q := s.Resolve(ctx, "T1", s.Read(text))
-	k := q.Kind()
+// countingKeeper is a PlanKeeper that counts the plans it keeps.
+type countingKeeper struct{ n atomic.Int64 }
+
+func (k *countingKeeper) KeepPlan(context.Context, Who, plan.Summary) (int64, error) {
+	return k.n.Add(1), nil
+}
+
+// answerPath is Service.Handle on text, asked to keep its answer: the
+// result and the answer of its kind (nil for the kinds that carry only
+// words: greeting, chat, help, plans, cluster), or why there is none
+// (a clarify result's Err, or the error of Handle itself).
+func answerPath(ctx context.Context, s *Service, text string) (Result, any, error) {
+	r, err := s.Handle(ctx, Who{Team: "T1", Keep: true}, text)
 	switch {
-	case k == KindPrices:
-		a, err := s.Prices(ctx, q.Route)
-		return k, a, err
-	case k == KindGreeting || k == KindChat || k == KindHelp || k == KindPlans:
-		return k, nil, nil
-	case q.Compared():
-		a, err := s.Compare(ctx, q)
-		return k, a, err
-	case q.Ask():
-		a, err := s.AskAnswer(ctx, q)
-		return k, a, err
+	case err != nil:
+		return r, nil, err
+	case r.Kind == KindClarify:
+		if r.Err == nil {
+			return r, nil, errors.New("a clarify result without a reason")
+		}
+		return r, nil, r.Err
+	case r.Fit != nil:
+		return r, r.Fit, nil
+	case r.Ask != nil:
+		return r, r.Ask, nil
+	case r.Compare != nil:
+		return r, r.Compare, nil
+	case r.Prices != nil:
+		return r, r.Prices, nil
 	}
-	a, err := s.Fit(ctx, q)
-	return k, a, err
+	return r, nil, nil
 }
 
 // TestAnswerPathSeeds: every seed of FuzzAnswerPath reaches the kind it
@@ -100,12 +118,12 @@ func TestAnswerPathSeeds(t *testing.T) {
 	s := &Service{Estimator: est, Asker: est, PriceBook: book{sheet.Offers()}}
 	seen := map[Kind]bool{}
 	for _, text := range fuzzSeeds {
-		k, _, err := answerPath(context.Background(), s, text)
+		r, _, err := answerPath(context.Background(), s, text)
 		var in *sizing.InputError
 		if err != nil && !errors.As(err, &in) {
-			t.Logf("%q (%s): %v", text, k, err)
+			t.Logf("%q (%s): %v", text, r.Kind, err)
 		}
-		seen[k] = true
+		seen[r.Question.Kind()] = true
 	}
 	for _, k := range []Kind{KindFit, KindLargest, KindMaxContext, KindWhichGPU, KindBuyRent, KindPrices, KindGreeting, KindChat, KindHelp, KindPlans, KindCompare, Kind(sizing.IntentServe)} {
 		if !seen[k] {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -24,8 +23,10 @@ const KindClarify Kind = "clarify"
 
 // ModelReader reads a question with a language model: the fallback for
 // words the grammar could not read (NeedsInterpreter). grammar is the
-// grammar's own reading, which the model may use as a hint. A
-// *NotUnderstood error carries the model's question back to the asker.
+// grammar's own reading, which the model may use as a hint. An error
+// that is a *NotUnderstood, or has an AskBack method (llm's), carries the
+// model's question back to the asker; any other says the model was
+// unavailable. *llm.Reader[reading.Request] is one.
 type ModelReader interface {
 	Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error)
 }
@@ -83,6 +84,10 @@ type Result struct {
 	PlanID int64
 	// PlanErr is why keeping the plan failed; the answer stands.
 	PlanErr error
+	// Listed is, when the answer was kept, the words the plans command
+	// lists its plan by: the model, or the plan's kind for a question
+	// that names none.
+	Listed string
 }
 
 // Handle reads text and answers it: the one entry point of a face. It
@@ -144,67 +149,115 @@ func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Resu
 	return clarify(q, q.Err), nil
 }
 
-// interpret is the language model's answer to q: what it adds to a
-// question the grammar understood (Interpreted), or its own reading of
-// one the grammar could not read. When the model cannot help, the
-// grammar's answer stands for a question it understood, and any other is
-// a clarify result with the model's question back, or else the
-// grammar's error.
+// interpret is the language model's answer to q (Interpret): the
+// answer of the kind the model read, or, when the model cannot help, the
+// grammar's answer to a question it understood and a clarify result with
+// the model's question back, or else the grammar's error, to any other.
 func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
+	in := s.Interpret(ctx, q)
+	read := in.Question
+	var r Result
+	switch {
+	case read.Err != nil:
+		r = clarify(read, read.Err)
+	case !read.Sizing():
+		// The model read a price, plans or help question: answered as one.
+		var err error
+		if r, err = s.HandleQuestion(ctx, who, read); err != nil {
+			r = clarify(q, err)
+		}
+	case read.Ask():
+		r = s.handleAsk(ctx, who, read)
+	default:
+		r = s.handleFit(ctx, who, read, false)
+	}
+	r.Interpreted = in.Interpreted && r.Kind != KindClarify
+	r.ModelError = in.ModelError
+	return r
+}
+
+// Interpretation is what the language model made of a question sent to
+// it (NeedsInterpreter), for a face to answer.
+type Interpretation struct {
+	// Question is the question to answer: the model's own reading (its
+	// Route may then be a price, plans or help question), the grammar's
+	// with what the model added (Interpreted), or the grammar's alone
+	// when the model could not help. Its Err is set when nothing answers
+	// it: the model's question back (*NotUnderstood) or the grammar's
+	// error.
+	Question Question
+	// Interpreted is set when the model's reading went into Question.
+	Interpreted bool
+	// ModelError is why the model, asked, could not help (a timeout, a
+	// 5xx, a reply that is not the schema); nil when it answered or only
+	// asked back.
+	ModelError error
+}
+
+// Interpret asks the language model (Reader, which must be set) to read
+// a resolved question the grammar could not read whole
+// (NeedsInterpreter), given the grammar's reading, and returns what to
+// answer. A question the grammar understood keeps its model, method and
+// card; the model adds only what it left unsaid (Interpreted).
+func (s *Service) Interpret(ctx context.Context, q Question) Interpretation {
 	m, err := s.Reader.Read(ctx, q.Text, q.Parsed)
 	var modelErr error
-	if err != nil && !errors.As(err, new(*NotUnderstood)) {
+	if back, ok := QuestionBack(err); ok {
+		err = &NotUnderstood{QuestionBack: back}
+	} else if err != nil {
 		modelErr = err
+		s.logger().Warn("answer: the language model could not read the question; the grammar's reading stands", "err", err)
 	}
 	if Understood(q) {
 		if err == nil {
 			if both, ok := Interpreted(q, m); ok {
-				return s.handleFit(ctx, who, both, true)
+				return Interpretation{Question: both, Interpreted: true}
 			}
-		} else {
-			s.logger().Info("answer: the language model added nothing to the grammar's reading", "err", err)
 		}
-		r := s.handleFit(ctx, who, q, false)
-		r.ModelError = modelErr
-		return r
+		return Interpretation{Question: q, ModelError: modelErr}
 	}
 	if err != nil {
 		if modelErr != nil {
-			s.logger().Warn("answer: the language model could not read the question", "err", err)
 			err = q.Err
 		}
-		r := clarify(q, err)
-		r.ModelError = modelErr
-		return r
+		if err == nil {
+			err = errNoQuestion
+		}
+		q.Err = err
+		return Interpretation{Question: q, ModelError: modelErr}
 	}
 	read := Question{Text: q.Text, Route: q.Route, Parsed: m, Scope: q.Scope}
 	if m.Kind != "" && m.Kind != reading.RouteSizing {
-		// The model read a price, plans or help question: answered as one.
 		read.Route = reading.Routing{Kind: m.Kind}
 		if m.Route != nil {
 			read.Route = *m.Route
 			read.Route.Kind = m.Kind
 		}
-		r, err := s.HandleQuestion(ctx, who, read)
-		if err != nil {
-			return clarify(q, err)
-		}
-		r.Interpreted = true
-		return r
 	}
-	if read.Ask() {
-		r := s.handleAsk(ctx, who, read)
-		r.Interpreted = r.Kind != KindClarify
-		return r
-	}
-	return s.handleFit(ctx, who, read, true)
+	return Interpretation{Question: read, Interpreted: true}
 }
 
 // NotUnderstood is a language model's refusal with a question back to the
-// asker ("which model do you mean?"); a ModelReader returns it wrapped.
+// asker ("which model do you mean?"): what Interpretation.Question's Err
+// is then.
 type NotUnderstood struct{ QuestionBack string }
 
 func (e *NotUnderstood) Error() string { return "not understood: " + e.QuestionBack }
+
+// QuestionBack is the question a language model's err asks back: a
+// *NotUnderstood's, or that of an error with an AskBack method; ok is
+// false for any other error (the model was unavailable) and for nil.
+func QuestionBack(err error) (question string, ok bool) {
+	var nu *NotUnderstood
+	if errors.As(err, &nu) {
+		return nu.QuestionBack, true
+	}
+	var asks interface{ AskBack() string }
+	if errors.As(err, &asks) {
+		return asks.AskBack(), true
+	}
+	return "", false
+}
 
 // handleAsk answers a question that runs the other way round and keeps it.
 func (s *Service) handleAsk(ctx context.Context, who Who, q Question) Result {
@@ -213,7 +266,7 @@ func (s *Service) handleAsk(ctx context.Context, who Who, q Question) Result {
 		return clarify(q, err)
 	}
 	r := Result{Kind: q.Kind(), Question: q, Ask: &a}
-	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAsk(q.Text, q.Parsed, a, display.AskSummary(a)) })
+	s.Keep(ctx, who, &r)
 	return r
 }
 
@@ -229,7 +282,7 @@ func (s *Service) handleFit(ctx context.Context, who Who, q Question, interprete
 // fitResult is the result of a fit question answered with f, kept.
 func (s *Service) fitResult(ctx context.Context, who Who, q Question, f Fit, interpreted bool) Result {
 	r := Result{Kind: KindFit, Question: q, Fit: &f, Interpreted: interpreted}
-	s.keep(ctx, who, &r, func() plan.Summary { return plan.FromAnswer(q.Text, q.Parsed.Query, f.Answer) })
+	s.Keep(ctx, who, &r)
 	return r
 }
 
@@ -246,7 +299,15 @@ func (s *Service) keep(ctx context.Context, who Who, r *Result, summary func() p
 // clarify is the result of a question nothing answered, and why.
 func clarify(q Question, err error) Result {
 	if err == nil {
-		err = &sizing.InputError{Problem: "no sizing question found in that", Hint: "13b lora rtx-4090"}
+		err = errNoQuestion
 	}
 	return Result{Kind: KindClarify, Question: q, Err: err}
 }
+
+// AsksModel reports whether Handle may ask the language model about q,
+// read but not yet resolved: a face that must acknowledge within a
+// budget (Slack's 3 seconds) answers such a question in the background.
+func (s *Service) AsksModel(q Question) bool { return s.Reader != nil && NeedsInterpreter(q) }
+
+// errNoQuestion is why a question that nothing read has no answer.
+var errNoQuestion = &sizing.InputError{Problem: "no sizing question found in that", Hint: "13b lora rtx-4090"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/fitbot/fitbot/launch"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -18,25 +19,11 @@ var ErrNothingServed = errors.New("no configuration in the catalog serves the mo
 // share, context and concurrency. MeetsTargets in a.Serve says whether
 // the replica meets the question's targets.
 func (s *Service) ServingPlan(ctx context.Context, q sizing.Query, a sizing.AskAnswer) (launch.Plan, error) {
-	if a.Serve == nil {
-		return launch.Plan{}, ErrNothingServed
+	p, _, err := s.Launch(ctx, Result{Question: Question{Parsed: reading.Request{Query: q}}, Ask: &a})
+	if errors.Is(err, ErrNoLaunch) {
+		return p, ErrNothingServed
 	}
-	var sv *sizing.Serving
-	switch {
-	case a.Serve.Capacity != nil:
-		sv = a.Serve.Capacity
-	case len(a.Serve.Options) > 0:
-		sv = &a.Serve.Options[0].Serving
-	default:
-		return launch.Plan{}, ErrNothingServed
-	}
-	replica, err := s.Replica(ctx, q, a.Request)
-	if err != nil {
-		return launch.Plan{}, err
-	}
-	p := launch.PlanOf(replica)
-	p.Serving = sv
-	return p, nil
+	return p, err
 }
 
 // Replica answers the query q again with the hardware and settings of
@@ -51,4 +38,37 @@ func (s *Service) Replica(ctx context.Context, q sizing.Query, req sizing.Reques
 // picture draws.
 func ServeCurve(q sizing.Query, a sizing.AskAnswer) ([]sizing.ServePoint, error) {
 	return (&sizing.Estimator{}).ServeCurve(launch.QueryFor(q, a.Request))
+}
+
+// ErrNoLaunch is Launch's error for a result that is not an answer to
+// launch: a comparison, prices, words.
+var ErrNoLaunch = errors.New("no launch config for this kind of answer")
+
+// Launch is the launch plan of a result and the answer it was made from:
+// for a serving answer the answered replica (ServingPlan), answered on
+// its own hardware; for a fit answer the estimate as asked.
+func (s *Service) Launch(ctx context.Context, r Result) (launch.Plan, sizing.Answer, error) {
+	switch {
+	case r.Fit != nil:
+		return launch.PlanOf(r.Fit.Estimate), r.Fit.Estimate, nil
+	case r.Ask == nil || r.Ask.Serve == nil:
+		return launch.Plan{}, sizing.Answer{}, ErrNoLaunch
+	}
+	a := *r.Ask
+	var sv *sizing.Serving
+	switch {
+	case a.Serve.Capacity != nil:
+		sv = a.Serve.Capacity
+	case len(a.Serve.Options) > 0:
+		sv = &a.Serve.Options[0].Serving
+	default:
+		return launch.Plan{}, sizing.Answer{}, ErrNothingServed
+	}
+	replica, err := s.Replica(ctx, r.Question.Parsed.Query, a.Request)
+	if err != nil {
+		return launch.Plan{}, sizing.Answer{}, err
+	}
+	p := launch.PlanOf(replica)
+	p.Serving = sv
+	return p, replica, nil
 }

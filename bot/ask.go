@@ -9,7 +9,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -21,63 +20,25 @@ import (
 // one. The Handler uses Config.Ask.
 type Asker = answer.Asker
 
-// askAnswer answers a read question that runs the other way round, or
-// says this fitbot cannot when Config.Ask is nil, and keeps the answer
-// as a plan of its kind (see keepAsk).
-func (h *Handler) askAnswer(ctx context.Context, asker who, q answer.Question) Message {
-	msg, a := h.asked(ctx, q, false)
-	if a != nil {
-		msg = h.keepAsk(ctx, asker, q.Text, q.Parsed, *a, msg)
+// askReply renders the result of a question that runs the other way
+// round: the answer, the line that names its plan when it was kept, and
+// a serving answer's picture.
+func (h *Handler) askReply(r answer.Result) Message {
+	q, a := r.Question, r.Ask
+	msg := askMessageView(*a, h.now(), false)
+	if msg.Outcome == OutcomeAnswered {
+		if r.PlanID != 0 {
+			msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf(
+				"Kept in the team's plans as plan %d: `/fit plan %d` asks it again, `/fit plans %s` lists them", r.PlanID, r.PlanID, r.Listed))))
+		}
 		if a.Serve != nil {
 			msg = withPicture(msg, picture{serve: a, query: q.Parsed.Query})
 		}
 	}
+	if msg.Outcome == OutcomeAnswered {
+		h.results.put(queryRef(reading.FormatAsk(q.Parsed), q.Text), r)
+	}
 	return withAskButtons(msg, q.Parsed, q.Text)
-}
-
-// askAnswerView answers again for a button, with every assumption shown
-// when details is set (the Show details button); it keeps no new plan.
-func (h *Handler) askAnswerView(ctx context.Context, q answer.Question, details bool) Message {
-	msg, _ := h.asked(ctx, q, details)
-	return withAskButtons(msg, q.Parsed, q.Text)
-}
-
-// asked is the answer to a question that runs the other way round,
-// without buttons, and the answer itself (nil when there is none).
-func (h *Handler) asked(ctx context.Context, q answer.Question, details bool) (Message, *sizing.AskAnswer) {
-	a, err := h.askAnswerCached(ctx, q)
-	if err != nil {
-		return h.askFailure(q.Text, err), nil
-	}
-	msg := askMessageView(a, h.now(), details)
-	if msg.Outcome != OutcomeAnswered {
-		return msg, nil
-	}
-	return msg, &a
-}
-
-// askAnswerCached is answers.AskAnswer through the reply cache
-// (cachedAsk): a question asked before under the same AnswerVersion is not
-// searched again. A model the query carries whole (the Hub's, or
-// --config) is searched every time, as cacheable says for fit questions,
-// and so is one with a deadline, a budget or a price (saysMore).
-func (h *Handler) askAnswerCached(ctx context.Context, q answer.Question) (sizing.AskAnswer, error) {
-	if h.replies == nil || q.Err != nil || q.Parsed.Query.Arch != nil || saysMore(q.Parsed) {
-		return h.answers.AskAnswer(ctx, q)
-	}
-	key := reading.FormatAsk(q.Parsed)
-	if key == "" {
-		return h.answers.AskAnswer(ctx, q)
-	}
-	version := h.cfg.AnswerVersion()
-	if a, ok := h.replies.getAsk(version, key, q.Parsed); ok {
-		return a, nil
-	}
-	a, err := h.answers.AskAnswer(ctx, q)
-	if err == nil {
-		h.replies.putAsk(version, key, q.Parsed, a)
-	}
-	return a, err
 }
 
 // askFailure is failure for a question that runs the other way round,
@@ -88,27 +49,6 @@ func (h *Handler) askFailure(text string, err error) Message {
 		return errorMessage("This fitbot cannot answer that kind of question yet.", "13b lora rtx-4090")
 	}
 	return h.failure(text, err)
-}
-
-// keepAsk saves an inverse answer as a plan of its kind (its canonical
-// question and its answer in one line), when there is a plan store, and
-// on its commit adds the line that names the plan.
-func (h *Handler) keepAsk(ctx context.Context, asker who, text string, p reading.Request, a sizing.AskAnswer, msg Message) Message {
-	if h.cfg.Plans == nil {
-		return msg
-	}
-	s := plan.FromAsk(text, p, a, display.AskSummary(a))
-	id, ok := h.savePlan(ctx, store.NewPlan(asker.saver(), s))
-	if !ok {
-		return msg
-	}
-	listed := sizing.Format(sizing.Query{Model: p.Query.Model, Params: p.Query.Params, Experts: p.Query.Experts})
-	if listed == "" || p.Query.Arch != nil {
-		listed = string(s.Kind)
-	}
-	msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf(
-		"Kept in the team's plans as plan %d: `/fit plan %d` asks it again, `/fit plans %s` lists them", id, id, listed))))
-	return msg
 }
 
 // reask answers an inverse plan again by asking its canonical question

@@ -113,7 +113,7 @@ func BenchmarkCachedMessage(b *testing.B) {
 	view := answerView{now: time.Now(), ref: e.ref, planID: 123456, kept: "llama-3.1-8b"}
 	b.ReportAllocs()
 	for b.Loop() {
-		msg := e.message(view)
+		msg := e.message(view, e.result.Fit.Answer)
 		if _, err := msg.encode(); err != nil {
 			b.Fatal(err)
 		}

@@ -23,7 +23,6 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/internal/ratelog"
 	"github.com/fitbot/fitbot/pricing"
-	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -58,13 +57,6 @@ type PriceBook interface {
 	OffersForGPU(ctx context.Context, gpu string) ([]pricing.Offer, error)
 }
 
-// Interpreter turns a free-text question the parser could not read into
-// a parse, with a language model; llm's client is one. A nil
-// Interpreter turns the fallback off.
-type Interpreter interface {
-	Interpret(ctx context.Context, question string) (reading.Request, error)
-}
-
 // Responder posts a message to a response_url: the follow-up of a slash
 // command or of a button. ResponseURLPoster is the HTTP one.
 type Responder interface {
@@ -78,14 +70,14 @@ type Config struct {
 	Answer      Answerer
 	Ask         Asker // nil: questions that run the other way round say this fitbot cannot answer them
 	Respond     Responder
-	Plans       PlanStore      // nil: answers are not saved, plan commands say so
-	Runs        answer.RunBook // nil: measured runs are neither recorded nor said on answers
-	Prices      PriceBook      // nil: `/fit prices` says prices are not available yet
-	Hardware    HardwareStore  // nil: `/fit hardware` says team hardware is not kept
-	Cluster     ClusterReader  // nil: no live cluster; `/fit cluster` says so; waited for 2 s at most
-	Interpreter Interpreter    // nil: no language-model fallback
-	Upload      FileUploader   // nil: no pictures, launch configs as text
-	History     PriceHistory   // nil: no price pictures
+	Plans       PlanStore          // nil: answers are not saved, plan commands say so
+	Runs        answer.RunBook     // nil: measured runs are neither recorded nor said on answers
+	Prices      PriceBook          // nil: `/fit prices` says prices are not available yet
+	Hardware    HardwareStore      // nil: `/fit hardware` says team hardware is not kept
+	Cluster     ClusterReader      // nil: no live cluster; `/fit cluster` says so; waited for 2 s at most
+	ModelReader answer.ModelReader // nil: no language model reads questions beside the grammar
+	Upload      FileUploader       // nil: no pictures, launch configs as text
+	History     PriceHistory       // nil: no price pictures
 	// Models resolves Hugging Face Hub ids, links and names the catalog
 	// lacks; nil: the parser's own message answers them.
 	Models ModelResolver
@@ -119,6 +111,7 @@ type Handler struct {
 	limiter *limiter
 	answers *answer.Service // reads and answers questions: Parse, Answer, Ask, Models, Hardware
 	replies *replyCache     // nil without Config.AnswerVersion
+	results keptResults     // the results of the answers rendered, for their buttons
 	statics staticReplies
 	wg      sync.WaitGroup
 	// failures logs a store failure that repeats on every request (a
@@ -146,8 +139,16 @@ func New(cfg Config) (*Handler, error) {
 		cfg.FollowUpTimeout = 30 * time.Second
 	}
 	h := &Handler{cfg: cfg, log: cfg.Logger, now: cfg.Now, limiter: newLimiter(cfg.Policy.PerUserPerMinute)}
-	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: cfg.Answer, Asker: cfg.Ask, Models: cfg.Models,
-		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Logger: cfg.Logger, Now: cfg.Now}
+	est, ask := cfg.Answer, cfg.Ask
+	if cfg.AnswerVersion != nil {
+		memo := answer.NewMemo(cfg.AnswerVersion)
+		est, ask = memo.Estimator(est), memo.Asker(ask)
+	}
+	h.answers = &answer.Service{Parse: cfg.Parse, Estimator: est, Asker: ask, Models: cfg.Models,
+		Machines: cfg.Hardware, PriceBook: cfg.Prices, Runs: cfg.Runs, Reader: cfg.ModelReader, Logger: cfg.Logger, Now: cfg.Now}
+	if cfg.Plans != nil {
+		h.answers.Plans = answer.StoreKeeper{Store: cfg.Plans, Source: store.SourceSlack, Budget: saveBudget}
+	}
 	if cfg.Cluster != nil {
 		h.cfg.Cluster = boundedCluster{cfg.Cluster}
 		h.answers.Cluster = h.cfg.Cluster

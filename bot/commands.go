@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/llm"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -71,7 +68,9 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 	case "", "help", "-h", "--help", "?":
 		return h.static().help
 	case "gpus", "gpu":
-		return h.static().gpus
+		if rest == "" { // "gpus for 200 users of llama 3 8b" is a serving question
+			return h.static().gpus
+		}
 	case "models", "model":
 		tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
 		hubModels, more := h.hubEntries(ctx)
@@ -105,7 +104,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 	if h.replies != nil {
 		// Only sizing questions are kept by their words, so a hit needs no routing.
 		if e := h.replies.getText(h.cfg.AnswerVersion(), text); e != nil {
-			return h.cachedAnswer(ctx, asker, text, e, nil) // kept by words with its notes (answer)
+			return h.cachedAnswer(ctx, asker, e)
 		}
 	}
 	q := h.answers.Read(text)
@@ -119,115 +118,140 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 }
 
 // question answers a sizing question, read (route and parse) but not
-// yet resolved. A question that needs the Hub is resolved and answered
-// within the acknowledgement budget or later (hubQuestion); any other is
-// resolved here and answered.
+// yet resolved, through answer.Service.HandleQuestion. With a
+// responseURL, one that waits on the Hugging Face Hub is answered within
+// the acknowledgement budget or later, and one the language model reads
+// is acknowledged at once and answered later; without one (mentions and
+// DMs, already in the background) every answer is waited for.
 func (h *Handler) question(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
-	if h.answers.AboutCluster(q) {
-		return h.clusterCommand(ctx, asker.team)
-	}
-	if h.answers.NeedsHub(q) {
-		return h.hubQuestion(ctx, asker, responseURL, q)
-	}
-	q = h.answers.Resolve(ctx, asker.team, q)
 	q.Scope = asker.scope() // the asker's measured runs are said on the answer
-	return h.resolved(ctx, asker, responseURL, q)
-}
-
-// resolved answers a resolved question. One the language model should
-// read (answer.NeedsInterpreter) is acknowledged at once and answered
-// through responseURL when there is one, and waited for when there is
-// none (mentions and DMs, and the Hub's late answers, already in the
-// background). When the model cannot help either, the grammar's own
-// message stands, or help when there was nothing to size.
-func (h *Handler) resolved(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
-	if q.Err == nil && q.Compared() {
-		return h.compareAnswer(ctx, q)
-	}
-	if q.Err == nil && q.Ask() {
-		return h.askAnswer(ctx, asker, q)
-	}
-	if answer.Understood(q) && (h.cfg.Interpreter == nil || !answer.NeedsInterpreter(q)) {
-		return h.answer(ctx, asker, q, "")
-	}
-	if q.Err == nil && !answer.Understood(q) {
-		// The grammar read every word it knew but found no model ("can
-		// we tune the big one on our box"): the estimator says so, and the
-		// language model may still read one.
-		if _, q.Err = h.answers.Fit(ctx, q); q.Err == nil {
-			return h.answer(ctx, asker, q, "")
+	if responseURL != "" {
+		switch {
+		case h.answers.NeedsHub(q):
+			what := q.Parsed.Hub
+			if what == "" {
+				what = "“" + q.Parsed.Missing.Words + "”"
+			}
+			return h.inBackground(ctx, asker, responseURL, q, hubAckBudget, ephemeral("Looking up "+what+" on the Hugging Face Hub…", slack.NewContextBlock("",
+				mrkdwn(fmt.Sprintf("_Looking up_ %s _on the Hugging Face Hub; the answer follows in a moment._", escape(display.Truncate(what, 200)))))).
+				withOutcome(OutcomeInterpreting))
+		case h.answers.AsksModel(q):
+			return h.inBackground(ctx, asker, responseURL, q, 0, ephemeral("Interpreting your question…", slack.NewContextBlock("",
+				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(q.Text, 200)))))).
+				withOutcome(OutcomeInterpreting))
 		}
 	}
-	if h.cfg.Interpreter != nil && answer.NeedsInterpreter(q) {
-		if responseURL != "" {
-			q := q // the closure's own copy: only this path pays for moving it to the heap
-			h.later(ctx, "interpret", func(ctx context.Context) {
-				msg := h.interpretedOr(ctx, asker, q)
-				msg.ReplaceOriginal = true
-				h.respond(ctx, responseURL, msg, "interpreted answer")
-			})
-			return ephemeral("Interpreting your question…", slack.NewContextBlock("",
-				mrkdwn(fmt.Sprintf("_Reading_ “%s” _with the language model; the answer follows in a moment._", escape(display.Truncate(q.Text, 200)))))).withOutcome(OutcomeInterpreting)
-		}
-		return h.interpretedOr(ctx, asker, q)
-	}
-	return h.unanswered(q)
+	return h.handle(ctx, asker, q)
 }
 
-// interpretedOr is the language model's answer to q, or, when the model
-// could not help, the grammar's answer to a question it understood and
-// unanswered's to any other.
-func (h *Handler) interpretedOr(ctx context.Context, asker who, q answer.Question) Message {
-	if answer.Understood(q) {
-		return h.interpretedToo(ctx, asker, q)
-	}
-	if msg, ok := h.interpreted(ctx, asker, q.Text); ok {
-		return msg
-	}
-	return modelUnavailable(h.unanswered(q))
-}
-
-// interpretedToo answers a question the grammar understood but left
-// words in that look like they carry meaning: with what the language
-// model reads in them added (answer.Interpreted), marked as interpreted,
-// or else as the grammar read it, the words named as not used.
-func (h *Handler) interpretedToo(ctx context.Context, asker who, q answer.Question) Message {
-	m, err := h.cfg.Interpreter.Interpret(ctx, q.Text)
-	if errors.Is(err, llm.ErrUnavailable) {
-		h.log.Warn("bot: the language model was unavailable; the grammar's reading stands", "err", err)
-		return h.answer(ctx, asker, q, modelUnavailableNote)
-	}
+// handle answers q (answer.Service.HandleQuestion decides what it is,
+// asks the language model when it comes to that, and keeps the answer as
+// a plan) and renders the result.
+func (h *Handler) handle(ctx context.Context, asker who, q answer.Question) Message {
+	r, err := h.answers.HandleQuestion(ctx, asker.answerWho(h.cfg.Plans != nil), q)
 	if err != nil {
-		h.log.Info("bot: the language model added nothing to the grammar's reading", "err", err)
-		return h.answer(ctx, asker, q, "")
+		h.log.Error("bot: answering failed", "err", err)
+		return apology()
 	}
-	if both, ok := answer.Interpreted(q, m); ok {
-		return h.answer(ctx, asker, both, interpretedNote)
-	}
-	return h.answer(ctx, asker, q, "")
+	return h.render(ctx, asker, r)
 }
 
-// unanswered is the reply to a question nothing could answer: help when
-// it had nothing to size (a mistyped subcommand keeps its own message),
-// else the grammar's (or the Hub's) own message.
-func (h *Handler) unanswered(q answer.Question) Message {
-	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, q.Err) && nearSubcommand(first) == "" {
-		return notASizingQuestion(h.cfg.Interpreter != nil)
-	}
-	return h.failure(q.Text, q.Err)
+// answerWho is the asker as answer keeps their plans; keep asks for the
+// answer to be kept.
+func (w who) answerWho(keep bool) answer.Who {
+	return answer.Who{Team: w.team, Channel: w.channel, User: w.user, ChannelKind: string(w.kind), Keep: keep}
 }
 
-// answer estimates a parsed question, saves it as a plan (waiting for
-// the commit) and renders it.
-// The buttons carry the canonical question, so that they work whether or
-// not the plan has been written yet. A question answered before under the
-// same AnswerVersion is served from the reply cache (replycache.go): the
-// same estimate and Block Kit, with this plan's id and the price's age as
-// of now.
-func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note string) Message {
+// render is the reply to a handled question: the answer of its kind,
+// or, for a question nothing answered, what to say instead.
+func (h *Handler) render(ctx context.Context, asker who, r answer.Result) Message {
+	h.planKept(r)
+	var msg Message
+	switch {
+	case r.Kind == answer.KindCluster:
+		return h.clusterCommand(ctx, asker.team)
+	case r.Fit != nil:
+		return h.fitReply(ctx, asker, r)
+	case r.Kind == answer.KindClarify:
+		return h.clarifyReply(r)
+	case r.Compare != nil:
+		msg = answered(r.Compare.Summary, compareBlocks(*r.Compare)...)
+	case r.Ask != nil:
+		msg = h.askReply(r)
+	default:
+		// The language model read a question of another kind (prices, plans, help).
+		var ok bool
+		if msg, ok = h.routed(ctx, asker, r.Question.Route); !ok {
+			msg = h.unanswered(r.Question, r.Question.Err)
+		}
+	}
+	if r.Interpreted {
+		msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(interpretedNote)))
+	}
+	if r.ModelError != nil {
+		msg = modelUnavailable(msg)
+	}
+	return msg
+}
+
+// planKept logs a plan that could not be kept (once per interval while
+// it repeats: a full disk fails every answer): the answer still goes,
+// without the "kept" line, for the estimate does not need the database.
+func (h *Handler) planKept(r answer.Result) {
+	switch {
+	case r.PlanErr != nil:
+		h.failures.Error(h.log, "save-plan", "bot: saving the plan failed; answered without keeping it", "err", r.PlanErr)
+	case r.PlanID != 0:
+		h.failures.OK(h.log, "save-plan", "bot: plans are saved again")
+	}
+}
+
+// clarifyReply is the reply to a question nothing answered: the language
+// model's question back, or else unanswered's reply, marked when the
+// model was asked and unavailable.
+func (h *Handler) clarifyReply(r answer.Result) Message {
+	if back, ok := answer.QuestionBack(r.Err); ok {
+		return questionBack(back)
+	}
+	if errors.Is(r.Err, answer.ErrCannotAsk) {
+		return h.askFailure(r.Question.Text, r.Err)
+	}
+	msg := h.unanswered(r.Question, r.Err)
+	if r.ModelError != nil {
+		msg = modelUnavailable(msg)
+	}
+	return msg
+}
+
+// unanswered is the reply to a question nothing could answer, err why:
+// help when it had nothing to size (a mistyped subcommand keeps its own
+// message), else the grammar's (or the Hub's, or the estimator's) own
+// message.
+func (h *Handler) unanswered(q answer.Question, err error) Message {
+	if first, _, _ := strings.Cut(strings.ToLower(q.Text), " "); nothingToSize(q.Parsed, err) && nearSubcommand(first) == "" {
+		return notASizingQuestion(h.cfg.ModelReader != nil)
+	}
+	return h.failure(q.Text, err)
+}
+
+// fitReply renders a fit result: the buttons carry the canonical
+// question, so that they work whether or not the plan was kept. A
+// question answered before under the same AnswerVersion is rendered from
+// the reply cache (replycache.go): the same Block Kit, with this plan's
+// id and the price's age as of now.
+func (h *Handler) fitReply(ctx context.Context, asker who, r answer.Result) Message {
+	q, f := r.Question, r.Fit
 	text, p := q.Text, q.Parsed
+	note := ""
+	switch {
+	case r.Interpreted:
+		note = interpretedNote
+	case r.ModelError != nil:
+		note = modelUnavailableNote
+	}
 	canonical := sizing.Format(p.Query)
-	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text)}
+	view := answerView{note: note, now: h.now(), ref: queryRef(canonical, text), planID: r.PlanID, kept: r.Listed}
+	h.results.put(view.ref, r)
 	// An answer that says the asker's measured runs is theirs alone: never
 	// kept for, nor served from, the words.
 	cache := h.replies != nil && cacheable(p, canonical, note) && !h.answers.HasRuns(ctx, asker.scope())
@@ -235,107 +259,49 @@ func (h *Handler) answer(ctx context.Context, asker who, q answer.Question, note
 	if cache {
 		version = h.cfg.AnswerVersion()
 		if e := h.replies.get(version, canonical, p.Query); e != nil {
-			return h.cachedAnswer(ctx, asker, text, e, p.Notes)
+			return withPicture(e.message(view, f.Answer), picture{fit: &f.Estimate})
 		}
 	}
-	f, err := h.answers.Fit(ctx, q)
-	if err != nil {
-		return h.failure(text, err)
-	}
 	// What the parser assumed or corrected ("lorra" read as "lora", a typed
-	// memory, words not used) comes first. These notes are the asker's
-	// words', so the cache keeps the estimate without them (own).
-	a, own := f.Answer, f.Estimate
-	var kept *keptPlan
-	if h.cfg.Plans != nil {
-		kept = newKeptPlan(text, p.Query, a)
-	}
-	h.keep(ctx, asker, text, kept, &view)
+	// memory, words not used) comes first.
+	a := f.Answer
 	blocks := answerBlocks(a, view)
 	if next := nextSteps(p.Query, a); next != nil {
 		blocks = append(blocks, next)
 	}
-	msg := withPicture(answered(answerText(a), blocks...), picture{fit: &own})
+	msg := withPicture(answered(answerText(a), blocks...), picture{fit: &f.Estimate})
 	if f.Lead != "" {
 		msg = withFirstLine(msg, escape(f.Lead))
 	}
 	msg.question = canonical
 	if cache {
-		if e, ok := newCachedReply(p.Query, own, view.ref, kept, msg); ok {
+		if e, ok := newCachedReply(r, view.ref, msg); ok {
 			// By its words, the reply is found without a parse: it keeps the
 			// notes those words gave. Words that leave the card to the team's
 			// machines may be another team's question, and words about the
 			// live cluster may land elsewhere a moment later: those by
-			// canonical only; and words the language model reads too
-			// (answer.NeedsInterpreter) are read again when asked again.
+			// canonical only; and words the language model reads too are
+			// read again when asked again.
 			teamFree := q.SameForEveryTeam() || h.cfg.Hardware == nil && h.cfg.Cluster == nil
-			if teamFree && (h.cfg.Interpreter == nil || !answer.NeedsInterpreter(q)) {
-				withNotes := *e
-				withNotes.answer = a
-				h.replies.put(version, canonical, text, &withNotes)
-			}
 			h.replies.put(version, canonical, "", e)
+			if teamFree && !h.answers.AsksModel(q) {
+				h.replies.put(version, canonical, text, e)
+			}
 		}
 	}
 	return msg
 }
 
-// cachedAnswer is answer for a reply found in the cache: the plan is
-// kept as ever, and the context line made for it and for now.
-// notes are this asker's parser notes, said first as in a fresh answer.
-func (h *Handler) cachedAnswer(ctx context.Context, asker who, text string, e *cachedReply, notes []string) Message {
-	if len(notes) > 0 {
-		c := *e
-		c.answer.Assumptions = sizing.MergeAssumptions(notes, e.answer.Assumptions)
-		e = &c
-	}
-	view := answerView{now: h.now(), ref: e.ref}
-	kept := e.kept
-	if kept == nil && h.cfg.Plans != nil { // cached before the handler had plans: not in serve
-		kept = newKeptPlan(text, e.query, e.answer)
-	}
-	h.keep(ctx, asker, text, kept, &view)
-	return withPicture(e.message(view), picture{fit: &e.answer})
-}
-
-// keptPlan is what keeping an answer as a plan writes, made once for a
-// reply and kept with it in the cache: the summary (its Question is the
-// words of the first ask; keep sets each asker's), the request's JSON
-// and the words `/fit plans` finds the plan by.
-type keptPlan struct {
-	summary plan.Summary
-	reqJSON string // "" when it could not be made: the store marshals (and says why not)
-	words   string
-}
-
-// newKeptPlan is the plan of answer a to text, read as q.
-func newKeptPlan(text string, q sizing.Query, a sizing.Answer) *keptPlan {
-	k := &keptPlan{summary: plan.FromAnswer(text, q, a)}
-	if b, err := json.Marshal(k.summary.Request); err == nil {
-		k.reqJSON = string(b)
-	}
-	k.words = sizing.Format(sizing.Query{Model: q.Model, Params: q.Params, Experts: q.Experts})
-	if k.words == "" {
-		k.words = "MODEL" // a --config architecture has no name to look it up by
-	}
-	return k
-}
-
-// keep saves k, asked in the words text, as a plan, when there is a
-// plan store, and on its commit sets the view's plan id and the words
-// `/fit plans` finds it by.
-func (h *Handler) keep(ctx context.Context, asker who, text string, k *keptPlan, view *answerView) {
-	if h.cfg.Plans == nil || k == nil {
-		return
-	}
-	s := k.summary
-	s.Question = text
-	saved := store.NewPlan(asker.saver(), s)
-	saved.RequestJSON = k.reqJSON
-	if id, ok := h.savePlan(ctx, saved); ok {
-		view.planID = id
-		view.kept = k.words
-	}
+// cachedAnswer is the reply found in the cache by the words asked: its
+// result kept as a plan again for this asker (answer.Service.Keep), and
+// the context line made for that plan and for now.
+func (h *Handler) cachedAnswer(ctx context.Context, asker who, e *cachedReply) Message {
+	r := e.result
+	h.answers.Keep(ctx, asker.answerWho(h.cfg.Plans != nil), &r)
+	h.planKept(r)
+	view := answerView{now: h.now(), ref: e.ref, planID: r.PlanID, kept: r.Listed}
+	h.results.put(view.ref, r)
+	return withPicture(e.message(view, r.Fit.Answer), picture{fit: &r.Fit.Estimate})
 }
 
 // saveBudget bounds the wait for a plan's commit, well inside Slack's
@@ -343,22 +309,6 @@ func (h *Handler) keep(ctx context.Context, asker who, text string, k *keptPlan,
 // same time in one transaction, so the wait is a commit (a millisecond or
 // two), unless the single writer is held by something long.
 const saveBudget = 1500 * time.Millisecond
-
-// savePlan writes a plan and waits for its commit, so that an answer
-// that says "kept" is on disk before Slack sees it. A failed or late
-// write is logged as an error and the answer still goes, without the
-// "kept" line: the estimate does not need the database.
-func (h *Handler) savePlan(ctx context.Context, plan store.Plan) (int64, bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveBudget)
-	defer cancel()
-	id, err := h.cfg.Plans.SavePlan(ctx, &plan)
-	if err != nil {
-		h.failures.Error(h.log, "save-plan", "bot: saving the plan failed; answered without keeping it", "model", plan.ModelKey, "err", err)
-		return 0, false
-	}
-	h.failures.OK(h.log, "save-plan", "bot: plans are saved again")
-	return id, true
-}
 
 // failure turns an error into the reply: what was not understood and an
 // example that works for input errors, an apology (and a log line with
@@ -445,4 +395,11 @@ func queryRef(canonical, text string) string {
 // escape makes user text safe inside mrkdwn: Slack's three control characters.
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// questionBack is the language model's question back to the asker.
+func questionBack(q string) Message {
+	return ephemeral("I couldn't use that: "+q,
+		slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(q)), nil, nil),
+		slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))).withOutcome(OutcomeNotUnderstood)
 }

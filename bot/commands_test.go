@@ -166,19 +166,19 @@ func TestInterpreterAnswersThroughResponseURL(t *testing.T) {
 	const question = "can we tune the big one on our box"
 	tests := []struct {
 		name   string
-		interp fakeInterpreter
+		interp fakeReader
 		want   string
 	}{
-		{"interpreted", fakeInterpreter{parsed: reading.Request{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
-		{"model fails: the parser's message", fakeInterpreter{err: errors.New("llm: timeout")}, "`/fit 13B lora 4090`"},
-		{"model outlasts the follow-up budget: the parser's message", fakeInterpreter{delay: time.Hour}, "`/fit 13B lora 4090`"},
+		{"interpreted", fakeReader{parsed: reading.Request{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}, delay: 50 * time.Millisecond}, "Interpreted by the language model"},
+		{"model fails: the parser's message", fakeReader{err: errors.New("llm: timeout")}, "`/fit 13B lora 4090`"},
+		{"model outlasts the follow-up budget: the parser's message", fakeReader{delay: time.Hour}, "`/fit 13B lora 4090`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url := newResponseURL(t)
 			plans := &fakePlans{}
 			h := newTestHandler(t, func(c *Config) {
-				c.Interpreter, c.Plans, c.FollowUpTimeout = tt.interp, plans, 200*time.Millisecond
+				c.ModelReader, c.Plans, c.FollowUpTimeout = tt.interp, plans, 200*time.Millisecond
 			})
 			cmd := slash(question)
 			cmd.ResponseURL = url.URL + "/commands/T1/1/x"
@@ -212,7 +212,7 @@ func TestInterpreterAskedWhenNoModelIsNamed(t *testing.T) {
 	url := newResponseURL(t)
 	h := newTestHandler(t, func(c *Config) {
 		c.Parse = reading.Parse
-		c.Interpreter = fakeInterpreter{parsed: reading.Request{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}}
+		c.ModelReader = fakeReader{parsed: reading.Request{Query: fixtures["llama-3.1-8b qlora rtx-4090"].query}}
 	})
 	if _, err := reading.Parse("can we tune the big one on our box"); err != nil {
 		t.Fatalf("the real parser refused the question (%v); this test needs one it reads without a model", err)
@@ -232,7 +232,7 @@ func TestInterpreterAskedWhenNoModelIsNamed(t *testing.T) {
 func TestInterpreterNotAskedForBadNumbers(t *testing.T) {
 	called := false
 	h := newTestHandler(t, func(c *Config) {
-		c.Interpreter = fakeInterpreter{}
+		c.ModelReader = fakeReader{}
 		c.Parse = func(string) (reading.Request, error) {
 			return reading.Request{Query: sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodLoRA}}, &sizing.InputError{Problem: "seq 0 is not a sequence length", Hint: "llama-3.1-8b lora 4090 seq 4096"}
 		}

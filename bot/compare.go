@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -14,16 +13,6 @@ import (
 // maxCompareAssumptions is how many shared assumptions a comparison's
 // message lists; `fitbot fit` and --json carry them all.
 const maxCompareAssumptions = 6
-
-// compareAnswer answers a resolved comparison of two cards or two
-// training methods. It keeps no plan: a plan is one configuration.
-func (h *Handler) compareAnswer(ctx context.Context, q answer.Question) Message {
-	c, err := h.answers.Compare(ctx, q)
-	if err != nil {
-		return h.failure(q.Text, err)
-	}
-	return answered(c.Summary, compareBlocks(c)...)
-}
 
 // compareBlocks renders a comparison for a phone as well as a desktop:
 // the verdict, one section per option with its figures one to a line,

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/slackoauth"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -312,24 +310,6 @@ func modelUnavailable(msg Message) Message {
 	msg.Blocks = append(msg.Blocks, slack.NewContextBlock("", mrkdwn(modelUnavailableNote)))
 	msg.Text += " (The language model was unavailable.)"
 	return msg
-}
-
-// interpreted answers a question through the language model; a model
-// that found no sizing question in it asks its question back. ok is false
-// when the model could not be asked or gave nothing usable.
-func (h *Handler) interpreted(ctx context.Context, asker who, text string) (msg Message, ok bool) {
-	p, err := h.cfg.Interpreter.Interpret(ctx, text)
-	if err == nil {
-		return h.answer(ctx, asker, answer.Question{Text: text, Parsed: p}, interpretedNote), true
-	}
-	var nu *llm.NotUnderstoodError
-	if errors.As(err, &nu) && nu.QuestionBack != "" {
-		return ephemeral("I couldn't use that: "+nu.QuestionBack,
-			slack.NewSectionBlock(mrkdwn(":thinking_face: "+escape(nu.QuestionBack)), nil, nil),
-			slack.NewContextBlock("", mrkdwn("`/fit help` shows what fitbot understands."))).withOutcome(OutcomeNotUnderstood), true
-	}
-	h.log.Warn("bot: language model could not interpret", "err", err)
-	return Message{}, false
 }
 
 // prune deletes old event ids, at most once per pruneEvery.

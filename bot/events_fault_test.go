@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
@@ -114,7 +115,7 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 		Answer:          Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Ask:             Fixed{Estimator: &sizing.Estimator{Prices: pricing.DefaultSheet()}},
 		Respond:         NewResponseURLPoster(rurl.Client()),
-		Interpreter:     llm.New(llm.Config{BaseURL: model.URL + "/v1", APIKey: "sk-test", Timeout: 300 * time.Millisecond}, model.Client(), nil),
+		ModelReader:     hangingReader(t, model),
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
 		FollowUpTimeout: 2 * time.Second,
 	})
@@ -145,8 +146,8 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	if len(posted) != 1 || !posted[0].ReplaceOriginal || strings.Contains(posted[0].Text, "Sorry") || posted[0].Text == "" {
 		t.Fatalf("posted %+v, want one replacement carrying the help", posted)
 	}
-	if want := modelUnavailable(notASizingQuestion(true)); posted[0].Text != want.Text {
-		t.Errorf("posted %q, want the help %q", posted[0].Text, want.Text)
+	if want := notASizingQuestion(true).Text + " (The language model was unavailable.)"; posted[0].Text != want {
+		t.Errorf("posted %q, want the help %q", posted[0].Text, want)
 	}
 	blocks := string(mustJSON(t, posted[0].Blocks))
 	if !strings.Contains(blocks, "The language model was unavailable") || strings.Contains(blocks, "OPENAI_API_KEY") {
@@ -155,4 +156,15 @@ func TestLanguageModelTimeoutOverHTTP(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("the fallback message came after %v; the model's timeout is 300ms", d)
 	}
+}
+
+// hangingReader is llm's reader of fitbot's request pointed at model,
+// with a 300 ms timeout.
+func hangingReader(t *testing.T, model *httptest.Server) answer.ModelReader {
+	t.Helper()
+	r, err := llm.NewRequestReader(llm.New(llm.Config{BaseURL: model.URL + "/v1", APIKey: "sk-test", Timeout: 300 * time.Millisecond}, model.Client(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

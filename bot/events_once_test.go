@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -23,7 +22,8 @@ func TestEventParsedOnce(t *testing.T) {
 		f := newEventsFixture(t, func(c *Config) {
 			c.Parse = func(q string) (reading.Request, error) { parses.Add(1); return fakeParser(q) }
 		})
-		f.h.cfg.Interpreter = MeteredInterpreter(fakeInterpreter{err: llm.ErrUnavailable}, f.metrics)
+		f.h.cfg.ModelReader = MeteredReader(fakeReader{err: errModelDown}, f.metrics)
+		f.h.answers.Reader = f.h.cfg.ModelReader
 		f.deliver(t, file)
 		f.h.Wait()
 		if n := parses.Load(); n != 1 {
@@ -43,7 +43,8 @@ func TestLanguageModelAskedOnce(t *testing.T) {
 	f := newEventsFixture(t, func(c *Config) {
 		c.Parse, c.Answer, c.Models = reading.Parse, Fixed{Estimator: &sizing.Estimator{}}, models
 	})
-	f.h.cfg.Interpreter = MeteredInterpreter(fakeInterpreter{err: llm.ErrUnavailable}, f.metrics)
+	f.h.cfg.ModelReader = MeteredReader(fakeReader{err: errModelDown}, f.metrics)
+	f.h.answers.Reader = f.h.cfg.ModelReader
 	in := incoming{kind: KindDM, text: "qwen9 1.7b qlora", ts: "1764464500.000100", asker: who{team: "T1DC2JH3J", channel: "D0FITBOTDM", user: "U2CERLKJA"}}
 	msg := f.events.reply(context.Background(), in)
 	if got := messageJSON(t, msg); !strings.Contains(got, "qwen9 1.7b") {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/google/go-cmp/cmp"
@@ -178,19 +178,20 @@ func TestEventLanguageModel(t *testing.T) {
 	fits := fixtures["llama-3.1-8b qlora rtx-4090"].query
 	tests := []struct {
 		name     string
-		in       fakeInterpreter
+		in       fakeReader
 		wantText string
 		wantLLM  string // fitbot_llm_calls_total outcome
 	}{
-		{"interpreted", fakeInterpreter{parsed: reading.Request{Query: fits}}, "✅ Fits", "ok"},
-		{"question back", fakeInterpreter{err: &llm.NotUnderstoodError{QuestionBack: "Which model <b>and</b> GPU?"}}, "I couldn't use that: Which model", "not_understood"},
-		{"model down", fakeInterpreter{err: llm.ErrUnavailable}, "I couldn't use that: could not use", "failed"},
+		{"interpreted", fakeReader{parsed: reading.Request{Query: fits}}, "✅ Fits", "ok"},
+		{"question back", fakeReader{err: &answer.NotUnderstood{QuestionBack: "Which model <b>and</b> GPU?"}}, "I couldn't use that: Which model", "not_understood"},
+		{"model down", fakeReader{err: errModelDown}, "I couldn't use that: could not use", "failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newEventsFixture(t, nil)
 			m := f.metrics
-			f.h.cfg.Interpreter = MeteredInterpreter(tt.in, m)
+			f.h.cfg.ModelReader = MeteredReader(tt.in, m)
+			f.h.answers.Reader = f.h.cfg.ModelReader
 			f.deliver(t, "app_mention.json")
 			f.h.Wait()
 			posts := f.rec.posted()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"errors"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -175,14 +176,19 @@ var testOffers = []pricing.Offer{
 	{Provider: "aws", InstanceType: "p5.48xlarge", GPU: "h100", GPUCount: 8, Market: pricing.MarketSpot, Region: "us-east-2", USDPerHour: 24.10, USDPerGPUHour: 3.0125, ObservedAt: testNow.Add(-30 * time.Minute), Samples: 1},
 }
 
-// fakeInterpreter returns parsed, or err, after an optional delay.
-type fakeInterpreter struct {
+// fakeReader is the language model as answer.ModelReader: it returns
+// parsed, or err, after an optional delay.
+type fakeReader struct {
 	parsed reading.Request
 	err    error
 	delay  time.Duration
 }
 
-func (f fakeInterpreter) Interpret(ctx context.Context, _ string) (reading.Request, error) {
+// errModelDown is a language model that gave no usable reply.
+var errModelDown = errors.New("language model unavailable: HTTP 500")
+
+// Read implements answer.ModelReader.
+func (f fakeReader) Read(ctx context.Context, _ string, _ reading.Request) (reading.Request, error) {
 	select {
 	case <-time.After(f.delay):
 	case <-ctx.Done():

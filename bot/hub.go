@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -77,21 +76,16 @@ func (h *Handler) hubEntries(ctx context.Context) (out []catalogEntry, more bool
 // 3 seconds (the plan's commit has its own budget after it).
 const hubAckBudget = 1200 * time.Millisecond
 
-// hubQuestion answers a question that names a Hub model. The question
-// is resolved (the Hub, then the team's machines) in the background: an
-// answer ready within hubAckBudget is the reply itself; a later one
-// replaces the acknowledgement through responseURL. Without a
-// responseURL (mentions and DMs, already answered in the background) it
-// waits for the Hub.
-func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL string, q answer.Question) Message {
-	if responseURL == "" {
-		return h.hubAnswer(ctx, asker, q)
-	}
+// inBackground answers q in the background and returns what to reply
+// now: the answer itself when it is ready within budget, else ack, and
+// the answer replaces ack through responseURL when it is ready. A zero
+// budget acknowledges at once (the language model takes seconds).
+func (h *Handler) inBackground(ctx context.Context, asker who, responseURL string, q answer.Question, budget time.Duration, ack Message) Message {
 	ready := make(chan Message, 1)
 	var mu sync.Mutex
-	late := false
-	h.later(ctx, "hub", func(ctx context.Context) {
-		msg := h.hubAnswer(ctx, asker, q)
+	late := budget <= 0
+	h.later(ctx, "answer", func(ctx context.Context) {
+		msg := h.handle(ctx, asker, q)
 		mu.Lock()
 		if !late {
 			ready <- msg
@@ -100,9 +94,12 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL string
 		}
 		mu.Unlock()
 		msg.ReplaceOriginal = true
-		h.respond(ctx, responseURL, msg, "hub answer")
+		h.respond(ctx, responseURL, msg, "late answer")
 	})
-	timer := time.NewTimer(hubAckBudget)
+	if budget <= 0 {
+		return ack
+	}
+	timer := time.NewTimer(budget)
 	defer timer.Stop()
 	select {
 	case msg := <-ready:
@@ -117,13 +114,7 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL string
 	default:
 		late = true
 	}
-	what := q.Parsed.Hub
-	if what == "" {
-		what = "“" + q.Parsed.Missing.Words + "”"
-	}
-	return ephemeral("Looking up "+what+" on the Hugging Face Hub…", slack.NewContextBlock("",
-		mrkdwn(fmt.Sprintf("_Looking up_ %s _on the Hugging Face Hub; the answer follows in a moment._", escape(display.Truncate(what, 200)))))).
-		withOutcome(OutcomeInterpreting)
+	return ack
 }
 
 // parse reads a question that is answered again (a button, a saved
@@ -131,13 +122,6 @@ func (h *Handler) hubQuestion(ctx context.Context, asker who, responseURL string
 // answers for it, so there is no acknowledgement to race.
 func (h *Handler) parse(ctx context.Context, question string) (reading.Request, error) {
 	return h.answers.Reread(ctx, question)
-}
-
-// hubAnswer resolves the question (the Hub model, then the team's
-// machines) and answers it as question would, waiting for the language
-// model if it comes to that: it runs in the background already.
-func (h *Handler) hubAnswer(ctx context.Context, asker who, q answer.Question) Message {
-	return h.resolved(ctx, asker, "", h.answers.Resolve(ctx, asker.team, q))
 }
 
 // hinted is an error written for the asker with a next step in words

@@ -149,7 +149,7 @@ func TestNameNeitherCatalogNorHubKnowsGoesToTheLanguageModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	notFound := &sizing.InputError{Problem: `"qwen9 14b" is not a model I know`, Hint: "qwen3-8b lora h100"}
-	h := hubHandler(t, &fakeModels{err: notFound}, func(c *Config) { c.Interpreter = fakeInterpreter{parsed: parsed} })
+	h := hubHandler(t, &fakeModels{err: notFound}, func(c *Config) { c.ModelReader = fakeReader{parsed: parsed} })
 	msg := h.Command(context.Background(), slash("qwen9 14b lora h100"))
 	if outcomeOf(msg) != OutcomeAnswered || !strings.Contains(messageJSON(t, msg), "Interpreted by the language model") {
 		t.Errorf("not interpreted: %s", msg.Text)

@@ -88,7 +88,7 @@ func pressedScope(cb slack.InteractionCallback) store.Scope {
 // press returns the messages to post, in order, for one button press by
 // user, who reads the plans of scope.
 func (h *Handler) press(ctx context.Context, scope store.Scope, action, value, user string) []Message {
-	msg, ok := h.reanswer(ctx, scope, value, action == ActionDetails)
+	msg, ok := h.reanswer(ctx, scope, value, action == ActionDetails, action == ActionReprice)
 	if !ok {
 		msg.ReplaceOriginal = true
 		return []Message{msg}
@@ -116,7 +116,7 @@ func (h *Handler) pressPublic(ctx context.Context, asker who, scope store.Scope,
 	switch {
 	case action == ActionDetails || !isQuery:
 		var ok bool
-		msg, ok = h.reanswer(ctx, scope, value, action == ActionDetails)
+		msg, ok = h.reanswer(ctx, scope, value, action == ActionDetails, action == ActionReprice)
 		if !ok || action == ActionDetails {
 			msg.ResponseType = slack.ResponseTypeEphemeral
 			return []Message{msg}
@@ -128,21 +128,19 @@ func (h *Handler) pressPublic(ctx context.Context, asker who, scope store.Scope,
 			msg.ResponseType = slack.ResponseTypeEphemeral
 			return []Message{msg}
 		}
-		q := answer.Question{Text: text, Route: reading.Routing{Kind: reading.RouteSizing}, Parsed: p}
-		if q.Ask() {
-			msg = h.askAnswer(ctx, asker, q)
-		} else {
-			msg = h.answer(ctx, asker, q, "")
-		}
+		msg = h.handle(ctx, asker, answer.Question{Text: text, Route: reading.Routing{Kind: reading.RouteSizing}, Parsed: p})
 	}
 	msg.ResponseType, msg.ThreadTS, msg.ReplaceOriginal = slack.ResponseTypeInChannel, thread, false
 	return []Message{msg}
 }
 
-// reanswer answers a button's value again: "plan:ID" re-answers a saved
-// plan that scope reads, "q:QUESTION" the question. ok is false when the
-// value is not one of them or no longer answers; msg then says so.
-func (h *Handler) reanswer(ctx context.Context, scope store.Scope, value string, details bool) (msg Message, ok bool) {
+// reanswer renders a button's value again: "plan:ID" re-answers a
+// saved plan that scope reads, "q:QUESTION" renders the result this
+// process kept for the answer that carries the button (keptResults), or
+// answers the question again when it kept none or reprice asks for
+// today's prices. ok is false when the value is not one of them or no
+// longer answers; msg then says so.
+func (h *Handler) reanswer(ctx context.Context, scope store.Scope, value string, details, reprice bool) (msg Message, ok bool) {
 	if idText, found := strings.CutPrefix(value, refPlan); found {
 		id, err := strconv.ParseInt(idText, 10, 64)
 		if err != nil || id <= 0 || h.cfg.Plans == nil {
@@ -151,22 +149,29 @@ func (h *Handler) reanswer(ctx context.Context, scope store.Scope, value string,
 		msg := h.replan(ctx, scope, id, details)
 		return msg, msg.Outcome == OutcomeAnswered
 	}
-	if q, found := strings.CutPrefix(value, refQuery); found {
+	q, found := strings.CutPrefix(value, refQuery)
+	if !found {
+		return ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
+	}
+	r, kept := h.results.get(value)
+	if !kept || reprice {
 		p, err := h.parse(ctx, q)
 		if err != nil {
 			return h.failure(q, err), false
 		}
-		if answer.IsAsk(p.Intent) {
-			msg := h.askAnswerView(ctx, answer.Question{Text: q, Parsed: p}, details)
-			return msg, msg.Outcome == OutcomeAnswered
+		if r, err = h.answers.HandleQuestion(ctx, answer.Who{}, answer.Question{Text: q, Route: reading.Routing{Kind: reading.RouteSizing}, Parsed: p}); err != nil {
+			h.log.Error("bot: answering a button's question failed", "err", err)
+			return apology(), false
 		}
-		f, err := h.answers.Fit(ctx, answer.Question{Text: q, Parsed: p})
-		if err != nil {
-			return h.failure(q, err), false
-		}
-		a := f.Estimate
+	}
+	switch {
+	case r.Ask != nil:
+		msg := withAskButtons(askMessageView(*r.Ask, h.now(), details), r.Question.Parsed, q)
+		return msg, msg.Outcome == OutcomeAnswered
+	case r.Fit != nil:
+		a := r.Fit.Estimate
 		view := answerView{ref: value, details: details, now: h.now()}
 		return answered(answerText(a), answerBlocks(a, view)...), true
 	}
-	return ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
+	return h.render(ctx, who{}, r), false
 }

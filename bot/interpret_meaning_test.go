@@ -10,19 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/llm"
 )
 
 // fakeOpenAI is an OpenAI-compatible Chat Completions endpoint that
-// replays a recorded reply from testdata/openai with its status, and
-// keeps the questions it was asked (the user message of each request).
+// replays a recorded reply from testdata/openai (SOURCE.md says where
+// each shape comes from) with its status, after delay, and keeps the
+// questions it was asked (the user message of each request).
 type fakeOpenAI struct {
 	*httptest.Server
 	mu        sync.Mutex
 	questions []string
 }
 
-func newFakeOpenAI(t *testing.T, status int, file string) *fakeOpenAI {
+func newFakeOpenAI(t *testing.T, status int, file string, delay time.Duration) *fakeOpenAI {
 	t.Helper()
 	body := readTestdata(t, "../openai/"+file)
 	f := &fakeOpenAI{}
@@ -41,6 +43,11 @@ func newFakeOpenAI(t *testing.T, status int, file string) *fakeOpenAI {
 			f.questions = append(f.questions, req.Messages[len(req.Messages)-1].Content)
 			f.mu.Unlock()
 		}
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		w.Write(body)
@@ -56,30 +63,43 @@ func (f *fakeOpenAI) asked() int {
 	return len(f.questions)
 }
 
-// interpreter is llm's client pointed at f.
-func (f *fakeOpenAI) interpreter() Interpreter {
-	return llm.New(llm.Config{BaseURL: f.URL + "/v1", APIKey: "sk-test", Timeout: 2 * time.Second}, f.Client(), nil)
+// reader is llm's reader of fitbot's request pointed at f, as
+// cmd/fitbot wires it for both faces.
+func (f *fakeOpenAI) reader(t *testing.T) answer.ModelReader {
+	t.Helper()
+	r, err := llm.NewRequestReader(llm.New(llm.Config{BaseURL: f.URL + "/v1", APIKey: "sk-test", Timeout: 500 * time.Millisecond}, f.Client(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestMeaningWordsAskTheLanguageModelOverHTTP: when the grammar reads a
 // question but leaves words that look like they carry meaning, a
-// configured language model is asked too; what it reads is added (checked
-// by the parser) and the answer is marked as interpreted. Chat left over
-// asks it nothing; without a model, or when it fails, the grammar's
-// answer names the words as not used (issue #31).
+// configured language model is asked too, through answer.Service as on
+// the command line; what it reads is added (checked by reading.Validate)
+// and the answer is marked as interpreted, whichever shape the server
+// replies in. Chat left over asks it nothing; without a model the
+// grammar's answer names the words as not used; when the model fails
+// (5xx, a refusal, a reply that is not the schema, a timeout) the asker
+// is told it was unavailable and gets the grammar's answer.
 func TestMeaningWordsAskTheLanguageModelOverHTTP(t *testing.T) {
 	const q = "llama 3.1 8b lora on a 4090 with paged optimizers"
 
-	model := newFakeOpenAI(t, http.StatusOK, "paged_optimizers.json")
-	c := newConversation(t, func(cfg *Config) { cfg.Interpreter = model.interpreter() })
-	got := c.mention(q)
-	wantIn(t, "@fitbot "+q, got, "Interpreted by the language model",
-		`interpreted by the language model: \"paged\", \"optimizers\" read as \"adamw-8bit\"; `, "lora adamw-8bit")
-	wantNotIn(t, "@fitbot "+q, got, "not used")
-	if model.asked() != 1 {
-		t.Errorf("the model was asked %d times, want once", model.asked())
+	for _, shape := range []string{"paged_optimizers.json", "paged_optimizers_ollama_fenced.json", "paged_optimizers_vllm_think.json"} {
+		model := newFakeOpenAI(t, http.StatusOK, shape, 0)
+		c := newConversation(t, func(cfg *Config) { cfg.ModelReader = model.reader(t) })
+		got := c.mention(q)
+		wantIn(t, shape+": @fitbot "+q, got, "Interpreted by the language model",
+			`interpreted by the language model: \"paged\", \"optimizers\" read as \"adamw-8bit\"`, "lora adamw-8bit")
+		wantNotIn(t, shape+": @fitbot "+q, got, "not used", "unavailable")
+		if model.asked() != 1 {
+			t.Errorf("%s: the model was asked %d times, want once", shape, model.asked())
+		}
 	}
 
+	model := newFakeOpenAI(t, http.StatusOK, "paged_optimizers.json", 0)
+	c := newConversation(t, func(cfg *Config) { cfg.ModelReader = model.reader(t) })
 	rurl := newResponseURL(t)
 	ack := c.slashTo(q, rurl.URL+"/r")
 	wantIn(t, "/fit "+q, ack, "Interpreting your question")
@@ -89,16 +109,25 @@ func TestMeaningWordsAskTheLanguageModelOverHTTP(t *testing.T) {
 	}
 	wantIn(t, "/fit "+q+" (late)", posted[0].Text+string(mustJSON(t, posted[0].Blocks)), "Interpreted by the language model", "read as")
 
-	got = c.mention("llama 3.1 8b lora on a 4090 lol pls 🙏")
+	got := c.mention("llama 3.1 8b lora on a 4090 lol pls 🙏")
 	wantNotIn(t, "@fitbot ... lol", got, "Interpreted", "not used")
-	if model.asked() != 2 {
-		t.Errorf("chat asked the model: %d questions, want 2", model.asked())
+	if model.asked() != 1 {
+		t.Errorf("chat asked the model: %d questions, want 1", model.asked())
 	}
 
 	for name, change := range map[string]func(*Config){
 		"no language model": nil,
-		"the model fails": func(cfg *Config) {
-			cfg.Interpreter = newFakeOpenAI(t, http.StatusInternalServerError, "error_500.json").interpreter()
+		"the model answers 500": func(cfg *Config) {
+			cfg.ModelReader = newFakeOpenAI(t, http.StatusInternalServerError, "error_500.json", 0).reader(t)
+		},
+		"the model refuses": func(cfg *Config) {
+			cfg.ModelReader = newFakeOpenAI(t, http.StatusOK, "refusal.json", 0).reader(t)
+		},
+		"the model replies another schema": func(cfg *Config) {
+			cfg.ModelReader = newFakeOpenAI(t, http.StatusOK, "old_schema.json", 0).reader(t)
+		},
+		"the model times out": func(cfg *Config) {
+			cfg.ModelReader = newFakeOpenAI(t, http.StatusOK, "paged_optimizers.json", 5*time.Second).reader(t)
 		},
 	} {
 		c := newConversation(t, change)
@@ -110,4 +139,26 @@ func TestMeaningWordsAskTheLanguageModelOverHTTP(t *testing.T) {
 			t.Errorf("%s: says the model was unavailable: %v, want %v\n%s", name, told, change != nil, got)
 		}
 	}
+}
+
+// TestModelFailureOnAQuestionTheGrammarCannotRead: with the model
+// configured and failing, a question with nothing to size gets the help
+// (which does not ask to configure the model, since it is configured)
+// and is told the model was unavailable; one the model asks back about
+// gets its question.
+func TestModelFailureOnAQuestionTheGrammarCannotRead(t *testing.T) {
+	const q = "can we handle the new checkpoint"
+	c := newConversation(t, func(cfg *Config) {
+		cfg.ModelReader = newFakeOpenAI(t, http.StatusInternalServerError, "error_500.json", 0).reader(t)
+	})
+	got := c.mention(q)
+	wantIn(t, q, got, "The language model was unavailable", "interpreted by a language model")
+	wantNotIn(t, q, got, "OPENAI_API_KEY", "Interpreted by the language model")
+
+	c = newConversation(t, func(cfg *Config) {
+		cfg.ModelReader = fakeReader{err: &answer.NotUnderstood{QuestionBack: "Which checkpoint, and on which GPUs?"}}
+	})
+	got = c.mention(q)
+	wantIn(t, q, got, "Which checkpoint, and on which GPUs?")
+	wantNotIn(t, q, got, "unavailable")
 }

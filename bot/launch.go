@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/slack-go/slack"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/sizing"
@@ -35,13 +37,16 @@ func launchButton(ref string) *slack.ButtonBlockElement {
 // upload that failed) as text through the response_url, which never
 // replaces the answer itself.
 func (h *Handler) launchPressed(ctx context.Context, cb slack.InteractionCallback, scope store.Scope, ref string) {
-	a, question, failed, ok := h.answerOf(ctx, scope, ref)
+	r, question, failed, ok := h.resultOf(ctx, scope, ref)
 	if !ok {
 		h.respond(ctx, cb.ResponseURL, failed, ActionLaunch)
 		return
 	}
-	kind := launch.DefaultKind(a.Request)
-	cfg, err := launch.Emit(kind, h.servingPlan(ctx, question, a))
+	p, a, err := h.answers.Launch(ctx, r)
+	var cfg launch.Config
+	if err == nil {
+		cfg, err = launch.Emit(launch.DefaultKind(a.Request), p)
+	}
 	if err != nil {
 		h.respond(ctx, cb.ResponseURL, ephemeral("No launch config for this answer: "+err.Error()), ActionLaunch)
 		return
@@ -144,25 +149,27 @@ func launchMessage(a sizing.Answer, question string, cfg launch.Config, uploadFa
 	return ephemeral(launchTitle(cfg, a), blocks...)
 }
 
-// answerOf answers a button's reference again and returns the answer
-// itself: "plan:ID" re-answers a saved plan's canonical question,
-// "q:QUESTION" the question; question is the words answered. A plan
-// scope does not read is answered as one that does not exist. When ok
-// is false, failed says why.
-func (h *Handler) answerOf(ctx context.Context, scope store.Scope, ref string) (a sizing.Answer, question string, failed Message, ok bool) {
+// resultOf is the result a button's reference points at: "plan:ID" a
+// kept plan's canonical question, "q:QUESTION" the question; question is
+// the words answered. The result is the one this process rendered with
+// the button (keptResults), or else the question answered again through
+// answer.Service (an answer another replica rendered, or one from before
+// a restart). A plan scope does not read is answered as one that does
+// not exist. When ok is false, failed says why.
+func (h *Handler) resultOf(ctx context.Context, scope store.Scope, ref string) (r answer.Result, question string, failed Message, ok bool) {
 	question, found := strings.CutPrefix(ref, refQuery)
 	if idText, isPlan := strings.CutPrefix(ref, refPlan); isPlan {
 		id, err := strconv.ParseInt(idText, 10, 64)
 		if err != nil || id <= 0 || h.cfg.Plans == nil {
-			return a, "", ephemeral("That button no longer points at a plan fitbot knows. Ask the question again."), false
+			return r, "", ephemeral("That button no longer points at a plan fitbot knows. Ask the question again."), false
 		}
 		plan, err := h.cfg.Plans.Plan(ctx, scope, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return a, "", ephemeral(fmt.Sprintf("There is no plan #%d.", id)), false
+			return r, "", ephemeral(fmt.Sprintf("There is no plan #%d.", id)), false
 		}
 		if err != nil {
 			h.log.Error("bot: loading a plan failed", "id", id, "err", err)
-			return a, "", apology(), false
+			return r, "", apology(), false
 		}
 		question, found = plan.Canonical, true
 		if question == "" {
@@ -170,15 +177,57 @@ func (h *Handler) answerOf(ctx context.Context, scope store.Scope, ref string) (
 		}
 	}
 	if !found {
-		return a, "", ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
+		return r, "", ephemeral("That button no longer points at a question fitbot knows. Ask the question again."), false
 	}
-	q := h.answers.ReadSizing(question)
-	if q.Err != nil {
-		return a, "", h.failure(question, q.Err), false
+	if r, ok := h.results.get(refQuery + question); ok {
+		return r, question, Message{}, true
 	}
-	f, err := h.answers.Fit(ctx, q)
-	if err != nil {
-		return a, "", h.failure(question, err), false
+	r, err := h.answers.HandleQuestion(ctx, answer.Who{}, h.answers.ReadSizing(question))
+	switch {
+	case err != nil:
+		h.log.Error("bot: answering a button's question failed", "err", err)
+		return r, "", apology(), false
+	case r.Kind == answer.KindClarify:
+		return r, "", h.clarifyReply(r), false
 	}
-	return f.Estimate, question, Message{}, true
+	return r, question, Message{}, true
+}
+
+// keptResults are the results of the answers this process rendered, by
+// their buttons' value ("q:" and the canonical question): a button
+// pressed on one (Launch config, Share's picture) reads its result
+// instead of answering the question again.
+type keptResults struct {
+	mu    sync.Mutex
+	byRef map[string]answer.Result
+}
+
+// maxKeptResults bounds keptResults; past it an arbitrary entry goes.
+const maxKeptResults = 1024
+
+// put keeps r as the result of the answer whose buttons carry ref.
+func (k *keptResults) put(ref string, r answer.Result) {
+	if ref == "" {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.byRef == nil {
+		k.byRef = make(map[string]answer.Result)
+	}
+	if _, ok := k.byRef[ref]; !ok && len(k.byRef) >= maxKeptResults {
+		for old := range k.byRef {
+			delete(k.byRef, old)
+			break
+		}
+	}
+	k.byRef[ref] = r
+}
+
+// get is the result kept for ref.
+func (k *keptResults) get(ref string) (answer.Result, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r, ok := k.byRef[ref]
+	return r, ok
 }

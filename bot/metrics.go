@@ -9,9 +9,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/reading"
-	"github.com/fitbot/fitbot/sizing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -279,35 +278,34 @@ func (m *Metrics) PlanBatch(rows int) {
 
 // llmFailureReason names why a language-model call gave no answer.
 func llmFailureReason(err error) string {
-	var in *sizing.InputError
-	switch {
-	case errors.Is(err, llm.ErrNotUnderstood), errors.As(err, &in):
+	if _, ok := answer.QuestionBack(err); ok {
 		return "not_understood"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, llm.ErrUnavailable):
-		return "unavailable"
 	}
-	return "error"
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "unavailable"
 }
 
-// MeteredInterpreter wraps an Interpreter so that every call is counted
-// in m. It returns nil for a nil Interpreter, which keeps the fallback off.
-func MeteredInterpreter(in Interpreter, m *Metrics) Interpreter {
-	if in == nil {
+// MeteredReader wraps the language model's reader so that every call is
+// counted in m. It returns nil for a nil reader, which keeps the model
+// off.
+func MeteredReader(r answer.ModelReader, m *Metrics) answer.ModelReader {
+	if r == nil {
 		return nil
 	}
-	return meteredInterpreter{in: in, m: m}
+	return meteredReader{r: r, m: m}
 }
 
-type meteredInterpreter struct {
-	in Interpreter
-	m  *Metrics
+type meteredReader struct {
+	r answer.ModelReader
+	m *Metrics
 }
 
-func (mi meteredInterpreter) Interpret(ctx context.Context, question string) (reading.Request, error) {
-	p, err := mi.in.Interpret(ctx, question)
-	mi.m.LLMCall(err)
+// Read implements answer.ModelReader.
+func (mr meteredReader) Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error) {
+	p, err := mr.r.Read(ctx, text, grammar)
+	mr.m.LLMCall(err)
 	return p, err
 }
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
@@ -27,7 +27,7 @@ import (
 // which has no buttons, is an answer too).
 func TestOutcomeOf(t *testing.T) {
 	h := newTestHandler(t, func(c *Config) {
-		c.Interpreter = fakeInterpreter{}
+		c.ModelReader = fakeReader{}
 		c.Policy = Policy{AllowedTeams: []string{"T1"}, PerUserPerMinute: 1}
 	})
 	cmd := func(team, user, text string) Message {
@@ -94,9 +94,8 @@ func TestMetricsExposition(t *testing.T) {
 	m := NewMetrics()
 	m.Question(KindMention, OutcomeAnswered, 150*time.Millisecond)
 	m.LLMCall(nil)
-	m.LLMCall(&llm.NotUnderstoodError{QuestionBack: "which GPU?"})
+	m.LLMCall(&answer.NotUnderstood{QuestionBack: "which GPU?"})
 	m.LLMCall(fmt.Errorf("interpret: %w", context.DeadlineExceeded))
-	m.LLMCall(&sizing.InputError{Problem: "no model"})
 	m.RefreshRun("runpod", "failed")
 	m.PriceAge("runpod", 90*time.Minute)
 	m.UnknownGPUs("gpuhunt:lambdalabs", map[string]int{"A6000": 3, "GH200": 1})
@@ -113,7 +112,7 @@ func TestMetricsExposition(t *testing.T) {
 		`fitbot_questions_total{kind="mention",outcome="answered"} 1`,
 		`fitbot_answer_seconds_bucket{kind="mention",le="0.25"} 1`,
 		`fitbot_llm_calls_total{outcome="ok"} 1`,
-		`fitbot_llm_calls_total{outcome="not_understood"} 2`,
+		`fitbot_llm_calls_total{outcome="not_understood"} 1`,
 		`fitbot_llm_failures_total{reason="timeout"} 1`,
 		`fitbot_price_refresh_runs_total{provider="runpod",status="failed"} 1`,
 		`fitbot_price_age_seconds{provider="runpod"} 5400`,
@@ -182,7 +181,7 @@ func TestHTTPSlashObserved(t *testing.T) {
 func TestSlashQuestionBack(t *testing.T) {
 	rurl := newResponseURL(t)
 	h := newTestHandler(t, func(c *Config) {
-		c.Interpreter = fakeInterpreter{err: &llm.NotUnderstoodError{QuestionBack: "Which model, and on which GPU?"}}
+		c.ModelReader = fakeReader{err: &answer.NotUnderstood{QuestionBack: "Which model, and on which GPU?"}}
 	})
 	c := slash("can we tune the big one on our box")
 	c.ResponseURL = rurl.URL

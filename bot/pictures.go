@@ -108,16 +108,6 @@ func pricesGPU(blocks []slack.Block) string {
 	return gpu
 }
 
-// uploadAnswerPicture uploads the picture of the answer to question: a
-// serving question's latency and throughput curve, any other answer's
-// memory picture.
-func (h *Handler) uploadAnswerPicture(ctx context.Context, channel, thread string, a sizing.Answer, question, comment string) error {
-	if q := h.answers.ReadSizing(question); q.Err == nil && q.Parsed.Intent == sizing.IntentServe {
-		return h.uploadServePicture(ctx, channel, thread, q, comment)
-	}
-	return h.uploadMemoryPicture(ctx, channel, thread, a, comment)
-}
-
 // uploadMemoryPicture uploads an answer's memory picture.
 func (h *Handler) uploadMemoryPicture(ctx context.Context, channel, thread string, a sizing.Answer, comment string) error {
 	d := chart.Memory(a)
@@ -201,11 +191,20 @@ func (h *Handler) shareChart(ctx context.Context, cb slack.InteractionCallback, 
 	if h.cfg.Upload == nil || channel == "" {
 		return
 	}
-	a, question, _, ok := h.answerOf(ctx, scope, ref)
+	r, _, _, ok := h.resultOf(ctx, scope, ref)
 	if !ok {
 		return
 	}
-	if err := h.uploadAnswerPicture(ctx, channel, "", a, question, fmt.Sprintf("Picture of the answer <@%s> shared", cb.User.ID)); err != nil {
+	var p picture
+	switch {
+	case r.Ask != nil && r.Ask.Serve != nil:
+		p = picture{serve: r.Ask, query: r.Question.Parsed.Query}
+	case r.Fit != nil:
+		p = picture{fit: &r.Fit.Estimate}
+	default:
+		return
+	}
+	if err := h.uploadPicture(ctx, channel, "", p, fmt.Sprintf("Picture of the answer <@%s> shared", cb.User.ID)); err != nil {
 		h.log.Error("bot: uploading the shared answer's picture failed; the answer stands", "channel", channel, "err", err)
 	}
 }

@@ -137,7 +137,11 @@ func TestRealPlansRoundTrip(t *testing.T) {
 
 func TestCatalogCommands(t *testing.T) {
 	h, _ := newRealHandler(t)
-	for _, tt := range []struct{ text, want string }{{"gpus", "rtx-4090"}, {"models", "llama-3.1-8b"}} {
+	for _, tt := range []struct{ text, want string }{
+		{"gpus", "rtx-4090"},
+		{"models", "llama-3.1-8b"},
+		{"gpus for 200 users of llama 3 8b", "Serving Llama 3 8B"}, // a question, not the subcommand
+	} {
 		msg := h.Command(context.Background(), slash(tt.text))
 		checkLimits(t, msg)
 		if got := messageJSON(t, msg); !strings.Contains(got, tt.want) {

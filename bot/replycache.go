@@ -8,25 +8,28 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/slack-go/slack"
 )
 
 // The reply cache. A team asks the same question often (same model, same
-// card); the estimate, its alternatives search, the Block Kit and its
-// JSON are the same every time until the prices, the catalogs or the Hub
-// cache change. So the rendered reply is kept, keyed by the question's
-// canonical form and the version of everything it was made from
+// card); answer's Memo keeps the estimate, and the Block Kit and its JSON
+// are the same every time until the prices, the catalogs or the Hub
+// cache change. So the rendered reply is kept, keyed by the result's
+// canonical question and the version of everything it was made from
 // (Config.AnswerVersion), and a repeated question costs the parse, the
 // plan's commit and one small block: the context line, rendered afresh
 // every time because it carries the plan id (known only after the
-// commit) and the price's age in words ("3 h old"), which moves with the
-// clock. A version the cache has not seen empties it, so it never serves
-// an answer older than the prices, catalogs or Hub cache it came from.
-// The same reply is also found by the question's exact words, which
-// skips the parse: under one version the parser reads the same words the
-// same way.
+// commit), the asker's words' assumptions and the price's age in words
+// ("3 h old"), which moves with the clock. A version the cache has not
+// seen empties it, so it never serves an answer older than the prices,
+// catalogs or Hub cache it came from. The same reply is also found by the
+// question's exact words, which skips the parse: under one version the
+// parser reads the same words the same way; its result is kept as a plan
+// again (answer.Service.Keep). The cache renders: what a question is, and
+// its answer, answer.Service.Handle decides.
 
 // maxCachedReplies bounds the cache; past it an arbitrary entry goes.
 const maxCachedReplies = 1024
@@ -37,29 +40,15 @@ type replyCache struct {
 	version uint64
 	entries map[string]*cachedReply // by canonical question
 	byText  map[string]*cachedReply // by the words asked
-	asks    map[string]*cachedAsk   // by canonical ask (reading.FormatAsk)
 }
 
-// cachedAsk is the answer to a question that runs the other way round
-// (the largest model, the longest context, which GPU...): the search is
-// the costly part (~2 ms, ~10k allocations for the largest model), and it
-// depends only on the parsed question and what AnswerVersion counts. The
-// reply is rendered afresh from it (the price's age moves with the
-// clock). The parsed question is compared whole on a hit, notes included,
-// so two wordings with one canonical form never share assumptions.
-type cachedAsk struct {
-	parsed reading.Request
-	answer sizing.AskAnswer // shared by every hit: never changed once cached
-}
-
-// cachedReply is one rendered answer: the question it answers (compared
-// whole on a hit, so that a field Format leaves out cannot make two
-// questions share a reply), the estimate (for the plan), and the message
-// with its JSON split around the context block.
+// cachedReply is one rendered answer: the result it was rendered from
+// (its question compared whole on a hit, so that a field Format leaves
+// out cannot make two questions share a reply; kept as a plan again on a
+// hit by the words), and the message with its JSON split around the
+// context block.
 type cachedReply struct {
-	query  sizing.Query
-	answer sizing.Answer
-	kept   *keptPlan     // the plan each hit keeps, its JSON made; nil without a plan store
+	result answer.Result
 	ref    string        // the buttons' value: the canonical question
 	canon  string        // the canonical question, remembered as a thread's question on each hit
 	text   string        // the message's fallback text
@@ -70,7 +59,7 @@ type cachedReply struct {
 }
 
 func newReplyCache() *replyCache {
-	return &replyCache{entries: make(map[string]*cachedReply), byText: make(map[string]*cachedReply), asks: make(map[string]*cachedAsk)}
+	return &replyCache{entries: make(map[string]*cachedReply), byText: make(map[string]*cachedReply)}
 }
 
 // getText returns the reply cached for the exact words text under
@@ -90,7 +79,7 @@ func (c *replyCache) get(version uint64, key string, q sizing.Query) *cachedRepl
 	e := c.entries[key]
 	stale := c.version != version
 	c.mu.RUnlock()
-	if stale || e == nil || !reflect.DeepEqual(e.query, q) {
+	if stale || e == nil || !reflect.DeepEqual(e.result.Question.Parsed.Query, q) {
 		return nil
 	}
 	return e
@@ -123,41 +112,11 @@ func (c *replyCache) at(version uint64) bool {
 	case version > c.version:
 		clear(c.entries)
 		clear(c.byText)
-		clear(c.asks)
 		c.version = version
 	case version < c.version:
 		return false
 	}
 	return true
-}
-
-// getAsk returns the answer cached for the ask p, keyed by its canonical
-// form, under version; ok is false when there is none.
-func (c *replyCache) getAsk(version uint64, key string, p reading.Request) (a sizing.AskAnswer, ok bool) {
-	c.mu.RLock()
-	e := c.asks[key]
-	stale := c.version != version
-	c.mu.RUnlock()
-	if stale || e == nil || !reflect.DeepEqual(e.parsed, p) {
-		return sizing.AskAnswer{}, false
-	}
-	return e.answer, true
-}
-
-// putAsk caches a, the answer to the ask p, under version and key.
-func (c *replyCache) putAsk(version uint64, key string, p reading.Request, a sizing.AskAnswer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.at(version) {
-		return
-	}
-	if _, ok := c.asks[key]; !ok && len(c.asks) >= maxCachedReplies {
-		for old := range c.asks {
-			delete(c.asks, old)
-			break
-		}
-	}
-	c.asks[key] = &cachedAsk{parsed: p, answer: a}
 }
 
 // putBounded sets m[k] = e, first dropping an arbitrary entry when m is
@@ -194,7 +153,7 @@ func saysMore(p reading.Request) bool {
 // newCachedReply splits msg, an answer rendered by answerBlocks, around
 // its context block; ok is false when the message has no single context
 // block to split around.
-func newCachedReply(q sizing.Query, a sizing.Answer, ref string, kept *keptPlan, msg Message) (e *cachedReply, ok bool) {
+func newCachedReply(r answer.Result, ref string, msg Message) (e *cachedReply, ok bool) {
 	ctx := -1
 	for i, b := range msg.Blocks {
 		if _, isCtx := b.(*slack.ContextBlock); isCtx {
@@ -223,7 +182,7 @@ func newCachedReply(q sizing.Query, a sizing.Answer, ref string, kept *keptPlan,
 	if i < 0 || bytes.Contains(full[i+1:], block) {
 		return nil, false
 	}
-	return &cachedReply{query: q, answer: a, kept: kept, ref: ref, canon: msg.question, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
+	return &cachedReply{result: r, ref: ref, canon: msg.question, text: msg.Text, blocks: slices.Clip(slices.Clone(msg.Blocks)), ctx: ctx,
 		head: slices.Clone(full[:i]), tail: slices.Clone(full[i+len(block):])}, true
 }
 
@@ -237,12 +196,13 @@ func blockJSON(msgJSON []byte) ([]byte, bool) {
 	return msgJSON[len(prefix) : len(msgJSON)-len(suffix)], true
 }
 
-// message is the cached reply with view's context block (plan id, price
+// message is the cached reply with the context block of a, the answer
+// (its assumptions the asker's words gave), and view (plan id, price
 // age) in place, and its JSON ready: the head and tail as cached around
 // the new block's own encoding.
-func (e *cachedReply) message(view answerView) Message {
+func (e *cachedReply) message(view answerView, a sizing.Answer) Message {
 	blocks := slices.Clone(e.blocks)
-	ctx := enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(e.answer, view)...)})[0]
+	ctx := enforceLimits([]slack.Block{slack.NewContextBlock("", contextElements(a, view)...)})[0]
 	blocks[e.ctx] = ctx
 	msg := Message{ResponseType: slack.ResponseTypeEphemeral, Text: e.text, Blocks: blocks, Outcome: OutcomeAnswered, question: e.canon}
 	body := make([]byte, 0, len(e.head)+1024+len(e.tail))
@@ -362,7 +322,7 @@ type staticReplies struct {
 // static returns the handler's static replies, making them on first use.
 func (h *Handler) static() *staticReplies {
 	h.statics.once.Do(func() {
-		h.statics.help = preEncode(helpMessage(h.cfg.Interpreter != nil))
+		h.statics.help = preEncode(helpMessage(h.cfg.ModelReader != nil))
 		h.statics.gpus = preEncode(catalogMessage("GPUs fitbot knows", "Use the id or the name in a question, e.g. `/fit 13b lora rtx-4090`.", gpuEntries()))
 	})
 	return &h.statics

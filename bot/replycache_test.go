@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -175,7 +176,10 @@ func TestReplyCacheNeverOlderThanItsSources(t *testing.T) {
 func TestReplyCacheComparesTheWholeQuestion(t *testing.T) {
 	c := newReplyCache()
 	q := sizing.Query{Model: "llama-3.1-8b", Method: sizing.MethodQLoRA, GPU: "rtx-4090"}
-	c.put(1, "k", "t", &cachedReply{query: q})
+	cached := func() *cachedReply {
+		return &cachedReply{result: answer.Result{Question: answer.Question{Parsed: reading.Request{Query: q}}}}
+	}
+	c.put(1, "k", "t", cached())
 	if c.get(1, "k", q) == nil || c.getText(1, "t") == nil {
 		t.Fatal("miss for the question cached")
 	}
@@ -187,16 +191,16 @@ func TestReplyCacheComparesTheWholeQuestion(t *testing.T) {
 	if c.get(2, "k", q) != nil {
 		t.Error("served under a newer version")
 	}
-	c.put(2, "k2", "t2", &cachedReply{query: q})
+	c.put(2, "k2", "t2", cached())
 	if c.get(1, "k", q) != nil || c.get(2, "k", q) != nil || c.getText(2, "t") != nil {
 		t.Error("a newer version did not empty the cache")
 	}
-	c.put(1, "k3", "t3", &cachedReply{query: q})
+	c.put(1, "k3", "t3", cached())
 	if c.get(1, "k3", q) != nil || c.get(2, "k3", q) != nil {
 		t.Error("a reply made under an older version was kept")
 	}
 	for i := range maxCachedReplies + 10 {
-		c.put(2, fmt.Sprint(i), fmt.Sprint(i), &cachedReply{query: q})
+		c.put(2, fmt.Sprint(i), fmt.Sprint(i), cached())
 	}
 	if n, m := len(c.entries), len(c.byText); n > maxCachedReplies || m > maxCachedReplies {
 		t.Errorf("%d entries and %d by text, more than %d", n, m, maxCachedReplies)
@@ -259,7 +263,7 @@ func TestStaticReplies(t *testing.T) {
 	for _, interp := range []bool{false, true} {
 		h := newTestHandler(t, func(c *Config) {
 			if interp {
-				c.Interpreter = fakeInterpreter{}
+				c.ModelReader = fakeReader{}
 			}
 		})
 		for _, tc := range []struct {

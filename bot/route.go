@@ -31,7 +31,7 @@ func (h *Handler) routed(ctx context.Context, asker who, r reading.Routing) (Mes
 	case reading.RouteChat:
 		return chatMessage(r.Greeting), true
 	case reading.RouteHelp:
-		return helpMessage(h.cfg.Interpreter != nil), true
+		return helpMessage(h.cfg.ModelReader != nil), true
 	case reading.RoutePrice:
 		return h.priceAnswer(ctx, r), true
 	}

@@ -110,7 +110,7 @@ func TestDMsNeverGetAnError(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			f := newEventsFixture(t, func(c *Config) {
 				c.Parse, c.Answer = reading.Parse, Fixed{Estimator: &sizing.Estimator{}}
-				c.Interpreter = fakeInterpreter{err: errors.New("model down")}
+				c.ModelReader = fakeReader{err: errors.New("model down")}
 			})
 			f.deliver(t, file)
 			f.h.Wait()

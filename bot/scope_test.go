@@ -162,7 +162,7 @@ func TestPlanScopeButtons(t *testing.T) {
 				}
 			}
 			cb := pressIn(p.team, p.channel, p.user, ActionLaunch, planRef(p.id))
-			_, _, failed, ok := h.answerOf(ctx, pressedScope(cb), planRef(p.id))
+			_, _, failed, ok := h.resultOf(ctx, pressedScope(cb), planRef(p.id))
 			if ok != p.reads {
 				t.Errorf("Launch config: ok %v, want %v (%s)", ok, p.reads, messageJSON(t, failed))
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/chart"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/launch"
 	"github.com/fitbot/fitbot/sizing"
 )
 
@@ -107,17 +106,6 @@ func serveCards(rows [][]string) string {
 	return b.String()
 }
 
-// uploadServePicture uploads a serving answer's picture: one replica's
-// tokens/s per user and first-token time against concurrency, with the
-// targets.
-func (h *Handler) uploadServePicture(ctx context.Context, channel, thread string, q answer.Question, comment string) error {
-	a, err := h.answers.AskAnswer(ctx, q)
-	if err != nil || a.Serve == nil {
-		return err
-	}
-	return h.uploadServeCurve(ctx, channel, thread, a, q.Parsed.Query, comment)
-}
-
 // uploadServeCurve uploads the latency and throughput curve of a serving
 // answer a to the query q.
 func (h *Handler) uploadServeCurve(ctx context.Context, channel, thread string, a sizing.AskAnswer, q sizing.Query, comment string) error {
@@ -135,24 +123,4 @@ func (h *Handler) uploadServeCurve(ctx context.Context, channel, thread string, 
 		AltText: fmt.Sprintf("%s: tokens per second per user and time to first token against concurrent requests, %d answered", d.Title, d.Answered),
 		Comment: comment, Data: png,
 	})
-}
-
-// servingPlan is the launch plan of the answer to question: for a
-// serving question the answered replica (the named GPUs, or the cheapest
-// configuration of a plan) with its memory share, context and
-// concurrency; for any other the answer as asked.
-func (h *Handler) servingPlan(ctx context.Context, question string, a sizing.Answer) launch.Plan {
-	q := h.answers.ReadSizing(question)
-	if q.Err != nil || q.Parsed.Intent != sizing.IntentServe {
-		return launch.PlanOf(a)
-	}
-	ask, err := h.answers.AskAnswer(ctx, q)
-	if err != nil {
-		return launch.PlanOf(a)
-	}
-	p, err := h.answers.ServingPlan(ctx, q.Parsed.Query, ask)
-	if err != nil {
-		return launch.PlanOf(a)
-	}
-	return p
 }

@@ -125,10 +125,7 @@ func (h *Handler) followUp(ctx context.Context, asker who, canonical, text strin
 	if !h.limiter.allow(asker.user, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
-	if q.Ask() {
-		return h.askAnswer(ctx, asker, q), true
-	}
-	return h.answer(ctx, asker, q, ""), true
+	return h.handle(ctx, asker, q), true
 }
 
 // The next-step buttons: each re-asks the question with one change.

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -498,5 +499,52 @@ func TestServeLaunchConfig(t *testing.T) {
 	}
 	if raw := string(mustJSON(t, posted[0].Blocks)); !strings.Contains(raw, "vllm serve meta-llama/Llama-3.1-70B-Instruct") || !strings.Contains(raw, "--max-num-seqs 55") {
 		t.Errorf("config %s is not the serving replica's vLLM command", raw)
+	}
+}
+
+// TestButtonsReadTheAnswersResult: Share (its picture included) and
+// Launch config on an answer read the result the answer was rendered
+// from, with no second estimate; Re-price answers again at today's
+// prices.
+func TestButtonsReadTheAnswersResult(t *testing.T) {
+	fake := newFileFake(t, "files_getUploadURLExternal_ok.json", "files_completeUploadExternal_ok.json")
+	est := &countingAnswerer{est: askEstimator}
+	h := newTestHandler(t, func(c *Config) {
+		c.Upload = fake.uploader(t, nil)
+		c.Parse, c.Answer, c.Ask = reading.Parse, est, est
+	})
+	const q = "llama-3.1-8b qlora rtx-4090"
+	if msg := h.Command(context.Background(), slash(q)); msg.Outcome != OutcomeAnswered {
+		t.Fatalf("/fit %s: %q", q, msg.Text)
+	}
+	if n := est.calls.Load(); n != 1 {
+		t.Fatalf("%d estimates for the question, want 1", n)
+	}
+	rurl := newResponseURL(t)
+	press := func(action string) {
+		t.Helper()
+		var cb slack.InteractionCallback
+		payload := strings.NewReplacer("ACTION_ID", action, "ACTION_VALUE", "q:"+q, "RESPONSE_URL", rurl.URL+"/actions/T1/1/x").
+			Replace(string(readSlackFile(t, "block_actions.json")))
+		if err := json.Unmarshal([]byte(payload), &cb); err != nil {
+			t.Fatal(err)
+		}
+		h.Interaction(context.Background(), cb)
+		h.Wait()
+	}
+	press(ActionShare)
+	press(ActionLaunch)
+	if n := est.calls.Load(); n != 1 {
+		t.Errorf("%d estimates after Share and Launch config, want the answer's one", n)
+	}
+	if _, u, _ := fake.calls(); u != 1 {
+		t.Errorf("%d uploads, want the shared answer's picture", u)
+	}
+	if !slices.ContainsFunc(rurl.posted(t), func(m postedMessage) bool { return strings.HasPrefix(m.Text, "DeepSpeed config for Llama 3.1 8B") }) {
+		t.Errorf("no launch config posted: %v", rurl.posted(t))
+	}
+	press(ActionReprice)
+	if n := est.calls.Load(); n != 2 {
+		t.Errorf("%d estimates after Re-price, want one more: today's prices", n)
 	}
 }

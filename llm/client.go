@@ -20,18 +20,12 @@ import (
 // decoding (vLLM and llama.cpp below 1e-5, OpenAI as 0).
 const temperature = math.SmallestNonzeroFloat32
 
-// schemaName names the structured output in the request.
-const schemaName = "sizing_request"
-
-// Client asks an OpenAI-compatible chat-completions server to read a
-// free-text question into sizing request fields. It is safe for
-// concurrent use.
+// Client is one OpenAI-compatible chat-completions server, asked by
+// Readers. It is safe for concurrent use.
 type Client struct {
-	cfg       Config
-	http      *http.Client
-	logger    *slog.Logger
-	schema    *jsonschema.Definition
-	schemaErr error
+	cfg    Config
+	http   *http.Client
+	logger *slog.Logger
 }
 
 // New returns a Client for cfg that sends through httpClient (nil means a
@@ -45,8 +39,7 @@ func New(cfg Config, httpClient *http.Client, logger *slog.Logger) *Client {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	schema, err := newSchema()
-	return &Client{cfg: cfg, http: httpClient, logger: logger, schema: schema, schemaErr: err}
+	return &Client{cfg: cfg, http: httpClient, logger: logger}
 }
 
 // call is what one chat-completions exchange produced, for the log.
@@ -58,28 +51,11 @@ type call struct {
 	completionTokens int
 }
 
-// extract makes the one chat-completions call for question (already
-// sanitized) and returns the fields the model filled in.
-func (c *Client) extract(ctx context.Context, question string) (extraction, call, error) {
-	if c.schemaErr != nil {
-		return extraction{}, call{}, unavailable(c.schemaErr, c.cfg.APIKey)
-	}
-	content, info, err := c.complete(ctx, c.request(question))
-	if err != nil {
-		return extraction{}, info, err
-	}
-	x, err := decode(c.schema, content)
-	if err != nil {
-		return extraction{}, info, unavailable(err, c.cfg.APIKey)
-	}
-	return x, info, nil
-}
-
 // complete makes one chat-completions call, its retry included, within
-// Config.Timeout and returns the reply's content. A refusal (the
-// structured-output refusal field, or a content filter) is a
-// *NotUnderstoodError; no reply, an HTTP error, a reply cut off at the
-// token limit or one without choices is ErrUnavailable.
+// Config.Timeout and returns the reply's content. No reply, an HTTP
+// error, a refusal (the structured-output refusal field, or a content
+// filter: errRefused), a reply cut off at the token limit or one without
+// choices is ErrUnavailable.
 func (c *Client) complete(ctx context.Context, req openai.ChatCompletionRequest) (string, call, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
 	defer cancel()
@@ -96,20 +72,12 @@ func (c *Client) complete(ctx context.Context, req openai.ChatCompletionRequest)
 	}
 	choice := resp.Choices[0]
 	if choice.Message.Refusal != "" || choice.FinishReason == openai.FinishReasonContentFilter {
-		return "", info, &NotUnderstoodError{QuestionBack: defaultQuestionBack, Refused: true}
+		return "", info, unavailable(refusal(choice.Message.Refusal), c.cfg.APIKey)
 	}
 	if choice.FinishReason == openai.FinishReasonLength {
 		return "", info, unavailable(errors.New("reply cut off at the token limit"), c.cfg.APIKey)
 	}
 	return choice.Message.Content, info, nil
-}
-
-// request is the chat-completions request for question: the constant
-// system prompt, the quoted question as the only user message, and the
-// strict schema as the response format.
-func (c *Client) request(question string) openai.ChatCompletionRequest {
-	return c.chat(systemPrompt, userMessage(question), schemaName,
-		"The fields of one GPU sizing request, as stated in the question.", c.schema)
 }
 
 // chat is a chat-completions request of one system and one user message

@@ -10,7 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// DefaultTimeout bounds one Interpret call, the retry included.
+// DefaultTimeout bounds one Reader.Read call, the retry included.
 const DefaultTimeout = 8 * time.Second
 
 // DefaultModel is the model asked when Config.Model is empty. It supports
@@ -37,7 +37,7 @@ type Config struct {
 	// APIKey is sent as "Authorization: Bearer" (as "api-key" on Azure).
 	// Empty sends no credentials, which local servers accept.
 	APIKey string
-	// Timeout bounds one Interpret call including its retry; zero means
+	// Timeout bounds one Reader.Read call including its retry; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
 	// AzureAPIVersion overrides DefaultAzureAPIVersion in Azure mode.
@@ -46,7 +46,7 @@ type Config struct {
 
 // Enabled reports whether the fallback is on: an API key is set, or a base
 // URL is set (a local server such as Ollama or llama.cpp needs no key; a
-// remote one that does answers 401, which Interpret reports as
+// remote one that does answers 401, which Reader.Read reports as
 // ErrUnavailable). With neither, fitbot never calls a language model.
 func (c Config) Enabled() bool {
 	return c.APIKey != "" || c.BaseURL != ""

@@ -9,8 +9,7 @@
 // (every property required, enums from the catalogs, RequestSpec), and
 // the model's R is accepted only when it is exactly the schema and passes
 // the same check as the grammar's reading; it is never rendered to words
-// and parsed again. Client.Interpret is the older path that reads sizing
-// fields into command words for sizing.Parse.
+// and parsed again.
 //
 // The model never supplies numbers for the answer, only request fields,
 // and the user's text is data: it travels only in the user message,

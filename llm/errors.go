@@ -14,36 +14,47 @@ import (
 // ErrUnavailable means the language model could not be asked or gave no
 // usable reply: not configured, unreachable, timed out, rate limited,
 // failing, or replying with something that is not the requested JSON. The
-// bot answers with the deterministic parser's own message instead. Errors
-// from Interpret match it with errors.Is and wrap the cause.
+// asker gets the grammar's reading instead, and is told. Errors from
+// Reader.Read match it with errors.Is and wrap the cause.
 var ErrUnavailable = errors.New("language model unavailable")
 
-// ErrNotUnderstood means the language model read the question and said it
-// is not a sizing question (or refused it). Errors from Interpret match it
-// with errors.Is; errors.As with *NotUnderstoodError gives the question to
-// ask back.
+// ErrNotUnderstood means the language model read the question and found
+// nothing to read into the request. Errors from Reader.Read match it with
+// errors.Is; errors.As with *NotUnderstoodError gives the question to ask
+// back.
 var ErrNotUnderstood = errors.New("not understood as a sizing question")
 
-// NotUnderstoodError is the model's verdict that a question is not a
-// sizing question, with what to ask the user instead.
+// NotUnderstoodError is the model's verdict that a question is not one
+// it can read into the request, with what to ask the user instead.
 type NotUnderstoodError struct {
 	// QuestionBack is a short question for the user, written by the model
 	// or, when it gave none, by this package. Show it as the model's words.
 	QuestionBack string
-	// Refused is true when the model refused to answer rather than
-	// classifying the question.
-	Refused bool
 }
 
 func (e *NotUnderstoodError) Error() string {
-	if e.Refused {
-		return "language model refused the question"
-	}
 	return ErrNotUnderstood.Error() + ": " + e.QuestionBack
+}
+
+// errRefused is the cause of ErrUnavailable when the model refused to
+// read the question (the structured-output refusal, a content filter):
+// it gave no reading, so the asker is told it was unavailable.
+var errRefused = errors.New("the language model refused to read the question")
+
+// refusal is errRefused with the model's words, when it gave any.
+func refusal(words string) error {
+	if words == "" {
+		return errRefused
+	}
+	return fmt.Errorf("%w: %q", errRefused, clip(words))
 }
 
 // Is makes errors.Is(err, ErrNotUnderstood) true.
 func (e *NotUnderstoodError) Is(target error) bool { return target == ErrNotUnderstood }
+
+// AskBack is the question to ask the asker back: how answer.QuestionBack
+// tells a question back from a model that was unavailable.
+func (e *NotUnderstoodError) AskBack() string { return e.QuestionBack }
 
 // unavailableError is ErrUnavailable with its cause, described without the
 // API key and without unbounded server bodies.

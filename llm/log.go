@@ -30,9 +30,10 @@ func questionBack(s, fallback string) string {
 	return s
 }
 
-// log records one Interpret call: latency, outcome, attempts, HTTP status
-// and token usage. It never logs the API key or the question's text.
-func (c *Client) log(ctx context.Context, start time.Time, info call, questionBytes int, words string, err error) {
+// log records one Reader.Read call: latency, outcome, attempts, HTTP
+// status and token usage. It never logs the API key or the question's
+// text.
+func (c *Client) log(ctx context.Context, start time.Time, info call, questionBytes int, err error) {
 	outcome, level := outcomeOf(err)
 	c.logger.LogAttrs(ctx, level, "llm interpret",
 		slog.String("outcome", outcome),
@@ -44,7 +45,6 @@ func (c *Client) log(ctx context.Context, start time.Time, info call, questionBy
 		slog.Int("prompt_tokens", info.promptTokens),
 		slog.Int("completion_tokens", info.completionTokens),
 		slog.Int("question_bytes", questionBytes),
-		slog.String("words", words),
 		slog.Any("error", errString(err)),
 	)
 }
@@ -55,7 +55,7 @@ func outcomeOf(err error) (string, slog.Level) {
 	switch {
 	case err == nil:
 		return "ok", slog.LevelInfo
-	case errors.As(err, &nu) && nu.Refused:
+	case errors.Is(err, errRefused):
 		return "refused", slog.LevelInfo
 	case errors.As(err, &nu):
 		return "not_understood", slog.LevelInfo

@@ -104,7 +104,7 @@ func NewReader[R any](c *Client, spec Spec, check func(grammar, read R) (R, erro
 func (r *Reader[R]) Read(ctx context.Context, text string, grammar R) (read R, err error) {
 	start := time.Now()
 	var info call
-	defer func() { r.client.log(ctx, start, info, len(text), "", err) }()
+	defer func() { r.client.log(ctx, start, info, len(text), err) }()
 	if len(text) > MaxQuestionBytes {
 		return read, &NotUnderstoodError{QuestionBack: fmt.Sprintf("That is too long for me to read (%d bytes; at most %d). What is the question, in a sentence or two?", len(text), MaxQuestionBytes)}
 	}
@@ -203,4 +203,22 @@ func extraKey(schema jsonschema.Definition, data any, path string) string {
 		}
 	}
 	return ""
+}
+
+// unwrap takes the JSON out of a reply: after a reasoning model's
+// thinking, which ends at "</think>" whether or not the reply opened it
+// (Qwen3 thinking models' chat templates put the opening tag in the
+// prompt), and inside a Markdown code fence.
+func unwrap(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if before, after, found := bytes.Cut(b, []byte("</think>")); found && !bytes.HasPrefix(before, []byte("{")) {
+		b = bytes.TrimSpace(after)
+	}
+	if rest, ok := bytes.CutPrefix(b, []byte("```")); ok {
+		rest = bytes.TrimPrefix(rest, []byte("json"))
+		if inner, found := bytes.CutSuffix(bytes.TrimSpace(rest), []byte("```")); found {
+			b = bytes.TrimSpace(inner)
+		}
+	}
+	return b
 }

@@ -118,7 +118,7 @@ func TestReaderFailures(t *testing.T) {
 	}{
 		{"not understood asks back", []reply{ok("reading_openai_not_understood.json")}, "", 0,
 			ErrNotUnderstood, "Which model do you want to run, and on which GPUs?", 1},
-		{"refusal", []reply{ok("openai_refusal.json")}, "", 0, ErrNotUnderstood, "refused", 1},
+		{"refusal", []reply{ok("openai_refusal.json")}, "", 0, ErrUnavailable, "refused", 1},
 		{"a reading validate refuses", []reply{ok("reading_openai_over_bounds.json")}, "", 0,
 			ErrUnavailable, "its reading does not hold: 100000 GPUs is more than 4096", 1},
 		{"a reply of the old schema", []reply{ok("openai_structured.json")}, "", 0,
@@ -146,7 +146,7 @@ func TestReaderFailures(t *testing.T) {
 			}
 			msg := err.Error()
 			var nu *NotUnderstoodError
-			if errors.As(err, &nu) && !nu.Refused {
+			if errors.As(err, &nu) {
 				msg = nu.QuestionBack
 			}
 			if !strings.Contains(msg, tt.wantInError) || strings.Contains(msg, testKey) {

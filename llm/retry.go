@@ -17,7 +17,7 @@ const retryBackoff = 250 * time.Millisecond
 // it once more (one retry inside an HTTP doer, which must hand back the
 // last response rather than an error, so it does not use retry.Policy) after the server's Retry-After (or retryBackoff), provided
 // the request's deadline leaves time for that wait. Other 4xx answers and
-// transport errors are not retried. One retryDoer serves one Interpret
+// transport errors are not retried. One retryDoer serves one Reader.Read
 // call, so its counters describe that call.
 type retryDoer struct {
 	next     openai.HTTPDoer

@@ -10,33 +10,49 @@ import (
 )
 
 // FollowUp reads a message in the thread of an answer ("what about
-// qlora on a 3090?", "and with 2 GPUs?", "in fp8", "with 32k context")
-// against the question that answer was for: what the message says
-// replaces the same part of base, the rest of base stays. A new model
+// qlora on a 3090?", "and with 2 GPUs?", "in fp8", "bump context to 32k",
+// "ok and for 500 users") against the request that answer was for: the
+// message is read as any question is, and the slots it sets replace the
+// same slots of base (a typed merge of the query, the money, the deadline,
+// the workload and the host's memory); the rest of base stays. A new model
 // replaces the whole model; a new card without a count is one card; a
-// change of method drops the settings the new method cannot have. ok is
-// false when the message says nothing a question is made of (or cannot
-// be read), so that a thread's ordinary talk is left alone.
-func FollowUp(base sizing.Query, text string) (Request, bool) {
-	text, countWords := threadCount(text, base.GPU != "")
+// change of method drops the settings the new method cannot have. A
+// message that sets nothing but asks about the answer again ("how long
+// would that take") is base again. ok is false when the message says
+// nothing a question is made of (or cannot be read), so that a thread's
+// ordinary talk is left alone; the Request then holds the grammar's
+// reading of the message alone, for a second reader.
+func FollowUp(base Request, text string) (Request, bool) {
+	text, countWords := threadCount(text, base.Query.GPU != "")
 	p, err := Parse(text)
 	askOnly := p.Query == (sizing.Query{}) && p.Intent != sizing.IntentFit && p.Intent != sizing.IntentLargest // "max context?"
-	if (err != nil || len(p.Fields) == 0 && p.Query == (sizing.Query{})) && !askOnly {
+	if err != nil && len(p.Fields) == 0 && p.Query == (sizing.Query{}) && asksAgain(text) {
+		again := base
+		again.Fields, again.Ignored, again.Unused = nil, p.Ignored, nil
+		again.Notes = append([]string{fmt.Sprintf("read as the thread's question again (%s): the answer says its time and cost", sizing.Format(base.Query))}, base.Notes...)
+		return again, true
+	}
+	slots := requestSlots(p)
+	if slots != nil && len(p.Fields) == 0 && p.Query == (sizing.Query{}) {
+		err = nil // "and with a $5k budget?": the model and card are the thread's
+	}
+	if (err != nil || len(p.Fields) == 0 && p.Query == (sizing.Query{}) && slots == nil) && !askOnly {
 		return p, false
 	}
+	baseQ := base.Query
 	said := p.Query
-	if gb, ok := typedGB(keyOf(fieldWords(p, "gpu"))); ok && base.GPU != "" {
+	if gb, ok := typedGB(keyOf(fieldWords(p, "gpu"))); ok && baseQ.GPU != "" {
 		// "on my 16gb card": the memory of the thread's card.
-		if card, err := Parse(fmt.Sprintf("%s %dgb", base.GPU, gb)); err == nil {
+		if card, err := Parse(fmt.Sprintf("%s %dgb", baseQ.GPU, gb)); err == nil {
 			said.GPU, said.GPUMemoryBytes = card.Query.GPU, card.Query.GPUMemoryBytes
 		}
 	}
-	q := base
+	q := baseQ
 	merge(&q, said)
 	if said.Model != "" || said.Params != 0 || said.Arch != nil {
 		q.Model, q.Params, q.Experts, q.Arch = said.Model, said.Params, said.Experts, said.Arch
 	}
-	if m, ok := sameFamilySize(base.Model, said); ok {
+	if m, ok := sameFamilySize(baseQ.Model, said); ok {
 		// "what about 14b?" in a Qwen2.5 7B thread is Qwen2.5 14B.
 		q.Model, q.Params = m.ID, 0
 		p.Notes = append(p.Notes, fmt.Sprintf("%s taken as %s, the thread's model at that size", strings.ToUpper(sizing.FormatSize(said.Params, 0)), m.Name))
@@ -55,10 +71,10 @@ func FollowUp(base sizing.Query, text string) (Request, bool) {
 		q.Fewest = false // "what about 8 of them?" in a count ask's thread: those 8
 	}
 	var dropped string
-	if said.Method != "" && said.Method != base.Method {
-		dropped = dropForMethod(&q, base, said)
+	if said.Method != "" && said.Method != baseQ.Method {
+		dropped = dropForMethod(&q, baseQ, said)
 	}
-	if said.GPU != "" && said.GPU != base.GPU && base.MeasuredTokensPerSecond > 0 && said.MeasuredTokensPerSecond == 0 {
+	if said.GPU != "" && said.GPU != baseQ.GPU && baseQ.MeasuredTokensPerSecond > 0 && said.MeasuredTokensPerSecond == 0 {
 		q.MeasuredTokensPerSecond = 0
 		dropped = strings.TrimPrefix(dropped+"; the speed measured on the thread's card does not carry over to another", "; ")
 	}
@@ -77,22 +93,77 @@ func FollowUp(base sizing.Query, text string) (Request, bool) {
 		}
 		changed = append(changed, fmt.Sprintf("%q", w))
 	}
-	if said.Spot && !base.Spot {
+	if said.Spot && !baseQ.Spot {
 		changed = append(changed, `"spot"`)
 	}
-	if said.Cheapest && !base.Cheapest {
+	if said.Cheapest && !baseQ.Cheapest {
 		changed = append(changed, `"cheapest": the cheapest card that fits`)
 	}
-	if askOnly {
+	if askOnly && slots == nil {
 		changed = append(changed, "the question to "+strings.ReplaceAll(string(p.Intent), "_", " "))
 	}
-	note := fmt.Sprintf("read with the thread's question (%s), changing %s", sizing.Format(base), strings.Join(changed, ", "))
+	changed = append(changed, slots...)
+	note := fmt.Sprintf("read with the thread's question (%s), changing %s", sizing.Format(baseQ), strings.Join(changed, ", "))
 	if dropped != "" {
 		note += "; " + dropped
 	}
 	p.Notes = append([]string{note}, p.Notes...)
 	p.Query, p.Intent = q, intent
+	mergeRequest(&p, base)
 	return p, true
+}
+
+// mergeRequest puts into a follow-up's reading p the slots of the
+// thread's request base that p does not set: the money, the deadline,
+// the buy-or-rent workload (field by field) and the host's memory.
+func mergeRequest(p *Request, base Request) {
+	if p.Money == (Money{}) {
+		p.Money = base.Money
+	}
+	if p.Deadline == (Deadline{}) {
+		p.Deadline = base.Deadline
+	}
+	if p.HostRAMBytes == 0 {
+		p.HostRAMBytes = base.HostRAMBytes
+	}
+	w := base.Workload
+	mergeFields(reflect.ValueOf(&w).Elem(), reflect.ValueOf(p.Workload))
+	p.Workload = w
+}
+
+// requestSlots are the words of the slots of p outside its query that
+// the message set (a budget, a price, a deadline, the host's memory, a
+// workload), quoted; nil when none.
+func requestSlots(p Request) []string {
+	var said []string
+	for _, w := range []string{p.Money.BudgetWords, p.Money.PriceWords, p.Deadline.Words} {
+		if w != "" {
+			said = append(said, fmt.Sprintf("%q", w))
+		}
+	}
+	if p.HostRAMBytes != 0 {
+		said = append(said, "the host's memory")
+	}
+	if p.Workload != (sizing.Workload{}) {
+		said = append(said, "the workload")
+	}
+	return said
+}
+
+// asksAgain reports whether a message asks about the thread's answer
+// itself ("how long would that take", "how fast"): a phrase of the
+// vocabulary's set again.
+func asksAgain(text string) bool {
+	toks, err := lex(text)
+	if err != nil {
+		return false
+	}
+	for i := range toks {
+		if vocab.phraseAt("again", toks, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldWords are the words that gave a field of p, "" when it was not said.

@@ -36,13 +36,23 @@ func TestFollowUp(t *testing.T) {
 		// fit of batch 50 on one card, without the table).
 		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "in fp8", "llama-3.1-8b inference fp8 batch 50 ttft 1s cheapest", sizing.IntentServe},
 		{"llama-3.1-8b inference batch 50 cheapest ttft 1s", "what about on h100?", "llama-3.1-8b inference h100 batch 50 ttft 1s cheapest", sizing.IntentServe},
+		// The follow-ups of issue #38: the new words are read as any
+		// question is, and the slots they set replace the thread's.
+		{"llama-3.1-8b lora rtx-4090", "how long would that take", "llama-3.1-8b lora rtx-4090", sizing.IntentFit},
+		{"llama-3.1-8b lora rtx-4090", "bump context to 32k", "llama-3.1-8b lora rtx-4090 seq 32768", sizing.IntentFit},
+		{"llama-3.1-8b lora rtx-4090", "same but qlora", "llama-3.1-8b qlora rtx-4090", sizing.IntentFit},
+		{"llama-3.1-70b inference 2xh100 batch 32", "and with fp8?", "llama-3.1-70b inference fp8 2xh100 batch 32", sizing.IntentFit},
+		{"llama-3.1-70b inference 2xh100 batch 32", "ok and for 500 users", "llama-3.1-70b inference 2xh100 batch 500 gpus needed", sizing.IntentServe},
+		{"llama-3.1-70b inference 2xh100 batch 32", "and with 8 of them", "llama-3.1-70b inference 8xh100 batch 32", sizing.IntentFit},
+		{"llama-3.1-70b inference 2xh100 batch 32", "in gguf q4?", "llama-3.1-70b inference q4_k_m 2xh100 batch 32", sizing.IntentFit},
+		{"llama-3.1-8b lora rtx-4090", "and with a $5k budget?", "llama-3.1-8b lora rtx-4090", sizing.IntentFit},
 	}
 	for _, tt := range tests {
 		base, err := Parse(tt.base)
 		if err != nil {
 			t.Fatalf("base %q: %v", tt.base, err)
 		}
-		got, ok := FollowUp(base.Query, tt.text)
+		got, ok := FollowUp(base, tt.text)
 		if !ok {
 			t.Errorf("FollowUp(%q, %q) not read", tt.base, tt.text)
 			continue
@@ -50,16 +60,30 @@ func TestFollowUp(t *testing.T) {
 		if f := sizing.Format(got.Query); f != tt.want || got.Intent != tt.intent {
 			t.Errorf("FollowUp(%q, %q) = %q (%s), want %q (%s)", tt.base, tt.text, f, got.Intent, tt.want, tt.intent)
 		}
-		if len(got.Notes) == 0 || !strings.HasPrefix(got.Notes[0], "read with the thread's question ("+sizing.Format(base.Query)+")") {
+		if len(got.Notes) == 0 || !strings.HasPrefix(got.Notes[0], "read with the thread's question ("+sizing.Format(base.Query)+")") &&
+			!strings.HasPrefix(got.Notes[0], "read as the thread's question again ("+sizing.Format(base.Query)+")") {
 			t.Errorf("FollowUp(%q, %q) notes %q do not say what was changed", tt.base, tt.text, got.Notes)
 		}
 		if _, err := (&sizing.Estimator{}).Answer(got.Query); err != nil && got.Intent == sizing.IntentFit {
 			t.Errorf("FollowUp(%q, %q) = %q, which does not answer: %v", tt.base, tt.text, sizing.Format(got.Query), err)
 		}
 	}
+	// The thread's budget and deadline stay unless the message sets its own.
+	thread, _ := Parse("llama-3.1-8b lora rtx-4090 1b tokens with a $5k budget by friday")
+	got, ok := FollowUp(thread, "and on an h100?")
+	if !ok || got.Money.BudgetUSD != 5000 || got.Deadline.Day != "friday" || got.Query.GPU != "h100" {
+		t.Errorf("FollowUp(budget thread, h100) = %q budget %v deadline %q (ok %v), want h100 keeping $5k and friday",
+			sizing.Format(got.Query), got.Money.BudgetUSD, got.Deadline.Day, ok)
+	}
+	got, ok = FollowUp(thread, "and with a $20k budget?")
+	if !ok || got.Money.BudgetUSD != 20000 || got.Deadline.Day != "friday" || got.Query.GPU != "rtx-4090" {
+		t.Errorf("FollowUp(budget thread, $20k) = %q budget %v deadline %q (ok %v), want the thread's question at $20k by friday",
+			sizing.Format(got.Query), got.Money.BudgetUSD, got.Deadline.Day, ok)
+	}
+
 	base, _ := Parse("13b lora rtx-4090")
 	for _, talk := range []string{"nice, thanks", "ok I'll try that tomorrow", "lol", "", "13b lora 4090 h100"} {
-		if p, ok := FollowUp(base.Query, talk); ok {
+		if p, ok := FollowUp(base, talk); ok {
 			t.Errorf("FollowUp(%q) = %q, want it left alone", talk, sizing.Format(p.Query))
 		}
 	}
@@ -68,7 +92,7 @@ func TestFollowUp(t *testing.T) {
 // FuzzFollowUp: a follow-up never panics, and one that is read formats
 // to a question that parses back to the same Query.
 func FuzzFollowUp(f *testing.F) {
-	for _, s := range []string{"what about qlora on a 3090?", "and with 2 GPUs?", "max context?", "on my 16gb card", "thanks", "\xff", "and 2 of them?", "a couple of those cards", "and spot?", "8x"} {
+	for _, s := range []string{"what about qlora on a 3090?", "and with 2 GPUs?", "max context?", "on my 16gb card", "thanks", "\xff", "and 2 of them?", "a couple of those cards", "and spot?", "8x", "how long would that take", "bump context to 32k", "and with a $5k budget?"} {
 		f.Add("13b lora 2xa100-80 seq 4096", s)
 	}
 	f.Fuzz(func(t *testing.T, baseText, text string) {
@@ -76,7 +100,7 @@ func FuzzFollowUp(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p, ok := FollowUp(base.Query, text)
+		p, ok := FollowUp(base, text)
 		if !ok {
 			return
 		}

@@ -1244,9 +1244,8 @@ func (p *parser) teamOf(i, j int, num number) int {
 }
 
 // hedgeWords may stand between a keyword and its number: "context like
-// 32k", "batch of about 8".
-var hedgeWords = map[string]bool{"like": true, "about": true, "around": true, "roughly": true,
-	"approx": true, "approximately": true}
+// 32k", "context to 32k".
+var hedgeWords = vocab.set("keyword_hedge")
 
 // lengthAt reports whether token k is a number that could be a context
 // length ("4096", "8k"), not a size ("13b") nor a count the word after it

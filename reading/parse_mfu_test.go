@@ -120,7 +120,7 @@ func TestMeasuredSpeedStaysWithItsCard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for reply, want := range map[string]float64{"and with 16 of them?": 3500, "what about on 8 a100s": 0} {
-		p, ok := FollowUp(base.Query, reply)
+		p, ok := FollowUp(base, reply)
 		if !ok || p.Query.MeasuredTokensPerSecond != want {
 			t.Errorf("%q: ok %v, measured %v, want %v", reply, ok, p.Query.MeasuredTokensPerSecond, want)
 		}

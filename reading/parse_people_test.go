@@ -84,7 +84,7 @@ func reading(q string) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		p, ok := FollowUp(b.Query, reply)
+		p, ok := FollowUp(b, reply)
 		if !ok {
 			return "(left alone)"
 		}

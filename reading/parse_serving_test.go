@@ -158,11 +158,11 @@ func TestFollowUpServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ok := FollowUp(base.Query, "and with ttft under 500ms?")
+	p, ok := FollowUp(base, "and with ttft under 500ms?")
 	if !ok || p.Intent != sizing.IntentServe || p.Query.Serve.TTFTTargetSeconds != 0.5 || p.Query.Serve.PromptTokens != 2048 || p.Query.MicroBatch != 50 {
 		t.Errorf("ttft follow-up: ok %v, intent %s, %+v, users %d", ok, p.Intent, p.Query.Serve, p.Query.MicroBatch)
 	}
-	p, ok = FollowUp(base.Query, "what about lora?")
+	p, ok = FollowUp(base, "what about lora?")
 	if !ok || p.Query.Method != sizing.MethodLoRA || p.Query.MicroBatch != 0 || p.Query.Serve != (sizing.ServeLoad{}) {
 		t.Errorf("lora follow-up: ok %v, method %s, micro-batch %d, serve %+v", ok, p.Query.Method, p.Query.MicroBatch, p.Query.Serve)
 	}

@@ -140,13 +140,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	who := answer.Who{Team: cliTeam, Keep: f.save && !serveExtras}
 	svc.Plans = cliPlans{a}
 	q.Scope = store.AllPlans() // the database's owner reads every measured run
-	model, err := a.modelReader()
+	model, err := modelReader(modelSettings(a.env), nil, nil)
 	if err != nil {
-		return failure("the language model's request schema: "+err.Error(), "")
+		return failure(err.Error(), "")
 	}
-	if model != nil {
-		svc.Reader = cliModel{model}
-	}
+	svc.Reader = model
 	r, err := svc.HandleQuestion(ctx, who, q)
 	if err != nil {
 		return failure(err.Error(), "")

@@ -53,6 +53,7 @@ func TestFitJSONAlwaysJSON(t *testing.T) {
 		{[]string{"gpu", "prices"}, "prices", `"cheapest"`},
 		{[]string{"13b", "lora", "4090"}, "", `"request"`},
 		{[]string{"what", "2x4090", "lora"}, "", `"largest_model"`},
+		{[]string{"plans", "mistral", "7b"}, "plans", `"plans": []`},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runCmd(t, append([]string{"fit", "--json"}, tt.words...)...)

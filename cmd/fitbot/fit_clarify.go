@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/reading"
 )
 
@@ -64,31 +60,6 @@ type interpretedJSON struct {
 	By          string   `json:"by"`
 	UnusedWords []string `json:"unused_words,omitempty"`
 	ModelError  string   `json:"model_error,omitempty"`
-}
-
-// modelReader is the language model the settings name (OPENAI_API_KEY or
-// OPENAI_BASE_URL, OPENAI_MODEL) as a reader of fitbot's request, or nil
-// when none is configured.
-func (a *app) modelReader() (*llm.Reader[reading.Request], error) {
-	cfg := llm.Config{BaseURL: a.env.get("OPENAI_BASE_URL"), Model: a.env.get("OPENAI_MODEL"), APIKey: a.env.get("OPENAI_API_KEY")}
-	if !cfg.Enabled() {
-		return nil, nil
-	}
-	return llm.NewRequestReader(llm.New(cfg, &http.Client{}, nil))
-}
-
-// cliModel is the language model as the answer service asks it: its
-// question back is the service's NotUnderstood.
-type cliModel struct{ r *llm.Reader[reading.Request] }
-
-// Read implements answer.ModelReader.
-func (m cliModel) Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error) {
-	req, err := m.r.Read(ctx, text, grammar)
-	var nu *llm.NotUnderstoodError
-	if errors.As(err, &nu) {
-		return req, &answer.NotUnderstood{QuestionBack: nu.QuestionBack}
-	}
-	return req, err
 }
 
 // interpretedOf is the answer's interpreted object (docs/json.md): by

@@ -33,11 +33,7 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 	case answer.KindPrices:
 		return a.routedPrices(ctx, f, q.Route)
 	case answer.KindPlans:
-		args := strings.Fields(q.Route.Plans)
-		if f.json {
-			args = append([]string{"--json"}, args...)
-		}
-		return a.plans(ctx, args)
+		return a.fitPlans(ctx, f.json, q.Route.Plans)
 	}
 	if f.json {
 		return a.writeJSON(routedJSON{Kind: kind, Text: text})

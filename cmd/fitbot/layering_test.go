@@ -57,7 +57,7 @@ var allowedImports = map[string][]string{
 // plan or cluster: reading, placing and keeping belong to answer.
 var faceImports = map[string][]string{
 	"bot": {"answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
-		"slackoauth", "retry", "internal/ratelog", "llm"},
+		"slackoauth", "retry", "internal/ratelog"},
 	"cmd/fitbot": {"bot", "answer", "display", "chart", "launch", "sizing", "reading", "pricing", "digest", "store",
 		"slackoauth", "internal/netcap", "internal/samehost", "llm"},
 }
@@ -74,8 +74,8 @@ type faceException struct {
 }
 
 var faceExceptions = []faceException{
-	{"bot", "plan", []string{"ask.go", "commands.go", "plans.go"},
-		"debt: bot still keeps its answers as plans itself (plan.FromAnswer, plan.FromAsk, beside its reply cache) and finds them by model key; answer.Service.Handle's PlanKeeper is to take it over"},
+	{"bot", "plan", []string{"plans.go"},
+		"debt: `/fit plans` finds kept plans by model key (plan.ModelKeyFor) itself"},
 	{"bot", "measure", []string{"measure.go"},
 		"debt: `/fit plan N measured ...` reads a run's words into a measure.Run itself; answer's RunBook is to take the words"},
 	{"bot", "hub", []string{"hub.go"},
@@ -246,7 +246,7 @@ var decisionCalls = map[string]bool{
 // serviceSteps are answer.Service's steps and per-kind answers, which
 // Handle runs in order and dispatches to: a face calling one on its
 // service (a receiver named svc or ending in answers) dispatches itself.
-var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true}
+var serviceSteps = map[string]bool{"Resolve": true, "Fit": true, "AskAnswer": true, "Compare": true, "Interpret": true}
 
 // estimatorWiring are the files that make a sizing.Estimator: wiring that
 // hands it to answer as its Estimator. No other face file makes one, so
@@ -258,18 +258,6 @@ var estimatorWiring = map[string]bool{"cmd/fitbot/answers.go": true, "cmd/fitbot
 // `fit` is handled whole (fit.go). Every entry is used: one that is
 // not fails, so the table only shrinks.
 var decisionDebt = map[string][]string{
-	// bot's slash commands, mentions and DMs dispatch themselves: the
-	// reply cache keeps rendered answers by canonical question and words,
-	// the Hub and the language model are waited for in the background
-	// after Slack's 3-second acknowledgement, and plans are kept beside
-	// the cache.
-	"bot/commands.go":     {"Understood", "NeedsInterpreter", "Interpreted", "Compared", "Resolve", "Fit", "FromAnswer", "SavePlan"},
-	"bot/ask.go":          {"AskAnswer", "FromAsk"},
-	"bot/compare.go":      {"Compare"},
-	"bot/hub.go":          {"Resolve"},
-	"bot/launch.go":       {"Fit"},
-	"bot/serve.go":        {"AskAnswer"},
-	"bot/interactions.go": {"Fit"},
 	// The command line's plan keeper (answer.PlanKeeper over the store).
 	"cmd/fitbot/plans.go": {"SavePlan"},
 }

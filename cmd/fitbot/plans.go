@@ -160,58 +160,109 @@ func (a *app) plans(ctx context.Context, args []string) error {
 		fmt.Fprint(a.stdout, plansUsage)
 		return nil
 	}
-	model := strings.Join(f.words, " ")
-	key := ""
-	family := reading.FamilyModels(model)
-	if k, ok := plan.InverseKey(model); ok {
-		key, family = k, nil
-		model = model + " questions"
-	} else if len(family) > 0 {
-		model = "the " + model + " family"
-		key = model
-	} else if model != "" {
-		if key, err = plan.ModelKeyFor(model); err != nil {
-			hubKey, ok := a.hubPlanKey(ctx, model)
-			if !ok {
-				return inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
-			}
-			key = hubKey
-		}
-	}
-	if !a.dbExists() {
-		// Listing must not leave an empty database behind.
-		if f.json {
-			return a.writeJSON([]planOutput{})
-		}
-		fmt.Fprintf(a.stdout, "No plans yet: there is no database at %s. fitbot fit --save WORDS... keeps an answer as a plan.\n", a.dbPath())
-		return nil
-	}
-	db, err := a.openStore(ctx)
+	l, err := a.listPlans(ctx, f)
 	if err != nil {
 		return err
 	}
+	if f.json {
+		return a.writeJSON(planOutputs(l.plans))
+	}
+	if !l.stored {
+		fmt.Fprintf(a.stdout, "No plans yet: there is no database at %s. fitbot fit --save WORDS... keeps an answer as a plan.\n", a.dbPath())
+		return nil
+	}
+	writePlans(a.stdout, l.model, l.key, l.plans)
+	return nil
+}
+
+// plansFound is what `fitbot plans` lists: the plans, newest first, the
+// model they were asked for in words and its key, and whether there is a
+// database at all.
+type plansFound struct {
+	model, key string
+	plans      []store.Plan
+	stored     bool
+}
+
+// listPlans finds the plans f asks for: of a model (aliases and Hub
+// repos match), of a family, of a kind of inverse question, or the most
+// recent.
+func (a *app) listPlans(ctx context.Context, f plansArgs) (plansFound, error) {
+	l := plansFound{model: strings.Join(f.words, " ")}
+	family := reading.FamilyModels(l.model)
+	if k, ok := plan.InverseKey(l.model); ok {
+		l.key, family = k, nil
+		l.model += " questions"
+	} else if len(family) > 0 {
+		l.model = "the " + l.model + " family"
+		l.key = l.model
+	} else if l.model != "" {
+		key, err := plan.ModelKeyFor(l.model)
+		if err != nil {
+			hubKey, ok := a.hubPlanKey(ctx, l.model)
+			if !ok {
+				return l, inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
+			}
+			key = hubKey
+		}
+		l.key = key
+	}
+	if !a.dbExists() {
+		return l, nil // listing must not leave an empty database behind
+	}
+	l.stored = true
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return l, err
+	}
 	defer a.closeStore(db)
-	var plans []store.Plan
 	switch {
 	case len(family) > 0:
-		plans, err = familyPlanList(ctx, db, f.scope(), family, f.limit)
-	case key != "":
-		plans, err = db.PlansForModel(ctx, f.scope(), key, f.limit)
+		l.plans, err = familyPlanList(ctx, db, f.scope(), family, f.limit)
+	case l.key != "":
+		l.plans, err = db.PlansForModel(ctx, f.scope(), l.key, f.limit)
 	default:
-		plans, err = db.RecentPlans(ctx, f.scope(), time.Time{}, f.limit)
+		l.plans, err = db.RecentPlans(ctx, f.scope(), time.Time{}, f.limit)
 	}
 	if err != nil {
-		return failure(err.Error(), "")
+		return l, failure(err.Error(), "")
 	}
-	if f.json {
-		out := make([]planOutput, 0, len(plans))
-		for _, p := range plans {
-			out = append(out, toOutput(p))
-		}
-		return a.writeJSON(out)
+	return l, nil
+}
+
+// planOutputs is plans as `--json` prints them: never null.
+func planOutputs(plans []store.Plan) []planOutput {
+	out := make([]planOutput, 0, len(plans))
+	for _, p := range plans {
+		out = append(out, toOutput(p))
 	}
-	writePlans(a.stdout, model, key, plans)
-	return nil
+	return out
+}
+
+// fitPlansJSON is `fitbot fit --json` for a plans question ("plans
+// mistral 7b"): one object, as every `fit --json` answer is, holding the
+// array `fitbot plans --json` prints.
+type fitPlansJSON struct {
+	Kind  answer.Kind  `json:"kind"`
+	Plans []planOutput `json:"plans"`
+}
+
+// fitPlans answers a plans question asked of `fitbot fit`: the words
+// after "plans" are `fitbot plans`'s.
+func (a *app) fitPlans(ctx context.Context, asJSON bool, words string) error {
+	args := strings.Fields(words)
+	if !asJSON {
+		return a.plans(ctx, args)
+	}
+	f, err := parsePlansArgs(args)
+	if err != nil {
+		return usageError(err.Error(), "fitbot fit --json plans mistral 7b")
+	}
+	l, err := a.listPlans(ctx, f)
+	if err != nil {
+		return err
+	}
+	return a.writeJSON(fitPlansJSON{Kind: answer.KindPlans, Plans: planOutputs(l.plans)})
 }
 
 // writePlans prints a list of plans as a table, newest first.

@@ -21,7 +21,6 @@ import (
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/internal/netcap"
 	"github.com/fitbot/fitbot/internal/samehost"
-	"github.com/fitbot/fitbot/llm"
 	"github.com/fitbot/fitbot/pricing"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/slackoauth"
@@ -37,7 +36,6 @@ var (
 	_ bot.PlanStore      = (*store.DB)(nil)
 	_ bot.PriceBook      = (*store.DB)(nil)
 	_ bot.EventStore     = (*store.DB)(nil)
-	_ bot.Interpreter    = modelInterpreter{}
 	_ bot.ModelResolver  = (*hub.Resolver)(nil)
 	_ hub.Cache          = (*store.DB)(nil)
 	_ bot.ThreadPoster   = (*bot.WebAPI)(nil)
@@ -171,14 +169,12 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 	s.team = auth.TeamID
 	s.uploader = bot.NewUploader(slackAPI, metrics)
 
-	var interpreter bot.Interpreter
-	if lc := cfg.llm(); lc.Enabled() {
-		r, err := llm.NewRequestReader(llm.New(lc, samehost.Client(nil), log))
-		if err != nil {
-			return nil, failure("the language model's request schema: "+err.Error(), "")
-		}
-		interpreter = bot.MeteredInterpreter(modelInterpreter{r}, metrics)
-		log.Info("llm: the language model reads questions beside the grammar", "llm", lc)
+	model, err := modelReader(cfg.llm(), samehost.Client(nil), log)
+	if err != nil {
+		return nil, failure(err.Error(), "")
+	}
+	if model != nil {
+		log.Info("llm: the language model reads questions beside the grammar", "llm", cfg.llm())
 	}
 	s.hub = &hub.Resolver{
 		Client:     &hub.Client{BaseURL: cfg.HFEndpoint, Token: cfg.HFToken.reveal(), HTTP: samehost.StripClient(nil), Timeout: hubHTTPTimeout},
@@ -211,7 +207,7 @@ func (a *app) startService(ctx context.Context, cfg Config, log *slog.Logger) (*
 		Prices:      db,
 		Hardware:    db,
 		Cluster:     a.liveCluster(),
-		Interpreter: interpreter,
+		ModelReader: bot.MeteredReader(model, metrics),
 		Models:      s.hub,
 		Upload:      s.uploader,
 		History:     db,
@@ -569,15 +565,4 @@ func (s *service) workspaceDigests(web bot.ThreadPoster, metrics *bot.Metrics) f
 		}
 		return errors.Join(errs...)
 	}
-}
-
-// modelInterpreter is the language model as Slack's second reader: the
-// grammar's reading of the text (reading.Read, microseconds) is given to
-// the model with the text, and the model's reading of the request comes
-// back through reading.Validate (llm.NewRequestReader).
-type modelInterpreter struct{ r *llm.Reader[reading.Request] }
-
-// Interpret implements bot.Interpreter.
-func (m modelInterpreter) Interpret(ctx context.Context, text string) (reading.Request, error) {
-	return m.r.Read(ctx, text, answer.Grammar(text))
 }

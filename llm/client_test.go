@@ -16,76 +16,37 @@ import (
 
 const testKey = "sk-test-fitbot-0123456789abcdef"
 
-// blank is an extraction with every field unspecified, as the model is
-// told to send it.
-func blank() extraction {
-	return extraction{Understood: true, Method: unspecified, Optimizer: unspecified, Precision: unspecified,
-		Quant: unspecified, ZeROStage: unspecified, Offload: unspecified, GradCkpt: unspecified}
-}
+// testQuestion is the question the client tests send.
+const testQuestion = "can 8 h100s crunch llama 70b for 200 users"
 
-func with(f func(*extraction)) extraction {
-	x := blank()
-	f(&x)
-	return x
-}
-
-// TestExtractReplays replays recorded replies of each server kind and
-// checks both the request sent and the fields read back.
-func TestExtractReplays(t *testing.T) {
+// TestClientRequest: what a Reader sends to each kind of server (the key
+// or none, the configured model or the default, a Qwen thinking model
+// served by vLLM), and what it reads back from that server's shape.
+func TestClientRequest(t *testing.T) {
 	tests := []struct {
-		name     string
-		file     string
-		key      string
-		model    string
-		question string
-		want     extraction
+		name, file, key, model string
 	}{
-		{
-			name: "openai structured output", file: "openai_structured.json", key: testKey, model: "gpt-4o-mini",
-			question: "@fitbot can we fine-tune Llama 3 70B with QLoRA on two A100s?",
-			want:     with(func(x *extraction) { x.Model, x.Method, x.GPU, x.GPUs = "Llama 3 70B", "qlora", "A100", 2 }),
-		},
-		{
-			name: "ollama without a key", file: "ollama_structured.json", model: "llama3.1:8b",
-			question: "will mixtral run on two 4090s in int4?",
-			want: with(func(x *extraction) {
-				x.Model, x.Method, x.Precision, x.GPU, x.GPUs = "mixtral", "inference", "int4", "4090", 2
-			}),
-		},
-		{
-			name: "vllm", file: "vllm_structured.json", key: "token-abc123", model: "Qwen/Qwen2.5-7B-Instruct",
-			question: "can we full fine-tune Qwen2.5 7B on a single H100 with 8-bit Adam?",
-			want: with(func(x *extraction) {
-				x.Model, x.Method, x.Optimizer, x.GPU, x.GPUs = "Qwen2.5 7B", "full", "adamw-8bit", "H100", 1
-			}),
-		},
-		{
-			name: "llama.cpp server", file: "llamacpp_structured.json", model: "",
-			question: "how much VRAM to lora a 13b at rank 16 with 4k context on a 4090",
-			want: with(func(x *extraction) {
-				x.ParamsBillions, x.Method, x.GPU, x.LoRARank, x.SeqLen = 13, "lora", "4090", 16, 4096
-			}),
-		},
+		{"openai strict", "reading_openai_strict.json", testKey, "gpt-4o-mini"},
+		{"ollama without a key", "reading_ollama_fenced.json", "", "gemma4:12b"},
+		{"vllm with a token", "reading_vllm_think.json", "token-abc123", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B"},
+		{"default model", "reading_openai_strict.json", testKey, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t, ok(tt.file))
 			c := New(Config{BaseURL: srv.srv.URL + "/v1", Model: tt.model, APIKey: tt.key}, srv.srv.Client(), nil)
-			got, info, err := c.extract(context.Background(), tt.question)
+			r, err := NewReader(c, testSpec, checkTest)
 			if err != nil {
-				t.Fatalf("extract: %v", err)
+				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(extraction{})); diff != "" {
-				t.Errorf("extraction (-want +got):\n%s", diff)
-			}
-			if info.attempts != 1 || info.status != http.StatusOK || info.promptTokens == 0 {
-				t.Errorf("call info = %+v, want one 200 attempt with usage", info)
+			if _, err := r.Read(context.Background(), testQuestion, testRequest{}); err != nil {
+				t.Fatalf("Read: %v", err)
 			}
 			reqs := srv.requests()
 			if len(reqs) != 1 {
 				t.Fatalf("server saw %d requests, want 1", len(reqs))
 			}
-			checkRequest(t, reqs[0], tt.key, tt.model, tt.question)
+			checkRequest(t, reqs[0], tt.key, tt.model, testQuestion)
 		})
 	}
 }
@@ -117,7 +78,7 @@ func checkRequest(t *testing.T, s seen, key, model, question string) {
 		t.Fatalf("sent %d messages, want system and user", len(req.Messages))
 	}
 	sys, user := req.Messages[0], req.Messages[1]
-	if sys.Role != openai.ChatMessageRoleSystem || sys.Content != systemPrompt {
+	if sys.Role != openai.ChatMessageRoleSystem || sys.Content != testSpec.Prompt {
 		t.Errorf("system message changed: role %q, content %q", sys.Role, sys.Content)
 	}
 	quoted, _ := json.Marshal(question)
@@ -128,15 +89,13 @@ func checkRequest(t *testing.T, s seen, key, model, question string) {
 	raw := rawRequest(t, s)
 	rf, _ := raw["response_format"].(map[string]any)
 	js, _ := rf["json_schema"].(map[string]any)
-	if rf["type"] != "json_schema" || js["name"] != schemaName || js["strict"] != true {
-		t.Fatalf("response_format = %v, want a strict json_schema named %s", rf, schemaName)
+	if rf["type"] != "json_schema" || js["name"] != readingName || js["strict"] != true {
+		t.Fatalf("response_format = %v, want a strict json_schema named %s", rf, readingName)
 	}
 	schema, _ := js["schema"].(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
 	required, _ := schema["required"].([]any)
-	wantKeys := []string{"understood", "question_back", "model", "params_billions", "experts", "method", "optimizer",
-		"precision", "quant", "gpu", "gpus", "nodes", "zero_stage", "offload", "seq_len", "micro_batch",
-		"grad_checkpointing", "lora_rank", "tokens"}
+	wantKeys := []string{"understood", "question_back", "request"}
 	var gotKeys, gotRequired []string
 	for k := range props {
 		gotKeys = append(gotKeys, k)
@@ -156,15 +115,17 @@ func checkRequest(t *testing.T, s seen, key, model, question string) {
 	if schema["additionalProperties"] != false {
 		t.Errorf("schema additionalProperties = %v, want false", schema["additionalProperties"])
 	}
-	method, _ := props["method"].(map[string]any)
-	if diff := cmp.Diff([]any{"unspecified", "full", "lora", "qlora", "inference"}, method["enum"]); diff != "" {
+	request, _ := props["request"].(map[string]any)
+	method, _ := request["properties"].(map[string]any)["method"].(map[string]any)
+	if diff := cmp.Diff([]any{"", "full", "lora", "qlora", "inference"}, method["enum"]); diff != "" {
 		t.Errorf("method enum (-want +got):\n%s", diff)
 	}
 }
 
-// TestExtractFailures covers every way a call can fail and the error the
-// bot gets for it.
-func TestExtractFailures(t *testing.T) {
+// TestClientFailures covers every way a call can fail and the error the
+// faces get for it: each is ErrUnavailable (a refusal too: the model gave
+// no reading), and the asker is told the model was unavailable.
+func TestClientFailures(t *testing.T) {
 	rateLimited := reply{status: http.StatusTooManyRequests, file: "openai_error_429.json"}
 	serverError := reply{status: http.StatusInternalServerError, file: "openai_error_500.json"}
 	tests := []struct {
@@ -178,15 +139,19 @@ func TestExtractFailures(t *testing.T) {
 	}{
 		{
 			name: "refusal", replies: []reply{ok("openai_refusal.json")},
-			wantIs: ErrNotUnderstood, wantRequests: 1, wantInError: "refused",
+			wantIs: errRefused, wantRequests: 1, wantInError: "refused",
 		},
 		{
-			name: "malformed JSON content", replies: []reply{ok("openai_malformed.json")},
+			name: "a reply of another schema", replies: []reply{ok("openai_structured.json")},
 			wantIs: ErrUnavailable, wantRequests: 1, wantInError: "not the requested JSON",
 		},
 		{
+			name: "malformed JSON content", replies: []reply{ok("openai_malformed.json")},
+			wantIs: ErrUnavailable, wantRequests: 1, wantInError: "reply is not JSON",
+		},
+		{
 			name: "content missing required keys", replies: []reply{{status: 200,
-				body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"understood\":true,\"model\":\"llama 3 8b\"}"},"finish_reason":"stop"}]}`}},
+				body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"understood\":true,\"request\":{\"model\":\"llama-3.1-8b\"}}"},"finish_reason":"stop"}]}`}},
 			wantIs: ErrUnavailable, wantRequests: 1, wantInError: "validation failed",
 		},
 		{
@@ -199,7 +164,7 @@ func TestExtractFailures(t *testing.T) {
 			wantIs: ErrUnavailable, wantRequests: 1, wantInError: "token limit",
 		},
 		{
-			name: "timeout", replies: []reply{{status: 200, file: "openai_structured.json", delay: 5 * time.Second}},
+			name: "timeout", replies: []reply{{status: 200, file: "reading_openai_strict.json", delay: 5 * time.Second}},
 			timeout: 100 * time.Millisecond, wantIs: context.DeadlineExceeded, wantRequests: 1,
 			wantInError: "no reply before the deadline", maxElapsed: 2 * time.Second,
 		},
@@ -217,13 +182,13 @@ func TestExtractFailures(t *testing.T) {
 		},
 		{
 			name: "400 is not retried", replies: []reply{{status: http.StatusBadRequest,
-				body: `{"error":{"message":"Invalid schema for response_format 'sizing_request'","type":"invalid_request_error","param":"response_format","code":null}}`}},
+				body: `{"error":{"message":"Invalid schema for response_format 'fitbot_reading'","type":"invalid_request_error","param":"response_format","code":null}}`}},
 			wantIs: ErrUnavailable, wantRequests: 1, wantInError: "Invalid schema",
 		},
 		{
 			name: "429 asking for longer than the deadline leaves is not retried",
 			replies: []reply{{status: http.StatusTooManyRequests, file: "openai_error_429.json",
-				header: map[string]string{"Retry-After": "30"}}, ok("openai_structured.json")},
+				header: map[string]string{"Retry-After": "30"}}, ok("reading_openai_strict.json")},
 			timeout: time.Second, wantIs: ErrUnavailable, wantRequests: 1, wantInError: "rate_limit_exceeded",
 			maxElapsed: 500 * time.Millisecond,
 		},
@@ -239,9 +204,9 @@ func TestExtractFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t, tt.replies...)
-			c := New(Config{BaseURL: srv.srv.URL + "/v1", APIKey: testKey, Timeout: tt.timeout}, srv.srv.Client(), nil)
+			r := newTestReader(t, srv, tt.timeout)
 			start := time.Now()
-			_, _, err := c.extract(context.Background(), "can we fine-tune llama 3 70b on two a100s")
+			_, err := r.Read(context.Background(), testQuestion, testRequest{})
 			elapsed := time.Since(start)
 			if !errors.Is(err, tt.wantIs) {
 				t.Fatalf("error = %v, want one matching %v", err, tt.wantIs)
@@ -262,9 +227,9 @@ func TestExtractFailures(t *testing.T) {
 	}
 }
 
-// TestExtractRetriesAfter429 checks the one retry and that it waits for
+// TestClientRetriesAfter429 checks the one retry and that it waits for
 // Retry-After before sending again.
-func TestExtractRetriesAfter429(t *testing.T) {
+func TestClientRetriesAfter429(t *testing.T) {
 	tests := []struct {
 		name     string
 		header   map[string]string
@@ -278,14 +243,13 @@ func TestExtractRetriesAfter429(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t,
 				reply{status: http.StatusTooManyRequests, file: "openai_error_429.json", header: tt.header},
-				ok("openai_structured.json"))
-			c := New(Config{BaseURL: srv.srv.URL + "/v1", APIKey: testKey}, srv.srv.Client(), nil)
-			got, info, err := c.extract(context.Background(), "can we fine-tune Llama 3 70B with QLoRA on two A100s?")
+				ok("reading_openai_strict.json"))
+			got, err := newTestReader(t, srv, 0).Read(context.Background(), testQuestion, testRequest{})
 			if err != nil {
-				t.Fatalf("extract after a 429: %v", err)
+				t.Fatalf("Read after a 429: %v", err)
 			}
-			if got.Model != "Llama 3 70B" || info.attempts != 2 {
-				t.Errorf("got model %q after %d attempts, want Llama 3 70B after 2", got.Model, info.attempts)
+			if got.Model != "llama-3.1-70b" {
+				t.Errorf("got model %q after a retry, want llama-3.1-70b", got.Model)
 			}
 			reqs := srv.requests()
 			if len(reqs) != 2 {
@@ -294,7 +258,7 @@ func TestExtractRetriesAfter429(t *testing.T) {
 			if string(reqs[0].body) != string(reqs[1].body) {
 				t.Errorf("retry sent a different body:\n%s\n%s", reqs[0].body, reqs[1].body)
 			}
-			checkRequest(t, reqs[1], testKey, "", "can we fine-tune Llama 3 70B with QLoRA on two A100s?")
+			checkRequest(t, reqs[1], testKey, "", testQuestion)
 		})
 	}
 }
@@ -304,10 +268,14 @@ func TestRetryWaits(t *testing.T) {
 	var times []time.Time
 	srv := newFakeServer(t,
 		reply{status: http.StatusServiceUnavailable, body: "overloaded", header: map[string]string{"Retry-After": "1"}},
-		ok("openai_structured.json"))
+		ok("reading_openai_strict.json"))
 	c := New(Config{BaseURL: srv.srv.URL + "/v1"}, &http.Client{Transport: recordTimes(&times, srv.srv.Client().Transport)}, nil)
-	if _, _, err := c.extract(context.Background(), "llama 3 70b qlora 2 a100"); err != nil {
-		t.Fatalf("extract after a 503: %v", err)
+	r, err := NewReader(c, testSpec, checkTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Read(context.Background(), testQuestion, testRequest{}); err != nil {
+		t.Fatalf("Read after a 503: %v", err)
 	}
 	if len(times) != 2 {
 		t.Fatalf("%d attempts, want 2", len(times))
@@ -328,11 +296,11 @@ func recordTimes(times *[]time.Time, next http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// TestExtractAzure checks Azure mode: deployment path, api-version and
+// TestClientAzure checks Azure mode: deployment path, api-version and
 // the api-key header instead of a bearer token. The Azure host name is
 // routed to the fake server by the transport.
-func TestExtractAzure(t *testing.T) {
-	srv := newFakeServer(t, ok("openai_structured.json"))
+func TestClientAzure(t *testing.T) {
+	srv := newFakeServer(t, ok("reading_openai_strict.json"))
 	base := srv.srv.Client().Transport
 	toFake := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.URL.Host != "fitbot-test.openai.azure.com" {
@@ -346,9 +314,12 @@ func TestExtractAzure(t *testing.T) {
 	if !cfg.Azure() {
 		t.Fatal("Azure() = false for an openai.azure.com resource")
 	}
-	c := New(cfg, &http.Client{Transport: toFake}, nil)
-	if _, _, err := c.extract(context.Background(), "llama 3 70b qlora on 2 a100"); err != nil {
-		t.Fatalf("extract: %v", err)
+	r, err := NewReader(New(cfg, &http.Client{Transport: toFake}, nil), testSpec, checkTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Read(context.Background(), testQuestion, testRequest{}); err != nil {
+		t.Fatalf("Read: %v", err)
 	}
 	reqs := srv.requests()
 	if len(reqs) != 1 {
