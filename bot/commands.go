@@ -72,12 +72,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 			return h.static().gpus
 		}
 	case "models", "model":
-		tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
-		hubModels, more := h.hubEntries(ctx)
-		if more {
-			tip = fmt.Sprintf("The %d Hugging Face Hub models fetched most recently are listed; older ones are cached too. ", maxListedHubModels) + tip
-		}
-		return catalogMessage("Models fitbot knows", tip, append(modelEntries(), hubModels...))
+		return h.modelsMessage(ctx)
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
@@ -115,6 +110,17 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		return msg
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, q)
+}
+
+// modelsMessage is `/fit models`: the catalog and the Hub models fetched
+// most recently.
+func (h *Handler) modelsMessage(ctx context.Context) Message {
+	tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
+	hubModels, more := h.hubEntries(ctx)
+	if more {
+		tip = fmt.Sprintf("The %d Hugging Face Hub models fetched most recently are listed; older ones are cached too. ", maxListedHubModels) + tip
+	}
+	return catalogMessage("Models fitbot knows", tip, append(modelEntries(), hubModels...))
 }
 
 // question answers a sizing question, read (route and parse) but not

@@ -31,12 +31,36 @@ func (h *Handler) routed(ctx context.Context, asker who, r reading.Routing) (Mes
 	case reading.RouteChat:
 		return chatMessage(r.Greeting), true
 	case reading.RouteHelp:
+		if r.Topic == string(reading.RouteHardware) {
+			return hardwareHelp, true
+		}
 		return helpMessage(h.cfg.ModelReader != nil), true
 	case reading.RoutePrice:
 		return h.priceAnswer(ctx, r), true
+	// fitbot's own commands, said in words or through a face that has no
+	// subcommands of its own, answered as /fit answers them.
+	case reading.RouteCluster:
+		return h.clusterCommand(ctx, asker.team), true
+	case reading.RoutePlan:
+		return h.planCommand(ctx, asker.scope(), r.Args), true
+	case reading.RouteHardware:
+		return h.hardwareCommand(ctx, asker.team, r.Args), true
+	case reading.RouteGPUs:
+		return h.static().gpus, true
+	case reading.RouteModels:
+		return h.modelsMessage(ctx), true
 	}
 	return Message{}, false
 }
+
+// hardwareHelp is how to tell fitbot about the team's machines: the
+// answer to "how do i add our hardware".
+var hardwareHelp = ephemeral("Tell fitbot about a machine: /fit hardware add NAME: HARDWARE, e.g. /fit hardware add our dgx: 8x h100, 2 TB RAM",
+	slack.NewSectionBlock(mrkdwn("*The team's own machines*\n"+
+		"`/fit hardware add our dgx: 8x h100, 2 TB RAM`  name a machine and what it has\n"+
+		"`/fit hardware add the cluster: 4 nodes of 8 h100`  several nodes\n"+
+		"`/fit hardware`  the machines named  ·  `/fit hardware remove our dgx`  forget one\n"+
+		"A question about one (`/fit 13b lora on our dgx`), or one that names no GPU, is sized on them."), nil, nil))
 
 // chatMessage is the answer to small talk and thanks (a greeting is
 // greeted back): short, friendly, and two questions to try.

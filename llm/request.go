@@ -57,7 +57,8 @@ func RequestSpec(kinds []string) Spec {
 
 // Kinds are the kinds of message the reading package tells apart.
 func Kinds() []string {
-	return strs(reading.RouteSizing, reading.RoutePrice, reading.RouteChat, reading.RouteHelp, reading.RoutePlans)
+	return strs(reading.RouteSizing, reading.RoutePrice, reading.RouteChat, reading.RouteHelp, reading.RoutePlans,
+		reading.RouteCluster, reading.RoutePlan, reading.RouteHardware, reading.RouteGPUs, reading.RouteModels)
 }
 
 // NewRequestReader is the Reader of fitbot's reading.Request over c: the

@@ -81,6 +81,12 @@ type Routing struct {
 	// ("llama" in "what did we decide for llama last month?"), as said;
 	// "" when it names none.
 	Plans string `json:"plans,omitempty"`
+	// Args are the words after a command's own word ("17" of "plan 17",
+	// "add box: 2x 4090" of "hardware add box: 2x 4090").
+	Args string `json:"args,omitempty"`
+	// Topic is the command a request for help asks about ("hardware" for
+	// "how do i add our machines"); "" for help with everything.
+	Topic string `json:"topic,omitempty"`
 }
 
 // Words of the routing pass, by key.
@@ -108,6 +114,9 @@ func Route(text string) Routing {
 	if err != nil {
 		return Routing{Kind: RouteSizing}
 	}
+	if r, ok := commandRoute(text, toks); ok {
+		return r
+	}
 	words := 0
 	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
 	greets, thanks := false, false
@@ -130,6 +139,9 @@ func Route(text string) Routing {
 		power = power || powerWord(k)
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
+	if r, ok := askedRoute(text, toks); ok {
+		return r
+	}
 	if model, ok := plansAsked(toks); ok {
 		return Routing{Kind: RoutePlans, Plans: model}
 	}
@@ -151,7 +163,7 @@ func Route(text string) Routing {
 	p, _ := Parse(text)
 	// A method read only from a verb ("to run one h100 24/7") names no job.
 	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" && p.Query.Method != sizing.MethodInference && !p.MethodImplied || p.Missing.Words != "" || p.Hub != "" ||
-		p.Intent == sizing.IntentBuyRent || p.Intent == sizing.IntentMaxContext || p.Intent == sizing.IntentWhichGPU {
+		p.Intent == sizing.IntentBuyRent || p.Intent == sizing.IntentMaxContext || p.Intent == sizing.IntentWhichGPU || closedNamed(toks) {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said, counts := gpusNamed(text, toks)

@@ -113,7 +113,8 @@ func Validate(r Request) (Request, error) {
 }
 
 // knownKinds are the kinds of message Route tells apart.
-var knownKinds = map[RouteKind]bool{RouteSizing: true, RoutePrice: true, RouteChat: true, RouteHelp: true, RoutePlans: true}
+var knownKinds = map[RouteKind]bool{RouteSizing: true, RoutePrice: true, RouteChat: true, RouteHelp: true, RoutePlans: true,
+	RouteCluster: true, RoutePlan: true, RouteHardware: true, RouteGPUs: true, RouteModels: true}
 
 // knownIntents are the intents of a sizing question.
 var knownIntents = map[sizing.Intent]bool{

@@ -30,6 +30,17 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 		text = "Happy to help! Try: fitbot fit 13B lora 4090, or fitbot fit llama-3.1-70b qlora 2xa100\n"
 	case answer.KindHelp:
 		text = fitUsage
+		if q.Route.Topic == string(answer.KindHardware) {
+			text = hardwareUsage
+		}
+	case answer.KindPlan:
+		return a.plans(ctx, jsonFirst(f.json, "show", q.Route.Args))
+	case answer.KindHardware:
+		return a.hardware(ctx, jsonFirst(f.json, strings.Fields(q.Route.Args)...))
+	case answer.KindModels:
+		return a.models(ctx, jsonFirst(f.json))
+	case answer.KindGPUs:
+		return a.gpus(f.json)
 	case answer.KindPrices:
 		return a.routedPrices(ctx, f, q.Route)
 	case answer.KindPlans:
@@ -40,6 +51,14 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 	}
 	fmt.Fprint(a.stdout, text)
 	return nil
+}
+
+// jsonFirst is a subcommand's arguments, with --json first when asked.
+func jsonFirst(asJSON bool, args ...string) []string {
+	if asJSON {
+		return append([]string{"--json"}, args...)
+	}
+	return args
 }
 
 // routedJSON is `fitbot fit --json` for small talk and help: the kind
