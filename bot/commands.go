@@ -177,7 +177,7 @@ func (h *Handler) render(ctx context.Context, asker who, r answer.Result) Messag
 	case r.Kind == answer.KindCluster:
 		return h.clusterCommand(ctx, asker.team)
 	case r.Fit != nil:
-		return h.fitReply(ctx, asker, r)
+		return h.withLaunch(ctx, r, h.fitReply(ctx, asker, r))
 	case r.Kind == answer.KindClarify:
 		return h.clarifyReply(r)
 	case r.Compare != nil:

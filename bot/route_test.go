@@ -49,6 +49,9 @@ func TestRoutedMessages(t *testing.T) {
 		{"what gpus does the bot know about", []string{"GPUs fitbot knows", "rtx-4090"}, []string{"I didn't find"}},
 		{"which models do you support?", []string{"Models fitbot knows", "llama-3.1-8b"}, []string{"I didn't find"}},
 		{"how do i tell fitbot about our new dgx", []string{"/fit hardware add our dgx: 8x h100"}, []string{"I didn't find"}},
+		{"give me a deepspeed config for llama 3.1 8b full finetune on 8 h100", []string{"DeepSpeed config for Llama 3.1 8B", "zero_optimization"}, nil},
+		{"vllm command to serve qwen2.5 32b awq on 1 L40S?", []string{"vLLM command for Qwen2.5 32B", "vllm serve Qwen/Qwen2.5-32B-Instruct-AWQ"}, nil},
+		{"llama 3.1 8b full finetune on 8 h100", nil, []string{"zero_optimization"}},
 		{"gpt-4 finetune cost", []string{"weights are not released"}, []string{"Cheapest GPU prices"}},
 		{"13b lora on one 4090 or one h100", []string{"⚖️ *Only 1× H100 SXM 80 GB fits: 1× RTX 4090 24 GB does not*", "❌ *1× RTX 4090 24 GB*", "• memory per GPU: 42.3 of 24.0 GiB"}, []string{"couldn't use", "— cheaper"}},
 	}

@@ -3,6 +3,7 @@ package reading
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -68,6 +69,9 @@ func Validate(r Request) (Request, error) {
 	}
 	if r.Intent != "" && !knownIntents[r.Intent] {
 		return r, fmt.Errorf("reading: unknown intent %q", r.Intent)
+	}
+	if r.Emit != "" && !slices.Contains(emitKinds, r.Emit) {
+		return r, fmt.Errorf("reading: unknown launch config %q", r.Emit)
 	}
 	try := func() string { return "fit " + sizing.Format(r.Query) }
 	for _, b := range bounds {
