@@ -150,8 +150,34 @@ func (h *Handler) priceAnswer(ctx context.Context, r reading.Routing) Message {
 	for _, line := range slices.Backward(a.NoProvider) {
 		msg = withFirstLine(msg, line)
 	}
-	if a.Week {
+	if r.History {
+		msg = h.withHistory(ctx, msg, r, a)
+	} else if a.Week {
 		msg = h.withWeek(ctx, msg, slices.Concat(a.Variants...))
+	}
+	return msg
+}
+
+// withHistory puts first in a price answer how each GPU asked about
+// moved over the last answer.HistoryDays (answer.HistoryLines), from the
+// observations the store keeps; the one-GPU listing's picture draws them.
+func (h *Handler) withHistory(ctx context.Context, msg Message, r reading.Routing, a answer.PriceAnswer) Message {
+	if h.cfg.History == nil {
+		return withFirstLine(msg, "No price history on this fitbot (no database of observed prices): today's prices below.")
+	}
+	now := h.now().UTC()
+	obs, err := h.cfg.History.ObservationsBetween(ctx, now.AddDate(0, 0, -answer.HistoryDays), now)
+	if err != nil {
+		h.log.Error("bot: reading the price history failed", "gpus", r.GPUs, "err", err)
+		return withFirstLine(msg, "The price history could not be read just now: today's prices below.")
+	}
+	for i := range slices.Backward(a.GPUs) {
+		name := display.GPUName(a.GPUs[i])
+		if len(a.Variants[i]) > 1 && i < len(r.Said) {
+			name = strings.ToUpper(r.Said[i])
+		}
+		lines := answer.HistoryLines(name, answer.Trends(obs, a.Variants[i], r.Providers, now.AddDate(0, 0, -answer.HistoryDays), now))
+		msg = withFirstLine(msg, strings.Join(lines, "\n"))
 	}
 	return msg
 }

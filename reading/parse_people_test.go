@@ -125,6 +125,9 @@ func reading(q string) string {
 		if r.Week {
 			parts = append(parts, "week")
 		}
+		if r.History {
+			parts = append(parts, "history")
+		}
 		if len(r.Providers) > 0 {
 			parts = append(append(parts, "on"), r.Providers...)
 		}

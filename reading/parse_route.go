@@ -87,6 +87,10 @@ type Routing struct {
 	// Topic is the command a request for help asks about ("hardware" for
 	// "how do i add our machines"); "" for help with everything.
 	Topic string `json:"topic,omitempty"`
+	// History is true when a price question asks how prices moved over
+	// time ("have h100 prices gone down", "price trend over the last 3
+	// months"): the prices observed over the last 90 days answer it.
+	History bool `json:"history,omitempty"`
 }
 
 // Words of the routing pass, by key.
@@ -168,7 +172,9 @@ func Route(text string) Routing {
 	}
 	gpus, said, counts := gpusNamed(text, toks)
 	runAsked := slices.ContainsFunc(toks, func(t token) bool { return trainingRunWords[t.key] })
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period, RunAsked: runAsked,
+	history := historyAsked(toks)
+	// A span back in time ("the last few months") is not a month's rent.
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, History: history, Month: month && !history, Power: power, Hours: hours, Period: period, RunAsked: runAsked,
 		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
 }
 

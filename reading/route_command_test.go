@@ -44,3 +44,24 @@ func TestRouteCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteHistory: a price question that asks how prices moved over
+// time is a price history question; one about today's prices is not.
+func TestRouteHistory(t *testing.T) {
+	for _, c := range []struct {
+		text    string
+		history bool
+	}{
+		{"have h100 prices gone down in the last few months? thinking whether to wait before we commit", true},
+		{"are A10G prices on aws trending up or down?", true},
+		{"whats the price trend for 4090s on runpod/vast over the last 3 months", true},
+		{"h100 price history", true},
+		{"how much is an h100 per hour", false},
+		{"h100 price per month", false},
+	} {
+		r := Route(c.text)
+		if r.Kind != RoutePrice || r.History != c.history {
+			t.Errorf("Route(%q) = %s history %v, want price history %v", c.text, r.Kind, r.History, c.history)
+		}
+	}
+}

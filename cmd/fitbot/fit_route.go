@@ -61,6 +61,45 @@ func jsonFirst(asJSON bool, args ...string) []string {
 	return args
 }
 
+// writeHistory answers a price history question before today's prices:
+// how each named GPU's price moved over the last answer.HistoryDays, from
+// the observations the database keeps, or that there is no history (no
+// database: the built-in price sheet holds no observations over time).
+func (a *app) writeHistory(ctx context.Context, r reading.Routing, now time.Time) error {
+	var obs []pricing.Offer
+	if a.dbExists() {
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
+		}
+		defer a.closeStore(db)
+		if obs, err = db.ObservationsBetween(ctx, now.AddDate(0, 0, -answer.HistoryDays), now); err != nil {
+			return failure(fmt.Sprintf("read the price history: %v", err), "")
+		}
+	}
+	if len(r.GPUs) == 0 {
+		fmt.Fprintf(a.stdout, "Name a GPU for its price history (fitbot fit h100 price trend); today's prices below.\n")
+		return nil
+	}
+	for i, gpu := range r.GPUs {
+		name := display.GPUName(gpu)
+		if ids := answer.Variants(r, i); len(ids) > 1 {
+			name = strings.ToUpper(r.Said[i])
+		}
+		trends := answer.Trends(obs, answer.Variants(r, i), r.Providers, now.AddDate(0, 0, -answer.HistoryDays), now)
+		if len(trends) == 0 && !a.dbExists() {
+			fmt.Fprintf(a.stdout, "No price history for the %s here: there is no database at %s, and the built-in price sheet holds one price per offer, not prices over time. "+
+				"fitbot prices refresh records them (the bot does on a schedule); fitbot prices --chart %s.png %s then draws the last %d days. Today's prices:\n",
+				name, a.dbPath(), gpu, gpu, answer.HistoryDays)
+			continue
+		}
+		for _, line := range answer.HistoryLines(name, trends) {
+			fmt.Fprintln(a.stdout, line)
+		}
+	}
+	return nil
+}
+
 // routedJSON is `fitbot fit --json` for small talk and help: the kind
 // and the text a person would read.
 type routedJSON struct {
@@ -111,7 +150,11 @@ type compareJSON struct {
 // for each GPU named (every variant of a family named alone: "a100s");
 // spot asked lists spot offers, or says first that a GPU has none.
 func (a *app) routedPrices(ctx context.Context, f fitArgs, r reading.Routing) error {
-	if r.Week {
+	if r.History && !f.json {
+		if err := a.writeHistory(ctx, r, time.Now().UTC()); err != nil {
+			return err
+		}
+	} else if r.Week {
 		fmt.Fprintln(a.stderr, "fitbot: prices as of now; `fitbot digest --dry-run` shows this week's moves")
 	}
 	view, err := a.loadPrices(ctx)
