@@ -347,20 +347,56 @@ func (s *Service) Reread(ctx context.Context, text string) (reading.Request, err
 }
 
 // FollowUp reads text as a follow-up to the question canonical (an
-// answer's, in its thread: "what about 2 of them?", "qlora instead"),
-// reading.FollowUp on canonical's query; ok is false when canonical no
-// longer reads or text is not a follow-up. It asks neither the Hub nor
-// the team's machines: the follow-up keeps the question's hardware.
-func (s *Service) FollowUp(canonical, text string) (Question, bool) {
+// answer's, in its thread: "what about 2 of them?", "qlora instead",
+// "how long would that take"): the grammar's reading of text merged over
+// canonical's request (reading.FollowUp) and, when the grammar leaves
+// words that look like they carry meaning unused (reading.Request's
+// Unused), the language model's reading of text as a change to that
+// request (a ThreadReader), as for any question. ok is false when canonical no
+// longer reads or text is not a follow-up (the Interpretation may still
+// carry the model's error). It asks neither the Hub nor the team's
+// machines: the follow-up keeps the question's hardware.
+func (s *Service) FollowUp(ctx context.Context, canonical, text string) (in Interpretation, ok bool) {
 	base := s.ReadSizing(canonical)
 	if base.Err != nil {
-		return Question{}, false
+		return Interpretation{}, false
 	}
 	p, ok := reading.FollowUp(base.Parsed, text)
-	if !ok {
-		return Question{}, false
+	in = Interpretation{Question: Question{Text: text, Route: base.Route, Parsed: p}}
+	tr, can := s.Reader.(ThreadReader)
+	if !can || len(p.Unused) == 0 {
+		return in, ok
 	}
-	return Question{Text: text, Route: base.Route, Parsed: p}, true
+	thread := p
+	if !ok {
+		thread = base.Parsed
+		thread.Unused = p.Unused
+	}
+	m, err := tr.ReadFollowUp(ctx, text, thread)
+	if _, back := QuestionBack(err); back {
+		return in, ok // the model found no change in it either
+	}
+	if err != nil {
+		s.logger().Warn("answer: the language model could not read a follow-up; the grammar's reading stands", "err", err)
+		in.ModelError = err
+		return in, ok
+	}
+	notes := []string{fmt.Sprintf("interpreted by the language model as a change to the thread's question (%s)", canonical)}
+	for _, n := range m.Notes {
+		if !strings.HasPrefix(n, "not used: ") {
+			notes = append(notes, n)
+		}
+	}
+	m.Notes, m.Unused = notes, nil
+	read := Question{Text: text, Route: base.Route, Parsed: m}
+	if m.Kind != "" && m.Kind != reading.RouteSizing {
+		read.Route = reading.Routing{Kind: m.Kind}
+		if m.Route != nil {
+			read.Route = *m.Route
+			read.Route.Kind = m.Kind
+		}
+	}
+	return Interpretation{Question: read, Interpreted: true}, true
 }
 
 // onMachines sizes a question on the team's own machines: the one it

@@ -31,6 +31,15 @@ type ModelReader interface {
 	Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error)
 }
 
+// ThreadReader is a ModelReader that also reads a message written in the
+// thread of an answer as a change to the thread's request (thread, with
+// what the grammar read in the message merged in) and returns the whole
+// request as changed (Service.FollowUp); *llm.Reader[reading.Request] is
+// one.
+type ThreadReader interface {
+	ReadFollowUp(ctx context.Context, text string, thread reading.Request) (reading.Request, error)
+}
+
 // Who is the asker of a question: the team whose machines place it, and
 // where the question came from, as a kept plan records it.
 type Who struct {
@@ -149,12 +158,20 @@ func (s *Service) HandleQuestion(ctx context.Context, who Who, q Question) (Resu
 	return clarify(q, q.Err), nil
 }
 
-// interpret is the language model's answer to q (Interpret): the
+// interpret is the language model's answer to q (modelReading): the
 // answer of the kind the model read, or, when the model cannot help, the
 // grammar's answer to a question it understood and a clarify result with
 // the model's question back, or else the grammar's error, to any other.
 func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
-	in := s.Interpret(ctx, q)
+	return s.HandleInterpretation(ctx, who, s.modelReading(ctx, q))
+}
+
+// HandleInterpretation answers what the language model made of a
+// question (Handle's, or a thread's FollowUp) and keeps the answer as
+// Handle does: the answer of the kind the model read, marked
+// Interpreted; the grammar's reading, with the model's error, when it
+// could not help; a clarify result when nothing answers it.
+func (s *Service) HandleInterpretation(ctx context.Context, who Who, in Interpretation) Result {
 	read := in.Question
 	var r Result
 	switch {
@@ -164,7 +181,7 @@ func (s *Service) interpret(ctx context.Context, who Who, q Question) Result {
 		// The model read a price, plans or help question: answered as one.
 		var err error
 		if r, err = s.HandleQuestion(ctx, who, read); err != nil {
-			r = clarify(q, err)
+			r = clarify(read, err)
 		}
 	case read.Ask():
 		r = s.handleAsk(ctx, who, read)
@@ -194,12 +211,12 @@ type Interpretation struct {
 	ModelError error
 }
 
-// Interpret asks the language model (Reader, which must be set) to read
+// modelReading asks the language model (Reader, which must be set) to read
 // a resolved question the grammar could not read whole
 // (NeedsInterpreter), given the grammar's reading, and returns what to
 // answer. A question the grammar understood keeps its model, method and
 // card; the model adds only what it left unsaid (Interpreted).
-func (s *Service) Interpret(ctx context.Context, q Question) Interpretation {
+func (s *Service) modelReading(ctx context.Context, q Question) Interpretation {
 	m, err := s.Reader.Read(ctx, q.Text, q.Parsed)
 	var modelErr error
 	if back, ok := QuestionBack(err); ok {

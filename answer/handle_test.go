@@ -47,9 +47,15 @@ func (k *keeper) KeepPlan(_ context.Context, who Who, s plan.Summary) (int64, er
 // reader is a language model that reads every question as one parse, or
 // fails with err; it counts its reads.
 type reader struct {
-	words string // read as sizing.Parse reads these words
-	err   error
-	reads int
+	words  string // read as sizing.Parse reads these words
+	err    error
+	reads  int
+	thread reading.Request // the thread's request of the last ReadFollowUp
+}
+
+func (r *reader) ReadFollowUp(ctx context.Context, text string, thread reading.Request) (reading.Request, error) {
+	r.thread = thread
+	return r.Read(ctx, text, thread)
 }
 
 func (r *reader) Read(_ context.Context, _ string, _ reading.Request) (reading.Request, error) {
@@ -209,5 +215,40 @@ func TestHandleUnsure(t *testing.T) {
 		if r, _ := s.Handle(ctx, Who{Team: "T1"}, a.Words); len(r.Alternatives) > 0 {
 			t.Errorf("the alternative %q asks which again: %+v", a.Words, r.Alternatives)
 		}
+	}
+}
+
+// TestFollowUpAsksTheModel: a follow-up is the grammar's reading merged
+// over the thread's request; the model is asked, with that request, only
+// when the grammar leaves words unused, and its reading then answers; when
+// it fails, the grammar's reading stands with the model's error.
+func TestFollowUpAsksTheModel(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := handleService()
+	const thread = "llama-3.1-8b lora rtx-4090"
+	in, ok := s.FollowUp(ctx, thread, "bump context to 32k")
+	if !ok || in.Interpreted || in.Question.Parsed.Query.SeqLen != 32768 {
+		t.Errorf("without a model: ok %v interpreted %v, %q; want the grammar's seq 32768", ok, in.Interpreted, sizing.Format(in.Question.Parsed.Query))
+	}
+	m := &reader{words: "llama-3.1-8b lora 2xrtx-4090 seq 32768"}
+	s.Reader = m
+	if in, ok := s.FollowUp(ctx, thread, "and with 2 of them"); !ok || in.Interpreted || m.reads != 0 {
+		t.Errorf("a follow-up the grammar reads whole: ok %v interpreted %v, %d model reads", ok, in.Interpreted, m.reads)
+	}
+	if _, ok := s.FollowUp(ctx, thread, "nice, thanks"); ok || m.reads != 0 {
+		t.Errorf("thanks: ok %v, %d model reads; want it left alone", ok, m.reads)
+	}
+	in, ok = s.FollowUp(ctx, thread, "bump context to 32k, distributed")
+	if !ok || !in.Interpreted || m.reads != 1 || in.Question.Parsed.Query.GPUs != 2 || m.thread.Query.SeqLen != 32768 {
+		t.Fatalf("bump, distributed: ok %v interpreted %v, %d reads, %q (the model had %q); want the model asked with the merged request",
+			ok, in.Interpreted, m.reads, sizing.Format(in.Question.Parsed.Query), sizing.Format(m.thread.Query))
+	}
+	if n := in.Question.Parsed.Notes; len(n) == 0 || !strings.HasPrefix(n[0], "interpreted by the language model as a change to the thread's question") || slices.ContainsFunc(n, func(s string) bool { return strings.HasPrefix(s, "not used") }) {
+		t.Errorf("notes %q: want the model's reading said first and no word called not used", n)
+	}
+	m.err = errors.New("llm: HTTP 500")
+	in, ok = s.FollowUp(ctx, thread, "bump context to 32k, distributed")
+	if !ok || in.Interpreted || in.ModelError == nil || in.Question.Parsed.Query.SeqLen != 32768 {
+		t.Errorf("model down: ok %v interpreted %v err %v, %q; want the grammar's reading and the error", ok, in.Interpreted, in.ModelError, sizing.Format(in.Question.Parsed.Query))
 	}
 }

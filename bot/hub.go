@@ -8,7 +8,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/slack-go/slack"
 )
@@ -28,12 +27,6 @@ type cachedNamer interface {
 	CachedRepo(ctx context.Context, words string) (string, bool)
 }
 
-// cachedLister is what a ModelResolver may also do: list the Hub models
-// it has cached most recently, for `/fit models`.
-type cachedLister interface {
-	Cached(ctx context.Context, limit int) ([]hub.Entry, error)
-}
-
 // maxListedHubModels is how many cached Hub models `/fit models` lists,
 // the most recently fetched: the reply stays the same size however many
 // the cache holds.
@@ -42,31 +35,19 @@ const maxListedHubModels = 40
 // hubEntries are the most recently fetched cached Hub models as catalog
 // entries, and whether the cache holds more.
 func (h *Handler) hubEntries(ctx context.Context) (out []catalogEntry, more bool) {
-	lister, ok := h.cfg.Models.(cachedLister)
-	if !ok {
-		return nil, false
-	}
-	entries, err := lister.Cached(ctx, maxListedHubModels+1)
+	models, more, err := h.answers.CachedModels(ctx, maxListedHubModels)
 	if err != nil {
 		h.log.Warn("bot: listing cached Hub models failed", "err", err)
 		return nil, false
 	}
-	if len(entries) > maxListedHubModels {
-		entries, more = entries[:maxListedHubModels], true
-	}
-	out = make([]catalogEntry, 0, len(entries))
-	for _, e := range entries {
-		m, err := e.Model()
-		if err != nil {
-			continue
+	out = make([]catalogEntry, 0, len(models))
+	for _, m := range models {
+		detail := display.Params(m.Params) + " params"
+		if m.Active != m.Params {
+			detail += ", " + display.Params(m.Active) + " active"
 		}
-		total, active := m.ParamCount()
-		detail := display.Params(total) + " params"
-		if active != total {
-			detail += ", " + display.Params(active) + " active"
-		}
-		detail += ", Hugging Face Hub, fetched " + hub.Age(h.now().Sub(e.FetchedAt))
-		out = append(out, catalogEntry{ID: e.Repo, Name: e.Repo, Detail: detail})
+		detail += ", Hugging Face Hub, fetched " + m.Age
+		out = append(out, catalogEntry{ID: m.Repo, Name: m.Repo, Detail: detail})
 	}
 	return out, more
 }

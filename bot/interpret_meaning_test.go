@@ -162,3 +162,29 @@ func TestModelFailureOnAQuestionTheGrammarCannotRead(t *testing.T) {
 	wantIn(t, q, got, "Which checkpoint, and on which GPUs?")
 	wantNotIn(t, q, got, "unavailable")
 }
+
+// TestThreadFollowUpAsksTheLanguageModel: a follow-up the grammar cannot
+// read in a thread goes to the configured model with the thread's
+// request, whose reading of it as a change is answered in the thread;
+// when the model fails, the asker is told.
+func TestThreadFollowUpAsksTheLanguageModel(t *testing.T) {
+	model := newFakeOpenAI(t, http.StatusOK, "paged_optimizers.json", 0)
+	c := newConversation(t, func(cfg *Config) { cfg.ModelReader = model.reader(t) })
+	c.mention("llama 3.1 8b lora on a 4090")
+	if model.asked() != 0 {
+		t.Fatalf("a question the grammar read whole asked the model %d times", model.asked())
+	}
+	got := c.threadReply(c.events, "and with paged optimizers?")
+	wantIn(t, "follow-up", got, "interpreted by the language model as a change to the thread's question (llama-3.1-8b lora rtx-4090)",
+		"Interpreted by the language model", "lora adamw-8bit rtx-4090")
+	if model.asked() != 1 || !strings.Contains(model.questions[0], "in the thread of fitbot's answer") ||
+		!strings.Contains(model.questions[0], `"model":"llama-3.1-8b"`) {
+		t.Errorf("the model was asked %d times, want once with the thread's request:\n%q", model.asked(), model.questions)
+	}
+	c = newConversation(t, func(cfg *Config) {
+		cfg.ModelReader = newFakeOpenAI(t, http.StatusInternalServerError, "error_500.json", 0).reader(t)
+	})
+	c.mention("llama 3.1 8b lora on a 4090")
+	got = c.threadReply(c.events, "and with paged optimizers?")
+	wantIn(t, "follow-up, model down", got, "I didn't catch that", "The language model was unavailable")
+}

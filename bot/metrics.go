@@ -302,6 +302,18 @@ type meteredReader struct {
 	m *Metrics
 }
 
+// ReadFollowUp implements answer.ThreadReader: the reader's own, or its
+// Read with the thread's request as the grammar's reading.
+func (mr meteredReader) ReadFollowUp(ctx context.Context, text string, thread reading.Request) (reading.Request, error) {
+	read := mr.r.Read
+	if tr, ok := mr.r.(answer.ThreadReader); ok {
+		read = tr.ReadFollowUp
+	}
+	p, err := read(ctx, text, thread)
+	mr.m.LLMCall(err)
+	return p, err
+}
+
 // Read implements answer.ModelReader.
 func (mr meteredReader) Read(ctx context.Context, text string, grammar reading.Request) (reading.Request, error) {
 	p, err := mr.r.Read(ctx, text, grammar)

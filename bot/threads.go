@@ -115,17 +115,30 @@ func (e *Events) forgetThreads(ctx context.Context, now time.Time) {
 }
 
 // followUp answers a message in an answer's thread against the question
-// that answer was for (reading.FollowUp); ok is false when the message
-// is not a follow-up.
+// that answer was for, read as any question is (answer.Service.FollowUp:
+// the grammar, and the language model when it is configured and the
+// grammar leaves words); ok is false when the message is not a
+// follow-up. One that asks something while the model was unavailable is
+// told so.
 func (h *Handler) followUp(ctx context.Context, asker who, canonical, text string) (Message, bool) {
-	q, ok := h.answers.FollowUp(canonical, text)
-	if !ok || !h.cfg.Policy.allows(asker.team, asker.channel) {
+	if !h.cfg.Policy.allows(asker.team, asker.channel) {
+		return Message{}, false
+	}
+	in, ok := h.answers.FollowUp(ctx, canonical, text)
+	if !ok {
+		if in.ModelError != nil && asksSomething(text) {
+			return modelUnavailable(notCaughtInThread()), true
+		}
 		return Message{}, false
 	}
 	if !h.limiter.allow(asker.user, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited), true
 	}
-	return h.handle(ctx, asker, q), true
+	in.Question.Scope = asker.scope()
+	if !in.Interpreted && in.ModelError == nil {
+		return h.handle(ctx, asker, in.Question), true
+	}
+	return h.render(ctx, asker, h.answers.HandleInterpretation(ctx, asker.answerWho(h.cfg.Plans != nil), in)), true
 }
 
 // The next-step buttons: each re-asks the question with one change.

@@ -201,3 +201,63 @@ func TestAskAnswersHaveButtons(t *testing.T) {
 		t.Errorf("Show details of a buy-or-rent answer:\n%s", got)
 	}
 }
+
+// threadReply posts text without a mention in the thread of the mention
+// c made as its n-th event (its answer's thread) and returns fitbot's
+// reply there.
+func (c *conversation) threadReply(n int, text string) string {
+	c.t.Helper()
+	c.events++
+	thread := "1764467" + strconv.Itoa(n) + "00.000100"
+	body := strings.NewReplacer(`"and with 2 GPUs?"`, strconv.Quote(text), "Ev0FITBOT12", "Ev0THR"+strconv.Itoa(c.events),
+		"1764466200.000300", "17644682"+strconv.Itoa(c.events%100)+"0.000300", "1764466000.000100", thread).
+		Replace(string(readTestdata(c.t, "thread_reply_more_gpus.json")))
+	before := len(c.rec.posted())
+	deliverBody(c.t, c.srv, []byte(body))
+	c.h.Wait()
+	posts := c.rec.waitPosts(c.t, before+1)
+	p := posts[len(posts)-1]
+	if p.ThreadTS != thread {
+		c.t.Errorf("%q: reply in thread %s, want %s", text, p.ThreadTS, thread)
+	}
+	return p.Text + "\n" + string(joinBlocks(p))
+}
+
+// TestThreadFollowUpsReadAgainstTheThreadsRequest: the follow-ups people
+// type (issue #38) are read as any question is, merged over the thread's
+// request, each building on the latest answer in the thread; an answer
+// served from the reply cache is its thread's question too.
+func TestThreadFollowUpsReadAgainstTheThreadsRequest(t *testing.T) {
+	c := newConversation(t, func(cfg *Config) { cfg.AnswerVersion = func() uint64 { return 1 } })
+	const train = "llama 3.1 8b lora on a 4090"
+	c.mention(train)
+	thread := c.events
+	for _, tc := range []struct{ text, want string }{
+		{"how long would that take", `read as the thread's question again (llama-3.1-8b lora rtx-4090)`},
+		{"bump context to 32k", `changing \"context to 32k\"`},
+		{"same but qlora", `read with the thread's question (llama-3.1-8b lora rtx-4090 seq 32768), changing \"qlora\"`},
+		{"and with a $5k budget?", `changing \"$5k\"`},
+	} {
+		wantIn(t, tc.text, c.threadReply(thread, tc.text), tc.want)
+	}
+
+	c.mention("llama 3.1 70b inference on 2 h100 for 32 users")
+	thread = c.events
+	for _, tc := range []struct{ text, want string }{
+		{"and with fp8?", `changing \"fp8\"`},
+		{"and with 8 of them", `changing \"8 of them\"`},
+		{"in gguf q4?", `changing \"gguf\", \"q4\"`},
+		{"ok and for 500 users", `changing \"500 users\"`},
+	} {
+		wantIn(t, tc.text, c.threadReply(thread, tc.text), tc.want)
+	}
+
+	// The same words again: served from the reply cache, in a new thread,
+	// whose follow-ups are answered against it.
+	if c.h.replies.getText(1, train) == nil {
+		t.Fatalf("%q is not in the reply cache by its words: the next mention would not be served from it", train)
+	}
+	c.mention(train)
+	wantIn(t, "a follow-up to a cached answer", c.threadReply(c.events, "and with 2 of them?"),
+		`read with the thread's question (llama-3.1-8b lora rtx-4090), changing \"2 of them`)
+}

@@ -107,7 +107,7 @@ func weekFigures(obs []pricing.Offer, prevStart, start, end time.Time, cfg Confi
 				w.figures[id] = figure{offer: s.latest, thin: true}
 			default:
 				o := s.latest
-				o.USDPerGPUHour, o.USDPerHour, o.Samples = median(s.prices), median(s.perHr), int(median(intsToFloats(s.n)))
+				o.USDPerGPUHour, o.USDPerHour, o.Samples = pricing.Median(s.prices), pricing.Median(s.perHr), int(pricing.Median(intsToFloats(s.n)))
 				w.figures[id] = figure{offer: o}
 			}
 		}
@@ -122,15 +122,6 @@ func idOf(o pricing.Offer) offerID {
 func compareIDs(a, b offerID) int {
 	return cmp.Or(cmp.Compare(a.gpu, b.gpu), cmp.Compare(a.provider, b.provider), cmp.Compare(a.market, b.market),
 		cmp.Compare(a.tier, b.tier), cmp.Compare(a.instance, b.instance), cmp.Compare(a.count, b.count), cmp.Compare(a.region, b.region))
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func intsToFloats(ns []int) []float64 {

@@ -58,4 +58,5 @@ Rules:
 - Fill only what the question states or clearly implies. Leave every other field as "" , 0, false, null or [] as the grammar left it. Never guess hardware or sizes, never answer the question, estimate memory or compute prices.
 - Names of GPUs and models are catalog ids from the schema's lists; a model the lists lack stays as the grammar's reading has it.
 - Numbers are plain numbers in the units the field names (tokens, bytes, seconds, dollars).
+- A message written in the thread of an answer changes the thread's request: keep every field of it the message does not change.
 - If the message asks nothing fitbot answers, set understood to false and put one short question in question_back. If it can be read two ways, fill the likelier reading and say the other in question_back.`

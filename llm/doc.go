@@ -9,7 +9,8 @@
 // (every property required, enums from the catalogs, RequestSpec), and
 // the model's R is accepted only when it is exactly the schema and passes
 // the same check as the grammar's reading; it is never rendered to words
-// and parsed again.
+// and parsed again. ReadFollowUp reads a message in the thread of an
+// answer the same way, as a change to the thread's request.
 //
 // The model never supplies numbers for the answer, only request fields,
 // and the user's text is data: it travels only in the user message,

@@ -101,7 +101,21 @@ func NewReader[R any](c *Client, spec Spec, check func(grammar, read R) (R, erro
 // API key); ErrNotUnderstood (errors.As *NotUnderstoodError for the
 // question to ask back) when the model found nothing to read, refused,
 // or was given an empty or over-long question.
-func (r *Reader[R]) Read(ctx context.Context, text string, grammar R) (read R, err error) {
+func (r *Reader[R]) Read(ctx context.Context, text string, grammar R) (R, error) {
+	return r.read(ctx, text, grammar, readingMessage)
+}
+
+// ReadFollowUp asks the model to read text, a message written in the
+// thread of fitbot's answer to the request thread (with what the grammar
+// read in the message already merged in), as a change to that request,
+// and returns the whole request as changed, after check. Its errors are
+// Read's.
+func (r *Reader[R]) ReadFollowUp(ctx context.Context, text string, thread R) (R, error) {
+	return r.read(ctx, text, thread, followUpMessage)
+}
+
+// read is Read with the user message made by message.
+func (r *Reader[R]) read(ctx context.Context, text string, grammar R, message func(string, []byte) string) (read R, err error) {
 	start := time.Now()
 	var info call
 	defer func() { r.client.log(ctx, start, info, len(text), err) }()
@@ -116,7 +130,7 @@ func (r *Reader[R]) Read(ctx context.Context, text string, grammar R) (read R, e
 	if err != nil {
 		return read, unavailable(fmt.Errorf("the grammar's reading: %w", err), "")
 	}
-	content, info, err := r.client.complete(ctx, r.client.chat(r.prompt, readingMessage(q, hint), readingName,
+	content, info, err := r.client.complete(ctx, r.client.chat(r.prompt, message(q, hint), readingName,
 		"fitbot's reading of one chat question.", r.schema))
 	if err != nil {
 		return read, err
@@ -141,6 +155,14 @@ func readingMessage(question string, grammar []byte) string {
 	quoted, _ := json.Marshal(question) // a string always marshals
 	return "Read this chat question into the request.\nQuestion: " + string(quoted) +
 		"\nThe grammar's reading (may miss words or intent; correct it): " + string(grammar)
+}
+
+// followUpMessage is the user message of a follow-up: the message quoted
+// as a JSON string, and the thread's request as JSON, both data.
+func followUpMessage(message string, thread []byte) string {
+	quoted, _ := json.Marshal(message) // a string always marshals
+	return "This message was written in the thread of fitbot's answer to the request below. Read it as a change to that request and reply with the whole request as changed: what the message does not change stays.\nMessage: " + string(quoted) +
+		"\nThe thread's request, with what the grammar read in the message merged in (it may miss words or intent; correct it): " + string(thread)
 }
 
 // decodeReply checks content against schema and unmarshals it, refusing

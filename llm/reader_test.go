@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,25 @@ func TestNewReaderRefusesASpecThatDoesNotFit(t *testing.T) {
 	spec.Prompt = ""
 	if _, err := NewReader(c, spec, checkTest); err == nil {
 		t.Error("a spec without a prompt is accepted")
+	}
+}
+
+// TestReaderReadFollowUp: a message in a thread is sent with the
+// thread's request, as a change to it; the reply is checked as Read's.
+func TestReaderReadFollowUp(t *testing.T) {
+	srv := newFakeServer(t, ok("reading_openai_strict.json"))
+	thread := testRequest{Intent: "serve", Model: "llama-3.1-70b", GPU: "h100", GPUs: 2, Unused: []string{"crunch"}}
+	got, err := newTestReader(t, srv, 0).ReadFollowUp(context.Background(), "and what if 8 of them crunch it", thread)
+	if err != nil {
+		t.Fatalf("ReadFollowUp: %v", err)
+	}
+	if got.GPUs != 8 || got.Model != "llama-3.1-70b" || !slices.Equal(got.Unused, thread.Unused) {
+		t.Errorf("read %+v, want the thread's model on 8 GPUs, the grammar's unused words kept", got)
+	}
+	user := chatRequest(t, srv.requests()[0]).Messages[1].Content
+	for _, want := range []string{"in the thread of fitbot's answer", `Message: "and what if 8 of them crunch it"`, `"gpus":2`} {
+		if !strings.Contains(user, want) {
+			t.Errorf("user message lacks %q:\n%s", want, user)
+		}
 	}
 }

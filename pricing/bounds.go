@@ -89,7 +89,7 @@ func (r Reference) Bounds(gpu string, m Market) Bounds {
 		CeilingWhy: fmt.Sprintf("above $%.0f/GPU-h, the most any GPU rents for", MaxUSDPerGPUHour)}
 	vs := r.voices[gpuMarket{gpu, m}]
 	if len(vs) > 0 {
-		b.Median, b.Voices = median(vs), len(vs)
+		b.Median, b.Voices = Median(vs), len(vs)
 	}
 	name := gpu
 	if g, _, err := sizing.LookupGPU(gpu); err == nil && g.ID == gpu {
@@ -141,9 +141,9 @@ func article(name string) string {
 	return "a"
 }
 
-// median is the middle of xs (the mean of the two middle ones for an even
+// Median is the middle of xs (the mean of the two middle ones for an even
 // count); xs is not changed.
-func median(xs []float64) float64 {
+func Median(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
 	n := len(s)
 	if n%2 == 1 {

@@ -152,21 +152,12 @@ func (c *gcpCatalog) put(m map[string]gcpPrices, key string, k gcpComponent, usd
 // A100 is $2.93 of GPU and $0.74 of VM). A4's B200 "(1 gpu slice)" SKUs
 // already are an eighth of the whole machine. OnDemand is on_demand,
 // Preemptible is spot; commitments and DWS capacity are left out.
-type GCP struct {
-	baseURL string
-	apiKey  string
-	hc      *http.Client
-	logger  *slog.Logger
-	now     func() time.Time
-}
+type GCP struct{ keyed }
 
 // NewGCP returns a GCP fetcher reading baseURL (DefaultGCPURL when empty)
 // through hc with apiKey as the key parameter. A nil logger discards.
 func NewGCP(baseURL, apiKey string, hc *http.Client, logger *slog.Logger) *GCP {
-	if baseURL == "" {
-		baseURL = DefaultGCPURL
-	}
-	return &GCP{baseURL: baseURL, apiKey: apiKey, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+	return &GCP{newKeyed(baseURL, DefaultGCPURL, apiKey, hc, logger)}
 }
 
 // Name returns "gcp".

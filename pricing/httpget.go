@@ -250,3 +250,22 @@ func logUnknown(l *slog.Logger, provider string, unknown map[string]int) {
 	}
 	l.Info("prices: unrecognised GPU names skipped", "provider", provider, "names", len(unknown), "unknown", unknown)
 }
+
+// keyed is what a provider's fetcher that reads one API with a key
+// holds: the base URL, the key, the client, the logger and the clock.
+type keyed struct {
+	baseURL string
+	apiKey  string
+	hc      *http.Client
+	logger  *slog.Logger
+	now     func() time.Time
+}
+
+// newKeyed is keyed for baseURL (dflt when empty) through hc (the
+// default client when nil); a nil logger discards.
+func newKeyed(baseURL, dflt, apiKey string, hc *http.Client, logger *slog.Logger) keyed {
+	if baseURL == "" {
+		baseURL = dflt
+	}
+	return keyed{baseURL: baseURL, apiKey: apiKey, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+}

@@ -52,22 +52,13 @@ var lambdaCount = regexp.MustCompile(`^gpu_(\d+)x_`)
 // is live stock that changes by the hour. One row per region would make
 // offers appear and vanish with capacity, so an instance type with no
 // capacity anywhere is still listed at its price.
-type Lambda struct {
-	baseURL string
-	apiKey  string
-	hc      *http.Client
-	logger  *slog.Logger
-	now     func() time.Time
-}
+type Lambda struct{ keyed }
 
 // NewLambda returns a Lambda fetcher reading baseURL (DefaultLambdaURL
 // when empty) through hc with apiKey as the Bearer token. A nil logger
 // discards.
 func NewLambda(baseURL, apiKey string, hc *http.Client, logger *slog.Logger) *Lambda {
-	if baseURL == "" {
-		baseURL = DefaultLambdaURL
-	}
-	return &Lambda{baseURL: baseURL, apiKey: apiKey, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+	return &Lambda{newKeyed(baseURL, DefaultLambdaURL, apiKey, hc, logger)}
 }
 
 // Name returns "lambda".

@@ -75,22 +75,13 @@ var runpodDisplayNames = map[string]string{
 // RUNPOD_API_KEY is sent as "Authorization: Bearer <key>", as RunPod's
 // own SDK does, and never appears in a URL, a log or an error. Prices are
 // per GPU-hour for the secure and community clouds, on demand and spot.
-type RunPod struct {
-	baseURL string
-	apiKey  string
-	hc      *http.Client
-	logger  *slog.Logger
-	now     func() time.Time
-}
+type RunPod struct{ keyed }
 
 // NewRunPod returns a RunPod fetcher reading baseURL (DefaultRunPodURL
 // when empty) through hc, with apiKey as its Bearer token when not empty.
 // A nil logger discards.
 func NewRunPod(baseURL, apiKey string, hc *http.Client, logger *slog.Logger) *RunPod {
-	if baseURL == "" {
-		baseURL = DefaultRunPodURL
-	}
-	return &RunPod{baseURL: baseURL, apiKey: apiKey, hc: orDefaultClient(hc), logger: orDiscard(logger), now: time.Now}
+	return &RunPod{newKeyed(baseURL, DefaultRunPodURL, apiKey, hc, logger)}
 }
 
 // Name returns "runpod".

@@ -119,7 +119,7 @@ func NewReference(current, fallback []Offer) Reference {
 	}
 	for k, providers := range byProvider {
 		for _, prices := range providers {
-			ref.voices[k] = append(ref.voices[k], median(prices))
+			ref.voices[k] = append(ref.voices[k], Median(prices))
 		}
 		slices.Sort(ref.voices[k])
 	}

@@ -68,6 +68,12 @@ func TestFollowUp(t *testing.T) {
 			t.Errorf("FollowUp(%q, %q) = %q, which does not answer: %v", tt.base, tt.text, sizing.Format(got.Query), err)
 		}
 	}
+	// A verb that only says "change it" is phrasing, not a word left unused.
+	lora, _ := Parse("llama-3.1-8b lora rtx-4090")
+	if got, _ := FollowUp(lora, "bump context to 32k"); len(got.Unused) > 0 {
+		t.Errorf("FollowUp(bump context to 32k) leaves %q unused", got.Unused)
+	}
+
 	// The thread's budget and deadline stay unless the message sets its own.
 	thread, _ := Parse("llama-3.1-8b lora rtx-4090 1b tokens with a $5k budget by friday")
 	got, ok := FollowUp(thread, "and on an h100?")

@@ -99,12 +99,7 @@ func keySet(sets ...map[string]bool) map[string]bool {
 func readAsk(toks []token) ([]token, askWords) {
 	var a askWords
 	var usedBuf [64]bool
-	var used []bool
-	if len(toks) <= len(usedBuf) {
-		used = usedBuf[:len(toks)]
-	} else {
-		used = make([]bool, len(toks))
-	}
+	used := usedFor(toks, usedBuf[:])
 	key := func(i int) string {
 		if i < 0 || i >= len(toks) {
 			return ""
@@ -649,4 +644,14 @@ func FormatAsk(p Request) string {
 		return join(parts...)
 	}
 	return q
+}
+
+// usedFor is a mark per token of toks, in buf when it is long enough
+// (the caller's array on its stack: a plain question costs no
+// allocation), else newly made.
+func usedFor(toks []token, buf []bool) []bool {
+	if len(toks) <= len(buf) {
+		return buf[:len(toks)]
+	}
+	return make([]bool, len(toks))
 }

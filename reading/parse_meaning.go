@@ -35,6 +35,7 @@ var chatter = []string{
 	"assume", "assuming", "assumed",
 	"re", "mid", "put", "internal", "assistant", "company", "class", "ish", "budget", "thinking",
 	"hit", "reach", "achieve", "sustain", // "need to hit 1000 tok/s": the target is read
+	"bump", "bumped", "increase", "raise", // "bump context to 32k": the new value is read
 }
 
 // answeredFigures are words that ask a figure every memory answer

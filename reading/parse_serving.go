@@ -175,12 +175,7 @@ func edgePunct(r rune) bool {
 func readServe(toks []token) ([]token, serveWords) {
 	sw := serveWords{tpsBare: -1}
 	var usedBuf [64]bool
-	var used []bool
-	if len(toks) <= len(usedBuf) {
-		used = usedBuf[:len(toks)]
-	} else {
-		used = make([]bool, len(toks))
-	}
+	used := usedFor(toks, usedBuf[:])
 	// The lowered words, once the at-once reading (which rewrites
 	// tokens) is done: the passes below ask for each word many times.
 	var lows []string

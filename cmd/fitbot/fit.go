@@ -144,7 +144,14 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	}
 	serveExtras := q.Parsed.Intent == sizing.IntentServe && (f.emit != "" || f.chart != "")
 	who := answer.Who{Team: cliTeam, Keep: f.save && !serveExtras}
-	svc.Plans = cliPlans{a}
+	if who.Keep {
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
+		}
+		defer a.closeStore(db)
+		svc.Plans = answer.StoreKeeper{Store: db, Source: store.SourceCLI}
+	}
 	q.Scope = store.AllPlans() // the database's owner reads every measured run
 	model, err := modelReader(modelSettings(a.env), nil, nil)
 	if err != nil {

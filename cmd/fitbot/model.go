@@ -10,8 +10,9 @@ import (
 	"github.com/fitbot/fitbot/reading"
 )
 
-// The language model reads fitbot's request as answer's model reader.
-var _ answer.ModelReader = (*llm.Reader[reading.Request])(nil)
+// The language model reads fitbot's request as answer's model reader,
+// follow-ups in a thread included.
+var _ answer.ThreadReader = (*llm.Reader[reading.Request])(nil)
 
 // modelSettings are the language model's settings in env, the key
 // included: the command line's (serve keeps the key apart, Config.LLMKey).

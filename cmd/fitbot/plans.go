@@ -349,25 +349,6 @@ func (a *app) writeJSON(v any) error {
 	return nil
 }
 
-// cliPlans keeps the command line's answers as plans (--save) in the
-// store, asked by nobody in particular.
-type cliPlans struct{ a *app }
-
-// KeepPlan implements answer.PlanKeeper.
-func (k cliPlans) KeepPlan(ctx context.Context, _ answer.Who, s plan.Summary) (int64, error) {
-	db, err := k.a.openStore(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer k.a.closeStore(db)
-	p := store.NewPlan(store.Who{Source: store.SourceCLI}, s)
-	id, err := db.SavePlan(ctx, &p)
-	if err != nil {
-		return 0, failure(err.Error(), "")
-	}
-	return id, nil
-}
-
 // saved says that an answer was kept as plan id: on stdout after a text
 // answer, on stderr after --json so that stdout stays one JSON object.
 func (a *app) saved(id int64, asJSON bool) {
