@@ -21,6 +21,11 @@ const KindCluster Kind = "cluster"
 // says why; the face asks the asker to say it again).
 const KindClarify Kind = "clarify"
 
+// Alternative is one thing a question may ask when the reader was unsure
+// which: what it asks (Label) and words that ask it without doubt
+// (Words), as reading.Unsure gives them.
+type Alternative = reading.Alternative
+
 // ModelReader reads a question with a language model: the fallback for
 // words the grammar could not read (NeedsInterpreter). grammar is the
 // grammar's own reading, which the model may use as a hint. An error
@@ -83,7 +88,7 @@ type Result struct {
 	// Alternatives are the things a clarify result's question may ask,
 	// two or more, when the reader was unsure which (reading.Unsure):
 	// the face offers each, in its words, rather than answer one.
-	Alternatives []reading.Alternative
+	Alternatives []Alternative
 	// Err is why a clarify result has no answer: the reader's, the Hub's
 	// or the estimator's error (a *sizing.InputError for words it could
 	// not use), or the language model's question back.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -31,7 +31,7 @@ type readingChoice struct {
 
 // readingChoices are a question's alternatives (reading.Unsure) as the
 // readings a question back offers.
-func readingChoices(alts []reading.Alternative) []readingChoice {
+func readingChoices(alts []answer.Alternative) []readingChoice {
 	out := make([]readingChoice, len(alts))
 	for i, a := range alts {
 		out[i] = readingChoice{Label: a.Label, Words: a.Words}

@@ -103,8 +103,8 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		}
 	}
 	q := h.answers.Read(text)
-	if msg, ok := clarifyMessage(text, readingChoices(q.Parsed.Alternatives)); ok {
-		return msg // the words ask one of several things alike: ask which
+	if len(q.Parsed.Alternatives) >= 2 {
+		return h.handle(ctx, asker, q) // the words ask one of several things alike: asked which
 	}
 	if msg, ok := h.routed(ctx, asker, q.Route); ok {
 		return msg
@@ -212,10 +212,14 @@ func (h *Handler) planKept(r answer.Result) {
 	}
 }
 
-// clarifyReply is the reply to a question nothing answered: the language
-// model's question back, or else unanswered's reply, marked when the
-// model was asked and unavailable.
+// clarifyReply is the reply to a question asked back about: a button
+// per thing it may ask when the reader was unsure which (Alternatives),
+// the language model's question back, or else unanswered's reply, marked
+// when the model was asked and unavailable.
 func (h *Handler) clarifyReply(r answer.Result) Message {
+	if msg, ok := clarifyMessage(r.Question.Text, readingChoices(r.Alternatives)); ok {
+		return msg // one of several things asked alike: a button for each
+	}
 	if back, ok := answer.QuestionBack(r.Err); ok {
 		return questionBack(back)
 	}

@@ -26,8 +26,9 @@ type perturbation struct {
 }
 
 // periodSlots are what a period word may change: the rates and costs
-// said per period.
-var periodSlots = []string{"query.serve", "query.per_month", "query.cadence", "query.tokens", "workload", "money", "deadline", "fields", "notes"}
+// said per period, and the period a price question asks the cost of.
+var periodSlots = []string{"query.serve", "query.per_month", "query.cadence", "query.tokens", "workload", "money", "deadline", "fields", "notes",
+	"route.hours", "route.period", "route.month"}
 
 var perturbations = []perturbation{
 	{"with->for", regexp.MustCompile(`\bwith\b`), "for", nil},
@@ -87,8 +88,8 @@ func metamorphicQuestions(t *testing.T) []string {
 	return qs
 }
 
-// readingKeys is a Request as JSON keys and values, query keys as
-// "query.KEY", for comparing two readings slot by slot. Ignored and
+// readingKeys is a Request as JSON keys and values, query and route keys
+// as "query.KEY" and "route.KEY", for comparing two readings slot by slot. Ignored and
 // unused words are left out, a rewrite changes them, and so are the
 // byte offsets of a missing name; the asker's words quoted in a value
 // are compared with their runs of spaces as one.
@@ -100,14 +101,13 @@ func readingKeys(r Request) map[string]string {
 	b, _ := json.Marshal(r)
 	_ = json.Unmarshal(b, &top)
 	for k, v := range top {
-		if k != "query" {
+		var q map[string]json.RawMessage
+		if (k != "query" && k != "route") || json.Unmarshal(v, &q) != nil {
 			out[k] = spaces.ReplaceAllString(string(v), " ")
 			continue
 		}
-		var q map[string]json.RawMessage
-		_ = json.Unmarshal(v, &q)
 		for qk, qv := range q {
-			out["query."+qk] = spaces.ReplaceAllString(string(qv), " ")
+			out[k+"."+qk] = spaces.ReplaceAllString(string(qv), " ")
 		}
 	}
 	return out

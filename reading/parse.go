@@ -203,68 +203,83 @@ type parser struct {
 	lex  lexicon
 	q    sizing.Query
 
-	words   [numFields]string // the words that gave each field
-	notes   []string
-	ignored []string
+	words  [numFields]string // the words that gave each field
+	notes  []string
+	unread unread
 
-	methodVerb     wordKind // kindTrainVerb or kindServeVerb when only a verb was said
-	methodVerbText string
-	int4Words      string // "int4" or "4-bit" said; resolved once the method is known
-	noDevice       word   // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
-	exampleCount   int64  // "50k examples" with no length: that many sequences of the run's length
-	exampleWords   string
-	docs           docsSaid    // a count of documents: a batch job or examples, decided in finish (docJob)
-	shortTokens    shortTokens // "~1k tokens": a request's length when serving, else refused (finish)
-	noDeviceWords  string
-	deviceErr      *sizing.InputError // the refusal of that device, when it is the parse's
-	noTryErr       *sizing.InputError // a problem with no similar question to offer, when it is the parse's
-	deviceTry      bool               // that refusal's Try sizes a desktop GPU of the device's typed memory
-	memoryTry      bool               // that refusal's Try gives a CPU asker the model's memory in all
-	compareTry     bool               // that refusal's Try is the question on the GPU the device was compared with
-	quantizeWords  string             // "quantize" said: 4-bit weights unless a scheme or precision is named
-	deadline       Deadline
-	fewestAsked    bool // "fewest", "min gpus" said (not only "how many a100s")
-	money          Money
-	gpuNameErr     *sizing.InputError // the failure of a card name the catalog lacks, when it is the parse's
-	gpuNameWords   string             // that card's words
-	tryMemGB       int                // that card's memory, in GB, when fitbot knows it: the Try types it
-	namedErr       *sizing.InputError // the refusal of a model known by name only, when it is the problem
-	closedErr      *sizing.InputError // the refusal of a closed model ("gpt-4"), when it is the problem
-	closedOpen     string             // the open model of its class, which its Try sizes
-	closedProducts []closedProduct    // closed names said as what is built ("an internal chatgpt"), settled once read
-	ggufWords      string             // "gguf" or "ollama" said: q4_k_m unless a type is named
-	exl2Words      string             // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
-	bpw            float64            // an EXL2 width said ("4.65bpw"), in bits per weight
-	seqOther       seqSaid            // a second context length said, settled once the model is known (settleSeqPair)
-	window         seqSaid            // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
-	bpwWords       string             // the words that said it
-	deepspeed      bool
-	perNode        bool   // "nodes of": the next GPU count is per node
-	colab          string // the words that named Colab beside a card ("colab pro"): where it runs
-	multiNode      string // "multi node": machines said with no count, unused unless a count of them is said
-	epochs         int
-	epochWords     string
-	gpuPlural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
-	fewest         bool      // how many of the card was asked ("how many l40s", "fewest h100")
-	memGB          int       // a typed GPU memory ("24gb"), in GB; 0 when none
-	memWords       string    // the words that typed it
-	hostRAMGB      int       // "128 GB RAM": the machine's memory, for team hardware
-	gpuNoteAt      int       // the index in notes of the GPU name's assumption; -1 when none
-	fixes          []typoFix // typo corrections found in this pass (parse_typo.go)
-	unused         []string
+	verb           said[wordKind] // kindTrainVerb or kindServeVerb when only a verb was said
+	weights        weightWords
+	run            runWords
+	cards          cardWords
+	device         said[word]      // a device fitbot does not size ("raspberry pi"): refused unless a GPU is named too
+	closedProducts []closedProduct // closed names said as what is built ("an internal chatgpt"), settled once read
+	deepspeed      bool            // "deepspeed" said: ZeRO at the lowest stage that fits unless one is named
+	fixes          []typoFix       // typo corrections found in this pass (parse_typo.go)
 
-	err  *sizing.InputError
-	fix  func(*sizing.Query) // turns the partial query into the corrected example for the hint
-	swap typoFix             // or the words at fault and the name the Try puts in their place (saidTry)
-
-	ask   askWords   // the intent and workload words, read before the main pass
-	serve serveWords // the serving load, targets and asks, read before the main pass
-	mfu   mfuWords   // the MFU said or asked, read before the serving pass
-
-	gpuHours gpuHoursWords // the GPU-hours budget or ask, read before the other passes
+	refusal        // the problem found, if any, and how its Try is made
+	before  passes // what the passes before the main one read
 
 	hub     string   // a Hub repo id named by id or link
 	missing NameSpan // a model name the catalog lacks
+}
+
+// said is a value read from the question and the words that said it.
+type said[T any] struct {
+	v     T
+	words string
+}
+
+// unread is the words the parse did not use: all of them (ignored), and
+// those that carry meaning (unused), which the answer lists.
+type unread struct {
+	ignored []string
+	unused  []string
+}
+
+// weightWords is what was said of the weights' format, resolved once
+// the method is known (resolveQuant, resolveEXL2).
+type weightWords struct {
+	int4     string        // "int4" or "4-bit" said
+	quantize string        // "quantize" said: 4-bit weights unless a scheme or precision is named
+	gguf     string        // "gguf" or "ollama" said: q4_k_m unless a type is named
+	exl2     string        // "exl2" or "exllama" said: EXL2 weights (parse_exl2.go)
+	bpw      said[float64] // an EXL2 width said ("4.65bpw"), in bits per weight
+}
+
+// runWords is the size of the run or request said in other terms than a
+// context length and a token budget, settled once the model and the
+// method are known (finish).
+type runWords struct {
+	examples said[int64] // "50k examples" with no length: that many sequences of the run's length
+	epochs   said[int]
+	docs     docsSaid    // a count of documents: a batch job or examples (docJob)
+	short    shortTokens // "~1k tokens": a request's length when serving, else refused
+	seqOther seqSaid     // a second context length said, settled once the model is known (settleSeqPair)
+	window   seqSaid     // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+}
+
+// cardWords is what was said of the cards and machines beside their
+// name and count.
+type cardWords struct {
+	plural      bool      // the card was named in the plural ("h100s"): some of them, how many unsaid
+	fewest      bool      // how many of the card was asked ("how many l40s", "fewest h100")
+	fewestAsked bool      // "fewest", "min gpus" said (not only "how many a100s")
+	perNode     bool      // "nodes of": the next GPU count is per node
+	multiNode   string    // "multi node": machines said with no count, unused unless a count of them is said
+	colab       string    // the words that named Colab beside a card ("colab pro"): where it runs
+	mem         said[int] // a typed GPU memory ("24gb"), in GB; 0 when none
+	hostRAMGB   int       // "128 GB RAM": the machine's memory, for team hardware
+	noteAt      int       // the index in notes of the GPU name's assumption; -1 when none
+}
+
+// passes is what the passes before the main one read (parsePass).
+type passes struct {
+	ask      askWords      // the intent and workload words
+	serve    serveWords    // the serving load, targets and asks
+	mfu      mfuWords      // the MFU said or asked
+	gpuHours gpuHoursWords // the GPU-hours budget or ask
+	deadline Deadline
+	money    Money
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
@@ -296,56 +311,8 @@ func parsePass(input string, lx lexicon) (Request, *parser, error) {
 	if p.err == nil {
 		return p.result(), p, nil
 	}
-	switch {
-	case p.err == p.namedErr:
-	case p.err == p.closedErr:
-		p.err.Hint = p.closedHint()
-	case p.err == p.noTryErr:
-	case p.err == p.deviceErr:
-		p.err.Hint = p.deviceHint()
-	default:
-		p.err.Hint = p.hint() + p.ask.hintSuffix()
-		if try, ok := p.saidTry(); ok {
-			p.err.Hint = try
-		}
-	}
+	p.err.Hint = p.tryLine()
 	return p.result(), p, p.err
-}
-
-// saidTry is the Try in the asker's own words: the question with the
-// words at fault swapped for a name fitbot knows and every other word as
-// typed, mentions left out, when that question reads without a problem.
-func (p *parser) saidTry() (string, bool) {
-	if p.swap.to <= p.swap.from {
-		return "", false
-	}
-	// The passes before the main one take words out of p.toks: the words
-	// are those of the whole question, lexed again.
-	from, to := p.toks[p.swap.from].start, p.toks[p.swap.to-1].end
-	toks, err := lex(p.in)
-	if err != nil {
-		return "", false
-	}
-	words := make([]string, 0, len(toks))
-	for _, t := range toks {
-		_, hub := sizing.HubRepoID(t.raw)
-		switch {
-		case t.start == from:
-			words = append(words, p.swap.text)
-		case t.start > from && t.start < to:
-		case t.ignorable && (t.raw[0] == '@' || t.raw[0] == '<') && !hub: // "@fitbot", "<@U123>"
-		default:
-			words = append(words, t.raw)
-		}
-	}
-	said := strings.Join(words, " ")
-	if again, err := read(said, p.lex); err != nil || again.err != nil {
-		return "", false
-	}
-	if len(words) > 0 && strings.EqualFold(words[0], "fit") {
-		return said, true
-	}
-	return "fit " + said, true
 }
 
 // read is one reading of a question without the Try of its problem.
@@ -364,7 +331,8 @@ func read(input string, lx lexicon) (*parser, error) {
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, ignored: make([]string, 0, len(toks)), ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, gpuNoteAt: -1}
+	p := &parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
+		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money}, cards: cardWords{noteAt: -1}}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
@@ -383,7 +351,7 @@ func read(input string, lx lexicon) (*parser, error) {
 			}
 			p.ignore(i, i+1)
 			if strings.HasPrefix(toks[i].raw, "$") { // money readMoney could not read ("$100/day"): never dropped silently
-				p.unused = append(p.unused, toks[i].raw)
+				p.unread.unused = append(p.unread.unused, toks[i].raw)
 			}
 			i++
 			continue
@@ -396,16 +364,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	}
 	p.settleClosedProducts()
 	p.finish()
-	p.deadline, p.money = deadline, money
 	return p, nil
-}
-
-// fail records the first problem; later ones are usually its echoes.
-func (p *parser) fail(problem string, fix func(*sizing.Query)) {
-	if p.err == nil {
-		p.err = &sizing.InputError{Problem: problem}
-		p.fix = fix
-	}
 }
 
 // text is tokens [from, to) as the asker wrote them.
@@ -414,7 +373,7 @@ func (p *parser) text(from, to int) string { return span(p.in, p.toks, from, to)
 // ignore reports tokens [from, to) as unused.
 func (p *parser) ignore(from, to int) {
 	for k := from; k < to; k++ {
-		p.ignored = append(p.ignored, p.toks[k].raw)
+		p.unread.ignored = append(p.unread.ignored, p.toks[k].raw)
 	}
 }
 
@@ -439,7 +398,7 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	if same {
 		return true
 	}
-	if f == fGPU && p.ask.buy && !p.ask.own {
+	if f == fGPU && p.before.ask.buy && !p.before.ask.own {
 		// "is a 4090 worth it vs renting an a100": buy-vs-rent prices
 		// owning a card against renting the same card (trial H14).
 		p.fail(fmt.Sprintf("two GPUs in one question: %s and %s; buy-vs-rent weighs owning a card against renting the same card, so the Try asks it of %s (ask about %s on its own for its own figures)",
@@ -513,7 +472,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 		}
 		if c := words[len(words)-1]; c == 's' || c == 'S' {
 			if id, note, ok := p.lex.matchGPU(words[:len(words)-1]); ok {
-				p.gpuPlural = true
+				p.cards.plural = true
 				return word{kind: kindGPU, val: id, note: note}, end - i
 			}
 		}
@@ -554,7 +513,7 @@ func (p *parser) severalModels(i int) bool {
 
 // fillerPhraseStarts are filler words that start phrases of their own:
 // "long context", "on cpu", "as fast as possible".
-var fillerPhraseStarts = map[string]bool{"long": true, "on": true, "as": true}
+var fillerPhraseStarts = vocab.set("filler_phrase_starts")
 
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
@@ -615,7 +574,7 @@ func (p *parser) step(i int) int {
 		}
 	case kindVague:
 		p.ignore(i, i+n)
-		p.unused = append(p.unused, words)
+		p.unread.unused = append(p.unread.unused, words)
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
@@ -623,10 +582,10 @@ func (p *parser) step(i int) int {
 			// "multi node training ... across 2 nodes": no count, like
 			// "multi-node" (trial H24 Q18 read it as one node).
 			p.ignore(i, i+n)
-			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
-				p.unused = p.unused[:u] // "multi" alone, read before its "node"
+			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
+				p.unread.unused = p.unread.unused[:u] // "multi" alone, read before its "node"
 			}
-			p.multiNode = p.text(i-1, i+n)
+			p.cards.multiNode = p.text(i-1, i+n)
 			return n
 		}
 		return p.nodes(i, n, 1, w.n == 1)
@@ -644,19 +603,19 @@ func (p *parser) step(i int) int {
 			// a version and a size after it name another model.
 			words := p.text(i, end)
 			p.missingModel(i, end)
-			p.unknownName(i, end, p.lex.suggestModels(words), "model")
+			p.unknownName(i, end, p.lex.suggestModels(words), modelName)
 			return end - i
 		}
-		if n, ok := sizing.LookupNamed(w.val); ok && p.namedErr == nil && p.q.Model == "" {
+		if n, ok := sizing.LookupNamed(w.val); ok && p.try != tryNamed && p.q.Model == "" {
 			// Refused by name before anything later in the question can
 			// fail with a Try that sizes it, and over what failed before
 			// it: "a 3b-param vision transformer" is refused as a ViT,
 			// its size and all.
-			p.namedErr = n.Refusal()
+			named := n.Refusal()
 			if !strings.EqualFold(words, n.Name) {
-				p.namedErr.Problem = quote(words) + ": " + p.namedErr.Problem // the asker's words, quoted
+				named.Problem = quote(words) + ": " + named.Problem // the asker's words, quoted
 			}
-			p.err, p.fix, p.missing = p.namedErr, nil, NameSpan{}
+			p.refuse(named, tryNamed, nil)
 		}
 		p.setModel(w.val, w.note, words)
 		if p.windowAfter(i+n, w.val) {
@@ -664,7 +623,7 @@ func (p *parser) step(i int) int {
 		}
 	case kindGPU:
 		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
-			p.fewest = true // "how many a100s", "how many l40s"
+			p.cards.fewest = true // "how many a100s", "how many l40s"
 		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
@@ -677,8 +636,8 @@ func (p *parser) step(i int) int {
 		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
 			// "our fine-tuned llama": the model, not a run (trial H16 Q43).
 			p.ignore(i, i+n)
-			if u := len(p.unused) - 1; u >= 0 && p.unused[u] == p.toks[i-1].raw {
-				p.unused = p.unused[:u] // "own", read before its "fine tuned"
+			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
+				p.unread.unused = p.unread.unused[:u] // "own", read before its "fine tuned"
 			}
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
@@ -720,10 +679,7 @@ func (p *parser) versionedName(k int) int {
 // variantWords name a model's size or kind within a family ("phi-3
 // medium", "llama 3.2 vision"): after a catalog name that lacks it, the
 // asker meant another model, not the catalog's.
-var variantWords = map[string]bool{
-	"mini": true, "small": true, "medium": true, "large": true, "tiny": true, "nano": true,
-	"xl": true, "xxl": true, "vision": true, "vl": true, "air": true,
-}
+var variantWords = vocab.set("variant_words")
 
 // variantAfter is the variant word at token k ("medium") when the catalog
 // model id just read does not carry it: "phi-3 medium" is not the Phi-3
@@ -757,7 +713,7 @@ func (p *parser) variantAfter(k int, id, words string) string {
 // alone it is a number without a meaning (settleSeqPair). "128k context"
 // after the name is a length asked.
 func (p *parser) windowAfter(k int, id string) bool {
-	if k >= len(p.toks) || p.toks[k].ignorable || p.window.words != "" {
+	if k >= len(p.toks) || p.toks[k].ignorable || p.run.window.words != "" {
 		return false
 	}
 	num, ok := parseNumber(p.toks[k].key)
@@ -775,7 +731,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 			return false
 		}
 	}
-	p.window = seqSaid{int(v), p.toks[k].raw}
+	p.run.window = seqSaid{int(v), p.toks[k].raw}
 	return true
 }
 
@@ -795,9 +751,9 @@ func nearSize(id string, params int64) bool {
 // was made.
 // ownerWords before "fine-tuned" or "trained" make it describe a model
 // ("our fine-tuned llama"), not ask for a run ("can it be fine-tuned").
-var ownerWords = map[string]bool{"our": true, "my": true, "your": true, "their": true, "a": true, "an": true, "the": true, "this": true, "that": true, "own": true}
+var ownerWords = vocab.set("owner_words")
 
-var trainedWords = map[string]bool{"tuned": true, "trained": true, "aligned": true, "finetuned": true, "'d": true, "version": true}
+var trainedWords = vocab.set("trained_words")
 
 // apply records a word that stands alone: a method, optimizer, precision,
 // quantisation, ZeRO stage, offload or checkpointing setting.
@@ -826,13 +782,13 @@ func (p *parser) apply(w word, words string) {
 	case kindQuant:
 		p.setQuant(sizing.Quant(w.val), words)
 	case kindInt4:
-		p.int4Words = words
+		p.weights.int4 = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
-		p.ggufWords = words
+		p.weights.gguf = words
 		p.setVerb(kindServeVerb, words)
 	case kindEXL2: // EXL2 weights are run by ExLlamaV2: inference
-		if p.exl2Words == "" {
-			p.exl2Words = words
+		if p.weights.exl2 == "" {
+			p.weights.exl2 = words
 		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
@@ -845,30 +801,30 @@ func (p *parser) apply(w word, words string) {
 			p.q.ZeROStage = &stage
 		}
 	case kindQuantize:
-		p.quantizeWords = words
+		p.weights.quantize = words
 	case kindNoDevice:
-		if p.noDeviceWords == "" {
-			p.noDevice, p.noDeviceWords = w, words
+		if p.device.words == "" {
+			p.device.v, p.device.words = w, words
 		}
 	case kindSpot:
 		p.q.Spot = true
 	case kindProvider: // the first named; another is not used
 		if p.q.Provider != "" && p.q.Provider != w.val {
-			p.ignored = append(p.ignored, words)
+			p.unread.ignored = append(p.unread.ignored, words)
 			return
 		}
 		p.q.Provider = w.val
 	case kindCheapest:
 		p.q.Cheapest = true
 	case kindFewest:
-		p.fewest, p.fewestAsked = true, true
+		p.cards.fewest, p.cards.fewestAsked = true, true
 	case kindFastest:
 		p.q.Fastest = true
 	case kindLink:
 		p.q.LinkAsked = true
 	case kindDeepSpeed:
 		p.deepspeed = true
-		p.ignored = append(p.ignored, words)
+		p.unread.ignored = append(p.unread.ignored, words)
 	case kindOffload:
 		if p.claim(fOffload, p.q.Offload == sizing.Offload(w.val), words) {
 			p.q.Offload = sizing.Offload(w.val)
@@ -896,7 +852,7 @@ func (p *parser) apply(w word, words string) {
 		p.fail(fmt.Sprintf("%s: bitsandbytes trains adapters on a 4-bit (NF4) or 8-bit (LLM.int8) base only, and %d-bit is neither; for %d-bit inference name a GGUF type such as q%d_k",
 			quote(words), w.n, w.n, max(w.n, 2)), func(q *sizing.Query) { q.Method, q.Quant = sizing.MethodQLoRA, sizing.QuantNF4DQ })
 	default:
-		p.ignored = append(p.ignored, words)
+		p.unread.ignored = append(p.unread.ignored, words)
 		return
 	}
 	if w.note != "" {
@@ -1043,10 +999,7 @@ func (p *parser) numeric(i int, num number) int {
 // what it is the length of: "16k rag context", "4k system prompt", "2k
 // text tokens". "text" alone after a length is its tokens ("images + 2k
 // text").
-var lengthDescribers = map[string]bool{"rag": true, "retrieval": true, "retrieved": true, "document": true, "documents": true,
-	"doc": true, "docs": true, "system": true, "input": true, "token": true, "text": true, "chat": true, "conversation": true,
-	"history": true, "long": true, "short": true, "max": true, "maximum": true, "total": true, "user": true, "instruction": true,
-	"code": true, "fewshot": true, "shot": true, "knowledge": true, "prefix": true, "shared": true, "sys": true}
+var lengthDescribers = vocab.set("length_describers")
 
 // describedLength reads, from token j after a number, one or two words of
 // lengthDescribers then a context word ("rag context", "rag ctx") or a
@@ -1077,33 +1030,21 @@ func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 
 // exampleWords count the examples of a dataset: "50k examples of 1k
 // tokens" is a token budget.
-var exampleWords = map[string]bool{"examples": true, "example": true, "samples": true, "sample": true, "rows": true,
-	"conversations": true, "dialogues": true, "dialogs": true, "documents": true, "docs": true, "records": true,
-	"pairs": true, "instructions": true, "prompts": true, "convos": true, "chats": true, "transcripts": true,
-	"tickets": true, "emails": true, "threads": true, "articles": true, "completions": true,
-	"chunks": true, "passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true,
-	"snippets": true, "pdfs": true,
-	// typed fast (trial H21 Q5 refused "10k exmaples")
-	"exmaples": true, "exampels": true, "examles": true, "exmples": true, "smaples": true, "sampels": true}
+var exampleWords = vocab.set("example_words")
 
 // exampleKinds may stand between a count of examples and their noun:
 // "100k chat samples", "5k support tickets".
-var exampleKinds = map[string]bool{"chat": true, "training": true, "instruction": true, "sft": true, "labeled": true,
-	"labelled": true, "annotated": true, "support": true, "customer": true, "synthetic": true, "code": true,
-	"math": true, "qa": true, "preference": true, "dpo": true, "short": true, "long": true, "medical": true, "legal": true}
+var exampleKinds = vocab.set("example_kinds")
 
 // lengthLeads are the words between a count of examples and their
 // length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
 // samples avg 2k tokens" was refused as a 2k-token budget).
-var lengthLeads = map[string]bool{"of": true, "at": true, "with": true, "avg": true, "average": true, "averaging": true,
-	"an": true, "each": true, "about": true, "around": true, "~": true, "approx": true, "roughly": true}
+var lengthLeads = vocab.set("length_leads")
 
 // docNouns are what a batch job of documents counts ("embed 5M
 // documents", "index 2M chunks"): with an encoder and no training said,
 // a count of them is a DocJob (finish), else examples as before.
-var docNouns = map[string]bool{"documents": true, "docs": true, "chunks": true,
-	"passages": true, "texts": true, "sentences": true, "paragraphs": true, "pages": true, "articles": true,
-	"snippets": true, "records": true, "pdfs": true, "emails": true, "tickets": true}
+var docNouns = vocab.set("doc_nouns")
 
 // docsSaid is a count of documents read by examples, decided in finish:
 // a batch job, or a dataset's examples.
@@ -1133,7 +1074,7 @@ func (p *parser) examples(i, j int, num number) int {
 	if !exampleWords[key(j)] {
 		return 0
 	}
-	doc := docNouns[key(j)] && p.docs.count == 0
+	doc := docNouns[key(j)] && p.run.docs.count == 0
 	// monthly reads "a month", "each month" after the documents (k: the
 	// token after them) and reports the tokens it used.
 	monthly := func(k int) int {
@@ -1141,11 +1082,11 @@ func (p *parser) examples(i, j int, num number) int {
 			return 0
 		}
 		switch {
-		case (key(k) == "a" || key(k) == "per" || key(k) == "each" || key(k) == "every" || key(k) == "/") && monthWords[key(k+1)]:
-			p.docs.monthly = p.text(k, k+2)
+		case (perLeads[key(k)]) && monthWords[key(k+1)]:
+			p.run.docs.monthly = p.text(k, k+2)
 			return 2
 		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
-			p.docs.monthly = p.text(k, k+1)
+			p.run.docs.monthly = p.text(k, k+1)
 			return 1
 		}
 		return 0
@@ -1162,11 +1103,11 @@ func (p *parser) examples(i, j int, num number) int {
 			return 0
 		}
 		if doc {
-			p.docs = docsSaid{count: count, words: p.text(i, j+1)}
+			p.run.docs = docsSaid{count: count, words: p.text(i, j+1)}
 			return j + 1 - i + monthly(j+1)
 		}
-		if p.exampleWords == "" {
-			p.exampleCount, p.exampleWords = count, p.text(i, j+1)
+		if p.run.examples.words == "" {
+			p.run.examples.v, p.run.examples.words = count, p.text(i, j+1)
 			return j + 1 - i
 		}
 		return 0
@@ -1189,7 +1130,7 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	k++
 	switch {
-	case key(k) == "each" || key(k) == "apiece" || key(k) == "avg" || key(k) == "average":
+	case eachOneWords[key(k)]:
 		k++
 	case key(k) == "on" && key(k+1) == "average":
 		k += 2
@@ -1201,7 +1142,7 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	words := p.text(i, k)
 	if doc {
-		p.docs = docsSaid{count: count, per: per, words: words}
+		p.run.docs = docsSaid{count: count, per: per, words: words}
 		return k - i + monthly(k)
 	}
 	p.exampleBudget(count, per, words)
@@ -1228,7 +1169,7 @@ func (p *parser) exampleBudget(count, per int64, words string) {
 }
 
 // teamWords are groups whose size counts users: "a team of 15".
-var teamWords = map[string]bool{"team": true, "group": true, "org": true, "company": true, "class": true, "lab": true}
+var teamWords = vocab.set("team_words")
 
 // teamOf reads a count after "team of" (num at i, j the token after it)
 // as concurrent users when no word after it says what it counts ("our
@@ -1252,7 +1193,7 @@ func (p *parser) teamOf(i, j int, num number) int {
 }
 
 // hedgeWords may stand between a keyword and its number: "context like
-// 32k", "context to 32k".
+// 32k", "context to 32k", "batch of about 8".
 var hedgeWords = vocab.set("keyword_hedge")
 
 // lengthAt reports whether token k is a number that could be a context
@@ -1346,10 +1287,10 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	case kindEpochWord:
 		if count > sizing.MaxEpochs {
 			p.fail(fmt.Sprintf("%s is more epochs than I size (the limit is %d)", quote(p.text(i, j+m)), sizing.MaxEpochs), nil)
-		} else if p.epochs == 0 || p.epochs == count {
-			p.epochs, p.epochWords = count, p.text(i, j+m)
+		} else if p.run.epochs.v == 0 || p.run.epochs.v == count {
+			p.run.epochs.v, p.run.epochs.words = count, p.text(i, j+m)
 		} else {
-			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.epochWords), quote(p.text(i, j+m))), nil)
+			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.run.epochs.words), quote(p.text(i, j+m))), nil)
 		}
 		k := j + m
 		if k < len(p.toks) && (p.toks[k].key == "of" || p.toks[k].key == "on") {
@@ -1377,7 +1318,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 func (p *parser) ignoreCount(i, n, count int) {
 	p.ignore(i, i+n)
 	if count > 2 {
-		p.unused = append(p.unused, p.text(i, i+n))
+		p.unread.unused = append(p.unread.unused, p.text(i, i+n))
 	}
 }
 
@@ -1386,7 +1327,7 @@ func (p *parser) ignoreCount(i, n, count int) {
 var memoryVariants = vocab.set("memory_variant")
 
 // multiWords before a node word make it no count: "multi node".
-var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true, "cross": true}
+var multiWords = vocab.set("multi_words")
 
 // cardNodeWords, after a card counted without "x", make the count one of
 // machines full of that card, 1 for the singular (a count of one) and 2
@@ -1394,7 +1335,7 @@ var multiWords = map[string]bool{"multi": true, "multiple": true, "inter": true,
 var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers": 2}
 
 // vendors are the makers' words that may come between a count and a GPU.
-var vendors = map[string]bool{"nvidia": true, "amd": true, "geforce": true, "apple": true}
+var vendors = vocab.set("vendors")
 
 // nodeOf are the words after a count of machines that make the next GPU
 // count per machine ("2 nodes of 8", "2 nodes w/ 8x each", "4 nodes x 8").
@@ -1416,7 +1357,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 		p.q.Nodes = count
 	}
 	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
-		p.perNode = true
+		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
 			// after them (trial H22 Q47 refused the "8").
@@ -1651,7 +1592,7 @@ func (p *parser) unknown(i int) int {
 		}
 		words := p.text(i, j)
 		p.missingModel(i, j)
-		p.unknownName(i, j, p.lex.suggestModels(words), "model")
+		p.unknownName(i, j, p.lex.suggestModels(words), modelName)
 		return j - i
 	}
 	if gpuFamilies[t.key] {
@@ -1661,42 +1602,44 @@ func (p *parser) unknown(i int) int {
 		}
 		words := p.text(i, j)
 		if s := p.lex.suggestGPUs(words); !p.nameFix(i, j, s) {
-			p.unknownName(i, j, s, "GPU")
+			p.unknownName(i, j, s, gpuName)
 		}
 		return j - i
 	}
 	if n := p.percentAt(i); n > 0 {
 		return n
 	}
+	if typedQuantity(t.key) {
+		// "500ms", "3wk", "p95" left over: a quantity typed by its unit
+		// whose slot is unclear goes to the second reader, never to a
+		// name lookup (quantity.go).
+		p.ignore(i, i+1)
+		p.unread.unused = append(p.unread.unused, t.raw)
+		return 1
+	}
 	if hasDigit(t.key) {
 		if looksLikeGPU(t.key) {
 			if s := p.lex.suggestGPUs(t.raw); !p.nameFix(i, i+1, s) {
-				p.unknownName(i, i+1, s, "GPU")
+				p.unknownName(i, i+1, s, gpuName)
 			}
 		} else if s := p.lex.suggestModels(t.raw); len(s) > 0 {
 			if !p.nameFix(i, i+1, s) {
 				p.missingModel(i, i+1)
-				p.unknownName(i, i+1, s, "model")
+				p.unknownName(i, i+1, s, modelName)
 			}
 		} else if _, _, ok := sizeSaid(t.raw); ok {
 			// "my in-house 45b-moe-custom": a name no catalog has, with
 			// its size in it.
 			p.missingModel(i, i+1)
-			p.unknownName(i, i+1, nil, "model")
-		} else if isDuration(t.key) {
-			// "500ms" with no latency word: a time, typed before any name,
-			// whose slot is unclear: left to the second reader, never
-			// refused as a name (issue 38).
-			p.ignore(i, i+1)
-			p.unused = append(p.unused, t.raw)
+			p.unknownName(i, i+1, nil, modelName)
 		} else {
-			p.fail(fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
+			p.failAt(i, i+1, "", fmt.Sprintf("I do not understand %s", quote(t.raw)), nil)
 		}
 		return 1
 	}
 	p.ignore(i, i+1)
 	if carriesMeaning(t.raw) { // chat ("plese", "q") is phrasing
-		p.unused = append(p.unused, t.raw)
+		p.unread.unused = append(p.unread.unused, t.raw)
 	}
 	return 1
 }
@@ -1748,7 +1691,7 @@ func (p *parser) splitName(i int) bool {
 
 // busyWords say what a percentage after it is a share of: "80%
 // utilization", "80% busy".
-var busyWords = map[string]bool{"utilization": true, "utilisation": true, "util": true, "busy": true, "load": true, "occupancy": true, "usage": true}
+var busyWords = vocab.set("busy_words")
 
 // percentAt reads a percentage at token i that nothing else used ("at
 // 80% utilization"): never a model or card name (trial H11 Q36 offered
@@ -1764,7 +1707,7 @@ func (p *parser) percentAt(i int) int {
 		n = 2
 	}
 	p.ignore(i, i+n)
-	p.unused = append(p.unused, p.text(i, i+n))
+	p.unread.unused = append(p.unread.unused, p.text(i, i+n))
 	return n
 }
 
@@ -1817,7 +1760,7 @@ func (p *parser) fullModelAt(i, n int) bool {
 	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
 		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
 	}
-	return k == "model" || k == "version" || k == "one" || k == "weights"
+	return modelNouns[k]
 }
 
 // isNameish reports whether token j could continue a model or GPU name
@@ -1833,23 +1776,32 @@ func (p *parser) unknownNumber(from, to int) {
 	words := p.text(from, to)
 	if looksLikeGPU(keyOf(words)) {
 		if s := p.lex.suggestGPUs(words); len(s) > 0 {
-			p.unknownName(from, to, s, "GPU")
+			p.unknownName(from, to, s, gpuName)
 			return
 		}
 	}
-	p.fail(fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
+	p.failAt(from, to, "", fmt.Sprintf("%s is a number without a meaning here: say what it counts (\"8 gpus\", \"seq 4096\", \"13b\")", quote(words)), nil)
 }
+
+// nameKind is what a name the catalogs lack was read as, in the words a
+// refusal says it with.
+type nameKind string
+
+const (
+	modelName nameKind = "model"
+	gpuName   nameKind = "GPU"
+)
 
 // unknownName refuses the name in tokens [from, to) that no catalog
 // holds, suggesting the similar names it does hold; the Try is the
 // question with the first of them in its place.
-func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
+func (p *parser) unknownName(from, to int, suggestions []string, kind nameKind) {
 	words := p.text(from, to)
 	problem := fmt.Sprintf("%s is not a %s I know", quote(words), kind)
 	// A name that shares only digits with what was asked ("rtx-4090" for
 	// "40ms", "t5-base" for "8x") is another question, never a suggestion.
 	suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !sharesName(words, id) })
-	if kind == "model" {
+	if kind == modelName {
 		if v, ok := variantSaid(words); ok {
 			// "qwen2.5-vl 72b": a suggestion without the variant word
 			// (qwen2.5-72b, text only) is another kind of model.
@@ -1883,7 +1835,7 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
 			if len(suggestions) == 0 {
 				if p.err == nil {
 					p.fail(problem+"; I know no model of its size ("+size+"), so there is no similar question to offer: name it by its Hugging Face id", nil)
-					p.noTryErr = p.err
+					p.try = tryNone
 				}
 				return
 			}
@@ -1891,28 +1843,25 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind string) {
 	}
 	if len(suggestions) == 0 {
 		p.fail(problem+"; "+knownHint(kind), nil)
-		if kind == "GPU" {
+		if kind == gpuName {
 			p.unknownGPU(words)
 		}
 		return
 	}
 	problem += "; did you mean " + strings.Join(suggestions, ", ") + "?"
 	first := suggestions[0]
-	if kind == "GPU" {
+	if kind == gpuName {
 		// A card the catalog lacks is sized by its memory: say how.
 		problem += fmt.Sprintf(" (a card I do not know: add its memory, %s)", quote(words+" 16gb"))
-		p.fail(problem, func(q *sizing.Query) { q.GPU = first })
+		p.failAt(from, to, first, problem, func(q *sizing.Query) { q.GPU = first })
 		p.unknownGPU(words)
 	} else {
-		p.fail(problem, func(q *sizing.Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
-	}
-	if p.err.Problem == problem {
-		p.swap = typoFix{from: from, to: to, text: first}
+		p.failAt(from, to, first, problem, func(q *sizing.Query) { q.Model, q.Params, q.Experts = first, 0, 0 })
 	}
 }
 
-func knownHint(kind string) string {
-	if kind == "GPU" {
+func knownHint(kind nameKind) string {
+	if kind == gpuName {
 		return "name a card such as rtx-4090, a100-80 or h100"
 	}
 	return "name a catalog model such as llama-3.1-8b or give a size such as 13b"
@@ -1985,10 +1934,7 @@ func hasSize(id, size string) bool {
 
 // sizeWords are the words a model family names its sizes by, apart from
 // parameter counts: T5's xl, BERT's large.
-var sizeWords = map[string]bool{
-	"tiny": true, "mini": true, "small": true, "base": true, "medium": true, "large": true,
-	"xl": true, "xxl": true, "huge": true, "giant": true,
-}
+var sizeWords = vocab.set("size_words")
 
 // variantSaid is the kind-of-model word among a model's words ("vl" in
 // "qwen2.5-vl 72b"), one of variantWords that is not a size word.
@@ -2026,13 +1972,13 @@ func (p *parser) memoryWordAt(j int) bool {
 // just recorded is theirs: a typed memory ("4060 ti 16gb") sizes it
 // (resolveMemory).
 func (p *parser) unknownGPU(words string) {
-	if p.err != nil && p.gpuNameErr == nil && p.words[fGPU] == "" {
-		p.gpuNameErr, p.gpuNameWords = p.err, words
+	if p.err != nil && p.card == "" && p.words[fGPU] == "" {
+		p.card = words
 	}
 }
 
 // gpuFamilies are words that start a GPU name but are not one alone.
-var gpuFamilies = map[string]bool{"rtx": true, "gtx": true, "quadro": true, "titan": true, "radeon": true, "instinct": true, "tesla": true, "mi": true}
+var gpuFamilies = vocab.set("gpu_families")
 
 // looksLikeGPU reports whether a key has the shape of a GPU model number:
 // up to four letters, two to four digits, up to four letters ("4900",
@@ -2084,5 +2030,14 @@ func hasDigit(s string) bool {
 // tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
 // is a length, where "seq 4070" may name the card.
 func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && (toks[k].key == "tokens" || toks[k].key == "token" || toks[k].key == "tok")
+	return k < len(toks) && tokenWords[toks[k].key]
 }
+
+// eachOneWords are "each", "apiece", "on average": a count per item, after it.
+var eachOneWords = vocab.set("each_one")
+
+// modelNouns are words after a name or size that say it is a model ("the 7b model", "the 70b one").
+var modelNouns = vocab.set("model_nouns")
+
+// tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
+var tokenWords = vocab.set("tokens")

@@ -59,21 +59,21 @@ func (a *askWords) intent(q *sizing.Query) sizing.Intent {
 
 // Words of the intent pass, by key.
 var (
-	buyWords     = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true, "buyvsrent": true, "buyorrent": true, "rentvsbuy": true, "rentorbuy": true, "buyrent": true, "buyvscloud": true, "buyorcloud": true}
-	rentWords    = map[string]bool{"rent": true, "renting": true, "rental": true, "vs": true, "versus": true, "cloud": true}
-	maxWords     = map[string]bool{"max": true, "maximum": true, "longest": true}
-	contextWords = map[string]bool{"context": true, "ctx": true, "seq": true, "sequence": true, "seqlen": true, "contextlength": true, "contextwindow": true, "sequencelength": true, "contextlen": true}
-	maxContextOf = map[string]bool{"maxcontext": true, "maxctx": true, "maxseq": true, "maxseqlen": true, "maxsequence": true, "maxsequencelength": true, "maxcontextlength": true, "maxlen": true, "maxlength": true, "longestcontext": true, "maxseqlength": true}
-	largestWords = map[string]bool{"largest": true, "biggest": true}
-	vramWords    = map[string]bool{"vram": true, "memory": true, "mem": true, "gpumemory": true}
-	vramAfter    = map[string]bool{"for": true, "needed": true, "need": true, "required": true, "requirement": true, "requirements": true}
-	gpuAsked     = map[string]bool{"gpu": true, "gpus": true, "card": true, "cards": true, "hardware": true, "accelerator": true, "accelerators": true, "instance": true}
-	jobWords     = map[string]bool{"jobs": true, "job": true, "runs": true, "run": true, "times": true, "experiments": true, "trainings": true, "sessions": true}
-	hourWords    = map[string]bool{"h": true, "hr": true, "hrs": true, "hour": true, "hours": true}
-	yearWords    = map[string]bool{"year": true, "years": true, "yr": true, "yrs": true}
-	monthWords   = map[string]bool{"month": true, "months": true, "mo": true}
-	runVerbs     = map[string]bool{"run": true, "runs": true, "do": true, "launch": true, "start": true}
-	eachWords    = map[string]bool{"each": true, "long": true, "apiece": true}
+	buyWords     = vocab.set("buy_words")
+	rentWords    = vocab.set("rent_words")
+	maxWords     = vocab.set("max_words")
+	contextWords = vocab.set("context_words")
+	maxContextOf = vocab.set("max_context_of")
+	largestWords = vocab.set("largest_words")
+	vramWords    = vocab.set("vram_words")
+	vramAfter    = vocab.set("vram_after")
+	gpuAsked     = vocab.set("gpu_asked")
+	jobWords     = vocab.set("job_words")
+	hourWords    = vocab.set("hour_words")
+	yearWords    = vocab.set("year_words")
+	monthWords   = vocab.set("month_words")
+	runVerbs     = vocab.set("run_verbs")
+	eachWords    = vocab.set("each_words")
 	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
 
 	// askLeads is every key an intent phrase can start with, so that the
@@ -125,14 +125,14 @@ func readAsk(toks []token) ([]token, askWords) {
 			a.maxContext, used[i] = true, true
 		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
 			a.maxContext, used[i], used[i+1] = true, true, true
-		case (k == "how") && (key(i+1) == "much" || key(i+1) == "long") && contextWords[key(i+2)] && !numberAt(i+3):
+		case (k == "how") && (howMuchWords[key(i+1)]) && contextWords[key(i+2)] && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
 		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)],
 			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
 			a.vram = true
-		case (k == "which" || k == "what" || k == "cheapest" || k == "best") && gpuAsked[key(i+1)]:
+		case (whichWords[k]) && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true
-		case (k == "fastest" || k == "quickest") && gpuAsked[key(i+1)]:
+		case (fastestWords[k]) && gpuAsked[key(i+1)]:
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
 		case k == "what":
 			a.what = true
@@ -170,14 +170,13 @@ func readAsk(toks []token) ([]token, askWords) {
 
 // ownVerbs say that cards will be bought; with an ask of which or how
 // many they ask the cards to own, not whether to own them.
-var ownVerbs = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true,
-	"order": true, "ordering": true, "procure": true, "procuring": true}
+var ownVerbs = vocab.set("own_verbs")
 
 // onPremWords say the cards stand on the asker's premises: owned.
-var onPremWords = map[string]bool{"onprem": true, "onpremise": true, "onpremises": true, "onpremsetup": true}
+var onPremWords = vocab.set("on_prem_words")
 
 // premWords follow "on" in "on prem", "on premises".
-var premWords = map[string]bool{"prem": true, "premise": true, "premises": true}
+var premWords = vocab.set("prem_words")
 
 // ownAskWindow is how far before its verb a "which" or "what" may stand
 // and still ask what to buy: "which card should we order" (4 words),
@@ -208,7 +207,7 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
 			verb = true
 			for j := max(i-ownAskWindow, 0); j < i; j++ {
-				if w := key(j); w == "which" || w == "what" || w == "whats" {
+				if w := key(j); whichAskWords[w] {
 					asked = true
 				}
 			}
@@ -235,7 +234,7 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 
 // rentedWords say that a card is rented, the other side of a question
 // whether buying one is "worth it".
-var rentedWords = map[string]bool{"rent": true, "renting": true, "rental": true, "rented": true, "cloud": true}
+var rentedWords = vocab.set("rented_words")
 
 // worthRenting reports whether the question weighs buying against
 // renting with "worth it" ("is a 4090 worth it vs renting an a100";
@@ -281,7 +280,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		if v, ok := money(raw); ok {
 			n := 1
-			if keyAt(i+1) == "per" || keyAt(i+1) == "a" {
+			if perLeads[keyAt(i+1)] {
 				n = 2
 			}
 			if keyAt(i+n) == "kwh" {
@@ -305,7 +304,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		case hourWords[glued] || glued == "hperjob" || glued == "heach":
 			// "5h", "4-6h", "5hrs".
 			end := i + 1
-			for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+			for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
 				end++
 			}
 			a.setHours(num, words)
@@ -358,11 +357,17 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 // (trial H19 Q4 and Q47 were asked for jobs a week again).
 func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 	raw := strings.ToLower(toks[i].raw)
+	said := func(k int) string { // the first word as typed ("24/7" keys as "7"), then keys
+		if k == i {
+			return raw
+		}
+		return keyAt(k)
+	}
 	switch {
-	case allMonth(raw, keyAt(i+1), keyAt(i+2)) > 0:
+	case allMonth(said, i) > 0:
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
-		return allMonth(raw, keyAt(i+1), keyAt(i+2))
+		return allMonth(said, i)
 	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {
@@ -377,7 +382,7 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 			return 4
 		}
 		return 1
-	case (raw == "a" || raw == "one" || raw == "an") && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
+	case (oneWords[raw]) && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
 		if yearWords[keyAt(i+1)] {
 			a.setYears(1, joinRaw(toks, i, i+2))
 		} else {
@@ -645,6 +650,21 @@ func FormatAsk(p Request) string {
 	}
 	return q
 }
+
+// howMuchWords are "how much", "how long": an amount asked.
+var howMuchWords = vocab.set("how_much")
+
+// whichWords are words that ask which card ("which gpu", "cheapest gpu").
+var whichWords = vocab.set("which_words")
+
+// fastestWords are words that ask the fastest card.
+var fastestWords = vocab.set("fastest_words")
+
+// whichAskWords are words that make a verb a question ("which ... did we buy").
+var whichAskWords = vocab.set("which_ask")
+
+// perJobWords are words after hours that say they are each job's ("5h per job", "5h a run").
+var perJobWords = vocab.set("per_job")
 
 // usedFor is a mark per token of toks, in buf when it is long enough
 // (the caller's array on its stack: a plain question costs no

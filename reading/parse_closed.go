@@ -73,7 +73,7 @@ func (p *parser) closedModelAt(i int) (api string, small bool, n int) {
 // there). The Try, decided once the question is read (closedHint), sizes
 // the open model of its class.
 func (p *parser) closed(i int) int {
-	if p.closedErr != nil {
+	if p.try == tryClosed {
 		return 0
 	}
 	if c, ok := p.closedProductAt(i); ok {
@@ -101,11 +101,10 @@ func (p *parser) refuseClosed(i, n int) {
 	if small {
 		open = "gpt-oss-20b"
 	}
-	p.closedErr = &sizing.InputError{Problem: fmt.Sprintf("%s: %s's weights are not released: it runs only behind %s, so no GPU can be sized for it; "+
-		"an open model of its class that fitbot sizes is %s", quote(words), name, api, open)}
-	p.closedOpen = open
-	p.err, p.missing = p.closedErr, NameSpan{}
-	p.fix = func(q *sizing.Query) { q.Model, q.Params, q.Experts = open, 0, 0 }
+	p.refuse(&sizing.InputError{Problem: fmt.Sprintf("%s: %s's weights are not released: it runs only behind %s, so no GPU can be sized for it; "+
+		"an open model of its class that fitbot sizes is %s", quote(words), name, api, open)},
+		tryClosed, func(q *sizing.Query) { q.Model, q.Params, q.Experts = open, 0, 0 })
+	p.swap = typoFix{from: i, to: i + n, text: open}
 }
 
 // A closed model's name used to describe what is built ("an internal
@@ -117,17 +116,15 @@ func (p *parser) refuseClosed(i, n int) {
 var (
 	// closedProductBefore say just before a closed name that it is the
 	// kind of thing built.
-	closedProductBefore = map[string]bool{"internal": true, "own": true, "private": true, "inhouse": true, "selfhosted": true,
-		"local": true, "custom": true, "homegrown": true, "company": true, "corporate": true, "onprem": true}
+	closedProductBefore = vocab.set("closed_product_before")
 	// closedProductAfter say just after one that it describes a product
 	// ("chatgpt like", "chatgpt clone", "claude style assistant").
-	closedProductAfter = map[string]bool{"like": true, "style": true, "clone": true, "alternative": true, "replacement": true,
-		"equivalent": true, "substitute": true, "assistant": true, "bot": true, "chatbot": true, "copilot": true}
+	closedProductAfter = vocab.set("closed_product_after")
 	// closedProductSuffixes glued to one ("chatgpt-like", "gpt-4-style").
 	closedProductSuffixes = []string{"like", "style", "clone", "esque"}
 	// closedProductLeads are taken into the phrase quoted ("our own
 	// chatgpt", "an internal chatgpt").
-	closedProductLeads = map[string]bool{"a": true, "an": true, "our": true, "my": true, "your": true, "their": true, "the": true}
+	closedProductLeads = vocab.set("closed_product_leads")
 )
 
 // closedProduct is a closed model's name said as what is built: tokens
@@ -167,7 +164,7 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 	c := closedProduct{from: i, to: at + n, at: at, n: n}
 	if at+n < len(p.toks) && closedProductAfter[p.toks[at+n].key] {
 		c.to++
-		if k := p.toks[at+n].key; (k == "like" || k == "style") && c.to < len(p.toks) && closedProductAfter[p.toks[c.to].key] {
+		if k := p.toks[at+n].key; (likeWords[k]) && c.to < len(p.toks) && closedProductAfter[p.toks[c.to].key] {
 			c.to++ // "chatgpt like bot"
 		}
 	} else if at == i {
@@ -180,7 +177,7 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 // closed name said as a product is: phrasing, noted, when an open model
 // is named too; else the closed model, refused.
 func (p *parser) settleClosedProducts() {
-	if len(p.closedProducts) == 0 || p.closedErr != nil {
+	if len(p.closedProducts) == 0 || p.try == tryClosed {
 		return
 	}
 	if p.q.Model == "" && p.q.Params == 0 && p.hub == "" && p.missing.Words == "" {
@@ -210,7 +207,7 @@ func (p *parser) settleClosedProducts() {
 
 // sizeLikeWords after a closed model's name ask for a model of its size
 // ("a gpt-4 sized model", "gpt-3 class"), not for the model itself.
-var sizeLikeWords = map[string]bool{"sized": true, "size": true, "class": true, "scale": true, "level": true, "sized-model": true}
+var sizeLikeWords = vocab.set("size_like_words")
 
 // closedSizes are the closed models whose size is known: GPT-3's 175B from
 // its paper, and GPT-4's reported 1.8T (a mixture of experts; OpenAI has
@@ -237,7 +234,7 @@ func (p *parser) closedSize(i, n int, name string) int {
 	known, ok := closedSizes[b.String()]
 	if !ok {
 		p.fail(fmt.Sprintf("%s: %s's size is not published, so I cannot size a model like it; give a size (\"a 400b model\")", quote(words), name), nil)
-		p.noTryErr = p.err
+		p.try = tryNone
 		return n + 1
 	}
 	if p.claim(fModel, p.q.Params == known.params, words) {
@@ -276,5 +273,11 @@ func (p *parser) closedHint() string {
 		p.err.Problem += ", which does not fit the GPUs asked about, so there is no similar question to offer"
 		return ""
 	}
+	if try, ok := p.saidTry(); ok {
+		return try
+	}
 	return p.hint()
 }
+
+// likeWords are words that make a closed name a description ("gpt-4 like", "claude style").
+var likeWords = vocab.set("like_words")

@@ -14,16 +14,16 @@ import (
 // model of its class only on hardware said that holds it.
 func TestParseClosedModels(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
-		{"does gpt-4 fit on an a100 (manager asked, sorry)", "GPT-4's weights are not released: it runs only behind OpenAI's API", "fit gpt-oss-120b a100-80"},
+		{"does gpt-4 fit on an a100 (manager asked, sorry)", "GPT-4's weights are not released: it runs only behind OpenAI's API", "fit does gpt-oss-120b fit on an a100 (manager asked, sorry)"},
 		{"can gpt-4 run on our servers?", "GPT-4's weights are not released: it runs only behind OpenAI's API, so no GPU can be sized for it", ""},
-		{"gpt-4o mini on a 4090", "GPT-4o mini's weights are not released", "fit gpt-oss-20b rtx-4090"},
+		{"gpt-4o mini on a 4090", "GPT-4o mini's weights are not released", "fit gpt-oss-20b on a 4090"},
 		{"claude 3.5 sonnet on a 4090", "Claude 3.5 sonnet's weights are not released: it runs only behind Anthropic's API", ""},
-		{"run gemini 1.5 pro on h100", "behind Google's API", "fit gpt-oss-120b inference h100"},
-		{"grok 3 on 8 h100", "behind xAI's API", "fit gpt-oss-120b 8xh100"},
-		{"o3-mini on l4", "o3-mini's weights are not released", "fit gpt-oss-20b l4"},
-		{"ChatGPT on 2x a6000", "ChatGPT's weights", "fit gpt-oss-120b 2xrtx-a6000"},
+		{"run gemini 1.5 pro on h100", "behind Google's API", "fit run gpt-oss-120b on h100"},
+		{"grok 3 on 8 h100", "behind xAI's API", "fit gpt-oss-120b on 8 h100"},
+		{"o3-mini on l4", "o3-mini's weights are not released", "fit gpt-oss-20b on l4"},
+		{"ChatGPT on 2x a6000", "ChatGPT's weights", "fit gpt-oss-120b on 2x a6000"},
 		// Its open model as asked fits, or there is no Try.
-		{"lora gpt-4 on 8 h100", "GPT-4's weights are not released", "fit gpt-oss-120b lora 8xh100"},
+		{"lora gpt-4 on 8 h100", "GPT-4's weights are not released", "fit lora gpt-oss-120b on 8 h100"},
 		{"full finetune gpt-4 on one h100", "does not fit the GPUs asked about, so there is no similar question to offer", ""},
 	} {
 		p, err := Parse(c.in)
@@ -65,8 +65,8 @@ func TestParseClosedAsProduct(t *testing.T) {
 		}
 	}
 	for in, hint := range map[string]string{
-		"an internal chatgpt on 2 l40s": "fit gpt-oss-120b 2xl40s",
-		"a chatgpt clone on 2 l40s":     "fit gpt-oss-120b 2xl40s",
+		"an internal chatgpt on 2 l40s": "fit an internal gpt-oss-120b on 2 l40s",
+		"a chatgpt clone on 2 l40s":     "fit a gpt-oss-120b clone on 2 l40s",
 		"chatgpt on 2 l40s with llama":  "",
 	} {
 		_, err := Parse(in)

@@ -38,7 +38,7 @@ type ComparisonOption struct {
 }
 
 // oneWords say one of what follows: "an h100", "a single 4090".
-var oneWords = map[string]bool{"a": true, "an": true, "one": true, "single": true}
+var oneWords = vocab.set("one_words")
 
 // Figure is what a comparison is asked to compare by.
 type Figure string
@@ -68,7 +68,7 @@ var zeroPair = regexp.MustCompile(`(?i)\b(?:zero[ -]?stage|zero|stage|z)[ -]?([0
 
 // connectors join the two options: "h100 vs h200", "lora or qlora",
 // "a100 compared to h100", "between lora and full".
-var connectors = map[string]bool{"vs": true, "versus": true, "or": true, "against": true}
+var connectors = vocab.set("connectors")
 
 // ParseComparison reads a question that compares two cards or two
 // training methods, and reports false for any other. The options are
@@ -126,7 +126,7 @@ func ParseComparison(input string) (Comparison, bool) {
 }
 
 // buyOnlyWords say to buy without saying against what.
-var buyOnlyWords = map[string]bool{"buy": true, "buying": true, "purchase": true, "purchasing": true}
+var buyOnlyWords = vocab.set("buy_only_words")
 
 // rentSaid reports whether the words weigh buying against renting ("buy
 // or rent", "buy-vs-cloud", "worth it vs renting").
@@ -195,11 +195,11 @@ func connectorAt(toks []token, c int) int {
 
 // comparatives before "than" make it a connector ("faster than",
 // "cheaper than"); the comparative itself is the figure's word.
-var comparatives = map[string]bool{"faster": true, "quicker": true, "cheaper": true, "better": true, "slower": true}
+var comparatives = vocab.set("comparatives")
 
 // andOpeners start a comparison whose options "and" joins: "between lora
 // and full", "compare lora and qlora".
-var andOpeners = map[string]bool{"between": true, "compare": true, "comparing": true}
+var andOpeners = vocab.set("and_openers")
 
 // compareAround finds the options on either side of the connector at c
 // (n tokens): the longest option ending just before it and the longest
@@ -401,8 +401,7 @@ var figureWords = map[string]Figure{
 
 // costWords say a figure that follows is money: "cheaper per run", "cost
 // per user".
-var costWords = map[string]bool{"cheaper": true, "cheapest": true, "cost": true, "costs": true, "expensive": true,
-	"price": true, "pricier": true, "$": true, "usd": true, "dollars": true, "costlier": true}
+var costWords = vocab.set("cost_words")
 
 // comparisonFigure finds the figure a question compares by ("cheaper per
 // million tokens": the cost per 1M output tokens) and the tokens that
@@ -415,7 +414,7 @@ func valueWordsAt(toks []token) (from, to int) {
 	raw := func(i int) string { return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()")) }
 	for i := range toks {
 		switch r := raw(i); {
-		case r == "price/perf" || r == "price/performance" || r == "perf/$" || r == "price-performance" || r == "priceperf" || r == "value":
+		case pricePerfWords[r]:
 			return i, i + 1
 		case r == "price" && i+1 < len(toks) && (raw(i+1) == "performance" || raw(i+1) == "perf"):
 			return i, i + 2
@@ -518,11 +517,11 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 }
 
 // speedWords say a speed: "faster for throughput".
-var speedWords = map[string]bool{"faster": true, "fastest": true, "quicker": true, "quickest": true, "speed": true, "higher": true, "better": true, "more": true, "best": true}
+var speedWords = vocab.set("speed_words")
 
 // moreWords before "users" make it the figure: "how many more users",
 // "most users", "fewer users".
-var moreWords = map[string]bool{"more": true, "most": true, "many": true, "fewer": true}
+var moreWords = vocab.set("more_words")
 
 // costBefore reports whether a money word comes shortly before token i.
 func costBefore(toks []token, i int) bool {
@@ -533,3 +532,6 @@ func costBefore(toks []token, i int) bool {
 	}
 	return false
 }
+
+// pricePerfWords are price-performance, as typed.
+var pricePerfWords = vocab.set("price_perf")

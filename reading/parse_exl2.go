@@ -47,28 +47,28 @@ func (p *parser) bitsPerWeightAt(i int) int {
 	if err != nil {
 		return 0
 	}
-	if p.bpwWords != "" && p.bpw != v {
-		p.fail(fmt.Sprintf("two widths in one question: %s and %s; ask about one at a time", quote(p.bpwWords), quote(p.text(i, i+n))), nil)
+	if p.weights.bpw.words != "" && p.weights.bpw.v != v {
+		p.fail(fmt.Sprintf("two widths in one question: %s and %s; ask about one at a time", quote(p.weights.bpw.words), quote(p.text(i, i+n))), nil)
 		return n
 	}
-	p.bpw, p.bpwWords = v, p.text(i, i+n)
-	p.setVerb(kindServeVerb, p.bpwWords) // EXL2 is run by ExLlamaV2: inference
+	p.weights.bpw.v, p.weights.bpw.words = v, p.text(i, i+n)
+	p.setVerb(kindServeVerb, p.weights.bpw.words) // EXL2 is run by ExLlamaV2: inference
 	return n
 }
 
 // resolveEXL2 sizes EXL2 weights, said by name or by width, as the
 // nearest format fitbot has that is not smaller, and says so.
 func (p *parser) resolveEXL2() {
-	if p.exl2Words == "" && p.bpwWords == "" {
+	if p.weights.exl2 == "" && p.weights.bpw.words == "" {
 		return
 	}
-	words := strings.TrimSpace(p.exl2Words + " " + p.bpwWords)
-	bpw, said := p.bpw, true
-	if p.bpwWords == "" {
+	words := strings.TrimSpace(p.weights.exl2 + " " + p.weights.bpw.words)
+	bpw, said := p.weights.bpw.v, true
+	if p.weights.bpw.words == "" {
 		bpw, said = defaultEXL2BPW, false
 	}
 	if bpw < minEXL2BPW || bpw > maxEXL2BPW {
-		p.fail(fmt.Sprintf("%s is not an EXL2 width: ExLlamaV2 quantises to %d to %d bits per weight", quote(p.bpwWords), minEXL2BPW, maxEXL2BPW),
+		p.fail(fmt.Sprintf("%s is not an EXL2 width: ExLlamaV2 quantises to %d to %d bits per weight", quote(p.weights.bpw.words), minEXL2BPW, maxEXL2BPW),
 			func(q *sizing.Query) { q.Quant = sizing.QuantGPTQ })
 		return
 	}

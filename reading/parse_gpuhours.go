@@ -31,14 +31,10 @@ type gpuHoursWords struct {
 // word, by key ("gpu-hours", "GPU-h", "node-hrs"); hourKeys the hour
 // words after "gpu", "node" or a card ("gpu hours", "a100 hours").
 var (
-	gpuHourKeys  = map[string]bool{"gpuhours": true, "gpuhour": true, "gpuhrs": true, "gpuhr": true, "gpuh": true}
-	nodeHourKeys = map[string]bool{"nodehours": true, "nodehour": true, "nodehrs": true, "nodehr": true}
-	hourKeys     = map[string]bool{"hours": true, "hour": true, "hrs": true, "hr": true}
+	gpuHourKeys  = vocab.set("gpu_hour_keys")
+	nodeHourKeys = vocab.set("node_hour_keys")
+	hourKeys     = vocab.set("hour_keys")
 )
-
-// gpuHoursPer are the words before a GPU-hour that make it a price's
-// unit, not a budget or an ask ("$2 per gpu hour", "a gpu-hour costs").
-var gpuHoursPer = map[string]bool{"per": true, "a": true, "an": true, "each": true, "every": true, "/": true}
 
 // readGPUHours finds GPU-hours and returns the tokens the main parse
 // should read (the rest), filtered in place: "2000 gpu-hours", "500 gpu
@@ -62,7 +58,9 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 			continue // "hours" after no card: a run's length, read by the deadline pass
 		}
 		at := u - card // where the count or "how many" ends
-		if at > 0 && (gpuHoursPer[toks[at-1].key] || strings.HasSuffix(toks[at-1].raw, "/")) {
+		// "$2 per gpu hour", "a gpu-hour costs": a price's unit, not a
+		// budget or an ask.
+		if at > 0 && (perLeads[toks[at-1].key] || strings.HasSuffix(toks[at-1].raw, "/")) {
 			continue // "$2 per gpu hour": a price's unit
 		}
 		from, v, ok := gpuHoursCountBefore(input, toks, at)
@@ -208,7 +206,7 @@ func gpuHoursCountBefore(input string, toks []token, at int) (int, float64, bool
 // nodes of 8"), else the card's most in one machine (8 when no card is
 // named), and says so.
 func (p *parser) applyGPUHours() {
-	g := p.gpuHours
+	g := p.before.gpuHours
 	p.q.GPUHoursAsked = g.asked
 	switch {
 	case g.problem != "":

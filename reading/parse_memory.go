@@ -66,14 +66,14 @@ func (p *parser) memoryAt(i, n, gb int) int {
 	words := p.text(i, i+n)
 	if k := i + n; hostRAMAfter(p.toks, k) > 0 {
 		end := k + hostRAMAfter(p.toks, k)
-		p.hostRAMGB = gb
+		p.cards.hostRAMGB = gb
 		p.ignore(i, end)
 		p.note(fmt.Sprintf("%s is the machine's memory, not the GPU's: checked against the host RAM the answer needs", quote(p.text(i, end))))
 		return end - i
 	}
 	p.setMemory(gb, words)
 	if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
-		p.fewest = true // "how many 80gb cards" (trial H29 Q15 sized one)
+		p.cards.fewest = true // "how many 80gb cards" (trial H29 Q15 sized one)
 	}
 	return n
 }
@@ -98,31 +98,31 @@ func hostRAMAfter(toks []token, k int) int {
 // setMemory records a typed GPU memory of gb GB.
 func (p *parser) setMemory(gb int, words string) {
 	if gb < minTypedGB || gb > maxTypedGB {
-		p.ignored = append(p.ignored, words)
+		p.unread.ignored = append(p.unread.ignored, words)
 		p.note(fmt.Sprintf("%s is not a GPU's memory: not used", quote(words)))
 		return
 	}
-	if p.memGB != 0 && p.memGB != gb {
-		p.fail(fmt.Sprintf("two memory sizes in one question: %s and %s; ask about one card at a time", quote(p.memWords), quote(words)), nil)
+	if p.cards.mem.v != 0 && p.cards.mem.v != gb {
+		p.fail(fmt.Sprintf("two memory sizes in one question: %s and %s; ask about one card at a time", quote(p.cards.mem.words), quote(words)), nil)
 		return
 	}
-	p.memGB, p.memWords = gb, words
+	p.cards.mem.v, p.cards.mem.words = gb, words
 }
 
 // resolveMemory turns a typed memory size into the card to size: see
 // the comment at the top of this file.
 func (p *parser) resolveMemory() {
 	unknown := ""
-	if p.err != nil && p.err == p.gpuNameErr && p.memGB > 0 && p.q.GPU == "" {
-		if _, ok := p.lex.memoryCard("", p.memGB); ok {
+	if p.err != nil && p.card != "" && p.cards.mem.v > 0 && p.q.GPU == "" {
+		if _, ok := p.lex.memoryCard("", p.cards.mem.v); ok {
 			// "4060 ti 16gb": a card the catalog lacks, sized by its memory.
-			p.err, p.fix, unknown = nil, nil, p.gpuNameWords
+			unknown, p.refusal = p.card, refusal{}
 		}
 	}
-	if p.memGB == 0 || p.err != nil && (p.err == p.gpuNameErr || p.q.GPU != "") {
+	if p.cards.mem.v == 0 || p.err != nil && (p.card != "" || p.q.GPU != "") {
 		return
 	}
-	gb, words := p.memGB, p.memWords
+	gb, words := p.cards.mem.v, p.cards.mem.words
 	pick, ok := p.lex.memoryCard(p.q.GPU, gb)
 	if !ok {
 		return
@@ -184,11 +184,11 @@ func (p *parser) resolveMemory() {
 // name made ("a100 taken as A100 80 GB SXM") when the typed memory
 // changed the card.
 func (p *parser) gpuNote(s string) {
-	if p.gpuNoteAt >= 0 && p.gpuNoteAt < len(p.notes) {
-		p.notes[p.gpuNoteAt] = s
+	if p.cards.noteAt >= 0 && p.cards.noteAt < len(p.notes) {
+		p.notes[p.cards.noteAt] = s
 		return
 	}
-	p.gpuNoteAt = len(p.notes)
+	p.cards.noteAt = len(p.notes)
 	p.notes = append(p.notes, s)
 }
 

@@ -28,10 +28,10 @@ type mfuWords struct {
 }
 
 // mfuKeys are the words that name model-FLOPs utilisation.
-var mfuKeys = map[string]bool{"mfu": true, "mfu's": true}
+var mfuKeys = vocab.set("mfu_keys")
 
 // perGPUWords follow a speed that is each GPU's ("per gpu", "/gpu").
-var perGPUWords = map[string]bool{"gpu": true, "card": true, "device": true, "rank": true, "chip": true, "accelerator": true}
+var perGPUWords = vocab.set("per_gpuwords")
 
 // readMFU finds the MFU words and returns the tokens the main parse
 // should read (the rest), filtered in place: "at 40% mfu", "40 % mfu",
@@ -63,7 +63,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		m.mfu = v
 	} else {
 		j := at + 1
-		for w(j) == "of" || w(j) == "at" || w(j) == "is" || w(j) == "=" || w(j) == "~" {
+		for mfuJoins[w(j)] {
 			j++
 		}
 		if v, n := shareAt(w, j); n > 0 && !tpsUnits[w(j+n)] {
@@ -126,7 +126,7 @@ func btoi(b bool) int {
 func shareBefore(w func(int) string, at int) (float64, int) {
 	for n := 1; n <= 2; n++ {
 		if v, m := percentAt(w, at-n); m == n {
-			if w(at-n-1) == "at" || w(at-n-1) == "of" || w(at-n-1) == "~" {
+			if figureLeads[w(at-n-1)] {
 				return v, n + 1
 			}
 			return v, n
@@ -157,7 +157,7 @@ func percentAt(w func(int) string, j int) (float64, int) {
 		}
 		return 0, 0
 	}
-	if v, err := strconv.ParseFloat(k, 64); err == nil && (w(j+1) == "%" || w(j+1) == "percent" || w(j+1) == "pct") {
+	if v, err := strconv.ParseFloat(k, 64); err == nil && (percentWords[w(j+1)]) {
 		return v / 100, 2
 	}
 	return 0, 0
@@ -206,7 +206,7 @@ func speedAt(w func(int) string, i int) (float64, int) {
 // MFU said, or the measured speed per GPU. A speed "per gpu" on a card
 // with no count is a run on several: it is sized on the fewest that fit.
 func (p *parser) applyMFU() {
-	m := p.mfu
+	m := p.before.mfu
 	switch {
 	case m.problem != "":
 		p.fail(m.problem, func(q *sizing.Query) { q.MFU = 0.4 })
@@ -217,7 +217,7 @@ func (p *parser) applyMFU() {
 		v := m.measured
 		switch {
 		case m.perGPU && p.q.Method != sizing.MethodInference && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0:
-			p.fewest = true
+			p.cards.fewest = true
 			p.note(fmt.Sprintf("%s: a run on several GPUs, sized on the fewest that fit", quote(m.speed)))
 		case !m.perGPU && p.q.GPUs > 1:
 			v /= float64(p.q.GPUs)
@@ -229,3 +229,12 @@ func (p *parser) applyMFU() {
 		p.words[fMeasured] = m.speed
 	}
 }
+
+// mfuJoins are words between "mfu" and its figure ("mfu of 40%", "mfu ~ 40%").
+var mfuJoins = vocab.set("mfu_joins")
+
+// figureLeads are words before a figure ("at 40%", "~40%").
+var figureLeads = vocab.set("figure_leads")
+
+// percentWords are a percent sign or word.
+var percentWords = vocab.set("percent")

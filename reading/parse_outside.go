@@ -393,7 +393,7 @@ func (p *parser) outsideCardAt(i int) (outsideCard, int) {
 
 // countedCardWords after a bare number make it a count of GPUs, never a
 // card's model number ("1070 gpus" is 1,070 of them).
-var countedCardWords = map[string]bool{"gpus": true, "cards": true}
+var countedCardWords = vocab.set("counted_card_words")
 
 // outsideCardName refuses a card the catalog lacks named at token i,
 // with a Try that keeps the question and types the card's memory, and
@@ -418,8 +418,8 @@ func (p *parser) outsideCardName(i int) int {
 		problem += " (" + c.note + ")"
 	}
 	p.fail(problem+fmt.Sprintf("; add its memory to size it as %s %d GB card, %s", article(c.gb), c.gb, quote(typed)), func(q *sizing.Query) { q.GPU, q.UnknownGPU = "", fmt.Sprintf("%s %d GB", c.name, c.gb) })
-	p.tryMemGB = c.gb
 	p.unknownGPU(words)
+	p.cardGB = c.gb
 	return n
 }
 

@@ -125,17 +125,27 @@ func Route(text string) Routing {
 	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
 	greets, thanks := false, false
 	hours, period, from, to := rentalPeriod(text, toks)
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) || toks[i].ignorable {
+			return ""
+		}
+		return toks[i].key
+	}
+	served := 0 // the words up to here ask what the cards serve, not a price
 	for i, t := range toks {
 		if t.ignorable {
 			continue
+		}
+		if m, ok := vocab.slot("tokens_asked", key, i); ok {
+			served = i + m.n // "how many tokens per hour can 8x h100 serve"
 		}
 		words++
 		k := t.key
 		chat = chat && chatWords[k]
 		help = help && helpWords[k]
 		asksHelp = asksHelp || helpAsks[k]
-		price = price || priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
-			vocab.phraseAt("price", toks, i) // "what's an h100 going for"
+		price = price || i >= served && (priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
+			vocab.phraseAt("price", toks, i)) // "what's an h100 going for""
 		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
@@ -248,6 +258,9 @@ func gpusNamed(text string, toks []token) (ids, said []string, counts []int) {
 			if count == 0 {
 				count = countBefore(toks, i)
 			}
+			if count == 0 {
+				count = countAfter(toks, i+n) // "h100s x8"
+			}
 			ids, said, counts = append(ids, id), append(said, name), append(counts, count)
 		}
 		i += n
@@ -292,6 +305,23 @@ func countBefore(toks []token, i int) int {
 	k := strings.TrimSuffix(strings.TrimSuffix(toks[j].key, "x"), "×")
 	n, err := strconv.Atoi(k)
 	if err != nil || n < 1 || n > sizing.MaxGPUs {
+		return 0
+	}
+	return n
+}
+
+// countAfter is the GPU count said just after a GPU name ending before
+// token j ("x8", "x 8", "×8"), or 0.
+func countAfter(toks []token, j int) int {
+	if j >= len(toks) {
+		return 0
+	}
+	k, ok := strings.CutPrefix(toks[j].key, "x")
+	if ok && k == "" && j+1 < len(toks) {
+		k = toks[j+1].key // "x 8"
+	}
+	n, err := strconv.Atoi(k)
+	if !ok || err != nil || n < 1 || n > sizing.MaxGPUs {
 		return 0
 	}
 	return n

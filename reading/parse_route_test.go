@@ -175,3 +175,16 @@ func TestRoutePowerAndFullTime(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteCountAfterCard: a price question's GPU count reads alike
+// before and after the card ("8 h100s", "h100s x8", "h100 x 8").
+func TestRouteCountAfterCard(t *testing.T) {
+	for _, q := range []string{"how much per hour for 8 h100s", "how much per hour for h100s x8", "how much per hour for h100 x 8", "how much per hour for 8x h100"} {
+		if r := Route(q); r.Kind != RoutePrice || len(r.Counts) != 1 || r.Counts[0] != 8 {
+			t.Errorf("Route(%q) = %s with counts %v, want price with 8", q, r.Kind, r.Counts)
+		}
+	}
+	if r := Route("how much per hour for an h100 xl"); len(r.Counts) == 1 && r.Counts[0] != 0 {
+		t.Errorf("Route(h100 xl) counts %v, want none", r.Counts)
+	}
+}

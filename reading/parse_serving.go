@@ -39,62 +39,57 @@ type serveWords struct {
 
 // Words of the serving pass, by lower-case word.
 var (
-	peopleWords = map[string]bool{"users": true, "user": true, "people": true, "ppl": true, "devs": true, "developers": true, "engineers": true, "employees": true, "requests": true, "clients": true, "customers": true, "sessions": true, "streams": true, "chats": true, "conversations": true, "seqs": true, "sequences": true,
-		"students": true, "learners": true, "members": true, "agents": true, "testers": true, "analysts": true, "researchers": true}
-	concurrentAdj = map[string]bool{"concurrent": true, "simultaneous": true, "parallel": true, "active": true}
-	countVerbs    = map[string]bool{"do": true, "would": true, "will": true, "needed": true, "are": true, "is": true, "to": true, "for": true}
-	batchNouns    = map[string]bool{"batch": true, "batchsize": true, "concurrency": true, "users": true, "concurrent": true, "num-seqs": true, "seqs": true}
-	maxBatchLeads = map[string]bool{"max": true, "maximum": true}
+	peopleWords   = vocab.set("people_words")
+	concurrentAdj = vocab.set("concurrent_adj")
+	countVerbs    = vocab.set("count_verbs")
+	batchNouns    = vocab.set("batch_nouns")
+	maxBatchLeads = vocab.set("max_batch_leads")
 	// batchWords name a training batch in a largest-batch ask ("largest
 	// micro-batch", "max bs").
-	batchWords = map[string]bool{"batch": true, "batchsize": true, "bs": true, "mbs": true, "micro-batch": true, "microbatch": true, "micro-bs": true}
+	batchWords = vocab.set("batch_words")
 	// batchFitVerbs follow "what batch size" when it asks the largest
 	// ("what batch size can we fit", "what batch size fits").
-	batchFitVerbs = map[string]bool{"can": true, "could": true, "will": true, "would": true, "fits": true, "fit": true, "is": true, "do": true}
-	rpsUnits      = map[string]bool{"rps": true, "qps": true, "req/s": true, "reqs/s": true, "requests/s": true, "request/s": true, "queries/s": true, "req/sec": true, "requests/sec": true, "qps,": true}
-	perSecond     = map[string]bool{"second": true, "sec": true, "s": true}
-	tpsUnits      = map[string]bool{"tok/s": true, "tokens/s": true, "token/s": true, "t/s": true, "tps": true, "tok/sec": true, "tokens/sec": true, "toks/s": true}
-	eachUser      = map[string]bool{"each": true, "apiece": true, "/user": true, "per-user": true}
-	promptWords   = map[string]bool{"prompt": true, "prompts": true, "input": true, "inputs": true, "isl": true}
-	outputWords   = map[string]bool{"output": true, "outputs": true, "completion": true, "completions": true, "generation": true, "osl": true, "answer": true, "answers": true,
-		"response": true, "responses": true, "reply": true, "replies": true}
-	ttftBounds  = map[string]bool{"under": true, "below": true, "<": true, "<=": true, "of": true, "at": true, "within": true, "max": true, "<1": true, "≤": true, "less": true, "than": true, "is": true}
-	secondUnits = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
-	ttftAsks    = map[string]bool{"for": true, "on": true, "with": true, "in": true, "?": true}
-	totalWords  = map[string]bool{"total": true, "aggregate": true, "overall": true, "combined": true}
-	utilLeads   = map[string]bool{"util": true, "utilization": true, "utilisation": true, "memory-utilization": true, "mem-util": true}
+	batchFitVerbs = vocab.set("batch_fit_verbs")
+	rpsUnits      = vocab.set("rps_units")
+	perSecond     = vocab.set("per_second")
+	tpsUnits      = vocab.set("tps_units")
+	eachUser      = vocab.set("each_user")
+	promptWords   = vocab.set("prompt_words")
+	outputWords   = vocab.set("output_words")
+	ttftBounds    = vocab.set("ttft_bounds")
+	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
+	ttftAsks      = vocab.set("ttft_asks")
+	totalWords    = vocab.set("total_words")
+	utilLeads     = vocab.set("util_leads")
 )
 
-// allMonth is how many words starting with a, b, c say a deployment runs
-// all the time ("24/7", "around the clock", "always on", "full time"), 0
-// when they do not. "full time" is never full fine-tuning (trial H23 Q02
-// read "rent it full time" as a full fine-tune with no model).
-func allMonth(a, b, c string) int {
-	switch {
-	case a == "24/7" || a == "24x7" || a == "247" || a == "nonstop" || a == "non-stop":
-		return 1
-	case (a == "fulltime" || a == "full-time") && !fullTimeNoun(b):
-		return 1
-	case a == "full" && (b == "time" || b == "-time") && c != "to" && !fullTimeNoun(c): // "full time to first token": a full fine-tune's ttft
-		return 2
-	case (a == "always" || a == "permanently") && (b == "on" || b == "up" || b == "running"),
-		a == "all" && (b == "month" || b == "day"):
-		return 2
-	case (a == "around" || a == "round") && b == "the" && c == "clock":
-		return 3
+// allMonth is how many words from i say a deployment runs all the time
+// ("24/7", "around the clock", "always on", "full time"; the all_month
+// and full_time rows of vocab.txt), 0 when they do not. "full time" is
+// never full fine-tuning (trial H23 Q02 read "rent it full time" as a full
+// fine-tune with no model), nor before people ("300 full-time employees")
+// or "to first token" (a full fine-tune's ttft).
+func allMonth(w func(int) string, i int) int {
+	if n := slotLen("all_month", w, i); n > 0 {
+		return n
 	}
-	return 0
+	n := slotLen("full_time", w, i)
+	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeStaff[next] || next == "to") {
+		return 0
+	}
+	return n
 }
 
-// fullTimeNoun reports whether "full time" before the word k describes
-// people ("300 full-time employees"), not a deployment that never stops.
-func fullTimeNoun(k string) bool {
-	return peopleWords[k] || fullTimeStaff[k]
-}
+// fullTimeStaff are words "full time" describes as people's, not a
+// deployment's.
+var fullTimeStaff = vocab.set("full_time_staff")
 
-var fullTimeStaff = map[string]bool{"staff": true, "employee": true, "engineer": true, "dev": true, "developer": true,
-	"workers": true, "worker": true, "job": true, "jobs": true, "hires": true, "hire": true, "researchers": true, "team": true,
-	"members": true, "equivalent": true, "equivalents": true, "fte": true, "ftes": true, "salary": true, "role": true, "roles": true}
+// slotLen is how many words from i a slot row of kind matches (vocab.txt),
+// 0 when none does.
+func slotLen(kind string, w func(int) string, i int) int {
+	m, _ := vocab.slot(kind, w, i)
+	return m.n
+}
 
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
@@ -106,9 +101,9 @@ func batchAskAt(w func(int) string, i int) int {
 	j := i
 	what := false
 	switch k := w(i); {
-	case k == "max" || k == "maximum" || k == "largest" || k == "biggest":
+	case largestLeads[k]:
 		j++
-	case k == "how" && (w(i+1) == "big" || w(i+1) == "large"):
+	case k == "how" && (bigWords[w(i+1)]):
 		j += 2
 		if w(j) == "of" {
 			j++
@@ -116,7 +111,7 @@ func batchAskAt(w func(int) string, i int) int {
 		if w(j) == "a" {
 			j++
 		}
-	case k == "what" || k == "what's" || k == "whats":
+	case whatWords[k]:
 		j, what = j+1, true
 	default:
 		return 0
@@ -301,18 +296,14 @@ func readServe(toks []token) ([]token, serveWords) {
 		case cadenceN > 0:
 			sw.cadence, sw.cadenceSaid = cadence, joinRaw(toks, i, i+cadenceN)
 			mark(i, i+cadenceN)
-		case allMonth(w(i), w(i+1), w(i+2)) > 0:
-			n := allMonth(w(i), w(i+1), w(i+2))
+		case allMonth(w, i) > 0:
+			n := allMonth(w, i)
 			sw.perMonth = true
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(sizing.HoursPerMonth)))
 			mark(i, i+n)
-		case k == "per" && (w(i+1) == "month" || w(i+1) == "mo"), k == "monthly", k == "/month", k == "/mo":
+		case slotLen("per_month", w, i) > 0:
 			sw.perMonth = true
-			if k == "per" {
-				mark(i, i+2)
-			} else {
-				mark(i, i+1)
-			}
+			mark(i, i+slotLen("per_month", w, i))
 		case perTokenTimeAt(toks, used, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
 			v, n, _ := durationAt(toks, used, i)
@@ -374,7 +365,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			}
 		case promptWords[k] || outputWords[k]:
 			j := i + 1
-			if w(j) == "of" || w(j) == "len" || w(j) == "length" {
+			if lengthOf[w(j)] {
 				j++
 			}
 			if v, ok := tokenCount(w(j)); ok {
@@ -403,17 +394,7 @@ func readServe(toks []token) ([]token, serveWords) {
 // same time", "at a time", "concurrently", "simultaneously", "in
 // parallel"); 0 when they do not.
 func atOnceAt(w func(int) string, j int) int {
-	switch {
-	case w(j) == "concurrently" || w(j) == "simultaneously":
-		return 1
-	case w(j) == "at" && w(j+1) == "once", w(j) == "in" && w(j+1) == "parallel":
-		return 2
-	case w(j) == "at" && w(j+1) == "a" && w(j+2) == "time":
-		return 3
-	case w(j) == "at" && w(j+1) == "the" && w(j+2) == "same" && w(j+3) == "time":
-		return 4
-	}
-	return 0
+	return slotLen("at_once", w, j)
 }
 
 // readAtOnce reads the people said to be there at once: "50 chatting",
@@ -431,7 +412,7 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		j := i + 1
 		end := j + 1
 		switch {
-		case w(j) == "chatting" || w(j) == "online":
+		case presentWords[w(j)]:
 			end += atOnceAt(w, j+1)
 			toks[j].key = "users"
 		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
@@ -539,7 +520,7 @@ func (sw *serveWords) settleDaily() {
 func dailyUsersAt(w func(int) string, j int) int {
 	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
 	switch {
-	case w(j) == "dau" || w(j) == "daus":
+	case dauWords[w(j)]:
 		return 1
 	case workforce[w(j)]:
 		return 1 // "2000 employees": a company's people use it during the day, not all at once
@@ -551,7 +532,7 @@ func dailyUsersAt(w func(int) string, j int) int {
 		return 3
 	case users(w(j)) && w(j+1) == "daily":
 		return 2
-	case users(w(j)) && (w(j+1) == "a" || w(j+1) == "per" || w(j+1) == "each") && w(j+2) == "day":
+	case users(w(j)) && (perLeads[w(j+1)]) && w(j+2) == "day":
 		return 3
 	case users(w(j)) && sendsADay(w, j+1):
 		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
@@ -568,7 +549,7 @@ func sendsADay(w func(int) string, j int) bool {
 		switch {
 		case requestNouns[w(k)]:
 			noun = true
-		case noun && (w(k) == "a" || w(k) == "per" || w(k) == "each") && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+		case noun && (perLeads[w(k)]) && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
 			return true
 		}
 	}
@@ -593,10 +574,10 @@ func companyAround(w func(int) string, j int) bool {
 }
 
 // workforce are the people of a company, read as its daily users.
-var workforce = map[string]bool{"employees": true, "staff": true, "employee": true, "workers": true, "colleagues": true, "coworkers": true}
+var workforce = vocab.set("workforce")
 
 // imageNouns count the images of an image load ("10k images a day").
-var imageNouns = map[string]bool{"images": true, "image": true, "imgs": true, "pictures": true, "photos": true, "generations": true}
+var imageNouns = vocab.set("image_nouns")
 
 // imageRateAt is how many words from j, right after a number, say it
 // counts images in a period ("images a day", "images per hour",
@@ -613,7 +594,7 @@ func imageRateAt(w func(int) string, j int) int {
 		return 0
 	case rateAdverbs[w(j+1)] > 0:
 		return 2
-	case w(j+1) == "per" || w(j+1) == "a" || w(j+1) == "an" || w(j+1) == "each" || w(j+1) == "every":
+	case perLeads[w(j+1)]:
 		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
 			return 3
 		}
@@ -625,21 +606,7 @@ func imageRateAt(w func(int) string, j int) int {
 // token", "cost per 1m tokens", "cost per million tokens", "per token
 // cost", "per-token cost"); 0 when they do not.
 func tokenCostAt(w func(int) string, i int) int {
-	tok := func(s string) bool { return strings.HasPrefix(s, "tok") }
-	million := func(s string) bool { return s == "1m" || s == "million" || s == "1M" }
-	switch {
-	case w(i) == "cost" && w(i+1) == "per" && tok(w(i+2)):
-		return 3
-	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && tok(w(i+3)):
-		return 4
-	case w(i) == "cost" && w(i+1) == "per" && million(w(i+2)) && (w(i+3) == "output" || w(i+3) == "out" || w(i+3) == "generated") && tok(w(i+4)):
-		return 5 // "cost per million output tokens" (trial H32 Q05)
-	case w(i) == "per" && tok(w(i+1)) && w(i+2) == "cost":
-		return 3
-	case w(i) == "per-token" && w(i+1) == "cost":
-		return 2
-	}
-	return 0
+	return slotLen("token_cost", w, i)
 }
 
 // requestCostAt is how many words from i ask what requests cost ("per
@@ -652,7 +619,7 @@ func requestCostAt(w func(int) string, i int) int {
 	switch k := w(i + 1); {
 	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
 		return 2 // "per request"
-	case (k == "1k" || k == "1000" || k == "thousand" || k == "1,000" || k == "k") && (requestNouns[w(i+2)] || w(i+2) == "calls"):
+	case (thousandWords[k]) && (requestNouns[w(i+2)] || w(i+2) == "calls"):
 		return 3 // "per 1k requests"
 	}
 	return 0
@@ -731,7 +698,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, end) // the load is written by settleDaily
 	case per == 24*time.Hour:
 		end := i + cn + perWords
-		each := eachUser[w(end)] || w(end) == "per" && (w(end+1) == "user" || w(end+1) == "person")
+		each := eachUser[w(end)] || w(end) == "per" && (onePerson[w(end+1)])
 		switch {
 		case eachUser[w(end)]:
 			end++
@@ -750,12 +717,12 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
 			quote(said), formatFloat(rps), ratePeriodName[per]))
 		mark(i, end)
-	case glued == "" && (unit == "messages" || unit == "msgs"):
+	case glued == "" && (messageNouns[unit]):
 		// "each sends 20 messages": a count of requests with no period
 		// is no load, and never a card (trial H15 Q43 read "20" as an H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
-	case rpsUnits[unit] || (unit == "requests" || unit == "req" || unit == "reqs" || unit == "queries") && (w(i+n+1) == "per" || w(i+n+1) == "a") && perSecond[w(i+n+2)]:
+	case rpsUnits[unit] || (requestUnits[unit]) && (perLeads[w(i+n+1)]) && perSecond[w(i+n+2)]:
 		end := i + n + 1
 		if !rpsUnits[unit] {
 			end = i + n + 3
@@ -845,27 +812,17 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	}
 }
 
-// monthDuration is a month of requests: 730 hours, as the costs a month
-// count it.
-const monthDuration = 730 * time.Hour
-
-// The periods a request rate may be said per, slower than a second.
+// The periods a request rate may be said per, slower than a second:
+// the period sets of vocab.txt (period.go).
 var (
-	ratePeriods = map[string]time.Duration{
-		"minute": time.Minute, "min": time.Minute,
-		"hour": time.Hour, "hr": time.Hour, "h": time.Hour,
-		"day": 24 * time.Hour, "d": 24 * time.Hour,
-		"month": monthDuration, "mo": monthDuration,
-	}
-	ratePeriodName = map[time.Duration]string{time.Minute: "minute", time.Hour: "hour", 24 * time.Hour: "day", monthDuration: "month"}
+	ratePeriods, ratePeriodName = slowPeriods("period")
 	// rateAdverbs are "daily" and the like: a period said in one word.
-	rateAdverbs = map[string]time.Duration{"hourly": time.Hour, "daily": 24 * time.Hour}
+	rateAdverbs, _ = slowPeriods("periodly")
 	// slowRateUnits are a request rate's unit in one word.
 	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
 	// countScale is what a count's suffix multiplies it by.
 	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-	requestNouns = map[string]bool{"requests": true, "request": true, "req": true, "reqs": true, "queries": true, "calls": true,
-		"messages": true, "msgs": true, "chats": true, "conversations": true, "prompts": true, "questions": true}
+	requestNouns = vocab.set("request_nouns")
 )
 
 // tokenRate is a count of tokens said through the model per period.
@@ -876,7 +833,7 @@ type tokenRate struct {
 }
 
 // tokenNouns count tokens in a rate ("2b tokens a day").
-var tokenNouns = map[string]bool{"tokens": true, "token": true, "tok": true, "toks": true}
+var tokenNouns = vocab.set("token_nouns")
 
 // tokenRateAt reads a token rate per minute, hour, day or month
 // ("tokens/day", "tokens a day", "tokens per day", "tokens daily"), as
@@ -902,7 +859,7 @@ func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int
 	if d, ok := rateAdverbs[next]; ok {
 		return d, 2
 	}
-	if next == "per" || next == "a" || next == "an" || next == "each" || next == "every" {
+	if perLeads[next] {
 		if d, ok := ratePeriods[after]; ok {
 			return d, 3
 		}
@@ -947,10 +904,9 @@ func slowRateAt(unit, next, after string) (time.Duration, int) {
 // The words of a prompt and output length said as a pair: "2k in / 500
 // out", "in/out 2k/500".
 var (
-	inWords    = map[string]bool{"in": true, "input": true, "prompt": true, "isl": true}
-	outWords   = map[string]bool{"out": true, "output": true, "completion": true, "osl": true}
-	inOutPairs = map[string]bool{"in/out": true, "input/output": true, "i/o": true, "prompt/output": true,
-		"prompt/completion": true, "isl/osl": true}
+	inWords    = vocab.set("in_words")
+	outWords   = vocab.set("out_words")
+	inOutPairs = vocab.set("in_out_pairs")
 )
 
 // inOutAt reads a prompt and an output length said as a pair at token i
@@ -1217,21 +1173,12 @@ func perTokenTimeAt(toks []token, used []bool, i int) float64 {
 // perTokenWords is how many tokens from j say "per token" ("per token",
 // "a token", "/token", "per output token"); 0 when they do not.
 func perTokenWords(toks []token, used []bool, j int) int {
-	w := func(k int) string {
+	return slotLen("per_token", func(k int) string {
 		if k >= len(toks) || used[k] {
 			return ""
 		}
 		return low(toks[k])
-	}
-	switch {
-	case w(j) == "/token" || w(j) == "/tok":
-		return 1
-	case (w(j) == "per" || w(j) == "a") && strings.HasPrefix(w(j+1), "tok"):
-		return 2
-	case w(j) == "per" && w(j+1) == "output" && strings.HasPrefix(w(j+2), "tok"):
-		return 3
-	}
-	return 0
+	}, j)
 }
 
 // percentile is a latency percentile's word: "p95", "p99".
@@ -1246,3 +1193,36 @@ func namesCard(word string) bool {
 	_, ok := sizing.MatchGPU(strings.TrimSuffix(strings.TrimSuffix(word, "s"), "S"))
 	return ok
 }
+
+// largestLeads are words that ask the largest of something before it ("max batch", "biggest batch size").
+var largestLeads = vocab.set("largest_leads")
+
+// bigWords are "how big", "how large": the largest asked.
+var bigWords = vocab.set("big_words")
+
+// whatWords are "what", as typed with and without its apostrophe.
+var whatWords = vocab.set("what_words")
+
+// lengthOf are words between a length's noun and its number ("prompt of 2k", "output length 512").
+var lengthOf = vocab.set("length_of")
+
+// presentWords are words after a count that say the people are there at once ("50 chatting", "50 online").
+var presentWords = vocab.set("present_words")
+
+// dauWords are daily active users, abbreviated.
+var dauWords = vocab.set("dau")
+
+// thousandWords are a thousand, as a word or a number.
+var thousandWords = vocab.set("thousand")
+
+// onePerson are one person, in "per user".
+var onePerson = vocab.set("one_person")
+
+// messageNouns are messages, counted with no period.
+var messageNouns = vocab.set("message_nouns")
+
+// requestUnits are requests, in "requests per second".
+var requestUnits = vocab.set("request_units")
+
+// perLeads say "per" before a period or unit ("per day", "a day", "each day", "/day").
+var perLeads = vocab.set("per_words")

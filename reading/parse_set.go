@@ -32,10 +32,10 @@ func (p *parser) setMethod(m sizing.Method, words string) {
 // "train", "fine-tune" (full) and "run", "serve" (inference). A training
 // verb wins over a serving one ("run a fine-tune").
 func (p *parser) setVerb(k wordKind, words string) {
-	if p.methodVerb == kindTrainVerb {
+	if p.verb.v == kindTrainVerb {
 		return
 	}
-	p.methodVerb, p.methodVerbText = k, words
+	p.verb.v, p.verb.words = k, words
 }
 
 func (p *parser) setQuant(qt sizing.Quant, words string) {
@@ -70,7 +70,7 @@ func (p *parser) setGPU(id, note, words string) {
 		// "colab pro a100", "an l4 on colab": Colab is where the named
 		// card runs, not a second card (trial H25 Q37, Q43).
 		if !colab {
-			p.colab, p.words[fGPU], p.q.GPU = p.words[fGPU], "", ""
+			p.cards.colab, p.words[fGPU], p.q.GPU = p.words[fGPU], "", ""
 		}
 		id, note = p.onColab(id, words)
 	}
@@ -123,18 +123,18 @@ func saysColab(words string) bool {
 // (id, with words, the one read now): the card, and Colab's A100 is the
 // 40 GB one. The note replaces the card's own.
 func (p *parser) onColab(id, words string) (string, string) {
-	card, colab := id, p.colab
+	card, colab := id, p.cards.colab
 	if saysColab(words) {
 		card, colab = p.q.GPU, words
 	}
-	p.colab = colab
+	p.cards.colab = colab
 	note := fmt.Sprintf("%s read as where the card runs", quote(colab))
 	if card == "a100-80" {
 		card = "a100-40"
 		note += ": Colab's A100 is the 40 GB one"
 	}
-	if p.gpuNoteAt >= 0 && p.gpuNoteAt < len(p.notes) {
-		p.notes[p.gpuNoteAt] = note
+	if p.cards.noteAt >= 0 && p.cards.noteAt < len(p.notes) {
+		p.notes[p.cards.noteAt] = note
 		note = ""
 	}
 	if saysColab(words) {
@@ -149,8 +149,8 @@ func (p *parser) onColab(id, words string) (string, string) {
 
 // setCount records a GPU count; after "N nodes of" it is per node.
 func (p *parser) setCount(count int, words string) {
-	if p.perNode && p.q.Nodes > 0 {
-		p.perNode = false
+	if p.cards.perNode && p.q.Nodes > 0 {
+		p.cards.perNode = false
 		if count > sizing.MaxGPUsPerNode {
 			p.fail(fmt.Sprintf("%s is more GPUs than one machine holds (the limit is %d)", quote(words), sizing.MaxGPUsPerNode),
 				func(q *sizing.Query) { q.GPUs = q.Nodes * 8 })
@@ -220,11 +220,11 @@ func (p *parser) setSeq(num number, words string) {
 			func(q *sizing.Query) { q.SeqLen = 4096 })
 		return
 	}
-	if p.words[fSeq] != "" && p.q.SeqLen != int(v) && p.seqOther.words == "" {
+	if p.words[fSeq] != "" && p.q.SeqLen != int(v) && p.run.seqOther.words == "" {
 		// A second length: the model's window beside the one used
 		// ("128k context with 100k tokens"), or a conflict
 		// (settleSeqPair).
-		p.seqOther = seqSaid{int(v), words}
+		p.run.seqOther = seqSaid{int(v), words}
 		return
 	}
 	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
@@ -252,16 +252,16 @@ func nearWindow(v, window int) bool {
 // model's name (windowAfter) is noted beside the length used, and with
 // none is a number without a meaning.
 func (p *parser) settleSeqPair() {
-	if w := p.window; w.words != "" {
+	if w := p.run.window; w.words != "" {
 		m, _ := sizing.MatchModel(p.q.Model)
 		if p.words[fSeq] == "" {
 			p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(w.words)),
 				func(q *sizing.Query) { q.SeqLen = 4096 })
-		} else if p.seqOther.words == "" {
+		} else if p.run.seqOther.words == "" {
 			p.note(fmt.Sprintf("%s read as %s's window (%d tokens), not the request's: the %d tokens of %s are sized", quote(w.words), m.Name, m.MaxContext, p.q.SeqLen, quote(p.words[fSeq])))
 		}
 	}
-	o := p.seqOther
+	o := p.run.seqOther
 	if o.words == "" {
 		return
 	}
@@ -343,8 +343,8 @@ func (p *parser) setTokens(num number, words string) {
 			func(q *sizing.Query) { q.Tokens = 1e9 })
 		return
 	case v < sizing.MinTokens:
-		if p.shortTokens.words == "" {
-			p.shortTokens = shortTokens{num, v, words} // a request's length on a serving question (finish)
+		if p.run.short.words == "" {
+			p.run.short = shortTokens{num, v, words} // a request's length on a serving question (finish)
 		}
 		return
 	}
@@ -358,19 +358,19 @@ func (p *parser) setTokens(num number, words string) {
 // through its forward pass (Query.Job, inference); else a dataset's
 // examples, read as before (a token budget).
 func (p *parser) docJob() {
-	d := p.docs
+	d := p.run.docs
 	if d.count == 0 {
 		return
 	}
 	m, known := sizing.MatchModel(p.q.Model)
-	training := p.q.Method != "" && p.q.Method != sizing.MethodInference || p.methodVerb == kindTrainVerb || p.epochs > 0
+	training := p.q.Method != "" && p.q.Method != sizing.MethodInference || p.verb.v == kindTrainVerb || p.run.epochs.v > 0
 	if !known || m.Kind != sizing.KindEncoder || training {
 		if d.monthly != "" {
-			p.unused = append(p.unused, d.monthly)
+			p.unread.unused = append(p.unread.unused, d.monthly)
 		}
 		if d.per == 0 {
-			if p.exampleWords == "" {
-				p.exampleCount, p.exampleWords = d.count, d.words
+			if p.run.examples.words == "" {
+				p.run.examples.v, p.run.examples.words = d.count, d.words
 			}
 			return
 		}
@@ -390,18 +390,18 @@ func (p *parser) docJob() {
 	if p.q.Method == "" {
 		p.q.Method = sizing.MethodInference
 		p.words[fMethod] = d.words
-		if p.methodVerbText != "" {
-			p.words[fMethod] = p.methodVerbText
+		if p.verb.words != "" {
+			p.words[fMethod] = p.verb.words
 		}
-		p.methodVerb = 0
+		p.verb.v = 0
 	}
 	// "embeddings for 10M docs": the word says the job, nothing else.
-	p.unused = slices.DeleteFunc(p.unused, func(w string) bool { return docJobWords[strings.ToLower(w)] })
+	p.unread.unused = slices.DeleteFunc(p.unread.unused, func(w string) bool { return docJobWords[strings.ToLower(w)] })
 }
 
 // docJobWords name a batch job of documents without a setting of their
 // own: "bge-m3 embeddings for 10M docs".
-var docJobWords = map[string]bool{"embeddings": true, "embedding": true, "vectors": true, "embeds": true}
+var docJobWords = vocab.set("doc_job_words")
 
 // maxDocTokens is the longest document a job is sized with (a book of
 // about 750k words).
@@ -412,7 +412,7 @@ const maxDocTokens = 1 << 20
 // and the checks that span fields.
 func (p *parser) finish() {
 	p.docJob()
-	if p.exampleWords != "" && p.q.Tokens == 0 {
+	if p.run.examples.words != "" && p.q.Tokens == 0 {
 		seq := int64(p.q.SeqLen)
 		what := "the sequence length"
 		if seq == 0 {
@@ -422,20 +422,20 @@ func (p *parser) finish() {
 				seq, what = int64(m.MaxContext), m.Name+"'s longest sequence"
 			}
 		}
-		total := p.exampleCount * seq
-		if total/seq != p.exampleCount || total > sizing.MaxTokens {
+		total := p.run.examples.v * seq
+		if total/seq != p.run.examples.v || total > sizing.MaxTokens {
 			total = sizing.MaxTokens
 		}
 		budget, _ := parseNumber(strconv.FormatInt(total, 10))
 		if total < sizing.MinTokens {
-			p.note(fmt.Sprintf("%s is %s tokens at %d a sequence, too few for a training budget: not used", quote(p.exampleWords), sizing.Commas(total), seq))
+			p.note(fmt.Sprintf("%s is %s tokens at %d a sequence, too few for a training budget: not used", quote(p.run.examples.words), sizing.Commas(total), seq))
 		} else {
-			p.setTokens(budget, p.exampleWords)
+			p.setTokens(budget, p.run.examples.words)
 			p.note(fmt.Sprintf("%s taken as that many sequences of %d tokens (%s): %s tokens; say \"of 500 tokens\" for their own length",
-				quote(p.exampleWords), seq, what, strings.ToUpper(sizing.FormatCount(total))))
+				quote(p.run.examples.words), seq, what, strings.ToUpper(sizing.FormatCount(total))))
 		}
 	}
-	if p.noDeviceWords != "" {
+	if p.device.words != "" {
 		switch {
 		case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
 			p.refuseDevice()
@@ -445,49 +445,49 @@ func (p *parser) finish() {
 			p.refuseCompared()
 		default:
 			// "on a raspberry pi lol no, on an rtx 3050": the card named is sized.
-			p.note(fmt.Sprintf("%s not used: the GPU named is sized", quote(p.noDeviceWords)))
+			p.note(fmt.Sprintf("%s not used: the GPU named is sized", quote(p.device.words)))
 		}
 	}
-	if p.q.Method == "" && p.methodVerb != 0 {
-		if p.methodVerb == kindTrainVerb {
+	if p.q.Method == "" && p.verb.v != 0 {
+		if p.verb.v == kindTrainVerb {
 			p.q.Method = sizing.MethodFull
-			p.note(fmt.Sprintf("%q taken as full fine-tuning (say lora or qlora for adapters)", p.methodVerbText))
+			p.note(fmt.Sprintf("%q taken as full fine-tuning (say lora or qlora for adapters)", p.verb.words))
 		} else {
 			p.q.Method = sizing.MethodInference
 		}
-		p.words[fMethod] = p.methodVerbText
+		p.words[fMethod] = p.verb.words
 	}
 	p.readShortTokens()
 	p.settleSeqPair()
-	if p.quantizeWords != "" && p.int4Words == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != sizing.MethodQLoRA {
-		p.int4Words = p.quantizeWords
+	if p.weights.quantize != "" && p.weights.int4 == "" && p.q.Quant == "" && p.words[fPrecision] == "" && p.q.Method != sizing.MethodQLoRA {
+		p.weights.int4 = p.weights.quantize
 	}
-	if p.int4Words != "" {
+	if p.weights.int4 != "" {
 		p.resolveInt4()
 	}
 	p.resolveMemory()
 	p.macWithoutChip()
 	p.resolveEXL2()
-	if p.ggufWords != "" && p.q.Quant == "" {
+	if p.weights.gguf != "" && p.q.Quant == "" {
 		p.q.Quant = sizing.QuantQ4_KM
-		p.words[fQuant] = p.ggufWords
-		p.note(fmt.Sprintf("%q taken as GGUF q4_k_m (name the type, e.g. q8_0, for another)", p.ggufWords))
+		p.words[fQuant] = p.weights.gguf
+		p.note(fmt.Sprintf("%q taken as GGUF q4_k_m (name the type, e.g. q8_0, for another)", p.weights.gguf))
 	}
 	if p.deepspeed && p.q.ZeROStage == nil {
 		p.q.DeepSpeed = true
 		p.note("deepspeed: ZeRO data parallelism at the lowest stage that fits, no Megatron layout; say zero2 or zero3 to choose the stage")
 	}
-	if p.epochs > 0 {
+	if p.run.epochs.v > 0 {
 		if p.q.Tokens == 0 {
-			p.fail(fmt.Sprintf("%s: of how many tokens? write e.g. \"%d epochs of 500M tokens\"", quote(p.epochWords), p.epochs),
-				func(q *sizing.Query) { q.Tokens = int64(p.epochs) * 500e6 })
-		} else if total := p.q.Tokens * int64(p.epochs); total > sizing.MaxTokens {
-			p.fail(fmt.Sprintf("%s of %s is more tokens than I size (the limit is 1,000T)", quote(p.epochWords), quote(p.words[fTokens])),
+			p.fail(fmt.Sprintf("%s: of how many tokens? write e.g. \"%d epochs of 500M tokens\"", quote(p.run.epochs.words), p.run.epochs.v),
+				func(q *sizing.Query) { q.Tokens = int64(p.run.epochs.v) * 500e6 })
+		} else if total := p.q.Tokens * int64(p.run.epochs.v); total > sizing.MaxTokens {
+			p.fail(fmt.Sprintf("%s of %s is more tokens than I size (the limit is 1,000T)", quote(p.run.epochs.words), quote(p.words[fTokens])),
 				func(q *sizing.Query) { q.Tokens = 1e9 })
 		} else {
-			p.note(fmt.Sprintf("%s of %s = %s tokens", p.epochWords, p.words[fTokens], strings.ToUpper(sizing.FormatCount(total))))
+			p.note(fmt.Sprintf("%s of %s = %s tokens", p.run.epochs.words, p.words[fTokens], strings.ToUpper(sizing.FormatCount(total))))
 			p.q.Tokens = total
-			p.words[fTokens] = p.epochWords + " " + p.words[fTokens]
+			p.words[fTokens] = p.run.epochs.words + " " + p.words[fTokens]
 		}
 	}
 	p.countFromLayout()
@@ -504,17 +504,17 @@ func (p *parser) finish() {
 				func(q *sizing.Query) { q.Nodes = (q.GPUs + 7) / 8 })
 		}
 	}
-	if (p.colab != "" || saysColab(p.words[fGPU])) && p.q.GPUs == 0 && p.q.Nodes == 0 {
+	if (p.cards.colab != "" || saysColab(p.words[fGPU])) && p.q.GPUs == 0 && p.q.Nodes == 0 {
 		p.q.GPUs = 1 // a Colab runtime has one GPU: never the fewest of them
 	}
-	if p.multiNode != "" && p.q.Nodes < 2 {
-		p.unused = append(p.unused, p.multiNode)
+	if p.cards.multiNode != "" && p.q.Nodes < 2 {
+		p.unread.unused = append(p.unread.unused, p.cards.multiNode)
 	}
 	inference := p.q.Method == "" || p.q.Method == sizing.MethodInference
-	p.unused = reportedFigures(p.unused, strings.ToLower(p.in), inference)
-	if len(p.unused) > 0 {
-		words := make([]string, len(p.unused))
-		for k, w := range p.unused {
+	p.unread.unused = reportedFigures(p.unread.unused, strings.ToLower(p.in), inference)
+	if len(p.unread.unused) > 0 {
+		words := make([]string, len(p.unread.unused))
+		for k, w := range p.unread.unused {
 			words[k] = quote(w)
 		}
 		p.note("not used: " + strings.Join(words, ", "))
@@ -542,15 +542,15 @@ func (p *parser) finish() {
 		p.q.Fewest = true
 	}
 	serving := p.q.Method == "" || p.q.Method == sizing.MethodInference
-	if t := p.serve.tokenRate; t.per > 0 && !serving {
+	if t := p.before.serve.tokenRate; t.per > 0 && !serving {
 		p.note(fmt.Sprintf("not used: %s (a rate of tokens sizes serving; a training run's tokens are its budget)", quote(t.words)))
 	} else if t.per > 0 {
-		p.serve.settleTokenRate(p.q.SeqLen)
+		p.before.serve.settleTokenRate(p.q.SeqLen)
 	}
 	// "how much vram for ... 20 concurrent users" asks the memory of the
 	// users at once, not the cards that serve them (trial H30 Q39).
-	routed := serving && slices.Contains([]sizing.Intent{sizing.IntentFit, sizing.IntentWhichGPU}, p.ask.intent(&p.q)) && !p.vramAsked()
-	p.q.Serve = p.serve.settle(p.q.MicroBatch, p.cardsSaid(), routed, p.q.Fastest)
+	routed := serving && slices.Contains([]sizing.Intent{sizing.IntentFit, sizing.IntentWhichGPU}, p.before.ask.intent(&p.q)) && !p.vramAsked()
+	p.q.Serve = p.before.serve.settle(p.q.MicroBatch, p.cardsSaid(), routed, p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
 		// "max batch size" on a training run: its largest micro-batch.
 		p.q.MaxBatch, p.q.Serve.MaxBatch = true, false
@@ -560,34 +560,34 @@ func (p *parser) finish() {
 		p.q.Serve.BusyShare = 0
 		p.note(fmt.Sprintf("not used: %q (a busy share prices serving; a training run's cost is its hours)", sizing.PercentOf(b)+" utilization"))
 	}
-	for _, n := range p.serve.settled {
+	for _, n := range p.before.serve.settled {
 		p.note(n)
 	}
-	p.q.PerMonth = p.serve.perMonth
+	p.q.PerMonth = p.before.serve.perMonth
 	if p.q.Job.Documents > 0 && p.q.PerMonth {
 		// "10M docs per month": the documents come each month.
 		p.q.Job.Monthly, p.q.PerMonth = true, false
-		if p.docs.monthly == "" {
-			p.docs.monthly = "per month"
+		if p.run.docs.monthly == "" {
+			p.run.docs.monthly = "per month"
 		}
 	}
-	if c := p.serve.cadence; c.Runs > 0 && serving {
-		p.note(fmt.Sprintf("not used: %s (a cadence prices repeated training runs)", quote(p.serve.cadenceSaid)))
+	if c := p.before.serve.cadence; c.Runs > 0 && serving {
+		p.note(fmt.Sprintf("not used: %s (a cadence prices repeated training runs)", quote(p.before.serve.cadenceSaid)))
 	} else if c.Runs > 0 {
 		p.q.Cadence = c
 		if p.q.PerMonth {
 			p.q.PerMonth = false
-			p.note(fmt.Sprintf("the cost per month is of the runs %s, not of the cards rented all month", quote(p.serve.cadenceSaid)))
+			p.note(fmt.Sprintf("the cost per month is of the runs %s, not of the cards rented all month", quote(p.before.serve.cadenceSaid)))
 		}
 	}
-	if (p.gpuPlural || p.fewest || p.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
-		!p.q.Serve.Plan && !p.serve.capacity && p.ask.intent(&p.q) == sizing.IntentFit {
+	if (p.cards.plural || p.cards.fewest || p.before.serve.countAsked) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 &&
+		!p.q.Serve.Plan && !p.before.serve.capacity && p.before.ask.intent(&p.q) == sizing.IntentFit {
 		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit
 	}
-	if p.gpuPlural && p.serve.capacity && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 {
+	if p.cards.plural && p.before.serve.capacity && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 {
 		p.q.Fewest = true // "cost per million tokens ... on h100s": the fewest that serve (trial H20 Q42)
 	}
-	if p.fewestAsked && p.q.GPU == "" && p.q.GPUs == 0 && p.q.Nodes == 0 && !p.q.Serve.Plan && p.ask.intent(&p.q) == sizing.IntentFit {
+	if p.cards.fewestAsked && p.q.GPU == "" && p.q.GPUs == 0 && p.q.Nodes == 0 && !p.q.Serve.Plan && p.before.ask.intent(&p.q) == sizing.IntentFit {
 		p.q.Fewest = true // "how many gpus min": the card that fits on the fewest
 	}
 	if p.err == nil && p.q == (sizing.Query{}) {
@@ -598,7 +598,7 @@ func (p *parser) finish() {
 			p.fail(fmt.Sprintf("%s names no model, size, method or GPU I can size", quote(words)), nil)
 		}
 	}
-	if p.ask.own && p.ask.intent(&p.q) != sizing.IntentBuyRent {
+	if p.before.ask.own && p.before.ask.intent(&p.q) != sizing.IntentBuyRent {
 		// The cards to own, not whether to own them (trial H27).
 		p.q.Own = true
 		p.note(ownNote)
@@ -622,7 +622,7 @@ type shortTokens struct {
 // trial H14 Q03 refused it as a training budget); on a training question
 // it is refused, pointing at "ctx".
 func (p *parser) readShortTokens() {
-	st := p.shortTokens
+	st := p.run.short
 	switch {
 	case st.words == "":
 	case p.q.Method == "" || p.q.Method == sizing.MethodInference:
@@ -641,7 +641,7 @@ func (p *parser) readShortTokens() {
 // is 8 H100s, not the fewest that fit (trial H15 Q48 sized 1× H100).
 func (p *parser) countFromLayout() {
 	n := max(p.q.TensorParallel, 1) * max(p.q.PipelineParallel, 1) * max(p.q.ContextParallel, 1)
-	if n < 2 || n > sizing.MaxGPUs || !p.gpuPlural || p.fewest || p.serve.countAsked || p.q.GPU == "" || p.q.GPUs > 0 || p.q.Nodes > 0 {
+	if n < 2 || n > sizing.MaxGPUs || !p.cards.plural || p.cards.fewest || p.before.serve.countAsked || p.q.GPU == "" || p.q.GPUs > 0 || p.q.Nodes > 0 {
 		return
 	}
 	var said []string
@@ -663,21 +663,24 @@ func (p *parser) countFromLayout() {
 // with its memory typed ("jetson orin nano 8gb"), gets the question on a
 // desktop GPU of that memory, which tells whether the model fits.
 func (p *parser) refuseDevice() {
-	problem := fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.noDevice.val, quote(p.noDeviceWords))
+	problem := fmt.Sprintf("fitbot does not size %s (%s): it sizes data-centre and desktop GPUs and Apple M-series Macs", p.device.v.val, quote(p.device.words))
 	named := p.err == nil && (p.q.Model != "" || p.q.Params > 0)
-	p.deviceTry = p.noDevice.n == 1 && named && p.memGB > 0
-	p.memoryTry = p.noDevice.val == cpuOnly && named && (p.q.Method == "" || p.q.Method == sizing.MethodInference)
+	try := tryNone
 	switch {
-	case p.deviceTry:
-		problem += fmt.Sprintf("; the Try sizes a desktop GPU with the same %d GB, which says whether the model fits but not how fast it runs (%s shares its memory with its CPU)", p.memGB, p.noDevice.val)
-	case p.memoryTry:
+	case p.device.v.n == 1 && named && p.cards.mem.v > 0:
+		try = tryTypedMemory
+	case p.device.v.val == cpuOnly && named && (p.q.Method == "" || p.q.Method == sizing.MethodInference):
+		try = tryWhichGPU
+	}
+	switch try {
+	case tryTypedMemory:
+		problem += fmt.Sprintf("; the Try sizes a desktop GPU with the same %d GB, which says whether the model fits but not how fast it runs (%s shares its memory with its CPU)", p.cards.mem.v, p.device.v.val)
+	case tryWhichGPU:
 		problem += "; the memory a model needs is about the same in RAM: the Try gives it, term by term, with the cards it fits (on a CPU people usually run a 4-bit GGUF: add q4_k_m for that)"
 	default:
 		problem += "; no similar device is sized, so there is no similar question to offer"
 	}
-	p.err, p.fix = &sizing.InputError{Problem: problem}, nil
-	p.deviceErr = p.err
-	p.missing = NameSpan{} // the model needs no Hub search: the device is what is refused
+	p.refuse(&sizing.InputError{Problem: problem}, try, nil)
 }
 
 // refuseCompared refuses a question that weighs a device fitbot does
@@ -687,14 +690,13 @@ func (p *parser) refuseDevice() {
 func (p *parser) refuseCompared() {
 	gpu := orDefault(p.words[fGPU], "the GPU")
 	problem := fmt.Sprintf("fitbot does not size %s (%s), so it cannot weigh it against %s: it sizes data-centre and desktop GPUs and Apple M-series Macs",
-		p.noDevice.val, quote(p.noDeviceWords), quote(gpu))
-	p.compareTry = p.err == nil && (p.q.Model != "" || p.q.Params > 0)
-	if p.compareTry {
+		p.device.v.val, quote(p.device.words), quote(gpu))
+	try := tryNone
+	if p.err == nil && (p.q.Model != "" || p.q.Params > 0) {
+		try = tryCompared
 		problem += fmt.Sprintf("; the Try sizes the %s half alone, with its price", quote(gpu))
 	}
-	p.err, p.fix = &sizing.InputError{Problem: problem}, nil
-	p.deviceErr = p.err
-	p.missing = NameSpan{}
+	p.refuse(&sizing.InputError{Problem: problem}, try, nil)
 }
 
 // deviceHint is the Try of a device refusal: the question on a GPU of
@@ -702,18 +704,15 @@ func (p *parser) refuseCompared() {
 // for a CPU (refuseDevice), the GPU's half of a comparison with the
 // device (refuseCompared), else none.
 func (p *parser) deviceHint() string {
-	if p.compareTry {
+	if p.try == tryCompared {
 		return "fit " + sizing.Format(p.q)
-	}
-	if !p.deviceTry && !p.memoryTry {
-		return ""
 	}
 	q := p.q
 	q.GPU, q.GPUs, q.Nodes, q.GPUMemoryBytes = "", 0, 0, 0
-	if p.memoryTry {
+	if p.try == tryWhichGPU {
 		return "fit " + FormatAsk(Request{Query: q, Intent: sizing.IntentWhichGPU})
 	}
-	return fmt.Sprintf("fit %s %dgb", sizing.Format(q), p.memGB)
+	return fmt.Sprintf("fit %s %dgb", sizing.Format(q), p.cards.mem.v)
 }
 
 // cardsSaid is what the question said of its cards: none, one, some
@@ -724,7 +723,7 @@ func (p *parser) cardsSaid() cardsSaid {
 		return cardsCounted
 	case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
 		return cardsNone
-	case p.gpuPlural:
+	case p.cards.plural:
 		return cardsSome
 	}
 	return cardsOne
@@ -738,7 +737,7 @@ func (p *parser) resolveInt4() {
 		return // a 4-bit scheme was named too
 	case "":
 	default:
-		p.claim(fQuant, false, p.int4Words)
+		p.claim(fQuant, false, p.weights.int4)
 		return
 	}
 	switch p.q.Method {
@@ -746,12 +745,12 @@ func (p *parser) resolveInt4() {
 		return
 	case sizing.MethodFull, sizing.MethodLoRA:
 		p.q.Quant = sizing.QuantNF4
-		p.note(fmt.Sprintf("%q taken as bitsandbytes NF4 weights for training", p.int4Words))
+		p.note(fmt.Sprintf("%q taken as bitsandbytes NF4 weights for training", p.weights.int4))
 	default:
 		p.q.Quant = sizing.QuantGPTQ
-		p.note(fmt.Sprintf("%q taken as GPTQ-style int4 weights (group size 128)", p.int4Words))
+		p.note(fmt.Sprintf("%q taken as GPTQ-style int4 weights (group size 128)", p.weights.int4))
 	}
-	p.words[fQuant] = p.int4Words
+	p.words[fQuant] = p.weights.int4
 }
 
 // hint is the corrected example for a failed parse: what was understood,
@@ -776,9 +775,9 @@ func (p *parser) hint() string {
 	if q.Tokens > 0 && q.Tokens < sizing.MinTokens {
 		q.Tokens = 0
 	}
-	if p.tryMemGB > 0 && p.err == p.gpuNameErr && q.UnknownGPU == "" {
+	if p.cardGB > 0 && p.card != "" && q.UnknownGPU == "" {
 		// A card the catalog lacks, of known memory: the Try types it.
-		mem := fmt.Sprintf("%dgb", p.tryMemGB)
+		mem := fmt.Sprintf("%dgb", p.cardGB)
 		if q.GPUs > 1 {
 			mem = fmt.Sprintf("%dx%s", q.GPUs, mem)
 		}
@@ -790,9 +789,9 @@ func (p *parser) hint() string {
 
 // result is the Request value of a successful parse.
 func (p *parser) result() Request {
-	r := Request{Query: p.q, Intent: p.ask.intent(&p.q), Notes: p.notes, Ignored: p.ignored, Unused: p.unused, Workload: p.ask.workload,
-		Hub: p.hub, Missing: p.missing, HostRAMBytes: int64(p.hostRAMGB) << 30}
-	r.MethodImplied = p.q.Method != "" && p.methodVerb != 0 && p.words[fMethod] == p.methodVerbText
+	r := Request{Query: p.q, Intent: p.before.ask.intent(&p.q), Notes: p.notes, Ignored: p.unread.ignored, Unused: p.unread.unused, Workload: p.before.ask.workload,
+		Hub: p.hub, Missing: p.missing, HostRAMBytes: int64(p.cards.hostRAMGB) << 30}
+	r.MethodImplied = p.q.Method != "" && p.verb.v != 0 && p.words[fMethod] == p.verb.words
 	said := 0
 	for _, w := range p.words {
 		if w != "" {
@@ -807,13 +806,13 @@ func (p *parser) result() Request {
 		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
 	}
 	if j := p.q.Job; j.Documents > 0 {
-		r.Fields = append(r.Fields, Field{Name: "documents", Value: sizing.FormatCount(j.Documents), Words: p.docs.words})
+		r.Fields = append(r.Fields, Field{Name: "documents", Value: sizing.FormatCount(j.Documents), Words: p.run.docs.words})
 		if j.Monthly {
-			r.Fields = append(r.Fields, Field{Name: "documents_per_month", Value: "true", Words: p.docs.monthly})
+			r.Fields = append(r.Fields, Field{Name: "documents_per_month", Value: "true", Words: p.run.docs.monthly})
 		}
 	}
-	p.serve.apply(&r)
-	r.Deadline, r.Money = p.deadline, p.money
+	p.before.serve.apply(&r)
+	r.Deadline, r.Money = p.before.deadline, p.before.money
 	return r
 }
 
@@ -984,7 +983,7 @@ func (p *parser) setImages(v int, words string) {
 }
 
 // macWords name a Mac, not its chip.
-var macWords = map[string]bool{"mac": true, "macs": true, "macbook": true, "macbooks": true, "imac": true, "macmini": true, "macstudio": true, "macbookpro": true, "macbookair": true}
+var macWords = vocab.set("mac_words")
 
 // macBeforeChip reports how many words at i name a Mac ("mac studio",
 // "macbook pro") right before its M-series chip ("m4 max 128gb"): the
@@ -1011,7 +1010,7 @@ func (p *parser) macBeforeChip(i int) int {
 }
 
 // macModels follow "mac" or "macbook" in a Mac's name.
-var macModels = map[string]bool{"pro": true, "air": true, "mini": true, "studio": true}
+var macModels = vocab.set("mac_models")
 
 // macWithoutChip refuses a question about a Mac whose chip it does not
 // name ("on my macbook pro 36gb"): the Mac's words would otherwise go

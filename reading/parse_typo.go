@@ -34,24 +34,7 @@ const (
 // neverCorrect are ordinary chat words one edit from a vocabulary word
 // ("code" and "node", "fine" and "nine", "pull" and "full"): they are
 // never read as that word.
-var neverCorrect = map[string]bool{
-	"code": true, "note": true, "notes": true, "done": true, "none": true, "fine": true, "pull": true,
-	"fall": true, "fell": true, "lord": true, "lore": true, "load": true, "loads": true, "rain": true,
-	"trust": true, "hosts": true, "post": true, "posts": true, "most": true, "lost": true, "cast": true,
-	"chart": true, "charts": true, "cheat": true, "that": true, "than": true, "then": true, "them": true,
-	"tone": true, "tube": true, "june": true, "tuned": true, "runs": true, "user": true, "used": true,
-	"uses": true, "sever": true, "never": true, "river": true, "other": true, "card": true, "hard": true,
-	"want": true, "went": true, "wants": true, "what": true, "where": true, "there": true, "their": true,
-	"rent": true, "rents": true, "sent": true, "spend": true, "mine": true, "nice": true, "five": true,
-	"bath": true, "match": true, "watch": true, "catch": true, "patch": true, "latch": true, "batches": true,
-	"lower": true, "loss": true, "less": true, "last": true, "least": true, "fast": true, "faster": true,
-	"sure": true, "same": true, "some": true, "come": true, "home": true, "made": true, "make": true,
-	"mode": true, "modes": true, "type": true, "types": true, "tokenizer": true, "tokenize": true,
-	"plans": true, "plan": true, "price": true, "prices": true, "priced": true, "week": true, "weekly": true,
-	"thanks": true, "thank": true, "cheers": true, "great": true, "cool": true, "awesome": true,
-	"best": true, "care": true, "left": true, "looking": true, "name": true, "past": true, "trying": true,
-	"test": true, "rest": true, "late": true, "later": true,
-}
+var neverCorrect = vocab.set("never_correct")
 
 // typoIndex is a vocabulary by word length, for the correction search.
 type typoIndex struct {

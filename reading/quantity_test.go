@@ -52,6 +52,7 @@ func TestTypedQuantities(t *testing.T) {
 		hostGB int64
 		run    time.Duration
 		batch  int
+		tp     int
 		unused string
 	}{
 		{q: "13 bil params lora on a100", params: 13e9},
@@ -66,6 +67,13 @@ func TestTypedQuantities(t *testing.T) {
 		{q: "13b lora on a100, a 3-week training", run: 3 * 7 * 24 * time.Hour},
 		{q: "7b qlora 64 gigs ram 3060", hostGB: 64},
 		{q: "serve llama 3.1 8b on h100 500ms", unused: "500ms"},
+		{q: "serve llama 3.1 8b 2 secs", unused: "2 secs"},
+		{q: "13b lora 4090 3wk", unused: "3wk"},
+		{q: "llama 3.1 8b on h100 2-day", unused: "2-day"},
+		{q: "llama 8b on h100 with 10 rps at 500ms p95", unused: "p95"},
+		{q: "llama 3 70b 8-way h100", gpus: 8},
+		{q: "llama 3 70b inference 8-way tensor parallel on h100", tp: 8},
+		{q: "serve llama 3 70b with 4-way tp on a100", tp: 4},
 	} {
 		p, err := Parse(tt.q)
 		if err != nil {
@@ -74,10 +82,10 @@ func TestTypedQuantities(t *testing.T) {
 		}
 		q := p.Query
 		if tt.params != 0 && q.Params != tt.params || q.GPUs != tt.gpus || q.Nodes != tt.nodes || q.SeqLen != tt.seq ||
-			p.HostRAMBytes>>30 != tt.hostGB || p.Deadline.Within != tt.run || p.Deadline.Run != (tt.run > 0) || q.MicroBatch != tt.batch ||
+			p.HostRAMBytes>>30 != tt.hostGB || p.Deadline.Within != tt.run || p.Deadline.Run != (tt.run > 0) || q.MicroBatch != tt.batch || q.TensorParallel != tt.tp ||
 			tt.unused != "" && !slices.Contains(p.Unused, tt.unused) {
-			t.Errorf("%q: params %d, gpus %d, nodes %d, seq %d, host %d GiB, run %v, batch %d, unused %q; want %+v",
-				tt.q, q.Params, q.GPUs, q.Nodes, q.SeqLen, p.HostRAMBytes>>30, p.Deadline.Within, q.MicroBatch, p.Unused, tt)
+			t.Errorf("%q: params %d, gpus %d, nodes %d, seq %d, host %d GiB, run %v, batch %d, tp %d, unused %q; want %+v",
+				tt.q, q.Params, q.GPUs, q.Nodes, q.SeqLen, p.HostRAMBytes>>30, p.Deadline.Within, q.MicroBatch, q.TensorParallel, p.Unused, tt)
 		}
 	}
 }

@@ -115,6 +115,9 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 // gluedAt splits a word into a number and a word of class glued after it
 // ("2day": "2" and day's value), the longest number first.
 func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
+	if !numberStart(word) {
+		return "", "", false
+	}
 	words := v.classes[class]
 	for k := len(word) - 1; k > 0; k-- {
 		value, ok := words[word[k:]]
@@ -130,6 +133,45 @@ func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
 		return word[:k], value, true
 	}
 	return "", "", false
+}
+
+// slotStarts is, for each kind of slot, the words its patterns start
+// with, and the kinds whose patterns all start with a number (numbered);
+// a kind with a pattern that starts with a number has no words.
+func (v *vocabulary) slotStarts() (starts map[string]map[string]bool, numbered map[string]bool) {
+	starts, numbered = map[string]map[string]bool{}, map[string]bool{}
+	for kind, patterns := range v.slots {
+		numbered[kind] = true
+		for _, p := range patterns {
+			if first := p.elems[0]; first.class != classNum && !first.glued {
+				numbered[kind] = false
+			}
+		}
+		words := map[string]bool{}
+		for _, p := range patterns {
+			first := p.elems[0]
+			if first.class == classNum || first.glued {
+				words = nil // a number starts it: any word may
+				break
+			}
+			for w := range first.words {
+				words[w] = true
+			}
+			for w := range v.classes[first.class] {
+				words[w] = true
+			}
+		}
+		if words != nil {
+			starts[kind] = words
+		}
+	}
+	return starts, numbered
+}
+
+// numberStart reports whether a number may start word: parseNumber reads
+// a sign, digits or a point first.
+func numberStart(word string) bool {
+	return word != "" && (isDigit(word[0]) || word[0] == '-' || word[0] == '.')
 }
 
 // valued is the words of the set named base and of the sets named base,
@@ -171,6 +213,9 @@ func (v *vocabulary) values(base string) map[string]string {
 // already read): the first pattern that matches, in the file's order;
 // ok is false when none does.
 func (v *vocabulary) slot(kind string, w func(int) string, i int) (m slotMatch, ok bool) {
+	if starts, ok := v.starts[kind]; ok && !starts[w(i)] || v.numbered[kind] && !numberStart(w(i)) {
+		return slotMatch{}, false // spares trying each pattern: slots are tried at every word
+	}
 	for _, p := range v.slots[kind] {
 		if m, ok := v.matchSlot(p, w, i); ok {
 			return m, true

@@ -21,6 +21,15 @@ func TestTryKeepsConstraints(t *testing.T) {
 		{"@fitbot lora llama 5 70b on 2 a100s for 3 epochs on 1B tokens", `"llama 5 70b" is not a model I know; did you mean llama-2-70b`,
 			"fit lora llama-2-70b on 2 a100s for 3 epochs on 1B tokens"},
 		{"fit gemma 3 9b on a 4090 seq 8k", `did you mean gemma-2-9b?`, "fit gemma-2-9b on a 4090 seq 8k"},
+		// A word or number without a meaning is left out; all else stays.
+		{"serve llama 3 8b on 2 h100 for 200 users 7777 with p95 ttft under 500ms", `"7777" is a number without a meaning here`,
+			"fit serve llama 3 8b on 2 h100 for 200 users with p95 ttft under 500ms"},
+		{"lora qwen 7b on a4000 x9z3 for 3 epochs of 1B tokens", `I do not understand "x9z3"`,
+			"fit lora qwen 7b on a4000 for 3 epochs of 1B tokens"},
+		// The card the asker named stays: a near card in place of a stray
+		// number would be a second card, so the number is left out.
+		{"fit llama 3 8b on h100 with 4900 by friday under $500", `"4900" is not a GPU I know`,
+			"fit llama 3 8b on h100 with by friday under $500"},
 	} {
 		_, err := Parse(c.in)
 		var ie *sizing.InputError

@@ -3,6 +3,8 @@ package reading
 import (
 	"strings"
 	"testing"
+
+	"github.com/fitbot/fitbot/sizing"
 )
 
 // TestVocab: the embedded vocabulary loads, and a file with a duplicate,
@@ -179,4 +181,30 @@ func FuzzUnsure(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSlotWordsAreNotCues: the words a slot reads are that slot's, not
+// cue words of another kind: "per hour" in "how many tokens per hour"
+// asks what the cards serve, never a price.
+func TestSlotWordsAreNotCues(t *testing.T) {
+	for _, q := range []string{"how many tokens per hour can 8x h100 serve", "how many tokens hourly can 2 l40s serve"} {
+		if r := Route(q); r.Kind != RouteSizing {
+			t.Errorf("Route(%q) = %q, want sizing", q, r.Kind)
+		}
+	}
+	if r := Route("h100 per hour"); r.Kind != RoutePrice {
+		t.Errorf("Route(h100 per hour) = %q, want price", r.Kind)
+	}
+}
+
+// TestPeriodSets: every period a set of vocab.txt names (period_NAME,
+// periodly_NAME, span_NAME) is one sizing knows the length of.
+func TestPeriodSets(t *testing.T) {
+	for _, base := range []string{"period", "periodly", "span"} {
+		for w, name := range vocab.values(base) {
+			if sizing.Periods[name] == 0 {
+				t.Errorf("%s_%s (%q): no such period in sizing.Periods", base, name, w)
+			}
+		}
+	}
 }

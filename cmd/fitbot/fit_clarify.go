@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/reading"
 )
 
 // kindClarify is the kind `fit --json` prints for a question read more
@@ -20,7 +19,7 @@ type clarifyReading struct {
 }
 
 // clarifyReadings are the answer's alternatives as the readings offered.
-func clarifyReadings(alts []reading.Alternative) []clarifyReading {
+func clarifyReadings(alts []answer.Alternative) []clarifyReading {
 	out := make([]clarifyReading, len(alts))
 	for i, alt := range alts {
 		out[i] = clarifyReading{Label: alt.Label, Command: alt.Words}
