@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		return h.handle(ctx, asker, q) // the words ask one of several things alike: asked which
 	}
 	if msg, ok := h.routed(ctx, asker, q.Route); ok {
-		return msg
+		return withOutside(msg, q.Text)
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, q)
 }
@@ -159,7 +160,16 @@ func (h *Handler) handle(ctx context.Context, asker who, q answer.Question) Mess
 		h.log.Error("bot: answering failed", "err", err)
 		return apology()
 	}
-	return h.render(ctx, asker, r)
+	return withOutside(h.render(ctx, asker, r), q.Text)
+}
+
+// withOutside puts first in msg, the answer to text, what text asks that
+// fitbot cannot do (answer.OutsideLines).
+func withOutside(msg Message, text string) Message {
+	for _, line := range slices.Backward(answer.OutsideLines(text)) {
+		msg = withFirstLine(msg, line)
+	}
+	return msg
 }
 
 // answerWho is the asker as answer keeps their plans; keep asks for the

@@ -52,6 +52,8 @@ func TestRoutedMessages(t *testing.T) {
 		{"give me a deepspeed config for llama 3.1 8b full finetune on 8 h100", []string{"DeepSpeed config for Llama 3.1 8B", "zero_optimization"}, nil},
 		{"vllm command to serve qwen2.5 32b awq on 1 L40S?", []string{"vLLM command for Qwen2.5 32B", "vllm serve Qwen/Qwen2.5-32B-Instruct-AWQ"}, nil},
 		{"llama 3.1 8b full finetune on 8 h100", nil, []string{"zero_optimization"}},
+		{"can you book me 4 h100s on lambda for tomorrow?", []string{"I can't book or reserve GPUs", "H100"}, nil},
+		{"is 70b worth it vs 8b for our support chatbot?", []string{"I can't judge which model answers better", "⚖️"}, nil},
 		{"gpt-4 finetune cost", []string{"weights are not released"}, []string{"Cheapest GPU prices"}},
 		{"13b lora on one 4090 or one h100", []string{"⚖️ *Only 1× H100 SXM 80 GB fits: 1× RTX 4090 24 GB does not*", "❌ *1× RTX 4090 24 GB*", "• memory per GPU: 42.3 of 24.0 GiB"}, []string{"couldn't use", "— cheaper"}},
 	}

@@ -163,6 +163,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return failure(err.Error(), "")
 	}
 	f.interpreted = interpretedOf(r, q.Parsed.Unused, model != nil)
+	if !f.json && f.emit == "" {
+		for _, line := range answer.OutsideLines(question) {
+			fmt.Fprintln(a.stdout, line)
+		}
+	}
 	if r.ModelError != nil {
 		fmt.Fprintf(a.stderr, "fitbot: the language model was unavailable (%v); this is fitbot's own reading.\n", r.ModelError)
 	}
