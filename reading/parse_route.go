@@ -414,14 +414,15 @@ func howMuchIs(toks []token, i int) bool {
 }
 
 // periodHours are the hours of the periods a rental is asked for.
-var periodHours = map[string]float64{"hour": 1, "hours": 1, "day": 24, "days": 24, "week": 168, "weeks": 168, "month": 730, "months": 730}
+var periodHours = map[string]float64{"hour": 1, "hours": 1, "hr": 1, "hrs": 1, "day": 24, "days": 24, "weekend": 48, "weekends": 48,
+	"week": 168, "weeks": 168, "month": 730, "months": 730}
 
 // rentalPeriod reads a rental period ("for a week", "for 3 days", "for
 // two weeks"): its hours, its words and the tokens [from, to) it covers;
 // 0 hours when none is said.
 func rentalPeriod(text string, toks []token) (hours float64, words string, from, to int) {
 	for i := 0; i+2 < len(toks); i++ {
-		if toks[i].key != "for" {
+		if toks[i].key != "for" && !hedgeWords[toks[i].key] { // "for 48 hrs", "like 48 hrs"
 			continue
 		}
 		n, j := 0.0, i+1

@@ -65,3 +65,21 @@ func TestRouteHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutePeriod: a rental period said as a weekend or with a hedge
+// ("like 48 hrs") is priced for its hours.
+func TestRoutePeriod(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		hours float64
+	}{
+		{"cheapest place to run a 4090 for a weekend hackathon? like 48 hrs", 48},
+		{"cheapest 4090 for like 48 hrs", 48},
+		{"h100 price for 3 days", 72},
+		{"h100 price", 0},
+	} {
+		if r := Route(c.text); r.Kind != RoutePrice || r.Hours != c.hours {
+			t.Errorf("Route(%q) = %s for %g hours, want price for %g", c.text, r.Kind, r.Hours, c.hours)
+		}
+	}
+}
