@@ -38,7 +38,7 @@ func TestCompareCommand(t *testing.T) {
 		// that serves no request is marked and says so.
 		{"fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput", []string{
 			"⚖️ *Only awq, 1× H100 SXM 80 GB serves", "❌ *fp8, 1× H100 SXM 80 GB*", "✅ *awq, 1× H100 SXM 80 GB*",
-			"• speed: serves no request", "• output at capacity: 352 tokens/s", "fp8 needs 2× H100 SXM 80 GB"}},
+			"• speed: serves no request", "• output at capacity: 342 tokens/s", "fp8 needs 2× H100 SXM 80 GB"}},
 		{"llama 3 70b on 2 h100, fp8 vs awq", []string{"*fp8, 2× H100 SXM 80 GB* — more throughput", "• batch 1 decode:"}},
 		{"fp8 kv cache vs bf16 kv for llama 3.1 70b on 2 h100s, how many more users", []string{
 			"*KV cache fp8, 2× H100 SXM 80 GB* — more users", "serves more users at once: 8 vs 4"}},

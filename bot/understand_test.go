@@ -178,7 +178,7 @@ func TestMeaningWordsOverHTTP(t *testing.T) {
 		{"llama 3.1 8b on a 4090 if i quantize it", []string{"GPTQ", `\"quantize it\" taken as GPTQ-style int4 weights`}, []string{"not used"}},
 		{"qwen3-235b q4 inference 4x h100", []string{"Qwen3 235B", "q4 taken as GGUF q4_k_m"}, []string{"qwq-32b"}},
 		{"gpt-oss-20b inference 7800 xt 16gb", []string{`\"7800 xt\" is not a GPU I know: sized as a 16 GB card`}, []string{"Try:", "rtx-4090"}},
-		{"llama 3.2 vision 11b inference on a 4090", []string{"I know no similar 11B model", "/fit hf.co/ORG/MODEL inference rtx-4090"}, []string{"llama-3.2-1b", "/fit 11b"}},
+		{"llama 3.2 vision 11b inference on a 4090", []string{"Llama 3.2 11B Vision inference", "per sequence for the cross-attention layers"}, []string{"llama-3.2-1b", "/fit 11b"}},
 		{"llama 3.1 8b on my m3 max 48gb", []string{"M3 Max 48 GB", "the 48 GB model of the M3 Max"}, []string{"does not match"}},
 	} {
 		got := c.slash(tc.text)
@@ -210,10 +210,10 @@ func TestPlansQuestionOverHTTP(t *testing.T) {
 // or says first that it could not.
 func TestDeadlineOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
-	wantIn(t, "in 2 days", c.slash("llama 3.1 8b lora on 100m tokens in 2 days on a 4090"), "Done in 2 days: about 12.7 h on 1× RTX 4090 24 GB")
+	wantIn(t, "in 2 days", c.slash("llama 3.1 8b lora on 100m tokens in 2 days on a 4090"), "Done in 2 days: about 15.0 h on 1× RTX 4090 24 GB")
 	wantIn(t, "within 3 days", c.slash("llama 3.1 70b full on 10b tokens within 3 days on 8x h100"), "Not done within 3 days: about 12.7 days on 8× H100")
 	got := c.mention("qwen2.5 7b full on a 4090 in a week")
-	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 7.3 days`)
+	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 8.7 days`)
 	wantNotIn(t, "in a week, no tokens", got, "not used")
 	got = c.mention("cheapest gpu to fine tune llama 3.1 8b with lora in under 2 hrs")
 	wantIn(t, "which gpu in under 2 hrs", got, `in under 2 hrs\" not checked: no token count said`)

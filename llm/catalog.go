@@ -22,7 +22,7 @@ func ModelIDs() []string {
 	return out
 }
 
-// methods, optimizers, precisions, quants and offloads are the values of
+// methods, optimizers, precisions, quants, offloads and stacks are the values of
 // the estimator's closed settings.
 var (
 	methods    = strs(sizing.MethodFull, sizing.MethodLoRA, sizing.MethodQLoRA, sizing.MethodInference)
@@ -34,6 +34,7 @@ var (
 		sizing.QuantQ8_0, sizing.QuantQ6_K, sizing.QuantQ5_KM, sizing.QuantQ4_KM, sizing.QuantQ4_0,
 		sizing.QuantQ3_KM, sizing.QuantQ2_K, sizing.QuantFP8, sizing.QuantMXFP4, sizing.QuantNVFP4)
 	offloads = strs(sizing.OffloadNone, sizing.OffloadCPU, sizing.OffloadNVMe)
+	stacks   = strs(sizing.StackTransformerEngine)
 )
 
 func strs[T ~string](vs ...T) []string {

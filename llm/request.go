@@ -42,6 +42,7 @@ func RequestSpec(kinds []string) Spec {
 			"query.kv_cache_precision": precisions,
 			"query.quant":              quants,
 			"query.offload":            offloads,
+			"query.stack":              stacks,
 		},
 		Skip: []string{"fields", "notes", "ignored", "unused", "hub", "missing", "method_implied",
 			"comparison", "query.arch", "query.unknown_gpu", "route.said", "alternatives",

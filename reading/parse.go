@@ -836,6 +836,11 @@ func (p *parser) apply(w word, words string) {
 		}
 	case kindLayoutWord:
 		p.q.ModelParallel = true
+		if w.val != "" {
+			p.q.Stack = sizing.Stack(w.val)
+		}
+	case kindStack:
+		p.q.Stack = sizing.Stack(w.val)
 	case kindFusedLoss:
 		on := true
 		p.q.FusedLoss = &on

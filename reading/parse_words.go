@@ -52,7 +52,8 @@ const (
 	kindGPU            // a catalog GPU alias
 
 	kindParallelKey // "tp", "pp", "cp", "ep": a parallel degree follows
-	kindLayoutWord  // "3d parallel", "megatron": a Megatron-style layout, degrees chosen
+	kindLayoutWord  // "3d parallel", "megatron": a Megatron-style layout, degrees chosen (val: the stack it names, if any)
+	kindStack       // "transformer engine": the training framework's kernels
 	kindFusedLoss   // "fused loss", "liger": fused/chunked cross-entropy
 	kindBits        // "2bit", "3bit": a base width bitsandbytes does not train on
 	kindModules     // "modules_to_save", "train embeddings": embeddings and LM head trained in full
@@ -330,8 +331,10 @@ func buildPhrases() map[string]word {
 		"epsize", "epdegree", "expertmodelparallelsize")
 	// Mistral NeMo's name holds "nemo", which alone is NVIDIA's framework.
 	add(word{kind: kindModel, val: "mistral-nemo-12b"}, "mistralnemo", "mistralnemo12b", "mistralnemo2407")
-	add(word{kind: kindLayoutWord}, "3dparallel", "3dparallelism", "4dparallel", "4dparallelism", "megatron",
-		"megatronlm", "megatroncore", "nemo", "modelparallel", "modelparallelism")
+	add(word{kind: kindLayoutWord}, "3dparallel", "3dparallelism", "4dparallel", "4dparallelism", "modelparallel", "modelparallelism")
+	// Megatron-LM and NeMo run FP8 through Transformer Engine.
+	add(word{kind: kindLayoutWord, val: string(sizing.StackTransformerEngine)}, "megatron", "megatronlm", "megatroncore", "nemo")
+	add(word{kind: kindStack, val: string(sizing.StackTransformerEngine)}, "transformerengine")
 	add(word{kind: kindFusedLoss}, "fusedloss", "chunkedloss", "fusedce", "chunkedce", "fusedcrossentropy",
 		"chunkedcrossentropy", "liger", "ligerkernel", "ligerkernels", "cutcrossentropy", "cce",
 		"fusedlinearcrossentropy", "flce")

@@ -135,37 +135,51 @@ func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
 	return "", "", false
 }
 
-// slotStarts is, for each kind of slot, the words its patterns start
-// with, and the kinds whose patterns all start with a number (numbered);
-// a kind with a pattern that starts with a number has no words.
-func (v *vocabulary) slotStarts() (starts map[string]map[string]bool, numbered map[string]bool) {
-	starts, numbered = map[string]map[string]bool{}, map[string]bool{}
+// slotStart is what the patterns of a kind of slot start with: the
+// words listed first, or a number when every pattern starts with one; a
+// kind with words and numbers first may start anywhere.
+type slotStart struct {
+	words  map[string]bool // nil when any word may start it
+	number bool            // every pattern starts with a number
+}
+
+// may reports whether a pattern of the kind may start at word.
+func (s slotStart) may(word string) bool {
+	switch {
+	case s.number:
+		return numberStart(word)
+	case s.words != nil:
+		return s.words[word]
+	}
+	return true
+}
+
+// slotStarts is what the patterns of each kind of slot start with.
+func (v *vocabulary) slotStarts() map[string]slotStart {
+	starts := map[string]slotStart{}
 	for kind, patterns := range v.slots {
-		numbered[kind] = true
-		for _, p := range patterns {
-			if first := p.elems[0]; first.class != classNum && !first.glued {
-				numbered[kind] = false
-			}
-		}
-		words := map[string]bool{}
+		s := slotStart{words: map[string]bool{}, number: true}
+		numbers := false
 		for _, p := range patterns {
 			first := p.elems[0]
 			if first.class == classNum || first.glued {
-				words = nil // a number starts it: any word may
-				break
+				numbers = true
+				continue
 			}
+			s.number = false
 			for w := range first.words {
-				words[w] = true
+				s.words[w] = true
 			}
 			for w := range v.classes[first.class] {
-				words[w] = true
+				s.words[w] = true
 			}
 		}
-		if words != nil {
-			starts[kind] = words
+		if numbers {
+			s.words = nil // a number starts one: no list of words holds all starts
 		}
+		starts[kind] = s
 	}
-	return starts, numbered
+	return starts
 }
 
 // numberStart reports whether a number may start word: parseNumber reads
@@ -213,7 +227,7 @@ func (v *vocabulary) values(base string) map[string]string {
 // already read): the first pattern that matches, in the file's order;
 // ok is false when none does.
 func (v *vocabulary) slot(kind string, w func(int) string, i int) (m slotMatch, ok bool) {
-	if starts, ok := v.starts[kind]; ok && !starts[w(i)] || v.numbered[kind] && !numberStart(w(i)) {
+	if !v.starts[kind].may(w(i)) {
 		return slotMatch{}, false // spares trying each pattern: slots are tried at every word
 	}
 	for _, p := range v.slots[kind] {

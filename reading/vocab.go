@@ -23,10 +23,7 @@ type vocabulary struct {
 	// with the value each captures (slot.go).
 	slots   map[string][]slotPattern
 	classes map[string]map[string]string
-	// starts and numbered say what the patterns of each kind of slot
-	// start with (slotStarts).
-	starts   map[string]map[string]bool
-	numbered map[string]bool
+	starts  map[string]slotStart // what the patterns of each kind of slot start with
 	// unsure are the cues of questions that ask one of several things,
 	// by name, and readings the things each may ask (unsure.go).
 	unsure   map[string][][]string
@@ -152,7 +149,7 @@ func parseVocab(text string) (*vocabulary, error) {
 	if err := v.classSets(patterns); err != nil {
 		return nil, err
 	}
-	v.starts, v.numbered = v.slotStarts()
+	v.starts = v.slotStarts()
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
 			return nil, fmt.Errorf("%q is rewritten as %q, which is itself rewritten", from, to)

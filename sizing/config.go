@@ -93,6 +93,9 @@ func ModelFromConfig(data []byte, name string) (Model, error) {
 		if n > 0 {
 			m.ExtraParams, m.ExtraParamsNote = n, what
 			m.ImageTokens = imageTokensOf(raw, top)
+			if top == "mllama" {
+				m.CrossAttnTokens, m.VisionOutputDim = mllamaImageOf(raw)
+			}
 			notes = append(notes, fmt.Sprintf("%s counted: %s parameters from vision_config", what, roundCount(n)))
 		} else {
 			notes = append(notes, fmt.Sprintf("the %s vision tower is not counted (%s)", orDefault(top, "model's"), why))
@@ -398,11 +401,28 @@ func (r *configReader) model(mt string) (Model, []string) {
 	case "gemma3n", "gemma3n_text":
 		r.fail("Gemma 3n (model_type " + mt + ") is not supported: its per-layer embeddings, AltUp and LAuReL blocks are not modelled, nor its audio and vision towers; ask with its size instead (a bare 8B)")
 		return Model{}, nil
-	case "mllama":
-		r.fail("Llama 3.2 Vision (model_type mllama) is not supported: its cross-attention layers are not modelled; ask with its size instead (a bare 11B)")
-		return Model{}, nil
+	case "mllama", "mllama_text_model":
+		return r.mllama()
 	}
 	return r.llamaLike(mt)
+}
+
+// mllama reads Llama 3.2 Vision's language model: a Llama 3.1 decoder
+// of which cross_attention_layers (every fifth) attend to the image's
+// encoder states instead of the text; each is the size of a
+// self-attention layer (q, k, v, o and the MLP), its norms and gates are
+// counted with the vision tower.
+func (r *configReader) mllama() (Model, []string) {
+	cross := r.ints("cross_attention_layers")
+	m, notes := r.llamaLike("llama")
+	m.Family = "mllama"
+	if len(cross) == 0 || len(cross) >= m.Layers {
+		r.fail(fmt.Sprintf("cross_attention_layers lists %d layers of %d; Llama 3.2 Vision has some and not all", len(cross), m.Layers))
+		return m, notes
+	}
+	m.CrossAttnLayers = len(cross)
+	notes = append(notes, fmt.Sprintf("%d of %d layers are cross-attention layers (cross_attention_layers): they keep no KV cache per text token but the keys and values of the image's encoder states, per sequence", len(cross), m.Layers))
+	return m, notes
 }
 
 // knownLlamaLike are the model_types llamaLike reads with their own

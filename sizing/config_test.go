@@ -41,6 +41,8 @@ func TestModelFromConfigMatchesCatalog(t *testing.T) {
 		{"llava-1.5-7b-hf.json", "llava-1.5-7b", "CLIP vision tower and projector counted"},
 		{"qwen2-vl-2b-instruct.json", "qwen2-vl-2b", "Qwen2-VL vision tower and merger counted"},
 		{"gemma-3-4b-it.json", "gemma-3-4b", "SigLIP vision tower and projector counted"},
+		{"llama-3.2-11b-vision-instruct.json", "llama-3.2-11b-vision", "8 of 40 layers are cross-attention layers"},
+		{"llama-3.2-90b-vision-instruct.json", "llama-3.2-90b-vision", "20 of 100 layers are cross-attention layers"},
 		{"falcon-7b.json", "falcon-7b", ""},
 		{"mixtral-8x7b-v0.1.json", "mixtral-8x7b", ""},
 		{"gpt2.json", "gpt2", ""},
@@ -342,7 +344,7 @@ func TestModelFromConfigRefuses(t *testing.T) {
 		{"unknown layer kind", `{"model_type": "llama", ` + base + `, "layer_types": ["mamba", "attention", "mamba", "mamba"]}`, `"layer_types" has a "mamba" layer`},
 		{"qk norm on gpt2", `{"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 4, "vocab_size": 100, "n_positions": 128, "qk_layernorm": true}`, `"qk_layernorm"`},
 		{"gemma3n", `{"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text"}}`, "Gemma 3n"},
-		{"mllama", `{"model_type": "mllama", "text_config": {"model_type": "mllama"}}`, "cross-attention"},
+		{"mllama with every layer cross-attention", `{"model_type": "mllama", "text_config": {"model_type": "mllama_text_model", ` + base + `, "cross_attention_layers": [0, 1, 2, 3]}}`, "cross_attention_layers lists 4 layers of 4"},
 		{"zero interleave", `{"model_type": "llama4_text", ` + base + `, "num_local_experts": 4, "num_experts_per_tok": 1, "interleave_moe_layer_step": 0}`, `"interleave_moe_layer_step" is 0`},
 		{"mlp_only_layers not a list", `{"model_type": "qwen3_moe", ` + base + `, "moe_intermediate_size": 16, "num_experts": 4, "num_experts_per_tok": 1, "mlp_only_layers": "none"}`, `"mlp_only_layers" is "none"`},
 	}

@@ -38,6 +38,8 @@ func visionParams(outer rawConfig, textHidden int) (n int64, what, why string) {
 		n, what = r.qwen25VLTower(), "the Qwen2.5-VL vision tower and merger"
 	case "mistral3":
 		n, what = r.pixtralTower(outer, th), "the Pixtral vision tower and projector"
+	case "mllama":
+		n, what = r.mllamaTower(outer, th), "the Llama 3.2 Vision tower (local and global layers over up to 4 tiles) and projector, with the image-token embeddings and the cross-attention layers' norms and gates"
 	default:
 		return 0, "", "fitbot does not know this wrapper's vision tower"
 	}
@@ -181,4 +183,81 @@ func (r *configReader) pixtralTower(outer rawConfig, textHidden int64) int64 {
 		projector += 2 * textHidden
 	}
 	return tower + projector
+}
+
+// mllamaAspectRatios is MllamaVisionConfig's default
+// supported_aspect_ratios count for 4 tiles (1×1 ... 4×1).
+const mllamaAspectRatios = 8
+
+// mllamaImage is what one image is to Llama 3.2 Vision's cross-attention
+// layers: max_num_tiles × (patches + CLS) encoder states, of the tower's
+// output width vision_output_dim (the final layer and the
+// intermediate_layers_indices concatenated); zeros when vision_config
+// does not say.
+func (r *configReader) mllamaImage() (tokens, outDim int64) {
+	_, grid := r.patches()
+	tiles := int64(r.need(maxVisionSmall, "max_num_tiles"))
+	return tiles * (grid + 1), int64(r.need(maxVisionDim, "vision_output_dim"))
+}
+
+// mllamaTower is MllamaVisionModel (transformers' modeling_mllama.py): a
+// bias-free patch embedding, a class embedding, gated position
+// embeddings (one per patch, and one per aspect ratio, tile and patch),
+// gated pre- and post-tile embeddings (per aspect ratio and tile),
+// pre/post LayerNorms, num_hidden_layers local and num_global_layers
+// gated global encoder layers (bias-free attention, a two-matrix MLP with
+// biases), and the projector from vision_output_dim into the language
+// model. The language model's extras outside its Llama layers come with
+// it: embed_tokens has 8 rows beyond vocab_size (the image token and
+// reserved ones), and each cross-attention layer adds q and k RMSNorms of
+// head_dim and two tanh gates.
+func (r *configReader) mllamaTower(outer rawConfig, textHidden int64) int64 {
+	h := int64(r.need(maxVisionDim, "hidden_size"))
+	i := int64(r.need(maxVisionDim, "intermediate_size"))
+	local := int64(r.need(maxVisionLayers, "num_hidden_layers"))
+	global := int64(r.need(maxVisionLayers, "num_global_layers"))
+	p, grid := r.patches()
+	tokens, out := r.mllamaImage()
+	tiles := tokens / (grid + 1)
+	ratios := int64(mllamaAspectRatios)
+	r.used["supported_aspect_ratios"] = true
+	if raw, ok := r.cfg["supported_aspect_ratios"]; ok && string(raw) != "null" {
+		var list [][]int
+		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+			r.fail("supported_aspect_ratios is not a list of [rows, columns] pairs")
+			return 0
+		}
+		ratios = int64(len(list))
+	}
+	positions := grid + 1
+	layer := 4*h*h + 2*h*i + i + h + 4*h // vitLayers without the attention biases
+	tower := r.channels()*p*p*h + h +
+		positions*h + (ratios+1)*tiles*positions*h + 1 + // gated position embeddings
+		2*((ratios+1)*tiles*h+1) + // gated pre- and post-tile embeddings
+		2*2*h + (local+global)*layer + 2*global
+	projector := out*textHidden + textHidden
+	var text rawConfig
+	if raw, ok := outer["text_config"]; ok {
+		_ = json.Unmarshal(raw, &text) // ModelFromConfig read it already
+	}
+	tr := configReader{cfg: text, used: map[string]bool{}}
+	heads := int64(tr.need(maxConfigDim, "num_attention_heads"))
+	cross := int64(len(tr.ints("cross_attention_layers")))
+	if tr.err != nil || heads == 0 {
+		r.fail("text_config: num_attention_heads and cross_attention_layers are needed for the cross-attention layers")
+		return 0
+	}
+	extras := 8*textHidden + cross*(2*(textHidden/heads)+2)
+	return tower + projector + extras
+}
+
+// mllamaImageOf reads mllamaImage from a config.json's vision_config.
+func mllamaImageOf(raw rawConfig) (tokens, outDim int) {
+	var vc rawConfig
+	if v, ok := raw["vision_config"]; ok {
+		_ = json.Unmarshal(v, &vc) // visionParams read it already
+	}
+	r := configReader{cfg: vc, used: map[string]bool{}}
+	t, o := r.mllamaImage()
+	return int(t), int(o)
 }

@@ -27,8 +27,9 @@ import (
 // encoders and the VAE are freed (--cache_latents; the scripts always
 // precompute the embeddings when the text encoders are not trained), so
 // the GPU holds the denoiser, its trainable state and its activations.
-// fitbot sizes fine-tuning for diffusion transformers (FLUX.1, SD3); a
-// UNet's activations are not modelled, so UNet fine-tuning is refused.
+// A DiT's activations are its blocks over image and text tokens; a
+// UNet's are walked level by level (unet.go), so fine-tuning is sized
+// for a UNet whose layout the catalog holds (SD 1.5, SDXL).
 
 // Component roles.
 const (
@@ -87,11 +88,12 @@ type diffusionShape struct {
 	vae        int64
 	loraRank   int64 // LoRA parameters per unit of rank on the denoiser
 	vaeFP32    bool  // the VAE decodes in fp32 (Model.VAEUpcast)
+	unet       *UNetShape
 }
 
 func diffusionShapeOf(m Model) *diffusionShape {
 	d := &diffusionShape{kind: m.Denoiser, hidden: int64(m.Hidden), blocks: int64(m.Layers),
-		textTokens: int64(m.TextTokens), cfg: m.CFG, bigEncoder: -1, loraRank: m.LoRAPerRank, vaeFP32: m.VAEUpcast}
+		textTokens: int64(m.TextTokens), cfg: m.CFG, bigEncoder: -1, loraRank: m.diffusionLoRAPerRank(), vaeFP32: m.VAEUpcast, unet: m.UNet}
 	for _, c := range m.Components {
 		switch c.Role {
 		case RoleDenoiser:
@@ -117,10 +119,11 @@ func (d *diffusionShape) imageTokens(res int64) int64 {
 // denoiserStepBytes is the working set of one denoising step at 16 bit:
 // for a DiT, one block's tensors over the image and text tokens (the
 // normed input, q, k, v, attention output, a 4×-wide MLP, the modulated
-// residuals: about 16 hidden-wide values per token); for a UNet, the
-// largest resnet's activations (its 320-channel level at the latent's
-// full size, about 8 such tensors). Attention uses SDPA's memory-efficient
-// kernels, so no score matrix is kept.
+// residuals: about 16 hidden-wide values per token; attention in SDPA's
+// memory-efficient kernels, so no score matrix is kept); for a UNet with
+// its layout, the walk's step (UNetShape.inferenceStep: skip tensors, the
+// widest module and the measured attention scores), otherwise its
+// 320-channel level at the latent's full size, about 8 such tensors.
 func (d *diffusionShape) denoiserStepBytes(res, batch int64) float64 {
 	if d.cfg {
 		batch *= 2
@@ -130,6 +133,9 @@ func (d *diffusionShape) denoiserStepBytes(res, batch int64) float64 {
 		return 2 * 16 * float64(tokens*d.hidden*batch)
 	}
 	side := res / latentScale
+	if d.unet != nil {
+		return d.unet.inferenceStep(side) * float64(batch)
+	}
 	return 2 * 8 * 320 * float64(side*side*batch)
 }
 
@@ -211,11 +217,12 @@ func diffusionInferenceMemory(r *Request, d *diffusionShape) Memory {
 	return m
 }
 
-// diffusionTrainingMemory is the per-GPU memory of fine-tuning a DiT
+// diffusionTrainingMemory is the per-GPU memory of fine-tuning a
 // denoiser: its frozen weights (LoRA, QLoRA) or its full training state,
 // the trainable state in fitbot's usual convention, and the activations
-// of Batch images at Resolution: every block's tensors, or with gradient
-// checkpointing each block's input plus one block rebuilt.
+// of Batch images at Resolution: for a DiT every block's tensors, or with
+// gradient checkpointing each block's input plus one block rebuilt; for a
+// UNet the walk's (UNetShape.trainingActivations).
 func diffusionTrainingMemory(r *Request, d *diffusionShape) Memory {
 	wB, gB, oB := trainingStateBytes(r.Optimizer, r.Precision)
 	trainable := float64(d.denoiser)
@@ -243,12 +250,24 @@ func diffusionTrainingMemory(r *Request, d *diffusionShape) Memory {
 	if r.GradCheckpointing {
 		acts = tokens * (p*float64(d.hidden)*float64(d.blocks) + block)
 	}
+	if d.unet != nil {
+		acts = p / 2 * d.unet.trainingActivations(res/latentScale, r.GradCheckpointing) * float64(batch)
+	}
 	m := Memory{
 		WeightsBytes: ceilBytes(weights), GradientsBytes: ceilBytes(grads), OptimizerBytes: ceilBytes(opt),
 		ActivationsBytes: ceilBytes(acts), OverheadBytes: overheadBytes(r.GPUs),
 	}
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.OverheadBytes
 	return m
+}
+
+// diffusionLoRAPerRank is the denoiser's LoRA parameters per unit of
+// rank: the catalog's figure, or a UNet's from its layout.
+func (m Model) diffusionLoRAPerRank() int64 {
+	if m.LoRAPerRank == 0 && m.UNet != nil {
+		return m.UNet.loraPerRank()
+	}
+	return m.LoRAPerRank
 }
 
 // diffusionParamCount is the pipeline's total: every component.
@@ -263,11 +282,11 @@ func (m Model) diffusionParamCount() int64 {
 // diffusionAssumptions say how a diffusion answer was sized.
 func (rs *resolved) diffusionAssumptions(q Query) error {
 	r, m := &rs.req, rs.model
-	if m.Denoiser == DenoiserUNet && r.Method != MethodInference {
+	if m.Denoiser == DenoiserUNet && m.UNet == nil && r.Method != MethodInference {
 		// No Try: its inference is another question, and so is another
 		// pipeline's fine-tuning.
-		return inputErr("", "%s is a UNet diffusion model; fitbot sizes its inference but not UNet fine-tuning (%s) yet: a UNet's activations are not modelled, "+
-			"so there is no similar question to offer (fine-tuning is sized for the diffusion transformers flux.1-dev, flux.1-schnell and sd3-medium)", m.Name, r.Method)
+		return inputErr("", "%s is a UNet diffusion model whose layout fitbot does not hold; it sizes its inference but not its fine-tuning (%s): "+
+			"the UNets sized for fine-tuning are sd-1.5 and sdxl", m.Name, r.Method)
 	}
 	var names []string
 	for _, c := range m.Components {
@@ -284,8 +303,13 @@ func (rs *resolved) diffusionAssumptions(q Query) error {
 		r.Resolution = m.defaultResolution()
 		rs.assume("%dpx images (the model's native size)", r.Resolution)
 	}
-	if r.Resolution%(2*latentScale) != 0 {
-		return inputErr(fmt.Sprintf("fit %s %s 1024px", m.ID, r.Method), "%dpx is not a multiple of 16, the latent patch size of a diffusion model", r.Resolution)
+	multiple, why := 2*latentScale, "the latent patch size of a diffusion model"
+	if m.UNet != nil {
+		// Each level of a UNet halves the latent.
+		multiple, why = max(multiple, latentScale<<(len(m.UNet.Channels)-1)), "what the UNet's levels halve evenly"
+	}
+	if r.Resolution%multiple != 0 {
+		return inputErr(fmt.Sprintf("fit %s %s %dpx", m.ID, r.Method, m.defaultResolution()), "%dpx is not a multiple of %d, %s", r.Resolution, multiple, why)
 	}
 	side := r.Resolution / latentScale
 	r.SeqLen = side * side // latents per image: what the denoiser reads
@@ -312,11 +336,19 @@ func (rs *resolved) diffusionAssumptions(q Query) error {
 		}
 		return nil
 	}
-	rs.assume("fine-tuning the %s only: prompt embeddings and image latents are computed once and the text encoders and VAE freed (diffusers' DreamBooth scripts, --cache_latents); %d image token(s) + %d text tokens per image at %dpx",
-		m.componentsWith(RoleDenoiser)[0].Name, (side/2)*(side/2), m.TextTokens, r.Resolution)
+	if m.UNet != nil {
+		rs.assume("fine-tuning the unet only, text encoders frozen: prompt embeddings and image latents are computed once and the text encoders and VAE freed (diffusers' scripts, --cache_latents; kohya's --cache_text_encoder_outputs); latents %d×%d per image at %dpx; attention in memory-efficient kernels (SDPA or xformers), no score matrix saved",
+			side, side, r.Resolution)
+		if r.GradCheckpointing {
+			rs.assume("gradient checkpointing keeps each resnet's and each transformer block's input and rebuilds one at a time (unet.enable_gradient_checkpointing)")
+		}
+	} else {
+		rs.assume("fine-tuning the %s only: prompt embeddings and image latents are computed once and the text encoders and VAE freed (diffusers' DreamBooth scripts, --cache_latents); %d image token(s) + %d text tokens per image at %dpx",
+			m.componentsWith(RoleDenoiser)[0].Name, (side/2)*(side/2), m.TextTokens, r.Resolution)
+	}
 	if r.Method == MethodLoRA || r.Method == MethodQLoRA {
 		rs.assume("LoRA on the attention projections (to_q, to_k, to_v, to_out.0), diffusers' default targets: %s adapter parameters at rank %d",
-			humanCount(m.LoRAPerRank*int64(r.LoRARank)), r.LoRARank)
+			humanCount(m.diffusionLoRAPerRank()*int64(r.LoRARank)), r.LoRARank)
 	}
 	return nil
 }

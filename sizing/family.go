@@ -260,6 +260,12 @@ func refuseFamily(raw, cfg rawConfig, name string) error {
 // beside them and not counted).
 func (rs *resolved) addImages(q Query) error {
 	r, m := &rs.req, rs.model
+	if m.CrossAttnLayers > 0 {
+		// The image is read by the cross-attention layers, not the
+		// sequence: crossAttnAssumptions says how it is counted.
+		r.Images = q.Images
+		return nil
+	}
 	if m.Architecture() != ArchVisionLanguage || m.ImageTokens == 0 {
 		what := "is not a vision-language model"
 		if m.Architecture() == ArchVisionLanguage {
@@ -353,4 +359,25 @@ func pythonNonFinite(data []byte) []byte {
 		}
 	}
 	return out
+}
+
+// crossAttnAssumptions says how a cross-attention vision model (Llama
+// 3.2 Vision) is sized: its image outside the text sequence, the image's
+// keys and values in the cross-attention layers per sequence, and in
+// serving the max_num_seqs the engine is sized with.
+func (rs *resolved) crossAttnAssumptions() {
+	r, m := &rs.req, rs.model
+	if m.CrossAttnLayers == 0 {
+		return
+	}
+	kv := float64(m.crossAttnElems()) * kvElemBytes(r.KVPrecision)
+	rs.assume("%s reads one image (up to 4 tiles, %s encoder states) in its %d cross-attention layers, not in the text sequence: their keys and values, %s per sequence, are counted whether or not a request sends an image; the other %d layers hold the text's KV cache",
+		m.Name, Commas(int64(m.CrossAttnTokens)), m.CrossAttnLayers, gibString(int64(kv)), m.Layers-m.CrossAttnLayers)
+	if r.Images > 1 {
+		rs.assume("%d images asked: Llama 3.2 Vision attends to one image per prompt (transformers keeps the last; vLLM's limit is one), so one is counted", r.Images)
+	}
+	if r.Method == MethodInference {
+		rs.assume("vLLM sized at --max-num-seqs %d, its recipe for Llama 3.2 Vision: its profiling pass runs the vision tower on one image per sequence (%s per image), and the default 256 fails at start-up even on an 80 GB card",
+			crossAttnMaxSeqs, gibString(int64(rs.shape.imageProfileElems*2)))
+	}
 }

@@ -71,15 +71,11 @@ func TestUnknownTypeByArchitectures(t *testing.T) {
 // TestNamedModelsRefusedByName: popular models fitbot does not size (or
 // does not size for the method asked) are refused by name, never "I do
 // not understand": a model known by name only when the question is read,
-// with no Try (nothing sized is like it); UNet fine-tuning when it is sized, with no Try,
-// since its inference would be another question.
+// with no Try (nothing sized is like it).
 func TestNamedModelsRefusedByName(t *testing.T) {
 	for _, tt := range []struct{ q, name, try string }{
 		{"sd3.5 large lora 4090", "Stable Diffusion 3.5 Large", ""},
-		{"sdxl lora 4090", "Stable Diffusion XL", ""},
-		{"sd 1.5 dreambooth 3060", "Stable Diffusion 1.5", ""},
-		{"can i train sdxl lora on my 3060 12gb", "not UNet fine-tuning (lora)", ""},
-		{"train stable diffusion 1.5 full finetune on a t4", "not UNet fine-tuning (full)", ""},
+		{"sd 3.5 medium dreambooth 3060", "Stable Diffusion 3.5 Medium", ""},
 	} {
 		p, err := Parse(tt.q)
 		if err == nil {
@@ -102,6 +98,8 @@ func TestPopularModelsByName(t *testing.T) {
 	for q, arch := range map[string]string{
 		"flux.1-dev lora 4090":          ArchDiffusion,
 		"sdxl inference 3060":           ArchDiffusion,
+		"sdxl lora 4090":                ArchDiffusion,
+		"sd 1.5 dreambooth 3060":        ArchDiffusion,
 		"whisper large-v3 t4":           ArchEncoderDecoder,
 		"bge-m3 inference l4":           ArchEncoder,
 		"mamba 2.8b inference 4090":     ArchSSM,

@@ -115,8 +115,13 @@ func Format(q Query) string {
 			add(d.key, strconv.Itoa(d.v))
 		}
 	}
-	if q.ModelParallel && q.TensorParallel <= 1 && q.PipelineParallel <= 1 { // a degree above 1 says it
+	switch layout := q.ModelParallel && q.TensorParallel <= 1 && q.PipelineParallel <= 1; { // a degree above 1 says it
+	case layout && q.Stack == StackTransformerEngine:
 		add("megatron")
+	case layout:
+		add("3d-parallel")
+	case q.Stack != "":
+		add(string(q.Stack))
 	}
 	if q.FusedLoss != nil && *q.FusedLoss {
 		add("fused-loss")

@@ -52,7 +52,7 @@ func CountGPUHours(r Request, t Throughput) GPUHours {
 	}
 	tps := *t.TokensPerSecond
 	if r.Tokens > 0 {
-		h := RunHours(float64(r.Tokens), tps)
+		h := runHoursFor(&r, float64(r.Tokens), tps)
 		run := h * gpus
 		g.RunHours, g.Run = &h, &run
 		if g.Budget > 0 {
@@ -61,7 +61,7 @@ func CountGPUHours(r Request, t Throughput) GPUHours {
 		}
 	}
 	if g.BudgetHours != nil {
-		tokens := *g.BudgetHours / RunHours(1, tps)
+		tokens := *g.BudgetHours / runHoursFor(&r, 1, tps)
 		g.Tokens = &tokens
 	}
 	return g

@@ -93,6 +93,15 @@ type shape struct {
 	// (Whisper: 1,500 frames), over encLayers layers; 0 otherwise.
 	encoderSeq int64
 	encLayers  int64
+	// imageProfileElems is what one image holds, in elements, while a
+	// serving engine's profiling pass runs the vision tower of a
+	// cross-attention model (mllama) for each of max_num_seqs sequences;
+	// 0 for other families.
+	imageProfileElems int64
+	// crossElems is the part of stateElems that is an image's keys and
+	// values in cross-attention layers (mllama): per sequence, never per
+	// token of the engine's KV pool.
+	crossElems int64
 	// encoderOnly: an encoder (embeddings, rerankers) reads each batch
 	// whole in one forward pass and has no LM head.
 	encoderOnly bool
@@ -534,8 +543,12 @@ func shapeOf(m Model) shape {
 	total, active := m.ParamCount()
 	if m.Kind == KindDiffusion {
 		d := diffusionShapeOf(m)
-		return shape{total: total, active: active, layers: int64(m.Layers), hidden: int64(m.Hidden),
-			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: m.LoRAPerRank, loraModules: 1}
+		layers := int64(m.Layers)
+		if m.UNet != nil {
+			layers = m.UNet.blocks()
+		}
+		return shape{total: total, active: active, layers: layers, hidden: int64(m.Hidden),
+			kvHeads: 1, embedMatrices: 1, diffusion: d, loraPerRank: d.loraRank, loraModules: 1}
 	}
 	s := shape{
 		total: total, active: active,
@@ -547,7 +560,7 @@ func shapeOf(m Model) shape {
 		// (GPT-2, BERT, T5) are the ones with learned or bucketed positions.
 		dropout:       m.PositionEmbeddings > 0 || m.RelativeBuckets > 0,
 		kvElems:       m.KVElemsPerTokenPerLayer(),
-		kvLayers:      int64(m.Layers - m.LinearAttnLayers), // linear-attention layers keep a fixed state, no KV
+		kvLayers:      int64(m.Layers - m.LinearAttnLayers - m.CrossAttnLayers), // linear-attention layers keep a fixed state, cross-attention layers the image's KV: no KV per token
 		slidingLayers: int64(m.SlidingLayers),
 		window:        int64(m.SlidingWindow),
 		mla:           m.MLA(),
@@ -557,7 +570,11 @@ func shapeOf(m Model) shape {
 	if m.TiedEmbeddings || m.Kind == KindEncoder {
 		s.embedMatrices = 1
 	}
-	s.stateElems = int64(m.LinearAttnLayers) * m.MixerState
+	s.crossElems = m.crossAttnElems()
+	s.stateElems = int64(m.LinearAttnLayers)*m.MixerState + s.crossElems
+	if m.CrossAttnLayers > 0 {
+		s.imageProfileElems = int64(m.CrossAttnTokens) * int64(2*m.VisionOutputDim+m.Hidden)
+	}
 	s.encoderSeq, s.encLayers = int64(m.EncoderSeq), int64(m.EncoderLayers)
 	s.encoderOnly = m.Kind == KindEncoder
 	if m.SSMVersion > 0 {

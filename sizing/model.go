@@ -72,6 +72,17 @@ type Model struct {
 	// activations and the decoder's cross-attention KV are that long
 	// whatever the text; 0 when the encoder reads the text (T5, NLLB).
 	EncoderSeq int `json:"encoder_seq,omitempty"`
+	// CrossAttnLayers are decoder layers (counted in Layers, each the
+	// size of a self-attention layer) that attend to an image's encoder
+	// states instead of the text (Llama 3.2 Vision's
+	// cross_attention_layers): no KV cache per text token, and per
+	// sequence with an image CrossAttnTokens keys and values each
+	// (max_num_tiles × (patches + CLS): 4 × 1,601). VisionOutputDim is
+	// the width of the vision tower's output (its final and intermediate
+	// layers concatenated, 7,680 for mllama).
+	CrossAttnLayers int `json:"cross_attn_layers,omitempty"`
+	CrossAttnTokens int `json:"cross_attn_tokens,omitempty"`
+	VisionOutputDim int `json:"vision_output_dim,omitempty"`
 
 	Experts            int  `json:"experts,omitempty"`             // routed experts per MoE layer
 	ExpertsActive      int  `json:"experts_active,omitempty"`      // routed experts per token
@@ -145,6 +156,9 @@ type Model struct {
 	// precision (the VAE config's force_upcast, which diffusers' Stable
 	// Diffusion XL pipelines honour: SDXL's VAE overflows in fp16).
 	VAEUpcast bool `json:"vae_upcast,omitempty"`
+	// UNet is a UNet denoiser's layout (levels, transformer blocks,
+	// heads), which sizes its activations; nil for a DiT.
+	UNet *UNetShape `json:"unet,omitempty"`
 
 	// ImageTokens is how many tokens one image becomes in a
 	// vision-language model's sequence at its processor's default size;
@@ -382,14 +396,20 @@ func (m Model) KVCacheBytes(bytesPerElem float64, ctx int) float64 {
 		return 0
 	}
 	per := float64(m.KVElemsPerTokenPerLayer()) * bytesPerElem
-	full := m.Layers - m.SlidingLayers - m.LinearAttnLayers
+	full := m.Layers - m.SlidingLayers - m.LinearAttnLayers - m.CrossAttnLayers
 	windowed := ctx
 	if m.SlidingLayers > 0 && m.SlidingWindow < ctx {
 		windowed = m.SlidingWindow
 	}
-	state := float64(int64(m.LinearAttnLayers)*m.MixerState) * bytesPerElem
+	state := float64(int64(m.LinearAttnLayers)*m.MixerState+m.crossAttnElems()) * bytesPerElem
 	cross := float64(m.Layers) * float64(m.EncoderSeq) // cross-attention over a fixed-length encoder output
 	return per*(float64(full)*float64(ctx)+float64(m.SlidingLayers)*float64(windowed)+cross) + state
+}
+
+// crossAttnElems is the KV one sequence with an image holds in the
+// cross-attention layers, in elements: fixed whatever the text's length.
+func (m Model) crossAttnElems() int64 {
+	return int64(m.CrossAttnLayers) * int64(m.CrossAttnTokens) * m.KVElemsPerTokenPerLayer()
 }
 
 // KVBytesPerToken is the KV cache per token averaged over a context of

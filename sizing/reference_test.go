@@ -209,34 +209,49 @@ func TestReferenceTrainingTime(t *testing.T) {
 }
 
 // TestReferenceRunHours: whole published runs, GPU-hours for a token
-// budget, against the answer's hours × GPUs (goodput included).
+// budget, against the answer's hours × GPUs, each within 25 % (issue #40:
+// a run's days for a named model land within 25 % of its report). A
+// production run (full training of ProductionTokens or more) is timed at
+// ProductionGoodput of the benchmark-fitted speed; DeepSeek-V3's figure is
+// a projection (180K H800 GPU-hours per trillion tokens × 14.8T) and is
+// asked as one. testdata/training/SOURCES.md has the rows before and after.
 func TestReferenceRunHours(t *testing.T) {
 	fp8 := PrecisionFP8
 	for _, tc := range []struct {
 		source   string
 		q        Query
 		gpuHours float64
-		tol      float64
 	}{
 		// Llama 2 paper, Table 2: 184,320 / 368,640 / 1,720,320 A100-80GB
 		// GPU-hours for 2T tokens; 4k context, 4M-token batches (§2.2).
-		{"Llama 2 7B", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 184320, 0.30},
-		{"Llama 2 13B", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 368640, 0.30},
-		{"Llama 2 70B", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 1720320, 0.30},
+		{"Llama 2 7B", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 184320},
+		{"Llama 2 13B", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 368640},
+		{"Llama 2 70B", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 4 << 20, Tokens: 2e12}, 1720320},
 		// MosaicML, "Introducing MPT-7B": 1T tokens in 9.5 days on 440
-		// A100-40GB, sequence 2048, global batch 1760 sequences; 35 %: the
-		// post rounds to half days and counts four hardware failures and
-		// their restarts.
-		{"MPT-7B", Query{Params: 6.7e9, GPU: "a100-40", GPUs: 440, SeqLen: 2048, MicroBatch: 4, ZeROStage: stagePtr(3), Tokens: 1e12}, 9.5 * 24 * 440, 0.35},
+		// A100-40GB, sequence 2048, global batch 1760 sequences (the post
+		// rounds to half days and counts four hardware failures and their
+		// restarts).
+		{"MPT-7B", Query{Params: 6.7e9, GPU: "a100-40", GPUs: 440, SeqLen: 2048, MicroBatch: 4, ZeROStage: stagePtr(3), Tokens: 1e12}, 9.5 * 24 * 440},
+		// tiiuae/falcon-7b model card: 1,500B tokens on 384 A100 40GB, PP 2
+		// × DP 192 with ZeRO, "took about two weeks".
+		{"Falcon-7B", Query{Model: "falcon-7b", GPU: "a100-40", GPUs: 384, SeqLen: 2048, PipelineParallel: 2, Tokens: 1.5e12}, 14 * 24 * 384},
+		// tiiuae/falcon-40b model card: 1,000B tokens on 384 A100 40GB, TP 8
+		// × PP 4 × DP 12 with ZeRO, "took two months".
+		{"Falcon-40B", Query{Model: "falcon-40b", GPU: "a100-40", GPUs: 384, SeqLen: 2048, TensorParallel: 8, PipelineParallel: 4, Tokens: 1e12}, 60 * 24 * 384},
+		// Hugging Face, "Spread Your Wings: Falcon 180B is here": 3.5T
+		// tokens on up to 4,096 GPUs, "~7,000,000 GPU hours"; the model
+		// card: A100 40GB, TP 8 × PP 8 × DP 64.
+		{"Falcon-180B", Query{Model: "falcon-180b", GPU: "a100-40", GPUs: 4096, SeqLen: 2048, TensorParallel: 8, PipelineParallel: 8, Tokens: 3.5e12}, 7e6},
 		// Llama 3.1 model card: 405B trained with 30.84M H100-80GB GPU-hours
 		// on ~15T tokens; 16,384 GPUs, 8k sequences, 16M-token batches,
 		// TP 8 / PP 16 (Llama 3 paper §3.3.2, Table 4); layout searched.
-		{"Llama 3.1 405B", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12}, 30.84e6, 0.25},
-		{"Llama 3.1 405B, Meta's TP 8 × PP 16", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12, TensorParallel: 8, PipelineParallel: 16, ContextParallel: 2}, 30.84e6, 0.25},
+		{"Llama 3.1 405B", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12}, 30.84e6},
+		{"Llama 3.1 405B, Meta's TP 8 × PP 16", Query{Model: "llama-3.1-405b", GPU: "h100", GPUs: 16384, SeqLen: 8192, GlobalBatchTokens: 16 << 20, Tokens: 15e12, TensorParallel: 8, PipelineParallel: 16, ContextParallel: 2}, 30.84e6},
 		// DeepSeek-V3 technical report, Table 1: pre-training 2,664K H800
 		// GPU-hours for 14.8T tokens on 2,048 GPUs in FP8, 4k sequences,
-		// batch 15,360 sequences, PP 16, EP 64 (§3.2, §4.2).
-		{"DeepSeek-V3", Query{Model: "deepseek-v3", GPU: "h800", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 15360 * 4096, Precision: fp8, PipelineParallel: 16, ExpertParallel: 64, Tokens: 14.8e12}, 2.664e6, 0.30},
+		// batch 15,360 sequences, PP 16, EP 64 (§3.2, §4.2); "each trillion
+		// tokens requires only 180K H800 GPU hours": a projection.
+		{"DeepSeek-V3", Query{Model: "deepseek-v3", GPU: "h800", GPUs: 2048, SeqLen: 4096, GlobalBatchTokens: 15360 * 4096, Precision: fp8, PipelineParallel: 16, ExpertParallel: 64, Tokens: 14.8e12, Projection: true}, 2.664e6},
 	} {
 		tc.q.Method = MethodFull
 		a, err := (&Estimator{}).Answer(tc.q)
@@ -244,9 +259,9 @@ func TestReferenceRunHours(t *testing.T) {
 			t.Fatalf("%s: %v", tc.source, err)
 		}
 		got := *a.Throughput.Hours * float64(a.Request.GPUs)
-		t.Logf("%s: %.3g vs %.3g (%.2f) %s", tc.source, got, tc.gpuHours, got/tc.gpuHours, layoutName(&a.Request))
-		if !withinRel(got, tc.gpuHours, tc.tol) {
-			t.Errorf("%s: %.3g GPU-hours (%s, MFU %.1f%%), published %.3g (±%.0f%%)", tc.source, got, layoutName(&a.Request), *a.Throughput.MFU*100, tc.gpuHours, tc.tol*100)
+		t.Logf("%s: %.3g vs %.3g (%.2f) %s, goodput %.2f (%s), %.1f days", tc.source, got, tc.gpuHours, got/tc.gpuHours, layoutName(&a.Request), *a.Throughput.Goodput, a.Throughput.GoodputBasis, *a.Throughput.Hours/24)
+		if !withinRel(got, tc.gpuHours, 0.25) {
+			t.Errorf("%s: %.3g GPU-hours (%s, MFU %.1f%%), published %.3g (±25%%)", tc.source, got, layoutName(&a.Request), *a.Throughput.MFU*100, tc.gpuHours)
 		}
 	}
 }
@@ -502,10 +517,10 @@ func TestReferenceQLoRAMemory(t *testing.T) {
 // prompt, peak GB as torch reports it (allocated tensors: compared without
 // fitbot's CUDA-context overhead). SDXL's VAE decodes in fp32
 // (force_upcast), and model CPU offload leaves that peak: 20.21 GB, where
-// fitbot said 7.1 before issue #40. The VAE-slicing and tiny-autoencoder
-// rows (15.4 GB) are not held: they are bound by the UNet's step over 8
-// latents (CFG), which fitbot counts at 0.7 GB where they imply about 8.
-// 15 %.
+// fitbot said 7.1 before issue #40. With VAE slicing one image is
+// decoded at a time and the UNet's step over 8 latents (CFG) is the
+// peak: 15.40 GB, where fitbot said 11.4 (one image's decode) before its UNet step was held to
+// the measured one (scoreCopies). 15 %.
 func TestReferenceSDXLMemory(t *testing.T) {
 	for _, tc := range []struct {
 		source string
@@ -514,6 +529,7 @@ func TestReferenceSDXLMemory(t *testing.T) {
 	}{
 		{"fp16 + SDPA, 4 images", Query{}, 21.72},
 		{"model CPU offload, 4 images", Query{Offload: OffloadCPU}, 20.21},
+		{"VAE slicing, 4 images", Query{VAESlicing: true}, 15.40},
 	} {
 		tc.q.Model, tc.q.Method, tc.q.GPU, tc.q.MicroBatch, tc.q.Resolution = "sdxl", MethodInference, "a100-40", 4, 1024
 		a, err := (&Estimator{}).Answer(tc.q)
@@ -560,9 +576,16 @@ func TestReferenceEngineContext(t *testing.T) {
 	}
 }
 
-// TestReferenceConsumerCap: no published 3090/4090 training throughput is
-// held here, so the data-centre fit is capped on GeForce cards and the
-// answer says so (#40: a 13B LoRA on a 4090 came out at 67 % MFU).
+// TestReferenceConsumerCap: the data-centre fit is capped on GeForce
+// cards and the answer says so (#40: a 13B LoRA on a 4090 came out at 67 %
+// MFU). The cap is held to torchtune's README table (pytorch/torchtune
+// README.md at commit 0031bfb0, "Memory and training speed": Llama 3.1
+// 8B, batch 2, a dataset packed to 2,048, torch.compile): LoRA 3,083
+// tokens/s on a 4090 and 4,699 on an RTX A6000, full fine-tuning 1,650
+// and 2,579. Its absolute figures are not held (at fitbot's FLOPs count
+// the A6000's LoRA row is over 100 % of its BF16 peak), but one recipe on
+// two cards gives the 4090's speed relative to a card the fit covers:
+// 0.66 and 0.64, where the uncapped fit said 1.06; 15 %.
 func TestReferenceConsumerCap(t *testing.T) {
 	a, err := (&Estimator{}).Answer(Query{Params: 13e9, Method: MethodQLoRA, GPU: "rtx-4090", Tokens: 1e9})
 	if err != nil {
@@ -573,12 +596,38 @@ func TestReferenceConsumerCap(t *testing.T) {
 	}
 	said := false
 	for _, s := range a.Assumptions {
-		said = said || strings.Contains(s, "capped at 50% on a GeForce card")
+		said = said || strings.Contains(s, "capped at 42% on a GeForce card")
 	}
 	if !said {
 		t.Errorf("the cap is not said: %q", a.Assumptions)
 	}
-	if !consumerCard(&GPU{ID: "rtx-3090", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "rtx-a6000", Vendor: "nvidia"}) || consumerCard(&GPU{ID: "h100", Vendor: "nvidia"}) {
-		t.Error("consumerCard: a 3090 is one, an RTX A6000 and an H100 are not")
+	for id, want := range map[string]bool{"rtx-3090": true, "rtx-4090": true, "rtx-5090": true, "rtx-a6000": false, "rtx-6000-ada": false, "rtx-pro-6000": false, "h100": false} {
+		if got := consumerCard(&GPU{ID: id, Vendor: "nvidia"}); got != want {
+			t.Errorf("consumerCard(%s) = %v, want %v", id, got, want)
+		}
+	}
+	yes := true
+	for _, tc := range []struct {
+		method     Method
+		optimizer  Optimizer
+		rtx, a6000 float64 // torchtune's tokens/s
+	}{{MethodLoRA, OptimizerAdamW, 3083, 4699}, {MethodFull, OptimizerAdamW8bit, 1650, 2579}} {
+		speed := func(gpu string) float64 {
+			q := Query{Model: "llama-3.1-8b", Method: tc.method, Optimizer: tc.optimizer, GPU: gpu,
+				Precision: PrecisionPureBF16, SeqLen: 2048, MicroBatch: 2, GradCheckpointing: &yes, FusedLoss: &yes}
+			if tc.method == MethodLoRA {
+				q.LoRARank = 8
+			}
+			a, err := (&Estimator{}).Answer(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return *a.Throughput.TokensPerSecond
+		}
+		got, want := speed("rtx-4090")/speed("rtx-a6000"), tc.rtx/tc.a6000
+		t.Logf("%s: 4090 / A6000 %.3f, torchtune %.3f (%.2f)", tc.method, got, want, got/want)
+		if !withinRel(got, want, 0.15) {
+			t.Errorf("%s: a 4090 makes %.2f of an RTX A6000's tokens/s, torchtune measured %.2f (±15%%)", tc.method, got, want)
+		}
 	}
 }

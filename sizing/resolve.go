@@ -111,6 +111,7 @@ func resolve(q Query) (*resolved, error) {
 	if err := rs.resolveServe(q); err != nil {
 		return nil, err
 	}
+	rs.crossAttnAssumptions()
 	if rs.req.Method != MethodInference {
 		if err := rs.resolveTraining(q); err != nil {
 			return nil, err
@@ -124,6 +125,7 @@ func resolve(q Query) (*resolved, error) {
 		rs.req.Tokens = rs.jobTokens
 	}
 	rs.req.PerMonth = q.PerMonth
+	rs.req.Projection = q.Projection
 	rs.req.Own = q.Own
 	rs.req.GPUHours, rs.req.GPUHoursAsked = q.GPUHours, q.GPUHoursAsked
 	if rs.req.Method != MethodInference {
@@ -476,6 +478,10 @@ func (rs *resolved) resolvePrecision(q Query) error {
 					// Whisper: the cross-attention KV is per clip, not per token.
 					rs.assume("KV cache in %s: %s per text token of the decoder's own attention (all layers, one clip), plus %s per clip for the cross-attention over its %s encoder frames",
 						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed), Commas(rs.shape.encoderSeq))
+				} else if rs.shape.crossElems > 0 {
+					// Llama 3.2 Vision: the image's KV is per sequence, not per token.
+					rs.assume("KV cache in %s: %s per text token (the self-attention layers, one request), plus %s per sequence for the cross-attention layers' image states",
+						half, perTokenBytes(kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half))-fixed), perTokenBytes(fixed))
 				} else if b := kvCacheBytes(&rs.shape, 1, 1, kvElemBytes(half)); b >= 1<<10 {
 					rs.assume("KV cache in %s: %s per token of context (all layers, one request)", half, perTokenBytes(b))
 				} else {
@@ -692,6 +698,10 @@ func (rs *resolved) resolveTraining(q Query) error {
 	}
 	rs.resolveAlignment(q)
 	r.FromScratch = q.FromScratch && r.Method == MethodFull
+	r.Stack = q.Stack
+	if r.Stack == StackTransformerEngine && r.Precision == PrecisionFP8 {
+		rs.assume("FP8 through Transformer Engine (NeMo, Megatron-LM): the casts and scaling fused into the GEMMs, so a linear layer reaches the share of the FP8 peak a BF16 one of its width reaches of the BF16 peak (fitted to NeMo's FP8 pre-training and fine-tuning rows)")
+	}
 	r.FusedLoss = q.FusedLoss != nil && *q.FusedLoss
 	if r.FusedLoss {
 		rs.assume("fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy): the full-vocabulary logits are never held, a hidden-sized chunk per token instead")

@@ -215,7 +215,31 @@ func engineReserveBytes(r *Request, s *shape, g *GPU, tokens, seqs int) float64 
 		act += moeProfileBuffers * t * float64(max(s.expertsActive, 1)) * 2 * (float64(s.hidden) + 3*float64(s.expertFFN)/tp)
 	}
 	sampler := float64(seqs) * float64(s.vocab) * samplerBytesPerLogit
-	return act + sampler + nonTorchBytes + tpCommBytes(r, g)
+	// A cross-attention model's profile also runs the vision tower on
+	// one largest image per sequence (imageProfileElems, 16-bit).
+	images := float64(seqs) * float64(s.imageProfileElems) * 2
+	return act + sampler + images + nonTorchBytes + tpCommBytes(r, g)
+}
+
+// crossAttnMaxSeqs is the max_num_seqs fitbot sizes a cross-attention
+// vision model (Llama 3.2 Vision) at when the question names none:
+// vLLM's recipe for mllama (--max-num-seqs 16 --enforce-eager; the
+// default 256 fails at start-up on an A100 80GB even at
+// --max-model-len 1024, vllm-project/vllm#8879 and #9445), since its
+// profile runs the vision tower on one image per sequence.
+const crossAttnMaxSeqs = 16
+
+// engineMaxSeqs is the max_num_seqs the engine is sized with: the
+// question's, else vLLM's default, capped for a cross-attention model.
+func engineMaxSeqs(s *shape, g *GPU, sp serveSpec) int {
+	_, seqs := engineBatchDefaults(g)
+	switch {
+	case sp.maxSeqsOverride > 0:
+		seqs = min(seqs, sp.maxSeqsOverride)
+	case s.imageProfileElems > 0:
+		seqs = min(seqs, crossAttnMaxSeqs)
+	}
+	return seqs
 }
 
 // tpCommBytes is what tensor parallelism holds per GPU outside PyTorch:
@@ -232,9 +256,11 @@ func tpCommBytes(r *Request, g *GPU) float64 {
 
 // kvBytesPerToken is the KV cache one token of one request takes on one
 // GPU (all layers, sliding-window layers included while under their
-// window), at the request's KV precision.
+// window), at the request's KV precision; an image's keys and values in
+// cross-attention layers (mllama), fixed per sequence, are left out.
 func kvBytesPerToken(r *Request, s *shape) float64 {
-	return kvCacheBytes(s, 1, 1, kvElemBytes(r.KVPrecision)) * kvShare(s, r.GPUs, r.Nodes)
+	e := kvElemBytes(r.KVPrecision)
+	return (kvCacheBytes(s, 1, 1, e) - float64(s.crossElems)*e) * kvShare(s, r.GPUs, r.Nodes)
 }
 
 // requestKVBytes is the KV cache of one request of n tokens on one GPU,
@@ -250,13 +276,11 @@ func requestKVBytes(r *Request, s *shape, n int) float64 {
 // weights and the KV pool inside the fraction and keeps its activations
 // outside it.
 func kvCapacity(r *Request, s *shape, g *GPU, sp serveSpec) (avail, reserve float64, tokens int64, batched int) {
-	batched, seqs := engineBatchDefaults(g)
+	batched, _ = engineBatchDefaults(g)
 	if sp.engine == EngineLlamaCPP {
 		batched = llamaCPPUBatch
 	}
-	if sp.maxSeqsOverride > 0 {
-		seqs = min(seqs, sp.maxSeqsOverride)
-	}
+	seqs := engineMaxSeqs(s, g, sp)
 	weights := modelWeightBytes(s, r.Quant, r.Precision) / float64(max(r.GPUs, 1))
 	reserve = engineReserveBytes(r, s, g, batched, seqs)
 	budget := sp.util * float64(g.MemoryBytes)
@@ -299,38 +323,11 @@ func prefillSeconds(r *Request, s *shape, g *GPU, mfu float64, n int) float64 {
 	return t
 }
 
-// decodeStep is one decode step of a replica at batch b with each
-// request's KV cache at ctx tokens, in its two parts: the memory time
-// (the weights the batch touches read once, every request's KV read, at
-// the card's decode bandwidth) and the compute time (2 × active
-// parameters and the attention over ctx keys per token at the prefill
-// share of peak); and the fixed part: the per-layer floor, and under
-// tensor parallelism the two all-reduces per layer of the batch's hidden
-// states over the link.
-func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, comp, fixed float64) {
-	gpus := float64(max(r.GPUs, 1))
-	bw := decodeBandwidth(g)
-	if bw <= 0 {
-		return math.Inf(1), 0, 0
-	}
-	read := decodeReadBytes(s, r.Quant, r.Precision, int64(b))/gpus +
-		float64(b)*kvCacheBytes(s, int64(ctx), 1, kvElemBytes(r.KVPrecision))*kvShare(s, r.GPUs, r.Nodes)
-	mem = read / bw
-	if peak := peakFLOPS(g, r.Precision) * prefillShare(r, s, g, mfu) * gpus; peak > 0 {
-		comp = float64(b) * (2*float64(s.active) + 2*s.attentionFLOPsFwd(int64(ctx))) / peak
-	}
-	fixed = decodeOverheadSec(r, s, g)
-	if tp := float64(tpSize(r)); tp > 1 && g.LinkBytesPerSec > 0 {
-		fixed += 2 * float64(s.layers) * float64(b) * float64(s.hidden) * 2 * 2 * (tp - 1) / tp / g.LinkBytesPerSec
-	}
-	return mem, comp, fixed
-}
-
 // latencyAt is the time to first token and per output token of one
 // replica at c concurrent requests, with the requests per second it
 // serves. Prompts and decode steps share the GPUs: with ρ = λ × a
 // prompt's prefill time p, prompts take ρ of the time, so every decode
-// step (the longer of its memory and compute time, plus its fixed part)
+// step (decodeStep: each GEMM class the longer of its reads and compute)
 // is stretched by 1/(1-ρ); a prompt waits for the ones before it as in
 // an M/D/1 queue, ρ·p/(2(1-ρ)), is read (p) and gets its first token one
 // step later. λ is the asked arrival rate (open loop: at ρ ≥ 1 the queue
@@ -341,8 +338,7 @@ func decodeStep(r *Request, s *shape, g *GPU, mfu float64, b, ctx int) (mem, com
 // inter-token latency by concurrency (testdata/serving/latency.tsv).
 func latencyAt(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, c int) (ttft, tpot, rps float64) {
 	p := prefillSeconds(r, s, g, mfu, sp.prompt)
-	mem, comp, fixed := decodeStep(r, s, g, mfu, c, sp.prompt+sp.output/2)
-	step := max(mem, comp) + fixed
+	step := decodeStep(r, s, g, mfu, c, sp.prompt+sp.output/2)
 	at := func(lambda float64) (float64, float64) {
 		rho := lambda * p
 		if rho >= 1 {
@@ -405,6 +401,9 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	}
 	if per := requestKVBytes(r, s, sp.prompt+sp.output); per > 0 {
 		sv.MaxConcurrency = min(int(avail/per), MaxMicroBatch)
+		if s.imageProfileElems > 0 {
+			sv.MaxConcurrency = min(sv.MaxConcurrency, engineMaxSeqs(s, g, sp))
+		}
 	}
 	sv.Fits = sv.MaxConcurrency >= 1
 	c, limit := sv.MaxConcurrency, "kv_cache"
@@ -414,8 +413,7 @@ func serveReplica(r *Request, s *shape, g *GPU, mfu float64, sp serveSpec, price
 	if !sv.Fits {
 		c = 1
 	}
-	mem, comp, fixed := decodeStep(r, s, g, mfu, 1, sp.prompt)
-	sv.AloneTTFTSeconds = finite(prefillSeconds(r, s, g, mfu, sp.prompt) + max(mem, comp) + fixed)
+	sv.AloneTTFTSeconds = finite(prefillSeconds(r, s, g, mfu, sp.prompt) + decodeStep(r, s, g, mfu, 1, sp.prompt))
 	ttft, tpot, rps := latencyAt(r, s, g, mfu, sp, c)
 	if sp.users == 0 && sv.Fits && !sp.meets(ttft, tpot) {
 		// The most requests that still meet the targets: latencies grow

