@@ -88,9 +88,11 @@ func metamorphicQuestions(t *testing.T) []string {
 	return qs
 }
 
-// readingKeys is a Request as JSON keys and values, query and route keys
-// as "query.KEY" and "route.KEY", for comparing two readings slot by slot. Ignored and
-// unused words are left out, a rewrite changes them, and so are the
+// readingKeys is a Request as JSON keys and values, the keys of its
+// objects as "query.KEY", "route.KEY", "money.KEY" and "deadline.KEY",
+// for comparing two readings slot by slot. Ignored and unused words are
+// left out, a rewrite changes them, and so are the words a money or
+// deadline slot quotes as said ("at $2/hr" or "$2/hr") and the
 // byte offsets of a missing name; the asker's words quoted in a value
 // are compared with their runs of spaces as one.
 func readingKeys(r Request) map[string]string {
@@ -102,11 +104,14 @@ func readingKeys(r Request) map[string]string {
 	_ = json.Unmarshal(b, &top)
 	for k, v := range top {
 		var q map[string]json.RawMessage
-		if (k != "query" && k != "route") || json.Unmarshal(v, &q) != nil {
+		if !flattened[k] || json.Unmarshal(v, &q) != nil {
 			out[k] = spaces.ReplaceAllString(string(v), " ")
 			continue
 		}
 		for qk, qv := range q {
+			if k != "query" && (qk == "words" || strings.HasSuffix(qk, "_words")) {
+				continue // the asker's words quoted, as said: "at $2/hr" or "$2/hr"
+			}
 			out[k+"."+qk] = spaces.ReplaceAllString(string(qv), " ")
 		}
 	}
@@ -114,6 +119,9 @@ func readingKeys(r Request) map[string]string {
 }
 
 var spaces = regexp.MustCompile(` +`)
+
+// flattened are the Request's objects compared key by key.
+var flattened = map[string]bool{"query": true, "route": true, "money": true, "deadline": true}
 
 // metamorphicVerdict is "" when the perturbed question reads as the
 // original except in the perturbation's slots, or leaves the rewritten
