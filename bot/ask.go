@@ -82,7 +82,7 @@ func (h *Handler) reask(ctx context.Context, saved store.Plan, details bool) Mes
 		slack.NewButtonBlockElement(ActionReprice, planRef(saved.ID), plain("Re-price")),
 	))
 	out := answered(fmt.Sprintf("Plan #%d today: %s", saved.ID, msg.Text), blocks...)
-	out.question = sizing.Format(d.Parsed.Query)
+	out.question = reading.FormatAsk(d.Parsed)
 	return out
 }
 

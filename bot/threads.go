@@ -18,7 +18,10 @@ const KindThread = "thread"
 
 // ThreadStore remembers the question of the latest answer in each Slack
 // thread, so that a message in the thread is read against it;
-// *store.DB is one.
+// *store.DB is one. The question is kept as the canonical words of the
+// whole question, its intent's words too (reading.FormatAsk), which read
+// back to the same request; a row written before that holds the sizing
+// words alone and reads as a fit question.
 type ThreadStore interface {
 	RememberThread(ctx context.Context, team, channel, threadTS, canonical string) error
 	ThreadQuestion(ctx context.Context, team, channel, threadTS string) (canonical string, ok bool, err error)
@@ -211,6 +214,6 @@ func withAskButtons(msg Message, p reading.Request, text string) Message {
 			withLaunch(msg.Blocks[len(msg.Blocks)-1], ref)
 		}
 	}
-	msg.question = sizing.Format(p.Query)
+	msg.question = reading.FormatAsk(p)
 	return msg
 }

@@ -261,3 +261,31 @@ func TestThreadFollowUpsReadAgainstTheThreadsRequest(t *testing.T) {
 	wantIn(t, "a follow-up to a cached answer", c.threadReply(c.events, "and with 2 of them?"),
 		`read with the thread's question (llama-3.1-8b lora rtx-4090), changing \"2 of them`)
 }
+
+// TestThreadFollowUpsKeepTheThreadsIntent: a follow-up in the thread of
+// an answer that runs the other way round asks that kind of question
+// again, with the change, unless its words ask another: the thread
+// keeps the whole question, its intent too, not only its sizing words.
+func TestThreadFollowUpsKeepTheThreadsIntent(t *testing.T) {
+	c := newConversation(t, func(cfg *Config) { cfg.AnswerVersion = func() uint64 { return 1 } })
+	c.mention("which gpu for llama 3.1 70b inference")
+	which := c.events
+	got := c.threadReply(which, "and for 32k context?")
+	wantIn(t, "a context change in a which-GPU thread", got, `"value":"q:which gpu llama-3.1-70b inference seq 32768"`,
+		`read with the thread's question (which gpu llama-3.1-70b inference), changing \"32k context\"`)
+	if !strings.Contains(got, "card fits") && !strings.Contains(got, "cards fit") {
+		t.Errorf("a context change in a which-GPU thread is not a which-GPU answer:\n%s", got)
+	}
+
+	c.mention("how many users can llama 3.1 8b serve on an h100")
+	got = c.threadReply(c.events, "and on 4 of them")
+	wantIn(t, "a count in a serving-capacity thread", got, "Serving Llama 3.1 8B", "4× H100",
+		`read with the thread's question (how many users llama-3.1-8b inference h100), changing \"4 of them\"`)
+
+	c.mention("what's the largest model that fits an h100")
+	wantIn(t, "a count in a largest-model thread", c.threadReply(c.events, "and with 8 of them?"), "Largest models that fit 8× H100")
+
+	// A message that asks about a card in a which-GPU thread asks whether
+	// it fits there.
+	wantIn(t, "a card in a which-GPU thread", c.threadReply(which, "on an h100?"), "llama-3.1-70b inference h100")
+}

@@ -68,6 +68,19 @@ type Reader[R any] struct {
 // grammar's. NewReader fails when spec does not fit R (a path that names
 // no field, a field strict mode cannot say).
 func NewReader[R any](c *Client, spec Spec, check func(grammar, read R) (R, error)) (*Reader[R], error) {
+	schema, err := readerSchema[R](spec)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Prompt == "" {
+		return nil, errors.New("llm: a Reader needs a system prompt")
+	}
+	return &Reader[R]{client: c, schema: schema, prompt: spec.Prompt, check: check}, nil
+}
+
+// readerSchema is the strict schema of a Reader of R's replies: the
+// envelope, with spec's paths under its request.
+func readerSchema[R any](spec Spec) (*jsonschema.Definition, error) {
 	prefixed := schemaSpec{enums: map[string][]string{}, skip: map[string]bool{}, about: map[string]string{
 		"understood":    "true when the message asks something fitbot answers (see the system prompt); false for anything else",
 		"question_back": "when understood is false, or when the question can be read two ways: one short question for the asker; otherwise empty",
@@ -82,14 +95,7 @@ func NewReader[R any](c *Client, spec Spec, check func(grammar, read R) (R, erro
 	for p, s := range spec.About {
 		prefixed.about["request."+p] = s
 	}
-	schema, err := generate(reflect.TypeFor[envelope[R]](), prefixed)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Prompt == "" {
-		return nil, errors.New("llm: a Reader needs a system prompt")
-	}
-	return &Reader[R]{client: c, schema: schema, prompt: spec.Prompt, check: check}, nil
+	return generate(reflect.TypeFor[envelope[R]](), prefixed)
 }
 
 // Read asks the model to read text, given the grammar's reading of it,

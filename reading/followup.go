@@ -29,7 +29,7 @@ func FollowUp(base Request, text string) (Request, bool) {
 	if err != nil && len(p.Fields) == 0 && p.Query == (sizing.Query{}) && asksAgain(text) {
 		again := base
 		again.Fields, again.Ignored, again.Unused = nil, p.Ignored, nil
-		again.Notes = append([]string{fmt.Sprintf("read as the thread's question again (%s): the answer says its time and cost", sizing.Format(base.Query))}, base.Notes...)
+		again.Notes = append([]string{fmt.Sprintf("read as the thread's question again (%s): the answer says its time and cost", FormatAsk(base))}, base.Notes...)
 		return again, true
 	}
 	slots := requestSlots(p)
@@ -78,13 +78,7 @@ func FollowUp(base Request, text string) (Request, bool) {
 		q.MeasuredTokensPerSecond = 0
 		dropped = strings.TrimPrefix(dropped+"; the speed measured on the thread's card does not carry over to another", "; ")
 	}
-	intent := p.Intent
-	if intent == sizing.IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil) {
-		intent = sizing.IntentFit // "what about ..." asks about the thread's model
-	}
-	if intent == sizing.IntentFit && (q.Method == "" || q.Method == sizing.MethodInference) && (q.Serve.Plan || q.Serve.Targets()) {
-		intent = sizing.IntentServe // "in fp8" in a serving plan's thread plans again in fp8
-	}
+	intent := followIntent(base.Intent, p.Intent, said, q)
 	changed := make([]string, 0, len(p.Fields)+2)
 	for _, f := range p.Fields {
 		w := f.Words
@@ -103,7 +97,7 @@ func FollowUp(base Request, text string) (Request, bool) {
 		changed = append(changed, "the question to "+strings.ReplaceAll(string(p.Intent), "_", " "))
 	}
 	changed = append(changed, slots...)
-	note := fmt.Sprintf("read with the thread's question (%s), changing %s", sizing.Format(baseQ), strings.Join(changed, ", "))
+	note := fmt.Sprintf("read with the thread's question (%s), changing %s", FormatAsk(base), strings.Join(changed, ", "))
 	if dropped != "" {
 		note += "; " + dropped
 	}
@@ -111,6 +105,33 @@ func FollowUp(base Request, text string) (Request, bool) {
 	p.Query, p.Intent = q, intent
 	mergeRequest(&p, base)
 	return p, true
+}
+
+// followIntent is the kind of question a follow-up asks: the one its
+// own words ask ("max context?", "ok and for 500 users"), else the
+// thread's ("and with 8 of them?" in a which-GPU thread still asks which
+// GPU), unless what the message changed is what the thread's kind of
+// question leaves open: a model in a largest-model thread, a card in a
+// which-GPU thread, a context length in a longest-context thread and a
+// training method in a serving thread ask whether that fits. asked is
+// the message's own intent, said its query and q the merged query.
+func followIntent(thread, asked sizing.Intent, said, q sizing.Query) sizing.Intent {
+	intent := asked
+	if asked == sizing.IntentFit && thread != "" {
+		intent = thread
+	}
+	inference := q.Method == "" || q.Method == sizing.MethodInference
+	switch {
+	case intent == sizing.IntentLargest && (q.Model != "" || q.Params != 0 || q.Arch != nil),
+		intent == sizing.IntentWhichGPU && asked == sizing.IntentFit && said.GPU != "",
+		intent == sizing.IntentMaxContext && asked == sizing.IntentFit && said.SeqLen != 0,
+		intent == sizing.IntentServe && !inference:
+		intent = sizing.IntentFit
+	}
+	if intent == sizing.IntentFit && inference && (q.Serve.Plan || q.Serve.Targets()) {
+		intent = sizing.IntentServe // "in fp8" in a serving plan's thread plans again in fp8
+	}
+	return intent
 }
 
 // mergeRequest puts into a follow-up's reading p the slots of the

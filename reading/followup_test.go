@@ -46,6 +46,19 @@ func TestFollowUp(t *testing.T) {
 		{"llama-3.1-70b inference 2xh100 batch 32", "and with 8 of them", "llama-3.1-70b inference 8xh100 batch 32", sizing.IntentFit},
 		{"llama-3.1-70b inference 2xh100 batch 32", "in gguf q4?", "llama-3.1-70b inference q4_k_m 2xh100 batch 32", sizing.IntentFit},
 		{"llama-3.1-8b lora rtx-4090", "and with a $5k budget?", "llama-3.1-8b lora rtx-4090", sizing.IntentFit},
+		// A thread keeps its kind of question unless the message asks
+		// another or changes what that kind leaves open.
+		{"which gpu llama-3.1-70b inference", "and for 32k context?", "llama-3.1-70b inference seq 32768", sizing.IntentWhichGPU},
+		{"which gpu llama-3.1-70b inference", "same but qlora", "llama-3.1-70b qlora", sizing.IntentWhichGPU},
+		{"which gpu llama-3.1-70b inference", "on an h100?", "llama-3.1-70b inference h100", sizing.IntentFit},
+		{"how many users llama-3.1-8b inference h100", "and on 4 of them", "llama-3.1-8b inference 4xh100", sizing.IntentServe},
+		{"how many users llama-3.1-8b inference h100", "same but qlora", "llama-3.1-8b qlora h100", sizing.IntentFit},
+		{"what h100", "and with 8 of them?", "8xh100", sizing.IntentLargest},
+		{"what h100", "same but qlora", "qlora h100", sizing.IntentLargest},
+		{"what h100", "what about llama 3 70b", "llama-3-70b h100", sizing.IntentFit},
+		{"llama-3.1-8b h100 max context", "and with 8 of them?", "llama-3.1-8b 8xh100", sizing.IntentMaxContext},
+		{"llama-3.1-8b h100 max context", "with 32k context", "llama-3.1-8b h100 seq 32768", sizing.IntentFit},
+		{"which gpu llama-3.1-70b inference", "how many users?", "llama-3.1-70b inference", sizing.IntentServe},
 	}
 	for _, tt := range tests {
 		base, err := Parse(tt.base)
@@ -60,8 +73,8 @@ func TestFollowUp(t *testing.T) {
 		if f := sizing.Format(got.Query); f != tt.want || got.Intent != tt.intent {
 			t.Errorf("FollowUp(%q, %q) = %q (%s), want %q (%s)", tt.base, tt.text, f, got.Intent, tt.want, tt.intent)
 		}
-		if len(got.Notes) == 0 || !strings.HasPrefix(got.Notes[0], "read with the thread's question ("+sizing.Format(base.Query)+")") &&
-			!strings.HasPrefix(got.Notes[0], "read as the thread's question again ("+sizing.Format(base.Query)+")") {
+		if len(got.Notes) == 0 || !strings.HasPrefix(got.Notes[0], "read with the thread's question ("+FormatAsk(base)+")") &&
+			!strings.HasPrefix(got.Notes[0], "read as the thread's question again ("+FormatAsk(base)+")") {
 			t.Errorf("FollowUp(%q, %q) notes %q do not say what was changed", tt.base, tt.text, got.Notes)
 		}
 		if _, err := (&sizing.Estimator{}).Answer(got.Query); err != nil && got.Intent == sizing.IntentFit {

@@ -323,7 +323,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	}
 	toks, vague := readNumberWords(toks)
 	toks, gpuHours := readGPUHours(input, toks)
-	toks, ask := readAsk(toks)
+	toks, ask := readAsk(input, toks)
 	toks, money := readMoney(input, toks)
 	toks, mfu := readMFU(toks)
 	toks, serve := readServe(toks)

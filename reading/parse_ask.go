@@ -26,6 +26,9 @@ const (
 
 // askWords is what the intent pass found.
 type askWords struct {
+	// in is the question, whose words a refusal quotes as said.
+	in string
+
 	what, largest, maxContext, whichGPU, buy bool
 	// own is a purchase asked as which cards and how many ("how many gpus
 	// do we need to buy", "what do we buy", "which card should we order",
@@ -96,8 +99,8 @@ func keySet(sets ...map[string]bool) map[string]bool {
 // readAsk finds the intent words and, for buy-or-rent, the workload, and
 // returns the tokens the main parse should read (the rest), filtered in
 // place in toks' array: a plain question costs no allocation here.
-func readAsk(toks []token) ([]token, askWords) {
-	var a askWords
+func readAsk(in string, toks []token) ([]token, askWords) {
+	a := askWords{in: in}
 	var usedBuf [64]bool
 	used := usedFor(toks, usedBuf[:])
 	key := func(i int) string {
@@ -318,18 +321,18 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 				for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
 					end++
 				}
-				a.setHours(num, toks[i].raw+" "+toks[j].raw)
+				a.setHours(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, end)
 			case yearWords[keyAt(j)]:
-				a.setYears(num, toks[i].raw+" "+toks[j].raw)
+				a.setYears(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, j+1)
 			case monthWords[keyAt(j)]:
-				a.setYears(num/12, toks[i].raw+" "+toks[j].raw)
-				a.usePeriod = toks[i].raw + " " + toks[j].raw
+				a.setYears(num/12, span(a.in, toks, i, j+1))
+				a.usePeriod = span(a.in, toks, i, j+1)
 				markUsed(used, i, j+1)
 			default:
 				if f, n, ok := jobsPer(toks, j); ok {
-					a.setJobs(num*f, joinRaw(toks, i, j+n))
+					a.setJobs(num*f, span(a.in, toks, i, j+n))
 					markUsed(used, i, j+n)
 					if i > 0 && runVerbs[keyAt(i-1)] {
 						used[i-1] = true // "we run 3 jobs a week" says nothing about the method
