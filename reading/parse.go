@@ -72,6 +72,10 @@ type Request struct {
 	// is unsure which (Unsure): with two or more, the answer is a
 	// question back offering each; nil for a clear question.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Emit is the launch config the words ask for with the answer ("a
+	// deepspeed config for ...": deepspeed), a launch.Kind's name; ""
+	// when none is asked.
+	Emit string `json:"emit,omitempty"`
 }
 
 // NameSpan is words of a question and where they are in it, in bytes.
@@ -97,7 +101,11 @@ type NameSpan struct {
 // problem, so that a caller can tell a question that named no model or
 // method (worth another reading) from one with a bad number in it.
 func Parse(input string) (Request, error) {
-	return parseWith(input, catalogLexicon{})
+	r, err := parseWith(input, catalogLexicon{})
+	if toks, lexErr := lex(input); lexErr == nil {
+		r.Emit = emitAsked(toks)
+	}
+	return r, err
 }
 
 // lexicon is what the parser needs of the model and GPU catalogs: exact
