@@ -19,7 +19,15 @@ const (
 	KindChat       Kind = "chat"          // other small talk and thanks
 	KindHelp       Kind = "help"          // what fitbot can do
 	KindPlans      Kind = "plans"         // the team's earlier plans for a model: Route.Plans
+	KindPlan       Kind = "plan"          // one kept plan, answered again: Route.Args is its id
+	KindHardware   Kind = "hardware"      // the team's own machines: Route.Args lists, adds or removes
+	KindGPUs       Kind = "gpus"          // the GPUs fitbot knows
+	KindModels     Kind = "models"        // the models fitbot knows
 )
+
+// commandKinds are the kinds of fitbot's own commands, by their route.
+var commandKinds = map[reading.RouteKind]Kind{reading.RouteCluster: KindCluster, reading.RoutePlan: KindPlan,
+	reading.RouteHardware: KindHardware, reading.RouteGPUs: KindGPUs, reading.RouteModels: KindModels}
 
 // Kind is what the question asks.
 func (q Question) Kind() Kind {
@@ -35,6 +43,9 @@ func (q Question) Kind() Kind {
 		return KindHelp
 	case reading.RoutePlans:
 		return KindPlans
+	}
+	if k, ok := commandKinds[q.Route.Kind]; ok {
+		return k
 	}
 	if q.Compared() {
 		return KindCompare

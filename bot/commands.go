@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,12 +73,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 			return h.static().gpus
 		}
 	case "models", "model":
-		tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
-		hubModels, more := h.hubEntries(ctx)
-		if more {
-			tip = fmt.Sprintf("The %d Hugging Face Hub models fetched most recently are listed; older ones are cached too. ", maxListedHubModels) + tip
-		}
-		return catalogMessage("Models fitbot knows", tip, append(modelEntries(), hubModels...))
+		return h.modelsMessage(ctx)
 	}
 	if !h.limiter.allow(cmd.UserID, h.now()) {
 		return ephemeral(fmt.Sprintf("You're asking faster than fitbot answers (%d a minute). Try again in a minute.", h.cfg.Policy.PerUserPerMinute)).withOutcome(OutcomeRateLimited)
@@ -112,9 +108,20 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 		return h.handle(ctx, asker, q) // the words ask one of several things alike: asked which
 	}
 	if msg, ok := h.routed(ctx, asker, q.Route); ok {
-		return msg
+		return withOutside(msg, q.Text)
 	}
 	return h.question(ctx, asker, cmd.ResponseURL, q)
+}
+
+// modelsMessage is `/fit models`: the catalog and the Hub models fetched
+// most recently.
+func (h *Handler) modelsMessage(ctx context.Context) Message {
+	tip := "Any size works too: `/fit 13B lora 4090`, `/fit 8x7B inference 2xa100`. So does any Hugging Face Hub model, by its id or link: `/fit Qwen/Qwen3-1.7B lora h100`."
+	hubModels, more := h.hubEntries(ctx)
+	if more {
+		tip = fmt.Sprintf("The %d Hugging Face Hub models fetched most recently are listed; older ones are cached too. ", maxListedHubModels) + tip
+	}
+	return catalogMessage("Models fitbot knows", tip, append(modelEntries(), hubModels...))
 }
 
 // question answers a sizing question, read (route and parse) but not
@@ -153,7 +160,16 @@ func (h *Handler) handle(ctx context.Context, asker who, q answer.Question) Mess
 		h.log.Error("bot: answering failed", "err", err)
 		return apology()
 	}
-	return h.render(ctx, asker, r)
+	return withOutside(h.render(ctx, asker, r), q.Text)
+}
+
+// withOutside puts first in msg, the answer to text, what text asks that
+// fitbot cannot do (answer.OutsideLines).
+func withOutside(msg Message, text string) Message {
+	for _, line := range slices.Backward(answer.OutsideLines(text)) {
+		msg = withFirstLine(msg, line)
+	}
+	return msg
 }
 
 // answerWho is the asker as answer keeps their plans; keep asks for the
@@ -171,7 +187,7 @@ func (h *Handler) render(ctx context.Context, asker who, r answer.Result) Messag
 	case r.Kind == answer.KindCluster:
 		return h.clusterCommand(ctx, asker.team)
 	case r.Fit != nil:
-		return h.fitReply(ctx, asker, r)
+		return h.withLaunch(ctx, r, h.fitReply(ctx, asker, r))
 	case r.Kind == answer.KindClarify:
 		return h.clarifyReply(r)
 	case r.Compare != nil:

@@ -31,12 +31,36 @@ func (h *Handler) routed(ctx context.Context, asker who, r reading.Routing) (Mes
 	case reading.RouteChat:
 		return chatMessage(r.Greeting), true
 	case reading.RouteHelp:
+		if r.Topic == string(reading.RouteHardware) {
+			return hardwareHelp, true
+		}
 		return helpMessage(h.cfg.ModelReader != nil), true
 	case reading.RoutePrice:
 		return h.priceAnswer(ctx, r), true
+	// fitbot's own commands, said in words or through a face that has no
+	// subcommands of its own, answered as /fit answers them.
+	case reading.RouteCluster:
+		return h.clusterCommand(ctx, asker.team), true
+	case reading.RoutePlan:
+		return h.planCommand(ctx, asker.scope(), r.Args), true
+	case reading.RouteHardware:
+		return h.hardwareCommand(ctx, asker.team, r.Args), true
+	case reading.RouteGPUs:
+		return h.static().gpus, true
+	case reading.RouteModels:
+		return h.modelsMessage(ctx), true
 	}
 	return Message{}, false
 }
+
+// hardwareHelp is how to tell fitbot about the team's machines: the
+// answer to "how do i add our hardware".
+var hardwareHelp = ephemeral("Tell fitbot about a machine: /fit hardware add NAME: HARDWARE, e.g. /fit hardware add our dgx: 8x h100, 2 TB RAM",
+	slack.NewSectionBlock(mrkdwn("*The team's own machines*\n"+
+		"`/fit hardware add our dgx: 8x h100, 2 TB RAM`  name a machine and what it has\n"+
+		"`/fit hardware add the cluster: 4 nodes of 8 h100`  several nodes\n"+
+		"`/fit hardware`  the machines named  ·  `/fit hardware remove our dgx`  forget one\n"+
+		"A question about one (`/fit 13b lora on our dgx`), or one that names no GPU, is sized on them."), nil, nil))
 
 // chatMessage is the answer to small talk and thanks (a greeting is
 // greeted back): short, friendly, and two questions to try.
@@ -126,8 +150,34 @@ func (h *Handler) priceAnswer(ctx context.Context, r reading.Routing) Message {
 	for _, line := range slices.Backward(a.NoProvider) {
 		msg = withFirstLine(msg, line)
 	}
-	if a.Week {
+	if r.History {
+		msg = h.withHistory(ctx, msg, r, a)
+	} else if a.Week {
 		msg = h.withWeek(ctx, msg, slices.Concat(a.Variants...))
+	}
+	return msg
+}
+
+// withHistory puts first in a price answer how each GPU asked about
+// moved over the last answer.HistoryDays (answer.HistoryLines), from the
+// observations the store keeps; the one-GPU listing's picture draws them.
+func (h *Handler) withHistory(ctx context.Context, msg Message, r reading.Routing, a answer.PriceAnswer) Message {
+	if h.cfg.History == nil {
+		return withFirstLine(msg, "No price history on this fitbot (no database of observed prices): today's prices below.")
+	}
+	now := h.now().UTC()
+	obs, err := h.cfg.History.ObservationsBetween(ctx, now.AddDate(0, 0, -answer.HistoryDays), now)
+	if err != nil {
+		h.log.Error("bot: reading the price history failed", "gpus", r.GPUs, "err", err)
+		return withFirstLine(msg, "The price history could not be read just now: today's prices below.")
+	}
+	for i := range slices.Backward(a.GPUs) {
+		name := display.GPUName(a.GPUs[i])
+		if len(a.Variants[i]) > 1 && i < len(r.Said) {
+			name = strings.ToUpper(r.Said[i])
+		}
+		lines := answer.HistoryLines(name, answer.Trends(obs, a.Variants[i], r.Providers, now.AddDate(0, 0, -answer.HistoryDays), now))
+		msg = withFirstLine(msg, strings.Join(lines, "\n"))
 	}
 	return msg
 }

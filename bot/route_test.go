@@ -46,6 +46,15 @@ func TestRoutedMessages(t *testing.T) {
 		{"the weather is nice today, isn't it", []string{"I didn't find a sizing question in that", "Fine-tune"}, []string{"couldn't use"}},
 		{"13b lora inference", []string{"I couldn't use that", "two methods in one question", "*Try:* `/fit 13b lora`"}, []string{"/fit fit"}},
 		{"13b lora 4090 h100", []string{"⚖️ *Both fit;", "*2× RTX 4090 24 GB*", "gradient checkpointing on, though not asked"}, []string{"couldn't use"}},
+		{"what gpus does the bot know about", []string{"GPUs fitbot knows", "rtx-4090"}, []string{"I didn't find"}},
+		{"which models do you support?", []string{"Models fitbot knows", "llama-3.1-8b"}, []string{"I didn't find"}},
+		{"how do i tell fitbot about our new dgx", []string{"/fit hardware add our dgx: 8x h100"}, []string{"I didn't find"}},
+		{"give me a deepspeed config for llama 3.1 8b full finetune on 8 h100", []string{"DeepSpeed config for Llama 3.1 8B", "zero_optimization"}, nil},
+		{"vllm command to serve qwen2.5 32b awq on 1 L40S?", []string{"vLLM command for Qwen2.5 32B", "vllm serve Qwen/Qwen2.5-32B-Instruct-AWQ"}, nil},
+		{"llama 3.1 8b full finetune on 8 h100", nil, []string{"zero_optimization"}},
+		{"can you book me 4 h100s on lambda for tomorrow?", []string{"I can't book or reserve GPUs", "H100"}, nil},
+		{"is 70b worth it vs 8b for our support chatbot?", []string{"I can't judge which model answers better", "⚖️"}, nil},
+		{"gpt-4 finetune cost", []string{"weights are not released"}, []string{"Cheapest GPU prices"}},
 		{"13b lora on one 4090 or one h100", []string{"⚖️ *Only 1× H100 SXM 80 GB fits: 1× RTX 4090 24 GB does not*", "❌ *1× RTX 4090 24 GB*", "• memory per GPU: 42.3 of 24.0 GiB"}, []string{"couldn't use", "— cheaper"}},
 	}
 	for _, tt := range tests {

@@ -45,9 +45,10 @@ func RequestSpec(kinds []string) Spec {
 			"query.stack":              stacks,
 		},
 		Skip: []string{"fields", "notes", "ignored", "unused", "hub", "missing", "method_implied",
-			"comparison", "query.arch", "query.unknown_gpu", "route.said", "alternatives"},
+			"comparison", "query.arch", "query.unknown_gpu", "route.said", "alternatives",
+			"emit", "route.args", "route.topic"},
 		About: map[string]string{
-			"kind":   "the kind of message: sizing (any question fitbot sizes or searches), price (GPU prices), plans (the team's earlier plans), help, chat",
+			"kind":   "the kind of message: sizing (any question fitbot sizes or searches), price (GPU prices), plans (the team's earlier plans), help, chat, cluster (the team's live cluster), plan (one kept plan), hardware (the team's machines), gpus or models (what fitbot knows)",
 			"intent": "for a sizing question: fit (does it fit, how, at what cost), serve (users or load a deployment serves, or what serving a load needs), largest_model, max_context, which_gpu, buy_vs_rent",
 			"route":  "for a message that is not a sizing question: what it asks (prices of which GPUs, which plans); null for a sizing question",
 			"query":  "the sizing question's settings: catalog ids for model and gpu, numbers in plain units (parameters, tokens, bytes, seconds)",
@@ -58,7 +59,8 @@ func RequestSpec(kinds []string) Spec {
 
 // Kinds are the kinds of message the reading package tells apart.
 func Kinds() []string {
-	return strs(reading.RouteSizing, reading.RoutePrice, reading.RouteChat, reading.RouteHelp, reading.RoutePlans)
+	return strs(reading.RouteSizing, reading.RoutePrice, reading.RouteChat, reading.RouteHelp, reading.RoutePlans,
+		reading.RouteCluster, reading.RoutePlan, reading.RouteHardware, reading.RouteGPUs, reading.RouteModels)
 }
 
 // NewRequestReader is the Reader of fitbot's reading.Request over c: the
@@ -78,9 +80,9 @@ func keepGrammar(grammar, read reading.Request) (reading.Request, error) {
 	read.Fields = modelFields(grammar.Query, read.Query)
 	read.Notes, read.Ignored, read.Unused = grammar.Notes, grammar.Ignored, grammar.Unused
 	read.Hub, read.Missing, read.MethodImplied, read.Comparison = grammar.Hub, grammar.Missing, grammar.MethodImplied, grammar.Comparison
-	read.Query.Arch, read.Query.UnknownGPU = grammar.Query.Arch, grammar.Query.UnknownGPU
+	read.Query.Arch, read.Query.UnknownGPU, read.Emit = grammar.Query.Arch, grammar.Query.UnknownGPU, grammar.Emit
 	if read.Route != nil && grammar.Route != nil {
-		read.Route.Said = grammar.Route.Said
+		read.Route.Said, read.Route.Args, read.Route.Topic = grammar.Route.Said, grammar.Route.Args, grammar.Route.Topic
 	}
 	if read.Query.Model == "" && read.Query.Params == 0 && grammar.Hub != "" {
 		read.Query.Model = grammar.Query.Model

@@ -103,7 +103,12 @@ func reading(q string) string {
 	r := Route(q)
 	switch r.Kind {
 	case RouteChat, RouteHelp:
+		if r.Topic != "" {
+			return string(r.Kind) + ": " + r.Topic
+		}
 		return string(r.Kind)
+	case RouteCluster, RoutePlan, RouteHardware, RouteGPUs, RouteModels:
+		return strings.TrimSpace("command: " + string(r.Kind) + " " + r.Args)
 	case RoutePlans:
 		return "plans: " + r.Plans
 	case RoutePrice:
@@ -119,6 +124,9 @@ func reading(q string) string {
 		}
 		if r.Week {
 			parts = append(parts, "week")
+		}
+		if r.History {
+			parts = append(parts, "history")
 		}
 		if len(r.Providers) > 0 {
 			parts = append(append(parts, "on"), r.Providers...)

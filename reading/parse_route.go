@@ -81,6 +81,16 @@ type Routing struct {
 	// ("llama" in "what did we decide for llama last month?"), as said;
 	// "" when it names none.
 	Plans string `json:"plans,omitempty"`
+	// Args are the words after a command's own word ("17" of "plan 17",
+	// "add box: 2x 4090" of "hardware add box: 2x 4090").
+	Args string `json:"args,omitempty"`
+	// Topic is the command a request for help asks about ("hardware" for
+	// "how do i add our machines"); "" for help with everything.
+	Topic string `json:"topic,omitempty"`
+	// History is true when a price question asks how prices moved over
+	// time ("have h100 prices gone down", "price trend over the last 3
+	// months"): the prices observed over the last 90 days answer it.
+	History bool `json:"history,omitempty"`
 }
 
 // Words of the routing pass, by key.
@@ -107,6 +117,9 @@ func Route(text string) Routing {
 	toks, err := lex(text)
 	if err != nil {
 		return Routing{Kind: RouteSizing}
+	}
+	if r, ok := commandRoute(text, toks); ok {
+		return r
 	}
 	words := 0
 	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
@@ -140,6 +153,9 @@ func Route(text string) Routing {
 		power = power || powerWord(k)
 		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
 	}
+	if r, ok := askedRoute(text, toks); ok {
+		return r
+	}
 	if model, ok := plansAsked(toks); ok {
 		return Routing{Kind: RoutePlans, Plans: model}
 	}
@@ -161,19 +177,21 @@ func Route(text string) Routing {
 	p, _ := Parse(text)
 	// A method read only from a verb ("to run one h100 24/7") names no job.
 	if p.Query.Model != "" || p.Query.Params != 0 || p.Query.Method != "" && p.Query.Method != sizing.MethodInference && !p.MethodImplied || p.Missing.Words != "" || p.Hub != "" ||
-		p.Intent == sizing.IntentBuyRent || p.Intent == sizing.IntentMaxContext || p.Intent == sizing.IntentWhichGPU {
+		p.Intent == sizing.IntentBuyRent || p.Intent == sizing.IntentMaxContext || p.Intent == sizing.IntentWhichGPU || closedNamed(toks) {
 		return Routing{Kind: RouteSizing}
 	}
 	gpus, said, counts := gpusNamed(text, toks)
 	runAsked := slices.ContainsFunc(toks, func(t token) bool { return trainingRunWords[t.key] })
-	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, Month: month, Power: power, Hours: hours, Period: period, RunAsked: runAsked,
+	history := historyAsked(toks)
+	// A span back in time ("the last few months") is not a month's rent.
+	return Routing{Kind: RoutePrice, GPUs: gpus, Said: said, Counts: counts, Week: week, History: history, Month: month && !history, Power: power, Hours: hours, Period: period, RunAsked: runAsked,
 		Spot: spot, Reserved: reserved, Providers: providersNamed(toks), GPUProviders: providerPerGPU(text, toks, len(gpus))}
 }
 
 // powerWord reports whether key asks about electricity: a word of
 // powerWords, or "electricity" typed with up to two slips ("electricty",
-// "electicity", "electrcity"; trial H23 Q03 priced the rent of 8 H100s for
-// "the monthly electricty cost").
+// "electicity", "electrcity"), so "the monthly electricty cost" asks
+// the power bill, not the rent of the cards.
 func powerWord(key string) bool {
 	if powerWords[key] {
 		return true
@@ -396,14 +414,15 @@ func howMuchIs(toks []token, i int) bool {
 }
 
 // periodHours are the hours of the periods a rental is asked for.
-var periodHours = map[string]float64{"hour": 1, "hours": 1, "day": 24, "days": 24, "week": 168, "weeks": 168, "month": 730, "months": 730}
+var periodHours = map[string]float64{"hour": 1, "hours": 1, "hr": 1, "hrs": 1, "day": 24, "days": 24, "weekend": 48, "weekends": 48,
+	"week": 168, "weeks": 168, "month": 730, "months": 730}
 
 // rentalPeriod reads a rental period ("for a week", "for 3 days", "for
 // two weeks"): its hours, its words and the tokens [from, to) it covers;
 // 0 hours when none is said.
 func rentalPeriod(text string, toks []token) (hours float64, words string, from, to int) {
 	for i := 0; i+2 < len(toks); i++ {
-		if toks[i].key != "for" {
+		if toks[i].key != "for" && !hedgeWords[toks[i].key] { // "for 48 hrs", "like 48 hrs"
 			continue
 		}
 		n, j := 0.0, i+1
@@ -434,9 +453,9 @@ func rentalPeriod(text string, toks []token) (hours float64, words string, from,
 var perPeriods = map[string]float64{"day": 24, "week": 168}
 
 // perPeriod reads a cost asked per day or per week ("what does it cost
-// per day", "a week", "daily"; trial H24 Q38 priced a month for "cost per
-// day to run 4x h100"): the period's hours, "a day" or "a week", and the
-// tokens it covers.
+// per day", "a week", "daily"; "cost per day to run 4x h100" is priced
+// for a day, not a month): the period's hours, "a day" or "a week", and
+// the tokens it covers.
 func perPeriod(toks []token) (hours float64, words string, from, to int) {
 	for i, t := range toks {
 		switch {
@@ -458,8 +477,8 @@ func perPeriod(toks []token) (hours float64, words string, from, to int) {
 var runWordsAfter = map[string]bool{"run": true, "job": true, "rental": true, "training": true, "stint": true}
 
 // runPeriod reads a period said as a run's length ("a 3 day run", "a
-// 2-week job"; trial H20 Q32 priced a month for "a 3 day run on 64
-// h100s").
+// 2-week job"; "a 3 day run on 64 h100s" is priced for the 3 days, not
+// a month).
 func runPeriod(text string, toks []token) (hours float64, words string, from, to int) {
 	for i := 0; i+1 < len(toks); i++ {
 		k := toks[i].key

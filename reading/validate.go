@@ -3,6 +3,7 @@ package reading
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -69,6 +70,9 @@ func Validate(r Request) (Request, error) {
 	if r.Intent != "" && !knownIntents[r.Intent] {
 		return r, fmt.Errorf("reading: unknown intent %q", r.Intent)
 	}
+	if r.Emit != "" && !slices.ContainsFunc(emitKinds, func(k emitKind) bool { return k.name == r.Emit }) {
+		return r, fmt.Errorf("reading: unknown launch config %q", r.Emit)
+	}
 	try := func() string { return "fit " + sizing.Format(r.Query) }
 	for _, b := range bounds {
 		v := b.v(&r)
@@ -113,7 +117,8 @@ func Validate(r Request) (Request, error) {
 }
 
 // knownKinds are the kinds of message Route tells apart.
-var knownKinds = map[RouteKind]bool{RouteSizing: true, RoutePrice: true, RouteChat: true, RouteHelp: true, RoutePlans: true}
+var knownKinds = map[RouteKind]bool{RouteSizing: true, RoutePrice: true, RouteChat: true, RouteHelp: true, RoutePlans: true,
+	RouteCluster: true, RoutePlan: true, RouteHardware: true, RouteGPUs: true, RouteModels: true}
 
 // knownIntents are the intents of a sizing question.
 var knownIntents = map[sizing.Intent]bool{

@@ -49,9 +49,12 @@ type fitArgs struct {
 	save   bool
 	config string // path of a config.json; "" for a catalog model
 	emit   string // launch config kind; "" for the answer itself
-	chart  string // PNG path for the memory picture; "" for none
-	help   bool
-	words  []string
+	// emitAsked is the launch config kind the words asked for ("a
+	// deepspeed config for ..."): printed after the answer, not in its place.
+	emitAsked string
+	chart     string // PNG path for the memory picture; "" for none
+	help      bool
+	words     []string
 	// interpreted is the answer's interpreted object: set once the
 	// question was handled, nil when the language model was not asked.
 	interpreted *interpretedJSON
@@ -132,6 +135,9 @@ func (a *app) fit(ctx context.Context, args []string) error {
 	} else {
 		q = svc.Read(question)
 	}
+	if f.emit == "" && !f.json {
+		f.emitAsked = q.Parsed.Emit
+	}
 	if err := f.kindConflict(q); err != nil {
 		return err
 	}
@@ -156,6 +162,11 @@ func (a *app) fit(ctx context.Context, args []string) error {
 		return failure(err.Error(), "")
 	}
 	f.interpreted = interpretedOf(r, q.Parsed.Unused, model != nil)
+	if !f.json && f.emit == "" {
+		for _, line := range answer.OutsideLines(question) {
+			fmt.Fprintln(a.stdout, line)
+		}
+	}
 	if r.ModelError != nil {
 		fmt.Fprintf(a.stderr, "fitbot: the language model was unavailable (%v); this is fitbot's own reading.\n", r.ModelError)
 	}
@@ -220,6 +231,10 @@ func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r an
 			fmt.Fprintln(a.stdout, r.Fit.Lead)
 		}
 		writeAnswer(a.stdout, ans)
+		if f.emitAsked != "" {
+			fmt.Fprintf(a.stdout, "\nLaunch config (%s; fitbot fit --emit %s prints it alone):\n", f.emitAsked, f.emitAsked)
+			return a.emitLaunch(ctx, svc, r.Question.Parsed.Query, ans, f.emitAsked, strings.Join(f.words, " "))
+		}
 		return nil
 	}
 	var out any = ans

@@ -30,6 +30,17 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 		text = "Happy to help! Try: fitbot fit 13B lora 4090, or fitbot fit llama-3.1-70b qlora 2xa100\n"
 	case answer.KindHelp:
 		text = fitUsage
+		if q.Route.Topic == string(answer.KindHardware) {
+			text = hardwareUsage
+		}
+	case answer.KindPlan:
+		return a.plans(ctx, jsonFirst(f.json, "show", q.Route.Args))
+	case answer.KindHardware:
+		return a.hardware(ctx, jsonFirst(f.json, strings.Fields(q.Route.Args)...))
+	case answer.KindModels:
+		return a.models(ctx, jsonFirst(f.json))
+	case answer.KindGPUs:
+		return a.gpus(f.json)
 	case answer.KindPrices:
 		return a.routedPrices(ctx, f, q.Route)
 	case answer.KindPlans:
@@ -39,6 +50,53 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 		return a.writeJSON(routedJSON{Kind: kind, Text: text})
 	}
 	fmt.Fprint(a.stdout, text)
+	return nil
+}
+
+// jsonFirst is a subcommand's arguments, with --json first when asked.
+func jsonFirst(asJSON bool, args ...string) []string {
+	if asJSON {
+		return append([]string{"--json"}, args...)
+	}
+	return args
+}
+
+// writeHistory answers a price history question before today's prices:
+// how each named GPU's price moved over the last answer.HistoryDays, from
+// the observations the database keeps, or that there is no history (no
+// database: the built-in price sheet holds no observations over time).
+func (a *app) writeHistory(ctx context.Context, r reading.Routing, now time.Time) error {
+	var obs []pricing.Offer
+	if a.dbExists() {
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
+		}
+		defer a.closeStore(db)
+		if obs, err = db.ObservationsBetween(ctx, now.AddDate(0, 0, -answer.HistoryDays), now); err != nil {
+			return failure(fmt.Sprintf("read the price history: %v", err), "")
+		}
+	}
+	if len(r.GPUs) == 0 {
+		fmt.Fprintf(a.stdout, "Name a GPU for its price history (fitbot fit h100 price trend); today's prices below.\n")
+		return nil
+	}
+	for i, gpu := range r.GPUs {
+		name := display.GPUName(gpu)
+		if ids := answer.Variants(r, i); len(ids) > 1 {
+			name = strings.ToUpper(r.Said[i])
+		}
+		trends := answer.Trends(obs, answer.Variants(r, i), r.Providers, now.AddDate(0, 0, -answer.HistoryDays), now)
+		if len(trends) == 0 && !a.dbExists() {
+			fmt.Fprintf(a.stdout, "No price history for the %s here: there is no database at %s, and the built-in price sheet holds one price per offer, not prices over time. "+
+				"fitbot prices refresh records them (the bot does on a schedule); fitbot prices --chart %s.png %s then draws the last %d days. Today's prices:\n",
+				name, a.dbPath(), gpu, gpu, answer.HistoryDays)
+			continue
+		}
+		for _, line := range answer.HistoryLines(name, trends) {
+			fmt.Fprintln(a.stdout, line)
+		}
+	}
 	return nil
 }
 
@@ -92,7 +150,11 @@ type compareJSON struct {
 // for each GPU named (every variant of a family named alone: "a100s");
 // spot asked lists spot offers, or says first that a GPU has none.
 func (a *app) routedPrices(ctx context.Context, f fitArgs, r reading.Routing) error {
-	if r.Week {
+	if r.History && !f.json {
+		if err := a.writeHistory(ctx, r, time.Now().UTC()); err != nil {
+			return err
+		}
+	} else if r.Week {
 		fmt.Fprintln(a.stderr, "fitbot: prices as of now; `fitbot digest --dry-run` shows this week's moves")
 	}
 	view, err := a.loadPrices(ctx)

@@ -1,0 +1,24 @@
+package answer
+
+import "github.com/fitbot/fitbot/reading"
+
+// outsideSentences say, for each thing fitbot cannot do that a message
+// may ask (reading.Outside's names), that it cannot and what it does
+// instead.
+var outsideSentences = map[string]string{
+	"book":    "I can't book or reserve GPUs: I size jobs and show prices; book with the provider itself.",
+	"quality": "I can't judge which model answers better (quality is for your own evals): I size memory, speed and cost.",
+}
+
+// OutsideLines are the sentences a face puts first in its answer to
+// text for what it asks that fitbot cannot do, beside whatever fitbot
+// answers of it; none when it asks only what fitbot answers.
+func OutsideLines(text string) []string {
+	var out []string
+	for _, name := range reading.Outside(text) {
+		if s, ok := outsideSentences[name]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package reading
+
+import (
+	"slices"
+	"strings"
+)
+
+// The kinds of message that are one of fitbot's own commands, read alike
+// in Slack's /fit and `fitbot fit` (plans and help have kinds of their own).
+const (
+	RouteCluster  RouteKind = "cluster"  // the team's live cluster: free GPUs by node
+	RoutePlan     RouteKind = "plan"     // one kept plan, by its id (Routing.Args), answered again
+	RouteHardware RouteKind = "hardware" // the team's own machines: list, add or remove (Routing.Args)
+	RouteGPUs     RouteKind = "gpus"     // the GPUs fitbot knows
+	RouteModels   RouteKind = "models"   // the models fitbot knows
+)
+
+// commandKinds are the commands a message's first word may name, by the
+// name of their vocab.txt set (command_NAME).
+var commandKinds = []RouteKind{RouteCluster, RoutePlan, RoutePlans, RouteHardware, RouteGPUs, RouteModels}
+
+// Words of the command routing, by key.
+var (
+	commandAlone  = vocab.set("command_alone")
+	commandID     = vocab.set("command_id")
+	catalogAsk    = vocab.set("catalog_ask")
+	hardwareNoun  = vocab.set("hardware_noun")
+	hardwareTeach = vocab.set("hardware_teach")
+	helpHow       = vocab.set("help_how")
+)
+
+// commandRoute reads a message that starts with a command's word
+// ("cluster", "plan 17", "hardware add box: 2x 4090", "plans llama"):
+// the command and the words after it (Args; Plans for plans). A command
+// that takes nothing, or only an id, is one only so said; "gpus for 200
+// users" and "plan a 70b run" are questions.
+func commandRoute(text string, toks []token) (Routing, bool) {
+	toks = slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.ignorable })
+	if len(toks) == 0 {
+		return Routing{}, false
+	}
+	first := toks[0].key
+	var kind RouteKind
+	for _, k := range commandKinds {
+		if vocab.set("command_" + string(k))[first] {
+			kind = k
+			break
+		}
+	}
+	if kind == "" {
+		return Routing{}, false
+	}
+	rest := strings.TrimSpace(text[toks[0].end:])
+	name := string(kind)
+	switch {
+	case commandAlone[name] && len(toks) > 1:
+		return Routing{}, false
+	case commandID[name] && !(len(toks) == 2 && isPlanID(toks[1].key)):
+		return Routing{}, false
+	}
+	if verbs, ok := vocab.sets["command_verb_"+name]; ok && len(toks) > 1 && !verbs[toks[1].key] {
+		return Routing{}, false
+	}
+	if kind == RoutePlans {
+		return Routing{Kind: RoutePlans, Plans: rest}, true
+	}
+	return Routing{Kind: kind, Args: strings.TrimPrefix(rest, "#")}, true
+}
+
+// isPlanID reports whether key is a plan's id: digits, "#" before them
+// allowed.
+func isPlanID(key string) bool {
+	key = strings.TrimPrefix(key, "#")
+	if key == "" {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if !isDigit(key[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// askedRoute reads a question about fitbot itself asked in words: the
+// GPUs or models it knows ("what gpus do you know about"), or how to
+// tell it about the team's machines ("how do i add our hardware"), with
+// no model or GPU named that would make it a sizing question.
+func askedRoute(text string, toks []token) (Routing, bool) {
+	var catalog RouteKind
+	ask, how, teach, noun := false, false, false, false
+	for _, t := range toks {
+		for _, k := range []RouteKind{RouteGPUs, RouteModels} {
+			if vocab.set("catalog_" + string(k))[t.key] {
+				catalog = k
+			}
+		}
+		ask = ask || catalogAsk[t.key]
+		how, teach, noun = how || helpHow[t.key], teach || hardwareTeach[t.key], noun || hardwareNoun[t.key]
+	}
+	var r Routing
+	switch {
+	case catalog != "" && ask:
+		r = Routing{Kind: catalog}
+	case how && teach && noun:
+		r = Routing{Kind: RouteHelp, Topic: string(RouteHardware)}
+	default:
+		return Routing{}, false
+	}
+	if gpus, _, _ := gpusNamed(text, toks); len(gpus) > 0 {
+		return Routing{}, false
+	}
+	if p, _ := Parse(text); p.Query.Model != "" || p.Query.Params != 0 || p.Hub != "" || p.Missing.Words != "" {
+		return Routing{}, false
+	}
+	return r, true
+}
+
+// closedNamed reports whether the tokens name a closed model (GPT-4,
+// Claude, Gemini): a question about one is the parser's to refuse as
+// closed, whatever else it asks ("gpt-4 finetune cost" is not a price
+// question about every GPU).
+func closedNamed(toks []token) bool {
+	p := &parser{toks: toks}
+	for i := range toks {
+		if _, _, n := p.closedModelAt(i); n > 0 {
+			return true
+		}
+	}
+	return false
+}
