@@ -15,6 +15,7 @@ func TestOutsideLines(t *testing.T) {
 		{"can you book me 4 h100s on lambda for tomorrow?", []string{"can't book or reserve GPUs"}},
 		{"is 70b worth it vs 8b for our support chatbot?", []string{"can't judge which model answers better"}},
 		{"book 8 h100s and tell me if 70b is worth it", []string{"can't book", "can't judge"}},
+		{"is the h200 really worth it over h100 for serving 70b? like per token cost", nil},
 		{"how much is an h100 on lambda", nil},
 		{"llama 3.1 8b lora on a 4090", nil},
 	} {
