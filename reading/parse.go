@@ -400,7 +400,7 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	}
 	if f == fGPU && p.before.ask.buy && !p.before.ask.own {
 		// "is a 4090 worth it vs renting an a100": buy-vs-rent prices
-		// owning a card against renting the same card (trial H14).
+		// owning a card against renting the same card.
 		p.fail(fmt.Sprintf("two GPUs in one question: %s and %s; buy-vs-rent weighs owning a card against renting the same card, so the Try asks it of %s (ask about %s on its own for its own figures)",
 			quote(p.words[f]), quote(words), quote(p.words[f]), quote(words)), nil)
 		return false
@@ -554,14 +554,14 @@ func (p *parser) step(i int) int {
 	words := p.text(i, i+n)
 	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullModelAt(i, n) {
 		// "the full 671b one", "the full model": the model whole, not a
-		// full fine-tune (trial H19 Q19 sized a fine-tune of DeepSeek-R1).
+		// full fine-tune (read as one, a fine-tune of DeepSeek-R1 was sized).
 		p.ignore(i, i+n)
 		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
 		return n
 	}
 	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords[p.toks[i+1].key] {
 		// "assume full batching": the cards kept busy, which is how a
-		// serving capacity is sized, not a full fine-tune (trial H24 Q06).
+		// serving capacity is sized, not a full fine-tune.
 		p.ignore(i, i+2)
 		p.note(fmt.Sprintf("%s read as the cards kept busy, not a full fine-tune", quote(p.text(i, i+2))))
 		return 2
@@ -580,7 +580,7 @@ func (p *parser) step(i int) int {
 	case kindNodeWord:
 		if i > 0 && multiWords[p.toks[i-1].key] {
 			// "multi node training ... across 2 nodes": no count, like
-			// "multi-node" (trial H24 Q18 read it as one node).
+			// "multi-node", not one node.
 			p.ignore(i, i+n)
 			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
 				p.unread.unused = p.unread.unused[:u] // "multi" alone, read before its "node"
@@ -634,7 +634,7 @@ func (p *parser) step(i int) int {
 			return n + 1
 		}
 		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
-			// "our fine-tuned llama": the model, not a run (trial H16 Q43).
+			// "our fine-tuned llama": the model, not a run.
 			p.ignore(i, i+n)
 			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
 				p.unread.unused = p.unread.unused[:u] // "own", read before its "fine tuned"
@@ -709,7 +709,7 @@ func (p *parser) variantAfter(k int, id, words string) string {
 
 // windowAfter reads a length said right after a model's name that is the
 // model's window ("phi-3.5 mini 128k"): when another length is said too,
-// it is the model's window, noted, not the request's (trial H23 Q07);
+// it is the model's window, noted, not the request's;
 // alone it is a number without a meaning (settleSeqPair). "128k context"
 // after the name is a length asked.
 func (p *parser) windowAfter(k int, id string) bool {
@@ -775,7 +775,7 @@ func (p *parser) apply(w word, words string) {
 			p.q.Precision = sizing.Precision(w.val)
 			if keyOf(strings.Join(strings.Fields(words), "")) == "fullprecision" { // "full precision", "full-precision"
 				// Said of a model released in FP8 or bf16 it may mean
-				// unquantised (trial H16 Q34): say the reading.
+				// unquantised: say the reading.
 				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
 			}
 		}
@@ -950,8 +950,8 @@ func (p *parser) numeric(i int, num number) int {
 		next, m = p.lookup(j, false)
 	}
 	if d, kind, end := p.describedLength(j); d > 0 && (num.suffix == "" || num.suffix == "k" || kind == kindTokensWord && end > j+d) {
-		// "16k rag context", "2k text tokens", "2k text" (trial H23 Q05
-		// and Q06 refused them as numbers without a meaning); "2b text
+		// "16k rag context", "2k text tokens", "2k text": lengths, not
+		// numbers without a meaning; "2b text
 		// tokens" is a budget, "2b text" a size.
 		if kind == kindSeqWord {
 			p.setSeq(num, p.text(i, end))
@@ -1042,8 +1042,8 @@ var exampleWords = vocab.set("example_words")
 var exampleKinds = vocab.set("example_kinds")
 
 // lengthLeads are the words between a count of examples and their
-// length: "of", "with", "avg", "averaging", "each" (trial H14 Q27 "10k
-// samples avg 2k tokens" was refused as a 2k-token budget).
+// length: "of", "with", "avg", "averaging", "each" ("10k samples avg
+// 2k tokens" is a length of 2k, not a 2k-token budget).
 var lengthLeads = vocab.set("length_leads")
 
 // docNouns are what a batch job of documents counts ("embed 5M
@@ -1074,7 +1074,7 @@ func (p *parser) examples(i, j int, num number) int {
 		return ""
 	}
 	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
-		j++ // "100k chat samples" (trial H23 Q14)
+		j++ // "100k chat samples"
 	}
 	if !exampleWords[key(j)] {
 		return 0
@@ -1129,8 +1129,8 @@ func (p *parser) examples(i, j int, num number) int {
 		}
 	}
 	if phrases[key(k)].kind != kindTokensWord {
-		// "20k examples, 3 epochs": the number after is not a length
-		// (trial H20 Q2 refused the 20k).
+		// "20k examples, 3 epochs": the number after is not a length,
+		// and the 20k stays a count of examples.
 		return noLength()
 	}
 	k++
@@ -1271,7 +1271,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		p.setGPU(w.val, w.note, p.text(j, j+m))
 		if k := j + m; j == i+n && k < len(p.toks) && cardNodeWords[p.toks[k].key] == 1+min(count, 2)/2 {
 			// "one h100 node", "two h100 nodes": the count is of machines
-			// (trial H24 Q43 sized one H100 for "one h100 node"); "8 x
+			// (not one H100 for "one h100 node"); "8 x
 			// h100 node" and "8 h100 node" are one machine of 8.
 			return p.nodes(i, k+1-i, count, true)
 		}
@@ -1365,7 +1365,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
-			// after them (trial H22 Q47 refused the "8").
+			// after them, read rather than refused.
 			p.setCount(c, p.text(i, k+2))
 			return n + 2
 		}
@@ -1442,7 +1442,7 @@ func (p *parser) glued(i int) int {
 	if ok {
 		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
 			// "4k-token chats", "8k-context sessions": each request's
-			// length (trial H31 Q43, H32 Q29).
+			// length.
 			p.setSeq(num, t.raw)
 			return 1
 		}
@@ -1457,7 +1457,7 @@ func (p *parser) glued(i int) int {
 	}
 	if d > 0 && k[d:] == "s" && i > 0 && p.toks[i-1].key == "the" && memoryVariants[k[:d]] {
 		// "or do i need the 80s": the other memory size of the card,
-		// which the answer on the asked one settles (trial H22 Q02).
+		// which the answer on the asked one settles.
 		p.ignore(i, i+1)
 		p.note(fmt.Sprintf("%s read as the %s GB cards the asked ones are weighed against: the answer is on the cards asked", quote("the "+t.raw), k[:d]))
 		return 1
@@ -1588,8 +1588,8 @@ func (p *parser) unknown(i int) int {
 		}
 		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw && p.saysScratch() {
 			// "a 3b llama from scratch": the family is the architecture
-			// of the size said, which a bare size is sized as (trial H25
-			// Q39 refused "llama"); a model of it to fine-tune is another
+			// of the size said, which a bare size is sized as ("llama"
+			// is not refused); a model of it to fine-tune is another
 			// question.
 			p.ignore(i, i+1)
 			p.note(fmt.Sprintf("%s read as the architecture of the %s model: a %s-style dense model of that size", quote(p.text(i-1, i+1)), p.toks[i-1].raw, t.raw))
@@ -1699,8 +1699,8 @@ func (p *parser) splitName(i int) bool {
 var busyWords = vocab.set("busy_words")
 
 // percentAt reads a percentage at token i that nothing else used ("at
-// 80% utilization"): never a model or card name (trial H11 Q36 offered
-// t5-base for "80%"), it is left unused with the word it is a share of.
+// 80% utilization"): never a model or card name ("80%" is no near
+// miss of t5-base), it is left unused with the word it is a share of.
 // It reports the tokens it covered, 0 when token i is no percentage.
 func (p *parser) percentAt(i int) int {
 	raw := p.toks[i].raw
@@ -1722,15 +1722,15 @@ var fineTuneTag = regexp.MustCompile(`^(sft|dpo|orpo|kto|rlhf|ft|finetune|finetu
 
 // fineTuneName reads a team's fine-tune named after its base model
 // ("llama-3-8b-sft-v2"): a catalog name, then only fine-tune tags. It is
-// sized as the base, whose shape a fine-tune keeps, and said (trial H16
-// Q43 refused it as an unknown 8B and tried a full fine-tune).
+// sized as the base, whose shape a fine-tune keeps, and said (not an
+// unknown 8B, nor a full fine-tune to run).
 func (p *parser) fineTuneName(i int) bool {
 	raw := p.toks[i].raw
 	for cut := strings.LastIndexAny(raw, "-_"); cut > 0; cut = strings.LastIndexAny(raw[:cut], "-_") {
 		tags := strings.FieldsFunc(strings.ToLower(raw[cut+1:]), func(r rune) bool { return r == '-' || r == '_' })
 		if !slices.ContainsFunc(tags, func(t string) bool { return !fineTuneTag.MatchString(t) }) {
 			if !hasDigit(raw[:cut]) {
-				return false // "deepseek-v2": a family word and a version, another model (trial H31)
+				return false // "deepseek-v2": a family word and a version, another model
 			}
 			id, _, ok := p.lex.matchModel(raw[:cut])
 			if !ok {
@@ -1964,7 +1964,7 @@ func sizeWordSaid(words string) (string, bool) {
 
 // memoryWordAt reports whether token j starts a typed GPU memory ("6gb",
 // "6 gb"): it is the card's memory, never part of an unknown card's name
-// ("rtx 2060 6gb"; trial H14).
+// ("rtx 2060 6gb").
 func (p *parser) memoryWordAt(j int) bool {
 	if _, ok := typedGB(p.toks[j].key); ok {
 		return true

@@ -189,9 +189,9 @@ const ownAskWindow = 5
 // readOwn reads a purchase asked as which cards and how many: a buying
 // verb with "how many", "how much", or "which" or "what" a few words
 // before it ("what do we buy", "which card should we order"), or "on
-// prem" (trial H27: "how many gpus do we actually need to buy" and "on
-// prem box for 100 users, ... what do we buy" were refused as
-// buy-vs-rent, asking for jobs a week). A renting word or a compound
+// prem" ("how many gpus do we actually need to buy" and "on prem box
+// for 100 users, ... what do we buy" ask which cards, not buy-vs-rent
+// with its jobs a week). A renting word or a compound
 // such as "buy-vs-rent" weighs owning against renting instead. It marks
 // the words it read used.
 func (a *askWords) readOwn(toks []token, used []bool) {
@@ -240,8 +240,8 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 var rentedWords = vocab.set("rented_words")
 
 // worthRenting reports whether the question weighs buying against
-// renting with "worth it" ("is a 4090 worth it vs renting an a100";
-// trial H14), marking "worth" (and "it") used. "is lora worth it" with
+// renting with "worth it" ("is a 4090 worth it vs renting an a100"),
+// marking "worth" (and "it") used. "is lora worth it" with
 // no renting word is not one.
 func worthRenting(toks []token, used []bool) bool {
 	worth := slices.IndexFunc(toks, func(t token) bool { return t.key == "worth" })
@@ -357,7 +357,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 // clock" or "full time" (7 jobs a week of 24 h; allMonth), "at 60%" or "60% utilization" (that
 // share of the week), "for a year" or "a month" (a period, read as use
 // around the clock by aroundTheClock). It reports the tokens it covered
-// (trial H19 Q4 and Q47 were asked for jobs a week again).
+// (so a use already said is not asked for again as jobs a week).
 func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 	raw := strings.ToLower(toks[i].raw)
 	said := func(k int) string { // the first word as typed ("24/7" keys as "7"), then keys
@@ -403,7 +403,7 @@ func ofTheTime(keyAt func(int) string, i int) bool {
 }
 
 // aroundTheClock reads a use said as a period only ("we'd use 8 h100s
-// about 6 months"; trial H15 Q45) as use around the clock for that
+// about 6 months") as use around the clock for that
 // period: 7 jobs a week of 24 h, the purchase weighed over the period.
 func (a *askWords) aroundTheClock() {
 	if a.usePeriod == "" || a.workload.JobsPerWeek > 0 || a.workload.HoursPerJob > 0 {
@@ -595,7 +595,7 @@ func hasDigitAfterDash(s string) bool {
 // stay the same kind of question.
 func (a *askWords) hintSuffix() string {
 	switch {
-	case a.buy && !a.own: // the cards to own are asked: no use to invent (trial H27)
+	case a.buy && !a.own: // the cards to own are asked: no use to invent
 		return " buy-vs-rent 3 jobs/week 5h"
 	case a.maxContext:
 		return " max context"

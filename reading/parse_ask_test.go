@@ -44,7 +44,7 @@ func TestParseAsk(t *testing.T) {
 			q: sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, GPU: "rtx-4090"}, w: sizing.Workload{JobsPerWeek: 12 * 12.0 / 52, HoursPerJob: 2, USDPerKWh: 0.15, Years: 2}},
 		{in: "13b lora 4090 buy-vs-rent", intent: sizing.IntentBuyRent, q: sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, GPU: "rtx-4090"}},
 		{in: "13b lora 4090", intent: sizing.IntentFit, q: sizing.Query{Params: 13e9, Method: sizing.MethodLoRA, GPU: "rtx-4090"}},
-		// "worth it" against renting asks buy-or-rent (trial H14); "worth
+		// "worth it" against renting asks buy-or-rent; "worth
 		// it" alone does not.
 		{in: "is a 4090 worth it vs renting for finetuning a 7b model, 3 jobs a week 5h each", intent: sizing.IntentBuyRent,
 			q: sizing.Query{Params: 7e9, Method: sizing.MethodFull, GPU: "rtx-4090"}, w: sizing.Workload{JobsPerWeek: 3, HoursPerJob: 5}},
@@ -80,8 +80,8 @@ func TestParseAsk(t *testing.T) {
 
 // TestBuyRentTwoCards: buying one card against renting another is
 // refused with a Try that keeps buy-vs-rent and the card to buy, which
-// answers (trial H14 lost buy-vs-rent: "is a 4090 worth it vs renting an
-// a100 for finetuning a 7b model" tried "fit 7b full rtx-4090").
+// answers ("is a 4090 worth it vs renting an a100 for finetuning a 7b
+// model" keeps buy-vs-rent, never a Try of "fit 7b full rtx-4090").
 func TestBuyRentTwoCards(t *testing.T) {
 	const want = "fit 7b full rtx-4090 buy-vs-rent 3 jobs/week 5h"
 	_, err := Parse("is a 4090 worth it vs renting an a100 for finetuning a 7b model")

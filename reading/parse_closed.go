@@ -10,8 +10,8 @@ import (
 
 // Closed models: GPT-4, Claude, Gemini and the like run only behind their
 // makers' APIs, so no GPU can be sized for them. A question naming one is
-// refused by that name (trial H14 Q32 and H15 Q32 tried GPT-2 for
-// "gpt-4"), never searched on the Hugging Face Hub, and its Try sizes an
+// refused by that name (never offered GPT-2 for "gpt-4"), never
+// searched on the Hugging Face Hub, and its Try sizes an
 // open model of its class only where the hardware asked about holds it.
 // GPT-2, GPT-J, GPT-NeoX, gpt-oss, Gemma and Grok 1 and 2 have open
 // weights and are not closed.
@@ -110,9 +110,9 @@ func (p *parser) refuseClosed(i, n int) {
 // A closed model's name used to describe what is built ("an internal
 // chatgpt", "our own chatgpt", "a claude-like assistant") is phrasing
 // when an open model is named too: the open model is sized and the
-// phrase noted (trial H23 Q04 refused "an internal chatgpt with mistral
-// 7b" as ChatGPT). With no open model named it is refused as the closed
-// model itself.
+// phrase noted ("an internal chatgpt with mistral 7b" sizes Mistral
+// 7B rather than refusing it as ChatGPT). With no open model named it
+// is refused as the closed model itself.
 var (
 	// closedProductBefore say just before a closed name that it is the
 	// kind of thing built.
@@ -223,8 +223,8 @@ var closedSizes = map[string]struct {
 // closedSize reads "a gpt-4 sized model" (the name at token i, n tokens,
 // and the size word after it): a bare model of the size known for it,
 // said where the size comes from; a closed model whose size is not known
-// is refused, asking for a size (trial H22 Q36 offered gpt-oss-120b, 15×
-// smaller).
+// is refused, asking for a size (rather than offering a model such as
+// gpt-oss-120b, 15× smaller).
 func (p *parser) closedSize(i, n int, name string) int {
 	var b strings.Builder
 	for j := i; j < i+n; j++ {

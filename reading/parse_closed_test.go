@@ -10,7 +10,7 @@ import (
 
 // TestParseClosedModels: a closed model is refused by name, saying its
 // weights are not released, never searched on the Hub (no Missing name)
-// nor tried as GPT-2 (trials H14 Q32, H15 Q32); the Try sizes the open
+// nor tried as GPT-2; the Try sizes the open
 // model of its class only on hardware said that holds it.
 func TestParseClosedModels(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
@@ -43,8 +43,8 @@ func TestParseClosedModels(t *testing.T) {
 
 // TestParseClosedAsProduct: a closed name said as what is built ("an
 // internal chatgpt", "chatgpt-like", "our own chatgpt") is phrasing,
-// noted, when an open model is named too (trial H23 Q04 refused "an
-// internal chatgpt with mistral 7b"); with none it is still refused.
+// noted, when an open model is named too ("an internal chatgpt with
+// mistral 7b" is not refused); with none it is still refused.
 func TestParseClosedAsProduct(t *testing.T) {
 	for _, c := range []struct{ in, model, words string }{
 		{"we have around 300 employees, want an internal chatgpt with mistral 7b, how many l40s do we need", "mistral-7b-v0.1", `"an internal chatgpt"`},

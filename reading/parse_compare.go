@@ -63,7 +63,7 @@ const (
 
 // zeroPair is two ZeRO stages with the word said once ("zero stage 2 vs
 // 3", "stage 2 or 3"): written as two options that read alone ("zero2 vs
-// zero3"; trial H19 Q25 refused the bare "3").
+// zero3"), so the bare "3" is not refused.
 var zeroPair = regexp.MustCompile(`(?i)\b(?:zero[ -]?stage|zero|stage|z)[ -]?([0-3])\s+(vs\.?|versus|or|against)\s+(?:(?:zero[ -]?stage|zero|stage|z)[ -]?)?([0-3])\b`)
 
 // connectors join the two options: "h100 vs h200", "lora or qlora",
@@ -97,7 +97,7 @@ func ParseComparison(input string) (Comparison, bool) {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 		// "4090 or a6000 to buy" weighs the cards, not owning one against
-		// renting it (trial H15 Q05): each option is asked without "buy".
+		// renting it: each option is asked without "buy".
 		if buyOnlyWords[t.key] && !rent {
 			drops = append(drops, [2]int{i, i + 1})
 		}
@@ -180,8 +180,8 @@ func connectorAt(toks []token, c int) int {
 	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
 		return 2
 	case comparatives[k] && c+1 < len(toks) && toks[c+1].key == "than":
-		// "an h100 faster than an a100": the options around "faster than"
-		// (trial H21 Q25 refused two GPUs).
+		// "an h100 faster than an a100": the options around "faster than",
+		// not two GPUs to refuse.
 		return 2
 	case k == "and":
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
@@ -469,7 +469,7 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 	}
 	if from, to := valueWordsAt(toks); to > from {
 		// "price/perf", "bang for buck", "worth it": the cost of the work,
-		// the default figure (trial H25 Q33, H23 Q46 refused two GPUs).
+		// the default figure, not two GPUs to refuse.
 		return FigureUnsaid, from, to
 	}
 	for i, t := range toks {

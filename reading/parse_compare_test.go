@@ -26,22 +26,22 @@ func TestParseComparison(t *testing.T) {
 			[2]string{"lora for llama 3 8b on a 4090, cost ?", "qlora for llama 3 8b on a 4090, cost ?"}, FigurePerMonth},
 		{"llama 3 8b vs qwen 7b on a 4090", "model", [2]string{"llama 3 8b", "qwen 7b"},
 			[2]string{"llama 3 8b on a 4090", "qwen 7b on a 4090"}, FigureUnsaid},
-		// "faster than" joins two options (trial H21 Q25).
+		// "faster than" joins two options.
 		{"is an h100 faster than an a100 for finetuning llama 8b", "gpu", [2]string{"h100", "a100"},
 			[2]string{"is an h100 for finetuning llama 8b", "is an a100 for finetuning llama 8b"}, FigureSpeed},
-		// Two ZeRO stages, the word said once (trial H19 Q25).
+		// Two ZeRO stages, the word said once.
 		{"zero stage 2 vs 3 for full ft llama 3.1 8b on 4x a100 40gb", "zero_stage", [2]string{"zero2", "zero3"},
 			[2]string{"zero2 for full ft llama 3.1 8b on 4x a100 40gb", "zero3 for full ft llama 3.1 8b on 4x a100 40gb"}, FigureUnsaid},
-		// A bare mixture is a model too (trial H12 Q46).
+		// A bare mixture is a model too.
 		{"70b vs 8x7b which is cheaper to serve on h100", "model", [2]string{"70b", "8x7b"},
 			[2]string{"70b which is to serve on h100", "8x7b which is to serve on h100"}, FigureUnsaid},
-		// A Mac's name before its chip is part of the card (trial H8 Q45).
+		// A Mac's name before its chip is part of the card.
 		{"mac studio m4 max 128gb vs 2x 3090 for running 70b locally", "gpu", [2]string{"mac studio m4 max 128gb", "2x 3090"},
 			[2]string{"mac studio m4 max 128gb for running 70b locally", "2x 3090 for running 70b locally"}, FigureUnsaid},
 		{"mistral 7b qlora, a10 vs l4, which costs less per hour", "gpu", [2]string{"a10", "l4"},
 			[2]string{"mistral 7b qlora, a10, which costs less", "mistral 7b qlora, l4, which costs less"}, FigurePerHour},
-		// Two weight formats (trial H22: "fp8 vs int4 awq" sized AWQ alone,
-		// fp8 dropped without a word); "throughput" says which speed.
+		// Two weight formats ("fp8 vs int4 awq" weighs both, never AWQ
+		// alone with fp8 dropped without a word); "throughput" says which speed.
 		{"fp8 vs int4 awq for llama 3 70b on h100 - which is faster for throughput", "format", [2]string{"fp8", "int4 awq"},
 			[2]string{"fp8 for llama 3 70b on h100 - which is", "int4 awq for llama 3 70b on h100 - which is"}, FigureThroughput},
 		{"llama 3 70b on 2 h100, fp8 vs awq", "format", [2]string{"fp8", "awq"},

@@ -18,13 +18,13 @@ func TestReadDeadline(t *testing.T) {
 		"13b lora in fp8 on 4090":                            {},
 		"llama 3.1 405b inference 2 nodes of 8 h100":         {},
 		"13b lora in 9999 weeks":                             {},
-		// A day named: counted from the answer's clock (trial H6 Q11).
+		// A day named: counted from the answer's clock.
 		"need to finetune llama 3 8b full by friday on 1B tokens, how many a100s": {Words: "by friday", Day: "friday"},
 		"13b lora by tomorrow on a 4090":                                          {Words: "by tomorrow", Day: "tomorrow"},
 		"13b lora by end of week on a 4090":                                       {Words: "by end of week", Day: "friday"},
 		"13b lora by the end of the day":                                          {Words: "by the end of the day", Day: "today"},
 		"13b lora on a 4090 by Mon":                                               {Words: "by Mon", Day: "monday"},
-		// A run's length, not a limit (trials H10 Q19, H11 Q33).
+		// A run's length, not a limit.
 		"what would it cost to train a lora on llama 3.1 70b on runpod for ~10 hours on a100 80gb": {Within: 10 * time.Hour, Words: "for ~10 hours", Run: true},
 		"how much would it cost to dpo llama 3.1 8b on runpod for 10 hours on an a100":             {Within: 10 * time.Hour, Words: "for 10 hours", Run: true},
 		"qlora 70b on an a100 for the weekend":                                                     {Within: 2 * day, Words: "for the weekend", Run: true},

@@ -13,9 +13,9 @@ import (
 // no EXL2 format of its own, so a width is sized as the nearest format it
 // has that is not smaller: up to 4.5 bpw GPTQ-style int4 (4.25 bits with
 // its scales), up to 8 bpw int8; the note says so. "exllama" or "exl2"
-// with no width is 4.0 bpw, its most common upload. Trial H23 Q01 refused
-// "exllama at 4bpw" ("4bpw" not understood), and "exl2" alone was offered
-// as e5-base-v2.
+// with no width is 4.0 bpw, its most common upload. So "exllama at
+// 4bpw" is understood, and "exl2" alone is a format, not a near miss of
+// e5-base-v2.
 
 // The widths ExLlamaV2 quantises to, in bits per weight.
 const (

@@ -9,8 +9,8 @@ import (
 )
 
 // TestParseEXL2: an EXL2 width is sized as the nearest format fitbot has
-// that is not smaller, and the note says so (trial H23 Q01 refused
-// "exllama at 4bpw"); "exl2" is never a model's name.
+// that is not smaller, and the note says so ("exllama at 4bpw" is read,
+// not refused); "exl2" is never a model's name.
 func TestParseEXL2(t *testing.T) {
 	for _, c := range []struct{ in, want, note string }{
 		{"can we run llama 3 70b on 2x rtx 3090 with exllama at 4bpw", "llama-3-70b inference gptq 2xrtx-3090",

@@ -9,8 +9,8 @@ import (
 )
 
 // TestParseGPUHours: GPU-hours as people say them are a budget, never a
-// count of GPUs (trial: "2000 a100 gpu-hours" was read as 2000 A100s and
-// answered "7 min"), or the run's GPU-hours asked; the card in them is
+// count of GPUs ("2000 a100 gpu-hours" is no 2000 A100s answered in "7
+// min"), or the run's GPU-hours asked; the card in them is
 // the card named; and the canonical form reads back the same.
 func TestParseGPUHours(t *testing.T) {
 	for _, c := range []struct {
@@ -56,7 +56,7 @@ func TestParseGPUHours(t *testing.T) {
 				c.in, q.GPUHours, q.GPUHoursAsked, q.GPU, q.GPUs, q.Tokens, c.budget, c.asked, c.gpu, c.gpus, c.tokens)
 		}
 		// GPU-hours on a card with no count are counted on the fewest of it
-		// that fit (trial H27 Q46 counted one offloading card's), as cards in
+		// that fit (never one offloading card's), as cards in
 		// the plural are; a count said stands.
 		training := q.Method != "" && q.Method != sizing.MethodInference
 		gpuHours := q.GPUHours > 0 || q.GPUHoursAsked

@@ -86,7 +86,7 @@ func lex(input string) ([]token, error) {
 			}
 		case r == '+' && i > 0 && input[i-1] == ' ' && i+1 < len(input) && input[i+1] == ' ':
 			// " + " joins two things ("fp16 + kv"): no phrase reads across it
-			// (trial H17 Q22 read "fp16 + kv" as an fp16 KV cache).
+			// ("fp16 + kv" is not an fp16 KV cache).
 			toks = append(toks, token{raw: "+", start: i, end: i + 1, ignorable: true})
 			i += size
 		case sizing.IsSeparator(r):

@@ -24,8 +24,8 @@ func TestUnusedCarryMeaning(t *testing.T) {
 		{"mistral 7b 4090 long context", []string{"long context"}},
 		{"llama 3 8b qlora on paged optimizers", []string{"paged", "optimizers"}},
 		{"train 7b from scratch on 8 h100s", nil},
-		// A percentage is never a model name (trial H11 Q36 offered t5-base
-		// for "80%"); a busy share prices serving, not training.
+		// A percentage is never a model name (no t5-base offered for
+		// "80%"); a busy share prices serving, not training.
 		{"per token cost of llama 3.1 70b on 4x h100 at 80% utilization", nil},
 		{"llama 3.1 8b lora on an h100 at 80% utilization", nil},
 		{"llama 3.1 8b on an h100 at 80% memory", []string{"80%"}},
@@ -42,10 +42,10 @@ func TestUnusedCarryMeaning(t *testing.T) {
 	}
 }
 
-// TestReportedFiguresNotUnused is trials H9 Q1, Q4, Q7, Q14 and Q15:
-// "kv", "cache", "room", "left", "headroom", "expected", "decode" and
-// "first" were named as not used, though the answer reports the KV
-// cache, the memory left, the decode speed and the first token's time.
+// TestReportedFiguresNotUnused: "kv", "cache", "room", "left",
+// "headroom", "expected", "decode" and "first" are never named as not
+// used, since the answer reports the KV cache, the memory left, the
+// decode speed and the first token's time.
 // Words the answer does not report stay named; a training answer reports
 // no KV cache or decode speed.
 func TestReportedFiguresNotUnused(t *testing.T) {
@@ -149,7 +149,7 @@ func TestExamplesAsTokens(t *testing.T) {
 		{"how long would 3 epochs of lora on llama 3.1 8b take on 50k examples of 1k tokens on an a100", 150e6, `"50k examples of 1k tokens" taken as 50M tokens`},
 		{"llama 3 8b full 8xh100 on 10k conversations with 2k tokens each", 20e6, `"10k conversations with 2k tokens each" taken as 20M tokens`},
 		{"lora 7b a100 2 million samples of 300 tokens", 600e6, `taken as 600M tokens`},
-		// An average length (trial H14 Q27).
+		// An average length.
 		{"time and cost to lora finetune mistral 7b on 10k samples avg 2k tokens on one a100", 20e6, `"10k samples avg 2k tokens" taken as 20M tokens`},
 		{"lora 7b a100 10k rows averaging 1.5k tokens", 15e6, `taken as 15M tokens`},
 		{"lora 7b a100 10k conversations at an average of 2k tokens", 20e6, `taken as 20M tokens`},

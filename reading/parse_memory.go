@@ -75,7 +75,7 @@ func (p *parser) memoryAt(i, n, gb int) int {
 	}
 	p.setMemory(gb, words)
 	if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
-		p.cards.fewest = true // "how many 80gb cards" (trial H29 Q15 sized one)
+		p.cards.fewest = true // "how many 80gb cards": the fewest, not one
 	}
 	return n
 }
@@ -249,7 +249,7 @@ func (catalogLexicon) memoryCard(named string, gb int) (memoryPick, bool) {
 	// No card named: the smallest usable memory among the discrete cards
 	// of that size, so that a "fits" holds for every one of them. A
 	// machine of one GPU (a Mac, a DGX Spark) is no card to stand in for
-	// one (trial H32 Q48 sized a Gaudi 3 at the DGX Spark's 273 GB/s).
+	// one (a Gaudi 3 is not sized at the DGX Spark's 273 GB/s).
 	best := -1
 	for _, i := range cardsByGB()[gb] {
 		if discrete(gpus[i]) && (best < 0 || gpus[i].MemoryBytes < gpus[best].MemoryBytes) {

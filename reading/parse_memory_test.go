@@ -145,7 +145,7 @@ func BenchmarkParseTypo(b *testing.B) {
 
 // TestMemoryKeptBesideAnotherProblem: a typed memory stays in the Try when
 // the question fails on something else, so that "did you mean" keeps the
-// asker's card (trial H7 Q33).
+// asker's card.
 func TestMemoryKeptBesideAnotherProblem(t *testing.T) {
 	_, err := Parse("finetune e5-mistral-7b embedding with lora on a 24gb card")
 	var ie *sizing.InputError
@@ -155,8 +155,8 @@ func TestMemoryKeptBesideAnotherProblem(t *testing.T) {
 }
 
 // TestTypedMemoryStandInIsACard: a card typed by its memory stands in as
-// a card sold alone, never a machine of one GPU (trial H32 Q48 sized a
-// 128 GB Gaudi 3 at the DGX Spark's 273 GB/s).
+// a card sold alone, never a machine of one GPU (a 128 GB Gaudi 3 is
+// not sized at the DGX Spark's 273 GB/s).
 func TestTypedMemoryStandInIsACard(t *testing.T) {
 	for _, q := range []string{"llama 3 70b on a gaudi 3 128gb", "llama 3 70b on a 128gb card"} {
 		p, err := Parse(q)

@@ -10,7 +10,7 @@ import (
 )
 
 // TestParseMFU reads an MFU said for the speed ("at 40% mfu") and a
-// speed measured with its MFU asked (trial H9 Q13 and Q44), and checks
+// speed measured with its MFU asked, and checks
 // that each canonical form reads back the same.
 func TestParseMFU(t *testing.T) {
 	for _, c := range []struct {

@@ -182,7 +182,7 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 		next := strings.ToLower(toks[i+used].raw)
 		cur, glued, _ := strings.Cut(next, "/")
 		if cur == "budget" && unit == "" && n.suffix != "" { // "12k budget"; "4090 budget" is a card
-			// "a 12k budget/month": the amount is the budget's (trial H18 Q50).
+			// "a 12k budget/month": the amount is the budget's.
 			if glued != "" {
 				unit = "/" + glued
 			}

@@ -7,7 +7,7 @@ import (
 )
 
 // TestParseMoney reads a budget and a price per GPU-hour as people type
-// them (trials H6 Q3 and Q13, H7 Q44), and leaves money it cannot read
+// them, and leaves money it cannot read
 // among the words not used.
 func TestParseMoney(t *testing.T) {
 	for _, c := range []struct {

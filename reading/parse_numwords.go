@@ -91,8 +91,8 @@ func hundredsAt(toks []token, i int) (int, int) {
 
 // numberWordAt reads a number written in words at toks[i]: hundreds
 // (hundredsAt), or thousands of them with an optional "and" and a rest
-// ("a thousand", "two thousand", "twenty thousand five hundred"; trial
-// H14 Q50 read "two thousand users" as a batch). It reports the value
+// ("a thousand", "two thousand", "twenty thousand five hundred"; "two
+// thousand users" is 2000 users, not a batch). It reports the value
 // and the tokens used.
 func numberWordAt(toks []token, i int) (int, int) {
 	if i+1 < len(toks) && toks[i].key == "a" && (toks[i+1].key == "hundred" || toks[i+1].key == "thousand") {
@@ -122,7 +122,7 @@ func numberWordAt(toks []token, i int) (int, int) {
 // Vague counts of hundreds or thousands ("a few hundred users", "a
 // couple of thousand", "several k") are read as a number so that the
 // load is sized, and the reading is said: a few is 3, a couple 2 and
-// several 5 (trial H14: "a few hundred users" was read as 100).
+// several 5 ("a few hundred users" is 300, not 100).
 var (
 	vagueWords = map[string]int{"few": 3, "couple": 2, "several": 5}
 	vagueScale = map[string]int{"hundred": 100, "hundreds": 100, "thousand": 1000, "thousands": 1000, "k": 1000}
@@ -206,7 +206,7 @@ func readNumberWords(toks []token) ([]token, []string) {
 			v, n = numberWordAt(toks, i)
 		}
 		// "twenty k": thousands, as "20k" writes them; "thirteen b": a
-		// model size, as "13b" does (trial H17 Q19).
+		// model size, as "13b" does.
 		unit := ""
 		if n > 0 && i+n < len(toks) {
 			unit = numberUnits[toks[i+n].key]

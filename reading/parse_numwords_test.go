@@ -10,7 +10,7 @@ import (
 
 // TestNumberWords checks that counts written in words beyond sixteen are
 // read as their digits are, that a vague count of hundreds or thousands
-// is read as a number and said (trial H14), and that one that counts
+// is read as a number and said, and that one that counts
 // nothing is an error that quotes it, never a word silently dropped (#31).
 func TestNumberWords(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -26,7 +26,7 @@ func TestNumberWords(t *testing.T) {
 		{"llama 3.1 8b for two hundred and fifty users", "llama-3.1-8b batch 250 gpus needed"},
 		{"llama 3.1 8b for one hundred twenty users", "llama-3.1-8b batch 120 gpus needed"},
 		{"llama 3.1 8b lora on an h100, twenty million tokens of data", "llama-3.1-8b lora h100 20m tokens"},
-		// Thousands in words are read as their digits (trial H14 Q50).
+		// Thousands in words are read as their digits.
 		{"two thousand users on mistral 7b, cheapest gpu setup?", "mistral-7b-v0.1 batch 2000 gpus needed"},
 		{"llama 3.1 8b for a thousand users", "llama-3.1-8b batch 1000 gpus needed"},
 		{"llama 3.1 8b for two k users", "llama-3.1-8b batch 2000 gpus needed"},

@@ -51,8 +51,8 @@ func TestParseOutsideModels(t *testing.T) {
 // encoders whose config.json fitbot does not read (DeBERTa, DistilBERT,
 // ELECTRA) are refused by name, whatever else the question says, with no
 // Try and saying that there is no similar question (a Try listing the
-// model only repeated the refusal: trial H8 Q29, Q37); it never sizes an
-// LLM in its place (trials H6 Q40, Q41, H7 Q15, Q40, Q41).
+// model would only repeat the refusal); it never sizes an LLM in its
+// place.
 func TestParseNamedOnly(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
 		{"vit-large finetune on a v100 16gb batch 64", "ViT-L/16 is a 304M-parameter image encoder", ""},
@@ -87,8 +87,8 @@ func hintOf(ie *sizing.InputError) string {
 // refused by name and its Try keeps the question with the card's name
 // and memory typed, never swapping in another card ("did you mean a40" for a K80);
 // typed after it, that memory sizes it; the RTX 2080 Ti and RX 7900 XTX
-// are catalog cards (#31). Intel Gaudi 2 and 3 are refused so too (trial
-// H9 Q41 read "gaudi 3" as a stray number 3).
+// are catalog cards (#31). Intel Gaudi 2 and 3 are refused so too (the
+// 3 of "gaudi 3" is no stray number).
 func TestParseOutsideCards(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
 		{"bert base finetune on a k80", `"k80" is not a GPU I know: the Tesla K80 has 12 GB (12 GB per GPU, two GPUs on the board; Kepler: no BF16, no tensor cores, dropped by CUDA 12); add its memory to size it as a 12 GB card, "k80 12gb"`, "fit bert-base-uncased full tesla k80 12 gb"},
@@ -124,7 +124,7 @@ func TestParseOutsideCards(t *testing.T) {
 // TestOutsideCardTypedMemory: a card the catalog lacks with its memory
 // typed is sized with that memory and named, never refused with a Try
 // that adds a second memory ("rtx 2060 6gb 16gb") or swaps in another
-// card (trial H14: "can i train bert base on my rtx 2060 6gb").
+// card ("can i train bert base on my rtx 2060 6gb").
 func TestOutsideCardTypedMemory(t *testing.T) {
 	for _, c := range []struct{ in, want, unknown string }{
 		{"student here, can i train bert base on my rtx 2060 6gb", "bert-base-uncased full rtx 2060 6 gb", "RTX 2060 6 GB"},
@@ -149,12 +149,12 @@ func TestOutsideCardTypedMemory(t *testing.T) {
 }
 
 // TestDeviceRefusalWins: a device fitbot does not size is what the
-// refusal says, even when the model is unknown too (trial H8 Q44 got
-// "gemma 2b is not a model I know" with the Try "gemma-2-2b lora
-// rtx-4090"); its Try never moves the question onto another card, except
+// refusal says, even when the model is unknown too (not "gemma 2b is not
+// a model I know" with the Try "gemma-2-2b lora rtx-4090"); its Try
+// never moves the question onto another card, except
 // a Jetson with its memory typed, asked on a desktop GPU of that memory,
-// and a model to run on a CPU, whose Try is its memory in all (trial H13
-// Q38: "how much ram ... on cpu" had no next step), and a card the
+// and a model to run on a CPU, whose Try is its memory in all (so "how
+// much ram ... on cpu" has a next step), and a card the
 // device is compared with, whose half of the question is the Try.
 func TestDeviceRefusalWins(t *testing.T) {
 	for _, c := range []struct{ in, device, try string }{
@@ -167,8 +167,8 @@ func TestDeviceRefusalWins(t *testing.T) {
 		{"t5 large inference on a cpu", "CPU-only inference", "fit which gpu t5-large inference"},
 		{"how much ram do i need on my pc to run mistral nemo 12b on cpu", "CPU-only inference", "fit which gpu mistral-nemo-12b inference"},
 		{"llama 3 8b lora on cpu", "CPU-only inference", ""},
-		// Weighed against a card: the card's half is the Try (trial H16
-		// Q48 answered the h100 alone, the TPU never mentioned).
+		// Weighed against a card: the card's half is the Try, never the
+		// h100 answered alone with the TPU unmentioned.
 		{"tpu v5e vs h100 for serving gemma 7b, which is cheaper", "a TPU", "fit gemma-7b inference h100 cheapest"},
 		{"serve llama 3 8b on a tpu or an h100", "a TPU", "fit llama-3-8b inference h100"},
 	} {
@@ -184,7 +184,7 @@ func TestDeviceRefusalWins(t *testing.T) {
 }
 
 // TestUnknownNameKeepsSize: a model name the catalog lacks never gets a
-// Try of another size (trials H8 Q48, H9 Q34, Q47, Q49): a size said in
+// Try of another size: a size said in
 // it stays, as a bare size or a catalog model of that size, and a size
 // word (xl, large) with no catalog model of it gets no Try at all.
 func TestUnknownNameKeepsSize(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 
 // TestParseOwn: a purchase asked as which cards and how many is the
 // plan or which-GPU question with the cards to own (Query.Own), never
-// buy-vs-rent asking for jobs a week (trial H27: "how many gpus do we
-// actually need to buy" and "what do we buy" were refused so, and their
-// Try invented "3 jobs/week 5h"). A question that weighs owning against
+// buy-vs-rent asking for jobs a week ("how many gpus do we actually
+// need to buy" and "what do we buy" are not refused so, nor given a Try
+// that invents "3 jobs/week 5h"). A question that weighs owning against
 // renting, or says a use, stays buy-vs-rent.
 func TestParseOwn(t *testing.T) {
 	for _, tt := range []struct {
@@ -61,8 +61,7 @@ func TestParseOwn(t *testing.T) {
 }
 
 // TestParseOwnNoInventedUse: a purchase asked with no model is refused
-// without a Try that invents a use (trial H27's Try added "3 jobs/week
-// 5h").
+// without a Try that invents a use (such as "3 jobs/week 5h").
 func TestParseOwnNoInventedUse(t *testing.T) {
 	_, err := Parse("how many gpus do we need to buy for our team")
 	if err == nil {

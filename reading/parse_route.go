@@ -190,8 +190,8 @@ func Route(text string) Routing {
 
 // powerWord reports whether key asks about electricity: a word of
 // powerWords, or "electricity" typed with up to two slips ("electricty",
-// "electicity", "electrcity"; trial H23 Q03 priced the rent of 8 H100s for
-// "the monthly electricty cost").
+// "electicity", "electrcity"), so "the monthly electricty cost" asks
+// the power bill, not the rent of the cards.
 func powerWord(key string) bool {
 	if powerWords[key] {
 		return true
@@ -456,9 +456,9 @@ func rentalPeriod(text string, toks []token) (hours float64, words string, from,
 var perPeriods = map[string]float64{"day": 24, "week": 168}
 
 // perPeriod reads a cost asked per day or per week ("what does it cost
-// per day", "a week", "daily"; trial H24 Q38 priced a month for "cost per
-// day to run 4x h100"): the period's hours, "a day" or "a week", and the
-// tokens it covers.
+// per day", "a week", "daily"; "cost per day to run 4x h100" is priced
+// for a day, not a month): the period's hours, "a day" or "a week", and
+// the tokens it covers.
 func perPeriod(toks []token) (hours float64, words string, from, to int) {
 	for i, t := range toks {
 		switch {
@@ -480,8 +480,8 @@ func perPeriod(toks []token) (hours float64, words string, from, to int) {
 var runWordsAfter = map[string]bool{"run": true, "job": true, "rental": true, "training": true, "stint": true}
 
 // runPeriod reads a period said as a run's length ("a 3 day run", "a
-// 2-week job"; trial H20 Q32 priced a month for "a 3 day run on 64
-// h100s").
+// 2-week job"; "a 3 day run on 64 h100s" is priced for the 3 days, not
+// a month).
 func runPeriod(text string, toks []token) (hours float64, words string, from, to int) {
 	for i := 0; i+1 < len(toks); i++ {
 		k := toks[i].key

@@ -22,7 +22,7 @@ func TestRoute(t *testing.T) {
 		{"what's cheaper per month, 8x A100 on gcp or 8x H100 on lambda", Routing{Kind: RoutePrice, GPUs: []string{"a100-80", "h100"}, Counts: []int{8, 8}, Month: true,
 			Providers: []string{"gcp", "lambda"}, GPUProviders: []string{"gcp", "lambda"}}},
 		{"how much to rent 8x h100 for a week on coreweave", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Providers: []string{"coreweave"}}},
-		// Trial H14 Q14: the glued "8xh100" named no GPU, and every card was listed.
+		// The glued "8xh100" names the GPU, not every card listed.
 		{"manager here - what's it cost per month to rent one 8xh100 node", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Month: true}},
 		{"cost per month of an 8x h100 box", Routing{Kind: RoutePrice, GPUs: []string{"h100"}, Counts: []int{8}, Month: true}},
 		{"l40s price per month", Routing{Kind: RoutePrice, GPUs: []string{"l40s"}, Month: true}},
@@ -52,8 +52,8 @@ func TestRoute(t *testing.T) {
 }
 
 // TestRoutePerPeriod: a cost asked per day or per week is that period's
-// rent, also with "for inference" and no model (trial H24 Q38 answered a
-// largest-models table); "per hour" and "per month" keep their own lines.
+// rent, also with "for inference" and no model (never a largest-models
+// table); "per hour" and "per month" keep their own lines.
 func TestRoutePerPeriod(t *testing.T) {
 	for _, c := range []struct {
 		in     string
@@ -74,8 +74,8 @@ func TestRoutePerPeriod(t *testing.T) {
 }
 
 // TestRouteRunAsked: a price question that names a training run but no
-// model is a price question that says the run is not costed (trial H22
-// Q15); one that names a model is the run's sizing question.
+// model is a price question that says the run is not costed; one that
+// names a model is the run's sizing question.
 func TestRouteRunAsked(t *testing.T) {
 	if r := Route("a100 80gb vs h100 per hour, which is cheaper for a training run"); r.Kind != RoutePrice || !r.RunAsked {
 		t.Errorf("no model: %v, run asked %v; want a price with the run asked", r.Kind, r.RunAsked)
@@ -147,8 +147,8 @@ func BenchmarkRoute(b *testing.B) {
 }
 
 // TestRoutePowerAndFullTime: electricity asked with a slip or shortened
-// is the power question (trial H23 Q03), and "full time" is around the
-// clock, never a full fine-tune (trial H23 Q02).
+// is the power question, and "full time" is around the clock, never a
+// full fine-tune.
 func TestRoutePowerAndFullTime(t *testing.T) {
 	for _, c := range []struct {
 		in    string

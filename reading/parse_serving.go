@@ -66,8 +66,8 @@ var (
 // allMonth is how many words from i say a deployment runs all the time
 // ("24/7", "around the clock", "always on", "full time"; the all_month
 // and full_time rows of vocab.txt), 0 when they do not. "full time" is
-// never full fine-tuning (trial H23 Q02 read "rent it full time" as a full
-// fine-tune with no model), nor before people ("300 full-time employees")
+// never full fine-tuning ("rent it full time" is no full fine-tune with
+// no model), nor before people ("300 full-time employees")
 // or "to first token" (a full fine-tune's ttft).
 func allMonth(w func(int) string, i int) int {
 	if n := slotLen("all_month", w, i); n > 0 {
@@ -241,7 +241,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				mark(i, j+1)
 			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
 				// "how many concurrent 4k-token chats": the length is read
-				// by the main parse (trial H31 Q43).
+				// by the main parse.
 				sw.capacity = true
 				mark(i, j)
 				mark(j+1, j+2)
@@ -286,7 +286,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			mark(i, i+tokenCostAt(w, i))
 		case requestCostAt(w, i) > 0:
 			// "how much per 1k requests": what the cards serve at full
-			// load, costed per request (trial H28 Q14 read 1,000 users).
+			// load, costed per request (the 1k is requests, not users).
 			sw.tokenCost, sw.load.PerRequest = true, true
 			mark(i, i+requestCostAt(w, i))
 		case k == "sglang":
@@ -399,8 +399,8 @@ func atOnceAt(w func(int) string, j int) int {
 
 // readAtOnce reads the people said to be there at once: "50 chatting",
 // "50 users at the same time", "50 at once", "50 concurrently" are 50
-// concurrent users, which the main parse reads as "50 users" (trial H15
-// Q03 read the "50" of "50 chatting at the same time" as an RTX 5090).
+// concurrent users, which the main parse reads as "50 users" (the "50"
+// of "50 chatting at the same time" is no RTX 5090).
 // With them, another count of people ("about 2000 users") is all the
 // users, of whom those are the ones at once: it is said and not sized.
 func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, mark func(int, int)) {
@@ -450,7 +450,7 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 // percentileTarget reads a time said right after a latency percentile
 // at token i, with no "latency" or "ttft" between ("p95 under 2s", "p99
 // < 800 ms"), as the first-token target: the only latency the planner
-// targets (trial H11 Q21).
+// targets.
 func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
 	j := i + 1
 	for ttftBounds[w(j)] {
@@ -480,8 +480,8 @@ type perDay struct {
 // once the whole question is read, since either may come first: a count
 // of requests a day with daily users is each user's when "each" or "per
 // user" follows it or it is fewer than the users ("1000 daily active
-// users, each sends 20 messages a day": 20 requests a user, trial H15
-// Q43); otherwise it is the service's, spread evenly over the day.
+// users, each sends 20 messages a day": 20 requests a user); otherwise
+// it is the service's, spread evenly over the day.
 func (sw *serveWords) settleDaily() {
 	d, users := sw.perDay, float64(sw.load.DailyUsers)
 	perUser := sw.dailyUsers && d.count > 0 && d.count == math.Trunc(d.count) && d.count <= 1e4 && (d.each || d.count < users)
@@ -525,7 +525,7 @@ func dailyUsersAt(w func(int) string, j int) int {
 	case workforce[w(j)]:
 		return 1 // "2000 employees": a company's people use it during the day, not all at once
 	case headcountWords[w(j)] && companyAround(w, j):
-		return 1 // "a mid size company (~800 ppl)": its headcount (trial H27 Q24 sized 800 users at once)
+		return 1 // "a mid size company (~800 ppl)": its headcount, not 800 users at once
 	case w(j) == "daily" && users(w(j+1)):
 		return 2
 	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
@@ -542,7 +542,7 @@ func dailyUsersAt(w func(int) string, j int) int {
 
 // sendsADay reports whether the words from j say what each user sends
 // a day, within a few words: "each send ~20 msgs a day", "who ask 5
-// questions per day" (trial H19 Q36 read "10k users" as a batch).
+// questions per day" (so "10k users" before it is a load, not a batch).
 func sendsADay(w func(int) string, j int) bool {
 	noun := false
 	for k := j; k < j+7; k++ {
@@ -656,7 +656,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	}
 	if (num.suffix == "b" || num.suffix == "t") && glued == "" {
 		if d, _ := tokenRateAt(w(i+1), w(i+2), w(i+3)); d == 0 {
-			return // "14b": a model's size, never a load or a speed (trial H19 Q15 read "14b? tok/s?" as 14 tok/s)
+			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
 	}
 	v := exactFloat(num)
@@ -680,19 +680,19 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	switch {
 	case tokPer > 0 && count >= 1 && !(i > 0 && low(toks[i-1]) == "of"):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
-		// asked length, read by settle (trial H24 Q07 sized one request).
+		// asked length, read by settle, not one request.
 		// After "of" it is a length: "docs of 300 tokens a month".
 		end := i + cn + tokWords
 		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
 		mark(i, end)
 	case glued == "" && imageRateAt(w, i+cn) > 0:
 		// "10k images a day": how fast a card makes images is not
-		// modelled; refused, not read as a context (trial H11 Q14).
+		// modelled; refused, not read as a context.
 		end := i + cn + imageRateAt(w, i+cn)
 		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
 		mark(i, end)
 	case glued == "" && dailyUsersAt(w, i+cn) > 0:
-		// "2000 daily users": a load, never a card (trial H11 Q1).
+		// "2000 daily users": a load, never a card.
 		end := i + cn + dailyUsersAt(w, i+cn)
 		sw.load.DailyUsers, sw.dailyUsers, sw.dailyWords = int(math.Round(count)), true, words(end)
 		mark(i, end) // the load is written by settleDaily
@@ -719,7 +719,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, end)
 	case glued == "" && (messageNouns[unit]):
 		// "each sends 20 messages": a count of requests with no period
-		// is no load, and never a card (trial H15 Q43 read "20" as an H20).
+		// is no load, and never a card (the "20" is no H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
 	case rpsUnits[unit] || (requestUnits[unit]) && (perLeads[w(i+n+1)]) && perSecond[w(i+n+2)]:
@@ -775,8 +775,8 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			mark(i, end)
 		}
 	case glued == "" && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
-		// "500 token answers", "4k token prompts" (trial H29 Q35 read the
-		// answers as one token long).
+		// "500 token answers", "4k token prompts": the lengths of the
+		// answers and prompts, not one token each.
 		if t, ok := tokenCount(k); ok {
 			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
 			mark(i, i+3)
@@ -793,7 +793,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		}
 	case glued == "%" && busyWords[w(i+1)], glued == "" && unit == "%" && busyWords[w(i+2)]:
 		// "at 80% utilization": the share of the time the cards serve,
-		// which a cost per token is over (trial H11 Q36).
+		// which a cost per token is over.
 		end := i + 2
 		if glued == "" {
 			end++
@@ -1085,7 +1085,7 @@ func (sw *serveWords) apply(r *Request) {
 // output of all replicas together when no users were said and the
 // question asks how many cards or says "throughput", "aggregate" or
 // "total": "need to hit 1000 tok/s for llama 8b, how many l4s" is a
-// service's throughput, not one stream's speed (trial H8 Q50).
+// service's throughput, not one stream's speed.
 func (sw *serveWords) totalRate(users int) {
 	if sw.tpsBare < 0 || users > 0 || !sw.countAsked && !sw.totalSaid {
 		return
@@ -1123,7 +1123,7 @@ const (
 // "lowest latency": fastest is true) with no card, cards in the plural
 // or a card whose count is asked ("gpus needed", as Format writes the
 // plan) plans too, fastest first, for the users said or one request at a
-// time ("fastest way to serve mixtral 8x22b, what cards": trial H21 Q6).
+// time ("fastest way to serve mixtral 8x22b, what cards").
 func (sw *serveWords) settle(users int, cards cardsSaid, fit, fastest bool) sizing.ServeLoad {
 	sw.totalRate(users)
 	speed := fit && fastest && (cards == cardsNone || cards == cardsSome || cards == cardsOne && sw.countAsked)
@@ -1138,8 +1138,7 @@ func (sw *serveWords) settle(users int, cards cardsSaid, fit, fastest bool) sizi
 	case cards == cardsCounted && people,
 		cards != cardsNone && fit && sw.tokenCost && users == 0 && !sw.load.Targets():
 		// "per token cost of llama 3.1 70b on 4x h100": what the cards
-		// serve at full load, whose cost per 1M tokens the answer gives
-		// (trial H11 Q36).
+		// serve at full load, whose cost per 1M tokens the answer gives.
 		sw.capacity = true
 	}
 	if sw.load.Plan && !sw.load.Targets() && users == 0 {

@@ -26,7 +26,7 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 10 requests/s", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 10 qps", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 2.5 requests per second", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 2.5}},
-		// A rate per minute, hour or day: the same load per second (trial H6 Q30).
+		// A rate per minute, hour or day: the same load per second.
 		{"llama 3 8b a10 600 rpm", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 600rpm", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 10}},
 		{"llama 3 8b a10 3600 req/hour", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 1}},
@@ -35,7 +35,7 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 50k requests daily", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 0.579}},
 		{"llama 3 8b a10 prompt 2k output 500", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 2k prompt 500 output tokens", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
-		// A prompt and an output length as a pair (trial H9 Q16); "in" alone stays a preposition.
+		// A prompt and an output length as a pair; "in" alone stays a preposition.
 		{"llama 3 8b a10 2k in / 500 out", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 2k in, 500 out tokens", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 2000 input 500 output", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2000, OutputTokens: 500}},
@@ -45,23 +45,23 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 ttft 1s", sizing.IntentServe, 0, sizing.ServeLoad{TTFTTargetSeconds: 1}},
 		{"llama 3 8b a10 ttft under 500ms", sizing.IntentServe, 0, sizing.ServeLoad{TTFTTargetSeconds: 0.5}},
 		{"llama 3 8b a10 time to first token below 2 seconds", sizing.IntentServe, 0, sizing.ServeLoad{TTFTTargetSeconds: 2}},
-		// A time after a percentile is the first-token target (trial H11 Q21).
+		// A time after a percentile is the first-token target.
 		{"cheapest way to serve phi-4 to 100 users with p95 under 2s", sizing.IntentServe, 100, sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 2}},
 		{"phi-4 for 100 users p99 < 800 ms", sizing.IntentServe, 100, sizing.ServeLoad{Plan: true, TTFTTargetSeconds: 0.8}},
 		{"phi-4 for 100 users p95 under 50ms per token", sizing.IntentServe, 100, sizing.ServeLoad{Plan: true, TokensPerSecondPerUserTarget: 20}},
-		// Users a day are a load: 20 requests each over 8 busy hours (trial H11 Q1).
+		// Users a day are a load: 20 requests each over 8 busy hours.
 		{"how much would it cost per month to serve llama 3.1 8b for 2000 daily users on aws?", sizing.IntentServe, 0, sizing.ServeLoad{Plan: true, RequestsPerSecond: 1.39, DailyUsers: 2000}},
 		{"llama 3.1 8b for 5k users a day", sizing.IntentServe, 0, sizing.ServeLoad{Plan: true, RequestsPerSecond: 3.47, DailyUsers: 5000}},
 		{"llama 3.1 8b 2k DAU on 2 l4s", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 1.39, DailyUsers: 2000}},
 		// Requests a day with daily users are each user's when fewer than
-		// the users or said "each"; never a card (trial H15 Q43).
+		// the users or said "each"; never a card.
 		{"how much would 1000 daily active users cost us on llama 3.1 8b, each sends maybe 20 messages a day", sizing.IntentServe, 0,
 			sizing.ServeLoad{Plan: true, RequestsPerSecond: 0.694, DailyUsers: 1000, RequestsPerUserDay: 20}},
 		{"llama 3.1 8b 50 chats per day per user, 500 dau", sizing.IntentServe, 0, sizing.ServeLoad{Plan: true, RequestsPerSecond: 0.868, DailyUsers: 500, RequestsPerUserDay: 50}},
 		{"llama 3.1 8b 2000 daily users, 50k requests a day", sizing.IntentServe, 0, sizing.ServeLoad{Plan: true, RequestsPerSecond: 0.579}},
 		{"llama 3.1 8b a10 20 messages a day", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 0.000231}},
 		{"llama 3.1 8b for 1000 daily users, each sends 20 messages", sizing.IntentServe, 0, sizing.ServeLoad{Plan: true, RequestsPerSecond: 0.694, DailyUsers: 1000}},
-		// The cost per token of named cards is what they serve at full load (trial H11 Q36).
+		// The cost per token of named cards is what they serve at full load.
 		{"whats the per token cost of llama 3.1 70b on 4x h100 at 80% utilization", sizing.IntentServe, 0, sizing.ServeLoad{BusyShare: 0.8}},
 		{"cost per million tokens of qwen3 8b on an l4 at 35 % busy", sizing.IntentServe, 0, sizing.ServeLoad{BusyShare: 0.35}},
 		{"cost per million tokens for llama 3.1 8b on an h100", sizing.IntentServe, 0, sizing.ServeLoad{}},
@@ -89,7 +89,7 @@ func TestParseServing(t *testing.T) {
 		{"llama 3.1 8b lora on an h100 for 40 users", sizing.IntentFit, 40, sizing.ServeLoad{}},
 		{"llama 3.1 70b inference on h100s", sizing.IntentFit, 0, sizing.ServeLoad{}},
 		// People at once are concurrent users; another count of people is
-		// all the users (trial H15 Q03 read "50 chatting" as an RTX 5090).
+		// all the users ("50 chatting" is no RTX 5090).
 		{"we have about 2000 users, maybe 50 chatting at the same time. how many h100s do we need to serve qwen2.5 32b?", sizing.IntentServe, 50, sizing.ServeLoad{Plan: true}},
 		{"qwen2.5 32b on h100s, 40 users at once", sizing.IntentServe, 40, sizing.ServeLoad{Plan: true}},
 		{"qwen2.5 32b on h100s, 30 concurrently", sizing.IntentServe, 30, sizing.ServeLoad{Plan: true}},
@@ -199,7 +199,7 @@ func TestParseAllMonth(t *testing.T) {
 }
 
 // TestImageLoadRefused: an image rate is refused by name, not read as a
-// context, and the Try keeps the model and card (trial H11 Q14).
+// context, and the Try keeps the model and card.
 func TestImageLoadRefused(t *testing.T) {
 	for _, c := range []struct{ in, problem, hint string }{
 		{"serving sdxl for 10k images a day, what gpu and how much per month", `"10k images a day" is an image load`, "fit sdxl inference monthly"},
@@ -216,7 +216,7 @@ func TestImageLoadRefused(t *testing.T) {
 
 // TestShortTokensServing: a count of tokens under a training budget is a
 // serving question's request length, said, and a training question's
-// refusal (trial H14 Q03 refused "~1k tokens" on a serving question).
+// refusal ("~1k tokens" on a serving question is not refused).
 func TestShortTokensServing(t *testing.T) {
 	p, err := Parse("how many h100s do we need to serve qwen3 32b to 300 users, mostly short chats ~1k tokens")
 	if err != nil || p.Query.SeqLen != 1024 || p.Query.Tokens != 0 || p.Query.MicroBatch != 300 {

@@ -68,7 +68,7 @@ func (p *parser) setModel(id, note, words string) {
 func (p *parser) setGPU(id, note, words string) {
 	if colab := saysColab(words); colab && p.words[fGPU] != "" || !colab && saysColab(p.words[fGPU]) {
 		// "colab pro a100", "an l4 on colab": Colab is where the named
-		// card runs, not a second card (trial H25 Q37, Q43).
+		// card runs, not a second card.
 		if !colab {
 			p.cards.colab, p.words[fGPU], p.q.GPU = p.words[fGPU], "", ""
 		}
@@ -247,8 +247,8 @@ func nearWindow(v, window int) bool {
 // settleSeqPair decides two context lengths said in one question: when
 // the larger is the model's window and the other fits in it, the window
 // is the model's and the other the request's ("phi-3.5 mini 128k context
-// with 100k tokens": trial H23 Q07 refused it as two lengths and sized
-// Phi-3 at 131072); otherwise they conflict. A window said after the
+// with 100k tokens": a request of 100k tokens, not two lengths to
+// refuse); otherwise they conflict. A window said after the
 // model's name (windowAfter) is noted beside the length used, and with
 // none is a number without a meaning.
 func (p *parser) settleSeqPair() {
@@ -441,7 +441,7 @@ func (p *parser) finish() {
 			p.refuseDevice()
 		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors[t.key] || t.key == "vs." }):
 			// "tpu v5e vs h100": the device is half of what is asked;
-			// sizing the card alone would drop it silently (trial H16 Q48).
+			// sizing the card alone would drop it silently.
 			p.refuseCompared()
 		default:
 			// "on a raspberry pi lol no, on an rtx 3050": the card named is sized.
@@ -526,8 +526,8 @@ func (p *parser) finish() {
 	p.applyGPUHours()
 	if p.q.GPU != "" && p.q.Nodes <= 1 && p.q.Method != "" && p.q.Method != sizing.MethodInference && p.nodesAsked() {
 		// "how many a100 80gb nodes do we need (8 gpus per node)": the
-		// fewest machines of the card, not one machine of 8 (trial H31
-		// Q18 answered whether one node fits).
+		// fewest machines of the card, not whether one machine of 8
+		// fits.
 		if p.q.GPUs > 0 {
 			p.note(fmt.Sprintf("%s read as the GPUs in each machine: the fewest machines that fit are counted", quote(p.words[fGPUs])))
 			p.q.GPUs, p.words[fGPUs] = 0, ""
@@ -538,7 +538,7 @@ func (p *parser) finish() {
 	if (p.q.GPUHoursAsked || p.q.GPUHours > 0) && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 && p.q.Method != "" && p.q.Method != sizing.MethodInference {
 		// "how many gpu hours on a100": the count is the asker's to pick,
 		// so the fewest that fit as asked, never one card with offload
-		// (trial H27 Q46 counted 1.69M A100-hours on one offloading card).
+		// (one offloading card would count far too many A100-hours).
 		p.q.Fewest = true
 	}
 	serving := p.q.Method == "" || p.q.Method == sizing.MethodInference
@@ -548,7 +548,7 @@ func (p *parser) finish() {
 		p.before.serve.settleTokenRate(p.q.SeqLen)
 	}
 	// "how much vram for ... 20 concurrent users" asks the memory of the
-	// users at once, not the cards that serve them (trial H30 Q39).
+	// users at once, not the cards that serve them.
 	routed := serving && slices.Contains([]sizing.Intent{sizing.IntentFit, sizing.IntentWhichGPU}, p.before.ask.intent(&p.q)) && !p.vramAsked()
 	p.q.Serve = p.before.serve.settle(p.q.MicroBatch, p.cardsSaid(), routed, p.q.Fastest)
 	if p.q.Serve.MaxBatch && !serving {
@@ -585,7 +585,7 @@ func (p *parser) finish() {
 		p.q.Fewest = true // "how many a100s to full finetune a 70b": the fewest that fit
 	}
 	if p.cards.plural && p.before.serve.capacity && p.q.GPU != "" && p.q.GPUs == 0 && p.q.Nodes == 0 {
-		p.q.Fewest = true // "cost per million tokens ... on h100s": the fewest that serve (trial H20 Q42)
+		p.q.Fewest = true // "cost per million tokens ... on h100s": the fewest that serve
 	}
 	if p.cards.fewestAsked && p.q.GPU == "" && p.q.GPUs == 0 && p.q.Nodes == 0 && !p.q.Serve.Plan && p.before.ask.intent(&p.q) == sizing.IntentFit {
 		p.q.Fewest = true // "how many gpus min": the card that fits on the fewest
@@ -599,7 +599,7 @@ func (p *parser) finish() {
 		}
 	}
 	if p.before.ask.own && p.before.ask.intent(&p.q) != sizing.IntentBuyRent {
-		// The cards to own, not whether to own them (trial H27).
+		// The cards to own, not whether to own them.
 		p.q.Own = true
 		p.note(ownNote)
 	}
@@ -619,7 +619,7 @@ type shortTokens struct {
 // readShortTokens reads a count of tokens under a training budget: on
 // an inference or serving question it is the request's length, prompt
 // and answer, as a context ("300 users, mostly short chats ~1k tokens";
-// trial H14 Q03 refused it as a training budget); on a training question
+// not refused as a training budget); on a training question
 // it is refused, pointing at "ctx".
 func (p *parser) readShortTokens() {
 	st := p.run.short
@@ -638,7 +638,7 @@ func (p *parser) readShortTokens() {
 // countFromLayout takes the count of cards named in the plural with no
 // count ("tp=8 ... on h100s") from the parallel degrees said: tensor ×
 // pipeline × context parallel is one replica's cards, so "tp=8 on h100s"
-// is 8 H100s, not the fewest that fit (trial H15 Q48 sized 1× H100).
+// is 8 H100s, not the fewest that fit (which may be 1× H100).
 func (p *parser) countFromLayout() {
 	n := max(p.q.TensorParallel, 1) * max(p.q.PipelineParallel, 1) * max(p.q.ContextParallel, 1)
 	if n < 2 || n > sizing.MaxGPUs || !p.cards.plural || p.cards.fewest || p.before.serve.countAsked || p.q.GPU == "" || p.q.GPUs > 0 || p.q.Nodes > 0 {
@@ -658,8 +658,8 @@ func (p *parser) countFromLayout() {
 // refuseDevice refuses a question about a device fitbot does not size
 // ("gemma 2b on a raspberry pi"), whatever else went wrong in it: the
 // device is what is not sized. A Try cannot keep the device, and another
-// card in its place would answer another question (trial H8 Q44 got
-// "gemma-2-2b lora rtx-4090"), so there is none; only a Jetson, a GPU
+// card in its place would answer another question (such as "gemma-2-2b
+// lora rtx-4090"), so there is none; only a Jetson, a GPU
 // with its memory typed ("jetson orin nano 8gb"), gets the question on a
 // desktop GPU of that memory, which tells whether the model fits.
 func (p *parser) refuseDevice() {

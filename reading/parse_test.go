@@ -281,7 +281,7 @@ func TestParseErrors(t *testing.T) {
 		{"13b full 4096 tokens", `"4096 tokens" is too small for a training budget`, "fit 13b full seq 4096"},
 		{"13b lora 8", `"8" is a number without a meaning here`, "fit 13b lora"},
 		{"13b lora banana42", `I do not understand "banana42"`, "fit 13b lora"},
-		// Several models on one card: refused, the Try sizes one (trial H8 Q42).
+		// Several models on one card: refused, the Try sizes one.
 		{"can we serve 3x 8b models on one a100 80gb at the same time", `"3x 8b models": several models sharing GPUs are not sized`, "fit 8b inference 1xa100-80"},
 		{"two llama 3 8b models on an h100", `"two llama 3 8b models": several models`, "fit llama-3-8b h100"},
 		{"13b lora \x00 4090", "control character (U+0000 at byte 9)", "type the question as plain text, e.g. fit 13b lora rtx-4090"},
@@ -516,7 +516,7 @@ func TestParseLayoutWords(t *testing.T) {
 		{"llama-3.1-70b full 64 h100 megatron", func(q sizing.Query) bool { return q.ModelParallel }},
 		{"llama-3.1-8b qlora 4090 seq 32k fused loss", func(q sizing.Query) bool { return q.FusedLoss != nil && *q.FusedLoss }},
 		{"llama-3.1-8b lora 4090 liger", func(q sizing.Query) bool { return q.FusedLoss != nil && *q.FusedLoss }},
-		// Cards in the plural with no count are as many as the degrees (trial H15 Q48).
+		// Cards in the plural with no count are as many as the degrees.
 		{"tp=8 llama 3.1 405b fp8 on h100s", func(q sizing.Query) bool { return q.GPUs == 8 && q.TensorParallel == 8 }},
 		{"TP4 pp 2 llama 3.1 405b on h100s", func(q sizing.Query) bool { return q.GPUs == 8 && q.PipelineParallel == 2 }},
 		{"how many h100s tp 8 llama 3.1 405b", func(q sizing.Query) bool { return q.GPUs == 0 && q.Fewest }},
@@ -557,8 +557,7 @@ func TestLessThanIsNotSlackMarkup(t *testing.T) {
 // TestParseDescribedLength: one or two words may describe a length
 // before what it is the length of ("16k rag context", "4k system
 // prompt", "2k text tokens"), and "text" alone after a length is its
-// tokens ("images + 2k text"); trial H23 Q05 and Q06 refused them as
-// numbers without a meaning.
+// tokens ("images + 2k text"), never numbers without a meaning.
 func TestParseDescribedLength(t *testing.T) {
 	for in, want := range map[string]string{
 		"cheapest gpu to serve qwen2.5 7b to 50 users with 16k rag context":             "qwen2.5-7b inference seq 16384 batch 50 gpus needed",
@@ -585,8 +584,8 @@ func TestParseDescribedLength(t *testing.T) {
 
 // TestParseModelWindow: a length that is the model's window, said beside
 // its name or as "128k context", is the model's when another, smaller
-// length is the one used (trial H23 Q07 refused "phi-3.5 mini 128k
-// context with 100k tokens" as two lengths); alone, "128k context" is
+// length is the one used ("phi-3.5 mini 128k context with 100k tokens"
+// is not refused as two lengths); alone, "128k context" is
 // still the length asked and two other lengths still conflict.
 func TestParseModelWindow(t *testing.T) {
 	for _, c := range []struct{ in, want, note string }{

@@ -179,7 +179,7 @@ func buildPhrases() map[string]word {
 	// The cost per user is said on every serving plan with users.
 	add(word{kind: kindFiller}, "peruser", "peruserpermonth", "costperuser", "peruserscost", "usercost")
 	// No budget: every answer's price is said anyway, and "fastest" or
-	// "cheapest" orders the ways (trial H14 Q12).
+	// "cheapest" orders the ways.
 	add(word{kind: kindFiller, note: "no budget said: the ways are priced all the same"},
 		"budgetdoesntmatter", "budgetdoesnotmatter", "budgetisnoissue", "nobudgetlimit", "moneynoobject", "moneyisnoobject",
 		"costdoesntmatter", "costdoesnotmatter", "pricedoesntmatter", "regardlessofcost", "doesntmatter", "doesnotmatter", "dontmatter")
@@ -243,8 +243,8 @@ func buildPhrases() map[string]word {
 	add(word{kind: kindLink}, "nvlink", "nvlinks", "nvswitch", "nvlinkbridge", "interconnect", "p2p", "peertopeer",
 		"infiniband", "roce", "efa", "rdma", "gpudirect")
 	add(word{kind: kindFastest}, "fastest", "quickest", "fastestway", "quickestway", "fastestsetup", "asfastaspossible", "fastestoption")
-	// A serving question's wish for speed: its plan fastest first (H21
-	// Q6: "fastest way to serve mixtral 8x22b, latency matters").
+	// A serving question's wish for speed: its plan fastest first
+	// ("fastest way to serve mixtral 8x22b, latency matters").
 	add(word{kind: kindFastest}, "lowestlatency", "leastlatency", "minimumlatency", "minimallatency", "minlatency",
 		"latencymatters", "latencymattersmost", "latencyiscritical", "fastaspossible")
 	add(word{kind: kindFewest}, "fewest", "fewestgpus", "fewestcards", "mingpus", "minimumgpus", "minnumberofgpus",

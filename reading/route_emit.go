@@ -13,17 +13,23 @@ const emitPrefix = "emit_"
 // for its config may be ("vllm serve command", "config for deepspeed").
 const emitReach = 3
 
-// Words of the launch config ask, by key.
+// emitKind is a launch config kind and the words that name it.
+type emitKind struct {
+	name  string
+	words map[string]bool
+}
+
+// Words of the launch config ask, by key, and the kinds, in name order.
 var (
 	emitAsk   = vocab.set("emit_ask")
-	emitKinds = func() []string {
-		var out []string
-		for name := range vocab.sets {
+	emitKinds = func() []emitKind {
+		var out []emitKind
+		for name, words := range vocab.sets {
 			if strings.HasPrefix(name, emitPrefix) && name != "emit_ask" {
-				out = append(out, strings.TrimPrefix(name, emitPrefix))
+				out = append(out, emitKind{name: strings.TrimPrefix(name, emitPrefix), words: words})
 			}
 		}
-		sort.Strings(out)
+		sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 		return out
 	}()
 )
@@ -34,12 +40,12 @@ var (
 func emitAsked(toks []token) string {
 	for i, t := range toks {
 		for _, kind := range emitKinds {
-			if !vocab.sets[emitPrefix+kind][t.key] {
+			if !kind.words[t.key] {
 				continue
 			}
 			for j := max(0, i-emitReach); j < min(len(toks), i+emitReach+1); j++ {
 				if emitAsk[toks[j].key] {
-					return kind
+					return kind.name
 				}
 			}
 		}

@@ -22,8 +22,8 @@ func TestEmitAsked(t *testing.T) {
 			t.Errorf("Parse(%q).Emit = %q, want %q", c.text, r.Emit, c.want)
 		}
 	}
-	if !slices.Contains(emitKinds, "llama.cpp") || len(emitKinds) != 7 {
-		t.Errorf("emitKinds = %q, want the seven launch kinds", emitKinds)
+	if !slices.ContainsFunc(emitKinds, func(k emitKind) bool { return k.name == "llama.cpp" }) || len(emitKinds) != 7 {
+		t.Errorf("emitKinds = %v, want the seven launch kinds", emitKinds)
 	}
 	if _, err := Validate(Request{Emit: "terraform"}); err == nil {
 		t.Error("Validate accepted an unknown launch config")

@@ -70,7 +70,7 @@ func Validate(r Request) (Request, error) {
 	if r.Intent != "" && !knownIntents[r.Intent] {
 		return r, fmt.Errorf("reading: unknown intent %q", r.Intent)
 	}
-	if r.Emit != "" && !slices.Contains(emitKinds, r.Emit) {
+	if r.Emit != "" && !slices.ContainsFunc(emitKinds, func(k emitKind) bool { return k.name == r.Emit }) {
 		return r, fmt.Errorf("reading: unknown launch config %q", r.Emit)
 	}
 	try := func() string { return "fit " + sizing.Format(r.Query) }
