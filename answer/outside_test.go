@@ -15,6 +15,9 @@ func TestOutsideLines(t *testing.T) {
 		{"can you book me 4 h100s on lambda for tomorrow?", []string{"can't book or reserve GPUs"}},
 		{"is 70b worth it vs 8b for our support chatbot?", []string{"can't judge which model answers better"}},
 		{"book 8 h100s and tell me if 70b is worth it", []string{"can't book", "can't judge"}},
+		{"is the h200 really worth it over h100 for serving 70b? like per token cost", nil},
+		{"our training job keeps OOMing at step 300, any idea why? deepspeed zero2, 8xa100", []string{"can't debug a failing job"}},
+		{"will 70b oom on a 4090?", nil},
 		{"how much is an h100 on lambda", nil},
 		{"llama 3.1 8b lora on a 4090", nil},
 	} {
@@ -29,7 +32,7 @@ func TestOutsideLines(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"book", "quality"} {
+	for _, name := range []string{"book", "debug", "quality"} {
 		if _, ok := outsideSentences[name]; !ok {
 			t.Errorf("no sentence for %q", name)
 		}

@@ -98,6 +98,23 @@ func metamorphicQuestions(t *testing.T) []string {
 func readingKeys(r Request) map[string]string {
 	out := map[string]string{}
 	r.Ignored, r.Unused, r.Fields, r.Notes = nil, nil, nil, nil
+	if r.Comparison != nil {
+		// Each option's text is the question as said with the other option
+		// left out: compared by what it reads as, not by its words.
+		c := *r.Comparison
+		for i, o := range c.Options {
+			if read, err := Read(o.Text); err == nil {
+				keys := readingKeys(read)
+				lines := make([]string, 0, len(keys))
+				for k, v := range keys {
+					lines = append(lines, k+"="+v)
+				}
+				slices.Sort(lines)
+				c.Options[i].Text = strings.Join(lines, "\n")
+			}
+		}
+		r.Comparison = &c
+	}
 	r.Missing.Start, r.Missing.End = 0, 0
 	var top map[string]json.RawMessage
 	b, _ := json.Marshal(r)

@@ -89,8 +89,11 @@ const maxDeadline = 366 * 24 * time.Hour
 // should read (the rest), filtered in place.
 func readDeadline(input string, toks []token) ([]token, Deadline) {
 	key := func(i int) string {
-		if i >= len(toks) || toks[i].ignorable {
+		switch {
+		case i >= len(toks) || toks[i].ignorable:
 			return ""
+		case strings.Contains(toks[i].raw, "/"):
+			return toks[i].low // "docs/day" is a rate, not a day
 		}
 		return toks[i].key
 	}
@@ -165,7 +168,11 @@ func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadl
 	if !ok || d <= 0 || d > maxDeadline {
 		return Deadline{}, 0
 	}
-	return Deadline{Within: d, Words: input[toks[i].start:toks[i+m.n-1].end], Run: true}, m.n
+	from := i
+	for from < i+m.n-1 && !numberStart(key(from)) { // "and 1 week": quoted from its number
+		from++
+	}
+	return Deadline{Within: d, Words: input[toks[from].start:toks[i+m.n-1].end], Run: true}, m.n
 }
 
 // namedDay reads the day a deadline names after "by": a weekday ("friday",

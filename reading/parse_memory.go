@@ -2,7 +2,9 @@ package reading
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -162,6 +164,13 @@ func (p *parser) resolveMemory() {
 			p.words[fGPU] += " " + words
 			return
 		}
+		if namesMemory(p.words[fGPU], pick.cardGB) {
+			// "2 a100 80s ... ~112gb": the card's name says its memory, so
+			// the other figure is the asker's own (a total, an estimate).
+			p.unread.ignored = append(p.unread.ignored, words)
+			p.note(fmt.Sprintf("%s is not the %s's memory (%s says %d GB): not used", quote(words), pick.name, quote(p.words[fGPU]), pick.cardGB))
+			return
+		}
 		p.gpuNote(fmt.Sprintf("%s does not match the %s (it has %d GB): sized with %d GB as you typed; leave out %s for the %d GB card",
 			quote(words), pick.name, pick.cardGB, gb, quote(words), pick.cardGB))
 		p.q.GPUMemoryBytes = int64(gb) << 30
@@ -178,6 +187,17 @@ func (p *parser) resolveMemory() {
 	p.q.GPUMemoryBytes = int64(gb) << 30
 	p.gpuNote(fmt.Sprintf("%s: no %d GB card in the catalog; sized with %d GB and the speed and price of the %s; name your card for its own figures",
 		quote(words), gb, gb, pick.name))
+}
+
+// namesMemory reports whether a card's words state its memory of gb GB
+// ("a100 80s", "h100-80gb"): a number in them, after the card's own
+// digits, that is gb.
+func namesMemory(words string, gb int) bool {
+	if gb <= 0 {
+		return false
+	}
+	digits := strings.FieldsFunc(words, func(r rune) bool { return r < '0' || r > '9' })
+	return len(digits) > 1 && slices.Contains(digits[1:], strconv.Itoa(gb))
 }
 
 // gpuNote records the assumption about the card, replacing the one its

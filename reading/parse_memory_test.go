@@ -32,6 +32,7 @@ func TestParseTypedMemory(t *testing.T) {
 		{"gpt-oss-20b inference 7800 xt 16gb", "t4", 0, 0, `"7800 xt" is not a GPU I know: sized as a 16 GB card`, 15, "Radeon RX 7800 XT 16 GB (sized as the T4 16 GB)"},
 		{"mistral 7b on my M2 Max 32GB", "m2-max-96", 0, 32, `"M2 Max" with "32GB" taken as the 32 GB model of the M2 Max (unified memory, 67% of it for the GPU by default)`, 21.33, "M2 Max 32 GB"},
 		{"13b lora rtx 4090 16gb", "rtx-4090", 0, 16, `does not match the RTX 4090 24 GB`, 16, "RTX 4090 16 GB"},
+		{"7b full, ~112GB right? so 2 a100 80s", "a100-80", 2, 0, `"112GB" is not the A100 SXM 80 GB's memory ("a100 80s" says 80 GB): not used`, 80, "A100 SXM 80 GB"},
 		{"7b lora 20gb", "rtx-a4500", 0, 0, `"20gb" taken as a 20 GB card: sized on the RTX A4500 20 GB`, 20.0, "RTX A4500 20 GB"},
 		{"13b lora 4090 24gb", "rtx-4090", 0, 0, "", 24, "RTX 4090 24 GB"},
 		{"13b lora 4090 with 128 GB RAM", "rtx-4090", 0, 0, `"128 GB RAM" is the machine's memory, not the GPU's`, 24, "RTX 4090 24 GB"},

@@ -221,8 +221,11 @@ var providerNames = map[string]string{
 func providersNamed(toks []token) []string {
 	var out []string
 	for _, t := range toks {
-		if p, ok := providerNames[t.key]; ok && !slices.Contains(out, p) {
-			out = append(out, p)
+		// "runpod/vast" names both.
+		for _, w := range append(strings.Split(t.low, "/"), t.key) {
+			if p, ok := providerNames[w]; ok && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -7,7 +7,8 @@ import "strings"
 // noun the parser reads ("32k kv cache" is 32k of context, "8-way" is
 // 8x, "2 secs" is a time). The nouns are slot rows of vocab.txt (kinds
 // context_noun, gpu_count, tp_degree and time_apart); this file is the
-// code of those kinds.
+// code of those kinds, and of counted_noun: a number after a noun that
+// counts something other than GPUs ("at step 300").
 
 // contextKey is the key of the noun a context_noun slot's words read as.
 const contextKey = "context"
@@ -44,6 +45,16 @@ func classQuantities(toks []token) []token {
 			// "2 secs": a time, as "2secs" writes it.
 			k := m.value(classNum) + key(i+1)
 			out = append(out, token{raw: joinRaw(toks, i, i+m.n), key: k, low: k, start: toks[i].start, end: toks[i+m.n-1].end})
+			i += m.n
+			continue
+		}
+		if m, ok := vocab.slot("counted_noun", key, i); ok {
+			// "at step 300": a count of something that is not a GPU or a
+			// model; the noun keeps the number, never read as a name.
+			noun := toks[i+m.n-2]
+			noun.raw, noun.end = joinRaw(toks, i+m.n-2, i+m.n), toks[i+m.n-1].end
+			out = append(out, toks[i:i+m.n-2]...)
+			out = append(out, noun)
 			i += m.n
 			continue
 		}

@@ -65,6 +65,8 @@ func TestTypedQuantities(t *testing.T) {
 		{q: "llama 3 70b full on 4 nodes x 8 h100", gpus: 32, nodes: 4},
 		{q: "13b lora a100 2-day run", run: 48 * time.Hour},
 		{q: "13b lora on a100, a 3-week training", run: 3 * 7 * 24 * time.Hour},
+		{q: "13b lora on 2x a6000 and 1 week", gpus: 2, run: 7 * 24 * time.Hour},
+		{q: "7b lora oom at step 300 on 8xa100", gpus: 8},
 		{q: "7b qlora 64 gigs ram 3060", hostGB: 64},
 		{q: "serve llama 3.1 8b on h100 500ms", unused: "500ms"},
 		{q: "serve llama 3.1 8b 2 secs", unused: "2 secs"},

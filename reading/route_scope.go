@@ -28,6 +28,11 @@ var outsideNames = func() []string {
 	return out
 }()
 
+// outsideOfModels are the things fitbot cannot do that only a weighing of
+// models asks ("is 70b worth it"): a comparison of two cards, methods or
+// formats does not ask them.
+var outsideOfModels = vocab.set("model_weighing")
+
 // Outside are the things text asks that fitbot cannot do ("book me 4
 // h100s": "book"; "is 70b worth it": "quality"), by their vocab.txt
 // name, in name order; none for a message that asks only what fitbot
@@ -37,8 +42,14 @@ func Outside(text string) []string {
 	if err != nil {
 		return nil
 	}
+	cmp, compared := ParseComparison(text)
 	var out []string
 	for _, name := range outsideNames {
+		if outsideOfModels[name] && compared && cmp.Setting != settingModel {
+			// "is the h200 worth it over the h100": two cards weighed by
+			// their cost, which fitbot answers; not two models' quality.
+			continue
+		}
 		words := vocab.sets[outsidePrefix+name]
 		for i, t := range toks {
 			if words[t.key] || vocab.phraseAt(outsidePrefix+name, toks, i) {

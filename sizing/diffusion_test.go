@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -191,5 +192,34 @@ func TestDiffusionAlternatives(t *testing.T) {
 	p, _ := Parse("flux.1 dev fp8 inference on a 3090")
 	if a, err := e.Answer(p.Query); err != nil || !a.Fits || len(a.Alternatives) != 0 {
 		t.Errorf("flux fp8 on a 3090: %v, fits %v, %d alternatives; want a fit with none", err, a.Fits, len(a.Alternatives))
+	}
+}
+
+// TestDiffusionTrainingImages: the images a diffusion model is fine-tuned
+// on are its data set, not a context: the memory is that of the same
+// question without them, and the count is said as assumed. Served, a
+// diffusion model's images are still refused as a context.
+func TestDiffusionTrainingImages(t *testing.T) {
+	e := &Estimator{}
+	base := Query{Model: "sdxl", Method: MethodLoRA, GPU: "a10g"}
+	with := base
+	with.Images = 20
+	a, err := e.Answer(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Answer(with)
+	if err != nil {
+		t.Fatalf("20 training images: %v", err)
+	}
+	if a.PerGPU.TotalBytes != b.PerGPU.TotalBytes {
+		t.Errorf("20 training images changed the memory: %d, want %d", b.PerGPU.TotalBytes, a.PerGPU.TotalBytes)
+	}
+	if !slices.ContainsFunc(b.Assumptions, func(s string) bool { return strings.HasPrefix(s, "20 image(s) are the training set") }) {
+		t.Errorf("assumptions %q do not say the images are the training set", b.Assumptions)
+	}
+	served := Query{Model: "sdxl", Method: MethodInference, GPU: "a10g", Images: 2}
+	if _, err := e.Answer(served); err == nil {
+		t.Error("2 images served on sdxl: no error, want the images refused as a context")
 	}
 }

@@ -103,7 +103,12 @@ func resolve(q Query) (*resolved, error) {
 			return nil, err
 		}
 	}
-	if q.Images > 0 {
+	switch {
+	case q.Images > 0 && rs.model.Kind == KindDiffusion && rs.req.Method != MethodInference:
+		// A diffusion model fine-tuned on images learns from them one
+		// batch at a time: they are its data set, not a context.
+		rs.assume("%d image(s) are the training set, not a context: memory does not grow with their number", q.Images)
+	case q.Images > 0:
 		if err := rs.addImages(q); err != nil {
 			return nil, err
 		}
