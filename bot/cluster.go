@@ -2,12 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/display"
 	"github.com/slack-go/slack"
 )
@@ -18,7 +18,7 @@ type ClusterReader = answer.Cluster
 
 // clusterWait is how long a command waits for the cluster: Slack wants
 // its acknowledgement within 3 seconds, and the estimate needs the rest.
-// A read that takes longer goes on (cluster.Cache) and the next question
+// A read that takes longer goes on (the cluster cache) and the next question
 // finds it.
 const clusterWait = 2 * time.Second
 
@@ -26,7 +26,7 @@ const clusterWait = 2 * time.Second
 type boundedCluster struct{ r ClusterReader }
 
 // Read implements ClusterReader and answer.Cluster.
-func (b boundedCluster) Read(ctx context.Context) (cluster.Snapshot, error) {
+func (b boundedCluster) Read(ctx context.Context) (answer.ClusterSnapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, clusterWait)
 	defer cancel()
 	return b.r.Read(ctx)
@@ -40,12 +40,11 @@ const maxClusterNodes = 40
 // by node, and when they were read. A cluster that cannot be read says
 // why, with the team's static machines.
 func (h *Handler) clusterCommand(ctx context.Context, team string) Message {
-	if h.cfg.Cluster == nil {
-		return h.clusterUnreadable(ctx, team, cluster.ErrNotConfigured)
-	}
-	s, err := h.cfg.Cluster.Read(ctx)
+	s, err := h.answers.ClusterNow(ctx)
 	if err != nil {
-		h.log.Warn("bot: reading the cluster failed", "err", err)
+		if !errors.Is(err, answer.ErrNoCluster) {
+			h.log.Warn("bot: reading the cluster failed", "err", err)
+		}
 		return h.clusterUnreadable(ctx, team, err)
 	}
 	var cards strings.Builder
@@ -99,7 +98,7 @@ func (h *Handler) clusterCommand(ctx context.Context, team string) Message {
 }
 
 // cardOf is a node's card as people say it.
-func cardOf(n cluster.Node) string {
+func cardOf(n answer.ClusterNode) string {
 	if n.GPU != "" {
 		return n.GPU
 	}
@@ -110,7 +109,7 @@ func cardOf(n cluster.Node) string {
 }
 
 // freeWords is "4 free h100, 3 free l40s".
-func freeWords(s cluster.Snapshot) string {
+func freeWords(s answer.ClusterSnapshot) string {
 	var parts []string
 	for _, c := range s.Cards() {
 		parts = append(parts, fmt.Sprintf("%d free %s", c.Free, c.GPU))
@@ -124,7 +123,7 @@ func freeWords(s cluster.Snapshot) string {
 // clusterUnreadable says why the cluster could not be read and lists the
 // team's static machines, which questions fall back to.
 func (h *Handler) clusterUnreadable(ctx context.Context, team string, err error) Message {
-	text := ":warning: " + escape(cluster.Explain(err)) + "."
+	text := ":warning: " + escape(answer.ExplainCluster(err)) + "."
 	if h.cfg.Hardware != nil {
 		if ms, merr := h.cfg.Hardware.Machines(ctx, team); merr == nil && len(ms) > 0 {
 			text += "\nThe team's machines (static, `/fit hardware`):"
@@ -133,7 +132,7 @@ func (h *Handler) clusterUnreadable(ctx context.Context, team string, err error)
 			}
 		}
 	}
-	return ephemeral(cluster.Explain(err), slack.NewSectionBlock(mrkdwn(text), nil, nil),
+	return ephemeral(answer.ExplainCluster(err), slack.NewSectionBlock(mrkdwn(text), nil, nil),
 		slack.NewContextBlock("", mrkdwn("docs/cluster.md lists the settings and the read-only access fitbot needs.")))
 }
 

@@ -20,13 +20,6 @@ type ModelResolver interface {
 	ResolveParsed(ctx context.Context, question string, p reading.Request, parseErr error) (reading.Request, error)
 }
 
-// cachedNamer is what a ModelResolver may also do: name the cached Hub
-// repo that words name without its organisation, so that `/fit plans
-// qwen3 1.7b` finds the plans for Qwen/Qwen3-1.7B.
-type cachedNamer interface {
-	CachedRepo(ctx context.Context, words string) (string, bool)
-}
-
 // maxListedHubModels is how many cached Hub models `/fit models` lists,
 // the most recently fetched: the reply stays the same size however many
 // the cache holds.

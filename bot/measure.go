@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/measure"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
 )
@@ -25,41 +23,27 @@ func (h *Handler) measuredCommand(ctx context.Context, asker who, id int64, word
 	if h.answers.Runs == nil {
 		return noStore()
 	}
-	run, err := measure.ParseWords(words)
-	if err != nil {
-		return errorMessage(err.Error(), measureUsage)
-	}
-	rec, err := h.answers.RecordRun(ctx, asker.scope(), id, store.ViaSlack, asker.user, run)
-	var none answer.NoSuchPlanError
+	rec, err := h.answers.RecordRunWords(ctx, asker.scope(), id, store.ViaSlack, asker.user, words)
+	var (
+		none answer.NoSuchPlanError
+		bad  answer.RunWordsError
+	)
 	switch {
+	case errors.As(err, &bad):
+		return errorMessage(bad.Error(), measureUsage)
 	case errors.As(err, &none):
 		return ephemeral(fmt.Sprintf("There is no plan #%d.", id)).withOutcome(OutcomeRefused)
 	case err != nil:
 		return h.failure(words, err)
 	}
 	lines := []string{fmt.Sprintf("📏 Recorded run #%d of plan #%d: %s.", rec.Run.ID, id, escape(rec.Run.Measured.String()))}
-	if said := comparedLine(rec.Pair); said != "" {
+	if said := rec.SaidLine(); said != "" {
 		lines = append(lines, said)
 	}
 	if like := rec.Like.Line(); like != "" {
 		lines = append(lines, like)
 	}
 	return ephemeral(strings.Join(lines, "\n"), slack.NewSectionBlock(mrkdwn(strings.Join(lines, "\n")), nil, nil))
-}
-
-// comparedLine says a run beside fitbot's figures for its plan.
-func comparedLine(p measure.Pair) string {
-	var parts []string
-	if r, ok := p.MemoryRatio(); ok {
-		parts = append(parts, fmt.Sprintf("peak %s (measured %s)", display.GiB(p.Predicted.PeakBytes), measure.Relative(r)))
-	}
-	if r, ok := p.SpeedRatio(); ok {
-		parts = append(parts, "speed "+measure.Relative(r))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "fitbot said " + strings.Join(parts, "; ") + "."
 }
 
 // calibrationCommand is `/fit calibration`: the asker's readable measured

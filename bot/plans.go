@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 	"github.com/slack-go/slack"
@@ -28,7 +28,7 @@ func (h *Handler) plansCommand(ctx context.Context, scope store.Scope, words str
 	if words == "" {
 		return errorMessage("`/fit plans` needs a model.", "plans mistral-7b")
 	}
-	if key, ok := plan.InverseKey(words); ok {
+	if key, ok := answer.InversePlanKey(words); ok {
 		plans, err := h.cfg.Plans.PlansForModel(ctx, scope, key, maxPlansListed)
 		if err != nil {
 			h.log.Error("bot: listing plans failed", "model", key, "err", err)
@@ -43,12 +43,7 @@ func (h *Handler) plansCommand(ctx context.Context, scope store.Scope, words str
 	if msg, ok := h.familyPlans(ctx, scope, words); ok {
 		return msg
 	}
-	key, err := plan.ModelKeyFor(words)
-	if namer, ok := h.cfg.Models.(cachedNamer); ok && err != nil {
-		if repo, found := namer.CachedRepo(ctx, words); found {
-			key, err = plan.ModelKey(sizing.Query{Model: repo}), nil
-		}
-	}
+	key, err := h.answers.PlanKey(ctx, words)
 	if in := (*sizing.InputError)(nil); errors.As(err, &in) {
 		return errorMessage(in.Problem, "plans mistral-7b")
 	} else if err != nil {
@@ -84,7 +79,7 @@ func plansMessage(asked string, plans []store.Plan, now time.Time) Message {
 
 // planLine is one plan in a list: id, when, who, the question, the verdict and the price then.
 func planLine(p store.Plan, now time.Time) string {
-	if p.Kind != plan.KindFit && p.Kind != "" {
+	if p.Kind != answer.PlanFit && p.Kind != "" {
 		return inversePlanLine(p)
 	}
 	mark := "✅ fits"
@@ -141,7 +136,7 @@ func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, detai
 		h.log.Error("bot: loading a plan failed", "id", id, "err", err)
 		return apology()
 	}
-	if saved.Kind != plan.KindFit && saved.Kind != "" {
+	if saved.Kind != answer.PlanFit && saved.Kind != "" {
 		return h.reask(ctx, saved, details)
 	}
 	d := h.answers.Reanswer(ctx, saved.Summary)
@@ -158,7 +153,7 @@ func (h *Handler) replan(ctx context.Context, scope store.Scope, id int64, detai
 
 // replanNote says when a plan was made and how its verdict, hardware and
 // price moved.
-func replanNote(p store.Plan, d plan.Diff) string {
+func replanNote(p store.Plan, d answer.PlanDiff) string {
 	now := d.Now
 	var b strings.Builder
 	fmt.Fprintf(&b, "*Plan #%d* from %s", p.ID, p.CreatedAt.UTC().Format("2006-01-02"))
@@ -167,7 +162,7 @@ func replanNote(p store.Plan, d plan.Diff) string {
 	}
 	b.WriteString(", re-answered today.")
 	if d.Changed.Verdict {
-		fmt.Fprintf(&b, " Verdict changed: then %s, now %s.", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
+		fmt.Fprintf(&b, " Verdict changed: then %s, now %s.", answer.PlanVerdict(p.Fits, p.Headroom), answer.PlanVerdict(now.Fits, string(now.Headroom)))
 	}
 	if d.Changed.Hardware {
 		fmt.Fprintf(&b, " Hardware changed: then %s, now %s.", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU))

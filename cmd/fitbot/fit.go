@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/fitbot/fitbot/answer"
-	"github.com/fitbot/fitbot/cluster"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -252,9 +251,9 @@ func (a *app) writeFit(ctx context.Context, svc *answer.Service, f fitArgs, r an
 // the answer with DESIGN.md's cluster object and where the job goes.
 type fitOnCluster struct {
 	sizing.Answer
-	Cluster     cluster.Snapshot  `json:"cluster"`
-	Placement   cluster.Placement `json:"cluster_placement"`
-	Interpreted *interpretedJSON  `json:"interpreted,omitempty"`
+	Cluster     answer.ClusterSnapshot  `json:"cluster"`
+	Placement   answer.ClusterPlacement `json:"cluster_placement"`
+	Interpreted *interpretedJSON        `json:"interpreted,omitempty"`
 }
 
 // fitInterpreted is `fit --json` for a question the language model was

@@ -10,9 +10,7 @@ import (
 
 	"github.com/fitbot/fitbot/hub"
 	"github.com/fitbot/fitbot/internal/samehost"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
-	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -91,11 +89,11 @@ func (a *app) resolveHubWith(ctx context.Context, cache hub.Cache, question stri
 	return r.ResolveParsed(ctx, question, p, parseErr)
 }
 
-// hubPlanKey is the plan key of a cached Hub model named without its
+// hubRepo is the repo of a cached Hub model named without its
 // organisation ("qwen3 14b"), looked up in the database's cache and in
 // the user cache directory's (where models asked about before the
 // database existed are kept).
-func (a *app) hubPlanKey(ctx context.Context, words string) (string, bool) {
+func (a *app) hubRepo(ctx context.Context, words string) (string, bool) {
 	var paths []string
 	if a.dbExists() {
 		paths = append(paths, a.dbPath())
@@ -117,7 +115,7 @@ func (a *app) hubPlanKey(ctx context.Context, words string) (string, bool) {
 			continue
 		}
 		if len(entries) > 0 {
-			return plan.ModelKey(sizing.Query{Model: entries[0].Repo}), true
+			return entries[0].Repo, true
 		}
 	}
 	return "", false

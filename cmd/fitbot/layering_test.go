@@ -82,12 +82,6 @@ var faceExceptions = []faceException{
 	{"bot", "slackoauth", []string{"events.go", "http.go"}, "transport: the workspaces' tokens (OAuth install)"},
 	{"bot", "retry", []string{"digest_poster.go", "slackapi.go"}, "transport: Slack Web API calls retried"},
 	{"bot", "internal/ratelog", []string{"bot.go"}, "transport: a failure that repeats on every request logged once per interval"},
-	{"bot", "plan", []string{"plans.go"},
-		"debt: `/fit plans` finds kept plans by model key (plan.ModelKeyFor) and says a re-answered plan's diff (plan.Diff) itself"},
-	{"bot", "measure", []string{"measure.go"},
-		"debt: `/fit plan N measured ...` reads a run's words into a measure.Run itself; answer's RunBook is to take the words"},
-	{"bot", "cluster", []string{"cluster.go"},
-		"debt: `/fit cluster` renders cluster.Snapshot and says cluster.Explain's words; the 2-second bound on a read wraps answer's Cluster"},
 	{"cmd/fitbot", "reading", []string{"answers.go", "fit_chart.go", "fit_route.go", "fit_serve.go", "hardware.go", "hub.go", "model.go", "parse.go", "plans.go", "serve.go"},
 		"types: answer.Question carries reading.Request; `fitbot parse` prints it, `hardware add` reads a machine (reading.ParseMachine)"},
 	{"cmd/fitbot", "digest", []string{"digest.go", "fit_route.go"}, "`fitbot digest` builds and prints the week's digest: a command, not a question"},
@@ -104,14 +98,10 @@ var faceExceptions = []faceException{
 		"wiring: the live cluster source (answer's Cluster) chosen from the settings, and `fitbot cluster` listing it"},
 	{"cmd/fitbot", "cluster/kube", []string{"cluster.go"}, "wiring: the Kubernetes cluster source"},
 	{"cmd/fitbot", "cluster/slurm", []string{"cluster.go", "settings.go"}, "wiring: the Slurm cluster source and its settings"},
-	{"cmd/fitbot", "cluster", []string{"fit.go"},
-		"`fit --json` of a question put on the cluster carries DESIGN.md's cluster object, cluster.Snapshot"},
 	{"cmd/fitbot", "dcgm", []string{"measure.go"},
 		"wiring: `fitbot plans measure --dcgm` reads a run from Prometheus's DCGM series"},
 	{"cmd/fitbot", "measure", []string{"measure.go"},
 		"`fitbot plans measure` reads a run's log (nvidia-smi, the words of a run) into a measure.Run before the store records it"},
-	{"cmd/fitbot", "plan", []string{"hub.go", "plans.go", "plans_show.go"},
-		"debt: `fitbot plans` and `fitbot hub` read kept plans' summaries and keys (plan.Summary, plan.ModelKey) themselves"},
 }
 
 // faceAllows reports whether file of face may import pkg, and marks the

@@ -13,7 +13,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
@@ -39,26 +38,26 @@ The database is FITBOT_DB, else ./fitbot.db.
 
 // planOutput is one plan in `fitbot plans --json` and `plans show --json`.
 type planOutput struct {
-	ID            int64          `json:"id"`
-	CreatedAt     time.Time      `json:"created_at"`
-	Source        string         `json:"source"`
-	Team          string         `json:"team"`
-	Channel       string         `json:"channel"`
-	User          string         `json:"user"`
-	Question      string         `json:"question"`
-	Canonical     string         `json:"canonical"`
-	Kind          plan.Kind      `json:"kind"`   // fit, largest, context, which-gpu or buy-rent
-	Answer        string         `json:"answer"` // an inverse plan's answer in one line; "" for fit
-	ModelKey      string         `json:"model_key"`
-	Request       sizing.Request `json:"request"`
-	Fits          bool           `json:"fits"`
-	Headroom      string         `json:"headroom"`
-	GPU           string         `json:"gpu"`
-	GPUs          int            `json:"gpus"`
-	PerGPUBytes   int64          `json:"per_gpu_total_bytes"`
-	USDPerHour    *float64       `json:"usd_per_hour"`
-	PriceProvider string         `json:"price_provider"`
-	PriceAsOf     *time.Time     `json:"price_as_of"`
+	ID            int64           `json:"id"`
+	CreatedAt     time.Time       `json:"created_at"`
+	Source        string          `json:"source"`
+	Team          string          `json:"team"`
+	Channel       string          `json:"channel"`
+	User          string          `json:"user"`
+	Question      string          `json:"question"`
+	Canonical     string          `json:"canonical"`
+	Kind          answer.PlanKind `json:"kind"`   // fit, largest, context, which-gpu or buy-rent
+	Answer        string          `json:"answer"` // an inverse plan's answer in one line; "" for fit
+	ModelKey      string          `json:"model_key"`
+	Request       sizing.Request  `json:"request"`
+	Fits          bool            `json:"fits"`
+	Headroom      string          `json:"headroom"`
+	GPU           string          `json:"gpu"`
+	GPUs          int             `json:"gpus"`
+	PerGPUBytes   int64           `json:"per_gpu_total_bytes"`
+	USDPerHour    *float64        `json:"usd_per_hour"`
+	PriceProvider string          `json:"price_provider"`
+	PriceAsOf     *time.Time      `json:"price_as_of"`
 }
 
 func toOutput(p store.Plan) planOutput {
@@ -190,20 +189,16 @@ type plansFound struct {
 func (a *app) listPlans(ctx context.Context, f plansArgs) (plansFound, error) {
 	l := plansFound{model: strings.Join(f.words, " ")}
 	family := reading.FamilyModels(l.model)
-	if k, ok := plan.InverseKey(l.model); ok {
+	if k, ok := answer.InversePlanKey(l.model); ok {
 		l.key, family = k, nil
 		l.model += " questions"
 	} else if len(family) > 0 {
 		l.model = "the " + l.model + " family"
 		l.key = l.model
 	} else if l.model != "" {
-		key, err := plan.ModelKeyFor(l.model)
+		key, err := answer.PlanKey(l.model, func(words string) (string, bool) { return a.hubRepo(ctx, words) })
 		if err != nil {
-			hubKey, ok := a.hubPlanKey(ctx, l.model)
-			if !ok {
-				return l, inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
-			}
-			key = hubKey
+			return l, inputError(err, "fitbot plans MODEL, e.g. fitbot plans mistral 7b or fitbot plans 13B")
 		}
 		l.key = key
 	}
@@ -282,8 +277,8 @@ func writePlans(w io.Writer, model, key string, plans []store.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWHEN (UTC)\tWHO\tQUESTION\tVERDICT\tGPUS\t$/H THEN")
 	for _, p := range plans {
-		verdict, gpus, price := plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour)
-		if p.Kind != plan.KindFit && p.Kind != "" {
+		verdict, gpus, price := answer.PlanVerdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), usd(p.USDPerHour)
+		if p.Kind != answer.PlanFit && p.Kind != "" {
 			// An inverse plan: its kind and answer, no one configuration.
 			verdict, price = display.Truncate(string(p.Kind)+": "+p.Answer, 60), "-"
 			if p.GPU == "" {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/fitbot/fitbot/answer"
 	"github.com/fitbot/fitbot/display"
-	"github.com/fitbot/fitbot/plan"
 	"github.com/fitbot/fitbot/sizing"
 	"github.com/fitbot/fitbot/store"
 )
@@ -69,7 +68,7 @@ func (a *app) planShow(ctx context.Context, args []string) error {
 	// A Hub model's plan is read with the database's cache, else the Hub.
 	svc := plansService(prices)
 	svc.Models = cliHub{a: a, cache: db}
-	if p.Kind != plan.KindFit && p.Kind != "" {
+	if p.Kind != answer.PlanFit && p.Kind != "" {
 		r := reaskPlan(ctx, svc, p)
 		if f.json {
 			return a.writeJSON(r)
@@ -102,7 +101,7 @@ func reanswerPlan(ctx context.Context, svc *answer.Service, p store.Plan) replan
 	}
 	now := d.Now
 	if d.Changed.Verdict {
-		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom))))
+		r.Changes = append(r.Changes, fmt.Sprintf("verdict: %s then, %s now", answer.PlanVerdict(p.Fits, p.Headroom), answer.PlanVerdict(now.Fits, string(now.Headroom))))
 	}
 	if d.Changed.Hardware {
 		r.Changes = append(r.Changes, fmt.Sprintf("hardware: %s then, %s now", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU)))
@@ -129,7 +128,7 @@ func reanswerPlan(ctx context.Context, svc *answer.Service, p store.Plan) replan
 }
 
 // reaskPlan answers an inverse plan again by asking its canonical
-// question today (plan.Reask), listing what changed in words.
+// question today (answer.Service.Reask), listing what changed in words.
 func reaskPlan(ctx context.Context, svc *answer.Service, p store.Plan) replan {
 	r := replan{Plan: toOutput(p), Changes: []string{}}
 	d := svc.Reask(ctx, p.Summary)
@@ -155,11 +154,11 @@ func reaskPlan(ctx context.Context, svc *answer.Service, p store.Plan) replan {
 }
 
 // askFigureName names the figure an inverse plan's question asks for.
-var askFigureName = map[plan.Kind]string{plan.KindLargest: "largest model", plan.KindContext: "longest context"}
+var askFigureName = map[answer.PlanKind]string{answer.PlanLargest: "largest model", answer.PlanContext: "longest context"}
 
 // askFigure is that figure as a request carries it.
-func askFigure(k plan.Kind, r sizing.Request) string {
-	if k == plan.KindContext {
+func askFigure(k answer.PlanKind, r sizing.Request) string {
+	if k == answer.PlanContext {
 		return display.Commas(int64(r.SeqLen)) + " tokens"
 	}
 	return display.Params(r.Params)
@@ -195,7 +194,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintf(w, "  asked:     %s\n", p.Question)
 	fmt.Fprintf(w, "  canonical: fit %s\n", p.Canonical)
 	if r.Now == nil {
-		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", plan.Verdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), priceThen(p))
+		fmt.Fprintf(w, "Then: %s on %s, %s per GPU, %s\n", answer.PlanVerdict(p.Fits, p.Headroom), display.Hardware(p.GPUs, p.GPU), display.GiB(p.PerGPUBytes), priceThen(p))
 		fmt.Fprintf(w, "Not re-answered: %s.\n", r.Problem)
 		return
 	}
@@ -203,7 +202,7 @@ func writeReplan(w io.Writer, p store.Plan, r replan) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tTHEN\tNOW")
-	fmt.Fprintf(tw, "verdict\t%s\t%s\n", plan.Verdict(p.Fits, p.Headroom), plan.Verdict(now.Fits, string(now.Headroom)))
+	fmt.Fprintf(tw, "verdict\t%s\t%s\n", answer.PlanVerdict(p.Fits, p.Headroom), answer.PlanVerdict(now.Fits, string(now.Headroom)))
 	fmt.Fprintf(tw, "hardware\t%s\t%s\n", display.Hardware(p.GPUs, p.GPU), display.Hardware(now.Request.GPUs, now.Request.GPU))
 	fmt.Fprintf(tw, "per-GPU total\t%s\t%s\n", display.GiB(p.PerGPUBytes), display.GiB(now.PerGPU.TotalBytes))
 	fmt.Fprintf(tw, "cost per hour\t%s\t%s\n", priceThen(p), priceNow(*now))
