@@ -566,6 +566,13 @@ func (p *parser) step(i int) int {
 		p.note(fmt.Sprintf("%s read as the cards kept busy, not a full fine-tune", quote(p.text(i, i+2))))
 		return 2
 	}
+	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullContextAt(i+1) {
+		// "at the full 128k ctx", "full context": the model's whole
+		// window, which the context words read; never a full fine-tune.
+		p.ignore(i, i+1)
+		p.note(fmt.Sprintf("%s read as the whole context, not a full fine-tune", quote(p.text(i, i+1))))
+		return 1
+	}
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
@@ -1751,6 +1758,22 @@ func (p *parser) fineTuneName(i int) bool {
 // fullLoadWords after "full" say the cards are kept busy: "full
 // batching", "full load", "full utilization".
 var fullLoadWords = vocab.set("full_load")
+
+// fullContextAt reports whether a context word (kindSeqKey or
+// kindSeqWord: "ctx", "context", "window") is at token j, or after one
+// number there ("128k ctx").
+func (p *parser) fullContextAt(j int) bool {
+	if j < len(p.toks) {
+		if _, ok := parseNumber(p.toks[j].key); ok {
+			j++
+		}
+	}
+	if j >= len(p.toks) {
+		return false
+	}
+	w, _ := p.lookup(j, false)
+	return w.kind == kindSeqKey || w.kind == kindSeqWord
+}
 
 // fullModelAt reports whether "full" at token i (n tokens) describes the
 // model rather than the method: "model", "version" or "one" right after
