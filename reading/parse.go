@@ -1761,7 +1761,8 @@ var fullLoadWords = vocab.set("full_load")
 
 // fullContextAt reports whether a context word (kindSeqKey or
 // kindSeqWord: "ctx", "context", "window") is at token j, or after one
-// number there ("128k ctx").
+// number there ("128k ctx"), with no length after it: "full seq 4096"
+// is a full fine-tune at that length, as fitbot writes it.
 func (p *parser) fullContextAt(j int) bool {
 	if j < len(p.toks) {
 		if _, ok := parseNumber(p.toks[j].key); ok {
@@ -1771,8 +1772,15 @@ func (p *parser) fullContextAt(j int) bool {
 	if j >= len(p.toks) {
 		return false
 	}
-	w, _ := p.lookup(j, false)
-	return w.kind == kindSeqKey || w.kind == kindSeqWord
+	if w, _ := p.lookup(j, false); w.kind != kindSeqKey && w.kind != kindSeqWord {
+		return false
+	}
+	if j+1 < len(p.toks) {
+		if _, ok := parseNumber(p.toks[j+1].key); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // fullModelAt reports whether "full" at token i (n tokens) describes the

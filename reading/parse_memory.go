@@ -190,10 +190,13 @@ func (p *parser) resolveMemory() {
 }
 
 // namesMemory reports whether a card's words state its memory of gb GB
-// ("a100 80s", "h100-80gb"): a number in them, after the card's own
+// ("a100 80s", "a100 80gb"), said apart from its id: a number in them, after the card's own
 // digits, that is gb.
 func namesMemory(words string, gb int) bool {
-	if gb <= 0 {
+	if gb <= 0 || !strings.Contains(words, " ") {
+		// A card id as fitbot writes it ("a100-80 81gb", a canonical
+		// question) names a variant, not a memory said apart: the figure
+		// after it is the asker's typed memory, which must read back.
 		return false
 	}
 	digits := strings.FieldsFunc(words, func(r rune) bool { return r < '0' || r > '9' })
