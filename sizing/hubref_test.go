@@ -75,6 +75,9 @@ func FuzzHubRepoID(f *testing.F) {
 			t.Fatalf("HubRepoID(%q) = %q, not a valid id", word, repo)
 		}
 		for _, again := range []string{repo, HubLinkPrefix + repo, "<https://huggingface.co/" + repo + "|x>"} {
+			if again == repo && perUnits[strings.ToLower(name)] {
+				continue // bare, "0a/min" is a rate's unit; only a link names that repo
+			}
 			if r2, ok := HubRepoID(again); !ok || r2 != repo {
 				t.Fatalf("HubRepoID(%q) = %q, %v; want %q", again, r2, ok, repo)
 			}
