@@ -66,16 +66,9 @@ func jsonFirst(asJSON bool, args ...string) []string {
 // the observations the database keeps, or that there is no history (no
 // database: the built-in price sheet holds no observations over time).
 func (a *app) writeHistory(ctx context.Context, r reading.Routing, now time.Time) error {
-	var obs []pricing.Offer
-	if a.dbExists() {
-		db, err := a.openStore(ctx)
-		if err != nil {
-			return err
-		}
-		defer a.closeStore(db)
-		if obs, err = db.ObservationsBetween(ctx, now.AddDate(0, 0, -answer.HistoryDays), now); err != nil {
-			return failure(fmt.Sprintf("read the price history: %v", err), "")
-		}
+	obs, err := a.observations(ctx, answer.HistoryDays, now)
+	if err != nil {
+		return err
 	}
 	if len(r.GPUs) == 0 {
 		fmt.Fprintf(a.stdout, "Name a GPU for its price history (fitbot fit h100 price trend); today's prices below.\n")

@@ -42,17 +42,9 @@ func (a *app) writePriceChart(ctx context.Context, path, gpu string, now time.Ti
 	if gpu == "" {
 		return usageError("--chart draws one GPU's price history: name the GPU", "fitbot prices --chart h100.png h100")
 	}
-	var obs []pricing.Offer
-	if a.dbExists() {
-		db, err := a.openStore(ctx)
-		if err != nil {
-			return err
-		}
-		defer a.closeStore(db)
-		obs, err = db.ObservationsBetween(ctx, now.AddDate(0, 0, -chart.HistoryDays), now)
-		if err != nil {
-			return failure(err.Error(), "")
-		}
+	obs, err := a.observations(ctx, chart.HistoryDays, now)
+	if err != nil {
+		return err
 	}
 	name := gpu
 	if g, _, err := sizing.LookupGPU(gpu); err == nil {
@@ -70,4 +62,23 @@ func (a *app) writePriceChart(ctx context.Context, path, gpu string, now time.Ti
 		fmt.Fprintf(a.stderr, "fitbot: no on-demand %s prices observed in the last %d days; run fitbot prices refresh or import a sheet\n", gpu, chart.HistoryDays)
 	}
 	return nil
+}
+
+// observations are the prices the database observed over the last days
+// before now; none when there is no database (the built-in sheet holds
+// no prices over time).
+func (a *app) observations(ctx context.Context, days int, now time.Time) ([]pricing.Offer, error) {
+	if !a.dbExists() {
+		return nil, nil
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer a.closeStore(db)
+	obs, err := db.ObservationsBetween(ctx, now.AddDate(0, 0, -days), now)
+	if err != nil {
+		return nil, failure(fmt.Sprintf("read the price history: %v", err), "")
+	}
+	return obs, nil
 }
