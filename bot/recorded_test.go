@@ -1,40 +1,19 @@
 package bot
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/fitbot/fitbot/internal/golden"
-	"github.com/fitbot/fitbot/llm"
+	"github.com/fitbot/fitbot/internal/recorded"
 )
 
 // TestRecordedRepliesHoldTheSchema: the recorded model replies replayed
 // here have every property the schema generated from reading.Request
-// requires; when a field is added to it, -update adds the field to them
-// as a strict-mode model returns it (null or zero), the rest of each
-// file as recorded. old_schema.json is a reply of an older schema, kept
-// to be refused.
+// requires (recorded.Check). old_schema.json is a reply of an older
+// schema, kept to be refused.
 func TestRecordedRepliesHoldTheSchema(t *testing.T) {
-	for _, file := range []string{"paged_optimizers.json", "paged_optimizers_ollama_fenced.json", "paged_optimizers_vllm_think.json", "refusal.json"} {
-		path := filepath.Join("testdata", "openai", file)
-		body, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		updated, added, err := llm.UpdateRecorded(body)
-		switch {
-		case err != nil:
-			t.Errorf("%s: %v", path, err)
-		case len(added) == 0:
-		case golden.Updating():
-			if err := os.WriteFile(path, updated, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Errorf("%s lacks %s, which the schema of reading.Request now requires: `go test ./bot -run TestRecordedReplies -update` adds them as a strict-mode model returns them (null or zero)",
-				path, strings.Join(added, ", "))
-		}
-	}
+	dir := filepath.Join("testdata", "openai")
+	recorded.Check(t, "./bot",
+		filepath.Join(dir, "paged_optimizers.json"), filepath.Join(dir, "paged_optimizers_ollama_fenced.json"),
+		filepath.Join(dir, "paged_optimizers_vllm_think.json"), filepath.Join(dir, "refusal.json"))
 }

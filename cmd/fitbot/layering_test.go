@@ -47,6 +47,7 @@ var allowedImports = map[string][]string{
 	// Tests' helpers: listed in no package's row, so only tests import them.
 	"internal/fakeclock": {},
 	"internal/golden":    {},
+	"internal/recorded":  {"llm", "internal/golden"},
 }
 
 // faceImports is the intended graph of the two faces, bot (Slack) and
