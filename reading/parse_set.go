@@ -439,7 +439,7 @@ func (p *parser) finish() {
 		switch {
 		case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
 			p.refuseDevice()
-		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors[t.key] || t.key == "vs." }):
+		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors[t.key] }):
 			// "tpu v5e vs h100": the device is half of what is asked;
 			// sizing the card alone would drop it silently.
 			p.refuseCompared()
@@ -916,13 +916,8 @@ func (p *parser) setParallel(name string, num number, words string) {
 
 // gluedParallel reads a degree glued to its key: "tp8", "pp16".
 func gluedParallel(k string) (name string, num number, ok bool) {
-	if len(k) < 3 {
-		return "", number{}, false
-	}
-	switch k[:2] {
-	case "tp", "pp", "cp", "ep":
-	default:
-		return "", number{}, false
+	if len(k) < 3 || phrases[k[:2]].kind != kindParallelKey {
+		return "", number{}, false // the keys of two letters: tp, pp, cp, ep
 	}
 	for i := 2; i < len(k); i++ {
 		if !isDigit(k[i]) {
