@@ -2070,6 +2070,16 @@ var modelNouns = vocab.set("model_nouns")
 // tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
 var tokenWords = vocab.set("tokens")
 
+// keysOf reads the keys of toks for slot patterns: "" past either end.
+func keysOf(toks []token) func(int) string {
+	return func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+}
+
 // is reports whether token k is a word of set; false past the end.
 func (p *parser) is(k int, set map[string]bool) bool {
 	return k >= 0 && k < len(p.toks) && set[p.toks[k].key]
