@@ -857,7 +857,7 @@ func (p *parser) apply(w word, words string) {
 	case kindOffloadAct:
 		on := true
 		p.q.OffloadActivations = &on
-		if w.val == "unsloth" { // Unsloth also chunks its cross-entropy
+		if w.n == 1 { // Unsloth also chunks its cross-entropy
 			p.q.FusedLoss = &on
 		}
 	case kindBits:

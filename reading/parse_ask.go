@@ -72,7 +72,7 @@ var (
 	vramAfter    = vocab.set("vram_after")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
-	hourWords    = vocab.set("hour_words")
+	hourWords    = vocab.set("span_hour") // the hours of a run's length: the same words
 	yearWords    = vocab.set("year_words")
 	monthWords   = vocab.set("month_words")
 	runVerbs     = vocab.set("run_verbs")

@@ -76,7 +76,7 @@ const (
 type word struct {
 	kind wordKind
 	val  string // the method, optimizer, precision, quant or catalog id
-	n    int    // the count, ZeRO stage, or 1/0 for checkpointing on/off
+	n    int    // the count, ZeRO stage, 1/0 for checkpointing on/off, or 1 for an activation offload that fuses the loss too
 	note string // an assumption to report when this word is used
 }
 
@@ -246,7 +246,7 @@ func buildPhrases() map[string]word {
 	addSet(word{kind: kindUnusedWord}, "word_unused_word")
 	addSet(word{kind: kindEpochWord}, "word_epoch_word")
 	addSet(word{kind: kindImageWord}, "word_image_word")
-	addSet(word{kind: kindTokensWord}, "word_tokens_word")
+	addSet(word{kind: kindTokensWord}, "tokens") // the TOKENS class of the slot rows
 	addSet(word{kind: kindParamsWord}, "word_params_word")
 
 	// Parallel layouts (issue #24).
@@ -263,7 +263,7 @@ func buildPhrases() map[string]word {
 	addSet(word{kind: kindFusedLoss}, "word_fused_loss")
 	addValued(word{kind: kindBits}, "word_bits")
 	addSet(word{kind: kindModules}, "word_modules")
-	addSet(word{kind: kindOffloadAct, val: "unsloth"}, "word_offload_act_unsloth")
+	addSet(word{kind: kindOffloadAct, n: 1}, "word_offload_act_unsloth") // n 1: its loss fused too
 	addSet(word{kind: kindOffloadAct}, "word_offload_act")
 
 	addValued(word{kind: kindCount}, "word_count")
