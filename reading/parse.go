@@ -2,6 +2,7 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1716,8 +1717,20 @@ func (p *parser) percentAt(i int) int {
 }
 
 // fineTuneTag matches the words a team adds to a model's name for its own
-// fine-tune: "sft", "dpo", "v2", "ft", "ours", "run3", "step1200".
-var fineTuneTag = regexp.MustCompile(`^(sft|dpo|orpo|kto|rlhf|ft|finetune|finetuned|tuned|custom|ours|our|internal|merged|final|prod|exp\d*|run\d*|v\d+(\.\d+)?|ckpt\d*|checkpoint\d*|step\d+|epoch\d+|\d+)$`)
+// fine-tune: "sft", "dpo", "v2", "ft", "ours", "run3", "step1200"
+// (vocab.txt: finetune_tag, and the words a number may or must follow).
+var fineTuneTag = regexp.MustCompile(`^(` + alternation("finetune_tag") + `|(` + alternation("finetune_tag_numbered") + `)\d*|(` +
+	alternation("finetune_tag_counted") + `)\d+|v\d+(\.\d+)?|\d+)$`)
+
+// alternation is the words of a vocab.txt set as a regular expression's
+// alternatives, in a fixed order.
+func alternation(set string) string {
+	words := slices.Sorted(maps.Keys(vocab.set(set)))
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(words, "|")
+}
 
 // fineTuneName reads a team's fine-tune named after its base model
 // ("llama-3-8b-sft-v2"): a catalog name, then only fine-tune tags. It is
