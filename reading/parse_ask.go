@@ -77,12 +77,31 @@ var (
 	monthWords   = vocab.set("month_words")
 	runVerbs     = vocab.set("run_verbs")
 	eachWords    = vocab.set("each_words")
-	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
 
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
 	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords, vocab.set("ask_leads"))
 )
+
+// perWeek is how many times a week each period word comes round ("day":
+// 7, "month": 12/52): the sets jobs_per_week_N and jobs_per_week_N/D of
+// vocab.txt.
+var perWeek = func() map[string]float64 {
+	m := map[string]float64{}
+	for w, v := range vocab.values("jobs_per_week") {
+		num, den, _ := strings.Cut(v, "/")
+		n, err := strconv.ParseFloat(num, 64)
+		d := 1.0
+		if err == nil && den != "" {
+			d, err = strconv.ParseFloat(den, 64)
+		}
+		if err != nil {
+			panic("reading: vocab.txt: jobs_per_week_" + v + ": " + err.Error())
+		}
+		m[w] = n / d
+	}
+	return m
+}()
 
 // keySet is the union of the keys of sets.
 func keySet(sets ...map[string]bool) map[string]bool {

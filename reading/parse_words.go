@@ -205,11 +205,8 @@ func buildPhrases() map[string]word {
 	addSet(word{kind: kindQuantize}, "word_quantize")
 	addSet(word{kind: kindMethod, val: string(sizing.MethodLoRA)}, "word_adapter")
 	addSet(word{kind: kindMethod, val: string(sizing.MethodQLoRA)}, "word_adapter_4bit")
-	for _, q := range []struct {
-		key   string
-		quant sizing.Quant
-	}{{"q6", sizing.QuantQ6_K}, {"q5", sizing.QuantQ5_KM}, {"q4", sizing.QuantQ4_KM}, {"q3", sizing.QuantQ3_KM}, {"q2", sizing.QuantQ2_K}} {
-		add(word{kind: kindQuant, val: string(q.quant), note: fmt.Sprintf("%s taken as GGUF %s, llama.cpp's usual %s-bit type", q.key, q.quant, q.key[1:])}, q.key)
+	for k, q := range vocab.values("word_gguf_short") { // "q4": a width alone
+		add(word{kind: kindQuant, val: q, note: fmt.Sprintf("%s taken as GGUF %s, llama.cpp's usual %s-bit type", k, q, k[1:])}, k)
 	}
 	addSet(word{kind: kindNoDevice, val: "a Raspberry Pi"}, "word_no_device_pi")
 	addSet(word{kind: kindNoDevice, val: "a phone"}, "word_no_device_phone")
