@@ -89,10 +89,10 @@ var (
 var perWeek = func() map[string]float64 {
 	m := map[string]float64{}
 	for w, v := range vocab.values("jobs_per_week") {
-		num, den, _ := strings.Cut(v, "/")
+		num, den, frac := strings.Cut(v, "/")
 		n, err := strconv.ParseFloat(num, 64)
 		d := 1.0
-		if err == nil && den != "" {
+		if err == nil && frac {
 			d, err = strconv.ParseFloat(den, 64)
 		}
 		if err != nil {
