@@ -1075,12 +1075,7 @@ type docsSaid struct {
 // finish (docJob), which knows the model and the method. It reports the
 // tokens used, 0 when no examples of a length follow.
 func (p *parser) examples(i, j int, num number) int {
-	key := func(k int) string {
-		if k < len(p.toks) && !p.toks[k].ignorable {
-			return p.toks[k].key
-		}
-		return ""
-	}
+	key := keysOf(p.toks) // an ignorable token has no key
 	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
 		j++ // "100k chat samples"
 	}

@@ -121,12 +121,7 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 	a := askWords{in: in}
 	var usedBuf [64]bool
 	used := usedFor(toks, usedBuf[:])
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
+	key := keysOf(toks)
 	numberAt := func(i int) bool {
 		if i >= len(toks) {
 			return false
@@ -212,12 +207,7 @@ const ownAskWindow = 5
 // such as "buy-vs-rent" weighs owning against renting instead. It marks
 // the words it read used.
 func (a *askWords) readOwn(toks []token, used []bool) {
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
+	key := keysOf(toks)
 	var verb, asked, onPrem bool
 	for i := range toks {
 		k := key(i)
@@ -286,12 +276,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		return strings.ToLower(toks[i].raw)
 	}
-	keyAt := func(i int) string {
-		if i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
+	keyAt := keysOf(toks)
 	for i := 0; i < len(toks); i++ {
 		if used[i] {
 			continue
