@@ -242,8 +242,10 @@ func threadCount(text string, haveGPU bool) (string, string) {
 }
 
 // threadCountRE finds a count of the thread's cards: a number or a word
-// for one, followed by "of them/those/these (cards/GPUs)" or by "x" alone.
-var threadCountRE = regexp.MustCompile(`(?i)\b(\d{1,5}|a couple|a pair|couple|pair|two|three|four|five|six|seven|eight|sixteen)\s*(?:(?:of\s+)?(?:them|those|these)(?:\s+(?:cards?|gpus?))?|x)(?:\s|$|[?.!,])`)
+// for one, followed by "of them/those/these (cards/GPUs)" or by "x" alone
+// (vocab.txt: thread_count_pair, thread_count, thread_pronoun).
+var threadCountRE = regexp.MustCompile(`(?i)\b(\d{1,5}|a (?:` + alternation("thread_count_pair") + `)|` + alternation("thread_count") + `)\s*(?:(?:of\s+)?(?:` +
+	alternation("thread_pronoun") + `)(?:\s+(?:cards?|gpus?))?|x)(?:\s|$|[?.!,])`)
 
 // dropForMethod removes what the thread's question said that the newly
 // said method cannot have: training settings for inference, adapters

@@ -101,8 +101,9 @@ func containsFold(s, sub string) bool {
 }
 
 // vramAsk asks a model's GPU memory in words ("how much vram", "vram
-// needed for", "how much gpu memory").
-var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory|mem)\b|\bvram\s+(?:for|needed|required)\b`)
+// needed for", "how much gpu memory"; vocab.txt: vram_asked,
+// vram_asked_after).
+var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:` + alternation("vram_asked") + `)\b|\bvram\s+(?:` + alternation("vram_asked_after") + `)\b`)
 
 // vramAsked reports whether the question asks a model's GPU memory in
 // words (vramAsk).
@@ -110,8 +111,9 @@ func (p *parser) vramAsked() bool {
 	return (containsFold(p.in, "much") || containsFold(p.in, "vram")) && vramAsk.MatchString(p.in)
 }
 
-// nodesAsk is "how many", up to four words, and a word for machines.
-var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:nodes|machines|servers|boxes)\b`)
+// nodesAsk is "how many", up to four words, and a word for machines
+// (vocab.txt: nodes_asked).
+var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:` + alternation("nodes_asked") + `)\b`)
 
 // saysColab reports whether a GPU's words name Google Colab, which the
 // catalog takes as its free tier's T4 when no card is named.
