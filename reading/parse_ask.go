@@ -454,9 +454,13 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 // "jobs/week", "/month", "/day".
 func perWeekSuffix(s string) (float64, bool) {
 	s = strings.TrimPrefix(s, "x")
+	job := "" // the longest job word first: "runs/week" is not "run" and "s/week"
 	for w := range jobWords {
-		s = strings.TrimPrefix(s, w)
+		if len(w) > len(job) && strings.HasPrefix(s, w) {
+			job = w
+		}
 	}
+	s = s[len(job):]
 	after, ok := strings.CutPrefix(s, "/")
 	if !ok {
 		after, ok = strings.CutPrefix(s, "per")
