@@ -26,9 +26,6 @@ var (
 	gpuWords      = map[string]bool{"gpu": true, "card": true}
 )
 
-// suffixExp is the power of ten a number's suffix stands for.
-var suffixExp = map[string]int{"": 0, "k": 3, "m": 6, "b": 9, "t": 12}
-
 // maxBudgetUSD and maxGPUHourUSD bound the amounts read: larger ones are
 // not a budget or a price anybody sizes a run against.
 const (
@@ -154,11 +151,7 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 	if !ok || n.neg {
 		return 0, "", 0, false
 	}
-	exp, known := suffixExp[n.suffix]
-	if !known {
-		return 0, "", 0, false
-	}
-	n.exp += exp
+	n.exp += n.scale()
 	v := exactFloat(n)
 	used := 1
 	// "$2,000": the comma split the thousands off.
