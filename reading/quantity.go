@@ -31,16 +31,8 @@ const contextKey = "context"
 // quoted as the asker wrote them; a number said after its noun ("context
 // 128k") keeps it. toks is rewritten in place.
 func classQuantities(toks []token) []token {
-	key := func(i int) string {
-		switch {
-		case i < 0 || i >= len(toks) || toks[i].ignorable:
-			return ""
-		case strings.Contains(toks[i].raw, "/"):
-			return toks[i].low // "tok/s" keys as "s": the word is "tok/s"
-		}
-		return toks[i].key
-	}
 	toks = unglue(toks)
+	key := unitKeysOf(toks)
 	out := toks[:0]
 	for i := 0; i < len(toks); {
 		if m, ok := vocab.slot("bound", key, i); ok && numberStart(key(i+m.n)) {
@@ -124,6 +116,22 @@ func classQuantities(toks []token) []token {
 		i += m.n
 	}
 	return out
+}
+
+// unitKeysOf reads the keys of toks for the slot patterns of quantities
+// and deadlines: as keysOf does, but "" for an ignorable word, and a word
+// with a slash as said ("tok/s", which keys as "s"; "docs/day" is a rate,
+// not a day).
+func unitKeysOf(toks []token) func(int) string {
+	return func(i int) string {
+		switch {
+		case i < 0 || i >= len(toks) || toks[i].ignorable:
+			return ""
+		case strings.Contains(toks[i].raw, "/"):
+			return toks[i].low
+		}
+		return toks[i].key
+	}
 }
 
 // memoryNotBefore are the words a bare memory figure after a card may
