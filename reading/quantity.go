@@ -177,8 +177,8 @@ func typedQuantity(key string) bool {
 // clockTime reports whether a word is a time of day: "5pm", "9am" (the
 // unslotted_clock set), "17:00", "5:30pm".
 func clockTime(key string) bool {
-	if _, unit, ok := vocab.gluedAt("UNSLOTTED", key); ok {
-		return unit == "clock"
+	if num, _, ok := vocab.gluedAt("UNSLOTTED", key); ok {
+		return clockUnits[key[len(num):]]
 	}
 	for _, layout := range []string{"15:04", "3:04pm", "3:04am"} {
 		if _, err := time.Parse(layout, key); err == nil {
@@ -187,6 +187,9 @@ func clockTime(key string) bool {
 	}
 	return false
 }
+
+// clockUnits are the units of a time of day: "am", "pm".
+var clockUnits = vocab.set("unslotted_clock")
 
 // boundGlued are comparators glued to a number ("≥15", "sub-100ms",
 // "300+", "~300ish"), by where they are glued (vocab.txt: bound_prefix,
