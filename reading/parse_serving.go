@@ -57,10 +57,20 @@ var (
 	promptWords   = vocab.set("prompt_words")
 	outputWords   = vocab.set("output_words")
 	ttftBounds    = vocab.set("ttft_bounds")
-	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
 	ttftAsks      = vocab.set("ttft_asks")
-	totalWords    = vocab.set("total_words")
 	utilLeads     = vocab.set("util_leads")
+	seqNouns      = vocab.set("seq_nouns")
+	persons       = vocab.set("persons")
+	batchUsers    = vocab.set("batch_users")
+	totalSaid     = vocab.set("total_said")
+	totalLeft     = vocab.set("total_left")
+	engineSGLang  = vocab.set("engine_sglang")
+	ttftWords     = vocab.set("ttft_words")
+	latencyWords  = vocab.set("latency_words")
+	requestOne    = vocab.set("request_one")
+	lengthLead    = vocab.set("length_lead")
+	secondsUnit   = vocab.set("seconds_unit")
+	millisUnit    = vocab.set("millis_unit")
 )
 
 // allMonth is how many words from i say a deployment runs all the time
@@ -74,15 +84,15 @@ func allMonth(w func(int) string, i int) int {
 		return n
 	}
 	n := slotLen("full_time", w, i)
-	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeStaff[next] || next == "to") {
+	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeAfter[next]) {
 		return 0
 	}
 	return n
 }
 
-// fullTimeStaff are words "full time" describes as people's, not a
-// deployment's.
-var fullTimeStaff = vocab.set("full_time_staff")
+// fullTimeAfter are words after "full time" that make it people's, not
+// a deployment's ("full-time staff"), or a fine-tune's ("to first token").
+var fullTimeAfter = vocab.set("full_time_after")
 
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
@@ -94,56 +104,32 @@ func slotLen(kind string, w func(int) string, i int) int {
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
 // batch size", "how big a batch", "what batch size can" (the verb is
-// left for the main parse); 0 when they do not. A whole number after the
-// batch ("max bs 8") says a batch, not the ask; a size ("largest batch 1b
-// lora") is the model's.
+// left for the main parse; the batch_lead and batch_noun rows of
+// vocab.txt); 0 when they do not. A whole number after the batch ("max
+// bs 8") says a batch, not the ask; a size ("largest batch 1b lora") is
+// the model's.
 func batchAskAt(w func(int) string, i int) int {
-	j := i
-	what := false
-	switch k := w(i); {
-	case largestLeads[k]:
-		j++
-	case k == "how" && (bigWords[w(i+1)]):
-		j += 2
-		if w(j) == "of" {
-			j++
-		}
-		if w(j) == "a" {
-			j++
-		}
-	case whatWords[k]:
-		j, what = j+1, true
-	default:
-		return 0
+	lead := slotLen("batch_lead", w, i)
+	what := lead == 0 && whatWords[w(i)]
+	if what {
+		lead = 1
 	}
-	j = batchNounEnd(w, j)
+	j := i + lead + slotLen("batch_noun", w, i+lead)
 	switch {
-	case j == 0:
+	case lead == 0 || j == i+lead:
 		return 0
 	case what && !batchFitVerbs[w(j)]:
 		return 0 // "what batch size" asks the largest only before "can", "fits"
-	case !what:
-		if _, err := strconv.Atoi(w(j)); err == nil {
-			return 0
-		}
+	case !what && wholeNumber(w(j)):
+		return 0
 	}
 	return j - i
 }
 
-// batchNounEnd reads "batch", "micro batch", "batch size" at j: the token
-// after it, 0 when none is there.
-func batchNounEnd(w func(int) string, j int) int {
-	if w(j) == "micro" {
-		j++
-	}
-	if !batchWords[w(j)] {
-		return 0
-	}
-	j++
-	if w(j) == "size" {
-		j++
-	}
-	return j
+// wholeNumber reports whether word is a whole number in digits.
+func wholeNumber(word string) bool {
+	_, err := strconv.Atoi(word)
+	return err == nil
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
@@ -208,7 +194,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			for concurrentAdj[w(j)] {
 				j++
 			}
-			if peopleWords[w(j)] && w(j) != "seqs" && w(j) != "sequences" {
+			if peopleWords[w(j)] && !seqNouns[w(j)] {
 				sw.people = true // read by the main parse as the batch; marks it a load
 			}
 		}
@@ -230,55 +216,24 @@ func readServe(toks []token) ([]token, serveWords) {
 			// output in a period, at full load (a vocab.txt slot).
 			sw.capacity, sw.load.TokensPer = true, tokensAsked.value("PERIOD", "PERIODLY")
 			mark(i, i+tokensAsked.n)
-		case k == "how" && w(i+1) == "many":
-			j := i + 2
-			for concurrentAdj[w(j)] {
-				j++
-			}
-			switch {
-			case peopleWords[w(j)]:
-				sw.capacity = true
-				mark(i, j+1)
-			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
-				// "how many concurrent 4k-token chats": the length is read
-				// by the main parse.
-				sw.capacity = true
-				mark(i, j)
-				mark(j+1, j+2)
-			case gpuAsked[w(j)]:
-				sw.load.Plan, sw.countAsked = true, true
-				mark(i, j+1)
-			case j < len(toks) && namesCard(toks[j].raw):
-				// "how many l40s": the card is read by the main parse.
-				sw.load.Plan, sw.countAsked = true, true
-				mark(i, j)
-			case i > 0 && (j >= len(toks) || countVerbs[w(j)]):
-				// "qwen2.5 72b inference h100 how many": the card said
-				// before; the count of it is asked.
-				sw.load.Plan, sw.countAsked = true, true
-				mark(i, j)
-			}
-		case maxBatchLeads[k] && batchNouns[w(i+1)]:
-			j := i + 2
-			if w(j) == "size" {
-				j++
-			}
-			if _, err := strconv.Atoi(w(j)); err != nil { // "max batch 7b" asks on a 7B model
-				sw.capacity = true
-				sw.load.MaxBatch = w(i+1) != "users"
-				mark(i, j)
+		case slotLen("how_many", w, i) > 0:
+			sw.howMany(toks, i, w, mark)
+		case slotLen("max_batch", w, i) > 0:
+			if n := slotLen("max_batch", w, i); !wholeNumber(w(i + n)) { // "max batch 7b" asks on a 7B model
+				sw.capacity, sw.load.MaxBatch = true, !batchUsers[w(i+1)]
+				mark(i, i+n)
 			}
 		case batchAskAt(w, i) > 0:
 			// "largest micro batch", "how big a batch", "what batch size
 			// can we fit": the largest batch, as "max batch".
 			sw.capacity, sw.load.MaxBatch = true, true
 			mark(i, i+batchAskAt(w, i))
-		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
+		case slotLen("count_for", w, i) > 0:
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
-		case k == "throughput" || k == "aggregate" || k == "total" || k == "overall":
+		case totalSaid[k]:
 			sw.totalSaid = true // a tokens/s is the output of all replicas; the word is read by settle
-			if k != "total" {
+			if !totalLeft[k] {
 				mark(i, i+1)
 			}
 		case tokenCostAt(w, i) > 0:
@@ -289,7 +244,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			// load, costed per request (the 1k is requests, not users).
 			sw.tokenCost, sw.load.PerRequest = true, true
 			mark(i, i+requestCostAt(w, i))
-		case k == "sglang":
+		case engineSGLang[k]:
 			sw.load.Engine = sizing.EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: sizing.EngineSGLang, Words: toks[i].raw})
 			mark(i, i+1)
@@ -307,62 +262,14 @@ func readServe(toks []token) ([]token, serveWords) {
 		case perTokenTimeAt(toks, used, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
 			v, n, _ := durationAt(toks, used, i)
-			end := i + n + perTokenWords(toks, used, i+n)
-			sw.load.TokensPerSecondPerUserTarget = 1 / v
-			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
-			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
-			mark(i, end)
-		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+			sw.perTokenTarget(v, toks, i, i+n+perTokenWords(toks, used, i+n), mark)
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (latencyWords[w(i+1)] || ttftWords[w(i+1)] || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
 			sw.percentileTarget(toks, used, i, w, mark)
-		case k == "ttft" || k == "latency" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
-			j := i + 1
-			if k == "time" {
-				j = i + 4
-			}
-			for ttftBounds[w(j)] {
-				j++
-			}
-			v, n, ok := durationAt(toks, used, j)
-			switch {
-			case ok && k == "latency" && perTokenWords(toks, used, j+n) > 0:
-				// "latency under 50ms per token": the time between tokens.
-				end := j + n + perTokenWords(toks, used, j+n)
-				sw.load.TokensPerSecondPerUserTarget = 1 / v
-				sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
-				sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
-				mark(i, end)
-			case ok:
-				if k == "latency" {
-					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
-				}
-				sw.load.TTFTTargetSeconds = v
-				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
-				mark(i, j+n)
-			case (k == "ttft" || k == "latency") && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
-				// "500ms ttft", "40ms latency": the time said before.
-				v, _, _ := durationAt(toks, used, i-1)
-				if k == "latency" {
-					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
-				}
-				sw.load.TTFTTargetSeconds = v
-				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
-				mark(i-1, i+1)
-			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
-				// "time to first token for a 32k prompt", "what's the
-				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
-				// target, the figure is asked ("ttft soon" still needs a
-				// time).
-				sw.load.FirstToken = true
-				mark(i, j)
-			case k == "latency":
-				// "low latency": no target said; the word is left unused.
-			default:
-				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
-				mark(i, j)
-			}
+		case latencyWords[k] || slotLen("first_token", w, i) > 0:
+			sw.firstToken(toks, used, i, w, mark)
 		case promptWords[k] || outputWords[k]:
 			j := i + 1
 			if lengthOf[w(j)] {
@@ -370,11 +277,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			}
 			if v, ok := tokenCount(w(j)); ok {
 				sw.setLength(promptWords[k], v, toks, i, j+1)
-				end := j + 1
-				if strings.HasPrefix(w(end), "tok") {
-					end++
-				}
-				mark(i, end)
+				mark(i, j+1+btoi(tokNoun(w(j+1))))
 			}
 		case isNumberWord(k):
 			sw.readNumber(toks, used, i, w, mark)
@@ -389,6 +292,98 @@ func readServe(toks []token) ([]token, serveWords) {
 	}
 	return rest, sw
 }
+
+// howMany reads "how many" at token i: people asked ("how many
+// concurrent users": what the cards serve), or cards ("how many gpus",
+// "how many l40s", "h100 how many": how many the load needs).
+func (sw *serveWords) howMany(toks []token, i int, w func(int) string, mark func(int, int)) {
+	j := i + 2
+	for concurrentAdj[w(j)] {
+		j++
+	}
+	switch {
+	case peopleWords[w(j)]:
+		sw.capacity = true
+		mark(i, j+1)
+	case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
+		// "how many concurrent 4k-token chats": the length is read
+		// by the main parse.
+		sw.capacity = true
+		mark(i, j)
+		mark(j+1, j+2)
+	case gpuAsked[w(j)]:
+		sw.load.Plan, sw.countAsked = true, true
+		mark(i, j+1)
+	case j < len(toks) && namesCard(toks[j].raw),
+		i > 0 && (j >= len(toks) || countVerbs[w(j)]):
+		// "how many l40s": the card is read by the main parse; "qwen2.5
+		// 72b inference h100 how many": the card said before, the count
+		// of it asked.
+		sw.load.Plan, sw.countAsked = true, true
+		mark(i, j)
+	}
+}
+
+// firstToken reads "ttft", "time to first token" or "latency" at token
+// i: a target time after it or before it ("ttft under 500ms", "500ms
+// ttft"), a time per token after "latency" (a speed), or the time to the
+// first token asked ("ttft for a 32k prompt").
+func (sw *serveWords) firstToken(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+	spelled := slotLen("first_token", w, i) // "ttft" is 1 word, "time to first token" 4, "latency" none
+	latency := spelled == 0
+	j := i + max(spelled, 1)
+	for ttftBounds[w(j)] {
+		j++
+	}
+	v, n, ok := durationAt(toks, used, j)
+	switch {
+	case ok && latency && perTokenWords(toks, used, j+n) > 0:
+		// "latency under 50ms per token": the time between tokens.
+		sw.perTokenTarget(v, toks, i, j+n+perTokenWords(toks, used, j+n), mark)
+	case ok:
+		sw.ttftTarget(v, latency, toks, i, j+n, mark)
+	case spelled <= 1 && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
+		// "500ms ttft", "40ms latency": the time said before.
+		v, _, _ := durationAt(toks, used, i-1)
+		sw.ttftTarget(v, latency, toks, i-1, i+1, mark)
+	case spelled > 1 || spelled == 1 && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+		// "time to first token for a 32k prompt", "what's the ttft of
+		// llama 3.1 8b", "ttft for a 32k prompt": no target, the figure
+		// is asked ("ttft soon" still needs a time).
+		sw.load.FirstToken = true
+		mark(i, j)
+	case latency:
+		// "low latency": no target said; the word is left unused.
+	default:
+		sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
+		mark(i, j)
+	}
+}
+
+// ttftTarget records a time to the first token said by toks[from:to];
+// "latency" taken for it is said so.
+func (sw *serveWords) ttftTarget(v float64, latency bool, toks []token, from, to int, mark func(int, int)) {
+	if latency {
+		sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
+	}
+	sw.load.TTFTTargetSeconds = v
+	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, from, to)})
+	mark(from, to)
+}
+
+// perTokenTarget records a time per token said by toks[from:to] ("50ms
+// per token") as the speed each user is served at.
+func (sw *serveWords) perTokenTarget(v float64, toks []token, from, to int, mark func(int, int)) {
+	said := joinRaw(toks, from, to)
+	sw.load.TokensPerSecondPerUserTarget = 1 / v
+	sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: said})
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(said), formatFloat(sizing.RoundTo(1/v, 1))))
+	mark(from, to)
+}
+
+// tokNoun reports whether a word after a length counts its tokens
+// ("tokens", "tok").
+func tokNoun(word string) bool { return strings.HasPrefix(word, "tok") }
 
 // atOnceAt is how many words from j say "at once" ("at once", "at the
 // same time", "at a time", "concurrently", "simultaneously", "in
@@ -654,15 +649,23 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return
 		}
 	}
-	if (num.suffix == "b" || num.suffix == "t") && glued == "" {
+	if countScale[num.suffix] >= 1e9 && glued == "" {
 		if d, _ := tokenRateAt(w(i+1), w(i+2), w(i+3)); d == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
 	}
 	v := exactFloat(num)
+	// The unit is what is glued to the number, else the word after it
+	// (n words on): u reads it and the words after it.
 	unit, n := glued, 0
 	if unit == "" {
 		unit, n = w(i+1), 1
+	}
+	u := func(k int) string {
+		if k == 0 {
+			return unit
+		}
+		return w(i + n + k)
 	}
 	words := func(to int) string { return joinRaw(toks, i, to) }
 	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
@@ -678,7 +681,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		tokPer, tokWords = tokenRateAt(glued, w(i+1), w(i+2)) // "2btokens/day"
 	}
 	switch {
-	case tokPer > 0 && count >= 1 && !(i > 0 && low(toks[i-1]) == "of"):
+	case tokPer > 0 && count >= 1 && !(i > 0 && lengthLead[low(toks[i-1])]):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
 		// asked length, read by settle, not one request.
 		// After "of" it is a length: "docs of 300 tokens a month".
@@ -698,15 +701,9 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, end) // the load is written by settleDaily
 	case per == 24*time.Hour:
 		end := i + cn + perWords
-		each := eachUser[w(end)] || w(end) == "per" && (onePerson[w(end+1)])
-		switch {
-		case eachUser[w(end)]:
-			end++
-		case each:
-			end += 2
-		}
-		sw.perDay = perDay{count: count, words: words(end), each: each}
-		mark(i, end) // the load is written by settleDaily
+		each := slotLen("each_user", w, end)
+		sw.perDay = perDay{count: count, words: words(end + each), each: each > 0}
+		mark(i, end+each) // the load is written by settleDaily
 	case per > 0:
 		// The same load as requests per second, spread evenly.
 		end := i + cn + perWords
@@ -722,41 +719,27 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		// is no load, and never a card (the "20" is no H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
-	case rpsUnits[unit] || (requestUnits[unit]) && (perLeads[w(i+n+1)]) && perSecond[w(i+n+2)]:
-		end := i + n + 1
-		if !rpsUnits[unit] {
-			end = i + n + 3
-		}
+	case slotLen("rps", u, 0) > 0:
+		end := i + n + slotLen("rps", u, 0)
 		sw.load.RequestsPerSecond = v
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case tpsUnits[unit] || (strings.HasPrefix(unit, "tok") && w(i+n+1) == "per" && perSecond[w(i+n+2)]):
-		end := i + n + 1
-		if !tpsUnits[unit] {
-			end = i + n + 3
+	case slotLen("tps", u, 0) > 0:
+		end := i + n + slotLen("tps", u, 0)
+		each := btoi(eachUser[w(end)])
+		if each == 0 {
+			each = slotLen("tps_each", w, end) // "per user", "per stream"
 		}
-		each, total := true, false
-		switch {
-		case eachUser[w(end)]:
-			end++
-		case w(end) == "per" && (peopleWords[w(end+1)] || w(end+1) == "request" || w(end+1) == "stream"):
-			end += 2
-		case totalWords[w(end)]:
-			end, total = end+1, true
-		case w(end) == "in" && (w(end+1) == "total" || w(end+1) == "all"):
-			end, total = end+2, true
-		default:
-			each = false
-		}
-		if total {
+		if total := slotLen("tps_total", w, end); each == 0 && total > 0 {
 			sw.load.OutputTokensPerSecondTarget = v
-			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end)})
-			mark(i, end)
+			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end + total)})
+			mark(i, end+total)
 			break
 		}
-		if !each {
+		if each == 0 {
 			sw.tpsBare = len(sw.said)
 		}
+		end += each
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
@@ -764,13 +747,8 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
 		// "4k system prompt", "8k rag input prompts": the prompt's length.
 		if t, ok := tokenCount(k); ok {
-			end := i + 3
-			if !promptWords[w(i+2)] {
-				end++
-			}
-			if strings.HasPrefix(w(end), "tok") {
-				end++
-			}
+			end := i + 3 + btoi(!promptWords[w(i+2)])
+			end += btoi(tokNoun(w(end)))
 			sw.setLength(true, t, toks, i, end)
 			mark(i, end)
 		}
@@ -784,29 +762,22 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
-			end := i + 2
-			if strings.HasPrefix(w(end), "tok") {
-				end++
-			}
+			end := i + 2 + btoi(tokNoun(w(i+2)))
 			sw.setLength(promptWords[unit], t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "%" && busyWords[w(i+1)], glued == "" && unit == "%" && busyWords[w(i+2)]:
+	case slotLen("busy_share", u, 0) > 0:
 		// "at 80% utilization": the share of the time the cards serve,
 		// which a cost per token is over.
-		end := i + 2
-		if glued == "" {
-			end++
-		}
-		sw.setBusy(v, toks, i, end)
-		mark(i, end)
-	case glued == "" && unit == "gpu" && utilLeads[w(i+2)] && !isNumber(w(i+3)):
+		sw.setBusy(v, toks, i, i+n+2)
+		mark(i, i+n+2)
+	case glued == "" && slotLen("gpu_util", w, i+1) > 0 && !isNumber(w(i+3)):
 		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
 		mark(i, i+3)
 	}
-	// "gpu util 0.95" reads from the word before the number.
-	if i >= 2 && !used[i] && utilLeads[low(toks[i-1])] && low(toks[i-2]) == "gpu" && !used[i-1] {
+	// "gpu util 0.95" reads from the words before the number.
+	if i >= 2 && !used[i] && !used[i-1] && slotLen("gpu_util", func(k int) string { return low(toks[k]) }, i-2) > 0 {
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
@@ -818,8 +789,8 @@ var (
 	ratePeriods, ratePeriodName = slowPeriods("period")
 	// rateAdverbs are "daily" and the like: a period said in one word.
 	rateAdverbs, _ = slowPeriods("periodly")
-	// slowRateUnits are a request rate's unit in one word.
-	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
+	// slowRateUnits are a request rate's unit in one word ("rpm").
+	slowRateUnits, _ = slowPeriods("rate_unit")
 	// countScale is what a count's suffix multiplies it by.
 	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 	requestNouns = vocab.set("request_nouns")
@@ -1044,18 +1015,29 @@ func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
 		return 0, 0, false
 	}
 	v := exactFloat(num)
-	if f, ok := secondUnits[k[d:]]; ok {
+	if f, ok := secondsOf(k[d:]); ok {
 		return v * f, 1, true
 	}
 	if k[d:] != "" {
 		return 0, 0, false
 	}
 	if j+1 < len(toks) && !used[j+1] {
-		if f, ok := secondUnits[low(toks[j+1])]; ok {
+		if f, ok := secondsOf(low(toks[j+1])); ok {
 			return v * f, 2, true
 		}
 	}
 	return v, 1, true
+}
+
+// secondsOf is the seconds in one of a time's unit ("ms": 0.001).
+func secondsOf(unit string) (float64, bool) {
+	switch {
+	case secondsUnit[unit]:
+		return 1, true
+	case millisUnit[unit]:
+		return 1e-3, true
+	}
+	return 0, false
 }
 
 // apply adds the serving words to the parsed question (finish has put
