@@ -71,6 +71,7 @@ var (
 	lengthLead    = vocab.set("length_lead")
 	secondsUnit   = vocab.set("seconds_unit")
 	millisUnit    = vocab.set("millis_unit")
+	atOnceAdj     = vocab.set("at_once_adj")
 )
 
 // allMonth is how many words from i say a deployment runs all the time
@@ -415,7 +416,7 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		case atOnceAt(w, j) > 0:
 			end = j + atOnceAt(w, j)
 			toks[j].key = "users"
-		case concurrentAdj[w(j)] && w(j) != "active" && peopleWords[w(j+1)]:
+		case atOnceAdj[w(j)] && peopleWords[w(j+1)]:
 			if atOnce < 0 { // "50 concurrent users": the main parse reads them
 				atOnce, said = i, joinRaw(toks, i, j+2)
 			}
@@ -455,11 +456,8 @@ func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(
 	if !ok || v <= 0 || j == i+1 && !timedAt(toks, used, j) || perTokenWords(toks, used, j+n) > 0 {
 		return // "p95 under 50ms per token" is a speed, read from the time on
 	}
-	said := joinRaw(toks, i, j+n)
-	sw.load.TTFTTargetSeconds = v
-	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: said})
-	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(said)))
-	mark(i, j+n)
+	sw.ttftTarget(v, false, toks, i, j+n, mark)
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(joinRaw(toks, i, j+n))))
 }
 
 // perDay is a count of requests said per day ("20 messages a day",
@@ -513,23 +511,12 @@ func (sw *serveWords) settleDaily() {
 // counts users a day ("daily users", "daily active users", "users a
 // day", "users per day", "users daily", "dau"); 0 when they do not.
 func dailyUsersAt(w func(int) string, j int) int {
-	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
-	switch {
-	case dauWords[w(j)]:
-		return 1
-	case workforce[w(j)]:
-		return 1 // "2000 employees": a company's people use it during the day, not all at once
+	switch n := slotLen("daily_users", w, j); {
+	case n > 0:
+		return n
 	case headcountWords[w(j)] && companyAround(w, j):
 		return 1 // "a mid size company (~800 ppl)": its headcount, not 800 users at once
-	case w(j) == "daily" && users(w(j+1)):
-		return 2
-	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
-		return 3
-	case users(w(j)) && w(j+1) == "daily":
-		return 2
-	case users(w(j)) && (perLeads[w(j+1)]) && w(j+2) == "day":
-		return 3
-	case users(w(j)) && sendsADay(w, j+1):
+	case persons[w(j)] && sendsADay(w, j+1):
 		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
 	}
 	return 0
@@ -544,7 +531,7 @@ func sendsADay(w func(int) string, j int) bool {
 		switch {
 		case requestNouns[w(k)]:
 			noun = true
-		case noun && (perLeads[w(k)]) && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+		case noun && slotLen("a_day", w, k) > 0:
 			return true
 		}
 	}
@@ -567,9 +554,6 @@ func companyAround(w func(int) string, j int) bool {
 	}
 	return false
 }
-
-// workforce are the people of a company, read as its daily users.
-var workforce = vocab.set("workforce")
 
 // imageNouns count the images of an image load ("10k images a day").
 var imageNouns = vocab.set("image_nouns")
@@ -608,16 +592,7 @@ func tokenCostAt(w func(int) string, i int) int {
 // 1k requests", "per 1000 requests", "per thousand queries", "per
 // request", "cost per call"); 0 when they do not.
 func requestCostAt(w func(int) string, i int) int {
-	if w(i) != "per" {
-		return 0
-	}
-	switch k := w(i + 1); {
-	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
-		return 2 // "per request"
-	case (thousandWords[k]) && (requestNouns[w(i+2)] || w(i+2) == "calls"):
-		return 3 // "per 1k requests"
-	}
-	return 0
+	return slotLen("request_cost", w, i)
 }
 
 // timedAt reports whether a time with its unit is said at token j
@@ -872,13 +847,8 @@ func slowRateAt(unit, next, after string) (time.Duration, int) {
 	return rateAt(requestNouns, unit, next, after)
 }
 
-// The words of a prompt and output length said as a pair: "2k in / 500
-// out", "in/out 2k/500".
-var (
-	inWords    = vocab.set("in_words")
-	outWords   = vocab.set("out_words")
-	inOutPairs = vocab.set("in_out_pairs")
-)
+// inOutPairs say a prompt and an output length in one word ("in/out 2k/500").
+var inOutPairs = vocab.set("in_out_pairs")
 
 // inOutAt reads a prompt and an output length said as a pair at token i
 // ("2k in / 500 out", "2k in, 500 out", "in/out 2k/500", "2k/500
@@ -892,23 +862,13 @@ func inOutAt(w func(int) string, i int) (prompt, output, n int) {
 	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
 		return p, o, 2
 	}
-	p, ok := tokenCount(w(i))
-	if !ok || !inWords[w(i+1)] {
+	m, _ := vocab.slot("in_out", w, i)
+	p, ok := tokenCount(m.value(classNum))
+	o, ok2 := tokenCount(w(i + m.n - 2))
+	if m.n == 0 || !ok || !ok2 {
 		return 0, 0, 0
 	}
-	j := i + 2
-	if w(j) == "/" {
-		j++
-	}
-	o, ok := tokenCount(w(j))
-	if !ok || !outWords[w(j+1)] {
-		return 0, 0, 0
-	}
-	end := j + 2
-	if strings.HasPrefix(w(end), "tok") {
-		end++
-	}
-	return p, o, end - i
+	return p, o, m.n + btoi(tokNoun(w(i+m.n)))
 }
 
 // lengthPair reads "2k/500": a prompt and an output length in one word.
@@ -1190,20 +1150,8 @@ var lengthOf = vocab.set("length_of")
 // presentWords are words after a count that say the people are there at once ("50 chatting", "50 online").
 var presentWords = vocab.set("present_words")
 
-// dauWords are daily active users, abbreviated.
-var dauWords = vocab.set("dau")
-
-// thousandWords are a thousand, as a word or a number.
-var thousandWords = vocab.set("thousand")
-
-// onePerson are one person, in "per user".
-var onePerson = vocab.set("one_person")
-
 // messageNouns are messages, counted with no period.
 var messageNouns = vocab.set("message_nouns")
-
-// requestUnits are requests, in "requests per second".
-var requestUnits = vocab.set("request_units")
 
 // perLeads say "per" before a period or unit ("per day", "a day", "each day", "/day").
 var perLeads = vocab.set("per_words")
