@@ -51,7 +51,6 @@ var (
 	// ("what batch size can we fit", "what batch size fits").
 	batchFitVerbs = vocab.set("batch_fit_verbs")
 	rpsUnits      = vocab.set("rps_units")
-	perSecond     = vocab.set("per_second")
 	tpsUnits      = vocab.set("tps_units")
 	eachUser      = vocab.set("each_user")
 	promptWords   = vocab.set("prompt_words")
@@ -555,32 +554,6 @@ func companyAround(w func(int) string, j int) bool {
 	return false
 }
 
-// imageNouns count the images of an image load ("10k images a day").
-var imageNouns = vocab.set("image_nouns")
-
-// imageRateAt is how many words from j, right after a number, say it
-// counts images in a period ("images a day", "images per hour",
-// "images/day", "images daily", "images per second"); 0 when they do not.
-func imageRateAt(w func(int) string, j int) int {
-	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns[noun] {
-		if _, ok := ratePeriods[per]; ok || perSecond[per] {
-			return 1
-		}
-		return 0
-	}
-	switch {
-	case !imageNouns[w(j)]:
-		return 0
-	case rateAdverbs[w(j+1)] > 0:
-		return 2
-	case perLeads[w(j+1)]:
-		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
-			return 3
-		}
-	}
-	return 0
-}
-
 // tokenCostAt is how many words from i ask what tokens cost ("cost per
 // token", "cost per 1m tokens", "cost per million tokens", "per token
 // cost", "per-token cost"); 0 when they do not.
@@ -624,37 +597,31 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return
 		}
 	}
+	// The unit is what is glued to the number ("600rpm"), else the word
+	// after it: from(c) reads it and the words after it, c words on.
+	from := func(c int) func(int) string {
+		return func(k int) string {
+			if k == 0 && glued != "" {
+				return glued
+			}
+			return w(i + c + k)
+		}
+	}
 	if countScale[num.suffix] >= 1e9 && glued == "" {
-		if d, _ := tokenRateAt(w(i+1), w(i+2), w(i+3)); d == 0 {
+		if d, _ := slowRateAt("token_rate", from(1)); d == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
 	}
 	v := exactFloat(num)
-	// The unit is what is glued to the number, else the word after it
-	// (n words on): u reads it and the words after it.
-	unit, n := glued, 0
-	if unit == "" {
-		unit, n = w(i+1), 1
-	}
-	u := func(k int) string {
-		if k == 0 {
-			return unit
-		}
-		return w(i + n + k)
-	}
+	n := btoi(glued == "") // the words the number takes past its own
+	u, unit := from(n), from(n)(0)
 	words := func(to int) string { return joinRaw(toks, i, to) }
 	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
 	if s, ok := suffixes[w(i+1)]; ok && glued == "" && num.suffix == "" {
 		count, cn = v*countScale[s], 2
 	}
-	per, perWords := slowRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
-	if glued != "" {
-		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
-	}
-	tokPer, tokWords := tokenRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
-	if glued != "" {
-		tokPer, tokWords = tokenRateAt(glued, w(i+1), w(i+2)) // "2btokens/day"
-	}
+	per, perWords := slowRateAt("request_rate", from(cn))
+	tokPer, tokWords := slowRateAt("token_rate", from(cn))
 	switch {
 	case tokPer > 0 && count >= 1 && !(i > 0 && lengthLead[low(toks[i-1])]):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
@@ -663,10 +630,10 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		end := i + cn + tokWords
 		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
 		mark(i, end)
-	case glued == "" && imageRateAt(w, i+cn) > 0:
+	case glued == "" && rateAt("image_rate", from(cn)).n > 0:
 		// "10k images a day": how fast a card makes images is not
 		// modelled; refused, not read as a context.
-		end := i + cn + imageRateAt(w, i+cn)
+		end := i + cn + rateAt("image_rate", from(cn)).n
 		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
 		mark(i, end)
 	case glued == "" && dailyUsersAt(w, i+cn) > 0:
@@ -761,11 +728,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 // The periods a request rate may be said per, slower than a second:
 // the period sets of vocab.txt (period.go).
 var (
-	ratePeriods, ratePeriodName = slowPeriods("period")
-	// rateAdverbs are "daily" and the like: a period said in one word.
-	rateAdverbs, _ = slowPeriods("periodly")
-	// slowRateUnits are a request rate's unit in one word ("rpm").
-	slowRateUnits, _ = slowPeriods("rate_unit")
+	_, ratePeriodName = slowPeriods("period")
 	// countScale is what a count's suffix multiplies it by.
 	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 	requestNouns = vocab.set("request_nouns")
@@ -781,36 +744,31 @@ type tokenRate struct {
 // tokenNouns count tokens in a rate ("2b tokens a day").
 var tokenNouns = vocab.set("token_nouns")
 
-// tokenRateAt reads a token rate per minute, hour, day or month
-// ("tokens/day", "tokens a day", "tokens per day", "tokens daily"), as
-// rateAt; a tokens/s is a speed, read as one.
-func tokenRateAt(unit, next, after string) (time.Duration, int) {
-	return rateAt(tokenNouns, unit, next, after)
+// rateAt matches the rate rows of kind in vocab.txt ("requests a day",
+// "requests daily", "rpm", "images per second") at u(0), the unit after
+// a number: the match, whose n is how many words said it; a unit with
+// its period in one word ("req/day", read as "req / day") is one word.
+func rateAt(kind string, u func(int) string) slotMatch {
+	if noun, per, ok := strings.Cut(u(0), "/"); ok {
+		split := [...]string{noun, "/", per, ""}
+		m, _ := vocab.slot(kind, func(k int) string { return split[min(k, 3)] }, 0)
+		m.n = btoi(m.n == 3)
+		return m
+	}
+	m, _ := vocab.slot(kind, u, 0)
+	return m
 }
 
-// rateAt reads a count of nouns per minute, hour, day or month from the
-// unit after a number and the two words after it ("req/day", "requests
-// a day", "requests per day", "requests daily"): the period and how many
-// words from the unit on it used; 0 when it is no such rate.
-func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int) {
-	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns[noun] {
-		if d, ok := ratePeriods[per]; ok {
-			return d, 1 // "req/day", "tokens/hour"
-		}
+// slowRateAt reads a rate of kind slower than a second (rateAt): the
+// period and how many words said it; 0 when there is none ("tokens/s"
+// is a speed, read as one).
+func slowRateAt(kind string, u func(int) string) (time.Duration, int) {
+	m := rateAt(kind, u)
+	d := time.Duration(sizing.Periods[m.value("PERIOD", "PERIODLY", "RATE_UNIT")] * float64(time.Second))
+	if m.n == 0 || d <= time.Second {
 		return 0, 0
 	}
-	if !nouns[unit] {
-		return 0, 0
-	}
-	if d, ok := rateAdverbs[next]; ok {
-		return d, 2
-	}
-	if perLeads[next] {
-		if d, ok := ratePeriods[after]; ok {
-			return d, 3
-		}
-	}
-	return 0, 0
+	return d, m.n
 }
 
 // settleTokenRate reads tokens through the model per period as requests
@@ -835,16 +793,6 @@ func (sw *serveWords) settleTokenRate(seq int) {
 	sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: t.words})
 	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as requests of %d tokens each (prompt and answer): %s requests/s, spread evenly over the %s (say the prompt and output lengths for another split; a peak above the mean needs more)",
 		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
-}
-
-// slowRateAt reads a request rate slower than a second ("requests per
-// day", "req/day", "requests daily", "rpm"), as rateAt with the
-// one-word units.
-func slowRateAt(unit, next, after string) (time.Duration, int) {
-	if d, ok := slowRateUnits[unit]; ok {
-		return d, 1
-	}
-	return rateAt(requestNouns, unit, next, after)
 }
 
 // inOutPairs say a prompt and an output length in one word ("in/out 2k/500").
