@@ -37,40 +37,43 @@ type serveWords struct {
 	problem     string
 }
 
-// Words of the serving pass, by lower-case word.
+// Words of the serving pass, by lower-case word: the sets of vocab.txt
+// named, whose comments there say what each is.
 var (
-	peopleWords   = vocab.set("people_words")
-	concurrentAdj = vocab.set("concurrent_adj")
-	countVerbs    = vocab.set("count_verbs")
-	batchNouns    = vocab.set("batch_nouns")
-	maxBatchLeads = vocab.set("max_batch_leads")
-	// batchWords name a training batch in a largest-batch ask ("largest
-	// micro-batch", "max bs").
-	batchWords = vocab.set("batch_words")
-	// batchFitVerbs follow "what batch size" when it asks the largest
-	// ("what batch size can we fit", "what batch size fits").
-	batchFitVerbs = vocab.set("batch_fit_verbs")
-	rpsUnits      = vocab.set("rps_units")
-	tpsUnits      = vocab.set("tps_units")
-	eachUser      = vocab.set("each_user")
-	promptWords   = vocab.set("prompt_words")
-	outputWords   = vocab.set("output_words")
-	ttftBounds    = vocab.set("ttft_bounds")
-	ttftAsks      = vocab.set("ttft_asks")
-	utilLeads     = vocab.set("util_leads")
-	seqNouns      = vocab.set("seq_nouns")
-	persons       = vocab.set("persons")
-	batchUsers    = vocab.set("batch_users")
-	totalSaid     = vocab.set("total_said")
-	totalLeft     = vocab.set("total_left")
-	engineSGLang  = vocab.set("engine_sglang")
-	ttftWords     = vocab.set("ttft_words")
-	latencyWords  = vocab.set("latency_words")
-	requestOne    = vocab.set("request_one")
-	lengthLead    = vocab.set("length_lead")
-	secondsUnit   = vocab.set("seconds_unit")
-	millisUnit    = vocab.set("millis_unit")
-	atOnceAdj     = vocab.set("at_once_adj")
+	peopleWords    = vocab.set("people_words")
+	concurrentAdj  = vocab.set("concurrent_adj")
+	countVerbs     = vocab.set("count_verbs")
+	batchWords     = vocab.set("batch_words")
+	batchFitVerbs  = vocab.set("batch_fit_verbs")
+	tpsUnits       = vocab.set("tps_units")
+	eachUser       = vocab.set("each_user")
+	promptWords    = vocab.set("prompt_words")
+	outputWords    = vocab.set("output_words")
+	ttftBounds     = vocab.set("ttft_bounds")
+	ttftAsks       = vocab.set("ttft_asks")
+	seqNouns       = vocab.set("seq_nouns")
+	persons        = vocab.set("persons")
+	batchUsers     = vocab.set("batch_users")
+	totalSaid      = vocab.set("total_said")
+	totalLeft      = vocab.set("total_left")
+	engineSGLang   = vocab.set("engine_sglang")
+	ttftWords      = vocab.set("ttft_words")
+	latencyWords   = vocab.set("latency_words")
+	lengthLead     = vocab.set("length_lead")
+	secondsUnit    = vocab.set("seconds_unit")
+	millisUnit     = vocab.set("millis_unit")
+	atOnceAdj      = vocab.set("at_once_adj")
+	fullTimeAfter  = vocab.set("full_time_after")
+	headcountWords = vocab.set("headcount")
+	companyWords   = vocab.set("company")
+	tokenNouns     = vocab.set("token_nouns")
+	inOutPairs     = vocab.set("in_out_pairs")
+	whatWords      = vocab.set("what_words")
+	lengthOf       = vocab.set("length_of")
+	presentWords   = vocab.set("present_words")
+	messageNouns   = vocab.set("message_nouns")
+	perLeads       = vocab.set("per_words")
+	requestNouns   = vocab.set("request_nouns")
 )
 
 // allMonth is how many words from i say a deployment runs all the time
@@ -89,10 +92,6 @@ func allMonth(w func(int) string, i int) int {
 	}
 	return n
 }
-
-// fullTimeAfter are words after "full time" that make it people's, not
-// a deployment's ("full-time staff"), or a fine-tune's ("to first token").
-var fullTimeAfter = vocab.set("full_time_after")
 
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
@@ -537,13 +536,6 @@ func sendsADay(w func(int) string, j int) bool {
 	return false
 }
 
-// headcountWords count people, who are a company's workforce when a
-// company is said beside them (companyAround).
-var headcountWords = vocab.set("headcount")
-
-// companyWords say that the people counted are an organisation's.
-var companyWords = vocab.set("company")
-
 // companyAround reports whether a company word is within six words of j.
 func companyAround(w func(int) string, j int) bool {
 	for k := max(j-6, 0); k <= j+6; k++ {
@@ -599,25 +591,26 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	}
 	// The unit is what is glued to the number ("600rpm"), else the word
 	// after it: from(c) reads it and the words after it, c words on.
+	apart := glued == "" // the unit is the word after the number
 	from := func(c int) func(int) string {
 		return func(k int) string {
-			if k == 0 && glued != "" {
+			if k == 0 && !apart {
 				return glued
 			}
 			return w(i + c + k)
 		}
 	}
-	if countScale[num.suffix] >= 1e9 && glued == "" {
+	if countScale[num.suffix] >= 1e9 && apart {
 		if d, _ := slowRateAt("token_rate", from(1)); d == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
 	}
 	v := exactFloat(num)
-	n := btoi(glued == "") // the words the number takes past its own
+	n := btoi(apart) // the words the number takes past its own
 	u, unit := from(n), from(n)(0)
 	words := func(to int) string { return joinRaw(toks, i, to) }
 	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
-	if s, ok := suffixes[w(i+1)]; ok && glued == "" && num.suffix == "" {
+	if s, ok := suffixes[w(i+1)]; ok && apart && countScale[num.suffix] == 1 {
 		count, cn = v*countScale[s], 2
 	}
 	per, perWords := slowRateAt("request_rate", from(cn))
@@ -630,13 +623,13 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		end := i + cn + tokWords
 		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
 		mark(i, end)
-	case glued == "" && rateAt("image_rate", from(cn)).n > 0:
+	case apart && rateAt("image_rate", from(cn)).n > 0:
 		// "10k images a day": how fast a card makes images is not
 		// modelled; refused, not read as a context.
 		end := i + cn + rateAt("image_rate", from(cn)).n
 		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
 		mark(i, end)
-	case glued == "" && dailyUsersAt(w, i+cn) > 0:
+	case apart && dailyUsersAt(w, i+cn) > 0:
 		// "2000 daily users": a load, never a card.
 		end := i + cn + dailyUsersAt(w, i+cn)
 		sw.load.DailyUsers, sw.dailyUsers, sw.dailyWords = int(math.Round(count)), true, words(end)
@@ -656,7 +649,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
 			quote(said), formatFloat(rps), ratePeriodName[per]))
 		mark(i, end)
-	case glued == "" && (messageNouns[unit]):
+	case apart && (messageNouns[unit]):
 		// "each sends 20 messages": a count of requests with no period
 		// is no load, and never a card (the "20" is no H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
@@ -685,7 +678,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case glued == "" && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
+	case apart && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
 		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
 		// "4k system prompt", "8k rag input prompts": the prompt's length.
 		if t, ok := tokenCount(k); ok {
@@ -694,14 +687,14 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			sw.setLength(true, t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "" && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
+	case apart && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
 		// "500 token answers", "4k token prompts": the lengths of the
 		// answers and prompts, not one token each.
 		if t, ok := tokenCount(k); ok {
 			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
 			mark(i, i+3)
 		}
-	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
+	case apart && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
 			end := i + 2 + btoi(tokNoun(w(i+2)))
@@ -713,7 +706,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		// which a cost per token is over.
 		sw.setBusy(v, toks, i, i+n+2)
 		mark(i, i+n+2)
-	case glued == "" && slotLen("gpu_util", w, i+1) > 0 && !isNumber(w(i+3)):
+	case apart && slotLen("gpu_util", w, i+1) > 0 && !isNumber(w(i+3)):
 		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
 		mark(i, i+3)
@@ -730,8 +723,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 var (
 	_, ratePeriodName = slowPeriods("period")
 	// countScale is what a count's suffix multiplies it by.
-	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-	requestNouns = vocab.set("request_nouns")
+	countScale = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 )
 
 // tokenRate is a count of tokens said through the model per period.
@@ -740,9 +732,6 @@ type tokenRate struct {
 	per   time.Duration
 	words string
 }
-
-// tokenNouns count tokens in a rate ("2b tokens a day").
-var tokenNouns = vocab.set("token_nouns")
 
 // rateAt matches the rate rows of kind in vocab.txt ("requests a day",
 // "requests daily", "rpm", "images per second") at u(0), the unit after
@@ -794,9 +783,6 @@ func (sw *serveWords) settleTokenRate(seq int) {
 	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as requests of %d tokens each (prompt and answer): %s requests/s, spread evenly over the %s (say the prompt and output lengths for another split; a peak above the mean needs more)",
 		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
 }
-
-// inOutPairs say a prompt and an output length in one word ("in/out 2k/500").
-var inOutPairs = vocab.set("in_out_pairs")
 
 // inOutAt reads a prompt and an output length said as a pair at token i
 // ("2k in / 500 out", "2k in, 500 out", "in/out 2k/500", "2k/500
@@ -896,7 +882,7 @@ func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
 // context is read).
 func tokenCount(s string) (int, bool) {
 	n, ok := parseNumber(s)
-	if !ok || n.neg || (n.suffix != "" && n.suffix != "k") {
+	if !ok || n.neg || countScale[n.suffix] > 1e3 {
 		return 0, false
 	}
 	v, ok := n.scaled(contextUnit(n.suffix))
@@ -1082,24 +1068,3 @@ func namesCard(word string) bool {
 	_, ok := sizing.MatchGPU(strings.TrimSuffix(strings.TrimSuffix(word, "s"), "S"))
 	return ok
 }
-
-// largestLeads are words that ask the largest of something before it ("max batch", "biggest batch size").
-var largestLeads = vocab.set("largest_leads")
-
-// bigWords are "how big", "how large": the largest asked.
-var bigWords = vocab.set("big_words")
-
-// whatWords are "what", as typed with and without its apostrophe.
-var whatWords = vocab.set("what_words")
-
-// lengthOf are words between a length's noun and its number ("prompt of 2k", "output length 512").
-var lengthOf = vocab.set("length_of")
-
-// presentWords are words after a count that say the people are there at once ("50 chatting", "50 online").
-var presentWords = vocab.set("present_words")
-
-// messageNouns are messages, counted with no period.
-var messageNouns = vocab.set("message_nouns")
-
-// perLeads say "per" before a period or unit ("per day", "a day", "each day", "/day").
-var perLeads = vocab.set("per_words")
