@@ -235,14 +235,14 @@ func readServe(toks []token) ([]token, serveWords) {
 			if !totalLeft[k] {
 				mark(i, i+1)
 			}
-		case tokenCostAt(w, i) > 0:
+		case slotLen("token_cost", w, i) > 0: // "cost per token", "per 1m tokens"
 			sw.tokenCost = true
-			mark(i, i+tokenCostAt(w, i))
-		case requestCostAt(w, i) > 0:
+			mark(i, i+slotLen("token_cost", w, i))
+		case slotLen("request_cost", w, i) > 0:
 			// "how much per 1k requests": what the cards serve at full
 			// load, costed per request (the 1k is requests, not users).
 			sw.tokenCost, sw.load.PerRequest = true, true
-			mark(i, i+requestCostAt(w, i))
+			mark(i, i+slotLen("request_cost", w, i))
 		case engineSGLang[k]:
 			sw.load.Engine = sizing.EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: sizing.EngineSGLang, Words: toks[i].raw})
@@ -384,13 +384,6 @@ func (sw *serveWords) perTokenTarget(v float64, toks []token, from, to int, mark
 // ("tokens", "tok").
 func tokNoun(word string) bool { return strings.HasPrefix(word, "tok") }
 
-// atOnceAt is how many words from j say "at once" ("at once", "at the
-// same time", "at a time", "concurrently", "simultaneously", "in
-// parallel"); 0 when they do not.
-func atOnceAt(w func(int) string, j int) int {
-	return slotLen("at_once", w, j)
-}
-
 // readAtOnce reads the people said to be there at once: "50 chatting",
 // "50 users at the same time", "50 at once", "50 concurrently" are 50
 // concurrent users, which the main parse reads as "50 users" (the "50"
@@ -407,12 +400,12 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		end := j + 1
 		switch {
 		case presentWords[w(j)]:
-			end += atOnceAt(w, j+1)
+			end += slotLen("at_once", w, j+1)
 			toks[j].key = "users"
-		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
-			end += atOnceAt(w, j+1)
-		case atOnceAt(w, j) > 0:
-			end = j + atOnceAt(w, j)
+		case peopleWords[w(j)] && !requestNouns[w(j)] && slotLen("at_once", w, j+1) > 0:
+			end += slotLen("at_once", w, j+1)
+		case slotLen("at_once", w, j) > 0:
+			end = j + slotLen("at_once", w, j)
 			toks[j].key = "users"
 		case atOnceAdj[w(j)] && peopleWords[w(j+1)]:
 			if atOnce < 0 { // "50 concurrent users": the main parse reads them
@@ -546,20 +539,6 @@ func companyAround(w func(int) string, j int) bool {
 	return false
 }
 
-// tokenCostAt is how many words from i ask what tokens cost ("cost per
-// token", "cost per 1m tokens", "cost per million tokens", "per token
-// cost", "per-token cost"); 0 when they do not.
-func tokenCostAt(w func(int) string, i int) int {
-	return slotLen("token_cost", w, i)
-}
-
-// requestCostAt is how many words from i ask what requests cost ("per
-// 1k requests", "per 1000 requests", "per thousand queries", "per
-// request", "cost per call"); 0 when they do not.
-func requestCostAt(w func(int) string, i int) int {
-	return slotLen("request_cost", w, i)
-}
-
 // timedAt reports whether a time with its unit is said at token j
 // ("800ms", "2 s"); a bare number is not one. A typed "<" is dropped by
 // the lexer, so "p99 < 800ms" reaches the parser as "p99 800ms".
@@ -601,7 +580,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		}
 	}
 	if countScale[num.suffix] >= 1e9 && apart {
-		if d, _ := slowRateAt("token_rate", from(1)); d == 0 {
+		if _, n := slowRateAt("token_rate", from(1)); n == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
 	}
@@ -616,12 +595,12 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	per, perWords := slowRateAt("request_rate", from(cn))
 	tokPer, tokWords := slowRateAt("token_rate", from(cn))
 	switch {
-	case tokPer > 0 && count >= 1 && !(i > 0 && lengthLead[low(toks[i-1])]):
+	case tokWords > 0 && count >= 1 && !(i > 0 && lengthLead[low(toks[i-1])]):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
 		// asked length, read by settle, not one request.
 		// After "of" it is a length: "docs of 300 tokens a month".
 		end := i + cn + tokWords
-		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
+		sw.tokenRate = tokenRate{count: count, per: tokPer.d, period: tokPer.name, words: words(end)}
 		mark(i, end)
 	case apart && rateAt("image_rate", from(cn)).n > 0:
 		// "10k images a day": how fast a card makes images is not
@@ -634,20 +613,20 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		end := i + cn + dailyUsersAt(w, i+cn)
 		sw.load.DailyUsers, sw.dailyUsers, sw.dailyWords = int(math.Round(count)), true, words(end)
 		mark(i, end) // the load is written by settleDaily
-	case per == 24*time.Hour:
+	case per.d == 24*time.Hour:
 		end := i + cn + perWords
 		each := slotLen("each_user", w, end)
 		sw.perDay = perDay{count: count, words: words(end + each), each: each > 0}
 		mark(i, end+each) // the load is written by settleDaily
-	case per > 0:
+	case perWords > 0:
 		// The same load as requests per second, spread evenly.
 		end := i + cn + perWords
 		said := words(end)
-		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count/per.Seconds(), 'g', 3, 64), 64)
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count/per.d.Seconds(), 'g', 3, 64), 64)
 		sw.load.RequestsPerSecond = rps
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
-			quote(said), formatFloat(rps), ratePeriodName[per]))
+			quote(said), formatFloat(rps), per.name))
 		mark(i, end)
 	case apart && (messageNouns[unit]):
 		// "each sends 20 messages": a count of requests with no period
@@ -718,19 +697,21 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	}
 }
 
-// The periods a request rate may be said per, slower than a second:
-// the period sets of vocab.txt (period.go).
-var (
-	_, ratePeriodName = slowPeriods("period")
-	// countScale is what a count's suffix multiplies it by.
-	countScale = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-)
+// countScale is what a count's suffix multiplies it by.
+var countScale = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 // tokenRate is a count of tokens said through the model per period.
 type tokenRate struct {
-	count float64
-	per   time.Duration
-	words string
+	count  float64
+	per    time.Duration
+	period string // the period's name ("day")
+	words  string
+}
+
+// period is a rate's period: its length and its name ("day").
+type period struct {
+	d    time.Duration
+	name string
 }
 
 // rateAt matches the rate rows of kind in vocab.txt ("requests a day",
@@ -749,15 +730,17 @@ func rateAt(kind string, u func(int) string) slotMatch {
 }
 
 // slowRateAt reads a rate of kind slower than a second (rateAt): the
-// period and how many words said it; 0 when there is none ("tokens/s"
-// is a speed, read as one).
-func slowRateAt(kind string, u func(int) string) (time.Duration, int) {
+// period, of sizing.Periods's length (a month is 730 hours, as costs a
+// month count it), and how many words said it; 0 when there is none
+// ("tokens/s" is a speed, read as one).
+func slowRateAt(kind string, u func(int) string) (period, int) {
 	m := rateAt(kind, u)
-	d := time.Duration(sizing.Periods[m.value("PERIOD", "PERIODLY", "RATE_UNIT")] * float64(time.Second))
+	name := m.value("PERIOD", "PERIODLY", "RATE_UNIT")
+	d := time.Duration(sizing.Periods[name] * float64(time.Second))
 	if m.n == 0 || d <= time.Second {
-		return 0, 0
+		return period{}, 0
 	}
-	return d, m.n
+	return period{d, name}, m.n
 }
 
 // settleTokenRate reads tokens through the model per period as requests
@@ -781,7 +764,7 @@ func (sw *serveWords) settleTokenRate(seq int) {
 	sw.load.RequestsPerSecond = rps
 	sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: t.words})
 	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as requests of %d tokens each (prompt and answer): %s requests/s, spread evenly over the %s (say the prompt and output lengths for another split; a peak above the mean needs more)",
-		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
+		quote(t.words), seq, formatFloat(rps), t.period))
 }
 
 // inOutAt reads a prompt and an output length said as a pair at token i
