@@ -173,7 +173,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			used[k] = true
 		}
 	}
-	sw.readAtOnce(toks, used, w, mark)
+	sw.readAtOnce(toks, w, mark)
 	var lowBuf [64]string
 	if len(toks) <= len(lowBuf) {
 		lows = lowBuf[:len(toks)]
@@ -258,17 +258,17 @@ func readServe(toks []token) ([]token, serveWords) {
 		case slotLen("per_month", w, i) > 0:
 			sw.perMonth = true
 			mark(i, i+slotLen("per_month", w, i))
-		case perTokenTimeAt(toks, used, i) > 0:
+		case perTokenTimeAt(toks, w, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
-			v, n, _ := durationAt(toks, used, i)
-			sw.perTokenTarget(v, toks, i, i+n+perTokenWords(toks, used, i+n), mark)
-		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (latencyWords[w(i+1)] || ttftWords[w(i+1)] || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+			v, n, _ := durationAt(w, i)
+			sw.perTokenTarget(v, toks, i, i+n+slotLen("per_token", w, i+n), mark)
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (latencyWords[w(i+1)] || ttftWords[w(i+1)] || ttftBounds[w(i+1)] || timedAt(w, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
-			sw.percentileTarget(toks, used, i, w, mark)
+			sw.percentileTarget(toks, i, w, mark)
 		case latencyWords[k] || slotLen("first_token", w, i) > 0:
-			sw.firstToken(toks, used, i, w, mark)
+			sw.firstToken(toks, i, w, mark)
 		case promptWords[k] || outputWords[k]:
 			j := i + 1
 			if lengthOf[w(j)] {
@@ -327,23 +327,23 @@ func (sw *serveWords) howMany(toks []token, i int, w func(int) string, mark func
 // i: a target time after it or before it ("ttft under 500ms", "500ms
 // ttft"), a time per token after "latency" (a speed), or the time to the
 // first token asked ("ttft for a 32k prompt").
-func (sw *serveWords) firstToken(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+func (sw *serveWords) firstToken(toks []token, i int, w func(int) string, mark func(int, int)) {
 	spelled := slotLen("first_token", w, i) // "ttft" is 1 word, "time to first token" 4, "latency" none
 	latency := spelled == 0
 	j := i + max(spelled, 1)
 	for ttftBounds[w(j)] {
 		j++
 	}
-	v, n, ok := durationAt(toks, used, j)
+	v, n, ok := durationAt(w, j)
 	switch {
-	case ok && latency && perTokenWords(toks, used, j+n) > 0:
+	case ok && latency && slotLen("per_token", w, j+n) > 0:
 		// "latency under 50ms per token": the time between tokens.
-		sw.perTokenTarget(v, toks, i, j+n+perTokenWords(toks, used, j+n), mark)
+		sw.perTokenTarget(v, toks, i, j+n+slotLen("per_token", w, j+n), mark)
 	case ok:
 		sw.ttftTarget(v, latency, toks, i, j+n, mark)
-	case spelled <= 1 && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
+	case spelled <= 1 && timedAt(w, i-1):
 		// "500ms ttft", "40ms latency": the time said before.
-		v, _, _ := durationAt(toks, used, i-1)
+		v, _, _ := durationAt(w, i-1)
 		sw.ttftTarget(v, latency, toks, i-1, i+1, mark)
 	case spelled > 1 || spelled == 1 && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
 		// "time to first token for a 32k prompt", "what's the ttft of
@@ -390,7 +390,7 @@ func tokNoun(word string) bool { return strings.HasPrefix(word, "tok") }
 // of "50 chatting at the same time" is no RTX 5090).
 // With them, another count of people ("about 2000 users") is all the
 // users, of whom those are the ones at once: it is said and not sized.
-func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, mark func(int, int)) {
+func (sw *serveWords) readAtOnce(toks []token, w func(int) string, mark func(int, int)) {
 	atOnce, said := -1, ""
 	for i := range toks {
 		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i > 0 && takesNumber(toks[i-1].key) {
@@ -438,13 +438,13 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 // at token i, with no "latency" or "ttft" between ("p95 under 2s", "p99
 // < 800 ms"), as the first-token target: the only latency the planner
 // targets.
-func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+func (sw *serveWords) percentileTarget(toks []token, i int, w func(int) string, mark func(int, int)) {
 	j := i + 1
 	for ttftBounds[w(j)] {
 		j++
 	}
-	v, n, ok := durationAt(toks, used, j)
-	if !ok || v <= 0 || j == i+1 && !timedAt(toks, used, j) || perTokenWords(toks, used, j+n) > 0 {
+	v, n, ok := durationAt(w, j)
+	if !ok || v <= 0 || j == i+1 && !timedAt(w, j) || slotLen("per_token", w, j+n) > 0 {
 		return // "p95 under 50ms per token" is a speed, read from the time on
 	}
 	sw.ttftTarget(v, false, toks, i, j+n, mark)
@@ -542,9 +542,9 @@ func companyAround(w func(int) string, j int) bool {
 // timedAt reports whether a time with its unit is said at token j
 // ("800ms", "2 s"); a bare number is not one. A typed "<" is dropped by
 // the lexer, so "p99 < 800ms" reaches the parser as "p99 800ms".
-func timedAt(toks []token, used []bool, j int) bool {
-	_, n, ok := durationAt(toks, used, j)
-	return ok && (n == 2 || !isDigit(low(toks[j])[len(low(toks[j]))-1]))
+func timedAt(w func(int) string, j int) bool {
+	_, n, ok := durationAt(w, j)
+	return ok && (n == 2 || !isDigit(w(j)[len(w(j))-1]))
 }
 
 // readNumber reads what a number starting at token i means to the
@@ -878,11 +878,8 @@ func tokenCount(s string) (int, bool) {
 // durationAt reads a time at token j: "1s", "500ms", "0.5 sec", "2
 // seconds", or a bare number of seconds. It reports the seconds and the
 // tokens used.
-func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
-	if j >= len(toks) || used[j] {
-		return 0, 0, false
-	}
-	k := strings.TrimLeft(low(toks[j]), "<≤~") // "<50ms"
+func durationAt(w func(int) string, j int) (float64, int, bool) {
+	k := strings.TrimLeft(w(j), "<≤~") // "<50ms"
 	d := 0
 	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
 		d++
@@ -898,10 +895,8 @@ func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
 	if k[d:] != "" {
 		return 0, 0, false
 	}
-	if j+1 < len(toks) && !used[j+1] {
-		if f, ok := secondsOf(low(toks[j+1])); ok {
-			return v * f, 2, true
-		}
+	if f, ok := secondsOf(w(j + 1)); ok {
+		return v * f, 2, true
 	}
 	return v, 1, true
 }
@@ -1017,26 +1012,15 @@ func isNumber(key string) bool {
 
 // perTokenTimeAt is the time per token said at token i ("50ms per
 // token", "40 ms/token", "30ms a token"), in seconds; 0 when none is.
-func perTokenTimeAt(toks []token, used []bool, i int) float64 {
+func perTokenTimeAt(toks []token, w func(int) string, i int) float64 {
 	if r := strings.TrimLeft(toks[i].raw, "<≤~"); r == "" || !isDigit(r[0]) {
 		return 0 // not a number: this runs for every word of every question
 	}
-	v, n, ok := durationAt(toks, used, i)
-	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(low(toks[i]), "smh") || perTokenWords(toks, used, i+n) == 0 {
+	v, n, ok := durationAt(w, i)
+	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(w(i), "smh") || slotLen("per_token", w, i+n) == 0 {
 		return 0
 	}
 	return v
-}
-
-// perTokenWords is how many tokens from j say "per token" ("per token",
-// "a token", "/token", "per output token"); 0 when they do not.
-func perTokenWords(toks []token, used []bool, j int) int {
-	return slotLen("per_token", func(k int) string {
-		if k >= len(toks) || used[k] {
-			return ""
-		}
-		return low(toks[k])
-	}, j)
 }
 
 // percentile is a latency percentile's word: "p95", "p99".
