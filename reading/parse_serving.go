@@ -68,6 +68,7 @@ var (
 	companyWords   = vocab.set("company")
 	tokenNouns     = vocab.set("token_nouns")
 	inOutPairs     = vocab.set("in_out_pairs")
+	inWords        = vocab.set("in_words")
 	whatWords      = vocab.set("what_words")
 	lengthOf       = vocab.set("length_of")
 	presentWords   = vocab.set("present_words")
@@ -113,9 +114,12 @@ func batchAskAt(w func(int) string, i int) int {
 	if what {
 		lead = 1
 	}
+	if lead == 0 {
+		return 0
+	}
 	j := i + lead + slotLen("batch_noun", w, i+lead)
 	switch {
-	case lead == 0 || j == i+lead:
+	case j == i+lead:
 		return 0
 	case what && !batchFitVerbs[w(j)]:
 		return 0 // "what batch size" asks the largest only before "can", "fits"
@@ -778,6 +782,9 @@ func inOutAt(w func(int) string, i int) (prompt, output, n int) {
 	}
 	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
 		return p, o, 2
+	}
+	if !inWords[w(i+1)] {
+		return 0, 0, 0 // spares the slot's captures: this runs for every word
 	}
 	m, _ := vocab.slot("in_out", w, i)
 	p, ok := tokenCount(m.value(classNum))
