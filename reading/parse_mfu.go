@@ -79,7 +79,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		return append(toks[:from], toks[to:]...), m
 	}
 	// No share said: a measured speed whose MFU is asked, or the answer's own.
-	used := map[int]bool{at: true}
+	from, to = len(toks), len(toks) // the speed's words
 	for i := range toks {
 		v, n := speedAt(w, i)
 		if n == 0 {
@@ -95,21 +95,20 @@ func readMFU(toks []token) ([]token, mfuWords) {
 			end++
 		}
 		m.measured, m.speed = v, joinRaw(toks, i, end)
-		for k := i; k < end; k++ {
-			used[k] = true
-		}
+		from, to = i, end
 		break
 	}
 	m.asked = m.measured == 0
 	rest := toks[:0]
 	for i, t := range toks {
-		if !used[i] {
+		if i != at && (i < from || i >= to) {
 			rest = append(rest, t)
 		}
 	}
 	return rest, m
 }
 
+// btoi is 1 for true and 0 for false.
 func btoi(b bool) int {
 	if b {
 		return 1
