@@ -66,7 +66,7 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 		asked := false
 		switch {
 		case ok:
-		case at >= 2 && slotLen("amount_asked", keysOf(toks), at-2) > 0:
+		case at >= 2 && slotLen("own_asked", keysOf(toks), at-2) > 0: // "how many", "how much"
 			asked, from = true, at-2
 		case strong && pluralHours(toks[u].key, toks[min(u+n-1, len(toks)-1)].key):
 			asked, from = true, u // "in gpu-hours", "total gpu hours": the run's
@@ -129,16 +129,6 @@ func gpuHourUnitAt(toks []token, u int) (n int, node, strong bool) {
 		return 1, false, false
 	}
 	return 0, false, false
-}
-
-// keysOf reads the keys of toks by index, "" past either end.
-func keysOf(toks []token) func(int) string {
-	return func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
 }
 
 // gluedCard is the card of a card-hour written as one word ("h100" of
