@@ -684,7 +684,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			sw.setLength(promptWords[unit], t, toks, i, end)
 			mark(i, end)
 		}
-	case slotLen("busy_share", u, 0) > 0:
+	case slotLen("busy_percent", u, 0) > 0:
 		// "at 80% utilization": the share of the time the cards serve,
 		// which a cost per token is over.
 		sw.setBusy(v, toks, i, i+n+2)
