@@ -59,7 +59,6 @@ var (
 	engineSGLang   = vocab.set("engine_sglang")
 	ttftWords      = vocab.set("ttft_words")
 	latencyWords   = vocab.set("latency_words")
-	lengthLead     = vocab.set("length_lead")
 	secondsUnit    = vocab.set("seconds_unit")
 	millisUnit     = vocab.set("millis_unit")
 	atOnceAdj      = vocab.set("at_once_adj")
@@ -599,7 +598,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	per, perWords := slowRateAt("request_rate", from(cn))
 	tokPer, tokWords := slowRateAt("token_rate", from(cn))
 	switch {
-	case tokWords > 0 && count >= 1 && !(i > 0 && lengthLead[low(toks[i-1])]):
+	case tokWords > 0 && count >= 1 && !(i > 0 && ofWords[low(toks[i-1])]):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
 		// asked length, read by settle, not one request.
 		// After "of" it is a length: "docs of 300 tokens a month".
