@@ -177,7 +177,7 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 		// "5k usd", "2k dollars", "5k usd/month"
 		next := strings.ToLower(toks[i+used].raw)
 		cur, glued, _ := strings.Cut(next, "/")
-		if budgetWords[cur] && unit == "" && n.suffix != "" { // "12k budget"; "4090 budget" is a card
+		if budgetWords[cur] && unit == "" && n.suffix != "" && v > 0 { // "12k budget"; "4090 budget" is a card; "0k budget" no amount
 			// "a 12k budget/month": the amount is the budget's.
 			if glued != "" {
 				unit = "/" + glued
