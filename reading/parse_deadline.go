@@ -111,17 +111,7 @@ var deadlineUnits = func() map[string]time.Duration {
 
 // deadlineCounts are counts said as words (vocab.txt: the sets
 // deadline_count_N).
-var deadlineCounts = func() map[string]float64 {
-	counts := map[string]float64{}
-	for w, n := range vocab.values("deadline_count") {
-		c, err := strconv.ParseFloat(n, 64)
-		if err != nil {
-			panic("reading: vocab.txt: the sets deadline_count_N need a number N: " + err.Error())
-		}
-		counts[w] = c
-	}
-	return counts
-}()
+var deadlineCounts = numberValues("deadline_count")
 
 // The words a deadline is said with (vocab.txt, its parse_deadline.go
 // section): what leads it, what may come before its count, the spans
@@ -175,7 +165,8 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 		if _, ok := deadlineUnits[low(toks[j])]; ok && (deadlineWhole[low(toks[j])] || deadlineBy[k] || theWords[low(toks[j-1])]) {
 			unit = low(toks[j]) // "by the weekend", "within the week"
 		} else {
-			c, ok := deadlineCounts[low(toks[j])]
+			count, ok := deadlineCounts[low(toks[j])]
+			c := float64(count)
 			if !ok {
 				v, err := strconv.ParseFloat(strings.TrimPrefix(low(toks[j]), "~"), 64) // "~10"
 				if err != nil || v <= 0 {
