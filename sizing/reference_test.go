@@ -144,6 +144,8 @@ func TestReferenceZeROPaper(t *testing.T) {
 // are compared with the answer's tokens per second. Whole runs (GPU-hours
 // for a token budget) are compared with the answer's hours, which include
 // the run's goodput. Tolerances:
+//   - 5 % for the rows one coefficient is fitted to (llm-foundry's 13B
+//     FULL_SHARD rows at 2k × 2, zero3SharedBytes);
 //   - 25 % for benchmark rows of the tables the utilisation was fitted to
 //     (llm-foundry, torchtitan): one fit across 1B-70B, two cards, 2k-64k;
 //   - 35 % for the 32k-64k rows (the bound: attention kernels
@@ -171,11 +173,22 @@ func TestReferenceTrainingTime(t *testing.T) {
 		{"llm-foundry 13B 4k ckpt H100", Query{Model: "llama-2-13b", GPU: "h100", GPUs: 8, SeqLen: 4096, MicroBatch: 10, GradAccumSteps: 3, GradCheckpointing: &yes}, 4717, 0.25},
 		{"llm-foundry 13B 32k ckpt H100", Query{Arch: longContext(t, "llama-2-13b"), GPU: "h100", GPUs: 8, SeqLen: 32768, MicroBatch: 1, GradAccumSteps: 3, GradCheckpointing: &yes}, 1976, 0.35},
 		{"llm-foundry 70B 2k ckpt 128 H100", Query{Model: "llama-2-70b", GPU: "h100", GPUs: 128, SeqLen: 2048, MicroBatch: 8, GradAccumSteps: 1, GradCheckpointing: &yes}, 1058, 0.25},
+		// The same table, FULL_SHARD at few tokens per micro-batch, where
+		// ZeRO-3's collectives cost the compute most (zero3SharedBytes is
+		// fitted to the 13B rows, held to 5 %: the compute alone put them at
+		// 1.23): 13B at 2k × 2 on 8-64 GPUs, flat; 70B at 2k × 2 with
+		// checkpointing on 32 (882, against 1,039 at 2k × 8 on 64).
+		{"llm-foundry 13B 2k mb2 8 H100", Query{Model: "llama-2-13b", GPU: "h100", GPUs: 8, SeqLen: 2048, MicroBatch: 2, ZeROStage: stagePtr(3)}, 4792, 0.05},
+		{"llm-foundry 13B 2k mb2 16 H100", Query{Model: "llama-2-13b", GPU: "h100", GPUs: 16, SeqLen: 2048, MicroBatch: 2, ZeROStage: stagePtr(3)}, 4767, 0.05},
+		{"llm-foundry 13B 2k mb2 32 H100", Query{Model: "llama-2-13b", GPU: "h100", GPUs: 32, SeqLen: 2048, MicroBatch: 2, ZeROStage: stagePtr(3)}, 4811, 0.05},
+		{"llm-foundry 13B 2k mb2 64 H100", Query{Model: "llama-2-13b", GPU: "h100", GPUs: 64, SeqLen: 2048, MicroBatch: 2, ZeROStage: stagePtr(3)}, 4800, 0.05},
+		{"llm-foundry 70B 2k mb2 ckpt 32 H100", Query{Model: "llama-2-70b", GPU: "h100", GPUs: 32, SeqLen: 2048, MicroBatch: 2, GradAccumSteps: 16, GradCheckpointing: &yes, ZeROStage: stagePtr(3)}, 882, 0.25},
 		// The same README, "A100 80GB with 1600 Gbps node-node interconnect".
 		{"llm-foundry 7B 64k ckpt A100", Query{Arch: longContext(t, "llama-2-7b"), GPU: "a100-80", GPUs: 8, SeqLen: 65536, MicroBatch: 1, GradAccumSteps: 2, GradCheckpointing: &yes}, 1013, 0.35},
 		{"llm-foundry 7B 2k A100", Query{Model: "llama-2-7b", GPU: "a100-80", GPUs: 8, SeqLen: 2048, MicroBatch: 6, GradAccumSteps: 2}, 4641, 0.25},
 		{"llm-foundry 13B 4k ckpt A100", Query{Model: "llama-2-13b", GPU: "a100-80", GPUs: 8, SeqLen: 4096, MicroBatch: 10, GradAccumSteps: 3, GradCheckpointing: &yes}, 2060, 0.25},
 		{"llm-foundry 70B 2k ckpt 64 A100", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 64, SeqLen: 2048, MicroBatch: 8, GradAccumSteps: 4, GradCheckpointing: &yes}, 410, 0.25},
+		{"llm-foundry 70B 2k mb2 ckpt 32 A100", Query{Model: "llama-2-70b", GPU: "a100-80", GPUs: 32, SeqLen: 2048, MicroBatch: 2, GradAccumSteps: 16, GradCheckpointing: &yes, ZeROStage: stagePtr(3)}, 373, 0.25},
 		// torchtitan docs/performance.md (2024): FSDP2 on 64 A100 80GB.
 		{"torchtitan Llama 3 8B 64 A100", Query{Model: "llama-3.1-8b", GPU: "a100-80", GPUs: 64, SeqLen: 8192, MicroBatch: 1}, 2904, 0.25},
 		{"torchtitan Llama 3 70B 64 A100 full AC", Query{Model: "llama-3.1-70b", GPU: "a100-80", GPUs: 64, SeqLen: 8192, MicroBatch: 1, GradCheckpointing: &yes}, 331, 0.25},
