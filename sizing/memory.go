@@ -410,7 +410,7 @@ func trainingMemory(r *Request, s *shape) Memory {
 	}
 	opt := zeroShard(optDense, nDense, stage, 1) + zeroShard(optExpert, nExpert, stage, 1)
 	var gathered float64
-	if stage == 3 && r.Offload == OffloadNone && nDense > 1 {
+	if stage == 3 && nDense > 1 {
 		gathered = gatheredLayerBytes(s, base+ref*wB*(dense+expert), gB*(dense+expert))
 	}
 
@@ -422,18 +422,20 @@ func trainingMemory(r *Request, s *shape) Memory {
 		// the host as soon as it is reduced; the GPU keeps the 16-bit
 		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
 		// GPU holds what offloadResident says.
-		sharded := weights + grads + opt // what stage 3 keeps without offload
+		sharded := weights + grads + opt + gathered // what stage 3 keeps without offload
 		opt = 0
 		grads = 0
 		if r.ZeROStage == 3 {
 			weights, grads = offloadResident(r, s, base+ref*wB*(dense+expert), gB*(dense+expert), gB)
 			// Over many GPUs the working set can exceed the shards that
-			// offload moves away; fitbot counts no working set without
-			// offload, so offload is held to at most that.
+			// offload moves away: offload is held to at most what the
+			// same stage keeps without it (the shards and the gathered
+			// layers).
 			if weights+grads > sharded {
 				weights, grads = sharded, 0
 			}
 		}
+		gathered = 0 // the working set is offloadResident's weights and gradients
 	}
 
 	m := Memory{

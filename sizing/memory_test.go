@@ -125,6 +125,17 @@ func TestGatheredLayers(t *testing.T) {
 			t.Errorf("%s: gathered %d B, want 0", tc.name, got)
 		}
 	}
+	// Over 64 GPUs DeepSpeed's offload working set is more than a 7B's
+	// shards; it is held to what ZeRO-3 keeps without offload, the shards
+	// and the gathered layers, and no longer to the shards alone.
+	r = trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 64, 3)
+	without := trainingMemory(&r, &s)
+	r.Offload = OffloadCPU
+	with := trainingMemory(&r, &s)
+	if got := with.WeightsBytes + with.GradientsBytes; got <= states(without) || got > states(without)+without.GatheredBytes {
+		t.Errorf("offload on 64 GPUs: %d B resident, want above the shards (%d) and at most the shards and gathered layers (%d)",
+			got, states(without), states(without)+without.GatheredBytes)
+	}
 }
 
 // TestWorkedExamples reproduces the seeds' worked examples (seeds/003 §3:
