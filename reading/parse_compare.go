@@ -177,12 +177,6 @@ func connectorAt(toks []token, c int) int {
 		return 0
 	case connectors[k] || k == "vs.":
 		return 1
-	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
-		return 2
-	case comparatives[k] && c+1 < len(toks) && toks[c+1].key == "than":
-		// "an h100 faster than an a100": the options around "faster than",
-		// not two GPUs to refuse.
-		return 2
 	case k == "and":
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
 			if andOpeners[toks[j].key] {
@@ -190,12 +184,19 @@ func connectorAt(toks []token, c int) int {
 			}
 		}
 	}
+	key := func(i int) string {
+		if i >= len(toks) || toks[i].ignorable {
+			return ""
+		}
+		return toks[i].key
+	}
+	if m, ok := vocab.slot("connector", key, c); ok {
+		// "compared to", "an h100 faster than an a100", "cheaper per
+		// token than": the options around it, not two GPUs to refuse.
+		return m.n
+	}
 	return 0
 }
-
-// comparatives before "than" make it a connector ("faster than",
-// "cheaper than"); the comparative itself is the figure's word.
-var comparatives = vocab.set("comparatives")
 
 // andOpeners start a comparison whose options "and" joins: "between lora
 // and full", "compare lora and qlora".

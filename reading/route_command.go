@@ -27,6 +27,8 @@ var (
 	hardwareNoun  = vocab.set("hardware_noun")
 	hardwareTeach = vocab.set("hardware_teach")
 	helpHow       = vocab.set("help_how")
+	hardwareOwner = vocab.set("hardware_owner")
+	hardwareOwn   = vocab.set("hardware_own")
 )
 
 // commandRoute reads a message that starts with a command's word
@@ -83,13 +85,15 @@ func isPlanID(key string) bool {
 }
 
 // askedRoute reads a question about fitbot itself asked in words: the
-// GPUs or models it knows ("what gpus do you know about"), or how to
-// tell it about the team's machines ("how do i add our hardware"), with
-// no model or GPU named that would make it a sizing question.
+// GPUs or models it knows ("what gpus do you know about"), how to tell it
+// about the team's machines ("how do i add our hardware") or which the
+// team has ("which GPUs does the team own"), with no model or GPU named
+// that would make it a sizing question.
 func askedRoute(text string, toks []token) (Routing, bool) {
 	var catalog RouteKind
-	ask, how, teach, noun := false, false, false, false
+	ask, how, teach, noun, owner, own, cards := false, false, false, false, false, false, false
 	for _, t := range toks {
+		owner, own, cards = owner || hardwareOwner[t.key], own || hardwareOwn[t.key], cards || gpuAsked[t.key]
 		for _, k := range []RouteKind{RouteGPUs, RouteModels} {
 			if vocab.set("catalog_" + string(k))[t.key] {
 				catalog = k
@@ -104,13 +108,17 @@ func askedRoute(text string, toks []token) (Routing, bool) {
 		r = Routing{Kind: catalog}
 	case how && teach && noun:
 		r = Routing{Kind: RouteHelp, Topic: string(RouteHardware)}
+	case owner && own && (noun || cards):
+		r = Routing{Kind: RouteHardware}
 	default:
 		return Routing{}, false
 	}
 	if gpus, _, _ := gpusNamed(text, toks); len(gpus) > 0 {
 		return Routing{}, false
 	}
-	if p, _ := Parse(text); p.Query.Model != "" || p.Query.Params != 0 || p.Hub != "" || p.Missing.Words != "" {
+	p, err := Parse(text)
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Hub != "" || p.Missing.Words != "" || r.Kind == RouteHardware && err == nil {
+		// "the biggest model we can train on the gpus we have" sizes.
 		return Routing{}, false
 	}
 	return r, true
