@@ -66,10 +66,9 @@ var (
 	rentWords    = vocab.set("rent_words")
 	maxWords     = vocab.set("max_words")
 	contextWords = vocab.set("context_words")
+	vramWords    = vocab.set("vram_words")
 	maxContextOf = vocab.set("max_context_of")
 	largestWords = vocab.set("largest_words")
-	vramWords    = vocab.set("vram_words")
-	vramAfter    = vocab.set("vram_after")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
 	hourWords    = vocab.set("hour_words")
@@ -130,8 +129,7 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 			a.maxContext, used[i], used[i+1] = true, true, true
 		case (k == "how") && (howMuchWords[key(i+1)]) && contextWords[key(i+2)] && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)],
-			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
+		case vramAsked(key, i): // "how much gpu memory", "vram needed", "the kv cache size for ..."
 			a.vram = true
 		case (whichWords[k]) && gpuAsked[key(i+1)]:
 			a.whichGPU, used[i] = true, true
@@ -169,6 +167,13 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 		}
 	}
 	return rest, a
+}
+
+// vramAsked reports whether a vram_asked slot row (vocab.txt) matches at
+// token i of the words key reads: the memory a model needs asked.
+func vramAsked(key func(int) string, i int) bool {
+	_, ok := vocab.slot("vram_asked", key, i)
+	return ok
 }
 
 // ownVerbs say that cards will be bought; with an ask of which or how

@@ -69,3 +69,18 @@ func Outside(text string) []string {
 	}
 	return out
 }
+
+// cloudAskedWords say that a question asks about rented cards (vocab.txt
+// cloud_asked).
+var cloudAskedWords = vocab.set("cloud_asked")
+
+// CloudAsked reports whether text asks about rented cards: a cloud word
+// ("cloud credits", "rented") or a provider named. A question that asks so
+// and names none of the team's machines is not sized on them.
+func CloudAsked(text string) bool {
+	toks, err := lex(text)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(toks, func(t token) bool { return cloudAskedWords[t.key] }) || len(providersNamed(toks)) > 0
+}
