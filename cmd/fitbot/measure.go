@@ -35,6 +35,9 @@ peak DCGM_FI_DEV_FB_USED of the pod's (or host's) GPUs between --from-time and
 --to-time (RFC 3339, 2025-10-01T10:00:00Z), the mean DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
 and the window's hours. --tokens-per-second may be added.
 
+The same in words, as Slack takes it:
+  fitbot fit "plan 42 measured peak 71 GiB, 3150 tok/s, 5.2 h"
+
 Later answers of the same kind (method, card family, model size band) say how far
 fitbot was from the team's measured runs; fitbot calibration lists them all.
 `
