@@ -176,11 +176,10 @@ func gpuHoursCountBefore(input string, toks []token, at int) (int, float64, bool
 		return 0, 0, false
 	}
 	num, ok := parseNumber(toks[i].key)
-	exp, known := suffixExp[num.suffix]
-	if !ok || num.neg || !known || exp >= 9 {
+	if !ok || num.neg || num.scale() >= scaleBillion {
 		return 0, 0, false
 	}
-	num.exp += exp
+	num.exp += num.scale()
 	v := exactFloat(num)
 	// "2,000": the comma split the thousands off.
 	if num.suffix == "" && len(toks[i].key) == 3 && sizing.IsDigits(toks[i].key) && i > 0 && !toks[i-1].ignorable &&

@@ -190,7 +190,7 @@ func speedAt(w func(int) string, i int) (float64, int) {
 	if !ok || nm.neg {
 		return 0, 0
 	}
-	if v := exactFloat(nm) * countScale[nm.suffix]; v > 0 {
+	if v := exactFloat(nm) * float64(decimalUnit(nm.suffix)); v > 0 {
 		return v, n
 	}
 	return 0, 0

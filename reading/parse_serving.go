@@ -582,7 +582,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return w(i + c + k)
 		}
 	}
-	if countScale[num.suffix] >= 1e9 && apart {
+	if num.scale() >= scaleBillion && apart {
 		if _, n := slowRateAt("token_rate", from(1)); n == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
@@ -591,9 +591,9 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	n := btoi(apart) // the words the number takes past its own
 	u, unit := from(n), from(n)(0)
 	words := func(to int) string { return joinRaw(toks, i, to) }
-	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
-	if s, ok := suffixes[w(i+1)]; ok && apart && countScale[num.suffix] == 1 {
-		count, cn = v*countScale[s], 2
+	count, cn := v*float64(decimalUnit(num.suffix)), n // "10k requests a day", "2 million requests per day"
+	if s, ok := suffixes[w(i+1)]; ok && apart && num.scale() == scaleOne {
+		count, cn = v*float64(decimalUnit(s)), 2
 	}
 	per, perWords := slowRateAt("request_rate", from(cn))
 	tokPer, tokWords := slowRateAt("token_rate", from(cn))
@@ -699,9 +699,6 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i-2, i+1)
 	}
 }
-
-// countScale is what a count's suffix multiplies it by.
-var countScale = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 // tokenRate is a count of tokens said through the model per period.
 type tokenRate struct {
@@ -871,7 +868,7 @@ func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
 // context is read).
 func tokenCount(s string) (int, bool) {
 	n, ok := parseNumber(s)
-	if !ok || n.neg || countScale[n.suffix] > 1e3 {
+	if !ok || n.neg || n.scale() > scaleThousand {
 		return 0, false
 	}
 	v, ok := n.scaled(contextUnit(n.suffix))
