@@ -50,12 +50,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 	if at < 0 {
 		return toks, m
 	}
-	w := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return low(toks[i])
-	}
+	w := lowsOf(toks)
 	from, to := at, at+1
 	// "40% mfu", "at 40 % mfu"
 	if v, n := shareBefore(w, at); n > 0 {

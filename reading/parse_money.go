@@ -45,12 +45,7 @@ const (
 // should read (the rest), filtered in place.
 func readMoney(input string, toks []token) ([]token, Money) {
 	var m Money
-	w := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return low(toks[i])
-	}
+	w := lowsOf(toks)
 	drop := map[int]bool{}
 	for i := 0; i < len(toks); i++ {
 		v, unit, n, ok := amountAt(input, toks, i)

@@ -26,12 +26,7 @@ type outsideModel struct {
 // reports it with the tokens it covers (0 when none starts there). A
 // size after the name ("yi 34b") is part of it.
 func (p *parser) outsideModelAt(i int) (outsideModel, int) {
-	key := func(j int) string {
-		if j < len(p.toks) {
-			return p.toks[j].key
-		}
-		return ""
-	}
+	key := keysOf(p.toks)
 	if strings.HasPrefix(key(i), "yi") {
 		return yiAt(key, i, len(p.toks)-i)
 	}

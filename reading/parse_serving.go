@@ -144,6 +144,16 @@ func low(t token) string {
 	return strings.ToLower(strings.TrimFunc(t.raw, edgePunct))
 }
 
+// lowsOf reads toks as lower-case words (low): "" past either end.
+func lowsOf(toks []token) func(int) string {
+	return func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return low(toks[i])
+	}
+}
+
 // edgePunct is the punctuation low trims from a word's ends.
 func edgePunct(r rune) bool {
 	switch r {
@@ -281,7 +291,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.setLength(promptWords[k], v, toks, i, j+1)
 				mark(i, j+1+btoi(tokNoun(w(j+1))))
 			}
-		case isNumberWord(k):
+		case len(k) > 0 && isDigit(k[0]):
 			sw.readNumber(toks, used, i, w, mark)
 		}
 	}
@@ -694,7 +704,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, i+3)
 	}
 	// "gpu util 0.95" reads from the words before the number.
-	if i >= 2 && !used[i] && !used[i-1] && slotLen("gpu_util", func(k int) string { return low(toks[k]) }, i-2) > 0 {
+	if i >= 2 && !used[i] && !used[i-1] && slotLen("gpu_util", lowsOf(toks), i-2) > 0 {
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
@@ -860,9 +870,6 @@ func exactFloat(n number) float64 {
 	}
 	return v
 }
-
-// isNumberWord reports whether a word starts with a digit.
-func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
 
 // tokenCount reads a prompt or output length: "500", "2k" (2048, as a
 // context is read).
