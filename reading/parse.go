@@ -101,11 +101,7 @@ type NameSpan struct {
 // problem, so that a caller can tell a question that named no model or
 // method (worth another reading) from one with a bad number in it.
 func Parse(input string) (Request, error) {
-	r, err := parseWith(input, catalogLexicon{})
-	if toks, lexErr := lex(input); lexErr == nil {
-		r.Emit = emitAsked(toks)
-	}
-	return r, err
+	return parseWith(input, catalogLexicon{})
 }
 
 // lexicon is what the parser needs of the model and GPU catalogs: exact
@@ -280,6 +276,7 @@ type passes struct {
 	gpuHours gpuHoursWords // the GPU-hours budget or ask
 	deadline Deadline
 	money    Money
+	emit     string // the launch config asked (emitAsked), from the words as lexed
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
@@ -287,7 +284,11 @@ type passes struct {
 // then the decisions that need the whole question (finish).
 func parseWith(input string, lx lexicon) (Request, error) {
 	first, p, err := parsePass(input, lx)
-	if p == nil || len(p.fixes) == 0 {
+	if p == nil {
+		return first, err
+	}
+	first.Emit = p.before.emit
+	if len(p.fixes) == 0 {
 		return first, err
 	}
 	// Read the question again with the typos corrected; keep that reading
@@ -298,6 +299,7 @@ func parseWith(input string, lx lexicon) (Request, error) {
 		return first, err
 	}
 	second.Notes = append(notes, second.Notes...)
+	second.Emit = first.Emit
 	return second, nil
 }
 
@@ -321,6 +323,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	if err != nil {
 		return nil, err
 	}
+	emit := emitAsked(toks)
 	toks, vague := readNumberWords(toks)
 	toks, gpuHours := readGPUHours(input, toks)
 	toks, ask := readAsk(input, toks)
@@ -332,7 +335,7 @@ func read(input string, lx lexicon) (*parser, error) {
 		_, toks[k].known = phrases[toks[k].key]
 	}
 	p := &parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
-		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money}, cards: cardWords{noteAt: -1}}
+		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money, emit: emit}, cards: cardWords{noteAt: -1}}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
@@ -427,7 +430,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
 	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller && !fillerPhraseStarts[toks[i].key] {
+		if first && w.kind == kindFiller && !fillerPhraseStarts.has(toks[i].key) {
 			last = i + 1
 		}
 	} else {
@@ -458,7 +461,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// so the canonical form Format writes reads back the same.
 	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
 		// A variant word after it ("phi-4 mini") makes a longer name.
-		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords[toks[i+1].key] {
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords.has(toks[i+1].key) {
 			return word{kind: kindModel, val: id, note: note}, 1
 		}
 	}
@@ -559,7 +562,7 @@ func (p *parser) step(i int) int {
 		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
 		return n
 	}
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords[p.toks[i+1].key] {
+	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords.has(p.toks[i+1].key) {
 		// "assume full batching": the cards kept busy, which is how a
 		// serving capacity is sized, not a full fine-tune.
 		p.ignore(i, i+2)
@@ -585,7 +588,7 @@ func (p *parser) step(i int) int {
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
-		if i > 0 && multiWords[p.toks[i-1].key] {
+		if i > 0 && multiWords.has(p.toks[i-1].key) {
 			// "multi node training ... across 2 nodes": no count, like
 			// "multi-node", not one node.
 			p.ignore(i, i+n)
@@ -634,13 +637,13 @@ func (p *parser) step(i int) int {
 		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
-		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
+		if w.val != "" && i+n < len(p.toks) && trainedWords.has(p.toks[i+n].key) {
 			// "serve a dpo tuned llama": how the model was made, not a run.
 			p.ignore(i, i+n+1)
 			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
 			return n + 1
 		}
-		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
+		if trainedWords.has(strings.ReplaceAll(keyOf(words), " ", "")) && i > 0 && ownerWords.has(p.toks[i-1].key) {
 			// "our fine-tuned llama": the model, not a run.
 			p.ignore(i, i+n)
 			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
@@ -649,7 +652,7 @@ func (p *parser) step(i int) int {
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
 		}
-		if scratchWords[strings.ReplaceAll(keyOf(words), " ", "")] {
+		if scratchWords.has(strings.ReplaceAll(keyOf(words), " ", "")) {
 			p.q.FromScratch = true
 		}
 		p.apply(w, words)
@@ -662,7 +665,7 @@ func (p *parser) step(i int) int {
 // saysScratch reports whether the question trains from random weights
 // anywhere in it ("pretrain", "from scratch").
 func (p *parser) saysScratch() bool {
-	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] })
+	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords.has(t.key) })
 }
 
 // scratchWords train a model from random weights: pretraining.
@@ -677,7 +680,7 @@ func (p *parser) versionedName(k int) int {
 	if v, ok := parseNumber(p.toks[k].key); !ok || v.suffix != "" || v.neg {
 		return 0
 	}
-	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords[p.toks[k+1].key] {
+	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords.has(p.toks[k+1].key) {
 		return 0 // "jamba 1.5 mini" names another model as "llava 1.6 34b" does
 	}
 	return k + 2
@@ -703,7 +706,7 @@ func (p *parser) variantAfter(k int, id, words string) string {
 			return strings.ToUpper(size)
 		}
 	}
-	if !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
+	if !variantWords.has(p.toks[k].key) || strings.Contains(strings.ToLower(id), p.toks[k].key) {
 		return ""
 	}
 	if k+1 < len(p.toks) {
@@ -883,7 +886,7 @@ func (p *parser) keyed(w word, i, n int) int {
 	if j < len(p.toks) && p.toks[j].key == "of" {
 		j++
 	}
-	for j < len(p.toks) && hedgeWords[p.toks[j].key] { // "context like 32k"
+	for j < len(p.toks) && hedgeWords.has(p.toks[j].key) { // "context like 32k"
 		j++
 	}
 	if j >= len(p.toks) {
@@ -1020,7 +1023,7 @@ var lengthDescribers = vocab.set("length_describers")
 // and the token after it all; 0 when they are not there.
 func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 	for d = 1; d <= 2 && j+d <= len(p.toks); d++ {
-		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers[t.key] {
+		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers.has(t.key) {
 			break
 		}
 		k := j + d
@@ -1080,13 +1083,13 @@ func (p *parser) examples(i, j int, num number) int {
 		}
 		return ""
 	}
-	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
+	if exampleKinds.has(key(j)) && exampleWords.has(key(j+1)) {
 		j++ // "100k chat samples"
 	}
-	if !exampleWords[key(j)] {
+	if !exampleWords.has(key(j)) {
 		return 0
 	}
-	doc := docNouns[key(j)] && p.run.docs.count == 0
+	doc := docNouns.has(key(j)) && p.run.docs.count == 0
 	// monthly reads "a month", "each month" after the documents (k: the
 	// token after them) and reports the tokens it used.
 	monthly := func(k int) int {
@@ -1094,7 +1097,7 @@ func (p *parser) examples(i, j int, num number) int {
 			return 0
 		}
 		switch {
-		case (perLeads[key(k)]) && monthWords[key(k+1)]:
+		case (perLeads.has(key(k))) && monthWords.has(key(k+1)):
 			p.run.docs.monthly = p.text(k, k+2)
 			return 2
 		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
@@ -1104,7 +1107,7 @@ func (p *parser) examples(i, j int, num number) int {
 		return 0
 	}
 	k := j + 1
-	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
+	for n := 0; n < 4 && lengthLeads.has(key(k)); n++ {
 		k++ // "of", "avg", "at an average of", "each"
 	}
 	// "50k examples" with no length: sequences of the run's length,
@@ -1142,7 +1145,7 @@ func (p *parser) examples(i, j int, num number) int {
 	}
 	k++
 	switch {
-	case eachOneWords[key(k)]:
+	case eachOneWords.has(key(k)):
 		k++
 	case key(k) == "on" && key(k+1) == "average":
 		k += 2
@@ -1188,7 +1191,7 @@ var teamWords = vocab.set("team_words")
 // team of 15": batch 15; "team of 15 devs" is read by the users word).
 // It reports the tokens used, 0 when no team precedes.
 func (p *parser) teamOf(i, j int, num number) int {
-	if i < 2 || p.toks[i-1].key != "of" || !teamWords[p.toks[i-2].key] || num.suffix != "" || !num.isInteger() {
+	if i < 2 || p.toks[i-1].key != "of" || !teamWords.has(p.toks[i-2].key) || num.suffix != "" || !num.isInteger() {
 		return 0
 	}
 	if j < len(p.toks) && !p.toks[j].ignorable {
@@ -1246,7 +1249,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	if j < len(p.toks) && (p.toks[j].key == "x" || p.toks[j].key == "of") {
 		j++
 	}
-	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
+	for j < len(p.toks) && vendors.has(p.toks[j].key) { // "2 x NVIDIA A100"
 		j++
 	}
 	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
@@ -1368,7 +1371,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	} else if p.claim(fNodes, p.q.Nodes == count, words) {
 		p.q.Nodes = count
 	}
-	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
+	if k := i + n; k < len(p.toks) && (nodeOf.has(p.toks[k].key) || nodeOf.has(p.toks[k].low)) { // "w/" has no key
 		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
@@ -1462,7 +1465,7 @@ func (p *parser) glued(i int) int {
 	for d < len(k) && isDigit(k[d]) {
 		d++
 	}
-	if d > 0 && k[d:] == "s" && i > 0 && p.toks[i-1].key == "the" && memoryVariants[k[:d]] {
+	if d > 0 && k[d:] == "s" && i > 0 && p.toks[i-1].key == "the" && memoryVariants.has(k[:d]) {
 		// "or do i need the 80s": the other memory size of the card,
 		// which the answer on the asked one settles.
 		p.ignore(i, i+1)
@@ -1561,7 +1564,7 @@ func (p *parser) glued(i int) int {
 // error, and plain words are ignored. It reports the tokens it covered.
 func (p *parser) unknown(i int) int {
 	t := p.toks[i]
-	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies[t.key] {
+	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies.has(t.key) {
 		if to, ok := p.correction(t.key); ok {
 			p.fixes = append(p.fixes, typoFix{from: i, to: i + 1, text: to})
 			p.ignore(i, i+1)
@@ -1607,7 +1610,7 @@ func (p *parser) unknown(i int) int {
 		p.unknownName(i, j, p.lex.suggestModels(words), modelName)
 		return j - i
 	}
-	if gpuFamilies[t.key] {
+	if gpuFamilies.has(t.key) {
 		j := i + 1
 		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) && !p.memoryWordAt(j) {
 			j++
@@ -1715,7 +1718,7 @@ func (p *parser) percentAt(i int) int {
 		return 0
 	}
 	n := 1
-	if i+1 < len(p.toks) && busyWords[strings.ToLower(p.toks[i+1].raw)] {
+	if i+1 < len(p.toks) && busyWords.has(strings.ToLower(p.toks[i+1].raw)) {
 		n = 2
 	}
 	p.ignore(i, i+n)
@@ -1796,7 +1799,7 @@ func (p *parser) fullModelAt(i, n int) bool {
 	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
 		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
 	}
-	return modelNouns[k]
+	return modelNouns.has(k)
 }
 
 // isNameish reports whether token j could continue a model or GPU name
@@ -1976,7 +1979,7 @@ var sizeWords = vocab.set("size_words")
 // "qwen2.5-vl 72b"), one of variantWords that is not a size word.
 func variantSaid(words string) (string, bool) {
 	for _, w := range nameWords(words) {
-		if variantWords[w] && !sizeWords[w] {
+		if variantWords.has(w) && !sizeWords.has(w) {
 			return w, true
 		}
 	}
@@ -1986,7 +1989,7 @@ func variantSaid(words string) (string, bool) {
 // sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").
 func sizeWordSaid(words string) (string, bool) {
 	for _, w := range nameWords(words) {
-		if sizeWords[w] {
+		if sizeWords.has(w) {
 			return w, true
 		}
 	}
@@ -2051,7 +2054,7 @@ func isDuration(k string) bool {
 	for i < len(k) && (isDigit(k[i]) || k[i] == '.' && i > 0) {
 		i++
 	}
-	return i > 0 && i < len(k) && durationUnits[k[i:]]
+	return i > 0 && i < len(k) && durationUnits.has(k[i:])
 }
 
 func hasDigit(s string) bool {
@@ -2066,7 +2069,7 @@ func hasDigit(s string) bool {
 // tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
 // is a length, where "seq 4070" may name the card.
 func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && tokenWords[toks[k].key]
+	return k < len(toks) && tokenWords.has(toks[k].key)
 }
 
 // eachOneWords are "each", "apiece", "on average": a count per item, after it.

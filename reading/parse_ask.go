@@ -81,7 +81,7 @@ var (
 
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
-	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords,
+	askLeads = keySet(buyWords.words, maxContextOf.words, maxWords.words, largestWords.words, vramWords.words,
 		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true, "fastest": true, "quickest": true, "kv": true, "kvcache": true})
 )
 
@@ -122,26 +122,26 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 			continue
 		}
 		switch {
-		case buyWords[k]:
+		case buyWords.has(k):
 			a.buy, used[i] = true, true
-		case maxContextOf[k] && !numberAt(i+1):
+		case maxContextOf.has(k) && !numberAt(i+1):
 			a.maxContext, used[i] = true, true
-		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
+		case maxWords.has(k) && contextWords.has(key(i+1)) && !numberAt(i+2):
 			a.maxContext, used[i], used[i+1] = true, true, true
-		case (k == "how") && (howMuchWords[key(i+1)]) && contextWords[key(i+2)] && !numberAt(i+3):
+		case (k == "how") && (howMuchWords.has(key(i + 1))) && contextWords.has(key(i+2)) && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case k == "how" && key(i+1) == "much" && (vramWords[key(i+2)] || key(i+2) == "ram"), vramWords[k] && vramAfter[key(i+1)],
+		case k == "how" && key(i+1) == "much" && (vramWords.has(key(i+2)) || key(i+2) == "ram"), vramWords.has(k) && vramAfter.has(key(i+1)),
 			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
 			a.vram = true
-		case (whichWords[k]) && gpuAsked[key(i+1)]:
+		case (whichWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU, used[i] = true, true
-		case (fastestWords[k]) && gpuAsked[key(i+1)]:
+		case (fastestWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
 		case k == "what":
 			a.what = true
-		case largestWords[k] && (batchWords[key(i+1)] || key(i+1) == "micro"):
+		case largestWords.has(k) && (batchWords.has(key(i+1)) || key(i+1) == "micro"):
 			// "largest batch" is the serving pass's: the largest batch, not model.
-		case largestWords[k]:
+		case largestWords.has(k):
 			a.largest, used[i] = true, true
 		}
 	}
@@ -156,7 +156,7 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 		}
 		if !a.own {
 			for i := range toks {
-				if !used[i] && rentWords[toks[i].key] {
+				if !used[i] && rentWords.has(toks[i].key) {
 					used[i] = true
 				}
 			}
@@ -205,18 +205,18 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	for i := range toks {
 		k := key(i)
 		switch {
-		case rentedWords[k] || buyWords[k] && !ownVerbs[k]:
+		case rentedWords.has(k) || buyWords.has(k) && !ownVerbs.has(k):
 			return // "buy or rent", "buy-vs-rent", "worth it vs renting"
-		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
+		case ownVerbs.has(k) && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
 			verb = true
 			for j := max(i-ownAskWindow, 0); j < i; j++ {
-				if w := key(j); whichAskWords[w] {
+				if w := key(j); whichAskWords.has(w) {
 					asked = true
 				}
 			}
 		case k == "how" && (key(i+1) == "many" || key(i+1) == "much"):
 			asked = true
-		case onPremWords[k], k == "on" && premWords[key(i+1)]:
+		case onPremWords.has(k), k == "on" && premWords.has(key(i+1)):
 			onPrem = true
 		}
 	}
@@ -227,9 +227,9 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	for i := range toks {
 		k := key(i)
 		switch {
-		case buyWords[k], onPremWords[k], premWords[k] && key(i-1) == "on", k == "on" && premWords[key(i+1)]:
+		case buyWords.has(k), onPremWords.has(k), premWords.has(k) && key(i-1) == "on", k == "on" && premWords.has(key(i+1)):
 			used[i] = true
-		case ownVerbs[k] && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")):
+		case ownVerbs.has(k) && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")):
 			used[i] = true
 		}
 	}
@@ -245,7 +245,7 @@ var rentedWords = vocab.set("rented_words")
 // no renting word is not one.
 func worthRenting(toks []token, used []bool) bool {
 	worth := slices.IndexFunc(toks, func(t token) bool { return t.key == "worth" })
-	if worth < 0 || !slices.ContainsFunc(toks, func(t token) bool { return rentedWords[t.key] }) {
+	if worth < 0 || !slices.ContainsFunc(toks, func(t token) bool { return rentedWords.has(t.key) }) {
 		return false
 	}
 	used[worth] = true
@@ -283,7 +283,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		if v, ok := money(raw); ok {
 			n := 1
-			if perLeads[keyAt(i+1)] {
+			if perLeads.has(keyAt(i + 1)) {
 				n = 2
 			}
 			if keyAt(i+n) == "kwh" {
@@ -304,10 +304,10 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		words := toks[i].raw
 		switch {
-		case hourWords[glued] || glued == "hperjob" || glued == "heach":
+		case hourWords.has(glued) || glued == "hperjob" || glued == "heach":
 			// "5h", "4-6h", "5hrs".
 			end := i + 1
-			for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
+			for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
 				end++
 			}
 			a.setHours(num, words)
@@ -316,17 +316,17 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 			// A number, then what it counts.
 			j := i + 1
 			switch {
-			case hourWords[keyAt(j)]:
+			case hourWords.has(keyAt(j)):
 				end := j + 1
-				for end < len(toks) && (eachWords[keyAt(end)] || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+				for end < len(toks) && (eachWords.has(keyAt(end)) || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
 					end++
 				}
 				a.setHours(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, end)
-			case yearWords[keyAt(j)]:
+			case yearWords.has(keyAt(j)):
 				a.setYears(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, j+1)
-			case monthWords[keyAt(j)]:
+			case monthWords.has(keyAt(j)):
 				a.setYears(num/12, span(a.in, toks, i, j+1))
 				a.usePeriod = span(a.in, toks, i, j+1)
 				markUsed(used, i, j+1)
@@ -334,12 +334,12 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 				if f, n, ok := jobsPer(toks, j); ok {
 					a.setJobs(num*f, span(a.in, toks, i, j+n))
 					markUsed(used, i, j+n)
-					if i > 0 && runVerbs[keyAt(i-1)] {
+					if i > 0 && runVerbs.has(keyAt(i-1)) {
 						used[i-1] = true // "we run 3 jobs a week" says nothing about the method
 					}
 				}
 			}
-		case yearWords[glued] || glued == "year" || glued == "yearlife":
+		case yearWords.has(glued) || glued == "year" || glued == "yearlife":
 			a.setYears(num, words)
 			used[i] = true
 		default:
@@ -371,7 +371,7 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
 		return allMonth(said, i)
-	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords[keyAt(i+1)] || ofTheTime(keyAt, i+1)):
+	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords.has(keyAt(i+1)) || ofTheTime(keyAt, i+1)):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {
 			return 0
@@ -379,14 +379,14 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24*v/100
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as the cards busy %s%% of the week: 7 jobs a week of %s h", quote(toks[i].raw), strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(sizing.RoundTo(24*v/100, 2), 'f', -1, 64)))
 		switch {
-		case busyWords[keyAt(i+1)]:
+		case busyWords.has(keyAt(i + 1)):
 			return 2
 		case ofTheTime(keyAt, i+1):
 			return 4
 		}
 		return 1
-	case (oneWords[raw]) && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
-		if yearWords[keyAt(i+1)] {
+	case (oneWords.has(raw)) && (yearWords.has(keyAt(i+1)) || monthWords.has(keyAt(i+1))):
+		if yearWords.has(keyAt(i + 1)) {
 			a.setYears(1, joinRaw(toks, i, i+2))
 		} else {
 			a.setYears(1.0/12, joinRaw(toks, i, i+2))
@@ -430,12 +430,12 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 		return 0, 0, false
 	}
 	raw := strings.ToLower(toks[j].raw)
-	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords[before] {
+	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords.has(before) {
 		if f, ok := perWeek[strings.TrimSuffix(after, "s")]; ok {
 			return f, 1, true
 		}
 	}
-	if !jobWords[toks[j].key] && toks[j].key != "x" {
+	if !jobWords.has(toks[j].key) && toks[j].key != "x" {
 		if f, ok := perWeek[toks[j].key]; ok { // "3 weekly"
 			return f, 1, true
 		}
@@ -458,7 +458,7 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 // "jobs/week", "/month", "/day".
 func perWeekSuffix(s string) (float64, bool) {
 	s = strings.TrimPrefix(s, "x")
-	for w := range jobWords {
+	for w := range jobWords.words {
 		s = strings.TrimPrefix(s, w)
 	}
 	after, ok := strings.CutPrefix(s, "/")

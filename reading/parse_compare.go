@@ -98,7 +98,7 @@ func ParseComparison(input string) (Comparison, bool) {
 		}
 		// "4090 or a6000 to buy" weighs the cards, not owning one against
 		// renting it: each option is asked without "buy".
-		if buyOnlyWords[t.key] && !rent {
+		if buyOnlyWords.has(t.key) && !rent {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 	}
@@ -132,7 +132,7 @@ var buyOnlyWords = vocab.set("buy_only_words")
 // or rent", "buy-vs-cloud", "worth it vs renting").
 func rentSaid(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool {
-		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
+		return rentedWords.has(t.key) || buyWords.has(t.key) && !buyOnlyWords.has(t.key)
 	})
 }
 
@@ -175,17 +175,17 @@ func connectorAt(toks []token, c int) int {
 	switch {
 	case toks[c].ignorable:
 		return 0
-	case connectors[k] || k == "vs.":
+	case connectors.has(k) || k == "vs.":
 		return 1
 	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
 		return 2
-	case comparatives[k] && c+1 < len(toks) && toks[c+1].key == "than":
+	case comparatives.has(k) && c+1 < len(toks) && toks[c+1].key == "than":
 		// "an h100 faster than an a100": the options around "faster than",
 		// not two GPUs to refuse.
 		return 2
 	case k == "and":
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
-			if andOpeners[toks[j].key] {
+			if andOpeners.has(toks[j].key) {
 				return 1
 			}
 		}
@@ -243,7 +243,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 	}
 	from, to := ls, re
 	if c > 0 && toks[c].key == "and" {
-		for from > 0 && !andOpeners[toks[from-1].key] {
+		for from > 0 && !andOpeners.has(toks[from-1].key) {
 			from--
 		}
 		if from == 0 {
@@ -260,7 +260,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		}
 		return splice(input, edits)
 	}
-	saysOne := func(start int) bool { return start > 0 && oneWords[toks[start-1].key] }
+	saysOne := func(start int) bool { return start > 0 && oneWords.has(toks[start-1].key) }
 	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(leftWith), One: saysOne(ls)}, {Words: right, Text: cut(rightWith), One: saysOne(rs)}}}
 	var qs [2]sizing.Query
 	for i, o := range cmp.Options {
@@ -387,7 +387,7 @@ func subset(names []string, allowed ...string) bool {
 // isFiller reports whether a token is question phrasing ("an", "the",
 // "on") that may stand around an option.
 func isFiller(t token) bool {
-	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors[t.key] && t.key != "and"
+	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors.has(t.key) && t.key != "and"
 }
 
 // figureWords name what a comparison compares by, after "per" (or
@@ -414,7 +414,7 @@ func valueWordsAt(toks []token) (from, to int) {
 	raw := func(i int) string { return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()")) }
 	for i := range toks {
 		switch r := raw(i); {
-		case pricePerfWords[r]:
+		case pricePerfWords.has(r):
 			return i, i + 1
 		case r == "price" && i+1 < len(toks) && (raw(i+1) == "performance" || raw(i+1) == "perf"):
 			return i, i + 2
@@ -442,7 +442,7 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		// speed words just before it go with it.
 		from := i
 		for j := i - 1; j >= 0 && j >= i-3; j-- {
-			if speedWords[toks[j].key] {
+			if speedWords.has(toks[j].key) {
 				from = j
 			}
 		}
@@ -456,12 +456,12 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		if from > 0 && toks[from-1].key == "concurrent" {
 			from--
 		}
-		if from > 0 && moreWords[toks[from-1].key] {
+		if from > 0 && moreWords.has(toks[from-1].key) {
 			// "how many more users", "which serves more concurrent users":
 			// the users served at once ("50 users" is a load, "cost per
 			// concurrent user" a cost).
 			from--
-			for from > 0 && (moreWords[toks[from-1].key] || toks[from-1].key == "how") {
+			for from > 0 && (moreWords.has(toks[from-1].key) || toks[from-1].key == "how") {
 				from--
 			}
 			return FigureUsers, from, i + 1
@@ -473,7 +473,7 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		return FigureUnsaid, from, to
 	}
 	for i, t := range toks {
-		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {
+		if tpsUnits.has(strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))) && (i == 0 || !hasDigit(toks[i-1].key)) {
 			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
 		}
 		switch t.key {
@@ -526,7 +526,7 @@ var moreWords = vocab.set("more_words")
 // costBefore reports whether a money word comes shortly before token i.
 func costBefore(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
-		if costWords[toks[j].key] {
+		if costWords.has(toks[j].key) {
 			return true
 		}
 	}

@@ -60,7 +60,7 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 		at := u - card // where the count or "how many" ends
 		// "$2 per gpu hour", "a gpu-hour costs": a price's unit, not a
 		// budget or an ask.
-		if at > 0 && (perLeads[toks[at-1].key] || strings.HasSuffix(toks[at-1].raw, "/")) {
+		if at > 0 && (perLeads.has(toks[at-1].key) || strings.HasSuffix(toks[at-1].raw, "/")) {
 			continue // "$2 per gpu hour": a price's unit
 		}
 		from, v, ok := gpuHoursCountBefore(input, toks, at)
@@ -124,17 +124,17 @@ func gpuHourUnitAt(toks []token, u int) (n int, node, strong bool) {
 		next = toks[u+1].key
 	}
 	switch {
-	case gpuHourKeys[k]:
+	case gpuHourKeys.has(k):
 		return 1, false, true
-	case nodeHourKeys[k]:
+	case nodeHourKeys.has(k):
 		return 1, true, true
-	case k == "gpu" && (hourKeys[next] || next == "h"):
+	case k == "gpu" && (hourKeys.has(next) || next == "h"):
 		return 2, false, true
-	case k == "node" && hourKeys[next]:
+	case k == "node" && hourKeys.has(next):
 		return 2, true, true
 	case gluedCard(toks[u].raw) != "":
 		return 1, false, true
-	case hourKeys[k]:
+	case hourKeys.has(k):
 		return 1, false, false
 	}
 	return 0, false, false
@@ -144,7 +144,7 @@ func gpuHourUnitAt(toks []token, u int) (n int, node, strong bool) {
 // "H100-hours", "a100-40" of "a100-40-hrs"); "" when raw is not one.
 func gluedCard(raw string) string {
 	i := strings.LastIndexByte(raw, '-')
-	if i <= 0 || !hourKeys[strings.ToLower(strings.TrimRight(raw[i+1:], ",.?!:;"))] {
+	if i <= 0 || !hourKeys.has(strings.ToLower(strings.TrimRight(raw[i+1:], ",.?!:;"))) {
 		return ""
 	}
 	if card := raw[:i]; namesCard(card) {

@@ -88,7 +88,7 @@ func hostRAMAfter(toks []token, k int) int {
 		j++
 	}
 	n := 0
-	for j+n < len(toks) && hostRAMWords[toks[j+n].key] {
+	for j+n < len(toks) && hostRAMWords.has(toks[j+n].key) {
 		n++
 	}
 	if n == 0 {

@@ -42,7 +42,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 	var m mfuWords
 	at := -1
 	for i := range toks {
-		if mfuKeys[low(toks[i])] {
+		if mfuKeys.has(low(toks[i])) {
 			at = i
 			break
 		}
@@ -63,10 +63,10 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		m.mfu = v
 	} else {
 		j := at + 1
-		for mfuJoins[w(j)] {
+		for mfuJoins.has(w(j)) {
 			j++
 		}
-		if v, n := shareAt(w, j); n > 0 && !tpsUnits[w(j+n)] {
+		if v, n := shareAt(w, j); n > 0 && !tpsUnits.has(w(j+n)) {
 			to = j + n
 			m.mfu = v
 		}
@@ -87,7 +87,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		}
 		end := i + n
 		switch {
-		case w(end) == "per" && perGPUWords[strings.TrimSuffix(w(end+1), "s")]:
+		case w(end) == "per" && perGPUWords.has(strings.TrimSuffix(w(end+1), "s")):
 			m.perGPU = true
 			end += 2
 		case w(end) == "per" && end+1 < len(toks) && namesCard(toks[end+1].raw):
@@ -126,7 +126,7 @@ func btoi(b bool) int {
 func shareBefore(w func(int) string, at int) (float64, int) {
 	for n := 1; n <= 2; n++ {
 		if v, m := percentAt(w, at-n); m == n {
-			if figureLeads[w(at-n-1)] {
+			if figureLeads.has(w(at - n - 1)) {
 				return v, n + 1
 			}
 			return v, n
@@ -157,7 +157,7 @@ func percentAt(w func(int) string, j int) (float64, int) {
 		}
 		return 0, 0
 	}
-	if v, err := strconv.ParseFloat(k, 64); err == nil && (percentWords[w(j+1)]) {
+	if v, err := strconv.ParseFloat(k, 64); err == nil && (percentWords.has(w(j + 1))) {
 		return v / 100, 2
 	}
 	return 0, 0
@@ -177,11 +177,11 @@ func speedAt(w func(int) string, i int) (float64, int) {
 	}
 	num, unit, n := k, w(i+1), 2
 	for _, s := range []string{"k", "m"} {
-		if strings.HasPrefix(k[d:], s) && tpsUnits[k[d+1:]] { // "3.5ktok/s"
+		if strings.HasPrefix(k[d:], s) && tpsUnits.has(k[d+1:]) { // "3.5ktok/s"
 			num, unit, n = k[:d+1], k[d+1:], 1
 		}
 	}
-	if tpsUnits[k[d:]] { // "3500tok/s"
+	if tpsUnits.has(k[d:]) { // "3500tok/s"
 		num, unit, n = k[:d], k[d:], 1
 	}
 	nm, ok := parseNumber(num)
@@ -190,8 +190,8 @@ func speedAt(w func(int) string, i int) (float64, int) {
 	}
 	v := exactFloat(nm) * countScale[nm.suffix]
 	switch {
-	case tpsUnits[unit]:
-	case n == 2 && strings.HasPrefix(unit, "tok") && w(i+2) == "per" && perSecond[w(i+3)]:
+	case tpsUnits.has(unit):
+	case n == 2 && strings.HasPrefix(unit, "tok") && w(i+2) == "per" && perSecond.has(w(i+3)):
 		n = 4
 	default:
 		return 0, 0

@@ -74,7 +74,7 @@ func allMonth(w func(int) string, i int) int {
 		return n
 	}
 	n := slotLen("full_time", w, i)
-	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeStaff[next] || next == "to") {
+	if next := w(i + n); n > 0 && (peopleWords.has(next) || fullTimeStaff.has(next) || next == "to") {
 		return 0
 	}
 	return n
@@ -101,9 +101,9 @@ func batchAskAt(w func(int) string, i int) int {
 	j := i
 	what := false
 	switch k := w(i); {
-	case largestLeads[k]:
+	case largestLeads.has(k):
 		j++
-	case k == "how" && (bigWords[w(i+1)]):
+	case k == "how" && (bigWords.has(w(i + 1))):
 		j += 2
 		if w(j) == "of" {
 			j++
@@ -111,7 +111,7 @@ func batchAskAt(w func(int) string, i int) int {
 		if w(j) == "a" {
 			j++
 		}
-	case whatWords[k]:
+	case whatWords.has(k):
 		j, what = j+1, true
 	default:
 		return 0
@@ -120,7 +120,7 @@ func batchAskAt(w func(int) string, i int) int {
 	switch {
 	case j == 0:
 		return 0
-	case what && !batchFitVerbs[w(j)]:
+	case what && !batchFitVerbs.has(w(j)):
 		return 0 // "what batch size" asks the largest only before "can", "fits"
 	case !what:
 		if _, err := strconv.Atoi(w(j)); err == nil {
@@ -136,7 +136,7 @@ func batchNounEnd(w func(int) string, j int) int {
 	if w(j) == "micro" {
 		j++
 	}
-	if !batchWords[w(j)] {
+	if !batchWords.has(w(j)) {
 		return 0
 	}
 	j++
@@ -205,10 +205,10 @@ func readServe(toks []token) ([]token, serveWords) {
 		k := w(i)
 		if _, ok := parseNumber(k); ok {
 			j := i + 1
-			for concurrentAdj[w(j)] {
+			for concurrentAdj.has(w(j)) {
 				j++
 			}
-			if peopleWords[w(j)] && w(j) != "seqs" && w(j) != "sequences" {
+			if peopleWords.has(w(j)) && w(j) != "seqs" && w(j) != "sequences" {
 				sw.people = true // read by the main parse as the batch; marks it a load
 			}
 		}
@@ -232,33 +232,33 @@ func readServe(toks []token) ([]token, serveWords) {
 			mark(i, i+tokensAsked.n)
 		case k == "how" && w(i+1) == "many":
 			j := i + 2
-			for concurrentAdj[w(j)] {
+			for concurrentAdj.has(w(j)) {
 				j++
 			}
 			switch {
-			case peopleWords[w(j)]:
+			case peopleWords.has(w(j)):
 				sw.capacity = true
 				mark(i, j+1)
-			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
+			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords.has(w(j+1)):
 				// "how many concurrent 4k-token chats": the length is read
 				// by the main parse.
 				sw.capacity = true
 				mark(i, j)
 				mark(j+1, j+2)
-			case gpuAsked[w(j)]:
+			case gpuAsked.has(w(j)):
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j+1)
 			case j < len(toks) && namesCard(toks[j].raw):
 				// "how many l40s": the card is read by the main parse.
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j)
-			case i > 0 && (j >= len(toks) || countVerbs[w(j)]):
+			case i > 0 && (j >= len(toks) || countVerbs.has(w(j))):
 				// "qwen2.5 72b inference h100 how many": the card said
 				// before; the count of it is asked.
 				sw.load.Plan, sw.countAsked = true, true
 				mark(i, j)
 			}
-		case maxBatchLeads[k] && batchNouns[w(i+1)]:
+		case maxBatchLeads.has(k) && batchNouns.has(w(i+1)):
 			j := i + 2
 			if w(j) == "size" {
 				j++
@@ -273,7 +273,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			// can we fit": the largest batch, as "max batch".
 			sw.capacity, sw.load.MaxBatch = true, true
 			mark(i, i+batchAskAt(w, i))
-		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
+		case gpuAsked.has(k) && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
 		case k == "throughput" || k == "aggregate" || k == "total" || k == "overall":
@@ -312,7 +312,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
 			mark(i, end)
-		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds.has(w(i+1)) || timedAt(toks, used, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
@@ -322,7 +322,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			if k == "time" {
 				j = i + 4
 			}
-			for ttftBounds[w(j)] {
+			for ttftBounds.has(w(j)) {
 				j++
 			}
 			v, n, ok := durationAt(toks, used, j)
@@ -350,7 +350,7 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.load.TTFTTargetSeconds = v
 				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
 				mark(i-1, i+1)
-			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks.has(w(j))):
 				// "time to first token for a 32k prompt", "what's the
 				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
 				// target, the figure is asked ("ttft soon" still needs a
@@ -363,13 +363,13 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
 				mark(i, j)
 			}
-		case promptWords[k] || outputWords[k]:
+		case promptWords.has(k) || outputWords.has(k):
 			j := i + 1
-			if lengthOf[w(j)] {
+			if lengthOf.has(w(j)) {
 				j++
 			}
 			if v, ok := tokenCount(w(j)); ok {
-				sw.setLength(promptWords[k], v, toks, i, j+1)
+				sw.setLength(promptWords.has(k), v, toks, i, j+1)
 				end := j + 1
 				if strings.HasPrefix(w(end), "tok") {
 					end++
@@ -412,15 +412,15 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		j := i + 1
 		end := j + 1
 		switch {
-		case presentWords[w(j)]:
+		case presentWords.has(w(j)):
 			end += atOnceAt(w, j+1)
 			toks[j].key = "users"
-		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
+		case peopleWords.has(w(j)) && !requestNouns.has(w(j)) && atOnceAt(w, j+1) > 0:
 			end += atOnceAt(w, j+1)
 		case atOnceAt(w, j) > 0:
 			end = j + atOnceAt(w, j)
 			toks[j].key = "users"
-		case concurrentAdj[w(j)] && w(j) != "active" && peopleWords[w(j+1)]:
+		case concurrentAdj.has(w(j)) && w(j) != "active" && peopleWords.has(w(j+1)):
 			if atOnce < 0 { // "50 concurrent users": the main parse reads them
 				atOnce, said = i, joinRaw(toks, i, j+2)
 			}
@@ -438,7 +438,7 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		return
 	}
 	for i := range toks {
-		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords[w(i+1)] || requestNouns[w(i+1)] || dailyUsersAt(w, i+1) > 0 {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords.has(w(i+1)) || requestNouns.has(w(i+1)) || dailyUsersAt(w, i+1) > 0 {
 			continue
 		}
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as all the users, of whom %s are at once: sized for those", quote(joinRaw(toks, i, i+2)), quote(said)))
@@ -453,7 +453,7 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 // targets.
 func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
 	j := i + 1
-	for ttftBounds[w(j)] {
+	for ttftBounds.has(w(j)) {
 		j++
 	}
 	v, n, ok := durationAt(toks, used, j)
@@ -518,13 +518,15 @@ func (sw *serveWords) settleDaily() {
 // counts users a day ("daily users", "daily active users", "users a
 // day", "users per day", "users daily", "dau"); 0 when they do not.
 func dailyUsersAt(w func(int) string, j int) int {
-	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
+	users := func(s string) bool {
+		return peopleWords.has(s) && !requestNouns.has(s) && s != "seqs" && s != "sequences"
+	}
 	switch {
-	case dauWords[w(j)]:
+	case dauWords.has(w(j)):
 		return 1
-	case workforce[w(j)]:
+	case workforce.has(w(j)):
 		return 1 // "2000 employees": a company's people use it during the day, not all at once
-	case headcountWords[w(j)] && companyAround(w, j):
+	case headcountWords.has(w(j)) && companyAround(w, j):
 		return 1 // "a mid size company (~800 ppl)": its headcount, not 800 users at once
 	case w(j) == "daily" && users(w(j+1)):
 		return 2
@@ -532,7 +534,7 @@ func dailyUsersAt(w func(int) string, j int) int {
 		return 3
 	case users(w(j)) && w(j+1) == "daily":
 		return 2
-	case users(w(j)) && (perLeads[w(j+1)]) && w(j+2) == "day":
+	case users(w(j)) && (perLeads.has(w(j + 1))) && w(j+2) == "day":
 		return 3
 	case users(w(j)) && sendsADay(w, j+1):
 		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
@@ -547,9 +549,9 @@ func sendsADay(w func(int) string, j int) bool {
 	noun := false
 	for k := j; k < j+7; k++ {
 		switch {
-		case requestNouns[w(k)]:
+		case requestNouns.has(w(k)):
 			noun = true
-		case noun && (perLeads[w(k)]) && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+		case noun && (perLeads.has(w(k))) && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
 			return true
 		}
 	}
@@ -566,7 +568,7 @@ var companyWords = vocab.set("company")
 // companyAround reports whether a company word is within six words of j.
 func companyAround(w func(int) string, j int) bool {
 	for k := max(j-6, 0); k <= j+6; k++ {
-		if companyWords[w(k)] {
+		if companyWords.has(w(k)) {
 			return true
 		}
 	}
@@ -583,19 +585,19 @@ var imageNouns = vocab.set("image_nouns")
 // counts images in a period ("images a day", "images per hour",
 // "images/day", "images daily", "images per second"); 0 when they do not.
 func imageRateAt(w func(int) string, j int) int {
-	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns[noun] {
-		if _, ok := ratePeriods[per]; ok || perSecond[per] {
+	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns.has(noun) {
+		if _, ok := ratePeriods[per]; ok || perSecond.has(per) {
 			return 1
 		}
 		return 0
 	}
 	switch {
-	case !imageNouns[w(j)]:
+	case !imageNouns.has(w(j)):
 		return 0
 	case rateAdverbs[w(j+1)] > 0:
 		return 2
-	case perLeads[w(j+1)]:
-		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
+	case perLeads.has(w(j + 1)):
+		if _, ok := ratePeriods[w(j+2)]; ok || perSecond.has(w(j+2)) {
 			return 3
 		}
 	}
@@ -617,9 +619,9 @@ func requestCostAt(w func(int) string, i int) int {
 		return 0
 	}
 	switch k := w(i + 1); {
-	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
+	case requestNouns.has(k) && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
 		return 2 // "per request"
-	case (thousandWords[k]) && (requestNouns[w(i+2)] || w(i+2) == "calls"):
+	case (thousandWords.has(k)) && (requestNouns.has(w(i+2)) || w(i+2) == "calls"):
 		return 3 // "per 1k requests"
 	}
 	return 0
@@ -698,9 +700,9 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, end) // the load is written by settleDaily
 	case per == 24*time.Hour:
 		end := i + cn + perWords
-		each := eachUser[w(end)] || w(end) == "per" && (onePerson[w(end+1)])
+		each := eachUser.has(w(end)) || w(end) == "per" && (onePerson.has(w(end+1)))
 		switch {
-		case eachUser[w(end)]:
+		case eachUser.has(w(end)):
 			end++
 		case each:
 			end += 2
@@ -717,31 +719,31 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
 			quote(said), formatFloat(rps), ratePeriodName[per]))
 		mark(i, end)
-	case glued == "" && (messageNouns[unit]):
+	case glued == "" && (messageNouns.has(unit)):
 		// "each sends 20 messages": a count of requests with no period
 		// is no load, and never a card (the "20" is no H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
-	case rpsUnits[unit] || (requestUnits[unit]) && (perLeads[w(i+n+1)]) && perSecond[w(i+n+2)]:
+	case rpsUnits.has(unit) || (requestUnits.has(unit)) && (perLeads.has(w(i+n+1))) && perSecond.has(w(i+n+2)):
 		end := i + n + 1
-		if !rpsUnits[unit] {
+		if !rpsUnits.has(unit) {
 			end = i + n + 3
 		}
 		sw.load.RequestsPerSecond = v
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case tpsUnits[unit] || (strings.HasPrefix(unit, "tok") && w(i+n+1) == "per" && perSecond[w(i+n+2)]):
+	case tpsUnits.has(unit) || (strings.HasPrefix(unit, "tok") && w(i+n+1) == "per" && perSecond.has(w(i+n+2))):
 		end := i + n + 1
-		if !tpsUnits[unit] {
+		if !tpsUnits.has(unit) {
 			end = i + n + 3
 		}
 		each, total := true, false
 		switch {
-		case eachUser[w(end)]:
+		case eachUser.has(w(end)):
 			end++
-		case w(end) == "per" && (peopleWords[w(end+1)] || w(end+1) == "request" || w(end+1) == "stream"):
+		case w(end) == "per" && (peopleWords.has(w(end+1)) || w(end+1) == "request" || w(end+1) == "stream"):
 			end += 2
-		case totalWords[w(end)]:
+		case totalWords.has(w(end)):
 			end, total = end+1, true
 		case w(end) == "in" && (w(end+1) == "total" || w(end+1) == "all"):
 			end, total = end+2, true
@@ -760,12 +762,12 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case glued == "" && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
-		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
+	case glued == "" && lengthDescribers.has(unit) && !(i > 0 && takesNumber(toks[i-1].key)) &&
+		(promptWords.has(w(i+2)) || lengthDescribers.has(w(i+2)) && promptWords.has(w(i+3))):
 		// "4k system prompt", "8k rag input prompts": the prompt's length.
 		if t, ok := tokenCount(k); ok {
 			end := i + 3
-			if !promptWords[w(i+2)] {
+			if !promptWords.has(w(i + 2)) {
 				end++
 			}
 			if strings.HasPrefix(w(end), "tok") {
@@ -774,24 +776,24 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			sw.setLength(true, t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "" && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
+	case glued == "" && tokenNouns.has(unit) && (promptWords.has(w(i+2)) || outputWords.has(w(i+2))):
 		// "500 token answers", "4k token prompts": the lengths of the
 		// answers and prompts, not one token each.
 		if t, ok := tokenCount(k); ok {
-			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
+			sw.setLength(promptWords.has(w(i+2)), t, toks, i, i+3)
 			mark(i, i+3)
 		}
-	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
+	case glued == "" && (promptWords.has(unit) || outputWords.has(unit)) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
 			end := i + 2
 			if strings.HasPrefix(w(end), "tok") {
 				end++
 			}
-			sw.setLength(promptWords[unit], t, toks, i, end)
+			sw.setLength(promptWords.has(unit), t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "%" && busyWords[w(i+1)], glued == "" && unit == "%" && busyWords[w(i+2)]:
+	case glued == "%" && busyWords.has(w(i+1)), glued == "" && unit == "%" && busyWords.has(w(i+2)):
 		// "at 80% utilization": the share of the time the cards serve,
 		// which a cost per token is over.
 		end := i + 2
@@ -800,13 +802,13 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		}
 		sw.setBusy(v, toks, i, end)
 		mark(i, end)
-	case glued == "" && unit == "gpu" && utilLeads[w(i+2)] && !isNumber(w(i+3)):
+	case glued == "" && unit == "gpu" && utilLeads.has(w(i+2)) && !isNumber(w(i+3)):
 		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
 		mark(i, i+3)
 	}
 	// "gpu util 0.95" reads from the word before the number.
-	if i >= 2 && !used[i] && utilLeads[low(toks[i-1])] && low(toks[i-2]) == "gpu" && !used[i-1] {
+	if i >= 2 && !used[i] && utilLeads.has(low(toks[i-1])) && low(toks[i-2]) == "gpu" && !used[i-1] {
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
@@ -846,20 +848,20 @@ func tokenRateAt(unit, next, after string) (time.Duration, int) {
 // unit after a number and the two words after it ("req/day", "requests
 // a day", "requests per day", "requests daily"): the period and how many
 // words from the unit on it used; 0 when it is no such rate.
-func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int) {
-	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns[noun] {
+func rateAt(nouns wordSet, unit, next, after string) (time.Duration, int) {
+	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns.has(noun) {
 		if d, ok := ratePeriods[per]; ok {
 			return d, 1 // "req/day", "tokens/hour"
 		}
 		return 0, 0
 	}
-	if !nouns[unit] {
+	if !nouns.has(unit) {
 		return 0, 0
 	}
 	if d, ok := rateAdverbs[next]; ok {
 		return d, 2
 	}
-	if perLeads[next] {
+	if perLeads.has(next) {
 		if d, ok := ratePeriods[after]; ok {
 			return d, 3
 		}
@@ -915,14 +917,14 @@ var (
 // not. "in" alone is a preposition: only the pair with "out" reads it as
 // the prompt.
 func inOutAt(w func(int) string, i int) (prompt, output, n int) {
-	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs[w(i)] {
+	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs.has(w(i)) {
 		return p, o, 2
 	}
-	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
+	if p, o, ok := lengthPair(w(i)); ok && inOutPairs.has(w(i+1)) {
 		return p, o, 2
 	}
 	p, ok := tokenCount(w(i))
-	if !ok || !inWords[w(i+1)] {
+	if !ok || !inWords.has(w(i+1)) {
 		return 0, 0, 0
 	}
 	j := i + 2
@@ -930,7 +932,7 @@ func inOutAt(w func(int) string, i int) (prompt, output, n int) {
 		j++
 	}
 	o, ok := tokenCount(w(j))
-	if !ok || !outWords[w(j+1)] {
+	if !ok || !outWords.has(w(j+1)) {
 		return 0, 0, 0
 	}
 	end := j + 2

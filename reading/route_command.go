@@ -42,7 +42,7 @@ func commandRoute(text string, toks []token) (Routing, bool) {
 	first := toks[0].key
 	var kind RouteKind
 	for _, k := range commandKinds {
-		if vocab.set("command_" + string(k))[first] {
+		if vocab.set("command_" + string(k)).has(first) {
 			kind = k
 			break
 		}
@@ -53,9 +53,9 @@ func commandRoute(text string, toks []token) (Routing, bool) {
 	rest := strings.TrimSpace(text[toks[0].end:])
 	name := string(kind)
 	switch {
-	case commandAlone[name] && len(toks) > 1:
+	case commandAlone.has(name) && len(toks) > 1:
 		return Routing{}, false
-	case commandID[name] && !(len(toks) == 2 && isPlanID(toks[1].key)):
+	case commandID.has(name) && !(len(toks) == 2 && isPlanID(toks[1].key)):
 		return Routing{}, false
 	}
 	if verbs, ok := vocab.sets["command_verb_"+name]; ok && len(toks) > 1 && !verbs[toks[1].key] {
@@ -91,12 +91,12 @@ func askedRoute(text string, toks []token) (Routing, bool) {
 	ask, how, teach, noun := false, false, false, false
 	for _, t := range toks {
 		for _, k := range []RouteKind{RouteGPUs, RouteModels} {
-			if vocab.set("catalog_" + string(k))[t.key] {
+			if vocab.set("catalog_" + string(k)).has(t.key) {
 				catalog = k
 			}
 		}
-		ask = ask || catalogAsk[t.key]
-		how, teach, noun = how || helpHow[t.key], teach || hardwareTeach[t.key], noun || hardwareNoun[t.key]
+		ask = ask || catalogAsk.has(t.key)
+		how, teach, noun = how || helpHow.has(t.key), teach || hardwareTeach.has(t.key), noun || hardwareNoun.has(t.key)
 	}
 	var r Routing
 	switch {

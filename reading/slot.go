@@ -22,9 +22,10 @@ import (
 //     hyphen ("2-day", "3wk"), which captures the number as NUM and the
 //     value as CLASS.
 type slotElem struct {
-	words map[string]bool // the words the token may be; nil for a class
-	class string          // the class, upper case; "" for words
-	glued bool            // a number glued before a word of class
+	words  map[string]bool   // the words the token may be; nil for a class
+	class  string            // the class, upper case; "" for words
+	glued  bool              // a number glued before a word of class
+	values map[string]string // the class's words and values (classSets)
 }
 
 // slotPattern is one slot row: the kind of slot it fills and its
@@ -94,8 +95,12 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 func (v *vocabulary) classSets(patterns []slotPattern) error {
 	v.classes = map[string]map[string]string{}
 	for _, p := range patterns {
-		for _, e := range p.elems {
-			if e.class == "" || e.class == classNum || v.classes[e.class] != nil {
+		for k, e := range p.elems {
+			if e.class == "" || e.class == classNum {
+				continue
+			}
+			if v.classes[e.class] != nil {
+				p.elems[k].values = v.classes[e.class]
 				continue
 			}
 			base := strings.ToLower(e.class)
@@ -107,6 +112,7 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 				return fmt.Errorf("line %d: no set makes up the class %s (a set %q or %q)", p.line, e.class, base, base+"_VALUE")
 			}
 			v.classes[e.class] = words
+			p.elems[k].values = words
 		}
 	}
 	return nil
@@ -141,24 +147,27 @@ func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
 type slotStart struct {
 	words  map[string]bool // nil when any word may start it
 	number bool            // every pattern starts with a number
+	// firsts are the first bytes of words: most words are turned away
+	// on their first byte, before the lookup.
+	firsts [256]bool
 }
 
 // may reports whether a pattern of the kind may start at word.
-func (s slotStart) may(word string) bool {
+func (s *slotStart) may(word string) bool {
 	switch {
 	case s.number:
 		return numberStart(word)
 	case s.words != nil:
-		return s.words[word]
+		return word != "" && s.firsts[word[0]] && s.words[word]
 	}
 	return true
 }
 
 // slotStarts is what the patterns of each kind of slot start with.
-func (v *vocabulary) slotStarts() map[string]slotStart {
-	starts := map[string]slotStart{}
+func (v *vocabulary) slotStarts() map[string]*slotStart {
+	starts := map[string]*slotStart{}
 	for kind, patterns := range v.slots {
-		s := slotStart{words: map[string]bool{}, number: true}
+		s := &slotStart{words: map[string]bool{}, number: true}
 		numbers := false
 		for _, p := range patterns {
 			first := p.elems[0]
@@ -176,6 +185,9 @@ func (v *vocabulary) slotStarts() map[string]slotStart {
 		}
 		if numbers {
 			s.words = nil // a number starts one: no list of words holds all starts
+		}
+		for w := range s.words {
+			s.firsts[w[0]] = true
 		}
 		starts[kind] = s
 	}
@@ -227,7 +239,7 @@ func (v *vocabulary) values(base string) map[string]string {
 // already read): the first pattern that matches, in the file's order;
 // ok is false when none does.
 func (v *vocabulary) slot(kind string, w func(int) string, i int) (m slotMatch, ok bool) {
-	if !v.starts[kind].may(w(i)) {
+	if s := v.starts[kind]; s == nil || !s.may(w(i)) {
 		return slotMatch{}, false // spares trying each pattern: slots are tried at every word
 	}
 	for _, p := range v.slots[kind] {
@@ -262,7 +274,7 @@ func (v *vocabulary) matchSlot(p slotPattern, w func(int) string, i int) (slotMa
 			}
 			m.values = append(m.values, slotValue{class: classNum, value: num, word: word}, slotValue{class: e.class, value: value, word: word})
 		default:
-			value, ok := v.classes[e.class][word]
+			value, ok := e.values[word]
 			if !ok {
 				return slotMatch{}, false
 			}

@@ -15,7 +15,13 @@ var vocabText string
 // vocabulary is vocab.txt as read: the words of each set, the phrases
 // that cue each name, and the rewrites of single words.
 type vocabulary struct {
-	sets     map[string]map[string]bool
+	sets map[string]map[string]bool
+	// ids numbers every word of the sets and of the slot patterns from 1
+	// (0 is a word the vocabulary lacks), and bits is each set as the
+	// bits of its words' ids: a set lookup is one id lookup and a bit
+	// test, and a word's id is looked up once for all its sets.
+	ids      map[string]int32
+	bits     map[string]wordSet
 	phrases  map[string][][]string
 	rewrites map[string]string
 	// slots are the slot patterns by the kind of slot they fill, in the
@@ -23,7 +29,7 @@ type vocabulary struct {
 	// with the value each captures (slot.go).
 	slots   map[string][]slotPattern
 	classes map[string]map[string]string
-	starts  map[string]slotStart // what the patterns of each kind of slot start with
+	starts  map[string]*slotStart // what the patterns of each kind of slot start with
 	// unsure are the cues of questions that ask one of several things,
 	// by name, and readings the things each may ask (unsure.go).
 	unsure   map[string][][]string
@@ -149,6 +155,7 @@ func parseVocab(text string) (*vocabulary, error) {
 	if err := v.classSets(patterns); err != nil {
 		return nil, err
 	}
+	v.number(patterns)
 	v.starts = v.slotStarts()
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
@@ -160,10 +167,60 @@ func parseVocab(text string) (*vocabulary, error) {
 
 // set is the words of the named set; a name vocab.txt lacks is a mistake
 // in this package, found when it starts.
-func (v *vocabulary) set(name string) map[string]bool {
-	s, ok := v.sets[name]
+func (v *vocabulary) set(name string) wordSet {
+	s, ok := v.bits[name]
 	if !ok {
 		panic("reading: vocab.txt has no set " + name)
+	}
+	return s
+}
+
+// wordSet is one set of words as bits over the vocabulary's word ids,
+// and as the words themselves for the code that lists them.
+type wordSet struct {
+	ids   map[string]int32
+	bits  []uint64
+	words map[string]bool
+}
+
+// has reports whether word is in the set.
+func (s wordSet) has(word string) bool { return s.words[word] }
+
+// hasID reports whether the word numbered id is in the set.
+func (s wordSet) hasID(id int32) bool { return s.bits[id>>6]&(1<<(id&63)) != 0 }
+
+// number gives every word of the sets and of the slot patterns' word
+// lists an id, and makes each set and each word list its bits.
+func (v *vocabulary) number(patterns []slotPattern) {
+	v.ids = map[string]int32{}
+	add := func(words map[string]bool) {
+		for w := range words {
+			if v.ids[w] == 0 {
+				v.ids[w] = int32(len(v.ids) + 1)
+			}
+		}
+	}
+	for _, words := range v.sets {
+		add(words)
+	}
+	for _, p := range patterns {
+		for _, e := range p.elems {
+			add(e.words)
+		}
+	}
+	v.bits = map[string]wordSet{}
+	for name, words := range v.sets {
+		v.bits[name] = v.wordSet(words)
+	}
+}
+
+// wordSet is words, every one of them numbered, as bits.
+func (v *vocabulary) wordSet(words map[string]bool) wordSet {
+	s := wordSet{ids: v.ids, bits: make([]uint64, (len(v.ids)+1+63)/64), words: words}
+	for w := range words {
+		if id := v.ids[w]; id != 0 {
+			s.bits[id>>6] |= 1 << (id & 63)
+		}
 	}
 	return s
 }
