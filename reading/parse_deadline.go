@@ -158,7 +158,7 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 // vocab.txt ("a 2-day run", "3-week job"): a Deadline with Run set, and
 // the tokens used (0 when there is none).
 func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadline, int) {
-	m, ok := vocab.slot("run_length", key, i)
+	m, ok := runLengthSlot.at(key, i)
 	if !ok {
 		return Deadline{}, 0
 	}

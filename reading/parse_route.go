@@ -136,7 +136,7 @@ func Route(text string) Routing {
 		if t.ignorable {
 			continue
 		}
-		if m, ok := vocab.slot("tokens_asked", key, i); ok {
+		if m, ok := tokensAskedSlot.at(key, i); ok {
 			served = i + m.n // "how many tokens per hour can 8x h100 serve"
 		}
 		words++
@@ -379,7 +379,7 @@ func plansAsked(toks []token) (string, bool) {
 		return toks[i].key
 	}
 	for i, t := range toks {
-		_, chose := vocab.slot("plans_asked", key, i) // "what did we pick for llama"
+		_, chose := plansAskedSlot.at(key, i) // "what did we pick for llama"
 		decided = decided || plansDecided.has(t.key) || chose
 		verb = verb || plansVerbs.has(t.key)
 		past = past || plansPast.has(t.key)

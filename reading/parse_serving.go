@@ -70,10 +70,10 @@ var (
 // no model), nor before people ("300 full-time employees")
 // or "to first token" (a full fine-tune's ttft).
 func allMonth(w func(int) string, i int) int {
-	if n := slotLen("all_month", w, i); n > 0 {
+	if n := slotLen(allMonthSlot, w, i); n > 0 {
 		return n
 	}
-	n := slotLen("full_time", w, i)
+	n := slotLen(fullTimeSlot, w, i)
 	if next := w(i + n); n > 0 && (peopleWords.has(next) || fullTimeStaff.has(next) || next == "to") {
 		return 0
 	}
@@ -86,8 +86,8 @@ var fullTimeStaff = vocab.set("full_time_staff")
 
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
-func slotLen(kind string, w func(int) string, i int) int {
-	m, _ := vocab.slot(kind, w, i)
+func slotLen(kind *slotKind, w func(int) string, i int) int {
+	m, _ := kind.at(w, i)
 	return m.n
 }
 
@@ -223,7 +223,7 @@ func readServe(toks []token) ([]token, serveWords) {
 		if sw.cadence.Runs == 0 {
 			cadence, cadenceN = sizing.CadenceAt(w, i)
 		}
-		tokensAsked, tokensN := vocab.slot("tokens_asked", w, i)
+		tokensAsked, tokensN := tokensAskedSlot.at(w, i)
 		switch {
 		case tokensN:
 			// "how many tokens per hour can 8x h100 serve": the cards'
@@ -301,9 +301,9 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.perMonth = true
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(sizing.HoursPerMonth)))
 			mark(i, i+n)
-		case slotLen("per_month", w, i) > 0:
+		case slotLen(perMonthSlot, w, i) > 0:
 			sw.perMonth = true
-			mark(i, i+slotLen("per_month", w, i))
+			mark(i, i+slotLen(perMonthSlot, w, i))
 		case perTokenTimeAt(toks, used, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
 			v, n, _ := durationAt(toks, used, i)
@@ -394,7 +394,7 @@ func readServe(toks []token) ([]token, serveWords) {
 // same time", "at a time", "concurrently", "simultaneously", "in
 // parallel"); 0 when they do not.
 func atOnceAt(w func(int) string, j int) int {
-	return slotLen("at_once", w, j)
+	return slotLen(atOnceSlot, w, j)
 }
 
 // readAtOnce reads the people said to be there at once: "50 chatting",
@@ -608,7 +608,7 @@ func imageRateAt(w func(int) string, j int) int {
 // token", "cost per 1m tokens", "cost per million tokens", "per token
 // cost", "per-token cost"); 0 when they do not.
 func tokenCostAt(w func(int) string, i int) int {
-	return slotLen("token_cost", w, i)
+	return slotLen(tokenCostSlot, w, i)
 }
 
 // requestCostAt is how many words from i ask what requests cost ("per
@@ -1174,7 +1174,7 @@ func perTokenTimeAt(toks []token, used []bool, i int) float64 {
 // perTokenWords is how many tokens from j say "per token" ("per token",
 // "a token", "/token", "per output token"); 0 when they do not.
 func perTokenWords(toks []token, used []bool, j int) int {
-	return slotLen("per_token", func(k int) string {
+	return slotLen(perTokenSlot, func(k int) string {
 		if k >= len(toks) || used[k] {
 			return ""
 		}

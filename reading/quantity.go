@@ -32,7 +32,7 @@ func classQuantities(toks []token) []token {
 	}
 	out := toks[:0]
 	for i := 0; i < len(toks); {
-		if m, ok := vocab.slot("tp_degree", key, i); ok {
+		if m, ok := tpDegreeSlot.at(key, i); ok {
 			// "8-way tensor parallel": the degree, as "tp 8" says it.
 			words := joinRaw(toks, i, i+m.n)
 			start, end := toks[i].start, toks[i+m.n-1].end
@@ -41,14 +41,14 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("time_apart", key, i); ok {
+		if m, ok := timeApartSlot.at(key, i); ok {
 			// "2 secs": a time, as "2secs" writes it.
 			k := m.value(classNum) + key(i+1)
 			out = append(out, token{raw: joinRaw(toks, i, i+m.n), key: k, low: k, start: toks[i].start, end: toks[i+m.n-1].end})
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("counted_noun", key, i); ok {
+		if m, ok := countedNounSlot.at(key, i); ok {
 			// "at step 300": a count of something that is not a GPU or a
 			// model; the noun keeps the number, never read as a name.
 			noun := toks[i+m.n-2]
@@ -58,7 +58,7 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("gpu_count", key, i); ok {
+		if m, ok := gpuCountSlot.at(key, i); ok {
 			// "8-way": a count of GPUs, as "8x" says it.
 			t := toks[i]
 			t.key = m.value(classNum) + "x"
@@ -67,7 +67,7 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		m, ok := vocab.slot("context_noun", key, i)
+		m, ok := contextNounSlot.at(key, i)
 		if !ok || i > 0 && phrases[key(i-1)].kind == kindSeqKey { // "context 128k kv cache fp8": the number has its noun
 			out = append(out, toks[i])
 			i++

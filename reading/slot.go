@@ -121,10 +121,14 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 // gluedAt splits a word into a number and a word of class glued after it
 // ("2day": "2" and day's value), the longest number first.
 func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
+	return gluedTo(v.classes[class], word)
+}
+
+// gluedTo is gluedAt for the words of a class with their values.
+func gluedTo(words map[string]string, word string) (num, value string, ok bool) {
 	if !numberStart(word) {
 		return "", "", false
 	}
-	words := v.classes[class]
 	for k := len(word) - 1; k > 0; k-- {
 		value, ok := words[word[k:]]
 		if !ok {
@@ -163,11 +167,20 @@ func (s *slotStart) may(word string) bool {
 	return true
 }
 
-// slotStarts is what the patterns of each kind of slot start with.
-func (v *vocabulary) slotStarts() map[string]*slotStart {
-	starts := map[string]*slotStart{}
+// slotKind is one kind of slot: its patterns, in the file's order, and
+// what they start with. The code that fills a kind of slot holds its
+// slotKind, so that trying a kind at every word costs no lookup of it.
+type slotKind struct {
+	patterns []slotPattern
+	start    slotStart
+}
+
+// slotKinds is the kinds of slot, with what the patterns of each start with.
+func (v *vocabulary) slotKinds() map[string]*slotKind {
+	kinds := map[string]*slotKind{}
 	for kind, patterns := range v.slots {
-		s := &slotStart{words: map[string]bool{}, number: true}
+		k := &slotKind{patterns: patterns, start: slotStart{words: map[string]bool{}, number: true}}
+		s := &k.start
 		numbers := false
 		for _, p := range patterns {
 			first := p.elems[0]
@@ -189,9 +202,9 @@ func (v *vocabulary) slotStarts() map[string]*slotStart {
 		for w := range s.words {
 			s.firsts[w[0]] = true
 		}
-		starts[kind] = s
+		kinds[kind] = k
 	}
-	return starts
+	return kinds
 }
 
 // numberStart reports whether a number may start word: parseNumber reads
@@ -234,24 +247,59 @@ func (v *vocabulary) values(base string) map[string]string {
 	return words
 }
 
-// slot matches the patterns of a kind of slot at token i of words read
-// by w (the lower-case word at an index, "" past the end or for a word
-// already read): the first pattern that matches, in the file's order;
-// ok is false when none does.
-func (v *vocabulary) slot(kind string, w func(int) string, i int) (m slotMatch, ok bool) {
-	if s := v.starts[kind]; s == nil || !s.may(w(i)) {
+// The kinds of slot the passes try at every word, held once.
+var (
+	allMonthSlot    = vocab.kind("all_month")
+	atOnceSlot      = vocab.kind("at_once")
+	contextNounSlot = vocab.kind("context_noun")
+	countedNounSlot = vocab.kind("counted_noun")
+	fullTimeSlot    = vocab.kind("full_time")
+	gpuCountSlot    = vocab.kind("gpu_count")
+	perMonthSlot    = vocab.kind("per_month")
+	perTokenSlot    = vocab.kind("per_token")
+	plansAskedSlot  = vocab.kind("plans_asked")
+	runLengthSlot   = vocab.kind("run_length")
+	timeApartSlot   = vocab.kind("time_apart")
+	tokenCostSlot   = vocab.kind("token_cost")
+	tokensAskedSlot = vocab.kind("tokens_asked")
+	tpDegreeSlot    = vocab.kind("tp_degree")
+)
+
+// kind is the named kind of slot; a name vocab.txt lacks is a mistake in
+// this package, found when it starts.
+func (v *vocabulary) kind(name string) *slotKind {
+	k, ok := v.kinds[name]
+	if !ok {
+		panic("reading: vocab.txt has no slot " + name)
+	}
+	return k
+}
+
+// slot matches the patterns of the named kind of slot at token i, as
+// slotKind.at; code that tries a kind at every word holds the kind
+// (vocabulary.kind) and calls at.
+func (v *vocabulary) slot(name string, w func(int) string, i int) (m slotMatch, ok bool) {
+	return v.kind(name).at(w, i)
+}
+
+// at matches the patterns of the kind at token i of words read by w (the
+// lower-case word at an index, "" past the end or for a word already
+// read): the first pattern that matches, in the file's order; ok is
+// false when none does.
+func (k *slotKind) at(w func(int) string, i int) (m slotMatch, ok bool) {
+	if !k.start.may(w(i)) {
 		return slotMatch{}, false // spares trying each pattern: slots are tried at every word
 	}
-	for _, p := range v.slots[kind] {
-		if m, ok := v.matchSlot(p, w, i); ok {
+	for _, p := range k.patterns {
+		if m, ok := p.match(w, i); ok {
 			return m, true
 		}
 	}
 	return slotMatch{}, false
 }
 
-// matchSlot matches one pattern at token i.
-func (v *vocabulary) matchSlot(p slotPattern, w func(int) string, i int) (slotMatch, bool) {
+// match matches the pattern at token i.
+func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
 	var m slotMatch
 	for k, e := range p.elems {
 		word := w(i + k)
@@ -268,7 +316,7 @@ func (v *vocabulary) matchSlot(p slotPattern, w func(int) string, i int) (slotMa
 			}
 			m.values = append(m.values, slotValue{class: e.class, value: word, word: word})
 		case e.glued:
-			num, value, ok := v.gluedAt(e.class, word)
+			num, value, ok := gluedTo(e.values, word)
 			if !ok {
 				return slotMatch{}, false
 			}

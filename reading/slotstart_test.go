@@ -18,7 +18,7 @@ func TestSlotStarts(t *testing.T) {
 		{"nums", "8", true}, {"nums", "-2", true}, {"nums", ".5", true}, {"nums", "at", false}, {"nums", "", false},
 		{"mixed", "on", true}, {"mixed", "8", true}, {"mixed", "zz", true},
 	} {
-		if got := v.starts[c.kind].may(c.word); got != c.want {
+		if got := v.kinds[c.kind].start.may(c.word); got != c.want {
 			t.Errorf("%s may start at %q = %v, want %v", c.kind, c.word, got, c.want)
 		}
 	}

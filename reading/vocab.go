@@ -29,7 +29,7 @@ type vocabulary struct {
 	// with the value each captures (slot.go).
 	slots   map[string][]slotPattern
 	classes map[string]map[string]string
-	starts  map[string]*slotStart // what the patterns of each kind of slot start with
+	kinds   map[string]*slotKind // the kinds of slot, with what their patterns start with
 	// unsure are the cues of questions that ask one of several things,
 	// by name, and readings the things each may ask (unsure.go).
 	unsure   map[string][][]string
@@ -156,7 +156,7 @@ func parseVocab(text string) (*vocabulary, error) {
 		return nil, err
 	}
 	v.number(patterns)
-	v.starts = v.slotStarts()
+	v.kinds = v.slotKinds()
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
 			return nil, fmt.Errorf("%q is rewritten as %q, which is itself rewritten", from, to)
