@@ -848,7 +848,7 @@ func tokenRateAt(unit, next, after string) (time.Duration, int) {
 // unit after a number and the two words after it ("req/day", "requests
 // a day", "requests per day", "requests daily"): the period and how many
 // words from the unit on it used; 0 when it is no such rate.
-func rateAt(nouns wordSet, unit, next, after string) (time.Duration, int) {
+func rateAt(nouns *wordSet, unit, next, after string) (time.Duration, int) {
 	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns.has(noun) {
 		if d, ok := ratePeriods[per]; ok {
 			return d, 1 // "req/day", "tokens/hour"

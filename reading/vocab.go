@@ -16,12 +16,8 @@ var vocabText string
 // that cue each name, and the rewrites of single words.
 type vocabulary struct {
 	sets map[string]map[string]bool
-	// ids numbers every word of the sets and of the slot patterns from 1
-	// (0 is a word the vocabulary lacks), and bits is each set as the
-	// bits of its words' ids: a set lookup is one id lookup and a bit
-	// test, and a word's id is looked up once for all its sets.
-	ids      map[string]int32
-	bits     map[string]wordSet
+	// wordSets are the sets as the passes look words up in them.
+	wordSets map[string]*wordSet
 	phrases  map[string][][]string
 	rewrites map[string]string
 	// slots are the slot patterns by the kind of slot they fill, in the
@@ -155,7 +151,10 @@ func parseVocab(text string) (*vocabulary, error) {
 	if err := v.classSets(patterns); err != nil {
 		return nil, err
 	}
-	v.number(patterns)
+	v.wordSets = map[string]*wordSet{}
+	for name, words := range v.sets {
+		v.wordSets[name] = newWordSet(words)
+	}
 	v.kinds = v.slotKinds()
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
@@ -167,62 +166,44 @@ func parseVocab(text string) (*vocabulary, error) {
 
 // set is the words of the named set; a name vocab.txt lacks is a mistake
 // in this package, found when it starts.
-func (v *vocabulary) set(name string) wordSet {
-	s, ok := v.bits[name]
+func (v *vocabulary) set(name string) *wordSet {
+	s, ok := v.wordSets[name]
 	if !ok {
 		panic("reading: vocab.txt has no set " + name)
 	}
 	return s
 }
 
-// wordSet is one set of words as bits over the vocabulary's word ids,
-// and as the words themselves for the code that lists them.
+// wordSet is the words of one set, for lookups: the passes ask each word
+// of a question whether it is in dozens of sets, nearly always of a word
+// that is not, so the set first checks the word's length and its first
+// and last bytes against those of its words, which turns most words away
+// before the map is looked up.
 type wordSet struct {
-	ids   map[string]int32
-	bits  []uint64
-	words map[string]bool
+	words       map[string]bool
+	lengths     uint64    // bit n: a word of n bytes (bit 63: 63 or more)
+	first, last [4]uint64 // bit b: a word whose first (last) byte is b
+}
+
+// newWordSet is words as a wordSet.
+func newWordSet(words map[string]bool) *wordSet {
+	s := &wordSet{words: words}
+	for w := range words {
+		s.lengths |= 1 << min(len(w), 63)
+		s.first[w[0]>>6] |= 1 << (w[0] & 63)
+		s.last[w[len(w)-1]>>6] |= 1 << (w[len(w)-1] & 63)
+	}
+	return s
 }
 
 // has reports whether word is in the set.
-func (s wordSet) has(word string) bool { return s.words[word] }
-
-// hasID reports whether the word numbered id is in the set.
-func (s wordSet) hasID(id int32) bool { return s.bits[id>>6]&(1<<(id&63)) != 0 }
-
-// number gives every word of the sets and of the slot patterns' word
-// lists an id, and makes each set and each word list its bits.
-func (v *vocabulary) number(patterns []slotPattern) {
-	v.ids = map[string]int32{}
-	add := func(words map[string]bool) {
-		for w := range words {
-			if v.ids[w] == 0 {
-				v.ids[w] = int32(len(v.ids) + 1)
-			}
-		}
+func (s *wordSet) has(word string) bool {
+	n := len(word)
+	if n == 0 || s.lengths&(1<<min(n, 63)) == 0 {
+		return false
 	}
-	for _, words := range v.sets {
-		add(words)
-	}
-	for _, p := range patterns {
-		for _, e := range p.elems {
-			add(e.words)
-		}
-	}
-	v.bits = map[string]wordSet{}
-	for name, words := range v.sets {
-		v.bits[name] = v.wordSet(words)
-	}
-}
-
-// wordSet is words, every one of them numbered, as bits.
-func (v *vocabulary) wordSet(words map[string]bool) wordSet {
-	s := wordSet{ids: v.ids, bits: make([]uint64, (len(v.ids)+1+63)/64), words: words}
-	for w := range words {
-		if id := v.ids[w]; id != 0 {
-			s.bits[id>>6] |= 1 << (id & 63)
-		}
-	}
-	return s
+	f, l := word[0], word[n-1]
+	return s.first[f>>6]&(1<<(f&63)) != 0 && s.last[l>>6]&(1<<(l&63)) != 0 && s.words[word]
 }
 
 // phraseAt reports whether one of the phrases that cue name starts at
