@@ -2,6 +2,7 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -22,7 +23,7 @@ import (
 //     hyphen ("2-day", "3wk"), which captures the number as NUM and the
 //     value as CLASS.
 type slotElem struct {
-	words  map[string]bool   // the words the token may be; nil for a class
+	words  *wordSet          // the words the token may be; nil for a class
 	class  string            // the class, upper case; "" for words
 	glued  bool              // a number glued before a word of class
 	values map[string]string // the class's words and values (classSets)
@@ -85,7 +86,7 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 			}
 			words[w] = true
 		}
-		p.elems = append(p.elems, slotElem{words: words})
+		p.elems = append(p.elems, slotElem{words: newWordSet(words)})
 	}
 	return p, nil
 }
@@ -149,11 +150,8 @@ func gluedTo(words map[string]string, word string) (num, value string, ok bool) 
 // words listed first, or a number when every pattern starts with one; a
 // kind with words and numbers first may start anywhere.
 type slotStart struct {
-	words  map[string]bool // nil when any word may start it
-	number bool            // every pattern starts with a number
-	// firsts are the first bytes of words: most words are turned away
-	// on their first byte, before the lookup.
-	firsts [256]bool
+	words  *wordSet // nil when any word may start it
+	number bool     // every pattern starts with a number
 }
 
 // may reports whether a pattern of the kind may start at word.
@@ -162,7 +160,7 @@ func (s *slotStart) may(word string) bool {
 	case s.number:
 		return numberStart(word)
 	case s.words != nil:
-		return word != "" && s.firsts[word[0]] && s.words[word]
+		return s.words.has(word)
 	}
 	return true
 }
@@ -179,8 +177,8 @@ type slotKind struct {
 func (v *vocabulary) slotKinds() map[string]*slotKind {
 	kinds := map[string]*slotKind{}
 	for kind, patterns := range v.slots {
-		k := &slotKind{patterns: patterns, start: slotStart{words: map[string]bool{}, number: true}}
-		s := &k.start
+		k := &slotKind{patterns: patterns, start: slotStart{number: true}}
+		words := map[string]bool{}
 		numbers := false
 		for _, p := range patterns {
 			first := p.elems[0]
@@ -188,19 +186,16 @@ func (v *vocabulary) slotKinds() map[string]*slotKind {
 				numbers = true
 				continue
 			}
-			s.number = false
-			for w := range first.words {
-				s.words[w] = true
+			k.start.number = false
+			if first.words != nil {
+				maps.Copy(words, first.words.words)
 			}
 			for w := range v.classes[first.class] {
-				s.words[w] = true
+				words[w] = true
 			}
 		}
-		if numbers {
-			s.words = nil // a number starts one: no list of words holds all starts
-		}
-		for w := range s.words {
-			s.firsts[w[0]] = true
+		if !numbers { // a number starts one: no list of words holds all starts
+			k.start.words = newWordSet(words)
 		}
 		kinds[kind] = k
 	}
@@ -300,16 +295,20 @@ func (k *slotKind) at(w func(int) string, i int) (m slotMatch, ok bool) {
 
 // match matches the pattern at token i.
 func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
+	// The listed words first: they turn most places away before a number
+	// or a class is read.
+	for k, e := range p.elems {
+		if e.words != nil && !e.words.has(w(i+k)) {
+			return slotMatch{}, false
+		}
+	}
 	var m slotMatch
 	for k, e := range p.elems {
 		word := w(i + k)
 		switch {
+		case e.words != nil: // matched above
 		case word == "":
 			return slotMatch{}, false
-		case e.words != nil:
-			if !e.words[word] {
-				return slotMatch{}, false
-			}
 		case e.class == classNum:
 			if _, ok := parseNumber(word); !ok {
 				return slotMatch{}, false
