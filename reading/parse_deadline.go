@@ -29,16 +29,26 @@ type Deadline struct {
 	Day string `json:"day,omitempty"`
 }
 
-// weekdays are the days a deadline may name, by word.
-var weekdays = map[string]time.Weekday{
-	"monday": time.Monday, "mon": time.Monday, "tuesday": time.Tuesday, "tue": time.Tuesday, "tues": time.Tuesday,
-	"wednesday": time.Wednesday, "wed": time.Wednesday, "thursday": time.Thursday, "thu": time.Thursday, "thur": time.Thursday, "thurs": time.Thursday,
-	"friday": time.Friday, "fri": time.Friday, "saturday": time.Saturday, "sat": time.Saturday, "sunday": time.Sunday, "sun": time.Sunday,
-}
+// dayWords are the words of a day a deadline names ("by friday", "by eod
+// tomorrow", "by end of next week"), each with its role: the day it names
+// ("friday", "tomorrow"), "part" (a time within a day: "eod", "morning"),
+// "next" (the week after this one) or "filler" (vocab.txt: the
+// deadline_day sets).
+var dayWords = vocab.values("deadline_day")
 
-// dayWords are the other days a deadline may name ("by tomorrow", "by
-// eod"), by word, as Day names them.
-var dayWords = map[string]string{"tomorrow": "tomorrow", "tmrw": "tomorrow", "tonight": "today", "eod": "today", "eow": "friday", "today": "today"}
+// dayAhead are the days a deadline names that are not weekdays, by how
+// many days ahead of today they are.
+var dayAhead = map[string]int{"today": 0, "tomorrow": 1}
+
+// weekdayNamed is the weekday whose name in lower case is name.
+func weekdayNamed(name string) (time.Weekday, bool) {
+	for wd := time.Sunday; wd <= time.Saturday; wd++ {
+		if strings.ToLower(wd.String()) == name {
+			return wd, true
+		}
+	}
+	return 0, false
+}
 
 // At is d with a named day (Day) counted from now: Within is the time
 // to the end of that day in now's location ("by friday" on a Friday is
@@ -48,17 +58,18 @@ func (d Deadline) At(now time.Time) Deadline {
 	if d.Day == "" {
 		return d
 	}
-	ahead := 0
-	switch d.Day {
-	case "today":
-	case "tomorrow":
-		ahead = 1
-	default:
-		wd, ok := weekdays[d.Day]
+	name, next := strings.CutPrefix(d.Day, "next ")
+	ahead, ok := dayAhead[name]
+	if !ok {
+		wd, ok := weekdayNamed(name)
 		if !ok {
 			return d
 		}
 		ahead = (int(wd) - int(now.Weekday()) + 7) % 7
+		if next { // the weekday of the week after this one, weeks starting on Monday
+			iso := func(w time.Weekday) int { return (int(w) + 6) % 7 }
+			ahead = 7 - iso(now.Weekday()) + iso(wd)
+		}
 	}
 	y, m, day := now.Date()
 	end := time.Date(y, m, day+ahead+1, 0, 0, 0, 0, now.Location())
@@ -175,42 +186,45 @@ func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadl
 	return Deadline{Within: d, Words: input[toks[from].start:toks[i+m.n-1].end], Run: true}, m.n
 }
 
-// namedDay reads the day a deadline names after "by": a weekday ("friday",
-// "fri"), "tomorrow", "tonight", "eod", "eow", "end of (the) day", "end of
-// (the) week", "the end of the week". It returns the day as Deadline.Day
-// names it and the tokens used.
+// namedDay reads the day a deadline names after "by": a run of the
+// words of dayWords and times of day ("friday", "eod tomorrow", "monday
+// morning", "5pm", "the end of next week"), the last day named winning;
+// a time of day alone is today. It returns the day as Deadline.Day names
+// it ("next " before a weekday of the week after this one) and the
+// tokens used.
 func namedDay(toks []token) (string, int) {
-	w := func(i int) string {
-		if i >= len(toks) {
-			return ""
+	day, next, part, n := "", false, false, 0
+	for j, t := range toks {
+		role, ok := dayWords[low(t)]
+		switch {
+		case !ok && clockTime(t.key), ok && role == "part":
+			part = true
+		case !ok:
+			return dayNamed(day, next, part, n)
+		case role == "filler":
+			continue
+		case role == "next":
+			next = true
+		default:
+			day = role
 		}
-		return low(toks[i])
+		n = j + 1
 	}
-	j := 0
-	if w(j) == "this" {
-		j++
+	return dayNamed(day, next, part, n)
+}
+
+// dayNamed is the day namedDay read: today for a time of day alone, a
+// weekday of next week after "next", with the n tokens used; "" and 0
+// when no day was named.
+func dayNamed(day string, next, part bool, n int) (string, int) {
+	if _, weekday := weekdayNamed(day); next && weekday {
+		return "next " + day, n
 	}
-	if wd, ok := weekdays[w(j)]; ok {
-		return strings.ToLower(wd.String()), j + 1
+	if day == "" && part {
+		return "today", n
 	}
-	if d, ok := dayWords[w(j)]; ok {
-		return d, j + 1
-	}
-	if w(j) == "the" {
-		j++
-	}
-	if w(j) != "end" || w(j+1) != "of" {
+	if day == "" {
 		return "", 0
 	}
-	j += 2
-	if w(j) == "the" || w(j) == "this" {
-		j++
-	}
-	switch w(j) {
-	case "day", "today":
-		return "today", j + 1
-	case "week":
-		return "friday", j + 1
-	}
-	return "", 0
+	return day, n
 }

@@ -24,6 +24,14 @@ func TestReadDeadline(t *testing.T) {
 		"13b lora by end of week on a 4090":                                       {Words: "by end of week", Day: "friday"},
 		"13b lora by the end of the day":                                          {Words: "by the end of the day", Day: "today"},
 		"13b lora on a 4090 by Mon":                                               {Words: "by Mon", Day: "monday"},
+		"13b lora on a 4090, need it by eod tomorrow":                             {Words: "by eod tomorrow", Day: "tomorrow"},
+		"13b lora on a 4090 by tomorrow 9am":                                      {Words: "by tomorrow 9am", Day: "tomorrow"},
+		"13b lora on a 4090 by monday morning":                                    {Words: "by monday morning", Day: "monday"},
+		"13b lora on a 4090 by end of next week":                                  {Words: "by end of next week", Day: "next friday"},
+		"13b lora on a 4090 by next tuesday":                                      {Words: "by next tuesday", Day: "next tuesday"},
+		"13b lora on a 4090 by 5pm":                                               {Words: "by 5pm", Day: "today"},
+		"13b lora on a 4090 by the end of the day tomorrow":                       {Words: "by the end of the day tomorrow", Day: "tomorrow"},
+		"13b lora on a 4090 by next":                                              {},
 		// A run's length, not a limit.
 		"what would it cost to train a lora on llama 3.1 70b on runpod for ~10 hours on a100 80gb": {Within: 10 * time.Hour, Words: "for ~10 hours", Run: true},
 		"how much would it cost to dpo llama 3.1 8b on runpod for 10 hours on an a100":             {Within: 10 * time.Hour, Words: "for 10 hours", Run: true},
@@ -41,7 +49,7 @@ func TestReadDeadline(t *testing.T) {
 // FuzzReadDeadline: never panics; a deadline read is positive, at most a
 // year, and its words are in the question.
 func FuzzReadDeadline(f *testing.F) {
-	for _, s := range []string{"in a week", "within 3 days", "in under 10 hours", "by the weekend", "in", "in 1e300 days", "by"} {
+	for _, s := range []string{"in a week", "within 3 days", "in under 10 hours", "by the weekend", "in", "in 1e300 days", "by", "by eod tomorrow", "by next", "by the end of next week 5pm"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -70,6 +78,9 @@ func TestDeadlineAt(t *testing.T) {
 		{"today", wed, 15 * time.Hour},
 		{"wednesday", wed, 15 * time.Hour},
 		{"tuesday", wed, 6*24*time.Hour + 15*time.Hour},
+		{"next friday", wed, 7*24*time.Hour + 63*time.Hour},
+		{"next monday", wed, 5*24*time.Hour + 15*time.Hour},
+		{"next wednesday", wed, 7*24*time.Hour + 15*time.Hour},
 	} {
 		d := Deadline{Words: "by " + c.day, Day: c.day}.At(c.now)
 		if d.Within != c.want {

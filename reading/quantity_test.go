@@ -76,6 +76,21 @@ func TestTypedQuantities(t *testing.T) {
 		{q: "llama 3 70b 8-way h100", gpus: 8},
 		{q: "llama 3 70b inference 8-way tensor parallel on h100", tp: 8},
 		{q: "serve llama 3 70b with 4-way tp on a100", tp: 4},
+		// Quantities that fill no slot: left to the second reader.
+		{q: "13b lora on h100, it's 9am now", unused: "9am"},
+		{q: "it's 11 pm, can i qlora llama 3.1 8b on a 3090", unused: "11 pm"},
+		{q: "at 17:00 i need mistral 7b qlora on a 4090", unused: "17:00"},
+		{q: "we're a 12-person team, 13b lora on a 4090", unused: "12-person"},
+		{q: "as a 5 person lab we want llama 3.1 8b qlora on an l4", unused: "5 person"},
+		{q: "gemma 3 12b on 2 a10g, product wants 3x the users", gpus: 2, unused: "3x the"},
+		{q: "we serve qwen2.5 14b on one h100 and need it 4 times faster", gpus: 1, unused: "4 times faster"},
+		// Comparators, words between a count and its noun, a bare memory
+		// figure after a card.
+		{q: "serve llama 3.1 8b to 40 users at >=20 tok/s each on an a10g", batch: 40},
+		{q: "serve qwen2.5 72b to 100 users at ≥15 tok/s each on l40s", batch: 100},
+		{q: "serve llama 3.1 70b to ~300 internal users on h100", batch: 300},
+		{q: "serve mistral 7b to 120 peak concurrent users on h100", batch: 120},
+		{q: "mixtral 8x22b inference 4xa100 80", gpus: 4},
 	} {
 		p, err := Parse(tt.q)
 		if err != nil {

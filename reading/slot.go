@@ -246,10 +246,13 @@ func (v *vocabulary) values(base string) map[string]string {
 var (
 	allMonthSlot    = vocab.kind("all_month")
 	atOnceSlot      = vocab.kind("at_once")
+	boundSlot       = vocab.kind("bound")
 	contextNounSlot = vocab.kind("context_noun")
+	countApartSlot  = vocab.kind("count_apart")
 	countedNounSlot = vocab.kind("counted_noun")
 	fullTimeSlot    = vocab.kind("full_time")
 	gpuCountSlot    = vocab.kind("gpu_count")
+	multiplierSlot  = vocab.kind("multiplier")
 	perMonthSlot    = vocab.kind("per_month")
 	perTokenSlot    = vocab.kind("per_token")
 	plansAskedSlot  = vocab.kind("plans_asked")
