@@ -27,6 +27,7 @@ type slotElem struct {
 	class  string            // the class, upper case; "" for words
 	glued  bool              // a number glued before a word of class
 	values map[string]string // the class's words and values (classSets)
+	set    *wordSet          // the class's words, which turn a word away before values is looked up
 }
 
 // slotPattern is one slot row: the kind of slot it fills and its
@@ -94,14 +95,14 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 // classSets indexes the sets that make up each class named by a slot row:
 // the word → value of each class. A class no set names is an error.
 func (v *vocabulary) classSets(patterns []slotPattern) error {
-	v.classes = map[string]map[string]string{}
+	v.classes, v.classWords = map[string]map[string]string{}, map[string]*wordSet{}
 	for _, p := range patterns {
 		for k, e := range p.elems {
 			if e.class == "" || e.class == classNum {
 				continue
 			}
 			if v.classes[e.class] != nil {
-				p.elems[k].values = v.classes[e.class]
+				p.elems[k].values, p.elems[k].set = v.classes[e.class], v.classWords[e.class]
 				continue
 			}
 			base := strings.ToLower(e.class)
@@ -112,8 +113,12 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 			if len(words) == 0 {
 				return fmt.Errorf("line %d: no set makes up the class %s (a set %q or %q)", p.line, e.class, base, base+"_VALUE")
 			}
-			v.classes[e.class] = words
-			p.elems[k].values = words
+			set := map[string]bool{}
+			for w := range words {
+				set[w] = true
+			}
+			v.classes[e.class], v.classWords[e.class] = words, newWordSet(set)
+			p.elems[k].values, p.elems[k].set = words, v.classWords[e.class]
 		}
 	}
 	return nil
@@ -122,19 +127,20 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 // gluedAt splits a word into a number and a word of class glued after it
 // ("2day": "2" and day's value), the longest number first.
 func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
-	return gluedTo(v.classes[class], word)
+	return gluedTo(v.classWords[class], v.classes[class], word)
 }
 
-// gluedTo is gluedAt for the words of a class with their values.
-func gluedTo(words map[string]string, word string) (num, value string, ok bool) {
-	if !numberStart(word) {
+// gluedTo is gluedAt for the words of a class, as a set and with their
+// values.
+func gluedTo(set *wordSet, values map[string]string, word string) (num, value string, ok bool) {
+	if !numberStart(word) || set == nil {
 		return "", "", false
 	}
 	for k := len(word) - 1; k > 0; k-- {
-		value, ok := words[word[k:]]
-		if !ok {
+		if !set.has(word[k:]) {
 			continue
 		}
+		value := values[word[k:]]
 		if _, isNum := parseNumber(word[:k]); !isNum {
 			continue
 		}
@@ -298,11 +304,18 @@ func (k *slotKind) at(w func(int) string, i int) (m slotMatch, ok bool) {
 
 // match matches the pattern at token i.
 func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
-	// The listed words first: they turn most places away before a number
-	// or a class is read.
+	// The listed words and the classes' words first: they turn most
+	// places away before a number is read.
 	for k, e := range p.elems {
-		if e.words != nil && !e.words.has(w(i+k)) {
-			return slotMatch{}, false
+		switch {
+		case e.words != nil:
+			if !e.words.has(w(i + k)) {
+				return slotMatch{}, false
+			}
+		case e.class != classNum && !e.glued:
+			if !e.set.has(w(i + k)) {
+				return slotMatch{}, false
+			}
 		}
 	}
 	var m slotMatch
@@ -318,16 +331,13 @@ func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
 			}
 			m.values = append(m.values, slotValue{class: e.class, value: word, word: word})
 		case e.glued:
-			num, value, ok := gluedTo(e.values, word)
+			num, value, ok := gluedTo(e.set, e.values, word)
 			if !ok {
 				return slotMatch{}, false
 			}
 			m.values = append(m.values, slotValue{class: classNum, value: num, word: word}, slotValue{class: e.class, value: value, word: word})
-		default:
-			value, ok := e.values[word]
-			if !ok {
-				return slotMatch{}, false
-			}
+		default: // in the class: matched above
+			value := e.values[word]
 			if value == "" {
 				value = word // a class of one set captures the word
 			}

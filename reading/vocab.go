@@ -23,9 +23,10 @@ type vocabulary struct {
 	// slots are the slot patterns by the kind of slot they fill, in the
 	// file's order; classes are the words of each class a pattern names,
 	// with the value each captures (slot.go).
-	slots   map[string][]slotPattern
-	classes map[string]map[string]string
-	kinds   map[string]*slotKind // the kinds of slot, with what their patterns start with
+	slots      map[string][]slotPattern
+	classes    map[string]map[string]string
+	classWords map[string]*wordSet  // the words of each class, as a set
+	kinds      map[string]*slotKind // the kinds of slot, with what their patterns start with
 	// unsure are the cues of questions that ask one of several things,
 	// by name, and readings the things each may ask (unsure.go).
 	unsure   map[string][][]string
