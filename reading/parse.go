@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -283,8 +284,10 @@ type passes struct {
 // tokens, each step taking the longest reading that starts at a token,
 // then the decisions that need the whole question (finish).
 func parseWith(input string, lx lexicon) (Request, error) {
-	first, p, err := parsePass(input, lx)
-	if p == nil {
+	p := parsers.Get().(*parser)
+	defer parsers.Put(p)
+	first, words, err := parsePass(p, input, lx)
+	if !words {
 		return first, err
 	}
 	first.Emit = p.before.emit
@@ -294,7 +297,9 @@ func parseWith(input string, lx lexicon) (Request, error) {
 	// Read the question again with the typos corrected; keep that reading
 	// when it is understood (a problem is reported in the asker's words).
 	text, notes := p.corrected()
-	second, _, err2 := parsePass(text, lx)
+	again := parsers.Get().(*parser)
+	defer parsers.Put(again)
+	second, _, err2 := parsePass(again, text, lx)
 	if err2 != nil {
 		return first, err
 	}
@@ -303,25 +308,40 @@ func parseWith(input string, lx lexicon) (Request, error) {
 	return second, nil
 }
 
-// parsePass is one reading of a question, with the Try of its problem;
-// the parser is nil when the text could not be split into words.
-func parsePass(input string, lx lexicon) (Request, *parser, error) {
-	p, err := read(input, lx)
-	if err != nil {
-		return Request{}, nil, err
+// parsers are parsers to read into: a parser is a few kilobytes, which
+// each question would otherwise allocate. Nothing a parse returns points
+// into its parser, which read empties before it reads.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+// parsePass is one reading of a question into p, with the Try of its
+// problem; words is false when the text could not be split into words.
+func parsePass(p *parser, input string, lx lexicon) (r Request, words bool, err error) {
+	if err := p.read(input, lx); err != nil {
+		return Request{}, false, err
 	}
 	if p.err == nil {
-		return p.result(), p, nil
+		return p.result(), true, nil
 	}
 	p.err.Hint = p.tryLine()
-	return p.result(), p, p.err
+	return p.result(), true, p.err
 }
 
 // read is one reading of a question without the Try of its problem.
 func read(input string, lx lexicon) (*parser, error) {
+	p := new(parser)
+	if err := p.read(input, lx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// read is one reading of a question into p, emptied first, without the
+// Try of its problem.
+func (p *parser) read(input string, lx lexicon) error {
+	*p = parser{}
 	toks, err := lex(input)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	emit := emitAsked(toks)
 	toks, vague := readNumberWords(toks)
@@ -334,7 +354,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
+	*p = parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
 		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money, emit: emit}, cards: cardWords{noteAt: -1}}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
@@ -367,7 +387,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	}
 	p.settleClosedProducts()
 	p.finish()
-	return p, nil
+	return nil
 }
 
 // text is tokens [from, to) as the asker wrote them.
