@@ -338,8 +338,10 @@ func read(input string, lx lexicon) (*parser, error) {
 // read is one reading of a question into p, emptied first, without the
 // Try of its problem.
 func (p *parser) read(input string, lx lexicon) error {
+	spare := p.toks[:cap(p.toks)] // the last question's tokens' array, read into again
+	clear(spare)
 	*p = parser{}
-	toks, err := lex(input)
+	toks, err := lexInto(spare, input)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,11 @@ type token struct {
 // lex checks the bytes of a question and splits it into tokens. It
 // refuses invalid UTF-8, control characters and over-long input with an
 // InputError that says where the problem is.
-func lex(input string) ([]token, error) {
+func lex(input string) ([]token, error) { return lexInto(nil, input) }
+
+// lexInto is lex appending the tokens to dst[:0], whose array a parser
+// keeps from one question to the next.
+func lexInto(dst []token, input string) ([]token, error) {
 	if len(input) > MaxQuestionBytes {
 		return nil, &sizing.InputError{
 			Problem: fmt.Sprintf("the question is too long (%d bytes; the limit is %d)", len(input), MaxQuestionBytes),
@@ -55,7 +59,10 @@ func lex(input string) ([]token, error) {
 			}
 		}
 	}
-	toks := make([]token, 0, min(MaxQuestionWords+1, strings.Count(input, " ")+2))
+	toks := dst[:0]
+	if n := min(MaxQuestionWords+1, strings.Count(input, " ")+2); cap(toks) < n {
+		toks = make([]token, 0, n)
+	}
 	// Every key, then every lowered word, lives in one buffer, turned
 	// into one string at the end: the passes ask for each word many times.
 	var buf [2 * MaxQuestionBytes]byte
