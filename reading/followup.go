@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -233,21 +234,18 @@ func threadCount(text string, haveGPU bool) (string, string) {
 		return text, ""
 	}
 	n := text[m[2]:m[3]]
-	if v, ok := countWords[strings.ToLower(strings.Join(strings.Fields(n), " "))]; ok {
-		n = v
+	words := strings.Fields(n)
+	if w := phrases[keyOf(words[len(words)-1])]; w.kind == kindCount { // "a couple": the count word's n
+		n = strconv.Itoa(w.n)
 	}
 	return text[:m[0]] + n + " gpus" + text[m[1]:], strings.TrimSpace(text[m[0]:m[1]])
 }
 
 // threadCountRE finds a count of the thread's cards: a number or a word
-// for one, followed by "of them/those/these (cards/GPUs)" or by "x" alone.
-var threadCountRE = regexp.MustCompile(`(?i)\b(\d{1,5}|a couple|a pair|couple|pair|two|three|four|five|six|seven|eight|sixteen)\s*(?:(?:of\s+)?(?:them|those|these)(?:\s+(?:cards?|gpus?))?|x)(?:\s|$|[?.!,])`)
-
-// countWords are the counts people say in words.
-var countWords = map[string]string{
-	"a couple": "2", "couple": "2", "a pair": "2", "pair": "2", "two": "2", "three": "3", "four": "4",
-	"five": "5", "six": "6", "seven": "7", "eight": "8", "sixteen": "16",
-}
+// for one, followed by "of them/those/these (cards/GPUs)" or by "x" alone
+// (vocab.txt: thread_count_pair, thread_count, thread_pronoun).
+var threadCountRE = regexp.MustCompile(`(?i)\b(\d{1,5}|a (?:` + alternation("thread_count_pair") + `)|` + alternation("thread_count") + `)\s*(?:(?:of\s+)?(?:` +
+	alternation("thread_pronoun") + `)(?:\s+(?:cards?|gpus?))?|x)(?:\s|$|[?.!,])`)
 
 // dropForMethod removes what the thread's question said that the newly
 // said method cannot have: training settings for inference, adapters

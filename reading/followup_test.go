@@ -29,6 +29,7 @@ func TestFollowUp(t *testing.T) {
 		{"13b lora a100-80", "what about 4 of them", "13b lora 4xa100-80", sizing.IntentFit},
 		{"13b lora a100-80", "and 2x?", "13b lora 2xa100-80", sizing.IntentFit},
 		{"13b lora a100-80", "a couple of those?", "13b lora 2xa100-80", sizing.IntentFit},
+		{"13b lora a100-80", "what about Three of them?", "13b lora 3xa100-80", sizing.IntentFit},
 		{"13b lora rtx-4090", "and spot?", "13b lora rtx-4090 spot", sizing.IntentFit},
 		{"13b lora rtx-4090", "same but llama 3 70b", "llama-3-70b lora rtx-4090", sizing.IntentFit},
 		{"llama-3.1-70b inference 2xh100 32 users", "and if we qlora it instead?", "llama-3.1-70b qlora 2xh100", sizing.IntentFit},

@@ -2,6 +2,7 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -528,7 +529,7 @@ func (p *parser) severalModels(i int) bool {
 	} else if num, ok := parseNumber(p.toks[j].key); ok && (num.suffix == "b" || num.suffix == "m") {
 		m = 1
 	}
-	if m == 0 || j+m >= len(p.toks) || p.toks[j+m].key != "models" {
+	if m == 0 || !p.is(j+m, modelsNoun) {
 		return false
 	}
 	p.fail(fmt.Sprintf("%s: several models sharing GPUs are not sized, only one at a time; the Try sizes one, and each of the %d needs its own weights and a share of the memory left for the KV cache",
@@ -561,7 +562,7 @@ func (p *parser) step(i int) int {
 	if n := p.closed(i); n > 0 {
 		return n
 	}
-	if p.toks[i].key == "deepseek" { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
+	if outsideFirst.has(p.toks[i].key) { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {
 			return n
 		}
@@ -654,7 +655,7 @@ func (p *parser) step(i int) int {
 			return n + 1
 		}
 	case kindGPU:
-		if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
+		if i >= 2 && vocab.phraseAt("fewest_asked", p.toks, i-2) {
 			p.cards.fewest = true // "how many a100s", "how many l40s"
 		}
 		return p.gpuWithCount(i, n, w)
@@ -805,7 +806,7 @@ func (p *parser) apply(w word, words string) {
 	case kindPrecision:
 		if p.claim(fPrecision, p.q.Precision == sizing.Precision(w.val), words) {
 			p.q.Precision = sizing.Precision(w.val)
-			if keyOf(strings.Join(strings.Fields(words), "")) == "fullprecision" { // "full precision", "full-precision"
+			if fullPrecision.has(keyOf(strings.Join(strings.Fields(words), ""))) { // "full precision", "full-precision"
 				// Said of a model released in FP8 or bf16 it may mean
 				// unquantised: say the reading.
 				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
@@ -882,7 +883,7 @@ func (p *parser) apply(w word, words string) {
 	case kindOffloadAct:
 		on := true
 		p.q.OffloadActivations = &on
-		if w.val == "unsloth" { // Unsloth also chunks its cross-entropy
+		if w.n == 1 { // Unsloth also chunks its cross-entropy
 			p.q.FusedLoss = &on
 		}
 	case kindBits:
@@ -905,10 +906,10 @@ func (p *parser) keyed(w word, i, n int) int {
 		p.setMethod(sizing.MethodLoRA, words)
 	}
 	j := i + n
-	if j < len(p.toks) && p.toks[j].key == "of" {
+	if p.is(j, ofWords) {
 		j++
 	}
-	for j < len(p.toks) && hedgeWords.has(p.toks[j].key) { // "context like 32k"
+	for p.is(j, hedgeWords) { // "context like 32k"
 		j++
 	}
 	if j >= len(p.toks) {
@@ -972,7 +973,7 @@ func (p *parser) numeric(i int, num number) int {
 			}
 		}
 	}
-	if j < len(p.toks) && num.suffix == "" && gbUnits[p.toks[j].key] {
+	if j < len(p.toks) && num.suffix == "" && gbUnits.has(p.toks[j].key) {
 		if gb, ok := num.scaled(1); ok && gb > 0 && gb <= maxTypedGB {
 			return p.memoryAt(i, j+1-i, int(gb))
 		}
@@ -1058,7 +1059,7 @@ func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 				return d, kindTokensWord, k + m
 			}
 		}
-		if p.toks[k-1].key == "text" {
+		if lengthText.has(p.toks[k-1].key) {
 			return d, kindTokensWord, k
 		}
 	}
@@ -1099,12 +1100,7 @@ type docsSaid struct {
 // finish (docJob), which knows the model and the method. It reports the
 // tokens used, 0 when no examples of a length follow.
 func (p *parser) examples(i, j int, num number) int {
-	key := func(k int) string {
-		if k < len(p.toks) && !p.toks[k].ignorable {
-			return p.toks[k].key
-		}
-		return ""
-	}
+	key := keysOf(p.toks) // an ignorable token has no key
 	if exampleKinds.has(key(j)) && exampleWords.has(key(j+1)) {
 		j++ // "100k chat samples"
 	}
@@ -1118,15 +1114,11 @@ func (p *parser) examples(i, j int, num number) int {
 		if !doc {
 			return 0
 		}
-		switch {
-		case (perLeads.has(key(k))) && monthWords.has(key(k+1)):
-			p.run.docs.monthly = p.text(k, k+2)
-			return 2
-		case key(k) == "monthly" || key(k) == "/month" || key(k) == "/mo":
-			p.run.docs.monthly = p.text(k, k+1)
-			return 1
+		n := slotLen(docsMonthlySlot, key, k)
+		if n > 0 {
+			p.run.docs.monthly = p.text(k, k+n)
 		}
-		return 0
+		return n
 	}
 	k := j + 1
 	for n := 0; n < 4 && lengthLeads.has(key(k)); n++ {
@@ -1166,12 +1158,7 @@ func (p *parser) examples(i, j int, num number) int {
 		return noLength()
 	}
 	k++
-	switch {
-	case eachOneWords.has(key(k)):
-		k++
-	case key(k) == "on" && key(k+1) == "average":
-		k += 2
-	}
+	k += slotLen(eachAfterSlot, key, k)
 	count, ok1 := num.scaled(decimalUnit(num.suffix))
 	per, ok2 := length.scaled(decimalUnit(length.suffix))
 	if !ok1 || !ok2 || num.neg || length.neg || count < 1 || per < 1 {
@@ -1213,7 +1200,7 @@ var teamWords = vocab.set("team_words")
 // team of 15": batch 15; "team of 15 devs" is read by the users word).
 // It reports the tokens used, 0 when no team precedes.
 func (p *parser) teamOf(i, j int, num number) int {
-	if i < 2 || p.toks[i-1].key != "of" || !teamWords.has(p.toks[i-2].key) || num.suffix != "" || !num.isInteger() {
+	if i < 2 || !ofWords.has(p.toks[i-1].key) || !teamWords.has(p.toks[i-2].key) || num.suffix != "" || !num.isInteger() {
 		return 0
 	}
 	if j < len(p.toks) && !p.toks[j].ignorable {
@@ -1256,10 +1243,9 @@ func (p *parser) lengthAt(k int) bool {
 	return true
 }
 
-// scaleWords are number words written apart: "70 billion".
-var scaleWords = map[string]string{
-	"k": "k", "thousand": "k", "million": "m", "mn": "m", "billion": "b", "bn": "b", "trillion": "t",
-}
+// scaleWords are number words written apart, with the suffix each
+// stands for: "70 billion" (vocab.txt: the sets scale_SUFFIX).
+var scaleWords = vocab.values("scale")
 
 // counted reads what a count (at i, n tokens, value count) counts: GPUs
 // ("two a100s", "8 x h100", "8 gpus"), nodes ("2 nodes of"), epochs,
@@ -1268,7 +1254,7 @@ var scaleWords = map[string]string{
 // the count counts nothing it knows.
 func (p *parser) counted(i, n, count int, isWord bool) int {
 	j := i + n
-	if j < len(p.toks) && (p.toks[j].key == "x" || p.toks[j].key == "of") {
+	if p.is(j, countJoins) {
 		j++
 	}
 	for j < len(p.toks) && vendors.has(p.toks[j].key) { // "2 x NVIDIA A100"
@@ -1301,7 +1287,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	switch w.kind {
 	case kindGPU:
 		p.setGPU(w.val, w.note, p.text(j, j+m))
-		if k := j + m; j == i+n && k < len(p.toks) && cardNodeWords[p.toks[k].key] == 1+min(count, 2)/2 {
+		if k := j + m; j == i+n && p.is(k, cardNodeWords(count)) {
 			// "one h100 node", "two h100 nodes": the count is of machines
 			// (not one H100 for "one h100 node"); "8 x
 			// h100 node" and "8 h100 node" are one machine of 8.
@@ -1312,7 +1298,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	case kindGPUWord:
 		p.setCount(count, p.text(i, j+m))
 		k := j + m
-		if k+1 < len(p.toks) && p.toks[k].key == "of" {
+		if k+1 < len(p.toks) && ofWords.has(p.toks[k].key) {
 			if g, gm := p.lookup(k+1, false); g.kind == kindGPU {
 				p.setGPU(g.val, g.note, p.text(k+1, k+1+gm))
 				return k + 1 + gm - i
@@ -1330,7 +1316,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 			p.fail(fmt.Sprintf("two epoch counts in one question: %s and %s", quote(p.run.epochs.words), quote(p.text(i, j+m))), nil)
 		}
 		k := j + m
-		if k < len(p.toks) && (p.toks[k].key == "of" || p.toks[k].key == "on") {
+		if p.is(k, epochJoins) {
 			k++
 		}
 		return k - i
@@ -1367,9 +1353,19 @@ var memoryVariants = vocab.set("memory_variant")
 var multiWords = vocab.set("multi_words")
 
 // cardNodeWords, after a card counted without "x", make the count one of
-// machines full of that card, 1 for the singular (a count of one) and 2
-// for the plural (a count of more): "two h100 nodes" is 16 H100s.
-var cardNodeWords = map[string]int{"node": 1, "nodes": 2, "server": 1, "servers": 2}
+// machines full of that card, the singular for a count of one and the
+// plural for a count of more: "two h100 nodes" is 16 H100s.
+func cardNodeWords(count int) *wordSet {
+	if count < 2 {
+		return cardNodeOne
+	}
+	return cardNodeMany
+}
+
+var (
+	cardNodeOne  = vocab.set("card_node_one")
+	cardNodeMany = vocab.set("card_node_many")
+)
 
 // vendors are the makers' words that may come between a count and a GPU.
 var vendors = vocab.set("vendors")
@@ -1426,7 +1422,7 @@ func (p *parser) bareCountAt(k int) (int, bool) {
 		case kindGPU, kindGPUWord, kindTimes:
 			return 0, false
 		}
-		if p.toks[k+1].key == "x" {
+		if phrases[p.toks[k+1].key].kind == kindTimes {
 			return 0, false
 		}
 	}
@@ -1440,7 +1436,7 @@ func (p *parser) gpuWithCount(i, n int, w word) int {
 	j := i + n
 	if j < len(p.toks) {
 		k := p.toks[j].key
-		if k == "x" && j+1 < len(p.toks) {
+		if phrases[k].kind == kindTimes && j+1 < len(p.toks) {
 			if num, ok := parseNumber(p.toks[j+1].key); ok && num.isInteger() {
 				c, _ := num.scaled(1)
 				p.setCount(int(min(c, 1<<20)), p.text(i, j+2))
@@ -1464,14 +1460,8 @@ func (p *parser) glued(i int) int {
 	t := p.toks[i]
 	k := t.key
 	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
-	size, ok := strings.CutSuffix(raw, "-token")
-	if !ok {
-		size, ok = strings.CutSuffix(raw, "-context")
-	}
-	if !ok {
-		size, ok = strings.CutSuffix(raw, "-ctx")
-	}
-	if ok {
+	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths.has(raw[h+1:]) {
+		size := raw[:h]
 		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
 			// "4k-token chats", "8k-context sessions": each request's
 			// length.
@@ -1487,7 +1477,7 @@ func (p *parser) glued(i int) int {
 	for d < len(k) && isDigit(k[d]) {
 		d++
 	}
-	if d > 0 && k[d:] == "s" && i > 0 && p.toks[i-1].key == "the" && memoryVariants.has(k[:d]) {
+	if d > 0 && k[d:] == "s" && i > 0 && theWords.has(p.toks[i-1].key) && memoryVariants.has(k[:d]) {
 		// "or do i need the 80s": the other memory size of the card,
 		// which the answer on the asked one settles.
 		p.ignore(i, i+1)
@@ -1548,22 +1538,20 @@ func (p *parser) glued(i int) int {
 		return 0
 	}
 	// A keyword glued to its number: r16, seq4096, ctx8k, bs8, mbs2.
-	for _, pre := range []string{"seq", "ctx", "mbs", "bs", "rank", "r"} {
-		if strings.HasPrefix(k, pre) && len(k) > len(pre) && isDigit(k[len(pre)]) {
-			num, ok := parseNumber(k[len(pre):])
-			if !ok {
-				return 0
-			}
-			switch pre {
-			case "seq", "ctx":
-				p.setSeq(num, t.raw)
-			case "mbs", "bs":
-				p.setBatch(num, t.raw)
-			default:
-				p.setRank(num, t.raw)
-			}
-			return 1
+	if pre := strings.IndexAny(k, "0123456789"); pre > 0 && gluedKeys.has(k[:pre]) {
+		num, ok := parseNumber(k[pre:])
+		if !ok {
+			return 0
 		}
+		switch phrases[k[:pre]].kind {
+		case kindSeqKey:
+			p.setSeq(num, t.raw)
+		case kindBatchKey:
+			p.setBatch(num, t.raw)
+		default:
+			p.setRank(num, t.raw)
+		}
+		return 1
 	}
 	// A GPU with its count glued after: a100x8, h100x8.
 	if x := strings.LastIndexByte(k, 'x'); x > 0 && x < len(k)-1 {
@@ -1749,8 +1737,20 @@ func (p *parser) percentAt(i int) int {
 }
 
 // fineTuneTag matches the words a team adds to a model's name for its own
-// fine-tune: "sft", "dpo", "v2", "ft", "ours", "run3", "step1200".
-var fineTuneTag = regexp.MustCompile(`^(sft|dpo|orpo|kto|rlhf|ft|finetune|finetuned|tuned|custom|ours|our|internal|merged|final|prod|exp\d*|run\d*|v\d+(\.\d+)?|ckpt\d*|checkpoint\d*|step\d+|epoch\d+|\d+)$`)
+// fine-tune: "sft", "dpo", "v2", "ft", "ours", "run3", "step1200"
+// (vocab.txt: finetune_tag, and the words a number may or must follow).
+var fineTuneTag = regexp.MustCompile(`^(` + alternation("finetune_tag") + `|(` + alternation("finetune_tag_numbered") + `)\d*|(` +
+	alternation("finetune_tag_counted") + `)\d+|v\d+(\.\d+)?|\d+)$`)
+
+// alternation is the words of a vocab.txt set as a regular expression's
+// alternatives, in a fixed order.
+func alternation(set string) string {
+	words := slices.Sorted(maps.Keys(vocab.set(set).words))
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(words, "|")
+}
 
 // fineTuneName reads a team's fine-tune named after its base model
 // ("llama-3-8b-sft-v2"): a catalog name, then only fine-tune tags. It is
@@ -1819,7 +1819,7 @@ func (p *parser) fullModelAt(i, n int) bool {
 	}
 	k := p.toks[j].key
 	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
-		return i > 0 && p.toks[i-1].key == "the" // "full 7b on h100" is still a full fine-tune
+		return i > 0 && theWords.has(p.toks[i-1].key) // "full 7b on h100" is still a full fine-tune
 	}
 	return modelNouns.has(k)
 }
@@ -2026,7 +2026,7 @@ func (p *parser) memoryWordAt(j int) bool {
 		return true
 	}
 	_, ok := parseNumber(p.toks[j].key)
-	return ok && j+1 < len(p.toks) && gbUnits[p.toks[j+1].key]
+	return ok && j+1 < len(p.toks) && gbUnits.has(p.toks[j+1].key)
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure
@@ -2102,3 +2102,32 @@ var modelNouns = vocab.set("model_nouns")
 
 // tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
 var tokenWords = vocab.set("tokens")
+
+// keysOf reads the keys of toks for slot patterns: "" past either end.
+func keysOf(toks []token) func(int) string {
+	return func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return toks[i].key
+	}
+}
+
+// is reports whether token k is a word of set; false past the end.
+func (p *parser) is(k int, set *wordSet) bool {
+	return k >= 0 && k < len(p.toks) && set.has(p.toks[k].key)
+}
+
+// The words of parse.go's own tests (vocab.txt, its parse.go section).
+var (
+	modelsNoun    = vocab.set("models_noun")
+	outsideFirst  = vocab.set("outside_first")
+	fullPrecision = vocab.set("full_precision")
+	ofWords       = vocab.set("of_words")
+	lengthText    = vocab.set("length_text")
+	countJoins    = vocab.set("count_joins")
+	epochJoins    = vocab.set("epoch_joins")
+	gluedLengths  = vocab.set("glued_lengths")
+	gluedKeys     = vocab.set("glued_keys")
+	theWords      = vocab.set("the_words")
+)

@@ -72,18 +72,36 @@ var (
 	vramAfter    = vocab.set("vram_after")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
-	hourWords    = vocab.set("hour_words")
+	hourWords    = vocab.set("span_hour") // the hours of a run's length: the same words
 	yearWords    = vocab.set("year_words")
 	monthWords   = vocab.set("month_words")
 	runVerbs     = vocab.set("run_verbs")
 	eachWords    = vocab.set("each_words")
-	perWeek      = map[string]float64{"week": 1, "wk": 1, "weekly": 1, "month": 12.0 / 52, "monthly": 12.0 / 52, "day": 7, "daily": 7}
 
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
-	askLeads = keySet(buyWords.words, maxContextOf.words, maxWords.words, largestWords.words, vramWords.words,
-		map[string]bool{"how": true, "which": true, "what": true, "cheapest": true, "best": true, "fastest": true, "quickest": true, "kv": true, "kvcache": true})
+	askLeads = keySet(buyWords.words, maxContextOf.words, maxWords.words, largestWords.words, vramWords.words, vocab.set("ask_leads").words)
 )
+
+// perWeek is how many times a week each period word comes round ("day":
+// 7, "month": 12/52): the sets jobs_per_week_N and jobs_per_week_N/D of
+// vocab.txt.
+var perWeek = func() map[string]float64 {
+	m := map[string]float64{}
+	for w, v := range vocab.values("jobs_per_week") {
+		num, den, frac := strings.Cut(v, "/")
+		n, err := strconv.ParseFloat(num, 64)
+		d := 1.0
+		if err == nil && frac {
+			d, err = strconv.ParseFloat(den, 64)
+		}
+		if err != nil {
+			panic("reading: vocab.txt: jobs_per_week_" + v + ": " + err.Error())
+		}
+		m[w] = n / d
+	}
+	return m
+}()
 
 // keySet is the union of the keys of sets.
 func keySet(sets ...map[string]bool) map[string]bool {
@@ -103,12 +121,7 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 	a := askWords{in: in}
 	var usedBuf [64]bool
 	used := usedFor(toks, usedBuf[:])
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
+	key := keysOf(toks)
 	numberAt := func(i int) bool {
 		if i >= len(toks) {
 			return false
@@ -128,18 +141,17 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 			a.maxContext, used[i] = true, true
 		case maxWords.has(k) && contextWords.has(key(i+1)) && !numberAt(i+2):
 			a.maxContext, used[i], used[i+1] = true, true, true
-		case (k == "how") && (howMuchWords.has(key(i + 1))) && contextWords.has(key(i+2)) && !numberAt(i+3):
+		case slotLen(askContextHowSlot, key, i) > 0 && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case k == "how" && key(i+1) == "much" && (vramWords.has(key(i+2)) || key(i+2) == "ram"), vramWords.has(k) && vramAfter.has(key(i+1)),
-			k == "kv" && key(i+1) == "cache" || k == "kvcache": // "what's the kv cache size for ..."
+		case slotLen(askVramSlot, key, i) > 0: // "how much vram", "what's the kv cache size for ..."
 			a.vram = true
 		case (whichWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU, used[i] = true, true
 		case (fastestWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
-		case k == "what":
+		case askWhat.has(k):
 			a.what = true
-		case largestWords.has(k) && (batchWords.has(key(i+1)) || key(i+1) == "micro"):
+		case slotLen(largestBatchSlot, key, i) > 0:
 			// "largest batch" is the serving pass's: the largest batch, not model.
 		case largestWords.has(k):
 			a.largest, used[i] = true, true
@@ -195,28 +207,23 @@ const ownAskWindow = 5
 // such as "buy-vs-rent" weighs owning against renting instead. It marks
 // the words it read used.
 func (a *askWords) readOwn(toks []token, used []bool) {
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
+	key := keysOf(toks)
 	var verb, asked, onPrem bool
 	for i := range toks {
 		k := key(i)
 		switch {
 		case rentedWords.has(k) || buyWords.has(k) && !ownVerbs.has(k):
 			return // "buy or rent", "buy-vs-rent", "worth it vs renting"
-		case ownVerbs.has(k) && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")): // not "in order to", "order of magnitude"
+		case ownVerbAt(key, i):
 			verb = true
 			for j := max(i-ownAskWindow, 0); j < i; j++ {
 				if w := key(j); whichAskWords.has(w) {
 					asked = true
 				}
 			}
-		case k == "how" && (key(i+1) == "many" || key(i+1) == "much"):
+		case slotLen(ownAskedSlot, key, i) > 0:
 			asked = true
-		case onPremWords.has(k), k == "on" && premWords.has(key(i+1)):
+		case slotLen(onPremSlot, key, i) > 0:
 			onPrem = true
 		}
 	}
@@ -225,14 +232,17 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	}
 	a.own = true
 	for i := range toks {
-		k := key(i)
-		switch {
-		case buyWords.has(k), onPremWords.has(k), premWords.has(k) && key(i-1) == "on", k == "on" && premWords.has(key(i+1)):
-			used[i] = true
-		case ownVerbs.has(k) && !(k == "order" && (key(i-1) == "in" || key(i+1) == "of")):
+		if buyWords.has(key(i)) || ownVerbAt(key, i) {
 			used[i] = true
 		}
+		markUsed(used, i, i+slotLen(onPremSlot, key, i))
 	}
+}
+
+// ownVerbAt reports whether token i is a buying verb, not an idiom ("in
+// order to", "order of magnitude"; the order_idiom rows of vocab.txt).
+func ownVerbAt(key func(int) string, i int) bool {
+	return ownVerbs.has(key(i)) && slotLen(orderIdiomSlot, key, i-1) == 0 && slotLen(orderIdiomSlot, key, i) == 0
 }
 
 // rentedWords say that a card is rented, the other side of a question
@@ -244,15 +254,17 @@ var rentedWords = vocab.set("rented_words")
 // marking "worth" (and "it") used. "is lora worth it" with
 // no renting word is not one.
 func worthRenting(toks []token, used []bool) bool {
-	worth := slices.IndexFunc(toks, func(t token) bool { return t.key == "worth" })
-	if worth < 0 || !slices.ContainsFunc(toks, func(t token) bool { return rentedWords.has(t.key) }) {
+	if !slices.ContainsFunc(toks, func(t token) bool { return rentedWords.has(t.key) }) {
 		return false
 	}
-	used[worth] = true
-	if worth+1 < len(toks) && toks[worth+1].key == "it" {
-		used[worth+1] = true
+	key := keysOf(toks)
+	for i := range toks {
+		if n := slotLen(worthItSlot, key, i); n > 0 {
+			markUsed(used, i, i+n)
+			return true
+		}
 	}
-	return true
+	return false
 }
 
 // readWorkload reads jobs per week, hours per job, the electricity price
@@ -264,12 +276,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		return strings.ToLower(toks[i].raw)
 	}
-	keyAt := func(i int) string {
-		if i >= len(toks) {
-			return ""
-		}
-		return toks[i].key
-	}
+	keyAt := keysOf(toks)
 	for i := 0; i < len(toks); i++ {
 		if used[i] {
 			continue
@@ -286,7 +293,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 			if perLeads.has(keyAt(i + 1)) {
 				n = 2
 			}
-			if keyAt(i+n) == "kwh" {
+			if kwhWords.has(keyAt(i + n)) {
 				a.setKWh(v, toks[i].raw+" per kWh")
 				markUsed(used, i, i+n+1)
 				i += n
@@ -304,7 +311,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		words := toks[i].raw
 		switch {
-		case hourWords.has(glued) || glued == "hperjob" || glued == "heach":
+		case hourWords.has(glued) || hourGlued.has(glued):
 			// "5h", "4-6h", "5hrs".
 			end := i + 1
 			for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
@@ -318,7 +325,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 			switch {
 			case hourWords.has(keyAt(j)):
 				end := j + 1
-				for end < len(toks) && (eachWords.has(keyAt(end)) || keyAt(end) == "per" || keyAt(end) == "a" || keyAt(end) == "job" || keyAt(end) == "run") {
+				for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
 					end++
 				}
 				a.setHours(num, span(a.in, toks, i, j+1))
@@ -339,7 +346,7 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 					}
 				}
 			}
-		case yearWords.has(glued) || glued == "year" || glued == "yearlife":
+		case yearWords.has(glued) || yearGlued.has(glued):
 			a.setYears(num, words)
 			used[i] = true
 		default:
@@ -371,20 +378,14 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
 		return allMonth(said, i)
-	case strings.HasSuffix(raw, "%") && (i > 0 && keyAt(i-1) == "at" || busyWords.has(keyAt(i+1)) || ofTheTime(keyAt, i+1)):
+	case strings.HasSuffix(raw, "%") && (i > 0 && atWords.has(keyAt(i-1)) || slotLen(busyShareSlot, keyAt, i+1) > 0):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {
 			return 0
 		}
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24*v/100
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as the cards busy %s%% of the week: 7 jobs a week of %s h", quote(toks[i].raw), strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(sizing.RoundTo(24*v/100, 2), 'f', -1, 64)))
-		switch {
-		case busyWords.has(keyAt(i + 1)):
-			return 2
-		case ofTheTime(keyAt, i+1):
-			return 4
-		}
-		return 1
+		return 1 + slotLen(busyShareSlot, keyAt, i+1) // "60% utilization", "60% of the time"
 	case (oneWords.has(raw)) && (yearWords.has(keyAt(i+1)) || monthWords.has(keyAt(i+1))):
 		if yearWords.has(keyAt(i + 1)) {
 			a.setYears(1, joinRaw(toks, i, i+2))
@@ -395,11 +396,6 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 		return 2
 	}
 	return 0
-}
-
-// ofTheTime reports whether "of the time" starts at token i.
-func ofTheTime(keyAt func(int) string, i int) bool {
-	return keyAt(i) == "of" && keyAt(i+1) == "the" && keyAt(i+2) == "time"
 }
 
 // aroundTheClock reads a use said as a period only ("we'd use 8 h100s
@@ -435,14 +431,14 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 			return f, 1, true
 		}
 	}
-	if !jobWords.has(toks[j].key) && toks[j].key != "x" {
+	if !jobWords.has(toks[j].key) && phrases[toks[j].key].kind != kindTimes {
 		if f, ok := perWeek[toks[j].key]; ok { // "3 weekly"
 			return f, 1, true
 		}
 		return 0, 0, false
 	}
 	k := j + 1
-	if k < len(toks) && (toks[k].key == "per" || toks[k].key == "a" || toks[k].key == "each" || toks[k].key == "every" || toks[k].key == "an") {
+	if k < len(toks) && perLeads.has(toks[k].key) {
 		k++
 	}
 	if k < len(toks) {
@@ -458,9 +454,13 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 // "jobs/week", "/month", "/day".
 func perWeekSuffix(s string) (float64, bool) {
 	s = strings.TrimPrefix(s, "x")
+	job := "" // the longest job word first: "runs/week" is not "run" and "s/week"
 	for w := range jobWords.words {
-		s = strings.TrimPrefix(s, w)
+		if len(w) > len(job) && strings.HasPrefix(s, w) {
+			job = w
+		}
 	}
+	s = s[len(job):]
 	after, ok := strings.CutPrefix(s, "/")
 	if !ok {
 		after, ok = strings.CutPrefix(s, "per")
@@ -668,6 +668,16 @@ var whichAskWords = vocab.set("which_ask")
 
 // perJobWords are words after hours that say they are each job's ("5h per job", "5h a run").
 var perJobWords = vocab.set("per_job")
+
+// The words of parse_ask.go's own tests (vocab.txt, its parse_ask.go
+// section).
+var (
+	askWhat   = vocab.set("ask_what")
+	kwhWords  = vocab.set("kwh_words")
+	hourGlued = vocab.set("hour_glued")
+	yearGlued = vocab.set("year_glued")
+	atWords   = vocab.set("at_words")
+)
 
 // usedFor is a mark per token of toks, in buf when it is long enough
 // (the caller's array on its stack: a plain question costs no

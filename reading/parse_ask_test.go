@@ -153,3 +153,19 @@ func BenchmarkParseAsk(b *testing.B) {
 		}
 	}
 }
+
+// TestPerWeekSuffix checks the unit glued after a count of jobs, whatever
+// order the job words are tried in: "runs/week" is one a week, never
+// "run" and "s/week".
+func TestPerWeekSuffix(t *testing.T) {
+	for s, want := range map[string]float64{"/week": 1, "x/week": 1, "jobs/week": 1, "runs/week": 1, "run/day": 7, "trainings/month": 12.0 / 52, "runsperweek": 1} {
+		for range 20 { // the job words are a set: tried in any order
+			if got, ok := perWeekSuffix(s); !ok || got != want {
+				t.Fatalf("perWeekSuffix(%q) = %v, %v; want %v", s, got, ok, want)
+			}
+		}
+	}
+	if _, ok := perWeekSuffix("runs"); ok {
+		t.Error(`perWeekSuffix("runs") read a period`)
+	}
+}

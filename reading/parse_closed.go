@@ -2,7 +2,9 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -31,6 +33,9 @@ var closedFamilies = []closedFamily{
 	{regexp.MustCompile(`^grok([3-9](\.\d)?)(mini|fast)*$`), "xAI's API"}, // Grok 1 and 2 weights were released
 }
 
+// closedStarts are what a closed model's key may start with (vocab.txt).
+var closedStarts = slices.Sorted(maps.Keys(vocab.set("closed_start").words))
+
 // closedSmall are the words of a closed model of the small class, whose
 // open counterpart is gpt-oss-20b rather than gpt-oss-120b; Gemini's
 // name is taken off first, since it holds "mini".
@@ -39,7 +44,7 @@ var closedSmall = regexp.MustCompile(`mini|nano|haiku|flash|instant|^gpt3`)
 // closedStart reports whether a key may start a closed model's name, so
 // that most words skip the patterns.
 func closedStart(key string) bool {
-	for _, pre := range []string{"gpt", "chatgpt", "o1", "o3", "o4", "claude", "gemini", "grok"} {
+	for _, pre := range closedStarts {
 		if strings.HasPrefix(key, pre) {
 			return true
 		}
@@ -121,7 +126,7 @@ var (
 	// ("chatgpt like", "chatgpt clone", "claude style assistant").
 	closedProductAfter = vocab.set("closed_product_after")
 	// closedProductSuffixes glued to one ("chatgpt-like", "gpt-4-style").
-	closedProductSuffixes = []string{"like", "style", "clone", "esque"}
+	closedProductSuffixes = slices.Sorted(maps.Keys(vocab.set("closed_product_suffix").words))
 	// closedProductLeads are taken into the phrase quoted ("our own
 	// chatgpt", "an internal chatgpt").
 	closedProductLeads = vocab.set("closed_product_leads")

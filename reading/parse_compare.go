@@ -93,7 +93,7 @@ func ParseComparison(input string) (Comparison, bool) {
 	}
 	rent := rentSaid(toks)
 	for i, t := range toks {
-		if (t.key == "cheaper" || t.key == "difference") && (i < figFrom || i >= figTo) {
+		if compareDrops.has(t.key) && (i < figFrom || i >= figTo) {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 		// "4090 or a6000 to buy" weighs the cards, not owning one against
@@ -102,8 +102,9 @@ func ParseComparison(input string) (Comparison, bool) {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 	}
+	key := keysOf(toks)
 	for c := range toks {
-		n := connectorAt(toks, c)
+		n := connectorAt(toks, key, c)
 		if n == 0 {
 			continue
 		}
@@ -146,9 +147,9 @@ func ParseTooManyOptions(input string) (kept, left string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	last, connectorsSeen := -1, 0
+	last, connectorsSeen, key := -1, 0, keysOf(toks)
 	for c := range toks {
-		if connectorAt(toks, c) > 0 {
+		if connectorAt(toks, key, c) > 0 {
 			last = c
 			connectorsSeen++
 		}
@@ -156,7 +157,7 @@ func ParseTooManyOptions(input string) (kept, left string, ok bool) {
 	if connectorsSeen < 2 {
 		return "", "", false
 	}
-	n := connectorAt(toks, last)
+	n := connectorAt(toks, key, last)
 	for m := 1; m <= 3 && last+n+m <= len(toks); m++ {
 		from, to := toks[last].start, toks[last+n+m-1].end
 		kept = strings.Join(strings.Fields(input[:from]+" "+input[to:]), " ")
@@ -167,23 +168,15 @@ func ParseTooManyOptions(input string) (kept, left string, ok bool) {
 	return "", "", false
 }
 
-// connectorAt reports how many tokens the connector at c covers: 1 for
-// "vs", 2 for "compared to", 1 for "and" after a "between" or "compare";
-// 0 when none.
-func connectorAt(toks []token, c int) int {
-	k := toks[c].key
-	switch {
-	case toks[c].ignorable:
-		return 0
-	case connectors.has(k) || k == "vs.":
-		return 1
-	case k == "compared" && c+1 < len(toks) && (toks[c+1].key == "to" || toks[c+1].key == "with"):
-		return 2
-	case comparatives.has(k) && c+1 < len(toks) && toks[c+1].key == "than":
-		// "an h100 faster than an a100": the options around "faster than",
-		// not two GPUs to refuse.
-		return 2
-	case k == "and":
+// connectorAt reports how many tokens the connector at c covers (the
+// connector slot rows of vocab.txt: "vs", "compared to", "faster than"),
+// or 1 for "and" after a "between" or "compare"; 0 when none. key reads
+// the keys of toks.
+func connectorAt(toks []token, key func(int) string, c int) int {
+	if n := slotLen(connectorSlot, key, c); n > 0 {
+		return n
+	}
+	if andWords.has(toks[c].key) {
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
 			if andOpeners.has(toks[j].key) {
 				return 1
@@ -242,7 +235,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		return Comparison{}, false
 	}
 	from, to := ls, re
-	if c > 0 && toks[c].key == "and" {
+	if c > 0 && andWords.has(toks[c].key) {
 		for from > 0 && !andOpeners.has(toks[from-1].key) {
 			from--
 		}
@@ -387,17 +380,16 @@ func subset(names []string, allowed ...string) bool {
 // isFiller reports whether a token is question phrasing ("an", "the",
 // "on") that may stand around an option.
 func isFiller(t token) bool {
-	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors.has(t.key) && t.key != "and"
+	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors.has(t.key) && !andWords.has(t.key)
 }
 
-// figureWords name what a comparison compares by, after "per" (or
-// alone: "monthly").
-var figureWords = map[string]Figure{
-	"run": FigurePerRun, "job": FigurePerRun, "training": FigurePerRun, "epoch": FigurePerRun,
-	"user": FigurePerUser, "users": FigurePerUser, "seat": FigurePerUser, "person": FigurePerUser,
-	"million": FigurePerMillionOut, "1m": FigurePerMillionOut, "mtok": FigurePerMillionOut, "token": FigurePerMillionOut, "tokens": FigurePerMillionOut,
-	"month": FigurePerMonth, "hour": FigurePerHour, "hr": FigurePerHour, "h": FigurePerHour,
-}
+// figureWords name what a comparison compares by after "per", with the
+// Figure each names (vocab.txt: the sets per_figure_FIGURE).
+var figureWords = vocab.values("per_figure")
+
+// costFigures name a figure alone after a money word ("cheaper
+// monthly"), with the Figure each names (the sets cost_figure_FIGURE).
+var costFigures = vocab.values("cost_figure")
 
 // costWords say a figure that follows is money: "cheaper per run", "cost
 // per user".
@@ -411,21 +403,15 @@ var costWords = vocab.set("cost_words")
 // "value for money", "worth it"): the tokens [from, to) they cover, or
 // 0, 0.
 func valueWordsAt(toks []token) (from, to int) {
-	raw := func(i int) string { return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()")) }
+	raw := func(i int) string {
+		if i >= len(toks) {
+			return ""
+		}
+		return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()"))
+	}
 	for i := range toks {
-		switch r := raw(i); {
-		case pricePerfWords.has(r):
-			return i, i + 1
-		case r == "price" && i+1 < len(toks) && (raw(i+1) == "performance" || raw(i+1) == "perf"):
-			return i, i + 2
-		case r == "worth" && i+1 < len(toks) && raw(i+1) == "it":
-			return i, i + 2
-		case r == "bang" && i+2 < len(toks) && raw(i+1) == "for":
-			to := i + 3
-			if raw(i+2) == "the" && i+3 < len(toks) {
-				to++
-			}
-			return i, to
+		if n := slotLen(valueWordsSlot, raw, i); n > 0 {
+			return i, i + n
 		}
 	}
 	return 0, 0
@@ -433,8 +419,9 @@ func valueWordsAt(toks []token) (from, to int) {
 
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
+	key := keysOf(toks)
 	for i, t := range toks {
-		if t.key != "throughput" {
+		if !throughputWords.has(t.key) {
 			continue
 		}
 		// "throughput" says which speed, whatever else is said: "which is
@@ -449,11 +436,11 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		return FigureThroughput, from, i + 1
 	}
 	for i, t := range toks {
-		if t.key != "users" && t.key != "user" {
+		if !figureUsers.has(t.key) {
 			continue
 		}
 		from := i
-		if from > 0 && toks[from-1].key == "concurrent" {
+		if from > 0 && concurrentWord.has(toks[from-1].key) {
 			from--
 		}
 		if from > 0 && moreWords.has(toks[from-1].key) {
@@ -461,7 +448,7 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			// the users served at once ("50 users" is a load, "cost per
 			// concurrent user" a cost).
 			from--
-			for from > 0 && (moreWords.has(toks[from-1].key) || toks[from-1].key == "how") {
+			for from > 0 && (moreWords.has(toks[from-1].key) || howWords.has(toks[from-1].key)) {
 				from--
 			}
 			return FigureUsers, from, i + 1
@@ -476,42 +463,34 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		if tpsUnits.has(strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))) && (i == 0 || !hasDigit(toks[i-1].key)) {
 			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
 		}
-		switch t.key {
-		case "memory", "vram":
-			return FigureMemory, i, i + 1
-		case "fits", "fit":
-			if i+1 < len(toks) && (toks[i+1].key == "better" || toks[i+1].key == "best") {
-				return FigureMemory, i, i + 2 // "which fits better"
-			}
-		case "faster", "fastest", "quicker", "quickest", "speed":
-			return FigureSpeed, i, i + 1
-
-		case "monthly":
-			if costBefore(toks, i) {
-				return FigurePerMonth, i, i + 1
-			}
-		case "hourly":
-			if costBefore(toks, i) {
-				return FigurePerHour, i, i + 1
-			}
-		case "per", "a":
-			if i+1 >= len(toks) || !costBefore(toks, i) {
-				continue
-			}
-			k := i + 1
-			if toks[k].key == "concurrent" && k+1 < len(toks) {
-				k++ // "per concurrent user"
-			}
-			f, ok := figureWords[toks[k].key]
-			if !ok || t.key == "a" && f != FigurePerMonth && f != FigurePerHour {
-				continue
-			}
-			end := k + 1
-			for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || toks[end].key == "output" || toks[end].key == "generated") {
-				end++ // "per million output tokens", "per 1m tokens"
-			}
-			return f, i, end
+		if n := slotLen(figureMemorySlot, key, i); n > 0 {
+			return FigureMemory, i, i + n // "memory", "which fits better"
 		}
+		if figureSpeed.has(t.key) {
+			return FigureSpeed, i, i + 1
+		}
+		if f, ok := costFigures[t.key]; ok {
+			if costBefore(toks, i) {
+				return Figure(f), i, i + 1 // "cheaper monthly"
+			}
+			continue
+		}
+		if !figurePer.has(t.key) && !figurePerTime.has(t.key) || i+1 >= len(toks) || !costBefore(toks, i) {
+			continue
+		}
+		k := i + 1
+		if concurrentWord.has(toks[k].key) && k+1 < len(toks) {
+			k++ // "per concurrent user"
+		}
+		f, ok := figureWords[toks[k].key]
+		if !ok || figurePerTime.has(t.key) && Figure(f) != FigurePerMonth && Figure(f) != FigurePerHour {
+			continue // "a month", "an hour"; never "a user"
+		}
+		end := k + 1
+		for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || figureTail.has(toks[end].key)) {
+			end++ // "per million output tokens", "per 1m tokens"
+		}
+		return Figure(f), i, end
 	}
 	return FigureUnsaid, 0, 0
 }
@@ -533,5 +512,17 @@ func costBefore(toks []token, i int) bool {
 	return false
 }
 
-// pricePerfWords are price-performance, as typed.
-var pricePerfWords = vocab.set("price_perf")
+// The words of parse_compare.go's own tests (vocab.txt, its
+// parse_compare.go section).
+var (
+	compareDrops    = vocab.set("compare_drops")
+	andWords        = vocab.set("and_words")
+	throughputWords = vocab.set("throughput_words")
+	figureUsers     = vocab.set("figure_users")
+	concurrentWord  = vocab.set("concurrent_word")
+	howWords        = vocab.set("how_words")
+	figureSpeed     = vocab.set("figure_speed")
+	figurePer       = vocab.set("figure_per")
+	figurePerTime   = vocab.set("figure_per_time")
+	figureTail      = vocab.set("figure_tail")
+)

@@ -150,3 +150,51 @@ func TestComparisonFigureUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonFigureWords checks the figure words read from vocab.txt:
+// a cost a month or an hour, memory, speed.
+func TestComparisonFigureWords(t *testing.T) {
+	tests := []struct {
+		q    string
+		want Figure
+	}{
+		{"h100 or h200 for llama 3.1 70b, which is cheaper monthly", FigurePerMonth},
+		{"h100 or h200 for llama 3.1 70b, which costs less a month", FigurePerMonth},
+		{"h100 or h200 for llama 3.1 70b, cheaper per million output tokens", FigurePerMillionOut},
+		{"h100 or h200 for llama 3.1 70b, which fits better", FigureMemory},
+		{"h100 or h200 for llama 3.1 70b, which is quicker", FigureSpeed},
+	}
+	for _, tt := range tests {
+		if f, _, _ := comparisonFigure(mustLex(t, tt.q)); f != tt.want {
+			t.Errorf("comparisonFigure(%q) = %q, want %q", tt.q, f, tt.want)
+		}
+	}
+}
+
+// TestValueWordsAt checks the words that weigh what the work is worth and
+// how many tokens they cover.
+func TestValueWordsAt(t *testing.T) {
+	for q, want := range map[string]int{
+		"h100 or h200, best bang for the buck": 4,
+		"h100 or h200, bang for buck":          3,
+		"h100 or h200, bang for your buck":     4,
+		"is an h200 worth it? or an h100":      2,
+		"h100 or h200 price/perf":              1,
+		"h100 or h200, price performance":      2,
+		"h100 or h200 for llama 70b":           0,
+	} {
+		if from, to := valueWordsAt(mustLex(t, q)); to-from != want {
+			t.Errorf("valueWordsAt(%q) covers %d tokens, want %d", q, to-from, want)
+		}
+	}
+}
+
+// mustLex is the tokens of q, failing the test when it does not lex.
+func mustLex(t *testing.T, q string) []token {
+	t.Helper()
+	toks, err := lex(q)
+	if err != nil {
+		t.Fatalf("lex(%q): %v", q, err)
+	}
+	return toks
+}

@@ -49,17 +49,22 @@ func typedGB(key string) (int, bool) {
 	}
 	n, _ := strconv.Atoi(key[:d])
 	switch unit := key[d:]; {
-	case unit == "g" || gbUnits[unit]:
+	case gbUnits.has(unit) || gbGlued.has(unit):
 		return n, true
-	case unit == "tb":
+	case tbUnits.has(unit):
 		return n * 1024, true
 	}
 	return 0, false
 }
 
 // gbUnits are the words a memory in gigabytes is typed with ("16gb",
-// "16 gigs", "24 gigabytes").
-var gbUnits = map[string]bool{"gb": true, "gib": true, "gig": true, "gigs": true, "gigabyte": true, "gigabytes": true}
+// "16 gigs", "24 gigabytes"); gbGlued only glued to its number ("16g");
+// tbUnits a memory in terabytes ("1tb").
+var (
+	gbUnits = vocab.set("gb_units")
+	gbGlued = vocab.set("gb_glued")
+	tbUnits = vocab.set("tb_units")
+)
 
 // memoryAt reads a memory size that starts at token i and covers n
 // tokens ("24gb", or "24 gb"): the GPU's memory, unless host-RAM words
@@ -74,7 +79,7 @@ func (p *parser) memoryAt(i, n, gb int) int {
 		return end - i
 	}
 	p.setMemory(gb, words)
-	if i >= 2 && p.toks[i-2].key == "how" && p.toks[i-1].key == "many" {
+	if i >= 2 && vocab.phraseAt("fewest_asked", p.toks, i-2) {
 		p.cards.fewest = true // "how many 80gb cards": the fewest, not one
 	}
 	return n
@@ -84,7 +89,7 @@ func (p *parser) memoryAt(i, n, gb int) int {
 // the machine's ("ram", "of system ram", "of ram"); 0 when they do not.
 func hostRAMAfter(toks []token, k int) int {
 	j := k
-	if j < len(toks) && toks[j].key == "of" {
+	if j < len(toks) && ofWords.has(toks[j].key) {
 		j++
 	}
 	n := 0

@@ -101,8 +101,9 @@ func containsFold(s, sub string) bool {
 }
 
 // vramAsk asks a model's GPU memory in words ("how much vram", "vram
-// needed for", "how much gpu memory").
-var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory|mem)\b|\bvram\s+(?:for|needed|required)\b`)
+// needed for", "how much gpu memory"; vocab.txt: vram_asked,
+// vram_asked_after).
+var vramAsk = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:gpu\s+)?(?:` + alternation("vram_asked") + `)\b|\bvram\s+(?:` + alternation("vram_asked_after") + `)\b`)
 
 // vramAsked reports whether the question asks a model's GPU memory in
 // words (vramAsk).
@@ -110,8 +111,9 @@ func (p *parser) vramAsked() bool {
 	return (containsFold(p.in, "much") || containsFold(p.in, "vram")) && vramAsk.MatchString(p.in)
 }
 
-// nodesAsk is "how many", up to four words, and a word for machines.
-var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:nodes|machines|servers|boxes)\b`)
+// nodesAsk is "how many", up to four words, and a word for machines
+// (vocab.txt: nodes_asked).
+var nodesAsk = regexp.MustCompile(`(?i)\bhow\s+many\s+(?:\S+\s+){0,4}?(?:` + alternation("nodes_asked") + `)\b`)
 
 // saysColab reports whether a GPU's words name Google Colab, which the
 // catalog takes as its free tier's T4 when no card is named.
@@ -439,7 +441,7 @@ func (p *parser) finish() {
 		switch {
 		case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
 			p.refuseDevice()
-		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors.has(t.key) || t.key == "vs." }):
+		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors.has(t.key) }):
 			// "tpu v5e vs h100": the device is half of what is asked;
 			// sizing the card alone would drop it silently.
 			p.refuseCompared()
@@ -916,13 +918,8 @@ func (p *parser) setParallel(name string, num number, words string) {
 
 // gluedParallel reads a degree glued to its key: "tp8", "pp16".
 func gluedParallel(k string) (name string, num number, ok bool) {
-	if len(k) < 3 {
-		return "", number{}, false
-	}
-	switch k[:2] {
-	case "tp", "pp", "cp", "ep":
-	default:
-		return "", number{}, false
+	if len(k) < 3 || phrases[k[:2]].kind != kindParallelKey {
+		return "", number{}, false // the keys of two letters: tp, pp, cp, ep
 	}
 	for i := 2; i < len(k); i++ {
 		if !isDigit(k[i]) {
