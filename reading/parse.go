@@ -515,8 +515,11 @@ func (p *parser) severalModels(i int) bool {
 	if w, ok := phrases[k]; ok && w.kind == kindCount {
 		count = w.n
 	} else if k != "" && isDigit(k[0]) {
-		if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
-			count = v
+		// Digits only first: Atoi's error on "7b" allocates.
+		if s := strings.TrimSuffix(k, "x"); strings.Trim(s, "0123456789") == "" {
+			if v, err := strconv.Atoi(s); err == nil {
+				count = v
+			}
 		}
 	}
 	j := i + 1
