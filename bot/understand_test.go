@@ -211,7 +211,7 @@ func TestPlansQuestionOverHTTP(t *testing.T) {
 func TestDeadlineOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	wantIn(t, "in 2 days", c.slash("llama 3.1 8b lora on 100m tokens in 2 days on a 4090"), "Done in 2 days: about 15.0 h on 1× RTX 4090 24 GB")
-	wantIn(t, "within 3 days", c.slash("llama 3.1 70b full on 10b tokens within 3 days on 8x h100"), "Not done within 3 days: about 12.7 days on 8× H100")
+	wantIn(t, "within 3 days", c.slash("llama 3.1 70b full on 10b tokens within 3 days on 8x h100"), "Not done within 3 days: about 18.8 days on 8× H100")
 	got := c.mention("qwen2.5 7b full on a 4090 in a week")
 	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 8.7 days`)
 	wantNotIn(t, "in a week, no tokens", got, "not used")

@@ -198,9 +198,9 @@ func TestSlotWordsAreNotCues(t *testing.T) {
 }
 
 // TestPeriodSets: every period a set of vocab.txt names (period_NAME,
-// periodly_NAME, span_NAME) is one sizing knows the length of.
+// periodly_NAME, span_NAME, rate_unit_NAME) is one sizing knows the length of.
 func TestPeriodSets(t *testing.T) {
-	for _, base := range []string{"period", "periodly", "span"} {
+	for _, base := range []string{"period", "periodly", "span", "rate_unit"} {
 		for w, name := range vocab.values(base) {
 			if sizing.Periods[name] == 0 {
 				t.Errorf("%s_%s (%q): no such period in sizing.Periods", base, name, w)
