@@ -43,6 +43,11 @@ func classQuantities(toks []token) []token {
 	toks = unglue(toks)
 	out := toks[:0]
 	for i := 0; i < len(toks); {
+		if w := key(i); !quantitySlots.may(w) && !memoryVariants.has(w) {
+			out = append(out, toks[i]) // no quantity starts here: spares trying each kind
+			i++
+			continue
+		}
 		if m, ok := boundSlot.at(key, i); ok && numberStart(key(i+m.n)) {
 			// "at least 15", "no more than 500ms": the number as said,
 			// a bound being how a target is said.
@@ -125,6 +130,9 @@ func classQuantities(toks []token) []token {
 	}
 	return out
 }
+
+// quantitySlots are the kinds of slot classQuantities tries at each word.
+var quantitySlots = newSlotGroup(boundSlot, countApartSlot, multiplierSlot, tpDegreeSlot, timeApartSlot, countedNounSlot, gpuCountSlot, contextNounSlot)
 
 // memoryNotBefore are the words a bare memory figure after a card may
 // not come before: they say what the number counts ("h100 80 users").

@@ -302,6 +302,38 @@ var (
 	worthItSlot       = vocab.kind("worth_it")
 )
 
+// slotGroup is kinds of slot a pass tries one after another at each
+// word: a word none of them may start is passed over at the cost of one
+// test, not of one try of each kind.
+type slotGroup struct {
+	words  *wordSet // the words the kinds' patterns start with
+	number bool     // a kind starts with a number
+	any    bool     // a kind may start at any word
+}
+
+// newSlotGroup is kinds as a slotGroup.
+func newSlotGroup(kinds ...*slotKind) slotGroup {
+	var g slotGroup
+	words := map[string]bool{}
+	for _, k := range kinds {
+		switch {
+		case k.start.number:
+			g.number = true
+		case k.start.words != nil:
+			maps.Copy(words, k.start.words.words)
+		default:
+			g.any = true
+		}
+	}
+	g.words = newWordSet(words)
+	return g
+}
+
+// may reports whether a pattern of one of the kinds may start at word.
+func (g slotGroup) may(word string) bool {
+	return g.any || g.number && numberStart(word) || g.words.has(word)
+}
+
 // kind is the named kind of slot; a name vocab.txt lacks is a mistake in
 // this package, found when it starts.
 func (v *vocabulary) kind(name string) *slotKind {
