@@ -233,7 +233,10 @@ func unbound(t *token) {
 			return
 		}
 		cut := len(t.key) - k
-		if _, ok := parseNumber(t.key[:cut]); ok && boundGlued[1].has(t.key[cut:]) {
+		if !boundGlued[1].has(t.key[cut:]) {
+			continue // the set first: it turns nearly every word away before a number is read
+		}
+		if _, ok := parseNumber(t.key[:cut]); ok {
 			t.key, t.low = t.key[:cut], t.key[:cut]
 			return
 		}
