@@ -452,8 +452,9 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// Catalog names neither start with nor contain one of our words, so
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
-	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller && !fillerPhraseStarts.has(toks[i].key) {
+	w0, known := phrases[toks[i].key]
+	if known {
+		if first && w0.kind == kindFiller && !fillerPhraseStarts.has(toks[i].key) {
 			last = i + 1
 		}
 	} else {
@@ -469,7 +470,11 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	b := buf[:0]
 	for end := i + 1; end <= last; end++ {
 		b = append(b, toks[end-1].key...)
-		if w, ok := phrases[string(b)]; ok {
+		w, ok := w0, known // the first word alone, looked up above
+		if end > i+1 {
+			w, ok = phrases[string(b)]
+		}
+		if ok {
 			best, bestN = w, end-i
 		}
 		if !phrasePrefixes[string(b)] {

@@ -148,8 +148,8 @@ func lexInto(dst []token, input string) ([]token, error) {
 	}
 	for _, sp := range spans {
 		toks[sp.tok].key = all[sp.from:sp.to]
-		if to, ok := vocab.rewrites[toks[sp.tok].key]; ok {
-			toks[sp.tok].key = to // "gigs" reads as "gb" (vocab.txt)
+		if k := toks[sp.tok].key; vocab.rewritten.has(k) {
+			toks[sp.tok].key = vocab.rewrites[k] // "gigs" reads as "gb" (vocab.txt)
 		}
 	}
 	return toks, nil

@@ -17,9 +17,10 @@ var vocabText string
 type vocabulary struct {
 	sets map[string]map[string]bool
 	// wordSets are the sets as the passes look words up in them.
-	wordSets map[string]*wordSet
-	phrases  map[string][][]string
-	rewrites map[string]string
+	wordSets  map[string]*wordSet
+	phrases   map[string][][]string
+	rewrites  map[string]string
+	rewritten *wordSet // the words rewrites rewrites, which lex asks of every word
 	// slots are the slot patterns by the kind of slot they fill, in the
 	// file's order; classes are the words of each class a pattern names,
 	// with the value each captures (slot.go).
@@ -157,6 +158,11 @@ func parseVocab(text string) (*vocabulary, error) {
 		v.wordSets[name] = newWordSet(words)
 	}
 	v.kinds = v.slotKinds()
+	rewritten := map[string]bool{}
+	for from := range v.rewrites {
+		rewritten[from] = true
+	}
+	v.rewritten = newWordSet(rewritten)
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
 			return nil, fmt.Errorf("%q is rewritten as %q, which is itself rewritten", from, to)
