@@ -357,3 +357,15 @@ func TestOutsideModelsOverHTTP(t *testing.T) {
 	wantIn(t, "@fitbot yi 34b", got, "I don't know Yi 34B", "01-ai/Yi-34B lora a100-80")
 	wantNotIn(t, "@fitbot yi 34b", got, "Fits", "Does not fit", "bare size")
 }
+
+// TestMeasuredRunByMention: a run recorded in words by mention ("plan 1
+// measured peak 33 GiB, ...") is recorded as `/fit plan` records it, never
+// read as a question to size.
+func TestMeasuredRunByMention(t *testing.T) {
+	c := newConversation(t, nil)
+	c.h.answers.Runs = c.db // the conversation's store keeps the runs too
+	wantIn(t, "first question", c.slash("llama 3.1 8b lora a100 80gb"), "Kept in the team's plans")
+	got := c.mention("plan 1 measured peak 33 GiB, 2,800 tok/s, took 7.5h")
+	wantIn(t, "@fitbot plan 1 measured", got, "Recorded run #1 of plan #1: peak 33 GiB, 2,800 tok/s, 7.5 h")
+	wantNotIn(t, "@fitbot plan 1 measured", got, "no model named")
+}

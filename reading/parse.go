@@ -534,7 +534,7 @@ func (p *parser) severalModels(i int) bool {
 	m := 0
 	if w, n := p.lookup(j, false); w.kind == kindModel {
 		m = n
-	} else if num, ok := parseNumber(p.toks[j].key); ok && (num.suffix == "b" || num.suffix == "m") {
+	} else if num, ok := parseNumber(p.toks[j].key); ok && num.sizeScaled() {
 		m = 1
 	}
 	if m == 0 || !p.is(j+m, modelsNoun) {
@@ -586,26 +586,15 @@ func (p *parser) step(i int) int {
 		return p.glued(i)
 	}
 	words := p.text(i, i+n)
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullModelAt(i, n) {
-		// "the full 671b one", "the full model": the model whole, not a
-		// full fine-tune (read as one, a fine-tune of DeepSeek-R1 was sized).
-		p.ignore(i, i+n)
-		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
-		return n
-	}
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords.has(p.toks[i+1].key) {
-		// "assume full batching": the cards kept busy, which is how a
-		// serving capacity is sized, not a full fine-tune.
-		p.ignore(i, i+2)
-		p.note(fmt.Sprintf("%s read as the cards kept busy, not a full fine-tune", quote(p.text(i, i+2))))
-		return 2
-	}
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullContextAt(i+1) {
-		// "at the full 128k ctx", "full context": the model's whole
-		// window, which the context words read; never a full fine-tune.
-		p.ignore(i, i+1)
-		p.note(fmt.Sprintf("%s read as the whole context, not a full fine-tune", quote(p.text(i, i+1))))
-		return 1
+	if w.kind == kindMethod && n == 1 {
+		if as, m, ok := p.fullAs(i); ok {
+			// "the full 671b one", "assume full batching", "at the full
+			// 128k ctx": the model whole, the cards kept busy or the
+			// model's whole window, never a full fine-tune.
+			p.ignore(i, i+as.takes)
+			p.note(fmt.Sprintf("%s read as %s, not a full fine-tune", quote(p.text(i, i+m)), as.reading))
+			return as.takes
+		}
 	}
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
@@ -758,7 +747,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 		return false
 	}
 	num, ok := parseNumber(p.toks[k].key)
-	if !ok || num.neg || num.suffix != "k" {
+	if !ok || num.neg || num.scale() != scaleThousand {
 		return false
 	}
 	v, ok := num.scaled(contextUnit(num.suffix))
@@ -990,7 +979,7 @@ func (p *parser) numeric(i int, num number) int {
 	if j < len(p.toks) && !p.toks[j].ignorable {
 		next, m = p.lookup(j, false)
 	}
-	if d, kind, end := p.describedLength(j); d > 0 && (num.suffix == "" || num.suffix == "k" || kind == kindTokensWord && end > j+d) {
+	if d, kind, end := p.describedLength(j); d > 0 && (num.scale() <= scaleThousand || kind == kindTokensWord && end > j+d) {
 		// "16k rag context", "2k text tokens", "2k text": lengths, not
 		// numbers without a meaning; "2b text
 		// tokens" is a budget, "2b text" a size.
@@ -1012,7 +1001,7 @@ func (p *parser) numeric(i int, num number) int {
 	case kindSeqWord, kindSeqKey:
 		// "32k context", "10M context"; but "13b seq 4096" is a size,
 		// then a keyword.
-		if (num.suffix == "" || num.suffix == "k" || num.suffix == "m") && !p.lengthAt(j+m) {
+		if num.scale() <= scaleMillion && !p.lengthAt(j+m) {
 			p.setSeq(num, all)
 			return j + m - i
 		}
@@ -1025,10 +1014,10 @@ func (p *parser) numeric(i int, num number) int {
 		return j + m - i
 	}
 	words := p.text(i, j)
-	switch num.suffix {
-	case "b", "m", "t":
+	switch s := num.scale(); {
+	case s > scaleThousand:
 		p.setSize(num, 0, words)
-	case "k":
+	case s == scaleThousand:
 		p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(words)),
 			func(q *sizing.Query) {
 				if q.SeqLen == 0 { // never replace a context the asker gave
@@ -1236,7 +1225,7 @@ func (p *parser) lengthAt(k int) bool {
 		return false
 	}
 	n, ok := parseNumber(p.toks[k].key)
-	if !ok || n.suffix != "" && n.suffix != "k" {
+	if !ok || n.scale() > scaleThousand {
 		return false
 	}
 	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
@@ -1470,7 +1459,7 @@ func (p *parser) glued(i int) int {
 	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
 	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths.has(raw[h+1:]) {
 		size := raw[:h]
-		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
+		if num, ok := parseNumber(size); ok && num.scale() <= scaleThousand {
 			// "4k-token chats", "8k-context sessions": each request's
 			// length.
 			p.setSeq(num, t.raw)
@@ -1535,7 +1524,7 @@ func (p *parser) glued(i int) int {
 				return 1
 			}
 		}
-		if num, ok := parseNumber(rest); ok && num.suffix != "" && num.suffix != "k" {
+		if num, ok := parseNumber(rest); ok && num.scale() > scaleThousand {
 			p.setSize(num, int(min(c, 1<<20)), t.raw)
 			return 1
 		}
@@ -1788,48 +1777,37 @@ func (p *parser) fineTuneName(i int) bool {
 	return false
 }
 
-// fullLoadWords after "full" say the cards are kept busy: "full
-// batching", "full load", "full utilization".
-var fullLoadWords = vocab.set("full_load")
-
-// fullContextAt reports whether a context word (kindSeqKey or
-// kindSeqWord: "ctx", "context", "window") is at token j, or after one
-// number there ("128k ctx"), with no length after it: "full seq 4096"
-// is a full fine-tune at that length, as fitbot writes it.
-func (p *parser) fullContextAt(j int) bool {
-	if j < len(p.toks) {
-		if _, ok := parseNumber(p.toks[j].key); ok {
-			j++
-		}
-	}
-	if j >= len(p.toks) {
-		return false
-	}
-	if w, _ := p.lookup(j, false); w.kind != kindSeqKey && w.kind != kindSeqWord {
-		return false
-	}
-	if j+1 < len(p.toks) {
-		if _, ok := parseNumber(p.toks[j+1].key); ok {
-			return false
-		}
-	}
-	return true
+// fullReading is what "full" is read as where a full_as slot row matches
+// (vocab.txt), by the class the row captures: what it is read as, and how
+// many words from "full" on that reading takes (the rest are read as
+// usual: "671b" is the size, "128k ctx" the context).
+type fullReading struct {
+	reading string
+	takes   int
 }
 
-// fullModelAt reports whether "full" at token i (n tokens) describes the
-// model rather than the method: "model", "version" or "one" right after
-// it ("the full model"), or "the" before it and a size after ("the full
-// 671b one").
-func (p *parser) fullModelAt(i, n int) bool {
-	j := i + n
-	if j >= len(p.toks) {
-		return false
+// fullReadings are the readings of "full" by the class a full_as row
+// captures.
+var fullReadings = map[string]fullReading{
+	"MODEL_NOUNS": {"the whole model", 1}, "NUMUNIT_B": {"the whole model", 1},
+	"FULL_LOAD": {"the cards kept busy", 2}, "WORD_SEQ": {"the whole context", 1},
+}
+
+// fullAs reads "full" at token i as something other than the method: a
+// full_as row that matches there, or from the word before it ("the full
+// 671b"), gives the reading and how many words from "full" it covers.
+func (p *parser) fullAs(i int) (fullReading, int, bool) {
+	key := keysOf(p.toks)
+	for _, from := range []int{i, i - 1} {
+		if m, ok := fullAsSlot.at(key, from); ok && from+m.n > i {
+			for _, v := range m.values {
+				if r, ok := fullReadings[v.class]; ok {
+					return r, from + m.n - i, true
+				}
+			}
+		}
 	}
-	k := p.toks[j].key
-	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
-		return i > 0 && theWords.has(p.toks[i-1].key) // "full 7b on h100" is still a full fine-tune
-	}
-	return modelNouns.has(k)
+	return fullReading{}, 0, false
 }
 
 // isNameish reports whether token j could continue a model or GPU name
@@ -1941,7 +1919,7 @@ func knownHint(kind nameKind) string {
 func sizeSaid(words string) (string, int64, bool) {
 	for _, w := range nameWords(words) {
 		num, ok := parseNumber(w)
-		if !ok || num.neg || (num.suffix != "b" && num.suffix != "m") {
+		if !ok || num.neg || !num.sizeScaled() {
 			continue
 		}
 		if v, ok := num.scaled(decimalUnit(num.suffix)); ok && v >= sizing.MinBareParams && v <= sizing.MaxParams {
@@ -2105,9 +2083,6 @@ func tokensWordAt(toks []token, k int) bool {
 // eachOneWords are "each", "apiece", "on average": a count per item, after it.
 var eachOneWords = vocab.set("each_one")
 
-// modelNouns are words after a name or size that say it is a model ("the 7b model", "the 70b one").
-var modelNouns = vocab.set("model_nouns")
-
 // tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
 var tokenWords = vocab.set("tokens")
 
@@ -2129,7 +2104,7 @@ func (p *parser) is(k int, set *wordSet) bool {
 // The words of parse.go's own tests (vocab.txt, its parse.go section).
 var (
 	modelsNoun    = vocab.set("models_noun")
-	outsideFirst  = vocab.set("outside_first")
+	outsideFirst  = vocab.set("uncataloged_first")
 	fullPrecision = vocab.set("full_precision")
 	ofWords       = vocab.set("of_words")
 	lengthText    = vocab.set("length_text")

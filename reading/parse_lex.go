@@ -152,6 +152,7 @@ func lexInto(dst []token, input string) ([]token, error) {
 			toks[sp.tok].key = vocab.rewrites[k] // "gigs" reads as "gb" (vocab.txt)
 		}
 	}
+	readAs(toks)
 	return toks, nil
 }
 

@@ -21,11 +21,15 @@ import (
 //     period_day, ...), and captures that value ("hour");
 //   - NUM-CLASS: a number glued to a word of CLASS, with or without a
 //     hyphen ("2-day", "3wk"), which captures the number as NUM and the
-//     value as CLASS.
+//     value as CLASS;
+//   - !ELEMENT, last only: the word after the match is not ELEMENT, or
+//     there is none ("full ctx !NUM": "full ctx" with no length after
+//     it); it is not part of the match and captures nothing.
 type slotElem struct {
 	words  *wordSet          // the words the token may be; nil for a class
 	class  string            // the class, upper case; "" for words
 	glued  bool              // a number glued before a word of class
+	not    bool              // the word after the match must not be this element
 	values map[string]string // the class's words and values (classSets)
 	set    *wordSet          // the class's words, which turn a word away before values is looked up
 }
@@ -71,7 +75,17 @@ const classNum = "NUM"
 // the pattern's elements.
 func parseSlot(f []string, line int) (slotPattern, error) {
 	p := slotPattern{kind: f[0], line: line}
-	for _, e := range f[1:] {
+	last, not := strings.CutPrefix(f[len(f)-1], "!")
+	if not && (len(f) < 3 || last == "") {
+		return p, fmt.Errorf("the element %q negates nothing, or follows no element", f[len(f)-1])
+	}
+	for k, e := range f[1:] {
+		if k == len(f)-2 {
+			e = last
+		}
+		if strings.HasPrefix(e, "!") {
+			return p, fmt.Errorf("the element %q: only the last element may be negated", e)
+		}
 		if strings.ToUpper(e) == e && strings.ToLower(e) != e && !strings.Contains(e, "|") {
 			class, glued := strings.CutPrefix(e, classNum+"-")
 			if glued && (class == "" || class == classNum) {
@@ -89,6 +103,7 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 		}
 		p.elems = append(p.elems, slotElem{words: newWordSet(words)})
 	}
+	p.elems[len(p.elems)-1].not = not
 	return p, nil
 }
 
@@ -258,6 +273,7 @@ var (
 	batchLeadSlot     = vocab.kind("batch_lead")
 	batchNounSlot     = vocab.kind("batch_noun")
 	boundSlot         = vocab.kind("bound")
+	bpwAfterSlot      = vocab.kind("bpw_after")
 	busyPercentSlot   = vocab.kind("busy_percent")
 	busyShareSlot     = vocab.kind("busy_share")
 	connectorSlot     = vocab.kind("connector")
@@ -271,6 +287,7 @@ var (
 	eachUserSlot      = vocab.kind("each_user")
 	figureMemorySlot  = vocab.kind("figure_memory")
 	firstTokenSlot    = vocab.kind("first_token")
+	fullAsSlot        = vocab.kind("full_as")
 	fullTimeSlot      = vocab.kind("full_time")
 	gpuCountSlot      = vocab.kind("gpu_count")
 	gpuHoursSlot      = vocab.kind("gpu_hours")
@@ -288,6 +305,7 @@ var (
 	perMonthSlot      = vocab.kind("per_month")
 	perTokenSlot      = vocab.kind("per_token")
 	plansAskedSlot    = vocab.kind("plans_asked")
+	readAsSlot        = vocab.kind("read_as")
 	requestCostSlot   = vocab.kind("request_cost")
 	rpsSlot           = vocab.kind("rps")
 	runLengthSlot     = vocab.kind("run_length")
@@ -373,6 +391,7 @@ func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
 	// places away before a number is read.
 	for k, e := range p.elems {
 		switch {
+		case e.not: // read last, below
 		case e.words != nil:
 			if !e.words.has(w(i + k)) {
 				return slotMatch{}, false
@@ -387,6 +406,14 @@ func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
 	for k, e := range p.elems {
 		word := w(i + k)
 		switch {
+		case e.not:
+			pos := e
+			pos.not = false
+			if _, ok := (slotPattern{elems: []slotElem{pos}}).match(w, i+k); ok {
+				return slotMatch{}, false
+			}
+			m.n = k
+			return m, true
 		case e.words != nil: // matched above
 		case word == "":
 			return slotMatch{}, false
