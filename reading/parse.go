@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -102,11 +103,7 @@ type NameSpan struct {
 // problem, so that a caller can tell a question that named no model or
 // method (worth another reading) from one with a bad number in it.
 func Parse(input string) (Request, error) {
-	r, err := parseWith(input, catalogLexicon{})
-	if toks, lexErr := lex(input); lexErr == nil {
-		r.Emit = emitAsked(toks)
-	}
-	return r, err
+	return parseWith(input, catalogLexicon{})
 }
 
 // lexicon is what the parser needs of the model and GPU catalogs: exact
@@ -281,47 +278,75 @@ type passes struct {
 	gpuHours gpuHoursWords // the GPU-hours budget or ask
 	deadline Deadline
 	money    Money
+	emit     string // the launch config asked (emitAsked), from the words as lexed
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
 // tokens, each step taking the longest reading that starts at a token,
 // then the decisions that need the whole question (finish).
 func parseWith(input string, lx lexicon) (Request, error) {
-	first, p, err := parsePass(input, lx)
-	if p == nil || len(p.fixes) == 0 {
+	p := parsers.Get().(*parser)
+	defer parsers.Put(p)
+	first, words, err := parsePass(p, input, lx)
+	if !words {
+		return first, err
+	}
+	first.Emit = p.before.emit
+	if len(p.fixes) == 0 {
 		return first, err
 	}
 	// Read the question again with the typos corrected; keep that reading
 	// when it is understood (a problem is reported in the asker's words).
 	text, notes := p.corrected()
-	second, _, err2 := parsePass(text, lx)
+	again := parsers.Get().(*parser)
+	defer parsers.Put(again)
+	second, _, err2 := parsePass(again, text, lx)
 	if err2 != nil {
 		return first, err
 	}
 	second.Notes = append(notes, second.Notes...)
+	second.Emit = first.Emit
 	return second, nil
 }
 
-// parsePass is one reading of a question, with the Try of its problem;
-// the parser is nil when the text could not be split into words.
-func parsePass(input string, lx lexicon) (Request, *parser, error) {
-	p, err := read(input, lx)
-	if err != nil {
-		return Request{}, nil, err
+// parsers are parsers to read into: a parser is a few kilobytes, which
+// each question would otherwise allocate. Nothing a parse returns points
+// into its parser, which read empties before it reads.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+// parsePass is one reading of a question into p, with the Try of its
+// problem; words is false when the text could not be split into words.
+func parsePass(p *parser, input string, lx lexicon) (r Request, words bool, err error) {
+	if err := p.read(input, lx); err != nil {
+		return Request{}, false, err
 	}
 	if p.err == nil {
-		return p.result(), p, nil
+		return p.result(), true, nil
 	}
 	p.err.Hint = p.tryLine()
-	return p.result(), p, p.err
+	return p.result(), true, p.err
 }
 
 // read is one reading of a question without the Try of its problem.
 func read(input string, lx lexicon) (*parser, error) {
-	toks, err := lex(input)
-	if err != nil {
+	p := new(parser)
+	if err := p.read(input, lx); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// read is one reading of a question into p, emptied first, without the
+// Try of its problem.
+func (p *parser) read(input string, lx lexicon) error {
+	spare := p.toks[:cap(p.toks)] // the last question's tokens' array, read into again
+	clear(spare)
+	*p = parser{}
+	toks, err := lexInto(spare, input)
+	if err != nil {
+		return err
+	}
+	emit := emitAsked(toks)
 	toks, vague := readNumberWords(toks)
 	toks, gpuHours := readGPUHours(input, toks)
 	toks, ask := readAsk(input, toks)
@@ -332,8 +357,8 @@ func read(input string, lx lexicon) (*parser, error) {
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
-		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money}, cards: cardWords{noteAt: -1}}
+	*p = parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
+		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money, emit: emit}, cards: cardWords{noteAt: -1}}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
@@ -365,7 +390,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	}
 	p.settleClosedProducts()
 	p.finish()
-	return p, nil
+	return nil
 }
 
 // text is tokens [from, to) as the asker wrote them.
@@ -427,8 +452,9 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// Catalog names neither start with nor contain one of our words, so
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
-	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller && !fillerPhraseStarts[toks[i].key] {
+	w0, known := phrases[toks[i].key]
+	if known {
+		if first && w0.kind == kindFiller && !fillerPhraseStarts.has(toks[i].key) {
 			last = i + 1
 		}
 	} else {
@@ -444,7 +470,11 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	b := buf[:0]
 	for end := i + 1; end <= last; end++ {
 		b = append(b, toks[end-1].key...)
-		if w, ok := phrases[string(b)]; ok {
+		w, ok := w0, known // the first word alone, looked up above
+		if end > i+1 {
+			w, ok = phrases[string(b)]
+		}
+		if ok {
 			best, bestN = w, end-i
 		}
 		if !phrasePrefixes[string(b)] {
@@ -459,7 +489,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// so the canonical form Format writes reads back the same.
 	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
 		// A variant word after it ("phi-4 mini") makes a longer name.
-		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords[toks[i+1].key] {
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords.has(toks[i+1].key) {
 			return word{kind: kindModel, val: id, note: note}, 1
 		}
 	}
@@ -490,8 +520,11 @@ func (p *parser) severalModels(i int) bool {
 	if w, ok := phrases[k]; ok && w.kind == kindCount {
 		count = w.n
 	} else if k != "" && isDigit(k[0]) {
-		if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
-			count = v
+		// Digits only first: Atoi's error on "7b" allocates.
+		if s := strings.TrimSuffix(k, "x"); strings.Trim(s, "0123456789") == "" {
+			if v, err := strconv.Atoi(s); err == nil {
+				count = v
+			}
 		}
 	}
 	j := i + 1
@@ -537,7 +570,7 @@ func (p *parser) step(i int) int {
 	if n := p.closed(i); n > 0 {
 		return n
 	}
-	if outsideFirst[p.toks[i].key] { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
+	if outsideFirst.has(p.toks[i].key) { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {
 			return n
 		}
@@ -575,7 +608,7 @@ func (p *parser) step(i int) int {
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
-		if i > 0 && multiWords[p.toks[i-1].key] {
+		if i > 0 && multiWords.has(p.toks[i-1].key) {
 			// "multi node training ... across 2 nodes": no count, like
 			// "multi-node", not one node.
 			p.ignore(i, i+n)
@@ -624,13 +657,13 @@ func (p *parser) step(i int) int {
 		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
-		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
+		if w.val != "" && i+n < len(p.toks) && trainedWords.has(p.toks[i+n].key) {
 			// "serve a dpo tuned llama": how the model was made, not a run.
 			p.ignore(i, i+n+1)
 			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
 			return n + 1
 		}
-		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
+		if trainedWords.has(strings.ReplaceAll(keyOf(words), " ", "")) && i > 0 && ownerWords.has(p.toks[i-1].key) {
 			// "our fine-tuned llama": the model, not a run.
 			p.ignore(i, i+n)
 			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
@@ -639,7 +672,7 @@ func (p *parser) step(i int) int {
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
 		}
-		if scratchWords[strings.ReplaceAll(keyOf(words), " ", "")] {
+		if scratchWords.has(strings.ReplaceAll(keyOf(words), " ", "")) {
 			p.q.FromScratch = true
 		}
 		p.apply(w, words)
@@ -652,7 +685,7 @@ func (p *parser) step(i int) int {
 // saysScratch reports whether the question trains from random weights
 // anywhere in it ("pretrain", "from scratch").
 func (p *parser) saysScratch() bool {
-	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] })
+	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords.has(t.key) })
 }
 
 // scratchWords train a model from random weights: pretraining.
@@ -667,7 +700,7 @@ func (p *parser) versionedName(k int) int {
 	if v, ok := parseNumber(p.toks[k].key); !ok || v.suffix != "" || v.neg {
 		return 0
 	}
-	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords[p.toks[k+1].key] {
+	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords.has(p.toks[k+1].key) {
 		return 0 // "jamba 1.5 mini" names another model as "llava 1.6 34b" does
 	}
 	return k + 2
@@ -693,7 +726,7 @@ func (p *parser) variantAfter(k int, id, words string) string {
 			return strings.ToUpper(size)
 		}
 	}
-	if !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
+	if !variantWords.has(p.toks[k].key) || strings.Contains(strings.ToLower(id), p.toks[k].key) {
 		return ""
 	}
 	if k+1 < len(p.toks) {
@@ -770,7 +803,7 @@ func (p *parser) apply(w word, words string) {
 	case kindPrecision:
 		if p.claim(fPrecision, p.q.Precision == sizing.Precision(w.val), words) {
 			p.q.Precision = sizing.Precision(w.val)
-			if fullPrecision[keyOf(strings.Join(strings.Fields(words), ""))] { // "full precision", "full-precision"
+			if fullPrecision.has(keyOf(strings.Join(strings.Fields(words), ""))) { // "full precision", "full-precision"
 				// Said of a model released in FP8 or bf16 it may mean
 				// unquantised: say the reading.
 				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
@@ -937,7 +970,7 @@ func (p *parser) numeric(i int, num number) int {
 			}
 		}
 	}
-	if j < len(p.toks) && num.suffix == "" && gbUnits[p.toks[j].key] {
+	if j < len(p.toks) && num.suffix == "" && gbUnits.has(p.toks[j].key) {
 		if gb, ok := num.scaled(1); ok && gb > 0 && gb <= maxTypedGB {
 			return p.memoryAt(i, j+1-i, int(gb))
 		}
@@ -1010,7 +1043,7 @@ var lengthDescribers = vocab.set("length_describers")
 // and the token after it all; 0 when they are not there.
 func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 	for d = 1; d <= 2 && j+d <= len(p.toks); d++ {
-		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers[t.key] {
+		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers.has(t.key) {
 			break
 		}
 		k := j + d
@@ -1023,7 +1056,7 @@ func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 				return d, kindTokensWord, k + m
 			}
 		}
-		if lengthText[p.toks[k-1].key] {
+		if lengthText.has(p.toks[k-1].key) {
 			return d, kindTokensWord, k
 		}
 	}
@@ -1065,27 +1098,27 @@ type docsSaid struct {
 // tokens used, 0 when no examples of a length follow.
 func (p *parser) examples(i, j int, num number) int {
 	key := keysOf(p.toks) // an ignorable token has no key
-	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
+	if exampleKinds.has(key(j)) && exampleWords.has(key(j+1)) {
 		j++ // "100k chat samples"
 	}
-	if !exampleWords[key(j)] {
+	if !exampleWords.has(key(j)) {
 		return 0
 	}
-	doc := docNouns[key(j)] && p.run.docs.count == 0
+	doc := docNouns.has(key(j)) && p.run.docs.count == 0
 	// monthly reads "a month", "each month" after the documents (k: the
 	// token after them) and reports the tokens it used.
 	monthly := func(k int) int {
 		if !doc {
 			return 0
 		}
-		n := slotLen("docs_monthly", key, k)
+		n := slotLen(docsMonthlySlot, key, k)
 		if n > 0 {
 			p.run.docs.monthly = p.text(k, k+n)
 		}
 		return n
 	}
 	k := j + 1
-	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
+	for n := 0; n < 4 && lengthLeads.has(key(k)); n++ {
 		k++ // "of", "avg", "at an average of", "each"
 	}
 	// "50k examples" with no length: sequences of the run's length,
@@ -1122,7 +1155,7 @@ func (p *parser) examples(i, j int, num number) int {
 		return noLength()
 	}
 	k++
-	k += slotLen("each_after", key, k)
+	k += slotLen(eachAfterSlot, key, k)
 	count, ok1 := num.scaled(decimalUnit(num.suffix))
 	per, ok2 := length.scaled(decimalUnit(length.suffix))
 	if !ok1 || !ok2 || num.neg || length.neg || count < 1 || per < 1 {
@@ -1164,7 +1197,7 @@ var teamWords = vocab.set("team_words")
 // team of 15": batch 15; "team of 15 devs" is read by the users word).
 // It reports the tokens used, 0 when no team precedes.
 func (p *parser) teamOf(i, j int, num number) int {
-	if i < 2 || !ofWords[p.toks[i-1].key] || !teamWords[p.toks[i-2].key] || num.suffix != "" || !num.isInteger() {
+	if i < 2 || !ofWords.has(p.toks[i-1].key) || !teamWords.has(p.toks[i-2].key) || num.suffix != "" || !num.isInteger() {
 		return 0
 	}
 	if j < len(p.toks) && !p.toks[j].ignorable {
@@ -1221,7 +1254,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	if p.is(j, countJoins) {
 		j++
 	}
-	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
+	for j < len(p.toks) && vendors.has(p.toks[j].key) { // "2 x NVIDIA A100"
 		j++
 	}
 	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
@@ -1262,7 +1295,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	case kindGPUWord:
 		p.setCount(count, p.text(i, j+m))
 		k := j + m
-		if k+1 < len(p.toks) && ofWords[p.toks[k].key] {
+		if k+1 < len(p.toks) && ofWords.has(p.toks[k].key) {
 			if g, gm := p.lookup(k+1, false); g.kind == kindGPU {
 				p.setGPU(g.val, g.note, p.text(k+1, k+1+gm))
 				return k + 1 + gm - i
@@ -1319,7 +1352,7 @@ var multiWords = vocab.set("multi_words")
 // cardNodeWords, after a card counted without "x", make the count one of
 // machines full of that card, the singular for a count of one and the
 // plural for a count of more: "two h100 nodes" is 16 H100s.
-func cardNodeWords(count int) map[string]bool {
+func cardNodeWords(count int) *wordSet {
 	if count < 2 {
 		return cardNodeOne
 	}
@@ -1353,7 +1386,7 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	} else if p.claim(fNodes, p.q.Nodes == count, words) {
 		p.q.Nodes = count
 	}
-	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
+	if k := i + n; k < len(p.toks) && (nodeOf.has(p.toks[k].key) || nodeOf.has(p.toks[k].low)) { // "w/" has no key
 		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
@@ -1424,7 +1457,7 @@ func (p *parser) glued(i int) int {
 	t := p.toks[i]
 	k := t.key
 	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
-	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths[raw[h+1:]] {
+	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths.has(raw[h+1:]) {
 		size := raw[:h]
 		if num, ok := parseNumber(size); ok && num.scale() <= scaleThousand {
 			// "4k-token chats", "8k-context sessions": each request's
@@ -1441,7 +1474,7 @@ func (p *parser) glued(i int) int {
 	for d < len(k) && isDigit(k[d]) {
 		d++
 	}
-	if d > 0 && k[d:] == "s" && i > 0 && theWords[p.toks[i-1].key] && memoryVariants[k[:d]] {
+	if d > 0 && k[d:] == "s" && i > 0 && theWords.has(p.toks[i-1].key) && memoryVariants.has(k[:d]) {
 		// "or do i need the 80s": the other memory size of the card,
 		// which the answer on the asked one settles.
 		p.ignore(i, i+1)
@@ -1502,7 +1535,7 @@ func (p *parser) glued(i int) int {
 		return 0
 	}
 	// A keyword glued to its number: r16, seq4096, ctx8k, bs8, mbs2.
-	if pre := strings.IndexAny(k, "0123456789"); pre > 0 && gluedKeys[k[:pre]] {
+	if pre := strings.IndexAny(k, "0123456789"); pre > 0 && gluedKeys.has(k[:pre]) {
 		num, ok := parseNumber(k[pre:])
 		if !ok {
 			return 0
@@ -1538,7 +1571,7 @@ func (p *parser) glued(i int) int {
 // error, and plain words are ignored. It reports the tokens it covered.
 func (p *parser) unknown(i int) int {
 	t := p.toks[i]
-	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies[t.key] {
+	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies.has(t.key) {
 		if to, ok := p.correction(t.key); ok {
 			p.fixes = append(p.fixes, typoFix{from: i, to: i + 1, text: to})
 			p.ignore(i, i+1)
@@ -1584,7 +1617,7 @@ func (p *parser) unknown(i int) int {
 		p.unknownName(i, j, p.lex.suggestModels(words), modelName)
 		return j - i
 	}
-	if gpuFamilies[t.key] {
+	if gpuFamilies.has(t.key) {
 		j := i + 1
 		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) && !p.memoryWordAt(j) {
 			j++
@@ -1692,7 +1725,7 @@ func (p *parser) percentAt(i int) int {
 		return 0
 	}
 	n := 1
-	if i+1 < len(p.toks) && busyWords[strings.ToLower(p.toks[i+1].raw)] {
+	if i+1 < len(p.toks) && busyWords.has(strings.ToLower(p.toks[i+1].raw)) {
 		n = 2
 	}
 	p.ignore(i, i+n)
@@ -1709,7 +1742,7 @@ var fineTuneTag = regexp.MustCompile(`^(` + alternation("finetune_tag") + `|(` +
 // alternation is the words of a vocab.txt set as a regular expression's
 // alternatives, in a fixed order.
 func alternation(set string) string {
-	words := slices.Sorted(maps.Keys(vocab.set(set)))
+	words := slices.Sorted(maps.Keys(vocab.set(set).words))
 	for i, w := range words {
 		words[i] = regexp.QuoteMeta(w)
 	}
@@ -1766,7 +1799,7 @@ var fullReadings = map[string]fullReading{
 func (p *parser) fullAs(i int) (fullReading, int, bool) {
 	key := keysOf(p.toks)
 	for _, from := range []int{i, i - 1} {
-		if m, ok := vocab.slot("full_as", key, from); ok && from+m.n > i {
+		if m, ok := fullAsSlot.at(key, from); ok && from+m.n > i {
 			for _, v := range m.values {
 				if r, ok := fullReadings[v.class]; ok {
 					return r, from + m.n - i, true
@@ -1954,7 +1987,7 @@ var sizeWords = vocab.set("size_words")
 // "qwen2.5-vl 72b"), one of variantWords that is not a size word.
 func variantSaid(words string) (string, bool) {
 	for _, w := range nameWords(words) {
-		if variantWords[w] && !sizeWords[w] {
+		if variantWords.has(w) && !sizeWords.has(w) {
 			return w, true
 		}
 	}
@@ -1964,7 +1997,7 @@ func variantSaid(words string) (string, bool) {
 // sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").
 func sizeWordSaid(words string) (string, bool) {
 	for _, w := range nameWords(words) {
-		if sizeWords[w] {
+		if sizeWords.has(w) {
 			return w, true
 		}
 	}
@@ -1979,7 +2012,7 @@ func (p *parser) memoryWordAt(j int) bool {
 		return true
 	}
 	_, ok := parseNumber(p.toks[j].key)
-	return ok && j+1 < len(p.toks) && gbUnits[p.toks[j+1].key]
+	return ok && j+1 < len(p.toks) && gbUnits.has(p.toks[j+1].key)
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure
@@ -2029,7 +2062,7 @@ func isDuration(k string) bool {
 	for i < len(k) && (isDigit(k[i]) || k[i] == '.' && i > 0) {
 		i++
 	}
-	return i > 0 && i < len(k) && durationUnits[k[i:]]
+	return i > 0 && i < len(k) && durationUnits.has(k[i:])
 }
 
 func hasDigit(s string) bool {
@@ -2044,7 +2077,7 @@ func hasDigit(s string) bool {
 // tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
 // is a length, where "seq 4070" may name the card.
 func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && tokenWords[toks[k].key]
+	return k < len(toks) && tokenWords.has(toks[k].key)
 }
 
 // eachOneWords are "each", "apiece", "on average": a count per item, after it.
@@ -2064,8 +2097,8 @@ func keysOf(toks []token) func(int) string {
 }
 
 // is reports whether token k is a word of set; false past the end.
-func (p *parser) is(k int, set map[string]bool) bool {
-	return k >= 0 && k < len(p.toks) && set[p.toks[k].key]
+func (p *parser) is(k int, set *wordSet) bool {
+	return k >= 0 && k < len(p.toks) && set.has(p.toks[k].key)
 }
 
 // The words of parse.go's own tests (vocab.txt, its parse.go section).

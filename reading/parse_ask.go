@@ -80,7 +80,7 @@ var (
 
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
-	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords, vocab.set("ask_leads"))
+	askLeads = keySet(buyWords.words, maxContextOf.words, maxWords.words, largestWords.words, vramWords.words, vocab.set("ask_leads").words)
 )
 
 // perWeek is how many times a week each period word comes round ("day":
@@ -135,25 +135,25 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 			continue
 		}
 		switch {
-		case buyWords[k]:
+		case buyWords.has(k):
 			a.buy, used[i] = true, true
-		case maxContextOf[k] && !numberAt(i+1):
+		case maxContextOf.has(k) && !numberAt(i+1):
 			a.maxContext, used[i] = true, true
-		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
+		case maxWords.has(k) && contextWords.has(key(i+1)) && !numberAt(i+2):
 			a.maxContext, used[i], used[i+1] = true, true, true
-		case slotLen("ask_context_how", key, i) > 0 && !numberAt(i+3):
+		case slotLen(askContextHowSlot, key, i) > 0 && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case slotLen("ask_vram", key, i) > 0: // "how much vram", "what's the kv cache size for ..."
+		case slotLen(askVramSlot, key, i) > 0: // "how much vram", "what's the kv cache size for ..."
 			a.vram = true
-		case (whichWords[k]) && gpuAsked[key(i+1)]:
+		case (whichWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU, used[i] = true, true
-		case (fastestWords[k]) && gpuAsked[key(i+1)]:
+		case (fastestWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
-		case askWhat[k]:
+		case askWhat.has(k):
 			a.what = true
-		case slotLen("largest_batch", key, i) > 0:
+		case slotLen(largestBatchSlot, key, i) > 0:
 			// "largest batch" is the serving pass's: the largest batch, not model.
-		case largestWords[k]:
+		case largestWords.has(k):
 			a.largest, used[i] = true, true
 		}
 	}
@@ -168,7 +168,7 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 		}
 		if !a.own {
 			for i := range toks {
-				if !used[i] && rentWords[toks[i].key] {
+				if !used[i] && rentWords.has(toks[i].key) {
 					used[i] = true
 				}
 			}
@@ -212,18 +212,18 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	for i := range toks {
 		k := key(i)
 		switch {
-		case rentedWords[k] || buyWords[k] && !ownVerbs[k]:
+		case rentedWords.has(k) || buyWords.has(k) && !ownVerbs.has(k):
 			return // "buy or rent", "buy-vs-rent", "worth it vs renting"
 		case ownVerbAt(key, i):
 			verb = true
 			for j := max(i-ownAskWindow, 0); j < i; j++ {
-				if w := key(j); whichAskWords[w] {
+				if w := key(j); whichAskWords.has(w) {
 					asked = true
 				}
 			}
-		case slotLen("own_asked", key, i) > 0:
+		case slotLen(ownAskedSlot, key, i) > 0:
 			asked = true
-		case slotLen("on_prem", key, i) > 0:
+		case slotLen(onPremSlot, key, i) > 0:
 			onPrem = true
 		}
 	}
@@ -232,17 +232,17 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	}
 	a.own = true
 	for i := range toks {
-		if buyWords[key(i)] || ownVerbAt(key, i) {
+		if buyWords.has(key(i)) || ownVerbAt(key, i) {
 			used[i] = true
 		}
-		markUsed(used, i, i+slotLen("on_prem", key, i))
+		markUsed(used, i, i+slotLen(onPremSlot, key, i))
 	}
 }
 
 // ownVerbAt reports whether token i is a buying verb, not an idiom ("in
 // order to", "order of magnitude"; the order_idiom rows of vocab.txt).
 func ownVerbAt(key func(int) string, i int) bool {
-	return ownVerbs[key(i)] && slotLen("order_idiom", key, i-1) == 0 && slotLen("order_idiom", key, i) == 0
+	return ownVerbs.has(key(i)) && slotLen(orderIdiomSlot, key, i-1) == 0 && slotLen(orderIdiomSlot, key, i) == 0
 }
 
 // rentedWords say that a card is rented, the other side of a question
@@ -254,12 +254,12 @@ var rentedWords = vocab.set("rented_words")
 // marking "worth" (and "it") used. "is lora worth it" with
 // no renting word is not one.
 func worthRenting(toks []token, used []bool) bool {
-	if !slices.ContainsFunc(toks, func(t token) bool { return rentedWords[t.key] }) {
+	if !slices.ContainsFunc(toks, func(t token) bool { return rentedWords.has(t.key) }) {
 		return false
 	}
 	key := keysOf(toks)
 	for i := range toks {
-		if n := slotLen("worth_it", key, i); n > 0 {
+		if n := slotLen(worthItSlot, key, i); n > 0 {
 			markUsed(used, i, i+n)
 			return true
 		}
@@ -290,10 +290,10 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		if v, ok := money(raw); ok {
 			n := 1
-			if perLeads[keyAt(i+1)] {
+			if perLeads.has(keyAt(i + 1)) {
 				n = 2
 			}
-			if kwhWords[keyAt(i+n)] {
+			if kwhWords.has(keyAt(i + n)) {
 				a.setKWh(v, toks[i].raw+" per kWh")
 				markUsed(used, i, i+n+1)
 				i += n
@@ -311,10 +311,10 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		words := toks[i].raw
 		switch {
-		case hourWords[glued] || hourGlued[glued]:
+		case hourWords.has(glued) || hourGlued.has(glued):
 			// "5h", "4-6h", "5hrs".
 			end := i + 1
-			for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
+			for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
 				end++
 			}
 			a.setHours(num, words)
@@ -323,17 +323,17 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 			// A number, then what it counts.
 			j := i + 1
 			switch {
-			case hourWords[keyAt(j)]:
+			case hourWords.has(keyAt(j)):
 				end := j + 1
-				for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
+				for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
 					end++
 				}
 				a.setHours(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, end)
-			case yearWords[keyAt(j)]:
+			case yearWords.has(keyAt(j)):
 				a.setYears(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, j+1)
-			case monthWords[keyAt(j)]:
+			case monthWords.has(keyAt(j)):
 				a.setYears(num/12, span(a.in, toks, i, j+1))
 				a.usePeriod = span(a.in, toks, i, j+1)
 				markUsed(used, i, j+1)
@@ -341,12 +341,12 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 				if f, n, ok := jobsPer(toks, j); ok {
 					a.setJobs(num*f, span(a.in, toks, i, j+n))
 					markUsed(used, i, j+n)
-					if i > 0 && runVerbs[keyAt(i-1)] {
+					if i > 0 && runVerbs.has(keyAt(i-1)) {
 						used[i-1] = true // "we run 3 jobs a week" says nothing about the method
 					}
 				}
 			}
-		case yearWords[glued] || yearGlued[glued]:
+		case yearWords.has(glued) || yearGlued.has(glued):
 			a.setYears(num, words)
 			used[i] = true
 		default:
@@ -378,16 +378,16 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
 		return allMonth(said, i)
-	case strings.HasSuffix(raw, "%") && (i > 0 && atWords[keyAt(i-1)] || slotLen("busy_share", keyAt, i+1) > 0):
+	case strings.HasSuffix(raw, "%") && (i > 0 && atWords.has(keyAt(i-1)) || slotLen(busyShareSlot, keyAt, i+1) > 0):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {
 			return 0
 		}
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24*v/100
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as the cards busy %s%% of the week: 7 jobs a week of %s h", quote(toks[i].raw), strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(sizing.RoundTo(24*v/100, 2), 'f', -1, 64)))
-		return 1 + slotLen("busy_share", keyAt, i+1) // "60% utilization", "60% of the time"
-	case (oneWords[raw]) && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
-		if yearWords[keyAt(i+1)] {
+		return 1 + slotLen(busyShareSlot, keyAt, i+1) // "60% utilization", "60% of the time"
+	case (oneWords.has(raw)) && (yearWords.has(keyAt(i+1)) || monthWords.has(keyAt(i+1))):
+		if yearWords.has(keyAt(i + 1)) {
 			a.setYears(1, joinRaw(toks, i, i+2))
 		} else {
 			a.setYears(1.0/12, joinRaw(toks, i, i+2))
@@ -426,19 +426,19 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 		return 0, 0, false
 	}
 	raw := strings.ToLower(toks[j].raw)
-	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords[before] {
+	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords.has(before) {
 		if f, ok := perWeek[strings.TrimSuffix(after, "s")]; ok {
 			return f, 1, true
 		}
 	}
-	if !jobWords[toks[j].key] && phrases[toks[j].key].kind != kindTimes {
+	if !jobWords.has(toks[j].key) && phrases[toks[j].key].kind != kindTimes {
 		if f, ok := perWeek[toks[j].key]; ok { // "3 weekly"
 			return f, 1, true
 		}
 		return 0, 0, false
 	}
 	k := j + 1
-	if k < len(toks) && perLeads[toks[k].key] {
+	if k < len(toks) && perLeads.has(toks[k].key) {
 		k++
 	}
 	if k < len(toks) {
@@ -455,7 +455,7 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 func perWeekSuffix(s string) (float64, bool) {
 	s = strings.TrimPrefix(s, "x")
 	job := "" // the longest job word first: "runs/week" is not "run" and "s/week"
-	for w := range jobWords {
+	for w := range jobWords.words {
 		if len(w) > len(job) && strings.HasPrefix(s, w) {
 			job = w
 		}

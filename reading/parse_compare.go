@@ -93,12 +93,12 @@ func ParseComparison(input string) (Comparison, bool) {
 	}
 	rent := rentSaid(toks)
 	for i, t := range toks {
-		if compareDrops[t.key] && (i < figFrom || i >= figTo) {
+		if compareDrops.has(t.key) && (i < figFrom || i >= figTo) {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 		// "4090 or a6000 to buy" weighs the cards, not owning one against
 		// renting it: each option is asked without "buy".
-		if buyOnlyWords[t.key] && !rent {
+		if buyOnlyWords.has(t.key) && !rent {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 	}
@@ -133,7 +133,7 @@ var buyOnlyWords = vocab.set("buy_only_words")
 // or rent", "buy-vs-cloud", "worth it vs renting").
 func rentSaid(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool {
-		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
+		return rentedWords.has(t.key) || buyWords.has(t.key) && !buyOnlyWords.has(t.key)
 	})
 }
 
@@ -173,12 +173,12 @@ func ParseTooManyOptions(input string) (kept, left string, ok bool) {
 // or 1 for "and" after a "between" or "compare"; 0 when none. key reads
 // the keys of toks.
 func connectorAt(toks []token, key func(int) string, c int) int {
-	if n := slotLen("connector", key, c); n > 0 {
+	if n := slotLen(connectorSlot, key, c); n > 0 {
 		return n
 	}
-	if andWords[toks[c].key] {
+	if andWords.has(toks[c].key) {
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
-			if andOpeners[toks[j].key] {
+			if andOpeners.has(toks[j].key) {
 				return 1
 			}
 		}
@@ -235,8 +235,8 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		return Comparison{}, false
 	}
 	from, to := ls, re
-	if c > 0 && andWords[toks[c].key] {
-		for from > 0 && !andOpeners[toks[from-1].key] {
+	if c > 0 && andWords.has(toks[c].key) {
+		for from > 0 && !andOpeners.has(toks[from-1].key) {
 			from--
 		}
 		if from == 0 {
@@ -253,7 +253,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		}
 		return splice(input, edits)
 	}
-	saysOne := func(start int) bool { return start > 0 && oneWords[toks[start-1].key] }
+	saysOne := func(start int) bool { return start > 0 && oneWords.has(toks[start-1].key) }
 	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(leftWith), One: saysOne(ls)}, {Words: right, Text: cut(rightWith), One: saysOne(rs)}}}
 	var qs [2]sizing.Query
 	for i, o := range cmp.Options {
@@ -380,7 +380,7 @@ func subset(names []string, allowed ...string) bool {
 // isFiller reports whether a token is question phrasing ("an", "the",
 // "on") that may stand around an option.
 func isFiller(t token) bool {
-	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors[t.key] && !andWords[t.key]
+	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors.has(t.key) && !andWords.has(t.key)
 }
 
 // figureWords name what a comparison compares by after "per", with the
@@ -410,7 +410,7 @@ func valueWordsAt(toks []token) (from, to int) {
 		return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()"))
 	}
 	for i := range toks {
-		if n := slotLen("value_words", raw, i); n > 0 {
+		if n := slotLen(valueWordsSlot, raw, i); n > 0 {
 			return i, i + n
 		}
 	}
@@ -421,7 +421,7 @@ func valueWordsAt(toks []token) (from, to int) {
 func comparisonFigure(toks []token) (Figure, int, int) {
 	key := keysOf(toks)
 	for i, t := range toks {
-		if !throughputWords[t.key] {
+		if !throughputWords.has(t.key) {
 			continue
 		}
 		// "throughput" says which speed, whatever else is said: "which is
@@ -429,26 +429,26 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		// speed words just before it go with it.
 		from := i
 		for j := i - 1; j >= 0 && j >= i-3; j-- {
-			if speedWords[toks[j].key] {
+			if speedWords.has(toks[j].key) {
 				from = j
 			}
 		}
 		return FigureThroughput, from, i + 1
 	}
 	for i, t := range toks {
-		if !figureUsers[t.key] {
+		if !figureUsers.has(t.key) {
 			continue
 		}
 		from := i
-		if from > 0 && concurrentWord[toks[from-1].key] {
+		if from > 0 && concurrentWord.has(toks[from-1].key) {
 			from--
 		}
-		if from > 0 && moreWords[toks[from-1].key] {
+		if from > 0 && moreWords.has(toks[from-1].key) {
 			// "how many more users", "which serves more concurrent users":
 			// the users served at once ("50 users" is a load, "cost per
 			// concurrent user" a cost).
 			from--
-			for from > 0 && (moreWords[toks[from-1].key] || howWords[toks[from-1].key]) {
+			for from > 0 && (moreWords.has(toks[from-1].key) || howWords.has(toks[from-1].key)) {
 				from--
 			}
 			return FigureUsers, from, i + 1
@@ -460,13 +460,13 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		return FigureUnsaid, from, to
 	}
 	for i, t := range toks {
-		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {
+		if tpsUnits.has(strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))) && (i == 0 || !hasDigit(toks[i-1].key)) {
 			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
 		}
-		if n := slotLen("figure_memory", key, i); n > 0 {
+		if n := slotLen(figureMemorySlot, key, i); n > 0 {
 			return FigureMemory, i, i + n // "memory", "which fits better"
 		}
-		if figureSpeed[t.key] {
+		if figureSpeed.has(t.key) {
 			return FigureSpeed, i, i + 1
 		}
 		if f, ok := costFigures[t.key]; ok {
@@ -475,19 +475,19 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			}
 			continue
 		}
-		if !figurePer[t.key] && !figurePerTime[t.key] || i+1 >= len(toks) || !costBefore(toks, i) {
+		if !figurePer.has(t.key) && !figurePerTime.has(t.key) || i+1 >= len(toks) || !costBefore(toks, i) {
 			continue
 		}
 		k := i + 1
-		if concurrentWord[toks[k].key] && k+1 < len(toks) {
+		if concurrentWord.has(toks[k].key) && k+1 < len(toks) {
 			k++ // "per concurrent user"
 		}
 		f, ok := figureWords[toks[k].key]
-		if !ok || figurePerTime[t.key] && Figure(f) != FigurePerMonth && Figure(f) != FigurePerHour {
+		if !ok || figurePerTime.has(t.key) && Figure(f) != FigurePerMonth && Figure(f) != FigurePerHour {
 			continue // "a month", "an hour"; never "a user"
 		}
 		end := k + 1
-		for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || figureTail[toks[end].key]) {
+		for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || figureTail.has(toks[end].key)) {
 			end++ // "per million output tokens", "per 1m tokens"
 		}
 		return Figure(f), i, end
@@ -505,7 +505,7 @@ var moreWords = vocab.set("more_words")
 // costBefore reports whether a money word comes shortly before token i.
 func costBefore(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
-		if costWords[toks[j].key] {
+		if costWords.has(toks[j].key) {
 			return true
 		}
 	}

@@ -398,7 +398,7 @@ func (p *parser) docJob() {
 		p.verb.v = 0
 	}
 	// "embeddings for 10M docs": the word says the job, nothing else.
-	p.unread.unused = slices.DeleteFunc(p.unread.unused, func(w string) bool { return docJobWords[strings.ToLower(w)] })
+	p.unread.unused = slices.DeleteFunc(p.unread.unused, func(w string) bool { return docJobWords.has(strings.ToLower(w)) })
 }
 
 // docJobWords name a batch job of documents without a setting of their
@@ -441,7 +441,7 @@ func (p *parser) finish() {
 		switch {
 		case p.q.GPU == "" && p.q.GPUMemoryBytes == 0:
 			p.refuseDevice()
-		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors[t.key] }):
+		case slices.ContainsFunc(p.toks, func(t token) bool { return connectors.has(t.key) }):
 			// "tpu v5e vs h100": the device is half of what is asked;
 			// sizing the card alone would drop it silently.
 			p.refuseCompared()
@@ -986,11 +986,11 @@ var macWords = vocab.set("mac_words")
 // "macbook pro") right before its M-series chip ("m4 max 128gb"): the
 // Mac is the chip's box, read with it; 0 when no chip follows.
 func (p *parser) macBeforeChip(i int) int {
-	if !macWords[p.toks[i].key] {
+	if !macWords.has(p.toks[i].key) {
 		return 0
 	}
 	n := 1
-	if i+1 < len(p.toks) && macModels[p.toks[i+1].key] {
+	if i+1 < len(p.toks) && macModels.has(p.toks[i+1].key) {
 		n = 2
 	}
 	if i+n >= len(p.toks) || p.toks[i+n].ignorable {
@@ -1021,11 +1021,11 @@ func (p *parser) macWithoutChip() {
 		return
 	}
 	for i, t := range p.toks {
-		if !macWords[t.key] {
+		if !macWords.has(t.key) {
 			continue
 		}
 		words := p.text(i, i+1)
-		if i+1 < len(p.toks) && macModels[p.toks[i+1].key] {
+		if i+1 < len(p.toks) && macModels.has(p.toks[i+1].key) {
 			words = p.text(i, i+2)
 		}
 		gpu := "m4-max-128"
