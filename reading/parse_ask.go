@@ -183,16 +183,6 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 	return rest, a
 }
 
-// ownVerbs say that cards will be bought; with an ask of which or how
-// many they ask the cards to own, not whether to own them.
-var ownVerbs = vocab.set("own_verbs")
-
-// onPremWords say the cards stand on the asker's premises: owned.
-var onPremWords = vocab.set("on_prem_words")
-
-// premWords follow "on" in "on prem", "on premises".
-var premWords = vocab.set("prem_words")
-
 // ownAskWindow is how far before its verb a "which" or "what" may stand
 // and still ask what to buy: "which card should we order" (4 words),
 // "which gpus do we need to buy" (5).
@@ -244,10 +234,6 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 func ownVerbAt(key func(int) string, i int) bool {
 	return ownVerbs[key(i)] && slotLen("order_idiom", key, i-1) == 0 && slotLen("order_idiom", key, i) == 0
 }
-
-// rentedWords say that a card is rented, the other side of a question
-// whether buying one is "worth it".
-var rentedWords = vocab.set("rented_words")
 
 // worthRenting reports whether the question weighs buying against
 // renting with "worth it" ("is a 4090 worth it vs renting an a100"),
@@ -654,21 +640,6 @@ func FormatAsk(p Request) string {
 	return q
 }
 
-// howMuchWords are "how much", "how long": an amount asked.
-var howMuchWords = vocab.set("how_much")
-
-// whichWords are words that ask which card ("which gpu", "cheapest gpu").
-var whichWords = vocab.set("which_words")
-
-// fastestWords are words that ask the fastest card.
-var fastestWords = vocab.set("fastest_words")
-
-// whichAskWords are words that make a verb a question ("which ... did we buy").
-var whichAskWords = vocab.set("which_ask")
-
-// perJobWords are words after hours that say they are each job's ("5h per job", "5h a run").
-var perJobWords = vocab.set("per_job")
-
 // The words of parse_ask.go's own tests (vocab.txt, its parse_ask.go
 // section).
 var (
@@ -688,3 +659,16 @@ func usedFor(toks []token, buf []bool) []bool {
 	}
 	return make([]bool, len(toks))
 }
+
+// More words of the intent pass, by key.
+var (
+	ownVerbs      = vocab.set("own_verbs")     // cards to be bought: with "which" or "how many", the cards to own
+	onPremWords   = vocab.set("on_prem_words") // cards on the asker's premises: owned
+	premWords     = vocab.set("prem_words")    // after "on": "on prem", "on premises"
+	rentedWords   = vocab.set("rented_words")  // a card rented, the other side of "is buying worth it"
+	howMuchWords  = vocab.set("how_much")      // an amount asked: "how much", "how long"
+	whichWords    = vocab.set("which_words")   // which card: "which gpu", "cheapest gpu"
+	fastestWords  = vocab.set("fastest_words") // the fastest card asked
+	whichAskWords = vocab.set("which_ask")     // a verb made a question: "which ... did we buy"
+	perJobWords   = vocab.set("per_job")       // after hours, each job's: "5h per job", "5h a run"
+)

@@ -15,29 +15,6 @@ import (
 // second are Request.Unused: named in the answer ("not used: ...") and
 // worth asking a language model about.
 
-// chatter are words of chat that say nothing about a job: read as
-// phrasing, like the parser's own fillers.
-var chatter = []string{
-	"lol", "lool", "lmao", "lmfao", "rofl", "haha", "hahaha", "heh", "hehe", "xd", "omg", "wow",
-	"btw", "fyi", "imo", "imho", "idk", "iirc", "afaik", "tbh", "ngl", "asap", "tia", "pl0x",
-	"thx", "ty", "tyvm", "cheers", "thank", "thanks", "quick", "quickly", "qq", "question", "questions",
-	"hmm", "hm", "hmmm", "um", "umm", "uh", "yo", "sup", "hiya", "guys", "everyone", "yall", "whats", "what's", "hows",
-	"wondering", "wonder", "curious", "expect", "expecting", "expected", "maybe", "actually", "really", "basically",
-	"kinda", "sorta", "pretty", "gonna", "wanna", "gotta", "think", "thinking", "guess", "probably",
-	"possibly", "sure", "cool", "great", "nice", "awesome", "again", "anyone", "someone", "somebody", "anybody",
-	"honestly", "hoping", "hope", "trying", "tried", "sorry", "oops", "alright", "morning", "folks",
-	"work", "works", "working", "handle", "handles", "doable", "feasible", "viable", "realistic", "realistically",
-	"ever", "yeah", "yep", "hi", "hello", "plz", "pls", "please", "bot", "hey",
-	"currently", "rn", "atm", "today", "tomorrow", "folks", "team", "anything", "whatever", "thing", "things", "stuff",
-	"let", "lets", "let's", "see", "wanted", "ask", "asking", "good", "ideas", "idea", "advice", "recommend",
-	"recommendation", "suggest", "suggestions", "mean", "means", "but", "instead", "try", "safe", "safely", "comfortably",
-	"avg", "average", // a prompt or output length is read as the mean
-	"assume", "assuming", "assumed",
-	"re", "mid", "put", "internal", "assistant", "company", "class", "ish", "budget", "thinking",
-	"hit", "reach", "achieve", "sustain", // "need to hit 1000 tok/s": the target is read
-	"bump", "bumped", "increase", "raise", // "bump context to 32k": the new value is read
-}
-
 // answeredFigures are words that ask a figure every memory answer
 // reports ("how much headroom": the memory of the card it leaves), and
 // servedFigures those that ask one every inference answer reports (the
@@ -60,15 +37,6 @@ func reportedFigures(unused []string, input string, inference bool) []string {
 		key := keyOf(raw)
 		return slices.Contains(answeredFigures, key) || inference && slices.Contains(servedFigures, key) || key == "left" && howMuch
 	})
-}
-
-// vague are phrases that carry meaning the grammar cannot read into a
-// setting ("long context" is no length): they are named as not used,
-// and are worth asking a language model about.
-var vague = []string{
-	"longcontext", "longercontext", "longctx", "longcontexts", "longprompts", "longprompt", "longsequences",
-	"longsequence", "longseq", "longseqs", "longdocuments", "longdocs", "bigcontext", "hugecontext",
-	"largecontext", "fullcontext", "maxedcontext", "longinputs", "longinput",
 }
 
 // fillerTypo reports whether key is chat: a filler or a chat word, one

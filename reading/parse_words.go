@@ -129,12 +129,12 @@ func buildPhrases() map[string]word {
 	// Words that ask about the team's cluster now ("on our cluster right
 	// now", "free gpus"): package cluster reads them from the question.
 	addSet(word{kind: kindFiller}, "word_cluster_now")
-	for _, k := range chatter { // chat ("lol", "quick q"): phrasing too
+	for k := range vocab.set("word_chatter") { // chat ("lol", "quick q"): phrasing too
 		if _, ok := m[k]; !ok {
 			m[k] = word{kind: kindFiller}
 		}
 	}
-	add(word{kind: kindVague}, vague...)
+	addSet(word{kind: kindVague}, "word_vague")
 	// Words that also start phrases or count things are set after the fillers.
 	addSet(word{kind: kindGPUWord}, "word_gpu_word")
 	addSet(word{kind: kindOf}, "word_of")
