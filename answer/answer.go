@@ -401,8 +401,10 @@ func (s *Service) FollowUp(ctx context.Context, canonical, text string) (in Inte
 
 // onMachines sizes a question on the team's own machines: the one it
 // names ("on our box"), or, when it names no GPU at all, the smallest of
-// them it fits on (the largest when it fits on none). The assumption
-// says which. Machines that cannot be read are logged and left out.
+// them it fits on (the largest when it fits on none); a question that
+// asks about rented cards ("cloud credits") and names none of them is
+// left to the cloud. The assumption says which. Machines that cannot be
+// read are logged and left out.
 func (s *Service) onMachines(ctx context.Context, team *machineList, text string, p reading.Request) reading.Request {
 	if s.Machines == nil || !placeable(p) {
 		return p
@@ -410,6 +412,9 @@ func (s *Service) onMachines(ctx context.Context, team *machineList, text string
 	ms, err := team.get(ctx)
 	if err != nil {
 		return p
+	}
+	if reading.CloudAsked(text) && !slices.ContainsFunc(ms, func(m sizing.Machine) bool { return m.Mentions(text) }) {
+		return p // "with our cloud credits": rented cards, not the team's
 	}
 	estimate := func(q sizing.Query) (sizing.Answer, error) { return s.Estimator.Answer(ctx, q) }
 	p.Query, p.Notes = sizing.OnMachines(p.Query, p.Intent, text, ms, estimate, p.Notes)

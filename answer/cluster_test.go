@@ -83,3 +83,29 @@ func TestClusterProblemNeverShowsAnUnknownError(t *testing.T) {
 		t.Errorf("Explain showed an unchecked error: %q", got)
 	}
 }
+
+// TestCloudAskedIsNotOnTheTeamsMachines: a question that says it rents
+// ("cloud credits", a provider) is sized on the cloud's cards, unless it
+// names one of the team's machines.
+func TestCloudAskedIsNotOnTheTeamsMachines(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		text string
+		gpu  string // "" for the cloud's choice
+	}{
+		{"we have ~$2k in cloud credits left. could i do a full finetune of qwen2.5 14b on 300M tokens with that?", ""},
+		{"llama-3.1-8b lora on 100M tokens on runpod", ""},
+		{"llama-3.1-8b lora on 100M tokens", "h100"},
+		{"could the 4090 do a 1b lora or should we rent?", "rtx-4090"},
+	} {
+		est := Fixed{&sizing.Estimator{}}
+		s := &Service{Estimator: est, Asker: est, Machines: teamMachines{}}
+		q := s.Resolve(ctx, "T1", s.Read(tc.text))
+		if q.Err != nil {
+			t.Fatalf("%q: %v", tc.text, q.Err)
+		}
+		if got := q.Parsed.Query.GPU; got != tc.gpu {
+			t.Errorf("%q: sized on %q, want %q", tc.text, got, tc.gpu)
+		}
+	}
+}

@@ -17,6 +17,8 @@ func TestOutsideLines(t *testing.T) {
 		{"book 8 h100s and tell me if 70b is worth it", []string{"can't book", "can't judge"}},
 		{"is the h200 really worth it over h100 for serving 70b? like per token cost", nil},
 		{"our training job keeps OOMing at step 300, any idea why? deepspeed zero2, 8xa100", []string{"can't debug a failing job"}},
+		{"why is my loss going nan after 2k steps on a llama lora run", []string{"can't debug a failing job"}},
+		{"is buying a 4090 worth it vs renting one for 7b lora, 3 jobs a week 5h each", nil},
 		{"will 70b oom on a 4090?", nil},
 		{"how much is an h100 on lambda", nil},
 		{"llama 3.1 8b lora on a 4090", nil},

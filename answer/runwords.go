@@ -7,6 +7,7 @@ import (
 
 	"github.com/fitbot/fitbot/display"
 	"github.com/fitbot/fitbot/measure"
+	"github.com/fitbot/fitbot/reading"
 	"github.com/fitbot/fitbot/store"
 )
 
@@ -19,6 +20,14 @@ func (e RunWordsError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the reading's error.
 func (e RunWordsError) Unwrap() error { return e.Err }
+
+// MeasuredWords reads the words of a plan command that record a run
+// ("42 measured peak 71 GiB, 3150 tok/s, 5.2 h", Slack's `/fit plan` or a
+// plan command said in words): the plan's id and the run's words; ok is
+// false for any other words.
+func MeasuredWords(args string) (id int64, words string, ok bool) {
+	return reading.MeasuredRun(args)
+}
 
 // RecordRunWords reads a run's words ("peak 71 GiB, 3,150 tok/s, 5.2 h")
 // and keeps them as RecordRun does. Words that do not read as a

@@ -136,6 +136,7 @@ func breakdownFields(a sizing.Answer) []*slack.TextBlockObject {
 		{"Optimizer states", m.OptimizerBytes},
 		{"Activations", m.ActivationsBytes},
 		{"QLoRA working memory", m.QLoRAWorkBytes},
+		{"Gathered layers (ZeRO-3)", m.GatheredBytes},
 		{"KV cache", m.KVCacheBytes},
 		{"Overhead", m.OverheadBytes},
 	}

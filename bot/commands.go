@@ -82,7 +82,7 @@ func (h *Handler) command(ctx context.Context, cmd slack.SlashCommand, asker who
 	case "plans":
 		return h.plansCommand(ctx, asker.scope(), rest)
 	case "plan":
-		if id, measured, ok := measuredWords(rest); ok {
+		if id, measured, ok := answer.MeasuredWords(rest); ok {
 			return h.measuredCommand(ctx, asker, id, measured)
 		}
 		return h.planCommand(ctx, asker.scope(), rest)

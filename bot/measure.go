@@ -73,19 +73,3 @@ func (h *Handler) calibrationCommand(ctx context.Context, asker who) Message {
 	text := strings.Join(lines, "\n")
 	return ephemeral(text, slack.NewSectionBlock(mrkdwn(text), nil, nil))
 }
-
-// measuredWords reads "42 measured peak 71 GiB, ..." after `/fit plan`:
-// the plan id and the measurement's words.
-func measuredWords(rest string) (int64, string, bool) {
-	idWord, after, _ := strings.Cut(rest, " ")
-	id, err := strconv.ParseInt(strings.TrimPrefix(idWord, "#"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, "", false
-	}
-	verb, words, _ := strings.Cut(strings.TrimSpace(after), " ")
-	switch strings.ToLower(verb) {
-	case "measured", "measure", "ran", "used":
-		return id, words, true
-	}
-	return 0, "", false
-}

@@ -37,6 +37,7 @@ func memoryTerms(m sizing.Memory) []barTerm {
 		{"optimizer", '▒', m.OptimizerBytes},
 		{"activations", '░', m.ActivationsBytes},
 		{"QLoRA work", '▞', m.QLoRAWorkBytes},
+		{"gathered", '▙', m.GatheredBytes},
 		{"KV cache", '▚', m.KVCacheBytes},
 		{"overhead", '▪', m.OverheadBytes},
 	}

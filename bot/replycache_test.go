@@ -442,7 +442,7 @@ func TestReplyCacheServesSearches(t *testing.T) {
 	if ans.asks.Load() == before {
 		t.Error("new prices (a new AnswerVersion) served the search from the cache")
 	}
-	if want := messageJSON(t, fresh.Command(context.Background(), slash("which gpu 12b lora"))); got != want || !strings.Contains(got, "4× RTX 4090 24 GB*, ZeRO-3: 22.3 GiB per GPU (tight), $1.68/h") {
+	if want := messageJSON(t, fresh.Command(context.Background(), slash("which gpu 12b lora"))); got != want || !strings.Contains(got, "4× RTX 4090 24 GB*, ZeRO-3: 23.6 GiB per GPU (tight), $1.68/h") {
 		t.Errorf("after new prices the reply is not today's (want 4 × $0.42 = $1.68/h):\ncached: %s\nfresh:  %s", got, want)
 	}
 }

@@ -42,6 +42,9 @@ func (h *Handler) routed(ctx context.Context, asker who, r reading.Routing) (Mes
 	case reading.RouteCluster:
 		return h.clusterCommand(ctx, asker.team), true
 	case reading.RoutePlan:
+		if id, measured, ok := answer.MeasuredWords(r.Args); ok {
+			return h.measuredCommand(ctx, asker, id, measured), true
+		}
 		return h.planCommand(ctx, asker.scope(), r.Args), true
 	case reading.RouteHardware:
 		return h.hardwareCommand(ctx, asker.team, r.Args), true

@@ -211,7 +211,7 @@ func TestPlansQuestionOverHTTP(t *testing.T) {
 func TestDeadlineOverHTTP(t *testing.T) {
 	c := newConversation(t, nil)
 	wantIn(t, "in 2 days", c.slash("llama 3.1 8b lora on 100m tokens in 2 days on a 4090"), "Done in 2 days: about 15.0 h on 1× RTX 4090 24 GB")
-	wantIn(t, "within 3 days", c.slash("llama 3.1 70b full on 10b tokens within 3 days on 8x h100"), "Not done within 3 days: about 12.7 days on 8× H100")
+	wantIn(t, "within 3 days", c.slash("llama 3.1 70b full on 10b tokens within 3 days on 8x h100"), "Not done within 3 days: about 18.8 days on 8× H100")
 	got := c.mention("qwen2.5 7b full on a 4090 in a week")
 	wantIn(t, "in a week, no tokens", got, `not checked: no token count said (1B tokens would take about 8.7 days`)
 	wantNotIn(t, "in a week, no tokens", got, "not used")
@@ -356,4 +356,16 @@ func TestOutsideModelsOverHTTP(t *testing.T) {
 	got := c.mention("yi 34b lora a100")
 	wantIn(t, "@fitbot yi 34b", got, "I don't know Yi 34B", "01-ai/Yi-34B lora a100-80")
 	wantNotIn(t, "@fitbot yi 34b", got, "Fits", "Does not fit", "bare size")
+}
+
+// TestMeasuredRunByMention: a run recorded in words by mention ("plan 1
+// measured peak 33 GiB, ...") is recorded as `/fit plan` records it, never
+// read as a question to size.
+func TestMeasuredRunByMention(t *testing.T) {
+	c := newConversation(t, nil)
+	c.h.answers.Runs = c.db // the conversation's store keeps the runs too
+	wantIn(t, "first question", c.slash("llama 3.1 8b lora a100 80gb"), "Kept in the team's plans")
+	got := c.mention("plan 1 measured peak 33 GiB, 2,800 tok/s, took 7.5h")
+	wantIn(t, "@fitbot plan 1 measured", got, "Recorded run #1 of plan #1: peak 33 GiB, 2,800 tok/s, 7.5 h")
+	wantNotIn(t, "@fitbot plan 1 measured", got, "no model named")
 }

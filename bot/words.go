@@ -8,6 +8,8 @@ func termName(term string) string {
 		return "KV cache"
 	case "optimizer":
 		return "optimizer state"
+	case "gathered_layers":
+		return "ZeRO-3's gathered layers"
 	}
 	return term
 }

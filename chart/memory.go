@@ -46,7 +46,7 @@ func Memory(a sizing.Answer) MemoryData {
 		bytes int64
 	}{
 		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
-		{"activations", m.ActivationsBytes}, {"QLoRA work", m.QLoRAWorkBytes}, {"KV cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"activations", m.ActivationsBytes}, {"QLoRA work", m.QLoRAWorkBytes}, {"gathered layers", m.GatheredBytes}, {"KV cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
 	}
 	d := MemoryData{
 		TotalGiB: tenths(float64(m.TotalBytes) / gib),

@@ -351,7 +351,7 @@ func Terms(m sizing.Memory) string {
 	}
 	terms := []term{
 		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
-		{"activations", m.ActivationsBytes}, {"QLoRA working memory", m.QLoRAWorkBytes}, {"KV cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"activations", m.ActivationsBytes}, {"QLoRA working memory", m.QLoRAWorkBytes}, {"gathered layers", m.GatheredBytes}, {"KV cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
 	}
 	slices.SortStableFunc(terms, func(a, b term) int { return cmp.Compare(b.bytes, a.bytes) })
 	var parts []string

@@ -546,26 +546,15 @@ func (p *parser) step(i int) int {
 		return p.glued(i)
 	}
 	words := p.text(i, i+n)
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullModelAt(i, n) {
-		// "the full 671b one", "the full model": the model whole, not a
-		// full fine-tune (read as one, a fine-tune of DeepSeek-R1 was sized).
-		p.ignore(i, i+n)
-		p.note(fmt.Sprintf("%s read as the whole model, not a full fine-tune", quote(p.text(i, i+n+1))))
-		return n
-	}
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && i+1 < len(p.toks) && fullLoadWords[p.toks[i+1].key] {
-		// "assume full batching": the cards kept busy, which is how a
-		// serving capacity is sized, not a full fine-tune.
-		p.ignore(i, i+2)
-		p.note(fmt.Sprintf("%s read as the cards kept busy, not a full fine-tune", quote(p.text(i, i+2))))
-		return 2
-	}
-	if w.kind == kindMethod && n == 1 && p.toks[i].key == "full" && p.fullContextAt(i+1) {
-		// "at the full 128k ctx", "full context": the model's whole
-		// window, which the context words read; never a full fine-tune.
-		p.ignore(i, i+1)
-		p.note(fmt.Sprintf("%s read as the whole context, not a full fine-tune", quote(p.text(i, i+1))))
-		return 1
+	if w.kind == kindMethod && n == 1 {
+		if as, m, ok := p.fullAs(i); ok {
+			// "the full 671b one", "assume full batching", "at the full
+			// 128k ctx": the model whole, the cards kept busy or the
+			// model's whole window, never a full fine-tune.
+			p.ignore(i, i+as.takes)
+			p.note(fmt.Sprintf("%s read as %s, not a full fine-tune", quote(p.text(i, i+m)), as.reading))
+			return as.takes
+		}
 	}
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
@@ -1676,44 +1665,37 @@ func (p *parser) fineTuneName(i int) bool {
 	return false
 }
 
-// fullContextAt reports whether a context word (kindSeqKey or
-// kindSeqWord: "ctx", "context", "window") is at token j, or after one
-// number there ("128k ctx"), with no length after it: "full seq 4096"
-// is a full fine-tune at that length, as fitbot writes it.
-func (p *parser) fullContextAt(j int) bool {
-	if j < len(p.toks) {
-		if _, ok := parseNumber(p.toks[j].key); ok {
-			j++
-		}
-	}
-	if j >= len(p.toks) {
-		return false
-	}
-	if w, _ := p.lookup(j, false); w.kind != kindSeqKey && w.kind != kindSeqWord {
-		return false
-	}
-	if j+1 < len(p.toks) {
-		if _, ok := parseNumber(p.toks[j+1].key); ok {
-			return false
-		}
-	}
-	return true
+// fullReading is what "full" is read as where a full_as slot row matches
+// (vocab.txt), by the class the row captures: what it is read as, and how
+// many words from "full" on that reading takes (the rest are read as
+// usual: "671b" is the size, "128k ctx" the context).
+type fullReading struct {
+	reading string
+	takes   int
 }
 
-// fullModelAt reports whether "full" at token i (n tokens) describes the
-// model rather than the method: "model", "version" or "one" right after
-// it ("the full model"), or "the" before it and a size after ("the full
-// 671b one").
-func (p *parser) fullModelAt(i, n int) bool {
-	j := i + n
-	if j >= len(p.toks) {
-		return false
+// fullReadings are the readings of "full" by the class a full_as row
+// captures.
+var fullReadings = map[string]fullReading{
+	"MODEL_NOUNS": {"the whole model", 1}, "NUMUNIT_B": {"the whole model", 1},
+	"FULL_LOAD": {"the cards kept busy", 2}, "WORD_SEQ": {"the whole context", 1},
+}
+
+// fullAs reads "full" at token i as something other than the method: a
+// full_as row that matches there, or from the word before it ("the full
+// 671b"), gives the reading and how many words from "full" it covers.
+func (p *parser) fullAs(i int) (fullReading, int, bool) {
+	key := keysOf(p.toks)
+	for _, from := range []int{i, i - 1} {
+		if m, ok := vocab.slot("full_as", key, from); ok && from+m.n > i {
+			for _, v := range m.values {
+				if r, ok := fullReadings[v.class]; ok {
+					return r, from + m.n - i, true
+				}
+			}
+		}
 	}
-	k := p.toks[j].key
-	if _, _, ok := sizeSaid(k); ok && hasDigit(k) {
-		return i > 0 && theWords[p.toks[i-1].key] // "full 7b on h100" is still a full fine-tune
-	}
-	return modelNouns[k]
+	return fullReading{}, 0, false
 }
 
 // isNameish reports whether token j could continue a model or GPU name
@@ -1984,7 +1966,7 @@ func (p *parser) is(k int, set map[string]bool) bool {
 // The words of parse.go's own tests (vocab.txt, its parse.go section).
 var (
 	modelsNoun    = vocab.set("models_noun")
-	outsideFirst  = vocab.set("outside_first")
+	outsideFirst  = vocab.set("uncataloged_first")
 	fullPrecision = vocab.set("full_precision")
 	ofWords       = vocab.set("of_words")
 	lengthText    = vocab.set("length_text")
@@ -2017,11 +1999,9 @@ var (
 	vendors          = vocab.set("vendors")           // makers' words between a count and a GPU
 	nodeOf           = vocab.set("node_of")           // after machines, the next GPU count per machine: "2 nodes of 8"
 	busyWords        = vocab.set("busy_words")        // what a percentage is a share of: "80% utilization"
-	fullLoadWords    = vocab.set("full_load")         // after "full", the cards kept busy: "full batching"
 	sizeWords        = vocab.set("size_words")        // sizes named apart from parameter counts: T5's xl, BERT's large
 	gpuFamilies      = vocab.set("gpu_families")      // words that start a GPU name but are not one alone
 	durationUnits    = vocab.set("duration_unit")     // the units of a time
 	eachOneWords     = vocab.set("each_one")          // a count per item, after it: "each", "apiece"
-	modelNouns       = vocab.set("model_nouns")       // after a name or size, a model: "the 7b model"
 	tokenWords       = vocab.set("tokens")            // the TOKENS class of the slot rows
 )

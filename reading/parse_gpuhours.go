@@ -27,13 +27,12 @@ type gpuHoursWords struct {
 	problem string
 }
 
-// gpuHourKeys and nodeHourKeys are GPU-hour and node-hour units in one
-// word, by key ("gpu-hours", "GPU-h", "node-hrs"); hourKeys the hour
-// words after "gpu", "node" or a card ("gpu hours", "a100 hours").
+// hourKeys are the hour words after a card ("a100 hours") or in one
+// word after it ("h100-hours"); pluralHourWords the plural ones. The
+// units themselves are the gpu_hours and node_hours rows of vocab.txt.
 var (
-	gpuHourKeys  = vocab.set("gpu_hour_keys")
-	nodeHourKeys = vocab.set("node_hour_keys")
-	hourKeys     = vocab.set("hour_keys")
+	hourKeys        = vocab.set("hour_keys")
+	pluralHourWords = vocab.set("plural_hours")
 )
 
 // readGPUHours finds GPU-hours and returns the tokens the main parse
@@ -67,7 +66,7 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 		asked := false
 		switch {
 		case ok:
-		case at >= 2 && toks[at-2].key == "how" && (toks[at-1].key == "many" || toks[at-1].key == "much"):
+		case at >= 2 && slotLen("own_asked", keysOf(toks), at-2) > 0: // "how many", "how much"
 			asked, from = true, at-2
 		case strong && pluralHours(toks[u].key, toks[min(u+n-1, len(toks)-1)].key):
 			asked, from = true, u // "in gpu-hours", "total gpu hours": the run's
@@ -118,23 +117,15 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 // whether it is a unit on its own ("gpu hours", "h100-hours") rather than
 // "hours" that is one only after a card ("500 h100 hours").
 func gpuHourUnitAt(toks []token, u int) (n int, node, strong bool) {
-	k := toks[u].key
-	next := ""
-	if u+1 < len(toks) {
-		next = toks[u+1].key
-	}
+	key := keysOf(toks)
 	switch {
-	case gpuHourKeys[k]:
-		return 1, false, true
-	case nodeHourKeys[k]:
-		return 1, true, true
-	case k == "gpu" && (hourKeys[next] || next == "h"):
-		return 2, false, true
-	case k == "node" && hourKeys[next]:
-		return 2, true, true
+	case slotLen("gpu_hours", key, u) > 0:
+		return slotLen("gpu_hours", key, u), false, true
+	case slotLen("node_hours", key, u) > 0:
+		return slotLen("node_hours", key, u), true, true
 	case gluedCard(toks[u].raw) != "":
 		return 1, false, true
-	case hourKeys[k]:
+	case hourKeys[toks[u].key]:
 		return 1, false, false
 	}
 	return 0, false, false
@@ -157,7 +148,7 @@ func gluedCard(raw string) string {
 // hours", "gpu-hrs"), as the run's GPU-hours asked are: "a gpu hour" is
 // a price's unit.
 func pluralHours(first, last string) bool {
-	return strings.HasSuffix(first, "hours") || strings.HasSuffix(first, "hrs") || last == "hours" || last == "hrs"
+	return strings.HasSuffix(first, "hours") || strings.HasSuffix(first, "hrs") || pluralHourWords[last]
 }
 
 // cardSpanBefore is how many tokens right before token u name a card
@@ -186,7 +177,7 @@ func gpuHoursCountBefore(input string, toks []token, at int) (int, float64, bool
 	}
 	num, ok := parseNumber(toks[i].key)
 	exp, known := suffixExp[num.suffix]
-	if !ok || num.neg || !known || num.suffix == "b" || num.suffix == "t" {
+	if !ok || num.neg || !known || exp >= 9 {
 		return 0, 0, false
 	}
 	num.exp += exp

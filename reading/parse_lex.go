@@ -145,6 +145,7 @@ func lex(input string) ([]token, error) {
 			toks[sp.tok].key = to // "gigs" reads as "gb" (vocab.txt)
 		}
 	}
+	readAs(toks)
 	return toks, nil
 }
 

@@ -30,8 +30,8 @@ type mfuWords struct {
 // mfuKeys are the words that name model-FLOPs utilisation.
 var mfuKeys = vocab.set("mfu_keys")
 
-// perGPUWords follow a speed that is each GPU's ("per gpu", "/gpu").
-var perGPUWords = vocab.set("per_gpuwords")
+// perCard is "per" before a card ("3500 tok/s per h100").
+var perCard = vocab.set("per_card")
 
 // readMFU finds the MFU words and returns the tokens the main parse
 // should read (the rest), filtered in place: "at 40% mfu", "40 % mfu",
@@ -79,40 +79,36 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		return append(toks[:from], toks[to:]...), m
 	}
 	// No share said: a measured speed whose MFU is asked, or the answer's own.
-	used := map[int]bool{at: true}
+	from, to = len(toks), len(toks) // the speed's words
 	for i := range toks {
 		v, n := speedAt(w, i)
 		if n == 0 {
 			continue
 		}
 		end := i + n
-		switch {
-		case w(end) == "per" && perGPUWords[strings.TrimSuffix(w(end+1), "s")]:
+		switch per := slotLen("per_gpu", w, end); {
+		case per > 0:
 			m.perGPU = true
-			end += 2
-		case w(end) == "per" && end+1 < len(toks) && namesCard(toks[end+1].raw):
+			end += per
+		case perCard[w(end)] && end+1 < len(toks) && namesCard(toks[end+1].raw):
 			m.perGPU = true // "per h100": the card is read by the main parse
 			end++
-		case w(end) == "each" || w(end) == "/gpu" || w(end) == "a" && w(end+1) == "gpu":
-			m.perGPU = true
-			end += 1 + btoi(w(end) == "a")
 		}
 		m.measured, m.speed = v, joinRaw(toks, i, end)
-		for k := i; k < end; k++ {
-			used[k] = true
-		}
+		from, to = i, end
 		break
 	}
 	m.asked = m.measured == 0
 	rest := toks[:0]
 	for i, t := range toks {
-		if !used[i] {
+		if i != at && (i < from || i >= to) {
 			rest = append(rest, t)
 		}
 	}
 	return rest, m
 }
 
+// btoi is 1 for true and 0 for false.
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -175,31 +171,29 @@ func speedAt(w func(int) string, i int) (float64, int) {
 	if d == 0 {
 		return 0, 0
 	}
-	num, unit, n := k, w(i+1), 2
+	num, n := k, 0
 	for _, s := range []string{"k", "m"} {
 		if strings.HasPrefix(k[d:], s) && tpsUnits[k[d+1:]] { // "3.5ktok/s"
-			num, unit, n = k[:d+1], k[d+1:], 1
+			num, n = k[:d+1], 1
 		}
 	}
 	if tpsUnits[k[d:]] { // "3500tok/s"
-		num, unit, n = k[:d], k[d:], 1
+		num, n = k[:d], 1
+	}
+	if n == 0 {
+		if n = slotLen("tps", w, i+1); n == 0 { // "3500 tok/s", "3500 tokens per second"
+			return 0, 0
+		}
+		n++
 	}
 	nm, ok := parseNumber(num)
 	if !ok || nm.neg {
 		return 0, 0
 	}
-	v := exactFloat(nm) * countScale[nm.suffix]
-	switch {
-	case tpsUnits[unit]:
-	case n == 2 && strings.HasPrefix(unit, "tok") && w(i+2) == "per" && perSecond[w(i+3)]:
-		n = 4
-	default:
-		return 0, 0
+	if v := exactFloat(nm) * countScale[nm.suffix]; v > 0 {
+		return v, n
 	}
-	if v <= 0 {
-		return 0, 0
-	}
-	return v, n
+	return 0, 0
 }
 
 // applyMFU writes the MFU words into the Query once the rest is read: the

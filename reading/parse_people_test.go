@@ -30,6 +30,18 @@ func TestPeopleCorpus(t *testing.T) {
 			t.Fatalf("people.txt:%d: no \" => \" in %q", n+1, l)
 		}
 		total++
+		// "outside NAME: READING": the question also asks what fitbot
+		// cannot do (Outside), which the answer says first.
+		out := ""
+		if names := Outside(q); len(names) > 0 {
+			out = "outside " + strings.Join(names, " ") + ": "
+		}
+		if rest, ok := strings.CutPrefix(want, out); !ok || out == "" && strings.HasPrefix(want, "outside ") {
+			t.Errorf("people.txt:%d: %q asks outside %q, want %q", n+1, q, out, want)
+			continue
+		} else {
+			want = rest
+		}
 		got := reading(q)
 		if meant, miss := strings.CutPrefix(want, "miss: "); miss {
 			if got == meant {

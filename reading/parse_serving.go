@@ -37,30 +37,43 @@ type serveWords struct {
 	problem     string
 }
 
-// Words of the serving pass, by lower-case word.
+// Words of the serving pass, by lower-case word: the sets of vocab.txt
+// named, whose comments there say what each is.
 var (
-	peopleWords   = vocab.set("people_words")
-	concurrentAdj = vocab.set("concurrent_adj")
-	countVerbs    = vocab.set("count_verbs")
-	batchNouns    = vocab.set("batch_nouns")
-	maxBatchLeads = vocab.set("max_batch_leads")
-	// batchWords name a training batch in a largest-batch ask ("largest
-	// micro-batch", "max bs").
-	batchWords = vocab.set("batch_words")
-	// batchFitVerbs follow "what batch size" when it asks the largest
-	// ("what batch size can we fit", "what batch size fits").
-	batchFitVerbs = vocab.set("batch_fit_verbs")
-	rpsUnits      = vocab.set("rps_units")
-	perSecond     = vocab.set("per_second")
-	tpsUnits      = vocab.set("tps_units")
-	eachUser      = vocab.set("each_user")
-	promptWords   = vocab.set("prompt_words")
-	outputWords   = vocab.set("output_words")
-	ttftBounds    = vocab.set("ttft_bounds")
-	secondUnits   = map[string]float64{"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "msec": 1e-3, "millis": 1e-3, "milliseconds": 1e-3}
-	ttftAsks      = vocab.set("ttft_asks")
-	totalWords    = vocab.set("total_words")
-	utilLeads     = vocab.set("util_leads")
+	peopleWords    = vocab.set("people_words")
+	concurrentAdj  = vocab.set("concurrent_adj")
+	countVerbs     = vocab.set("count_verbs")
+	batchWords     = vocab.set("batch_words")
+	batchFitVerbs  = vocab.set("batch_fit_verbs")
+	tpsUnits       = vocab.set("tps_units")
+	eachUser       = vocab.set("each_user")
+	promptWords    = vocab.set("prompt_words")
+	outputWords    = vocab.set("output_words")
+	ttftBounds     = vocab.set("ttft_bounds")
+	ttftAsks       = vocab.set("ttft_asks")
+	seqNouns       = vocab.set("seq_nouns")
+	persons        = vocab.set("persons")
+	batchUsers     = vocab.set("batch_users")
+	totalSaid      = vocab.set("total_said")
+	totalLeft      = vocab.set("total_left")
+	engineSGLang   = vocab.set("engine_sglang")
+	ttftWords      = vocab.set("ttft_words")
+	latencyWords   = vocab.set("latency_words")
+	secondsUnit    = vocab.set("seconds_unit")
+	millisUnit     = vocab.set("millis_unit")
+	atOnceAdj      = vocab.set("at_once_adj")
+	fullTimeAfter  = vocab.set("full_time_after")
+	headcountWords = vocab.set("headcount")
+	companyWords   = vocab.set("company")
+	tokenNouns     = vocab.set("token_nouns")
+	inOutPairs     = vocab.set("in_out_pairs")
+	inWords        = vocab.set("in_words")
+	whatWords      = vocab.set("what_words")
+	lengthOf       = vocab.set("length_of")
+	presentWords   = vocab.set("present_words")
+	messageNouns   = vocab.set("message_nouns")
+	perLeads       = vocab.set("per_words")
+	requestNouns   = vocab.set("request_nouns")
 )
 
 // allMonth is how many words from i say a deployment runs all the time
@@ -74,15 +87,11 @@ func allMonth(w func(int) string, i int) int {
 		return n
 	}
 	n := slotLen("full_time", w, i)
-	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeStaff[next] || next == "to") {
+	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeAfter[next]) {
 		return 0
 	}
 	return n
 }
-
-// fullTimeStaff are words "full time" describes as people's, not a
-// deployment's.
-var fullTimeStaff = vocab.set("full_time_staff")
 
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
@@ -94,56 +103,35 @@ func slotLen(kind string, w func(int) string, i int) int {
 // batchAskAt is how many words at i ask the largest batch that the "max
 // batch" reading does not: "max bs", "largest micro batch", "biggest
 // batch size", "how big a batch", "what batch size can" (the verb is
-// left for the main parse); 0 when they do not. A whole number after the
-// batch ("max bs 8") says a batch, not the ask; a size ("largest batch 1b
-// lora") is the model's.
+// left for the main parse; the batch_lead and batch_noun rows of
+// vocab.txt); 0 when they do not. A whole number after the batch ("max
+// bs 8") says a batch, not the ask; a size ("largest batch 1b lora") is
+// the model's.
 func batchAskAt(w func(int) string, i int) int {
-	j := i
-	what := false
-	switch k := w(i); {
-	case largestLeads[k]:
-		j++
-	case k == "how" && (bigWords[w(i+1)]):
-		j += 2
-		if w(j) == "of" {
-			j++
-		}
-		if w(j) == "a" {
-			j++
-		}
-	case whatWords[k]:
-		j, what = j+1, true
-	default:
+	lead := slotLen("batch_lead", w, i)
+	what := lead == 0 && whatWords[w(i)]
+	if what {
+		lead = 1
+	}
+	if lead == 0 {
 		return 0
 	}
-	j = batchNounEnd(w, j)
+	j := i + lead + slotLen("batch_noun", w, i+lead)
 	switch {
-	case j == 0:
+	case j == i+lead:
 		return 0
 	case what && !batchFitVerbs[w(j)]:
 		return 0 // "what batch size" asks the largest only before "can", "fits"
-	case !what:
-		if _, err := strconv.Atoi(w(j)); err == nil {
-			return 0
-		}
+	case !what && wholeNumber(w(j)):
+		return 0
 	}
 	return j - i
 }
 
-// batchNounEnd reads "batch", "micro batch", "batch size" at j: the token
-// after it, 0 when none is there.
-func batchNounEnd(w func(int) string, j int) int {
-	if w(j) == "micro" {
-		j++
-	}
-	if !batchWords[w(j)] {
-		return 0
-	}
-	j++
-	if w(j) == "size" {
-		j++
-	}
-	return j
+// wholeNumber reports whether word is a whole number in digits.
+func wholeNumber(word string) bool {
+	_, err := strconv.Atoi(word)
+	return err == nil
 }
 
 // low is a token as a lower-case word without surrounding punctuation.
@@ -188,7 +176,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			used[k] = true
 		}
 	}
-	sw.readAtOnce(toks, used, w, mark)
+	sw.readAtOnce(toks, w, mark)
 	var lowBuf [64]string
 	if len(toks) <= len(lowBuf) {
 		lows = lowBuf[:len(toks)]
@@ -208,7 +196,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			for concurrentAdj[w(j)] {
 				j++
 			}
-			if peopleWords[w(j)] && w(j) != "seqs" && w(j) != "sequences" {
+			if peopleWords[w(j)] && !seqNouns[w(j)] {
 				sw.people = true // read by the main parse as the batch; marks it a load
 			}
 		}
@@ -230,66 +218,35 @@ func readServe(toks []token) ([]token, serveWords) {
 			// output in a period, at full load (a vocab.txt slot).
 			sw.capacity, sw.load.TokensPer = true, tokensAsked.value("PERIOD", "PERIODLY")
 			mark(i, i+tokensAsked.n)
-		case k == "how" && w(i+1) == "many":
-			j := i + 2
-			for concurrentAdj[w(j)] {
-				j++
-			}
-			switch {
-			case peopleWords[w(j)]:
-				sw.capacity = true
-				mark(i, j+1)
-			case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
-				// "how many concurrent 4k-token chats": the length is read
-				// by the main parse.
-				sw.capacity = true
-				mark(i, j)
-				mark(j+1, j+2)
-			case gpuAsked[w(j)]:
-				sw.load.Plan, sw.countAsked = true, true
-				mark(i, j+1)
-			case j < len(toks) && namesCard(toks[j].raw):
-				// "how many l40s": the card is read by the main parse.
-				sw.load.Plan, sw.countAsked = true, true
-				mark(i, j)
-			case i > 0 && (j >= len(toks) || countVerbs[w(j)]):
-				// "qwen2.5 72b inference h100 how many": the card said
-				// before; the count of it is asked.
-				sw.load.Plan, sw.countAsked = true, true
-				mark(i, j)
-			}
-		case maxBatchLeads[k] && batchNouns[w(i+1)]:
-			j := i + 2
-			if w(j) == "size" {
-				j++
-			}
-			if _, err := strconv.Atoi(w(j)); err != nil { // "max batch 7b" asks on a 7B model
-				sw.capacity = true
-				sw.load.MaxBatch = w(i+1) != "users"
-				mark(i, j)
+		case slotLen("how_many", w, i) > 0:
+			sw.howMany(toks, i, w, mark)
+		case slotLen("max_batch", w, i) > 0:
+			if n := slotLen("max_batch", w, i); !wholeNumber(w(i + n)) { // "max batch 7b" asks on a 7B model
+				sw.capacity, sw.load.MaxBatch = true, !batchUsers[w(i+1)]
+				mark(i, i+n)
 			}
 		case batchAskAt(w, i) > 0:
 			// "largest micro batch", "how big a batch", "what batch size
 			// can we fit": the largest batch, as "max batch".
 			sw.capacity, sw.load.MaxBatch = true, true
 			mark(i, i+batchAskAt(w, i))
-		case gpuAsked[k] && w(i+1) == "for" || k == "gpus" && w(i+1) == "needed":
+		case slotLen("count_for", w, i) > 0:
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
-		case k == "throughput" || k == "aggregate" || k == "total" || k == "overall":
+		case totalSaid[k]:
 			sw.totalSaid = true // a tokens/s is the output of all replicas; the word is read by settle
-			if k != "total" {
+			if !totalLeft[k] {
 				mark(i, i+1)
 			}
-		case tokenCostAt(w, i) > 0:
+		case slotLen("token_cost", w, i) > 0: // "cost per token", "per 1m tokens"
 			sw.tokenCost = true
-			mark(i, i+tokenCostAt(w, i))
-		case requestCostAt(w, i) > 0:
+			mark(i, i+slotLen("token_cost", w, i))
+		case slotLen("request_cost", w, i) > 0:
 			// "how much per 1k requests": what the cards serve at full
 			// load, costed per request (the 1k is requests, not users).
 			sw.tokenCost, sw.load.PerRequest = true, true
-			mark(i, i+requestCostAt(w, i))
-		case k == "sglang":
+			mark(i, i+slotLen("request_cost", w, i))
+		case engineSGLang[k]:
 			sw.load.Engine = sizing.EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: sizing.EngineSGLang, Words: toks[i].raw})
 			mark(i, i+1)
@@ -304,65 +261,17 @@ func readServe(toks []token) ([]token, serveWords) {
 		case slotLen("per_month", w, i) > 0:
 			sw.perMonth = true
 			mark(i, i+slotLen("per_month", w, i))
-		case perTokenTimeAt(toks, used, i) > 0:
+		case perTokenTimeAt(toks, w, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
-			v, n, _ := durationAt(toks, used, i)
-			end := i + n + perTokenWords(toks, used, i+n)
-			sw.load.TokensPerSecondPerUserTarget = 1 / v
-			sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
-			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
-			mark(i, end)
-		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (w(i+1) == "latency" || w(i+1) == "ttft" || ttftBounds[w(i+1)] || timedAt(toks, used, i+1)):
+			v, n, _ := durationAt(w, i)
+			sw.perTokenTarget(v, toks, i, i+n+slotLen("per_token", w, i+n), mark)
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (latencyWords[w(i+1)] || ttftWords[w(i+1)] || ttftBounds[w(i+1)] || timedAt(w, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
-			sw.percentileTarget(toks, used, i, w, mark)
-		case k == "ttft" || k == "latency" || k == "time" && w(i+1) == "to" && w(i+2) == "first" && strings.HasPrefix(w(i+3), "token"):
-			j := i + 1
-			if k == "time" {
-				j = i + 4
-			}
-			for ttftBounds[w(j)] {
-				j++
-			}
-			v, n, ok := durationAt(toks, used, j)
-			switch {
-			case ok && k == "latency" && perTokenWords(toks, used, j+n) > 0:
-				// "latency under 50ms per token": the time between tokens.
-				end := j + n + perTokenWords(toks, used, j+n)
-				sw.load.TokensPerSecondPerUserTarget = 1 / v
-				sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: joinRaw(toks, i, end)})
-				sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(joinRaw(toks, i, end)), formatFloat(sizing.RoundTo(1/v, 1))))
-				mark(i, end)
-			case ok:
-				if k == "latency" {
-					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
-				}
-				sw.load.TTFTTargetSeconds = v
-				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i, j+n)})
-				mark(i, j+n)
-			case (k == "ttft" || k == "latency") && i > 0 && !used[i-1] && timedAt(toks, used, i-1):
-				// "500ms ttft", "40ms latency": the time said before.
-				v, _, _ := durationAt(toks, used, i-1)
-				if k == "latency" {
-					sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
-				}
-				sw.load.TTFTTargetSeconds = v
-				sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, i-1, i+1)})
-				mark(i-1, i+1)
-			case k == "time" || k == "ttft" && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
-				// "time to first token for a 32k prompt", "what's the
-				// ttft of llama 3.1 8b", "ttft for a 32k prompt": no
-				// target, the figure is asked ("ttft soon" still needs a
-				// time).
-				sw.load.FirstToken = true
-				mark(i, j)
-			case k == "latency":
-				// "low latency": no target said; the word is left unused.
-			default:
-				sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
-				mark(i, j)
-			}
+			sw.percentileTarget(toks, i, w, mark)
+		case latencyWords[k] || slotLen("first_token", w, i) > 0:
+			sw.firstToken(toks, i, w, mark)
 		case promptWords[k] || outputWords[k]:
 			j := i + 1
 			if lengthOf[w(j)] {
@@ -370,11 +279,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			}
 			if v, ok := tokenCount(w(j)); ok {
 				sw.setLength(promptWords[k], v, toks, i, j+1)
-				end := j + 1
-				if strings.HasPrefix(w(end), "tok") {
-					end++
-				}
-				mark(i, end)
+				mark(i, j+1+btoi(tokNoun(w(j+1))))
 			}
 		case isNumberWord(k):
 			sw.readNumber(toks, used, i, w, mark)
@@ -390,12 +295,97 @@ func readServe(toks []token) ([]token, serveWords) {
 	return rest, sw
 }
 
-// atOnceAt is how many words from j say "at once" ("at once", "at the
-// same time", "at a time", "concurrently", "simultaneously", "in
-// parallel"); 0 when they do not.
-func atOnceAt(w func(int) string, j int) int {
-	return slotLen("at_once", w, j)
+// howMany reads "how many" at token i: people asked ("how many
+// concurrent users": what the cards serve), or cards ("how many gpus",
+// "how many l40s", "h100 how many": how many the load needs).
+func (sw *serveWords) howMany(toks []token, i int, w func(int) string, mark func(int, int)) {
+	j := i + 2
+	for concurrentAdj[w(j)] {
+		j++
+	}
+	switch {
+	case peopleWords[w(j)]:
+		sw.capacity = true
+		mark(i, j+1)
+	case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
+		// "how many concurrent 4k-token chats": the length is read
+		// by the main parse.
+		sw.capacity = true
+		mark(i, j)
+		mark(j+1, j+2)
+	case gpuAsked[w(j)]:
+		sw.load.Plan, sw.countAsked = true, true
+		mark(i, j+1)
+	case j < len(toks) && namesCard(toks[j].raw),
+		i > 0 && (j >= len(toks) || countVerbs[w(j)]):
+		// "how many l40s": the card is read by the main parse; "qwen2.5
+		// 72b inference h100 how many": the card said before, the count
+		// of it asked.
+		sw.load.Plan, sw.countAsked = true, true
+		mark(i, j)
+	}
 }
+
+// firstToken reads "ttft", "time to first token" or "latency" at token
+// i: a target time after it or before it ("ttft under 500ms", "500ms
+// ttft"), a time per token after "latency" (a speed), or the time to the
+// first token asked ("ttft for a 32k prompt").
+func (sw *serveWords) firstToken(toks []token, i int, w func(int) string, mark func(int, int)) {
+	spelled := slotLen("first_token", w, i) // "ttft" is 1 word, "time to first token" 4, "latency" none
+	latency := spelled == 0
+	j := i + max(spelled, 1)
+	for ttftBounds[w(j)] {
+		j++
+	}
+	v, n, ok := durationAt(w, j)
+	switch {
+	case ok && latency && slotLen("per_token", w, j+n) > 0:
+		// "latency under 50ms per token": the time between tokens.
+		sw.perTokenTarget(v, toks, i, j+n+slotLen("per_token", w, j+n), mark)
+	case ok:
+		sw.ttftTarget(v, latency, toks, i, j+n, mark)
+	case spelled <= 1 && timedAt(w, i-1):
+		// "500ms ttft", "40ms latency": the time said before.
+		v, _, _ := durationAt(w, i-1)
+		sw.ttftTarget(v, latency, toks, i-1, i+1, mark)
+	case spelled > 1 || spelled == 1 && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+		// "time to first token for a 32k prompt", "what's the ttft of
+		// llama 3.1 8b", "ttft for a 32k prompt": no target, the figure
+		// is asked ("ttft soon" still needs a time).
+		sw.load.FirstToken = true
+		mark(i, j)
+	case latency:
+		// "low latency": no target said; the word is left unused.
+	default:
+		sw.problem = fmt.Sprintf("%q needs a time, e.g. ttft 1s or ttft under 500ms", toks[i].raw)
+		mark(i, j)
+	}
+}
+
+// ttftTarget records a time to the first token said by toks[from:to];
+// "latency" taken for it is said so.
+func (sw *serveWords) ttftTarget(v float64, latency bool, toks []token, from, to int, mark func(int, int)) {
+	if latency {
+		sw.notes = append(sw.notes, "\"latency\" taken as the time to the first token")
+	}
+	sw.load.TTFTTargetSeconds = v
+	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: joinRaw(toks, from, to)})
+	mark(from, to)
+}
+
+// perTokenTarget records a time per token said by toks[from:to] ("50ms
+// per token") as the speed each user is served at.
+func (sw *serveWords) perTokenTarget(v float64, toks []token, from, to int, mark func(int, int)) {
+	said := joinRaw(toks, from, to)
+	sw.load.TokensPerSecondPerUserTarget = 1 / v
+	sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(1 / v), Words: said})
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s tokens/s each", quote(said), formatFloat(sizing.RoundTo(1/v, 1))))
+	mark(from, to)
+}
+
+// tokNoun reports whether a word after a length counts its tokens
+// ("tokens", "tok").
+func tokNoun(word string) bool { return strings.HasPrefix(word, "tok") }
 
 // readAtOnce reads the people said to be there at once: "50 chatting",
 // "50 users at the same time", "50 at once", "50 concurrently" are 50
@@ -403,7 +393,7 @@ func atOnceAt(w func(int) string, j int) int {
 // of "50 chatting at the same time" is no RTX 5090).
 // With them, another count of people ("about 2000 users") is all the
 // users, of whom those are the ones at once: it is said and not sized.
-func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, mark func(int, int)) {
+func (sw *serveWords) readAtOnce(toks []token, w func(int) string, mark func(int, int)) {
 	atOnce, said := -1, ""
 	for i := range toks {
 		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i > 0 && takesNumber(toks[i-1].key) {
@@ -413,14 +403,14 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 		end := j + 1
 		switch {
 		case presentWords[w(j)]:
-			end += atOnceAt(w, j+1)
+			end += slotLen("at_once", w, j+1)
 			toks[j].key = "users"
-		case peopleWords[w(j)] && !requestNouns[w(j)] && atOnceAt(w, j+1) > 0:
-			end += atOnceAt(w, j+1)
-		case atOnceAt(w, j) > 0:
-			end = j + atOnceAt(w, j)
+		case peopleWords[w(j)] && !requestNouns[w(j)] && slotLen("at_once", w, j+1) > 0:
+			end += slotLen("at_once", w, j+1)
+		case slotLen("at_once", w, j) > 0:
+			end = j + slotLen("at_once", w, j)
 			toks[j].key = "users"
-		case concurrentAdj[w(j)] && w(j) != "active" && peopleWords[w(j+1)]:
+		case atOnceAdj[w(j)] && peopleWords[w(j+1)]:
 			if atOnce < 0 { // "50 concurrent users": the main parse reads them
 				atOnce, said = i, joinRaw(toks, i, j+2)
 			}
@@ -451,20 +441,17 @@ func (sw *serveWords) readAtOnce(toks []token, used []bool, w func(int) string, 
 // at token i, with no "latency" or "ttft" between ("p95 under 2s", "p99
 // < 800 ms"), as the first-token target: the only latency the planner
 // targets.
-func (sw *serveWords) percentileTarget(toks []token, used []bool, i int, w func(int) string, mark func(int, int)) {
+func (sw *serveWords) percentileTarget(toks []token, i int, w func(int) string, mark func(int, int)) {
 	j := i + 1
 	for ttftBounds[w(j)] {
 		j++
 	}
-	v, n, ok := durationAt(toks, used, j)
-	if !ok || v <= 0 || j == i+1 && !timedAt(toks, used, j) || perTokenWords(toks, used, j+n) > 0 {
+	v, n, ok := durationAt(w, j)
+	if !ok || v <= 0 || j == i+1 && !timedAt(w, j) || slotLen("per_token", w, j+n) > 0 {
 		return // "p95 under 50ms per token" is a speed, read from the time on
 	}
-	said := joinRaw(toks, i, j+n)
-	sw.load.TTFTTargetSeconds = v
-	sw.said = append(sw.said, Field{Name: "ttft_target_seconds", Value: formatFloat(v), Words: said})
-	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(said)))
-	mark(i, j+n)
+	sw.ttftTarget(v, false, toks, i, j+n, mark)
+	sw.notes = append(sw.notes, fmt.Sprintf("%s taken as the time to the first token", quote(joinRaw(toks, i, j+n))))
 }
 
 // perDay is a count of requests said per day ("20 messages a day",
@@ -518,23 +505,12 @@ func (sw *serveWords) settleDaily() {
 // counts users a day ("daily users", "daily active users", "users a
 // day", "users per day", "users daily", "dau"); 0 when they do not.
 func dailyUsersAt(w func(int) string, j int) int {
-	users := func(s string) bool { return peopleWords[s] && !requestNouns[s] && s != "seqs" && s != "sequences" }
-	switch {
-	case dauWords[w(j)]:
-		return 1
-	case workforce[w(j)]:
-		return 1 // "2000 employees": a company's people use it during the day, not all at once
+	switch n := slotLen("daily_users", w, j); {
+	case n > 0:
+		return n
 	case headcountWords[w(j)] && companyAround(w, j):
 		return 1 // "a mid size company (~800 ppl)": its headcount, not 800 users at once
-	case w(j) == "daily" && users(w(j+1)):
-		return 2
-	case w(j) == "daily" && w(j+1) == "active" && users(w(j+2)):
-		return 3
-	case users(w(j)) && w(j+1) == "daily":
-		return 2
-	case users(w(j)) && (perLeads[w(j+1)]) && w(j+2) == "day":
-		return 3
-	case users(w(j)) && sendsADay(w, j+1):
+	case persons[w(j)] && sendsADay(w, j+1):
 		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
 	}
 	return 0
@@ -549,19 +525,12 @@ func sendsADay(w func(int) string, j int) bool {
 		switch {
 		case requestNouns[w(k)]:
 			noun = true
-		case noun && (perLeads[w(k)]) && w(k+1) == "day", noun && (w(k) == "daily" || w(k) == "/day"):
+		case noun && slotLen("a_day", w, k) > 0:
 			return true
 		}
 	}
 	return false
 }
-
-// headcountWords count people, who are a company's workforce when a
-// company is said beside them (companyAround).
-var headcountWords = vocab.set("headcount")
-
-// companyWords say that the people counted are an organisation's.
-var companyWords = vocab.set("company")
 
 // companyAround reports whether a company word is within six words of j.
 func companyAround(w func(int) string, j int) bool {
@@ -573,64 +542,12 @@ func companyAround(w func(int) string, j int) bool {
 	return false
 }
 
-// workforce are the people of a company, read as its daily users.
-var workforce = vocab.set("workforce")
-
-// imageNouns count the images of an image load ("10k images a day").
-var imageNouns = vocab.set("image_nouns")
-
-// imageRateAt is how many words from j, right after a number, say it
-// counts images in a period ("images a day", "images per hour",
-// "images/day", "images daily", "images per second"); 0 when they do not.
-func imageRateAt(w func(int) string, j int) int {
-	if noun, per, ok := strings.Cut(w(j), "/"); ok && imageNouns[noun] {
-		if _, ok := ratePeriods[per]; ok || perSecond[per] {
-			return 1
-		}
-		return 0
-	}
-	switch {
-	case !imageNouns[w(j)]:
-		return 0
-	case rateAdverbs[w(j+1)] > 0:
-		return 2
-	case perLeads[w(j+1)]:
-		if _, ok := ratePeriods[w(j+2)]; ok || perSecond[w(j+2)] {
-			return 3
-		}
-	}
-	return 0
-}
-
-// tokenCostAt is how many words from i ask what tokens cost ("cost per
-// token", "cost per 1m tokens", "cost per million tokens", "per token
-// cost", "per-token cost"); 0 when they do not.
-func tokenCostAt(w func(int) string, i int) int {
-	return slotLen("token_cost", w, i)
-}
-
-// requestCostAt is how many words from i ask what requests cost ("per
-// 1k requests", "per 1000 requests", "per thousand queries", "per
-// request", "cost per call"); 0 when they do not.
-func requestCostAt(w func(int) string, i int) int {
-	if w(i) != "per" {
-		return 0
-	}
-	switch k := w(i + 1); {
-	case requestNouns[k] && !strings.HasSuffix(k, "s") || k == "req" || k == "call":
-		return 2 // "per request"
-	case (thousandWords[k]) && (requestNouns[w(i+2)] || w(i+2) == "calls"):
-		return 3 // "per 1k requests"
-	}
-	return 0
-}
-
 // timedAt reports whether a time with its unit is said at token j
 // ("800ms", "2 s"); a bare number is not one. A typed "<" is dropped by
 // the lexer, so "p99 < 800ms" reaches the parser as "p99 800ms".
-func timedAt(toks []token, used []bool, j int) bool {
-	_, n, ok := durationAt(toks, used, j)
-	return ok && (n == 2 || !isDigit(low(toks[j])[len(low(toks[j]))-1]))
+func timedAt(w func(int) string, j int) bool {
+	_, n, ok := durationAt(w, j)
+	return ok && (n == 2 || !isDigit(w(j)[len(w(j))-1]))
 }
 
 // readNumber reads what a number starting at token i means to the
@@ -654,217 +571,179 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return
 		}
 	}
-	if (num.suffix == "b" || num.suffix == "t") && glued == "" {
-		if d, _ := tokenRateAt(w(i+1), w(i+2), w(i+3)); d == 0 {
+	// The unit is what is glued to the number ("600rpm"), else the word
+	// after it: from(c) reads it and the words after it, c words on.
+	apart := glued == "" // the unit is the word after the number
+	from := func(c int) func(int) string {
+		return func(k int) string {
+			if k == 0 && !apart {
+				return glued
+			}
+			return w(i + c + k)
+		}
+	}
+	if countScale[num.suffix] >= 1e9 && apart {
+		if _, n := slowRateAt("token_rate", from(1)); n == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
 	}
 	v := exactFloat(num)
-	unit, n := glued, 0
-	if unit == "" {
-		unit, n = w(i+1), 1
-	}
+	n := btoi(apart) // the words the number takes past its own
+	u, unit := from(n), from(n)(0)
 	words := func(to int) string { return joinRaw(toks, i, to) }
 	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
-	if s, ok := suffixes[w(i+1)]; ok && glued == "" && num.suffix == "" {
+	if s, ok := suffixes[w(i+1)]; ok && apart && countScale[num.suffix] == 1 {
 		count, cn = v*countScale[s], 2
 	}
-	per, perWords := slowRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
-	if glued != "" {
-		per, perWords = slowRateAt(glued, w(i+1), w(i+2)) // "600rpm"
-	}
-	tokPer, tokWords := tokenRateAt(w(i+cn), w(i+cn+1), w(i+cn+2))
-	if glued != "" {
-		tokPer, tokWords = tokenRateAt(glued, w(i+1), w(i+2)) // "2btokens/day"
-	}
+	per, perWords := slowRateAt("request_rate", from(cn))
+	tokPer, tokWords := slowRateAt("token_rate", from(cn))
 	switch {
-	case tokPer > 0 && count >= 1 && !(i > 0 && low(toks[i-1]) == "of"):
+	case tokWords > 0 && count >= 1 && !(i > 0 && ofWords[low(toks[i-1])]):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
 		// asked length, read by settle, not one request.
 		// After "of" it is a length: "docs of 300 tokens a month".
 		end := i + cn + tokWords
-		sw.tokenRate = tokenRate{count: count, per: tokPer, words: words(end)}
+		sw.tokenRate = tokenRate{count: count, per: tokPer.d, period: tokPer.name, words: words(end)}
 		mark(i, end)
-	case glued == "" && imageRateAt(w, i+cn) > 0:
+	case apart && rateAt("image_rate", from(cn)).n > 0:
 		// "10k images a day": how fast a card makes images is not
 		// modelled; refused, not read as a context.
-		end := i + cn + imageRateAt(w, i+cn)
+		end := i + cn + rateAt("image_rate", from(cn)).n
 		sw.problem = fmt.Sprintf("%s is an image load: fitbot sizes an image model's memory per request, not how many images a card makes a second, so it cannot size the cards for a rate", quote(words(end)))
 		mark(i, end)
-	case glued == "" && dailyUsersAt(w, i+cn) > 0:
+	case apart && dailyUsersAt(w, i+cn) > 0:
 		// "2000 daily users": a load, never a card.
 		end := i + cn + dailyUsersAt(w, i+cn)
 		sw.load.DailyUsers, sw.dailyUsers, sw.dailyWords = int(math.Round(count)), true, words(end)
 		mark(i, end) // the load is written by settleDaily
-	case per == 24*time.Hour:
+	case per.d == 24*time.Hour:
 		end := i + cn + perWords
-		each := eachUser[w(end)] || w(end) == "per" && (onePerson[w(end+1)])
-		switch {
-		case eachUser[w(end)]:
-			end++
-		case each:
-			end += 2
-		}
-		sw.perDay = perDay{count: count, words: words(end), each: each}
-		mark(i, end) // the load is written by settleDaily
-	case per > 0:
+		each := slotLen("each_user", w, end)
+		sw.perDay = perDay{count: count, words: words(end + each), each: each > 0}
+		mark(i, end+each) // the load is written by settleDaily
+	case perWords > 0:
 		// The same load as requests per second, spread evenly.
 		end := i + cn + perWords
 		said := words(end)
-		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count/per.Seconds(), 'g', 3, 64), 64)
+		rps, _ := strconv.ParseFloat(strconv.FormatFloat(count/per.d.Seconds(), 'g', 3, 64), 64)
 		sw.load.RequestsPerSecond = rps
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: said})
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
-			quote(said), formatFloat(rps), ratePeriodName[per]))
+			quote(said), formatFloat(rps), per.name))
 		mark(i, end)
-	case glued == "" && (messageNouns[unit]):
+	case apart && (messageNouns[unit]):
 		// "each sends 20 messages": a count of requests with no period
 		// is no load, and never a card (the "20" is no H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
-	case rpsUnits[unit] || (requestUnits[unit]) && (perLeads[w(i+n+1)]) && perSecond[w(i+n+2)]:
-		end := i + n + 1
-		if !rpsUnits[unit] {
-			end = i + n + 3
-		}
+	case slotLen("rps", u, 0) > 0:
+		end := i + n + slotLen("rps", u, 0)
 		sw.load.RequestsPerSecond = v
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case tpsUnits[unit] || (strings.HasPrefix(unit, "tok") && w(i+n+1) == "per" && perSecond[w(i+n+2)]):
-		end := i + n + 1
-		if !tpsUnits[unit] {
-			end = i + n + 3
+	case slotLen("tps", u, 0) > 0:
+		end := i + n + slotLen("tps", u, 0)
+		each := btoi(eachUser[w(end)])
+		if each == 0 {
+			each = slotLen("tps_each", w, end) // "per user", "per stream"
 		}
-		each, total := true, false
-		switch {
-		case eachUser[w(end)]:
-			end++
-		case w(end) == "per" && (peopleWords[w(end+1)] || w(end+1) == "request" || w(end+1) == "stream"):
-			end += 2
-		case totalWords[w(end)]:
-			end, total = end+1, true
-		case w(end) == "in" && (w(end+1) == "total" || w(end+1) == "all"):
-			end, total = end+2, true
-		default:
-			each = false
-		}
-		if total {
+		if total := slotLen("tps_total", w, end); each == 0 && total > 0 {
 			sw.load.OutputTokensPerSecondTarget = v
-			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end)})
-			mark(i, end)
+			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end + total)})
+			mark(i, end+total)
 			break
 		}
-		if !each {
+		if each == 0 {
 			sw.tpsBare = len(sw.said)
 		}
+		end += each
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case glued == "" && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
+	case apart && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
 		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
 		// "4k system prompt", "8k rag input prompts": the prompt's length.
 		if t, ok := tokenCount(k); ok {
-			end := i + 3
-			if !promptWords[w(i+2)] {
-				end++
-			}
-			if strings.HasPrefix(w(end), "tok") {
-				end++
-			}
+			end := i + 3 + btoi(!promptWords[w(i+2)])
+			end += btoi(tokNoun(w(end)))
 			sw.setLength(true, t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "" && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
+	case apart && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
 		// "500 token answers", "4k token prompts": the lengths of the
 		// answers and prompts, not one token each.
 		if t, ok := tokenCount(k); ok {
 			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
 			mark(i, i+3)
 		}
-	case glued == "" && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
+	case apart && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
-			end := i + 2
-			if strings.HasPrefix(w(end), "tok") {
-				end++
-			}
+			end := i + 2 + btoi(tokNoun(w(i+2)))
 			sw.setLength(promptWords[unit], t, toks, i, end)
 			mark(i, end)
 		}
-	case glued == "%" && busyWords[w(i+1)], glued == "" && unit == "%" && busyWords[w(i+2)]:
+	case slotLen("busy_percent", u, 0) > 0:
 		// "at 80% utilization": the share of the time the cards serve,
 		// which a cost per token is over.
-		end := i + 2
-		if glued == "" {
-			end++
-		}
-		sw.setBusy(v, toks, i, end)
-		mark(i, end)
-	case glued == "" && unit == "gpu" && utilLeads[w(i+2)] && !isNumber(w(i+3)):
+		sw.setBusy(v, toks, i, i+n+2)
+		mark(i, i+n+2)
+	case apart && slotLen("gpu_util", w, i+1) > 0 && !isNumber(w(i+3)):
 		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
 		mark(i, i+3)
 	}
-	// "gpu util 0.95" reads from the word before the number.
-	if i >= 2 && !used[i] && utilLeads[low(toks[i-1])] && low(toks[i-2]) == "gpu" && !used[i-1] {
+	// "gpu util 0.95" reads from the words before the number.
+	if i >= 2 && !used[i] && !used[i-1] && slotLen("gpu_util", func(k int) string { return low(toks[k]) }, i-2) > 0 {
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
 }
 
-// The periods a request rate may be said per, slower than a second:
-// the period sets of vocab.txt (period.go).
-var (
-	ratePeriods, ratePeriodName = slowPeriods("period")
-	// rateAdverbs are "daily" and the like: a period said in one word.
-	rateAdverbs, _ = slowPeriods("periodly")
-	// slowRateUnits are a request rate's unit in one word.
-	slowRateUnits = map[string]time.Duration{"rpm": time.Minute, "qpm": time.Minute, "rph": time.Hour, "rpd": 24 * time.Hour}
-	// countScale is what a count's suffix multiplies it by.
-	countScale   = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-	requestNouns = vocab.set("request_nouns")
-)
+// countScale is what a count's suffix multiplies it by.
+var countScale = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 // tokenRate is a count of tokens said through the model per period.
 type tokenRate struct {
-	count float64
-	per   time.Duration
-	words string
+	count  float64
+	per    time.Duration
+	period string // the period's name ("day")
+	words  string
 }
 
-// tokenNouns count tokens in a rate ("2b tokens a day").
-var tokenNouns = vocab.set("token_nouns")
-
-// tokenRateAt reads a token rate per minute, hour, day or month
-// ("tokens/day", "tokens a day", "tokens per day", "tokens daily"), as
-// rateAt; a tokens/s is a speed, read as one.
-func tokenRateAt(unit, next, after string) (time.Duration, int) {
-	return rateAt(tokenNouns, unit, next, after)
+// period is a rate's period: its length and its name ("day").
+type period struct {
+	d    time.Duration
+	name string
 }
 
-// rateAt reads a count of nouns per minute, hour, day or month from the
-// unit after a number and the two words after it ("req/day", "requests
-// a day", "requests per day", "requests daily"): the period and how many
-// words from the unit on it used; 0 when it is no such rate.
-func rateAt(nouns map[string]bool, unit, next, after string) (time.Duration, int) {
-	if noun, per, ok := strings.Cut(unit, "/"); ok && nouns[noun] {
-		if d, ok := ratePeriods[per]; ok {
-			return d, 1 // "req/day", "tokens/hour"
-		}
-		return 0, 0
+// rateAt matches the rate rows of kind in vocab.txt ("requests a day",
+// "requests daily", "rpm", "images per second") at u(0), the unit after
+// a number: the match, whose n is how many words said it; a unit with
+// its period in one word ("req/day", read as "req / day") is one word.
+func rateAt(kind string, u func(int) string) slotMatch {
+	if noun, per, ok := strings.Cut(u(0), "/"); ok {
+		split := [...]string{noun, "/", per, ""}
+		m, _ := vocab.slot(kind, func(k int) string { return split[min(k, 3)] }, 0)
+		m.n = btoi(m.n == 3)
+		return m
 	}
-	if !nouns[unit] {
-		return 0, 0
+	m, _ := vocab.slot(kind, u, 0)
+	return m
+}
+
+// slowRateAt reads a rate of kind slower than a second (rateAt): the
+// period, of sizing.Periods's length (a month is 730 hours, as costs a
+// month count it), and how many words said it; 0 when there is none
+// ("tokens/s" is a speed, read as one).
+func slowRateAt(kind string, u func(int) string) (period, int) {
+	m := rateAt(kind, u)
+	name := m.value("PERIOD", "PERIODLY", "RATE_UNIT")
+	d := time.Duration(sizing.Periods[name] * float64(time.Second))
+	if m.n == 0 || d <= time.Second {
+		return period{}, 0
 	}
-	if d, ok := rateAdverbs[next]; ok {
-		return d, 2
-	}
-	if perLeads[next] {
-		if d, ok := ratePeriods[after]; ok {
-			return d, 3
-		}
-	}
-	return 0, 0
+	return period{d, name}, m.n
 }
 
 // settleTokenRate reads tokens through the model per period as requests
@@ -888,26 +767,8 @@ func (sw *serveWords) settleTokenRate(seq int) {
 	sw.load.RequestsPerSecond = rps
 	sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(rps), Words: t.words})
 	sw.settled = append(sw.settled, fmt.Sprintf("%s taken as requests of %d tokens each (prompt and answer): %s requests/s, spread evenly over the %s (say the prompt and output lengths for another split; a peak above the mean needs more)",
-		quote(t.words), seq, formatFloat(rps), ratePeriodName[t.per]))
+		quote(t.words), seq, formatFloat(rps), t.period))
 }
-
-// slowRateAt reads a request rate slower than a second ("requests per
-// day", "req/day", "requests daily", "rpm"), as rateAt with the
-// one-word units.
-func slowRateAt(unit, next, after string) (time.Duration, int) {
-	if d, ok := slowRateUnits[unit]; ok {
-		return d, 1
-	}
-	return rateAt(requestNouns, unit, next, after)
-}
-
-// The words of a prompt and output length said as a pair: "2k in / 500
-// out", "in/out 2k/500".
-var (
-	inWords    = vocab.set("in_words")
-	outWords   = vocab.set("out_words")
-	inOutPairs = vocab.set("in_out_pairs")
-)
 
 // inOutAt reads a prompt and an output length said as a pair at token i
 // ("2k in / 500 out", "2k in, 500 out", "in/out 2k/500", "2k/500
@@ -921,23 +782,16 @@ func inOutAt(w func(int) string, i int) (prompt, output, n int) {
 	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
 		return p, o, 2
 	}
-	p, ok := tokenCount(w(i))
-	if !ok || !inWords[w(i+1)] {
+	if !inWords[w(i+1)] {
+		return 0, 0, 0 // spares the slot's captures: this runs for every word
+	}
+	m, _ := vocab.slot("in_out", w, i)
+	p, ok := tokenCount(m.value(classNum))
+	o, ok2 := tokenCount(w(i + m.n - 2))
+	if m.n == 0 || !ok || !ok2 {
 		return 0, 0, 0
 	}
-	j := i + 2
-	if w(j) == "/" {
-		j++
-	}
-	o, ok := tokenCount(w(j))
-	if !ok || !outWords[w(j+1)] {
-		return 0, 0, 0
-	}
-	end := j + 2
-	if strings.HasPrefix(w(end), "tok") {
-		end++
-	}
-	return p, o, end - i
+	return p, o, m.n + btoi(tokNoun(w(i+m.n)))
 }
 
 // lengthPair reads "2k/500": a prompt and an output length in one word.
@@ -1017,7 +871,7 @@ func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
 // context is read).
 func tokenCount(s string) (int, bool) {
 	n, ok := parseNumber(s)
-	if !ok || n.neg || (n.suffix != "" && n.suffix != "k") {
+	if !ok || n.neg || countScale[n.suffix] > 1e3 {
 		return 0, false
 	}
 	v, ok := n.scaled(contextUnit(n.suffix))
@@ -1030,11 +884,8 @@ func tokenCount(s string) (int, bool) {
 // durationAt reads a time at token j: "1s", "500ms", "0.5 sec", "2
 // seconds", or a bare number of seconds. It reports the seconds and the
 // tokens used.
-func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
-	if j >= len(toks) || used[j] {
-		return 0, 0, false
-	}
-	k := strings.TrimLeft(low(toks[j]), "<≤~") // "<50ms"
+func durationAt(w func(int) string, j int) (float64, int, bool) {
+	k := strings.TrimLeft(w(j), "<≤~") // "<50ms"
 	d := 0
 	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
 		d++
@@ -1044,18 +895,27 @@ func durationAt(toks []token, used []bool, j int) (float64, int, bool) {
 		return 0, 0, false
 	}
 	v := exactFloat(num)
-	if f, ok := secondUnits[k[d:]]; ok {
+	if f, ok := secondsOf(k[d:]); ok {
 		return v * f, 1, true
 	}
 	if k[d:] != "" {
 		return 0, 0, false
 	}
-	if j+1 < len(toks) && !used[j+1] {
-		if f, ok := secondUnits[low(toks[j+1])]; ok {
-			return v * f, 2, true
-		}
+	if f, ok := secondsOf(w(j + 1)); ok {
+		return v * f, 2, true
 	}
 	return v, 1, true
+}
+
+// secondsOf is the seconds in one of a time's unit ("ms": 0.001).
+func secondsOf(unit string) (float64, bool) {
+	switch {
+	case secondsUnit[unit]:
+		return 1, true
+	case millisUnit[unit]:
+		return 1e-3, true
+	}
+	return 0, false
 }
 
 // apply adds the serving words to the parsed question (finish has put
@@ -1158,26 +1018,15 @@ func isNumber(key string) bool {
 
 // perTokenTimeAt is the time per token said at token i ("50ms per
 // token", "40 ms/token", "30ms a token"), in seconds; 0 when none is.
-func perTokenTimeAt(toks []token, used []bool, i int) float64 {
+func perTokenTimeAt(toks []token, w func(int) string, i int) float64 {
 	if r := strings.TrimLeft(toks[i].raw, "<≤~"); r == "" || !isDigit(r[0]) {
 		return 0 // not a number: this runs for every word of every question
 	}
-	v, n, ok := durationAt(toks, used, i)
-	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(low(toks[i]), "smh") || perTokenWords(toks, used, i+n) == 0 {
+	v, n, ok := durationAt(w, i)
+	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(w(i), "smh") || slotLen("per_token", w, i+n) == 0 {
 		return 0
 	}
 	return v
-}
-
-// perTokenWords is how many tokens from j say "per token" ("per token",
-// "a token", "/token", "per output token"); 0 when they do not.
-func perTokenWords(toks []token, used []bool, j int) int {
-	return slotLen("per_token", func(k int) string {
-		if k >= len(toks) || used[k] {
-			return ""
-		}
-		return low(toks[k])
-	}, j)
 }
 
 // percentile is a latency percentile's word: "p95", "p99".
@@ -1192,36 +1041,3 @@ func namesCard(word string) bool {
 	_, ok := sizing.MatchGPU(strings.TrimSuffix(strings.TrimSuffix(word, "s"), "S"))
 	return ok
 }
-
-// largestLeads are words that ask the largest of something before it ("max batch", "biggest batch size").
-var largestLeads = vocab.set("largest_leads")
-
-// bigWords are "how big", "how large": the largest asked.
-var bigWords = vocab.set("big_words")
-
-// whatWords are "what", as typed with and without its apostrophe.
-var whatWords = vocab.set("what_words")
-
-// lengthOf are words between a length's noun and its number ("prompt of 2k", "output length 512").
-var lengthOf = vocab.set("length_of")
-
-// presentWords are words after a count that say the people are there at once ("50 chatting", "50 online").
-var presentWords = vocab.set("present_words")
-
-// dauWords are daily active users, abbreviated.
-var dauWords = vocab.set("dau")
-
-// thousandWords are a thousand, as a word or a number.
-var thousandWords = vocab.set("thousand")
-
-// onePerson are one person, in "per user".
-var onePerson = vocab.set("one_person")
-
-// messageNouns are messages, counted with no period.
-var messageNouns = vocab.set("message_nouns")
-
-// requestUnits are requests, in "requests per second".
-var requestUnits = vocab.set("request_units")
-
-// perLeads say "per" before a period or unit ("per day", "a day", "each day", "/day").
-var perLeads = vocab.set("per_words")

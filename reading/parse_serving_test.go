@@ -33,6 +33,16 @@ func TestParseServing(t *testing.T) {
 		{"llama 3 8b a10 100k requests a day", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 1.16}},
 		{"llama 3 8b a10 2 million requests per day", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 23.1}},
 		{"llama 3 8b a10 50k requests daily", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 0.579}},
+		{"llama 3 8b a10 86400 req/day", sizing.IntentServe, 0, sizing.ServeLoad{RequestsPerSecond: 1}},
+		// The serving pass's rows of vocab.txt: a tokens/s in all or each
+		// stream's, the engine's memory share, the largest batch asked.
+		{"llama 3 8b a10 1000 tok/s in total", sizing.IntentServe, 0, sizing.ServeLoad{OutputTokensPerSecondTarget: 1000}},
+		{"llama 3 8b a10 20 tok/s per stream", sizing.IntentServe, 0, sizing.ServeLoad{TokensPerSecondPerUserTarget: 20}},
+		{"llama 3 8b a10 20 tok/s at 80% utilization", sizing.IntentServe, 0, sizing.ServeLoad{TokensPerSecondPerUserTarget: 20, BusyShare: 0.8}},
+		{"llama 3 8b a10 0.9 gpu util", sizing.IntentFit, 0, sizing.ServeLoad{GPUMemoryUtilization: 0.9}},
+		{"how big of a batch can llama 3 8b do on an a10", sizing.IntentServe, 0, sizing.ServeLoad{MaxBatch: true}},
+		{"llama 3 8b a10 time to first tok under 2s", sizing.IntentServe, 0, sizing.ServeLoad{TTFTTargetSeconds: 2}},
+		{"llama 3.1 8b for 5k users per day", sizing.IntentServe, 0, sizing.ServeLoad{Plan: true, RequestsPerSecond: 3.47, DailyUsers: 5000}},
 		{"llama 3 8b a10 prompt 2k output 500", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		{"llama 3 8b a10 2k prompt 500 output tokens", sizing.IntentFit, 0, sizing.ServeLoad{PromptTokens: 2048, OutputTokens: 500}},
 		// A prompt and an output length as a pair; "in" alone stays a preposition.
@@ -228,5 +238,15 @@ func TestShortTokensServing(t *testing.T) {
 	var ie *sizing.InputError
 	if _, err := Parse("lora mistral 7b on 2k tokens"); !errors.As(err, &ie) || !strings.Contains(ie.Problem, "too small for a training budget") {
 		t.Errorf("training: err = %v, want a too-small budget", err)
+	}
+}
+
+// TestBusyShareNeedsPercent: the share of the time the cards serve is
+// said as a percentage ("80% utilization"); "1 utilization" is none, as
+// a slot kind of the same name elsewhere in vocab.txt once made it.
+func TestBusyShareNeedsPercent(t *testing.T) {
+	r, _ := Parse("llama 3 8b a10 20 tok/s at 1 utilization")
+	if b := r.Query.Serve.BusyShare; b != 0 {
+		t.Errorf("busy share %v from \"1 utilization\", want none", b)
 	}
 }

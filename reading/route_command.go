@@ -2,6 +2,7 @@ package reading
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -27,13 +28,16 @@ var (
 	hardwareNoun  = vocab.set("hardware_noun")
 	hardwareTeach = vocab.set("hardware_teach")
 	helpHow       = vocab.set("help_how")
+	hardwareOwner = vocab.set("hardware_owner")
+	hardwareOwn   = vocab.set("hardware_own")
 )
 
 // commandRoute reads a message that starts with a command's word
 // ("cluster", "plan 17", "hardware add box: 2x 4090", "plans llama"):
 // the command and the words after it (Args; Plans for plans). A command
-// that takes nothing, or only an id, is one only so said; "gpus for 200
-// users" and "plan a 70b run" are questions.
+// that takes nothing, or only an id, is one only so said, or with a verb
+// of command_then_NAME after the id ("plan 42 measured peak 71 GiB");
+// "gpus for 200 users" and "plan a 70b run" are questions.
 func commandRoute(text string, toks []token) (Routing, bool) {
 	toks = slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.ignorable })
 	if len(toks) == 0 {
@@ -55,7 +59,7 @@ func commandRoute(text string, toks []token) (Routing, bool) {
 	switch {
 	case commandAlone[name] && len(toks) > 1:
 		return Routing{}, false
-	case commandID[name] && !(len(toks) == 2 && isPlanID(toks[1].key)):
+	case commandID[name] && !(len(toks) >= 2 && isPlanID(toks[1].key) && (len(toks) == 2 || vocab.set("command_then_" + name)[toks[2].key])):
 		return Routing{}, false
 	}
 	if verbs, ok := vocab.sets["command_verb_"+name]; ok && len(toks) > 1 && !verbs[toks[1].key] {
@@ -65,6 +69,19 @@ func commandRoute(text string, toks []token) (Routing, bool) {
 		return Routing{Kind: RoutePlans, Plans: rest}, true
 	}
 	return Routing{Kind: kind, Args: strings.TrimPrefix(rest, "#")}, true
+}
+
+// MeasuredRun reads the words of a plan command that record a run of
+// the plan ("42 measured peak 71 GiB, 3150 tok/s, 5.2 h"): the plan's id
+// and the words after the verb; ok is false for any other words.
+func MeasuredRun(args string) (id int64, words string, ok bool) {
+	idWord, after, _ := strings.Cut(strings.TrimSpace(args), " ")
+	verb, words, _ := strings.Cut(strings.TrimSpace(after), " ")
+	id, err := strconv.ParseInt(strings.TrimPrefix(idWord, "#"), 10, 64)
+	if err != nil || id <= 0 || !vocab.set("command_then_plan")[strings.ToLower(verb)] {
+		return 0, "", false
+	}
+	return id, strings.TrimSpace(words), true
 }
 
 // isPlanID reports whether key is a plan's id: digits, "#" before them
@@ -83,13 +100,15 @@ func isPlanID(key string) bool {
 }
 
 // askedRoute reads a question about fitbot itself asked in words: the
-// GPUs or models it knows ("what gpus do you know about"), or how to
-// tell it about the team's machines ("how do i add our hardware"), with
-// no model or GPU named that would make it a sizing question.
+// GPUs or models it knows ("what gpus do you know about"), how to tell it
+// about the team's machines ("how do i add our hardware") or which the
+// team has ("which GPUs does the team own"), with no model or GPU named
+// that would make it a sizing question.
 func askedRoute(text string, toks []token) (Routing, bool) {
 	var catalog RouteKind
-	ask, how, teach, noun := false, false, false, false
+	ask, how, teach, noun, owner, own, cards := false, false, false, false, false, false, false
 	for _, t := range toks {
+		owner, own, cards = owner || hardwareOwner[t.key], own || hardwareOwn[t.key], cards || gpuAsked[t.key]
 		for _, k := range []RouteKind{RouteGPUs, RouteModels} {
 			if vocab.set("catalog_" + string(k))[t.key] {
 				catalog = k
@@ -104,13 +123,17 @@ func askedRoute(text string, toks []token) (Routing, bool) {
 		r = Routing{Kind: catalog}
 	case how && teach && noun:
 		r = Routing{Kind: RouteHelp, Topic: string(RouteHardware)}
+	case owner && own && (noun || cards):
+		r = Routing{Kind: RouteHardware}
 	default:
 		return Routing{}, false
 	}
 	if gpus, _, _ := gpusNamed(text, toks); len(gpus) > 0 {
 		return Routing{}, false
 	}
-	if p, _ := Parse(text); p.Query.Model != "" || p.Query.Params != 0 || p.Hub != "" || p.Missing.Words != "" {
+	p, err := Parse(text)
+	if p.Query.Model != "" || p.Query.Params != 0 || p.Hub != "" || p.Missing.Words != "" || r.Kind == RouteHardware && err == nil {
+		// "the biggest model we can train on the gpus we have" sizes.
 		return Routing{}, false
 	}
 	return r, true

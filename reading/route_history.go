@@ -20,3 +20,28 @@ func historyAsked(toks []token) bool {
 	}
 	return back && span
 }
+
+// readAsClass is the class whose words a read_as slot row reads as their
+// set's value (vocab.txt: readas_VALUE).
+const readAsClass = "READAS"
+
+// readAs reads each word a read_as slot row captures as its class's
+// value, in place: "Q1" in "for all of Q1" or "the Q1 budget" reads as
+// "quarter". A rewrite row reads a word so everywhere; this reads it so
+// only beside the words the row names ("70b q4" keeps its GGUF type).
+func readAs(toks []token) {
+	key := func(i int) string {
+		if i < 0 || i >= len(toks) || toks[i].ignorable {
+			return ""
+		}
+		return toks[i].key
+	}
+	for i := range toks {
+		m, ok := vocab.slot("read_as", key, i)
+		for k := i; ok && k < i+m.n; k++ {
+			if v, as := vocab.classes[readAsClass][toks[k].key]; as {
+				toks[k].key = v
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package reading
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -8,6 +9,11 @@ import (
 // outsidePrefix starts the names of the vocab.txt sets and phrases that
 // cue something fitbot cannot do (outside_book: booking GPUs).
 const outsidePrefix = "outside_"
+
+// unlessPrefix starts the names of the vocab.txt sets whose words, said
+// anywhere, make a cue of the outside thing after it ask something else
+// (unless_quality: "worth it vs renting" weighs buying, not models).
+const unlessPrefix = "unless_"
 
 // outsideNames are the things vocab.txt names that fitbot cannot do.
 var outsideNames = func() []string {
@@ -50,7 +56,10 @@ func Outside(text string) []string {
 			// their cost, which fitbot answers; not two models' quality.
 			continue
 		}
-		words := vocab.sets[outsidePrefix+name]
+		words, unless := vocab.sets[outsidePrefix+name], vocab.sets[unlessPrefix+name]
+		if slices.ContainsFunc(toks, func(t token) bool { return unless[t.key] }) {
+			continue // "is a 4090 worth it vs renting": buying weighed, not models
+		}
 		for i, t := range toks {
 			if words[t.key] || vocab.phraseAt(outsidePrefix+name, toks, i) {
 				out = append(out, name)
@@ -59,4 +68,19 @@ func Outside(text string) []string {
 		}
 	}
 	return out
+}
+
+// cloudAskedWords say that a question asks about rented cards (vocab.txt
+// cloud_asked).
+var cloudAskedWords = vocab.set("cloud_asked")
+
+// CloudAsked reports whether text asks about rented cards: a cloud word
+// ("cloud credits", "rented") or a provider named. A question that asks so
+// and names none of the team's machines is not sized on them.
+func CloudAsked(text string) bool {
+	toks, err := lex(text)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(toks, func(t token) bool { return cloudAskedWords[t.key] }) || len(providersNamed(toks)) > 0
 }

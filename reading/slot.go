@@ -20,11 +20,15 @@ import (
 //     period_day, ...), and captures that value ("hour");
 //   - NUM-CLASS: a number glued to a word of CLASS, with or without a
 //     hyphen ("2-day", "3wk"), which captures the number as NUM and the
-//     value as CLASS.
+//     value as CLASS;
+//   - !ELEMENT, last only: the word after the match is not ELEMENT, or
+//     there is none ("full ctx !NUM": "full ctx" with no length after
+//     it); it is not part of the match and captures nothing.
 type slotElem struct {
 	words map[string]bool // the words the token may be; nil for a class
 	class string          // the class, upper case; "" for words
 	glued bool            // a number glued before a word of class
+	not   bool            // the word after the match must not be this element
 }
 
 // slotPattern is one slot row: the kind of slot it fills and its
@@ -68,7 +72,17 @@ const classNum = "NUM"
 // the pattern's elements.
 func parseSlot(f []string, line int) (slotPattern, error) {
 	p := slotPattern{kind: f[0], line: line}
-	for _, e := range f[1:] {
+	last, not := strings.CutPrefix(f[len(f)-1], "!")
+	if not && (len(f) < 3 || last == "") {
+		return p, fmt.Errorf("the element %q negates nothing, or follows no element", f[len(f)-1])
+	}
+	for k, e := range f[1:] {
+		if k == len(f)-2 {
+			e = last
+		}
+		if strings.HasPrefix(e, "!") {
+			return p, fmt.Errorf("the element %q: only the last element may be negated", e)
+		}
 		if strings.ToUpper(e) == e && strings.ToLower(e) != e && !strings.Contains(e, "|") {
 			class, glued := strings.CutPrefix(e, classNum+"-")
 			if glued && (class == "" || class == classNum) {
@@ -86,6 +100,7 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 		}
 		p.elems = append(p.elems, slotElem{words: words})
 	}
+	p.elems[len(p.elems)-1].not = not
 	return p, nil
 }
 
@@ -244,6 +259,12 @@ func (v *vocabulary) matchSlot(p slotPattern, w func(int) string, i int) (slotMa
 	for k, e := range p.elems {
 		word := w(i + k)
 		switch {
+		case e.not:
+			if _, ok := v.matchSlot(slotPattern{elems: []slotElem{{words: e.words, class: e.class, glued: e.glued}}}, w, i+k); ok {
+				return slotMatch{}, false
+			}
+			m.n = k
+			return m, true
 		case word == "":
 			return slotMatch{}, false
 		case e.words != nil:

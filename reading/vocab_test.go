@@ -54,13 +54,15 @@ func TestSlotRows(t *testing.T) {
 		{"set p_a x\nslot k a P\nslot k a P", "also on line 2"},
 		{"set p_a x\nset p_b x\nslot k P", `"x" is P both as`},
 		{"slot k a||b", "empty or repeated word"},
+		{"slot k !a b", "only the last element may be negated"},
+		{"slot k a !", "negates nothing"},
 	} {
 		_, err := parseVocab(tt.text)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("parseVocab(%q) = %v, want an error with %q", tt.text, err, tt.want)
 		}
 	}
-	v, err := parseVocab("set period_hour hour hr\nset period_day day\nset tokens tokens tok\nslot asked how many TOKENS per|a PERIOD\nslot asked NUM TOKENS")
+	v, err := parseVocab("set period_hour hour hr\nset period_day day\nset tokens tokens tok\nslot asked how many TOKENS per|a PERIOD\nslot asked NUM TOKENS\nslot asked full TOKENS !NUM")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +77,9 @@ func TestSlotRows(t *testing.T) {
 		{"how many tokens per", 0, "", ""},
 		{"20 tokens", 2, "", "tokens"},
 		{"many tokens per hour", 0, "", ""},
+		{"full tokens", 2, "", "tokens"},    // nothing after: not a number
+		{"full tokens on", 2, "", "tokens"}, // the word after is not part of the match
+		{"full tokens 4096", 0, "", ""},     // a number after: no match
 	} {
 		f := strings.Fields(tt.words)
 		w := func(i int) string {
@@ -95,6 +100,7 @@ func TestSlotRows(t *testing.T) {
 func FuzzVocab(f *testing.F) {
 	f.Add("set period_hour hour\nset tokens tokens\nslot k how many TOKENS per PERIOD", "how many tokens per hour")
 	f.Add("slot k NUM a|b", "3 b")
+	f.Add("set tokens tokens\nslot k full TOKENS !NUM", "full tokens 4096")
 	f.Fuzz(func(t *testing.T, text, words string) {
 		v, err := parseVocab(text)
 		if err != nil {
@@ -198,9 +204,9 @@ func TestSlotWordsAreNotCues(t *testing.T) {
 }
 
 // TestPeriodSets: every period a set of vocab.txt names (period_NAME,
-// periodly_NAME, span_NAME) is one sizing knows the length of.
+// periodly_NAME, span_NAME, rate_unit_NAME) is one sizing knows the length of.
 func TestPeriodSets(t *testing.T) {
-	for _, base := range []string{"period", "periodly", "span"} {
+	for _, base := range []string{"period", "periodly", "span", "rate_unit"} {
 		for w, name := range vocab.values(base) {
 			if sizing.Periods[name] == 0 {
 				t.Errorf("%s_%s (%q): no such period in sizing.Periods", base, name, w)

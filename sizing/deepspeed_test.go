@@ -35,8 +35,9 @@ func dsZeRO3(psi, largestLayer, gpusPerNode, nodes float64, offloadOpt, offloadP
 //     gradient copy; its own newer docs say 2Ψ + 18Ψ/N. fitbot is 2-4 B
 //     per parameter lower at N = 1.
 //   - no offload, stage 3: DeepSpeed 18Ψ/N + 4·largest layer; fitbot
-//     16Ψ/N (no fp32 gradient copy; the gathered layer is in the comm
-//     buffer of the overhead term).
+//     16Ψ/N (no fp32 gradient copy). The layers gathered beside the
+//     shards are fitbot's own term (Memory.GatheredBytes), not model
+//     states, and not compared here.
 //   - ZeRO-Offload (stage 2, optimizer on the host): both say 2Ψ on the
 //     GPU and 16Ψ × 1.5 of host RAM up to 4 GPUs; beyond that DeepSpeed
 //     charges 4 B × 1.5 per GPU for per-process pinned buffers

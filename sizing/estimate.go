@@ -338,6 +338,7 @@ func bindingTerm(m Memory) string {
 	}{
 		{"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes}, {"activations", m.ActivationsBytes},
 		{"kv_cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes}, {"qlora_working", m.QLoRAWorkBytes},
+		{"gathered_layers", m.GatheredBytes},
 	} {
 		if t.v > v {
 			name, v = t.name, t.v

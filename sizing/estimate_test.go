@@ -120,7 +120,7 @@ func randomRequest(rng *rand.Rand, models []Model) (Request, *shape) {
 }
 
 func termSum(m Memory) int64 {
-	return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes
+	return m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes + m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes + m.GatheredBytes
 }
 
 // checkMemoryProperties asserts the properties of the memory model for

@@ -16,7 +16,7 @@ func TestFewestGPUs(t *testing.T) {
 		checkpoint bool
 	}{
 		{"how many a100s do i need to full finetune a 70b", true, 16, 2, false},
-		{"how many h200s for llama 3.1 405b full finetune", true, 56, 7, true},
+		{"how many h200s for llama 3.1 405b full finetune", true, 64, 8, false},
 		{"how many gpus do i need to full finetune llama 3.1 70b on a100s", true, 16, 2, false},
 		{"llama 3.1 8b lora on h100s", true, 1, 1, false},
 		{"how many l40s to full finetune llama 3.1 8b", true, 4, 1, true},

@@ -210,7 +210,9 @@ func TestZeROSaidKeepsDataParallel(t *testing.T) {
 	if hasLayout(&a.Request) || a.Request.ZeROStage != 3 {
 		t.Errorf("request TP %d PP %d CP %d ZeRO-%d: want plain ZeRO-3", a.Request.TensorParallel, a.Request.PipelineParallel, a.Request.ContextParallel, a.Request.ZeROStage)
 	}
-	if len(a.Alternatives) == 0 || !strings.HasPrefix(a.Alternatives[0].Why, "gradient checkpointing on the same 16×") {
+	// With ZeRO-3's gathered layers (4.8 GiB for a 70B) checkpointing alone
+	// leaves no room; with the fused loss beside it it fits.
+	if len(a.Alternatives) == 0 || !strings.HasPrefix(a.Alternatives[0].Why, "gradient checkpointing") || !strings.Contains(a.Alternatives[0].Why, " on the same 16×") {
 		t.Errorf("first alternative %v, want gradient checkpointing on the same cards", a.Alternatives)
 	}
 }

@@ -409,6 +409,10 @@ func trainingMemory(r *Request, s *shape) Memory {
 		optDense += 4 * float64(s.factoredState(r)) / (tp * pp)
 	}
 	opt := zeroShard(optDense, nDense, stage, 1) + zeroShard(optExpert, nExpert, stage, 1)
+	var gathered float64
+	if stage == 3 && nDense > 1 {
+		gathered = gatheredLayerBytes(s, base+ref*wB*(dense+expert), gB*(dense+expert))
+	}
 
 	if r.Offload == OffloadCPU || r.Offload == OffloadNVMe {
 		// ZeRO-Offload (Ren et al. 2021, §4; DeepSpeed's
@@ -418,18 +422,20 @@ func trainingMemory(r *Request, s *shape) Memory {
 		// the host as soon as it is reduced; the GPU keeps the 16-bit
 		// weights. At stage 3 the weights go too (ZeRO-Infinity) and the
 		// GPU holds what offloadResident says.
-		sharded := weights + grads + opt // what stage 3 keeps without offload
+		sharded := weights + grads + opt + gathered // what stage 3 keeps without offload
 		opt = 0
 		grads = 0
 		if r.ZeROStage == 3 {
 			weights, grads = offloadResident(r, s, base+ref*wB*(dense+expert), gB*(dense+expert), gB)
 			// Over many GPUs the working set can exceed the shards that
-			// offload moves away; fitbot counts no working set without
-			// offload, so offload is held to at most that.
+			// offload moves away: offload is held to at most what the
+			// same stage keeps without it (the shards and the gathered
+			// layers).
 			if weights+grads > sharded {
 				weights, grads = sharded, 0
 			}
 		}
+		gathered = 0 // the working set is offloadResident's weights and gradients
 	}
 
 	m := Memory{
@@ -438,13 +444,42 @@ func trainingMemory(r *Request, s *shape) Memory {
 		OptimizerBytes:   ceilBytes(opt),
 		ActivationsBytes: trainingActivationBytes(r, s),
 		OverheadBytes:    overheadBytes(r.GPUs),
+		GatheredBytes:    ceilBytes(gathered),
 	}
 	if r.Method == MethodQLoRA {
 		m.QLoRAWorkBytes = ceilBytes(qloraWorkingBytes(r, s))
 	}
 	m.TotalBytes = m.WeightsBytes + m.GradientsBytes + m.OptimizerBytes +
-		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes
+		m.ActivationsBytes + m.KVCacheBytes + m.OverheadBytes + m.QLoRAWorkBytes + m.GatheredBytes
 	return m
+}
+
+// gatheredLayersInFlight is how many transformer blocks' worth of
+// unsharded 16-bit tensors ZeRO-3 / FSDP full sharding holds beside the
+// shards at its peak, in the backward pass: the block being computed
+// (its weights gathered), the next one prefetched, and the block's
+// unsharded gradients before their reduce-scatter (PyTorch FSDP's
+// per-block wrapping with backward prefetch, as torchtitan and
+// llm-foundry run it).
+const gatheredLayersInFlight = 3
+
+// gatheredLayerBytes is what ZeRO-3 / FSDP full sharding holds gathered
+// beside the shards, for a GPU whose unsharded weights would be weights
+// bytes and gradients grads bytes (its tensor-parallel share): two
+// blocks' weights (computed and prefetched) and one block's gradients
+// (gatheredLayersInFlight), a block being the parameters outside the
+// embeddings over the layers. It is a term of its own: the seeds' 16Ψ/N,
+// the ZeRO paper's stage-3 row and DeepSpeed's estimator count model
+// states only. With parameter offload offloadResident holds DeepSpeed's
+// working set in the weights and gradients terms instead (for a 70B, 4.2
+// GB gathered and 1 GB of gradients against 5.1 GB for three blocks
+// here), so this term is not added there.
+func gatheredLayerBytes(s *shape, weights, grads float64) float64 {
+	if s.layers <= 0 || s.total <= 0 {
+		return 0
+	}
+	block := max(1-float64(s.embedParams())/float64(s.total), 0) / float64(s.layers)
+	return block * ((gatheredLayersInFlight-1)*weights + grads)
 }
 
 // qloraWorkingBytes is the memory QLoRA needs beyond LoRA's terms over a

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -81,6 +82,59 @@ func TestZeROTable(t *testing.T) {
 				t.Errorf("stage %d, N=%d: %d B per GPU, want %d", stage, n, got, want)
 			}
 		}
+	}
+}
+
+// TestGatheredLayers: ZeRO-3 / FSDP full sharding holds two blocks'
+// 16-bit weights and one block's 16-bit gradients unsharded beside the
+// shards, as a term of its own: the model states stay the seeds' 16Ψ/N.
+// Nothing is gathered below stage 3, on one GPU, under a pipeline (ZeRO-1
+// there), or with parameter offload (offloadResident holds DeepSpeed's
+// working set in the weights and gradients terms).
+func TestGatheredLayers(t *testing.T) {
+	const psi = 7_000_000_000
+	s := bareShape(psi)
+	block := float64(s.total-s.embedParams()) / float64(s.layers)
+	r := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 8, 3)
+	m := trainingMemory(&r, &s)
+	if got, want := m.GatheredBytes, int64(math.Ceil(block*(2*2+2))); got < want-1 || got > want+1 {
+		t.Errorf("ZeRO-3 on 8 GPUs: gathered %d B, want 3 blocks of %.0f parameters at 2 B = %d", got, block, want)
+	}
+	if got, want := states(m), int64(16*psi/8); got != want {
+		t.Errorf("ZeRO-3 on 8 GPUs: model states %d B, want 16Ψ/N = %d", got, want)
+	}
+	if m.TotalBytes != m.WeightsBytes+m.GradientsBytes+m.OptimizerBytes+m.ActivationsBytes+m.OverheadBytes+m.GatheredBytes {
+		t.Errorf("total %d is not the sum of the terms", m.TotalBytes)
+	}
+	r.Method, r.LoRARank = MethodLoRA, 16
+	if got := trainingMemory(&r, &s).GatheredBytes; float64(got) < block*2*2 || float64(got) > block*2*2*1.01 {
+		t.Errorf("LoRA at ZeRO-3: gathered %d B, want two blocks of the frozen base (%.0f B) and the adapters' gradients", got, block*2*2)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Request)
+	}{
+		{"ZeRO-2", func(r *Request) { r.ZeROStage = 2 }},
+		{"one GPU", func(r *Request) { r.GPUs = 1 }},
+		{"pipeline", func(r *Request) { r.PipelineParallel = 2 }},
+		{"parameter offload", func(r *Request) { r.Offload = OffloadCPU }},
+	} {
+		r := trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 8, 3)
+		tc.change(&r)
+		if got := trainingMemory(&r, &s).GatheredBytes; got != 0 {
+			t.Errorf("%s: gathered %d B, want 0", tc.name, got)
+		}
+	}
+	// Over 64 GPUs DeepSpeed's offload working set is more than a 7B's
+	// shards; it is held to what ZeRO-3 keeps without offload, the shards
+	// and the gathered layers, and no longer to the shards alone.
+	r = trainReq(MethodFull, OptimizerAdamW, PrecisionBF16, 64, 3)
+	without := trainingMemory(&r, &s)
+	r.Offload = OffloadCPU
+	with := trainingMemory(&r, &s)
+	if got := with.WeightsBytes + with.GradientsBytes; got <= states(without) || got > states(without)+without.GatheredBytes {
+		t.Errorf("offload on 64 GPUs: %d B resident, want above the shards (%d) and at most the shards and gathered layers (%d)",
+			got, states(without), states(without)+without.GatheredBytes)
 	}
 }
 
@@ -247,7 +301,7 @@ func ExampleEstimateMemory() {
 	r := Request{Method: MethodFull, Optimizer: OptimizerAdamW, Precision: PrecisionBF16, GPUs: 8, Nodes: 1,
 		ZeROStage: 3, Offload: OffloadNone, SeqLen: 2048, MicroBatch: 1}
 	fmt.Printf("%.1f GiB per GPU\n", float64(EstimateMemory(r, m).TotalBytes)/(1<<30))
-	// Output: 31.3 GiB per GPU
+	// Output: 32.5 GiB per GPU
 }
 
 // TestA100FullFineTuneCeiling reproduces seeds/000 ("Training Memory Lower

@@ -492,7 +492,13 @@ func catalogFits(r *Request, vram int64, n int) []ModelFit {
 		if r.Method == MethodInference {
 			total = inferenceMemory(r, &c.shape).TotalBytes
 		} else {
-			total = trainingMemory(r, &c.shape).TotalBytes
+			mr := *r
+			if mr.Method == MethodFull && c.shape.experts > 0 && mr.GPUs > 1 && expertParallelDegree(&mr) == 1 {
+				// As the forward estimator resolves it: at ZeRO-3 the
+				// gathered experts are an EP share.
+				mr.ExpertParallel = defaultExpertParallel(&mr, &c.shape)
+			}
+			total = trainingMemory(&mr, &c.shape).TotalBytes
 		}
 		if total > vram {
 			continue

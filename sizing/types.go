@@ -425,7 +425,14 @@ type Memory struct {
 	// what its 4-bit matmuls keep for backward beyond a 16-bit layer's
 	// tensors (qloraWorkingBytes); 0 for every other method.
 	QLoRAWorkBytes int64 `json:"qlora_working_bytes,omitempty"`
-	TotalBytes     int64 `json:"total_bytes"`
+	// GatheredBytes is what ZeRO-3 / FSDP full sharding holds unsharded
+	// beside the shards: the 16-bit weights of the block being computed
+	// and of the one prefetched, and a block's gradients before their
+	// reduce-scatter (gatheredLayerBytes); 0 below stage 3, under a
+	// pipeline, and with parameter offload (whose working set is in the
+	// weights and gradients terms).
+	GatheredBytes int64 `json:"gathered_layers_bytes,omitempty"`
+	TotalBytes    int64 `json:"total_bytes"`
 }
 
 // Throughput is the speed, duration and cost of a configuration. A nil

@@ -38,7 +38,7 @@ func writeAnswer(w io.Writer, a sizing.Answer) {
 		bytes int64
 	}{
 		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
-		{"activations", m.ActivationsBytes}, {"qlora work", m.QLoRAWorkBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"activations", m.ActivationsBytes}, {"qlora work", m.QLoRAWorkBytes}, {"gathered", m.GatheredBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
 	} {
 		if t.bytes == 0 {
 			continue

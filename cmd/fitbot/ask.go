@@ -134,7 +134,7 @@ func writeContext(w io.Writer, a sizing.AskAnswer) {
 		bytes int64
 	}{
 		{"weights", m.WeightsBytes}, {"gradients", m.GradientsBytes}, {"optimizer", m.OptimizerBytes},
-		{"activations", m.ActivationsBytes}, {"qlora work", m.QLoRAWorkBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
+		{"activations", m.ActivationsBytes}, {"qlora work", m.QLoRAWorkBytes}, {"gathered", m.GatheredBytes}, {"kv cache", m.KVCacheBytes}, {"overhead", m.OverheadBytes},
 		{"total", m.TotalBytes},
 	} {
 		if t.bytes > 0 {

@@ -185,3 +185,37 @@ func TestJSONDocExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeFirstAnswer: the README shows what its first command prints;
+// every line it shows whole (not an elision marked "...") must be a line
+// the command prints today, or the first thing a newcomer compares is stale.
+func TestReadmeFirstAnswer(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "The first command prints:\n\n```\n")
+	if !ok {
+		t.Fatal(`README.md: no "The first command prints:" block`)
+	}
+	shown, _, ok := strings.Cut(after, "```")
+	if !ok {
+		t.Fatal("README.md: the first answer's block is not closed")
+	}
+	code, out, errOut := runFit(t, "13B", "lora", "4090")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	printed := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		printed[line] = true
+	}
+	for _, line := range strings.Split(shown, "\n") {
+		if line == "" || strings.Contains(line, "...") {
+			continue
+		}
+		if !printed[line] {
+			t.Errorf("README.md shows a line `fitbot fit 13B lora 4090` does not print:\n%s", line)
+		}
+	}
+}

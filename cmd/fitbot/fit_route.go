@@ -34,6 +34,9 @@ func (a *app) routed(ctx context.Context, f fitArgs, q answer.Question) error {
 			text = hardwareUsage
 		}
 	case answer.KindPlan:
+		if id, words, ok := answer.MeasuredWords(q.Route.Args); ok {
+			return a.measuredWords(ctx, id, words, f.json)
+		}
 		return a.plans(ctx, jsonFirst(f.json, "show", q.Route.Args))
 	case answer.KindHardware:
 		return a.hardware(ctx, jsonFirst(f.json, strings.Fields(q.Route.Args)...))

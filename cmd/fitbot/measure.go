@@ -35,6 +35,9 @@ peak DCGM_FI_DEV_FB_USED of the pod's (or host's) GPUs between --from-time and
 --to-time (RFC 3339, 2025-10-01T10:00:00Z), the mean DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
 and the window's hours. --tokens-per-second may be added.
 
+The same in words, as Slack takes it:
+  fitbot fit "plan 42 measured peak 71 GiB, 3150 tok/s, 5.2 h"
+
 Later answers of the same kind (method, card family, model size band) say how far
 fitbot was from the team's measured runs; fitbot calibration lists them all.
 `
@@ -202,7 +205,37 @@ func (a *app) plansMeasure(ctx context.Context, args []string) error {
 	if err != nil {
 		return inputError(err, "")
 	}
-	if m.json {
+	return a.writeMeasured(rec, m.json)
+}
+
+// measuredWords records a run of plan id said in words through `fitbot
+// fit` ("plan 42 measured peak 71 GiB, 3150 tok/s, 5.2 h"), as Slack's
+// `/fit plan` records it.
+func (a *app) measuredWords(ctx context.Context, id int64, words string, asJSON bool) error {
+	if !a.dbExists() {
+		return failure(fmt.Sprintf("there is no plan %d: there is no database at %s", id, a.dbPath()), "fitbot fit --save WORDS... keeps an answer as a plan")
+	}
+	svc, _ := a.answers()
+	rec, err := svc.RecordRunWords(ctx, store.AllPlans(), id, store.ViaCLI, "", words)
+	var (
+		none answer.NoSuchPlanError
+		bad  answer.RunWordsError
+	)
+	switch {
+	case errors.As(err, &none):
+		return failure(none.Error(), "fitbot plans lists the plans there are")
+	case errors.As(err, &bad):
+		return usageError(bad.Error(), "fitbot fit plan 42 measured peak 71 GiB, 3150 tok/s, 5.2 h")
+	case err != nil:
+		return inputError(err, "")
+	}
+	return a.writeMeasured(rec, asJSON)
+}
+
+// writeMeasured prints a recorded run: one JSON object (measuredOutput)
+// or the lines of writeRecorded.
+func (a *app) writeMeasured(rec answer.Recorded, asJSON bool) error {
+	if asJSON {
 		out := measuredOutput{RunID: rec.Run.ID, PlanID: rec.Plan.ID, Via: rec.Run.Via, Measured: rec.Run.Measured,
 			Predicted: rec.Run.Predicted, Like: rec.Like}
 		if r, ok := rec.Pair.MemoryRatio(); ok {

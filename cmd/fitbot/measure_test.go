@@ -111,3 +111,23 @@ func TestMeasureFromRealPrometheus(t *testing.T) {
 		t.Errorf("calibration does not list the Prometheus run:\n%s", out)
 	}
 }
+
+// TestMeasuredRunInWords: `fitbot fit "plan 1 measured ..."` records the
+// run as Slack's `/fit plan 1 measured ...` does, and words that are no
+// measurement say so with the words' usage.
+func TestMeasuredRunInWords(t *testing.T) {
+	useDB(t)
+	if code, _, errOut := runCmd(t, "fit", "--save", "llama 3.1 8b lora a100 80gb"); code != 0 {
+		t.Fatalf("fit --save: %d %s", code, errOut)
+	}
+	code, out, errOut := runCmd(t, "fit", "plan 1 measured peak 33 GiB, 2,800 tok/s, took 2h")
+	if code != 0 || !strings.Contains(out, "Recorded run #1 of plan #1") || !strings.Contains(out, "peak 33 GiB, 2,800 tok/s, 2 h") {
+		t.Fatalf("measured in words: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "fit", "plan 1 measured nonsense"); code == 0 || !strings.Contains(errOut, "not understood: nonsense") {
+		t.Errorf("words that are no measurement: %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "fit", "plan 9 measured peak 33 GiB"); code == 0 || !strings.Contains(errOut, "no plan #9") {
+		t.Errorf("a plan that is not there: %d\n%s%s", code, out, errOut)
+	}
+}

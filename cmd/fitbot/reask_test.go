@@ -31,7 +31,7 @@ func TestPlansShowComparesFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reworded := plan.FromAsk("what 2x4090 lora", p, a, "2x RTX 4090: LoRA to about 10B (as an older fitbot put it)")
+	reworded := plan.FromAsk("what 2x4090 lora", p, a, "2x RTX 4090: LoRA to about 9.5B (as an older fitbot put it)")
 	moved := reworded
 	moved.Request.Params /= 2
 	var ids []int64
@@ -43,7 +43,7 @@ func TestPlansShowComparesFigures(t *testing.T) {
 		ids = append(ids, id)
 	}
 	db.Close()
-	for i, want := range []string{"Answer unchanged.", "largest model: 5.04B then, 10.1B now"} {
+	for i, want := range []string{"Answer unchanged.", "largest model: 4.73B then, 9.46B now"} {
 		code, out, errOut := runCmd(t, "plans", "show", strconv.FormatInt(ids[i], 10))
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("plans show %d: exit %d, lacks %q:\n%s%s", ids[i], code, want, out, errOut)
