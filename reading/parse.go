@@ -255,8 +255,8 @@ type runWords struct {
 	epochs   said[int]
 	docs     docsSaid    // a count of documents: a batch job or examples (docJob)
 	short    shortTokens // "~1k tokens": a request's length when serving, else refused
-	seqOther seqSaid     // a second context length said, settled once the model is known (settleSeqPair)
-	window   seqSaid     // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+	seqOther said[int]   // a second context length said, settled once the model is known (settleSeqPair)
+	window   said[int]   // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
 }
 
 // cardWords is what was said of the cards and machines beside their
@@ -642,12 +642,6 @@ func (p *parser) step(i int) int {
 	return n
 }
 
-// saysScratch reports whether the question trains from random weights
-// anywhere in it ("pretrain", "from scratch").
-func (p *parser) saysScratch() bool {
-	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] })
-}
-
 // versionedName is the end of a version number and a model size at
 // token k ("1.6 34b" after "llava"), or 0 when they are not there.
 func (p *parser) versionedName(k int) int {
@@ -713,7 +707,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 			return false
 		}
 	}
-	p.run.window = seqSaid{int(v), p.toks[k].raw}
+	p.run.window = said[int]{int(v), p.toks[k].raw}
 	return true
 }
 
@@ -754,7 +748,9 @@ func (p *parser) apply(w word, words string) {
 			}
 		}
 	case kindQuant:
-		p.setQuant(sizing.Quant(w.val), words)
+		if p.claim(fQuant, p.q.Quant == sizing.Quant(w.val), words) {
+			p.q.Quant = sizing.Quant(w.val)
+		}
 	case kindInt4:
 		p.weights.int4 = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
@@ -858,7 +854,7 @@ func (p *parser) keyed(w word, i, n int) int {
 		return 0
 	}
 	num, ok := parseNumber(p.toks[j].key)
-	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !tokensWordAt(p.toks, j+1) {
+	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !p.is(j+1, tokenWords) { // "seq 4070 tokens" is a length
 		p.ignore(i, i+n)
 		return 0
 	}
@@ -1495,7 +1491,8 @@ func (p *parser) unknown(i int) int {
 		for j < len(p.toks) && j < i+6 && !p.toks[j].ignorable && (hasDigit(p.toks[j].key) || !p.toks[j].known) && p.isNameish(j) {
 			j++
 		}
-		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw && p.saysScratch() {
+		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw &&
+			slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] }) {
 			// "a 3b llama from scratch": the family is the architecture
 			// of the size said, which a bare size is sized as ("llama"
 			// is not refused); a model of it to fine-tune is another
@@ -1942,12 +1939,6 @@ func hasDigit(s string) bool {
 	return false
 }
 
-// tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
-// is a length, where "seq 4070" may name the card.
-func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && tokenWords[toks[k].key]
-}
-
 // keysOf reads the keys of toks for slot patterns: "" past either end.
 func keysOf(toks []token) func(int) string {
 	return func(i int) string {
@@ -1975,10 +1966,7 @@ var (
 	gluedLengths  = vocab.set("glued_lengths")
 	gluedKeys     = vocab.set("glued_keys")
 	theWords      = vocab.set("the_words")
-)
 
-// Words of the main pass, by key (vocab.txt).
-var (
 	fillerPhraseStarts = vocab.set("filler_phrase_starts") // fillers that start phrases: "long context", "on cpu"
 	scratchWords       = vocab.set("scratch")              // training from random weights: pretraining
 	// variantWords name a size or kind within a family ("phi-3 medium"):
@@ -2002,6 +1990,5 @@ var (
 	sizeWords        = vocab.set("size_words")        // sizes named apart from parameter counts: T5's xl, BERT's large
 	gpuFamilies      = vocab.set("gpu_families")      // words that start a GPU name but are not one alone
 	durationUnits    = vocab.set("duration_unit")     // the units of a time
-	eachOneWords     = vocab.set("each_one")          // a count per item, after it: "each", "apiece"
 	tokenWords       = vocab.set("tokens")            // the TOKENS class of the slot rows
 )

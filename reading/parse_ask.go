@@ -69,7 +69,6 @@ var (
 	maxContextOf = vocab.set("max_context_of")
 	largestWords = vocab.set("largest_words")
 	vramWords    = vocab.set("vram_words")
-	vramAfter    = vocab.set("vram_after")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
 	hourWords    = vocab.set("span_hour") // the hours of a run's length: the same words
@@ -298,24 +297,15 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		words := toks[i].raw
 		switch {
 		case hourWords[glued] || hourGlued[glued]:
-			// "5h", "4-6h", "5hrs".
-			end := i + 1
-			for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
-				end++
-			}
-			a.setHours(num, words)
-			markUsed(used, i, end)
+			a.setHours(num, words) // "5h", "4-6h", "5hrs"
+			markUsed(used, i, perJobEnd(keyAt, i+1))
 		case glued == "":
 			// A number, then what it counts.
 			j := i + 1
 			switch {
 			case hourWords[keyAt(j)]:
-				end := j + 1
-				for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
-					end++
-				}
 				a.setHours(num, span(a.in, toks, i, j+1))
-				markUsed(used, i, end)
+				markUsed(used, i, perJobEnd(keyAt, j+1))
 			case yearWords[keyAt(j)]:
 				a.setYears(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, j+1)
@@ -344,6 +334,15 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 	}
 	a.aroundTheClock()
+}
+
+// perJobEnd is the token after the words from k that make hours each
+// job's ("5h each", "5h per job").
+func perJobEnd(keyAt func(int) string, k int) int {
+	for eachWords[keyAt(k)] || perJobWords[keyAt(k)] {
+		k++
+	}
+	return k
 }
 
 // useSaid reads a use said without jobs at token i: "24/7", "around the
@@ -640,7 +639,7 @@ func FormatAsk(p Request) string {
 	return q
 }
 
-// The words of parse_ask.go's own tests (vocab.txt, its parse_ask.go
+// More words of the intent pass, by key (vocab.txt, its parse_ask.go
 // section).
 var (
 	askWhat   = vocab.set("ask_what")
@@ -648,6 +647,13 @@ var (
 	hourGlued = vocab.set("hour_glued")
 	yearGlued = vocab.set("year_glued")
 	atWords   = vocab.set("at_words")
+
+	ownVerbs      = vocab.set("own_verbs")     // cards to be bought: with "which" or "how many", the cards to own
+	rentedWords   = vocab.set("rented_words")  // a card rented, the other side of "is buying worth it"
+	whichWords    = vocab.set("which_words")   // which card: "which gpu", "cheapest gpu"
+	fastestWords  = vocab.set("fastest_words") // the fastest card asked
+	whichAskWords = vocab.set("which_ask")     // a verb made a question: "which ... did we buy"
+	perJobWords   = vocab.set("per_job")       // after hours, each job's: "5h per job", "5h a run"
 )
 
 // usedFor is a mark per token of toks, in buf when it is long enough
@@ -659,16 +665,3 @@ func usedFor(toks []token, buf []bool) []bool {
 	}
 	return make([]bool, len(toks))
 }
-
-// More words of the intent pass, by key.
-var (
-	ownVerbs      = vocab.set("own_verbs")     // cards to be bought: with "which" or "how many", the cards to own
-	onPremWords   = vocab.set("on_prem_words") // cards on the asker's premises: owned
-	premWords     = vocab.set("prem_words")    // after "on": "on prem", "on premises"
-	rentedWords   = vocab.set("rented_words")  // a card rented, the other side of "is buying worth it"
-	howMuchWords  = vocab.set("how_much")      // an amount asked: "how much", "how long"
-	whichWords    = vocab.set("which_words")   // which card: "which gpu", "cheapest gpu"
-	fastestWords  = vocab.set("fastest_words") // the fastest card asked
-	whichAskWords = vocab.set("which_ask")     // a verb made a question: "which ... did we buy"
-	perJobWords   = vocab.set("per_job")       // after hours, each job's: "5h per job", "5h a run"
-)

@@ -84,7 +84,9 @@ func ParseComparison(input string) (Comparison, bool) {
 	if figTo > figFrom {
 		drops = append(drops, [2]int{figFrom, figTo})
 	}
-	rent := rentSaid(toks)
+	rent := slices.ContainsFunc(toks, func(t token) bool { // "buy or rent", "buy-vs-cloud", "worth it vs renting"
+		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
+	})
 	for i, t := range toks {
 		if compareDrops[t.key] && (i < figFrom || i >= figTo) {
 			drops = append(drops, [2]int{i, i + 1})
@@ -117,14 +119,6 @@ func ParseComparison(input string) (Comparison, bool) {
 		}
 	}
 	return Comparison{}, false
-}
-
-// rentSaid reports whether the words weigh buying against renting ("buy
-// or rent", "buy-vs-cloud", "worth it vs renting").
-func rentSaid(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool {
-		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
-	})
 }
 
 // ParseTooManyOptions reads a comparison of more than two options ("h100
@@ -365,9 +359,6 @@ func isFiller(t token) bool {
 	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors[t.key] && !andWords[t.key]
 }
 
-// comparisonFigure finds the figure a question compares by ("cheaper per
-// million tokens": the cost per 1M output tokens) and the tokens that
-// say it, which the options' questions leave out; FigureUnsaid and an
 // valueWordsAt finds words that weigh what the work costs without naming
 // a figure ("price/perf", "price-performance", "bang for the buck",
 // "value for money", "worth it"): the tokens [from, to) they cover, or
@@ -387,6 +378,9 @@ func valueWordsAt(toks []token) (from, to int) {
 	return 0, 0
 }
 
+// comparisonFigure finds the figure a question compares by ("cheaper per
+// million tokens": the cost per 1M output tokens) and the tokens that
+// say it, which the options' questions leave out; FigureUnsaid and an
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
 	key := keysOf(toks)
@@ -488,14 +482,10 @@ var (
 	figurePer       = vocab.set("figure_per")
 	figurePerTime   = vocab.set("figure_per_time")
 	figureTail      = vocab.set("figure_tail")
-)
 
-// More words of the comparison, by key.
-var (
 	oneWords     = vocab.set("one_words")      // one of what follows: "an h100", "a single 4090"
 	connectors   = vocab.set("connectors")     // join the options: "vs", "or", "compared to", "between ... and"
 	buyOnlyWords = vocab.set("buy_only_words") // to buy, not said against what
-	comparatives = vocab.set("comparatives")   // before "than", a connector ("faster than"); itself the figure's word
 	andOpeners   = vocab.set("and_openers")    // start options "and" joins: "between lora and full"
 	figureWords  = vocab.values("per_figure")  // after "per", the Figure each names
 	costFigures  = vocab.values("cost_figure") // alone after a money word ("cheaper monthly"), the Figure each names

@@ -38,12 +38,6 @@ func (p *parser) setVerb(k wordKind, words string) {
 	p.verb.v, p.verb.words = k, words
 }
 
-func (p *parser) setQuant(qt sizing.Quant, words string) {
-	if p.claim(fQuant, p.q.Quant == qt, words) {
-		p.q.Quant = qt
-	}
-}
-
 func (p *parser) setModel(id, note, words string) {
 	if p.words[fModel] != "" && p.q.Model == "" && p.q.Experts == 0 && p.q.Params > 0 && sizeAgrees(id, float64(p.q.Params)) {
 		// "a 125m gpt2": the size the model has, said first.
@@ -226,18 +220,12 @@ func (p *parser) setSeq(num number, words string) {
 		// A second length: the model's window beside the one used
 		// ("128k context with 100k tokens"), or a conflict
 		// (settleSeqPair).
-		p.run.seqOther = seqSaid{int(v), words}
+		p.run.seqOther = said[int]{int(v), words}
 		return
 	}
 	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
 		p.q.SeqLen = int(v)
 	}
-}
-
-// seqSaid is a context length said, and its words.
-type seqSaid struct {
-	v     int
-	words string
 }
 
 // nearWindow reports whether a length said is a model's window of
@@ -267,7 +255,7 @@ func (p *parser) settleSeqPair() {
 	if o.words == "" {
 		return
 	}
-	big, small := seqSaid{p.q.SeqLen, p.words[fSeq]}, o
+	big, small := said[int]{p.q.SeqLen, p.words[fSeq]}, o
 	if small.v > big.v {
 		big, small = small, big
 	}
