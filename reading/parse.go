@@ -378,9 +378,9 @@ func (p *parser) ignore(from, to int) {
 	}
 }
 
-// note records an assumption once.
+// note records an assumption once; "" is none.
 func (p *parser) note(s string) {
-	if !slices.Contains(p.notes, s) {
+	if s != "" && !slices.Contains(p.notes, s) {
 		p.notes = append(p.notes, s)
 	}
 }
@@ -406,6 +406,16 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	p.fail(fmt.Sprintf("two %s in one question: %s and %s; ask about one at a time",
 		fieldNames[f].plural, quote(p.words[f]), quote(words)), nil)
 	return false
+}
+
+// setSaid puts v, said in words, in *dst, field f of the Query, unless
+// other words said another value (claim); it reports whether it did.
+func setSaid[T comparable](p *parser, f field, dst *T, v T, words string) bool {
+	if !p.claim(f, *dst == v, words) {
+		return false
+	}
+	*dst = v
+	return true
 }
 
 // lookup finds the longest known phrase or catalog name starting at token
@@ -559,9 +569,7 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
-		if w.note != "" {
-			p.note(w.note) // "fp32 states": read, and said how
-		}
+		p.note(w.note) // "fp32 states": read, and said how
 	case kindVague:
 		p.ignore(i, i+n)
 		p.unread.unused = append(p.unread.unused, words)
@@ -735,12 +743,9 @@ func (p *parser) apply(w word, words string) {
 			p.q.Alignment = w.val
 		}
 	case kindOptimizer:
-		if p.claim(fOptimizer, p.q.Optimizer == sizing.Optimizer(w.val), words) {
-			p.q.Optimizer = sizing.Optimizer(w.val)
-		}
+		setSaid(p, fOptimizer, &p.q.Optimizer, sizing.Optimizer(w.val), words)
 	case kindPrecision:
-		if p.claim(fPrecision, p.q.Precision == sizing.Precision(w.val), words) {
-			p.q.Precision = sizing.Precision(w.val)
+		if setSaid(p, fPrecision, &p.q.Precision, sizing.Precision(w.val), words) {
 			if fullPrecision[keyOf(strings.Join(strings.Fields(words), ""))] { // "full precision", "full-precision"
 				// Said of a model released in FP8 or bf16 it may mean
 				// unquantised: say the reading.
@@ -748,9 +753,7 @@ func (p *parser) apply(w word, words string) {
 			}
 		}
 	case kindQuant:
-		if p.claim(fQuant, p.q.Quant == sizing.Quant(w.val), words) {
-			p.q.Quant = sizing.Quant(w.val)
-		}
+		setSaid(p, fQuant, &p.q.Quant, sizing.Quant(w.val), words)
 	case kindInt4:
 		p.weights.int4 = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
@@ -762,9 +765,7 @@ func (p *parser) apply(w word, words string) {
 		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
-		if p.claim(fKV, p.q.KVPrecision == sizing.Precision(w.val), words) {
-			p.q.KVPrecision = sizing.Precision(w.val)
-		}
+		setSaid(p, fKV, &p.q.KVPrecision, sizing.Precision(w.val), words)
 	case kindZeRO:
 		stage := w.n
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
@@ -796,9 +797,7 @@ func (p *parser) apply(w word, words string) {
 		p.deepspeed = true
 		p.unread.ignored = append(p.unread.ignored, words)
 	case kindOffload:
-		if p.claim(fOffload, p.q.Offload == sizing.Offload(w.val), words) {
-			p.q.Offload = sizing.Offload(w.val)
-		}
+		setSaid(p, fOffload, &p.q.Offload, sizing.Offload(w.val), words)
 	case kindCkpt:
 		on := w.n == 1
 		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
@@ -830,9 +829,7 @@ func (p *parser) apply(w word, words string) {
 		p.unread.ignored = append(p.unread.ignored, words)
 		return
 	}
-	if w.note != "" {
-		p.note(w.note)
-	}
+	p.note(w.note)
 }
 
 // keyed reads the number after a keyword such as "seq", "bs" or "rank"
@@ -1162,11 +1159,6 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
 		j++
 	}
-	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
-		// "sixteen k", "seventy billion": a number written in words.
-		num, _ := parseNumber(strconv.Itoa(count))
-		return p.numeric(i+n-1, num) + n - 1
-	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
 			p.ignoreCount(i, n, count)
@@ -1274,8 +1266,8 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	if count > sizing.MaxNodes {
 		p.fail(fmt.Sprintf("%s is more machines than I size (the limit is %d nodes)", quote(words), sizing.MaxNodes),
 			func(q *sizing.Query) { q.Nodes = sizing.MaxNodes })
-	} else if p.claim(fNodes, p.q.Nodes == count, words) {
-		p.q.Nodes = count
+	} else {
+		setSaid(p, fNodes, &p.q.Nodes, count, words)
 	}
 	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
 		p.cards.perNode = true
@@ -1308,9 +1300,6 @@ func (p *parser) bareCountAt(k int) (int, bool) {
 	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
 		switch w, _ := p.lookup(k+1, false); w.kind {
 		case kindGPU, kindGPUWord, kindTimes:
-			return 0, false
-		}
-		if phrases[p.toks[k+1].key].kind == kindTimes {
 			return 0, false
 		}
 	}

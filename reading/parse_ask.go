@@ -533,42 +533,38 @@ func (a *askWords) bad(format string, args ...any) {
 	}
 }
 
-func (a *askWords) setJobs(v float64, words string) {
-	if v <= 0 || v > maxJobsPerWeek {
-		a.bad("%s is not a number of jobs a week I can use (up to %d)", quote(words), maxJobsPerWeek)
-		return
+// set puts v in *dst when it is more than 0 and at most most, else
+// records format's problem (the words quoted, then most); it reports
+// whether it did.
+func (a *askWords) set(dst *float64, v float64, most int, format, words string) bool {
+	if v <= 0 || v > float64(most) {
+		a.bad(format, quote(words), most)
+		return false
 	}
-	a.workload.JobsPerWeek = v
-	if strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk") {
+	*dst = v
+	return true
+}
+
+func (a *askWords) setJobs(v float64, words string) {
+	if a.set(&a.workload.JobsPerWeek, v, maxJobsPerWeek, "%s is not a number of jobs a week I can use (up to %d)", words) &&
+		(strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk")) {
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s jobs a week", quote(words), strconv.FormatFloat(sizing.RoundTo(v, 2), 'f', -1, 64)))
 	}
 }
 
 func (a *askWords) setHours(v float64, words string) {
-	if v <= 0 || v > maxHoursPerJob {
-		a.bad("%s is not a job length I can use (up to %d hours)", quote(words), maxHoursPerJob)
-		return
-	}
-	a.workload.HoursPerJob = v
-	if strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words) {
+	if a.set(&a.workload.HoursPerJob, v, maxHoursPerJob, "%s is not a job length I can use (up to %d hours)", words) &&
+		(strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words)) {
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s hours a job", quote(words), strconv.FormatFloat(v, 'f', -1, 64)))
 	}
 }
 
 func (a *askWords) setKWh(v float64, words string) {
-	if v <= 0 || v > maxKWhPrice {
-		a.bad("%s is not an electricity price I can use (up to $%d per kWh)", quote(words), maxKWhPrice)
-		return
-	}
-	a.workload.USDPerKWh = v
+	a.set(&a.workload.USDPerKWh, v, maxKWhPrice, "%s is not an electricity price I can use (up to $%d per kWh)", words)
 }
 
 func (a *askWords) setYears(v float64, words string) {
-	if v <= 0 || v > maxYears {
-		a.bad("%s is not an amortisation period I can use (up to %d years)", quote(words), maxYears)
-		return
-	}
-	a.workload.Years = v
+	a.set(&a.workload.Years, v, maxYears, "%s is not an amortisation period I can use (up to %d years)", words)
 }
 
 func hasDigitAfterDash(s string) bool {
@@ -595,13 +591,7 @@ func (a *askWords) hintSuffix() string {
 func FormatAsk(p Request) string {
 	q := sizing.Format(p.Query)
 	join := func(parts ...string) string {
-		var out []string
-		for _, s := range parts {
-			if s != "" {
-				out = append(out, s)
-			}
-		}
-		return strings.Join(out, " ")
+		return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	switch p.Intent {

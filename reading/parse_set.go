@@ -43,9 +43,7 @@ func (p *parser) setModel(id, note, words string) {
 		// "a 125m gpt2": the size the model has, said first.
 		p.words[fModel] += " " + words
 		p.q.Model, p.q.Params = id, 0
-		if note != "" {
-			p.note(note)
-		}
+		p.note(note)
 		return
 	}
 	if p.words[fModel] != "" && p.q.Model != id {
@@ -54,9 +52,7 @@ func (p *parser) setModel(id, note, words string) {
 	}
 	p.claim(fModel, true, words)
 	p.q.Model = id
-	if note != "" {
-		p.note(note)
-	}
+	p.note(note)
 }
 
 func (p *parser) setGPU(id, note, words string) {
@@ -68,8 +64,7 @@ func (p *parser) setGPU(id, note, words string) {
 		}
 		id, note = p.onColab(id, words)
 	}
-	if p.claim(fGPU, p.q.GPU == id, words) {
-		p.q.GPU = id
+	if setSaid(p, fGPU, &p.q.GPU, id, words) {
 		if note != "" {
 			p.gpuNote(note)
 		}
@@ -159,9 +154,7 @@ func (p *parser) setCount(count int, words string) {
 			func(q *sizing.Query) { q.GPUs = 8 })
 		return
 	}
-	if p.claim(fGPUs, p.q.GPUs == count, words) {
-		p.q.GPUs = count
-	}
+	setSaid(p, fGPUs, &p.q.GPUs, count, words)
 }
 
 // setSize records a bare model size ("13b", "8x7b": experts > 0).
@@ -223,9 +216,7 @@ func (p *parser) setSeq(num number, words string) {
 		p.run.seqOther = said[int]{int(v), words}
 		return
 	}
-	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
-		p.q.SeqLen = int(v)
-	}
+	setSaid(p, fSeq, &p.q.SeqLen, int(v), words)
 }
 
 // nearWindow reports whether a length said is a model's window of
@@ -289,9 +280,7 @@ func (p *parser) setWhole(f field, v int64, ok bool, words string) {
 		p.fail(fmt.Sprintf(w.format, quote(words), w.lo, w.hi), func(q *sizing.Query) { *w.at(q) = w.try })
 		return
 	}
-	if dst := w.at(&p.q); p.claim(f, *dst == int(v), words) {
-		*dst = int(v)
-	}
+	setSaid(p, f, w.at(&p.q), int(v), words)
 }
 
 // setNum is setWhole for a number said ("8", "1k").
@@ -313,9 +302,7 @@ func (p *parser) setGlobalBatch(num number, words string) {
 		p.fail(fmt.Sprintf("%s: give the global batch in tokens, such as 4M tokens", quote(words)), func(q *sizing.Query) { q.GlobalBatchTokens = 4e6 })
 		return
 	}
-	if p.claim(fGlobalBatch, p.q.GlobalBatchTokens == v, words) {
-		p.q.GlobalBatchTokens = v
-	}
+	setSaid(p, fGlobalBatch, &p.q.GlobalBatchTokens, v, words)
 }
 
 func (p *parser) setTokens(num number, words string) {
@@ -334,9 +321,7 @@ func (p *parser) setTokens(num number, words string) {
 		}
 		return
 	}
-	if p.claim(fTokens, p.q.Tokens == v, words) {
-		p.q.Tokens = v
-	}
+	setSaid(p, fTokens, &p.q.Tokens, v, words)
 }
 
 // docJob decides what a count of documents is: with an encoder model
@@ -872,9 +857,7 @@ func (p *parser) setParallel(name string, num number, words string) {
 	default:
 		f, dst = fEP, &p.q.ExpertParallel
 	}
-	if p.claim(f, *dst == n, words) {
-		*dst = n
-	}
+	setSaid(p, f, dst, n, words)
 }
 
 // gluedParallel reads a degree glued to its key: "tp8", "pp16".
