@@ -508,7 +508,7 @@ func (p *parser) severalModels(i int) bool {
 	m := 0
 	if w, n := p.lookup(j, false); w.kind == kindModel {
 		m = n
-	} else if num, ok := parseNumber(p.toks[j].key); ok && (num.suffix == "b" || num.suffix == "m") {
+	} else if num, ok := parseNumber(p.toks[j].key); ok && num.sizeScaled() {
 		m = 1
 	}
 	if m == 0 || !p.is(j+m, modelsNoun) {
@@ -701,7 +701,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 		return false
 	}
 	num, ok := parseNumber(p.toks[k].key)
-	if !ok || num.neg || num.suffix != "k" {
+	if !ok || num.neg || num.scale() != scaleThousand {
 		return false
 	}
 	v, ok := num.scaled(contextUnit(num.suffix))
@@ -916,7 +916,7 @@ func (p *parser) numeric(i int, num number) int {
 	if j < len(p.toks) && !p.toks[j].ignorable {
 		next, m = p.lookup(j, false)
 	}
-	if d, kind, end := p.describedLength(j); d > 0 && (num.suffix == "" || num.suffix == "k" || kind == kindTokensWord && end > j+d) {
+	if d, kind, end := p.describedLength(j); d > 0 && (num.scale() <= scaleThousand || kind == kindTokensWord && end > j+d) {
 		// "16k rag context", "2k text tokens", "2k text": lengths, not
 		// numbers without a meaning; "2b text
 		// tokens" is a budget, "2b text" a size.
@@ -938,7 +938,7 @@ func (p *parser) numeric(i int, num number) int {
 	case kindSeqWord, kindSeqKey:
 		// "32k context", "10M context"; but "13b seq 4096" is a size,
 		// then a keyword.
-		if (num.suffix == "" || num.suffix == "k" || num.suffix == "m") && !p.lengthAt(j+m) {
+		if num.scale() <= scaleMillion && !p.lengthAt(j+m) {
 			p.setSeq(num, all)
 			return j + m - i
 		}
@@ -951,10 +951,10 @@ func (p *parser) numeric(i int, num number) int {
 		return j + m - i
 	}
 	words := p.text(i, j)
-	switch num.suffix {
-	case "b", "m", "t":
+	switch s := num.scale(); {
+	case s > scaleThousand:
 		p.setSize(num, 0, words)
-	case "k":
+	case s == scaleThousand:
 		p.fail(fmt.Sprintf("%s is a number without a meaning: a context length or a token budget?", quote(words)),
 			func(q *sizing.Query) {
 				if q.SeqLen == 0 { // never replace a context the asker gave
@@ -1131,7 +1131,7 @@ func (p *parser) lengthAt(k int) bool {
 		return false
 	}
 	n, ok := parseNumber(p.toks[k].key)
-	if !ok || n.suffix != "" && n.suffix != "k" {
+	if !ok || n.scale() > scaleThousand {
 		return false
 	}
 	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
@@ -1339,7 +1339,7 @@ func (p *parser) glued(i int) int {
 	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
 	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths[raw[h+1:]] {
 		size := raw[:h]
-		if num, ok := parseNumber(size); ok && (num.suffix == "" || num.suffix == "k") {
+		if num, ok := parseNumber(size); ok && num.scale() <= scaleThousand {
 			// "4k-token chats", "8k-context sessions": each request's
 			// length.
 			p.setSeq(num, t.raw)
@@ -1401,7 +1401,7 @@ func (p *parser) glued(i int) int {
 			p.setCount(c, t.raw)
 			return 1
 		}
-		if num, ok := parseNumber(rest); ok && num.suffix != "" && num.suffix != "k" {
+		if num, ok := parseNumber(rest); ok && num.scale() > scaleThousand {
 			p.setSize(num, c, t.raw)
 			return 1
 		}
@@ -1793,7 +1793,7 @@ func knownHint(kind nameKind) string {
 func sizeSaid(words string) (string, int64, bool) {
 	for _, w := range nameWords(words) {
 		num, ok := parseNumber(w)
-		if !ok || num.neg || (num.suffix != "b" && num.suffix != "m") {
+		if !ok || num.neg || !num.sizeScaled() {
 			continue
 		}
 		if v, ok := num.scaled(decimalUnit(num.suffix)); ok && v >= sizing.MinBareParams && v <= sizing.MaxParams {

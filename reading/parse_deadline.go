@@ -36,6 +36,14 @@ type Deadline struct {
 // deadline_day sets).
 var dayWords = vocab.values("deadline_day")
 
+// The roles of dayWords that name no day: a time within a day, the week
+// after this one, and the words between.
+var (
+	dayPart   = vocab.set("deadline_day_part")
+	dayNext   = vocab.set("deadline_day_next")
+	dayFiller = vocab.set("deadline_day_filler")
+)
+
 // dayAhead are the days a deadline names that are not weekdays, by how
 // many days ahead of today they are.
 var dayAhead = map[string]int{"today": 0, "tomorrow": 1}
@@ -78,17 +86,45 @@ func (d Deadline) At(now time.Time) Deadline {
 	return d
 }
 
-// deadlineUnits are the units of a deadline, by word.
-var deadlineUnits = map[string]time.Duration{
-	"hour": time.Hour, "hours": time.Hour, "hr": time.Hour, "hrs": time.Hour, "h": time.Hour,
-	"day": 24 * time.Hour, "days": 24 * time.Hour, "d": 24 * time.Hour,
-	"week": 7 * 24 * time.Hour, "weeks": 7 * 24 * time.Hour, "wk": 7 * 24 * time.Hour, "wks": 7 * 24 * time.Hour,
-	"month": 30 * 24 * time.Hour, "months": 30 * 24 * time.Hour,
+// spanLengths are how long each span a deadline's unit names is.
+var spanLengths = map[string]time.Duration{
+	"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour, "month": 30 * 24 * time.Hour,
 	"weekend": 48 * time.Hour, "overnight": 12 * time.Hour,
 }
 
-// deadlineCounts are counts said as words.
-var deadlineCounts = map[string]float64{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "a couple": 2, "few": 3}
+// deadlineUnits are the units of a deadline, by word: the span words a
+// run's length is said with and those only a deadline says (vocab.txt:
+// the sets span_SPAN and deadline_span_SPAN).
+var deadlineUnits = func() map[string]time.Duration {
+	units := map[string]time.Duration{}
+	for _, base := range []string{"span", "deadline_span"} {
+		for w, span := range vocab.values(base) {
+			d, ok := spanLengths[span]
+			if !ok {
+				panic("reading: vocab.txt: the span " + span + " has no length in parse_deadline.go")
+			}
+			units[w] = d
+		}
+	}
+	return units
+}()
+
+// deadlineCounts are counts said as words (vocab.txt: the sets
+// deadline_count_N).
+var deadlineCounts = numberValues("deadline_count")
+
+// The words a deadline is said with (vocab.txt, its parse_deadline.go
+// section): what leads it, what may come before its count, the spans
+// said alone or whole.
+var (
+	deadlineLeads      = vocab.set("deadline_lead")
+	deadlineBy         = vocab.set("deadline_by")
+	deadlineFor        = vocab.set("deadline_for")
+	deadlineHedge      = vocab.set("deadline_hedge")
+	deadlineAlone      = vocab.set("deadline_alone")
+	deadlineWhole      = vocab.set("deadline_whole")
+	deadlineWholeNever = vocab.set("deadline_whole_never")
+)
 
 // maxDeadline is the longest deadline read: longer ones are not a time
 // target anybody sizes a run for.
@@ -99,45 +135,38 @@ const maxDeadline = 366 * 24 * time.Hour
 // ~10 hours", "for the weekend") and returns the tokens the main parse
 // should read (the rest), filtered in place.
 func readDeadline(input string, toks []token) ([]token, Deadline) {
-	key := func(i int) string {
-		switch {
-		case i >= len(toks) || toks[i].ignorable:
-			return ""
-		case strings.Contains(toks[i].raw, "/"):
-			return toks[i].low // "docs/day" is a rate, not a day
-		}
-		return toks[i].key
-	}
+	key := unitKeysOf(toks)
 	for i := range toks {
 		if dl, n := runLengthAt(input, toks, key, i); n > 0 {
 			return append(toks[:i], toks[i+n:]...), dl
 		}
 		k := low(toks[i])
-		if k == "overnight" {
+		if deadlineAlone[k] {
 			dl := Deadline{Within: deadlineUnits[k], Words: toks[i].raw}
 			return append(toks[:i], toks[i+1:]...), dl
 		}
-		if k != "in" && k != "within" && k != "by" && k != "for" {
+		if !deadlineLeads[k] {
 			continue
 		}
-		if k == "by" {
+		if deadlineBy[k] {
 			if day, n := namedDay(toks[i+1:]); n > 0 {
 				dl := Deadline{Words: input[toks[i].start:toks[i+n].end], Day: day}
 				return append(toks[:i], toks[i+n+1:]...), dl
 			}
 		}
 		j := i + 1
-		for j < len(toks) && (low(toks[j]) == "under" || low(toks[j]) == "less" || low(toks[j]) == "than" || low(toks[j]) == "the" || low(toks[j]) == "about") {
+		for j < len(toks) && deadlineHedge[low(toks[j])] {
 			j++
 		}
 		if j >= len(toks) {
 			break
 		}
 		n, unit := 1.0, ""
-		if u, ok := deadlineUnits[low(toks[j])]; ok && (u == 48*time.Hour || k == "by" || low(toks[j-1]) == "the") {
+		if _, ok := deadlineUnits[low(toks[j])]; ok && (deadlineWhole[low(toks[j])] || deadlineBy[k] || theWords[low(toks[j-1])]) {
 			unit = low(toks[j]) // "by the weekend", "within the week"
 		} else {
-			c, ok := deadlineCounts[low(toks[j])]
+			count, ok := deadlineCounts[low(toks[j])]
+			c := float64(count)
 			if !ok {
 				v, err := strconv.ParseFloat(strings.TrimPrefix(low(toks[j]), "~"), 64) // "~10"
 				if err != nil || v <= 0 {
@@ -152,14 +181,14 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 			n, unit = c, low(toks[j])
 		}
 		u, ok := deadlineUnits[unit]
-		if !ok || unit == "weekend" && k == "in" {
+		if !ok || deadlineWhole[unit] && deadlineWholeNever[k] {
 			continue
 		}
 		d := time.Duration(n * float64(u))
 		if d <= 0 || d > maxDeadline {
 			continue
 		}
-		dl := Deadline{Within: d, Words: input[toks[i].start:toks[j].end], Run: k == "for"}
+		dl := Deadline{Within: d, Words: input[toks[i].start:toks[j].end], Run: deadlineFor[k]}
 		return append(toks[:i], toks[j+1:]...), dl
 	}
 	return toks, Deadline{}
@@ -195,18 +224,19 @@ func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadl
 func namedDay(toks []token) (string, int) {
 	day, next, part, n := "", false, false, 0
 	for j, t := range toks {
-		role, ok := dayWords[low(t)]
+		w := low(t)
+		named, ok := dayWords[w]
 		switch {
-		case !ok && clockTime(t.key), ok && role == "part":
+		case dayPart[w], !ok && clockTime(t.key):
 			part = true
 		case !ok:
 			return dayNamed(day, next, part, n)
-		case role == "filler":
+		case dayFiller[w]:
 			continue
-		case role == "next":
+		case dayNext[w]:
 			next = true
 		default:
-			day = role
+			day = named
 		}
 		n = j + 1
 	}

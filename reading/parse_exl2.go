@@ -33,11 +33,8 @@ func (p *parser) bitsPerWeightAt(i int) int {
 	num, ok := strings.CutSuffix(key, "bpw")
 	if !ok {
 		num, n = key, 0
-		switch {
-		case i+1 < len(p.toks) && p.toks[i+1].key == "bpw":
-			n = 2
-		case i+3 < len(p.toks) && (p.toks[i+1].key == "bits" || p.toks[i+1].key == "bit") && p.toks[i+2].key == "per" && p.toks[i+3].key == "weight":
-			n = 4
+		if m := slotLen("bpw_after", keysOf(p.toks), i+1); m > 0 {
+			n = 1 + m // "4.0 bpw", "4.0 bits per weight"
 		}
 	}
 	if n == 0 || num == "" || !isDigit(num[0]) {

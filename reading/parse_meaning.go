@@ -20,11 +20,13 @@ import (
 // servedFigures those that ask one every inference answer reports (the
 // KV cache, the decode and prefill speeds, the first token's time):
 // phrasing when the answer reports them, not words it failed to use.
-// "left" asks the memory left only beside "room" or "how much" ("how
-// much room is left"); "left over from the last run" is not read.
+// leftFigures ("left") ask the memory left only beside "room" or "how
+// much" ("how much room is left"); "left over from the last run" is not
+// read (vocab.txt, its parse_meaning.go section).
 var (
-	answeredFigures = []string{"room", "headroom", "leftover"}
-	servedFigures   = []string{"kv", "cache", "decode", "decoding", "prefill", "first", "throughput"}
+	answeredFigures = vocab.set("figures_answered")
+	servedFigures   = vocab.set("figures_served")
+	leftFigures     = vocab.set("figures_left")
 )
 
 // reportedFigures removes from unused the words that ask a figure the
@@ -35,7 +37,7 @@ func reportedFigures(unused []string, input string, inference bool) []string {
 	howMuch := strings.Contains(input, "how much") || strings.Contains(input, "room")
 	return slices.DeleteFunc(unused, func(raw string) bool {
 		key := keyOf(raw)
-		return slices.Contains(answeredFigures, key) || inference && slices.Contains(servedFigures, key) || key == "left" && howMuch
+		return answeredFigures[key] || inference && servedFigures[key] || leftFigures[key] && howMuch
 	})
 }
 

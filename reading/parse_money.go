@@ -17,17 +17,20 @@ type Money struct {
 	PriceWords    string  `json:"price_words,omitempty"`      // the asker's words: "2.5$/hr"
 }
 
-// The words of an amount of money and of what it is per.
+// The words of an amount of money and of what it is per (vocab.txt, its
+// parse_money.go section).
 var (
-	currencyWords = map[string]bool{"usd": true, "dollars": true, "dollar": true, "bucks": true, "$": true}
-	hourUnits     = map[string]bool{"hr": true, "hrs": true, "h": true, "hour": true, "gpuh": true, "gpuhr": true, "gpuhour": true, "gpu/hr": true, "gpu/h": true, "gpu/hour": true}
-	monthUnits    = map[string]bool{"month": true, "mo": true, "mth": true}
-	perWords      = map[string]bool{"per": true, "a": true, "an": true, "each": true, "/": true}
-	gpuWords      = map[string]bool{"gpu": true, "card": true}
+	currencyWords = vocab.set("money_currency")
+	hourUnits     = vocab.set("money_hour")
+	hoursGlued    = vocab.set("money_hour_glued")
+	monthUnits    = vocab.set("money_month")
+	perWords      = vocab.set("money_per")
+	gpuWords      = vocab.set("money_gpu")
+	perAdverbs    = vocab.values("money_per_one")
+	priceAt       = vocab.set("money_at")
+	budgetWords   = vocab.set("money_budget")
+	budgetBetween = vocab.set("money_budget_between")
 )
-
-// suffixExp is the power of ten a number's suffix stands for.
-var suffixExp = map[string]int{"": 0, "k": 3, "m": 6, "b": 9, "t": 12}
 
 // maxBudgetUSD and maxGPUHourUSD bound the amounts read: larger ones are
 // not a budget or a price anybody sizes a run against.
@@ -66,11 +69,9 @@ func readMoney(input string, toks []token) ([]token, Money) {
 			if gpuWords[w(j)] {
 				j++
 			}
-			switch {
-			case w(end) == "monthly":
-				per, end = "month", end+1
-			case w(end) == "hourly":
-				per, end = "hour", end+1
+			switch adverb, ok := perAdverbs[w(end)]; {
+			case ok:
+				per, end = adverb, end+1
 			case j > end && (hourUnits[w(j)] || monthUnits[w(j)]):
 				per, end = w(j), j+1
 			case j > end && strings.HasPrefix(w(j), "/") && hourUnits[w(j)[1:]]:
@@ -79,12 +80,12 @@ func readMoney(input string, toks []token) ([]token, Money) {
 		}
 		per = strings.TrimPrefix(strings.TrimPrefix(per, "gpu/"), "gpu-")
 		switch {
-		case hourUnits[per] || per == "gpuhour" || per == "hours":
+		case hourUnits[per] || hoursGlued[per]:
 			if m.USDPerGPUHour > 0 || v > maxGPUHourUSD {
 				continue
 			}
 			from := i
-			if w(i-1) == "at" || w(i-1) == "@" {
+			if priceAt[w(i-1)] {
 				from = i - 1 // "at $2/h"
 			}
 			m.USDPerGPUHour, m.PriceWords = v, span(input, toks, from, end)
@@ -121,13 +122,12 @@ func readMoney(input string, toks []token) ([]token, Money) {
 // 5k"): money without its currency sign.
 func afterBudget(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
-		switch low(toks[j]) {
-		case "budget", "budget:":
+		switch k := low(toks[j]); {
+		case budgetWords[k]:
 			return true
-		case "is", "of", "about", "around", "~", "like", "roughly", "maybe":
-			continue
+		case !budgetBetween[k]:
+			return false
 		}
-		return false
 	}
 	return false
 }
@@ -154,11 +154,7 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 	if !ok || n.neg {
 		return 0, "", 0, false
 	}
-	exp, known := suffixExp[n.suffix]
-	if !known {
-		return 0, "", 0, false
-	}
-	n.exp += exp
+	n.exp += n.scale()
 	v := exactFloat(n)
 	used := 1
 	// "$2,000": the comma split the thousands off.
@@ -181,7 +177,7 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 		// "5k usd", "2k dollars", "5k usd/month"
 		next := strings.ToLower(toks[i+used].raw)
 		cur, glued, _ := strings.Cut(next, "/")
-		if cur == "budget" && unit == "" && n.suffix != "" { // "12k budget"; "4090 budget" is a card
+		if budgetWords[cur] && unit == "" && n.suffix != "" && v > 0 { // "12k budget"; "4090 budget" is a card; "0k budget" no amount
 			// "a 12k budget/month": the amount is the budget's.
 			if glued != "" {
 				unit = "/" + glued

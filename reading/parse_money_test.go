@@ -1,6 +1,7 @@
 package reading
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -54,4 +55,27 @@ func TestParseMoney(t *testing.T) {
 	if p.Money != (Money{}) || len(p.Unused) != 1 || p.Unused[0] != "$100/day" {
 		t.Errorf("$100/day: money %+v, unused %q; want none read and the words not used", p.Money, p.Unused)
 	}
+}
+
+// FuzzReadMoney: never panics; an amount read is positive and within its
+// bound, comes with the words that said it, which are in the question,
+// and a budget a month has an amount.
+func FuzzReadMoney(f *testing.F) {
+	for _, s := range []string{"$5k/month", "budget is $2000", "at 2.5$/hr", "$2.50 per gpu hour", "5k usd", "2k dollars a month",
+		"$2,000", "$1.2k monthly at $3/hr", "budget is like 5k", "a 12k budget/month", "@ $2 hourly", "$2/hours"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		toks, err := lex(q)
+		if err != nil {
+			return
+		}
+		_, m := readMoney(q, toks)
+		bad := m.BudgetUSD < 0 || m.BudgetUSD > maxBudgetUSD || m.USDPerGPUHour < 0 || m.USDPerGPUHour > maxGPUHourUSD ||
+			(m.BudgetUSD > 0) != (m.BudgetWords != "") || (m.USDPerGPUHour > 0) != (m.PriceWords != "") ||
+			m.PerMonth && m.BudgetUSD == 0 || !strings.Contains(q, m.BudgetWords) || !strings.Contains(q, m.PriceWords)
+		if bad {
+			t.Fatalf("readMoney(%q) = %+v", q, m)
+		}
+	})
 }

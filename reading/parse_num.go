@@ -1,6 +1,7 @@
 package reading
 
 import (
+	"maps"
 	"math"
 	"strconv"
 )
@@ -15,12 +16,38 @@ type number struct {
 	suffix string // "", "k", "m", "b" or "t" (words like "billion" normalised)
 }
 
-// suffixes maps what may follow a number in one word to its one-letter form.
-var suffixes = map[string]string{
-	"k": "k", "thousand": "k",
-	"m": "m", "mn": "m", "mil": "m", "million": "m",
-	"b": "b", "bn": "b", "billion": "b",
-	"t": "t", "tn": "t", "trillion": "t",
+// suffixes maps what may follow a number in one word to its one-letter
+// form: the scale words ("2thousand", "5bn") and the letters and short
+// forms said only glued ("4k", "10mil") (vocab.txt: the sets
+// scale_SUFFIX and suffix_SUFFIX).
+var suffixes = func() map[string]string {
+	s := vocab.values("suffix")
+	maps.Copy(s, scaleWords)
+	return s
+}()
+
+// The scales a number's suffix stands for, as powers of ten
+// (number.scale): "4k" is thousands, "7b" billions.
+const (
+	scaleOne      = 0
+	scaleThousand = 3
+	scaleMillion  = 6
+	scaleBillion  = 9
+	scaleTrillion = 12
+)
+
+// suffixExp is the power of ten each suffix stands for.
+var suffixExp = map[string]int{"": scaleOne, "k": scaleThousand, "m": scaleMillion, "b": scaleBillion, "t": scaleTrillion}
+
+// scale is the power of ten n's suffix stands for: scaleOne for "4096",
+// scaleThousand for "4k".
+func (n number) scale() int { return suffixExp[n.suffix] }
+
+// sizeScaled reports whether n is scaled as a model's size is said, in
+// millions or billions of parameters ("350m", "7b").
+func (n number) sizeScaled() bool {
+	s := n.scale()
+	return s == scaleMillion || s == scaleBillion
 }
 
 // parseNumber reads a word such as "4096", "4k", "1.5b", "-5b", "1e30" or
@@ -154,29 +181,16 @@ func (n number) scaled(unit int64) (int64, bool) {
 // decimalUnit is the multiplier of a suffix for counts of parameters and
 // tokens: k = 10^3, m = 10^6, b = 10^9, t = 10^12.
 func decimalUnit(suffix string) int64 {
-	switch suffix {
-	case "k":
-		return 1e3
-	case "m":
-		return 1e6
-	case "b":
-		return 1e9
-	case "t":
-		return 1e12
+	u := int64(1)
+	for range suffixExp[suffix] {
+		u *= 10
 	}
-	return 1
+	return u
 }
 
 // contextUnit is the multiplier of a suffix for a context length, where
 // "4k" means 4,096 and "128k" 131,072 as model cards use them.
+// A thousand is 2^10, a million 2^20, a billion or more 2^30.
 func contextUnit(suffix string) int64 {
-	switch suffix {
-	case "k":
-		return 1 << 10
-	case "m":
-		return 1 << 20
-	case "b", "t":
-		return 1 << 30
-	}
-	return 1
+	return 1 << (min(suffixExp[suffix], scaleBillion) / scaleThousand * 10)
 }

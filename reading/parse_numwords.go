@@ -13,17 +13,48 @@ import (
 // (the serving load, the deadline, the counts) reads "twenty a100s" as
 // it reads "20 a100s", and a number word that counts nothing is reported
 // as a number without a meaning, never silently dropped.
+// The words are vocab.txt's, by value: the sets number_unit_N,
+// number_teen_N and number_tens_N.
 var (
-	unitWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-	teenWords = map[string]int{"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	unitWords = numberValues("number_unit")
+	teenWords = numberValues("number_teen")
 	// tensWords is a list, not a map: every word of every question is
 	// tried against each as a prefix ("twenty-four").
-	tensWords = []struct {
-		word string
-		tens int
-	}{{"twenty", 20}, {"thirty", 30}, {"forty", 40}, {"fourty", 40}, {"fifty", 50}, {"sixty", 60},
-		{"seventy", 70}, {"eighty", 80}, {"ninety", 90}}
+	tensWords = func() []tensWord {
+		var list []tensWord
+		for w, v := range numberValues("number_tens") {
+			list = append(list, tensWord{w, v})
+		}
+		return list
+	}()
+)
+
+// tensWord is a word of tens and its value: "twenty", 20.
+type tensWord struct {
+	word string
+	tens int
+}
+
+// numberValues is the words of vocab.txt's sets base_N, each with its
+// number N.
+func numberValues(base string) map[string]int {
+	words := map[string]int{}
+	for w, n := range vocab.values(base) {
+		v, err := strconv.Atoi(n)
+		if err != nil {
+			panic("reading: vocab.txt: the sets " + base + "_N need a number N: " + err.Error())
+		}
+		words[w] = v
+	}
+	return words
+}
+
+// The words that join number words (vocab.txt, its parse_numwords.go
+// section): "a hundred", "two hundred and fifty", "a couple of thousand".
+var (
+	numberArticle  = vocab.set("number_article")
+	numberHundred  = vocab.set("number_hundred")
+	numberThousand = vocab.set("number_thousand")
 )
 
 // maxVocabCount is the largest number word the vocabulary reads as a
@@ -71,14 +102,14 @@ func belowHundred(toks []token, i int) (int, int) {
 // twenty"). It reports the value and the tokens used.
 func hundredsAt(toks []token, i int) (int, int) {
 	v, n := belowHundred(toks, i)
-	if i+n < len(toks) && toks[i+n].key == "hundred" {
+	if i+n < len(toks) && numberHundred[toks[i+n].key] {
 		if n == 0 {
 			v = 1 // "hundred", "a hundred"
 		}
 		v *= 100
 		n++
 		j := i + n
-		if j < len(toks) && toks[j].key == "and" {
+		if j < len(toks) && andWords[toks[j].key] {
 			j++
 		}
 		if r, m := belowHundred(toks, j); m > 0 {
@@ -95,12 +126,12 @@ func hundredsAt(toks []token, i int) (int, int) {
 // thousand users" is 2000 users, not a batch). It reports the value
 // and the tokens used.
 func numberWordAt(toks []token, i int) (int, int) {
-	if i+1 < len(toks) && toks[i].key == "a" && (toks[i+1].key == "hundred" || toks[i+1].key == "thousand") {
+	if i+1 < len(toks) && numberArticle[toks[i].key] && (numberHundred[toks[i+1].key] || numberThousand[toks[i+1].key]) {
 		v, n := numberWordAt(toks, i+1) // "a thousand": the "a" is quoted with it
 		return v, n + 1
 	}
 	v, n := hundredsAt(toks, i)
-	if i+n >= len(toks) || toks[i+n].key != "thousand" || v >= 1000 {
+	if i+n >= len(toks) || !numberThousand[toks[i+n].key] || v >= 1000 {
 		return v, n
 	}
 	if n == 0 {
@@ -109,7 +140,7 @@ func numberWordAt(toks []token, i int) (int, int) {
 	v *= 1000
 	n++
 	j := i + n
-	if j < len(toks) && toks[j].key == "and" {
+	if j < len(toks) && andWords[toks[j].key] {
 		j++
 	}
 	if r, m := hundredsAt(toks, j); m > 0 && r < 1000 {
@@ -123,9 +154,10 @@ func numberWordAt(toks []token, i int) (int, int) {
 // couple of thousand", "several k") are read as a number so that the
 // load is sized, and the reading is said: a few is 3, a couple 2 and
 // several 5 ("a few hundred users" is 300, not 100).
+// The words are vocab.txt's sets vague_count_N and vague_scale_N.
 var (
-	vagueWords = map[string]int{"few": 3, "couple": 2, "several": 5}
-	vagueScale = map[string]int{"hundred": 100, "hundreds": 100, "thousand": 1000, "thousands": 1000, "k": 1000}
+	vagueWords = numberValues("vague_count")
+	vagueScale = numberValues("vague_scale")
 )
 
 // vagueCountAt reads a vague count of hundreds or thousands at toks[i]
@@ -133,7 +165,7 @@ var (
 // k"). It reports the value and the tokens used (0 when there is none).
 func vagueCountAt(toks []token, i int) (int, int) {
 	j := i
-	if j < len(toks) && toks[j].key == "a" {
+	if j < len(toks) && numberArticle[toks[j].key] {
 		j++
 	}
 	if j >= len(toks) || toks[j].ignorable {
@@ -144,7 +176,7 @@ func vagueCountAt(toks []token, i int) (int, int) {
 		return 0, 0
 	}
 	j++
-	if j < len(toks) && toks[j].key == "of" {
+	if j < len(toks) && ofWords[toks[j].key] {
 		j++
 	}
 	if j >= len(toks) || toks[j].ignorable {
@@ -166,10 +198,13 @@ var numberUnits = vocab.values("numunit")
 // read as its digits wherever they are (vocab.txt: the sets numword_N).
 var numberWords = vocab.values("numword")
 
+// sizeUnits are the numberUnits of billions: "b", "billion".
+var sizeUnits = vocab.set("numunit_b")
+
 // sizeApart reports whether tokens i and i+1 are a model size typed
 // with a space: digits, then "b" or "billion" ("13 b", "70 billion").
 func sizeApart(toks []token, i int) bool {
-	if i+1 >= len(toks) || numberUnits[toks[i+1].key] != "b" {
+	if i+1 >= len(toks) || !sizeUnits[toks[i+1].key] {
 		return false
 	}
 	n, err := strconv.Atoi(toks[i].key)

@@ -31,16 +31,8 @@ const contextKey = "context"
 // quoted as the asker wrote them; a number said after its noun ("context
 // 128k") keeps it. toks is rewritten in place.
 func classQuantities(toks []token) []token {
-	key := func(i int) string {
-		switch {
-		case i < 0 || i >= len(toks) || toks[i].ignorable:
-			return ""
-		case strings.Contains(toks[i].raw, "/"):
-			return toks[i].low // "tok/s" keys as "s": the word is "tok/s"
-		}
-		return toks[i].key
-	}
 	toks = unglue(toks)
+	key := unitKeysOf(toks)
 	out := toks[:0]
 	for i := 0; i < len(toks); {
 		if m, ok := vocab.slot("bound", key, i); ok && numberStart(key(i+m.n)) {
@@ -126,6 +118,22 @@ func classQuantities(toks []token) []token {
 	return out
 }
 
+// unitKeysOf reads the keys of toks for the slot patterns of quantities
+// and deadlines: as keysOf does, but "" for an ignorable word, and a word
+// with a slash as said ("tok/s", which keys as "s"; "docs/day" is a rate,
+// not a day).
+func unitKeysOf(toks []token) func(int) string {
+	return func(i int) string {
+		switch {
+		case i < 0 || i >= len(toks) || toks[i].ignorable:
+			return ""
+		case strings.Contains(toks[i].raw, "/"):
+			return toks[i].low
+		}
+		return toks[i].key
+	}
+}
+
 // memoryNotBefore are the words a bare memory figure after a card may
 // not come before: they say what the number counts ("h100 80 users").
 var memoryNotBefore = vocab.set("memory_not_before")
@@ -169,8 +177,8 @@ func typedQuantity(key string) bool {
 // clockTime reports whether a word is a time of day: "5pm", "9am" (the
 // unslotted_clock set), "17:00", "5:30pm".
 func clockTime(key string) bool {
-	if _, unit, ok := vocab.gluedAt("UNSLOTTED", key); ok {
-		return unit == "clock"
+	if num, _, ok := vocab.gluedAt("UNSLOTTED", key); ok {
+		return clockUnits[key[len(num):]]
 	}
 	for _, layout := range []string{"15:04", "3:04pm", "3:04am"} {
 		if _, err := time.Parse(layout, key); err == nil {
@@ -179,6 +187,9 @@ func clockTime(key string) bool {
 	}
 	return false
 }
+
+// clockUnits are the units of a time of day: "am", "pm".
+var clockUnits = vocab.set("unslotted_clock")
 
 // boundGlued are comparators glued to a number ("≥15", "sub-100ms",
 // "300+", "~300ish"), by where they are glued (vocab.txt: bound_prefix,
