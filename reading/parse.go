@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/fitbot/fitbot/sizing"
@@ -102,11 +103,7 @@ type NameSpan struct {
 // problem, so that a caller can tell a question that named no model or
 // method (worth another reading) from one with a bad number in it.
 func Parse(input string) (Request, error) {
-	r, err := parseWith(input, catalogLexicon{})
-	if toks, lexErr := lex(input); lexErr == nil {
-		r.Emit = emitAsked(toks)
-	}
-	return r, err
+	return parseWith(input, catalogLexicon{})
 }
 
 // lexicon is what the parser needs of the model and GPU catalogs: exact
@@ -255,8 +252,8 @@ type runWords struct {
 	epochs   said[int]
 	docs     docsSaid    // a count of documents: a batch job or examples (docJob)
 	short    shortTokens // "~1k tokens": a request's length when serving, else refused
-	seqOther seqSaid     // a second context length said, settled once the model is known (settleSeqPair)
-	window   seqSaid     // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+	seqOther said[int]   // a second context length said, settled once the model is known (settleSeqPair)
+	window   said[int]   // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
 }
 
 // cardWords is what was said of the cards and machines beside their
@@ -281,47 +278,75 @@ type passes struct {
 	gpuHours gpuHoursWords // the GPU-hours budget or ask
 	deadline Deadline
 	money    Money
+	emit     string // the launch config asked (emitAsked), from the words as lexed
 }
 
 // parseWith is Parse with the catalogs behind lx: one pass over the
 // tokens, each step taking the longest reading that starts at a token,
 // then the decisions that need the whole question (finish).
 func parseWith(input string, lx lexicon) (Request, error) {
-	first, p, err := parsePass(input, lx)
-	if p == nil || len(p.fixes) == 0 {
+	p := parsers.Get().(*parser)
+	defer parsers.Put(p)
+	first, words, err := parsePass(p, input, lx)
+	if !words {
+		return first, err
+	}
+	first.Emit = p.before.emit
+	if len(p.fixes) == 0 {
 		return first, err
 	}
 	// Read the question again with the typos corrected; keep that reading
 	// when it is understood (a problem is reported in the asker's words).
 	text, notes := p.corrected()
-	second, _, err2 := parsePass(text, lx)
+	again := parsers.Get().(*parser)
+	defer parsers.Put(again)
+	second, _, err2 := parsePass(again, text, lx)
 	if err2 != nil {
 		return first, err
 	}
 	second.Notes = append(notes, second.Notes...)
+	second.Emit = first.Emit
 	return second, nil
 }
 
-// parsePass is one reading of a question, with the Try of its problem;
-// the parser is nil when the text could not be split into words.
-func parsePass(input string, lx lexicon) (Request, *parser, error) {
-	p, err := read(input, lx)
-	if err != nil {
-		return Request{}, nil, err
+// parsers are parsers to read into: a parser is a few kilobytes, which
+// each question would otherwise allocate. Nothing a parse returns points
+// into its parser, which read empties before it reads.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+// parsePass is one reading of a question into p, with the Try of its
+// problem; words is false when the text could not be split into words.
+func parsePass(p *parser, input string, lx lexicon) (r Request, words bool, err error) {
+	if err := p.read(input, lx); err != nil {
+		return Request{}, false, err
 	}
 	if p.err == nil {
-		return p.result(), p, nil
+		return p.result(), true, nil
 	}
 	p.err.Hint = p.tryLine()
-	return p.result(), p, p.err
+	return p.result(), true, p.err
 }
 
 // read is one reading of a question without the Try of its problem.
 func read(input string, lx lexicon) (*parser, error) {
-	toks, err := lex(input)
-	if err != nil {
+	p := new(parser)
+	if err := p.read(input, lx); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// read is one reading of a question into p, emptied first, without the
+// Try of its problem.
+func (p *parser) read(input string, lx lexicon) error {
+	spare := p.toks[:cap(p.toks)] // the last question's tokens' array, read into again
+	clear(spare)
+	*p = parser{}
+	toks, err := lexInto(spare, input)
+	if err != nil {
+		return err
+	}
+	emit := emitAsked(toks)
 	toks, vague := readNumberWords(toks)
 	toks, gpuHours := readGPUHours(input, toks)
 	toks, ask := readAsk(input, toks)
@@ -332,8 +357,8 @@ func read(input string, lx lexicon) (*parser, error) {
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
 	}
-	p := &parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
-		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money}, cards: cardWords{noteAt: -1}}
+	*p = parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
+		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money, emit: emit}, cards: cardWords{noteAt: -1}}
 	for _, n := range slices.Concat(vague, ask.notes, serve.notes) {
 		p.note(n)
 	}
@@ -365,7 +390,7 @@ func read(input string, lx lexicon) (*parser, error) {
 	}
 	p.settleClosedProducts()
 	p.finish()
-	return p, nil
+	return nil
 }
 
 // text is tokens [from, to) as the asker wrote them.
@@ -378,14 +403,11 @@ func (p *parser) ignore(from, to int) {
 	}
 }
 
-// note records an assumption once.
+// note records an assumption once; "" is none.
 func (p *parser) note(s string) {
-	for _, n := range p.notes {
-		if n == s {
-			return
-		}
+	if s != "" && !slices.Contains(p.notes, s) {
+		p.notes = append(p.notes, s)
 	}
-	p.notes = append(p.notes, s)
 }
 
 // claim records that words gave field f. When other words already gave
@@ -411,6 +433,16 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	return false
 }
 
+// setSaid puts v, said in words, in *dst, field f of the Query, unless
+// other words said another value (claim); it reports whether it did.
+func setSaid[T comparable](p *parser, f field, dst *T, v T, words string) bool {
+	if !p.claim(f, *dst == v, words) {
+		return false
+	}
+	*dst = v
+	return true
+}
+
 // lookup finds the longest known phrase or catalog name starting at token
 // i. It reports the meaning and the number of tokens it covers (0 when
 // none). At the start of a clause (first is true) a window may not begin
@@ -427,8 +459,9 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// Catalog names neither start with nor contain one of our words, so
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
-	if w, ok := phrases[toks[i].key]; ok {
-		if first && w.kind == kindFiller && !fillerPhraseStarts[toks[i].key] {
+	w0, known := phrases[toks[i].key]
+	if known {
+		if first && w0.kind == kindFiller && !fillerPhraseStarts.has(toks[i].key) {
 			last = i + 1
 		}
 	} else {
@@ -444,7 +477,11 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	b := buf[:0]
 	for end := i + 1; end <= last; end++ {
 		b = append(b, toks[end-1].key...)
-		if w, ok := phrases[string(b)]; ok {
+		w, ok := w0, known // the first word alone, looked up above
+		if end > i+1 {
+			w, ok = phrases[string(b)]
+		}
+		if ok {
 			best, bestN = w, end-i
 		}
 		if !phrasePrefixes[string(b)] {
@@ -459,7 +496,7 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// so the canonical form Format writes reads back the same.
 	if nameEnd > i+1 && strings.ContainsRune(toks[i].raw, '-') {
 		// A variant word after it ("phi-4 mini") makes a longer name.
-		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords[toks[i+1].key] {
+		if id, note, ok := p.lex.matchModel(toks[i].raw); ok && strings.EqualFold(id, toks[i].raw) && !variantWords.has(toks[i+1].key) {
 			return word{kind: kindModel, val: id, note: note}, 1
 		}
 	}
@@ -490,8 +527,11 @@ func (p *parser) severalModels(i int) bool {
 	if w, ok := phrases[k]; ok && w.kind == kindCount {
 		count = w.n
 	} else if k != "" && isDigit(k[0]) {
-		if v, err := strconv.Atoi(strings.TrimSuffix(k, "x")); err == nil {
-			count = v
+		// Digits only first: Atoi's error on "7b" allocates.
+		if s := strings.TrimSuffix(k, "x"); strings.Trim(s, "0123456789") == "" {
+			if v, err := strconv.Atoi(s); err == nil {
+				count = v
+			}
 		}
 	}
 	j := i + 1
@@ -511,10 +551,6 @@ func (p *parser) severalModels(i int) bool {
 		quote(p.text(i, j+m+1)), count), nil)
 	return true
 }
-
-// fillerPhraseStarts are filler words that start phrases of their own:
-// "long context", "on cpu", "as fast as possible".
-var fillerPhraseStarts = vocab.set("filler_phrase_starts")
 
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
@@ -537,7 +573,7 @@ func (p *parser) step(i int) int {
 	if n := p.closed(i); n > 0 {
 		return n
 	}
-	if outsideFirst[p.toks[i].key] { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
+	if outsideFirst.has(p.toks[i].key) { // "deepseek" alone is DeepSeek-V3; "deepseek coder v2" is not
 		if n := p.outside(i); n > 0 {
 			return n
 		}
@@ -566,16 +602,14 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
-		if w.note != "" {
-			p.note(w.note) // "fp32 states": read, and said how
-		}
+		p.note(w.note) // "fp32 states": read, and said how
 	case kindVague:
 		p.ignore(i, i+n)
 		p.unread.unused = append(p.unread.unused, words)
 	case kindSeqKey, kindBatchKey, kindRankKey, kindUnusedKey, kindAccumKey, kindGlobalBatchKey, kindParallelKey:
 		return n + p.keyed(w, i, n)
 	case kindNodeWord:
-		if i > 0 && multiWords[p.toks[i-1].key] {
+		if i > 0 && multiWords.has(p.toks[i-1].key) {
 			// "multi node training ... across 2 nodes": no count, like
 			// "multi-node", not one node.
 			p.ignore(i, i+n)
@@ -624,13 +658,13 @@ func (p *parser) step(i int) int {
 		}
 		return p.gpuWithCount(i, n, w)
 	case kindTrainVerb:
-		if w.val != "" && i+n < len(p.toks) && trainedWords[p.toks[i+n].key] {
+		if w.val != "" && i+n < len(p.toks) && trainedWords.has(p.toks[i+n].key) {
 			// "serve a dpo tuned llama": how the model was made, not a run.
 			p.ignore(i, i+n+1)
 			p.note(fmt.Sprintf("%s read as how the model was trained, not as training to size", quote(p.text(i, i+n+1))))
 			return n + 1
 		}
-		if trainedWords[strings.ReplaceAll(keyOf(words), " ", "")] && i > 0 && ownerWords[p.toks[i-1].key] {
+		if trainedWords.has(strings.ReplaceAll(keyOf(words), " ", "")) && i > 0 && ownerWords.has(p.toks[i-1].key) {
 			// "our fine-tuned llama": the model, not a run.
 			p.ignore(i, i+n)
 			if u := len(p.unread.unused) - 1; u >= 0 && p.unread.unused[u] == p.toks[i-1].raw {
@@ -639,7 +673,7 @@ func (p *parser) step(i int) int {
 			p.note(fmt.Sprintf("%s read as how the model was made, not as training to size", quote(p.text(i-1, i+n))))
 			return n
 		}
-		if scratchWords[strings.ReplaceAll(keyOf(words), " ", "")] {
+		if scratchWords.has(strings.ReplaceAll(keyOf(words), " ", "")) {
 			p.q.FromScratch = true
 		}
 		p.apply(w, words)
@@ -648,15 +682,6 @@ func (p *parser) step(i int) int {
 	}
 	return n
 }
-
-// saysScratch reports whether the question trains from random weights
-// anywhere in it ("pretrain", "from scratch").
-func (p *parser) saysScratch() bool {
-	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords[t.key] })
-}
-
-// scratchWords train a model from random weights: pretraining.
-var scratchWords = vocab.set("scratch")
 
 // versionedName is the end of a version number and a model size at
 // token k ("1.6 34b" after "llava"), or 0 when they are not there.
@@ -667,16 +692,11 @@ func (p *parser) versionedName(k int) int {
 	if v, ok := parseNumber(p.toks[k].key); !ok || v.suffix != "" || v.neg {
 		return 0
 	}
-	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords[p.toks[k+1].key] {
+	if _, _, ok := sizeSaid(p.toks[k+1].key); !ok && !variantWords.has(p.toks[k+1].key) {
 		return 0 // "jamba 1.5 mini" names another model as "llava 1.6 34b" does
 	}
 	return k + 2
 }
-
-// variantWords name a model's size or kind within a family ("phi-3
-// medium", "llama 3.2 vision"): after a catalog name that lacks it, the
-// asker meant another model, not the catalog's.
-var variantWords = vocab.set("variant_words")
 
 // variantAfter is the variant word at token k ("medium") when the catalog
 // model id just read does not carry it: "phi-3 medium" is not the Phi-3
@@ -693,7 +713,7 @@ func (p *parser) variantAfter(k int, id, words string) string {
 			return strings.ToUpper(size)
 		}
 	}
-	if !variantWords[p.toks[k].key] || strings.Contains(strings.ToLower(id), p.toks[k].key) {
+	if !variantWords.has(p.toks[k].key) || strings.Contains(strings.ToLower(id), p.toks[k].key) {
 		return ""
 	}
 	if k+1 < len(p.toks) {
@@ -728,7 +748,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 			return false
 		}
 	}
-	p.run.window = seqSaid{int(v), p.toks[k].raw}
+	p.run.window = said[int]{int(v), p.toks[k].raw}
 	return true
 }
 
@@ -744,14 +764,6 @@ func nearSize(id string, params int64) bool {
 	return r > 0.75 && r < 1.3
 }
 
-// trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model
-// was made.
-// ownerWords before "fine-tuned" or "trained" make it describe a model
-// ("our fine-tuned llama"), not ask for a run ("can it be fine-tuned").
-var ownerWords = vocab.set("owner_words")
-
-var trainedWords = vocab.set("trained_words")
-
 // apply records a word that stands alone: a method, optimizer, precision,
 // quantisation, ZeRO stage, offload or checkpointing setting.
 func (p *parser) apply(w word, words string) {
@@ -764,20 +776,17 @@ func (p *parser) apply(w word, words string) {
 			p.q.Alignment = w.val
 		}
 	case kindOptimizer:
-		if p.claim(fOptimizer, p.q.Optimizer == sizing.Optimizer(w.val), words) {
-			p.q.Optimizer = sizing.Optimizer(w.val)
-		}
+		setSaid(p, fOptimizer, &p.q.Optimizer, sizing.Optimizer(w.val), words)
 	case kindPrecision:
-		if p.claim(fPrecision, p.q.Precision == sizing.Precision(w.val), words) {
-			p.q.Precision = sizing.Precision(w.val)
-			if fullPrecision[keyOf(strings.Join(strings.Fields(words), ""))] { // "full precision", "full-precision"
+		if setSaid(p, fPrecision, &p.q.Precision, sizing.Precision(w.val), words) {
+			if fullPrecision.has(keyOf(strings.Join(strings.Fields(words), ""))) { // "full precision", "full-precision"
 				// Said of a model released in FP8 or bf16 it may mean
 				// unquantised: say the reading.
 				p.note(fmt.Sprintf("%s taken as fp32, 4 bytes a weight; say bf16 or fp8 for the unquantised 16-bit or released 8-bit weights", quote(words)))
 			}
 		}
 	case kindQuant:
-		p.setQuant(sizing.Quant(w.val), words)
+		setSaid(p, fQuant, &p.q.Quant, sizing.Quant(w.val), words)
 	case kindInt4:
 		p.weights.int4 = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
@@ -789,9 +798,7 @@ func (p *parser) apply(w word, words string) {
 		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
-		if p.claim(fKV, p.q.KVPrecision == sizing.Precision(w.val), words) {
-			p.q.KVPrecision = sizing.Precision(w.val)
-		}
+		setSaid(p, fKV, &p.q.KVPrecision, sizing.Precision(w.val), words)
 	case kindZeRO:
 		stage := w.n
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
@@ -823,9 +830,7 @@ func (p *parser) apply(w word, words string) {
 		p.deepspeed = true
 		p.unread.ignored = append(p.unread.ignored, words)
 	case kindOffload:
-		if p.claim(fOffload, p.q.Offload == sizing.Offload(w.val), words) {
-			p.q.Offload = sizing.Offload(w.val)
-		}
+		setSaid(p, fOffload, &p.q.Offload, sizing.Offload(w.val), words)
 	case kindCkpt:
 		on := w.n == 1
 		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
@@ -857,9 +862,7 @@ func (p *parser) apply(w word, words string) {
 		p.unread.ignored = append(p.unread.ignored, words)
 		return
 	}
-	if w.note != "" {
-		p.note(w.note)
-	}
+	p.note(w.note)
 }
 
 // keyed reads the number after a keyword such as "seq", "bs" or "rank"
@@ -881,7 +884,7 @@ func (p *parser) keyed(w word, i, n int) int {
 		return 0
 	}
 	num, ok := parseNumber(p.toks[j].key)
-	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !tokensWordAt(p.toks, j+1) {
+	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !p.is(j+1, tokenWords) { // "seq 4070 tokens" is a length
 		p.ignore(i, i+n)
 		return 0
 	}
@@ -893,11 +896,11 @@ func (p *parser) keyed(w word, i, n int) int {
 	case kindSeqKey:
 		p.setSeq(num, all)
 	case kindBatchKey:
-		p.setBatch(num, all)
+		p.setNum(fBatch, num, all)
 	case kindRankKey:
-		p.setRank(num, all)
+		p.setNum(fRank, num, all)
 	case kindAccumKey:
-		p.setAccum(num, all)
+		p.setNum(fAccum, num, all)
 	case kindParallelKey:
 		p.setParallel(w.val, num, all)
 	case kindGlobalBatchKey:
@@ -937,7 +940,7 @@ func (p *parser) numeric(i int, num number) int {
 			}
 		}
 	}
-	if j < len(p.toks) && num.suffix == "" && gbUnits[p.toks[j].key] {
+	if j < len(p.toks) && num.suffix == "" && gbUnits.has(p.toks[j].key) {
 		if gb, ok := num.scaled(1); ok && gb > 0 && gb <= maxTypedGB {
 			return p.memoryAt(i, j+1-i, int(gb))
 		}
@@ -973,7 +976,7 @@ func (p *parser) numeric(i int, num number) int {
 			return j + m - i
 		}
 	case kindBatchWord:
-		p.setBatch(num, all)
+		p.setNum(fBatch, num, all)
 		return j + m - i
 	case kindUnusedWord:
 		p.ignore(i, j+m)
@@ -997,12 +1000,6 @@ func (p *parser) numeric(i int, num number) int {
 	return j - i
 }
 
-// lengthDescribers may stand, one or two of them, between a length and
-// what it is the length of: "16k rag context", "4k system prompt", "2k
-// text tokens". "text" alone after a length is its tokens ("images + 2k
-// text").
-var lengthDescribers = vocab.set("length_describers")
-
 // describedLength reads, from token j after a number, one or two words of
 // lengthDescribers then a context word ("rag context", "rag ctx") or a
 // tokens word ("text tokens"), or "text" alone: the describers' count, the
@@ -1010,7 +1007,7 @@ var lengthDescribers = vocab.set("length_describers")
 // and the token after it all; 0 when they are not there.
 func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 	for d = 1; d <= 2 && j+d <= len(p.toks); d++ {
-		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers[t.key] {
+		if t := p.toks[j+d-1]; t.ignorable || !lengthDescribers.has(t.key) {
 			break
 		}
 		k := j + d
@@ -1023,30 +1020,12 @@ func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 				return d, kindTokensWord, k + m
 			}
 		}
-		if lengthText[p.toks[k-1].key] {
+		if lengthText.has(p.toks[k-1].key) {
 			return d, kindTokensWord, k
 		}
 	}
 	return 0, 0, 0
 }
-
-// exampleWords count the examples of a dataset: "50k examples of 1k
-// tokens" is a token budget.
-var exampleWords = vocab.set("example_words")
-
-// exampleKinds may stand between a count of examples and their noun:
-// "100k chat samples", "5k support tickets".
-var exampleKinds = vocab.set("example_kinds")
-
-// lengthLeads are the words between a count of examples and their
-// length: "of", "with", "avg", "averaging", "each" ("10k samples avg
-// 2k tokens" is a length of 2k, not a 2k-token budget).
-var lengthLeads = vocab.set("length_leads")
-
-// docNouns are what a batch job of documents counts ("embed 5M
-// documents", "index 2M chunks"): with an encoder and no training said,
-// a count of them is a DocJob (finish), else examples as before.
-var docNouns = vocab.set("doc_nouns")
 
 // docsSaid is a count of documents read by examples, decided in finish:
 // a batch job, or a dataset's examples.
@@ -1065,27 +1044,27 @@ type docsSaid struct {
 // tokens used, 0 when no examples of a length follow.
 func (p *parser) examples(i, j int, num number) int {
 	key := keysOf(p.toks) // an ignorable token has no key
-	if exampleKinds[key(j)] && exampleWords[key(j+1)] {
+	if exampleKinds.has(key(j)) && exampleWords.has(key(j+1)) {
 		j++ // "100k chat samples"
 	}
-	if !exampleWords[key(j)] {
+	if !exampleWords.has(key(j)) {
 		return 0
 	}
-	doc := docNouns[key(j)] && p.run.docs.count == 0
+	doc := docNouns.has(key(j)) && p.run.docs.count == 0
 	// monthly reads "a month", "each month" after the documents (k: the
 	// token after them) and reports the tokens it used.
 	monthly := func(k int) int {
 		if !doc {
 			return 0
 		}
-		n := slotLen("docs_monthly", key, k)
+		n := slotLen(docsMonthlySlot, key, k)
 		if n > 0 {
 			p.run.docs.monthly = p.text(k, k+n)
 		}
 		return n
 	}
 	k := j + 1
-	for n := 0; n < 4 && lengthLeads[key(k)]; n++ {
+	for n := 0; n < 4 && lengthLeads.has(key(k)); n++ {
 		k++ // "of", "avg", "at an average of", "each"
 	}
 	// "50k examples" with no length: sequences of the run's length,
@@ -1122,7 +1101,7 @@ func (p *parser) examples(i, j int, num number) int {
 		return noLength()
 	}
 	k++
-	k += slotLen("each_after", key, k)
+	k += slotLen(eachAfterSlot, key, k)
 	count, ok1 := num.scaled(decimalUnit(num.suffix))
 	per, ok2 := length.scaled(decimalUnit(length.suffix))
 	if !ok1 || !ok2 || num.neg || length.neg || count < 1 || per < 1 {
@@ -1156,15 +1135,12 @@ func (p *parser) exampleBudget(count, per int64, words string) {
 	}
 }
 
-// teamWords are groups whose size counts users: "a team of 15".
-var teamWords = vocab.set("team_words")
-
 // teamOf reads a count after "team of" (num at i, j the token after it)
 // as concurrent users when no word after it says what it counts ("our
 // team of 15": batch 15; "team of 15 devs" is read by the users word).
 // It reports the tokens used, 0 when no team precedes.
 func (p *parser) teamOf(i, j int, num number) int {
-	if i < 2 || !ofWords[p.toks[i-1].key] || !teamWords[p.toks[i-2].key] || num.suffix != "" || !num.isInteger() {
+	if i < 2 || !ofWords.has(p.toks[i-1].key) || !teamWords.has(p.toks[i-2].key) || num.suffix != "" || !num.isInteger() {
 		return 0
 	}
 	if j < len(p.toks) && !p.toks[j].ignorable {
@@ -1176,13 +1152,9 @@ func (p *parser) teamOf(i, j int, num number) int {
 			return 0
 		}
 	}
-	p.setBatch(num, p.text(i-2, j))
+	p.setNum(fBatch, num, p.text(i-2, j))
 	return j - i
 }
-
-// hedgeWords may stand between a keyword and its number: "context like
-// 32k", "context to 32k", "batch of about 8".
-var hedgeWords = vocab.set("keyword_hedge")
 
 // lengthAt reports whether token k is a number that could be a context
 // length ("4096", "8k"), not a size ("13b") nor a count the word after it
@@ -1207,10 +1179,6 @@ func (p *parser) lengthAt(k int) bool {
 	return true
 }
 
-// scaleWords are number words written apart, with the suffix each
-// stands for: "70 billion" (vocab.txt: the sets scale_SUFFIX).
-var scaleWords = vocab.values("scale")
-
 // counted reads what a count (at i, n tokens, value count) counts: GPUs
 // ("two a100s", "8 x h100", "8 gpus"), nodes ("2 nodes of"), epochs,
 // concurrent users. word is true for a number word ("two", "dual"), which
@@ -1221,13 +1189,8 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	if p.is(j, countJoins) {
 		j++
 	}
-	for j < len(p.toks) && vendors[p.toks[j].key] { // "2 x NVIDIA A100"
+	for j < len(p.toks) && vendors.has(p.toks[j].key) { // "2 x NVIDIA A100"
 		j++
-	}
-	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
-		// "sixteen k", "seventy billion": a number written in words.
-		num, _ := parseNumber(strconv.Itoa(count))
-		return p.numeric(i+n-1, num) + n - 1
 	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
@@ -1262,7 +1225,7 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	case kindGPUWord:
 		p.setCount(count, p.text(i, j+m))
 		k := j + m
-		if k+1 < len(p.toks) && ofWords[p.toks[k].key] {
+		if k+1 < len(p.toks) && ofWords.has(p.toks[k].key) {
 			if g, gm := p.lookup(k+1, false); g.kind == kindGPU {
 				p.setGPU(g.val, g.note, p.text(k+1, k+1+gm))
 				return k + 1 + gm - i
@@ -1285,10 +1248,10 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		}
 		return k - i
 	case kindBatchWord:
-		p.setBatch(number{digits: strconv.Itoa(count)}, p.text(i, j+m))
+		p.setWhole(fBatch, int64(count), true, p.text(i, j+m))
 		return j + m - i
 	case kindImageWord:
-		p.setImages(count, p.text(i, j+m))
+		p.setWhole(fImages, int64(count), true, p.text(i, j+m))
 		return j + m - i
 	}
 	if isWord {
@@ -1309,17 +1272,10 @@ func (p *parser) ignoreCount(i, n, count int) {
 	}
 }
 
-// memoryVariants are the memory sizes in GB that a card family comes in,
-// said in the plural as the cards of that size ("the 80s").
-var memoryVariants = vocab.set("memory_variant")
-
-// multiWords before a node word make it no count: "multi node".
-var multiWords = vocab.set("multi_words")
-
 // cardNodeWords, after a card counted without "x", make the count one of
 // machines full of that card, the singular for a count of one and the
 // plural for a count of more: "two h100 nodes" is 16 H100s.
-func cardNodeWords(count int) map[string]bool {
+func cardNodeWords(count int) *wordSet {
 	if count < 2 {
 		return cardNodeOne
 	}
@@ -1330,13 +1286,6 @@ var (
 	cardNodeOne  = vocab.set("card_node_one")
 	cardNodeMany = vocab.set("card_node_many")
 )
-
-// vendors are the makers' words that may come between a count and a GPU.
-var vendors = vocab.set("vendors")
-
-// nodeOf are the words after a count of machines that make the next GPU
-// count per machine ("2 nodes of 8", "2 nodes w/ 8x each", "4 nodes x 8").
-var nodeOf = vocab.set("node_of")
 
 // nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
 // tokens [i, i+n). A following "of" (nodeOf) makes the next GPU count per
@@ -1350,10 +1299,10 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	if count > sizing.MaxNodes {
 		p.fail(fmt.Sprintf("%s is more machines than I size (the limit is %d nodes)", quote(words), sizing.MaxNodes),
 			func(q *sizing.Query) { q.Nodes = sizing.MaxNodes })
-	} else if p.claim(fNodes, p.q.Nodes == count, words) {
-		p.q.Nodes = count
+	} else {
+		setSaid(p, fNodes, &p.q.Nodes, count, words)
 	}
-	if k := i + n; k < len(p.toks) && (nodeOf[p.toks[k].key] || nodeOf[p.toks[k].low]) { // "w/" has no key
+	if k := i + n; k < len(p.toks) && (nodeOf.has(p.toks[k].key) || nodeOf.has(p.toks[k].low)) { // "w/" has no key
 		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
 			// "one node of 8 in bf16": the GPUs per node with no card word
@@ -1384,9 +1333,6 @@ func (p *parser) bareCountAt(k int) (int, bool) {
 	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
 		switch w, _ := p.lookup(k+1, false); w.kind {
 		case kindGPU, kindGPUWord, kindTimes:
-			return 0, false
-		}
-		if phrases[p.toks[k+1].key].kind == kindTimes {
 			return 0, false
 		}
 	}
@@ -1424,7 +1370,7 @@ func (p *parser) glued(i int) int {
 	t := p.toks[i]
 	k := t.key
 	raw := strings.TrimSuffix(strings.ToLower(t.raw), "s")
-	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths[raw[h+1:]] {
+	if h := strings.LastIndexByte(raw, '-'); h >= 0 && gluedLengths.has(raw[h+1:]) {
 		size := raw[:h]
 		if num, ok := parseNumber(size); ok && num.scale() <= scaleThousand {
 			// "4k-token chats", "8k-context sessions": each request's
@@ -1441,7 +1387,7 @@ func (p *parser) glued(i int) int {
 	for d < len(k) && isDigit(k[d]) {
 		d++
 	}
-	if d > 0 && k[d:] == "s" && i > 0 && theWords[p.toks[i-1].key] && memoryVariants[k[:d]] {
+	if d > 0 && k[d:] == "s" && i > 0 && theWords.has(p.toks[i-1].key) && memoryVariants.has(k[:d]) {
 		// "or do i need the 80s": the other memory size of the card,
 		// which the answer on the asked one settles.
 		p.ignore(i, i+1)
@@ -1450,59 +1396,56 @@ func (p *parser) glued(i int) int {
 	}
 	if res, ok := imageSide(k); ok && d > 0 {
 		// An image size: 1024px, 1024x1024 (a diffusion model's side).
-		p.setResolution(res, t.raw)
+		p.setWhole(fRes, int64(res), true, t.raw)
 		return 1
 	}
 	if d > 0 && d < len(k) && k[d] == 'x' {
 		count, _ := parseNumber(k[:d])
-		c, ok := count.scaled(1)
-		if !ok {
-			c = 1 << 20
+		c := 1 << 20
+		if v, ok := count.scaled(1); ok {
+			c = int(min(v, 1<<20))
 		}
 		rest := k[d+1:]
 		if rest == "" { // "8x h100", "2x 24GB"
 			if i+1 < len(p.toks) && !p.toks[i+1].ignorable {
 				if gb, ok := typedGB(p.toks[i+1].key); ok && hostRAMAfter(p.toks, i+2) == 0 {
-					p.setCount(int(min(c, 1<<20)), p.text(i, i+2))
+					p.setCount(c, p.text(i, i+2))
 					return 1 + p.memoryAt(i+1, 1, gb)
 				}
 				if w, m := p.lookup(i+1, false); w.kind == kindGPU {
 					p.setGPU(w.val, w.note, p.text(i+1, i+1+m))
-					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					p.setCount(c, p.text(i, i+1+m))
 					return 1 + m
 				}
 				if _, m := p.outsideCardAt(i + 1); m > 0 { // "2x 2080 ti"
-					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					p.setCount(c, p.text(i, i+1+m))
 					return 1 + p.outsideCardName(i+1)
 				}
 			}
 			return 0
 		}
 		restRaw := t.raw[strings.IndexAny(t.raw, "xX")+1:] // the GPU after "2x"
-		if id, note, ok := p.lex.matchGPU(restRaw); ok {
+		id, note, ok := p.lex.matchGPU(restRaw)
+		if !ok && (strings.HasSuffix(restRaw, "s") || strings.HasSuffix(restRaw, "S")) {
+			id, note, ok = p.lex.matchGPU(restRaw[:len(restRaw)-1]) // "2xh100s"
+		}
+		if ok {
 			p.setGPU(id, note, restRaw)
-			p.setCount(int(min(c, 1<<20)), t.raw)
+			p.setCount(c, t.raw)
 			return 1
 		}
-		if strings.HasSuffix(restRaw, "s") || strings.HasSuffix(restRaw, "S") {
-			if id, note, ok := p.lex.matchGPU(restRaw[:len(restRaw)-1]); ok {
-				p.setGPU(id, note, restRaw)
-				p.setCount(int(min(c, 1<<20)), t.raw)
-				return 1
-			}
-		}
 		if num, ok := parseNumber(rest); ok && num.scale() > scaleThousand {
-			p.setSize(num, int(min(c, 1<<20)), t.raw)
+			p.setSize(num, c, t.raw)
 			return 1
 		}
 		if gb, ok := typedGB(rest); ok { // "2x24gb": two cards of 24 GB
-			p.setCount(int(min(c, 1<<20)), t.raw)
+			p.setCount(c, t.raw)
 			return p.memoryAt(i, 1, gb)
 		}
 		return 0
 	}
 	// A keyword glued to its number: r16, seq4096, ctx8k, bs8, mbs2.
-	if pre := strings.IndexAny(k, "0123456789"); pre > 0 && gluedKeys[k[:pre]] {
+	if pre := strings.IndexAny(k, "0123456789"); pre > 0 && gluedKeys.has(k[:pre]) {
 		num, ok := parseNumber(k[pre:])
 		if !ok {
 			return 0
@@ -1511,9 +1454,9 @@ func (p *parser) glued(i int) int {
 		case kindSeqKey:
 			p.setSeq(num, t.raw)
 		case kindBatchKey:
-			p.setBatch(num, t.raw)
+			p.setNum(fBatch, num, t.raw)
 		default:
-			p.setRank(num, t.raw)
+			p.setNum(fRank, num, t.raw)
 		}
 		return 1
 	}
@@ -1538,7 +1481,7 @@ func (p *parser) glued(i int) int {
 // error, and plain words are ignored. It reports the tokens it covered.
 func (p *parser) unknown(i int) int {
 	t := p.toks[i]
-	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies[t.key] {
+	if !hasDigit(t.key) && !p.lex.isModelFamily(t.key) && !gpuFamilies.has(t.key) {
 		if to, ok := p.correction(t.key); ok {
 			p.fixes = append(p.fixes, typoFix{from: i, to: i + 1, text: to})
 			p.ignore(i, i+1)
@@ -1570,7 +1513,8 @@ func (p *parser) unknown(i int) int {
 		for j < len(p.toks) && j < i+6 && !p.toks[j].ignorable && (hasDigit(p.toks[j].key) || !p.toks[j].known) && p.isNameish(j) {
 			j++
 		}
-		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw && p.saysScratch() {
+		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw &&
+			slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords.has(t.key) }) {
 			// "a 3b llama from scratch": the family is the architecture
 			// of the size said, which a bare size is sized as ("llama"
 			// is not refused); a model of it to fine-tune is another
@@ -1584,7 +1528,7 @@ func (p *parser) unknown(i int) int {
 		p.unknownName(i, j, p.lex.suggestModels(words), modelName)
 		return j - i
 	}
-	if gpuFamilies[t.key] {
+	if gpuFamilies.has(t.key) {
 		j := i + 1
 		for j < len(p.toks) && j < i+3 && !p.toks[j].ignorable && hasDigit(p.toks[j].key) && p.isNameish(j) && !p.memoryWordAt(j) {
 			j++
@@ -1678,10 +1622,6 @@ func (p *parser) splitName(i int) bool {
 	return false
 }
 
-// busyWords say what a percentage after it is a share of: "80%
-// utilization", "80% busy".
-var busyWords = vocab.set("busy_words")
-
 // percentAt reads a percentage at token i that nothing else used ("at
 // 80% utilization"): never a model or card name ("80%" is no near
 // miss of t5-base), it is left unused with the word it is a share of.
@@ -1692,7 +1632,7 @@ func (p *parser) percentAt(i int) int {
 		return 0
 	}
 	n := 1
-	if i+1 < len(p.toks) && busyWords[strings.ToLower(p.toks[i+1].raw)] {
+	if i+1 < len(p.toks) && busyWords.has(strings.ToLower(p.toks[i+1].raw)) {
 		n = 2
 	}
 	p.ignore(i, i+n)
@@ -1709,7 +1649,7 @@ var fineTuneTag = regexp.MustCompile(`^(` + alternation("finetune_tag") + `|(` +
 // alternation is the words of a vocab.txt set as a regular expression's
 // alternatives, in a fixed order.
 func alternation(set string) string {
-	words := slices.Sorted(maps.Keys(vocab.set(set)))
+	words := slices.Sorted(maps.Keys(vocab.set(set).words))
 	for i, w := range words {
 		words[i] = regexp.QuoteMeta(w)
 	}
@@ -1766,7 +1706,7 @@ var fullReadings = map[string]fullReading{
 func (p *parser) fullAs(i int) (fullReading, int, bool) {
 	key := keysOf(p.toks)
 	for _, from := range []int{i, i - 1} {
-		if m, ok := vocab.slot("full_as", key, from); ok && from+m.n > i {
+		if m, ok := fullAsSlot.at(key, from); ok && from+m.n > i {
 			for _, v := range m.values {
 				if r, ok := fullReadings[v.class]; ok {
 					return r, from + m.n - i, true
@@ -1816,33 +1756,33 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind nameKind) 
 	// "40ms", "t5-base" for "8x") is another question, never a suggestion.
 	suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !sharesName(words, id) })
 	if kind == modelName {
-		if v, ok := variantSaid(words); ok {
+		size, params, sized := sizeSaid(words)
+		v, varied := wordSaid(words, func(w string) bool { return variantWords.has(w) && !sizeWords.has(w) })
+		if varied {
 			// "qwen2.5-vl 72b": a suggestion without the variant word
 			// (qwen2.5-72b, text only) is another kind of model.
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !slices.Contains(nameWords(id), v) })
 		}
-		if size, _, ok := sizeSaid(words); ok {
+		if sized {
 			// "gemma 2b": only the suggestions of that size (gemma-2-2b,
 			// not gemma-2-9b).
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
 		}
-		if size, _, ok := sizeSaid(words); ok && len(suggestions) == 0 {
-			if v, ok := variantSaid(words); ok {
-				// "qwen2.5-vl 72b": a bare 72B is a text-only decoder,
-				// another question.
-				p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model with "+quote(v)+": name it by its Hugging Face id and fitbot reads its config.json",
-					func(q *sizing.Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
-				return
-			}
+		if sized && len(suggestions) == 0 && varied {
+			// "qwen2.5-vl 72b": a bare 72B is a text-only decoder,
+			// another question.
+			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model with "+quote(v)+": name it by its Hugging Face id and fitbot reads its config.json",
+				func(q *sizing.Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
+			return
 		}
-		if size, params, ok := sizeSaid(words); ok && len(suggestions) == 0 {
+		if sized && len(suggestions) == 0 {
 			// "llama 3.2 vision 11b": no catalog model of that size is
 			// like it; the Try keeps the size asked, not another model.
 			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model: name it by its Hugging Face id, or size it as a bare "+strings.ToUpper(size),
 				func(q *sizing.Query) { q.Model, q.Params, q.Experts = "", params, 0 })
 			return
 		}
-		if size, ok := sizeWordSaid(words); ok {
+		if size, ok := wordSaid(words, func(w string) bool { return sizeWords.has(w) }); ok {
 			// "t5-xl": a suggestion of another size (t5-base, 220M for a
 			// 3B) would be another question; keep those of its size.
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
@@ -1946,25 +1886,11 @@ func hasSize(id, size string) bool {
 	return slices.ContainsFunc(nameWords(id), func(w string) bool { return w == size || strings.HasSuffix(w, "x"+size) })
 }
 
-// sizeWords are the words a model family names its sizes by, apart from
-// parameter counts: T5's xl, BERT's large.
-var sizeWords = vocab.set("size_words")
-
-// variantSaid is the kind-of-model word among a model's words ("vl" in
-// "qwen2.5-vl 72b"), one of variantWords that is not a size word.
-func variantSaid(words string) (string, bool) {
+// wordSaid is the first of a model's words that is one of its kind
+// ("vl" in "qwen2.5-vl 72b", "xl" in "t5-xl").
+func wordSaid(words string, kind func(string) bool) (string, bool) {
 	for _, w := range nameWords(words) {
-		if variantWords[w] && !sizeWords[w] {
-			return w, true
-		}
-	}
-	return "", false
-}
-
-// sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").
-func sizeWordSaid(words string) (string, bool) {
-	for _, w := range nameWords(words) {
-		if sizeWords[w] {
+		if kind(w) {
 			return w, true
 		}
 	}
@@ -1979,7 +1905,7 @@ func (p *parser) memoryWordAt(j int) bool {
 		return true
 	}
 	_, ok := parseNumber(p.toks[j].key)
-	return ok && j+1 < len(p.toks) && gbUnits[p.toks[j+1].key]
+	return ok && j+1 < len(p.toks) && gbUnits.has(p.toks[j+1].key)
 }
 
 // unknownGPU records words as a card the catalog lacks when the failure
@@ -1990,9 +1916,6 @@ func (p *parser) unknownGPU(words string) {
 		p.card = words
 	}
 }
-
-// gpuFamilies are words that start a GPU name but are not one alone.
-var gpuFamilies = vocab.set("gpu_families")
 
 // looksLikeGPU reports whether a key has the shape of a GPU model number:
 // up to four letters, two to four digits, up to four letters ("4900",
@@ -2019,9 +1942,6 @@ func looksLikeGPU(k string) bool {
 	return i == len(k) && i-e <= 4
 }
 
-// durationUnits are the units of a time (vocab.txt).
-var durationUnits = vocab.set("duration_unit")
-
 // isDuration reports whether a key is a number glued to a unit of time:
 // "500ms", "2s", "1.5sec".
 func isDuration(k string) bool {
@@ -2029,7 +1949,7 @@ func isDuration(k string) bool {
 	for i < len(k) && (isDigit(k[i]) || k[i] == '.' && i > 0) {
 		i++
 	}
-	return i > 0 && i < len(k) && durationUnits[k[i:]]
+	return i > 0 && i < len(k) && durationUnits.has(k[i:])
 }
 
 func hasDigit(s string) bool {
@@ -2040,18 +1960,6 @@ func hasDigit(s string) bool {
 	}
 	return false
 }
-
-// tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
-// is a length, where "seq 4070" may name the card.
-func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && tokenWords[toks[k].key]
-}
-
-// eachOneWords are "each", "apiece", "on average": a count per item, after it.
-var eachOneWords = vocab.set("each_one")
-
-// tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
-var tokenWords = vocab.set("tokens")
 
 // keysOf reads the keys of toks for slot patterns: "" past either end.
 func keysOf(toks []token) func(int) string {
@@ -2064,8 +1972,8 @@ func keysOf(toks []token) func(int) string {
 }
 
 // is reports whether token k is a word of set; false past the end.
-func (p *parser) is(k int, set map[string]bool) bool {
-	return k >= 0 && k < len(p.toks) && set[p.toks[k].key]
+func (p *parser) is(k int, set *wordSet) bool {
+	return k >= 0 && k < len(p.toks) && set.has(p.toks[k].key)
 }
 
 // The words of parse.go's own tests (vocab.txt, its parse.go section).
@@ -2080,4 +1988,29 @@ var (
 	gluedLengths  = vocab.set("glued_lengths")
 	gluedKeys     = vocab.set("glued_keys")
 	theWords      = vocab.set("the_words")
+
+	fillerPhraseStarts = vocab.set("filler_phrase_starts") // fillers that start phrases: "long context", "on cpu"
+	scratchWords       = vocab.set("scratch")              // training from random weights: pretraining
+	// variantWords name a size or kind within a family ("phi-3 medium"):
+	// after a catalog name that lacks it, another model was meant.
+	variantWords     = vocab.set("variant_words")
+	ownerWords       = vocab.set("owner_words")       // before "fine-tuned": a model ("our fine-tuned llama"), not a run
+	trainedWords     = vocab.set("trained_words")     // after an objective ("dpo tuned"): how a model was made
+	lengthDescribers = vocab.set("length_describers") // between a length and its noun: "16k rag context", "2k text tokens"
+	exampleWords     = vocab.set("example_words")     // a dataset's examples: "50k examples of 1k tokens" is a budget
+	exampleKinds     = vocab.set("example_kinds")     // between a count of examples and their noun: "100k chat samples"
+	lengthLeads      = vocab.set("length_leads")      // between examples and their length: "of", "avg", "each"
+	docNouns         = vocab.set("doc_nouns")         // a batch job's documents ("embed 5M documents"): see docJob
+	teamWords        = vocab.set("team_words")        // groups whose size counts users: "a team of 15"
+	hedgeWords       = vocab.set("keyword_hedge")     // between a keyword and its number: "context like 32k"
+	scaleWords       = vocab.values("scale")          // number words written apart, with their suffix: "70 billion"
+	memoryVariants   = vocab.set("memory_variant")    // a family's memory sizes in GB, plural as its cards: "the 80s"
+	multiWords       = vocab.set("multi_words")       // before a node word, no count: "multi node"
+	vendors          = vocab.set("vendors")           // makers' words between a count and a GPU
+	nodeOf           = vocab.set("node_of")           // after machines, the next GPU count per machine: "2 nodes of 8"
+	busyWords        = vocab.set("busy_words")        // what a percentage is a share of: "80% utilization"
+	sizeWords        = vocab.set("size_words")        // sizes named apart from parameter counts: T5's xl, BERT's large
+	gpuFamilies      = vocab.set("gpu_families")      // words that start a GPU name but are not one alone
+	durationUnits    = vocab.set("duration_unit")     // the units of a time
+	tokenWords       = vocab.set("tokens")            // the TOKENS class of the slot rows
 )

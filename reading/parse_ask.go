@@ -69,7 +69,6 @@ var (
 	maxContextOf = vocab.set("max_context_of")
 	largestWords = vocab.set("largest_words")
 	vramWords    = vocab.set("vram_words")
-	vramAfter    = vocab.set("vram_after")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
 	hourWords    = vocab.set("span_hour") // the hours of a run's length: the same words
@@ -80,7 +79,7 @@ var (
 
 	// askLeads is every key an intent phrase can start with, so that the
 	// intent pass costs the main parse one lookup per ordinary word.
-	askLeads = keySet(buyWords, maxContextOf, maxWords, largestWords, vramWords, vocab.set("ask_leads"))
+	askLeads = keySet(buyWords.words, maxContextOf.words, maxWords.words, largestWords.words, vramWords.words, vocab.set("ask_leads").words)
 )
 
 // perWeek is how many times a week each period word comes round ("day":
@@ -135,25 +134,25 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 			continue
 		}
 		switch {
-		case buyWords[k]:
+		case buyWords.has(k):
 			a.buy, used[i] = true, true
-		case maxContextOf[k] && !numberAt(i+1):
+		case maxContextOf.has(k) && !numberAt(i+1):
 			a.maxContext, used[i] = true, true
-		case maxWords[k] && contextWords[key(i+1)] && !numberAt(i+2):
+		case maxWords.has(k) && contextWords.has(key(i+1)) && !numberAt(i+2):
 			a.maxContext, used[i], used[i+1] = true, true, true
-		case slotLen("ask_context_how", key, i) > 0 && !numberAt(i+3):
+		case slotLen(askContextHowSlot, key, i) > 0 && !numberAt(i+3):
 			a.maxContext, used[i+2] = true, true
-		case slotLen("ask_vram", key, i) > 0: // "how much vram", "what's the kv cache size for ..."
+		case slotLen(askVramSlot, key, i) > 0: // "how much vram", "what's the kv cache size for ..."
 			a.vram = true
-		case (whichWords[k]) && gpuAsked[key(i+1)]:
+		case (whichWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU, used[i] = true, true
-		case (fastestWords[k]) && gpuAsked[key(i+1)]:
+		case (fastestWords.has(k)) && gpuAsked.has(key(i+1)):
 			a.whichGPU = true // the word stays for the main parse: the list, fastest first
-		case askWhat[k]:
+		case askWhat.has(k):
 			a.what = true
-		case slotLen("largest_batch", key, i) > 0:
+		case slotLen(largestBatchSlot, key, i) > 0:
 			// "largest batch" is the serving pass's: the largest batch, not model.
-		case largestWords[k]:
+		case largestWords.has(k):
 			a.largest, used[i] = true, true
 		}
 	}
@@ -168,7 +167,7 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 		}
 		if !a.own {
 			for i := range toks {
-				if !used[i] && rentWords[toks[i].key] {
+				if !used[i] && rentWords.has(toks[i].key) {
 					used[i] = true
 				}
 			}
@@ -182,16 +181,6 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 	}
 	return rest, a
 }
-
-// ownVerbs say that cards will be bought; with an ask of which or how
-// many they ask the cards to own, not whether to own them.
-var ownVerbs = vocab.set("own_verbs")
-
-// onPremWords say the cards stand on the asker's premises: owned.
-var onPremWords = vocab.set("on_prem_words")
-
-// premWords follow "on" in "on prem", "on premises".
-var premWords = vocab.set("prem_words")
 
 // ownAskWindow is how far before its verb a "which" or "what" may stand
 // and still ask what to buy: "which card should we order" (4 words),
@@ -212,18 +201,18 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	for i := range toks {
 		k := key(i)
 		switch {
-		case rentedWords[k] || buyWords[k] && !ownVerbs[k]:
+		case rentedWords.has(k) || buyWords.has(k) && !ownVerbs.has(k):
 			return // "buy or rent", "buy-vs-rent", "worth it vs renting"
 		case ownVerbAt(key, i):
 			verb = true
 			for j := max(i-ownAskWindow, 0); j < i; j++ {
-				if w := key(j); whichAskWords[w] {
+				if w := key(j); whichAskWords.has(w) {
 					asked = true
 				}
 			}
-		case slotLen("own_asked", key, i) > 0:
+		case slotLen(ownAskedSlot, key, i) > 0:
 			asked = true
-		case slotLen("on_prem", key, i) > 0:
+		case slotLen(onPremSlot, key, i) > 0:
 			onPrem = true
 		}
 	}
@@ -232,34 +221,30 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 	}
 	a.own = true
 	for i := range toks {
-		if buyWords[key(i)] || ownVerbAt(key, i) {
+		if buyWords.has(key(i)) || ownVerbAt(key, i) {
 			used[i] = true
 		}
-		markUsed(used, i, i+slotLen("on_prem", key, i))
+		markUsed(used, i, i+slotLen(onPremSlot, key, i))
 	}
 }
 
 // ownVerbAt reports whether token i is a buying verb, not an idiom ("in
 // order to", "order of magnitude"; the order_idiom rows of vocab.txt).
 func ownVerbAt(key func(int) string, i int) bool {
-	return ownVerbs[key(i)] && slotLen("order_idiom", key, i-1) == 0 && slotLen("order_idiom", key, i) == 0
+	return ownVerbs.has(key(i)) && slotLen(orderIdiomSlot, key, i-1) == 0 && slotLen(orderIdiomSlot, key, i) == 0
 }
-
-// rentedWords say that a card is rented, the other side of a question
-// whether buying one is "worth it".
-var rentedWords = vocab.set("rented_words")
 
 // worthRenting reports whether the question weighs buying against
 // renting with "worth it" ("is a 4090 worth it vs renting an a100"),
 // marking "worth" (and "it") used. "is lora worth it" with
 // no renting word is not one.
 func worthRenting(toks []token, used []bool) bool {
-	if !slices.ContainsFunc(toks, func(t token) bool { return rentedWords[t.key] }) {
+	if !slices.ContainsFunc(toks, func(t token) bool { return rentedWords.has(t.key) }) {
 		return false
 	}
 	key := keysOf(toks)
 	for i := range toks {
-		if n := slotLen("worth_it", key, i); n > 0 {
+		if n := slotLen(worthItSlot, key, i); n > 0 {
 			markUsed(used, i, i+n)
 			return true
 		}
@@ -290,10 +275,10 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		if v, ok := money(raw); ok {
 			n := 1
-			if perLeads[keyAt(i+1)] {
+			if perLeads.has(keyAt(i + 1)) {
 				n = 2
 			}
-			if kwhWords[keyAt(i+n)] {
+			if kwhWords.has(keyAt(i + n)) {
 				a.setKWh(v, toks[i].raw+" per kWh")
 				markUsed(used, i, i+n+1)
 				i += n
@@ -311,29 +296,20 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 		words := toks[i].raw
 		switch {
-		case hourWords[glued] || hourGlued[glued]:
-			// "5h", "4-6h", "5hrs".
-			end := i + 1
-			for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
-				end++
-			}
-			a.setHours(num, words)
-			markUsed(used, i, end)
+		case hourWords.has(glued) || hourGlued.has(glued):
+			a.setHours(num, words) // "5h", "4-6h", "5hrs"
+			markUsed(used, i, perJobEnd(keyAt, i+1))
 		case glued == "":
 			// A number, then what it counts.
 			j := i + 1
 			switch {
-			case hourWords[keyAt(j)]:
-				end := j + 1
-				for end < len(toks) && (eachWords[keyAt(end)] || perJobWords[keyAt(end)]) {
-					end++
-				}
+			case hourWords.has(keyAt(j)):
 				a.setHours(num, span(a.in, toks, i, j+1))
-				markUsed(used, i, end)
-			case yearWords[keyAt(j)]:
+				markUsed(used, i, perJobEnd(keyAt, j+1))
+			case yearWords.has(keyAt(j)):
 				a.setYears(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, j+1)
-			case monthWords[keyAt(j)]:
+			case monthWords.has(keyAt(j)):
 				a.setYears(num/12, span(a.in, toks, i, j+1))
 				a.usePeriod = span(a.in, toks, i, j+1)
 				markUsed(used, i, j+1)
@@ -341,12 +317,12 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 				if f, n, ok := jobsPer(toks, j); ok {
 					a.setJobs(num*f, span(a.in, toks, i, j+n))
 					markUsed(used, i, j+n)
-					if i > 0 && runVerbs[keyAt(i-1)] {
+					if i > 0 && runVerbs.has(keyAt(i-1)) {
 						used[i-1] = true // "we run 3 jobs a week" says nothing about the method
 					}
 				}
 			}
-		case yearWords[glued] || yearGlued[glued]:
+		case yearWords.has(glued) || yearGlued.has(glued):
 			a.setYears(num, words)
 			used[i] = true
 		default:
@@ -358,6 +334,15 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 	}
 	a.aroundTheClock()
+}
+
+// perJobEnd is the token after the words from k that make hours each
+// job's ("5h each", "5h per job").
+func perJobEnd(keyAt func(int) string, k int) int {
+	for eachWords.has(keyAt(k)) || perJobWords.has(keyAt(k)) {
+		k++
+	}
+	return k
 }
 
 // useSaid reads a use said without jobs at token i: "24/7", "around the
@@ -378,16 +363,16 @@ func (a *askWords) useSaid(toks []token, i int, keyAt func(int) string) int {
 		// "24/7", "around the clock", "full time", "always on".
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24
 		return allMonth(said, i)
-	case strings.HasSuffix(raw, "%") && (i > 0 && atWords[keyAt(i-1)] || slotLen("busy_share", keyAt, i+1) > 0):
+	case strings.HasSuffix(raw, "%") && (i > 0 && atWords.has(keyAt(i-1)) || slotLen(busyShareSlot, keyAt, i+1) > 0):
 		v, err := strconv.ParseFloat(strings.TrimSuffix(raw, "%"), 64)
 		if err != nil || v <= 0 || v > 100 {
 			return 0
 		}
 		a.workload.JobsPerWeek, a.workload.HoursPerJob = 7, 24*v/100
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as the cards busy %s%% of the week: 7 jobs a week of %s h", quote(toks[i].raw), strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(sizing.RoundTo(24*v/100, 2), 'f', -1, 64)))
-		return 1 + slotLen("busy_share", keyAt, i+1) // "60% utilization", "60% of the time"
-	case (oneWords[raw]) && (yearWords[keyAt(i+1)] || monthWords[keyAt(i+1)]):
-		if yearWords[keyAt(i+1)] {
+		return 1 + slotLen(busyShareSlot, keyAt, i+1) // "60% utilization", "60% of the time"
+	case (oneWords.has(raw)) && (yearWords.has(keyAt(i+1)) || monthWords.has(keyAt(i+1))):
+		if yearWords.has(keyAt(i + 1)) {
 			a.setYears(1, joinRaw(toks, i, i+2))
 		} else {
 			a.setYears(1.0/12, joinRaw(toks, i, i+2))
@@ -426,19 +411,19 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 		return 0, 0, false
 	}
 	raw := strings.ToLower(toks[j].raw)
-	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords[before] {
+	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords.has(before) {
 		if f, ok := perWeek[strings.TrimSuffix(after, "s")]; ok {
 			return f, 1, true
 		}
 	}
-	if !jobWords[toks[j].key] && phrases[toks[j].key].kind != kindTimes {
+	if !jobWords.has(toks[j].key) && phrases[toks[j].key].kind != kindTimes {
 		if f, ok := perWeek[toks[j].key]; ok { // "3 weekly"
 			return f, 1, true
 		}
 		return 0, 0, false
 	}
 	k := j + 1
-	if k < len(toks) && perLeads[toks[k].key] {
+	if k < len(toks) && perLeads.has(toks[k].key) {
 		k++
 	}
 	if k < len(toks) {
@@ -455,7 +440,7 @@ func jobsPer(toks []token, j int) (float64, int, bool) {
 func perWeekSuffix(s string) (float64, bool) {
 	s = strings.TrimPrefix(s, "x")
 	job := "" // the longest job word first: "runs/week" is not "run" and "s/week"
-	for w := range jobWords {
+	for w := range jobWords.words {
 		if len(w) > len(job) && strings.HasPrefix(s, w) {
 			job = w
 		}
@@ -548,42 +533,38 @@ func (a *askWords) bad(format string, args ...any) {
 	}
 }
 
-func (a *askWords) setJobs(v float64, words string) {
-	if v <= 0 || v > maxJobsPerWeek {
-		a.bad("%s is not a number of jobs a week I can use (up to %d)", quote(words), maxJobsPerWeek)
-		return
+// set puts v in *dst when it is more than 0 and at most most, else
+// records format's problem (the words quoted, then most); it reports
+// whether it did.
+func (a *askWords) set(dst *float64, v float64, most int, format, words string) bool {
+	if v <= 0 || v > float64(most) {
+		a.bad(format, quote(words), most)
+		return false
 	}
-	a.workload.JobsPerWeek = v
-	if strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk") {
+	*dst = v
+	return true
+}
+
+func (a *askWords) setJobs(v float64, words string) {
+	if a.set(&a.workload.JobsPerWeek, v, maxJobsPerWeek, "%s is not a number of jobs a week I can use (up to %d)", words) &&
+		(strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk")) {
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s jobs a week", quote(words), strconv.FormatFloat(sizing.RoundTo(v, 2), 'f', -1, 64)))
 	}
 }
 
 func (a *askWords) setHours(v float64, words string) {
-	if v <= 0 || v > maxHoursPerJob {
-		a.bad("%s is not a job length I can use (up to %d hours)", quote(words), maxHoursPerJob)
-		return
-	}
-	a.workload.HoursPerJob = v
-	if strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words) {
+	if a.set(&a.workload.HoursPerJob, v, maxHoursPerJob, "%s is not a job length I can use (up to %d hours)", words) &&
+		(strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words)) {
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s hours a job", quote(words), strconv.FormatFloat(v, 'f', -1, 64)))
 	}
 }
 
 func (a *askWords) setKWh(v float64, words string) {
-	if v <= 0 || v > maxKWhPrice {
-		a.bad("%s is not an electricity price I can use (up to $%d per kWh)", quote(words), maxKWhPrice)
-		return
-	}
-	a.workload.USDPerKWh = v
+	a.set(&a.workload.USDPerKWh, v, maxKWhPrice, "%s is not an electricity price I can use (up to $%d per kWh)", words)
 }
 
 func (a *askWords) setYears(v float64, words string) {
-	if v <= 0 || v > maxYears {
-		a.bad("%s is not an amortisation period I can use (up to %d years)", quote(words), maxYears)
-		return
-	}
-	a.workload.Years = v
+	a.set(&a.workload.Years, v, maxYears, "%s is not an amortisation period I can use (up to %d years)", words)
 }
 
 func hasDigitAfterDash(s string) bool {
@@ -610,13 +591,7 @@ func (a *askWords) hintSuffix() string {
 func FormatAsk(p Request) string {
 	q := sizing.Format(p.Query)
 	join := func(parts ...string) string {
-		var out []string
-		for _, s := range parts {
-			if s != "" {
-				out = append(out, s)
-			}
-		}
-		return strings.Join(out, " ")
+		return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	switch p.Intent {
@@ -654,22 +629,7 @@ func FormatAsk(p Request) string {
 	return q
 }
 
-// howMuchWords are "how much", "how long": an amount asked.
-var howMuchWords = vocab.set("how_much")
-
-// whichWords are words that ask which card ("which gpu", "cheapest gpu").
-var whichWords = vocab.set("which_words")
-
-// fastestWords are words that ask the fastest card.
-var fastestWords = vocab.set("fastest_words")
-
-// whichAskWords are words that make a verb a question ("which ... did we buy").
-var whichAskWords = vocab.set("which_ask")
-
-// perJobWords are words after hours that say they are each job's ("5h per job", "5h a run").
-var perJobWords = vocab.set("per_job")
-
-// The words of parse_ask.go's own tests (vocab.txt, its parse_ask.go
+// More words of the intent pass, by key (vocab.txt, its parse_ask.go
 // section).
 var (
 	askWhat   = vocab.set("ask_what")
@@ -677,6 +637,13 @@ var (
 	hourGlued = vocab.set("hour_glued")
 	yearGlued = vocab.set("year_glued")
 	atWords   = vocab.set("at_words")
+
+	ownVerbs      = vocab.set("own_verbs")     // cards to be bought: with "which" or "how many", the cards to own
+	rentedWords   = vocab.set("rented_words")  // a card rented, the other side of "is buying worth it"
+	whichWords    = vocab.set("which_words")   // which card: "which gpu", "cheapest gpu"
+	fastestWords  = vocab.set("fastest_words") // the fastest card asked
+	whichAskWords = vocab.set("which_ask")     // a verb made a question: "which ... did we buy"
+	perJobWords   = vocab.set("per_job")       // after hours, each job's: "5h per job", "5h a run"
 )
 
 // usedFor is a mark per token of toks, in buf when it is long enough

@@ -34,7 +34,7 @@ var closedFamilies = []closedFamily{
 }
 
 // closedStarts are what a closed model's key may start with (vocab.txt).
-var closedStarts = slices.Sorted(maps.Keys(vocab.set("closed_start")))
+var closedStarts = slices.Sorted(maps.Keys(vocab.set("closed_start").words))
 
 // closedSmall are the words of a closed model of the small class, whose
 // open counterpart is gpt-oss-20b rather than gpt-oss-120b; Gemini's
@@ -90,7 +90,7 @@ func (p *parser) closed(i int) int {
 		return 0
 	}
 	words := p.text(i, i+n)
-	if i+n < len(p.toks) && sizeLikeWords[p.toks[i+n].key] {
+	if i+n < len(p.toks) && sizeLikeWords.has(p.toks[i+n].key) {
 		return p.closedSize(i, n, closedName(words))
 	}
 	p.refuseClosed(i, n)
@@ -126,7 +126,7 @@ var (
 	// ("chatgpt like", "chatgpt clone", "claude style assistant").
 	closedProductAfter = vocab.set("closed_product_after")
 	// closedProductSuffixes glued to one ("chatgpt-like", "gpt-4-style").
-	closedProductSuffixes = slices.Sorted(maps.Keys(vocab.set("closed_product_suffix")))
+	closedProductSuffixes = slices.Sorted(maps.Keys(vocab.set("closed_product_suffix").words))
 	// closedProductLeads are taken into the phrase quoted ("our own
 	// chatgpt", "an internal chatgpt").
 	closedProductLeads = vocab.set("closed_product_leads")
@@ -148,7 +148,7 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 		for _, f := range closedFamilies {
 			if f.name.MatchString(base) {
 				c := closedProduct{from: i, to: i + 1, at: i, n: 1}
-				if i+1 < len(p.toks) && closedProductAfter[p.toks[i+1].key] {
+				if i+1 < len(p.toks) && closedProductAfter.has(p.toks[i+1].key) {
 					c.to++ // "a claude-like assistant"
 				}
 				return c, true
@@ -156,7 +156,7 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 		}
 	}
 	at := i
-	if closedProductBefore[key] {
+	if closedProductBefore.has(key) {
 		at = i + 1
 	}
 	if at >= len(p.toks) {
@@ -167,9 +167,9 @@ func (p *parser) closedProductAt(i int) (closedProduct, bool) {
 		return closedProduct{}, false
 	}
 	c := closedProduct{from: i, to: at + n, at: at, n: n}
-	if at+n < len(p.toks) && closedProductAfter[p.toks[at+n].key] {
+	if at+n < len(p.toks) && closedProductAfter.has(p.toks[at+n].key) {
 		c.to++
-		if k := p.toks[at+n].key; (likeWords[k]) && c.to < len(p.toks) && closedProductAfter[p.toks[c.to].key] {
+		if k := p.toks[at+n].key; (likeWords.has(k)) && c.to < len(p.toks) && closedProductAfter.has(p.toks[c.to].key) {
 			c.to++ // "chatgpt like bot"
 		}
 	} else if at == i {
@@ -192,7 +192,7 @@ func (p *parser) settleClosedProducts() {
 	}
 	for _, c := range p.closedProducts {
 		from := c.from
-		if from > 0 && closedProductLeads[p.toks[from-1].key] {
+		if from > 0 && closedProductLeads.has(p.toks[from-1].key) {
 			from-- // "an internal chatgpt"
 		}
 		words := p.text(from, c.to)

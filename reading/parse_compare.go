@@ -37,9 +37,6 @@ type ComparisonOption struct {
 	One bool `json:"one,omitempty"`
 }
 
-// oneWords say one of what follows: "an h100", "a single 4090".
-var oneWords = vocab.set("one_words")
-
 // Figure is what a comparison is asked to compare by.
 type Figure string
 
@@ -66,10 +63,6 @@ const (
 // zero3"), so the bare "3" is not refused.
 var zeroPair = regexp.MustCompile(`(?i)\b(?:zero[ -]?stage|zero|stage|z)[ -]?([0-3])\s+(vs\.?|versus|or|against)\s+(?:(?:zero[ -]?stage|zero|stage|z)[ -]?)?([0-3])\b`)
 
-// connectors join the two options: "h100 vs h200", "lora or qlora",
-// "a100 compared to h100", "between lora and full".
-var connectors = vocab.set("connectors")
-
 // ParseComparison reads a question that compares two cards or two
 // training methods, and reports false for any other. The options are
 // joined by "vs", "versus", "or", "against", "compared to/with" or
@@ -91,14 +84,16 @@ func ParseComparison(input string) (Comparison, bool) {
 	if figTo > figFrom {
 		drops = append(drops, [2]int{figFrom, figTo})
 	}
-	rent := rentSaid(toks)
+	rent := slices.ContainsFunc(toks, func(t token) bool { // "buy or rent", "buy-vs-cloud", "worth it vs renting"
+		return rentedWords.has(t.key) || buyWords.has(t.key) && !buyOnlyWords.has(t.key)
+	})
 	for i, t := range toks {
-		if compareDrops[t.key] && (i < figFrom || i >= figTo) {
+		if compareDrops.has(t.key) && (i < figFrom || i >= figTo) {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 		// "4090 or a6000 to buy" weighs the cards, not owning one against
 		// renting it: each option is asked without "buy".
-		if buyOnlyWords[t.key] && !rent {
+		if buyOnlyWords.has(t.key) && !rent {
 			drops = append(drops, [2]int{i, i + 1})
 		}
 	}
@@ -124,17 +119,6 @@ func ParseComparison(input string) (Comparison, bool) {
 		}
 	}
 	return Comparison{}, false
-}
-
-// buyOnlyWords say to buy without saying against what.
-var buyOnlyWords = vocab.set("buy_only_words")
-
-// rentSaid reports whether the words weigh buying against renting ("buy
-// or rent", "buy-vs-cloud", "worth it vs renting").
-func rentSaid(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool {
-		return rentedWords[t.key] || buyWords[t.key] && !buyOnlyWords[t.key]
-	})
 }
 
 // ParseTooManyOptions reads a comparison of more than two options ("h100
@@ -173,26 +157,18 @@ func ParseTooManyOptions(input string) (kept, left string, ok bool) {
 // or 1 for "and" after a "between" or "compare"; 0 when none. key reads
 // the keys of toks.
 func connectorAt(toks []token, key func(int) string, c int) int {
-	if n := slotLen("connector", key, c); n > 0 {
+	if n := slotLen(connectorSlot, key, c); n > 0 {
 		return n
 	}
-	if andWords[toks[c].key] {
+	if andWords.has(toks[c].key) {
 		for j := c - 1; j >= 0 && j >= c-maxOptionTokens-1; j-- {
-			if andOpeners[toks[j].key] {
+			if andOpeners.has(toks[j].key) {
 				return 1
 			}
 		}
 	}
 	return 0
 }
-
-// comparatives before "than" make it a connector ("faster than",
-// "cheaper than"); the comparative itself is the figure's word.
-var comparatives = vocab.set("comparatives")
-
-// andOpeners start a comparison whose options "and" joins: "between lora
-// and full", "compare lora and qlora".
-var andOpeners = vocab.set("and_openers")
 
 // compareAround finds the options on either side of the connector at c
 // (n tokens): the longest option ending just before it and the longest
@@ -235,8 +211,8 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		return Comparison{}, false
 	}
 	from, to := ls, re
-	if c > 0 && andWords[toks[c].key] {
-		for from > 0 && !andOpeners[toks[from-1].key] {
+	if c > 0 && andWords.has(toks[c].key) {
+		for from > 0 && !andOpeners.has(toks[from-1].key) {
 			from--
 		}
 		if from == 0 {
@@ -253,7 +229,7 @@ func compareAt(input string, toks []token, le, rs, c int, drops [][2]int) (Compa
 		}
 		return splice(input, edits)
 	}
-	saysOne := func(start int) bool { return start > 0 && oneWords[toks[start-1].key] }
+	saysOne := func(start int) bool { return start > 0 && oneWords.has(toks[start-1].key) }
 	cmp := Comparison{Setting: lset, Options: [2]ComparisonOption{{Words: left, Text: cut(leftWith), One: saysOne(ls)}, {Words: right, Text: cut(rightWith), One: saysOne(rs)}}}
 	var qs [2]sizing.Query
 	for i, o := range cmp.Options {
@@ -380,24 +356,9 @@ func subset(names []string, allowed ...string) bool {
 // isFiller reports whether a token is question phrasing ("an", "the",
 // "on") that may stand around an option.
 func isFiller(t token) bool {
-	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors[t.key] && !andWords[t.key]
+	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors.has(t.key) && !andWords.has(t.key)
 }
 
-// figureWords name what a comparison compares by after "per", with the
-// Figure each names (vocab.txt: the sets per_figure_FIGURE).
-var figureWords = vocab.values("per_figure")
-
-// costFigures name a figure alone after a money word ("cheaper
-// monthly"), with the Figure each names (the sets cost_figure_FIGURE).
-var costFigures = vocab.values("cost_figure")
-
-// costWords say a figure that follows is money: "cheaper per run", "cost
-// per user".
-var costWords = vocab.set("cost_words")
-
-// comparisonFigure finds the figure a question compares by ("cheaper per
-// million tokens": the cost per 1M output tokens) and the tokens that
-// say it, which the options' questions leave out; FigureUnsaid and an
 // valueWordsAt finds words that weigh what the work costs without naming
 // a figure ("price/perf", "price-performance", "bang for the buck",
 // "value for money", "worth it"): the tokens [from, to) they cover, or
@@ -410,18 +371,21 @@ func valueWordsAt(toks []token) (from, to int) {
 		return strings.ToLower(strings.Trim(toks[i].raw, ",.;:?!()"))
 	}
 	for i := range toks {
-		if n := slotLen("value_words", raw, i); n > 0 {
+		if n := slotLen(valueWordsSlot, raw, i); n > 0 {
 			return i, i + n
 		}
 	}
 	return 0, 0
 }
 
+// comparisonFigure finds the figure a question compares by ("cheaper per
+// million tokens": the cost per 1M output tokens) and the tokens that
+// say it, which the options' questions leave out; FigureUnsaid and an
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
 	key := keysOf(toks)
 	for i, t := range toks {
-		if !throughputWords[t.key] {
+		if !throughputWords.has(t.key) {
 			continue
 		}
 		// "throughput" says which speed, whatever else is said: "which is
@@ -429,26 +393,26 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		// speed words just before it go with it.
 		from := i
 		for j := i - 1; j >= 0 && j >= i-3; j-- {
-			if speedWords[toks[j].key] {
+			if speedWords.has(toks[j].key) {
 				from = j
 			}
 		}
 		return FigureThroughput, from, i + 1
 	}
 	for i, t := range toks {
-		if !figureUsers[t.key] {
+		if !figureUsers.has(t.key) {
 			continue
 		}
 		from := i
-		if from > 0 && concurrentWord[toks[from-1].key] {
+		if from > 0 && concurrentWord.has(toks[from-1].key) {
 			from--
 		}
-		if from > 0 && moreWords[toks[from-1].key] {
+		if from > 0 && moreWords.has(toks[from-1].key) {
 			// "how many more users", "which serves more concurrent users":
 			// the users served at once ("50 users" is a load, "cost per
 			// concurrent user" a cost).
 			from--
-			for from > 0 && (moreWords[toks[from-1].key] || howWords[toks[from-1].key]) {
+			for from > 0 && (moreWords.has(toks[from-1].key) || howWords.has(toks[from-1].key)) {
 				from--
 			}
 			return FigureUsers, from, i + 1
@@ -460,13 +424,13 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 		return FigureUnsaid, from, to
 	}
 	for i, t := range toks {
-		if tpsUnits[strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))] && (i == 0 || !hasDigit(toks[i-1].key)) {
+		if tpsUnits.has(strings.ToLower(strings.Trim(t.raw, ",.;:?!()"))) && (i == 0 || !hasDigit(toks[i-1].key)) {
 			return FigureSpeed, i, i + 1 // "tokens/s" alone; "20 tok/s" is a target, not the figure
 		}
-		if n := slotLen("figure_memory", key, i); n > 0 {
+		if n := slotLen(figureMemorySlot, key, i); n > 0 {
 			return FigureMemory, i, i + n // "memory", "which fits better"
 		}
-		if figureSpeed[t.key] {
+		if figureSpeed.has(t.key) {
 			return FigureSpeed, i, i + 1
 		}
 		if f, ok := costFigures[t.key]; ok {
@@ -475,19 +439,19 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 			}
 			continue
 		}
-		if !figurePer[t.key] && !figurePerTime[t.key] || i+1 >= len(toks) || !costBefore(toks, i) {
+		if !figurePer.has(t.key) && !figurePerTime.has(t.key) || i+1 >= len(toks) || !costBefore(toks, i) {
 			continue
 		}
 		k := i + 1
-		if concurrentWord[toks[k].key] && k+1 < len(toks) {
+		if concurrentWord.has(toks[k].key) && k+1 < len(toks) {
 			k++ // "per concurrent user"
 		}
 		f, ok := figureWords[toks[k].key]
-		if !ok || figurePerTime[t.key] && Figure(f) != FigurePerMonth && Figure(f) != FigurePerHour {
+		if !ok || figurePerTime.has(t.key) && Figure(f) != FigurePerMonth && Figure(f) != FigurePerHour {
 			continue // "a month", "an hour"; never "a user"
 		}
 		end := k + 1
-		for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || figureTail[toks[end].key]) {
+		for end < len(toks) && end < i+4 && (figureWords[toks[end].key] != "" || figureTail.has(toks[end].key)) {
 			end++ // "per million output tokens", "per 1m tokens"
 		}
 		return Figure(f), i, end
@@ -495,17 +459,10 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 	return FigureUnsaid, 0, 0
 }
 
-// speedWords say a speed: "faster for throughput".
-var speedWords = vocab.set("speed_words")
-
-// moreWords before "users" make it the figure: "how many more users",
-// "most users", "fewer users".
-var moreWords = vocab.set("more_words")
-
 // costBefore reports whether a money word comes shortly before token i.
 func costBefore(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
-		if costWords[toks[j].key] {
+		if costWords.has(toks[j].key) {
 			return true
 		}
 	}
@@ -525,4 +482,14 @@ var (
 	figurePer       = vocab.set("figure_per")
 	figurePerTime   = vocab.set("figure_per_time")
 	figureTail      = vocab.set("figure_tail")
+
+	oneWords     = vocab.set("one_words")      // one of what follows: "an h100", "a single 4090"
+	connectors   = vocab.set("connectors")     // join the options: "vs", "or", "compared to", "between ... and"
+	buyOnlyWords = vocab.set("buy_only_words") // to buy, not said against what
+	andOpeners   = vocab.set("and_openers")    // start options "and" joins: "between lora and full"
+	figureWords  = vocab.values("per_figure")  // after "per", the Figure each names
+	costFigures  = vocab.values("cost_figure") // alone after a money word ("cheaper monthly"), the Figure each names
+	costWords    = vocab.set("cost_words")     // a money figure follows: "cheaper per run", "cost per user"
+	speedWords   = vocab.set("speed_words")    // a speed: "faster for throughput"
+	moreWords    = vocab.set("more_words")     // before "users", the figure: "how many more users", "fewer users"
 )

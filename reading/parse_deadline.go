@@ -141,28 +141,28 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 			return append(toks[:i], toks[i+n:]...), dl
 		}
 		k := low(toks[i])
-		if deadlineAlone[k] {
+		if deadlineAlone.has(k) {
 			dl := Deadline{Within: deadlineUnits[k], Words: toks[i].raw}
 			return append(toks[:i], toks[i+1:]...), dl
 		}
-		if !deadlineLeads[k] {
+		if !deadlineLeads.has(k) {
 			continue
 		}
-		if deadlineBy[k] {
+		if deadlineBy.has(k) {
 			if day, n := namedDay(toks[i+1:]); n > 0 {
 				dl := Deadline{Words: input[toks[i].start:toks[i+n].end], Day: day}
 				return append(toks[:i], toks[i+n+1:]...), dl
 			}
 		}
 		j := i + 1
-		for j < len(toks) && deadlineHedge[low(toks[j])] {
+		for j < len(toks) && deadlineHedge.has(low(toks[j])) {
 			j++
 		}
 		if j >= len(toks) {
 			break
 		}
 		n, unit := 1.0, ""
-		if _, ok := deadlineUnits[low(toks[j])]; ok && (deadlineWhole[low(toks[j])] || deadlineBy[k] || theWords[low(toks[j-1])]) {
+		if _, ok := deadlineUnits[low(toks[j])]; ok && (deadlineWhole.has(low(toks[j])) || deadlineBy.has(k) || theWords.has(low(toks[j-1]))) {
 			unit = low(toks[j]) // "by the weekend", "within the week"
 		} else {
 			count, ok := deadlineCounts[low(toks[j])]
@@ -181,14 +181,14 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 			n, unit = c, low(toks[j])
 		}
 		u, ok := deadlineUnits[unit]
-		if !ok || deadlineWhole[unit] && deadlineWholeNever[k] {
+		if !ok || deadlineWhole.has(unit) && deadlineWholeNever.has(k) {
 			continue
 		}
 		d := time.Duration(n * float64(u))
 		if d <= 0 || d > maxDeadline {
 			continue
 		}
-		dl := Deadline{Within: d, Words: input[toks[i].start:toks[j].end], Run: deadlineFor[k]}
+		dl := Deadline{Within: d, Words: input[toks[i].start:toks[j].end], Run: deadlineFor.has(k)}
 		return append(toks[:i], toks[j+1:]...), dl
 	}
 	return toks, Deadline{}
@@ -198,7 +198,7 @@ func readDeadline(input string, toks []token) ([]token, Deadline) {
 // vocab.txt ("a 2-day run", "3-week job"): a Deadline with Run set, and
 // the tokens used (0 when there is none).
 func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadline, int) {
-	m, ok := vocab.slot("run_length", key, i)
+	m, ok := runLengthSlot.at(key, i)
 	if !ok {
 		return Deadline{}, 0
 	}
@@ -227,13 +227,13 @@ func namedDay(toks []token) (string, int) {
 		w := low(t)
 		named, ok := dayWords[w]
 		switch {
-		case dayPart[w], !ok && clockTime(t.key):
+		case dayPart.has(w), !ok && clockTime(t.key):
 			part = true
 		case !ok:
 			return dayNamed(day, next, part, n)
-		case dayFiller[w]:
+		case dayFiller.has(w):
 			continue
-		case dayNext[w]:
+		case dayNext.has(w):
 			next = true
 		default:
 			day = named

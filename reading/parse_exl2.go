@@ -33,7 +33,7 @@ func (p *parser) bitsPerWeightAt(i int) int {
 	num, ok := strings.CutSuffix(key, "bpw")
 	if !ok {
 		num, n = key, 0
-		if m := slotLen("bpw_after", keysOf(p.toks), i+1); m > 0 {
+		if m := slotLen(bpwAfterSlot, keysOf(p.toks), i+1); m > 0 {
 			n = 1 + m // "4.0 bpw", "4.0 bits per weight"
 		}
 	}

@@ -59,14 +59,14 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 		at := u - card // where the count or "how many" ends
 		// "$2 per gpu hour", "a gpu-hour costs": a price's unit, not a
 		// budget or an ask.
-		if at > 0 && (perLeads[toks[at-1].key] || strings.HasSuffix(toks[at-1].raw, "/")) {
+		if at > 0 && (perLeads.has(toks[at-1].key) || strings.HasSuffix(toks[at-1].raw, "/")) {
 			continue // "$2 per gpu hour": a price's unit
 		}
 		from, v, ok := gpuHoursCountBefore(input, toks, at)
 		asked := false
 		switch {
 		case ok:
-		case at >= 2 && slotLen("own_asked", keysOf(toks), at-2) > 0: // "how many", "how much"
+		case at >= 2 && slotLen(ownAskedSlot, keysOf(toks), at-2) > 0: // "how many", "how much"
 			asked, from = true, at-2
 		case strong && pluralHours(toks[u].key, toks[min(u+n-1, len(toks)-1)].key):
 			asked, from = true, u // "in gpu-hours", "total gpu hours": the run's
@@ -119,13 +119,13 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 func gpuHourUnitAt(toks []token, u int) (n int, node, strong bool) {
 	key := keysOf(toks)
 	switch {
-	case slotLen("gpu_hours", key, u) > 0:
-		return slotLen("gpu_hours", key, u), false, true
-	case slotLen("node_hours", key, u) > 0:
-		return slotLen("node_hours", key, u), true, true
+	case slotLen(gpuHoursSlot, key, u) > 0:
+		return slotLen(gpuHoursSlot, key, u), false, true
+	case slotLen(nodeHoursSlot, key, u) > 0:
+		return slotLen(nodeHoursSlot, key, u), true, true
 	case gluedCard(toks[u].raw) != "":
 		return 1, false, true
-	case hourKeys[toks[u].key]:
+	case hourKeys.has(toks[u].key):
 		return 1, false, false
 	}
 	return 0, false, false
@@ -135,7 +135,7 @@ func gpuHourUnitAt(toks []token, u int) (n int, node, strong bool) {
 // "H100-hours", "a100-40" of "a100-40-hrs"); "" when raw is not one.
 func gluedCard(raw string) string {
 	i := strings.LastIndexByte(raw, '-')
-	if i <= 0 || !hourKeys[strings.ToLower(strings.TrimRight(raw[i+1:], ",.?!:;"))] {
+	if i <= 0 || !hourKeys.has(strings.ToLower(strings.TrimRight(raw[i+1:], ",.?!:;"))) {
 		return ""
 	}
 	if card := raw[:i]; namesCard(card) {
@@ -148,7 +148,7 @@ func gluedCard(raw string) string {
 // hours", "gpu-hrs"), as the run's GPU-hours asked are: "a gpu hour" is
 // a price's unit.
 func pluralHours(first, last string) bool {
-	return strings.HasSuffix(first, "hours") || strings.HasSuffix(first, "hrs") || pluralHourWords[last]
+	return strings.HasSuffix(first, "hours") || strings.HasSuffix(first, "hrs") || pluralHourWords.has(last)
 }
 
 // cardSpanBefore is how many tokens right before token u name a card

@@ -32,7 +32,11 @@ type token struct {
 // lex checks the bytes of a question and splits it into tokens. It
 // refuses invalid UTF-8, control characters and over-long input with an
 // InputError that says where the problem is.
-func lex(input string) ([]token, error) {
+func lex(input string) ([]token, error) { return lexInto(nil, input) }
+
+// lexInto is lex appending the tokens to dst[:0], whose array a parser
+// keeps from one question to the next.
+func lexInto(dst []token, input string) ([]token, error) {
 	if len(input) > MaxQuestionBytes {
 		return nil, &sizing.InputError{
 			Problem: fmt.Sprintf("the question is too long (%d bytes; the limit is %d)", len(input), MaxQuestionBytes),
@@ -55,11 +59,17 @@ func lex(input string) ([]token, error) {
 			}
 		}
 	}
-	toks := make([]token, 0, min(MaxQuestionWords+1, strings.Count(input, " ")+2))
-	// Every key lives in one buffer, turned into one string at the end.
-	keys := make([]byte, 0, len(input))
+	toks := dst[:0]
+	if n := min(MaxQuestionWords+1, strings.Count(input, " ")+2); cap(toks) < n {
+		toks = make([]token, 0, n)
+	}
+	// Every key, then every lowered word, lives in one buffer, turned
+	// into one string at the end: the passes ask for each word many times.
+	var buf [2 * MaxQuestionBytes]byte
+	keys := buf[:0]
 	type keySpan struct{ tok, from, to int }
-	spans := make([]keySpan, 0, cap(toks))
+	var spanBuf [MaxQuestionWords + 1]keySpan
+	spans := spanBuf[:0]
 	i := 0
 	for i < len(input) {
 		r, size := utf8.DecodeRuneInString(input[i:])
@@ -126,23 +136,20 @@ func lex(input string) ([]token, error) {
 			}
 		}
 	}
-	// The lowered words share one buffer too: the passes ask for each word
-	// many times.
-	lows := make([]byte, 0, len(input))
-	lowEnds := make([]int, len(toks))
+	lowsFrom := len(keys)
+	var lowEnds [MaxQuestionWords + 1]int
 	for k, t := range toks {
-		lows = appendLower(lows, strings.TrimFunc(t.raw, edgePunct))
-		lowEnds[k] = len(lows)
+		keys = appendLower(keys, strings.TrimFunc(t.raw, edgePunct))
+		lowEnds[k] = len(keys)
 	}
-	lowAll, from := string(lows), 0
+	all, from := string(keys), lowsFrom
 	for k := range toks {
-		toks[k].low, from = lowAll[from:lowEnds[k]], lowEnds[k]
+		toks[k].low, from = all[from:lowEnds[k]], lowEnds[k]
 	}
-	all := string(keys)
 	for _, sp := range spans {
 		toks[sp.tok].key = all[sp.from:sp.to]
-		if to, ok := vocab.rewrites[toks[sp.tok].key]; ok {
-			toks[sp.tok].key = to // "gigs" reads as "gb" (vocab.txt)
+		if k := toks[sp.tok].key; vocab.rewritten.has(k) {
+			toks[sp.tok].key = vocab.rewrites[k] // "gigs" reads as "gb" (vocab.txt)
 		}
 	}
 	readAs(toks)

@@ -37,7 +37,7 @@ func reportedFigures(unused []string, input string, inference bool) []string {
 	howMuch := strings.Contains(input, "how much") || strings.Contains(input, "room")
 	return slices.DeleteFunc(unused, func(raw string) bool {
 		key := keyOf(raw)
-		return answeredFigures[key] || inference && servedFigures[key] || leftFigures[key] && howMuch
+		return answeredFigures.has(key) || inference && servedFigures.has(key) || leftFigures.has(key) && howMuch
 	})
 }
 

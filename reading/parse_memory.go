@@ -49,9 +49,9 @@ func typedGB(key string) (int, bool) {
 	}
 	n, _ := strconv.Atoi(key[:d])
 	switch unit := key[d:]; {
-	case gbUnits[unit] || gbGlued[unit]:
+	case gbUnits.has(unit) || gbGlued.has(unit):
 		return n, true
-	case tbUnits[unit]:
+	case tbUnits.has(unit):
 		return n * 1024, true
 	}
 	return 0, false
@@ -89,11 +89,11 @@ func (p *parser) memoryAt(i, n, gb int) int {
 // the machine's ("ram", "of system ram", "of ram"); 0 when they do not.
 func hostRAMAfter(toks []token, k int) int {
 	j := k
-	if j < len(toks) && ofWords[toks[j].key] {
+	if j < len(toks) && ofWords.has(toks[j].key) {
 		j++
 	}
 	n := 0
-	for j+n < len(toks) && hostRAMWords[toks[j+n].key] {
+	for j+n < len(toks) && hostRAMWords.has(toks[j+n].key) {
 		n++
 	}
 	if n == 0 {

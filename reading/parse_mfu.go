@@ -42,7 +42,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 	var m mfuWords
 	at := -1
 	for i := range toks {
-		if mfuKeys[low(toks[i])] {
+		if mfuKeys.has(low(toks[i])) {
 			at = i
 			break
 		}
@@ -58,10 +58,10 @@ func readMFU(toks []token) ([]token, mfuWords) {
 		m.mfu = v
 	} else {
 		j := at + 1
-		for mfuJoins[w(j)] {
+		for mfuJoins.has(w(j)) {
 			j++
 		}
-		if v, n := shareAt(w, j); n > 0 && !tpsUnits[w(j+n)] {
+		if v, n := shareAt(w, j); n > 0 && !tpsUnits.has(w(j+n)) {
 			to = j + n
 			m.mfu = v
 		}
@@ -81,11 +81,11 @@ func readMFU(toks []token) ([]token, mfuWords) {
 			continue
 		}
 		end := i + n
-		switch per := slotLen("per_gpu", w, end); {
+		switch per := slotLen(perGpuSlot, w, end); {
 		case per > 0:
 			m.perGPU = true
 			end += per
-		case perCard[w(end)] && end+1 < len(toks) && namesCard(toks[end+1].raw):
+		case perCard.has(w(end)) && end+1 < len(toks) && namesCard(toks[end+1].raw):
 			m.perGPU = true // "per h100": the card is read by the main parse
 			end++
 		}
@@ -117,7 +117,7 @@ func btoi(b bool) int {
 func shareBefore(w func(int) string, at int) (float64, int) {
 	for n := 1; n <= 2; n++ {
 		if v, m := percentAt(w, at-n); m == n {
-			if figureLeads[w(at-n-1)] {
+			if figureLeads.has(w(at - n - 1)) {
 				return v, n + 1
 			}
 			return v, n
@@ -148,7 +148,7 @@ func percentAt(w func(int) string, j int) (float64, int) {
 		}
 		return 0, 0
 	}
-	if v, err := strconv.ParseFloat(k, 64); err == nil && (percentWords[w(j+1)]) {
+	if v, err := strconv.ParseFloat(k, 64); err == nil && (percentWords.has(w(j + 1))) {
 		return v / 100, 2
 	}
 	return 0, 0
@@ -168,15 +168,15 @@ func speedAt(w func(int) string, i int) (float64, int) {
 	}
 	num, n := k, 0
 	for _, s := range []string{"k", "m"} {
-		if strings.HasPrefix(k[d:], s) && tpsUnits[k[d+1:]] { // "3.5ktok/s"
+		if strings.HasPrefix(k[d:], s) && tpsUnits.has(k[d+1:]) { // "3.5ktok/s"
 			num, n = k[:d+1], 1
 		}
 	}
-	if tpsUnits[k[d:]] { // "3500tok/s"
+	if tpsUnits.has(k[d:]) { // "3500tok/s"
 		num, n = k[:d], 1
 	}
 	if n == 0 {
-		if n = slotLen("tps", w, i+1); n == 0 { // "3500 tok/s", "3500 tokens per second"
+		if n = slotLen(tpsSlot, w, i+1); n == 0 { // "3500 tok/s", "3500 tokens per second"
 			return 0, 0
 		}
 		n++

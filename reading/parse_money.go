@@ -58,36 +58,36 @@ func readMoney(input string, toks []token) ([]token, Money) {
 		per := strings.TrimPrefix(unit, "/")
 		if per == "" {
 			j := end
-			if perWords[w(j)] {
+			if perWords.has(w(j)) {
 				j++
 			}
-			if gpuWords[w(j)] {
+			if gpuWords.has(w(j)) {
 				j++
 			}
 			switch adverb, ok := perAdverbs[w(end)]; {
 			case ok:
 				per, end = adverb, end+1
-			case j > end && (hourUnits[w(j)] || monthUnits[w(j)]):
+			case j > end && (hourUnits.has(w(j)) || monthUnits.has(w(j))):
 				per, end = w(j), j+1
-			case j > end && strings.HasPrefix(w(j), "/") && hourUnits[w(j)[1:]]:
+			case j > end && strings.HasPrefix(w(j), "/") && hourUnits.has(w(j)[1:]):
 				per, end = "hour", j+1 // "$2 per gpu/hr"
 			}
 		}
 		per = strings.TrimPrefix(strings.TrimPrefix(per, "gpu/"), "gpu-")
 		switch {
-		case hourUnits[per] || hoursGlued[per]:
+		case hourUnits.has(per) || hoursGlued.has(per):
 			if m.USDPerGPUHour > 0 || v > maxGPUHourUSD {
 				continue
 			}
 			from := i
-			if priceAt[w(i-1)] {
+			if priceAt.has(w(i - 1)) {
 				from = i - 1 // "at $2/h"
 			}
 			m.USDPerGPUHour, m.PriceWords = v, span(input, toks, from, end)
 			for k := from; k < end; k++ {
 				drop[k] = true
 			}
-		case per == "" || monthUnits[per]:
+		case per == "" || monthUnits.has(per):
 			if m.BudgetUSD > 0 || v > maxBudgetUSD {
 				continue
 			}
@@ -118,9 +118,9 @@ func readMoney(input string, toks []token) ([]token, Money) {
 func afterBudget(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
 		switch k := low(toks[j]); {
-		case budgetWords[k]:
+		case budgetWords.has(k):
 			return true
-		case !budgetBetween[k]:
+		case !budgetBetween.has(k):
 			return false
 		}
 	}
@@ -172,14 +172,14 @@ func amountAt(input string, toks []token, i int) (float64, string, int, bool) {
 		// "5k usd", "2k dollars", "5k usd/month"
 		next := strings.ToLower(toks[i+used].raw)
 		cur, glued, _ := strings.Cut(next, "/")
-		if budgetWords[cur] && unit == "" && n.suffix != "" && v > 0 { // "12k budget"; "4090 budget" is a card; "0k budget" no amount
+		if budgetWords.has(cur) && unit == "" && n.suffix != "" && v > 0 { // "12k budget"; "4090 budget" is a card; "0k budget" no amount
 			// "a 12k budget/month": the amount is the budget's.
 			if glued != "" {
 				unit = "/" + glued
 			}
 			return v, unit, used + 1, true
 		}
-		if !currencyWords[cur] || unit != "" {
+		if !currencyWords.has(cur) || unit != "" {
 			return 0, "", 0, false
 		}
 		dollar, used = true, used+1

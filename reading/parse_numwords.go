@@ -102,14 +102,14 @@ func belowHundred(toks []token, i int) (int, int) {
 // twenty"). It reports the value and the tokens used.
 func hundredsAt(toks []token, i int) (int, int) {
 	v, n := belowHundred(toks, i)
-	if i+n < len(toks) && numberHundred[toks[i+n].key] {
+	if i+n < len(toks) && numberHundred.has(toks[i+n].key) {
 		if n == 0 {
 			v = 1 // "hundred", "a hundred"
 		}
 		v *= 100
 		n++
 		j := i + n
-		if j < len(toks) && andWords[toks[j].key] {
+		if j < len(toks) && andWords.has(toks[j].key) {
 			j++
 		}
 		if r, m := belowHundred(toks, j); m > 0 {
@@ -126,12 +126,12 @@ func hundredsAt(toks []token, i int) (int, int) {
 // thousand users" is 2000 users, not a batch). It reports the value
 // and the tokens used.
 func numberWordAt(toks []token, i int) (int, int) {
-	if i+1 < len(toks) && numberArticle[toks[i].key] && (numberHundred[toks[i+1].key] || numberThousand[toks[i+1].key]) {
+	if i+1 < len(toks) && numberArticle.has(toks[i].key) && (numberHundred.has(toks[i+1].key) || numberThousand.has(toks[i+1].key)) {
 		v, n := numberWordAt(toks, i+1) // "a thousand": the "a" is quoted with it
 		return v, n + 1
 	}
 	v, n := hundredsAt(toks, i)
-	if i+n >= len(toks) || !numberThousand[toks[i+n].key] || v >= 1000 {
+	if i+n >= len(toks) || !numberThousand.has(toks[i+n].key) || v >= 1000 {
 		return v, n
 	}
 	if n == 0 {
@@ -140,7 +140,7 @@ func numberWordAt(toks []token, i int) (int, int) {
 	v *= 1000
 	n++
 	j := i + n
-	if j < len(toks) && andWords[toks[j].key] {
+	if j < len(toks) && andWords.has(toks[j].key) {
 		j++
 	}
 	if r, m := hundredsAt(toks, j); m > 0 && r < 1000 {
@@ -165,7 +165,7 @@ var (
 // k"). It reports the value and the tokens used (0 when there is none).
 func vagueCountAt(toks []token, i int) (int, int) {
 	j := i
-	if j < len(toks) && numberArticle[toks[j].key] {
+	if j < len(toks) && numberArticle.has(toks[j].key) {
 		j++
 	}
 	if j >= len(toks) || toks[j].ignorable {
@@ -176,7 +176,7 @@ func vagueCountAt(toks []token, i int) (int, int) {
 		return 0, 0
 	}
 	j++
-	if j < len(toks) && ofWords[toks[j].key] {
+	if j < len(toks) && ofWords.has(toks[j].key) {
 		j++
 	}
 	if j >= len(toks) || toks[j].ignorable {
@@ -204,7 +204,7 @@ var sizeUnits = vocab.set("numunit_b")
 // sizeApart reports whether tokens i and i+1 are a model size typed
 // with a space: digits, then "b" or "billion" ("13 b", "70 billion").
 func sizeApart(toks []token, i int) bool {
-	if i+1 >= len(toks) || !sizeUnits[toks[i+1].key] {
+	if i+1 >= len(toks) || !sizeUnits.has(toks[i+1].key) {
 		return false
 	}
 	n, err := strconv.Atoi(toks[i].key)

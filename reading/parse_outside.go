@@ -330,13 +330,13 @@ var cardNameWords = vocab.set("card_name")
 var cardLineWords = vocab.set("card_line")
 
 // cardLinePrefixes is cardLineWords as a list, for trimming them off run-together keys.
-var cardLinePrefixes = slices.Sorted(maps.Keys(cardLineWords))
+var cardLinePrefixes = slices.Sorted(maps.Keys(cardLineWords.words))
 
 // outsideCardAt reads a card the catalog lacks starting at token i ("2080
 // ti", "rx 7900 xtx", "tesla k80") and reports it with the tokens it
 // covers (0 when none starts there).
 func (p *parser) outsideCardAt(i int) (outsideCard, int) {
-	if k := p.toks[i].key; !cardLineWords[k] && !hasDigit(k) && !cardNameWords[k] {
+	if k := p.toks[i].key; !cardLineWords.has(k) && !hasDigit(k) && !cardNameWords.has(k) {
 		return outsideCard{}, 0
 	}
 	// The keys run together in a stack buffer: this runs for every word
@@ -383,7 +383,7 @@ func (p *parser) outsideCardName(i int) int {
 	if n == 0 {
 		return 0
 	}
-	if n == 1 && i+1 < len(p.toks) && countedCardWords[p.toks[i+1].key] && isNumber(p.toks[i].key) {
+	if n == 1 && i+1 < len(p.toks) && countedCardWords.has(p.toks[i+1].key) && isNumber(p.toks[i].key) {
 		return 0 // "1070 gpus": a count, as Format writes it (FuzzParseServing)
 	}
 	words := p.text(i, i+n)

@@ -98,7 +98,7 @@ var (
 	priceWords      = vocab.set("price")
 	powerWords      = vocab.set("power")
 	reservedWords   = vocab.set("reserved")
-	priceMonthWords = keySet(monthWords, map[string]bool{"monthly": true, "permonth": true})
+	priceMonthWords = keySet(monthWords.words, map[string]bool{"monthly": true, "permonth": true})
 	weekWords       = vocab.set("week")
 	chatWords       = vocab.set("chat")
 	helpWords       = vocab.set("help")
@@ -131,22 +131,22 @@ func Route(text string) Routing {
 		if t.ignorable {
 			continue
 		}
-		if m, ok := vocab.slot("tokens_asked", key, i); ok {
+		if m, ok := tokensAskedSlot.at(key, i); ok {
 			served = i + m.n // "how many tokens per hour can 8x h100 serve"
 		}
 		words++
 		k := t.key
-		chat = chat && chatWords[k]
-		help = help && helpWords[k]
-		asksHelp = asksHelp || helpAsks[k]
-		price = price || i >= served && (priceWords[k] || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
+		chat = chat && chatWords.has(k)
+		help = help && helpWords.has(k)
+		asksHelp = asksHelp || helpAsks.has(k)
+		price = price || i >= served && (priceWords.has(k) || t.raw[0] == '$' || k == "h" && t.raw == "/h" || howMuchIs(toks, i) ||
 			vocab.phraseAt("price", toks, i)) // "what's an h100 going for""
-		week = week || weekWords[k] && (i < from || i >= to) // "for a week" is a rental, not the digest
+		week = week || weekWords.has(k) && (i < from || i >= to) // "for a week" is a rental, not the digest
 		month = month || priceMonthWords[k]
 		spot = spot || phrases[k].kind == kindSpot
-		reserved = reserved || reservedWords[k]
+		reserved = reserved || reservedWords.has(k)
 		power = power || powerWord(k)
-		greets, thanks = greets || greetWords[k], thanks || thanksWords[k]
+		greets, thanks = greets || greetWords.has(k), thanks || thanksWords.has(k)
 	}
 	if r, ok := askedRoute(text, toks); ok {
 		return r
@@ -188,7 +188,7 @@ func Route(text string) Routing {
 // "electicity", "electrcity"), so "the monthly electricty cost" asks
 // the power bill, not the rent of the cards.
 func powerWord(key string) bool {
-	if powerWords[key] {
+	if powerWords.has(key) {
 		return true
 	}
 	if len(key) < 9 || len(key) > 13 || !strings.HasPrefix(key, "ele") {
@@ -369,17 +369,17 @@ func plansAsked(toks []token) (string, bool) {
 	decided, verb, past := false, false, false
 	key := keysOf(toks) // an ignorable token has no key
 	for i, t := range toks {
-		_, chose := vocab.slot("plans_asked", key, i) // "what did we pick for llama"
-		decided = decided || plansDecided[t.key] || chose
-		verb = verb || plansVerbs[t.key]
-		past = past || plansPast[t.key]
+		_, chose := plansAskedSlot.at(key, i) // "what did we pick for llama"
+		decided = decided || plansDecided.has(t.key) || chose
+		verb = verb || plansVerbs.has(t.key)
+		past = past || plansPast.has(t.key)
 	}
 	if !decided && !(verb && past) {
 		return "", false
 	}
 	var model []string
 	for _, t := range toks {
-		if t.ignorable || plansOther[t.key] || plansDecided[t.key] {
+		if t.ignorable || plansOther.has(t.key) || plansDecided.has(t.key) {
 			continue
 		}
 		model = append(model, t.raw)
@@ -415,7 +415,7 @@ var periodHours = map[string]float64{"hour": 1, "hours": 1, "hr": 1, "hrs": 1, "
 // 0 hours when none is said.
 func rentalPeriod(text string, toks []token) (hours float64, words string, from, to int) {
 	for i := 0; i+2 < len(toks); i++ {
-		if toks[i].key != "for" && !hedgeWords[toks[i].key] { // "for 48 hrs", "like 48 hrs"
+		if toks[i].key != "for" && !hedgeWords.has(toks[i].key) { // "for 48 hrs", "like 48 hrs"
 			continue
 		}
 		n, j := 0.0, i+1
@@ -454,7 +454,7 @@ func perPeriod(toks []token) (hours float64, words string, from, to int) {
 		switch {
 		case t.key == "daily":
 			return 24, "a day", i, i + 1
-		case t.key == "weekly" && i > 0 && priceWords[toks[i-1].key]:
+		case t.key == "weekly" && i > 0 && priceWords.has(toks[i-1].key):
 			return 168, "a week", i, i + 1 // "cost weekly"; "weekly" alone asks the digest
 		case (t.key == "per" || t.key == "a" || t.key == "each" || t.key == "every") && i+1 < len(toks):
 			if h, ok := perPeriods[toks[i+1].key]; ok {

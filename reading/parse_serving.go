@@ -83,11 +83,11 @@ var (
 // no model), nor before people ("300 full-time employees")
 // or "to first token" (a full fine-tune's ttft).
 func allMonth(w func(int) string, i int) int {
-	if n := slotLen("all_month", w, i); n > 0 {
+	if n := slotLen(allMonthSlot, w, i); n > 0 {
 		return n
 	}
-	n := slotLen("full_time", w, i)
-	if next := w(i + n); n > 0 && (peopleWords[next] || fullTimeAfter[next]) {
+	n := slotLen(fullTimeSlot, w, i)
+	if next := w(i + n); n > 0 && (peopleWords.has(next) || fullTimeAfter.has(next)) {
 		return 0
 	}
 	return n
@@ -95,8 +95,8 @@ func allMonth(w func(int) string, i int) int {
 
 // slotLen is how many words from i a slot row of kind matches (vocab.txt),
 // 0 when none does.
-func slotLen(kind string, w func(int) string, i int) int {
-	m, _ := vocab.slot(kind, w, i)
+func slotLen(kind *slotKind, w func(int) string, i int) int {
+	m, _ := kind.at(w, i)
 	return m.n
 }
 
@@ -108,19 +108,19 @@ func slotLen(kind string, w func(int) string, i int) int {
 // bs 8") says a batch, not the ask; a size ("largest batch 1b lora") is
 // the model's.
 func batchAskAt(w func(int) string, i int) int {
-	lead := slotLen("batch_lead", w, i)
-	what := lead == 0 && whatWords[w(i)]
+	lead := slotLen(batchLeadSlot, w, i)
+	what := lead == 0 && whatWords.has(w(i))
 	if what {
 		lead = 1
 	}
 	if lead == 0 {
 		return 0
 	}
-	j := i + lead + slotLen("batch_noun", w, i+lead)
+	j := i + lead + slotLen(batchNounSlot, w, i+lead)
 	switch {
 	case j == i+lead:
 		return 0
-	case what && !batchFitVerbs[w(j)]:
+	case what && !batchFitVerbs.has(w(j)):
 		return 0 // "what batch size" asks the largest only before "can", "fits"
 	case !what && wholeNumber(w(j)):
 		return 0
@@ -203,10 +203,10 @@ func readServe(toks []token) ([]token, serveWords) {
 		k := w(i)
 		if _, ok := parseNumber(k); ok {
 			j := i + 1
-			for concurrentAdj[w(j)] {
+			for concurrentAdj.has(w(j)) {
 				j++
 			}
-			if peopleWords[w(j)] && !seqNouns[w(j)] {
+			if peopleWords.has(w(j)) && !seqNouns.has(w(j)) {
 				sw.people = true // read by the main parse as the batch; marks it a load
 			}
 		}
@@ -221,18 +221,18 @@ func readServe(toks []token) ([]token, serveWords) {
 		if sw.cadence.Runs == 0 {
 			cadence, cadenceN = sizing.CadenceAt(w, i)
 		}
-		tokensAsked, tokensN := vocab.slot("tokens_asked", w, i)
+		tokensAsked, tokensN := tokensAskedSlot.at(w, i)
 		switch {
 		case tokensN:
 			// "how many tokens per hour can 8x h100 serve": the cards'
 			// output in a period, at full load (a vocab.txt slot).
 			sw.capacity, sw.load.TokensPer = true, tokensAsked.value("PERIOD", "PERIODLY")
 			mark(i, i+tokensAsked.n)
-		case slotLen("how_many", w, i) > 0:
+		case slotLen(howManySlot, w, i) > 0:
 			sw.howMany(toks, i, w, mark)
-		case slotLen("max_batch", w, i) > 0:
-			if n := slotLen("max_batch", w, i); !wholeNumber(w(i + n)) { // "max batch 7b" asks on a 7B model
-				sw.capacity, sw.load.MaxBatch = true, !batchUsers[w(i+1)]
+		case slotLen(maxBatchSlot, w, i) > 0:
+			if n := slotLen(maxBatchSlot, w, i); !wholeNumber(w(i + n)) { // "max batch 7b" asks on a 7B model
+				sw.capacity, sw.load.MaxBatch = true, !batchUsers.has(w(i+1))
 				mark(i, i+n)
 			}
 		case batchAskAt(w, i) > 0:
@@ -240,23 +240,23 @@ func readServe(toks []token) ([]token, serveWords) {
 			// can we fit": the largest batch, as "max batch".
 			sw.capacity, sw.load.MaxBatch = true, true
 			mark(i, i+batchAskAt(w, i))
-		case slotLen("count_for", w, i) > 0:
+		case slotLen(countForSlot, w, i) > 0:
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
-		case totalSaid[k]:
+		case totalSaid.has(k):
 			sw.totalSaid = true // a tokens/s is the output of all replicas; the word is read by settle
-			if !totalLeft[k] {
+			if !totalLeft.has(k) {
 				mark(i, i+1)
 			}
-		case slotLen("token_cost", w, i) > 0: // "cost per token", "per 1m tokens"
+		case slotLen(tokenCostSlot, w, i) > 0: // "cost per token", "per 1m tokens"
 			sw.tokenCost = true
-			mark(i, i+slotLen("token_cost", w, i))
-		case slotLen("request_cost", w, i) > 0:
+			mark(i, i+slotLen(tokenCostSlot, w, i))
+		case slotLen(requestCostSlot, w, i) > 0:
 			// "how much per 1k requests": what the cards serve at full
 			// load, costed per request (the 1k is requests, not users).
 			sw.tokenCost, sw.load.PerRequest = true, true
-			mark(i, i+slotLen("request_cost", w, i))
-		case engineSGLang[k]:
+			mark(i, i+slotLen(requestCostSlot, w, i))
+		case engineSGLang.has(k):
 			sw.load.Engine = sizing.EngineSGLang
 			sw.said = append(sw.said, Field{Name: "engine", Value: sizing.EngineSGLang, Words: toks[i].raw})
 			mark(i, i+1)
@@ -268,27 +268,27 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.perMonth = true
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(sizing.HoursPerMonth)))
 			mark(i, i+n)
-		case slotLen("per_month", w, i) > 0:
+		case slotLen(perMonthSlot, w, i) > 0:
 			sw.perMonth = true
-			mark(i, i+slotLen("per_month", w, i))
+			mark(i, i+slotLen(perMonthSlot, w, i))
 		case perTokenTimeAt(toks, w, i) > 0:
 			// "50ms per token": the time between tokens, a speed per user.
 			v, n, _ := durationAt(w, i)
-			sw.perTokenTarget(v, toks, i, i+n+slotLen("per_token", w, i+n), mark)
-		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (latencyWords[w(i+1)] || ttftWords[w(i+1)] || ttftBounds[w(i+1)] || timedAt(w, i+1)):
+			sw.perTokenTarget(v, toks, i, i+n+slotLen(perTokenSlot, w, i+n), mark)
+		case strings.HasPrefix(k, "p") && percentile.MatchString(k) && (latencyWords.has(w(i+1)) || ttftWords.has(w(i+1)) || ttftBounds.has(w(i+1)) || timedAt(w, i+1)):
 			// "p95 latency": the planner's latencies are means at the load.
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
 			sw.percentileTarget(toks, i, w, mark)
-		case latencyWords[k] || slotLen("first_token", w, i) > 0:
+		case latencyWords.has(k) || slotLen(firstTokenSlot, w, i) > 0:
 			sw.firstToken(toks, i, w, mark)
-		case promptWords[k] || outputWords[k]:
+		case promptWords.has(k) || outputWords.has(k):
 			j := i + 1
-			if lengthOf[w(j)] {
+			if lengthOf.has(w(j)) {
 				j++
 			}
 			if v, ok := tokenCount(w(j)); ok {
-				sw.setLength(promptWords[k], v, toks, i, j+1)
+				sw.setLength(promptWords.has(k), v, toks, i, j+1)
 				mark(i, j+1+btoi(tokNoun(w(j+1))))
 			}
 		case len(k) > 0 && isDigit(k[0]):
@@ -310,24 +310,24 @@ func readServe(toks []token) ([]token, serveWords) {
 // "how many l40s", "h100 how many": how many the load needs).
 func (sw *serveWords) howMany(toks []token, i int, w func(int) string, mark func(int, int)) {
 	j := i + 2
-	for concurrentAdj[w(j)] {
+	for concurrentAdj.has(w(j)) {
 		j++
 	}
 	switch {
-	case peopleWords[w(j)]:
+	case peopleWords.has(w(j)):
 		sw.capacity = true
 		mark(i, j+1)
-	case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords[w(j+1)]:
+	case (strings.Contains(w(j), "-token") || strings.Contains(w(j), "-context") || strings.Contains(w(j), "-ctx")) && peopleWords.has(w(j+1)):
 		// "how many concurrent 4k-token chats": the length is read
 		// by the main parse.
 		sw.capacity = true
 		mark(i, j)
 		mark(j+1, j+2)
-	case gpuAsked[w(j)]:
+	case gpuAsked.has(w(j)):
 		sw.load.Plan, sw.countAsked = true, true
 		mark(i, j+1)
 	case j < len(toks) && namesCard(toks[j].raw),
-		i > 0 && (j >= len(toks) || countVerbs[w(j)]):
+		i > 0 && (j >= len(toks) || countVerbs.has(w(j))):
 		// "how many l40s": the card is read by the main parse; "qwen2.5
 		// 72b inference h100 how many": the card said before, the count
 		// of it asked.
@@ -341,24 +341,24 @@ func (sw *serveWords) howMany(toks []token, i int, w func(int) string, mark func
 // ttft"), a time per token after "latency" (a speed), or the time to the
 // first token asked ("ttft for a 32k prompt").
 func (sw *serveWords) firstToken(toks []token, i int, w func(int) string, mark func(int, int)) {
-	spelled := slotLen("first_token", w, i) // "ttft" is 1 word, "time to first token" 4, "latency" none
+	spelled := slotLen(firstTokenSlot, w, i) // "ttft" is 1 word, "time to first token" 4, "latency" none
 	latency := spelled == 0
 	j := i + max(spelled, 1)
-	for ttftBounds[w(j)] {
+	for ttftBounds.has(w(j)) {
 		j++
 	}
 	v, n, ok := durationAt(w, j)
 	switch {
-	case ok && latency && slotLen("per_token", w, j+n) > 0:
+	case ok && latency && slotLen(perTokenSlot, w, j+n) > 0:
 		// "latency under 50ms per token": the time between tokens.
-		sw.perTokenTarget(v, toks, i, j+n+slotLen("per_token", w, j+n), mark)
+		sw.perTokenTarget(v, toks, i, j+n+slotLen(perTokenSlot, w, j+n), mark)
 	case ok:
 		sw.ttftTarget(v, latency, toks, i, j+n, mark)
 	case spelled <= 1 && timedAt(w, i-1):
 		// "500ms ttft", "40ms latency": the time said before.
 		v, _, _ := durationAt(w, i-1)
 		sw.ttftTarget(v, latency, toks, i-1, i+1, mark)
-	case spelled > 1 || spelled == 1 && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks[w(j)]):
+	case spelled > 1 || spelled == 1 && (w(j) == "" || j > i+1 && !isDigit(w(j)[0]) || ttftAsks.has(w(j))):
 		// "time to first token for a 32k prompt", "what's the ttft of
 		// llama 3.1 8b", "ttft for a 32k prompt": no target, the figure
 		// is asked ("ttft soon" still needs a time).
@@ -412,15 +412,15 @@ func (sw *serveWords) readAtOnce(toks []token, w func(int) string, mark func(int
 		j := i + 1
 		end := j + 1
 		switch {
-		case presentWords[w(j)]:
-			end += slotLen("at_once", w, j+1)
+		case presentWords.has(w(j)):
+			end += slotLen(atOnceSlot, w, j+1)
 			toks[j].key = "users"
-		case peopleWords[w(j)] && !requestNouns[w(j)] && slotLen("at_once", w, j+1) > 0:
-			end += slotLen("at_once", w, j+1)
-		case slotLen("at_once", w, j) > 0:
-			end = j + slotLen("at_once", w, j)
+		case peopleWords.has(w(j)) && !requestNouns.has(w(j)) && slotLen(atOnceSlot, w, j+1) > 0:
+			end += slotLen(atOnceSlot, w, j+1)
+		case slotLen(atOnceSlot, w, j) > 0:
+			end = j + slotLen(atOnceSlot, w, j)
 			toks[j].key = "users"
-		case atOnceAdj[w(j)] && peopleWords[w(j+1)]:
+		case atOnceAdj.has(w(j)) && peopleWords.has(w(j+1)):
 			if atOnce < 0 { // "50 concurrent users": the main parse reads them
 				atOnce, said = i, joinRaw(toks, i, j+2)
 			}
@@ -438,7 +438,7 @@ func (sw *serveWords) readAtOnce(toks []token, w func(int) string, mark func(int
 		return
 	}
 	for i := range toks {
-		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords[w(i+1)] || requestNouns[w(i+1)] || dailyUsersAt(w, i+1) > 0 {
+		if n, ok := parseNumber(w(i)); !ok || !n.isInteger() || i == atOnce || !peopleWords.has(w(i+1)) || requestNouns.has(w(i+1)) || dailyUsersAt(w, i+1) > 0 {
 			continue
 		}
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as all the users, of whom %s are at once: sized for those", quote(joinRaw(toks, i, i+2)), quote(said)))
@@ -453,11 +453,11 @@ func (sw *serveWords) readAtOnce(toks []token, w func(int) string, mark func(int
 // targets.
 func (sw *serveWords) percentileTarget(toks []token, i int, w func(int) string, mark func(int, int)) {
 	j := i + 1
-	for ttftBounds[w(j)] {
+	for ttftBounds.has(w(j)) {
 		j++
 	}
 	v, n, ok := durationAt(w, j)
-	if !ok || v <= 0 || j == i+1 && !timedAt(w, j) || slotLen("per_token", w, j+n) > 0 {
+	if !ok || v <= 0 || j == i+1 && !timedAt(w, j) || slotLen(perTokenSlot, w, j+n) > 0 {
 		return // "p95 under 50ms per token" is a speed, read from the time on
 	}
 	sw.ttftTarget(v, false, toks, i, j+n, mark)
@@ -515,12 +515,12 @@ func (sw *serveWords) settleDaily() {
 // counts users a day ("daily users", "daily active users", "users a
 // day", "users per day", "users daily", "dau"); 0 when they do not.
 func dailyUsersAt(w func(int) string, j int) int {
-	switch n := slotLen("daily_users", w, j); {
+	switch n := slotLen(dailyUsersSlot, w, j); {
 	case n > 0:
 		return n
-	case headcountWords[w(j)] && companyAround(w, j):
+	case headcountWords.has(w(j)) && companyAround(w, j):
 		return 1 // "a mid size company (~800 ppl)": its headcount, not 800 users at once
-	case persons[w(j)] && sendsADay(w, j+1):
+	case persons.has(w(j)) && sendsADay(w, j+1):
 		return 1 // "10k users each send ~20 msgs a day": what each sends is read after
 	}
 	return 0
@@ -533,9 +533,9 @@ func sendsADay(w func(int) string, j int) bool {
 	noun := false
 	for k := j; k < j+7; k++ {
 		switch {
-		case requestNouns[w(k)]:
+		case requestNouns.has(w(k)):
 			noun = true
-		case noun && slotLen("a_day", w, k) > 0:
+		case noun && slotLen(aDaySlot, w, k) > 0:
 			return true
 		}
 	}
@@ -545,7 +545,7 @@ func sendsADay(w func(int) string, j int) bool {
 // companyAround reports whether a company word is within six words of j.
 func companyAround(w func(int) string, j int) bool {
 	for k := max(j-6, 0); k <= j+6; k++ {
-		if companyWords[w(k)] {
+		if companyWords.has(w(k)) {
 			return true
 		}
 	}
@@ -608,7 +608,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	per, perWords := slowRateAt("request_rate", from(cn))
 	tokPer, tokWords := slowRateAt("token_rate", from(cn))
 	switch {
-	case tokWords > 0 && count >= 1 && !(i > 0 && ofWords[low(toks[i-1])]):
+	case tokWords > 0 && count >= 1 && !(i > 0 && ofWords.has(low(toks[i-1]))):
 		// "2 billion tokens/day through llama 3.1 8b": requests of the
 		// asked length, read by settle, not one request.
 		// After "of" it is a length: "docs of 300 tokens a month".
@@ -628,7 +628,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, end) // the load is written by settleDaily
 	case per.d == 24*time.Hour:
 		end := i + cn + perWords
-		each := slotLen("each_user", w, end)
+		each := slotLen(eachUserSlot, w, end)
 		sw.perDay = perDay{count: count, words: words(end + each), each: each > 0}
 		mark(i, end+each) // the load is written by settleDaily
 	case perWords > 0:
@@ -641,23 +641,23 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.notes = append(sw.notes, fmt.Sprintf("%s taken as %s requests/s, spread evenly over the %s (a peak above the mean needs more)",
 			quote(said), formatFloat(rps), per.name))
 		mark(i, end)
-	case apart && (messageNouns[unit]):
+	case apart && (messageNouns.has(unit)):
 		// "each sends 20 messages": a count of requests with no period
 		// is no load, and never a card (the "20" is no H20).
 		sw.notes = append(sw.notes, fmt.Sprintf("not used: %s (a load of messages needs its period: \"20 messages a day\")", quote(words(i+2))))
 		mark(i, i+2)
-	case slotLen("rps", u, 0) > 0:
-		end := i + n + slotLen("rps", u, 0)
+	case slotLen(rpsSlot, u, 0) > 0:
+		end := i + n + slotLen(rpsSlot, u, 0)
 		sw.load.RequestsPerSecond = v
 		sw.said = append(sw.said, Field{Name: "requests_per_second", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case slotLen("tps", u, 0) > 0:
-		end := i + n + slotLen("tps", u, 0)
-		each := btoi(eachUser[w(end)])
+	case slotLen(tpsSlot, u, 0) > 0:
+		end := i + n + slotLen(tpsSlot, u, 0)
+		each := btoi(eachUser.has(w(end)))
 		if each == 0 {
-			each = slotLen("tps_each", w, end) // "per user", "per stream"
+			each = slotLen(tpsEachSlot, w, end) // "per user", "per stream"
 		}
-		if total := slotLen("tps_total", w, end); each == 0 && total > 0 {
+		if total := slotLen(tpsTotalSlot, w, end); each == 0 && total > 0 {
 			sw.load.OutputTokensPerSecondTarget = v
 			sw.said = append(sw.said, Field{Name: "output_tokens_per_second_target", Value: formatFloat(v), Words: words(end + total)})
 			mark(i, end+total)
@@ -670,41 +670,41 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		sw.load.TokensPerSecondPerUserTarget = v
 		sw.said = append(sw.said, Field{Name: "tokens_per_second_per_user_target", Value: formatFloat(v), Words: words(end)})
 		mark(i, end)
-	case apart && lengthDescribers[unit] && !(i > 0 && takesNumber(toks[i-1].key)) &&
-		(promptWords[w(i+2)] || lengthDescribers[w(i+2)] && promptWords[w(i+3)]):
+	case apart && lengthDescribers.has(unit) && !(i > 0 && takesNumber(toks[i-1].key)) &&
+		(promptWords.has(w(i+2)) || lengthDescribers.has(w(i+2)) && promptWords.has(w(i+3))):
 		// "4k system prompt", "8k rag input prompts": the prompt's length.
 		if t, ok := tokenCount(k); ok {
-			end := i + 3 + btoi(!promptWords[w(i+2)])
+			end := i + 3 + btoi(!promptWords.has(w(i+2)))
 			end += btoi(tokNoun(w(end)))
 			sw.setLength(true, t, toks, i, end)
 			mark(i, end)
 		}
-	case apart && tokenNouns[unit] && (promptWords[w(i+2)] || outputWords[w(i+2)]):
+	case apart && tokenNouns.has(unit) && (promptWords.has(w(i+2)) || outputWords.has(w(i+2))):
 		// "500 token answers", "4k token prompts": the lengths of the
 		// answers and prompts, not one token each.
 		if t, ok := tokenCount(k); ok {
-			sw.setLength(promptWords[w(i+2)], t, toks, i, i+3)
+			sw.setLength(promptWords.has(w(i+2)), t, toks, i, i+3)
 			mark(i, i+3)
 		}
-	case apart && (promptWords[unit] || outputWords[unit]) && !(i > 0 && takesNumber(toks[i-1].key)):
+	case apart && (promptWords.has(unit) || outputWords.has(unit)) && !(i > 0 && takesNumber(toks[i-1].key)):
 		// "tp 2 prompt 10": the 2 is the degree the key before it takes.
 		if t, ok := tokenCount(k); ok {
 			end := i + 2 + btoi(tokNoun(w(i+2)))
-			sw.setLength(promptWords[unit], t, toks, i, end)
+			sw.setLength(promptWords.has(unit), t, toks, i, end)
 			mark(i, end)
 		}
-	case slotLen("busy_percent", u, 0) > 0:
+	case slotLen(busyPercentSlot, u, 0) > 0:
 		// "at 80% utilization": the share of the time the cards serve,
 		// which a cost per token is over.
 		sw.setBusy(v, toks, i, i+n+2)
 		mark(i, i+n+2)
-	case apart && slotLen("gpu_util", w, i+1) > 0 && !isNumber(w(i+3)):
+	case apart && slotLen(gpuUtilSlot, w, i+1) > 0 && !isNumber(w(i+3)):
 		// "0.95 gpu util"; in "cp 1 gpu util 0.9" the share follows.
 		sw.setUtil(v, k, toks, i, i+3)
 		mark(i, i+3)
 	}
 	// "gpu util 0.95" reads from the words before the number.
-	if i >= 2 && !used[i] && !used[i-1] && slotLen("gpu_util", lowsOf(toks), i-2) > 0 {
+	if i >= 2 && !used[i] && !used[i-1] && slotLen(gpuUtilSlot, lowsOf(toks), i-2) > 0 {
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
@@ -783,16 +783,16 @@ func (sw *serveWords) settleTokenRate(seq int) {
 // not. "in" alone is a preposition: only the pair with "out" reads it as
 // the prompt.
 func inOutAt(w func(int) string, i int) (prompt, output, n int) {
-	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs[w(i)] {
+	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs.has(w(i)) {
 		return p, o, 2
 	}
-	if p, o, ok := lengthPair(w(i)); ok && inOutPairs[w(i+1)] {
+	if p, o, ok := lengthPair(w(i)); ok && inOutPairs.has(w(i+1)) {
 		return p, o, 2
 	}
-	if !inWords[w(i+1)] {
+	if !inWords.has(w(i + 1)) {
 		return 0, 0, 0 // spares the slot's captures: this runs for every word
 	}
-	m, _ := vocab.slot("in_out", w, i)
+	m, _ := inOutSlot.at(w, i)
 	p, ok := tokenCount(m.value(classNum))
 	o, ok2 := tokenCount(w(i + m.n - 2))
 	if m.n == 0 || !ok || !ok2 {
@@ -914,9 +914,9 @@ func durationAt(w func(int) string, j int) (float64, int, bool) {
 // secondsOf is the seconds in one of a time's unit ("ms": 0.001).
 func secondsOf(unit string) (float64, bool) {
 	switch {
-	case secondsUnit[unit]:
+	case secondsUnit.has(unit):
 		return 1, true
-	case millisUnit[unit]:
+	case millisUnit.has(unit):
 		return 1e-3, true
 	}
 	return 0, false
@@ -1027,7 +1027,7 @@ func perTokenTimeAt(toks []token, w func(int) string, i int) float64 {
 		return 0 // not a number: this runs for every word of every question
 	}
 	v, n, ok := durationAt(w, i)
-	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(w(i), "smh") || slotLen("per_token", w, i+n) == 0 {
+	if !ok || v <= 0 || v > 10 || n == 1 && !strings.ContainsAny(w(i), "smh") || slotLen(perTokenSlot, w, i+n) == 0 {
 		return 0
 	}
 	return v

@@ -79,11 +79,11 @@ var phraseTypos = sync.OnceValue(func() *typoIndex {
 var catalogTypos = sync.OnceValue(func() *typoIndex { return newTypoIndex(catalogLexicon{}.nameWords()) })
 
 func (catalogLexicon) nameWords() []string {
-	words := make([]string, 0, len(modelFamilies())+len(gpuFamilies))
+	words := make([]string, 0, len(modelFamilies())+len(gpuFamilies.words))
 	for k := range modelFamilies() {
 		words = append(words, k)
 	}
-	for k := range gpuFamilies {
+	for k := range gpuFamilies.words {
 		words = append(words, k)
 	}
 	return words
@@ -92,7 +92,7 @@ func (catalogLexicon) nameWords() []string {
 // correction is the vocabulary word a letters-only key was most likely
 // meant to be; ok is false when there is none, or two are equally close.
 func (p *parser) correction(key string) (string, bool) {
-	if len(key) < minTypoLen || len(key) > maxTypoLen || !isLetters(key) || neverCorrect[key] {
+	if len(key) < minTypoLen || len(key) > maxTypoLen || !isLetters(key) || neverCorrect.has(key) {
 		return "", false
 	}
 	names := catalogTypos()

@@ -110,7 +110,7 @@ func buildPhrases() map[string]word {
 		}
 	}
 	addSet := func(w word, set string) {
-		for k := range vocab.set(set) {
+		for k := range vocab.set(set).words {
 			m[k] = w
 		}
 	}
@@ -129,7 +129,7 @@ func buildPhrases() map[string]word {
 	// Words that ask about the team's cluster now ("on our cluster right
 	// now", "free gpus"): package cluster reads them from the question.
 	addSet(word{kind: kindFiller}, "word_cluster_now")
-	for k := range vocab.set("word_chatter") { // chat ("lol", "quick q"): phrasing too
+	for k := range vocab.set("word_chatter").words { // chat ("lol", "quick q"): phrasing too
 		if _, ok := m[k]; !ok {
 			m[k] = word{kind: kindFiller}
 		}

@@ -35,7 +35,12 @@ func classQuantities(toks []token) []token {
 	key := unitKeysOf(toks)
 	out := toks[:0]
 	for i := 0; i < len(toks); {
-		if m, ok := vocab.slot("bound", key, i); ok && numberStart(key(i+m.n)) {
+		if w := key(i); !quantitySlots.may(w) && !memoryVariants.has(w) {
+			out = append(out, toks[i]) // no quantity starts here: spares trying each kind
+			i++
+			continue
+		}
+		if m, ok := boundSlot.at(key, i); ok && numberStart(key(i+m.n)) {
 			// "at least 15", "no more than 500ms": the number as said,
 			// a bound being how a target is said.
 			t := toks[i+m.n]
@@ -44,7 +49,7 @@ func classQuantities(toks []token) []token {
 			i += m.n + 1
 			continue
 		}
-		if m, ok := vocab.slot("count_apart", key, i); ok {
+		if m, ok := countApartSlot.at(key, i); ok {
 			// "300 internal users": the count, its noun next to it.
 			t := toks[i]
 			t.raw, t.end = joinRaw(toks, i, i+m.n-1), toks[i+m.n-2].end
@@ -52,7 +57,7 @@ func classQuantities(toks []token) []token {
 			i += m.n - 1
 			continue
 		}
-		if memoryVariants[key(i)] && (cardBefore(key(i-1)) || countWord(key(i-1)) && cardBefore(key(i-2))) && !memoryNotBefore[key(i+1)] {
+		if memoryVariants.has(key(i)) && (cardBefore(key(i-1)) || countWord(key(i-1)) && cardBefore(key(i-2))) && !memoryNotBefore.has(key(i+1)) {
 			// "a6000 48", "a100 x4 80": the card's memory, as "48gb" says it.
 			t := toks[i]
 			t.key += "gb"
@@ -61,7 +66,7 @@ func classQuantities(toks []token) []token {
 			i++
 			continue
 		}
-		if m, ok := vocab.slot("multiplier", key, i); ok {
+		if m, ok := multiplierSlot.at(key, i); ok {
 			// "3x the users": a number of times, never a count of GPUs.
 			t := toks[i]
 			t.key = m.value(classNum) + multiplierUnit
@@ -70,7 +75,7 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("tp_degree", key, i); ok {
+		if m, ok := tpDegreeSlot.at(key, i); ok {
 			// "8-way tensor parallel": the degree, as "tp 8" says it.
 			words := joinRaw(toks, i, i+m.n)
 			start, end := toks[i].start, toks[i+m.n-1].end
@@ -79,14 +84,14 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("time_apart", key, i); ok {
+		if m, ok := timeApartSlot.at(key, i); ok {
 			// "2 secs": a time, as "2secs" writes it.
 			k := m.value(classNum) + key(i+1)
 			out = append(out, token{raw: joinRaw(toks, i, i+m.n), key: k, low: k, start: toks[i].start, end: toks[i+m.n-1].end})
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("counted_noun", key, i); ok {
+		if m, ok := countedNounSlot.at(key, i); ok {
 			// "at step 300": a count of something that is not a GPU or a
 			// model; the noun keeps the number, never read as a name.
 			noun := toks[i+m.n-2]
@@ -96,7 +101,7 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		if m, ok := vocab.slot("gpu_count", key, i); ok {
+		if m, ok := gpuCountSlot.at(key, i); ok {
 			// "8-way": a count of GPUs, as "8x" says it.
 			t := toks[i]
 			t.key = m.value(classNum) + "x"
@@ -105,7 +110,7 @@ func classQuantities(toks []token) []token {
 			i += m.n
 			continue
 		}
-		m, ok := vocab.slot("context_noun", key, i)
+		m, ok := contextNounSlot.at(key, i)
 		if !ok || i > 0 && phrases[key(i-1)].kind == kindSeqKey { // "context 128k kv cache fp8": the number has its noun
 			out = append(out, toks[i])
 			i++
@@ -117,6 +122,9 @@ func classQuantities(toks []token) []token {
 	}
 	return out
 }
+
+// quantitySlots are the kinds of slot classQuantities tries at each word.
+var quantitySlots = newSlotGroup(boundSlot, countApartSlot, multiplierSlot, tpDegreeSlot, timeApartSlot, countedNounSlot, gpuCountSlot, contextNounSlot)
 
 // unitKeysOf reads the keys of toks for the slot patterns of quantities
 // and deadlines: as keysOf does, but "" for an ignorable word, and a word
@@ -178,7 +186,7 @@ func typedQuantity(key string) bool {
 // unslotted_clock set), "17:00", "5:30pm".
 func clockTime(key string) bool {
 	if num, _, ok := vocab.gluedAt("UNSLOTTED", key); ok {
-		return clockUnits[key[len(num):]]
+		return clockUnits.has(key[len(num):])
 	}
 	for _, layout := range []string{"15:04", "3:04pm", "3:04am"} {
 		if _, err := time.Parse(layout, key); err == nil {
@@ -194,7 +202,7 @@ var clockUnits = vocab.set("unslotted_clock")
 // boundGlued are comparators glued to a number ("≥15", "sub-100ms",
 // "300+", "~300ish"), by where they are glued (vocab.txt: bound_prefix,
 // bound_suffix).
-var boundGlued = [2]map[string]bool{vocab.set("bound_prefix"), vocab.set("bound_suffix")}
+var boundGlued = [2]*wordSet{vocab.set("bound_prefix"), vocab.set("bound_suffix")}
 
 // unglue splits the quantities glued to a word beside them: a
 // comparator ("≥15" reads as 15, quoted as written) and a count glued
@@ -231,12 +239,15 @@ func unglue(toks []token) []token {
 // ("≥15" as 15, "300+" as 300), quoted as written.
 func unbound(t *token) {
 	for k := min(len(t.key)-1, 4); k > 0; k-- {
-		if boundGlued[0][t.key[:k]] && numberStart(t.key[k:]) {
+		if boundGlued[0].has(t.key[:k]) && numberStart(t.key[k:]) {
 			t.key, t.low = t.key[k:], t.key[k:]
 			return
 		}
 		cut := len(t.key) - k
-		if _, ok := parseNumber(t.key[:cut]); ok && boundGlued[1][t.key[cut:]] {
+		if !boundGlued[1].has(t.key[cut:]) {
+			continue // the set first: it turns nearly every word away before a number is read
+		}
+		if _, ok := parseNumber(t.key[:cut]); ok {
 			t.key, t.low = t.key[:cut], t.key[:cut]
 			return
 		}

@@ -46,7 +46,7 @@ func commandRoute(text string, toks []token) (Routing, bool) {
 	first := toks[0].key
 	var kind RouteKind
 	for _, k := range commandKinds {
-		if vocab.set("command_" + string(k))[first] {
+		if vocab.set("command_" + string(k)).has(first) {
 			kind = k
 			break
 		}
@@ -57,9 +57,9 @@ func commandRoute(text string, toks []token) (Routing, bool) {
 	rest := strings.TrimSpace(text[toks[0].end:])
 	name := string(kind)
 	switch {
-	case commandAlone[name] && len(toks) > 1:
+	case commandAlone.has(name) && len(toks) > 1:
 		return Routing{}, false
-	case commandID[name] && !(len(toks) >= 2 && isPlanID(toks[1].key) && (len(toks) == 2 || vocab.set("command_then_" + name)[toks[2].key])):
+	case commandID.has(name) && !(len(toks) >= 2 && isPlanID(toks[1].key) && (len(toks) == 2 || vocab.set("command_then_"+name).has(toks[2].key))):
 		return Routing{}, false
 	}
 	if verbs, ok := vocab.sets["command_verb_"+name]; ok && len(toks) > 1 && !verbs[toks[1].key] {
@@ -78,7 +78,7 @@ func MeasuredRun(args string) (id int64, words string, ok bool) {
 	idWord, after, _ := strings.Cut(strings.TrimSpace(args), " ")
 	verb, words, _ := strings.Cut(strings.TrimSpace(after), " ")
 	id, err := strconv.ParseInt(strings.TrimPrefix(idWord, "#"), 10, 64)
-	if err != nil || id <= 0 || !vocab.set("command_then_plan")[strings.ToLower(verb)] {
+	if err != nil || id <= 0 || !vocab.set("command_then_plan").has(strings.ToLower(verb)) {
 		return 0, "", false
 	}
 	return id, strings.TrimSpace(words), true
@@ -108,14 +108,14 @@ func askedRoute(text string, toks []token) (Routing, bool) {
 	var catalog RouteKind
 	ask, how, teach, noun, owner, own, cards := false, false, false, false, false, false, false
 	for _, t := range toks {
-		owner, own, cards = owner || hardwareOwner[t.key], own || hardwareOwn[t.key], cards || gpuAsked[t.key]
+		owner, own, cards = owner || hardwareOwner.has(t.key), own || hardwareOwn.has(t.key), cards || gpuAsked.has(t.key)
 		for _, k := range []RouteKind{RouteGPUs, RouteModels} {
-			if vocab.set("catalog_" + string(k))[t.key] {
+			if vocab.set("catalog_" + string(k)).has(t.key) {
 				catalog = k
 			}
 		}
-		ask = ask || catalogAsk[t.key]
-		how, teach, noun = how || helpHow[t.key], teach || hardwareTeach[t.key], noun || hardwareNoun[t.key]
+		ask = ask || catalogAsk.has(t.key)
+		how, teach, noun = how || helpHow.has(t.key), teach || hardwareTeach.has(t.key), noun || hardwareNoun.has(t.key)
 	}
 	var r Routing
 	switch {

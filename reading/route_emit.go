@@ -1,6 +1,7 @@
 package reading
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -38,13 +39,16 @@ var (
 // deepspeed config", "vllm command to serve ..."): a kind's word with a
 // word asking for its config near it; "" when none is asked.
 func emitAsked(toks []token) string {
+	if !slices.ContainsFunc(toks, func(t token) bool { return emitAsk.has(t.key) }) {
+		return "" // no word asks for a config: spares looking up each kind's words
+	}
 	for i, t := range toks {
 		for _, kind := range emitKinds {
 			if !kind.words[t.key] {
 				continue
 			}
 			for j := max(0, i-emitReach); j < min(len(toks), i+emitReach+1); j++ {
-				if emitAsk[toks[j].key] {
+				if emitAsk.has(toks[j].key) {
 					return kind.name
 				}
 			}

@@ -13,10 +13,10 @@ var (
 func historyAsked(toks []token) bool {
 	back, span := false, false
 	for i, t := range toks {
-		if historyWords[t.key] || vocab.phraseAt("history", toks, i) {
+		if historyWords.has(t.key) || vocab.phraseAt("history", toks, i) {
 			return true
 		}
-		back, span = back || historyBack[t.key], span || historySpan[t.key]
+		back, span = back || historyBack.has(t.key), span || historySpan.has(t.key)
 	}
 	return back && span
 }
@@ -32,7 +32,7 @@ const readAsClass = "READAS"
 func readAs(toks []token) {
 	key := keysOf(toks) // an ignorable token has no key
 	for i := range toks {
-		m, ok := vocab.slot("read_as", key, i)
+		m, ok := readAsSlot.at(key, i)
 		for k := i; ok && k < i+m.n; k++ {
 			if v, as := vocab.classes[readAsClass][toks[k].key]; as {
 				toks[k].key = v

@@ -51,7 +51,7 @@ func Outside(text string) []string {
 	cmp, compared := ParseComparison(text)
 	var out []string
 	for _, name := range outsideNames {
-		if outsideOfModels[name] && compared && cmp.Setting != settingModel {
+		if outsideOfModels.has(name) && compared && cmp.Setting != settingModel {
 			// "is the h200 worth it over the h100": two cards weighed by
 			// their cost, which fitbot answers; not two models' quality.
 			continue
@@ -82,5 +82,5 @@ func CloudAsked(text string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(toks, func(t token) bool { return cloudAskedWords[t.key] }) || len(providersNamed(toks)) > 0
+	return slices.ContainsFunc(toks, func(t token) bool { return cloudAskedWords.has(t.key) }) || len(providersNamed(toks)) > 0
 }

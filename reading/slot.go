@@ -2,6 +2,7 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -25,10 +26,12 @@ import (
 //     there is none ("full ctx !NUM": "full ctx" with no length after
 //     it); it is not part of the match and captures nothing.
 type slotElem struct {
-	words map[string]bool // the words the token may be; nil for a class
-	class string          // the class, upper case; "" for words
-	glued bool            // a number glued before a word of class
-	not   bool            // the word after the match must not be this element
+	words  *wordSet          // the words the token may be; nil for a class
+	class  string            // the class, upper case; "" for words
+	glued  bool              // a number glued before a word of class
+	not    bool              // the word after the match must not be this element
+	values map[string]string // the class's words and values (classSets)
+	set    *wordSet          // the class's words, which turn a word away before values is looked up
 }
 
 // slotPattern is one slot row: the kind of slot it fills and its
@@ -98,7 +101,7 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 			}
 			words[w] = true
 		}
-		p.elems = append(p.elems, slotElem{words: words})
+		p.elems = append(p.elems, slotElem{words: newWordSet(words)})
 	}
 	p.elems[len(p.elems)-1].not = not
 	return p, nil
@@ -107,10 +110,14 @@ func parseSlot(f []string, line int) (slotPattern, error) {
 // classSets indexes the sets that make up each class named by a slot row:
 // the word → value of each class. A class no set names is an error.
 func (v *vocabulary) classSets(patterns []slotPattern) error {
-	v.classes = map[string]map[string]string{}
+	v.classes, v.classWords = map[string]map[string]string{}, map[string]*wordSet{}
 	for _, p := range patterns {
-		for _, e := range p.elems {
-			if e.class == "" || e.class == classNum || v.classes[e.class] != nil {
+		for k, e := range p.elems {
+			if e.class == "" || e.class == classNum {
+				continue
+			}
+			if v.classes[e.class] != nil {
+				p.elems[k].values, p.elems[k].set = v.classes[e.class], v.classWords[e.class]
 				continue
 			}
 			base := strings.ToLower(e.class)
@@ -121,7 +128,12 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 			if len(words) == 0 {
 				return fmt.Errorf("line %d: no set makes up the class %s (a set %q or %q)", p.line, e.class, base, base+"_VALUE")
 			}
-			v.classes[e.class] = words
+			set := map[string]bool{}
+			for w := range words {
+				set[w] = true
+			}
+			v.classes[e.class], v.classWords[e.class] = words, newWordSet(set)
+			p.elems[k].values, p.elems[k].set = words, v.classWords[e.class]
 		}
 	}
 	return nil
@@ -130,15 +142,20 @@ func (v *vocabulary) classSets(patterns []slotPattern) error {
 // gluedAt splits a word into a number and a word of class glued after it
 // ("2day": "2" and day's value), the longest number first.
 func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
-	if !numberStart(word) {
+	return gluedTo(v.classWords[class], v.classes[class], word)
+}
+
+// gluedTo is gluedAt for the words of a class, as a set and with their
+// values.
+func gluedTo(set *wordSet, values map[string]string, word string) (num, value string, ok bool) {
+	if !numberStart(word) || set == nil {
 		return "", "", false
 	}
-	words := v.classes[class]
 	for k := len(word) - 1; k > 0; k-- {
-		value, ok := words[word[k:]]
-		if !ok {
+		if !set.has(word[k:]) {
 			continue
 		}
+		value := values[word[k:]]
 		if _, isNum := parseNumber(word[:k]); !isNum {
 			continue
 		}
@@ -154,26 +171,35 @@ func (v *vocabulary) gluedAt(class, word string) (num, value string, ok bool) {
 // words listed first, or a number when every pattern starts with one; a
 // kind with words and numbers first may start anywhere.
 type slotStart struct {
-	words  map[string]bool // nil when any word may start it
-	number bool            // every pattern starts with a number
+	words  *wordSet // nil when any word may start it
+	number bool     // every pattern starts with a number
 }
 
 // may reports whether a pattern of the kind may start at word.
-func (s slotStart) may(word string) bool {
+func (s *slotStart) may(word string) bool {
 	switch {
 	case s.number:
 		return numberStart(word)
 	case s.words != nil:
-		return s.words[word]
+		return s.words.has(word)
 	}
 	return true
 }
 
-// slotStarts is what the patterns of each kind of slot start with.
-func (v *vocabulary) slotStarts() map[string]slotStart {
-	starts := map[string]slotStart{}
+// slotKind is one kind of slot: its patterns, in the file's order, and
+// what they start with. The code that fills a kind of slot holds its
+// slotKind, so that trying a kind at every word costs no lookup of it.
+type slotKind struct {
+	patterns []slotPattern
+	start    slotStart
+}
+
+// slotKinds is the kinds of slot, with what the patterns of each start with.
+func (v *vocabulary) slotKinds() map[string]*slotKind {
+	kinds := map[string]*slotKind{}
 	for kind, patterns := range v.slots {
-		s := slotStart{words: map[string]bool{}, number: true}
+		k := &slotKind{patterns: patterns, start: slotStart{number: true}}
+		words := map[string]bool{}
 		numbers := false
 		for _, p := range patterns {
 			first := p.elems[0]
@@ -181,20 +207,20 @@ func (v *vocabulary) slotStarts() map[string]slotStart {
 				numbers = true
 				continue
 			}
-			s.number = false
-			for w := range first.words {
-				s.words[w] = true
+			k.start.number = false
+			if first.words != nil {
+				maps.Copy(words, first.words.words)
 			}
 			for w := range v.classes[first.class] {
-				s.words[w] = true
+				words[w] = true
 			}
 		}
-		if numbers {
-			s.words = nil // a number starts one: no list of words holds all starts
+		if !numbers { // a number starts one: no list of words holds all starts
+			k.start.words = newWordSet(words)
 		}
-		starts[kind] = s
+		kinds[kind] = k
 	}
-	return starts
+	return kinds
 }
 
 // numberStart reports whether a number may start word: parseNumber reads
@@ -237,56 +263,173 @@ func (v *vocabulary) values(base string) map[string]string {
 	return words
 }
 
-// slot matches the patterns of a kind of slot at token i of words read
-// by w (the lower-case word at an index, "" past the end or for a word
-// already read): the first pattern that matches, in the file's order;
-// ok is false when none does.
-func (v *vocabulary) slot(kind string, w func(int) string, i int) (m slotMatch, ok bool) {
-	if !v.starts[kind].may(w(i)) {
+// The kinds of slot the passes try at every word, held once.
+var (
+	aDaySlot          = vocab.kind("a_day")
+	allMonthSlot      = vocab.kind("all_month")
+	askContextHowSlot = vocab.kind("ask_context_how")
+	askVramSlot       = vocab.kind("ask_vram")
+	atOnceSlot        = vocab.kind("at_once")
+	batchLeadSlot     = vocab.kind("batch_lead")
+	batchNounSlot     = vocab.kind("batch_noun")
+	boundSlot         = vocab.kind("bound")
+	bpwAfterSlot      = vocab.kind("bpw_after")
+	busyPercentSlot   = vocab.kind("busy_percent")
+	busyShareSlot     = vocab.kind("busy_share")
+	connectorSlot     = vocab.kind("connector")
+	contextNounSlot   = vocab.kind("context_noun")
+	countApartSlot    = vocab.kind("count_apart")
+	countForSlot      = vocab.kind("count_for")
+	countedNounSlot   = vocab.kind("counted_noun")
+	dailyUsersSlot    = vocab.kind("daily_users")
+	docsMonthlySlot   = vocab.kind("docs_monthly")
+	eachAfterSlot     = vocab.kind("each_after")
+	eachUserSlot      = vocab.kind("each_user")
+	figureMemorySlot  = vocab.kind("figure_memory")
+	firstTokenSlot    = vocab.kind("first_token")
+	fullAsSlot        = vocab.kind("full_as")
+	fullTimeSlot      = vocab.kind("full_time")
+	gpuCountSlot      = vocab.kind("gpu_count")
+	gpuHoursSlot      = vocab.kind("gpu_hours")
+	gpuUtilSlot       = vocab.kind("gpu_util")
+	howManySlot       = vocab.kind("how_many")
+	inOutSlot         = vocab.kind("in_out")
+	largestBatchSlot  = vocab.kind("largest_batch")
+	maxBatchSlot      = vocab.kind("max_batch")
+	multiplierSlot    = vocab.kind("multiplier")
+	nodeHoursSlot     = vocab.kind("node_hours")
+	onPremSlot        = vocab.kind("on_prem")
+	orderIdiomSlot    = vocab.kind("order_idiom")
+	ownAskedSlot      = vocab.kind("own_asked")
+	perGpuSlot        = vocab.kind("per_gpu")
+	perMonthSlot      = vocab.kind("per_month")
+	perTokenSlot      = vocab.kind("per_token")
+	plansAskedSlot    = vocab.kind("plans_asked")
+	readAsSlot        = vocab.kind("read_as")
+	requestCostSlot   = vocab.kind("request_cost")
+	rpsSlot           = vocab.kind("rps")
+	runLengthSlot     = vocab.kind("run_length")
+	timeApartSlot     = vocab.kind("time_apart")
+	tokenCostSlot     = vocab.kind("token_cost")
+	tokensAskedSlot   = vocab.kind("tokens_asked")
+	tpDegreeSlot      = vocab.kind("tp_degree")
+	tpsSlot           = vocab.kind("tps")
+	tpsEachSlot       = vocab.kind("tps_each")
+	tpsTotalSlot      = vocab.kind("tps_total")
+	valueWordsSlot    = vocab.kind("value_words")
+	worthItSlot       = vocab.kind("worth_it")
+)
+
+// slotGroup is kinds of slot a pass tries one after another at each
+// word: a word none of them may start is passed over at the cost of one
+// test, not of one try of each kind.
+type slotGroup struct {
+	words  *wordSet // the words the kinds' patterns start with
+	number bool     // a kind starts with a number
+	any    bool     // a kind may start at any word
+}
+
+// newSlotGroup is kinds as a slotGroup.
+func newSlotGroup(kinds ...*slotKind) slotGroup {
+	var g slotGroup
+	words := map[string]bool{}
+	for _, k := range kinds {
+		switch {
+		case k.start.number:
+			g.number = true
+		case k.start.words != nil:
+			maps.Copy(words, k.start.words.words)
+		default:
+			g.any = true
+		}
+	}
+	g.words = newWordSet(words)
+	return g
+}
+
+// may reports whether a pattern of one of the kinds may start at word.
+func (g slotGroup) may(word string) bool {
+	return g.any || g.number && numberStart(word) || g.words.has(word)
+}
+
+// kind is the named kind of slot; a name vocab.txt lacks is a mistake in
+// this package, found when it starts.
+func (v *vocabulary) kind(name string) *slotKind {
+	k, ok := v.kinds[name]
+	if !ok {
+		panic("reading: vocab.txt has no slot " + name)
+	}
+	return k
+}
+
+// slot matches the patterns of the named kind of slot at token i, as
+// slotKind.at; code that tries a kind at every word holds the kind
+// (vocabulary.kind) and calls at.
+func (v *vocabulary) slot(name string, w func(int) string, i int) (m slotMatch, ok bool) {
+	return v.kind(name).at(w, i)
+}
+
+// at matches the patterns of the kind at token i of words read by w (the
+// lower-case word at an index, "" past the end or for a word already
+// read): the first pattern that matches, in the file's order; ok is
+// false when none does.
+func (k *slotKind) at(w func(int) string, i int) (m slotMatch, ok bool) {
+	if !k.start.may(w(i)) {
 		return slotMatch{}, false // spares trying each pattern: slots are tried at every word
 	}
-	for _, p := range v.slots[kind] {
-		if m, ok := v.matchSlot(p, w, i); ok {
+	for _, p := range k.patterns {
+		if m, ok := p.match(w, i); ok {
 			return m, true
 		}
 	}
 	return slotMatch{}, false
 }
 
-// matchSlot matches one pattern at token i.
-func (v *vocabulary) matchSlot(p slotPattern, w func(int) string, i int) (slotMatch, bool) {
+// match matches the pattern at token i.
+func (p slotPattern) match(w func(int) string, i int) (slotMatch, bool) {
+	// The listed words and the classes' words first: they turn most
+	// places away before a number is read.
+	for k, e := range p.elems {
+		switch {
+		case e.not: // read last, below
+		case e.words != nil:
+			if !e.words.has(w(i + k)) {
+				return slotMatch{}, false
+			}
+		case e.class != classNum && !e.glued:
+			if !e.set.has(w(i + k)) {
+				return slotMatch{}, false
+			}
+		}
+	}
 	var m slotMatch
 	for k, e := range p.elems {
 		word := w(i + k)
 		switch {
 		case e.not:
-			if _, ok := v.matchSlot(slotPattern{elems: []slotElem{{words: e.words, class: e.class, glued: e.glued}}}, w, i+k); ok {
+			pos := e
+			pos.not = false
+			if _, ok := (slotPattern{elems: []slotElem{pos}}).match(w, i+k); ok {
 				return slotMatch{}, false
 			}
 			m.n = k
 			return m, true
+		case e.words != nil: // matched above
 		case word == "":
 			return slotMatch{}, false
-		case e.words != nil:
-			if !e.words[word] {
-				return slotMatch{}, false
-			}
 		case e.class == classNum:
 			if _, ok := parseNumber(word); !ok {
 				return slotMatch{}, false
 			}
 			m.values = append(m.values, slotValue{class: e.class, value: word, word: word})
 		case e.glued:
-			num, value, ok := v.gluedAt(e.class, word)
+			num, value, ok := gluedTo(e.set, e.values, word)
 			if !ok {
 				return slotMatch{}, false
 			}
 			m.values = append(m.values, slotValue{class: classNum, value: num, word: word}, slotValue{class: e.class, value: value, word: word})
-		default:
-			value, ok := v.classes[e.class][word]
-			if !ok {
-				return slotMatch{}, false
-			}
+		default: // in the class: matched above
+			value := e.values[word]
 			if value == "" {
 				value = word // a class of one set captures the word
 			}

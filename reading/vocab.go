@@ -15,15 +15,19 @@ var vocabText string
 // vocabulary is vocab.txt as read: the words of each set, the phrases
 // that cue each name, and the rewrites of single words.
 type vocabulary struct {
-	sets     map[string]map[string]bool
-	phrases  map[string][][]string
-	rewrites map[string]string
+	sets map[string]map[string]bool
+	// wordSets are the sets as the passes look words up in them.
+	wordSets  map[string]*wordSet
+	phrases   map[string][][]string
+	rewrites  map[string]string
+	rewritten *wordSet // the words rewrites rewrites, which lex asks of every word
 	// slots are the slot patterns by the kind of slot they fill, in the
 	// file's order; classes are the words of each class a pattern names,
 	// with the value each captures (slot.go).
-	slots   map[string][]slotPattern
-	classes map[string]map[string]string
-	starts  map[string]slotStart // what the patterns of each kind of slot start with
+	slots      map[string][]slotPattern
+	classes    map[string]map[string]string
+	classWords map[string]*wordSet  // the words of each class, as a set
+	kinds      map[string]*slotKind // the kinds of slot, with what their patterns start with
 	// unsure are the cues of questions that ask one of several things,
 	// by name, and readings the things each may ask (unsure.go).
 	unsure   map[string][][]string
@@ -149,7 +153,16 @@ func parseVocab(text string) (*vocabulary, error) {
 	if err := v.classSets(patterns); err != nil {
 		return nil, err
 	}
-	v.starts = v.slotStarts()
+	v.wordSets = map[string]*wordSet{}
+	for name, words := range v.sets {
+		v.wordSets[name] = newWordSet(words)
+	}
+	v.kinds = v.slotKinds()
+	rewritten := map[string]bool{}
+	for from := range v.rewrites {
+		rewritten[from] = true
+	}
+	v.rewritten = newWordSet(rewritten)
 	for from, to := range v.rewrites {
 		if _, ok := v.rewrites[to]; ok {
 			return nil, fmt.Errorf("%q is rewritten as %q, which is itself rewritten", from, to)
@@ -160,12 +173,44 @@ func parseVocab(text string) (*vocabulary, error) {
 
 // set is the words of the named set; a name vocab.txt lacks is a mistake
 // in this package, found when it starts.
-func (v *vocabulary) set(name string) map[string]bool {
-	s, ok := v.sets[name]
+func (v *vocabulary) set(name string) *wordSet {
+	s, ok := v.wordSets[name]
 	if !ok {
 		panic("reading: vocab.txt has no set " + name)
 	}
 	return s
+}
+
+// wordSet is the words of one set, for lookups: the passes ask each word
+// of a question whether it is in dozens of sets, nearly always of a word
+// that is not, so the set first checks the word's length and its first
+// and last bytes against those of its words, which turns most words away
+// before the map is looked up.
+type wordSet struct {
+	words       map[string]bool
+	lengths     uint64    // bit n: a word of n bytes (bit 63: 63 or more)
+	first, last [4]uint64 // bit b: a word whose first (last) byte is b
+}
+
+// newWordSet is words as a wordSet.
+func newWordSet(words map[string]bool) *wordSet {
+	s := &wordSet{words: words}
+	for w := range words {
+		s.lengths |= 1 << min(len(w), 63)
+		s.first[w[0]>>6] |= 1 << (w[0] & 63)
+		s.last[w[len(w)-1]>>6] |= 1 << (w[len(w)-1] & 63)
+	}
+	return s
+}
+
+// has reports whether word is in the set.
+func (s *wordSet) has(word string) bool {
+	n := len(word)
+	if n == 0 || s.lengths&(1<<min(n, 63)) == 0 {
+		return false
+	}
+	f, l := word[0], word[n-1]
+	return s.first[f>>6]&(1<<(f&63)) != 0 && s.last[l>>6]&(1<<(l&63)) != 0 && s.words[word]
 }
 
 // phraseAt reports whether one of the phrases that cue name starts at

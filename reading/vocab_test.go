@@ -214,3 +214,29 @@ func TestPeriodSets(t *testing.T) {
 		}
 	}
 }
+
+// TestWordSets: a wordSet answers as its words do for every word of the
+// vocabulary, so that turning a word away on its length and end bytes
+// never turns away one of its words; words that share a set word's
+// length and end bytes, and a word of 63 bytes or more, are looked up.
+func TestWordSets(t *testing.T) {
+	all := map[string]bool{"": true, "aa": true, strings.Repeat("x", 63): true, strings.Repeat("x", 64): true}
+	for _, words := range vocab.sets {
+		for w := range words {
+			all[w], all[w[:1]+"~"+w[len(w)-1:]] = true, true
+		}
+	}
+	for name, words := range vocab.sets {
+		set := vocab.set(name)
+		for w := range all {
+			if got := set.has(w); got != words[w] {
+				t.Errorf("set %s has %q = %v, want %v", name, w, got, words[w])
+			}
+		}
+	}
+	long := newWordSet(map[string]bool{strings.Repeat("x", 64): true})
+	if !long.has(strings.Repeat("x", 64)) || long.has(strings.Repeat("x", 63)) || long.has(strings.Repeat("x", 65)) {
+		t.Errorf("a set of one 64-byte word: has(64 x) = %v, has(63 x) = %v, has(65 x) = %v, want true, false, false",
+			long.has(strings.Repeat("x", 64)), long.has(strings.Repeat("x", 63)), long.has(strings.Repeat("x", 65)))
+	}
+}
