@@ -74,29 +74,24 @@ func readMoney(input string, toks []token) ([]token, Money) {
 			}
 		}
 		per = strings.TrimPrefix(strings.TrimPrefix(per, "gpu/"), "gpu-")
+		from := i
 		switch {
 		case hourUnits.has(per) || hoursGlued.has(per):
 			if m.USDPerGPUHour > 0 || v > maxGPUHourUSD {
 				continue
 			}
-			from := i
-			if priceAt.has(w(i - 1)) {
-				from = i - 1 // "at $2/h"
-			}
+			from -= btoi(priceAt.has(w(i - 1))) // "at $2/h"
 			m.USDPerGPUHour, m.PriceWords = v, span(input, toks, from, end)
-			for k := from; k < end; k++ {
-				drop[k] = true
-			}
 		case per == "" || monthUnits.has(per):
 			if m.BudgetUSD > 0 || v > maxBudgetUSD {
 				continue
 			}
 			m.BudgetUSD, m.PerMonth, m.BudgetWords = v, per != "", span(input, toks, i, end)
-			for k := i; k < end; k++ {
-				drop[k] = true
-			}
 		default:
 			continue
+		}
+		for k := from; k < end; k++ {
+			drop[k] = true
 		}
 		i = end - 1
 	}
