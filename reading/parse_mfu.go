@@ -117,10 +117,7 @@ func btoi(b bool) int {
 func shareBefore(w func(int) string, at int) (float64, int) {
 	for n := 1; n <= 2; n++ {
 		if v, m := percentAt(w, at-n); m == n {
-			if figureLeads.has(w(at - n - 1)) {
-				return v, n + 1
-			}
-			return v, n
+			return v, n + btoi(figureLeads.has(w(at-n-1)))
 		}
 	}
 	return 0, 0
