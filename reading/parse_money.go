@@ -46,7 +46,7 @@ const (
 func readMoney(input string, toks []token) ([]token, Money) {
 	var m Money
 	w := lowsOf(toks)
-	drop := map[int]bool{}
+	var drop []bool
 	for i := 0; i < len(toks); i++ {
 		v, unit, n, ok := amountAt(input, toks, i)
 		if !ok {
@@ -90,21 +90,15 @@ func readMoney(input string, toks []token) ([]token, Money) {
 		default:
 			continue
 		}
+		if drop == nil {
+			drop = make([]bool, len(toks))
+		}
 		for k := from; k < end; k++ {
 			drop[k] = true
 		}
 		i = end - 1
 	}
-	if len(drop) == 0 {
-		return toks, m
-	}
-	rest := toks[:0]
-	for i, t := range toks {
-		if !drop[i] {
-			rest = append(rest, t)
-		}
-	}
-	return rest, m
+	return without(toks, drop), m
 }
 
 // afterBudget reports whether the amount at toks[i] follows "budget"

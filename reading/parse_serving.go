@@ -144,6 +144,21 @@ func low(t token) string {
 	return strings.ToLower(strings.TrimFunc(t.raw, edgePunct))
 }
 
+// without is toks less the tokens drop marks, filtered in place; toks
+// itself when drop is nil.
+func without(toks []token, drop []bool) []token {
+	if drop == nil {
+		return toks
+	}
+	rest := toks[:0]
+	for i, t := range toks {
+		if !drop[i] {
+			rest = append(rest, t)
+		}
+	}
+	return rest
+}
+
 // lowsOf reads toks as lower-case words (low): "" past either end.
 func lowsOf(toks []token) func(int) string {
 	return func(i int) string {
@@ -296,13 +311,7 @@ func readServe(toks []token) ([]token, serveWords) {
 		}
 	}
 	sw.settleDaily()
-	rest := toks[:0]
-	for i, t := range toks {
-		if !used[i] {
-			rest = append(rest, t)
-		}
-	}
-	return rest, sw
+	return without(toks, used), sw
 }
 
 // howMany reads "how many" at token i: people asked ("how many
