@@ -269,42 +269,23 @@ func dropForMethod(q *sizing.Query, base, said sizing.Query) (dropped string) {
 			q.Serve = sizing.ServeLoad{}
 		}
 	}
+	// merge gave q each setting the message said; what it did not say
+	// the new method cannot have.
 	switch said.Method {
 	case sizing.MethodInference:
-		if said.Optimizer == "" {
-			q.Optimizer = ""
-		}
-		if said.LoRARank == 0 {
-			q.LoRARank = 0
-		}
-		if said.ZeROStage == nil {
-			q.ZeROStage = nil
-		}
-		if said.Offload == "" {
-			q.Offload = ""
-		}
-		if said.GradCheckpointing == nil {
-			q.GradCheckpointing = nil
-		}
-		if said.GradAccumSteps == 0 {
-			q.GradAccumSteps = 0
-		}
-		if said.Tokens == 0 {
-			q.Tokens = 0
-		}
+		q.Optimizer, q.LoRARank, q.ZeROStage, q.Offload = said.Optimizer, said.LoRARank, said.ZeROStage, said.Offload
+		q.GradCheckpointing, q.GradAccumSteps, q.Tokens = said.GradCheckpointing, said.GradAccumSteps, said.Tokens
 		if said.Quant == "" && (q.Quant == sizing.QuantNF4 || q.Quant == sizing.QuantNF4DQ) {
 			q.Quant = ""
 		}
 	default:
-		if said.LoRARank == 0 && said.Method == sizing.MethodFull {
-			q.LoRARank = 0
+		if said.Method == sizing.MethodFull {
+			q.LoRARank = said.LoRARank
 		}
 		if said.Quant == "" && q.Quant != "" && (said.Method == sizing.MethodFull || said.Method == sizing.MethodLoRA || q.Quant != sizing.QuantNF4 && q.Quant != sizing.QuantNF4DQ) {
 			q.Quant = "" // full and LoRA train a 16-bit base; QLoRA brings its own 4-bit one
 		}
-		if said.KVPrecision == "" {
-			q.KVPrecision = ""
-		}
+		q.KVPrecision = said.KVPrecision
 	}
 	return dropped
 }

@@ -252,8 +252,8 @@ type runWords struct {
 	epochs   said[int]
 	docs     docsSaid    // a count of documents: a batch job or examples (docJob)
 	short    shortTokens // "~1k tokens": a request's length when serving, else refused
-	seqOther seqSaid     // a second context length said, settled once the model is known (settleSeqPair)
-	window   seqSaid     // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
+	seqOther said[int]   // a second context length said, settled once the model is known (settleSeqPair)
+	window   said[int]   // a model's window said after its name ("phi-3.5 mini 128k"), settled likewise
 }
 
 // cardWords is what was said of the cards and machines beside their
@@ -403,14 +403,11 @@ func (p *parser) ignore(from, to int) {
 	}
 }
 
-// note records an assumption once.
+// note records an assumption once; "" is none.
 func (p *parser) note(s string) {
-	for _, n := range p.notes {
-		if n == s {
-			return
-		}
+	if s != "" && !slices.Contains(p.notes, s) {
+		p.notes = append(p.notes, s)
 	}
-	p.notes = append(p.notes, s)
 }
 
 // claim records that words gave field f. When other words already gave
@@ -434,6 +431,16 @@ func (p *parser) claim(f field, same bool, words string) bool {
 	p.fail(fmt.Sprintf("two %s in one question: %s and %s; ask about one at a time",
 		fieldNames[f].plural, quote(p.words[f]), quote(words)), nil)
 	return false
+}
+
+// setSaid puts v, said in words, in *dst, field f of the Query, unless
+// other words said another value (claim); it reports whether it did.
+func setSaid[T comparable](p *parser, f field, dst *T, v T, words string) bool {
+	if !p.claim(f, *dst == v, words) {
+		return false
+	}
+	*dst = v
+	return true
 }
 
 // lookup finds the longest known phrase or catalog name starting at token
@@ -545,10 +552,6 @@ func (p *parser) severalModels(i int) bool {
 	return true
 }
 
-// fillerPhraseStarts are filler words that start phrases of their own:
-// "long context", "on cpu", "as fast as possible".
-var fillerPhraseStarts = vocab.set("filler_phrase_starts")
-
 // step reads what starts at token i and reports how many tokens it used;
 // 0 means nothing known starts there.
 func (p *parser) step(i int) int {
@@ -599,9 +602,7 @@ func (p *parser) step(i int) int {
 	switch w.kind {
 	case kindFiller, kindOf, kindTimes, kindGPUWord, kindParamsWord, kindTokensWord, kindEpochWord, kindBatchWord, kindSeqWord, kindUnusedWord, kindImageWord:
 		p.ignore(i, i+n)
-		if w.note != "" {
-			p.note(w.note) // "fp32 states": read, and said how
-		}
+		p.note(w.note) // "fp32 states": read, and said how
 	case kindVague:
 		p.ignore(i, i+n)
 		p.unread.unused = append(p.unread.unused, words)
@@ -682,15 +683,6 @@ func (p *parser) step(i int) int {
 	return n
 }
 
-// saysScratch reports whether the question trains from random weights
-// anywhere in it ("pretrain", "from scratch").
-func (p *parser) saysScratch() bool {
-	return slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords.has(t.key) })
-}
-
-// scratchWords train a model from random weights: pretraining.
-var scratchWords = vocab.set("scratch")
-
 // versionedName is the end of a version number and a model size at
 // token k ("1.6 34b" after "llava"), or 0 when they are not there.
 func (p *parser) versionedName(k int) int {
@@ -705,11 +697,6 @@ func (p *parser) versionedName(k int) int {
 	}
 	return k + 2
 }
-
-// variantWords name a model's size or kind within a family ("phi-3
-// medium", "llama 3.2 vision"): after a catalog name that lacks it, the
-// asker meant another model, not the catalog's.
-var variantWords = vocab.set("variant_words")
 
 // variantAfter is the variant word at token k ("medium") when the catalog
 // model id just read does not carry it: "phi-3 medium" is not the Phi-3
@@ -761,7 +748,7 @@ func (p *parser) windowAfter(k int, id string) bool {
 			return false
 		}
 	}
-	p.run.window = seqSaid{int(v), p.toks[k].raw}
+	p.run.window = said[int]{int(v), p.toks[k].raw}
 	return true
 }
 
@@ -777,14 +764,6 @@ func nearSize(id string, params int64) bool {
 	return r > 0.75 && r < 1.3
 }
 
-// trainedWords after an objective ("dpo tuned", "rlhf'd") say how a model
-// was made.
-// ownerWords before "fine-tuned" or "trained" make it describe a model
-// ("our fine-tuned llama"), not ask for a run ("can it be fine-tuned").
-var ownerWords = vocab.set("owner_words")
-
-var trainedWords = vocab.set("trained_words")
-
 // apply records a word that stands alone: a method, optimizer, precision,
 // quantisation, ZeRO stage, offload or checkpointing setting.
 func (p *parser) apply(w word, words string) {
@@ -797,12 +776,9 @@ func (p *parser) apply(w word, words string) {
 			p.q.Alignment = w.val
 		}
 	case kindOptimizer:
-		if p.claim(fOptimizer, p.q.Optimizer == sizing.Optimizer(w.val), words) {
-			p.q.Optimizer = sizing.Optimizer(w.val)
-		}
+		setSaid(p, fOptimizer, &p.q.Optimizer, sizing.Optimizer(w.val), words)
 	case kindPrecision:
-		if p.claim(fPrecision, p.q.Precision == sizing.Precision(w.val), words) {
-			p.q.Precision = sizing.Precision(w.val)
+		if setSaid(p, fPrecision, &p.q.Precision, sizing.Precision(w.val), words) {
 			if fullPrecision.has(keyOf(strings.Join(strings.Fields(words), ""))) { // "full precision", "full-precision"
 				// Said of a model released in FP8 or bf16 it may mean
 				// unquantised: say the reading.
@@ -810,7 +786,7 @@ func (p *parser) apply(w word, words string) {
 			}
 		}
 	case kindQuant:
-		p.setQuant(sizing.Quant(w.val), words)
+		setSaid(p, fQuant, &p.q.Quant, sizing.Quant(w.val), words)
 	case kindInt4:
 		p.weights.int4 = words
 	case kindGGUF: // a GGUF file is run by llama.cpp: inference
@@ -822,9 +798,7 @@ func (p *parser) apply(w word, words string) {
 		}
 		p.setVerb(kindServeVerb, words)
 	case kindKV:
-		if p.claim(fKV, p.q.KVPrecision == sizing.Precision(w.val), words) {
-			p.q.KVPrecision = sizing.Precision(w.val)
-		}
+		setSaid(p, fKV, &p.q.KVPrecision, sizing.Precision(w.val), words)
 	case kindZeRO:
 		stage := w.n
 		if p.claim(fZeRO, p.q.ZeROStage != nil && *p.q.ZeROStage == stage, words) {
@@ -856,9 +830,7 @@ func (p *parser) apply(w word, words string) {
 		p.deepspeed = true
 		p.unread.ignored = append(p.unread.ignored, words)
 	case kindOffload:
-		if p.claim(fOffload, p.q.Offload == sizing.Offload(w.val), words) {
-			p.q.Offload = sizing.Offload(w.val)
-		}
+		setSaid(p, fOffload, &p.q.Offload, sizing.Offload(w.val), words)
 	case kindCkpt:
 		on := w.n == 1
 		if p.claim(fCkpt, p.q.GradCheckpointing != nil && *p.q.GradCheckpointing == on, words) {
@@ -890,9 +862,7 @@ func (p *parser) apply(w word, words string) {
 		p.unread.ignored = append(p.unread.ignored, words)
 		return
 	}
-	if w.note != "" {
-		p.note(w.note)
-	}
+	p.note(w.note)
 }
 
 // keyed reads the number after a keyword such as "seq", "bs" or "rank"
@@ -914,7 +884,7 @@ func (p *parser) keyed(w word, i, n int) int {
 		return 0
 	}
 	num, ok := parseNumber(p.toks[j].key)
-	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !tokensWordAt(p.toks, j+1) {
+	if !ok || w.kind == kindSeqKey && p.q.GPU == "" && sizing.CardNumber(p.toks[j].key) && !p.is(j+1, tokenWords) { // "seq 4070 tokens" is a length
 		p.ignore(i, i+n)
 		return 0
 	}
@@ -926,11 +896,11 @@ func (p *parser) keyed(w word, i, n int) int {
 	case kindSeqKey:
 		p.setSeq(num, all)
 	case kindBatchKey:
-		p.setBatch(num, all)
+		p.setNum(fBatch, num, all)
 	case kindRankKey:
-		p.setRank(num, all)
+		p.setNum(fRank, num, all)
 	case kindAccumKey:
-		p.setAccum(num, all)
+		p.setNum(fAccum, num, all)
 	case kindParallelKey:
 		p.setParallel(w.val, num, all)
 	case kindGlobalBatchKey:
@@ -1006,7 +976,7 @@ func (p *parser) numeric(i int, num number) int {
 			return j + m - i
 		}
 	case kindBatchWord:
-		p.setBatch(num, all)
+		p.setNum(fBatch, num, all)
 		return j + m - i
 	case kindUnusedWord:
 		p.ignore(i, j+m)
@@ -1029,12 +999,6 @@ func (p *parser) numeric(i int, num number) int {
 	}
 	return j - i
 }
-
-// lengthDescribers may stand, one or two of them, between a length and
-// what it is the length of: "16k rag context", "4k system prompt", "2k
-// text tokens". "text" alone after a length is its tokens ("images + 2k
-// text").
-var lengthDescribers = vocab.set("length_describers")
 
 // describedLength reads, from token j after a number, one or two words of
 // lengthDescribers then a context word ("rag context", "rag ctx") or a
@@ -1062,24 +1026,6 @@ func (p *parser) describedLength(j int) (d int, kind wordKind, end int) {
 	}
 	return 0, 0, 0
 }
-
-// exampleWords count the examples of a dataset: "50k examples of 1k
-// tokens" is a token budget.
-var exampleWords = vocab.set("example_words")
-
-// exampleKinds may stand between a count of examples and their noun:
-// "100k chat samples", "5k support tickets".
-var exampleKinds = vocab.set("example_kinds")
-
-// lengthLeads are the words between a count of examples and their
-// length: "of", "with", "avg", "averaging", "each" ("10k samples avg
-// 2k tokens" is a length of 2k, not a 2k-token budget).
-var lengthLeads = vocab.set("length_leads")
-
-// docNouns are what a batch job of documents counts ("embed 5M
-// documents", "index 2M chunks"): with an encoder and no training said,
-// a count of them is a DocJob (finish), else examples as before.
-var docNouns = vocab.set("doc_nouns")
 
 // docsSaid is a count of documents read by examples, decided in finish:
 // a batch job, or a dataset's examples.
@@ -1189,9 +1135,6 @@ func (p *parser) exampleBudget(count, per int64, words string) {
 	}
 }
 
-// teamWords are groups whose size counts users: "a team of 15".
-var teamWords = vocab.set("team_words")
-
 // teamOf reads a count after "team of" (num at i, j the token after it)
 // as concurrent users when no word after it says what it counts ("our
 // team of 15": batch 15; "team of 15 devs" is read by the users word).
@@ -1209,13 +1152,9 @@ func (p *parser) teamOf(i, j int, num number) int {
 			return 0
 		}
 	}
-	p.setBatch(num, p.text(i-2, j))
+	p.setNum(fBatch, num, p.text(i-2, j))
 	return j - i
 }
-
-// hedgeWords may stand between a keyword and its number: "context like
-// 32k", "context to 32k", "batch of about 8".
-var hedgeWords = vocab.set("keyword_hedge")
 
 // lengthAt reports whether token k is a number that could be a context
 // length ("4096", "8k"), not a size ("13b") nor a count the word after it
@@ -1240,10 +1179,6 @@ func (p *parser) lengthAt(k int) bool {
 	return true
 }
 
-// scaleWords are number words written apart, with the suffix each
-// stands for: "70 billion" (vocab.txt: the sets scale_SUFFIX).
-var scaleWords = vocab.values("scale")
-
 // counted reads what a count (at i, n tokens, value count) counts: GPUs
 // ("two a100s", "8 x h100", "8 gpus"), nodes ("2 nodes of"), epochs,
 // concurrent users. word is true for a number word ("two", "dual"), which
@@ -1256,11 +1191,6 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 	}
 	for j < len(p.toks) && vendors.has(p.toks[j].key) { // "2 x NVIDIA A100"
 		j++
-	}
-	if isWord && j == i+n && j < len(p.toks) && scaleWords[p.toks[j].key] != "" {
-		// "sixteen k", "seventy billion": a number written in words.
-		num, _ := parseNumber(strconv.Itoa(count))
-		return p.numeric(i+n-1, num) + n - 1
 	}
 	if j >= len(p.toks) || p.toks[j].ignorable {
 		if isWord {
@@ -1318,10 +1248,10 @@ func (p *parser) counted(i, n, count int, isWord bool) int {
 		}
 		return k - i
 	case kindBatchWord:
-		p.setBatch(number{digits: strconv.Itoa(count)}, p.text(i, j+m))
+		p.setWhole(fBatch, int64(count), true, p.text(i, j+m))
 		return j + m - i
 	case kindImageWord:
-		p.setImages(count, p.text(i, j+m))
+		p.setWhole(fImages, int64(count), true, p.text(i, j+m))
 		return j + m - i
 	}
 	if isWord {
@@ -1342,13 +1272,6 @@ func (p *parser) ignoreCount(i, n, count int) {
 	}
 }
 
-// memoryVariants are the memory sizes in GB that a card family comes in,
-// said in the plural as the cards of that size ("the 80s").
-var memoryVariants = vocab.set("memory_variant")
-
-// multiWords before a node word make it no count: "multi node".
-var multiWords = vocab.set("multi_words")
-
 // cardNodeWords, after a card counted without "x", make the count one of
 // machines full of that card, the singular for a count of one and the
 // plural for a count of more: "two h100 nodes" is 16 H100s.
@@ -1364,13 +1287,6 @@ var (
 	cardNodeMany = vocab.set("card_node_many")
 )
 
-// vendors are the makers' words that may come between a count and a GPU.
-var vendors = vocab.set("vendors")
-
-// nodeOf are the words after a count of machines that make the next GPU
-// count per machine ("2 nodes of 8", "2 nodes w/ 8x each", "4 nodes x 8").
-var nodeOf = vocab.set("node_of")
-
 // nodes reads "2 nodes", "a node", "2 nodes of": count machines covering
 // tokens [i, i+n). A following "of" (nodeOf) makes the next GPU count per
 // node.
@@ -1383,8 +1299,8 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	if count > sizing.MaxNodes {
 		p.fail(fmt.Sprintf("%s is more machines than I size (the limit is %d nodes)", quote(words), sizing.MaxNodes),
 			func(q *sizing.Query) { q.Nodes = sizing.MaxNodes })
-	} else if p.claim(fNodes, p.q.Nodes == count, words) {
-		p.q.Nodes = count
+	} else {
+		setSaid(p, fNodes, &p.q.Nodes, count, words)
 	}
 	if k := i + n; k < len(p.toks) && (nodeOf.has(p.toks[k].key) || nodeOf.has(p.toks[k].low)) { // "w/" has no key
 		p.cards.perNode = true
@@ -1417,9 +1333,6 @@ func (p *parser) bareCountAt(k int) (int, bool) {
 	if k+1 < len(p.toks) && !p.toks[k+1].ignorable {
 		switch w, _ := p.lookup(k+1, false); w.kind {
 		case kindGPU, kindGPUWord, kindTimes:
-			return 0, false
-		}
-		if phrases[p.toks[k+1].key].kind == kindTimes {
 			return 0, false
 		}
 	}
@@ -1483,53 +1396,50 @@ func (p *parser) glued(i int) int {
 	}
 	if res, ok := imageSide(k); ok && d > 0 {
 		// An image size: 1024px, 1024x1024 (a diffusion model's side).
-		p.setResolution(res, t.raw)
+		p.setWhole(fRes, int64(res), true, t.raw)
 		return 1
 	}
 	if d > 0 && d < len(k) && k[d] == 'x' {
 		count, _ := parseNumber(k[:d])
-		c, ok := count.scaled(1)
-		if !ok {
-			c = 1 << 20
+		c := 1 << 20
+		if v, ok := count.scaled(1); ok {
+			c = int(min(v, 1<<20))
 		}
 		rest := k[d+1:]
 		if rest == "" { // "8x h100", "2x 24GB"
 			if i+1 < len(p.toks) && !p.toks[i+1].ignorable {
 				if gb, ok := typedGB(p.toks[i+1].key); ok && hostRAMAfter(p.toks, i+2) == 0 {
-					p.setCount(int(min(c, 1<<20)), p.text(i, i+2))
+					p.setCount(c, p.text(i, i+2))
 					return 1 + p.memoryAt(i+1, 1, gb)
 				}
 				if w, m := p.lookup(i+1, false); w.kind == kindGPU {
 					p.setGPU(w.val, w.note, p.text(i+1, i+1+m))
-					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					p.setCount(c, p.text(i, i+1+m))
 					return 1 + m
 				}
 				if _, m := p.outsideCardAt(i + 1); m > 0 { // "2x 2080 ti"
-					p.setCount(int(min(c, 1<<20)), p.text(i, i+1+m))
+					p.setCount(c, p.text(i, i+1+m))
 					return 1 + p.outsideCardName(i+1)
 				}
 			}
 			return 0
 		}
 		restRaw := t.raw[strings.IndexAny(t.raw, "xX")+1:] // the GPU after "2x"
-		if id, note, ok := p.lex.matchGPU(restRaw); ok {
+		id, note, ok := p.lex.matchGPU(restRaw)
+		if !ok && (strings.HasSuffix(restRaw, "s") || strings.HasSuffix(restRaw, "S")) {
+			id, note, ok = p.lex.matchGPU(restRaw[:len(restRaw)-1]) // "2xh100s"
+		}
+		if ok {
 			p.setGPU(id, note, restRaw)
-			p.setCount(int(min(c, 1<<20)), t.raw)
+			p.setCount(c, t.raw)
 			return 1
 		}
-		if strings.HasSuffix(restRaw, "s") || strings.HasSuffix(restRaw, "S") {
-			if id, note, ok := p.lex.matchGPU(restRaw[:len(restRaw)-1]); ok {
-				p.setGPU(id, note, restRaw)
-				p.setCount(int(min(c, 1<<20)), t.raw)
-				return 1
-			}
-		}
 		if num, ok := parseNumber(rest); ok && num.scale() > scaleThousand {
-			p.setSize(num, int(min(c, 1<<20)), t.raw)
+			p.setSize(num, c, t.raw)
 			return 1
 		}
 		if gb, ok := typedGB(rest); ok { // "2x24gb": two cards of 24 GB
-			p.setCount(int(min(c, 1<<20)), t.raw)
+			p.setCount(c, t.raw)
 			return p.memoryAt(i, 1, gb)
 		}
 		return 0
@@ -1544,9 +1454,9 @@ func (p *parser) glued(i int) int {
 		case kindSeqKey:
 			p.setSeq(num, t.raw)
 		case kindBatchKey:
-			p.setBatch(num, t.raw)
+			p.setNum(fBatch, num, t.raw)
 		default:
-			p.setRank(num, t.raw)
+			p.setNum(fRank, num, t.raw)
 		}
 		return 1
 	}
@@ -1603,7 +1513,8 @@ func (p *parser) unknown(i int) int {
 		for j < len(p.toks) && j < i+6 && !p.toks[j].ignorable && (hasDigit(p.toks[j].key) || !p.toks[j].known) && p.isNameish(j) {
 			j++
 		}
-		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw && p.saysScratch() {
+		if j == i+1 && p.q.Params > 0 && p.q.Model == "" && i > 0 && p.words[fModel] == p.toks[i-1].raw &&
+			slices.ContainsFunc(p.toks, func(t token) bool { return scratchWords.has(t.key) }) {
 			// "a 3b llama from scratch": the family is the architecture
 			// of the size said, which a bare size is sized as ("llama"
 			// is not refused); a model of it to fine-tune is another
@@ -1710,10 +1621,6 @@ func (p *parser) splitName(i int) bool {
 	}
 	return false
 }
-
-// busyWords say what a percentage after it is a share of: "80%
-// utilization", "80% busy".
-var busyWords = vocab.set("busy_words")
 
 // percentAt reads a percentage at token i that nothing else used ("at
 // 80% utilization"): never a model or card name ("80%" is no near
@@ -1849,33 +1756,33 @@ func (p *parser) unknownName(from, to int, suggestions []string, kind nameKind) 
 	// "40ms", "t5-base" for "8x") is another question, never a suggestion.
 	suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !sharesName(words, id) })
 	if kind == modelName {
-		if v, ok := variantSaid(words); ok {
+		size, params, sized := sizeSaid(words)
+		v, varied := wordSaid(words, func(w string) bool { return variantWords.has(w) && !sizeWords.has(w) })
+		if varied {
 			// "qwen2.5-vl 72b": a suggestion without the variant word
 			// (qwen2.5-72b, text only) is another kind of model.
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !slices.Contains(nameWords(id), v) })
 		}
-		if size, _, ok := sizeSaid(words); ok {
+		if sized {
 			// "gemma 2b": only the suggestions of that size (gemma-2-2b,
 			// not gemma-2-9b).
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
 		}
-		if size, _, ok := sizeSaid(words); ok && len(suggestions) == 0 {
-			if v, ok := variantSaid(words); ok {
-				// "qwen2.5-vl 72b": a bare 72B is a text-only decoder,
-				// another question.
-				p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model with "+quote(v)+": name it by its Hugging Face id and fitbot reads its config.json",
-					func(q *sizing.Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
-				return
-			}
+		if sized && len(suggestions) == 0 && varied {
+			// "qwen2.5-vl 72b": a bare 72B is a text-only decoder,
+			// another question.
+			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model with "+quote(v)+": name it by its Hugging Face id and fitbot reads its config.json",
+				func(q *sizing.Query) { q.Model, q.Params, q.Experts = "ORG/MODEL", 0, 0 })
+			return
 		}
-		if size, params, ok := sizeSaid(words); ok && len(suggestions) == 0 {
+		if sized && len(suggestions) == 0 {
 			// "llama 3.2 vision 11b": no catalog model of that size is
 			// like it; the Try keeps the size asked, not another model.
 			p.fail(problem+"; I know no similar "+strings.ToUpper(size)+" model: name it by its Hugging Face id, or size it as a bare "+strings.ToUpper(size),
 				func(q *sizing.Query) { q.Model, q.Params, q.Experts = "", params, 0 })
 			return
 		}
-		if size, ok := sizeWordSaid(words); ok {
+		if size, ok := wordSaid(words, func(w string) bool { return sizeWords.has(w) }); ok {
 			// "t5-xl": a suggestion of another size (t5-base, 220M for a
 			// 3B) would be another question; keep those of its size.
 			suggestions = slices.DeleteFunc(slices.Clone(suggestions), func(id string) bool { return !hasSize(id, size) })
@@ -1979,25 +1886,11 @@ func hasSize(id, size string) bool {
 	return slices.ContainsFunc(nameWords(id), func(w string) bool { return w == size || strings.HasSuffix(w, "x"+size) })
 }
 
-// sizeWords are the words a model family names its sizes by, apart from
-// parameter counts: T5's xl, BERT's large.
-var sizeWords = vocab.set("size_words")
-
-// variantSaid is the kind-of-model word among a model's words ("vl" in
-// "qwen2.5-vl 72b"), one of variantWords that is not a size word.
-func variantSaid(words string) (string, bool) {
+// wordSaid is the first of a model's words that is one of its kind
+// ("vl" in "qwen2.5-vl 72b", "xl" in "t5-xl").
+func wordSaid(words string, kind func(string) bool) (string, bool) {
 	for _, w := range nameWords(words) {
-		if variantWords.has(w) && !sizeWords.has(w) {
-			return w, true
-		}
-	}
-	return "", false
-}
-
-// sizeWordSaid is the size word among a model's words ("xl" in "t5-xl").
-func sizeWordSaid(words string) (string, bool) {
-	for _, w := range nameWords(words) {
-		if sizeWords.has(w) {
+		if kind(w) {
 			return w, true
 		}
 	}
@@ -2024,9 +1917,6 @@ func (p *parser) unknownGPU(words string) {
 	}
 }
 
-// gpuFamilies are words that start a GPU name but are not one alone.
-var gpuFamilies = vocab.set("gpu_families")
-
 // looksLikeGPU reports whether a key has the shape of a GPU model number:
 // up to four letters, two to four digits, up to four letters ("4900",
 // "rtx4095", "a200", "h300x").
@@ -2052,9 +1942,6 @@ func looksLikeGPU(k string) bool {
 	return i == len(k) && i-e <= 4
 }
 
-// durationUnits are the units of a time (vocab.txt).
-var durationUnits = vocab.set("duration_unit")
-
 // isDuration reports whether a key is a number glued to a unit of time:
 // "500ms", "2s", "1.5sec".
 func isDuration(k string) bool {
@@ -2073,18 +1960,6 @@ func hasDigit(s string) bool {
 	}
 	return false
 }
-
-// tokensWordAt reports whether token k says "tokens": "seq 4070 tokens"
-// is a length, where "seq 4070" may name the card.
-func tokensWordAt(toks []token, k int) bool {
-	return k < len(toks) && tokenWords.has(toks[k].key)
-}
-
-// eachOneWords are "each", "apiece", "on average": a count per item, after it.
-var eachOneWords = vocab.set("each_one")
-
-// tokenWords say tokens ("tokens", "tok"): the TOKENS class of the slot rows.
-var tokenWords = vocab.set("tokens")
 
 // keysOf reads the keys of toks for slot patterns: "" past either end.
 func keysOf(toks []token) func(int) string {
@@ -2113,4 +1988,29 @@ var (
 	gluedLengths  = vocab.set("glued_lengths")
 	gluedKeys     = vocab.set("glued_keys")
 	theWords      = vocab.set("the_words")
+
+	fillerPhraseStarts = vocab.set("filler_phrase_starts") // fillers that start phrases: "long context", "on cpu"
+	scratchWords       = vocab.set("scratch")              // training from random weights: pretraining
+	// variantWords name a size or kind within a family ("phi-3 medium"):
+	// after a catalog name that lacks it, another model was meant.
+	variantWords     = vocab.set("variant_words")
+	ownerWords       = vocab.set("owner_words")       // before "fine-tuned": a model ("our fine-tuned llama"), not a run
+	trainedWords     = vocab.set("trained_words")     // after an objective ("dpo tuned"): how a model was made
+	lengthDescribers = vocab.set("length_describers") // between a length and its noun: "16k rag context", "2k text tokens"
+	exampleWords     = vocab.set("example_words")     // a dataset's examples: "50k examples of 1k tokens" is a budget
+	exampleKinds     = vocab.set("example_kinds")     // between a count of examples and their noun: "100k chat samples"
+	lengthLeads      = vocab.set("length_leads")      // between examples and their length: "of", "avg", "each"
+	docNouns         = vocab.set("doc_nouns")         // a batch job's documents ("embed 5M documents"): see docJob
+	teamWords        = vocab.set("team_words")        // groups whose size counts users: "a team of 15"
+	hedgeWords       = vocab.set("keyword_hedge")     // between a keyword and its number: "context like 32k"
+	scaleWords       = vocab.values("scale")          // number words written apart, with their suffix: "70 billion"
+	memoryVariants   = vocab.set("memory_variant")    // a family's memory sizes in GB, plural as its cards: "the 80s"
+	multiWords       = vocab.set("multi_words")       // before a node word, no count: "multi node"
+	vendors          = vocab.set("vendors")           // makers' words between a count and a GPU
+	nodeOf           = vocab.set("node_of")           // after machines, the next GPU count per machine: "2 nodes of 8"
+	busyWords        = vocab.set("busy_words")        // what a percentage is a share of: "80% utilization"
+	sizeWords        = vocab.set("size_words")        // sizes named apart from parameter counts: T5's xl, BERT's large
+	gpuFamilies      = vocab.set("gpu_families")      // words that start a GPU name but are not one alone
+	durationUnits    = vocab.set("duration_unit")     // the units of a time
+	tokenWords       = vocab.set("tokens")            // the TOKENS class of the slot rows
 )

@@ -69,7 +69,6 @@ var (
 	maxContextOf = vocab.set("max_context_of")
 	largestWords = vocab.set("largest_words")
 	vramWords    = vocab.set("vram_words")
-	vramAfter    = vocab.set("vram_after")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
 	hourWords    = vocab.set("span_hour") // the hours of a run's length: the same words
@@ -183,16 +182,6 @@ func readAsk(in string, toks []token) ([]token, askWords) {
 	return rest, a
 }
 
-// ownVerbs say that cards will be bought; with an ask of which or how
-// many they ask the cards to own, not whether to own them.
-var ownVerbs = vocab.set("own_verbs")
-
-// onPremWords say the cards stand on the asker's premises: owned.
-var onPremWords = vocab.set("on_prem_words")
-
-// premWords follow "on" in "on prem", "on premises".
-var premWords = vocab.set("prem_words")
-
 // ownAskWindow is how far before its verb a "which" or "what" may stand
 // and still ask what to buy: "which card should we order" (4 words),
 // "which gpus do we need to buy" (5).
@@ -244,10 +233,6 @@ func (a *askWords) readOwn(toks []token, used []bool) {
 func ownVerbAt(key func(int) string, i int) bool {
 	return ownVerbs.has(key(i)) && slotLen(orderIdiomSlot, key, i-1) == 0 && slotLen(orderIdiomSlot, key, i) == 0
 }
-
-// rentedWords say that a card is rented, the other side of a question
-// whether buying one is "worth it".
-var rentedWords = vocab.set("rented_words")
 
 // worthRenting reports whether the question weighs buying against
 // renting with "worth it" ("is a 4090 worth it vs renting an a100"),
@@ -312,24 +297,15 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		words := toks[i].raw
 		switch {
 		case hourWords.has(glued) || hourGlued.has(glued):
-			// "5h", "4-6h", "5hrs".
-			end := i + 1
-			for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
-				end++
-			}
-			a.setHours(num, words)
-			markUsed(used, i, end)
+			a.setHours(num, words) // "5h", "4-6h", "5hrs"
+			markUsed(used, i, perJobEnd(keyAt, i+1))
 		case glued == "":
 			// A number, then what it counts.
 			j := i + 1
 			switch {
 			case hourWords.has(keyAt(j)):
-				end := j + 1
-				for end < len(toks) && (eachWords.has(keyAt(end)) || perJobWords.has(keyAt(end))) {
-					end++
-				}
 				a.setHours(num, span(a.in, toks, i, j+1))
-				markUsed(used, i, end)
+				markUsed(used, i, perJobEnd(keyAt, j+1))
 			case yearWords.has(keyAt(j)):
 				a.setYears(num, span(a.in, toks, i, j+1))
 				markUsed(used, i, j+1)
@@ -358,6 +334,15 @@ func (a *askWords) readWorkload(toks []token, used []bool) {
 		}
 	}
 	a.aroundTheClock()
+}
+
+// perJobEnd is the token after the words from k that make hours each
+// job's ("5h each", "5h per job").
+func perJobEnd(keyAt func(int) string, k int) int {
+	for eachWords.has(keyAt(k)) || perJobWords.has(keyAt(k)) {
+		k++
+	}
+	return k
 }
 
 // useSaid reads a use said without jobs at token i: "24/7", "around the
@@ -548,42 +533,38 @@ func (a *askWords) bad(format string, args ...any) {
 	}
 }
 
-func (a *askWords) setJobs(v float64, words string) {
-	if v <= 0 || v > maxJobsPerWeek {
-		a.bad("%s is not a number of jobs a week I can use (up to %d)", quote(words), maxJobsPerWeek)
-		return
+// set puts v in *dst when it is more than 0 and at most most, else
+// records format's problem (the words quoted, then most); it reports
+// whether it did.
+func (a *askWords) set(dst *float64, v float64, most int, format, words string) bool {
+	if v <= 0 || v > float64(most) {
+		a.bad(format, quote(words), most)
+		return false
 	}
-	a.workload.JobsPerWeek = v
-	if strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk") {
+	*dst = v
+	return true
+}
+
+func (a *askWords) setJobs(v float64, words string) {
+	if a.set(&a.workload.JobsPerWeek, v, maxJobsPerWeek, "%s is not a number of jobs a week I can use (up to %d)", words) &&
+		(strings.ContainsAny(words, "-~") || !strings.Contains(words, "week") && !strings.Contains(words, "wk")) {
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s jobs a week", quote(words), strconv.FormatFloat(sizing.RoundTo(v, 2), 'f', -1, 64)))
 	}
 }
 
 func (a *askWords) setHours(v float64, words string) {
-	if v <= 0 || v > maxHoursPerJob {
-		a.bad("%s is not a job length I can use (up to %d hours)", quote(words), maxHoursPerJob)
-		return
-	}
-	a.workload.HoursPerJob = v
-	if strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words) {
+	if a.set(&a.workload.HoursPerJob, v, maxHoursPerJob, "%s is not a job length I can use (up to %d hours)", words) &&
+		(strings.ContainsAny(words, "~") || strings.Count(words, "-") > 0 && hasDigitAfterDash(words)) {
 		a.notes = append(a.notes, fmt.Sprintf("%s taken as %s hours a job", quote(words), strconv.FormatFloat(v, 'f', -1, 64)))
 	}
 }
 
 func (a *askWords) setKWh(v float64, words string) {
-	if v <= 0 || v > maxKWhPrice {
-		a.bad("%s is not an electricity price I can use (up to $%d per kWh)", quote(words), maxKWhPrice)
-		return
-	}
-	a.workload.USDPerKWh = v
+	a.set(&a.workload.USDPerKWh, v, maxKWhPrice, "%s is not an electricity price I can use (up to $%d per kWh)", words)
 }
 
 func (a *askWords) setYears(v float64, words string) {
-	if v <= 0 || v > maxYears {
-		a.bad("%s is not an amortisation period I can use (up to %d years)", quote(words), maxYears)
-		return
-	}
-	a.workload.Years = v
+	a.set(&a.workload.Years, v, maxYears, "%s is not an amortisation period I can use (up to %d years)", words)
 }
 
 func hasDigitAfterDash(s string) bool {
@@ -610,13 +591,7 @@ func (a *askWords) hintSuffix() string {
 func FormatAsk(p Request) string {
 	q := sizing.Format(p.Query)
 	join := func(parts ...string) string {
-		var out []string
-		for _, s := range parts {
-			if s != "" {
-				out = append(out, s)
-			}
-		}
-		return strings.Join(out, " ")
+		return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	switch p.Intent {
@@ -654,22 +629,7 @@ func FormatAsk(p Request) string {
 	return q
 }
 
-// howMuchWords are "how much", "how long": an amount asked.
-var howMuchWords = vocab.set("how_much")
-
-// whichWords are words that ask which card ("which gpu", "cheapest gpu").
-var whichWords = vocab.set("which_words")
-
-// fastestWords are words that ask the fastest card.
-var fastestWords = vocab.set("fastest_words")
-
-// whichAskWords are words that make a verb a question ("which ... did we buy").
-var whichAskWords = vocab.set("which_ask")
-
-// perJobWords are words after hours that say they are each job's ("5h per job", "5h a run").
-var perJobWords = vocab.set("per_job")
-
-// The words of parse_ask.go's own tests (vocab.txt, its parse_ask.go
+// More words of the intent pass, by key (vocab.txt, its parse_ask.go
 // section).
 var (
 	askWhat   = vocab.set("ask_what")
@@ -677,6 +637,13 @@ var (
 	hourGlued = vocab.set("hour_glued")
 	yearGlued = vocab.set("year_glued")
 	atWords   = vocab.set("at_words")
+
+	ownVerbs      = vocab.set("own_verbs")     // cards to be bought: with "which" or "how many", the cards to own
+	rentedWords   = vocab.set("rented_words")  // a card rented, the other side of "is buying worth it"
+	whichWords    = vocab.set("which_words")   // which card: "which gpu", "cheapest gpu"
+	fastestWords  = vocab.set("fastest_words") // the fastest card asked
+	whichAskWords = vocab.set("which_ask")     // a verb made a question: "which ... did we buy"
+	perJobWords   = vocab.set("per_job")       // after hours, each job's: "5h per job", "5h a run"
 )
 
 // usedFor is a mark per token of toks, in buf when it is long enough

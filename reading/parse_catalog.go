@@ -37,24 +37,17 @@ func (catalogLexicon) matchGPU(words string) (id, note string, ok bool) {
 const maxSuggestBytes = 48
 
 func (catalogLexicon) suggestModels(words string) []string {
+	return suggestions(words, sizing.LookupModel)
+}
+func (catalogLexicon) suggestGPUs(words string) []string { return suggestions(words, sizing.LookupGPU) }
+
+// suggestions are the names lookup suggests for words it does not find.
+func suggestions[T any](words string, lookup func(string) (T, string, error)) []string {
 	if len(words) > maxSuggestBytes {
 		return nil
 	}
-	_, _, err := sizing.LookupModel(words)
-	return suggestions(err)
-}
-
-func (catalogLexicon) suggestGPUs(words string) []string {
-	if len(words) > maxSuggestBytes {
-		return nil
-	}
-	_, _, err := sizing.LookupGPU(words)
-	return suggestions(err)
-}
-
-func suggestions(err error) []string {
 	var nf *sizing.NotFoundError
-	if errors.As(err, &nf) {
+	if _, _, err := lookup(words); errors.As(err, &nf) {
 		return nf.Suggestions
 	}
 	return nil

@@ -37,9 +37,6 @@ type ComparisonOption struct {
 	One bool `json:"one,omitempty"`
 }
 
-// oneWords say one of what follows: "an h100", "a single 4090".
-var oneWords = vocab.set("one_words")
-
 // Figure is what a comparison is asked to compare by.
 type Figure string
 
@@ -66,10 +63,6 @@ const (
 // zero3"), so the bare "3" is not refused.
 var zeroPair = regexp.MustCompile(`(?i)\b(?:zero[ -]?stage|zero|stage|z)[ -]?([0-3])\s+(vs\.?|versus|or|against)\s+(?:(?:zero[ -]?stage|zero|stage|z)[ -]?)?([0-3])\b`)
 
-// connectors join the two options: "h100 vs h200", "lora or qlora",
-// "a100 compared to h100", "between lora and full".
-var connectors = vocab.set("connectors")
-
 // ParseComparison reads a question that compares two cards or two
 // training methods, and reports false for any other. The options are
 // joined by "vs", "versus", "or", "against", "compared to/with" or
@@ -91,7 +84,9 @@ func ParseComparison(input string) (Comparison, bool) {
 	if figTo > figFrom {
 		drops = append(drops, [2]int{figFrom, figTo})
 	}
-	rent := rentSaid(toks)
+	rent := slices.ContainsFunc(toks, func(t token) bool { // "buy or rent", "buy-vs-cloud", "worth it vs renting"
+		return rentedWords.has(t.key) || buyWords.has(t.key) && !buyOnlyWords.has(t.key)
+	})
 	for i, t := range toks {
 		if compareDrops.has(t.key) && (i < figFrom || i >= figTo) {
 			drops = append(drops, [2]int{i, i + 1})
@@ -124,17 +119,6 @@ func ParseComparison(input string) (Comparison, bool) {
 		}
 	}
 	return Comparison{}, false
-}
-
-// buyOnlyWords say to buy without saying against what.
-var buyOnlyWords = vocab.set("buy_only_words")
-
-// rentSaid reports whether the words weigh buying against renting ("buy
-// or rent", "buy-vs-cloud", "worth it vs renting").
-func rentSaid(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool {
-		return rentedWords.has(t.key) || buyWords.has(t.key) && !buyOnlyWords.has(t.key)
-	})
 }
 
 // ParseTooManyOptions reads a comparison of more than two options ("h100
@@ -185,14 +169,6 @@ func connectorAt(toks []token, key func(int) string, c int) int {
 	}
 	return 0
 }
-
-// comparatives before "than" make it a connector ("faster than",
-// "cheaper than"); the comparative itself is the figure's word.
-var comparatives = vocab.set("comparatives")
-
-// andOpeners start a comparison whose options "and" joins: "between lora
-// and full", "compare lora and qlora".
-var andOpeners = vocab.set("and_openers")
 
 // compareAround finds the options on either side of the connector at c
 // (n tokens): the longest option ending just before it and the longest
@@ -383,21 +359,6 @@ func isFiller(t token) bool {
 	return t.ignorable || phrases[t.key].kind == kindFiller && !connectors.has(t.key) && !andWords.has(t.key)
 }
 
-// figureWords name what a comparison compares by after "per", with the
-// Figure each names (vocab.txt: the sets per_figure_FIGURE).
-var figureWords = vocab.values("per_figure")
-
-// costFigures name a figure alone after a money word ("cheaper
-// monthly"), with the Figure each names (the sets cost_figure_FIGURE).
-var costFigures = vocab.values("cost_figure")
-
-// costWords say a figure that follows is money: "cheaper per run", "cost
-// per user".
-var costWords = vocab.set("cost_words")
-
-// comparisonFigure finds the figure a question compares by ("cheaper per
-// million tokens": the cost per 1M output tokens) and the tokens that
-// say it, which the options' questions leave out; FigureUnsaid and an
 // valueWordsAt finds words that weigh what the work costs without naming
 // a figure ("price/perf", "price-performance", "bang for the buck",
 // "value for money", "worth it"): the tokens [from, to) they cover, or
@@ -417,6 +378,9 @@ func valueWordsAt(toks []token) (from, to int) {
 	return 0, 0
 }
 
+// comparisonFigure finds the figure a question compares by ("cheaper per
+// million tokens": the cost per 1M output tokens) and the tokens that
+// say it, which the options' questions leave out; FigureUnsaid and an
 // empty span when none is said.
 func comparisonFigure(toks []token) (Figure, int, int) {
 	key := keysOf(toks)
@@ -495,13 +459,6 @@ func comparisonFigure(toks []token) (Figure, int, int) {
 	return FigureUnsaid, 0, 0
 }
 
-// speedWords say a speed: "faster for throughput".
-var speedWords = vocab.set("speed_words")
-
-// moreWords before "users" make it the figure: "how many more users",
-// "most users", "fewer users".
-var moreWords = vocab.set("more_words")
-
 // costBefore reports whether a money word comes shortly before token i.
 func costBefore(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-3; j-- {
@@ -525,4 +482,14 @@ var (
 	figurePer       = vocab.set("figure_per")
 	figurePerTime   = vocab.set("figure_per_time")
 	figureTail      = vocab.set("figure_tail")
+
+	oneWords     = vocab.set("one_words")      // one of what follows: "an h100", "a single 4090"
+	connectors   = vocab.set("connectors")     // join the options: "vs", "or", "compared to", "between ... and"
+	buyOnlyWords = vocab.set("buy_only_words") // to buy, not said against what
+	andOpeners   = vocab.set("and_openers")    // start options "and" joins: "between lora and full"
+	figureWords  = vocab.values("per_figure")  // after "per", the Figure each names
+	costFigures  = vocab.values("cost_figure") // alone after a money word ("cheaper monthly"), the Figure each names
+	costWords    = vocab.set("cost_words")     // a money figure follows: "cheaper per run", "cost per user"
+	speedWords   = vocab.set("speed_words")    // a speed: "faster for throughput"
+	moreWords    = vocab.set("more_words")     // before "users", the figure: "how many more users", "fewer users"
 )

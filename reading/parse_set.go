@@ -38,20 +38,12 @@ func (p *parser) setVerb(k wordKind, words string) {
 	p.verb.v, p.verb.words = k, words
 }
 
-func (p *parser) setQuant(qt sizing.Quant, words string) {
-	if p.claim(fQuant, p.q.Quant == qt, words) {
-		p.q.Quant = qt
-	}
-}
-
 func (p *parser) setModel(id, note, words string) {
 	if p.words[fModel] != "" && p.q.Model == "" && p.q.Experts == 0 && p.q.Params > 0 && sizeAgrees(id, float64(p.q.Params)) {
 		// "a 125m gpt2": the size the model has, said first.
 		p.words[fModel] += " " + words
 		p.q.Model, p.q.Params = id, 0
-		if note != "" {
-			p.note(note)
-		}
+		p.note(note)
 		return
 	}
 	if p.words[fModel] != "" && p.q.Model != id {
@@ -60,9 +52,7 @@ func (p *parser) setModel(id, note, words string) {
 	}
 	p.claim(fModel, true, words)
 	p.q.Model = id
-	if note != "" {
-		p.note(note)
-	}
+	p.note(note)
 }
 
 func (p *parser) setGPU(id, note, words string) {
@@ -74,8 +64,7 @@ func (p *parser) setGPU(id, note, words string) {
 		}
 		id, note = p.onColab(id, words)
 	}
-	if p.claim(fGPU, p.q.GPU == id, words) {
-		p.q.GPU = id
+	if setSaid(p, fGPU, &p.q.GPU, id, words) {
 		if note != "" {
 			p.gpuNote(note)
 		}
@@ -165,9 +154,7 @@ func (p *parser) setCount(count int, words string) {
 			func(q *sizing.Query) { q.GPUs = 8 })
 		return
 	}
-	if p.claim(fGPUs, p.q.GPUs == count, words) {
-		p.q.GPUs = count
-	}
+	setSaid(p, fGPUs, &p.q.GPUs, count, words)
 }
 
 // setSize records a bare model size ("13b", "8x7b": experts > 0).
@@ -226,18 +213,10 @@ func (p *parser) setSeq(num number, words string) {
 		// A second length: the model's window beside the one used
 		// ("128k context with 100k tokens"), or a conflict
 		// (settleSeqPair).
-		p.run.seqOther = seqSaid{int(v), words}
+		p.run.seqOther = said[int]{int(v), words}
 		return
 	}
-	if p.claim(fSeq, p.q.SeqLen == int(v), words) {
-		p.q.SeqLen = int(v)
-	}
-}
-
-// seqSaid is a context length said, and its words.
-type seqSaid struct {
-	v     int
-	words string
+	setSaid(p, fSeq, &p.q.SeqLen, int(v), words)
 }
 
 // nearWindow reports whether a length said is a model's window of
@@ -267,7 +246,7 @@ func (p *parser) settleSeqPair() {
 	if o.words == "" {
 		return
 	}
-	big, small := seqSaid{p.q.SeqLen, p.words[fSeq]}, o
+	big, small := said[int]{p.q.SeqLen, p.words[fSeq]}, o
 	if small.v > big.v {
 		big, small = small, big
 	}
@@ -279,41 +258,35 @@ func (p *parser) settleSeqPair() {
 	p.claim(fSeq, false, o.words)
 }
 
-func (p *parser) setBatch(num number, words string) {
-	v, ok := num.scaled(decimalUnit(num.suffix))
-	if num.neg || !ok || v < 1 || v > sizing.MaxMicroBatch {
-		p.fail(fmt.Sprintf("%s is not a batch size I can use (1 to %d)", quote(words), sizing.MaxMicroBatch),
-			func(q *sizing.Query) { q.MicroBatch = 8 })
-		return
-	}
-	if p.claim(fBatch, p.q.MicroBatch == int(v), words) {
-		p.q.MicroBatch = int(v)
-	}
+// wholes are the fields set by a whole number in bounds: the Query's int
+// (at), its bounds, the value of a Try when the number is out of them, and
+// the message then (its words quoted, then lo and hi).
+var wholes = [numFields]struct {
+	at          func(*sizing.Query) *int
+	lo, hi, try int
+	format      string
+}{
+	fBatch:  {func(q *sizing.Query) *int { return &q.MicroBatch }, 1, sizing.MaxMicroBatch, 8, "%s is not a batch size I can use (%d to %d)"},
+	fRank:   {func(q *sizing.Query) *int { return &q.LoRARank }, 1, sizing.MaxLoRARank, 16, "%s is not a LoRA rank I can use (%d to %d)"},
+	fAccum:  {func(q *sizing.Query) *int { return &q.GradAccumSteps }, 1, sizing.MaxGradAccum, 8, "%s is not a number of accumulation steps I can use (%d to %d)"},
+	fRes:    {func(q *sizing.Query) *int { return &q.Resolution }, MinResolution, MaxResolution, 1024, "%s is not an image size I size (%d to %d pixels)"},
+	fImages: {func(q *sizing.Query) *int { return &q.Images }, 1, MaxImages, 1, "%s is not a number of images I size (%d to %d per request)"},
 }
 
-func (p *parser) setRank(num number, words string) {
-	v, ok := num.scaled(decimalUnit(num.suffix))
-	if num.neg || !ok || v < 1 || v > sizing.MaxLoRARank {
-		p.fail(fmt.Sprintf("%s is not a LoRA rank I can use (1 to %d)", quote(words), sizing.MaxLoRARank),
-			func(q *sizing.Query) { q.LoRARank = 16 })
+// setWhole records v (ok: a whole number was said) in field f of wholes.
+func (p *parser) setWhole(f field, v int64, ok bool, words string) {
+	w := wholes[f]
+	if !ok || v < int64(w.lo) || v > int64(w.hi) {
+		p.fail(fmt.Sprintf(w.format, quote(words), w.lo, w.hi), func(q *sizing.Query) { *w.at(q) = w.try })
 		return
 	}
-	if p.claim(fRank, p.q.LoRARank == int(v), words) {
-		p.q.LoRARank = int(v)
-	}
+	setSaid(p, f, w.at(&p.q), int(v), words)
 }
 
-// setAccum records the gradient accumulation steps ("grad accum 8").
-func (p *parser) setAccum(num number, words string) {
+// setNum is setWhole for a number said ("8", "1k").
+func (p *parser) setNum(f field, num number, words string) {
 	v, ok := num.scaled(decimalUnit(num.suffix))
-	if num.neg || !ok || v < 1 || v > sizing.MaxGradAccum {
-		p.fail(fmt.Sprintf("%s is not a number of accumulation steps I can use (1 to %d)", quote(words), sizing.MaxGradAccum),
-			func(q *sizing.Query) { q.GradAccumSteps = 8 })
-		return
-	}
-	if p.claim(fAccum, p.q.GradAccumSteps == int(v), words) {
-		p.q.GradAccumSteps = int(v)
-	}
+	p.setWhole(f, v, ok && !num.neg, words)
 }
 
 // setGlobalBatch records a global batch in tokens ("global batch 4M
@@ -329,9 +302,7 @@ func (p *parser) setGlobalBatch(num number, words string) {
 		p.fail(fmt.Sprintf("%s: give the global batch in tokens, such as 4M tokens", quote(words)), func(q *sizing.Query) { q.GlobalBatchTokens = 4e6 })
 		return
 	}
-	if p.claim(fGlobalBatch, p.q.GlobalBatchTokens == v, words) {
-		p.q.GlobalBatchTokens = v
-	}
+	setSaid(p, fGlobalBatch, &p.q.GlobalBatchTokens, v, words)
 }
 
 func (p *parser) setTokens(num number, words string) {
@@ -350,9 +321,7 @@ func (p *parser) setTokens(num number, words string) {
 		}
 		return
 	}
-	if p.claim(fTokens, p.q.Tokens == v, words) {
-		p.q.Tokens = v
-	}
+	setSaid(p, fTokens, &p.q.Tokens, v, words)
 }
 
 // docJob decides what a count of documents is: with an encoder model
@@ -805,7 +774,7 @@ func (p *parser) result() Request {
 		if p.words[f] == "" {
 			continue
 		}
-		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValue(p.q, f), Words: p.words[f]})
+		r.Fields = append(r.Fields, Field{Name: fieldNames[f].key, Value: fieldValues[f](p.q), Words: p.words[f]})
 	}
 	if j := p.q.Job; j.Documents > 0 {
 		r.Fields = append(r.Fields, Field{Name: "documents", Value: sizing.FormatCount(j.Documents), Words: p.run.docs.words})
@@ -818,72 +787,49 @@ func (p *parser) result() Request {
 	return r
 }
 
-// fieldValue is one field of q as Format writes it.
-func fieldValue(q sizing.Query, f field) string {
-	switch f {
-	case fModel:
+// fieldValues write each field of a Query as Format writes it.
+var fieldValues = [numFields]func(q sizing.Query) string{
+	fModel: func(q sizing.Query) string {
 		if q.Model != "" {
 			return q.Model
 		}
 		return sizing.FormatSize(q.Params, q.Experts)
-	case fMethod:
-		return string(q.Method)
-	case fOptimizer:
-		return string(q.Optimizer)
-	case fPrecision:
-		return string(q.Precision)
-	case fQuant:
-		return string(q.Quant)
-	case fKV:
-		return string(q.KVPrecision)
-	case fGPU:
-		return q.GPU
-	case fGPUs:
-		return strconv.Itoa(q.GPUs)
-	case fNodes:
-		return strconv.Itoa(q.Nodes)
-	case fZeRO:
-		if q.ZeROStage != nil {
-			return strconv.Itoa(*q.ZeROStage)
-		}
-	case fOffload:
-		return string(q.Offload)
-	case fSeq:
-		return strconv.Itoa(q.SeqLen)
-	case fBatch:
-		return strconv.Itoa(q.MicroBatch)
-	case fCkpt:
-		if q.GradCheckpointing != nil {
-			return strconv.FormatBool(*q.GradCheckpointing)
-		}
-	case fRank:
-		return strconv.Itoa(q.LoRARank)
-	case fTokens:
-		return sizing.FormatCount(q.Tokens)
-	case fAccum:
-		return strconv.Itoa(q.GradAccumSteps)
-	case fTP:
-		return strconv.Itoa(q.TensorParallel)
-	case fPP:
-		return strconv.Itoa(q.PipelineParallel)
-	case fCP:
-		return strconv.Itoa(q.ContextParallel)
-	case fEP:
-		return strconv.Itoa(q.ExpertParallel)
-	case fGlobalBatch:
-		return sizing.FormatCount(q.GlobalBatchTokens)
-	case fRes:
-		return strconv.Itoa(q.Resolution)
-	case fImages:
-		return strconv.Itoa(q.Images)
-	case fMFU:
-		return strings.TrimPrefix(sizing.FormatMFU(q.MFU), "mfu ")
-	case fMeasured:
-		return strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64)
-	case fGPUHours:
-		return strconv.FormatFloat(q.GPUHours, 'f', -1, 64)
+	},
+	fMethod:    func(q sizing.Query) string { return string(q.Method) },
+	fOptimizer: func(q sizing.Query) string { return string(q.Optimizer) },
+	fPrecision: func(q sizing.Query) string { return string(q.Precision) },
+	fQuant:     func(q sizing.Query) string { return string(q.Quant) },
+	fKV:        func(q sizing.Query) string { return string(q.KVPrecision) },
+	fGPU:       func(q sizing.Query) string { return q.GPU },
+	fGPUs:      func(q sizing.Query) string { return strconv.Itoa(q.GPUs) },
+	fNodes:     func(q sizing.Query) string { return strconv.Itoa(q.Nodes) },
+	fZeRO:      func(q sizing.Query) string { return optional(q.ZeROStage, strconv.Itoa) },
+	fOffload:   func(q sizing.Query) string { return string(q.Offload) },
+	fSeq:       func(q sizing.Query) string { return strconv.Itoa(q.SeqLen) },
+	fBatch:     func(q sizing.Query) string { return strconv.Itoa(q.MicroBatch) },
+	fCkpt:      func(q sizing.Query) string { return optional(q.GradCheckpointing, strconv.FormatBool) },
+	fRank:      func(q sizing.Query) string { return strconv.Itoa(q.LoRARank) },
+	fTokens:    func(q sizing.Query) string { return sizing.FormatCount(q.Tokens) },
+	fAccum:     func(q sizing.Query) string { return strconv.Itoa(q.GradAccumSteps) },
+	fTP:        func(q sizing.Query) string { return strconv.Itoa(q.TensorParallel) },
+	fPP:        func(q sizing.Query) string { return strconv.Itoa(q.PipelineParallel) },
+	fCP:        func(q sizing.Query) string { return strconv.Itoa(q.ContextParallel) },
+	fEP:        func(q sizing.Query) string { return strconv.Itoa(q.ExpertParallel) },
+	fRes:       func(q sizing.Query) string { return strconv.Itoa(q.Resolution) },
+	fImages:    func(q sizing.Query) string { return strconv.Itoa(q.Images) },
+	fMFU:       func(q sizing.Query) string { return strings.TrimPrefix(sizing.FormatMFU(q.MFU), "mfu ") },
+	fMeasured:  func(q sizing.Query) string { return strconv.FormatFloat(q.MeasuredTokensPerSecond, 'f', -1, 64) },
+	fGPUHours:  func(q sizing.Query) string { return strconv.FormatFloat(q.GPUHours, 'f', -1, 64) },
+
+	fGlobalBatch: func(q sizing.Query) string { return sizing.FormatCount(q.GlobalBatchTokens) },
+}
+
+// optional writes *v, or "" when v is nil.
+func optional[T any](v *T, write func(T) string) string {
+	if v == nil {
+		return ""
 	}
-	return ""
+	return write(*v)
 }
 
 // MaxParallel is the largest tensor, pipeline, context or expert parallel
@@ -911,9 +857,7 @@ func (p *parser) setParallel(name string, num number, words string) {
 	default:
 		f, dst = fEP, &p.q.ExpertParallel
 	}
-	if p.claim(f, *dst == n, words) {
-		*dst = n
-	}
+	setSaid(p, f, dst, n, words)
 }
 
 // gluedParallel reads a degree glued to its key: "tp8", "pp16".
@@ -951,33 +895,8 @@ func imageSide(key string) (int, bool) {
 	return 0, false
 }
 
-// setResolution records a diffusion model's image side ("1024px").
-func (p *parser) setResolution(v int, words string) {
-	if v < MinResolution || v > MaxResolution {
-		p.fail(fmt.Sprintf("%s is not an image size I size (%d to %d pixels)", quote(words), MinResolution, MaxResolution),
-			func(q *sizing.Query) { q.Resolution = 1024 })
-		return
-	}
-	if p.claim(fRes, p.q.Resolution == v, words) {
-		p.q.Resolution = v
-	}
-}
-
 // MaxImages is the most images one request may carry.
 const MaxImages = 256
-
-// setImages records the images each request carries ("2 images") for a
-// vision-language model.
-func (p *parser) setImages(v int, words string) {
-	if v < 1 || v > MaxImages {
-		p.fail(fmt.Sprintf("%s is not a number of images I size (1 to %d per request)", quote(words), MaxImages),
-			func(q *sizing.Query) { q.Images = 1 })
-		return
-	}
-	if p.claim(fImages, p.q.Images == v, words) {
-		p.q.Images = v
-	}
-}
 
 // macWords name a Mac, not its chip.
 var macWords = vocab.set("mac_words")
