@@ -844,20 +844,16 @@ func (p *parser) setParallel(name string, num number, words string) {
 			func(q *sizing.Query) { q.TensorParallel = 8 })
 		return
 	}
-	n := int(v)
-	var f field
-	var dst *int
-	switch name {
+	switch n := int(v); name {
 	case "tp":
-		f, dst = fTP, &p.q.TensorParallel
+		setSaid(p, fTP, &p.q.TensorParallel, n, words)
 	case "pp":
-		f, dst = fPP, &p.q.PipelineParallel
+		setSaid(p, fPP, &p.q.PipelineParallel, n, words)
 	case "cp":
-		f, dst = fCP, &p.q.ContextParallel
+		setSaid(p, fCP, &p.q.ContextParallel, n, words)
 	default:
-		f, dst = fEP, &p.q.ExpertParallel
+		setSaid(p, fEP, &p.q.ExpertParallel, n, words)
 	}
-	setSaid(p, f, dst, n, words)
 }
 
 // gluedParallel reads a degree glued to its key: "tp8", "pp16".

@@ -54,6 +54,7 @@ func parseVocab(text string) (*vocabulary, error) {
 	unsureOf := map[string]string{}
 	phraseOf := map[string]string{}
 	slotOf := map[string]int{}
+	kindEnd := map[string]int{} // the line of each slot kind's last row so far
 	var patterns []slotPattern
 	var exclusive [][2]string
 	for n, line := range strings.Split(text, "\n") {
@@ -105,6 +106,10 @@ func parseVocab(text string) (*vocabulary, error) {
 				return nil, bad("the slot pattern %q is also on line %d", key, at)
 			}
 			slotOf[key] = n + 1
+			if last := len(patterns) - 1; last >= 0 && patterns[last].kind != p.kind && v.slots[p.kind] != nil {
+				return nil, bad("the rows of slot kind %q are split (the kind ends on line %d): keep a kind's rows together; a second section reusing the name is a clash", p.kind, kindEnd[p.kind])
+			}
+			kindEnd[p.kind] = n + 1
 			patterns = append(patterns, p)
 			v.slots[p.kind] = append(v.slots[p.kind], p)
 		case "unsure":

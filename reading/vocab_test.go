@@ -56,6 +56,9 @@ func TestSlotRows(t *testing.T) {
 		{"slot k a||b", "empty or repeated word"},
 		{"slot k !a b", "only the last element may be negated"},
 		{"slot k a !", "negates nothing"},
+		// A second section reusing a kind's name joins the other kind's
+		// rows silently ("1 utilization" read as a busy share once).
+		{"slot k a\nslot j b\nslot k c", `slot kind "k" are split (the kind ends on line 1)`},
 	} {
 		_, err := parseVocab(tt.text)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
