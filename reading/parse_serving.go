@@ -580,10 +580,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	glued := ""
 	if !ok {
 		// "10qps", "20tok/s"
-		j := 0
-		for j < len(k) && (isDigit(k[j]) || k[j] == '.') {
-			j++
-		}
+		j := len(k) - len(strings.TrimLeft(k, "0123456789."))
 		num, ok = parseNumber(k[:j])
 		glued = k[j:]
 		if !ok {
@@ -899,10 +896,7 @@ func tokenCount(s string) (int, bool) {
 // tokens used.
 func durationAt(w func(int) string, j int) (float64, int, bool) {
 	k := strings.TrimLeft(w(j), "<≤~") // "<50ms"
-	d := 0
-	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
-		d++
-	}
+	d := len(k) - len(strings.TrimLeft(k, "0123456789."))
 	num, ok := parseNumber(k[:d])
 	if !ok || d == 0 {
 		return 0, 0, false
