@@ -68,8 +68,8 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 		case ok:
 		case at >= 2 && slotLen(ownAskedSlot, keysOf(toks), at-2) > 0: // "how many", "how much"
 			asked, from = true, at-2
-		case strong && pluralHours(toks[u].key, toks[min(u+n-1, len(toks)-1)].key):
-			asked, from = true, u // "in gpu-hours", "total gpu hours": the run's
+		case strong && (strings.HasSuffix(toks[u].key, "hours") || strings.HasSuffix(toks[u].key, "hrs") || pluralHourWords.has(toks[min(u+n-1, len(toks)-1)].key)):
+			asked, from = true, u // "in gpu-hours", "total gpu hours": the run's; "a gpu hour" is a price's unit
 		default:
 			continue
 		}
@@ -100,16 +100,7 @@ func readGPUHours(input string, toks []token) ([]token, gpuHoursWords) {
 			g.hours, g.node, g.words = v, node, words
 		}
 	}
-	if drop == nil {
-		return toks, g
-	}
-	rest := toks[:0]
-	for k, t := range toks {
-		if !drop[k] {
-			rest = append(rest, t)
-		}
-	}
-	return rest, g
+	return without(toks, drop), g
 }
 
 // gpuHourUnitAt reads a GPU-hour or node-hour unit at token u: the
@@ -144,13 +135,6 @@ func gluedCard(raw string) string {
 	return ""
 }
 
-// pluralHours reports whether a unit without a count is plural ("gpu
-// hours", "gpu-hrs"), as the run's GPU-hours asked are: "a gpu hour" is
-// a price's unit.
-func pluralHours(first, last string) bool {
-	return strings.HasSuffix(first, "hours") || strings.HasSuffix(first, "hrs") || pluralHourWords.has(last)
-}
-
 // cardSpanBefore is how many tokens right before token u name a card
 // ("a100", "a100 40gb", "rtx 4090"), at most three; 0 when none do. A
 // bare number ("4090") is not taken for one: "2000 gpu-hours" is a
@@ -176,11 +160,10 @@ func gpuHoursCountBefore(input string, toks []token, at int) (int, float64, bool
 		return 0, 0, false
 	}
 	num, ok := parseNumber(toks[i].key)
-	exp, known := suffixExp[num.suffix]
-	if !ok || num.neg || !known || exp >= 9 {
+	if !ok || num.neg || num.scale() >= scaleBillion {
 		return 0, 0, false
 	}
-	num.exp += exp
+	num.exp += num.scale()
 	v := exactFloat(num)
 	// "2,000": the comma split the thousands off.
 	if num.suffix == "" && len(toks[i].key) == 3 && sizing.IsDigits(toks[i].key) && i > 0 && !toks[i-1].ignorable &&

@@ -50,12 +50,7 @@ func readMFU(toks []token) ([]token, mfuWords) {
 	if at < 0 {
 		return toks, m
 	}
-	w := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return low(toks[i])
-	}
+	w := lowsOf(toks)
 	from, to := at, at+1
 	// "40% mfu", "at 40 % mfu"
 	if v, n := shareBefore(w, at); n > 0 {
@@ -122,10 +117,7 @@ func btoi(b bool) int {
 func shareBefore(w func(int) string, at int) (float64, int) {
 	for n := 1; n <= 2; n++ {
 		if v, m := percentAt(w, at-n); m == n {
-			if figureLeads.has(w(at - n - 1)) {
-				return v, n + 1
-			}
-			return v, n
+			return v, n + btoi(figureLeads.has(w(at-n-1)))
 		}
 	}
 	return 0, 0
@@ -164,10 +156,7 @@ func percentAt(w func(int) string, j int) (float64, int) {
 // second and the tokens it used; 0 when there is none.
 func speedAt(w func(int) string, i int) (float64, int) {
 	k := w(i)
-	d := 0
-	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
-		d++
-	}
+	d := len(k) - len(strings.TrimLeft(k, "0123456789.")) // the number's bytes
 	if d == 0 {
 		return 0, 0
 	}
@@ -190,7 +179,7 @@ func speedAt(w func(int) string, i int) (float64, int) {
 	if !ok || nm.neg {
 		return 0, 0
 	}
-	if v := exactFloat(nm) * countScale[nm.suffix]; v > 0 {
+	if v := exactFloat(nm) * float64(decimalUnit(nm.suffix)); v > 0 {
 		return v, n
 	}
 	return 0, 0

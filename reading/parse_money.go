@@ -45,13 +45,8 @@ const (
 // should read (the rest), filtered in place.
 func readMoney(input string, toks []token) ([]token, Money) {
 	var m Money
-	w := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return low(toks[i])
-	}
-	drop := map[int]bool{}
+	w := lowsOf(toks)
+	var drop []bool
 	for i := 0; i < len(toks); i++ {
 		v, unit, n, ok := amountAt(input, toks, i)
 		if !ok {
@@ -79,42 +74,31 @@ func readMoney(input string, toks []token) ([]token, Money) {
 			}
 		}
 		per = strings.TrimPrefix(strings.TrimPrefix(per, "gpu/"), "gpu-")
+		from := i
 		switch {
 		case hourUnits.has(per) || hoursGlued.has(per):
 			if m.USDPerGPUHour > 0 || v > maxGPUHourUSD {
 				continue
 			}
-			from := i
-			if priceAt.has(w(i - 1)) {
-				from = i - 1 // "at $2/h"
-			}
+			from -= btoi(priceAt.has(w(i - 1))) // "at $2/h"
 			m.USDPerGPUHour, m.PriceWords = v, span(input, toks, from, end)
-			for k := from; k < end; k++ {
-				drop[k] = true
-			}
 		case per == "" || monthUnits.has(per):
 			if m.BudgetUSD > 0 || v > maxBudgetUSD {
 				continue
 			}
 			m.BudgetUSD, m.PerMonth, m.BudgetWords = v, per != "", span(input, toks, i, end)
-			for k := i; k < end; k++ {
-				drop[k] = true
-			}
 		default:
 			continue
 		}
+		if drop == nil {
+			drop = make([]bool, len(toks))
+		}
+		for k := from; k < end; k++ {
+			drop[k] = true
+		}
 		i = end - 1
 	}
-	if len(drop) == 0 {
-		return toks, m
-	}
-	rest := toks[:0]
-	for i, t := range toks {
-		if !drop[i] {
-			rest = append(rest, t)
-		}
-	}
-	return rest, m
+	return without(toks, drop), m
 }
 
 // afterBudget reports whether the amount at toks[i] follows "budget"

@@ -149,13 +149,7 @@ func (n number) scaled(unit int64) (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	// Take the decimal places out of the unit first, so that "1.0000001t"
-	// does not overflow on its way to 1,000,000,100,000.
 	exp := n.exp
-	for exp < 0 && unit%10 == 0 {
-		unit /= 10
-		exp++
-	}
 	if v != 0 && unit > math.MaxInt64/v {
 		return 0, false
 	}

@@ -164,26 +164,17 @@ var (
 // ("a few hundred", "few thousand", "a couple of hundred", "several
 // k"). It reports the value and the tokens used (0 when there is none).
 func vagueCountAt(toks []token, i int) (int, int) {
-	j := i
-	if j < len(toks) && numberArticle.has(toks[j].key) {
-		j++
+	key := func(j int) string { // an ignorable token has no key
+		if j < len(toks) {
+			return toks[j].key
+		}
+		return ""
 	}
-	if j >= len(toks) || toks[j].ignorable {
-		return 0, 0
-	}
-	v, ok := vagueWords[toks[j].key]
-	if !ok {
-		return 0, 0
-	}
-	j++
-	if j < len(toks) && ofWords.has(toks[j].key) {
-		j++
-	}
-	if j >= len(toks) || toks[j].ignorable {
-		return 0, 0
-	}
-	scale, ok := vagueScale[toks[j].key]
-	if !ok {
+	j := i + btoi(numberArticle.has(key(i)))
+	v, ok := vagueWords[key(j)]
+	j += 1 + btoi(ofWords.has(key(j+1)))
+	scale, ok2 := vagueScale[key(j)]
+	if !ok || !ok2 {
 		return 0, 0
 	}
 	return v * scale, j + 1 - i

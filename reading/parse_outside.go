@@ -26,28 +26,19 @@ type outsideModel struct {
 // reports it with the tokens it covers (0 when none starts there). A
 // size after the name ("yi 34b") is part of it.
 func (p *parser) outsideModelAt(i int) (outsideModel, int) {
-	key := func(j int) string {
-		if j < len(p.toks) {
-			return p.toks[j].key
-		}
-		return ""
-	}
+	key := keysOf(p.toks)
 	if strings.HasPrefix(key(i), "yi") {
 		return yiAt(key, i, len(p.toks)-i)
 	}
 	if key(i) == "deepseek" {
-		return deepseekAt(key, i)
-	}
-	if parts := strings.Split(strings.ToLower(p.toks[i].raw), "-"); len(parts) >= 2 && parts[0] == "deepseek" {
-		// "deepseek-coder-v2-lite" written as one word: its parts in turn.
-		part := func(j int) string {
-			if j-i < len(parts) {
-				return parts[j-i]
-			}
-			return ""
+		if k, n := joinedAt(key, i, len(p.toks)-i, deepseekModels); n > 1 {
+			return deepseekModels[k], n
 		}
-		if m, n := deepseekAt(part, i); n == len(parts) {
-			return m, 1
+		return outsideModel{}, 0
+	}
+	if raw := strings.ToLower(p.toks[i].raw); strings.HasPrefix(raw, "deepseek-") {
+		if m, ok := deepseekModels[strings.ReplaceAll(raw, "-", "")]; ok {
+			return m, 1 // "deepseek-coder-v2-lite" written as one word
 		}
 	}
 	if strings.HasPrefix(key(i), "smollm") {
@@ -62,14 +53,8 @@ func (p *parser) outsideModelAt(i int) (outsideModel, int) {
 	if strings.HasPrefix(key(i), "code") {
 		// Code Llama 7B, 13B and 70B are Llama 2's architecture, sized as
 		// such (architectureTwins); 34B has no Llama 2 twin.
-		for n := min(4, len(p.toks)-i); n >= 1; n-- {
-			var b strings.Builder
-			for j := i; j < i+n; j++ {
-				b.WriteString(key(j))
-			}
-			if codeLlama34B.MatchString(b.String()) {
-				return outsideModel{"Code Llama 34B", "codellama/CodeLlama-34b-hf"}, n
-			}
+		if _, n := joinedAt(key, i, len(p.toks)-i, codeLlama34B); n > 0 {
+			return outsideModel{"Code Llama 34B", "codellama/CodeLlama-34b-hf"}, n
 		}
 	}
 	switch k := key(i); k {
@@ -102,25 +87,35 @@ var yiName = regexp.MustCompile(`^yi(v?1\.5|15)?(6b|9b|34b)?(chat|base)?$`)
 // Hub id keep the asked version and size (the Hub id 34B when no size is
 // said).
 func yiAt(key func(int) string, i, left int) (outsideModel, int) {
+	k, n := joinedAt(key, i, left, yiName)
+	if n == 0 {
+		return outsideModel{}, 0
+	}
+	m := yiName.FindStringSubmatch(k)
+	name, repo, size := "Yi", "01-ai/Yi-", strings.ToUpper(m[2])
+	if m[1] != "" {
+		name, repo = "Yi 1.5", "01-ai/Yi-1.5-"
+	}
+	if size == "" {
+		return outsideModel{name, repo + "34B"}, n
+	}
+	return outsideModel{name + " " + size, repo + size}, n
+}
+
+// joinedAt runs together the keys from i, up to four of the left tokens,
+// the longest first: the first run the names match and how many tokens it
+// took (0 when none does).
+func joinedAt(key func(int) string, i, left int, names interface{ MatchString(string) bool }) (string, int) {
 	for n := min(4, left); n >= 1; n-- {
 		var b strings.Builder
 		for j := i; j < i+n; j++ {
 			b.WriteString(key(j))
 		}
-		m := yiName.FindStringSubmatch(b.String())
-		if m == nil {
-			continue
+		if names.MatchString(b.String()) {
+			return b.String(), n
 		}
-		name, repo, size := "Yi", "01-ai/Yi-", strings.ToUpper(m[2])
-		if m[1] != "" {
-			name, repo = "Yi 1.5", "01-ai/Yi-1.5-"
-		}
-		if size == "" {
-			return outsideModel{name, repo + "34B"}, n
-		}
-		return outsideModel{name + " " + size, repo + size}, n
 	}
-	return outsideModel{}, 0
+	return "", 0
 }
 
 // codeLlama34B is Code Llama 34B's name as keys run together
@@ -139,60 +134,47 @@ var olmo2Repos = map[string]string{"1B": "allenai/OLMo-2-0425-1B", "7B": "allena
 // Hub id keep the asked version and size (7B when no size is said; OLMo 2 for its 13B and 32B), so
 // "olmo 2 13b" is never read as a bare 13B with a stray "2".
 func olmoAt(key func(int) string, i, left int) (outsideModel, int) {
-	for n := min(4, left); n >= 1; n-- {
-		var b strings.Builder
-		for j := i; j < i+n; j++ {
-			b.WriteString(key(j))
-		}
-		m := olmoName.FindStringSubmatch(b.String())
-		if m == nil {
-			continue
-		}
-		size := strings.ToUpper(m[2])
-		if size == "" {
-			size = "7B"
-		}
-		if repo, ok := olmo2Repos[size]; ok && (m[1] != "" || size == "13B" || size == "32B") {
-			return outsideModel{"OLMo 2 " + size, repo}, n // OLMo 1 came in 1B and 7B only
-		}
-		return outsideModel{"OLMo " + size, "allenai/OLMo-" + size + "-hf"}, n
+	k, n := joinedAt(key, i, left, olmoName)
+	if n == 0 {
+		return outsideModel{}, 0
 	}
-	return outsideModel{}, 0
+	m := olmoName.FindStringSubmatch(k)
+	size := strings.ToUpper(m[2])
+	if size == "" {
+		size = "7B"
+	}
+	if repo, ok := olmo2Repos[size]; ok && (m[1] != "" || size == "13B" || size == "32B") {
+		return outsideModel{"OLMo 2 " + size, repo}, n // OLMo 1 came in 1B and 7B only
+	}
+	return outsideModel{"OLMo " + size, "allenai/OLMo-" + size + "-hf"}, n
 }
 
-// deepseekAt reads the DeepSeek models the catalog lacks ("deepseek
+// outsideTable are outside models by their keys run together, for
+// joinedAt.
+type outsideTable map[string]outsideModel
+
+// MatchString reports whether k is one of the names.
+func (o outsideTable) MatchString(k string) bool {
+	_, ok := o[k]
+	return ok
+}
+
+// deepseekModels are the DeepSeek models the catalog lacks ("deepseek
 // coder v2 lite", "deepseek v2", "deepseek coder 6.7b", "deepseek llm
-// 67b"), which "deepseek" alone (DeepSeek-V3) must not swallow. Repo ids
-// as deepseek-ai publishes them on the Hub.
-func deepseekAt(key func(int) string, i int) (outsideModel, int) {
-	switch key(i + 1) {
-	case "coder":
-		if key(i+2) == "v2" {
-			if key(i+3) == "lite" {
-				return outsideModel{"DeepSeek-Coder-V2-Lite", "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"}, 4
-			}
-			return outsideModel{"DeepSeek-Coder-V2", "deepseek-ai/DeepSeek-Coder-V2-Instruct"}, 3
-		}
-		if size, ok := deepseekCoderSizes[key(i+2)]; ok {
-			return outsideModel{"DeepSeek Coder " + size, "deepseek-ai/deepseek-coder-" + strings.ToLower(size) + "-instruct"}, 3
-		}
-		return outsideModel{"DeepSeek Coder", "deepseek-ai/deepseek-coder-6.7b-instruct"}, 2
-	case "v2":
-		if key(i+2) == "lite" {
-			return outsideModel{"DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite"}, 3
-		}
-		return outsideModel{"DeepSeek-V2", "deepseek-ai/DeepSeek-V2"}, 2
-	case "v2.5":
-		return outsideModel{"DeepSeek-V2.5", "deepseek-ai/DeepSeek-V2.5"}, 2
-	case "llm":
-		if key(i+2) == "67b" {
-			return outsideModel{"DeepSeek LLM 67B", "deepseek-ai/deepseek-llm-67b-base"}, 3
-		}
-		if key(i+2) == "7b" {
-			return outsideModel{"DeepSeek LLM 7B", "deepseek-ai/deepseek-llm-7b-base"}, 3
-		}
-	}
-	return outsideModel{}, 0
+// 67b"), which "deepseek" alone (DeepSeek-V3) must not swallow, by their
+// keys run together. Repo ids as deepseek-ai publishes them on the Hub.
+var deepseekModels = outsideTable{
+	"deepseekcoderv2lite": {"DeepSeek-Coder-V2-Lite", "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"},
+	"deepseekcoderv2":     {"DeepSeek-Coder-V2", "deepseek-ai/DeepSeek-Coder-V2-Instruct"},
+	"deepseekcoder1.3b":   {"DeepSeek Coder 1.3B", "deepseek-ai/deepseek-coder-1.3b-instruct"},
+	"deepseekcoder6.7b":   {"DeepSeek Coder 6.7B", "deepseek-ai/deepseek-coder-6.7b-instruct"},
+	"deepseekcoder33b":    {"DeepSeek Coder 33B", "deepseek-ai/deepseek-coder-33b-instruct"},
+	"deepseekcoder":       {"DeepSeek Coder", "deepseek-ai/deepseek-coder-6.7b-instruct"},
+	"deepseekv2lite":      {"DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V2-Lite"},
+	"deepseekv2":          {"DeepSeek-V2", "deepseek-ai/DeepSeek-V2"},
+	"deepseekv2.5":        {"DeepSeek-V2.5", "deepseek-ai/DeepSeek-V2.5"},
+	"deepseekllm67b":      {"DeepSeek LLM 67B", "deepseek-ai/deepseek-llm-67b-base"},
+	"deepseekllm7b":       {"DeepSeek LLM 7B", "deepseek-ai/deepseek-llm-7b-base"},
 }
 
 // smolLMAt reads Hugging Face's SmolLM and SmolLM2 ("smollm2 1.7b",
@@ -274,9 +256,6 @@ func (p *parser) outsideFamilyAt(i int) (outsideModel, int) {
 
 // smolLMSizes are SmolLM's sizes, by key.
 var smolLMSizes = map[string]string{"135m": "135M", "360m": "360M", "1.7b": "1.7B"}
-
-// deepseekCoderSizes are DeepSeek Coder (1)'s sizes, by key.
-var deepseekCoderSizes = map[string]string{"1.3b": "1.3B", "6.7b": "6.7B", "33b": "33B"}
 
 // outside refuses an outside model named at token i, keeping the rest of
 // the question in the Try line with the model's Hub id, and reports the

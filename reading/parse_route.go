@@ -125,13 +125,8 @@ func Route(text string) Routing {
 	chat, help, asksHelp, price, week, spot, month, reserved, power := true, true, false, false, false, false, false, false, false
 	greets, thanks := false, false
 	hours, period, from, to := rentalPeriod(text, toks)
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) || toks[i].ignorable {
-			return ""
-		}
-		return toks[i].key
-	}
-	served := 0 // the words up to here ask what the cards serve, not a price
+	key := keysOf(toks) // an ignorable token has no key
+	served := 0         // the words up to here ask what the cards serve, not a price
 	for i, t := range toks {
 		if t.ignorable {
 			continue
@@ -372,12 +367,7 @@ var (
 // mistral"), and the words left that name the model.
 func plansAsked(toks []token) (string, bool) {
 	decided, verb, past := false, false, false
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) || toks[i].ignorable {
-			return ""
-		}
-		return toks[i].key
-	}
+	key := keysOf(toks) // an ignorable token has no key
 	for i, t := range toks {
 		_, chose := plansAskedSlot.at(key, i) // "what did we pick for llama"
 		decided = decided || plansDecided.has(t.key) || chose

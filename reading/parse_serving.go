@@ -144,6 +144,31 @@ func low(t token) string {
 	return strings.ToLower(strings.TrimFunc(t.raw, edgePunct))
 }
 
+// without is toks less the tokens drop marks, filtered in place; toks
+// itself when drop is nil.
+func without(toks []token, drop []bool) []token {
+	if drop == nil {
+		return toks
+	}
+	rest := toks[:0]
+	for i, t := range toks {
+		if !drop[i] {
+			rest = append(rest, t)
+		}
+	}
+	return rest
+}
+
+// lowsOf reads toks as lower-case words (low): "" past either end.
+func lowsOf(toks []token) func(int) string {
+	return func(i int) string {
+		if i < 0 || i >= len(toks) {
+			return ""
+		}
+		return low(toks[i])
+	}
+}
+
 // edgePunct is the punctuation low trims from a word's ends.
 func edgePunct(r rune) bool {
 	switch r {
@@ -281,18 +306,12 @@ func readServe(toks []token) ([]token, serveWords) {
 				sw.setLength(promptWords.has(k), v, toks, i, j+1)
 				mark(i, j+1+btoi(tokNoun(w(j+1))))
 			}
-		case isNumberWord(k):
+		case len(k) > 0 && isDigit(k[0]):
 			sw.readNumber(toks, used, i, w, mark)
 		}
 	}
 	sw.settleDaily()
-	rest := toks[:0]
-	for i, t := range toks {
-		if !used[i] {
-			rest = append(rest, t)
-		}
-	}
-	return rest, sw
+	return without(toks, used), sw
 }
 
 // howMany reads "how many" at token i: people asked ("how many
@@ -561,10 +580,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	glued := ""
 	if !ok {
 		// "10qps", "20tok/s"
-		j := 0
-		for j < len(k) && (isDigit(k[j]) || k[j] == '.') {
-			j++
-		}
+		j := len(k) - len(strings.TrimLeft(k, "0123456789."))
 		num, ok = parseNumber(k[:j])
 		glued = k[j:]
 		if !ok {
@@ -582,7 +598,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 			return w(i + c + k)
 		}
 	}
-	if countScale[num.suffix] >= 1e9 && apart {
+	if num.scale() >= scaleBillion && apart {
 		if _, n := slowRateAt("token_rate", from(1)); n == 0 {
 			return // "14b": a model's size, never a load or a speed ("14b? tok/s?" is no 14 tok/s)
 		}
@@ -591,9 +607,9 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	n := btoi(apart) // the words the number takes past its own
 	u, unit := from(n), from(n)(0)
 	words := func(to int) string { return joinRaw(toks, i, to) }
-	count, cn := v*countScale[num.suffix], n // "10k requests a day", "2 million requests per day"
-	if s, ok := suffixes[w(i+1)]; ok && apart && countScale[num.suffix] == 1 {
-		count, cn = v*countScale[s], 2
+	count, cn := v*float64(decimalUnit(num.suffix)), n // "10k requests a day", "2 million requests per day"
+	if s, ok := suffixes[w(i+1)]; ok && apart && num.scale() == scaleOne {
+		count, cn = v*float64(decimalUnit(s)), 2
 	}
 	per, perWords := slowRateAt("request_rate", from(cn))
 	tokPer, tokWords := slowRateAt("token_rate", from(cn))
@@ -694,14 +710,11 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 		mark(i, i+3)
 	}
 	// "gpu util 0.95" reads from the words before the number.
-	if i >= 2 && !used[i] && !used[i-1] && slotLen(gpuUtilSlot, func(k int) string { return low(toks[k]) }, i-2) > 0 {
+	if i >= 2 && !used[i] && !used[i-1] && slotLen(gpuUtilSlot, lowsOf(toks), i-2) > 0 {
 		sw.setUtil(v, k, toks, i-2, i+1)
 		mark(i-2, i+1)
 	}
 }
-
-// countScale is what a count's suffix multiplies it by.
-var countScale = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 // tokenRate is a count of tokens said through the model per period.
 type tokenRate struct {
@@ -864,14 +877,11 @@ func exactFloat(n number) float64 {
 	return v
 }
 
-// isNumberWord reports whether a word starts with a digit.
-func isNumberWord(s string) bool { return s != "" && isDigit(s[0]) }
-
 // tokenCount reads a prompt or output length: "500", "2k" (2048, as a
 // context is read).
 func tokenCount(s string) (int, bool) {
 	n, ok := parseNumber(s)
-	if !ok || n.neg || countScale[n.suffix] > 1e3 {
+	if !ok || n.neg || n.scale() > scaleThousand {
 		return 0, false
 	}
 	v, ok := n.scaled(contextUnit(n.suffix))
@@ -886,10 +896,7 @@ func tokenCount(s string) (int, bool) {
 // tokens used.
 func durationAt(w func(int) string, j int) (float64, int, bool) {
 	k := strings.TrimLeft(w(j), "<≤~") // "<50ms"
-	d := 0
-	for d < len(k) && (isDigit(k[d]) || k[d] == '.') {
-		d++
-	}
+	d := len(k) - len(strings.TrimLeft(k, "0123456789."))
 	num, ok := parseNumber(k[:d])
 	if !ok || d == 0 {
 		return 0, 0, false

@@ -2,7 +2,6 @@ package reading
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/fitbot/fitbot/sizing"
 )
@@ -116,11 +115,7 @@ func buildPhrases() map[string]word {
 	}
 	// addValued gives each word of the sets base_N the n N.
 	addValued := func(w word, base string) {
-		for k, v := range vocab.values(base) {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				panic("reading: vocab.txt: the sets " + base + "_N need a number N: " + err.Error())
-			}
+		for k, n := range numberValues(base) {
 			w.n = n
 			m[k] = w
 		}

@@ -217,7 +217,7 @@ func unglue(toks []token) []token {
 		}
 		unbound(t)
 		x := strings.IndexAny(t.raw, "xX")
-		if x <= 0 || x+1 >= len(t.raw) || !isLetter(t.raw[x+1]) || i+1 >= len(toks) || !numberStart(toks[i+1].key) {
+		if x <= 0 || x+1 >= len(t.raw) || !isLetters(strings.ToLower(t.raw[x+1:x+2])) || i+1 >= len(toks) || !numberStart(toks[i+1].key) {
 			continue
 		}
 		if num, ok := parseNumber(keyOf(t.raw[:x])); !ok || !num.isInteger() {
@@ -253,5 +253,3 @@ func unbound(t *token) {
 		}
 	}
 }
-
-func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

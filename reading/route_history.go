@@ -30,12 +30,7 @@ const readAsClass = "READAS"
 // "quarter". A rewrite row reads a word so everywhere; this reads it so
 // only beside the words the row names ("70b q4" keeps its GGUF type).
 func readAs(toks []token) {
-	key := func(i int) string {
-		if i < 0 || i >= len(toks) || toks[i].ignorable {
-			return ""
-		}
-		return toks[i].key
-	}
+	key := keysOf(toks) // an ignorable token has no key
 	for i := range toks {
 		m, ok := readAsSlot.at(key, i)
 		for k := i; ok && k < i+m.n; k++ {
