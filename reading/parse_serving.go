@@ -590,7 +590,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	glued := ""
 	if !ok {
 		// "10qps", "20tok/s"
-		j := len(k) - len(strings.TrimLeft(k, "0123456789."))
+		j := numberLen(k)
 		num, ok = parseNumber(k[:j])
 		glued = k[j:]
 		if !ok {
@@ -910,7 +910,7 @@ func tokenCount(s string) (int, bool) {
 // tokens used.
 func durationAt(w func(int) string, j int) (float64, int, bool) {
 	k := strings.TrimLeft(w(j), "<≤~") // "<50ms"
-	d := len(k) - len(strings.TrimLeft(k, "0123456789."))
+	d := numberLen(k)
 	num, ok := parseNumber(k[:d])
 	if !ok || d == 0 {
 		return 0, 0, false
