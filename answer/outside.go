@@ -9,6 +9,7 @@ var outsideSentences = map[string]string{
 	"book":    "I can't book or reserve GPUs: I size jobs and show prices; book with the provider itself.",
 	"debug":   "I can't debug a failing job (its logs and code are not mine to read): I size what the setup needs, to check it against.",
 	"quality": "I can't judge which model answers better (quality is for your own evals): I size memory, speed and cost.",
+	"secrets": "I don't hold or share credentials (cloud keys, passwords, tokens): ask whoever runs the account.",
 }
 
 // OutsideLines are the sentences a face puts first in its answer to

@@ -217,7 +217,7 @@ func runLengthAt(input string, toks []token, key func(int) string, i int) (Deadl
 
 // namedDay reads the day a deadline names after "by": a run of the
 // words of dayWords and times of day ("friday", "eod tomorrow", "monday
-// morning", "5pm", "the end of next week"), the last day named winning;
+// morning", "5pm", "the end of next week"), the first day named winning;
 // a time of day alone is today. It returns the day as Deadline.Day names
 // it ("next " before a weekday of the week after this one) and the
 // tokens used.
@@ -235,6 +235,10 @@ func namedDay(toks []token) (string, int) {
 			continue
 		case dayNext.has(w):
 			next = true
+		case day != "":
+			// The deadline is the first day named: "by thursday eod
+			// (today's monday)" says what today is after it.
+			return dayNamed(day, next, part, n)
 		default:
 			day = named
 		}

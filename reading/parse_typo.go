@@ -33,7 +33,7 @@ const (
 
 // neverCorrect are ordinary chat words one edit from a vocabulary word
 // ("code" and "node", "fine" and "nine", "pull" and "full"): they are
-// never read as that word.
+// never read as that word; nor is a word any vocabulary set holds.
 var neverCorrect = vocab.set("never_correct")
 
 // typoIndex is a vocabulary by word length, for the correction search.
@@ -92,7 +92,7 @@ func (catalogLexicon) nameWords() []string {
 // correction is the vocabulary word a letters-only key was most likely
 // meant to be; ok is false when there is none, or two are equally close.
 func (p *parser) correction(key string) (string, bool) {
-	if len(key) < minTypoLen || len(key) > maxTypoLen || !isLetters(key) || neverCorrect.has(key) {
+	if len(key) < minTypoLen || len(key) > maxTypoLen || !isLetters(key) || neverCorrect.has(key) || vocab.known.has(key) {
 		return "", false
 	}
 	names := catalogTypos()

@@ -21,6 +21,7 @@ type vocabulary struct {
 	phrases   map[string][][]string
 	rewrites  map[string]string
 	rewritten *wordSet // the words rewrites rewrites, which lex asks of every word
+	known     *wordSet // the words of every set: words fitbot reads, never a typo
 	// slots are the slot patterns by the kind of slot they fill, in the
 	// file's order; classes are the words of each class a pattern names,
 	// with the value each captures (slot.go).
@@ -159,9 +160,14 @@ func parseVocab(text string) (*vocabulary, error) {
 		return nil, err
 	}
 	v.wordSets = map[string]*wordSet{}
+	known := map[string]bool{}
 	for name, words := range v.sets {
 		v.wordSets[name] = newWordSet(words)
+		for w := range words {
+			known[w] = true
+		}
 	}
+	v.known = newWordSet(known)
 	v.kinds = v.slotKinds()
 	rewritten := map[string]bool{}
 	for from := range v.rewrites {
