@@ -60,6 +60,23 @@ var fillers = map[string]bool{
 	"speed": true, "throughput": true, "took": true, "ran": true, "run": true, "for": true, "in": true,
 	"and": true, "of": true, "at": true, "was": true, "is": true, "a": true, "per": true, "gpu": true,
 	"time": true, "wall": true, "clock": true, "tensor": true, "active": true, "activity": true, "about": true, "~": true,
+	"peaked": true, "actually": true, "really": true, "total": true,
+}
+
+// hoursMinutes is a time written as hours and minutes: "7h10m", "7h 10min".
+var hoursMinutes = regexp.MustCompile(`(?i)\b(\d+)\s*h\s*(\d+)\s*m(?:ins?|inutes)?\b`)
+
+// inHours writes "7h10m" as hours ("7.1667 h"), the one unit figure reads.
+func inHours(s string) string {
+	return hoursMinutes.ReplaceAllStringFunc(s, func(m string) string {
+		p := hoursMinutes.FindStringSubmatch(m)
+		h, errH := strconv.Atoi(p[1])
+		min, errM := strconv.Atoi(p[2])
+		if errH != nil || errM != nil {
+			return m // too long to be a time: figure names it
+		}
+		return strconv.FormatFloat(float64(h)+float64(min)/60, 'f', 4, 64) + " h"
+	})
 }
 
 // figure is a number and the unit after it: "3,150 tok/s", "71GiB", "5.2 h".
@@ -94,7 +111,7 @@ func ParseBytes(s string) (int64, error) {
 // error, so nothing is half read.
 func ParseWords(s string) (Run, error) {
 	var r Run
-	rest := strings.ToLower(s)
+	rest := inHours(strings.ToLower(s))
 	var unknown []string
 	last := 0
 	for _, loc := range figure.FindAllStringSubmatchIndex(rest, -1) {

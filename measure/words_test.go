@@ -38,6 +38,8 @@ func TestParseWords(t *testing.T) {
 		{"peak 71gb", Run{PeakBytes: 71e9}},
 		{"took 90 minutes at 1200 tokens/s", Run{TokensPerSecond: 1200, Hours: 1.5}},
 		{"2 days", Run{Hours: 48}},
+		{"actually peaked at 63.5 GiB, 2900 tok/s, took 7h30m", Run{PeakBytes: 63.5 * GiB, TokensPerSecond: 2900, Hours: 7.5}},
+		{"took 1h 15min", Run{Hours: 1.25}},
 		{"peak 40000 MiB tensor active 41%", Run{PeakBytes: 40000 << 20, TensorActive: 0.41}},
 	} {
 		got, err := ParseWords(c.in)

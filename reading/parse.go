@@ -1306,6 +1306,13 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 	} else {
 		setSaid(p, fNodes, &p.q.Nodes, count, words)
 	}
+	if p.timesCountAt(i + n) {
+		// "2 nodes 8xh100", "2 nodes h100 x8": a count written with the
+		// times sign right after the machines is each machine's, as "2
+		// nodes of 8" is.
+		p.cards.perNode = true
+		return n
+	}
 	if k := i + n; k < len(p.toks) && (nodeOf.has(p.toks[k].key) || nodeOf.has(p.toks[k].low)) { // "w/" has no key
 		p.cards.perNode = true
 		if c, ok := p.bareCountAt(k + 1); ok {
@@ -1317,6 +1324,53 @@ func (p *parser) nodes(i, n, count int, said bool) int {
 		return n + 1
 	}
 	return n
+}
+
+// serverGPUs is the most GPUs of the common server (HGX, MI300X and
+// L4 boards hold 8): a count with the times sign after machines up to
+// it is each machine's, a larger one ("2 nodes, 16xh100") the total.
+const serverGPUs = 8
+
+// timesCountAt reports whether the tokens at k say a count of one
+// common server with the times sign, before the card or after it: "8x",
+// "8xh100", "h100x8", "h100 x8", "h100 x 8".
+func (p *parser) timesCountAt(k int) bool {
+	key := func(j int) string {
+		if j < len(p.toks) {
+			return p.toks[j].key
+		}
+		return ""
+	}
+	if serverCount(timesBefore(key(k))) {
+		return true
+	}
+	if cut := strings.LastIndexAny(key(k), "x"); cut > 0 && looksLikeGPU(key(k)[:cut]) && serverCount(key(k)[cut+1:]) {
+		return true // "h100x8"
+	}
+	if !looksLikeGPU(key(k)) {
+		return false
+	}
+	next := key(k + 1)
+	if nodeTimes.has(next) {
+		return serverCount(key(k + 2)) // "h100 x 8"
+	}
+	return next != "" && nodeTimes.has(next[:1]) && serverCount(next[1:]) // "h100 x8"
+}
+
+// timesBefore is the count of a key written as N× ("8x", "8xh100"),
+// "" when it is not one.
+func timesBefore(key string) string {
+	d := len(key) - len(strings.TrimLeft(key, "0123456789"))
+	if d == 0 || d == len(key) || !nodeTimes.has(key[d:d+1]) {
+		return ""
+	}
+	return key[:d]
+}
+
+// serverCount reports whether digits are a count one common server holds.
+func serverCount(digits string) bool {
+	n, err := strconv.Atoi(digits)
+	return err == nil && n >= 1 && n <= serverGPUs
 }
 
 // bareCountAt reads a count of GPUs at token k that no card or GPU word
@@ -1998,23 +2052,24 @@ var (
 	// variantWords name a size or kind within a family ("phi-3 medium"):
 	// after a catalog name that lacks it, another model was meant.
 	variantWords     = vocab.set("variant_words")
-	ownerWords       = vocab.set("owner_words")       // before "fine-tuned": a model ("our fine-tuned llama"), not a run
-	trainedWords     = vocab.set("trained_words")     // after an objective ("dpo tuned"): how a model was made
-	lengthDescribers = vocab.set("length_describers") // between a length and its noun: "16k rag context", "2k text tokens"
-	exampleWords     = vocab.set("example_words")     // a dataset's examples: "50k examples of 1k tokens" is a budget
-	exampleKinds     = vocab.set("example_kinds")     // between a count of examples and their noun: "100k chat samples"
-	lengthLeads      = vocab.set("length_leads")      // between examples and their length: "of", "avg", "each"
-	docNouns         = vocab.set("doc_nouns")         // a batch job's documents ("embed 5M documents"): see docJob
-	teamWords        = vocab.set("team_words")        // groups whose size counts users: "a team of 15"
-	hedgeWords       = vocab.set("keyword_hedge")     // between a keyword and its number: "context like 32k"
-	scaleWords       = vocab.values("scale")          // number words written apart, with their suffix: "70 billion"
-	memoryVariants   = vocab.set("memory_variant")    // a family's memory sizes in GB, plural as its cards: "the 80s"
-	multiWords       = vocab.set("multi_words")       // before a node word, no count: "multi node"
-	vendors          = vocab.set("vendors")           // makers' words between a count and a GPU
-	nodeOf           = vocab.set("node_of")           // after machines, the next GPU count per machine: "2 nodes of 8"
-	busyWords        = vocab.set("busy_words")        // what a percentage is a share of: "80% utilization"
-	sizeWords        = vocab.set("size_words")        // sizes named apart from parameter counts: T5's xl, BERT's large
-	gpuFamilies      = vocab.set("gpu_families")      // words that start a GPU name but are not one alone
-	durationUnits    = vocab.set("duration_unit")     // the units of a time
-	tokenWords       = vocab.set("tokens")            // the TOKENS class of the slot rows
+	ownerWords       = vocab.set("owner_words")             // before "fine-tuned": a model ("our fine-tuned llama"), not a run
+	trainedWords     = vocab.set("trained_words")           // after an objective ("dpo tuned"): how a model was made
+	lengthDescribers = vocab.set("length_describers")       // between a length and its noun: "16k rag context", "2k text tokens"
+	exampleWords     = vocab.set("example_words")           // a dataset's examples: "50k examples of 1k tokens" is a budget
+	exampleKinds     = vocab.set("example_kinds")           // between a count of examples and their noun: "100k chat samples"
+	lengthLeads      = vocab.set("length_leads")            // between examples and their length: "of", "avg", "each"
+	docNouns         = vocab.set("doc_nouns")               // a batch job's documents ("embed 5M documents"): see docJob
+	teamWords        = vocab.set("team_words")              // groups whose size counts users: "a team of 15"
+	hedgeWords       = vocab.set("keyword_hedge")           // between a keyword and its number: "context like 32k"
+	scaleWords       = vocab.values("scale")                // number words written apart, with their suffix: "70 billion"
+	memoryVariants   = vocab.set("memory_variant")          // a family's memory sizes in GB, plural as its cards: "the 80s"
+	multiWords       = vocab.set("multi_words")             // before a node word, no count: "multi node"
+	vendors          = vocab.set("vendors")                 // makers' words between a count and a GPU
+	nodeTimes        = vocab.set("count_times_after_nodes") // the times sign of a count said right after machines: "2 nodes 8xh100"
+	nodeOf           = vocab.set("node_of")                 // after machines, the next GPU count per machine: "2 nodes of 8"
+	busyWords        = vocab.set("busy_words")              // what a percentage is a share of: "80% utilization"
+	sizeWords        = vocab.set("size_words")              // sizes named apart from parameter counts: T5's xl, BERT's large
+	gpuFamilies      = vocab.set("gpu_families")            // words that start a GPU name but are not one alone
+	durationUnits    = vocab.set("duration_unit")           // the units of a time
+	tokenWords       = vocab.set("tokens")                  // the TOKENS class of the slot rows
 )

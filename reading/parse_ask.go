@@ -71,6 +71,7 @@ var (
 	vramWords    = vocab.set("vram_words")
 	gpuAsked     = vocab.set("gpu_asked")
 	jobWords     = vocab.set("job_words")
+	jobKinds     = vocab.set("job_kinds") // the kind of job said between a count and its jobs: "4 lora jobs"
 	hourWords    = vocab.set("span_hour") // the hours of a run's length: the same words
 	yearWords    = vocab.set("year_words")
 	monthWords   = vocab.set("month_words")
@@ -409,6 +410,10 @@ func joinRaw(toks []token, from, to int) string {
 func jobsPer(toks []token, j int) (float64, int, bool) {
 	if j >= len(toks) {
 		return 0, 0, false
+	}
+	if j+1 < len(toks) && jobKinds.has(toks[j].key) && jobWords.has(toks[j+1].key) {
+		f, n, ok := jobsPer(toks, j+1) // "4 lora jobs a week": the kind of job before it
+		return f, n + 1, ok
 	}
 	raw := strings.ToLower(toks[j].raw)
 	if before, after, ok := strings.Cut(raw, "/"); ok && jobWords.has(before) {
