@@ -356,6 +356,7 @@ func (p *parser) read(input string, lx lexicon) error {
 	toks, deadline := readDeadline(input, toks)
 	for k := range toks {
 		_, toks[k].known = phrases[toks[k].key]
+		toks[k].prefix = phrasePrefixes[toks[k].key]
 	}
 	*p = parser{in: input, toks: toks, lex: lx, unread: unread{ignored: make([]string, 0, len(toks))},
 		before: passes{ask: ask, serve: serve, mfu: mfu, gpuHours: gpuHours, deadline: deadline, money: money, emit: emit}, cards: cardWords{noteAt: -1}}
@@ -459,8 +460,10 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	// Catalog names neither start with nor contain one of our words, so
 	// they are probed only over the run of unknown words at i.
 	nameEnd := i
-	w0, known := phrases[toks[i].key]
+	var w0 word
+	known := toks[i].known
 	if known {
+		w0 = phrases[toks[i].key]
 		if first && w0.kind == kindFiller && !fillerPhraseStarts.has(toks[i].key) {
 			last = i + 1
 		}
@@ -477,14 +480,15 @@ func (p *parser) lookup(i int, first bool) (word, int) {
 	b := buf[:0]
 	for end := i + 1; end <= last; end++ {
 		b = append(b, toks[end-1].key...)
-		w, ok := w0, known // the first word alone, looked up above
+		w, ok, more := w0, known, toks[i].prefix // the first word alone, looked up once a question
 		if end > i+1 {
 			w, ok = phrases[string(b)]
+			more = phrasePrefixes[string(b)]
 		}
 		if ok {
 			best, bestN = w, end-i
 		}
-		if !phrasePrefixes[string(b)] {
+		if !more {
 			break
 		}
 	}

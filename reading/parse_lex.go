@@ -27,6 +27,7 @@ type token struct {
 	start, end int    // byte offsets of raw in the input
 	ignorable  bool   // a Slack mention, a link or "@fitbot": never an answer word
 	known      bool   // the key is one of the parser's own words (phrases)
+	prefix     bool   // the key starts a longer phrase's key (phrasePrefixes)
 }
 
 // lex checks the bytes of a question and splits it into tokens. It

@@ -156,7 +156,7 @@ func percentAt(w func(int) string, j int) (float64, int) {
 // second and the tokens it used; 0 when there is none.
 func speedAt(w func(int) string, i int) (float64, int) {
 	k := w(i)
-	d := len(k) - len(strings.TrimLeft(k, "0123456789.")) // the number's bytes
+	d := numberLen(k) // the number's bytes
 	if d == 0 {
 		return 0, 0
 	}

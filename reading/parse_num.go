@@ -109,6 +109,17 @@ func parseNumber(key string) (number, bool) {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// numberLen is how many of s's leading bytes are digits or points: the
+// number of "50ms" or "1.5x" (a loop: strings.TrimLeft builds its set of
+// bytes at each call, and this runs at every number of every question).
+func numberLen(s string) int {
+	n := 0
+	for n < len(s) && (isDigit(s[n]) || s[n] == '.') {
+		n++
+	}
+	return n
+}
+
 // isInteger reports whether n is a plain whole number with no suffix, as a
 // count must be ("2", not "2.5" or "2k").
 func (n number) isInteger() bool {

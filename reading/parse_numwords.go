@@ -2,6 +2,7 @@ package reading
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -202,6 +203,33 @@ func sizeApart(toks []token, i int) bool {
 	return err == nil && n > 0 && n <= 2000
 }
 
+// numberStarts is every word a number word may start with: the words of
+// numberWords, the vague counts, the articles, hundreds and thousands,
+// the units and teens, and the tens alone or with a unit glued (the
+// words belowHundred reads). readNumberWords passes any other word on at
+// once: it reads every word of every question.
+var numberStarts = func() *wordSet {
+	words := map[string]bool{}
+	for w := range numberWords {
+		words[w] = true
+	}
+	for _, m := range []map[string]int{unitWords, teenWords, vagueWords} {
+		for w := range m {
+			words[w] = true
+		}
+	}
+	for _, s := range []*wordSet{numberArticle, numberHundred, numberThousand} {
+		maps.Copy(words, s.words)
+	}
+	for _, t := range tensWords {
+		words[t.word] = true
+		for u := range unitWords {
+			words[t.word+u] = true
+		}
+	}
+	return newWordSet(words)
+}()
+
 // readNumberWords replaces each number written in words that the
 // vocabulary does not read as a count by one token of its digits, then
 // types the numbers by their nouns (classQuantities): its
@@ -217,6 +245,11 @@ func readNumberWords(toks []token) ([]token, []string) {
 			d := toks[i].key + "b"
 			out = append(out, token{raw: d, key: d, start: toks[i].start, end: toks[i+1].end})
 			i += 2
+			continue
+		}
+		if !numberStarts.has(toks[i].key) {
+			out = append(out, toks[i])
+			i++
 			continue
 		}
 		if d, ok := numberWords[toks[i].key]; ok && !toks[i].ignorable {

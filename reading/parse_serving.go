@@ -178,6 +178,9 @@ func edgePunct(r rune) bool {
 	return false
 }
 
+// serveSlots is the kinds of slot readServe tries at every word.
+var serveSlots = newSlotGroup(tokensAskedSlot, howManySlot, maxBatchSlot, countForSlot, tokenCostSlot, requestCostSlot, allMonthSlot, fullTimeSlot, perMonthSlot, firstTokenSlot)
+
 // readServe finds the serving words and returns the tokens the main
 // parse should read (the rest), filtered in place.
 func readServe(toks []token) ([]token, serveWords) {
@@ -236,16 +239,23 @@ func readServe(toks []token) ([]token, serveWords) {
 		if sw.cadence.Runs == 0 {
 			cadence, cadenceN = sizing.CadenceAt(w, i)
 		}
-		tokensAsked, tokensN := tokensAskedSlot.at(w, i)
+		// The slot rows the cases below read start with listed words: a
+		// word none of them starts is passed over at one lookup.
+		slots := serveSlots.may(k)
+		var tokensAsked slotMatch
+		tokensN := false
+		if slots {
+			tokensAsked, tokensN = tokensAskedSlot.at(w, i)
+		}
 		switch {
 		case tokensN:
 			// "how many tokens per hour can 8x h100 serve": the cards'
 			// output in a period, at full load (a vocab.txt slot).
 			sw.capacity, sw.load.TokensPer = true, tokensAsked.value("PERIOD", "PERIODLY")
 			mark(i, i+tokensAsked.n)
-		case slotLen(howManySlot, w, i) > 0:
+		case slots && slotLen(howManySlot, w, i) > 0:
 			sw.howMany(toks, i, w, mark)
-		case slotLen(maxBatchSlot, w, i) > 0:
+		case slots && slotLen(maxBatchSlot, w, i) > 0:
 			if n := slotLen(maxBatchSlot, w, i); !wholeNumber(w(i + n)) { // "max batch 7b" asks on a 7B model
 				sw.capacity, sw.load.MaxBatch = true, !batchUsers.has(w(i+1))
 				mark(i, i+n)
@@ -255,7 +265,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			// can we fit": the largest batch, as "max batch".
 			sw.capacity, sw.load.MaxBatch = true, true
 			mark(i, i+batchAskAt(w, i))
-		case slotLen(countForSlot, w, i) > 0:
+		case slots && slotLen(countForSlot, w, i) > 0:
 			sw.load.Plan, sw.countAsked = true, true
 			mark(i, i+2)
 		case totalSaid.has(k):
@@ -263,10 +273,10 @@ func readServe(toks []token) ([]token, serveWords) {
 			if !totalLeft.has(k) {
 				mark(i, i+1)
 			}
-		case slotLen(tokenCostSlot, w, i) > 0: // "cost per token", "per 1m tokens"
+		case slots && slotLen(tokenCostSlot, w, i) > 0: // "cost per token", "per 1m tokens"
 			sw.tokenCost = true
 			mark(i, i+slotLen(tokenCostSlot, w, i))
-		case slotLen(requestCostSlot, w, i) > 0:
+		case slots && slotLen(requestCostSlot, w, i) > 0:
 			// "how much per 1k requests": what the cards serve at full
 			// load, costed per request (the 1k is requests, not users).
 			sw.tokenCost, sw.load.PerRequest = true, true
@@ -278,12 +288,12 @@ func readServe(toks []token) ([]token, serveWords) {
 		case cadenceN > 0:
 			sw.cadence, sw.cadenceSaid = cadence, joinRaw(toks, i, i+cadenceN)
 			mark(i, i+cadenceN)
-		case allMonth(w, i) > 0:
+		case slots && allMonth(w, i) > 0:
 			n := allMonth(w, i)
 			sw.perMonth = true
 			sw.notes = append(sw.notes, fmt.Sprintf("%s taken as running all month (%d hours): the cost per month is for that", quote(joinRaw(toks, i, i+n)), int(sizing.HoursPerMonth)))
 			mark(i, i+n)
-		case slotLen(perMonthSlot, w, i) > 0:
+		case slots && slotLen(perMonthSlot, w, i) > 0:
 			sw.perMonth = true
 			mark(i, i+slotLen(perMonthSlot, w, i))
 		case perTokenTimeAt(toks, w, i) > 0:
@@ -295,7 +305,7 @@ func readServe(toks []token) ([]token, serveWords) {
 			sw.notes = append(sw.notes, fmt.Sprintf("%s read as the mean at the load: tail percentiles are not modelled", quote(toks[i].raw)))
 			mark(i, i+1)
 			sw.percentileTarget(toks, i, w, mark)
-		case latencyWords.has(k) || slotLen(firstTokenSlot, w, i) > 0:
+		case latencyWords.has(k) || slots && slotLen(firstTokenSlot, w, i) > 0:
 			sw.firstToken(toks, i, w, mark)
 		case promptWords.has(k) || outputWords.has(k):
 			j := i + 1
@@ -580,7 +590,7 @@ func (sw *serveWords) readNumber(toks []token, used []bool, i int, w func(int) s
 	glued := ""
 	if !ok {
 		// "10qps", "20tok/s"
-		j := len(k) - len(strings.TrimLeft(k, "0123456789."))
+		j := numberLen(k)
 		num, ok = parseNumber(k[:j])
 		glued = k[j:]
 		if !ok {
@@ -789,11 +799,15 @@ func (sw *serveWords) settleTokenRate(seq int) {
 // not. "in" alone is a preposition: only the pair with "out" reads it as
 // the prompt.
 func inOutAt(w func(int) string, i int) (prompt, output, n int) {
-	if p, o, ok := lengthPair(w(i + 1)); ok && inOutPairs.has(w(i)) {
-		return p, o, 2
+	if inOutPairs.has(w(i)) {
+		if p, o, ok := lengthPair(w(i + 1)); ok {
+			return p, o, 2
+		}
 	}
-	if p, o, ok := lengthPair(w(i)); ok && inOutPairs.has(w(i+1)) {
-		return p, o, 2
+	if inOutPairs.has(w(i + 1)) {
+		if p, o, ok := lengthPair(w(i)); ok {
+			return p, o, 2
+		}
 	}
 	if !inWords.has(w(i + 1)) {
 		return 0, 0, 0 // spares the slot's captures: this runs for every word
@@ -896,7 +910,7 @@ func tokenCount(s string) (int, bool) {
 // tokens used.
 func durationAt(w func(int) string, j int) (float64, int, bool) {
 	k := strings.TrimLeft(w(j), "<≤~") // "<50ms"
-	d := len(k) - len(strings.TrimLeft(k, "0123456789."))
+	d := numberLen(k)
 	num, ok := parseNumber(k[:d])
 	if !ok || d == 0 {
 		return 0, 0, false

@@ -238,6 +238,9 @@ func unglue(toks []token) []token {
 // unbound reads a number with a comparator glued to it as the number
 // ("≥15" as 15, "300+" as 300), quoted as written.
 func unbound(t *token) {
+	if !hasDigit(t.key) && !strings.ContainsAny(t.key, "-.") {
+		return // no number: this runs for every word of every question
+	}
 	for k := min(len(t.key)-1, 4); k > 0; k-- {
 		if boundGlued[0].has(t.key[:k]) && numberStart(t.key[k:]) {
 			t.key, t.low = t.key[k:], t.key[k:]

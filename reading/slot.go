@@ -192,6 +192,10 @@ func (s *slotStart) may(word string) bool {
 type slotKind struct {
 	patterns []slotPattern
 	start    slotStart
+	// then is the words the second token may be when every pattern's
+	// second element is listed words or a class ("8 users", "per
+	// token"); nil when one is a number, glued, a not or absent.
+	then *wordSet
 }
 
 // slotKinds is the kinds of slot, with what the patterns of each start with.
@@ -218,9 +222,30 @@ func (v *vocabulary) slotKinds() map[string]*slotKind {
 		if !numbers { // a number starts one: no list of words holds all starts
 			k.start.words = newWordSet(words)
 		}
+		k.then = secondWords(patterns)
 		kinds[kind] = k
 	}
 	return kinds
+}
+
+// secondWords is the words the second token of a match of patterns may
+// be, nil when a pattern's second element is no listed words nor class.
+func secondWords(patterns []slotPattern) *wordSet {
+	words := map[string]bool{}
+	for _, p := range patterns {
+		if len(p.elems) < 2 {
+			return nil
+		}
+		switch e := p.elems[1]; {
+		case e.not || e.glued || e.class == classNum:
+			return nil
+		case e.words != nil:
+			maps.Copy(words, e.words.words)
+		default:
+			maps.Copy(words, e.set.words)
+		}
+	}
+	return newWordSet(words)
 }
 
 // numberStart reports whether a number may start word: parseNumber reads
@@ -374,7 +399,7 @@ func (v *vocabulary) slot(name string, w func(int) string, i int) (m slotMatch, 
 // read): the first pattern that matches, in the file's order; ok is
 // false when none does.
 func (k *slotKind) at(w func(int) string, i int) (m slotMatch, ok bool) {
-	if !k.start.may(w(i)) {
+	if !k.start.may(w(i)) || k.then != nil && !k.then.has(w(i+1)) {
 		return slotMatch{}, false // spares trying each pattern: slots are tried at every word
 	}
 	for _, p := range k.patterns {
