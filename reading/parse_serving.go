@@ -43,7 +43,6 @@ var (
 	peopleWords    = vocab.set("people_words")
 	concurrentAdj  = vocab.set("concurrent_adj")
 	countVerbs     = vocab.set("count_verbs")
-	batchWords     = vocab.set("batch_words")
 	batchFitVerbs  = vocab.set("batch_fit_verbs")
 	tpsUnits       = vocab.set("tps_units")
 	eachUser       = vocab.set("each_user")
