@@ -2,6 +2,7 @@ package reading
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -153,9 +154,17 @@ func lexInto(dst []token, input string) ([]token, error) {
 			toks[sp.tok].key = vocab.rewrites[k] // "gigs" reads as "gb" (vocab.txt)
 		}
 	}
+	if first := slices.IndexFunc(toks, func(t token) bool { return !t.ignorable }); first >= 0 && slashCommands.has(toks[first].low) {
+		toks[first].ignorable = true // "/fit hardware add ...": the command's own name typed into the text
+	}
 	readAs(toks)
 	return toks, nil
 }
+
+// slashCommands are fitbot's slash commands as a message may start with
+// them when typed into a mention, a DM or `fitbot fit` (Slack sends a
+// slash command's text without it).
+var slashCommands = vocab.set("slash_commands")
 
 // appendLower appends s in lower case to dst.
 func appendLower(dst []byte, s string) []byte {
