@@ -7,6 +7,7 @@ import "github.com/fitbot/fitbot/reading"
 // instead.
 var outsideSentences = map[string]string{
 	"book":    "I can't book or reserve GPUs: I size jobs and show prices; book with the provider itself.",
+	"code":    "I don't write code (training loops, scripts): I size what the job needs, and give its vLLM, DeepSpeed or Accelerate launch config when asked.",
 	"debug":   "I can't debug a failing job (its logs and code are not mine to read): I size what the setup needs, to check it against.",
 	"quality": "I can't judge which model answers better (quality is for your own evals): I size memory, speed and cost.",
 	"secrets": "I don't hold or share credentials (cloud keys, passwords, tokens): ask whoever runs the account.",

@@ -22,6 +22,8 @@ func TestOutsideLines(t *testing.T) {
 		{"will 70b oom on a 4090?", nil},
 		{"how much is an h100 on lambda", nil},
 		{"llama 3.1 8b lora on a 4090", nil},
+		{"send me the aws creds for the gpu account", []string{"don't hold or share credentials"}},
+		{"can you write me a pytorch training loop for lora", []string{"don't write code"}},
 	} {
 		got := OutsideLines(c.text)
 		if len(got) != len(c.want) {
@@ -34,7 +36,7 @@ func TestOutsideLines(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"book", "debug", "quality"} {
+	for _, name := range []string{"book", "code", "debug", "quality", "secrets"} {
 		if _, ok := outsideSentences[name]; !ok {
 			t.Errorf("no sentence for %q", name)
 		}
